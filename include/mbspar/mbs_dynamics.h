@@ -1,0 +1,121 @@
+/// \file mbs_dynamics.h
+/// The serial dynamics pipeline and its workspace.
+///
+/// Stages (each reads the model and state, writes the workspace):
+///   mbs_fwdPosition -> mbs_fwdVelocity -> (mbs_aba | mbs_crba | constraint-force solve)
+/// mbs_rnea is the inverse dynamics. mbs_aba is the reference oracle of every other method.
+/// Gravity enters as a fictitious base acceleration a_ground = [0; -g], so body accelerations in
+/// the workspace include that offset while joint forces and wrenches are the true ones.
+#ifndef MBS_DYNAMICS_H
+#define MBS_DYNAMICS_H
+
+#include "mbs_model.h"
+#include "mbs_solver.h"
+#include "mbs_state.h"
+#include "mbs_timer.h"
+
+/// Solver statistics of the last constraint-force solve.
+typedef struct {
+  int method;      ///< mbsSolverMethod actually used
+  int iterations;  ///< iterations of the last solve
+  int reason;      ///< mbsReason
+  double residual; ///< final relative residual (or change) of the last solve
+  long evals;      ///< evaluations so far
+  long total_iterations; ///< sum of iterations over all evaluations
+  long nonconverged;     ///< evaluations that stopped without converging
+} mbsSolveStat;
+
+typedef struct mbsWork {
+  // written by mbs_fwdPosition
+  mbsReal *xpar;   ///< (nbody x 12) Plücker transform parent -> body (E, r)
+  mbsReal *xmat;   ///< (nbody x 9) body orientation in the ground frame (body -> ground)
+  mbsReal *xpos;   ///< (nbody x 3) body origin in the ground frame
+  mbsReal *sdof;   ///< (nv x 6) joint motion subspace columns, body coordinates
+
+  // written by mbs_fwdVelocity
+  mbsReal *cvel;   ///< (nbody x 6) body spatial velocity, body coordinates
+  mbsReal *cacc;   ///< (nbody x 6) velocity-product acceleration c_i = c_J + v_i x v_J
+  mbsReal *cbias;  ///< (nbody x 6) v_i x* I_i v_i
+  mbsReal *qfrc;   ///< (nv) total applied joint force: constant + spring + damper + state tau
+
+  // written by mbs_aba
+  mbsReal *IA;     ///< (nbody x 36) articulated inertias
+  mbsReal *pA;     ///< (nbody x 6) articulated bias forces
+  mbsReal *U;      ///< (nv x 6) IA S
+  mbsReal *Dinv;   ///< (nbody x 36) inverse of S^T IA S (dofnum x dofnum, packed)
+  mbsReal *u;      ///< (nv) tau - S^T pA
+
+  // written by every forward-dynamics method
+  mbsReal *qdd;    ///< (nv) joint accelerations
+  mbsReal *acc;    ///< (nbody x 6) body accelerations (with the gravity offset)
+  mbsReal *jfrc;   ///< (nbody x 6) wrench the parent exerts on the body through the joint,
+                   ///< body coordinates at the body origin
+  mbsReal *lam;    ///< (nlam) constraint-force components T^T jfrc
+
+  // written by mbs_crba (allocated by mbs_workEnableCrba)
+  int crba_ready;
+  mbsReal *M;      ///< (nv x nv) joint-space inertia, then its LTDL factor
+  mbsReal *Ic;     ///< (nbody x 36) composite inertias
+  mbsReal *qbias;  ///< (nv) bias forces C(q, qd)
+
+  // written by mbs_rnea
+  mbsReal *frc;    ///< (nbody x 6) body wrenches of the inverse dynamics
+  mbsReal *qfrc_inv; ///< (nv) joint forces of the inverse dynamics
+
+  // diagnostics
+  mbsSolveStat stat;
+  mbsTimer timer[MBS_TIMER_COUNT];
+} mbsWork;
+
+/// Allocate the workspace for \p m (everything the O(n) methods need).
+mbsErr mbs_workCreate(const mbsModel *m, mbsWork **w);
+/// Allocate the dense joint-space inertia (nv^2 reals) for mbs_crba.
+mbsErr mbs_workEnableCrba(const mbsModel *m, mbsWork *w);
+/// Free and NULL (NULL is a no-op).
+void mbs_workDestroy(mbsWork **w);
+
+/// Joint transforms, body poses, motion subspaces. Writes: w->xpar, xmat, xpos, sdof.
+void mbs_fwdPosition(const mbsModel *m, const mbsState *s, mbsWork *w);
+/// Per-body part of mbs_fwdPosition for body b (parent data must be present).
+void mbs_bodyPosition(const mbsModel *m, const mbsReal *q, mbsWork *w, int b);
+/// Body velocities, velocity-product terms, bias forces, applied joint forces.
+/// Writes: w->cvel, cacc, cbias, qfrc.
+void mbs_fwdVelocity(const mbsModel *m, const mbsState *s, mbsWork *w);
+/// Per-body part of mbs_fwdVelocity for body b (parent velocity must be present).
+void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b);
+
+/// Articulated-body algorithm (Featherstone): joint accelerations from the current position and
+/// velocity stages. Writes: w->IA, pA, U, Dinv, u, qdd, acc, jfrc.
+mbsErr mbs_aba(const mbsModel *m, mbsWork *w);
+/// Composite-rigid-body mass matrix, bias by RNEA, LTDL solve (nonrecursive forward dynamics).
+/// Writes: w->M, Ic, qbias, qdd, acc, jfrc.
+mbsErr mbs_crba(const mbsModel *m, mbsWork *w);
+/// Recursive Newton–Euler inverse dynamics: joint forces for accelerations \p qdd (NULL = zero)
+/// at the current position and velocity stages. Writes: w->acc, frc, qfrc_inv.
+void mbs_rnea(const mbsModel *m, mbsWork *w, const mbsReal *qdd);
+
+/// Forward dynamics with the serial method m->opt.solver (aba, crba, or the serial constraint
+/// force solvers): runs every stage. Writes w->qdd and everything the method writes.
+mbsErr mbs_forward(const mbsModel *m, mbsState *s, mbsWork *w);
+
+/// Kinetic energy (needs position and velocity stages).
+mbsReal mbs_kineticEnergy(const mbsModel *m, const mbsWork *w);
+/// Potential energy: gravity (needs the position stage) plus joint springs.
+mbsReal mbs_potentialEnergy(const mbsModel *m, const mbsState *s, const mbsWork *w);
+
+/// q_out = q "+" h*qd on the configuration manifold (quaternions are rotated, not added).
+void mbs_integratePos(const mbsModel *m, const mbsReal *q, const mbsReal *qd, mbsReal h,
+                      mbsReal *qout);
+
+/// Joint wrenches in the ground frame, [torque about the joint origin, force] per body
+/// (nbody x 6), from w->jfrc and w->xmat.
+void mbs_jointWrenchWorld(const mbsModel *m, const mbsWork *w, mbsReal *out);
+
+/// Orthonormal basis T of the constraint-force directions of body b's joint: body_lamnum[b]
+/// columns of 6 reals, T^T S = 0, a smooth function of q (needs the position stage).
+void mbs_bodyComplement(const mbsModel *m, const mbsWork *w, int b, mbsReal *T);
+
+/// Constraint-force components lam = T^T jfrc for every joint. Writes: w->lam.
+void mbs_constraintLambda(const mbsModel *m, mbsWork *w);
+
+#endif

@@ -1,0 +1,577 @@
+/// \file dynamics.c
+/// Serial dynamics: kinematics stages, ABA (the oracle), CRBA + LTDL, RNEA, energies.
+/// References: R. Featherstone, Rigid Body Dynamics Algorithms (2008), Tables 5.1, 6.2, 6.3, 7.1.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_dynamics.h"
+#include "spatial.h"
+
+mbsErr mbs_workCreate(const mbsModel *m, mbsWork **out) {
+  mbsWork *w;
+  *out = NULL;
+  MBS_ALLOC(w, 1);
+  size_t nb = (size_t)m->nbody, nv = (size_t)(m->nv > 0 ? m->nv : 1);
+  size_t nl = (size_t)(m->nlam > 0 ? m->nlam : 1);
+#define MBS_WALLOC(f, n)                                                                           \
+  do {                                                                                             \
+    w->f = calloc((n), sizeof(mbsReal));                                                           \
+    if (!w->f) {                                                                                   \
+      mbs_workDestroy(&w);                                                                         \
+      return mbs_errSet(MBS_ERR_NOMEM, "out of memory allocating the workspace");                  \
+    }                                                                                              \
+  } while (0)
+  MBS_WALLOC(xpar, 12 * nb);
+  MBS_WALLOC(xmat, 9 * nb);
+  MBS_WALLOC(xpos, 3 * nb);
+  MBS_WALLOC(sdof, 6 * nv);
+  MBS_WALLOC(cvel, 6 * nb);
+  MBS_WALLOC(cacc, 6 * nb);
+  MBS_WALLOC(cbias, 6 * nb);
+  MBS_WALLOC(qfrc, nv);
+  MBS_WALLOC(IA, 36 * nb);
+  MBS_WALLOC(pA, 6 * nb);
+  MBS_WALLOC(U, 6 * nv);
+  MBS_WALLOC(Dinv, 36 * nb);
+  MBS_WALLOC(u, nv);
+  MBS_WALLOC(qdd, nv);
+  MBS_WALLOC(acc, 6 * nb);
+  MBS_WALLOC(jfrc, 6 * nb);
+  MBS_WALLOC(lam, nl);
+  MBS_WALLOC(frc, 6 * nb);
+  MBS_WALLOC(qfrc_inv, nv);
+#undef MBS_WALLOC
+  *out = w;
+  return MBS_OK;
+}
+
+mbsErr mbs_workEnableCrba(const mbsModel *m, mbsWork *w) {
+  if (w->crba_ready) return MBS_OK;
+  size_t nv = (size_t)(m->nv > 0 ? m->nv : 1);
+  MBS_CHECK(nv <= 46000, MBS_ERR_INPUT,
+            "crba needs a dense %zu x %zu joint-space inertia; use aba for models this large", nv,
+            nv);
+  MBS_ALLOC(w->M, nv * nv);
+  MBS_ALLOC(w->Ic, 36 * (size_t)m->nbody);
+  MBS_ALLOC(w->qbias, nv);
+  w->crba_ready = 1;
+  return MBS_OK;
+}
+
+void mbs_workDestroy(mbsWork **pw) {
+  if (!pw || !*pw) return;
+  mbsWork *w = *pw;
+  void *arrs[] = {w->xpar, w->xmat, w->xpos, w->sdof, w->cvel, w->cacc, w->cbias,
+                  w->qfrc, w->IA,   w->pA,   w->U,    w->Dinv, w->u,    w->qdd,
+                  w->acc,  w->jfrc, w->lam,  w->M,    w->Ic,   w->qbias, w->frc,
+                  w->qfrc_inv};
+  for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
+  free(w);
+  *pw = NULL;
+}
+
+// ---------------------------------------------------------------- position stage
+
+void mbs_bodyPosition(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b) {
+  const mbsReal *q = qall + m->body_qadr[b], *a = m->jnt_axis + 3 * b;
+  const mbsReal *a2 = m->jnt_axis2 + 3 * b, *org = m->jnt_origin + 3 * b;
+  mbsReal R[9], r[3] = {org[0], org[1], org[2]};
+  mbsReal *S = w->sdof + 6 * m->body_dofadr[b];
+  int t = m->body_jnttype[b];
+
+  // joint rotation R (child axes in parent coordinates), translation r, subspace S
+  switch (t) {
+  case MBS_JNT_REVOLUTE:
+    mbsu_rotAxis(a, q[0], R);
+    S[0] = a[0], S[1] = a[1], S[2] = a[2], S[3] = S[4] = S[5] = 0;
+    break;
+  case MBS_JNT_PRISMATIC:
+    mbsu_eye3(R);
+    for (int k = 0; k < 3; k++) r[k] += a[k] * q[0];
+    S[0] = S[1] = S[2] = 0, S[3] = a[0], S[4] = a[1], S[5] = a[2];
+    break;
+  case MBS_JNT_CYLINDRICAL:
+    mbsu_rotAxis(a, q[0], R);
+    for (int k = 0; k < 3; k++) r[k] += a[k] * q[1];
+    S[0] = a[0], S[1] = a[1], S[2] = a[2], S[3] = S[4] = S[5] = 0;
+    S[6] = S[7] = S[8] = 0, S[9] = a[0], S[10] = a[1], S[11] = a[2];
+    break;
+  case MBS_JNT_UNIVERSAL: {
+    mbsReal R1[9], R2[9];
+    mbsu_rotAxis(a, q[0], R1);
+    mbsu_rotAxis(a2, q[1], R2);
+    mbsu_mulMat3(R1, R2, R);
+    // omega (child) = R2^T a qd0 + a2 qd1
+    mbsu_mulMat3TVec(R2, a, S);
+    S[3] = S[4] = S[5] = 0;
+    S[6] = a2[0], S[7] = a2[1], S[8] = a2[2], S[9] = S[10] = S[11] = 0;
+    break;
+  }
+  case MBS_JNT_SPHERICAL:
+    mbsu_quat2Mat(q, R);
+    memset(S, 0, 18 * sizeof(mbsReal));
+    S[0] = S[7] = S[14] = 1;
+    break;
+  case MBS_JNT_FREE:
+    mbsu_quat2Mat(q + 3, R);
+    for (int k = 0; k < 3; k++) r[k] += q[k];
+    memset(S, 0, 36 * sizeof(mbsReal));
+    // linear dofs: velocity in the parent frame -> child coordinates E = R^T (row k of R)
+    for (int k = 0; k < 3; k++) {
+      S[6 * k + 3] = R[3 * k];
+      S[6 * k + 4] = R[3 * k + 1];
+      S[6 * k + 5] = R[3 * k + 2];
+    }
+    S[18] = S[25] = S[32] = 1;
+    break;
+  default: // fixed
+    mbsu_eye3(R);
+    break;
+  }
+
+  // Plücker transform parent -> body: E = R^T, r
+  mbsReal *X = w->xpar + 12 * b;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) X[3 * i + j] = R[3 * j + i];
+  X[9] = r[0], X[10] = r[1], X[11] = r[2];
+
+  // pose in the ground frame
+  int p = m->body_parent[b];
+  mbsReal *xm = w->xmat + 9 * b, *xp = w->xpos + 3 * b;
+  if (p < 0) {
+    memcpy(xm, R, sizeof R);
+    memcpy(xp, r, sizeof r);
+  } else {
+    const mbsReal *pm = w->xmat + 9 * p, *pp = w->xpos + 3 * p;
+    mbsu_mulMat3(pm, R, xm);
+    mbsu_mulMat3Vec(pm, r, xp);
+    xp[0] += pp[0], xp[1] += pp[1], xp[2] += pp[2];
+  }
+}
+
+void mbs_fwdPosition(const mbsModel *m, const mbsState *s, mbsWork *w) {
+  MBS_TIC(w->timer, MBS_TIMER_POSITION);
+  for (int b = 0; b < m->nbody; b++) mbs_bodyPosition(m, s->q, w, b);
+  MBS_TOC(w->timer, MBS_TIMER_POSITION);
+}
+
+// ---------------------------------------------------------------- velocity stage
+
+void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
+  int nd = m->body_dofnum[b], d0 = m->body_dofadr[b], t = m->body_jnttype[b];
+  const mbsReal *qd = s->qd + d0, *S = w->sdof + 6 * d0;
+  mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, cJ[6] = {0, 0, 0, 0, 0, 0};
+
+  // joint velocity vJ = S qd
+  for (int k = 0; k < nd; k++)
+    for (int i = 0; i < 6; i++) vJ[i] += S[6 * k + i] * qd[k];
+
+  // cJ = (dS/dt) qd in body coordinates (nonzero for q-dependent subspaces)
+  if (t == MBS_JNT_UNIVERSAL) {
+    const mbsReal *a2 = m->jnt_axis2 + 3 * b;
+    mbsu_cross3(a2, S, cJ);
+    for (int i = 0; i < 3; i++) cJ[i] *= -qd[0] * qd[1];
+  } else if (t == MBS_JNT_FREE) {
+    mbsu_cross3(qd + 3, vJ + 3, cJ + 3);
+    for (int i = 3; i < 6; i++) cJ[i] = -cJ[i];
+  }
+
+  // body velocity v = X v_parent + vJ; velocity-product acceleration c = cJ + v x vJ
+  int p = m->body_parent[b];
+  mbsReal *v = w->cvel + 6 * b, *c = w->cacc + 6 * b, t6[6];
+  if (p < 0) {
+    memcpy(v, vJ, sizeof vJ);
+  } else {
+    mbsu_xMotion(w->xpar + 12 * b, w->cvel + 6 * p, v);
+    for (int i = 0; i < 6; i++) v[i] += vJ[i];
+  }
+  mbsu_crossMotion(v, vJ, t6);
+  for (int i = 0; i < 6; i++) c[i] = cJ[i] + t6[i];
+
+  // bias force v x* I v
+  mbsu_rbiMul(m->body_sinert + 10 * b, v, t6);
+  mbsu_crossForce(v, t6, w->cbias + 6 * b);
+
+  // applied joint forces: constant + spring + damper + user
+  const mbsReal *q = s->q + m->body_qadr[b];
+  int scalar = (t != MBS_JNT_SPHERICAL && t != MBS_JNT_FREE);
+  for (int k = 0; k < nd; k++) {
+    int d = d0 + k;
+    mbsReal f = m->dof_force[d] - m->dof_damping[d] * qd[k];
+    if (scalar) f -= m->dof_stiffness[d] * (q[k] - m->dof_springref[d]);
+    if (s->tau) f += s->tau[d];
+    w->qfrc[d] = f;
+  }
+}
+
+void mbs_fwdVelocity(const mbsModel *m, const mbsState *s, mbsWork *w) {
+  MBS_TIC(w->timer, MBS_TIMER_VELOCITY);
+  for (int b = 0; b < m->nbody; b++) mbs_bodyVelocity(m, s, w, b);
+  MBS_TOC(w->timer, MBS_TIMER_VELOCITY);
+}
+
+// ---------------------------------------------------------------- small dense helpers
+
+// inverse of a k x k SPD matrix (row-major) by Cholesky; returns 0 if not positive definite
+static int mbs_spdInverse(const mbsReal *A, int k, mbsReal *Ainv) {
+  mbsReal L[36], Y[36];
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j <= i; j++) {
+      mbsReal sum = A[k * i + j];
+      for (int l = 0; l < j; l++) sum -= L[6 * i + l] * L[6 * j + l];
+      if (i == j) {
+        if (!(sum > 0)) return 0;
+        L[6 * i + i] = sqrt(sum);
+      } else {
+        L[6 * i + j] = sum / L[6 * j + j];
+      }
+    }
+  // Ainv = L^-T L^-1: solve L Y = I, then L^T X = Y
+  for (int c = 0; c < k; c++) {
+    for (int i = 0; i < k; i++) {
+      mbsReal sum = (i == c);
+      for (int l = 0; l < i; l++) sum -= L[6 * i + l] * Y[6 * l + c];
+      Y[6 * i + c] = sum / L[6 * i + i];
+    }
+    for (int i = k - 1; i >= 0; i--) {
+      mbsReal sum = Y[6 * i + c];
+      for (int l = i + 1; l < k; l++) sum -= L[6 * l + i] * Ainv[k * l + c];
+      Ainv[k * i + c] = sum / L[6 * i + i];
+    }
+  }
+  return 1;
+}
+
+
+// fictitious base acceleration [0; -g]
+static void mbs_baseAcc(const mbsModel *m, mbsReal *a0) {
+  a0[0] = a0[1] = a0[2] = 0;
+  a0[3] = -m->gravity[0], a0[4] = -m->gravity[1], a0[5] = -m->gravity[2];
+}
+
+// ---------------------------------------------------------------- ABA
+
+mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
+  int n = m->nbody;
+  mbsReal a0[6];
+  mbs_baseAcc(m, a0);
+
+  // pass 1: articulated quantities start as the rigid ones
+  for (int b = 0; b < n; b++) {
+    mbsu_rbiFull(m->body_sinert + 10 * b, w->IA + 36 * b);
+    memcpy(w->pA + 6 * b, w->cbias + 6 * b, 6 * sizeof(mbsReal));
+  }
+
+  // pass 2 (tip to base): project out each joint and hand the rest to the parent
+  for (int b = n - 1; b >= 0; b--) {
+    int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
+    mbsReal *IA = w->IA + 36 * b, *pA = w->pA + 6 * b, *Dinv = w->Dinv + 36 * b;
+    const mbsReal *S = w->sdof + 6 * d0, *c = w->cacc + 6 * b;
+    mbsReal *U = w->U + 6 * d0, *u = w->u + d0;
+    mbsReal D[36];
+    for (int j = 0; j < k; j++) {
+      mbsu_mul6(IA, S + 6 * j, U + 6 * j); // U = IA S
+      u[j] = w->qfrc[d0 + j] - mbsu_dot6(S + 6 * j, pA);
+    }
+    for (int i = 0; i < k; i++)
+      for (int j = 0; j < k; j++) D[k * i + j] = mbsu_dot6(S + 6 * i, U + 6 * j);
+    if (k == 1) {
+      if (!(D[0] > 0))
+        return mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s",
+                          m->body_name[b]);
+      Dinv[0] = 1 / D[0];
+    } else if (k > 1 && !mbs_spdInverse(D, k, Dinv)) {
+      return mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s",
+                        m->body_name[b]);
+    }
+    if (p < 0) continue;
+    // Ia = IA - U Dinv U^T ; pa = pA + Ia c + U Dinv u
+    mbsReal Ia[36], pa[6], DU[36], Du[6];
+    for (int i = 0; i < k; i++) {
+      Du[i] = 0;
+      for (int j = 0; j < k; j++) Du[i] += Dinv[k * i + j] * u[j];
+      for (int r = 0; r < 6; r++) {
+        mbsReal sum = 0;
+        for (int j = 0; j < k; j++) sum += Dinv[k * i + j] * U[6 * j + r];
+        DU[6 * i + r] = sum; // (Dinv U^T) row i
+      }
+    }
+    for (int r = 0; r < 6; r++)
+      for (int cc = 0; cc < 6; cc++) {
+        mbsReal sum = IA[6 * r + cc];
+        for (int i = 0; i < k; i++) sum -= U[6 * i + r] * DU[6 * i + cc];
+        Ia[6 * r + cc] = sum;
+      }
+    mbsu_mul6(Ia, c, pa);
+    for (int r = 0; r < 6; r++) {
+      pa[r] += pA[r];
+      for (int i = 0; i < k; i++) pa[r] += U[6 * i + r] * Du[i];
+    }
+    const mbsReal *X = w->xpar + 12 * b;
+    mbsu_inertiaCongruenceAdd(X, Ia, w->IA + 36 * p);
+    mbsReal t6[6];
+    mbsu_xTForce(X, pa, t6);
+    for (int r = 0; r < 6; r++) w->pA[6 * p + r] += t6[r];
+  }
+
+  // pass 3 (base to tip): accelerations
+  for (int b = 0; b < n; b++) {
+    int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
+    const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
+    mbsReal *a = w->acc + 6 * b, r[6];
+    mbsu_xMotion(w->xpar + 12 * b, p < 0 ? a0 : w->acc + 6 * p, a);
+    for (int i = 0; i < 6; i++) a[i] += w->cacc[6 * b + i];
+    for (int j = 0; j < k; j++) r[j] = w->u[d0 + j] - mbsu_dot6(U + 6 * j, a);
+    for (int i = 0; i < k; i++) {
+      mbsReal qdd = 0;
+      for (int j = 0; j < k; j++) qdd += Dinv[k * i + j] * r[j];
+      w->qdd[d0 + i] = qdd;
+    }
+    for (int j = 0; j < k; j++)
+      for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * w->qdd[d0 + j];
+    // joint wrench f = IA a + pA (articulated inertia before projection)
+    mbsReal *f = w->jfrc + 6 * b;
+    mbsu_mul6(w->IA + 36 * b, a, f);
+    for (int i = 0; i < 6; i++) f[i] += w->pA[6 * b + i];
+  }
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- RNEA
+
+void mbs_rnea(const mbsModel *m, mbsWork *w, const mbsReal *qdd) {
+  int n = m->nbody;
+  mbsReal a0[6];
+  mbs_baseAcc(m, a0);
+  for (int b = 0; b < n; b++) {
+    int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
+    const mbsReal *S = w->sdof + 6 * d0;
+    mbsReal *a = w->acc + 6 * b, t6[6];
+    mbsu_xMotion(w->xpar + 12 * b, p < 0 ? a0 : w->acc + 6 * p, a);
+    for (int i = 0; i < 6; i++) a[i] += w->cacc[6 * b + i];
+    if (qdd)
+      for (int j = 0; j < k; j++)
+        for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * qdd[d0 + j];
+    mbsu_rbiMul(m->body_sinert + 10 * b, a, t6);
+    for (int i = 0; i < 6; i++) w->frc[6 * b + i] = t6[i] + w->cbias[6 * b + i];
+  }
+  for (int b = n - 1; b >= 0; b--) {
+    int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
+    const mbsReal *S = w->sdof + 6 * d0, *f = w->frc + 6 * b;
+    for (int j = 0; j < k; j++) w->qfrc_inv[d0 + j] = mbsu_dot6(S + 6 * j, f);
+    if (p >= 0) {
+      mbsReal t6[6];
+      mbsu_xTForce(w->xpar + 12 * b, f, t6);
+      for (int i = 0; i < 6; i++) w->frc[6 * p + i] += t6[i];
+    }
+  }
+}
+
+// ---------------------------------------------------------------- CRBA + LTDL
+
+mbsErr mbs_crba(const mbsModel *m, mbsWork *w) {
+  MBS_CHECK(w->crba_ready, MBS_ERR_INTERNAL, "crba workspace not enabled");
+  int n = m->nbody, nv = m->nv;
+  mbsReal *H = w->M;
+
+  // bias forces C(q, qd) including gravity: RNEA with zero acceleration
+  mbs_rnea(m, w, NULL);
+  memcpy(w->qbias, w->qfrc_inv, (size_t)nv * sizeof(mbsReal));
+
+  // composite inertias
+  for (int b = 0; b < n; b++) mbsu_rbiFull(m->body_sinert + 10 * b, w->Ic + 36 * b);
+  for (int b = n - 1; b >= 0; b--)
+    if (m->body_parent[b] >= 0)
+      mbsu_inertiaCongruenceAdd(w->xpar + 12 * b, w->Ic + 36 * b, w->Ic + 36 * m->body_parent[b]);
+
+  // joint-space inertia: H_ij = S_i^T Ic_b S_j, walking F up to the ancestors
+  for (int b = 0; b < n; b++) {
+    int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    for (int j = 0; j < k; j++) {
+      int dj = d0 + j;
+      mbsReal F[6], t6[6];
+      mbsu_mul6(w->Ic + 36 * b, w->sdof + 6 * dj, F);
+      for (int i = 0; i < k; i++) H[(size_t)dj * nv + d0 + i] = mbsu_dot6(w->sdof + 6 * (d0 + i), F);
+      for (int a = b; m->body_parent[a] >= 0;) {
+        mbsu_xTForce(w->xpar + 12 * a, F, t6);
+        memcpy(F, t6, sizeof F);
+        a = m->body_parent[a];
+        for (int i = 0; i < m->body_dofnum[a]; i++) {
+          int di = m->body_dofadr[a] + i;
+          mbsReal hij = mbsu_dot6(w->sdof + 6 * di, F);
+          H[(size_t)dj * nv + di] = hij;
+          H[(size_t)di * nv + dj] = hij;
+        }
+      }
+    }
+  }
+
+  // LTDL factorization (Featherstone Table 6.3): H = L^T D L with the dof-tree sparsity
+  const int *lam = m->dof_parent;
+  for (int k = nv - 1; k >= 0; k--) {
+    mbsReal hkk = H[(size_t)k * nv + k];
+    if (!(hkk > 0))
+      return mbs_errSet(MBS_ERR_NUMERIC, "crba: joint-space inertia is not positive definite");
+    for (int i = lam[k]; i >= 0; i = lam[i]) {
+      mbsReal a = H[(size_t)k * nv + i] / hkk;
+      for (int j = i; j >= 0; j = lam[j]) H[(size_t)i * nv + j] -= a * H[(size_t)k * nv + j];
+      H[(size_t)k * nv + i] = a;
+    }
+  }
+
+  // solve L^T D L qdd = qfrc - qbias
+  mbsReal *x = w->qdd;
+  for (int i = 0; i < nv; i++) x[i] = w->qfrc[i] - w->qbias[i];
+  for (int i = nv - 1; i >= 0; i--)
+    for (int j = lam[i]; j >= 0; j = lam[j]) x[j] -= H[(size_t)i * nv + j] * x[i];
+  for (int i = 0; i < nv; i++) x[i] /= H[(size_t)i * nv + i];
+  for (int i = 0; i < nv; i++)
+    for (int j = lam[i]; j >= 0; j = lam[j]) x[i] -= H[(size_t)i * nv + j] * x[j];
+
+  // body accelerations and joint wrenches from the solution
+  mbs_rnea(m, w, x);
+  memcpy(w->jfrc, w->frc, 6 * (size_t)n * sizeof(mbsReal));
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- constraint directions
+
+// two unit vectors completing unit a to an orthonormal basis (a continuous choice per axis)
+static void mbs_perpPair(const mbsReal *a, mbsReal *n1, mbsReal *n2) {
+  mbsReal e[3] = {0, 0, 0};
+  int i = fabs(a[0]) <= fabs(a[1]) ? (fabs(a[0]) <= fabs(a[2]) ? 0 : 2)
+                                   : (fabs(a[1]) <= fabs(a[2]) ? 1 : 2);
+  e[i] = 1;
+  mbsu_cross3(a, e, n1);
+  mbsReal l = sqrt(mbsu_dot3(n1, n1));
+  n1[0] /= l, n1[1] /= l, n1[2] /= l;
+  mbsu_cross3(a, n1, n2);
+}
+
+void mbs_bodyComplement(const mbsModel *m, const mbsWork *w, int b, mbsReal *T) {
+  int t = m->body_jnttype[b], nl = m->body_lamnum[b];
+  const mbsReal *a = m->jnt_axis + 3 * b;
+  mbsReal n1[3], n2[3];
+  memset(T, 0, 6 * (size_t)nl * sizeof(mbsReal));
+  switch (t) {
+  case MBS_JNT_FIXED:
+    for (int i = 0; i < 6; i++) T[6 * i + i] = 1;
+    break;
+  case MBS_JNT_REVOLUTE: // moments normal to the axis, all forces
+    mbs_perpPair(a, n1, n2);
+    memcpy(T, n1, sizeof n1);
+    memcpy(T + 6, n2, sizeof n2);
+    T[12 + 3] = T[18 + 4] = T[24 + 5] = 1;
+    break;
+  case MBS_JNT_PRISMATIC: // all moments, forces normal to the axis
+    mbs_perpPair(a, n1, n2);
+    T[0] = T[6 + 1] = T[12 + 2] = 1;
+    memcpy(T + 18 + 3, n1, sizeof n1);
+    memcpy(T + 24 + 3, n2, sizeof n2);
+    break;
+  case MBS_JNT_CYLINDRICAL:
+    mbs_perpPair(a, n1, n2);
+    memcpy(T, n1, sizeof n1);
+    memcpy(T + 6, n2, sizeof n2);
+    memcpy(T + 12 + 3, n1, sizeof n1);
+    memcpy(T + 18 + 3, n2, sizeof n2);
+    break;
+  case MBS_JNT_UNIVERSAL: { // the moment normal to both rotation axes, all forces
+    const mbsReal *S = w->sdof + 6 * m->body_dofadr[b];
+    mbsu_cross3(S, S + 6, n1);
+    mbsReal l = sqrt(mbsu_dot3(n1, n1));
+    T[0] = n1[0] / l, T[1] = n1[1] / l, T[2] = n1[2] / l;
+    T[6 + 3] = T[12 + 4] = T[18 + 5] = 1;
+    break;
+  }
+  case MBS_JNT_SPHERICAL:
+    T[3] = T[6 + 4] = T[12 + 5] = 1;
+    break;
+  default: // free: no constraint
+    break;
+  }
+}
+
+void mbs_constraintLambda(const mbsModel *m, mbsWork *w) {
+  mbsReal T[36];
+  for (int b = 0; b < m->nbody; b++) {
+    int nl = m->body_lamnum[b];
+    mbs_bodyComplement(m, w, b, T);
+    for (int j = 0; j < nl; j++) w->lam[m->body_lamadr[b] + j] = mbsu_dot6(T + 6 * j, w->jfrc + 6 * b);
+  }
+}
+
+// ---------------------------------------------------------------- energies, integration
+
+mbsReal mbs_kineticEnergy(const mbsModel *m, const mbsWork *w) {
+  mbsReal ke = 0, t6[6];
+  for (int b = 0; b < m->nbody; b++) {
+    mbsu_rbiMul(m->body_sinert + 10 * b, w->cvel + 6 * b, t6);
+    ke += 0.5 * mbsu_dot6(w->cvel + 6 * b, t6);
+  }
+  return ke;
+}
+
+mbsReal mbs_potentialEnergy(const mbsModel *m, const mbsState *s, const mbsWork *w) {
+  mbsReal pe = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    mbsReal c[3];
+    mbsu_mulMat3Vec(w->xmat + 9 * b, m->body_com + 3 * b, c);
+    for (int i = 0; i < 3; i++) c[i] += w->xpos[3 * b + i];
+    pe -= m->body_mass[b] * mbsu_dot3(m->gravity, c);
+    int t = m->body_jnttype[b];
+    if (t == MBS_JNT_SPHERICAL || t == MBS_JNT_FREE) continue;
+    for (int k = 0; k < m->body_dofnum[b]; k++) {
+      int d = m->body_dofadr[b] + k;
+      mbsReal dq = s->q[m->body_qadr[b] + k] - m->dof_springref[d];
+      pe += 0.5 * m->dof_stiffness[d] * dq * dq;
+    }
+  }
+  return pe;
+}
+
+void mbs_integratePos(const mbsModel *m, const mbsReal *q, const mbsReal *qd, mbsReal h,
+                      mbsReal *qout) {
+  if (qout != q) memcpy(qout, q, (size_t)m->nq * sizeof(mbsReal));
+  for (int b = 0; b < m->nbody; b++) {
+    int t = m->body_jnttype[b], qa = m->body_qadr[b], da = m->body_dofadr[b];
+    if (t == MBS_JNT_SPHERICAL) {
+      mbsu_quatIntegrate(qout + qa, qd + da, h);
+    } else if (t == MBS_JNT_FREE) {
+      for (int k = 0; k < 3; k++) qout[qa + k] += h * qd[da + k];
+      mbsu_quatIntegrate(qout + qa + 3, qd + da + 3, h);
+    } else {
+      for (int k = 0; k < m->body_dofnum[b]; k++) qout[qa + k] += h * qd[da + k];
+    }
+  }
+}
+
+void mbs_jointWrenchWorld(const mbsModel *m, const mbsWork *w, mbsReal *out) {
+  for (int b = 0; b < m->nbody; b++) {
+    mbsu_mulMat3Vec(w->xmat + 9 * b, w->jfrc + 6 * b, out + 6 * b);
+    mbsu_mulMat3Vec(w->xmat + 9 * b, w->jfrc + 6 * b + 3, out + 6 * b + 3);
+  }
+}
+
+mbsErr mbs_forward(const mbsModel *m, mbsState *s, mbsWork *w) {
+  MBS_TIC(w->timer, MBS_TIMER_EVAL);
+  mbs_fwdPosition(m, s, w);
+  mbs_fwdVelocity(m, s, w);
+  mbsErr e;
+  switch (m->opt.solver) {
+  case MBS_SOLVER_ABA:
+    e = mbs_aba(m, w);
+    break;
+  case MBS_SOLVER_CRBA:
+    e = mbs_workEnableCrba(m, w);
+    if (!e) e = mbs_crba(m, w);
+    break;
+  default:
+    e = mbs_errSet(MBS_ERR_UNSUPPORTED, "solver.method \"%s\" is not available in the serial core",
+                   mbs_solverName(m->opt.solver));
+  }
+  w->stat.method = m->opt.solver;
+  w->stat.evals++;
+  MBS_TOC(w->timer, MBS_TIMER_EVAL);
+  return e;
+}

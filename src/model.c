@@ -1,0 +1,401 @@
+/// \file model.c
+/// Model construction and validation.
+#include <math.h>
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_model.h"
+#include "mbspar/mbs_solver.h"
+#include "spatial.h"
+
+static const struct {
+  const char *name;
+  int nq, nv;
+} mbs_jnt_table[] = {
+#define MBS_JNT_ROW(id, name, nq, nv) {name, nq, nv},
+    MBS_JNT_LIST(MBS_JNT_ROW)
+#undef MBS_JNT_ROW
+};
+
+int mbs_jntNq(int type) { return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].nq : 0; }
+int mbs_jntNv(int type) { return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].nv : 0; }
+const char *mbs_jntName(int type) {
+  return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].name : "?";
+}
+int mbs_jntFromName(const char *name) {
+  for (int t = 0; t < MBS_JNT_COUNT; t++)
+    if (strcmp(name, mbs_jnt_table[t].name) == 0) return t;
+  if (strcmp(name, "hinge") == 0) return MBS_JNT_REVOLUTE;
+  if (strcmp(name, "slide") == 0) return MBS_JNT_PRISMATIC;
+  if (strcmp(name, "ball") == 0) return MBS_JNT_SPHERICAL;
+  if (strcmp(name, "weld") == 0) return MBS_JNT_FIXED;
+  return -1;
+}
+
+void mbs_bodySpecDefault(mbsBodySpec *spec) {
+  memset(spec, 0, sizeof *spec);
+  spec->parent = -1;
+  spec->jnttype = MBS_JNT_REVOLUTE;
+  spec->axis[2] = 1;
+  spec->axis2[1] = 1;
+  spec->mass = 1;
+}
+
+void mbs_optionDefault(mbsOption *opt) {
+  memset(opt, 0, sizeof *opt);
+  opt->solver = MBS_SOLVER_JCG;
+  opt->tol = 1e-12;
+  opt->max_iter = 100000;
+  opt->criterion = MBS_CRIT_RESIDUAL;
+  opt->omega = 1.5;
+  opt->rho = 0;
+  opt->warm_start = MBS_WARM_CUBIC;
+  opt->integrator = MBS_INT_RK4;
+  opt->dt = 1e-3;
+  opt->t_end = 1;
+  opt->int_tol = 1e-6;
+}
+
+// grow every per-body array to capacity n
+static mbsErr mbs_modelGrow(mbsModel *m, int n) {
+#define MBS_GROW(arr, k)                                                                           \
+  do {                                                                                             \
+    void *p_ = realloc(m->arr, (size_t)n * (k) * sizeof(*m->arr));                                 \
+    if (!p_) return mbs_errSet(MBS_ERR_NOMEM, "out of memory growing the model to %d bodies", n);  \
+    m->arr = p_;                                                                                   \
+  } while (0)
+  MBS_GROW(body_parent, 1);
+  MBS_GROW(body_jnttype, 1);
+  MBS_GROW(body_qadr, 1);
+  MBS_GROW(body_qnum, 1);
+  MBS_GROW(body_dofadr, 1);
+  MBS_GROW(body_dofnum, 1);
+  MBS_GROW(body_lamadr, 1);
+  MBS_GROW(body_lamnum, 1);
+  MBS_GROW(body_name, 1);
+  MBS_GROW(body_mass, 1);
+  MBS_GROW(body_com, 3);
+  MBS_GROW(body_inertia, 6);
+  MBS_GROW(jnt_origin, 3);
+  MBS_GROW(jnt_axis, 3);
+  MBS_GROW(jnt_axis2, 3);
+  // per-dof and per-coordinate arrays are sized by 6 and 7 per body (upper bounds)
+  MBS_GROW(dof_stiffness, 6);
+  MBS_GROW(dof_springref, 6);
+  MBS_GROW(dof_damping, 6);
+  MBS_GROW(dof_force, 6);
+  MBS_GROW(dof_body, 6);
+  MBS_GROW(qd0, 6);
+  MBS_GROW(q0, 7);
+#undef MBS_GROW
+  m->cap = n;
+  return MBS_OK;
+}
+
+mbsErr mbs_modelCreate(mbsModel **out, int capacity) {
+  mbsModel *m;
+  *out = NULL;
+  MBS_ALLOC(m, 1);
+  m->gravity[2] = -9.81;
+  mbs_optionDefault(&m->opt);
+  mbsErr e = mbs_modelGrow(m, capacity > 0 ? capacity : 16);
+  if (e) {
+    mbs_modelDestroy(&m);
+    return e;
+  }
+  *out = m;
+  return MBS_OK;
+}
+
+static int mbs_finite(const mbsReal *x, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+// eigenvalues of a symmetric 3x3 matrix (ascending), closed form
+static void mbs_symEig3(const mbsReal *I6, mbsReal *ev) {
+  mbsReal a = I6[0], b = I6[1], c = I6[2], d = I6[3], e = I6[4], f = I6[5];
+  mbsReal p1 = d * d + e * e + f * f;
+  mbsReal q = (a + b + c) / 3;
+  if (p1 == 0) {
+    ev[0] = a, ev[1] = b, ev[2] = c;
+  } else {
+    mbsReal p2 = (a - q) * (a - q) + (b - q) * (b - q) + (c - q) * (c - q) + 2 * p1;
+    mbsReal p = sqrt(p2 / 6);
+    mbsReal B[9] = {(a - q) / p, d / p, e / p, d / p, (b - q) / p, f / p, e / p, f / p, (c - q) / p};
+    mbsReal r = (B[0] * (B[4] * B[8] - B[5] * B[7]) - B[1] * (B[3] * B[8] - B[5] * B[6]) +
+                 B[2] * (B[3] * B[7] - B[4] * B[6])) /
+                2;
+    mbsReal phi = r <= -1 ? M_PI / 3 : (r >= 1 ? 0 : acos(r) / 3);
+    ev[0] = q + 2 * p * cos(phi);
+    ev[2] = q + 2 * p * cos(phi + 2 * M_PI / 3);
+    ev[1] = 3 * q - ev[0] - ev[2];
+  }
+  // sort ascending
+  for (int i = 0; i < 2; i++)
+    for (int j = i + 1; j < 3; j++)
+      if (ev[j] < ev[i]) {
+        mbsReal t = ev[i];
+        ev[i] = ev[j];
+        ev[j] = t;
+      }
+}
+
+static mbsErr mbs_normalize(mbsReal *a, const char *what) {
+  mbsReal n = sqrt(mbsu_dot3(a, a));
+  MBS_CHECK(n > 1e-12, MBS_ERR_INPUT, "%s has zero length", what);
+  a[0] /= n, a[1] /= n, a[2] /= n;
+  return MBS_OK;
+}
+
+static unsigned mbs_strHash(const char *s) {
+  unsigned h = 2166136261u; // FNV-1a
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+// (re)build the name hash with room for at least 2*n entries
+static mbsErr mbs_nameTableRebuild(mbsModel *m, int n) {
+  int cap = 64;
+  while (cap < 2 * n) cap *= 2;
+  free(m->name_table);
+  m->name_table = malloc((size_t)cap * sizeof(int));
+  if (!m->name_table) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (name table)");
+  for (int k = 0; k < cap; k++) m->name_table[k] = -1;
+  m->name_tablecap = cap;
+  for (int b = 0; b < m->nbody; b++) {
+    unsigned k = mbs_strHash(m->body_name[b]) & (unsigned)(cap - 1);
+    while (m->name_table[k] >= 0) k = (k + 1) & (unsigned)(cap - 1);
+    m->name_table[k] = b;
+  }
+  return MBS_OK;
+}
+
+mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
+  MBS_CHECK(!m->finalized, MBS_ERR_INTERNAL, "model is already finalized");
+  int b = m->nbody, t = spec->jnttype;
+  MBS_CHECK(t >= 0 && t < MBS_JNT_COUNT, MBS_ERR_INPUT, "unknown joint type %d", t);
+  MBS_CHECK(spec->parent >= -1 && spec->parent < b, MBS_ERR_INPUT,
+            "parent index %d is not an earlier body", spec->parent);
+  int nq = mbs_jntNq(t), nv = mbs_jntNv(t);
+
+  // finiteness of every real
+  MBS_CHECK(mbs_finite(spec->origin, 3), MBS_ERR_INPUT, "joint origin is not finite");
+  MBS_CHECK(mbs_finite(spec->axis, 3), MBS_ERR_INPUT, "joint axis is not finite");
+  MBS_CHECK(mbs_finite(spec->axis2, 3), MBS_ERR_INPUT, "joint axis2 is not finite");
+  MBS_CHECK(isfinite(spec->mass), MBS_ERR_INPUT, "mass is not finite");
+  MBS_CHECK(mbs_finite(spec->com, 3), MBS_ERR_INPUT, "com is not finite");
+  MBS_CHECK(mbs_finite(spec->inertia, 6), MBS_ERR_INPUT, "inertia is not finite");
+  MBS_CHECK(mbs_finite(spec->q0, nq), MBS_ERR_INPUT, "joint q0 is not finite");
+  MBS_CHECK(mbs_finite(spec->qd0, nv), MBS_ERR_INPUT, "joint qd0 is not finite");
+  MBS_CHECK(mbs_finite(spec->stiffness, nv) && mbs_finite(spec->springref, nv) &&
+                mbs_finite(spec->damping, nv) && mbs_finite(spec->force, nv),
+            MBS_ERR_INPUT, "joint stiffness/springref/damping/force is not finite");
+
+  // mass and inertia
+  MBS_CHECK(spec->mass > 0, MBS_ERR_INPUT, "mass must be positive (got %g)", spec->mass);
+  mbsReal ev[3];
+  mbs_symEig3(spec->inertia, ev);
+  mbsReal scale = fabs(ev[0]) + fabs(ev[1]) + fabs(ev[2]);
+  MBS_CHECK(ev[0] > 1e-12 * scale && ev[0] > 0, MBS_ERR_INPUT,
+            "inertia is not positive definite (principal moments %g %g %g)", ev[0], ev[1], ev[2]);
+  MBS_CHECK(ev[0] + ev[1] >= ev[2] * (1 - 1e-9), MBS_ERR_INPUT,
+            "inertia violates the triangle inequality (principal moments %g + %g < %g)", ev[0],
+            ev[1], ev[2]);
+
+  // axes
+  mbsReal axis[3] = {spec->axis[0], spec->axis[1], spec->axis[2]};
+  mbsReal axis2[3] = {spec->axis2[0], spec->axis2[1], spec->axis2[2]};
+  if (t == MBS_JNT_REVOLUTE || t == MBS_JNT_PRISMATIC || t == MBS_JNT_CYLINDRICAL ||
+      t == MBS_JNT_UNIVERSAL)
+    MBS_CALL(mbs_normalize(axis, "joint axis"));
+  if (t == MBS_JNT_UNIVERSAL) {
+    MBS_CALL(mbs_normalize(axis2, "joint axis2"));
+    mbsReal c[3];
+    mbsu_cross3(axis, axis2, c);
+    MBS_CHECK(sqrt(mbsu_dot3(c, c)) > 1e-6, MBS_ERR_INPUT,
+              "universal joint axis and axis2 are parallel");
+  }
+
+  // quaternions
+  if (t == MBS_JNT_SPHERICAL || t == MBS_JNT_FREE) {
+    const mbsReal *qq = spec->q0 + (t == MBS_JNT_FREE ? 3 : 0);
+    mbsReal n = sqrt(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3]);
+    MBS_CHECK(fabs(n - 1) <= 1e-6, MBS_ERR_INPUT,
+              "joint q0 quaternion is not a unit quaternion (norm %.9g)", n);
+    for (int k = 0; k < nv; k++)
+      MBS_CHECK(spec->stiffness[k] == 0, MBS_ERR_INPUT,
+                "joint stiffness is not supported for %s joints", mbs_jntName(t));
+  }
+  for (int k = 0; k < nv; k++) {
+    MBS_CHECK(spec->stiffness[k] >= 0, MBS_ERR_INPUT, "joint stiffness must be >= 0");
+    MBS_CHECK(spec->damping[k] >= 0, MBS_ERR_INPUT, "joint damping must be >= 0");
+  }
+
+  // names
+  MBS_CHECK(spec->name && spec->name[0], MBS_ERR_INPUT, "body name is empty");
+  MBS_CHECK(strcmp(spec->name, "ground") != 0 && strcmp(spec->name, "world") != 0, MBS_ERR_INPUT,
+            "body name \"%s\" is reserved", spec->name);
+  MBS_CHECK(mbs_modelFindBody(m, spec->name) < 0, MBS_ERR_INPUT, "duplicate body name \"%s\"",
+            spec->name);
+
+  if (b == m->cap) MBS_CALL(mbs_modelGrow(m, 2 * m->cap));
+  size_t len = strlen(spec->name) + 1;
+  MBS_ALLOC(m->body_name[b], len);
+  memcpy(m->body_name[b], spec->name, len);
+
+  m->body_parent[b] = spec->parent;
+  m->body_jnttype[b] = t;
+  m->body_qadr[b] = m->nq;
+  m->body_qnum[b] = nq;
+  m->body_dofadr[b] = m->nv;
+  m->body_dofnum[b] = nv;
+  m->body_lamadr[b] = m->nlam;
+  m->body_lamnum[b] = 6 - nv;
+  m->body_mass[b] = spec->mass;
+  memcpy(m->body_com + 3 * b, spec->com, 3 * sizeof(mbsReal));
+  memcpy(m->body_inertia + 6 * b, spec->inertia, 6 * sizeof(mbsReal));
+  memcpy(m->jnt_origin + 3 * b, spec->origin, 3 * sizeof(mbsReal));
+  memcpy(m->jnt_axis + 3 * b, axis, 3 * sizeof(mbsReal));
+  memcpy(m->jnt_axis2 + 3 * b, axis2, 3 * sizeof(mbsReal));
+  for (int k = 0; k < nv; k++) {
+    int d = m->nv + k;
+    m->dof_stiffness[d] = spec->stiffness[k];
+    m->dof_springref[d] = spec->springref[k];
+    m->dof_damping[d] = spec->damping[k];
+    m->dof_force[d] = spec->force[k];
+    m->dof_body[d] = b;
+    m->qd0[d] = spec->qd0[k];
+  }
+  for (int k = 0; k < nq; k++) m->q0[m->nq + k] = spec->q0[k];
+  if (t == MBS_JNT_SPHERICAL || t == MBS_JNT_FREE) {
+    // store the quaternion exactly normalised
+    mbsReal *qq = m->q0 + m->nq + (t == MBS_JNT_FREE ? 3 : 0);
+    mbsReal n = sqrt(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3]);
+    for (int k = 0; k < 4; k++) qq[k] /= n;
+  }
+  m->nq += nq;
+  m->nv += nv;
+  m->nlam += 6 - nv;
+  m->nbody++;
+  // keep the name hash at most half full
+  if (2 * m->nbody > m->name_tablecap) {
+    MBS_CALL(mbs_nameTableRebuild(m, 2 * m->nbody));
+  } else {
+    unsigned mask = (unsigned)(m->name_tablecap - 1), k = mbs_strHash(spec->name) & mask;
+    while (m->name_table[k] >= 0) k = (k + 1) & mask;
+    m->name_table[k] = b;
+  }
+  if (id) *id = b;
+  return MBS_OK;
+}
+
+mbsErr mbs_modelFinalize(mbsModel *m) {
+  MBS_CHECK(m->nbody > 0, MBS_ERR_INPUT, "the model has no bodies");
+  MBS_CHECK(mbs_finite(m->gravity, 3), MBS_ERR_INPUT, "gravity is not finite");
+  int n = m->nbody;
+  MBS_ALLOC(m->body_childadr, n);
+  MBS_ALLOC(m->body_childnum, n);
+  MBS_ALLOC(m->child_list, n);
+  MBS_ALLOC(m->body_depth, n);
+  MBS_ALLOC(m->body_subtreeend, n);
+  MBS_ALLOC(m->body_sinert, 10 * (size_t)n);
+  MBS_ALLOC(m->dof_parent, m->nv > 0 ? m->nv : 1);
+
+  // children lists (counting sort by parent)
+  for (int b = 0; b < n; b++)
+    if (m->body_parent[b] >= 0) m->body_childnum[m->body_parent[b]]++;
+  for (int b = 0, adr = 0; b < n; b++) {
+    m->body_childadr[b] = adr;
+    adr += m->body_childnum[b];
+  }
+  int *fill;
+  MBS_ALLOC(fill, n);
+  for (int b = 0; b < n; b++) {
+    int p = m->body_parent[b];
+    if (p >= 0) m->child_list[m->body_childadr[p] + fill[p]++] = b;
+  }
+  free(fill);
+
+  // depth, subtree extents (valid as contiguous ranges only for DFS-ordered models)
+  m->maxdepth = 0;
+  for (int b = 0; b < n; b++) {
+    int p = m->body_parent[b];
+    m->body_depth[b] = p < 0 ? 1 : m->body_depth[p] + 1;
+    if (m->body_depth[b] > m->maxdepth) m->maxdepth = m->body_depth[b];
+    m->body_subtreeend[b] = b + 1;
+  }
+  for (int b = n - 1; b >= 0; b--) {
+    int p = m->body_parent[b];
+    if (p >= 0 && m->body_subtreeend[b] > m->body_subtreeend[p])
+      m->body_subtreeend[p] = m->body_subtreeend[b];
+  }
+
+  // dof tree: previous dof on the path to the ground
+  for (int b = 0; b < n; b++) {
+    int prev = -1;
+    for (int p = m->body_parent[b]; p >= 0; p = m->body_parent[p])
+      if (m->body_dofnum[p] > 0) {
+        prev = m->body_dofadr[p] + m->body_dofnum[p] - 1;
+        break;
+      }
+    for (int k = 0; k < m->body_dofnum[b]; k++) {
+      int d = m->body_dofadr[b] + k;
+      m->dof_parent[d] = k == 0 ? prev : d - 1;
+    }
+  }
+
+  // spatial inertia at the body origin: Io = Ic + m (|c|^2 1 - c c^T)
+  for (int b = 0; b < n; b++) {
+    mbsReal *si = m->body_sinert + 10 * b, mass = m->body_mass[b];
+    const mbsReal *c = m->body_com + 3 * b, *Ic = m->body_inertia + 6 * b;
+    mbsReal cc = mbsu_dot3(c, c);
+    si[0] = mass;
+    si[1] = mass * c[0];
+    si[2] = mass * c[1];
+    si[3] = mass * c[2];
+    si[4] = Ic[0] + mass * (cc - c[0] * c[0]);
+    si[5] = Ic[1] + mass * (cc - c[1] * c[1]);
+    si[6] = Ic[2] + mass * (cc - c[2] * c[2]);
+    si[7] = Ic[3] - mass * c[0] * c[1];
+    si[8] = Ic[4] - mass * c[0] * c[2];
+    si[9] = Ic[5] - mass * c[1] * c[2];
+  }
+  m->finalized = 1;
+  return MBS_OK;
+}
+
+int mbs_modelFindBody(const mbsModel *m, const char *name) {
+  if (!m->name_table) return -1;
+  unsigned mask = (unsigned)(m->name_tablecap - 1);
+  for (unsigned k = mbs_strHash(name) & mask; m->name_table[k] >= 0; k = (k + 1) & mask)
+    if (strcmp(m->body_name[m->name_table[k]], name) == 0) return m->name_table[k];
+  return -1;
+}
+
+mbsReal mbs_modelTotalMass(const mbsModel *m) {
+  mbsReal t = 0;
+  for (int b = 0; b < m->nbody; b++) t += m->body_mass[b];
+  return t;
+}
+
+void mbs_modelDestroy(mbsModel **pm) {
+  if (!pm || !*pm) return;
+  mbsModel *m = *pm;
+  if (m->body_name)
+    for (int b = 0; b < m->nbody; b++) free(m->body_name[b]);
+  void *arrs[] = {m->body_parent,    m->body_jnttype,   m->body_qadr,     m->body_qnum,
+                  m->body_dofadr,    m->body_dofnum,    m->body_lamadr,   m->body_lamnum,
+                  m->body_childadr,  m->body_childnum,  m->child_list,    m->body_depth,
+                  m->body_subtreeend, m->body_name,     m->body_mass,     m->body_com,
+                  m->body_inertia,   m->body_sinert,    m->jnt_origin,    m->jnt_axis,
+                  m->jnt_axis2,      m->dof_body,       m->dof_parent,    m->dof_stiffness,
+                  m->dof_springref,  m->dof_damping,    m->dof_force,     m->q0,
+                  m->qd0,            m->name_table};
+  for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
+  free(m);
+  *pm = NULL;
+}

@@ -1,0 +1,297 @@
+/// \file spatial.h
+/// Spatial-algebra kernels (Featherstone's conventions): motion and force vectors are
+/// [angular; linear] 6-vectors; a Plücker transform ^B X_A is stored compactly as 12 reals,
+/// E (3x3 row-major, rotates A coordinates into B coordinates) followed by r (position of B's
+/// origin in A coordinates): X = [E 0; -E r^ E]. 6x6 matrices are row-major.
+/// Pure utilities: no model, no state. Outputs must not alias inputs unless stated.
+#ifndef MBS_SPATIAL_H
+#define MBS_SPATIAL_H
+
+#include <math.h>
+#include <string.h>
+#include "mbspar/mbs_types.h"
+
+// ---- 3-vectors and 3x3 matrices ----
+static inline void mbsu_cross3(const mbsReal *a, const mbsReal *b, mbsReal *c) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+static inline mbsReal mbsu_dot3(const mbsReal *a, const mbsReal *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+// c = M a
+static inline void mbsu_mulMat3Vec(const mbsReal *M, const mbsReal *a, mbsReal *c) {
+  c[0] = M[0] * a[0] + M[1] * a[1] + M[2] * a[2];
+  c[1] = M[3] * a[0] + M[4] * a[1] + M[5] * a[2];
+  c[2] = M[6] * a[0] + M[7] * a[1] + M[8] * a[2];
+}
+// c = M^T a
+static inline void mbsu_mulMat3TVec(const mbsReal *M, const mbsReal *a, mbsReal *c) {
+  c[0] = M[0] * a[0] + M[3] * a[1] + M[6] * a[2];
+  c[1] = M[1] * a[0] + M[4] * a[1] + M[7] * a[2];
+  c[2] = M[2] * a[0] + M[5] * a[1] + M[8] * a[2];
+}
+// C = A B
+static inline void mbsu_mulMat3(const mbsReal *A, const mbsReal *B, mbsReal *C) {
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+// C = A^T B
+static inline void mbsu_mulMat3T(const mbsReal *A, const mbsReal *B, mbsReal *C) {
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      C[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
+}
+static inline void mbsu_eye3(mbsReal *R) {
+  memset(R, 0, 9 * sizeof(mbsReal));
+  R[0] = R[4] = R[8] = 1;
+}
+
+/// Rotation matrix (child axes in parent coordinates) for a rotation by \p angle about unit
+/// \p axis (Rodrigues).
+static inline void mbsu_rotAxis(const mbsReal *a, mbsReal angle, mbsReal *R) {
+  mbsReal c = cos(angle), s = sin(angle), t = 1 - c;
+  R[0] = c + t * a[0] * a[0];
+  R[1] = t * a[0] * a[1] - s * a[2];
+  R[2] = t * a[0] * a[2] + s * a[1];
+  R[3] = t * a[0] * a[1] + s * a[2];
+  R[4] = c + t * a[1] * a[1];
+  R[5] = t * a[1] * a[2] - s * a[0];
+  R[6] = t * a[0] * a[2] - s * a[1];
+  R[7] = t * a[1] * a[2] + s * a[0];
+  R[8] = c + t * a[2] * a[2];
+}
+
+/// Rotation matrix of a unit quaternion [w x y z] (normalised here).
+static inline void mbsu_quat2Mat(const mbsReal *q, mbsReal *R) {
+  mbsReal n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  mbsReal w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
+  R[0] = 1 - 2 * (y * y + z * z);
+  R[1] = 2 * (x * y - w * z);
+  R[2] = 2 * (x * z + w * y);
+  R[3] = 2 * (x * y + w * z);
+  R[4] = 1 - 2 * (x * x + z * z);
+  R[5] = 2 * (y * z - w * x);
+  R[6] = 2 * (x * z - w * y);
+  R[7] = 2 * (y * z + w * x);
+  R[8] = 1 - 2 * (x * x + y * y);
+}
+
+/// q <- q * exp(omega*h/2) (quaternion rotated by the body-frame rotation vector omega*h),
+/// normalised.
+static inline void mbsu_quatIntegrate(mbsReal *q, const mbsReal *omega, mbsReal h) {
+  mbsReal th = sqrt(mbsu_dot3(omega, omega)) * h;
+  mbsReal dq[4];
+  if (th < 1e-12) {
+    dq[0] = 1;
+    dq[1] = 0.5 * h * omega[0];
+    dq[2] = 0.5 * h * omega[1];
+    dq[3] = 0.5 * h * omega[2];
+  } else {
+    mbsReal s = sin(0.5 * th) / (th / h);
+    dq[0] = cos(0.5 * th);
+    dq[1] = s * omega[0];
+    dq[2] = s * omega[1];
+    dq[3] = s * omega[2];
+  }
+  mbsReal w = q[0] * dq[0] - q[1] * dq[1] - q[2] * dq[2] - q[3] * dq[3];
+  mbsReal x = q[0] * dq[1] + q[1] * dq[0] + q[2] * dq[3] - q[3] * dq[2];
+  mbsReal y = q[0] * dq[2] - q[1] * dq[3] + q[2] * dq[0] + q[3] * dq[1];
+  mbsReal z = q[0] * dq[3] + q[1] * dq[2] - q[2] * dq[1] + q[3] * dq[0];
+  mbsReal n = sqrt(w * w + x * x + y * y + z * z);
+  q[0] = w / n;
+  q[1] = x / n;
+  q[2] = y / n;
+  q[3] = z / n;
+}
+
+// ---- spatial vectors ----
+
+/// out = X v (motion vector from A to B coordinates): [E w; E (v - r x w)].
+static inline void mbsu_xMotion(const mbsReal *X, const mbsReal *v, mbsReal *out) {
+  const mbsReal *E = X, *r = X + 9;
+  mbsReal t[3];
+  mbsu_cross3(r, v, t);
+  t[0] = v[3] - t[0];
+  t[1] = v[4] - t[1];
+  t[2] = v[5] - t[2];
+  mbsu_mulMat3Vec(E, v, out);
+  mbsu_mulMat3Vec(E, t, out + 3);
+}
+
+/// out = X^{-1} v (motion vector from B to A coordinates): [E^T w; E^T v + r x E^T w].
+static inline void mbsu_xInvMotion(const mbsReal *X, const mbsReal *v, mbsReal *out) {
+  const mbsReal *E = X, *r = X + 9;
+  mbsReal t[3];
+  mbsu_mulMat3TVec(E, v, out);
+  mbsu_mulMat3TVec(E, v + 3, out + 3);
+  mbsu_cross3(r, out, t);
+  out[3] += t[0];
+  out[4] += t[1];
+  out[5] += t[2];
+}
+
+/// out = X^* f = X^{-T} f (force vector from A to B coordinates): [E (n - r x f); E f].
+static inline void mbsu_xForce(const mbsReal *X, const mbsReal *f, mbsReal *out) {
+  const mbsReal *E = X, *r = X + 9;
+  mbsReal t[3];
+  mbsu_cross3(r, f + 3, t);
+  t[0] = f[0] - t[0];
+  t[1] = f[1] - t[1];
+  t[2] = f[2] - t[2];
+  mbsu_mulMat3Vec(E, t, out);
+  mbsu_mulMat3Vec(E, f + 3, out + 3);
+}
+
+/// out = X^T f (force vector from B to A coordinates): [E^T n + r x E^T f; E^T f].
+static inline void mbsu_xTForce(const mbsReal *X, const mbsReal *f, mbsReal *out) {
+  const mbsReal *E = X, *r = X + 9;
+  mbsReal t[3];
+  mbsu_mulMat3TVec(E, f, out);
+  mbsu_mulMat3TVec(E, f + 3, out + 3);
+  mbsu_cross3(r, out + 3, t);
+  out[0] += t[0];
+  out[1] += t[1];
+  out[2] += t[2];
+}
+
+/// out = v x m (motion cross product): [w x mw; w x mv + v x mw].
+static inline void mbsu_crossMotion(const mbsReal *v, const mbsReal *m, mbsReal *out) {
+  mbsReal t[3];
+  mbsu_cross3(v, m, out);
+  mbsu_cross3(v, m + 3, out + 3);
+  mbsu_cross3(v + 3, m, t);
+  out[3] += t[0];
+  out[4] += t[1];
+  out[5] += t[2];
+}
+
+/// out = v x* f (force cross product): [w x n + v x f; w x f].
+static inline void mbsu_crossForce(const mbsReal *v, const mbsReal *f, mbsReal *out) {
+  mbsReal t[3];
+  mbsu_cross3(v, f, out);
+  mbsu_cross3(v + 3, f + 3, t);
+  mbsu_cross3(v, f + 3, out + 3);
+  out[0] += t[0];
+  out[1] += t[1];
+  out[2] += t[2];
+}
+
+/// out = I v for a rigid-body inertia in compact form si = [m, h(3), Io(6: xx yy zz xy xz yz)]:
+/// [Io w + h x v; m v - h x w].
+static inline void mbsu_rbiMul(const mbsReal *si, const mbsReal *v, mbsReal *out) {
+  mbsReal m = si[0];
+  const mbsReal *h = si + 1, *I = si + 4;
+  mbsReal t[3];
+  out[0] = I[0] * v[0] + I[3] * v[1] + I[4] * v[2];
+  out[1] = I[3] * v[0] + I[1] * v[1] + I[5] * v[2];
+  out[2] = I[4] * v[0] + I[5] * v[1] + I[2] * v[2];
+  mbsu_cross3(h, v + 3, t);
+  out[0] += t[0];
+  out[1] += t[1];
+  out[2] += t[2];
+  mbsu_cross3(h, v, t);
+  out[3] = m * v[3] - t[0];
+  out[4] = m * v[4] - t[1];
+  out[5] = m * v[5] - t[2];
+}
+
+/// Expand a compact rigid-body inertia into a full 6x6 matrix [Io h^; -h^ m1] (row-major).
+static inline void mbsu_rbiFull(const mbsReal *si, mbsReal *I6) {
+  mbsReal m = si[0];
+  const mbsReal *h = si + 1, *I = si + 4;
+  memset(I6, 0, 36 * sizeof(mbsReal));
+  I6[0] = I[0];
+  I6[7] = I[1];
+  I6[14] = I[2];
+  I6[1] = I6[6] = I[3];
+  I6[2] = I6[12] = I[4];
+  I6[8] = I6[13] = I[5];
+  // upper-right h^ and lower-left (h^)^T = -h^
+  I6[4] = -h[2];
+  I6[5] = h[1];
+  I6[9] = h[2];
+  I6[11] = -h[0];
+  I6[15] = -h[1];
+  I6[16] = h[0];
+  I6[19] = h[2];
+  I6[20] = -h[1];
+  I6[24] = -h[2];
+  I6[26] = h[0];
+  I6[30] = h[1];
+  I6[31] = -h[0];
+  I6[21] = I6[28] = I6[35] = m;
+}
+
+/// out = M v for a full 6x6 matrix.
+static inline void mbsu_mul6(const mbsReal *M, const mbsReal *v, mbsReal *out) {
+  for (int i = 0; i < 6; i++) {
+    const mbsReal *row = M + 6 * i;
+    out[i] = row[0] * v[0] + row[1] * v[1] + row[2] * v[2] + row[3] * v[3] + row[4] * v[4] +
+             row[5] * v[5];
+  }
+}
+static inline mbsReal mbsu_dot6(const mbsReal *a, const mbsReal *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/// Iout += X^T I X for a symmetric 6x6 I given in B coordinates (a congruence that moves an
+/// inertia from B to A coordinates). With I = [A B; B^T C] rotated by E, and r^ the cross
+/// matrix of r: A' = A - B r^ + r^ B^T - r^ C r^, B' = B + r^ C, C' = C.
+static inline void mbsu_inertiaCongruenceAdd(const mbsReal *X, const mbsReal *I, mbsReal *Iout) {
+  const mbsReal *E = X, *r = X + 9;
+  mbsReal A[9], B[9], C[9], T[9];
+  // split and rotate each block: Y <- E^T Y E
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      A[3 * i + j] = I[6 * i + j];
+      B[3 * i + j] = I[6 * i + 3 + j];
+      C[3 * i + j] = I[6 * (3 + i) + 3 + j];
+    }
+  mbsu_mulMat3T(E, A, T);
+  mbsu_mulMat3(T, E, A);
+  mbsu_mulMat3T(E, B, T);
+  mbsu_mulMat3(T, E, B);
+  mbsu_mulMat3T(E, C, T);
+  mbsu_mulMat3(T, E, C);
+  // rC = r^ C; Bn = B + rC
+  mbsReal rC[9], Bn[9], An[9];
+  for (int j = 0; j < 3; j++) {
+    mbsReal col[3] = {C[j], C[3 + j], C[6 + j]}, o[3];
+    mbsu_cross3(r, col, o);
+    rC[j] = o[0];
+    rC[3 + j] = o[1];
+    rC[6 + j] = o[2];
+  }
+  for (int k = 0; k < 9; k++) Bn[k] = B[k] + rC[k];
+  // An = A - B r^ + r^ B^T - r^ C r^ = A + (r^ B^T) - (B r^) - (rC r^)
+  // (Y r^)_{ij} = -(r^ Y^T)^T: use columns. Compute W = B + rC so that -B r^ - rC r^ = -W r^.
+  // -W r^ = (r^ W^T)^T, since (r^)^T = -r^.
+  mbsReal rWt[9], rBt[9];
+  for (int j = 0; j < 3; j++) {
+    mbsReal colW[3] = {Bn[3 * j], Bn[3 * j + 1], Bn[3 * j + 2]}; // column j of W^T = row j of W
+    mbsReal colB[3] = {B[3 * j], B[3 * j + 1], B[3 * j + 2]};
+    mbsReal o[3], p[3];
+    mbsu_cross3(r, colW, o);
+    mbsu_cross3(r, colB, p);
+    rWt[j] = o[0];
+    rWt[3 + j] = o[1];
+    rWt[6 + j] = o[2];
+    rBt[j] = p[0];
+    rBt[3 + j] = p[1];
+    rBt[6 + j] = p[2];
+  }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) An[3 * i + j] = A[3 * i + j] + rBt[3 * i + j] + rWt[3 * j + i];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      Iout[6 * i + j] += An[3 * i + j];
+      Iout[6 * i + 3 + j] += Bn[3 * i + j];
+      Iout[6 * (3 + i) + j] += Bn[3 * j + i];
+      Iout[6 * (3 + i) + 3 + j] += C[3 * i + j];
+    }
+}
+
+#endif

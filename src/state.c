@@ -1,0 +1,69 @@
+/// \file state.c
+/// State allocation and reset.
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_solver.h"
+#include "mbspar/mbs_state.h"
+
+mbsErr mbs_stateCreate(const mbsModel *m, mbsState **out) {
+  mbsState *s;
+  *out = NULL;
+  MBS_ALLOC(s, 1);
+  s->q = calloc((size_t)(m->nq > 0 ? m->nq : 1), sizeof(mbsReal));
+  s->qd = calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof(mbsReal));
+  s->tau = calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof(mbsReal));
+  s->hist_lam = calloc((size_t)MBS_WARM_HIST * (size_t)(m->nlam > 0 ? m->nlam : 1), sizeof(mbsReal));
+  if (!s->q || !s->qd || !s->tau || !s->hist_lam) {
+    mbs_stateDestroy(&s);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory allocating the state");
+  }
+  mbs_stateReset(m, s);
+  *out = s;
+  return MBS_OK;
+}
+
+void mbs_stateReset(const mbsModel *m, mbsState *s) {
+  s->time = 0;
+  memcpy(s->q, m->q0, (size_t)m->nq * sizeof(mbsReal));
+  memcpy(s->qd, m->qd0, (size_t)m->nv * sizeof(mbsReal));
+  memset(s->tau, 0, (size_t)m->nv * sizeof(mbsReal));
+  s->nhist = 0;
+  s->hist_head = 0;
+}
+
+void mbs_stateDestroy(mbsState **ps) {
+  if (!ps || !*ps) return;
+  free((*ps)->q);
+  free((*ps)->qd);
+  free((*ps)->tau);
+  free((*ps)->hist_lam);
+  free(*ps);
+  *ps = NULL;
+}
+
+static const char *mbs_solver_names[] = {
+#define MBS_SOLVER_NAME(id, name) name,
+    MBS_SOLVER_LIST(MBS_SOLVER_NAME)
+#undef MBS_SOLVER_NAME
+};
+
+const char *mbs_solverName(int method) {
+  return (method >= 0 && method < MBS_SOLVER_COUNT) ? mbs_solver_names[method] : "?";
+}
+
+int mbs_solverFromName(const char *name) {
+  for (int k = 0; k < MBS_SOLVER_COUNT; k++)
+    if (strcmp(name, mbs_solver_names[k]) == 0) return k;
+  return -1;
+}
+
+const char *mbs_reasonName(int reason) {
+  switch (reason) {
+  case MBS_REASON_CONVERGED: return "converged";
+  case MBS_REASON_CONVERGED_DIRECT: return "direct";
+  case MBS_REASON_DIVERGED_MAXIT: return "max_iter";
+  case MBS_REASON_DIVERGED_BREAKDOWN: return "breakdown";
+  case MBS_REASON_DIVERGED_NAN: return "nan";
+  default: return "none";
+  }
+}

@@ -1,0 +1,20 @@
+/// \file timer.c
+/// Monotonic clock and timer names.
+#define _POSIX_C_SOURCE 200809L
+#include <time.h>
+#include "mbspar/mbs_timer.h"
+
+double mbs_wtime(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+const char *mbs_timerName(int id) {
+  static const char *names[] = {
+#define MBS_TIMER_NAME(id, name) name,
+      MBS_TIMER_LIST(MBS_TIMER_NAME)
+#undef MBS_TIMER_NAME
+  };
+  return (id >= 0 && id < MBS_TIMER_COUNT) ? names[id] : "?";
+}
