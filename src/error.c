@@ -53,9 +53,10 @@ void mbs_errPrefix(const char *fmt, ...) {
   memcpy(mbs_errmsg, pre, n);
   mbs_errmsg[n] = ':';
   mbs_errmsg[n + 1] = ' ';
-  size_t rest = sizeof mbs_errmsg - n - 2;
-  strncpy(mbs_errmsg + n + 2, old, rest - 1);
-  mbs_errmsg[sizeof mbs_errmsg - 1] = 0;
+  size_t rest = sizeof mbs_errmsg - n - 3, olen = strlen(old);
+  if (olen > rest) olen = rest;
+  memcpy(mbs_errmsg + n + 2, old, olen);
+  mbs_errmsg[n + 2 + olen] = 0;
 }
 
 const char *mbs_errMsg(void) { return mbs_errmsg; }

@@ -1,0 +1,54 @@
+/// \file mbs_parallel.h
+/// The parallel layer's public interface. MPI is hidden behind the opaque mbspComm; only
+/// parallel/comm.c includes <mpi.h>. Each function says whether it is Collective (every rank of
+/// the communicator must call it) or Local.
+#ifndef MBS_PARALLEL_H
+#define MBS_PARALLEL_H
+
+#include <stddef.h>
+#include "mbs_error.h"
+
+typedef struct mbspComm mbspComm;
+
+/// Initialise MPI (thread level FUNNELED, errors returned, not fatal) and wrap MPI_COMM_WORLD.
+/// Collective.
+mbsErr mbsp_init(int *argc, char ***argv, mbspComm **comm);
+/// Finalize MPI and free the handle. Collective. NULL is a no-op.
+void mbsp_finalize(mbspComm **comm);
+/// Rank and size. Local.
+int mbsp_rank(const mbspComm *comm);
+int mbsp_size(const mbspComm *comm);
+/// Thread level MPI provided (0 single .. 3 multiple). Local.
+int mbsp_threadLevel(const mbspComm *comm);
+/// MPI library version string. Local.
+const char *mbsp_libraryVersion(void);
+
+/// Agree on an error: returns the largest code over all ranks; if any rank failed, the message of
+/// the lowest failing rank is copied into every rank's error message. Collective.
+mbsErr mbsp_agreeErr(mbspComm *comm, mbsErr local);
+
+/// Rank 0 reads the whole file \p path; its bytes (NUL-terminated, *text malloc'ed) reach every
+/// rank. An unreadable file is an MBS_ERR_INPUT agreed by all ranks. Collective.
+mbsErr mbsp_bcastFile(mbspComm *comm, const char *path, char **text, size_t *len);
+/// Broadcast bytes from \p root. Collective.
+mbsErr mbsp_bcastBytes(mbspComm *comm, void *buf, size_t n, int root);
+/// In-place sum / max / min of n doubles over all ranks. Collective.
+mbsErr mbsp_allreduceSum(mbspComm *comm, double *buf, int n);
+mbsErr mbsp_allreduceMax(mbspComm *comm, double *buf, int n);
+mbsErr mbsp_allreduceMin(mbspComm *comm, double *buf, int n);
+/// Sum of n longs. Collective.
+mbsErr mbsp_allreduceSumLong(mbspComm *comm, long *buf, int n);
+/// Gather n doubles from every rank to rank 0 (out has size*n entries on rank 0). Collective.
+mbsErr mbsp_gather(mbspComm *comm, const double *in, int n, double *out);
+/// Gather variable-size blocks to rank 0 (counts/displs in doubles, used on rank 0). Collective.
+mbsErr mbsp_gatherv(mbspComm *comm, const double *in, int n, double *out, const int *counts,
+                    const int *displs);
+/// Barrier. Collective.
+mbsErr mbsp_barrier(mbspComm *comm);
+/// Wall-clock seconds (MPI_Wtime). Local.
+double mbsp_wtime(void);
+/// Abort every rank with exit code \p code (last resort: after an error has been agreed, prefer
+/// returning from main with that code). Local.
+void mbsp_abort(mbspComm *comm, int code);
+
+#endif

@@ -1,0 +1,176 @@
+/// \file comm.c
+/// The only file that calls MPI. Communication patterns used by mbspar:
+///  - setup: rank 0 reads input files and broadcasts their bytes (every rank parses the same
+///    text, so no rank touches the file system but rank 0);
+///  - errors: mbsp_agreeErr is one MPI_Allreduce (MAX of the codes) plus, on failure, one
+///    MPI_Bcast of the message from the lowest failing rank, so all ranks leave together;
+///  - solver: nearest-neighbour halo exchange and fused allreduces (see halo/cgj code).
+/// MPI is initialised with MPI_THREAD_FUNNELED (OpenMP threads never call MPI) and
+/// MPI_ERRORS_RETURN so failures become mbsErr codes instead of aborts.
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_parallel.h"
+
+struct mbspComm {
+  MPI_Comm comm;
+  int rank, size, provided;
+};
+
+#define MBS_CALL_MPI(expr)                                                                         \
+  do {                                                                                             \
+    int mbs_mpi_rc_ = (expr);                                                                      \
+    if (mbs_mpi_rc_ != MPI_SUCCESS) {                                                              \
+      char mbs_mpi_s_[MPI_MAX_ERROR_STRING];                                                       \
+      int mbs_mpi_l_ = 0;                                                                          \
+      MPI_Error_string(mbs_mpi_rc_, mbs_mpi_s_, &mbs_mpi_l_);                                      \
+      return mbs_errSet(MBS_ERR_MPI, "%s failed: %s", #expr, mbs_mpi_s_);                         \
+    }                                                                                              \
+  } while (0)
+
+mbsErr mbsp_init(int *argc, char ***argv, mbspComm **out) {
+  int inited = 0;
+  *out = NULL;
+  MPI_Initialized(&inited);
+  mbspComm *c = calloc(1, sizeof *c);
+  if (!c) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!inited) MBS_CALL_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &c->provided));
+  else MPI_Query_thread(&c->provided);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  c->comm = MPI_COMM_WORLD;
+  MPI_Comm_rank(c->comm, &c->rank);
+  MPI_Comm_size(c->comm, &c->size);
+  *out = c;
+  return MBS_OK;
+}
+
+void mbsp_finalize(mbspComm **pc) {
+  if (!pc || !*pc) return;
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (!fin) MPI_Finalize();
+  free(*pc);
+  *pc = NULL;
+}
+
+int mbsp_rank(const mbspComm *c) { return c->rank; }
+int mbsp_size(const mbspComm *c) { return c->size; }
+int mbsp_threadLevel(const mbspComm *c) { return c->provided; }
+
+const char *mbsp_libraryVersion(void) {
+  static char v[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(v, &len);
+  // keep the first line only
+  char *nl = strchr(v, '\n');
+  if (nl) *nl = 0;
+  char *comma = strchr(v, ',');
+  if (comma) *comma = 0;
+  return v;
+}
+
+mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
+  int codes[2] = {(int)local, local ? -c->rank : -c->size}, red[2];
+  // MAX of the code; MAX of -rank among failing ranks gives the lowest failing rank
+  if (MPI_Allreduce(codes, red, 2, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS)
+    return mbs_errSet(MBS_ERR_MPI, "MPI_Allreduce failed while agreeing on an error");
+  if (red[0] == MBS_OK) return MBS_OK;
+  int root = -red[1];
+  if (root < 0 || root >= c->size) root = 0;
+  char msg[2048];
+  if (c->rank == root) snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+  MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, root, c->comm);
+  msg[sizeof msg - 1] = 0;
+  if (c->rank != root || !local) mbs_errSet((mbsErr)red[0], "%s", msg);
+  return (mbsErr)red[0];
+}
+
+mbsErr mbsp_bcastFile(mbspComm *c, const char *path, char **text, size_t *len) {
+  long n = -1;
+  char *buf = NULL;
+  mbsErr e = MBS_OK;
+  *text = NULL;
+  if (c->rank == 0) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+      e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot open file for reading", path);
+    } else {
+      if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+      if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot read file (not a regular file?)", path);
+      } else {
+        buf = malloc((size_t)n + 1);
+        if (!buf) e = mbs_errSet(MBS_ERR_NOMEM, "%s: out of memory reading file", path);
+        else if (fread(buf, 1, (size_t)n, f) != (size_t)n)
+          e = mbs_errSet(MBS_ERR_INPUT, "%s:0: read error", path);
+      }
+      fclose(f);
+    }
+  }
+  e = mbsp_agreeErr(c, e);
+  if (e) {
+    free(buf);
+    return e;
+  }
+  MBS_CALL_MPI(MPI_Bcast(&n, 1, MPI_LONG, 0, c->comm));
+  if (c->rank != 0) {
+    buf = malloc((size_t)n + 1);
+    e = buf ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  }
+  e = mbsp_agreeErr(c, e);
+  if (e) {
+    free(buf);
+    return e;
+  }
+  for (long off = 0; off < n;) { // chunks below INT_MAX
+    int chunk = (n - off) > (1L << 30) ? (1 << 30) : (int)(n - off);
+    MBS_CALL_MPI(MPI_Bcast(buf + off, chunk, MPI_CHAR, 0, c->comm));
+    off += chunk;
+  }
+  buf[n] = 0;
+  *text = buf;
+  if (len) *len = (size_t)n;
+  return MBS_OK;
+}
+
+mbsErr mbsp_bcastBytes(mbspComm *c, void *buf, size_t n, int root) {
+  for (size_t off = 0; off < n;) {
+    int chunk = (n - off) > ((size_t)1 << 30) ? (1 << 30) : (int)(n - off);
+    MBS_CALL_MPI(MPI_Bcast((char *)buf + off, chunk, MPI_BYTE, root, c->comm));
+    off += (size_t)chunk;
+  }
+  return MBS_OK;
+}
+
+mbsErr mbsp_allreduceSum(mbspComm *c, double *buf, int n) {
+  if (c->size > 1) MBS_CALL_MPI(MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_DOUBLE, MPI_SUM, c->comm));
+  return MBS_OK;
+}
+mbsErr mbsp_allreduceMax(mbspComm *c, double *buf, int n) {
+  if (c->size > 1) MBS_CALL_MPI(MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_DOUBLE, MPI_MAX, c->comm));
+  return MBS_OK;
+}
+mbsErr mbsp_allreduceMin(mbspComm *c, double *buf, int n) {
+  if (c->size > 1) MBS_CALL_MPI(MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_DOUBLE, MPI_MIN, c->comm));
+  return MBS_OK;
+}
+mbsErr mbsp_allreduceSumLong(mbspComm *c, long *buf, int n) {
+  if (c->size > 1) MBS_CALL_MPI(MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_LONG, MPI_SUM, c->comm));
+  return MBS_OK;
+}
+mbsErr mbsp_gather(mbspComm *c, const double *in, int n, double *out) {
+  MBS_CALL_MPI(MPI_Gather(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, 0, c->comm));
+  return MBS_OK;
+}
+mbsErr mbsp_gatherv(mbspComm *c, const double *in, int n, double *out, const int *counts,
+                    const int *displs) {
+  MBS_CALL_MPI(MPI_Gatherv(in, n, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE, 0, c->comm));
+  return MBS_OK;
+}
+mbsErr mbsp_barrier(mbspComm *c) {
+  MBS_CALL_MPI(MPI_Barrier(c->comm));
+  return MBS_OK;
+}
+double mbsp_wtime(void) { return MPI_Wtime(); }
+void mbsp_abort(mbspComm *c, int code) { MPI_Abort(c ? c->comm : MPI_COMM_WORLD, code); }
