@@ -294,4 +294,46 @@ static inline void mbsu_inertiaCongruenceAdd(const mbsReal *X, const mbsReal *I,
     }
 }
 
+// ---- small dense SPD blocks (k <= 6, row-major, packed with leading dimension k) ----
+
+/// In-place Cholesky factor A = L L^T (lower triangle of A overwritten by L, upper zeroed).
+/// Returns 0 if A is not positive definite.
+static inline int mbsu_cholFactor(mbsReal *A, int k) {
+  for (int j = 0; j < k; j++) {
+    mbsReal d = A[k * j + j];
+    for (int l = 0; l < j; l++) d -= A[k * j + l] * A[k * j + l];
+    if (!(d > 0)) return 0;
+    d = sqrt(d);
+    A[k * j + j] = d;
+    for (int i = j + 1; i < k; i++) {
+      mbsReal sum = A[k * i + j];
+      for (int l = 0; l < j; l++) sum -= A[k * i + l] * A[k * j + l];
+      A[k * i + j] = sum / d;
+    }
+    for (int i = 0; i < j; i++) A[k * i + j] = 0;
+  }
+  return 1;
+}
+/// x <- L^{-1} x (forward substitution).
+static inline void mbsu_cholSolveL(const mbsReal *L, int k, mbsReal *x) {
+  for (int i = 0; i < k; i++) {
+    mbsReal sum = x[i];
+    for (int l = 0; l < i; l++) sum -= L[k * i + l] * x[l];
+    x[i] = sum / L[k * i + i];
+  }
+}
+/// x <- L^{-T} x (backward substitution).
+static inline void mbsu_cholSolveLT(const mbsReal *L, int k, mbsReal *x) {
+  for (int i = k - 1; i >= 0; i--) {
+    mbsReal sum = x[i];
+    for (int l = i + 1; l < k; l++) sum -= L[k * l + i] * x[l];
+    x[i] = sum / L[k * i + i];
+  }
+}
+/// x <- (L L^T)^{-1} x.
+static inline void mbsu_cholSolve(const mbsReal *L, int k, mbsReal *x) {
+  mbsu_cholSolveL(L, k, x);
+  mbsu_cholSolveLT(L, k, x);
+}
+
 #endif

@@ -64,6 +64,7 @@ const char *mbs_reasonName(int reason) {
   case MBS_REASON_DIVERGED_MAXIT: return "max_iter";
   case MBS_REASON_DIVERGED_BREAKDOWN: return "breakdown";
   case MBS_REASON_DIVERGED_NAN: return "nan";
+  case MBS_REASON_DIVERGED_DTOL: return "diverged";
   default: return "none";
   }
 }

@@ -46,7 +46,8 @@ typedef enum {
   MBS_REASON_CONVERGED_DIRECT = 2,
   MBS_REASON_DIVERGED_MAXIT = -1,
   MBS_REASON_DIVERGED_BREAKDOWN = -2,
-  MBS_REASON_DIVERGED_NAN = -3
+  MBS_REASON_DIVERGED_NAN = -3,
+  MBS_REASON_DIVERGED_DTOL = -4 ///< the residual grew by more than 1e6 (iteration diverges)
 } mbsReason;
 
 const char *mbs_solverName(int method);

@@ -1,0 +1,109 @@
+/// \file mbs_cfs.h
+/// The constraint-force system of seed 002 (Sharf & D'Eleuterio 1993), see docs/formulation.md:
+/// per-body Newton–Euler equations with the joint constraint wrenches T_i lam_i as unknowns give
+/// A lam = b, one block row per joint, A = J^T M J symmetric positive definite.
+///
+/// The operator is applied matrix-free in three sweeps over a body range (global body indices):
+///   up:   wr_i = T_i x_i (+ F_i tau_i);  up_i = X_ip^T wr_i         (child -> parent, 6 reals)
+///   mid:  wr_i += (-v_i x* I_i v_i) - sum_children up_c;  acc_i = I_i^{-1} wr_i
+///   down: y_i = T_i^T (acc_i - X_ip acc_p)                        (parent -> child, 6 reals)
+/// Between the sweeps the parallel layer exchanges the up / acc 6-vectors of cut tree edges.
+/// The diagonal blocks D_i = T_i^T (M_i + X_ip M_p X_ip^T) T_i are local (M = I^{-1} is a model
+/// constant). Explicit off-diagonal blocks (parent and sibling couplings) are assembled on demand
+/// for the direct solver and Gauss–Seidel/SOR.
+#ifndef MBS_CFS_H
+#define MBS_CFS_H
+
+#include "mbs_dynamics.h"
+
+typedef struct mbsCfs {
+  int nbody, nlam, nv;
+  int b0, b1; ///< owned body range [b0, b1)
+  int l0, l1; ///< owned constraint-force range [l0, l1)
+
+  // model constants (written by mbs_cfsCreate)
+  mbsReal *Minv; ///< (nbody x 36) inverse spatial inertia, body coordinates
+
+  // written by mbs_cfsPosition (per evaluation, owned bodies)
+  mbsReal *T;     ///< (nlam x 6) constraint directions, column per component
+  mbsReal *G;     ///< (nlam x 6) X_ip^T T_i: constraint directions in parent coordinates
+  mbsReal *F;     ///< (nv x 6) force duals of S: S (S^T S)^{-1}
+  mbsReal *SSinv; ///< (nbody x 36) (S^T S)^{-1}, dofnum x dofnum packed
+  mbsReal *Dfac;  ///< (nbody x 36) Cholesky factor of D_i, lamnum x lamnum packed, lower
+
+  // operator sweeps (nbody x 6, global indexing; ghosts written by the halo exchange)
+  mbsReal *up;  ///< X_ip^T wr_i of each body (read by the parent)
+  mbsReal *wr;  ///< body wrench
+  mbsReal *acc; ///< body acceleration of the last sweep (read by the children)
+
+  // explicit blocks (written by mbs_cfsAssemble; owned rows)
+  int blocks_ready;
+  mbsReal *Pblk;   ///< (nbody x 36) A_{i,parent}: lamnum_i x lamnum_p, row-major
+  int *sib_adr;    ///< (nbody) first sibling-pair block of parent p
+  int nsib;        ///< number of sibling-pair blocks
+  mbsReal *Sblk;   ///< (nsib x 36) A_{ch[a], ch[b]} for a > b, lamnum x lamnum row-major
+  int *child_rank; ///< (nbody) position of b among its parent's children
+
+  // solver vectors (nlam, global indexing, owned range used)
+  mbsReal *rhs, *x, *r, *z, *p, *q, *xold, *tmp;
+  // Chebyshev spectral bounds of D^{-1} A (cached across evaluations)
+  int have_spec;
+  double lmin, lmax;
+  // direct solver workspace (serial, full model)
+  mbsReal *Ld, *Lp, *Ls; ///< factor copies of diagonal, parent and sibling blocks
+} mbsCfs;
+
+/// Communication hooks of the affine operator; serial code passes NULL (no halos).
+typedef struct {
+  void *ctx;
+  /// send up_c of owned bodies whose parent is remote; receive up_c of remote children.
+  mbsErr (*halo_up)(void *ctx, mbsReal *up);
+  /// send acc_p of owned bodies with remote children; receive acc of remote parents.
+  mbsErr (*halo_down)(void *ctx, mbsReal *acc);
+  /// in-place sum of n doubles over all ranks.
+  mbsErr (*reduce)(void *ctx, double *v, int n);
+} mbsCfsComm;
+
+/// Allocate for \p m with owned body range [b0, b1); computes the constant inverse inertias.
+mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **c);
+/// Free and NULL (NULL is a no-op).
+void mbs_cfsDestroy(mbsCfs **c);
+
+/// Per-evaluation, position-dependent data of the owned bodies: T, G, F, (S^T S)^{-1}, and the
+/// factored diagonal blocks (needs the position stage). Returns MBS_ERR_NUMERIC if a D_i is not
+/// positive definite.
+mbsErr mbs_cfsPosition(const mbsModel *m, const mbsWork *w, mbsCfs *c);
+
+/// y = A x (\p known = 0) or y = A x + y0 where y0 = T^T (a0_i - X a0_p) is the known part with
+/// gravity, applied joint forces and velocity terms (\p known = 1); owned rows. Leaves the body
+/// accelerations of the affine map in c->acc. Collective when \p comm is not NULL.
+mbsErr mbs_cfsApply(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                    const mbsReal *x, int known, mbsReal *y);
+
+/// z = D^{-1} r on the owned rows (block Cholesky solves).
+void mbs_cfsPrecond(const mbsModel *m, const mbsCfs *c, const mbsReal *r, mbsReal *z);
+
+/// Assemble the explicit off-diagonal blocks of the owned rows whose coupled joints are owned
+/// too (parent block and sibling blocks). Needs mbs_cfsPosition.
+mbsErr mbs_cfsAssemble(const mbsModel *m, const mbsWork *w, mbsCfs *c);
+
+/// Extrapolate the warm-start guess at time t from the state's history (Lagrange polynomial of
+/// order 0..3 by \p mode through the newest solutions, non-uniform times; lower order while the
+/// history is short). Writes x[l0..l1).
+void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t, int l0, int l1,
+                      mbsReal *x);
+/// Push x[l0..l1) at time t into the state's history (replaces the newest entry if t equals its
+/// time, e.g. two Runge–Kutta stages at the same time).
+void mbs_cfsPushHistory(const mbsModel *m, mbsState *s, mbsReal t, int l0, int l1,
+                        const mbsReal *x);
+
+/// Solve A lam = b with m->opt (method, tol, max_iter, criterion, omega, rho, warm start) and
+/// finish the evaluation: w->qdd, w->acc, w->jfrc, w->lam of the owned bodies; statistics in
+/// w->stat. Needs the position and velocity stages of the owned bodies and their parents.
+/// Collective when \p comm is not NULL.
+mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm);
+
+/// Serial forward dynamics by the constraint-force method (all stages, whole model).
+mbsErr mbs_cfsForward(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c);
+
+#endif

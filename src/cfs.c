@@ -1,0 +1,919 @@
+/// \file cfs.c
+/// The constraint-force method of seed 002 (Sharf & D'Eleuterio 1993): operator sweeps, block
+/// preconditioner, explicit blocks, the iterative solvers (Jacobi, Gauss–Seidel/SOR, Chebyshev
+/// semi-iteration, conjugate gradients preconditioned by the block diagonal) and an exact
+/// fill-free block Cholesky for trees. Derivations in docs/formulation.md.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_cfs.h"
+#include "spatial.h"
+
+// ---------------------------------------------------------------- lifecycle
+
+mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **out) {
+  mbsCfs *c;
+  *out = NULL;
+  MBS_CHECK(b0 >= 0 && b1 <= m->nbody && b0 < b1, MBS_ERR_INTERNAL, "bad body range");
+  MBS_ALLOC(c, 1);
+  c->nbody = m->nbody, c->nlam = m->nlam, c->nv = m->nv;
+  c->b0 = b0, c->b1 = b1;
+  c->l0 = m->body_lamadr[b0];
+  c->l1 = m->body_lamadr[b1 - 1] + m->body_lamnum[b1 - 1];
+  size_t nb = (size_t)m->nbody, nl = (size_t)(m->nlam > 0 ? m->nlam : 1);
+  size_t nv = (size_t)(m->nv > 0 ? m->nv : 1);
+  mbsErr e = MBS_OK;
+#define MBS_CALLOC(f, n)                                                                           \
+  if (!e && !(c->f = calloc((n), sizeof(*c->f))))                                                  \
+  e = mbs_errSet(MBS_ERR_NOMEM, "out of memory allocating the constraint-force workspace")
+  MBS_CALLOC(Minv, 36 * nb);
+  MBS_CALLOC(T, 6 * nl);
+  MBS_CALLOC(G, 6 * nl);
+  MBS_CALLOC(F, 6 * nv);
+  MBS_CALLOC(SSinv, 36 * nb);
+  MBS_CALLOC(Dfac, 36 * nb);
+  MBS_CALLOC(up, 6 * nb);
+  MBS_CALLOC(wr, 6 * nb);
+  MBS_CALLOC(acc, 6 * nb);
+  MBS_CALLOC(rhs, nl);
+  MBS_CALLOC(x, nl);
+  MBS_CALLOC(r, nl);
+  MBS_CALLOC(z, nl);
+  MBS_CALLOC(p, nl);
+  MBS_CALLOC(q, nl);
+  MBS_CALLOC(xold, nl);
+  MBS_CALLOC(tmp, nl);
+  MBS_CALLOC(child_rank, nb);
+  MBS_CALLOC(sib_adr, nb);
+#undef MBS_CALLOC
+  if (e) {
+    mbs_cfsDestroy(&c);
+    return e;
+  }
+  // inverse spatial inertias (constant in body coordinates)
+  for (int b = 0; b < m->nbody; b++) {
+    mbsReal I6[36], *Mi = c->Minv + 36 * b;
+    mbsu_rbiFull(m->body_sinert + 10 * b, I6);
+    if (!mbsu_cholFactor(I6, 6)) {
+      mbs_cfsDestroy(&c);
+      return mbs_errSet(MBS_ERR_INPUT, "body %s: spatial inertia is not positive definite",
+                        m->body_name[b]);
+    }
+    for (int j = 0; j < 6; j++) {
+      mbsReal col[6] = {0, 0, 0, 0, 0, 0};
+      col[j] = 1;
+      mbsu_cholSolve(I6, 6, col);
+      for (int i = 0; i < 6; i++) Mi[6 * i + j] = col[i];
+    }
+  }
+  // sibling-pair block addresses
+  int nsib = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    int nc = m->body_childnum[b];
+    c->sib_adr[b] = nsib;
+    nsib += nc * (nc - 1) / 2;
+    for (int k = 0; k < nc; k++) c->child_rank[m->child_list[m->body_childadr[b] + k]] = k;
+  }
+  c->nsib = nsib;
+  *out = c;
+  return MBS_OK;
+}
+
+void mbs_cfsDestroy(mbsCfs **pc) {
+  if (!pc || !*pc) return;
+  mbsCfs *c = *pc;
+  void *arrs[] = {c->Minv, c->T,    c->G,    c->F,       c->SSinv,      c->Dfac, c->up, c->wr,
+                  c->acc,  c->Pblk, c->Sblk, c->rhs,     c->x,          c->r,    c->z,  c->p,
+                  c->q,    c->xold, c->tmp,  c->sib_adr, c->child_rank, c->Ld,   c->Lp, c->Ls};
+  for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
+  free(c);
+  *pc = NULL;
+}
+
+// ---------------------------------------------------------------- position-dependent data
+
+// out (k x k, packed) = A^T M B for 6 x k column sets A, B (columns of 6) and a 6x6 M
+static void mbs_congruence(const mbsReal *A, int ka, const mbsReal *M, const mbsReal *B, int kb,
+                           mbsReal *out, int add) {
+  for (int j = 0; j < kb; j++) {
+    mbsReal mb[6];
+    mbsu_mul6(M, B + 6 * j, mb);
+    for (int i = 0; i < ka; i++) {
+      mbsReal v = mbsu_dot6(A + 6 * i, mb);
+      if (add)
+        out[kb * i + j] += v;
+      else
+        out[kb * i + j] = v;
+    }
+  }
+}
+
+mbsErr mbs_cfsPosition(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
+  for (int b = c->b0; b < c->b1; b++) {
+    int nl = m->body_lamnum[b], nd = m->body_dofnum[b], p = m->body_parent[b];
+    mbsReal *T = c->T + 6 * m->body_lamadr[b], *G = c->G + 6 * m->body_lamadr[b];
+    const mbsReal *X = w->xpar + 12 * b, *S = w->sdof + 6 * m->body_dofadr[b];
+
+    // constraint directions and their parent-coordinate images
+    mbs_bodyComplement(m, w, b, T);
+    for (int k = 0; k < nl; k++) mbsu_xTForce(X, T + 6 * k, G + 6 * k);
+
+    // force duals of the motion subspace: F = S (S^T S)^{-1}
+    if (nd > 0) {
+      mbsReal SS[36], *Si = c->SSinv + 36 * b;
+      for (int i = 0; i < nd; i++)
+        for (int j = 0; j < nd; j++) SS[nd * i + j] = mbsu_dot6(S + 6 * i, S + 6 * j);
+      if (!mbsu_cholFactor(SS, nd))
+        return mbs_errSet(MBS_ERR_NUMERIC, "body %s: degenerate joint subspace", m->body_name[b]);
+      for (int j = 0; j < nd; j++) {
+        mbsReal col[6] = {0, 0, 0, 0, 0, 0};
+        col[j] = 1;
+        mbsu_cholSolve(SS, nd, col);
+        for (int i = 0; i < nd; i++) Si[nd * i + j] = col[i];
+      }
+      mbsReal *F = c->F + 6 * m->body_dofadr[b];
+      for (int j = 0; j < nd; j++)
+        for (int r = 0; r < 6; r++) {
+          mbsReal sum = 0;
+          for (int i = 0; i < nd; i++) sum += S[6 * i + r] * Si[nd * i + j];
+          F[6 * j + r] = sum;
+        }
+    }
+
+    // diagonal block D = T^T M_i T + G^T M_p G, factored
+    if (nl > 0) {
+      mbsReal *D = c->Dfac + 36 * b;
+      mbs_congruence(T, nl, c->Minv + 36 * b, T, nl, D, 0);
+      if (p >= 0) mbs_congruence(G, nl, c->Minv + 36 * p, G, nl, D, 1);
+      if (!mbsu_cholFactor(D, nl))
+        return mbs_errSet(MBS_ERR_NUMERIC,
+                          "body %s: diagonal block of the constraint-force system is not "
+                          "positive definite",
+                          m->body_name[b]);
+    }
+  }
+  c->blocks_ready = 0;
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- operator
+
+static void mbs_cfsSweepUp(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsReal *x,
+                           int known) {
+  for (int b = c->b0; b < c->b1; b++) {
+    int nl = m->body_lamnum[b], la = m->body_lamadr[b];
+    const mbsReal *T = c->T + 6 * la;
+    mbsReal *wr = c->wr + 6 * b;
+    for (int i = 0; i < 6; i++) wr[i] = 0;
+    for (int k = 0; k < nl; k++)
+      for (int i = 0; i < 6; i++) wr[i] += T[6 * k + i] * x[la + k];
+    if (known) {
+      int nd = m->body_dofnum[b], da = m->body_dofadr[b];
+      const mbsReal *F = c->F + 6 * da;
+      for (int k = 0; k < nd; k++)
+        for (int i = 0; i < 6; i++) wr[i] += F[6 * k + i] * w->qfrc[da + k];
+    }
+    if (m->body_parent[b] >= 0) mbsu_xTForce(w->xpar + 12 * b, wr, c->up + 6 * b);
+  }
+}
+
+static void mbs_cfsSweepMid(const mbsModel *m, const mbsWork *w, mbsCfs *c, int known) {
+  for (int b = c->b0; b < c->b1; b++) {
+    mbsReal *wr = c->wr + 6 * b;
+    if (known)
+      for (int i = 0; i < 6; i++) wr[i] -= w->cbias[6 * b + i];
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int k = 0; k < m->body_childnum[b]; k++)
+      for (int i = 0; i < 6; i++) wr[i] -= c->up[6 * ch[k] + i];
+    mbsu_mul6(c->Minv + 36 * b, wr, c->acc + 6 * b);
+  }
+}
+
+static void mbs_baseAccel(const mbsModel *m, int known, mbsReal *a0) {
+  a0[0] = a0[1] = a0[2] = 0;
+  a0[3] = known ? -m->gravity[0] : 0;
+  a0[4] = known ? -m->gravity[1] : 0;
+  a0[5] = known ? -m->gravity[2] : 0;
+}
+
+static void mbs_cfsSweepDown(const mbsModel *m, const mbsWork *w, mbsCfs *c, int known,
+                             mbsReal *y) {
+  mbsReal a0[6];
+  mbs_baseAccel(m, known, a0);
+  for (int b = c->b0; b < c->b1; b++) {
+    int nl = m->body_lamnum[b], la = m->body_lamadr[b], p = m->body_parent[b];
+    mbsReal t[6], d[6];
+    mbsu_xMotion(w->xpar + 12 * b, p < 0 ? a0 : c->acc + 6 * p, t);
+    for (int i = 0; i < 6; i++) d[i] = c->acc[6 * b + i] - t[i];
+    const mbsReal *T = c->T + 6 * la;
+    for (int k = 0; k < nl; k++) y[la + k] = mbsu_dot6(T + 6 * k, d);
+  }
+}
+
+mbsErr mbs_cfsApply(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                    const mbsReal *x, int known, mbsReal *y) {
+  mbs_cfsSweepUp(m, w, c, x, known);
+  if (comm && comm->halo_up) MBS_CALL(comm->halo_up(comm->ctx, c->up));
+  mbs_cfsSweepMid(m, w, c, known);
+  if (comm && comm->halo_down) MBS_CALL(comm->halo_down(comm->ctx, c->acc));
+  mbs_cfsSweepDown(m, w, c, known, y);
+  return MBS_OK;
+}
+
+void mbs_cfsPrecond(const mbsModel *m, const mbsCfs *c, const mbsReal *r, mbsReal *z) {
+  for (int b = c->b0; b < c->b1; b++) {
+    int nl = m->body_lamnum[b], la = m->body_lamadr[b];
+    for (int k = 0; k < nl; k++) z[la + k] = r[la + k];
+    if (nl) mbsu_cholSolve(c->Dfac + 36 * b, nl, z + la);
+  }
+}
+
+// ---------------------------------------------------------------- explicit blocks
+
+static mbsReal *mbs_sibBlock(const mbsModel *m, mbsCfs *c, int i, int k) {
+  // block of the pair (i, k), stored for the later child (higher rank among the children)
+  int p = m->body_parent[i], a = c->child_rank[i], bb = c->child_rank[k];
+  if (a < bb) {
+    int t = a;
+    a = bb, bb = t;
+  }
+  (void)p;
+  return c->Sblk + 36 * ((size_t)c->sib_adr[m->body_parent[i]] + (size_t)(a * (a - 1) / 2 + bb));
+}
+
+static int mbs_owned(const mbsCfs *c, int b) {
+  return b >= c->b0 && b < c->b1;
+}
+
+mbsErr mbs_cfsAssemble(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
+  (void)w;
+  if (!c->Pblk) {
+    c->Pblk = calloc(36 * (size_t)m->nbody, sizeof(mbsReal));
+    c->Sblk = calloc(36 * (size_t)(c->nsib > 0 ? c->nsib : 1), sizeof(mbsReal));
+    MBS_CHECK(c->Pblk && c->Sblk, MBS_ERR_NOMEM, "out of memory (explicit blocks)");
+  }
+  for (int b = c->b0; b < c->b1; b++) {
+    int p = m->body_parent[b], nl = m->body_lamnum[b];
+    if (p < 0 || nl == 0) continue;
+    const mbsReal *G = c->G + 6 * m->body_lamadr[b], *Mp = c->Minv + 36 * p;
+    // parent block A_{b,p} = -G_b^T M_p T_p
+    if (mbs_owned(c, p) && m->body_lamnum[p] > 0) {
+      int np = m->body_lamnum[p];
+      mbsReal *P = c->Pblk + 36 * b;
+      mbs_congruence(G, nl, Mp, c->T + 6 * m->body_lamadr[p], np, P, 0);
+      for (int k = 0; k < nl * np; k++) P[k] = -P[k];
+    }
+    // sibling blocks A_{b,k} = G_b^T M_p G_k for earlier siblings k
+    const int *ch = m->child_list + m->body_childadr[p];
+    for (int r = 0; r < c->child_rank[b]; r++) {
+      int k = ch[r];
+      if (!mbs_owned(c, k) || m->body_lamnum[k] == 0) continue;
+      mbs_congruence(G, nl, Mp, c->G + 6 * m->body_lamadr[k], m->body_lamnum[k],
+                     mbs_sibBlock(m, c, b, k), 0);
+    }
+  }
+  c->blocks_ready = 1;
+  return MBS_OK;
+}
+
+// y_i += sum over in-range off-diagonal blocks of row i times x (all owned rows)
+static void mbs_cfsOffdiagLocal(const mbsModel *m, mbsCfs *c, int b, const mbsReal *x, mbsReal *y) {
+  int nl = m->body_lamnum[b], p = m->body_parent[b];
+  if (nl == 0) return;
+  // parent
+  if (p >= 0 && mbs_owned(c, p)) {
+    int np = m->body_lamnum[p], pa = m->body_lamadr[p];
+    const mbsReal *P = c->Pblk + 36 * b;
+    for (int i = 0; i < nl; i++)
+      for (int j = 0; j < np; j++) y[i] += P[np * i + j] * x[pa + j];
+  }
+  // children: A_{b,ch} = A_{ch,b}^T
+  const int *ch = m->child_list + m->body_childadr[b];
+  for (int k = 0; k < m->body_childnum[b]; k++) {
+    int cb = ch[k], ncl = m->body_lamnum[cb], ca = m->body_lamadr[cb];
+    if (!mbs_owned(c, cb) || ncl == 0) continue;
+    const mbsReal *P = c->Pblk + 36 * cb; // ncl x nl
+    for (int i = 0; i < nl; i++)
+      for (int j = 0; j < ncl; j++) y[i] += P[nl * j + i] * x[ca + j];
+  }
+  // siblings
+  if (p >= 0) {
+    const int *sib = m->child_list + m->body_childadr[p];
+    for (int k = 0; k < m->body_childnum[p]; k++) {
+      int sb = sib[k], nsl = m->body_lamnum[sb], sa = m->body_lamadr[sb];
+      if (sb == b || !mbs_owned(c, sb) || nsl == 0) continue;
+      const mbsReal *S = mbs_sibBlock(m, c, b, sb);
+      if (c->child_rank[b] > c->child_rank[sb]) { // stored as row b: nl x nsl
+        for (int i = 0; i < nl; i++)
+          for (int j = 0; j < nsl; j++) y[i] += S[nsl * i + j] * x[sa + j];
+      } else { // stored as row sb: nsl x nl
+        for (int i = 0; i < nl; i++)
+          for (int j = 0; j < nsl; j++) y[i] += S[nl * j + i] * x[sa + j];
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- warm start
+
+void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t, int l0, int l1,
+                      mbsReal *x) {
+  int n = m->nlam, order = mode - 1; // previous: 0, linear: 1, quadratic: 2, cubic: 3
+  if (mode == MBS_WARM_NONE || s->nhist == 0) {
+    memset(x + l0, 0, (size_t)(l1 - l0) * sizeof(mbsReal));
+    return;
+  }
+  if (order > s->nhist - 1) order = s->nhist - 1;
+  // Lagrange extrapolation through the newest order+1 solutions (non-uniform times)
+  int idx[MBS_WARM_HIST];
+  double wgt[MBS_WARM_HIST];
+  for (int k = 0; k <= order; k++) idx[k] = (s->hist_head - k + MBS_WARM_HIST) % MBS_WARM_HIST;
+  for (int k = 0; k <= order; k++) {
+    double l = 1;
+    for (int j = 0; j <= order; j++)
+      if (j != k) l *= (t - s->hist_t[idx[j]]) / (s->hist_t[idx[k]] - s->hist_t[idx[j]]);
+    wgt[k] = l;
+  }
+  for (int i = l0; i < l1; i++) {
+    double v = 0;
+    for (int k = 0; k <= order; k++) v += wgt[k] * s->hist_lam[(size_t)idx[k] * n + i];
+    x[i] = v;
+  }
+}
+
+void mbs_cfsPushHistory(const mbsModel *m, mbsState *s, mbsReal t, int l0, int l1,
+                        const mbsReal *x) {
+  int n = m->nlam;
+  size_t len = (size_t)(l1 - l0) * sizeof(mbsReal);
+  if (s->nhist > 0 && fabs(t - s->hist_t[s->hist_head]) <= 1e-14 * (1 + fabs(t))) {
+    memcpy(s->hist_lam + (size_t)s->hist_head * n + l0, x + l0, len);
+    return;
+  }
+  s->hist_head = (s->hist_head + 1) % MBS_WARM_HIST;
+  s->hist_t[s->hist_head] = t;
+  memcpy(s->hist_lam + (size_t)s->hist_head * n + l0, x + l0, len);
+  if (s->nhist < MBS_WARM_HIST) s->nhist++;
+}
+
+// ---------------------------------------------------------------- vector helpers (owned range)
+
+static double mbs_dotLocal(const mbsCfs *c, const mbsReal *a, const mbsReal *b) {
+  double s = 0;
+  for (int i = c->l0; i < c->l1; i++) s += a[i] * b[i];
+  return s;
+}
+
+static mbsErr mbs_reduce(const mbsCfsComm *comm, double *v, int n) {
+  if (comm && comm->reduce) return comm->reduce(comm->ctx, v, n);
+  return MBS_OK;
+}
+
+// extreme eigenvalues of a symmetric tridiagonal matrix (diag d, offdiag e, size n) by
+// Sturm-sequence bisection
+static int mbs_sturmCount(const double *d, const double *e, int n, double x) {
+  int cnt = 0;
+  double q = 1;
+  for (int i = 0; i < n; i++) {
+    double ee = i > 0 ? e[i - 1] * e[i - 1] : 0;
+    q = d[i] - x - (i > 0 ? ee / q : 0);
+    if (q == 0) q = 1e-300;
+    if (q < 0) cnt++;
+  }
+  return cnt;
+}
+static double mbs_tridiagEig(const double *d, const double *e, int n, int which) {
+  double lo = 1e300, hi = -1e300;
+  for (int i = 0; i < n; i++) {
+    double rad = (i > 0 ? fabs(e[i - 1]) : 0) + (i < n - 1 ? fabs(e[i]) : 0);
+    if (d[i] - rad < lo) lo = d[i] - rad;
+    if (d[i] + rad > hi) hi = d[i] + rad;
+  }
+  for (int it = 0; it < 200; it++) {
+    double mid = 0.5 * (lo + hi);
+    if (mbs_sturmCount(d, e, n, mid) > which)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// ---------------------------------------------------------------- solvers
+
+typedef struct {
+  double bnorm;
+  int it;
+  int reason;
+  double res;
+} mbsSolveInfo;
+
+// convergence test: residual ||r||/||b|| or seed-002 relative change ||dx||/||x||
+static int mbs_converged(const mbsModel *m, double rr, double dxdx, double xx, double bnorm,
+                         double *res) {
+  if (m->opt.criterion == MBS_CRIT_CHANGE)
+    *res = xx > 0 ? sqrt(dxdx / xx) : sqrt(dxdx);
+  else
+    *res = bnorm > 0 ? sqrt(rr) / bnorm : sqrt(rr);
+  return *res <= m->opt.tol;
+}
+
+// conjugate gradients preconditioned by the block diagonal D (seed 002's J-CG); optionally
+// records the Lanczos coefficients for a spectral estimate
+static mbsErr mbs_solveJcg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                           int maxit, mbsSolveInfo *info, double *lan_a, double *lan_b) {
+  mbsReal *x = c->x, *r = c->r, *z = c->z, *p = c->p, *q = c->q;
+  int l0 = c->l0, l1 = c->l1;
+  MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
+  for (int i = l0; i < l1; i++) r[i] = c->rhs[i] - q[i];
+  mbs_cfsPrecond(m, c, r, z);
+  double red[4] = {mbs_dotLocal(c, r, z), mbs_dotLocal(c, r, r), 0, 0};
+  MBS_CALL(mbs_reduce(comm, red, 2));
+  double rz = red[0], res;
+  info->it = 0;
+  info->reason = MBS_REASON_DIVERGED_MAXIT;
+  if (m->opt.criterion != MBS_CRIT_CHANGE && mbs_converged(m, red[1], 0, 1, info->bnorm, &res)) {
+    info->res = res;
+    info->reason = MBS_REASON_CONVERGED;
+    return MBS_OK;
+  }
+  for (int i = l0; i < l1; i++) p[i] = z[i];
+  double alpha_old = 1, beta_old = 0;
+  for (int it = 1; it <= maxit; it++) {
+    MBS_CALL(mbs_cfsApply(m, w, c, comm, p, 0, q));
+    double pq = mbs_dotLocal(c, p, q);
+    MBS_CALL(mbs_reduce(comm, &pq, 1));
+    if (!(pq > 0)) {
+      info->it = it;
+      info->reason = isfinite(pq) ? MBS_REASON_DIVERGED_BREAKDOWN : MBS_REASON_DIVERGED_NAN;
+      return MBS_OK;
+    }
+    double alpha = rz / pq;
+    for (int i = l0; i < l1; i++) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+    }
+    mbs_cfsPrecond(m, c, r, z);
+    // fused reduction: r.z, r.r, and for the change criterion |alpha p|^2 and x.x
+    red[0] = mbs_dotLocal(c, r, z);
+    red[1] = mbs_dotLocal(c, r, r);
+    int nred = 2;
+    if (m->opt.criterion == MBS_CRIT_CHANGE) {
+      red[2] = alpha * alpha * mbs_dotLocal(c, p, p);
+      red[3] = mbs_dotLocal(c, x, x);
+      nred = 4;
+    }
+    MBS_CALL(mbs_reduce(comm, red, nred));
+    double rz_new = red[0], beta = rz_new / rz;
+    if (lan_a && it <= 64) { // Lanczos tridiagonal of D^{-1} A from the CG coefficients
+      lan_a[it - 1] = 1 / alpha + (it > 1 ? beta_old / alpha_old : 0);
+      lan_b[it - 1] = sqrt(fabs(beta)) / alpha;
+    }
+    alpha_old = alpha, beta_old = beta;
+    info->it = it;
+    if (!isfinite(rz_new)) {
+      info->reason = MBS_REASON_DIVERGED_NAN;
+      return MBS_OK;
+    }
+    if (mbs_converged(m, red[1], red[2], red[3], info->bnorm, &res)) {
+      info->res = res;
+      info->reason = MBS_REASON_CONVERGED;
+      return MBS_OK;
+    }
+    info->res = res;
+    rz = rz_new;
+    for (int i = l0; i < l1; i++) p[i] = z[i] + beta * p[i];
+  }
+  return MBS_OK;
+}
+
+// block Jacobi: x <- x + D^{-1} (b - A x)
+static mbsErr mbs_solveJacobi(const mbsModel *m, const mbsWork *w, mbsCfs *c,
+                              const mbsCfsComm *comm, mbsSolveInfo *info) {
+  mbsReal *x = c->x, *r = c->r, *z = c->z, *q = c->q;
+  double rr0 = 0;
+  info->reason = MBS_REASON_DIVERGED_MAXIT;
+  for (int it = 0; it <= m->opt.max_iter; it++) {
+    MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
+    for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
+    mbs_cfsPrecond(m, c, r, z);
+    for (int i = c->l0; i < c->l1; i++) x[i] += z[i];
+    double red[3] = {mbs_dotLocal(c, r, r), mbs_dotLocal(c, z, z), mbs_dotLocal(c, x, x)}, res;
+    MBS_CALL(mbs_reduce(comm, red, 3));
+    info->it = it;
+    if (!isfinite(red[0]) || !isfinite(red[1])) {
+      info->reason = MBS_REASON_DIVERGED_NAN;
+      return MBS_OK;
+    }
+    if (it == 0) rr0 = red[0];
+    if (red[0] > 1e12 * rr0) { // rho(I - D^-1 A) > 1: possible for trees (sibling couplings)
+      info->reason = MBS_REASON_DIVERGED_DTOL;
+      return MBS_OK;
+    }
+    // the residual test judges the iterate before this update (it is what r belongs to)
+    int conv = mbs_converged(m, red[0], red[1], red[2], info->bnorm, &res);
+    info->res = res;
+    if (conv) {
+      if (m->opt.criterion != MBS_CRIT_CHANGE)
+        for (int i = c->l0; i < c->l1; i++) x[i] -= z[i];
+      info->reason = MBS_REASON_CONVERGED;
+      return MBS_OK;
+    }
+  }
+  return MBS_OK;
+}
+
+// Chebyshev semi-iteration on D^{-1} A with eigenvalues in [lo, hi] (Saad, Alg. 12.1)
+static mbsErr mbs_solveChebyshev(const mbsModel *m, const mbsWork *w, mbsCfs *c,
+                                 const mbsCfsComm *comm, double lo, double hi, int maxit,
+                                 mbsSolveInfo *info) {
+  mbsReal *x = c->x, *r = c->r, *z = c->z, *d = c->p, *q = c->q;
+  double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta;
+  double rho = 1 / sigma, res;
+  MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
+  for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
+  mbs_cfsPrecond(m, c, r, z);
+  for (int i = c->l0; i < c->l1; i++) d[i] = z[i] / theta;
+  info->reason = MBS_REASON_DIVERGED_MAXIT;
+  double r0 = -1;
+  for (int it = 1; it <= maxit; it++) {
+    for (int i = c->l0; i < c->l1; i++) x[i] += d[i];
+    MBS_CALL(mbs_cfsApply(m, w, c, comm, d, 0, q));
+    for (int i = c->l0; i < c->l1; i++) r[i] -= q[i];
+    mbs_cfsPrecond(m, c, r, z);
+    double red[3] = {mbs_dotLocal(c, r, r), mbs_dotLocal(c, d, d), mbs_dotLocal(c, x, x)};
+    MBS_CALL(mbs_reduce(comm, red, 3));
+    info->it = it;
+    if (!isfinite(red[0])) {
+      info->reason = MBS_REASON_DIVERGED_NAN;
+      return MBS_OK;
+    }
+    if (r0 < 0) r0 = red[0];
+    if (red[0] > 1e12 * r0) { // the interval was wrong: report divergence
+      info->reason = MBS_REASON_DIVERGED_DTOL;
+      return MBS_OK;
+    }
+    if (mbs_converged(m, red[0], red[1], red[2], info->bnorm, &res)) {
+      info->res = res;
+      info->reason = MBS_REASON_CONVERGED;
+      return MBS_OK;
+    }
+    info->res = res;
+    double rho_new = 1 / (2 * sigma - rho);
+    for (int i = c->l0; i < c->l1; i++) d[i] = rho_new * rho * d[i] + 2 * rho_new / delta * z[i];
+    rho = rho_new;
+  }
+  return MBS_OK;
+}
+
+// block Gauss–Seidel / SOR inside the owned range; couplings to other ranks are taken from the
+// previous iterate (hybrid: Jacobi between ranks)
+static mbsErr mbs_solveSor(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                           double omega, mbsSolveInfo *info) {
+  mbsReal *x = c->x, *q = c->q, *ext = c->z, *loc = c->tmp;
+  if (!c->blocks_ready) MBS_CALL(mbs_cfsAssemble(m, w, c));
+  info->reason = MBS_REASON_DIVERGED_MAXIT;
+  for (int it = 0; it <= m->opt.max_iter; it++) {
+    // residual of the current iterate and the part of A x that comes from other ranks
+    MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
+    double red[3] = {0, 0, 0}, res;
+    for (int i = c->l0; i < c->l1; i++) red[0] += (c->rhs[i] - q[i]) * (c->rhs[i] - q[i]);
+    for (int b = c->b0; b < c->b1; b++) {
+      int nl = m->body_lamnum[b], la = m->body_lamadr[b];
+      if (!nl) continue;
+      mbsReal y[6] = {0, 0, 0, 0, 0, 0}, dx[6];
+      mbs_cfsOffdiagLocal(m, c, b, x, y);
+      // D x via the factor: D = L L^T
+      const mbsReal *L = c->Dfac + 36 * b;
+      for (int i = 0; i < nl; i++) {
+        mbsReal s = 0;
+        for (int j = i; j < nl; j++) s += L[nl * j + i] * x[la + j];
+        dx[i] = s;
+      }
+      for (int i = 0; i < nl; i++) {
+        mbsReal s = 0;
+        for (int j = 0; j <= i; j++) s += L[nl * i + j] * dx[j];
+        loc[la + i] = y[i] + s;
+      }
+    }
+    for (int i = c->l0; i < c->l1; i++) ext[i] = q[i] - loc[i];
+    if (it > 0) {
+      red[1] = 0;
+      for (int i = c->l0; i < c->l1; i++) red[1] += (x[i] - c->xold[i]) * (x[i] - c->xold[i]);
+      red[2] = mbs_dotLocal(c, x, x);
+    }
+    MBS_CALL(mbs_reduce(comm, red, 3));
+    info->it = it;
+    if (!isfinite(red[0])) {
+      info->reason = MBS_REASON_DIVERGED_NAN;
+      return MBS_OK;
+    }
+    int conv = m->opt.criterion == MBS_CRIT_CHANGE
+                   ? (it > 0 && mbs_converged(m, red[0], red[1], red[2], info->bnorm, &res))
+                   : mbs_converged(m, red[0], red[1], red[2], info->bnorm, &res);
+    if (m->opt.criterion != MBS_CRIT_CHANGE || it > 0) info->res = res;
+    if (conv) {
+      info->reason = MBS_REASON_CONVERGED;
+      return MBS_OK;
+    }
+    if (it == m->opt.max_iter) break;
+    // sweep over the owned rows in body order
+    for (int i = c->l0; i < c->l1; i++) c->xold[i] = x[i];
+    for (int b = c->b0; b < c->b1; b++) {
+      int nl = m->body_lamnum[b], la = m->body_lamadr[b];
+      if (!nl) continue;
+      mbsReal y[6] = {0, 0, 0, 0, 0, 0}, s[6];
+      mbs_cfsOffdiagLocal(m, c, b, x, y);
+      for (int i = 0; i < nl; i++) s[i] = c->rhs[la + i] - ext[la + i] - y[i];
+      mbsu_cholSolve(c->Dfac + 36 * b, nl, s);
+      for (int i = 0; i < nl; i++) x[la + i] = (1 - omega) * x[la + i] + omega * s[i];
+    }
+  }
+  return MBS_OK;
+}
+
+// exact solve by block Cholesky in leaf-first order (fill-free on the tree pattern); serial
+static mbsErr mbs_solveDirect(const mbsModel *m, const mbsWork *w, mbsCfs *c, mbsSolveInfo *info) {
+  MBS_CHECK(c->b0 == 0 && c->b1 == m->nbody, MBS_ERR_INTERNAL,
+            "direct solver needs the whole model");
+  int n = m->nbody;
+  if (!c->blocks_ready) MBS_CALL(mbs_cfsAssemble(m, w, c));
+  if (!c->Ld) {
+    c->Ld = calloc(36 * (size_t)n, sizeof(mbsReal));
+    c->Lp = calloc(36 * (size_t)n, sizeof(mbsReal));
+    c->Ls = calloc(36 * (size_t)(c->nsib > 0 ? c->nsib : 1), sizeof(mbsReal));
+    MBS_CHECK(c->Ld && c->Lp && c->Ls, MBS_ERR_NOMEM, "out of memory (direct solver)");
+  }
+  // copies: D = L L^T from the factors, parent and sibling blocks
+  for (int b = 0; b < n; b++) {
+    int nl = m->body_lamnum[b];
+    const mbsReal *L = c->Dfac + 36 * b;
+    for (int i = 0; i < nl; i++)
+      for (int j = 0; j < nl; j++) {
+        mbsReal s = 0;
+        for (int k = 0; k <= (i < j ? i : j); k++) s += L[nl * i + k] * L[nl * j + k];
+        c->Ld[36 * b + nl * i + j] = s;
+      }
+  }
+  memcpy(c->Lp, c->Pblk, 36 * (size_t)n * sizeof(mbsReal));
+  memcpy(c->Ls, c->Sblk, 36 * (size_t)(c->nsib > 0 ? c->nsib : 1) * sizeof(mbsReal));
+  // swap the explicit sibling storage for the factor copy while factoring
+  mbsReal *Sorig = c->Sblk;
+  c->Sblk = c->Ls;
+
+  // factor: eliminate joints from the last body to the first
+  for (int i = n - 1; i >= 0; i--) {
+    int ni = m->body_lamnum[i], p = m->body_parent[i];
+    if (ni == 0) continue;
+    mbsReal *Lii = c->Ld + 36 * i;
+    if (!mbsu_cholFactor(Lii, ni)) {
+      c->Sblk = Sorig;
+      return mbs_errSet(MBS_ERR_NUMERIC,
+                        "direct: constraint-force matrix is not positive definite");
+    }
+    if (p < 0) continue;
+    // W_u = L_ii^{-1} A_{i,u} for the upper neighbours u (parent, earlier siblings), in place
+    int np = m->body_lamnum[p];
+    mbsReal *Wp = c->Lp + 36 * i; // ni x np
+    for (int j = 0; j < np; j++) {
+      mbsReal col[6];
+      for (int k = 0; k < ni; k++) col[k] = Wp[np * k + j];
+      mbsu_cholSolveL(Lii, ni, col);
+      for (int k = 0; k < ni; k++) Wp[np * k + j] = col[k];
+    }
+    const int *ch = m->child_list + m->body_childadr[p];
+    int ri = c->child_rank[i];
+    for (int r = 0; r < ri; r++) {
+      int k = ch[r], nk = m->body_lamnum[k];
+      mbsReal *Wk = mbs_sibBlock(m, c, i, k); // ni x nk (stored as row i)
+      for (int j = 0; j < nk; j++) {
+        mbsReal col[6];
+        for (int l = 0; l < ni; l++) col[l] = Wk[nk * l + j];
+        mbsu_cholSolveL(Lii, ni, col);
+        for (int l = 0; l < ni; l++) Wk[nk * l + j] = col[l];
+      }
+    }
+    // Schur complement updates A_uv -= W_u^T W_v
+    for (int a = 0; a < np; a++)
+      for (int bb = 0; bb < np; bb++) {
+        mbsReal s = 0;
+        for (int l = 0; l < ni; l++) s += Wp[np * l + a] * Wp[np * l + bb];
+        c->Ld[36 * p + np * a + bb] -= s;
+      }
+    for (int r = 0; r < ri; r++) {
+      int k = ch[r], nk = m->body_lamnum[k];
+      if (nk == 0) continue;
+      const mbsReal *Wk = mbs_sibBlock(m, c, i, k);
+      // (k, p): parent block of k, nk x np
+      for (int a = 0; a < nk; a++)
+        for (int bb = 0; bb < np; bb++) {
+          mbsReal s = 0;
+          for (int l = 0; l < ni; l++) s += Wk[nk * l + a] * Wp[np * l + bb];
+          c->Lp[36 * k + np * a + bb] -= s;
+        }
+      // (k, k)
+      for (int a = 0; a < nk; a++)
+        for (int bb = 0; bb < nk; bb++) {
+          mbsReal s = 0;
+          for (int l = 0; l < ni; l++) s += Wk[nk * l + a] * Wk[nk * l + bb];
+          c->Ld[36 * k + nk * a + bb] -= s;
+        }
+      // (k, k') for earlier siblings k' < k
+      for (int r2 = 0; r2 < r; r2++) {
+        int k2 = ch[r2], nk2 = m->body_lamnum[k2];
+        if (nk2 == 0) continue;
+        const mbsReal *Wk2 = mbs_sibBlock(m, c, i, k2);
+        mbsReal *Akk2 = mbs_sibBlock(m, c, k, k2); // row k: nk x nk2
+        for (int a = 0; a < nk; a++)
+          for (int bb = 0; bb < nk2; bb++) {
+            mbsReal s = 0;
+            for (int l = 0; l < ni; l++) s += Wk[nk * l + a] * Wk2[nk2 * l + bb];
+            Akk2[nk2 * a + bb] -= s;
+          }
+      }
+    }
+  }
+
+  // solve L L^T x = b in elimination order
+  mbsReal *y = c->x;
+  memcpy(y, c->rhs, (size_t)m->nlam * sizeof(mbsReal));
+  for (int i = n - 1; i >= 0; i--) {
+    int ni = m->body_lamnum[i], p = m->body_parent[i], la = m->body_lamadr[i];
+    if (ni == 0) continue;
+    mbsu_cholSolveL(c->Ld + 36 * i, ni, y + la);
+    if (p < 0) continue;
+    int np = m->body_lamnum[p], pa = m->body_lamadr[p];
+    const mbsReal *Wp = c->Lp + 36 * i;
+    for (int a = 0; a < np; a++)
+      for (int l = 0; l < ni; l++) y[pa + a] -= Wp[np * l + a] * y[la + l];
+    const int *ch = m->child_list + m->body_childadr[p];
+    for (int r = 0; r < c->child_rank[i]; r++) {
+      int k = ch[r], nk = m->body_lamnum[k], ka = m->body_lamadr[k];
+      const mbsReal *Wk = mbs_sibBlock(m, c, i, k);
+      for (int a = 0; a < nk; a++)
+        for (int l = 0; l < ni; l++) y[ka + a] -= Wk[nk * l + a] * y[la + l];
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    int ni = m->body_lamnum[i], p = m->body_parent[i], la = m->body_lamadr[i];
+    if (ni == 0) continue;
+    if (p >= 0) {
+      int np = m->body_lamnum[p], pa = m->body_lamadr[p];
+      const mbsReal *Wp = c->Lp + 36 * i;
+      for (int l = 0; l < ni; l++)
+        for (int a = 0; a < np; a++) y[la + l] -= Wp[np * l + a] * y[pa + a];
+      const int *ch = m->child_list + m->body_childadr[p];
+      for (int r = 0; r < c->child_rank[i]; r++) {
+        int k = ch[r], nk = m->body_lamnum[k], ka = m->body_lamadr[k];
+        const mbsReal *Wk = mbs_sibBlock(m, c, i, k);
+        for (int l = 0; l < ni; l++)
+          for (int a = 0; a < nk; a++) y[la + l] -= Wk[nk * l + a] * y[ka + a];
+      }
+    }
+    mbsu_cholSolveLT(c->Ld + 36 * i, ni, y + la);
+  }
+  c->Sblk = Sorig;
+  info->it = 1;
+  info->res = 0;
+  info->reason = MBS_REASON_CONVERGED_DIRECT;
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- full solve
+
+mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm) {
+  int method = m->opt.solver;
+  mbsSolveInfo info = {0, 0, 0, 0};
+
+  // position-dependent blocks and the right side b = T^T c - (affine part at lam = 0)
+  MBS_TIC(w->timer, MBS_TIMER_ASSEMBLY);
+  mbsErr e = mbs_cfsPosition(m, w, c);
+  MBS_TOC(w->timer, MBS_TIMER_ASSEMBLY);
+  if (comm && comm->reduce) { // every rank must agree before the collective sweeps
+    double bad = e ? 1 : 0;
+    MBS_CALL(comm->reduce(comm->ctx, &bad, 1));
+    if (bad > 0 && !e)
+      e = mbs_errSet(MBS_ERR_NUMERIC, "constraint-force blocks failed on another rank");
+  }
+  if (e) return e;
+  MBS_TIC(w->timer, MBS_TIMER_SOLVE);
+  memset(c->x + c->l0, 0, (size_t)(c->l1 - c->l0) * sizeof(mbsReal));
+  MBS_CALL(mbs_cfsApply(m, w, c, comm, c->x, 1, c->q));
+  for (int b = c->b0; b < c->b1; b++) {
+    int nl = m->body_lamnum[b], la = m->body_lamadr[b];
+    for (int k = 0; k < nl; k++)
+      c->rhs[la + k] = mbsu_dot6(c->T + 6 * (la + k), w->cacc + 6 * b) - c->q[la + k];
+  }
+  double bb = mbs_dotLocal(c, c->rhs, c->rhs);
+  MBS_CALL(mbs_reduce(comm, &bb, 1));
+  info.bnorm = sqrt(bb);
+
+  // initial guess from the history (warm start)
+  if (m->opt.warm_start != MBS_WARM_NONE && s->nhist > 0) {
+    mbs_cfsWarmStart(m, s, m->opt.warm_start, s->time, c->l0, c->l1, c->x);
+  }
+
+  switch (method) {
+  case MBS_SOLVER_JCG:
+    MBS_CALL(mbs_solveJcg(m, w, c, comm, m->opt.max_iter, &info, NULL, NULL));
+    break;
+  case MBS_SOLVER_JACOBI:
+    MBS_CALL(mbs_solveJacobi(m, w, c, comm, &info));
+    break;
+  case MBS_SOLVER_GS:
+    MBS_CALL(mbs_solveSor(m, w, c, comm, 1.0, &info));
+    break;
+  case MBS_SOLVER_SOR:
+    MBS_CALL(mbs_solveSor(m, w, c, comm, m->opt.omega, &info));
+    break;
+  case MBS_SOLVER_CHEBYSHEV: {
+    double lo, hi;
+    int used = 0;
+    if (m->opt.rho > 0) {
+      MBS_CHECK(m->opt.rho < 1, MBS_ERR_INPUT, "solver.rho must be below 1 (got %g)", m->opt.rho);
+      lo = 1 - m->opt.rho, hi = 1 + m->opt.rho;
+    } else if (c->have_spec) {
+      lo = c->lmin, hi = c->lmax;
+    } else {
+      // estimate the spectrum of D^{-1} A from a few CG (Lanczos) steps, which also improve x
+      double la[64], lb[64];
+      int k = m->opt.max_iter < 30 ? m->opt.max_iter : 30;
+      MBS_CALL(mbs_solveJcg(m, w, c, comm, k, &info, la, lb));
+      used = info.it;
+      if (info.reason == MBS_REASON_CONVERGED || used < 2) {
+        c->lmin = 0.5, c->lmax = 1.5; // trivially small system: any safe interval
+        if (info.reason == MBS_REASON_CONVERGED) break;
+      } else {
+        c->lmin = mbs_tridiagEig(la, lb, used, 0);
+        c->lmax = 1.05 * mbs_tridiagEig(la, lb, used, used - 1);
+      }
+      c->have_spec = 1;
+      lo = c->lmin, hi = c->lmax;
+    }
+    MBS_CALL(mbs_solveChebyshev(m, w, c, comm, lo, hi, m->opt.max_iter - used, &info));
+    info.it += used;
+    if (info.reason == MBS_REASON_DIVERGED_DTOL) c->have_spec = 0;
+    break;
+  }
+  case MBS_SOLVER_DIRECT:
+    MBS_CHECK(!comm || !comm->reduce || (c->b0 == 0 && c->b1 == m->nbody), MBS_ERR_UNSUPPORTED,
+              "solver.method = direct runs on one rank only");
+    MBS_CALL(mbs_solveDirect(m, w, c, &info));
+    break;
+  default:
+    return mbs_errSet(MBS_ERR_UNSUPPORTED, "solver.method \"%s\" is not a constraint-force solver",
+                      mbs_solverName(method));
+  }
+  MBS_TOC(w->timer, MBS_TIMER_SOLVE);
+
+  // accelerations from the constraint forces: affine operator at lam, then qdd per joint
+  MBS_TIC(w->timer, MBS_TIMER_ACCEL);
+  MBS_CALL(mbs_cfsApply(m, w, c, comm, c->x, 1, c->q));
+  mbsReal a0[6];
+  mbs_baseAccel(m, 1, a0);
+  for (int b = c->b0; b < c->b1; b++) {
+    int nd = m->body_dofnum[b], da = m->body_dofadr[b], p = m->body_parent[b];
+    int nl = m->body_lamnum[b], la = m->body_lamadr[b];
+    mbsReal t[6], d[6], sd[6];
+    mbsu_xMotion(w->xpar + 12 * b, p < 0 ? a0 : c->acc + 6 * p, t);
+    for (int i = 0; i < 6; i++) d[i] = c->acc[6 * b + i] - t[i] - w->cacc[6 * b + i];
+    const mbsReal *S = w->sdof + 6 * da, *Si = c->SSinv + 36 * b;
+    for (int k = 0; k < nd; k++) sd[k] = mbsu_dot6(S + 6 * k, d);
+    for (int k = 0; k < nd; k++) {
+      mbsReal v = 0;
+      for (int j = 0; j < nd; j++) v += Si[nd * k + j] * sd[j];
+      w->qdd[da + k] = v;
+    }
+    memcpy(w->acc + 6 * b, c->acc + 6 * b, 6 * sizeof(mbsReal));
+    // joint wrench f = F tau + T lam
+    mbsReal *f = w->jfrc + 6 * b;
+    for (int i = 0; i < 6; i++) f[i] = 0;
+    for (int k = 0; k < nd; k++)
+      for (int i = 0; i < 6; i++) f[i] += c->F[6 * (da + k) + i] * w->qfrc[da + k];
+    for (int k = 0; k < nl; k++) {
+      w->lam[la + k] = c->x[la + k];
+      for (int i = 0; i < 6; i++) f[i] += c->T[6 * (la + k) + i] * c->x[la + k];
+    }
+  }
+  MBS_TOC(w->timer, MBS_TIMER_ACCEL);
+
+  // history for the next warm start (owned part; other entries are never read by this rank)
+  if (m->opt.warm_start != MBS_WARM_NONE) mbs_cfsPushHistory(m, s, s->time, c->l0, c->l1, c->x);
+
+  w->stat.method = method;
+  w->stat.iterations = info.it;
+  w->stat.reason = info.reason;
+  w->stat.residual = info.res;
+  w->stat.evals++;
+  w->stat.total_iterations += info.it;
+  if (info.reason < 0) w->stat.nonconverged++;
+  return MBS_OK;
+}
+
+mbsErr mbs_cfsForward(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c) {
+  MBS_TIC(w->timer, MBS_TIMER_EVAL);
+  mbs_fwdPosition(m, s, w);
+  mbs_fwdVelocity(m, s, w);
+  mbsErr e = mbs_cfsSolve(m, s, w, c, NULL);
+  MBS_TOC(w->timer, MBS_TIMER_EVAL);
+  return e;
+}
