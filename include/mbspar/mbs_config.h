@@ -1,0 +1,95 @@
+/// \file mbs_config.h
+/// The input file: one parser for the libconfig (.cfg) text of a run, with `--set KEY=VALUE`
+/// overrides, strict checking (unknown keys, wrong types and bad values are errors that carry
+/// "FILE:LINE: " or "--set KEY=VALUE: ") and defaults for every key. docs/model.md documents
+/// every key.
+///
+/// Use: rank 0 reads the file and broadcasts its bytes (mbsp_bcastFile); every rank then calls
+///   mbs_configParse(text, path, sets, nsets, &cfg)   -> resolved options in *cfg
+///   mbs_configBuildModel(cfg, &m)                    -> the finalized model (opt, gravity filled)
+///   mbs_configWriteJson(cfg, j)                      -> the resolved parameters as JSON
+///   mbs_configDestroy(&cfg)
+/// All functions are Local: they never communicate, so every rank that parses the same text with
+/// the same overrides gets the same result and the same error.
+#ifndef MBS_CONFIG_H
+#define MBS_CONFIG_H
+
+#include "mbs_error.h"
+#include "mbs_model.h"
+#include "mbs_report.h"
+
+/// Output file format (output.format).
+typedef enum { MBS_OUTFMT_CSV = 0, MBS_OUTFMT_HDF5 = 1 } mbsOutFormat;
+
+/// The prescribed motion of `mbspar inverse` (config group `inverse`, seed 003 eq. 15):
+/// theta(t) = theta0 + (thetaT - theta0)/T * [t - T/(2 pi) sin(2 pi t / T)] for every coordinate of
+/// a scalar-coordinate joint (revolute, prismatic, cylindrical, universal), sampled at
+/// t = k T / steps, k = 0..steps. Other joints stay at q0 with zero velocity.
+typedef struct {
+  int present;      ///< the config has an `inverse` group
+  mbsReal T;        ///< duration of the motion [s] (default 1)
+  int steps;        ///< number of intervals; steps + 1 samples (default 100)
+  int degrees;      ///< angle_unit = "deg": rotation coordinates of q_start/q_end in degrees
+  int nstart, nend; ///< number of values given in q_start / q_end (0 = default to q0)
+  mbsReal *q_start; ///< (nstart) as given (1 value = broadcast)
+  mbsReal *q_end;   ///< (nend) as given (1 value = broadcast)
+} mbsInverseSpec;
+
+/// Resolved configuration. The libconfig tree itself is private.
+typedef struct mbsConfig {
+  char *filename;           ///< the name used in messages ("FILE" of "FILE:LINE: ")
+  mbsOption opt;            ///< solver.* and integrator.* with defaults applied
+  mbsReal gravity[3];       ///< model.gravity [m/s^2] in the ground frame (default [0, 0, -9.81])
+  char *out_dir;            ///< output.dir (default "out")
+  int out_every;            ///< output.every: write every k-th step (default 1)
+  int out_checkpoint_every; ///< output.checkpoint_every: steps between checkpoints, 0 = never
+  int out_format;           ///< output.format: mbsOutFormat (default csv)
+  mbsInverseSpec inverse;   ///< the `inverse` group
+  int nset;                 ///< number of --set overrides applied
+  char **sets;              ///< (nset) the overrides "KEY=VALUE" as given
+  void *priv;               ///< private: the libconfig tree after the overrides
+} mbsConfig;
+
+/// Parse the text of a config file and apply `--set KEY=VALUE` overrides. Checks syntax, unknown
+/// keys (at every level, model included), value types, array lengths and every option value.
+/// The model itself is validated by mbs_configBuildModel. Local.
+/// \param[in] text      NUL-terminated file contents
+/// \param[in] filename  name for messages
+/// \param[in] sets      (nsets) overrides "group.key=value"; value in libconfig syntax, a bare
+///                      word is a string; list elements by `name[i]`, e.g. model.bodies[0].mass=2
+/// \param[out] cfg      the configuration (NULL on error)
+/// \return MBS_OK; MBS_ERR_INPUT ("FILE:LINE: message") or MBS_ERR_USAGE (a bad --set:
+///         "--set KEY=VALUE: message"); MBS_ERR_NOMEM.
+mbsErr mbs_configParse(const char *text, const char *filename, const char *const *sets, int nsets,
+                       mbsConfig **cfg);
+
+/// Build and finalize the model the config describes (explicit bodies and chain/tree generators
+/// in file order), with cfg->opt and cfg->gravity filled in. Local.
+/// \return MBS_OK; MBS_ERR_INPUT with "FILE:LINE: message" naming the offending setting.
+mbsErr mbs_configBuildModel(const mbsConfig *cfg, mbsModel **m);
+
+/// Resolve the inverse motion for model \p m: start and end values of every position coordinate
+/// (nq each). Coordinates of scalar-coordinate joints come from q_start / q_end (in radians after
+/// conversion), all others from q0. Local.
+/// \return MBS_OK; MBS_ERR_INPUT ("FILE:LINE: ...") if a list length does not match the model.
+mbsErr mbs_configInverse(const mbsConfig *cfg, const mbsModel *m, mbsReal *q_start, mbsReal *q_end);
+
+/// Number of coordinates the inverse motion prescribes: the sum of nq over joints with nq == nv
+/// > 0 (revolute, prismatic, cylindrical, universal).
+int mbs_configInverseCoords(const mbsModel *m);
+
+/// Write every resolved parameter as members of the currently open JSON object (the caller opens
+/// e.g. "config"): file, set, model (as written, gravity resolved), solver, integrator, output
+/// and inverse with all defaults filled in. Local.
+void mbs_configWriteJson(const mbsConfig *cfg, mbsJson *j);
+
+/// Free and NULL (NULL is a no-op).
+void mbs_configDestroy(mbsConfig **cfg);
+
+/// Enum names used by the config (for reports).
+const char *mbs_criterionName(int c);
+const char *mbs_warmStartName(int w);
+const char *mbs_integratorName(int i);
+const char *mbs_outFormatName(int f);
+
+#endif

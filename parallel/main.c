@@ -1,0 +1,698 @@
+/// \file main.c
+/// The mbspar driver: `mbspar [VERB] CONFIG [options]` (docs/cli.md).
+///
+/// Communication pattern: rank 0 reads the config file and broadcasts its bytes
+/// (mbsp_bcastFile); every rank parses the same text with the same --set overrides and builds the
+/// same model, so no further setup traffic is needed. Every fallible phase ends in mbsp_agreeErr,
+/// so all ranks leave together with the same exit code and only rank 0 prints the one-line
+/// message. The serial methods (aba, crba) and inverse dynamics run on rank 0 while the other
+/// ranks wait at the next agreement; the parallel constraint-force methods will run on every rank
+/// inside accel_compute. MPI is reached only through the mbsp_* wrappers.
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "build_info.h"
+#include "mbspar/mbs_config.h"
+#include "mbspar/mbs_parallel.h"
+#include "mbspar/mbs_report.h"
+#include "mbspar/mbs_trajectory.h"
+#include "mbspar/mbspar.h"
+
+typedef enum {
+  MBS_VERB_RUN,
+  MBS_VERB_ACCEL,
+  MBS_VERB_INVERSE,
+  MBS_VERB_STATIC,
+  MBS_VERB_CPA,
+  MBS_VERB_CHECK,
+  MBS_VERB_COUNT
+} mbsVerb;
+
+static const char *const mbs_verb_names[MBS_VERB_COUNT] = {"run",    "accel", "inverse",
+                                                           "static", "cpa",   "check"};
+
+/// The command line.
+typedef struct {
+  int verb;           ///< mbsVerb
+  const char *config; ///< CONFIG path
+  const char **sets;  ///< (nset) --set KEY=VALUE
+  int nset;
+  const char *json; ///< --json PATH or "-" (NULL: none)
+  const char *out;  ///< --out DIR (NULL: none)
+  int repeat;       ///< --repeat K
+  int quiet, force, help, version;
+  int argc;
+  char **argv;
+} mbsCli;
+
+static const char mbs_usage[] =
+    "usage: mbspar [VERB] CONFIG [options]\n"
+    "\n"
+    "verbs:\n"
+    "  run       simulate (default verb; not implemented yet)\n"
+    "  accel     one forward-dynamics evaluation at the initial state\n"
+    "  inverse   joint forces along the prescribed motion of the config's inverse group\n"
+    "  static    static equilibrium (not implemented yet)\n"
+    "  cpa       critical-path analysis (not implemented yet)\n"
+    "  check     validate the input and summarise the model\n"
+    "\n"
+    "options:\n"
+    "  --set KEY=VALUE  override any config key by dotted path (repeatable), e.g.\n"
+    "                   --set solver.method=aba --set model.chain.n=64 "
+    "--set model.gravity=[0,0,-1]\n"
+    "  --json PATH|-    write the machine-readable result (- = standard output)\n"
+    "  --out DIR        write result files (VERB.json, inverse.csv) into DIR\n"
+    "  --force          overwrite existing files in --out\n"
+    "  --repeat K       accel: time K evaluations and report the mean (time_per_eval_s)\n"
+    "  --quiet          no table on standard output\n"
+    "  --help           this text\n"
+    "  --version        version, git sha, MPI library\n"
+    "\n"
+    "exit codes: 0 ok, 2 bad input or usage, 3 I/O error, 4 out of memory, 5 numerical failure,\n"
+    "            6 MPI error, 8 not available yet, 9 internal error (docs/cli.md)\n";
+
+// ---------------------------------------------------------------- command line
+
+static mbsErr mbs_cliParse(int argc, char **argv, mbsCli *cli) {
+  memset(cli, 0, sizeof *cli);
+  cli->verb = -1;
+  cli->repeat = 1;
+  cli->argc = argc;
+  cli->argv = argv;
+  cli->sets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *cli->sets);
+  if (!cli->sets) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  const char *pos[2] = {NULL, NULL};
+  int npos = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *val = NULL;
+    if (a[0] == '-' && a[1]) {
+      // --opt=value or --opt value
+      char opt[64];
+      const char *eq = strchr(a, '=');
+      size_t n = eq ? (size_t)(eq - a) : strlen(a);
+      if (n >= sizeof opt) n = sizeof opt - 1;
+      memcpy(opt, a, n);
+      opt[n] = 0;
+      int takes = !strcmp(opt, "--set") || !strcmp(opt, "--json") || !strcmp(opt, "--out") ||
+                  !strcmp(opt, "--repeat");
+      if (takes) {
+        if (eq)
+          val = eq + 1;
+        else if (i + 1 < argc)
+          val = argv[++i];
+        else
+          return mbs_errSet(MBS_ERR_USAGE, "mbspar: option %s needs a value (see mbspar --help)",
+                            opt);
+      } else if (eq) {
+        return mbs_errSet(MBS_ERR_USAGE, "mbspar: option %s takes no value (see mbspar --help)",
+                          opt);
+      }
+      if (!strcmp(opt, "--set")) {
+        if (!strchr(val, '='))
+          return mbs_errSet(MBS_ERR_USAGE,
+                            "mbspar: --set %s: expected KEY=VALUE, e.g. --set solver.method=aba",
+                            val);
+        cli->sets[cli->nset++] = val;
+      } else if (!strcmp(opt, "--json")) {
+        if (!val[0]) return mbs_errSet(MBS_ERR_USAGE, "mbspar: --json needs a path or -");
+        cli->json = val;
+      } else if (!strcmp(opt, "--out")) {
+        if (!val[0]) return mbs_errSet(MBS_ERR_USAGE, "mbspar: --out needs a directory");
+        cli->out = val;
+      } else if (!strcmp(opt, "--repeat")) {
+        char *end = NULL;
+        long k = strtol(val, &end, 10);
+        if (end == val || *end || k < 1 || k > 1000000000L)
+          return mbs_errSet(MBS_ERR_USAGE,
+                            "mbspar: --repeat %s: expected a positive integer number of "
+                            "evaluations",
+                            val);
+        cli->repeat = (int)k;
+      } else if (!strcmp(opt, "--quiet") || !strcmp(opt, "-q")) {
+        cli->quiet = 1;
+      } else if (!strcmp(opt, "--force")) {
+        cli->force = 1;
+      } else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+        cli->help = 1;
+      } else if (!strcmp(opt, "--version") || !strcmp(opt, "-V")) {
+        cli->version = 1;
+      } else {
+        return mbs_errSet(MBS_ERR_USAGE, "mbspar: unknown option %s (see mbspar --help)", a);
+      }
+    } else {
+      if (npos == 2)
+        return mbs_errSet(MBS_ERR_USAGE, "mbspar: unexpected argument \"%s\" (see mbspar --help)",
+                          a);
+      pos[npos++] = a;
+    }
+  }
+  if (cli->help || cli->version) return MBS_OK;
+  // VERB CONFIG or CONFIG
+  if (npos >= 1)
+    for (int v = 0; v < MBS_VERB_COUNT; v++)
+      if (!strcmp(pos[0], mbs_verb_names[v])) cli->verb = v;
+  if (cli->verb >= 0) {
+    if (npos < 2)
+      return mbs_errSet(MBS_ERR_USAGE, "mbspar: missing CONFIG after \"%s\" (see mbspar --help)",
+                        pos[0]);
+    cli->config = pos[1];
+  } else {
+    if (npos == 0)
+      return mbs_errSet(MBS_ERR_USAGE,
+                        "mbspar: missing CONFIG (usage: mbspar [VERB] CONFIG [options]; see "
+                        "mbspar --help)");
+    if (npos == 2)
+      return mbs_errSet(MBS_ERR_USAGE,
+                        "mbspar: unknown verb \"%s\" (verbs: run, accel, inverse, static, cpa, "
+                        "check)",
+                        pos[0]);
+    cli->verb = MBS_VERB_RUN;
+    cli->config = pos[0];
+  }
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- output files
+
+static int mbs_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+// DIR/NAME into buf
+static mbsErr mbs_outPath(const mbsCli *cli, const char *name, char *buf, size_t n) {
+  int w = snprintf(buf, n, "%s/%s", cli->out, name);
+  MBS_CHECK(w > 0 && (size_t)w < n, MBS_ERR_USAGE, "mbspar: --out %s: path too long", cli->out);
+  return MBS_OK;
+}
+
+// create --out DIR if needed and refuse to overwrite the files this verb writes (rank 0)
+static mbsErr mbs_outPrepare(const mbsCli *cli, const char *const *names, int nnames) {
+  if (!cli->out) return MBS_OK;
+  struct stat st;
+  if (stat(cli->out, &st) != 0) {
+    if (mkdir(cli->out, 0777) != 0)
+      return mbs_errSet(MBS_ERR_IO, "mbspar: --out %s: cannot create directory (%s)", cli->out,
+                        strerror(errno));
+  } else if (!S_ISDIR(st.st_mode)) {
+    return mbs_errSet(MBS_ERR_IO, "mbspar: --out %s: exists and is not a directory", cli->out);
+  }
+  for (int k = 0; k < nnames; k++) {
+    char p[4096];
+    MBS_CALL(mbs_outPath(cli, names[k], p, sizeof p));
+    if (mbs_exists(p) && !cli->force)
+      return mbs_errSet(MBS_ERR_IO, "mbspar: %s exists; not overwriting it (use --force)", p);
+  }
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- report sections
+
+static void mbs_jsonBuild(mbsJson *j) {
+  mbs_jsonBeginObject(j, "build");
+  mbs_jsonString(j, "version", MBS_VERSION);
+  mbs_jsonString(j, "git_sha", MBS_GIT_SHA);
+  mbs_jsonString(j, "compiler", MBS_COMPILER);
+  mbs_jsonString(j, "build_type", MBS_BUILD_TYPE);
+  mbs_jsonString(j, "c_flags", MBS_C_FLAGS);
+  mbs_jsonString(j, "mpi_library", mbsp_libraryVersion());
+  mbs_jsonString(j, "petsc", MBS_PETSC_VERSION);
+  mbs_jsonString(j, "hwloc", MBS_HWLOC_VERSION);
+  mbs_jsonString(j, "libconfig", MBS_LIBCONFIG_VERSION);
+  mbs_jsonEndObject(j);
+}
+
+static void mbs_jsonRun(mbsJson *j, const mbsCli *cli, mbspComm *comm) {
+  char host[256] = "unknown", date[64] = "";
+  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
+  host[sizeof host - 1] = 0;
+  time_t now = time(NULL);
+  struct tm tmv;
+  if (gmtime_r(&now, &tmv)) strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+  mbs_jsonBeginObject(j, "run");
+  mbs_jsonString(j, "verb", mbs_verb_names[cli->verb]);
+  mbs_jsonInt(j, "ranks", mbsp_size(comm));
+  mbs_jsonInt(j, "mpi_thread_level", mbsp_threadLevel(comm));
+  mbs_jsonString(j, "host", host);
+  mbs_jsonString(j, "date", date);
+  mbs_jsonBeginArray(j, "argv");
+  for (int k = 0; k < cli->argc; k++) mbs_jsonString(j, NULL, cli->argv[k]);
+  mbs_jsonEndArray(j);
+  mbs_jsonEndObject(j);
+}
+
+static void mbs_jointCounts(const mbsModel *m, int *cnt) {
+  for (int t = 0; t < MBS_JNT_COUNT; t++) cnt[t] = 0;
+  for (int b = 0; b < m->nbody; b++) cnt[m->body_jnttype[b]]++;
+}
+
+static void mbs_jsonModel(mbsJson *j, const mbsModel *m) {
+  int cnt[MBS_JNT_COUNT];
+  mbs_jointCounts(m, cnt);
+  mbs_jsonBeginObject(j, "model");
+  mbs_jsonInt(j, "bodies", m->nbody);
+  mbs_jsonInt(j, "nq", m->nq);
+  mbs_jsonInt(j, "dofs", m->nv);
+  mbs_jsonInt(j, "nlam", m->nlam);
+  mbs_jsonInt(j, "max_depth", m->maxdepth);
+  mbs_jsonNumber(j, "total_mass", mbs_modelTotalMass(m));
+  mbs_jsonNumberArray(j, "gravity", m->gravity, 3);
+  mbs_jsonBeginObject(j, "joint_types");
+  for (int t = 0; t < MBS_JNT_COUNT; t++)
+    if (cnt[t]) mbs_jsonInt(j, mbs_jntName(t), cnt[t]);
+  mbs_jsonEndObject(j);
+  mbs_jsonEndObject(j);
+}
+
+// the common head of every report
+static void mbs_jsonHead(mbsJson *j, const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                         const mbsModel *m) {
+  mbs_jsonString(j, "schema", "mbspar-report-1");
+  mbs_jsonBuild(j);
+  mbs_jsonRun(j, cli, comm);
+  mbs_jsonInt(j, "ranks", mbsp_size(comm));
+  mbs_jsonBeginObject(j, "config");
+  mbs_configWriteJson(cfg, j);
+  mbs_jsonEndObject(j);
+  mbs_jsonModel(j, m);
+}
+
+typedef void (*mbsJsonBody)(mbsJson *j, const void *ctx);
+
+// write one report to every requested target (--json PATH|-, --out DIR/VERB.json); rank 0 only
+static mbsErr mbs_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m,
+                       mbsJsonBody body, const void *ctx) {
+  const char *targets[2] = {cli->json, NULL};
+  char outp[4096];
+  if (cli->out) {
+    char name[64];
+    snprintf(name, sizeof name, "%s.json", mbs_verb_names[cli->verb]);
+    MBS_CALL(mbs_outPath(cli, name, outp, sizeof outp));
+    targets[1] = outp;
+  }
+  for (int k = 0; k < 2; k++) {
+    if (!targets[k]) continue;
+    mbsJson *j;
+    MBS_CALL(mbs_jsonOpen(targets[k], &j));
+    mbs_jsonHead(j, cli, comm, cfg, m);
+    body(j, ctx);
+    MBS_CALL(mbs_jsonClose(&j));
+  }
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- check
+
+static void mbs_checkJson(mbsJson *j, const void *ctx) {
+  (void)ctx;
+  mbs_jsonBool(j, "valid", 1);
+}
+
+static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m) {
+  int cnt[MBS_JNT_COUNT];
+  mbs_jointCounts(m, cnt);
+  printf("model %s\n", cfg->filename);
+  printf("  %-26s %d\n", "bodies", m->nbody);
+  printf("  %-26s %d\n", "degrees of freedom (nv)", m->nv);
+  printf("  %-26s %d\n", "position coordinates (nq)", m->nq);
+  printf("  %-26s %d\n", "constraint components", m->nlam);
+  printf("  %-26s %d\n", "max depth", m->maxdepth);
+  printf("  %-26s %.6g kg\n", "total mass", mbs_modelTotalMass(m));
+  printf("  %-26s [%g, %g, %g] m/s^2\n", "gravity", m->gravity[0], m->gravity[1], m->gravity[2]);
+  printf("  %-26s", "joint types");
+  for (int t = 0; t < MBS_JNT_COUNT; t++)
+    if (cnt[t]) printf(" %s %d", mbs_jntName(t), cnt[t]);
+  printf("\n");
+  printf("  %-26s %s (tol %g, max_iter %d, warm start %s)\n", "solver",
+         mbs_solverName(m->opt.solver), m->opt.tol, m->opt.max_iter,
+         mbs_warmStartName(m->opt.warm_start));
+  printf("  %-26s %s (dt %g s, t_end %g s)\n", "integrator", mbs_integratorName(m->opt.integrator),
+         m->opt.dt, m->opt.t_end);
+}
+
+// ---------------------------------------------------------------- accel
+
+typedef struct {
+  const mbsModel *m;
+  const mbsWork *w;
+  const mbsReal *wrench; // (nbody x 6)
+  double time_per_eval;
+  int repeat;
+  double residual;
+} mbsAccelOut;
+
+/// One forward-dynamics evaluation at the state \p s with the method m->opt.solver. Collective:
+/// every rank calls it. The serial methods (aba, crba) run on rank 0 only; the other ranks return
+/// at once and wait at the caller's agreement. The parallel constraint-force methods (jacobi, gs,
+/// sor, chebyshev, jcg, direct, petsc) are to be hooked in here; until then they report
+/// MBS_ERR_UNSUPPORTED on every rank. Writes (rank 0): w->qdd, acc, jfrc, w->stat.
+static mbsErr accel_compute(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWork *w) {
+  switch (m->opt.solver) {
+  case MBS_SOLVER_ABA:
+  case MBS_SOLVER_CRBA:
+    if (mbsp_rank(comm) != 0) return MBS_OK;
+    MBS_CALL(mbs_forward(m, s, w));
+    w->stat.iterations = 0;
+    w->stat.reason = MBS_REASON_CONVERGED_DIRECT;
+    return MBS_OK;
+  default:
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "mbspar accel: solver.method \"%s\" is not implemented yet (available now: "
+                      "aba, crba; use --set solver.method=aba)",
+                      mbs_solverName(m->opt.solver));
+  }
+}
+
+static void mbs_accelJson(mbsJson *j, const void *ctx) {
+  const mbsAccelOut *a = ctx;
+  const mbsModel *m = a->m;
+  const mbsWork *w = a->w;
+  mbs_jsonBeginObject(j, "solver");
+  mbs_jsonString(j, "method", mbs_solverName(m->opt.solver));
+  mbs_jsonInt(j, "iterations", w->stat.iterations);
+  mbs_jsonNumber(j, "residual", a->residual);
+  mbs_jsonBool(j, "converged", w->stat.reason > 0);
+  mbs_jsonString(j, "reason", mbs_reasonName(w->stat.reason));
+  mbs_jsonEndObject(j);
+  mbs_jsonInt(j, "repeat", a->repeat);
+  mbs_jsonNumber(j, "time_per_eval_s", a->time_per_eval);
+  mbs_jsonNumberArray(j, "qdd", w->qdd, m->nv);
+  mbs_jsonNumberArray(j, "lambda", w->lam, m->nlam);
+  mbs_jsonBeginArray(j, "joint_wrench");
+  for (int b = 0; b < m->nbody; b++) mbs_jsonNumberArray(j, NULL, a->wrench + 6 * b, 6);
+  mbs_jsonEndArray(j);
+}
+
+static mbsErr mbs_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                            const mbsModel *m) {
+  int rank = mbsp_rank(comm);
+  mbsState *s = NULL;
+  mbsWork *w = NULL;
+  mbsReal *wrench = NULL;
+  static const char *const files[] = {"accel.json"};
+  mbsErr e = rank == 0 ? mbs_outPrepare(cli, files, 1) : MBS_OK;
+  if (!e) e = mbs_stateCreate(m, &s);
+  if (!e) e = mbs_workCreate(m, &w);
+  if (!e && rank == 0) {
+    wrench = malloc((size_t)m->nbody * 6 * sizeof *wrench);
+    if (!wrench) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  }
+  e = mbsp_agreeErr(comm, e);
+
+  // K full evaluations from the initial state, timed on rank 0
+  double t0 = mbs_wtime();
+  for (int k = 0; k < cli->repeat && !e; k++) {
+    mbs_stateReset(m, s);
+    e = accel_compute(comm, m, s, w);
+  }
+  double tpe = (mbs_wtime() - t0) / cli->repeat;
+  e = mbsp_agreeErr(comm, e);
+
+  if (!e && rank == 0) {
+    mbs_constraintLambda(m, w);
+    mbs_jointWrenchWorld(m, w, wrench);
+    // equation-of-motion residual of the result: ||RNEA(q, qd, qdd) - tau|| / scale, with
+    // scale = max(||bias||, ||tau||), bias = RNEA(q, qd, 0) (gravity and velocity terms)
+    mbsReal *qdd = malloc((size_t)(m->nv > 0 ? m->nv : 1) * sizeof *qdd);
+    mbsReal *acc = malloc((size_t)m->nbody * 6 * sizeof *acc);
+    double num = 0, nb = 0, nt = 0;
+    if (qdd && acc) {
+      memcpy(qdd, w->qdd, (size_t)m->nv * sizeof *qdd);
+      memcpy(acc, w->acc, (size_t)m->nbody * 6 * sizeof *acc);
+      mbs_rnea(m, w, NULL);
+      for (int d = 0; d < m->nv; d++) nb += w->qfrc_inv[d] * w->qfrc_inv[d];
+      mbs_rnea(m, w, qdd);
+      for (int d = 0; d < m->nv; d++) {
+        double r = w->qfrc_inv[d] - w->qfrc[d];
+        num += r * r;
+        nt += w->qfrc[d] * w->qfrc[d];
+      }
+      memcpy(w->acc, acc, (size_t)m->nbody * 6 * sizeof *acc);
+    } else {
+      num = NAN;
+    }
+    free(acc);
+    free(qdd);
+    double scale = sqrt(nb > nt ? nb : nt);
+    mbsAccelOut a = {m, w, wrench, tpe, cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num)};
+    if (!cli->quiet && !(cli->json && !strcmp(cli->json, "-"))) {
+      double qn = 0;
+      for (int d = 0; d < m->nv; d++) qn += w->qdd[d] * w->qdd[d];
+      printf("mbspar accel %s: %d bodies, %d dofs, %d rank(s)\n", cfg->filename, m->nbody, m->nv,
+             mbsp_size(comm));
+      printf("  %-20s %s\n", "method", mbs_solverName(m->opt.solver));
+      printf("  %-20s %.3e s (mean of %d)\n", "time per eval", tpe, cli->repeat);
+      printf("  %-20s %.3e\n", "EOM residual", a.residual);
+      printf("  %-20s %.6e\n", "|qdd|", sqrt(qn));
+      int show = m->nv < 8 ? m->nv : 8;
+      printf("  %-20s", "qdd");
+      for (int d = 0; d < show; d++) printf(" %.6g", w->qdd[d]);
+      printf("%s\n", show < m->nv ? " ..." : "");
+    }
+    e = mbs_emit(cli, comm, cfg, m, mbs_accelJson, &a);
+  }
+  e = mbsp_agreeErr(comm, e);
+  free(wrench);
+  mbs_workDestroy(&w);
+  mbs_stateDestroy(&s);
+  return e;
+}
+
+// ---------------------------------------------------------------- inverse
+
+typedef struct {
+  const mbsModel *m;
+  const mbsConfig *cfg;
+  int ns;             // samples
+  const mbsReal *t;   // (ns)
+  const mbsReal *q;   // (ns x nq)
+  const mbsReal *qd;  // (ns x nv)
+  const mbsReal *qdd; // (ns x nv)
+  const mbsReal *tau; // (ns x nv)
+} mbsInverseOut;
+
+static void mbs_inverseJson(mbsJson *j, const void *ctx) {
+  const mbsInverseOut *r = ctx;
+  const mbsModel *m = r->m;
+  mbs_jsonBeginObject(j, "inverse");
+  mbs_jsonNumber(j, "T", r->cfg->inverse.T);
+  mbs_jsonInt(j, "steps", r->cfg->inverse.steps);
+  mbs_jsonInt(j, "prescribed_coordinates", mbs_configInverseCoords(m));
+  mbs_jsonNumberArray(j, "t", r->t, r->ns);
+  const char *names[4] = {"q", "qd", "qdd", "tau"};
+  const mbsReal *data[4] = {r->q, r->qd, r->qdd, r->tau};
+  for (int k = 0; k < 4; k++) {
+    int n = k == 0 ? m->nq : m->nv;
+    mbs_jsonBeginArray(j, names[k]);
+    for (int i = 0; i < r->ns; i++) mbs_jsonNumberArray(j, NULL, data[k] + (size_t)i * n, n);
+    mbs_jsonEndArray(j);
+  }
+  mbsReal *mx = calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof *mx);
+  if (mx) {
+    for (int i = 0; i < r->ns; i++)
+      for (int d = 0; d < m->nv; d++)
+        if (fabs(r->tau[(size_t)i * m->nv + d]) > mx[d])
+          mx[d] = fabs(r->tau[(size_t)i * m->nv + d]);
+    mbs_jsonNumberArray(j, "tau_max_abs", mx, m->nv);
+    free(mx);
+  }
+  mbs_jsonEndObject(j);
+}
+
+// column name of coordinate k of body b: PREFIX_NAME or PREFIX_NAME_k
+static void mbs_csvName(FILE *f, const char *pre, const mbsModel *m, int b, int n, int k) {
+  if (n == 1)
+    fprintf(f, ",%s_%s", pre, m->body_name[b]);
+  else
+    fprintf(f, ",%s_%s_%d", pre, m->body_name[b], k);
+}
+
+static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
+  const mbsModel *m = r->m;
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) return mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot open for writing", tmp);
+  fprintf(f, "t");
+  for (int b = 0; b < m->nbody; b++)
+    for (int k = 0; k < m->body_qnum[b]; k++) mbs_csvName(f, "q", m, b, m->body_qnum[b], k);
+  const char *pre[3] = {"qd", "qdd", "tau"};
+  for (int p = 0; p < 3; p++)
+    for (int b = 0; b < m->nbody; b++)
+      for (int k = 0; k < m->body_dofnum[b]; k++)
+        mbs_csvName(f, pre[p], m, b, m->body_dofnum[b], k);
+  fprintf(f, "\n");
+  for (int i = 0; i < r->ns; i++) {
+    fprintf(f, "%.17g", r->t[i]);
+    for (int k = 0; k < m->nq; k++) fprintf(f, ",%.17g", r->q[(size_t)i * m->nq + k]);
+    const mbsReal *cols[3] = {r->qd, r->qdd, r->tau};
+    for (int p = 0; p < 3; p++)
+      for (int d = 0; d < m->nv; d++) fprintf(f, ",%.17g", cols[p][(size_t)i * m->nv + d]);
+    fprintf(f, "\n");
+  }
+  int bad = ferror(f) != 0;
+  if (fclose(f) != 0) bad = 1;
+  if (bad || rename(tmp, path) != 0) {
+    remove(tmp);
+    return mbs_errSet(MBS_ERR_IO, "mbspar: %s: write failed (nothing written)", path);
+  }
+  return MBS_OK;
+}
+
+static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                             const mbsModel *m) {
+  const mbsInverseSpec *iv = &cfg->inverse;
+  int ns = iv->steps + 1, nq = m->nq, nv = m->nv;
+  mbsState *s = NULL;
+  mbsWork *w = NULL;
+  mbsReal *qs = NULL, *qe = NULL, *t = NULL, *q = NULL, *qd = NULL, *qdd = NULL, *tau = NULL;
+  mbsErr e = MBS_OK;
+  static const char *const files[] = {"inverse.csv", "inverse.json"};
+  e = mbs_outPrepare(cli, files, 2);
+  if (!e) e = mbs_stateCreate(m, &s);
+  if (!e) e = mbs_workCreate(m, &w);
+  if (!e) {
+    size_t nsz = (size_t)ns;
+    qs = malloc((size_t)(nq + 1) * sizeof *qs);
+    qe = malloc((size_t)(nq + 1) * sizeof *qe);
+    t = malloc(nsz * sizeof *t);
+    q = malloc(nsz * (size_t)(nq + 1) * sizeof *q);
+    qd = malloc(nsz * (size_t)(nv + 1) * sizeof *qd);
+    qdd = malloc(nsz * (size_t)(nv + 1) * sizeof *qdd);
+    tau = malloc(nsz * (size_t)(nv + 1) * sizeof *tau);
+    if (!qs || !qe || !t || !q || !qd || !qdd || !tau)
+      e = mbs_errSet(MBS_ERR_NOMEM, "mbspar inverse: out of memory for %d samples", ns);
+  }
+  if (!e) e = mbs_configInverse(cfg, m, qs, qe);
+  // samples t_k = k T / steps
+  for (int i = 0; i < ns && !e; i++) {
+    t[i] = iv->T * i / iv->steps;
+    mbs_inverseSample(m, s, w, qs, qe, iv->T, t[i], qdd + (size_t)i * nv, tau + (size_t)i * nv);
+    memcpy(q + (size_t)i * nq, s->q, (size_t)nq * sizeof *q);
+    memcpy(qd + (size_t)i * nv, s->qd, (size_t)nv * sizeof *qd);
+  }
+  if (!e) {
+    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau};
+    if (!cli->quiet && !(cli->json && !strcmp(cli->json, "-"))) {
+      printf("mbspar inverse %s: %d bodies, %d dofs, %d samples over T = %g s\n", cfg->filename,
+             m->nbody, nv, ns, iv->T);
+      printf("  %-12s %14s %14s %14s\n", "dof", "tau(0)", "tau(T/4)", "max |tau|");
+      int show = nv < 16 ? nv : 16;
+      for (int d = 0; d < show; d++) {
+        double mx = 0;
+        for (int i = 0; i < ns; i++) mx = fmax(mx, fabs(tau[(size_t)i * nv + d]));
+        int b = m->dof_body[d];
+        printf("  %-12s %14.6g %14.6g %14.6g\n", m->body_name[b], tau[d],
+               tau[(size_t)(ns / 4) * nv + d], mx);
+      }
+      if (show < nv) printf("  ... (%d more)\n", nv - show);
+    }
+    if (cli->out) {
+      char p[4096];
+      e = mbs_outPath(cli, "inverse.csv", p, sizeof p);
+      if (!e) e = mbs_inverseCsv(p, &r);
+    }
+    if (!e) e = mbs_emit(cli, comm, cfg, m, mbs_inverseJson, &r);
+  }
+  free(qs);
+  free(qe);
+  free(t);
+  free(q);
+  free(qd);
+  free(qdd);
+  free(tau);
+  mbs_workDestroy(&w);
+  mbs_stateDestroy(&s);
+  return e;
+}
+
+// ---------------------------------------------------------------- main
+
+static void mbs_printError(void) {
+  // exactly one line: flatten any newline in the message
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+  for (char *p = msg; *p; p++)
+    if (*p == '\n' || *p == '\r') *p = ' ';
+  fprintf(stderr, "%s\n", msg[0] ? msg : "mbspar: error");
+  if (getenv("MBS_TRACEBACK") && mbs_errTraceback()[0])
+    fprintf(stderr, "traceback:\n%s", mbs_errTraceback());
+}
+
+int main(int argc, char **argv) {
+  mbspComm *comm = NULL;
+  mbsErr e = mbsp_init(&argc, &argv, &comm);
+  if (e) {
+    mbs_printError();
+    return mbs_errExitCode(e);
+  }
+  int rank = mbsp_rank(comm);
+  mbsCli cli;
+  mbsConfig *cfg = NULL;
+  mbsModel *m = NULL;
+  char *text = NULL;
+
+  // the command line is the same on every rank; agree anyway
+  e = mbsp_agreeErr(comm, mbs_cliParse(argc, argv, &cli));
+  if (!e && (cli.help || cli.version)) {
+    if (rank == 0 && cli.help) fputs(mbs_usage, stdout);
+    if (rank == 0 && cli.version && !cli.help) {
+      printf("mbspar %s (git %s)\n", MBS_VERSION, MBS_GIT_SHA);
+      printf("MPI library: %s\n", mbsp_libraryVersion());
+      printf("compiler: %s, build type %s\n", MBS_COMPILER, MBS_BUILD_TYPE);
+      printf("libconfig %s, PETSc %s, hwloc %s\n", MBS_LIBCONFIG_VERSION,
+             MBS_PETSC_VERSION[0] ? MBS_PETSC_VERSION : "-",
+             MBS_HWLOC_VERSION[0] ? MBS_HWLOC_VERSION : "-");
+    }
+    free(cli.sets);
+    mbsp_finalize(&comm);
+    return 0;
+  }
+
+  // rank 0 reads, everyone parses the same bytes
+  if (!e) e = mbsp_bcastFile(comm, cli.config, &text, NULL);
+  if (!e) e = mbsp_agreeErr(comm, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg));
+  if (!e) e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
+
+  if (!e) {
+    switch (cli.verb) {
+    case MBS_VERB_CHECK:
+      if (rank == 0) {
+        static const char *const files[] = {"check.json"};
+        e = mbs_outPrepare(&cli, files, 1);
+        if (!e && !cli.quiet && !(cli.json && !strcmp(cli.json, "-"))) {
+          mbs_printSummary(cfg, m);
+          printf("input is valid\n");
+        }
+        if (!e) e = mbs_emit(&cli, comm, cfg, m, mbs_checkJson, NULL);
+      }
+      e = mbsp_agreeErr(comm, e);
+      break;
+    case MBS_VERB_ACCEL:
+      e = mbs_verbAccel(&cli, comm, cfg, m);
+      break;
+    case MBS_VERB_INVERSE:
+      e = mbsp_agreeErr(comm, rank == 0 ? mbs_inverseRun(&cli, comm, cfg, m) : MBS_OK);
+      break;
+    default:
+      e = mbsp_agreeErr(comm, mbs_errSet(MBS_ERR_UNSUPPORTED,
+                                         "mbspar %s: not implemented yet (available: check, "
+                                         "accel, inverse)",
+                                         mbs_verb_names[cli.verb]));
+    }
+  }
+
+  if (e && rank == 0) mbs_printError();
+  mbs_modelDestroy(&m);
+  mbs_configDestroy(&cfg);
+  free(text);
+  free(cli.sets);
+  mbsp_finalize(&comm);
+  return mbs_errExitCode(e);
+}

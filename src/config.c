@@ -1,0 +1,1495 @@
+/// \file config.c
+/// The config parser (see mbs_config.h and docs/model.md). libconfig parses the text; everything
+/// after that is ours: --set overrides edit the libconfig tree in place (keeping member order,
+/// because the model is built in file order), then strict readers check every key, type, length
+/// and value and report "FILE:LINE: message" (or "--set KEY=VALUE: message" for values that came
+/// from the command line).
+///
+/// Before parsing, square brackets outside strings and comments become parentheses: libconfig
+/// arrays must be homogeneous ("[0, 0, -9.81]" is a syntax error there), lists are not, and the
+/// readers treat arrays and lists alike. The rewrite keeps every character position, so the
+/// line numbers are unchanged.
+#define _POSIX_C_SOURCE 200809L
+#include <libconfig.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_config.h"
+#include "mbspar/mbs_solver.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+typedef config_setting_t mbsCs;
+
+#define MBS_CFG_MAXBODIES 50000000 ///< generator size cap (memory sanity)
+
+static const char *const mbs_crit_names[] = {"residual", "change", NULL};
+static const char *const mbs_warm_names[] = {"none",      "previous", "linear",
+                                             "quadratic", "cubic",    NULL};
+static const char *const mbs_int_names[] = {"euler", "rk4", "dp5", NULL};
+static const char *const mbs_fmt_names[] = {"csv", "hdf5", NULL};
+static const char *const mbs_shape_names[] = {"rod", "box", "sphere", NULL};
+
+static const char *mbs_nameOf(const char *const *names, int n, int k) {
+  return (k >= 0 && k < n) ? names[k] : "?";
+}
+const char *mbs_criterionName(int c) {
+  return mbs_nameOf(mbs_crit_names, 2, c);
+}
+const char *mbs_warmStartName(int w) {
+  return mbs_nameOf(mbs_warm_names, 5, w);
+}
+const char *mbs_integratorName(int i) {
+  return mbs_nameOf(mbs_int_names, 3, i);
+}
+const char *mbs_outFormatName(int f) {
+  return mbs_nameOf(mbs_fmt_names, 2, f);
+}
+
+static char *mbs_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+// ---------------------------------------------------------------- locations and messages
+
+// dotted path of a setting: model.bodies[2].joint.axis
+static void mbs_cfgPath(const mbsCs *s, char *buf, size_t n) {
+  const mbsCs *chain[64];
+  int k = 0;
+  for (const mbsCs *p = s; p && !config_setting_is_root(p) && k < 64; p = config_setting_parent(p))
+    chain[k++] = p;
+  size_t len = 0;
+  buf[0] = 0;
+  for (int i = k - 1; i >= 0 && len + 1 < n; i--) {
+    const mbsCs *p = chain[i];
+    const char *name = config_setting_name(p);
+    int w;
+    if (name)
+      w = snprintf(buf + len, n - len, "%s%s", len ? "." : "", name);
+    else
+      w = snprintf(buf + len, n - len, "[%d]", config_setting_index(p));
+    if (w < 0) break;
+    len += (size_t)w;
+    if (len >= n) len = n - 1;
+  }
+  if (!buf[0]) snprintf(buf, n, "(top level)");
+}
+
+// the --set override a setting came from (NULL: from the file)
+static const char *mbs_cfgSetOf(const mbsCs *s) {
+  for (const mbsCs *p = s; p; p = config_setting_parent(p))
+    if (config_setting_get_hook(p)) return (const char *)config_setting_get_hook(p);
+  return NULL;
+}
+
+static int mbs_cfgLine(const mbsCs *s) {
+  for (const mbsCs *p = s; p; p = config_setting_parent(p))
+    if (config_setting_source_line(p) > 0) return (int)config_setting_source_line(p);
+  return 1;
+}
+
+// record "FILE:LINE: msg" (or "--set K=V: msg") for setting s and return the code
+static mbsErr mbs_cfgFail(const mbsConfig *c, const mbsCs *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static mbsErr mbs_cfgFail(const mbsConfig *c, const mbsCs *s, const char *fmt, ...) {
+  char msg[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const char *set = s ? mbs_cfgSetOf(s) : NULL;
+  if (set) return mbs_errSet(MBS_ERR_USAGE, "--set %s: %s", set, msg);
+  return mbs_errSet(MBS_ERR_INPUT, "%s:%d: %s", c->filename, s ? mbs_cfgLine(s) : 1, msg);
+}
+
+static const char *mbs_cfgTypeName(const mbsCs *s) {
+  switch (config_setting_type(s)) {
+  case CONFIG_TYPE_GROUP:
+    return "a group";
+  case CONFIG_TYPE_INT:
+  case CONFIG_TYPE_INT64:
+    return "an integer";
+  case CONFIG_TYPE_FLOAT:
+    return "a number";
+  case CONFIG_TYPE_STRING:
+    return "a string";
+  case CONFIG_TYPE_BOOL:
+    return "a boolean";
+  case CONFIG_TYPE_ARRAY:
+  case CONFIG_TYPE_LIST:
+    return "a list";
+  default:
+    return "nothing";
+  }
+}
+
+// ---------------------------------------------------------------- typed readers
+
+static int mbs_cfgIsList(const mbsCs *s) {
+  return config_setting_type(s) == CONFIG_TYPE_LIST || config_setting_type(s) == CONFIG_TYPE_ARRAY;
+}
+
+// unknown keys are errors
+static mbsErr mbs_cfgCheckKeys(const mbsConfig *c, const mbsCs *g, const char *const *keys) {
+  int n = config_setting_length(g);
+  for (int i = 0; i < n; i++) {
+    const mbsCs *s = config_setting_get_elem(g, (unsigned)i);
+    const char *name = config_setting_name(s);
+    int ok = 0;
+    for (int k = 0; keys[k] && !ok; k++) ok = strcmp(keys[k], name) == 0;
+    if (!ok) {
+      char path[256], allowed[512];
+      size_t len = 0;
+      allowed[0] = 0;
+      for (int k = 0; keys[k] && len + 1 < sizeof allowed; k++) {
+        int w = snprintf(allowed + len, sizeof allowed - len, "%s%s", k ? ", " : "", keys[k]);
+        if (w < 0) break;
+        len += (size_t)w;
+      }
+      mbs_cfgPath(s, path, sizeof path);
+      return mbs_cfgFail(c, s, "unknown key \"%s\" (%s; allowed here: %s)", name, path, allowed);
+    }
+  }
+  return MBS_OK;
+}
+
+// a number (integer or float), finite
+static mbsErr mbs_cfgNumber(const mbsConfig *c, const mbsCs *s, mbsReal *v) {
+  char path[256];
+  int t = config_setting_type(s);
+  if (t == CONFIG_TYPE_INT)
+    *v = (mbsReal)config_setting_get_int(s);
+  else if (t == CONFIG_TYPE_INT64)
+    *v = (mbsReal)config_setting_get_int64(s);
+  else if (t == CONFIG_TYPE_FLOAT)
+    *v = config_setting_get_float(s);
+  else {
+    mbs_cfgPath(s, path, sizeof path);
+    return mbs_cfgFail(c, s, "%s: wrong type: expected a number, got %s", path, mbs_cfgTypeName(s));
+  }
+  if (!isfinite(*v)) {
+    mbs_cfgPath(s, path, sizeof path);
+    return mbs_cfgFail(c, s, "%s: value is not finite (NaN or Inf, e.g. an overflowing literal)",
+                       path);
+  }
+  return MBS_OK;
+}
+
+static mbsErr mbs_cfgGetReal(const mbsConfig *c, const mbsCs *g, const char *key, mbsReal *v) {
+  const mbsCs *s = config_setting_get_member(g, key);
+  if (s) MBS_CALL(mbs_cfgNumber(c, s, v));
+  return MBS_OK;
+}
+
+static mbsErr mbs_cfgGetInt(const mbsConfig *c, const mbsCs *g, const char *key, int *v) {
+  const mbsCs *s = config_setting_get_member(g, key);
+  if (!s) return MBS_OK;
+  char path[256];
+  int t = config_setting_type(s);
+  mbs_cfgPath(s, path, sizeof path);
+  if (t == CONFIG_TYPE_INT) {
+    *v = config_setting_get_int(s);
+  } else if (t == CONFIG_TYPE_INT64) {
+    long long x = config_setting_get_int64(s);
+    if (x > INT_MAX || x < INT_MIN) return mbs_cfgFail(c, s, "%s: integer out of range", path);
+    *v = (int)x;
+  } else {
+    return mbs_cfgFail(c, s, "%s: wrong type: expected an integer, got %s", path,
+                       mbs_cfgTypeName(s));
+  }
+  return MBS_OK;
+}
+
+static mbsErr mbs_cfgGetString(const mbsConfig *c, const mbsCs *g, const char *key,
+                               const char **v) {
+  const mbsCs *s = config_setting_get_member(g, key);
+  if (!s) return MBS_OK;
+  if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+    char path[256];
+    mbs_cfgPath(s, path, sizeof path);
+    return mbs_cfgFail(c, s, "%s: wrong type: expected a string, got %s", path, mbs_cfgTypeName(s));
+  }
+  *v = config_setting_get_string(s);
+  return MBS_OK;
+}
+
+// an enum given as a string; *v unchanged if absent
+static mbsErr mbs_cfgGetEnum(const mbsConfig *c, const mbsCs *g, const char *key,
+                             const char *const *names, int *v) {
+  const char *str = NULL;
+  MBS_CALL(mbs_cfgGetString(c, g, key, &str));
+  if (!str) return MBS_OK;
+  for (int k = 0; names[k]; k++)
+    if (strcmp(names[k], str) == 0) {
+      *v = k;
+      return MBS_OK;
+    }
+  char path[256], allowed[256];
+  size_t len = 0;
+  allowed[0] = 0;
+  for (int k = 0; names[k]; k++) {
+    int w = snprintf(allowed + len, sizeof allowed - len, "%s%s", k ? ", " : "", names[k]);
+    if (w < 0 || (size_t)w >= sizeof allowed - len) break;
+    len += (size_t)w;
+  }
+  const mbsCs *s = config_setting_get_member(g, key);
+  mbs_cfgPath(s, path, sizeof path);
+  return mbs_cfgFail(c, s, "%s: unknown value \"%s\" (expected one of: %s)", path, str, allowed);
+}
+
+// exactly n numbers
+static mbsErr mbs_cfgGetVec(const mbsConfig *c, const mbsCs *g, const char *key, int n,
+                            mbsReal *v) {
+  const mbsCs *s = config_setting_get_member(g, key);
+  if (!s) return MBS_OK;
+  char path[256];
+  mbs_cfgPath(s, path, sizeof path);
+  if (!mbs_cfgIsList(s))
+    return mbs_cfgFail(c, s, "%s: wrong type: expected a list of %d numbers, got %s", path, n,
+                       mbs_cfgTypeName(s));
+  if (config_setting_length(s) != n)
+    return mbs_cfgFail(c, s, "%s: wrong array length: expected %d numbers, got %d", path, n,
+                       config_setting_length(s));
+  for (int k = 0; k < n; k++)
+    MBS_CALL(mbs_cfgNumber(c, config_setting_get_elem(s, (unsigned)k), v + k));
+  return MBS_OK;
+}
+
+// a number or a list of numbers (malloc'ed, *count values; a scalar gives count 1); absent: 0
+static mbsErr mbs_cfgGetValues(const mbsConfig *c, const mbsCs *g, const char *key, mbsReal **v,
+                               int *count) {
+  *v = NULL;
+  *count = 0;
+  const mbsCs *s = config_setting_get_member(g, key);
+  if (!s) return MBS_OK;
+  int n = mbs_cfgIsList(s) ? config_setting_length(s) : 1;
+  mbsReal *a = malloc((size_t)(n > 0 ? n : 1) * sizeof *a);
+  if (!a) return mbs_errSet(MBS_ERR_NOMEM, "out of memory reading %s", key);
+  mbsErr e = MBS_OK;
+  if (!mbs_cfgIsList(s)) {
+    e = mbs_cfgNumber(c, s, a);
+  } else {
+    for (int k = 0; k < n && !e; k++)
+      e = mbs_cfgNumber(c, config_setting_get_elem(s, (unsigned)k), a + k);
+  }
+  if (e) {
+    free(a);
+    return e;
+  }
+  if (n == 0) {
+    char path[256];
+    mbs_cfgPath(s, path, sizeof path);
+    free(a);
+    return mbs_cfgFail(c, s, "%s: wrong array length: empty list", path);
+  }
+  *v = a;
+  *count = n;
+  return MBS_OK;
+}
+
+// a group member that must itself be a group (NULL if absent)
+static mbsErr mbs_cfgGetGroup(const mbsConfig *c, const mbsCs *g, const char *key,
+                              const mbsCs **out) {
+  const mbsCs *s = config_setting_get_member(g, key);
+  *out = NULL;
+  if (!s) return MBS_OK;
+  if (config_setting_type(s) != CONFIG_TYPE_GROUP) {
+    char path[256];
+    mbs_cfgPath(s, path, sizeof path);
+    return mbs_cfgFail(c, s, "%s: wrong type: expected a group { ... }, got %s", path,
+                       mbs_cfgTypeName(s));
+  }
+  *out = s;
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- text preprocessing
+
+// [ ] -> ( ) outside strings and comments; rejects @include (only rank 0 reads files)
+static mbsErr mbs_cfgPreprocess(const char *text, const char *filename, char **out) {
+  size_t n = strlen(text);
+  char *t = malloc(n + 1);
+  if (!t) return mbs_errSet(MBS_ERR_NOMEM, "out of memory copying the config text");
+  memcpy(t, text, n + 1);
+  int line = 1;
+  enum { NORMAL, STRING, LINECOMMENT, BLOCKCOMMENT } st = NORMAL;
+  for (size_t i = 0; i < n; i++) {
+    char ch = t[i];
+    if (ch == '\n') line++;
+    switch (st) {
+    case NORMAL:
+      if (ch == '"')
+        st = STRING;
+      else if (ch == '#')
+        st = LINECOMMENT;
+      else if (ch == '/' && t[i + 1] == '/')
+        st = LINECOMMENT;
+      else if (ch == '/' && t[i + 1] == '*') {
+        st = BLOCKCOMMENT;
+        i++;
+      } else if (ch == '[')
+        t[i] = '(';
+      else if (ch == ']')
+        t[i] = ')';
+      else if (ch == '@') {
+        free(t);
+        return mbs_errSet(MBS_ERR_INPUT,
+                          "%s:%d: @include is not supported (put everything in one file)", filename,
+                          line);
+      }
+      break;
+    case STRING:
+      if (ch == '\\' && t[i + 1]) {
+        if (t[i + 1] == '\n') line++;
+        i++;
+      } else if (ch == '"')
+        st = NORMAL;
+      break;
+    case LINECOMMENT:
+      if (ch == '\n') st = NORMAL;
+      break;
+    case BLOCKCOMMENT:
+      if (ch == '*' && t[i + 1] == '/') {
+        st = NORMAL;
+        i++;
+      }
+      break;
+    }
+  }
+  *out = t;
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- --set overrides
+
+// deep copy of src as a new member \p name of parent (name NULL inside lists)
+static mbsCs *mbs_cfgCopy(mbsCs *parent, const char *name, const mbsCs *src) {
+  int t = config_setting_type(src);
+  mbsCs *d = config_setting_add(parent, name, t);
+  if (!d) return NULL;
+  int ok = CONFIG_TRUE;
+  switch (t) {
+  case CONFIG_TYPE_INT:
+    ok = config_setting_set_int(d, config_setting_get_int(src));
+    break;
+  case CONFIG_TYPE_INT64:
+    ok = config_setting_set_int64(d, config_setting_get_int64(src));
+    break;
+  case CONFIG_TYPE_FLOAT:
+    ok = config_setting_set_float(d, config_setting_get_float(src));
+    break;
+  case CONFIG_TYPE_STRING:
+    ok = config_setting_set_string(d, config_setting_get_string(src));
+    break;
+  case CONFIG_TYPE_BOOL:
+    ok = config_setting_set_bool(d, config_setting_get_bool(src));
+    break;
+  case CONFIG_TYPE_GROUP:
+  case CONFIG_TYPE_LIST:
+  case CONFIG_TYPE_ARRAY:
+    for (int k = 0; k < config_setting_length(src) && ok; k++) {
+      const mbsCs *e = config_setting_get_elem(src, (unsigned)k);
+      ok = mbs_cfgCopy(d, t == CONFIG_TYPE_GROUP ? config_setting_name(e) : NULL, e) != NULL;
+    }
+    break;
+  default:
+    break;
+  }
+  return ok ? d : NULL;
+}
+
+// move the last member of an aggregate to position idx (keeps file order after a replacement)
+static void mbs_cfgMoveLast(mbsCs *agg, int idx) {
+  config_list_t *l = agg->value.list;
+  if (!l || l->length == 0 || idx < 0 || (unsigned)idx >= l->length - 1) return;
+  mbsCs *last = l->elements[l->length - 1];
+  memmove(&l->elements[idx + 1], &l->elements[idx],
+          (size_t)(l->length - 1 - (unsigned)idx) * sizeof *l->elements);
+  l->elements[idx] = last;
+}
+
+// a value without quotes or brackets that libconfig cannot parse is taken as a string
+static int mbs_cfgBareWord(const char *v) {
+  if (!v[0]) return 0;
+  for (const char *p = v; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+          *p == '_' || *p == '-' || *p == '.' || *p == '+' || *p == '/' || *p == ':'))
+      return 0;
+  return 1;
+}
+
+static mbsErr mbs_cfgApplySet(config_t *tree, char *set) {
+  char *eq = strchr(set, '=');
+  MBS_CHECK(eq && eq != set, MBS_ERR_USAGE,
+            "--set %s: expected KEY=VALUE, e.g. --set solver.method=aba", set);
+  size_t klen = (size_t)(eq - set);
+  const char *value = eq + 1;
+  MBS_CHECK(value[0], MBS_ERR_USAGE, "--set %s: empty value", set);
+  MBS_CHECK(klen < 256, MBS_ERR_USAGE, "--set %s: key too long", set);
+  char key[256];
+  memcpy(key, set, klen);
+  key[klen] = 0;
+
+  // parse the value as the right-hand side of a libconfig setting
+  size_t vlen = strlen(value);
+  char *src = malloc(vlen + 16), *pre = NULL;
+  if (!src) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  snprintf(src, vlen + 16, "v = %s;\n", value);
+  mbsErr e = mbs_cfgPreprocess(src, "--set", &pre);
+  free(src);
+  if (e) return mbs_errSet(MBS_ERR_USAGE, "--set %s: cannot parse the value", set);
+  config_t vc;
+  config_init(&vc);
+  int parsed = config_read_string(&vc, pre);
+  free(pre);
+  if (!parsed) {
+    config_destroy(&vc);
+    config_init(&vc);
+    if (!mbs_cfgBareWord(value)) {
+      config_destroy(&vc);
+      return mbs_errSet(MBS_ERR_USAGE,
+                        "--set %s: cannot parse the value \"%s\" (use libconfig syntax: 1.5, "
+                        "\"text\", [1, 2, 3])",
+                        set, value);
+    }
+    config_setting_t *sv = config_setting_add(config_root_setting(&vc), "v", CONFIG_TYPE_STRING);
+    if (!sv || !config_setting_set_string(sv, value)) {
+      config_destroy(&vc);
+      return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    }
+  }
+  const mbsCs *val = config_setting_get_member(config_root_setting(&vc), "v");
+
+  // walk the dotted path, creating missing groups; segments are "name", "name[i]" or "[i]"
+  mbsCs *cur = config_root_setting(tree);
+  char *save = NULL, *seg = strtok_r(key, ".", &save);
+  e = MBS_OK;
+  while (seg && !e) {
+    char *next = strtok_r(NULL, ".", &save);
+    char *br = strchr(seg, '[');
+    int idx = -1;
+    if (br) {
+      char *end = NULL;
+      long x = strtol(br + 1, &end, 10);
+      if (end == br + 1 || *end != ']' || end[1] || x < 0 || x > INT_MAX) {
+        e = mbs_errSet(MBS_ERR_USAGE, "--set %s: bad index in \"%s\" (expected name[i])", set, seg);
+        break;
+      }
+      idx = (int)x;
+      *br = 0;
+    }
+    mbsCs *target = cur;
+    if (seg[0]) {
+      // a named member of a group
+      if (config_setting_type(cur) != CONFIG_TYPE_GROUP) {
+        e = mbs_errSet(MBS_ERR_USAGE, "--set %s: cannot set member \"%s\" of a non-group", set,
+                       seg);
+        break;
+      }
+      mbsCs *child = config_setting_get_member(cur, seg);
+      int last = !next && idx < 0;
+      if (last) {
+        // replace (in place) or add the member
+        int pos = child ? config_setting_index(child) : -1;
+        if (child) config_setting_remove(cur, seg);
+        mbsCs *d = mbs_cfgCopy(cur, seg, val);
+        if (!d) {
+          e = mbs_errSet(MBS_ERR_USAGE, "--set %s: \"%s\" is not a valid key name", set, seg);
+          break;
+        }
+        mbs_cfgMoveLast(cur, pos);
+        config_setting_set_hook(d, set);
+        break;
+      }
+      if (!child) {
+        if (idx >= 0) {
+          e = mbs_errSet(MBS_ERR_USAGE, "--set %s: there is no list \"%s\" to index", set, seg);
+          break;
+        }
+        child = config_setting_add(cur, seg, CONFIG_TYPE_GROUP);
+        if (!child) {
+          e = mbs_errSet(MBS_ERR_USAGE, "--set %s: \"%s\" is not a valid key name", set, seg);
+          break;
+        }
+        config_setting_set_hook(child, set);
+      }
+      target = child;
+    }
+    if (idx >= 0) {
+      // an element of a list
+      if (!mbs_cfgIsList(target) || idx >= config_setting_length(target)) {
+        e = mbs_errSet(MBS_ERR_USAGE, "--set %s: index %d is out of range (list of %d)", set, idx,
+                       mbs_cfgIsList(target) ? config_setting_length(target) : 0);
+        break;
+      }
+      if (!next) {
+        config_setting_remove_elem(target, (unsigned)idx);
+        mbsCs *d = mbs_cfgCopy(target, NULL, val);
+        if (!d) {
+          e = mbs_errSet(MBS_ERR_NOMEM, "--set %s: cannot store the value", set);
+          break;
+        }
+        mbs_cfgMoveLast(target, idx);
+        config_setting_set_hook(d, set);
+        break;
+      }
+      target = config_setting_get_elem(target, (unsigned)idx);
+    }
+    cur = target;
+    seg = next;
+  }
+  config_destroy(&vc);
+  return e;
+}
+
+// ---------------------------------------------------------------- options
+
+static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
+  static const char *const keys[] = {"method", "tol", "max_iter",   "criterion",
+                                     "omega",  "rho", "warm_start", NULL};
+  const mbsCs *g;
+  MBS_CALL(mbs_cfgGetGroup(c, root, "solver", &g));
+  if (!g) return MBS_OK;
+  MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+  mbsOption *o = &c->opt;
+  const char *method = NULL;
+  MBS_CALL(mbs_cfgGetString(c, g, "method", &method));
+  if (method) {
+    o->solver = mbs_solverFromName(method);
+    if (o->solver < 0) {
+      char allowed[256];
+      size_t len = 0;
+      allowed[0] = 0;
+      for (int k = 0; k < MBS_SOLVER_COUNT; k++) {
+        int w =
+            snprintf(allowed + len, sizeof allowed - len, "%s%s", k ? ", " : "", mbs_solverName(k));
+        if (w < 0 || (size_t)w >= sizeof allowed - len) break;
+        len += (size_t)w;
+      }
+      return mbs_cfgFail(c, config_setting_get_member(g, "method"),
+                         "solver.method: unknown value \"%s\" (expected one of: %s)", method,
+                         allowed);
+    }
+  }
+  MBS_CALL(mbs_cfgGetReal(c, g, "tol", &o->tol));
+  MBS_CALL(mbs_cfgGetInt(c, g, "max_iter", &o->max_iter));
+  MBS_CALL(mbs_cfgGetEnum(c, g, "criterion", mbs_crit_names, &o->criterion));
+  MBS_CALL(mbs_cfgGetReal(c, g, "omega", &o->omega));
+  MBS_CALL(mbs_cfgGetReal(c, g, "rho", &o->rho));
+  MBS_CALL(mbs_cfgGetEnum(c, g, "warm_start", mbs_warm_names, &o->warm_start));
+  if (!(o->tol > 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "tol"), "solver.tol must be > 0 (got %g)",
+                       o->tol);
+  if (o->max_iter < 1)
+    return mbs_cfgFail(c, config_setting_get_member(g, "max_iter"),
+                       "solver.max_iter must be >= 1 (got %d)", o->max_iter);
+  if (!(o->omega > 0 && o->omega < 2))
+    return mbs_cfgFail(c, config_setting_get_member(g, "omega"),
+                       "solver.omega must be in (0, 2) (got %g)", o->omega);
+  if (!(o->rho >= 0 && o->rho < 1))
+    return mbs_cfgFail(c, config_setting_get_member(g, "rho"),
+                       "solver.rho must be in [0, 1) (0 = estimate; got %g)", o->rho);
+  return MBS_OK;
+}
+
+static mbsErr mbs_cfgReadIntegrator(mbsConfig *c, const mbsCs *root) {
+  static const char *const keys[] = {"method", "dt", "t_end", "tol", NULL};
+  const mbsCs *g;
+  MBS_CALL(mbs_cfgGetGroup(c, root, "integrator", &g));
+  if (!g) return MBS_OK;
+  MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+  mbsOption *o = &c->opt;
+  MBS_CALL(mbs_cfgGetEnum(c, g, "method", mbs_int_names, &o->integrator));
+  MBS_CALL(mbs_cfgGetReal(c, g, "dt", &o->dt));
+  MBS_CALL(mbs_cfgGetReal(c, g, "t_end", &o->t_end));
+  MBS_CALL(mbs_cfgGetReal(c, g, "tol", &o->int_tol));
+  if (!(o->dt > 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "dt"), "integrator.dt must be > 0 (got %g)",
+                       o->dt);
+  if (!(o->t_end >= 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "t_end"),
+                       "integrator.t_end must be >= 0 (got %g)", o->t_end);
+  if (!(o->int_tol > 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "tol"),
+                       "integrator.tol must be > 0 (got %g)", o->int_tol);
+  return MBS_OK;
+}
+
+static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
+  static const char *const keys[] = {"dir", "every", "checkpoint_every", "format", NULL};
+  const mbsCs *g;
+  MBS_CALL(mbs_cfgGetGroup(c, root, "output", &g));
+  if (!g) return MBS_OK;
+  MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+  const char *dir = NULL;
+  MBS_CALL(mbs_cfgGetString(c, g, "dir", &dir));
+  if (dir) {
+    if (!dir[0]) return mbs_cfgFail(c, config_setting_get_member(g, "dir"), "output.dir is empty");
+    char *d = mbs_strdup(dir);
+    if (!d) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    free(c->out_dir);
+    c->out_dir = d;
+  }
+  MBS_CALL(mbs_cfgGetInt(c, g, "every", &c->out_every));
+  MBS_CALL(mbs_cfgGetInt(c, g, "checkpoint_every", &c->out_checkpoint_every));
+  MBS_CALL(mbs_cfgGetEnum(c, g, "format", mbs_fmt_names, &c->out_format));
+  if (c->out_every < 1)
+    return mbs_cfgFail(c, config_setting_get_member(g, "every"),
+                       "output.every must be >= 1 (got %d)", c->out_every);
+  if (c->out_checkpoint_every < 0)
+    return mbs_cfgFail(c, config_setting_get_member(g, "checkpoint_every"),
+                       "output.checkpoint_every must be >= 0 (got %d)", c->out_checkpoint_every);
+  return MBS_OK;
+}
+
+static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
+  static const char *const keys[] = {"T", "steps", "q_start", "q_end", "angle_unit", NULL};
+  static const char *const units[] = {"rad", "deg", NULL};
+  const mbsCs *g;
+  mbsInverseSpec *iv = &c->inverse;
+  MBS_CALL(mbs_cfgGetGroup(c, root, "inverse", &g));
+  if (!g) return MBS_OK;
+  iv->present = 1;
+  MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+  MBS_CALL(mbs_cfgGetReal(c, g, "T", &iv->T));
+  MBS_CALL(mbs_cfgGetInt(c, g, "steps", &iv->steps));
+  MBS_CALL(mbs_cfgGetEnum(c, g, "angle_unit", units, &iv->degrees));
+  MBS_CALL(mbs_cfgGetValues(c, g, "q_start", &iv->q_start, &iv->nstart));
+  MBS_CALL(mbs_cfgGetValues(c, g, "q_end", &iv->q_end, &iv->nend));
+  if (!(iv->T > 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "T"), "inverse.T must be > 0 (got %g)",
+                       iv->T);
+  if (iv->steps < 1 || iv->steps > 100000000)
+    return mbs_cfgFail(c, config_setting_get_member(g, "steps"),
+                       "inverse.steps must be in [1, 1e8] (got %d)", iv->steps);
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- parse
+
+mbsErr mbs_configParse(const char *text, const char *filename, const char *const *sets, int nsets,
+                       mbsConfig **out) {
+  *out = NULL;
+  mbsConfig *c;
+  MBS_ALLOC(c, 1);
+  mbsErr e = MBS_OK;
+  config_t *tree = NULL;
+  char *pre = NULL;
+
+  // defaults
+  mbs_optionDefault(&c->opt);
+  c->gravity[0] = 0, c->gravity[1] = 0, c->gravity[2] = -9.81;
+  c->out_every = 1;
+  c->out_checkpoint_every = 0;
+  c->out_format = MBS_OUTFMT_CSV;
+  c->inverse.T = 1;
+  c->inverse.steps = 100;
+  c->filename = mbs_strdup(filename ? filename : "(config)");
+  c->out_dir = mbs_strdup("out");
+  c->sets = calloc((size_t)(nsets > 0 ? nsets : 1), sizeof *c->sets);
+  tree = malloc(sizeof *tree);
+  if (!c->filename || !c->out_dir || !c->sets || !tree) {
+    free(tree);
+    mbs_configDestroy(&c);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory creating the config");
+  }
+  config_init(tree);
+  c->priv = tree;
+  for (int k = 0; k < nsets; k++) {
+    c->sets[k] = mbs_strdup(sets[k]);
+    if (!c->sets[k]) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    c->nset = k + 1;
+  }
+
+  // syntax
+  if (!e) e = mbs_cfgPreprocess(text ? text : "", c->filename, &pre);
+  if (!e && !config_read_string(tree, pre)) {
+    const char *msg = config_error_text(tree);
+    e = mbs_errSet(MBS_ERR_INPUT, "%s:%d: syntax error: %s", c->filename, config_error_line(tree),
+                   msg ? msg : "cannot parse");
+  }
+  free(pre);
+
+  // overrides, in command-line order
+  for (int k = 0; k < nsets && !e; k++) e = mbs_cfgApplySet(tree, c->sets[k]);
+
+  // top level and options
+  const mbsCs *root = config_root_setting(tree);
+  static const char *const top[] = {"model",   "solver",      "integrator", "output",
+                                    "inverse", "description", NULL};
+  if (!e) e = mbs_cfgCheckKeys(c, root, top);
+  if (!e) {
+    const char *desc = NULL;
+    e = mbs_cfgGetString(c, root, "description", &desc);
+  }
+  if (!e) e = mbs_cfgReadSolver(c, root);
+  if (!e) e = mbs_cfgReadIntegrator(c, root);
+  if (!e) e = mbs_cfgReadOutput(c, root);
+  if (!e) e = mbs_cfgReadInverse(c, root);
+  if (!e) {
+    static const char *const mkeys[] = {"gravity", "bodies", "chain", "tree", NULL};
+    const mbsCs *model = NULL;
+    e = mbs_cfgGetGroup(c, root, "model", &model);
+    if (!e && !model)
+      e = mbs_errSet(MBS_ERR_INPUT, "%s:1: empty model: there is no model group", c->filename);
+    if (!e) e = mbs_cfgCheckKeys(c, model, mkeys);
+    if (!e) e = mbs_cfgGetVec(c, model, "gravity", 3, c->gravity);
+  }
+  if (e) {
+    mbs_configDestroy(&c);
+    return e;
+  }
+  *out = c;
+  return MBS_OK;
+}
+
+void mbs_configDestroy(mbsConfig **pc) {
+  if (!pc || !*pc) return;
+  mbsConfig *c = *pc;
+  if (c->priv) {
+    config_destroy((config_t *)c->priv);
+    free(c->priv);
+  }
+  for (int k = 0; k < c->nset; k++) free(c->sets[k]);
+  free(c->sets);
+  free(c->filename);
+  free(c->out_dir);
+  free(c->inverse.q_start);
+  free(c->inverse.q_end);
+  free(c);
+  *pc = NULL;
+}
+
+// ---------------------------------------------------------------- model: geometry helpers
+
+// inertia about the COM of a shape whose long axis is the unit vector d
+static void mbs_shapeInertia(int shape, mbsReal mass, mbsReal length, mbsReal radius,
+                             const mbsReal *size, const mbsReal *d, mbsReal *I) {
+  if (shape == 0) { // rod: solid cylinder of radius r along d
+    mbsReal r = radius > 0 ? radius : length / 20;
+    mbsReal ip = mass * (3 * r * r + length * length) / 12, ia = mass * r * r / 2;
+    // I = ip (1 - d d^T) + ia d d^T
+    I[0] = ip + (ia - ip) * d[0] * d[0];
+    I[1] = ip + (ia - ip) * d[1] * d[1];
+    I[2] = ip + (ia - ip) * d[2] * d[2];
+    I[3] = (ia - ip) * d[0] * d[1];
+    I[4] = (ia - ip) * d[0] * d[2];
+    I[5] = (ia - ip) * d[1] * d[2];
+  } else if (shape == 1) { // box with full edge lengths along the body axes
+    I[0] = mass * (size[1] * size[1] + size[2] * size[2]) / 12;
+    I[1] = mass * (size[0] * size[0] + size[2] * size[2]) / 12;
+    I[2] = mass * (size[0] * size[0] + size[1] * size[1]) / 12;
+    I[3] = I[4] = I[5] = 0;
+  } else { // solid sphere
+    mbsReal r = radius > 0 ? radius : length / 10;
+    I[0] = I[1] = I[2] = 0.4 * mass * r * r;
+    I[3] = I[4] = I[5] = 0;
+  }
+}
+
+// mass, com and inertia of a body or generator group g: explicit inertia, or a shape
+typedef struct {
+  mbsReal mass, com[3], inertia[6], length, dir[3];
+  int has_mass, has_inertia, shape; // shape -1: none
+  const mbsCs *inertia_src;         // the setting that determined the inertia
+} mbsGeom;
+
+static mbsErr mbs_cfgReadGeom(const mbsConfig *c, const mbsCs *g, int generator, const char *what,
+                              mbsGeom *geo) {
+  memset(geo, 0, sizeof *geo);
+  geo->shape = -1;
+  geo->dir[2] = -1; // hanging down
+  const mbsCs *s;
+  if ((s = config_setting_get_member(g, "mass"))) {
+    MBS_CALL(mbs_cfgNumber(c, s, &geo->mass));
+    geo->has_mass = 1;
+  }
+  if (!geo->has_mass) return mbs_cfgFail(c, g, "%s: missing mass", what);
+  MBS_CALL(mbs_cfgGetReal(c, g, "length", &geo->length));
+  if ((s = config_setting_get_member(g, "length")) && !(geo->length > 0))
+    return mbs_cfgFail(c, s, "%s: length must be > 0 (got %g)", what, geo->length);
+  if (generator && !s) return mbs_cfgFail(c, g, "%s: missing length", what);
+  if ((s = config_setting_get_member(g, "direction"))) {
+    MBS_CALL(mbs_cfgGetVec(c, g, "direction", 3, geo->dir));
+    mbsReal n =
+        sqrt(geo->dir[0] * geo->dir[0] + geo->dir[1] * geo->dir[1] + geo->dir[2] * geo->dir[2]);
+    if (!(n > 1e-12)) return mbs_cfgFail(c, s, "%s: direction has zero length", what);
+    for (int k = 0; k < 3; k++) geo->dir[k] /= n;
+  }
+  mbsReal radius = 0, size[3] = {0, 0, 0};
+  MBS_CALL(mbs_cfgGetReal(c, g, "radius", &radius));
+  if ((s = config_setting_get_member(g, "radius")) && !(radius > 0))
+    return mbs_cfgFail(c, s, "%s: radius must be > 0 (got %g)", what, radius);
+  int has_size = config_setting_get_member(g, "size") != NULL;
+  MBS_CALL(mbs_cfgGetVec(c, g, "size", 3, size));
+  if (has_size && !(size[0] > 0 && size[1] > 0 && size[2] > 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "size"),
+                       "%s: box size must be three positive edge lengths", what);
+  int shape = generator ? 0 : -1; // generators default to rods
+  MBS_CALL(mbs_cfgGetEnum(c, g, "shape", mbs_shape_names, &shape));
+  geo->shape = shape;
+
+  if ((s = config_setting_get_member(g, "inertia"))) {
+    MBS_CALL(mbs_cfgGetVec(c, g, "inertia", 6, geo->inertia));
+    geo->has_inertia = 1;
+    geo->inertia_src = s;
+  } else if (shape >= 0) {
+    if (shape == 1 && !has_size)
+      return mbs_cfgFail(
+          c, config_setting_get_member(g, "shape") ? config_setting_get_member(g, "shape") : g,
+          "%s: shape \"box\" needs size = [a, b, c]", what);
+    if (shape != 1 && !(geo->length > 0) && !(radius > 0))
+      return mbs_cfgFail(c, g, "%s: shape \"%s\" needs length or radius", what,
+                         mbs_shape_names[shape]);
+    mbsReal len = geo->length > 0 ? geo->length : 2 * radius;
+    mbs_shapeInertia(shape, geo->mass, len, radius, size, geo->dir, geo->inertia);
+    geo->has_inertia = 1;
+    geo->inertia_src = config_setting_get_member(g, "shape");
+    if (!geo->inertia_src) geo->inertia_src = config_setting_get_member(g, "radius");
+    if (!geo->inertia_src) geo->inertia_src = g;
+  } else {
+    return mbs_cfgFail(c, g,
+                       "%s: missing inertia (give inertia = [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] "
+                       "or a shape)",
+                       what);
+  }
+  // centre of mass: explicit, else from the shape along the direction, else the origin
+  if (config_setting_get_member(g, "com")) {
+    MBS_CALL(mbs_cfgGetVec(c, g, "com", 3, geo->com));
+  } else if (shape >= 0 && geo->length > 0) {
+    mbsReal f = shape == 2 ? 1.0 : 0.5;
+    for (int k = 0; k < 3; k++) geo->com[k] = f * geo->length * geo->dir[k];
+  }
+  return MBS_OK;
+}
+
+// which setting an mbs_modelAddBody message is about (keywords of its messages)
+static const char *mbs_cfgErrKey(const char *msg) {
+  static const char *const map[][2] = {
+      {"axis2", "axis2"},     {"parallel", "axis2"},  {"axis", "axis"}, {"origin", "origin"},
+      {"quaternion", "q0"},   {"qd0", "qd0"},         {"q0", "q0"},     {"stiffness", "stiffness"},
+      {"damping", "damping"}, {"inertia", "inertia"}, {"mass", "mass"}, {"com ", "com"},
+      {"name", "name"},       {"joint type", "type"}};
+  for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
+    if (strstr(msg, map[k][0])) return map[k][1];
+  return NULL;
+}
+
+static int mbs_isJointKey(const char *key) {
+  static const char *const jk[] = {"type", "axis",      "axis2",   "origin",    "q0",
+                                   "qd0",  "stiffness", "damping", "springref", "force"};
+  for (size_t k = 0; k < sizeof jk / sizeof jk[0]; k++)
+    if (strcmp(jk[k], key) == 0) return 1;
+  return 0;
+}
+
+// add one body; on failure re-raise the model's message at the setting it is about
+static mbsErr mbs_cfgAdd(const mbsConfig *c, mbsModel *m, const mbsBodySpec *sp, const mbsCs *body,
+                         const mbsCs *joint, const mbsGeom *geo, const char *what, int *id) {
+  mbsErr e = mbs_modelAddBody(m, sp, id);
+  if (!e) return MBS_OK;
+  if (e != MBS_ERR_INPUT) return e;
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+  const char *key = mbs_cfgErrKey(msg);
+  const mbsCs *at = NULL;
+  if (key && strcmp(key, "inertia") == 0 && geo && geo->inertia_src) at = geo->inertia_src;
+  if (!at && key && joint && mbs_isJointKey(key)) at = config_setting_get_member(joint, key);
+  if (!at && key) at = config_setting_get_member(body, key);
+  if (!at && key && mbs_isJointKey(key) && joint) at = joint;
+  if (!at) at = body;
+  return mbs_cfgFail(c, at, "%s: %s", what, msg);
+}
+
+// parent name -> index (-1 ground); \p later_list: the bodies list to search for a later definition
+static mbsErr mbs_cfgParent(const mbsConfig *c, const mbsModel *m, const mbsCs *g, const char *what,
+                            const mbsCs *later_list, int *parent) {
+  const char *pname = "ground";
+  MBS_CALL(mbs_cfgGetString(c, g, "parent", &pname));
+  if (strcmp(pname, "ground") == 0 || strcmp(pname, "world") == 0) {
+    *parent = -1;
+    return MBS_OK;
+  }
+  *parent = mbs_modelFindBody(m, pname);
+  if (*parent >= 0) return MBS_OK;
+  const mbsCs *ps = config_setting_get_member(g, "parent");
+  if (later_list) {
+    int n = config_setting_length(later_list);
+    for (int k = 0; k < n; k++) {
+      const mbsCs *b = config_setting_get_elem(later_list, (unsigned)k);
+      const mbsCs *ns = config_setting_get_member(b, "name");
+      if (ns && config_setting_type(ns) == CONFIG_TYPE_STRING &&
+          strcmp(config_setting_get_string(ns), pname) == 0 && b != g)
+        return mbs_cfgFail(c, ps,
+                           "%s: parent \"%s\" is defined later in the file (a body must "
+                           "come after its parent)",
+                           what, pname);
+    }
+  }
+  return mbs_cfgFail(c, ps, "%s: unknown parent \"%s\" (not \"ground\" or an earlier body)", what,
+                     pname);
+}
+
+// per-dof values: scalar broadcast, or exactly n values
+static mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *key, int n,
+                               const char *what, mbsReal *out) {
+  mbsReal *v;
+  int cnt;
+  MBS_CALL(mbs_cfgGetValues(c, g, key, &v, &cnt));
+  if (!cnt) return MBS_OK;
+  if (cnt != 1 && cnt != n) {
+    free(v);
+    return mbs_cfgFail(c, config_setting_get_member(g, key),
+                       "%s: wrong array length: %s needs %d value(s) (or one for all), got %d",
+                       what, key, n, cnt);
+  }
+  if (n == 0) {
+    free(v);
+    return mbs_cfgFail(c, config_setting_get_member(g, key),
+                       "%s: %s given for a joint without degrees of freedom", what, key);
+  }
+  for (int k = 0; k < n; k++) out[k] = v[cnt == 1 ? 0 : k];
+  free(v);
+  return MBS_OK;
+}
+
+static void mbs_defaultQ0(int type, mbsReal *q0) {
+  if (type == MBS_JNT_SPHERICAL) q0[0] = 1;
+  if (type == MBS_JNT_FREE) q0[3] = 1;
+}
+
+// ---------------------------------------------------------------- model: explicit bodies
+
+static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const mbsCs *list) {
+  static const char *const bkeys[] = {"name",  "parent", "joint",  "mass", "com",       "inertia",
+                                      "shape", "length", "radius", "size", "direction", NULL};
+  static const char *const jkeys[] = {"type",      "axis",    "axis2",     "origin", "q0", "qd0",
+                                      "stiffness", "damping", "springref", "force",  NULL};
+  char what[320], path[64];
+  mbs_cfgPath(b, path, sizeof path);
+  if (config_setting_type(b) != CONFIG_TYPE_GROUP)
+    return mbs_cfgFail(c, b, "%s: wrong type: a body is a group { name = ...; ... }, got %s", path,
+                       mbs_cfgTypeName(b));
+  MBS_CALL(mbs_cfgCheckKeys(c, b, bkeys));
+  mbsBodySpec sp;
+  mbs_bodySpecDefault(&sp);
+  const char *name = NULL;
+  MBS_CALL(mbs_cfgGetString(c, b, "name", &name));
+  if (!name) return mbs_cfgFail(c, b, "%s: missing name", path);
+  snprintf(what, sizeof what, "body \"%s\"", name);
+  sp.name = name;
+  MBS_CALL(mbs_cfgParent(c, m, b, what, list, &sp.parent));
+
+  // joint
+  const mbsCs *j;
+  MBS_CALL(mbs_cfgGetGroup(c, b, "joint", &j));
+  if (!j) return mbs_cfgFail(c, b, "%s: missing joint = { type = ...; }", what);
+  MBS_CALL(mbs_cfgCheckKeys(c, j, jkeys));
+  const char *type = NULL;
+  MBS_CALL(mbs_cfgGetString(c, j, "type", &type));
+  if (!type) return mbs_cfgFail(c, j, "%s: missing joint type", what);
+  sp.jnttype = mbs_jntFromName(type);
+  if (sp.jnttype < 0)
+    return mbs_cfgFail(c, config_setting_get_member(j, "type"),
+                       "%s: unknown joint type \"%s\" (expected revolute, prismatic, cylindrical, "
+                       "universal, spherical, free or fixed)",
+                       what, type);
+  int nq = mbs_jntNq(sp.jnttype), nv = mbs_jntNv(sp.jnttype);
+  MBS_CALL(mbs_cfgGetVec(c, j, "axis", 3, sp.axis));
+  MBS_CALL(mbs_cfgGetVec(c, j, "axis2", 3, sp.axis2));
+  MBS_CALL(mbs_cfgGetVec(c, j, "origin", 3, sp.origin));
+  mbs_defaultQ0(sp.jnttype, sp.q0);
+  const mbsCs *qs = config_setting_get_member(j, "q0");
+  if (qs) {
+    mbsReal *v;
+    int cnt;
+    MBS_CALL(mbs_cfgGetValues(c, j, "q0", &v, &cnt));
+    if (cnt != nq) {
+      free(v);
+      return mbs_cfgFail(c, qs, "%s: wrong array length: q0 of a %s joint has %d value(s), got %d",
+                         what, type, nq, cnt);
+    }
+    memcpy(sp.q0, v, (size_t)cnt * sizeof *v);
+    free(v);
+  }
+  qs = config_setting_get_member(j, "qd0");
+  if (qs) {
+    mbsReal *v;
+    int cnt;
+    MBS_CALL(mbs_cfgGetValues(c, j, "qd0", &v, &cnt));
+    if (cnt != nv) {
+      free(v);
+      return mbs_cfgFail(c, qs, "%s: wrong array length: qd0 of a %s joint has %d value(s), got %d",
+                         what, type, nv, cnt);
+    }
+    memcpy(sp.qd0, v, (size_t)cnt * sizeof *v);
+    free(v);
+  }
+  MBS_CALL(mbs_cfgDofValues(c, j, "stiffness", nv, what, sp.stiffness));
+  MBS_CALL(mbs_cfgDofValues(c, j, "damping", nv, what, sp.damping));
+  MBS_CALL(mbs_cfgDofValues(c, j, "springref", nv, what, sp.springref));
+  MBS_CALL(mbs_cfgDofValues(c, j, "force", nv, what, sp.force));
+
+  // mass properties
+  mbsGeom geo;
+  MBS_CALL(mbs_cfgReadGeom(c, b, 0, what, &geo));
+  sp.mass = geo.mass;
+  memcpy(sp.com, geo.com, sizeof sp.com);
+  memcpy(sp.inertia, geo.inertia, sizeof sp.inertia);
+  return mbs_cfgAdd(c, m, &sp, b, j, &geo, what, NULL);
+}
+
+// ---------------------------------------------------------------- model: generators
+
+typedef struct {
+  const mbsCs *g;
+  const char *kind; // "chain" or "tree"
+  const char *prefix;
+  int n, type, nq, nv, parent;
+  mbsReal axis[3], axis2[3], origin[3];
+  mbsGeom geo;
+  // per-joint values: count 0 (default), 1 (broadcast), per (every joint), n*per (each joint)
+  mbsReal *val[6];
+  int cnt[6];
+} mbsGen;
+
+static const char *const mbs_gen_vkeys[6] = {"q0",      "qd0",       "stiffness",
+                                             "damping", "springref", "force"};
+
+static void mbs_genFree(mbsGen *gen) {
+  for (int k = 0; k < 6; k++) free(gen->val[k]);
+}
+
+// read everything a chain and a tree share; n must already be known
+static mbsErr mbs_genRead(const mbsConfig *c, mbsModel *m, mbsGen *gen) {
+  const mbsCs *g = gen->g;
+  char what[64];
+  snprintf(what, sizeof what, "%s", gen->kind);
+  gen->prefix = strcmp(gen->kind, "chain") == 0 ? "link" : "node";
+  MBS_CALL(mbs_cfgGetString(c, g, "name", &gen->prefix));
+  if (!gen->prefix[0])
+    return mbs_cfgFail(c, config_setting_get_member(g, "name"),
+                       "%s: name (the body name prefix) is empty", what);
+  MBS_CALL(mbs_cfgParent(c, m, g, what, NULL, &gen->parent));
+  const char *type = "revolute";
+  MBS_CALL(mbs_cfgGetString(c, g, "joint", &type));
+  gen->type = mbs_jntFromName(type);
+  if (gen->type < 0)
+    return mbs_cfgFail(c, config_setting_get_member(g, "joint"),
+                       "%s: unknown joint type \"%s\" (expected revolute, prismatic, cylindrical, "
+                       "universal, spherical, free or fixed)",
+                       what, type);
+  gen->nq = mbs_jntNq(gen->type);
+  gen->nv = mbs_jntNv(gen->type);
+  gen->axis[1] = 1; // default: rotation about y, swinging in the x-z plane
+  gen->axis2[0] = 1;
+  MBS_CALL(mbs_cfgGetVec(c, g, "axis", 3, gen->axis));
+  MBS_CALL(mbs_cfgGetVec(c, g, "axis2", 3, gen->axis2));
+  MBS_CALL(mbs_cfgGetVec(c, g, "origin", 3, gen->origin));
+  MBS_CALL(mbs_cfgReadGeom(c, g, 1, what, &gen->geo));
+  for (int k = 0; k < 6; k++) {
+    int per = k == 0 ? gen->nq : gen->nv;
+    MBS_CALL(mbs_cfgGetValues(c, g, mbs_gen_vkeys[k], &gen->val[k], &gen->cnt[k]));
+    int cnt = gen->cnt[k];
+    const mbsCs *s = config_setting_get_member(g, mbs_gen_vkeys[k]);
+    if (!cnt) continue;
+    if (per == 0)
+      return mbs_cfgFail(c, s, "%s: %s given for %s joints, which have no coordinates", what,
+                         mbs_gen_vkeys[k], type);
+    // a single value broadcasts only where coordinates are plain scalars
+    if (cnt == 1 && per > 1 && k == 0 && gen->nq != gen->nv)
+      return mbs_cfgFail(c, s, "%s: wrong array length: q0 of a %s joint needs %d values", what,
+                         type, per);
+    if (cnt != 1 && cnt != per && (long)cnt != (long)gen->n * per)
+      return mbs_cfgFail(c, s,
+                         "%s: wrong array length: %s needs 1, %d (per joint) or %ld (all joints) "
+                         "values, got %d",
+                         what, mbs_gen_vkeys[k], per, (long)gen->n * per, cnt);
+  }
+  return MBS_OK;
+}
+
+// body i of a generator with parent index p: spec filled and added
+static mbsErr mbs_genAdd(const mbsConfig *c, mbsModel *m, const mbsGen *gen, int i, int p, int root,
+                         int *id) {
+  mbsBodySpec sp;
+  mbs_bodySpecDefault(&sp);
+  char name[320], what[400];
+  snprintf(name, sizeof name, "%s%d", gen->prefix, i + 1);
+  snprintf(what, sizeof what, "%s body \"%s\"", gen->kind, name);
+  sp.name = name;
+  sp.parent = p;
+  sp.jnttype = gen->type;
+  for (int k = 0; k < 3; k++) {
+    sp.axis[k] = gen->axis[k];
+    sp.axis2[k] = gen->axis2[k];
+    sp.origin[k] = root ? gen->origin[k] : gen->geo.length * gen->geo.dir[k];
+    sp.com[k] = gen->geo.com[k];
+  }
+  sp.mass = gen->geo.mass;
+  memcpy(sp.inertia, gen->geo.inertia, sizeof sp.inertia);
+  mbs_defaultQ0(gen->type, sp.q0);
+  mbsReal *dst[6] = {sp.q0, sp.qd0, sp.stiffness, sp.damping, sp.springref, sp.force};
+  for (int k = 0; k < 6; k++) {
+    int per = k == 0 ? gen->nq : gen->nv, cnt = gen->cnt[k];
+    if (!cnt) continue;
+    for (int d = 0; d < per; d++)
+      dst[k][d] =
+          cnt == 1 ? gen->val[k][0] : (cnt == per ? gen->val[k][d] : gen->val[k][i * per + d]);
+  }
+  return mbs_cfgAdd(c, m, &sp, gen->g, NULL, &gen->geo, what, id);
+}
+
+static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
+  static const char *const keys[] = {
+      "n",         "name",      "parent",  "joint",     "axis",  "axis2",   "origin", "length",
+      "direction", "mass",      "shape",   "radius",    "size",  "inertia", "com",    "q0",
+      "qd0",       "stiffness", "damping", "springref", "force", NULL};
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return mbs_cfgFail(c, g, "chain: wrong type: expected a group { n = ...; ... }, got %s",
+                       mbs_cfgTypeName(g));
+  MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+  mbsGen gen;
+  memset(&gen, 0, sizeof gen);
+  gen.g = g;
+  gen.kind = "chain";
+  gen.n = -1;
+  MBS_CALL(mbs_cfgGetInt(c, g, "n", &gen.n));
+  if (!config_setting_get_member(g, "n"))
+    return mbs_cfgFail(c, g, "chain: missing n (number of links)");
+  if (gen.n < 1 || gen.n > MBS_CFG_MAXBODIES)
+    return mbs_cfgFail(c, config_setting_get_member(g, "n"), "chain: n must be in [1, %d] (got %d)",
+                       MBS_CFG_MAXBODIES, gen.n);
+  mbsErr e = mbs_genRead(c, m, &gen);
+  int prev = gen.parent;
+  for (int i = 0; i < gen.n && !e; i++) e = mbs_genAdd(c, m, &gen, i, prev, i == 0, &prev);
+  mbs_genFree(&gen);
+  return e;
+}
+
+static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
+  static const char *const keys[] = {
+      "branching", "depth",  "parents",   "name",      "parent",  "joint",     "axis",  "axis2",
+      "origin",    "length", "direction", "mass",      "shape",   "radius",    "size",  "inertia",
+      "com",       "q0",     "qd0",       "stiffness", "damping", "springref", "force", NULL};
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return mbs_cfgFail(c, g, "tree: wrong type: expected a group { branching = ...; ... }, got %s",
+                       mbs_cfgTypeName(g));
+  MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+  mbsGen gen;
+  memset(&gen, 0, sizeof gen);
+  gen.g = g;
+  gen.kind = "tree";
+  const mbsCs *ps = config_setting_get_member(g, "parents");
+  const mbsCs *ks = config_setting_get_member(g, "branching"),
+              *ds = config_setting_get_member(g, "depth");
+  int k = 0, d = 0;
+  int *plist = NULL;
+  if (ps) {
+    if (ks || ds)
+      return mbs_cfgFail(c, ps, "tree: give either parents or branching and depth, not both");
+    if (!mbs_cfgIsList(ps) || config_setting_length(ps) < 1)
+      return mbs_cfgFail(c, ps, "tree.parents: wrong type: expected a non-empty list of integers");
+    gen.n = config_setting_length(ps);
+    plist = malloc((size_t)gen.n * sizeof *plist);
+    if (!plist) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < gen.n; i++) {
+      const mbsCs *e = config_setting_get_elem(ps, (unsigned)i);
+      int t = config_setting_type(e);
+      if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
+        free(plist);
+        return mbs_cfgFail(c, e, "tree.parents[%d]: wrong type: expected an integer, got %s", i,
+                           mbs_cfgTypeName(e));
+      }
+      long long x = config_setting_get_int64(e);
+      if (t == CONFIG_TYPE_INT) x = config_setting_get_int(e);
+      if (x < 0 || x > i) {
+        free(plist);
+        return mbs_cfgFail(c, e,
+                           "tree.parents[%d] = %lld: must be 0 (the tree's parent) or the number "
+                           "of an earlier tree body (1..%d)",
+                           i, x, i);
+      }
+      plist[i] = (int)x;
+    }
+  } else {
+    if (!ks || !ds) {
+      return mbs_cfgFail(c, g, "tree: missing %s (give branching and depth, or parents)",
+                         !ks ? "branching" : "depth");
+    }
+    MBS_CALL(mbs_cfgGetInt(c, g, "branching", &k));
+    MBS_CALL(mbs_cfgGetInt(c, g, "depth", &d));
+    if (k < 1) return mbs_cfgFail(c, ks, "tree: branching must be >= 1 (got %d)", k);
+    if (d < 1) return mbs_cfgFail(c, ds, "tree: depth must be >= 1 (got %d)", d);
+    // n = 1 + k + ... + k^(d-1), capped
+    double n = 0, pw = 1;
+    for (int l = 0; l < d && n <= MBS_CFG_MAXBODIES; l++, pw *= k) n += pw;
+    if (n > MBS_CFG_MAXBODIES)
+      return mbs_cfgFail(c, ds, "tree: branching %d and depth %d give more than %d bodies", k, d,
+                         MBS_CFG_MAXBODIES);
+    gen.n = (int)n;
+  }
+  mbsErr e = mbs_genRead(c, m, &gen);
+  if (!e && plist) {
+    // explicit parent list: tree body i+1 hangs from tree body plist[i] (0 = the tree's parent)
+    int *ids = malloc((size_t)gen.n * sizeof *ids);
+    if (!ids) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < gen.n && !e; i++) {
+      int root = plist[i] == 0;
+      e = mbs_genAdd(c, m, &gen, i, root ? gen.parent : ids[plist[i] - 1], root, &ids[i]);
+    }
+    free(ids);
+  } else if (!e) {
+    // complete k-ary tree in depth-first preorder (subtrees are contiguous)
+    int *path = malloc((size_t)d * sizeof *path), *cnt = malloc((size_t)d * sizeof *cnt);
+    if (!path || !cnt) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    int i = 0, lvl = 0;
+    if (!e) e = mbs_genAdd(c, m, &gen, i++, gen.parent, 1, &path[0]);
+    if (!e) cnt[0] = 0;
+    while (!e && lvl >= 0) {
+      if (lvl < d - 1 && cnt[lvl] < k) {
+        cnt[lvl]++;
+        int id;
+        e = mbs_genAdd(c, m, &gen, i++, path[lvl], 0, &id);
+        lvl++;
+        path[lvl] = id;
+        cnt[lvl] = 0;
+      } else {
+        lvl--;
+      }
+    }
+    free(path);
+    free(cnt);
+  }
+  free(plist);
+  mbs_genFree(&gen);
+  return e;
+}
+
+// a generator key holds one group or a list of groups
+static mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree) {
+  if (mbs_cfgIsList(s)) {
+    for (int k = 0; k < config_setting_length(s); k++) {
+      const mbsCs *g = config_setting_get_elem(s, (unsigned)k);
+      MBS_CALL(tree ? mbs_cfgTree(c, m, g) : mbs_cfgChain(c, m, g));
+    }
+    return MBS_OK;
+  }
+  return tree ? mbs_cfgTree(c, m, s) : mbs_cfgChain(c, m, s);
+}
+
+mbsErr mbs_configBuildModel(const mbsConfig *c, mbsModel **out) {
+  *out = NULL;
+  const config_t *tree = (const config_t *)c->priv;
+  const mbsCs *model = config_setting_get_member(config_root_setting(tree), "model");
+  if (!model)
+    return mbs_errSet(MBS_ERR_INPUT, "%s:1: empty model: there is no model group", c->filename);
+  mbsModel *m;
+  MBS_CALL(mbs_modelCreate(&m, 64));
+  m->opt = c->opt;
+  memcpy(m->gravity, c->gravity, sizeof m->gravity);
+  mbsErr e = MBS_OK;
+  // bodies and generators in file order
+  for (int k = 0; k < config_setting_length(model) && !e; k++) {
+    const mbsCs *s = config_setting_get_elem(model, (unsigned)k);
+    const char *name = config_setting_name(s);
+    if (strcmp(name, "bodies") == 0) {
+      if (!mbs_cfgIsList(s)) {
+        e = mbs_cfgFail(c, s, "model.bodies: wrong type: expected a list ( {...}, {...} ), got %s",
+                        mbs_cfgTypeName(s));
+        break;
+      }
+      for (int b = 0; b < config_setting_length(s) && !e; b++)
+        e = mbs_cfgBody(c, m, config_setting_get_elem(s, (unsigned)b), s);
+    } else if (strcmp(name, "chain") == 0) {
+      e = mbs_cfgGenerators(c, m, s, 0);
+    } else if (strcmp(name, "tree") == 0) {
+      e = mbs_cfgGenerators(c, m, s, 1);
+    }
+  }
+  if (!e && m->nbody == 0)
+    e = mbs_cfgFail(c, model, "empty model: the model has no bodies (give bodies, chain or tree)");
+  if (!e) {
+    e = mbs_modelFinalize(m);
+    if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:%d", c->filename, mbs_cfgLine(model));
+  }
+  if (e) {
+    mbs_modelDestroy(&m);
+    return e;
+  }
+  *out = m;
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- inverse motion
+
+int mbs_configInverseCoords(const mbsModel *m) {
+  int n = 0;
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body_qnum[b] == m->body_dofnum[b]) n += m->body_qnum[b];
+  return n;
+}
+
+mbsErr mbs_configInverse(const mbsConfig *c, const mbsModel *m, mbsReal *qs, mbsReal *qe) {
+  const mbsInverseSpec *iv = &c->inverse;
+  const config_t *tree = (const config_t *)c->priv;
+  const mbsCs *g = config_setting_get_member(config_root_setting(tree), "inverse");
+  int n = mbs_configInverseCoords(m);
+  memcpy(qs, m->q0, (size_t)m->nq * sizeof *qs);
+  memcpy(qe, m->q0, (size_t)m->nq * sizeof *qe);
+  const int cnts[2] = {iv->nstart, iv->nend};
+  const mbsReal *vals[2] = {iv->q_start, iv->q_end};
+  static const char *const names[2] = {"q_start", "q_end"};
+  mbsReal *dst[2] = {qs, qe};
+  for (int w = 0; w < 2; w++) {
+    if (!cnts[w]) continue;
+    if (cnts[w] != 1 && cnts[w] != n)
+      return mbs_cfgFail(c, g ? config_setting_get_member(g, names[w]) : NULL,
+                         "inverse.%s: wrong array length: %d value(s), but the model has %d "
+                         "scalar joint coordinates (revolute, prismatic, cylindrical, universal)",
+                         names[w], cnts[w], n);
+    int i = 0;
+    for (int b = 0; b < m->nbody; b++) {
+      int t = m->body_jnttype[b];
+      if (m->body_qnum[b] != m->body_dofnum[b]) continue;
+      for (int k = 0; k < m->body_qnum[b]; k++, i++) {
+        mbsReal v = vals[w][cnts[w] == 1 ? 0 : i];
+        int rot =
+            t == MBS_JNT_REVOLUTE || t == MBS_JNT_UNIVERSAL || (t == MBS_JNT_CYLINDRICAL && k == 0);
+        if (iv->degrees && rot) v *= M_PI / 180;
+        dst[w][m->body_qadr[b] + k] = v;
+      }
+    }
+  }
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- JSON echo
+
+static void mbs_cfgJsonValue(mbsJson *j, const char *key, const mbsCs *s) {
+  switch (config_setting_type(s)) {
+  case CONFIG_TYPE_GROUP:
+    mbs_jsonBeginObject(j, key);
+    for (int k = 0; k < config_setting_length(s); k++) {
+      const mbsCs *e = config_setting_get_elem(s, (unsigned)k);
+      mbs_cfgJsonValue(j, config_setting_name(e), e);
+    }
+    mbs_jsonEndObject(j);
+    break;
+  case CONFIG_TYPE_LIST:
+  case CONFIG_TYPE_ARRAY: {
+    // lists of numbers on one line
+    int n = config_setting_length(s), numeric = n > 0;
+    for (int k = 0; k < n && numeric; k++) {
+      int t = config_setting_type(config_setting_get_elem(s, (unsigned)k));
+      numeric = t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT;
+    }
+    if (numeric) {
+      double *v = malloc((size_t)n * sizeof *v);
+      if (v) {
+        for (int k = 0; k < n; k++) {
+          const mbsCs *e = config_setting_get_elem(s, (unsigned)k);
+          int t = config_setting_type(e);
+          v[k] = t == CONFIG_TYPE_FLOAT
+                     ? config_setting_get_float(e)
+                     : (double)(t == CONFIG_TYPE_INT ? config_setting_get_int(e)
+                                                     : config_setting_get_int64(e));
+        }
+        mbs_jsonNumberArray(j, key, v, n);
+        free(v);
+        break;
+      }
+    }
+    mbs_jsonBeginArray(j, key);
+    for (int k = 0; k < n; k++) mbs_cfgJsonValue(j, NULL, config_setting_get_elem(s, (unsigned)k));
+    mbs_jsonEndArray(j);
+    break;
+  }
+  case CONFIG_TYPE_INT:
+    mbs_jsonInt(j, key, config_setting_get_int(s));
+    break;
+  case CONFIG_TYPE_INT64:
+    mbs_jsonInt(j, key, (long)config_setting_get_int64(s));
+    break;
+  case CONFIG_TYPE_FLOAT:
+    mbs_jsonNumber(j, key, config_setting_get_float(s));
+    break;
+  case CONFIG_TYPE_STRING:
+    mbs_jsonString(j, key, config_setting_get_string(s));
+    break;
+  case CONFIG_TYPE_BOOL:
+    mbs_jsonBool(j, key, config_setting_get_bool(s));
+    break;
+  default:
+    mbs_jsonNull(j, key);
+  }
+}
+
+void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
+  const config_t *tree = (const config_t *)c->priv;
+  const mbsCs *root = config_root_setting(tree);
+  mbs_jsonString(j, "file", c->filename);
+  mbs_jsonBeginArray(j, "set");
+  for (int k = 0; k < c->nset; k++) mbs_jsonString(j, NULL, c->sets[k]);
+  mbs_jsonEndArray(j);
+  const mbsCs *desc = config_setting_get_member(root, "description");
+  if (desc) mbs_cfgJsonValue(j, "description", desc);
+
+  // the model as written (generators are not expanded), gravity resolved
+  mbs_jsonBeginObject(j, "model");
+  mbs_jsonNumberArray(j, "gravity", c->gravity, 3);
+  const mbsCs *model = config_setting_get_member(root, "model");
+  for (int k = 0; model && k < config_setting_length(model); k++) {
+    const mbsCs *e = config_setting_get_elem(model, (unsigned)k);
+    if (strcmp(config_setting_name(e), "gravity") != 0)
+      mbs_cfgJsonValue(j, config_setting_name(e), e);
+  }
+  mbs_jsonEndObject(j);
+
+  const mbsOption *o = &c->opt;
+  mbs_jsonBeginObject(j, "solver");
+  mbs_jsonString(j, "method", mbs_solverName(o->solver));
+  mbs_jsonNumber(j, "tol", o->tol);
+  mbs_jsonInt(j, "max_iter", o->max_iter);
+  mbs_jsonString(j, "criterion", mbs_criterionName(o->criterion));
+  mbs_jsonNumber(j, "omega", o->omega);
+  mbs_jsonNumber(j, "rho", o->rho);
+  mbs_jsonString(j, "warm_start", mbs_warmStartName(o->warm_start));
+  mbs_jsonEndObject(j);
+
+  mbs_jsonBeginObject(j, "integrator");
+  mbs_jsonString(j, "method", mbs_integratorName(o->integrator));
+  mbs_jsonNumber(j, "dt", o->dt);
+  mbs_jsonNumber(j, "t_end", o->t_end);
+  mbs_jsonNumber(j, "tol", o->int_tol);
+  mbs_jsonEndObject(j);
+
+  mbs_jsonBeginObject(j, "output");
+  mbs_jsonString(j, "dir", c->out_dir);
+  mbs_jsonInt(j, "every", c->out_every);
+  mbs_jsonInt(j, "checkpoint_every", c->out_checkpoint_every);
+  mbs_jsonString(j, "format", mbs_outFormatName(c->out_format));
+  mbs_jsonEndObject(j);
+
+  const mbsInverseSpec *iv = &c->inverse;
+  if (iv->present) {
+    mbs_jsonBeginObject(j, "inverse");
+    mbs_jsonNumber(j, "T", iv->T);
+    mbs_jsonInt(j, "steps", iv->steps);
+    mbs_jsonString(j, "angle_unit", iv->degrees ? "deg" : "rad");
+    if (iv->nstart) mbs_jsonNumberArray(j, "q_start", iv->q_start, iv->nstart);
+    if (iv->nend) mbs_jsonNumberArray(j, "q_end", iv->q_end, iv->nend);
+    mbs_jsonEndObject(j);
+  }
+}
