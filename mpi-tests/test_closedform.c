@@ -7,6 +7,7 @@
 /// (zero acceleration) and their joint wrenches (each joint carries the weight below it).
 /// Derivations: docs/formulation.md and docs/validation.md.
 #include "mbs_test.h"
+#include "spatial.h"
 
 static const double G = 9.81;
 
@@ -491,6 +492,299 @@ static void hanging_chain(int jnttype, int tilted) {
   mbs_modelDestroy(&m);
 }
 
+// ------------------------------------------------------------------ constraint-force formulation
+// docs/formulation.md part 2, checked densely: A = J^T M J (J: constraint forces -> body
+// wrenches, M = blockdiag(I_i^{-1})) equals the block formulas (diagonal, parent, child, sibling,
+// and zero elsewhere), is SPD, and A lam = b with b_i = T_i^T (c_i + X_ip abar_p - abar_i)
+// reproduces ABA's constraint forces lam = T^T jfrc and, through the recovery formulas, its qdd.
+static double worst_cfA = 0, worst_cfLam = 0, worst_cfQdd = 0;
+
+// dense n x n inverse by Gauss-Jordan with partial pivoting (n <= 6); returns 0 if singular
+static int inv6(const double *A, double *Ai, int n) {
+  double W[72];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < 2 * n; j++) W[2 * n * i + j] = j < n ? A[n * i + j] : (j - n == i);
+  for (int c = 0; c < n; c++) {
+    int piv = c;
+    for (int r = c + 1; r < n; r++)
+      if (fabs(W[2 * n * r + c]) > fabs(W[2 * n * piv + c])) piv = r;
+    if (W[2 * n * piv + c] == 0) return 0;
+    for (int j = 0; j < 2 * n; j++) {
+      double t = W[2 * n * c + j];
+      W[2 * n * c + j] = W[2 * n * piv + j];
+      W[2 * n * piv + j] = t;
+    }
+    double d = W[2 * n * c + c];
+    for (int j = 0; j < 2 * n; j++) W[2 * n * c + j] /= d;
+    for (int r = 0; r < n; r++)
+      if (r != c) {
+        double f = W[2 * n * r + c];
+        for (int j = 0; j < 2 * n; j++) W[2 * n * r + j] -= f * W[2 * n * c + j];
+      }
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) Ai[n * i + j] = W[2 * n * i + n + j];
+  return 1;
+}
+
+// full 6x6 Plücker matrix [E 0; -E r^ E] from the compact (E, r)
+static void fullX(const double *X, double *X6) {
+  const double *E = X, *r = X + 9;
+  double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
+  memset(X6, 0, 36 * sizeof(double));
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double erx = 0;
+      for (int k = 0; k < 3; k++) erx += E[3 * i + k] * rx[3 * k + j];
+      X6[6 * i + j] = X6[6 * (3 + i) + 3 + j] = E[3 * i + j];
+      X6[6 * (3 + i) + j] = -erx;
+    }
+}
+
+// C (r x c) = op(A) B with op = transpose if ta; A is (ta ? k x r : r x k), B is k x c
+static void gemm(const double *A, int ta, const double *B, double *C, int r, int k, int c) {
+  for (int i = 0; i < r; i++)
+    for (int j = 0; j < c; j++) {
+      double s = 0;
+      for (int l = 0; l < k; l++) s += (ta ? A[r * l + i] : A[k * i + l]) * B[c * l + j];
+      C[c * i + j] = s;
+    }
+}
+
+// block formula of A_ik from docs/formulation.md 2.4 (nl_i x nl_k), 0 blocks where not coupled
+static void blockFormula(const mbsModel *m, const double *Tm, const double *Mm, const double *X6,
+                         int i, int k, double *B) {
+  int ni = m->body_lamnum[i], nk = m->body_lamnum[k], p = m->body_parent[i];
+  int pk = m->body_parent[k];
+  const double *Ti = Tm + 36 * i, *Tk = Tm + 36 * k;
+  double t1[36], t2[36], t3[36], t4[36];
+  memset(B, 0, (size_t)(ni * nk) * sizeof(double));
+  // T stored as nl columns of 6: as a 6 x nl matrix, T[6*col + row] -> transpose layout
+  double Ti6[36], Tk6[36]; // 6 x ni, 6 x nk row-major
+  for (int a = 0; a < 6; a++) {
+    for (int c = 0; c < ni; c++) Ti6[ni * a + c] = Ti[6 * c + a];
+    for (int c = 0; c < nk; c++) Tk6[nk * a + c] = Tk[6 * c + a];
+  }
+  if (i == k) {
+    // D_i = T^T (M_i + X_ip M_p X_ip^T) T
+    double Mt[36];
+    memcpy(Mt, Mm + 36 * i, sizeof Mt);
+    if (p >= 0) {
+      gemm(X6 + 36 * i, 0, Mm + 36 * p, t1, 6, 6, 6); // X M_p
+      double Xt[36];
+      for (int a = 0; a < 6; a++)
+        for (int c = 0; c < 6; c++) Xt[6 * a + c] = X6[36 * i + 6 * c + a];
+      gemm(t1, 0, Xt, t2, 6, 6, 6);
+      for (int a = 0; a < 36; a++) Mt[a] += t2[a];
+    }
+    gemm(Mt, 0, Ti6, t3, 6, 6, ni);
+    gemm(Ti6, 1, t3, B, ni, 6, ni);
+  } else if (p >= 0 && k == p) {
+    // parent: -T_i^T X_ip M_p T_p
+    gemm(X6 + 36 * i, 0, Mm + 36 * p, t1, 6, 6, 6);
+    gemm(t1, 0, Tk6, t2, 6, 6, nk);
+    gemm(Ti6, 1, t2, B, ni, 6, nk);
+    for (int a = 0; a < ni * nk; a++) B[a] = -B[a];
+  } else if (pk == i) {
+    // child k of i: -T_i^T M_i X_ki^T T_k
+    gemm(X6 + 36 * k, 1, Tk6, t1, 6, 6, nk); // X_ki^T T_k
+    gemm(Mm + 36 * i, 0, t1, t2, 6, 6, nk);
+    gemm(Ti6, 1, t2, B, ni, 6, nk);
+    for (int a = 0; a < ni * nk; a++) B[a] = -B[a];
+  } else if (p >= 0 && pk == p) {
+    // sibling: +T_i^T X_ip M_p X_kp^T T_k
+    gemm(X6 + 36 * k, 1, Tk6, t1, 6, 6, nk);
+    gemm(Mm + 36 * p, 0, t1, t2, 6, 6, nk);
+    gemm(X6 + 36 * i, 0, t2, t3, 6, 6, nk);
+    gemm(Ti6, 1, t3, t4, ni, 6, nk);
+    memcpy(B, t4, (size_t)(ni * nk) * sizeof(double));
+  }
+}
+
+static void constraint_formulation(unsigned long long seed, int nbody) {
+  mbsModel *m = NULL;
+  mbsState *s = NULL;
+  mbsWork *w = NULL;
+  MBS_EXPECT_OK(mbs_test_randomModel(nbody, mbs_test_alltypes, 7, 0, seed, &m));
+  if (!m) return;
+  MBS_EXPECT_OK(mbs_stateCreate(m, &s));
+  MBS_EXPECT_OK(mbs_workCreate(m, &w));
+  int n = m->nbody, nl = m->nlam;
+  mbs_fwdPosition(m, s, w);
+  mbs_fwdVelocity(m, s, w);
+  MBS_EXPECT_OK(mbs_aba(m, w));
+  mbs_constraintLambda(m, w);
+  double *Tm = calloc(36 * (size_t)n, sizeof(double)), *Mm = calloc(36 * (size_t)n, sizeof(double));
+  double *X6 = calloc(36 * (size_t)n, sizeof(double));
+  double *J = calloc(6 * (size_t)n * (size_t)(nl + 1), sizeof(double));
+  double *MJ = calloc(6 * (size_t)n * (size_t)(nl + 1), sizeof(double));
+  double *A = calloc((size_t)(nl + 1) * (size_t)(nl + 1), sizeof(double));
+  double *b = calloc((size_t)nl + 1, sizeof(double)), *abar = calloc(6 * (size_t)n, sizeof(double));
+  double *wbar = calloc(6 * (size_t)n, sizeof(double)),
+         *lam = calloc((size_t)nl + 1, sizeof(double));
+  for (int i = 0; i < n; i++) {
+    double I6[36];
+    mbs_bodyComplement(m, w, i, Tm + 36 * i);
+    mbsu_rbiFull(m->body_sinert + 10 * i, I6);
+    MBS_EXPECT(inv6(I6, Mm + 36 * i, 6), "singular body inertia");
+    fullX(w->xpar + 12 * i, X6 + 36 * i);
+  }
+  // J (6n x nl): column block of joint i = T_i in body i's rows, -X_ip^T T_i in the parent's
+  for (int i = 0; i < n; i++) {
+    int p = m->body_parent[i];
+    for (int c = 0; c < m->body_lamnum[i]; c++) {
+      int col = m->body_lamadr[i] + c;
+      const double *t = Tm + 36 * i + 6 * c;
+      for (int a = 0; a < 6; a++) J[(size_t)nl * (6 * i + a) + col] = t[a];
+      if (p >= 0)
+        for (int a = 0; a < 6; a++) {
+          double v = 0;
+          for (int r = 0; r < 6; r++) v += X6[36 * i + 6 * r + a] * t[r]; // (X^T t)_a
+          J[(size_t)nl * (6 * p + a) + col] = -v;
+        }
+    }
+  }
+  // A = J^T M J
+  for (int bb = 0; bb < n; bb++)
+    for (int a = 0; a < 6; a++)
+      for (int col = 0; col < nl; col++) {
+        double v = 0;
+        for (int r = 0; r < 6; r++)
+          v += Mm[36 * bb + 6 * a + r] * J[(size_t)nl * (6 * bb + r) + col];
+        MJ[(size_t)nl * (6 * bb + a) + col] = v;
+      }
+  for (int r = 0; r < nl; r++)
+    for (int c = 0; c < nl; c++) {
+      double v = 0;
+      for (int k = 0; k < 6 * n; k++) v += J[(size_t)nl * k + r] * MJ[(size_t)nl * k + c];
+      A[(size_t)nl * r + c] = v;
+    }
+  // block formulas vs A
+  double amax = 0, emax = 0;
+  for (int k = 0; k < nl * nl; k++) amax = fmax(amax, fabs(A[k]));
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++) {
+      double B[36];
+      blockFormula(m, Tm, Mm, X6, i, k, B);
+      for (int r = 0; r < m->body_lamnum[i]; r++)
+        for (int c = 0; c < m->body_lamnum[k]; c++) {
+          double e = fabs(B[m->body_lamnum[k] * r + c] -
+                          A[(size_t)nl * (m->body_lamadr[i] + r) + m->body_lamadr[k] + c]);
+          emax = fmax(emax, e);
+        }
+    }
+  emax /= amax > 0 ? amax : 1;
+  upd(&worst_cfA, emax);
+  MBS_EXPECT(emax <= 1e-13, "seed %llu: block formulas vs J^T M J rel err %.3e", seed, emax);
+  // b: known wrenches wbar_i = -v x* I v + F tau - sum_children X^T F tau
+  for (int i = 0; i < n; i++) {
+    int k = m->body_dofnum[i], d0 = m->body_dofadr[i];
+    const double *S = w->sdof + 6 * d0;
+    double SS[36], SSi[36], Ft[6] = {0, 0, 0, 0, 0, 0}, y[6];
+    for (int a = 0; a < k; a++)
+      for (int c = 0; c < k; c++) SS[k * a + c] = mbsu_dot6(S + 6 * a, S + 6 * c);
+    if (k > 0) MBS_EXPECT(inv6(SS, SSi, k), "singular S^T S");
+    for (int a = 0; a < k; a++) {
+      y[a] = 0;
+      for (int c = 0; c < k; c++) y[a] += SSi[k * a + c] * w->qfrc[d0 + c];
+    }
+    for (int a = 0; a < k; a++)
+      for (int r = 0; r < 6; r++) Ft[r] += S[6 * a + r] * y[a]; // F tau = S (S^T S)^-1 tau
+    for (int r = 0; r < 6; r++) wbar[6 * i + r] += Ft[r] - w->cbias[6 * i + r];
+    int p = m->body_parent[i];
+    if (p >= 0) {
+      double t6[6];
+      mbsu_xTForce(w->xpar + 12 * i, Ft, t6);
+      for (int r = 0; r < 6; r++) wbar[6 * p + r] -= t6[r];
+    }
+  }
+  for (int i = 0; i < n; i++) mbsu_mul6(Mm + 36 * i, wbar + 6 * i, abar + 6 * i);
+  for (int i = 0; i < n; i++) {
+    int p = m->body_parent[i];
+    double ap[6], g0[6] = {0, 0, 0, -m->gravity[0], -m->gravity[1], -m->gravity[2]}, r6[6];
+    mbsu_xMotion(w->xpar + 12 * i, p >= 0 ? abar + 6 * p : g0, ap);
+    for (int r = 0; r < 6; r++) r6[r] = w->cacc[6 * i + r] + ap[r] - abar[6 * i + r];
+    for (int c = 0; c < m->body_lamnum[i]; c++)
+      b[m->body_lamadr[i] + c] = mbsu_dot6(Tm + 36 * i + 6 * c, r6);
+  }
+  // solve A lam = b by Cholesky (also shows A is SPD)
+  int spd = 1;
+  for (int j = 0; j < nl && spd; j++) {
+    double d = A[(size_t)nl * j + j];
+    for (int l = 0; l < j; l++) d -= A[(size_t)nl * j + l] * A[(size_t)nl * j + l];
+    if (!(d > 0)) {
+      spd = 0;
+      break;
+    }
+    d = sqrt(d);
+    A[(size_t)nl * j + j] = d;
+    for (int i = j + 1; i < nl; i++) {
+      double v = A[(size_t)nl * i + j];
+      for (int l = 0; l < j; l++) v -= A[(size_t)nl * i + l] * A[(size_t)nl * j + l];
+      A[(size_t)nl * i + j] = v / d;
+    }
+  }
+  MBS_EXPECT(spd, "seed %llu: J^T M J is not positive definite", seed);
+  if (spd && nl > 0) {
+    for (int i = 0; i < nl; i++) {
+      double v = b[i];
+      for (int l = 0; l < i; l++) v -= A[(size_t)nl * i + l] * lam[l];
+      lam[i] = v / A[(size_t)nl * i + i];
+    }
+    for (int i = nl - 1; i >= 0; i--) {
+      double v = lam[i];
+      for (int l = i + 1; l < nl; l++) v -= A[(size_t)nl * l + i] * lam[l];
+      lam[i] = v / A[(size_t)nl * i + i];
+    }
+    double el = mbs_test_relDiff(lam, w->lam, nl, 1e-300);
+    upd(&worst_cfLam, el);
+    MBS_EXPECT(el <= 1e-10, "seed %llu: lambda from A lam = b vs ABA rel err %.3e", seed, el);
+    // recovery: a_i = M_i (wbar_i + T_i lam_i - sum_children X^T T_j lam_j);
+    // qdd_i = (S^T S)^-1 S^T (a_i - X_ip a_p - c_i)
+    double *acc = calloc(6 * (size_t)n, sizeof(double)),
+           *wt = calloc(6 * (size_t)n, sizeof(double));
+    double *qdd = calloc((size_t)m->nv + 1, sizeof(double));
+    memcpy(wt, wbar, 6 * (size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) {
+      double tl[6] = {0, 0, 0, 0, 0, 0}, t6[6];
+      for (int c = 0; c < m->body_lamnum[i]; c++)
+        for (int r = 0; r < 6; r++) tl[r] += Tm[36 * i + 6 * c + r] * lam[m->body_lamadr[i] + c];
+      for (int r = 0; r < 6; r++) wt[6 * i + r] += tl[r];
+      if (m->body_parent[i] >= 0) {
+        mbsu_xTForce(w->xpar + 12 * i, tl, t6);
+        for (int r = 0; r < 6; r++) wt[6 * m->body_parent[i] + r] -= t6[r];
+      }
+    }
+    for (int i = 0; i < n; i++) mbsu_mul6(Mm + 36 * i, wt + 6 * i, acc + 6 * i);
+    for (int i = 0; i < n; i++) {
+      int p = m->body_parent[i], k = m->body_dofnum[i], d0 = m->body_dofadr[i];
+      const double *S = w->sdof + 6 * d0;
+      double g0[6] = {0, 0, 0, -m->gravity[0], -m->gravity[1], -m->gravity[2]}, ap[6], r6[6];
+      double SS[36], SSi[36], y[6];
+      mbsu_xMotion(w->xpar + 12 * i, p >= 0 ? acc + 6 * p : g0, ap);
+      for (int r = 0; r < 6; r++) r6[r] = acc[6 * i + r] - ap[r] - w->cacc[6 * i + r];
+      for (int a = 0; a < k; a++) {
+        y[a] = mbsu_dot6(S + 6 * a, r6);
+        for (int c = 0; c < k; c++) SS[k * a + c] = mbsu_dot6(S + 6 * a, S + 6 * c);
+      }
+      if (k > 0 && inv6(SS, SSi, k))
+        for (int a = 0; a < k; a++) {
+          qdd[d0 + a] = 0;
+          for (int c = 0; c < k; c++) qdd[d0 + a] += SSi[k * a + c] * y[c];
+        }
+    }
+    double eq = mbs_test_relDiff(qdd, w->qdd, m->nv, 1e-300);
+    upd(&worst_cfQdd, eq);
+    MBS_EXPECT(eq <= 1e-10, "seed %llu: qdd recovered from lambda vs ABA rel err %.3e", seed, eq);
+    free(acc), free(wt), free(qdd);
+  }
+  free(Tm), free(Mm), free(X6), free(J), free(MJ), free(A), free(b), free(abar), free(wbar);
+  free(lam);
+  mbs_workDestroy(&w);
+  mbs_stateDestroy(&s);
+  mbs_modelDestroy(&m);
+}
+
 int main(void) {
   single_pendulum(1.7, 1.2, 1e-6, "point-mass pendulum");
   single_pendulum(1.7595, 1.0, 1.7595 * 2.0 * 2.0 / 12, "uniform rod pendulum (L=2)");
@@ -505,6 +799,11 @@ int main(void) {
     hanging_chain(MBS_JNT_UNIVERSAL, tilted);
     hanging_chain(MBS_JNT_SPHERICAL, tilted);
   }
+  for (unsigned long long seed = 1; seed <= 40; seed++)
+    constraint_formulation(seed, 2 + (int)(seed % 12));
+  printf("constraint-force formulation (40 random trees): blocks vs J^T M J %.3e, lambda vs ABA "
+         "%.3e, recovered qdd vs ABA %.3e\n",
+         worst_cfA, worst_cfLam, worst_cfQdd);
   printf("single pendulum (point mass, rods; 27 states): worst rel err %.3e\n", worst_pend);
   printf("double pendulum (50 states): worst rel err qdd %.3e, M and bias %.3e\n", worst_dp,
          worst_dpM);

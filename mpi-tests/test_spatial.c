@@ -1,7 +1,7 @@
 /// \file test_spatial.c
 /// Every inline kernel of src/spatial.h against plain 6x6 matrix algebra, with the full Plücker
 /// matrix X = [E 0; -E r^ E] built explicitly, and mbs_bodyComplement (T^T T = 1, T^T S = 0) for
-/// every joint type on random models.
+/// every joint type on random models. Also the small SPD block kernels (Cholesky and solves).
 #include "mbs_test.h"
 #include "spatial.h"
 
@@ -306,6 +306,62 @@ static void check_kernels(int trial) {
   }
 }
 
+// small SPD block kernels: cholFactor gives L with L L^T = A (upper triangle zeroed), the solves
+// invert L, L^T and A; a non-SPD matrix is refused
+static void check_chol(int trial) {
+  for (int k = 1; k <= 6; k++) {
+    double B[36], A[36], L[36], x[6], y[6], z[6];
+    for (int i = 0; i < k * k; i++) B[i] = rnd();
+    for (int i = 0; i < k; i++)
+      for (int j = 0; j < k; j++) {
+        double v = (i == j) ? 0.5 : 0;
+        for (int l = 0; l < k; l++) v += B[k * i + l] * B[k * j + l];
+        A[k * i + j] = v; // B B^T + 0.5 1
+      }
+    memcpy(L, A, sizeof A);
+    MBS_EXPECT(mbsu_cholFactor(L, k), "cholFactor refused an SPD matrix (k=%d)", k);
+    double e = 0;
+    for (int i = 0; i < k; i++)
+      for (int j = 0; j < k; j++) {
+        double v = 0;
+        for (int l = 0; l < k; l++) v += L[k * i + l] * L[k * j + l];
+        e = fmax(e, fabs(v - A[k * i + j]));
+        if (j > i) e = fmax(e, fabs(L[k * i + j]));
+      }
+    note(e, 1e-13, "cholFactor L L^T = A", trial);
+    for (int i = 0; i < k; i++) x[i] = rnd();
+    // cholSolveL: L y = x; cholSolveLT: L^T z = x; cholSolve: A z = x
+    memcpy(y, x, sizeof x);
+    mbsu_cholSolveL(L, k, y);
+    for (int i = 0; i < k; i++) {
+      double v = 0;
+      for (int l = 0; l < k; l++) v += L[k * i + l] * y[l];
+      z[i] = v;
+    }
+    note(maxdiff(z, x, k), 1e-12, "cholSolveL", trial);
+    memcpy(y, x, sizeof x);
+    mbsu_cholSolveLT(L, k, y);
+    for (int i = 0; i < k; i++) {
+      double v = 0;
+      for (int l = 0; l < k; l++) v += L[k * l + i] * y[l];
+      z[i] = v;
+    }
+    note(maxdiff(z, x, k), 1e-12, "cholSolveLT", trial);
+    memcpy(y, x, sizeof x);
+    mbsu_cholSolve(L, k, y);
+    for (int i = 0; i < k; i++) {
+      double v = 0;
+      for (int l = 0; l < k; l++) v += A[k * i + l] * y[l];
+      z[i] = v;
+    }
+    note(maxdiff(z, x, k), 1e-12, "cholSolve", trial);
+    // an indefinite matrix is refused
+    memcpy(L, A, sizeof A);
+    L[k * (k - 1) + k - 1] = -1;
+    MBS_EXPECT(!mbsu_cholFactor(L, k), "cholFactor accepted an indefinite matrix (k=%d)", k);
+  }
+}
+
 // mbs_bodyComplement for every joint type: T orthonormal, T^T S = 0, S full rank
 static void check_complement(unsigned long long seed, double *worst_orth, double *worst_ts,
                              int *count) {
@@ -364,7 +420,10 @@ static void check_complement(unsigned long long seed, double *worst_orth, double
 }
 
 int main(void) {
-  for (int trial = 0; trial < 2000; trial++) check_kernels(trial);
+  for (int trial = 0; trial < 2000; trial++) {
+    check_kernels(trial);
+    check_chol(trial);
+  }
   printf("spatial kernels vs 6x6 algebra (2000 random trials): worst abs error %.3e "
          "(finite-difference derivative checks %.3e)\n",
          worst, worst_fd);
