@@ -45,6 +45,7 @@ mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **out) {
   MBS_CALLOC(tmp, nl);
   MBS_CALLOC(child_rank, nb);
   MBS_CALLOC(sib_adr, nb);
+  MBS_CALLOC(color, nb);
 #undef MBS_CALLOC
   if (e) {
     mbs_cfsDestroy(&c);
@@ -75,6 +76,21 @@ mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **out) {
     for (int k = 0; k < nc; k++) c->child_rank[m->child_list[m->body_childadr[b] + k]] = k;
   }
   c->nsib = nsib;
+  // greedy colouring in body order: a joint couples with its parent's joint and its siblings
+  // (not across the ground), so children of p take the colours 0, 1, ... skipping p's colour
+  c->ncolor = 1;
+  c->bipartite = 1;
+  for (int b = 0; b < m->nbody; b++) {
+    int nc = m->body_childnum[b];
+    if (nc > 1) c->bipartite = 0;
+    for (int k = 0, col = 0; k < nc; k++, col++) {
+      if (col == c->color[b]) col++;
+      int ch = m->child_list[m->body_childadr[b] + k];
+      c->color[ch] = col;
+      if (col + 1 > c->ncolor) c->ncolor = col + 1;
+    }
+  }
+  c->jacobi_omega = 1;
   *out = c;
   return MBS_OK;
 }
@@ -276,44 +292,6 @@ mbsErr mbs_cfsAssemble(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
   return MBS_OK;
 }
 
-// y_i += sum over in-range off-diagonal blocks of row i times x (all owned rows)
-static void mbs_cfsOffdiagLocal(const mbsModel *m, mbsCfs *c, int b, const mbsReal *x, mbsReal *y) {
-  int nl = m->body_lamnum[b], p = m->body_parent[b];
-  if (nl == 0) return;
-  // parent
-  if (p >= 0 && mbs_owned(c, p)) {
-    int np = m->body_lamnum[p], pa = m->body_lamadr[p];
-    const mbsReal *P = c->Pblk + 36 * b;
-    for (int i = 0; i < nl; i++)
-      for (int j = 0; j < np; j++) y[i] += P[np * i + j] * x[pa + j];
-  }
-  // children: A_{b,ch} = A_{ch,b}^T
-  const int *ch = m->child_list + m->body_childadr[b];
-  for (int k = 0; k < m->body_childnum[b]; k++) {
-    int cb = ch[k], ncl = m->body_lamnum[cb], ca = m->body_lamadr[cb];
-    if (!mbs_owned(c, cb) || ncl == 0) continue;
-    const mbsReal *P = c->Pblk + 36 * cb; // ncl x nl
-    for (int i = 0; i < nl; i++)
-      for (int j = 0; j < ncl; j++) y[i] += P[nl * j + i] * x[ca + j];
-  }
-  // siblings
-  if (p >= 0) {
-    const int *sib = m->child_list + m->body_childadr[p];
-    for (int k = 0; k < m->body_childnum[p]; k++) {
-      int sb = sib[k], nsl = m->body_lamnum[sb], sa = m->body_lamadr[sb];
-      if (sb == b || !mbs_owned(c, sb) || nsl == 0) continue;
-      const mbsReal *S = mbs_sibBlock(m, c, b, sb);
-      if (c->child_rank[b] > c->child_rank[sb]) { // stored as row b: nl x nsl
-        for (int i = 0; i < nl; i++)
-          for (int j = 0; j < nsl; j++) y[i] += S[nsl * i + j] * x[sa + j];
-      } else { // stored as row sb: nsl x nl
-        for (int i = 0; i < nl; i++)
-          for (int j = 0; j < nsl; j++) y[i] += S[nl * j + i] * x[sa + j];
-      }
-    }
-  }
-}
-
 // ---------------------------------------------------------------- warm start
 
 void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t, int l0, int l1,
@@ -496,6 +474,8 @@ static mbsErr mbs_solveJacobi(const mbsModel *m, const mbsWork *w, mbsCfs *c,
     MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
     for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
     mbs_cfsPrecond(m, c, r, z);
+    double om = c->jacobi_omega;
+    for (int i = c->l0; i < c->l1; i++) z[i] *= om;
     for (int i = c->l0; i < c->l1; i++) x[i] += z[i];
     double red[3] = {mbs_dotLocal(c, r, r), mbs_dotLocal(c, z, z), mbs_dotLocal(c, x, x)}, res;
     MBS_CALL(mbs_reduce(comm, red, 3));
@@ -565,67 +545,51 @@ static mbsErr mbs_solveChebyshev(const mbsModel *m, const mbsWork *w, mbsCfs *c,
   return MBS_OK;
 }
 
-// block Gauss–Seidel / SOR inside the owned range; couplings to other ranks are taken from the
-// previous iterate (hybrid: Jacobi between ranks)
+// multicolour block Gauss–Seidel / SOR: one iteration sweeps the colours in turn; the joints of
+// one colour do not couple, so each colour is a parallel block-Jacobi update with the newest
+// values of the others (red-black on chains). Converges for SPD A and 0 < omega < 2 in any
+// ordering, and the iterates do not depend on the rank count.
 static mbsErr mbs_solveSor(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                            double omega, mbsSolveInfo *info) {
-  mbsReal *x = c->x, *q = c->q, *ext = c->z, *loc = c->tmp;
-  if (!c->blocks_ready) MBS_CALL(mbs_cfsAssemble(m, w, c));
+  mbsReal *x = c->x, *q = c->q, *r = c->r, *z = c->z;
   info->reason = MBS_REASON_DIVERGED_MAXIT;
+  double rr0 = 0;
   for (int it = 0; it <= m->opt.max_iter; it++) {
-    // residual of the current iterate and the part of A x that comes from other ranks
-    MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
-    double red[3] = {0, 0, 0}, res;
-    for (int i = c->l0; i < c->l1; i++) red[0] += (c->rhs[i] - q[i]) * (c->rhs[i] - q[i]);
-    for (int b = c->b0; b < c->b1; b++) {
-      int nl = m->body_lamnum[b], la = m->body_lamadr[b];
-      if (!nl) continue;
-      mbsReal y[6] = {0, 0, 0, 0, 0, 0}, dx[6];
-      mbs_cfsOffdiagLocal(m, c, b, x, y);
-      // D x via the factor: D = L L^T
-      const mbsReal *L = c->Dfac + 36 * b;
-      for (int i = 0; i < nl; i++) {
-        mbsReal s = 0;
-        for (int j = i; j < nl; j++) s += L[nl * j + i] * x[la + j];
-        dx[i] = s;
-      }
-      for (int i = 0; i < nl; i++) {
-        mbsReal s = 0;
-        for (int j = 0; j <= i; j++) s += L[nl * i + j] * dx[j];
-        loc[la + i] = y[i] + s;
+    for (int i = c->l0; i < c->l1; i++) c->xold[i] = x[i];
+    double rr = 0;
+    for (int col = 0; col < c->ncolor; col++) {
+      MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
+      for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
+      if (col == 0) rr = mbs_dotLocal(c, r, r); // residual of the iterate entering the sweep
+      for (int b = c->b0; b < c->b1; b++) {
+        int nl = m->body_lamnum[b], la = m->body_lamadr[b];
+        if (!nl || c->color[b] != col) continue;
+        for (int k = 0; k < nl; k++) z[la + k] = r[la + k];
+        mbsu_cholSolve(c->Dfac + 36 * b, nl, z + la);
+        for (int k = 0; k < nl; k++) x[la + k] += omega * z[la + k];
       }
     }
-    for (int i = c->l0; i < c->l1; i++) ext[i] = q[i] - loc[i];
-    if (it > 0) {
-      red[1] = 0;
-      for (int i = c->l0; i < c->l1; i++) red[1] += (x[i] - c->xold[i]) * (x[i] - c->xold[i]);
-      red[2] = mbs_dotLocal(c, x, x);
-    }
+    double red[3] = {rr, 0, mbs_dotLocal(c, x, x)}, res;
+    for (int i = c->l0; i < c->l1; i++) red[1] += (x[i] - c->xold[i]) * (x[i] - c->xold[i]);
     MBS_CALL(mbs_reduce(comm, red, 3));
     info->it = it;
-    if (!isfinite(red[0])) {
+    if (!isfinite(red[0]) || !isfinite(red[1])) {
       info->reason = MBS_REASON_DIVERGED_NAN;
       return MBS_OK;
     }
-    int conv = m->opt.criterion == MBS_CRIT_CHANGE
-                   ? (it > 0 && mbs_converged(m, red[0], red[1], red[2], info->bnorm, &res))
-                   : mbs_converged(m, red[0], red[1], red[2], info->bnorm, &res);
-    if (m->opt.criterion != MBS_CRIT_CHANGE || it > 0) info->res = res;
-    if (conv) {
-      info->reason = MBS_REASON_CONVERGED;
+    if (it == 0) rr0 = red[0];
+    if (red[0] > 1e12 * rr0) {
+      info->reason = MBS_REASON_DIVERGED_DTOL;
       return MBS_OK;
     }
-    if (it == m->opt.max_iter) break;
-    // sweep over the owned rows in body order
-    for (int i = c->l0; i < c->l1; i++) c->xold[i] = x[i];
-    for (int b = c->b0; b < c->b1; b++) {
-      int nl = m->body_lamnum[b], la = m->body_lamadr[b];
-      if (!nl) continue;
-      mbsReal y[6] = {0, 0, 0, 0, 0, 0}, s[6];
-      mbs_cfsOffdiagLocal(m, c, b, x, y);
-      for (int i = 0; i < nl; i++) s[i] = c->rhs[la + i] - ext[la + i] - y[i];
-      mbsu_cholSolve(c->Dfac + 36 * b, nl, s);
-      for (int i = 0; i < nl; i++) x[la + i] = (1 - omega) * x[la + i] + omega * s[i];
+    int conv = mbs_converged(m, red[0], red[1], red[2], info->bnorm, &res);
+    info->res = res;
+    if (conv) {
+      // the residual test judged the iterate before this sweep: return that one
+      if (m->opt.criterion != MBS_CRIT_CHANGE)
+        for (int i = c->l0; i < c->l1; i++) x[i] = c->xold[i];
+      info->reason = MBS_REASON_CONVERGED;
+      return MBS_OK;
     }
   }
   return MBS_OK;
@@ -778,6 +742,32 @@ static mbsErr mbs_solveDirect(const mbsModel *m, const mbsWork *w, mbsCfs *c, mb
   return MBS_OK;
 }
 
+// extreme eigenvalues of D^{-1} A from k Lanczos (CG) steps on the right side, leaving x intact
+static mbsErr mbs_estimateSpectrum(const mbsModel *m, const mbsWork *w, mbsCfs *c,
+                                   const mbsCfsComm *comm) {
+  double la[64], lb[64];
+  mbsSolveInfo tmp = {0, 0, 0, 0};
+  for (int i = c->l0; i < c->l1; i++) c->tmp[i] = c->x[i], c->x[i] = 0;
+  double bb = mbs_dotLocal(c, c->rhs, c->rhs);
+  MBS_CALL(mbs_reduce(comm, &bb, 1));
+  tmp.bnorm = sqrt(bb);
+  mbsOption save = m->opt;
+  ((mbsModel *)m)->opt.criterion = MBS_CRIT_RESIDUAL; // estimation only; restored below
+  ((mbsModel *)m)->opt.tol = 1e-14;
+  mbsErr e = mbs_solveJcg(m, w, c, comm, 40, &tmp, la, lb);
+  ((mbsModel *)m)->opt = save;
+  for (int i = c->l0; i < c->l1; i++) c->x[i] = c->tmp[i];
+  if (e) return e;
+  if (tmp.it >= 2) {
+    c->lmin = mbs_tridiagEig(la, lb, tmp.it, 0);
+    c->lmax = 1.05 * mbs_tridiagEig(la, lb, tmp.it, tmp.it - 1);
+  } else {
+    c->lmin = 0.5, c->lmax = 1.5;
+  }
+  c->have_spec = 1;
+  return MBS_OK;
+}
+
 // ---------------------------------------------------------------- full solve
 
 mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm) {
@@ -817,6 +807,12 @@ mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const
     MBS_CALL(mbs_solveJcg(m, w, c, comm, m->opt.max_iter, &info, NULL, NULL));
     break;
   case MBS_SOLVER_JACOBI:
+    // the seed's Jacobi on 2-cyclic (chain-like) systems; on branched trees the spectrum of
+    // D^{-1} A is not symmetric about 1 and plain Jacobi may diverge: relax by 2/(lmin+lmax)
+    if (!c->bipartite) {
+      if (!c->have_spec) MBS_CALL(mbs_estimateSpectrum(m, w, c, comm));
+      c->jacobi_omega = 2 / (c->lmin + c->lmax / 1.05);
+    }
     MBS_CALL(mbs_solveJacobi(m, w, c, comm, &info));
     break;
   case MBS_SOLVER_GS:

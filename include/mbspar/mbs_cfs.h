@@ -49,6 +49,11 @@ typedef struct mbsCfs {
   // Chebyshev spectral bounds of D^{-1} A (cached across evaluations)
   int have_spec;
   double lmin, lmax;
+  // multicolour ordering of the joints for Gauss–Seidel/SOR (model constant)
+  int *color; ///< (nbody) colour of each joint: parent and siblings differ
+  int ncolor;
+  int bipartite;       ///< 1 if no body has two children (the matrix is 2-cyclic)
+  double jacobi_omega; ///< relaxation used by Jacobi: 1 if bipartite, else 2/(lmin+lmax)
   // direct solver workspace (serial, full model)
   mbsReal *Ld, *Lp, *Ls; ///< factor copies of diagonal, parent and sibling blocks
 } mbsCfs;

@@ -51,4 +51,30 @@ double mbsp_wtime(void);
 /// returning from main with that code). Local.
 void mbsp_abort(mbspComm *comm, int code);
 
+/// Nearest-neighbour halo exchange with fixed partners and sizes, set up once. Buffers belong to
+/// the halo (one send and one receive segment per neighbour) so persistent requests can be
+/// created at setup and a step never allocates.
+typedef struct mbspHalo mbspHalo;
+/// Halo implementations: persistent point-to-point requests, or a neighbourhood collective
+/// (MPI_Neighbor_alltoallv) on a distributed-graph communicator.
+typedef enum { MBSP_HALO_P2P = 0, MBSP_HALO_NEIGHBOR = 1 } mbspHaloMode;
+/// Create a halo: \p nnbr neighbour ranks, doubles sent to / received from each. Collective.
+mbsErr mbsp_haloCreate(mbspComm *comm, int nnbr, const int *nbr, const int *sendcnt,
+                       const int *recvcnt, int mode, mbspHalo **h);
+/// Send / receive segment of neighbour k. Local.
+double *mbsp_haloSendBuf(mbspHalo *h, int k);
+double *mbsp_haloRecvBuf(mbspHalo *h, int k);
+/// Exchange all segments (start and wait). Collective over the neighbours.
+mbsErr mbsp_haloExchange(mbspHalo *h);
+/// Phased use for pipelines: receive all (blocking), later send all (blocking). A rank that only
+/// receives from lower ranks and sends to higher ones cannot deadlock. Collective over neighbours.
+mbsErr mbsp_haloRecvAll(mbspHalo *h);
+mbsErr mbsp_haloSendAll(mbspHalo *h);
+/// Free and NULL. Local.
+void mbsp_haloDestroy(mbspHalo **h);
+
+/// Per-rank timer statistics: for each of n values, min, avg, max over ranks and the ranks of
+/// min and max (out has 5*n entries on every rank). Collective.
+mbsErr mbsp_stats(mbspComm *comm, const double *v, int n, double *out);
+
 #endif

@@ -1,0 +1,49 @@
+/// \file mbs_engine.h
+/// The distributed forward-dynamics engine: one contiguous range of bodies per MPI rank, the
+/// constraint-force system solved by the iterative methods of mbs_cfs.h with nearest-neighbour
+/// halo exchanges and allreduces. No MPI types here.
+#ifndef MBS_ENGINE_H
+#define MBS_ENGINE_H
+
+#include "mbs_cfs.h"
+#include "mbs_parallel.h"
+
+typedef struct mbspEngine mbspEngine;
+
+/// Decomposition summary of one rank.
+typedef struct {
+  int b0, b1;    ///< owned bodies [b0, b1)
+  int nnbr;      ///< neighbour ranks
+  int cut_up;    ///< owned bodies whose parent is remote
+  int cut_down;  ///< owned bodies with remote children
+  double weight; ///< load-balance weight of the range
+} mbspDecompInfo;
+
+/// Split the model over the ranks (contiguous body ranges balanced by per-joint cost), set up
+/// halos and the local workspaces. More ranks than bodies is an input error. Collective.
+/// \param[in] halo_mode mbspHaloMode
+mbsErr mbsp_engineCreate(mbspComm *comm, const mbsModel *m, int halo_mode, mbspEngine **e);
+/// One forward-dynamics evaluation at state s (every rank holds the whole state; each computes
+/// its own bodies). Writes the owned part of the engine workspace. Collective.
+mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s);
+/// Gather qdd (nv), lam (nlam) and jfrc (nbody x 6, body coordinates) to rank 0 (NULL pointers
+/// allowed on other ranks). Collective.
+mbsErr mbsp_engineGather(mbspEngine *e, double *qdd, double *lam, double *jfrc);
+/// The engine's workspace (owned entries valid) and decomposition. Local.
+mbsWork *mbsp_engineWork(mbspEngine *e);
+mbsCfs *mbsp_engineCfs(mbspEngine *e);
+void mbsp_engineDecomp(const mbspEngine *e, mbspDecompInfo *info);
+/// Timers of this rank: communication phases are counted in w->timer (comm.halo,
+/// comm.allreduce, comm.prefix). Local.
+/// Free and NULL. Collective (frees communicator resources).
+void mbsp_engineDestroy(mbspEngine **e);
+
+/// Apply y = A x through the distributed operator (tests). Collective.
+mbsErr mbsp_engineApply(mbspEngine *e, const double *x, double *y);
+/// Built-in halo validation: exchanges index-encoded values (body*16 + component) through the
+/// up, down and velocity halos and counts entries that did not arrive exactly. Collective.
+mbsErr mbsp_engineHaloCheck(mbspEngine *e, long *nbad);
+/// Sum over ranks through the engine's communicator. Collective.
+mbsErr mbsp_engineReduce(mbspEngine *e, double *v, int n);
+
+#endif

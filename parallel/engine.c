@@ -1,0 +1,511 @@
+/// \file engine.c
+/// The distributed forward-dynamics engine.
+///
+/// Decomposition: bodies are split into P contiguous ranges of the (topological) body order,
+/// balanced by a per-joint cost weight. Because a parent always precedes its children, every
+/// remote parent of a rank's bodies lives on a lower rank.
+///
+/// Communication per evaluation:
+///  - velocities (a prefix product down the tree): each rank first composes, in parallel, the
+///    affine map from its ghost parents to each owned body (v_b = v_loc_b + X_{b<-g} v_g); then
+///    only the boundary velocities travel down the rank pipeline (receive from lower ranks,
+///    evaluate O(1) per boundary body, send to higher ranks); then every rank finishes its own
+///    bodies concurrently. The pipeline's critical path is P messages with O(1) work each; the
+///    O(n/P) work is outside it. (An MPI_Exscan with a non-commutative composition operator
+///    would give O(log P) depth for chains; with P <= 64 the pipeline's latency is smaller than
+///    one CG iteration here, see docs/formulation.md.)
+///  - operator applications: two nearest-neighbour exchanges of 6-vectors per cut tree edge
+///    (child -> parent wrenches, parent -> child accelerations), persistent point-to-point
+///    requests or MPI_Neighbor_alltoallv on a distributed-graph communicator (MBSPAR_HALO);
+///  - inner products: one MPI_Allreduce per reduction point, the CG dots fused (2 per iteration).
+/// No MPI calls here: everything goes through parallel/comm.c.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_engine.h"
+#include "spatial.h"
+
+struct mbspEngine {
+  mbspComm *comm;
+  const mbsModel *m;
+  int rank, size;
+  int *start; // (size + 1) first body of each rank
+  int b0, b1;
+  mbsWork *w;
+  mbsCfs *c;
+  mbsCfsComm hooks;
+
+  // neighbour ranks and per-neighbour body lists (grouped by neighbour, sorted by body)
+  int nnbr, *nbr;
+  int *up_sadr, *up_s; // owned bodies whose parent is on nbr k
+  int *up_radr, *up_r; // bodies of nbr k whose parent is owned here
+  int *dn_sadr, *dn_s; // owned bodies with children on nbr k
+  int *dn_radr, *dn_r; // bodies of nbr k that parent owned bodies
+  mbspHalo *hup, *hdn, *hvel;
+
+  // velocity prefix
+  int *gho;      // (nbody) ghost parent at the top of each owned body's local path, -1: ground
+  mbsReal *Xg;   // (nbody x 12) transform ghost -> body
+  mbsReal *vloc; // (nbody x 6) velocity with the ghost velocity set to zero
+};
+
+static int mbsp_owner(const mbspEngine *e, int b) {
+  int lo = 0, hi = e->size - 1;
+  while (lo < hi) { // largest r with start[r] <= b
+    int mid = (lo + hi + 1) / 2;
+    if (e->start[mid] <= b)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+// ---------------------------------------------------------------- communication hooks
+
+static mbsErr mbsp_haloUpHook(void *ctx, mbsReal *up) {
+  mbspEngine *e = ctx;
+  MBS_TIC(e->w->timer, MBS_TIMER_HALO);
+  for (int k = 0; k < e->nnbr; k++) {
+    double *buf = mbsp_haloSendBuf(e->hup, k);
+    for (int j = e->up_sadr[k]; j < e->up_sadr[k + 1]; j++)
+      memcpy(buf + 6 * (j - e->up_sadr[k]), up + 6 * e->up_s[j], 6 * sizeof(double));
+  }
+  mbsErr err = mbsp_haloExchange(e->hup);
+  for (int k = 0; k < e->nnbr && !err; k++) {
+    const double *buf = mbsp_haloRecvBuf(e->hup, k);
+    for (int j = e->up_radr[k]; j < e->up_radr[k + 1]; j++)
+      memcpy(up + 6 * e->up_r[j], buf + 6 * (j - e->up_radr[k]), 6 * sizeof(double));
+  }
+  MBS_TOC(e->w->timer, MBS_TIMER_HALO);
+  return err;
+}
+
+static void mbsp_packDown(mbspEngine *e, mbspHalo *h, const mbsReal *v) {
+  for (int k = 0; k < e->nnbr; k++) {
+    double *buf = mbsp_haloSendBuf(h, k);
+    for (int j = e->dn_sadr[k]; j < e->dn_sadr[k + 1]; j++)
+      memcpy(buf + 6 * (j - e->dn_sadr[k]), v + 6 * e->dn_s[j], 6 * sizeof(double));
+  }
+}
+static void mbsp_unpackDown(mbspEngine *e, mbspHalo *h, mbsReal *v) {
+  for (int k = 0; k < e->nnbr; k++) {
+    const double *buf = mbsp_haloRecvBuf(h, k);
+    for (int j = e->dn_radr[k]; j < e->dn_radr[k + 1]; j++)
+      memcpy(v + 6 * e->dn_r[j], buf + 6 * (j - e->dn_radr[k]), 6 * sizeof(double));
+  }
+}
+
+static mbsErr mbsp_haloDownHook(void *ctx, mbsReal *acc) {
+  mbspEngine *e = ctx;
+  MBS_TIC(e->w->timer, MBS_TIMER_HALO);
+  mbsp_packDown(e, e->hdn, acc);
+  mbsErr err = mbsp_haloExchange(e->hdn);
+  if (!err) mbsp_unpackDown(e, e->hdn, acc);
+  MBS_TOC(e->w->timer, MBS_TIMER_HALO);
+  return err;
+}
+
+static mbsErr mbsp_reduceHook(void *ctx, double *v, int n) {
+  mbspEngine *e = ctx;
+  MBS_TIC(e->w->timer, MBS_TIMER_ALLREDUCE);
+  mbsErr err = mbsp_allreduceSum(e->comm, v, n);
+  MBS_TOC(e->w->timer, MBS_TIMER_ALLREDUCE);
+  return err;
+}
+
+// ---------------------------------------------------------------- setup
+
+// per-joint cost weight of the load balance (flops of one operator application, roughly)
+static double mbsp_bodyWeight(const mbsModel *m, int b) {
+  return 130.0 + 24.0 * m->body_lamnum[b] + 12.0 * m->body_dofnum[b];
+}
+
+static mbsErr mbsp_decompose(mbspEngine *e) {
+  const mbsModel *m = e->m;
+  int n = m->nbody, P = e->size;
+  MBS_CHECK(P <= n, MBS_ERR_INPUT,
+            "cannot distribute %d bodies over %d MPI ranks: more ranks than bodies (use at most "
+            "%d ranks)",
+            n, P, n);
+  MBS_ALLOC(e->start, P + 1);
+  double total = 0;
+  for (int b = 0; b < n; b++) total += mbsp_bodyWeight(m, b);
+  // rank r starts at the first body whose cumulative weight reaches r/P of the total
+  double acc = 0;
+  int r = 1;
+  e->start[0] = 0;
+  for (int b = 0; b < n && r < P; b++) {
+    while (r < P && acc >= total * r / P) e->start[r++] = b;
+    acc += mbsp_bodyWeight(m, b);
+  }
+  while (r < P) e->start[r++] = n;
+  e->start[P] = n;
+  // every rank gets at least one body
+  for (int k = 1; k < P; k++)
+    if (e->start[k] <= e->start[k - 1]) e->start[k] = e->start[k - 1] + 1;
+  for (int k = P - 1; k >= 1; k--)
+    if (e->start[k] > n - (P - k)) e->start[k] = n - (P - k);
+  e->b0 = e->start[e->rank];
+  e->b1 = e->start[e->rank + 1];
+  return MBS_OK;
+}
+
+// neighbour lists; *cnt arrays are per neighbour (size nnbr+1 address arrays)
+static mbsErr mbsp_buildLists(mbspEngine *e) {
+  const mbsModel *m = e->m;
+  int P = e->size;
+  int *mark, *ucount_s, *ucount_r, *dcount_s, *dcount_r;
+  MBS_ALLOC(mark, P);
+  MBS_ALLOC(ucount_s, P);
+  MBS_ALLOC(ucount_r, P);
+  MBS_ALLOC(dcount_s, P);
+  MBS_ALLOC(dcount_r, P);
+  int *lastdn; // avoid listing a body twice for the same neighbour
+  MBS_ALLOC(lastdn, P);
+  for (int k = 0; k < P; k++) lastdn[k] = -1;
+  for (int b = e->b0; b < e->b1; b++) {
+    int p = m->body_parent[b];
+    if (p >= 0 && p < e->b0) {
+      int q = mbsp_owner(e, p);
+      mark[q] = 1, ucount_s[q]++;
+    }
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int k = 0; k < m->body_childnum[b]; k++) {
+      int cb = ch[k];
+      if (cb >= e->b1) {
+        int q = mbsp_owner(e, cb);
+        mark[q] = 1, ucount_r[q]++;
+        if (lastdn[q] != b) dcount_s[q]++, lastdn[q] = b;
+      }
+    }
+  }
+  // remote parents, each counted once (marked in a body-sized scratch array)
+  char *seen;
+  MBS_ALLOC(seen, m->nbody);
+  for (int b = e->b0; b < e->b1; b++) {
+    int p = m->body_parent[b];
+    if (p >= 0 && p < e->b0 && !seen[p]) {
+      seen[p] = 1;
+      dcount_r[mbsp_owner(e, p)]++;
+    }
+  }
+  e->nnbr = 0;
+  for (int q = 0; q < P; q++) e->nnbr += mark[q];
+  int nn = e->nnbr;
+  MBS_ALLOC(e->nbr, nn + 1);
+  MBS_ALLOC(e->up_sadr, nn + 1);
+  MBS_ALLOC(e->up_radr, nn + 1);
+  MBS_ALLOC(e->dn_sadr, nn + 1);
+  MBS_ALLOC(e->dn_radr, nn + 1);
+  int *slot; // neighbour index of each rank
+  MBS_ALLOC(slot, P);
+  for (int q = 0, k = 0; q < P; q++)
+    if (mark[q]) {
+      slot[q] = k;
+      e->nbr[k] = q;
+      e->up_sadr[k + 1] = e->up_sadr[k] + ucount_s[q];
+      e->up_radr[k + 1] = e->up_radr[k] + ucount_r[q];
+      e->dn_sadr[k + 1] = e->dn_sadr[k] + dcount_s[q];
+      e->dn_radr[k + 1] = e->dn_radr[k] + dcount_r[q];
+      k++;
+    }
+  MBS_ALLOC(e->up_s, e->up_sadr[nn] + 1);
+  MBS_ALLOC(e->up_r, e->up_radr[nn] + 1);
+  MBS_ALLOC(e->dn_s, e->dn_sadr[nn] + 1);
+  MBS_ALLOC(e->dn_r, e->dn_radr[nn] + 1);
+  int *fus, *fur, *fds, *fdr;
+  MBS_ALLOC(fus, nn + 1);
+  MBS_ALLOC(fur, nn + 1);
+  MBS_ALLOC(fds, nn + 1);
+  MBS_ALLOC(fdr, nn + 1);
+  for (int k = 0; k < P; k++) lastdn[k] = -1;
+  // fill in body order: every list ends up sorted by body index on both sides
+  for (int b = e->b0; b < e->b1; b++) {
+    int p = m->body_parent[b];
+    if (p >= 0 && p < e->b0) {
+      int k = slot[mbsp_owner(e, p)];
+      e->up_s[e->up_sadr[k] + fus[k]++] = b;
+    }
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int j = 0; j < m->body_childnum[b]; j++) {
+      int cb = ch[j];
+      if (cb >= e->b1) {
+        int q = mbsp_owner(e, cb), k = slot[q];
+        e->up_r[e->up_radr[k] + fur[k]++] = cb;
+        if (lastdn[q] != b) e->dn_s[e->dn_sadr[k] + fds[k]++] = b, lastdn[q] = b;
+      }
+    }
+  }
+  // up_r must be sorted by child index per neighbour (the sender lists them in body order)
+  for (int k = 0; k < nn; k++) {
+    int *a = e->up_r + e->up_radr[k], len = e->up_radr[k + 1] - e->up_radr[k];
+    for (int i = 1; i < len; i++) // insertion sort: lists are short or nearly sorted
+      for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
+        int t = a[j];
+        a[j] = a[j - 1], a[j - 1] = t;
+      }
+  }
+  // remote parents, distinct, sorted per neighbour
+  for (int b = e->b0; b < e->b1; b++) {
+    int p = m->body_parent[b];
+    if (p >= 0 && p < e->b0 && seen[p]) {
+      seen[p] = 0;
+      int k = slot[mbsp_owner(e, p)];
+      e->dn_r[e->dn_radr[k] + fdr[k]++] = p;
+    }
+  }
+  for (int k = 0; k < nn; k++) {
+    int *a = e->dn_r + e->dn_radr[k], len = e->dn_radr[k + 1] - e->dn_radr[k];
+    for (int i = 1; i < len; i++)
+      for (int j = i; j > 0 && a[j - 1] > a[j]; j--) {
+        int t = a[j];
+        a[j] = a[j - 1], a[j - 1] = t;
+      }
+  }
+  free(mark), free(ucount_s), free(ucount_r), free(dcount_s), free(dcount_r), free(lastdn);
+  free(slot), free(fus), free(fur), free(fds), free(fdr), free(seen);
+  return MBS_OK;
+}
+
+static mbsErr mbsp_engineSetup(mbspEngine *e) {
+  MBS_CALL(mbsp_decompose(e));
+  MBS_CALL(mbsp_buildLists(e));
+  MBS_CALL(mbs_workCreate(e->m, &e->w));
+  MBS_CALL(mbs_cfsCreate(e->m, e->b0, e->b1, &e->c));
+  size_t nb = (size_t)e->m->nbody;
+  MBS_ALLOC(e->gho, nb);
+  MBS_ALLOC(e->Xg, 12 * nb);
+  MBS_ALLOC(e->vloc, 6 * nb);
+  return MBS_OK;
+}
+
+static mbsErr mbsp_engineHalos(mbspEngine *e, int halo_mode) {
+  int nn = e->nnbr;
+  int *sc, *rc, *sc2, *rc2;
+  MBS_ALLOC(sc, nn + 1);
+  MBS_ALLOC(rc, nn + 1);
+  MBS_ALLOC(sc2, nn + 1);
+  MBS_ALLOC(rc2, nn + 1);
+  for (int k = 0; k < nn; k++) {
+    sc[k] = 6 * (e->up_sadr[k + 1] - e->up_sadr[k]);
+    rc[k] = 6 * (e->up_radr[k + 1] - e->up_radr[k]);
+    sc2[k] = 6 * (e->dn_sadr[k + 1] - e->dn_sadr[k]);
+    rc2[k] = 6 * (e->dn_radr[k + 1] - e->dn_radr[k]);
+  }
+  mbsErr err = mbsp_haloCreate(e->comm, nn, e->nbr, sc, rc, halo_mode, &e->hup);
+  if (!err) err = mbsp_haloCreate(e->comm, nn, e->nbr, sc2, rc2, halo_mode, &e->hdn);
+  if (!err) err = mbsp_haloCreate(e->comm, nn, e->nbr, sc2, rc2, MBSP_HALO_P2P, &e->hvel);
+  free(sc), free(rc), free(sc2), free(rc2);
+  return err;
+}
+
+mbsErr mbsp_engineCreate(mbspComm *comm, const mbsModel *m, int halo_mode, mbspEngine **out) {
+  mbspEngine *e = calloc(1, sizeof *e);
+  *out = NULL;
+  mbsErr err = e ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (engine)");
+  if (e) {
+    e->comm = comm, e->m = m;
+    e->rank = mbsp_rank(comm), e->size = mbsp_size(comm);
+    err = mbsp_engineSetup(e);
+  }
+  // all ranks agree before the collective halo setup
+  err = mbsp_agreeErr(comm, err);
+  if (!err) err = mbsp_agreeErr(comm, mbsp_engineHalos(e, halo_mode));
+  if (err) {
+    mbsp_engineDestroy(&e);
+    return err;
+  }
+  e->hooks.ctx = e;
+  e->hooks.reduce = mbsp_reduceHook;
+  if (e->size > 1) {
+    e->hooks.halo_up = mbsp_haloUpHook;
+    e->hooks.halo_down = mbsp_haloDownHook;
+  }
+  *out = e;
+  return MBS_OK;
+}
+
+void mbsp_engineDestroy(mbspEngine **pe) {
+  if (!pe || !*pe) return;
+  mbspEngine *e = *pe;
+  mbsp_haloDestroy(&e->hup);
+  mbsp_haloDestroy(&e->hdn);
+  mbsp_haloDestroy(&e->hvel);
+  mbs_cfsDestroy(&e->c);
+  mbs_workDestroy(&e->w);
+  void *arrs[] = {e->start, e->nbr,     e->up_sadr, e->up_s, e->up_radr, e->up_r, e->dn_sadr,
+                  e->dn_s,  e->dn_radr, e->dn_r,    e->gho,  e->Xg,      e->vloc};
+  for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
+  free(e);
+  *pe = NULL;
+}
+
+// ---------------------------------------------------------------- evaluation
+
+// ^C X_A = ^C X_B ^B X_A for compact transforms (E, r)
+static void mbsp_compose(const mbsReal *Xcb, const mbsReal *Xba, mbsReal *Xca) {
+  mbsu_mulMat3(Xcb, Xba, Xca);
+  mbsReal t[3];
+  mbsu_mulMat3TVec(Xba, Xcb + 9, t);
+  Xca[9] = Xba[9] + t[0], Xca[10] = Xba[10] + t[1], Xca[11] = Xba[11] + t[2];
+}
+
+// velocity stage across ranks (see the file comment)
+static mbsErr mbsp_velocity(mbspEngine *e, const mbsState *s) {
+  const mbsModel *m = e->m;
+  mbsWork *w = e->w;
+  if (e->size > 1) {
+    MBS_TIC(w->timer, MBS_TIMER_PREFIX);
+    // local affine maps from the ghost parents (parallel, no communication)
+    for (int b = e->b0; b < e->b1; b++) {
+      int p = m->body_parent[b], nd = m->body_dofnum[b], da = m->body_dofadr[b];
+      mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, *vl = e->vloc + 6 * b;
+      for (int k = 0; k < nd; k++)
+        for (int i = 0; i < 6; i++) vJ[i] += w->sdof[6 * (da + k) + i] * s->qd[da + k];
+      const mbsReal *X = w->xpar + 12 * b;
+      if (p < 0) {
+        e->gho[b] = -1;
+        memcpy(vl, vJ, sizeof vJ);
+      } else if (p < e->b0) {
+        e->gho[b] = p;
+        memcpy(e->Xg + 12 * b, X, 12 * sizeof(mbsReal));
+        memcpy(vl, vJ, sizeof vJ);
+      } else {
+        e->gho[b] = e->gho[p];
+        mbsu_xMotion(X, e->vloc + 6 * p, vl);
+        for (int i = 0; i < 6; i++) vl[i] += vJ[i];
+        if (e->gho[b] >= 0) mbsp_compose(X, e->Xg + 12 * p, e->Xg + 12 * b);
+      }
+    }
+    // pipeline: boundary velocities from lower ranks, then to higher ranks
+    mbsErr err = mbsp_haloRecvAll(e->hvel);
+    if (err) return err;
+    mbsp_unpackDown(e, e->hvel, w->cvel);
+    for (int j = 0; j < e->dn_sadr[e->nnbr]; j++) {
+      int b = e->dn_s[j], g = e->gho[b];
+      mbsReal *v = w->cvel + 6 * b;
+      memcpy(v, e->vloc + 6 * b, 6 * sizeof(mbsReal));
+      if (g >= 0) {
+        mbsReal t[6];
+        mbsu_xMotion(e->Xg + 12 * b, w->cvel + 6 * g, t);
+        for (int i = 0; i < 6; i++) v[i] += t[i];
+      }
+    }
+    mbsp_packDown(e, e->hvel, w->cvel);
+    err = mbsp_haloSendAll(e->hvel);
+    MBS_TOC(w->timer, MBS_TIMER_PREFIX);
+    if (err) return err;
+  }
+  // every rank finishes its own bodies (parents are ready: owned ones in order, ghosts received)
+  MBS_TIC(w->timer, MBS_TIMER_VELOCITY);
+  for (int b = e->b0; b < e->b1; b++) mbs_bodyVelocity(m, s, w, b);
+  MBS_TOC(w->timer, MBS_TIMER_VELOCITY);
+  return MBS_OK;
+}
+
+mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
+  const mbsModel *m = e->m;
+  mbsWork *w = e->w;
+  MBS_TIC(w->timer, MBS_TIMER_EVAL);
+  // joint transforms and subspaces are local to each joint
+  MBS_TIC(w->timer, MBS_TIMER_POSITION);
+  for (int b = e->b0; b < e->b1; b++) mbs_bodyPosition(m, s->q, w, b);
+  MBS_TOC(w->timer, MBS_TIMER_POSITION);
+  MBS_CALL(mbsp_velocity(e, s));
+  MBS_CALL(mbs_cfsSolve(m, s, w, e->c, &e->hooks));
+  MBS_TOC(w->timer, MBS_TIMER_EVAL);
+  return MBS_OK;
+}
+
+mbsErr mbsp_engineApply(mbspEngine *e, const double *x, double *y) {
+  return mbs_cfsApply(e->m, e->w, e->c, &e->hooks, x, 0, y);
+}
+
+mbsErr mbsp_engineReduce(mbspEngine *e, double *v, int n) {
+  return mbsp_allreduceSum(e->comm, v, n);
+}
+
+mbsErr mbsp_engineGather(mbspEngine *e, double *qdd, double *lam, double *jfrc) {
+  const mbsModel *m = e->m;
+  int P = e->size;
+  int *cnt = calloc((size_t)P, sizeof(int)), *dsp = calloc((size_t)P, sizeof(int));
+  if (!cnt || !dsp) {
+    free(cnt), free(dsp);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (gather)");
+  }
+  mbsErr err = MBS_OK;
+  // three contiguous ranges per rank: dofs, constraint components, bodies x 6
+  for (int pass = 0; pass < 3 && !err; pass++) {
+    for (int r = 0; r < P; r++) {
+      int a = e->start[r], bnd = e->start[r + 1];
+      int lo = pass == 0 ? m->body_dofadr[a] : pass == 1 ? m->body_lamadr[a] : 6 * a;
+      int hi = pass == 0   ? m->body_dofadr[bnd - 1] + m->body_dofnum[bnd - 1]
+               : pass == 1 ? m->body_lamadr[bnd - 1] + m->body_lamnum[bnd - 1]
+                           : 6 * bnd;
+      cnt[r] = hi - lo, dsp[r] = lo;
+    }
+    const double *src = pass == 0 ? e->w->qdd : pass == 1 ? e->w->lam : e->w->jfrc;
+    double *dst = pass == 0 ? qdd : pass == 1 ? lam : jfrc;
+    double dummy = 0;
+    err = mbsp_gatherv(e->comm, src + dsp[e->rank], cnt[e->rank], dst ? dst : &dummy, cnt, dsp);
+  }
+  free(cnt), free(dsp);
+  return err;
+}
+
+mbsWork *mbsp_engineWork(mbspEngine *e) {
+  return e->w;
+}
+mbsCfs *mbsp_engineCfs(mbspEngine *e) {
+  return e->c;
+}
+
+void mbsp_engineDecomp(const mbspEngine *e, mbspDecompInfo *info) {
+  info->b0 = e->b0, info->b1 = e->b1, info->nnbr = e->nnbr;
+  info->cut_up = e->up_sadr[e->nnbr];
+  info->cut_down = e->dn_sadr[e->nnbr];
+  info->weight = 0;
+  for (int b = e->b0; b < e->b1; b++) info->weight += mbsp_bodyWeight(e->m, b);
+}
+
+mbsErr mbsp_engineHaloCheck(mbspEngine *e, long *nbad) {
+  const mbsModel *m = e->m;
+  size_t n6 = 6 * (size_t)m->nbody;
+  double *v = calloc(n6, sizeof(double));
+  MBS_CHECK(v, MBS_ERR_NOMEM, "out of memory (halo check)");
+  long bad = 0;
+  for (int pass = 0; pass < 3; pass++) {
+    for (size_t k = 0; k < n6; k++) v[k] = -1;
+    for (int b = e->b0; b < e->b1; b++)
+      for (int i = 0; i < 6; i++) v[6 * b + i] = 16.0 * b + i + 1000.0 * pass;
+    mbsErr err = MBS_OK;
+    if (pass == 0 && e->size > 1) err = mbsp_haloUpHook(e, v);
+    if (pass == 1 && e->size > 1) err = mbsp_haloDownHook(e, v);
+    if (pass == 2 && e->size > 1) {
+      err = mbsp_haloRecvAll(e->hvel);
+      if (!err) mbsp_unpackDown(e, e->hvel, v);
+      mbsp_packDown(e, e->hvel, v);
+      if (!err) err = mbsp_haloSendAll(e->hvel);
+    }
+    if (err) {
+      free(v);
+      return err;
+    }
+    // every entry this rank reads from a neighbour must hold the owner's encoded value
+    for (int b = e->b0; b < e->b1; b++) {
+      int p = m->body_parent[b];
+      if (pass > 0 && p >= 0 && p < e->b0)
+        for (int i = 0; i < 6; i++) bad += v[6 * p + i] != 16.0 * p + i + 1000.0 * pass;
+      const int *ch = m->child_list + m->body_childadr[b];
+      for (int k = 0; k < m->body_childnum[b]; k++)
+        if (pass == 0 && ch[k] >= e->b1)
+          for (int i = 0; i < 6; i++) bad += v[6 * ch[k] + i] != 16.0 * ch[k] + i;
+    }
+  }
+  free(v);
+  double t = (double)bad;
+  MBS_CALL(mbsp_allreduceSum(e->comm, &t, 1));
+  *nbad = (long)t;
+  return MBS_OK;
+}
