@@ -1,0 +1,28 @@
+# Infrastructure tests: placement/binding (parallel/affinity.c) with hwloc and with the
+# sched_getaffinity fallback, and the lint checks (clang-format, shellcheck) when the tools are
+# installed (scripts/setup.sh --with-tools). A lint test whose tool is missing is not registered:
+# it is never reported as passed without having run.
+
+mbs_add_test(test_affinity SOURCES test_affinity.c LIBS mbs_parallel LABELS unit)
+target_include_directories(test_affinity PRIVATE ${CMAKE_SOURCE_DIR}/parallel)
+
+# the same test against affinity.c built without MBS_HAVE_HWLOC
+mbs_add_test(test_affinity_nohwloc SOURCES test_affinity.c ${CMAKE_SOURCE_DIR}/parallel/affinity.c
+             LIBS mbs_core LABELS unit)
+target_include_directories(test_affinity_nohwloc PRIVATE ${CMAKE_SOURCE_DIR}/parallel)
+
+find_program(MBS_CLANG_FORMAT NAMES clang-format clang-format-14)
+if(MBS_CLANG_FORMAT)
+  mbs_add_test(format_check ARGS ${CMAKE_SOURCE_DIR}/scripts/format.sh --check LABELS unit lint)
+else()
+  message(STATUS "clang-format not found: test format_check not registered (scripts/setup.sh --with-tools)")
+endif()
+
+find_program(MBS_SHELLCHECK NAMES shellcheck)
+if(MBS_SHELLCHECK)
+  file(GLOB MBS_SHELL_SCRIPTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/scripts/*.sh)
+  mbs_add_test(shellcheck ARGS ${MBS_SHELLCHECK} -x -P SCRIPTDIR
+               ${MBS_SHELL_SCRIPTS} ${CMAKE_SOURCE_DIR}/.ci/run LABELS unit lint)
+else()
+  message(STATUS "shellcheck not found: test shellcheck not registered (scripts/setup.sh --with-tools)")
+endif()

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages mbspar needs, and only those that are missing.
+#
+#   scripts/setup.sh [--with-lint|--with-tools] [--with-peers] [--check] [--quiet]
+#
+#   (default)     compiler, CMake, pkg-config, Open MPI, hwloc, PETSc, libconfig, gnuplot, python3
+#   --with-lint   also clang-format, shellcheck (the lint tests; scripts/test.sh uses this)
+#   --with-tools  --with-lint plus valgrind (scripts/valgrind.sh)
+#   --with-peers  also libmujoco-dev, libsimbody-dev (peer engines for the benchmarks)
+#   --check       install nothing; list what is missing and exit 1 if anything is
+#   --quiet       print nothing when everything is present
+#
+# Each package is checked with dpkg-query first: on a prepared machine no apt command runs at
+# all. Missing packages are installed (as root) with
+#   apt-get install -y --no-install-recommends
+# after one `apt-get update`. Without root, missing packages are an error that names them.
+set -euo pipefail
+
+core_pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwloc
+  petsc-dev libconfig-dev gnuplot-nox python3)
+lint_pkgs=(clang-format shellcheck)
+peer_pkgs=(libmujoco-dev libsimbody-dev)
+
+want=("${core_pkgs[@]}")
+check_only=0
+quiet=0
+for arg in "$@"; do
+  case "$arg" in
+  --with-lint) want+=("${lint_pkgs[@]}") ;;
+  --with-tools) want+=("${lint_pkgs[@]}" valgrind) ;;
+  --with-peers) want+=("${peer_pkgs[@]}") ;;
+  --check) check_only=1 ;;
+  --quiet) quiet=1 ;;
+  -h | --help)
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+  *)
+    echo "setup.sh: unknown option '$arg' (see --help)" >&2
+    exit 2
+    ;;
+  esac
+done
+
+say() { echo "setup.sh: $*"; }
+
+# a package counts as present when dpkg reports it fully installed
+installed() {
+  [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = "installed" ]
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "setup.sh: dpkg-query not found: this script supports Debian 12 (bookworm) only;" >&2
+  echo "          install the equivalents of: ${want[*]}" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${want[@]}"; do
+  installed "$p" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  [ "$quiet" = 1 ] || say "all packages present (${#want[@]} checked, nothing to install)"
+  exit 0
+fi
+
+say "missing packages: ${missing[*]}"
+if [ "$check_only" = 1 ]; then
+  exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup.sh: cannot install them: not running as root. Run as root:" >&2
+  echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  echo "or: sudo $0${*:+ $*}" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+say "apt-get update"
+apt-get update -q
+say "apt-get install -y --no-install-recommends ${missing[*]}"
+apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+still=()
+for p in "${missing[@]}"; do
+  installed "$p" || still+=("$p")
+done
+if [ ${#still[@]} -ne 0 ]; then
+  echo "setup.sh: still missing after apt-get install: ${still[*]}" >&2
+  exit 1
+fi
+say "installed ${#missing[@]} package(s); all packages present"
