@@ -5,6 +5,7 @@
 /// exchange is exact (index-encoded values). Every rank agrees on the failure count.
 #include "mbspar/mbs_engine.h"
 #include "mbs_test.h"
+#include "petsc_ref.h"
 
 static mbspComm *comm;
 
@@ -27,13 +28,16 @@ static void check_model(mbsModel *m, const char *what) {
   MBS_EXPECT_OK(mbsp_engineHaloCheck(e, &nbad));
   MBS_EXPECT(nbad == 0, "%s: %ld halo entries wrong", what, nbad);
 
-  const int methods[] = {MBS_SOLVER_JCG, MBS_SOLVER_JACOBI, MBS_SOLVER_GS, MBS_SOLVER_SOR,
-                         MBS_SOLVER_CHEBYSHEV};
+  const int methods[] = {MBS_SOLVER_JCG, MBS_SOLVER_JACOBI,    MBS_SOLVER_GS,
+                         MBS_SOLVER_SOR, MBS_SOLVER_CHEBYSHEV, MBS_SOLVER_PETSC};
   double *qdd = calloc((size_t)m->nv + 1, sizeof(double));
   double *lam = calloc((size_t)m->nlam + 1, sizeof(double));
   double *jf = calloc(6 * (size_t)m->nbody, sizeof(double));
   for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
     int meth = methods[k];
+#ifndef MBS_HAVE_PETSC
+    if (meth == MBS_SOLVER_PETSC) continue;
+#endif
     m->opt.solver = meth;
     m->opt.tol = 1e-12;
     m->opt.max_iter = 100000;
@@ -88,6 +92,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "MPI init failed: %s\n", mbs_errMsg());
     return 1;
   }
+#ifdef MBS_HAVE_PETSC
+  MBS_EXPECT_OK(mbsp_petscInitialize(&argc, &argv));
+#endif
   const int chain_types[][3] = {{MBS_JNT_REVOLUTE, MBS_JNT_REVOLUTE, MBS_JNT_REVOLUTE},
                                 {MBS_JNT_UNIVERSAL, MBS_JNT_UNIVERSAL, MBS_JNT_UNIVERSAL},
                                 {MBS_JNT_REVOLUTE, MBS_JNT_SPHERICAL, MBS_JNT_UNIVERSAL}};
@@ -124,6 +131,7 @@ int main(int argc, char **argv) {
   long fails = mbs_test_fail;
   mbsp_allreduceSumLong(comm, &fails, 1);
   int rank = mbsp_rank(comm), size = mbsp_size(comm);
+  mbsp_petscFinalize();
   mbsp_finalize(&comm);
   if (rank == 0)
     printf("test_engine np=%d: %s (%ld failure(s) over all ranks)\n", size,

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mbspar/mbs_parallel.h"
+#include "comm_private.h"
 
 struct mbspComm {
   MPI_Comm comm;
@@ -330,4 +330,8 @@ mbsErr mbsp_stats(mbspComm *c, const double *v, int n, double *out) {
   free(in), free(mn), free(mx), free(sum);
   if (rc != MPI_SUCCESS) return mbs_errSet(MBS_ERR_MPI, "MPI_Allreduce failed (stats)");
   return MBS_OK;
+}
+
+MPI_Comm mbsp_commRaw(const mbspComm *c) {
+  return c->comm;
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_engine.h"
+#include "petsc_ref.h"
 #include "spatial.h"
 
 struct mbspEngine {
@@ -44,9 +45,10 @@ struct mbspEngine {
   mbspHalo *hup, *hdn, *hvel;
 
   // velocity prefix
-  int *gho;      // (nbody) ghost parent at the top of each owned body's local path, -1: ground
-  mbsReal *Xg;   // (nbody x 12) transform ghost -> body
-  mbsReal *vloc; // (nbody x 6) velocity with the ghost velocity set to zero
+  int *gho;         // (nbody) ghost parent at the top of each owned body's local path, -1: ground
+  mbsReal *Xg;      // (nbody x 12) transform ghost -> body
+  mbsReal *vloc;    // (nbody x 6) velocity with the ghost velocity set to zero
+  mbspPetsc *petsc; // KSP backend, created on first use
 };
 
 static int mbsp_owner(const mbspEngine *e, int b) {
@@ -332,6 +334,7 @@ void mbsp_engineDestroy(mbspEngine **pe) {
   mbsp_haloDestroy(&e->hup);
   mbsp_haloDestroy(&e->hdn);
   mbsp_haloDestroy(&e->hvel);
+  mbsp_petscDestroy(&e->petsc);
   mbs_cfsDestroy(&e->c);
   mbs_workDestroy(&e->w);
   void *arrs[] = {e->start, e->nbr,     e->up_sadr, e->up_s, e->up_radr, e->up_r, e->dn_sadr,
@@ -413,7 +416,18 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   for (int b = e->b0; b < e->b1; b++) mbs_bodyPosition(m, s->q, w, b);
   MBS_TOC(w->timer, MBS_TIMER_POSITION);
   MBS_CALL(mbsp_velocity(e, s));
-  MBS_CALL(mbs_cfsSolve(m, s, w, e->c, &e->hooks));
+  if (m->opt.solver == MBS_SOLVER_PETSC) {
+    double bnorm, res;
+    int its, reason;
+    MBS_CALL(mbs_cfsPrepare(m, s, w, e->c, &e->hooks, &bnorm));
+    MBS_TIC(w->timer, MBS_TIMER_SOLVE);
+    mbsErr err = mbsp_petscSolve(e->comm, &e->petsc, m, s, w, e->c, &its, &reason, &res);
+    MBS_TOC(w->timer, MBS_TIMER_SOLVE);
+    MBS_CALL(mbsp_agreeErr(e->comm, err));
+    MBS_CALL(mbs_cfsFinish(m, s, w, e->c, &e->hooks, MBS_SOLVER_PETSC, its, reason, res));
+  } else {
+    MBS_CALL(mbs_cfsSolve(m, s, w, e->c, &e->hooks));
+  }
   MBS_TOC(w->timer, MBS_TIMER_EVAL);
   return MBS_OK;
 }

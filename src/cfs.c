@@ -292,6 +292,78 @@ mbsErr mbs_cfsAssemble(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
   return MBS_OK;
 }
 
+// T and G of any body, owned or not (position data computed on the fly for remote bodies)
+static void mbs_cfsDirections(const mbsModel *m, const mbsState *s, mbsWork *w, mbsCfs *c, int b,
+                              mbsReal *T, mbsReal *G) {
+  if (b < c->b0 || b >= c->b1) mbs_bodyPosition(m, s->q, w, b);
+  int nl = m->body_lamnum[b];
+  mbs_bodyComplement(m, w, b, T);
+  for (int k = 0; k < nl; k++) mbsu_xTForce(w->xpar + 12 * b, T + 6 * k, G + 6 * k);
+}
+
+int mbs_cfsRowLength(const mbsModel *m, int b) {
+  int n = m->body_lamnum[b], p = m->body_parent[b];
+  if (p >= 0) {
+    n += m->body_lamnum[p];
+    const int *sib = m->child_list + m->body_childadr[p];
+    for (int k = 0; k < m->body_childnum[p]; k++)
+      if (sib[k] != b) n += m->body_lamnum[sib[k]];
+  }
+  const int *ch = m->child_list + m->body_childadr[b];
+  for (int k = 0; k < m->body_childnum[b]; k++) n += m->body_lamnum[ch[k]];
+  return n;
+}
+
+void mbs_cfsRow(const mbsModel *m, const mbsState *s, mbsWork *w, mbsCfs *c, int b, int *cols,
+                mbsReal *vals, int *ncols) {
+  int nl = m->body_lamnum[b], p = m->body_parent[b], len = mbs_cfsRowLength(m, b), at = 0;
+  mbsReal Ti[36], Gi[36], To[36], Go[36], blk[36];
+  *ncols = len;
+  if (nl == 0) return;
+  mbs_cfsDirections(m, s, w, c, b, Ti, Gi);
+#define MBS_PUT(col0, ncol)                                                                        \
+  do {                                                                                             \
+    for (int j_ = 0; j_ < (ncol); j_++) cols[at + j_] = (col0) + j_;                               \
+    for (int i_ = 0; i_ < nl; i_++)                                                                \
+      for (int j_ = 0; j_ < (ncol); j_++) vals[(size_t)len * i_ + at + j_] = blk[(ncol)*i_ + j_];  \
+    at += (ncol);                                                                                  \
+  } while (0)
+  // diagonal D = T^T M_i T + G^T M_p G
+  mbs_congruence(Ti, nl, c->Minv + 36 * b, Ti, nl, blk, 0);
+  if (p >= 0) mbs_congruence(Gi, nl, c->Minv + 36 * p, Gi, nl, blk, 1);
+  MBS_PUT(m->body_lamadr[b], nl);
+  if (p >= 0) {
+    // parent: -G_i^T M_p T_p
+    int np = m->body_lamnum[p];
+    if (np > 0) {
+      mbs_cfsDirections(m, s, w, c, p, To, Go);
+      mbs_congruence(Gi, nl, c->Minv + 36 * p, To, np, blk, 0);
+      for (int k = 0; k < nl * np; k++) blk[k] = -blk[k];
+      MBS_PUT(m->body_lamadr[p], np);
+    }
+    // siblings: G_i^T M_p G_k
+    const int *sib = m->child_list + m->body_childadr[p];
+    for (int k = 0; k < m->body_childnum[p]; k++) {
+      int sb = sib[k], ns = m->body_lamnum[sb];
+      if (sb == b || ns == 0) continue;
+      mbs_cfsDirections(m, s, w, c, sb, To, Go);
+      mbs_congruence(Gi, nl, c->Minv + 36 * p, Go, ns, blk, 0);
+      MBS_PUT(m->body_lamadr[sb], ns);
+    }
+  }
+  // children: -T_i^T M_i G_j
+  const int *ch = m->child_list + m->body_childadr[b];
+  for (int k = 0; k < m->body_childnum[b]; k++) {
+    int cb = ch[k], nc = m->body_lamnum[cb];
+    if (nc == 0) continue;
+    mbs_cfsDirections(m, s, w, c, cb, To, Go);
+    mbs_congruence(Ti, nl, c->Minv + 36 * b, Go, nc, blk, 0);
+    for (int q = 0; q < nl * nc; q++) blk[q] = -blk[q];
+    MBS_PUT(m->body_lamadr[cb], nc);
+  }
+#undef MBS_PUT
+}
+
 // ---------------------------------------------------------------- warm start
 
 void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t, int l0, int l1,
@@ -770,10 +842,8 @@ static mbsErr mbs_estimateSpectrum(const mbsModel *m, const mbsWork *w, mbsCfs *
 
 // ---------------------------------------------------------------- full solve
 
-mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm) {
-  int method = m->opt.solver;
-  mbsSolveInfo info = {0, 0, 0, 0};
-
+mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                      double *bnorm) {
   // position-dependent blocks and the right side b = T^T c - (affine part at lam = 0)
   MBS_TIC(w->timer, MBS_TIMER_ASSEMBLY);
   mbsErr e = mbs_cfsPosition(m, w, c);
@@ -795,13 +865,66 @@ mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const
   }
   double bb = mbs_dotLocal(c, c->rhs, c->rhs);
   MBS_CALL(mbs_reduce(comm, &bb, 1));
-  info.bnorm = sqrt(bb);
+  *bnorm = sqrt(bb);
 
   // initial guess from the history (warm start)
   if (m->opt.warm_start != MBS_WARM_NONE && s->nhist > 0) {
     mbs_cfsWarmStart(m, s, m->opt.warm_start, s->time, c->l0, c->l1, c->x);
   }
+  return MBS_OK;
+}
 
+mbsErr mbs_cfsFinish(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                     int method, int iterations, int reason, double residual) {
+  mbsSolveInfo info = {0, iterations, reason, residual};
+  // accelerations from the constraint forces: affine operator at lam, then qdd per joint
+  MBS_TIC(w->timer, MBS_TIMER_ACCEL);
+  MBS_CALL(mbs_cfsApply(m, w, c, comm, c->x, 1, c->q));
+  mbsReal a0[6];
+  mbs_baseAccel(m, 1, a0);
+  for (int b = c->b0; b < c->b1; b++) {
+    int nd = m->body_dofnum[b], da = m->body_dofadr[b], p = m->body_parent[b];
+    int nl = m->body_lamnum[b], la = m->body_lamadr[b];
+    mbsReal t[6], d[6], sd[6];
+    mbsu_xMotion(w->xpar + 12 * b, p < 0 ? a0 : c->acc + 6 * p, t);
+    for (int i = 0; i < 6; i++) d[i] = c->acc[6 * b + i] - t[i] - w->cacc[6 * b + i];
+    const mbsReal *S = w->sdof + 6 * da, *Si = c->SSinv + 36 * b;
+    for (int k = 0; k < nd; k++) sd[k] = mbsu_dot6(S + 6 * k, d);
+    for (int k = 0; k < nd; k++) {
+      mbsReal v = 0;
+      for (int j = 0; j < nd; j++) v += Si[nd * k + j] * sd[j];
+      w->qdd[da + k] = v;
+    }
+    memcpy(w->acc + 6 * b, c->acc + 6 * b, 6 * sizeof(mbsReal));
+    // joint wrench f = F tau + T lam
+    mbsReal *f = w->jfrc + 6 * b;
+    for (int i = 0; i < 6; i++) f[i] = 0;
+    for (int k = 0; k < nd; k++)
+      for (int i = 0; i < 6; i++) f[i] += c->F[6 * (da + k) + i] * w->qfrc[da + k];
+    for (int k = 0; k < nl; k++) {
+      w->lam[la + k] = c->x[la + k];
+      for (int i = 0; i < 6; i++) f[i] += c->T[6 * (la + k) + i] * c->x[la + k];
+    }
+  }
+  MBS_TOC(w->timer, MBS_TIMER_ACCEL);
+
+  // history for the next warm start (owned part; other entries are never read by this rank)
+  if (m->opt.warm_start != MBS_WARM_NONE) mbs_cfsPushHistory(m, s, s->time, c->l0, c->l1, c->x);
+
+  w->stat.method = method;
+  w->stat.iterations = info.it;
+  w->stat.reason = info.reason;
+  w->stat.residual = info.res;
+  w->stat.evals++;
+  w->stat.total_iterations += info.it;
+  if (info.reason < 0) w->stat.nonconverged++;
+  return MBS_OK;
+}
+
+mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm) {
+  int method = m->opt.solver;
+  mbsSolveInfo info = {0, 0, 0, 0};
+  MBS_CALL(mbs_cfsPrepare(m, s, w, c, comm, &info.bnorm));
   switch (method) {
   case MBS_SOLVER_JCG:
     MBS_CALL(mbs_solveJcg(m, w, c, comm, m->opt.max_iter, &info, NULL, NULL));
@@ -860,49 +983,7 @@ mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const
                       mbs_solverName(method));
   }
   MBS_TOC(w->timer, MBS_TIMER_SOLVE);
-
-  // accelerations from the constraint forces: affine operator at lam, then qdd per joint
-  MBS_TIC(w->timer, MBS_TIMER_ACCEL);
-  MBS_CALL(mbs_cfsApply(m, w, c, comm, c->x, 1, c->q));
-  mbsReal a0[6];
-  mbs_baseAccel(m, 1, a0);
-  for (int b = c->b0; b < c->b1; b++) {
-    int nd = m->body_dofnum[b], da = m->body_dofadr[b], p = m->body_parent[b];
-    int nl = m->body_lamnum[b], la = m->body_lamadr[b];
-    mbsReal t[6], d[6], sd[6];
-    mbsu_xMotion(w->xpar + 12 * b, p < 0 ? a0 : c->acc + 6 * p, t);
-    for (int i = 0; i < 6; i++) d[i] = c->acc[6 * b + i] - t[i] - w->cacc[6 * b + i];
-    const mbsReal *S = w->sdof + 6 * da, *Si = c->SSinv + 36 * b;
-    for (int k = 0; k < nd; k++) sd[k] = mbsu_dot6(S + 6 * k, d);
-    for (int k = 0; k < nd; k++) {
-      mbsReal v = 0;
-      for (int j = 0; j < nd; j++) v += Si[nd * k + j] * sd[j];
-      w->qdd[da + k] = v;
-    }
-    memcpy(w->acc + 6 * b, c->acc + 6 * b, 6 * sizeof(mbsReal));
-    // joint wrench f = F tau + T lam
-    mbsReal *f = w->jfrc + 6 * b;
-    for (int i = 0; i < 6; i++) f[i] = 0;
-    for (int k = 0; k < nd; k++)
-      for (int i = 0; i < 6; i++) f[i] += c->F[6 * (da + k) + i] * w->qfrc[da + k];
-    for (int k = 0; k < nl; k++) {
-      w->lam[la + k] = c->x[la + k];
-      for (int i = 0; i < 6; i++) f[i] += c->T[6 * (la + k) + i] * c->x[la + k];
-    }
-  }
-  MBS_TOC(w->timer, MBS_TIMER_ACCEL);
-
-  // history for the next warm start (owned part; other entries are never read by this rank)
-  if (m->opt.warm_start != MBS_WARM_NONE) mbs_cfsPushHistory(m, s, s->time, c->l0, c->l1, c->x);
-
-  w->stat.method = method;
-  w->stat.iterations = info.it;
-  w->stat.reason = info.reason;
-  w->stat.residual = info.res;
-  w->stat.evals++;
-  w->stat.total_iterations += info.it;
-  if (info.reason < 0) w->stat.nonconverged++;
-  return MBS_OK;
+  return mbs_cfsFinish(m, s, w, c, comm, method, info.it, info.reason, info.res);
 }
 
 mbsErr mbs_cfsForward(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c) {

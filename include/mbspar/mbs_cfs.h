@@ -108,6 +108,23 @@ void mbs_cfsPushHistory(const mbsModel *m, mbsState *s, mbsReal t, int l0, int l
 /// Collective when \p comm is not NULL.
 mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm);
 
+/// The pieces of mbs_cfsSolve, for external solvers (the PETSc backend): prepare computes the
+/// position-dependent blocks, the right side c->rhs and the warm-start guess c->x (and ||b||);
+/// finish turns the solution c->x into accelerations, wrenches, history and statistics.
+/// Collective when \p comm is not NULL.
+mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                      double *bnorm);
+mbsErr mbs_cfsFinish(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                     int method, int iterations, int reason, double residual);
+
+/// Number of columns of body b's block row of A (its joint, parent joint, siblings, children).
+int mbs_cfsRowLength(const mbsModel *m, int b);
+/// Body b's whole block row of A, explicitly: body_lamnum[b] rows of *ncols values (row-major,
+/// leading dimension *ncols) and the global column indices. Position data of remote neighbours is
+/// computed from the state on the fly. Local.
+void mbs_cfsRow(const mbsModel *m, const mbsState *s, mbsWork *w, mbsCfs *c, int b, int *cols,
+                mbsReal *vals, int *ncols);
+
 /// Serial forward dynamics by the constraint-force method (all stages, whole model).
 mbsErr mbs_cfsForward(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c);
 

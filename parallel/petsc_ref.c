@@ -1,0 +1,186 @@
+/// \file petsc_ref.c
+/// PETSc backend: the same A as the native solvers, assembled as a distributed MPIAIJ matrix
+/// with variable point-blocks (one block per joint, its constraint components), solved by KSP.
+/// Defaults: KSPCG + PCVPBJACOBI (the seed's J-CG with exact block-diagonal preconditioning),
+/// unpreconditioned residual norm and rtol = solver.tol so that convergence means the same as
+/// for the native J-CG; every -ksp_* / -pc_* option overrides. Rows are owned as the native
+/// solver owns them (contiguous lambda ranges), so no data moves at assembly.
+/// Communication: PETSc's own (MatMult halo, VecDot allreduce). This is the only file that
+/// includes PETSc.
+#include "petsc_ref.h"
+#ifdef MBS_HAVE_PETSC
+#include <petscksp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "comm_private.h"
+
+_Static_assert(sizeof(PetscInt) == sizeof(int), "mbspar expects 32-bit PETSc indices");
+_Static_assert(sizeof(PetscScalar) == sizeof(double), "mbspar expects real double PETSc");
+
+#define MBS_CALL_PETSC(expr)                                                                       \
+  do {                                                                                             \
+    PetscErrorCode mbs_petsc_rc_ = (expr);                                                         \
+    if (mbs_petsc_rc_)                                                                             \
+      return mbs_errSet(MBS_ERR_PETSC, "%s failed (PETSc error %d)", #expr, (int)mbs_petsc_rc_);   \
+  } while (0)
+
+static int mbs_petsc_inited = 0;
+
+struct mbspPetsc {
+  Mat A;
+  Vec x, b;
+  KSP ksp;
+  int *cols;
+  double *vals;
+};
+
+mbsErr mbsp_petscInitialize(int *argc, char ***argv) {
+  if (mbs_petsc_inited) return MBS_OK;
+  MBS_CALL_PETSC(PetscInitialize(argc, argv, NULL, NULL));
+  // errors come back as codes; mbspar reports them once
+  MBS_CALL_PETSC(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  mbs_petsc_inited = 1;
+  return MBS_OK;
+}
+
+void mbsp_petscFinalize(void) {
+  if (mbs_petsc_inited) PetscFinalize();
+  mbs_petsc_inited = 0;
+}
+
+const char *mbsp_petscVersion(void) {
+  static char v[128];
+  if (!v[0]) PetscGetVersion(v, sizeof v);
+  return v;
+}
+
+static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsModel *m, const mbsState *s, mbsWork *w,
+                               mbsCfs *c, mbspPetsc **out) {
+  MBS_CHECK(mbs_petsc_inited, MBS_ERR_INTERNAL, "PETSc is not initialised");
+  mbspPetsc *p = calloc(1, sizeof *p);
+  MBS_CHECK(p, MBS_ERR_NOMEM, "out of memory (PETSc context)");
+  *out = p;
+  MPI_Comm mc = mbsp_commRaw(comm);
+  int nloc = c->l1 - c->l0, maxlen = 1;
+  for (int b = c->b0; b < c->b1; b++) {
+    int len = mbs_cfsRowLength(m, b);
+    if (len > maxlen) maxlen = len;
+  }
+  p->cols = malloc(sizeof(int) * (size_t)maxlen);
+  p->vals = malloc(sizeof(double) * 6 * (size_t)maxlen);
+  int *dnz = calloc((size_t)nloc + 1, sizeof(int)), *onz = calloc((size_t)nloc + 1, sizeof(int));
+  int *bs = calloc((size_t)(c->b1 - c->b0) + 1, sizeof(int));
+  MBS_CHECK(p->cols && p->vals && dnz && onz && bs, MBS_ERR_NOMEM, "out of memory (PETSc)");
+  // nonzero pattern per row (diagonal / off-diagonal part) and the variable block sizes
+  int nblk = 0;
+  for (int b = c->b0; b < c->b1; b++) {
+    int nl = m->body_lamnum[b], la = m->body_lamadr[b], nc;
+    if (!nl) continue;
+    bs[nblk++] = nl;
+    mbs_cfsRow(m, s, w, c, b, p->cols, p->vals, &nc);
+    for (int j = 0; j < nc; j++)
+      for (int i = 0; i < nl; i++) {
+        if (p->cols[j] >= c->l0 && p->cols[j] < c->l1)
+          dnz[la - c->l0 + i]++;
+        else
+          onz[la - c->l0 + i]++;
+      }
+  }
+  MBS_CALL_PETSC(MatCreate(mc, &p->A));
+  MBS_CALL_PETSC(MatSetSizes(p->A, nloc, nloc, m->nlam, m->nlam));
+  MBS_CALL_PETSC(MatSetType(p->A, MATAIJ));
+  MBS_CALL_PETSC(MatSeqAIJSetPreallocation(p->A, 0, dnz));
+  MBS_CALL_PETSC(MatMPIAIJSetPreallocation(p->A, 0, dnz, 0, onz));
+  MBS_CALL_PETSC(MatSetVariableBlockSizes(p->A, nblk, bs));
+  MBS_CALL_PETSC(MatSetOption(p->A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  MBS_CALL_PETSC(MatSetOption(p->A, MAT_SYMMETRIC, PETSC_TRUE));
+  free(dnz), free(onz), free(bs);
+  // vectors wrap the native solver's arrays: no copies in or out
+  MBS_CALL_PETSC(VecCreateMPIWithArray(mc, 1, nloc, m->nlam, c->rhs + c->l0, &p->b));
+  MBS_CALL_PETSC(VecCreateMPIWithArray(mc, 1, nloc, m->nlam, c->x + c->l0, &p->x));
+  MBS_CALL_PETSC(KSPCreate(mc, &p->ksp));
+  MBS_CALL_PETSC(KSPSetType(p->ksp, KSPCG));
+  PC pc;
+  MBS_CALL_PETSC(KSPGetPC(p->ksp, &pc));
+  MBS_CALL_PETSC(PCSetType(pc, PCVPBJACOBI));
+  MBS_CALL_PETSC(KSPSetNormType(p->ksp, KSP_NORM_UNPRECONDITIONED));
+  MBS_CALL_PETSC(KSPSetTolerances(p->ksp, m->opt.tol, 1e-300, PETSC_DEFAULT, m->opt.max_iter));
+  MBS_CALL_PETSC(KSPSetFromOptions(p->ksp));
+  return MBS_OK;
+}
+
+mbsErr mbsp_petscSolve(mbspComm *comm, mbspPetsc **ctx, const mbsModel *m, const mbsState *s,
+                       mbsWork *w, mbsCfs *c, int *iterations, int *reason, double *residual) {
+  if (!*ctx) MBS_CALL(mbsp_petscCreate(comm, m, s, w, c, ctx));
+  mbspPetsc *p = *ctx;
+  // assemble the owned block rows
+  for (int b = c->b0; b < c->b1; b++) {
+    int nl = m->body_lamnum[b], nc;
+    if (!nl) continue;
+    int rows[6];
+    for (int i = 0; i < nl; i++) rows[i] = m->body_lamadr[b] + i;
+    mbs_cfsRow(m, s, w, c, b, p->cols, p->vals, &nc);
+    MBS_CALL_PETSC(MatSetValues(p->A, nl, rows, nc, p->cols, p->vals, INSERT_VALUES));
+  }
+  MBS_CALL_PETSC(MatAssemblyBegin(p->A, MAT_FINAL_ASSEMBLY));
+  MBS_CALL_PETSC(MatAssemblyEnd(p->A, MAT_FINAL_ASSEMBLY));
+  MBS_CALL_PETSC(KSPSetOperators(p->ksp, p->A, p->A));
+  MBS_CALL_PETSC(KSPSetInitialGuessNonzero(p->ksp, PETSC_TRUE));
+  // the wrapped arrays may have been written natively since the last call
+  PetscScalar *arr;
+  MBS_CALL_PETSC(VecGetArray(p->x, &arr)); // get/restore bumps the object state
+  MBS_CALL_PETSC(VecRestoreArray(p->x, &arr));
+  MBS_CALL_PETSC(VecGetArray(p->b, &arr));
+  MBS_CALL_PETSC(VecRestoreArray(p->b, &arr));
+  MBS_CALL_PETSC(KSPSolve(p->ksp, p->b, p->x));
+  PetscInt its;
+  KSPConvergedReason kr;
+  PetscReal rn, bn;
+  MBS_CALL_PETSC(KSPGetIterationNumber(p->ksp, &its));
+  MBS_CALL_PETSC(KSPGetConvergedReason(p->ksp, &kr));
+  MBS_CALL_PETSC(KSPGetResidualNorm(p->ksp, &rn));
+  MBS_CALL_PETSC(VecNorm(p->b, NORM_2, &bn));
+  *iterations = (int)its;
+  *residual = bn > 0 ? rn / bn : rn;
+  *reason = kr > 0                        ? MBS_REASON_CONVERGED
+            : kr == KSP_DIVERGED_ITS      ? MBS_REASON_DIVERGED_MAXIT
+            : kr == KSP_DIVERGED_NANORINF ? MBS_REASON_DIVERGED_NAN
+                                          : MBS_REASON_DIVERGED_BREAKDOWN;
+  return MBS_OK;
+}
+
+void mbsp_petscDestroy(mbspPetsc **ctx) {
+  if (!ctx || !*ctx) return;
+  mbspPetsc *p = *ctx;
+  if (mbs_petsc_inited) {
+    KSPDestroy(&p->ksp);
+    MatDestroy(&p->A);
+    VecDestroy(&p->x);
+    VecDestroy(&p->b);
+  }
+  free(p->cols), free(p->vals);
+  free(p);
+  *ctx = NULL;
+}
+
+#else // built without PETSc
+
+mbsErr mbsp_petscInitialize(int *argc, char ***argv) {
+  (void)argc, (void)argv;
+  return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                    "this mbspar was built without PETSc (MBS_ENABLE_PETSC=OFF)");
+}
+void mbsp_petscFinalize(void) {}
+mbsErr mbsp_petscSolve(mbspComm *comm, mbspPetsc **ctx, const mbsModel *m, const mbsState *s,
+                       mbsWork *w, mbsCfs *c, int *iterations, int *reason, double *residual) {
+  (void)comm, (void)ctx, (void)m, (void)s, (void)w, (void)c, (void)iterations, (void)reason,
+      (void)residual;
+  return mbs_errSet(MBS_ERR_UNSUPPORTED, "solver.method = petsc needs a build with PETSc");
+}
+void mbsp_petscDestroy(mbspPetsc **ctx) {
+  (void)ctx;
+}
+const char *mbsp_petscVersion(void) {
+  return "";
+}
+#endif
