@@ -61,10 +61,9 @@ mbsErr mbs_workEnableCrba(const mbsModel *m, mbsWork *w) {
 void mbs_workDestroy(mbsWork **pw) {
   if (!pw || !*pw) return;
   mbsWork *w = *pw;
-  void *arrs[] = {w->xpar, w->xmat, w->xpos, w->sdof, w->cvel, w->cacc, w->cbias,
-                  w->qfrc, w->IA,   w->pA,   w->U,    w->Dinv, w->u,    w->qdd,
-                  w->acc,  w->jfrc, w->lam,  w->M,    w->Ic,   w->qbias, w->frc,
-                  w->qfrc_inv};
+  void *arrs[] = {w->xpar, w->xmat, w->xpos, w->sdof,  w->cvel, w->cacc,    w->cbias, w->qfrc,
+                  w->IA,   w->pA,   w->U,    w->Dinv,  w->u,    w->qdd,     w->acc,   w->jfrc,
+                  w->lam,  w->M,    w->Ic,   w->qbias, w->frc,  w->qfrc_inv};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(w);
   *pw = NULL;
@@ -163,8 +162,12 @@ void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
   mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, cJ[6] = {0, 0, 0, 0, 0, 0};
 
   // joint velocity vJ = S qd
-  for (int k = 0; k < nd; k++)
-    for (int i = 0; i < 6; i++) vJ[i] += S[6 * k + i] * qd[k];
+  if (nd == 1) {
+    for (int i = 0; i < 6; i++) vJ[i] = S[i] * qd[0];
+  } else {
+    for (int k = 0; k < nd; k++)
+      for (int i = 0; i < 6; i++) vJ[i] += S[6 * k + i] * qd[k];
+  }
 
   // cJ = (dS/dt) qd in body coordinates (nonzero for q-dependent subspaces)
   if (t == MBS_JNT_UNIVERSAL) {
@@ -242,7 +245,6 @@ static int mbs_spdInverse(const mbsReal *A, int k, mbsReal *Ainv) {
   return 1;
 }
 
-
 // fictitious base acceleration [0; -g]
 static void mbs_baseAcc(const mbsModel *m, mbsReal *a0) {
   a0[0] = a0[1] = a0[2] = 0;
@@ -250,6 +252,42 @@ static void mbs_baseAcc(const mbsModel *m, mbsReal *a0) {
 }
 
 // ---------------------------------------------------------------- ABA
+
+// k x k joint block of body b (k > 1): D = S^T U, Dinv = D^-1; Ia = IA - U Dinv U^T (upper
+// triangle only, what mbsu_inertiaCongruenceAdd reads); pa = pA + Ia c + U Dinv u.
+// Returns 0 if D is not positive definite.
+static int mbs_abaProjectBlock(int k, const mbsReal *restrict IA, const mbsReal *restrict pA,
+                               const mbsReal *restrict S, const mbsReal *restrict U,
+                               const mbsReal *restrict u, const mbsReal *restrict c,
+                               mbsReal *restrict Dinv, mbsReal *restrict Ia, mbsReal *restrict pa) {
+  mbsReal D[36], DU[36], Du[6];
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < k; j++) D[k * i + j] = mbsu_dot6(S + 6 * i, U + 6 * j);
+  if (!mbs_spdInverse(D, k, Dinv)) return 0;
+  for (int i = 0; i < k; i++) {
+    Du[i] = 0;
+    for (int j = 0; j < k; j++) Du[i] += Dinv[k * i + j] * u[j];
+    for (int r = 0; r < 6; r++) {
+      mbsReal sum = 0;
+      for (int j = 0; j < k; j++) sum += Dinv[k * i + j] * U[6 * j + r];
+      DU[6 * i + r] = sum; // (Dinv U^T) row i
+    }
+  }
+  for (int r = 0; r < 6; r++)
+    for (int cc = r; cc < 6; cc++) {
+      mbsReal sum = IA[6 * r + cc];
+      for (int i = 0; i < k; i++) sum -= U[6 * i + r] * DU[6 * i + cc];
+      Ia[6 * r + cc] = sum;
+    }
+  // pa = pA + IA c + U (Dinv u - DU c), using Ia c = IA c - U (DU c)
+  mbsu_mul6(IA, c, pa);
+  for (int i = 0; i < k; i++) Du[i] -= mbsu_dot6(DU + 6 * i, c);
+  for (int r = 0; r < 6; r++) {
+    pa[r] += pA[r];
+    for (int i = 0; i < k; i++) pa[r] += U[6 * i + r] * Du[i];
+  }
+  return 1;
+}
 
 mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
   int n = m->nbody;
@@ -265,51 +303,58 @@ mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
   // pass 2 (tip to base): project out each joint and hand the rest to the parent
   for (int b = n - 1; b >= 0; b--) {
     int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
-    mbsReal *IA = w->IA + 36 * b, *pA = w->pA + 6 * b, *Dinv = w->Dinv + 36 * b;
-    const mbsReal *S = w->sdof + 6 * d0, *c = w->cacc + 6 * b;
-    mbsReal *U = w->U + 6 * d0, *u = w->u + d0;
-    mbsReal D[36];
-    for (int j = 0; j < k; j++) {
-      mbsu_mul6(IA, S + 6 * j, U + 6 * j); // U = IA S
-      u[j] = w->qfrc[d0 + j] - mbsu_dot6(S + 6 * j, pA);
-    }
-    for (int i = 0; i < k; i++)
-      for (int j = 0; j < k; j++) D[k * i + j] = mbsu_dot6(S + 6 * i, U + 6 * j);
+    const mbsReal *restrict IA = w->IA + 36 * b, *restrict pA = w->pA + 6 * b;
+    const mbsReal *restrict S = w->sdof + 6 * d0, *restrict c = w->cacc + 6 * b;
+    mbsReal *restrict U = w->U + 6 * d0, *restrict u = w->u + d0, *restrict Dinv = w->Dinv + 36 * b;
+    mbsReal Ia[36], pa[6]; // the congruence below reads only the upper triangle of Ia
     if (k == 1) {
-      if (!(D[0] > 0))
+      // one dof: U = IA s, u = tau - s^T pA, D = s^T U is a scalar, Ia = IA - U U^T / D
+      mbsReal D;
+      if (m->body_jnttype[b] == MBS_JNT_REVOLUTE) { // s = [axis; 0]
+        for (int r = 0; r < 6; r++)
+          U[r] = IA[6 * r] * S[0] + IA[6 * r + 1] * S[1] + IA[6 * r + 2] * S[2];
+        u[0] = w->qfrc[d0] - mbsu_dot3(S, pA);
+        D = mbsu_dot3(S, U);
+      } else {
+        mbsu_mul6(IA, S, U);
+        u[0] = w->qfrc[d0] - mbsu_dot6(S, pA);
+        D = mbsu_dot6(S, U);
+      }
+      if (!(D > 0))
         return mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s",
                           m->body_name[b]);
-      Dinv[0] = 1 / D[0];
-    } else if (k > 1 && !mbs_spdInverse(D, k, Dinv)) {
-      return mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s",
-                        m->body_name[b]);
-    }
-    if (p < 0) continue;
-    // Ia = IA - U Dinv U^T ; pa = pA + Ia c + U Dinv u
-    mbsReal Ia[36], pa[6], DU[36], Du[6];
-    for (int i = 0; i < k; i++) {
-      Du[i] = 0;
-      for (int j = 0; j < k; j++) Du[i] += Dinv[k * i + j] * u[j];
+      mbsReal dinv = 1 / D;
+      Dinv[0] = dinv;
+      if (p < 0) continue;
+      // (the full square costs fewer instructions than the triangle: fixed trip counts)
       for (int r = 0; r < 6; r++) {
-        mbsReal sum = 0;
-        for (int j = 0; j < k; j++) sum += Dinv[k * i + j] * U[6 * j + r];
-        DU[6 * i + r] = sum; // (Dinv U^T) row i
+        mbsReal Ur = dinv * U[r];
+        for (int cc = 0; cc < 6; cc++) Ia[6 * r + cc] = IA[6 * r + cc] - Ur * U[cc];
       }
-    }
-    for (int r = 0; r < 6; r++)
-      for (int cc = 0; cc < 6; cc++) {
-        mbsReal sum = IA[6 * r + cc];
-        for (int i = 0; i < k; i++) sum -= U[6 * i + r] * DU[6 * i + cc];
-        Ia[6 * r + cc] = sum;
+      // pa = pA + Ia c + U u / D = pA + IA c + U (u - U.c) / D
+      mbsu_mul6(IA, c, pa);
+      mbsReal g = dinv * (u[0] - mbsu_dot6(U, c));
+      for (int r = 0; r < 6; r++) pa[r] += pA[r] + U[r] * g;
+    } else if (k > 1) {
+      // U = IA S ; u = tau - S^T pA
+      for (int j = 0; j < k; j++) {
+        mbsu_mul6(IA, S + 6 * j, U + 6 * j);
+        u[j] = w->qfrc[d0 + j] - mbsu_dot6(S + 6 * j, pA);
       }
-    mbsu_mul6(Ia, c, pa);
-    for (int r = 0; r < 6; r++) {
-      pa[r] += pA[r];
-      for (int i = 0; i < k; i++) pa[r] += U[6 * i + r] * Du[i];
+      if (!mbs_abaProjectBlock(k, IA, pA, S, U, u, c, Dinv, Ia, pa))
+        return mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s",
+                          m->body_name[b]);
+      if (p < 0) continue;
+    } else { // fixed joint: everything passes to the parent
+      if (p < 0) continue;
+      memcpy(Ia, IA, sizeof Ia);
+      mbsu_mul6(IA, c, pa);
+      for (int r = 0; r < 6; r++) pa[r] += pA[r];
     }
+    // parent: IA_p += X^T Ia X ; pA_p += X^T pa
     const mbsReal *X = w->xpar + 12 * b;
-    mbsu_inertiaCongruenceAdd(X, Ia, w->IA + 36 * p);
     mbsReal t6[6];
+    mbsu_inertiaCongruenceAdd(X, Ia, w->IA + 36 * p);
     mbsu_xTForce(X, pa, t6);
     for (int r = 0; r < 6; r++) w->pA[6 * p + r] += t6[r];
   }
@@ -317,20 +362,22 @@ mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
   // pass 3 (base to tip): accelerations
   for (int b = 0; b < n; b++) {
     int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
-    const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
-    mbsReal *a = w->acc + 6 * b, r[6];
+    const mbsReal *restrict S = w->sdof + 6 * d0, *restrict U = w->U + 6 * d0;
+    const mbsReal *restrict Dinv = w->Dinv + 36 * b;
+    mbsReal *restrict a = w->acc + 6 * b, *restrict qdd = w->qdd + d0, r[6];
+    // a = X a_parent + c ; qdd = Dinv (u - U^T a) ; a += S qdd
     mbsu_xMotion(w->xpar + 12 * b, p < 0 ? a0 : w->acc + 6 * p, a);
     for (int i = 0; i < 6; i++) a[i] += w->cacc[6 * b + i];
     for (int j = 0; j < k; j++) r[j] = w->u[d0 + j] - mbsu_dot6(U + 6 * j, a);
     for (int i = 0; i < k; i++) {
-      mbsReal qdd = 0;
-      for (int j = 0; j < k; j++) qdd += Dinv[k * i + j] * r[j];
-      w->qdd[d0 + i] = qdd;
+      mbsReal sum = 0;
+      for (int j = 0; j < k; j++) sum += Dinv[k * i + j] * r[j];
+      qdd[i] = sum;
     }
     for (int j = 0; j < k; j++)
-      for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * w->qdd[d0 + j];
+      for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * qdd[j];
     // joint wrench f = IA a + pA (articulated inertia before projection)
-    mbsReal *f = w->jfrc + 6 * b;
+    mbsReal *restrict f = w->jfrc + 6 * b;
     mbsu_mul6(w->IA + 36 * b, a, f);
     for (int i = 0; i < 6; i++) f[i] += w->pA[6 * b + i];
   }
@@ -391,7 +438,8 @@ mbsErr mbs_crba(const mbsModel *m, mbsWork *w) {
       int dj = d0 + j;
       mbsReal F[6], t6[6];
       mbsu_mul6(w->Ic + 36 * b, w->sdof + 6 * dj, F);
-      for (int i = 0; i < k; i++) H[(size_t)dj * nv + d0 + i] = mbsu_dot6(w->sdof + 6 * (d0 + i), F);
+      for (int i = 0; i < k; i++)
+        H[(size_t)dj * nv + d0 + i] = mbsu_dot6(w->sdof + 6 * (d0 + i), F);
       for (int a = b; m->body_parent[a] >= 0;) {
         mbsu_xTForce(w->xpar + 12 * a, F, t6);
         memcpy(F, t6, sizeof F);
@@ -497,7 +545,8 @@ void mbs_constraintLambda(const mbsModel *m, mbsWork *w) {
   for (int b = 0; b < m->nbody; b++) {
     int nl = m->body_lamnum[b];
     mbs_bodyComplement(m, w, b, T);
-    for (int j = 0; j < nl; j++) w->lam[m->body_lamadr[b] + j] = mbsu_dot6(T + 6 * j, w->jfrc + 6 * b);
+    for (int j = 0; j < nl; j++)
+      w->lam[m->body_lamadr[b] + j] = mbsu_dot6(T + 6 * j, w->jfrc + 6 * b);
   }
 }
 

@@ -237,61 +237,62 @@ static inline mbsReal mbsu_dot6(const mbsReal *a, const mbsReal *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
+/// out = E^T Y E for a symmetric 3x3 Y (full storage in and out).
+static inline void mbsu_rotSym3(const mbsReal *restrict E, const mbsReal *restrict Y,
+                                mbsReal *restrict out) {
+  mbsReal T[9];
+  mbsu_mulMat3(Y, E, T); // T = Y E
+  for (int i = 0; i < 3; i++)
+    for (int j = i; j < 3; j++)
+      out[3 * i + j] = out[3 * j + i] = E[i] * T[j] + E[3 + i] * T[3 + j] + E[6 + i] * T[6 + j];
+}
+
 /// Iout += X^T I X for a symmetric 6x6 I given in B coordinates (a congruence that moves an
-/// inertia from B to A coordinates). With I = [A B; B^T C] rotated by E, and r^ the cross
-/// matrix of r: A' = A - B r^ + r^ B^T - r^ C r^, B' = B + r^ C, C' = C.
-static inline void mbsu_inertiaCongruenceAdd(const mbsReal *X, const mbsReal *I, mbsReal *Iout) {
+/// inertia from B to A coordinates). Reads only the upper triangle of I; updates all of Iout.
+/// With I = [A B; B^T C] rotated blockwise by E (A1 = E^T A E, ...) and r^ the cross matrix of r:
+/// A' = A1 + Y + Y^T + W r^T, B' = B1 + W, C' = C1, where W = r^ C1 and Y = r^ B1^T.
+static inline void mbsu_inertiaCongruenceAdd(const mbsReal *restrict X, const mbsReal *restrict I,
+                                             mbsReal *restrict Iout) {
   const mbsReal *E = X, *r = X + 9;
-  mbsReal A[9], B[9], C[9], T[9];
-  // split and rotate each block: Y <- E^T Y E
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      A[3 * i + j] = I[6 * i + j];
-      B[3 * i + j] = I[6 * i + 3 + j];
-      C[3 * i + j] = I[6 * (3 + i) + 3 + j];
-    }
-  mbsu_mulMat3T(E, A, T);
-  mbsu_mulMat3(T, E, A);
-  mbsu_mulMat3T(E, B, T);
-  mbsu_mulMat3(T, E, B);
-  mbsu_mulMat3T(E, C, T);
-  mbsu_mulMat3(T, E, C);
-  // rC = r^ C; Bn = B + rC
-  mbsReal rC[9], Bn[9], An[9];
+  // blocks of I from its upper triangle
+  const mbsReal A[9] = {I[0], I[1], I[2], I[1], I[7], I[8], I[2], I[8], I[14]};
+  const mbsReal B[9] = {I[3], I[4], I[5], I[9], I[10], I[11], I[15], I[16], I[17]};
+  const mbsReal C[9] = {I[21], I[22], I[23], I[22], I[28], I[29], I[23], I[29], I[35]};
+  // rotate: A1 = E^T A E, B1 = E^T B E, C1 = E^T C E
+  mbsReal A1[9], B1[9], C1[9], T[9];
+  mbsu_rotSym3(E, A, A1);
+  mbsu_rotSym3(E, C, C1);
+  mbsu_mulMat3(B, E, T);
+  mbsu_mulMat3T(E, T, B1);
+  // W = r^ C1 and Y = r^ B1^T, column by column: column j of r^ M is r x (column j of M)
+  mbsReal W[9], Y[9], Z[9];
   for (int j = 0; j < 3; j++) {
-    mbsReal col[3] = {C[j], C[3 + j], C[6 + j]}, o[3];
-    mbsu_cross3(r, col, o);
-    rC[j] = o[0];
-    rC[3 + j] = o[1];
-    rC[6 + j] = o[2];
+    const mbsReal cj[3] = {C1[j], C1[3 + j], C1[6 + j]};
+    const mbsReal bj[3] = {B1[3 * j], B1[3 * j + 1], B1[3 * j + 2]};
+    mbsReal o[3], q[3];
+    mbsu_cross3(r, cj, o);
+    mbsu_cross3(r, bj, q);
+    W[j] = o[0], W[3 + j] = o[1], W[6 + j] = o[2];
+    Y[j] = q[0], Y[3 + j] = q[1], Y[6 + j] = q[2];
   }
-  for (int k = 0; k < 9; k++) Bn[k] = B[k] + rC[k];
-  // An = A - B r^ + r^ B^T - r^ C r^ = A + (r^ B^T) - (B r^) - (rC r^)
-  // (Y r^)_{ij} = -(r^ Y^T)^T: use columns. Compute W = B + rC so that -B r^ - rC r^ = -W r^.
-  // -W r^ = (r^ W^T)^T, since (r^)^T = -r^.
-  mbsReal rWt[9], rBt[9];
-  for (int j = 0; j < 3; j++) {
-    mbsReal colW[3] = {Bn[3 * j], Bn[3 * j + 1], Bn[3 * j + 2]}; // column j of W^T = row j of W
-    mbsReal colB[3] = {B[3 * j], B[3 * j + 1], B[3 * j + 2]};
-    mbsReal o[3], p[3];
-    mbsu_cross3(r, colW, o);
-    mbsu_cross3(r, colB, p);
-    rWt[j] = o[0];
-    rWt[3 + j] = o[1];
-    rWt[6 + j] = o[2];
-    rBt[j] = p[0];
-    rBt[3 + j] = p[1];
-    rBt[6 + j] = p[2];
-  }
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) An[3 * i + j] = A[3 * i + j] + rBt[3 * i + j] + rWt[3 * j + i];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      Iout[6 * i + j] += An[3 * i + j];
-      Iout[6 * i + 3 + j] += Bn[3 * i + j];
-      Iout[6 * (3 + i) + j] += Bn[3 * j + i];
-      Iout[6 * (3 + i) + 3 + j] += C[3 * i + j];
+  // Z = W r^T = -W r^: row i of Z is r x (row i of W)
+  for (int i = 0; i < 3; i++) mbsu_cross3(r, W + 3 * i, Z + 3 * i);
+  // accumulate: upper-left symmetric, off-diagonal blocks transposed, lower-right symmetric
+  for (int i = 0; i < 3; i++) {
+    for (int j = i; j < 3; j++) {
+      mbsReal a = A1[3 * i + j] + Y[3 * i + j] + Y[3 * j + i] + Z[3 * i + j];
+      Iout[6 * i + j] += a;
+      if (j != i) Iout[6 * j + i] += a;
+      mbsReal c = C1[3 * i + j];
+      Iout[6 * (3 + i) + 3 + j] += c;
+      if (j != i) Iout[6 * (3 + j) + 3 + i] += c;
     }
+    for (int j = 0; j < 3; j++) {
+      mbsReal bij = B1[3 * i + j] + W[3 * i + j];
+      Iout[6 * i + 3 + j] += bij;
+      Iout[6 * (3 + j) + i] += bij;
+    }
+  }
 }
 
 // ---- small dense SPD blocks (k <= 6, row-major, packed with leading dimension k) ----
