@@ -27,8 +27,8 @@ static int mbs_test_fail = 0;
     double mbs_a_ = (a), mbs_b_ = (b);                                                             \
     if (!(fabs(mbs_a_ - mbs_b_) <= (tol))) {                                                       \
       mbs_test_fail++;                                                                             \
-      fprintf(stderr, "%s:%d: FAILED |%s - %s| = %.3e > %.3e (%.17g vs %.17g)\n", __FILE__,       \
-              __LINE__, #a, #b, fabs(mbs_a_ - mbs_b_), (double)(tol), mbs_a_, mbs_b_);            \
+      fprintf(stderr, "%s:%d: FAILED |%s - %s| = %.3e > %.3e (%.17g vs %.17g)\n", __FILE__,        \
+              __LINE__, #a, #b, fabs(mbs_a_ - mbs_b_), (double)(tol), mbs_a_, mbs_b_);             \
     }                                                                                              \
   } while (0)
 
@@ -141,7 +141,7 @@ static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntype
   return MBS_OK;
 }
 
-static const int mbs_test_alltypes[] = {MBS_JNT_FIXED,     MBS_JNT_REVOLUTE,  MBS_JNT_PRISMATIC,
+static const int mbs_test_alltypes[] = {MBS_JNT_FIXED,       MBS_JNT_REVOLUTE,  MBS_JNT_PRISMATIC,
                                         MBS_JNT_CYLINDRICAL, MBS_JNT_UNIVERSAL, MBS_JNT_SPHERICAL,
                                         MBS_JNT_FREE};
 

@@ -59,7 +59,9 @@ void mbs_errPrefix(const char *fmt, ...) {
   mbs_errmsg[n + 2 + olen] = 0;
 }
 
-const char *mbs_errMsg(void) { return mbs_errmsg; }
+const char *mbs_errMsg(void) {
+  return mbs_errmsg;
+}
 
 void mbs_errClear(void) {
   mbs_errmsg[0] = 0;
@@ -72,4 +74,6 @@ void mbs_errTrace(const char *file, int line, const char *func) {
     snprintf(mbs_errtrace + n, sizeof mbs_errtrace - n, "  %s:%d %s\n", file, line, func);
 }
 
-const char *mbs_errTraceback(void) { return mbs_errtrace; }
+const char *mbs_errTraceback(void) {
+  return mbs_errtrace;
+}

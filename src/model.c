@@ -19,8 +19,12 @@ static const struct {
 #undef MBS_JNT_ROW
 };
 
-int mbs_jntNq(int type) { return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].nq : 0; }
-int mbs_jntNv(int type) { return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].nv : 0; }
+int mbs_jntNq(int type) {
+  return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].nq : 0;
+}
+int mbs_jntNv(int type) {
+  return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].nv : 0;
+}
 const char *mbs_jntName(int type) {
   return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].name : "?";
 }
@@ -125,7 +129,8 @@ static void mbs_symEig3(const mbsReal *I6, mbsReal *ev) {
   } else {
     mbsReal p2 = (a - q) * (a - q) + (b - q) * (b - q) + (c - q) * (c - q) + 2 * p1;
     mbsReal p = sqrt(p2 / 6);
-    mbsReal B[9] = {(a - q) / p, d / p, e / p, d / p, (b - q) / p, f / p, e / p, f / p, (c - q) / p};
+    mbsReal B[9] = {(a - q) / p, d / p, e / p, d / p,      (b - q) / p,
+                    f / p,       e / p, f / p, (c - q) / p};
     mbsReal r = (B[0] * (B[4] * B[8] - B[5] * B[7]) - B[1] * (B[3] * B[8] - B[5] * B[6]) +
                  B[2] * (B[3] * B[7] - B[4] * B[6])) /
                 2;
@@ -387,14 +392,36 @@ void mbs_modelDestroy(mbsModel **pm) {
   mbsModel *m = *pm;
   if (m->body_name)
     for (int b = 0; b < m->nbody; b++) free(m->body_name[b]);
-  void *arrs[] = {m->body_parent,    m->body_jnttype,   m->body_qadr,     m->body_qnum,
-                  m->body_dofadr,    m->body_dofnum,    m->body_lamadr,   m->body_lamnum,
-                  m->body_childadr,  m->body_childnum,  m->child_list,    m->body_depth,
-                  m->body_subtreeend, m->body_name,     m->body_mass,     m->body_com,
-                  m->body_inertia,   m->body_sinert,    m->jnt_origin,    m->jnt_axis,
-                  m->jnt_axis2,      m->dof_body,       m->dof_parent,    m->dof_stiffness,
-                  m->dof_springref,  m->dof_damping,    m->dof_force,     m->q0,
-                  m->qd0,            m->name_table};
+  void *arrs[] = {m->body_parent,
+                  m->body_jnttype,
+                  m->body_qadr,
+                  m->body_qnum,
+                  m->body_dofadr,
+                  m->body_dofnum,
+                  m->body_lamadr,
+                  m->body_lamnum,
+                  m->body_childadr,
+                  m->body_childnum,
+                  m->child_list,
+                  m->body_depth,
+                  m->body_subtreeend,
+                  m->body_name,
+                  m->body_mass,
+                  m->body_com,
+                  m->body_inertia,
+                  m->body_sinert,
+                  m->jnt_origin,
+                  m->jnt_axis,
+                  m->jnt_axis2,
+                  m->dof_body,
+                  m->dof_parent,
+                  m->dof_stiffness,
+                  m->dof_springref,
+                  m->dof_damping,
+                  m->dof_force,
+                  m->q0,
+                  m->qd0,
+                  m->name_table};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(m);
   *pm = NULL;

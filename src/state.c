@@ -12,7 +12,8 @@ mbsErr mbs_stateCreate(const mbsModel *m, mbsState **out) {
   s->q = calloc((size_t)(m->nq > 0 ? m->nq : 1), sizeof(mbsReal));
   s->qd = calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof(mbsReal));
   s->tau = calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof(mbsReal));
-  s->hist_lam = calloc((size_t)MBS_WARM_HIST * (size_t)(m->nlam > 0 ? m->nlam : 1), sizeof(mbsReal));
+  s->hist_lam =
+      calloc((size_t)MBS_WARM_HIST * (size_t)(m->nlam > 0 ? m->nlam : 1), sizeof(mbsReal));
   if (!s->q || !s->qd || !s->tau || !s->hist_lam) {
     mbs_stateDestroy(&s);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory allocating the state");
@@ -59,12 +60,19 @@ int mbs_solverFromName(const char *name) {
 
 const char *mbs_reasonName(int reason) {
   switch (reason) {
-  case MBS_REASON_CONVERGED: return "converged";
-  case MBS_REASON_CONVERGED_DIRECT: return "direct";
-  case MBS_REASON_DIVERGED_MAXIT: return "max_iter";
-  case MBS_REASON_DIVERGED_BREAKDOWN: return "breakdown";
-  case MBS_REASON_DIVERGED_NAN: return "nan";
-  case MBS_REASON_DIVERGED_DTOL: return "diverged";
-  default: return "none";
+  case MBS_REASON_CONVERGED:
+    return "converged";
+  case MBS_REASON_CONVERGED_DIRECT:
+    return "direct";
+  case MBS_REASON_DIVERGED_MAXIT:
+    return "max_iter";
+  case MBS_REASON_DIVERGED_BREAKDOWN:
+    return "breakdown";
+  case MBS_REASON_DIVERGED_NAN:
+    return "nan";
+  case MBS_REASON_DIVERGED_DTOL:
+    return "diverged";
+  default:
+    return "none";
   }
 }

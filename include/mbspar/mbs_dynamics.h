@@ -16,50 +16,50 @@
 
 /// Solver statistics of the last constraint-force solve.
 typedef struct {
-  int method;      ///< mbsSolverMethod actually used
-  int iterations;  ///< iterations of the last solve
-  int reason;      ///< mbsReason
-  double residual; ///< final relative residual (or change) of the last solve
-  long evals;      ///< evaluations so far
+  int method;            ///< mbsSolverMethod actually used
+  int iterations;        ///< iterations of the last solve
+  int reason;            ///< mbsReason
+  double residual;       ///< final relative residual (or change) of the last solve
+  long evals;            ///< evaluations so far
   long total_iterations; ///< sum of iterations over all evaluations
   long nonconverged;     ///< evaluations that stopped without converging
 } mbsSolveStat;
 
 typedef struct mbsWork {
   // written by mbs_fwdPosition
-  mbsReal *xpar;   ///< (nbody x 12) Plücker transform parent -> body (E, r)
-  mbsReal *xmat;   ///< (nbody x 9) body orientation in the ground frame (body -> ground)
-  mbsReal *xpos;   ///< (nbody x 3) body origin in the ground frame
-  mbsReal *sdof;   ///< (nv x 6) joint motion subspace columns, body coordinates
+  mbsReal *xpar; ///< (nbody x 12) Plücker transform parent -> body (E, r)
+  mbsReal *xmat; ///< (nbody x 9) body orientation in the ground frame (body -> ground)
+  mbsReal *xpos; ///< (nbody x 3) body origin in the ground frame
+  mbsReal *sdof; ///< (nv x 6) joint motion subspace columns, body coordinates
 
   // written by mbs_fwdVelocity
-  mbsReal *cvel;   ///< (nbody x 6) body spatial velocity, body coordinates
-  mbsReal *cacc;   ///< (nbody x 6) velocity-product acceleration c_i = c_J + v_i x v_J
-  mbsReal *cbias;  ///< (nbody x 6) v_i x* I_i v_i
-  mbsReal *qfrc;   ///< (nv) total applied joint force: constant + spring + damper + state tau
+  mbsReal *cvel;  ///< (nbody x 6) body spatial velocity, body coordinates
+  mbsReal *cacc;  ///< (nbody x 6) velocity-product acceleration c_i = c_J + v_i x v_J
+  mbsReal *cbias; ///< (nbody x 6) v_i x* I_i v_i
+  mbsReal *qfrc;  ///< (nv) total applied joint force: constant + spring + damper + state tau
 
   // written by mbs_aba
-  mbsReal *IA;     ///< (nbody x 36) articulated inertias
-  mbsReal *pA;     ///< (nbody x 6) articulated bias forces
-  mbsReal *U;      ///< (nv x 6) IA S
-  mbsReal *Dinv;   ///< (nbody x 36) inverse of S^T IA S (dofnum x dofnum, packed)
-  mbsReal *u;      ///< (nv) tau - S^T pA
+  mbsReal *IA;   ///< (nbody x 36) articulated inertias
+  mbsReal *pA;   ///< (nbody x 6) articulated bias forces
+  mbsReal *U;    ///< (nv x 6) IA S
+  mbsReal *Dinv; ///< (nbody x 36) inverse of S^T IA S (dofnum x dofnum, packed)
+  mbsReal *u;    ///< (nv) tau - S^T pA
 
   // written by every forward-dynamics method
-  mbsReal *qdd;    ///< (nv) joint accelerations
-  mbsReal *acc;    ///< (nbody x 6) body accelerations (with the gravity offset)
-  mbsReal *jfrc;   ///< (nbody x 6) wrench the parent exerts on the body through the joint,
-                   ///< body coordinates at the body origin
-  mbsReal *lam;    ///< (nlam) constraint-force components T^T jfrc
+  mbsReal *qdd;  ///< (nv) joint accelerations
+  mbsReal *acc;  ///< (nbody x 6) body accelerations (with the gravity offset)
+  mbsReal *jfrc; ///< (nbody x 6) wrench the parent exerts on the body through the joint,
+                 ///< body coordinates at the body origin
+  mbsReal *lam;  ///< (nlam) constraint-force components T^T jfrc
 
   // written by mbs_crba (allocated by mbs_workEnableCrba)
   int crba_ready;
-  mbsReal *M;      ///< (nv x nv) joint-space inertia, then its LTDL factor
-  mbsReal *Ic;     ///< (nbody x 36) composite inertias
-  mbsReal *qbias;  ///< (nv) bias forces C(q, qd)
+  mbsReal *M;     ///< (nv x nv) joint-space inertia, then its LTDL factor
+  mbsReal *Ic;    ///< (nbody x 36) composite inertias
+  mbsReal *qbias; ///< (nv) bias forces C(q, qd)
 
   // written by mbs_rnea
-  mbsReal *frc;    ///< (nbody x 6) body wrenches of the inverse dynamics
+  mbsReal *frc;      ///< (nbody x 6) body wrenches of the inverse dynamics
   mbsReal *qfrc_inv; ///< (nv) joint forces of the inverse dynamics
 
   // diagnostics

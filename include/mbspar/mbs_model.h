@@ -15,63 +15,63 @@
 
 /// Options that belong to the model (solver and integrator settings).
 typedef struct {
-  int solver;          ///< mbsSolverMethod
-  mbsReal tol;         ///< constraint-force solver tolerance
-  int max_iter;        ///< iteration cap of the iterative solvers
-  int criterion;       ///< mbsSolverCriterion
-  mbsReal omega;       ///< SOR relaxation factor
-  mbsReal rho;         ///< spectral radius for Chebyshev (<= 0: estimate)
-  int warm_start;      ///< mbsWarmStart
-  int integrator;      ///< mbsIntegrator
-  mbsReal dt;          ///< time step (fixed-step) or initial step (adaptive)
-  mbsReal t_end;       ///< end time of a run
-  mbsReal int_tol;     ///< adaptive integrator tolerance
+  int solver;      ///< mbsSolverMethod
+  mbsReal tol;     ///< constraint-force solver tolerance
+  int max_iter;    ///< iteration cap of the iterative solvers
+  int criterion;   ///< mbsSolverCriterion
+  mbsReal omega;   ///< SOR relaxation factor
+  mbsReal rho;     ///< spectral radius for Chebyshev (<= 0: estimate)
+  int warm_start;  ///< mbsWarmStart
+  int integrator;  ///< mbsIntegrator
+  mbsReal dt;      ///< time step (fixed-step) or initial step (adaptive)
+  mbsReal t_end;   ///< end time of a run
+  mbsReal int_tol; ///< adaptive integrator tolerance
 } mbsOption;
 
 /// Description of one body and the joint to its parent, the input to mbs_modelAddBody.
 typedef struct {
-  const char *name;    ///< unique name (copied)
-  int parent;          ///< index of an earlier body, or -1 for the ground
-  int jnttype;         ///< mbsJointType
-  mbsReal origin[3];   ///< joint (child frame) origin in the parent frame
-  mbsReal axis[3];     ///< joint axis (revolute, prismatic, cylindrical, universal)
-  mbsReal axis2[3];    ///< second axis of a universal joint, in the once-rotated frame
-  mbsReal mass;        ///< body mass (> 0)
-  mbsReal com[3];      ///< centre of mass in the body frame
-  mbsReal inertia[6];  ///< [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] about the COM, body axes
-  mbsReal q0[7];       ///< initial joint position coordinates (nq of the type)
-  mbsReal qd0[6];      ///< initial joint velocities (nv of the type)
+  const char *name;     ///< unique name (copied)
+  int parent;           ///< index of an earlier body, or -1 for the ground
+  int jnttype;          ///< mbsJointType
+  mbsReal origin[3];    ///< joint (child frame) origin in the parent frame
+  mbsReal axis[3];      ///< joint axis (revolute, prismatic, cylindrical, universal)
+  mbsReal axis2[3];     ///< second axis of a universal joint, in the once-rotated frame
+  mbsReal mass;         ///< body mass (> 0)
+  mbsReal com[3];       ///< centre of mass in the body frame
+  mbsReal inertia[6];   ///< [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] about the COM, body axes
+  mbsReal q0[7];        ///< initial joint position coordinates (nq of the type)
+  mbsReal qd0[6];       ///< initial joint velocities (nv of the type)
   mbsReal stiffness[6]; ///< joint spring per dof (scalar-coordinate joints only)
   mbsReal springref[6]; ///< spring rest position per dof
-  mbsReal damping[6];  ///< joint viscous damping per dof
-  mbsReal force[6];    ///< constant applied joint force per dof
+  mbsReal damping[6];   ///< joint viscous damping per dof
+  mbsReal force[6];     ///< constant applied joint force per dof
 } mbsBodySpec;
 
 typedef struct mbsModel {
   // sizes
-  int nbody;             ///< number of bodies (the ground is not counted)
-  int nq;                ///< number of position coordinates
-  int nv;                ///< number of degrees of freedom
-  int nlam;              ///< number of constraint-force components (sum of 6 - nv per joint)
-  int maxdepth;          ///< longest path from the ground, in bodies
-  mbsReal gravity[3];    ///< gravitational acceleration in the ground frame
-  mbsOption opt;         ///< solver and integrator options
+  int nbody;          ///< number of bodies (the ground is not counted)
+  int nq;             ///< number of position coordinates
+  int nv;             ///< number of degrees of freedom
+  int nlam;           ///< number of constraint-force components (sum of 6 - nv per joint)
+  int maxdepth;       ///< longest path from the ground, in bodies
+  mbsReal gravity[3]; ///< gravitational acceleration in the ground frame
+  mbsOption opt;      ///< solver and integrator options
 
   // bodies and their joints (nbody)
-  int *body_parent;      ///< (nbody) parent index, -1 for the ground
-  int *body_jnttype;     ///< (nbody) mbsJointType
-  int *body_qadr;        ///< (nbody) first position coordinate
-  int *body_qnum;        ///< (nbody) number of position coordinates
-  int *body_dofadr;      ///< (nbody) first degree of freedom
-  int *body_dofnum;      ///< (nbody) number of degrees of freedom
-  int *body_lamadr;      ///< (nbody) first constraint-force component
-  int *body_lamnum;      ///< (nbody) number of constraint-force components (6 - dofnum)
-  int *body_childadr;    ///< (nbody) first entry in child_list
-  int *body_childnum;    ///< (nbody) number of children
-  int *child_list;       ///< (nbody) children of each body, grouped by parent
-  int *body_depth;       ///< (nbody) 1 for children of the ground
-  int *body_subtreeend;  ///< (nbody) one past the last body of the subtree rooted at b (DFS order)
-  char **body_name;      ///< (nbody) names
+  int *body_parent;     ///< (nbody) parent index, -1 for the ground
+  int *body_jnttype;    ///< (nbody) mbsJointType
+  int *body_qadr;       ///< (nbody) first position coordinate
+  int *body_qnum;       ///< (nbody) number of position coordinates
+  int *body_dofadr;     ///< (nbody) first degree of freedom
+  int *body_dofnum;     ///< (nbody) number of degrees of freedom
+  int *body_lamadr;     ///< (nbody) first constraint-force component
+  int *body_lamnum;     ///< (nbody) number of constraint-force components (6 - dofnum)
+  int *body_childadr;   ///< (nbody) first entry in child_list
+  int *body_childnum;   ///< (nbody) number of children
+  int *child_list;      ///< (nbody) children of each body, grouped by parent
+  int *body_depth;      ///< (nbody) 1 for children of the ground
+  int *body_subtreeend; ///< (nbody) one past the last body of the subtree rooted at b (DFS order)
+  char **body_name;     ///< (nbody) names
 
   mbsReal *body_mass;    ///< (nbody) mass
   mbsReal *body_com;     ///< (nbody x 3) centre of mass, body frame
@@ -79,26 +79,26 @@ typedef struct mbsModel {
   mbsReal *body_sinert;  ///< (nbody x 10) spatial inertia at the body origin: m, h=m*com (3),
                          ///< rotational inertia about the origin [xx yy zz xy xz yz]
 
-  mbsReal *jnt_origin;   ///< (nbody x 3) joint origin in the parent frame
-  mbsReal *jnt_axis;     ///< (nbody x 3) unit joint axis
-  mbsReal *jnt_axis2;    ///< (nbody x 3) unit second axis (universal)
+  mbsReal *jnt_origin; ///< (nbody x 3) joint origin in the parent frame
+  mbsReal *jnt_axis;   ///< (nbody x 3) unit joint axis
+  mbsReal *jnt_axis2;  ///< (nbody x 3) unit second axis (universal)
 
   // degrees of freedom (nv)
-  int *dof_body;         ///< (nv) body of each dof
-  int *dof_parent;       ///< (nv) previous dof on the path to the ground, -1 if none
+  int *dof_body;          ///< (nv) body of each dof
+  int *dof_parent;        ///< (nv) previous dof on the path to the ground, -1 if none
   mbsReal *dof_stiffness; ///< (nv)
   mbsReal *dof_springref; ///< (nv)
-  mbsReal *dof_damping;  ///< (nv)
-  mbsReal *dof_force;    ///< (nv) constant applied joint force
+  mbsReal *dof_damping;   ///< (nv)
+  mbsReal *dof_force;     ///< (nv) constant applied joint force
 
   // initial state
-  mbsReal *q0;           ///< (nq)
-  mbsReal *qd0;          ///< (nv)
+  mbsReal *q0;  ///< (nq)
+  mbsReal *qd0; ///< (nv)
 
   // builder bookkeeping
-  int cap;               ///< capacity of the per-body arrays
-  int *name_table;       ///< (name_tablecap) open-addressing hash of body names, -1 = empty
-  int name_tablecap;     ///< power of two
+  int cap;           ///< capacity of the per-body arrays
+  int *name_table;   ///< (name_tablecap) open-addressing hash of body names, -1 = empty
+  int name_tablecap; ///< power of two
   int finalized;
 } mbsModel;
 
