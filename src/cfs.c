@@ -98,6 +98,7 @@ mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **out) {
 void mbs_cfsDestroy(mbsCfs **pc) {
   if (!pc || !*pc) return;
   mbsCfs *c = *pc;
+  free(c->color);
   void *arrs[] = {c->Minv, c->T,    c->G,    c->F,       c->SSinv,      c->Dfac, c->up, c->wr,
                   c->acc,  c->Pblk, c->Sblk, c->rhs,     c->x,          c->r,    c->z,  c->p,
                   c->q,    c->xold, c->tmp,  c->sib_adr, c->child_rank, c->Ld,   c->Lp, c->Ls};
