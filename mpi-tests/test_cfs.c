@@ -5,6 +5,9 @@
 /// polynomials.
 #include "mbspar/mbs_cfs.h"
 #include "mbs_test.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static const int methods[] = {MBS_SOLVER_JCG, MBS_SOLVER_DIRECT, MBS_SOLVER_JACOBI,
                               MBS_SOLVER_GS,  MBS_SOLVER_SOR,    MBS_SOLVER_CHEBYSHEV};
@@ -163,6 +166,38 @@ int main(void) {
     mbs_modelDestroy(&m);
   }
   check_warmstart();
+  // a chain long enough for the OpenMP loops (threads on), J-CG against ABA
+  {
+#ifdef _OPENMP
+    omp_set_num_threads(2);
+#endif
+    mbsModel *m;
+    mbsState *s;
+    mbsWork *w;
+    mbsCfs *c;
+    const int rev[] = {MBS_JNT_REVOLUTE, MBS_JNT_UNIVERSAL};
+    MBS_EXPECT_OK(mbs_test_randomModel(700, rev, 2, 1, 77, &m));
+    MBS_EXPECT_OK(mbs_stateCreate(m, &s));
+    MBS_EXPECT_OK(mbs_workCreate(m, &w));
+    MBS_EXPECT_OK(mbs_cfsCreate(m, 0, m->nbody, &c));
+    m->opt.solver = MBS_SOLVER_ABA;
+    MBS_EXPECT_OK(mbs_forward(m, s, w));
+    double *qdd = malloc(sizeof(double) * (size_t)m->nv);
+    memcpy(qdd, w->qdd, sizeof(double) * (size_t)m->nv);
+    m->opt.solver = MBS_SOLVER_JCG;
+    m->opt.tol = 1e-13;
+    m->opt.warm_start = MBS_WARM_NONE;
+    MBS_EXPECT_OK(mbs_cfsForward(m, s, w, c));
+    double dq = mbs_test_relDiff(w->qdd, qdd, m->nv, 1e-300);
+    printf("700-body chain, J-CG with OpenMP threads: qdd rel diff to ABA %.3e (%d iterations)\n",
+           dq, w->stat.iterations);
+    MBS_EXPECT(dq <= 1e-8, "OpenMP J-CG qdd rel diff %.3e", dq);
+    free(qdd);
+    mbs_cfsDestroy(&c);
+    mbs_workDestroy(&w);
+    mbs_stateDestroy(&s);
+    mbs_modelDestroy(&m);
+  }
   for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
     printf("worst qdd rel diff to ABA, %-9s %.3e\n", mbs_solverName(methods[k]), worst[methods[k]]);
   printf("relaxed block Jacobi converged on %d random trees\n", jacobi_tree_conv);

@@ -9,6 +9,9 @@
 #include "mbspar/mbs_cfs.h"
 #include "spatial.h"
 
+/// Loops over fewer bodies than this stay serial (a parallel region costs about a microsecond).
+#define MBS_OMP_MIN 256
+
 // ---------------------------------------------------------------- lifecycle
 
 mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **out) {
@@ -177,6 +180,7 @@ mbsErr mbs_cfsPosition(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
 
 static void mbs_cfsSweepUp(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsReal *x,
                            int known) {
+#pragma omp parallel for schedule(static) if (c->b1 - c->b0 > MBS_OMP_MIN)
   for (int b = c->b0; b < c->b1; b++) {
     int nl = m->body_lamnum[b], la = m->body_lamadr[b];
     const mbsReal *T = c->T + 6 * la;
@@ -195,6 +199,7 @@ static void mbs_cfsSweepUp(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
 }
 
 static void mbs_cfsSweepMid(const mbsModel *m, const mbsWork *w, mbsCfs *c, int known) {
+#pragma omp parallel for schedule(static) if (c->b1 - c->b0 > MBS_OMP_MIN)
   for (int b = c->b0; b < c->b1; b++) {
     mbsReal *wr = c->wr + 6 * b;
     if (known)
@@ -217,6 +222,7 @@ static void mbs_cfsSweepDown(const mbsModel *m, const mbsWork *w, mbsCfs *c, int
                              mbsReal *y) {
   mbsReal a0[6];
   mbs_baseAccel(m, known, a0);
+#pragma omp parallel for schedule(static) if (c->b1 - c->b0 > MBS_OMP_MIN)
   for (int b = c->b0; b < c->b1; b++) {
     int nl = m->body_lamnum[b], la = m->body_lamadr[b], p = m->body_parent[b];
     mbsReal t[6], d[6];
@@ -238,6 +244,7 @@ mbsErr mbs_cfsApply(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfs
 }
 
 void mbs_cfsPrecond(const mbsModel *m, const mbsCfs *c, const mbsReal *r, mbsReal *z) {
+#pragma omp parallel for schedule(static) if (c->b1 - c->b0 > MBS_OMP_MIN)
   for (int b = c->b0; b < c->b1; b++) {
     int nl = m->body_lamnum[b], la = m->body_lamadr[b];
     for (int k = 0; k < nl; k++) z[la + k] = r[la + k];
@@ -410,6 +417,7 @@ void mbs_cfsPushHistory(const mbsModel *m, mbsState *s, mbsReal t, int l0, int l
 
 static double mbs_dotLocal(const mbsCfs *c, const mbsReal *a, const mbsReal *b) {
   double s = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s) if (c->l1 - c->l0 > 8 * MBS_OMP_MIN)
   for (int i = c->l0; i < c->l1; i++) s += a[i] * b[i];
   return s;
 }
