@@ -656,6 +656,13 @@ int main(int argc, char **argv) {
   }
 
   // rank 0 reads, everyone parses the same bytes
+  if (!e && rank == 0) {
+    struct stat st;
+    if (stat(cli.config, &st) == 0 && S_ISDIR(st.st_mode))
+      e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot read: is a directory, not a config file",
+                     cli.config);
+  }
+  e = mbsp_agreeErr(comm, e); // every rank, always (rank 0 alone may have failed)
   if (!e) e = mbsp_bcastFile(comm, cli.config, &text, NULL);
   if (!e) e = mbsp_agreeErr(comm, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg));
   if (!e) e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));

@@ -716,8 +716,14 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   if (!e) e = mbs_cfgPreprocess(text ? text : "", c->filename, &pre);
   if (!e && !config_read_string(tree, pre)) {
     const char *msg = config_error_text(tree);
-    e = mbs_errSet(MBS_ERR_INPUT, "%s:%d: syntax error: %s", c->filename, config_error_line(tree),
-                   msg ? msg : "cannot parse");
+    if (!msg || !strcmp(msg, "syntax error"))
+      e = mbs_errSet(MBS_ERR_INPUT,
+                     "%s:%d: syntax error (libconfig syntax: key = value; groups "
+                     "{ }, lists ( ) or [ ], strings \"...\", no NaN literal)",
+                     c->filename, config_error_line(tree));
+    else
+      e = mbs_errSet(MBS_ERR_INPUT, "%s:%d: syntax error: %s", c->filename, config_error_line(tree),
+                     msg);
   }
   free(pre);
 

@@ -1,0 +1,30 @@
+# config, report and CLI tests (included by mpi-tests/CMakeLists.txt)
+mbs_add_test(test_config SOURCES test_config.c LIBS mbs_core LABELS unit
+             ARGS ${CMAKE_SOURCE_DIR}/configs)
+mbs_add_test(test_report SOURCES test_report.c LIBS mbs_core LABELS unit)
+
+if(TARGET mbspar)
+  # bad-input corpus: exit code 2, one stderr line FILE:LINE: ..., expected fragment; serially
+  # and under mpiexec -n 2 (orte_execute_quiet keeps mpiexec's own exit-status banner off stderr)
+  set(MBS_BAD_DIR ${CMAKE_CURRENT_SOURCE_DIR}/bad)
+  add_test(NAME bad_input COMMAND sh ${MBS_BAD_DIR}/run_bad.sh $<TARGET_FILE:mbspar> ${MBS_BAD_DIR})
+  set_tests_properties(bad_input PROPERTIES LABELS unit TIMEOUT 300 PROCESSORS 1
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  add_test(NAME bad_input.np2
+           COMMAND sh ${MBS_BAD_DIR}/run_bad.sh $<TARGET_FILE:mbspar> ${MBS_BAD_DIR}
+                   ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(bad_input.np2 PROPERTIES LABELS mpi TIMEOUT 600 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+
+  # the CLI verbs end to end (JSON validated by test_report --validate)
+  add_test(NAME cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.sh $<TARGET_FILE:mbspar>
+                            $<TARGET_FILE:test_report> ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(cli PROPERTIES LABELS unit TIMEOUT 300 PROCESSORS 1
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  add_test(NAME cli.np2 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.sh $<TARGET_FILE:mbspar>
+                                $<TARGET_FILE:test_report> ${CMAKE_SOURCE_DIR}/configs
+                                ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${MPIEXEC_PREFLAGS}
+                                --oversubscribe)
+  set_tests_properties(cli.np2 PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+endif()

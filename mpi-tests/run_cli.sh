@@ -1,0 +1,78 @@
+#!/bin/sh
+# End-to-end tests of the mbspar verbs and options (docs/cli.md).
+# usage: run_cli.sh MBSPAR JSON_VALIDATOR CONFIGS_DIR [LAUNCHER ...]   (LAUNCHER: mpiexec -n 2)
+mbspar=$1
+validate=$2
+cfg=$3
+shift 3
+ranks=1
+[ $# -gt 0 ] && ranks=2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mbs_cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() {
+  echo "FAIL: $*"
+  fail=$((fail + 1))
+}
+run() { # run EXPECTED_RC ARGS... ; output in $tmp/out, $tmp/err
+  want=$1
+  shift
+  set -f
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  set +f
+  [ "$rc" -eq "$want" ] || bad "exit $rc (want $want): $* ; stderr: $(cat "$tmp/err")"
+}
+
+# --version and --help
+run 0 "$@" "$mbspar" --version
+grep -q '^mbspar [0-9]' "$tmp/out" && grep -q 'MPI library: ' "$tmp/out" || bad "--version output"
+run 0 "$@" "$mbspar" --help
+grep -q '^usage: mbspar' "$tmp/out" || bad "--help output"
+
+# check: table and JSON
+run 0 "$@" "$mbspar" check "$cfg/chain.cfg" --json "$tmp/check.json"
+grep -q 'bodies  *256' "$tmp/out" || bad "check table lacks bodies 256"
+"$validate" --validate "$tmp/check.json" schema build run config model ranks valid || bad "check JSON"
+grep -q '"nlam": 1280' "$tmp/check.json" || bad "check JSON nlam"
+grep -q '"revolute": 256' "$tmp/check.json" || bad "check JSON joint counts"
+
+# accel: pendulum closed form, required keys, --repeat, ranks
+run 0 "$@" "$mbspar" accel "$cfg/pendulum.cfg" --set solver.method=aba --repeat 3 --json "$tmp/a.json" --quiet
+[ -s "$tmp/out" ] && bad "--quiet printed a table"
+"$validate" --validate "$tmp/a.json" qdd lambda joint_wrench solver ranks time_per_eval_s model build config run ||
+  bad "accel JSON"
+grep -q '"qdd": \[-7.05421773423' "$tmp/a.json" || bad "pendulum qdd: $(grep '"qdd"' "$tmp/a.json")"
+grep -q '"repeat": 3' "$tmp/a.json" || bad "repeat not recorded"
+grep -q "\"ranks\": $ranks" "$tmp/a.json" || bad "ranks != $ranks"
+grep -q '"converged": true' "$tmp/a.json" || bad "solver.converged"
+
+# accel to stdout (pure JSON there), --set on a generator, crba
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=crba --set model.chain.n=16 --json -
+"$validate" --validate "$tmp/out" qdd lambda joint_wrench || bad "accel --json - is not pure JSON"
+grep -q '"dofs": 16' "$tmp/out" || bad "--set model.chain.n=16 not applied"
+
+# verbs not built yet: exit 8, one line
+run 8 "$@" "$mbspar" static "$cfg/pendulum.cfg"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'not implemented yet' "$tmp/err" || bad "static message"
+
+# inverse: CSV + JSON in --out, no overwrite without --force, earlier files intact
+run 0 "$@" "$mbspar" inverse "$cfg/gripper.cfg" --out "$tmp/g" --quiet
+[ "$(wc -l <"$tmp/g/inverse.csv")" -eq 102 ] || bad "inverse.csv should have 1 + 101 lines"
+head -n 1 "$tmp/g/inverse.csv" | grep -q '^t,q_link11,.*,tau_link13$' || bad "inverse.csv header"
+"$validate" --validate "$tmp/g/inverse.json" inverse config model build || bad "inverse JSON"
+cp "$tmp/g/inverse.csv" "$tmp/keep.csv"
+run 3 "$@" "$mbspar" inverse "$cfg/gripper.cfg" --out "$tmp/g" --set inverse.T=2.0
+grep -q 'exists; not overwriting' "$tmp/err" || bad "no-overwrite message"
+cmp -s "$tmp/g/inverse.csv" "$tmp/keep.csv" || bad "a refused run changed inverse.csv"
+run 0 "$@" "$mbspar" inverse "$cfg/gripper.cfg" --out "$tmp/g" --set inverse.T=2.0 --force --quiet
+cmp -s "$tmp/g/inverse.csv" "$tmp/keep.csv" && bad "--force did not rewrite inverse.csv"
+ls "$tmp/g" | grep -q tmp && bad "temporary files left in --out"
+
+# usage errors: exit 2
+run 2 "$@" "$mbspar" accel
+run 2 "$@" "$mbspar" frobnicate "$cfg/pendulum.cfg"
+run 2 "$@" "$mbspar" check "$cfg/pendulum.cfg" --json
+
+echo "cli: $fail failure(s)"
+[ "$fail" -eq 0 ]

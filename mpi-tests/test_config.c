@@ -1,0 +1,294 @@
+/// \file test_config.c
+/// Tests of the config parser (src/config.c) and the prescribed-motion helpers
+/// (src/trajectory.c): explicit bodies and generators build the intended model, --set overrides
+/// edit any key without changing the build order, defaults and resolved options, errors carry
+/// their location, the shipped configs/ load, and the inverse motion and RNEA sample are right.
+/// usage: test_config CONFIGS_DIR
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbs_json_check.h"
+#include "mbs_test.h"
+#include "mbspar/mbs_config.h"
+#include "mbspar/mbs_trajectory.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static const char *configs_dir = "configs";
+
+// parse + build; returns the model or NULL (the error is kept in mbs_errMsg)
+static mbsErr build(const char *text, const char *const *sets, int nsets, mbsConfig **pc,
+                    mbsModel **pm) {
+  mbsConfig *c = NULL;
+  *pm = NULL;
+  mbsErr e = mbs_configParse(text, "t.cfg", sets, nsets, &c);
+  if (!e) e = mbs_configBuildModel(c, pm);
+  if (pc)
+    *pc = c;
+  else
+    mbs_configDestroy(&c);
+  return e;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
+  if (b) b[n] = 0;
+  fclose(f);
+  return b;
+}
+
+static const char *mixed =
+    "# bodies, then a chain hanging from them, then a tree hanging from the chain's end\n"
+    "model = {\n"
+    "  gravity = [0, 0, -10];                      # integers in a float list\n"
+    "  bodies = (\n"
+    "    { name = \"base\"; parent = \"ground\";\n"
+    "      joint = { type = \"free\"; q0 = [1, 2, 3, 1, 0, 0, 0]; qd0 = [0, 0, 0, 0, 0, 1]; };\n"
+    "      mass = 2; inertia = [1, 1, 1, 0, 0, 0]; }\n"
+    "  );\n"
+    "  chain = { n = 3; parent = \"base\"; joint = \"revolute\"; axis = [0, 1, 0];\n"
+    "            origin = [0.5, 0, 0]; direction = [1, 0, 0]; length = 0.2; mass = 0.3;\n"
+    "            radius = 0.01; q0 = [0.1, 0.2, 0.3]; damping = 0.5; };\n"
+    "  tree = { parent = \"link3\"; branching = 2; depth = 3; joint = \"spherical\";\n"
+    "           length = 0.1; mass = 0.1; shape = \"sphere\"; radius = 0.02; };\n"
+    "};\n"
+    "solver = { method = \"crba\"; tol = 1e-9; };\n";
+
+static void test_mixed(void) {
+  mbsConfig *c;
+  mbsModel *m;
+  MBS_EXPECT_OK(build(mixed, NULL, 0, &c, &m));
+  if (!m) {
+    mbs_configDestroy(&c);
+    return;
+  }
+  MBS_EXPECT(m->nbody == 1 + 3 + 7, "nbody %d", m->nbody);
+  MBS_EXPECT(m->nv == 6 + 3 + 7 * 3, "nv %d", m->nv);
+  MBS_EXPECT(m->nq == 7 + 3 + 7 * 4, "nq %d", m->nq);
+  MBS_EXPECT_NEAR(m->gravity[2], -10, 0);
+  MBS_EXPECT(m->opt.solver == MBS_SOLVER_CRBA, "solver %d", m->opt.solver);
+  MBS_EXPECT_NEAR(m->opt.tol, 1e-9, 0);
+  MBS_EXPECT(m->opt.warm_start == MBS_WARM_CUBIC, "default warm start");
+  // chain: names, parents, geometry
+  MBS_EXPECT(!strcmp(m->body_name[1], "link1") && !strcmp(m->body_name[3], "link3"), "names");
+  MBS_EXPECT(m->body_parent[1] == 0 && m->body_parent[2] == 1 && m->body_parent[3] == 2,
+             "chain parents");
+  MBS_EXPECT_NEAR(m->jnt_origin[3 * 1 + 0], 0.5, 0);   // first joint at origin
+  MBS_EXPECT_NEAR(m->jnt_origin[3 * 2 + 0], 0.2, 0);   // next at length * direction
+  MBS_EXPECT_NEAR(m->body_com[3 * 2 + 0], 0.1, 1e-15); // rod com at the middle
+  double L = 0.2, r = 0.01, mass = 0.3;
+  MBS_EXPECT_NEAR(m->body_inertia[6 * 2 + 0], mass * r * r / 2, 1e-15);                // along x
+  MBS_EXPECT_NEAR(m->body_inertia[6 * 2 + 1], mass * (3 * r * r + L * L) / 12, 1e-15); // across
+  MBS_EXPECT_NEAR(m->q0[7 + 1], 0.2, 0);
+  MBS_EXPECT_NEAR(m->dof_damping[6 + 2], 0.5, 0);
+  MBS_EXPECT_NEAR(m->q0[0], 1, 0);
+  MBS_EXPECT_NEAR(m->qd0[5], 1, 0);
+  // tree: depth-first preorder under link3, spheres with com at the tip
+  static const int want[7] = {3, 4, 5, 5, 4, 8, 8};
+  for (int k = 0; k < 7; k++)
+    MBS_EXPECT(m->body_parent[4 + k] == want[k], "tree parent of body %d is %d, want %d", 4 + k,
+               m->body_parent[4 + k], want[k]);
+  MBS_EXPECT(!strcmp(m->body_name[4], "node1") && !strcmp(m->body_name[10], "node7"), "tree names");
+  MBS_EXPECT_NEAR(m->body_inertia[6 * 5], 0.4 * 0.1 * 0.02 * 0.02, 1e-18);
+  MBS_EXPECT_NEAR(m->body_com[3 * 5 + 2], -0.1, 1e-15);
+  MBS_EXPECT_NEAR(m->q0[m->body_qadr[5]], 1, 0); // identity quaternion by default
+  MBS_EXPECT(m->maxdepth == 1 + 3 + 3, "maxdepth %d", m->maxdepth);
+
+  // resolved parameters as JSON
+  mbsJson *j;
+  MBS_EXPECT_OK(mbs_jsonOpenMemory(&j));
+  mbs_jsonBeginObject(j, "config");
+  mbs_configWriteJson(c, j);
+  mbs_jsonEndObject(j);
+  mbs_jsonEndObject(j);
+  const char *s = mbs_jsonBuffer(j), *why = "";
+  MBS_EXPECT(mbs_jsonValid(s, &why), "config JSON invalid: %s\n%s", why, s);
+  MBS_EXPECT(strstr(s, "\"method\": \"crba\"") && strstr(s, "\"max_iter\": 100000") &&
+                 strstr(s, "\"method\": \"rk4\"") && strstr(s, "\"branching\": 2") &&
+                 strstr(s, "\"format\": \"csv\""),
+             "config JSON lacks resolved values:\n%s", s);
+  MBS_EXPECT_OK(mbs_jsonClose(&j));
+  mbs_modelDestroy(&m);
+  mbs_configDestroy(&c);
+}
+
+static void test_set(void) {
+  mbsModel *m;
+  mbsConfig *c;
+  // scalars, bare words, lists, list elements, new groups
+  const char *sets[] = {"model.chain.n=5",          "solver.method=aba",  "model.gravity=[0,-1,0]",
+                        "model.bodies[0].mass=2.5", "integrator.dt=1e-5", "output.dir=\"res/x\"",
+                        "model.chain.q0=0.7"};
+  MBS_EXPECT_OK(build(mixed, sets, 7, &c, &m));
+  if (m) {
+    MBS_EXPECT(m->nbody == 1 + 5 + 7, "chain.n override: nbody %d", m->nbody);
+    MBS_EXPECT(m->opt.solver == MBS_SOLVER_ABA, "solver override");
+    MBS_EXPECT_NEAR(m->gravity[1], -1, 0);
+    MBS_EXPECT_NEAR(m->body_mass[0], 2.5, 0);
+    MBS_EXPECT_NEAR(m->opt.dt, 1e-5, 0);
+    MBS_EXPECT_NEAR(m->q0[7 + 4], 0.7, 0);
+    MBS_EXPECT(!strcmp(c->out_dir, "res/x"), "output.dir %s", c->out_dir);
+    MBS_EXPECT(c->nset == 7, "nset");
+    // the tree still hangs from the chain's last link (now link5)... no: from "link3" as written
+    MBS_EXPECT(m->body_parent[6] == 3, "tree parent after override: %d", m->body_parent[6]);
+  }
+  mbs_modelDestroy(&m);
+  mbs_configDestroy(&c);
+
+  // replacing a whole group keeps its place in the file (the tree needs the chain first)
+  const char *regroup[] = {"model.chain={ n = 4; parent = \"base\"; length = 1; mass = 1; }"};
+  MBS_EXPECT_OK(build(mixed, regroup, 1, NULL, &m));
+  if (m) MBS_EXPECT(m->nbody == 1 + 4 + 7 && m->body_parent[5] == 3, "group replacement order");
+  mbs_modelDestroy(&m);
+
+  // errors: a bad --set is a usage error that names the option
+  const char *bad1[] = {"solver.method=newton"};
+  MBS_EXPECT(build(mixed, bad1, 1, NULL, &m) == MBS_ERR_USAGE, "bad method via --set");
+  MBS_EXPECT(!strncmp(mbs_errMsg(), "--set solver.method=newton: ", 28), "msg: %s", mbs_errMsg());
+  const char *bad2[] = {"solver.bogus=1"};
+  MBS_EXPECT(build(mixed, bad2, 1, NULL, &m) == MBS_ERR_USAGE, "unknown key via --set");
+  MBS_EXPECT(strstr(mbs_errMsg(), "unknown key \"bogus\""), "msg: %s", mbs_errMsg());
+  const char *bad3[] = {"noequals"};
+  MBS_EXPECT(build(mixed, bad3, 1, NULL, &m) == MBS_ERR_USAGE, "--set without =");
+  const char *bad4[] = {"model.gravity=[1,2"};
+  MBS_EXPECT(build(mixed, bad4, 1, NULL, &m) == MBS_ERR_USAGE, "unparsable --set value");
+  const char *bad5[] = {"model.bodies[7].mass=1"};
+  MBS_EXPECT(build(mixed, bad5, 1, NULL, &m) == MBS_ERR_USAGE, "index out of range");
+  MBS_EXPECT(m == NULL, "model returned on error");
+}
+
+static void test_errors(void) {
+  mbsModel *m;
+  // a file error is an input error with FILE:LINE of the offending setting
+  const char *t1 = "model = {\n chain = {\n  n = 3;\n  length = 1.0;\n  mass = -1.0;\n };\n};\n";
+  MBS_EXPECT(build(t1, NULL, 0, NULL, &m) == MBS_ERR_INPUT, "negative mass");
+  MBS_EXPECT(!strncmp(mbs_errMsg(), "t.cfg:5: ", 9), "location: %s", mbs_errMsg());
+  MBS_EXPECT(strstr(mbs_errMsg(), "mass must be positive"), "msg: %s", mbs_errMsg());
+  const char *t2 = "model = {\n chain = { n = 3; length = 1.0; mass = 1.0;\n  extra = 1; };\n};\n";
+  MBS_EXPECT(build(t2, NULL, 0, NULL, &m) == MBS_ERR_INPUT, "unknown key");
+  MBS_EXPECT(!strncmp(mbs_errMsg(), "t.cfg:3: unknown key \"extra\"", 28), "msg: %s", mbs_errMsg());
+  const char *t3 = "model = {\n\n  chain = { n = = 3; length = 1.0; };\n};\n";
+  MBS_EXPECT(build(t3, NULL, 0, NULL, &m) == MBS_ERR_INPUT, "syntax error");
+  MBS_EXPECT(!strncmp(mbs_errMsg(), "t.cfg:3: syntax error", 21), "msg: %s", mbs_errMsg());
+  // brackets inside strings and comments are left alone
+  const char *t4 =
+      "# [not a list\nmodel = { chain = { n = 2; name = \"a[1]\"; length = 1; mass = 1; }; };\n";
+  MBS_EXPECT_OK(build(t4, NULL, 0, NULL, &m));
+  if (m) MBS_EXPECT(!strcmp(m->body_name[1], "a[1]2"), "name %s", m->body_name[1]);
+  mbs_modelDestroy(&m);
+  // explicit parent list of a tree
+  const char *t5 = "model = { tree = { parents = [0, 1, 1, 0, 4]; length = 1; mass = 1; }; };\n";
+  MBS_EXPECT_OK(build(t5, NULL, 0, NULL, &m));
+  if (m) {
+    static const int want[5] = {-1, 0, 0, -1, 3};
+    for (int k = 0; k < 5; k++) MBS_EXPECT(m->body_parent[k] == want[k], "parents[%d]", k);
+    MBS_EXPECT_NEAR(m->jnt_origin[3 * 3 + 2], 0, 0);  // a root sits at origin
+    MBS_EXPECT_NEAR(m->jnt_origin[3 * 4 + 2], -1, 0); // a child at length * direction
+  }
+  mbs_modelDestroy(&m);
+}
+
+static void test_trajectory(void) {
+  double q, qd, qdd, T = 2.0, a = 0.3, b = 1.1;
+  mbsu_cycloid(a, b, T, 0, &q, &qd, &qdd);
+  MBS_EXPECT(q == a && qd == 0 && qdd == 0, "start %g %g %g", q, qd, qdd);
+  mbsu_cycloid(a, b, T, T, &q, &qd, &qdd);
+  MBS_EXPECT_NEAR(q, b, 1e-15);
+  MBS_EXPECT_NEAR(qd, 0, 1e-15);
+  MBS_EXPECT_NEAR(qdd, 0, 1e-12);
+  mbsu_cycloid(a, b, T, T / 2, &q, &qd, &qdd);
+  MBS_EXPECT_NEAR(q, (a + b) / 2, 1e-15);
+  MBS_EXPECT_NEAR(qd, 2 * (b - a) / T, 1e-15); // peak rate = 2 * mean rate
+  // derivatives by central differences
+  for (double t = 0.1; t < T; t += 0.37) {
+    double h = 1e-5, qp, qm, dp, dm, d2, q0, d0;
+    mbsu_cycloid(a, b, T, t + h, &qp, &dp, &d2);
+    mbsu_cycloid(a, b, T, t - h, &qm, &dm, &d2);
+    mbsu_cycloid(a, b, T, t, &q0, &d0, &d2);
+    MBS_EXPECT_NEAR((qp - qm) / (2 * h), d0, 1e-8);
+    MBS_EXPECT_NEAR((dp - dm) / (2 * h), d2, 1e-7);
+  }
+}
+
+// configs/pendulum.cfg: closed-form accelerations; configs/gripper.cfg: static torques
+static void test_shipped(void) {
+  static const char *names[] = {"chain.cfg", "pendulum.cfg", "gripper.cfg",
+                                "rope.cfg",  "tree.cfg",     "large_chain.cfg"};
+  static const int nbody[] = {256, 1, 4, 50, 255, 100000};
+  for (int k = 0; k < 6; k++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", configs_dir, names[k]);
+    char *text = slurp(path);
+    MBS_EXPECT(text != NULL, "cannot read %s", path);
+    if (!text) continue;
+    mbsConfig *c = NULL;
+    mbsModel *m = NULL;
+    mbsErr e = mbs_configParse(text, path, NULL, 0, &c);
+    if (!e) e = mbs_configBuildModel(c, &m);
+    MBS_EXPECT(e == MBS_OK, "%s: %s", path, mbs_errMsg());
+    if (m) MBS_EXPECT(m->nbody == nbody[k], "%s: %d bodies", path, m->nbody);
+    if (m && k == 3) MBS_EXPECT(m->nv == 100, "rope dofs %d", m->nv);
+    if (m && k == 1) {
+      // uniform rod of radius 0.01: qdd = -m g (l/2) sin(q) / (I_c + m (l/2)^2)
+      mbsState *s;
+      mbsWork *w;
+      MBS_EXPECT_OK(mbs_stateCreate(m, &s));
+      MBS_EXPECT_OK(mbs_workCreate(m, &w));
+      m->opt.solver = MBS_SOLVER_ABA;
+      MBS_EXPECT_OK(mbs_forward(m, s, w));
+      double Ic = (3 * 0.01 * 0.01 + 1.0) / 12, want = -9.81 * 0.5 * sin(0.5) / (Ic + 0.25);
+      MBS_EXPECT_NEAR(w->qdd[0], want, 1e-12);
+      mbs_workDestroy(&w);
+      mbs_stateDestroy(&s);
+    }
+    if (m && k == 2) {
+      // Table 2 motion: radians after conversion, static holding torques at t = 0
+      mbsReal qs[4], qe[4], qdd[4], tau[4];
+      MBS_EXPECT(mbs_configInverseCoords(m) == 4, "gripper coords");
+      MBS_EXPECT_OK(mbs_configInverse(c, m, qs, qe));
+      MBS_EXPECT_NEAR(qe[0], M_PI / 3, 1e-15);
+      MBS_EXPECT_NEAR(qs[3], M_PI / 2, 1e-15);
+      MBS_EXPECT_NEAR(qe[3], 2 * M_PI / 3, 1e-15);
+      mbsState *s;
+      mbsWork *w;
+      MBS_EXPECT_OK(mbs_stateCreate(m, &s));
+      MBS_EXPECT_OK(mbs_workCreate(m, &w));
+      mbs_inverseSample(m, s, w, qs, qe, c->inverse.T, 0, qdd, tau);
+      // palm horizontal, finger M2 straight along it, finger M3 vertical (gravity -y)
+      double g = 9.81;
+      MBS_EXPECT_NEAR(tau[0], g * (0.4 * 0.05 + 0.2 * 0.125 + 0.2 * 0.175 + 0.2 * 0.1), 1e-12);
+      MBS_EXPECT_NEAR(tau[1], g * (0.2 * 0.025 + 0.2 * 0.075), 1e-12);
+      MBS_EXPECT_NEAR(tau[2], g * 0.2 * 0.025, 1e-12);
+      MBS_EXPECT_NEAR(tau[3], 0, 1e-12);
+      // mid-motion: RNEA torques reproduce the prescribed accelerations through ABA
+      mbs_inverseSample(m, s, w, qs, qe, c->inverse.T, 0.3, qdd, tau);
+      for (int d = 0; d < 4; d++) s->tau[d] = tau[d];
+      MBS_EXPECT_OK(mbs_forward(m, s, w));
+      MBS_EXPECT(mbs_test_relDiff(w->qdd, qdd, 4, 1e-12) < 1e-10, "ABA(RNEA(qdd)) != qdd");
+      mbs_workDestroy(&w);
+      mbs_stateDestroy(&s);
+    }
+    mbs_modelDestroy(&m);
+    mbs_configDestroy(&c);
+    free(text);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) configs_dir = argv[1];
+  test_mixed();
+  test_set();
+  test_errors();
+  test_trajectory();
+  test_shipped();
+  return mbs_test_finish("test_config");
+}
