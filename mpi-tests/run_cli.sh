@@ -26,7 +26,9 @@ run() { # run EXPECTED_RC ARGS... ; output in $tmp/out, $tmp/err
 
 # --version and --help
 run 0 "$@" "$mbspar" --version
-grep -q '^mbspar [0-9]' "$tmp/out" && grep -q 'MPI library: ' "$tmp/out" || bad "--version output"
+if ! grep -q '^mbspar [0-9]' "$tmp/out" || ! grep -q 'MPI library: ' "$tmp/out"; then
+  bad "--version output"
+fi
 run 0 "$@" "$mbspar" --help
 grep -q '^usage: mbspar' "$tmp/out" || bad "--help output"
 
@@ -54,7 +56,9 @@ grep -q '"dofs": 16' "$tmp/out" || bad "--set model.chain.n=16 not applied"
 
 # verbs not built yet: exit 8, one line
 run 8 "$@" "$mbspar" static "$cfg/pendulum.cfg"
-[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'not implemented yet' "$tmp/err" || bad "static message"
+if [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q 'not implemented yet' "$tmp/err"; then
+  bad "static message"
+fi
 
 # inverse: CSV + JSON in --out, no overwrite without --force, earlier files intact
 run 0 "$@" "$mbspar" inverse "$cfg/gripper.cfg" --out "$tmp/g" --quiet
@@ -67,7 +71,9 @@ grep -q 'exists; not overwriting' "$tmp/err" || bad "no-overwrite message"
 cmp -s "$tmp/g/inverse.csv" "$tmp/keep.csv" || bad "a refused run changed inverse.csv"
 run 0 "$@" "$mbspar" inverse "$cfg/gripper.cfg" --out "$tmp/g" --set inverse.T=2.0 --force --quiet
 cmp -s "$tmp/g/inverse.csv" "$tmp/keep.csv" && bad "--force did not rewrite inverse.csv"
-ls "$tmp/g" | grep -q tmp && bad "temporary files left in --out"
+for leftover in "$tmp"/g/*tmp*; do
+  [ -e "$leftover" ] && bad "temporary file left in --out: $leftover"
+done
 
 # usage errors: exit 2
 run 2 "$@" "$mbspar" accel

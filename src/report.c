@@ -6,6 +6,7 @@
 /// mbs_jsonClose, so a failed run never clobbers an earlier report. mbs_jsonEndObject on the
 /// top-level object closes the document early (memory writers: mbs_jsonBuffer is then complete).
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -174,7 +175,7 @@ mbsErr mbs_jsonOpen(const char *path, mbsJson **out) {
     snprintf(j->tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
     j->f = fopen(j->tmp, "w");
     if (!j->f) {
-      mbsErr e = mbs_errSet(MBS_ERR_IO, "%s: cannot open for writing", j->tmp);
+      mbsErr e = mbs_errSet(MBS_ERR_IO, "%s: cannot open for writing (%s)", path, strerror(errno));
       free(j->path);
       free(j->tmp);
       free(j);

@@ -35,10 +35,12 @@ run_case() {
   id=$1 f=$2 verb=$3 expect=$4 prefix=$5
   shift 5
   exec >"$tmp/res.$id" 2>&1
-  set -f # ARGS may hold brackets
+  set -f # ARGS may hold brackets; $extra is split on blanks on purpose
+  # shellcheck disable=SC2086
   if [ -n "$verb" ]; then
     "$@" "$mbspar" "$verb" "$f" $extra >"$tmp/out.$id" 2>"$tmp/err.$id"
   else
+    # shellcheck disable=SC2086
     "$@" "$mbspar" $extra >"$tmp/out.$id" 2>"$tmp/err.$id"
   fi
   rc=$?
