@@ -1117,11 +1117,17 @@ static mbsErr mbs_genRead(const mbsConfig *c, mbsModel *m, mbsGen *gen) {
     if (cnt == 1 && per > 1 && k == 0 && gen->nq != gen->nv)
       return mbs_cfgFail(c, s, "%s: wrong array length: q0 of a %s joint needs %d values", what,
                          type, per);
-    if (cnt != 1 && cnt != per && (long)cnt != (long)gen->n * per)
+    if (cnt != 1 && cnt != per && (long)cnt != (long)gen->n * per) {
+      if (per == 1)
+        return mbs_cfgFail(c, s,
+                           "%s: wrong array length: %s needs 1 (all joints) or %d (one per "
+                           "joint) values, got %d",
+                           what, mbs_gen_vkeys[k], gen->n, cnt);
       return mbs_cfgFail(c, s,
                          "%s: wrong array length: %s needs 1, %d (per joint) or %ld (all joints) "
                          "values, got %d",
                          what, mbs_gen_vkeys[k], per, (long)gen->n * per, cnt);
+    }
   }
   return MBS_OK;
 }
