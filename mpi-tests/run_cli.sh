@@ -54,6 +54,28 @@ run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=crba --set model
 "$validate" --validate "$tmp/out" qdd lambda joint_wrench || bad "accel --json - is not pure JSON"
 grep -q '"dofs": 16' "$tmp/out" || bad "--set model.chain.n=16 not applied"
 
+# accel on the distributed engine: J-CG (the default) and PETSc (with a PETSc option passed
+# through) reproduce ABA's qdd and lambda; the report has timers, decomposition and affinity
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --json "$tmp/j.json" --quiet
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --set solver.method=aba --json "$tmp/b.json" --quiet
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --set solver.method=petsc --json "$tmp/p.json" --quiet -ksp_type cg
+"$validate" --validate "$tmp/j.json" qdd lambda joint_wrench solver timers decomposition affinity ||
+  bad "jcg accel JSON"
+python3 - "$tmp/b.json" "$tmp/j.json" "$tmp/p.json" <<'PY' || bad "jcg/petsc accel differ from aba"
+import json, math, sys
+ref = json.load(open(sys.argv[1]))
+for f in sys.argv[2:]:
+    r = json.load(open(f))
+    for key in ("qdd", "lambda"):
+        a, b = r[key], ref[key]
+        d = math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b))) / math.sqrt(sum(y * y for y in b))
+        if not (len(a) == len(b) and d <= 1e-8):
+            print(f, key, "relative difference", d)
+            sys.exit(1)
+    if not r["solver"]["converged"]:
+        sys.exit(1)
+PY
+
 # verbs not built yet: exit 8, one line
 run 8 "$@" "$mbspar" static "$cfg/pendulum.cfg"
 if [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q 'not implemented yet' "$tmp/err"; then

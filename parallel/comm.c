@@ -177,6 +177,18 @@ mbsErr mbsp_gatherv(mbspComm *c, const double *in, int n, double *out, const int
   MBS_CALL_MPI(MPI_Gatherv(in, n, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE, 0, c->comm));
   return MBS_OK;
 }
+mbsErr mbsp_gatherBytes(mbspComm *c, const void *in, int n, void *out) {
+  MBS_CALL_MPI(MPI_Gather(in, n, MPI_BYTE, out, n, MPI_BYTE, 0, c->comm));
+  return MBS_OK;
+}
+mbsErr mbsp_localRank(mbspComm *c, int *local_rank, int *nlocal) {
+  MPI_Comm node;
+  MBS_CALL_MPI(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node));
+  MPI_Comm_rank(node, local_rank);
+  MPI_Comm_size(node, nlocal);
+  MPI_Comm_free(&node);
+  return MBS_OK;
+}
 mbsErr mbsp_barrier(mbspComm *c) {
   MBS_CALL_MPI(MPI_Barrier(c->comm));
   return MBS_OK;

@@ -18,7 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "build_info.h"
+#include "affinity.h"
 #include "mbspar/mbs_config.h"
+#include "mbspar/mbs_engine.h"
+#include "petsc_ref.h"
 #include "mbspar/mbs_parallel.h"
 #include "mbspar/mbs_report.h"
 #include "mbspar/mbs_trajectory.h"
@@ -46,6 +49,7 @@ typedef struct {
   const char *json; ///< --json PATH or "-" (NULL: none)
   const char *out;  ///< --out DIR (NULL: none)
   int repeat;       ///< --repeat K
+  const char *bind; ///< --bind core|numa|none
   int quiet, force, help, version;
   int argc;
   char **argv;
@@ -70,6 +74,9 @@ static const char mbs_usage[] =
     "  --out DIR        write result files (VERB.json, inverse.csv) into DIR\n"
     "  --force          overwrite existing files in --out\n"
     "  --repeat K       accel: time K evaluations and report the mean (time_per_eval_s)\n"
+    "  --bind MODE      bind each rank (and its threads) when the launcher did not:\n"
+    "                   core, numa or none (default: leave as launched)\n"
+    "  -ksp_* -pc_* ... PETSc options, passed to PETSc (solver.method = petsc)\n"
     "  --quiet          no table on standard output\n"
     "  --help           this text\n"
     "  --version        version, git sha, MPI library\n"
@@ -99,8 +106,14 @@ static mbsErr mbs_cliParse(int argc, char **argv, mbsCli *cli) {
       if (n >= sizeof opt) n = sizeof opt - 1;
       memcpy(opt, a, n);
       opt[n] = 0;
+      // single-dash options belong to PETSc (-ksp_type cg, -pc_type jacobi, -log_view, ...):
+      // they are passed through to PetscInitialize, with a value if one follows
+      if (a[1] != '-') {
+        if (i + 1 < argc && argv[i + 1][0] != '-') i++;
+        continue;
+      }
       int takes = !strcmp(opt, "--set") || !strcmp(opt, "--json") || !strcmp(opt, "--out") ||
-                  !strcmp(opt, "--repeat");
+                  !strcmp(opt, "--repeat") || !strcmp(opt, "--bind");
       if (takes) {
         if (eq)
           val = eq + 1;
@@ -125,6 +138,10 @@ static mbsErr mbs_cliParse(int argc, char **argv, mbsCli *cli) {
       } else if (!strcmp(opt, "--out")) {
         if (!val[0]) return mbs_errSet(MBS_ERR_USAGE, "mbspar: --out needs a directory");
         cli->out = val;
+      } else if (!strcmp(opt, "--bind")) {
+        if (strcmp(val, "core") && strcmp(val, "numa") && strcmp(val, "none"))
+          return mbs_errSet(MBS_ERR_USAGE, "mbspar: --bind %s: expected core, numa or none", val);
+        cli->bind = val;
       } else if (!strcmp(opt, "--repeat")) {
         char *end = NULL;
         long k = strtol(val, &end, 10);
@@ -345,28 +362,31 @@ typedef struct {
   double time_per_eval;
   int repeat;
   double residual;
+  int ranks;
+  const double *timer_stats; // (MBS_TIMER_COUNT x 5) min, avg, max, rank of min, rank of max
+  const double *timer_count; // (MBS_TIMER_COUNT) calls on rank 0
+  const double *decomp;      // (ranks x 6) b0, b1, neighbours, cut_up, cut_down, weight
+  const mbspAffinity *aff;   // (ranks)
 } mbsAccelOut;
 
+static int accel_isSerial(int method) {
+  return method == MBS_SOLVER_ABA || method == MBS_SOLVER_CRBA;
+}
+
 /// One forward-dynamics evaluation at the state \p s with the method m->opt.solver. Collective:
-/// every rank calls it. The serial methods (aba, crba) run on rank 0 only; the other ranks return
-/// at once and wait at the caller's agreement. The parallel constraint-force methods (jacobi, gs,
-/// sor, chebyshev, jcg, direct, petsc) are to be hooked in here; until then they report
-/// MBS_ERR_UNSUPPORTED on every rank. Writes (rank 0): w->qdd, acc, jfrc, w->stat.
-static mbsErr accel_compute(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWork *w) {
-  switch (m->opt.solver) {
-  case MBS_SOLVER_ABA:
-  case MBS_SOLVER_CRBA:
+/// every rank calls it. The serial baselines (aba, crba) run on rank 0 only (the other ranks
+/// return at once and wait at the caller's agreement); the constraint-force methods run on the
+/// distributed engine \p eng. Writes (rank 0, serial) or the engine's workspace (distributed).
+static mbsErr accel_compute(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWork *w,
+                            mbspEngine *eng) {
+  if (accel_isSerial(m->opt.solver)) {
     if (mbsp_rank(comm) != 0) return MBS_OK;
     MBS_CALL(mbs_forward(m, s, w));
     w->stat.iterations = 0;
     w->stat.reason = MBS_REASON_CONVERGED_DIRECT;
     return MBS_OK;
-  default:
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "mbspar accel: solver.method \"%s\" is not implemented yet (available now: "
-                      "aba, crba; use --set solver.method=aba)",
-                      mbs_solverName(m->opt.solver));
   }
+  return mbsp_engineForward(eng, s);
 }
 
 static void mbs_accelJson(mbsJson *j, const void *ctx) {
@@ -376,10 +396,12 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbs_solverName(m->opt.solver));
   mbs_jsonInt(j, "iterations", w->stat.iterations);
-  mbs_jsonNumber(j, "residual", a->residual);
+  mbs_jsonNumber(j, "residual", w->stat.residual);
   mbs_jsonBool(j, "converged", w->stat.reason > 0);
   mbs_jsonString(j, "reason", mbs_reasonName(w->stat.reason));
+  mbs_jsonNumber(j, "tol", m->opt.tol);
   mbs_jsonEndObject(j);
+  mbs_jsonNumber(j, "eom_residual", a->residual);
   mbs_jsonInt(j, "repeat", a->repeat);
   mbs_jsonNumber(j, "time_per_eval_s", a->time_per_eval);
   mbs_jsonNumberArray(j, "qdd", w->qdd, m->nv);
@@ -387,35 +409,115 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonBeginArray(j, "joint_wrench");
   for (int b = 0; b < m->nbody; b++) mbs_jsonNumberArray(j, NULL, a->wrench + 6 * b, 6);
   mbs_jsonEndArray(j);
+  // per-phase timers over the ranks (seconds, all evaluations of --repeat)
+  mbs_jsonBeginObject(j, "timers");
+  for (int t = 0; t < MBS_TIMER_COUNT; t++) {
+    if (a->timer_count[t] <= 0) continue;
+    const double *st = a->timer_stats + 5 * t;
+    mbs_jsonBeginObject(j, mbs_timerName(t));
+    mbs_jsonNumber(j, "min", st[0]);
+    mbs_jsonNumber(j, "avg", st[1]);
+    mbs_jsonNumber(j, "max", st[2]);
+    mbs_jsonInt(j, "min_rank", (long)st[3]);
+    mbs_jsonInt(j, "max_rank", (long)st[4]);
+    mbs_jsonInt(j, "count", (long)a->timer_count[t]);
+    mbs_jsonEndObject(j);
+  }
+  mbs_jsonEndObject(j);
+  if (a->decomp) {
+    mbs_jsonBeginArray(j, "decomposition");
+    for (int r = 0; r < a->ranks; r++) {
+      const double *d = a->decomp + 6 * r;
+      mbs_jsonBeginObject(j, NULL);
+      mbs_jsonInt(j, "rank", r);
+      mbs_jsonInt(j, "first_body", (long)d[0]);
+      mbs_jsonInt(j, "bodies", (long)(d[1] - d[0]));
+      mbs_jsonInt(j, "neighbours", (long)d[2]);
+      mbs_jsonInt(j, "cut_edges_up", (long)d[3]);
+      mbs_jsonInt(j, "cut_edges_down", (long)d[4]);
+      mbs_jsonNumber(j, "weight", d[5]);
+      mbs_jsonEndObject(j);
+    }
+    mbs_jsonEndArray(j);
+  }
+  mbs_jsonBeginArray(j, "affinity");
+  for (int r = 0; r < a->ranks; r++) {
+    const mbspAffinity *f = a->aff + r;
+    mbs_jsonBeginObject(j, NULL);
+    mbs_jsonInt(j, "rank", r);
+    mbs_jsonString(j, "host", f->host);
+    mbs_jsonString(j, "cpuset", f->cpuset);
+    mbs_jsonInt(j, "numa_node", f->numa_node);
+    mbs_jsonInt(j, "threads", f->nthreads);
+    mbs_jsonString(j, "thread_cpus", f->thread_cpus);
+    mbs_jsonString(j, "binding", f->binding);
+    mbs_jsonEndObject(j);
+  }
+  mbs_jsonEndArray(j);
 }
 
 static mbsErr mbs_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
                             const mbsModel *m) {
-  int rank = mbsp_rank(comm);
+  int rank = mbsp_rank(comm), size = mbsp_size(comm);
+  int serial = accel_isSerial(m->opt.solver);
   mbsState *s = NULL;
   mbsWork *w = NULL;
+  mbspEngine *eng = NULL;
   mbsReal *wrench = NULL;
+  double *decomp = NULL, tstat[5 * MBS_TIMER_COUNT], tcount[MBS_TIMER_COUNT];
+  mbspAffinity *aff = NULL, me;
   static const char *const files[] = {"accel.json"};
   mbsErr e = rank == 0 ? mbs_outPrepare(cli, files, 1) : MBS_OK;
   if (!e) e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(m, &w);
   if (!e && rank == 0) {
     wrench = malloc((size_t)m->nbody * 6 * sizeof *wrench);
-    if (!wrench) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    decomp = calloc((size_t)size * 6, sizeof *decomp);
+    aff = calloc((size_t)size, sizeof *aff);
+    if (!wrench || !decomp || !aff) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
   e = mbsp_agreeErr(comm, e);
+  if (!e && !serial) e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
+  if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:0", cfg->filename);
 
-  // K full evaluations from the initial state, timed on rank 0
+  // K full evaluations from the initial state (the first builds the warm-start history: use
+  // solver.warm_start = none to time cold solves)
+  mbsp_barrier(comm);
   double t0 = mbs_wtime();
   for (int k = 0; k < cli->repeat && !e; k++) {
     mbs_stateReset(m, s);
-    e = accel_compute(comm, m, s, w);
+    e = accel_compute(comm, m, s, w, eng);
   }
   double tpe = (mbs_wtime() - t0) / cli->repeat;
   e = mbsp_agreeErr(comm, e);
 
+  // results to rank 0; timers and decomposition over all ranks
+  if (!e && !serial) {
+    mbsWork *ew = mbsp_engineWork(eng);
+    e = mbsp_engineGather(eng, rank == 0 ? w->qdd : NULL, rank == 0 ? w->lam : NULL,
+                          rank == 0 ? w->jfrc : NULL);
+    w->stat = ew->stat;
+    memcpy(w->timer, ew->timer, sizeof w->timer);
+    mbspDecompInfo di;
+    mbsp_engineDecomp(eng, &di);
+    double mine[6] = {di.b0, di.b1, di.nnbr, di.cut_up, di.cut_down, di.weight};
+    if (!e) e = mbsp_gather(comm, mine, 6, rank == 0 ? decomp : mine);
+  }
+  double ttot[MBS_TIMER_COUNT];
+  for (int t = 0; t < MBS_TIMER_COUNT; t++)
+    ttot[t] = w->timer[t].total, tcount[t] = (double)w->timer[t].count;
+  if (!e) e = mbsp_stats(comm, ttot, MBS_TIMER_COUNT, tstat);
+  if (!e) e = mbsp_affinityQuery(&me);
+  if (!e) e = mbsp_gatherBytes(comm, &me, (int)sizeof me, rank == 0 ? (void *)aff : (void *)&me);
+  e = mbsp_agreeErr(comm, e);
+
   if (!e && rank == 0) {
-    mbs_constraintLambda(m, w);
+    if (serial) {
+      mbs_constraintLambda(m, w);
+    } else { // poses and velocities of the whole model, for the outputs only
+      mbs_fwdPosition(m, s, w);
+      mbs_fwdVelocity(m, s, w);
+    }
     mbs_jointWrenchWorld(m, w, wrench);
     // equation-of-motion residual of the result: ||RNEA(q, qd, qdd) - tau|| / scale, with
     // scale = max(||bias||, ||tau||), bias = RNEA(q, qd, 0) (gravity and velocity terms)
@@ -440,14 +542,22 @@ static mbsErr mbs_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *
     free(acc);
     free(qdd);
     double scale = sqrt(nb > nt ? nb : nt);
-    mbsAccelOut a = {m, w, wrench, tpe, cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num)};
+    mbsAccelOut a = {m,           w,
+                     wrench,      tpe,
+                     cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num),
+                     size,        tstat,
+                     tcount,      serial ? NULL : decomp,
+                     aff};
     if (!cli->quiet && !(cli->json && !strcmp(cli->json, "-"))) {
       double qn = 0;
       for (int d = 0; d < m->nv; d++) qn += w->qdd[d] * w->qdd[d];
       printf("mbspar accel %s: %d bodies, %d dofs, %d rank(s)\n", cfg->filename, m->nbody, m->nv,
-             mbsp_size(comm));
-      printf("  %-20s %s\n", "method", mbs_solverName(m->opt.solver));
-      printf("  %-20s %.3e s (mean of %d)\n", "time per eval", tpe, cli->repeat);
+             size);
+      printf("  %-20s %s", "method", mbs_solverName(m->opt.solver));
+      if (!serial)
+        printf(" (%d iterations, residual %.3e, %s)", w->stat.iterations, w->stat.residual,
+               mbs_reasonName(w->stat.reason));
+      printf("\n  %-20s %.3e s (mean of %d)\n", "time per eval", tpe, cli->repeat);
       printf("  %-20s %.3e\n", "EOM residual", a.residual);
       printf("  %-20s %.6e\n", "|qdd|", sqrt(qn));
       int show = m->nv < 8 ? m->nv : 8;
@@ -455,10 +565,19 @@ static mbsErr mbs_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *
       for (int d = 0; d < show; d++) printf(" %.6g", w->qdd[d]);
       printf("%s\n", show < m->nv ? " ..." : "");
     }
+    if (!serial && w->stat.reason < 0)
+      fprintf(stderr,
+              "mbspar: warning: %s stopped without converging (%s after %d iterations, "
+              "residual %.3e > tol %g)\n",
+              mbs_solverName(m->opt.solver), mbs_reasonName(w->stat.reason), w->stat.iterations,
+              w->stat.residual, m->opt.tol);
     e = mbs_emit(cli, comm, cfg, m, mbs_accelJson, &a);
   }
   e = mbsp_agreeErr(comm, e);
+  mbsp_engineDestroy(&eng);
   free(wrench);
+  free(decomp);
+  free(aff);
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);
   return e;
@@ -666,6 +785,14 @@ int main(int argc, char **argv) {
   if (!e) e = mbsp_bcastFile(comm, cli.config, &text, NULL);
   if (!e) e = mbsp_agreeErr(comm, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg));
   if (!e) e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
+  if (!e && m->opt.solver == MBS_SOLVER_PETSC)
+    e = mbsp_agreeErr(comm, mbsp_petscInitialize(&argc, &argv));
+  if (!e && cli.bind) {
+    int lr = 0, nl = 1;
+    e = mbsp_localRank(comm, &lr, &nl);
+    if (!e) e = mbsp_affinityBind(cli.bind, lr, nl);
+    e = mbsp_agreeErr(comm, e);
+  }
 
   if (!e) {
     switch (cli.verb) {
@@ -700,6 +827,7 @@ int main(int argc, char **argv) {
   mbs_configDestroy(&cfg);
   free(text);
   free(cli.sets);
+  mbsp_petscFinalize();
   mbsp_finalize(&comm);
   return mbs_errExitCode(e);
 }

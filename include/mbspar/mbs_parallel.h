@@ -43,6 +43,10 @@ mbsErr mbsp_gather(mbspComm *comm, const double *in, int n, double *out);
 /// Gather variable-size blocks to rank 0 (counts/displs in doubles, used on rank 0). Collective.
 mbsErr mbsp_gatherv(mbspComm *comm, const double *in, int n, double *out, const int *counts,
                     const int *displs);
+/// Gather n bytes from every rank to rank 0 (out has size*n bytes on rank 0). Collective.
+mbsErr mbsp_gatherBytes(mbspComm *comm, const void *in, int n, void *out);
+/// Rank within the node (shared-memory domain) and the number of ranks on it. Collective.
+mbsErr mbsp_localRank(mbspComm *comm, int *local_rank, int *nlocal);
 /// Barrier. Collective.
 mbsErr mbsp_barrier(mbspComm *comm);
 /// Wall-clock seconds (MPI_Wtime). Local.
