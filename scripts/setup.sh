@@ -3,7 +3,8 @@
 #
 #   scripts/setup.sh [--with-lint|--with-tools] [--with-peers] [--check] [--quiet]
 #
-#   (default)     compiler, CMake, pkg-config, Open MPI, hwloc, PETSc, libconfig, gnuplot, python3
+#   (default)     compiler, CMake, pkg-config, Open MPI, hwloc, PETSc, libconfig, gnuplot, python3,
+#                 SLURM + munge (the local-SLURM batch-script test, mpi-tests/test_slurm.sh)
 #   --with-lint   also clang-format, shellcheck (the lint tests; scripts/test.sh uses this)
 #   --with-tools  --with-lint plus valgrind (scripts/valgrind.sh)
 #   --with-peers  also libmujoco-dev, libsimbody-dev (peer engines for the benchmarks)
@@ -18,6 +19,8 @@ set -euo pipefail
 
 core_pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwloc
   petsc-dev libconfig-dev gnuplot-nox python3)
+# the `slurm` test runs a real single-node slurmctld/slurmd (docs/cluster.md)
+core_pkgs+=(slurmctld slurmd slurm-client munge)
 lint_pkgs=(clang-format shellcheck)
 peer_pkgs=(libmujoco-dev libsimbody-dev)
 
@@ -32,7 +35,7 @@ for arg in "$@"; do
   --check) check_only=1 ;;
   --quiet) quiet=1 ;;
   -h | --help)
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *)
