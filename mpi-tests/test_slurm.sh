@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# The `slurm` CTest test: a real single-node SLURM on this machine runs the batch scripts.
+#
+#   mpi-tests/test_slurm.sh SOURCE_DIR MBSPAR_BINARY
+#
+# 1. starts slurmctld and slurmd (Debian's SLURM 22.05) in the foreground mode (-D) in the
+#    background, from a slurm.conf in a fresh temporary directory: AuthType=auth/none and
+#    CredType=cred/none (no munge), free ports, state/spool/logs/pid files in that directory, so
+#    daemons left from another run cannot clash; no systemd involved;
+# 2. waits until `sinfo` shows the node idle;
+# 3. submits slurm/single.sbatch with sbatch (2 tasks, srun --mpi=pmix, a small chain),
+#    and slurm/strong.sbatch and slurm/weak.sbatch on tiny models;
+# 4. polls each job until it ends (bounded), then checks: state COMPLETED, exit code 0, the
+#    job log, the JSON report (parses, ranks = 2, one affinity record per rank), the CSVs;
+# 5. ALWAYS (trap EXIT) cancels its jobs, kills what still runs under its daemons and stops the
+#    daemons it started, by pid.
+# Missing SLURM binaries are a failure (scripts/setup.sh installs them), never a skip.
+# Environment: MBS_SLURM_KEEP=1 keeps the temporary directory (logs) for inspection.
+set -euo pipefail
+
+src=${1:?usage: test_slurm.sh SOURCE_DIR MBSPAR_BINARY}
+bin=${2:?usage: test_slurm.sh SOURCE_DIR MBSPAR_BINARY}
+src=$(cd "$src" && pwd)
+t0=$(date +%s)
+
+say() { echo "test_slurm: $*"; }
+fail() {
+  echo "test_slurm: FAIL: $*" >&2
+  exit 1
+}
+
+missing=()
+for b in slurmctld slurmd sbatch squeue sinfo scontrol scancel srun python3; do
+  command -v "$b" >/dev/null 2>&1 || missing+=("$b")
+done
+if [ ${#missing[@]} -ne 0 ]; then
+  fail "not installed: ${missing[*]} -- install SLURM with scripts/setup.sh (Debian packages slurmctld slurmd slurm-client munge)"
+fi
+[ -x "$bin" ] || fail "mbspar binary '$bin' not executable"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mbs-slurm.XXXXXX")
+chmod 755 "$tmp"
+export SLURM_CONF=$tmp/slurm.conf
+ctld_pid=
+slurmd_pid=
+
+# every process of this test's cluster carries SLURM_CONF=$tmp/slurm.conf in its environment
+# (slurmd, slurmstepd, the batch shells, srun, the ranks): find them by that, not by name
+cluster_pids() {
+  local e p
+  for e in /proc/[0-9]*/environ; do
+    p=${e#/proc/}
+    p=${p%/environ}
+    [ "$p" = "$$" ] && continue
+    if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qxF "SLURM_CONF=$SLURM_CONF"; then
+      echo "$p"
+    fi
+  done
+}
+
+stop_pid() { # pid: TERM, wait up to 10 s, then KILL
+  local pid=$1
+  [ -n "$pid" ] || return 0
+  kill "$pid" 2>/dev/null || return 0
+  for _ in $(seq 1 50); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.2
+  done
+  kill -9 "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  local rc=$? p
+  trap - EXIT INT TERM
+  set +e
+  if [ -n "$ctld_pid" ] && kill -0 "$ctld_pid" 2>/dev/null; then
+    scancel --quiet --full --user="$(id -un)" 2>/dev/null
+    for _ in $(seq 1 25); do # give the jobs up to 5 s to end
+      [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+      sleep 0.2
+    done
+  fi
+  stop_pid "$slurmd_pid"
+  stop_pid "$ctld_pid"
+  # anything of this cluster still alive (a stuck slurmstepd or rank): kill it by pid
+  for p in $(cluster_pids); do
+    kill -9 "$p" 2>/dev/null && say "killed leftover process $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null))"
+  done
+  if [ "$rc" -ne 0 ]; then
+    for f in "$tmp"/slurmctld.log "$tmp"/slurmd.log; do
+      [ -r "$f" ] && {
+        echo "---- last lines of $f"
+        tail -n 25 "$f"
+      }
+    done
+  fi
+  if [ "${MBS_SLURM_KEEP:-0}" = 1 ] || [ "$rc" -ne 0 ]; then
+    say "logs kept in $tmp"
+  else
+    rm -rf "$tmp"
+  fi
+  say "daemons stopped; total $(($(date +%s) - t0)) s; exit $rc"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# two free TCP ports, distinct (the kernel picks them; a clash in the short gap is unlikely)
+read -r ctld_port slurmd_port < <(python3 -c '
+import socket
+s = [socket.socket() for _ in range(2)]
+for x in s:
+    x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+
+# the node as slurmd sees it (sockets, cores, threads), under the name "localhost"
+hw=$(slurmd -C | head -n 1 | tr ' ' '\n' |
+  grep -E '^(CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore)=' | tr '\n' ' ')
+ncpu=$(nproc)
+[ -n "$hw" ] || hw="CPUs=$ncpu"
+
+mkdir -p "$tmp/state" "$tmp/spool" "$tmp/jobs" "$tmp/tmpfs"
+# a private copy of the binary: a rebuild of the tree during the test cannot pull it away
+cp "$bin" "$tmp/mbspar" || fail "cannot copy $bin"
+bin=$tmp/mbspar
+cat >"$SLURM_CONF" <<EOF
+# written by mpi-tests/test_slurm.sh
+ClusterName=mbs$$
+SlurmctldHost=localhost
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/none
+CredType=cred/none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/affinity
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=pmix
+ReturnToService=2
+MinJobAge=600
+FirstJobId=$((1000 + RANDOM % 30000 * 1000))
+TmpFS=$tmp/tmpfs
+KillWait=5
+InactiveLimit=0
+SchedulerParameters=sched_interval=2
+StateSaveLocation=$tmp/state
+SlurmdSpoolDir=$tmp/spool
+SlurmctldPidFile=$tmp/slurmctld.pid
+SlurmdPidFile=$tmp/slurmd.pid
+SlurmctldLogFile=$tmp/slurmctld.log
+SlurmdLogFile=$tmp/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+NodeName=localhost NodeAddr=127.0.0.1 $hw State=UNKNOWN
+PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+EOF
+say "cluster in $tmp (ports $ctld_port/$slurmd_port, node: $hw)"
+
+slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.stdout" 2>&1 &
+ctld_pid=$!
+slurmd -D -N localhost -f "$SLURM_CONF" >"$tmp/slurmd.stdout" 2>&1 &
+slurmd_pid=$!
+
+# wait (at most 30 s) for the node to be idle
+state=
+for _ in $(seq 1 150); do
+  kill -0 "$ctld_pid" 2>/dev/null || fail "slurmctld exited: $(tail -n 5 "$tmp/slurmctld.stdout" "$tmp/slurmctld.log" 2>/dev/null)"
+  kill -0 "$slurmd_pid" 2>/dev/null || fail "slurmd exited: $(tail -n 5 "$tmp/slurmd.stdout" "$tmp/slurmd.log" 2>/dev/null)"
+  state=$(sinfo -h -N -o %t 2>/dev/null || true)
+  [ "$state" = idle ] && break
+  sleep 0.2
+done
+[ "$state" = idle ] || fail "node not idle after 30 s (sinfo: '$state')"
+say "slurmctld pid $ctld_pid, slurmd pid $slurmd_pid, node idle after $(($(date +%s) - t0)) s"
+
+# submit from the jobs directory: relative paths in the scripts resolve there
+submit() { # name script [script args...]; env MBS_* as set by the caller
+  local name=$1
+  shift
+  (cd "$tmp/jobs" && sbatch --parsable --job-name="$name" --output="$tmp/jobs/$name.out" "$@") |
+    cut -d';' -f1
+}
+
+# wait for a job to leave the queue (bounded); prints its final JobState and ExitCode
+wait_job() { # id timeout_s
+  local id=$1 limit=$2 waited=0 info st
+  while :; do
+    info=$(scontrol -o show job "$id" 2>/dev/null || true)
+    st=$(sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' <<<"$info")
+    case "$st" in
+    COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE | PREEMPTED)
+      echo "$st $(sed -n 's/.* ExitCode=\([0-9:]*\).*/\1/p' <<<"$info")"
+      return 0
+      ;;
+    esac
+    if [ "$waited" -ge "$((limit * 5))" ]; then
+      echo "TIMEOUT_IN_TEST ${st:-unknown}"
+      return 0
+    fi
+    sleep 0.2
+    waited=$((waited + 1))
+  done
+}
+
+expect_ok() { # name id timeout_s
+  local name=$1 id=$2 res
+  res=$(wait_job "$id" "$3")
+  if [ "$res" != "COMPLETED 0:0" ]; then
+    echo "---- $name job log:" >&2
+    cat "$tmp/jobs/$name.out" >&2 2>/dev/null || true
+    fail "job $name ($id) ended as '$res', expected 'COMPLETED 0:0'"
+  fi
+  say "job $name ($id): $res after $(($(date +%s) - t0)) s"
+}
+
+cfg=$src/configs/chain.cfg
+export MBS_BIN=$bin
+
+# --- 1. single.sbatch: 2 tasks, srun --mpi=pmix, accel on a 64-body chain ---------------------
+out1=$tmp/out/single
+id1=$(MBS_VERB=accel submit single --ntasks=2 "$src/slurm/single.sbatch" "$cfg" "$out1" \
+  --set model.chain.n=64)
+[ -n "$id1" ] || fail "sbatch of single.sbatch returned no job id"
+say "submitted single.sbatch as job $id1"
+
+# --- 2./3. strong and weak scaling scripts on tiny models (they queue behind job 1) ---------------
+id2=$(submit strong --ntasks=2 "$src/slurm/strong.sbatch" "$cfg" "$tmp/out/strong" \
+  --set model.chain.n=64 --repeat 3)
+id3=$(MBS_BODIES_PER_RANK=32 submit weak --ntasks=2 "$src/slurm/weak.sbatch" "$cfg" \
+  "$tmp/out/weak" --repeat 3)
+say "submitted strong.sbatch as job $id2, weak.sbatch as job $id3"
+
+expect_ok single "$id1" 60
+log1=$tmp/jobs/single.out
+grep -q 'srun --mpi=pmix' "$log1" || fail "single log does not show the srun --mpi=pmix launch"
+grep -q 'mbspar exited with code 0' "$log1" || fail "single log lacks 'mbspar exited with code 0'"
+[ -s "$out1/accel.json" ] || fail "no JSON report $out1/accel.json"
+python3 - "$out1/accel.json" <<'EOF' || fail "JSON report check failed"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["ranks"] == 2, "ranks = %r, expected 2" % d["ranks"]
+assert d["solver"]["converged"] is True, "solver not converged: %r" % d["solver"]
+assert len(d["qdd"]) == 64, "qdd has %d entries, expected 64" % len(d["qdd"])
+aff = d["affinity"]
+assert [a["rank"] for a in aff] == [0, 1], "affinity records: %r" % aff
+print("test_slurm: JSON ok: ranks 2, converged in %d iterations, cpusets %s, binding %s" % (
+    d["solver"]["iterations"], [a["cpuset"] for a in aff], [a["binding"] for a in aff]))
+EOF
+grep -q 'rank 1 host' "$log1" || fail "single log lacks the per-rank hwloc report"
+
+check_csv() { # name csv rows
+  local name=$1 csv=$2 rows=$3
+  [ -s "$csv" ] || fail "$name: no CSV $csv"
+  python3 - "$csv" "$rows" <<'EOF' || fail "$name: CSV check failed ($csv)"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = int(sys.argv[2])
+assert len(rows) == want, "%d rows, expected %d" % (len(rows), want)
+for r in rows:
+    assert float(r["time_per_eval_s"]) > 0, r
+print("test_slurm: %s: %d rows, ranks %s, time_per_eval_s %s" % (
+    sys.argv[1], len(rows), [r["ranks"] for r in rows], [r["time_per_eval_s"] for r in rows]))
+EOF
+}
+
+expect_ok strong "$id2" 60
+check_csv strong "$tmp/out/strong/strong.csv" 3 # aba baseline + jcg at 1 and 2 ranks
+expect_ok weak "$id3" 60
+check_csv weak "$tmp/out/weak/weak.csv" 2 # 1 and 2 ranks
+
+say "PASS in $(($(date +%s) - t0)) s"
