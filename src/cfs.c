@@ -8,6 +8,7 @@
 #include <string.h>
 #include "mbspar/mbs_cfs.h"
 #include "spatial.h"
+#include "flops.h"
 
 /// Loops over fewer bodies than this stay serial (a parallel region costs about a microsecond).
 #define MBS_OMP_MIN 256
@@ -137,6 +138,7 @@ mbsErr mbs_cfsPosition(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
     // constraint directions and their parent-coordinate images
     mbs_bodyComplement(m, w, b, T);
     for (int k = 0; k < nl; k++) mbsu_xTForce(X, T + 6 * k, G + 6 * k);
+    MBS_FLOPS(mbs_flopComplement(m->body_jnttype[b]) + (long)MBS_FL_XFORCE * nl);
 
     // force duals of the motion subspace: F = S (S^T S)^{-1}
     if (nd > 0) {
@@ -158,6 +160,7 @@ mbsErr mbs_cfsPosition(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
           for (int i = 0; i < nd; i++) sum += S[6 * i + r] * Si[nd * i + j];
           F[6 * j + r] = sum;
         }
+      MBS_FLOPS(mbs_flopCfsF(nd));
     }
 
     // diagonal block D = T^T M_i T + G^T M_p G, factored
@@ -165,6 +168,7 @@ mbsErr mbs_cfsPosition(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
       mbsReal *D = c->Dfac + 36 * b;
       mbs_congruence(T, nl, c->Minv + 36 * b, T, nl, D, 0);
       if (p >= 0) mbs_congruence(G, nl, c->Minv + 36 * p, G, nl, D, 1);
+      MBS_FLOPS(mbs_flopCfsD(nl, p >= 0));
       if (!mbsu_cholFactor(D, nl))
         return mbs_errSet(MBS_ERR_NUMERIC,
                           "body %s: diagonal block of the constraint-force system is not "
@@ -195,6 +199,7 @@ static void mbs_cfsSweepUp(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
         for (int i = 0; i < 6; i++) wr[i] += F[6 * k + i] * w->qfrc[da + k];
     }
     if (m->body_parent[b] >= 0) mbsu_xTForce(w->xpar + 12 * b, wr, c->up + 6 * b);
+    MBS_FLOPS(mbs_flopCfsUp(nl, m->body_dofnum[b], known, m->body_parent[b] >= 0));
   }
 }
 
@@ -208,6 +213,7 @@ static void mbs_cfsSweepMid(const mbsModel *m, const mbsWork *w, mbsCfs *c, int 
     for (int k = 0; k < m->body_childnum[b]; k++)
       for (int i = 0; i < 6; i++) wr[i] -= c->up[6 * ch[k] + i];
     mbsu_mul6(c->Minv + 36 * b, wr, c->acc + 6 * b);
+    MBS_FLOPS(mbs_flopCfsMid(m->body_childnum[b], known));
   }
 }
 
@@ -230,6 +236,7 @@ static void mbs_cfsSweepDown(const mbsModel *m, const mbsWork *w, mbsCfs *c, int
     for (int i = 0; i < 6; i++) d[i] = c->acc[6 * b + i] - t[i];
     const mbsReal *T = c->T + 6 * la;
     for (int k = 0; k < nl; k++) y[la + k] = mbsu_dot6(T + 6 * k, d);
+    MBS_FLOPS(mbs_flopCfsDown(nl));
   }
 }
 
@@ -249,6 +256,7 @@ void mbs_cfsPrecond(const mbsModel *m, const mbsCfs *c, const mbsReal *r, mbsRea
     int nl = m->body_lamnum[b], la = m->body_lamadr[b];
     for (int k = 0; k < nl; k++) z[la + k] = r[la + k];
     if (nl) mbsu_cholSolve(c->Dfac + 36 * b, nl, z + la);
+    MBS_FLOPS(nl ? mbs_flopCholSolve(nl) : 0);
   }
 }
 
@@ -419,6 +427,7 @@ static double mbs_dotLocal(const mbsCfs *c, const mbsReal *a, const mbsReal *b) 
   double s = 0;
 #pragma omp parallel for schedule(static) reduction(+ : s) if (c->l1 - c->l0 > 8 * MBS_OMP_MIN)
   for (int i = c->l0; i < c->l1; i++) s += a[i] * b[i];
+  MBS_FLOPS(mbs_flopDot(c->l1 - c->l0));
   return s;
 }
 
@@ -469,6 +478,7 @@ typedef struct {
 // convergence test: residual ||r||/||b|| or seed-002 relative change ||dx||/||x||
 static int mbs_converged(const mbsModel *m, double rr, double dxdx, double xx, double bnorm,
                          double *res) {
+  MBS_FLOPS(2);
   if (m->opt.criterion == MBS_CRIT_CHANGE)
     *res = xx > 0 ? sqrt(dxdx / xx) : sqrt(dxdx);
   else
@@ -484,6 +494,7 @@ static mbsErr mbs_solveJcg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
   int l0 = c->l0, l1 = c->l1;
   MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
   for (int i = l0; i < l1; i++) r[i] = c->rhs[i] - q[i];
+  MBS_FLOPS(l1 - l0);
   mbs_cfsPrecond(m, c, r, z);
   double red[4] = {mbs_dotLocal(c, r, z), mbs_dotLocal(c, r, r), 0, 0};
   MBS_CALL(mbs_reduce(comm, red, 2));
@@ -511,6 +522,7 @@ static mbsErr mbs_solveJcg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
       x[i] += alpha * p[i];
       r[i] -= alpha * q[i];
     }
+    MBS_FLOPS(1 + 4L * (l1 - l0));
     mbs_cfsPrecond(m, c, r, z);
     // fused reduction: r.z, r.r, and for the change criterion |alpha p|^2 and x.x
     red[0] = mbs_dotLocal(c, r, z);
@@ -518,11 +530,13 @@ static mbsErr mbs_solveJcg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
     int nred = 2;
     if (m->opt.criterion == MBS_CRIT_CHANGE) {
       red[2] = alpha * alpha * mbs_dotLocal(c, p, p);
+      MBS_FLOPS(2);
       red[3] = mbs_dotLocal(c, x, x);
       nred = 4;
     }
     MBS_CALL(mbs_reduce(comm, red, nred));
     double rz_new = red[0], beta = rz_new / rz;
+    MBS_FLOPS(1);
     if (lan_a && it <= 64) { // Lanczos tridiagonal of D^{-1} A from the CG coefficients
       lan_a[it - 1] = 1 / alpha + (it > 1 ? beta_old / alpha_old : 0);
       lan_b[it - 1] = sqrt(fabs(beta)) / alpha;
@@ -541,6 +555,7 @@ static mbsErr mbs_solveJcg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
     info->res = res;
     rz = rz_new;
     for (int i = l0; i < l1; i++) p[i] = z[i] + beta * p[i];
+    MBS_FLOPS(2L * (l1 - l0));
   }
   return MBS_OK;
 }
@@ -871,10 +886,12 @@ mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, con
     int nl = m->body_lamnum[b], la = m->body_lamadr[b];
     for (int k = 0; k < nl; k++)
       c->rhs[la + k] = mbsu_dot6(c->T + 6 * (la + k), w->cacc + 6 * b) - c->q[la + k];
+    MBS_FLOPS(12L * nl);
   }
   double bb = mbs_dotLocal(c, c->rhs, c->rhs);
   MBS_CALL(mbs_reduce(comm, &bb, 1));
   *bnorm = sqrt(bb);
+  MBS_FLOPS(1);
 
   // initial guess from the history (warm start)
   if (m->opt.warm_start != MBS_WARM_NONE && s->nhist > 0) {
@@ -914,6 +931,7 @@ mbsErr mbs_cfsFinish(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, cons
       w->lam[la + k] = c->x[la + k];
       for (int i = 0; i < 6; i++) f[i] += c->T[6 * (la + k) + i] * c->x[la + k];
     }
+    MBS_FLOPS(mbs_flopCfsFinish(nd, nl));
   }
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);
 

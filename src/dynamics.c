@@ -6,6 +6,7 @@
 #include <string.h>
 #include "mbspar/mbs_dynamics.h"
 #include "spatial.h"
+#include "flops.h"
 
 mbsErr mbs_workCreate(const mbsModel *m, mbsWork **out) {
   mbsWork *w;
@@ -127,6 +128,7 @@ void mbs_bodyPosition(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b)
     mbsu_eye3(R);
     break;
   }
+  MBS_FLOPS(mbs_flopPosJoint(t));
 
   // Plücker transform parent -> body: E = R^T, r
   mbsReal *X = w->xpar + 12 * b;
@@ -145,6 +147,7 @@ void mbs_bodyPosition(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b)
     mbsu_mulMat3(pm, R, xm);
     mbsu_mulMat3Vec(pm, r, xp);
     xp[0] += pp[0], xp[1] += pp[1], xp[2] += pp[2];
+    MBS_FLOPS(MBS_FL_POSE);
   }
 }
 
@@ -178,6 +181,7 @@ void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
     mbsu_cross3(qd + 3, vJ + 3, cJ + 3);
     for (int i = 3; i < 6; i++) cJ[i] = -cJ[i];
   }
+  MBS_FLOPS(mbs_flopVelJoint(nd, t));
 
   // body velocity v = X v_parent + vJ; velocity-product acceleration c = cJ + v x vJ
   int p = m->body_parent[b];
@@ -187,13 +191,16 @@ void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
   } else {
     mbsu_xMotion(w->xpar + 12 * b, w->cvel + 6 * p, v);
     for (int i = 0; i < 6; i++) v[i] += vJ[i];
+    MBS_FLOPS(MBS_FL_VEL_LINK);
   }
   mbsu_crossMotion(v, vJ, t6);
   for (int i = 0; i < 6; i++) c[i] = cJ[i] + t6[i];
+  MBS_FLOPS(MBS_FL_VEL_C);
 
   // bias force v x* I v
   mbsu_rbiMul(m->body_sinert + 10 * b, v, t6);
   mbsu_crossForce(v, t6, w->cbias + 6 * b);
+  MBS_FLOPS(MBS_FL_VEL_BIAS);
 
   // applied joint forces: constant + spring + damper + user
   const mbsReal *q = s->q + m->body_qadr[b];
@@ -205,6 +212,7 @@ void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
     if (s->tau) f += s->tau[d];
     w->qfrc[d] = f;
   }
+  MBS_FLOPS(mbs_flopVelForce(nd, t, s->tau != NULL));
 }
 
 void mbs_fwdVelocity(const mbsModel *m, const mbsState *s, mbsWork *w) {
@@ -325,22 +333,26 @@ mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
                           m->body_name[b]);
       mbsReal dinv = 1 / D;
       Dinv[0] = dinv;
+      MBS_FLOPS(mbs_flopAbaU(1, m->body_jnttype[b]));
       if (p < 0) continue;
       // (the full square costs fewer instructions than the triangle: fixed trip counts)
       for (int r = 0; r < 6; r++) {
         mbsReal Ur = dinv * U[r];
         for (int cc = 0; cc < 6; cc++) Ia[6 * r + cc] = IA[6 * r + cc] - Ur * U[cc];
       }
+      MBS_FLOPS(MBS_FL_ABA_IA1);
       // pa = pA + Ia c + U u / D = pA + IA c + U (u - U.c) / D
       mbsu_mul6(IA, c, pa);
       mbsReal g = dinv * (u[0] - mbsu_dot6(U, c));
       for (int r = 0; r < 6; r++) pa[r] += pA[r] + U[r] * g;
+      MBS_FLOPS(MBS_FL_ABA_PA1);
     } else if (k > 1) {
       // U = IA S ; u = tau - S^T pA
       for (int j = 0; j < k; j++) {
         mbsu_mul6(IA, S + 6 * j, U + 6 * j);
         u[j] = w->qfrc[d0 + j] - mbsu_dot6(S + 6 * j, pA);
       }
+      MBS_FLOPS(mbs_flopAbaU(k, m->body_jnttype[b]) + mbs_flopAbaBlock(k));
       if (!mbs_abaProjectBlock(k, IA, pA, S, U, u, c, Dinv, Ia, pa))
         return mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s",
                           m->body_name[b]);
@@ -350,6 +362,7 @@ mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
       memcpy(Ia, IA, sizeof Ia);
       mbsu_mul6(IA, c, pa);
       for (int r = 0; r < 6; r++) pa[r] += pA[r];
+      MBS_FLOPS(MBS_FL_ABA_PA0);
     }
     // parent: IA_p += X^T Ia X ; pA_p += X^T pa
     const mbsReal *X = w->xpar + 12 * b;
@@ -357,6 +370,7 @@ mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
     mbsu_inertiaCongruenceAdd(X, Ia, w->IA + 36 * p);
     mbsu_xTForce(X, pa, t6);
     for (int r = 0; r < 6; r++) w->pA[6 * p + r] += t6[r];
+    MBS_FLOPS(MBS_FL_CONGRUENCE + MBS_FL_ABA_PF);
   }
 
   // pass 3 (base to tip): accelerations
@@ -380,6 +394,7 @@ mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
     mbsReal *restrict f = w->jfrc + 6 * b;
     mbsu_mul6(w->IA + 36 * b, a, f);
     for (int i = 0; i < 6; i++) f[i] += w->pA[6 * b + i];
+    MBS_FLOPS(MBS_FL_ABA_A + mbs_flopAbaQdd(k) + MBS_FL_ABA_F);
   }
   return MBS_OK;
 }
@@ -401,15 +416,18 @@ void mbs_rnea(const mbsModel *m, mbsWork *w, const mbsReal *qdd) {
         for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * qdd[d0 + j];
     mbsu_rbiMul(m->body_sinert + 10 * b, a, t6);
     for (int i = 0; i < 6; i++) w->frc[6 * b + i] = t6[i] + w->cbias[6 * b + i];
+    MBS_FLOPS(MBS_FL_RNEA_A + (qdd ? 12L * k : 0) + MBS_FL_RNEA_F);
   }
   for (int b = n - 1; b >= 0; b--) {
     int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
     const mbsReal *S = w->sdof + 6 * d0, *f = w->frc + 6 * b;
     for (int j = 0; j < k; j++) w->qfrc_inv[d0 + j] = mbsu_dot6(S + 6 * j, f);
+    MBS_FLOPS(MBS_FL_DOT6 * k);
     if (p >= 0) {
       mbsReal t6[6];
       mbsu_xTForce(w->xpar + 12 * b, f, t6);
       for (int i = 0; i < 6; i++) w->frc[6 * p + i] += t6[i];
+      MBS_FLOPS(MBS_FL_RNEA_PF);
     }
   }
 }
@@ -428,8 +446,10 @@ mbsErr mbs_crba(const mbsModel *m, mbsWork *w) {
   // composite inertias
   for (int b = 0; b < n; b++) mbsu_rbiFull(m->body_sinert + 10 * b, w->Ic + 36 * b);
   for (int b = n - 1; b >= 0; b--)
-    if (m->body_parent[b] >= 0)
+    if (m->body_parent[b] >= 0) {
       mbsu_inertiaCongruenceAdd(w->xpar + 12 * b, w->Ic + 36 * b, w->Ic + 36 * m->body_parent[b]);
+      MBS_FLOPS(MBS_FL_CONGRUENCE);
+    }
 
   // joint-space inertia: H_ij = S_i^T Ic_b S_j, walking F up to the ancestors
   for (int b = 0; b < n; b++) {
@@ -440,6 +460,7 @@ mbsErr mbs_crba(const mbsModel *m, mbsWork *w) {
       mbsu_mul6(w->Ic + 36 * b, w->sdof + 6 * dj, F);
       for (int i = 0; i < k; i++)
         H[(size_t)dj * nv + d0 + i] = mbsu_dot6(w->sdof + 6 * (d0 + i), F);
+      MBS_FLOPS(MBS_FL_MUL6 + MBS_FL_DOT6 * k);
       for (int a = b; m->body_parent[a] >= 0;) {
         mbsu_xTForce(w->xpar + 12 * a, F, t6);
         memcpy(F, t6, sizeof F);
@@ -450,6 +471,7 @@ mbsErr mbs_crba(const mbsModel *m, mbsWork *w) {
           H[(size_t)dj * nv + di] = hij;
           H[(size_t)di * nv + dj] = hij;
         }
+        MBS_FLOPS(MBS_FL_XFORCE + MBS_FL_DOT6 * m->body_dofnum[a]);
       }
     }
   }
@@ -462,7 +484,11 @@ mbsErr mbs_crba(const mbsModel *m, mbsWork *w) {
       return mbs_errSet(MBS_ERR_NUMERIC, "crba: joint-space inertia is not positive definite");
     for (int i = lam[k]; i >= 0; i = lam[i]) {
       mbsReal a = H[(size_t)k * nv + i] / hkk;
-      for (int j = i; j >= 0; j = lam[j]) H[(size_t)i * nv + j] -= a * H[(size_t)k * nv + j];
+      MBS_FLOPS(1);
+      for (int j = i; j >= 0; j = lam[j]) {
+        H[(size_t)i * nv + j] -= a * H[(size_t)k * nv + j];
+        MBS_FLOPS(2);
+      }
       H[(size_t)k * nv + i] = a;
     }
   }
@@ -470,11 +496,19 @@ mbsErr mbs_crba(const mbsModel *m, mbsWork *w) {
   // solve L^T D L qdd = qfrc - qbias
   mbsReal *x = w->qdd;
   for (int i = 0; i < nv; i++) x[i] = w->qfrc[i] - w->qbias[i];
+  MBS_FLOPS(nv);
   for (int i = nv - 1; i >= 0; i--)
-    for (int j = lam[i]; j >= 0; j = lam[j]) x[j] -= H[(size_t)i * nv + j] * x[i];
+    for (int j = lam[i]; j >= 0; j = lam[j]) {
+      x[j] -= H[(size_t)i * nv + j] * x[i];
+      MBS_FLOPS(2);
+    }
   for (int i = 0; i < nv; i++) x[i] /= H[(size_t)i * nv + i];
+  MBS_FLOPS(nv);
   for (int i = 0; i < nv; i++)
-    for (int j = lam[i]; j >= 0; j = lam[j]) x[i] -= H[(size_t)i * nv + j] * x[j];
+    for (int j = lam[i]; j >= 0; j = lam[j]) {
+      x[i] -= H[(size_t)i * nv + j] * x[j];
+      MBS_FLOPS(2);
+    }
 
   // body accelerations and joint wrenches from the solution
   mbs_rnea(m, w, x);

@@ -1,0 +1,183 @@
+/// \file flops.h
+/// Flop counts of the kernels the solvers run, defined ONCE: the counting macro MBS_FLOPS(n) at
+/// every kernel call site of the evaluation (dynamics.c, cfs.c) and the node costs of the
+/// data-flow graphs in critpath.c use the same constants and functions below, so the graph's
+/// total work T1 and the counted flops of a real evaluation cannot drift apart (test_cpa.c checks
+/// that they are equal).
+///
+/// Counting rule: one flop per +, -, *, /, sqrt, sin, cos on reals (a sign change, a copy, a
+/// comparison and fabs count zero). Counts are of the code as written (e.g. an accumulation that
+/// starts from zero counts its first add), derived line by line from spatial.h, dynamics.c and
+/// cfs.c; docs/cpa.md lists the derivations.
+///
+/// MBS_FLOPS(n) compiles to nothing unless MBS_COUNT_FLOPS is defined (the instrumented build
+/// used by test_cpa: CMake target mbs_core_flops); then it adds n to mbs_flop_count (atomically,
+/// the constraint-force sweeps may run under OpenMP).
+#ifndef MBS_FLOPS_H
+#define MBS_FLOPS_H
+
+#include "mbspar/mbs_model.h"
+
+/// The global flop counter of the instrumented build (defined in critpath.c, always present).
+extern unsigned long long mbs_flop_count;
+
+#ifdef MBS_COUNT_FLOPS
+#define MBS_FLOPS(n)                                                                               \
+  do {                                                                                             \
+    unsigned long long n_ = (unsigned long long)(n);                                               \
+    _Pragma("omp atomic") mbs_flop_count += n_;                                                    \
+  } while (0)
+#else
+#define MBS_FLOPS(n) ((void)0)
+#endif
+
+// ---- spatial.h kernels
+#define MBS_FL_CROSS3      9  // 6 mul + 3 sub
+#define MBS_FL_DOT3        5  // 3 mul + 2 add
+#define MBS_FL_MAT3VEC     15 // 9 mul + 6 add
+#define MBS_FL_MAT3        45 // 27 mul + 18 add
+#define MBS_FL_ROTAXIS     36 // sin, cos, 1 - c, 9 entries (3 diagonal x 3, 6 off-diagonal x 4)
+#define MBS_FL_QUAT2MAT    51 // norm 8, 4 div, 3 diagonal x 5, 6 off-diagonal x 4
+#define MBS_FL_XMOTION     42 // cross 9, 3 sub, 2 mat3vec
+#define MBS_FL_XFORCE      42 // xForce and xTForce: 2 mat3vec, cross 9, 3 add
+#define MBS_FL_CROSSMOTION 30 // 3 cross + 3 add (crossForce the same)
+#define MBS_FL_RBIMUL      42 // 15 + cross 9 + 3 add + cross 9 + 6
+#define MBS_FL_MUL6        66 // 36 mul + 30 add
+#define MBS_FL_DOT6        11 // 6 mul + 5 add
+#define MBS_FL_ROTSYM3     75 // mat3 45 + 6 entries x 5
+/// inertiaCongruenceAdd = 348 to form X^T I X + 36 adds into the target (the accumulation)
+#define MBS_FL_CONGR_FORM 348
+#define MBS_FL_CONGR_ACC  36
+#define MBS_FL_CONGRUENCE (MBS_FL_CONGR_FORM + MBS_FL_CONGR_ACC)
+
+/// mbsu_cholFactor(k): column j: 2j + sqrt; rows below: (k-1-j)(2j + 1).
+static inline long mbs_flopChol(int k) {
+  long f = 0;
+  for (int j = 0; j < k; j++) f += 2 * j + 1 + (long)(k - 1 - j) * (2 * j + 1);
+  return f;
+}
+/// mbsu_cholSolve(k): forward + backward substitution, k^2 each.
+static inline long mbs_flopCholSolve(int k) {
+  return 2L * k * k;
+}
+/// dynamics.c mbs_spdInverse(k): factor sum_i (i+1)^2, k columns of 2 k^2 solves.
+static inline long mbs_flopSpdInverse(int k) {
+  long f = 0;
+  for (int i = 0; i < k; i++) f += (long)(i + 1) * (i + 1);
+  return f + 2L * k * k * k;
+}
+/// cfs.c mbs_congruence(ka, kb, add): kb x (mul6 + ka dot6) (+ ka kb adds when accumulating).
+static inline long mbs_flopCongr(int ka, int kb, int add) {
+  return (long)kb * (MBS_FL_MUL6 + (long)ka * MBS_FL_DOT6) + (add ? (long)ka * kb : 0);
+}
+
+// ---- position stage (mbs_bodyPosition)
+/// Joint rotation and translation by joint type.
+static inline long mbs_flopPosJoint(int type) {
+  switch (type) {
+  case MBS_JNT_REVOLUTE:
+    return MBS_FL_ROTAXIS;
+  case MBS_JNT_PRISMATIC:
+    return 6;
+  case MBS_JNT_CYLINDRICAL:
+    return MBS_FL_ROTAXIS + 6;
+  case MBS_JNT_UNIVERSAL:
+    return 2 * MBS_FL_ROTAXIS + MBS_FL_MAT3 + MBS_FL_MAT3VEC;
+  case MBS_JNT_SPHERICAL:
+    return MBS_FL_QUAT2MAT;
+  case MBS_JNT_FREE:
+    return MBS_FL_QUAT2MAT + 3;
+  default:
+    return 0;
+  }
+}
+/// Ground pose of a body with a parent: mat3 + mat3vec + 3 add.
+#define MBS_FL_POSE (MBS_FL_MAT3 + MBS_FL_MAT3VEC + 3)
+
+// ---- velocity stage (mbs_bodyVelocity)
+/// vJ = S qd and cJ.
+static inline long mbs_flopVelJoint(int nd, int type) {
+  long f = nd == 1 ? 6 : 12L * nd;
+  if (type == MBS_JNT_UNIVERSAL) f += MBS_FL_CROSS3 + 6;
+  if (type == MBS_JNT_FREE) f += MBS_FL_CROSS3;
+  return f;
+}
+#define MBS_FL_VEL_LINK (MBS_FL_XMOTION + 6)                 // v = X v_p + vJ
+#define MBS_FL_VEL_C    (MBS_FL_CROSSMOTION + 6)             // c = cJ + v x vJ
+#define MBS_FL_VEL_BIAS (MBS_FL_RBIMUL + MBS_FL_CROSSMOTION) // v x* I v
+/// Applied joint forces: constant - damper (2), spring (3, scalar joints), + tau (1).
+static inline long mbs_flopVelForce(int nd, int type, int has_tau) {
+  int scalar = type != MBS_JNT_SPHERICAL && type != MBS_JNT_FREE;
+  return (long)nd * (2 + (scalar ? 3 : 0) + (has_tau ? 1 : 0));
+}
+
+// ---- ABA (mbs_aba)
+/// Pass 2 joint projection: k == 1: U, u, D (+ 1/D); k > 1: U, u (78 k) and the block step.
+static inline long mbs_flopAbaU(int k, int type) {
+  if (k == 1) return type == MBS_JNT_REVOLUTE ? 30 + 6 + MBS_FL_DOT3 + 1 : 66 + 12 + 11 + 1;
+  return 78L * k;
+}
+/// k > 1: D, D^-1, Du, DU, Ia (upper triangle), pa (dynamics.c mbs_abaProjectBlock).
+static inline long mbs_flopAbaBlock(int k) {
+  return 25L * k * k + 66L * k + 72 + mbs_flopSpdInverse(k);
+}
+#define MBS_FL_ABA_IA1 78                  // k == 1: Ia = IA - U U^T / D
+#define MBS_FL_ABA_PA1 97                  // k == 1: pa = pA + IA c + U g
+#define MBS_FL_ABA_PA0 72                  // fixed joint: pa = pA + IA c
+#define MBS_FL_ABA_PF  (MBS_FL_XFORCE + 6) // pA_p += X^T pa
+/// Pass 3 per body: a = X a_p + c (48); qdd (24 k + 2 k^2); f = IA a + pA (72).
+#define MBS_FL_ABA_A (MBS_FL_XMOTION + 6)
+static inline long mbs_flopAbaQdd(int k) {
+  return 24L * k + 2L * k * k;
+}
+#define MBS_FL_ABA_F (MBS_FL_MUL6 + 6)
+
+// ---- RNEA / CRBA
+#define MBS_FL_RNEA_A  (MBS_FL_XMOTION + 6) // a = X a_p + c (+ 12 k with qdd)
+#define MBS_FL_RNEA_F  (MBS_FL_RBIMUL + 6)  // f = I a + bias
+#define MBS_FL_RNEA_PF (MBS_FL_XFORCE + 6)  // f_p += X^T f
+
+// ---- constraint-force method (cfs.c)
+/// mbs_bodyComplement: the perpendicular pair (27) or the universal normal (18).
+static inline long mbs_flopComplement(int type) {
+  switch (type) {
+  case MBS_JNT_REVOLUTE:
+  case MBS_JNT_PRISMATIC:
+  case MBS_JNT_CYLINDRICAL:
+    return 2 * MBS_FL_CROSS3 + MBS_FL_DOT3 + 4;
+  case MBS_JNT_UNIVERSAL:
+    return MBS_FL_CROSS3 + MBS_FL_DOT3 + 4;
+  default:
+    return 0;
+  }
+}
+/// Force duals F = S (S^T S)^-1 for nd dofs.
+static inline long mbs_flopCfsF(int nd) {
+  if (nd <= 0) return 0;
+  return 11L * nd * nd + mbs_flopChol(nd) + (long)nd * mbs_flopCholSolve(nd) + 12L * nd * nd;
+}
+/// Diagonal block D = T^T M T + G^T M_p G and its Cholesky factor.
+static inline long mbs_flopCfsD(int nl, int has_parent) {
+  if (nl <= 0) return 0;
+  return mbs_flopCongr(nl, nl, 0) + (has_parent ? mbs_flopCongr(nl, nl, 1) : 0) + mbs_flopChol(nl);
+}
+/// Operator sweeps per body.
+static inline long mbs_flopCfsUp(int nl, int nd, int known, int has_parent) {
+  return 12L * nl + (known ? 12L * nd : 0) + (has_parent ? MBS_FL_XFORCE : 0);
+}
+static inline long mbs_flopCfsMid(int nchild, int known) {
+  return (known ? 6 : 0) + 6L * nchild + MBS_FL_MUL6;
+}
+static inline long mbs_flopCfsDown(int nl) {
+  return MBS_FL_XMOTION + 6 + 11L * nl;
+}
+/// mbs_cfsFinish per body: a, qdd and the joint wrench.
+static inline long mbs_flopCfsFinish(int nd, int nl) {
+  return MBS_FL_XMOTION + 12 + 11L * nd + 2L * nd * nd + 12L * nd + 12L * nl;
+}
+/// A local dot product of n entries as written (n mul + n-1 add).
+static inline long mbs_flopDot(int n) {
+  return n > 0 ? 2L * n - 1 : 0;
+}
+
+#endif
