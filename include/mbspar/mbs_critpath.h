@@ -1,0 +1,161 @@
+/// \file mbs_critpath.h
+/// The critical-path analyser (design brief section 4, seed 000 section 5): the data-flow graph
+/// of one forward-dynamics evaluation, its total work T1, critical path T∞ (the longest path),
+/// the parallelism T1/T∞ (the seed's maximum speedup), list schedules on P processors and the
+/// operations on the critical path. Node costs are the flop counts of src/flops.h, the same
+/// constants the instrumented build counts in the real kernels (test_cpa checks T1 == counted
+/// flops). No MPI: message nodes carry a latency/bandwidth cost model.
+///
+/// Two graph flavours:
+///  - data flow (ranks = 0): every node may run on any processor, messages are free (the seed's
+///    PRAM-like view; T1/T∞ is the maximum speedup of the computational scheme);
+///  - distributed (ranks = R >= 1, the constraint-force method only): bodies are split into the
+///    engine's contiguous weighted ranges, each node runs on its owner rank, every data dependency
+///    between ranks becomes a message node (latency + bytes/bandwidth) and every global dot
+///    product an allreduce node (ceil(log2 R) rounds).
+/// All functions are Local.
+#ifndef MBS_CRITPATH_H
+#define MBS_CRITPATH_H
+
+#include "mbs_error.h"
+#include "mbs_model.h"
+#include "mbs_report.h"
+
+/// Node kinds: id and dotted name.
+#define MBS_CPA_KIND_LIST(X)                                                                       \
+  X(MBS_CPA_POS_JOINT, "pos.joint")                                                                \
+  X(MBS_CPA_POS_POSE, "pos.pose")                                                                  \
+  X(MBS_CPA_VEL_JOINT, "vel.joint")                                                                \
+  X(MBS_CPA_VEL_LINK, "vel.link")                                                                  \
+  X(MBS_CPA_VEL_C, "vel.c")                                                                        \
+  X(MBS_CPA_VEL_BIAS, "vel.bias")                                                                  \
+  X(MBS_CPA_VEL_FORCE, "vel.force")                                                                \
+  X(MBS_CPA_ABA_U, "aba.U")                                                                        \
+  X(MBS_CPA_ABA_BLOCK, "aba.block")                                                                \
+  X(MBS_CPA_ABA_IA, "aba.Ia")                                                                      \
+  X(MBS_CPA_ABA_PA, "aba.pa")                                                                      \
+  X(MBS_CPA_ABA_CONGR, "aba.congruence")                                                           \
+  X(MBS_CPA_ABA_CONGR_ACC, "aba.congruence_acc")                                                   \
+  X(MBS_CPA_ABA_XF, "aba.xforce")                                                                  \
+  X(MBS_CPA_ABA_XF_ACC, "aba.xforce_acc")                                                          \
+  X(MBS_CPA_ABA_A, "aba.a")                                                                        \
+  X(MBS_CPA_ABA_QDD, "aba.qdd")                                                                    \
+  X(MBS_CPA_ABA_F, "aba.f")                                                                        \
+  X(MBS_CPA_RNEA_A, "rnea.a")                                                                      \
+  X(MBS_CPA_RNEA_F, "rnea.f")                                                                      \
+  X(MBS_CPA_RNEA_QINV, "rnea.tau")                                                                 \
+  X(MBS_CPA_RNEA_XF, "rnea.xforce")                                                                \
+  X(MBS_CPA_RNEA_XF_ACC, "rnea.xforce_acc")                                                        \
+  X(MBS_CPA_CRBA_CONGR, "crba.congruence")                                                         \
+  X(MBS_CPA_CRBA_CONGR_ACC, "crba.congruence_acc")                                                 \
+  X(MBS_CPA_CRBA_F, "crba.F")                                                                      \
+  X(MBS_CPA_CRBA_WALK, "crba.walk")                                                                \
+  X(MBS_CPA_LTDL, "ltdl.update")                                                                   \
+  X(MBS_CPA_SOL_RHS, "solve.rhs")                                                                  \
+  X(MBS_CPA_SOL_BACK, "solve.back")                                                                \
+  X(MBS_CPA_SOL_DIV, "solve.div")                                                                  \
+  X(MBS_CPA_SOL_FWD, "solve.fwd")                                                                  \
+  X(MBS_CPA_CFS_T, "cfs.T")                                                                        \
+  X(MBS_CPA_CFS_F, "cfs.F")                                                                        \
+  X(MBS_CPA_CFS_D, "cfs.D")                                                                        \
+  X(MBS_CPA_CFS_UP, "cfs.up")                                                                      \
+  X(MBS_CPA_CFS_MID, "cfs.mid")                                                                    \
+  X(MBS_CPA_CFS_DOWN, "cfs.down")                                                                  \
+  X(MBS_CPA_CFS_RHS, "cfs.rhs")                                                                    \
+  X(MBS_CPA_CFS_PRECOND, "cfs.precond")                                                            \
+  X(MBS_CPA_CFS_FINISH, "cfs.finish")                                                              \
+  X(MBS_CPA_CG_RESID, "cg.resid")                                                                  \
+  X(MBS_CPA_CG_UPDATE, "cg.update")                                                                \
+  X(MBS_CPA_CG_P, "cg.p")                                                                          \
+  X(MBS_CPA_DOT_LEAF, "dot.leaf")                                                                  \
+  X(MBS_CPA_DOT_ADD, "dot.add")                                                                    \
+  X(MBS_CPA_SCALAR, "scalar")                                                                      \
+  X(MBS_CPA_MSG_HALO, "msg.halo")                                                                  \
+  X(MBS_CPA_MSG_ALLREDUCE, "msg.allreduce")
+
+typedef enum {
+#define MBS_CPA_KIND_ENUM(id, name) id,
+  MBS_CPA_KIND_LIST(MBS_CPA_KIND_ENUM)
+#undef MBS_CPA_KIND_ENUM
+      MBS_CPA_KIND_COUNT
+} mbsCpaKind;
+
+/// Graph granularity: one node per kernel call (op), per body and stage (block), or per body
+/// and sweep (body: stages of one sweep direction merged).
+typedef enum { MBS_CPA_GRAIN_OP = 0, MBS_CPA_GRAIN_BLOCK = 1, MBS_CPA_GRAIN_BODY = 2 } mbsCpaGrain;
+
+/// What to build and the cost model.
+typedef struct {
+  int method;       ///< MBS_SOLVER_ABA, MBS_SOLVER_CRBA or MBS_SOLVER_JCG
+  int grain;        ///< mbsCpaGrain
+  int iterations;   ///< J-CG iterations K (>= 0)
+  int converged;    ///< 1: iteration K met the tolerance (no direction update after it)
+  int criterion;    ///< m->opt.criterion (the change criterion adds two dots per iteration)
+  int has_tau;      ///< applied joint torques present (state tau != NULL)
+  int ranks;        ///< 0: data-flow graph; R >= 1: distributed graph on R ranks (jcg only)
+  double flop_time; ///< seconds per flop (default 1e-9)
+  double latency;   ///< message latency alpha [s] (default 1.5e-6)
+  double bandwidth; ///< message bandwidth 1/beta [bytes/s] (default 5e9)
+} mbsCpaOptions;
+
+/// A data-flow graph (read-only after mbs_cpaBuild). Node ids follow a topological order.
+typedef struct {
+  int nnode, nedge;
+  int nbody, ranks;
+  long long *flops; ///< (nnode) flops of each node (messages: adds done inside an allreduce)
+  double *cost;     ///< (nnode) seconds: flops * flop_time, or the message time
+  int *kind;        ///< (nnode) mbsCpaKind (of the costliest member for merged nodes)
+  int *body;        ///< (nnode) body, -1 for scalars, reductions and messages
+  int *proc;        ///< (nnode) owner rank, -1 any processor, -2 no processor (message)
+  int *pred_adr;    ///< (nnode+1) CSR predecessors
+  int *pred;        ///< (nedge)
+  int *succ_adr;    ///< (nnode+1) CSR successors
+  int *succ;        ///< (nedge)
+} mbsCpaGraph;
+
+/// Analysis of a graph.
+typedef struct {
+  long long work_flops;                     ///< T1 in flops (all nodes)
+  double work;                              ///< T1 in seconds (compute nodes only)
+  double span;                              ///< T∞ in seconds (messages included)
+  long long span_flops;                     ///< flops on the critical path
+  double parallelism;                       ///< work / span
+  int path_nodes;                           ///< nodes on the critical path
+  int nmsg;                                 ///< message nodes in the graph
+  long long kind_nodes[MBS_CPA_KIND_COUNT]; ///< critical path: nodes per kind
+  long long kind_flops[MBS_CPA_KIND_COUNT]; ///< critical path: flops per kind
+  double kind_time[MBS_CPA_KIND_COUNT];     ///< critical path: seconds per kind
+  int *path;                                ///< (path_nodes) the critical path, source first
+} mbsCpaResult;
+
+/// Defaults: aba, op grain, data flow, flop_time 1e-9 s, latency 1.5e-6 s, bandwidth 5e9 B/s.
+void mbs_cpaDefaults(mbsCpaOptions *o);
+
+/// Build the graph of one evaluation of \p m.
+/// \return MBS_OK; MBS_ERR_INPUT (bad options, e.g. ranks > bodies); MBS_ERR_UNSUPPORTED (a
+///         method without a graph); MBS_ERR_NOMEM; MBS_ERR_INTERNAL (a cycle).
+mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **g);
+
+/// T1, T∞, parallelism and the critical path. Free with mbs_cpaResultFree.
+mbsErr mbs_cpaAnalyse(const mbsCpaGraph *g, mbsCpaResult *r);
+void mbs_cpaResultFree(mbsCpaResult *r);
+
+/// Makespan [s] of a greedy list schedule on \p nproc processors with critical-path (bottom
+/// level) priority. Nodes bound to a rank run on that processor (nproc must equal g->ranks when
+/// the graph has bound nodes); message nodes take time but no processor.
+mbsErr mbs_cpaSchedule(const mbsCpaGraph *g, int nproc, double *makespan);
+
+/// Write Graphviz text (critical path in red). Refuses graphs above \p max_nodes nodes.
+mbsErr mbs_cpaWriteDot(const mbsCpaGraph *g, const mbsCpaResult *r, const char *path,
+                       int max_nodes);
+
+/// Dotted name of a kind.
+const char *mbs_cpaKindName(int kind);
+/// Name of a grain ("op", "block", "body"); mbs_cpaGrainFromName returns -1 if unknown.
+const char *mbs_cpaGrainName(int grain);
+int mbs_cpaGrainFromName(const char *name);
+
+/// Free and NULL (NULL is a no-op).
+void mbs_cpaDestroy(mbsCpaGraph **g);
+
+#endif

@@ -1,0 +1,9 @@
+# critical-path analyser (issue 5). test_cpa links an instrumented copy of the serial core:
+# MBS_COUNT_FLOPS turns the MBS_FLOPS(n) call-site counters of src/flops.h on, so the test can
+# compare the counted flops of real evaluations with the graphs' total work T1.
+add_library(mbs_core_flops STATIC EXCLUDE_FROM_ALL ${MBS_CORE_SOURCES})
+target_include_directories(mbs_core_flops PUBLIC ${CMAKE_SOURCE_DIR}/include
+                           ${CMAKE_BINARY_DIR}/generated PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(mbs_core_flops PUBLIC ${MATH_LIB} OpenMP::OpenMP_C PkgConfig::LIBCONFIG)
+target_compile_definitions(mbs_core_flops PRIVATE MBS_COUNT_FLOPS)
+mbs_add_test(test_cpa SOURCES test_cpa.c LIBS mbs_core_flops LABELS unit TIMEOUT 600)

@@ -1,0 +1,223 @@
+/// \file test_cpa.c
+/// The critical-path analyser against the real kernels. Linked to mbs_core_flops (the core built
+/// with MBS_COUNT_FLOPS), so every evaluation counts its flops: the graph's T1 must equal the
+/// counted flops exactly for ABA, CRBA and J-CG on chains and random trees, at every grain and for
+/// distributed J-CG graphs. Also: ABA's T∞ grows linearly along a chain, a J-CG iteration's T∞
+/// sub-linearly (log-depth reductions), and list schedules respect the Graham/Brent bounds.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "mbs_test.h"
+#include "mbspar/mbs_cfs.h"
+#include "mbspar/mbs_critpath.h"
+#include "flops.h"
+
+// one real evaluation with the counter on; returns the counted flops and fills the options the
+// graph needs (iterations, convergence)
+static unsigned long long mbs_countEval(mbsModel *m, int method, int iters, int conv_run,
+                                        mbsCpaOptions *o) {
+  mbsState *s = NULL;
+  mbsWork *w = NULL;
+  mbsCfs *c = NULL;
+  unsigned long long cnt = 0;
+  MBS_EXPECT_OK(mbs_stateCreate(m, &s));
+  MBS_EXPECT_OK(mbs_workCreate(m, &w));
+  if (!s || !w) goto done;
+  m->opt.solver = method;
+  mbs_cpaDefaults(o);
+  o->method = method;
+  o->criterion = m->opt.criterion;
+  o->has_tau = s->tau != NULL;
+  if (method == MBS_SOLVER_JCG) {
+    m->opt.warm_start = MBS_WARM_NONE;
+    m->opt.tol = conv_run ? 1e-10 : 0; // tol 0: exactly iters iterations
+    m->opt.max_iter = conv_run ? 10000 : iters;
+    MBS_EXPECT_OK(mbs_cfsCreate(m, 0, m->nbody, &c));
+    if (!c) goto done;
+    mbs_flop_count = 0;
+    MBS_EXPECT_OK(mbs_cfsForward(m, s, w, c));
+    cnt = mbs_flop_count;
+    o->iterations = w->stat.iterations;
+    o->converged = w->stat.reason == MBS_REASON_CONVERGED;
+    if (!conv_run)
+      MBS_EXPECT(w->stat.reason == MBS_REASON_DIVERGED_MAXIT && w->stat.iterations == iters,
+                 "jcg ran %d iterations, reason %d", w->stat.iterations, w->stat.reason);
+  } else {
+    if (method == MBS_SOLVER_CRBA) MBS_EXPECT_OK(mbs_workEnableCrba(m, w));
+    mbs_flop_count = 0;
+    MBS_EXPECT_OK(mbs_forward(m, s, w));
+    cnt = mbs_flop_count;
+  }
+done:
+  mbs_cfsDestroy(&c);
+  mbs_workDestroy(&w);
+  mbs_stateDestroy(&s);
+  return cnt;
+}
+
+static double mbs_span(const mbsModel *m, const mbsCpaOptions *o, long long *work) {
+  mbsCpaGraph *g = NULL;
+  mbsCpaResult r;
+  double span = -1;
+  MBS_EXPECT_OK(mbs_cpaBuild(m, o, &g));
+  if (!g) return -1;
+  MBS_EXPECT_OK(mbs_cpaAnalyse(g, &r));
+  span = r.span;
+  if (work) *work = r.work_flops;
+  mbs_cpaResultFree(&r);
+  mbs_cpaDestroy(&g);
+  return span;
+}
+
+// T1 of the graph == counted flops, at every grain (and distributed J-CG on 1..3 ranks)
+static void mbs_checkEquality(mbsModel *m, const char *what, int method, int iters, int conv_run) {
+  mbsCpaOptions o;
+  unsigned long long cnt = mbs_countEval(m, method, iters, conv_run, &o);
+  MBS_EXPECT(cnt > 0, "%s: the instrumented build counted no flops", what);
+  for (int grain = 0; grain < 3; grain++) {
+    o.grain = grain;
+    int maxr = method == MBS_SOLVER_JCG ? (m->nbody < 3 ? m->nbody : 3) : 0;
+    for (int R = 0; R <= maxr; R++) {
+      o.ranks = R;
+      long long t1 = -1;
+      double span = mbs_span(m, &o, &t1);
+      MBS_EXPECT(t1 == (long long)cnt,
+                 "%s %s grain %s ranks %d (it %d%s): graph T1 %lld != counted %llu flops", what,
+                 mbs_solverName(method), mbs_cpaGrainName(grain), R, o.iterations,
+                 o.converged ? ", converged" : "", t1, cnt);
+      MBS_EXPECT(span > 0, "%s: span %g", what, span);
+    }
+  }
+  printf("  %-28s %-5s it %3d%s: T1 = %llu flops (counted) = graph\n", what, mbs_solverName(method),
+         o.iterations, o.converged ? " conv" : "     ", cnt);
+}
+
+int main(void) {
+  static const int rev[] = {MBS_JNT_REVOLUTE};
+  static const int mixed[] = {MBS_JNT_REVOLUTE, MBS_JNT_PRISMATIC, MBS_JNT_UNIVERSAL,
+                              MBS_JNT_SPHERICAL, MBS_JNT_CYLINDRICAL};
+  mbsModel *m = NULL;
+
+  // 1. flop-count equality on chains and trees
+  struct {
+    int n;
+    const int *types;
+    int nt, chain;
+    unsigned long long seed;
+    const char *name;
+  } cases[] = {{12, rev, 1, 1, 1, "revolute chain 12"},
+               {40, mixed, 5, 1, 2, "mixed chain 40"},
+               {30, mbs_test_alltypes, 7, 0, 3, "random tree 30 (all joints)"},
+               {64, mixed, 5, 0, 4, "random tree 64"}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    MBS_EXPECT_OK(mbs_test_randomModel(cases[k].n, cases[k].types, cases[k].nt, cases[k].chain,
+                                       cases[k].seed, &m));
+    if (!m) continue;
+    mbs_checkEquality(m, cases[k].name, MBS_SOLVER_ABA, 0, 0);
+    mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CRBA, 0, 0);
+    mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JCG, 5, 0);
+    mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JCG, 0, 1); // to convergence
+    m->opt.criterion = MBS_CRIT_CHANGE;
+    mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JCG, 4, 0);
+    m->opt.criterion = MBS_CRIT_RESIDUAL;
+    mbs_modelDestroy(&m);
+  }
+
+  // 2. T∞ along a serial revolute chain: linear for ABA, sub-linear per J-CG iteration
+  double prev_aba = 0, prev_it = 0;
+  printf("  %6s %14s %10s %18s %10s\n", "N", "T_inf ABA [s]", "ratio", "T_inf/iter JCG [s]",
+         "ratio");
+  for (int n = 16; n <= 1024; n *= 2) {
+    MBS_EXPECT_OK(mbs_test_randomModel(n, rev, 1, 1, 7, &m));
+    if (!m) continue;
+    mbsCpaOptions o;
+    mbs_cpaDefaults(&o);
+    o.method = MBS_SOLVER_ABA;
+    double aba = mbs_span(m, &o, NULL);
+    o.method = MBS_SOLVER_JCG;
+    // per iteration: the growth of T_inf between K = 100 and 140 iterations (enough iterations
+    // for the solve to outgrow the serial pose and velocity chains of the kinematics)
+    o.iterations = 100;
+    double s1 = mbs_span(m, &o, NULL);
+    o.iterations = 140;
+    double it = (mbs_span(m, &o, NULL) - s1) / 40;
+    printf("  %6d %14.4e %10.3f %18.4e %10.3f\n", n, aba, prev_aba > 0 ? aba / prev_aba : 0, it,
+           prev_it > 0 ? it / prev_it : 0);
+    if (prev_aba > 0) {
+      MBS_EXPECT(aba / prev_aba > 1.9 && aba / prev_aba < 2.1, "ABA T_inf(%d)/T_inf(%d) = %g", n,
+                 n / 2, aba / prev_aba);
+      MBS_EXPECT(it / prev_it <= 1.3, "J-CG T_inf per iteration (%d)/(%d) = %g", n, n / 2,
+                 it / prev_it);
+    }
+    MBS_EXPECT(it > 0, "J-CG iteration span %g", it);
+    prev_aba = aba, prev_it = it;
+    mbs_modelDestroy(&m);
+  }
+
+  // 3. list schedules: P = 1 gives T1; max(T1/P, T_inf) <= T_P <= T1/P + T_inf
+  MBS_EXPECT_OK(mbs_test_randomModel(60, mixed, 5, 0, 11, &m));
+  for (int method = 0; m && method < 3; method++) {
+    static const int meth[] = {MBS_SOLVER_ABA, MBS_SOLVER_CRBA, MBS_SOLVER_JCG};
+    mbsCpaOptions o;
+    mbs_cpaDefaults(&o);
+    o.method = meth[method];
+    o.iterations = 4;
+    mbsCpaGraph *g = NULL;
+    mbsCpaResult r;
+    MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));
+    if (!g) continue;
+    MBS_EXPECT_OK(mbs_cpaAnalyse(g, &r));
+    for (int P = 1; P <= 256; P *= 4) {
+      double tp = 0;
+      MBS_EXPECT_OK(mbs_cpaSchedule(g, P, &tp));
+      double lo = fmax(r.work / P, r.span), hi = r.work / P + r.span;
+      MBS_EXPECT(tp >= lo * (1 - 1e-12) && tp <= hi * (1 + 1e-12),
+                 "%s P=%d: T_P %g outside [%g, %g]", mbs_solverName(o.method), P, tp, lo, hi);
+      if (P == 1) MBS_EXPECT_NEAR(tp, r.work, 1e-9 * r.work);
+    }
+    // the critical path is a path: consecutive nodes are connected
+    for (int i = 1; i < r.path_nodes; i++) {
+      int u = r.path[i - 1], v = r.path[i], found = 0;
+      for (int k = g->pred_adr[v]; k < g->pred_adr[v + 1]; k++) found |= g->pred[k] == u;
+      MBS_EXPECT(found, "critical path step %d -> %d is not an edge", u, v);
+    }
+    mbs_cpaResultFree(&r);
+    mbs_cpaDestroy(&g);
+  }
+  // distributed J-CG: messages appear, P ranks scheduled on P processors
+  if (m) {
+    mbsCpaOptions o;
+    mbs_cpaDefaults(&o);
+    o.method = MBS_SOLVER_JCG;
+    o.iterations = 3;
+    o.ranks = 4;
+    mbsCpaGraph *g = NULL;
+    mbsCpaResult r;
+    MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));
+    if (g) {
+      MBS_EXPECT_OK(mbs_cpaAnalyse(g, &r));
+      MBS_EXPECT(r.nmsg > 0, "no message nodes in a 4-rank graph");
+      double tp = 0;
+      MBS_EXPECT_OK(mbs_cpaSchedule(g, 4, &tp));
+      MBS_EXPECT(tp >= r.span * (1 - 1e-12) && tp >= r.work / 4, "4-rank T_P %g", tp);
+      MBS_EXPECT(mbs_cpaSchedule(g, 8, &tp) == MBS_ERR_INPUT, "8 procs for a 4-rank graph");
+      mbs_cpaResultFree(&r);
+      mbs_cpaDestroy(&g);
+    }
+    o.ranks = 0;
+    o.method = MBS_SOLVER_JACOBI;
+    MBS_EXPECT(mbs_cpaBuild(m, &o, &g) == MBS_ERR_UNSUPPORTED, "jacobi graph");
+    // --dot refuses big graphs
+    o.method = MBS_SOLVER_ABA;
+    MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));
+    if (g) {
+      MBS_EXPECT_OK(mbs_cpaAnalyse(g, &r));
+      MBS_EXPECT(mbs_cpaWriteDot(g, &r, "/dev/null", 10) == MBS_ERR_USAGE, "dot size limit");
+      MBS_EXPECT_OK(mbs_cpaWriteDot(g, &r, "/dev/null", 100000));
+      mbs_cpaResultFree(&r);
+      mbs_cpaDestroy(&g);
+    }
+  }
+  mbs_modelDestroy(&m);
+  return mbs_test_finish("test_cpa");
+}

@@ -1,0 +1,1223 @@
+/// \file critpath.c
+/// The critical-path analyser: data-flow graphs of one forward-dynamics evaluation (ABA, CRBA +
+/// LTDL, the constraint-force method with J-CG), their analysis (T1, T∞, critical path) and list
+/// schedules. Every node cost is a flop count from src/flops.h, the same expression the
+/// instrumented kernels add to mbs_flop_count at the matching call site, so T1 equals the counted
+/// flops of a real evaluation (mpi-tests/test_cpa.c). The builders mirror the loops of
+/// dynamics.c and cfs.c one call site at a time; docs/cpa.md describes the graph model.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_critpath.h"
+#include "mbspar/mbs_solver.h"
+#include "flops.h"
+
+unsigned long long mbs_flop_count = 0;
+
+static const char *const mbs_cpa_kind_names[MBS_CPA_KIND_COUNT] = {
+#define MBS_CPA_KIND_NAME(id, name) name,
+    MBS_CPA_KIND_LIST(MBS_CPA_KIND_NAME)
+#undef MBS_CPA_KIND_NAME
+};
+
+const char *mbs_cpaKindName(int kind) {
+  return kind >= 0 && kind < MBS_CPA_KIND_COUNT ? mbs_cpa_kind_names[kind] : "?";
+}
+
+static const char *const mbs_cpa_grain_names[] = {"op", "block", "body"};
+
+const char *mbs_cpaGrainName(int grain) {
+  return grain >= 0 && grain <= 2 ? mbs_cpa_grain_names[grain] : "?";
+}
+
+int mbs_cpaGrainFromName(const char *name) {
+  for (int k = 0; k < 3; k++)
+    if (name && !strcmp(name, mbs_cpa_grain_names[k])) return k;
+  return -1;
+}
+
+void mbs_cpaDefaults(mbsCpaOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->method = MBS_SOLVER_ABA;
+  o->grain = MBS_CPA_GRAIN_OP;
+  o->iterations = 10;
+  o->criterion = MBS_CRIT_RESIDUAL;
+  o->flop_time = 1e-9;
+  o->latency = 1.5e-6;
+  o->bandwidth = 5e9;
+}
+
+// ---------------------------------------------------------------- builder
+
+/// Bytes of one halo message (a spatial vector: 6 doubles).
+#define MBS_CPA_MSG_BYTES 48
+
+typedef struct {
+  const mbsModel *m;
+  const mbsCpaOptions *o;
+  int err; // sticky: out of memory
+  // nodes
+  int n, cap;
+  long long *flops;
+  double *cost;
+  int *kind, *body, *proc, *pblk, *pbdy;
+  // edges
+  int ne, ecap;
+  int *esrc, *edst;
+  int *owner; // (nbody) rank of each body (ranks >= 1)
+} mbsCpaB;
+
+static int mbs_cpaGrow(void **p, int *cap, int need, size_t sz) {
+  (void)cap;
+  void *q = realloc(*p, (size_t)need * sz);
+  if (!q) return 0;
+  *p = q;
+  return 1;
+}
+
+// a node; body >= 0 binds it to the body's owner rank in distributed graphs; pblk/pbdy are the
+// phase ids used to merge nodes at block and body grain (-1: never merged)
+static int mbs_cpaNode(mbsCpaB *B, int kind, int body, long long flops, int pblk, int pbdy) {
+  if (B->err) return -1;
+  if (B->n == B->cap) {
+    int nc = B->cap ? 2 * B->cap : 1024, ok = 1;
+    ok = ok && mbs_cpaGrow((void **)&B->flops, &B->cap, nc, sizeof *B->flops);
+    ok = ok && mbs_cpaGrow((void **)&B->cost, &B->cap, nc, sizeof *B->cost);
+    ok = ok && mbs_cpaGrow((void **)&B->kind, &B->cap, nc, sizeof *B->kind);
+    ok = ok && mbs_cpaGrow((void **)&B->body, &B->cap, nc, sizeof *B->body);
+    ok = ok && mbs_cpaGrow((void **)&B->proc, &B->cap, nc, sizeof *B->proc);
+    ok = ok && mbs_cpaGrow((void **)&B->pblk, &B->cap, nc, sizeof *B->pblk);
+    ok = ok && mbs_cpaGrow((void **)&B->pbdy, &B->cap, nc, sizeof *B->pbdy);
+    if (!ok) {
+      B->err = 1;
+      return -1;
+    }
+    B->cap = nc;
+  }
+  int v = B->n++;
+  B->flops[v] = flops;
+  B->cost[v] = (double)flops * B->o->flop_time;
+  B->kind[v] = kind;
+  B->body[v] = body;
+  B->proc[v] = (B->o->ranks >= 1 && body >= 0) ? B->owner[body] : -1;
+  B->pblk[v] = pblk;
+  B->pbdy[v] = pbdy;
+  return v;
+}
+
+// a data dependency from -> to (ignored if either is absent)
+static void mbs_cpaDep(mbsCpaB *B, int from, int to) {
+  if (B->err || from < 0 || to < 0 || from == to) return;
+  if (B->ne == B->ecap) {
+    int nc = B->ecap ? 2 * B->ecap : 4096, ok = 1;
+    ok = ok && mbs_cpaGrow((void **)&B->esrc, &B->ecap, nc, sizeof *B->esrc);
+    ok = ok && mbs_cpaGrow((void **)&B->edst, &B->ecap, nc, sizeof *B->edst);
+    if (!ok) {
+      B->err = 1;
+      return;
+    }
+    B->ecap = nc;
+  }
+  B->esrc[B->ne] = from;
+  B->edst[B->ne] = to;
+  B->ne++;
+}
+
+// phase ids (block grain, body grain) of the stages
+enum {
+  PH_POS = 0,
+  PH_VEL,
+  PH_P2,
+  PH_P3,
+  PH_RNEA1F,
+  PH_RNEA1B,
+  PH_COMP,
+  PH_HCOL,
+  PH_LTDL,
+  PH_SOLB,
+  PH_SOLD,
+  PH_SOLF,
+  PH_RNEA2F,
+  PH_RNEA2B,
+  PH_CFSPOS,
+  PH_FIN,
+  PH_ITER // J-CG sweeps: PH_ITER + 8 * (apply index) + stage
+};
+
+// position and velocity stages of every body
+typedef struct {
+  int *joint, *pose, *vj, *v, *c, *bias, *force;
+} mbsCpaKin;
+
+static void mbs_cpaKinematics(mbsCpaB *B, mbsCpaKin *K) {
+  const mbsModel *m = B->m;
+  for (int b = 0; b < m->nbody; b++) {
+    int t = m->body_jnttype[b], p = m->body_parent[b], nd = m->body_dofnum[b];
+    // position: joint transform (X, S), ground pose (a prefix product along the tree)
+    K->joint[b] = mbs_cpaNode(B, MBS_CPA_POS_JOINT, b, mbs_flopPosJoint(t), PH_POS, 0);
+    if (p >= 0) {
+      K->pose[b] = mbs_cpaNode(B, MBS_CPA_POS_POSE, b, MBS_FL_POSE, PH_POS, 0);
+      mbs_cpaDep(B, K->joint[b], K->pose[b]);
+      mbs_cpaDep(B, K->pose[p], K->pose[b]);
+    } else {
+      K->pose[b] = K->joint[b];
+    }
+    // velocity: vJ, v = X v_p + vJ, c, bias force, applied joint forces
+    K->vj[b] = mbs_cpaNode(B, MBS_CPA_VEL_JOINT, b, mbs_flopVelJoint(nd, t), PH_VEL, 0);
+    mbs_cpaDep(B, K->joint[b], K->vj[b]);
+    if (p >= 0) {
+      K->v[b] = mbs_cpaNode(B, MBS_CPA_VEL_LINK, b, MBS_FL_VEL_LINK, PH_VEL, 0);
+      mbs_cpaDep(B, K->v[p], K->v[b]);
+      mbs_cpaDep(B, K->joint[b], K->v[b]);
+      mbs_cpaDep(B, K->vj[b], K->v[b]);
+    } else {
+      K->v[b] = K->vj[b];
+    }
+    K->c[b] = mbs_cpaNode(B, MBS_CPA_VEL_C, b, MBS_FL_VEL_C, PH_VEL, 0);
+    mbs_cpaDep(B, K->v[b], K->c[b]);
+    mbs_cpaDep(B, K->vj[b], K->c[b]);
+    K->bias[b] = mbs_cpaNode(B, MBS_CPA_VEL_BIAS, b, MBS_FL_VEL_BIAS, PH_VEL, 0);
+    mbs_cpaDep(B, K->v[b], K->bias[b]);
+    K->force[b] =
+        mbs_cpaNode(B, MBS_CPA_VEL_FORCE, b, mbs_flopVelForce(nd, t, B->o->has_tau), PH_VEL, 0);
+  }
+}
+
+// ---- ABA (dynamics.c mbs_aba)
+static void mbs_cpaAba(mbsCpaB *B, const mbsCpaKin *K, int *IAw, int *pAw, int *proj, int *acc) {
+  const mbsModel *m = B->m;
+  int n = m->nbody;
+  for (int b = 0; b < n; b++) IAw[b] = -1, pAw[b] = K->bias[b];
+  // pass 2, tip to base; IAw/pAw: last writer of IA_b / pA_b (the children's accumulation chain)
+  for (int b = n - 1; b >= 0; b--) {
+    int k = m->body_dofnum[b], p = m->body_parent[b], t = m->body_jnttype[b];
+    int ia = -1, pa = -1;
+    proj[b] = -1;
+    if (k >= 1) {
+      int u = mbs_cpaNode(B, MBS_CPA_ABA_U, b, mbs_flopAbaU(k, t), PH_P2, 1);
+      mbs_cpaDep(B, IAw[b], u);
+      mbs_cpaDep(B, pAw[b], u);
+      mbs_cpaDep(B, K->joint[b], u);
+      mbs_cpaDep(B, K->force[b], u);
+      proj[b] = u;
+      if (k > 1) {
+        int blk = mbs_cpaNode(B, MBS_CPA_ABA_BLOCK, b, mbs_flopAbaBlock(k), PH_P2, 1);
+        mbs_cpaDep(B, u, blk);
+        mbs_cpaDep(B, K->c[b], blk);
+        mbs_cpaDep(B, IAw[b], blk);
+        mbs_cpaDep(B, pAw[b], blk);
+        proj[b] = ia = pa = blk;
+      } else if (p >= 0) {
+        ia = mbs_cpaNode(B, MBS_CPA_ABA_IA, b, MBS_FL_ABA_IA1, PH_P2, 1);
+        mbs_cpaDep(B, u, ia);
+        mbs_cpaDep(B, IAw[b], ia);
+        pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, MBS_FL_ABA_PA1, PH_P2, 1);
+        mbs_cpaDep(B, u, pa);
+        mbs_cpaDep(B, K->c[b], pa);
+        mbs_cpaDep(B, IAw[b], pa);
+        mbs_cpaDep(B, pAw[b], pa);
+      }
+    } else if (p >= 0) { // fixed joint: everything passes to the parent
+      ia = IAw[b];
+      pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, MBS_FL_ABA_PA0, PH_P2, 1);
+      mbs_cpaDep(B, K->c[b], pa);
+      mbs_cpaDep(B, IAw[b], pa);
+      mbs_cpaDep(B, pAw[b], pa);
+    }
+    if (p < 0) continue;
+    // parent: IA_p += X^T Ia X ; pA_p += X^T pa (formed in parallel, accumulated in a chain)
+    int cf = mbs_cpaNode(B, MBS_CPA_ABA_CONGR, b, MBS_FL_CONGR_FORM, PH_P2, 1);
+    mbs_cpaDep(B, ia, cf);
+    mbs_cpaDep(B, K->joint[b], cf);
+    int ca = mbs_cpaNode(B, MBS_CPA_ABA_CONGR_ACC, b, MBS_FL_CONGR_ACC, PH_P2, 1);
+    mbs_cpaDep(B, cf, ca);
+    mbs_cpaDep(B, IAw[p], ca);
+    IAw[p] = ca;
+    int xf = mbs_cpaNode(B, MBS_CPA_ABA_XF, b, MBS_FL_XFORCE, PH_P2, 1);
+    mbs_cpaDep(B, pa, xf);
+    mbs_cpaDep(B, K->joint[b], xf);
+    int xa = mbs_cpaNode(B, MBS_CPA_ABA_XF_ACC, b, MBS_FL_ABA_PF - MBS_FL_XFORCE, PH_P2, 1);
+    mbs_cpaDep(B, xf, xa);
+    mbs_cpaDep(B, pAw[p], xa);
+    pAw[p] = xa;
+  }
+  // pass 3, base to tip
+  for (int b = 0; b < n; b++) {
+    int k = m->body_dofnum[b], p = m->body_parent[b];
+    int a = mbs_cpaNode(B, MBS_CPA_ABA_A, b, MBS_FL_ABA_A, PH_P3, 2);
+    if (p >= 0) mbs_cpaDep(B, acc[p], a);
+    mbs_cpaDep(B, K->joint[b], a);
+    mbs_cpaDep(B, K->c[b], a);
+    int q = mbs_cpaNode(B, MBS_CPA_ABA_QDD, b, mbs_flopAbaQdd(k), PH_P3, 2);
+    mbs_cpaDep(B, a, q);
+    mbs_cpaDep(B, proj[b], q);
+    acc[b] = q;
+    int f = mbs_cpaNode(B, MBS_CPA_ABA_F, b, MBS_FL_ABA_F, PH_P3, 2);
+    mbs_cpaDep(B, q, f);
+    mbs_cpaDep(B, IAw[b], f);
+    mbs_cpaDep(B, pAw[b], f);
+  }
+}
+
+// ---- RNEA (dynamics.c mbs_rnea); qddn: per dof the node that produced qdd (NULL: no qdd)
+static void mbs_cpaRnea(mbsCpaB *B, const mbsCpaKin *K, const int *qddn, int phf, int phb, int *acc,
+                        int *frw, int *tau) {
+  const mbsModel *m = B->m;
+  int n = m->nbody;
+  for (int b = 0; b < n; b++) {
+    int k = m->body_dofnum[b], p = m->body_parent[b], d0 = m->body_dofadr[b];
+    int a = mbs_cpaNode(B, MBS_CPA_RNEA_A, b, MBS_FL_RNEA_A + (qddn ? 12L * k : 0), phf, phf);
+    if (p >= 0) mbs_cpaDep(B, acc[p], a);
+    mbs_cpaDep(B, K->joint[b], a);
+    mbs_cpaDep(B, K->c[b], a);
+    if (qddn)
+      for (int j = 0; j < k; j++) mbs_cpaDep(B, qddn[d0 + j], a);
+    acc[b] = a;
+    frw[b] = mbs_cpaNode(B, MBS_CPA_RNEA_F, b, MBS_FL_RNEA_F, phf, phf);
+    mbs_cpaDep(B, a, frw[b]);
+    mbs_cpaDep(B, K->bias[b], frw[b]);
+  }
+  for (int b = n - 1; b >= 0; b--) {
+    int k = m->body_dofnum[b], p = m->body_parent[b];
+    tau[b] = mbs_cpaNode(B, MBS_CPA_RNEA_QINV, b, (long long)MBS_FL_DOT6 * k, phb, phb);
+    mbs_cpaDep(B, frw[b], tau[b]);
+    mbs_cpaDep(B, K->joint[b], tau[b]);
+    if (p < 0) continue;
+    int xf = mbs_cpaNode(B, MBS_CPA_RNEA_XF, b, MBS_FL_XFORCE, phb, phb);
+    mbs_cpaDep(B, frw[b], xf);
+    mbs_cpaDep(B, K->joint[b], xf);
+    int xa = mbs_cpaNode(B, MBS_CPA_RNEA_XF_ACC, b, MBS_FL_RNEA_PF - MBS_FL_XFORCE, phb, phb);
+    mbs_cpaDep(B, xf, xa);
+    mbs_cpaDep(B, frw[p], xa);
+    frw[p] = xa;
+  }
+}
+
+// ---- CRBA + LTDL (dynamics.c mbs_crba)
+static mbsErr mbs_cpaCrba(mbsCpaB *B, const mbsCpaKin *K) {
+  const mbsModel *m = B->m;
+  int n = m->nbody, nv = m->nv;
+  const int *lam = m->dof_parent;
+  int *acc = NULL, *frw = NULL, *tau = NULL, *Icw = NULL, *row = NULL, *dbody = NULL, *dd = NULL;
+  int *Lstart = NULL, *Lnum = NULL, *rhs = NULL, *back = NULL, *divn = NULL, *fwd = NULL;
+  int *cadr = NULL, *clist = NULL;
+  mbsErr e = MBS_OK;
+  size_t nb = (size_t)n + 1, nd = (size_t)nv + 1;
+  acc = malloc(nb * sizeof *acc), frw = malloc(nb * sizeof *frw), tau = malloc(nb * sizeof *tau);
+  Icw = malloc(nb * sizeof *Icw), row = malloc(nd * sizeof *row),
+  dbody = malloc(nd * sizeof *dbody);
+  dd = malloc(nd * sizeof *dd), Lstart = malloc(nd * sizeof *Lstart);
+  Lnum = malloc(nd * sizeof *Lnum), rhs = malloc(nd * sizeof *rhs),
+  back = malloc(nd * sizeof *back);
+  divn = malloc(nd * sizeof *divn), fwd = malloc(nd * sizeof *fwd);
+  cadr = calloc(nd + 1, sizeof *cadr), clist = malloc(nd * sizeof *clist);
+  if (!acc || !frw || !tau || !Icw || !row || !dbody || !dd || !Lstart || !Lnum || !rhs || !back ||
+      !divn || !fwd || !cadr || !clist) {
+    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    goto done;
+  }
+  // dof -> body, dof depth (dofs on the path to the ground), dof children lists
+  for (int b = 0; b < n; b++)
+    for (int j = 0; j < m->body_dofnum[b]; j++) dbody[m->body_dofadr[b] + j] = b;
+  for (int i = 0; i < nv; i++) dd[i] = 1 + (lam[i] >= 0 ? dd[lam[i]] : 0);
+  for (int i = 0; i < nv; i++)
+    if (lam[i] >= 0) cadr[lam[i] + 1]++;
+  for (int i = 0; i < nv; i++) cadr[i + 1] += cadr[i];
+  {
+    int *fill = Lnum; // scratch
+    for (int i = 0; i < nv; i++) fill[i] = cadr[i];
+    for (int i = 0; i < nv; i++)
+      if (lam[i] >= 0) clist[fill[lam[i]]++] = i;
+  }
+
+  // bias forces: RNEA with zero acceleration
+  mbs_cpaRnea(B, K, NULL, PH_RNEA1F, PH_RNEA1B, acc, frw, tau);
+  // composite inertias (congruences formed in parallel, accumulated per parent in a chain)
+  for (int b = 0; b < n; b++) Icw[b] = -1;
+  for (int b = n - 1; b >= 0; b--) {
+    int p = m->body_parent[b];
+    if (p < 0) continue;
+    int cf = mbs_cpaNode(B, MBS_CPA_CRBA_CONGR, b, MBS_FL_CONGR_FORM, PH_COMP, PH_RNEA1B);
+    mbs_cpaDep(B, Icw[b], cf);
+    mbs_cpaDep(B, K->joint[b], cf);
+    int ca = mbs_cpaNode(B, MBS_CPA_CRBA_CONGR_ACC, b, MBS_FL_CONGR_ACC, PH_COMP, PH_RNEA1B);
+    mbs_cpaDep(B, cf, ca);
+    mbs_cpaDep(B, Icw[p], ca);
+    Icw[p] = ca;
+  }
+  // joint-space inertia: per dof F = Ic S, then the walk to the ground
+  for (int b = 0; b < n; b++) {
+    int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    for (int j = 0; j < k; j++) {
+      int last = mbs_cpaNode(B, MBS_CPA_CRBA_F, b, MBS_FL_MUL6 + (long long)MBS_FL_DOT6 * k,
+                             PH_HCOL, PH_HCOL);
+      mbs_cpaDep(B, Icw[b], last);
+      mbs_cpaDep(B, K->joint[b], last);
+      for (int a = b; m->body_parent[a] >= 0;) {
+        int na = m->body_parent[a];
+        int wn = mbs_cpaNode(B, MBS_CPA_CRBA_WALK, b,
+                             MBS_FL_XFORCE + (long long)MBS_FL_DOT6 * m->body_dofnum[na], PH_HCOL,
+                             PH_HCOL);
+        mbs_cpaDep(B, last, wn);
+        mbs_cpaDep(B, K->joint[a], wn);
+        mbs_cpaDep(B, K->joint[na], wn);
+        last = wn;
+        a = na;
+      }
+      row[d0 + j] = last;
+    }
+  }
+  // LTDL: update (k, i) for every ancestor i of k; row[i] is the last writer of row i
+  for (int k = nv - 1; k >= 0; k--) {
+    int rk = row[k];
+    Lstart[k] = B->n;
+    Lnum[k] = 0;
+    for (int i = lam[k]; i >= 0; i = lam[i]) {
+      int L = mbs_cpaNode(B, MBS_CPA_LTDL, dbody[k], 1 + 2LL * dd[i], PH_LTDL, PH_LTDL);
+      mbs_cpaDep(B, rk, L);
+      mbs_cpaDep(B, row[i], L);
+      row[i] = L;
+      Lnum[k]++;
+    }
+  }
+  // solve L^T D L x = tau - bias: right side, back substitution, diagonal, forward substitution
+  for (int i = 0; i < nv; i++) {
+    rhs[i] = mbs_cpaNode(B, MBS_CPA_SOL_RHS, dbody[i], 1, PH_SOLB, PH_SOLB);
+    mbs_cpaDep(B, K->force[dbody[i]], rhs[i]);
+    mbs_cpaDep(B, tau[dbody[i]], rhs[i]);
+  }
+  for (int i = nv - 1; i >= 0; i--) {
+    back[i] = mbs_cpaNode(B, MBS_CPA_SOL_BACK, dbody[i], 2LL * (dd[i] - 1), PH_SOLB, PH_SOLB);
+    mbs_cpaDep(B, rhs[i], back[i]);
+    for (int c = cadr[i]; c < cadr[i + 1]; c++) mbs_cpaDep(B, back[clist[c]], back[i]);
+    for (int l = 0; l < Lnum[i]; l++) mbs_cpaDep(B, Lstart[i] + l, back[i]);
+  }
+  for (int i = 0; i < nv; i++) {
+    divn[i] = mbs_cpaNode(B, MBS_CPA_SOL_DIV, dbody[i], 1, PH_SOLD, PH_SOLD);
+    mbs_cpaDep(B, rhs[i], divn[i]);
+    mbs_cpaDep(B, row[i], divn[i]);
+    for (int c = cadr[i]; c < cadr[i + 1]; c++) mbs_cpaDep(B, back[clist[c]], divn[i]);
+  }
+  for (int i = 0; i < nv; i++) {
+    fwd[i] = mbs_cpaNode(B, MBS_CPA_SOL_FWD, dbody[i], 2LL * (dd[i] - 1), PH_SOLF, PH_SOLF);
+    mbs_cpaDep(B, divn[i], fwd[i]);
+    if (lam[i] >= 0) mbs_cpaDep(B, fwd[lam[i]], fwd[i]);
+    for (int l = 0; l < Lnum[i]; l++) mbs_cpaDep(B, Lstart[i] + l, fwd[i]);
+  }
+  // accelerations and joint wrenches: RNEA with qdd
+  mbs_cpaRnea(B, K, fwd, PH_RNEA2F, PH_RNEA2B, acc, frw, tau);
+done:
+  free(acc), free(frw), free(tau), free(Icw), free(row), free(dbody), free(dd), free(Lstart);
+  free(Lnum), free(rhs), free(back), free(divn), free(fwd), free(cadr), free(clist);
+  return e;
+}
+
+// ---- the constraint-force method with J-CG (cfs.c)
+
+typedef struct {
+  int *T, *F, *D;       // per body: cfsPosition nodes
+  int *up, *mid, *down; // per body: the last operator application
+  int *leaf;            // scratch (nbody)
+  int *part;            // scratch (ranks)
+  int napply;           // operator applications so far (phase ids)
+} mbsCpaCfs;
+
+static void mbs_cpaApply(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known, const int *xn) {
+  const mbsModel *m = B->m;
+  int n = m->nbody, ph = PH_ITER + 8 * C->napply++;
+  for (int b = 0; b < n; b++) {
+    int p = m->body_parent[b];
+    long long f = mbs_flopCfsUp(m->body_lamnum[b], m->body_dofnum[b], known, p >= 0);
+    C->up[b] = mbs_cpaNode(B, MBS_CPA_CFS_UP, b, f, ph, ph);
+    if (xn) mbs_cpaDep(B, xn[b], C->up[b]);
+    mbs_cpaDep(B, C->T[b], C->up[b]);
+    mbs_cpaDep(B, K->joint[b], C->up[b]);
+    if (known) {
+      mbs_cpaDep(B, C->F[b], C->up[b]);
+      mbs_cpaDep(B, K->force[b], C->up[b]);
+    }
+  }
+  for (int b = 0; b < n; b++) {
+    C->mid[b] =
+        mbs_cpaNode(B, MBS_CPA_CFS_MID, b, mbs_flopCfsMid(m->body_childnum[b], known), ph + 1, ph);
+    mbs_cpaDep(B, C->up[b], C->mid[b]);
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int k = 0; k < m->body_childnum[b]; k++) mbs_cpaDep(B, C->up[ch[k]], C->mid[b]);
+    if (known) mbs_cpaDep(B, K->bias[b], C->mid[b]);
+  }
+  for (int b = 0; b < n; b++) {
+    int p = m->body_parent[b];
+    C->down[b] =
+        mbs_cpaNode(B, MBS_CPA_CFS_DOWN, b, mbs_flopCfsDown(m->body_lamnum[b]), ph + 2, ph + 1);
+    if (p >= 0) mbs_cpaDep(B, C->mid[p], C->down[b]);
+    mbs_cpaDep(B, C->mid[b], C->down[b]);
+    mbs_cpaDep(B, K->joint[b], C->down[b]);
+    mbs_cpaDep(B, C->T[b], C->down[b]);
+  }
+}
+
+// pairwise reduction tree over nodes a[0..n-1] (n >= 1); returns the root
+static int mbs_cpaTree(mbsCpaB *B, int *a, int n, int body) {
+  while (n > 1) {
+    int h = 0;
+    for (int i = 0; i + 1 < n; i += 2) {
+      int s = mbs_cpaNode(B, MBS_CPA_DOT_ADD, body, 1, -1, -1);
+      mbs_cpaDep(B, a[i], s);
+      mbs_cpaDep(B, a[i + 1], s);
+      a[h++] = s;
+    }
+    if (n % 2) a[h++] = a[n - 1];
+    n = h;
+  }
+  return n == 1 ? a[0] : -1;
+}
+
+// dot-product reductions fused into one global reduction: leaves[d][b] (-1: no entries) for
+// d < nd dots; result[d] receives the node every consumer of dot d depends on
+static void mbs_cpaReduce(mbsCpaB *B, mbsCpaCfs *C, int nd, int *const *leaves, int *result) {
+  const mbsModel *m = B->m;
+  int R = B->o->ranks, allred = -1;
+  if (R > 1) {
+    long long fl = (long long)nd * (R - 1);
+    allred = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, fl, -1, -1);
+    if (allred >= 0) {
+      int rounds = 0;
+      while ((1 << rounds) < R) rounds++;
+      B->cost[allred] = rounds * (B->o->latency + 8.0 * nd / B->o->bandwidth) +
+                        (double)rounds * nd * B->o->flop_time;
+      B->proc[allred] = -2;
+    }
+  }
+  for (int d = 0; d < nd; d++) {
+    if (R <= 1) { // one tree (data flow: any processor; one rank: all on rank 0)
+      int nl = 0;
+      for (int b = 0; b < m->nbody; b++)
+        if (leaves[d][b] >= 0) C->leaf[nl++] = leaves[d][b];
+      result[d] = mbs_cpaTree(B, C->leaf, nl, R == 1 ? 0 : -1);
+      continue;
+    }
+    // per rank: a local tree of the owned leaves, then the allreduce
+    for (int r = 0, b = 0; r < R; r++) {
+      int nl = 0, first = -1;
+      for (; b < m->nbody && B->owner[b] == r; b++)
+        if (leaves[d][b] >= 0) {
+          if (first < 0) first = b;
+          C->leaf[nl++] = leaves[d][b];
+        }
+      int root = mbs_cpaTree(B, C->leaf, nl, first);
+      mbs_cpaDep(B, root, allred);
+    }
+    result[d] = allred;
+  }
+}
+
+static mbsErr mbs_cpaJcg(mbsCpaB *B, const mbsCpaKin *K) {
+  const mbsModel *m = B->m;
+  const mbsCpaOptions *o = B->o;
+  int n = m->nbody, R = o->ranks > 1 ? o->ranks : 1;
+  int change = o->criterion == MBS_CRIT_CHANGE;
+  mbsCpaCfs C;
+  memset(&C, 0, sizeof C);
+  int *rhs, *xn, *rn, *pn, *zn, *lv[4];
+  size_t nb = (size_t)n;
+  mbsErr e = MBS_OK;
+  C.T = malloc(nb * sizeof(int)), C.F = malloc(nb * sizeof(int)), C.D = malloc(nb * sizeof(int));
+  C.up = malloc(nb * sizeof(int)), C.mid = malloc(nb * sizeof(int));
+  C.down = malloc(nb * sizeof(int)), C.leaf = malloc(nb * sizeof(int));
+  C.part = malloc((size_t)R * sizeof(int));
+  rhs = malloc(nb * sizeof(int)), xn = malloc(nb * sizeof(int)), rn = malloc(nb * sizeof(int));
+  pn = malloc(nb * sizeof(int)), zn = malloc(nb * sizeof(int));
+  int *lvbuf = malloc(4 * nb * sizeof(int));
+  for (int d = 0; d < 4; d++) lv[d] = lvbuf ? lvbuf + (size_t)d * nb : NULL;
+  if (!C.T || !C.F || !C.D || !C.up || !C.mid || !C.down || !C.leaf || !C.part || !rhs || !xn ||
+      !rn || !pn || !zn || !lvbuf) {
+    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    goto done;
+  }
+  // position-dependent blocks (mbs_cfsPosition)
+  for (int b = 0; b < n; b++) {
+    int t = m->body_jnttype[b], nl = m->body_lamnum[b], nd = m->body_dofnum[b];
+    C.T[b] = mbs_cpaNode(B, MBS_CPA_CFS_T, b, mbs_flopComplement(t) + (long long)MBS_FL_XFORCE * nl,
+                         PH_CFSPOS, PH_CFSPOS);
+    mbs_cpaDep(B, K->joint[b], C.T[b]);
+    C.F[b] = -1, C.D[b] = -1;
+    if (nd > 0) {
+      C.F[b] = mbs_cpaNode(B, MBS_CPA_CFS_F, b, mbs_flopCfsF(nd), PH_CFSPOS, PH_CFSPOS);
+      mbs_cpaDep(B, K->joint[b], C.F[b]);
+    }
+    if (nl > 0) {
+      C.D[b] = mbs_cpaNode(B, MBS_CPA_CFS_D, b, mbs_flopCfsD(nl, m->body_parent[b] >= 0), PH_CFSPOS,
+                           PH_CFSPOS);
+      mbs_cpaDep(B, C.T[b], C.D[b]);
+    }
+  }
+  // right side: affine operator at lambda = 0, b = T^T c - q, ||b||
+  mbs_cpaApply(B, K, &C, 1, NULL);
+  for (int b = 0; b < n; b++) {
+    int nl = m->body_lamnum[b];
+    rhs[b] = mbs_cpaNode(B, MBS_CPA_CFS_RHS, b, 12LL * nl, PH_ITER + 3, PH_ITER + 2);
+    mbs_cpaDep(B, C.T[b], rhs[b]);
+    mbs_cpaDep(B, K->c[b], rhs[b]);
+    mbs_cpaDep(B, C.down[b], rhs[b]);
+    lv[0][b] = -1;
+    if (nl > 0) {
+      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), PH_ITER + 3, PH_ITER + 2);
+      mbs_cpaDep(B, rhs[b], lv[0][b]);
+    }
+  }
+  int red[4];
+  mbs_cpaReduce(B, &C, 1, lv, red);
+  int bnorm = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+  mbs_cpaDep(B, red[0], bnorm);
+
+  // J-CG start: q = A x (x = 0), r = b - q, z = D^-1 r, r.z and r.r, p = z
+  mbs_cpaApply(B, K, &C, 0, NULL);
+  int ph = PH_ITER + 8 * (C.napply - 1);
+  for (int b = 0; b < n; b++) {
+    int nl = m->body_lamnum[b];
+    rn[b] = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
+    mbs_cpaDep(B, rhs[b], rn[b]);
+    mbs_cpaDep(B, C.down[b], rn[b]);
+    zn[b] = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
+    mbs_cpaDep(B, rn[b], zn[b]);
+    mbs_cpaDep(B, C.D[b], zn[b]);
+    lv[0][b] = lv[1][b] = -1;
+    if (nl > 0) {
+      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
+      mbs_cpaDep(B, zn[b], lv[0][b]);
+      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
+      mbs_cpaDep(B, rn[b], lv[1][b]);
+    }
+    pn[b] = zn[b];
+    xn[b] = -1;
+  }
+  mbs_cpaReduce(B, &C, 2, lv, red);
+  int rz = red[0], conv = -1;
+  if (!change) {
+    conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+    mbs_cpaDep(B, red[1], conv);
+    mbs_cpaDep(B, bnorm, conv);
+  }
+  for (int it = 1; it <= o->iterations; it++) {
+    // q = A p ; alpha = r.z / p.q
+    mbs_cpaApply(B, K, &C, 0, pn);
+    ph = PH_ITER + 8 * (C.napply - 1);
+    for (int b = 0; b < n; b++) {
+      lv[0][b] = -1;
+      if (m->body_lamnum[b] > 0) {
+        lv[0][b] =
+            mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(m->body_lamnum[b]), ph + 2, ph + 1);
+        mbs_cpaDep(B, C.down[b], lv[0][b]);
+        mbs_cpaDep(B, pn[b], lv[0][b]);
+      }
+    }
+    mbs_cpaReduce(B, &C, 1, lv, red);
+    int alpha = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+    mbs_cpaDep(B, red[0], alpha);
+    mbs_cpaDep(B, rz, alpha);
+    mbs_cpaDep(B, conv, alpha);
+    // x += alpha p, r -= alpha q, z = D^-1 r, fused dots
+    for (int b = 0; b < n; b++) {
+      int nl = m->body_lamnum[b];
+      int u = mbs_cpaNode(B, MBS_CPA_CG_UPDATE, b, 4LL * nl, ph + 3, ph + 2);
+      mbs_cpaDep(B, alpha, u);
+      mbs_cpaDep(B, pn[b], u);
+      mbs_cpaDep(B, C.down[b], u);
+      mbs_cpaDep(B, rn[b], u);
+      mbs_cpaDep(B, xn[b], u);
+      xn[b] = rn[b] = u;
+      zn[b] =
+          mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
+      mbs_cpaDep(B, u, zn[b]);
+      mbs_cpaDep(B, C.D[b], zn[b]);
+      for (int d = 0; d < 4; d++) lv[d][b] = -1;
+      if (nl == 0) continue;
+      long long fd = mbs_flopDot(nl);
+      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+      mbs_cpaDep(B, zn[b], lv[0][b]);
+      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+      mbs_cpaDep(B, u, lv[1][b]);
+      if (change) {
+        lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+        mbs_cpaDep(B, pn[b], lv[2][b]);
+        lv[3][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+        mbs_cpaDep(B, u, lv[3][b]);
+      }
+    }
+    mbs_cpaReduce(B, &C, change ? 4 : 2, lv, red);
+    int chg = -1;
+    if (change) { // alpha^2 p.p
+      chg = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+      mbs_cpaDep(B, red[2], chg);
+      mbs_cpaDep(B, alpha, chg);
+    }
+    int beta = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+    mbs_cpaDep(B, red[0], beta);
+    mbs_cpaDep(B, rz, beta);
+    conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+    mbs_cpaDep(B, red[1], conv);
+    mbs_cpaDep(B, bnorm, conv);
+    mbs_cpaDep(B, chg, conv);
+    if (change) mbs_cpaDep(B, red[3], conv);
+    rz = red[0];
+    if (it == o->iterations && o->converged) break;
+    // p = z + beta p
+    for (int b = 0; b < n; b++) {
+      int pp = mbs_cpaNode(B, MBS_CPA_CG_P, b, 2LL * m->body_lamnum[b], ph + 4, ph + 3);
+      mbs_cpaDep(B, beta, pp);
+      mbs_cpaDep(B, conv, pp);
+      mbs_cpaDep(B, zn[b], pp);
+      mbs_cpaDep(B, pn[b], pp);
+      pn[b] = pp;
+    }
+  }
+  // accelerations and joint wrenches (mbs_cfsFinish)
+  mbs_cpaApply(B, K, &C, 1, xn);
+  ph = PH_ITER + 8 * (C.napply - 1);
+  for (int b = 0; b < n; b++) {
+    int p = m->body_parent[b];
+    int f = mbs_cpaNode(B, MBS_CPA_CFS_FINISH, b,
+                        mbs_flopCfsFinish(m->body_dofnum[b], m->body_lamnum[b]), ph + 3, ph + 2);
+    mbs_cpaDep(B, C.mid[b], f);
+    if (p >= 0) mbs_cpaDep(B, C.mid[p], f);
+    mbs_cpaDep(B, K->c[b], f);
+    mbs_cpaDep(B, K->joint[b], f);
+    mbs_cpaDep(B, C.F[b], f);
+    mbs_cpaDep(B, K->force[b], f);
+    mbs_cpaDep(B, xn[b], f);
+    mbs_cpaDep(B, C.T[b], f);
+  }
+  for (int b = 0; b < n; b++) (void)zn[b];
+done:
+  free(C.T), free(C.F), free(C.D), free(C.up), free(C.mid), free(C.down), free(C.leaf);
+  free(C.part), free(rhs), free(xn), free(rn), free(pn), free(zn), free(lvbuf);
+  return e;
+}
+
+// ---------------------------------------------------------------- finalize
+
+static int mbs_cpaCmpPair(const void *a, const void *b) {
+  const long long *x = a, *y = b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  if (x[1] != y[1]) return x[1] < y[1] ? -1 : 1;
+  return 0;
+}
+
+// the engine's decomposition (parallel/engine.c mbsp_decompose): contiguous ranges balanced by
+// a per-joint weight
+static void mbs_cpaDecompose(const mbsModel *m, int P, int *owner) {
+  int n = m->nbody;
+  double total = 0, acc = 0;
+  int *start = malloc((size_t)(P + 1) * sizeof *start);
+  if (!start) { // fall back to equal counts
+    for (int b = 0; b < n; b++) owner[b] = (int)((long long)b * P / n);
+    return;
+  }
+  for (int b = 0; b < n; b++) total += 130.0 + 24.0 * m->body_lamnum[b] + 12.0 * m->body_dofnum[b];
+  int r = 1;
+  start[0] = 0;
+  for (int b = 0; b < n && r < P; b++) {
+    while (r < P && acc >= total * r / P) start[r++] = b;
+    acc += 130.0 + 24.0 * m->body_lamnum[b] + 12.0 * m->body_dofnum[b];
+  }
+  while (r < P) start[r++] = n;
+  start[P] = n;
+  for (int k = 1; k < P; k++)
+    if (start[k] <= start[k - 1]) start[k] = start[k - 1] + 1;
+  for (int k = P - 1; k >= 1; k--)
+    if (start[k] > n - (P - k)) start[k] = n - (P - k);
+  for (int k = 0; k < P; k++)
+    for (int b = start[k]; b < start[k + 1]; b++) owner[b] = k;
+  free(start);
+}
+
+// every dependency between two ranks becomes a message node (one per source node and target
+// rank)
+static void mbs_cpaMessages(mbsCpaB *B) {
+  int ne = B->ne;
+  long long *pr = malloc((size_t)(ne > 0 ? ne : 1) * 3 * sizeof *pr);
+  if (!pr) {
+    B->err = 1;
+    return;
+  }
+  int nx = 0;
+  for (int k = 0; k < ne; k++) {
+    int u = B->esrc[k], v = B->edst[k];
+    if (B->proc[u] >= 0 && B->proc[v] >= 0 && B->proc[u] != B->proc[v]) {
+      pr[3 * nx] = (long long)u * (B->o->ranks + 1) + B->proc[v];
+      pr[3 * nx + 1] = k;
+      pr[3 * nx + 2] = 0;
+      nx++;
+    }
+  }
+  qsort(pr, (size_t)nx, 3 * sizeof *pr, mbs_cpaCmpPair);
+  int msg = -1;
+  for (int i = 0; i < nx; i++) {
+    int k = (int)pr[3 * i + 1], u = B->esrc[k];
+    if (i == 0 || pr[3 * i] != pr[3 * (i - 1)]) {
+      msg = mbs_cpaNode(B, MBS_CPA_MSG_HALO, -1, 0, -1, -1);
+      if (msg < 0) break;
+      B->cost[msg] = B->o->latency + MBS_CPA_MSG_BYTES / B->o->bandwidth;
+      B->proc[msg] = -2;
+      mbs_cpaDep(B, u, msg);
+    }
+    B->esrc[k] = msg; // the edge now leaves the message
+  }
+  free(pr);
+}
+
+// merge nodes of one (phase, body) at block or body grain; returns the group of every node
+static int mbs_cpaGroups(const mbsCpaB *B, int grain, int *grp) {
+  long long *key = malloc((size_t)B->n * 2 * sizeof *key);
+  if (!key) return -1;
+  int nb = B->m->nbody + 1;
+  for (int v = 0; v < B->n; v++) {
+    int ph = grain == MBS_CPA_GRAIN_BLOCK ? B->pblk[v] : B->pbdy[v];
+    key[2 * v] = (ph < 0 || B->body[v] < 0) ? -1 - (long long)v : (long long)ph * nb + B->body[v];
+    key[2 * v + 1] = v;
+  }
+  qsort(key, (size_t)B->n, 2 * sizeof *key, mbs_cpaCmpPair);
+  int ng = 0;
+  for (int i = 0; i < B->n; i++) {
+    if (i > 0 && key[2 * i] != key[2 * (i - 1)]) ng++;
+    grp[key[2 * i + 1]] = ng;
+  }
+  free(key);
+  return B->n > 0 ? ng + 1 : 0;
+}
+
+static mbsErr mbs_cpaFinalize(mbsCpaB *B, mbsCpaGraph *g) {
+  int n = B->n, ng = n;
+  int *grp = malloc((size_t)(n > 0 ? n : 1) * sizeof *grp);
+  long long *pairs = NULL;
+  int *indeg = NULL, *order = NULL, *pos = NULL;
+  mbsErr e = MBS_OK;
+  if (!grp) return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  if (B->o->grain == MBS_CPA_GRAIN_OP) {
+    for (int v = 0; v < n; v++) grp[v] = v;
+  } else {
+    ng = mbs_cpaGroups(B, B->o->grain, grp);
+    if (ng < 0) {
+      free(grp);
+      return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    }
+  }
+  // merged nodes: sums of flops and cost; kind of the costliest member
+  g->nnode = ng;
+  size_t sz = (size_t)(ng > 0 ? ng : 1);
+  g->flops = calloc(sz, sizeof *g->flops);
+  g->cost = calloc(sz, sizeof *g->cost);
+  g->kind = calloc(sz, sizeof *g->kind);
+  g->body = calloc(sz, sizeof *g->body);
+  g->proc = calloc(sz, sizeof *g->proc);
+  double *best = calloc(sz, sizeof *best);
+  pairs = malloc((size_t)(B->ne > 0 ? B->ne : 1) * 2 * sizeof *pairs);
+  indeg = calloc(sz, sizeof *indeg), order = malloc(sz * sizeof *order);
+  pos = malloc(sz * sizeof *pos);
+  if (!g->flops || !g->cost || !g->kind || !g->body || !g->proc || !best || !pairs || !indeg ||
+      !order || !pos) {
+    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    goto done;
+  }
+  for (int v = 0; v < ng; v++) best[v] = -1;
+  for (int v = 0; v < n; v++) {
+    int G = grp[v];
+    g->flops[G] += B->flops[v];
+    g->cost[G] += B->cost[v];
+    if (B->cost[v] > best[G]) {
+      best[G] = B->cost[v];
+      g->kind[G] = B->kind[v];
+      g->body[G] = B->body[v];
+      g->proc[G] = B->proc[v];
+    }
+  }
+  // edges between groups, deduplicated
+  int ne = 0;
+  for (int k = 0; k < B->ne; k++) {
+    int a = grp[B->esrc[k]], b = grp[B->edst[k]];
+    if (a == b) continue;
+    pairs[2 * ne] = a, pairs[2 * ne + 1] = b;
+    ne++;
+  }
+  qsort(pairs, (size_t)ne, 2 * sizeof *pairs, mbs_cpaCmpPair);
+  int u = 0;
+  for (int k = 0; k < ne; k++)
+    if (k == 0 || pairs[2 * k] != pairs[2 * (k - 1)] || pairs[2 * k + 1] != pairs[2 * k - 1])
+      pairs[2 * u] = pairs[2 * k], pairs[2 * u + 1] = pairs[2 * k + 1], u++;
+  ne = u;
+  // topological order (Kahn); a cycle means merged phases that depend on each other
+  for (int k = 0; k < ne; k++) indeg[pairs[2 * k + 1]]++;
+  int *sadr = calloc(sz + 1, sizeof *sadr);
+  if (!sadr) {
+    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    goto done;
+  }
+  for (int k = 0; k < ne; k++) sadr[pairs[2 * k] + 1]++;
+  for (int v = 0; v < ng; v++) sadr[v + 1] += sadr[v];
+  int head = 0, tail = 0;
+  for (int v = 0; v < ng; v++)
+    if (!indeg[v]) order[tail++] = v;
+  while (head < tail) {
+    int v = order[head++];
+    for (int k = sadr[v]; k < sadr[v + 1]; k++) {
+      int w = (int)pairs[2 * k + 1];
+      if (--indeg[w] == 0) order[tail++] = w;
+    }
+  }
+  free(sadr);
+  if (tail != ng) {
+    e = mbs_errSet(MBS_ERR_INTERNAL, "cpa: the %s-grain graph has a cycle",
+                   mbs_cpaGrainName(B->o->grain));
+    goto done;
+  }
+  // renumber in topological order
+  for (int i = 0; i < ng; i++) pos[order[i]] = i;
+  {
+    long long *fl = malloc(sz * sizeof *fl);
+    double *co = malloc(sz * sizeof *co);
+    int *ki = malloc(sz * sizeof *ki), *bo = malloc(sz * sizeof *bo), *pr = malloc(sz * sizeof *pr);
+    if (!fl || !co || !ki || !bo || !pr) {
+      free(fl), free(co), free(ki), free(bo), free(pr);
+      e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+      goto done;
+    }
+    for (int v = 0; v < ng; v++) {
+      int i = pos[v];
+      fl[i] = g->flops[v], co[i] = g->cost[v], ki[i] = g->kind[v], bo[i] = g->body[v];
+      pr[i] = g->proc[v];
+    }
+    free(g->flops), free(g->cost), free(g->kind), free(g->body), free(g->proc);
+    g->flops = fl, g->cost = co, g->kind = ki, g->body = bo, g->proc = pr;
+  }
+  for (int k = 0; k < ne; k++)
+    pairs[2 * k] = pos[pairs[2 * k]], pairs[2 * k + 1] = pos[pairs[2 * k + 1]];
+  // CSR both ways
+  g->nedge = ne;
+  g->succ_adr = calloc(sz + 1, sizeof(int)), g->pred_adr = calloc(sz + 1, sizeof(int));
+  g->succ = malloc((size_t)(ne > 0 ? ne : 1) * sizeof(int));
+  g->pred = malloc((size_t)(ne > 0 ? ne : 1) * sizeof(int));
+  if (!g->succ_adr || !g->pred_adr || !g->succ || !g->pred) {
+    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    goto done;
+  }
+  for (int k = 0; k < ne; k++) g->succ_adr[pairs[2 * k] + 1]++, g->pred_adr[pairs[2 * k + 1] + 1]++;
+  for (int v = 0; v < ng; v++)
+    g->succ_adr[v + 1] += g->succ_adr[v], g->pred_adr[v + 1] += g->pred_adr[v];
+  for (int v = 0; v < ng; v++) indeg[v] = 0, order[v] = 0;
+  for (int k = 0; k < ne; k++) {
+    int a = (int)pairs[2 * k], b = (int)pairs[2 * k + 1];
+    g->succ[g->succ_adr[a] + indeg[a]++] = b;
+    g->pred[g->pred_adr[b] + order[b]++] = a;
+  }
+done:
+  free(grp), free(best), free(pairs), free(indeg), free(order), free(pos);
+  return e;
+}
+
+mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out) {
+  *out = NULL;
+  MBS_CHECK(o->method == MBS_SOLVER_ABA || o->method == MBS_SOLVER_CRBA ||
+                o->method == MBS_SOLVER_JCG,
+            MBS_ERR_UNSUPPORTED, "cpa: no graph for method \"%s\" (available: aba, crba, jcg)",
+            mbs_solverName(o->method));
+  MBS_CHECK(o->grain >= 0 && o->grain <= 2, MBS_ERR_INPUT, "cpa: bad grain %d", o->grain);
+  MBS_CHECK(o->iterations >= 0, MBS_ERR_INPUT, "cpa: iterations must be >= 0");
+  MBS_CHECK(o->ranks >= 0 && o->ranks <= m->nbody, MBS_ERR_INPUT,
+            "cpa: cannot distribute %d bodies over %d ranks", m->nbody, o->ranks);
+  MBS_CHECK(o->ranks == 0 || o->method == MBS_SOLVER_JCG, MBS_ERR_UNSUPPORTED,
+            "cpa: the distributed graph exists for the constraint-force method (jcg) only; aba "
+            "and crba run on one rank");
+  MBS_CHECK(o->flop_time > 0 && o->latency >= 0 && o->bandwidth > 0, MBS_ERR_INPUT,
+            "cpa: flop_time and bandwidth must be > 0, latency >= 0");
+  mbsCpaB B;
+  memset(&B, 0, sizeof B);
+  B.m = m, B.o = o;
+  int n = m->nbody;
+  size_t nb = (size_t)(n > 0 ? n : 1);
+  mbsCpaKin K;
+  int *buf = malloc(11 * nb * sizeof(int));
+  B.owner = calloc(nb, sizeof(int));
+  mbsErr e = MBS_OK;
+  mbsCpaGraph *g = calloc(1, sizeof *g);
+  if (!buf || !B.owner || !g) {
+    free(buf), free(B.owner), free(g);
+    return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  }
+  if (o->ranks >= 1) mbs_cpaDecompose(m, o->ranks, B.owner);
+  K.joint = buf, K.pose = buf + nb, K.vj = buf + 2 * nb, K.v = buf + 3 * nb, K.c = buf + 4 * nb;
+  K.bias = buf + 5 * nb, K.force = buf + 6 * nb;
+  mbs_cpaKinematics(&B, &K);
+  if (o->method == MBS_SOLVER_ABA)
+    mbs_cpaAba(&B, &K, buf + 7 * nb, buf + 8 * nb, buf + 9 * nb, buf + 10 * nb);
+  else if (o->method == MBS_SOLVER_CRBA)
+    e = mbs_cpaCrba(&B, &K);
+  else
+    e = mbs_cpaJcg(&B, &K);
+  if (!e && o->ranks >= 1) mbs_cpaMessages(&B);
+  if (!e && B.err) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory building the graph");
+  g->nbody = n, g->ranks = o->ranks;
+  if (!e) e = mbs_cpaFinalize(&B, g);
+  free(buf), free(B.owner), free(B.flops), free(B.cost), free(B.kind), free(B.body), free(B.proc);
+  free(B.pblk), free(B.pbdy), free(B.esrc), free(B.edst);
+  if (e) {
+    mbs_cpaDestroy(&g);
+    return e;
+  }
+  *out = g;
+  return MBS_OK;
+}
+
+void mbs_cpaDestroy(mbsCpaGraph **pg) {
+  if (!pg || !*pg) return;
+  mbsCpaGraph *g = *pg;
+  free(g->flops), free(g->cost), free(g->kind), free(g->body), free(g->proc);
+  free(g->pred_adr), free(g->pred), free(g->succ_adr), free(g->succ);
+  free(g);
+  *pg = NULL;
+}
+
+// ---------------------------------------------------------------- analysis
+
+mbsErr mbs_cpaAnalyse(const mbsCpaGraph *g, mbsCpaResult *r) {
+  memset(r, 0, sizeof *r);
+  int n = g->nnode;
+  double *fin = malloc((size_t)(n > 0 ? n : 1) * sizeof *fin);
+  int *from = malloc((size_t)(n > 0 ? n : 1) * sizeof *from);
+  if (!fin || !from) {
+    free(fin), free(from);
+    return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  }
+  // earliest finish times in topological order (node ids are topological)
+  int last = -1;
+  for (int v = 0; v < n; v++) {
+    double s = 0;
+    from[v] = -1;
+    for (int k = g->pred_adr[v]; k < g->pred_adr[v + 1]; k++) {
+      int u = g->pred[k];
+      if (fin[u] > s || (from[v] < 0 && fin[u] >= s)) s = fin[u], from[v] = u;
+    }
+    fin[v] = s + g->cost[v];
+    r->work_flops += g->flops[v];
+    if (g->proc[v] != -2) r->work += g->cost[v];
+    if (g->proc[v] == -2) r->nmsg++;
+    if (last < 0 || fin[v] > fin[last]) last = v;
+  }
+  r->span = last >= 0 ? fin[last] : 0;
+  r->parallelism = r->span > 0 ? r->work / r->span : 1;
+  int len = 0;
+  for (int v = last; v >= 0; v = from[v]) len++;
+  r->path = malloc((size_t)(len > 0 ? len : 1) * sizeof *r->path);
+  if (!r->path) {
+    free(fin), free(from);
+    return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  }
+  r->path_nodes = len;
+  int i = len;
+  for (int v = last; v >= 0; v = from[v]) {
+    r->path[--i] = v;
+    r->span_flops += g->flops[v];
+    r->kind_nodes[g->kind[v]]++;
+    r->kind_flops[g->kind[v]] += g->flops[v];
+    r->kind_time[g->kind[v]] += g->cost[v];
+  }
+  free(fin), free(from);
+  return MBS_OK;
+}
+
+void mbs_cpaResultFree(mbsCpaResult *r) {
+  free(r->path);
+  r->path = NULL;
+}
+
+// ---- list scheduling
+
+typedef struct {
+  double key;
+  int v;
+} mbsCpaHeapItem;
+typedef struct {
+  mbsCpaHeapItem *a;
+  int n, cap;
+} mbsCpaHeap;
+
+// max-heap on key, ties to the lower node id
+static int mbs_cpaAbove(const mbsCpaHeapItem *x, const mbsCpaHeapItem *y) {
+  return x->key > y->key || (x->key == y->key && x->v < y->v);
+}
+static int mbs_cpaPush(mbsCpaHeap *h, double key, int v) {
+  if (h->n == h->cap) {
+    int nc = h->cap ? 2 * h->cap : 64;
+    mbsCpaHeapItem *a = realloc(h->a, (size_t)nc * sizeof *a);
+    if (!a) return 0;
+    h->a = a, h->cap = nc;
+  }
+  int i = h->n++;
+  h->a[i].key = key, h->a[i].v = v;
+  while (i > 0 && mbs_cpaAbove(&h->a[i], &h->a[(i - 1) / 2])) {
+    mbsCpaHeapItem t = h->a[i];
+    h->a[i] = h->a[(i - 1) / 2], h->a[(i - 1) / 2] = t;
+    i = (i - 1) / 2;
+  }
+  return 1;
+}
+static mbsCpaHeapItem mbs_cpaPop(mbsCpaHeap *h) {
+  mbsCpaHeapItem top = h->a[0];
+  h->a[0] = h->a[--h->n];
+  for (int i = 0;;) {
+    int l = 2 * i + 1, r = l + 1, b = i;
+    if (l < h->n && mbs_cpaAbove(&h->a[l], &h->a[b])) b = l;
+    if (r < h->n && mbs_cpaAbove(&h->a[r], &h->a[b])) b = r;
+    if (b == i) break;
+    mbsCpaHeapItem t = h->a[i];
+    h->a[i] = h->a[b], h->a[b] = t;
+    i = b;
+  }
+  return top;
+}
+
+mbsErr mbs_cpaSchedule(const mbsCpaGraph *g, int P, double *makespan) {
+  int n = g->nnode, fixed = 0;
+  *makespan = 0;
+  MBS_CHECK(P >= 1, MBS_ERR_INPUT, "cpa: processors must be >= 1");
+  for (int v = 0; v < n; v++)
+    if (g->proc[v] >= 0) fixed = 1;
+  MBS_CHECK(!fixed || P == g->ranks, MBS_ERR_INPUT,
+            "cpa: a graph distributed over %d ranks is scheduled on exactly that many processors",
+            g->ranks);
+  size_t sz = (size_t)(n > 0 ? n : 1), sp = (size_t)P;
+  double *bl = malloc(sz * sizeof *bl);
+  int *indeg = malloc(sz * sizeof *indeg), *runp = malloc(sz * sizeof *runp);
+  char *idle = malloc(sp), *touched = calloc(sp, 1), *instack = malloc(sp);
+  int *idles = malloc(sp * sizeof *idles), *tlist = malloc(sp * sizeof *tlist);
+  mbsCpaHeap glob = {NULL, 0, 0}, ev = {NULL, 0, 0};
+  mbsCpaHeap *own = fixed ? calloc(sp, sizeof *own) : NULL;
+  mbsErr e = MBS_OK;
+  if (!bl || !indeg || !runp || !idle || !touched || !instack || !idles || !tlist ||
+      (fixed && !own)) {
+    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    goto done;
+  }
+  // priority: bottom level (longest path from the node to the end, its own cost included)
+  for (int v = n - 1; v >= 0; v--) {
+    double s = 0;
+    for (int k = g->succ_adr[v]; k < g->succ_adr[v + 1]; k++)
+      if (bl[g->succ[k]] > s) s = bl[g->succ[k]];
+    bl[v] = s + g->cost[v];
+  }
+  int nidle = 0, nt = 0, ok = 1;
+  for (int r = 0; r < P; r++) idle[r] = 1, instack[r] = 1, idles[nidle++] = r;
+  double t = 0;
+  // release a node whose predecessors have all finished (at time t)
+#define MBS_CPA_RELEASE(v)                                                                         \
+  do {                                                                                             \
+    int v_ = (v), p_ = g->proc[v_];                                                                \
+    if (p_ == -2) {                                                                                \
+      runp[v_] = -1;                                                                               \
+      ok = ok && mbs_cpaPush(&ev, -(t + g->cost[v_]), v_);                                         \
+    } else if (p_ >= 0) {                                                                          \
+      ok = ok && mbs_cpaPush(&own[p_], bl[v_], v_);                                                \
+      if (idle[p_] && !touched[p_]) touched[p_] = 1, tlist[nt++] = p_;                             \
+    } else {                                                                                       \
+      ok = ok && mbs_cpaPush(&glob, bl[v_], v_);                                                   \
+    }                                                                                              \
+  } while (0)
+  for (int v = 0; v < n; v++) {
+    indeg[v] = g->pred_adr[v + 1] - g->pred_adr[v];
+    if (!indeg[v]) MBS_CPA_RELEASE(v);
+  }
+  int done_n = 0;
+  for (;;) {
+    // dispatch: processors that became idle or got bound work, then free work on idle ones
+    for (int i = 0; i < nt; i++) {
+      int r = tlist[i];
+      touched[r] = 0;
+      if (!idle[r]) continue;
+      mbsCpaHeap *h = NULL;
+      if (own && own[r].n) h = &own[r];
+      if (glob.n && (!h || mbs_cpaAbove(&glob.a[0], &h->a[0]))) h = &glob;
+      if (!h) continue;
+      mbsCpaHeapItem it = mbs_cpaPop(h);
+      idle[r] = 0, runp[it.v] = r;
+      ok = ok && mbs_cpaPush(&ev, -(t + g->cost[it.v]), it.v);
+    }
+    nt = 0;
+    while (glob.n && nidle > 0) {
+      int r = idles[--nidle];
+      instack[r] = 0;
+      if (!idle[r]) continue;
+      mbsCpaHeapItem it = mbs_cpaPop(&glob);
+      idle[r] = 0, runp[it.v] = r;
+      ok = ok && mbs_cpaPush(&ev, -(t + g->cost[it.v]), it.v);
+    }
+    if (!ok) {
+      e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory scheduling");
+      goto done;
+    }
+    if (!ev.n) break;
+    // advance to the next finish time; complete every node finishing then
+    t = -ev.a[0].key;
+    while (ev.n && -ev.a[0].key <= t) {
+      mbsCpaHeapItem it = mbs_cpaPop(&ev);
+      int v = it.v, r = runp[v];
+      done_n++;
+      if (r >= 0) {
+        idle[r] = 1;
+        if (!instack[r]) instack[r] = 1, idles[nidle++] = r;
+        if (!touched[r]) touched[r] = 1, tlist[nt++] = r;
+      }
+      for (int k = g->succ_adr[v]; k < g->succ_adr[v + 1]; k++) {
+        int w = g->succ[k];
+        if (--indeg[w] == 0) MBS_CPA_RELEASE(w);
+      }
+    }
+  }
+#undef MBS_CPA_RELEASE
+  if (done_n != n) {
+    e = mbs_errSet(MBS_ERR_INTERNAL, "cpa: schedule finished %d of %d nodes", done_n, n);
+    goto done;
+  }
+  *makespan = t;
+done:
+  free(bl), free(indeg), free(runp), free(idle), free(touched), free(instack), free(idles);
+  free(tlist);
+  free(glob.a), free(ev.a);
+  if (own)
+    for (int r = 0; r < P; r++) free(own[r].a);
+  free(own);
+  return e;
+}
+
+// ---------------------------------------------------------------- Graphviz
+
+mbsErr mbs_cpaWriteDot(const mbsCpaGraph *g, const mbsCpaResult *r, const char *path,
+                       int max_nodes) {
+  MBS_CHECK(g->nnode <= max_nodes, MBS_ERR_USAGE,
+            "cpa --dot: the graph has %d nodes, more than %d; use a smaller model or a coarser "
+            "--grain (block, body)",
+            g->nnode, max_nodes);
+  FILE *f = fopen(path, "w");
+  MBS_CHECK(f, MBS_ERR_IO, "cpa --dot %s: cannot open for writing", path);
+  char *on = calloc((size_t)(g->nnode > 0 ? g->nnode : 1), 1);
+  if (!on) {
+    fclose(f);
+    return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  }
+  for (int i = 0; r && i < r->path_nodes; i++) on[r->path[i]] = 1;
+  fprintf(f, "digraph cpa {\n  rankdir=TB;\n  node [shape=box, fontsize=9];\n");
+  for (int v = 0; v < g->nnode; v++) {
+    const char *shape = g->proc[v] == -2 ? ", shape=ellipse" : "";
+    fprintf(f, "  n%d [label=\"%s", v, mbs_cpaKindName(g->kind[v]));
+    if (g->body[v] >= 0) fprintf(f, " b%d", g->body[v]);
+    fprintf(f, "\\n%lld fl\"%s%s];\n", g->flops[v], shape, on[v] ? ", color=red, penwidth=2" : "");
+  }
+  for (int v = 0; v < g->nnode; v++)
+    for (int k = g->succ_adr[v]; k < g->succ_adr[v + 1]; k++) {
+      int w = g->succ[k];
+      fprintf(f, "  n%d -> n%d%s;\n", v, w, on[v] && on[w] ? " [color=red]" : "");
+    }
+  fprintf(f, "}\n");
+  free(on);
+  MBS_CHECK(fclose(f) == 0, MBS_ERR_IO, "cpa --dot %s: write failed", path);
+  return MBS_OK;
+}
