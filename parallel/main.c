@@ -663,6 +663,7 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
   mbs_jsonInt(j, "work_flops", r->work_flops);
   mbs_jsonNumber(j, "work_s", r->work);
   mbs_jsonInt(j, "span_flops", r->span_flops);
+  mbs_jsonNumber(j, "span_flop_times", r->span / o->flop_time);
   mbs_jsonNumber(j, "span_s", r->span);
   mbs_jsonNumber(j, "parallelism", r->parallelism);
   mbs_jsonBeginObject(j, "critical_path");
@@ -857,9 +858,10 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
   for (int P = 1; !e && P <= pmax && out.nP < 16; P *= 2) {
     int i = out.nP++;
     out.P[i] = P;
-    e = mbs_cpaSchedule(g, P, &out.tp[i]);
-    out.tdist[i] = out.sdist[i] = NAN;
+    out.tp[i] = out.tdist[i] = out.sdist[i] = NAN;
     out.nmsg[i] = 0;
+    if (g->fine) continue; // flop grain: Brent bound only
+    e = mbs_cpaSchedule(g, P, &out.tp[i]);
     if (!e && o.method == MBS_SOLVER_JCG && P <= m->nbody) {
       // owner-computes on P ranks with messages
       mbsCpaOptions od = o;
@@ -893,15 +895,18 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
       printf("  calibration: %.3e s per evaluation, %.3e s per allreduce of 2 doubles\n",
              out.t_eval, out.allreduce);
     printf("  %-24s %14lld flops  %.4e s\n", "T1 (work)", r.work_flops, r.work);
-    printf("  %-24s %14lld flops  %.4e s  (%d nodes)\n", "T_inf (critical path)", r.span_flops,
-           r.span, r.path_nodes);
+    printf("  %-24s %14.0f flops  %.4e s  (%d nodes)\n", "T_inf (critical path)",
+           r.span / o.flop_time, r.span, r.path_nodes);
     printf("  %-24s %14.2f\n", "T1/T_inf (max speedup)", r.parallelism);
     printf("\n  %6s %12s %9s %12s", "P", "list T_P [s]", "speedup", "T1/P+T_inf");
     if (o.method == MBS_SOLVER_JCG) printf(" %14s %9s %7s", "distrib T_P", "speedup", "msgs");
     printf("\n");
     for (int i = 0; i < out.nP; i++) {
       int P = out.P[i];
-      printf("  %6d %12.4e %9.2f %12.4e", P, out.tp[i], r.work / out.tp[i], r.work / P + r.span);
+      if (isfinite(out.tp[i]))
+        printf("  %6d %12.4e %9.2f %12.4e", P, out.tp[i], r.work / out.tp[i], r.work / P + r.span);
+      else
+        printf("  %6d %12s %9s %12.4e", P, "-", "-", r.work / P + r.span);
       if (o.method == MBS_SOLVER_JCG) {
         if (isfinite(out.tdist[i]))
           printf(" %14.4e %9.2f %7d", out.tdist[i], r.work / out.tdist[i], out.nmsg[i]);

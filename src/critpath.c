@@ -25,14 +25,14 @@ const char *mbs_cpaKindName(int kind) {
   return kind >= 0 && kind < MBS_CPA_KIND_COUNT ? mbs_cpa_kind_names[kind] : "?";
 }
 
-static const char *const mbs_cpa_grain_names[] = {"op", "block", "body"};
+static const char *const mbs_cpa_grain_names[] = {"op", "block", "body", "flop"};
 
 const char *mbs_cpaGrainName(int grain) {
-  return grain >= 0 && grain <= 2 ? mbs_cpa_grain_names[grain] : "?";
+  return grain >= 0 && grain <= 3 ? mbs_cpa_grain_names[grain] : "?";
 }
 
 int mbs_cpaGrainFromName(const char *name) {
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < 4; k++)
     if (name && !strcmp(name, mbs_cpa_grain_names[k])) return k;
   return -1;
 }
@@ -794,7 +794,7 @@ static mbsErr mbs_cpaFinalize(mbsCpaB *B, mbsCpaGraph *g) {
   int *indeg = NULL, *order = NULL, *pos = NULL;
   mbsErr e = MBS_OK;
   if (!grp) return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-  if (B->o->grain == MBS_CPA_GRAIN_OP) {
+  if (B->o->grain == MBS_CPA_GRAIN_OP || B->o->grain == MBS_CPA_GRAIN_FLOP) {
     for (int v = 0; v < n; v++) grp[v] = v;
   } else {
     ng = mbs_cpaGroups(B, B->o->grain, grp);
@@ -808,6 +808,7 @@ static mbsErr mbs_cpaFinalize(mbsCpaB *B, mbsCpaGraph *g) {
   size_t sz = (size_t)(ng > 0 ? ng : 1);
   g->flops = calloc(sz, sizeof *g->flops);
   g->cost = calloc(sz, sizeof *g->cost);
+  g->span = calloc(sz, sizeof *g->span);
   g->kind = calloc(sz, sizeof *g->kind);
   g->body = calloc(sz, sizeof *g->body);
   g->proc = calloc(sz, sizeof *g->proc);
@@ -815,7 +816,7 @@ static mbsErr mbs_cpaFinalize(mbsCpaB *B, mbsCpaGraph *g) {
   pairs = malloc((size_t)(B->ne > 0 ? B->ne : 1) * 2 * sizeof *pairs);
   indeg = calloc(sz, sizeof *indeg), order = malloc(sz * sizeof *order);
   pos = malloc(sz * sizeof *pos);
-  if (!g->flops || !g->cost || !g->kind || !g->body || !g->proc || !best || !pairs || !indeg ||
+  if (!g->flops || !g->cost || !g->span || !g->kind || !g->body || !g->proc || !best || !pairs || !indeg ||
       !order || !pos) {
     e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
     goto done;
@@ -890,6 +891,16 @@ static mbsErr mbs_cpaFinalize(mbsCpaB *B, mbsCpaGraph *g) {
     free(g->flops), free(g->cost), free(g->kind), free(g->body), free(g->proc);
     g->flops = fl, g->cost = co, g->kind = ki, g->body = bo, g->proc = pr;
   }
+  // span of a node: its cost; at flop grain a kernel call's W flops as a balanced tree
+  g->fine = B->o->grain == MBS_CPA_GRAIN_FLOP;
+  for (int v = 0; v < ng; v++) {
+    g->span[v] = g->cost[v];
+    if (g->fine && g->proc[v] != -2 && g->flops[v] > 0) {
+      int d = 1;
+      while ((1LL << (d - 1)) < g->flops[v]) d++; // d = 1 + ceil(log2 W)
+      if ((double)d < (double)g->flops[v]) g->span[v] = d * B->o->flop_time;
+    }
+  }
   for (int k = 0; k < ne; k++)
     pairs[2 * k] = pos[pairs[2 * k]], pairs[2 * k + 1] = pos[pairs[2 * k + 1]];
   // CSR both ways
@@ -921,7 +932,7 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
                 o->method == MBS_SOLVER_JCG,
             MBS_ERR_UNSUPPORTED, "cpa: no graph for method \"%s\" (available: aba, crba, jcg)",
             mbs_solverName(o->method));
-  MBS_CHECK(o->grain >= 0 && o->grain <= 2, MBS_ERR_INPUT, "cpa: bad grain %d", o->grain);
+  MBS_CHECK(o->grain >= 0 && o->grain <= 3, MBS_ERR_INPUT, "cpa: bad grain %d", o->grain);
   MBS_CHECK(o->iterations >= 0, MBS_ERR_INPUT, "cpa: iterations must be >= 0");
   MBS_CHECK(o->ranks >= 0 && o->ranks <= m->nbody, MBS_ERR_INPUT,
             "cpa: cannot distribute %d bodies over %d ranks", m->nbody, o->ranks);
@@ -971,7 +982,7 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
 void mbs_cpaDestroy(mbsCpaGraph **pg) {
   if (!pg || !*pg) return;
   mbsCpaGraph *g = *pg;
-  free(g->flops), free(g->cost), free(g->kind), free(g->body), free(g->proc);
+  free(g->flops), free(g->cost), free(g->span), free(g->kind), free(g->body), free(g->proc);
   free(g->pred_adr), free(g->pred), free(g->succ_adr), free(g->succ);
   free(g);
   *pg = NULL;
@@ -997,7 +1008,7 @@ mbsErr mbs_cpaAnalyse(const mbsCpaGraph *g, mbsCpaResult *r) {
       int u = g->pred[k];
       if (fin[u] > s || (from[v] < 0 && fin[u] >= s)) s = fin[u], from[v] = u;
     }
-    fin[v] = s + g->cost[v];
+    fin[v] = s + g->span[v];
     r->work_flops += g->flops[v];
     if (g->proc[v] != -2) r->work += g->cost[v];
     if (g->proc[v] == -2) r->nmsg++;
@@ -1019,7 +1030,7 @@ mbsErr mbs_cpaAnalyse(const mbsCpaGraph *g, mbsCpaResult *r) {
     r->span_flops += g->flops[v];
     r->kind_nodes[g->kind[v]]++;
     r->kind_flops[g->kind[v]] += g->flops[v];
-    r->kind_time[g->kind[v]] += g->cost[v];
+    r->kind_time[g->kind[v]] += g->span[v];
   }
   free(fin), free(from);
   return MBS_OK;
@@ -1080,6 +1091,8 @@ mbsErr mbs_cpaSchedule(const mbsCpaGraph *g, int P, double *makespan) {
   int n = g->nnode, fixed = 0;
   *makespan = 0;
   MBS_CHECK(P >= 1, MBS_ERR_INPUT, "cpa: processors must be >= 1");
+  MBS_CHECK(!g->fine, MBS_ERR_UNSUPPORTED,
+            "cpa: no list schedule at flop grain (kernel calls are not split); use op grain");
   for (int v = 0; v < n; v++)
     if (g->proc[v] >= 0) fixed = 1;
   MBS_CHECK(!fixed || P == g->ranks, MBS_ERR_INPUT,

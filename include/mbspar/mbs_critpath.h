@@ -81,8 +81,16 @@ typedef enum {
 } mbsCpaKind;
 
 /// Graph granularity: one node per kernel call (op), per body and stage (block), or per body
-/// and sweep (body: stages of one sweep direction merged).
-typedef enum { MBS_CPA_GRAIN_OP = 0, MBS_CPA_GRAIN_BLOCK = 1, MBS_CPA_GRAIN_BODY = 2 } mbsCpaGrain;
+/// and sweep (body: stages of one sweep direction merged). flop is an estimate of scalar
+/// (single-operation) granularity: the op graph with the span of each kernel call taken as
+/// 1 + ceil(log2 W) flop times for W flops (its flops evaluated as a balanced tree), the work
+/// unchanged; list schedules are not defined for it (use the Brent bound).
+typedef enum {
+  MBS_CPA_GRAIN_OP = 0,
+  MBS_CPA_GRAIN_BLOCK = 1,
+  MBS_CPA_GRAIN_BODY = 2,
+  MBS_CPA_GRAIN_FLOP = 3
+} mbsCpaGrain;
 
 /// What to build and the cost model.
 typedef struct {
@@ -104,6 +112,8 @@ typedef struct {
   int nbody, ranks;
   long long *flops; ///< (nnode) flops of each node (messages: adds done inside an allreduce)
   double *cost;     ///< (nnode) seconds: flops * flop_time, or the message time
+  double *span;     ///< (nnode) seconds the node adds to a path (= cost except at flop grain)
+  int fine;         ///< 1 at flop grain (span < cost; no list schedule)
   int *kind;        ///< (nnode) mbsCpaKind (of the costliest member for merged nodes)
   int *body;        ///< (nnode) body, -1 for scalars, reductions and messages
   int *proc;        ///< (nnode) owner rank, -1 any processor, -2 no processor (message)
@@ -142,7 +152,8 @@ void mbs_cpaResultFree(mbsCpaResult *r);
 
 /// Makespan [s] of a greedy list schedule on \p nproc processors with critical-path (bottom
 /// level) priority. Nodes bound to a rank run on that processor (nproc must equal g->ranks when
-/// the graph has bound nodes); message nodes take time but no processor.
+/// the graph has bound nodes); message nodes take time but no processor. MBS_ERR_UNSUPPORTED at
+/// flop grain.
 mbsErr mbs_cpaSchedule(const mbsCpaGraph *g, int nproc, double *makespan);
 
 /// Write Graphviz text (critical path in red). Refuses graphs above \p max_nodes nodes.
@@ -151,7 +162,7 @@ mbsErr mbs_cpaWriteDot(const mbsCpaGraph *g, const mbsCpaResult *r, const char *
 
 /// Dotted name of a kind.
 const char *mbs_cpaKindName(int kind);
-/// Name of a grain ("op", "block", "body"); mbs_cpaGrainFromName returns -1 if unknown.
+/// Name of a grain ("op", "block", "body", "flop"); mbs_cpaGrainFromName returns -1 if unknown.
 const char *mbs_cpaGrainName(int grain);
 int mbs_cpaGrainFromName(const char *name);
 
