@@ -816,8 +816,8 @@ static mbsErr mbs_cpaFinalize(mbsCpaB *B, mbsCpaGraph *g) {
   pairs = malloc((size_t)(B->ne > 0 ? B->ne : 1) * 2 * sizeof *pairs);
   indeg = calloc(sz, sizeof *indeg), order = malloc(sz * sizeof *order);
   pos = malloc(sz * sizeof *pos);
-  if (!g->flops || !g->cost || !g->span || !g->kind || !g->body || !g->proc || !best || !pairs || !indeg ||
-      !order || !pos) {
+  if (!g->flops || !g->cost || !g->span || !g->kind || !g->body || !g->proc || !best || !pairs ||
+      !indeg || !order || !pos) {
     e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
     goto done;
   }
