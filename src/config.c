@@ -676,6 +676,43 @@ static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
   return MBS_OK;
 }
 
+static mbsErr mbs_cfgReadStatic(mbsConfig *c, const mbsCs *root) {
+  static const char *const keys[] = {"method",   "dt",      "ke_tol", "dq_tol",
+                                     "max_iter", "omega_d", "history", NULL};
+  static const char *const methods[] = {"kinetic", "drain", NULL};
+  const mbsCs *g;
+  mbsStaticOpt *so = &c->statics;
+  MBS_CALL(mbs_cfgGetGroup(c, root, "static", &g));
+  if (!g) return MBS_OK;
+  MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+  MBS_CALL(mbs_cfgGetEnum(c, g, "method", methods, &so->method));
+  MBS_CALL(mbs_cfgGetReal(c, g, "dt", &so->dt));
+  MBS_CALL(mbs_cfgGetReal(c, g, "ke_tol", &so->ke_tol));
+  MBS_CALL(mbs_cfgGetReal(c, g, "dq_tol", &so->dq_tol));
+  MBS_CALL(mbs_cfgGetInt(c, g, "max_iter", &so->max_iter));
+  MBS_CALL(mbs_cfgGetReal(c, g, "omega_d", &so->omega_d));
+  MBS_CALL(mbs_cfgGetInt(c, g, "history", &so->history));
+  if (!(so->dt > 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "dt"), "static.dt must be > 0 (got %g)",
+                       so->dt);
+  if (!(so->ke_tol > 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "ke_tol"),
+                       "static.ke_tol must be > 0 (got %g)", so->ke_tol);
+  if (!(so->dq_tol > 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "dq_tol"),
+                       "static.dq_tol must be > 0 (got %g)", so->dq_tol);
+  if (so->max_iter < 1)
+    return mbs_cfgFail(c, config_setting_get_member(g, "max_iter"),
+                       "static.max_iter must be >= 1 (got %d)", so->max_iter);
+  if (!(so->omega_d >= 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "omega_d"),
+                       "static.omega_d must be >= 0 (got %g)", so->omega_d);
+  if (so->history < 2 || so->history > 100000000)
+    return mbs_cfgFail(c, config_setting_get_member(g, "history"),
+                       "static.history must be in [2, 1e8] (got %d)", so->history);
+  return MBS_OK;
+}
+
 // ---------------------------------------------------------------- parse
 
 mbsErr mbs_configParse(const char *text, const char *filename, const char *const *sets, int nsets,
@@ -695,6 +732,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   c->out_format = MBS_OUTFMT_CSV;
   c->inverse.T = 1;
   c->inverse.steps = 100;
+  mbs_staticOptDefault(&c->statics);
   c->filename = mbs_strdup(filename ? filename : "(config)");
   c->out_dir = mbs_strdup("out");
   c->sets = calloc((size_t)(nsets > 0 ? nsets : 1), sizeof *c->sets);
@@ -732,8 +770,8 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
 
   // top level and options
   const mbsCs *root = config_root_setting(tree);
-  static const char *const top[] = {"model",   "solver",      "integrator", "output",
-                                    "inverse", "description", NULL};
+  static const char *const top[] = {"model",   "solver", "integrator",  "output",
+                                    "inverse", "static", "description", NULL};
   if (!e) e = mbs_cfgCheckKeys(c, root, top);
   if (!e) {
     const char *desc = NULL;
@@ -743,6 +781,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   if (!e) e = mbs_cfgReadIntegrator(c, root);
   if (!e) e = mbs_cfgReadOutput(c, root);
   if (!e) e = mbs_cfgReadInverse(c, root);
+  if (!e) e = mbs_cfgReadStatic(c, root);
   if (!e) {
     static const char *const mkeys[] = {"gravity", "bodies", "chain", "tree", NULL};
     const mbsCs *model = NULL;
@@ -1504,4 +1543,15 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
     if (iv->nend) mbs_jsonNumberArray(j, "q_end", iv->q_end, iv->nend);
     mbs_jsonEndObject(j);
   }
+
+  const mbsStaticOpt *so = &c->statics;
+  mbs_jsonBeginObject(j, "static");
+  mbs_jsonString(j, "method", mbs_staticMethodName(so->method));
+  mbs_jsonNumber(j, "dt", so->dt);
+  mbs_jsonNumber(j, "ke_tol", so->ke_tol);
+  mbs_jsonNumber(j, "dq_tol", so->dq_tol);
+  mbs_jsonInt(j, "max_iter", so->max_iter);
+  mbs_jsonNumber(j, "omega_d", so->omega_d);
+  mbs_jsonInt(j, "history", so->history);
+  mbs_jsonEndObject(j);
 }

@@ -17,6 +17,7 @@
 #include "mbs_error.h"
 #include "mbs_model.h"
 #include "mbs_report.h"
+#include "mbs_static.h"
 
 /// Output file format (output.format).
 typedef enum { MBS_OUTFMT_CSV = 0, MBS_OUTFMT_HDF5 = 1 } mbsOutFormat;
@@ -45,6 +46,7 @@ typedef struct mbsConfig {
   int out_checkpoint_every; ///< output.checkpoint_every: steps between checkpoints, 0 = never
   int out_format;           ///< output.format: mbsOutFormat (default csv)
   mbsInverseSpec inverse;   ///< the `inverse` group
+  mbsStaticOpt statics;     ///< the `static` group (the `static` verb; defaults if absent)
   int nset;                 ///< number of --set overrides applied
   char **sets;              ///< (nset) the overrides "KEY=VALUE" as given
   void *priv;               ///< private: the libconfig tree after the overrides
