@@ -7,3 +7,16 @@ target_include_directories(mbs_core_flops PUBLIC ${CMAKE_SOURCE_DIR}/include
 target_link_libraries(mbs_core_flops PUBLIC ${MATH_LIB} OpenMP::OpenMP_C PkgConfig::LIBCONFIG)
 target_compile_definitions(mbs_core_flops PRIVATE MBS_COUNT_FLOPS)
 mbs_add_test(test_cpa SOURCES test_cpa.c LIBS mbs_core_flops LABELS unit TIMEOUT 600)
+
+# the cpa verb end to end (serial, and with two ranks for --calibrate's message timing)
+if(TARGET mbspar)
+  add_test(NAME cpa_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cpa_cli.sh $<TARGET_FILE:mbspar>
+                                ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(cpa_cli PROPERTIES LABELS unit TIMEOUT 300 PROCESSORS 1
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  add_test(NAME cpa_cli.np2 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cpa_cli.sh $<TARGET_FILE:mbspar>
+                                    ${CMAKE_SOURCE_DIR}/configs ${MPIEXEC_EXECUTABLE}
+                                    ${MPIEXEC_NUMPROC_FLAG} 2 ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(cpa_cli.np2 PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+endif()

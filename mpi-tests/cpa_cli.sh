@@ -1,0 +1,73 @@
+#!/bin/sh
+# End-to-end tests of `mbspar cpa` (docs/cpa.md): exit codes, table, JSON, --dot, --calibrate.
+# usage: cpa_cli.sh MBSPAR CONFIGS_DIR [LAUNCHER ...]   (LAUNCHER: mpiexec -n 2 ...)
+mbspar=$1
+cfg=$2
+shift 2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mbs_cpa.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() {
+  echo "FAIL: $*"
+  fail=$((fail + 1))
+}
+run() { # run EXPECTED_RC ARGS...
+  want=$1
+  shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ "$rc" -eq "$want" ] || bad "exit $rc (want $want): $* ; stderr: $(cat "$tmp/err")"
+}
+jcheck() { # jcheck FILE PYTHON-EXPRESSION-ON-c (c = the cpa section)
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['cpa']; sys.exit(0 if ($2) else 1)" "$1" ||
+    bad "JSON check failed: $2"
+}
+
+# ABA on the one-link pendulum: T1 is the hand count of docs/cpa.md's flops.h constants
+# (pos.joint 36 + vel.joint 6 + vel.c 36 + vel.bias 72 + vel.force 5 + aba.U 42 + pass 3 146)
+run 0 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --method aba --json "$tmp/p.json"
+grep -q 'T1/T_inf (max speedup)' "$tmp/out" || bad "cpa table"
+jcheck "$tmp/p.json" "c['work_flops'] == 343 and c['method'] == 'aba' and c['nodes'] == 9"
+jcheck "$tmp/p.json" "all(k in d for k in ('schema', 'build', 'run', 'config', 'model'))"
+jcheck "$tmp/p.json" "c['schedule'][0]['P'] == 1 and abs(c['schedule'][0]['list_s'] - c['work_s']) < 1e-15"
+
+# a 64-link chain: ABA's parallelism is a small constant; block grain keeps T1
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=64 --method aba --json "$tmp/a.json" --quiet
+jcheck "$tmp/a.json" "1.6 < c['parallelism'] < 1.8"
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=64 --method aba --grain block --json "$tmp/b.json" --quiet
+python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['cpa']; b=json.load(open(sys.argv[2]))['cpa']; sys.exit(0 if a['work_flops']==b['work_flops'] and b['nodes']<a['nodes'] else 1)" "$tmp/a.json" "$tmp/b.json" ||
+  bad "block grain T1 or node count"
+
+# J-CG: given iterations, distributed predictions on P <= bodies, Brent bound only at flop grain
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=32 --method jcg --iterations 3 --procs 4 --json "$tmp/j.json" --quiet
+jcheck "$tmp/j.json" "c['iterations'] == 3 and c['iterations_source'] == 'given' and len(c['schedule']) == 3"
+jcheck "$tmp/j.json" "c['schedule'][2]['distributed_s'] is not None and c['schedule'][2]['distributed_messages'] > 0"
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=32 --method jcg --iterations 3 --grain flop --procs 2 --json "$tmp/f.json" --quiet
+jcheck "$tmp/f.json" "c['schedule'][1]['list_s'] is None and c['span_s'] > 0"
+# measured iterations
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=16 --method jcg --procs 1 --json "$tmp/m.json" --quiet
+jcheck "$tmp/m.json" "c['iterations_source'] == 'measured' and c['iterations'] > 0"
+
+# --dot: small graphs only
+run 0 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --method crba --dot "$tmp/g.dot" --quiet
+grep -q '^digraph cpa' "$tmp/g.dot" || bad "dot file"
+run 2 "$@" "$mbspar" cpa "$cfg/chain.cfg" --method jcg --iterations 5 --dot "$tmp/big.dot"
+grep -q 'more than 2000' "$tmp/err" || bad "dot size message"
+
+# errors
+run 8 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --method jacobi
+run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --grain fine
+run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --iterations -1
+run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --latency abc
+
+# calibration (messages need two ranks)
+if [ $# -gt 0 ]; then
+  run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=16 --method aba --calibrate --json "$tmp/c.json" --quiet
+  jcheck "$tmp/c.json" "c['cost_model']['calibrated'] and c['cost_model']['latency_s'] != 1.5e-6 and c['cost_model']['measured_allreduce_s'] > 0"
+fi
+
+if [ "$fail" -gt 0 ]; then
+  echo "cpa_cli: $fail failure(s)"
+  exit 1
+fi
+echo "cpa_cli: all checks passed"
