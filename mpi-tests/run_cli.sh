@@ -56,9 +56,9 @@ grep -q '"dofs": 16' "$tmp/out" || bad "--set model.chain.n=16 not applied"
 
 # accel on the distributed engine: J-CG (the default) and PETSc (with a PETSc option passed
 # through) reproduce ABA's qdd and lambda; the report has timers, decomposition and affinity
-run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --json "$tmp/j.json" --quiet
-run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --set solver.method=aba --json "$tmp/b.json" --quiet
-run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --set solver.method=petsc --json "$tmp/p.json" --quiet -ksp_type cg
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --set solver.tol=1e-12 --json "$tmp/j.json" --quiet
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --set solver.tol=1e-12 --set solver.method=aba --json "$tmp/b.json" --quiet
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --set solver.tol=1e-12 --set solver.method=petsc --json "$tmp/p.json" --quiet -ksp_type cg
 "$validate" --validate "$tmp/j.json" qdd lambda joint_wrench solver timers decomposition affinity ||
   bad "jcg accel JSON"
 python3 - "$tmp/b.json" "$tmp/j.json" "$tmp/p.json" <<'PY' || bad "jcg/petsc accel differ from aba"

@@ -136,7 +136,7 @@ static void check_warmstart(void) {
   MBS_EXPECT_NEAR(g[0], 1 - 2 * 0.09 + 0.027, 1e-12);
   // same-time push replaces the newest entry
   mbs_cfsPushHistory(m, s, 0.3, 0, m->nlam, x);
-  MBS_EXPECT(s->nhist == 4, "history length %d", s->nhist);
+  MBS_EXPECT(s->nhist[0] == 4, "history length %d", s->nhist[0]);
   mbs_stateDestroy(&s);
   mbs_modelDestroy(&m);
 }

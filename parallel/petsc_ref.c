@@ -38,7 +38,9 @@ mbsErr mbsp_petscInitialize(int *argc, char ***argv) {
   if (mbs_petsc_inited) return MBS_OK;
   MBS_CALL_PETSC(PetscInitialize(argc, argv, NULL, NULL));
   // errors come back as codes; mbspar reports them once
-  MBS_CALL_PETSC(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  // (MBS_PETSC_TRACE=1 keeps PETSc's own traceback printer, for debugging)
+  if (!getenv("MBS_PETSC_TRACE"))
+    MBS_CALL_PETSC(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   mbs_petsc_inited = 1;
   return MBS_OK;
 }

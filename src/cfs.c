@@ -385,40 +385,45 @@ void mbs_cfsRow(const mbsModel *m, const mbsState *s, mbsWork *w, mbsCfs *c, int
 void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t, int l0, int l1,
                       mbsReal *x) {
   int n = m->nlam, order = mode - 1; // previous: 0, linear: 1, quadratic: 2, cubic: 3
-  if (mode == MBS_WARM_NONE || s->nhist == 0) {
+  int sl = s->stage, nh = s->nhist[sl];
+  if (mode == MBS_WARM_NONE || nh == 0) {
     memset(x + l0, 0, (size_t)(l1 - l0) * sizeof(mbsReal));
     return;
   }
-  if (order > s->nhist - 1) order = s->nhist - 1;
-  // Lagrange extrapolation through the newest order+1 solutions (non-uniform times)
+  if (order > nh - 1) order = nh - 1;
+  // Lagrange extrapolation through the newest order+1 solutions of this stage slot
+  // (non-uniform times)
   int idx[MBS_WARM_HIST];
   double wgt[MBS_WARM_HIST];
-  for (int k = 0; k <= order; k++) idx[k] = (s->hist_head - k + MBS_WARM_HIST) % MBS_WARM_HIST;
+  const mbsReal *ht = s->hist_t[sl];
+  const mbsReal *hl = s->hist_lam + (size_t)sl * MBS_WARM_HIST * n;
+  for (int k = 0; k <= order; k++) idx[k] = (s->hist_head[sl] - k + MBS_WARM_HIST) % MBS_WARM_HIST;
   for (int k = 0; k <= order; k++) {
     double l = 1;
     for (int j = 0; j <= order; j++)
-      if (j != k) l *= (t - s->hist_t[idx[j]]) / (s->hist_t[idx[k]] - s->hist_t[idx[j]]);
+      if (j != k) l *= (t - ht[idx[j]]) / (ht[idx[k]] - ht[idx[j]]);
     wgt[k] = l;
   }
   for (int i = l0; i < l1; i++) {
     double v = 0;
-    for (int k = 0; k <= order; k++) v += wgt[k] * s->hist_lam[(size_t)idx[k] * n + i];
+    for (int k = 0; k <= order; k++) v += wgt[k] * hl[(size_t)idx[k] * n + i];
     x[i] = v;
   }
 }
 
 void mbs_cfsPushHistory(const mbsModel *m, mbsState *s, mbsReal t, int l0, int l1,
                         const mbsReal *x) {
-  int n = m->nlam;
+  int n = m->nlam, sl = s->stage;
   size_t len = (size_t)(l1 - l0) * sizeof(mbsReal);
-  if (s->nhist > 0 && fabs(t - s->hist_t[s->hist_head]) <= 1e-14 * (1 + fabs(t))) {
-    memcpy(s->hist_lam + (size_t)s->hist_head * n + l0, x + l0, len);
+  mbsReal *ht = s->hist_t[sl], *hl = s->hist_lam + (size_t)sl * MBS_WARM_HIST * n;
+  if (s->nhist[sl] > 0 && fabs(t - ht[s->hist_head[sl]]) <= 1e-14 * (1 + fabs(t))) {
+    memcpy(hl + (size_t)s->hist_head[sl] * n + l0, x + l0, len);
     return;
   }
-  s->hist_head = (s->hist_head + 1) % MBS_WARM_HIST;
-  s->hist_t[s->hist_head] = t;
-  memcpy(s->hist_lam + (size_t)s->hist_head * n + l0, x + l0, len);
-  if (s->nhist < MBS_WARM_HIST) s->nhist++;
+  s->hist_head[sl] = (s->hist_head[sl] + 1) % MBS_WARM_HIST;
+  ht[s->hist_head[sl]] = t;
+  memcpy(hl + (size_t)s->hist_head[sl] * n + l0, x + l0, len);
+  if (s->nhist[sl] < MBS_WARM_HIST) s->nhist[sl]++;
 }
 
 // ---------------------------------------------------------------- vector helpers (owned range)
@@ -894,7 +899,7 @@ mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, con
   MBS_FLOPS(1);
 
   // initial guess from the history (warm start)
-  if (m->opt.warm_start != MBS_WARM_NONE && s->nhist > 0) {
+  if (m->opt.warm_start != MBS_WARM_NONE && s->nhist[s->stage] > 0) {
     mbs_cfsWarmStart(m, s, m->opt.warm_start, s->time, c->l0, c->l1, c->x);
   }
   return MBS_OK;

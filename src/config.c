@@ -677,7 +677,7 @@ static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
 }
 
 static mbsErr mbs_cfgReadStatic(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"method",   "dt",      "ke_tol", "dq_tol",
+  static const char *const keys[] = {"method",   "dt",      "ke_tol",  "dq_tol",
                                      "max_iter", "omega_d", "history", NULL};
   static const char *const methods[] = {"kinetic", "drain", NULL};
   const mbsCs *g;
@@ -1554,4 +1554,9 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   mbs_jsonNumber(j, "omega_d", so->omega_d);
   mbs_jsonInt(j, "history", so->history);
   mbs_jsonEndObject(j);
+}
+
+int mbs_configIsSet(const mbsConfig *cfg, const char *path) {
+  const config_t *tree = (const config_t *)cfg->priv;
+  return tree && config_lookup(tree, path) != NULL;
 }

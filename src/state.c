@@ -18,6 +18,7 @@ mbsErr mbs_stateCreate(const mbsModel *m, mbsState **out) {
     mbs_stateDestroy(&s);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory allocating the state");
   }
+  s->nstage = 1;
   mbs_stateReset(m, s);
   *out = s;
   return MBS_OK;
@@ -28,8 +29,21 @@ void mbs_stateReset(const mbsModel *m, mbsState *s) {
   memcpy(s->q, m->q0, (size_t)m->nq * sizeof(mbsReal));
   memcpy(s->qd, m->qd0, (size_t)m->nv * sizeof(mbsReal));
   memset(s->tau, 0, (size_t)m->nv * sizeof(mbsReal));
-  s->nhist = 0;
-  s->hist_head = 0;
+  for (int k = 0; k < MBS_MAX_STAGE; k++) s->nhist[k] = 0, s->hist_head[k] = 0;
+  s->stage = 0;
+}
+
+mbsErr mbs_stateSetStages(const mbsModel *m, mbsState *s, int nstage) {
+  MBS_CHECK(nstage >= 1 && nstage <= MBS_MAX_STAGE, MBS_ERR_INTERNAL, "bad stage count %d", nstage);
+  size_t n = (size_t)nstage * MBS_WARM_HIST * (size_t)(m->nlam > 0 ? m->nlam : 1);
+  mbsReal *h = realloc(s->hist_lam, n * sizeof(mbsReal));
+  MBS_CHECK(h, MBS_ERR_NOMEM, "out of memory (warm-start history of %d stages)", nstage);
+  memset(h, 0, n * sizeof(mbsReal));
+  s->hist_lam = h;
+  s->nstage = nstage;
+  for (int k = 0; k < MBS_MAX_STAGE; k++) s->nhist[k] = 0, s->hist_head[k] = 0;
+  s->stage = 0;
+  return MBS_OK;
 }
 
 void mbs_stateDestroy(mbsState **ps) {

@@ -92,9 +92,9 @@ void mbs_cfsPrecond(const mbsModel *m, const mbsCfs *c, const mbsReal *r, mbsRea
 /// too (parent block and sibling blocks). Needs mbs_cfsPosition.
 mbsErr mbs_cfsAssemble(const mbsModel *m, const mbsWork *w, mbsCfs *c);
 
-/// Extrapolate the warm-start guess at time t from the state's history (Lagrange polynomial of
-/// order 0..3 by \p mode through the newest solutions, non-uniform times; lower order while the
-/// history is short). Writes x[l0..l1).
+/// Extrapolate the warm-start guess at time t from the history of stage slot s->stage (Lagrange
+/// polynomial of order 0..3 by \p mode through the newest solutions, non-uniform times; lower order
+/// while the history is short). Writes x[l0..l1).
 void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t, int l0, int l1,
                       mbsReal *x);
 /// Push x[l0..l1) at time t into the state's history (replaces the newest entry if t equals its

@@ -94,4 +94,7 @@ const char *mbs_warmStartName(int w);
 const char *mbs_integratorName(int i);
 const char *mbs_outFormatName(int f);
 
+/// 1 if the dotted key (e.g. "solver.tol") was given in the file or by --set, else 0.
+int mbs_configIsSet(const mbsConfig *cfg, const char *path);
+
 #endif

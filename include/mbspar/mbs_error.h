@@ -16,7 +16,8 @@
   X(MBS_ERR_MPI, 6, "MPI error")                                                                   \
   X(MBS_ERR_PETSC, 7, "PETSc error")                                                               \
   X(MBS_ERR_UNSUPPORTED, 8, "unsupported feature")                                                 \
-  X(MBS_ERR_INTERNAL, 9, "internal error")
+  X(MBS_ERR_INTERNAL, 9, "internal error")                                                         \
+  X(MBS_INTERRUPTED, 10, "stopped by a signal after writing a checkpoint")
 
 typedef enum {
 #define MBS_ERR_ENUM(name, code, desc) name,

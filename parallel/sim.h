@@ -1,0 +1,34 @@
+/// \file sim.h
+/// `mbspar run`: time integration of the distributed state with PETSc TS, outputs, progress,
+/// checkpoint/restart and signal handling.
+#ifndef MBS_SIM_H
+#define MBS_SIM_H
+#include "mbspar/mbs_config.h"
+#include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_report.h"
+
+typedef void (*mbspJsonBody)(mbsJson *j, const void *ctx);
+
+typedef struct {
+  mbspComm *comm;
+  const mbsModel *m;
+  const mbsConfig *cfg;
+  const char *out_dir;   ///< output directory (created if absent)
+  int force;             ///< overwrite earlier outputs
+  int quiet;             ///< no progress, no table
+  const char *restart;   ///< checkpoint to continue from, or NULL
+  double progress_every; ///< seconds between plain progress lines when stderr is not a terminal
+  /// write the final report (common head + body) to the --json / --out targets; rank 0 only
+  mbsErr (*emit)(void *ctx, mbspJsonBody body, const void *bodyctx);
+  void *emit_ctx;
+} mbspSimArgs;
+
+/// Simulate from the model's initial state (or the checkpoint) to integrator.t_end. Returns
+/// MBS_INTERRUPTED (exit code 10) after SIGTERM/SIGUSR1 made every rank finish its step and a
+/// checkpoint was written. Collective.
+mbsErr mbsp_simRun(const mbspSimArgs *a);
+
+/// Install the SIGTERM/SIGUSR1 handlers (they only set a flag). Local.
+void mbsp_simInstallSignals(void);
+
+#endif
