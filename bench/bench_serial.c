@@ -48,14 +48,15 @@ static const char *bench_what[BENCH_NMETHOD] = {
 #define BENCH_MAXN 64
 
 typedef struct {
-  int nn;                                // number of chain lengths
-  int n[BENCH_MAXN];                     // chain lengths
-  double t[BENCH_NMETHOD][BENCH_MAXN];   // best seconds per call, < 0 = not measured
-  double cpu[BENCH_NMETHOD][BENCH_MAXN]; // best thread-CPU seconds per call
-  long calls[BENCH_NMETHOD][BENCH_MAXN]; // calls per repetition
-  char note[BENCH_NMETHOD][256];         // why a method stopped or is missing
-  double expo[BENCH_NMETHOD];            // fitted growth exponent (NAN if < 2 points)
-  int have[BENCH_NMETHOD];               // compiled in / available
+  int nn;                                  // number of chain lengths
+  int n[BENCH_MAXN];                       // chain lengths
+  double t[BENCH_NMETHOD][BENCH_MAXN];     // best seconds per call, < 0 = not measured
+  double cpu[BENCH_NMETHOD][BENCH_MAXN];   // best thread-CPU seconds per call
+  double setup[BENCH_NMETHOD][BENCH_MAXN]; // peers: seconds to build/load the model, < 0 = none
+  long calls[BENCH_NMETHOD][BENCH_MAXN];   // calls per repetition
+  char note[BENCH_NMETHOD][256];           // why a method stopped or is missing
+  double expo[BENCH_NMETHOD];              // fitted growth exponent (NAN if < 2 points)
+  int have[BENCH_NMETHOD];                 // compiled in / available
 } benchResult;
 
 typedef struct {
@@ -64,6 +65,17 @@ typedef struct {
   mbsWork *w;
   const mbsReal *qdd;
 } benchCtx;
+
+// one chain length: the mbspar model and workspace and the peers' models
+typedef struct {
+  benchChain c;
+  mbsModel *m;
+  mbsState *s;
+  mbsWork *w;
+  mbsReal *qdd;
+  benchCtx ctx;
+  benchPeer *mj, *sb;
+} benchPoint;
 
 static void bench_evalAba(void *p) {
   benchCtx *c = p;
@@ -101,43 +113,35 @@ static double bench_cputime(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-// best wall-clock seconds per call: calls per repetition grow until one repetition lasts
-// min_time, then the best of reps repetitions is kept; *cpu gets the best thread-CPU seconds per
-// call over the same repetitions (a cross-check when other work shares the machine)
-static double bench_time(void (*fn)(void *), void *ctx, double min_time, int reps, long *ncalls,
-                         double *cpu) {
-  fn(ctx); // warm-up
+// one repetition: calls calls of fn; wall-clock and thread-CPU seconds per call
+static void bench_rep(void (*fn)(void *), void *ctx, long calls, double *wall, double *cpu) {
+  double c0 = bench_cputime(), t0 = mbs_wtime();
+  for (long k = 0; k < calls; k++) fn(ctx);
+  *wall = (mbs_wtime() - t0) / calls;
+  *cpu = (bench_cputime() - c0) / calls;
+}
+
+// warm up, then double the calls per repetition (at least) until one repetition lasts min_time;
+// that repetition is the first one counted
+static long bench_calibrate(void (*fn)(void *), void *ctx, double min_time, double *wall,
+                            double *cpu) {
+  fn(ctx);
   long calls = 1;
-  double el, c0;
   for (;;) {
-    c0 = bench_cputime();
-    double t0 = mbs_wtime();
-    for (long k = 0; k < calls; k++) fn(ctx);
-    el = mbs_wtime() - t0;
-    c0 = bench_cputime() - c0;
-    if (el >= min_time) break;
+    bench_rep(fn, ctx, calls, wall, cpu);
+    double el = *wall * calls;
+    if (el >= min_time) return calls;
     double grow = el > 0 ? 1.2 * min_time / el : 100;
     calls = (long)ceil(calls * (grow < 2 ? 2 : (grow > 100 ? 100 : grow)));
   }
-  double best = el / calls, bestcpu = c0 / calls;
-  for (int r = 1; r < reps; r++) {
-    double c = bench_cputime(), t0 = mbs_wtime();
-    for (long k = 0; k < calls; k++) fn(ctx);
-    double t = (mbs_wtime() - t0) / calls;
-    c = (bench_cputime() - c) / calls;
-    if (t < best) best = t;
-    if (c < bestcpu) bestcpu = c;
-  }
-  *ncalls = calls;
-  *cpu = bestcpu;
-  return best;
 }
 
-// predicted seconds per call at n from the last two measured points of a method (power law)
-static double bench_predict(const benchResult *r, int meth, int i) {
+// predicted value at n[i] from the last two positive entries before i of v (power law, exponent
+// at least 1); 0 without data
+static double bench_predictArr(const benchResult *r, const double *v, int i) {
   int j1 = -1, j0 = -1;
   for (int j = i - 1; j >= 0; j--)
-    if (r->t[meth][j] > 0) {
+    if (v[j] > 0) {
       if (j1 < 0)
         j1 = j;
       else {
@@ -147,9 +151,12 @@ static double bench_predict(const benchResult *r, int meth, int i) {
     }
   if (j1 < 0) return 0;
   double p = 2;
-  if (j0 >= 0) p = log(r->t[meth][j1] / r->t[meth][j0]) / log((double)r->n[j1] / r->n[j0]);
+  if (j0 >= 0) p = log(v[j1] / v[j0]) / log((double)r->n[j1] / r->n[j0]);
   if (p < 1) p = 1;
-  return r->t[meth][j1] * pow((double)r->n[i] / r->n[j1], p);
+  return v[j1] * pow((double)r->n[i] / r->n[j1], p);
+}
+static double bench_predict(const benchResult *r, int meth, int i) {
+  return bench_predictArr(r, r->t[meth], i);
 }
 
 // least-squares slope of log t vs log N over the measured points with N >= nmin
@@ -330,14 +337,18 @@ static void bench_jnum(FILE *f, double v) {
 
 static void bench_usage(FILE *f) {
   fputs("usage: serial_baselines [--n N1,N2,...] [--min-time S] [--reps R] [--max-call S]\n"
+        "                        [--max-setup S]\n"
         "                        [--methods LIST] [--json PATH] [--csv PATH] [--git SHA]\n"
-        "                        [--no-peers] [--no-check]\n"
+        "                        [--no-peers] [--no-check] [--mujoco-format auto|mjcf|urdf]\n"
         "  --n         chain lengths (default 8,16,...,4096)\n"
         "  --min-time  seconds per repetition (default 0.2)\n"
         "  --reps      repetitions per point, the best is kept (default 5)\n"
         "  --max-call  skip a method once its predicted time per call exceeds S (default 10)\n"
+        "  --max-setup skip a peer once its predicted model load time exceeds S (default 300)\n"
         "  --methods   subset of aba,crba,rnea,mujoco,simbody,aba_kernel,rnea_kernel\n"
         "  --no-check  skip the equivalence check of the peers\n"
+        "  --mujoco-format  MuJoCo model file: auto (MJCF while it loads, then URDF; default),\n"
+        "              mjcf or urdf\n"
         "  --json/--csv  write the results there\n"
         "  --git       source revision to record (default: the one CMake saw)\n",
         f);
@@ -345,8 +356,8 @@ static void bench_usage(FILE *f) {
 
 int main(int argc, char **argv) {
   static benchResult R;
-  double min_time = 0.2, max_call = 10.0;
-  int reps = 5, peers = 1, check = 1;
+  double min_time = 0.2, max_call = 10.0, max_setup = 300.0;
+  int reps = 5, peers = 1, check = 1, mjformat = -1; // -1 = MJCF while it loads, then URDF
   const char *json = NULL, *csv = NULL, *git = MBS_GIT_SHA, *only = NULL;
   R.nn = 0;
   for (int n = 8; n <= 4096; n *= 2) R.n[R.nn++] = n;
@@ -366,6 +377,9 @@ int main(int argc, char **argv) {
       R.nn = 0;
       for (char *t = strtok(argv[++a], ","); t && R.nn < BENCH_MAXN; t = strtok(NULL, ","))
         if (atoi(t) > 0) R.n[R.nn++] = atoi(t);
+    } else if (!strcmp(o, "--mujoco-format")) {
+      a++;
+      mjformat = !strcmp(argv[a], "urdf") ? 1 : (!strcmp(argv[a], "mjcf") ? 0 : -1);
     } else if (!strcmp(o, "--methods")) {
       only = argv[++a];
     } else if (!strcmp(o, "--min-time")) {
@@ -374,6 +388,8 @@ int main(int argc, char **argv) {
       reps = atoi(argv[++a]);
     } else if (!strcmp(o, "--max-call")) {
       max_call = atof(argv[++a]);
+    } else if (!strcmp(o, "--max-setup")) {
+      max_setup = atof(argv[++a]);
     } else if (!strcmp(o, "--json")) {
       json = argv[++a];
     } else if (!strcmp(o, "--csv")) {
@@ -393,7 +409,7 @@ int main(int argc, char **argv) {
   // which methods exist in this build
   for (int k = 0; k < BENCH_NMETHOD; k++) {
     R.have[k] = 1;
-    for (int i = 0; i < R.nn; i++) R.t[k][i] = -1;
+    for (int i = 0; i < R.nn; i++) R.t[k][i] = R.setup[k][i] = -1;
     if (only) { // comma-separated subset
       char list[512];
       snprintf(list, sizeof list, ",%s,", only);
@@ -455,47 +471,56 @@ int main(int argc, char **argv) {
   }
   fflush(stdout);
 
-  // the measurements
+  // the measurements. Pass 1 sets every point up and calibrates it (calls per repetition);
+  // passes 2..reps repeat the points round-robin, so the repetitions of one point are spread
+  // over the whole run and a burst of other work on the machine spoils at most some of them.
+  static benchPoint P[BENCH_MAXN];
+  static void (*fnk[BENCH_NMETHOD][BENCH_MAXN])(void *);
+  static void *argk[BENCH_NMETHOD][BENCH_MAXN];
+  static int repk[BENCH_NMETHOD][BENCH_MAXN];
   int mj_urdf_from = 0; // first N loaded from URDF (0 = none)
   for (int i = 0; i < R.nn; i++) {
     int n = R.n[i];
-    benchChain c = bench_chainDefault(n);
-    mbsModel *m = NULL;
-    mbsState *s = NULL;
-    mbsWork *w = NULL;
-    if (bench_buildChain(&c, &m) || mbs_stateCreate(m, &s) || mbs_workCreate(m, &w)) {
+    benchPoint *pt = &P[i];
+    pt->c = bench_chainDefault(n);
+    if (bench_buildChain(&pt->c, &pt->m) || mbs_stateCreate(pt->m, &pt->s) ||
+        mbs_workCreate(pt->m, &pt->w)) {
       fprintf(stderr, "serial_baselines: setup N=%d failed: %s\n", n, mbs_errMsg());
       return 1;
     }
-    mbsReal *qdd = calloc((size_t)n, sizeof *qdd);
-    if (!qdd) return 1;
-    mbs_fwdPosition(m, s, w);
-    mbs_fwdVelocity(m, s, w);
-    mbs_aba(m, w);
-    memcpy(qdd, w->qdd, (size_t)n * sizeof *qdd);
-    benchCtx ctx = {m, s, w, qdd};
+    pt->qdd = calloc((size_t)n, sizeof *pt->qdd);
+    if (!pt->qdd) return 1;
+    mbs_fwdPosition(pt->m, pt->s, pt->w);
+    mbs_fwdVelocity(pt->m, pt->s, pt->w);
+    mbs_aba(pt->m, pt->w);
+    memcpy(pt->qdd, pt->w->qdd, (size_t)n * sizeof *pt->qdd);
+    pt->ctx = (benchCtx){pt->m, pt->s, pt->w, pt->qdd};
 
     for (int k = 0; k < BENCH_NMETHOD; k++) {
       if (!R.have[k]) continue;
       if (i > 0 && R.t[k][i - 1] < 0 && R.note[k][0]) continue; // stopped earlier
-      double pred = bench_predict(&R, k, i);
+      double pred = bench_predict(&R, k, i), spred = bench_predictArr(&R, R.setup[k], i);
       if (pred > max_call) {
         snprintf(R.note[k], 256, "skipped from N=%d on: predicted %.3g s per call > %.3g s", n,
                  pred, max_call);
         continue;
       }
-      int r = pred * (reps + 2) > 10 ? 3 : reps; // keep very slow points short
+      if (spred > max_setup) {
+        snprintf(R.note[k], 256,
+                 "skipped from N=%d on: model load predicted to take %.3g s > %.3g s", n, spred,
+                 max_setup);
+        continue;
+      }
       void (*fn)(void *) = NULL;
-      void *arg = &ctx;
-      benchPeer *peer = NULL;
+      void *arg = &pt->ctx;
       char err[400] = "";
-      (void)peer, (void)err; // unused when no peer is built in
+      (void)err; // unused when no peer is built in
       switch (k) {
       case BENCH_ABA:
         fn = bench_evalAba;
         break;
       case BENCH_CRBA:
-        if (mbs_workEnableCrba(m, w)) {
+        if (mbs_workEnableCrba(pt->m, pt->w)) {
           snprintf(R.note[k], 256, "skipped from N=%d on: %s", n, mbs_errMsg());
           continue;
         }
@@ -513,55 +538,77 @@ int main(int argc, char **argv) {
 #ifdef BENCH_HAVE_MUJOCO
       case BENCH_MUJOCO: {
         // nested MJCF while it loads, URDF beyond
-        int fmt = (mj_urdf_from && n >= mj_urdf_from) ? 1 : 0;
-        peer = bench_mujocoCreate(&c, fmt, err, sizeof err);
-        if (!peer && fmt == 0) {
+        int fmt = mjformat >= 0 ? mjformat : ((mj_urdf_from && n >= mj_urdf_from) ? 1 : 0);
+        double ts = mbs_wtime();
+        pt->mj = bench_mujocoCreate(&pt->c, fmt, err, sizeof err);
+        if (!pt->mj && fmt == 0 && mjformat < 0) {
           printf("# N=%d: %s -> using URDF from here on\n", n, err);
           mj_urdf_from = n;
-          peer = bench_mujocoCreate(&c, 1, err, sizeof err);
+          pt->mj = bench_mujocoCreate(&pt->c, 1, err, sizeof err);
         }
-        if (!peer) {
+        if (!pt->mj) {
           snprintf(R.note[k], 256, "failed from N=%d on: %s", n, err);
           continue;
         }
+        R.setup[k][i] = mbs_wtime() - ts;
         fn = bench_mujocoEval;
-        arg = peer;
+        arg = pt->mj;
         break;
       }
 #endif
 #ifdef BENCH_HAVE_SIMBODY
-      case BENCH_SIMBODY:
-        peer = bench_simbodyCreate(&c, err, sizeof err);
-        if (!peer) {
+      case BENCH_SIMBODY: {
+        double ts = mbs_wtime();
+        pt->sb = bench_simbodyCreate(&pt->c, err, sizeof err);
+        if (!pt->sb) {
           snprintf(R.note[k], 256, "failed from N=%d on: %s", n, err);
           continue;
         }
+        R.setup[k][i] = mbs_wtime() - ts;
         fn = bench_simbodyEval;
-        arg = peer;
+        arg = pt->sb;
         break;
+      }
 #endif
       default:
         continue;
       }
-      R.t[k][i] = bench_time(fn, arg, min_time, r, &R.calls[k][i], &R.cpu[k][i]);
-#ifdef BENCH_HAVE_MUJOCO
-      if (k == BENCH_MUJOCO) bench_mujocoDestroy(peer);
-#endif
-#ifdef BENCH_HAVE_SIMBODY
-      if (k == BENCH_SIMBODY) bench_simbodyDestroy(peer);
-#endif
+      fnk[k][i] = fn;
+      argk[k][i] = arg;
+      repk[k][i] = pred * (reps + 2) > 10 ? (reps < 3 ? reps : 3) : reps; // very slow: 3 reps
+      R.calls[k][i] = bench_calibrate(fn, arg, min_time, &R.t[k][i], &R.cpu[k][i]);
     }
     if (R.t[BENCH_ABA][i] > 0) {
-      printf("# N=%5d done: aba %.3g us", n, 1e6 * R.t[BENCH_ABA][i]);
+      printf("# N=%5d set up, first repetition: aba %.3g us", n, 1e6 * R.t[BENCH_ABA][i]);
       if (R.t[BENCH_MUJOCO][i] > 0) printf(", mujoco %.3g us", 1e6 * R.t[BENCH_MUJOCO][i]);
       if (R.t[BENCH_SIMBODY][i] > 0) printf(", simbody %.3g us", 1e6 * R.t[BENCH_SIMBODY][i]);
       printf("\n");
       fflush(stdout);
     }
-    free(qdd);
-    mbs_workDestroy(&w);
-    mbs_stateDestroy(&s);
-    mbs_modelDestroy(&m);
+  }
+  for (int pass = 1; pass < reps; pass++) {
+    for (int i = 0; i < R.nn; i++)
+      for (int k = 0; k < BENCH_NMETHOD; k++) {
+        if (!(R.t[k][i] > 0) || pass >= repk[k][i]) continue;
+        double t, c;
+        bench_rep(fnk[k][i], argk[k][i], R.calls[k][i], &t, &c);
+        if (t < R.t[k][i]) R.t[k][i] = t;
+        if (c < R.cpu[k][i]) R.cpu[k][i] = c;
+      }
+    printf("# pass %d of %d done\n", pass + 1, reps);
+    fflush(stdout);
+  }
+  for (int i = 0; i < R.nn; i++) {
+#ifdef BENCH_HAVE_MUJOCO
+    bench_mujocoDestroy(P[i].mj);
+#endif
+#ifdef BENCH_HAVE_SIMBODY
+    bench_simbodyDestroy(P[i].sb);
+#endif
+    free(P[i].qdd);
+    mbs_workDestroy(&P[i].w);
+    mbs_stateDestroy(&P[i].s);
+    mbs_modelDestroy(&P[i].m);
   }
   for (int k = 0; k < BENCH_NMETHOD; k++) R.expo[k] = bench_fitExponent(&R, k, 64);
   bench_loadavg(load1, sizeof load1);
@@ -625,7 +672,11 @@ int main(int argc, char **argv) {
   }
   for (int k = 0; k < BENCH_NMETHOD; k++)
     if (R.note[k][0]) printf("note %s: %s\n", bench_name[k], R.note[k]);
-  if (mj_urdf_from)
+  if (mjformat == 1)
+    printf("note mujoco: URDF for every N (--mujoco-format urdf)\n");
+  else if (mjformat == 0)
+    printf("note mujoco: MJCF for every N (--mujoco-format mjcf)\n");
+  else if (mj_urdf_from)
     printf("note mujoco: MJCF for N < %d, URDF from N=%d on\n", mj_urdf_from, mj_urdf_from);
   printf("summary: aba at N=1024: %.1f ns/body wall clock, %.1f ns/body thread CPU time (target "
          "<= 200)\n",
@@ -704,8 +755,8 @@ int main(int argc, char **argv) {
                "0.1, \"radius\": 0.01, \"mass\": 0.1, \"gravity\": 9.81},\n");
     fprintf(f,
             "  \"timing\": {\"min_time_s\": %g, \"reps\": %d, \"max_call_s\": %g, "
-            "\"statistic\": \"best of reps, seconds per call\"},\n",
-            min_time, reps, max_call);
+            "\"max_setup_s\": %g, \"statistic\": \"best of reps, seconds per call\"},\n",
+            min_time, reps, max_call, max_setup);
     fprintf(f, "  \"check\": [");
     for (int c = 0; c < ncheck; c++) {
       fprintf(f, "%s\n    {\"n\": %d, \"qdd_max\": ", c ? "," : "", ck[c].n);
@@ -732,7 +783,8 @@ int main(int argc, char **argv) {
     }
     fprintf(f, "},\n  \"n\": [");
     for (int i = 0; i < R.nn; i++) fprintf(f, "%s%d", i ? ", " : "", R.n[i]);
-    fprintf(f, "],\n  \"mujoco_urdf_from_n\": %d,\n  \"methods\": {", mj_urdf_from);
+    fprintf(f, "],\n  \"mujoco_format\": \"%s\", \"mujoco_urdf_from_n\": %d,\n  \"methods\": {",
+            mjformat < 0 ? "auto" : (mjformat ? "urdf" : "mjcf"), mj_urdf_from);
     for (int k = 0; k < BENCH_NMETHOD; k++) {
       fprintf(f, "%s\n    \"%s\": {\"what\": ", k ? "," : "", bench_name[k]);
       bench_jstr(f, bench_what[k]);
@@ -754,6 +806,11 @@ int main(int argc, char **argv) {
       for (int i = 0; i < R.nn; i++) {
         fputs(i ? ", " : "", f);
         bench_jnum(f, R.t[k][i] > 0 ? R.cpu[k][i] : NAN);
+      }
+      fprintf(f, "],\n      \"setup_s\": [");
+      for (int i = 0; i < R.nn; i++) {
+        fputs(i ? ", " : "", f);
+        bench_jnum(f, R.setup[k][i] > 0 ? R.setup[k][i] : NAN);
       }
       fprintf(f, "],\n      \"calls_per_rep\": [");
       for (int i = 0; i < R.nn; i++) fprintf(f, "%s%ld", i ? ", " : "", R.calls[k][i]);
