@@ -8,9 +8,9 @@
 #
 #   bench/stanford_cpa.sh [BUILD_DIR]      (default: build; needs mbspar, python3, gnuplot)
 #
-# The arm: configs/stanford_arm.cfg if present, else generated here with classic Stanford-arm
-# parameters (Paul 1981 masses and principal inertias; R R P R R R, link 3 prismatic along the
-# boom). Only the joint types and the topology change the graph of ABA and CRBA (flop counts do not
+# The arm: the first n bodies of configs/stanford_arm.cfg if present, else an arm generated here
+# with classic Stanford-arm parameters (Paul 1981 masses and principal inertias; R R P R R R,
+# link 3 prismatic along the boom). Only the joint types and the topology change the graph of ABA and CRBA (flop counts do not
 # depend on masses or lengths); for jcg the parameters set the iteration count, which is measured
 # (J-CG to solver.tol at the initial state) for each DOF.
 set -euo pipefail
@@ -51,6 +51,35 @@ gen_arm() { # gen_arm NDOF FILE
     echo "solver = { method = \"aba\"; tol = 1e-10; max_iter = 1000; };"
   } >"$f"
 }
+cut_arm() { # cut_arm NDOF FILE: the first NDOF bodies of configs/stanford_arm.cfg
+  python3 - "$here/configs/stanford_arm.cfg" "$1" "$2" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+n, out = int(sys.argv[2]), sys.argv[3]
+body = re.sub(r"#[^\n]*", "", text)  # comments out
+i = body.index("bodies")
+i = body.index("(", i)
+# top-level { ... } entries of the bodies list
+ents, depth, start = [], 0, None
+for k in range(i + 1, len(body)):
+    ch = body[k]
+    if ch == "{":
+        if depth == 0:
+            start = k
+        depth += 1
+    elif ch == "}":
+        depth -= 1
+        if depth == 0:
+            ents.append(body[start:k + 1])
+    elif ch == ")" and depth == 0:
+        break
+grav = re.search(r"gravity\s*=\s*\[[^\]]*\]", body).group(0)
+with open(out, "w") as f:
+    f.write('description = "first %d bodies of configs/stanford_arm.cfg";\n' % n)
+    f.write("model = {\n  %s;\n  bodies = (\n    %s\n  );\n};\n" % (grav, ",\n    ".join(ents[:n])))
+    f.write('solver = { method = "aba"; tol = 1e-10; max_iter = 1000; };\n')
+PY
+}
 src=generated
 if [[ -f $here/configs/stanford_arm.cfg ]]; then src=configs/stanford_arm.cfg; fi
 
@@ -59,8 +88,8 @@ for ((n = 1; n <= 6; n++)); do
   cfg=$work/arm$n.cfg
   if [[ $src == generated ]]; then
     gen_arm "$n" "$cfg"
-  else # the first n bodies of the shipped config are not addressable by --set: generate anyway
-    gen_arm "$n" "$cfg"
+  else
+    cut_arm "$n" "$cfg"
   fi
   for meth in "${methods[@]}"; do
     for grain in op flop; do
