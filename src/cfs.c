@@ -574,10 +574,12 @@ static mbsErr mbs_solveJacobi(const mbsModel *m, const mbsWork *w, mbsCfs *c,
   for (int it = 0; it <= m->opt.max_iter; it++) {
     MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
     for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
+    MBS_FLOPS(c->l1 - c->l0);
     mbs_cfsPrecond(m, c, r, z);
     double om = c->jacobi_omega;
     for (int i = c->l0; i < c->l1; i++) z[i] *= om;
     for (int i = c->l0; i < c->l1; i++) x[i] += z[i];
+    MBS_FLOPS(2L * (c->l1 - c->l0));
     double red[3] = {mbs_dotLocal(c, r, r), mbs_dotLocal(c, z, z), mbs_dotLocal(c, x, x)}, res;
     MBS_CALL(mbs_reduce(comm, red, 3));
     info->it = it;
@@ -586,6 +588,7 @@ static mbsErr mbs_solveJacobi(const mbsModel *m, const mbsWork *w, mbsCfs *c,
       return MBS_OK;
     }
     if (it == 0) rr0 = red[0];
+    MBS_FLOPS(1);
     if (red[0] > 1e12 * rr0) { // rho(I - D^-1 A) > 1: possible for trees (sibling couplings)
       info->reason = MBS_REASON_DIVERGED_DTOL;
       return MBS_OK;
@@ -594,8 +597,10 @@ static mbsErr mbs_solveJacobi(const mbsModel *m, const mbsWork *w, mbsCfs *c,
     int conv = mbs_converged(m, red[0], red[1], red[2], info->bnorm, &res);
     info->res = res;
     if (conv) {
-      if (m->opt.criterion != MBS_CRIT_CHANGE)
+      if (m->opt.criterion != MBS_CRIT_CHANGE) {
         for (int i = c->l0; i < c->l1; i++) x[i] -= z[i];
+        MBS_FLOPS(c->l1 - c->l0);
+      }
       info->reason = MBS_REASON_CONVERGED;
       return MBS_OK;
     }
@@ -610,16 +615,21 @@ static mbsErr mbs_solveChebyshev(const mbsModel *m, const mbsWork *w, mbsCfs *c,
   mbsReal *x = c->x, *r = c->r, *z = c->z, *d = c->p, *q = c->q;
   double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta;
   double rho = 1 / sigma, res;
+  MBS_FLOPS(6);
   MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
   for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
+  MBS_FLOPS(c->l1 - c->l0);
   mbs_cfsPrecond(m, c, r, z);
   for (int i = c->l0; i < c->l1; i++) d[i] = z[i] / theta;
+  MBS_FLOPS(c->l1 - c->l0);
   info->reason = MBS_REASON_DIVERGED_MAXIT;
   double r0 = -1;
   for (int it = 1; it <= maxit; it++) {
     for (int i = c->l0; i < c->l1; i++) x[i] += d[i];
+    MBS_FLOPS(c->l1 - c->l0);
     MBS_CALL(mbs_cfsApply(m, w, c, comm, d, 0, q));
     for (int i = c->l0; i < c->l1; i++) r[i] -= q[i];
+    MBS_FLOPS(c->l1 - c->l0);
     mbs_cfsPrecond(m, c, r, z);
     double red[3] = {mbs_dotLocal(c, r, r), mbs_dotLocal(c, d, d), mbs_dotLocal(c, x, x)};
     MBS_CALL(mbs_reduce(comm, red, 3));
@@ -629,6 +639,7 @@ static mbsErr mbs_solveChebyshev(const mbsModel *m, const mbsWork *w, mbsCfs *c,
       return MBS_OK;
     }
     if (r0 < 0) r0 = red[0];
+    MBS_FLOPS(1);
     if (red[0] > 1e12 * r0) { // the interval was wrong: report divergence
       info->reason = MBS_REASON_DIVERGED_DTOL;
       return MBS_OK;
@@ -641,6 +652,7 @@ static mbsErr mbs_solveChebyshev(const mbsModel *m, const mbsWork *w, mbsCfs *c,
     info->res = res;
     double rho_new = 1 / (2 * sigma - rho);
     for (int i = c->l0; i < c->l1; i++) d[i] = rho_new * rho * d[i] + 2 * rho_new / delta * z[i];
+    MBS_FLOPS(3 + 6L * (c->l1 - c->l0));
     rho = rho_new;
   }
   return MBS_OK;
@@ -982,6 +994,7 @@ mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const
     if (m->opt.rho > 0) {
       MBS_CHECK(m->opt.rho < 1, MBS_ERR_INPUT, "solver.rho must be below 1 (got %g)", m->opt.rho);
       lo = 1 - m->opt.rho, hi = 1 + m->opt.rho;
+      MBS_FLOPS(2);
     } else if (c->have_spec) {
       lo = c->lmin, hi = c->lmax;
     } else {
