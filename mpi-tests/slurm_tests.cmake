@@ -8,7 +8,7 @@ if(TARGET mbspar)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_slurm.sh ${CMAKE_SOURCE_DIR}
                    $<TARGET_FILE:mbspar>)
   # the jobs use 2 cpus; RUN_SERIAL keeps other tests from competing with the daemons and ranks
-  set_tests_properties(slurm_batch PROPERTIES LABELS "slurm" TIMEOUT 240 PROCESSORS 2
+  set_tests_properties(slurm_batch PROPERTIES LABELS "slurm" TIMEOUT 300 PROCESSORS 2
                        RUN_SERIAL TRUE)
 endif()
 

@@ -15,7 +15,10 @@
 # 5. ALWAYS (trap EXIT) cancels its jobs, kills what still runs under its daemons and stops the
 #    daemons it started, by pid.
 # Missing SLURM binaries are a failure (scripts/setup.sh installs them), never a skip.
-# Environment: MBS_SLURM_KEEP=1 keeps the temporary directory (logs) for inspection.
+# Environment: MBS_SLURM_KEEP=1 keeps the temporary directory (logs) for inspection;
+# MBS_SLURM_EXEC="COMMAND" runs COMMAND (bash -c, SLURM_CONF exported, cwd = the jobs directory)
+# once the node is idle, instead of the checks, then stops the cluster as usual: a way to try
+# the batch scripts by hand against a throw-away SLURM, e.g. MBS_SLURM_EXEC=bash for a shell.
 set -euo pipefail
 
 src=${1:?usage: test_slurm.sh SOURCE_DIR MBSPAR_BINARY}
@@ -147,6 +150,7 @@ MinJobAge=600
 FirstJobId=$((1000 + RANDOM % 30000 * 1000))
 TmpFS=$tmp/tmpfs
 KillWait=5
+AuthInfo=cred_expire=5
 InactiveLimit=0
 SchedulerParameters=sched_interval=2
 StateSaveLocation=$tmp/state
@@ -178,6 +182,12 @@ for _ in $(seq 1 150); do
 done
 [ "$state" = idle ] || fail "node not idle after 30 s (sinfo: '$state')"
 say "slurmctld pid $ctld_pid, slurmd pid $slurmd_pid, node idle after $(($(date +%s) - t0)) s"
+
+if [ -n "${MBS_SLURM_EXEC:-}" ]; then
+  say "running MBS_SLURM_EXEC in $tmp/jobs: $MBS_SLURM_EXEC"
+  (cd "$tmp/jobs" && MBS_BIN=$bin bash -c "$MBS_SLURM_EXEC")
+  exit $?
+fi
 
 # submit from the jobs directory: relative paths in the scripts resolve there
 submit() { # name script [script args...]; env MBS_* as set by the caller
@@ -221,39 +231,67 @@ expect_ok() { # name id timeout_s
 
 cfg=$src/configs/chain.cfg
 export MBS_BIN=$bin
+# a short simulation: 16 links, 3000 RK4 steps (a few seconds on 2 idle cores), a row every 10
+t_end=0.3
+run_set=(--set model.chain.n=16 --set integrator.method=rk4 --set integrator.dt=1e-4
+  --set "integrator.t_end=$t_end" --set output.every=10 --set output.checkpoint_every=0)
 
-# --- 1. single.sbatch: 2 tasks, srun --mpi=pmix, accel on a 64-body chain ---------------------
+# --- jobs, submitted at once (FIFO on the node's cpus) --------------------------------------------
+# 1. single.sbatch: `mbspar run`, 2 tasks, srun --mpi=pmix, uninterrupted (also the reference)
 out1=$tmp/out/single
-id1=$(MBS_VERB=accel submit single --ntasks=2 "$src/slurm/single.sbatch" "$cfg" "$out1" \
-  --set model.chain.n=64)
+id1=$(MBS_VERB=run submit single --ntasks=2 "$src/slurm/single.sbatch" "$cfg" "$out1" "${run_set[@]}")
 [ -n "$id1" ] || fail "sbatch of single.sbatch returned no job id"
-say "submitted single.sbatch as job $id1"
-
-# --- 2./3. strong and weak scaling scripts on tiny models (they queue behind job 1) ---------------
-id2=$(submit strong --ntasks=2 "$src/slurm/strong.sbatch" "$cfg" "$tmp/out/strong" \
+# 2. the same run, to be stopped by SIGUSR1: checkpoint, exit 10, requeue, restart, finish
+out2=$tmp/out/requeue
+id2=$(MBS_VERB=run submit requeue --ntasks=2 "$src/slurm/single.sbatch" "$cfg" "$out2" "${run_set[@]}")
+# 3./4. strong and weak scaling scripts on tiny models (accel)
+id3=$(submit strong --ntasks=2 "$src/slurm/strong.sbatch" "$cfg" "$tmp/out/strong" \
   --set model.chain.n=64 --repeat 3)
-id3=$(MBS_BODIES_PER_RANK=32 submit weak --ntasks=2 "$src/slurm/weak.sbatch" "$cfg" \
+id4=$(MBS_BODIES_PER_RANK=32 submit weak --ntasks=2 "$src/slurm/weak.sbatch" "$cfg" \
   "$tmp/out/weak" --repeat 3)
-say "submitted strong.sbatch as job $id2, weak.sbatch as job $id3"
+say "submitted jobs: single $id1, requeue $id2, strong $id3, weak $id4"
 
-expect_ok single "$id1" 60
+# --- 1. the single run ------------------------------------------------------------------------------
+expect_ok single "$id1" 120
 log1=$tmp/jobs/single.out
 grep -q 'srun --mpi=pmix' "$log1" || fail "single log does not show the srun --mpi=pmix launch"
 grep -q 'mbspar exited with code 0' "$log1" || fail "single log lacks 'mbspar exited with code 0'"
-[ -s "$out1/accel.json" ] || fail "no JSON report $out1/accel.json"
-python3 - "$out1/accel.json" <<'EOF' || fail "JSON report check failed"
+grep -q 'rank 1 host' "$log1" || fail "single log lacks the per-rank hwloc report"
+[ -s "$out1/run.json" ] || fail "no JSON report $out1/run.json"
+python3 - "$out1/run.json" "$t_end" <<'EOF' || fail "JSON report check failed ($out1/run.json)"
 import json, sys
 d = json.load(open(sys.argv[1]))
+t_end = float(sys.argv[2])
 assert d["ranks"] == 2, "ranks = %r, expected 2" % d["ranks"]
-assert d["solver"]["converged"] is True, "solver not converged: %r" % d["solver"]
-assert len(d["qdd"]) == 64, "qdd has %d entries, expected 64" % len(d["qdd"])
 aff = d["affinity"]
 assert [a["rank"] for a in aff] == [0, 1], "affinity records: %r" % aff
-print("test_slurm: JSON ok: ranks 2, converged in %d iterations, cpusets %s, binding %s" % (
-    d["solver"]["iterations"], [a["cpuset"] for a in aff], [a["binding"] for a in aff]))
+r = d["results"]
+assert abs(r["t"] - t_end) < 1e-12, "final t = %r, expected %r" % (r["t"], t_end)
+assert len(r["q"]) == 16 and len(r["qd"]) == 16, "q/qd lengths"
+print("test_slurm: single: run.json ok: ranks 2, t = %r, cpusets %s, binding %s" % (
+    r["t"], [a["cpuset"] for a in aff], [a["binding"] for a in aff]))
 EOF
-grep -q 'rank 1 host' "$log1" || fail "single log lacks the per-rank hwloc report"
 
+# --- 2. signal -> checkpoint -> exit 10 -> scontrol requeue -> restart from the checkpoint ---------
+# wait (bounded) until job 2 runs and has written output rows, then signal its batch shell
+n=0
+while :; do
+  st=$(scontrol -o show job "$id2" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+  rows=0
+  [ -r "$out2/trajectory.csv" ] && rows=$(wc -l <"$out2/trajectory.csv")
+  [ "$st" = RUNNING ] && [ "$rows" -ge 3 ] && break
+  case "$st" in
+  RUNNING | PENDING | CONFIGURING) ;;
+  *) fail "requeue job $id2 is '$st' before the signal" ;;
+  esac
+  [ "$n" -lt 450 ] || fail "requeue job $id2 wrote no output rows within 90 s (state $st)"
+  sleep 0.2
+  n=$((n + 1))
+done
+say "job requeue ($id2) running, $rows trajectory lines: scancel --batch --signal=USR1 $id2"
+scancel --batch --signal=USR1 "$id2" || fail "scancel --batch --signal=USR1 failed"
+
+# 3./4. the scaling jobs run while the requeued job waits for its begin time
 check_csv() { # name csv rows
   local name=$1 csv=$2 rows=$3
   [ -s "$csv" ] || fail "$name: no CSV $csv"
@@ -268,10 +306,39 @@ print("test_slurm: %s: %d rows, ranks %s, time_per_eval_s %s" % (
     sys.argv[1], len(rows), [r["ranks"] for r in rows], [r["time_per_eval_s"] for r in rows]))
 EOF
 }
-
-expect_ok strong "$id2" 60
+expect_ok strong "$id3" 90
 check_csv strong "$tmp/out/strong/strong.csv" 3 # aba baseline + jcg at 1 and 2 ranks
-expect_ok weak "$id3" 60
+expect_ok weak "$id4" 60
 check_csv weak "$tmp/out/weak/weak.csv" 2 # 1 and 2 ranks
+
+expect_ok requeue "$id2" 120
+log2=$tmp/jobs/requeue.out
+if ! grep -q 'mbspar exited with code 10' "$log2" && grep -q 'received SIGUSR1' "$log2"; then
+  cat "$log2" >&2
+  fail "the run ended before SIGUSR1 reached it (too fast here? raise t_end in this test)"
+fi
+for want in 'received SIGUSR1' 'mbspar exited with code 10' "scontrol requeue $id2" \
+  'restart count 1' "restarting from $out2/checkpoint.bin" 'mbspar exited with code 0'; do
+  grep -qF "$want" "$log2" || {
+    cat "$log2" >&2
+    fail "requeue job log lacks '$want'"
+  }
+done
+restarts=$(scontrol -o show job "$id2" | sed -n 's/.* Restarts=\([0-9]*\).*/\1/p')
+[ "$restarts" = 1 ] || fail "requeue job: Restarts=$restarts, expected 1"
+# the restarted run ends in exactly the state of the uninterrupted one (same rank count)
+# and every trajectory row of the uninterrupted run appears, byte for byte, in the restarted one
+python3 - "$out1" "$out2" <<'EOF' || fail "restarted run differs from the uninterrupted run"
+import json, sys
+a, b = (json.load(open(d + "/run.json"))["results"] for d in sys.argv[1:3])
+assert a["t"] == b["t"], "t %r vs %r" % (a["t"], b["t"])
+assert a["q"] == b["q"], "final q differs"
+assert a["qd"] == b["qd"], "final qd differs"
+ta, tb = (open(d + "/trajectory.csv").read().splitlines() for d in sys.argv[1:3])
+missing = [r for r in ta if r not in set(tb)]
+assert not missing, "%d trajectory rows differ, first at t = %s" % (len(missing), missing[0].split(",")[0])
+print("test_slurm: requeue: restarted run ends at t = %r with q, qd identical to the uninterrupted run;"
+      " all %d trajectory rows identical (%d extra: the stop time)" % (b["t"], len(ta), len(tb) - len(ta)))
+EOF
 
 say "PASS in $(($(date +%s) - t0)) s"
