@@ -28,8 +28,9 @@ static unsigned long long mbs_countEval(mbsModel *m, int method, int iters, int 
   o->method = method;
   o->criterion = m->opt.criterion;
   o->has_tau = s->tau != NULL;
-  if (method == MBS_SOLVER_JCG) {
+  if (method == MBS_SOLVER_JCG || method == MBS_SOLVER_JACOBI || method == MBS_SOLVER_CHEBYSHEV) {
     m->opt.warm_start = MBS_WARM_NONE;
+    if (method == MBS_SOLVER_CHEBYSHEV) m->opt.rho = 0.995;
     m->opt.tol = conv_run ? 1e-10 : 0; // tol 0: exactly iters iterations
     m->opt.max_iter = conv_run ? 10000 : iters;
     MBS_EXPECT_OK(mbs_cfsCreate(m, 0, m->nbody, &c));
@@ -41,7 +42,11 @@ static unsigned long long mbs_countEval(mbsModel *m, int method, int iters, int 
     o->converged = w->stat.reason == MBS_REASON_CONVERGED;
     if (!conv_run)
       MBS_EXPECT(w->stat.reason == MBS_REASON_DIVERGED_MAXIT && w->stat.iterations == iters,
-                 "jcg ran %d iterations, reason %d", w->stat.iterations, w->stat.reason);
+                 "%s ran %d iterations, reason %d", mbs_solverName(method), w->stat.iterations,
+                 w->stat.reason);
+    else
+      MBS_EXPECT(o->converged, "%s did not converge (%d iterations, reason %d)",
+                 mbs_solverName(method), w->stat.iterations, w->stat.reason);
   } else {
     if (method == MBS_SOLVER_CRBA) MBS_EXPECT_OK(mbs_workEnableCrba(m, w));
     mbs_flop_count = 0;
@@ -76,7 +81,9 @@ static void mbs_checkEquality(mbsModel *m, const char *what, int method, int ite
   MBS_EXPECT(cnt > 0, "%s: the instrumented build counted no flops", what);
   for (int grain = 0; grain < 4; grain++) { // op, block, body, flop
     o.grain = grain;
-    int maxr = method == MBS_SOLVER_JCG ? (m->nbody < 3 ? m->nbody : 3) : 0;
+    int iterative =
+        method == MBS_SOLVER_JCG || method == MBS_SOLVER_JACOBI || method == MBS_SOLVER_CHEBYSHEV;
+    int maxr = iterative ? (m->nbody < 3 ? m->nbody : 3) : 0;
     for (int R = 0; R <= maxr; R++) {
       o.ranks = R;
       long long t1 = -1;
@@ -89,7 +96,7 @@ static void mbs_checkEquality(mbsModel *m, const char *what, int method, int ite
     }
   }
   printf("  %-28s %-5s it %3d%s: T1 = %llu flops (counted) = graph\n", what, mbs_solverName(method),
-         method == MBS_SOLVER_JCG ? o.iterations : 0, o.converged ? " conv" : "     ", cnt);
+         method >= MBS_SOLVER_JACOBI ? o.iterations : 0, o.converged ? " conv" : "     ", cnt);
 }
 
 int main(void) {
@@ -120,6 +127,21 @@ int main(void) {
     m->opt.criterion = MBS_CRIT_CHANGE;
     mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JCG, 4, 0);
     m->opt.criterion = MBS_CRIT_RESIDUAL;
+    if (cases[k].chain) { // Jacobi's graph covers unbranched models; Chebyshev with solver.rho
+      mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JACOBI, 6, 0);
+      mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CHEBYSHEV, 6, 0);
+      if (cases[k].n <= 12) {
+        mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JACOBI, 0, 1);
+        mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CHEBYSHEV, 0, 1);
+      }
+    } else {
+      mbsCpaOptions o;
+      mbsCpaGraph *g = NULL;
+      mbs_cpaDefaults(&o);
+      o.method = MBS_SOLVER_JACOBI;
+      MBS_EXPECT(mbs_cpaBuild(m, &o, &g) == MBS_ERR_UNSUPPORTED, "jacobi graph on a tree");
+      mbs_cpaDestroy(&g);
+    }
     mbs_modelDestroy(&m);
   }
 
@@ -205,8 +227,8 @@ int main(void) {
       mbs_cpaDestroy(&g);
     }
     o.ranks = 0;
-    o.method = MBS_SOLVER_JACOBI;
-    MBS_EXPECT(mbs_cpaBuild(m, &o, &g) == MBS_ERR_UNSUPPORTED, "jacobi graph");
+    o.method = MBS_SOLVER_GS;
+    MBS_EXPECT(mbs_cpaBuild(m, &o, &g) == MBS_ERR_UNSUPPORTED, "gauss-seidel graph");
     // --dot refuses big graphs
     o.method = MBS_SOLVER_ABA;
     MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));

@@ -85,8 +85,9 @@ static const char mbs_usage[] =
     "                   (default 10; a terminal gets a live line)\n"
     "  --bind MODE      bind each rank (and its threads) when the launcher did not:\n"
     "                   core, numa or none (default: leave as launched)\n"
-    "  cpa options: --method aba|crba|jcg  --grain op|block|body  --iterations K (jcg;\n"
-    "                   default: measured)  --procs PMAX (table P = 1, 2, 4 .. PMAX; 1024)\n"
+    "  cpa options: --method aba|crba|jcg|jacobi|chebyshev  --grain op|block|body|flop\n"
+    "                   --iterations K (iterative methods; default: measured)\n"
+    "                   --procs PMAX (table P = 1, 2, 4 .. PMAX; 1024)\n"
     "                   --dot FILE (Graphviz, <= 2000 nodes)  --calibrate (time the kernels\n"
     "                   and, with >= 2 ranks, messages)  --latency S  --bandwidth BYTES/S\n"
     "                   --flop-time S\n"
@@ -883,7 +884,7 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
   mbs_jsonBeginObject(j, "cpa");
   mbs_jsonString(j, "method", mbs_solverName(o->method));
   mbs_jsonString(j, "grain", mbs_cpaGrainName(o->grain));
-  if (o->method == MBS_SOLVER_JCG) {
+  if (c->iter_source) {
     mbs_jsonInt(j, "iterations", o->iterations);
     mbs_jsonString(j, "iterations_source", c->iter_source);
     mbs_jsonBool(j, "converged", o->converged);
@@ -986,7 +987,8 @@ static mbsErr mbs_cpaCalibrate(mbspComm *comm, const mbsModel *m, mbsCpaOptions 
   e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(m, &w);
   if (!e && o->method == MBS_SOLVER_CRBA) e = mbs_workEnableCrba(m, w);
-  if (!e && o->method == MBS_SOLVER_JCG) {
+  if (!e && (o->method == MBS_SOLVER_JCG || o->method == MBS_SOLVER_JACOBI ||
+             o->method == MBS_SOLVER_CHEBYSHEV)) {
     mm->opt.tol = 0, mm->opt.max_iter = o->iterations; // exactly the graph's iterations
     e = mbs_cfsCreate(m, 0, m->nbody, &c);
   }
@@ -1023,9 +1025,11 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
   const char *a;
   o.method = m->opt.solver;
   if ((a = mbs_cpaArg(cli, "--method"))) o.method = mbs_solverFromName(a);
-  if (o.method != MBS_SOLVER_ABA && o.method != MBS_SOLVER_CRBA && o.method != MBS_SOLVER_JCG)
+  int iterative = o.method == MBS_SOLVER_JCG || o.method == MBS_SOLVER_JACOBI ||
+                  o.method == MBS_SOLVER_CHEBYSHEV;
+  if (o.method != MBS_SOLVER_ABA && o.method != MBS_SOLVER_CRBA && !iterative)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                   "mbspar cpa: --method %s: graphs exist for aba, crba and jcg (use --method)",
+                   "mbspar cpa: --method %s: graphs exist for aba, crba, jcg, jacobi, chebyshev",
                    a ? a : mbs_solverName(o.method));
   if (!e && (a = mbs_cpaArg(cli, "--grain")) && (o.grain = mbs_cpaGrainFromName(a)) < 0)
     e = mbs_errSet(MBS_ERR_USAGE, "mbspar cpa: --grain %s: expected op, block or body", a);
@@ -1048,7 +1052,7 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
   e = mbsp_agreeErr(comm, e);
 
   // J-CG iterations: measured by a real solve at the initial state unless given
-  if (!e && o.method == MBS_SOLVER_JCG && !out.iter_source) {
+  if (!e && iterative && !out.iter_source) {
     out.iter_source = "measured";
     if (rank == 0) {
       mbsState *s = NULL;
@@ -1056,7 +1060,7 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
       mbsCfs *c = NULL;
       mbsModel *mm = (mbsModel *)m; // opt only: restored below
       mbsOption save = m->opt;
-      mm->opt.solver = MBS_SOLVER_JCG;
+      mm->opt.solver = o.method;
       e = mbs_stateCreate(m, &s);
       if (!e) e = mbs_workCreate(m, &w);
       if (!e) e = mbs_cfsCreate(m, 0, m->nbody, &c);
@@ -1100,7 +1104,7 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
     out.nmsg[i] = 0;
     if (g->fine) continue; // flop grain: Brent bound only
     e = mbs_cpaSchedule(g, P, &out.tp[i]);
-    if (!e && o.method == MBS_SOLVER_JCG && P <= m->nbody) {
+    if (!e && iterative && P <= m->nbody) {
       // owner-computes on P ranks with messages
       mbsCpaOptions od = o;
       mbsCpaGraph *gd = NULL;
@@ -1122,7 +1126,7 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
   // table
   if (!e && !cli->quiet && !(cli->json && !strcmp(cli->json, "-"))) {
     printf("mbspar cpa %s: method %s", cfg->filename, mbs_solverName(o.method));
-    if (o.method == MBS_SOLVER_JCG)
+    if (iterative)
       printf(" (%d iterations, %s%s)", o.iterations, out.iter_source,
              o.converged ? ", converged" : "");
     printf(", grain %s, %d bodies, %d dofs\n", mbs_cpaGrainName(o.grain), m->nbody, m->nv);
@@ -1137,7 +1141,7 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
            r.span / o.flop_time, r.span, r.path_nodes);
     printf("  %-24s %14.2f\n", "T1/T_inf (max speedup)", r.parallelism);
     printf("\n  %6s %12s %9s %12s", "P", "list T_P [s]", "speedup", "T1/P+T_inf");
-    if (o.method == MBS_SOLVER_JCG) printf(" %14s %9s %7s", "distrib T_P", "speedup", "msgs");
+    if (iterative) printf(" %14s %9s %7s", "distrib T_P", "speedup", "msgs");
     printf("\n");
     for (int i = 0; i < out.nP; i++) {
       int P = out.P[i];
@@ -1145,7 +1149,7 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
         printf("  %6d %12.4e %9.2f %12.4e", P, out.tp[i], r.work / out.tp[i], r.work / P + r.span);
       else
         printf("  %6d %12s %9s %12.4e", P, "-", "-", r.work / P + r.span);
-      if (o.method == MBS_SOLVER_JCG) {
+      if (iterative) {
         if (isfinite(out.tdist[i]))
           printf(" %14.4e %9.2f %7d", out.tdist[i], r.work / out.tdist[i], out.nmsg[i]);
         else

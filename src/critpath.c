@@ -420,6 +420,7 @@ typedef struct {
   int *up, *mid, *down; // per body: the last operator application
   int *leaf;            // scratch (nbody)
   int *part;            // scratch (ranks)
+  int ctl;              // control dependency of the next application (-1: none)
   int napply;           // operator applications so far (phase ids)
 } mbsCpaCfs;
 
@@ -431,6 +432,7 @@ static void mbs_cpaApply(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known
     long long f = mbs_flopCfsUp(m->body_lamnum[b], m->body_dofnum[b], known, p >= 0);
     C->up[b] = mbs_cpaNode(B, MBS_CPA_CFS_UP, b, f, ph, ph);
     if (xn) mbs_cpaDep(B, xn[b], C->up[b]);
+    mbs_cpaDep(B, C->ctl, C->up[b]);
     mbs_cpaDep(B, C->T[b], C->up[b]);
     mbs_cpaDep(B, K->joint[b], C->up[b]);
     if (known) {
@@ -512,6 +514,138 @@ static void mbs_cpaReduce(mbsCpaB *B, mbsCpaCfs *C, int nd, int *const *leaves, 
   }
 }
 
+// per body: r = b - q (or r -= q: prev = the previous r), z = D^-1 r
+static void mbs_cpaResidual(mbsCpaB *B, mbsCpaCfs *C, const int *prev, int ph, int *rn, int *zn) {
+  const mbsModel *m = B->m;
+  for (int b = 0; b < m->nbody; b++) {
+    int nl = m->body_lamnum[b], r;
+    r = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
+    mbs_cpaDep(B, prev[b], r);
+    mbs_cpaDep(B, C->down[b], r);
+    rn[b] = r;
+    zn[b] = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
+    mbs_cpaDep(B, r, zn[b]);
+    mbs_cpaDep(B, C->D[b], zn[b]);
+  }
+}
+
+// the divergence guard (1 flop) and the convergence test (2 flops) after a fused reduction of
+// three dots; returns the convergence node
+static int mbs_cpaTest(mbsCpaB *B, const int *red, int bnorm) {
+  int dtol = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+  mbs_cpaDep(B, red[0], dtol);
+  int conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+  for (int d = 0; d < 3; d++) mbs_cpaDep(B, red[d], conv);
+  mbs_cpaDep(B, dtol, conv);
+  mbs_cpaDep(B, bnorm, conv);
+  return conv;
+}
+
+// block Jacobi (cfs.c mbs_solveJacobi on unbranched models: omega = 1, no spectrum estimate):
+// iterations + 1 sweeps x <- x + omega D^-1 (b - A x); xn receives the final writers of x
+static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
+                          int *xn, int *rn, int *zn, int **lv) {
+  const mbsModel *m = B->m;
+  const mbsCpaOptions *o = B->o;
+  int n = m->nbody, red[3], conv = -1;
+  for (int b = 0; b < n; b++) xn[b] = -1;
+  for (int it = 0; it <= o->iterations; it++) {
+    C->ctl = conv; // the next sweep runs only if this one did not converge
+    mbs_cpaApply(B, K, C, 0, xn);
+    int ph = PH_ITER + 8 * (C->napply - 1);
+    mbs_cpaResidual(B, C, rhs, ph, rn, zn);
+    for (int b = 0; b < n; b++) {
+      int nl = m->body_lamnum[b];
+      // z *= omega ; x += z
+      int u = mbs_cpaNode(B, MBS_CPA_JAC_UPDATE, b, 2LL * nl, ph + 3, ph + 2);
+      mbs_cpaDep(B, zn[b], u);
+      mbs_cpaDep(B, xn[b], u);
+      xn[b] = u;
+      lv[0][b] = lv[1][b] = lv[2][b] = -1;
+      if (nl == 0) continue;
+      long long fd = mbs_flopDot(nl);
+      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+      mbs_cpaDep(B, rn[b], lv[0][b]);
+      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+      mbs_cpaDep(B, u, lv[1][b]);
+      lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+      mbs_cpaDep(B, u, lv[2][b]);
+    }
+    mbs_cpaReduce(B, C, 3, lv, red);
+    conv = mbs_cpaTest(B, red, bnorm);
+  }
+  C->ctl = -1;
+  // converged under the residual test: the last update is taken back (x -= z)
+  if (o->converged && o->criterion != MBS_CRIT_CHANGE)
+    for (int b = 0; b < n; b++) {
+      int f = mbs_cpaNode(B, MBS_CPA_JAC_FIX, b, m->body_lamnum[b], -1, -1);
+      mbs_cpaDep(B, conv, f);
+      mbs_cpaDep(B, xn[b], f);
+      xn[b] = f;
+    }
+}
+
+// Chebyshev semi-iteration (cfs.c mbs_solveChebyshev) on the interval 1 -+ solver.rho
+static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs,
+                             int bnorm, int *xn, int *rn, int *dn, int **lv) {
+  const mbsModel *m = B->m;
+  const mbsCpaOptions *o = B->o;
+  int n = m->nbody, red[3], conv = -1;
+  int *zn = lv[3];
+  // interval (2 flops) and theta, delta, sigma, rho (6 flops)
+  int rho = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 8, -1, -1);
+  mbs_cpaApply(B, K, C, 0, NULL);
+  int ph = PH_ITER + 8 * (C->napply - 1);
+  mbs_cpaResidual(B, C, rhs, ph, rn, zn);
+  for (int b = 0; b < n; b++) {
+    xn[b] = -1;
+    dn[b] = mbs_cpaNode(B, MBS_CPA_CHEB_D, b, m->body_lamnum[b], ph + 3, ph + 2); // d = z/theta
+    mbs_cpaDep(B, zn[b], dn[b]);
+    mbs_cpaDep(B, rho, dn[b]);
+  }
+  for (int it = 1; it <= o->iterations; it++) {
+    for (int b = 0; b < n; b++) { // x += d
+      int x = mbs_cpaNode(B, MBS_CPA_CHEB_X, b, m->body_lamnum[b], -1, -1);
+      mbs_cpaDep(B, xn[b], x);
+      mbs_cpaDep(B, dn[b], x);
+      mbs_cpaDep(B, conv, x);
+      xn[b] = x;
+    }
+    C->ctl = conv;
+    mbs_cpaApply(B, K, C, 0, dn);
+    ph = PH_ITER + 8 * (C->napply - 1);
+    mbs_cpaResidual(B, C, rn, ph, rn, zn); // r -= q
+    for (int b = 0; b < n; b++) {
+      int nl = m->body_lamnum[b];
+      lv[0][b] = lv[1][b] = lv[2][b] = -1;
+      if (nl == 0) continue;
+      long long fd = mbs_flopDot(nl);
+      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+      mbs_cpaDep(B, rn[b], lv[0][b]);
+      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+      mbs_cpaDep(B, dn[b], lv[1][b]);
+      lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+      mbs_cpaDep(B, xn[b], lv[2][b]);
+    }
+    mbs_cpaReduce(B, C, 3, lv, red);
+    conv = mbs_cpaTest(B, red, bnorm);
+    if (it == o->iterations && o->converged) break;
+    // rho_new = 1/(2 sigma - rho) ; d = rho_new rho d + 2 rho_new / delta z
+    int r2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 3, -1, -1);
+    mbs_cpaDep(B, conv, r2);
+    mbs_cpaDep(B, rho, r2);
+    rho = r2;
+    for (int b = 0; b < n; b++) {
+      int d = mbs_cpaNode(B, MBS_CPA_CHEB_D, b, 6LL * m->body_lamnum[b], ph + 4, ph + 3);
+      mbs_cpaDep(B, rho, d);
+      mbs_cpaDep(B, dn[b], d);
+      mbs_cpaDep(B, zn[b], d);
+      dn[b] = d;
+    }
+  }
+  C->ctl = -1;
+}
+
 static mbsErr mbs_cpaJcg(mbsCpaB *B, const mbsCpaKin *K) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
@@ -519,6 +653,7 @@ static mbsErr mbs_cpaJcg(mbsCpaB *B, const mbsCpaKin *K) {
   int change = o->criterion == MBS_CRIT_CHANGE;
   mbsCpaCfs C;
   memset(&C, 0, sizeof C);
+  C.ctl = -1;
   int *rhs, *xn, *rn, *pn, *zn, *lv[4];
   size_t nb = (size_t)n;
   mbsErr e = MBS_OK;
@@ -571,105 +706,113 @@ static mbsErr mbs_cpaJcg(mbsCpaB *B, const mbsCpaKin *K) {
   int bnorm = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
   mbs_cpaDep(B, red[0], bnorm);
 
-  // J-CG start: q = A x (x = 0), r = b - q, z = D^-1 r, r.z and r.r, p = z
-  mbs_cpaApply(B, K, &C, 0, NULL);
-  int ph = PH_ITER + 8 * (C.napply - 1);
-  for (int b = 0; b < n; b++) {
-    int nl = m->body_lamnum[b];
-    rn[b] = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
-    mbs_cpaDep(B, rhs[b], rn[b]);
-    mbs_cpaDep(B, C.down[b], rn[b]);
-    zn[b] = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
-    mbs_cpaDep(B, rn[b], zn[b]);
-    mbs_cpaDep(B, C.D[b], zn[b]);
-    lv[0][b] = lv[1][b] = -1;
-    if (nl > 0) {
-      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
-      mbs_cpaDep(B, zn[b], lv[0][b]);
-      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
-      mbs_cpaDep(B, rn[b], lv[1][b]);
-    }
-    pn[b] = zn[b];
-    xn[b] = -1;
-  }
-  mbs_cpaReduce(B, &C, 2, lv, red);
-  int rz = red[0], conv = -1;
-  if (!change) {
-    conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
-    mbs_cpaDep(B, red[1], conv);
-    mbs_cpaDep(B, bnorm, conv);
-  }
-  for (int it = 1; it <= o->iterations; it++) {
-    // q = A p ; alpha = r.z / p.q
-    mbs_cpaApply(B, K, &C, 0, pn);
+  int ph;
+  if (o->method == MBS_SOLVER_JACOBI) {
+    mbs_cpaJacobi(B, &C, K, rhs, bnorm, xn, rn, zn, lv);
+  } else if (o->method == MBS_SOLVER_CHEBYSHEV) {
+    mbs_cpaChebyshev(B, &C, K, rhs, bnorm, xn, rn, pn, lv);
+  } else {
+    // J-CG start: q = A x (x = 0), r = b - q, z = D^-1 r, r.z and r.r, p = z
+    mbs_cpaApply(B, K, &C, 0, NULL);
     ph = PH_ITER + 8 * (C.napply - 1);
     for (int b = 0; b < n; b++) {
-      lv[0][b] = -1;
-      if (m->body_lamnum[b] > 0) {
-        lv[0][b] =
-            mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(m->body_lamnum[b]), ph + 2, ph + 1);
-        mbs_cpaDep(B, C.down[b], lv[0][b]);
-        mbs_cpaDep(B, pn[b], lv[0][b]);
-      }
-    }
-    mbs_cpaReduce(B, &C, 1, lv, red);
-    int alpha = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
-    mbs_cpaDep(B, red[0], alpha);
-    mbs_cpaDep(B, rz, alpha);
-    mbs_cpaDep(B, conv, alpha);
-    // x += alpha p, r -= alpha q, z = D^-1 r, fused dots
-    for (int b = 0; b < n; b++) {
       int nl = m->body_lamnum[b];
-      int u = mbs_cpaNode(B, MBS_CPA_CG_UPDATE, b, 4LL * nl, ph + 3, ph + 2);
-      mbs_cpaDep(B, alpha, u);
-      mbs_cpaDep(B, pn[b], u);
-      mbs_cpaDep(B, C.down[b], u);
-      mbs_cpaDep(B, rn[b], u);
-      mbs_cpaDep(B, xn[b], u);
-      xn[b] = rn[b] = u;
+      rn[b] = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
+      mbs_cpaDep(B, rhs[b], rn[b]);
+      mbs_cpaDep(B, C.down[b], rn[b]);
       zn[b] =
           mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
-      mbs_cpaDep(B, u, zn[b]);
+      mbs_cpaDep(B, rn[b], zn[b]);
       mbs_cpaDep(B, C.D[b], zn[b]);
-      for (int d = 0; d < 4; d++) lv[d][b] = -1;
-      if (nl == 0) continue;
-      long long fd = mbs_flopDot(nl);
-      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-      mbs_cpaDep(B, zn[b], lv[0][b]);
-      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-      mbs_cpaDep(B, u, lv[1][b]);
-      if (change) {
-        lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-        mbs_cpaDep(B, pn[b], lv[2][b]);
-        lv[3][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-        mbs_cpaDep(B, u, lv[3][b]);
+      lv[0][b] = lv[1][b] = -1;
+      if (nl > 0) {
+        lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
+        mbs_cpaDep(B, zn[b], lv[0][b]);
+        lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
+        mbs_cpaDep(B, rn[b], lv[1][b]);
       }
+      pn[b] = zn[b];
+      xn[b] = -1;
     }
-    mbs_cpaReduce(B, &C, change ? 4 : 2, lv, red);
-    int chg = -1;
-    if (change) { // alpha^2 p.p
-      chg = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
-      mbs_cpaDep(B, red[2], chg);
-      mbs_cpaDep(B, alpha, chg);
+    mbs_cpaReduce(B, &C, 2, lv, red);
+    int rz = red[0], conv = -1;
+    if (!change) {
+      conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+      mbs_cpaDep(B, red[1], conv);
+      mbs_cpaDep(B, bnorm, conv);
     }
-    int beta = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
-    mbs_cpaDep(B, red[0], beta);
-    mbs_cpaDep(B, rz, beta);
-    conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
-    mbs_cpaDep(B, red[1], conv);
-    mbs_cpaDep(B, bnorm, conv);
-    mbs_cpaDep(B, chg, conv);
-    if (change) mbs_cpaDep(B, red[3], conv);
-    rz = red[0];
-    if (it == o->iterations && o->converged) break;
-    // p = z + beta p
-    for (int b = 0; b < n; b++) {
-      int pp = mbs_cpaNode(B, MBS_CPA_CG_P, b, 2LL * m->body_lamnum[b], ph + 4, ph + 3);
-      mbs_cpaDep(B, beta, pp);
-      mbs_cpaDep(B, conv, pp);
-      mbs_cpaDep(B, zn[b], pp);
-      mbs_cpaDep(B, pn[b], pp);
-      pn[b] = pp;
+    for (int it = 1; it <= o->iterations; it++) {
+      // q = A p ; alpha = r.z / p.q
+      mbs_cpaApply(B, K, &C, 0, pn);
+      ph = PH_ITER + 8 * (C.napply - 1);
+      for (int b = 0; b < n; b++) {
+        lv[0][b] = -1;
+        if (m->body_lamnum[b] > 0) {
+          lv[0][b] =
+              mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(m->body_lamnum[b]), ph + 2, ph + 1);
+          mbs_cpaDep(B, C.down[b], lv[0][b]);
+          mbs_cpaDep(B, pn[b], lv[0][b]);
+        }
+      }
+      mbs_cpaReduce(B, &C, 1, lv, red);
+      int alpha = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+      mbs_cpaDep(B, red[0], alpha);
+      mbs_cpaDep(B, rz, alpha);
+      mbs_cpaDep(B, conv, alpha);
+      // x += alpha p, r -= alpha q, z = D^-1 r, fused dots
+      for (int b = 0; b < n; b++) {
+        int nl = m->body_lamnum[b];
+        int u = mbs_cpaNode(B, MBS_CPA_CG_UPDATE, b, 4LL * nl, ph + 3, ph + 2);
+        mbs_cpaDep(B, alpha, u);
+        mbs_cpaDep(B, pn[b], u);
+        mbs_cpaDep(B, C.down[b], u);
+        mbs_cpaDep(B, rn[b], u);
+        mbs_cpaDep(B, xn[b], u);
+        xn[b] = rn[b] = u;
+        zn[b] =
+            mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
+        mbs_cpaDep(B, u, zn[b]);
+        mbs_cpaDep(B, C.D[b], zn[b]);
+        for (int d = 0; d < 4; d++) lv[d][b] = -1;
+        if (nl == 0) continue;
+        long long fd = mbs_flopDot(nl);
+        lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+        mbs_cpaDep(B, zn[b], lv[0][b]);
+        lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+        mbs_cpaDep(B, u, lv[1][b]);
+        if (change) {
+          lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+          mbs_cpaDep(B, pn[b], lv[2][b]);
+          lv[3][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+          mbs_cpaDep(B, u, lv[3][b]);
+        }
+      }
+      mbs_cpaReduce(B, &C, change ? 4 : 2, lv, red);
+      int chg = -1;
+      if (change) { // alpha^2 p.p
+        chg = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+        mbs_cpaDep(B, red[2], chg);
+        mbs_cpaDep(B, alpha, chg);
+      }
+      int beta = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+      mbs_cpaDep(B, red[0], beta);
+      mbs_cpaDep(B, rz, beta);
+      conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+      mbs_cpaDep(B, red[1], conv);
+      mbs_cpaDep(B, bnorm, conv);
+      mbs_cpaDep(B, chg, conv);
+      if (change) mbs_cpaDep(B, red[3], conv);
+      rz = red[0];
+      if (it == o->iterations && o->converged) break;
+      // p = z + beta p
+      for (int b = 0; b < n; b++) {
+        int pp = mbs_cpaNode(B, MBS_CPA_CG_P, b, 2LL * m->body_lamnum[b], ph + 4, ph + 3);
+        mbs_cpaDep(B, beta, pp);
+        mbs_cpaDep(B, conv, pp);
+        mbs_cpaDep(B, zn[b], pp);
+        mbs_cpaDep(B, pn[b], pp);
+        pn[b] = pp;
+      }
     }
   }
   // accelerations and joint wrenches (mbs_cfsFinish)
@@ -928,17 +1071,27 @@ done:
 
 mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out) {
   *out = NULL;
-  MBS_CHECK(o->method == MBS_SOLVER_ABA || o->method == MBS_SOLVER_CRBA ||
-                o->method == MBS_SOLVER_JCG,
-            MBS_ERR_UNSUPPORTED, "cpa: no graph for method \"%s\" (available: aba, crba, jcg)",
+  int iterative = o->method == MBS_SOLVER_JCG || o->method == MBS_SOLVER_JACOBI ||
+                  o->method == MBS_SOLVER_CHEBYSHEV;
+  MBS_CHECK(o->method == MBS_SOLVER_ABA || o->method == MBS_SOLVER_CRBA || iterative,
+            MBS_ERR_UNSUPPORTED,
+            "cpa: no graph for method \"%s\" (available: aba, crba, jcg, jacobi, chebyshev)",
             mbs_solverName(o->method));
+  if (o->method == MBS_SOLVER_JACOBI)
+    for (int b = 0; b < m->nbody; b++)
+      MBS_CHECK(m->body_childnum[b] <= 1, MBS_ERR_UNSUPPORTED,
+                "cpa: the jacobi graph covers unbranched models only (on branched trees Jacobi "
+                "first estimates the spectrum by Lanczos, which is not modelled)");
+  MBS_CHECK(o->method != MBS_SOLVER_CHEBYSHEV || m->opt.rho > 0, MBS_ERR_UNSUPPORTED,
+            "cpa: the chebyshev graph needs solver.rho (the interval 1 -+ rho); the Lanczos "
+            "spectrum estimate is not modelled");
   MBS_CHECK(o->grain >= 0 && o->grain <= 3, MBS_ERR_INPUT, "cpa: bad grain %d", o->grain);
   MBS_CHECK(o->iterations >= 0, MBS_ERR_INPUT, "cpa: iterations must be >= 0");
   MBS_CHECK(o->ranks >= 0 && o->ranks <= m->nbody, MBS_ERR_INPUT,
             "cpa: cannot distribute %d bodies over %d ranks", m->nbody, o->ranks);
-  MBS_CHECK(o->ranks == 0 || o->method == MBS_SOLVER_JCG, MBS_ERR_UNSUPPORTED,
-            "cpa: the distributed graph exists for the constraint-force method (jcg) only; aba "
-            "and crba run on one rank");
+  MBS_CHECK(o->ranks == 0 || iterative, MBS_ERR_UNSUPPORTED,
+            "cpa: the distributed graph exists for the constraint-force methods only; aba and "
+            "crba run on one rank");
   MBS_CHECK(o->flop_time > 0 && o->latency >= 0 && o->bandwidth > 0, MBS_ERR_INPUT,
             "cpa: flop_time and bandwidth must be > 0, latency >= 0");
   mbsCpaB B;

@@ -67,6 +67,10 @@
   X(MBS_CPA_CG_RESID, "cg.resid")                                                                  \
   X(MBS_CPA_CG_UPDATE, "cg.update")                                                                \
   X(MBS_CPA_CG_P, "cg.p")                                                                          \
+  X(MBS_CPA_JAC_UPDATE, "jacobi.update")                                                           \
+  X(MBS_CPA_JAC_FIX, "jacobi.undo")                                                                \
+  X(MBS_CPA_CHEB_X, "cheb.x")                                                                      \
+  X(MBS_CPA_CHEB_D, "cheb.d")                                                                      \
   X(MBS_CPA_DOT_LEAF, "dot.leaf")                                                                  \
   X(MBS_CPA_DOT_ADD, "dot.add")                                                                    \
   X(MBS_CPA_SCALAR, "scalar")                                                                      \
@@ -94,13 +98,14 @@ typedef enum {
 
 /// What to build and the cost model.
 typedef struct {
-  int method;       ///< MBS_SOLVER_ABA, MBS_SOLVER_CRBA or MBS_SOLVER_JCG
+  int method;       ///< MBS_SOLVER_ABA, _CRBA, _JCG, _JACOBI (unbranched models), _CHEBYSHEV
+                    ///< (with solver.rho given: the spectrum estimate is not modelled)
   int grain;        ///< mbsCpaGrain
-  int iterations;   ///< J-CG iterations K (>= 0)
+  int iterations;   ///< iterations K as w->stat.iterations reports them (Jacobi: K + 1 sweeps)
   int converged;    ///< 1: iteration K met the tolerance (no direction update after it)
   int criterion;    ///< m->opt.criterion (the change criterion adds two dots per iteration)
   int has_tau;      ///< applied joint torques present (state tau != NULL)
-  int ranks;        ///< 0: data-flow graph; R >= 1: distributed graph on R ranks (jcg only)
+  int ranks;        ///< 0: data-flow graph; R >= 1: distributed graph on R ranks (iterative only)
   double flop_time; ///< seconds per flop (default 1e-9)
   double latency;   ///< message latency alpha [s] (default 1.5e-6)
   double bandwidth; ///< message bandwidth 1/beta [bytes/s] (default 5e9)
