@@ -55,7 +55,8 @@ run 2 "$@" "$mbspar" cpa "$cfg/chain.cfg" --method jcg --iterations 5 --dot "$tm
 grep -q 'more than 2000' "$tmp/err" || bad "dot size message"
 
 # errors
-run 8 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --method jacobi
+run 8 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --method gs
+run 8 "$@" "$mbspar" cpa "$cfg/tree.cfg" --method jacobi
 run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --grain fine
 run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --iterations -1
 run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --latency abc
