@@ -792,8 +792,12 @@ static mbsErr mbs_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     if (!conv)
       fprintf(stderr,
               "mbspar: warning: static did not converge in static.max_iter = %d evaluations "
-              "(kinetic energy %.3e J, step change %.3e)\n",
-              st->opt.max_iter, st->ke, st->dq_max);
+              "(kinetic energy %.3e J, step change %.3e)%s\n",
+              st->opt.max_iter, st->ke, st->dq_max,
+              st->resets > st->iterations / 20
+                  ? "; velocity resets on more than 5% of the steps: static.dt is probably above "
+                    "the stability limit of the fastest mode, try a smaller one"
+                  : "");
     if (cli->out) {
       char p[4096];
       e = mbs_outPath(cli, "static_ke.csv", p, sizeof p);
