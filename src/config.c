@@ -713,6 +713,28 @@ static mbsErr mbs_cfgReadStatic(mbsConfig *c, const mbsCs *root) {
   return MBS_OK;
 }
 
+static mbsErr mbs_cfgReadCpa(mbsConfig *c, const mbsCs *root) {
+  static const char *const keys[] = {"latency", "bandwidth", "flop_time", NULL};
+  const mbsCs *g;
+  mbsCpaSpec *cp = &c->cpa;
+  MBS_CALL(mbs_cfgGetGroup(c, root, "cpa", &g));
+  if (!g) return MBS_OK;
+  MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+  MBS_CALL(mbs_cfgGetReal(c, g, "latency", &cp->latency));
+  MBS_CALL(mbs_cfgGetReal(c, g, "bandwidth", &cp->bandwidth));
+  MBS_CALL(mbs_cfgGetReal(c, g, "flop_time", &cp->flop_time));
+  if (!(cp->latency >= 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "latency"),
+                       "cpa.latency must be >= 0 (got %g)", cp->latency);
+  if (!(cp->bandwidth > 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "bandwidth"),
+                       "cpa.bandwidth must be > 0 (got %g)", cp->bandwidth);
+  if (!(cp->flop_time > 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "flop_time"),
+                       "cpa.flop_time must be > 0 (got %g)", cp->flop_time);
+  return MBS_OK;
+}
+
 // ---------------------------------------------------------------- parse
 
 mbsErr mbs_configParse(const char *text, const char *filename, const char *const *sets, int nsets,
@@ -733,6 +755,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   c->inverse.T = 1;
   c->inverse.steps = 100;
   mbs_staticOptDefault(&c->statics);
+  c->cpa.latency = 1.5e-6, c->cpa.bandwidth = 5e9, c->cpa.flop_time = 1e-9;
   c->filename = mbs_strdup(filename ? filename : "(config)");
   c->out_dir = mbs_strdup("out");
   c->sets = calloc((size_t)(nsets > 0 ? nsets : 1), sizeof *c->sets);
@@ -770,8 +793,8 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
 
   // top level and options
   const mbsCs *root = config_root_setting(tree);
-  static const char *const top[] = {"model",   "solver", "integrator",  "output",
-                                    "inverse", "static", "description", NULL};
+  static const char *const top[] = {"model",  "solver",      "integrator", "output", "inverse",
+                                    "static", "description", "cpa",        NULL};
   if (!e) e = mbs_cfgCheckKeys(c, root, top);
   if (!e) {
     const char *desc = NULL;
@@ -782,6 +805,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   if (!e) e = mbs_cfgReadOutput(c, root);
   if (!e) e = mbs_cfgReadInverse(c, root);
   if (!e) e = mbs_cfgReadStatic(c, root);
+  if (!e) e = mbs_cfgReadCpa(c, root);
   if (!e) {
     static const char *const mkeys[] = {"gravity", "bodies", "chain", "tree", NULL};
     const mbsCs *model = NULL;
@@ -1553,6 +1577,12 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   mbs_jsonInt(j, "max_iter", so->max_iter);
   mbs_jsonNumber(j, "omega_d", so->omega_d);
   mbs_jsonInt(j, "history", so->history);
+  mbs_jsonEndObject(j);
+
+  mbs_jsonBeginObject(j, "cpa");
+  mbs_jsonNumber(j, "latency", c->cpa.latency);
+  mbs_jsonNumber(j, "bandwidth", c->cpa.bandwidth);
+  mbs_jsonNumber(j, "flop_time", c->cpa.flop_time);
   mbs_jsonEndObject(j);
 }
 

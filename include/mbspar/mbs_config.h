@@ -36,6 +36,13 @@ typedef struct {
   mbsReal *q_end;   ///< (nend) as given (1 value = broadcast)
 } mbsInverseSpec;
 
+/// The `cpa` group: the cost model of `mbspar cpa` (docs/cpa.md); defaults if absent.
+typedef struct {
+  mbsReal latency;   ///< message latency alpha [s] (default 1.5e-6)
+  mbsReal bandwidth; ///< message bandwidth [bytes/s] (default 5e9)
+  mbsReal flop_time; ///< seconds per flop (default 1e-9)
+} mbsCpaSpec;
+
 /// Resolved configuration. The libconfig tree itself is private.
 typedef struct mbsConfig {
   char *filename;           ///< the name used in messages ("FILE" of "FILE:LINE: ")
@@ -47,6 +54,7 @@ typedef struct mbsConfig {
   int out_format;           ///< output.format: mbsOutFormat (default csv)
   mbsInverseSpec inverse;   ///< the `inverse` group
   mbsStaticOpt statics;     ///< the `static` group (the `static` verb; defaults if absent)
+  mbsCpaSpec cpa;           ///< the `cpa` group (the `cpa` verb's cost model)
   int nset;                 ///< number of --set overrides applied
   char **sets;              ///< (nset) the overrides "KEY=VALUE" as given
   void *priv;               ///< private: the libconfig tree after the overrides
