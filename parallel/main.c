@@ -1024,6 +1024,8 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
   memset(&r, 0, sizeof r);
   out.t_eval = out.allreduce = NAN;
   mbs_cpaDefaults(&o);
+  o.latency = cfg->cpa.latency, o.bandwidth = cfg->cpa.bandwidth; // config group cpa
+  o.flop_time = cfg->cpa.flop_time;
 
   // options (every rank parses the same command line)
   const char *a;
