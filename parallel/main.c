@@ -67,7 +67,7 @@ static const char mbs_usage[] =
     "  run       simulate (default verb; not implemented yet)\n"
     "  accel     one forward-dynamics evaluation at the initial state\n"
     "  inverse   joint forces along the prescribed motion of the config's inverse group\n"
-    "  static    static equilibrium (not implemented yet)\n"
+    "  static    static equilibrium by energy drainage (docs/static.md)\n"
     "  cpa       critical-path analysis of one evaluation (docs/cpa.md)\n"
     "  check     validate the input and summarise the model\n"
     "\n"
