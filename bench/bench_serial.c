@@ -656,6 +656,20 @@ int main(int argc, char **argv) {
   printf("%6s", "exp");
   for (int c = 0; c < ncol; c++) printf(" | %20.2f", R.expo[cols[c]]);
   printf("\n(growth exponent: least squares of log t vs log N over N >= 64)\n");
+
+  // the same points in thread CPU time (robust against other work on the machine)
+  printf("\nthread CPU time of the same repetitions (best), us/eval and ns/body:\n");
+  for (int i = 0; i < R.nn; i++) {
+    printf("%6d", R.n[i]);
+    for (int c = 0; c < ncol; c++) {
+      double t = R.cpu[cols[c]][i];
+      if (R.t[cols[c]][i] > 0)
+        printf(" | %10.3f %9.1f", 1e6 * t, 1e9 * t / R.n[i]);
+      else
+        printf(" | %10s %9s", "-", "-");
+    }
+    printf("\n");
+  }
   if (R.have[BENCH_ABAK] || R.have[BENCH_RNEAK]) {
     printf("\nkernels alone (position/velocity stages excluded), ns per body:\n%6s | %10s | %10s\n",
            "N", "aba", "rnea");

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Markdown table of a serial_baselines JSON report (bench/results/serial_*.json).
 
-    python3 bench/serial_table.py bench/results/serial_<stamp>.json
+    python3 bench/serial_table.py bench/results/serial_<stamp>.json [--cpu]
 
 Prints, per N, microseconds per evaluation and nanoseconds per body of ABA, CRBA, RNEA, MuJoCo
-and Simbody ("-" = not measured), the growth exponents, the run's machine and build, and the
+and Simbody ("-" = not measured; --cpu: thread CPU time instead of wall clock), the growth exponents, the run's machine and build, and the
 equivalence check (max |q̈ - q̈_ABA| of each method, "-" = not run or model not loaded).
 """
 import json
@@ -21,19 +21,27 @@ def cell(t, n):
 
 
 def main():
-    rep = json.load(open(sys.argv[1]))
+    rep = json.load(open([a for a in sys.argv[1:] if not a.startswith("--")][0]))
     cols = [("aba", "ABA"), ("crba", "CRBA"), ("rnea", "RNEA"), ("mujoco", "MuJoCo"),
             ("simbody", "Simbody")]
     meth = rep["methods"]
+    key = "cpu_s_per_eval" if "--cpu" in sys.argv else "s_per_eval"
     print("| N | " + " | ".join(name for _, name in cols) + " |")
     print("|---:|" + "---:|" * len(cols))
     for i, n in enumerate(rep["n"]):
-        row = [cell(meth[k]["s_per_eval"][i], n) for k, _ in cols]
+        row = [cell(meth[k][key][i], n) for k, _ in cols]
         print("| %d | " % n + " | ".join(row) + " |")
     expo = []
-    for k, name in cols:
-        e = meth[k]["growth_exponent"]
-        expo.append("%.2f" % e if e is not None else "-")
+    for k, name in cols:  # least squares of log t vs log N over N >= 64, as the benchmark does
+        pts = [(math.log(n), math.log(t)) for n, t in zip(rep["n"], meth[k][key])
+               if n >= 64 and t is not None and t > 0]
+        if len(pts) < 2:
+            expo.append("-")
+            continue
+        mx = sum(x for x, _ in pts) / len(pts)
+        my = sum(y for _, y in pts) / len(pts)
+        e = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+        expo.append("%.2f" % e)
     print("| exponent (N ≥ 64) | " + " | ".join(expo) + " |")
     print()
     m, b = rep["machine"], rep["build"]
