@@ -115,8 +115,10 @@ mbsErr mbsp_tsStep(mbspTs *m, double t_end) {
   PetscReal t, dt;
   MBS_CALL_PETSC(TSGetTime(m->ts, &t));
   MBS_CALL_PETSC(TSGetTimeStep(m->ts, &dt));
-  // land exactly on t_end: a shorter last step (the next-step size is kept for a restart)
-  if (t + dt > t_end) MBS_CALL_PETSC(TSSetTimeStep(m->ts, t_end - t));
+  // land on t_end: a shorter last step only when the step really overshoots (not by the
+  // roundoff of the accumulated time), so a run to t_end/2 takes bitwise the same steps as the
+  // first half of a run to t_end
+  if (t + dt > t_end + 1e-9 * dt) MBS_CALL_PETSC(TSSetTimeStep(m->ts, t_end - t));
   PetscErrorCode rc = TSStep(m->ts);
   if (m->err) {
     mbsErr e = m->err;

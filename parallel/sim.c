@@ -678,7 +678,9 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   mbsp_simInstallSignals();
 
   // the time loop
-  while (!e && t < m->opt.t_end * (1 - 1e-14)) {
+  // a step that ends within roundoff of t_end is the last one
+  double tstop = m->opt.t_end - 1e-9 * m->opt.dt;
+  while (!e && t < tstop) {
     MBS_TIC(S->tim, MBS_TIMER_STEP);
     double told = t;
     S->stage_count = 0;
@@ -691,9 +693,9 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     S->work += 0.5 * (S->pprev + p) * (t - told);
     S->pprev = p;
     MBS_TOC(S->tim, MBS_TIMER_STEP);
-    int last = !(t < m->opt.t_end * (1 - 1e-14));
-    if (last || (a->cfg->out_every > 0 && step % a->cfg->out_every == 0))
-      e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
+    int last = !(t < tstop);
+    int outstep = last || (a->cfg->out_every > 0 && step % a->cfg->out_every == 0);
+    if (outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
     if (!e && a->cfg->out_checkpoint_every > 0 && step % a->cfg->out_checkpoint_every == 0)
       e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
     // every rank finishes the step, then all agree on a pending signal
@@ -701,7 +703,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     if (!e) e = mbsp_allreduceMax(a->comm, &sig, 1);
     if (!e && sig > 0 && !last) {
       e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
-      if (!e) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
+      if (!e && !outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
       stop = sig == SIGUSR1 ? "SIGUSR1" : "SIGTERM";
       break;
     }
