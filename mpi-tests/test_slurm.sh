@@ -16,7 +16,8 @@
 #    daemons it started, by pid.
 # Missing SLURM binaries are a failure (scripts/setup.sh installs them), never a skip.
 # Environment: MBS_SLURM_KEEP=1 keeps the temporary directory (logs) for inspection;
-# MBS_SLURM_EXEC="COMMAND" runs COMMAND (bash -c, SLURM_CONF exported, cwd = the jobs directory)
+# MBS_SLURM_EXEC="COMMAND" runs COMMAND (bash -c; SLURM_CONF, MBS_BIN and MBS_SRC = SOURCE_DIR
+# exported; cwd = the jobs directory)
 # once the node is idle, instead of the checks, then stops the cluster as usual: a way to try
 # the batch scripts by hand against a throw-away SLURM, e.g. MBS_SLURM_EXEC=bash for a shell.
 set -euo pipefail
@@ -214,7 +215,7 @@ say "slurmctld pid $ctld_pid, slurmd pid $slurmd_pid, node idle after $(($(date 
 
 if [ -n "${MBS_SLURM_EXEC:-}" ]; then
   say "running MBS_SLURM_EXEC in $tmp/jobs: $MBS_SLURM_EXEC"
-  (cd "$tmp/jobs" && MBS_BIN=$bin bash -c "$MBS_SLURM_EXEC")
+  (cd "$tmp/jobs" && MBS_BIN=$bin MBS_SRC=$src bash -c "$MBS_SLURM_EXEC")
   exit $?
 fi
 
