@@ -8,10 +8,15 @@
 #    CredType=cred/none (no munge), free ports, state/spool/logs/pid files in that directory, so
 #    daemons left from another run cannot clash; no systemd involved;
 # 2. waits until `sinfo` shows the node idle;
-# 3. submits slurm/single.sbatch with sbatch (2 tasks, srun --mpi=pmix, a small chain),
-#    and slurm/strong.sbatch and slurm/weak.sbatch on tiny models;
+# 3. submits with sbatch: slurm/single.sbatch running `mbspar run` (2 tasks, srun --mpi=pmix,
+#    1000 steps of a 16-link chain); the same once more, interrupted: paused with SIGSTOP, sent
+#    SIGUSR1 through the batch shell (as --signal=B:USR1 does), resumed, so that it writes a
+#    checkpoint and exits 10, is requeued by the script and restarts from the checkpoint; and
+#    slurm/strong.sbatch and slurm/weak.sbatch on tiny models (accel);
 # 4. polls each job until it ends (bounded), then checks: state COMPLETED, exit code 0, the
-#    job log, the JSON report (parses, ranks = 2, one affinity record per rank), the CSVs;
+#    job logs, the JSON report (parses, ranks = 2, one affinity record per rank, final t), the
+#    requeue sequence (exit 10, scontrol requeue, Restarts=1, --restart), the restarted run's
+#    final state and trajectory rows against the uninterrupted run (identical), the CSVs;
 # 5. ALWAYS (trap EXIT) cancels its jobs, kills what still runs under its daemons and stops the
 #    daemons it started, by pid.
 # Missing SLURM binaries are a failure (scripts/setup.sh installs them), never a skip.
@@ -263,8 +268,8 @@ expect_ok() { # name id timeout_s
 
 cfg=$src/configs/chain.cfg
 export MBS_BIN=$bin
-# a short simulation: 16 links, 3000 RK4 steps (a few seconds on 2 idle cores), a row every 10
-t_end=0.3
+# a short simulation: 16 links, 1000 RK4 steps (well under a second on 2 idle cores), a row every 10
+t_end=0.1
 run_set=(--set model.chain.n=16 --set integrator.method=rk4 --set integrator.dt=1e-4
   --set "integrator.t_end=$t_end" --set output.every=10 --set output.checkpoint_every=0)
 
@@ -305,22 +310,58 @@ print("test_slurm: single: run.json ok: ranks 2, t = %r, cpusets %s, binding %s"
 EOF
 
 # --- 2. signal -> checkpoint -> exit 10 -> scontrol requeue -> restart from the checkpoint ---------
-# wait (bounded) until job 2 runs and has written output rows, then signal its batch shell
+# wait (bounded) until job 2 runs and has written output rows
 deadline=$(($(date +%s) + 90))
 while :; do
   st=$(scontrol -o show job "$id2" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
   rows=0
   [ -r "$out2/trajectory.csv" ] && rows=$(wc -l <"$out2/trajectory.csv")
-  [ "$st" = RUNNING ] && [ "$rows" -ge 3 ] && break
+  [ "$st" = RUNNING ] && [ "$rows" -ge 2 ] && break
   case "$st" in
   RUNNING | PENDING | CONFIGURING) ;;
   *) fail "requeue job $id2 is '$st' before the signal" ;;
   esac
   [ "$(date +%s)" -lt "$deadline" ] || fail "requeue job $id2 wrote no output rows within 90 s (state $st)"
-  sleep 0.2
+  sleep 0.1
 done
-say "job requeue ($id2) running, $rows trajectory lines: scancel --batch --signal=USR1 $id2"
+
+# the ranks of job $id2: this cluster's processes running the binary with that job id
+rank_pids() {
+  local p
+  for p in $(cluster_pids); do
+    [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$bin" ] || continue
+    { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "SLURM_JOB_ID=$id2" && echo "$p"
+  done
+}
+# wait until every rank satisfies a test on /proc/PID/status (bounded 20 s)
+wait_ranks() { # description awk-condition
+  local end=$(($(date +%s) + 20)) p ok
+  while :; do
+    ok=0
+    pids=$(rank_pids)
+    if [ "$(wc -w <<<"$pids")" = 2 ]; then
+      ok=1
+      for p in $pids; do
+        awk "$2" "/proc/$p/status" 2>/dev/null || ok=0
+      done
+    fi
+    [ "$ok" = 1 ] && return 0
+    [ "$(date +%s)" -lt "$end" ] || fail "requeue job $id2: ranks not $1 within 20 s (pids: ${pids:-none})"
+    sleep 0.1
+  done
+}
+# Make the stop independent of the machine's speed: pause the ranks (SIGSTOP to the job step),
+# send SIGUSR1 the way SLURM's --signal=B:USR1 does (to the batch shell, which forwards it via
+# srun), wait until it is pending at both ranks, then let them continue: they must stop mid-run.
+scancel --signal=STOP "$id2" || fail "scancel --signal=STOP failed"
+# shellcheck disable=SC2016 # awk programs
+wait_ranks stopped '/^State:/ { exit !($2 == "T") }'
+say "job requeue ($id2): ranks ${pids//$'\n'/ } paused at $rows trajectory lines; scancel --batch --signal=USR1 $id2"
 scancel --batch --signal=USR1 "$id2" || fail "scancel --batch --signal=USR1 failed"
+# SIGUSR1 is signal 10: bit 0x200 of the pending masks
+# shellcheck disable=SC2016
+wait_ranks "holding a pending SIGUSR1" '/^(ShdPnd|SigPnd):/ { m = m substr($2, length($2) - 2, 1) } END { exit !(m ~ /[2367abefABEF]/) }'
+scancel --signal=CONT "$id2" || fail "scancel --signal=CONT failed"
 
 # 3./4. the scaling jobs run while the requeued job waits for its begin time
 check_csv() { # name csv rows
