@@ -21,11 +21,15 @@
 #    daemons it started, by pid.
 # Missing SLURM binaries are a failure (scripts/setup.sh installs them), never a skip.
 # Environment: MBS_SLURM_KEEP=1 keeps the temporary directory (logs) for inspection;
-# MBS_SLURM_EXEC="COMMAND" runs COMMAND (bash -c; SLURM_CONF, MBS_BIN and MBS_SRC = SOURCE_DIR
-# exported; cwd = the jobs directory)
-# once the node is idle, instead of the checks, then stops the cluster as usual: a way to try
-# the batch scripts by hand against a throw-away SLURM, e.g. MBS_SLURM_EXEC=bash for a shell.
+# MBS_SLURM_EXEC="COMMAND" runs COMMAND (bash -c, in the jobs directory, with SLURM_CONF, MBS_BIN
+# and MBS_SRC = SOURCE_DIR exported) once the node is idle, instead of the checks, then stops the
+# cluster as usual: a way to try the batch scripts by hand against a throw-away SLURM, e.g.
+# MBS_SLURM_EXEC=bash for a shell. SLURM_*, SBATCH_*, SRUN_* variables of the caller (e.g. when
+# run inside a real SLURM job) are dropped first.
 set -euo pipefail
+while read -r v; do
+  unset "$v"
+done < <(compgen -e | grep -E '^(SLURM|SBATCH|SRUN|SALLOC)_' || true)
 
 src=${1:?usage: test_slurm.sh SOURCE_DIR MBSPAR_BINARY}
 bin=${2:?usage: test_slurm.sh SOURCE_DIR MBSPAR_BINARY}
