@@ -65,8 +65,10 @@ int main(int argc, char **argv) {
   mbsModel *m;
   mbsState *s;
   mbspEngine *e;
-  if (build_chain(n, &m) || mbs_stateCreate(m, &s) ||
-      mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e)) {
+  // halo mode: persistent point-to-point (default) or the neighbourhood collective
+  const char *hm = getenv("MBSPAR_HALO");
+  int halo = (hm && strcmp(hm, "neighbor") == 0) ? MBSP_HALO_NEIGHBOR : MBSP_HALO_P2P;
+  if (build_chain(n, &m) || mbs_stateCreate(m, &s) || mbsp_engineCreate(comm, m, halo, &e)) {
     if (rank == 0) fprintf(stderr, "setup failed: %s\n", mbs_errMsg());
     mbsp_finalize(&comm);
     return 1;
@@ -110,11 +112,13 @@ int main(int argc, char **argv) {
       }
       if (rank == 0)
         printf(
-            "{\"mode\":\"%s\",\"n\":%d,\"ranks\":%d,\"method\":\"%s\",\"tol\":%g,\"iterations\":%d,"
+            "{\"mode\":\"%s\",\"halo\":\"%s\",\"n\":%d,\"ranks\":%d,\"method\":\"%s\",\"tol\":%g,"
+            "\"iterations\":%d,"
             "\"converged\":%s,\"reason\":\"%s\",\"residual\":%.3e,\"time_per_eval_s\":%.6e,"
             "\"us_per_iteration\":%.3f}\n",
-            mode, n, size, mbs_solverName(meth), tol, its, reason > 0 ? "true" : "false",
-            mbs_reasonName(reason), res, best, its > 0 ? 1e6 * best / its : 0.0);
+            mode, halo == MBSP_HALO_P2P ? "p2p" : "neighbor", n, size, mbs_solverName(meth), tol,
+            its, reason > 0 ? "true" : "false", mbs_reasonName(reason), res, best,
+            its > 0 ? 1e6 * best / its : 0.0);
       fflush(stdout);
     }
   } else if (strcmp(mode, "warm") == 0) {

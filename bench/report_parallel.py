@@ -35,6 +35,14 @@ if scale:
         sp = t1 / r["time_per_eval_s"] if t1 else float("nan")
         print(f"| {r['ranks']} | {r['iterations']} | {r['time_per_eval_s']:.4g} | {sp:.2f} |")
 
+halo = [r for r in rows if r.get("mode") == "halo"]
+if halo:
+    print("\n| halo | ranks | iterations | time per eval [s] | µs per iteration |")
+    print("|---|---|---|---|---|")
+    for r in halo:
+        print(f"| {r['halo']} | {r['ranks']} | {r['iterations']} | {r['time_per_eval_s']:.4g} "
+              f"| {r['us_per_iteration']:.1f} |")
+
 # plots
 def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)

@@ -27,5 +27,13 @@ out=$here/bench/results/parallel_$stamp.jsonl
   mpirun -n 1 --bind-to core "$bin" warm 1024 1e-10 1 0 1000
   mpirun -n 1 --bind-to core "$bin" scale 16384 1e-12 3 300
   mpirun -n 2 --bind-to core "$bin" scale 16384 1e-12 3 300
+  # halo implementations: persistent point-to-point vs MPI_Neighbor_alltoallv (1024 chain,
+  # 300 iterations; at 2 ranks and, oversubscribed, 4)
+  for np in 2 4; do
+    for h in p2p neighbor; do
+      MBSPAR_HALO=$h mpirun -n $np --oversubscribe -x MBSPAR_HALO -x OMPI_MCA_mpi_yield_when_idle=1 \
+        "$bin" scale 1024 1e-12 3 300 | sed "s/\"mode\":\"scale\"/\"mode\":\"halo\"/"
+    done
+  done
 } | tee "$out"
 python3 "$here/bench/report_parallel.py" "$out" "$here/docs/img"

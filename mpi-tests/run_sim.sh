@@ -138,7 +138,7 @@ sig_test() { # sig_test NAME SIGNAL NP
   fi
   pid=$!
   n=0
-  while [ "$(wc -l <"$out/energy.csv" 2>/dev/null || echo 0)" -lt 5 ] && [ $n -lt 600 ]; do
+  while [ "$(wc -l 2>/dev/null <"$out/energy.csv" || echo 0)" -lt 5 ] && [ $n -lt 600 ]; do
     sleep 0.1
     n=$((n + 1))
   done

@@ -38,6 +38,7 @@ static void check_model(mbsModel *m, const char *what) {
 #ifndef MBS_HAVE_PETSC
     if (meth == MBS_SOLVER_PETSC) continue;
 #endif
+    if (meth == MBS_SOLVER_DIRECT && mbsp_size(comm) > 1) continue; // one rank only
     m->opt.solver = meth;
     m->opt.tol = 1e-12;
     m->opt.max_iter = 100000;
