@@ -835,9 +835,13 @@ static mbsErr mbs_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
   mbsCli c2 = *cli;
   if (!c2.out) c2.out = cfg->out_dir; // the report also goes to DIR/run.json
   mbsRunEmit em = {&c2, comm, cfg, m};
-  mbspSimArgs a = {comm,        m,          cfg,          c2.out,
-                   cli->force,  cli->quiet, cli->restart, cli->progress_every,
-                   mbs_runEmit, &em};
+  mbspSimArgs a;
+  memset(&a, 0, sizeof a);
+  a.comm = comm, a.m = m, a.cfg = cfg, a.out_dir = c2.out;
+  a.force = cli->force, a.quiet = cli->quiet, a.restart = cli->restart;
+  a.no_table = cli->json && !strcmp(cli->json, "-");
+  a.progress_every = cli->progress_every;
+  a.emit = mbs_runEmit, a.emit_ctx = &em;
   return mbsp_simRun(&a);
 }
 

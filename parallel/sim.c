@@ -718,7 +718,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   if (!e && S->rank == 0) {
     mbspRunOut o = {
         S, &rr, t, ke, pe, wk, dt, step, mbsp_tsRejected(S->ts), mbsp_tsTypeName(S->ts), stop};
-    if (!a->quiet)
+    if (!a->quiet && !a->no_table)
       printf("mbspar run %s: %d bodies, %d dofs, %d rank(s), %s + %s\n"
              "  t = %.9g s after %ld steps (%ld rejected), %ld evaluations, %.2f iterations each\n"
              "  energy: kinetic %.9g J, potential %.9g J, total %.9g J, work %.9g J\n"

@@ -16,6 +16,7 @@ typedef struct {
   const char *out_dir;   ///< output directory (created if absent)
   int force;             ///< overwrite earlier outputs
   int quiet;             ///< no progress, no table
+  int no_table;          ///< no table on stdout (the JSON report goes there)
   const char *restart;   ///< checkpoint to continue from, or NULL
   double progress_every; ///< seconds between plain progress lines when stderr is not a terminal
   /// write the final report (common head + body) to the --json / --out targets; rank 0 only
