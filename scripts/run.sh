@@ -48,6 +48,15 @@ if [ "$positional" = 1 ]; then
   args=("$@")
 else
   args=("$root/configs/chain.cfg" "$@")
+  # the default job writes a new output directory each time (mbspar never overwrites a
+  # previous run's files without --force)
+  has_out=0
+  for a in "$@"; do
+    case "$a" in --out | --out=*) has_out=1 ;; esac
+  done
+  if [ "$has_out" = 0 ]; then
+    args+=(--out "$root/out/chain-$(date -u +%Y%m%dT%H%M%SZ)")
+  fi
 fi
 
 # shellcheck source=env.sh
