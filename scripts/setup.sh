@@ -3,8 +3,8 @@
 #
 #   scripts/setup.sh [--with-lint|--with-tools] [--with-peers] [--check] [--quiet]
 #
-#   (default)     compiler, CMake, pkg-config, Open MPI, hwloc, PETSc, parallel HDF5, libconfig, gnuplot, python3,
-#                 SLURM + munge (the local-SLURM batch-script test, mpi-tests/test_slurm.sh)
+#   (default)     compiler, CMake, pkg-config, Open MPI, hwloc, PETSc, parallel HDF5 + h5dump,
+#                 libconfig, gnuplot, python3, SLURM + munge (the local-SLURM test, test_slurm.sh)
 #   --with-lint   also clang-format, shellcheck (the lint tests; scripts/test.sh uses this)
 #   --with-tools  --with-lint plus valgrind (scripts/valgrind.sh)
 #   --with-peers  also libmujoco-dev, libsimbody-dev (peer engines for the benchmarks)
@@ -18,7 +18,7 @@
 set -euo pipefail
 
 core_pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwloc
-  petsc-dev libhdf5-openmpi-dev libconfig-dev gnuplot-nox python3)
+  petsc-dev libhdf5-openmpi-dev hdf5-tools libconfig-dev gnuplot-nox python3)
 # the `slurm` test runs a real single-node slurmctld/slurmd (docs/cluster.md)
 core_pkgs+=(slurmctld slurmd slurm-client munge)
 lint_pkgs=(clang-format shellcheck)
