@@ -286,6 +286,33 @@ int main(int argc, char **argv) {
     if (rank == 0) MBS_EXPECT(!exists(path) && !exists(tmp), "abandon left %s behind", path);
   }
 
+  // resume: no file yet creates one; a file that is not HDF5 is refused and left in place
+  {
+    int q0, nqo, v0, nvo;
+    slice(5, rank, mbsp_size(comm), &q0, &nqo);
+    slice(5, rank, mbsp_size(comm), &v0, &nvo);
+    char path[512];
+    snprintf(path, sizeof path, "%s/fresh.h5", dir);
+    mbspH5 *h = NULL;
+    MBS_EXPECT_OK(mbsp_h5Resume(comm, path, 5, 5, q0, nqo, v0, nvo, NULL, 1.0, &h));
+    MBS_EXPECT(mbsp_h5Rows(h) == 0, "fresh resume has %ld rows", mbsp_h5Rows(h));
+    appendRows(h, 0, 1, q0, nqo, v0, nvo);
+    MBS_EXPECT_OK(mbsp_h5Close(&h));
+    snprintf(path, sizeof path, "%s/garbage.h5", dir);
+    if (rank == 0) {
+      FILE *f = fopen(path, "w");
+      if (f) fputs("not an HDF5 file\n", f), fclose(f);
+    }
+    MBS_EXPECT_OK(mbsp_barrier(comm));
+    mbsErr e = mbsp_h5Resume(comm, path, 5, 5, q0, nqo, v0, nvo, NULL, 1.0, &h);
+    MBS_EXPECT(e == MBS_ERR_IO && h == NULL, "resume of a non-HDF5 file: %s", mbs_errString(e));
+    if (rank == 0) {
+      printf("  expected failure: %s\n", mbs_errMsg());
+      MBS_EXPECT(exists(path), "refused resume lost %s", path);
+    }
+    mbs_errClear();
+  }
+
   // failing creates: the same error on every rank, no hang
   char p[512];
   expectFail(comm, "/nonexistent-mbspar-dir/out/trajectory.h5", 0, MBS_ERR_IO);
@@ -316,8 +343,9 @@ int main(int argc, char **argv) {
   // clean up
   MBS_EXPECT_OK(mbsp_barrier(comm));
   if (rank == 0) {
-    const char *files[] = {"narrow.h5", "wide.h5", "afile", "ro", "gap.h5.tmp"};
-    for (int k = 0; k < 5; k++) {
+    const char *files[] = {"narrow.h5",  "wide.h5",  "afile",     "ro",
+                           "gap.h5.tmp", "fresh.h5", "garbage.h5"};
+    for (int k = 0; k < 7; k++) {
       char f[512];
       snprintf(f, sizeof f, "%s/%s", dir, files[k]);
       remove(f);

@@ -387,8 +387,15 @@ mbsErr mbsp_h5Resume(mbspComm *comm, const char *path, int nq, int nv, int q0, i
   }
   // rank 0 checks and cuts the file serially, then every rank opens it
   if ((*h)->rank == 0) {
-    (*h)->file = H5Fopen((*h)->tmp, H5F_ACC_RDWR, H5P_DEFAULT);
-    e = (*h)->file < 0 ? mbsp_h5Fail((*h)->tmp, "file open") : mbsp_h5TruncateRows(*h, t_cut);
+    // sec2 driver; file systems without flock (some cluster file systems) are tolerated
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+#if H5_VERSION_GE(1, 10, 7)
+    if (fapl >= 0) H5Pset_file_locking(fapl, 1, 1);
+#endif
+    (*h)->file = H5Fopen((*h)->tmp, H5F_ACC_RDWR, fapl >= 0 ? fapl : H5P_DEFAULT);
+    if ((*h)->file < 0) mbsp_h5Save();
+    if (fapl >= 0) H5Pclose(fapl);
+    e = (*h)->file < 0 ? mbsp_h5Fail((*h)->path, "file open") : mbsp_h5TruncateRows(*h, t_cut);
     mbsErr ec = mbsp_h5CloseObjects(*h);
     if (!e) e = ec;
   }
