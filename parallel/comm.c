@@ -189,6 +189,32 @@ mbsErr mbsp_localRank(mbspComm *c, int *local_rank, int *nlocal) {
   MPI_Comm_free(&node);
   return MBS_OK;
 }
+// user-defined operator: MPI calls it as f(in, inout) with in from the lower ranks
+static void (*mbsp_scan_combine)(const double *a, double *b) = NULL;
+static int mbsp_scan_n = 0;
+static void mbsp_scanOp(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  for (int k = 0; k < *len; k++)
+    mbsp_scan_combine((const double *)in + (size_t)k * mbsp_scan_n,
+                      (double *)inout + (size_t)k * mbsp_scan_n);
+}
+
+mbsErr mbsp_exscan(mbspComm *c, const double *mine, double *prefix, int n,
+                   void (*combine)(const double *a, double *b), int *valid) {
+  MPI_Datatype rec;
+  MPI_Op op;
+  MBS_CALL_MPI(MPI_Type_contiguous(n, MPI_DOUBLE, &rec));
+  MBS_CALL_MPI(MPI_Type_commit(&rec));
+  MBS_CALL_MPI(MPI_Op_create(mbsp_scanOp, 0, &op)); // not commutative
+  mbsp_scan_combine = combine, mbsp_scan_n = n;
+  int rc = MPI_Exscan(mine, prefix, 1, rec, op, c->comm);
+  MPI_Op_free(&op);
+  MPI_Type_free(&rec);
+  if (rc != MPI_SUCCESS) return mbs_errSet(MBS_ERR_MPI, "MPI_Exscan failed");
+  *valid = c->rank > 0;
+  return MBS_OK;
+}
+
 mbsErr mbsp_barrier(mbspComm *c) {
   MBS_CALL_MPI(MPI_Barrier(c->comm));
   return MBS_OK;

@@ -49,6 +49,7 @@ struct mbspEngine {
   mbsReal *Xg;      // (nbody x 12) transform ghost -> body
   mbsReal *vloc;    // (nbody x 6) velocity with the ghost velocity set to zero
   mbspPetsc *petsc; // KSP backend, created on first use
+  int use_scan;     // every rank owns one path segment of a chain: velocity prefix by Exscan
 };
 
 static int mbsp_owner(const mbspEngine *e, int b) {
@@ -318,6 +319,21 @@ mbsErr mbsp_engineCreate(mbspComm *comm, const mbsModel *m, int halo_mode, mbspE
     mbsp_engineDestroy(&e);
     return err;
   }
+  // the O(log P) prefix applies when every rank owns one path segment whose only remote parent
+  // is the last body of the previous rank (chains); otherwise the pipeline (trees)
+  {
+    const mbsModel *mm = e->m;
+    double ok = 1;
+    for (int b = e->b0; b < e->b1 && ok; b++)
+      if (mm->body_parent[b] != b - 1 || (b + 1 < e->b1 && mm->body_childnum[b] != 1)) ok = 0;
+    if (ok && e->b1 < mm->nbody)
+      for (int b = e->b0; b < e->b1 && ok; b++)
+        for (int k = 0; k < mm->body_childnum[b]; k++)
+          if (mm->child_list[mm->body_childadr[b] + k] >= e->b1 && b != e->b1 - 1) ok = 0;
+    if (mbsp_allreduceMin(comm, &ok, 1) != MBS_OK) ok = 0;
+    const char *pm = getenv("MBSPAR_PREFIX"); // "pipeline" forces the pipeline (measurements)
+    e->use_scan = ok > 0 && e->size > 1 && !(pm && strcmp(pm, "pipeline") == 0);
+  }
   e->hooks.ctx = e;
   e->hooks.reduce = mbsp_reduceHook;
   if (e->size > 1) {
@@ -354,6 +370,15 @@ static void mbsp_compose(const mbsReal *Xcb, const mbsReal *Xba, mbsReal *Xca) {
   Xca[9] = Xba[9] + t[0], Xca[10] = Xba[10] + t[1], Xca[11] = Xba[11] + t[2];
 }
 
+// affine map v -> X v + c as 18 reals (X compact, c), combined "a then b": b <- b . a
+static void mbsp_affineThen(const double *a, double *b) {
+  double X[12], c[6];
+  mbsp_compose(b, a, X);      // X_b X_a
+  mbsu_xMotion(b, a + 12, c); // X_b c_a
+  for (int i = 0; i < 6; i++) b[12 + i] += c[i];
+  memcpy(b, X, sizeof X);
+}
+
 // velocity stage across ranks (see the file comment)
 static mbsErr mbsp_velocity(mbspEngine *e, const mbsState *s) {
   const mbsModel *m = e->m;
@@ -381,8 +406,27 @@ static mbsErr mbsp_velocity(mbspEngine *e, const mbsState *s) {
         if (e->gho[b] >= 0) mbsp_compose(X, e->Xg + 12 * p, e->Xg + 12 * b);
       }
     }
+    mbsErr err;
+    if (e->use_scan) {
+      // O(log P): exclusive scan of the segments' affine maps gives the ghost parent's velocity
+      double mine[18], pre[18];
+      int valid = 0, last = e->b1 - 1;
+      if (e->gho[last] >= 0)
+        memcpy(mine, e->Xg + 12 * last, 12 * sizeof(double));
+      else
+        mbsu_eye3(mine), memset(mine + 9, 0, 3 * sizeof(double)); // from the ground: v = 0
+      memcpy(mine + 12, e->vloc + 6 * last, 6 * sizeof(double));
+      err = mbsp_exscan(e->comm, mine, pre, 18, mbsp_affineThen, &valid);
+      MBS_TOC(w->timer, MBS_TIMER_PREFIX);
+      if (err) return err;
+      if (valid && e->b0 > 0) memcpy(w->cvel + 6 * (e->b0 - 1), pre + 12, 6 * sizeof(double));
+      MBS_TIC(w->timer, MBS_TIMER_VELOCITY);
+      for (int b = e->b0; b < e->b1; b++) mbs_bodyVelocity(m, s, w, b);
+      MBS_TOC(w->timer, MBS_TIMER_VELOCITY);
+      return MBS_OK;
+    }
     // pipeline: boundary velocities from lower ranks, then to higher ranks
-    mbsErr err = mbsp_haloRecvAll(e->hvel);
+    err = mbsp_haloRecvAll(e->hvel);
     if (err) return err;
     mbsp_unpackDown(e, e->hvel, w->cvel);
     for (int j = 0; j < e->dn_sadr[e->nnbr]; j++) {
@@ -480,6 +524,7 @@ void mbsp_engineDecomp(const mbspEngine *e, mbspDecompInfo *info) {
   info->cut_up = e->up_sadr[e->nnbr];
   info->cut_down = e->dn_sadr[e->nnbr];
   info->weight = 0;
+  info->prefix_scan = e->use_scan;
   for (int b = e->b0; b < e->b1; b++) info->weight += mbsp_bodyWeight(e->m, b);
 }
 

@@ -24,6 +24,7 @@
 #include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_engine.h"
 #include "petsc_ref.h"
+#include "rankreport.h"
 #include "sim.h"
 #include "mbspar/mbs_parallel.h"
 #include "mbspar/mbs_report.h"
@@ -396,11 +397,7 @@ typedef struct {
   double time_per_eval;
   int repeat;
   double residual;
-  int ranks;
-  const double *timer_stats; // (MBS_TIMER_COUNT x 5) min, avg, max, rank of min, rank of max
-  const double *timer_count; // (MBS_TIMER_COUNT) calls on rank 0
-  const double *decomp;      // (ranks x 6) b0, b1, neighbours, cut_up, cut_down, weight
-  const mbspAffinity *aff;   // (ranks)
+  const mbspRankReport *rr; // timers over the ranks, decomposition, affinity
 } mbsAccelOut;
 
 static int accel_isSerial(int method) {
@@ -443,51 +440,9 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonBeginArray(j, "joint_wrench");
   for (int b = 0; b < m->nbody; b++) mbs_jsonNumberArray(j, NULL, a->wrench + 6 * b, 6);
   mbs_jsonEndArray(j);
-  // per-phase timers over the ranks (seconds, all evaluations of --repeat)
-  mbs_jsonBeginObject(j, "timers");
-  for (int t = 0; t < MBS_TIMER_COUNT; t++) {
-    if (a->timer_count[t] <= 0) continue;
-    const double *st = a->timer_stats + 5 * t;
-    mbs_jsonBeginObject(j, mbs_timerName(t));
-    mbs_jsonNumber(j, "min", st[0]);
-    mbs_jsonNumber(j, "avg", st[1]);
-    mbs_jsonNumber(j, "max", st[2]);
-    mbs_jsonInt(j, "min_rank", (long)st[3]);
-    mbs_jsonInt(j, "max_rank", (long)st[4]);
-    mbs_jsonInt(j, "count", (long)a->timer_count[t]);
-    mbs_jsonEndObject(j);
-  }
-  mbs_jsonEndObject(j);
-  if (a->decomp) {
-    mbs_jsonBeginArray(j, "decomposition");
-    for (int r = 0; r < a->ranks; r++) {
-      const double *d = a->decomp + 6 * r;
-      mbs_jsonBeginObject(j, NULL);
-      mbs_jsonInt(j, "rank", r);
-      mbs_jsonInt(j, "first_body", (long)d[0]);
-      mbs_jsonInt(j, "bodies", (long)(d[1] - d[0]));
-      mbs_jsonInt(j, "neighbours", (long)d[2]);
-      mbs_jsonInt(j, "cut_edges_up", (long)d[3]);
-      mbs_jsonInt(j, "cut_edges_down", (long)d[4]);
-      mbs_jsonNumber(j, "weight", d[5]);
-      mbs_jsonEndObject(j);
-    }
-    mbs_jsonEndArray(j);
-  }
-  mbs_jsonBeginArray(j, "affinity");
-  for (int r = 0; r < a->ranks; r++) {
-    const mbspAffinity *f = a->aff + r;
-    mbs_jsonBeginObject(j, NULL);
-    mbs_jsonInt(j, "rank", r);
-    mbs_jsonString(j, "host", f->host);
-    mbs_jsonString(j, "cpuset", f->cpuset);
-    mbs_jsonInt(j, "numa_node", f->numa_node);
-    mbs_jsonInt(j, "threads", f->nthreads);
-    mbs_jsonString(j, "thread_cpus", f->thread_cpus);
-    mbs_jsonString(j, "binding", f->binding);
-    mbs_jsonEndObject(j);
-  }
-  mbs_jsonEndArray(j);
+  // per-phase timers over the ranks (seconds, all evaluations of --repeat), decomposition,
+  // placement
+  mbsp_rankReportJson(a->rr, j);
 }
 
 static mbsErr mbs_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
@@ -498,17 +453,15 @@ static mbsErr mbs_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *
   mbsWork *w = NULL;
   mbspEngine *eng = NULL;
   mbsReal *wrench = NULL;
-  double *decomp = NULL, tstat[5 * MBS_TIMER_COUNT], tcount[MBS_TIMER_COUNT];
-  mbspAffinity *aff = NULL, me;
+  mbspRankReport rr;
+  memset(&rr, 0, sizeof rr);
   static const char *const files[] = {"accel.json"};
   mbsErr e = rank == 0 ? mbs_outPrepare(cli, files, 1) : MBS_OK;
   if (!e) e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(m, &w);
   if (!e && rank == 0) {
     wrench = malloc((size_t)m->nbody * 6 * sizeof *wrench);
-    decomp = calloc((size_t)size * 6, sizeof *decomp);
-    aff = calloc((size_t)size, sizeof *aff);
-    if (!wrench || !decomp || !aff) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    if (!wrench) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
   e = mbsp_agreeErr(comm, e);
   if (!e && !serial) e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
@@ -532,17 +485,9 @@ static mbsErr mbs_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *
                           rank == 0 ? w->jfrc : NULL);
     w->stat = ew->stat;
     memcpy(w->timer, ew->timer, sizeof w->timer);
-    mbspDecompInfo di;
-    mbsp_engineDecomp(eng, &di);
-    double mine[6] = {di.b0, di.b1, di.nnbr, di.cut_up, di.cut_down, di.weight};
-    if (!e) e = mbsp_gather(comm, mine, 6, rank == 0 ? decomp : mine);
   }
-  double ttot[MBS_TIMER_COUNT];
-  for (int t = 0; t < MBS_TIMER_COUNT; t++)
-    ttot[t] = w->timer[t].total, tcount[t] = (double)w->timer[t].count;
-  if (!e) e = mbsp_stats(comm, ttot, MBS_TIMER_COUNT, tstat);
-  if (!e) e = mbsp_affinityQuery(&me);
-  if (!e) e = mbsp_gatherBytes(comm, &me, (int)sizeof me, rank == 0 ? (void *)aff : (void *)&me);
+  e = mbsp_agreeErr(comm, e);
+  if (!e) e = mbsp_rankReportCollect(comm, eng, w, &rr);
   e = mbsp_agreeErr(comm, e);
 
   if (!e && rank == 0) {
@@ -576,12 +521,8 @@ static mbsErr mbs_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *
     free(acc);
     free(qdd);
     double scale = sqrt(nb > nt ? nb : nt);
-    mbsAccelOut a = {m,           w,
-                     wrench,      tpe,
-                     cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num),
-                     size,        tstat,
-                     tcount,      serial ? NULL : decomp,
-                     aff};
+    mbsAccelOut a = {m,  w, wrench, tpe, cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num),
+                     &rr};
     if (!cli->quiet && !(cli->json && !strcmp(cli->json, "-"))) {
       double qn = 0;
       for (int d = 0; d < m->nv; d++) qn += w->qdd[d] * w->qdd[d];
@@ -610,8 +551,7 @@ static mbsErr mbs_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *
   e = mbsp_agreeErr(comm, e);
   mbsp_engineDestroy(&eng);
   free(wrench);
-  free(decomp);
-  free(aff);
+  mbsp_rankReportFree(&rr);
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);
   return e;

@@ -24,9 +24,11 @@ mbsErr mbsp_rankReportCollect(mbspComm *comm, mbspEngine *eng, const mbsWork *w,
   }
   MBS_CALL(mbsp_stats(comm, tot, MBS_TIMER_COUNT, r->stats));
   double mine[6] = {0, 0, 0, 0, 0, 0};
+  r->prefix_scan = -1;
   if (eng) {
     mbspDecompInfo di;
     mbsp_engineDecomp(eng, &di);
+    r->prefix_scan = di.prefix_scan;
     mine[0] = di.b0, mine[1] = di.b1, mine[2] = di.nnbr, mine[3] = di.cut_up;
     mine[4] = di.cut_down, mine[5] = di.weight;
   }
@@ -58,6 +60,10 @@ void mbsp_rankReportJson(const mbspRankReport *r, mbsJson *j) {
   }
   mbs_jsonEndObject(j);
   if (r->decomp) {
+    mbs_jsonString(j, "velocity_prefix",
+                   r->ranks == 1    ? "none (one rank)"
+                   : r->prefix_scan ? "exscan"
+                                    : "pipeline");
     mbs_jsonBeginArray(j, "decomposition");
     for (int k = 0; k < r->ranks; k++) {
       const double *d = r->decomp + 6 * k;

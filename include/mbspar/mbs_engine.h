@@ -12,11 +12,12 @@ typedef struct mbspEngine mbspEngine;
 
 /// Decomposition summary of one rank.
 typedef struct {
-  int b0, b1;    ///< owned bodies [b0, b1)
-  int nnbr;      ///< neighbour ranks
-  int cut_up;    ///< owned bodies whose parent is remote
-  int cut_down;  ///< owned bodies with remote children
-  double weight; ///< load-balance weight of the range
+  int b0, b1;      ///< owned bodies [b0, b1)
+  int nnbr;        ///< neighbour ranks
+  int cut_up;      ///< owned bodies whose parent is remote
+  int cut_down;    ///< owned bodies with remote children
+  double weight;   ///< load-balance weight of the range
+  int prefix_scan; ///< 1: velocity prefix by MPI_Exscan (O(log P)); 0: rank pipeline
 } mbspDecompInfo;
 
 /// Split the model over the ranks (contiguous body ranges balanced by per-joint cost), set up

@@ -47,6 +47,12 @@ mbsErr mbsp_gatherv(mbspComm *comm, const double *in, int n, double *out, const 
 mbsErr mbsp_gatherBytes(mbspComm *comm, const void *in, int n, void *out);
 /// Rank within the node (shared-memory domain) and the number of ranks on it. Collective.
 mbsErr mbsp_localRank(mbspComm *comm, int *local_rank, int *nlocal);
+/// Exclusive prefix scan of one record of \p n doubles per rank with a non-commutative
+/// combination: rank r receives x_0 . x_1 . ... . x_{r-1} (rank 0 receives nothing; *valid = 0
+/// there), where combine(a, b) overwrites b with "a then b" (a from the lower ranks). O(log P)
+/// depth (MPI_Exscan with a user-defined operator). Collective.
+mbsErr mbsp_exscan(mbspComm *comm, const double *mine, double *prefix, int n,
+                   void (*combine)(const double *a, double *b), int *valid);
 /// Barrier. Collective.
 mbsErr mbsp_barrier(mbspComm *comm);
 /// Wall-clock seconds (MPI_Wtime). Local.
