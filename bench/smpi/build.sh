@@ -17,7 +17,7 @@ command -v smpicc >/dev/null 2>&1 || {
   exit 2
 }
 mkdir -p "$out/generated"
-sha=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+sha=$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)
 version=$(sed -n 's/^project(mbspar VERSION \([0-9.]*\).*/\1/p' "$here/CMakeLists.txt")
 cflags="-std=c11 -O3 -DNDEBUG -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
 sgver=$(smpicc --version 2>/dev/null | head -1 || true)
