@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "h5out.h"
 #include "petsc_ts.h"
 #include "rankreport.h"
 
@@ -57,6 +58,7 @@ typedef struct {
   mbsWork *wout;
   int *qcnt, *qdsp, *vcnt, *vdsp, *lcnt, *ldsp;
   FILE *ftraj, *fenergy;
+  mbspH5 *h5; // output.format = hdf5: the trajectory writer (every rank writes its slices)
   char dir[4096];
   // bookkeeping (identical on every rank except the local work partial sums)
   double work, pprev;
@@ -196,12 +198,15 @@ static mbsErr mbsp_gatherState(mbspSim *S) {
 
 static void mbsp_csvHeader(mbspSim *S) {
   const mbsModel *m = S->m;
-  fprintf(S->ftraj, "t");
-  for (int b = 0; b < m->nbody; b++)
-    for (int k = 0; k < m->body_qnum[b]; k++) fprintf(S->ftraj, ",q_%s_%d", m->body_name[b], k);
-  for (int b = 0; b < m->nbody; b++)
-    for (int k = 0; k < m->body_dofnum[b]; k++) fprintf(S->ftraj, ",qd_%s_%d", m->body_name[b], k);
-  fprintf(S->ftraj, "\n");
+  if (S->ftraj) {
+    fprintf(S->ftraj, "t");
+    for (int b = 0; b < m->nbody; b++)
+      for (int k = 0; k < m->body_qnum[b]; k++) fprintf(S->ftraj, ",q_%s_%d", m->body_name[b], k);
+    for (int b = 0; b < m->nbody; b++)
+      for (int k = 0; k < m->body_dofnum[b]; k++)
+        fprintf(S->ftraj, ",qd_%s_%d", m->body_name[b], k);
+    fprintf(S->ftraj, "\n");
+  }
   fprintf(S->fenergy, "step,t,kinetic,potential,total,work,total_minus_work,evaluations,"
                       "avg_iterations\n");
 }
@@ -212,6 +217,8 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
   MBS_CALL(mbsp_gatherState(S));
   double wsum = S->work;
   MBS_CALL(mbsp_allreduceSum(S->comm, &wsum, 1));
+  double en[4] = {0, 0, 0, 0}, avg = 0;
+  mbsErr e = MBS_OK;
   if (S->rank == 0) {
     const mbsModel *m = S->m;
     mbs_fwdPosition(m, S->sout, S->wout);
@@ -219,6 +226,7 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
     double k = mbs_kineticEnergy(m, S->wout), p = mbs_potentialEnergy(m, S->sout, S->wout);
     if (ke) *ke = k, *pe = p, *wk = wsum;
     long de = S->evals - S->evals_out, di = S->iters - S->iters_out;
+    en[0] = k, en[1] = p, en[2] = k + p, en[3] = wsum, avg = de > 0 ? (double)di / de : 0.0;
     if (S->ftraj) {
       fprintf(S->ftraj, "%.17g", t);
       for (int i = 0; i < m->nq; i++) fprintf(S->ftraj, ",%.17g", S->sout->q[i]);
@@ -229,8 +237,14 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
       fprintf(S->fenergy, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%.6g\n", step, t, k, p,
               k + p, wsum, k + p - wsum, S->evals, de > 0 ? (double)di / de : 0.0);
     if ((S->ftraj && ferror(S->ftraj)) || (S->fenergy && ferror(S->fenergy)))
-      return mbs_errSet(MBS_ERR_IO, "%s: write error (disk full?)", S->dir);
+      e = mbs_errSet(MBS_ERR_IO, "%s: write error (disk full?)", S->dir);
   }
+  // HDF5: every rank its owned slices [q_own; qd_own] = S->y (collective)
+  if (S->h5) {
+    mbsErr eh = mbsp_h5Append(S->h5, t, S->y, S->y + (S->q1 - S->q0), en, avg);
+    if (!e) e = eh;
+  }
+  MBS_CALL(e);
   S->evals_out = S->evals, S->iters_out = S->iters;
   MBS_TOC(S->tim, MBS_TIMER_OUTPUT);
   return MBS_OK;
@@ -606,9 +620,9 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
   mbsErr e = MBS_OK;
   if (rank == 0) {
     e = mbsp_mkdirs(S->dir);
-    static const char *const names[] = {"trajectory.csv", "energy.csv", "run.json",
+    static const char *const names[] = {"trajectory.csv", "trajectory.h5", "energy.csv", "run.json",
                                         "checkpoint.bin"};
-    for (int k = 0; k < 4 && !e && !a->force && !a->restart; k++) {
+    for (int k = 0; k < 5 && !e && !a->force && !a->restart; k++) {
       char p[4200];
       struct stat st;
       snprintf(p, sizeof p, "%s/%s", S->dir, names[k]);
@@ -624,21 +638,45 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
 
 static mbsErr mbsp_simOpenFiles(mbspSim *S, int append, double t_cut) {
   if (S->rank != 0) return MBS_OK;
+  int csv = S->a->cfg->out_format != MBS_OUTFMT_HDF5;
   char pt[4200], pe[4200];
   snprintf(pt, sizeof pt, "%s/trajectory.csv", S->dir);
   snprintf(pe, sizeof pe, "%s/energy.csv", S->dir);
   if (append) {
-    MBS_CALL(mbsp_truncateCsv(pt, 0, t_cut));
+    if (csv) MBS_CALL(mbsp_truncateCsv(pt, 0, t_cut));
     MBS_CALL(mbsp_truncateCsv(pe, 1, t_cut));
   }
   struct stat st;
-  int fresh = !append || stat(pt, &st) != 0 || stat(pe, &st) != 0;
-  S->ftraj = fopen(pt, fresh ? "w" : "a");
+  int fresh = !append || (csv && stat(pt, &st) != 0) || stat(pe, &st) != 0;
+  S->ftraj = csv ? fopen(pt, fresh ? "w" : "a") : NULL;
   S->fenergy = fopen(pe, fresh ? "w" : "a");
-  MBS_CHECK(S->ftraj && S->fenergy, MBS_ERR_IO, "%s: cannot open output files: %s", S->dir,
-            strerror(errno));
+  MBS_CHECK((S->ftraj || !csv) && S->fenergy, MBS_ERR_IO, "%s: cannot open output files: %s",
+            S->dir, strerror(errno));
   if (fresh) mbsp_csvHeader(S);
   return MBS_OK;
+}
+
+// output.format = hdf5: create (or, on --restart, continue) DIR/trajectory.h5 (collective)
+static mbsErr mbsp_simOpenH5(mbspSim *S, int append, double t_cut) {
+  const mbsModel *m = S->m;
+  char path[4200], **nm = calloc((size_t)(m->nq + m->nv), sizeof(char *));
+  snprintf(path, sizeof path, "%s/trajectory.h5", S->dir);
+  // the CSV column names, q then qd (a name that cannot be allocated stays empty)
+  for (int b = 0, i = 0, j = m->nq; nm && b < m->nbody; b++) {
+    size_t len = strlen(m->body_name[b]) + 16;
+    for (int k = 0; k < m->body_qnum[b]; k++, i++)
+      if ((nm[i] = malloc(len))) snprintf(nm[i], len, "q_%s_%d", m->body_name[b], k);
+    for (int k = 0; k < m->body_dofnum[b]; k++, j++)
+      if ((nm[j] = malloc(len))) snprintf(nm[j], len, "qd_%s_%d", m->body_name[b], k);
+  }
+  const char *const *cn = (const char *const *)nm;
+  int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
+  mbsErr e =
+      append ? mbsp_h5Resume(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, t_cut, &S->h5)
+             : mbsp_h5Create(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, &S->h5);
+  for (int i = 0; nm && i < m->nq + m->nv; i++) free(nm[i]);
+  free(nm);
+  return e;
 }
 
 mbsErr mbsp_simRun(const mbspSimArgs *a) {
@@ -666,6 +704,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   if (!e) {
     mbsp_tsGetState(S->ts, &t, &step, &dt);
     e = mbsp_agreeErr(a->comm, mbsp_simOpenFiles(S, a->restart != NULL, t));
+    if (!e && a->cfg->out_format == MBS_OUTFMT_HDF5) e = mbsp_simOpenH5(S, a->restart != NULL, t);
   }
   const char *stop = "t_end";
   char ckpath[4200] = "";
@@ -710,6 +749,9 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     mbsp_progress(S, t, step, 0);
   }
   if (!e) mbsp_progress(S, t, step, 1);
+  // the rows written are complete: close (rename into place) also after an error (collective)
+  mbsErr eh5 = mbsp_h5Close(&S->h5);
+  if (!e) e = eh5;
 
   // final report
   mbspRankReport rr;
@@ -722,10 +764,11 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
       printf("mbspar run %s: %d bodies, %d dofs, %d rank(s), %s + %s\n"
              "  t = %.9g s after %ld steps (%ld rejected), %ld evaluations, %.2f iterations each\n"
              "  energy: kinetic %.9g J, potential %.9g J, total %.9g J, work %.9g J\n"
-             "  outputs in %s/ (trajectory.csv, energy.csv, run.json)\n",
+             "  outputs in %s/ (%s, energy.csv, run.json)\n",
              a->cfg->filename, m->nbody, m->nv, S->size, mbs_solverName(m->opt.solver),
              mbsp_tsTypeName(S->ts), t, step, o.rejected, S->evals,
-             S->evals ? (double)S->iters / S->evals : 0.0, ke, pe, ke + pe, wk, S->dir);
+             S->evals ? (double)S->iters / S->evals : 0.0, ke, pe, ke + pe, wk, S->dir,
+             a->cfg->out_format == MBS_OUTFMT_HDF5 ? "trajectory.h5" : "trajectory.csv");
     if (S->ftraj) fflush(S->ftraj);
     if (S->fenergy) fflush(S->fenergy);
     e = a->emit(a->emit_ctx, mbsp_runJson, &o);
