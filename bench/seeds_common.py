@@ -253,6 +253,8 @@ unset multiplot
 
 # ------------------------------------------------------------------ seed 002 Figs. 2 and 3
 
+LATENCY = 1.5e-6  # s per message, mbspar's cpa.latency default (docs/cpa.md)
+
 CHAIN = """model = { gravity = [0, 0, -9.81];
   chain = { n = %d; joint = "revolute"; axis = [0, 1, 0]; direction = [1, 0, 0];
             length = 0.1; mass = 0.1; shape = "rod"; radius = 0.005; q0 = 0.01; }; };
@@ -268,6 +270,7 @@ def fig23(binary, root, ns):
     dt = 1e-4
     rows = []
     target = 0.4  # s of measured CPU work per data point (small N: longer trajectories)
+    sfix = 100  # rk4 steps of the trajectory on which iterations are counted (0.01 s)
     for n in ns:
         cfg = os.path.join(tmp, "chain%d.cfg" % n)
         open(cfg, "w").write(CHAIN % (n, 0.0))
@@ -282,12 +285,15 @@ def fig23(binary, root, ns):
             if d1["rc"]:
                 row[meth] = {"failed": d1["err"]}
                 continue
-            steps = 10
+            steps = sfix
+            dfix = None
             while True:
                 d = mbs_run(binary, cfg, sets + ["integrator.t_end=%.10g" % (steps * dt)],
                             tmp, "f")
                 if d["rc"]:
                     break
+                if dfix is None:
+                    dfix = d
                 work = d["cpu"] - d1["cpu"]
                 if work >= target or steps >= 200000:
                     break
@@ -301,11 +307,13 @@ def fig23(binary, root, ns):
             def dtim(key, field="avg"):
                 return t.get(key, {field: 0})[field] - t1.get(key, {field: 0})[field]
             ev = d["solver"]["evaluations"] - d1["solver"]["evaluations"]
-            it = d["solver"]["total_iterations"] - d1["solver"]["total_iterations"]
+            # iterations: always on the same trajectory (S = sfix steps) for every N
+            evf = dfix["solver"]["evaluations"] - d1["solver"]["evaluations"]
+            it = dfix["solver"]["total_iterations"] - d1["solver"]["total_iterations"]
             teval = dtim("eval")
             ser = dtim("eval.velocity") + dtim("comm.allreduce")
-            row[meth] = {"steps": steps, "evaluations": ev, "avg_iterations": it / ev,
-                         "avg_iterations_incl_start": d["solver"]["avg_iterations"],
+            row[meth] = {"steps": steps, "evaluations": ev, "avg_iterations": it / evf,
+                         "avg_iterations_incl_start": dfix["solver"]["avg_iterations"],
                          "cold_iterations_first16": d1["solver"]["avg_iterations"],
                          "cpu_per_eval_s": (d["cpu"] - d1["cpu"]) / ev,
                          "wall_per_eval_s": teval / ev,
@@ -322,6 +330,12 @@ def fig23(binary, root, ns):
             row["T_serial"] = tser
             row["T_Pi"] = (tcpu - tser) / n + tser
             row["T_Pr"] = 1.3 * (tcpu - tser) / n + tser
+            # T_P,r with the reductions and halo exchanges priced on a network: every allreduce
+            # costs log2(N) message latencies (recursive doubling), every J-CG iteration one
+            # neighbour exchange (up and down concurrently); latency = cpa.latency default
+            tnet = j["allreduce_calls_per_eval"] * LATENCY * max(1.0, math.log2(n)) + \
+                j["avg_iterations"] * LATENCY
+            row["T_Pnet"] = row["T_Pr"] + tnet
         if "aba" in row and "cpu_per_eval_s" in row["aba"]:
             row["T_R"] = row["aba"]["cpu_per_eval_s"]
         rows.append(row)
@@ -345,26 +359,32 @@ def fig23(binary, root, ns):
              "falling), rk4 dt = 1e-4 s, J-CG eps = 1e-7 (relative change), cubic warm start",
              "# per evaluation = (run of S steps - run of 4 steps) / their difference in "
              "evaluations: warm-started steady state; time = process CPU time;",
+             "# iterations: on the same trajectory for every N (S = %d steps = %g s); CPU: S = "
+             "%d steps too, longer (column S) where that is under %.1f s of CPU" % (
+                 sfix, sfix * dt, sfix, target),
              "# T_serial = T_CPU x (eval.velocity + comm.allreduce) / eval (in-process timers); "
              "'it. all' = average over the whole S-step run incl. the cold start",
              "",
              "| N | 5N | S | J-CG avg it. | it. all | J-CG CPU us/eval | ABA CPU us/eval | J-CG/ABA |"
-             " serial frac. | T_serial us | T_P,i us (20) | T_P,r us (21) | T_R/T_P,r |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             " serial frac. | T_serial us | T_P,i us (20) | T_P,r us (21) | T_R/T_P,r | T_P,net us |"
+             " T_R/T_P,net |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     csv = ["N,dim,steps,jcg_avg_iterations,jcg_cpu_s,aba_cpu_s,serial_fraction,velocity_fraction,"
-           "allreduce_fraction,T_serial_s,T_Pi_s,T_Pr_s"]
+           "allreduce_fraction,T_serial_s,T_Pi_s,T_Pr_s,T_Pnet_s,allreduce_calls_per_eval"]
     for r in good:
         j = r["jcg"]
         lines.append("| %d | %d | %d | %.1f | %.1f | %.2f | %.2f | %.0f | %.3f | %.3f | %.3f | "
-                     "%.3f | %.1f |" % (r["N"], r["dim"], j["steps"], j["avg_iterations"],
+                     "%.3f | %.1f | %.1f | %.2f |" % (r["N"], r["dim"], j["steps"],
+                                                    j["avg_iterations"],
                                         j["avg_iterations_incl_start"], 1e6 * r["T_CPU"],
                                  1e6 * r["T_R"], r["T_CPU"] / r["T_R"], j["serial_fraction"],
                                  1e6 * r["T_serial"], 1e6 * r["T_Pi"], 1e6 * r["T_Pr"],
-                                 r["T_R"] / r["T_Pr"]))
-        csv.append("%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g" % (
+                                 r["T_R"] / r["T_Pr"], 1e6 * r["T_Pnet"],
+                                 r["T_R"] / r["T_Pnet"]))
+        csv.append("%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g" % (
             r["N"], r["dim"], j["steps"], j["avg_iterations"], r["T_CPU"], r["T_R"],
             j["serial_fraction"], j["velocity_fraction"], j["allreduce_fraction"], r["T_serial"],
-            r["T_Pi"], r["T_Pr"]))
+            r["T_Pi"], r["T_Pr"], r["T_Pnet"], j["allreduce_calls_per_eval"]))
     lines.append("")
     lines.append("fitted exponents (least squares of log t vs log N, N >= 64): J-CG alpha = %.2f "
                  "(seed: 1.12), ABA = %.2f (seed: ~1), J-CG iterations ~ N^%.2f" %
@@ -379,9 +399,10 @@ def fig23(binary, root, ns):
     dat = os.path.join(tmp, "f23.dat")
     with open(dat, "w") as f:
         for r in good:
-            f.write("%d %g %g %g %g %g %g\n" % (r["N"], 1e6 * r["T_CPU"], 1e6 * r["T_R"],
-                                                r["jcg"]["avg_iterations"], 5 * r["N"],
-                                                1e6 * r["T_Pi"], 1e6 * r["T_Pr"]))
+            f.write("%d %g %g %g %g %g %g %g\n" % (r["N"], 1e6 * r["T_CPU"], 1e6 * r["T_R"],
+                                                   r["jcg"]["avg_iterations"], 5 * r["N"],
+                                                   1e6 * r["T_Pi"], 1e6 * r["T_Pr"],
+                                                   1e6 * r["T_Pnet"]))
     png2 = os.path.join(root, "docs", "img", "seed002_fig2.png")
     png3 = os.path.join(root, "docs", "img", "seed002_fig3.png")
     gnuplot("""set terminal pngcairo size 1100,450 font ",10"
@@ -402,7 +423,7 @@ set output '%s'
 set multiplot layout 1,1
 set title "seed 002 Fig. 3 reproduction: estimated parallel time of J-CG (N processors) vs recursive"
 set ylabel "time per evaluation [us]"
-plot '%s' using 1:6 with linespoints pt 6 title "T_{P,i} (eq. 20)", '' using 1:7 with linespoints pt 7 title "T_{P,r} (eq. 21)", '' using 1:3 with linespoints pt 5 title "T_R (ABA, serial)", '' using 1:2 with lines dt 3 title "T_{CPU} (J-CG, serial)"
+plot '%s' using 1:6 with linespoints pt 6 title "T_{P,i} (eq. 20)", '' using 1:7 with linespoints pt 7 title "T_{P,r} (eq. 21)", '' using 1:8 with linespoints pt 9 title "T_{P,r} + network latency (1.5 us/message)", '' using 1:3 with linespoints pt 5 title "T_R (ABA, serial)", '' using 1:2 with lines dt 3 title "T_{CPU} (J-CG, serial)"
 unset multiplot
 """ % (png2, info["date"], a_jcg, a_aba, dat, dat, png3, dat))
     print("results: %s.{txt,csv,json}, %s, %s" % (out, png2, png3))
