@@ -136,7 +136,7 @@ def table2(binary, root):
             {k: (round(v, 1) if v else "fail") for k, v in scan["rho"].items()}, best_rho),
             flush=True)
         rows = []
-        for name, meth in [("ABA (exact)", "aba")] + SCHEMES + [("J-SI, rho=0 (auto)",
+        for name, meth in [("ABA (exact)", "aba")] + SCHEMES + [("J-SI (rho auto)",
                                                                 "chebyshev-auto")]:
             sets = extra + base + ["solver.method=%s" % meth.replace("-auto", "")]
             if meth == "sor":
@@ -227,7 +227,7 @@ def table2(binary, root):
             b = next(x for x in res["manoeuvres"]["II"]["rows"] if x["scheme"] == nm)
             if "failed" in a or "failed" in b:
                 continue
-            f.write('"%s" %g %g %g %g\n' % (nm.replace(" (auto)", "\\n(auto)"),
+            f.write('"%s" %g %g %g %g\n' % (nm.replace(" (rho auto)", "\\n(rho auto)"),
                                              a["avg_iterations"], b["avg_iterations"],
                                              a["cpu_us_per_eval"], b["cpu_us_per_eval"]))
     png = os.path.join(root, "docs", "img", "seed002_table2.png")
@@ -423,7 +423,7 @@ set output '%s'
 set multiplot layout 1,1
 set title "seed 002 Fig. 3 reproduction: estimated parallel time of J-CG (N processors) vs recursive"
 set ylabel "time per evaluation [us]"
-plot '%s' using 1:6 with linespoints pt 6 title "T_{P,i} (eq. 20)", '' using 1:7 with linespoints pt 7 title "T_{P,r} (eq. 21)", '' using 1:8 with linespoints pt 9 title "T_{P,r} + network latency (1.5 us/message)", '' using 1:3 with linespoints pt 5 title "T_R (ABA, serial)", '' using 1:2 with lines dt 3 title "T_{CPU} (J-CG, serial)"
+plot '%s' using 1:6 with linespoints pt 6 title "T_{P,i} (eq. 20)", '' using 1:7 with linespoints pt 7 title "T_{P,r} (eq. 21)", '' using 1:8 with linespoints pt 9 title "T_{P,r} + network latency (1.5 us/message)", '' using 1:3 with linespoints pt 5 title "T_R (ABA, serial)", '' using 1:2 with lines dt 3 lw 2 lc rgb "#444444" title "T_{CPU} (J-CG, serial)"
 unset multiplot
 """ % (png2, info["date"], a_jcg, a_aba, dat, dat, png3, dat))
     print("results: %s.{txt,csv,json}, %s, %s" % (out, png2, png3))
