@@ -80,7 +80,8 @@ printf '{"kind":"meta","machine":"%s","nproc":%s,"git":"%s","build_flags":"%s","
   "$(sed -n 's/^CMAKE_C_FLAGS_RELEASE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null | head -1)" \
   "$stamp" "$quick" "$cap" >"$out"
 
-# launch P VERB CONFIG OUTJSON ARGS... : mpirun under /usr/bin/time; prints "wall user sys"
+# launch P VERB CONFIG OUTJSON ARGS... : mpirun under `speedup_report.py timeit` (wall, and the
+# user/system time of all children from getrusage, microsecond resolution); prints "wall user sys"
 launch() {
   local p=$1 verb=$2 cfg=$3 js=$4
   shift 4
@@ -94,10 +95,10 @@ launch() {
     mpi+=(--bind-to core -x OMPI_MCA_mpi_yield_when_idle=0)
   fi
   if [[ $verb == run ]]; then
-    /usr/bin/time -f '%e %U %S' -o "$work/time" "${mpi[@]}" "$mbspar" run "$cfg" --out "$js" \
+    python3 "$report" timeit "$work/time" "${mpi[@]}" "$mbspar" run "$cfg" --out "$js" \
       --force --quiet --set integrator.t_end=0.01 --set output.every=100000 "$@" >/dev/null
   else
-    /usr/bin/time -f '%e %U %S' -o "$work/time" "${mpi[@]}" "$mbspar" "$verb" "$cfg" --json "$js" \
+    python3 "$report" timeit "$work/time" "${mpi[@]}" "$mbspar" "$verb" "$cfg" --json "$js" \
       --quiet "$@" >/dev/null
   fi
   tail -1 "$work/time"
@@ -131,8 +132,12 @@ record() {
   echo "speedup.sh: $fam $size $meth P=$p $verb done ($t; load $load)" >&2
 }
 
-reps_for() { # repetitions per launch so that a launch does ~0.1-1 s of work
-  case $1 in 64 | 6) echo 100 ;; 256 | 8) echo 20 ;; 1024 | 10) echo 3 ;; *) echo 1 ;; esac
+reps_for() { # reps_for SIZE METHOD: repetitions per launch, ~0.1-1 s of evaluation work
+  if [[ $2 == aba ]]; then
+    case $1 in 64 | 6) echo 5000 ;; 256 | 8) echo 1000 ;; 1024 | 10) echo 300 ;; 4096 | 12) echo 50 ;; *) echo 5 ;; esac
+  else
+    case $1 in 64 | 6) echo 100 ;; 256 | 8) echo 20 ;; 1024 | 10) echo 3 ;; *) echo 1 ;; esac
+  fi
 }
 
 # --- calibration of the cpa cost model (J-CG on the 256-link chain, ranks 0 and 1)
@@ -145,9 +150,9 @@ for fam in chain tree; do
   if [[ $fam == chain ]]; then sizes=("${chain_n[@]}"); else sizes=("${tree_d[@]}"); fi
   for s in "${sizes[@]}"; do
     if [[ $fam == chain ]]; then nb=$s; else nb=$(((1 << s) - 1)); fi
-    k=$(reps_for "$s")
+    k=$(reps_for "$s" jcg)
     # serial baselines (one rank)
-    record "$fam" "$s" aba 1 accel "$k" ""
+    record "$fam" "$s" aba 1 accel "$(reps_for "$s" aba)" ""
     # CRBA + LTDL is O(N^2) per evaluation on a chain (0.3 s at N = 1024, ~20 s at 4096; a tree
     # is O(N log N)): accel up to 1024 bodies (chain) / 16383 (tree), run up to 256 / 4095
     crba_max=1024 crba_run=256

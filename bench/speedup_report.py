@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Speedup study helper (bench/speedup.sh, bench/smpi/run.sh). Reports, never asserts.
 
+  speedup_report.py timeit OUTFILE CMD...                       run CMD; OUTFILE <- "wall user sys"
   speedup_report.py record JSON --kind accel|run|cpa|smpi ...   one compact JSONL record
   speedup_report.py report RESULTS.jsonl --img DIR --md FILE    tables (Markdown) + gnuplot PNGs
   speedup_report.py smpi RESULTS.jsonl --img DIR --md FILE      SMPI tables + PNGs
@@ -31,6 +32,20 @@ from collections import defaultdict
 
 TIMERS = ("eval", "eval.velocity", "eval.constraint.solve", "comm.halo", "comm.allreduce",
           "comm.prefix")
+
+
+def cmd_timeit(argv):
+    """run argv[1:], write "wall user sys" (children's rusage, microseconds) to argv[0]."""
+    import resource
+    import time
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    rc = subprocess.call(argv[1:])
+    t1 = time.monotonic()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(argv[0], "w") as f:
+        f.write(f"{t1 - t0:.6f} {r1.ru_utime - r0.ru_utime:.6f} {r1.ru_stime - r0.ru_stime:.6f}\n")
+    return rc
 
 
 def cmd_record(a):
@@ -159,7 +174,8 @@ def cmd_report(a):
         if len(reps) >= 2 and reps[-1].get("repeat", 1) > reps[0].get("repeat", 1):
             r1, r2 = reps[0], reps[-1]
             dc = (r2["launch_user_s"] + r2["launch_sys_s"]) - (r1["launch_user_s"] + r1["launch_sys_s"])
-            if dc > 0:
+            # /usr/bin/time (older records) has 10 ms resolution: need >= 50 ms of difference
+            if dc >= 0.05:
                 tc = dc / (r2["repeat"] - r1["repeat"]) / r1["P"]
         return (rb, tw(rb), tc)
 
@@ -269,7 +285,7 @@ def cmd_report(a):
                         pr = 1.3 * (tcpu - tser) / p + tser
                     cpred = csp = None
                     if m == "aba" and cpa_aba:
-                        cpred = cpa_aba["schedule"]["1"][1]
+                        cpred = cpa_aba["work_s"]
                     if m == "jcg":
                         c = cpa.get((fam, s, "jcg"), {})
                         if 1 in c and 2 in c and str(p) in c[1]["schedule"]:
@@ -278,7 +294,7 @@ def cmd_report(a):
                             t2 = c[2]["schedule"][str(p)][1]
                             cpred = t1 + (k - 1) * (t2 - t1) if k else None
                             if cpred and cpa_aba:
-                                csp = cpa_aba["schedule"]["1"][1] / cpred
+                                csp = cpa_aba["work_s"] / cpred
                     ptxt = f"{p}{' (oversub.)' if p > nproc else ''}"
                     lines.append(f"| {bodies} | {m} | {ptxt} | {itxt} | {fmt(tw)} | {fmt(tc)} | "
                                  f"{fmt(sp)} | {simtxt} | {fmt(pi)} | {fmt(pr)} | {fmt(cpred)} | "
@@ -446,6 +462,8 @@ unset multiplot
 
 
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "timeit":
+        sys.exit(cmd_timeit(sys.argv[2:]))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("record")
