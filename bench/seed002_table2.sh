@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# seed 002 Table 2: the five iterative schemes on the 3-link 5-dof manipulator (configs/seed002_manipulator.cfg), manoeuvres I (planar) and II (spatial), T = 10 s, dp5 TOL 1e-6, eps 1e-7 (relative change).
+# seed 002 Table 2: the five iterative schemes on the 3-link 5-dof manipulator
+# (configs/seed002_manipulator.cfg), manoeuvres I (planar), II (spatial) and IIb (II with a light
+# upper arm), T = 10 s, dp5 TOL 1e-6, eps 1e-7 (relative change).
 # Reports, never asserts. Times are CPU seconds (the machine is shared), see bench/seeds_common.py.
 #   bench/seed002_table2.sh [build-dir] [N,N,...]      (default build dir: <repo>/build-seeds)
 # Writes bench/results/seed002_table2.{txt,csv,json} and docs/img/ plots; docs/seeds.md reads them.

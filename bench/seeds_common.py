@@ -79,7 +79,17 @@ def lsq_slope(xs, ys):
 SPATIAL = ["model.bodies[0].joint.springref=[1.5]", "model.bodies[0].joint.qd0=[1.0]",
            "model.bodies[1].joint.springref=[-0.6,0.8]", "model.bodies[1].joint.qd0=[0.5,2.0]",
            "model.bodies[2].joint.springref=[1.0,-0.5]", "model.bodies[2].joint.qd0=[-1.0,3.0]"]
-MANOEUVRES = {"I": [], "II": SPATIAL}
+# IIb: manoeuvre II with a light upper arm (0.2 kg instead of 5 kg), which makes the Jacobi
+# iteration matrix's spectral radius approach 1 - the seed's manoeuvre-II situation
+MANOEUVRES = {"I": [], "II": SPATIAL, "IIb": SPATIAL + ["model.bodies[1].mass=0.2"]}
+# repetitions (best CPU of) and scan grids per manoeuvre (IIb is costly: fewer)
+REPS = {"I": 3, "II": 3, "IIb": 1}
+OMEGAS = {"I": [1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9],
+          "II": [1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9],
+          "IIb": [1.3, 1.5, 1.6, 1.7, 1.8, 1.9]}
+RHOS = {"I": [0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98],
+        "II": [0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98],
+        "IIb": [0.9, 0.95, 0.97, 0.98, 0.99, 0.995]}
 SCHEMES = [("Jacobi", "jacobi"), ("J-SI", "chebyshev"), ("J-CG", "jcg"),
            ("Gauss-Seidel", "gs"), ("SOR", "sor")]
 
@@ -103,10 +113,10 @@ def table2(binary, root):
     tmp = tempfile.mkdtemp(prefix="seed002_t2_")
     base = ["integrator.method=dp5", "integrator.tol=1e-6", "integrator.t_end=10",
             "solver.tol=1e-7", "solver.criterion=change", "solver.warm_start=cubic"]
-    reps = 3
     res = {"machine": info, "manoeuvres": {}}
     for man, extra in MANOEUVRES.items():
         print("# manoeuvre %s" % man, flush=True)
+        reps = REPS[man]
         r = {}
         # reference: ABA (exact forward dynamics) with dp5 at TOL 1e-12
         ref = mbs_run(binary, cfg, extra + ["solver.method=aba", "integrator.method=dp5",
@@ -119,12 +129,12 @@ def table2(binary, root):
         cpu0 = min(b)
         # nearly optimal SOR omega and J-SI rho: scans on the full manoeuvre (fewest iterations)
         scan = {"omega": {}, "rho": {}}
-        for om in [1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9]:
+        for om in OMEGAS[man]:
             d = mbs_run(binary, cfg, extra + base + ["solver.method=sor", "solver.omega=%g" % om],
                         tmp, "scan")
             scan["omega"][om] = d["solver"]["avg_iterations"] if d["rc"] == 0 and \
                 d["solver"]["nonconverged"] == 0 else None
-        for rho in [0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98]:
+        for rho in RHOS[man]:
             d = mbs_run(binary, cfg, extra + base + ["solver.method=chebyshev",
                                                      "solver.rho=%g" % rho], tmp, "scan")
             scan["rho"][rho] = d["solver"]["avg_iterations"] if d["rc"] == 0 and \
@@ -166,7 +176,7 @@ def table2(binary, root):
         r = {"rows": rows, "scan": {k: {str(a): b for a, b in v.items()} for k, v in scan.items()},
              "reference": {"q": qref, "steps": ref["integrator"]["steps"],
                            "evaluations": ref["solver"]["evaluations"]},
-             "baseline_cpu_s": cpu0, "sets": extra}
+             "baseline_cpu_s": cpu0, "sets": extra, "reps": reps}
         res["manoeuvres"][man] = r
     info["loadavg_end"] = os.getloadavg()[0]
 
@@ -175,16 +185,19 @@ def table2(binary, root):
              "# seed 002 Table 2: 3-link 5-dof manipulator (configs/seed002_manipulator.cfg), "
              "T = 10 s, dp5 TOL = 1e-6, eps = 1e-7 (relative change), cubic warm start",
              "# accuracy: 100 |q(T) - q_ref(T)| / |q_ref(T)|, reference ABA with dp5 TOL 1e-12; "
-             "CPU: process CPU minus the t_end = 0 baseline, best of %d" % reps, ""]
-    lines.append("| scheme | I: % acc. at T | I: avg it. | I: CPU s | I: us/eval | "
-                 "II: % acc. at T | II: avg it. | II: CPU s | II: us/eval |")
-    lines.append("|---|---|---|---|---|---|---|---|---|")
+             "CPU: process CPU minus the t_end = 0 baseline, best of 3 (IIb: 1 run)",
+             "# manoeuvres: I planar, II spatial, IIb = II with a 0.2 kg upper arm "
+             "(Jacobi spectral radius near 1)", ""]
+    mans = list(MANOEUVRES)
+    lines.append("| scheme | " + " | ".join("%s: %% acc. at T | %s: avg it. | %s: CPU s | "
+                                            "%s: us/eval" % (x, x, x, x) for x in mans) + " |")
+    lines.append("|---|" + "---|---|---|---|" * len(mans))
     csv = ["scheme,manoeuvre,accuracy_pct,avg_iterations,evaluations,steps,cpu_s,"
            "cpu_us_per_eval,nonconverged,omega,rho"]
     names = [x["scheme"] for x in res["manoeuvres"]["I"]["rows"]]
     for nm in names:
         cells = [nm]
-        for man in ("I", "II"):
+        for man in mans:
             row = next(x for x in res["manoeuvres"][man]["rows"] if x["scheme"] == nm)
             if "failed" in row:
                 cells += ["failed"] * 4
@@ -202,7 +215,7 @@ def table2(binary, root):
                 row["steps"], row["cpu_s"], row["cpu_us_per_eval"], row["nonconverged"],
                 row["omega"] or "", row["rho"] or ""))
         lines.append("| " + " | ".join(cells) + " |")
-    for man in ("I", "II"):
+    for man in mans:
         m = res["manoeuvres"][man]
         lines.append("")
         lines.append("manoeuvre %s: reference %d steps / %d evaluations; integration with TOL "
@@ -223,13 +236,13 @@ def table2(binary, root):
     dat = os.path.join(tmp, "t2.dat")
     with open(dat, "w") as f:
         for nm in names[1:]:
-            a = next(x for x in res["manoeuvres"]["I"]["rows"] if x["scheme"] == nm)
-            b = next(x for x in res["manoeuvres"]["II"]["rows"] if x["scheme"] == nm)
-            if "failed" in a or "failed" in b:
+            rr = [next(x for x in res["manoeuvres"][mn]["rows"] if x["scheme"] == nm)
+                  for mn in mans]
+            if any("failed" in x for x in rr):
                 continue
-            f.write('"%s" %g %g %g %g\n' % (nm.replace(" (rho auto)", "\\n(rho auto)"),
-                                             a["avg_iterations"], b["avg_iterations"],
-                                             a["cpu_us_per_eval"], b["cpu_us_per_eval"]))
+            f.write('"%s" %s %s\n' % (nm.replace(" (rho auto)", "\\n(rho auto)"),
+                                      " ".join("%g" % x["avg_iterations"] for x in rr),
+                                      " ".join("%g" % x["cpu_us_per_eval"] for x in rr)))
     png = os.path.join(root, "docs", "img", "seed002_table2.png")
     gnuplot("""set terminal pngcairo size 1100,450 font ",10"
 set output '%s'
@@ -241,11 +254,13 @@ set boxwidth 0.9
 set xtics rotate by -25 font ",9"
 set grid ytics
 set key top left
-set yrange [0:*]
+set logscale y
+set yrange [1:*]
 set ylabel "average iterations per evaluation"
-plot '%s' using 2:xtic(1) title "manoeuvre I (planar)", '' using 3 title "manoeuvre II (spatial)"
+plot '%s' using 2:xtic(1) title "manoeuvre I (planar)", '' using 3 title "manoeuvre II (spatial)", '' using 4 title "IIb (II, 0.2 kg upper arm)"
+set yrange [10:*]
 set ylabel "CPU time per evaluation [us]"
-plot '%s' using 4:xtic(1) title "manoeuvre I (planar)", '' using 5 title "manoeuvre II (spatial)"
+plot '%s' using 5:xtic(1) title "manoeuvre I (planar)", '' using 6 title "manoeuvre II (spatial)", '' using 7 title "IIb (II, 0.2 kg upper arm)"
 unset multiplot
 """ % (png, info["date"], dat, dat))
     print("results: %s.{txt,csv,json}, %s" % (out, png))
