@@ -182,39 +182,64 @@ mbsErr mbs_cfsPosition(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
 
 // ---------------------------------------------------------------- operator
 
-static void mbs_cfsSweepUp(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsReal *x,
-                           int known) {
-#pragma omp parallel for schedule(static) if (c->b1 - c->b0 > MBS_OMP_MIN)
-  for (int b = c->b0; b < c->b1; b++) {
-    int nl = m->body_lamnum[b], la = m->body_lamadr[b];
-    const mbsReal *T = c->T + 6 * la;
-    mbsReal *wr = c->wr + 6 * b;
-    for (int i = 0; i < 6; i++) wr[i] = 0;
-    for (int k = 0; k < nl; k++)
-      for (int i = 0; i < 6; i++) wr[i] += T[6 * k + i] * x[la + k];
-    if (known) {
-      int nd = m->body_dofnum[b], da = m->body_dofadr[b];
-      const mbsReal *F = c->F + 6 * da;
-      for (int k = 0; k < nd; k++)
-        for (int i = 0; i < 6; i++) wr[i] += F[6 * k + i] * w->qfrc[da + k];
-    }
-    if (m->body_parent[b] >= 0) mbsu_xTForce(w->xpar + 12 * b, wr, c->up + 6 * b);
-    MBS_FLOPS(mbs_flopCfsUp(nl, m->body_dofnum[b], known, m->body_parent[b] >= 0));
+// Run STMT for every owned body b: threaded when the rank owns many bodies, a plain loop
+// otherwise (an OpenMP region whose if() clause is false still enters libgomp, which allocates
+// and frees per region: measured ~5 us per CG iteration on small models).
+#define MBS_FOR_OWNED(c, b, STMT)                                                                  \
+  do {                                                                                             \
+    if ((c)->b1 - (c)->b0 > MBS_OMP_MIN) {                                                         \
+      _Pragma("omp parallel for schedule(static)") for (int b = (c)->b0; b < (c)->b1; b++) {       \
+        STMT;                                                                                      \
+      }                                                                                            \
+    } else {                                                                                       \
+      for (int b = (c)->b0; b < (c)->b1; b++) {                                                    \
+        STMT;                                                                                      \
+      }                                                                                            \
+    }                                                                                              \
+  } while (0)
+
+// up: wr_b = T_b x_b (+ F_b tau_b); up_b = X_bp^T wr_b
+static inline void mbs_cfsUpBody(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsReal *x,
+                                 int known, int b) {
+  int nl = m->body_lamnum[b], la = m->body_lamadr[b];
+  const mbsReal *T = c->T + 6 * la;
+  mbsReal *wr = c->wr + 6 * b;
+  for (int i = 0; i < 6; i++) wr[i] = 0;
+  for (int k = 0; k < nl; k++)
+    for (int i = 0; i < 6; i++) wr[i] += T[6 * k + i] * x[la + k];
+  if (known) {
+    int nd = m->body_dofnum[b], da = m->body_dofadr[b];
+    const mbsReal *F = c->F + 6 * da;
+    for (int k = 0; k < nd; k++)
+      for (int i = 0; i < 6; i++) wr[i] += F[6 * k + i] * w->qfrc[da + k];
   }
+  if (m->body_parent[b] >= 0) mbsu_xTForce(w->xpar + 12 * b, wr, c->up + 6 * b);
+  MBS_FLOPS(mbs_flopCfsUp(nl, m->body_dofnum[b], known, m->body_parent[b] >= 0));
 }
 
-static void mbs_cfsSweepMid(const mbsModel *m, const mbsWork *w, mbsCfs *c, int known) {
-#pragma omp parallel for schedule(static) if (c->b1 - c->b0 > MBS_OMP_MIN)
-  for (int b = c->b0; b < c->b1; b++) {
-    mbsReal *wr = c->wr + 6 * b;
-    if (known)
-      for (int i = 0; i < 6; i++) wr[i] -= w->cbias[6 * b + i];
-    const int *ch = m->child_list + m->body_childadr[b];
-    for (int k = 0; k < m->body_childnum[b]; k++)
-      for (int i = 0; i < 6; i++) wr[i] -= c->up[6 * ch[k] + i];
-    mbsu_mul6(c->Minv + 36 * b, wr, c->acc + 6 * b);
-    MBS_FLOPS(mbs_flopCfsMid(m->body_childnum[b], known));
-  }
+// mid: wr_b -= bias + sum of the children's up; acc_b = M_b wr_b
+static inline void mbs_cfsMidBody(const mbsModel *m, const mbsWork *w, mbsCfs *c, int known,
+                                  int b) {
+  mbsReal *wr = c->wr + 6 * b;
+  if (known)
+    for (int i = 0; i < 6; i++) wr[i] -= w->cbias[6 * b + i];
+  const int *ch = m->child_list + m->body_childadr[b];
+  for (int k = 0; k < m->body_childnum[b]; k++)
+    for (int i = 0; i < 6; i++) wr[i] -= c->up[6 * ch[k] + i];
+  mbsu_mul6(c->Minv + 36 * b, wr, c->acc + 6 * b);
+  MBS_FLOPS(mbs_flopCfsMid(m->body_childnum[b], known));
+}
+
+// down: y_b = T_b^T (acc_b - X_bp acc_p)
+static inline void mbs_cfsDownBody(const mbsModel *m, const mbsWork *w, mbsCfs *c,
+                                   const mbsReal *a0, mbsReal *y, int b) {
+  int nl = m->body_lamnum[b], la = m->body_lamadr[b], p = m->body_parent[b];
+  mbsReal t[6], d[6];
+  mbsu_xMotion(w->xpar + 12 * b, p < 0 ? a0 : c->acc + 6 * p, t);
+  for (int i = 0; i < 6; i++) d[i] = c->acc[6 * b + i] - t[i];
+  const mbsReal *T = c->T + 6 * la;
+  for (int k = 0; k < nl; k++) y[la + k] = mbsu_dot6(T + 6 * k, d);
+  MBS_FLOPS(mbs_flopCfsDown(nl));
 }
 
 static void mbs_baseAccel(const mbsModel *m, int known, mbsReal *a0) {
@@ -224,40 +249,28 @@ static void mbs_baseAccel(const mbsModel *m, int known, mbsReal *a0) {
   a0[5] = known ? -m->gravity[2] : 0;
 }
 
-static void mbs_cfsSweepDown(const mbsModel *m, const mbsWork *w, mbsCfs *c, int known,
-                             mbsReal *y) {
-  mbsReal a0[6];
-  mbs_baseAccel(m, known, a0);
-#pragma omp parallel for schedule(static) if (c->b1 - c->b0 > MBS_OMP_MIN)
-  for (int b = c->b0; b < c->b1; b++) {
-    int nl = m->body_lamnum[b], la = m->body_lamadr[b], p = m->body_parent[b];
-    mbsReal t[6], d[6];
-    mbsu_xMotion(w->xpar + 12 * b, p < 0 ? a0 : c->acc + 6 * p, t);
-    for (int i = 0; i < 6; i++) d[i] = c->acc[6 * b + i] - t[i];
-    const mbsReal *T = c->T + 6 * la;
-    for (int k = 0; k < nl; k++) y[la + k] = mbsu_dot6(T + 6 * k, d);
-    MBS_FLOPS(mbs_flopCfsDown(nl));
-  }
-}
-
 mbsErr mbs_cfsApply(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                     const mbsReal *x, int known, mbsReal *y) {
-  mbs_cfsSweepUp(m, w, c, x, known);
+  mbsReal a0[6];
+  mbs_baseAccel(m, known, a0);
+  MBS_FOR_OWNED(c, b, mbs_cfsUpBody(m, w, c, x, known, b));
   if (comm && comm->halo_up) MBS_CALL(comm->halo_up(comm->ctx, c->up));
-  mbs_cfsSweepMid(m, w, c, known);
+  MBS_FOR_OWNED(c, b, mbs_cfsMidBody(m, w, c, known, b));
   if (comm && comm->halo_down) MBS_CALL(comm->halo_down(comm->ctx, c->acc));
-  mbs_cfsSweepDown(m, w, c, known, y);
+  MBS_FOR_OWNED(c, b, mbs_cfsDownBody(m, w, c, a0, y, b));
   return MBS_OK;
 }
 
+static inline void mbs_cfsPrecondBody(const mbsModel *m, const mbsCfs *c, const mbsReal *r,
+                                      mbsReal *z, int b) {
+  int nl = m->body_lamnum[b], la = m->body_lamadr[b];
+  for (int k = 0; k < nl; k++) z[la + k] = r[la + k];
+  if (nl) mbsu_cholSolve(c->Dfac + 36 * b, nl, z + la);
+  MBS_FLOPS(nl ? mbs_flopCholSolve(nl) : 0);
+}
+
 void mbs_cfsPrecond(const mbsModel *m, const mbsCfs *c, const mbsReal *r, mbsReal *z) {
-#pragma omp parallel for schedule(static) if (c->b1 - c->b0 > MBS_OMP_MIN)
-  for (int b = c->b0; b < c->b1; b++) {
-    int nl = m->body_lamnum[b], la = m->body_lamadr[b];
-    for (int k = 0; k < nl; k++) z[la + k] = r[la + k];
-    if (nl) mbsu_cholSolve(c->Dfac + 36 * b, nl, z + la);
-    MBS_FLOPS(nl ? mbs_flopCholSolve(nl) : 0);
-  }
+  MBS_FOR_OWNED(c, b, mbs_cfsPrecondBody(m, c, r, z, b));
 }
 
 // ---------------------------------------------------------------- explicit blocks
@@ -430,8 +443,12 @@ void mbs_cfsPushHistory(const mbsModel *m, mbsState *s, mbsReal t, int l0, int l
 
 static double mbs_dotLocal(const mbsCfs *c, const mbsReal *a, const mbsReal *b) {
   double s = 0;
-#pragma omp parallel for schedule(static) reduction(+ : s) if (c->l1 - c->l0 > 8 * MBS_OMP_MIN)
-  for (int i = c->l0; i < c->l1; i++) s += a[i] * b[i];
+  if (c->l1 - c->l0 > 8 * MBS_OMP_MIN) {
+#pragma omp parallel for schedule(static) reduction(+ : s)
+    for (int i = c->l0; i < c->l1; i++) s += a[i] * b[i];
+  } else {
+    for (int i = c->l0; i < c->l1; i++) s += a[i] * b[i];
+  }
   MBS_FLOPS(mbs_flopDot(c->l1 - c->l0));
   return s;
 }
