@@ -300,7 +300,7 @@ def cmd_report(a):
                                  f"{fmt(sp)} | {simtxt} | {fmt(pi)} | {fmt(pr)} | {fmt(cpred)} | "
                                  f"{fmt(csp)} |")
                     key = f"{fam} {m} P={p}" if m in ("jcg", "chebyshev") else f"{fam} {m}"
-                    plot[key].append((bodies, tc or tw))
+                    plot[key].append((bodies, tw))
                     if m == "jcg":
                         plot[f"S {fam} N={bodies} measured"].append((p, sp))
                         if pi:
@@ -337,7 +337,8 @@ def cmd_report(a):
                 gnuplot(f"""set terminal pngcairo size 900,600
 set output '{a.img}/speedup_time_{fam}.png'
 set logscale xy; set grid; set key left top
-set xlabel 'bodies N'; set ylabel 'time per evaluation [s] (CPU per rank where measured, else wall)'
+set format y '10^{{%L}}'
+set xlabel 'bodies N'; set ylabel 'wall time per evaluation, best of launches [s]'
 set title '{fam}: time per forward-dynamics evaluation (cold start), this machine'
 plot {', '.join(pl)}
 """)
