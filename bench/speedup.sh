@@ -85,7 +85,7 @@ printf '{"kind":"meta","machine":"%s","nproc":%s,"git":"%s","build_flags":"%s","
 launch() {
   local p=$1 verb=$2 cfg=$3 js=$4
   shift 4
-  local mpi=(mpirun -n "$p")
+  local mpi=(mpirun -n "$p") rc=0
   # oversubscribed ranks must yield when idle (else ~1000x slower); at P <= cores they must
   # busy-poll: with yield on a loaded machine every message wait gives a whole time slice to
   # another job (measured here: 3.25 s instead of 0.11 s per J-CG evaluation, N = 256, P = 2)
@@ -96,12 +96,13 @@ launch() {
   fi
   if [[ $verb == run ]]; then
     python3 "$report" timeit "$work/time" "${mpi[@]}" "$mbspar" run "$cfg" --out "$js" \
-      --force --quiet --set integrator.t_end=0.01 --set output.every=100000 "$@" >/dev/null
+      --force --quiet --set integrator.t_end=0.01 --set output.every=100000 "$@" >/dev/null || rc=$?
   else
     python3 "$report" timeit "$work/time" "${mpi[@]}" "$mbspar" "$verb" "$cfg" --json "$js" \
-      --quiet "$@" >/dev/null
+      --quiet "$@" >/dev/null || rc=$?
   fi
   tail -1 "$work/time"
+  return "$rc"
 }
 
 # record FAMILY N METHOD P VERB K NOTE ARGS... : $launches launches, one JSONL record each. For
@@ -120,9 +121,11 @@ record() {
     ((k > 0)) && rep=(--repeat $((k * (i + 1))))
     load=$(cut -d' ' -f1 /proc/loadavg)
     if ! t=$(launch "$p" "$verb" "$cfg" "$js" --set "$sizekey=$size" --set "solver.method=$meth" "${rep[@]}" "$@" 2>"$work/err"); then
-      echo "speedup.sh: FAILED $fam $size $meth P=$p $verb: $(tail -3 "$work/err" | tr '\n' ' ')" >&2
-      printf '{"kind":"%s","family":"%s","size":%s,"method":"%s","P":%s,"failed":true}\n' \
-        "$verb" "$fam" "$size" "$meth" "$p" >>"$out"
+      local msg
+      msg=$(grep -v -e '^---' -e '^$' "$work/err" | head -2 | tr '\n"' '  ' | tr -cd '[:alnum:][:space:].,:=_/()+-')
+      echo "speedup.sh: FAILED $fam $size $meth P=$p $verb: $msg" >&2
+      printf '{"kind":"%s","family":"%s","size":%s,"method":"%s","P":%s,"failed":true,"error":"%s"}\n' \
+        "$verb" "$fam" "$size" "$meth" "$p" "$msg" >>"$out"
       return 0
     fi
     [[ $verb == run ]] && js=$js/run.json
@@ -144,7 +147,11 @@ reps_for() { # reps_for SIZE METHOD: repetitions per launch, ~0.1-1 s of evaluat
 mpirun -n 2 --bind-to core "$mbspar" cpa "$here/configs/chain.cfg" --method jcg --calibrate \
   --procs 2 --json "$work/cal.json" --quiet >/dev/null
 read -r ft lat bw < <(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cpa"]["cost_model"]; print(c["flop_time_s"], c["latency_s"], c["bandwidth_Bps"])' "$work/cal.json")
-printf '{"kind":"calibration","flop_time_s":%s,"latency_s":%s,"bandwidth_Bps":%s}\n' "$ft" "$lat" "$bw" >>"$out"
+# ABA's kernels run at a different speed per flop than J-CG's: its own flop time (one rank)
+mpirun -n 1 --bind-to core "$mbspar" cpa "$here/configs/chain.cfg" --method aba --calibrate \
+  --procs 2 --json "$work/cal_aba.json" --quiet >/dev/null
+ft_aba=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cpa"]["cost_model"]["flop_time_s"])' "$work/cal_aba.json")
+printf '{"kind":"calibration","flop_time_s":%s,"flop_time_aba_s":%s,"latency_s":%s,"bandwidth_Bps":%s}\n' "$ft" "$ft_aba" "$lat" "$bw" >>"$out"
 
 for fam in chain tree; do
   if [[ $fam == chain ]]; then sizes=("${chain_n[@]}"); else sizes=("${tree_d[@]}"); fi
@@ -199,8 +206,10 @@ for fam in chain tree; do
         ((it > 0)) && itarg=(--iterations "$it")
         cfg=$here/configs/chain.cfg sizekey=model.chain.n
         [[ $fam == tree ]] && cfg=$here/configs/tree.cfg sizekey=model.tree.depth
+        mft=$ft
+        [[ $m == aba ]] && mft=$ft_aba
         if "$mbspar" cpa "$cfg" --set "$sizekey=$s" --method "$m" "${itarg[@]}" --procs 8 \
-          --flop-time "$ft" --latency "$lat" --bandwidth "$bw" --json "$work/cpa.json" --quiet >/dev/null 2>"$work/err"; then
+          --flop-time "$mft" --latency "$lat" --bandwidth "$bw" --json "$work/cpa.json" --quiet >/dev/null 2>"$work/err"; then
           python3 "$report" record "$work/cpa.json" --kind cpa --family "$fam" --size "$s" --P 1 \
             --time "0 0 0" --load 0 --note "iters=$it" --nproc "$ncpu" >>"$out"
         else

@@ -205,7 +205,10 @@ def cmd_report(a):
     cal = next((r for r in recs if r.get("kind") == "calibration"), None)
     if cal:
         lines.append(f"cpa cost model (calibrated, `mpirun -n 2 mbspar cpa --calibrate`): "
-                     f"{cal['flop_time_s']:.3g} s/flop, latency {cal['latency_s']:.3g} s, "
+                     f"{cal['flop_time_s']:.3g} s/flop"
+                     + (f" (ABA: {cal['flop_time_aba_s']:.3g} s/flop)" if "flop_time_aba_s" in cal else
+                        " (also used for ABA)")
+                     + f", latency {cal['latency_s']:.3g} s, "
                      f"bandwidth {cal['bandwidth_Bps']:.3g} B/s.")
     for fam in ("chain", "tree"):
         f = fits[(fam, "jcg")][0]
