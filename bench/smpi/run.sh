@@ -15,6 +15,8 @@
 #    whole model (~1.2 kB per body) and SMPI runs all ranks in one process, so memory grows as
 #    hosts x N: 1024 x 16384 bodies would need ~20 GB.
 # 3. weak scaling: 64 bodies per host on 1, 16, 32, 64, 128, 256 hosts (memory ~ hosts^2).
+# 4. a binary tree (configs/tree.cfg, depth 14 = 16383 bodies): whole J-CG evaluations (~28
+#    iterations, no cap) on 1, 2, 4, 16, 64, 256 hosts.
 # J-CG is capped at solver.max_iter = 100 (a chain needs ~N iterations cold): the result is the
 # simulated time per CG iteration, which is what scales. --quick: 1, 16 and 64 hosts only.
 # Writes bench/results/smpi_<UTC>.jsonl, bench/results/smpi_<UTC>.md, docs/img/smpi_*.png.
@@ -65,14 +67,20 @@ printf '{"kind":"meta","machine":"%s","nproc":%s,"git":"%s","build_flags":"%s","
 
 common=(--set solver.method=jcg --set solver.warm_start=none --set "solver.max_iter=$cap" --quiet)
 
-# sim P N STUDY : one SMPI run, one record
+# sim P N STUDY [tree] : one SMPI run, one record (tree: N is the depth of configs/tree.cfg,
+# J-CG to convergence, no cap)
 sim() {
-  local p=$1 n=$2 study=$3 hosts=$((($1 < 16) ? 16 : $1))
+  local p=$1 n=$2 study=$3 hosts=$((($1 < 16) ? 16 : $1)) c=$cfg
+  local args=(--set "model.chain.n=$n" "${common[@]}")
+  if [[ ${4:-} == tree ]]; then
+    c=$here/configs/tree.cfg
+    args=(--set "model.tree.depth=$n" --set solver.method=jcg --set solver.warm_start=none --quiet)
+  fi
   [[ -f $work/cluster_$hosts.xml ]] || bash "$here/bench/smpi/platform.sh" "$hosts" "$speed" "$work"
   rm -f "$work/s.json"
   if ! /usr/bin/time -f '%e %U %S' -o "$work/time" smpirun -np "$p" -platform "$work/cluster_$hosts.xml" \
     -hostfile "$work/hosts_$hosts.txt" --cfg=smpi/host-speed:$speed --cfg=smpi/display-timing:yes \
-    "$sbuild/mbspar_smpi" accel "$cfg" --set "model.chain.n=$n" "${common[@]}" \
+    "$sbuild/mbspar_smpi" accel "$c" "${args[@]}" \
     --json "$work/s.json" >"$work/log" 2>&1; then
     echo "smpi/run.sh: FAILED P=$p N=$n: $(grep -v '^\[' "$work/log" | tail -3 | tr '\n' ' ')" >&2
     printf '{"kind":"smpi","study":"%s","P":%s,"size":%s,"failed":true}\n' "$study" "$p" "$n" >>"$out"
@@ -105,14 +113,19 @@ if ((quick == 1)); then
   strong_hosts=(1 16 64)
   strong_small=(1 16 64)
   weak_hosts=(1 16 64)
+  tree_hosts=(1 16)
 else
   strong_hosts=(1 16 32 64 128 256)
   strong_small=(1 16 64 256)
   weak_hosts=(1 16 32 64 128 256)
+  tree_hosts=(1 2 4 16 64 256)
   if ((quick == 2)); then strong_small+=(512 1024); fi
 fi
 for p in "${strong_hosts[@]}"; do sim "$p" 16384 strong; done
 for p in "${strong_small[@]}"; do sim "$p" 4096 strong4096; done
 for p in "${weak_hosts[@]}"; do sim "$p" $((64 * p)) weak; done
+# binary tree of depth 14 (16383 spherical joints), J-CG converges in ~28 iterations: whole
+# evaluations, strong scaling
+for p in "${tree_hosts[@]}"; do sim "$p" 14 tree14 tree; done
 echo "smpi/run.sh: results in $out" >&2
 python3 "$report" smpi "$out" --img "$here/docs/img" --md "${out%.jsonl}.md"
