@@ -36,7 +36,7 @@ for a in "$@"; do
   case $a in
   --quick) quick=1 ;;
   -h | --help)
-    sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *) build=$a ;;

@@ -29,7 +29,7 @@ for a in "$@"; do
   --quick) quick=1 ;;
   --big) quick=2 ;;
   -h | --help)
-    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *) real=$a ;;
