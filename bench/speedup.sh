@@ -220,4 +220,7 @@ for fam in chain tree; do
   done
 done
 echo "speedup.sh: results in $out" >&2
-python3 "$report" report "$out" --img "$here/docs/img" --md "${out%.jsonl}.md"
+# partial runs (SPEEDUP_* overrides) keep their plots beside their results, not in docs/img
+img=$here/docs/img
+if [[ -n ${SPEEDUP_CHAIN:-}${SPEEDUP_TREE:-} ]]; then img=${out%.jsonl}_img; fi
+python3 "$report" report "$out" --img "$img" --md "${out%.jsonl}.md"
