@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Constraint-force solver study of the parallel engine (issue 3). Reports, never asserts.
 #   cold : iterations and time per evaluation of every solver on a 1024-body revolute chain,
-#          no warm start, at -n 1 and -n 2 (tol 1e-8, stationary methods capped at 20000
+#          no warm start, at -n 1 and -n 2 (tol 1e-8, stationary methods capped at 5000
 #          iterations, reported as not converged when they hit the cap);
 #   warm : average J-CG iterations along a prescribed smooth 1 s trajectory (1000 evaluations,
 #          tol 1e-10) for every warm start, -n 1;
@@ -20,7 +20,7 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out=$here/bench/results/parallel_$stamp.jsonl
 {
   printf '{"machine":"%s","nproc":%s,"git":"%s","date":"%s"}\n' \
-    "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(nproc)" \
+    "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(nproc --all)" \
     "$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)" "$stamp"
   mpirun -n 1 --bind-to core "$bin" cold 1024 1e-8 3
   mpirun -n 2 --bind-to core "$bin" cold 1024 1e-8 3

@@ -65,7 +65,7 @@ static const char mbs_usage[] =
     "usage: mbspar [VERB] CONFIG [options]\n"
     "\n"
     "verbs:\n"
-    "  run       simulate (default verb; not implemented yet)\n"
+    "  run       simulate (default verb): PETSc TS over the distributed state, outputs in --out\n"
     "  accel     one forward-dynamics evaluation at the initial state\n"
     "  inverse   joint forces along the prescribed motion of the config's inverse group\n"
     "  static    static equilibrium by energy drainage (docs/static.md)\n"

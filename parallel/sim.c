@@ -125,6 +125,17 @@ static mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
   mbspSim *S = ctx;
   const mbsModel *m = S->m;
   int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
+  // a stage state that is no longer finite means the explicit integrator diverged
+  double bad = 0;
+  for (int i = 0; i < nqo + nvo; i++)
+    if (!isfinite(y[i])) bad = 1;
+  MBS_CALL(mbsp_allreduceMax(S->comm, &bad, 1));
+  if (bad > 0)
+    return mbs_errSet(MBS_ERR_NUMERIC,
+                      "mbspar run: the integration diverged near t = %.9g s: a stage state is no "
+                      "longer finite; integrator.dt = %g is probably above the stability limit "
+                      "of the method for this model (try a smaller dt or integrator.method = dp5)",
+                      t, S->m->opt.dt);
   memcpy(S->s->q + S->q0, y, (size_t)nqo * sizeof(double));
   memcpy(S->s->qd + S->v0, y + nqo, (size_t)nvo * sizeof(double));
   S->s->time = t;
@@ -725,6 +736,19 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     S->stage_count = 0;
     e = mbsp_tsStep(S->ts, m->opt.t_end);
     if (!e) e = mbsp_tsGetSolution(S->ts, S->y);
+    if (!e) { // an explicit integrator beyond its stability limit: say so, not what it broke
+      double bad = 0;
+      for (int i = 0; i < S->nloc; i++)
+        if (!isfinite(S->y[i]) || fabs(S->y[i]) > 1e12) bad = 1;
+      e = mbsp_allreduceMax(a->comm, &bad, 1);
+      if (!e && bad > 0)
+        e = mbs_errSet(MBS_ERR_NUMERIC,
+                       "mbspar run: the integration diverged at t = %.9g s (step %ld): the state "
+                       "is no longer finite; integrator.dt = %g is probably above the stability "
+                       "limit of %s for this model (try a smaller dt or integrator.method = dp5)",
+                       t, step + 1, m->opt.dt,
+                       (const char *[]){"euler", "rk4", "dp5"}[m->opt.integrator]);
+    }
     if (e) break;
     mbsp_tsGetState(S->ts, &t, &step, &dt);
     // power of the nonconservative joint forces, trapezoid rule over the step
