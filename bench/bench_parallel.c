@@ -90,8 +90,11 @@ int main(int argc, char **argv) {
       m->opt.solver = meth;
       m->opt.warm_start = MBS_WARM_NONE;
       m->opt.omega = 1.9;
-      // stationary methods need O(N^2) iterations on a chain: cap them (5000) and say so
-      m->opt.max_iter = (meth == MBS_SOLVER_JCG || meth == MBS_SOLVER_PETSC) ? 100000 : 5000;
+      // stationary methods need O(N^2) iterations on a chain: cap them (5000; Chebyshev, which
+      // converges in ~8N here, 20000) and say so
+      m->opt.max_iter = (meth == MBS_SOLVER_JCG || meth == MBS_SOLVER_PETSC)
+                            ? 100000
+                            : (meth == MBS_SOLVER_CHEBYSHEV ? 20000 : 5000);
       if (strcmp(mode, "scale") == 0 && argc > 5) m->opt.max_iter = atoi(argv[5]);
       double best = 1e300;
       int its = 0, reason = 0;
