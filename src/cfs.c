@@ -725,6 +725,26 @@ static mbsErr mbs_solveSor(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
   return MBS_OK;
 }
 
+// W <- L^{-1} W for an n x k row-major block W (column by column)
+static void mbs_blockSolveL(const mbsReal *L, int n, mbsReal *W, int k) {
+  for (int j = 0; j < k; j++) {
+    mbsReal col[6];
+    for (int l = 0; l < n; l++) col[l] = W[k * l + j];
+    mbsu_cholSolveL(L, n, col);
+    for (int l = 0; l < n; l++) W[k * l + j] = col[l];
+  }
+}
+
+// C -= A^T B for row-major A (n x ka), B (n x kb); C is ka x kb (leading dimension kb)
+static void mbs_blockSubAtB(const mbsReal *A, int ka, const mbsReal *B, int kb, int n, mbsReal *C) {
+  for (int a = 0; a < ka; a++)
+    for (int b = 0; b < kb; b++) {
+      mbsReal s = 0;
+      for (int l = 0; l < n; l++) s += A[ka * l + a] * B[kb * l + b];
+      C[kb * a + b] -= s;
+    }
+}
+
 // exact solve by block Cholesky in leaf-first order (fill-free on the tree pattern); serial
 static mbsErr mbs_solveDirect(const mbsModel *m, const mbsWork *w, mbsCfs *c, mbsSolveInfo *info) {
   MBS_CHECK(c->b0 == 0 && c->b1 == m->nbody, MBS_ERR_INTERNAL,
@@ -768,61 +788,26 @@ static mbsErr mbs_solveDirect(const mbsModel *m, const mbsWork *w, mbsCfs *c, mb
     // W_u = L_ii^{-1} A_{i,u} for the upper neighbours u (parent, earlier siblings), in place
     int np = m->body_lamnum[p];
     mbsReal *Wp = c->Lp + 36 * i; // ni x np
-    for (int j = 0; j < np; j++) {
-      mbsReal col[6];
-      for (int k = 0; k < ni; k++) col[k] = Wp[np * k + j];
-      mbsu_cholSolveL(Lii, ni, col);
-      for (int k = 0; k < ni; k++) Wp[np * k + j] = col[k];
-    }
+    mbs_blockSolveL(Lii, ni, Wp, np);
     const int *ch = m->child_list + m->body_childadr[p];
     int ri = c->child_rank[i];
     for (int r = 0; r < ri; r++) {
-      int k = ch[r], nk = m->body_lamnum[k];
-      mbsReal *Wk = mbs_sibBlock(m, c, i, k); // ni x nk (stored as row i)
-      for (int j = 0; j < nk; j++) {
-        mbsReal col[6];
-        for (int l = 0; l < ni; l++) col[l] = Wk[nk * l + j];
-        mbsu_cholSolveL(Lii, ni, col);
-        for (int l = 0; l < ni; l++) Wk[nk * l + j] = col[l];
-      }
+      int k = ch[r];
+      mbs_blockSolveL(Lii, ni, mbs_sibBlock(m, c, i, k), m->body_lamnum[k]); // row i: ni x nk
     }
-    // Schur complement updates A_uv -= W_u^T W_v
-    for (int a = 0; a < np; a++)
-      for (int bb = 0; bb < np; bb++) {
-        mbsReal s = 0;
-        for (int l = 0; l < ni; l++) s += Wp[np * l + a] * Wp[np * l + bb];
-        c->Ld[36 * p + np * a + bb] -= s;
-      }
+    // Schur complement updates A_uv -= W_u^T W_v over the upper neighbours (they are already
+    // coupled: no fill)
+    mbs_blockSubAtB(Wp, np, Wp, np, ni, c->Ld + 36 * p); // (p, p)
     for (int r = 0; r < ri; r++) {
       int k = ch[r], nk = m->body_lamnum[k];
       if (nk == 0) continue;
       const mbsReal *Wk = mbs_sibBlock(m, c, i, k);
-      // (k, p): parent block of k, nk x np
-      for (int a = 0; a < nk; a++)
-        for (int bb = 0; bb < np; bb++) {
-          mbsReal s = 0;
-          for (int l = 0; l < ni; l++) s += Wk[nk * l + a] * Wp[np * l + bb];
-          c->Lp[36 * k + np * a + bb] -= s;
-        }
-      // (k, k)
-      for (int a = 0; a < nk; a++)
-        for (int bb = 0; bb < nk; bb++) {
-          mbsReal s = 0;
-          for (int l = 0; l < ni; l++) s += Wk[nk * l + a] * Wk[nk * l + bb];
-          c->Ld[36 * k + nk * a + bb] -= s;
-        }
-      // (k, k') for earlier siblings k' < k
-      for (int r2 = 0; r2 < r; r2++) {
+      mbs_blockSubAtB(Wk, nk, Wp, np, ni, c->Lp + 36 * k); // (k, p): parent block of k
+      mbs_blockSubAtB(Wk, nk, Wk, nk, ni, c->Ld + 36 * k); // (k, k)
+      for (int r2 = 0; r2 < r; r2++) {                     // (k, k') for earlier siblings k'
         int k2 = ch[r2], nk2 = m->body_lamnum[k2];
         if (nk2 == 0) continue;
-        const mbsReal *Wk2 = mbs_sibBlock(m, c, i, k2);
-        mbsReal *Akk2 = mbs_sibBlock(m, c, k, k2); // row k: nk x nk2
-        for (int a = 0; a < nk; a++)
-          for (int bb = 0; bb < nk2; bb++) {
-            mbsReal s = 0;
-            for (int l = 0; l < ni; l++) s += Wk[nk * l + a] * Wk2[nk2 * l + bb];
-            Akk2[nk2 * a + bb] -= s;
-          }
+        mbs_blockSubAtB(Wk, nk, mbs_sibBlock(m, c, i, k2), nk2, ni, mbs_sibBlock(m, c, k, k2));
       }
     }
   }
