@@ -790,8 +790,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
              "  energy: kinetic %.9g J, potential %.9g J, total %.9g J, work %.9g J\n"
              "  outputs in %s/ (%s, energy.csv, run.json)\n",
              a->cfg->filename, m->nbody, m->nv, S->size, mbs_solverName(m->opt.solver),
-             mbsp_tsTypeName(S->ts), t, step, o.rejected, S->evals,
-             S->evals ? (double)S->iters / S->evals : 0.0, ke, pe, ke + pe, wk, S->dir,
+             (const char *[]){"euler", "rk4", "dp5"}[m->opt.integrator], t, step, o.rejected,
+             S->evals, S->evals ? (double)S->iters / S->evals : 0.0, ke, pe, ke + pe, wk, S->dir,
              a->cfg->out_format == MBS_OUTFMT_HDF5 ? "trajectory.h5" : "trajectory.csv");
     if (S->ftraj) fflush(S->ftraj);
     if (S->fenergy) fflush(S->fenergy);
