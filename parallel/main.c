@@ -77,7 +77,8 @@ static const char mbs_usage[] =
     "                   --set solver.method=aba --set model.chain.n=64 "
     "--set model.gravity=[0,0,-1]\n"
     "  --json PATH|-    write the machine-readable result (- = standard output)\n"
-    "  --out DIR        write result files (VERB.json, inverse.csv) into DIR\n"
+    "  --out DIR        write result files into DIR (VERB.json, inverse.csv; run: trajectory,\n"
+    "                   energy.csv, run.json, checkpoint.bin; default output.dir)\n"
     "  --force          overwrite existing files in --out\n"
     "  --repeat K       accel: time K evaluations and report the mean (time_per_eval_s)\n"
     "  --restart FILE   run: continue from a checkpoint (output.checkpoint_every, or the one\n"
@@ -98,7 +99,8 @@ static const char mbs_usage[] =
     "  --version        version, git sha, MPI library\n"
     "\n"
     "exit codes: 0 ok, 2 bad input or usage, 3 I/O error, 4 out of memory, 5 numerical failure,\n"
-    "            6 MPI error, 8 not available yet, 9 internal error (docs/cli.md)\n";
+    "            6 MPI error, 8 not available, 9 internal error, 10 run stopped by SIGTERM or\n"
+    "            SIGUSR1 after writing a checkpoint (docs/cli.md)\n";
 
 // ---------------------------------------------------------------- command line
 
