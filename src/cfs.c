@@ -64,12 +64,7 @@ mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **out) {
       return mbs_errSet(MBS_ERR_INPUT, "body %s: spatial inertia is not positive definite",
                         m->body_name[b]);
     }
-    for (int j = 0; j < 6; j++) {
-      mbsReal col[6] = {0, 0, 0, 0, 0, 0};
-      col[j] = 1;
-      mbsu_cholSolve(I6, 6, col);
-      for (int i = 0; i < 6; i++) Mi[6 * i + j] = col[i];
-    }
+    mbsu_cholInverse(I6, 6, Mi);
   }
   // sibling-pair block addresses
   int nsib = 0;
@@ -147,12 +142,7 @@ mbsErr mbs_cfsPosition(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
         for (int j = 0; j < nd; j++) SS[nd * i + j] = mbsu_dot6(S + 6 * i, S + 6 * j);
       if (!mbsu_cholFactor(SS, nd))
         return mbs_errSet(MBS_ERR_NUMERIC, "body %s: degenerate joint subspace", m->body_name[b]);
-      for (int j = 0; j < nd; j++) {
-        mbsReal col[6] = {0, 0, 0, 0, 0, 0};
-        col[j] = 1;
-        mbsu_cholSolve(SS, nd, col);
-        for (int i = 0; i < nd; i++) Si[nd * i + j] = col[i];
-      }
+      mbsu_cholInverse(SS, nd, Si);
       mbsReal *F = c->F + 6 * m->body_dofadr[b];
       for (int j = 0; j < nd; j++)
         for (int r = 0; r < 6; r++) {
@@ -745,6 +735,16 @@ static void mbs_blockSubAtB(const mbsReal *A, int ka, const mbsReal *B, int kb, 
     }
 }
 
+// yu -= W^T yi and yi -= W yu for an ni x nu row-major coupling block W
+static void mbs_blockSubTMul(const mbsReal *W, int ni, int nu, const mbsReal *yi, mbsReal *yu) {
+  for (int a = 0; a < nu; a++)
+    for (int l = 0; l < ni; l++) yu[a] -= W[nu * l + a] * yi[l];
+}
+static void mbs_blockSubMul(const mbsReal *W, int ni, int nu, const mbsReal *yu, mbsReal *yi) {
+  for (int l = 0; l < ni; l++)
+    for (int a = 0; a < nu; a++) yi[l] -= W[nu * l + a] * yu[a];
+}
+
 // exact solve by block Cholesky in leaf-first order (fill-free on the tree pattern); serial
 static mbsErr mbs_solveDirect(const mbsModel *m, const mbsWork *w, mbsCfs *c, mbsSolveInfo *info) {
   MBS_CHECK(c->b0 == 0 && c->b1 == m->nbody, MBS_ERR_INTERNAL,
@@ -820,32 +820,24 @@ static mbsErr mbs_solveDirect(const mbsModel *m, const mbsWork *w, mbsCfs *c, mb
     if (ni == 0) continue;
     mbsu_cholSolveL(c->Ld + 36 * i, ni, y + la);
     if (p < 0) continue;
-    int np = m->body_lamnum[p], pa = m->body_lamadr[p];
-    const mbsReal *Wp = c->Lp + 36 * i;
-    for (int a = 0; a < np; a++)
-      for (int l = 0; l < ni; l++) y[pa + a] -= Wp[np * l + a] * y[la + l];
+    mbs_blockSubTMul(c->Lp + 36 * i, ni, m->body_lamnum[p], y + la, y + m->body_lamadr[p]);
     const int *ch = m->child_list + m->body_childadr[p];
     for (int r = 0; r < c->child_rank[i]; r++) {
-      int k = ch[r], nk = m->body_lamnum[k], ka = m->body_lamadr[k];
-      const mbsReal *Wk = mbs_sibBlock(m, c, i, k);
-      for (int a = 0; a < nk; a++)
-        for (int l = 0; l < ni; l++) y[ka + a] -= Wk[nk * l + a] * y[la + l];
+      int k = ch[r];
+      mbs_blockSubTMul(mbs_sibBlock(m, c, i, k), ni, m->body_lamnum[k], y + la,
+                       y + m->body_lamadr[k]);
     }
   }
   for (int i = 0; i < n; i++) {
     int ni = m->body_lamnum[i], p = m->body_parent[i], la = m->body_lamadr[i];
     if (ni == 0) continue;
     if (p >= 0) {
-      int np = m->body_lamnum[p], pa = m->body_lamadr[p];
-      const mbsReal *Wp = c->Lp + 36 * i;
-      for (int l = 0; l < ni; l++)
-        for (int a = 0; a < np; a++) y[la + l] -= Wp[np * l + a] * y[pa + a];
+      mbs_blockSubMul(c->Lp + 36 * i, ni, m->body_lamnum[p], y + m->body_lamadr[p], y + la);
       const int *ch = m->child_list + m->body_childadr[p];
       for (int r = 0; r < c->child_rank[i]; r++) {
-        int k = ch[r], nk = m->body_lamnum[k], ka = m->body_lamadr[k];
-        const mbsReal *Wk = mbs_sibBlock(m, c, i, k);
-        for (int l = 0; l < ni; l++)
-          for (int a = 0; a < nk; a++) y[la + l] -= Wk[nk * l + a] * y[ka + a];
+        int k = ch[r];
+        mbs_blockSubMul(mbs_sibBlock(m, c, i, k), ni, m->body_lamnum[k], y + m->body_lamadr[k],
+                        y + la);
       }
     }
     mbsu_cholSolveLT(c->Ld + 36 * i, ni, y + la);

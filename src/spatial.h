@@ -387,5 +387,14 @@ static inline void mbsu_cholSolve(const mbsReal *L, int k, mbsReal *x) {
   mbsu_cholSolveL(L, k, x);
   mbsu_cholSolveLT(L, k, x);
 }
+/// Ainv (k x k, packed) = (L L^T)^{-1} from the factor of mbsu_cholFactor, column by column.
+static inline void mbsu_cholInverse(const mbsReal *L, int k, mbsReal *Ainv) {
+  for (int j = 0; j < k; j++) {
+    mbsReal col[6] = {0, 0, 0, 0, 0, 0};
+    col[j] = 1;
+    mbsu_cholSolve(L, k, col);
+    for (int i = 0; i < k; i++) Ainv[k * i + j] = col[i];
+  }
+}
 
 #endif
