@@ -641,16 +641,15 @@ static void mbs_staticJson(mbsJson *j, const void *ctx) {
   mbs_jsonEndObject(j);
 }
 
-// DIR/static_ke.csv: the decimated energy history (written through a temporary)
-static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) return mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot open for writing", tmp);
-  fprintf(f, "iteration,pseudo_time,kinetic_energy,potential_energy\n");
-  for (int k = 0; k < st->nhist; k++)
-    fprintf(f, "%d,%.17g,%.17g,%.17g\n", st->hist_iter[k], st->hist_iter[k] * st->opt.dt,
-            st->hist_ke[k], st->hist_pe[k]);
+// write-through-a-temporary: open PATH.tmp.<pid> (its name in tmp) ...
+static mbsErr mbs_tmpOpen(const char *path, char *tmp, size_t n, FILE **f) {
+  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+  *f = fopen(tmp, "w");
+  if (!*f) return mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot open for writing", tmp);
+  return MBS_OK;
+}
+// ... and rename it into place; on any failure the temporary goes and PATH is untouched
+static mbsErr mbs_tmpCommit(FILE *f, const char *tmp, const char *path) {
   int bad = ferror(f) != 0;
   if (fclose(f) != 0) bad = 1;
   if (bad || rename(tmp, path) != 0) {
@@ -658,6 +657,18 @@ static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st) {
     return mbs_errSet(MBS_ERR_IO, "mbspar: %s: write failed (nothing written)", path);
   }
   return MBS_OK;
+}
+
+// DIR/static_ke.csv: the decimated energy history (written through a temporary)
+static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st) {
+  char tmp[4200];
+  FILE *f;
+  MBS_CALL(mbs_tmpOpen(path, tmp, sizeof tmp, &f));
+  fprintf(f, "iteration,pseudo_time,kinetic_energy,potential_energy\n");
+  for (int k = 0; k < st->nhist; k++)
+    fprintf(f, "%d,%.17g,%.17g,%.17g\n", st->hist_iter[k], st->hist_iter[k] * st->opt.dt,
+            st->hist_ke[k], st->hist_pe[k]);
+  return mbs_tmpCommit(f, tmp, path);
 }
 
 /// `mbspar static`: energy drainage from the initial state to the equilibrium (src/static.c).
@@ -1172,9 +1183,8 @@ static void mbs_csvName(FILE *f, const char *pre, const mbsModel *m, int b, int 
 static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
   const mbsModel *m = r->m;
   char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) return mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot open for writing", tmp);
+  FILE *f;
+  MBS_CALL(mbs_tmpOpen(path, tmp, sizeof tmp, &f));
   fprintf(f, "t");
   for (int b = 0; b < m->nbody; b++)
     for (int k = 0; k < m->body_qnum[b]; k++) mbs_csvName(f, "q", m, b, m->body_qnum[b], k);
@@ -1192,13 +1202,7 @@ static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
       for (int d = 0; d < m->nv; d++) fprintf(f, ",%.17g", cols[p][(size_t)i * m->nv + d]);
     fprintf(f, "\n");
   }
-  int bad = ferror(f) != 0;
-  if (fclose(f) != 0) bad = 1;
-  if (bad || rename(tmp, path) != 0) {
-    remove(tmp);
-    return mbs_errSet(MBS_ERR_IO, "mbspar: %s: write failed (nothing written)", path);
-  }
-  return MBS_OK;
+  return mbs_tmpCommit(f, tmp, path);
 }
 
 static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
