@@ -54,9 +54,21 @@ grep -q '^digraph cpa' "$tmp/g.dot" || bad "dot file"
 run 2 "$@" "$mbspar" cpa "$cfg/chain.cfg" --method jcg --iterations 5 --dot "$tmp/big.dot"
 grep -q 'more than 2000' "$tmp/err" || bad "dot size message"
 
+# the stationary solvers and the spectrum estimate (Jacobi on a branched tree, Chebyshev
+# without solver.rho): measured iterations, the estimate's CG steps reported
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=8 --method gs --procs 2 --json "$tmp/gs.json" --quiet
+jcheck "$tmp/gs.json" "c['method'] == 'gs' and c['converged'] and c['iterations'] > 0 and c['spectrum_estimate_iterations'] == 0"
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=8 --method sor --iterations 4 --procs 4 --json "$tmp/sor.json" --quiet
+jcheck "$tmp/sor.json" "c['schedule'][2]['distributed_messages'] > 0"
+run 0 "$@" "$mbspar" cpa "$cfg/tree.cfg" --set model.tree.depth=4 --method jacobi --procs 2 --json "$tmp/jt.json" --quiet
+jcheck "$tmp/jt.json" "c['converged'] and c['spectrum_estimate_iterations'] >= 2"
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=8 --method chebyshev --iterations 40 --procs 1 --json "$tmp/ch.json" --quiet
+jcheck "$tmp/ch.json" "c['spectrum_estimate_iterations'] == 30 and not c['spectrum_estimate_converged']"
+
 # errors
-run 8 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --method gs
-run 8 "$@" "$mbspar" cpa "$cfg/tree.cfg" --method jacobi
+run 8 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --method direct
+grep -q 'direct and petsc have none' "$tmp/err" || bad "no-graph message"
+run 8 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --method petsc
 run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --grain fine
 run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --iterations -1
 run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --latency abc

@@ -87,7 +87,7 @@ static const char mbs_usage[] =
     "                   (default 10; a terminal gets a live line)\n"
     "  --bind MODE      bind each rank (and its threads) when the launcher did not:\n"
     "                   core, numa or none (default: leave as launched)\n"
-    "  cpa options: --method aba|crba|jcg|jacobi|chebyshev  --grain op|block|body|flop\n"
+    "  cpa options: --method aba|crba|jcg|jacobi|gs|sor|chebyshev  --grain op|block|body|flop\n"
     "                   --iterations K (iterative methods; default: measured)\n"
     "                   --procs PMAX (table P = 1, 2, 4 .. PMAX; 1024)\n"
     "                   --dot FILE (Graphviz, <= 2000 nodes)  --calibrate (time the kernels\n"
@@ -849,6 +849,8 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
     mbs_jsonInt(j, "iterations", o->iterations);
     mbs_jsonString(j, "iterations_source", c->iter_source);
     mbs_jsonBool(j, "converged", o->converged);
+    mbs_jsonInt(j, "spectrum_estimate_iterations", o->spec_iterations);
+    mbs_jsonBool(j, "spectrum_estimate_converged", o->spec_converged);
   }
   mbs_jsonInt(j, "nodes", c->g->nnode);
   mbs_jsonInt(j, "edges", c->g->nedge);
@@ -988,11 +990,11 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
   const char *a;
   o.method = m->opt.solver;
   if ((a = mbs_cpaArg(cli, "--method"))) o.method = mbs_solverFromName(a);
-  int iterative = o.method == MBS_SOLVER_JCG || o.method == MBS_SOLVER_JACOBI ||
-                  o.method == MBS_SOLVER_CHEBYSHEV;
+  int iterative = mbs_cpaIterative(o.method);
   if (o.method != MBS_SOLVER_ABA && o.method != MBS_SOLVER_CRBA && !iterative)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                   "mbspar cpa: --method %s: graphs exist for aba, crba, jcg, jacobi, chebyshev",
+                   "mbspar cpa: --method %s: graphs exist for aba, crba, jcg, jacobi, gs, sor, "
+                   "chebyshev (direct and petsc have none)",
                    a ? a : mbs_solverName(o.method));
   if (!e && (a = mbs_cpaArg(cli, "--grain")) && (o.grain = mbs_cpaGrainFromName(a)) < 0)
     e = mbs_errSet(MBS_ERR_USAGE, "mbspar cpa: --grain %s: expected op, block or body", a);
@@ -1001,6 +1003,14 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
     e = mbs_cpaNumber("--iterations", a, 0, &x);
     o.iterations = (int)x;
     out.iter_source = "given";
+    // a spectrum estimate that is part of the solve is assumed to run its full length
+    int branched = 0;
+    for (int b = 0; b < m->nbody; b++) branched |= m->body_childnum[b] > 1;
+    if (o.method == MBS_SOLVER_JACOBI && branched) o.spec_iterations = MBS_CFS_SPEC_STEPS;
+    if (o.method == MBS_SOLVER_CHEBYSHEV && !(m->opt.rho > 0)) {
+      int k = m->opt.max_iter < MBS_CFS_CHEB_STEPS ? m->opt.max_iter : MBS_CFS_CHEB_STEPS;
+      o.spec_iterations = o.iterations < k ? o.iterations : k;
+    }
   }
   if (!e && (a = mbs_cpaArg(cli, "--procs"))) {
     e = mbs_cpaNumber("--procs", a, 1, &x);
@@ -1031,6 +1041,14 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
       if (!e) {
         o.iterations = w->stat.iterations;
         o.converged = w->stat.reason == MBS_REASON_CONVERGED;
+        o.spec_iterations = c->spec_it;
+        o.spec_converged = c->spec_conv;
+        if (w->stat.reason < 0 && w->stat.reason != MBS_REASON_DIVERGED_MAXIT)
+          e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                         "mbspar cpa: the measured %s solve stopped early (%s after %d "
+                         "iterations); the graph models converged or max_iter solves: give "
+                         "--iterations K to analyse K iterations",
+                         mbs_solverName(o.method), mbs_reasonName(w->stat.reason), o.iterations);
       }
       mm->opt = save;
       mbs_cfsDestroy(&c);
@@ -1038,9 +1056,10 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
       mbs_stateDestroy(&s);
     }
     e = mbsp_agreeErr(comm, e);
-    double v[2] = {o.iterations, o.converged};
+    double v[4] = {o.iterations, o.converged, o.spec_iterations, o.spec_converged};
     if (!e) e = mbsp_bcastBytes(comm, v, sizeof v, 0);
     o.iterations = (int)v[0], o.converged = (int)v[1];
+    o.spec_iterations = (int)v[2], o.spec_converged = (int)v[3];
   }
   if (!e && mbs_cpaArg(cli, "--calibrate")) e = mbs_cpaCalibrate(comm, m, &o, &out);
   if (e || rank != 0) return mbsp_agreeErr(comm, e);
@@ -1089,9 +1108,14 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
   // table
   if (!e && !cli->quiet && !(cli->json && !strcmp(cli->json, "-"))) {
     printf("mbspar cpa %s: method %s", cfg->filename, mbs_solverName(o.method));
-    if (iterative)
-      printf(" (%d iterations, %s%s)", o.iterations, out.iter_source,
+    if (iterative) {
+      printf(" (%d iterations, %s%s", o.iterations, out.iter_source,
              o.converged ? ", converged" : "");
+      if (o.spec_iterations)
+        printf("; spectrum estimate %d CG steps%s", o.spec_iterations,
+               o.spec_converged ? ", converged" : "");
+      printf(")");
+    }
     printf(", grain %s, %d bodies, %d dofs\n", mbs_cpaGrainName(o.grain), m->nbody, m->nv);
     printf("  graph: %d nodes, %d edges; cost: %.3e s/flop%s, latency %.3e s, bandwidth %.3e B/s\n",
            g->nnode, g->nedge, o.flop_time, out.calibrated ? " (calibrated)" : "", o.latency,

@@ -75,23 +75,29 @@ mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **out) {
     for (int k = 0; k < nc; k++) c->child_rank[m->child_list[m->body_childadr[b] + k]] = k;
   }
   c->nsib = nsib;
-  // greedy colouring in body order: a joint couples with its parent's joint and its siblings
-  // (not across the ground), so children of p take the colours 0, 1, ... skipping p's colour
-  c->ncolor = 1;
+  c->ncolor = mbs_cfsColour(m, c->color);
   c->bipartite = 1;
-  for (int b = 0; b < m->nbody; b++) {
-    int nc = m->body_childnum[b];
-    if (nc > 1) c->bipartite = 0;
-    for (int k = 0, col = 0; k < nc; k++, col++) {
-      if (col == c->color[b]) col++;
-      int ch = m->child_list[m->body_childadr[b] + k];
-      c->color[ch] = col;
-      if (col + 1 > c->ncolor) c->ncolor = col + 1;
-    }
-  }
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body_childnum[b] > 1) c->bipartite = 0;
   c->jacobi_omega = 1;
   *out = c;
   return MBS_OK;
+}
+
+int mbs_cfsColour(const mbsModel *m, int *color) {
+  // children of p take the colours 0, 1, ... skipping p's colour
+  int ncolor = 1;
+  for (int b = 0; b < m->nbody; b++) color[b] = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    int nc = m->body_childnum[b];
+    for (int k = 0, col = 0; k < nc; k++, col++) {
+      if (col == color[b]) col++;
+      int ch = m->child_list[m->body_childadr[b] + k];
+      color[ch] = col;
+      if (col + 1 > ncolor) ncolor = col + 1;
+    }
+  }
+  return ncolor;
 }
 
 void mbs_cfsDestroy(mbsCfs **pc) {
@@ -449,32 +455,34 @@ static mbsErr mbs_reduce(const mbsCfsComm *comm, double *v, int n) {
 }
 
 // extreme eigenvalues of a symmetric tridiagonal matrix (diag d, offdiag e, size n) by
-// Sturm-sequence bisection
+// Sturm-sequence bisection (flops: src/flops.h mbs_flopTridiagEig)
 static int mbs_sturmCount(const double *d, const double *e, int n, double x) {
-  int cnt = 0;
-  double q = 1;
-  for (int i = 0; i < n; i++) {
-    double ee = i > 0 ? e[i - 1] * e[i - 1] : 0;
-    q = d[i] - x - (i > 0 ? ee / q : 0);
+  double q = d[0] - x;
+  if (q == 0) q = 1e-300;
+  int cnt = q < 0;
+  for (int i = 1; i < n; i++) {
+    q = d[i] - x - e[i - 1] * e[i - 1] / q;
     if (q == 0) q = 1e-300;
-    if (q < 0) cnt++;
+    cnt += q < 0;
   }
   return cnt;
 }
 static double mbs_tridiagEig(const double *d, const double *e, int n, int which) {
   double lo = 1e300, hi = -1e300;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n; i++) { // Gershgorin discs
     double rad = (i > 0 ? fabs(e[i - 1]) : 0) + (i < n - 1 ? fabs(e[i]) : 0);
-    if (d[i] - rad < lo) lo = d[i] - rad;
-    if (d[i] + rad > hi) hi = d[i] + rad;
+    double a = d[i] - rad, b = d[i] + rad;
+    if (a < lo) lo = a;
+    if (b > hi) hi = b;
   }
-  for (int it = 0; it < 200; it++) {
+  for (int it = 0; it < MBS_EIG_BISECT; it++) {
     double mid = 0.5 * (lo + hi);
     if (mbs_sturmCount(d, e, n, mid) > which)
       hi = mid;
     else
       lo = mid;
   }
+  MBS_FLOPS(mbs_flopTridiagEig(n));
   return 0.5 * (lo + hi);
 }
 
@@ -552,6 +560,7 @@ static mbsErr mbs_solveJcg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
     if (lan_a && it <= 64) { // Lanczos tridiagonal of D^{-1} A from the CG coefficients
       lan_a[it - 1] = 1 / alpha + (it > 1 ? beta_old / alpha_old : 0);
       lan_b[it - 1] = sqrt(fabs(beta)) / alpha;
+      MBS_FLOPS(mbs_flopLanczosStep(it));
     }
     alpha_old = alpha, beta_old = beta;
     info->it = it;
@@ -680,6 +689,7 @@ static mbsErr mbs_solveSor(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
     for (int col = 0; col < c->ncolor; col++) {
       MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
       for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
+      MBS_FLOPS(c->l1 - c->l0);
       if (col == 0) rr = mbs_dotLocal(c, r, r); // residual of the iterate entering the sweep
       for (int b = c->b0; b < c->b1; b++) {
         int nl = m->body_lamnum[b], la = m->body_lamadr[b];
@@ -687,10 +697,12 @@ static mbsErr mbs_solveSor(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
         for (int k = 0; k < nl; k++) z[la + k] = r[la + k];
         mbsu_cholSolve(c->Dfac + 36 * b, nl, z + la);
         for (int k = 0; k < nl; k++) x[la + k] += omega * z[la + k];
+        MBS_FLOPS(mbs_flopCholSolve(nl) + 2L * nl);
       }
     }
-    double red[3] = {rr, 0, mbs_dotLocal(c, x, x)}, res;
-    for (int i = c->l0; i < c->l1; i++) red[1] += (x[i] - c->xold[i]) * (x[i] - c->xold[i]);
+    for (int i = c->l0; i < c->l1; i++) z[i] = x[i] - c->xold[i]; // the change of this sweep
+    MBS_FLOPS(c->l1 - c->l0);
+    double red[3] = {rr, mbs_dotLocal(c, z, z), mbs_dotLocal(c, x, x)}, res;
     MBS_CALL(mbs_reduce(comm, red, 3));
     info->it = it;
     if (!isfinite(red[0]) || !isfinite(red[1])) {
@@ -698,6 +710,7 @@ static mbsErr mbs_solveSor(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
       return MBS_OK;
     }
     if (it == 0) rr0 = red[0];
+    MBS_FLOPS(1);
     if (red[0] > 1e12 * rr0) {
       info->reason = MBS_REASON_DIVERGED_DTOL;
       return MBS_OK;
@@ -849,28 +862,34 @@ static mbsErr mbs_solveDirect(const mbsModel *m, const mbsWork *w, mbsCfs *c, mb
   return MBS_OK;
 }
 
-// extreme eigenvalues of D^{-1} A from k Lanczos (CG) steps on the right side, leaving x intact
+// the extreme eigenvalues of D^{-1} A from the CG (Lanczos) coefficients of k >= 2 steps; the
+// upper bound is widened by 5 % (Lanczos approaches lmax from below)
+static void mbs_spectrumFromLanczos(mbsCfs *c, const double *la, const double *lb, int k) {
+  c->lmin = mbs_tridiagEig(la, lb, k, 0);
+  c->lmax = 1.05 * mbs_tridiagEig(la, lb, k, k - 1);
+  MBS_FLOPS(1);
+}
+
+// spectrum of D^{-1} A from up to 40 Lanczos (CG) steps on the right side from x = 0, leaving x
+// intact
 static mbsErr mbs_estimateSpectrum(const mbsModel *m, const mbsWork *w, mbsCfs *c,
-                                   const mbsCfsComm *comm) {
+                                   const mbsCfsComm *comm, double bnorm) {
   double la[64], lb[64];
-  mbsSolveInfo tmp = {0, 0, 0, 0};
+  mbsSolveInfo tmp = {bnorm, 0, 0, 0};
   for (int i = c->l0; i < c->l1; i++) c->tmp[i] = c->x[i], c->x[i] = 0;
-  double bb = mbs_dotLocal(c, c->rhs, c->rhs);
-  MBS_CALL(mbs_reduce(comm, &bb, 1));
-  tmp.bnorm = sqrt(bb);
   mbsOption save = m->opt;
   ((mbsModel *)m)->opt.criterion = MBS_CRIT_RESIDUAL; // estimation only; restored below
   ((mbsModel *)m)->opt.tol = 1e-14;
-  mbsErr e = mbs_solveJcg(m, w, c, comm, 40, &tmp, la, lb);
+  mbsErr e = mbs_solveJcg(m, w, c, comm, MBS_CFS_SPEC_STEPS, &tmp, la, lb);
   ((mbsModel *)m)->opt = save;
   for (int i = c->l0; i < c->l1; i++) c->x[i] = c->tmp[i];
   if (e) return e;
-  if (tmp.it >= 2) {
-    c->lmin = mbs_tridiagEig(la, lb, tmp.it, 0);
-    c->lmax = 1.05 * mbs_tridiagEig(la, lb, tmp.it, tmp.it - 1);
-  } else {
+  c->spec_it = tmp.it;
+  c->spec_conv = tmp.reason == MBS_REASON_CONVERGED;
+  if (tmp.it >= 2)
+    mbs_spectrumFromLanczos(c, la, lb, tmp.it);
+  else
     c->lmin = 0.5, c->lmax = 1.5;
-  }
   c->have_spec = 1;
   return MBS_OK;
 }
@@ -962,6 +981,7 @@ mbsErr mbs_cfsFinish(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, cons
 mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm) {
   int method = m->opt.solver;
   mbsSolveInfo info = {0, 0, 0, 0};
+  c->spec_it = c->spec_conv = 0;
   MBS_CALL(mbs_cfsPrepare(m, s, w, c, comm, &info.bnorm));
   switch (method) {
   case MBS_SOLVER_JCG:
@@ -971,8 +991,9 @@ mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const
     // the seed's Jacobi on 2-cyclic (chain-like) systems; on branched trees the spectrum of
     // D^{-1} A is not symmetric about 1 and plain Jacobi may diverge: relax by 2/(lmin+lmax)
     if (!c->bipartite) {
-      if (!c->have_spec) MBS_CALL(mbs_estimateSpectrum(m, w, c, comm));
+      if (!c->have_spec) MBS_CALL(mbs_estimateSpectrum(m, w, c, comm, info.bnorm));
       c->jacobi_omega = 2 / (c->lmin + c->lmax / 1.05);
+      MBS_FLOPS(3);
     }
     MBS_CALL(mbs_solveJacobi(m, w, c, comm, &info));
     break;
@@ -994,15 +1015,15 @@ mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const
     } else {
       // estimate the spectrum of D^{-1} A from a few CG (Lanczos) steps, which also improve x
       double la[64], lb[64];
-      int k = m->opt.max_iter < 30 ? m->opt.max_iter : 30;
+      int k = m->opt.max_iter < MBS_CFS_CHEB_STEPS ? m->opt.max_iter : MBS_CFS_CHEB_STEPS;
       MBS_CALL(mbs_solveJcg(m, w, c, comm, k, &info, la, lb));
-      used = info.it;
+      used = c->spec_it = info.it;
+      c->spec_conv = info.reason == MBS_REASON_CONVERGED;
       if (info.reason == MBS_REASON_CONVERGED || used < 2) {
         c->lmin = 0.5, c->lmax = 1.5; // trivially small system: any safe interval
         if (info.reason == MBS_REASON_CONVERGED) break;
       } else {
-        c->lmin = mbs_tridiagEig(la, lb, used, 0);
-        c->lmax = 1.05 * mbs_tridiagEig(la, lb, used, used - 1);
+        mbs_spectrumFromLanczos(c, la, lb, used);
       }
       c->have_spec = 1;
       lo = c->lmin, hi = c->lmax;

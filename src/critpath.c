@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_solver.h"
 #include "flops.h"
@@ -541,10 +542,11 @@ static int mbs_cpaTest(mbsCpaB *B, const int *red, int bnorm) {
   return conv;
 }
 
-// block Jacobi (cfs.c mbs_solveJacobi on unbranched models: omega = 1, no spectrum estimate):
-// iterations + 1 sweeps x <- x + omega D^-1 (b - A x); xn receives the final writers of x
+// block Jacobi (cfs.c mbs_solveJacobi): iterations + 1 sweeps x <- x + omega D^-1 (b - A x);
+// omega: the node computing the relaxation (-1: omega = 1 on unbranched models); xn receives the
+// final writers of x
 static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
-                          int *xn, int *rn, int *zn, int **lv) {
+                          int omega, int *xn, int *rn, int *zn, int **lv) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
   int n = m->nbody, red[3], conv = -1;
@@ -560,6 +562,7 @@ static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const in
       int u = mbs_cpaNode(B, MBS_CPA_JAC_UPDATE, b, 2LL * nl, ph + 3, ph + 2);
       mbs_cpaDep(B, zn[b], u);
       mbs_cpaDep(B, xn[b], u);
+      mbs_cpaDep(B, omega, u);
       xn[b] = u;
       lv[0][b] = lv[1][b] = lv[2][b] = -1;
       if (nl == 0) continue;
@@ -585,25 +588,26 @@ static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const in
     }
 }
 
-// Chebyshev semi-iteration (cfs.c mbs_solveChebyshev) on the interval 1 -+ solver.rho
+// Chebyshev semi-iteration (cfs.c mbs_solveChebyshev), iters iterations from x (writers xn; -1:
+// the warm start) on the interval computed by node ival (solver.rho, or the Lanczos estimate)
 static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs,
-                             int bnorm, int *xn, int *rn, int *dn, int **lv) {
+                             int bnorm, int ival, int iters, int *xn, int *rn, int *dn, int **lv) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
   int n = m->nbody, red[3], conv = -1;
   int *zn = lv[3];
-  // interval (2 flops) and theta, delta, sigma, rho (6 flops)
-  int rho = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 8, -1, -1);
-  mbs_cpaApply(B, K, C, 0, NULL);
+  // theta, delta, sigma, rho (6 flops)
+  int rho = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 6, -1, -1);
+  mbs_cpaDep(B, ival, rho);
+  mbs_cpaApply(B, K, C, 0, xn);
   int ph = PH_ITER + 8 * (C->napply - 1);
   mbs_cpaResidual(B, C, rhs, ph, rn, zn);
   for (int b = 0; b < n; b++) {
-    xn[b] = -1;
     dn[b] = mbs_cpaNode(B, MBS_CPA_CHEB_D, b, m->body_lamnum[b], ph + 3, ph + 2); // d = z/theta
     mbs_cpaDep(B, zn[b], dn[b]);
     mbs_cpaDep(B, rho, dn[b]);
   }
-  for (int it = 1; it <= o->iterations; it++) {
+  for (int it = 1; it <= iters; it++) {
     for (int b = 0; b < n; b++) { // x += d
       int x = mbs_cpaNode(B, MBS_CPA_CHEB_X, b, m->body_lamnum[b], -1, -1);
       mbs_cpaDep(B, xn[b], x);
@@ -629,7 +633,7 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
     }
     mbs_cpaReduce(B, C, 3, lv, red);
     conv = mbs_cpaTest(B, red, bnorm);
-    if (it == o->iterations && o->converged) break;
+    if (it == iters && o->converged) break;
     // rho_new = 1/(2 sigma - rho) ; d = rho_new rho d + 2 rho_new / delta z
     int r2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 3, -1, -1);
     mbs_cpaDep(B, conv, r2);
@@ -646,7 +650,210 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
   C->ctl = -1;
 }
 
-static mbsErr mbs_cpaJcg(mbsCpaB *B, const mbsCpaKin *K) {
+// conjugate gradients preconditioned by D (cfs.c mbs_solveJcg): iters iterations from x (writers
+// xn, -1: the warm start or zero), converged: iteration iters met the tolerance (or, iters = 0,
+// the start did); change: the change criterion's two extra dots; lanczos: the Lanczos
+// coefficients are recorded (their scalar nodes are returned in lz[0..iters-1]). bnorm: the node
+// of ||b||. xn and rn receive the final writers of x and r.
+static void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
+                      int iters, int converged, int change, int *lz, int *xn, int *rn, int *pn,
+                      int *zn, int **lv) {
+  const mbsModel *m = B->m;
+  int n = m->nbody, red[4], ph;
+  // start: q = A x, r = b - q, z = D^-1 r, r.z and r.r, p = z
+  mbs_cpaApply(B, K, C, 0, xn);
+  ph = PH_ITER + 8 * (C->napply - 1);
+  for (int b = 0; b < n; b++) {
+    int nl = m->body_lamnum[b];
+    rn[b] = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
+    mbs_cpaDep(B, rhs[b], rn[b]);
+    mbs_cpaDep(B, C->down[b], rn[b]);
+    zn[b] = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
+    mbs_cpaDep(B, rn[b], zn[b]);
+    mbs_cpaDep(B, C->D[b], zn[b]);
+    lv[0][b] = lv[1][b] = -1;
+    if (nl > 0) {
+      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
+      mbs_cpaDep(B, zn[b], lv[0][b]);
+      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
+      mbs_cpaDep(B, rn[b], lv[1][b]);
+    }
+    pn[b] = zn[b];
+  }
+  mbs_cpaReduce(B, C, 2, lv, red);
+  int rz = red[0], conv = -1, alpha_old = -1, beta_old = -1;
+  if (!change) {
+    conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+    mbs_cpaDep(B, red[1], conv);
+    mbs_cpaDep(B, bnorm, conv);
+  }
+  for (int it = 1; it <= iters; it++) {
+    // q = A p ; alpha = r.z / p.q
+    mbs_cpaApply(B, K, C, 0, pn);
+    ph = PH_ITER + 8 * (C->napply - 1);
+    for (int b = 0; b < n; b++) {
+      lv[0][b] = -1;
+      if (m->body_lamnum[b] > 0) {
+        lv[0][b] =
+            mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(m->body_lamnum[b]), ph + 2, ph + 1);
+        mbs_cpaDep(B, C->down[b], lv[0][b]);
+        mbs_cpaDep(B, pn[b], lv[0][b]);
+      }
+    }
+    mbs_cpaReduce(B, C, 1, lv, red);
+    int alpha = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+    mbs_cpaDep(B, red[0], alpha);
+    mbs_cpaDep(B, rz, alpha);
+    mbs_cpaDep(B, conv, alpha);
+    // x += alpha p, r -= alpha q, z = D^-1 r, fused dots
+    for (int b = 0; b < n; b++) {
+      int nl = m->body_lamnum[b];
+      int u = mbs_cpaNode(B, MBS_CPA_CG_UPDATE, b, 4LL * nl, ph + 3, ph + 2);
+      mbs_cpaDep(B, alpha, u);
+      mbs_cpaDep(B, pn[b], u);
+      mbs_cpaDep(B, C->down[b], u);
+      mbs_cpaDep(B, rn[b], u);
+      mbs_cpaDep(B, xn[b], u);
+      xn[b] = rn[b] = u;
+      zn[b] =
+          mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
+      mbs_cpaDep(B, u, zn[b]);
+      mbs_cpaDep(B, C->D[b], zn[b]);
+      for (int d = 0; d < 4; d++) lv[d][b] = -1;
+      if (nl == 0) continue;
+      long long fd = mbs_flopDot(nl);
+      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+      mbs_cpaDep(B, zn[b], lv[0][b]);
+      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+      mbs_cpaDep(B, u, lv[1][b]);
+      if (change) {
+        lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+        mbs_cpaDep(B, pn[b], lv[2][b]);
+        lv[3][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
+        mbs_cpaDep(B, u, lv[3][b]);
+      }
+    }
+    mbs_cpaReduce(B, C, change ? 4 : 2, lv, red);
+    int chg = -1;
+    if (change) { // alpha^2 p.p
+      chg = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+      mbs_cpaDep(B, red[2], chg);
+      mbs_cpaDep(B, alpha, chg);
+    }
+    int beta = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+    mbs_cpaDep(B, red[0], beta);
+    mbs_cpaDep(B, rz, beta);
+    if (lz && it <= 64) { // Lanczos coefficients of this step
+      lz[it - 1] = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, mbs_flopLanczosStep(it), -1, -1);
+      mbs_cpaDep(B, alpha, lz[it - 1]);
+      mbs_cpaDep(B, beta, lz[it - 1]);
+      mbs_cpaDep(B, alpha_old, lz[it - 1]);
+      mbs_cpaDep(B, beta_old, lz[it - 1]);
+    }
+    alpha_old = alpha, beta_old = beta;
+    conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+    mbs_cpaDep(B, red[1], conv);
+    mbs_cpaDep(B, bnorm, conv);
+    mbs_cpaDep(B, chg, conv);
+    if (change) mbs_cpaDep(B, red[3], conv);
+    rz = red[0];
+    if (it == iters && converged) break;
+    // p = z + beta p
+    for (int b = 0; b < n; b++) {
+      int pp = mbs_cpaNode(B, MBS_CPA_CG_P, b, 2LL * m->body_lamnum[b], ph + 4, ph + 3);
+      mbs_cpaDep(B, beta, pp);
+      mbs_cpaDep(B, conv, pp);
+      mbs_cpaDep(B, zn[b], pp);
+      mbs_cpaDep(B, pn[b], pp);
+      pn[b] = pp;
+    }
+  }
+}
+
+// the spectrum of D^-1 A from k >= 2 Lanczos steps (cfs.c mbs_spectrumFromLanczos): two
+// tridiagonal eigenvalue searches and the 5 % widening; ends[0..1] receive lmin and lmax
+static void mbs_cpaSpectrum(mbsCpaB *B, const int *lz, int k, int *ends) {
+  for (int e = 0; e < 2; e++) {
+    ends[e] = mbs_cpaNode(B, MBS_CPA_EIG, -1, mbs_flopTridiagEig(k), -1, -1);
+    for (int i = 0; i < k && i < 64; i++) mbs_cpaDep(B, lz[i], ends[e]);
+  }
+  int w = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+  mbs_cpaDep(B, ends[1], w);
+  ends[1] = w;
+}
+
+// multicolour block Gauss–Seidel / SOR (cfs.c mbs_solveSor): iterations + 1 iterations of ncolor
+// colour sweeps; each sweep applies A to the newest x, forms r = b - A x everywhere and updates
+// the joints of its colour x += omega D^-1 r; then ||r_0||, ||dx|| and ||x|| in one reduction.
+// xn receives the final writers of x.
+static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
+                         int *xn, int *rn, int *zn, int **lv) {
+  const mbsModel *m = B->m;
+  const mbsCpaOptions *o = B->o;
+  int n = m->nbody, red[3], conv = -1;
+  int *color = malloc((size_t)(n > 0 ? n : 1) * sizeof(int)), *xold = lv[3];
+  if (!color) return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  int ncolor = mbs_cfsColour(m, color);
+  for (int b = 0; b < n; b++) xn[b] = -1;
+  for (int it = 0; it <= o->iterations; it++) {
+    for (int b = 0; b < n; b++) xold[b] = xn[b];
+    int ph = 0;
+    for (int col = 0; col < ncolor; col++) {
+      C->ctl = conv; // the next iteration runs only if this one did not converge
+      mbs_cpaApply(B, K, C, 0, xn);
+      ph = PH_ITER + 8 * (C->napply - 1);
+      for (int b = 0; b < n; b++) {
+        int nl = m->body_lamnum[b];
+        rn[b] = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
+        mbs_cpaDep(B, rhs[b], rn[b]);
+        mbs_cpaDep(B, C->down[b], rn[b]);
+        if (col == 0) {
+          lv[0][b] = -1;
+          if (nl > 0) {
+            lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
+            mbs_cpaDep(B, rn[b], lv[0][b]);
+          }
+        }
+        if (!nl || color[b] != col) continue;
+        zn[b] = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, mbs_flopCholSolve(nl), ph + 3, ph + 2);
+        mbs_cpaDep(B, rn[b], zn[b]);
+        mbs_cpaDep(B, C->D[b], zn[b]);
+        int u = mbs_cpaNode(B, MBS_CPA_SOR_UPDATE, b, 2LL * nl, ph + 3, ph + 2);
+        mbs_cpaDep(B, zn[b], u);
+        mbs_cpaDep(B, xn[b], u);
+        xn[b] = u;
+      }
+    }
+    C->ctl = -1;
+    for (int b = 0; b < n; b++) { // z = x - xold, z.z and x.x
+      int nl = m->body_lamnum[b];
+      lv[1][b] = lv[2][b] = -1;
+      if (nl == 0) continue;
+      int d = mbs_cpaNode(B, MBS_CPA_SOR_UPDATE, b, nl, ph + 3, ph + 2);
+      mbs_cpaDep(B, xn[b], d);
+      mbs_cpaDep(B, xold[b], d);
+      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
+      mbs_cpaDep(B, d, lv[1][b]);
+      lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
+      mbs_cpaDep(B, xn[b], lv[2][b]);
+    }
+    mbs_cpaReduce(B, C, 3, lv, red);
+    conv = mbs_cpaTest(B, red, bnorm);
+  }
+  // converged under the residual test: the iterate before the last sweep is returned (a copy)
+  if (o->converged && o->criterion != MBS_CRIT_CHANGE)
+    for (int b = 0; b < n; b++) {
+      int f = mbs_cpaNode(B, MBS_CPA_SOR_UNDO, b, 0, -1, -1);
+      mbs_cpaDep(B, conv, f);
+      mbs_cpaDep(B, xold[b], f);
+      xn[b] = f;
+    }
+  free(color);
+  return MBS_OK;
+}
+
+// the constraint-force method (cfs.c mbs_cfsSolve) with any of its iterative solvers
+static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
   int n = m->nbody, R = o->ranks > 1 ? o->ranks : 1;
@@ -654,7 +861,8 @@ static mbsErr mbs_cpaJcg(mbsCpaB *B, const mbsCpaKin *K) {
   mbsCpaCfs C;
   memset(&C, 0, sizeof C);
   C.ctl = -1;
-  int *rhs, *xn, *rn, *pn, *zn, *lv[4];
+  int *rhs, *xn, *rn, *pn, *zn, *xe, *lv[4], lz[64];
+  for (int i = 0; i < 64; i++) lz[i] = -1;
   size_t nb = (size_t)n;
   mbsErr e = MBS_OK;
   C.T = malloc(nb * sizeof(int)), C.F = malloc(nb * sizeof(int)), C.D = malloc(nb * sizeof(int));
@@ -662,11 +870,11 @@ static mbsErr mbs_cpaJcg(mbsCpaB *B, const mbsCpaKin *K) {
   C.down = malloc(nb * sizeof(int)), C.leaf = malloc(nb * sizeof(int));
   C.part = malloc((size_t)R * sizeof(int));
   rhs = malloc(nb * sizeof(int)), xn = malloc(nb * sizeof(int)), rn = malloc(nb * sizeof(int));
-  pn = malloc(nb * sizeof(int)), zn = malloc(nb * sizeof(int));
+  pn = malloc(nb * sizeof(int)), zn = malloc(nb * sizeof(int)), xe = malloc(nb * sizeof(int));
   int *lvbuf = malloc(4 * nb * sizeof(int));
   for (int d = 0; d < 4; d++) lv[d] = lvbuf ? lvbuf + (size_t)d * nb : NULL;
   if (!C.T || !C.F || !C.D || !C.up || !C.mid || !C.down || !C.leaf || !C.part || !rhs || !xn ||
-      !rn || !pn || !zn || !lvbuf) {
+      !rn || !pn || !zn || !xe || !lvbuf) {
     e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
     goto done;
   }
@@ -706,118 +914,46 @@ static mbsErr mbs_cpaJcg(mbsCpaB *B, const mbsCpaKin *K) {
   int bnorm = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
   mbs_cpaDep(B, red[0], bnorm);
 
-  int ph;
+  for (int b = 0; b < n; b++) xn[b] = xe[b] = -1; // x: the warm start (no node)
+  int branched = 0;
+  for (int b = 0; b < n; b++) branched |= m->body_childnum[b] > 1;
   if (o->method == MBS_SOLVER_JACOBI) {
-    mbs_cpaJacobi(B, &C, K, rhs, bnorm, xn, rn, zn, lv);
+    int omega = -1;
+    if (branched) { // Lanczos estimate from x = 0 (its x is discarded), omega = 2/(lmin+lmax)
+      mbs_cpaCg(B, &C, K, rhs, bnorm, o->spec_iterations, o->spec_converged, 0, lz, xe, rn, pn, zn,
+                lv);
+      int ends[2] = {-1, -1};
+      if (o->spec_iterations >= 2) mbs_cpaSpectrum(B, lz, o->spec_iterations, ends);
+      omega = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 3, -1, -1);
+      mbs_cpaDep(B, ends[0], omega);
+      mbs_cpaDep(B, ends[1], omega);
+    }
+    mbs_cpaJacobi(B, &C, K, rhs, bnorm, omega, xn, rn, zn, lv);
   } else if (o->method == MBS_SOLVER_CHEBYSHEV) {
-    mbs_cpaChebyshev(B, &C, K, rhs, bnorm, xn, rn, pn, lv);
+    int ival, cheb = 1;
+    if (m->opt.rho > 0) {
+      ival = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1); // 1 -+ rho
+    } else { // CG (Lanczos) steps that also improve x, then the interval
+      mbs_cpaCg(B, &C, K, rhs, bnorm, o->spec_iterations, o->spec_converged, change, lz, xn, rn, pn,
+                zn, lv);
+      int ends[2] = {-1, -1};
+      if (!o->spec_converged && o->spec_iterations >= 2)
+        mbs_cpaSpectrum(B, lz, o->spec_iterations, ends);
+      ival = ends[1] >= 0 ? ends[1] : lz[0];
+      if (ends[0] >= 0) mbs_cpaDep(B, ends[0], ival);
+      cheb = !o->spec_converged;
+    }
+    if (cheb)
+      mbs_cpaChebyshev(B, &C, K, rhs, bnorm, ival, o->iterations - o->spec_iterations, xn, rn, pn,
+                       lv);
+  } else if (o->method == MBS_SOLVER_GS || o->method == MBS_SOLVER_SOR) {
+    e = mbs_cpaSor(B, &C, K, rhs, bnorm, xn, rn, zn, lv);
   } else {
-    // J-CG start: q = A x (x = 0), r = b - q, z = D^-1 r, r.z and r.r, p = z
-    mbs_cpaApply(B, K, &C, 0, NULL);
-    ph = PH_ITER + 8 * (C.napply - 1);
-    for (int b = 0; b < n; b++) {
-      int nl = m->body_lamnum[b];
-      rn[b] = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
-      mbs_cpaDep(B, rhs[b], rn[b]);
-      mbs_cpaDep(B, C.down[b], rn[b]);
-      zn[b] =
-          mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
-      mbs_cpaDep(B, rn[b], zn[b]);
-      mbs_cpaDep(B, C.D[b], zn[b]);
-      lv[0][b] = lv[1][b] = -1;
-      if (nl > 0) {
-        lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
-        mbs_cpaDep(B, zn[b], lv[0][b]);
-        lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
-        mbs_cpaDep(B, rn[b], lv[1][b]);
-      }
-      pn[b] = zn[b];
-      xn[b] = -1;
-    }
-    mbs_cpaReduce(B, &C, 2, lv, red);
-    int rz = red[0], conv = -1;
-    if (!change) {
-      conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
-      mbs_cpaDep(B, red[1], conv);
-      mbs_cpaDep(B, bnorm, conv);
-    }
-    for (int it = 1; it <= o->iterations; it++) {
-      // q = A p ; alpha = r.z / p.q
-      mbs_cpaApply(B, K, &C, 0, pn);
-      ph = PH_ITER + 8 * (C.napply - 1);
-      for (int b = 0; b < n; b++) {
-        lv[0][b] = -1;
-        if (m->body_lamnum[b] > 0) {
-          lv[0][b] =
-              mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(m->body_lamnum[b]), ph + 2, ph + 1);
-          mbs_cpaDep(B, C.down[b], lv[0][b]);
-          mbs_cpaDep(B, pn[b], lv[0][b]);
-        }
-      }
-      mbs_cpaReduce(B, &C, 1, lv, red);
-      int alpha = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
-      mbs_cpaDep(B, red[0], alpha);
-      mbs_cpaDep(B, rz, alpha);
-      mbs_cpaDep(B, conv, alpha);
-      // x += alpha p, r -= alpha q, z = D^-1 r, fused dots
-      for (int b = 0; b < n; b++) {
-        int nl = m->body_lamnum[b];
-        int u = mbs_cpaNode(B, MBS_CPA_CG_UPDATE, b, 4LL * nl, ph + 3, ph + 2);
-        mbs_cpaDep(B, alpha, u);
-        mbs_cpaDep(B, pn[b], u);
-        mbs_cpaDep(B, C.down[b], u);
-        mbs_cpaDep(B, rn[b], u);
-        mbs_cpaDep(B, xn[b], u);
-        xn[b] = rn[b] = u;
-        zn[b] =
-            mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
-        mbs_cpaDep(B, u, zn[b]);
-        mbs_cpaDep(B, C.D[b], zn[b]);
-        for (int d = 0; d < 4; d++) lv[d][b] = -1;
-        if (nl == 0) continue;
-        long long fd = mbs_flopDot(nl);
-        lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-        mbs_cpaDep(B, zn[b], lv[0][b]);
-        lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-        mbs_cpaDep(B, u, lv[1][b]);
-        if (change) {
-          lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-          mbs_cpaDep(B, pn[b], lv[2][b]);
-          lv[3][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-          mbs_cpaDep(B, u, lv[3][b]);
-        }
-      }
-      mbs_cpaReduce(B, &C, change ? 4 : 2, lv, red);
-      int chg = -1;
-      if (change) { // alpha^2 p.p
-        chg = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
-        mbs_cpaDep(B, red[2], chg);
-        mbs_cpaDep(B, alpha, chg);
-      }
-      int beta = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
-      mbs_cpaDep(B, red[0], beta);
-      mbs_cpaDep(B, rz, beta);
-      conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
-      mbs_cpaDep(B, red[1], conv);
-      mbs_cpaDep(B, bnorm, conv);
-      mbs_cpaDep(B, chg, conv);
-      if (change) mbs_cpaDep(B, red[3], conv);
-      rz = red[0];
-      if (it == o->iterations && o->converged) break;
-      // p = z + beta p
-      for (int b = 0; b < n; b++) {
-        int pp = mbs_cpaNode(B, MBS_CPA_CG_P, b, 2LL * m->body_lamnum[b], ph + 4, ph + 3);
-        mbs_cpaDep(B, beta, pp);
-        mbs_cpaDep(B, conv, pp);
-        mbs_cpaDep(B, zn[b], pp);
-        mbs_cpaDep(B, pn[b], pp);
-        pn[b] = pp;
-      }
-    }
+    mbs_cpaCg(B, &C, K, rhs, bnorm, o->iterations, o->converged, change, NULL, xn, rn, pn, zn, lv);
   }
   // accelerations and joint wrenches (mbs_cfsFinish)
   mbs_cpaApply(B, K, &C, 1, xn);
-  ph = PH_ITER + 8 * (C.napply - 1);
+  int ph = PH_ITER + 8 * (C.napply - 1);
   for (int b = 0; b < n; b++) {
     int p = m->body_parent[b];
     int f = mbs_cpaNode(B, MBS_CPA_CFS_FINISH, b,
@@ -831,10 +967,9 @@ static mbsErr mbs_cpaJcg(mbsCpaB *B, const mbsCpaKin *K) {
     mbs_cpaDep(B, xn[b], f);
     mbs_cpaDep(B, C.T[b], f);
   }
-  for (int b = 0; b < n; b++) (void)zn[b];
 done:
   free(C.T), free(C.F), free(C.D), free(C.up), free(C.mid), free(C.down), free(C.leaf);
-  free(C.part), free(rhs), free(xn), free(rn), free(pn), free(zn), free(lvbuf);
+  free(C.part), free(rhs), free(xn), free(rn), free(pn), free(zn), free(xe), free(lvbuf);
   return e;
 }
 
@@ -1069,22 +1204,25 @@ done:
   return e;
 }
 
+int mbs_cpaIterative(int method) {
+  return method == MBS_SOLVER_JCG || method == MBS_SOLVER_JACOBI || method == MBS_SOLVER_GS ||
+         method == MBS_SOLVER_SOR || method == MBS_SOLVER_CHEBYSHEV;
+}
+
 mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out) {
   *out = NULL;
-  int iterative = o->method == MBS_SOLVER_JCG || o->method == MBS_SOLVER_JACOBI ||
-                  o->method == MBS_SOLVER_CHEBYSHEV;
+  int iterative = mbs_cpaIterative(o->method);
   MBS_CHECK(o->method == MBS_SOLVER_ABA || o->method == MBS_SOLVER_CRBA || iterative,
             MBS_ERR_UNSUPPORTED,
-            "cpa: no graph for method \"%s\" (available: aba, crba, jcg, jacobi, chebyshev)",
+            "cpa: no graph for method \"%s\" (available: aba, crba, jcg, jacobi, gs, sor, "
+            "chebyshev)",
             mbs_solverName(o->method));
-  if (o->method == MBS_SOLVER_JACOBI)
-    for (int b = 0; b < m->nbody; b++)
-      MBS_CHECK(m->body_childnum[b] <= 1, MBS_ERR_UNSUPPORTED,
-                "cpa: the jacobi graph covers unbranched models only (on branched trees Jacobi "
-                "first estimates the spectrum by Lanczos, which is not modelled)");
-  MBS_CHECK(o->method != MBS_SOLVER_CHEBYSHEV || m->opt.rho > 0, MBS_ERR_UNSUPPORTED,
-            "cpa: the chebyshev graph needs solver.rho (the interval 1 -+ rho); the Lanczos "
-            "spectrum estimate is not modelled");
+  MBS_CHECK(o->spec_iterations >= 0 && o->spec_iterations <= MBS_CFS_SPEC_STEPS, MBS_ERR_INPUT,
+            "cpa: spectrum-estimate iterations %d out of range", o->spec_iterations);
+  MBS_CHECK(o->method != MBS_SOLVER_CHEBYSHEV || m->opt.rho > 0 ||
+                o->spec_iterations <= o->iterations,
+            MBS_ERR_INPUT, "cpa: chebyshev: %d estimate iterations exceed the %d in total",
+            o->spec_iterations, o->iterations);
   MBS_CHECK(o->grain >= 0 && o->grain <= 3, MBS_ERR_INPUT, "cpa: bad grain %d", o->grain);
   MBS_CHECK(o->iterations >= 0, MBS_ERR_INPUT, "cpa: iterations must be >= 0");
   MBS_CHECK(o->ranks >= 0 && o->ranks <= m->nbody, MBS_ERR_INPUT,
@@ -1117,7 +1255,7 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   else if (o->method == MBS_SOLVER_CRBA)
     e = mbs_cpaCrba(&B, &K);
   else
-    e = mbs_cpaJcg(&B, &K);
+    e = mbs_cpaCfs(&B, &K);
   if (!e && o->ranks >= 1) mbs_cpaMessages(&B);
   if (!e && B.err) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory building the graph");
   g->nbody = n, g->ranks = o->ranks;

@@ -180,4 +180,17 @@ static inline long mbs_flopDot(int n) {
   return n > 0 ? 2L * n - 1 : 0;
 }
 
+/// Bisection steps of the tridiagonal eigenvalue search (cfs.c mbs_tridiagEig).
+#define MBS_EIG_BISECT 200
+/// mbs_tridiagEig(n): Gershgorin discs 3n; per bisection step the midpoint (2) and the Sturm
+/// count (first pivot 1, then 4 per row); the final midpoint 2.
+static inline long mbs_flopTridiagEig(int n) {
+  return 3L * n + (long)MBS_EIG_BISECT * (2 + 1 + 4L * (n - 1)) + 2;
+}
+/// Lanczos coefficients from CG step it (cfs.c mbs_solveJcg): a = 1/alpha (+ beta'/alpha'),
+/// b = sqrt(|beta|)/alpha.
+static inline long mbs_flopLanczosStep(int it) {
+  return it > 1 ? 5 : 4;
+}
+
 #endif

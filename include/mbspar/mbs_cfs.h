@@ -49,6 +49,9 @@ typedef struct mbsCfs {
   // Chebyshev spectral bounds of D^{-1} A (cached across evaluations)
   int have_spec;
   double lmin, lmax;
+  /// CG (Lanczos) steps the last solve spent estimating the spectrum (Jacobi on branched models,
+  /// Chebyshev without solver.rho; 0: none) and whether that CG met its tolerance; read by cpa
+  int spec_it, spec_conv;
   // multicolour ordering of the joints for Gauss–Seidel/SOR (model constant)
   int *color; ///< (nbody) colour of each joint: parent and siblings differ
   int ncolor;
@@ -68,6 +71,15 @@ typedef struct {
   /// in-place sum of n doubles over all ranks.
   mbsErr (*reduce)(void *ctx, double *v, int n);
 } mbsCfsComm;
+
+/// CG (Lanczos) steps of the spectrum estimate, at most: Jacobi on branched models (tol 1e-14)
+/// and Chebyshev without solver.rho (fewer if solver.max_iter is smaller).
+#define MBS_CFS_SPEC_STEPS 40
+#define MBS_CFS_CHEB_STEPS 30
+
+/// Greedy multicolouring of the joints in body order (a joint couples with its parent's joint and
+/// its siblings, not across the ground): fills color (nbody) and returns the number of colours.
+int mbs_cfsColour(const mbsModel *m, int *color);
 
 /// Allocate for \p m with owned body range [b0, b1); computes the constant inverse inertias.
 mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **c);

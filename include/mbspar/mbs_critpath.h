@@ -71,6 +71,9 @@
   X(MBS_CPA_JAC_FIX, "jacobi.undo")                                                                \
   X(MBS_CPA_CHEB_X, "cheb.x")                                                                      \
   X(MBS_CPA_CHEB_D, "cheb.d")                                                                      \
+  X(MBS_CPA_SOR_UPDATE, "sor.update")                                                              \
+  X(MBS_CPA_SOR_UNDO, "sor.undo")                                                                  \
+  X(MBS_CPA_EIG, "lanczos.eig")                                                                    \
   X(MBS_CPA_DOT_LEAF, "dot.leaf")                                                                  \
   X(MBS_CPA_DOT_ADD, "dot.add")                                                                    \
   X(MBS_CPA_SCALAR, "scalar")                                                                      \
@@ -98,13 +101,16 @@ typedef enum {
 
 /// What to build and the cost model.
 typedef struct {
-  int method;       ///< MBS_SOLVER_ABA, _CRBA, _JCG, _JACOBI (unbranched models), _CHEBYSHEV
-                    ///< (with solver.rho given: the spectrum estimate is not modelled)
-  int grain;        ///< mbsCpaGrain
-  int iterations;   ///< iterations K as w->stat.iterations reports them (Jacobi: K + 1 sweeps)
-  int converged;    ///< 1: iteration K met the tolerance (no direction update after it)
-  int criterion;    ///< m->opt.criterion (the change criterion adds two dots per iteration)
-  int has_tau;      ///< applied joint torques present (state tau != NULL)
+  int method;          ///< MBS_SOLVER_ABA, _CRBA, _JCG, _JACOBI, _GS, _SOR, _CHEBYSHEV
+  int grain;           ///< mbsCpaGrain
+  int iterations;      ///< iterations K as w->stat.iterations reports them (Jacobi, GS, SOR: K + 1
+                       ///< sweeps; Chebyshev: including the estimate's CG steps)
+  int converged;       ///< 1: iteration K met the tolerance (no direction update after it)
+  int spec_iterations; ///< CG (Lanczos) steps of the spectrum estimate as mbsCfs.spec_it reports
+                       ///< them: Jacobi on branched models, Chebyshev without solver.rho
+  int spec_converged;  ///< mbsCfs.spec_conv: that CG met its tolerance
+  int criterion;       ///< m->opt.criterion (the change criterion adds two dots per iteration)
+  int has_tau;         ///< applied joint torques present (state tau != NULL)
   int ranks;        ///< 0: data-flow graph; R >= 1: distributed graph on R ranks (iterative only)
   double flop_time; ///< seconds per flop (default 1e-9)
   double latency;   ///< message latency alpha [s] (default 1.5e-6)
@@ -145,6 +151,9 @@ typedef struct {
 
 /// Defaults: aba, op grain, data flow, flop_time 1e-9 s, latency 1.5e-6 s, bandwidth 5e9 B/s.
 void mbs_cpaDefaults(mbsCpaOptions *o);
+
+/// 1 for the iterative constraint-force solvers (the graphs that take iterations and ranks).
+int mbs_cpaIterative(int method);
 
 /// Build the graph of one evaluation of \p m.
 /// \return MBS_OK; MBS_ERR_INPUT (bad options, e.g. ranks > bodies); MBS_ERR_UNSUPPORTED (a
