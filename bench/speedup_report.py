@@ -123,6 +123,9 @@ def gnuplot(script):
         print(f"speedup_report.py: gnuplot failed: {e}", file=sys.stderr)
 
 
+ITERATIVE = ("jcg", "chebyshev", "jacobi", "gs", "sor")
+
+
 def iter_fit(points):
     """least squares iterations = a N + b over (N, iterations)."""
     if len(points) < 2:
@@ -182,10 +185,12 @@ def cmd_report(a):
     # iteration counts of J-CG (cold) per chain size, measured where converged
     fits = {}
     for fam in ("chain", "tree"):
-        for m in ("jcg", "chebyshev"):
+        for m in ITERATIVE:
             pts = sorted({(r["bodies"], r["iterations"]) for (f, s, mm, p), lst in acc.items()
                           if f == fam and mm == m for r in lst if r.get("converged")})
-            fits[(fam, m)] = (iter_fit(pts), pts)
+            # linear extrapolation of the iteration count for the Krylov-like methods only (the
+            # stationary ones grow like N^2 on chains: their capped runs are shown as such)
+            fits[(fam, m)] = (iter_fit(pts) if m in ("jcg", "chebyshev") else None, pts)
 
     def full_iters(fam, m, bodies, rec):
         if rec.get("converged"):
@@ -253,9 +258,9 @@ def cmd_report(a):
                               if t in tm) / rep
                     tser = ser * k1 / j2[0]["iterations"]
             est[(fam, s)] = {"bodies": bodies, "t_aba": t_aba, "tcpu": tcpu, "tser": tser}
+            order = ["aba", "crba"] + list(ITERATIVE)
             methods = sorted({k[2] for k in acc if k[0] == fam and k[1] == s},
-                             key=lambda m: ["aba", "crba", "jcg", "chebyshev"].index(m)
-                             if m in ("aba", "crba", "jcg", "chebyshev") else 9)
+                             key=lambda m: order.index(m) if m in order else 99)
             for m in methods:
                 for p in sorted({k[3] for k in acc if k[:3] == (fam, s, m)}):
                     b = best(acc[(fam, s, m, p)])
@@ -279,6 +284,8 @@ def cmd_report(a):
                         r0 = rr[0]
                         tsim = r0["timers"]["eval"]["max"] / r0["t"]
                         simtxt = fmt(tsim)
+                    elif itxt.endswith("(not conv.)"):
+                        simtxt = "—"  # a capped, unconverged evaluation says nothing per second
                     else:
                         tsim = 4000 * tw
                         simtxt = fmt(tsim) + " est"
@@ -289,10 +296,11 @@ def cmd_report(a):
                     cpred = csp = None
                     if m == "aba" and cpa_aba:
                         cpred = cpa_aba["work_s"]
-                    if m == "jcg":
-                        c = cpa.get((fam, s, "jcg"), {})
+                    if m in ITERATIVE:
+                        c = cpa.get((fam, s, m), {})
                         if 1 in c and 2 in c and str(p) in c[1]["schedule"]:
                             k, _ = full_iters(fam, m, bodies, rec)
+                            k = k or iters  # capped and not extrapolated: the same iterations
                             t1 = c[1]["schedule"][str(p)][1]
                             t2 = c[2]["schedule"][str(p)][1]
                             cpred = t1 + (k - 1) * (t2 - t1) if k else None
@@ -302,8 +310,9 @@ def cmd_report(a):
                     lines.append(f"| {bodies} | {m} | {ptxt} | {itxt} | {fmt(tw)} | {fmt(tc)} | "
                                  f"{fmt(sp)} | {simtxt} | {fmt(pi)} | {fmt(pr)} | {fmt(cpred)} | "
                                  f"{fmt(csp)} |")
-                    key = f"{fam} {m} P={p}" if m in ("jcg", "chebyshev") else f"{fam} {m}"
-                    plot[key].append((bodies, tw))
+                    key = f"{fam} {m} P={p}" if m in ITERATIVE else f"{fam} {m}"
+                    if not itxt.endswith("(not conv.)"):  # capped runs are not evaluations
+                        plot[key].append((bodies, tw))
                     if m == "jcg":
                         plot[f"S {fam} N={bodies} measured"].append((p, sp))
                         if pi:
@@ -331,15 +340,28 @@ def cmd_report(a):
                 if not series:
                     continue
                 pl = []
-                for i, k in enumerate(sorted(series)):
+                # one colour per method, one dash and point type per rank count
+                colour = {"aba": "black", "crba": "#8c564b", "jcg": "#1f77b4", "chebyshev": "#2ca02c",
+                          "jacobi": "#d62728", "gs": "#ff7f0e", "sor": "#9467bd"}
+                dash = {1: (1, 7), 2: (2, 5), 4: (3, 9), 8: (4, 11)}
+                order = ["aba", "crba"] + list(ITERATIVE)
+
+                def skey(k):
+                    w = k.split()
+                    pr = int(w[2][2:]) if len(w) > 2 else 1
+                    return (order.index(w[1]) if w[1] in order else 99, pr)
+                for i, k in enumerate(sorted(series, key=skey)):
                     fn = os.path.join(td, f"t{fam}{i}.dat")
                     with open(fn, "w") as f:
                         for x, y in sorted(plot[k]):
                             f.write(f"{x} {y}\n")
-                    pl.append(f"'{fn}' w lp lw 2 t '{k[len(fam) + 1:]}'")
-                gnuplot(f"""set terminal pngcairo size 900,600
+                    w = k.split()
+                    dt, pt = dash.get(int(w[2][2:]) if len(w) > 2 else 1, (1, 7))
+                    pl.append(f"'{fn}' w lp lw 2 dt {dt} pt {pt} lc rgb '{colour.get(w[1], 'gray')}' "
+                              f"t '{k[len(fam) + 1:]}'")
+                gnuplot(f"""set terminal pngcairo size 1000,600
 set output '{a.img}/speedup_time_{fam}.png'
-set logscale xy; set grid; set key left top
+set logscale xy; set grid; set key outside right
 set format y '10^{{%L}}'
 set xlabel 'bodies N'; set ylabel 'wall time per evaluation, best of launches [s]'
 set title '{fam}: time per forward-dynamics evaluation (cold start), this machine'
