@@ -65,18 +65,34 @@ jcheck "$tmp/jt.json" "c['converged'] and c['spectrum_estimate_iterations'] >= 2
 run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=8 --method chebyshev --iterations 40 --procs 1 --json "$tmp/ch.json" --quiet
 jcheck "$tmp/ch.json" "c['spectrum_estimate_iterations'] == 30 and not c['spectrum_estimate_converged']"
 
+# the direct solver: serial elimination along a chain (T_inf linear in N), data-flow only
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=32 --method direct --procs 2 --json "$tmp/d32.json" --quiet
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=64 --method direct --procs 2 --json "$tmp/d64.json" --quiet
+python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['cpa']; b=json.load(open(sys.argv[2]))['cpa']; r=b['span_s']/a['span_s']; sys.exit(0 if 1.8 < r < 2.2 and b['schedule'][1]['distributed_s'] is None else 1)" "$tmp/d32.json" "$tmp/d64.json" ||
+  bad "direct: T_inf(64)/T_inf(32) not ~2, or a distributed schedule"
+
 # errors
-run 8 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --method direct
-grep -q 'direct and petsc have none' "$tmp/err" || bad "no-graph message"
 run 8 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --method petsc
+grep -q 'petsc runs PETSc' "$tmp/err" || bad "no-graph message"
 run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --grain fine
 run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --iterations -1
 run 2 "$@" "$mbspar" cpa "$cfg/pendulum.cfg" --latency abc
+
+# calibration of the kernel classes (one rank is enough): the classes' measured seconds add up to
+# the measured evaluation, and the calibrated graph's T1 predicts it
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=64 --method jcg --iterations 20 --calibrate --procs 2 --json "$tmp/cj.json" --quiet
+jcheck "$tmp/cj.json" "sorted(k['class'] for k in c['cost_model']['classes']) == ['constraint.blocks', 'constraint.finish', 'constraint.solve', 'kinematics']"
+jcheck "$tmp/cj.json" "all(k['measured_s'] > 0 and k['s_per_flop'] > 0 for k in c['cost_model']['classes'])"
+jcheck "$tmp/cj.json" "abs(sum(k['measured_s'] for k in c['cost_model']['classes']) - c['cost_model']['measured_eval_s']) <= 0.25 * c['cost_model']['measured_eval_s']"
+jcheck "$tmp/cj.json" "abs(c['work_s'] - c['cost_model']['measured_eval_s']) <= 0.25 * c['cost_model']['measured_eval_s']"
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=64 --method sor --iterations 5 --calibrate --procs 1 --json "$tmp/cs.json" --quiet
+jcheck "$tmp/cs.json" "'constraint.solve' in [k['class'] for k in c['cost_model']['classes']]"
 
 # calibration (messages need two ranks)
 if [ $# -gt 0 ]; then
   run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=16 --method aba --calibrate --json "$tmp/c.json" --quiet
   jcheck "$tmp/c.json" "c['cost_model']['calibrated'] and c['cost_model']['latency_s'] != 1.5e-6 and c['cost_model']['measured_allreduce_s'] > 0"
+  jcheck "$tmp/c.json" "sorted(k['class'] for k in c['cost_model']['classes']) == ['kinematics', 'recursion']"
 fi
 
 if [ "$fail" -gt 0 ]; then

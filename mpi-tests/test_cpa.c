@@ -28,7 +28,13 @@ static unsigned long long mbs_countEval(mbsModel *m, int method, int iters, int 
   o->method = method;
   o->criterion = m->opt.criterion;
   o->has_tau = s->tau != NULL;
-  if (mbs_cpaIterative(method)) { // Chebyshev: solver.rho as the caller set it
+  if (method == MBS_SOLVER_DIRECT) {
+    MBS_EXPECT_OK(mbs_cfsCreate(m, 0, m->nbody, &c));
+    if (!c) goto done;
+    mbs_flop_count = 0;
+    MBS_EXPECT_OK(mbs_cfsForward(m, s, w, c));
+    cnt = mbs_flop_count;
+  } else if (mbs_cpaIterative(method)) { // Chebyshev: solver.rho as the caller set it
     m->opt.warm_start = MBS_WARM_NONE;
     m->opt.tol = conv_run ? 1e-10 : 0; // tol 0: exactly iters iterations
     m->opt.max_iter = conv_run ? 10000 : iters;
@@ -125,6 +131,7 @@ int main(void) {
     if (!m) continue;
     mbs_checkEquality(m, cases[k].name, MBS_SOLVER_ABA, 0, 0);
     mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CRBA, 0, 0);
+    mbs_checkEquality(m, cases[k].name, MBS_SOLVER_DIRECT, 0, 0);
     mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JCG, 5, 0);
     mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JCG, 0, 1); // to convergence
     m->opt.criterion = MBS_CRIT_CHANGE;
@@ -238,8 +245,12 @@ int main(void) {
       mbs_cpaDestroy(&g);
     }
     o.ranks = 0;
+    o.method = MBS_SOLVER_PETSC;
+    MBS_EXPECT(mbs_cpaBuild(m, &o, &g) == MBS_ERR_UNSUPPORTED, "PETSc graph");
     o.method = MBS_SOLVER_DIRECT;
-    MBS_EXPECT(mbs_cpaBuild(m, &o, &g) == MBS_ERR_UNSUPPORTED, "direct-solver graph");
+    o.ranks = 2;
+    MBS_EXPECT(mbs_cpaBuild(m, &o, &g) == MBS_ERR_UNSUPPORTED, "distributed direct-solver graph");
+    o.ranks = 0;
     // --dot refuses big graphs
     o.method = MBS_SOLVER_ABA;
     MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));

@@ -87,7 +87,8 @@ static const char mbs_usage[] =
     "                   (default 10; a terminal gets a live line)\n"
     "  --bind MODE      bind each rank (and its threads) when the launcher did not:\n"
     "                   core, numa or none (default: leave as launched)\n"
-    "  cpa options: --method aba|crba|jcg|jacobi|gs|sor|chebyshev  --grain op|block|body|flop\n"
+    "  cpa options: --method aba|crba|direct|jcg|jacobi|gs|sor|chebyshev\n"
+    "                   --grain op|block|body|flop\n"
     "                   --iterations K (iterative methods; default: measured)\n"
     "                   --procs PMAX (table P = 1, 2, 4 .. PMAX; 1024)\n"
     "                   --dot FILE (Graphviz, <= 2000 nodes)  --calibrate (time the kernels\n"
@@ -836,6 +837,7 @@ typedef struct {
   int nmsg[16];
   int calibrated;
   double t_eval, allreduce; // calibration: seconds per evaluation, per allreduce (NAN: none)
+  double t_class[MBS_CPA_CLASS_COUNT]; // calibration: seconds per evaluation in each class
 } mbsCpaOut;
 
 static void mbs_cpaJson(mbsJson *j, const void *ctx) {
@@ -861,6 +863,17 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
   mbs_jsonBool(j, "calibrated", c->calibrated);
   mbs_jsonNumber(j, "measured_eval_s", c->t_eval);
   mbs_jsonNumber(j, "measured_allreduce_s", c->allreduce);
+  mbs_jsonBeginArray(j, "classes");
+  for (int k = 0; k < MBS_CPA_CLASS_COUNT; k++) {
+    if (!c->g->class_flops[k]) continue;
+    mbs_jsonBeginObject(j, NULL);
+    mbs_jsonString(j, "class", mbs_cpaClassName(k));
+    mbs_jsonInt(j, "flops", c->g->class_flops[k]);
+    mbs_jsonNumber(j, "measured_s", c->calibrated ? c->t_class[k] : NAN);
+    mbs_jsonNumber(j, "s_per_flop", o->class_time[k] > 0 ? o->class_time[k] : o->flop_time);
+    mbs_jsonEndObject(j);
+  }
+  mbs_jsonEndArray(j);
   mbs_jsonEndObject(j);
   mbs_jsonInt(j, "work_flops", r->work_flops);
   mbs_jsonNumber(j, "work_s", r->work);
@@ -950,11 +963,10 @@ static mbsErr mbs_cpaCalibrate(mbspComm *comm, const mbsModel *m, mbsCpaOptions 
   e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(m, &w);
   if (!e && o->method == MBS_SOLVER_CRBA) e = mbs_workEnableCrba(m, w);
-  if (!e && (o->method == MBS_SOLVER_JCG || o->method == MBS_SOLVER_JACOBI ||
-             o->method == MBS_SOLVER_CHEBYSHEV)) {
+  if (!e && mbs_cpaIterative(o->method))
     mm->opt.tol = 0, mm->opt.max_iter = o->iterations; // exactly the graph's iterations
+  if (!e && (mbs_cpaIterative(o->method) || o->method == MBS_SOLVER_DIRECT))
     e = mbs_cfsCreate(m, 0, m->nbody, &c);
-  }
   int reps = 0;
   double t0 = mbsp_wtime(), t1 = t0;
   while (!e && (t1 - t0 < 0.2 || reps < 3) && reps < 100000) {
@@ -963,7 +975,19 @@ static mbsErr mbs_cpaCalibrate(mbspComm *comm, const mbsModel *m, mbsCpaOptions 
     t1 = mbsp_wtime();
   }
   mm->opt = save;
-  if (!e) out->t_eval = (t1 - t0) / reps;
+  if (!e) { // the phase timers of those evaluations give the seconds of each kernel class
+    const mbsTimer *tm = w->timer;
+    double kin = tm[MBS_TIMER_POSITION].total + tm[MBS_TIMER_VELOCITY].total;
+    out->t_eval = (t1 - t0) / reps;
+    out->t_class[MBS_CPA_CLASS_KIN] = kin / reps;
+    if (c) {
+      out->t_class[MBS_CPA_CLASS_BLOCKS] = tm[MBS_TIMER_ASSEMBLY].total / reps;
+      out->t_class[MBS_CPA_CLASS_SOLVE] = tm[MBS_TIMER_SOLVE].total / reps;
+      out->t_class[MBS_CPA_CLASS_FINISH] = tm[MBS_TIMER_ACCEL].total / reps;
+    } else {
+      out->t_class[MBS_CPA_CLASS_DYN] = (tm[MBS_TIMER_EVAL].total - kin) / reps;
+    }
+  }
   mbs_cfsDestroy(&c);
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);
@@ -991,10 +1015,11 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
   o.method = m->opt.solver;
   if ((a = mbs_cpaArg(cli, "--method"))) o.method = mbs_solverFromName(a);
   int iterative = mbs_cpaIterative(o.method);
-  if (o.method != MBS_SOLVER_ABA && o.method != MBS_SOLVER_CRBA && !iterative)
+  if (o.method != MBS_SOLVER_ABA && o.method != MBS_SOLVER_CRBA && o.method != MBS_SOLVER_DIRECT &&
+      !iterative)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                   "mbspar cpa: --method %s: graphs exist for aba, crba, jcg, jacobi, gs, sor, "
-                   "chebyshev (direct and petsc have none)",
+                   "mbspar cpa: --method %s: graphs exist for aba, crba, direct, jcg, jacobi, gs, "
+                   "sor, chebyshev (petsc runs PETSc's own kernels and has none)",
                    a ? a : mbs_solverName(o.method));
   if (!e && (a = mbs_cpaArg(cli, "--grain")) && (o.grain = mbs_cpaGrainFromName(a)) < 0)
     e = mbs_errSet(MBS_ERR_USAGE, "mbspar cpa: --grain %s: expected op, block or body", a);
@@ -1069,8 +1094,12 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
   if (!e) e = mbs_cpaAnalyse(g, &r);
   have_r = !e;
   if (!e && out.calibrated && isfinite(out.t_eval) && r.work_flops > 0) {
-    // seconds per flop of the real evaluation; rebuild with the measured cost
+    // seconds per flop of the real evaluation (messages' adds) and of each kernel class; rebuild
+    // with the measured costs
     o.flop_time = out.t_eval / (double)r.work_flops;
+    for (int k = 0; k < MBS_CPA_CLASS_COUNT; k++)
+      if (g->class_flops[k] > 0 && out.t_class[k] > 0)
+        o.class_time[k] = out.t_class[k] / (double)g->class_flops[k];
     mbs_cpaResultFree(&r);
     mbs_cpaDestroy(&g);
     have_r = 0;
@@ -1120,9 +1149,15 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
     printf("  graph: %d nodes, %d edges; cost: %.3e s/flop%s, latency %.3e s, bandwidth %.3e B/s\n",
            g->nnode, g->nedge, o.flop_time, out.calibrated ? " (calibrated)" : "", o.latency,
            o.bandwidth);
-    if (out.calibrated)
+    if (out.calibrated) {
       printf("  calibration: %.3e s per evaluation, %.3e s per allreduce of 2 doubles\n",
              out.t_eval, out.allreduce);
+      for (int k = 0; k < MBS_CPA_CLASS_COUNT; k++)
+        if (g->class_flops[k] > 0)
+          printf("    %-18s %12lld flops  %.3e s measured  %.3e s/flop\n", mbs_cpaClassName(k),
+                 g->class_flops[k], out.t_class[k],
+                 o.class_time[k] > 0 ? o.class_time[k] : o.flop_time);
+    }
     printf("  %-24s %14lld flops  %.4e s\n", "T1 (work)", r.work_flops, r.work);
     printf("  %-24s %14.0f flops  %.4e s  (%d nodes)\n", "T_inf (critical path)",
            r.span / o.flop_time, r.span, r.path_nodes);

@@ -303,6 +303,7 @@ mbsErr mbs_cfsAssemble(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
       mbsReal *P = c->Pblk + 36 * b;
       mbs_congruence(G, nl, Mp, c->T + 6 * m->body_lamadr[p], np, P, 0);
       for (int k = 0; k < nl * np; k++) P[k] = -P[k];
+      MBS_FLOPS(mbs_flopCongr(nl, np, 0));
     }
     // sibling blocks A_{b,k} = G_b^T M_p G_k for earlier siblings k
     const int *ch = m->child_list + m->body_childadr[p];
@@ -311,6 +312,7 @@ mbsErr mbs_cfsAssemble(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
       if (!mbs_owned(c, k) || m->body_lamnum[k] == 0) continue;
       mbs_congruence(G, nl, Mp, c->G + 6 * m->body_lamadr[k], m->body_lamnum[k],
                      mbs_sibBlock(m, c, b, k), 0);
+      MBS_FLOPS(mbs_flopCongr(nl, m->body_lamnum[k], 0));
     }
   }
   c->blocks_ready = 1;
@@ -736,6 +738,7 @@ static void mbs_blockSolveL(const mbsReal *L, int n, mbsReal *W, int k) {
     mbsu_cholSolveL(L, n, col);
     for (int l = 0; l < n; l++) W[k * l + j] = col[l];
   }
+  MBS_FLOPS((long)k * n * n);
 }
 
 // C -= A^T B for row-major A (n x ka), B (n x kb); C is ka x kb (leading dimension kb)
@@ -746,16 +749,19 @@ static void mbs_blockSubAtB(const mbsReal *A, int ka, const mbsReal *B, int kb, 
       for (int l = 0; l < n; l++) s += A[ka * l + a] * B[kb * l + b];
       C[kb * a + b] -= s;
     }
+  MBS_FLOPS(mbs_flopSchur(ka, kb, n));
 }
 
 // yu -= W^T yi and yi -= W yu for an ni x nu row-major coupling block W
 static void mbs_blockSubTMul(const mbsReal *W, int ni, int nu, const mbsReal *yi, mbsReal *yu) {
   for (int a = 0; a < nu; a++)
     for (int l = 0; l < ni; l++) yu[a] -= W[nu * l + a] * yi[l];
+  MBS_FLOPS(2L * ni * nu);
 }
 static void mbs_blockSubMul(const mbsReal *W, int ni, int nu, const mbsReal *yu, mbsReal *yi) {
   for (int l = 0; l < ni; l++)
     for (int a = 0; a < nu; a++) yi[l] -= W[nu * l + a] * yu[a];
+  MBS_FLOPS(2L * ni * nu);
 }
 
 // exact solve by block Cholesky in leaf-first order (fill-free on the tree pattern); serial
@@ -780,6 +786,7 @@ static mbsErr mbs_solveDirect(const mbsModel *m, const mbsWork *w, mbsCfs *c, mb
         for (int k = 0; k <= (i < j ? i : j); k++) s += L[nl * i + k] * L[nl * j + k];
         c->Ld[36 * b + nl * i + j] = s;
       }
+    MBS_FLOPS(mbs_flopLLt(nl));
   }
   memcpy(c->Lp, c->Pblk, 36 * (size_t)n * sizeof(mbsReal));
   memcpy(c->Ls, c->Sblk, 36 * (size_t)(c->nsib > 0 ? c->nsib : 1) * sizeof(mbsReal));
@@ -797,6 +804,7 @@ static mbsErr mbs_solveDirect(const mbsModel *m, const mbsWork *w, mbsCfs *c, mb
       return mbs_errSet(MBS_ERR_NUMERIC,
                         "direct: constraint-force matrix is not positive definite");
     }
+    MBS_FLOPS(mbs_flopChol(ni));
     if (p < 0) continue;
     // W_u = L_ii^{-1} A_{i,u} for the upper neighbours u (parent, earlier siblings), in place
     int np = m->body_lamnum[p];
@@ -832,6 +840,7 @@ static mbsErr mbs_solveDirect(const mbsModel *m, const mbsWork *w, mbsCfs *c, mb
     int ni = m->body_lamnum[i], p = m->body_parent[i], la = m->body_lamadr[i];
     if (ni == 0) continue;
     mbsu_cholSolveL(c->Ld + 36 * i, ni, y + la);
+    MBS_FLOPS((long)ni * ni);
     if (p < 0) continue;
     mbs_blockSubTMul(c->Lp + 36 * i, ni, m->body_lamnum[p], y + la, y + m->body_lamadr[p]);
     const int *ch = m->child_list + m->body_childadr[p];
@@ -854,6 +863,7 @@ static mbsErr mbs_solveDirect(const mbsModel *m, const mbsWork *w, mbsCfs *c, mb
       }
     }
     mbsu_cholSolveLT(c->Ld + 36 * i, ni, y + la);
+    MBS_FLOPS((long)ni * ni);
   }
   c->Sblk = Sorig;
   info->it = 1;

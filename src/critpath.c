@@ -22,6 +22,16 @@ static const char *const mbs_cpa_kind_names[MBS_CPA_KIND_COUNT] = {
 #undef MBS_CPA_KIND_NAME
 };
 
+static const char *const mbs_cpa_class_names[MBS_CPA_CLASS_COUNT] = {
+#define MBS_CPA_CLASS_NAME(id, name) name,
+    MBS_CPA_CLASS_LIST(MBS_CPA_CLASS_NAME)
+#undef MBS_CPA_CLASS_NAME
+};
+
+const char *mbs_cpaClassName(int cls) {
+  return cls >= 0 && cls < MBS_CPA_CLASS_COUNT ? mbs_cpa_class_names[cls] : "?";
+}
+
 const char *mbs_cpaKindName(int kind) {
   return kind >= 0 && kind < MBS_CPA_KIND_COUNT ? mbs_cpa_kind_names[kind] : "?";
 }
@@ -66,8 +76,15 @@ typedef struct {
   // edges
   int ne, ecap;
   int *esrc, *edst;
-  int *owner; // (nbody) rank of each body (ranks >= 1)
+  int *owner;                                 // (nbody) rank of each body (ranks >= 1)
+  int cls;                                    // kernel class of the nodes being built (mbsCpaClass)
+  long long class_flops[MBS_CPA_CLASS_COUNT]; // work per class (compute nodes)
 } mbsCpaB;
+
+// seconds per flop of kernel class cls
+static double mbs_cpaFlopTime(const mbsCpaOptions *o, int cls) {
+  return o->class_time[cls] > 0 ? o->class_time[cls] : o->flop_time;
+}
 
 static int mbs_cpaGrow(void **p, int *cap, int need, size_t sz) {
   (void)cap;
@@ -98,7 +115,8 @@ static int mbs_cpaNode(mbsCpaB *B, int kind, int body, long long flops, int pblk
   }
   int v = B->n++;
   B->flops[v] = flops;
-  B->cost[v] = (double)flops * B->o->flop_time;
+  B->cost[v] = (double)flops * mbs_cpaFlopTime(B->o, B->cls);
+  B->class_flops[B->cls] += flops;
   B->kind[v] = kind;
   B->body[v] = body;
   B->proc[v] = (B->o->ranks >= 1 && body >= 0) ? B->owner[body] : -1;
@@ -485,6 +503,7 @@ static void mbs_cpaReduce(mbsCpaB *B, mbsCpaCfs *C, int nd, int *const *leaves, 
     long long fl = (long long)nd * (R - 1);
     allred = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, fl, -1, -1);
     if (allred >= 0) {
+      B->class_flops[B->cls] -= fl; // a message, not a kernel
       int rounds = 0;
       while ((1 << rounds) < R) rounds++;
       B->cost[allred] = rounds * (B->o->latency + 8.0 * nd / B->o->bandwidth) +
@@ -852,7 +871,165 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
   return MBS_OK;
 }
 
-// the constraint-force method (cfs.c mbs_cfsSolve) with any of its iterative solvers
+// the exact solve by block Cholesky in leaf-first order (cfs.c mbs_solveDirect, one rank): the
+// explicit parent and sibling blocks (mbs_cfsAssemble), D rebuilt from its factor, then per joint
+// from the last body to the first: the diagonal factor, the triangular solves of its upper
+// couplings and the Schur updates of the blocks they touch (every update of one block after the
+// previous one, as written); forward and backward substitution in the same order. xn receives
+// the writers of x.
+static mbsErr mbs_cpaDirect(mbsCpaB *B, mbsCpaCfs *C, const int *rhs, int *xn) {
+  const mbsModel *m = B->m;
+  int n = m->nbody, nsib = 0, ph = PH_ITER + 8 * C->napply + 4;
+  size_t nb = (size_t)(n > 0 ? n : 1);
+  for (int b = 0; b < n; b++) nsib += m->body_childnum[b] * (m->body_childnum[b] - 1) / 2;
+  int *rank = malloc(nb * sizeof(int)), *sadr = malloc(nb * sizeof(int));
+  int *ld = malloc(nb * sizeof(int)), *lp = malloc(nb * sizeof(int)),
+      *fac = malloc(nb * sizeof(int));
+  int *wp = malloc(nb * sizeof(int)), *y = malloc(nb * sizeof(int));
+  int *ls = malloc((size_t)(nsib > 0 ? nsib : 1) * sizeof(int));
+  int *ws = malloc((size_t)(nsib > 0 ? nsib : 1) * sizeof(int));
+  mbsErr e = MBS_OK;
+  if (!rank || !sadr || !ld || !lp || !fac || !wp || !y || !ls || !ws) {
+    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    goto done;
+  }
+  for (int b = 0, s = 0; b < n; b++) {
+    int nc = m->body_childnum[b];
+    sadr[b] = s;
+    s += nc * (nc - 1) / 2;
+    for (int k = 0; k < nc; k++) rank[m->child_list[m->body_childadr[b] + k]] = k;
+  }
+#define MBS_SIB(i, k)                                                                              \
+  (sadr[m->body_parent[i]] + (rank[i] > rank[k] ? rank[i] * (rank[i] - 1) / 2 + rank[k]            \
+                                                : rank[k] * (rank[k] - 1) / 2 + rank[i]))
+  for (int s = 0; s < nsib; s++) ls[s] = ws[s] = -1;
+  // explicit blocks: A_{b,p} = -G^T M_p T_p, A_{b,k} = G_b^T M_p G_k; D = L L^T
+  for (int b = 0; b < n; b++) {
+    int p = m->body_parent[b], nl = m->body_lamnum[b];
+    lp[b] = -1;
+    if (p >= 0 && nl > 0) {
+      if (m->body_lamnum[p] > 0) {
+        lp[b] =
+            mbs_cpaNode(B, MBS_CPA_DIR_BLOCK, b, mbs_flopCongr(nl, m->body_lamnum[p], 0), ph, ph);
+        mbs_cpaDep(B, C->T[b], lp[b]);
+        mbs_cpaDep(B, C->T[p], lp[b]);
+      }
+      const int *ch = m->child_list + m->body_childadr[p];
+      for (int r = 0; r < rank[b]; r++) {
+        int k = ch[r], nk = m->body_lamnum[k];
+        if (nk == 0) continue;
+        int v = mbs_cpaNode(B, MBS_CPA_DIR_BLOCK, b, mbs_flopCongr(nl, nk, 0), ph, ph);
+        mbs_cpaDep(B, C->T[b], v);
+        mbs_cpaDep(B, C->T[k], v);
+        ls[MBS_SIB(b, k)] = v;
+      }
+    }
+    ld[b] = mbs_cpaNode(B, MBS_CPA_DIR_LLT, b, mbs_flopLLt(nl), ph, ph);
+    mbs_cpaDep(B, C->D[b], ld[b]);
+  }
+  // factor, last joint first
+  for (int i = n - 1; i >= 0; i--) {
+    int ni = m->body_lamnum[i], p = m->body_parent[i];
+    fac[i] = wp[i] = -1;
+    if (ni == 0) continue;
+    fac[i] = mbs_cpaNode(B, MBS_CPA_DIR_FACTOR, i, mbs_flopChol(ni), ph + 1, ph + 1);
+    mbs_cpaDep(B, ld[i], fac[i]);
+    if (p < 0) continue;
+    int np = m->body_lamnum[p], ri = rank[i];
+    const int *ch = m->child_list + m->body_childadr[p];
+    wp[i] = mbs_cpaNode(B, MBS_CPA_DIR_TRSM, i, (long long)np * ni * ni, ph + 1, ph + 1);
+    mbs_cpaDep(B, fac[i], wp[i]);
+    mbs_cpaDep(B, lp[i], wp[i]);
+    for (int r = 0; r < ri; r++) {
+      int k = ch[r], sk = MBS_SIB(i, k);
+      ws[sk] = mbs_cpaNode(B, MBS_CPA_DIR_TRSM, i, (long long)m->body_lamnum[k] * ni * ni, ph + 1,
+                           ph + 1);
+      mbs_cpaDep(B, fac[i], ws[sk]);
+      mbs_cpaDep(B, ls[sk], ws[sk]);
+    }
+    int u = mbs_cpaNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(np, np, ni), ph + 1, ph + 1);
+    mbs_cpaDep(B, wp[i], u);
+    mbs_cpaDep(B, ld[p], u);
+    ld[p] = u;
+    for (int r = 0; r < ri; r++) {
+      int k = ch[r], nk = m->body_lamnum[k], sk = MBS_SIB(i, k);
+      if (nk == 0) continue;
+      u = mbs_cpaNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, np, ni), ph + 1, ph + 1);
+      mbs_cpaDep(B, ws[sk], u);
+      mbs_cpaDep(B, wp[i], u);
+      mbs_cpaDep(B, lp[k], u);
+      lp[k] = u;
+      u = mbs_cpaNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, nk, ni), ph + 1, ph + 1);
+      mbs_cpaDep(B, ws[sk], u);
+      mbs_cpaDep(B, ld[k], u);
+      ld[k] = u;
+      for (int r2 = 0; r2 < r; r2++) {
+        int k2 = ch[r2], nk2 = m->body_lamnum[k2], s2 = MBS_SIB(i, k2), skk = MBS_SIB(k, k2);
+        if (nk2 == 0) continue;
+        u = mbs_cpaNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, nk2, ni), ph + 1, ph + 1);
+        mbs_cpaDep(B, ws[sk], u);
+        mbs_cpaDep(B, ws[s2], u);
+        mbs_cpaDep(B, ls[skk], u);
+        ls[skk] = u;
+      }
+    }
+  }
+  // forward substitution L y = b (elimination order), then backward L^T x = y
+  for (int b = 0; b < n; b++) y[b] = rhs[b];
+  for (int i = n - 1; i >= 0; i--) {
+    int ni = m->body_lamnum[i], p = m->body_parent[i];
+    if (ni == 0) continue;
+    int f = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, (long long)ni * ni, ph + 2, ph + 2);
+    mbs_cpaDep(B, y[i], f);
+    mbs_cpaDep(B, fac[i], f);
+    y[i] = f;
+    if (p < 0) continue;
+    int u = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[p], ph + 2, ph + 2);
+    mbs_cpaDep(B, f, u);
+    mbs_cpaDep(B, wp[i], u);
+    mbs_cpaDep(B, y[p], u);
+    y[p] = u;
+    const int *ch = m->child_list + m->body_childadr[p];
+    for (int r = 0; r < rank[i]; r++) {
+      int k = ch[r];
+      u = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[k], ph + 2, ph + 2);
+      mbs_cpaDep(B, f, u);
+      mbs_cpaDep(B, ws[MBS_SIB(i, k)], u);
+      mbs_cpaDep(B, y[k], u);
+      y[k] = u;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    int ni = m->body_lamnum[i], p = m->body_parent[i];
+    xn[i] = -1;
+    if (ni == 0) continue;
+    if (p >= 0) {
+      int u = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[p], ph + 3, ph + 3);
+      mbs_cpaDep(B, y[i], u);
+      mbs_cpaDep(B, wp[i], u);
+      mbs_cpaDep(B, xn[p], u);
+      y[i] = u;
+      const int *ch = m->child_list + m->body_childadr[p];
+      for (int r = 0; r < rank[i]; r++) {
+        int k = ch[r];
+        u = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[k], ph + 3, ph + 3);
+        mbs_cpaDep(B, y[i], u);
+        mbs_cpaDep(B, ws[MBS_SIB(i, k)], u);
+        mbs_cpaDep(B, xn[k], u);
+        y[i] = u;
+      }
+    }
+    xn[i] = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, (long long)ni * ni, ph + 3, ph + 3);
+    mbs_cpaDep(B, y[i], xn[i]);
+    mbs_cpaDep(B, fac[i], xn[i]);
+  }
+#undef MBS_SIB
+done:
+  free(rank), free(sadr), free(ld), free(lp), free(fac), free(wp), free(y), free(ls), free(ws);
+  return e;
+}
+
+// the constraint-force method (cfs.c mbs_cfsSolve) with its iterative solvers or the direct one
 static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
@@ -879,6 +1056,7 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
     goto done;
   }
   // position-dependent blocks (mbs_cfsPosition)
+  B->cls = MBS_CPA_CLASS_BLOCKS;
   for (int b = 0; b < n; b++) {
     int t = m->body_jnttype[b], nl = m->body_lamnum[b], nd = m->body_dofnum[b];
     C.T[b] = mbs_cpaNode(B, MBS_CPA_CFS_T, b, mbs_flopComplement(t) + (long long)MBS_FL_XFORCE * nl,
@@ -896,6 +1074,7 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
     }
   }
   // right side: affine operator at lambda = 0, b = T^T c - q, ||b||
+  B->cls = MBS_CPA_CLASS_SOLVE;
   mbs_cpaApply(B, K, &C, 1, NULL);
   for (int b = 0; b < n; b++) {
     int nl = m->body_lamnum[b];
@@ -948,10 +1127,13 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
                        lv);
   } else if (o->method == MBS_SOLVER_GS || o->method == MBS_SOLVER_SOR) {
     e = mbs_cpaSor(B, &C, K, rhs, bnorm, xn, rn, zn, lv);
+  } else if (o->method == MBS_SOLVER_DIRECT) {
+    e = mbs_cpaDirect(B, &C, rhs, xn);
   } else {
     mbs_cpaCg(B, &C, K, rhs, bnorm, o->iterations, o->converged, change, NULL, xn, rn, pn, zn, lv);
   }
   // accelerations and joint wrenches (mbs_cfsFinish)
+  B->cls = MBS_CPA_CLASS_FINISH;
   mbs_cpaApply(B, K, &C, 1, xn);
   int ph = PH_ITER + 8 * (C.napply - 1);
   for (int b = 0; b < n; b++) {
@@ -1176,7 +1358,7 @@ static mbsErr mbs_cpaFinalize(mbsCpaB *B, mbsCpaGraph *g) {
     if (g->fine && g->proc[v] != -2 && g->flops[v] > 0) {
       int d = 1;
       while ((1LL << (d - 1)) < g->flops[v]) d++; // d = 1 + ceil(log2 W)
-      if ((double)d < (double)g->flops[v]) g->span[v] = d * B->o->flop_time;
+      if ((double)d < (double)g->flops[v]) g->span[v] = d * (g->cost[v] / (double)g->flops[v]);
     }
   }
   for (int k = 0; k < ne; k++)
@@ -1212,10 +1394,11 @@ int mbs_cpaIterative(int method) {
 mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out) {
   *out = NULL;
   int iterative = mbs_cpaIterative(o->method);
-  MBS_CHECK(o->method == MBS_SOLVER_ABA || o->method == MBS_SOLVER_CRBA || iterative,
+  MBS_CHECK(o->method == MBS_SOLVER_ABA || o->method == MBS_SOLVER_CRBA ||
+                o->method == MBS_SOLVER_DIRECT || iterative,
             MBS_ERR_UNSUPPORTED,
-            "cpa: no graph for method \"%s\" (available: aba, crba, jcg, jacobi, gs, sor, "
-            "chebyshev)",
+            "cpa: no graph for method \"%s\" (available: aba, crba, direct, jcg, jacobi, gs, "
+            "sor, chebyshev)",
             mbs_solverName(o->method));
   MBS_CHECK(o->spec_iterations >= 0 && o->spec_iterations <= MBS_CFS_SPEC_STEPS, MBS_ERR_INPUT,
             "cpa: spectrum-estimate iterations %d out of range", o->spec_iterations);
@@ -1249,16 +1432,19 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   if (o->ranks >= 1) mbs_cpaDecompose(m, o->ranks, B.owner);
   K.joint = buf, K.pose = buf + nb, K.vj = buf + 2 * nb, K.v = buf + 3 * nb, K.c = buf + 4 * nb;
   K.bias = buf + 5 * nb, K.force = buf + 6 * nb;
+  B.cls = MBS_CPA_CLASS_KIN;
   mbs_cpaKinematics(&B, &K);
+  B.cls = MBS_CPA_CLASS_DYN;
   if (o->method == MBS_SOLVER_ABA)
     mbs_cpaAba(&B, &K, buf + 7 * nb, buf + 8 * nb, buf + 9 * nb, buf + 10 * nb);
   else if (o->method == MBS_SOLVER_CRBA)
     e = mbs_cpaCrba(&B, &K);
-  else
+  else // the constraint-force method
     e = mbs_cpaCfs(&B, &K);
   if (!e && o->ranks >= 1) mbs_cpaMessages(&B);
   if (!e && B.err) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory building the graph");
   g->nbody = n, g->ranks = o->ranks;
+  memcpy(g->class_flops, B.class_flops, sizeof g->class_flops);
   if (!e) e = mbs_cpaFinalize(&B, g);
   free(buf), free(B.owner), free(B.flops), free(B.cost), free(B.kind), free(B.body), free(B.proc);
   free(B.pblk), free(B.pbdy), free(B.esrc), free(B.edst);

@@ -180,6 +180,19 @@ static inline long mbs_flopDot(int n) {
   return n > 0 ? 2L * n - 1 : 0;
 }
 
+// ---- direct solver (cfs.c mbs_solveDirect, mbs_cfsAssemble)
+/// D = L L^T rebuilt from the factor: entry (i, j) sums min(i, j) + 1 products.
+static inline long mbs_flopLLt(int n) {
+  long f = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) f += 2L * ((i < j ? i : j) + 1);
+  return f;
+}
+/// Schur update C -= A^T B for n x ka and n x kb blocks: each entry n products, n adds, 1 sub.
+static inline long mbs_flopSchur(int ka, int kb, int n) {
+  return (long)ka * kb * (2L * n + 1);
+}
+
 /// Bisection steps of the tridiagonal eigenvalue search (cfs.c mbs_tridiagEig).
 #define MBS_EIG_BISECT 200
 /// mbs_tridiagEig(n): Gershgorin discs 3n; per bisection step the midpoint (2) and the Sturm

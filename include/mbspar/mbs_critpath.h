@@ -74,6 +74,12 @@
   X(MBS_CPA_SOR_UPDATE, "sor.update")                                                              \
   X(MBS_CPA_SOR_UNDO, "sor.undo")                                                                  \
   X(MBS_CPA_EIG, "lanczos.eig")                                                                    \
+  X(MBS_CPA_DIR_BLOCK, "direct.block")                                                             \
+  X(MBS_CPA_DIR_LLT, "direct.llt")                                                                 \
+  X(MBS_CPA_DIR_FACTOR, "direct.factor")                                                           \
+  X(MBS_CPA_DIR_TRSM, "direct.trsm")                                                               \
+  X(MBS_CPA_DIR_SCHUR, "direct.schur")                                                             \
+  X(MBS_CPA_DIR_SUBST, "direct.subst")                                                             \
   X(MBS_CPA_DOT_LEAF, "dot.leaf")                                                                  \
   X(MBS_CPA_DOT_ADD, "dot.add")                                                                    \
   X(MBS_CPA_SCALAR, "scalar")                                                                      \
@@ -99,6 +105,26 @@ typedef enum {
   MBS_CPA_GRAIN_FLOP = 3
 } mbsCpaGrain;
 
+/// Kernel classes of the cost model: the engine phase a kernel runs in, timed by the phase timers
+/// of a real evaluation (`mbspar cpa --calibrate`): kinematics = eval.position + eval.velocity;
+/// recursion = the rest of an ABA/CRBA evaluation; constraint.blocks = eval.constraint.assembly
+/// (T, F, D and its factor); constraint.solve = eval.constraint.solve (right side, iterations,
+/// spectrum estimate); constraint.finish = eval.acceleration (the operator at lambda, qdd,
+/// joint wrenches).
+#define MBS_CPA_CLASS_LIST(X)                                                                      \
+  X(MBS_CPA_CLASS_KIN, "kinematics")                                                               \
+  X(MBS_CPA_CLASS_DYN, "recursion")                                                                \
+  X(MBS_CPA_CLASS_BLOCKS, "constraint.blocks")                                                     \
+  X(MBS_CPA_CLASS_SOLVE, "constraint.solve")                                                       \
+  X(MBS_CPA_CLASS_FINISH, "constraint.finish")
+
+typedef enum {
+#define MBS_CPA_CLASS_ENUM(id, name) id,
+  MBS_CPA_CLASS_LIST(MBS_CPA_CLASS_ENUM)
+#undef MBS_CPA_CLASS_ENUM
+      MBS_CPA_CLASS_COUNT
+} mbsCpaClass;
+
 /// What to build and the cost model.
 typedef struct {
   int method;          ///< MBS_SOLVER_ABA, _CRBA, _JCG, _JACOBI, _GS, _SOR, _CHEBYSHEV
@@ -113,8 +139,9 @@ typedef struct {
   int has_tau;         ///< applied joint torques present (state tau != NULL)
   int ranks;        ///< 0: data-flow graph; R >= 1: distributed graph on R ranks (iterative only)
   double flop_time; ///< seconds per flop (default 1e-9)
-  double latency;   ///< message latency alpha [s] (default 1.5e-6)
-  double bandwidth; ///< message bandwidth 1/beta [bytes/s] (default 5e9)
+  double class_time[MBS_CPA_CLASS_COUNT]; ///< seconds per flop of each kernel class (0: flop_time)
+  double latency;                         ///< message latency alpha [s] (default 1.5e-6)
+  double bandwidth;                       ///< message bandwidth 1/beta [bytes/s] (default 5e9)
 } mbsCpaOptions;
 
 /// A data-flow graph (read-only after mbs_cpaBuild). Node ids follow a topological order.
@@ -132,6 +159,7 @@ typedef struct {
   int *pred;        ///< (nedge)
   int *succ_adr;    ///< (nnode+1) CSR successors
   int *succ;        ///< (nedge)
+  long long class_flops[MBS_CPA_CLASS_COUNT]; ///< work of each kernel class [flops]
 } mbsCpaGraph;
 
 /// Analysis of a graph.
@@ -174,6 +202,8 @@ mbsErr mbs_cpaSchedule(const mbsCpaGraph *g, int nproc, double *makespan);
 mbsErr mbs_cpaWriteDot(const mbsCpaGraph *g, const mbsCpaResult *r, const char *path,
                        int max_nodes);
 
+/// Name of a kernel class ("kinematics", ...).
+const char *mbs_cpaClassName(int cls);
 /// Dotted name of a kind.
 const char *mbs_cpaKindName(int kind);
 /// Name of a grain ("op", "block", "body", "flop"); mbs_cpaGrainFromName returns -1 if unknown.
