@@ -1029,9 +1029,8 @@ static mbsErr mbs_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cf
     o.iterations = (int)x;
     out.iter_source = "given";
     // a spectrum estimate that is part of the solve is assumed to run its full length
-    int branched = 0;
-    for (int b = 0; b < m->nbody; b++) branched |= m->body_childnum[b] > 1;
-    if (o.method == MBS_SOLVER_JACOBI && branched) o.spec_iterations = MBS_CFS_SPEC_STEPS;
+    if (o.method == MBS_SOLVER_JACOBI && mbs_modelBranched(m))
+      o.spec_iterations = MBS_CFS_SPEC_STEPS;
     if (o.method == MBS_SOLVER_CHEBYSHEV && !(m->opt.rho > 0)) {
       int k = m->opt.max_iter < MBS_CFS_CHEB_STEPS ? m->opt.max_iter : MBS_CFS_CHEB_STEPS;
       o.spec_iterations = o.iterations < k ? o.iterations : k;

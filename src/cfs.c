@@ -76,9 +76,7 @@ mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **out) {
   }
   c->nsib = nsib;
   c->ncolor = mbs_cfsColour(m, c->color);
-  c->bipartite = 1;
-  for (int b = 0; b < m->nbody; b++)
-    if (m->body_childnum[b] > 1) c->bipartite = 0;
+  c->bipartite = !mbs_modelBranched(m);
   c->jacobi_omega = 1;
   *out = c;
   return MBS_OK;
@@ -236,13 +234,6 @@ static inline void mbs_cfsDownBody(const mbsModel *m, const mbsWork *w, mbsCfs *
   const mbsReal *T = c->T + 6 * la;
   for (int k = 0; k < nl; k++) y[la + k] = mbsu_dot6(T + 6 * k, d);
   MBS_FLOPS(mbs_flopCfsDown(nl));
-}
-
-static void mbs_baseAccel(const mbsModel *m, int known, mbsReal *a0) {
-  a0[0] = a0[1] = a0[2] = 0;
-  a0[3] = known ? -m->gravity[0] : 0;
-  a0[4] = known ? -m->gravity[1] : 0;
-  a0[5] = known ? -m->gravity[2] : 0;
 }
 
 mbsErr mbs_cfsApply(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,

@@ -1094,8 +1094,7 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
   mbs_cpaDep(B, red[0], bnorm);
 
   for (int b = 0; b < n; b++) xn[b] = xe[b] = -1; // x: the warm start (no node)
-  int branched = 0;
-  for (int b = 0; b < n; b++) branched |= m->body_childnum[b] > 1;
+  int branched = mbs_modelBranched(m);
   if (o->method == MBS_SOLVER_JACOBI) {
     int omega = -1;
     if (branched) { // Lanczos estimate from x = 0 (its x is discarded), omega = 2/(lmin+lmax)

@@ -225,38 +225,17 @@ void mbs_fwdVelocity(const mbsModel *m, const mbsState *s, mbsWork *w) {
 
 // inverse of a k x k SPD matrix (row-major) by Cholesky; returns 0 if not positive definite
 static int mbs_spdInverse(const mbsReal *A, int k, mbsReal *Ainv) {
-  mbsReal L[36], Y[36];
-  for (int i = 0; i < k; i++)
-    for (int j = 0; j <= i; j++) {
-      mbsReal sum = A[k * i + j];
-      for (int l = 0; l < j; l++) sum -= L[6 * i + l] * L[6 * j + l];
-      if (i == j) {
-        if (!(sum > 0)) return 0;
-        L[6 * i + i] = sqrt(sum);
-      } else {
-        L[6 * i + j] = sum / L[6 * j + j];
-      }
-    }
-  // Ainv = L^-T L^-1: solve L Y = I, then L^T X = Y
-  for (int c = 0; c < k; c++) {
-    for (int i = 0; i < k; i++) {
-      mbsReal sum = (i == c);
-      for (int l = 0; l < i; l++) sum -= L[6 * i + l] * Y[6 * l + c];
-      Y[6 * i + c] = sum / L[6 * i + i];
-    }
-    for (int i = k - 1; i >= 0; i--) {
-      mbsReal sum = Y[6 * i + c];
-      for (int l = i + 1; l < k; l++) sum -= L[6 * l + i] * Ainv[k * l + c];
-      Ainv[k * i + c] = sum / L[6 * i + i];
-    }
-  }
+  mbsReal L[36];
+  memcpy(L, A, (size_t)(k * k) * sizeof(mbsReal));
+  if (!mbsu_cholFactor(L, k)) return 0;
+  mbsu_cholInverse(L, k, Ainv);
   return 1;
 }
 
 // fictitious base acceleration [0; -g]
-static void mbs_baseAcc(const mbsModel *m, mbsReal *a0) {
+void mbs_baseAccel(const mbsModel *m, int gravity, mbsReal a0[6]) {
   a0[0] = a0[1] = a0[2] = 0;
-  a0[3] = -m->gravity[0], a0[4] = -m->gravity[1], a0[5] = -m->gravity[2];
+  for (int i = 0; i < 3; i++) a0[3 + i] = gravity ? -m->gravity[i] : 0;
 }
 
 // ---------------------------------------------------------------- ABA
@@ -300,7 +279,7 @@ static int mbs_abaProjectBlock(int k, const mbsReal *restrict IA, const mbsReal 
 mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
   int n = m->nbody;
   mbsReal a0[6];
-  mbs_baseAcc(m, a0);
+  mbs_baseAccel(m, 1, a0);
 
   // pass 1: articulated quantities start as the rigid ones
   for (int b = 0; b < n; b++) {
@@ -404,7 +383,7 @@ mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
 void mbs_rnea(const mbsModel *m, mbsWork *w, const mbsReal *qdd) {
   int n = m->nbody;
   mbsReal a0[6];
-  mbs_baseAcc(m, a0);
+  mbs_baseAccel(m, 1, a0);
   for (int b = 0; b < n; b++) {
     int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
     const mbsReal *S = w->sdof + 6 * d0;

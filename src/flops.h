@@ -60,11 +60,9 @@ static inline long mbs_flopChol(int k) {
 static inline long mbs_flopCholSolve(int k) {
   return 2L * k * k;
 }
-/// dynamics.c mbs_spdInverse(k): factor sum_i (i+1)^2, k columns of 2 k^2 solves.
+/// dynamics.c mbs_spdInverse(k) = mbsu_cholFactor + mbsu_cholInverse (k solves of 2 k^2).
 static inline long mbs_flopSpdInverse(int k) {
-  long f = 0;
-  for (int i = 0; i < k; i++) f += (long)(i + 1) * (i + 1);
-  return f + 2L * k * k * k;
+  return mbs_flopChol(k) + (long)k * mbs_flopCholSolve(k);
 }
 /// cfs.c mbs_congruence(ka, kb, add): kb x (mul6 + ka dot6) (+ ka kb adds when accumulating).
 static inline long mbs_flopCongr(int ka, int kb, int add) {

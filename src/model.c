@@ -381,6 +381,12 @@ int mbs_modelFindBody(const mbsModel *m, const char *name) {
   return -1;
 }
 
+int mbs_modelBranched(const mbsModel *m) {
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body_childnum[b] > 1) return 1;
+  return 0;
+}
+
 mbsReal mbs_modelTotalMass(const mbsModel *m) {
   mbsReal t = 0;
   for (int b = 0; b < m->nbody; b++) t += m->body_mass[b];

@@ -86,6 +86,9 @@ void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b);
 
 /// Articulated-body algorithm (Featherstone): joint accelerations from the current position and
 /// velocity stages. Writes: w->IA, pA, U, Dinv, u, qdd, acc, jfrc.
+/// The ground's spatial acceleration that adds gravity to every body: [0; -g] (zero without it).
+void mbs_baseAccel(const mbsModel *m, int gravity, mbsReal a0[6]);
+
 mbsErr mbs_aba(const mbsModel *m, mbsWork *w);
 /// Composite-rigid-body mass matrix, bias by RNEA, LTDL solve (nonrecursive forward dynamics).
 /// Writes: w->M, Ic, qbias, qdd, acc, jfrc.

@@ -132,6 +132,10 @@ mbsErr mbs_modelFinalize(mbsModel *m);
 /// Look up a body by name; returns -1 if absent. "ground" and "world" give -1 too via \p found=0.
 int mbs_modelFindBody(const mbsModel *m, const char *name);
 
+/// 1 if some body has two or more children (a branched tree; the constraint-force matrix is then
+/// not 2-cyclic), 0 for chains (and sets of chains).
+int mbs_modelBranched(const mbsModel *m);
+
 /// Total mass of all bodies.
 mbsReal mbs_modelTotalMass(const mbsModel *m);
 
