@@ -1,9 +1,10 @@
 /// \file bench_chain.h
-/// The benchmark model, shared by mbspar and the peers (C and C++): a revolute chain of N
-/// uniform rods hanging from the ground. Link i's frame sits at its joint; the rod runs from the
-/// joint to the next joint at [0, 0, -len]. Joint axes alternate y, x, y, x, ... (a 3-D chain),
-/// so every peer has to handle a non-planar motion. Initial angles and rates are smooth, nonzero
-/// functions of the link index.
+/// The benchmark models, shared by mbspar and the peers (C and C++): a revolute chain of N
+/// uniform rods hanging from the ground, or a binary tree of the same rods (link i hangs from
+/// the tip of link (i-1)/2: heap order, so a parent precedes its children). Link i's frame sits at
+/// its joint; the rod runs from the joint to its tip at [0, 0, -len], where its children's joints
+/// are. Joint axes alternate y, x, y, x, ... with the link index (a 3-D motion; siblings turn
+/// about different axes). Initial angles and rates are smooth, nonzero functions of the index.
 #ifndef BENCH_CHAIN_H
 #define BENCH_CHAIN_H
 
@@ -15,11 +16,18 @@ typedef struct {
   double radius; // rod radius (m), for the inertia and the peers' geometry
   double mass;   // link mass (kg)
   double g;      // gravity magnitude along -z (m/s^2)
+  int tree;      // 0: chain, 1: binary tree
 } benchChain;
 
 static inline benchChain bench_chainDefault(int n) {
-  benchChain c = {n, 0.1, 0.01, 0.1, 9.81};
+  benchChain c = {n, 0.1, 0.01, 0.1, 9.81, 0};
   return c;
+}
+
+// parent link of link i (-1: the ground)
+static inline int bench_chainParent(const benchChain *c, int i) {
+  if (i == 0) return -1;
+  return c->tree ? (i - 1) / 2 : i - 1;
 }
 
 // unit joint axis of link i (y for even i, x for odd i)

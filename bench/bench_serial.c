@@ -187,7 +187,7 @@ static mbsErr bench_buildChain(const benchChain *c, mbsModel **out) {
     mbs_bodySpecDefault(&sp);
     snprintf(name, sizeof name, "link%d", i);
     sp.name = name;
-    sp.parent = i - 1;
+    sp.parent = bench_chainParent(c, i);
     sp.jnttype = MBS_JNT_REVOLUTE;
     sp.origin[2] = i == 0 ? 0 : -c->len;
     bench_chainAxis(i, sp.axis);
@@ -227,8 +227,9 @@ typedef struct {
   char mjcf_err[300], urdf_err[300], sb_err[300];
 } benchCheck;
 
-static mbsErr bench_check(int n, benchCheck *ck) {
+static mbsErr bench_check(int n, int tree, benchCheck *ck) {
   benchChain c = bench_chainDefault(n);
+  c.tree = tree;
   mbsModel *m = NULL;
   mbsState *s = NULL;
   mbsWork *w = NULL;
@@ -340,7 +341,9 @@ static void bench_usage(FILE *f) {
         "                        [--max-setup S]\n"
         "                        [--methods LIST] [--json PATH] [--csv PATH] [--git SHA]\n"
         "                        [--no-peers] [--no-check] [--mujoco-format auto|mjcf|urdf]\n"
-        "  --n         chain lengths (default 8,16,...,4096)\n"
+        "                        [--tree]\n"
+        "  --tree      binary trees of the same links instead of chains\n"
+        "  --n         bodies (default 8,16,...,4096; --tree: 7,15,...,4095)\n"
         "  --min-time  seconds per repetition (default 0.2)\n"
         "  --reps      repetitions per point, the best is kept (default 5)\n"
         "  --max-call  skip a method once its predicted time per call exceeds S (default 10)\n"
@@ -358,6 +361,7 @@ int main(int argc, char **argv) {
   static benchResult R;
   double min_time = 0.2, max_call = 10.0, max_setup = 300.0;
   int reps = 5, peers = 1, check = 1, mjformat = -1; // -1 = MJCF while it loads, then URDF
+  int tree = 0, nset = 0;
   const char *json = NULL, *csv = NULL, *git = MBS_GIT_SHA, *only = NULL;
   R.nn = 0;
   for (int n = 8; n <= 4096; n *= 2) R.n[R.nn++] = n;
@@ -370,11 +374,13 @@ int main(int argc, char **argv) {
       peers = 0;
     } else if (!strcmp(o, "--no-check")) {
       check = 0;
+    } else if (!strcmp(o, "--tree")) {
+      tree = 1;
     } else if (!v) {
       bench_usage(stderr);
       return 2;
     } else if (!strcmp(o, "--n")) {
-      R.nn = 0;
+      R.nn = 0, nset = 1;
       for (char *t = strtok(argv[++a], ","); t && R.nn < BENCH_MAXN; t = strtok(NULL, ","))
         if (atoi(t) > 0) R.n[R.nn++] = atoi(t);
     } else if (!strcmp(o, "--mujoco-format")) {
@@ -401,6 +407,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  if (tree && !nset) // complete binary trees
+    for (int i = 0; i < R.nn; i++) R.n[i] = R.n[i] - 1;
   if (R.nn == 0 || reps < 1 || !(min_time > 0)) {
     bench_usage(stderr);
     return 2;
@@ -444,7 +452,8 @@ int main(int argc, char **argv) {
   gethostname(host, sizeof host - 1);
   char load0[64], load1[64];
   bench_loadavg(load0, sizeof load0);
-  printf("# serial baselines: revolute chain, %s\n", date);
+  const char *family = tree ? "revolute binary tree" : "revolute chain";
+  printf("# serial baselines: %s, %s\n", family, date);
   printf("# machine: %s, %ld cpus; build: %s %s, flags \"%s\", git %s\n", cpu, ncpu, MBS_COMPILER,
          MBS_BUILD_TYPE, BENCH_C_FLAGS, git);
   printf("# timing: >= %.2f s per repetition, best of %d; methods skipped once a call is "
@@ -455,8 +464,8 @@ int main(int argc, char **argv) {
   benchCheck ck[2];
   int ncheck = 0;
   for (int c = 0; c < 2 * check; c++) {
-    int n = c == 0 ? 8 : 128;
-    if (bench_check(n, &ck[ncheck]) != MBS_OK) {
+    int n = (c == 0 ? 8 : 128) - tree;
+    if (bench_check(n, tree, &ck[ncheck]) != MBS_OK) {
       fprintf(stderr, "serial_baselines: check at N=%d failed: %s\n", n, mbs_errMsg());
       return 1;
     }
@@ -483,6 +492,7 @@ int main(int argc, char **argv) {
     int n = R.n[i];
     benchPoint *pt = &P[i];
     pt->c = bench_chainDefault(n);
+    pt->c.tree = tree;
     if (bench_buildChain(&pt->c, &pt->m) || mbs_stateCreate(pt->m, &pt->s) ||
         mbs_workCreate(pt->m, &pt->w)) {
       fprintf(stderr, "serial_baselines: setup N=%d failed: %s\n", n, mbs_errMsg());
@@ -610,7 +620,7 @@ int main(int argc, char **argv) {
     mbs_stateDestroy(&P[i].s);
     mbs_modelDestroy(&P[i].m);
   }
-  for (int k = 0; k < BENCH_NMETHOD; k++) R.expo[k] = bench_fitExponent(&R, k, 64);
+  for (int k = 0; k < BENCH_NMETHOD; k++) R.expo[k] = bench_fitExponent(&R, k, 64 - tree);
   bench_loadavg(load1, sizeof load1);
 
   // summary against the targets: aba <= 200 ns/body at N=1024, faster than each peer at every N
@@ -618,9 +628,9 @@ int main(int argc, char **argv) {
   int faster[2] = {-1, -1}; // per peer: -1 = no common point, 0 = slower somewhere, 1 = faster
   char slower[2][256] = {"", ""};
   for (int i = 0; i < R.nn; i++) {
-    if (R.n[i] == 1024 && R.t[BENCH_ABA][i] > 0) {
-      aba1024 = 1e9 * R.t[BENCH_ABA][i] / 1024;
-      aba1024cpu = 1e9 * R.cpu[BENCH_ABA][i] / 1024;
+    if (R.n[i] == 1024 - tree && R.t[BENCH_ABA][i] > 0) { // trees: 1023 bodies
+      aba1024 = 1e9 * R.t[BENCH_ABA][i] / R.n[i];
+      aba1024cpu = 1e9 * R.cpu[BENCH_ABA][i] / R.n[i];
     }
     for (int q = 0; q < 2; q++) {
       double tp = R.t[q ? BENCH_SIMBODY : BENCH_MUJOCO][i], ta = R.t[BENCH_ABA][i];
@@ -655,7 +665,7 @@ int main(int argc, char **argv) {
   }
   printf("%6s", "exp");
   for (int c = 0; c < ncol; c++) printf(" | %20.2f", R.expo[cols[c]]);
-  printf("\n(growth exponent: least squares of log t vs log N over N >= 64)\n");
+  printf("\n(growth exponent: least squares of log t vs log N over N >= %d)\n", 64 - tree);
 
   // the same points in thread CPU time (robust against other work on the machine)
   printf("\nthread CPU time of the same repetitions (best), us/eval and ns/body:\n");
@@ -692,9 +702,9 @@ int main(int argc, char **argv) {
     printf("note mujoco: MJCF for every N (--mujoco-format mjcf)\n");
   else if (mj_urdf_from)
     printf("note mujoco: MJCF for N < %d, URDF from N=%d on\n", mj_urdf_from, mj_urdf_from);
-  printf("summary: aba at N=1024: %.1f ns/body wall clock, %.1f ns/body thread CPU time (target "
+  printf("summary: aba at N=%d: %.1f ns/body wall clock, %.1f ns/body thread CPU time (target "
          "<= 200)\n",
-         aba1024, aba1024cpu);
+         1024 - tree, aba1024, aba1024cpu);
   for (int q = 0; q < 2; q++)
     printf("summary: aba faster than %s at every measured N: %s%s%s\n", q ? "simbody" : "mujoco",
            faster[q] < 0 ? "n/a" : (faster[q] ? "yes" : "no, slower at N="), slower[q], "");
@@ -765,8 +775,10 @@ int main(int argc, char **argv) {
 #else
     fputs("null", f);
 #endif
-    fprintf(f, "},\n  \"model\": {\"type\": \"revolute chain, axes alternating y/x\", \"len\": "
-               "0.1, \"radius\": 0.01, \"mass\": 0.1, \"gravity\": 9.81},\n");
+    fprintf(f,
+            "},\n  \"model\": {\"type\": \"%s, axes alternating y/x\", \"len\": "
+            "0.1, \"radius\": 0.01, \"mass\": 0.1, \"gravity\": 9.81},\n",
+            family);
     fprintf(f,
             "  \"timing\": {\"min_time_s\": %g, \"reps\": %d, \"max_call_s\": %g, "
             "\"max_setup_s\": %g, \"statistic\": \"best of reps, seconds per call\"},\n",

@@ -1,7 +1,7 @@
 /// \file peer_simbody.cpp
-/// Simbody peer of the serial benchmark: the benchmark chain as MobilizedBody::Pin bodies (the
-/// pin's z axis rotated onto the joint axis on both sides, so the child frame coincides with the
-/// parent's orientation at q = 0, as in mbspar), uniform gravity. eval touches q (invalidating
+/// Simbody peer of the serial benchmark: the benchmark chain or tree as MobilizedBody::Pin bodies
+/// (the pin's z axis rotated onto the joint axis on both sides, so the child frame coincides with
+/// the parent's orientation at q = 0, as in mbspar), uniform gravity. eval touches q (invalidating
 /// every stage from Position on) and realizes Stage::Acceleration: a full forward-dynamics
 /// evaluation, like mbspar's fwdPosition + fwdVelocity + aba.
 #include <Simbody.h>
@@ -37,8 +37,9 @@ extern "C" benchPeer *bench_simbodyCreate(const benchChain *c, char *err, size_t
     links.reserve(c->n);
     for (int i = 0; i < c->n; i++) {
       const Rotation &R = (i % 2) ? zToX : zToY;
+      int pi = bench_chainParent(c, i);
       MobilizedBody &parent =
-          i == 0 ? static_cast<MobilizedBody &>(p->matter.Ground()) : links.back();
+          pi < 0 ? static_cast<MobilizedBody &>(p->matter.Ground()) : links[(size_t)pi];
       links.emplace_back(parent, Transform(R, Vec3(0, 0, i == 0 ? 0.0 : -c->len)), body,
                          Transform(R, Vec3(0)));
     }

@@ -5,11 +5,14 @@ set -eu
 csv=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
 png=${2:-$root/docs/img/serial_baselines.png}
-stamp=$(basename "$csv" .csv | sed 's/^serial_//')
+stamp=$(basename "$csv" .csv | sed 's/^serial_//; s/^tree_//')
 json=${csv%.csv}.json
 git=$(sed -n 's/.*"git": "\([^"]*\)".*/\1/p' "$json" 2>/dev/null | head -n 1)
 load=$(sed -n 's/.*"loadavg_end": "\([^"]*\)".*/\1/p' "$json" 2>/dev/null | head -n 1)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+# the model family recorded by serial_baselines ("revolute chain" or "revolute binary tree")
+family=$(sed -n 's/.*"type": "\([^,"]*\).*/\1/p' "$json" 2>/dev/null | head -n 1)
+family=${family:-revolute chain}
 command -v gnuplot >/dev/null 2>&1 || {
   echo "gnuplot not found (Debian: gnuplot-nox): no plot" >&2
   exit 0
@@ -24,9 +27,9 @@ set logscale xy
 set xrange [6:5500]
 set xtics (8,16,32,64,128,256,512,1024,2048,4096)
 set format y "10^{%L}"
-set xlabel "chain length N (revolute joints)"
+set xlabel "bodies N ($family)"
 set ylabel "time per evaluation (µs)"
-set title "Serial dynamics on a revolute chain: time per evaluation vs N\n{/*0.8 $cpu, 1 core, run $stamp, git ${git:-?}, load average at end ${load:-?}}"
+set title "Serial dynamics on a $family: time per evaluation vs N\n{/*0.8 $cpu, 1 core, run $stamp, git ${git:-?}, load average at end ${load:-?}}"
 set key top left box opaque
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
 plot "$csv" using 1:(\$2*1e6) skip 1 with linespoints lw 2 pt 7 lc rgb "#d62728" title "mbspar ABA (fwdPosition+fwdVelocity+aba)", \

@@ -1,9 +1,12 @@
 #!/bin/sh
-# Serial baselines: build (if needed), run bench/serial_baselines, keep the results and plot them.
+# Serial baselines: build (if needed), run bench/serial_baselines on the revolute chains and then
+# on binary trees of the same links, keep the results and plot them.
 #   bench/run_serial.sh [serial_baselines options...]     e.g. --n 8,64,512 --reps 3
-# Environment: BUILD_DIR (default <repo>/build-bench).
-# Writes bench/results/serial_<UTC date>.{json,csv,txt} and docs/img/serial_baselines.png
-# (bench/plot_serial.sh CSV [PNG] redraws a plot from an earlier run).
+# Environment: BUILD_DIR (default <repo>/build-bench); SERIAL_TREE_REPS (repetitions of the tree
+# run, default 3; the options above are passed to both runs).
+# Writes bench/results/serial_<UTC date>.{json,csv,txt} and serial_tree_<UTC date>.*, and
+# docs/img/serial_baselines.png and serial_baselines_tree.png (bench/plot_serial.sh CSV [PNG]
+# redraws a plot from an earlier run).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-bench}
@@ -25,3 +28,10 @@ base=$out/serial_$stamp
 # plot: time per evaluation vs N, log-log
 sh "$root/bench/plot_serial.sh" "$base.csv" "$root/docs/img/serial_baselines.png"
 echo "results: $base.json $base.csv $base.txt"
+
+# the same links as binary trees (heap order; bodies 7, 15, ..., 4095)
+tbase=$out/serial_tree_$stamp
+"$build/bench/serial_baselines" --tree --reps "${SERIAL_TREE_REPS:-3}" --json "$tbase.json" \
+  --csv "$tbase.csv" --git "$git" "$@" | tee "$tbase.txt"
+sh "$root/bench/plot_serial.sh" "$tbase.csv" "$root/docs/img/serial_baselines_tree.png"
+echo "results: $tbase.json $tbase.csv $tbase.txt"
