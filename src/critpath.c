@@ -534,18 +534,39 @@ static void mbs_cpaReduce(mbsCpaB *B, mbsCpaCfs *C, int nd, int *const *leaves, 
   }
 }
 
+// body b after the operator application of phase ph: r = prev - q (one flop per entry)
+static int mbs_cpaResidNode(mbsCpaB *B, const mbsCpaCfs *C, int b, int prev, int ph) {
+  int r = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, B->m->body_lamnum[b], ph + 3, ph + 2);
+  mbs_cpaDep(B, prev, r);
+  mbs_cpaDep(B, C->down[b], r);
+  return r;
+}
+
+// body b: z = D^-1 r (block Cholesky solve)
+static int mbs_cpaPrecondNode(mbsCpaB *B, const mbsCpaCfs *C, int b, int r, int ph) {
+  int nl = B->m->body_lamnum[b];
+  int z = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
+  mbs_cpaDep(B, r, z);
+  mbs_cpaDep(B, C->D[b], z);
+  return z;
+}
+
+// body b's leaf of a dot product (its entries, 2 nl - 1 flops) reading src and src2; -1 if the
+// body has no entries. Phases (pblk, pbdy) = (ph + 3, ph + 2).
+static int mbs_cpaLeaf(mbsCpaB *B, int b, int src, int src2, int ph) {
+  int nl = B->m->body_lamnum[b];
+  if (nl == 0) return -1;
+  int v = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
+  mbs_cpaDep(B, src, v);
+  mbs_cpaDep(B, src2, v);
+  return v;
+}
+
 // per body: r = b - q (or r -= q: prev = the previous r), z = D^-1 r
 static void mbs_cpaResidual(mbsCpaB *B, mbsCpaCfs *C, const int *prev, int ph, int *rn, int *zn) {
-  const mbsModel *m = B->m;
-  for (int b = 0; b < m->nbody; b++) {
-    int nl = m->body_lamnum[b], r;
-    r = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
-    mbs_cpaDep(B, prev[b], r);
-    mbs_cpaDep(B, C->down[b], r);
-    rn[b] = r;
-    zn[b] = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
-    mbs_cpaDep(B, r, zn[b]);
-    mbs_cpaDep(B, C->D[b], zn[b]);
+  for (int b = 0; b < B->m->nbody; b++) {
+    rn[b] = mbs_cpaResidNode(B, C, b, prev[b], ph);
+    zn[b] = mbs_cpaPrecondNode(B, C, b, rn[b], ph);
   }
 }
 
@@ -583,15 +604,9 @@ static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const in
       mbs_cpaDep(B, xn[b], u);
       mbs_cpaDep(B, omega, u);
       xn[b] = u;
-      lv[0][b] = lv[1][b] = lv[2][b] = -1;
-      if (nl == 0) continue;
-      long long fd = mbs_flopDot(nl);
-      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-      mbs_cpaDep(B, rn[b], lv[0][b]);
-      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-      mbs_cpaDep(B, u, lv[1][b]);
-      lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-      mbs_cpaDep(B, u, lv[2][b]);
+      lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r, z.z, x.x
+      lv[1][b] = mbs_cpaLeaf(B, b, u, -1, ph);
+      lv[2][b] = mbs_cpaLeaf(B, b, u, -1, ph);
     }
     mbs_cpaReduce(B, C, 3, lv, red);
     conv = mbs_cpaTest(B, red, bnorm);
@@ -638,17 +653,10 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
     mbs_cpaApply(B, K, C, 0, dn);
     ph = PH_ITER + 8 * (C->napply - 1);
     mbs_cpaResidual(B, C, rn, ph, rn, zn); // r -= q
-    for (int b = 0; b < n; b++) {
-      int nl = m->body_lamnum[b];
-      lv[0][b] = lv[1][b] = lv[2][b] = -1;
-      if (nl == 0) continue;
-      long long fd = mbs_flopDot(nl);
-      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-      mbs_cpaDep(B, rn[b], lv[0][b]);
-      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-      mbs_cpaDep(B, dn[b], lv[1][b]);
-      lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-      mbs_cpaDep(B, xn[b], lv[2][b]);
+    for (int b = 0; b < n; b++) {          // r.r, d.d, x.x
+      lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph);
+      lv[1][b] = mbs_cpaLeaf(B, b, dn[b], -1, ph);
+      lv[2][b] = mbs_cpaLeaf(B, b, xn[b], -1, ph);
     }
     mbs_cpaReduce(B, C, 3, lv, red);
     conv = mbs_cpaTest(B, red, bnorm);
@@ -683,20 +691,10 @@ static void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *r
   mbs_cpaApply(B, K, C, 0, xn);
   ph = PH_ITER + 8 * (C->napply - 1);
   for (int b = 0; b < n; b++) {
-    int nl = m->body_lamnum[b];
-    rn[b] = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
-    mbs_cpaDep(B, rhs[b], rn[b]);
-    mbs_cpaDep(B, C->down[b], rn[b]);
-    zn[b] = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
-    mbs_cpaDep(B, rn[b], zn[b]);
-    mbs_cpaDep(B, C->D[b], zn[b]);
-    lv[0][b] = lv[1][b] = -1;
-    if (nl > 0) {
-      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
-      mbs_cpaDep(B, zn[b], lv[0][b]);
-      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
-      mbs_cpaDep(B, rn[b], lv[1][b]);
-    }
+    rn[b] = mbs_cpaResidNode(B, C, b, rhs[b], ph);
+    zn[b] = mbs_cpaPrecondNode(B, C, b, rn[b], ph);
+    lv[0][b] = mbs_cpaLeaf(B, b, zn[b], -1, ph); // r.z
+    lv[1][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r
     pn[b] = zn[b];
   }
   mbs_cpaReduce(B, C, 2, lv, red);
@@ -710,15 +708,7 @@ static void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *r
     // q = A p ; alpha = r.z / p.q
     mbs_cpaApply(B, K, C, 0, pn);
     ph = PH_ITER + 8 * (C->napply - 1);
-    for (int b = 0; b < n; b++) {
-      lv[0][b] = -1;
-      if (m->body_lamnum[b] > 0) {
-        lv[0][b] =
-            mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(m->body_lamnum[b]), ph + 2, ph + 1);
-        mbs_cpaDep(B, C->down[b], lv[0][b]);
-        mbs_cpaDep(B, pn[b], lv[0][b]);
-      }
-    }
+    for (int b = 0; b < n; b++) lv[0][b] = mbs_cpaLeaf(B, b, C->down[b], pn[b], ph - 1); // p.q
     mbs_cpaReduce(B, C, 1, lv, red);
     int alpha = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
     mbs_cpaDep(B, red[0], alpha);
@@ -734,23 +724,11 @@ static void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *r
       mbs_cpaDep(B, rn[b], u);
       mbs_cpaDep(B, xn[b], u);
       xn[b] = rn[b] = u;
-      zn[b] =
-          mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
-      mbs_cpaDep(B, u, zn[b]);
-      mbs_cpaDep(B, C->D[b], zn[b]);
-      for (int d = 0; d < 4; d++) lv[d][b] = -1;
-      if (nl == 0) continue;
-      long long fd = mbs_flopDot(nl);
-      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-      mbs_cpaDep(B, zn[b], lv[0][b]);
-      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-      mbs_cpaDep(B, u, lv[1][b]);
-      if (change) {
-        lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-        mbs_cpaDep(B, pn[b], lv[2][b]);
-        lv[3][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, fd, ph + 3, ph + 2);
-        mbs_cpaDep(B, u, lv[3][b]);
-      }
+      zn[b] = mbs_cpaPrecondNode(B, C, b, u, ph);
+      lv[0][b] = mbs_cpaLeaf(B, b, zn[b], -1, ph); // r.z, r.r (and p.p, x.x)
+      lv[1][b] = mbs_cpaLeaf(B, b, u, -1, ph);
+      lv[2][b] = change ? mbs_cpaLeaf(B, b, pn[b], -1, ph) : -1;
+      lv[3][b] = change ? mbs_cpaLeaf(B, b, u, -1, ph) : -1;
     }
     mbs_cpaReduce(B, C, change ? 4 : 2, lv, red);
     int chg = -1;
@@ -823,20 +801,10 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
       ph = PH_ITER + 8 * (C->napply - 1);
       for (int b = 0; b < n; b++) {
         int nl = m->body_lamnum[b];
-        rn[b] = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
-        mbs_cpaDep(B, rhs[b], rn[b]);
-        mbs_cpaDep(B, C->down[b], rn[b]);
-        if (col == 0) {
-          lv[0][b] = -1;
-          if (nl > 0) {
-            lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
-            mbs_cpaDep(B, rn[b], lv[0][b]);
-          }
-        }
+        rn[b] = mbs_cpaResidNode(B, C, b, rhs[b], ph);
+        if (col == 0) lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r entering the sweep
         if (!nl || color[b] != col) continue;
-        zn[b] = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, mbs_flopCholSolve(nl), ph + 3, ph + 2);
-        mbs_cpaDep(B, rn[b], zn[b]);
-        mbs_cpaDep(B, C->D[b], zn[b]);
+        zn[b] = mbs_cpaPrecondNode(B, C, b, rn[b], ph);
         int u = mbs_cpaNode(B, MBS_CPA_SOR_UPDATE, b, 2LL * nl, ph + 3, ph + 2);
         mbs_cpaDep(B, zn[b], u);
         mbs_cpaDep(B, xn[b], u);
@@ -851,10 +819,8 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
       int d = mbs_cpaNode(B, MBS_CPA_SOR_UPDATE, b, nl, ph + 3, ph + 2);
       mbs_cpaDep(B, xn[b], d);
       mbs_cpaDep(B, xold[b], d);
-      lv[1][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
-      mbs_cpaDep(B, d, lv[1][b]);
-      lv[2][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
-      mbs_cpaDep(B, xn[b], lv[2][b]);
+      lv[1][b] = mbs_cpaLeaf(B, b, d, -1, ph);
+      lv[2][b] = mbs_cpaLeaf(B, b, xn[b], -1, ph);
     }
     mbs_cpaReduce(B, C, 3, lv, red);
     conv = mbs_cpaTest(B, red, bnorm);
@@ -869,6 +835,16 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
     }
   free(color);
   return MBS_OK;
+}
+
+// a node of the direct solver for body i (phase ph at every grain) depending on a, b and c
+static int mbs_cpaDirNode(mbsCpaB *B, int kind, int i, long long flops, int ph, int a, int b,
+                          int c) {
+  int u = mbs_cpaNode(B, kind, i, flops, ph, ph);
+  mbs_cpaDep(B, a, u);
+  mbs_cpaDep(B, b, u);
+  mbs_cpaDep(B, c, u);
+  return u;
 }
 
 // the exact solve by block Cholesky in leaf-first order (cfs.c mbs_solveDirect, one rank): the
@@ -947,30 +923,20 @@ static mbsErr mbs_cpaDirect(mbsCpaB *B, mbsCpaCfs *C, const int *rhs, int *xn) {
       mbs_cpaDep(B, fac[i], ws[sk]);
       mbs_cpaDep(B, ls[sk], ws[sk]);
     }
-    int u = mbs_cpaNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(np, np, ni), ph + 1, ph + 1);
-    mbs_cpaDep(B, wp[i], u);
-    mbs_cpaDep(B, ld[p], u);
-    ld[p] = u;
+    ld[p] = mbs_cpaDirNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(np, np, ni), ph + 1, wp[i], ld[p],
+                           -1);
     for (int r = 0; r < ri; r++) {
       int k = ch[r], nk = m->body_lamnum[k], sk = MBS_SIB(i, k);
       if (nk == 0) continue;
-      u = mbs_cpaNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, np, ni), ph + 1, ph + 1);
-      mbs_cpaDep(B, ws[sk], u);
-      mbs_cpaDep(B, wp[i], u);
-      mbs_cpaDep(B, lp[k], u);
-      lp[k] = u;
-      u = mbs_cpaNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, nk, ni), ph + 1, ph + 1);
-      mbs_cpaDep(B, ws[sk], u);
-      mbs_cpaDep(B, ld[k], u);
-      ld[k] = u;
+      lp[k] = mbs_cpaDirNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, np, ni), ph + 1, ws[sk],
+                             wp[i], lp[k]);
+      ld[k] = mbs_cpaDirNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, nk, ni), ph + 1, ws[sk],
+                             ld[k], -1);
       for (int r2 = 0; r2 < r; r2++) {
         int k2 = ch[r2], nk2 = m->body_lamnum[k2], s2 = MBS_SIB(i, k2), skk = MBS_SIB(k, k2);
         if (nk2 == 0) continue;
-        u = mbs_cpaNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, nk2, ni), ph + 1, ph + 1);
-        mbs_cpaDep(B, ws[sk], u);
-        mbs_cpaDep(B, ws[s2], u);
-        mbs_cpaDep(B, ls[skk], u);
-        ls[skk] = u;
+        ls[skk] = mbs_cpaDirNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, nk2, ni), ph + 1,
+                                 ws[sk], ws[s2], ls[skk]);
       }
     }
   }
@@ -979,24 +945,16 @@ static mbsErr mbs_cpaDirect(mbsCpaB *B, mbsCpaCfs *C, const int *rhs, int *xn) {
   for (int i = n - 1; i >= 0; i--) {
     int ni = m->body_lamnum[i], p = m->body_parent[i];
     if (ni == 0) continue;
-    int f = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, (long long)ni * ni, ph + 2, ph + 2);
-    mbs_cpaDep(B, y[i], f);
-    mbs_cpaDep(B, fac[i], f);
-    y[i] = f;
+    int f = y[i] =
+        mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, (long long)ni * ni, ph + 2, y[i], fac[i], -1);
     if (p < 0) continue;
-    int u = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[p], ph + 2, ph + 2);
-    mbs_cpaDep(B, f, u);
-    mbs_cpaDep(B, wp[i], u);
-    mbs_cpaDep(B, y[p], u);
-    y[p] = u;
+    y[p] = mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[p], ph + 2, f, wp[i],
+                          y[p]);
     const int *ch = m->child_list + m->body_childadr[p];
     for (int r = 0; r < rank[i]; r++) {
       int k = ch[r];
-      u = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[k], ph + 2, ph + 2);
-      mbs_cpaDep(B, f, u);
-      mbs_cpaDep(B, ws[MBS_SIB(i, k)], u);
-      mbs_cpaDep(B, y[k], u);
-      y[k] = u;
+      y[k] = mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[k], ph + 2, f,
+                            ws[MBS_SIB(i, k)], y[k]);
     }
   }
   for (int i = 0; i < n; i++) {
@@ -1004,24 +962,16 @@ static mbsErr mbs_cpaDirect(mbsCpaB *B, mbsCpaCfs *C, const int *rhs, int *xn) {
     xn[i] = -1;
     if (ni == 0) continue;
     if (p >= 0) {
-      int u = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[p], ph + 3, ph + 3);
-      mbs_cpaDep(B, y[i], u);
-      mbs_cpaDep(B, wp[i], u);
-      mbs_cpaDep(B, xn[p], u);
-      y[i] = u;
+      y[i] = mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[p], ph + 3, y[i],
+                            wp[i], xn[p]);
       const int *ch = m->child_list + m->body_childadr[p];
       for (int r = 0; r < rank[i]; r++) {
         int k = ch[r];
-        u = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[k], ph + 3, ph + 3);
-        mbs_cpaDep(B, y[i], u);
-        mbs_cpaDep(B, ws[MBS_SIB(i, k)], u);
-        mbs_cpaDep(B, xn[k], u);
-        y[i] = u;
+        y[i] = mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[k], ph + 3, y[i],
+                              ws[MBS_SIB(i, k)], xn[k]);
       }
     }
-    xn[i] = mbs_cpaNode(B, MBS_CPA_DIR_SUBST, i, (long long)ni * ni, ph + 3, ph + 3);
-    mbs_cpaDep(B, y[i], xn[i]);
-    mbs_cpaDep(B, fac[i], xn[i]);
+    xn[i] = mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, (long long)ni * ni, ph + 3, y[i], fac[i], -1);
   }
 #undef MBS_SIB
 done:
@@ -1082,11 +1032,7 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
     mbs_cpaDep(B, C.T[b], rhs[b]);
     mbs_cpaDep(B, K->c[b], rhs[b]);
     mbs_cpaDep(B, C.down[b], rhs[b]);
-    lv[0][b] = -1;
-    if (nl > 0) {
-      lv[0][b] = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), PH_ITER + 3, PH_ITER + 2);
-      mbs_cpaDep(B, rhs[b], lv[0][b]);
-    }
+    lv[0][b] = mbs_cpaLeaf(B, b, rhs[b], -1, PH_ITER); // b.b
   }
   int red[4];
   mbs_cpaReduce(B, &C, 1, lv, red);
