@@ -141,6 +141,20 @@ static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntype
   return MBS_OK;
 }
 
+/// The whole file at path as a NUL-terminated string (free it), NULL if it cannot be opened.
+static inline char *mbs_test_slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)(n > 0 ? n : 0) + 1);
+  if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
+  if (b) b[n > 0 ? n : 0] = 0;
+  fclose(f);
+  return b;
+}
+
 static const int mbs_test_alltypes[] = {MBS_JNT_FIXED,       MBS_JNT_REVOLUTE,  MBS_JNT_PRISMATIC,
                                         MBS_JNT_CYLINDRICAL, MBS_JNT_UNIVERSAL, MBS_JNT_SPHERICAL,
                                         MBS_JNT_FREE};

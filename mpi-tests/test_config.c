@@ -33,19 +33,6 @@ static mbsErr build(const char *text, const char *const *sets, int nsets, mbsCon
   return e;
 }
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (b) b[n] = 0;
-  fclose(f);
-  return b;
-}
-
 static const char *mixed =
     "# bodies, then a chain hanging from them, then a tree hanging from the chain's end\n"
     "model = {\n"
@@ -227,7 +214,7 @@ static void test_shipped(void) {
   for (int k = 0; k < 6; k++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", configs_dir, names[k]);
-    char *text = slurp(path);
+    char *text = mbs_test_slurp(path);
     MBS_EXPECT(text != NULL, "cannot read %s", path);
     if (!text) continue;
     mbsConfig *c = NULL;

@@ -14,21 +14,8 @@
 #include "mbs_test.h"
 #include "mbspar/mbs_report.h"
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (b) b[n] = 0;
-  fclose(f);
-  return b;
-}
-
 static int validate(int argc, char **argv) {
-  char *text = slurp(argv[2]);
+  char *text = mbs_test_slurp(argv[2]);
   if (!text) {
     fprintf(stderr, "%s: cannot read\n", argv[2]);
     return 1;
@@ -158,14 +145,14 @@ static void test_file_target(void) {
   MBS_EXPECT_OK(mbs_jsonOpen(path, &j));
   mbs_jsonInt(j, "version", 1);
   MBS_EXPECT_OK(mbs_jsonClose(&j));
-  char *s = slurp(path);
+  char *s = mbs_test_slurp(path);
   MBS_EXPECT(s && mbs_jsonValid(s, NULL) && strstr(s, "\"version\": 1"), "first report wrong");
   free(s);
   // an abandoned writer leaves the earlier file intact and no temporary behind
   MBS_EXPECT_OK(mbs_jsonOpen(path, &j));
   mbs_jsonInt(j, "version", 2);
   mbs_jsonAbandon(&j);
-  s = slurp(path);
+  s = mbs_test_slurp(path);
   MBS_EXPECT(s && strstr(s, "\"version\": 1"), "abandon clobbered the earlier report");
   free(s);
   // a misused (failed) writer does not replace the file either
@@ -173,7 +160,7 @@ static void test_file_target(void) {
   mbs_jsonInt(j, "version", 3);
   mbs_jsonBeginArray(j, "open");
   MBS_EXPECT(mbs_jsonClose(&j) == MBS_ERR_IO, "unbalanced file document not reported");
-  s = slurp(path);
+  s = mbs_test_slurp(path);
   MBS_EXPECT(s && strstr(s, "\"version\": 1"), "a failed close clobbered the earlier report");
   free(s);
   // the directory holds only r.json

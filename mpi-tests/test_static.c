@@ -18,19 +18,6 @@
 
 static const char *cfgdir = "configs";
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)(n > 0 ? n : 0) + 1);
-  if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (b) b[n > 0 ? n : 0] = 0;
-  fclose(f);
-  return b;
-}
-
 /// Parse text (with overrides) and build the model and the static options.
 static mbsErr load(const char *text, const char *name, const char *const *sets, int nsets,
                    mbsModel **m, mbsStaticOpt *opt) {
@@ -47,7 +34,7 @@ static mbsErr loadFile(const char *file, const char *const *sets, int nsets, mbs
                        mbsStaticOpt *opt) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", cfgdir, file);
-  char *text = slurp(path);
+  char *text = mbs_test_slurp(path);
   if (!text) return mbs_errSet(MBS_ERR_IO, "%s: cannot read", path);
   mbsErr e = load(text, path, sets, nsets, m, opt);
   free(text);
