@@ -13,16 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm_private.h"
+#include "petsc_private.h"
 
 _Static_assert(sizeof(PetscInt) == sizeof(int), "mbspar expects 32-bit PETSc indices");
 _Static_assert(sizeof(PetscScalar) == sizeof(double), "mbspar expects real double PETSc");
-
-#define MBS_CALL_PETSC(expr)                                                                       \
-  do {                                                                                             \
-    PetscErrorCode mbs_petsc_rc_ = (expr);                                                         \
-    if (mbs_petsc_rc_)                                                                             \
-      return mbs_errSet(MBS_ERR_PETSC, "%s failed (PETSc error %d)", #expr, (int)mbs_petsc_rc_);   \
-  } while (0)
 
 static int mbs_petsc_inited = 0;
 

@@ -10,13 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm_private.h"
-
-#define MBS_CALL_PETSC(expr)                                                                       \
-  do {                                                                                             \
-    PetscErrorCode mbs_petsc_rc_ = (expr);                                                         \
-    if (mbs_petsc_rc_)                                                                             \
-      return mbs_errSet(MBS_ERR_PETSC, "%s failed (PETSc error %d)", #expr, (int)mbs_petsc_rc_);   \
-  } while (0)
+#include "petsc_private.h"
 
 struct mbspTs {
   TS ts;
