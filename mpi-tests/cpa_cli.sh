@@ -4,20 +4,9 @@
 mbspar=$1
 cfg=$2
 shift 2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mbs_cpa.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() {
-  echo "FAIL: $*"
-  fail=$((fail + 1))
-}
-run() { # run EXPECTED_RC ARGS...
-  want=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  [ "$rc" -eq "$want" ] || bad "exit $rc (want $want): $* ; stderr: $(cat "$tmp/err")"
-}
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
+mbs_test_init mbs_cpa
 jcheck() { # jcheck FILE PYTHON-EXPRESSION-ON-c (c = the cpa section)
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['cpa']; sys.exit(0 if ($2) else 1)" "$1" ||
     bad "JSON check failed: $2"

@@ -7,22 +7,9 @@ cfg=$3
 shift 3
 ranks=1
 [ $# -gt 0 ] && ranks=2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mbs_cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() {
-  echo "FAIL: $*"
-  fail=$((fail + 1))
-}
-run() { # run EXPECTED_RC ARGS... ; output in $tmp/out, $tmp/err
-  want=$1
-  shift
-  set -f
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  set +f
-  [ "$rc" -eq "$want" ] || bad "exit $rc (want $want): $* ; stderr: $(cat "$tmp/err")"
-}
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
+mbs_test_init mbs_cli
 
 # --version and --help
 run 0 "$@" "$mbspar" --version

@@ -8,15 +8,11 @@ mpiexec=$3
 npflag=$4
 shift 4
 pre="$*"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mbs_sim.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
+mbs_test_init mbs_sim
 start=$(date +%s)
 part() { echo "== part $1 ($(($(date +%s) - start)) s)"; }
-bad() {
-  echo "FAIL: $*"
-  fail=$((fail + 1))
-}
 mpi() { # mpi NP ARGS...
   np=$1
   shift

@@ -11,20 +11,9 @@ for a in "$@"; do
   case $prev in -n | -np | --np) ranks=$a ;; esac
   prev=$a
 done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mbs_static.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() {
-  echo "FAIL: $*"
-  fail=$((fail + 1))
-}
-run() { # run EXPECTED_RC ARGS... ; output in $tmp/out, $tmp/err
-  want=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  [ "$rc" -eq "$want" ] || bad "exit $rc (want $want): $* ; stderr: $(cat "$tmp/err")"
-}
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
+mbs_test_init mbs_static
 # num FILE KEY: the first number after "KEY":
 num() {
   sed -n "s/.*\"$2\": \(-\{0,1\}[0-9][0-9.eE+-]*\).*/\1/p" "$1" | head -n 1
