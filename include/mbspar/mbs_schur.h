@@ -1,0 +1,97 @@
+/// \file mbs_schur.h
+/// The exact constraint-force solver by block elimination (solver.method = "schur"), serial core.
+///
+/// A segment is a contiguous range [s0, s1) of bodies (one MPI rank, or one thread of a rank).
+/// Its joints are eliminated leaf-first by block Cholesky in "compliance form": each body carries
+/// the articulated compliance Phi (6x6, the Schur complement of its subtree's joints onto its
+/// wrench) and free acceleration beta, so the fill among siblings and parent never needs explicit
+/// off-diagonal blocks (docs/formulation.md, "The exact solver"). Joints that cross the segment
+/// boundary (cut joints) are kept as ports: the upper port of a component is its root's joint
+/// when the parent is outside the segment, its lower ports are the joints of outside children.
+/// Elimination leaves, per component, a small dense SPD-or-PSD system C pi = g on its ports whose
+/// sum over all segments is the cut-joint (interface) system. Once the ports' lambda are known,
+/// mbs_schurBack recovers every lambda, body acceleration, qdd and joint wrench of the segment.
+///
+/// No MPI here: the parallel layer (parallel/schur_par.c) merges the condensed systems.
+#ifndef MBS_SCHUR_H
+#define MBS_SCHUR_H
+
+#include "mbs_dynamics.h"
+
+/// One connected component of a segment's bodies and its condensed port system.
+typedef struct {
+  int root;  ///< root body (its parent is outside the segment or the ground)
+  int up;    ///< 1: the root's joint is an upper port (remote parent, lamnum > 0)
+  int nup;   ///< components of the upper port (0 or lamnum of the root)
+  int p0, np;  ///< lower ports [p0, p0 + np) of the segment's port list
+  int c0, nc;  ///< their columns [c0, c0 + nc) in the segment's port column space
+  int n;     ///< system size nup + nc
+  mbsReal *C; ///< (n x n) condensed matrix, order [upper port; lower ports]
+  mbsReal *g; ///< (n) condensed right side
+} mbsSchurComp;
+
+typedef struct mbsSchur {
+  int s0, s1; ///< segment body range
+  int nbody;  ///< s1 - s0
+
+  // components and ports (model constants, written by mbs_schurCreate)
+  int ncomp;
+  mbsSchurComp *comp; ///< (ncomp) in increasing root order
+  int nport;          ///< lower ports (cut joints to children outside the segment)
+  int *port_body;     ///< (nport) the outside child body (its joint is the port)
+  int *port_cadr;     ///< (nport + 1) first column of each port
+  int ncol;           ///< total lower-port columns
+  int *body_c0;       ///< (nbody) first port column of the subtree of each body
+  int *body_nc;       ///< (nbody) port columns of the subtree of each body
+  int *body_comp;     ///< (nbody) component of each body
+
+  // pools (allocated once; per body, local index b - s0)
+  int *psi_adr, *th_adr, *v_adr; ///< (nbody) offsets into Psi, Theta and V
+  mbsReal *Phi;   ///< (nbody x 36) articulated compliance
+  mbsReal *beta;  ///< (nbody x 6) free acceleration
+  mbsReal *a0;    ///< (nbody x 6) acceleration under the known forces alone
+  mbsReal *Lf;    ///< (nbody x 36) Cholesky factor of the joint's pivot block
+  mbsReal *W;     ///< (nbody x 36) L^{-1} (Phi_parent G)^T, lamnum x 6
+  mbsReal *y;     ///< (nbody x 6) L^{-1} rho
+  mbsReal *Psi;   ///< 6 x body_nc per body: acceleration per unit port lambda
+  mbsReal *Theta; ///< body_nc^2 per body: port-port block
+  mbsReal *gam;   ///< body_nc per body: port right side (shares th_adr offsets / body_nc)
+  mbsReal *V;     ///< lamnum x (ports seen at absorption) per body: L^{-1} R
+  int *v_w;       ///< (nbody) columns of V of each body
+  int *v_c0;      ///< (nbody) first port column of V of each body
+  mbsReal *cpool; ///< condensed systems of the components
+  mbsReal *Minv;  ///< (nbody x 36) inverse spatial inertias (model constants)
+  int *gam_adr;   ///< (nbody) offsets into gam
+  int *cur;       ///< (nbody) port columns absorbed so far (during the elimination)
+} mbsSchur;
+
+/// Set up a segment [s0, s1) of model \p m: components, ports, workspace. Local.
+mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **s);
+/// Free and NULL (NULL is a no-op).
+void mbs_schurDestroy(mbsSchur **s);
+
+/// Eliminate the segment's joints. Needs the position and velocity stages of the segment's bodies
+/// and of the outside children at its lower ports (w->xpar, w->sdof, w->qfrc of those bodies), the
+/// parent's transform of every root, and the velocity-product terms. Writes the components'
+/// condensed systems (comp[k].C, comp[k].g). Returns MBS_ERR_NUMERIC if a pivot block is not
+/// positive definite. Local.
+mbsErr mbs_schurFactor(const mbsModel *m, const mbsWork *w, mbsSchur *s);
+
+/// Back-substitute: given the lambda of every port (\p lam_up: per component its upper port's
+/// nup values, concatenated in component order; \p lam_low: ncol values in port column order),
+/// writes w->lam, w->acc, w->jfrc of the segment's bodies and w->qdd of every body whose parent
+/// acceleration is available: bodies with a parent inside the segment or the ground. For the
+/// roots with an upper port, call mbs_schurRootQdd once the parent's acceleration is known.
+/// Local.
+void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *lam_up,
+                   const mbsReal *lam_low);
+/// qdd of body b from its acceleration and its parent's (\p a_parent, 6). Local.
+void mbs_schurQdd(const mbsModel *m, mbsWork *w, int b, const mbsReal *a_parent);
+
+/// Serial driver over a partition of the whole model into \p nseg segments (start: nseg + 1
+/// body indices): eliminates every segment, merges the condensed systems into the dense
+/// cut-joint system, solves it, back-substitutes. The oracle of the parallel merge; also used
+/// by tests. Needs the position and velocity stages of every body. Local.
+mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int nseg);
+
+#endif

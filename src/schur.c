@@ -1,0 +1,666 @@
+/// \file schur.c
+/// Exact elimination of the constraint-force system A lam = b on a segment of bodies, in
+/// compliance form, with the joints that leave the segment kept as ports (docs/formulation.md,
+/// "The exact solver"). Notation (per body b, parent p, joint i = b):
+///   M_b = I_b^{-1} (6x6),  T_i: constraint directions (6 x l_i),  G_i = X_ip^T T_i,
+///   a0_b: acceleration of b under the known forces alone,  c_b: velocity-product term.
+/// The energy Q(lam) = sum_b [1/2 w_b^T M_b w_b + a0_b^T w_b] + a0_g^T w_g - sum_i c_i^T T_i lam_i
+/// with the body wrenches w_b = T_b lam_b - sum_{children c} G_c lam_c has gradient A lam - b, so
+/// eliminating a joint is minimising Q over its lambda. Each body keeps the reduced element
+///   E_b(w, pi) = 1/2 w^T Phi_b w + beta_b^T w + w^T Psi_b pi + 1/2 pi^T Theta_b pi - gam_b^T pi
+/// over the unknown wrench w on it and the lower ports pi of its subtree. Absorbing child c into
+/// b (minimising over lam_c) is one pivot block of the leaf-first block Cholesky of A:
+///   D = T_c^T Phi_c T_c + G_c^T Phi_b G_c = L L^T,  W = L^{-1} (Phi_b G_c)^T,
+///   rho = T_c^T (c_c - beta_c) + G_c^T beta_b,  y = L^{-1} rho,
+///   R = [G_c^T Psi_b | -T_c^T Psi_c],  V = L^{-1} R,
+///   Phi_b -= W^T W,  beta_b -= W^T y,  Psi_b = [Psi_b | 0] - W^T V,
+///   Theta_b = diag(Theta_b, Theta_c) - V^T V,  gam_b = [gam_b; gam_c] + V^T y,
+/// and back-substitution is L^T lam_c = y + W f' + V pi with f' the wrench on b from the
+/// unknowns that were still open when c was absorbed.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_schur.h"
+#include "spatial.h"
+#include "flops.h"
+
+// ---------------------------------------------------------------- small dense helpers
+
+// F tau for the dofs of body b: S (S^T S)^{-1} tau, the known part of the joint wrench
+static void mbs_schurKnownWrench(const mbsModel *m, const mbsWork *w, int b, mbsReal *f) {
+  int nd = m->body_dofnum[b], da = m->body_dofadr[b];
+  const mbsReal *S = w->sdof + 6 * da, *tau = w->qfrc + da;
+  for (int i = 0; i < 6; i++) f[i] = 0;
+  if (nd == 0) return;
+  mbsReal SS[36], t[6];
+  for (int i = 0; i < nd; i++) {
+    t[i] = tau[i];
+    for (int j = 0; j < nd; j++) SS[nd * i + j] = mbsu_dot6(S + 6 * i, S + 6 * j);
+  }
+  if (mbsu_cholFactor(SS, nd)) mbsu_cholSolve(SS, nd, t);
+  for (int k = 0; k < nd; k++)
+    for (int i = 0; i < 6; i++) f[i] += S[6 * k + i] * t[k];
+}
+
+// G = X^T T for the nl columns of T (6 each)
+static void mbs_schurG(const mbsReal *X, const mbsReal *T, int nl, mbsReal *G) {
+  for (int k = 0; k < nl; k++) mbsu_xTForce(X, T + 6 * k, G + 6 * k);
+}
+
+// Y = Phi G (6 x nl, columns of 6)
+static void mbs_schurPhiG(const mbsReal *Phi, const mbsReal *G, int nl, mbsReal *Y) {
+  for (int k = 0; k < nl; k++) mbsu_mul6(Phi, G + 6 * k, Y + 6 * k);
+}
+
+// out (na x nb, row-major, leading dim ld) = A^T B for column sets A (6 x na), B (6 x nb)
+static void mbs_schurAtB(const mbsReal *A, int na, const mbsReal *B, int nb, mbsReal *out, int ld,
+                         int add) {
+  for (int i = 0; i < na; i++)
+    for (int j = 0; j < nb; j++) {
+      mbsReal v = mbsu_dot6(A + 6 * i, B + 6 * j);
+      out[ld * i + j] = add ? out[ld * i + j] + v : v;
+    }
+}
+
+// x <- L^{-1} x for the columns of a row-major n x k block (leading dim ld)
+static void mbs_schurSolveLcols(const mbsReal *L, int n, mbsReal *X, int k, int ld) {
+  for (int j = 0; j < k; j++)
+    for (int i = 0; i < n; i++) {
+      mbsReal s = X[ld * i + j];
+      for (int l = 0; l < i; l++) s -= L[n * i + l] * X[ld * l + j];
+      X[ld * i + j] = s / L[n * i + i];
+    }
+}
+
+// ---------------------------------------------------------------- setup
+
+void mbs_schurDestroy(mbsSchur **ps) {
+  if (!ps || !*ps) return;
+  mbsSchur *s = *ps;
+  void *arrs[] = {s->comp,    s->port_body, s->port_cadr, s->body_c0, s->body_nc, s->body_comp,
+                  s->psi_adr, s->th_adr,    s->v_adr,     s->Phi,     s->beta,    s->a0,
+                  s->Lf,      s->W,         s->y,         s->Psi,     s->Theta,   s->gam,
+                  s->V,       s->v_w,       s->v_c0,      s->cpool,   s->Minv,    s->gam_adr,
+                  s->cur};
+  for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
+  free(s);
+  *ps = NULL;
+}
+
+static int mbs_schurIsPort(const mbsModel *m, const mbsSchur *s, int c) {
+  return c >= s->s1 && m->body_lamnum[c] > 0;
+}
+
+mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
+  *out = NULL;
+  MBS_CHECK(s0 >= 0 && s1 <= m->nbody && s0 < s1, MBS_ERR_INTERNAL, "schur: bad segment");
+  mbsSchur *s = calloc(1, sizeof *s);
+  MBS_CHECK(s, MBS_ERR_NOMEM, "out of memory (schur segment)");
+  mbsErr e = MBS_OK;
+  s->s0 = s0, s->s1 = s1, s->nbody = s1 - s0;
+  int n = s->nbody;
+#define MBS_SALLOC(f, cnt)                                                                         \
+  if (!e && !(s->f = calloc((size_t)(cnt) > 0 ? (size_t)(cnt) : 1, sizeof(*s->f))))               \
+  e = mbs_errSet(MBS_ERR_NOMEM, "out of memory allocating the schur workspace")
+  MBS_SALLOC(body_c0, n);
+  MBS_SALLOC(body_nc, n);
+  MBS_SALLOC(body_comp, n);
+  MBS_SALLOC(psi_adr, n);
+  MBS_SALLOC(th_adr, n);
+  MBS_SALLOC(gam_adr, n);
+  MBS_SALLOC(v_adr, n);
+  MBS_SALLOC(v_w, n);
+  MBS_SALLOC(v_c0, n);
+  MBS_SALLOC(cur, n);
+  MBS_SALLOC(Minv, 36 * (size_t)n);
+  if (e) {
+    mbs_schurDestroy(&s);
+    return e;
+  }
+
+  // port columns of each subtree, bottom-up: internal children's columns, then own ports
+  int nport = 0;
+  for (int b = s1 - 1; b >= s0; b--) {
+    int nc = 0;
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int k = 0; k < m->body_childnum[b]; k++) {
+      int c = ch[k];
+      if (c < s1)
+        nc += s->body_nc[c - s0];
+      else if (m->body_lamnum[c] > 0)
+        nc += m->body_lamnum[c], nport++;
+    }
+    s->body_nc[b - s0] = nc;
+  }
+  // components (roots in increasing order) and column starts, top-down
+  int ncomp = 0;
+  for (int b = s0; b < s1; b++)
+    if (m->body_parent[b] < s0) ncomp++;
+  s->ncomp = ncomp, s->nport = nport;
+  MBS_SALLOC(comp, ncomp);
+  MBS_SALLOC(port_body, nport);
+  MBS_SALLOC(port_cadr, nport + 1);
+  if (e) {
+    mbs_schurDestroy(&s);
+    return e;
+  }
+  int col = 0, k = 0;
+  size_t csize = 0;
+  for (int b = s0; b < s1; b++) {
+    int lb = b - s0, p = m->body_parent[b];
+    if (p < s0) {
+      mbsSchurComp *cp = s->comp + k;
+      cp->root = b;
+      cp->up = p >= 0 && m->body_lamnum[b] > 0;
+      cp->nup = cp->up ? m->body_lamnum[b] : 0;
+      cp->c0 = col, cp->nc = s->body_nc[lb];
+      cp->n = cp->nup + cp->nc;
+      csize += (size_t)cp->n * (size_t)(cp->n + 1);
+      s->body_c0[lb] = col, s->body_comp[lb] = k;
+      col += s->body_nc[lb];
+      k++;
+    } else {
+      s->body_comp[lb] = s->body_comp[p - s0];
+    }
+    // children's column starts in child order, own ports after them
+    int at = s->body_c0[lb];
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int j = 0; j < m->body_childnum[b]; j++) {
+      int c = ch[j];
+      if (c < s1) {
+        s->body_c0[c - s0] = at;
+        at += s->body_nc[c - s0];
+      }
+    }
+    for (int j = 0; j < m->body_childnum[b]; j++)
+      if (mbs_schurIsPort(m, s, ch[j])) at += m->body_lamnum[ch[j]];
+  }
+  s->ncol = col;
+  // the port list in column order: walk bodies and record own ports at their columns
+  {
+    int *tmpc = calloc((size_t)(nport > 0 ? nport : 1), sizeof(int));
+    if (!tmpc) {
+      mbs_schurDestroy(&s);
+      return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur ports)");
+    }
+    int q = 0;
+    for (int b = s0; b < s1; b++) {
+      int lb = b - s0, at = s->body_c0[lb];
+      const int *ch = m->child_list + m->body_childadr[b];
+      for (int j = 0; j < m->body_childnum[b]; j++)
+        if (ch[j] < s1) at += s->body_nc[ch[j] - s0];
+      for (int j = 0; j < m->body_childnum[b]; j++)
+        if (mbs_schurIsPort(m, s, ch[j])) {
+          s->port_body[q] = ch[j], tmpc[q] = at, q++;
+          at += m->body_lamnum[ch[j]];
+        }
+    }
+    // sort by column (insertion sort; ports are few)
+    for (int i = 1; i < nport; i++)
+      for (int j = i; j > 0 && tmpc[j - 1] > tmpc[j]; j--) {
+        int t = tmpc[j];
+        tmpc[j] = tmpc[j - 1], tmpc[j - 1] = t;
+        t = s->port_body[j];
+        s->port_body[j] = s->port_body[j - 1], s->port_body[j - 1] = t;
+      }
+    for (int i = 0; i < nport; i++) s->port_cadr[i] = tmpc[i];
+    s->port_cadr[nport] = col;
+    free(tmpc);
+    // components' port ranges
+    for (int c = 0, q2 = 0; c < ncomp; c++) {
+      mbsSchurComp *cp = s->comp + c;
+      while (q2 < nport && s->port_cadr[q2] < cp->c0) q2++;
+      cp->p0 = q2;
+      while (q2 < nport && s->port_cadr[q2] < cp->c0 + cp->nc) q2++;
+      cp->np = q2 - cp->p0;
+    }
+  }
+  // pool offsets: Psi (6 x nc), Theta (nc^2), gam (nc), V (lamnum x width at absorption)
+  size_t psi = 0, th = 0, ga = 0, v = 0;
+  for (int b = s0; b < s1; b++) {
+    int lb = b - s0, nc = s->body_nc[lb], p = m->body_parent[b];
+    s->psi_adr[lb] = (int)psi, s->th_adr[lb] = (int)th, s->gam_adr[lb] = (int)ga;
+    psi += 6 * (size_t)nc, th += (size_t)nc * nc, ga += (size_t)nc;
+    // V columns: from the parent's first column (internal) or the own subtree (ground root)
+    int c0 = (p >= s0) ? s->body_c0[p - s0] : s->body_c0[lb];
+    s->v_c0[lb] = c0;
+    s->v_w[lb] = s->body_c0[lb] + nc - c0;
+    s->v_adr[lb] = (int)v;
+    v += (size_t)m->body_lamnum[b] * (size_t)s->v_w[lb];
+  }
+  MBS_SALLOC(Phi, 36 * (size_t)n);
+  MBS_SALLOC(beta, 6 * (size_t)n);
+  MBS_SALLOC(a0, 6 * (size_t)n);
+  MBS_SALLOC(Lf, 36 * (size_t)n);
+  MBS_SALLOC(W, 36 * (size_t)n);
+  MBS_SALLOC(y, 6 * (size_t)n);
+  MBS_SALLOC(Psi, psi);
+  MBS_SALLOC(Theta, th);
+  MBS_SALLOC(gam, ga);
+  MBS_SALLOC(V, v);
+  MBS_SALLOC(cpool, csize);
+#undef MBS_SALLOC
+  if (e) {
+    mbs_schurDestroy(&s);
+    return e;
+  }
+  size_t at = 0;
+  for (int c = 0; c < ncomp; c++) {
+    mbsSchurComp *cp = s->comp + c;
+    cp->C = s->cpool + at;
+    at += (size_t)cp->n * cp->n;
+    cp->g = s->cpool + at;
+    at += (size_t)cp->n;
+  }
+  // inverse spatial inertias (model constants)
+  for (int b = s0; b < s1; b++) {
+    mbsReal I6[36];
+    mbsu_rbiFull(m->body_sinert + 10 * b, I6);
+    if (!mbsu_cholFactor(I6, 6)) {
+      mbs_schurDestroy(&s);
+      return mbs_errSet(MBS_ERR_INPUT, "body %s: spatial inertia is not positive definite",
+                        m->body_name[b]);
+    }
+    mbsu_cholInverse(I6, 6, s->Minv + 36 * (b - s0));
+  }
+  *out = s;
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- elimination
+
+// absorb internal child c into its parent b (both in the segment)
+static int mbs_schurAbsorb(const mbsModel *m, const mbsWork *w, mbsSchur *s, int b, int c) {
+  int lb = b - s->s0, lc = c - s->s0, nl = m->body_lamnum[c];
+  int wb = s->cur[lb], ncc = s->body_nc[lc], ncf = s->body_nc[lb];
+  mbsReal *Phib = s->Phi + 36 * lb, *betab = s->beta + 6 * lb;
+  mbsReal *Psib = s->Psi + s->psi_adr[lb], *Thb = s->Theta + s->th_adr[lb];
+  mbsReal *gamb = s->gam + s->gam_adr[lb];
+  const mbsReal *Psic = s->Psi + s->psi_adr[lc], *Thc = s->Theta + s->th_adr[lc];
+  const mbsReal *gamc = s->gam + s->gam_adr[lc];
+
+  // the child's ports join the parent's block (columns wb .. wb + ncc), decoupled so far
+  for (int i = 0; i < ncc; i++) {
+    for (int j = 0; j < ncc; j++) Thb[ncf * (wb + i) + wb + j] = Thc[ncc * i + j];
+    gamb[wb + i] = gamc[i];
+    for (int r = 0; r < 6; r++) Psib[6 * (wb + i) + r] = 0;
+  }
+  s->cur[lb] = wb + ncc;
+  if (nl == 0) return 1; // free joint: no constraint couples c to b
+
+  mbsReal T[36], G[36], Y[36], D[36], rho[6], PT[36] = {0};
+  mbs_bodyComplement(m, w, c, T);
+  mbs_schurG(w->xpar + 12 * c, T, nl, G);
+  mbs_schurPhiG(Phib, G, nl, Y);
+  // pivot block D = T^T Phi_c T + G^T Phi_b G
+  mbs_schurPhiG(s->Phi + 36 * lc, T, nl, PT);
+  mbs_schurAtB(T, nl, PT, nl, D, nl, 0);
+  mbs_schurAtB(G, nl, Y, nl, D, nl, 1);
+  if (!mbsu_cholFactor(D, nl)) return 0;
+  mbsReal *L = s->Lf + 36 * lc, *Wc = s->W + 36 * lc, *yc = s->y + 6 * lc;
+  memcpy(L, D, (size_t)(nl * nl) * sizeof(mbsReal));
+  // W = L^{-1} Y^T (nl x 6)
+  for (int i = 0; i < nl; i++)
+    for (int r = 0; r < 6; r++) Wc[6 * i + r] = Y[6 * i + r];
+  mbs_schurSolveLcols(L, nl, Wc, 6, 6);
+  // rho = T^T (c_c - beta_c) + G^T beta_b ; y = L^{-1} rho
+  {
+    mbsReal d[6];
+    for (int r = 0; r < 6; r++) d[r] = w->cacc[6 * c + r] - s->beta[6 * lc + r];
+    for (int i = 0; i < nl; i++) rho[i] = mbsu_dot6(T + 6 * i, d) + mbsu_dot6(G + 6 * i, betab);
+    memcpy(yc, rho, (size_t)nl * sizeof(mbsReal));
+    mbsu_cholSolveL(L, nl, yc);
+  }
+  // V = L^{-1} [G^T Psi_b | -T^T Psi_c] over the columns 0 .. wb + ncc of b
+  int vw = s->v_w[lc];
+  mbsReal *V = s->V + s->v_adr[lc];
+  if (vw > 0) {
+    for (int i = 0; i < nl; i++) {
+      for (int j = 0; j < wb; j++) V[vw * i + j] = mbsu_dot6(G + 6 * i, Psib + 6 * j);
+      for (int j = 0; j < ncc; j++) V[vw * i + wb + j] = -mbsu_dot6(T + 6 * i, Psic + 6 * j);
+    }
+    mbs_schurSolveLcols(L, nl, V, vw, vw);
+  }
+  // updates: Phi_b -= W^T W, beta_b -= W^T y, Psi_b -= W^T V, Theta_b -= V^T V, gam_b += V^T y
+  for (int r = 0; r < 6; r++)
+    for (int q = 0; q < 6; q++) {
+      mbsReal sum = 0;
+      for (int i = 0; i < nl; i++) sum += Wc[6 * i + r] * Wc[6 * i + q];
+      Phib[6 * r + q] -= sum;
+    }
+  for (int r = 0; r < 6; r++) {
+    mbsReal sum = 0;
+    for (int i = 0; i < nl; i++) sum += Wc[6 * i + r] * yc[i];
+    betab[r] -= sum;
+  }
+  for (int j = 0; j < vw; j++)
+    for (int r = 0; r < 6; r++) {
+      mbsReal sum = 0;
+      for (int i = 0; i < nl; i++) sum += Wc[6 * i + r] * V[vw * i + j];
+      Psib[6 * j + r] -= sum;
+    }
+  for (int a = 0; a < vw; a++) {
+    for (int bb = 0; bb < vw; bb++) {
+      mbsReal sum = 0;
+      for (int i = 0; i < nl; i++) sum += V[vw * i + a] * V[vw * i + bb];
+      Thb[ncf * a + bb] -= sum;
+    }
+    mbsReal sum = 0;
+    for (int i = 0; i < nl; i++) sum += V[vw * i + a] * yc[i];
+    gamb[a] += sum;
+  }
+  return 1;
+}
+
+// attach the lower port of outside child l to body b
+static void mbs_schurAttach(const mbsModel *m, const mbsWork *w, mbsSchur *s, int b, int l) {
+  int lb = b - s->s0, nl = m->body_lamnum[l], wb = s->cur[lb], ncf = s->body_nc[lb];
+  mbsReal *Phib = s->Phi + 36 * lb, *betab = s->beta + 6 * lb;
+  mbsReal *Psib = s->Psi + s->psi_adr[lb], *Thb = s->Theta + s->th_adr[lb];
+  mbsReal *gamb = s->gam + s->gam_adr[lb];
+  mbsReal T[36], G[36], Y[36];
+  mbs_bodyComplement(m, w, l, T);
+  mbs_schurG(w->xpar + 12 * l, T, nl, G);
+  mbs_schurPhiG(Phib, G, nl, Y);
+  for (int i = 0; i < nl; i++) {
+    // Theta: new-new G^T Phi G, new-old -G^T Psi (and its transpose)
+    for (int j = 0; j < nl; j++) Thb[ncf * (wb + i) + wb + j] = mbsu_dot6(G + 6 * i, Y + 6 * j);
+    for (int j = 0; j < wb; j++) {
+      mbsReal v = -mbsu_dot6(G + 6 * i, Psib + 6 * j);
+      Thb[ncf * (wb + i) + j] = v;
+      Thb[ncf * j + wb + i] = v;
+    }
+    gamb[wb + i] = mbsu_dot6(G + 6 * i, betab);
+  }
+  for (int i = 0; i < nl; i++)
+    for (int r = 0; r < 6; r++) Psib[6 * (wb + i) + r] = -Y[6 * i + r];
+  s->cur[lb] = wb + nl;
+}
+
+// the condensed system of the component rooted at r
+static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s, int r) {
+  int lr = r - s->s0, nl = m->body_lamnum[r], nc = s->body_nc[lr];
+  mbsSchurComp *cp = s->comp + s->body_comp[lr];
+  const mbsReal *Phir = s->Phi + 36 * lr, *betar = s->beta + 6 * lr;
+  const mbsReal *Psir = s->Psi + s->psi_adr[lr], *Thr = s->Theta + s->th_adr[lr];
+  const mbsReal *gamr = s->gam + s->gam_adr[lr];
+  int n = cp->n;
+  mbsReal T[36], PT[36], d[6];
+  if (nl > 0) {
+    mbs_bodyComplement(m, w, r, T);
+    mbs_schurPhiG(Phir, T, nl, PT);
+  }
+  for (int r6 = 0; r6 < 6; r6++) d[r6] = w->cacc[6 * r + r6] - betar[r6];
+  if (cp->up) {
+    // [T^T Phi T, T^T Psi; Psi^T T, Theta], [T^T (c - beta); gam]
+    mbs_schurAtB(T, nl, PT, nl, cp->C, n, 0);
+    for (int i = 0; i < nl; i++) {
+      for (int j = 0; j < nc; j++) {
+        mbsReal v = mbsu_dot6(T + 6 * i, Psir + 6 * j);
+        cp->C[n * i + nl + j] = v, cp->C[n * (nl + j) + i] = v;
+      }
+      cp->g[i] = mbsu_dot6(T + 6 * i, d);
+    }
+    for (int i = 0; i < nc; i++) {
+      for (int j = 0; j < nc; j++) cp->C[n * (nl + i) + nl + j] = Thr[nc * i + j];
+      cp->g[nl + i] = gamr[i];
+    }
+    return 1;
+  }
+  for (int i = 0; i < nc; i++) {
+    for (int j = 0; j < nc; j++) cp->C[n * i + j] = Thr[nc * i + j];
+    cp->g[i] = gamr[i];
+  }
+  if (nl <= 0 || m->body_parent[r] >= 0) return 1; // free joint: nothing to eliminate
+  // joint to the ground: absorb into the ground (Phi = 0, beta = a0_g)
+  mbsReal a0g[6], G[36], rho[6];
+  mbs_baseAccel(m, 1, a0g);
+  mbs_schurG(w->xpar + 12 * r, T, nl, G);
+  mbsReal *L = s->Lf + 36 * lr, *yc = s->y + 6 * lr, *V = s->V + s->v_adr[lr];
+  mbs_schurAtB(T, nl, PT, nl, L, nl, 0);
+  if (!mbsu_cholFactor(L, nl)) return 0;
+  memset(s->W + 36 * lr, 0, 36 * sizeof(mbsReal));
+  for (int i = 0; i < nl; i++) rho[i] = mbsu_dot6(T + 6 * i, d) + mbsu_dot6(G + 6 * i, a0g);
+  memcpy(yc, rho, (size_t)nl * sizeof(mbsReal));
+  mbsu_cholSolveL(L, nl, yc);
+  int vw = s->v_w[lr];
+  if (vw > 0) {
+    for (int i = 0; i < nl; i++)
+      for (int j = 0; j < vw; j++) V[vw * i + j] = -mbsu_dot6(T + 6 * i, Psir + 6 * j);
+    mbs_schurSolveLcols(L, nl, V, vw, vw);
+    for (int a = 0; a < vw; a++) {
+      for (int bb = 0; bb < vw; bb++) {
+        mbsReal sum = 0;
+        for (int i = 0; i < nl; i++) sum += V[vw * i + a] * V[vw * i + bb];
+        cp->C[n * a + bb] -= sum;
+      }
+      mbsReal sum = 0;
+      for (int i = 0; i < nl; i++) sum += V[vw * i + a] * yc[i];
+      cp->g[a] += sum;
+    }
+  }
+  return 1;
+}
+
+mbsErr mbs_schurFactor(const mbsModel *m, const mbsWork *w, mbsSchur *s) {
+  for (int b = s->s1 - 1; b >= s->s0; b--) {
+    int lb = b - s->s0;
+    const mbsReal *Mb = s->Minv + 36 * lb;
+    // known wrench: own joint force - bias - the children's known joint forces
+    mbsReal wk[6], f[6], t[6];
+    mbs_schurKnownWrench(m, w, b, wk);
+    for (int r = 0; r < 6; r++) wk[r] -= w->cbias[6 * b + r];
+    const int *ch = m->child_list + m->body_childadr[b];
+    int nch = m->body_childnum[b];
+    for (int k = 0; k < nch; k++) {
+      mbs_schurKnownWrench(m, w, ch[k], f);
+      mbsu_xTForce(w->xpar + 12 * ch[k], f, t);
+      for (int r = 0; r < 6; r++) wk[r] -= t[r];
+    }
+    mbsu_mul6(Mb, wk, s->a0 + 6 * lb);
+    memcpy(s->beta + 6 * lb, s->a0 + 6 * lb, 6 * sizeof(mbsReal));
+    memcpy(s->Phi + 36 * lb, Mb, 36 * sizeof(mbsReal));
+    s->cur[lb] = 0;
+    for (int k = 0; k < nch; k++)
+      if (ch[k] < s->s1 && !mbs_schurAbsorb(m, w, s, b, ch[k]))
+        return mbs_errSet(MBS_ERR_NUMERIC,
+                          "schur: pivot block of joint %s is not positive definite",
+                          m->body_name[ch[k]]);
+    for (int k = 0; k < nch; k++)
+      if (mbs_schurIsPort(m, s, ch[k])) mbs_schurAttach(m, w, s, b, ch[k]);
+    if (m->body_parent[b] < s->s0 && !mbs_schurFinishComp(m, w, s, b))
+      return mbs_errSet(MBS_ERR_NUMERIC, "schur: pivot block of joint %s is not positive definite",
+                        m->body_name[b]);
+  }
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- back-substitution
+
+void mbs_schurQdd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
+  int nd = m->body_dofnum[b], da = m->body_dofadr[b];
+  if (nd == 0) return;
+  mbsReal t[6], d[6], sd[6], SS[36];
+  const mbsReal *S = w->sdof + 6 * da;
+  mbsu_xMotion(w->xpar + 12 * b, ap, t);
+  for (int i = 0; i < 6; i++) d[i] = w->acc[6 * b + i] - t[i] - w->cacc[6 * b + i];
+  for (int i = 0; i < nd; i++) {
+    sd[i] = mbsu_dot6(S + 6 * i, d);
+    for (int j = 0; j < nd; j++) SS[nd * i + j] = mbsu_dot6(S + 6 * i, S + 6 * j);
+  }
+  if (mbsu_cholFactor(SS, nd)) mbsu_cholSolve(SS, nd, sd);
+  for (int i = 0; i < nd; i++) w->qdd[da + i] = sd[i];
+}
+
+void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *lam_up,
+                   const mbsReal *lam_low) {
+  mbsReal a0g[6];
+  mbs_baseAccel(m, 1, a0g);
+  // the roots' lambda: given (upper port) or from the ground pivot
+  for (int k = 0, at = 0; k < s->ncomp; k++) {
+    mbsSchurComp *cp = s->comp + k;
+    int r = cp->root, lr = r - s->s0, nl = m->body_lamnum[r];
+    mbsReal *lam = w->lam + m->body_lamadr[r];
+    if (cp->up) {
+      memcpy(lam, lam_up + at, (size_t)nl * sizeof(mbsReal));
+      at += nl;
+    } else if (nl > 0 && m->body_parent[r] < 0) {
+      const mbsReal *V = s->V + s->v_adr[lr];
+      int vw = s->v_w[lr], vc = s->v_c0[lr];
+      for (int i = 0; i < nl; i++) {
+        mbsReal v = s->y[6 * lr + i];
+        for (int j = 0; j < vw; j++) v += V[vw * i + j] * lam_low[vc + j];
+        lam[i] = v;
+      }
+      mbsu_cholSolveLT(s->Lf + 36 * lr, nl, lam);
+    }
+  }
+  // top-down: children's lambda from the parent's open wrench, then the body's acceleration
+  for (int b = s->s0; b < s->s1; b++) {
+    int lb = b - s->s0, nl = m->body_lamnum[b], p = m->body_parent[b];
+    mbsReal T[36], G[36], f[6] = {0, 0, 0, 0, 0, 0}, t6[6];
+    const mbsReal *lam = w->lam + m->body_lamadr[b];
+    if (nl > 0) {
+      mbs_bodyComplement(m, w, b, T);
+      for (int k = 0; k < nl; k++)
+        for (int r = 0; r < 6; r++) f[r] += T[6 * k + r] * lam[k];
+    }
+    // joint wrench F tau + T lam
+    mbsReal *jf = w->jfrc + 6 * b;
+    mbs_schurKnownWrench(m, w, b, jf);
+    for (int r = 0; r < 6; r++) jf[r] += f[r];
+    const int *ch = m->child_list + m->body_childadr[b];
+    int nch = m->body_childnum[b];
+    // the lower ports' wrenches were open when the children were absorbed
+    for (int k = 0; k < nch; k++) {
+      int l = ch[k];
+      if (!mbs_schurIsPort(m, s, l)) continue;
+      int q = 0;
+      while (s->port_body[q] != l) q++;
+      int nll = m->body_lamnum[l];
+      mbsReal Tl[36];
+      mbs_bodyComplement(m, w, l, Tl);
+      mbs_schurG(w->xpar + 12 * l, Tl, nll, G);
+      for (int i = 0; i < nll; i++)
+        for (int r = 0; r < 6; r++) f[r] -= G[6 * i + r] * lam_low[s->port_cadr[q] + i];
+    }
+    // internal children in reverse absorption order
+    for (int k = nch - 1; k >= 0; k--) {
+      int c = ch[k];
+      if (c >= s->s1) continue;
+      int lc = c - s->s0, ncl = m->body_lamnum[c];
+      if (ncl == 0) continue;
+      mbsReal *lamc = w->lam + m->body_lamadr[c];
+      const mbsReal *Wc = s->W + 36 * lc, *V = s->V + s->v_adr[lc];
+      int vw = s->v_w[lc], vc = s->v_c0[lc];
+      for (int i = 0; i < ncl; i++) {
+        mbsReal v = s->y[6 * lc + i] + mbsu_dot6(Wc + 6 * i, f);
+        for (int j = 0; j < vw; j++) v += V[vw * i + j] * lam_low[vc + j];
+        lamc[i] = v;
+      }
+      mbsu_cholSolveLT(s->Lf + 36 * lc, ncl, lamc);
+      mbsReal Tc[36];
+      mbs_bodyComplement(m, w, c, Tc);
+      mbs_schurG(w->xpar + 12 * c, Tc, ncl, G);
+      for (int i = 0; i < ncl; i++)
+        for (int r = 0; r < 6; r++) f[r] -= G[6 * i + r] * lamc[i];
+    }
+    // a_b = M_b w_b + a0_b with the body's total constraint wrench
+    mbsu_mul6(s->Minv + 36 * lb, f, t6);
+    for (int r = 0; r < 6; r++) w->acc[6 * b + r] = t6[r] + s->a0[6 * lb + r];
+    if (p < 0)
+      mbs_schurQdd(m, w, b, a0g);
+    else if (p >= s->s0)
+      mbs_schurQdd(m, w, b, w->acc + 6 * p);
+  }
+}
+
+// ---------------------------------------------------------------- serial driver
+
+mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int nseg) {
+  // interface unknowns: every upper port (each cut joint is exactly one component's upper port)
+  int *off = malloc(sizeof(int) * (size_t)m->nbody);
+  MBS_CHECK(off, MBS_ERR_NOMEM, "out of memory (schur driver)");
+  int n = 0;
+  for (int b = 0; b < m->nbody; b++) off[b] = -1;
+  for (int k = 0; k < nseg; k++) {
+    MBS_CALL(mbs_schurFactor(m, w, seg[k]));
+    for (int c = 0; c < seg[k]->ncomp; c++)
+      if (seg[k]->comp[c].up) off[seg[k]->comp[c].root] = n, n += seg[k]->comp[c].nup;
+  }
+  mbsReal *K = calloc((size_t)n * n + 1, sizeof(mbsReal)), *x = calloc((size_t)n + 1, sizeof(mbsReal));
+  mbsReal *low = NULL, *up = NULL;
+  if (!K || !x) {
+    free(off), free(K), free(x);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur driver)");
+  }
+  // assemble: the component's port ordering is [upper; lower ports in column order]
+  int *map = malloc(sizeof(int) * (size_t)(m->nlam + 1));
+  for (int k = 0; k < nseg; k++) {
+    mbsSchur *s = seg[k];
+    for (int c = 0; c < s->ncomp; c++) {
+      mbsSchurComp *cp = s->comp + c;
+      int at = 0;
+      for (int i = 0; i < cp->nup; i++) map[at++] = off[cp->root] + i;
+      for (int q = cp->p0; q < cp->p0 + cp->np; q++)
+        for (int i = 0; i < m->body_lamnum[s->port_body[q]]; i++)
+          map[at++] = off[s->port_body[q]] + i;
+      for (int i = 0; i < cp->n; i++) {
+        x[map[i]] += cp->g[i];
+        for (int j = 0; j < cp->n; j++) K[(size_t)n * map[i] + map[j]] += cp->C[cp->n * i + j];
+      }
+    }
+  }
+  free(map);
+  // dense Cholesky of the interface system
+  for (int j = 0; j < n; j++) {
+    mbsReal d = K[(size_t)n * j + j];
+    for (int l = 0; l < j; l++) d -= K[(size_t)n * j + l] * K[(size_t)n * j + l];
+    if (!(d > 0)) {
+      free(off), free(K), free(x);
+      return mbs_errSet(MBS_ERR_NUMERIC, "schur: the cut-joint system is not positive definite");
+    }
+    d = sqrt(d);
+    K[(size_t)n * j + j] = d;
+    for (int i = j + 1; i < n; i++) {
+      mbsReal sum = K[(size_t)n * i + j];
+      for (int l = 0; l < j; l++) sum -= K[(size_t)n * i + l] * K[(size_t)n * j + l];
+      K[(size_t)n * i + j] = sum / d;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    mbsReal sum = x[i];
+    for (int l = 0; l < i; l++) sum -= K[(size_t)n * i + l] * x[l];
+    x[i] = sum / K[(size_t)n * i + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    mbsReal sum = x[i];
+    for (int l = i + 1; l < n; l++) sum -= K[(size_t)n * l + i] * x[l];
+    x[i] = sum / K[(size_t)n * i + i];
+  }
+  // back-substitute every segment in order (parents' segments first), then the roots' qdd
+  for (int k = 0; k < nseg; k++) {
+    mbsSchur *s = seg[k];
+    up = calloc((size_t)m->nlam + 1, sizeof(mbsReal));
+    low = calloc((size_t)s->ncol + 1, sizeof(mbsReal));
+    if (!up || !low) {
+      free(up), free(low), free(off), free(K), free(x);
+      return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur driver)");
+    }
+    int at = 0;
+    for (int c = 0; c < s->ncomp; c++)
+      for (int i = 0; i < s->comp[c].nup; i++) up[at++] = x[off[s->comp[c].root] + i];
+    for (int q = 0; q < s->nport; q++)
+      for (int i = 0; i < m->body_lamnum[s->port_body[q]]; i++)
+        low[s->port_cadr[q] + i] = x[off[s->port_body[q]] + i];
+    mbs_schurBack(m, w, s, up, low);
+    free(up), free(low);
+  }
+  for (int k = 0; k < nseg; k++)
+    for (int c = 0; c < seg[k]->ncomp; c++) {
+      int r = seg[k]->comp[c].root, p = m->body_parent[r];
+      if (p >= 0) mbs_schurQdd(m, w, r, w->acc + 6 * p);
+    }
+  free(off), free(K), free(x);
+  return MBS_OK;
+}
