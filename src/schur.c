@@ -26,10 +26,76 @@
 
 // ---------------------------------------------------------------- small dense helpers
 
+// record layout of body b (joint b): a0 (6), kw (6), y (l), L packed (l(l+1)/2), W (l x 6)
+#define MBS_REC_A0(r) (r)
+#define MBS_REC_KW(r) ((r) + 6)
+#define MBS_REC_Y(r) ((r) + 12)
+#define MBS_REC_L(r, l) ((r) + 12 + (l))
+#define MBS_REC_W(r, l) ((r) + 12 + (l) + (l) * ((l) + 1) / 2)
+static int mbs_schurRecSize(int l) {
+  return 12 + l + l * (l + 1) / 2 + 6 * l;
+}
+
+// packed lower triangle: element (i, j), j <= i
+#define MBS_PK(i, j) ((i) * ((i) + 1) / 2 + (j))
+
+// in-place Cholesky of a packed n x n SPD matrix; 0 if not positive definite
+static inline int mbs_cholPacked(mbsReal *restrict L, int n) {
+  for (int j = 0; j < n; j++) {
+    mbsReal d = L[MBS_PK(j, j)];
+    for (int k = 0; k < j; k++) d -= L[MBS_PK(j, k)] * L[MBS_PK(j, k)];
+    if (!(d > 0)) return 0;
+    d = sqrt(d);
+    L[MBS_PK(j, j)] = d;
+    mbsReal inv = 1 / d;
+    for (int i = j + 1; i < n; i++) {
+      mbsReal v = L[MBS_PK(i, j)];
+      for (int k = 0; k < j; k++) v -= L[MBS_PK(i, k)] * L[MBS_PK(j, k)];
+      L[MBS_PK(i, j)] = v * inv;
+    }
+  }
+  return 1;
+}
+// x <- L^{-1} x
+static inline void mbs_fwdPacked(const mbsReal *restrict L, int n, mbsReal *restrict x) {
+  for (int i = 0; i < n; i++) {
+    mbsReal v = x[i];
+    for (int k = 0; k < i; k++) v -= L[MBS_PK(i, k)] * x[k];
+    x[i] = v / L[MBS_PK(i, i)];
+  }
+}
+// x <- L^{-T} x
+static inline void mbs_bwdPacked(const mbsReal *restrict L, int n, mbsReal *restrict x) {
+  for (int i = n - 1; i >= 0; i--) {
+    mbsReal v = x[i];
+    for (int k = i + 1; k < n; k++) v -= L[MBS_PK(k, i)] * x[k];
+    x[i] = v / L[MBS_PK(i, i)];
+  }
+}
+// X <- L^{-1} X for a row-major n x k block with leading dimension ld (row i: unknown i)
+static inline void mbs_fwdPackedRows(const mbsReal *restrict L, int n, mbsReal *restrict X, int k,
+                                     int ld) {
+  for (int i = 0; i < n; i++) {
+    mbsReal *xi = X + (size_t)ld * i;
+    for (int l = 0; l < i; l++) {
+      mbsReal c = L[MBS_PK(i, l)];
+      const mbsReal *xl = X + (size_t)ld * l;
+      for (int j = 0; j < k; j++) xi[j] -= c * xl[j];
+    }
+    mbsReal inv = 1 / L[MBS_PK(i, i)];
+    for (int j = 0; j < k; j++) xi[j] *= inv;
+  }
+}
+
 // F tau for the dofs of body b: S (S^T S)^{-1} tau, the known part of the joint wrench
 static void mbs_schurKnownWrench(const mbsModel *m, const mbsWork *w, int b, mbsReal *f) {
   int nd = m->body_dofnum[b], da = m->body_dofadr[b];
   const mbsReal *S = w->sdof + 6 * da, *tau = w->qfrc + da;
+  if (nd == 1) {
+    mbsReal t = tau[0] / mbsu_dot6(S, S);
+    for (int i = 0; i < 6; i++) f[i] = S[i] * t;
+    return;
+  }
   for (int i = 0; i < 6; i++) f[i] = 0;
   if (nd == 0) return;
   mbsReal SS[36], t[6];
@@ -62,14 +128,17 @@ static void mbs_schurAtB(const mbsReal *A, int na, const mbsReal *B, int nb, mbs
     }
 }
 
-// x <- L^{-1} x for the columns of a row-major n x k block (leading dim ld)
-static void mbs_schurSolveLcols(const mbsReal *L, int n, mbsReal *X, int k, int ld) {
-  for (int j = 0; j < k; j++)
-    for (int i = 0; i < n; i++) {
-      mbsReal s = X[ld * i + j];
-      for (int l = 0; l < i; l++) s -= L[n * i + l] * X[ld * l + j];
-      X[ld * i + j] = s / L[n * i + i];
-    }
+// the constraint directions T of body b (6 x l, columns of 6): cached for revolute joints
+static void mbs_schurT(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int b, mbsReal *T) {
+  if (b >= s->s0 && b < s->s1 && s->kind[b - s->s0] == 1) {
+    const mbsReal *n = s->tn + 6 * (b - s->s0);
+    memset(T, 0, 30 * sizeof(mbsReal));
+    T[0] = n[0], T[1] = n[1], T[2] = n[2];
+    T[6] = n[3], T[7] = n[4], T[8] = n[5];
+    T[15] = T[22] = T[29] = 1;
+    return;
+  }
+  mbs_bodyComplement(m, w, b, T);
 }
 
 // ---------------------------------------------------------------- setup
@@ -77,11 +146,11 @@ static void mbs_schurSolveLcols(const mbsReal *L, int n, mbsReal *X, int k, int 
 void mbs_schurDestroy(mbsSchur **ps) {
   if (!ps || !*ps) return;
   mbsSchur *s = *ps;
-  void *arrs[] = {s->comp,    s->port_body, s->port_cadr, s->body_c0, s->body_nc, s->body_comp,
-                  s->psi_adr, s->th_adr,    s->v_adr,     s->Phi,     s->beta,    s->a0,
-                  s->Lf,      s->W,         s->y,         s->Psi,     s->Theta,   s->gam,
-                  s->V,       s->v_w,       s->v_c0,      s->cpool,   s->Minv,    s->gam_adr,
-                  s->cur};
+  void *arrs[] = {s->comp,  s->port_body, s->port_cadr, s->body_c0, s->body_nc, s->body_comp,
+                  s->Minv,  s->tn,        s->kind,      s->rec_adr, s->rec,     s->Phi,
+                  s->beta,  s->psi_adr,   s->th_adr,    s->gam_adr, s->v_adr,   s->Psi,
+                  s->Theta, s->gam,       s->V,         s->v_w,     s->v_c0,    s->cur,
+                  s->cpool};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(s);
   *ps = NULL;
@@ -113,6 +182,11 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   MBS_SALLOC(v_c0, n);
   MBS_SALLOC(cur, n);
   MBS_SALLOC(Minv, 36 * (size_t)n);
+  MBS_SALLOC(tn, 6 * (size_t)n);
+  MBS_SALLOC(kind, n);
+  MBS_SALLOC(rec_adr, n);
+  MBS_SALLOC(Phi, 36 * (size_t)n);
+  MBS_SALLOC(beta, 6 * (size_t)n);
   if (e) {
     mbs_schurDestroy(&s);
     return e;
@@ -172,11 +246,9 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
         at += s->body_nc[c - s0];
       }
     }
-    for (int j = 0; j < m->body_childnum[b]; j++)
-      if (mbs_schurIsPort(m, s, ch[j])) at += m->body_lamnum[ch[j]];
   }
   s->ncol = col;
-  // the port list in column order: walk bodies and record own ports at their columns
+  // the port list in column order: own ports follow the internal children's columns
   {
     int *tmpc = calloc((size_t)(nport > 0 ? nport : 1), sizeof(int));
     if (!tmpc) {
@@ -195,8 +267,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
           at += m->body_lamnum[ch[j]];
         }
     }
-    // sort by column (insertion sort; ports are few)
-    for (int i = 1; i < nport; i++)
+    for (int i = 1; i < nport; i++) // insertion sort by column: ports are few
       for (int j = i; j > 0 && tmpc[j - 1] > tmpc[j]; j--) {
         int t = tmpc[j];
         tmpc[j] = tmpc[j - 1], tmpc[j - 1] = t;
@@ -206,7 +277,6 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     for (int i = 0; i < nport; i++) s->port_cadr[i] = tmpc[i];
     s->port_cadr[nport] = col;
     free(tmpc);
-    // components' port ranges
     for (int c = 0, q2 = 0; c < ncomp; c++) {
       mbsSchurComp *cp = s->comp + c;
       while (q2 < nport && s->port_cadr[q2] < cp->c0) q2++;
@@ -215,10 +285,12 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
       cp->np = q2 - cp->p0;
     }
   }
-  // pool offsets: Psi (6 x nc), Theta (nc^2), gam (nc), V (lamnum x width at absorption)
-  size_t psi = 0, th = 0, ga = 0, v = 0;
+  // pool offsets: records, Psi (6 x nc), Theta (nc^2), gam (nc), V (lamnum x width)
+  size_t rec = 0, psi = 0, th = 0, ga = 0, v = 0;
   for (int b = s0; b < s1; b++) {
-    int lb = b - s0, nc = s->body_nc[lb], p = m->body_parent[b];
+    int lb = b - s0, nc = s->body_nc[lb], p = m->body_parent[b], l = m->body_lamnum[b];
+    s->rec_adr[lb] = (int)rec;
+    rec += (size_t)mbs_schurRecSize(l);
     s->psi_adr[lb] = (int)psi, s->th_adr[lb] = (int)th, s->gam_adr[lb] = (int)ga;
     psi += 6 * (size_t)nc, th += (size_t)nc * nc, ga += (size_t)nc;
     // V columns: from the parent's first column (internal) or the own subtree (ground root)
@@ -226,14 +298,9 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     s->v_c0[lb] = c0;
     s->v_w[lb] = s->body_c0[lb] + nc - c0;
     s->v_adr[lb] = (int)v;
-    v += (size_t)m->body_lamnum[b] * (size_t)s->v_w[lb];
+    v += (size_t)l * (size_t)s->v_w[lb];
   }
-  MBS_SALLOC(Phi, 36 * (size_t)n);
-  MBS_SALLOC(beta, 6 * (size_t)n);
-  MBS_SALLOC(a0, 6 * (size_t)n);
-  MBS_SALLOC(Lf, 36 * (size_t)n);
-  MBS_SALLOC(W, 36 * (size_t)n);
-  MBS_SALLOC(y, 6 * (size_t)n);
+  MBS_SALLOC(rec, rec);
   MBS_SALLOC(Psi, psi);
   MBS_SALLOC(Theta, th);
   MBS_SALLOC(gam, ga);
@@ -252,8 +319,9 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     cp->g = s->cpool + at;
     at += (size_t)cp->n;
   }
-  // inverse spatial inertias (model constants)
+  // model constants: inverse spatial inertias, the revolute joints' constraint directions
   for (int b = s0; b < s1; b++) {
+    int lb = b - s0;
     mbsReal I6[36];
     mbsu_rbiFull(m->body_sinert + 10 * b, I6);
     if (!mbsu_cholFactor(I6, 6)) {
@@ -261,7 +329,14 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
       return mbs_errSet(MBS_ERR_INPUT, "body %s: spatial inertia is not positive definite",
                         m->body_name[b]);
     }
-    mbsu_cholInverse(I6, 6, s->Minv + 36 * (b - s0));
+    mbsu_cholInverse(I6, 6, s->Minv + 36 * lb);
+    if (m->body_jnttype[b] == MBS_JNT_REVOLUTE) {
+      mbsReal T[36];
+      mbs_bodyComplement(m, NULL, b, T); // constant for revolute joints
+      memcpy(s->tn + 6 * lb, T, 3 * sizeof(mbsReal));
+      memcpy(s->tn + 6 * lb + 3, T + 6, 3 * sizeof(mbsReal));
+      s->kind[lb] = 1;
+    }
   }
   *out = s;
   return MBS_OK;
@@ -269,70 +344,150 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
 
 // ---------------------------------------------------------------- elimination
 
-// absorb internal child c into its parent b (both in the segment)
+// The pivot block of joint c (child of b), generic joint: D (packed) = T^T Phi_c T + G^T Phi_b G,
+// Y = Phi_b G (written into W, nl x 6 row-major = columns of Y), rho = T^T (c_c - beta_c) +
+// G^T beta_b. Writes T and G for the port terms.
+static void mbs_schurPivotGeneric(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int c,
+                                  const mbsReal *Phib, const mbsReal *betab, mbsReal *T, mbsReal *G,
+                                  mbsReal *D, mbsReal *W, mbsReal *rho) {
+  int lc = c - s->s0, nl = m->body_lamnum[c];
+  mbsReal PT[36], d[6];
+  mbs_schurT(m, w, s, c, T);
+  mbs_schurG(w->xpar + 12 * c, T, nl, G);
+  mbs_schurPhiG(Phib, G, nl, W);
+  mbs_schurPhiG(s->Phi + 36 * lc, T, nl, PT);
+  for (int i = 0; i < nl; i++)
+    for (int j = 0; j <= i; j++)
+      D[MBS_PK(i, j)] = mbsu_dot6(T + 6 * i, PT + 6 * j) + mbsu_dot6(G + 6 * i, W + 6 * j);
+  for (int r = 0; r < 6; r++) d[r] = w->cacc[6 * c + r] - s->beta[6 * lc + r];
+  for (int i = 0; i < nl; i++) rho[i] = mbsu_dot6(T + 6 * i, d) + mbsu_dot6(G + 6 * i, betab);
+}
+
+// The same for a revolute joint c: T = [n1 n2 0; 0 0 1], G = X^T T = [E^T n1, E^T n2, r x E^T;
+// 0, 0, E^T] with X = (E, r); no generic 6 x 6 products.
+static void mbs_schurPivotRevolute(const mbsWork *w, const mbsSchur *s, int c,
+                                   const mbsReal *restrict Phib, const mbsReal *restrict betab,
+                                   mbsReal *restrict G, mbsReal *restrict D, mbsReal *restrict W,
+                                   mbsReal *restrict rho) {
+  int lc = c - s->s0;
+  const mbsReal *E = w->xpar + 12 * c, *r = E + 9, *n = s->tn + 6 * lc;
+  const mbsReal *Pc = s->Phi + 36 * lc;
+  // G columns: g0, g1 pure moments [E^T n_k; 0]; g(2+j) = [r x e_j; e_j], e_j = row j of E
+  mbsReal u[2][3];
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < 3; i++)
+      u[k][i] = E[i] * n[3 * k] + E[3 + i] * n[3 * k + 1] + E[6 + i] * n[3 * k + 2];
+  for (int k = 0; k < 2; k++) {
+    G[6 * k] = u[k][0], G[6 * k + 1] = u[k][1], G[6 * k + 2] = u[k][2];
+    G[6 * k + 3] = G[6 * k + 4] = G[6 * k + 5] = 0;
+  }
+  for (int j = 0; j < 3; j++) {
+    mbsReal *g = G + 6 * (2 + j);
+    const mbsReal *e = E + 3 * j;
+    g[0] = r[1] * e[2] - r[2] * e[1];
+    g[1] = r[2] * e[0] - r[0] * e[2];
+    g[2] = r[0] * e[1] - r[1] * e[0];
+    g[3] = e[0], g[4] = e[1], g[5] = e[2];
+  }
+  // Y = Phi_b G into W (row k = column k of Y)
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < 6; i++)
+      W[6 * k + i] = Phib[6 * i] * u[k][0] + Phib[6 * i + 1] * u[k][1] + Phib[6 * i + 2] * u[k][2];
+  for (int k = 2; k < 5; k++) mbsu_mul6(Phib, G + 6 * k, W + 6 * k);
+  // T^T Phi_c T: [n^T A n, n^T B; B^T n, C] with Phi_c = [A B; B^T C]
+  mbsReal An[2][3], tpt[15];
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < 3; i++)
+      An[k][i] = Pc[6 * i] * n[3 * k] + Pc[6 * i + 1] * n[3 * k + 1] + Pc[6 * i + 2] * n[3 * k + 2];
+  tpt[MBS_PK(0, 0)] = mbsu_dot3(n, An[0]);
+  tpt[MBS_PK(1, 0)] = mbsu_dot3(n + 3, An[0]);
+  tpt[MBS_PK(1, 1)] = mbsu_dot3(n + 3, An[1]);
+  for (int j = 0; j < 3; j++) { // rows 2..4: B^T n (Phi_c row 3 + j, angular columns), C
+    const mbsReal *row = Pc + 6 * (3 + j);
+    tpt[MBS_PK(2 + j, 0)] = row[0] * n[0] + row[1] * n[1] + row[2] * n[2];
+    tpt[MBS_PK(2 + j, 1)] = row[0] * n[3] + row[1] * n[4] + row[2] * n[5];
+    for (int i = 0; i <= j; i++) tpt[MBS_PK(2 + j, 2 + i)] = row[3 + i];
+  }
+  // D = T^T Phi_c T + G^T Y
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j <= i; j++) {
+      const mbsReal *gi = G + 6 * i, *yj = W + 6 * j;
+      mbsReal v = gi[0] * yj[0] + gi[1] * yj[1] + gi[2] * yj[2];
+      if (i >= 2) v += gi[3] * yj[3] + gi[4] * yj[4] + gi[5] * yj[5];
+      D[MBS_PK(i, j)] = tpt[MBS_PK(i, j)] + v;
+    }
+  // rho = T^T (c_c - beta_c) + G^T beta_b
+  mbsReal d[6];
+  for (int i = 0; i < 6; i++) d[i] = w->cacc[6 * c + i] - s->beta[6 * lc + i];
+  rho[0] = mbsu_dot3(n, d) + mbsu_dot3(u[0], betab);
+  rho[1] = mbsu_dot3(n + 3, d) + mbsu_dot3(u[1], betab);
+  for (int j = 0; j < 3; j++) rho[2 + j] = d[3 + j] + mbsu_dot6(G + 6 * (2 + j), betab);
+}
+
+// Phi_b -= W^T W, beta_b -= W^T y for an nl x 6 W
+static inline void mbs_schurUpdate(int nl, const mbsReal *restrict W, const mbsReal *restrict y,
+                                   mbsReal *restrict Phib, mbsReal *restrict betab) {
+  for (int r = 0; r < 6; r++) {
+    for (int q = r; q < 6; q++) {
+      mbsReal sum = 0;
+      for (int i = 0; i < nl; i++) sum += W[6 * i + r] * W[6 * i + q];
+      Phib[6 * r + q] -= sum;
+      if (q != r) Phib[6 * q + r] = Phib[6 * r + q];
+    }
+    mbsReal sum = 0;
+    for (int i = 0; i < nl; i++) sum += W[6 * i + r] * y[i];
+    betab[r] -= sum;
+  }
+}
+
+// absorb internal child c into its parent b (both in the segment); 0 if the pivot is singular
 static int mbs_schurAbsorb(const mbsModel *m, const mbsWork *w, mbsSchur *s, int b, int c) {
   int lb = b - s->s0, lc = c - s->s0, nl = m->body_lamnum[c];
   int wb = s->cur[lb], ncc = s->body_nc[lc], ncf = s->body_nc[lb];
   mbsReal *Phib = s->Phi + 36 * lb, *betab = s->beta + 6 * lb;
   mbsReal *Psib = s->Psi + s->psi_adr[lb], *Thb = s->Theta + s->th_adr[lb];
   mbsReal *gamb = s->gam + s->gam_adr[lb];
-  const mbsReal *Psic = s->Psi + s->psi_adr[lc], *Thc = s->Theta + s->th_adr[lc];
-  const mbsReal *gamc = s->gam + s->gam_adr[lc];
 
   // the child's ports join the parent's block (columns wb .. wb + ncc), decoupled so far
-  for (int i = 0; i < ncc; i++) {
-    for (int j = 0; j < ncc; j++) Thb[ncf * (wb + i) + wb + j] = Thc[ncc * i + j];
-    gamb[wb + i] = gamc[i];
-    for (int r = 0; r < 6; r++) Psib[6 * (wb + i) + r] = 0;
+  if (ncc > 0) {
+    const mbsReal *Thc = s->Theta + s->th_adr[lc], *gamc = s->gam + s->gam_adr[lc];
+    for (int i = 0; i < ncc; i++) {
+      for (int j = 0; j < wb; j++) Thb[ncf * (wb + i) + j] = Thb[ncf * j + wb + i] = 0;
+      for (int j = 0; j < ncc; j++) Thb[ncf * (wb + i) + wb + j] = Thc[ncc * i + j];
+      gamb[wb + i] = gamc[i];
+      for (int r = 0; r < 6; r++) Psib[6 * (wb + i) + r] = 0;
+    }
+    s->cur[lb] = wb + ncc;
   }
-  s->cur[lb] = wb + ncc;
   if (nl == 0) return 1; // free joint: no constraint couples c to b
 
-  mbsReal T[36], G[36], Y[36], D[36], rho[6], PT[36] = {0};
-  mbs_bodyComplement(m, w, c, T);
-  mbs_schurG(w->xpar + 12 * c, T, nl, G);
-  mbs_schurPhiG(Phib, G, nl, Y);
-  // pivot block D = T^T Phi_c T + G^T Phi_b G
-  mbs_schurPhiG(s->Phi + 36 * lc, T, nl, PT);
-  mbs_schurAtB(T, nl, PT, nl, D, nl, 0);
-  mbs_schurAtB(G, nl, Y, nl, D, nl, 1);
-  if (!mbsu_cholFactor(D, nl)) return 0;
-  mbsReal *L = s->Lf + 36 * lc, *Wc = s->W + 36 * lc, *yc = s->y + 6 * lc;
-  memcpy(L, D, (size_t)(nl * nl) * sizeof(mbsReal));
-  // W = L^{-1} Y^T (nl x 6)
-  for (int i = 0; i < nl; i++)
-    for (int r = 0; r < 6; r++) Wc[6 * i + r] = Y[6 * i + r];
-  mbs_schurSolveLcols(L, nl, Wc, 6, 6);
-  // rho = T^T (c_c - beta_c) + G^T beta_b ; y = L^{-1} rho
-  {
-    mbsReal d[6];
-    for (int r = 0; r < 6; r++) d[r] = w->cacc[6 * c + r] - s->beta[6 * lc + r];
-    for (int i = 0; i < nl; i++) rho[i] = mbsu_dot6(T + 6 * i, d) + mbsu_dot6(G + 6 * i, betab);
-    memcpy(yc, rho, (size_t)nl * sizeof(mbsReal));
-    mbsu_cholSolveL(L, nl, yc);
+  mbsReal *rec = s->rec + s->rec_adr[lc];
+  mbsReal *L = MBS_REC_L(rec, nl), *Wc = MBS_REC_W(rec, nl), *yc = MBS_REC_Y(rec);
+  mbsReal T[36], G[36];
+  if (s->kind[lc] == 1) {
+    mbs_schurPivotRevolute(w, s, c, Phib, betab, G, L, Wc, yc);
+    if (!mbs_cholPacked(L, 5)) return 0;
+    mbs_fwdPacked(L, 5, yc);
+    mbs_fwdPackedRows(L, 5, Wc, 6, 6);
+    mbs_schurUpdate(5, Wc, yc, Phib, betab);
+  } else {
+    mbs_schurPivotGeneric(m, w, s, c, Phib, betab, T, G, L, Wc, yc);
+    if (!mbs_cholPacked(L, nl)) return 0;
+    mbs_fwdPacked(L, nl, yc);
+    mbs_fwdPackedRows(L, nl, Wc, 6, 6);
+    mbs_schurUpdate(nl, Wc, yc, Phib, betab);
   }
-  // V = L^{-1} [G^T Psi_b | -T^T Psi_c] over the columns 0 .. wb + ncc of b
   int vw = s->v_w[lc];
+  if (vw == 0) return 1;
+  // ports: V = L^{-1} [G^T Psi_b | -T^T Psi_c]; Psi_b -= W^T V; Theta_b -= V^T V; gam_b += V^T y
+  if (s->kind[lc] == 1) mbs_schurT(m, w, s, c, T);
+  const mbsReal *Psic = s->Psi + s->psi_adr[lc];
   mbsReal *V = s->V + s->v_adr[lc];
-  if (vw > 0) {
-    for (int i = 0; i < nl; i++) {
-      for (int j = 0; j < wb; j++) V[vw * i + j] = mbsu_dot6(G + 6 * i, Psib + 6 * j);
-      for (int j = 0; j < ncc; j++) V[vw * i + wb + j] = -mbsu_dot6(T + 6 * i, Psic + 6 * j);
-    }
-    mbs_schurSolveLcols(L, nl, V, vw, vw);
+  for (int i = 0; i < nl; i++) {
+    for (int j = 0; j < wb; j++) V[vw * i + j] = mbsu_dot6(G + 6 * i, Psib + 6 * j);
+    for (int j = 0; j < ncc; j++) V[vw * i + wb + j] = -mbsu_dot6(T + 6 * i, Psic + 6 * j);
   }
-  // updates: Phi_b -= W^T W, beta_b -= W^T y, Psi_b -= W^T V, Theta_b -= V^T V, gam_b += V^T y
-  for (int r = 0; r < 6; r++)
-    for (int q = 0; q < 6; q++) {
-      mbsReal sum = 0;
-      for (int i = 0; i < nl; i++) sum += Wc[6 * i + r] * Wc[6 * i + q];
-      Phib[6 * r + q] -= sum;
-    }
-  for (int r = 0; r < 6; r++) {
-    mbsReal sum = 0;
-    for (int i = 0; i < nl; i++) sum += Wc[6 * i + r] * yc[i];
-    betab[r] -= sum;
-  }
+  mbs_fwdPackedRows(L, nl, V, vw, vw);
   for (int j = 0; j < vw; j++)
     for (int r = 0; r < 6; r++) {
       mbsReal sum = 0;
@@ -359,7 +514,7 @@ static void mbs_schurAttach(const mbsModel *m, const mbsWork *w, mbsSchur *s, in
   mbsReal *Psib = s->Psi + s->psi_adr[lb], *Thb = s->Theta + s->th_adr[lb];
   mbsReal *gamb = s->gam + s->gam_adr[lb];
   mbsReal T[36], G[36], Y[36];
-  mbs_bodyComplement(m, w, l, T);
+  mbs_schurT(m, w, s, l, T);
   mbs_schurG(w->xpar + 12 * l, T, nl, G);
   mbs_schurPhiG(Phib, G, nl, Y);
   for (int i = 0; i < nl; i++) {
@@ -385,9 +540,9 @@ static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s,
   const mbsReal *Psir = s->Psi + s->psi_adr[lr], *Thr = s->Theta + s->th_adr[lr];
   const mbsReal *gamr = s->gam + s->gam_adr[lr];
   int n = cp->n;
-  mbsReal T[36], PT[36], d[6];
+  mbsReal T[36], PT[36] = {0}, d[6];
   if (nl > 0) {
-    mbs_bodyComplement(m, w, r, T);
+    mbs_schurT(m, w, s, r, T);
     mbs_schurPhiG(Phir, T, nl, PT);
   }
   for (int r6 = 0; r6 < 6; r6++) d[r6] = w->cacc[6 * r + r6] - betar[r6];
@@ -412,22 +567,23 @@ static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s,
     cp->g[i] = gamr[i];
   }
   if (nl <= 0 || m->body_parent[r] >= 0) return 1; // free joint: nothing to eliminate
-  // joint to the ground: absorb into the ground (Phi = 0, beta = a0_g)
-  mbsReal a0g[6], G[36], rho[6];
+  // joint to the ground: absorb into the ground (Phi = 0, beta = a0_g): W = 0
+  mbsReal a0g[6], G[36];
   mbs_baseAccel(m, 1, a0g);
   mbs_schurG(w->xpar + 12 * r, T, nl, G);
-  mbsReal *L = s->Lf + 36 * lr, *yc = s->y + 6 * lr, *V = s->V + s->v_adr[lr];
-  mbs_schurAtB(T, nl, PT, nl, L, nl, 0);
-  if (!mbsu_cholFactor(L, nl)) return 0;
-  memset(s->W + 36 * lr, 0, 36 * sizeof(mbsReal));
-  for (int i = 0; i < nl; i++) rho[i] = mbsu_dot6(T + 6 * i, d) + mbsu_dot6(G + 6 * i, a0g);
-  memcpy(yc, rho, (size_t)nl * sizeof(mbsReal));
-  mbsu_cholSolveL(L, nl, yc);
+  mbsReal *rec = s->rec + s->rec_adr[lr];
+  mbsReal *L = MBS_REC_L(rec, nl), *yc = MBS_REC_Y(rec), *V = s->V + s->v_adr[lr];
+  for (int i = 0; i < nl; i++)
+    for (int j = 0; j <= i; j++) L[MBS_PK(i, j)] = mbsu_dot6(T + 6 * i, PT + 6 * j);
+  if (!mbs_cholPacked(L, nl)) return 0;
+  memset(MBS_REC_W(rec, nl), 0, 6 * (size_t)nl * sizeof(mbsReal));
+  for (int i = 0; i < nl; i++) yc[i] = mbsu_dot6(T + 6 * i, d) + mbsu_dot6(G + 6 * i, a0g);
+  mbs_fwdPacked(L, nl, yc);
   int vw = s->v_w[lr];
   if (vw > 0) {
     for (int i = 0; i < nl; i++)
       for (int j = 0; j < vw; j++) V[vw * i + j] = -mbsu_dot6(T + 6 * i, Psir + 6 * j);
-    mbs_schurSolveLcols(L, nl, V, vw, vw);
+    mbs_fwdPackedRows(L, nl, V, vw, vw);
     for (int a = 0; a < vw; a++) {
       for (int bb = 0; bb < vw; bb++) {
         mbsReal sum = 0;
@@ -446,19 +602,25 @@ mbsErr mbs_schurFactor(const mbsModel *m, const mbsWork *w, mbsSchur *s) {
   for (int b = s->s1 - 1; b >= s->s0; b--) {
     int lb = b - s->s0;
     const mbsReal *Mb = s->Minv + 36 * lb;
+    mbsReal *rec = s->rec + s->rec_adr[lb], *kw = MBS_REC_KW(rec);
     // known wrench: own joint force - bias - the children's known joint forces
     mbsReal wk[6], f[6], t[6];
-    mbs_schurKnownWrench(m, w, b, wk);
-    for (int r = 0; r < 6; r++) wk[r] -= w->cbias[6 * b + r];
+    mbs_schurKnownWrench(m, w, b, kw);
+    for (int r = 0; r < 6; r++) wk[r] = kw[r] - w->cbias[6 * b + r];
     const int *ch = m->child_list + m->body_childadr[b];
     int nch = m->body_childnum[b];
     for (int k = 0; k < nch; k++) {
-      mbs_schurKnownWrench(m, w, ch[k], f);
-      mbsu_xTForce(w->xpar + 12 * ch[k], f, t);
+      int c = ch[k];
+      const mbsReal *fc = f;
+      if (c < s->s1)
+        fc = MBS_REC_KW(s->rec + s->rec_adr[c - s->s0]);
+      else
+        mbs_schurKnownWrench(m, w, c, f);
+      mbsu_xTForce(w->xpar + 12 * c, fc, t);
       for (int r = 0; r < 6; r++) wk[r] -= t[r];
     }
-    mbsu_mul6(Mb, wk, s->a0 + 6 * lb);
-    memcpy(s->beta + 6 * lb, s->a0 + 6 * lb, 6 * sizeof(mbsReal));
+    mbsu_mul6(Mb, wk, MBS_REC_A0(rec));
+    memcpy(s->beta + 6 * lb, MBS_REC_A0(rec), 6 * sizeof(mbsReal));
     memcpy(s->Phi + 36 * lb, Mb, 36 * sizeof(mbsReal));
     s->cur[lb] = 0;
     for (int k = 0; k < nch; k++)
@@ -484,12 +646,35 @@ void mbs_schurQdd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
   const mbsReal *S = w->sdof + 6 * da;
   mbsu_xMotion(w->xpar + 12 * b, ap, t);
   for (int i = 0; i < 6; i++) d[i] = w->acc[6 * b + i] - t[i] - w->cacc[6 * b + i];
+  if (nd == 1) {
+    w->qdd[da] = mbsu_dot6(S, d) / mbsu_dot6(S, S);
+    return;
+  }
   for (int i = 0; i < nd; i++) {
     sd[i] = mbsu_dot6(S + 6 * i, d);
     for (int j = 0; j < nd; j++) SS[nd * i + j] = mbsu_dot6(S + 6 * i, S + 6 * j);
   }
   if (mbsu_cholFactor(SS, nd)) mbsu_cholSolve(SS, nd, sd);
   for (int i = 0; i < nd; i++) w->qdd[da + i] = sd[i];
+}
+
+// f -= X^T (T lam) for joint c: the wrench its constraint force puts on the parent
+static void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int c,
+                                     const mbsReal *lam, mbsReal *f) {
+  int nl = m->body_lamnum[c];
+  mbsReal tl[6] = {0, 0, 0, 0, 0, 0}, t[6];
+  if (c >= s->s0 && c < s->s1 && s->kind[c - s->s0] == 1) {
+    const mbsReal *n = s->tn + 6 * (c - s->s0);
+    for (int i = 0; i < 3; i++) tl[i] = n[i] * lam[0] + n[3 + i] * lam[1];
+    tl[3] = lam[2], tl[4] = lam[3], tl[5] = lam[4];
+  } else {
+    mbsReal T[36];
+    mbs_schurT(m, w, s, c, T);
+    for (int k = 0; k < nl; k++)
+      for (int r = 0; r < 6; r++) tl[r] += T[6 * k + r] * lam[k];
+  }
+  mbsu_xTForce(w->xpar + 12 * c, tl, t);
+  for (int r = 0; r < 6; r++) f[r] -= t[r];
 }
 
 void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *lam_up,
@@ -505,30 +690,37 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       memcpy(lam, lam_up + at, (size_t)nl * sizeof(mbsReal));
       at += nl;
     } else if (nl > 0 && m->body_parent[r] < 0) {
-      const mbsReal *V = s->V + s->v_adr[lr];
+      const mbsReal *V = s->V + s->v_adr[lr], *rec = s->rec + s->rec_adr[lr];
       int vw = s->v_w[lr], vc = s->v_c0[lr];
       for (int i = 0; i < nl; i++) {
-        mbsReal v = s->y[6 * lr + i];
+        mbsReal v = MBS_REC_Y(rec)[i];
         for (int j = 0; j < vw; j++) v += V[vw * i + j] * lam_low[vc + j];
         lam[i] = v;
       }
-      mbsu_cholSolveLT(s->Lf + 36 * lr, nl, lam);
+      mbs_bwdPacked(MBS_REC_L(rec, nl), nl, lam);
     }
   }
   // top-down: children's lambda from the parent's open wrench, then the body's acceleration
   for (int b = s->s0; b < s->s1; b++) {
     int lb = b - s->s0, nl = m->body_lamnum[b], p = m->body_parent[b];
-    mbsReal T[36], G[36], f[6] = {0, 0, 0, 0, 0, 0}, t6[6];
+    const mbsReal *rec = s->rec + s->rec_adr[lb];
+    mbsReal f[6] = {0, 0, 0, 0, 0, 0}, t6[6];
     const mbsReal *lam = w->lam + m->body_lamadr[b];
-    if (nl > 0) {
-      mbs_bodyComplement(m, w, b, T);
-      for (int k = 0; k < nl; k++)
-        for (int r = 0; r < 6; r++) f[r] += T[6 * k + r] * lam[k];
+    if (nl > 0) { // T lam
+      if (s->kind[lb] == 1) {
+        const mbsReal *n = s->tn + 6 * lb;
+        for (int i = 0; i < 3; i++) f[i] = n[i] * lam[0] + n[3 + i] * lam[1];
+        f[3] = lam[2], f[4] = lam[3], f[5] = lam[4];
+      } else {
+        mbsReal T[36];
+        mbs_schurT(m, w, s, b, T);
+        for (int k = 0; k < nl; k++)
+          for (int r = 0; r < 6; r++) f[r] += T[6 * k + r] * lam[k];
+      }
     }
     // joint wrench F tau + T lam
     mbsReal *jf = w->jfrc + 6 * b;
-    mbs_schurKnownWrench(m, w, b, jf);
-    for (int r = 0; r < 6; r++) jf[r] += f[r];
+    for (int r = 0; r < 6; r++) jf[r] = MBS_REC_KW(rec)[r] + f[r];
     const int *ch = m->child_list + m->body_childadr[b];
     int nch = m->body_childnum[b];
     // the lower ports' wrenches were open when the children were absorbed
@@ -537,37 +729,29 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       if (!mbs_schurIsPort(m, s, l)) continue;
       int q = 0;
       while (s->port_body[q] != l) q++;
-      int nll = m->body_lamnum[l];
-      mbsReal Tl[36];
-      mbs_bodyComplement(m, w, l, Tl);
-      mbs_schurG(w->xpar + 12 * l, Tl, nll, G);
-      for (int i = 0; i < nll; i++)
-        for (int r = 0; r < 6; r++) f[r] -= G[6 * i + r] * lam_low[s->port_cadr[q] + i];
+      mbs_schurSubParentWrench(m, w, s, l, lam_low + s->port_cadr[q], f);
     }
-    // internal children in reverse absorption order
+    // internal children in reverse absorption order: L^T lam_c = y + W f + V pi
     for (int k = nch - 1; k >= 0; k--) {
       int c = ch[k];
       if (c >= s->s1) continue;
       int lc = c - s->s0, ncl = m->body_lamnum[c];
       if (ncl == 0) continue;
       mbsReal *lamc = w->lam + m->body_lamadr[c];
-      const mbsReal *Wc = s->W + 36 * lc, *V = s->V + s->v_adr[lc];
-      int vw = s->v_w[lc], vc = s->v_c0[lc];
-      for (int i = 0; i < ncl; i++) {
-        mbsReal v = s->y[6 * lc + i] + mbsu_dot6(Wc + 6 * i, f);
-        for (int j = 0; j < vw; j++) v += V[vw * i + j] * lam_low[vc + j];
-        lamc[i] = v;
+      const mbsReal *rc = s->rec + s->rec_adr[lc], *Wc = MBS_REC_W(rc, ncl), *yc = MBS_REC_Y(rc);
+      for (int i = 0; i < ncl; i++) lamc[i] = yc[i] + mbsu_dot6(Wc + 6 * i, f);
+      int vw = s->v_w[lc];
+      if (vw > 0) {
+        const mbsReal *V = s->V + s->v_adr[lc], *pi = lam_low + s->v_c0[lc];
+        for (int i = 0; i < ncl; i++)
+          for (int j = 0; j < vw; j++) lamc[i] += V[vw * i + j] * pi[j];
       }
-      mbsu_cholSolveLT(s->Lf + 36 * lc, ncl, lamc);
-      mbsReal Tc[36];
-      mbs_bodyComplement(m, w, c, Tc);
-      mbs_schurG(w->xpar + 12 * c, Tc, ncl, G);
-      for (int i = 0; i < ncl; i++)
-        for (int r = 0; r < 6; r++) f[r] -= G[6 * i + r] * lamc[i];
+      mbs_bwdPacked(MBS_REC_L(rc, ncl), ncl, lamc);
+      mbs_schurSubParentWrench(m, w, s, c, lamc, f);
     }
     // a_b = M_b w_b + a0_b with the body's total constraint wrench
     mbsu_mul6(s->Minv + 36 * lb, f, t6);
-    for (int r = 0; r < 6; r++) w->acc[6 * b + r] = t6[r] + s->a0[6 * lb + r];
+    for (int r = 0; r < 6; r++) w->acc[6 * b + r] = t6[r] + MBS_REC_A0(rec)[r];
     if (p < 0)
       mbs_schurQdd(m, w, b, a0g);
     else if (p >= s->s0)

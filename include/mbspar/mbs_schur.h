@@ -45,24 +45,24 @@ typedef struct mbsSchur {
   int *body_nc;       ///< (nbody) port columns of the subtree of each body
   int *body_comp;     ///< (nbody) component of each body
 
-  // pools (allocated once; per body, local index b - s0)
-  int *psi_adr, *th_adr, *v_adr; ///< (nbody) offsets into Psi, Theta and V
-  mbsReal *Phi;   ///< (nbody x 36) articulated compliance
-  mbsReal *beta;  ///< (nbody x 6) free acceleration
-  mbsReal *a0;    ///< (nbody x 6) acceleration under the known forces alone
-  mbsReal *Lf;    ///< (nbody x 36) Cholesky factor of the joint's pivot block
-  mbsReal *W;     ///< (nbody x 36) L^{-1} (Phi_parent G)^T, lamnum x 6
-  mbsReal *y;     ///< (nbody x 6) L^{-1} rho
+  // per-body data (allocated once; local index b - s0)
+  mbsReal *Minv;  ///< (nbody x 36) inverse spatial inertias (model constants)
+  mbsReal *tn;    ///< (nbody x 6) revolute joints: the two moment directions n1, n2 of T
+  int *kind;      ///< (nbody) kernel of the joint: 1 revolute fast path, 0 generic
+  int *rec_adr;   ///< (nbody) offset of the body's record in rec
+  mbsReal *rec;   ///< per body: a0 (6), known joint wrench (6), y (l), packed L (l(l+1)/2),
+                  ///< W = L^{-1} (Phi_parent G)^T (l x 6)
+  mbsReal *Phi;   ///< (nbody x 36) articulated compliance (live until absorbed by the parent)
+  mbsReal *beta;  ///< (nbody x 6) free acceleration (live until absorbed)
+  int *psi_adr, *th_adr, *gam_adr, *v_adr; ///< (nbody) offsets into Psi, Theta, gam, V
   mbsReal *Psi;   ///< 6 x body_nc per body: acceleration per unit port lambda
   mbsReal *Theta; ///< body_nc^2 per body: port-port block
-  mbsReal *gam;   ///< body_nc per body: port right side (shares th_adr offsets / body_nc)
-  mbsReal *V;     ///< lamnum x (ports seen at absorption) per body: L^{-1} R
+  mbsReal *gam;   ///< body_nc per body: port right side
+  mbsReal *V;     ///< lamnum x v_w per body: L^{-1} R
   int *v_w;       ///< (nbody) columns of V of each body
   int *v_c0;      ///< (nbody) first port column of V of each body
-  mbsReal *cpool; ///< condensed systems of the components
-  mbsReal *Minv;  ///< (nbody x 36) inverse spatial inertias (model constants)
-  int *gam_adr;   ///< (nbody) offsets into gam
   int *cur;       ///< (nbody) port columns absorbed so far (during the elimination)
+  mbsReal *cpool; ///< condensed systems of the components
 } mbsSchur;
 
 /// Set up a segment [s0, s1) of model \p m: components, ports, workspace. Local.
