@@ -10,8 +10,8 @@
 static double worst_q, worst_l, worst_f;
 
 // the model cut at the given segment starts, solved, compared with ABA's results
-static void check_cut(const mbsModel *m, mbsWork *w, const int *start, int nseg,
-                      const double *qdd, const double *lam, const double *jf, const char *what) {
+static void check_cut(const mbsModel *m, mbsWork *w, const int *start, int nseg, const double *qdd,
+                      const double *lam, const double *jf, const char *what) {
   mbsSchur **seg = calloc((size_t)nseg, sizeof *seg);
   for (int k = 0; k < nseg; k++) MBS_EXPECT_OK(mbs_schurCreate(m, start[k], start[k + 1], &seg[k]));
   memset(w->qdd, 0, sizeof(double) * (size_t)m->nv);
@@ -85,16 +85,16 @@ static void check_model(mbsModel *m, const char *what, unsigned long long seed) 
 
 int main(void) {
   char what[64];
-  const int rev[] = {MBS_JNT_REVOLUTE}, mix[] = {MBS_JNT_REVOLUTE, MBS_JNT_UNIVERSAL,
-                                                  MBS_JNT_SPHERICAL};
+  const int rev[] = {MBS_JNT_REVOLUTE},
+            mix[] = {MBS_JNT_REVOLUTE, MBS_JNT_UNIVERSAL, MBS_JNT_SPHERICAL};
   const int pri[] = {MBS_JNT_PRISMATIC, MBS_JNT_CYLINDRICAL, MBS_JNT_FIXED};
   const int *chain_types[] = {rev, mix, pri};
   const char *names[] = {"revolute chain", "mixed chain", "prismatic/cylindrical/fixed chain"};
   for (int k = 0; k < 3; k++)
     for (unsigned long long seed = 1; seed <= 3; seed++) {
       mbsModel *m;
-      MBS_EXPECT_OK(mbs_test_randomModel(5 + 9 * (int)seed, chain_types[k], k == 0 ? 1 : 3, 1,
-                                         seed, &m));
+      MBS_EXPECT_OK(
+          mbs_test_randomModel(5 + 9 * (int)seed, chain_types[k], k == 0 ? 1 : 3, 1, seed, &m));
       snprintf(what, sizeof what, "%s #%llu", names[k], seed);
       check_model(m, what, seed);
       mbs_modelDestroy(&m);

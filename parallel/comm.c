@@ -373,3 +373,74 @@ mbsErr mbsp_stats(mbspComm *c, const double *v, int n, double *out) {
 MPI_Comm mbsp_commRaw(const mbspComm *c) {
   return c->comm;
 }
+
+// ---------------------------------------------------------------- point-to-point batches
+
+struct mbspMsg {
+  mbspComm *comm;
+  int cap, n;
+  MPI_Request *req;
+};
+
+mbsErr mbsp_msgCreate(mbspComm *c, int cap, mbspMsg **out) {
+  *out = NULL;
+  mbspMsg *g = calloc(1, sizeof *g);
+  if (!g) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (messages)");
+  g->comm = c, g->cap = cap > 0 ? cap : 1;
+  g->req = calloc((size_t)g->cap, sizeof(MPI_Request));
+  if (!g->req) {
+    free(g);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (messages)");
+  }
+  for (int k = 0; k < g->cap; k++) g->req[k] = MPI_REQUEST_NULL;
+  *out = g;
+  return MBS_OK;
+}
+
+void mbsp_msgDestroy(mbspMsg **pg) {
+  if (!pg || !*pg) return;
+  mbspMsg *g = *pg;
+  for (int k = 0; k < g->n; k++)
+    if (g->req[k] != MPI_REQUEST_NULL) {
+      MPI_Cancel(&g->req[k]);
+      MPI_Request_free(&g->req[k]);
+    }
+  free(g->req);
+  free(g);
+  *pg = NULL;
+}
+
+mbsErr mbsp_msgIrecv(mbspMsg *g, double *buf, int n, int src, int tag, int *id) {
+  if (g->n >= g->cap) return mbs_errSet(MBS_ERR_INTERNAL, "message batch full (%d)", g->cap);
+  MBS_CALL_MPI(MPI_Irecv(buf, n, MPI_DOUBLE, src, tag, g->comm->comm, &g->req[g->n]));
+  if (id) *id = g->n;
+  g->n++;
+  return MBS_OK;
+}
+
+mbsErr mbsp_msgIsend(mbspMsg *g, const double *buf, int n, int dst, int tag, int *id) {
+  if (g->n >= g->cap) return mbs_errSet(MBS_ERR_INTERNAL, "message batch full (%d)", g->cap);
+  MBS_CALL_MPI(MPI_Isend(buf, n, MPI_DOUBLE, dst, tag, g->comm->comm, &g->req[g->n]));
+  if (id) *id = g->n;
+  g->n++;
+  return MBS_OK;
+}
+
+mbsErr mbsp_msgWait(mbspMsg *g, int id) {
+  MBS_CALL_MPI(MPI_Wait(&g->req[id], MPI_STATUS_IGNORE));
+  return MBS_OK;
+}
+
+mbsErr mbsp_msgWaitAll(mbspMsg *g) {
+  if (g->n > 0) MBS_CALL_MPI(MPI_Waitall(g->n, g->req, MPI_STATUSES_IGNORE));
+  g->n = 0;
+  return MBS_OK;
+}
+
+mbsErr mbsp_sendrecv(mbspComm *c, const double *sbuf, int ns, int dst, double *rbuf, int nr,
+                     int src, int tag) {
+  MBS_CALL_MPI(MPI_Sendrecv(sbuf, ns, MPI_DOUBLE, dst >= 0 ? dst : MPI_PROC_NULL, tag, rbuf, nr,
+                            MPI_DOUBLE, src >= 0 ? src : MPI_PROC_NULL, tag, c->comm,
+                            MPI_STATUS_IGNORE));
+  return MBS_OK;
+}

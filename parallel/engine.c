@@ -24,6 +24,7 @@
 #include <string.h>
 #include "mbspar/mbs_engine.h"
 #include "petsc_ref.h"
+#include "schur_par.h"
 #include "spatial.h"
 
 struct mbspEngine {
@@ -49,6 +50,7 @@ struct mbspEngine {
   mbsReal *Xg;      // (nbody x 12) transform ghost -> body
   mbsReal *vloc;    // (nbody x 6) velocity with the ghost velocity set to zero
   mbspPetsc *petsc; // KSP backend, created on first use
+  mbspSchur *schur; // exact solver, created on first use
   int use_scan;     // every rank owns one path segment of a chain: velocity prefix by Exscan
 };
 
@@ -351,6 +353,7 @@ void mbsp_engineDestroy(mbspEngine **pe) {
   mbsp_haloDestroy(&e->hdn);
   mbsp_haloDestroy(&e->hvel);
   mbsp_petscDestroy(&e->petsc);
+  mbsp_schurDestroy(&e->schur);
   mbs_cfsDestroy(&e->c);
   mbs_workDestroy(&e->w);
   void *arrs[] = {e->start, e->nbr,     e->up_sadr, e->up_s, e->up_radr, e->up_r, e->dn_sadr,
@@ -460,7 +463,10 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   for (int b = e->b0; b < e->b1; b++) mbs_bodyPosition(m, s->q, w, b);
   MBS_TOC(w->timer, MBS_TIMER_POSITION);
   MBS_CALL(mbsp_velocity(e, s));
-  if (m->opt.solver == MBS_SOLVER_PETSC) {
+  if (m->opt.solver == MBS_SOLVER_SCHUR) {
+    if (!e->schur) MBS_CALL(mbsp_schurCreate(e->comm, m, e->start, MBSP_IFACE_CR, &e->schur));
+    MBS_CALL(mbsp_schurSolve(e->schur, s, w));
+  } else if (m->opt.solver == MBS_SOLVER_PETSC) {
     double bnorm, res;
     int its, reason;
     MBS_CALL(mbs_cfsPrepare(m, s, w, e->c, &e->hooks, &bnorm));

@@ -27,9 +27,9 @@
 // ---------------------------------------------------------------- small dense helpers
 
 // record layout of body b (joint b): a0 (6), kw (6), y (l), L packed (l(l+1)/2), W (l x 6)
-#define MBS_REC_A0(r) (r)
-#define MBS_REC_KW(r) ((r) + 6)
-#define MBS_REC_Y(r) ((r) + 12)
+#define MBS_REC_A0(r)   (r)
+#define MBS_REC_KW(r)   ((r) + 6)
+#define MBS_REC_Y(r)    ((r) + 12)
 #define MBS_REC_L(r, l) ((r) + 12 + (l))
 #define MBS_REC_W(r, l) ((r) + 12 + (l) + (l) * ((l) + 1) / 2)
 static int mbs_schurRecSize(int l) {
@@ -146,11 +146,11 @@ static void mbs_schurT(const mbsModel *m, const mbsWork *w, const mbsSchur *s, i
 void mbs_schurDestroy(mbsSchur **ps) {
   if (!ps || !*ps) return;
   mbsSchur *s = *ps;
-  void *arrs[] = {s->comp,  s->port_body, s->port_cadr, s->body_c0, s->body_nc, s->body_comp,
-                  s->Minv,  s->tn,        s->kind,      s->rec_adr, s->rec,     s->Phi,
-                  s->beta,  s->psi_adr,   s->th_adr,    s->gam_adr, s->v_adr,   s->Psi,
-                  s->Theta, s->gam,       s->V,         s->v_w,     s->v_c0,    s->cur,
-                  s->cpool};
+  void *arrs[] = {s->comp,      s->port_body, s->port_cadr, s->body_c0, s->body_nc,
+                  s->body_comp, s->Minv,      s->tn,        s->kind,    s->rec_adr,
+                  s->rec,       s->Phi,       s->beta,      s->psi_adr, s->th_adr,
+                  s->gam_adr,   s->v_adr,     s->Psi,       s->Theta,   s->gam,
+                  s->V,         s->v_w,       s->v_c0,      s->cur,     s->cpool};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(s);
   *ps = NULL;
@@ -169,7 +169,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   s->s0 = s0, s->s1 = s1, s->nbody = s1 - s0;
   int n = s->nbody;
 #define MBS_SALLOC(f, cnt)                                                                         \
-  if (!e && !(s->f = calloc((size_t)(cnt) > 0 ? (size_t)(cnt) : 1, sizeof(*s->f))))               \
+  if (!e && !(s->f = calloc((size_t)(cnt) > 0 ? (size_t)(cnt) : 1, sizeof(*s->f))))                \
   e = mbs_errSet(MBS_ERR_NOMEM, "out of memory allocating the schur workspace")
   MBS_SALLOC(body_c0, n);
   MBS_SALLOC(body_nc, n);
@@ -772,7 +772,8 @@ mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int
     for (int c = 0; c < seg[k]->ncomp; c++)
       if (seg[k]->comp[c].up) off[seg[k]->comp[c].root] = n, n += seg[k]->comp[c].nup;
   }
-  mbsReal *K = calloc((size_t)n * n + 1, sizeof(mbsReal)), *x = calloc((size_t)n + 1, sizeof(mbsReal));
+  mbsReal *K = calloc((size_t)n * n + 1, sizeof(mbsReal)),
+          *x = calloc((size_t)n + 1, sizeof(mbsReal));
   mbsReal *low = NULL, *up = NULL;
   if (!K || !x) {
     free(off), free(K), free(x);
@@ -847,4 +848,107 @@ mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int
     }
   free(off), free(K), free(x);
   return MBS_OK;
+}
+
+// ---------------------------------------------------------------- dense port systems
+
+int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg) {
+  int n = nk + ne;
+  // Cholesky of C_ee in place (rows/columns nk..n-1, lower triangle)
+  for (int j = nk; j < n; j++) {
+    mbsReal d = C[(size_t)n * j + j];
+    for (int l = nk; l < j; l++) d -= C[(size_t)n * j + l] * C[(size_t)n * j + l];
+    if (!(d > 0)) return 0;
+    d = sqrt(d);
+    C[(size_t)n * j + j] = d;
+    for (int i = j + 1; i < n; i++) {
+      mbsReal v = C[(size_t)n * i + j];
+      for (int l = nk; l < j; l++) v -= C[(size_t)n * i + l] * C[(size_t)n * j + l];
+      C[(size_t)n * i + j] = v / d;
+    }
+  }
+  // Z = L^{-1} C_ek (rows nk..n-1, columns 0..nk-1), z = L^{-1} g_e
+  for (int i = nk; i < n; i++) {
+    mbsReal inv = 1 / C[(size_t)n * i + i];
+    for (int c = 0; c < nk; c++) {
+      mbsReal v = C[(size_t)n * i + c];
+      for (int l = nk; l < i; l++) v -= C[(size_t)n * i + l] * C[(size_t)n * l + c];
+      C[(size_t)n * i + c] = v * inv;
+    }
+    mbsReal v = g[i];
+    for (int l = nk; l < i; l++) v -= C[(size_t)n * i + l] * g[l];
+    g[i] = v * inv;
+  }
+  for (int a = 0; a < nk; a++) {
+    for (int b = 0; b < nk; b++) {
+      mbsReal v = C[(size_t)n * a + b];
+      for (int l = nk; l < n; l++) v -= C[(size_t)n * l + a] * C[(size_t)n * l + b];
+      S[nk * a + b] = v;
+    }
+    mbsReal v = g[a];
+    for (int l = nk; l < n; l++) v -= C[(size_t)n * l + a] * g[l];
+    sg[a] = v;
+  }
+  return 1;
+}
+
+void mbs_schurExpand(int nk, int ne, const mbsReal *C, const mbsReal *g, const mbsReal *xk,
+                     mbsReal *xe) {
+  int n = nk + ne;
+  for (int i = 0; i < ne; i++) {
+    mbsReal v = g[nk + i];
+    for (int c = 0; c < nk; c++) v -= C[(size_t)n * (nk + i) + c] * xk[c];
+    xe[i] = v;
+  }
+  for (int i = ne - 1; i >= 0; i--) {
+    mbsReal v = xe[i];
+    for (int l = i + 1; l < ne; l++) v -= C[(size_t)n * (nk + l) + nk + i] * xe[l];
+    xe[i] = v / C[(size_t)n * (nk + i) + nk + i];
+  }
+}
+
+int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPair *out) {
+  if (a->na < 0) {
+    *out = *b;
+    return 1;
+  }
+  if (b->na < 0) {
+    *out = *a;
+    return 1;
+  }
+  // assemble over [A, B, S] (S eliminated last), then reduce
+  int na = a->na, ns = a->nb, nb = b->nb, n = na + nb + ns, nk = na + nb;
+  int la = a->na + a->nb, lb = b->na + b->nb;
+  mbsReal M[18 * 18], gm[18];
+  memset(M, 0, sizeof(mbsReal) * (size_t)n * n);
+  int ia[12], ib[12]; // positions in the joint ordering
+  for (int i = 0; i < na; i++) ia[i] = i;
+  for (int i = 0; i < ns; i++) ia[na + i] = nk + i, ib[i] = nk + i;
+  for (int i = 0; i < nb; i++) ib[ns + i] = na + i;
+  for (int i = 0; i < n; i++) gm[i] = 0;
+  for (int i = 0; i < la; i++) {
+    gm[ia[i]] += a->g[i];
+    for (int j = 0; j < la; j++) M[n * ia[i] + ia[j]] += a->C[la * i + j];
+  }
+  for (int i = 0; i < lb; i++) {
+    gm[ib[i]] += b->g[i];
+    for (int j = 0; j < lb; j++) M[n * ib[i] + ib[j]] += b->C[lb * i + j];
+  }
+  out->na = na, out->nb = nb;
+  return mbs_schurReduce(nk, ns, M, gm, out->C, out->g);
+}
+
+void mbs_schurPairPack(const mbsSchurPair *p, double *buf) {
+  memset(buf, 0, sizeof(double) * MBS_SCHUR_PAIR_DOUBLES);
+  buf[0] = p->na, buf[1] = p->nb;
+  int n = p->na < 0 ? 0 : p->na + p->nb;
+  memcpy(buf + 2, p->C, sizeof(double) * (size_t)n * n);
+  memcpy(buf + 2 + n * n, p->g, sizeof(double) * (size_t)n);
+}
+
+void mbs_schurPairUnpack(const double *buf, mbsSchurPair *p) {
+  p->na = (int)buf[0], p->nb = (int)buf[1];
+  int n = p->na < 0 ? 0 : p->na + p->nb;
+  memcpy(p->C, buf + 2, sizeof(double) * (size_t)n * n);
+  memcpy(p->g, buf + 2 + n * n, sizeof(double) * (size_t)n);
 }

@@ -83,6 +83,25 @@ mbsErr mbsp_haloSendAll(mbspHalo *h);
 /// Free and NULL. Local.
 void mbsp_haloDestroy(mbspHalo **h);
 
+/// A batch of nonblocking point-to-point messages of doubles (irregular patterns such as the
+/// exact solver's cut-joint merge). Operations are numbered in the order they are posted; Wait
+/// completes one, WaitAll completes all and empties the batch.
+typedef struct mbspMsg mbspMsg;
+/// Create a batch for at most \p cap pending operations. Local.
+mbsErr mbsp_msgCreate(mbspComm *comm, int cap, mbspMsg **g);
+/// Post a receive of \p n doubles from rank \p src / a send to \p dst, with \p tag; *id (may be
+/// NULL) numbers the operation. Local (the matching operation is on the partner).
+mbsErr mbsp_msgIrecv(mbspMsg *g, double *buf, int n, int src, int tag, int *id);
+mbsErr mbsp_msgIsend(mbspMsg *g, const double *buf, int n, int dst, int tag, int *id);
+/// Wait for operation \p id / for all. Local.
+mbsErr mbsp_msgWait(mbspMsg *g, int id);
+mbsErr mbsp_msgWaitAll(mbspMsg *g);
+/// Free (cancels pending operations) and NULL. Local.
+void mbsp_msgDestroy(mbspMsg **g);
+/// Blocking send to \p dst and receive from \p src (either may be -1: none). Pairwise.
+mbsErr mbsp_sendrecv(mbspComm *comm, const double *sbuf, int ns, int dst, double *rbuf, int nr,
+                     int src, int tag);
+
 /// Per-rank timer statistics: for each of n values, min, avg, max over ranks and the ranks of
 /// min and max (out has 5*n entries on every rank). Collective.
 mbsErr mbsp_stats(mbspComm *comm, const double *v, int n, double *out);

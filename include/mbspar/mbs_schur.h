@@ -20,12 +20,12 @@
 
 /// One connected component of a segment's bodies and its condensed port system.
 typedef struct {
-  int root;  ///< root body (its parent is outside the segment or the ground)
-  int up;    ///< 1: the root's joint is an upper port (remote parent, lamnum > 0)
-  int nup;   ///< components of the upper port (0 or lamnum of the root)
-  int p0, np;  ///< lower ports [p0, p0 + np) of the segment's port list
-  int c0, nc;  ///< their columns [c0, c0 + nc) in the segment's port column space
-  int n;     ///< system size nup + nc
+  int root;   ///< root body (its parent is outside the segment or the ground)
+  int up;     ///< 1: the root's joint is an upper port (remote parent, lamnum > 0)
+  int nup;    ///< components of the upper port (0 or lamnum of the root)
+  int p0, np; ///< lower ports [p0, p0 + np) of the segment's port list
+  int c0, nc; ///< their columns [c0, c0 + nc) in the segment's port column space
+  int n;      ///< system size nup + nc
   mbsReal *C; ///< (n x n) condensed matrix, order [upper port; lower ports]
   mbsReal *g; ///< (n) condensed right side
 } mbsSchurComp;
@@ -46,14 +46,14 @@ typedef struct mbsSchur {
   int *body_comp;     ///< (nbody) component of each body
 
   // per-body data (allocated once; local index b - s0)
-  mbsReal *Minv;  ///< (nbody x 36) inverse spatial inertias (model constants)
-  mbsReal *tn;    ///< (nbody x 6) revolute joints: the two moment directions n1, n2 of T
-  int *kind;      ///< (nbody) kernel of the joint: 1 revolute fast path, 0 generic
-  int *rec_adr;   ///< (nbody) offset of the body's record in rec
-  mbsReal *rec;   ///< per body: a0 (6), known joint wrench (6), y (l), packed L (l(l+1)/2),
-                  ///< W = L^{-1} (Phi_parent G)^T (l x 6)
-  mbsReal *Phi;   ///< (nbody x 36) articulated compliance (live until absorbed by the parent)
-  mbsReal *beta;  ///< (nbody x 6) free acceleration (live until absorbed)
+  mbsReal *Minv; ///< (nbody x 36) inverse spatial inertias (model constants)
+  mbsReal *tn;   ///< (nbody x 6) revolute joints: the two moment directions n1, n2 of T
+  int *kind;     ///< (nbody) kernel of the joint: 1 revolute fast path, 0 generic
+  int *rec_adr;  ///< (nbody) offset of the body's record in rec
+  mbsReal *rec;  ///< per body: a0 (6), known joint wrench (6), y (l), packed L (l(l+1)/2),
+                 ///< W = L^{-1} (Phi_parent G)^T (l x 6)
+  mbsReal *Phi;  ///< (nbody x 36) articulated compliance (live until absorbed by the parent)
+  mbsReal *beta; ///< (nbody x 6) free acceleration (live until absorbed)
   int *psi_adr, *th_adr, *gam_adr, *v_adr; ///< (nbody) offsets into Psi, Theta, gam, V
   mbsReal *Psi;   ///< 6 x body_nc per body: acceleration per unit port lambda
   mbsReal *Theta; ///< body_nc^2 per body: port-port block
@@ -93,5 +93,33 @@ void mbs_schurQdd(const mbsModel *m, mbsWork *w, int b, const mbsReal *a_parent)
 /// cut-joint system, solves it, back-substitutes. The oracle of the parallel merge; also used
 /// by tests. Needs the position and velocity stages of every body. Local.
 mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int nseg);
+
+/// Dense reduction of a symmetric system [C_kk C_ke; C_ek C_ee] (x_k; x_e) = (g_k; g_e) of
+/// nk kept and ne eliminated unknowns (row-major, leading dimension nk + ne, the kept first):
+/// overwrites C_ee by its Cholesky factor L, C_ek by Z = L^{-1} C_ek, g_e by z = L^{-1} g_e, and
+/// writes the reduced system S = C_kk - Z^T Z (nk x nk, into \p S) and s = g_k - Z^T z. Returns 0
+/// if C_ee is not positive definite. Local.
+int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg);
+/// After mbs_schurReduce: x_e = L^{-T} (z - Z x_k). Local.
+void mbs_schurExpand(int nk, int ne, const mbsReal *C, const mbsReal *g, const mbsReal *xk,
+                     mbsReal *xe);
+
+/// A condensed system over two port sets, A (the upper side, na unknowns) and B (the lower side,
+/// nb), each at most 6: the element of the recursive-doubling scan of chain decompositions.
+/// na < 0 marks the empty system (the identity of the merge).
+#define MBS_SCHUR_PAIR_MAX 12
+typedef struct {
+  int na, nb;
+  mbsReal C[MBS_SCHUR_PAIR_MAX * MBS_SCHUR_PAIR_MAX]; ///< (na + nb)^2, order [A; B]
+  mbsReal g[MBS_SCHUR_PAIR_MAX];
+} mbsSchurPair;
+/// Size of a packed pair in doubles.
+#define MBS_SCHUR_PAIR_DOUBLES (2 + MBS_SCHUR_PAIR_MAX * MBS_SCHUR_PAIR_MAX + MBS_SCHUR_PAIR_MAX)
+/// out = the systems a (over A | S) and b (over S | B) joined on their shared ports S (a.nb ==
+/// b.na) with S eliminated: a system over (A | B). Either may be empty. Returns 0 if the shared
+/// block is not positive definite. Associative. Local.
+int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPair *out);
+void mbs_schurPairPack(const mbsSchurPair *p, double *buf);
+void mbs_schurPairUnpack(const double *buf, mbsSchurPair *p);
 
 #endif

@@ -13,7 +13,8 @@
   X(MBS_SOLVER_CHEBYSHEV, "chebyshev")                                                             \
   X(MBS_SOLVER_JCG, "jcg")                                                                         \
   X(MBS_SOLVER_DIRECT, "direct")                                                                   \
-  X(MBS_SOLVER_PETSC, "petsc")
+  X(MBS_SOLVER_PETSC, "petsc")                                                                     \
+  X(MBS_SOLVER_SCHUR, "schur")
 
 typedef enum {
 #define MBS_SOLVER_ENUM(id, name) id,

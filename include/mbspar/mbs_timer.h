@@ -16,6 +16,7 @@
   X(MBS_TIMER_HALO, "comm.halo")                                                                   \
   X(MBS_TIMER_ALLREDUCE, "comm.allreduce")                                                         \
   X(MBS_TIMER_PREFIX, "comm.prefix")                                                               \
+  X(MBS_TIMER_IFACE, "comm.interface")                                                             \
   X(MBS_TIMER_STEP, "step")                                                                        \
   X(MBS_TIMER_OUTPUT, "output")
 

@@ -1,0 +1,420 @@
+/// \file schur_par.c
+/// The exact distributed constraint-force solver (solver.method = "schur").
+///
+/// Every rank eliminates the joints of its own bodies (src/schur.c), which leaves, per connected
+/// component of its bodies, a small dense system on the component's cut joints: its upper port
+/// (the root's joint, whose parent lives on a lower rank) and its lower ports (joints of children
+/// on higher ranks). The sum of these systems over all ranks is the cut-joint (interface)
+/// system; it is solved without gathering it anywhere:
+///  - chain decompositions (every rank one component, ports only to rank r - 1 and r + 1): the
+///    rank systems are the elements of an associative merge (join two systems on their shared
+///    cut joint and eliminate it), so a recursive-doubling scan gives every rank the merge of all
+///    ranks above it and of all ranks below it in ceil(log2 P) rounds of nearest-power-of-two
+///    point-to-point messages (prefix and suffix in the same rounds, 4 messages of 158 doubles
+///    per rank and round); each rank then solves its own 2-port system;
+///  - any other decomposition (trees): a leaf-to-root pass over the component tree (each
+///    component adds its children's reduced systems to its lower ports, eliminates them and sends
+///    the system left on its upper port to the parent's rank), then a root-to-leaf pass with the
+///    cut-joint lambdas. Its depth is the height of the rank tree (about log2 P for the subtree
+///    decompositions of balanced trees). Messages: one per cut joint and pass.
+///  - solver.interface = "jcg": conjugate gradients preconditioned by the cut joints' diagonal
+///    blocks on the same interface system (the seed's J-CG, about P iterations instead of N),
+///    with two neighbour exchanges and one fused allreduce per iteration.
+/// After the interface solve every rank back-substitutes its own lambdas and accelerations; the
+/// roots with a remote parent get the parent's acceleration in one more message for their qdd.
+/// All MPI goes through parallel/comm.c.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "schur_par.h"
+#include "spatial.h"
+
+#define MBSP_TAG_SCAN_DOWN 41
+#define MBSP_TAG_SCAN_UP 42
+#define MBSP_TAG_BASE 100 // + 4 * pair index + phase (0 system, 1 lambda, 2 acceleration, 3 jcg)
+
+struct mbspSchur {
+  mbspComm *comm;
+  const mbsModel *m;
+  int rank, size, b0, b1, iface, chain;
+  int *start; // (size + 1)
+  mbsSchur *seg;
+  // partners: per component (upper port) the parent's rank and tag; per lower port the child's
+  int *comp_rank, *comp_tag, *port_rank, *port_tag;
+  int *ghost; // remote children of owned bodies (their position and velocity stages), in order
+  int nghost;
+  int *ghost_rank, *ghost_tag; // owner of each remote child, tag of its acceleration message
+  int *comp_erank, *comp_etag; // per component with a remote parent: the parent's rank and tag
+  double *rbuf;           // received child systems, per lower port l*l + l, at port_radr
+  int *port_radr;         // (nport + 1)
+  double *sbuf;           // reduced systems to send, per component nup^2 + nup
+  int *comp_sadr;         // (ncomp + 1)
+  double *S;              // scratch nup^2 + nup
+  double *lam_up, *lam_low, *acc_s, *acc_r;
+  mbspMsg *msg;
+  // scan state
+  mbsSchurPair x, acc, excl, sacc, sexcl, tmp;
+  double pbuf[4][MBS_SCHUR_PAIR_DOUBLES];
+  long messages; // point-to-point messages sent (statistics)
+  int rounds;    // scan rounds or pipeline passes of the last solve
+};
+
+static int mbsp_schurOwner(const mbspSchur *sp, int b) {
+  int lo = 0, hi = sp->size - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (sp->start[mid] <= b)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+void mbsp_schurDestroy(mbspSchur **psp) {
+  if (!psp || !*psp) return;
+  mbspSchur *sp = *psp;
+  mbs_schurDestroy(&sp->seg);
+  mbsp_msgDestroy(&sp->msg);
+  void *arrs[] = {sp->start,      sp->comp_rank, sp->comp_tag,  sp->port_rank, sp->port_tag,
+                  sp->ghost,      sp->rbuf,      sp->port_radr, sp->sbuf,      sp->comp_sadr,
+                  sp->S,          sp->lam_up,    sp->lam_low,   sp->acc_s,     sp->acc_r,
+                  sp->ghost_rank, sp->ghost_tag, sp->comp_erank, sp->comp_etag};
+  for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
+  free(sp);
+  *psp = NULL;
+}
+
+static mbsErr mbsp_schurSetup(mbspSchur *sp) {
+  const mbsModel *m = sp->m;
+  MBS_CALL(mbs_schurCreate(m, sp->b0, sp->b1, &sp->seg));
+  mbsSchur *s = sp->seg;
+  int nc = s->ncomp, np = s->nport;
+  MBS_ALLOC(sp->comp_rank, nc);
+  MBS_ALLOC(sp->comp_tag, nc);
+  MBS_ALLOC(sp->comp_sadr, nc + 1);
+  MBS_ALLOC(sp->port_rank, np);
+  MBS_ALLOC(sp->port_tag, np);
+  MBS_ALLOC(sp->port_radr, np + 1);
+  // pair indices: the cut joints between two ranks, in increasing child body order, are
+  // numbered the same way on both sides
+  int nup = 0, maxup = 0;
+  for (int c = 0; c < nc; c++) {
+    const mbsSchurComp *cp = s->comp + c;
+    sp->comp_sadr[c + 1] = sp->comp_sadr[c] + cp->nup * cp->nup + cp->nup;
+    nup += cp->nup;
+    if (cp->nup > maxup) maxup = cp->nup;
+    if (!cp->up) continue;
+    int pr = mbsp_schurOwner(sp, m->body_parent[cp->root]), idx = 0;
+    for (int c2 = 0; c2 < c; c2++)
+      if (s->comp[c2].up && mbsp_schurOwner(sp, m->body_parent[s->comp[c2].root]) == pr) idx++;
+    sp->comp_rank[c] = pr, sp->comp_tag[c] = MBSP_TAG_BASE + 4 * idx;
+  }
+  for (int q = 0; q < np; q++) {
+    int l = s->port_body[q], cr = mbsp_schurOwner(sp, l), idx = 0, nl = m->body_lamnum[l];
+    for (int q2 = 0; q2 < np; q2++)
+      if (s->port_body[q2] < l && mbsp_schurOwner(sp, s->port_body[q2]) == cr) idx++;
+    sp->port_rank[q] = cr, sp->port_tag[q] = MBSP_TAG_BASE + 4 * idx;
+    sp->port_radr[q + 1] = sp->port_radr[q] + nl * nl + nl;
+  }
+  MBS_ALLOC(sp->rbuf, sp->port_radr[np]);
+  MBS_ALLOC(sp->sbuf, sp->comp_sadr[nc]);
+  MBS_ALLOC(sp->S, maxup * maxup + maxup);
+  MBS_ALLOC(sp->lam_up, nup);
+  MBS_ALLOC(sp->lam_low, s->ncol);
+  MBS_ALLOC(sp->acc_s, 6 * np);
+  MBS_ALLOC(sp->acc_r, 6 * nc);
+  MBS_CALL(mbsp_msgCreate(sp->comm, 2 * (np + nc) + 8, &sp->msg));
+  // remote children of owned bodies
+  int ng = 0;
+  for (int b = sp->b0; b < sp->b1; b++)
+    for (int k = 0; k < m->body_childnum[b]; k++)
+      if (m->child_list[m->body_childadr[b] + k] >= sp->b1) ng++;
+  MBS_ALLOC(sp->ghost, ng);
+  MBS_ALLOC(sp->ghost_rank, ng);
+  MBS_ALLOC(sp->ghost_tag, ng);
+  MBS_ALLOC(sp->comp_erank, nc);
+  MBS_ALLOC(sp->comp_etag, nc);
+  for (int b = sp->b0; b < sp->b1; b++)
+    for (int k = 0; k < m->body_childnum[b]; k++) {
+      int c = m->child_list[m->body_childadr[b] + k];
+      if (c >= sp->b1) sp->ghost[sp->nghost++] = c;
+    }
+  // tree edges between two ranks (for the acceleration messages), numbered by child body
+  for (int k = 0; k < ng; k++) {
+    int c = sp->ghost[k], cr = mbsp_schurOwner(sp, c), idx = 0;
+    for (int k2 = 0; k2 < ng; k2++)
+      if (sp->ghost[k2] < c && mbsp_schurOwner(sp, sp->ghost[k2]) == cr) idx++;
+    sp->ghost_rank[k] = cr, sp->ghost_tag[k] = MBSP_TAG_BASE + 2 + 4 * idx;
+  }
+  for (int c = 0; c < nc; c++) {
+    int r = s->comp[c].root, p = m->body_parent[r];
+    sp->comp_erank[c] = -1;
+    if (p < 0) continue;
+    int pr = mbsp_schurOwner(sp, p), idx = 0;
+    for (int c2 = 0; c2 < c; c2++) {
+      int p2 = m->body_parent[s->comp[c2].root];
+      if (p2 >= 0 && mbsp_schurOwner(sp, p2) == pr) idx++;
+    }
+    sp->comp_erank[c] = pr, sp->comp_etag[c] = MBSP_TAG_BASE + 2 + 4 * idx;
+  }
+  // chain decomposition: one component per rank, ports only to the neighbouring ranks
+  int chain = nc == 1 && np <= 1;
+  if (chain && s->comp[0].up && sp->comp_rank[0] != sp->rank - 1) chain = 0;
+  if (chain && np == 1 && sp->port_rank[0] != sp->rank + 1) chain = 0;
+  const char *mode = getenv("MBSPAR_SCHUR_MERGE"); // "tree": no scan (tests, measurements)
+  sp->chain = chain && !(mode && strcmp(mode, "tree") == 0);
+  return MBS_OK;
+}
+
+mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int iface,
+                        mbspSchur **out) {
+  *out = NULL;
+  mbspSchur *sp = calloc(1, sizeof *sp);
+  mbsErr e = sp ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur)");
+  if (!e) {
+    sp->comm = comm, sp->m = m, sp->iface = iface;
+    sp->rank = mbsp_rank(comm), sp->size = mbsp_size(comm);
+    sp->start = malloc(sizeof(int) * (size_t)(sp->size + 1));
+    if (!sp->start) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur)");
+  }
+  if (!e) {
+    memcpy(sp->start, start, sizeof(int) * (size_t)(sp->size + 1));
+    sp->b0 = start[sp->rank], sp->b1 = start[sp->rank + 1];
+    e = mbsp_schurSetup(sp);
+  }
+  e = mbsp_agreeErr(comm, e);
+  if (!e) { // the scan needs every rank to be a chain element
+    double ok = sp->chain;
+    e = mbsp_allreduceMin(comm, &ok, 1);
+    sp->chain = ok > 0;
+  }
+  if (e) {
+    mbsp_schurDestroy(&sp);
+    return e;
+  }
+  *out = sp;
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- chain scan
+
+static mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
+  mbsSchur *s = sp->seg;
+  const mbsSchurComp *cp = s->comp;
+  int r = sp->rank, P = sp->size, n = cp->n;
+  sp->x.na = cp->nup, sp->x.nb = cp->nc;
+  memcpy(sp->x.C, cp->C, sizeof(double) * (size_t)n * n);
+  memcpy(sp->x.g, cp->g, sizeof(double) * (size_t)n);
+  sp->acc = sp->x, sp->sacc = sp->x;
+  sp->excl.na = sp->sexcl.na = -1;
+  sp->rounds = 0;
+  for (int d = 1; d < P; d *= 2) {
+    int lo = r - d >= 0 ? r - d : -1, hi = r + d < P ? r + d : -1;
+    mbs_schurPairPack(&sp->acc, sp->pbuf[0]);  // to r + d
+    mbs_schurPairPack(&sp->sacc, sp->pbuf[1]); // to r - d
+    MBS_TIC(w->timer, MBS_TIMER_IFACE);
+    if (lo >= 0) {
+      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->pbuf[2], MBS_SCHUR_PAIR_DOUBLES, lo, MBSP_TAG_SCAN_DOWN,
+                             NULL));
+      MBS_CALL(mbsp_msgIsend(sp->msg, sp->pbuf[1], MBS_SCHUR_PAIR_DOUBLES, lo, MBSP_TAG_SCAN_UP,
+                             NULL));
+      sp->messages++;
+    }
+    if (hi >= 0) {
+      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->pbuf[3], MBS_SCHUR_PAIR_DOUBLES, hi, MBSP_TAG_SCAN_UP,
+                             NULL));
+      MBS_CALL(mbsp_msgIsend(sp->msg, sp->pbuf[0], MBS_SCHUR_PAIR_DOUBLES, hi, MBSP_TAG_SCAN_DOWN,
+                             NULL));
+      sp->messages++;
+    }
+    MBS_CALL(mbsp_msgWaitAll(sp->msg));
+    MBS_TOC(w->timer, MBS_TIMER_IFACE);
+    int ok = 1;
+    if (lo >= 0) { // prefix: the ranks just above this range join in front
+      mbs_schurPairUnpack(sp->pbuf[2], &sp->tmp);
+      mbsSchurPair t;
+      ok &= mbs_schurPairMerge(&sp->tmp, &sp->excl, &t);
+      sp->excl = t;
+      ok &= mbs_schurPairMerge(&sp->tmp, &sp->acc, &t);
+      sp->acc = t;
+    }
+    if (hi >= 0) { // suffix: the ranks just below join behind
+      mbs_schurPairUnpack(sp->pbuf[3], &sp->tmp);
+      mbsSchurPair t;
+      ok &= mbs_schurPairMerge(&sp->sexcl, &sp->tmp, &t);
+      sp->sexcl = t;
+      ok &= mbs_schurPairMerge(&sp->sacc, &sp->tmp, &t);
+      sp->sacc = t;
+    }
+    if (!ok) return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
+    sp->rounds++;
+  }
+  // own system with everything above added on the upper port and everything below on the lower
+  double M[MBS_SCHUR_PAIR_MAX * MBS_SCHUR_PAIR_MAX], gm[MBS_SCHUR_PAIR_MAX], x[MBS_SCHUR_PAIR_MAX];
+  memcpy(M, cp->C, sizeof(double) * (size_t)n * n);
+  memcpy(gm, cp->g, sizeof(double) * (size_t)n);
+  if (sp->excl.na >= 0) { // over (empty | upper port)
+    int k = sp->excl.nb;
+    for (int i = 0; i < k; i++) {
+      gm[i] += sp->excl.g[i];
+      for (int j = 0; j < k; j++) M[n * i + j] += sp->excl.C[k * i + j];
+    }
+  }
+  if (sp->sexcl.na >= 0) { // over (lower port | empty)
+    int k = sp->sexcl.na, o = cp->nup;
+    for (int i = 0; i < k; i++) {
+      gm[o + i] += sp->sexcl.g[i];
+      for (int j = 0; j < k; j++) M[n * (o + i) + o + j] += sp->sexcl.C[k * i + j];
+    }
+  }
+  if (n > 0) {
+    double dummy;
+    if (!mbs_schurReduce(0, n, M, gm, &dummy, &dummy))
+      return mbs_errSet(MBS_ERR_NUMERIC, "schur: the cut-joint system is not positive definite");
+    mbs_schurExpand(0, n, M, gm, NULL, x);
+  }
+  memcpy(sp->lam_up, x, sizeof(double) * (size_t)cp->nup);
+  memcpy(sp->lam_low, x + cp->nup, sizeof(double) * (size_t)cp->nc);
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- component-tree passes
+
+static mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
+  const mbsModel *m = sp->m;
+  mbsSchur *s = sp->seg;
+  // leaf-to-root: the children's systems on every lower port
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  for (int q = 0; q < s->nport; q++) {
+    int nl = m->body_lamnum[s->port_body[q]];
+    MBS_CALL(mbsp_msgIrecv(sp->msg, sp->rbuf + sp->port_radr[q], nl * nl + nl, sp->port_rank[q],
+                           sp->port_tag[q], NULL));
+  }
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  int ok = 1;
+  for (int c = s->ncomp - 1; c >= 0; c--) {
+    mbsSchurComp *cp = s->comp + c;
+    int n = cp->n, nup = cp->nup;
+    MBS_TIC(w->timer, MBS_TIMER_IFACE);
+    for (int q = cp->p0; q < cp->p0 + cp->np; q++) MBS_CALL(mbsp_msgWait(sp->msg, q));
+    MBS_TOC(w->timer, MBS_TIMER_IFACE);
+    for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
+      int nl = m->body_lamnum[s->port_body[q]], o = nup + s->port_cadr[q] - cp->c0;
+      const double *rb = sp->rbuf + sp->port_radr[q];
+      for (int i = 0; i < nl; i++) {
+        cp->g[o + i] += rb[nl * nl + i];
+        for (int j = 0; j < nl; j++) cp->C[n * (o + i) + o + j] += rb[nl * i + j];
+      }
+    }
+    double *S = sp->S;
+    ok &= mbs_schurReduce(nup, cp->nc, cp->C, cp->g, S, S + nup * nup);
+    if (cp->up) {
+      double *sb = sp->sbuf + sp->comp_sadr[c];
+      memcpy(sb, S, sizeof(double) * (size_t)(nup * nup + nup));
+      MBS_TIC(w->timer, MBS_TIMER_IFACE);
+      MBS_CALL(mbsp_msgIsend(sp->msg, sb, nup * nup + nup, sp->comp_rank[c], sp->comp_tag[c],
+                             NULL));
+      MBS_TOC(w->timer, MBS_TIMER_IFACE);
+      sp->messages++;
+    }
+  }
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  MBS_CALL(mbsp_msgWaitAll(sp->msg));
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  if (!ok) return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
+  // root-to-leaf: the upper ports' lambdas, then the lower ports' for the children
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  for (int c = 0, at = 0; c < s->ncomp; c++) {
+    if (s->comp[c].up)
+      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->lam_up + at, s->comp[c].nup, sp->comp_rank[c],
+                             sp->comp_tag[c] + 1, NULL));
+    at += s->comp[c].nup;
+  }
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  for (int c = 0, at = 0, id = 0; c < s->ncomp; c++) {
+    mbsSchurComp *cp = s->comp + c;
+    if (cp->up) {
+      MBS_TIC(w->timer, MBS_TIMER_IFACE);
+      MBS_CALL(mbsp_msgWait(sp->msg, id++));
+      MBS_TOC(w->timer, MBS_TIMER_IFACE);
+    }
+    mbs_schurExpand(cp->nup, cp->nc, cp->C, cp->g, sp->lam_up + at, sp->lam_low + cp->c0);
+    at += cp->nup;
+    MBS_TIC(w->timer, MBS_TIMER_IFACE);
+    for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
+      MBS_CALL(mbsp_msgIsend(sp->msg, sp->lam_low + s->port_cadr[q],
+                             m->body_lamnum[s->port_body[q]], sp->port_rank[q],
+                             sp->port_tag[q] + 1, NULL));
+      sp->messages++;
+    }
+    MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  }
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  MBS_CALL(mbsp_msgWaitAll(sp->msg));
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  sp->rounds = 2;
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- evaluation
+
+mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
+  const mbsModel *m = sp->m;
+  mbsSchur *s = sp->seg;
+  // stages of the remote children (their joints are the lower ports)
+  for (int k = 0; k < sp->nghost; k++) {
+    mbs_bodyPosition(m, st->q, w, sp->ghost[k]);
+    mbs_bodyVelocity(m, st, w, sp->ghost[k]);
+  }
+  MBS_TIC(w->timer, MBS_TIMER_FACTOR);
+  mbsErr e = mbs_schurFactor(m, w, s);
+  MBS_TOC(w->timer, MBS_TIMER_FACTOR);
+  MBS_CALL(mbsp_agreeErr(sp->comm, e));
+  // the cut-joint system
+  MBS_TIC(w->timer, MBS_TIMER_SOLVE);
+  if (sp->size > 1) {
+    if (sp->chain)
+      e = mbsp_schurScan(sp, w);
+    else
+      e = mbsp_schurTree(sp, w);
+  } else {
+    // one rank: every component is rooted at the ground (or cut by a free joint): no ports
+    sp->rounds = 0;
+  }
+  MBS_TOC(w->timer, MBS_TIMER_SOLVE);
+  MBS_CALL(mbsp_agreeErr(sp->comm, e));
+  // back-substitution, then the parents' accelerations for the roots with remote parents
+  MBS_TIC(w->timer, MBS_TIMER_ACCEL);
+  mbs_schurBack(m, w, s, sp->lam_up, sp->lam_low);
+  MBS_TOC(w->timer, MBS_TIMER_ACCEL);
+  if (sp->size > 1) {
+    MBS_TIC(w->timer, MBS_TIMER_HALO);
+    for (int c = 0; c < s->ncomp && !e; c++)
+      if (sp->comp_erank[c] >= 0)
+        e = mbsp_msgIrecv(sp->msg, sp->acc_r + 6 * c, 6, sp->comp_erank[c], sp->comp_etag[c], NULL);
+    for (int k = 0; k < sp->nghost && !e; k++)
+      e = mbsp_msgIsend(sp->msg, w->acc + 6 * m->body_parent[sp->ghost[k]], 6, sp->ghost_rank[k],
+                        sp->ghost_tag[k], NULL);
+    if (!e) e = mbsp_msgWaitAll(sp->msg);
+    MBS_TOC(w->timer, MBS_TIMER_HALO);
+    MBS_CALL(e);
+    for (int c = 0; c < s->ncomp; c++)
+      if (sp->comp_erank[c] >= 0) mbs_schurQdd(m, w, s->comp[c].root, sp->acc_r + 6 * c);
+  }
+  w->stat.method = MBS_SOLVER_SCHUR;
+  w->stat.iterations = sp->rounds;
+  w->stat.reason = MBS_REASON_CONVERGED_DIRECT;
+  w->stat.residual = 0;
+  w->stat.evals++;
+  w->stat.total_iterations += sp->rounds;
+  return MBS_OK;
+}
+
+int mbsp_schurChain(const mbspSchur *sp) {
+  return sp->chain;
+}
+long mbsp_schurMessages(const mbspSchur *sp) {
+  return sp->messages;
+}

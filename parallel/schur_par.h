@@ -1,0 +1,28 @@
+/// \file schur_par.h
+/// The exact distributed constraint-force solver (solver.method = "schur"); see schur_par.c.
+#ifndef MBSP_SCHUR_PAR_H
+#define MBSP_SCHUR_PAR_H
+
+#include "mbspar/mbs_parallel.h"
+#include "mbspar/mbs_schur.h"
+
+typedef struct mbspSchur mbspSchur;
+
+/// Interface solvers (solver.interface): the exact merge (scan or component tree) or J-CG.
+typedef enum { MBSP_IFACE_CR = 0, MBSP_IFACE_JCG = 1 } mbspIface;
+
+/// Set up the solver for the decomposition \p start (first body of each rank, size + 1 entries,
+/// the same on every rank). Collective.
+mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int iface,
+                        mbspSchur **sp);
+/// One solve: needs the position and velocity stages of the owned bodies (and the state of every
+/// joint). Writes w->lam, acc, jfrc, qdd of the owned bodies and the statistics. Collective.
+mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *s, mbsWork *w);
+/// 1 if the cut-joint system is solved by the recursive-doubling scan. Local.
+int mbsp_schurChain(const mbspSchur *sp);
+/// Point-to-point messages sent so far by this rank. Local.
+long mbsp_schurMessages(const mbspSchur *sp);
+/// Free and NULL. Local.
+void mbsp_schurDestroy(mbspSchur **sp);
+
+#endif
