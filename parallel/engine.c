@@ -464,7 +464,7 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   MBS_TOC(w->timer, MBS_TIMER_POSITION);
   MBS_CALL(mbsp_velocity(e, s));
   if (m->opt.solver == MBS_SOLVER_SCHUR) {
-    if (!e->schur) MBS_CALL(mbsp_schurCreate(e->comm, m, e->start, MBSP_IFACE_CR, &e->schur));
+    if (!e->schur) MBS_CALL(mbsp_schurCreate(e->comm, m, e->start, m->opt.iface, &e->schur));
     MBS_CALL(mbsp_schurSolve(e->schur, s, w));
   } else if (m->opt.solver == MBS_SOLVER_PETSC) {
     double bnorm, res;

@@ -28,11 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "schur_par.h"
+#include "mbspar/mbs_cfs.h"
 #include "spatial.h"
 
 #define MBSP_TAG_SCAN_DOWN 41
-#define MBSP_TAG_SCAN_UP 42
-#define MBSP_TAG_BASE 100 // + 4 * pair index + phase (0 system, 1 lambda, 2 acceleration, 3 jcg)
+#define MBSP_TAG_SCAN_UP   42
+#define MBSP_TAG_BASE      100 // + 4 * pair index + phase (0 system, 1 lambda, 2 acceleration, 3 jcg)
 
 struct mbspSchur {
   mbspComm *comm;
@@ -46,18 +47,25 @@ struct mbspSchur {
   int nghost;
   int *ghost_rank, *ghost_tag; // owner of each remote child, tag of its acceleration message
   int *comp_erank, *comp_etag; // per component with a remote parent: the parent's rank and tag
-  double *rbuf;           // received child systems, per lower port l*l + l, at port_radr
-  int *port_radr;         // (nport + 1)
-  double *sbuf;           // reduced systems to send, per component nup^2 + nup
-  int *comp_sadr;         // (ncomp + 1)
-  double *S;              // scratch nup^2 + nup
+  double *rbuf;                // received child systems, per lower port l*l + l, at port_radr
+  int *port_radr;              // (nport + 1)
+  double *sbuf;                // reduced systems to send, per component nup^2 + nup
+  int *comp_sadr;              // (ncomp + 1)
+  double *S;                   // scratch nup^2 + nup
   double *lam_up, *lam_low, *acc_s, *acc_r;
   mbspMsg *msg;
   // scan state
   mbsSchurPair x, acc, excl, sacc, sexcl, tmp;
   double pbuf[4][MBS_SCHUR_PAIR_DOUBLES];
-  long messages; // point-to-point messages sent (statistics)
-  int rounds;    // scan rounds or pipeline passes of the last solve
+  // J-CG on the interface (solver.interface = jcg): owned cut joints are the upper ports
+  double *jx, *jr, *jz, *jp, *jq, *jt, *jd, *jg; // (nup) owned vectors, diagonal factors
+  double *lp, *lq;                               // (ncol) lower ports: copies of p, partial A p
+  double *dsend;                                 // per lower port l*l + l: diagonal block and g
+  int *jd_adr;                                   // (ncomp + 1) offsets of the diagonal blocks
+  long messages;                                 // point-to-point messages sent (statistics)
+  int rounds; // scan rounds, pipeline passes or J-CG iterations of the last solve
+  int reason; // mbsReason of the last solve
+  double residual;
 };
 
 static int mbsp_schurOwner(const mbspSchur *sp, int b) {
@@ -77,10 +85,13 @@ void mbsp_schurDestroy(mbspSchur **psp) {
   mbspSchur *sp = *psp;
   mbs_schurDestroy(&sp->seg);
   mbsp_msgDestroy(&sp->msg);
-  void *arrs[] = {sp->start,      sp->comp_rank, sp->comp_tag,  sp->port_rank, sp->port_tag,
-                  sp->ghost,      sp->rbuf,      sp->port_radr, sp->sbuf,      sp->comp_sadr,
-                  sp->S,          sp->lam_up,    sp->lam_low,   sp->acc_s,     sp->acc_r,
-                  sp->ghost_rank, sp->ghost_tag, sp->comp_erank, sp->comp_etag};
+  void *arrs[] = {sp->start,      sp->comp_rank, sp->comp_tag,   sp->port_rank, sp->port_tag,
+                  sp->ghost,      sp->rbuf,      sp->port_radr,  sp->sbuf,      sp->comp_sadr,
+                  sp->S,          sp->lam_up,    sp->lam_low,    sp->acc_s,     sp->acc_r,
+                  sp->ghost_rank, sp->ghost_tag, sp->comp_erank, sp->comp_etag, sp->jx,
+                  sp->jr,         sp->jz,        sp->jp,         sp->jq,        sp->jd,
+                  sp->jg,         sp->lp,        sp->lq,         sp->dsend,     sp->jd_adr,
+                  sp->jt};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(sp);
   *psp = NULL;
@@ -126,6 +137,19 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   MBS_ALLOC(sp->acc_s, 6 * np);
   MBS_ALLOC(sp->acc_r, 6 * nc);
   MBS_CALL(mbsp_msgCreate(sp->comm, 2 * (np + nc) + 8, &sp->msg));
+  MBS_ALLOC(sp->jx, nup);
+  MBS_ALLOC(sp->jr, nup);
+  MBS_ALLOC(sp->jz, nup);
+  MBS_ALLOC(sp->jp, nup);
+  MBS_ALLOC(sp->jq, nup);
+  MBS_ALLOC(sp->jt, nup);
+  MBS_ALLOC(sp->jg, nup);
+  MBS_ALLOC(sp->jd_adr, nc + 1);
+  for (int c = 0; c < nc; c++) sp->jd_adr[c + 1] = sp->jd_adr[c] + s->comp[c].nup * s->comp[c].nup;
+  MBS_ALLOC(sp->jd, sp->jd_adr[nc]);
+  MBS_ALLOC(sp->lp, s->ncol);
+  MBS_ALLOC(sp->lq, s->ncol);
+  MBS_ALLOC(sp->dsend, sp->port_radr[np]);
   // remote children of owned bodies
   int ng = 0;
   for (int b = sp->b0; b < sp->b1; b++)
@@ -218,13 +242,13 @@ static mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
     if (lo >= 0) {
       MBS_CALL(mbsp_msgIrecv(sp->msg, sp->pbuf[2], MBS_SCHUR_PAIR_DOUBLES, lo, MBSP_TAG_SCAN_DOWN,
                              NULL));
-      MBS_CALL(mbsp_msgIsend(sp->msg, sp->pbuf[1], MBS_SCHUR_PAIR_DOUBLES, lo, MBSP_TAG_SCAN_UP,
-                             NULL));
+      MBS_CALL(
+          mbsp_msgIsend(sp->msg, sp->pbuf[1], MBS_SCHUR_PAIR_DOUBLES, lo, MBSP_TAG_SCAN_UP, NULL));
       sp->messages++;
     }
     if (hi >= 0) {
-      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->pbuf[3], MBS_SCHUR_PAIR_DOUBLES, hi, MBSP_TAG_SCAN_UP,
-                             NULL));
+      MBS_CALL(
+          mbsp_msgIrecv(sp->msg, sp->pbuf[3], MBS_SCHUR_PAIR_DOUBLES, hi, MBSP_TAG_SCAN_UP, NULL));
       MBS_CALL(mbsp_msgIsend(sp->msg, sp->pbuf[0], MBS_SCHUR_PAIR_DOUBLES, hi, MBSP_TAG_SCAN_DOWN,
                              NULL));
       sp->messages++;
@@ -248,7 +272,8 @@ static mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
       ok &= mbs_schurPairMerge(&sp->sacc, &sp->tmp, &t);
       sp->sacc = t;
     }
-    if (!ok) return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
+    if (!ok)
+      return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
     sp->rounds++;
   }
   // own system with everything above added on the upper port and everything below on the lower
@@ -314,8 +339,8 @@ static mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
       double *sb = sp->sbuf + sp->comp_sadr[c];
       memcpy(sb, S, sizeof(double) * (size_t)(nup * nup + nup));
       MBS_TIC(w->timer, MBS_TIMER_IFACE);
-      MBS_CALL(mbsp_msgIsend(sp->msg, sb, nup * nup + nup, sp->comp_rank[c], sp->comp_tag[c],
-                             NULL));
+      MBS_CALL(
+          mbsp_msgIsend(sp->msg, sb, nup * nup + nup, sp->comp_rank[c], sp->comp_tag[c], NULL));
       MBS_TOC(w->timer, MBS_TIMER_IFACE);
       sp->messages++;
     }
@@ -345,8 +370,8 @@ static mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
     MBS_TIC(w->timer, MBS_TIMER_IFACE);
     for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
       MBS_CALL(mbsp_msgIsend(sp->msg, sp->lam_low + s->port_cadr[q],
-                             m->body_lamnum[s->port_body[q]], sp->port_rank[q],
-                             sp->port_tag[q] + 1, NULL));
+                             m->body_lamnum[s->port_body[q]], sp->port_rank[q], sp->port_tag[q] + 1,
+                             NULL));
       sp->messages++;
     }
     MBS_TOC(w->timer, MBS_TIMER_IFACE);
@@ -355,6 +380,197 @@ static mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
   MBS_CALL(mbsp_msgWaitAll(sp->msg));
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
   sp->rounds = 2;
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- J-CG on the interface
+
+// owners (child side, upper port) send \p up (per component nup values) to the parent side, which
+// receives them into \p low (port columns); or the reverse with \p reverse (partial sums back to
+// the owners, added to \p up). One message per cut joint.
+static mbsErr mbsp_schurExchange(mbspSchur *sp, double *up, double *low, int reverse, mbsWork *w) {
+  const mbsModel *m = sp->m;
+  mbsSchur *s = sp->seg;
+  int nc = s->ncomp;
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  double *tmp = sp->jt; // the owners' incoming partial sums (reverse)
+  for (int c = 0, at = 0; c < nc; c++) {
+    int k = s->comp[c].nup;
+    if (s->comp[c].up) {
+      if (!reverse)
+        MBS_CALL(mbsp_msgIsend(sp->msg, up + at, k, sp->comp_rank[c], sp->comp_tag[c] + 3, NULL));
+      else
+        MBS_CALL(mbsp_msgIrecv(sp->msg, tmp + at, k, sp->comp_rank[c], sp->comp_tag[c] + 3, NULL));
+    }
+    at += k;
+  }
+  for (int q = 0; q < s->nport; q++) {
+    int k = m->body_lamnum[s->port_body[q]];
+    double *b = low + s->port_cadr[q];
+    if (!reverse)
+      MBS_CALL(mbsp_msgIrecv(sp->msg, b, k, sp->port_rank[q], sp->port_tag[q] + 3, NULL));
+    else
+      MBS_CALL(mbsp_msgIsend(sp->msg, b, k, sp->port_rank[q], sp->port_tag[q] + 3, NULL));
+  }
+  sp->messages += reverse ? s->nport : nc;
+  MBS_CALL(mbsp_msgWaitAll(sp->msg));
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  if (reverse)
+    for (int c = 0, at = 0; c < nc; c++) {
+      for (int i = 0; i < s->comp[c].nup; i++) up[at + i] += tmp[at + i];
+      at += s->comp[c].nup;
+    }
+  return MBS_OK;
+}
+
+// q = sum of the components' systems applied to (xu; xl), owned part in qu, partial in ql
+static void mbsp_schurLocalApply(mbspSchur *sp, const double *xu, const double *xl, double *qu,
+                                 double *ql) {
+  mbsSchur *s = sp->seg;
+  for (int c = 0, at = 0; c < s->ncomp; c++) {
+    const mbsSchurComp *cp = s->comp + c;
+    int n = cp->n, nup = cp->nup;
+    for (int i = 0; i < n; i++) {
+      double v = 0;
+      for (int j = 0; j < nup; j++) v += cp->C[n * i + j] * xu[at + j];
+      for (int j = nup; j < n; j++) v += cp->C[n * i + j] * xl[cp->c0 + j - nup];
+      if (i < nup)
+        qu[at + i] = v;
+      else
+        ql[cp->c0 + i - nup] = v;
+    }
+    at += nup;
+  }
+}
+
+// z = D^{-1} r on the owned cut joints
+static void mbsp_schurPrecond(mbspSchur *sp, const double *r, double *z) {
+  mbsSchur *s = sp->seg;
+  for (int c = 0, at = 0; c < s->ncomp; c++) {
+    int k = s->comp[c].nup;
+    for (int i = 0; i < k; i++) z[at + i] = r[at + i];
+    if (k) mbsu_cholSolve(sp->jd + sp->jd_adr[c], k, z + at);
+    at += k;
+  }
+}
+
+static double mbsp_schurDot(const mbspSchur *sp, const double *a, const double *b) {
+  double v = 0;
+  int n = 0;
+  for (int c = 0; c < sp->seg->ncomp; c++) n += sp->seg->comp[c].nup;
+  for (int i = 0; i < n; i++) v += a[i] * b[i];
+  return v;
+}
+
+static mbsErr mbsp_schurJcg(mbspSchur *sp, mbsState *st, mbsWork *w) {
+  const mbsModel *m = sp->m;
+  mbsSchur *s = sp->seg;
+  int nc = s->ncomp, nown = 0;
+  for (int c = 0; c < nc; c++) nown += s->comp[c].nup;
+  // the parent side's diagonal blocks and right sides go to the owners
+  for (int q = 0; q < s->nport; q++) {
+    int nl = m->body_lamnum[s->port_body[q]], o = s->port_cadr[q];
+    const mbsSchurComp *cp = s->comp;
+    while (!(o >= cp->c0 && o < cp->c0 + cp->nc)) cp++;
+    int n = cp->n, i0 = cp->nup + o - cp->c0;
+    double *d = sp->dsend + sp->port_radr[q];
+    for (int i = 0; i < nl; i++) {
+      for (int j = 0; j < nl; j++) d[nl * i + j] = cp->C[n * (i0 + i) + i0 + j];
+      d[nl * nl + i] = cp->g[i0 + i];
+    }
+  }
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  for (int c = 0; c < nc; c++)
+    if (s->comp[c].up) {
+      int k = s->comp[c].nup;
+      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->sbuf + sp->comp_sadr[c], k * k + k, sp->comp_rank[c],
+                             sp->comp_tag[c] + 1, NULL));
+    }
+  for (int q = 0; q < s->nport; q++) {
+    int nl = m->body_lamnum[s->port_body[q]];
+    MBS_CALL(mbsp_msgIsend(sp->msg, sp->dsend + sp->port_radr[q], nl * nl + nl, sp->port_rank[q],
+                           sp->port_tag[q] + 1, NULL));
+  }
+  MBS_CALL(mbsp_msgWaitAll(sp->msg));
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  int okd = 1;
+  for (int c = 0, at = 0; c < nc; c++) {
+    const mbsSchurComp *cp = s->comp + c;
+    int k = cp->nup, n = cp->n;
+    if (!k) continue;
+    const double *rb = sp->sbuf + sp->comp_sadr[c];
+    double *D = sp->jd + sp->jd_adr[c];
+    for (int i = 0; i < k; i++) {
+      for (int j = 0; j < k; j++) D[k * i + j] = cp->C[n * i + j] + rb[k * i + j];
+      sp->jg[at + i] = cp->g[i] + rb[k * k + i];
+    }
+    okd &= mbsu_cholFactor(D, k);
+    at += k;
+  }
+  if (!okd) return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
+  // warm start: the owned cut joints' lambdas extrapolated from the history
+  for (int c = 0, at = 0; c < nc; c++) {
+    int k = s->comp[c].nup;
+    for (int i = 0; i < k; i++) sp->jx[at + i] = 0;
+    if (k && m->opt.warm_start != MBS_WARM_NONE && st->nhist[st->stage] > 0) {
+      int l0 = m->body_lamadr[s->comp[c].root];
+      mbs_cfsWarmStart(m, st, m->opt.warm_start, st->time, l0, l0 + k, w->lam);
+      for (int i = 0; i < k; i++) sp->jx[at + i] = w->lam[l0 + i];
+    }
+    at += k;
+  }
+  // r = g - K x, z = D^{-1} r
+  MBS_CALL(mbsp_schurExchange(sp, sp->jx, sp->lp, 0, w));
+  mbsp_schurLocalApply(sp, sp->jx, sp->lp, sp->jq, sp->lq);
+  MBS_CALL(mbsp_schurExchange(sp, sp->jq, sp->lq, 1, w));
+  for (int i = 0; i < nown; i++) sp->jr[i] = sp->jg[i] - sp->jq[i];
+  mbsp_schurPrecond(sp, sp->jr, sp->jp);
+  mbsp_schurPrecond(sp, sp->jg, sp->jz);
+  double red[2] = {mbsp_schurDot(sp, sp->jr, sp->jp), mbsp_schurDot(sp, sp->jg, sp->jz)};
+  MBS_TIC(w->timer, MBS_TIMER_ALLREDUCE);
+  MBS_CALL(mbsp_allreduceSum(sp->comm, red, 2));
+  MBS_TOC(w->timer, MBS_TIMER_ALLREDUCE);
+  double rho = red[0], gnorm = sqrt(red[1] > 0 ? red[1] : 1), tol = m->opt.tol;
+  int it = 0, reason = MBS_REASON_DIVERGED_MAXIT;
+  double res = sqrt(rho > 0 ? rho : 0) / gnorm;
+  if (res <= tol) reason = MBS_REASON_CONVERGED;
+  while (reason != MBS_REASON_CONVERGED && it < m->opt.max_iter) {
+    // q = K p
+    MBS_CALL(mbsp_schurExchange(sp, sp->jp, sp->lp, 0, w));
+    mbsp_schurLocalApply(sp, sp->jp, sp->lp, sp->jq, sp->lq);
+    MBS_CALL(mbsp_schurExchange(sp, sp->jq, sp->lq, 1, w));
+    double pq = mbsp_schurDot(sp, sp->jp, sp->jq);
+    MBS_TIC(w->timer, MBS_TIMER_ALLREDUCE);
+    MBS_CALL(mbsp_allreduceSum(sp->comm, &pq, 1));
+    MBS_TOC(w->timer, MBS_TIMER_ALLREDUCE);
+    if (!(pq > 0)) {
+      reason = MBS_REASON_DIVERGED_BREAKDOWN;
+      break;
+    }
+    double alpha = rho / pq;
+    for (int i = 0; i < nown; i++) sp->jx[i] += alpha * sp->jp[i], sp->jr[i] -= alpha * sp->jq[i];
+    mbsp_schurPrecond(sp, sp->jr, sp->jz);
+    double rz = mbsp_schurDot(sp, sp->jr, sp->jz);
+    MBS_TIC(w->timer, MBS_TIMER_ALLREDUCE);
+    MBS_CALL(mbsp_allreduceSum(sp->comm, &rz, 1));
+    MBS_TOC(w->timer, MBS_TIMER_ALLREDUCE);
+    it++;
+    res = sqrt(rz > 0 ? rz : 0) / gnorm;
+    if (!isfinite(res)) {
+      reason = MBS_REASON_DIVERGED_NAN;
+      break;
+    }
+    if (res <= tol) reason = MBS_REASON_CONVERGED;
+    double beta = rz / rho;
+    rho = rz;
+    for (int i = 0; i < nown; i++) sp->jp[i] = sp->jz[i] + beta * sp->jp[i];
+  }
+  // both sides of every cut joint get its lambda
+  memcpy(sp->lam_up, sp->jx, sizeof(double) * (size_t)nown);
+  MBS_CALL(mbsp_schurExchange(sp, sp->jx, sp->lam_low, 0, w));
+  sp->rounds = it;
+  sp->reason = reason;
+  sp->residual = res;
   return MBS_OK;
 }
 
@@ -374,8 +590,11 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   MBS_CALL(mbsp_agreeErr(sp->comm, e));
   // the cut-joint system
   MBS_TIC(w->timer, MBS_TIMER_SOLVE);
+  sp->reason = MBS_REASON_CONVERGED_DIRECT, sp->residual = 0;
   if (sp->size > 1) {
-    if (sp->chain)
+    if (sp->iface == MBSP_IFACE_JCG)
+      e = mbsp_schurJcg(sp, st, w);
+    else if (sp->chain)
       e = mbsp_schurScan(sp, w);
     else
       e = mbsp_schurTree(sp, w);
@@ -405,10 +624,16 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   }
   w->stat.method = MBS_SOLVER_SCHUR;
   w->stat.iterations = sp->rounds;
-  w->stat.reason = MBS_REASON_CONVERGED_DIRECT;
-  w->stat.residual = 0;
+  w->stat.reason = sp->reason;
+  w->stat.residual = sp->residual;
   w->stat.evals++;
   w->stat.total_iterations += sp->rounds;
+  if (sp->reason < 0) w->stat.nonconverged++;
+  if (m->opt.warm_start != MBS_WARM_NONE && sp->iface == MBSP_IFACE_JCG && sp->b1 > sp->b0) {
+    int l0 = m->body_lamadr[sp->b0];
+    int l1 = m->body_lamadr[sp->b1 - 1] + m->body_lamnum[sp->b1 - 1];
+    mbs_cfsPushHistory(m, st, st->time, l0, l1, w->lam);
+  }
   return MBS_OK;
 }
 

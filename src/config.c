@@ -29,6 +29,7 @@ typedef config_setting_t mbsCs;
 #define MBS_CFG_MAXBODIES 50000000 ///< generator size cap (memory sanity)
 
 static const char *const mbs_crit_names[] = {"residual", "change", NULL};
+static const char *const mbs_iface_names[] = {"cr", "jcg", NULL};
 static const char *const mbs_warm_names[] = {"none",      "previous", "linear",
                                              "quadratic", "cubic",    NULL};
 static const char *const mbs_int_names[] = {"euler", "rk4", "dp5", NULL};
@@ -40,6 +41,9 @@ static const char *mbs_nameOf(const char *const *names, int n, int k) {
 }
 const char *mbs_criterionName(int c) {
   return mbs_nameOf(mbs_crit_names, 2, c);
+}
+const char *mbs_interfaceName(int i) {
+  return mbs_nameOf(mbs_iface_names, 2, i);
 }
 const char *mbs_warmStartName(int w) {
   return mbs_nameOf(mbs_warm_names, 5, w);
@@ -556,8 +560,8 @@ static mbsErr mbs_cfgApplySet(config_t *tree, char *set) {
 // ---------------------------------------------------------------- options
 
 static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"method", "tol", "max_iter",   "criterion",
-                                     "omega",  "rho", "warm_start", NULL};
+  static const char *const keys[] = {"method", "tol",        "max_iter",  "criterion", "omega",
+                                     "rho",    "warm_start", "interface", NULL};
   const mbsCs *g;
   MBS_CALL(mbs_cfgGetGroup(c, root, "solver", &g));
   if (!g) return MBS_OK;
@@ -588,6 +592,7 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
   MBS_CALL(mbs_cfgGetReal(c, g, "omega", &o->omega));
   MBS_CALL(mbs_cfgGetReal(c, g, "rho", &o->rho));
   MBS_CALL(mbs_cfgGetEnum(c, g, "warm_start", mbs_warm_names, &o->warm_start));
+  MBS_CALL(mbs_cfgGetEnum(c, g, "interface", mbs_iface_names, &o->iface));
   if (!(o->tol > 0))
     return mbs_cfgFail(c, config_setting_get_member(g, "tol"), "solver.tol must be > 0 (got %g)",
                        o->tol);
@@ -1541,6 +1546,7 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   mbs_jsonNumber(j, "omega", o->omega);
   mbs_jsonNumber(j, "rho", o->rho);
   mbs_jsonString(j, "warm_start", mbs_warmStartName(o->warm_start));
+  mbs_jsonString(j, "interface", mbs_interfaceName(o->iface));
   mbs_jsonEndObject(j);
 
   mbs_jsonBeginObject(j, "integrator");

@@ -99,6 +99,8 @@ void mbs_configDestroy(mbsConfig **cfg);
 /// Enum names used by the config (for reports).
 const char *mbs_criterionName(int c);
 const char *mbs_warmStartName(int w);
+/// Name of a solver.interface value ("cr", "jcg").
+const char *mbs_interfaceName(int i);
 const char *mbs_integratorName(int i);
 const char *mbs_outFormatName(int f);
 

@@ -22,6 +22,7 @@ typedef struct {
   mbsReal omega;   ///< SOR relaxation factor
   mbsReal rho;     ///< spectral radius for Chebyshev (<= 0: estimate)
   int warm_start;  ///< mbsWarmStart
+  int iface;       ///< cut-joint system of solver.method = schur: 0 merge ("cr"), 1 J-CG ("jcg")
   int integrator;  ///< mbsIntegrator
   mbsReal dt;      ///< time step (fixed-step) or initial step (adaptive)
   mbsReal t_end;   ///< end time of a run
