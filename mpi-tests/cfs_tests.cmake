@@ -6,3 +6,12 @@ mbs_add_test(test_engine SOURCES test_engine.c LIBS mbs_parallel NPROCS 1 2 3 4 
 mbs_add_test(test_schur SOURCES test_schur.c LIBS mbs_core LABELS unit TIMEOUT 300)
 # the exact distributed solver against ABA at several rank counts (scan and component tree)
 mbs_add_test(test_schur_par SOURCES test_schur_par.c LIBS mbs_parallel NPROCS 1 2 3 4 8 LABELS mpi TIMEOUT 300)
+# the same with three OpenMP threads per rank: each rank's range is cut into three segments whose
+# cut joints are joined inside the rank (OMP_NUM_THREADS overrides the default of the test env)
+foreach(np 1 2)
+  add_test(NAME test_schur_par.threads3.np${np}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
+                   --oversubscribe -x OMP_NUM_THREADS=3 $<TARGET_FILE:test_schur_par>)
+  set_tests_properties(test_schur_par.threads3.np${np} PROPERTIES PROCESSORS 2 TIMEOUT 300
+                       LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+endforeach()

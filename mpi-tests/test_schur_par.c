@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_schur.h"
 #include "mbs_test.h"
 
 static mbspComm *comm;
@@ -41,6 +42,13 @@ static void check_model(mbsModel *m, const char *what, double tol) {
     MBS_EXPECT_OK(mbsp_engineGather(e, qdd, lam, jf));
   }
   mbsWork *w = mbsp_engineWork(e);
+  {
+    // every rank cuts its range into one segment per OpenMP thread
+    mbspDecompInfo di;
+    mbsp_engineDecomp(e, &di);
+    int want = mbs_maxThreads() < di.b1 - di.b0 ? mbs_maxThreads() : di.b1 - di.b0;
+    MBS_EXPECT(di.segments == want, "%s: %d segments, expected %d", what, di.segments, want);
+  }
   MBS_EXPECT(w->stat.reason == (iface && mbsp_size(comm) > 1 ? MBS_REASON_CONVERGED
                                                              : MBS_REASON_CONVERGED_DIRECT),
              "%s: reason %d", what, w->stat.reason);

@@ -464,7 +464,8 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   MBS_TOC(w->timer, MBS_TIMER_POSITION);
   MBS_CALL(mbsp_velocity(e, s));
   if (m->opt.solver == MBS_SOLVER_SCHUR) {
-    if (!e->schur) MBS_CALL(mbsp_schurCreate(e->comm, m, e->start, m->opt.iface, &e->schur));
+    if (!e->schur)
+      MBS_CALL(mbsp_schurCreate(e->comm, m, e->start, m->opt.iface, mbs_maxThreads(), &e->schur));
     MBS_CALL(mbsp_schurSolve(e->schur, s, w));
   } else if (m->opt.solver == MBS_SOLVER_PETSC) {
     double bnorm, res;
@@ -531,6 +532,8 @@ void mbsp_engineDecomp(const mbspEngine *e, mbspDecompInfo *info) {
   info->cut_down = e->dn_sadr[e->nnbr];
   info->weight = 0;
   info->prefix_scan = e->use_scan;
+  info->segments = e->schur ? mbsp_schurSegments(e->schur) : 0;
+  info->merge_scan = e->schur ? mbsp_schurChain(e->schur) : 0;
   for (int b = e->b0; b < e->b1; b++) info->weight += mbsp_bodyWeight(e->m, b);
 }
 

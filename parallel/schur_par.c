@@ -38,9 +38,10 @@
 struct mbspSchur {
   mbspComm *comm;
   const mbsModel *m;
-  int rank, size, b0, b1, iface, chain;
-  int *start; // (size + 1)
-  mbsSchur *seg;
+  int rank, size, b0, b1, iface, chain, nthread;
+  int *start;       // (size + 1)
+  mbsSchurRank *rk; // the rank's segments (one per thread) and their join
+  mbsSchur *seg;    // the rank-level view: components and ports to other ranks
   // partners: per component (upper port) the parent's rank and tag; per lower port the child's
   int *comp_rank, *comp_tag, *port_rank, *port_tag;
   int *ghost; // remote children of owned bodies (their position and velocity stages), in order
@@ -83,7 +84,7 @@ static int mbsp_schurOwner(const mbspSchur *sp, int b) {
 void mbsp_schurDestroy(mbspSchur **psp) {
   if (!psp || !*psp) return;
   mbspSchur *sp = *psp;
-  mbs_schurDestroy(&sp->seg);
+  mbs_schurRankDestroy(&sp->rk);
   mbsp_msgDestroy(&sp->msg);
   void *arrs[] = {sp->start,      sp->comp_rank, sp->comp_tag,   sp->port_rank, sp->port_tag,
                   sp->ghost,      sp->rbuf,      sp->port_radr,  sp->sbuf,      sp->comp_sadr,
@@ -99,7 +100,8 @@ void mbsp_schurDestroy(mbspSchur **psp) {
 
 static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   const mbsModel *m = sp->m;
-  MBS_CALL(mbs_schurCreate(m, sp->b0, sp->b1, &sp->seg));
+  MBS_CALL(mbs_schurRankCreate(m, sp->b0, sp->b1, sp->nthread, &sp->rk));
+  sp->seg = &sp->rk->view;
   mbsSchur *s = sp->seg;
   int nc = s->ncomp, np = s->nport;
   MBS_ALLOC(sp->comp_rank, nc);
@@ -175,11 +177,11 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   for (int c = 0; c < nc; c++) {
     int r = s->comp[c].root, p = m->body_parent[r];
     sp->comp_erank[c] = -1;
-    if (p < 0) continue;
+    if (p < 0 || p >= sp->b0) continue; // ground, or a parent on this rank (free-joint cut)
     int pr = mbsp_schurOwner(sp, p), idx = 0;
     for (int c2 = 0; c2 < c; c2++) {
       int p2 = m->body_parent[s->comp[c2].root];
-      if (p2 >= 0 && mbsp_schurOwner(sp, p2) == pr) idx++;
+      if (p2 >= 0 && p2 < sp->b0 && mbsp_schurOwner(sp, p2) == pr) idx++;
     }
     sp->comp_erank[c] = pr, sp->comp_etag[c] = MBSP_TAG_BASE + 2 + 4 * idx;
   }
@@ -192,13 +194,13 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   return MBS_OK;
 }
 
-mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int iface,
+mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int iface, int nthread,
                         mbspSchur **out) {
   *out = NULL;
   mbspSchur *sp = calloc(1, sizeof *sp);
   mbsErr e = sp ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur)");
   if (!e) {
-    sp->comm = comm, sp->m = m, sp->iface = iface;
+    sp->comm = comm, sp->m = m, sp->iface = iface, sp->nthread = nthread > 0 ? nthread : 1;
     sp->rank = mbsp_rank(comm), sp->size = mbsp_size(comm);
     sp->start = malloc(sizeof(int) * (size_t)(sp->size + 1));
     if (!sp->start) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur)");
@@ -585,7 +587,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
     mbs_bodyVelocity(m, st, w, sp->ghost[k]);
   }
   MBS_TIC(w->timer, MBS_TIMER_FACTOR);
-  mbsErr e = mbs_schurFactor(m, w, s);
+  mbsErr e = mbs_schurRankFactor(m, w, sp->rk);
   MBS_TOC(w->timer, MBS_TIMER_FACTOR);
   MBS_CALL(mbsp_agreeErr(sp->comm, e));
   // the cut-joint system
@@ -606,7 +608,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   MBS_CALL(mbsp_agreeErr(sp->comm, e));
   // back-substitution, then the parents' accelerations for the roots with remote parents
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
-  mbs_schurBack(m, w, s, sp->lam_up, sp->lam_low);
+  mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low);
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);
   if (sp->size > 1) {
     MBS_TIC(w->timer, MBS_TIMER_HALO);
@@ -637,6 +639,9 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   return MBS_OK;
 }
 
+int mbsp_schurSegments(const mbspSchur *sp) {
+  return sp->rk->nseg;
+}
 int mbsp_schurChain(const mbspSchur *sp) {
   return sp->chain;
 }

@@ -12,9 +12,12 @@ typedef struct mbspSchur mbspSchur;
 typedef enum { MBSP_IFACE_CR = 0, MBSP_IFACE_JCG = 1 } mbspIface;
 
 /// Set up the solver for the decomposition \p start (first body of each rank, size + 1 entries,
-/// the same on every rank). Collective.
-mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int iface,
+/// the same on every rank); each rank cuts its range into \p nthread segments eliminated by its
+/// OpenMP threads. Collective.
+mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int iface, int nthread,
                         mbspSchur **sp);
+/// Segments (threads) of this rank. Local.
+int mbsp_schurSegments(const mbspSchur *sp);
 /// One solve: needs the position and velocity stages of the owned bodies (and the state of every
 /// joint). Writes w->lam, acc, jfrc, qdd of the owned bodies and the statistics. Collective.
 mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *s, mbsWork *w);

@@ -23,6 +23,17 @@
 #include "mbspar/mbs_schur.h"
 #include "spatial.h"
 #include "flops.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+int mbs_maxThreads(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
 
 // ---------------------------------------------------------------- small dense helpers
 
@@ -951,4 +962,298 @@ void mbs_schurPairUnpack(const double *buf, mbsSchurPair *p) {
   int n = p->na < 0 ? 0 : p->na + p->nb;
   memcpy(p->C, buf + 2, sizeof(double) * (size_t)n * n);
   memcpy(p->g, buf + 2 + n * n, sizeof(double) * (size_t)n);
+}
+
+// ---------------------------------------------------------------- a rank's segments joined
+
+void mbs_schurRankDestroy(mbsSchurRank **pr) {
+  if (!pr || !*pr) return;
+  mbsSchurRank *r = *pr;
+  for (int t = 0; t < r->nseg; t++) {
+    mbs_schurDestroy(&r->seg[t]);
+    if (r->lam_up) free(r->lam_up[t]);
+    if (r->lam_low) free(r->lam_low[t]);
+  }
+  free(r->seg), free(r->sc), free(r->pool), free(r->ipool), free(r->lam_up), free(r->lam_low);
+  free(r->view.comp), free(r->view.port_body), free(r->view.port_cadr);
+  free(r);
+  *pr = NULL;
+}
+
+// the segment-component whose segment holds body b (sc sorted by root; b in [b0, b1))
+static int mbs_schurScOf(const mbsSchurRank *r, int b) {
+  int t = 0;
+  while (t + 1 < r->nseg && r->seg[t + 1]->s0 <= b) t++;
+  const mbsSchur *s = r->seg[t];
+  int c = s->body_comp[b - s->s0], k = 0;
+  while (!(r->sc[k].seg == t && r->sc[k].comp == c)) k++;
+  return k;
+}
+
+mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchurRank **out) {
+  *out = NULL;
+  mbsSchurRank *r = calloc(1, sizeof *r);
+  MBS_CHECK(r, MBS_ERR_NOMEM, "out of memory (schur rank)");
+  if (nseg > b1 - b0) nseg = b1 - b0;
+  if (nseg < 1) nseg = 1;
+  r->b0 = b0, r->b1 = b1, r->nseg = nseg;
+  r->seg = calloc((size_t)nseg, sizeof *r->seg);
+  r->lam_up = calloc((size_t)nseg, sizeof *r->lam_up);
+  r->lam_low = calloc((size_t)nseg, sizeof *r->lam_low);
+  mbsErr e =
+      r->seg && r->lam_up && r->lam_low ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  long n = b1 - b0;
+  for (int t = 0; t < nseg && !e; t++) {
+    e = mbs_schurCreate(m, b0 + (int)(n * t / nseg), b0 + (int)(n * (t + 1) / nseg), &r->seg[t]);
+    if (!e) {
+      const mbsSchur *s = r->seg[t];
+      int nu = 0;
+      for (int c = 0; c < s->ncomp; c++) nu += s->comp[c].nup;
+      r->lam_up[t] = calloc((size_t)nu + 1, sizeof(mbsReal));
+      r->lam_low[t] = calloc((size_t)s->ncol + 1, sizeof(mbsReal));
+      if (!r->lam_up[t] || !r->lam_low[t]) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    }
+  }
+  for (int t = 0; t < nseg && !e; t++) r->nsc += r->seg[t]->ncomp;
+  if (!e && !(r->sc = calloc((size_t)r->nsc, sizeof *r->sc)))
+    e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (e) {
+    mbs_schurRankDestroy(&r);
+    return e;
+  }
+  // segment-components and where their roots' parents are
+  for (int t = 0, k = 0; t < nseg; t++)
+    for (int c = 0; c < r->seg[t]->ncomp; c++, k++) {
+      mbsSchurSc *sc = r->sc + k;
+      sc->seg = t, sc->comp = c, sc->root = r->seg[t]->comp[c].root;
+      sc->nup = r->seg[t]->comp[c].nup; // 0 for roots at the ground and free-joint cuts
+    }
+  for (int k = 0; k < r->nsc; k++) {
+    mbsSchurSc *sc = r->sc + k;
+    int p = m->body_parent[sc->root];
+    sc->parent_sc = p >= b0 ? mbs_schurScOf(r, p) : -1;
+  }
+  // port lists, bottom-up: kept = own remote ports then the internal children's kept ports
+  int ktot = 0, etot = 0;
+  for (int k = 0; k < r->nsc; k++) {
+    const mbsSchurComp *cp = r->seg[r->sc[k].seg]->comp + r->sc[k].comp;
+    ktot += cp->np, etot += cp->np;
+  }
+  size_t isize = 2 * (size_t)r->nsc * (size_t)(ktot + 1) + (size_t)etot + 16;
+  r->ipool = calloc(isize, sizeof(int));
+  if (!r->ipool) {
+    mbs_schurRankDestroy(&r);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur join)");
+  }
+  int *ip = r->ipool;
+  for (int k = r->nsc - 1; k >= 0; k--) {
+    mbsSchurSc *sc = r->sc + k;
+    const mbsSchur *s = r->seg[sc->seg];
+    const mbsSchurComp *cp = s->comp + sc->comp;
+    sc->kport = ip, sc->nkp = 0, sc->nk = 0;
+    for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
+      int l = s->port_body[q];
+      if (l >= b1) sc->kport[sc->nkp++] = l, sc->nk += m->body_lamnum[l];
+    }
+    for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
+      int l = s->port_body[q];
+      if (l >= b1) continue;
+      const mbsSchurSc *ch = r->sc + mbs_schurScOf(r, l);
+      for (int i = 0; i < ch->nkp; i++) sc->kport[sc->nkp++] = ch->kport[i];
+      sc->nk += ch->nk;
+    }
+    ip += sc->nkp;
+    sc->eport = ip, sc->nep = 0, sc->ne = 0;
+    for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
+      int l = s->port_body[q];
+      if (l < b1) sc->eport[sc->nep++] = l, sc->ne += m->body_lamnum[l];
+    }
+    ip += sc->nep;
+  }
+  // working storage and the rank-level view
+  size_t rs = 0;
+  int nview = 0, vport = 0;
+  for (int k = 0; k < r->nsc; k++) {
+    mbsSchurSc *sc = r->sc + k;
+    size_t n = (size_t)(sc->nup + sc->nk + sc->ne), nk = (size_t)(sc->nup + sc->nk);
+    rs += n * n + n + nk * nk + nk;
+    int joins = sc->parent_sc >= 0 && sc->nup > 0;
+    sc->view = joins ? -1 : nview++;
+    if (!joins) vport += sc->nkp;
+  }
+  r->pool = calloc(rs + 1, sizeof(mbsReal));
+  r->view.comp = calloc((size_t)nview + 1, sizeof(mbsSchurComp));
+  r->view.port_body = calloc((size_t)vport + 1, sizeof(int));
+  r->view.port_cadr = calloc((size_t)vport + 1, sizeof(int));
+  if (!r->pool || !r->view.comp || !r->view.port_body || !r->view.port_cadr) {
+    mbs_schurRankDestroy(&r);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur join)");
+  }
+  mbsReal *at = r->pool;
+  r->view.ncomp = nview, r->view.nport = vport, r->view.s0 = b0, r->view.s1 = b1;
+  int col = 0, pq = 0;
+  for (int k = 0; k < r->nsc; k++) {
+    mbsSchurSc *sc = r->sc + k;
+    int n = sc->nup + sc->nk + sc->ne, nk = sc->nup + sc->nk;
+    sc->W = at, at += (size_t)n * n;
+    sc->gw = at, at += n;
+    sc->R = at, at += (size_t)nk * nk + nk;
+    if (sc->view < 0) continue;
+    mbsSchurComp *vc = r->view.comp + sc->view;
+    int p = m->body_parent[sc->root];
+    vc->root = sc->root;
+    vc->up = p >= 0 && p < b0 && sc->nup > 0;
+    vc->nup = vc->up ? sc->nup : 0;
+    vc->p0 = pq, vc->np = sc->nkp, vc->c0 = col, vc->nc = sc->nk, vc->n = vc->nup + sc->nk;
+    vc->C = sc->R, vc->g = sc->R + (size_t)nk * nk;
+    for (int i = 0; i < sc->nkp; i++) {
+      r->view.port_body[pq] = sc->kport[i], r->view.port_cadr[pq] = col;
+      col += m->body_lamnum[sc->kport[i]], pq++;
+    }
+  }
+  r->view.ncol = col;
+  if (vport) r->view.port_cadr[vport] = col;
+  *out = r;
+  return MBS_OK;
+}
+
+// position of port l in a list
+static int mbs_schurPortPos(const mbsModel *m, const int *list, int n, int l) {
+  int pos = 0;
+  for (int i = 0; i < n && list[i] != l; i++) pos += m->body_lamnum[list[i]];
+  return pos;
+}
+
+mbsErr mbs_schurRankFactor(const mbsModel *m, const mbsWork *w, mbsSchurRank *r) {
+  mbsErr err = MBS_OK;
+  if (r->nseg == 1) {
+    err = mbs_schurFactor(m, w, r->seg[0]);
+  } else {
+#pragma omp parallel for schedule(static, 1)
+    for (int t = 0; t < r->nseg; t++) {
+      mbsErr e = mbs_schurFactor(m, w, r->seg[t]);
+      if (e) {
+#pragma omp critical
+        err = e;
+      }
+    }
+  }
+  if (err) return err;
+  // join, children first: W over [up; kept; eliminated] from the segment system and the internal
+  // children's reduced systems, then the eliminated ports reduced away
+  for (int k = r->nsc - 1; k >= 0; k--) {
+    mbsSchurSc *sc = r->sc + k;
+    const mbsSchur *s = r->seg[sc->seg];
+    const mbsSchurComp *cp = s->comp + sc->comp;
+    int n = sc->nup + sc->nk + sc->ne, nk = sc->nup + sc->nk;
+    memset(sc->W, 0, sizeof(mbsReal) * (size_t)n * n);
+    memset(sc->gw, 0, sizeof(mbsReal) * (size_t)n);
+    int pos[64 + 6], *map = pos, *big = NULL;
+    if (cp->n > 64) {
+      big = malloc(sizeof(int) * (size_t)cp->n);
+      if (!big) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur join)");
+      map = big;
+    }
+    for (int i = 0; i < cp->nup; i++) map[i] = i; // nup == cp->nup whenever cp->up
+    for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
+      int l = s->port_body[q], o = cp->nup + s->port_cadr[q] - cp->c0, base;
+      if (l >= r->b1)
+        base = sc->nup + mbs_schurPortPos(m, sc->kport, sc->nkp, l);
+      else
+        base = nk + mbs_schurPortPos(m, sc->eport, sc->nep, l);
+      for (int i = 0; i < m->body_lamnum[l]; i++) map[o + i] = base + i;
+    }
+    for (int i = 0; i < cp->n; i++) {
+      sc->gw[map[i]] += cp->g[i];
+      for (int j = 0; j < cp->n; j++) sc->W[(size_t)n * map[i] + map[j]] += cp->C[cp->n * i + j];
+    }
+    free(big);
+    // the internal children's reduced systems over [their upper port; their kept ports]
+    for (int e = 0, kat = 0; e < sc->nep; e++) {
+      const mbsSchurSc *ch = r->sc + mbs_schurScOf(r, sc->eport[e]);
+      int nc = ch->nup + ch->nk, ep = nk + mbs_schurPortPos(m, sc->eport, sc->nep, sc->eport[e]);
+      int own = 0; // own remote ports come first in the kept list
+      for (int i = 0; i < cp->np; i++)
+        if (s->port_body[cp->p0 + i] >= r->b1) own += m->body_lamnum[s->port_body[cp->p0 + i]];
+      int kb = sc->nup + own + kat;
+      const mbsReal *Rc = ch->R, *gc = ch->R + (size_t)nc * nc;
+      for (int i = 0; i < nc; i++) {
+        int pi = i < ch->nup ? ep + i : kb + i - ch->nup;
+        sc->gw[pi] += gc[i];
+        for (int j = 0; j < nc; j++) {
+          int pj = j < ch->nup ? ep + j : kb + j - ch->nup;
+          sc->W[(size_t)n * pi + pj] += Rc[nc * i + j];
+        }
+      }
+      kat += ch->nk;
+    }
+    if (!mbs_schurReduce(nk, sc->ne, sc->W, sc->gw, sc->R, sc->R + (size_t)nk * nk))
+      return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
+  }
+  return MBS_OK;
+}
+
+void mbs_schurRankBack(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const mbsReal *lam_up,
+                       const mbsReal *lam_low) {
+  // the rank-level ports' lambdas into w->lam, then the joined ports' from the parents down
+  for (int c = 0, at = 0; c < r->view.ncomp; c++) {
+    const mbsSchurComp *vc = r->view.comp + c;
+    memcpy(w->lam + m->body_lamadr[vc->root], lam_up + at, sizeof(mbsReal) * (size_t)vc->nup);
+    at += vc->nup;
+  }
+  for (int q = 0; q < r->view.nport; q++) {
+    int l = r->view.port_body[q];
+    memcpy(w->lam + m->body_lamadr[l], lam_low + r->view.port_cadr[q],
+           sizeof(mbsReal) * (size_t)m->body_lamnum[l]);
+  }
+  for (int k = 0; k < r->nsc; k++) {
+    const mbsSchurSc *sc = r->sc + k;
+    if (sc->ne == 0) continue;
+    mbsReal xk[64], xe[64], *bk = NULL;
+    int nk = sc->nup + sc->nk;
+    mbsReal *pk = xk, *pe = xe;
+    if (nk > 64 || sc->ne > 64) {
+      bk = malloc(sizeof(mbsReal) * (size_t)(nk + sc->ne));
+      if (!bk) continue; // cannot happen for the sizes the setup allows
+      pk = bk, pe = bk + nk;
+    }
+    memcpy(pk, w->lam + m->body_lamadr[sc->root], sizeof(mbsReal) * (size_t)sc->nup);
+    for (int i = 0, o = sc->nup; i < sc->nkp; i++) {
+      int l = sc->kport[i];
+      memcpy(pk + o, w->lam + m->body_lamadr[l], sizeof(mbsReal) * (size_t)m->body_lamnum[l]);
+      o += m->body_lamnum[l];
+    }
+    mbs_schurExpand(nk, sc->ne, sc->W, sc->gw, pk, pe);
+    for (int i = 0, o = 0; i < sc->nep; i++) {
+      int l = sc->eport[i];
+      memcpy(w->lam + m->body_lamadr[l], pe + o, sizeof(mbsReal) * (size_t)m->body_lamnum[l]);
+      o += m->body_lamnum[l];
+    }
+    free(bk);
+  }
+  // each segment's port values, then its back-substitution
+  for (int t = 0; t < r->nseg; t++) {
+    mbsSchur *s = r->seg[t];
+    for (int c = 0, at = 0; c < s->ncomp; c++) {
+      memcpy(r->lam_up[t] + at, w->lam + m->body_lamadr[s->comp[c].root],
+             sizeof(mbsReal) * (size_t)s->comp[c].nup);
+      at += s->comp[c].nup;
+    }
+    for (int q = 0; q < s->nport; q++) {
+      int l = s->port_body[q];
+      memcpy(r->lam_low[t] + s->port_cadr[q], w->lam + m->body_lamadr[l],
+             sizeof(mbsReal) * (size_t)m->body_lamnum[l]);
+    }
+  }
+  if (r->nseg == 1) {
+    mbs_schurBack(m, w, r->seg[0], r->lam_up[0], r->lam_low[0]);
+  } else {
+#pragma omp parallel for schedule(static, 1)
+    for (int t = 0; t < r->nseg; t++) mbs_schurBack(m, w, r->seg[t], r->lam_up[t], r->lam_low[t]);
+  }
+  // roots whose parent is in another segment of this rank
+  for (int k = 0; k < r->nsc; k++) {
+    int root = r->sc[k].root, p = m->body_parent[root];
+    if (p >= r->b0 && r->sc[k].parent_sc >= 0) mbs_schurQdd(m, w, root, w->acc + 6 * p);
+  }
 }

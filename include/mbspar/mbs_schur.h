@@ -94,6 +94,55 @@ void mbs_schurQdd(const mbsModel *m, mbsWork *w, int b, const mbsReal *a_parent)
 /// by tests. Needs the position and velocity stages of every body. Local.
 mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int nseg);
 
+/// Threads an OpenMP parallel region of this process would use (1 without OpenMP). Local.
+int mbs_maxThreads(void);
+
+/// One segment-component of a rank (see mbsSchurRank).
+typedef struct {
+  int seg, comp; ///< segment and component index in it
+  int root;      ///< root body
+  int parent_sc; ///< segment-component holding the root's parent, -1: other rank or ground
+  int view;      ///< index of the rank-level component (when parent_sc < 0), else -1
+  int nup;       ///< upper port size (0: none)
+  int nk, ne;    ///< kept ports (remote lower ports) and eliminated ports (internal lower ports)
+  int *kport;    ///< (nkp) kept ports (child bodies), in order
+  int nkp;
+  int *eport; ///< (nep) eliminated ports
+  int nep;
+  mbsReal *W;  ///< (n x n) working system over [up; kept; eliminated], n = nup + nk + ne
+  mbsReal *gw; ///< (n)
+  mbsReal *R;  ///< ((nup + nk)^2) reduced system, then (nup + nk) right side after it
+} mbsSchurSc;
+
+/// A rank's bodies [b0, b1) cut into contiguous segments (one per OpenMP thread), each eliminated
+/// by mbs_schurFactor, their cut joints inside the rank then eliminated by the same merge, which
+/// leaves the rank-level components (view) on the joints to other ranks only.
+typedef struct {
+  int b0, b1, nseg;
+  mbsSchur **seg; ///< (nseg)
+  int nsc;        ///< segment-components of all segments, in increasing root order
+  mbsSchurSc *sc;
+  mbsSchur view; ///< rank-level components and remote ports (comp, port_body, port_cadr,
+                 ///< ncomp, nport, ncol only)
+  mbsReal *pool; ///< storage of the working systems
+  int *ipool;    ///< storage of the port lists
+  mbsReal **lam_up, **lam_low; ///< (nseg) per-segment port values for mbs_schurBack
+} mbsSchurRank;
+
+/// Cut [b0, b1) into \p nseg segments (fewer if the range is shorter) and plan their join.
+/// Local.
+mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchurRank **r);
+void mbs_schurRankDestroy(mbsSchurRank **r);
+/// Eliminate every segment (OpenMP threads, one segment each) and join them: writes the
+/// rank-level systems r->view.comp[k].C, g. Local.
+mbsErr mbs_schurRankFactor(const mbsModel *m, const mbsWork *w, mbsSchurRank *r);
+/// Back-substitute every segment (threads) given the rank-level ports' lambdas (in the view's
+/// order: per component its upper port, and its lower ports in view column order). Writes
+/// w->lam, acc, jfrc and qdd like mbs_schurBack (roots with a parent on another rank: later,
+/// mbs_schurQdd). Local.
+void mbs_schurRankBack(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const mbsReal *lam_up,
+                       const mbsReal *lam_low);
+
 /// Dense reduction of a symmetric system [C_kk C_ke; C_ek C_ee] (x_k; x_e) = (g_k; g_e) of
 /// nk kept and ne eliminated unknowns (row-major, leading dimension nk + ne, the kept first):
 /// overwrites C_ee by its Cholesky factor L, C_ek by Z = L^{-1} C_ek, g_e by z = L^{-1} g_e, and
