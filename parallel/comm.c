@@ -199,8 +199,10 @@ static void mbsp_scanOp(void *in, void *inout, int *len, MPI_Datatype *dt) {
                       (double *)inout + (size_t)k * mbsp_scan_n);
 }
 
-mbsErr mbsp_exscan(mbspComm *c, const double *mine, double *prefix, int n,
-                   void (*combine)(const double *a, double *b), int *valid) {
+// MPI_Exscan with the user-defined operator (kept for comparison: MBSPAR_EXSCAN=mpi; SimGrid's
+// implementation is linear in P)
+static mbsErr mbsp_exscanMpi(mbspComm *c, const double *mine, double *prefix, int n,
+                             void (*combine)(const double *a, double *b)) {
   MPI_Datatype rec;
   MPI_Op op;
   MBS_CALL_MPI(MPI_Type_contiguous(n, MPI_DOUBLE, &rec));
@@ -211,7 +213,44 @@ mbsErr mbsp_exscan(mbspComm *c, const double *mine, double *prefix, int n,
   MPI_Op_free(&op);
   MPI_Type_free(&rec);
   if (rc != MPI_SUCCESS) return mbs_errSet(MBS_ERR_MPI, "MPI_Exscan failed");
+  return MBS_OK;
+}
+
+// Recursive doubling (Hillis-Steele): in round k rank r sends the combination of the ranks
+// [r - 2^k + 1, r] it holds to r + 2^k and receives [r - 2^(k+1) + 1, r - 2^k] from r - 2^k,
+// which joins in front of both its inclusive and exclusive values. ceil(log2 P) rounds of one
+// message each way, whatever the MPI library's Exscan does.
+#define MBSP_SCAN_MAX   64
+#define MBSP_TAG_EXSCAN 31
+mbsErr mbsp_exscan(mbspComm *c, const double *mine, double *prefix, int n,
+                   void (*combine)(const double *a, double *b), int *valid) {
+  const char *mode = getenv("MBSPAR_EXSCAN");
   *valid = c->rank > 0;
+  if (mode && strcmp(mode, "mpi") == 0) return mbsp_exscanMpi(c, mine, prefix, n, combine);
+  if (n > MBSP_SCAN_MAX) return mbs_errSet(MBS_ERR_INTERNAL, "exscan record of %d doubles", n);
+  double inc[MBSP_SCAN_MAX], out[MBSP_SCAN_MAX], in[MBSP_SCAN_MAX];
+  memcpy(inc, mine, sizeof(double) * (size_t)n);
+  int have = 0;
+  for (int d = 1; d < c->size; d *= 2) {
+    int lo = c->rank - d, hi = c->rank + d;
+    MPI_Request rq[2];
+    int nr = 0;
+    memcpy(out, inc, sizeof(double) * (size_t)n);
+    if (lo >= 0)
+      MBS_CALL_MPI(MPI_Irecv(in, n, MPI_DOUBLE, lo, MBSP_TAG_EXSCAN, c->comm, &rq[nr++]));
+    if (hi < c->size)
+      MBS_CALL_MPI(MPI_Isend(out, n, MPI_DOUBLE, hi, MBSP_TAG_EXSCAN, c->comm, &rq[nr++]));
+    MBS_CALL_MPI(MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE));
+    if (lo >= 0) {
+      if (have) {
+        combine(in, prefix); // prefix <- in then prefix
+      } else {
+        memcpy(prefix, in, sizeof(double) * (size_t)n);
+        have = 1;
+      }
+      combine(in, inc);
+    }
+  }
   return MBS_OK;
 }
 

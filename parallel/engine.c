@@ -49,6 +49,7 @@ struct mbspEngine {
   int *gho;         // (nbody) ghost parent at the top of each owned body's local path, -1: ground
   mbsReal *Xg;      // (nbody x 12) transform ghost -> body
   mbsReal *vloc;    // (nbody x 6) velocity with the ghost velocity set to zero
+  mbsReal *Rg;      // (nbody x 12) pose relative to the ghost parent's frame: R (9), p (3)
   mbspPetsc *petsc; // KSP backend, created on first use
   mbspSchur *schur; // exact solver, created on first use
   int use_scan;     // every rank owns one path segment of a chain: velocity prefix by Exscan
@@ -282,6 +283,7 @@ static mbsErr mbsp_engineSetup(mbspEngine *e) {
   MBS_ALLOC(e->gho, nb);
   MBS_ALLOC(e->Xg, 12 * nb);
   MBS_ALLOC(e->vloc, 6 * nb);
+  MBS_ALLOC(e->Rg, 12 * nb);
   return MBS_OK;
 }
 
@@ -300,6 +302,7 @@ static mbsErr mbsp_engineHalos(mbspEngine *e, int halo_mode) {
   }
   mbsErr err = mbsp_haloCreate(e->comm, nn, e->nbr, sc, rc, halo_mode, &e->hup);
   if (!err) err = mbsp_haloCreate(e->comm, nn, e->nbr, sc2, rc2, halo_mode, &e->hdn);
+  for (int k = 0; k < nn; k++) sc2[k] *= 3, rc2[k] *= 3; // pose (12) and velocity (6)
   if (!err) err = mbsp_haloCreate(e->comm, nn, e->nbr, sc2, rc2, MBSP_HALO_P2P, &e->hvel);
   free(sc), free(rc), free(sc2), free(rc2);
   return err;
@@ -357,7 +360,7 @@ void mbsp_engineDestroy(mbspEngine **pe) {
   mbs_cfsDestroy(&e->c);
   mbs_workDestroy(&e->w);
   void *arrs[] = {e->start, e->nbr,     e->up_sadr, e->up_s, e->up_radr, e->up_r, e->dn_sadr,
-                  e->dn_s,  e->dn_radr, e->dn_r,    e->gho,  e->Xg,      e->vloc};
+                  e->dn_s,  e->dn_radr, e->dn_r,    e->gho,  e->Xg,      e->vloc, e->Rg};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(e);
   *pe = NULL;
@@ -373,25 +376,74 @@ static void mbsp_compose(const mbsReal *Xcb, const mbsReal *Xba, mbsReal *Xca) {
   Xca[9] = Xba[9] + t[0], Xca[10] = Xba[10] + t[1], Xca[11] = Xba[11] + t[2];
 }
 
-// affine map v -> X v + c as 18 reals (X compact, c), combined "a then b": b <- b . a
-static void mbsp_affineThen(const double *a, double *b) {
-  double X[12], c[6];
-  mbsp_compose(b, a, X);      // X_b X_a
-  mbsu_xMotion(b, a + 12, c); // X_b c_a
-  for (int i = 0; i < 6; i++) b[12 + i] += c[i];
-  memcpy(b, X, sizeof X);
+// A scan record: the map from a ghost parent's pose and velocity to a body's, 30 reals: pose
+// (R (9), p (3): R_b = R_g R, p_b = p_g + R_g p) and velocity (X compact (12), c (6):
+// v_b = X v_g + c). combine(a, b): b <- "a then b".
+static void mbsp_kinThen(const double *a, double *b) {
+  double R[9], p[3], X[12], c[6];
+  mbsu_mulMat3(a, b, R); // R_a R_b
+  mbsu_mulMat3Vec(a, b + 9, p);
+  for (int i = 0; i < 3; i++) p[i] += a[9 + i];
+  memcpy(b, R, sizeof R), memcpy(b + 9, p, sizeof p);
+  const double *xa = a + 12;
+  double *xb = b + 12;
+  mbsp_compose(xb, xa, X);      // X_b X_a
+  mbsu_xMotion(xb, xa + 12, c); // X_b c_a
+  for (int i = 0; i < 6; i++) xb[12 + i] += c[i];
+  memcpy(xb, X, sizeof X);
 }
 
-// velocity stage across ranks (see the file comment)
-static mbsErr mbsp_velocity(mbspEngine *e, const mbsState *s) {
+// boundary bodies' pose and velocity [xmat (9), xpos (3), cvel (6)] for the rank pipeline
+static void mbsp_packKin(mbspEngine *e, const mbsWork *w) {
+  for (int k = 0; k < e->nnbr; k++) {
+    double *buf = mbsp_haloSendBuf(e->hvel, k);
+    for (int j = e->dn_sadr[k]; j < e->dn_sadr[k + 1]; j++) {
+      int b = e->dn_s[j];
+      double *o = buf + 18 * (j - e->dn_sadr[k]);
+      memcpy(o, w->xmat + 9 * b, 9 * sizeof(double));
+      memcpy(o + 9, w->xpos + 3 * b, 3 * sizeof(double));
+      memcpy(o + 12, w->cvel + 6 * b, 6 * sizeof(double));
+    }
+  }
+}
+static void mbsp_unpackKin(mbspEngine *e, mbsWork *w) {
+  for (int k = 0; k < e->nnbr; k++) {
+    const double *buf = mbsp_haloRecvBuf(e->hvel, k);
+    for (int j = e->dn_radr[k]; j < e->dn_radr[k + 1]; j++) {
+      int b = e->dn_r[j];
+      const double *o = buf + 18 * (j - e->dn_radr[k]);
+      memcpy(w->xmat + 9 * b, o, 9 * sizeof(double));
+      memcpy(w->xpos + 3 * b, o + 9, 3 * sizeof(double));
+      memcpy(w->cvel + 6 * b, o + 12, 6 * sizeof(double));
+    }
+  }
+}
+
+// pose and velocity of owned body b from its ghost parent g's (already in w)
+static void mbsp_fromGhost(mbspEngine *e, mbsWork *w, int b, int g) {
+  const double *Rg = e->Rg + 12 * b, *Rw = w->xmat + 9 * g;
+  double t[6];
+  mbsu_mulMat3(Rw, Rg, w->xmat + 9 * b);
+  mbsu_mulMat3Vec(Rw, Rg + 9, w->xpos + 3 * b);
+  for (int i = 0; i < 3; i++) w->xpos[3 * b + i] += w->xpos[3 * g + i];
+  mbsu_xMotion(e->Xg + 12 * b, w->cvel + 6 * g, t);
+  for (int i = 0; i < 6; i++) w->cvel[6 * b + i] = e->vloc[6 * b + i] + t[i];
+}
+
+// Poses (the position stage's prefix product) and velocities across ranks, after the local
+// joint transforms: each rank composes, in parallel, the maps from its ghost parents to its
+// bodies; chains exchange only the map of each rank's segment by a recursive-doubling scan
+// (ceil(log2 P) rounds), trees pass the boundary bodies' values down the rank tree (depth: the
+// rank tree's height); then every rank finishes its own bodies.
+static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
   const mbsModel *m = e->m;
   mbsWork *w = e->w;
   if (e->size > 1) {
     MBS_TIC(w->timer, MBS_TIMER_PREFIX);
-    // local affine maps from the ghost parents (parallel, no communication)
+    // local maps from the ghost parents (parallel, no communication)
     for (int b = e->b0; b < e->b1; b++) {
       int p = m->body_parent[b], nd = m->body_dofnum[b], da = m->body_dofadr[b];
-      mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, *vl = e->vloc + 6 * b;
+      mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, *vl = e->vloc + 6 * b, *Rg = e->Rg + 12 * b;
       for (int k = 0; k < nd; k++)
         for (int i = 0; i < 6; i++) vJ[i] += w->sdof[6 * (da + k) + i] * s->qd[da + k];
       const mbsReal *X = w->xpar + 12 * b;
@@ -402,50 +454,76 @@ static mbsErr mbsp_velocity(mbspEngine *e, const mbsState *s) {
         e->gho[b] = p;
         memcpy(e->Xg + 12 * b, X, 12 * sizeof(mbsReal));
         memcpy(vl, vJ, sizeof vJ);
+        for (int i = 0; i < 3; i++) // R = E^T, p = r
+          for (int j = 0; j < 3; j++) Rg[3 * i + j] = X[3 * j + i];
+        memcpy(Rg + 9, X + 9, 3 * sizeof(mbsReal));
       } else {
         e->gho[b] = e->gho[p];
         mbsu_xMotion(X, e->vloc + 6 * p, vl);
         for (int i = 0; i < 6; i++) vl[i] += vJ[i];
-        if (e->gho[b] >= 0) mbsp_compose(X, e->Xg + 12 * p, e->Xg + 12 * b);
+        if (e->gho[b] >= 0) {
+          const mbsReal *Rp = e->Rg + 12 * p;
+          mbsReal R[9];
+          for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) R[3 * i + j] = X[3 * j + i];
+          mbsu_mulMat3(Rp, R, Rg);
+          mbsu_mulMat3Vec(Rp, X + 9, Rg + 9);
+          for (int i = 0; i < 3; i++) Rg[9 + i] += Rp[9 + i];
+          mbsp_compose(X, e->Xg + 12 * p, e->Xg + 12 * b);
+        }
       }
     }
     mbsErr err;
     if (e->use_scan) {
-      // O(log P): exclusive scan of the segments' affine maps gives the ghost parent's velocity
-      double mine[18], pre[18];
+      double mine[30], pre[30];
       int valid = 0, last = e->b1 - 1;
-      if (e->gho[last] >= 0)
-        memcpy(mine, e->Xg + 12 * last, 12 * sizeof(double));
-      else
-        mbsu_eye3(mine), memset(mine + 9, 0, 3 * sizeof(double)); // from the ground: v = 0
-      memcpy(mine + 12, e->vloc + 6 * last, 6 * sizeof(double));
-      err = mbsp_exscan(e->comm, mine, pre, 18, mbsp_affineThen, &valid);
+      if (e->gho[last] >= 0) {
+        memcpy(mine, e->Rg + 12 * last, 12 * sizeof(double));
+        memcpy(mine + 12, e->Xg + 12 * last, 12 * sizeof(double));
+      } else { // this rank's path starts at the ground: the map ignores its input
+        memcpy(mine, w->xmat + 9 * last, 9 * sizeof(double));
+        memcpy(mine + 9, w->xpos + 3 * last, 3 * sizeof(double));
+        memset(mine + 12, 0, 12 * sizeof(double));
+      }
+      memcpy(mine + 24, e->vloc + 6 * last, 6 * sizeof(double));
+      err = mbsp_exscan(e->comm, mine, pre, 30, mbsp_kinThen, &valid);
       MBS_TOC(w->timer, MBS_TIMER_PREFIX);
       if (err) return err;
-      if (valid && e->b0 > 0) memcpy(w->cvel + 6 * (e->b0 - 1), pre + 12, 6 * sizeof(double));
-      MBS_TIC(w->timer, MBS_TIMER_VELOCITY);
-      for (int b = e->b0; b < e->b1; b++) mbs_bodyVelocity(m, s, w, b);
-      MBS_TOC(w->timer, MBS_TIMER_VELOCITY);
-      return MBS_OK;
-    }
-    // pipeline: boundary velocities from lower ranks, then to higher ranks
-    err = mbsp_haloRecvAll(e->hvel);
-    if (err) return err;
-    mbsp_unpackDown(e, e->hvel, w->cvel);
-    for (int j = 0; j < e->dn_sadr[e->nnbr]; j++) {
-      int b = e->dn_s[j], g = e->gho[b];
-      mbsReal *v = w->cvel + 6 * b;
-      memcpy(v, e->vloc + 6 * b, 6 * sizeof(mbsReal));
-      if (g >= 0) {
-        mbsReal t[6];
-        mbsu_xMotion(e->Xg + 12 * b, w->cvel + 6 * g, t);
-        for (int i = 0; i < 6; i++) v[i] += t[i];
+      if (valid && e->b0 > 0) { // the ghost parent (last body of the rank above): map of ground
+        int g = e->b0 - 1;
+        memcpy(w->xmat + 9 * g, pre, 9 * sizeof(double));
+        memcpy(w->xpos + 3 * g, pre + 9, 3 * sizeof(double));
+        memcpy(w->cvel + 6 * g, pre + 24, 6 * sizeof(double));
       }
+    } else {
+      // pipeline: boundary values from lower ranks, then to higher ranks
+      err = mbsp_haloRecvAll(e->hvel);
+      if (err) return err;
+      mbsp_unpackKin(e, w);
+      for (int j = 0; j < e->dn_sadr[e->nnbr]; j++) {
+        int b = e->dn_s[j], g = e->gho[b];
+        if (g >= 0)
+          mbsp_fromGhost(e, w, b, g);
+        else { // rooted at the ground on this rank: v = vloc, pose from the position stage
+          memcpy(w->cvel + 6 * b, e->vloc + 6 * b, 6 * sizeof(double));
+        }
+      }
+      mbsp_packKin(e, w);
+      err = mbsp_haloSendAll(e->hvel);
+      MBS_TOC(w->timer, MBS_TIMER_PREFIX);
+      if (err) return err;
     }
-    mbsp_packDown(e, e->hvel, w->cvel);
-    err = mbsp_haloSendAll(e->hvel);
-    MBS_TOC(w->timer, MBS_TIMER_PREFIX);
-    if (err) return err;
+    // poses of the bodies below a ghost parent (their parent's pose was unknown before)
+    MBS_TIC(w->timer, MBS_TIMER_POSITION);
+    for (int b = e->b0; b < e->b1; b++) {
+      int g = e->gho[b];
+      if (g < 0) continue;
+      const double *Rg = e->Rg + 12 * b, *Rw = w->xmat + 9 * g;
+      mbsu_mulMat3(Rw, Rg, w->xmat + 9 * b);
+      mbsu_mulMat3Vec(Rw, Rg + 9, w->xpos + 3 * b);
+      for (int i = 0; i < 3; i++) w->xpos[3 * b + i] += w->xpos[3 * g + i];
+    }
+    MBS_TOC(w->timer, MBS_TIMER_POSITION);
   }
   // every rank finishes its own bodies (parents are ready: owned ones in order, ghosts received)
   MBS_TIC(w->timer, MBS_TIMER_VELOCITY);
@@ -462,7 +540,7 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   MBS_TIC(w->timer, MBS_TIMER_POSITION);
   for (int b = e->b0; b < e->b1; b++) mbs_bodyPosition(m, s->q, w, b);
   MBS_TOC(w->timer, MBS_TIMER_POSITION);
-  MBS_CALL(mbsp_velocity(e, s));
+  MBS_CALL(mbsp_kinematics(e, s));
   if (m->opt.solver == MBS_SOLVER_SCHUR) {
     if (!e->schur)
       MBS_CALL(mbsp_schurCreate(e->comm, m, e->start, m->opt.iface, mbs_maxThreads(), &e->schur));

@@ -50,7 +50,8 @@ mbsErr mbsp_localRank(mbspComm *comm, int *local_rank, int *nlocal);
 /// Exclusive prefix scan of one record of \p n doubles per rank with a non-commutative
 /// combination: rank r receives x_0 . x_1 . ... . x_{r-1} (rank 0 receives nothing; *valid = 0
 /// there), where combine(a, b) overwrites b with "a then b" (a from the lower ranks). O(log P)
-/// depth (MPI_Exscan with a user-defined operator). Collective.
+/// depth: hand-written recursive doubling with point-to-point messages, ceil(log2 P) rounds
+/// (MBSPAR_EXSCAN=mpi uses MPI_Exscan instead; SimGrid's is linear in P). n <= 64. Collective.
 mbsErr mbsp_exscan(mbspComm *comm, const double *mine, double *prefix, int n,
                    void (*combine)(const double *a, double *b), int *valid);
 /// Barrier. Collective.
