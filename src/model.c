@@ -49,7 +49,7 @@ void mbs_bodySpecDefault(mbsBodySpec *spec) {
 
 void mbs_optionDefault(mbsOption *opt) {
   memset(opt, 0, sizeof *opt);
-  opt->solver = MBS_SOLVER_JCG;
+  opt->solver = MBS_SOLVER_SCHUR;
   opt->tol = 1e-12;
   opt->max_iter = 100000;
   opt->criterion = MBS_CRIT_RESIDUAL;
