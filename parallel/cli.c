@@ -60,10 +60,6 @@ int mbsp_cliTable(const mbsCli *cli) {
   return !cli->quiet && !(cli->json && !strcmp(cli->json, "-"));
 }
 
-int mbsp_serialMethod(int method) {
-  return method == MBS_SOLVER_ABA || method == MBS_SOLVER_CRBA;
-}
-
 // ---------------------------------------------------------------- command line
 
 mbsErr mbsp_cliParse(int argc, char **argv, const mbspVerb *verbs, int nverb, mbsCli *cli) {

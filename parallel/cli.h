@@ -81,7 +81,4 @@ mbsErr mbsp_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const 
 /// 1 when the result goes as a table to standard output (not --quiet, not --json -).
 int mbsp_cliTable(const mbsCli *cli);
 
-/// 1 for the serial baselines (aba, crba), which run on rank 0 alone.
-int mbsp_serialMethod(int method);
-
 #endif

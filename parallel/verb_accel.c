@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "rankreport.h"
 #include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
 
 typedef struct {
@@ -27,7 +28,7 @@ typedef struct {
 /// distributed engine \p eng. Writes (rank 0, serial) or the engine's workspace (distributed).
 static mbsErr accel_compute(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWork *w,
                             mbspEngine *eng) {
-  if (mbsp_serialMethod(m->opt.solver)) {
+  if (mbs_solverIsBaseline(m->opt.solver)) {
     if (mbsp_rank(comm) != 0) return MBS_OK;
     MBS_CALL(mbs_forward(m, s, w));
     w->stat.iterations = 0;
@@ -64,7 +65,7 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
 
 mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
   int rank = mbsp_rank(comm), size = mbsp_size(comm);
-  int serial = mbsp_serialMethod(m->opt.solver);
+  int serial = mbs_solverIsBaseline(m->opt.solver);
   mbsState *s = NULL;
   mbsWork *w = NULL;
   mbspEngine *eng = NULL;

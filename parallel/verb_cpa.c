@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_critpath.h"
+#include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
 
 // the cpa options (accepted by mbsp_cliParse, read here): the value of --NAME or NULL
@@ -175,8 +176,7 @@ static mbsErr mbs_cpaCalibrate(mbspComm *comm, const mbsModel *m, mbsCpaOptions 
   if (!e && o->method == MBS_SOLVER_CRBA) e = mbs_workEnableCrba(m, w);
   if (!e && mbs_cpaIterative(o->method))
     mm->opt.tol = 0, mm->opt.max_iter = o->iterations; // exactly the graph's iterations
-  if (!e && (mbs_cpaIterative(o->method) || o->method == MBS_SOLVER_DIRECT))
-    e = mbs_cfsCreate(m, 0, m->nbody, &c);
+  if (!e && !mbs_solverIsBaseline(o->method)) e = mbs_cfsCreate(m, 0, m->nbody, &c);
   int reps = 0;
   double t0 = mbsp_wtime(), t1 = t0;
   while (!e && (t1 - t0 < 0.2 || reps < 3) && reps < 100000) {
@@ -224,8 +224,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
   o.method = m->opt.solver;
   if ((a = mbs_cpaArg(cli, "--method"))) o.method = mbs_solverFromName(a);
   int iterative = mbs_cpaIterative(o.method);
-  if (o.method != MBS_SOLVER_ABA && o.method != MBS_SOLVER_CRBA && o.method != MBS_SOLVER_DIRECT &&
-      !iterative)
+  const mbsSolverType *t = mbs_solverFind(o.method);
+  if (!t || t->cpa_graph == MBS_CPA_GRAPH_NONE) // the solver table names each method's graph
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar cpa: --method %s: graphs exist for aba, crba, direct, jcg, jacobi, gs, "
                    "sor, chebyshev (petsc runs PETSc's own kernels and has none)",

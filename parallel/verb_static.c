@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbs_static.h"
 #include "mbspar/mbspar.h"
 
@@ -106,7 +107,7 @@ static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st) {
 /// method runs it on all ranks over the distributed engine. Collective.
 mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
   int rank = mbsp_rank(comm), size = mbsp_size(comm);
-  int serial = mbsp_serialMethod(m->opt.solver);
+  int serial = mbs_solverIsBaseline(m->opt.solver);
   mbsState *s = NULL;
   mbsWork *w = NULL;
   mbsStatic *st = NULL;
