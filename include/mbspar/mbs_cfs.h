@@ -10,7 +10,8 @@
 /// Between the sweeps the parallel layer exchanges the up / acc 6-vectors of cut tree edges.
 /// The diagonal blocks D_i = T_i^T (M_i + X_ip M_p X_ip^T) T_i are local (M = I^{-1} is a model
 /// constant). Explicit off-diagonal blocks (parent and sibling couplings) are assembled on demand
-/// for the direct solver and Gauss–Seidel/SOR.
+/// for the direct solver; whole block rows (mbs_cfsRow) for the PETSc backend. The solvers are
+/// rows of the solver table (mbs_solvertype.h, docs/code.md).
 #ifndef MBS_CFS_H
 #define MBS_CFS_H
 
