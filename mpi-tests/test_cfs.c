@@ -36,7 +36,6 @@ static void check_model(mbsModel *m, const char *what, int is_chain) {
     m->opt.max_iter = 200000;
     m->opt.warm_start = MBS_WARM_NONE;
     m->opt.omega = 1.3;
-    c->have_spec = 0;
     mbs_stateReset(m, s);
     MBS_EXPECT_OK(mbs_cfsForward(m, s, w, c));
     if (meth == MBS_SOLVER_JACOBI && !is_chain) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "comm_private.h"
+#include "solvers.h"
 
 struct mbspComm {
   MPI_Comm comm;
@@ -32,6 +33,7 @@ struct mbspComm {
 mbsErr mbsp_init(int *argc, char ***argv, mbspComm **out) {
   int inited = 0;
   *out = NULL;
+  MBS_CALL(mbsp_solversRegister()); // the parallel layer's entries of the solver table
   MPI_Initialized(&inited);
   mbspComm *c = calloc(1, sizeof *c);
   if (!c) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");

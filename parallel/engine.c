@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_engine.h"
-#include "petsc_ref.h"
 #include "schur_par.h"
 #include "spatial.h"
 
@@ -46,13 +45,11 @@ struct mbspEngine {
   mbspHalo *hup, *hdn, *hvel;
 
   // velocity prefix
-  int *gho;         // (nbody) ghost parent at the top of each owned body's local path, -1: ground
-  mbsReal *Xg;      // (nbody x 12) transform ghost -> body
-  mbsReal *vloc;    // (nbody x 6) velocity with the ghost velocity set to zero
-  mbsReal *Rg;      // (nbody x 12) pose relative to the ghost parent's frame: R (9), p (3)
-  mbspPetsc *petsc; // KSP backend, created on first use
-  mbspSchur *schur; // exact solver, created on first use
-  int use_scan;     // every rank owns one path segment of a chain: velocity prefix by Exscan
+  int *gho;      // (nbody) ghost parent at the top of each owned body's local path, -1: ground
+  mbsReal *Xg;   // (nbody x 12) transform ghost -> body
+  mbsReal *vloc; // (nbody x 6) velocity with the ghost velocity set to zero
+  mbsReal *Rg;   // (nbody x 12) pose relative to the ghost parent's frame: R (9), p (3)
+  int use_scan;  // every rank owns one path segment of a chain: velocity prefix by Exscan
 };
 
 static int mbsp_owner(const mbspEngine *e, int b) {
@@ -279,6 +276,7 @@ static mbsErr mbsp_engineSetup(mbspEngine *e) {
   MBS_CALL(mbsp_buildLists(e));
   MBS_CALL(mbs_workCreate(e->m, &e->w));
   MBS_CALL(mbs_cfsCreate(e->m, e->b0, e->b1, &e->c));
+  mbs_cfsSetContext(e->c, e); // solvers of the parallel layer reach the engine through it
   size_t nb = (size_t)e->m->nbody;
   MBS_ALLOC(e->gho, nb);
   MBS_ALLOC(e->Xg, 12 * nb);
@@ -355,8 +353,6 @@ void mbsp_engineDestroy(mbspEngine **pe) {
   mbsp_haloDestroy(&e->hup);
   mbsp_haloDestroy(&e->hdn);
   mbsp_haloDestroy(&e->hvel);
-  mbsp_petscDestroy(&e->petsc);
-  mbsp_schurDestroy(&e->schur);
   mbs_cfsDestroy(&e->c);
   mbs_workDestroy(&e->w);
   void *arrs[] = {e->start, e->nbr,     e->up_sadr, e->up_s, e->up_radr, e->up_r, e->dn_sadr,
@@ -541,22 +537,8 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   for (int b = e->b0; b < e->b1; b++) mbs_bodyPosition(m, s->q, w, b);
   MBS_TOC(w->timer, MBS_TIMER_POSITION);
   MBS_CALL(mbsp_kinematics(e, s));
-  if (m->opt.solver == MBS_SOLVER_SCHUR) {
-    if (!e->schur)
-      MBS_CALL(mbsp_schurCreate(e->comm, m, e->start, m->opt.iface, mbs_maxThreads(), &e->schur));
-    MBS_CALL(mbsp_schurSolve(e->schur, s, w));
-  } else if (m->opt.solver == MBS_SOLVER_PETSC) {
-    double bnorm, res;
-    int its, reason;
-    MBS_CALL(mbs_cfsPrepare(m, s, w, e->c, &e->hooks, &bnorm));
-    MBS_TIC(w->timer, MBS_TIMER_SOLVE);
-    mbsErr err = mbsp_petscSolve(e->comm, &e->petsc, m, s, w, e->c, &its, &reason, &res);
-    MBS_TOC(w->timer, MBS_TIMER_SOLVE);
-    MBS_CALL(mbsp_agreeErr(e->comm, err));
-    MBS_CALL(mbs_cfsFinish(m, s, w, e->c, &e->hooks, MBS_SOLVER_PETSC, its, reason, res));
-  } else {
-    MBS_CALL(mbs_cfsSolve(m, s, w, e->c, &e->hooks));
-  }
+  // the solver of m->opt.solver from the solver table, with the engine's halo and reduction hooks
+  MBS_CALL(mbs_cfsSolve(m, s, w, e->c, &e->hooks));
   MBS_TOC(w->timer, MBS_TIMER_EVAL);
   return MBS_OK;
 }
@@ -603,6 +585,12 @@ mbsWork *mbsp_engineWork(mbspEngine *e) {
 mbsCfs *mbsp_engineCfs(mbspEngine *e) {
   return e->c;
 }
+mbspComm *mbsp_engineComm(mbspEngine *e) {
+  return e->comm;
+}
+const int *mbsp_engineStarts(const mbspEngine *e) {
+  return e->start;
+}
 
 void mbsp_engineDecomp(const mbspEngine *e, mbspDecompInfo *info) {
   info->b0 = e->b0, info->b1 = e->b1, info->nnbr = e->nnbr;
@@ -610,8 +598,7 @@ void mbsp_engineDecomp(const mbspEngine *e, mbspDecompInfo *info) {
   info->cut_down = e->dn_sadr[e->nnbr];
   info->weight = 0;
   info->prefix_scan = e->use_scan;
-  info->segments = e->schur ? mbsp_schurSegments(e->schur) : 0;
-  info->merge_scan = e->schur ? mbsp_schurChain(e->schur) : 0;
+  info->segments = mbsp_schurSegmentsOf(e->c, &info->merge_scan);
   for (int b = e->b0; b < e->b1; b++) info->weight += mbsp_bodyWeight(e->m, b);
 }
 

@@ -5,9 +5,14 @@
 /// unpreconditioned residual norm and rtol = solver.tol so that convergence means the same as
 /// for the native J-CG; every -ksp_* / -pc_* option overrides. Rows are owned as the native
 /// solver owns them (contiguous lambda ranges), so no data moves at assembly.
-/// Communication: PETSc's own (MatMult halo, VecDot allreduce). This is the only file that
-/// includes PETSc.
+/// Communication: PETSc's own (MatMult halo, VecDot allreduce), on the engine's communicator.
+/// Registered in the solver table as solver.method = petsc (mbsp_solverPetsc); its solver state
+/// reaches the engine through the context the engine attaches to its mbsCfs. This file and
+/// petsc_ts.c are the only ones that include PETSc.
 #include "petsc_ref.h"
+#include <stdlib.h>
+#include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_solvertype.h"
 #ifdef MBS_HAVE_PETSC
 #include <petscksp.h>
 #include <stdlib.h>
@@ -50,8 +55,8 @@ const char *mbsp_petscVersion(void) {
   return v;
 }
 
-static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsModel *m, const mbsState *s, mbsWork *w,
-                               mbsCfs *c, mbspPetsc **out) {
+static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsSolverOpt *o, const mbsModel *m,
+                               const mbsState *s, mbsWork *w, mbsCfs *c, mbspPetsc **out) {
   MBS_CHECK(mbs_petsc_inited, MBS_ERR_INTERNAL, "PETSc is not initialised");
   mbspPetsc *p = calloc(1, sizeof *p);
   MBS_CHECK(p, MBS_ERR_NOMEM, "out of memory (PETSc context)");
@@ -100,14 +105,17 @@ static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsModel *m, const mbsState
   MBS_CALL_PETSC(KSPGetPC(p->ksp, &pc));
   MBS_CALL_PETSC(PCSetType(pc, PCVPBJACOBI));
   MBS_CALL_PETSC(KSPSetNormType(p->ksp, KSP_NORM_UNPRECONDITIONED));
-  MBS_CALL_PETSC(KSPSetTolerances(p->ksp, m->opt.tol, 1e-300, PETSC_DEFAULT, m->opt.max_iter));
+  MBS_CALL_PETSC(KSPSetTolerances(p->ksp, o->tol, 1e-300, PETSC_DEFAULT, o->max_iter));
   MBS_CALL_PETSC(KSPSetFromOptions(p->ksp));
   return MBS_OK;
 }
 
-mbsErr mbsp_petscSolve(mbspComm *comm, mbspPetsc **ctx, const mbsModel *m, const mbsState *s,
-                       mbsWork *w, mbsCfs *c, int *iterations, int *reason, double *residual) {
-  if (!*ctx) MBS_CALL(mbsp_petscCreate(comm, m, s, w, c, ctx));
+// solve A x = rhs (c->rhs, initial guess c->x) with KSP; the matrix is assembled from the block
+// rows of the owned bodies (created with its nonzero pattern on the first call)
+static mbsErr mbsp_petscSolve(mbspComm *comm, const mbsSolverOpt *o, mbspPetsc **ctx,
+                              const mbsModel *m, const mbsState *s, mbsWork *w, mbsCfs *c,
+                              mbsSolveInfo *info) {
+  if (!*ctx) MBS_CALL(mbsp_petscCreate(comm, o, m, s, w, c, ctx));
   mbspPetsc *p = *ctx;
   // assemble the owned block rows
   for (int b = c->b0; b < c->b1; b++) {
@@ -136,16 +144,16 @@ mbsErr mbsp_petscSolve(mbspComm *comm, mbspPetsc **ctx, const mbsModel *m, const
   MBS_CALL_PETSC(KSPGetConvergedReason(p->ksp, &kr));
   MBS_CALL_PETSC(KSPGetResidualNorm(p->ksp, &rn));
   MBS_CALL_PETSC(VecNorm(p->b, NORM_2, &bn));
-  *iterations = (int)its;
-  *residual = bn > 0 ? rn / bn : rn;
-  *reason = kr > 0                        ? MBS_REASON_CONVERGED
-            : kr == KSP_DIVERGED_ITS      ? MBS_REASON_DIVERGED_MAXIT
-            : kr == KSP_DIVERGED_NANORINF ? MBS_REASON_DIVERGED_NAN
-                                          : MBS_REASON_DIVERGED_BREAKDOWN;
+  info->it = (int)its;
+  info->res = bn > 0 ? rn / bn : rn;
+  info->reason = kr > 0                        ? MBS_REASON_CONVERGED
+                 : kr == KSP_DIVERGED_ITS      ? MBS_REASON_DIVERGED_MAXIT
+                 : kr == KSP_DIVERGED_NANORINF ? MBS_REASON_DIVERGED_NAN
+                                               : MBS_REASON_DIVERGED_BREAKDOWN;
   return MBS_OK;
 }
 
-void mbsp_petscDestroy(mbspPetsc **ctx) {
+static void mbsp_petscDestroy(mbspPetsc **ctx) {
   if (!ctx || !*ctx) return;
   mbspPetsc *p = *ctx;
   if (mbs_petsc_inited) {
@@ -167,16 +175,63 @@ mbsErr mbsp_petscInitialize(int *argc, char ***argv) {
                     "this mbspar was built without PETSc (MBS_ENABLE_PETSC=OFF)");
 }
 void mbsp_petscFinalize(void) {}
-mbsErr mbsp_petscSolve(mbspComm *comm, mbspPetsc **ctx, const mbsModel *m, const mbsState *s,
-                       mbsWork *w, mbsCfs *c, int *iterations, int *reason, double *residual) {
-  (void)comm, (void)ctx, (void)m, (void)s, (void)w, (void)c, (void)iterations, (void)reason,
-      (void)residual;
+static mbsErr mbsp_petscSolve(mbspComm *comm, const mbsSolverOpt *o, mbspPetsc **ctx,
+                              const mbsModel *m, const mbsState *s, mbsWork *w, mbsCfs *c,
+                              mbsSolveInfo *info) {
+  (void)comm, (void)o, (void)ctx, (void)m, (void)s, (void)w, (void)c, (void)info;
   return mbs_errSet(MBS_ERR_UNSUPPORTED, "solver.method = petsc needs a build with PETSc");
 }
-void mbsp_petscDestroy(mbspPetsc **ctx) {
+static void mbsp_petscDestroy(mbspPetsc **ctx) {
   (void)ctx;
 }
 const char *mbsp_petscVersion(void) {
   return "";
 }
 #endif
+
+// ---------------------------------------------------------------- the solver table entry
+
+typedef struct {
+  mbsSolverOpt opt;
+  mbspEngine *eng; // the engine this solver serves (its communicator)
+  mbspPetsc *ksp;  // matrix, vectors and KSP, created at the first solve (needs the state)
+} mbspPetscSolver;
+
+static mbsErr mbsp_petscSolverCreate(const mbsModel *m, const mbsCfs *c, const mbsSolverOpt *opt,
+                                     void *ctx, void **self) {
+  (void)m, (void)c;
+  MBS_CHECK(ctx, MBS_ERR_UNSUPPORTED, "solver.method = petsc runs on the distributed engine only");
+  mbspPetscSolver *s;
+  MBS_ALLOC(s, 1);
+  s->opt = *opt;
+  s->eng = ctx;
+  *self = s;
+  return MBS_OK;
+}
+
+static mbsErr mbsp_petscSolverSolve(void *self, const mbsModel *m, const mbsState *st, mbsWork *w,
+                                    mbsCfs *c, const mbsCfsComm *comm, mbsSolveInfo *info) {
+  mbspPetscSolver *s = self;
+  mbspComm *pc = mbsp_engineComm(s->eng);
+  (void)comm; // PETSc communicates by itself
+  return mbsp_agreeErr(pc, mbsp_petscSolve(pc, &s->opt, &s->ksp, m, st, w, c, info));
+}
+
+static void mbsp_petscSolverDestroy(void **self) {
+  mbspPetscSolver *s = *self;
+  if (!s) return;
+  mbsp_petscDestroy(&s->ksp);
+  free(s);
+  *self = NULL;
+}
+
+const mbsSolverType mbsp_solverPetsc = {
+    .name = "petsc",
+    .method = MBS_SOLVER_PETSC,
+    .distributed = 1,
+    .iterative = 1,
+    .cpa_graph = MBS_CPA_GRAPH_NONE, // PETSc's own kernels: no graph
+    .create = mbsp_petscSolverCreate,
+    .solve = mbsp_petscSolverSolve,
+    .destroy = mbsp_petscSolverDestroy,
+};

@@ -3,7 +3,7 @@
 /// parallel layer; no PETSc types leak out.
 #ifndef MBS_PETSC_REF_H
 #define MBS_PETSC_REF_H
-#include "mbspar/mbs_cfs.h"
+#include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbs_parallel.h"
 
 typedef struct mbspPetsc mbspPetsc;
@@ -13,12 +13,9 @@ typedef struct mbspPetsc mbspPetsc;
 mbsErr mbsp_petscInitialize(int *argc, char ***argv);
 /// Finalise PETSc if it was initialised. Collective.
 void mbsp_petscFinalize(void);
-/// Solve A x = rhs (c->rhs, initial guess c->x) with KSP; the matrix is assembled from the block
-/// rows of the owned bodies (created with its nonzero pattern on the first call). Collective.
-mbsErr mbsp_petscSolve(mbspComm *comm, mbspPetsc **ctx, const mbsModel *m, const mbsState *s,
-                       mbsWork *w, mbsCfs *c, int *iterations, int *reason, double *residual);
-/// Free (NULL is a no-op). Collective.
-void mbsp_petscDestroy(mbspPetsc **ctx);
+/// The solver-table entry of solver.method = petsc (KSP on the assembled matrix); registered by
+/// mbsp_solversRegister. Its create needs the engine as context (mbs_cfsSetContext).
+extern const mbsSolverType mbsp_solverPetsc;
 /// PETSc version string ("" without PETSc). Local.
 const char *mbsp_petscVersion(void);
 #endif

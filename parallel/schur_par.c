@@ -29,11 +29,17 @@
 #include <string.h>
 #include "schur_par.h"
 #include "mbspar/mbs_cfs.h"
+#include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_solvertype.h"
 #include "spatial.h"
 
 #define MBSP_TAG_SCAN_DOWN 41
 #define MBSP_TAG_SCAN_UP   42
-#define MBSP_TAG_BASE      100 // + 4 * pair index + phase (0 system, 1 lambda, 2 acceleration, 3 jcg)
+// point-to-point tags: MBSP_TAG_BASE + 8 * (index of the cut joint among those between the two
+// ranks, by child body) + phase
+#define MBSP_TAG_BASE 100
+enum { MBSP_PH_SYS = 0, MBSP_PH_LAM, MBSP_PH_ACC, MBSP_PH_JCG, MBSP_PH_STATE };
+#define MBSP_TAG(idx, ph) (MBSP_TAG_BASE + 8 * (idx) + (ph))
 
 struct mbspSchur {
   mbspComm *comm;
@@ -54,6 +60,7 @@ struct mbspSchur {
   int *comp_sadr;              // (ncomp + 1)
   double *S;                   // scratch nup^2 + nup
   double *lam_up, *lam_low, *acc_s, *acc_r;
+  double *st_s, *st_r; // joint states (q, qd: 13 reals) to the parents' ranks / of remote children
   mbspMsg *msg;
   // scan state
   mbsSchurPair x, acc, excl, sacc, sexcl, tmp;
@@ -92,7 +99,7 @@ void mbsp_schurDestroy(mbspSchur **psp) {
                   sp->ghost_rank, sp->ghost_tag, sp->comp_erank, sp->comp_etag, sp->jx,
                   sp->jr,         sp->jz,        sp->jp,         sp->jq,        sp->jd,
                   sp->jg,         sp->lp,        sp->lq,         sp->dsend,     sp->jd_adr,
-                  sp->jt};
+                  sp->jt,         sp->st_s,      sp->st_r};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(sp);
   *psp = NULL;
@@ -122,13 +129,13 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
     int pr = mbsp_schurOwner(sp, m->body_parent[cp->root]), idx = 0;
     for (int c2 = 0; c2 < c; c2++)
       if (s->comp[c2].up && mbsp_schurOwner(sp, m->body_parent[s->comp[c2].root]) == pr) idx++;
-    sp->comp_rank[c] = pr, sp->comp_tag[c] = MBSP_TAG_BASE + 4 * idx;
+    sp->comp_rank[c] = pr, sp->comp_tag[c] = MBSP_TAG(idx, 0);
   }
   for (int q = 0; q < np; q++) {
     int l = s->port_body[q], cr = mbsp_schurOwner(sp, l), idx = 0, nl = m->body_lamnum[l];
     for (int q2 = 0; q2 < np; q2++)
       if (s->port_body[q2] < l && mbsp_schurOwner(sp, s->port_body[q2]) == cr) idx++;
-    sp->port_rank[q] = cr, sp->port_tag[q] = MBSP_TAG_BASE + 4 * idx;
+    sp->port_rank[q] = cr, sp->port_tag[q] = MBSP_TAG(idx, 0);
     sp->port_radr[q + 1] = sp->port_radr[q] + nl * nl + nl;
   }
   MBS_ALLOC(sp->rbuf, sp->port_radr[np]);
@@ -162,6 +169,8 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   MBS_ALLOC(sp->ghost_tag, ng);
   MBS_ALLOC(sp->comp_erank, nc);
   MBS_ALLOC(sp->comp_etag, nc);
+  MBS_ALLOC(sp->st_s, 13 * nc);
+  MBS_ALLOC(sp->st_r, 13 * ng);
   for (int b = sp->b0; b < sp->b1; b++)
     for (int k = 0; k < m->body_childnum[b]; k++) {
       int c = m->child_list[m->body_childadr[b] + k];
@@ -172,7 +181,7 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
     int c = sp->ghost[k], cr = mbsp_schurOwner(sp, c), idx = 0;
     for (int k2 = 0; k2 < ng; k2++)
       if (sp->ghost[k2] < c && mbsp_schurOwner(sp, sp->ghost[k2]) == cr) idx++;
-    sp->ghost_rank[k] = cr, sp->ghost_tag[k] = MBSP_TAG_BASE + 2 + 4 * idx;
+    sp->ghost_rank[k] = cr, sp->ghost_tag[k] = MBSP_TAG(idx, 0);
   }
   for (int c = 0; c < nc; c++) {
     int r = s->comp[c].root, p = m->body_parent[r];
@@ -183,7 +192,7 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
       int p2 = m->body_parent[s->comp[c2].root];
       if (p2 >= 0 && p2 < sp->b0 && mbsp_schurOwner(sp, p2) == pr) idx++;
     }
-    sp->comp_erank[c] = pr, sp->comp_etag[c] = MBSP_TAG_BASE + 2 + 4 * idx;
+    sp->comp_erank[c] = pr, sp->comp_etag[c] = MBSP_TAG(idx, 0);
   }
   // chain decomposition: one component per rank, ports only to the neighbouring ranks
   int chain = nc == 1 && np <= 1;
@@ -356,7 +365,7 @@ static mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
   for (int c = 0, at = 0; c < s->ncomp; c++) {
     if (s->comp[c].up)
       MBS_CALL(mbsp_msgIrecv(sp->msg, sp->lam_up + at, s->comp[c].nup, sp->comp_rank[c],
-                             sp->comp_tag[c] + 1, NULL));
+                             sp->comp_tag[c] + MBSP_PH_LAM, NULL));
     at += s->comp[c].nup;
   }
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
@@ -400,9 +409,11 @@ static mbsErr mbsp_schurExchange(mbspSchur *sp, double *up, double *low, int rev
     int k = s->comp[c].nup;
     if (s->comp[c].up) {
       if (!reverse)
-        MBS_CALL(mbsp_msgIsend(sp->msg, up + at, k, sp->comp_rank[c], sp->comp_tag[c] + 3, NULL));
+        MBS_CALL(mbsp_msgIsend(sp->msg, up + at, k, sp->comp_rank[c], sp->comp_tag[c] + MBSP_PH_JCG,
+                               NULL));
       else
-        MBS_CALL(mbsp_msgIrecv(sp->msg, tmp + at, k, sp->comp_rank[c], sp->comp_tag[c] + 3, NULL));
+        MBS_CALL(mbsp_msgIrecv(sp->msg, tmp + at, k, sp->comp_rank[c],
+                               sp->comp_tag[c] + MBSP_PH_JCG, NULL));
     }
     at += k;
   }
@@ -410,9 +421,9 @@ static mbsErr mbsp_schurExchange(mbspSchur *sp, double *up, double *low, int rev
     int k = m->body_lamnum[s->port_body[q]];
     double *b = low + s->port_cadr[q];
     if (!reverse)
-      MBS_CALL(mbsp_msgIrecv(sp->msg, b, k, sp->port_rank[q], sp->port_tag[q] + 3, NULL));
+      MBS_CALL(mbsp_msgIrecv(sp->msg, b, k, sp->port_rank[q], sp->port_tag[q] + MBSP_PH_JCG, NULL));
     else
-      MBS_CALL(mbsp_msgIsend(sp->msg, b, k, sp->port_rank[q], sp->port_tag[q] + 3, NULL));
+      MBS_CALL(mbsp_msgIsend(sp->msg, b, k, sp->port_rank[q], sp->port_tag[q] + MBSP_PH_JCG, NULL));
   }
   sp->messages += reverse ? s->nport : nc;
   MBS_CALL(mbsp_msgWaitAll(sp->msg));
@@ -486,12 +497,12 @@ static mbsErr mbsp_schurJcg(mbspSchur *sp, mbsState *st, mbsWork *w) {
     if (s->comp[c].up) {
       int k = s->comp[c].nup;
       MBS_CALL(mbsp_msgIrecv(sp->msg, sp->sbuf + sp->comp_sadr[c], k * k + k, sp->comp_rank[c],
-                             sp->comp_tag[c] + 1, NULL));
+                             sp->comp_tag[c] + MBSP_PH_LAM, NULL));
     }
   for (int q = 0; q < s->nport; q++) {
     int nl = m->body_lamnum[s->port_body[q]];
     MBS_CALL(mbsp_msgIsend(sp->msg, sp->dsend + sp->port_radr[q], nl * nl + nl, sp->port_rank[q],
-                           sp->port_tag[q] + 1, NULL));
+                           sp->port_tag[q] + MBSP_PH_LAM, NULL));
   }
   MBS_CALL(mbsp_msgWaitAll(sp->msg));
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
@@ -581,7 +592,31 @@ static mbsErr mbsp_schurJcg(mbspSchur *sp, mbsState *st, mbsWork *w) {
 mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   const mbsModel *m = sp->m;
   mbsSchur *s = sp->seg;
-  // stages of the remote children (their joints are the lower ports)
+  // the remote children's joint states (each rank integrates only its own joints), then their
+  // stages (their joints are the lower ports)
+  if (sp->size > 1) {
+    MBS_TIC(w->timer, MBS_TIMER_HALO);
+    mbsErr e0 = MBS_OK;
+    for (int k = 0; k < sp->nghost && !e0; k++)
+      e0 = mbsp_msgIrecv(sp->msg, sp->st_r + 13 * k, 13, sp->ghost_rank[k],
+                         sp->ghost_tag[k] + MBSP_PH_STATE, NULL);
+    for (int c = 0; c < s->ncomp && !e0; c++) {
+      if (sp->comp_erank[c] < 0) continue;
+      int r = s->comp[c].root, nq = m->body_qnum[r], nv = m->body_dofnum[r];
+      double *b = sp->st_s + 13 * c;
+      memcpy(b, st->q + m->body_qadr[r], sizeof(double) * (size_t)nq);
+      memcpy(b + nq, st->qd + m->body_dofadr[r], sizeof(double) * (size_t)nv);
+      e0 = mbsp_msgIsend(sp->msg, b, 13, sp->comp_erank[c], sp->comp_etag[c] + MBSP_PH_STATE, NULL);
+    }
+    if (!e0) e0 = mbsp_msgWaitAll(sp->msg);
+    MBS_TOC(w->timer, MBS_TIMER_HALO);
+    MBS_CALL(e0);
+    for (int k = 0; k < sp->nghost; k++) {
+      int g = sp->ghost[k], nq = m->body_qnum[g], nv = m->body_dofnum[g];
+      memcpy(st->q + m->body_qadr[g], sp->st_r + 13 * k, sizeof(double) * (size_t)nq);
+      memcpy(st->qd + m->body_dofadr[g], sp->st_r + 13 * k + nq, sizeof(double) * (size_t)nv);
+    }
+  }
   for (int k = 0; k < sp->nghost; k++) {
     mbs_bodyPosition(m, st->q, w, sp->ghost[k]);
     mbs_bodyVelocity(m, st, w, sp->ghost[k]);
@@ -614,10 +649,11 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
     MBS_TIC(w->timer, MBS_TIMER_HALO);
     for (int c = 0; c < s->ncomp && !e; c++)
       if (sp->comp_erank[c] >= 0)
-        e = mbsp_msgIrecv(sp->msg, sp->acc_r + 6 * c, 6, sp->comp_erank[c], sp->comp_etag[c], NULL);
+        e = mbsp_msgIrecv(sp->msg, sp->acc_r + 6 * c, 6, sp->comp_erank[c],
+                          sp->comp_etag[c] + MBSP_PH_ACC, NULL);
     for (int k = 0; k < sp->nghost && !e; k++)
       e = mbsp_msgIsend(sp->msg, w->acc + 6 * m->body_parent[sp->ghost[k]], 6, sp->ghost_rank[k],
-                        sp->ghost_tag[k], NULL);
+                        sp->ghost_tag[k] + MBSP_PH_ACC, NULL);
     if (!e) e = mbsp_msgWaitAll(sp->msg);
     MBS_TOC(w->timer, MBS_TIMER_HALO);
     MBS_CALL(e);
@@ -647,4 +683,61 @@ int mbsp_schurChain(const mbspSchur *sp) {
 }
 long mbsp_schurMessages(const mbspSchur *sp) {
   return sp->messages;
+}
+
+// ---------------------------------------------------------------- the solver table entry
+
+typedef struct {
+  mbsSolverOpt opt;
+  mbspSchur *sp;
+} mbspSchurSolver;
+
+static mbsErr mbsp_schurSolverCreate(const mbsModel *m, const mbsCfs *c, const mbsSolverOpt *opt,
+                                     void *ctx, void **self) {
+  (void)c;
+  MBS_CHECK(ctx, MBS_ERR_UNSUPPORTED, "solver.method = schur runs on the distributed engine only");
+  mbspEngine *eng = ctx;
+  mbspSchurSolver *sv;
+  MBS_ALLOC(sv, 1);
+  sv->opt = *opt;
+  mbsErr e = mbsp_schurCreate(mbsp_engineComm(eng), m, mbsp_engineStarts(eng), opt->iface,
+                              mbs_maxThreads(), &sv->sp);
+  if (e) {
+    free(sv);
+    return e;
+  }
+  *self = sv;
+  return MBS_OK;
+}
+
+static mbsErr mbsp_schurSolverForward(void *self, const mbsModel *m, mbsState *s, mbsWork *w,
+                                      mbsCfs *c, const mbsCfsComm *comm) {
+  (void)m, (void)c, (void)comm; // the exact solver sends its own messages
+  mbspSchurSolver *sv = self;
+  return mbsp_schurSolve(sv->sp, s, w);
+}
+
+static void mbsp_schurSolverDestroy(void **self) {
+  mbspSchurSolver *sv = *self;
+  if (!sv) return;
+  mbsp_schurDestroy(&sv->sp);
+  free(sv);
+  *self = NULL;
+}
+
+const mbsSolverType mbsp_solverSchur = {
+    .name = "schur",
+    .method = MBS_SOLVER_SCHUR,
+    .distributed = 1,
+    .iterative = 0,
+    .cpa_graph = MBS_CPA_GRAPH_SCHUR,
+    .create = mbsp_schurSolverCreate,
+    .forward = mbsp_schurSolverForward,
+    .destroy = mbsp_schurSolverDestroy,
+};
+
+int mbsp_schurSegmentsOf(const mbsCfs *c, int *scan) {
+  const mbspSchurSolver *sv = mbs_cfsSolverSelf(c, &mbsp_solverSchur);
+  *scan = sv ? mbsp_schurChain(sv->sp) : 0;
+  return sv ? mbsp_schurSegments(sv->sp) : 0;
 }

@@ -5,6 +5,7 @@
 
 #include "mbspar/mbs_parallel.h"
 #include "mbspar/mbs_schur.h"
+#include "mbspar/mbs_solvertype.h"
 
 typedef struct mbspSchur mbspSchur;
 
@@ -27,5 +28,11 @@ int mbsp_schurChain(const mbspSchur *sp);
 long mbsp_schurMessages(const mbspSchur *sp);
 /// Free and NULL. Local.
 void mbsp_schurDestroy(mbspSchur **sp);
+
+/// The solver table entry (solver.method = schur), registered by mbsp_solversRegister.
+extern const mbsSolverType mbsp_solverSchur;
+/// Thread segments of the schur solver bound to \p c (0 if another solver is bound) and, in
+/// *scan, whether it merges the cut joints by the recursive-doubling scan. Local.
+int mbsp_schurSegmentsOf(const mbsCfs *c, int *scan);
 
 #endif

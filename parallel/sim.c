@@ -25,6 +25,7 @@
 #include "h5out.h"
 #include "petsc_ts.h"
 #include "rankreport.h"
+#include "mbspar/mbs_solvertype.h"
 
 static volatile sig_atomic_t mbsp_sim_signal = 0;
 
@@ -345,9 +346,9 @@ static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
     memcpy(h.hist_head, S->s->hist_head, sizeof h.hist_head);
     memcpy(h.hist_t, S->s->hist_t, sizeof h.hist_t);
     if (S->eng) {
-      mbsCfs *c = mbsp_engineCfs(S->eng);
-      h.have_spec = c->have_spec, h.lmin = c->lmin, h.lmax = c->lmax;
-      h.jacobi_omega = c->jacobi_omega;
+      mbsSolverCache sc;
+      mbs_cfsCacheSave(mbsp_engineCfs(S->eng), &sc);
+      h.have_spec = sc.have_spec, h.lmin = sc.lmin, h.lmax = sc.lmax, h.jacobi_omega = sc.omega;
     }
     memcpy(buf, &h, sizeof h);
     double *body = (double *)(buf + sizeof h);
@@ -446,9 +447,8 @@ static mbsErr mbsp_simRestore(mbspSim *S, const char *path) {
   memcpy(S->s->hist_t, h.hist_t, sizeof h.hist_t);
   S->s->time = h.t;
   if (S->eng) {
-    mbsCfs *c = mbsp_engineCfs(S->eng);
-    c->have_spec = h.have_spec, c->lmin = h.lmin, c->lmax = h.lmax;
-    c->jacobi_omega = h.jacobi_omega;
+    mbsSolverCache sc = {h.have_spec, h.lmin, h.lmax, h.jacobi_omega};
+    e = mbs_cfsCacheRestore(m, mbsp_engineCfs(S->eng), &sc);
   }
   S->evals = S->evals_out = h.evals;
   S->iters = S->iters_out = h.iters;
@@ -457,7 +457,7 @@ static mbsErr mbsp_simRestore(mbspSim *S, const char *path) {
   int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
   memcpy(S->y, S->s->q + S->q0, (size_t)nqo * sizeof(double));
   memcpy(S->y + nqo, S->s->qd + S->v0, (size_t)nvo * sizeof(double));
-  e = mbsp_tsSetState(S->ts, h.t, (long)h.step, h.dt_next, S->y);
+  if (!e) e = mbsp_tsSetState(S->ts, h.t, (long)h.step, h.dt_next, S->y);
   if (!e && S->rank == 0 &&
       (h.ranks != S->size || h.solver != m->opt.solver || h.integrator != m->opt.integrator))
     fprintf(stderr,

@@ -573,14 +573,7 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
     o->solver = mbs_solverFromName(method);
     if (o->solver < 0) {
       char allowed[256];
-      size_t len = 0;
-      allowed[0] = 0;
-      for (int k = 0; k < MBS_SOLVER_COUNT; k++) {
-        int w =
-            snprintf(allowed + len, sizeof allowed - len, "%s%s", k ? ", " : "", mbs_solverName(k));
-        if (w < 0 || (size_t)w >= sizeof allowed - len) break;
-        len += (size_t)w;
-      }
+      mbs_solverNames(allowed, sizeof allowed); // the solver table
       return mbs_cfgFail(c, config_setting_get_member(g, "method"),
                          "solver.method: unknown value \"%s\" (expected one of: %s)", method,
                          allowed);

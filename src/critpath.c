@@ -12,6 +12,7 @@
 #include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_solver.h"
+#include "mbspar/mbs_solvertype.h"
 #include "flops.h"
 
 unsigned long long mbs_flop_count = 0;
@@ -582,7 +583,7 @@ static int mbs_cpaTest(mbsCpaB *B, const int *red, int bnorm) {
   return conv;
 }
 
-// block Jacobi (cfs.c mbs_solveJacobi): iterations + 1 sweeps x <- x + omega D^-1 (b - A x);
+// block Jacobi (solver_jacobi.c): iterations + 1 sweeps x <- x + omega D^-1 (b - A x);
 // omega: the node computing the relaxation (-1: omega = 1 on unbranched models); xn receives the
 // final writers of x
 static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
@@ -622,7 +623,7 @@ static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const in
     }
 }
 
-// Chebyshev semi-iteration (cfs.c mbs_solveChebyshev), iters iterations from x (writers xn; -1:
+// Chebyshev semi-iteration (solver_chebyshev.c), iters iterations from x (writers xn; -1:
 // the warm start) on the interval computed by node ival (solver.rho, or the Lanczos estimate)
 static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs,
                              int bnorm, int ival, int iters, int *xn, int *rn, int *dn, int **lv) {
@@ -677,7 +678,7 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
   C->ctl = -1;
 }
 
-// conjugate gradients preconditioned by D (cfs.c mbs_solveJcg): iters iterations from x (writers
+// conjugate gradients preconditioned by D (solver_jcg.c): iters iterations from x (writers
 // xn, -1: the warm start or zero), converged: iteration iters met the tolerance (or, iters = 0,
 // the start did); change: the change criterion's two extra dots; lanczos: the Lanczos
 // coefficients are recorded (their scalar nodes are returned in lz[0..iters-1]). bnorm: the node
@@ -767,7 +768,7 @@ static void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *r
   }
 }
 
-// the spectrum of D^-1 A from k >= 2 Lanczos steps (cfs.c mbs_spectrumFromLanczos): two
+// the spectrum of D^-1 A from k >= 2 Lanczos steps (solver_jcg.c mbs_cfsLanczosSpectrum): two
 // tridiagonal eigenvalue searches and the 5 % widening; ends[0..1] receive lmin and lmax
 static void mbs_cpaSpectrum(mbsCpaB *B, const int *lz, int k, int *ends) {
   for (int e = 0; e < 2; e++) {
@@ -779,7 +780,7 @@ static void mbs_cpaSpectrum(mbsCpaB *B, const int *lz, int k, int *ends) {
   ends[1] = w;
 }
 
-// multicolour block Gauss–Seidel / SOR (cfs.c mbs_solveSor): iterations + 1 iterations of ncolor
+// multicolour block Gauss–Seidel / SOR (solver_sor.c): iterations + 1 iterations of ncolor
 // colour sweeps; each sweep applies A to the newest x, forms r = b - A x everywhere and updates
 // the joints of its colour x += omega D^-1 r; then ||r_0||, ||dx|| and ||x|| in one reduction.
 // xn receives the final writers of x.
@@ -847,7 +848,7 @@ static int mbs_cpaDirNode(mbsCpaB *B, int kind, int i, long long flops, int ph, 
   return u;
 }
 
-// the exact solve by block Cholesky in leaf-first order (cfs.c mbs_solveDirect, one rank): the
+// the exact solve by block Cholesky in leaf-first order (solver_direct.c, one rank): the
 // explicit parent and sibling blocks (mbs_cfsAssemble), D rebuilt from its factor, then per joint
 // from the last body to the first: the diagonal factor, the triangular solves of its upper
 // couplings and the Schur updates of the blocks they touch (every update of one block after the
@@ -1040,8 +1041,8 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
   mbs_cpaDep(B, red[0], bnorm);
 
   for (int b = 0; b < n; b++) xn[b] = xe[b] = -1; // x: the warm start (no node)
-  int branched = mbs_modelBranched(m);
-  if (o->method == MBS_SOLVER_JACOBI) {
+  int branched = mbs_modelBranched(m), graph = mbs_solverFind(o->method)->cpa_graph;
+  if (graph == MBS_CPA_GRAPH_JACOBI) {
     int omega = -1;
     if (branched) { // Lanczos estimate from x = 0 (its x is discarded), omega = 2/(lmin+lmax)
       mbs_cpaCg(B, &C, K, rhs, bnorm, o->spec_iterations, o->spec_converged, 0, lz, xe, rn, pn, zn,
@@ -1053,7 +1054,7 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
       mbs_cpaDep(B, ends[1], omega);
     }
     mbs_cpaJacobi(B, &C, K, rhs, bnorm, omega, xn, rn, zn, lv);
-  } else if (o->method == MBS_SOLVER_CHEBYSHEV) {
+  } else if (graph == MBS_CPA_GRAPH_CHEBYSHEV) {
     int ival, cheb = 1;
     if (m->opt.rho > 0) {
       ival = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1); // 1 -+ rho
@@ -1070,9 +1071,9 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
     if (cheb)
       mbs_cpaChebyshev(B, &C, K, rhs, bnorm, ival, o->iterations - o->spec_iterations, xn, rn, pn,
                        lv);
-  } else if (o->method == MBS_SOLVER_GS || o->method == MBS_SOLVER_SOR) {
+  } else if (graph == MBS_CPA_GRAPH_SOR) {
     e = mbs_cpaSor(B, &C, K, rhs, bnorm, xn, rn, zn, lv);
-  } else if (o->method == MBS_SOLVER_DIRECT) {
+  } else if (graph == MBS_CPA_GRAPH_DIRECT) {
     e = mbs_cpaDirect(B, &C, rhs, xn);
   } else {
     mbs_cpaCg(B, &C, K, rhs, bnorm, o->iterations, o->converged, change, NULL, xn, rn, pn, zn, lv);
@@ -1331,17 +1332,21 @@ done:
   return e;
 }
 
+// the graph of a method, from the solver table (MBS_CPA_GRAPH_NONE: none)
+static int mbs_cpaGraph(int method) {
+  const mbsSolverType *t = mbs_solverFind(method);
+  return t ? t->cpa_graph : MBS_CPA_GRAPH_NONE;
+}
+
 int mbs_cpaIterative(int method) {
-  return method == MBS_SOLVER_JCG || method == MBS_SOLVER_JACOBI || method == MBS_SOLVER_GS ||
-         method == MBS_SOLVER_SOR || method == MBS_SOLVER_CHEBYSHEV;
+  const mbsSolverType *t = mbs_solverFind(method);
+  return t && t->iterative && t->cpa_graph != MBS_CPA_GRAPH_NONE;
 }
 
 mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out) {
   *out = NULL;
-  int iterative = mbs_cpaIterative(o->method);
-  MBS_CHECK(o->method == MBS_SOLVER_ABA || o->method == MBS_SOLVER_CRBA ||
-                o->method == MBS_SOLVER_DIRECT || iterative,
-            MBS_ERR_UNSUPPORTED,
+  int iterative = mbs_cpaIterative(o->method), graph = mbs_cpaGraph(o->method);
+  MBS_CHECK(graph != MBS_CPA_GRAPH_NONE, MBS_ERR_UNSUPPORTED,
             "cpa: no graph for method \"%s\" (available: aba, crba, direct, jcg, jacobi, gs, "
             "sor, chebyshev)",
             mbs_solverName(o->method));
@@ -1380,9 +1385,9 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   B.cls = MBS_CPA_CLASS_KIN;
   mbs_cpaKinematics(&B, &K);
   B.cls = MBS_CPA_CLASS_DYN;
-  if (o->method == MBS_SOLVER_ABA)
+  if (graph == MBS_CPA_GRAPH_ABA)
     mbs_cpaAba(&B, &K, buf + 7 * nb, buf + 8 * nb, buf + 9 * nb, buf + 10 * nb);
-  else if (o->method == MBS_SOLVER_CRBA)
+  else if (graph == MBS_CPA_GRAPH_CRBA)
     e = mbs_cpaCrba(&B, &K);
   else // the constraint-force method
     e = mbs_cpaCfs(&B, &K);

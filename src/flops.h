@@ -178,7 +178,7 @@ static inline long mbs_flopDot(int n) {
   return n > 0 ? 2L * n - 1 : 0;
 }
 
-// ---- direct solver (cfs.c mbs_solveDirect, mbs_cfsAssemble)
+// ---- direct solver (solver_direct.c, cfs.c mbs_cfsAssemble)
 /// D = L L^T rebuilt from the factor: entry (i, j) sums min(i, j) + 1 products.
 static inline long mbs_flopLLt(int n) {
   long f = 0;
@@ -198,7 +198,7 @@ static inline long mbs_flopSchur(int ka, int kb, int n) {
 static inline long mbs_flopTridiagEig(int n) {
   return 3L * n + (long)MBS_EIG_BISECT * (2 + 1 + 4L * (n - 1)) + 2;
 }
-/// Lanczos coefficients from CG step it (cfs.c mbs_solveJcg): a = 1/alpha (+ beta'/alpha'),
+/// Lanczos coefficients from CG step it (solver_jcg.c mbs_cfsCg): a = 1/alpha (+ beta'/alpha'),
 /// b = sqrt(|beta|)/alpha.
 static inline long mbs_flopLanczosStep(int it) {
   return it > 1 ? 5 : 4;

@@ -56,22 +56,6 @@ void mbs_stateDestroy(mbsState **ps) {
   *ps = NULL;
 }
 
-static const char *mbs_solver_names[] = {
-#define MBS_SOLVER_NAME(id, name) name,
-    MBS_SOLVER_LIST(MBS_SOLVER_NAME)
-#undef MBS_SOLVER_NAME
-};
-
-const char *mbs_solverName(int method) {
-  return (method >= 0 && method < MBS_SOLVER_COUNT) ? mbs_solver_names[method] : "?";
-}
-
-int mbs_solverFromName(const char *name) {
-  for (int k = 0; k < MBS_SOLVER_COUNT; k++)
-    if (strcmp(name, mbs_solver_names[k]) == 0) return k;
-  return -1;
-}
-
 const char *mbs_reasonName(int reason) {
   switch (reason) {
   case MBS_REASON_CONVERGED:

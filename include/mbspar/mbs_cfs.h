@@ -10,11 +10,15 @@
 /// Between the sweeps the parallel layer exchanges the up / acc 6-vectors of cut tree edges.
 /// The diagonal blocks D_i = T_i^T (M_i + X_ip M_p X_ip^T) T_i are local (M = I^{-1} is a model
 /// constant). Explicit off-diagonal blocks (parent and sibling couplings) are assembled on demand
-/// for the direct solver and Gauss–Seidel/SOR.
+/// for the direct solver; whole block rows (mbs_cfsRow) for the PETSc backend. The solvers are
+/// rows of the solver table (mbs_solvertype.h, docs/code.md).
 #ifndef MBS_CFS_H
 #define MBS_CFS_H
 
 #include "mbs_dynamics.h"
+
+/// A solver bound to an mbsCfs (private to src/).
+typedef struct mbsSolver mbsSolver;
 
 typedef struct mbsCfs {
   int nbody, nlam, nv;
@@ -44,21 +48,16 @@ typedef struct mbsCfs {
   mbsReal *Sblk;   ///< (nsib x 36) A_{ch[a], ch[b]} for a > b, lamnum x lamnum row-major
   int *child_rank; ///< (nbody) position of b among its parent's children
 
-  // solver vectors (nlam, global indexing, owned range used)
+  // solver vectors (nlam, global indexing, owned range used): c->rhs and c->x are the system's
+  // right side and solution, the others scratch of the solver that runs
   mbsReal *rhs, *x, *r, *z, *p, *q, *xold, *tmp;
-  // Chebyshev spectral bounds of D^{-1} A (cached across evaluations)
-  int have_spec;
-  double lmin, lmax;
   /// CG (Lanczos) steps the last solve spent estimating the spectrum (Jacobi on branched models,
   /// Chebyshev without solver.rho; 0: none) and whether that CG met its tolerance; read by cpa
   int spec_it, spec_conv;
-  // multicolour ordering of the joints for Gauss–Seidel/SOR (model constant)
-  int *color; ///< (nbody) colour of each joint: parent and siblings differ
-  int ncolor;
-  int bipartite;       ///< 1 if no body has two children (the matrix is 2-cyclic)
-  double jacobi_omega; ///< relaxation used by Jacobi: 1 if bipartite, else 2/(lmin+lmax)
-  // direct solver workspace (serial, full model)
-  mbsReal *Ld, *Lp, *Ls; ///< factor copies of diagonal, parent and sibling blocks
+
+  // the solver (mbs_solvertype.h): bound to m->opt by mbs_cfsSolve, with its private state
+  void *ctx;         ///< the owner's context, handed to the solver's create (mbs_cfsSetContext)
+  mbsSolver *solver; ///< the current solver (NULL until the first solve)
 } mbsCfs;
 
 /// Communication hooks of the affine operator; serial code passes NULL (no halos).
@@ -83,8 +82,11 @@ int mbs_cfsColour(const mbsModel *m, int *color);
 
 /// Allocate for \p m with owned body range [b0, b1); computes the constant inverse inertias.
 mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **c);
-/// Free and NULL (NULL is a no-op).
+/// Free and NULL (NULL is a no-op); destroys the bound solver.
 void mbs_cfsDestroy(mbsCfs **c);
+/// Attach the owner's context, which the solver's create receives (the distributed engine
+/// attaches itself; serial code attaches nothing). Call before the first solve. Local.
+void mbs_cfsSetContext(mbsCfs *c, void *ctx);
 
 /// Per-evaluation, position-dependent data of the owned bodies: T, G, F, (S^T S)^{-1}, and the
 /// factored diagonal blocks (needs the position stage). Returns MBS_ERR_NUMERIC if a D_i is not
@@ -114,16 +116,17 @@ void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t,
 void mbs_cfsPushHistory(const mbsModel *m, mbsState *s, mbsReal t, int l0, int l1,
                         const mbsReal *x);
 
-/// Solve A lam = b with m->opt (method, tol, max_iter, criterion, omega, rho, warm start) and
-/// finish the evaluation: w->qdd, w->acc, w->jfrc, w->lam of the owned bodies; statistics in
-/// w->stat. Needs the position and velocity stages of the owned bodies and their parents.
-/// Collective when \p comm is not NULL.
+/// Solve A lam = b with the solver of m->opt.solver (the solver table, mbs_solvertype.h; created
+/// on the first call and re-created when m->opt's method or solver options change) and finish
+/// the evaluation: w->qdd, w->acc, w->jfrc, w->lam of the owned bodies; statistics in w->stat.
+/// Needs the position and velocity stages of the owned bodies and their parents. Collective when
+/// \p comm is not NULL.
 mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm);
 
-/// The pieces of mbs_cfsSolve, for external solvers (the PETSc backend): prepare computes the
-/// position-dependent blocks, the right side c->rhs and the warm-start guess c->x (and ||b||);
-/// finish turns the solution c->x into accelerations, wrenches, history and statistics.
-/// Collective when \p comm is not NULL.
+/// The pieces of mbs_cfsSolve around the solver: prepare computes the position-dependent
+/// blocks, the right side c->rhs and the warm-start guess c->x (and ||b||); finish turns the
+/// solution c->x into accelerations, wrenches, history and statistics. Collective when \p comm
+/// is not NULL.
 mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                       double *bnorm);
 mbsErr mbs_cfsFinish(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,

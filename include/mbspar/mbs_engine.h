@@ -35,6 +35,12 @@ mbsErr mbsp_engineGather(mbspEngine *e, double *qdd, double *lam, double *jfrc);
 /// The engine's workspace (owned entries valid) and decomposition. Local.
 mbsWork *mbsp_engineWork(mbspEngine *e);
 mbsCfs *mbsp_engineCfs(mbspEngine *e);
+/// The engine's communicator. Solvers of the parallel layer receive the engine as the context of
+/// their create (mbs_solvertype.h) and communicate through it (mbsp_* of mbs_parallel.h). Local.
+mbspComm *mbsp_engineComm(mbspEngine *e);
+/// The decomposition: first body of each rank, size + 1 entries (rank r owns
+/// [starts[r], starts[r+1])). Local.
+const int *mbsp_engineStarts(const mbspEngine *e);
 void mbsp_engineDecomp(const mbspEngine *e, mbspDecompInfo *info);
 /// Timers of this rank: communication phases are counted in w->timer (comm.halo,
 /// comm.allreduce, comm.prefix). Local.

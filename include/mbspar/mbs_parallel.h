@@ -10,8 +10,8 @@
 
 typedef struct mbspComm mbspComm;
 
-/// Initialise MPI (thread level FUNNELED, errors returned, not fatal) and wrap MPI_COMM_WORLD.
-/// Collective.
+/// Initialise MPI (thread level FUNNELED, errors returned, not fatal) and wrap MPI_COMM_WORLD;
+/// registers the parallel layer's solvers in the solver table (petsc). Collective.
 mbsErr mbsp_init(int *argc, char ***argv, mbspComm **comm);
 /// Finalize MPI and free the handle. Collective. NULL is a no-op.
 void mbsp_finalize(mbspComm **comm);

@@ -3,24 +3,24 @@
 #ifndef MBS_SOLVER_H
 #define MBS_SOLVER_H
 
-/// Forward-dynamics / constraint-force methods (solver.method).
-#define MBS_SOLVER_LIST(X)                                                                         \
-  X(MBS_SOLVER_ABA, "aba")                                                                         \
-  X(MBS_SOLVER_CRBA, "crba")                                                                       \
-  X(MBS_SOLVER_JACOBI, "jacobi")                                                                   \
-  X(MBS_SOLVER_GS, "gs")                                                                           \
-  X(MBS_SOLVER_SOR, "sor")                                                                         \
-  X(MBS_SOLVER_CHEBYSHEV, "chebyshev")                                                             \
-  X(MBS_SOLVER_JCG, "jcg")                                                                         \
-  X(MBS_SOLVER_DIRECT, "direct")                                                                   \
-  X(MBS_SOLVER_PETSC, "petsc")                                                                     \
-  X(MBS_SOLVER_SCHUR, "schur")
+#include <stddef.h>
 
+/// Forward-dynamics / constraint-force methods (solver.method): stable ids (checkpoints store
+/// them). Each id has one entry in the solver table (mbs_solvertype.h), which gives its name,
+/// its callbacks and its cpa graph; ids of solvers implemented in the parallel layer are
+/// reserved here and filled when that layer registers them (mbsp_init).
 typedef enum {
-#define MBS_SOLVER_ENUM(id, name) id,
-  MBS_SOLVER_LIST(MBS_SOLVER_ENUM)
-#undef MBS_SOLVER_ENUM
-      MBS_SOLVER_COUNT
+  MBS_SOLVER_ABA = 0,       ///< serial baseline: articulated-body algorithm (src/dynamics.c)
+  MBS_SOLVER_CRBA = 1,      ///< serial baseline: composite rigid body + LDL^T (src/dynamics.c)
+  MBS_SOLVER_JACOBI = 2,    ///< src/solver_jacobi.c
+  MBS_SOLVER_GS = 3,        ///< src/solver_sor.c (omega = 1)
+  MBS_SOLVER_SOR = 4,       ///< src/solver_sor.c
+  MBS_SOLVER_CHEBYSHEV = 5, ///< src/solver_chebyshev.c
+  MBS_SOLVER_JCG = 6,       ///< src/solver_jcg.c
+  MBS_SOLVER_DIRECT = 7,    ///< src/solver_direct.c (one rank)
+  MBS_SOLVER_PETSC = 8,     ///< parallel/petsc_ref.c, registered by the parallel layer
+  MBS_SOLVER_SCHUR = 9,     ///< parallel/schur_par.c, registered by the parallel layer
+  MBS_SOLVER_COUNT
 } mbsSolverMethod;
 
 /// Convergence criterion (solver.criterion).
@@ -51,8 +51,12 @@ typedef enum {
   MBS_REASON_DIVERGED_DTOL = -4 ///< the residual grew by more than 1e6 (iteration diverges)
 } mbsReason;
 
+/// Name of a method from the solver table ("?" if \p method has no registered entry).
 const char *mbs_solverName(int method);
+/// Id of the registered method called \p name, or -1.
 int mbs_solverFromName(const char *name);
+/// The registered method names in id order, separated by ", ", into buf (truncated to n).
+void mbs_solverNames(char *buf, size_t n);
 const char *mbs_reasonName(int reason);
 
 #endif

@@ -1,0 +1,119 @@
+/// \file mbs_solvertype.h
+/// The solver table: one mbsSolverType per method of solver.method (docs/code.md).
+///
+/// A constraint-force solver solves A x = b for the owned rows of an mbsCfs: mbs_cfsSolve
+/// prepares the system (blocks, right side c->rhs, warm-start guess c->x), calls the solver's
+/// solve callback, and turns c->x into accelerations and wrenches. The solver owns its private
+/// state (created by create, freed by destroy) and a copy of the options it needs; it may use
+/// the shared operator pieces of mbs_cfs.h (mbs_cfsApply, mbs_cfsPrecond, explicit blocks) and
+/// the vectors of the mbsCfs as scratch.
+///
+/// The serial core (src/) registers its solvers statically. The parallel layer registers its own
+/// (petsc; later schur) with mbs_solverRegister from mbsp_init, without src/ knowing MPI: their
+/// create receives the context the owner of the mbsCfs attached to it (mbs_cfsSetContext; the
+/// distributed engine attaches itself, an mbspEngine *, see mbs_engine.h for what it offers:
+/// communicator, decomposition, halo hooks). Serial code attaches nothing (NULL).
+#ifndef MBS_SOLVERTYPE_H
+#define MBS_SOLVERTYPE_H
+
+#include "mbs_cfs.h"
+
+/// The options a solver reads, copied from m->opt when the solver is created (a change of any
+/// of them between evaluations re-creates the solver).
+typedef struct {
+  int method;     ///< MBS_SOLVER_*
+  double tol;     ///< solver.tol
+  int max_iter;   ///< solver.max_iter
+  int criterion;  ///< mbsSolverCriterion
+  double omega;   ///< solver.omega (SOR)
+  double rho;     ///< solver.rho (Chebyshev; 0: estimate the spectrum)
+  int warm_start; ///< solver.warm_start (read by solvers with their own history: schur's J-CG)
+  int iface;      ///< solver.interface (schur)
+} mbsSolverOpt;
+
+/// One solve: ||b|| in, the outcome out.
+typedef struct {
+  double bnorm;  ///< in: ||b|| (2-norm over all ranks)
+  int it;        ///< out: iterations
+  int reason;    ///< out: mbsReason
+  double res;    ///< out: the residual or change measure the criterion tested
+  int spec_it;   ///< out: CG (Lanczos) steps spent estimating the spectrum (0: none)
+  int spec_conv; ///< out: that CG met its tolerance
+} mbsSolveInfo;
+
+/// What a solver caches across evaluations and a checkpoint keeps (bitwise restarts).
+typedef struct {
+  int have_spec;     ///< the spectral bounds below are valid
+  double lmin, lmax; ///< spectral bounds of D^{-1} A
+  double omega;      ///< Jacobi's relaxation
+} mbsSolverCache;
+
+/// Which critical-path graph src/critpath.c builds for a method (mbspar cpa).
+typedef enum {
+  MBS_CPA_GRAPH_NONE = 0, ///< no graph (e.g. petsc: PETSc's own kernels)
+  MBS_CPA_GRAPH_ABA,
+  MBS_CPA_GRAPH_CRBA,
+  MBS_CPA_GRAPH_CG,        ///< constraint-force method with J-CG
+  MBS_CPA_GRAPH_JACOBI,    ///< ... with (relaxed) block Jacobi
+  MBS_CPA_GRAPH_CHEBYSHEV, ///< ... with Chebyshev semi-iteration
+  MBS_CPA_GRAPH_SOR,       ///< ... with multicolour Gauss–Seidel / SOR
+  MBS_CPA_GRAPH_DIRECT,    ///< ... with the exact block Cholesky
+  MBS_CPA_GRAPH_SCHUR      ///< ... with the exact distributed elimination
+} mbsCpaGraphKind;
+
+/// One row of the solver table.
+typedef struct mbsSolverType {
+  const char *name; ///< the value of solver.method
+  int method;       ///< MBS_SOLVER_* (stable id)
+  int baseline;     ///< 1: serial whole-model recursion (aba, crba: mbs_forward, rank 0); no
+                    ///< callbacks
+  int distributed;  ///< 1: runs on any owned body range; 0: needs the whole model (one rank)
+  int iterative;    ///< 1: iterations and convergence are meaningful (reported, measured by cpa)
+  int cpa_graph;    ///< mbsCpaGraphKind
+
+  /// Allocate the private state *self for the model \p m and the system \p c (its owned range is
+  /// set; position data is not), with a copy of \p opt. \p ctx is the owner's context
+  /// (mbs_cfsSetContext: the engine, or NULL serially). Collective when the solver is.
+  mbsErr (*create)(const mbsModel *m, const mbsCfs *c, const mbsSolverOpt *opt, void *ctx,
+                   void **self);
+  /// Solve A x = c->rhs on the owned rows starting from c->x (the warm-start guess); leave the
+  /// solution in c->x and the outcome in \p info. \p comm holds the halo and reduction hooks
+  /// (NULL serially). Collective when \p comm is not NULL.
+  mbsErr (*solve)(void *self, const mbsModel *m, const mbsState *s, mbsWork *w, mbsCfs *c,
+                  const mbsCfsComm *comm, mbsSolveInfo *info);
+  /// Optional: the whole constraint stage instead of prepare, solve and finish (solvers that do
+  /// not iterate on c->x, e.g. the exact schur): from the position and velocity stages to
+  /// w->qdd, acc, jfrc, lam of the owned bodies and w->stat. Collective when \p comm is not NULL.
+  mbsErr (*forward)(void *self, const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c,
+                    const mbsCfsComm *comm);
+  /// Free *self and NULL it (NULL is a no-op).
+  void (*destroy)(void **self);
+  /// Optional (NULL: nothing cached): copy the cache out of / into the state.
+  void (*save)(const void *self, mbsSolverCache *cache);
+  void (*restore)(void *self, const mbsSolverCache *cache);
+} mbsSolverType;
+
+/// Add (or replace) the table entry of t->method; \p t must outlive every use (a static
+/// constant). Called by the parallel layer at start-up; not thread-safe.
+mbsErr mbs_solverRegister(const mbsSolverType *t);
+/// The table entry of \p method, or NULL (unknown id or not registered in this program).
+const mbsSolverType *mbs_solverFind(int method);
+/// The private state of c's bound solver if its type is \p t, else NULL. Local.
+void *mbs_cfsSolverSelf(const mbsCfs *c, const mbsSolverType *t);
+/// 1 if \p method is a serial baseline (aba, crba).
+int mbs_solverIsBaseline(int method);
+/// The options of m->opt a solver copies.
+void mbs_solverOptions(const mbsModel *m, mbsSolverOpt *opt);
+
+/// The cache of c's solver (checkpoints): {0, 0, 0, 1} when no solver is bound or it caches
+/// nothing. Local.
+void mbs_cfsCacheSave(const mbsCfs *c, mbsSolverCache *cache);
+/// Load \p cache into the solver of m->opt (binding it to \p c first; a no-op for solvers that
+/// cache nothing). Local unless the solver's create is collective.
+mbsErr mbs_cfsCacheRestore(const mbsModel *m, mbsCfs *c, const mbsSolverCache *cache);
+
+/// The constraint-force solvers of the core (src/solver_*.c).
+extern const mbsSolverType mbs_solverJcg, mbs_solverJacobi, mbs_solverGs, mbs_solverSor,
+    mbs_solverChebyshev, mbs_solverDirect;
+
+#endif

@@ -1,0 +1,336 @@
+/// \file cli.c
+/// The command line of mbspar (docs/cli.md): option parsing against the verb table, the usage
+/// text, output files and the common head of every JSON report. Local: no communication (the
+/// report head asks the communicator for its size and thread level only).
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "build_info.h"
+#include "mbspar/mbspar.h"
+
+static const char mbs_usage_head[] = "usage: mbspar [VERB] CONFIG [options]\n"
+                                     "\n"
+                                     "verbs:\n";
+
+static const char mbs_usage_options[] =
+    "\n"
+    "options:\n"
+    "  --set KEY=VALUE  override any config key by dotted path (repeatable), e.g.\n"
+    "                   --set solver.method=aba --set model.chain.n=64 "
+    "--set model.gravity=[0,0,-1]\n"
+    "  --json PATH|-    write the machine-readable result (- = standard output)\n"
+    "  --out DIR        write result files into DIR (VERB.json, inverse.csv; run: trajectory,\n"
+    "                   energy.csv, run.json, checkpoint.bin; default output.dir)\n"
+    "  --force          overwrite existing files in --out\n"
+    "  --repeat K       accel: time K evaluations and report the mean (time_per_eval_s)\n"
+    "  --restart FILE   run: continue from a checkpoint (output.checkpoint_every, or the one\n"
+    "                   written on SIGTERM/SIGUSR1, after which mbspar exits with code 10)\n"
+    "  --progress SEC   run: seconds between progress lines when stderr is not a terminal\n"
+    "                   (default 10; a terminal gets a live line)\n"
+    "  --bind MODE      bind each rank (and its threads) when the launcher did not:\n"
+    "                   core, numa or none (default: leave as launched)\n"
+    "  cpa options: --method aba|crba|direct|jcg|jacobi|gs|sor|chebyshev\n"
+    "                   --grain op|block|body|flop\n"
+    "                   --iterations K (iterative methods; default: measured)\n"
+    "                   --procs PMAX (table P = 1, 2, 4 .. PMAX; 1024)\n"
+    "                   --dot FILE (Graphviz, <= 2000 nodes)  --calibrate (time the kernels\n"
+    "                   and, with >= 2 ranks, messages)  --latency S  --bandwidth BYTES/S\n"
+    "                   --flop-time S\n"
+    "  -ksp_* -pc_* ... PETSc options, passed to PETSc (solver.method = petsc)\n"
+    "  --quiet          no table on standard output\n"
+    "  --help           this text\n"
+    "  --version        version, git sha, MPI library\n"
+    "\n"
+    "exit codes: 0 ok, 2 bad input or usage, 3 I/O error, 4 out of memory, 5 numerical failure,\n"
+    "            6 MPI error, 8 not available, 9 internal error, 10 run stopped by SIGTERM or\n"
+    "            SIGUSR1 after writing a checkpoint (docs/cli.md)\n";
+
+void mbsp_cliUsage(FILE *f, const mbspVerb *verbs, int nverb) {
+  fputs(mbs_usage_head, f);
+  for (int v = 0; v < nverb; v++) fprintf(f, "  %-9s %s\n", verbs[v].name, verbs[v].help);
+  fputs(mbs_usage_options, f);
+}
+
+int mbsp_cliTable(const mbsCli *cli) {
+  return !cli->quiet && !(cli->json && !strcmp(cli->json, "-"));
+}
+
+// ---------------------------------------------------------------- command line
+
+mbsErr mbsp_cliParse(int argc, char **argv, const mbspVerb *verbs, int nverb, mbsCli *cli) {
+  memset(cli, 0, sizeof *cli);
+  cli->repeat = 1;
+  cli->progress_every = 10;
+  cli->argc = argc;
+  cli->argv = argv;
+  cli->sets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *cli->sets);
+  if (!cli->sets) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  const char *pos[2] = {NULL, NULL};
+  int npos = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *val = NULL;
+    if (a[0] == '-' && a[1]) {
+      // --opt=value or --opt value
+      char opt[64];
+      const char *eq = strchr(a, '=');
+      size_t n = eq ? (size_t)(eq - a) : strlen(a);
+      if (n >= sizeof opt) n = sizeof opt - 1;
+      memcpy(opt, a, n);
+      opt[n] = 0;
+      // single-dash options belong to PETSc (-ksp_type cg, -pc_type jacobi, -log_view, ...):
+      // they are passed through to PetscInitialize, with a value if one follows
+      if (a[1] != '-' && a[2]) {
+        if (i + 1 < argc && argv[i + 1][0] != '-') i++;
+        continue;
+      }
+      int takes = !strcmp(opt, "--set") || !strcmp(opt, "--json") || !strcmp(opt, "--out") ||
+                  !strcmp(opt, "--repeat") || !strcmp(opt, "--bind") || !strcmp(opt, "--restart") ||
+                  !strcmp(opt, "--progress");
+      // cpa options: accepted here, read by mbsp_verbCpa
+      int cpa_opt = !strcmp(opt, "--method") || !strcmp(opt, "--grain") || !strcmp(opt, "--dot") ||
+                    !strcmp(opt, "--iterations") || !strcmp(opt, "--procs") ||
+                    !strcmp(opt, "--latency") || !strcmp(opt, "--bandwidth") ||
+                    !strcmp(opt, "--flop-time");
+      takes = takes || cpa_opt;
+      if (takes) {
+        if (eq)
+          val = eq + 1;
+        else if (i + 1 < argc)
+          val = argv[++i];
+        else
+          return mbs_errSet(MBS_ERR_USAGE, "mbspar: option %s needs a value (see mbspar --help)",
+                            opt);
+      } else if (eq) {
+        return mbs_errSet(MBS_ERR_USAGE, "mbspar: option %s takes no value (see mbspar --help)",
+                          opt);
+      }
+      if (!strcmp(opt, "--set")) {
+        if (!strchr(val, '='))
+          return mbs_errSet(MBS_ERR_USAGE,
+                            "mbspar: --set %s: expected KEY=VALUE, e.g. --set solver.method=aba",
+                            val);
+        cli->sets[cli->nset++] = val;
+      } else if (!strcmp(opt, "--json")) {
+        if (!val[0]) return mbs_errSet(MBS_ERR_USAGE, "mbspar: --json needs a path or -");
+        cli->json = val;
+      } else if (!strcmp(opt, "--out")) {
+        if (!val[0]) return mbs_errSet(MBS_ERR_USAGE, "mbspar: --out needs a directory");
+        cli->out = val;
+      } else if (!strcmp(opt, "--restart")) {
+        if (!val[0]) return mbs_errSet(MBS_ERR_USAGE, "mbspar: --restart needs a checkpoint file");
+        cli->restart = val;
+      } else if (!strcmp(opt, "--progress")) {
+        char *end = NULL;
+        double sec = strtod(val, &end);
+        if (end == val || *end || !(sec > 0) || !(sec < 1e9))
+          return mbs_errSet(MBS_ERR_USAGE, "mbspar: --progress %s: expected seconds > 0", val);
+        cli->progress_every = sec;
+      } else if (!strcmp(opt, "--bind")) {
+        if (strcmp(val, "core") && strcmp(val, "numa") && strcmp(val, "none"))
+          return mbs_errSet(MBS_ERR_USAGE, "mbspar: --bind %s: expected core, numa or none", val);
+        cli->bind = val;
+      } else if (!strcmp(opt, "--repeat")) {
+        char *end = NULL;
+        long k = strtol(val, &end, 10);
+        if (end == val || *end || k < 1 || k > 1000000000L)
+          return mbs_errSet(MBS_ERR_USAGE,
+                            "mbspar: --repeat %s: expected a positive integer number of "
+                            "evaluations",
+                            val);
+        cli->repeat = (int)k;
+      } else if (cpa_opt || !strcmp(opt, "--calibrate")) {
+        // read again by mbsp_verbCpa
+      } else if (!strcmp(opt, "--quiet") || !strcmp(opt, "-q")) {
+        cli->quiet = 1;
+      } else if (!strcmp(opt, "--force")) {
+        cli->force = 1;
+      } else if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+        cli->help = 1;
+      } else if (!strcmp(opt, "--version") || !strcmp(opt, "-V")) {
+        cli->version = 1;
+      } else {
+        return mbs_errSet(MBS_ERR_USAGE, "mbspar: unknown option %s (see mbspar --help)", a);
+      }
+    } else {
+      if (npos == 2)
+        return mbs_errSet(MBS_ERR_USAGE, "mbspar: unexpected argument \"%s\" (see mbspar --help)",
+                          a);
+      pos[npos++] = a;
+    }
+  }
+  if (cli->help || cli->version) return MBS_OK;
+  // VERB CONFIG or CONFIG
+  if (npos >= 1)
+    for (int v = 0; v < nverb; v++)
+      if (!strcmp(pos[0], verbs[v].name)) cli->verb = &verbs[v];
+  if (cli->verb) {
+    if (npos < 2)
+      return mbs_errSet(MBS_ERR_USAGE, "mbspar: missing CONFIG after \"%s\" (see mbspar --help)",
+                        pos[0]);
+    cli->config = pos[1];
+  } else {
+    if (npos == 0)
+      return mbs_errSet(MBS_ERR_USAGE,
+                        "mbspar: missing CONFIG (usage: mbspar [VERB] CONFIG [options]; see "
+                        "mbspar --help)");
+    if (npos == 2) {
+      char names[256];
+      size_t len = 0;
+      names[0] = 0;
+      for (int v = 0; v < nverb && len < sizeof names; v++)
+        len +=
+            (size_t)snprintf(names + len, sizeof names - len, "%s%s", v ? ", " : "", verbs[v].name);
+      return mbs_errSet(MBS_ERR_USAGE, "mbspar: unknown verb \"%s\" (verbs: %s)", pos[0], names);
+    }
+    cli->verb = &verbs[0];
+    cli->config = pos[0];
+  }
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- output files
+
+static int mbs_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+mbsErr mbsp_outPath(const mbsCli *cli, const char *name, char *buf, size_t n) {
+  int w = snprintf(buf, n, "%s/%s", cli->out, name);
+  MBS_CHECK(w > 0 && (size_t)w < n, MBS_ERR_USAGE, "mbspar: --out %s: path too long", cli->out);
+  return MBS_OK;
+}
+
+mbsErr mbsp_outPrepare(const mbsCli *cli, const char *const *names, int nnames) {
+  if (!cli->out) return MBS_OK;
+  struct stat st;
+  if (stat(cli->out, &st) != 0) {
+    if (mkdir(cli->out, 0777) != 0)
+      return mbs_errSet(MBS_ERR_IO, "mbspar: --out %s: cannot create directory (%s)", cli->out,
+                        strerror(errno));
+  } else if (!S_ISDIR(st.st_mode)) {
+    return mbs_errSet(MBS_ERR_IO, "mbspar: --out %s: exists and is not a directory", cli->out);
+  }
+  for (int k = 0; k < nnames; k++) {
+    char p[4096];
+    MBS_CALL(mbsp_outPath(cli, names[k], p, sizeof p));
+    if (mbs_exists(p) && !cli->force)
+      return mbs_errSet(MBS_ERR_IO, "mbspar: %s exists; not overwriting it (use --force)", p);
+  }
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- report sections
+
+static void mbs_jsonBuild(mbsJson *j) {
+  mbs_jsonBeginObject(j, "build");
+  mbs_jsonString(j, "version", MBS_VERSION);
+  mbs_jsonString(j, "git_sha", MBS_GIT_SHA);
+  mbs_jsonString(j, "compiler", MBS_COMPILER);
+  mbs_jsonString(j, "build_type", MBS_BUILD_TYPE);
+  mbs_jsonString(j, "c_flags", MBS_C_FLAGS);
+  mbs_jsonString(j, "mpi_library", mbsp_libraryVersion());
+  mbs_jsonString(j, "petsc", MBS_PETSC_VERSION);
+  mbs_jsonString(j, "hwloc", MBS_HWLOC_VERSION);
+  mbs_jsonString(j, "libconfig", MBS_LIBCONFIG_VERSION);
+  mbs_jsonEndObject(j);
+}
+
+static void mbs_jsonRun(mbsJson *j, const mbsCli *cli, mbspComm *comm) {
+  char host[256] = "unknown", date[64] = "";
+  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
+  host[sizeof host - 1] = 0;
+  time_t now = time(NULL);
+  struct tm tmv;
+  if (gmtime_r(&now, &tmv)) strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+  mbs_jsonBeginObject(j, "run");
+  mbs_jsonString(j, "verb", cli->verb->name);
+  mbs_jsonInt(j, "ranks", mbsp_size(comm));
+  mbs_jsonInt(j, "mpi_thread_level", mbsp_threadLevel(comm));
+  mbs_jsonString(j, "host", host);
+  mbs_jsonString(j, "date", date);
+  mbs_jsonBeginArray(j, "argv");
+  for (int k = 0; k < cli->argc; k++) mbs_jsonString(j, NULL, cli->argv[k]);
+  mbs_jsonEndArray(j);
+  mbs_jsonEndObject(j);
+}
+
+void mbsp_jointCounts(const mbsModel *m, int *cnt) {
+  for (int t = 0; t < MBS_JNT_COUNT; t++) cnt[t] = 0;
+  for (int b = 0; b < m->nbody; b++) cnt[m->body_jnttype[b]]++;
+}
+
+static void mbs_jsonModel(mbsJson *j, const mbsModel *m) {
+  int cnt[MBS_JNT_COUNT];
+  mbsp_jointCounts(m, cnt);
+  mbs_jsonBeginObject(j, "model");
+  mbs_jsonInt(j, "bodies", m->nbody);
+  mbs_jsonInt(j, "nq", m->nq);
+  mbs_jsonInt(j, "dofs", m->nv);
+  mbs_jsonInt(j, "nlam", m->nlam);
+  mbs_jsonInt(j, "max_depth", m->maxdepth);
+  mbs_jsonNumber(j, "total_mass", mbs_modelTotalMass(m));
+  mbs_jsonNumberArray(j, "gravity", m->gravity, 3);
+  mbs_jsonBeginObject(j, "joint_types");
+  for (int t = 0; t < MBS_JNT_COUNT; t++)
+    if (cnt[t]) mbs_jsonInt(j, mbs_jntName(t), cnt[t]);
+  mbs_jsonEndObject(j);
+  mbs_jsonEndObject(j);
+}
+
+void mbsp_jsonHead(mbsJson *j, const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                   const mbsModel *m) {
+  mbs_jsonString(j, "schema", "mbspar-report-1");
+  mbs_jsonBuild(j);
+  mbs_jsonRun(j, cli, comm);
+  mbs_jsonInt(j, "ranks", mbsp_size(comm));
+  mbs_jsonBeginObject(j, "config");
+  mbs_configWriteJson(cfg, j);
+  mbs_jsonEndObject(j);
+  mbs_jsonModel(j, m);
+}
+
+mbsErr mbsp_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m,
+                 mbspJsonBody body, const void *ctx) {
+  const char *targets[2] = {cli->json, NULL};
+  char outp[4096];
+  if (cli->out) {
+    char name[64];
+    snprintf(name, sizeof name, "%s.json", cli->verb->name);
+    MBS_CALL(mbsp_outPath(cli, name, outp, sizeof outp));
+    targets[1] = outp;
+  }
+  for (int k = 0; k < 2; k++) {
+    if (!targets[k]) continue;
+    mbsJson *j;
+    MBS_CALL(mbs_jsonOpen(targets[k], &j));
+    mbsp_jsonHead(j, cli, comm, cfg, m);
+    body(j, ctx);
+    MBS_CALL(mbs_jsonClose(&j));
+  }
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- files written through a
+// temporary
+
+mbsErr mbsp_tmpOpen(const char *path, char *tmp, size_t n, FILE **f) {
+  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+  *f = fopen(tmp, "w");
+  if (!*f) return mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot open for writing", tmp);
+  return MBS_OK;
+}
+mbsErr mbsp_tmpCommit(FILE *f, const char *tmp, const char *path) {
+  int bad = ferror(f) != 0;
+  if (fclose(f) != 0) bad = 1;
+  if (bad || rename(tmp, path) != 0) {
+    remove(tmp);
+    return mbs_errSet(MBS_ERR_IO, "mbspar: %s: write failed (nothing written)", path);
+  }
+  return MBS_OK;
+}

@@ -1,0 +1,175 @@
+/// \file verb_accel.c
+/// `mbspar accel`: one forward-dynamics evaluation at the initial state (--repeat K times it).
+/// The serial baselines run on rank 0; the constraint-force methods on the distributed engine,
+/// whose results are gathered to rank 0 with the timers of every rank. Collective.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "rankreport.h"
+#include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_solvertype.h"
+#include "mbspar/mbspar.h"
+
+typedef struct {
+  const mbsModel *m;
+  const mbsWork *w;
+  const mbsReal *wrench; // (nbody x 6)
+  double time_per_eval;
+  int repeat;
+  double residual;
+  const mbspRankReport *rr; // timers over the ranks, decomposition, affinity
+} mbsAccelOut;
+
+/// One forward-dynamics evaluation at the state \p s with the method m->opt.solver. Collective:
+/// every rank calls it. The serial baselines (aba, crba) run on rank 0 only (the other ranks
+/// return at once and wait at the caller's agreement); the constraint-force methods run on the
+/// distributed engine \p eng. Writes (rank 0, serial) or the engine's workspace (distributed).
+static mbsErr accel_compute(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWork *w,
+                            mbspEngine *eng) {
+  if (mbs_solverIsBaseline(m->opt.solver)) {
+    if (mbsp_rank(comm) != 0) return MBS_OK;
+    MBS_CALL(mbs_forward(m, s, w));
+    w->stat.iterations = 0;
+    w->stat.reason = MBS_REASON_CONVERGED_DIRECT;
+    return MBS_OK;
+  }
+  return mbsp_engineForward(eng, s);
+}
+
+static void mbs_accelJson(mbsJson *j, const void *ctx) {
+  const mbsAccelOut *a = ctx;
+  const mbsModel *m = a->m;
+  const mbsWork *w = a->w;
+  mbs_jsonBeginObject(j, "solver");
+  mbs_jsonString(j, "method", mbs_solverName(m->opt.solver));
+  mbs_jsonInt(j, "iterations", w->stat.iterations);
+  mbs_jsonNumber(j, "residual", w->stat.residual);
+  mbs_jsonBool(j, "converged", w->stat.reason > 0);
+  mbs_jsonString(j, "reason", mbs_reasonName(w->stat.reason));
+  mbs_jsonNumber(j, "tol", m->opt.tol);
+  mbs_jsonEndObject(j);
+  mbs_jsonNumber(j, "eom_residual", a->residual);
+  mbs_jsonInt(j, "repeat", a->repeat);
+  mbs_jsonNumber(j, "time_per_eval_s", a->time_per_eval);
+  mbs_jsonNumberArray(j, "qdd", w->qdd, m->nv);
+  mbs_jsonNumberArray(j, "lambda", w->lam, m->nlam);
+  mbs_jsonBeginArray(j, "joint_wrench");
+  for (int b = 0; b < m->nbody; b++) mbs_jsonNumberArray(j, NULL, a->wrench + 6 * b, 6);
+  mbs_jsonEndArray(j);
+  // per-phase timers over the ranks (seconds, all evaluations of --repeat), decomposition,
+  // placement
+  mbsp_rankReportJson(a->rr, j);
+}
+
+mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
+  int rank = mbsp_rank(comm), size = mbsp_size(comm);
+  int serial = mbs_solverIsBaseline(m->opt.solver);
+  mbsState *s = NULL;
+  mbsWork *w = NULL;
+  mbspEngine *eng = NULL;
+  mbsReal *wrench = NULL;
+  mbspRankReport rr;
+  memset(&rr, 0, sizeof rr);
+  static const char *const files[] = {"accel.json"};
+  mbsErr e = rank == 0 ? mbsp_outPrepare(cli, files, 1) : MBS_OK;
+  if (!e) e = mbs_stateCreate(m, &s);
+  if (!e) e = mbs_workCreate(m, &w);
+  if (!e && rank == 0) {
+    wrench = malloc((size_t)m->nbody * 6 * sizeof *wrench);
+    if (!wrench) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  }
+  e = mbsp_agreeErr(comm, e);
+  if (!e && !serial) e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
+  if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:0", cfg->filename);
+
+  // K full evaluations from the initial state (the first builds the warm-start history: use
+  // solver.warm_start = none to time cold solves)
+  mbsp_barrier(comm);
+  double t0 = mbs_wtime();
+  for (int k = 0; k < cli->repeat && !e; k++) {
+    mbs_stateReset(m, s);
+    e = accel_compute(comm, m, s, w, eng);
+  }
+  double tpe = (mbs_wtime() - t0) / cli->repeat;
+  e = mbsp_agreeErr(comm, e);
+
+  // results to rank 0; timers and decomposition over all ranks
+  if (!e && !serial) {
+    mbsWork *ew = mbsp_engineWork(eng);
+    e = mbsp_engineGather(eng, rank == 0 ? w->qdd : NULL, rank == 0 ? w->lam : NULL,
+                          rank == 0 ? w->jfrc : NULL);
+    w->stat = ew->stat;
+    memcpy(w->timer, ew->timer, sizeof w->timer);
+  }
+  e = mbsp_agreeErr(comm, e);
+  if (!e) e = mbsp_rankReportCollect(comm, eng, w, &rr);
+  e = mbsp_agreeErr(comm, e);
+
+  if (!e && rank == 0) {
+    if (serial) {
+      mbs_constraintLambda(m, w);
+    } else { // poses and velocities of the whole model, for the outputs only
+      mbs_fwdPosition(m, s, w);
+      mbs_fwdVelocity(m, s, w);
+    }
+    mbs_jointWrenchWorld(m, w, wrench);
+    // equation-of-motion residual of the result: ||RNEA(q, qd, qdd) - tau|| / scale, with
+    // scale = max(||bias||, ||tau||), bias = RNEA(q, qd, 0) (gravity and velocity terms)
+    mbsReal *qdd = malloc((size_t)(m->nv > 0 ? m->nv : 1) * sizeof *qdd);
+    mbsReal *acc = malloc((size_t)m->nbody * 6 * sizeof *acc);
+    double num = 0, nb = 0, nt = 0;
+    if (qdd && acc) {
+      memcpy(qdd, w->qdd, (size_t)m->nv * sizeof *qdd);
+      memcpy(acc, w->acc, (size_t)m->nbody * 6 * sizeof *acc);
+      mbs_rnea(m, w, NULL);
+      for (int d = 0; d < m->nv; d++) nb += w->qfrc_inv[d] * w->qfrc_inv[d];
+      mbs_rnea(m, w, qdd);
+      for (int d = 0; d < m->nv; d++) {
+        double r = w->qfrc_inv[d] - w->qfrc[d];
+        num += r * r;
+        nt += w->qfrc[d] * w->qfrc[d];
+      }
+      memcpy(w->acc, acc, (size_t)m->nbody * 6 * sizeof *acc);
+    } else {
+      num = NAN;
+    }
+    free(acc);
+    free(qdd);
+    double scale = sqrt(nb > nt ? nb : nt);
+    mbsAccelOut a = {m,  w, wrench, tpe, cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num),
+                     &rr};
+    if (mbsp_cliTable(cli)) {
+      double qn = 0;
+      for (int d = 0; d < m->nv; d++) qn += w->qdd[d] * w->qdd[d];
+      printf("mbspar accel %s: %d bodies, %d dofs, %d rank(s)\n", cfg->filename, m->nbody, m->nv,
+             size);
+      printf("  %-20s %s", "method", mbs_solverName(m->opt.solver));
+      if (!serial)
+        printf(" (%d iterations, residual %.3e, %s)", w->stat.iterations, w->stat.residual,
+               mbs_reasonName(w->stat.reason));
+      printf("\n  %-20s %.3e s (mean of %d)\n", "time per eval", tpe, cli->repeat);
+      printf("  %-20s %.3e\n", "EOM residual", a.residual);
+      printf("  %-20s %.6e\n", "|qdd|", sqrt(qn));
+      int show = m->nv < 8 ? m->nv : 8;
+      printf("  %-20s", "qdd");
+      for (int d = 0; d < show; d++) printf(" %.6g", w->qdd[d]);
+      printf("%s\n", show < m->nv ? " ..." : "");
+    }
+    if (!serial && w->stat.reason < 0)
+      fprintf(stderr,
+              "mbspar: warning: %s stopped without converging (%s after %d iterations, "
+              "residual %.3e > tol %g)\n",
+              mbs_solverName(m->opt.solver), mbs_reasonName(w->stat.reason), w->stat.iterations,
+              w->stat.residual, m->opt.tol);
+    e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
+  }
+  e = mbsp_agreeErr(comm, e);
+  mbsp_engineDestroy(&eng);
+  free(wrench);
+  mbsp_rankReportFree(&rr);
+  mbs_workDestroy(&w);
+  mbs_stateDestroy(&s);
+  return e;
+}

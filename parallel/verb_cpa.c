@@ -1,0 +1,400 @@
+/// \file verb_cpa.c
+/// `mbspar cpa`: critical-path analysis of one evaluation (src/critpath.c, docs/cpa.md). Rank 0
+/// measures the iterations by a real solve (unless given), builds and analyses the graph and
+/// writes the table; --calibrate times halo exchanges and allreduces on all ranks. Collective.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "mbspar/mbs_cfs.h"
+#include "mbspar/mbs_critpath.h"
+#include "mbspar/mbs_solvertype.h"
+#include "mbspar/mbspar.h"
+
+// the cpa options (accepted by mbsp_cliParse, read here): the value of --NAME or NULL
+static const char *mbs_cpaArg(const mbsCli *cli, const char *name) {
+  size_t n = strlen(name);
+  const char *v = NULL;
+  for (int i = 1; i < cli->argc; i++) {
+    const char *a = cli->argv[i];
+    if (strncmp(a, name, n)) continue;
+    if (a[n] == '=')
+      v = a + n + 1;
+    else if (!a[n])
+      v = i + 1 < cli->argc ? cli->argv[i + 1] : "";
+  }
+  return v;
+}
+
+static mbsErr mbs_cpaNumber(const char *opt, const char *v, double lo, double *out) {
+  char *end = NULL;
+  double x = v ? strtod(v, &end) : 0;
+  MBS_CHECK(v && end != v && !*end && x >= lo && isfinite(x), MBS_ERR_USAGE,
+            "mbspar cpa: %s %s: expected a number >= %g", opt, v ? v : "", lo);
+  *out = x;
+  return MBS_OK;
+}
+
+typedef struct {
+  const mbsModel *m;
+  const mbsCpaOptions *o;
+  const mbsCpaGraph *g;
+  const mbsCpaResult *r;
+  const char *iter_source; // "measured" or "given"
+  int nP;
+  int P[16];
+  double tp[16], tdist[16], sdist[16]; // list schedule, distributed schedule / span (NAN: none)
+  int nmsg[16];
+  int calibrated;
+  double t_eval, allreduce; // calibration: seconds per evaluation, per allreduce (NAN: none)
+  double t_class[MBS_CPA_CLASS_COUNT]; // calibration: seconds per evaluation in each class
+} mbsCpaOut;
+
+static void mbs_cpaJson(mbsJson *j, const void *ctx) {
+  const mbsCpaOut *c = ctx;
+  const mbsCpaOptions *o = c->o;
+  const mbsCpaResult *r = c->r;
+  mbs_jsonBeginObject(j, "cpa");
+  mbs_jsonString(j, "method", mbs_solverName(o->method));
+  mbs_jsonString(j, "grain", mbs_cpaGrainName(o->grain));
+  if (c->iter_source) {
+    mbs_jsonInt(j, "iterations", o->iterations);
+    mbs_jsonString(j, "iterations_source", c->iter_source);
+    mbs_jsonBool(j, "converged", o->converged);
+    mbs_jsonInt(j, "spectrum_estimate_iterations", o->spec_iterations);
+    mbs_jsonBool(j, "spectrum_estimate_converged", o->spec_converged);
+  }
+  mbs_jsonInt(j, "nodes", c->g->nnode);
+  mbs_jsonInt(j, "edges", c->g->nedge);
+  mbs_jsonBeginObject(j, "cost_model");
+  mbs_jsonNumber(j, "flop_time_s", o->flop_time);
+  mbs_jsonNumber(j, "latency_s", o->latency);
+  mbs_jsonNumber(j, "bandwidth_Bps", o->bandwidth);
+  mbs_jsonBool(j, "calibrated", c->calibrated);
+  mbs_jsonNumber(j, "measured_eval_s", c->t_eval);
+  mbs_jsonNumber(j, "measured_allreduce_s", c->allreduce);
+  mbs_jsonBeginArray(j, "classes");
+  for (int k = 0; k < MBS_CPA_CLASS_COUNT; k++) {
+    if (!c->g->class_flops[k]) continue;
+    mbs_jsonBeginObject(j, NULL);
+    mbs_jsonString(j, "class", mbs_cpaClassName(k));
+    mbs_jsonInt(j, "flops", c->g->class_flops[k]);
+    mbs_jsonNumber(j, "measured_s", c->calibrated ? c->t_class[k] : NAN);
+    mbs_jsonNumber(j, "s_per_flop", o->class_time[k] > 0 ? o->class_time[k] : o->flop_time);
+    mbs_jsonEndObject(j);
+  }
+  mbs_jsonEndArray(j);
+  mbs_jsonEndObject(j);
+  mbs_jsonInt(j, "work_flops", r->work_flops);
+  mbs_jsonNumber(j, "work_s", r->work);
+  mbs_jsonInt(j, "span_flops", r->span_flops);
+  mbs_jsonNumber(j, "span_flop_times", r->span / o->flop_time);
+  mbs_jsonNumber(j, "span_s", r->span);
+  mbs_jsonNumber(j, "parallelism", r->parallelism);
+  mbs_jsonBeginObject(j, "critical_path");
+  mbs_jsonInt(j, "nodes", r->path_nodes);
+  mbs_jsonBeginArray(j, "by_kind");
+  for (int k = 0; k < MBS_CPA_KIND_COUNT; k++) {
+    if (!r->kind_nodes[k]) continue;
+    mbs_jsonBeginObject(j, NULL);
+    mbs_jsonString(j, "kind", mbs_cpaKindName(k));
+    mbs_jsonInt(j, "nodes", r->kind_nodes[k]);
+    mbs_jsonInt(j, "flops", r->kind_flops[k]);
+    mbs_jsonNumber(j, "time_s", r->kind_time[k]);
+    mbs_jsonEndObject(j);
+  }
+  mbs_jsonEndArray(j);
+  mbs_jsonEndObject(j);
+  mbs_jsonBeginArray(j, "schedule");
+  for (int i = 0; i < c->nP; i++) {
+    int P = c->P[i];
+    mbs_jsonBeginObject(j, NULL);
+    mbs_jsonInt(j, "P", P);
+    mbs_jsonNumber(j, "list_s", c->tp[i]);
+    mbs_jsonNumber(j, "list_speedup", r->work / c->tp[i]);
+    mbs_jsonNumber(j, "brent_s", r->work / P + r->span);
+    mbs_jsonNumber(j, "lower_bound_s", fmax(r->work / P, r->span));
+    mbs_jsonNumber(j, "distributed_s", c->tdist[i]);
+    mbs_jsonNumber(j, "distributed_speedup", r->work / c->tdist[i]);
+    mbs_jsonNumber(j, "distributed_span_s", c->sdist[i]);
+    mbs_jsonInt(j, "distributed_messages", c->nmsg[i]);
+    mbs_jsonEndObject(j);
+  }
+  mbs_jsonEndArray(j);
+  mbs_jsonEndObject(j);
+}
+
+// calibration: seconds per evaluation of the real kernels (rank 0), message latency and
+// bandwidth by halo exchanges between ranks 0 and 1, and the allreduce time (all ranks)
+static mbsErr mbs_cpaCalibrate(mbspComm *comm, const mbsModel *m, mbsCpaOptions *o,
+                               mbsCpaOut *out) {
+  int rank = mbsp_rank(comm), size = mbsp_size(comm);
+  mbsErr e = MBS_OK;
+  out->calibrated = 1;
+  if (size >= 2) {
+    static const int cnt[2] = {6, 65536};
+    double t[2] = {0, 0};
+    for (int k = 0; k < 2 && !e; k++) {
+      int nbr = rank == 0 ? 1 : 0, nn = rank < 2 ? 1 : 0;
+      mbspHalo *h = NULL;
+      e = mbsp_agreeErr(comm, mbsp_haloCreate(comm, nn, &nbr, &cnt[k], &cnt[k], MBSP_HALO_P2P, &h));
+      if (e) break;
+      int reps = k == 0 ? 2000 : 50;
+      for (int it = 0; it < 10 && !e; it++) e = mbsp_haloExchange(h);
+      if (!e) e = mbsp_barrier(comm);
+      double t0 = mbsp_wtime();
+      for (int it = 0; it < reps && !e; it++) e = mbsp_haloExchange(h);
+      t[k] = (mbsp_wtime() - t0) / reps;
+      mbsp_haloDestroy(&h);
+      e = mbsp_agreeErr(comm, e);
+    }
+    if (!e) {
+      o->latency = t[0];
+      if (t[1] > t[0]) o->bandwidth = 8.0 * (cnt[1] - cnt[0]) / (t[1] - t[0]);
+    }
+  }
+  if (!e) { // allreduce of 2 doubles (CG's fused dot products)
+    double v[2] = {1, 2};
+    e = mbsp_barrier(comm);
+    double t0 = mbsp_wtime();
+    for (int it = 0; it < 1000 && !e; it++) e = mbsp_allreduceSum(comm, v, 2);
+    out->allreduce = (mbsp_wtime() - t0) / 1000;
+    e = mbsp_agreeErr(comm, e);
+  }
+  if (e || rank != 0) return e;
+  // the real kernels: repeat one evaluation for about 0.2 s
+  mbsState *s = NULL;
+  mbsWork *w = NULL;
+  mbsCfs *c = NULL;
+  mbsModel *mm = (mbsModel *)m; // opt only: restored below
+  mbsOption save = m->opt;
+  mm->opt.solver = o->method;
+  mm->opt.warm_start = MBS_WARM_NONE;
+  e = mbs_stateCreate(m, &s);
+  if (!e) e = mbs_workCreate(m, &w);
+  if (!e && o->method == MBS_SOLVER_CRBA) e = mbs_workEnableCrba(m, w);
+  if (!e && mbs_cpaIterative(o->method))
+    mm->opt.tol = 0, mm->opt.max_iter = o->iterations; // exactly the graph's iterations
+  if (!e && !mbs_solverIsBaseline(o->method)) e = mbs_cfsCreate(m, 0, m->nbody, &c);
+  int reps = 0;
+  double t0 = mbsp_wtime(), t1 = t0;
+  while (!e && (t1 - t0 < 0.2 || reps < 3) && reps < 100000) {
+    e = c ? mbs_cfsForward(m, s, w, c) : mbs_forward(m, s, w);
+    reps++;
+    t1 = mbsp_wtime();
+  }
+  mm->opt = save;
+  if (!e) { // the phase timers of those evaluations give the seconds of each kernel class
+    const mbsTimer *tm = w->timer;
+    double kin = tm[MBS_TIMER_POSITION].total + tm[MBS_TIMER_VELOCITY].total;
+    out->t_eval = (t1 - t0) / reps;
+    out->t_class[MBS_CPA_CLASS_KIN] = kin / reps;
+    if (c) {
+      out->t_class[MBS_CPA_CLASS_BLOCKS] = tm[MBS_TIMER_ASSEMBLY].total / reps;
+      out->t_class[MBS_CPA_CLASS_SOLVE] = tm[MBS_TIMER_SOLVE].total / reps;
+      out->t_class[MBS_CPA_CLASS_FINISH] = tm[MBS_TIMER_ACCEL].total / reps;
+    } else {
+      out->t_class[MBS_CPA_CLASS_DYN] = (tm[MBS_TIMER_EVAL].total - kin) / reps;
+    }
+  }
+  mbs_cfsDestroy(&c);
+  mbs_workDestroy(&w);
+  mbs_stateDestroy(&s);
+  return e;
+}
+
+mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
+  int rank = mbsp_rank(comm);
+  mbsCpaOptions o;
+  mbsCpaOut out;
+  mbsCpaGraph *g = NULL;
+  mbsCpaResult r;
+  mbsErr e = MBS_OK;
+  int pmax = 1024, have_r = 0;
+  memset(&out, 0, sizeof out);
+  memset(&r, 0, sizeof r);
+  out.t_eval = out.allreduce = NAN;
+  mbs_cpaDefaults(&o);
+  o.latency = cfg->cpa.latency, o.bandwidth = cfg->cpa.bandwidth; // config group cpa
+  o.flop_time = cfg->cpa.flop_time;
+
+  // options (every rank parses the same command line)
+  const char *a;
+  o.method = m->opt.solver;
+  if ((a = mbs_cpaArg(cli, "--method"))) o.method = mbs_solverFromName(a);
+  int iterative = mbs_cpaIterative(o.method);
+  const mbsSolverType *t = mbs_solverFind(o.method);
+  if (!t || t->cpa_graph == MBS_CPA_GRAPH_NONE) // the solver table names each method's graph
+    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                   "mbspar cpa: --method %s: graphs exist for aba, crba, direct, jcg, jacobi, gs, "
+                   "sor, chebyshev (petsc runs PETSc's own kernels and has none)",
+                   a ? a : mbs_solverName(o.method));
+  if (!e && (a = mbs_cpaArg(cli, "--grain")) && (o.grain = mbs_cpaGrainFromName(a)) < 0)
+    e = mbs_errSet(MBS_ERR_USAGE, "mbspar cpa: --grain %s: expected op, block or body", a);
+  double x = 0;
+  if (!e && (a = mbs_cpaArg(cli, "--iterations"))) {
+    e = mbs_cpaNumber("--iterations", a, 0, &x);
+    o.iterations = (int)x;
+    out.iter_source = "given";
+    // a spectrum estimate that is part of the solve is assumed to run its full length
+    if (o.method == MBS_SOLVER_JACOBI && mbs_modelBranched(m))
+      o.spec_iterations = MBS_CFS_SPEC_STEPS;
+    if (o.method == MBS_SOLVER_CHEBYSHEV && !(m->opt.rho > 0)) {
+      int k = m->opt.max_iter < MBS_CFS_CHEB_STEPS ? m->opt.max_iter : MBS_CFS_CHEB_STEPS;
+      o.spec_iterations = o.iterations < k ? o.iterations : k;
+    }
+  }
+  if (!e && (a = mbs_cpaArg(cli, "--procs"))) {
+    e = mbs_cpaNumber("--procs", a, 1, &x);
+    pmax = x > 65536 ? 65536 : (int)x;
+  }
+  if (!e && (a = mbs_cpaArg(cli, "--latency"))) e = mbs_cpaNumber("--latency", a, 0, &o.latency);
+  if (!e && (a = mbs_cpaArg(cli, "--bandwidth")))
+    e = mbs_cpaNumber("--bandwidth", a, 1e-300, &o.bandwidth);
+  if (!e && (a = mbs_cpaArg(cli, "--flop-time")))
+    e = mbs_cpaNumber("--flop-time", a, 1e-300, &o.flop_time);
+  o.criterion = m->opt.criterion;
+  e = mbsp_agreeErr(comm, e);
+
+  // J-CG iterations: measured by a real solve at the initial state unless given
+  if (!e && iterative && !out.iter_source) {
+    out.iter_source = "measured";
+    if (rank == 0) {
+      mbsState *s = NULL;
+      mbsWork *w = NULL;
+      mbsCfs *c = NULL;
+      mbsModel *mm = (mbsModel *)m; // opt only: restored below
+      mbsOption save = m->opt;
+      mm->opt.solver = o.method;
+      e = mbs_stateCreate(m, &s);
+      if (!e) e = mbs_workCreate(m, &w);
+      if (!e) e = mbs_cfsCreate(m, 0, m->nbody, &c);
+      if (!e) e = mbs_cfsForward(m, s, w, c);
+      if (!e) {
+        o.iterations = w->stat.iterations;
+        o.converged = w->stat.reason == MBS_REASON_CONVERGED;
+        o.spec_iterations = c->spec_it;
+        o.spec_converged = c->spec_conv;
+        if (w->stat.reason < 0 && w->stat.reason != MBS_REASON_DIVERGED_MAXIT)
+          e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                         "mbspar cpa: the measured %s solve stopped early (%s after %d "
+                         "iterations); the graph models converged or max_iter solves: give "
+                         "--iterations K to analyse K iterations",
+                         mbs_solverName(o.method), mbs_reasonName(w->stat.reason), o.iterations);
+      }
+      mm->opt = save;
+      mbs_cfsDestroy(&c);
+      mbs_workDestroy(&w);
+      mbs_stateDestroy(&s);
+    }
+    e = mbsp_agreeErr(comm, e);
+    double v[4] = {o.iterations, o.converged, o.spec_iterations, o.spec_converged};
+    if (!e) e = mbsp_bcastBytes(comm, v, sizeof v, 0);
+    o.iterations = (int)v[0], o.converged = (int)v[1];
+    o.spec_iterations = (int)v[2], o.spec_converged = (int)v[3];
+  }
+  if (!e && mbs_cpaArg(cli, "--calibrate")) e = mbs_cpaCalibrate(comm, m, &o, &out);
+  if (e || rank != 0) return mbsp_agreeErr(comm, e);
+
+  // the graph, its analysis, list schedules on P = 1, 2, 4, ... processors
+  e = mbs_cpaBuild(m, &o, &g);
+  if (!e) e = mbs_cpaAnalyse(g, &r);
+  have_r = !e;
+  if (!e && out.calibrated && isfinite(out.t_eval) && r.work_flops > 0) {
+    // seconds per flop of the real evaluation (messages' adds) and of each kernel class; rebuild
+    // with the measured costs
+    o.flop_time = out.t_eval / (double)r.work_flops;
+    for (int k = 0; k < MBS_CPA_CLASS_COUNT; k++)
+      if (g->class_flops[k] > 0 && out.t_class[k] > 0)
+        o.class_time[k] = out.t_class[k] / (double)g->class_flops[k];
+    mbs_cpaResultFree(&r);
+    mbs_cpaDestroy(&g);
+    have_r = 0;
+    e = mbs_cpaBuild(m, &o, &g);
+    if (!e) e = mbs_cpaAnalyse(g, &r);
+    have_r = !e;
+  }
+  out.m = m, out.o = &o, out.g = g, out.r = &r;
+  for (int P = 1; !e && P <= pmax && out.nP < 16; P *= 2) {
+    int i = out.nP++;
+    out.P[i] = P;
+    out.tp[i] = out.tdist[i] = out.sdist[i] = NAN;
+    out.nmsg[i] = 0;
+    if (g->fine) continue; // flop grain: Brent bound only
+    e = mbs_cpaSchedule(g, P, &out.tp[i]);
+    if (!e && iterative && P <= m->nbody) {
+      // owner-computes on P ranks with messages
+      mbsCpaOptions od = o;
+      mbsCpaGraph *gd = NULL;
+      mbsCpaResult rd;
+      od.ranks = P;
+      e = mbs_cpaBuild(m, &od, &gd);
+      if (!e) e = mbs_cpaAnalyse(gd, &rd);
+      if (!e) {
+        e = mbs_cpaSchedule(gd, P, &out.tdist[i]);
+        out.sdist[i] = rd.span;
+        out.nmsg[i] = rd.nmsg;
+        mbs_cpaResultFree(&rd);
+      }
+      mbs_cpaDestroy(&gd);
+    }
+  }
+  if (!e && (a = mbs_cpaArg(cli, "--dot"))) e = mbs_cpaWriteDot(g, &r, a, 2000);
+
+  // table
+  if (!e && mbsp_cliTable(cli)) {
+    printf("mbspar cpa %s: method %s", cfg->filename, mbs_solverName(o.method));
+    if (iterative) {
+      printf(" (%d iterations, %s%s", o.iterations, out.iter_source,
+             o.converged ? ", converged" : "");
+      if (o.spec_iterations)
+        printf("; spectrum estimate %d CG steps%s", o.spec_iterations,
+               o.spec_converged ? ", converged" : "");
+      printf(")");
+    }
+    printf(", grain %s, %d bodies, %d dofs\n", mbs_cpaGrainName(o.grain), m->nbody, m->nv);
+    printf("  graph: %d nodes, %d edges; cost: %.3e s/flop%s, latency %.3e s, bandwidth %.3e B/s\n",
+           g->nnode, g->nedge, o.flop_time, out.calibrated ? " (calibrated)" : "", o.latency,
+           o.bandwidth);
+    if (out.calibrated) {
+      printf("  calibration: %.3e s per evaluation, %.3e s per allreduce of 2 doubles\n",
+             out.t_eval, out.allreduce);
+      for (int k = 0; k < MBS_CPA_CLASS_COUNT; k++)
+        if (g->class_flops[k] > 0)
+          printf("    %-18s %12lld flops  %.3e s measured  %.3e s/flop\n", mbs_cpaClassName(k),
+                 g->class_flops[k], out.t_class[k],
+                 o.class_time[k] > 0 ? o.class_time[k] : o.flop_time);
+    }
+    printf("  %-24s %14lld flops  %.4e s\n", "T1 (work)", r.work_flops, r.work);
+    printf("  %-24s %14.0f flops  %.4e s  (%d nodes)\n", "T_inf (critical path)",
+           r.span / o.flop_time, r.span, r.path_nodes);
+    printf("  %-24s %14.2f\n", "T1/T_inf (max speedup)", r.parallelism);
+    printf("\n  %6s %12s %9s %12s", "P", "list T_P [s]", "speedup", "T1/P+T_inf");
+    if (iterative) printf(" %14s %9s %7s", "distrib T_P", "speedup", "msgs");
+    printf("\n");
+    for (int i = 0; i < out.nP; i++) {
+      int P = out.P[i];
+      if (isfinite(out.tp[i]))
+        printf("  %6d %12.4e %9.2f %12.4e", P, out.tp[i], r.work / out.tp[i], r.work / P + r.span);
+      else
+        printf("  %6d %12s %9s %12.4e", P, "-", "-", r.work / P + r.span);
+      if (iterative) {
+        if (isfinite(out.tdist[i]))
+          printf(" %14.4e %9.2f %7d", out.tdist[i], r.work / out.tdist[i], out.nmsg[i]);
+        else
+          printf(" %14s %9s %7s", "-", "-", "-");
+      }
+      printf("\n");
+    }
+    printf("\n  critical path by kind:\n  %-22s %8s %14s %7s\n", "kind", "nodes", "flops", "share");
+    for (int k = 0; k < MBS_CPA_KIND_COUNT; k++)
+      if (r.kind_nodes[k])
+        printf("  %-22s %8lld %14lld %6.1f%%\n", mbs_cpaKindName(k), r.kind_nodes[k],
+               r.kind_flops[k], r.span > 0 ? 100 * r.kind_time[k] / r.span : 0);
+  }
+  if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_cpaJson, &out);
+  if (have_r) mbs_cpaResultFree(&r);
+  mbs_cpaDestroy(&g);
+  return mbsp_agreeErr(comm, e);
+}

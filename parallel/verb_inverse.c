@@ -1,0 +1,153 @@
+/// \file verb_inverse.c
+/// `mbspar inverse`: joint forces along the prescribed motion of the config's inverse group, by
+/// RNEA on rank 0 (the other ranks wait at the agreement); CSV and JSON outputs.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "mbspar/mbs_trajectory.h"
+#include "mbspar/mbspar.h"
+
+typedef struct {
+  const mbsModel *m;
+  const mbsConfig *cfg;
+  int ns;             // samples
+  const mbsReal *t;   // (ns)
+  const mbsReal *q;   // (ns x nq)
+  const mbsReal *qd;  // (ns x nv)
+  const mbsReal *qdd; // (ns x nv)
+  const mbsReal *tau; // (ns x nv)
+} mbsInverseOut;
+
+static void mbs_inverseJson(mbsJson *j, const void *ctx) {
+  const mbsInverseOut *r = ctx;
+  const mbsModel *m = r->m;
+  mbs_jsonBeginObject(j, "inverse");
+  mbs_jsonNumber(j, "T", r->cfg->inverse.T);
+  mbs_jsonInt(j, "steps", r->cfg->inverse.steps);
+  mbs_jsonInt(j, "prescribed_coordinates", mbs_configInverseCoords(m));
+  mbs_jsonNumberArray(j, "t", r->t, r->ns);
+  const char *names[4] = {"q", "qd", "qdd", "tau"};
+  const mbsReal *data[4] = {r->q, r->qd, r->qdd, r->tau};
+  for (int k = 0; k < 4; k++) {
+    int n = k == 0 ? m->nq : m->nv;
+    mbs_jsonBeginArray(j, names[k]);
+    for (int i = 0; i < r->ns; i++) mbs_jsonNumberArray(j, NULL, data[k] + (size_t)i * n, n);
+    mbs_jsonEndArray(j);
+  }
+  mbsReal *mx = calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof *mx);
+  if (mx) {
+    for (int i = 0; i < r->ns; i++)
+      for (int d = 0; d < m->nv; d++)
+        if (fabs(r->tau[(size_t)i * m->nv + d]) > mx[d])
+          mx[d] = fabs(r->tau[(size_t)i * m->nv + d]);
+    mbs_jsonNumberArray(j, "tau_max_abs", mx, m->nv);
+    free(mx);
+  }
+  mbs_jsonEndObject(j);
+}
+
+// column name of coordinate k of body b: PREFIX_NAME or PREFIX_NAME_k
+static void mbs_csvName(FILE *f, const char *pre, const mbsModel *m, int b, int n, int k) {
+  if (n == 1)
+    fprintf(f, ",%s_%s", pre, m->body_name[b]);
+  else
+    fprintf(f, ",%s_%s_%d", pre, m->body_name[b], k);
+}
+
+static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
+  const mbsModel *m = r->m;
+  char tmp[4200];
+  FILE *f;
+  MBS_CALL(mbsp_tmpOpen(path, tmp, sizeof tmp, &f));
+  fprintf(f, "t");
+  for (int b = 0; b < m->nbody; b++)
+    for (int k = 0; k < m->body_qnum[b]; k++) mbs_csvName(f, "q", m, b, m->body_qnum[b], k);
+  const char *pre[3] = {"qd", "qdd", "tau"};
+  for (int p = 0; p < 3; p++)
+    for (int b = 0; b < m->nbody; b++)
+      for (int k = 0; k < m->body_dofnum[b]; k++)
+        mbs_csvName(f, pre[p], m, b, m->body_dofnum[b], k);
+  fprintf(f, "\n");
+  for (int i = 0; i < r->ns; i++) {
+    fprintf(f, "%.17g", r->t[i]);
+    for (int k = 0; k < m->nq; k++) fprintf(f, ",%.17g", r->q[(size_t)i * m->nq + k]);
+    const mbsReal *cols[3] = {r->qd, r->qdd, r->tau};
+    for (int p = 0; p < 3; p++)
+      for (int d = 0; d < m->nv; d++) fprintf(f, ",%.17g", cols[p][(size_t)i * m->nv + d]);
+    fprintf(f, "\n");
+  }
+  return mbsp_tmpCommit(f, tmp, path);
+}
+
+static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                             const mbsModel *m) {
+  const mbsInverseSpec *iv = &cfg->inverse;
+  int ns = iv->steps + 1, nq = m->nq, nv = m->nv;
+  mbsState *s = NULL;
+  mbsWork *w = NULL;
+  mbsReal *qs = NULL, *qe = NULL, *t = NULL, *q = NULL, *qd = NULL, *qdd = NULL, *tau = NULL;
+  mbsErr e = MBS_OK;
+  static const char *const files[] = {"inverse.csv", "inverse.json"};
+  e = mbsp_outPrepare(cli, files, 2);
+  if (!e) e = mbs_stateCreate(m, &s);
+  if (!e) e = mbs_workCreate(m, &w);
+  if (!e) {
+    size_t nsz = (size_t)ns;
+    qs = malloc((size_t)(nq + 1) * sizeof *qs);
+    qe = malloc((size_t)(nq + 1) * sizeof *qe);
+    t = malloc(nsz * sizeof *t);
+    q = malloc(nsz * (size_t)(nq + 1) * sizeof *q);
+    qd = malloc(nsz * (size_t)(nv + 1) * sizeof *qd);
+    qdd = malloc(nsz * (size_t)(nv + 1) * sizeof *qdd);
+    tau = malloc(nsz * (size_t)(nv + 1) * sizeof *tau);
+    if (!qs || !qe || !t || !q || !qd || !qdd || !tau)
+      e = mbs_errSet(MBS_ERR_NOMEM, "mbspar inverse: out of memory for %d samples", ns);
+  }
+  if (!e) e = mbs_configInverse(cfg, m, qs, qe);
+  // samples t_k = k T / steps
+  for (int i = 0; i < ns && !e; i++) {
+    t[i] = iv->T * i / iv->steps;
+    mbs_inverseSample(m, s, w, qs, qe, iv->T, t[i], qdd + (size_t)i * nv, tau + (size_t)i * nv);
+    memcpy(q + (size_t)i * nq, s->q, (size_t)nq * sizeof *q);
+    memcpy(qd + (size_t)i * nv, s->qd, (size_t)nv * sizeof *qd);
+  }
+  if (!e) {
+    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau};
+    if (mbsp_cliTable(cli)) {
+      printf("mbspar inverse %s: %d bodies, %d dofs, %d samples over T = %g s\n", cfg->filename,
+             m->nbody, nv, ns, iv->T);
+      printf("  %-12s %14s %14s %14s\n", "dof", "tau(0)", "tau(T/4)", "max |tau|");
+      int show = nv < 16 ? nv : 16;
+      for (int d = 0; d < show; d++) {
+        double mx = 0;
+        for (int i = 0; i < ns; i++) mx = fmax(mx, fabs(tau[(size_t)i * nv + d]));
+        int b = m->dof_body[d];
+        printf("  %-12s %14.6g %14.6g %14.6g\n", m->body_name[b], tau[d],
+               tau[(size_t)(ns / 4) * nv + d], mx);
+      }
+      if (show < nv) printf("  ... (%d more)\n", nv - show);
+    }
+    if (cli->out) {
+      char p[4096];
+      e = mbsp_outPath(cli, "inverse.csv", p, sizeof p);
+      if (!e) e = mbs_inverseCsv(p, &r);
+    }
+    if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_inverseJson, &r);
+  }
+  free(qs);
+  free(qe);
+  free(t);
+  free(q);
+  free(qd);
+  free(qdd);
+  free(tau);
+  mbs_workDestroy(&w);
+  mbs_stateDestroy(&s);
+  return e;
+}
+
+mbsErr mbsp_verbInverse(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
+  return mbsp_agreeErr(comm, mbsp_rank(comm) == 0 ? mbs_inverseRun(cli, comm, cfg, m) : MBS_OK);
+}

@@ -1,0 +1,35 @@
+/// \file verb_run.c
+/// `mbspar run`: the simulation (parallel/sim.c) with the report written through the common
+/// head (cli.c). Collective.
+#include <string.h>
+#include "cli.h"
+#include "sim.h"
+
+typedef struct {
+  const mbsCli *cli;
+  mbspComm *comm;
+  const mbsConfig *cfg;
+  const mbsModel *m;
+} mbsRunEmit;
+
+static mbsErr mbs_runEmit(void *ctx, mbspJsonBody body, const void *bodyctx) {
+  const mbsRunEmit *r = ctx;
+  return mbsp_emit(r->cli, r->comm, r->cfg, r->m, body, bodyctx);
+}
+
+mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
+  // seed 002: with an adaptive integrator the constraint-force tolerance is TOL/10 unless set
+  if (m->opt.integrator == MBS_INT_DP5 && !mbs_configIsSet(cfg, "solver.tol"))
+    m->opt.tol = m->opt.int_tol / 10;
+  mbsCli c2 = *cli;
+  if (!c2.out) c2.out = cfg->out_dir; // the report also goes to DIR/run.json
+  mbsRunEmit em = {&c2, comm, cfg, m};
+  mbspSimArgs a;
+  memset(&a, 0, sizeof a);
+  a.comm = comm, a.m = m, a.cfg = cfg, a.out_dir = c2.out;
+  a.force = cli->force, a.quiet = cli->quiet, a.restart = cli->restart;
+  a.no_table = cli->json && !strcmp(cli->json, "-");
+  a.progress_every = cli->progress_every;
+  a.emit = mbs_runEmit, a.emit_ctx = &em;
+  return mbsp_simRun(&a);
+}

@@ -1,0 +1,152 @@
+/// \file solver.c
+/// The solver table (mbs_solvertype.h): one entry per solver.method id, the core's entries
+/// static, the parallel layer's registered at start-up; names, lookup, and the binding of a
+/// solver to an mbsCfs (create on first use, re-create when the options change).
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "solver_private.h"
+
+// the serial baselines run as whole-model recursions (mbs_forward), not through the callbacks
+static const mbsSolverType mbs_solverAba = {
+    .name = "aba", .method = MBS_SOLVER_ABA, .baseline = 1, .cpa_graph = MBS_CPA_GRAPH_ABA};
+static const mbsSolverType mbs_solverCrba = {
+    .name = "crba", .method = MBS_SOLVER_CRBA, .baseline = 1, .cpa_graph = MBS_CPA_GRAPH_CRBA};
+
+// the parallel layer's solvers: names (so every program parses their configs) until mbsp_init
+// registers the real entries (parallel/petsc_ref.c, parallel/schur_par.c)
+static const mbsSolverType mbs_solverPetscName = {
+    .name = "petsc", .method = MBS_SOLVER_PETSC, .distributed = 1, .iterative = 1};
+static const mbsSolverType mbs_solverSchurName = {.name = "schur",
+                                                  .method = MBS_SOLVER_SCHUR,
+                                                  .distributed = 1,
+                                                  .cpa_graph = MBS_CPA_GRAPH_SCHUR};
+
+// indexed by id; the order of the ids is the order names are listed in
+static const mbsSolverType *mbs_solver_table[MBS_SOLVER_COUNT] = {
+    [MBS_SOLVER_ABA] = &mbs_solverAba,         [MBS_SOLVER_CRBA] = &mbs_solverCrba,
+    [MBS_SOLVER_JACOBI] = &mbs_solverJacobi,   [MBS_SOLVER_GS] = &mbs_solverGs,
+    [MBS_SOLVER_SOR] = &mbs_solverSor,         [MBS_SOLVER_CHEBYSHEV] = &mbs_solverChebyshev,
+    [MBS_SOLVER_JCG] = &mbs_solverJcg,         [MBS_SOLVER_DIRECT] = &mbs_solverDirect,
+    [MBS_SOLVER_PETSC] = &mbs_solverPetscName, [MBS_SOLVER_SCHUR] = &mbs_solverSchurName,
+};
+
+// ---------------------------------------------------------------- the table
+
+mbsErr mbs_solverRegister(const mbsSolverType *t) {
+  MBS_CHECK(t && t->name && t->method >= 0 && t->method < MBS_SOLVER_COUNT, MBS_ERR_INTERNAL,
+            "solver registration: bad entry");
+  MBS_CHECK(t->baseline || (t->create && (t->solve || t->forward) && t->destroy), MBS_ERR_INTERNAL,
+            "solver registration: %s lacks create, solve/forward or destroy", t->name);
+  for (int k = 0; k < MBS_SOLVER_COUNT; k++)
+    MBS_CHECK(k == t->method || !mbs_solver_table[k] || strcmp(mbs_solver_table[k]->name, t->name),
+              MBS_ERR_INTERNAL, "solver registration: the name %s is taken", t->name);
+  mbs_solver_table[t->method] = t;
+  return MBS_OK;
+}
+
+const mbsSolverType *mbs_solverFind(int method) {
+  return method >= 0 && method < MBS_SOLVER_COUNT ? mbs_solver_table[method] : NULL;
+}
+
+const char *mbs_solverName(int method) {
+  const mbsSolverType *t = mbs_solverFind(method);
+  return t ? t->name : "?";
+}
+
+int mbs_solverFromName(const char *name) {
+  for (int k = 0; k < MBS_SOLVER_COUNT; k++)
+    if (mbs_solver_table[k] && !strcmp(name, mbs_solver_table[k]->name)) return k;
+  return -1;
+}
+
+int mbs_solverIsBaseline(int method) {
+  const mbsSolverType *t = mbs_solverFind(method);
+  return t && t->baseline;
+}
+
+void mbs_solverNames(char *buf, size_t n) {
+  size_t len = 0;
+  if (n) buf[0] = 0;
+  for (int k = 0; k < MBS_SOLVER_COUNT && len < n; k++) {
+    if (!mbs_solver_table[k]) continue;
+    int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", mbs_solver_table[k]->name);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+}
+
+// ---------------------------------------------------------------- binding to a system
+
+void mbs_solverOptions(const mbsModel *m, mbsSolverOpt *o) {
+  memset(o, 0, sizeof *o);
+  o->method = m->opt.solver;
+  o->tol = m->opt.tol;
+  o->max_iter = m->opt.max_iter;
+  o->criterion = m->opt.criterion;
+  o->omega = m->opt.omega;
+  o->rho = m->opt.rho;
+  o->warm_start = m->opt.warm_start;
+  o->iface = m->opt.iface;
+}
+
+void *mbs_cfsSolverSelf(const mbsCfs *c, const mbsSolverType *t) {
+  return c->solver && c->solver->type == t ? c->solver->self : NULL;
+}
+
+static int mbs_solverOptEqual(const mbsSolverOpt *a, const mbsSolverOpt *b) {
+  return a->method == b->method && a->tol == b->tol && a->max_iter == b->max_iter &&
+         a->criterion == b->criterion && a->omega == b->omega && a->rho == b->rho &&
+         a->warm_start == b->warm_start && a->iface == b->iface;
+}
+
+mbsErr mbs_solverBind(const mbsModel *m, mbsCfs *c) {
+  mbsSolverOpt o;
+  mbs_solverOptions(m, &o);
+  if (c->solver && mbs_solverOptEqual(&c->solver->opt, &o)) return MBS_OK;
+  const mbsSolverType *t = mbs_solverFind(o.method);
+  MBS_CHECK(t && (t->solve || t->forward || !t->baseline), MBS_ERR_UNSUPPORTED,
+            "solver.method \"%s\" is not a constraint-force solver", mbs_solverName(o.method));
+  MBS_CHECK(t->solve || t->forward, MBS_ERR_UNSUPPORTED,
+            "solver.method = %s runs on the distributed engine of mbspar only", t->name);
+  MBS_CHECK(t->distributed || (c->b0 == 0 && c->b1 == m->nbody), MBS_ERR_UNSUPPORTED,
+            "solver.method = %s runs on one rank only", t->name);
+  mbs_solverFree(&c->solver);
+  mbsSolver *sv;
+  MBS_ALLOC(sv, 1);
+  sv->type = t, sv->opt = o;
+  mbsErr e = t->create(m, c, &o, c->ctx, &sv->self);
+  if (e) {
+    free(sv);
+    return e;
+  }
+  c->solver = sv;
+  return MBS_OK;
+}
+
+void mbs_solverFree(mbsSolver **psv) {
+  if (!psv || !*psv) return;
+  mbsSolver *sv = *psv;
+  if (sv->self) sv->type->destroy(&sv->self);
+  free(sv);
+  *psv = NULL;
+}
+
+void mbs_solverFreeSelf(void **self) {
+  free(*self);
+  *self = NULL;
+}
+
+void mbs_cfsCacheSave(const mbsCfs *c, mbsSolverCache *cache) {
+  memset(cache, 0, sizeof *cache);
+  cache->omega = 1;
+  if (c->solver && c->solver->type->save) c->solver->type->save(c->solver->self, cache);
+}
+
+mbsErr mbs_cfsCacheRestore(const mbsModel *m, mbsCfs *c, const mbsSolverCache *cache) {
+  const mbsSolverType *t = mbs_solverFind(m->opt.solver);
+  if (!t || !t->restore) return MBS_OK; // nothing to restore
+  MBS_CALL(mbs_solverBind(m, c));
+  t->restore(c->solver->self, cache);
+  return MBS_OK;
+}

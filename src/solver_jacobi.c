@@ -1,0 +1,98 @@
+/// \file solver_jacobi.c
+/// solver.method = jacobi: block Jacobi x <- x + omega D^{-1} (b - A x), the seed's method. On
+/// 2-cyclic (chain-like, unbranched) systems omega = 1; on branched trees the spectrum of
+/// D^{-1} A is not symmetric about 1 and plain Jacobi may diverge, so omega = 2/(lmin+lmax) from
+/// a Lanczos estimate of the spectrum, made once and cached.
+#include <math.h>
+#include <stdlib.h>
+#include "solver_private.h"
+#include "flops.h"
+
+typedef struct {
+  mbsSolverOpt opt;
+  int bipartite;     // no body has two children: the matrix is 2-cyclic
+  int have_spec;     // lmin, lmax valid
+  double lmin, lmax; // spectral bounds of D^{-1} A (lmax widened by 5 %)
+  double omega;      // relaxation: 1 if bipartite, else 2/(lmin+lmax)
+} mbsJacobi;
+
+// block Jacobi: x <- x + D^{-1} (b - A x)
+static mbsErr mbs_jacobiSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c,
+                               const mbsCfsComm *comm, const mbsSolverOpt *o, double om,
+                               mbsSolveInfo *info) {
+  mbsReal *x = c->x, *r = c->r, *z = c->z, *q = c->q;
+  double rr0 = 0;
+  info->reason = MBS_REASON_DIVERGED_MAXIT;
+  for (int it = 0; it <= o->max_iter; it++) {
+    MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
+    for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
+    MBS_FLOPS(c->l1 - c->l0);
+    mbs_cfsPrecond(m, c, r, z);
+    for (int i = c->l0; i < c->l1; i++) z[i] *= om;
+    for (int i = c->l0; i < c->l1; i++) x[i] += z[i];
+    MBS_FLOPS(2L * (c->l1 - c->l0));
+    double red[3] = {mbs_cfsDot(c, r, r), mbs_cfsDot(c, z, z), mbs_cfsDot(c, x, x)};
+    MBS_CALL(mbs_cfsReduce(comm, red, 3));
+    // rho(I - D^-1 A) > 1 is possible for trees (sibling couplings): the test reports divergence
+    int stop = mbs_cfsStationaryTest(o, red, it, &rr0, info);
+    if (stop > 0 && o->criterion != MBS_CRIT_CHANGE) {
+      // the residual test judged the iterate before this update (it is what r belongs to)
+      for (int i = c->l0; i < c->l1; i++) x[i] -= z[i];
+      MBS_FLOPS(c->l1 - c->l0);
+    }
+    if (stop) return MBS_OK;
+  }
+  return MBS_OK;
+}
+
+static mbsErr mbs_jacobiCreate(const mbsModel *m, const mbsCfs *c, const mbsSolverOpt *opt,
+                               void *ctx, void **self) {
+  (void)c, (void)ctx;
+  mbsJacobi *s;
+  MBS_ALLOC(s, 1);
+  s->opt = *opt;
+  s->bipartite = !mbs_modelBranched(m);
+  s->omega = 1;
+  *self = s;
+  return MBS_OK;
+}
+
+static mbsErr mbs_jacobiSolve(void *self, const mbsModel *m, const mbsState *st, mbsWork *w,
+                              mbsCfs *c, const mbsCfsComm *comm, mbsSolveInfo *info) {
+  mbsJacobi *s = self;
+  (void)st;
+  if (!s->bipartite) {
+    if (!s->have_spec) {
+      MBS_CALL(mbs_cfsEstimateSpectrum(m, w, c, comm, info, &s->lmin, &s->lmax));
+      s->have_spec = 1;
+    }
+    s->omega = 2 / (s->lmin + s->lmax / 1.05);
+    MBS_FLOPS(3);
+  }
+  return mbs_jacobiSweeps(m, w, c, comm, &s->opt, s->omega, info);
+}
+
+static void mbs_jacobiSave(const void *self, mbsSolverCache *cache) {
+  const mbsJacobi *s = self;
+  cache->have_spec = s->have_spec, cache->lmin = s->lmin, cache->lmax = s->lmax;
+  cache->omega = s->omega;
+}
+
+static void mbs_jacobiRestore(void *self, const mbsSolverCache *cache) {
+  mbsJacobi *s = self;
+  s->have_spec = cache->have_spec, s->lmin = cache->lmin, s->lmax = cache->lmax;
+  s->omega = cache->omega;
+}
+
+const mbsSolverType mbs_solverJacobi = {
+    .name = "jacobi",
+    .method = MBS_SOLVER_JACOBI,
+    .distributed = 1,
+    .iterative = 1,
+    .cpa_graph = MBS_CPA_GRAPH_JACOBI,
+    .create = mbs_jacobiCreate,
+    .solve = mbs_jacobiSolve,
+    .destroy = mbs_solverFreeSelf,
+    .save = mbs_jacobiSave,
+    .restore = mbs_jacobiRestore,
+};
