@@ -41,6 +41,7 @@ struct mbspVerb {
   mbspVerbFn run;   ///< the handler
   const char *help; ///< its line in the usage text
   int petsc;        ///< 1: PETSc must be initialised before the handler runs (run: TS)
+  int local;        ///< 1: runs on distributed-memory models (each rank only its bodies)
 };
 
 // ---------------------------------------------------------------- the verbs (verb_*.c)

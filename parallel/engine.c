@@ -52,7 +52,9 @@ struct mbspEngine {
   int use_scan;  // every rank owns one path segment of a chain: velocity prefix by Exscan
 };
 
+// owner rank of local body b (through its global index)
 static int mbsp_owner(const mbspEngine *e, int b) {
+  b = e->m->body_gid[b];
   int lo = 0, hi = e->size - 1;
   while (lo < hi) { // largest r with start[r] <= b
     int mid = (lo + hi + 1) / 2;
@@ -119,36 +121,20 @@ static mbsErr mbsp_reduceHook(void *ctx, double *v, int n) {
 
 // ---------------------------------------------------------------- setup
 
-// per-joint cost weight of the load balance (flops of one operator application, roughly)
-static double mbsp_bodyWeight(const mbsModel *m, int b) {
-  return 130.0 + 24.0 * m->body_lamnum[b] + 12.0 * m->body_dofnum[b];
-}
-
+// the decomposition: a local model was built for one (model.part_start); a full model is cut
+// here by the same partition (src/partition.c)
 static mbsErr mbsp_decompose(mbspEngine *e) {
   const mbsModel *m = e->m;
-  int n = m->nbody, P = e->size;
-  MBS_CHECK(P <= n, MBS_ERR_INPUT,
-            "cannot distribute %d bodies over %d MPI ranks: more ranks than bodies (use at most "
-            "%d ranks)",
-            n, P, n);
+  int P = e->size;
   MBS_ALLOC(e->start, P + 1);
-  double total = 0;
-  for (int b = 0; b < n; b++) total += mbsp_bodyWeight(m, b);
-  // rank r starts at the first body whose cumulative weight reaches r/P of the total
-  double acc = 0;
-  int r = 1;
-  e->start[0] = 0;
-  for (int b = 0; b < n && r < P; b++) {
-    while (r < P && acc >= total * r / P) e->start[r++] = b;
-    acc += mbsp_bodyWeight(m, b);
+  if (m->local) {
+    MBS_CHECK(m->part_start && m->part_n == P, MBS_ERR_INTERNAL,
+              "engine: the local model was built for %d ranks, not %d", m->part_n, P);
+    memcpy(e->start, m->part_start, sizeof(int) * (size_t)(P + 1));
+    e->b0 = m->own0, e->b1 = m->own1;
+    return MBS_OK;
   }
-  while (r < P) e->start[r++] = n;
-  e->start[P] = n;
-  // every rank gets at least one body
-  for (int k = 1; k < P; k++)
-    if (e->start[k] <= e->start[k - 1]) e->start[k] = e->start[k - 1] + 1;
-  for (int k = P - 1; k >= 1; k--)
-    if (e->start[k] > n - (P - k)) e->start[k] = n - (P - k);
+  MBS_CALL(mbs_partitionModel(m, P, e->start));
   e->b0 = e->start[e->rank];
   e->b1 = e->start[e->rank + 1];
   return MBS_OK;
@@ -321,6 +307,14 @@ mbsErr mbsp_engineCreate(mbspComm *comm, const mbsModel *m, int halo_mode, mbspE
   if (err) {
     mbsp_engineDestroy(&e);
     return err;
+  }
+  // 2-cyclic or not is a property of the whole tree: an owned body has all its children locally
+  {
+    double br = 0;
+    for (int b = e->b0; b < e->b1; b++)
+      if (e->m->body_childnum[b] > 1) br = 1;
+    if (mbsp_allreduceMax(comm, &br, 1) != MBS_OK) br = 1;
+    e->c->branched = br > 0;
   }
   // the O(log P) prefix applies when every rank owns one path segment whose only remote parent
   // is the last body of the previous rank (chains); otherwise the pipeline (trees)
@@ -547,6 +541,10 @@ mbsErr mbsp_engineApply(mbspEngine *e, const double *x, double *y) {
   return mbs_cfsApply(e->m, e->w, e->c, &e->hooks, x, 0, y);
 }
 
+mbsErr mbsp_engineHaloUp(mbspEngine *e, mbsReal *up) {
+  return e->size > 1 ? mbsp_haloUpHook(e, up) : MBS_OK;
+}
+
 mbsErr mbsp_engineReduce(mbspEngine *e, double *v, int n) {
   return mbsp_allreduceSum(e->comm, v, n);
 }
@@ -560,21 +558,26 @@ mbsErr mbsp_engineGather(mbspEngine *e, double *qdd, double *lam, double *jfrc) 
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (gather)");
   }
   mbsErr err = MBS_OK;
-  // three contiguous ranges per rank: dofs, constraint components, bodies x 6
+  // three contiguous ranges per rank (in rank order): dofs, constraint components, bodies x 6
+  int b0 = e->b0, b1 = e->b1;
+  int lo[3] = {m->body_dofadr[b0], m->body_lamadr[b0], 6 * b0};
+  int hi[3] = {m->body_dofadr[b1 - 1] + m->body_dofnum[b1 - 1],
+               m->body_lamadr[b1 - 1] + m->body_lamnum[b1 - 1], 6 * b1};
+  double mine[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
+  double *all = calloc(3 * (size_t)P, sizeof(double));
+  if (!all) err = mbs_errSet(MBS_ERR_NOMEM, "out of memory (gather)");
+  if (!err) err = mbsp_gather(e->comm, mine, 3, all);
   for (int pass = 0; pass < 3 && !err; pass++) {
-    for (int r = 0; r < P; r++) {
-      int a = e->start[r], bnd = e->start[r + 1];
-      int lo = pass == 0 ? m->body_dofadr[a] : pass == 1 ? m->body_lamadr[a] : 6 * a;
-      int hi = pass == 0   ? m->body_dofadr[bnd - 1] + m->body_dofnum[bnd - 1]
-               : pass == 1 ? m->body_lamadr[bnd - 1] + m->body_lamnum[bnd - 1]
-                           : 6 * bnd;
-      cnt[r] = hi - lo, dsp[r] = lo;
+    for (int r = 0, at = 0; r < P; r++) {
+      cnt[r] = (int)all[3 * r + pass], dsp[r] = at;
+      at += cnt[r];
     }
     const double *src = pass == 0 ? e->w->qdd : pass == 1 ? e->w->lam : e->w->jfrc;
     double *dst = pass == 0 ? qdd : pass == 1 ? lam : jfrc;
     double dummy = 0;
-    err = mbsp_gatherv(e->comm, src + dsp[e->rank], cnt[e->rank], dst ? dst : &dummy, cnt, dsp);
+    err = mbsp_gatherv(e->comm, src + lo[pass], (int)mine[pass], dst ? dst : &dummy, cnt, dsp);
   }
+  free(all);
   free(cnt), free(dsp);
   return err;
 }
@@ -597,9 +600,10 @@ void mbsp_engineDecomp(const mbspEngine *e, mbspDecompInfo *info) {
   info->cut_up = e->up_sadr[e->nnbr];
   info->cut_down = e->dn_sadr[e->nnbr];
   info->weight = 0;
+  info->g0 = e->m->body_gid[e->b0], info->g1 = e->m->body_gid[e->b1 - 1] + 1;
   info->prefix_scan = e->use_scan;
   info->segments = mbsp_schurSegmentsOf(e->c, &info->merge_scan);
-  for (int b = e->b0; b < e->b1; b++) info->weight += mbsp_bodyWeight(e->m, b);
+  for (int b = e->b0; b < e->b1; b++) info->weight += mbs_partitionWeight(e->m->body_jnttype[b]);
 }
 
 mbsErr mbsp_engineHaloCheck(mbspEngine *e, long *nbad) {
@@ -611,7 +615,7 @@ mbsErr mbsp_engineHaloCheck(mbspEngine *e, long *nbad) {
   for (int pass = 0; pass < 3; pass++) {
     for (size_t k = 0; k < n6; k++) v[k] = -1;
     for (int b = e->b0; b < e->b1; b++)
-      for (int i = 0; i < 6; i++) v[6 * b + i] = 16.0 * b + i + 1000.0 * pass;
+      for (int i = 0; i < 6; i++) v[6 * b + i] = 16.0 * m->body_gid[b] + i + 1000.0 * pass;
     mbsErr err = MBS_OK;
     if (pass == 0 && e->size > 1) err = mbsp_haloUpHook(e, v);
     if (pass == 1 && e->size > 1) err = mbsp_haloDownHook(e, v);
@@ -629,11 +633,12 @@ mbsErr mbsp_engineHaloCheck(mbspEngine *e, long *nbad) {
     for (int b = e->b0; b < e->b1; b++) {
       int p = m->body_parent[b];
       if (pass > 0 && p >= 0 && p < e->b0)
-        for (int i = 0; i < 6; i++) bad += v[6 * p + i] != 16.0 * p + i + 1000.0 * pass;
+        for (int i = 0; i < 6; i++)
+          bad += v[6 * p + i] != 16.0 * m->body_gid[p] + i + 1000.0 * pass;
       const int *ch = m->child_list + m->body_childadr[b];
       for (int k = 0; k < m->body_childnum[b]; k++)
         if (pass == 0 && ch[k] >= e->b1)
-          for (int i = 0; i < 6; i++) bad += v[6 * ch[k] + i] != 16.0 * ch[k] + i;
+          for (int i = 0; i < 6; i++) bad += v[6 * ch[k] + i] != 16.0 * m->body_gid[ch[k]] + i;
     }
   }
   free(v);

@@ -20,16 +20,17 @@
 #include "petsc_ref.h"
 #include "mbspar/mbspar.h"
 
-// the verbs: name, handler, usage line, PETSc needed (row 0 is the default verb)
+// the verbs: name, handler, usage line, PETSc needed, distributed-memory models (row 0 is the
+// default verb)
 static const mbspVerb mbs_verbs[] = {
     {"run", mbsp_verbRun,
-     "simulate (default verb): PETSc TS over the distributed state, outputs in --out", 1},
-    {"accel", mbsp_verbAccel, "one forward-dynamics evaluation at the initial state", 0},
+     "simulate (default verb): PETSc TS over the distributed state, outputs in --out", 1, 0},
+    {"accel", mbsp_verbAccel, "one forward-dynamics evaluation at the initial state", 0, 1},
     {"inverse", mbsp_verbInverse,
-     "joint forces along the prescribed motion of the config's inverse group", 0},
-    {"static", mbsp_verbStatic, "static equilibrium by energy drainage (docs/static.md)", 0},
-    {"cpa", mbsp_verbCpa, "critical-path analysis of one evaluation (docs/cpa.md)", 0},
-    {"check", mbsp_verbCheck, "validate the input and summarise the model", 0},
+     "joint forces along the prescribed motion of the config's inverse group", 0, 0},
+    {"static", mbsp_verbStatic, "static equilibrium by energy drainage (docs/static.md)", 0, 0},
+    {"cpa", mbsp_verbCpa, "critical-path analysis of one evaluation (docs/cpa.md)", 0, 0},
+    {"check", mbsp_verbCheck, "validate the input and summarise the model", 0, 0},
 };
 #define MBS_NVERB ((int)(sizeof mbs_verbs / sizeof mbs_verbs[0]))
 
@@ -84,7 +85,24 @@ int main(int argc, char **argv) {
   e = mbsp_agreeErr(comm, e); // every rank, always (rank 0 alone may have failed)
   if (!e) e = mbsp_bcastFile(comm, cli.config, &text, NULL);
   if (!e) e = mbsp_agreeErr(comm, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg));
-  if (!e) e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
+  if (!e) {
+    // distributed-memory model: each rank builds only its bodies, their remote parents and
+    // children (O(N/P)); rank 0 validates every body first (names, values) so every error is
+    // found whatever the rank count. For verbs and methods that need the whole model on every
+    // rank (or on rank 0) everybody builds the full model.
+    int size = mbsp_size(comm), meth = cfg->opt.solver;
+    int local = size > 1 && cli.verb->local &&
+                (meth == MBS_SOLVER_SCHUR || meth == MBS_SOLVER_JCG || meth == MBS_SOLVER_JACOBI ||
+                 meth == MBS_SOLVER_CHEBYSHEV);
+    const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
+    if (env && strcmp(env, "full") == 0) local = 0;
+    if (local) {
+      e = mbsp_agreeErr(comm, rank == 0 ? mbs_configValidate(cfg) : MBS_OK);
+      if (!e) e = mbsp_agreeErr(comm, mbs_configBuildLocal(cfg, size, rank, &m));
+    } else {
+      e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
+    }
+  }
   if (!e && (m->opt.solver == MBS_SOLVER_PETSC || cli.verb->petsc)) {
     // PETSc sees only its own (single-dash) options
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);

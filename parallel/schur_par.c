@@ -76,7 +76,9 @@ struct mbspSchur {
   double residual;
 };
 
+// owner rank of local body b (through its global index)
 static int mbsp_schurOwner(const mbspSchur *sp, int b) {
+  b = sp->m->body_gid[b];
   int lo = 0, hi = sp->size - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
@@ -203,8 +205,8 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   return MBS_OK;
 }
 
-mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int iface, int nthread,
-                        mbspSchur **out) {
+mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int b0, int b1,
+                        int iface, int nthread, mbspSchur **out) {
   *out = NULL;
   mbspSchur *sp = calloc(1, sizeof *sp);
   mbsErr e = sp ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur)");
@@ -216,7 +218,7 @@ mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int
   }
   if (!e) {
     memcpy(sp->start, start, sizeof(int) * (size_t)(sp->size + 1));
-    sp->b0 = start[sp->rank], sp->b1 = start[sp->rank + 1];
+    sp->b0 = b0, sp->b1 = b1; // the model's indices (local models: not the global ones)
     e = mbsp_schurSetup(sp);
   }
   e = mbsp_agreeErr(comm, e);
@@ -700,8 +702,10 @@ static mbsErr mbsp_schurSolverCreate(const mbsModel *m, const mbsCfs *c, const m
   mbspSchurSolver *sv;
   MBS_ALLOC(sv, 1);
   sv->opt = *opt;
-  mbsErr e = mbsp_schurCreate(mbsp_engineComm(eng), m, mbsp_engineStarts(eng), opt->iface,
-                              mbs_maxThreads(), &sv->sp);
+  mbspDecompInfo di;
+  mbsp_engineDecomp(eng, &di);
+  mbsErr e = mbsp_schurCreate(mbsp_engineComm(eng), m, mbsp_engineStarts(eng), di.b0, di.b1,
+                              opt->iface, mbs_maxThreads(), &sv->sp);
   if (e) {
     free(sv);
     return e;

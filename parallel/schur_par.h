@@ -12,11 +12,11 @@ typedef struct mbspSchur mbspSchur;
 /// Interface solvers (solver.interface): the exact merge (scan or component tree) or J-CG.
 typedef enum { MBSP_IFACE_CR = 0, MBSP_IFACE_JCG = 1 } mbspIface;
 
-/// Set up the solver for the decomposition \p start (first body of each rank, size + 1 entries,
-/// the same on every rank); each rank cuts its range into \p nthread segments eliminated by its
-/// OpenMP threads. Collective.
-mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int iface, int nthread,
-                        mbspSchur **sp);
+/// Set up the solver for the decomposition \p start (first global body of each rank, size + 1
+/// entries, the same on every rank; this rank owns the model's bodies [b0, b1)); each rank cuts its
+/// range into \p nthread segments eliminated by its OpenMP threads. Collective.
+mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int b0, int b1,
+                        int iface, int nthread, mbspSchur **sp);
 /// Segments (threads) of this rank. Local.
 int mbsp_schurSegments(const mbspSchur *sp);
 /// One solve: needs the position and velocity stages of the owned bodies (and the state of every

@@ -11,11 +11,15 @@
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
+#include "spatial.h"
 
 typedef struct {
   const mbsModel *m;
   const mbsWork *w;
-  const mbsReal *wrench; // (nbody x 6)
+  const mbsReal *qdd, *lam; // (nv, nlam of the global model)
+  const mbsReal *wrench;    // (nbody x 6) world frame, global model
+  int nbody, nv, nlam;      // sizes of the global model
+  int local;                // 1: each rank held only its bodies (distributed-memory model)
   double time_per_eval;
   int repeat;
   double residual;
@@ -50,17 +54,83 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonString(j, "reason", mbs_reasonName(w->stat.reason));
   mbs_jsonNumber(j, "tol", m->opt.tol);
   mbs_jsonEndObject(j);
-  mbs_jsonNumber(j, "eom_residual", a->residual);
+  // full models: ||RNEA(q, qd, qdd) - tau|| relative; distributed-memory models: the largest
+  // body Newton-Euler residual relative to the body wrenches (each rank checks its bodies)
+  mbs_jsonNumber(j, a->local ? "ne_residual" : "eom_residual", a->residual);
   mbs_jsonInt(j, "repeat", a->repeat);
   mbs_jsonNumber(j, "time_per_eval_s", a->time_per_eval);
-  mbs_jsonNumberArray(j, "qdd", w->qdd, m->nv);
-  mbs_jsonNumberArray(j, "lambda", w->lam, m->nlam);
+  mbs_jsonNumberArray(j, "qdd", a->qdd, a->nv);
+  mbs_jsonNumberArray(j, "lambda", a->lam, a->nlam);
   mbs_jsonBeginArray(j, "joint_wrench");
-  for (int b = 0; b < m->nbody; b++) mbs_jsonNumberArray(j, NULL, a->wrench + 6 * b, 6);
+  for (int b = 0; b < a->nbody; b++) mbs_jsonNumberArray(j, NULL, a->wrench + 6 * b, 6);
   mbs_jsonEndArray(j);
   // per-phase timers over the ranks (seconds, all evaluations of --repeat), decomposition,
   // placement
   mbsp_rankReportJson(a->rr, j);
+}
+
+// Distributed-memory models: the owned bodies' world joint wrenches and their Newton-Euler
+// residuals r_b = I_b a_b + v x* I_b v - f_b + sum_children X_c^T f_c (the children on other
+// ranks send X_c^T f_c through the engine's halo); returns max |r_b| / max |f_b| over all ranks.
+static mbsErr accel_localCheck(mbspComm *comm, const mbsModel *m, mbspEngine *eng, mbsReal *wr,
+                               double *res) {
+  mbsWork *w = mbsp_engineWork(eng);
+  mbspDecompInfo di;
+  mbsp_engineDecomp(eng, &di);
+  mbsReal *up = calloc(6 * (size_t)m->nbody, sizeof(mbsReal));
+  MBS_CHECK(up, MBS_ERR_NOMEM, "out of memory");
+  for (int b = di.b0; b < di.b1; b++) {
+    mbsu_mulMat3Vec(w->xmat + 9 * b, w->jfrc + 6 * b, wr + 6 * (b - di.b0));
+    mbsu_mulMat3Vec(w->xmat + 9 * b, w->jfrc + 6 * b + 3, wr + 6 * (b - di.b0) + 3);
+    mbsu_xTForce(w->xpar + 12 * b, w->jfrc + 6 * b, up + 6 * b);
+  }
+  mbsErr e = mbsp_engineHaloUp(eng, up);
+  double r[2] = {0, 0};
+  for (int b = di.b0; b < di.b1 && !e; b++) {
+    mbsReal t[6];
+    mbsu_rbiMul(m->body_sinert + 10 * b, w->acc + 6 * b, t);
+    for (int i = 0; i < 6; i++) t[i] += w->cbias[6 * b + i] - w->jfrc[6 * b + i];
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int k = 0; k < m->body_childnum[b]; k++)
+      for (int i = 0; i < 6; i++) t[i] += up[6 * ch[k] + i];
+    for (int i = 0; i < 6; i++) {
+      r[0] = fmax(r[0], fabs(t[i]));
+      r[1] = fmax(r[1], fabs(w->jfrc[6 * b + i]));
+    }
+  }
+  free(up);
+  MBS_CALL(mbsp_agreeErr(comm, e));
+  MBS_CALL(mbsp_allreduceMax(comm, r, 2));
+  *res = r[1] > 0 ? r[0] / r[1] : r[0];
+  return MBS_OK;
+}
+
+// The global results of a distributed-memory run on rank 0: qdd, lambda and world wrenches
+static mbsErr accel_localGather(mbspComm *comm, const mbsModel *m, mbspEngine *eng, double *qdd,
+                                double *lam, double *wrench, double *res) {
+  int rank = mbsp_rank(comm), P = mbsp_size(comm);
+  mbspDecompInfo di;
+  mbsp_engineDecomp(eng, &di);
+  int nown = di.b1 - di.b0;
+  mbsReal *wr = malloc(6 * (size_t)nown * sizeof(mbsReal));
+  int *cnt = calloc((size_t)P, sizeof(int)), *dsp = calloc((size_t)P, sizeof(int));
+  double *all = calloc((size_t)P, sizeof(double));
+  mbsErr e = wr && cnt && dsp && all ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e) e = accel_localCheck(comm, m, eng, wr, res);
+  double *jf = rank == 0 ? malloc(6 * ((size_t)m->nbody_g + 1) * sizeof(double)) : NULL;
+  if (!e && rank == 0 && !jf) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e) e = mbsp_engineGather(eng, qdd, lam, jf);
+  free(jf);
+  if (!e) { // world wrenches: 6 per owned body, in rank order
+    double mine = 6.0 * nown;
+    e = mbsp_gather(comm, &mine, 1, all);
+    for (int r = 0, at = 0; r < P && rank == 0; r++)
+      cnt[r] = (int)all[r], dsp[r] = at, at += cnt[r];
+    double dummy = 0;
+    if (!e) e = mbsp_gatherv(comm, wr, 6 * nown, wrench ? wrench : &dummy, cnt, dsp);
+  }
+  free(wr), free(cnt), free(dsp), free(all);
+  return e;
 }
 
 mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
@@ -76,9 +146,15 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   mbsErr e = rank == 0 ? mbsp_outPrepare(cli, files, 1) : MBS_OK;
   if (!e) e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(m, &w);
+  int local = m->local, ng = m->nbody_g;
+  mbsReal *gqdd = NULL, *glam = NULL; // global results on rank 0 (distributed-memory models)
   if (!e && rank == 0) {
-    wrench = malloc((size_t)m->nbody * 6 * sizeof *wrench);
-    if (!wrench) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    wrench = malloc((size_t)ng * 6 * sizeof *wrench);
+    if (local) {
+      gqdd = malloc(((size_t)m->nv_g + 1) * sizeof *gqdd);
+      glam = malloc(((size_t)m->nlam_g + 1) * sizeof *glam);
+    }
+    if (!wrench || (local && (!gqdd || !glam))) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
   e = mbsp_agreeErr(comm, e);
   if (!e && !serial) e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
@@ -96,7 +172,13 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   e = mbsp_agreeErr(comm, e);
 
   // results to rank 0; timers and decomposition over all ranks
-  if (!e && !serial) {
+  double local_res = 0;
+  if (!e && local) {
+    mbsWork *ew = mbsp_engineWork(eng);
+    e = accel_localGather(comm, m, eng, gqdd, glam, wrench, &local_res);
+    w->stat = ew->stat;
+    memcpy(w->timer, ew->timer, sizeof w->timer);
+  } else if (!e && !serial) {
     mbsWork *ew = mbsp_engineWork(eng);
     e = mbsp_engineGather(eng, rank == 0 ? w->qdd : NULL, rank == 0 ? w->lam : NULL,
                           rank == 0 ? w->jfrc : NULL);
@@ -107,7 +189,33 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   if (!e) e = mbsp_rankReportCollect(comm, eng, w, &rr);
   e = mbsp_agreeErr(comm, e);
 
-  if (!e && rank == 0) {
+  if (!e && rank == 0 && local) {
+    mbsAccelOut a = {m,         w, gqdd, glam,        wrench,    m->nbody_g, m->nv_g,
+                     m->nlam_g, 1, tpe,  cli->repeat, local_res, &rr};
+    if (mbsp_cliTable(cli)) {
+      double qn = 0;
+      for (int d = 0; d < m->nv_g; d++) qn += gqdd[d] * gqdd[d];
+      printf("mbspar accel %s: %d bodies, %d dofs, %d rank(s), distributed model\n", cfg->filename,
+             m->nbody_g, m->nv_g, size);
+      printf("  %-20s %s (%d iterations, residual %.3e, %s)\n", "method",
+             mbs_solverName(m->opt.solver), w->stat.iterations, w->stat.residual,
+             mbs_reasonName(w->stat.reason));
+      printf("  %-20s %.3e s (mean of %d)\n", "time per eval", tpe, cli->repeat);
+      printf("  %-20s %.3e\n", "NE residual", local_res);
+      printf("  %-20s %.6e\n", "|qdd|", sqrt(qn));
+      int show = m->nv_g < 8 ? m->nv_g : 8;
+      printf("  %-20s", "qdd");
+      for (int d = 0; d < show; d++) printf(" %.6g", gqdd[d]);
+      printf("%s\n", show < m->nv_g ? " ..." : "");
+    }
+    if (w->stat.reason < 0)
+      fprintf(stderr,
+              "mbspar: warning: %s stopped without converging (%s after %d iterations, "
+              "residual %.3e > tol %g)\n",
+              mbs_solverName(m->opt.solver), mbs_reasonName(w->stat.reason), w->stat.iterations,
+              w->stat.residual, m->opt.tol);
+    e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
+  } else if (!e && rank == 0) {
     if (serial) {
       mbs_constraintLambda(m, w);
     } else { // poses and velocities of the whole model, for the outputs only
@@ -138,7 +246,9 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
     free(acc);
     free(qdd);
     double scale = sqrt(nb > nt ? nb : nt);
-    mbsAccelOut a = {m,  w, wrench, tpe, cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num),
+    mbsAccelOut a = {m,      w,        w->qdd,      w->lam,
+                     wrench, m->nbody, m->nv,       m->nlam,
+                     0,      tpe,      cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num),
                      &rr};
     if (mbsp_cliTable(cli)) {
       double qn = 0;
@@ -167,7 +277,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   }
   e = mbsp_agreeErr(comm, e);
   mbsp_engineDestroy(&eng);
-  free(wrench);
+  free(wrench), free(gqdd), free(glam);
   mbsp_rankReportFree(&rr);
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);

@@ -22,6 +22,7 @@ mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **out) {
   MBS_ALLOC(c, 1);
   c->nbody = m->nbody, c->nlam = m->nlam, c->nv = m->nv;
   c->b0 = b0, c->b1 = b1;
+  c->branched = mbs_modelBranched(m);
   c->l0 = m->body_lamadr[b0];
   c->l1 = m->body_lamadr[b1 - 1] + m->body_lamnum[b1 - 1];
   size_t nb = (size_t)m->nbody, nl = (size_t)(m->nlam > 0 ? m->nlam : 1);

@@ -988,7 +988,7 @@ static mbsErr mbs_cfgParent(const mbsConfig *c, const mbsModel *m, const mbsCs *
     *parent = -1;
     return MBS_OK;
   }
-  *parent = mbs_modelFindBody(m, pname);
+  *parent = mbs_modelFindGlobal(m, pname);
   if (*parent >= 0) return MBS_OK;
   const mbsCs *ps = config_setting_get_member(g, "parent");
   if (later_list) {
@@ -1056,6 +1056,7 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   if (!name) return mbs_cfgFail(c, b, "%s: missing name", path);
   snprintf(what, sizeof what, "body \"%s\"", name);
   sp.name = name;
+  sp.keep_name = 1; // explicit bodies may be named as parents anywhere later in the file
   MBS_CALL(mbs_cfgParent(c, m, b, what, list, &sp.parent));
 
   // joint
@@ -1245,8 +1246,20 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
     return mbs_cfgFail(c, config_setting_get_member(g, "n"), "chain: n must be in [1, %d] (got %d)",
                        MBS_CFG_MAXBODIES, gen.n);
   mbsErr e = mbs_genRead(c, m, &gen);
-  int prev = gen.parent;
-  for (int i = 0; i < gen.n && !e; i++) e = mbs_genAdd(c, m, &gen, i, prev, i == 0, &prev);
+  int base = m->nbody_g, prev = gen.parent;
+  if (!e && m->local) e = mbs_modelAddPrefix(m, gen.prefix, base, gen.n);
+  for (int i = 0; i < gen.n && !e;) {
+    // subset builds skip the links nobody asked for (a chain link's parent is the previous one)
+    int gid = base + i, nxt = mbs_modelNextWanted(m, gid);
+    if (nxt > gid) {
+      int cnt = nxt - gid < gen.n - i ? nxt - gid : gen.n - i;
+      mbs_modelSkipBodies(m, gen.type, cnt);
+      i += cnt, prev = base + i - 1;
+      continue;
+    }
+    e = mbs_genAdd(c, m, &gen, i, prev, i == 0, &prev);
+    i++;
+  }
   mbs_genFree(&gen);
   return e;
 }
@@ -1324,15 +1337,25 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
     }
     free(ids);
   } else if (!e) {
-    // complete k-ary tree in depth-first preorder (subtrees are contiguous)
+    // complete k-ary tree in depth-first preorder (subtrees are contiguous); subset builds skip
+    // the subtrees that hold no wanted body
     int *path = malloc((size_t)d * sizeof *path), *cnt = malloc((size_t)d * sizeof *cnt);
-    if (!path || !cnt) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-    int i = 0, lvl = 0;
+    long *size = malloc((size_t)d * sizeof *size); // bodies in a subtree rooted at each level
+    if (!path || !cnt || !size) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (int l = d - 1; l >= 0 && !e; l--) size[l] = 1 + (l + 1 < d ? (long)k * size[l + 1] : 0);
+    int i = 0, lvl = 0, base = m->nbody_g;
+    if (!e && m->local) e = mbs_modelAddPrefix(m, gen.prefix, base, gen.n);
     if (!e) e = mbs_genAdd(c, m, &gen, i++, gen.parent, 1, &path[0]);
     if (!e) cnt[0] = 0;
     while (!e && lvl >= 0) {
       if (lvl < d - 1 && cnt[lvl] < k) {
         cnt[lvl]++;
+        long sz = size[lvl + 1];
+        if (!mbs_modelWants(m, base + i, (int)(base + i + sz), path[lvl])) {
+          mbs_modelSkipBodies(m, gen.type, (int)sz);
+          i += (int)sz;
+          continue;
+        }
         int id;
         e = mbs_genAdd(c, m, &gen, i++, path[lvl], 0, &id);
         lvl++;
@@ -1344,6 +1367,7 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
     }
     free(path);
     free(cnt);
+    free(size);
   }
   free(plist);
   mbs_genFree(&gen);
@@ -1362,14 +1386,12 @@ static mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s,
   return tree ? mbs_cfgTree(c, m, s) : mbs_cfgChain(c, m, s);
 }
 
-mbsErr mbs_configBuildModel(const mbsConfig *c, mbsModel **out) {
-  *out = NULL;
+// every body of the file into m (full, subset or validation build: see mbs_modelSubset)
+static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
   const config_t *tree = (const config_t *)c->priv;
   const mbsCs *model = config_setting_get_member(config_root_setting(tree), "model");
   if (!model)
     return mbs_errSet(MBS_ERR_INPUT, "%s:1: empty model: there is no model group", c->filename);
-  mbsModel *m;
-  MBS_CALL(mbs_modelCreate(&m, 64));
   m->opt = c->opt;
   memcpy(m->gravity, c->gravity, sizeof m->gravity);
   mbsErr e = MBS_OK;
@@ -1391,17 +1413,110 @@ mbsErr mbs_configBuildModel(const mbsConfig *c, mbsModel **out) {
       e = mbs_cfgGenerators(c, m, s, 1);
     }
   }
-  if (!e && m->nbody == 0)
+  if (!e && m->nbody_g == 0)
     e = mbs_cfgFail(c, model, "empty model: the model has no bodies (give bodies, chain or tree)");
   if (!e) {
     e = mbs_modelFinalize(m);
     if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:%d", c->filename, mbs_cfgLine(model));
   }
+  return e;
+}
+
+mbsErr mbs_configBuildModel(const mbsConfig *c, mbsModel **out) {
+  *out = NULL;
+  mbsModel *m;
+  MBS_CALL(mbs_modelCreate(&m, 64));
+  mbsErr e = mbs_cfgBuildInto(c, m);
   if (e) {
     mbs_modelDestroy(&m);
     return e;
   }
   *out = m;
+  return MBS_OK;
+}
+
+mbsErr mbs_configValidate(const mbsConfig *c) {
+  mbsModel *m;
+  MBS_CALL(mbs_modelCreate(&m, 16));
+  mbs_modelSubset(m, NULL, 0, 1);
+  mbsErr e = mbs_cfgBuildInto(c, m);
+  mbs_modelDestroy(&m);
+  return e;
+}
+
+static int mbs_cmpInt(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel **out) {
+  *out = NULL;
+  static const int none = -1;
+  mbsModel *m0 = NULL, *m1 = NULL, *m2 = NULL;
+  int *start = NULL, *own = NULL, *sub = NULL;
+  mbsErr e = mbs_modelCreate(&m0, 16);
+  // pass 0: the joint types in global order (generators cost O(1)), then the decomposition
+  if (!e) {
+    mbs_modelSubset(m0, &none, 0, 0);
+    e = mbs_cfgBuildInto(c, m0);
+  }
+  if (!e && m0->nrun < 0) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (model structure)");
+  if (!e && !(start = malloc(sizeof(int) * (size_t)(nranks + 1))))
+    e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e) e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, nranks, start);
+  int b0 = 0, b1 = 0;
+  if (!e) {
+    b0 = start[rank], b1 = start[rank + 1];
+    if (!(own = malloc(sizeof(int) * (size_t)(b1 - b0 + 1))))
+      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  }
+  // pass A: the owned bodies' remote parents and remote children
+  if (!e) {
+    for (int g = b0; g < b1; g++) own[g - b0] = g;
+    e = mbs_modelCreate(&m1, 16);
+  }
+  if (!e) {
+    mbs_modelSubset(m1, own, b1 - b0, 0);
+    mbs_modelRecord(m1, b0, b1);
+    e = mbs_cfgBuildInto(c, m1);
+  }
+  // pass B: the local model, [remote parents | owned | remote children] in global order
+  int nsub = 0;
+  if (!e) {
+    int cap = m1->nrec_par + (b1 - b0) + m1->nrec_child;
+    if (!(sub = malloc(sizeof(int) * (size_t)(cap + 1))))
+      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (int i = 0; !e && i < m1->nrec_par; i++) sub[nsub++] = m1->rec_par[i];
+    for (int g = b0; !e && g < b1; g++) sub[nsub++] = g;
+    for (int i = 0; !e && i < m1->nrec_child; i++) sub[nsub++] = m1->rec_child[i];
+    if (!e) {
+      qsort(sub, (size_t)nsub, sizeof *sub, mbs_cmpInt);
+      int u = 0;
+      for (int i = 0; i < nsub; i++)
+        if (!u || sub[u - 1] != sub[i]) sub[u++] = sub[i];
+      nsub = u;
+      e = mbs_modelCreate(&m2, nsub + 1);
+    }
+  }
+  if (!e) {
+    mbs_modelSubset(m2, sub, nsub, 0);
+    int np = 0;
+    while (np < nsub && sub[np] < b0) np++;
+    m2->own0 = np, m2->own1 = np + (b1 - b0);
+    e = mbs_cfgBuildInto(c, m2);
+  }
+  if (!e) {
+    m2->part_start = start, m2->part_n = nranks, start = NULL;
+    m2->sub = NULL; // the array goes away with this function
+  }
+  mbs_modelDestroy(&m0);
+  mbs_modelDestroy(&m1);
+  free(start), free(own), free(sub);
+  if (e) {
+    mbs_modelDestroy(&m2);
+    return e;
+  }
+  *out = m2;
   return MBS_OK;
 }
 

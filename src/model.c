@@ -1,5 +1,6 @@
 /// \file model.c
 /// Model construction and validation.
+#include <limits.h>
 #include <math.h>
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -91,6 +92,10 @@ static mbsErr mbs_modelGrow(mbsModel *m, int n) {
   MBS_GROW(dof_damping, 6);
   MBS_GROW(dof_force, 6);
   MBS_GROW(dof_body, 6);
+  MBS_GROW(body_gid, 1);
+  MBS_GROW(body_gqadr, 1);
+  MBS_GROW(body_gdofadr, 1);
+  MBS_GROW(body_glamadr, 1);
   MBS_GROW(qd0, 6);
   MBS_GROW(q0, 7);
 #undef MBS_GROW
@@ -103,6 +108,7 @@ mbsErr mbs_modelCreate(mbsModel **out, int capacity) {
   *out = NULL;
   MBS_ALLOC(m, 1);
   m->gravity[2] = -9.81;
+  m->own1 = -1; // all bodies unless the caller says otherwise
   mbs_optionDefault(&m->opt);
   mbsErr e = mbs_modelGrow(m, capacity > 0 ? capacity : 16);
   if (e) {
@@ -179,11 +185,88 @@ static mbsErr mbs_nameTableRebuild(mbsModel *m, int n) {
   return MBS_OK;
 }
 
+struct mbsModelPrefix {
+  char *prefix;
+  int base, n;
+};
+
+// names of the bodies a validation build does not keep (duplicate detection only)
+// the global index of a remembered name, -1 if none
+static int mbs_vnameGid(const mbsModel *m, const char *name) {
+  if (!m->vname_table) return -1;
+  unsigned mask = (unsigned)(m->vname_tablecap - 1);
+  for (unsigned k = mbs_strHash(name) & mask; m->vname_table[k] >= 0; k = (k + 1) & mask)
+    if (strcmp(m->vname[m->vname_table[k]], name) == 0) return m->vname_gid[m->vname_table[k]];
+  return -1;
+}
+static int mbs_vnameFind(const mbsModel *m, const char *name) {
+  return mbs_vnameGid(m, name) >= 0;
+}
+static mbsErr mbs_vnameAdd(mbsModel *m, const char *name, int gid) {
+  if (m->nvname == m->vnamecap) {
+    int nc = m->vnamecap ? 2 * m->vnamecap : 1024;
+    char **p = realloc(m->vname, (size_t)nc * sizeof *p);
+    MBS_CHECK(p, MBS_ERR_NOMEM, "out of memory (body names)");
+    m->vname = p;
+    int *g = realloc(m->vname_gid, (size_t)nc * sizeof *g);
+    MBS_CHECK(g, MBS_ERR_NOMEM, "out of memory (body names)");
+    m->vname_gid = g, m->vnamecap = nc;
+  }
+  m->vname_gid[m->nvname] = gid;
+  size_t len = strlen(name) + 1;
+  MBS_ALLOC(m->vname[m->nvname], len);
+  memcpy(m->vname[m->nvname], name, len);
+  m->nvname++;
+  if (2 * m->nvname > m->vname_tablecap) { // rebuild at most half full
+    int cap = m->vname_tablecap ? 2 * m->vname_tablecap : 2048;
+    while (cap < 2 * m->nvname) cap *= 2;
+    free(m->vname_table);
+    MBS_ALLOC(m->vname_table, cap);
+    m->vname_tablecap = cap;
+    for (int k = 0; k < cap; k++) m->vname_table[k] = -1;
+    for (int i = 0; i < m->nvname; i++) {
+      unsigned k = mbs_strHash(m->vname[i]) & (unsigned)(cap - 1);
+      while (m->vname_table[k] >= 0) k = (k + 1) & (unsigned)(cap - 1);
+      m->vname_table[k] = i;
+    }
+  } else {
+    unsigned mask = (unsigned)(m->vname_tablecap - 1), k = mbs_strHash(name) & mask;
+    while (m->vname_table[k] >= 0) k = (k + 1) & mask;
+    m->vname_table[k] = m->nvname - 1;
+  }
+  return MBS_OK;
+}
+
+static mbsErr mbs_intPush(int **a, int *n, int *cap, int v) {
+  if (*n == *cap) {
+    int nc = *cap ? 2 * *cap : 64;
+    int *p = realloc(*a, (size_t)nc * sizeof *p);
+    MBS_CHECK(p, MBS_ERR_NOMEM, "out of memory (model structure)");
+    *a = p, *cap = nc;
+  }
+  (*a)[(*n)++] = v;
+  return MBS_OK;
+}
+
+// the run-length list of joint types in global order (partitioning without the bodies)
+static mbsErr mbs_modelRun(mbsModel *m, int type, int count) {
+  if (m->nrun < 0) return MBS_OK;
+  if (m->nrun > 0 && m->run_type[m->nrun - 1] == type) {
+    m->run_len[m->nrun - 1] += count;
+    return MBS_OK;
+  }
+  int cap = m->runcap;
+  MBS_CALL(mbs_intPush(&m->run_type, &m->nrun, &m->runcap, type));
+  m->nrun--, m->runcap = cap;
+  MBS_CALL(mbs_intPush(&m->run_len, &m->nrun, &m->runcap, count));
+  return MBS_OK;
+}
+
 mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   MBS_CHECK(!m->finalized, MBS_ERR_INTERNAL, "model is already finalized");
-  int b = m->nbody, t = spec->jnttype;
+  int b = m->nbody, t = spec->jnttype, gid = m->nbody_g;
   MBS_CHECK(t >= 0 && t < MBS_JNT_COUNT, MBS_ERR_INPUT, "unknown joint type %d", t);
-  MBS_CHECK(spec->parent >= -1 && spec->parent < b, MBS_ERR_INPUT,
+  MBS_CHECK(spec->parent >= -1 && spec->parent < (m->sub || m->names_only ? gid : b), MBS_ERR_INPUT,
             "parent index %d is not an earlier body", spec->parent);
   int nq = mbs_jntNq(t), nv = mbs_jntNv(t);
 
@@ -244,15 +327,43 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   MBS_CHECK(spec->name && spec->name[0], MBS_ERR_INPUT, "body name is empty");
   MBS_CHECK(strcmp(spec->name, "ground") != 0 && strcmp(spec->name, "world") != 0, MBS_ERR_INPUT,
             "body name \"%s\" is reserved", spec->name);
-  MBS_CHECK(mbs_modelFindBody(m, spec->name) < 0, MBS_ERR_INPUT, "duplicate body name \"%s\"",
-            spec->name);
+  MBS_CHECK(mbs_modelFindBody(m, spec->name) < 0 && !mbs_vnameFind(m, spec->name), MBS_ERR_INPUT,
+            "duplicate body name \"%s\"", spec->name);
+
+  // subset builds keep only the wanted bodies (global order)
+  int keep = 1;
+  if (m->sub || m->names_only) {
+    while (m->sub_at < m->nsub && m->sub[m->sub_at] < gid) m->sub_at++;
+    keep = m->sub_at < m->nsub && m->sub[m->sub_at] == gid;
+  }
+  if (m->sub || m->names_only) MBS_CALL(mbs_modelRun(m, t, 1));
+  if (m->rec1 > m->rec0) { // structure pass: remote parents and remote children of [rec0, rec1)
+    int p = spec->parent, in = gid >= m->rec0 && gid < m->rec1;
+    if (in && p >= 0 && p < m->rec0)
+      MBS_CALL(mbs_intPush(&m->rec_par, &m->nrec_par, &m->rec_parcap, p));
+    if (!in && p >= m->rec0 && p < m->rec1)
+      MBS_CALL(mbs_intPush(&m->rec_child, &m->nrec_child, &m->rec_childcap, gid));
+  }
+  if (!keep) {
+    if (m->names_only || spec->keep_name) MBS_CALL(mbs_vnameAdd(m, spec->name, gid));
+    m->nbody_g++, m->nq_g += nq, m->nv_g += nv, m->nlam_g += 6 - nv;
+    if (id) *id = gid;
+    return MBS_OK;
+  }
+  int parent = spec->parent;
+  if (m->sub && parent >= 0) parent = mbs_modelLocal(m, parent); // -1: a remote parent
 
   if (b == m->cap) MBS_CALL(mbs_modelGrow(m, 2 * m->cap));
   size_t len = strlen(spec->name) + 1;
   MBS_ALLOC(m->body_name[b], len);
   memcpy(m->body_name[b], spec->name, len);
 
-  m->body_parent[b] = spec->parent;
+  m->body_parent[b] = parent;
+  m->body_gid[b] = gid;
+  m->body_gqadr[b] = m->nq_g;
+  m->body_gdofadr[b] = m->nv_g;
+  m->body_glamadr[b] = m->nlam_g;
+  m->nbody_g++, m->nq_g += nq, m->nv_g += nv, m->nlam_g += 6 - nv;
   m->body_jnttype[b] = t;
   m->body_qadr[b] = m->nq;
   m->body_qnum[b] = nq;
@@ -294,12 +405,113 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
     while (m->name_table[k] >= 0) k = (k + 1) & mask;
     m->name_table[k] = b;
   }
-  if (id) *id = b;
+  if (id) *id = m->sub ? gid : b;
   return MBS_OK;
 }
 
+int mbs_modelFindGlobal(const mbsModel *m, const char *name) {
+  int b = mbs_modelFindBody(m, name);
+  if (b >= 0) return m->body_gid ? m->body_gid[b] : b;
+  int g = mbs_vnameGid(m, name);
+  if (g >= 0) return g;
+  for (int k = 0; k < m->nprefix; k++) {
+    const struct mbsModelPrefix *p = m->prefix + k;
+    size_t l = strlen(p->prefix);
+    if (strncmp(name, p->prefix, l) != 0) continue;
+    const char *d = name + l;
+    if (!*d || *d == '0') continue;
+    long v = 0;
+    for (; *d >= '0' && *d <= '9' && v <= p->n; d++) v = 10 * v + (*d - '0');
+    if (!*d && v >= 1 && v <= p->n) return p->base + (int)v - 1;
+  }
+  return -1;
+}
+
+mbsErr mbs_modelAddPrefix(mbsModel *m, const char *prefix, int base, int n) {
+  struct mbsModelPrefix *p = realloc(m->prefix, (size_t)(m->nprefix + 1) * sizeof *p);
+  MBS_CHECK(p, MBS_ERR_NOMEM, "out of memory");
+  m->prefix = p;
+  size_t len = strlen(prefix) + 1;
+  MBS_ALLOC(p[m->nprefix].prefix, len);
+  memcpy(p[m->nprefix].prefix, prefix, len);
+  p[m->nprefix].base = base, p[m->nprefix].n = n;
+  m->nprefix++;
+  return MBS_OK;
+}
+
+int mbs_modelNextWanted(const mbsModel *m, int g) {
+  if (!m->sub) return g;                                           // full and validation builds
+  if (m->rec1 > m->rec0 && g >= m->rec0 && g <= m->rec1) return g; // [rec0, rec1] (the link after)
+  int best = INT_MAX;
+  if (m->rec1 > m->rec0 && g < m->rec0) best = m->rec0;
+  int lo = m->sub_at, hi = m->nsub;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (m->sub[mid] < g)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < m->nsub && m->sub[lo] < best) best = m->sub[lo];
+  return best;
+}
+
+void mbs_modelRecord(mbsModel *m, int g0, int g1) {
+  m->rec0 = g0, m->rec1 = g1;
+}
+
+int mbs_modelWants(const mbsModel *m, int g0, int g1, int parent) {
+  if (!m->sub && !m->names_only) return 1; // full builds want everything
+  if (m->names_only && !m->sub) return 1;  // validation builds visit every body
+  if (m->rec1 > m->rec0 && parent >= m->rec0 && parent < m->rec1) return 1;
+  // a kept body in [g0, g1)?
+  int lo = m->sub_at, hi = m->nsub;
+  while (lo < hi) { // first kept id >= g0
+    int mid = (lo + hi) / 2;
+    if (m->sub[mid] < g0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < m->nsub && m->sub[lo] < g1) return 1;
+  return m->rec1 > m->rec0 && g0 < m->rec1 && g1 > m->rec0;
+}
+
+void mbs_modelSubset(mbsModel *m, const int *gids, int n, int names_only) {
+  m->sub = gids; // NULL only for validation builds
+  m->nsub = n, m->sub_at = 0;
+  m->names_only = names_only;
+  m->local = 1;
+}
+
+int mbs_modelSkipBodies(mbsModel *m, int type, int count) {
+  int first = m->nbody_g, nq = mbs_jntNq(type), nv = mbs_jntNv(type);
+  if (mbs_modelRun(m, type, count)) m->nrun = -1; // out of memory: no runs (checked by users)
+  m->nbody_g += count;
+  m->nq_g += count * nq, m->nv_g += count * nv, m->nlam_g += count * (6 - nv);
+  return first;
+}
+
+int mbs_modelLocal(const mbsModel *m, int gid) {
+  int lo = 0, hi = m->nbody - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2, g = m->body_gid[mid];
+    if (g == gid) return mid;
+    if (g < gid)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
 mbsErr mbs_modelFinalize(mbsModel *m) {
-  MBS_CHECK(m->nbody > 0, MBS_ERR_INPUT, "the model has no bodies");
+  MBS_CHECK(m->nbody_g > 0, MBS_ERR_INPUT, "the model has no bodies");
+  if (m->own1 < 0) m->own0 = 0, m->own1 = m->nbody;
+  if (m->nbody == 0) { // a validation build keeps nothing
+    m->finalized = 1;
+    return MBS_OK;
+  }
   MBS_CHECK(mbs_finite(m->gravity, 3), MBS_ERR_INPUT, "gravity is not finite");
   int n = m->nbody;
   MBS_ALLOC(m->body_childadr, n);
@@ -398,6 +610,12 @@ void mbs_modelDestroy(mbsModel **pm) {
   mbsModel *m = *pm;
   if (m->body_name)
     for (int b = 0; b < m->nbody; b++) free(m->body_name[b]);
+  for (int i = 0; i < m->nvname; i++) free(m->vname[i]);
+  free(m->vname), free(m->vname_table), free(m->vname_gid);
+  for (int k = 0; k < m->nprefix; k++) free(m->prefix[k].prefix);
+  free(m->prefix), free(m->rec_par), free(m->rec_child), free(m->run_type), free(m->run_len);
+  free(m->part_start);
+  free(m->body_gid), free(m->body_gqadr), free(m->body_gdofadr), free(m->body_glamadr);
   void *arrs[] = {m->body_parent,
                   m->body_jnttype,
                   m->body_qadr,

@@ -47,11 +47,11 @@ static mbsErr mbs_jacobiSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c,
 
 static mbsErr mbs_jacobiCreate(const mbsModel *m, const mbsCfs *c, const mbsSolverOpt *opt,
                                void *ctx, void **self) {
-  (void)c, (void)ctx;
+  (void)m, (void)ctx;
   mbsJacobi *s;
   MBS_ALLOC(s, 1);
   s->opt = *opt;
-  s->bipartite = !mbs_modelBranched(m);
+  s->bipartite = !c->branched;
   s->omega = 1;
   *self = s;
   return MBS_OK;

@@ -22,8 +22,10 @@ typedef struct mbsSolver mbsSolver;
 
 typedef struct mbsCfs {
   int nbody, nlam, nv;
-  int b0, b1; ///< owned body range [b0, b1)
-  int l0, l1; ///< owned constraint-force range [l0, l1)
+  int b0, b1;   ///< owned body range [b0, b1)
+  int l0, l1;   ///< owned constraint-force range [l0, l1)
+  int branched; ///< 1 if some body of the whole model has two children (not 2-cyclic): set from
+                ///< the model by mbs_cfsCreate, by the engine over all ranks
 
   // model constants (written by mbs_cfsCreate)
   mbsReal *Minv; ///< (nbody x 36) inverse spatial inertia, body coordinates

@@ -77,6 +77,14 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
 /// in file order), with cfg->opt and cfg->gravity filled in. Local.
 /// \return MBS_OK; MBS_ERR_INPUT with "FILE:LINE: message" naming the offending setting.
 mbsErr mbs_configBuildModel(const mbsConfig *cfg, mbsModel **m);
+/// Validate every body of the model without storing the bodies (names are kept to find
+/// duplicates): the same errors as mbs_configBuildModel, O(#bodies) time, names only. Local.
+mbsErr mbs_configValidate(const mbsConfig *cfg);
+/// The local model of rank \p rank of \p nranks: the bodies it owns under mbs_partitionRuns,
+/// their remote parents and their remote children, in global order (model.own0..own1 are the
+/// owned ones, model.part_start the decomposition). Generators build only what is needed; errors
+/// in bodies this rank does not hold are found by mbs_configValidate (call it on one rank). Local.
+mbsErr mbs_configBuildLocal(const mbsConfig *cfg, int nranks, int rank, mbsModel **m);
 
 /// Resolve the inverse motion for model \p m: start and end values of every position coordinate
 /// (nq each). Coordinates of scalar-coordinate joints come from q_start / q_end (in radians after

@@ -12,7 +12,8 @@ typedef struct mbspEngine mbspEngine;
 
 /// Decomposition summary of one rank.
 typedef struct {
-  int b0, b1;      ///< owned bodies [b0, b1)
+  int b0, b1;      ///< owned bodies [b0, b1) (indices of the engine's model)
+  int g0, g1;      ///< the same as global body indices
   int nnbr;        ///< neighbour ranks
   int cut_up;      ///< owned bodies whose parent is remote
   int cut_down;    ///< owned bodies with remote children
@@ -52,6 +53,9 @@ mbsErr mbsp_engineApply(mbspEngine *e, const double *x, double *y);
 /// Built-in halo validation: exchanges index-encoded values (body*16 + component) through the
 /// up, down and velocity halos and counts entries that did not arrive exactly. Collective.
 mbsErr mbsp_engineHaloCheck(mbspEngine *e, long *nbad);
+/// The engine's up halo on a per-body 6-vector array (model indices): owned bodies whose parent
+/// is remote send theirs, the remote children's arrive at their ghost entries. Collective.
+mbsErr mbsp_engineHaloUp(mbspEngine *e, mbsReal *up);
 /// Sum over ranks through the engine's communicator. Collective.
 mbsErr mbsp_engineReduce(mbspEngine *e, double *v, int n);
 

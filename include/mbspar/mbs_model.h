@@ -46,6 +46,7 @@ typedef struct {
   mbsReal springref[6]; ///< spring rest position per dof
   mbsReal damping[6];   ///< joint viscous damping per dof
   mbsReal force[6];     ///< constant applied joint force per dof
+  int keep_name;        ///< subset builds: remember the name even if the body is not kept
 } mbsBodySpec;
 
 typedef struct mbsModel {
@@ -96,7 +97,37 @@ typedef struct mbsModel {
   mbsReal *q0;  ///< (nq)
   mbsReal *qd0; ///< (nv)
 
+  // distribution: a local model holds a subset of the global model's bodies (the bodies a rank
+  // owns, their remote parents and their remote children) in increasing global order; a full
+  // model holds every body (then the global arrays are the identity and own0..own1 = all)
+  int nbody_g, nq_g, nv_g, nlam_g; ///< sizes of the global model
+  int local;                       ///< 1: a subset (mbs_modelSubset), 0: every body
+  int own0, own1;                  ///< the owned bodies (local indices), set by the caller
+  int *body_gid;                   ///< (nbody) global index of each body
+  int *body_gqadr;                 ///< (nbody) global first position coordinate
+  int *body_gdofadr;               ///< (nbody) global first degree of freedom
+  int *body_glamadr;               ///< (nbody) global first constraint-force component
+  int *part_start;                 ///< local models: the decomposition they were built for
+  int part_n;                      ///< (part_n + 1 entries: first global body of each rank)
+
   // builder bookkeeping
+  const int *sub;   ///< subset builds: sorted global ids to keep (mbs_modelSubset)
+  int nsub, sub_at; ///< their number and the next one expected
+  int names_only;   ///< validation builds: keep the names of every body (duplicates), no bodies
+  char **vname;     ///< (nvname) names of bodies not kept (validation builds: all of them;
+                    ///< subset builds: those with keep_name) and their global indices
+  int *vname_gid;
+  int nvname, vnamecap, *vname_table, vname_tablecap;
+  struct mbsModelPrefix *prefix; ///< (nprefix) generators: names prefix + 1..n from gid base
+  int nprefix;
+  // subset builds: what the structure pass records
+  int rec0, rec1; ///< owned global range whose remote relatives are recorded
+  int *rec_par;   ///< (nrec_par) remote parents of owned bodies (global, unsorted)
+  int nrec_par, rec_parcap;
+  int *rec_child; ///< (nrec_child) bodies outside [rec0, rec1) whose parent is inside
+  int nrec_child, rec_childcap;
+  int *run_type, *run_len; ///< (nrun) joint types of the global model, run-length coded
+  int nrun, runcap;
   int cap;           ///< capacity of the per-body arrays
   int *name_table;   ///< (name_tablecap) open-addressing hash of body names, -1 = empty
   int name_tablecap; ///< power of two
@@ -133,12 +164,48 @@ mbsErr mbs_modelFinalize(mbsModel *m);
 /// Look up a body by name; returns -1 if absent. "ground" and "world" give -1 too via \p found=0.
 int mbs_modelFindBody(const mbsModel *m, const char *name);
 
+/// Make \p m (created, still empty) a subset build: mbs_modelAddBody then takes the parent as a
+/// GLOBAL index, returns the global index in *id, validates every body, and stores only the
+/// bodies whose global index is in \p gids (sorted ascending, \p n entries; the caller keeps
+/// the array alive until mbs_modelFinalize). A stored body whose parent is not stored gets parent
+/// -1 locally (a remote parent; its pose comes from the owner). \p n = 0 with \p names_only:
+/// store no body but keep every name (a validation pass that detects duplicate names).
+void mbs_modelSubset(mbsModel *m, const int *gids, int n, int names_only);
+/// Subset builds: advance over \p count bodies of joint type \p type that are not wanted (no
+/// validation, no storage; global addresses advance). Returns the global index of the first.
+int mbs_modelSkipBodies(mbsModel *m, int type, int count);
+/// Local index of global body \p gid, or -1 if this model does not hold it. Local.
+int mbs_modelLocal(const mbsModel *m, int gid);
+/// Global index of a body by name (-1 if unknown): stored bodies, remembered names and the
+/// generators' name ranges (mbs_modelAddPrefix). Local.
+int mbs_modelFindGlobal(const mbsModel *m, const char *name);
+/// Subset builds: the bodies base .. base + n - 1 are named prefix1 .. prefix<n>. Local.
+mbsErr mbs_modelAddPrefix(mbsModel *m, const char *prefix, int base, int n);
+/// Subset builds: record, while building, the remote parents of the bodies [g0, g1) and the
+/// bodies outside it whose parent is inside (the structure pass of a local model). Local.
+void mbs_modelRecord(mbsModel *m, int g0, int g1);
+/// Subset builds: the first global index >= g that is wanted (kept, or recorded), INT_MAX if
+/// none; full and validation builds: g. Local.
+int mbs_modelNextWanted(const mbsModel *m, int g);
+/// Subset builds: 1 if a body in [g0, g1) is wanted (kept or recorded) or a body whose parent is
+/// \p parent could be (generators skip whole subtrees otherwise). Local.
+int mbs_modelWants(const mbsModel *m, int g0, int g1, int parent);
+
 /// 1 if some body has two or more children (a branched tree; the constraint-force matrix is then
 /// not 2-cyclic), 0 for chains (and sets of chains).
 int mbs_modelBranched(const mbsModel *m);
 
 /// Total mass of all bodies.
 mbsReal mbs_modelTotalMass(const mbsModel *m);
+
+/// The decomposition of every global model: contiguous body ranges balanced by a per-joint cost
+/// weight, every rank at least one body; the joint types in global order as runs (type, length).
+/// The engine, the local model builder and cpa all call this. Writes start (nranks + 1). Local.
+mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int nranks, int *start);
+/// The same for a full model. Local.
+mbsErr mbs_partitionModel(const mbsModel *m, int nranks, int *start);
+/// Cost weight of one joint of \p type in the decomposition.
+double mbs_partitionWeight(int type);
 
 /// Free the model and set *m to NULL (NULL is a no-op).
 void mbs_modelDestroy(mbsModel **m);

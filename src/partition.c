@@ -1,0 +1,75 @@
+/// \file partition.c
+/// The decomposition of a model over ranks, used by the engine (parallel/engine.c), the local
+/// model builder (src/config.c) and the critical-path analyser (src/critpath.c): contiguous
+/// ranges of the body order balanced by a per-joint cost weight. Rank r starts at the first body
+/// whose cumulative weight reaches r/P of the total; then every rank gets at least one body.
+/// Bodies come as runs of one joint type (a generator is one run), so a model of any size is
+/// partitioned in O(runs + P) without its bodies.
+#include <math.h>
+#include <stdlib.h>
+#include "mbspar/mbs_model.h"
+
+double mbs_partitionWeight(int type) {
+  int nv = mbs_jntNv(type);
+  return 130.0 + 24.0 * (6 - nv) + 12.0 * nv;
+}
+
+mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int P, int *start) {
+  long n = 0;
+  double total = 0;
+  for (int k = 0; k < nrun; k++) {
+    n += run_len[k];
+    total += run_len[k] * mbs_partitionWeight(run_type[k]); // integers: exact
+  }
+  MBS_CHECK(n > 0 && n <= 2147483647L, MBS_ERR_INTERNAL, "partition: %ld bodies", n);
+  MBS_CHECK(P >= 1 && P <= n, MBS_ERR_INPUT,
+            "cannot distribute %ld bodies over %d MPI ranks: more ranks than bodies (use at most "
+            "%ld ranks)",
+            n, P, n);
+  // start[r] = first body b whose weight before it, acc(b), reaches total * r / P
+  int r = 1;
+  long b0 = 0;
+  double acc0 = 0;
+  start[0] = 0;
+  for (int k = 0; k < nrun && r < P; k++) {
+    double w = mbs_partitionWeight(run_type[k]);
+    long len = run_len[k];
+    while (r < P) {
+      double target = total * r / P;
+      // smallest j in [0, len) with acc0 + j w >= target
+      double jf = ceil((target - acc0) / w);
+      long j = jf < 0 ? 0 : (long)jf;
+      while (j > 0 && acc0 + (double)(j - 1) * w >= target) j--;
+      while (j < len && acc0 + (double)j * w < target) j++;
+      if (j >= len) break; // reached in a later run
+      start[r++] = (int)(b0 + j);
+    }
+    acc0 += (double)len * w, b0 += len;
+  }
+  while (r < P) start[r++] = (int)n;
+  start[P] = (int)n;
+  for (int k = 1; k < P; k++)
+    if (start[k] <= start[k - 1]) start[k] = start[k - 1] + 1;
+  for (int k = P - 1; k >= 1; k--)
+    if (start[k] > n - (P - k)) start[k] = (int)(n - (P - k));
+  return MBS_OK;
+}
+
+mbsErr mbs_partitionModel(const mbsModel *m, int P, int *start) {
+  // the bodies as runs of one joint each (merged when equal)
+  int *t = malloc(sizeof(int) * (size_t)(m->nbody + 1)), *l = malloc(sizeof(int) * (size_t)(m->nbody + 1));
+  if (!t || !l) {
+    free(t), free(l);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (partition)");
+  }
+  int nr = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    if (nr && t[nr - 1] == m->body_jnttype[b])
+      l[nr - 1]++;
+    else
+      t[nr] = m->body_jnttype[b], l[nr] = 1, nr++;
+  }
+  mbsErr e = mbs_partitionRuns(t, l, nr, P, start);
+  free(t), free(l);
+  return e;
+}
