@@ -3,6 +3,7 @@
 /// text, output files and the common head of every JSON report. Local: no communication (the
 /// report head asks the communicator for its size and thread level only).
 #define _POSIX_C_SOURCE 200809L
+#include <sys/resource.h>
 #include "cli.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -261,7 +262,8 @@ static void mbs_jsonRun(mbsJson *j, const mbsCli *cli, mbspComm *comm) {
 }
 
 void mbsp_jointCounts(const mbsModel *m, int *cnt) {
-  for (int t = 0; t < MBS_JNT_COUNT; t++) cnt[t] = 0;
+  for (int t = 0; t < MBS_JNT_COUNT; t++) cnt[t] = m->local ? m->sum_jnt[t] : 0;
+  if (m->local) return;
   for (int b = 0; b < m->nbody; b++) cnt[m->body_jnttype[b]]++;
 }
 
@@ -269,18 +271,36 @@ static void mbs_jsonModel(mbsJson *j, const mbsModel *m) {
   int cnt[MBS_JNT_COUNT];
   mbsp_jointCounts(m, cnt);
   mbs_jsonBeginObject(j, "model");
-  mbs_jsonInt(j, "bodies", m->nbody);
-  mbs_jsonInt(j, "nq", m->nq);
-  mbs_jsonInt(j, "dofs", m->nv);
-  mbs_jsonInt(j, "nlam", m->nlam);
-  mbs_jsonInt(j, "max_depth", m->maxdepth);
-  mbs_jsonNumber(j, "total_mass", mbs_modelTotalMass(m));
+  mbs_jsonInt(j, "bodies", m->nbody_g);
+  mbs_jsonInt(j, "nq", m->nq_g);
+  mbs_jsonInt(j, "dofs", m->nv_g);
+  mbs_jsonInt(j, "nlam", m->nlam_g);
+  if (m->local) { // each rank holds its bodies only: the totals below are over all ranks
+    mbs_jsonString(j, "storage", "distributed");
+    mbs_jsonNumber(j, "total_mass", m->sum_mass);
+  } else {
+    mbs_jsonString(j, "storage", "replicated");
+    mbs_jsonInt(j, "max_depth", m->maxdepth);
+    mbs_jsonNumber(j, "total_mass", mbs_modelTotalMass(m));
+  }
   mbs_jsonNumberArray(j, "gravity", m->gravity, 3);
   mbs_jsonBeginObject(j, "joint_types");
   for (int t = 0; t < MBS_JNT_COUNT; t++)
     if (cnt[t]) mbs_jsonInt(j, mbs_jntName(t), cnt[t]);
   mbs_jsonEndObject(j);
   mbs_jsonEndObject(j);
+}
+
+// peak resident memory of every rank (mbsp_cliGatherRss), written into the report head
+static double mbsp_rss[5];
+static int mbsp_have_rss = 0;
+
+mbsErr mbsp_cliGatherRss(mbspComm *comm) {
+  struct rusage ru;
+  double rss = getrusage(RUSAGE_SELF, &ru) == 0 ? 1024.0 * (double)ru.ru_maxrss : -1;
+  MBS_CALL(mbsp_stats(comm, &rss, 1, mbsp_rss));
+  mbsp_have_rss = 1;
+  return MBS_OK;
 }
 
 void mbsp_jsonHead(mbsJson *j, const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
@@ -293,6 +313,15 @@ void mbsp_jsonHead(mbsJson *j, const mbsCli *cli, mbspComm *comm, const mbsConfi
   mbs_configWriteJson(cfg, j);
   mbs_jsonEndObject(j);
   mbs_jsonModel(j, m);
+  if (mbsp_have_rss) { // peak resident memory per rank (getrusage), bytes
+    mbs_jsonBeginObject(j, "peak_rss_bytes");
+    mbs_jsonNumber(j, "min", mbsp_rss[0]);
+    mbs_jsonNumber(j, "avg", mbsp_rss[1]);
+    mbs_jsonNumber(j, "max", mbsp_rss[2]);
+    mbs_jsonInt(j, "min_rank", (long)mbsp_rss[3]);
+    mbs_jsonInt(j, "max_rank", (long)mbsp_rss[4]);
+    mbs_jsonEndObject(j);
+  }
 }
 
 mbsErr mbsp_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m,

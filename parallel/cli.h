@@ -44,6 +44,10 @@ struct mbspVerb {
   int local;        ///< 1: runs on distributed-memory models (each rank only its bodies)
 };
 
+/// Peak resident memory of every rank (min/avg/max over ranks), kept for the report head of the
+/// next mbsp_emit. Collective.
+mbsErr mbsp_cliGatherRss(mbspComm *comm);
+
 // ---------------------------------------------------------------- the verbs (verb_*.c)
 
 mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m);

@@ -99,6 +99,14 @@ int main(int argc, char **argv) {
     if (local) {
       e = mbsp_agreeErr(comm, rank == 0 ? mbs_configValidate(cfg) : MBS_OK);
       if (!e) e = mbsp_agreeErr(comm, mbs_configBuildLocal(cfg, size, rank, &m));
+      if (!e) { // totals over all ranks for the reports
+        double t[1 + MBS_JNT_COUNT] = {0};
+        for (int b = m->own0; b < m->own1; b++)
+          t[0] += m->body_mass[b], t[1 + m->body_jnttype[b]]++;
+        e = mbsp_allreduceSum(comm, t, 1 + MBS_JNT_COUNT);
+        m->sum_mass = t[0];
+        for (int k = 0; k < MBS_JNT_COUNT; k++) m->sum_jnt[k] = (int)t[1 + k];
+      }
     } else {
       e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
     }

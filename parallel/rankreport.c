@@ -29,7 +29,7 @@ mbsErr mbsp_rankReportCollect(mbspComm *comm, mbspEngine *eng, const mbsWork *w,
     mbspDecompInfo di;
     mbsp_engineDecomp(eng, &di);
     r->prefix_scan = di.prefix_scan;
-    mine[0] = di.b0, mine[1] = di.b1, mine[2] = di.nnbr, mine[3] = di.cut_up;
+    mine[0] = di.g0, mine[1] = di.g1, mine[2] = di.nnbr, mine[3] = di.cut_up;
     mine[4] = di.cut_down, mine[5] = di.weight;
   }
   MBS_CALL(mbsp_gather(comm, mine, 6, rank == 0 ? r->decomp : mine));
@@ -62,7 +62,7 @@ void mbsp_rankReportJson(const mbspRankReport *r, mbsJson *j) {
   if (r->decomp) {
     mbs_jsonString(j, "velocity_prefix",
                    r->ranks == 1    ? "none (one rank)"
-                   : r->prefix_scan ? "exscan"
+                   : r->prefix_scan ? "scan"
                                     : "pipeline");
     mbs_jsonBeginArray(j, "decomposition");
     for (int k = 0; k < r->ranks; k++) {

@@ -13,6 +13,7 @@
 /// files and computes the energies; checkpoints also gather the warm-start history.
 #define _POSIX_C_SOURCE 200809L
 #include "sim.h"
+#include "cli.h"
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -781,6 +782,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   mbspRankReport rr;
   memset(&rr, 0, sizeof rr);
   if (!e) e = mbsp_rankReportCollect(a->comm, S->eng, S->w, &rr);
+  if (!e) e = mbsp_agreeErr(a->comm, mbsp_cliGatherRss(a->comm));
   if (!e && S->rank == 0) {
     mbspRunOut o = {
         S, &rr, t, ke, pe, wk, dt, step, mbsp_tsRejected(S->ts), mbsp_tsTypeName(S->ts), stop};

@@ -188,6 +188,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   e = mbsp_agreeErr(comm, e);
   if (!e) e = mbsp_rankReportCollect(comm, eng, w, &rr);
   e = mbsp_agreeErr(comm, e);
+  if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
 
   if (!e && rank == 0 && local) {
     mbsAccelOut a = {m,         w, gqdd, glam,        wrench,    m->nbody_g, m->nv_g,

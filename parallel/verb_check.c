@@ -33,8 +33,8 @@ static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m) {
 }
 
 mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
-  mbsErr e = MBS_OK;
-  if (mbsp_rank(comm) == 0) {
+  mbsErr e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
+  if (!e && mbsp_rank(comm) == 0) {
     static const char *const files[] = {"check.json"};
     e = mbsp_outPrepare(cli, files, 1);
     if (!e && mbsp_cliTable(cli)) {

@@ -295,6 +295,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
     o.spec_iterations = (int)v[2], o.spec_converged = (int)v[3];
   }
   if (!e && mbs_cpaArg(cli, "--calibrate")) e = mbs_cpaCalibrate(comm, m, &o, &out);
+  if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
   if (e || rank != 0) return mbsp_agreeErr(comm, e);
 
   // the graph, its analysis, list schedules on P = 1, 2, 4, ... processors

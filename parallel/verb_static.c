@@ -149,6 +149,7 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
     stat = mbsp_engineWork(eng)->stat;
   }
   e = mbsp_agreeErr(comm, e);
+  if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
 
   if (!e && rank == 0) {
     mbsStaticOut r = {m, st, s, &stat};

@@ -57,7 +57,8 @@ mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int 
 
 mbsErr mbs_partitionModel(const mbsModel *m, int P, int *start) {
   // the bodies as runs of one joint each (merged when equal)
-  int *t = malloc(sizeof(int) * (size_t)(m->nbody + 1)), *l = malloc(sizeof(int) * (size_t)(m->nbody + 1));
+  int *t = malloc(sizeof(int) * (size_t)(m->nbody + 1)),
+      *l = malloc(sizeof(int) * (size_t)(m->nbody + 1));
   if (!t || !l) {
     free(t), free(l);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (partition)");

@@ -107,6 +107,8 @@ typedef struct mbsModel {
   int *body_gqadr;                 ///< (nbody) global first position coordinate
   int *body_gdofadr;               ///< (nbody) global first degree of freedom
   int *body_glamadr;               ///< (nbody) global first constraint-force component
+  mbsReal sum_mass;                ///< local models: total mass over all ranks (set collectively)
+  int sum_jnt[MBS_JNT_COUNT];      ///< local models: joints of each type over all ranks
   int *part_start;                 ///< local models: the decomposition they were built for
   int part_n;                      ///< (part_n + 1 entries: first global body of each rank)
 
