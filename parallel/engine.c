@@ -550,6 +550,10 @@ mbsErr mbsp_engineReduce(mbspEngine *e, double *v, int n) {
 }
 
 mbsErr mbsp_engineGather(mbspEngine *e, double *qdd, double *lam, double *jfrc) {
+  return mbsp_engineGatherSome(e, qdd, lam, jfrc, 7);
+}
+
+mbsErr mbsp_engineGatherSome(mbspEngine *e, double *qdd, double *lam, double *jfrc, int what) {
   const mbsModel *m = e->m;
   int P = e->size;
   int *cnt = calloc((size_t)P, sizeof(int)), *dsp = calloc((size_t)P, sizeof(int));
@@ -568,6 +572,7 @@ mbsErr mbsp_engineGather(mbspEngine *e, double *qdd, double *lam, double *jfrc) 
   if (!all) err = mbs_errSet(MBS_ERR_NOMEM, "out of memory (gather)");
   if (!err) err = mbsp_gather(e->comm, mine, 3, all);
   for (int pass = 0; pass < 3 && !err; pass++) {
+    if (!(what & (1 << pass))) continue;
     for (int r = 0, at = 0; r < P; r++) {
       cnt[r] = (int)all[3 * r + pass], dsp[r] = at;
       at += cnt[r];

@@ -19,6 +19,9 @@
 #include "cli.h"
 #include "petsc_ref.h"
 #include "mbspar/mbspar.h"
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 // the verbs: name, handler, usage line, PETSc needed, distributed-memory models (row 0 is the
 // default verb)
@@ -48,6 +51,15 @@ static void mbs_printError(void) {
 int main(int argc, char **argv) {
   mbspComm *comm = NULL;
   mbsErr e = mbsp_init(&argc, &argv, &comm);
+#ifdef __GLIBC__
+  // large arrays straight from the kernel and back to it when freed: Open MPI's initialisation
+  // turns glibc's mmap off (M_MMAP_MAX = 0) for its memory-registration cache, so freed model and
+  // engine arrays stayed on the heap and every later allocation added to the peak (the
+  // registration cache follows munmap through its own hooks)
+  mallopt(M_MMAP_MAX, 65536);
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 20);
+#endif
   if (e) {
     mbs_printError();
     return mbs_errExitCode(e);
@@ -133,7 +145,6 @@ int main(int argc, char **argv) {
     if (!e) e = mbsp_affinityBind(cli.bind, lr, nl);
     e = mbsp_agreeErr(comm, e);
   }
-
   if (!e) e = cli.verb->run(&cli, comm, cfg, m);
 
   if (e && rank == 0) mbs_printError();

@@ -24,6 +24,7 @@ typedef struct {
   int repeat;
   double residual;
   const mbspRankReport *rr; // timers over the ranks, decomposition, affinity
+  mbsSolveStat stat;        // the solver's statistics
 } mbsAccelOut;
 
 /// One forward-dynamics evaluation at the state \p s with the method m->opt.solver. Collective:
@@ -45,13 +46,13 @@ static mbsErr accel_compute(mbspComm *comm, const mbsModel *m, mbsState *s, mbsW
 static void mbs_accelJson(mbsJson *j, const void *ctx) {
   const mbsAccelOut *a = ctx;
   const mbsModel *m = a->m;
-  const mbsWork *w = a->w;
+  const mbsSolveStat *st = &a->stat;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbs_solverName(m->opt.solver));
-  mbs_jsonInt(j, "iterations", w->stat.iterations);
-  mbs_jsonNumber(j, "residual", w->stat.residual);
-  mbs_jsonBool(j, "converged", w->stat.reason > 0);
-  mbs_jsonString(j, "reason", mbs_reasonName(w->stat.reason));
+  mbs_jsonInt(j, "iterations", st->iterations);
+  mbs_jsonNumber(j, "residual", st->residual);
+  mbs_jsonBool(j, "converged", st->reason > 0);
+  mbs_jsonString(j, "reason", mbs_reasonName(st->reason));
   mbs_jsonNumber(j, "tol", m->opt.tol);
   mbs_jsonEndObject(j);
   // full models: ||RNEA(q, qd, qdd) - tau|| relative; distributed-memory models: the largest
@@ -105,31 +106,45 @@ static mbsErr accel_localCheck(mbspComm *comm, const mbsModel *m, mbspEngine *en
   return MBS_OK;
 }
 
-// The global results of a distributed-memory run on rank 0: qdd, lambda and world wrenches
-static mbsErr accel_localGather(mbspComm *comm, const mbsModel *m, mbspEngine *eng, double *qdd,
-                                double *lam, double *wrench, double *res) {
-  int rank = mbsp_rank(comm), P = mbsp_size(comm);
+// A distributed-memory run's owned results (qdd, lambda, world wrenches), copied out of the
+// engine so that it can be freed before rank 0 gathers the global arrays (rank 0's peak memory
+// is then its share or the outputs, not both)
+typedef struct {
+  int nv, nl, nb; // owned dofs, constraint components, bodies
+  double *qdd, *lam, *wr;
+} mbsAccelOwn;
+
+static mbsErr accel_localCopy(mbspComm *comm, const mbsModel *m, mbspEngine *eng, mbsAccelOwn *o,
+                              double *res) {
   mbspDecompInfo di;
   mbsp_engineDecomp(eng, &di);
-  int nown = di.b1 - di.b0;
-  mbsReal *wr = malloc(6 * (size_t)nown * sizeof(mbsReal));
+  const mbsWork *w = mbsp_engineWork(eng);
+  int b0 = di.b0, b1 = di.b1, d0 = m->body_dofadr[b0], l0 = m->body_lamadr[b0];
+  o->nb = b1 - b0;
+  o->nv = m->body_dofadr[b1 - 1] + m->body_dofnum[b1 - 1] - d0;
+  o->nl = m->body_lamadr[b1 - 1] + m->body_lamnum[b1 - 1] - l0;
+  o->qdd = malloc(((size_t)o->nv + 1) * sizeof(double));
+  o->lam = malloc(((size_t)o->nl + 1) * sizeof(double));
+  o->wr = malloc(6 * (size_t)o->nb * sizeof(double));
+  mbsErr e = o->qdd && o->lam && o->wr ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  MBS_CALL(mbsp_agreeErr(comm, e));
+  memcpy(o->qdd, w->qdd + d0, sizeof(double) * (size_t)o->nv);
+  memcpy(o->lam, w->lam + l0, sizeof(double) * (size_t)o->nl);
+  return accel_localCheck(comm, m, eng, o->wr, res);
+}
+
+// gather n doubles per rank (in rank order) into out on rank 0
+static mbsErr accel_gatherSlices(mbspComm *comm, const double *in, int n, double *out) {
+  int P = mbsp_size(comm);
   int *cnt = calloc((size_t)P, sizeof(int)), *dsp = calloc((size_t)P, sizeof(int));
-  double *all = calloc((size_t)P, sizeof(double));
-  mbsErr e = wr && cnt && dsp && all ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  if (!e) e = accel_localCheck(comm, m, eng, wr, res);
-  double *jf = rank == 0 ? malloc(6 * ((size_t)m->nbody_g + 1) * sizeof(double)) : NULL;
-  if (!e && rank == 0 && !jf) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  if (!e) e = mbsp_engineGather(eng, qdd, lam, jf);
-  free(jf);
-  if (!e) { // world wrenches: 6 per owned body, in rank order
-    double mine = 6.0 * nown;
-    e = mbsp_gather(comm, &mine, 1, all);
-    for (int r = 0, at = 0; r < P && rank == 0; r++)
-      cnt[r] = (int)all[r], dsp[r] = at, at += cnt[r];
-    double dummy = 0;
-    if (!e) e = mbsp_gatherv(comm, wr, 6 * nown, wrench ? wrench : &dummy, cnt, dsp);
-  }
-  free(wr), free(cnt), free(dsp), free(all);
+  double *all = calloc((size_t)P, sizeof(double)), mine = n, dummy = 0;
+  mbsErr e = cnt && dsp && all ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  e = mbsp_agreeErr(comm, e);
+  if (!e) e = mbsp_gather(comm, &mine, 1, all);
+  for (int r = 0, at = 0; !e && r < P && mbsp_rank(comm) == 0; r++)
+    cnt[r] = (int)all[r], dsp[r] = at, at += cnt[r];
+  if (!e) e = mbsp_gatherv(comm, n ? in : &dummy, n, out ? out : &dummy, cnt, dsp);
+  free(cnt), free(dsp), free(all);
   return e;
 }
 
@@ -146,15 +161,12 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   mbsErr e = rank == 0 ? mbsp_outPrepare(cli, files, 1) : MBS_OK;
   if (!e) e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(m, &w);
-  int local = m->local, ng = m->nbody_g;
+  int local = m->local;
   mbsReal *gqdd = NULL, *glam = NULL; // global results on rank 0 (distributed-memory models)
-  if (!e && rank == 0) {
-    wrench = malloc((size_t)ng * 6 * sizeof *wrench);
-    if (local) {
-      gqdd = malloc(((size_t)m->nv_g + 1) * sizeof *gqdd);
-      glam = malloc(((size_t)m->nlam_g + 1) * sizeof *glam);
-    }
-    if (!wrench || (local && (!gqdd || !glam))) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  mbsAccelOwn own = {0, 0, 0, NULL, NULL, NULL};
+  if (!e && rank == 0 && !local) {
+    wrench = malloc((size_t)m->nbody * 6 * sizeof *wrench);
+    if (!wrench) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
   e = mbsp_agreeErr(comm, e);
   if (!e && !serial) e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
@@ -175,7 +187,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   double local_res = 0;
   if (!e && local) {
     mbsWork *ew = mbsp_engineWork(eng);
-    e = accel_localGather(comm, m, eng, gqdd, glam, wrench, &local_res);
+    e = accel_localCopy(comm, m, eng, &own, &local_res);
     w->stat = ew->stat;
     memcpy(w->timer, ew->timer, sizeof w->timer);
   } else if (!e && !serial) {
@@ -188,19 +200,36 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   e = mbsp_agreeErr(comm, e);
   if (!e) e = mbsp_rankReportCollect(comm, eng, w, &rr);
   e = mbsp_agreeErr(comm, e);
+  mbsSolveStat stat = w ? w->stat : (mbsSolveStat){0};
+  if (!e && local) { // free the engine and the workspaces, then the global arrays on rank 0
+    mbsp_engineDestroy(&eng);
+    mbs_workDestroy(&w);
+    mbs_stateDestroy(&s);
+    if (rank == 0) {
+      wrench = malloc((size_t)m->nbody_g * 6 * sizeof *wrench);
+      gqdd = malloc(((size_t)m->nv_g + 1) * sizeof *gqdd);
+      glam = malloc(((size_t)m->nlam_g + 1) * sizeof *glam);
+      if (!wrench || !gqdd || !glam) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    }
+    e = mbsp_agreeErr(comm, e);
+    if (!e) e = accel_gatherSlices(comm, own.qdd, own.nv, gqdd);
+    if (!e) e = accel_gatherSlices(comm, own.lam, own.nl, glam);
+    if (!e) e = accel_gatherSlices(comm, own.wr, 6 * own.nb, wrench);
+    e = mbsp_agreeErr(comm, e);
+  }
   if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
 
   if (!e && rank == 0 && local) {
-    mbsAccelOut a = {m,         w, gqdd, glam,        wrench,    m->nbody_g, m->nv_g,
-                     m->nlam_g, 1, tpe,  cli->repeat, local_res, &rr};
+    mbsAccelOut a = {m,         NULL, gqdd, glam,        wrench,    m->nbody_g, m->nv_g,
+                     m->nlam_g, 1,    tpe,  cli->repeat, local_res, &rr,        stat};
     if (mbsp_cliTable(cli)) {
       double qn = 0;
       for (int d = 0; d < m->nv_g; d++) qn += gqdd[d] * gqdd[d];
       printf("mbspar accel %s: %d bodies, %d dofs, %d rank(s), distributed model\n", cfg->filename,
              m->nbody_g, m->nv_g, size);
       printf("  %-20s %s (%d iterations, residual %.3e, %s)\n", "method",
-             mbs_solverName(m->opt.solver), w->stat.iterations, w->stat.residual,
-             mbs_reasonName(w->stat.reason));
+             mbs_solverName(m->opt.solver), stat.iterations, stat.residual,
+             mbs_reasonName(stat.reason));
       printf("  %-20s %.3e s (mean of %d)\n", "time per eval", tpe, cli->repeat);
       printf("  %-20s %.3e\n", "NE residual", local_res);
       printf("  %-20s %.6e\n", "|qdd|", sqrt(qn));
@@ -209,12 +238,12 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
       for (int d = 0; d < show; d++) printf(" %.6g", gqdd[d]);
       printf("%s\n", show < m->nv_g ? " ..." : "");
     }
-    if (w->stat.reason < 0)
+    if (stat.reason < 0)
       fprintf(stderr,
               "mbspar: warning: %s stopped without converging (%s after %d iterations, "
               "residual %.3e > tol %g)\n",
-              mbs_solverName(m->opt.solver), mbs_reasonName(w->stat.reason), w->stat.iterations,
-              w->stat.residual, m->opt.tol);
+              mbs_solverName(m->opt.solver), mbs_reasonName(stat.reason), stat.iterations,
+              stat.residual, m->opt.tol);
     e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
   } else if (!e && rank == 0) {
     if (serial) {
@@ -250,7 +279,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
     mbsAccelOut a = {m,      w,        w->qdd,      w->lam,
                      wrench, m->nbody, m->nv,       m->nlam,
                      0,      tpe,      cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num),
-                     &rr};
+                     &rr,    w->stat};
     if (mbsp_cliTable(cli)) {
       double qn = 0;
       for (int d = 0; d < m->nv; d++) qn += w->qdd[d] * w->qdd[d];
@@ -278,7 +307,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   }
   e = mbsp_agreeErr(comm, e);
   mbsp_engineDestroy(&eng);
-  free(wrench), free(gqdd), free(glam);
+  free(wrench), free(gqdd), free(glam), free(own.qdd), free(own.lam), free(own.wr);
   mbsp_rankReportFree(&rr);
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);

@@ -1247,7 +1247,6 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
                        MBS_CFG_MAXBODIES, gen.n);
   mbsErr e = mbs_genRead(c, m, &gen);
   int base = m->nbody_g, prev = gen.parent;
-  if (!e && m->local) e = mbs_modelAddPrefix(m, gen.prefix, base, gen.n);
   for (int i = 0; i < gen.n && !e;) {
     // subset builds skip the links nobody asked for (a chain link's parent is the previous one)
     int gid = base + i, nxt = mbs_modelNextWanted(m, gid);
@@ -1260,6 +1259,9 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
     e = mbs_genAdd(c, m, &gen, i, prev, i == 0, &prev);
     i++;
   }
+  // later bodies find these by name through the prefix (after the loop: a link's own name must
+  // not look like a duplicate of itself)
+  if (!e && m->local) e = mbs_modelAddPrefix(m, gen.prefix, base, gen.n);
   mbs_genFree(&gen);
   return e;
 }
@@ -1329,13 +1331,14 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
   mbsErr e = mbs_genRead(c, m, &gen);
   if (!e && plist) {
     // explicit parent list: tree body i+1 hangs from tree body plist[i] (0 = the tree's parent)
-    int *ids = malloc((size_t)gen.n * sizeof *ids);
+    int *ids = malloc((size_t)gen.n * sizeof *ids), base = m->nbody_g;
     if (!ids) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < gen.n && !e; i++) {
       int root = plist[i] == 0;
       e = mbs_genAdd(c, m, &gen, i, root ? gen.parent : ids[plist[i] - 1], root, &ids[i]);
     }
     free(ids);
+    if (!e && m->local) e = mbs_modelAddPrefix(m, gen.prefix, base, gen.n);
   } else if (!e) {
     // complete k-ary tree in depth-first preorder (subtrees are contiguous); subset builds skip
     // the subtrees that hold no wanted body
@@ -1344,7 +1347,6 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
     if (!path || !cnt || !size) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     for (int l = d - 1; l >= 0 && !e; l--) size[l] = 1 + (l + 1 < d ? (long)k * size[l + 1] : 0);
     int i = 0, lvl = 0, base = m->nbody_g;
-    if (!e && m->local) e = mbs_modelAddPrefix(m, gen.prefix, base, gen.n);
     if (!e) e = mbs_genAdd(c, m, &gen, i++, gen.parent, 1, &path[0]);
     if (!e) cnt[0] = 0;
     while (!e && lvl >= 0) {
@@ -1368,6 +1370,7 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
     free(path);
     free(cnt);
     free(size);
+    if (!e && m->local) e = mbs_modelAddPrefix(m, gen.prefix, base, gen.n);
   }
   free(plist);
   mbs_genFree(&gen);
@@ -1453,7 +1456,7 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
   *out = NULL;
   static const int none = -1;
   mbsModel *m0 = NULL, *m1 = NULL, *m2 = NULL;
-  int *start = NULL, *own = NULL, *sub = NULL;
+  int *start = NULL, *sub = NULL;
   mbsErr e = mbs_modelCreate(&m0, 16);
   // pass 0: the joint types in global order (generators cost O(1)), then the decomposition
   if (!e) {
@@ -1465,18 +1468,11 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
     e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   if (!e) e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, nranks, start);
   int b0 = 0, b1 = 0;
+  if (!e) b0 = start[rank], b1 = start[rank + 1];
+  // pass A: the owned bodies' remote parents and remote children (nothing stored)
+  if (!e) e = mbs_modelCreate(&m1, 16);
   if (!e) {
-    b0 = start[rank], b1 = start[rank + 1];
-    if (!(own = malloc(sizeof(int) * (size_t)(b1 - b0 + 1))))
-      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  }
-  // pass A: the owned bodies' remote parents and remote children
-  if (!e) {
-    for (int g = b0; g < b1; g++) own[g - b0] = g;
-    e = mbs_modelCreate(&m1, 16);
-  }
-  if (!e) {
-    mbs_modelSubset(m1, own, b1 - b0, 0);
+    mbs_modelSubset(m1, &none, 0, 0);
     mbs_modelRecord(m1, b0, b1);
     e = mbs_cfgBuildInto(c, m1);
   }
@@ -1484,6 +1480,7 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
   int nsub = 0;
   if (!e) {
     int cap = m1->nrec_par + (b1 - b0) + m1->nrec_child;
+    mbs_modelDestroy(&m0);
     if (!(sub = malloc(sizeof(int) * (size_t)(cap + 1))))
       e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     for (int i = 0; !e && i < m1->nrec_par; i++) sub[nsub++] = m1->rec_par[i];
@@ -1495,6 +1492,7 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
       for (int i = 0; i < nsub; i++)
         if (!u || sub[u - 1] != sub[i]) sub[u++] = sub[i];
       nsub = u;
+      mbs_modelDestroy(&m1);
       e = mbs_modelCreate(&m2, nsub + 1);
     }
   }
@@ -1511,7 +1509,7 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
   }
   mbs_modelDestroy(&m0);
   mbs_modelDestroy(&m1);
-  free(start), free(own), free(sub);
+  free(start), free(sub);
   if (e) {
     mbs_modelDestroy(&m2);
     return e;

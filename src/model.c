@@ -199,9 +199,6 @@ static int mbs_vnameGid(const mbsModel *m, const char *name) {
     if (strcmp(m->vname[m->vname_table[k]], name) == 0) return m->vname_gid[m->vname_table[k]];
   return -1;
 }
-static int mbs_vnameFind(const mbsModel *m, const char *name) {
-  return mbs_vnameGid(m, name) >= 0;
-}
 static mbsErr mbs_vnameAdd(mbsModel *m, const char *name, int gid) {
   if (m->nvname == m->vnamecap) {
     int nc = m->vnamecap ? 2 * m->vnamecap : 1024;
@@ -327,8 +324,8 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   MBS_CHECK(spec->name && spec->name[0], MBS_ERR_INPUT, "body name is empty");
   MBS_CHECK(strcmp(spec->name, "ground") != 0 && strcmp(spec->name, "world") != 0, MBS_ERR_INPUT,
             "body name \"%s\" is reserved", spec->name);
-  MBS_CHECK(mbs_modelFindBody(m, spec->name) < 0 && !mbs_vnameFind(m, spec->name), MBS_ERR_INPUT,
-            "duplicate body name \"%s\"", spec->name);
+  MBS_CHECK(mbs_modelFindGlobal(m, spec->name) < 0, MBS_ERR_INPUT, "duplicate body name \"%s\"",
+            spec->name);
 
   // subset builds keep only the wanted bodies (global order)
   int keep = 1;
@@ -345,7 +342,8 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
       MBS_CALL(mbs_intPush(&m->rec_child, &m->nrec_child, &m->rec_childcap, gid));
   }
   if (!keep) {
-    if (m->names_only || spec->keep_name) MBS_CALL(mbs_vnameAdd(m, spec->name, gid));
+    // names of explicit bodies are kept; generated ones are known by their generator's prefix
+    if (spec->keep_name) MBS_CALL(mbs_vnameAdd(m, spec->name, gid));
     m->nbody_g++, m->nq_g += nq, m->nv_g += nv, m->nlam_g += 6 - nv;
     if (id) *id = gid;
     return MBS_OK;

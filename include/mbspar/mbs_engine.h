@@ -33,6 +33,8 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s);
 /// Gather qdd (nv), lam (nlam) and jfrc (nbody x 6, body coordinates) to rank 0 (NULL pointers
 /// allowed on other ranks). Collective.
 mbsErr mbsp_engineGather(mbspEngine *e, double *qdd, double *lam, double *jfrc);
+/// The same for a subset: \p what bits 1 qdd, 2 lam, 4 jfrc (the same on every rank). Collective.
+mbsErr mbsp_engineGatherSome(mbspEngine *e, double *qdd, double *lam, double *jfrc, int what);
 /// The engine's workspace (owned entries valid) and decomposition. Local.
 mbsWork *mbsp_engineWork(mbspEngine *e);
 mbsCfs *mbsp_engineCfs(mbspEngine *e);
