@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "build_info.h"
 #include "affinity.h"
+#include "memcheck.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_critpath.h"
@@ -468,7 +469,7 @@ static mbsErr mbs_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *
   }
   e = mbsp_agreeErr(comm, e);
   if (!e && !serial) e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
-  if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:0", cfg->filename);
+  if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
 
   // K full evaluations from the initial state (the first builds the warm-start history: use
   // solver.warm_start = none to time cold solves)
@@ -692,10 +693,10 @@ static mbsErr mbs_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig 
   if (!e) e = mbs_staticCreate(m, &cfg->statics, &st);
   if (!e && (rank == 0 || !serial)) e = mbs_workCreate(m, &w);
   e = mbsp_agreeErr(comm, e);
-  if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:0", cfg->filename);
+  if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
   if (!e && !serial) {
     e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
-    if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:0", cfg->filename);
+    if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
   }
   if (!e && !serial) {
     mbspDecompInfo di;
@@ -785,7 +786,7 @@ static mbsErr mbs_runEmit(void *ctx, mbspJsonBody body, const void *bodyctx) {
 static mbsErr mbs_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
   // seed 002: with an adaptive integrator the constraint-force tolerance is TOL/10 unless set
   if (m->opt.integrator == MBS_INT_DP5 && !mbs_configIsSet(cfg, "solver.tol"))
-    m->opt.tol = m->opt.int_tol / 10;
+    m->opt.tol = fmax(m->opt.int_tol / 10, MBS_CFG_MINTOL);
   mbsCli c2 = *cli;
   if (!c2.out) c2.out = cfg->out_dir; // the report also goes to DIR/run.json
   mbsRunEmit em = {&c2, comm, cfg, m};
@@ -1383,6 +1384,7 @@ int main(int argc, char **argv) {
   e = mbsp_agreeErr(comm, e); // every rank, always (rank 0 alone may have failed)
   if (!e) e = mbsp_bcastFile(comm, cli.config, &text, NULL);
   if (!e) e = mbsp_agreeErr(comm, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg));
+  if (!e) e = mbsp_memCheck(comm, cfg, mbs_verb_names[cli.verb]); // before building: too big?
   if (!e) e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
   if (!e && (m->opt.solver == MBS_SOLVER_PETSC || cli.verb == MBS_VERB_RUN)) {
     // PETSc sees only its own (single-dash) options
