@@ -1436,6 +1436,15 @@ mbsErr mbs_configBuildModel(const mbsConfig *c, mbsModel **out) {
     e = mbs_modelFinalize(m);
     if (e == MBS_ERR_INPUT) e = mbs_configBlame(c, "model", e);
   }
+  // crba's dense joint-space inertia: refused here, at solver.method, rather than later
+  // without a location (src/dynamics.c keeps the same limit)
+  if (!e && m->opt.solver == MBS_SOLVER_CRBA && m->nv > MBS_CFG_CRBA_MAXNV) {
+    const mbsCs *sm = config_lookup((const config_t *)c->priv, "solver.method");
+    e = mbs_cfgFail(c, sm ? sm : model,
+                    "solver.method = crba needs a dense %d x %d joint-space inertia (%.3g GB); "
+                    "at most %d degrees of freedom: use aba for models this large",
+                    m->nv, m->nv, 8.0 * m->nv * (double)m->nv / 1e9, MBS_CFG_CRBA_MAXNV);
+  }
   if (e) {
     mbs_modelDestroy(&m);
     return e;

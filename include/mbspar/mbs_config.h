@@ -114,6 +114,10 @@ int mbs_configIsSet(const mbsConfig *cfg, const char *path);
 /// adaptive dp5 fails outright at 1e-300 and crawls below 1e-16).
 #define MBS_CFG_MINTOL 1e-14
 
+/// Most degrees of freedom for solver.method = crba (its dense nv x nv inertia: 17 GB at the
+/// limit); the same limit as mbs_workEnableCrba in src/dynamics.c.
+#define MBS_CFG_CRBA_MAXNV 46000
+
 /// Most steps of a fixed-step integrator (euler, rk4): t_end / dt above this is refused (PETSc
 /// counts steps in a 32-bit integer; 1e9 steps of even a one-body model take hours).
 #define MBS_CFG_MAXSTEPS 1e9
