@@ -16,9 +16,10 @@
 #   --nice N       niceness of the fuzzers (default 19: they share the machine)
 #
 # Seeds: configs/*.cfg, the bad-input corpus mpi-tests/bad/*.cfg (its "# args: --set K=V" lines
-# become "#set K=V" override lines, see fuzz/fuzz_config.c) and fuzz/ckpt_model.cfg; for the
-# checkpoint target fuzz/corpus/checkpoint/ plus, when build/mbspar (or $MBS_MBSPAR) exists,
-# fresh checkpoints written by `mbspar run fuzz/ckpt_model.cfg`.
+# become "#set K=V" override lines, see fuzz/fuzz_config.c), fuzz/ckpt_model.cfg and the inputs
+# of earlier findings in fuzz/corpus/config/; for the checkpoint target fuzz/corpus/checkpoint/
+# plus, when build/mbspar (or $MBS_MBSPAR) exists, fresh checkpoints written by
+# `mbspar run fuzz/ckpt_model.cfg`.
 #
 # Each target runs on one core. The report gives executions, time, exec/s, edge coverage
 # ("cov", libFuzzer's count of instrumented edges reached) and findings; a finding is printed
@@ -100,6 +101,8 @@ for f in "$root"/mpi-tests/bad/*.cfg; do
   sets=$(sed -n 's/^# args: //p' "$f" | head -n 1 | tr ' ' '\n' | awk 'p {print "#set " $0} {p = ($0 == "--set")}')
   { [ -z "$sets" ] || echo "$sets"; cat "$f"; } >"$seeds/config/bad_$(basename "$f")"
 done
+# the inputs of earlier findings (regressions), kept in the repository
+cp "$root"/fuzz/corpus/config/* "$seeds/config/"
 cp "$root"/fuzz/corpus/checkpoint/* "$seeds/checkpoint/"
 mbspar=${MBS_MBSPAR:-$root/build/mbspar}
 if [ -x "$mbspar" ]; then
