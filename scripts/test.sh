@@ -9,17 +9,36 @@
 # the unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh, its
 # own build in build-asan/; MBS_TEST_SANITIZE=0 skips it, =1 forces it with CTEST ARGS). The
 # last line repeats CTest's summary; the exit code is CTest's, or the sanitizer run's when only
-# that failed. MPI tests get the root/oversubscription settings from CTest itself
-# (mpi-tests/CMakeLists.txt), not from the caller's environment.
+# that failed. A `-LE X` among the CTEST ARGS is merged with the `slow` exclusion (`slow|X`:
+# CTest 3.25 honours only one -LE). MPI tests get the root/oversubscription settings from CTest
+# itself (mpi-tests/CMakeLists.txt), not from the caller's environment.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bdir=${MBS_BUILD_DIR:-$root/build}
 
-exclude=(-LE slow)
+lexcl=slow
 if [ "${1:-}" = "--all" ]; then
-  exclude=()
+  lexcl=""
   shift
 fi
+# CTest 3.25 honours only one -LE: a caller's -LE X joins ours as "slow|X" (else
+# `scripts/test.sh -LE slurm` would silently run the slurm tests)
+nargs=$#
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+  -LE | --label-exclude)
+    lexcl="${lexcl:+$lexcl|}${2:-}"
+    shift 2 || shift
+    ;;
+  *)
+    args+=("$1")
+    shift
+    ;;
+  esac
+done
+exclude=()
+[ -z "$lexcl" ] || exclude=(-LE "$lexcl")
 
 "$root/scripts/setup.sh" --with-lint --with-fuzz
 "$root/scripts/build.sh"
@@ -28,7 +47,7 @@ fi
 san_rc=0
 san_summary=""
 sanitize=${MBS_TEST_SANITIZE:-}
-[ -n "$sanitize" ] || { [ $# -eq 0 ] && sanitize=1 || sanitize=0; }
+[ -n "$sanitize" ] || { [ "$nargs" -eq 0 ] && sanitize=1 || sanitize=0; }
 if [ "$sanitize" != 0 ]; then
   mkdir -p "$bdir"
   slog=$bdir/sanitize.log
@@ -43,7 +62,7 @@ fi
 log=$bdir/test.sh.log
 cd "$bdir"
 set +e
-ctest --output-on-failure --no-tests=error -j "$(nproc)" "${exclude[@]}" "$@" 2>&1 | tee "$log"
+ctest --output-on-failure --no-tests=error -j "$(nproc)" "${exclude[@]}" "${args[@]}" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 summary=$(grep -E 'tests passed|No tests were found' "$log" | tail -n 1 || true)
