@@ -28,3 +28,7 @@ if(TARGET mbspar)
   set_tests_properties(cli.np2 PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
 endif()
+
+# the checkpoint reader and the size admission (issue 12); the seeds of fuzz/ are its inputs
+mbs_add_test(test_checkpoint SOURCES test_checkpoint.c LIBS mbs_core LABELS unit
+             ARGS ${CMAKE_SOURCE_DIR}/fuzz)

@@ -88,5 +88,28 @@ run 2 "$@" "$mbspar" accel
 run 2 "$@" "$mbspar" frobnicate "$cfg/pendulum.cfg"
 run 2 "$@" "$mbspar" check "$cfg/pendulum.cfg" --json
 
+# absurd input is bad input (issue 12): one line, exit 2, nothing on stdout, on every rank count
+# one_line EXPECTED_START FRAGMENT: the last run printed exactly that one line on stderr
+one_line() {
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "not one stderr line: $(cat "$tmp/err")"
+  [ ! -s "$tmp/out" ] || bad "output on stdout: $(cat "$tmp/out")"
+  case "$(cat "$tmp/err")" in "$1"*"$2"*) ;; *) bad "message '$(cat "$tmp/err")' is not '$1...$2...'" ;; esac
+}
+# a host with less memory than the model needs (MBS_MEM_AVAILABLE pretends 150 MB; 1e5 bodies
+# need ~180 MB for check, ~560 MB for accel): refused before anything is built
+MBS_MEM_AVAILABLE=150M run 2 "$@" "$mbspar" check "$cfg/large_chain.cfg"
+one_line "$cfg/large_chain.cfg:6: model too large for the memory here: 100000 bodies" "(MBS_MEM_AVAILABLE)"
+MBS_MEM_AVAILABLE=150M run 2 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=100000
+one_line "--set model.chain.n=100000: model too large for the memory here" "accel with schur on $ranks rank(s)"
+MBS_MEM_AVAILABLE=1G run 0 "$@" "$mbspar" check "$cfg/large_chain.cfg" --quiet
+# errors found after parsing name the --set that caused them (they said "CONFIG:0:")
+run 2 "$@" "$mbspar" run "$cfg/chain.cfg" --set integrator.t_end=0 --out "$tmp/never"
+one_line "--set integrator.t_end=0: integrator.t_end must be > 0 for run" ""
+[ ! -e "$tmp/never" ] || bad "a refused run created its --out"
+if [ "$ranks" -gt 1 ]; then
+  run 2 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=1
+  one_line "--set model.chain.n=1: cannot distribute 1 bodies over" ""
+fi
+
 echo "cli: $fail failure(s)"
 [ "$fail" -eq 0 ]

@@ -193,6 +193,18 @@ refuse "$tmp/garbage.bin" "not an mbspar checkpoint"
 refuse "$ck" "another model" --set model.chain.mass=0.02
 refuse "$ck" "another model" --set model.chain.n=25
 refuse "$tmp/missing.bin" "cannot open"
+# a directory (say the run's --out) is a usage error naming the file meant, at 1 and 2 ranks
+# (it was "out of memory", exit 4: issue 12)
+for np in 1 2; do
+  mpi "$np" "$mbspar" run "$chain" --out "$tmp/refuse" --force --quiet --set model.chain.n=24 \
+    --restart "$tmp/half" >"$tmp/refuse.out" 2>"$tmp/refuse.err"
+  rc=$?
+  [ $rc -eq 2 ] || bad "restart from a directory at $np rank(s): exit $rc (want 2)"
+  [ "$(grep -c . "$tmp/refuse.err")" -eq 1 ] || bad "restart from a directory: not one line"
+  grep -q "^mbspar: --restart $tmp/half: is a directory, not a checkpoint file" "$tmp/refuse.err" ||
+    bad "restart from a directory: message '$(cat "$tmp/refuse.err")'"
+  [ ! -s "$tmp/refuse.out" ] || bad "restart from a directory: output on stdout"
+done
 
 part end
 if [ $fail -eq 0 ]; then

@@ -7,10 +7,12 @@
 ///  - solver: nearest-neighbour halo exchange and fused allreduces (see halo/cgj code).
 /// MPI is initialised with MPI_THREAD_FUNNELED (OpenMP threads never call MPI) and
 /// MPI_ERRORS_RETURN so failures become mbsErr codes instead of aborts.
+#define _POSIX_C_SOURCE 200809L // fileno, fstat
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "comm_private.h"
 #include "solvers.h"
 
@@ -106,8 +108,13 @@ mbsErr mbsp_bcastFile(mbspComm *c, const char *path, char **text, size_t *len) {
     if (!f) {
       e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot open file for reading", path);
     } else {
-      if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
-      if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
+      // a directory opens on Linux and reports a huge size: refuse it before allocating
+      struct stat st;
+      int dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
+      if (!dir && fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+      if (dir) {
+        e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot read: is a directory, not a file", path);
+      } else if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
         e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot read file (not a regular file?)", path);
       } else {
         buf = malloc((size_t)n + 1);

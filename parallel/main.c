@@ -17,6 +17,7 @@
 #include "build_info.h"
 #include "affinity.h"
 #include "cli.h"
+#include "memcheck.h"
 #include "petsc_ref.h"
 #include "mbspar/mbspar.h"
 #ifdef __GLIBC__
@@ -97,18 +98,23 @@ int main(int argc, char **argv) {
   e = mbsp_agreeErr(comm, e); // every rank, always (rank 0 alone may have failed)
   if (!e) e = mbsp_bcastFile(comm, cli.config, &text, NULL);
   if (!e) e = mbsp_agreeErr(comm, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg));
+  int local_model = 0; // distributed-memory model (see below)
+  if (!e) {
+    int size = mbsp_size(comm), meth = cfg->opt.solver;
+    local_model = size > 1 && cli.verb->local &&
+                  (meth == MBS_SOLVER_SCHUR || meth == MBS_SOLVER_JCG ||
+                   meth == MBS_SOLVER_JACOBI || meth == MBS_SOLVER_CHEBYSHEV);
+    const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
+    if (env && strcmp(env, "full") == 0) local_model = 0;
+  }
+  if (!e) e = mbsp_memCheck(comm, cfg, cli.verb->name, local_model); // before building: too big?
   if (!e) {
     // distributed-memory model: each rank builds only its bodies, their remote parents and
     // children (O(N/P)); rank 0 validates every body first (names, values) so every error is
     // found whatever the rank count. For verbs and methods that need the whole model on every
     // rank (or on rank 0) everybody builds the full model.
-    int size = mbsp_size(comm), meth = cfg->opt.solver;
-    int local = size > 1 && cli.verb->local &&
-                (meth == MBS_SOLVER_SCHUR || meth == MBS_SOLVER_JCG || meth == MBS_SOLVER_JACOBI ||
-                 meth == MBS_SOLVER_CHEBYSHEV);
-    const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
-    if (env && strcmp(env, "full") == 0) local = 0;
-    if (local) {
+    int size = mbsp_size(comm);
+    if (local_model) {
       e = mbsp_agreeErr(comm, rank == 0 ? mbs_configValidate(cfg) : MBS_OK);
       if (!e) e = mbsp_agreeErr(comm, mbs_configBuildLocal(cfg, size, rank, &m));
       if (!e) { // totals over all ranks for the reports

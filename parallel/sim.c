@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "h5out.h"
+#include "mbspar/mbs_checkpoint.h"
 #include "petsc_ts.h"
 #include "rankreport.h"
 #include "mbspar/mbs_solvertype.h"
@@ -94,31 +95,6 @@ static double mbsp_power(const mbspSim *S, const mbsReal *qd) {
     p += v * (m->dof_force[d] - m->dof_damping[d] * v + S->s->tau[d]);
   }
   return p;
-}
-
-static uint64_t mbsp_fnv(uint64_t h, const void *p, size_t n) {
-  const unsigned char *c = p;
-  for (size_t k = 0; k < n; k++) h = (h ^ c[k]) * 1099511628211ULL;
-  return h;
-}
-
-// fingerprint of everything in the model that changes the dynamics (not the initial state)
-static uint64_t mbsp_modelFingerprint(const mbsModel *m) {
-  uint64_t h = 14695981039346656037ULL;
-  size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
-  h = mbsp_fnv(h, &m->nbody, sizeof m->nbody);
-  h = mbsp_fnv(h, m->gravity, sizeof m->gravity);
-  h = mbsp_fnv(h, m->body_parent, nb * sizeof(int));
-  h = mbsp_fnv(h, m->body_jnttype, nb * sizeof(int));
-  h = mbsp_fnv(h, m->body_sinert, 10 * nb * sizeof(mbsReal));
-  h = mbsp_fnv(h, m->jnt_origin, 3 * nb * sizeof(mbsReal));
-  h = mbsp_fnv(h, m->jnt_axis, 3 * nb * sizeof(mbsReal));
-  h = mbsp_fnv(h, m->jnt_axis2, 3 * nb * sizeof(mbsReal));
-  h = mbsp_fnv(h, m->dof_stiffness, nv * sizeof(mbsReal));
-  h = mbsp_fnv(h, m->dof_springref, nv * sizeof(mbsReal));
-  h = mbsp_fnv(h, m->dof_damping, nv * sizeof(mbsReal));
-  h = mbsp_fnv(h, m->dof_force, nv * sizeof(mbsReal));
-  return h;
 }
 
 // ---------------------------------------------------------------- right side
@@ -282,28 +258,7 @@ static void mbsp_progress(mbspSim *S, double t, long step, int final) {
 
 // ---------------------------------------------------------------- checkpoints
 
-#define MBSP_CKPT_MAGIC   "MBSPCKP1"
-#define MBSP_CKPT_VERSION 1u
-
-typedef struct {
-  char magic[8];
-  uint32_t version, reserved0;
-  int32_t nbody, nq, nv, nlam, ranks, solver, integrator, have_spec;
-  uint64_t fingerprint;
-  double t, dt_next, work, lmin, lmax, jacobi_omega;
-  int64_t step, evals, iters, nonconv;
-  int32_t nstage, reserved1;
-  int32_t nhist[MBS_MAX_STAGE], hist_head[MBS_MAX_STAGE];
-  double hist_t[MBS_MAX_STAGE][MBS_WARM_HIST];
-} mbspCkptHeader;
-
-// header, q, qd, the warm-start history of every stage slot, checksum
-static size_t mbsp_ckptSize(const mbsModel *m, int nstage) {
-  return sizeof(mbspCkptHeader) +
-         sizeof(double) *
-             ((size_t)m->nq + (size_t)m->nv + (size_t)nstage * MBS_WARM_HIST * (size_t)m->nlam) +
-         sizeof(uint64_t);
-}
+// the format and its reader: src/checkpoint.c (mbs_checkpoint.h)
 
 static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
   const mbsModel *m = S->m;
@@ -312,7 +267,7 @@ static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
   double wsum = S->work;
   MBS_CALL(mbsp_allreduceSum(S->comm, &wsum, 1));
   // the warm-start history of the owned constraint components
-  size_t bytes = mbsp_ckptSize(m, S->s->nstage);
+  size_t bytes = mbs_ckptSize(m, S->s->nstage);
   unsigned char *buf = NULL;
   mbsErr e = MBS_OK;
   if (S->rank == 0) {
@@ -320,7 +275,7 @@ static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
     if (!buf) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (checkpoint)");
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e));
-  double *hl = S->rank == 0 ? (double *)(buf + sizeof(mbspCkptHeader)) + m->nq + m->nv : NULL;
+  double *hl = S->rank == 0 ? (double *)(buf + sizeof(mbsCkptHeader)) + m->nq + m->nv : NULL;
   int nlo = S->l1 - S->l0;
   double dummy = 0;
   for (int k = 0; k < S->s->nstage * MBS_WARM_HIST; k++) {
@@ -330,13 +285,13 @@ static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
     if (e) break;
   }
   if (!e && S->rank == 0) {
-    mbspCkptHeader h;
+    mbsCkptHeader h;
     memset(&h, 0, sizeof h);
-    memcpy(h.magic, MBSP_CKPT_MAGIC, 8);
-    h.version = MBSP_CKPT_VERSION;
+    memcpy(h.magic, MBS_CKPT_MAGIC, 8);
+    h.version = MBS_CKPT_VERSION;
     h.nbody = m->nbody, h.nq = m->nq, h.nv = m->nv, h.nlam = m->nlam, h.ranks = S->size;
     h.solver = m->opt.solver, h.integrator = m->opt.integrator;
-    h.fingerprint = mbsp_modelFingerprint(m);
+    h.fingerprint = mbs_ckptFingerprint(m);
     long step;
     mbsp_tsGetState(S->ts, &h.t, &step, &h.dt_next);
     h.step = step;
@@ -355,8 +310,7 @@ static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
     double *body = (double *)(buf + sizeof h);
     memcpy(body, S->sout->q, (size_t)m->nq * sizeof(double));
     memcpy(body + m->nq, S->sout->qd, (size_t)m->nv * sizeof(double));
-    uint64_t sum = mbsp_fnv(14695981039346656037ULL, buf, bytes - sizeof(uint64_t));
-    memcpy(buf + bytes - sizeof(uint64_t), &sum, sizeof sum);
+    mbs_ckptSeal(buf, bytes);
     // write a temporary, then rename into place
     char tmp[4200];
     snprintf(path_out, pathlen, "%s/checkpoint.bin", S->dir);
@@ -388,65 +342,13 @@ static mbsErr mbsp_simRestore(mbspSim *S, const char *path) {
   char *text = NULL;
   size_t len = 0;
   MBS_CALL(mbsp_bcastFile(S->comm, path, &text, &len));
-  size_t want = mbsp_ckptSize(m, S->s->nstage);
-  mbspCkptHeader h;
-  mbsErr e = MBS_OK;
-  if (len < 8 || memcmp(text, MBSP_CKPT_MAGIC, 8) != 0) {
-    e = mbs_errSet(MBS_ERR_INPUT, "%s:0: not an mbspar checkpoint (bad magic bytes)", path);
-  } else if (len < sizeof h) {
-    e = mbs_errSet(MBS_ERR_INPUT, "%s:0: checkpoint is truncated (%zu bytes)", path, len);
-  } else {
-    memcpy(&h, text, sizeof h);
-    uint64_t sum, want_sum;
-    if (h.version != MBSP_CKPT_VERSION)
-      e = mbs_errSet(MBS_ERR_INPUT,
-                     "%s:0: unsupported checkpoint version %u (this mbspar reads %u)", path,
-                     h.version, MBSP_CKPT_VERSION);
-    else if (h.nstage != S->s->nstage)
-      e = mbs_errSet(MBS_ERR_INPUT,
-                     "%s:0: checkpoint was written with another integrator (%d stages; "
-                     "integrator.method here has %d)",
-                     path, h.nstage, S->s->nstage);
-    else if (h.nbody != m->nbody || h.nq != m->nq || h.nv != m->nv || h.nlam != m->nlam)
-      e = mbs_errSet(MBS_ERR_INPUT,
-                     "%s:0: checkpoint was written for another model (%d bodies, %d dofs; this "
-                     "model has %d bodies, %d dofs)",
-                     path, h.nbody, h.nv, m->nbody, m->nv);
-    else if (len != want)
-      e = mbs_errSet(MBS_ERR_INPUT,
-                     "%s:0: checkpoint is truncated or padded (%zu bytes, expected %zu)", path, len,
-                     want);
-    else if (memcpy(&sum, text + want - sizeof sum, sizeof sum),
-             want_sum = mbsp_fnv(14695981039346656037ULL, text, want - sizeof sum), sum != want_sum)
-      e = mbs_errSet(MBS_ERR_INPUT, "%s:0: checkpoint is corrupt (checksum mismatch)", path);
-    else if (h.fingerprint != mbsp_modelFingerprint(m))
-      e = mbs_errSet(MBS_ERR_INPUT,
-                     "%s:0: checkpoint was written for another model (same sizes, different "
-                     "masses, geometry, joints or gravity)",
-                     path);
-    else if (!(h.t <= m->opt.t_end))
-      e = mbs_errSet(MBS_ERR_INPUT, "%s:0: checkpoint time %.9g is beyond integrator.t_end = %.9g",
-                     path, h.t, m->opt.t_end);
-    else if (!isfinite(h.t) || !isfinite(h.dt_next) || h.dt_next <= 0)
-      e = mbs_errSet(MBS_ERR_INPUT, "%s:0: checkpoint header has invalid values", path);
-    for (int k = 0; k < MBS_MAX_STAGE && !e; k++)
-      if (h.nhist[k] < 0 || h.nhist[k] > MBS_WARM_HIST || h.hist_head[k] < 0 ||
-          h.hist_head[k] >= MBS_WARM_HIST)
-        e = mbs_errSet(MBS_ERR_INPUT, "%s:0: checkpoint header has invalid values", path);
-  }
+  mbsCkptHeader h;
+  mbsErr e = mbs_ckptParse(text, len, path, m, S->s->nstage, &h);
   if (e) {
     free(text);
     return mbsp_agreeErr(S->comm, e);
   }
-  const double *body = (const double *)(text + sizeof h);
-  memcpy(S->s->q, body, (size_t)m->nq * sizeof(double));
-  memcpy(S->s->qd, body + m->nq, (size_t)m->nv * sizeof(double));
-  memcpy(S->s->hist_lam, body + m->nq + m->nv,
-         (size_t)S->s->nstage * MBS_WARM_HIST * (size_t)m->nlam * sizeof(double));
-  memcpy(S->s->nhist, h.nhist, sizeof h.nhist);
-  memcpy(S->s->hist_head, h.hist_head, sizeof h.hist_head);
-  memcpy(S->s->hist_t, h.hist_t, sizeof h.hist_t);
-  S->s->time = h.t;
+  mbs_ckptApply(text, &h, m, S->s);
   if (S->eng) {
     mbsSolverCache sc = {h.have_spec, h.lmin, h.lmax, h.jacobi_omega};
     e = mbs_cfsCacheRestore(m, mbsp_engineCfs(S->eng), &sc);
@@ -698,11 +600,22 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   S->rank = mbsp_rank(a->comm), S->size = mbsp_size(a->comm);
   const mbsModel *m = a->m;
   S->serial = m->opt.solver == MBS_SOLVER_ABA || m->opt.solver == MBS_SOLVER_CRBA;
-  MBS_CHECK(m->opt.t_end > 0 && m->opt.dt > 0, MBS_ERR_INPUT,
-            "%s:0: integrator.t_end and integrator.dt must be positive", a->cfg->filename);
+  if (!(m->opt.t_end > 0)) // the config allows 0 (other verbs do not integrate)
+    return mbs_configBlame(
+        a->cfg, "integrator.t_end",
+        mbs_errSet(MBS_ERR_INPUT, "integrator.t_end must be > 0 for run (got %g)", m->opt.t_end));
+  // a directory (say the --out of the run) is not a checkpoint: say so before anything is
+  // created, and name the file that is meant
   mbsErr e = MBS_OK;
+  struct stat st;
+  if (a->restart && S->rank == 0 && stat(a->restart, &st) == 0 && S_ISDIR(st.st_mode))
+    e = mbs_errSet(MBS_ERR_USAGE,
+                   "mbspar: --restart %s: is a directory, not a checkpoint file (a run writes "
+                   "its checkpoint to DIR/checkpoint.bin)",
+                   a->restart);
+  MBS_CALL(mbsp_agreeErr(a->comm, e));
   if (!S->serial) e = mbsp_engineCreate(a->comm, m, MBSP_HALO_P2P, &S->eng);
-  if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:0", a->cfg->filename);
+  if (e == MBS_ERR_INPUT) e = mbs_configBlame(a->cfg, "model", e);
   if (!e) e = mbsp_agreeErr(a->comm, mbsp_simSetup(S));
   if (!e)
     e = mbsp_agreeErr(a->comm, mbsp_tsCreate(a->comm, S->nloc, m->opt.integrator, m->opt.dt,

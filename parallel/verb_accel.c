@@ -170,7 +170,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   }
   e = mbsp_agreeErr(comm, e);
   if (!e && !serial) e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
-  if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:0", cfg->filename);
+  if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
 
   // K full evaluations from the initial state (the first builds the warm-start history: use
   // solver.warm_start = none to time cold solves)

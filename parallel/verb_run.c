@@ -2,6 +2,7 @@
 /// `mbspar run`: the simulation (parallel/sim.c) with the report written through the common
 /// head (cli.c). Collective.
 #include <string.h>
+#include <math.h>
 #include "cli.h"
 #include "sim.h"
 
@@ -20,7 +21,7 @@ static mbsErr mbs_runEmit(void *ctx, mbspJsonBody body, const void *bodyctx) {
 mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
   // seed 002: with an adaptive integrator the constraint-force tolerance is TOL/10 unless set
   if (m->opt.integrator == MBS_INT_DP5 && !mbs_configIsSet(cfg, "solver.tol"))
-    m->opt.tol = m->opt.int_tol / 10;
+    m->opt.tol = fmax(m->opt.int_tol / 10, MBS_CFG_MINTOL);
   mbsCli c2 = *cli;
   if (!c2.out) c2.out = cfg->out_dir; // the report also goes to DIR/run.json
   mbsRunEmit em = {&c2, comm, cfg, m};

@@ -121,10 +121,10 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
   if (!e) e = mbs_staticCreate(m, &cfg->statics, &st);
   if (!e && (rank == 0 || !serial)) e = mbs_workCreate(m, &w);
   e = mbsp_agreeErr(comm, e);
-  if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:0", cfg->filename);
+  if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
   if (!e && !serial) {
     e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
-    if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:0", cfg->filename);
+    if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
   }
   if (!e && !serial) {
     mbspDecompInfo di;

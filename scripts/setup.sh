@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Install the Debian 12 packages mbspar needs, and only those that are missing.
 #
-#   scripts/setup.sh [--with-lint|--with-tools] [--with-peers] [--with-smpi] [--check] [--quiet]
+#   scripts/setup.sh [--with-lint|--with-tools] [--with-fuzz] [--with-peers] [--with-smpi]
+#                    [--check] [--quiet]
 #
 #   (default)     compiler, CMake, pkg-config, Open MPI, hwloc, PETSc, parallel HDF5 + h5dump,
 #                 libconfig, gnuplot, python3, SLURM + munge (the local-SLURM test, test_slurm.sh)
 #   --with-lint   also clang-format, shellcheck (the lint tests; scripts/test.sh uses this)
 #   --with-tools  --with-lint plus valgrind (scripts/valgrind.sh)
+#   --with-fuzz   also clang and its sanitizer/libFuzzer runtime (scripts/fuzz.sh, the fuzz
+#                 smoke test; scripts/test.sh uses this)
 #   --with-peers  also libmujoco-dev, libsimbody-dev (peer engines for the benchmarks)
 #   --with-smpi   also libsimgrid-dev (SimGrid SMPI: bench/smpi/, simulated clusters)
 #   --check       install nothing; list what is missing and exit 1 if anything is
@@ -25,6 +28,7 @@ core_pkgs+=(slurmctld slurmd slurm-client munge)
 lint_pkgs=(clang-format shellcheck)
 peer_pkgs=(libmujoco-dev libsimbody-dev)
 smpi_pkgs=(libsimgrid-dev)
+fuzz_pkgs=(clang libclang-rt-14-dev)
 
 want=("${core_pkgs[@]}")
 check_only=0
@@ -33,12 +37,13 @@ for arg in "$@"; do
   case "$arg" in
   --with-lint) want+=("${lint_pkgs[@]}") ;;
   --with-tools) want+=("${lint_pkgs[@]}" valgrind) ;;
+  --with-fuzz) want+=("${fuzz_pkgs[@]}") ;;
   --with-peers) want+=("${peer_pkgs[@]}") ;;
   --with-smpi) want+=("${smpi_pkgs[@]}") ;;
   --check) check_only=1 ;;
   --quiet) quiet=1 ;;
   -h | --help)
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *)

@@ -26,8 +26,6 @@
 
 typedef config_setting_t mbsCs;
 
-#define MBS_CFG_MAXBODIES 50000000 ///< generator size cap (memory sanity)
-
 static const char *const mbs_crit_names[] = {"residual", "change", NULL};
 static const char *const mbs_iface_names[] = {"cr", "jcg", NULL};
 static const char *const mbs_warm_names[] = {"none",      "previous", "linear",
@@ -598,6 +596,11 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
   if (!(o->rho >= 0 && o->rho < 1))
     return mbs_cfgFail(c, config_setting_get_member(g, "rho"),
                        "solver.rho must be in [0, 1) (0 = estimate; got %g)", o->rho);
+  if (o->tol < MBS_CFG_MINTOL)
+    return mbs_cfgFail(c, config_setting_get_member(g, "tol"),
+                       "solver.tol = %g is below what double precision can meet: relative "
+                       "residuals stall near 1e-15, so the floor is %g",
+                       o->tol, MBS_CFG_MINTOL);
   return MBS_OK;
 }
 
@@ -621,6 +624,27 @@ static mbsErr mbs_cfgReadIntegrator(mbsConfig *c, const mbsCs *root) {
   if (!(o->int_tol > 0))
     return mbs_cfgFail(c, config_setting_get_member(g, "tol"),
                        "integrator.tol must be > 0 (got %g)", o->int_tol);
+  if (o->int_tol < MBS_CFG_MINTOL)
+    return mbs_cfgFail(c, config_setting_get_member(g, "tol"),
+                       "integrator.tol = %g is below what double precision can meet: the floor "
+                       "of the relative error per step is %g",
+                       o->int_tol, MBS_CFG_MINTOL);
+  // fixed-step methods take t_end/dt steps; PETSc counts them in a 32-bit integer
+  double steps = o->t_end / o->dt;
+  if (o->integrator != MBS_INT_DP5 && steps > MBS_CFG_MAXSTEPS) {
+    const mbsCs *sdt = config_setting_get_member(g, "dt"),
+                *stend = config_setting_get_member(g, "t_end");
+    // blame the value that came from a --set, else dt, else t_end
+    const mbsCs *at = sdt && mbs_cfgSetOf(sdt)       ? sdt
+                      : stend && mbs_cfgSetOf(stend) ? stend
+                      : sdt                          ? sdt
+                                                     : stend;
+    return mbs_cfgFail(c, at,
+                       "integrator.dt = %g and t_end = %g s give %.3g steps of %s: at most %.0e "
+                       "fixed steps are allowed (use a larger dt, a shorter t_end, or "
+                       "integrator.method = \"dp5\")",
+                       o->dt, o->t_end, steps, mbs_int_names[o->integrator], MBS_CFG_MAXSTEPS);
+  }
   return MBS_OK;
 }
 
@@ -1036,6 +1060,17 @@ static void mbs_defaultQ0(int type, mbsReal *q0) {
   if (type == MBS_JNT_FREE) q0[3] = 1;
 }
 
+// a body name (or a generator's prefix) becomes CSV column names and report keys: no control
+// characters (a newline would split the CSV header) and no commas (they would shift columns)
+static mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what,
+                               const char *name) {
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    if (*p < 0x20 || *p == 0x7f || *p == ',')
+      return mbs_cfgFail(c, s, "%s: name \"%s\" contains %s (names become CSV column names)", what,
+                         name, *p == ',' ? "a comma" : "a control character");
+  return MBS_OK;
+}
+
 // ---------------------------------------------------------------- model: explicit bodies
 
 static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const mbsCs *list) {
@@ -1054,6 +1089,7 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   const char *name = NULL;
   MBS_CALL(mbs_cfgGetString(c, b, "name", &name));
   if (!name) return mbs_cfgFail(c, b, "%s: missing name", path);
+  MBS_CALL(mbs_cfgCheckName(c, config_setting_get_member(b, "name"), path, name));
   snprintf(what, sizeof what, "body \"%s\"", name);
   sp.name = name;
   sp.keep_name = 1; // explicit bodies may be named as parents anywhere later in the file
@@ -1149,6 +1185,7 @@ static mbsErr mbs_genRead(const mbsConfig *c, mbsModel *m, mbsGen *gen) {
   if (!gen->prefix[0])
     return mbs_cfgFail(c, config_setting_get_member(g, "name"),
                        "%s: name (the body name prefix) is empty", what);
+  MBS_CALL(mbs_cfgCheckName(c, config_setting_get_member(g, "name"), what, gen->prefix));
   MBS_CALL(mbs_cfgParent(c, m, g, what, NULL, &gen->parent));
   const char *type = "revolute";
   MBS_CALL(mbs_cfgGetString(c, g, "joint", &type));
@@ -1420,7 +1457,16 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
     e = mbs_cfgFail(c, model, "empty model: the model has no bodies (give bodies, chain or tree)");
   if (!e) {
     e = mbs_modelFinalize(m);
-    if (e == MBS_ERR_INPUT) mbs_errPrefix("%s:%d", c->filename, mbs_cfgLine(model));
+    if (e == MBS_ERR_INPUT) e = mbs_configBlame(c, "model", e);
+  }
+  // crba's dense joint-space inertia: refused here, at solver.method, rather than later
+  // without a location (src/dynamics.c keeps the same limit)
+  if (!e && m->opt.solver == MBS_SOLVER_CRBA && m->nv > MBS_CFG_CRBA_MAXNV) {
+    const mbsCs *sm = config_lookup((const config_t *)c->priv, "solver.method");
+    e = mbs_cfgFail(c, sm ? sm : model,
+                    "solver.method = crba needs a dense %d x %d joint-space inertia (%.3g GB); "
+                    "at most %d degrees of freedom: use aba for models this large",
+                    m->nv, m->nv, 8.0 * m->nv * (double)m->nv / 1e9, MBS_CFG_CRBA_MAXNV);
   }
   return e;
 }
@@ -1466,7 +1512,10 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
   if (!e && m0->nrun < 0) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (model structure)");
   if (!e && !(start = malloc(sizeof(int) * (size_t)(nranks + 1))))
     e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  if (!e) e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, nranks, start);
+  if (!e) {
+    e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, nranks, start);
+    if (e == MBS_ERR_INPUT) e = mbs_configBlame(c, "model", e); // too many ranks: name the cause
+  }
   int b0 = 0, b1 = 0;
   if (!e) b0 = start[rank], b1 = start[rank + 1];
   // pass A: the owned bodies' remote parents and remote children (nothing stored)
@@ -1701,4 +1750,127 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
 int mbs_configIsSet(const mbsConfig *cfg, const char *path) {
   const config_t *tree = (const config_t *)cfg->priv;
   return tree && config_lookup(tree, path) != NULL;
+}
+
+// ---------------------------------------------------------------- errors found after parsing
+
+mbsErr mbs_configBlame(const mbsConfig *cfg, const char *path, mbsErr e) {
+  const config_t *tree = (const config_t *)cfg->priv;
+  const mbsCs *s = tree ? config_lookup(tree, path) : NULL;
+  const char *set = s ? mbs_cfgSetOf(s) : NULL;
+  // an aggregate (say "model") is blamed on the last --set inside it
+  size_t n = strlen(path);
+  for (int k = cfg->nset - 1; k >= 0 && !set; k--) {
+    const char *key = cfg->sets[k];
+    if (!strncmp(key, path, n) && (key[n] == '=' || key[n] == '.' || key[n] == '[')) set = key;
+  }
+  if (set) {
+    mbs_errPrefix("--set %s", set);
+    return e == MBS_ERR_INPUT ? MBS_ERR_USAGE : e;
+  }
+  // else the setting's line, or that of its nearest ancestor in the file
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", path);
+  while (!s && buf[0]) {
+    char *dot = strrchr(buf, '.');
+    if (!dot) break;
+    *dot = 0;
+    s = config_lookup(tree, buf);
+  }
+  mbs_errPrefix("%s:%d", cfg->filename, s ? mbs_cfgLine(s) : 1);
+  return e;
+}
+
+// ---------------------------------------------------------------- size before building
+
+// bodies of one generator group, counted without building it; 0 if it is malformed or out of
+// its own range (mbs_configBuildModel reports those with their specific message). *at: the
+// setting that sets the count.
+static long long mbs_cfgGenCount(const mbsCs *g, int tree, const mbsCs **at) {
+  *at = g;
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP) return 0;
+  if (!tree) {
+    const mbsCs *s = config_setting_get_member(g, "n");
+    if (!s) return 0;
+    int t = config_setting_type(s);
+    long long n = 0;
+    if (t == CONFIG_TYPE_INT) n = config_setting_get_int(s);
+    if (t == CONFIG_TYPE_INT64) n = config_setting_get_int64(s);
+    *at = s;
+    return n >= 1 && n <= MBS_CFG_MAXBODIES ? n : 0;
+  }
+  const mbsCs *ps = config_setting_get_member(g, "parents");
+  if (ps) {
+    *at = ps;
+    return mbs_cfgIsList(ps) ? config_setting_length(ps) : 0;
+  }
+  const mbsCs *ks = config_setting_get_member(g, "branching"),
+              *ds = config_setting_get_member(g, "depth");
+  long long k = 0, d = 0, n = 0, pw = 1;
+  for (int w = 0; w < 2; w++) {
+    const mbsCs *x = w ? ds : ks;
+    long long *v = w ? &d : &k;
+    int t = x ? config_setting_type(x) : CONFIG_TYPE_NONE;
+    if (t == CONFIG_TYPE_INT) *v = config_setting_get_int(x);
+    if (t == CONFIG_TYPE_INT64) *v = config_setting_get_int64(x);
+  }
+  if (k < 1 || d < 1 || k > MBS_CFG_MAXBODIES) return 0;
+  *at = ds;
+  for (long long l = 0; l < d && n <= MBS_CFG_MAXBODIES; l++, pw *= k) {
+    n += pw;
+    if (pw > MBS_CFG_MAXBODIES) break; // k^l alone is past the cap: stop before it overflows
+  }
+  return n <= MBS_CFG_MAXBODIES ? n : 0;
+}
+
+mbsErr mbs_configCountBodies(const mbsConfig *cfg, long long *nbody, const void **largest) {
+  const config_t *tree = (const config_t *)cfg->priv;
+  const mbsCs *model = config_setting_get_member(config_root_setting(tree), "model");
+  long long total = 0, best = -1;
+  *nbody = 0;
+  if (largest) *largest = model;
+  if (!model || config_setting_type(model) != CONFIG_TYPE_GROUP) return MBS_OK;
+  for (int k = 0; k < config_setting_length(model); k++) {
+    const mbsCs *s = config_setting_get_elem(model, (unsigned)k);
+    const char *name = config_setting_name(s);
+    int isbody = !strcmp(name, "bodies"), istree = !strcmp(name, "tree");
+    if (!isbody && !istree && strcmp(name, "chain")) continue;
+    // a generator key holds one group or a list of groups
+    int ng = (!isbody && mbs_cfgIsList(s)) ? config_setting_length(s) : 1;
+    for (int i = 0; i < ng; i++) {
+      const mbsCs *at = s;
+      long long n;
+      if (isbody)
+        n = mbs_cfgIsList(s) ? config_setting_length(s) : 0;
+      else
+        n = mbs_cfgGenCount(mbs_cfgIsList(s) ? config_setting_get_elem(s, (unsigned)i) : s, istree,
+                            &at);
+      total += n;
+      if (n > best && largest) best = n, *largest = at;
+      if (total > MBS_CFG_MAXBODIES)
+        return mbs_cfgFail(
+            cfg, at, "model: more than %d bodies in all (the cap of one model; docs/model.md)",
+            MBS_CFG_MAXBODIES);
+    }
+  }
+  *nbody = total;
+  return MBS_OK;
+}
+
+mbsErr mbs_configCheckMemory(const mbsConfig *cfg, const mbsMemBudget *b, long long *nbody) {
+  const void *largest = NULL;
+  long long n;
+  MBS_CALL(mbs_configCountBodies(cfg, &n, &largest));
+  if (nbody) *nbody = n;
+  double per_rank = (double)n * b->bytes_per_body + b->bytes_fixed;
+  double need = per_rank * (b->ranks_here > 0 ? b->ranks_here : 1);
+  if (!(need > b->avail)) return MBS_OK;
+  return mbs_cfgFail(cfg, (const mbsCs *)largest,
+                     "model too large for the memory here: %lld bodies need about %.3g GB per "
+                     "rank for %s (%.0f bytes per body), %d rank(s) on this host about %.3g GB, "
+                     "but %.3g GB is available (%s); use fewer bodies, fewer ranks per host or "
+                     "more hosts",
+                     n, per_rank / 1e9, b->what ? b->what : "this verb", b->bytes_per_body,
+                     b->ranks_here > 0 ? b->ranks_here : 1, need / 1e9, b->avail / 1e9,
+                     b->source ? b->source : "estimate");
 }

@@ -32,11 +32,31 @@ int mbs_errExitCode(mbsErr e) {
   }
 }
 
+// a message is one printable line: control characters (a newline in a body name or a path, an
+// escape sequence) become C escapes, so they can neither split the line nor reach the terminal
+static void mbs_errEscape(char *msg, size_t cap) {
+  char out[sizeof mbs_errmsg];
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)msg; *p && n + 5 < sizeof out; p++) {
+    if (*p >= 0x20 && *p != 0x7f) {
+      out[n++] = (char)*p;
+    } else {
+      const char *esc = *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : *p == '\t' ? "\\t" : NULL;
+      n += (size_t)(esc ? snprintf(out + n, sizeof out - n, "%s", esc)
+                        : snprintf(out + n, sizeof out - n, "\\x%02x", *p));
+    }
+  }
+  if (n >= cap) n = cap - 1;
+  memcpy(msg, out, n);
+  msg[n] = 0;
+}
+
 mbsErr mbs_errSet(mbsErr e, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(mbs_errmsg, sizeof mbs_errmsg, fmt, ap);
   va_end(ap);
+  mbs_errEscape(mbs_errmsg, sizeof mbs_errmsg);
   mbs_errtrace[0] = 0;
   return e;
 }
@@ -47,6 +67,7 @@ void mbs_errPrefix(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(pre, sizeof pre, fmt, ap);
   va_end(ap);
+  mbs_errEscape(pre, sizeof pre);
   memcpy(old, mbs_errmsg, sizeof old);
   size_t n = strlen(pre);
   if (n + 2 >= sizeof mbs_errmsg) n = sizeof mbs_errmsg - 3;

@@ -115,4 +115,56 @@ const char *mbs_outFormatName(int f);
 /// 1 if the dotted key (e.g. "solver.tol") was given in the file or by --set, else 0.
 int mbs_configIsSet(const mbsConfig *cfg, const char *path);
 
+/// Most bodies one model may have (chain n, tree sizes, and all generators and bodies together):
+/// 32-bit indices of coordinates and constraint components stay below INT_MAX with room.
+#define MBS_CFG_MAXBODIES 50000000
+
+/// Smallest solver.tol and integrator.tol: relative residuals and errors below this are beyond
+/// what double precision delivers (Gauss-Seidel stalls near 5e-15 on configs/tree.cfg; PETSc's
+/// adaptive dp5 fails outright at 1e-300 and crawls below 1e-16).
+#define MBS_CFG_MINTOL 1e-14
+
+/// Most degrees of freedom for solver.method = crba (its dense nv x nv inertia: 17 GB at the
+/// limit); the same limit as mbs_workEnableCrba in src/dynamics.c.
+#define MBS_CFG_CRBA_MAXNV 46000
+
+/// Most steps of a fixed-step integrator (euler, rk4): t_end / dt above this is refused (PETSc
+/// counts steps in a 32-bit integer; 1e9 steps of even a one-body model take hours).
+#define MBS_CFG_MAXSTEPS 1e9
+
+/// Locate an error found after parsing (by the run, the engine, ...) at the setting \p path
+/// (dotted, e.g. "integrator.t_end" or "model"): prefix the recorded message with
+/// "--set KEY=VALUE" when that setting, or for an aggregate the last --set inside it, came
+/// from the command line, else with "FILE:LINE" of the setting (or of its nearest ancestor in
+/// the file). Local.
+/// \return \p e, or MBS_ERR_USAGE for an MBS_ERR_INPUT blamed on a --set (both exit with 2)
+mbsErr mbs_configBlame(const mbsConfig *cfg, const char *path, mbsErr e);
+
+/// Count the bodies the model will have without building it: explicit bodies plus each
+/// generator's size (a generator that is malformed or out of its own range counts 0 here:
+/// mbs_configBuildModel reports it). Local.
+/// \param[out] nbody    the count
+/// \param[out] largest  (may be NULL) the setting behind the largest contribution, for messages
+/// \return MBS_OK; MBS_ERR_INPUT/USAGE when all together exceed MBS_CFG_MAXBODIES.
+mbsErr mbs_configCountBodies(const mbsConfig *cfg, long long *nbody, const void **largest);
+
+/// What a model may cost on one host, for mbs_configCheckMemory.
+typedef struct {
+  double bytes_per_body; ///< per rank and body (the replicated model plus this rank's share)
+  double bytes_fixed;    ///< per rank, independent of the model
+  int ranks_here;        ///< ranks that share this host's memory
+  double avail;          ///< bytes available on this host
+  const char *what;      ///< what the estimate is for, e.g. "accel with jcg on 2 ranks"
+  const char *source;    ///< where avail comes from, e.g. "MemAvailable in /proc/meminfo"
+} mbsMemBudget;
+
+/// Refuse, before anything is allocated for it, a model whose estimated memory on this host
+/// (bodies x bytes_per_body + bytes_fixed, times ranks_here) exceeds b->avail: an input error
+/// at the setting behind the largest part of the model (chain n, tree depth or parents, the
+/// bodies list), or at the --set that gave it. Local.
+/// \param[out] nbody  (may be NULL) the body count
+/// \return MBS_OK; MBS_ERR_INPUT ("FILE:LINE: model too large for the memory here: ...") or
+///         MBS_ERR_USAGE ("--set KEY=VALUE: ...").
+mbsErr mbs_configCheckMemory(const mbsConfig *cfg, const mbsMemBudget *b, long long *nbody);
+
 #endif
