@@ -17,6 +17,7 @@
 #include "build_info.h"
 #include "affinity.h"
 #include "cli.h"
+#include "petsc_log.h"
 #include "petsc_ref.h"
 #include "mbspar/mbspar.h"
 
@@ -85,7 +86,12 @@ int main(int argc, char **argv) {
   if (!e) e = mbsp_bcastFile(comm, cli.config, &text, NULL);
   if (!e) e = mbsp_agreeErr(comm, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg));
   if (!e) e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
-  if (!e && (m->opt.solver == MBS_SOLVER_PETSC || cli.verb->petsc)) {
+  // PETSc is started for the verbs that need it, for solver.method = petsc, and whenever a
+  // PETSc option (single dash, e.g. -log_view) is given
+  int petsc_opts = 0;
+  for (int i = 1; i < argc; i++)
+    if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && argv[i][2]) petsc_opts = 1;
+  if (!e && (m->opt.solver == MBS_SOLVER_PETSC || cli.verb->petsc || petsc_opts)) {
     // PETSc sees only its own (single-dash) options
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
     int pargc = 0;
@@ -99,6 +105,8 @@ int main(int argc, char **argv) {
     }
     if (!e) e = mbsp_petscInitialize(&pargc, &pargv);
     e = mbsp_agreeErr(comm, e);
+    // -log_view: mbspar's phases as PETSc events in a stage named after the verb
+    if (!e) e = mbsp_agreeErr(comm, mbsp_petscLogBegin(cli.verb->name));
     free(pargv);
   }
   if (!e && cli.bind) {
@@ -115,6 +123,7 @@ int main(int argc, char **argv) {
   mbs_configDestroy(&cfg);
   free(text);
   free(cli.sets);
+  mbsp_petscLogEnd();
   mbsp_petscFinalize();
   mbsp_finalize(&comm);
   return mbs_errExitCode(e);

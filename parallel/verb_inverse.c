@@ -48,12 +48,11 @@ static void mbs_inverseJson(mbsJson *j, const void *ctx) {
   mbs_jsonEndObject(j);
 }
 
-// column name of coordinate k of body b: PREFIX_NAME or PREFIX_NAME_k
-static void mbs_csvName(FILE *f, const char *pre, const mbsModel *m, int b, int n, int k) {
-  if (n == 1)
-    fprintf(f, ",%s_%s", pre, m->body_name[b]);
-  else
-    fprintf(f, ",%s_%s_%d", pre, m->body_name[b], k);
+// column name of coordinate (rate = 0) or rate (rate = 1) k of body b: PREFIX_BODY or
+// PREFIX_BODY_COMPONENT, the names of trajectory.csv (mbs_coordName)
+static void mbs_csvName(FILE *f, const char *pre, const mbsModel *m, int b, int k, int rate) {
+  char nm[400];
+  fprintf(f, ",%s", mbs_coordName(m, pre, b, k, rate, nm, sizeof nm));
 }
 
 static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
@@ -63,12 +62,12 @@ static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
   MBS_CALL(mbsp_tmpOpen(path, tmp, sizeof tmp, &f));
   fprintf(f, "t");
   for (int b = 0; b < m->nbody; b++)
-    for (int k = 0; k < m->body_qnum[b]; k++) mbs_csvName(f, "q", m, b, m->body_qnum[b], k);
+    for (int k = 0; k < m->body_qnum[b]; k++) mbs_csvName(f, "q", m, b, k, 0);
   const char *pre[3] = {"qd", "qdd", "tau"};
   for (int p = 0; p < 3; p++)
     for (int b = 0; b < m->nbody; b++)
       for (int k = 0; k < m->body_dofnum[b]; k++)
-        mbs_csvName(f, pre[p], m, b, m->body_dofnum[b], k);
+        mbs_csvName(f, pre[p], m, b, k, 1);
   fprintf(f, "\n");
   for (int i = 0; i < r->ns; i++) {
     fprintf(f, "%.17g", r->t[i]);

@@ -625,7 +625,8 @@ static mbsErr mbs_cfgReadIntegrator(mbsConfig *c, const mbsCs *root) {
 }
 
 static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"dir", "every", "checkpoint_every", "format", NULL};
+  static const char *const keys[] = {"dir",    "every",        "checkpoint_every",
+                                     "format", "joint_wrench", NULL};
   const mbsCs *g;
   MBS_CALL(mbs_cfgGetGroup(c, root, "output", &g));
   if (!g) return MBS_OK;
@@ -642,6 +643,13 @@ static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
   MBS_CALL(mbs_cfgGetInt(c, g, "every", &c->out_every));
   MBS_CALL(mbs_cfgGetInt(c, g, "checkpoint_every", &c->out_checkpoint_every));
   MBS_CALL(mbs_cfgGetEnum(c, g, "format", mbs_fmt_names, &c->out_format));
+  const mbsCs *jw = config_setting_get_member(g, "joint_wrench");
+  if (jw) {
+    if (config_setting_type(jw) != CONFIG_TYPE_BOOL)
+      return mbs_cfgFail(c, jw, "output.joint_wrench: wrong type: expected true or false, got %s",
+                         mbs_cfgTypeName(jw));
+    c->out_joint_wrench = config_setting_get_bool(jw);
+  }
   if (c->out_every < 1)
     return mbs_cfgFail(c, config_setting_get_member(g, "every"),
                        "output.every must be >= 1 (got %d)", c->out_every);
@@ -750,6 +758,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   c->out_every = 1;
   c->out_checkpoint_every = 0;
   c->out_format = MBS_OUTFMT_CSV;
+  c->out_joint_wrench = 1;
   c->inverse.T = 1;
   c->inverse.steps = 100;
   mbs_staticOptDefault(&c->statics);
@@ -1554,6 +1563,7 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   mbs_jsonInt(j, "every", c->out_every);
   mbs_jsonInt(j, "checkpoint_every", c->out_checkpoint_every);
   mbs_jsonString(j, "format", mbs_outFormatName(c->out_format));
+  mbs_jsonBool(j, "joint_wrench", c->out_joint_wrench);
   mbs_jsonEndObject(j);
 
   const mbsInverseSpec *iv = &c->inverse;

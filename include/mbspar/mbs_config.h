@@ -52,6 +52,7 @@ typedef struct mbsConfig {
   int out_every;            ///< output.every: write every k-th step (default 1)
   int out_checkpoint_every; ///< output.checkpoint_every: steps between checkpoints, 0 = never
   int out_format;           ///< output.format: mbsOutFormat (default csv)
+  int out_joint_wrench;     ///< output.joint_wrench: HDF5 rows hold joint wrenches (default 1)
   mbsInverseSpec inverse;   ///< the `inverse` group
   mbsStaticOpt statics;     ///< the `static` group (the `static` verb; defaults if absent)
   mbsCpaSpec cpa;           ///< the `cpa` group (the `cpa` verb's cost model)
