@@ -26,19 +26,19 @@ struct mbspBodyOut {
   mbspEngine *eng; // NULL: serial baseline on rank 0
   int rank, size, b0, b1, nbo, full;
   int q0, nqo, v0, nvo;
-  mbsState *s;  // the state of the output rows (own warm-start history)
-  mbsWork *w;   // serial: rank 0's workspace; engine: NULL (the engine's)
+  mbsState *s;   // the state of the output rows (own warm-start history)
+  mbsWork *w;    // serial: rank 0's workspace; engine: NULL (the engine's)
   double *xsave; // (nlam) the engine's initial guess c->x, restored after an evaluation
   // rows of the owned bodies
-  double *pose;   // (nbo x 10) position, quaternion, centre of mass (the CSV rows)
+  double *pose;             // (nbo x 10) position, quaternion, centre of mass (the CSV rows)
   double *pos, *quat, *com; // (nbo x 3, 4, 3) the same, one array each (the HDF5 rows)
-  double *vel;    // (nbo x 3)
-  double *omega;  // (nbo x 3)
-  double *speed;  // (nbo)
-  double *wrench; // (nbo x 6) [torque, force] in the ground frame
-  double *fnorm;  // (nbo) |force|
-  double *tnorm;  // (nbo) |torque about the joint origin|
-  int *cnt, *dsp; // rank 0: gather layout of the pose rows
+  double *vel;              // (nbo x 3)
+  double *omega;            // (nbo x 3)
+  double *speed;            // (nbo)
+  double *wrench;           // (nbo x 6) [torque, force] in the ground frame
+  double *fnorm;            // (nbo) |force|
+  double *tnorm;            // (nbo) |torque about the joint origin|
+  int *cnt, *dsp;           // rank 0: gather layout of the pose rows
 };
 
 mbsErr mbsp_bodyOutCreate(mbspComm *comm, const mbsModel *m, mbspEngine *eng, int b0, int b1,
@@ -68,8 +68,8 @@ mbsErr mbsp_bodyOutCreate(mbspComm *comm, const mbsModel *m, mbspEngine *eng, in
     bo->speed = calloc(n, sizeof(double)), bo->wrench = calloc(n * 6, sizeof(double));
     bo->fnorm = calloc(n, sizeof(double)), bo->tnorm = calloc(n, sizeof(double));
     bo->xsave = malloc(sizeof(double) * (size_t)(m->nlam > 0 ? m->nlam : 1));
-    if (!e && (!bo->pose || !bo->pos || !bo->quat || !bo->com || !bo->vel || !bo->omega || !bo->speed || !bo->wrench || !bo->fnorm ||
-               !bo->tnorm || !bo->xsave))
+    if (!e && (!bo->pose || !bo->pos || !bo->quat || !bo->com || !bo->vel || !bo->omega ||
+               !bo->speed || !bo->wrench || !bo->fnorm || !bo->tnorm || !bo->xsave))
       e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (body outputs)");
   }
   MBS_CALL(mbsp_agreeErr(comm, e));
@@ -77,14 +77,16 @@ mbsErr mbsp_bodyOutCreate(mbspComm *comm, const mbsModel *m, mbspEngine *eng, in
   double mine[2] = {bo->b0, bo->nbo}, *all = NULL;
   if (bo->rank == 0) {
     all = malloc(sizeof(double) * 2 * (size_t)bo->size);
-    bo->cnt = malloc(sizeof(int) * (size_t)bo->size), bo->dsp = malloc(sizeof(int) * (size_t)bo->size);
+    bo->cnt = malloc(sizeof(int) * (size_t)bo->size),
+    bo->dsp = malloc(sizeof(int) * (size_t)bo->size);
     if (!all || !bo->cnt || !bo->dsp) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (body outputs)");
   }
   MBS_CALL(mbsp_agreeErr(comm, e));
   MBS_CALL(mbsp_gather(comm, mine, 2, bo->rank == 0 ? all : mine));
   if (bo->rank == 0) {
     for (int r = 0; r < bo->size; r++)
-      bo->dsp[r] = MBS_POSE_NCOMP * (int)all[2 * r], bo->cnt[r] = MBS_POSE_NCOMP * (int)all[2 * r + 1];
+      bo->dsp[r] = MBS_POSE_NCOMP * (int)all[2 * r],
+      bo->cnt[r] = MBS_POSE_NCOMP * (int)all[2 * r + 1];
     free(all);
   }
   return MBS_OK;
@@ -99,9 +101,11 @@ static mbsErr mbsp_bodyOutEvaluate(mbspBodyOut *bo) {
   mbsSolverCache cache;
   memcpy(tsave, w->timer, sizeof tsave);
   mbs_cfsCacheSave(c, &cache);
-  if (c->l1 > c->l0) memcpy(bo->xsave + c->l0, c->x + c->l0, sizeof(double) * (size_t)(c->l1 - c->l0));
+  if (c->l1 > c->l0)
+    memcpy(bo->xsave + c->l0, c->x + c->l0, sizeof(double) * (size_t)(c->l1 - c->l0));
   mbsErr e = mbsp_engineForward(bo->eng, bo->s);
-  if (c->l1 > c->l0) memcpy(c->x + c->l0, bo->xsave + c->l0, sizeof(double) * (size_t)(c->l1 - c->l0));
+  if (c->l1 > c->l0)
+    memcpy(c->x + c->l0, bo->xsave + c->l0, sizeof(double) * (size_t)(c->l1 - c->l0));
   mbsErr er = mbs_cfsCacheRestore(bo->m, c, &cache);
   w->stat = stat;
   memcpy(w->timer, tsave, sizeof tsave);
@@ -190,15 +194,15 @@ mbsErr mbsp_bodyOutH5(mbspBodyOut *bo, mbspH5 *h) {
 }
 
 void mbsp_bodyOutH5Row(mbspBodyOut *bo, mbspH5 *h) {
-  const double *data[MBSP_BODYOUT_NSET] = {bo->pos, bo->quat,  bo->com,    bo->vel,  bo->omega,
+  const double *data[MBSP_BODYOUT_NSET] = {bo->pos,   bo->quat,   bo->com,   bo->vel,  bo->omega,
                                            bo->speed, bo->wrench, bo->fnorm, bo->tnorm};
   mbsp_h5BodyRow(h, data);
 }
 
 void mbsp_bodyOutCsvHeader(const mbsModel *m, FILE *f) {
   static const char *const comp[MBS_POSE_NCOMP][2] = {
-      {"pos", "x"}, {"pos", "y"},  {"pos", "z"},  {"quat", "qw"}, {"quat", "qx"},
-      {"quat", "qy"}, {"quat", "qz"}, {"com", "x"}, {"com", "y"},  {"com", "z"}};
+      {"pos", "x"},   {"pos", "y"},   {"pos", "z"}, {"quat", "qw"}, {"quat", "qx"},
+      {"quat", "qy"}, {"quat", "qz"}, {"com", "x"}, {"com", "y"},   {"com", "z"}};
   for (int b = 0; b < m->nbody; b++)
     for (int k = 0; k < MBS_POSE_NCOMP; k++)
       fprintf(f, ",%s_%s_%s", comp[k][0], m->body_name[b], comp[k][1]);
@@ -224,8 +228,8 @@ void mbsp_bodyOutDestroy(mbspBodyOut **pbo) {
   mbspBodyOut *bo = *pbo;
   mbs_stateDestroy(&bo->s);
   mbs_workDestroy(&bo->w);
-  void *arrs[] = {bo->xsave, bo->pose,   bo->pos,   bo->quat,  bo->com, bo->vel,
-                  bo->omega, bo->speed, bo->wrench, bo->fnorm, bo->tnorm, bo->cnt, bo->dsp};
+  void *arrs[] = {bo->xsave, bo->pose,   bo->pos,   bo->quat,  bo->com, bo->vel, bo->omega,
+                  bo->speed, bo->wrench, bo->fnorm, bo->tnorm, bo->cnt, bo->dsp};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(bo);
   *pbo = NULL;

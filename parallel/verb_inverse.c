@@ -66,8 +66,7 @@ static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
   const char *pre[3] = {"qd", "qdd", "tau"};
   for (int p = 0; p < 3; p++)
     for (int b = 0; b < m->nbody; b++)
-      for (int k = 0; k < m->body_dofnum[b]; k++)
-        mbs_csvName(f, pre[p], m, b, k, 1);
+      for (int k = 0; k < m->body_dofnum[b]; k++) mbs_csvName(f, pre[p], m, b, k, 1);
   fprintf(f, "\n");
   for (int i = 0; i < r->ns; i++) {
     fprintf(f, "%.17g", r->t[i]);

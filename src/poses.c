@@ -48,7 +48,7 @@ void mbs_bodyVelocityWorld(const mbsModel *m, const mbsWork *w, int b, mbsReal v
                            mbsReal omega[3]) {
   (void)m;
   const mbsReal *R = w->xmat + 9 * b, *v = w->cvel + 6 * b;
-  mbsu_mulMat3Vec(R, v, omega);  // [omega; v] in body coordinates at the body origin
+  mbsu_mulMat3Vec(R, v, omega); // [omega; v] in body coordinates at the body origin
   mbsu_mulMat3Vec(R, v + 3, vel);
 }
 
