@@ -26,6 +26,7 @@
 #include "h5out.h"
 #include "petsc_ts.h"
 #include "rankreport.h"
+#include "xdmf.h"
 #include "mbspar/mbs_solvertype.h"
 
 static volatile sig_atomic_t mbsp_sim_signal = 0;
@@ -62,6 +63,7 @@ typedef struct {
   FILE *ftraj, *fenergy;
   mbspH5 *h5;      // output.format = hdf5: the trajectory writer (every rank writes its slices)
   mbspBodyOut *bo; // per-body outputs (poses ...) of the owned bodies (bodyout.c)
+  mbspXdmf *xmf;   // rank 0, HDF5: trajectory.xmf (xdmf.c)
   double *poses;   // rank 0, CSV: the gathered pose rows (nbody x MBS_POSE_NCOMP)
   char dir[4096];
   // bookkeeping (identical on every rank except the local work partial sums)
@@ -269,6 +271,7 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
     mbsp_bodyOutH5Row(S->bo, S->h5);
     mbsErr eh = mbsp_h5Append(S->h5, t, S->y, S->y + (S->q1 - S->q0), en, avg);
     if (!e) e = eh;
+    if (!e && S->xmf) e = mbsp_xdmfAppend(S->xmf, mbsp_h5Rows(S->h5) - 1, t);
   }
   MBS_CALL(e);
   S->evals_out = S->evals, S->iters_out = S->iters;
@@ -739,6 +742,15 @@ static mbsErr mbsp_simOpenH5(mbspSim *S, int append, double t_cut) {
   free(nm);
   // the per-body datasets (/bodies, /joints, /model)
   if (!e) e = mbsp_bodyOutH5(S->bo, S->h5);
+  // rank 0: the XDMF description for ParaView (a restart continues it from the kept rows)
+  if (!e && S->rank == 0) {
+    char px[4200], pe[4200];
+    snprintf(px, sizeof px, "%s/trajectory.xmf", S->dir);
+    snprintf(pe, sizeof pe, "%s/energy.csv", S->dir);
+    e = mbsp_xdmfOpen(px, "trajectory.h5", m->nbody, S->a->cfg->out_joint_wrench,
+                      mbsp_h5Rows(S->h5), pe, &S->xmf);
+  }
+  e = mbsp_agreeErr(S->comm, e);
   if (e) mbsp_h5Abandon(&S->h5);
   return e;
 }
@@ -831,6 +843,10 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   // the rows written are complete: close (rename into place) also after an error (collective)
   mbsErr eh5 = mbsp_h5Close(&S->h5);
   if (!e) e = eh5;
+  if (S->xmf) { // rank 0: the final row count in every grid
+    mbsErr ex = mbsp_xdmfClose(&S->xmf);
+    if (!e) e = ex;
+  }
 
   // final report
   mbspRankReport rr;
