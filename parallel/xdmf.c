@@ -26,9 +26,9 @@ struct mbspXdmf {
   char *path, *h5;
   int nbody, wrench;
   FILE *f;
-  long tail;  // offset of the closing tags
-  long nrow;  // grids written
-  double *t;  // (cap) time of each row
+  long tail; // offset of the closing tags
+  long nrow; // grids written
+  double *t; // (cap) time of each row
   long cap;
 };
 
@@ -50,9 +50,10 @@ static void mbsp_xdmfSlab(FILE *f, const mbspXdmf *x, long i, long nrow, const c
   fprintf(f, "        <DataItem ItemType=\"HyperSlab\" Dimensions=\"1 %d%s\" Type=\"HyperSlab\">",
           x->nbody, c1);
   if (comment) fprintf(f, "<!-- %s -->", comment);
-  fprintf(f,
-          "\n          <DataItem Dimensions=\"3 %d\" Format=\"XML\">%ld 0%s 1 1%s 1 %d%s</DataItem>\n",
-          ncomp > 0 ? 3 : 2, i, c0, ncomp > 0 ? " 1" : "", x->nbody, c1);
+  fprintf(
+      f,
+      "\n          <DataItem Dimensions=\"3 %d\" Format=\"XML\">%ld 0%s 1 1%s 1 %d%s</DataItem>\n",
+      ncomp > 0 ? 3 : 2, i, c0, ncomp > 0 ? " 1" : "", x->nbody, c1);
   fprintf(f,
           "          <DataItem Dimensions=\"%ld %d%s\" NumberType=\"Float\" Precision=\"8\" "
           "Format=\"HDF\">%s:/%s</DataItem>\n        </DataItem>\n",
@@ -85,12 +86,11 @@ static void mbsp_xdmfGrid(FILE *f, const mbspXdmf *x, long i, double t, long nro
   mbsp_xdmfSlab(f, x, i, nrow, "bodies/pos", 3, row);
   fprintf(f, "      </Geometry>\n");
   mbsp_xdmfIndex(f, x, "body", "Node");
-  static const char *const attr[][4] = {
-      {"speed", "Scalar", "Node", "bodies/speed"},
-      {"velocity", "Vector", "Node", "bodies/vel"},
-      {"angular_velocity", "Vector", "Node", "bodies/omega"},
-      {"force", "Scalar", "Cell", "joints/force_norm"},
-      {"torque", "Scalar", "Cell", "joints/torque_norm"}};
+  static const char *const attr[][4] = {{"speed", "Scalar", "Node", "bodies/speed"},
+                                        {"velocity", "Vector", "Node", "bodies/vel"},
+                                        {"angular_velocity", "Vector", "Node", "bodies/omega"},
+                                        {"force", "Scalar", "Cell", "joints/force_norm"},
+                                        {"torque", "Scalar", "Cell", "joints/torque_norm"}};
   for (int k = 0; k < 5; k++) {
     if (!x->wrench && attr[k][2][0] == 'C') continue;
     fprintf(f, "      <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"%s\">\n", attr[k][0],

@@ -1045,9 +1045,41 @@ static void mbs_defaultQ0(int type, mbsReal *q0) {
   if (type == MBS_JNT_FREE) q0[3] = 1;
 }
 
+// ---------------------------------------------------------------- model: body tips
+
+// the tip of every body built so far: length * direction in its frame for generated bodies and
+// for explicit bodies with a length; a generator hung from such a body starts at its tip
+typedef struct {
+  mbsReal *p;         // (cap x 3)
+  unsigned char *has; // (cap)
+  int cap;
+} mbsTips;
+
+static mbsErr mbs_tipSet(mbsTips *t, int b, const mbsReal *tip) {
+  if (b >= t->cap) {
+    int cap = t->cap ? 2 * t->cap : 64;
+    while (cap <= b) cap *= 2;
+    mbsReal *p = realloc(t->p, sizeof(mbsReal) * 3 * (size_t)cap);
+    if (p) t->p = p;
+    unsigned char *h = realloc(t->has, (size_t)cap);
+    if (h) t->has = h;
+    if (!p || !h) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    memset(t->has + t->cap, 0, (size_t)(cap - t->cap));
+    t->cap = cap;
+  }
+  t->has[b] = tip != NULL;
+  if (tip) memcpy(t->p + 3 * b, tip, 3 * sizeof(mbsReal));
+  return MBS_OK;
+}
+
+static const mbsReal *mbs_tipGet(const mbsTips *t, int b) {
+  return b >= 0 && b < t->cap && t->has[b] ? t->p + 3 * b : NULL;
+}
+
 // ---------------------------------------------------------------- model: explicit bodies
 
-static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const mbsCs *list) {
+static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const mbsCs *list,
+                          mbsTips *tips) {
   static const char *const bkeys[] = {"name",  "parent", "joint",  "mass", "com",       "inertia",
                                       "shape", "length", "radius", "size", "direction", NULL};
   static const char *const jkeys[] = {"type",      "axis",    "axis2",     "origin", "q0", "qd0",
@@ -1060,6 +1092,10 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   MBS_CALL(mbs_cfgCheckKeys(c, b, bkeys));
   mbsBodySpec sp;
   mbs_bodySpecDefault(&sp);
+  // the default axes of the input file, the same for explicit bodies and generators: rotation
+  // about y (swinging in the x-z plane under gravity along -z), universal's second axis x
+  sp.axis[0] = 0, sp.axis[1] = 1, sp.axis[2] = 0;
+  sp.axis2[0] = 1, sp.axis2[1] = 0, sp.axis2[2] = 0;
   const char *name = NULL;
   MBS_CALL(mbs_cfgGetString(c, b, "name", &name));
   if (!name) return mbs_cfgFail(c, b, "%s: missing name", path);
@@ -1123,7 +1159,10 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   sp.mass = geo.mass;
   memcpy(sp.com, geo.com, sizeof sp.com);
   memcpy(sp.inertia, geo.inertia, sizeof sp.inertia);
-  return mbs_cfgAdd(c, m, &sp, b, j, &geo, what, NULL);
+  int id = -1;
+  MBS_CALL(mbs_cfgAdd(c, m, &sp, b, j, &geo, what, &id));
+  mbsReal tip[3] = {geo.length * geo.dir[0], geo.length * geo.dir[1], geo.length * geo.dir[2]};
+  return mbs_tipSet(tips, id, geo.length > 0 ? tip : NULL);
 }
 
 // ---------------------------------------------------------------- model: generators
@@ -1138,6 +1177,8 @@ typedef struct {
   // per-joint values: count 0 (default), 1 (broadcast), per (every joint), n*per (each joint)
   mbsReal *val[6];
   int cnt[6];
+  mbsTips *tips;
+  mbsReal spread; // tree: fan angle between siblings (rad), 0 = none
 } mbsGen;
 
 static const char *const mbs_gen_vkeys[6] = {"q0",      "qd0",       "stiffness",
@@ -1173,6 +1214,10 @@ static mbsErr mbs_genRead(const mbsConfig *c, mbsModel *m, mbsGen *gen) {
   MBS_CALL(mbs_cfgGetVec(c, g, "axis", 3, gen->axis));
   MBS_CALL(mbs_cfgGetVec(c, g, "axis2", 3, gen->axis2));
   MBS_CALL(mbs_cfgGetVec(c, g, "origin", 3, gen->origin));
+  // without origin, a generator hung from a body with a tip (a generated body, or an explicit
+  // one with a length) starts at that tip; from the ground or a body without one, at the origin
+  const mbsReal *tip = mbs_tipGet(gen->tips, gen->parent);
+  if (!config_setting_get_member(g, "origin") && tip) memcpy(gen->origin, tip, 3 * sizeof(mbsReal));
   MBS_CALL(mbs_cfgReadGeom(c, g, 1, what, &gen->geo));
   for (int k = 0; k < 6; k++) {
     int per = k == 0 ? gen->nq : gen->nv;
@@ -1203,8 +1248,20 @@ static mbsErr mbs_genRead(const mbsConfig *c, mbsModel *m, mbsGen *gen) {
 }
 
 // body i of a generator with parent index p: spec filled and added
+// quaternion q <- q (x) [cos(a/2), sin(a/2) u] (rotation by a about the unit axis u, child frame)
+static void mbs_quatTurn(mbsReal *q, const mbsReal *u, mbsReal a) {
+  mbsReal c = cos(0.5 * a), s = sin(0.5 * a), d[4] = {c, s * u[0], s * u[1], s * u[2]}, r[4];
+  r[0] = q[0] * d[0] - q[1] * d[1] - q[2] * d[2] - q[3] * d[3];
+  r[1] = q[0] * d[1] + q[1] * d[0] + q[2] * d[3] - q[3] * d[2];
+  r[2] = q[0] * d[2] - q[1] * d[3] + q[2] * d[0] + q[3] * d[1];
+  r[3] = q[0] * d[3] + q[1] * d[2] - q[2] * d[1] + q[3] * d[0];
+  memcpy(q, r, sizeof r);
+}
+
+// body i of a generator with parent index p: spec filled and added; \p fan: the extra initial
+// rotation about the joint axis (tree spread)
 static mbsErr mbs_genAdd(const mbsConfig *c, mbsModel *m, const mbsGen *gen, int i, int p, int root,
-                         int *id) {
+                         mbsReal fan, int *id) {
   mbsBodySpec sp;
   mbs_bodySpecDefault(&sp);
   char name[320], what[400];
@@ -1230,10 +1287,27 @@ static mbsErr mbs_genAdd(const mbsConfig *c, mbsModel *m, const mbsGen *gen, int
       dst[k][d] =
           cnt == 1 ? gen->val[k][0] : (cnt == per ? gen->val[k][d] : gen->val[k][i * per + d]);
   }
-  return mbs_cfgAdd(c, m, &sp, gen->g, NULL, &gen->geo, what, id);
+  // tree spread: the first rotation coordinate turns by fan, quaternions about the axis
+  if (fan != 0) {
+    mbsReal u[3];
+    mbsReal n = sqrt(gen->axis[0] * gen->axis[0] + gen->axis[1] * gen->axis[1] +
+                     gen->axis[2] * gen->axis[2]);
+    for (int k = 0; k < 3; k++) u[k] = n > 0 ? gen->axis[k] / n : (k == 1);
+    if (gen->type == MBS_JNT_SPHERICAL) mbs_quatTurn(sp.q0, u, fan);
+    if (gen->type == MBS_JNT_FREE) mbs_quatTurn(sp.q0 + 3, u, fan);
+    if (gen->type == MBS_JNT_REVOLUTE || gen->type == MBS_JNT_CYLINDRICAL ||
+        gen->type == MBS_JNT_UNIVERSAL)
+      sp.q0[0] += fan;
+  }
+  int b = -1;
+  MBS_CALL(mbs_cfgAdd(c, m, &sp, gen->g, NULL, &gen->geo, what, &b));
+  if (id) *id = b;
+  mbsReal tip[3] = {gen->geo.length * gen->geo.dir[0], gen->geo.length * gen->geo.dir[1],
+                    gen->geo.length * gen->geo.dir[2]};
+  return mbs_tipSet(gen->tips, b, tip);
 }
 
-static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
+static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTips *tips) {
   static const char *const keys[] = {
       "n",         "name",      "parent",  "joint",     "axis",  "axis2",   "origin", "length",
       "direction", "mass",      "shape",   "radius",    "size",  "inertia", "com",    "q0",
@@ -1246,6 +1320,7 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
   memset(&gen, 0, sizeof gen);
   gen.g = g;
   gen.kind = "chain";
+  gen.tips = tips;
   gen.n = -1;
   MBS_CALL(mbs_cfgGetInt(c, g, "n", &gen.n));
   if (!config_setting_get_member(g, "n"))
@@ -1255,16 +1330,17 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
                        MBS_CFG_MAXBODIES, gen.n);
   mbsErr e = mbs_genRead(c, m, &gen);
   int prev = gen.parent;
-  for (int i = 0; i < gen.n && !e; i++) e = mbs_genAdd(c, m, &gen, i, prev, i == 0, &prev);
+  for (int i = 0; i < gen.n && !e; i++) e = mbs_genAdd(c, m, &gen, i, prev, i == 0, 0, &prev);
   mbs_genFree(&gen);
   return e;
 }
 
-static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
-  static const char *const keys[] = {
-      "branching", "depth",  "parents",   "name",      "parent",  "joint",     "axis",  "axis2",
-      "origin",    "length", "direction", "mass",      "shape",   "radius",    "size",  "inertia",
-      "com",       "q0",     "qd0",       "stiffness", "damping", "springref", "force", NULL};
+static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTips *tips) {
+  static const char *const keys[] = {"branching", "depth",     "parents", "name",   "parent",
+                                     "joint",     "axis",      "axis2",   "origin", "length",
+                                     "direction", "mass",      "shape",   "radius", "size",
+                                     "inertia",   "com",       "q0",      "qd0",    "stiffness",
+                                     "damping",   "springref", "force",   "spread", NULL};
   if (config_setting_type(g) != CONFIG_TYPE_GROUP)
     return mbs_cfgFail(c, g, "tree: wrong type: expected a group { branching = ...; ... }, got %s",
                        mbs_cfgTypeName(g));
@@ -1273,6 +1349,7 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
   memset(&gen, 0, sizeof gen);
   gen.g = g;
   gen.kind = "tree";
+  gen.tips = tips;
   const mbsCs *ps = config_setting_get_member(g, "parents");
   const mbsCs *ks = config_setting_get_member(g, "branching"),
               *ds = config_setting_get_member(g, "depth");
@@ -1323,27 +1400,42 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
     gen.n = (int)n;
   }
   mbsErr e = mbs_genRead(c, m, &gen);
+  if (!e) e = mbs_cfgGetReal(c, g, "spread", &gen.spread);
+  if (!e && gen.spread != 0 && gen.type != MBS_JNT_REVOLUTE && gen.type != MBS_JNT_SPHERICAL &&
+      gen.type != MBS_JNT_FREE && gen.type != MBS_JNT_CYLINDRICAL && gen.type != MBS_JNT_UNIVERSAL)
+    e = mbs_cfgFail(c, config_setting_get_member(g, "spread"),
+                    "tree: spread needs a rotating joint (revolute, cylindrical, universal, "
+                    "spherical or free), not %s",
+                    mbs_jntName(gen.type));
   if (!e && plist) {
     // explicit parent list: tree body i+1 hangs from tree body plist[i] (0 = the tree's parent)
     int *ids = malloc((size_t)gen.n * sizeof *ids);
     if (!ids) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    // sibling rank and count of every tree body (the spread fans siblings out)
+    int *nsib = calloc((size_t)gen.n + 1, sizeof *nsib),
+        *rank = malloc(sizeof *rank * (size_t)gen.n);
+    if (!e && (!nsib || !rank)) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < gen.n && !e; i++) rank[i] = nsib[plist[i]]++;
     for (int i = 0; i < gen.n && !e; i++) {
       int root = plist[i] == 0;
-      e = mbs_genAdd(c, m, &gen, i, root ? gen.parent : ids[plist[i] - 1], root, &ids[i]);
+      mbsReal fan = gen.spread * (rank[i] - 0.5 * (nsib[plist[i]] - 1));
+      e = mbs_genAdd(c, m, &gen, i, root ? gen.parent : ids[plist[i] - 1], root, fan, &ids[i]);
     }
+    free(nsib), free(rank);
     free(ids);
   } else if (!e) {
     // complete k-ary tree in depth-first preorder (subtrees are contiguous)
     int *path = malloc((size_t)d * sizeof *path), *cnt = malloc((size_t)d * sizeof *cnt);
     if (!path || !cnt) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     int i = 0, lvl = 0;
-    if (!e) e = mbs_genAdd(c, m, &gen, i++, gen.parent, 1, &path[0]);
+    if (!e) e = mbs_genAdd(c, m, &gen, i++, gen.parent, 1, 0, &path[0]);
     if (!e) cnt[0] = 0;
     while (!e && lvl >= 0) {
       if (lvl < d - 1 && cnt[lvl] < k) {
         cnt[lvl]++;
         int id;
-        e = mbs_genAdd(c, m, &gen, i++, path[lvl], 0, &id);
+        mbsReal fan = gen.spread * (cnt[lvl] - 1 - 0.5 * (k - 1));
+        e = mbs_genAdd(c, m, &gen, i++, path[lvl], 0, fan, &id);
         lvl++;
         path[lvl] = id;
         cnt[lvl] = 0;
@@ -1360,15 +1452,16 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
 }
 
 // a generator key holds one group or a list of groups
-static mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree) {
+static mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree,
+                                mbsTips *tips) {
   if (mbs_cfgIsList(s)) {
     for (int k = 0; k < config_setting_length(s); k++) {
       const mbsCs *g = config_setting_get_elem(s, (unsigned)k);
-      MBS_CALL(tree ? mbs_cfgTree(c, m, g) : mbs_cfgChain(c, m, g));
+      MBS_CALL(tree ? mbs_cfgTree(c, m, g, tips) : mbs_cfgChain(c, m, g, tips));
     }
     return MBS_OK;
   }
-  return tree ? mbs_cfgTree(c, m, s) : mbs_cfgChain(c, m, s);
+  return tree ? mbs_cfgTree(c, m, s, tips) : mbs_cfgChain(c, m, s, tips);
 }
 
 mbsErr mbs_configBuildModel(const mbsConfig *c, mbsModel **out) {
@@ -1382,6 +1475,7 @@ mbsErr mbs_configBuildModel(const mbsConfig *c, mbsModel **out) {
   m->opt = c->opt;
   memcpy(m->gravity, c->gravity, sizeof m->gravity);
   mbsErr e = MBS_OK;
+  mbsTips tips = {NULL, NULL, 0};
   // bodies and generators in file order
   for (int k = 0; k < config_setting_length(model) && !e; k++) {
     const mbsCs *s = config_setting_get_elem(model, (unsigned)k);
@@ -1393,13 +1487,14 @@ mbsErr mbs_configBuildModel(const mbsConfig *c, mbsModel **out) {
         break;
       }
       for (int b = 0; b < config_setting_length(s) && !e; b++)
-        e = mbs_cfgBody(c, m, config_setting_get_elem(s, (unsigned)b), s);
+        e = mbs_cfgBody(c, m, config_setting_get_elem(s, (unsigned)b), s, &tips);
     } else if (strcmp(name, "chain") == 0) {
-      e = mbs_cfgGenerators(c, m, s, 0);
+      e = mbs_cfgGenerators(c, m, s, 0, &tips);
     } else if (strcmp(name, "tree") == 0) {
-      e = mbs_cfgGenerators(c, m, s, 1);
+      e = mbs_cfgGenerators(c, m, s, 1, &tips);
     }
   }
+  free(tips.p), free(tips.has);
   if (!e && m->nbody == 0)
     e = mbs_cfgFail(c, model, "empty model: the model has no bodies (give bodies, chain or tree)");
   if (!e) {
