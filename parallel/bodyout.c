@@ -188,6 +188,42 @@ mbsErr mbsp_bodyOutH5(mbspBodyOut *bo, mbspH5 *h) {
   if (!e)
     e = mbsp_h5Bodies(h, m->nbody, bo->b0, bo->nbo, mbsp_bodyout_sets,
                       bo->full ? MBSP_BODYOUT_NSET : 6, parent, names);
+  // the model's geometry, so a reader can redo the kinematics from /q (docs/outputs.md)
+  double *buf = malloc(n * 4 * sizeof(double));
+  if (!buf) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (body outputs)");
+  e = mbsp_agreeErr(bo->comm, e);
+  static const struct {
+    const char *name;
+    int ncomp;
+    const char *units, *desc;
+  } st[] = {{"model/mass", 0, "kg", "body mass"},
+            {"model/com", 3, "m", "centre of mass in the body frame"},
+            {"model/origin", 3, "m", "joint origin in the parent frame"},
+            {"model/axis", 3, "1", "joint axis"},
+            {"model/axis2", 3, "1", "second joint axis (universal)"},
+            {"model/framequat", 4, "1",
+             "reported frame in the body frame (w, x, y, z): /bodies/quat = body orientation "
+             "times this"}};
+  for (int k = 0; !e && k < 6; k++) {
+    int nc = st[k].ncomp;
+    for (int i = 0; i < bo->nbo; i++) {
+      int b = bo->b0 + i;
+      const double *src = k == 0   ? m->body_mass + b
+                          : k == 1 ? m->body_com + 3 * b
+                          : k == 2 ? m->jnt_origin + 3 * b
+                          : k == 3 ? m->jnt_axis + 3 * b
+                          : k == 4 ? m->jnt_axis2 + 3 * b
+                                   : m->body_framequat + 4 * b;
+      memcpy(buf + (size_t)i * (nc ? nc : 1), src, sizeof(double) * (size_t)(nc ? nc : 1));
+    }
+    e = mbsp_h5BodyStatic(h, st[k].name, nc, buf, NULL, st[k].units, st[k].desc);
+  }
+  for (int i = 0; !e && i < bo->nbo; i++) parent[i] = m->body_jnttype[bo->b0 + i];
+  if (!e)
+    e = mbsp_h5BodyStatic(h, "model/joint", 0, NULL, parent, NULL,
+                          "joint type: 0 fixed, 1 revolute, 2 prismatic, 3 cylindrical, "
+                          "4 universal, 5 spherical, 6 free");
+  free(buf);
   free(parent);
   free(names);
   return e;
@@ -211,11 +247,18 @@ void mbsp_bodyOutCsvHeader(const mbsModel *m, FILE *f) {
 mbsErr mbsp_bodyOutTopology(const mbsModel *m, const char *path) {
   FILE *f = fopen(path, "w");
   MBS_CHECK(f, MBS_ERR_IO, "%s: cannot open for writing", path);
-  fprintf(f, "index,name,parent,parent_name,joint,mass\n");
+  fprintf(f, "index,name,parent,parent_name,joint,mass,com_x,com_y,com_z,origin_x,origin_y,"
+             "origin_z,axis_x,axis_y,axis_z,axis2_x,axis2_y,axis2_z,frame_qw,frame_qx,frame_qy,"
+             "frame_qz\n");
   for (int b = 0; b < m->nbody; b++) {
     int p = m->body_parent[b];
-    fprintf(f, "%d,%s,%d,%s,%s,%.17g\n", b, m->body_name[b], p, p >= 0 ? m->body_name[p] : "ground",
+    fprintf(f, "%d,%s,%d,%s,%s,%.17g", b, m->body_name[b], p, p >= 0 ? m->body_name[p] : "ground",
             mbs_jntName(m->body_jnttype[b]), m->body_mass[b]);
+    const double *v[5] = {m->body_com + 3 * b, m->jnt_origin + 3 * b, m->jnt_axis + 3 * b,
+                          m->jnt_axis2 + 3 * b, m->body_framequat + 4 * b};
+    for (int k = 0; k < 5; k++)
+      for (int i = 0; i < (k == 4 ? 4 : 3); i++) fprintf(f, ",%.17g", v[k][i]);
+    fprintf(f, "\n");
   }
   int bad = ferror(f) != 0;
   if (fclose(f) != 0) bad = 1;

@@ -646,6 +646,46 @@ mbsErr mbsp_h5Bodies(mbspH5 *h, int nbody, int b0, int nbo, const mbspH5BodySet 
   return mbsp_agreeErr(h->comm, mbsp_h5BodiesSetup(h, parent, names));
 }
 
+// a static (nbody) or (nbody, ncomp) double dataset of which this rank writes its bodies
+static mbsErr mbsp_h5RealSlice(mbspH5 *h, const char *name, int ncomp, const double *buf,
+                               const char *units, const char *desc) {
+  int rank = ncomp > 0 ? 2 : 1;
+  hsize_t nc = ncomp > 0 ? (hsize_t)ncomp : 1;
+  hsize_t dims[2] = {(hsize_t)h->nbody, nc}, start[2] = {(hsize_t)h->b0, 0};
+  hsize_t count[2] = {(hsize_t)h->nbo, nc}, mdim = count[0] * nc > 0 ? count[0] * nc : 1;
+  double dummy = 0;
+  hid_t fsp = H5Screate_simple(rank, dims, NULL), msp = H5Screate_simple(1, &mdim, NULL);
+  hid_t d = H5I_INVALID_HID;
+  herr_t rc = -1;
+  if (fsp >= 0 && msp >= 0)
+    d = H5Dcreate2(h->file, name, H5T_NATIVE_DOUBLE, fsp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (d >= 0) {
+    rc = h->nbo > 0 ? H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL)
+                    : H5Sselect_none(fsp);
+    if (rc >= 0 && h->nbo == 0) rc = H5Sselect_none(msp);
+    if (rc >= 0) rc = H5Dwrite(d, H5T_NATIVE_DOUBLE, msp, fsp, h->dxpl, h->nbo ? buf : &dummy);
+    if (rc >= 0) rc = mbsp_h5AttrString(d, "units", units ? units : "");
+    if (rc >= 0) rc = mbsp_h5AttrString(d, "description", desc ? desc : "");
+  }
+  if (rc < 0) mbsp_h5Save();
+  if (d >= 0) H5Dclose(d);
+  if (msp >= 0) H5Sclose(msp);
+  if (fsp >= 0) H5Sclose(fsp);
+  return rc < 0 ? mbsp_h5Fail(h->tmp, name) : MBS_OK;
+}
+
+mbsErr mbsp_h5BodyStatic(mbspH5 *h, const char *name, int ncomp, const double *owned,
+                         const int *owned_int, const char *units, const char *desc) {
+  MBS_CHECK(h && h->nbset, MBS_ERR_INTERNAL, "mbsp_h5BodyStatic before mbsp_h5Bodies");
+  // a resumed file has it already
+  htri_t ex = H5Lexists(h->file, name, H5P_DEFAULT);
+  H5Eclear2(H5E_DEFAULT);
+  if (ex > 0) return MBS_OK;
+  mbsErr e = owned_int ? mbsp_h5IntSlice(h, name, h->nbody, ncomp, h->b0, h->nbo, owned_int, desc)
+                       : mbsp_h5RealSlice(h, name, ncomp, owned, units, desc);
+  return mbsp_agreeErr(h->comm, e);
+}
+
 void mbsp_h5BodyRow(mbspH5 *h, const double *const *data) {
   for (int k = 0; h && k < h->nbset; k++) h->brow[k] = data ? data[k] : NULL;
 }
@@ -809,6 +849,12 @@ mbsErr mbsp_h5Bodies(mbspH5 *h, int nbody, int b0, int nbo, const mbspH5BodySet 
 
 void mbsp_h5BodyRow(mbspH5 *h, const double *const *data) {
   (void)h, (void)data;
+}
+
+mbsErr mbsp_h5BodyStatic(mbspH5 *h, const char *name, int ncomp, const double *owned,
+                         const int *owned_int, const char *units, const char *desc) {
+  (void)h, (void)name, (void)ncomp, (void)owned, (void)owned_int, (void)units, (void)desc;
+  return mbsp_h5Unsupported(NULL);
 }
 
 mbsErr mbsp_h5Close(mbspH5 **h) {

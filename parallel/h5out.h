@@ -78,6 +78,12 @@ mbsErr mbsp_h5Bodies(mbspH5 *h, int nbody, int b0, int nbo, const mbspH5BodySet 
 /// Local.
 void mbsp_h5BodyRow(mbspH5 *h, const double *const *data);
 
+/// A static per-body dataset (nbody) (ncomp == 0) or (nbody, ncomp) of doubles (\p owned) or
+/// ints (\p owned_int, then \p owned is ignored), this rank writing its bodies' nbo rows; after
+/// mbsp_h5Bodies; a resumed file keeps the one it has. Collective.
+mbsErr mbsp_h5BodyStatic(mbspH5 *h, const char *name, int ncomp, const double *owned,
+                         const int *owned_int, const char *units, const char *desc);
+
 /// Number of rows written so far. Local.
 long mbsp_h5Rows(const mbspH5 *h);
 

@@ -10,8 +10,37 @@
 # a display (xvfb-run) for it.
 import sys
 
+import math
+
+from paraview import servermanager
 from paraview.simple import (ColorBy, ExtractSurface, GetActiveViewOrCreate, GetAnimationScene,
-                             Glyph, Render, SaveScreenshot, Show, Text, Tube, XDMFReader)
+                             GetColorTransferFunction, GetScalarBar, Glyph, Render,
+                             SaveScreenshot, Show, Text, Tube, XDMFReader)
+
+
+def typical_joint_length(reader):
+    # median length of the line cells (parent, body): sizes the tubes and spheres
+    data = servermanager.Fetch(reader)
+    if data.IsA("vtkMultiBlockDataSet"):
+        data = data.GetBlock(0)
+    lens = []
+    for c in range(data.GetNumberOfCells()):
+        ids = data.GetCell(c).GetPointIds()
+        if ids.GetNumberOfIds() == 2 and ids.GetId(0) != ids.GetId(1):
+            a, b = data.GetPoint(ids.GetId(0)), data.GetPoint(ids.GetId(1))
+            lens.append(math.sqrt(sum((a[k] - b[k]) ** 2 for k in range(3))))
+    lens.sort()
+    return lens[len(lens) // 2] if lens else 0.0
+
+
+def black_bar(array, view, title):
+    bar = GetScalarBar(GetColorTransferFunction(array), view)
+    bar.Title = title
+    bar.ComponentTitle = ""
+    bar.TitleColor = [0, 0, 0]
+    bar.LabelColor = [0, 0, 0]
+    bar.TitleFontSize = 14
+    bar.LabelFontSize = 12
 
 
 def main(argv):
@@ -39,6 +68,8 @@ def main(argv):
     size = max(b[1] - b[0], b[3] - b[2], b[5] - b[4], 1e-9)
     nbody = info.GetNumberOfPoints()
     has_force = "force" in reader.CellData.keys()
+    seg = typical_joint_length(reader) if nbody <= 20000 else 0.0
+    radius = min(max(0.15 * seg, 0.004 * size), 0.008 * size)
 
     view = GetActiveViewOrCreate("RenderView")
     view.ViewSize = [w, h]
@@ -51,22 +82,26 @@ def main(argv):
 
     # joints: tubes along the line cells (parent, body)
     tube = Tube(Input=ExtractSurface(Input=reader))
-    tube.Radius = size * 0.006
+    tube.Radius = radius
     tube.NumberofSides = 12
     td = Show(tube, view)
     ColorBy(td, ("CELLS", "force") if has_force else ("POINTS", "speed"))
     td.RescaleTransferFunctionToDataRange(True, False)
     td.SetScalarBarVisibility(view, True)
-    # bodies: spheres at the body frame origins (fewer than 5000: above that, the tubes say it)
-    if nbody <= 5000:
+    black_bar("force" if has_force else "speed", view,
+              "joint force [N]" if has_force else "speed [m/s]")
+    # bodies: spheres at the body frame origins, where they do not merge into a sausage (short
+    # links of a long chain) and there are not too many
+    if nbody <= 5000 and seg > 3 * radius:
         glyph = Glyph(Input=reader, GlyphType="Sphere")
         glyph.ScaleArray = ["POINTS", "No scale array"]
-        glyph.ScaleFactor = size * 0.018
+        glyph.ScaleFactor = 2.2 * radius
         glyph.GlyphMode = "All Points"
         gd = Show(glyph, view)
         ColorBy(gd, ("POINTS", "speed"))
         gd.RescaleTransferFunctionToDataRange(True, False)
         gd.SetScalarBarVisibility(view, True)
+        black_bar("speed", view, "body speed [m/s]")
     label = Text(Text="%st = %.4g s, %d bodies" % (opts["title"] + "  " if opts["title"] else "", t, nbody))
     ld = Show(label, view)
     ld.Color = [0, 0, 0]

@@ -31,8 +31,11 @@ case "$np" in
   ;;
 esac
 
-"$root/scripts/setup.sh" >&2
-"$root/scripts/build.sh" >&2
+# MBS_RUN_NO_BUILD=1: use the existing build as it is (tests of this script)
+if [ "${MBS_RUN_NO_BUILD:-0}" != 1 ]; then
+  "$root/scripts/setup.sh" >&2
+  "$root/scripts/build.sh" >&2
+fi
 
 exe=${MBS_BUILD_DIR:-$root/build}/mbspar
 if [ ! -x "$exe" ]; then

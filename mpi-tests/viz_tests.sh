@@ -1,0 +1,148 @@
+#!/bin/sh
+# Issue 11 end to end: body poses against recomputed forward kinematics, the XDMF file against
+# the HDF5 file (h5py + an XML parser), a ParaView rendering that is not empty, PETSc monitors
+# and -log_view, exact fixed-step times, pure JSON on standard output.
+# usage: viz_tests.sh PART MBSPAR SRCDIR PYTHON MPIEXEC NPFLAG [PREFLAGS...]
+#   PART: poses | xdmf | paraview | petsc | json
+# Exit 77 (skipped) when a part's tool is missing (h5py, ParaView), with the reason.
+part=$1 mbspar=$2 src=$3 py=$4 mpiexec=$5 npflag=$6
+shift 6
+pre="$*"
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
+mbs_test_init "mbs_viz_$part"
+mpi() { # mpi NP ARGS...
+  np=$1
+  shift
+  # shellcheck disable=SC2086
+  "$mpiexec" "$npflag" "$np" $pre "$@"
+}
+need_h5py() {
+  "$py" -c "import h5py, numpy" 2>/dev/null || {
+    echo "$py has no h5py/numpy (Debian python3-h5py; scripts/setup.sh installs it): skipped"
+    exit 77
+  }
+}
+cfg=$src/configs
+poses=$src/mpi-tests/poses.cfg
+
+case "$part" in
+poses)
+  # every joint type; CSV at 3 ranks and with the serial baseline, HDF5 at 4 ranks
+  need_h5py
+  mpi 3 "$mbspar" run "$poses" --out "$tmp/c3" --quiet || bad "CSV run at 3 ranks"
+  "$mbspar" run "$poses" --out "$tmp/c1" --quiet --set solver.method=aba || bad "CSV run, aba"
+  mpi 4 "$mbspar" run "$poses" --out "$tmp/h4" --quiet --set output.format=hdf5 || bad "HDF5 run"
+  for d in c3 c1 h4; do
+    "$py" "$src/mpi-tests/check_poses.py" "$tmp/$d" 1e-12 || bad "poses of $d"
+  done
+  # the pose columns of the CSV at 3 ranks equal the HDF5 ones at 4 (same model, schur is exact)
+  "$py" - "$tmp/c3/trajectory.csv" "$tmp/h4/trajectory.h5" <<'PY' || bad "CSV vs HDF5 poses"
+import csv, sys
+import h5py, numpy as np
+rows = list(csv.reader(open(sys.argv[1])))
+head, data = rows[0], np.array([[float(x) for x in r] for r in rows[1:]])
+f = h5py.File(sys.argv[2], "r")
+nb = f["bodies/pos"].shape[1]
+i = head.index("pos_base_x")
+P = data[:, i:].reshape(len(data), nb, 10)
+d = max(abs(P[:, :, 0:3] - f["bodies/pos"][()]).max(), abs(P[:, :, 7:10] - f["bodies/com"][()]).max())
+print("CSV (3 ranks) vs HDF5 (4 ranks) poses: largest difference %.3g m" % d)
+sys.exit(0 if d < 1e-12 else 1)
+PY
+  ;;
+xdmf)
+  # XDMF vs HDF5 on a chain, a tree and every joint type, fresh and continued by --restart
+  need_h5py
+  mpi 2 "$mbspar" run "$cfg/chain.cfg" --out "$tmp/chain" --quiet --set model.chain.n=24 \
+    --set integrator.t_end=0.02 --set output.format=hdf5 || bad "chain run"
+  mpi 3 "$mbspar" run "$cfg/tree.cfg" --out "$tmp/tree" --quiet --set model.tree.depth=4 \
+    --set integrator.t_end=0.01 --set output.format=hdf5 || bad "tree run"
+  mpi 2 "$mbspar" run "$poses" --out "$tmp/all" --quiet --set output.format=hdf5 \
+    --set output.joint_wrench=false || bad "run without joint wrenches"
+  mpi 2 "$mbspar" run "$poses" --out "$tmp/rs" --quiet --set output.format=hdf5 \
+    --set integrator.t_end=0.02 --set output.every=2 --set output.checkpoint_every=7 ||
+    bad "run to be continued"
+  mpi 2 "$mbspar" run "$poses" --out "$tmp/rs" --quiet --set output.format=hdf5 \
+    --set integrator.t_end=0.04 --set output.every=2 --restart "$tmp/rs/checkpoint.bin" ||
+    bad "restart"
+  for d in chain tree all rs; do
+    "$py" "$src/mpi-tests/check_xdmf.py" "$tmp/$d" || bad "XDMF of $d"
+  done
+  grep -q 'Name="force"' "$tmp/all/trajectory.xmf" && bad "force attribute without joint wrenches"
+  n=$(grep -c '<Grid Name="row' "$tmp/rs/trajectory.xmf")
+  [ "$n" -eq 21 ] || bad "continued run: $n grids, want 21 (t = 0, 0.002, ... 0.04)"
+  ;;
+paraview)
+  command -v pvbatch >/dev/null 2>&1 || {
+    echo "pvbatch not found (ParaView: scripts/setup.sh --with-viz): skipped"
+    exit 77
+  }
+  mpi 2 "$mbspar" run "$cfg/chain.cfg" --out "$tmp/chain" --quiet --set model.chain.n=32 \
+    --set integrator.t_end=0.05 --set output.format=hdf5 || bad "chain run"
+  mpi 2 "$mbspar" run "$cfg/tree.cfg" --out "$tmp/tree" --quiet --set model.tree.depth=5 \
+    --set integrator.t_end=0.02 --set output.format=hdf5 || bad "tree run"
+  for d in chain tree; do
+    "$src/scripts/render.sh" -o "$tmp/$d.png" -s 640x480 --check 1500 "$tmp/$d"
+    rc=$?
+    [ $rc -eq 77 ] && exit 77
+    [ $rc -eq 0 ] || bad "ParaView rendering of $d"
+    [ -s "$tmp/$d.png" ] || bad "no $d.png"
+  done
+  ;;
+petsc)
+  # -ts_monitor: one line per step (and one for the initial state, as TSSolve prints)
+  run 0 "$mbspar" run "$cfg/pendulum.cfg" --out "$tmp/m" --quiet --set integrator.t_end=0.01 \
+    -ts_monitor
+  n=$(grep -c ' TS dt ' "$tmp/out")
+  [ "$n" -eq 11 ] || bad "-ts_monitor printed $n lines for 10 steps, want 11"
+  # -ts_type euler: the summary and the report name the method TS really ran
+  run 0 mpi 2 "$mbspar" run "$cfg/pendulum.cfg" --out "$tmp/e" --set integrator.t_end=0.005 \
+    -ts_type euler
+  grep -q 'aba + euler' "$tmp/out" || bad "summary does not name euler: $(head -n 1 "$tmp/out")"
+  grep -q '"method": "euler"' "$tmp/e/run.json" || bad "run.json integrator.method is not euler"
+  # exact fixed-step times: t = k dt to the last bit
+  "$py" - "$tmp/m/energy.csv" <<'PY' || bad "fixed-step times are not k dt"
+import csv, sys
+bad = [(r["step"], r["t"]) for r in csv.DictReader(open(sys.argv[1]))
+       if float(r["t"]) != int(r["step"]) * 1e-3]
+print("times k dt: %d mismatches" % len(bad), bad[:3])
+sys.exit(1 if bad else 0)
+PY
+  # -log_view: mbspar's phases as events of their own, on the engine (halo and allreduce at 2
+  # ranks with J-CG)
+  run 0 mpi 2 "$mbspar" run "$cfg/chain.cfg" --out "$tmp/l" --quiet --set model.chain.n=16 \
+    --set integrator.t_end=0.003 --set solver.method=jcg -log_view
+  for ev in mbsEval mbsPosition mbsVelocity mbsAssembly mbsSolve mbsAccel mbsHalo mbsAllreduce \
+    mbsStep mbsOutput; do
+    grep -q "^$ev " "$tmp/out" || bad "-log_view does not list $ev"
+  done
+  grep -q 'mbspar run' "$tmp/out" || bad "-log_view has no stage 'mbspar run'"
+  # also for a verb that does not need PETSc otherwise
+  run 0 "$mbspar" accel "$cfg/chain.cfg" --quiet --set model.chain.n=16 -log_view
+  grep -q '^mbsSolve ' "$tmp/out" || bad "accel -log_view does not list mbsSolve"
+  ;;
+json)
+  # --json -: standard output is one JSON document in every verb, at 2 ranks, and through
+  # scripts/run.sh (its own lines and the build go to standard error)
+  for verb in run accel check static cpa inverse; do
+    c=$cfg/chain.cfg extra="--set model.chain.n=8 --set integrator.t_end=0.002"
+    [ $verb = inverse ] && c=$cfg/gripper.cfg extra=""
+    [ $verb = static ] && extra="$extra --set static.max_iter=50"
+    # shellcheck disable=SC2086
+    mpi 2 "$mbspar" $verb "$c" $extra --out "$tmp/o_$verb" --json - >"$tmp/$verb.json" \
+      2>"$tmp/$verb.err" || bad "$verb --json - failed: $(head -n 2 "$tmp/$verb.err")"
+    "$py" -m json.tool "$tmp/$verb.json" >/dev/null || bad "$verb --json -: not pure JSON"
+  done
+  MBS_RUN_NO_BUILD=1 MBS_BUILD_DIR=$(dirname "$mbspar") MBS_NP=2 "$src/scripts/run.sh" accel \
+    "$cfg/chain.cfg" --set solver.method=aba --json - 2>"$tmp/runsh.err" >"$tmp/runsh.json" ||
+    bad "scripts/run.sh accel failed: $(head -n 3 "$tmp/runsh.err")"
+  "$py" -m json.tool "$tmp/runsh.json" >/dev/null || bad "scripts/run.sh --json -: not pure JSON"
+  ;;
+*)
+  echo "viz_tests.sh: unknown part $part" >&2
+  exit 2
+  ;;
+esac
+[ "$fail" -eq 0 ] && echo "viz_tests.sh $part: all checks passed"
+exit "$fail"
