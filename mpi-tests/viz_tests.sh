@@ -3,7 +3,7 @@
 # the HDF5 file (h5py + an XML parser), a ParaView rendering that is not empty, PETSc monitors
 # and -log_view, exact fixed-step times, pure JSON on standard output.
 # usage: viz_tests.sh PART MBSPAR SRCDIR PYTHON MPIEXEC NPFLAG [PREFLAGS...]
-#   PART: poses | xdmf | paraview | petsc | json
+#   PART: poses | xdmf | paraview | petsc | json | animate
 # Exit 77 (skipped) when a part's tool is missing (h5py, ParaView), with the reason.
 part=$1 mbspar=$2 src=$3 py=$4 mpiexec=$5 npflag=$6
 shift 6
@@ -138,6 +138,27 @@ json)
     "$cfg/chain.cfg" --set solver.method=aba --json - 2>"$tmp/runsh.err" >"$tmp/runsh.json" ||
     bad "scripts/run.sh accel failed: $(head -n 3 "$tmp/runsh.err")"
   "$py" -m json.tool "$tmp/runsh.json" >/dev/null || bad "scripts/run.sh --json -: not pure JSON"
+  ;;
+animate)
+  # scripts/animate.sh: an animated GIF from a CSV run and from an HDF5 run
+  need_h5py
+  command -v gnuplot >/dev/null 2>&1 || {
+    echo "gnuplot not found (Debian gnuplot-nox): skipped"
+    exit 77
+  }
+  mpi 2 "$mbspar" run "$poses" --out "$tmp/c" --quiet || bad "CSV run"
+  mpi 2 "$mbspar" run "$poses" --out "$tmp/h" --quiet --set output.format=hdf5 || bad "HDF5 run"
+  for d in c h; do
+    "$src/scripts/animate.sh" -o "$tmp/$d.gif" -n 8 -s 320x240 "$tmp/$d" >"$tmp/a.out" 2>&1 ||
+      bad "animate.sh on $d: $(tail -n 3 "$tmp/a.out")"
+    "$py" - "$tmp/$d.gif" <<'PY' || bad "$d.gif is not an animated GIF of 8 frames"
+import sys
+b = open(sys.argv[1], "rb").read()
+frames = b.count(b"\x21\xf9\x04")  # one graphic control extension per frame
+print("%s: %d bytes, %d frames" % (sys.argv[1], len(b), frames))
+sys.exit(0 if b[:6] == b"GIF89a" and frames == 8 and len(b) > 2000 else 1)
+PY
+  done
   ;;
 *)
   echo "viz_tests.sh: unknown part $part" >&2

@@ -17,7 +17,7 @@ if [ "${1:-}" = "--all" ]; then
   shift
 fi
 
-"$root/scripts/setup.sh" --with-lint
+"$root/scripts/setup.sh" --with-lint --with-urdf
 "$root/scripts/build.sh"
 
 log=$bdir/test.sh.log
