@@ -33,7 +33,15 @@ poses)
   mpi 3 "$mbspar" run "$poses" --out "$tmp/c3" --quiet || bad "CSV run at 3 ranks"
   "$mbspar" run "$poses" --out "$tmp/c1" --quiet --set solver.method=aba || bad "CSV run, aba"
   mpi 4 "$mbspar" run "$poses" --out "$tmp/h4" --quiet --set output.format=hdf5 || bad "HDF5 run"
-  for d in c3 c1 h4; do
+  # a URDF robot (rpy origins: the reported frames are the link frames), given directly and
+  # through a cfg
+  mpi 2 "$mbspar" run "$cfg/arm.urdf" --out "$tmp/u1" --quiet --set integrator.t_end=0.05 \
+    2>"$tmp/u1.err" || bad "run arm.urdf"
+  grep -q 'not modelled: joint limits' "$tmp/u1.err" || bad "no not-modelled warning for arm.urdf"
+  [ "$(grep -c 'not modelled' "$tmp/u1.err")" -eq 1 ] || bad "the not-modelled warning is not one line"
+  mpi 3 "$mbspar" run "$cfg/urdf_arm.cfg" --out "$tmp/u2" --quiet --set integrator.t_end=0.05 \
+    2>/dev/null || bad "run urdf_arm.cfg"
+  for d in c3 c1 h4 u1 u2; do
     "$py" "$src/mpi-tests/check_poses.py" "$tmp/$d" 1e-12 || bad "poses of $d"
   done
   # the pose columns of the CSV at 3 ranks equal the HDF5 ones at 4 (same model, schur is exact)

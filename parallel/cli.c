@@ -293,6 +293,11 @@ void mbsp_jsonHead(mbsJson *j, const mbsCli *cli, mbspComm *comm, const mbsConfi
   mbs_configWriteJson(cfg, j);
   mbs_jsonEndObject(j);
   mbs_jsonModel(j, m);
+  if (cfg->urdf) { // the robot: joints with their limits, what is not modelled
+    mbs_jsonBeginObject(j, "urdf");
+    mbs_urdfJson(cfg->urdf, j);
+    mbs_jsonEndObject(j);
+  }
 }
 
 mbsErr mbsp_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m,

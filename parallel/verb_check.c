@@ -116,6 +116,7 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
     if (!e) e = mbs_checkGeometry(m, &cw);
     if (!e && mbsp_cliTable(cli)) {
       mbs_printSummary(cfg, m);
+      if (cfg->urdf) mbs_urdfPrint(cfg->urdf, stdout);
       printf("input is valid\n");
     }
     // the geometry warnings: on the table, and on stderr when the JSON takes standard output

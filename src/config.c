@@ -743,6 +743,59 @@ static mbsErr mbs_cfgReadCpa(mbsConfig *c, const mbsCs *root) {
 
 // ---------------------------------------------------------------- parse
 
+// model.urdf = "FILE" or { file = "FILE"; q0 = [...]; qd0 = [...]; }: the file name resolved
+// against the config's directory; the text is read by the caller (mbs_configSetUrdf)
+static mbsErr mbs_cfgReadUrdf(mbsConfig *c, const mbsCs *model) {
+  const mbsCs *s = config_setting_get_member(model, "urdf");
+  if (!s) return MBS_OK;
+  const char *file = NULL;
+  if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+    file = config_setting_get_string(s);
+  } else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
+    static const char *const keys[] = {"file", "q0", "qd0", NULL};
+    MBS_CALL(mbs_cfgCheckKeys(c, s, keys));
+    MBS_CALL(mbs_cfgGetString(c, s, "file", &file));
+    if (!file) return mbs_cfgFail(c, s, "model.urdf: missing file = \"robot.urdf\"");
+    MBS_CALL(mbs_cfgGetValues(c, s, "q0", &c->urdf_q0, &c->nurdf_q0));
+    MBS_CALL(mbs_cfgGetValues(c, s, "qd0", &c->urdf_qd0, &c->nurdf_qd0));
+  } else {
+    return mbs_cfgFail(c, s,
+                       "model.urdf: wrong type: expected a file name or { file = ...; q0 = ...; "
+                       "qd0 = ...; }, got %s",
+                       mbs_cfgTypeName(s));
+  }
+  if (!file[0]) return mbs_cfgFail(c, s, "model.urdf: empty file name");
+  c->urdf_line = mbs_cfgLine(s);
+  // relative to the directory of the config file
+  const char *slash = strrchr(c->filename, '/');
+  size_t dl = file[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
+  c->urdf_path = malloc(dl + strlen(file) + 1);
+  if (!c->urdf_path) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  memcpy(c->urdf_path, c->filename, dl);
+  memcpy(c->urdf_path + dl, file, strlen(file) + 1);
+  return MBS_OK;
+}
+
+mbsErr mbs_configSetUrdf(mbsConfig *c, const char *text, size_t len) {
+  MBS_CHECK(c->urdf_path, MBS_ERR_INTERNAL, "mbs_configSetUrdf: the config has no model.urdf");
+  mbs_urdfDestroy(&c->urdf);
+  MBS_CALL(mbs_urdfParse(text, len, c->urdf_path, &c->urdf));
+  int nq, nv;
+  mbs_urdfSizes(c->urdf, &nq, &nv);
+  const mbsCs *s = config_setting_get_member(
+      config_setting_get_member(config_root_setting((const config_t *)c->priv), "model"), "urdf");
+  if (c->nurdf_q0 && c->nurdf_q0 != nq)
+    return mbs_cfgFail(c, config_setting_get_member(s, "q0"),
+                       "model.urdf: wrong array length: q0 needs %d values (the robot's position "
+                       "coordinates in joint order), got %d",
+                       nq, c->nurdf_q0);
+  if (c->nurdf_qd0 && c->nurdf_qd0 != nv)
+    return mbs_cfgFail(c, config_setting_get_member(s, "qd0"),
+                       "model.urdf: wrong array length: qd0 needs %d values, got %d", nv,
+                       c->nurdf_qd0);
+  return MBS_OK;
+}
+
 mbsErr mbs_configParse(const char *text, const char *filename, const char *const *sets, int nsets,
                        mbsConfig **out) {
   *out = NULL;
@@ -814,13 +867,14 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   if (!e) e = mbs_cfgReadStatic(c, root);
   if (!e) e = mbs_cfgReadCpa(c, root);
   if (!e) {
-    static const char *const mkeys[] = {"gravity", "bodies", "chain", "tree", NULL};
+    static const char *const mkeys[] = {"gravity", "bodies", "chain", "tree", "urdf", NULL};
     const mbsCs *model = NULL;
     e = mbs_cfgGetGroup(c, root, "model", &model);
     if (!e && !model)
       e = mbs_errSet(MBS_ERR_INPUT, "%s:1: empty model: there is no model group", c->filename);
     if (!e) e = mbs_cfgCheckKeys(c, model, mkeys);
     if (!e) e = mbs_cfgGetVec(c, model, "gravity", 3, c->gravity);
+    if (!e) e = mbs_cfgReadUrdf(c, model);
   }
   if (e) {
     mbs_configDestroy(&c);
@@ -843,6 +897,10 @@ void mbs_configDestroy(mbsConfig **pc) {
   free(c->out_dir);
   free(c->inverse.q_start);
   free(c->inverse.q_end);
+  free(c->urdf_path);
+  free(c->urdf_q0);
+  free(c->urdf_qd0);
+  mbs_urdfDestroy(&c->urdf);
   free(c);
   *pc = NULL;
 }
@@ -1492,6 +1550,14 @@ mbsErr mbs_configBuildModel(const mbsConfig *c, mbsModel **out) {
       e = mbs_cfgGenerators(c, m, s, 0, &tips);
     } else if (strcmp(name, "tree") == 0) {
       e = mbs_cfgGenerators(c, m, s, 1, &tips);
+    } else if (strcmp(name, "urdf") == 0) {
+      // the robot, its root on the ground (the text was read by the caller)
+      if (!c->urdf)
+        e = mbs_errSet(MBS_ERR_INTERNAL, "%s: the URDF file %s was not read (mbs_configSetUrdf)",
+                       c->filename, c->urdf_path ? c->urdf_path : "?");
+      else
+        e = mbs_urdfAddBodies(c->urdf, m, -1, c->nurdf_q0 ? c->urdf_q0 : NULL,
+                              c->nurdf_qd0 ? c->urdf_qd0 : NULL);
     }
   }
   free(tips.p), free(tips.has);
