@@ -85,8 +85,8 @@ static void inertial(gen *g) {
 // root), fixed to "world", or floating from "world"; the other joints cycle through the types
 static char *randomUrdf(unsigned long long seed, int n, int base) {
   gen g = {seed, malloc(4096), 0, 4096};
-  static const char *const types[] = {"revolute", "continuous", "prismatic", "fixed", "revolute",
-                                      "continuous", "prismatic"};
+  static const char *const types[] = {"revolute", "continuous", "prismatic", "fixed",
+                                      "revolute", "continuous", "prismatic"};
   out(&g, "<?xml version=\"1.0\"?>\n<robot name=\"random%llu\">\n", seed);
   if (base > 0) out(&g, " <link name=\"world\"/>\n");
   for (int i = 0; i < n; i++) {
@@ -107,8 +107,8 @@ static char *randomUrdf(unsigned long long seed, int n, int base) {
     int p = (int)U(&g, 0, i - 0.001);
     // a massless fixed link (odd i) can carry children only on fixed joints: take a massive one
     while (p > 0 && !strcmp(types[(p + seed) % 7], "fixed") && p % 2 == 0) p--;
-    out(&g, " <joint name=\"j%d\" type=\"%s\"><parent link=\"link%d\"/><child link=\"link%d\"/>",
-        i, t, p, i);
+    out(&g, " <joint name=\"j%d\" type=\"%s\"><parent link=\"link%d\"/><child link=\"link%d\"/>", i,
+        t, p, i);
     out(&g, "<origin xyz=\"%.17g %.17g %.17g\" rpy=\"%.17g %.17g %.17g\"/>", U(&g, -0.5, 0.5),
         U(&g, -0.5, 0.5), U(&g, -0.5, 0.5), U(&g, -3, 3), U(&g, -1.5, 1.5), U(&g, -3, 3));
     out(&g, "<axis xyz=\"%.17g %.17g %.17g\"/>", U(&g, -1, 1), U(&g, -1, 1), U(&g, -1, 1));
@@ -224,7 +224,8 @@ static void principal(xmlNode *in) {
 // a <mujoco><compiler/> that keeps bodies and inertias as they are; \p principal_axes: every
 // inertial in its principal axes
 static int writeForMujoco(const char *text, size_t len, const char *path, int principal_axes) {
-  xmlDoc *doc = xmlReadMemory(text, (int)len, "robot.urdf", NULL, XML_PARSE_NONET | XML_PARSE_NOBLANKS);
+  xmlDoc *doc =
+      xmlReadMemory(text, (int)len, "robot.urdf", NULL, XML_PARSE_NONET | XML_PARSE_NOBLANKS);
   if (!doc) return -1;
   xmlNode *robot = xmlDocGetRootElement(doc);
   for (xmlNode *n = robot->children, *next; n; n = next) {
@@ -437,7 +438,9 @@ int main(int argc, char **argv) {
     int n = 6 + (int)(seed * 3 % 13), base = (int)(seed % 3);
     char *t = randomUrdf(seed, n, base), label[64];
     snprintf(label, sizeof label, "random tree %llu (%s base)", seed,
-             base == 2 ? "floating" : base == 1 ? "fixed-to-world" : "welded");
+             base == 2   ? "floating"
+             : base == 1 ? "fixed-to-world"
+                         : "welded");
     compare(label, t, strlen(t), seed, 1);
     compare(label, t, strlen(t), seed, 0);
     free(t);
@@ -445,7 +448,8 @@ int main(int argc, char **argv) {
   }
   // the real robots of Debian's dart-doc, when installed (argv: the data directory)
   const char *dir = argc > 1 ? argv[1] : "/usr/share/doc/dart/data";
-  static const char *const robots[] = {"urdf/KR5/KR5 sixx R650.urdf", "sdf/atlas/atlas_v3_no_head.urdf",
+  static const char *const robots[] = {"urdf/KR5/KR5 sixx R650.urdf",
+                                       "sdf/atlas/atlas_v3_no_head.urdf",
                                        "urdf/drchubo/drchubo.urdf", "urdf/wam/wam.urdf"};
   int nreal = 0;
   for (int k = 0; k < 4; k++) {

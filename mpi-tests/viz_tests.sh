@@ -3,7 +3,7 @@
 # the HDF5 file (h5py + an XML parser), a ParaView rendering that is not empty, PETSc monitors
 # and -log_view, exact fixed-step times, pure JSON on standard output.
 # usage: viz_tests.sh PART MBSPAR SRCDIR PYTHON MPIEXEC NPFLAG [PREFLAGS...]
-#   PART: poses | xdmf | paraview | petsc | json | animate
+#   PART: poses | xdmf | paraview | petsc | json | animate | inverse | example | progress
 # Exit 77 (skipped) when a part's tool is missing (h5py, ParaView), with the reason.
 part=$1 mbspar=$2 src=$3 py=$4 mpiexec=$5 npflag=$6
 shift 6
@@ -126,6 +126,10 @@ PY
     grep -q "^$ev " "$tmp/out" || bad "-log_view does not list $ev"
   done
   grep -q 'mbspar run' "$tmp/out" || bad "-log_view has no stage 'mbspar run'"
+  # -ts_view at the end
+  run 0 "$mbspar" run "$cfg/pendulum.cfg" --out "$tmp/v" --quiet --set integrator.t_end=0.002 \
+    -ts_view
+  grep -q 'TS Object' "$tmp/out" || bad "-ts_view printed no TS description"
   # also for a verb that does not need PETSc otherwise
   run 0 "$mbspar" accel "$cfg/chain.cfg" --quiet --set model.chain.n=16 -log_view
   grep -q '^mbsSolve ' "$tmp/out" || bad "accel -log_view does not list mbsSolve"
@@ -167,6 +171,76 @@ print("%s: %d bytes, %d frames" % (sys.argv[1], len(b), frames))
 sys.exit(0 if b[:6] == b"GIF89a" and frames == 8 and len(b) > 2000 else 1)
 PY
   done
+  ;;
+inverse)
+  # inverse.motion: the profile's own inverse.csv fed back (rates and accelerations given) gives
+  # the same forces bitwise; q alone (splines) gives them to the spline's accuracy
+  g=$cfg/gripper.cfg
+  mpi 2 "$mbspar" inverse "$g" --out "$tmp/a" --quiet || bad "inverse (profile)"
+  mpi 2 "$mbspar" inverse "$g" --out "$tmp/b" --quiet --set "inverse.motion=\"$tmp/a/inverse.csv\"" ||
+    bad "inverse (motion with qd, qdd)"
+  cmp -s "$tmp/a/inverse.csv" "$tmp/b/inverse.csv" || bad "motion fed back: inverse.csv differs"
+  grep -q '"given_accelerations": 4' "$tmp/b/inverse.json" || bad "inverse.json: given_accelerations"
+  # t and q only: every other column dropped
+  "$py" - "$tmp/a/inverse.csv" "$tmp/q.csv" <<'PY' || bad "writing the q-only motion"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+keep = [i for i, h in enumerate(rows[0]) if h == "t" or h.startswith("q_")]
+with open(sys.argv[2], "w") as f:
+    for r in rows:
+        f.write(",".join(r[i] for i in keep) + "\n")
+PY
+  mpi 2 "$mbspar" inverse "$g" --out "$tmp/c" --quiet --set "inverse.motion=\"$tmp/q.csv\"" ||
+    bad "inverse (motion, q only)"
+  "$py" - "$tmp/a/inverse.csv" "$tmp/c/inverse.csv" <<'PY' || bad "splines: forces differ"
+import csv, sys
+a = list(csv.DictReader(open(sys.argv[1])))
+c = list(csv.DictReader(open(sys.argv[2])))
+cols = [k for k in a[0] if k.startswith("tau_")]
+scale = max(abs(float(r[k])) for r in a for k in cols)
+# interior samples (the not-a-knot ends are less accurate)
+err = max(abs(float(x[k]) - float(y[k])) for x, y in list(zip(a, c))[5:-5] for k in cols)
+print("q-only motion (cubic splines, 101 samples): largest tau difference %.3g of max |tau| %.3g"
+      " (%.2g)" % (err, scale, err / scale))
+sys.exit(0 if err <= 1e-3 * scale and len(a) == len(c) else 1)
+PY
+  # a bad column: one line FILE:LINE:, exit 2
+  printf 't,q_link11,q_nobody\n0,0,0\n1,1,1\n' >"$tmp/bad.csv"
+  run 2 "$mbspar" inverse "$g" --set "inverse.motion=\"$tmp/bad.csv\""
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "bad motion: $(wc -l <"$tmp/err") stderr lines"
+  grep -q "^$tmp/bad.csv:1: column 3 \"q_nobody\"" "$tmp/err" || bad "bad motion: $(cat "$tmp/err")"
+  ;;
+progress)
+  # a live progress line under mpirun started from a terminal (script(1) gives mpirun a pty):
+  # several \r updates with a positive steps/s and an ETA
+  command -v script >/dev/null 2>&1 || {
+    echo "script (util-linux) not found: skipped"
+    exit 77
+  }
+  # shellcheck disable=SC2086
+  cmd="$mpiexec $npflag 2 $pre $mbspar run $cfg/chain.cfg --out $tmp/p --set model.chain.n=64"
+  cmd="$cmd --set integrator.t_end=0.4 --set output.every=100"
+  script -qec "$cmd" "$tmp/typescript" >/dev/null 2>&1 </dev/null || bad "run under script failed"
+  "$py" - "$tmp/typescript" <<'PY' || bad "no live progress line under mpirun on a terminal"
+import re, sys
+s = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+upd = re.findall(r"\r\[\s*([0-9.]+)%\][^\r\n]*?ETA ([0-9.]+ s|-)\s+([0-9.e+-]+) steps/s", s)
+print("live updates: %d, last: %s" % (len(upd), upd[-1] if upd else None))
+ok = len(upd) >= 2 and all(float(u[2]) > 0 for u in upd if float(u[0]) > 0) and upd[-1][0] == "100.0"
+sys.exit(0 if ok else 1)
+PY
+  ;;
+example)
+  # docs/examples/plot_h5.py on an HDF5 run
+  need_h5py
+  "$py" -c "import matplotlib" 2>/dev/null || {
+    echo "$py has no matplotlib (Debian python3-matplotlib: scripts/setup.sh --with-viz): skipped"
+    exit 77
+  }
+  mpi 2 "$mbspar" run "$cfg/chain.cfg" --out "$tmp/h" --quiet --set model.chain.n=16 \
+    --set integrator.t_end=0.02 --set output.format=hdf5 || bad "HDF5 run"
+  "$py" "$src/docs/examples/plot_h5.py" "$tmp/h" "$tmp/p.png" || bad "plot_h5.py"
+  [ -s "$tmp/p.png" ] || bad "no plot"
   ;;
 *)
   echo "viz_tests.sh: unknown part $part" >&2

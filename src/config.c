@@ -660,7 +660,8 @@ static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
 }
 
 static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"T", "steps", "q_start", "q_end", "angle_unit", NULL};
+  static const char *const keys[] = {"T",          "steps",  "q_start", "q_end",
+                                     "angle_unit", "motion", NULL};
   static const char *const units[] = {"rad", "deg", NULL};
   const mbsCs *g;
   mbsInverseSpec *iv = &c->inverse;
@@ -679,6 +680,20 @@ static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
   if (iv->steps < 1 || iv->steps > 100000000)
     return mbs_cfgFail(c, config_setting_get_member(g, "steps"),
                        "inverse.steps must be in [1, 1e8] (got %d)", iv->steps);
+  // a user motion: a CSV file relative to the config's directory
+  const char *mot = NULL;
+  MBS_CALL(mbs_cfgGetString(c, g, "motion", &mot));
+  if (mot) {
+    const mbsCs *ms = config_setting_get_member(g, "motion");
+    if (!mot[0]) return mbs_cfgFail(c, ms, "inverse.motion: empty file name");
+    const char *slash = strrchr(c->filename, '/');
+    size_t dl = mot[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
+    iv->motion = malloc(dl + strlen(mot) + 1);
+    if (!iv->motion) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    memcpy(iv->motion, c->filename, dl);
+    memcpy(iv->motion + dl, mot, strlen(mot) + 1);
+    iv->motion_line = mbs_cfgLine(ms);
+  }
   return MBS_OK;
 }
 
@@ -897,6 +912,7 @@ void mbs_configDestroy(mbsConfig **pc) {
   free(c->out_dir);
   free(c->inverse.q_start);
   free(c->inverse.q_end);
+  free(c->inverse.motion);
   free(c->urdf_path);
   free(c->urdf_q0);
   free(c->urdf_qd0);
@@ -1735,6 +1751,7 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
     mbs_jsonString(j, "angle_unit", iv->degrees ? "deg" : "rad");
     if (iv->nstart) mbs_jsonNumberArray(j, "q_start", iv->q_start, iv->nstart);
     if (iv->nend) mbs_jsonNumberArray(j, "q_end", iv->q_end, iv->nend);
+    if (iv->motion) mbs_jsonString(j, "motion", iv->motion);
     mbs_jsonEndObject(j);
   }
 

@@ -14,8 +14,13 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-enum { MBS_URDF_REVOLUTE, MBS_URDF_CONTINUOUS, MBS_URDF_PRISMATIC, MBS_URDF_FIXED,
-       MBS_URDF_FLOATING };
+enum {
+  MBS_URDF_REVOLUTE,
+  MBS_URDF_CONTINUOUS,
+  MBS_URDF_PRISMATIC,
+  MBS_URDF_FIXED,
+  MBS_URDF_FLOATING
+};
 static const char *const mbs_urdf_types[] = {"revolute", "continuous", "prismatic", "fixed",
                                              "floating"};
 
@@ -294,8 +299,9 @@ static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
   }
   free(stack);
   if (seen != u->nlink)
-    return mbs_urdfFail(u, xmlGetLineNo(robot), "the joints do not form a tree from the root link "
-                                                "\"%s\" (a loop)",
+    return mbs_urdfFail(u, xmlGetLineNo(robot),
+                        "the joints do not form a tree from the root link "
+                        "\"%s\" (a loop)",
                         u->link[u->root].name);
   // floating joints: mbspar free joints hang from anything; sizes
   for (int i = 0; i < u->njoint; i++) {
@@ -359,8 +365,9 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
   mbsErr e = MBS_OK;
   xmlNode *robot = xmlDocGetRootElement(doc);
   if (!robot || !mbs_urdfIs(robot, "robot"))
-    e = mbs_urdfFail(u, robot ? xmlGetLineNo(robot) : 1, "not a URDF robot: the root element is "
-                                                         "<%s>, expected <robot>",
+    e = mbs_urdfFail(u, robot ? xmlGetLineNo(robot) : 1,
+                     "not a URDF robot: the root element is "
+                     "<%s>, expected <robot>",
                      robot ? (const char *)robot->name : "");
   int nl = 0, nj = 0;
   for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next) {
@@ -452,7 +459,8 @@ static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdf
   mbsu_mulMat3(M, I, T); // Ib = M I M^T
   for (int r = 0; r < 3; r++)
     for (int c = 0; c < 3; c++)
-      Ib[3 * r + c] = T[3 * r] * M[3 * c] + T[3 * r + 1] * M[3 * c + 1] + T[3 * r + 2] * M[3 * c + 2];
+      Ib[3 * r + c] =
+          T[3 * r] * M[3 * c] + T[3 * r + 1] * M[3 * c + 1] + T[3 * r + 2] * M[3 * c + 2];
   sp.inertia[0] = Ib[0], sp.inertia[1] = Ib[4], sp.inertia[2] = Ib[8];
   sp.inertia[3] = 0.5 * (Ib[1] + Ib[3]), sp.inertia[4] = 0.5 * (Ib[2] + Ib[6]);
   sp.inertia[5] = 0.5 * (Ib[5] + Ib[7]);
@@ -477,7 +485,8 @@ static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdf
 mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsReal *q0,
                          const mbsReal *qd0) {
   // per link: the body it belongs to, its frame in that body's frame (rotation, position)
-  int *body = malloc(sizeof(int) * (size_t)u->nlink), *stack = malloc(sizeof(int) * (size_t)u->nlink);
+  int *body = malloc(sizeof(int) * (size_t)u->nlink),
+      *stack = malloc(sizeof(int) * (size_t)u->nlink);
   double *R = malloc(sizeof(double) * 9 * (size_t)u->nlink);
   double *p = malloc(sizeof(double) * 3 * (size_t)u->nlink);
   mbsErr e = body && stack && R && p ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
@@ -509,8 +518,8 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
       body[L] = body[P];
       memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, o, sizeof o);
     } else {
-      int jt = j->type == MBS_URDF_PRISMATIC ? MBS_JNT_PRISMATIC
-               : j->type == MBS_URDF_FIXED   ? MBS_JNT_FIXED
+      int jt = j->type == MBS_URDF_PRISMATIC  ? MBS_JNT_PRISMATIC
+               : j->type == MBS_URDF_FIXED    ? MBS_JNT_FIXED
                : j->type == MBS_URDF_FLOATING ? MBS_JNT_FREE
                                               : MBS_JNT_REVOLUTE;
       e = mbs_urdfBody(u, l, j, m, body[P], jt, o, jt == MBS_JNT_FIXED ? NULL : ax, RJ,

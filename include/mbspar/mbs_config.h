@@ -35,6 +35,9 @@ typedef struct {
   int nstart, nend; ///< number of values given in q_start / q_end (0 = default to q0)
   mbsReal *q_start; ///< (nstart) as given (1 value = broadcast)
   mbsReal *q_end;   ///< (nend) as given (1 value = broadcast)
+  char *motion;     ///< inverse.motion: a CSV of t and q (mbs_motion.h) instead of the profile,
+                    ///< resolved against the config's directory (NULL: the profile)
+  int motion_line;  ///< line of inverse.motion in the config
 } mbsInverseSpec;
 
 /// The `cpa` group: the cost model of `mbspar cpa` (docs/cpa.md); defaults if absent.
