@@ -33,6 +33,20 @@ poses)
   mpi 3 "$mbspar" run "$poses" --out "$tmp/c3" --quiet || bad "CSV run at 3 ranks"
   "$mbspar" run "$poses" --out "$tmp/c1" --quiet --set solver.method=aba || bad "CSV run, aba"
   mpi 4 "$mbspar" run "$poses" --out "$tmp/h4" --quiet --set output.format=hdf5 || bad "HDF5 run"
+  # the joint wrenches of HDF5 row 0 (the extra evaluation at the row's state) equal those of
+  # `mbspar accel` at the initial state (another run, 2 ranks)
+  mpi 2 "$mbspar" accel "$poses" --json "$tmp/accel.json" --quiet || bad "accel"
+  "$py" - "$tmp/accel.json" "$tmp/h4/trajectory.h5" <<'PY' || bad "joint wrenches of row 0 vs accel"
+import json, sys
+import h5py, numpy as np
+a = np.array(json.load(open(sys.argv[1]))["joint_wrench"])
+f = h5py.File(sys.argv[2], "r")
+w = f["joints/wrench"][0]
+d = abs(w - a).max() / abs(a).max()
+n = abs(np.linalg.norm(w[:, 3:], axis=1) - f["joints/force_norm"][0]).max()
+print("joint wrenches, row 0 vs accel: relative difference %.3g; |force| column %.3g" % (d, n))
+sys.exit(0 if d < 1e-9 and n < 1e-12 else 1)
+PY
   # a URDF robot (rpy origins: the reported frames are the link frames), given directly and
   # through a cfg
   mpi 2 "$mbspar" run "$cfg/arm.urdf" --out "$tmp/u1" --quiet --set integrator.t_end=0.05 \
@@ -126,6 +140,10 @@ PY
     grep -q "^$ev " "$tmp/out" || bad "-log_view does not list $ev"
   done
   grep -q 'mbspar run' "$tmp/out" || bad "-log_view has no stage 'mbspar run'"
+  # -ts_adapt_monitor (adaptive dp5): the step-size control reports every step
+  run 0 "$mbspar" run "$cfg/pendulum.cfg" --out "$tmp/am" --quiet --set integrator.t_end=0.05 \
+    --set integrator.method=dp5 -ts_adapt_monitor
+  grep -q 'TSAdapt basic' "$tmp/out" || bad "-ts_adapt_monitor printed nothing"
   # -ts_view at the end
   run 0 "$mbspar" run "$cfg/pendulum.cfg" --out "$tmp/v" --quiet --set integrator.t_end=0.002 \
     -ts_view
