@@ -117,8 +117,10 @@ mbsErr mbs_motionRead(const mbsModel *m, const char *text, const char *filename,
   for (char *p = buf; p && *p;) {
     line[nl++] = p;
     char *nlc = strchr(p, '\n');
-    if (nlc) *nlc = 0, p = nlc + 1;
-    else p = NULL;
+    if (nlc)
+      *nlc = 0, p = nlc + 1;
+    else
+      p = NULL;
   }
   mbsErr e = MBS_OK;
   int ncol = 0, *kind = NULL, *idx = NULL;
@@ -198,8 +200,8 @@ mbsErr mbs_motionRead(const mbsModel *m, const char *text, const char *filename,
       if (kind[k] == MBS_COL_QDD) mo->qdd[(size_t)r * nv + idx[k]] = x, agiven[idx[k]] = 1;
     }
     if (!e && r > 0 && !(mo->t[r] > mo->t[r - 1]))
-      e = mbs_motionFail(file, i + 1, "t = %.17g does not increase (previous row: %.17g)",
-                         mo->t[r], mo->t[r - 1]);
+      e = mbs_motionFail(file, i + 1, "t = %.17g does not increase (previous row: %.17g)", mo->t[r],
+                         mo->t[r - 1]);
     r++;
   }
   // splines where rates or accelerations are not given
@@ -249,7 +251,8 @@ mbsErr mbs_motionRead(const mbsModel *m, const char *text, const char *filename,
     for (int r = 0; r < ns; r++) {
       const mbsReal *qq = mo->q + (size_t)r * nq + qa + q0;
       mbsReal qd4[4], qdd4[4], w[3], a[3];
-      for (int k = 0; k < 4; k++) qd4[k] = dy[(size_t)k * ns + r], qdd4[k] = d2y[(size_t)k * ns + r];
+      for (int k = 0; k < 4; k++)
+        qd4[k] = dy[(size_t)k * ns + r], qdd4[k] = d2y[(size_t)k * ns + r];
       mbs_quatMulConj(qq, qd4, w);
       mbs_quatMulConj(qq, qdd4, a);
       for (int k = 0; k < 3; k++) {

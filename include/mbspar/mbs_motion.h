@@ -10,11 +10,11 @@
 #include "mbs_model.h"
 
 typedef struct {
-  int ns;       ///< samples (rows)
-  mbsReal *t;   ///< (ns) times, strictly increasing
-  mbsReal *q;   ///< (ns x nq)
-  mbsReal *qd;  ///< (ns x nv)
-  mbsReal *qdd; ///< (ns x nv)
+  int ns;                           ///< samples (rows)
+  mbsReal *t;                       ///< (ns) times, strictly increasing
+  mbsReal *q;                       ///< (ns x nq)
+  mbsReal *qd;                      ///< (ns x nv)
+  mbsReal *qdd;                     ///< (ns x nv)
   int given_q, given_qd, given_qdd; ///< columns found of each kind
 } mbsMotion;
 
