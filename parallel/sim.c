@@ -873,7 +873,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
              a->cfg->filename, m->nbody, m->nv, S->size, mbs_solverName(m->opt.solver), o.method, t,
              step, o.rejected, S->evals, S->evals ? (double)S->iters / S->evals : 0.0, ke, pe,
              ke + pe, wk, S->dir,
-             a->cfg->out_format == MBS_OUTFMT_HDF5 ? "trajectory.h5" : "trajectory.csv");
+             a->cfg->out_format == MBS_OUTFMT_HDF5 ? "trajectory.h5, trajectory.xmf"
+                                                   : "trajectory.csv, bodies.csv");
     if (S->ftraj) fflush(S->ftraj);
     if (S->fenergy) fflush(S->fenergy);
     e = a->emit(a->emit_ctx, mbsp_runJson, &o);
