@@ -242,15 +242,16 @@ progress)
     exit 77
   }
   # shellcheck disable=SC2086
-  cmd="$mpiexec $npflag 2 $pre $mbspar run $cfg/chain.cfg --out $tmp/p --set model.chain.n=64"
-  cmd="$cmd --set integrator.t_end=0.4 --set output.every=100"
+  # 4000 steps of the 256-link chain: about 2 s here unloaded, so several 0.2 s updates
+  cmd="$mpiexec $npflag 2 $pre $mbspar run $cfg/chain.cfg --out $tmp/p"
+  cmd="$cmd --set integrator.t_end=4 --set output.every=1000"
   script -qec "$cmd" "$tmp/typescript" >/dev/null 2>&1 </dev/null || bad "run under script failed"
   "$py" - "$tmp/typescript" <<'PY' || bad "no live progress line under mpirun on a terminal"
 import re, sys
 s = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
 upd = re.findall(r"\r\[\s*([0-9.]+)%\][^\r\n]*?ETA ([0-9.]+ s|-)\s+([0-9.e+-]+) steps/s", s)
 print("live updates: %d, last: %s" % (len(upd), upd[-1] if upd else None))
-ok = len(upd) >= 2 and all(float(u[2]) > 0 for u in upd if float(u[0]) > 0) and upd[-1][0] == "100.0"
+ok = len(upd) >= 3 and all(float(u[2]) > 0 for u in upd if float(u[0]) > 0) and upd[-1][0] == "100.0"
 sys.exit(0 if ok else 1)
 PY
   ;;
