@@ -30,6 +30,7 @@
 #include "spatial.h"
 
 static double worst_qdd = 0, worst_pose = 0, worst_raw = 0, worst_ierr = 0;
+static int on_merged = 0; // random joints whose parent link is massless (merged)
 
 // ---------------------------------------------------------------- random URDF trees
 
@@ -90,7 +91,7 @@ static char *randomUrdf(unsigned long long seed, int n, int base) {
   out(&g, "<?xml version=\"1.0\"?>\n<robot name=\"random%llu\">\n", seed);
   if (base > 0) out(&g, " <link name=\"world\"/>\n");
   for (int i = 0; i < n; i++) {
-    // every 5th link on a fixed joint has no mass (merged into its parent by mbspar)
+    // the links of even index on fixed joints have no mass (merged into their parent by mbspar)
     int fixed = i > 0 && !strcmp(types[(i + seed) % 7], "fixed");
     out(&g, " <link name=\"link%d\">\n", i);
     if (!(fixed && i % 2 == 0)) inertial(&g);
@@ -104,9 +105,10 @@ static char *randomUrdf(unsigned long long seed, int n, int base) {
         U(&g, -1.5, 1.5), U(&g, -3, 3));
   for (int i = 1; i < n; i++) {
     const char *t = types[(i + seed) % 7];
+    // any earlier link, also a massless one on a fixed joint (merged into its parent: its
+    // children hang from the merged frame)
     int p = (int)U(&g, 0, i - 0.001);
-    // a massless fixed link (odd i) can carry children only on fixed joints: take a massive one
-    while (p > 0 && !strcmp(types[(p + seed) % 7], "fixed") && p % 2 == 0) p--;
+    on_merged += p > 0 && p % 2 == 0 && !strcmp(types[(p + seed) % 7], "fixed");
     out(&g, " <joint name=\"j%d\" type=\"%s\"><parent link=\"link%d\"/><child link=\"link%d\"/>", i,
         t, p, i);
     out(&g, "<origin xyz=\"%.17g %.17g %.17g\" rpy=\"%.17g %.17g %.17g\"/>", U(&g, -0.5, 0.5),
@@ -451,6 +453,8 @@ int main(int argc, char **argv) {
   static const char *const robots[] = {"urdf/KR5/KR5 sixx R650.urdf",
                                        "sdf/atlas/atlas_v3_no_head.urdf",
                                        "urdf/drchubo/drchubo.urdf", "urdf/wam/wam.urdf"};
+  printf("  (%d random joints hang from a massless link on a fixed joint)\n", on_merged);
+  MBS_EXPECT(on_merged > 0, "the random trees never hang a joint from a merged link");
   int nreal = 0;
   for (int k = 0; k < 4; k++) {
     char p[1024];
