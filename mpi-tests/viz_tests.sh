@@ -254,6 +254,16 @@ print("live updates: %d, last: %s" % (len(upd), upd[-1] if upd else None))
 ok = len(upd) >= 3 and all(float(u[2]) > 0 for u in upd if float(u[0]) > 0) and upd[-1][0] == "100.0"
 sys.exit(0 if ok else 1)
 PY
+  # --progress SEC: plain lines (no \r) on the same terminal
+  script -qec "$cmd --out $tmp/p2 --progress 0.3" "$tmp/ts2" >/dev/null 2>&1 </dev/null ||
+    bad "run --progress under script failed"
+  "$py" - "$tmp/ts2" <<'PY' || bad "--progress SEC did not give plain lines"
+import re, sys
+s = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+plain = re.findall(r"(?m)^\[\s*[0-9.]+%\]", s.replace("\r\n", "\n"))
+print("plain lines: %d, carriage returns before '[': %d" % (len(plain), s.count("\r[")))
+sys.exit(0 if len(plain) >= 2 and s.count("\r[") == 0 else 1)
+PY
   ;;
 example)
   # docs/examples/plot_h5.py on an HDF5 run

@@ -296,9 +296,10 @@ static int mbsp_progressLive(void) {
 static void mbsp_progress(mbspSim *S, double t, long step, int final) {
   if (S->rank != 0 || S->a->quiet) return;
   double now = mbsp_wtime(), wall = now - S->wall0;
-  if (S->live < 0) S->live = mbsp_progressLive();
+  // --progress SEC: plain lines every SEC seconds (logs), whatever stderr is
+  if (S->live < 0) S->live = S->a->progress_every > 0 ? 0 : mbsp_progressLive();
   int tty = S->live;
-  double every = tty ? 0.2 : S->a->progress_every;
+  double every = tty ? 0.2 : S->a->progress_every > 0 ? S->a->progress_every : 10;
   if (!final && now - S->last_progress < every) return;
   S->last_progress = now;
   // rate and ETA from the steps and the simulated time of this invocation (a restart starts
