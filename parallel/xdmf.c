@@ -12,9 +12,11 @@
 /// key differ per row (without it the reader logs "no caching possible" for every step).
 /// Trade-offs: the file is rewritten from the tail after each append (fseek to the closing
 /// tags), so it is valid XDMF at every moment of the run and after a kill; while the run goes
-/// on, each grid declares the dataset's row count at the time it was written (readers take the
-/// hyperslab, which is inside); mbsp_xdmfClose rewrites the whole file once with the final count
-/// so strict readers see matching dimensions. O(rows) bytes, nothing per body.
+/// on, the grids name the HDF5 file by its temporary name (trajectory.h5.tmp, which h5out.c
+/// renames at the end) and declare the dataset's row count at the time they were written
+/// (readers take the hyperslab, which is inside); mbsp_xdmfClose rewrites the whole file once
+/// with the final name and row count, so strict readers see matching dimensions. O(rows) bytes,
+/// nothing per body.
 #define _POSIX_C_SOURCE 200809L
 #include "xdmf.h"
 #include <errno.h>
@@ -23,7 +25,8 @@
 #include <string.h>
 
 struct mbspXdmf {
-  char *path, *h5;
+  char *path, *h5; // h5: the name in the grids (the .tmp name while the run goes on)
+  char *h5final;   // the HDF5 file's name after the run (mbsp_h5Close renames it)
   int nbody, wrench;
   FILE *f;
   long tail; // offset of the closing tags
@@ -157,11 +160,14 @@ mbsErr mbsp_xdmfOpen(const char *path, const char *h5name, int nbody, int wrench
   mbspXdmf *x = calloc(1, sizeof *x);
   *out = NULL;
   MBS_CHECK(x, MBS_ERR_NOMEM, "out of memory (XDMF)");
-  x->path = malloc(strlen(path) + 1), x->h5 = malloc(strlen(h5name) + 1);
+  size_t hl = strlen(h5name);
+  x->path = malloc(strlen(path) + 1), x->h5 = malloc(hl + 5), x->h5final = malloc(hl + 1);
   x->nbody = nbody, x->wrench = wrench;
   *out = x;
-  MBS_CHECK(x->path && x->h5, MBS_ERR_NOMEM, "out of memory (XDMF)");
-  memcpy(x->path, path, strlen(path) + 1), memcpy(x->h5, h5name, strlen(h5name) + 1);
+  MBS_CHECK(x->path && x->h5 && x->h5final, MBS_ERR_NOMEM, "out of memory (XDMF)");
+  memcpy(x->path, path, strlen(path) + 1), memcpy(x->h5final, h5name, hl + 1);
+  // while the run goes on the HDF5 file is NAME.tmp (h5out.c renames it at the end)
+  memcpy(x->h5, h5name, hl), memcpy(x->h5 + hl, ".tmp", 5);
   if (nrow > 0) MBS_CALL(mbsp_xdmfTimes(x, energy_csv, nrow));
   return mbsp_xdmfRewrite(x, 0);
 }
@@ -179,9 +185,13 @@ mbsErr mbsp_xdmfAppend(mbspXdmf *x, long row, double t) {
 mbsErr mbsp_xdmfClose(mbspXdmf **px) {
   if (!px || !*px) return MBS_OK;
   mbspXdmf *x = *px;
-  mbsErr e = x->path && x->h5 ? mbsp_xdmfRewrite(x, 1) : MBS_OK;
+  mbsErr e = MBS_OK;
+  if (x->path && x->h5 && x->h5final) { // the final names and row counts
+    strcpy(x->h5, x->h5final);
+    e = mbsp_xdmfRewrite(x, 1);
+  }
   if (x->f && fclose(x->f) != 0 && !e) e = mbs_errSet(MBS_ERR_IO, "%s: close failed", x->path);
-  free(x->path), free(x->h5), free(x->t), free(x);
+  free(x->path), free(x->h5), free(x->h5final), free(x->t), free(x);
   *px = NULL;
   return e;
 }

@@ -20,8 +20,9 @@ mbsErr mbsp_xdmfOpen(const char *path, const char *h5name, int nbody, int wrench
                      const char *energy_csv, mbspXdmf **x);
 /// Describe HDF5 row \p row at time \p t (rows in order). Local.
 mbsErr mbsp_xdmfAppend(mbspXdmf *x, long row, double t);
-/// Rewrite the file with the final row count in every dataset reference, close, free and NULL
-/// (NULL is a no-op). Local.
+/// Rewrite the file with the final file name (until then the grids name "<h5name>.tmp", the
+/// HDF5 file's name while it is written) and the final row count in every dataset reference,
+/// close, free and NULL (NULL is a no-op). Local.
 mbsErr mbsp_xdmfClose(mbspXdmf **x);
 
 #endif
