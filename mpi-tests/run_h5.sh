@@ -68,21 +68,30 @@ vals() { # vals DATASET: one value per line, %.17g
 hdr=$(head -n 1 "$tmp/csv/trajectory.csv")
 nq=$(echo "$hdr" | tr ',' '\n' | grep -c '^q_')
 nv=$(echo "$hdr" | tr ',' '\n' | grep -c '^qd_')
-if ! { vals /t >"$tmp/t" && vals /q >"$tmp/q" && vals /qd >"$tmp/qd"; }; then
+nb=$(echo "$hdr" | tr ',' '\n' | grep -c '^pos_.*_x$')
+if ! { vals /t >"$tmp/t" && vals /q >"$tmp/q" && vals /qd >"$tmp/qd" &&
+  vals /bodies/pos >"$tmp/pos" && vals /bodies/quat >"$tmp/quat" && vals /bodies/com >"$tmp/com"; }; then
   bad "h5dump failed"
 fi
-awk -v nq="$nq" -v nv="$nv" 'FILENAME == ARGV[1] { t[n1++] = $1; next }
-  FILENAME == ARGV[2] { q[n2++] = $1; next } { qd[n3++] = $1 }
+# a CSV row: t, q, qd, then per body pos (3), quat (4), com (3)
+awk -v nq="$nq" -v nv="$nv" -v nb="$nb" 'FILENAME == ARGV[1] { t[n1++] = $1; next }
+  FILENAME == ARGV[2] { q[n2++] = $1; next } FILENAME == ARGV[3] { qd[n3++] = $1; next }
+  FILENAME == ARGV[4] { p[n4++] = $1; next } FILENAME == ARGV[5] { o[n5++] = $1; next }
+  { c[n6++] = $1 }
   END { for (r = 0; r < n1; r++) { s = t[r]
           for (i = 0; i < nq; i++) s = s "," q[r * nq + i]
           for (i = 0; i < nv; i++) s = s "," qd[r * nv + i]
-          print s } }' "$tmp/t" "$tmp/q" "$tmp/qd" >"$tmp/h5.csv"
+          for (b = 0; b < nb; b++) {
+            for (i = 0; i < 3; i++) s = s "," p[(r * nb + b) * 3 + i]
+            for (i = 0; i < 4; i++) s = s "," o[(r * nb + b) * 4 + i]
+            for (i = 0; i < 3; i++) s = s "," c[(r * nb + b) * 3 + i] }
+          print s } }' "$tmp/t" "$tmp/q" "$tmp/qd" "$tmp/pos" "$tmp/quat" "$tmp/com" >"$tmp/h5.csv"
 tail -n +2 "$tmp/csv/trajectory.csv" | awk -F, 'NR == FNR { for (i = 1; i <= NF; i++) a[FNR, i] = $i; n = FNR; w = NF; next }
   { rows++; if (NF != w) bad++; for (i = 1; i <= NF; i++) if (a[FNR, i] + 0 != $i + 0) bad++ }
   END { printf "trajectory.h5 vs trajectory.csv: %d rows, %d columns, %d differences\n", rows, w, bad
         exit (bad > 0 || rows != n) }' - "$tmp/h5.csv" || bad "trajectory.h5 differs from trajectory.csv"
-h5dump -m "%s" -y -w 0 -d /q_names -s 0 -c 1 "$tmp/h5/trajectory.h5" | grep -q '"q_link1_0"' ||
-  bad "/q_names[0] is not q_link1_0"
+h5dump -m "%s" -y -w 0 -d /q_names -s 0 -c 1 "$tmp/h5/trajectory.h5" | grep -q '"q_link1"' ||
+  bad "/q_names[0] is not q_link1"
 
 # no overwrite without --force
 # shellcheck disable=SC2086

@@ -66,7 +66,7 @@ part 3
   --set integrator.t_end=4.0 --set output.every=1 || bad "pendulum run failed"
 python3 - "$tmp/p/trajectory.csv" <<'PY' || bad "pendulum period"
 import csv, math, sys
-rows = [(float(r["t"]), float(r["q_rod_0"])) for r in csv.DictReader(open(sys.argv[1]))]
+rows = [(float(r["t"]), float(r["q_rod"])) for r in csv.DictReader(open(sys.argv[1]))]
 # downward zero crossings, linear interpolation
 cross = [t0 + (t1 - t0) * q0 / (q0 - q1) for (t0, q0), (t1, q1) in zip(rows, rows[1:]) if q0 > 0 >= q1]
 T = (cross[-1] - cross[0]) / (len(cross) - 1)

@@ -89,6 +89,12 @@ static void test_mixed(void) {
   MBS_EXPECT_NEAR(m->body_com[3 * 5 + 2], -0.1, 1e-15);
   MBS_EXPECT_NEAR(m->q0[m->body_qadr[5]], 1, 0); // identity quaternion by default
   MBS_EXPECT(m->maxdepth == 1 + 3 + 3, "maxdepth %d", m->maxdepth);
+  // issue 11.8: a generator hung from a generated body starts at its tip (no origin given):
+  // node1 hangs at link3's tip, length * direction = [0.2, 0, 0]
+  MBS_EXPECT(m->jnt_origin[3 * 4 + 0] == 0.2 && m->jnt_origin[3 * 4 + 1] == 0 &&
+                 m->jnt_origin[3 * 4 + 2] == 0,
+             "tree root at the tip of link3: [%g, %g, %g]", m->jnt_origin[12], m->jnt_origin[13],
+             m->jnt_origin[14]);
 
   // resolved parameters as JSON
   mbsJson *j;
@@ -270,9 +276,47 @@ static void test_shipped(void) {
   }
 }
 
+// issue 11.8: generator defaults that do not surprise
+static void test_defaults(void) {
+  // the same default axes for explicit bodies and generators: y, universal's second x
+  const char *t =
+      "model = {\n"
+      "  bodies = ( { name = \"a\"; joint = { type = \"universal\"; }; mass = 1;\n"
+      "               shape = \"rod\"; length = 0.5; } );\n"
+      "  chain = { n = 2; parent = \"a\"; joint = \"universal\"; length = 1; mass = 1; };\n"
+      "  tree = { parents = [0, 1, 1, 1]; joint = \"revolute\"; spread = 0.3;\n"
+      "           length = 1; mass = 1; q0 = 0.1; };\n"
+      "};\n";
+  mbsConfig *c;
+  mbsModel *m;
+  MBS_EXPECT_OK(build(t, NULL, 0, &c, &m));
+  if (!m) {
+    mbs_configDestroy(&c);
+    return;
+  }
+  for (int b = 0; b < 3; b++) {
+    const double *a = m->jnt_axis + 3 * b, *a2 = m->jnt_axis2 + 3 * b;
+    MBS_EXPECT(a[0] == 0 && a[1] == 1 && a[2] == 0 && a2[0] == 1 && a2[1] == 0 && a2[2] == 0,
+               "body %d: default axes [%g %g %g], [%g %g %g]", b, a[0], a[1], a[2], a2[0], a2[1],
+               a2[2]);
+  }
+  // the chain hangs at the explicit body's tip: length * direction = 0.5 [0, 0, -1]
+  MBS_EXPECT(m->jnt_origin[3 * 1 + 2] == -0.5, "chain starts at a's tip (z = %g)",
+             m->jnt_origin[3 * 1 + 2]);
+  // the tree (under the ground) starts at the origin; siblings 2, 3, 4 fan out by 0.3 rad
+  MBS_EXPECT(m->jnt_origin[3 * 3 + 2] == 0, "tree root at the origin");
+  MBS_EXPECT_NEAR(m->q0[m->body_qadr[3]], 0.1, 0);
+  MBS_EXPECT_NEAR(m->q0[m->body_qadr[4]], 0.1 - 0.3, 1e-15);
+  MBS_EXPECT_NEAR(m->q0[m->body_qadr[5]], 0.1, 1e-15);
+  MBS_EXPECT_NEAR(m->q0[m->body_qadr[6]], 0.1 + 0.3, 1e-15);
+  mbs_modelDestroy(&m);
+  mbs_configDestroy(&c);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) configs_dir = argv[1];
   test_mixed();
+  test_defaults();
   test_set();
   test_errors();
   test_trajectory();

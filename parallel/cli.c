@@ -31,8 +31,8 @@ static const char mbs_usage_options[] =
     "  --repeat K       accel: time K evaluations and report the mean (time_per_eval_s)\n"
     "  --restart FILE   run: continue from a checkpoint (output.checkpoint_every, or the one\n"
     "                   written on SIGTERM/SIGUSR1, after which mbspar exits with code 10)\n"
-    "  --progress SEC   run: seconds between progress lines when stderr is not a terminal\n"
-    "                   (default 10; a terminal gets a live line)\n"
+    "  --progress SEC   run: a plain progress line every SEC seconds (default: a live line\n"
+    "                   on a terminal, also under mpirun; otherwise every 10 s)\n"
     "  --bind MODE      bind each rank (and its threads) when the launcher did not:\n"
     "                   core, numa or none (default: leave as launched)\n"
     "  cpa options: --method aba|crba|direct|jcg|jacobi|gs|sor|chebyshev\n"
@@ -66,7 +66,7 @@ int mbsp_cliTable(const mbsCli *cli) {
 mbsErr mbsp_cliParse(int argc, char **argv, const mbspVerb *verbs, int nverb, mbsCli *cli) {
   memset(cli, 0, sizeof *cli);
   cli->repeat = 1;
-  cli->progress_every = 10;
+  cli->progress_every = 0; // 0: not given (a live line on a terminal, else every 10 s)
   cli->argc = argc;
   cli->argv = argv;
   cli->sets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *cli->sets);
@@ -320,6 +320,11 @@ void mbsp_jsonHead(mbsJson *j, const mbsCli *cli, mbspComm *comm, const mbsConfi
     mbs_jsonNumber(j, "max", mbsp_rss[2]);
     mbs_jsonInt(j, "min_rank", (long)mbsp_rss[3]);
     mbs_jsonInt(j, "max_rank", (long)mbsp_rss[4]);
+    mbs_jsonEndObject(j);
+  }
+  if (cfg->urdf) { // the robot: joints with their limits, what is not modelled
+    mbs_jsonBeginObject(j, "urdf");
+    mbs_urdfJson(cfg->urdf, j);
     mbs_jsonEndObject(j);
   }
 }

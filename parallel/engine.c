@@ -537,6 +537,15 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   return MBS_OK;
 }
 
+mbsErr mbsp_engineKinematics(mbspEngine *e, mbsState *s) {
+  const mbsModel *m = e->m;
+  mbsWork *w = e->w;
+  MBS_TIC(w->timer, MBS_TIMER_POSITION);
+  for (int b = e->b0; b < e->b1; b++) mbs_bodyPosition(m, s->q, w, b);
+  MBS_TOC(w->timer, MBS_TIMER_POSITION);
+  return mbsp_kinematics(e, s);
+}
+
 mbsErr mbsp_engineApply(mbspEngine *e, const double *x, double *y) {
   return mbs_cfsApply(e->m, e->w, e->c, &e->hooks, x, 0, y);
 }

@@ -36,6 +36,10 @@ static const char *const mbsp_h5_units[MBSP_H5_NDSET] = {
     "s", "rad (revolute, universal, spherical quaternion: 1), m (prismatic, free translation)",
     "rad/s (angular), m/s (linear)", "J", "1"};
 
+// the per-body row datasets of mbsp_h5Bodies: groups holding (nrow, nbody[, ncomp]) datasets
+#define MBSP_H5_MAXBODYSET 16
+static const char *const mbsp_h5_rowgroups[] = {"bodies", "joints"};
+
 struct mbspH5 {
   mbspComm *comm;
   int rank;
@@ -43,6 +47,11 @@ struct mbspH5 {
   hid_t file, dset[MBSP_H5_NDSET], dxpl;
   hsize_t nrow;
   char *path, *tmp;
+  // per-body datasets (mbsp_h5Bodies): this rank writes bodies [b0, b0 + nbo) of every row
+  int nbody, b0, nbo, nbset;
+  mbspH5BodySet bset[MBSP_H5_MAXBODYSET];
+  hid_t bdset[MBSP_H5_MAXBODYSET];
+  const double *brow[MBSP_H5_MAXBODYSET]; // data of the next append (mbsp_h5BodyRow)
 };
 
 // ---------------------------------------------------------------- errors
@@ -141,6 +150,28 @@ static hid_t mbsp_h5Dataset(hid_t file, const char *name, int ncol) {
   if (sp >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
       H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
     d = H5Dcreate2(file, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (d < 0) mbsp_h5Save();
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (sp >= 0) H5Sclose(sp);
+  return d;
+}
+
+// an extendible (0, nbody) (ncomp == 0) or (0, nbody, ncomp) dataset of doubles; chunks of
+// about 256 KiB: many rows of narrow data, one row of at most 32768 values for wide data
+static hid_t mbsp_h5BodyDataset(hid_t loc, const char *name, int nbody, int ncomp) {
+  int rank = ncomp > 0 ? 3 : 2;
+  hsize_t nc = ncomp > 0 ? (hsize_t)ncomp : 1;
+  hsize_t dims[3] = {0, (hsize_t)nbody, nc}, maxd[3] = {H5S_UNLIMITED, (hsize_t)nbody, nc};
+  hsize_t chunk[3], bcols = (hsize_t)nbody * nc < 32768 ? (hsize_t)nbody : 32768 / nc;
+  if (bcols < 1) bcols = 1;
+  chunk[1] = bcols, chunk[2] = nc;
+  chunk[0] =
+      32768 / (bcols * nc) > 1024 ? 1024 : (32768 / (bcols * nc) > 0 ? 32768 / (bcols * nc) : 1);
+  hid_t sp = H5Screate_simple(rank, dims, maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t d = H5I_INVALID_HID;
+  if (sp >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
+      H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+    d = H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (d < 0) mbsp_h5Save();
   if (dcpl >= 0) H5Pclose(dcpl);
   if (sp >= 0) H5Sclose(sp);
@@ -260,6 +291,10 @@ static mbsErr mbsp_h5CloseObjects(mbspH5 *h) {
     if (h->dset[k] >= 0 && H5Dclose(h->dset[k]) < 0 && !e) e = mbsp_h5Fail(h->tmp, "H5Dclose");
     h->dset[k] = H5I_INVALID_HID;
   }
+  for (int k = 0; k < h->nbset; k++) {
+    if (h->bdset[k] >= 0 && H5Dclose(h->bdset[k]) < 0 && !e) e = mbsp_h5Fail(h->tmp, "H5Dclose");
+    h->bdset[k] = H5I_INVALID_HID;
+  }
   if (h->dxpl >= 0) H5Pclose(h->dxpl);
   h->dxpl = H5I_INVALID_HID;
   if (h->file >= 0 && H5Fclose(h->file) < 0 && !e) e = mbsp_h5Fail(h->tmp, "H5Fclose");
@@ -320,6 +355,40 @@ static mbsErr mbsp_h5OpenDatasets(mbspH5 *h) {
   return MBS_OK;
 }
 
+// rank 0, serially: every dataset of group \p name (if the group exists) keeps \p keep rows
+static mbsErr mbsp_h5TruncateGroup(mbspH5 *h, const char *name, hsize_t keep) {
+  if (H5Lexists(h->file, name, H5P_DEFAULT) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return MBS_OK;
+  }
+  hid_t g = H5Gopen2(h->file, name, H5P_DEFAULT);
+  MBS_CALL_H5(h, g);
+  H5G_info_t info;
+  herr_t rc = H5Gget_info(g, &info);
+  for (hsize_t i = 0; rc >= 0 && i < info.nlinks; i++) {
+    char dn[256];
+    if (H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, dn, sizeof dn, H5P_DEFAULT) < 0) {
+      rc = -1;
+      break;
+    }
+    hid_t d = H5Dopen2(g, dn, H5P_DEFAULT), sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    hsize_t dims[3] = {0, 0, 0};
+    int r = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
+    if (r >= 2 && r <= 3 && dims[0] > keep) {
+      dims[0] = keep;
+      rc = H5Dset_extent(d, dims);
+    } else if (r < 0) {
+      rc = -1;
+    }
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+  }
+  if (rc < 0) mbsp_h5Save();
+  H5Gclose(g);
+  if (rc < 0) return mbsp_h5Fail(h->path, "truncating the per-body datasets");
+  return MBS_OK;
+}
+
 // rank 0, serially (sec2 driver): check the shapes of an existing file and drop the rows after
 // t_cut. Shrinking is done here and not in parallel because parallel HDF5 prunes the partial
 // chunks through its chunk cache and a later flush could overwrite collectively written rows.
@@ -354,6 +423,9 @@ static mbsErr mbsp_h5TruncateRows(mbspH5 *h, double t_cut) {
     hsize_t nd[2] = {keep, dims[k][1]};
     MBS_CALL_H5(h, H5Dset_extent(h->dset[k], nd));
   }
+  // the per-body row datasets (mbsp_h5Bodies) lose the same rows
+  for (size_t g = 0; g < sizeof mbsp_h5_rowgroups / sizeof *mbsp_h5_rowgroups && keep < n; g++)
+    MBS_CALL(mbsp_h5TruncateGroup(h, mbsp_h5_rowgroups[g], keep));
   h->nrow = keep;
   return MBS_OK;
 }
@@ -415,6 +487,209 @@ mbsErr mbsp_h5Resume(mbspComm *comm, const char *path, int nq, int nv, int q0, i
   return MBS_OK;
 }
 
+// ---------------------------------------------------------------- per-body datasets
+
+// an int dataset (n0) or (n0, n1) of which this rank writes rows [off, off + n) from buf
+static mbsErr mbsp_h5IntSlice(mbspH5 *h, const char *name, int n0, int n1, int off, int n,
+                              const int *buf, const char *desc) {
+  int rank = n1 > 0 ? 2 : 1;
+  hsize_t nc = n1 > 0 ? (hsize_t)n1 : 1;
+  hsize_t dims[2] = {(hsize_t)n0, nc}, start[2] = {(hsize_t)off, 0}, count[2] = {(hsize_t)n, nc};
+  hsize_t mdim = (hsize_t)n * nc > 0 ? (hsize_t)n * nc : 1;
+  int dummy = 0;
+  hid_t fsp = H5Screate_simple(rank, dims, NULL), msp = H5Screate_simple(1, &mdim, NULL);
+  hid_t d = H5I_INVALID_HID;
+  herr_t rc = -1;
+  if (fsp >= 0 && msp >= 0)
+    d = H5Dcreate2(h->file, name, H5T_NATIVE_INT, fsp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (d >= 0) {
+    rc = n > 0 ? H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL)
+               : H5Sselect_none(fsp);
+    if (rc >= 0 && n == 0) rc = H5Sselect_none(msp);
+    if (rc >= 0) rc = H5Dwrite(d, H5T_NATIVE_INT, msp, fsp, h->dxpl, n > 0 ? buf : &dummy);
+    if (rc >= 0) rc = mbsp_h5AttrString(d, "description", desc);
+  }
+  if (rc < 0) mbsp_h5Save();
+  if (d >= 0) H5Dclose(d);
+  if (msp >= 0) H5Sclose(msp);
+  if (fsp >= 0) H5Sclose(fsp);
+  return rc < 0 ? mbsp_h5Fail(h->tmp, name) : MBS_OK;
+}
+
+// a fixed-length string dataset of ntot names of which this rank holds and writes [off, off + n);
+// the width is agreed over the ranks (collective)
+static mbsErr mbsp_h5NamesOwned(mbspH5 *h, const char *name, const char *const *names, int ntot,
+                                int off, int n) {
+  double wmax = 1;
+  for (int i = 0; i < n; i++)
+    if (names[i] && strlen(names[i]) + 1 > wmax) wmax = (double)(strlen(names[i]) + 1);
+  MBS_CALL(mbsp_allreduceMax(h->comm, &wmax, 1));
+  size_t width = (size_t)wmax;
+  char *buf = calloc((size_t)(n > 0 ? n : 1), width);
+  MBS_CHECK(buf, MBS_ERR_NOMEM, "out of memory (HDF5 names)");
+  for (int i = 0; i < n; i++)
+    if (names[i]) memcpy(buf + (size_t)i * width, names[i], strlen(names[i]));
+  hsize_t dims = (hsize_t)ntot, start = (hsize_t)off, count = (hsize_t)n,
+          mdim = (hsize_t)(n > 0 ? n : 1);
+  hid_t st = H5Tcopy(H5T_C_S1), fsp = H5Screate_simple(1, &dims, NULL);
+  hid_t msp = H5Screate_simple(1, &mdim, NULL), d = H5I_INVALID_HID;
+  herr_t rc = -1;
+  if (st >= 0 && fsp >= 0 && msp >= 0 && H5Tset_size(st, width) >= 0 &&
+      H5Tset_strpad(st, H5T_STR_NULLTERM) >= 0)
+    d = H5Dcreate2(h->file, name, st, fsp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (d >= 0) {
+    rc = n > 0 ? H5Sselect_hyperslab(fsp, H5S_SELECT_SET, &start, NULL, &count, NULL)
+               : H5Sselect_none(fsp);
+    if (rc >= 0 && n == 0) rc = H5Sselect_none(msp);
+    if (rc >= 0) rc = H5Dwrite(d, st, msp, fsp, h->dxpl, buf);
+  }
+  if (rc < 0) mbsp_h5Save();
+  free(buf);
+  if (d >= 0) H5Dclose(d);
+  if (msp >= 0) H5Sclose(msp);
+  if (fsp >= 0) H5Sclose(fsp);
+  if (st >= 0) H5Tclose(st);
+  return rc < 0 ? mbsp_h5Fail(h->tmp, "writing the body names") : MBS_OK;
+}
+
+// create group \p name unless it exists (collective)
+static mbsErr mbsp_h5Group(mbspH5 *h, const char *name) {
+  htri_t ex = H5Lexists(h->file, name, H5P_DEFAULT);
+  if (ex > 0) return MBS_OK;
+  H5Eclear2(H5E_DEFAULT);
+  hid_t g = H5Gcreate2(h->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  MBS_CALL_H5(h, g);
+  H5Gclose(g);
+  return MBS_OK;
+}
+
+// new file: the row datasets and the static model datasets; resumed file: open and check them
+static mbsErr mbsp_h5BodiesSetup(mbspH5 *h, const int *parent, const char *const *names) {
+  htri_t ex = H5Lexists(h->file, "model", H5P_DEFAULT);
+  H5Eclear2(H5E_DEFAULT);
+  if (ex > 0) { // a resumed file: the datasets must be there with this model's shapes
+    for (int k = 0; k < h->nbset; k++) {
+      const mbspH5BodySet *b = &h->bset[k];
+      h->bdset[k] = H5Dopen2(h->file, b->name, H5P_DEFAULT);
+      if (h->bdset[k] < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return mbs_errSet(MBS_ERR_INPUT, "%s: no dataset /%s (written by another mbspar version)",
+                          h->path, b->name);
+      }
+      hid_t sp = H5Dget_space(h->bdset[k]);
+      hsize_t dims[3] = {0, 0, 0};
+      int r = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
+      if (sp >= 0) H5Sclose(sp);
+      MBS_CHECK(r == (b->ncomp > 0 ? 3 : 2) && dims[0] == h->nrow && dims[1] == (hsize_t)h->nbody &&
+                    (b->ncomp == 0 || dims[2] == (hsize_t)b->ncomp),
+                MBS_ERR_INPUT, "%s: /%s has an unexpected shape (another model?)", h->path,
+                b->name);
+    }
+    return MBS_OK;
+  }
+  MBS_CHECK(h->nrow == 0, MBS_ERR_INPUT,
+            "%s: has %llu rows but no per-body datasets (written by an older mbspar); continue it "
+            "with that version or start a new run",
+            h->path, (unsigned long long)h->nrow);
+  MBS_CALL(mbsp_h5Group(h, "model"));
+  for (int k = 0; k < h->nbset; k++) {
+    const mbspH5BodySet *b = &h->bset[k];
+    const char *slash = strchr(b->name, '/');
+    if (slash) {
+      char grp[64];
+      snprintf(grp, sizeof grp, "%.*s", (int)(slash - b->name), b->name);
+      MBS_CALL(mbsp_h5Group(h, grp));
+    }
+    h->bdset[k] = mbsp_h5BodyDataset(h->file, b->name, h->nbody, b->ncomp);
+    MBS_CALL_H5(h, h->bdset[k]);
+    MBS_CALL_H5(h, mbsp_h5AttrString(h->bdset[k], "units", b->units ? b->units : ""));
+    MBS_CALL_H5(h, mbsp_h5AttrString(h->bdset[k], "description", b->desc ? b->desc : ""));
+  }
+  // static: parent index, line cells (parent, body) for viewers, body names
+  int *lines = malloc(sizeof(int) * 2 * (size_t)(h->nbo > 0 ? h->nbo : 1));
+  MBS_CHECK(lines, MBS_ERR_NOMEM, "out of memory (HDF5 lines)");
+  for (int i = 0; i < h->nbo; i++) {
+    int b = h->b0 + i;
+    lines[2 * i] = parent[i] >= 0 ? parent[i] : b, lines[2 * i + 1] = b;
+  }
+  mbsErr e = mbsp_h5IntSlice(h, "model/parent", h->nbody, 0, h->b0, h->nbo, parent,
+                             "parent body index of each body, -1: the ground");
+  if (!e)
+    e = mbsp_h5IntSlice(h, "model/lines", h->nbody, 2, h->b0, h->nbo, lines,
+                        "one line cell per joint: (parent body, body); a body on the ground: "
+                        "(body, body)");
+  free(lines);
+  MBS_CALL(e);
+  if (names) MBS_CALL(mbsp_h5NamesOwned(h, "model/names", names, h->nbody, h->b0, h->nbo));
+  MBS_CALL_H5(h, mbsp_h5AttrInt(h->file, "nbody", h->nbody));
+  return MBS_OK;
+}
+
+mbsErr mbsp_h5Bodies(mbspH5 *h, int nbody, int b0, int nbo, const mbspH5BodySet *sets, int nset,
+                     const int *parent, const char *const *names) {
+  MBS_CHECK(h, MBS_ERR_INTERNAL, "mbsp_h5Bodies: no HDF5 writer");
+  mbsErr e = MBS_OK;
+  if (nset < 0 || nset > MBSP_H5_MAXBODYSET || h->nbset || nbody < 1 || b0 < 0 || nbo < 0 ||
+      b0 + nbo > nbody)
+    e = mbs_errSet(MBS_ERR_INTERNAL, "mbsp_h5Bodies: bad arguments on rank %d", h->rank);
+  e = mbsp_agreeErr(h->comm, e);
+  if (!e) {
+    double n = nbo;
+    e = mbsp_allreduceSum(h->comm, &n, 1);
+    if (!e && n != nbody)
+      e = mbs_errSet(MBS_ERR_INPUT, "HDF5 output: the ranks' body ranges hold %.0f of %d bodies", n,
+                     nbody);
+  }
+  MBS_CALL(mbsp_agreeErr(h->comm, e));
+  h->nbody = nbody, h->b0 = b0, h->nbo = nbo, h->nbset = nset;
+  for (int k = 0; k < nset; k++) h->bset[k] = sets[k], h->bdset[k] = H5I_INVALID_HID;
+  return mbsp_agreeErr(h->comm, mbsp_h5BodiesSetup(h, parent, names));
+}
+
+// a static (nbody) or (nbody, ncomp) double dataset of which this rank writes its bodies
+static mbsErr mbsp_h5RealSlice(mbspH5 *h, const char *name, int ncomp, const double *buf,
+                               const char *units, const char *desc) {
+  int rank = ncomp > 0 ? 2 : 1;
+  hsize_t nc = ncomp > 0 ? (hsize_t)ncomp : 1;
+  hsize_t dims[2] = {(hsize_t)h->nbody, nc}, start[2] = {(hsize_t)h->b0, 0};
+  hsize_t count[2] = {(hsize_t)h->nbo, nc}, mdim = count[0] * nc > 0 ? count[0] * nc : 1;
+  double dummy = 0;
+  hid_t fsp = H5Screate_simple(rank, dims, NULL), msp = H5Screate_simple(1, &mdim, NULL);
+  hid_t d = H5I_INVALID_HID;
+  herr_t rc = -1;
+  if (fsp >= 0 && msp >= 0)
+    d = H5Dcreate2(h->file, name, H5T_NATIVE_DOUBLE, fsp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (d >= 0) {
+    rc = h->nbo > 0 ? H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL)
+                    : H5Sselect_none(fsp);
+    if (rc >= 0 && h->nbo == 0) rc = H5Sselect_none(msp);
+    if (rc >= 0) rc = H5Dwrite(d, H5T_NATIVE_DOUBLE, msp, fsp, h->dxpl, h->nbo ? buf : &dummy);
+    if (rc >= 0) rc = mbsp_h5AttrString(d, "units", units ? units : "");
+    if (rc >= 0) rc = mbsp_h5AttrString(d, "description", desc ? desc : "");
+  }
+  if (rc < 0) mbsp_h5Save();
+  if (d >= 0) H5Dclose(d);
+  if (msp >= 0) H5Sclose(msp);
+  if (fsp >= 0) H5Sclose(fsp);
+  return rc < 0 ? mbsp_h5Fail(h->tmp, name) : MBS_OK;
+}
+
+mbsErr mbsp_h5BodyStatic(mbspH5 *h, const char *name, int ncomp, const double *owned,
+                         const int *owned_int, const char *units, const char *desc) {
+  MBS_CHECK(h && h->nbset, MBS_ERR_INTERNAL, "mbsp_h5BodyStatic before mbsp_h5Bodies");
+  // a resumed file has it already
+  htri_t ex = H5Lexists(h->file, name, H5P_DEFAULT);
+  H5Eclear2(H5E_DEFAULT);
+  if (ex > 0) return MBS_OK;
+  mbsErr e = owned_int ? mbsp_h5IntSlice(h, name, h->nbody, ncomp, h->b0, h->nbo, owned_int, desc)
+                       : mbsp_h5RealSlice(h, name, ncomp, owned, units, desc);
+  return mbsp_agreeErr(h->comm, e);
+}
+
+void mbsp_h5BodyRow(mbspH5 *h, const double *const *data) {
+  for (int k = 0; h && k < h->nbset; k++) h->brow[k] = data ? data[k] : NULL;
+}
+
 long mbsp_h5Rows(const mbspH5 *h) {
   return h ? (long)h->nrow : 0;
 }
@@ -449,6 +724,38 @@ static mbsErr mbsp_h5WriteRow(mbspH5 *h, int k, int off, int n, int mine, const 
   return MBS_OK;
 }
 
+// extend per-body dataset k by one row and write this rank's bodies [b0, b0 + nbo) of it
+static mbsErr mbsp_h5WriteBodyRow(mbspH5 *h, int k, const double *buf) {
+  hid_t d = h->bdset[k];
+  int nc = h->bset[k].ncomp, rank = nc > 0 ? 3 : 2;
+  hsize_t ncc = nc > 0 ? (hsize_t)nc : 1;
+  hsize_t nd[3] = {h->nrow + 1, (hsize_t)h->nbody, ncc};
+  MBS_CALL_H5(h, H5Dset_extent(d, nd));
+  hsize_t start[3] = {h->nrow, (hsize_t)h->b0, 0}, count[3] = {1, (hsize_t)h->nbo, ncc};
+  hsize_t mdim = (hsize_t)h->nbo * ncc > 0 ? (hsize_t)h->nbo * ncc : 1;
+  double dummy = 0;
+  hid_t fsp = H5Dget_space(d), msp = H5Screate_simple(1, &mdim, NULL);
+  herr_t rc = fsp >= 0 && msp >= 0 ? 0 : -1;
+  if (rc >= 0 && h->nbo > 0 && buf)
+    rc = H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL);
+  else if (rc >= 0) {
+    rc = H5Sselect_none(fsp);
+    if (rc >= 0) rc = H5Sselect_none(msp);
+  }
+  (void)rank;
+  if (rc >= 0) rc = H5Dwrite(d, H5T_NATIVE_DOUBLE, msp, fsp, h->dxpl, buf ? buf : &dummy);
+  if (rc < 0) mbsp_h5Save();
+  if (msp >= 0) H5Sclose(msp);
+  if (fsp >= 0) H5Sclose(fsp);
+  if (rc < 0) {
+    char what[96];
+    snprintf(what, sizeof what, "write of /%s row %llu", h->bset[k].name,
+             (unsigned long long)h->nrow);
+    return mbsp_h5Fail(h->tmp, what);
+  }
+  return MBS_OK;
+}
+
 static mbsErr mbsp_h5AppendRow(mbspH5 *h, double t, const double *q, const double *qd,
                                const double *energy, double avg_it) {
   // extend every dataset by one row (collective, same sizes everywhere)
@@ -466,6 +773,8 @@ static mbsErr mbsp_h5AppendRow(mbspH5 *h, double t, const double *q, const doubl
   MBS_CALL(mbsp_h5WriteRow(h, MBSP_H5_T, 0, -1, r0, &t));
   MBS_CALL(mbsp_h5WriteRow(h, MBSP_H5_E, 0, 4, r0 && energy, energy));
   MBS_CALL(mbsp_h5WriteRow(h, MBSP_H5_IT, 0, -1, r0, &avg_it));
+  // per-body datasets: every rank the rows of its own bodies
+  for (int k = 0; k < h->nbset; k++) MBS_CALL(mbsp_h5WriteBodyRow(h, k, h->brow[k]));
   h->nrow++;
   return MBS_OK;
 }
@@ -530,6 +839,22 @@ mbsErr mbsp_h5Append(mbspH5 *h, double t, const double *q_owned, const double *q
 long mbsp_h5Rows(const mbspH5 *h) {
   (void)h;
   return 0;
+}
+
+mbsErr mbsp_h5Bodies(mbspH5 *h, int nbody, int b0, int nbo, const mbspH5BodySet *sets, int nset,
+                     const int *parent, const char *const *names) {
+  (void)h, (void)nbody, (void)b0, (void)nbo, (void)sets, (void)nset, (void)parent, (void)names;
+  return mbsp_h5Unsupported(NULL);
+}
+
+void mbsp_h5BodyRow(mbspH5 *h, const double *const *data) {
+  (void)h, (void)data;
+}
+
+mbsErr mbsp_h5BodyStatic(mbspH5 *h, const char *name, int ncomp, const double *owned,
+                         const int *owned_int, const char *units, const char *desc) {
+  (void)h, (void)name, (void)ncomp, (void)owned, (void)owned_int, (void)units, (void)desc;
+  return mbsp_h5Unsupported(NULL);
 }
 
 mbsErr mbsp_h5Close(mbspH5 **h) {

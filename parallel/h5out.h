@@ -12,6 +12,8 @@
 ///   /iterations (nrow)       average constraint-solver iterations per evaluation since the
 ///                            previous output row
 ///   /q_names    (nq), /qd_names (nv)  fixed-length strings, the CSV column names
+/// and, after mbsp_h5Bodies, per-body row datasets (nrow x nbody [x ncomp]) such as /bodies/pos
+/// and the static /model/parent (nbody), /model/lines (nbody x 2), /model/names (nbody).
 /// The file is written as PATH.tmp and renamed to PATH by a successful mbsp_h5Close, so a
 /// PATH that exists is always complete.
 #ifndef MBS_H5OUT_H
@@ -50,6 +52,37 @@ mbsErr mbsp_h5Resume(mbspComm *comm, const char *path, int nq, int nv, int q0, i
 /// \return MBS_OK or MBS_ERR_IO (agreed by all ranks)
 mbsErr mbsp_h5Append(mbspH5 *h, double t, const double *q_owned, const double *qd_owned,
                      const double energy[4], double avg_iterations);
+
+/// One per-body row dataset: (nrow, nbody) for ncomp == 0, (nrow, nbody, ncomp) otherwise.
+typedef struct {
+  const char *name;  ///< path in the file, e.g. "bodies/pos" (at most one group level)
+  int ncomp;         ///< components per body (0: a scalar per body, stored 2-D)
+  const char *units; ///< the "units" attribute
+  const char *desc;  ///< the "description" attribute
+} mbspH5BodySet;
+
+/// Declare per-body datasets, written by the ranks that own the bodies: rank r owns bodies
+/// [b0, b0 + nbo) (the ranges tile 0 .. nbody-1). In a new file it creates the \p nset row
+/// datasets and the static ones (/model/parent, /model/lines = (parent, body) per body or
+/// (body, body) at the ground, /model/names), each rank writing its own slice (\p parent and
+/// \p names: nbo entries, this rank's bodies). In a resumed file it opens them and checks their
+/// shapes. Call once after mbsp_h5Create / mbsp_h5Resume and before the first append; every
+/// later mbsp_h5Append also writes one row of each (mbsp_h5BodyRow). Collective.
+/// \return MBS_OK, MBS_ERR_INPUT (ranges do not tile, resumed file of another model or version),
+///         MBS_ERR_IO, MBS_ERR_NOMEM
+mbsErr mbsp_h5Bodies(mbspH5 *h, int nbody, int b0, int nbo, const mbspH5BodySet *sets, int nset,
+                     const int *parent, const char *const *names);
+
+/// The data of the next mbsp_h5Append for the per-body datasets: data[k] holds nbo * max(ncomp, 1)
+/// values of set k (this rank's bodies, body-major). The pointers must stay valid until then.
+/// Local.
+void mbsp_h5BodyRow(mbspH5 *h, const double *const *data);
+
+/// A static per-body dataset (nbody) (ncomp == 0) or (nbody, ncomp) of doubles (\p owned) or
+/// ints (\p owned_int, then \p owned is ignored), this rank writing its bodies' nbo rows; after
+/// mbsp_h5Bodies; a resumed file keeps the one it has. Collective.
+mbsErr mbsp_h5BodyStatic(mbspH5 *h, const char *name, int ncomp, const double *owned,
+                         const int *owned_int, const char *units, const char *desc);
 
 /// Number of rows written so far. Local.
 long mbsp_h5Rows(const mbspH5 *h);

@@ -18,6 +18,7 @@
 #include "affinity.h"
 #include "cli.h"
 #include "memcheck.h"
+#include "petsc_log.h"
 #include "petsc_ref.h"
 #include "mbspar/mbspar.h"
 #ifdef __GLIBC__
@@ -96,8 +97,39 @@ int main(int argc, char **argv) {
                      cli.config);
   }
   e = mbsp_agreeErr(comm, e); // every rank, always (rank 0 alone may have failed)
-  if (!e) e = mbsp_bcastFile(comm, cli.config, &text, NULL);
+  // `mbspar VERB robot.urdf`: a config of its own with the defaults and model.urdf
+  size_t cl = !e && cli.config ? strlen(cli.config) : 0;
+  int urdf_only = cl > 5 && !strcmp(cli.config + cl - 5, ".urdf");
+  if (!e && urdf_only) {
+    const char *base = strrchr(cli.config, '/');
+    base = base ? base + 1 : cli.config;
+    text = malloc(2 * strlen(base) + 32);
+    if (!text) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (char *t = text ? text + sprintf(text, "model = { urdf = \"") : NULL; t; t = NULL) {
+      for (const char *c = base; *c; c++) { // libconfig string: escape quotes and backslashes
+        if (*c == '"' || *c == '\\') *t++ = '\\';
+        *t++ = *c;
+      }
+      strcpy(t, "\"; };\n");
+    }
+  } else if (!e) {
+    e = mbsp_bcastFile(comm, cli.config, &text, NULL);
+  }
   if (!e) e = mbsp_agreeErr(comm, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg));
+  // model.urdf: rank 0 reads the robot, every rank parses the same bytes
+  if (!e && cfg->urdf_path) {
+    char *utext = NULL;
+    size_t ulen = 0;
+    e = mbsp_bcastFile(comm, cfg->urdf_path, &utext, &ulen);
+    if (e == MBS_ERR_INPUT && !urdf_only) { // say which line of the config wants the file
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+      e = mbs_errSet(MBS_ERR_INPUT, "%s:%d: model.urdf: cannot read %s (%s)", cfg->filename,
+                     cfg->urdf_line, cfg->urdf_path, msg);
+    }
+    if (!e) e = mbsp_agreeErr(comm, mbs_configSetUrdf(cfg, utext, ulen));
+    free(utext);
+  }
   int local_model = 0; // distributed-memory model (see below)
   if (!e) {
     int size = mbsp_size(comm), meth = cfg->opt.solver;
@@ -105,7 +137,7 @@ int main(int argc, char **argv) {
                   (meth == MBS_SOLVER_SCHUR || meth == MBS_SOLVER_JCG ||
                    meth == MBS_SOLVER_JACOBI || meth == MBS_SOLVER_CHEBYSHEV);
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
-    if (env && strcmp(env, "full") == 0) local_model = 0;
+    if ((env && strcmp(env, "full") == 0) || cfg->urdf_path) local_model = 0; // robots are small
   }
   if (!e) e = mbsp_memCheck(comm, cfg, cli.verb->name, local_model); // before building: too big?
   if (!e) {
@@ -129,7 +161,16 @@ int main(int argc, char **argv) {
       e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
     }
   }
-  if (!e && (m->opt.solver == MBS_SOLVER_PETSC || cli.verb->petsc)) {
+  // what the robot has that mbspar does not model: one warning
+  if (!e && rank == 0 && cfg->urdf && mbs_urdfNotModelled(cfg->urdf)[0])
+    fprintf(stderr, "mbspar: warning: %s: not modelled: %s\n", cfg->urdf_path,
+            mbs_urdfNotModelled(cfg->urdf));
+  // PETSc is started for the verbs that need it, for solver.method = petsc, and whenever a
+  // PETSc option (single dash, e.g. -log_view) is given
+  int petsc_opts = 0;
+  for (int i = 1; i < argc; i++)
+    if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && argv[i][2]) petsc_opts = 1;
+  if (!e && (m->opt.solver == MBS_SOLVER_PETSC || cli.verb->petsc || petsc_opts)) {
     // PETSc sees only its own (single-dash) options
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
     int pargc = 0;
@@ -143,6 +184,8 @@ int main(int argc, char **argv) {
     }
     if (!e) e = mbsp_petscInitialize(&pargc, &pargv);
     e = mbsp_agreeErr(comm, e);
+    // -log_view: mbspar's phases as PETSc events in a stage named after the verb
+    if (!e) e = mbsp_agreeErr(comm, mbsp_petscLogBegin(cli.verb->name));
     free(pargv);
   }
   if (!e && cli.bind) {
@@ -158,6 +201,7 @@ int main(int argc, char **argv) {
   mbs_configDestroy(&cfg);
   free(text);
   free(cli.sets);
+  mbsp_petscLogEnd();
   mbsp_petscFinalize();
   mbsp_finalize(&comm);
   return mbs_errExitCode(e);

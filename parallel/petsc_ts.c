@@ -1,9 +1,13 @@
 /// \file petsc_ts.c
 /// PETSc TS behind a small interface: fixed-step explicit Euler (TSEULER) and classical RK4
 /// (TSRK/TSRK4, adaptivity off), adaptive Dormand–Prince 5(4) (TSRK/TSRK5DP with TSADAPTBASIC,
-/// atol = rtol = integrator.tol). Every -ts_* option applies (TSSetFromOptions). The vector wraps
-/// the local array of each rank; communication happens only inside the RHS callback (the
-/// engine) and in TS's own norms (adaptive error estimate: one allreduce per step).
+/// atol = rtol = integrator.tol). Every -ts_* option applies (TSSetFromOptions): the driver steps
+/// with TSStep and calls TSMonitor after every step (and for the initial state), as TSSolve
+/// does, so -ts_monitor and any TSMonitorSet monitor see every step; -ts_adapt_monitor reports
+/// from inside TSStep; -ts_view is honoured when the integrator is destroyed. Fixed-step times
+/// are exact, t_k = t_0 + k dt (TS accumulates t += dt; the time is reset after each step). The
+/// vector wraps the local array of each rank; communication happens only inside the RHS callback
+/// (the engine) and in TS's own norms (adaptive error estimate: one allreduce per step).
 #include "petsc_ts.h"
 #ifdef MBS_HAVE_PETSC
 #include <petscts.h>
@@ -20,7 +24,11 @@ struct mbspTs {
   mbspPostStep post;
   void *ctx;
   mbsErr err; // first error raised by the right side
-  int fixed;
+  int fixed;  // no step-size adaptivity (TSADAPTNONE after the options): exact times
+  double dt0; // the fixed step
+  double tbase;
+  long kbase; // fixed step: t_k = tbase + (k - kbase) dt0
+  char name[64];
 };
 
 static PetscErrorCode mbsp_tsRhs(TS ts, PetscReal t, Vec Y, Vec F, void *vctx) {
@@ -91,6 +99,23 @@ mbsErr mbsp_tsCreate(mbspComm *comm, int nlocal, int method, double dt, double t
   MBS_CALL_PETSC(TSSetFromOptions(m->ts));
   MBS_CALL_PETSC(TSSetSolution(m->ts, m->y));
   MBS_CALL_PETSC(TSSetUp(m->ts));
+  // what the options made of it: the step control and the method's name
+  TSAdaptType at = NULL;
+  MBS_CALL_PETSC(TSGetAdapt(m->ts, &adapt));
+  MBS_CALL_PETSC(TSAdaptGetType(adapt, &at));
+  m->fixed = at && !strcmp(at, TSADAPTNONE);
+  MBS_CALL_PETSC(TSGetTimeStep(m->ts, &m->dt0));
+  TSType tt = NULL;
+  MBS_CALL_PETSC(TSGetType(m->ts, &tt));
+  snprintf(m->name, sizeof m->name, "%s", tt ? tt : "?");
+  if (tt && !strcmp(tt, TSRK)) {
+    TSRKType rt = NULL;
+    MBS_CALL_PETSC(TSRKGetType(m->ts, &rt));
+    if (rt && !strcmp(rt, TSRK5DP))
+      snprintf(m->name, sizeof m->name, "dp5");
+    else
+      snprintf(m->name, sizeof m->name, "rk%s", rt ? rt : "");
+  }
   return MBS_OK;
 }
 
@@ -102,6 +127,15 @@ mbsErr mbsp_tsSetState(mbspTs *m, double t, long step, double dt, const double *
   MBS_CALL_PETSC(TSSetTime(m->ts, t));
   MBS_CALL_PETSC(TSSetStepNumber(m->ts, (PetscInt)step));
   MBS_CALL_PETSC(TSSetTimeStep(m->ts, dt));
+  // fixed step: times k dt from t = 0 when the state lies on that grid (a fresh run, or a
+  // checkpoint of a run with the same dt), else counted from this state
+  if (m->fixed) {
+    m->dt0 = dt;
+    int ongrid = t == (double)step * dt;
+    m->tbase = ongrid ? 0 : t, m->kbase = ongrid ? 0 : step;
+  }
+  // monitors see the initial state, as in TSSolve
+  MBS_CALL_PETSC(TSMonitor(m->ts, (PetscInt)step, t, m->y));
   return MBS_OK;
 }
 
@@ -128,7 +162,17 @@ mbsErr mbsp_tsStep(mbspTs *m, double t_end) {
                       "time integration failed at t = %.17g (TS reason %d: step size too small "
                       "or too many rejections)",
                       t, (int)reason);
-  if (m->fixed) MBS_CALL_PETSC(TSSetTimeStep(m->ts, dt)); // restore after a shortened last step
+  PetscInt k;
+  MBS_CALL_PETSC(TSGetStepNumber(m->ts, &k));
+  if (m->fixed) {
+    // exact time t0 + k dt instead of the accumulated sum; t_end itself after a shortened step
+    double tk = m->tbase + (double)(k - m->kbase) * m->dt0;
+    MBS_CALL_PETSC(TSSetTime(m->ts, t + dt > t_end + 1e-9 * dt ? t_end : tk));
+    MBS_CALL_PETSC(TSSetTimeStep(m->ts, dt)); // restore after a shortened last step
+  }
+  PetscReal tn;
+  MBS_CALL_PETSC(TSGetTime(m->ts, &tn));
+  MBS_CALL_PETSC(TSMonitor(m->ts, k, tn, m->y));
   return MBS_OK;
 }
 
@@ -163,8 +207,13 @@ const char *mbsp_tsTypeName(mbspTs *m) {
   return t ? t : "?";
 }
 
+const char *mbsp_tsMethodName(mbspTs *m) {
+  return m->name;
+}
+
 void mbsp_tsDestroy(mbspTs **pm) {
   if (!pm || !*pm) return;
+  TSViewFromOptions((*pm)->ts, NULL, "-ts_view");
   TSDestroy(&(*pm)->ts);
   VecDestroy(&(*pm)->y);
   free(*pm);
@@ -198,6 +247,10 @@ long mbsp_tsRejected(mbspTs *ts) {
   return 0;
 }
 const char *mbsp_tsTypeName(mbspTs *ts) {
+  (void)ts;
+  return "none";
+}
+const char *mbsp_tsMethodName(mbspTs *ts) {
   (void)ts;
   return "none";
 }

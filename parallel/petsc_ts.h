@@ -19,7 +19,8 @@ mbsErr mbsp_tsCreate(mbspComm *comm, int nlocal, int method, double dt, double t
                      mbspPostStep post, void *ctx, mbspTs **ts);
 /// Set time, step counter, next step size and the local solution. Collective.
 mbsErr mbsp_tsSetState(mbspTs *ts, double t, long step, double dt, const double *y);
-/// One accepted step, not beyond t_end. Collective.
+/// One accepted step, not beyond t_end; fixed-step times are exact (t_0 + k dt); the TS
+/// monitors are called after it. Collective.
 mbsErr mbsp_tsStep(mbspTs *ts, double t_end);
 /// Time, step counter and next step size. Local.
 void mbsp_tsGetState(mbspTs *ts, double *t, long *step, double *dt);
@@ -29,6 +30,9 @@ mbsErr mbsp_tsGetSolution(mbspTs *ts, double *y);
 long mbsp_tsRejected(mbspTs *ts);
 /// The TS type actually used (after -ts_* options). Local.
 const char *mbsp_tsTypeName(mbspTs *ts);
+/// The method actually used, in the names of integrator.method where they apply: "euler",
+/// "rk4", "dp5"; otherwise the TS type, "rk" + the TSRK type (e.g. "rk3bs"). Local.
+const char *mbsp_tsMethodName(mbspTs *ts);
 /// Free and NULL. Collective.
 void mbsp_tsDestroy(mbspTs **ts);
 #endif

@@ -23,10 +23,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "bodyout.h"
 #include "h5out.h"
 #include "mbspar/mbs_checkpoint.h"
 #include "petsc_ts.h"
 #include "rankreport.h"
+#include "xdmf.h"
 #include "mbspar/mbs_solvertype.h"
 
 static volatile sig_atomic_t mbsp_sim_signal = 0;
@@ -61,13 +63,18 @@ typedef struct {
   mbsWork *wout;
   int *qcnt, *qdsp, *vcnt, *vdsp, *lcnt, *ldsp;
   FILE *ftraj, *fenergy;
-  mbspH5 *h5; // output.format = hdf5: the trajectory writer (every rank writes its slices)
+  mbspH5 *h5;      // output.format = hdf5: the trajectory writer (every rank writes its slices)
+  mbspBodyOut *bo; // per-body outputs (poses ...) of the owned bodies (bodyout.c)
+  mbspXdmf *xmf;   // rank 0, HDF5: trajectory.xmf (xdmf.c)
+  double *poses;   // rank 0, CSV: the gathered pose rows (nbody x MBS_POSE_NCOMP)
   char dir[4096];
   // bookkeeping (identical on every rank except the local work partial sums)
   double work, pprev;
   long evals, iters, nonconv, evals_out, iters_out;
   int warned, stage_count;
   double t_start, wall0, last_progress;
+  long step_start; // first step of this invocation (progress rate)
+  int live;        // progress display: -1 not decided, 0 plain lines, 1 live line
 } mbspSim;
 
 // ---------------------------------------------------------------- small helpers
@@ -188,12 +195,15 @@ static mbsErr mbsp_gatherState(mbspSim *S) {
 static void mbsp_csvHeader(mbspSim *S) {
   const mbsModel *m = S->m;
   if (S->ftraj) {
+    char nm[400];
     fprintf(S->ftraj, "t");
     for (int b = 0; b < m->nbody; b++)
-      for (int k = 0; k < m->body_qnum[b]; k++) fprintf(S->ftraj, ",q_%s_%d", m->body_name[b], k);
+      for (int k = 0; k < m->body_qnum[b]; k++)
+        fprintf(S->ftraj, ",%s", mbs_coordName(m, "q", b, k, 0, nm, sizeof nm));
     for (int b = 0; b < m->nbody; b++)
       for (int k = 0; k < m->body_dofnum[b]; k++)
-        fprintf(S->ftraj, ",qd_%s_%d", m->body_name[b], k);
+        fprintf(S->ftraj, ",%s", mbs_coordName(m, "qd", b, k, 1, nm, sizeof nm));
+    mbsp_bodyOutCsvHeader(m, S->ftraj); // the pose of every body
     fprintf(S->ftraj, "\n");
   }
   fprintf(S->fenergy, "step,t,kinetic,potential,total,work,total_minus_work,evaluations,"
@@ -204,6 +214,9 @@ static void mbsp_csvHeader(mbspSim *S) {
 static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double *pe, double *wk) {
   MBS_TIC(S->tim, MBS_TIMER_OUTPUT);
   MBS_CALL(mbsp_gatherState(S));
+  // per-body outputs, computed by the owners of the bodies; CSV: the pose rows to rank 0
+  MBS_CALL(mbsp_bodyOutCompute(S->bo, t, S->y, S->y + (S->q1 - S->q0)));
+  if (S->ftraj || !S->h5) MBS_CALL(mbsp_bodyOutGather(S->bo, S->poses));
   double wsum = S->work;
   MBS_CALL(mbsp_allreduceSum(S->comm, &wsum, 1));
   double en[4] = {0, 0, 0, 0}, avg = 0;
@@ -220,6 +233,8 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
       fprintf(S->ftraj, "%.17g", t);
       for (int i = 0; i < m->nq; i++) fprintf(S->ftraj, ",%.17g", S->sout->q[i]);
       for (int i = 0; i < m->nv; i++) fprintf(S->ftraj, ",%.17g", S->sout->qd[i]);
+      for (size_t i = 0; i < (size_t)m->nbody * MBS_POSE_NCOMP; i++)
+        fprintf(S->ftraj, ",%.17g", S->poses[i]);
       fprintf(S->ftraj, "\n");
     }
     if (S->fenergy)
@@ -230,8 +245,10 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
   }
   // HDF5: every rank its owned slices [q_own; qd_own] = S->y (collective)
   if (S->h5) {
+    mbsp_bodyOutH5Row(S->bo, S->h5);
     mbsErr eh = mbsp_h5Append(S->h5, t, S->y, S->y + (S->q1 - S->q0), en, avg);
     if (!e) e = eh;
+    if (!e && S->xmf) e = mbsp_xdmfAppend(S->xmf, mbsp_h5Rows(S->h5) - 1, t);
   }
   MBS_CALL(e);
   S->evals_out = S->evals, S->iters_out = S->iters;
@@ -239,20 +256,47 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
   return MBS_OK;
 }
 
+// how progress is shown: 1 = a live line rewritten with \r (stderr is a terminal, or rank 0
+// runs under an MPI launcher that forwards its stderr to the terminal it was started from:
+// stderr is then a pipe, but the process still has that controlling terminal), 0 = a plain line
+// every --progress seconds (batch jobs, logs)
+static int mbsp_progressLive(void) {
+  if (isatty(2)) return 1;
+  int launched = getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+  if (!launched || getenv("SLURM_JOB_ID")) return 0;
+  FILE *tty = fopen("/dev/tty", "r");
+  if (!tty) return 0;
+  fclose(tty);
+  return 1;
+}
+
 static void mbsp_progress(mbspSim *S, double t, long step, int final) {
   if (S->rank != 0 || S->a->quiet) return;
   double now = mbsp_wtime(), wall = now - S->wall0;
-  int tty = isatty(2);
-  double every = tty ? 0.2 : S->a->progress_every;
+  // --progress SEC: plain lines every SEC seconds (logs), whatever stderr is
+  if (S->live < 0) S->live = S->a->progress_every > 0 ? 0 : mbsp_progressLive();
+  int tty = S->live;
+  double every = tty ? 0.2 : S->a->progress_every > 0 ? S->a->progress_every : 10;
   if (!final && now - S->last_progress < every) return;
   S->last_progress = now;
+  // rate and ETA from the steps and the simulated time of this invocation (a restart starts
+  // counting at its checkpoint)
   double tend = S->m->opt.t_end, done = (t - S->t_start) / (tend - S->t_start);
-  double eta = done > 0 ? wall * (1 - done) / done : 0;
+  long nstep = step - S->step_start;
+  double rate = wall > 0 ? nstep / wall : 0.0;
   double avg = S->evals ? (double)S->iters / S->evals : 0;
+  char eta[32];
+  if (final)
+    snprintf(eta, sizeof eta, "0 s");
+  else if (done > 0 && wall > 0)
+    snprintf(eta, sizeof eta, "%.1f s", wall * (1 - done) / done);
+  else
+    snprintf(eta, sizeof eta, "-");
   fprintf(stderr,
-          "%s[%5.1f%%] t = %.6g / %.6g s  wall %.1f s  ETA %.1f s  %.0f steps/s  avg iter %.1f%s",
-          tty ? "\r" : "", 100 * (t / tend), t, tend, wall, final ? 0.0 : eta,
-          wall > 0 ? step / wall : 0.0, avg, tty ? (final ? "\n" : "   ") : "\n");
+          "%s[%5.1f%%] t = %.6g / %.6g s  step %ld  wall %.1f s  ETA %s  %.3g steps/s  avg iter "
+          "%.1f%s",
+          tty ? "\r" : "", 100 * (t / tend), t, tend, step, wall, eta, rate, avg,
+          tty ? (final ? "\n" : "   ") : "\n");
   fflush(stderr);
 }
 
@@ -431,7 +475,7 @@ typedef struct {
   const mbspRankReport *rr;
   double t, ke, pe, wk, dt_last;
   long steps, rejected;
-  const char *ts_type, *stop;
+  const char *ts_type, *method, *stop; // method: the one TS ran (after -ts_* options)
 } mbspRunOut;
 
 static void mbsp_runJson(mbsJson *j, const void *ctx) {
@@ -450,7 +494,7 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
       (const char *[]){"none", "previous", "linear", "quadratic", "cubic"}[m->opt.warm_start]);
   mbs_jsonEndObject(j);
   mbs_jsonBeginObject(j, "integrator");
-  mbs_jsonString(j, "method", (const char *[]){"euler", "rk4", "dp5"}[m->opt.integrator]);
+  mbs_jsonString(j, "method", o->method);
   mbs_jsonString(j, "ts_type", o->ts_type);
   mbs_jsonNumber(j, "dt", m->opt.dt);
   mbs_jsonNumber(j, "tol", m->opt.int_tol);
@@ -524,6 +568,11 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
     MBS_CALL(mbs_stateCreate(m, &S->sout));
     MBS_CALL(mbs_workCreate(m, &S->wout));
   }
+  // per-body outputs of the owned bodies; HDF5 rows also hold the joint wrenches
+  int h5 = a->cfg->out_format == MBS_OUTFMT_HDF5;
+  MBS_CALL(
+      mbsp_bodyOutCreate(S->comm, m, S->eng, S->b0, S->b1, h5 && a->cfg->out_joint_wrench, &S->bo));
+  if (rank == 0 && !h5) MBS_ALLOC(S->poses, (size_t)m->nbody * MBS_POSE_NCOMP);
   int nqo = S->q1 - S->q0;
   memcpy(S->y, S->s->q + S->q0, (size_t)nqo * sizeof(double));
   memcpy(S->y + nqo, S->s->qd + S->v0, (size_t)(S->v1 - S->v0) * sizeof(double));
@@ -534,9 +583,10 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
   mbsErr e = MBS_OK;
   if (rank == 0) {
     e = mbsp_mkdirs(S->dir);
-    static const char *const names[] = {"trajectory.csv", "trajectory.h5", "energy.csv", "run.json",
+    static const char *const names[] = {"trajectory.csv", "trajectory.h5", "trajectory.xmf",
+                                        "bodies.csv",     "energy.csv",    "run.json",
                                         "checkpoint.bin"};
-    for (int k = 0; k < 5 && !e && !a->force && !a->restart; k++) {
+    for (int k = 0; k < 7 && !e && !a->force && !a->restart; k++) {
       char p[4200];
       struct stat st;
       snprintf(p, sizeof p, "%s/%s", S->dir, names[k]);
@@ -567,6 +617,10 @@ static mbsErr mbsp_simOpenFiles(mbspSim *S, int append, double t_cut) {
   MBS_CHECK((S->ftraj || !csv) && S->fenergy, MBS_ERR_IO, "%s: cannot open output files: %s",
             S->dir, strerror(errno));
   if (fresh) mbsp_csvHeader(S);
+  // the bodies and their parents beside the CSV trajectory (HDF5 files hold them in /model)
+  char pb[4200];
+  snprintf(pb, sizeof pb, "%s/bodies.csv", S->dir);
+  if (csv) MBS_CALL(mbsp_bodyOutTopology(S->m, pb));
   return MBS_OK;
 }
 
@@ -579,9 +633,9 @@ static mbsErr mbsp_simOpenH5(mbspSim *S, int append, double t_cut) {
   for (int b = 0, i = 0, j = m->nq; nm && b < m->nbody; b++) {
     size_t len = strlen(m->body_name[b]) + 16;
     for (int k = 0; k < m->body_qnum[b]; k++, i++)
-      if ((nm[i] = malloc(len))) snprintf(nm[i], len, "q_%s_%d", m->body_name[b], k);
+      if ((nm[i] = malloc(len))) mbs_coordName(m, "q", b, k, 0, nm[i], len);
     for (int k = 0; k < m->body_dofnum[b]; k++, j++)
-      if ((nm[j] = malloc(len))) snprintf(nm[j], len, "qd_%s_%d", m->body_name[b], k);
+      if ((nm[j] = malloc(len))) mbs_coordName(m, "qd", b, k, 1, nm[j], len);
   }
   const char *const *cn = (const char *const *)nm;
   int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
@@ -590,6 +644,18 @@ static mbsErr mbsp_simOpenH5(mbspSim *S, int append, double t_cut) {
              : mbsp_h5Create(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, &S->h5);
   for (int i = 0; nm && i < m->nq + m->nv; i++) free(nm[i]);
   free(nm);
+  // the per-body datasets (/bodies, /joints, /model)
+  if (!e) e = mbsp_bodyOutH5(S->bo, S->h5);
+  // rank 0: the XDMF description for ParaView (a restart continues it from the kept rows)
+  if (!e && S->rank == 0) {
+    char px[4200], pe[4200];
+    snprintf(px, sizeof px, "%s/trajectory.xmf", S->dir);
+    snprintf(pe, sizeof pe, "%s/energy.csv", S->dir);
+    e = mbsp_xdmfOpen(px, "trajectory.h5", m->nbody, S->a->cfg->out_joint_wrench,
+                      mbsp_h5Rows(S->h5), pe, &S->xmf);
+  }
+  e = mbsp_agreeErr(S->comm, e);
+  if (e) mbsp_h5Abandon(&S->h5);
   return e;
 }
 
@@ -635,6 +701,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   char ckpath[4200] = "";
   if (!e) {
     S->t_start = t;
+    S->step_start = step;
+    S->live = -1;
     S->wall0 = S->last_progress = mbsp_wtime();
     S->pprev = mbsp_power(S, S->y + (S->q1 - S->q0));
     if (!a->restart) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
@@ -690,6 +758,10 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   // the rows written are complete: close (rename into place) also after an error (collective)
   mbsErr eh5 = mbsp_h5Close(&S->h5);
   if (!e) e = eh5;
+  if (S->xmf) { // rank 0: the final row count in every grid
+    mbsErr ex = mbsp_xdmfClose(&S->xmf);
+    if (!e) e = ex;
+  }
 
   // final report
   mbspRankReport rr;
@@ -697,17 +769,28 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   if (!e) e = mbsp_rankReportCollect(a->comm, S->eng, S->w, &rr);
   if (!e) e = mbsp_agreeErr(a->comm, mbsp_cliGatherRss(a->comm));
   if (!e && S->rank == 0) {
-    mbspRunOut o = {
-        S, &rr, t, ke, pe, wk, dt, step, mbsp_tsRejected(S->ts), mbsp_tsTypeName(S->ts), stop};
+    mbspRunOut o = {S,
+                    &rr,
+                    t,
+                    ke,
+                    pe,
+                    wk,
+                    dt,
+                    step,
+                    mbsp_tsRejected(S->ts),
+                    mbsp_tsTypeName(S->ts),
+                    mbsp_tsMethodName(S->ts),
+                    stop};
     if (!a->quiet && !a->no_table)
       printf("mbspar run %s: %d bodies, %d dofs, %d rank(s), %s + %s\n"
              "  t = %.9g s after %ld steps (%ld rejected), %ld evaluations, %.2f iterations each\n"
              "  energy: kinetic %.9g J, potential %.9g J, total %.9g J, work %.9g J\n"
              "  outputs in %s/ (%s, energy.csv, run.json)\n",
-             a->cfg->filename, m->nbody, m->nv, S->size, mbs_solverName(m->opt.solver),
-             (const char *[]){"euler", "rk4", "dp5"}[m->opt.integrator], t, step, o.rejected,
-             S->evals, S->evals ? (double)S->iters / S->evals : 0.0, ke, pe, ke + pe, wk, S->dir,
-             a->cfg->out_format == MBS_OUTFMT_HDF5 ? "trajectory.h5" : "trajectory.csv");
+             a->cfg->filename, m->nbody, m->nv, S->size, mbs_solverName(m->opt.solver), o.method, t,
+             step, o.rejected, S->evals, S->evals ? (double)S->iters / S->evals : 0.0, ke, pe,
+             ke + pe, wk, S->dir,
+             a->cfg->out_format == MBS_OUTFMT_HDF5 ? "trajectory.h5, trajectory.xmf"
+                                                   : "trajectory.csv, bodies.csv");
     if (S->ftraj) fflush(S->ftraj);
     if (S->fenergy) fflush(S->fenergy);
     e = a->emit(a->emit_ctx, mbsp_runJson, &o);
@@ -728,6 +811,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   mbs_stateDestroy(&S->s);
   mbs_stateDestroy(&S->sout);
   mbs_workDestroy(&S->wout);
+  mbsp_bodyOutDestroy(&S->bo);
+  free(S->poses);
   free(S->y), free(S->qcnt), free(S->qdsp), free(S->vcnt), free(S->vdsp), free(S->lcnt);
   free(S->ldsp);
   return e;

@@ -18,7 +18,8 @@ typedef struct {
   int quiet;             ///< no progress, no table
   int no_table;          ///< no table on stdout (the JSON report goes there)
   const char *restart;   ///< checkpoint to continue from, or NULL
-  double progress_every; ///< seconds between plain progress lines when stderr is not a terminal
+  double progress_every; ///< --progress: plain lines every so many seconds (0: live line on a
+                         ///< terminal, also under mpirun; else every 10 s)
   /// write the final report (common head + body) to the --json / --out targets; rank 0 only
   mbsErr (*emit)(void *ctx, mbspJsonBody body, const void *bodyctx);
   void *emit_ctx;

@@ -1,32 +1,44 @@
 /// \file verb_inverse.c
-/// `mbspar inverse`: joint forces along the prescribed motion of the config's inverse group, by
-/// RNEA on rank 0 (the other ranks wait at the agreement); CSV and JSON outputs.
+/// `mbspar inverse`: joint forces along the prescribed motion of the config's inverse group (the
+/// built-in cycloid profile, or a user motion read from inverse.motion, mbs_motion.h), by RNEA
+/// on rank 0 (the other ranks wait at the agreement); CSV and JSON outputs.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "mbspar/mbs_motion.h"
 #include "mbspar/mbs_trajectory.h"
 #include "mbspar/mbspar.h"
 
 typedef struct {
   const mbsModel *m;
   const mbsConfig *cfg;
-  int ns;             // samples
-  const mbsReal *t;   // (ns)
-  const mbsReal *q;   // (ns x nq)
-  const mbsReal *qd;  // (ns x nv)
-  const mbsReal *qdd; // (ns x nv)
-  const mbsReal *tau; // (ns x nv)
+  int ns;              // samples
+  const mbsReal *t;    // (ns)
+  const mbsReal *q;    // (ns x nq)
+  const mbsReal *qd;   // (ns x nv)
+  const mbsReal *qdd;  // (ns x nv)
+  const mbsReal *tau;  // (ns x nv)
+  const mbsMotion *mo; // user motion, or NULL (the profile)
 } mbsInverseOut;
 
 static void mbs_inverseJson(mbsJson *j, const void *ctx) {
   const mbsInverseOut *r = ctx;
   const mbsModel *m = r->m;
   mbs_jsonBeginObject(j, "inverse");
-  mbs_jsonNumber(j, "T", r->cfg->inverse.T);
-  mbs_jsonInt(j, "steps", r->cfg->inverse.steps);
-  mbs_jsonInt(j, "prescribed_coordinates", mbs_configInverseCoords(m));
+  if (r->mo) { // a user motion: its file, length and what it gave
+    mbs_jsonString(j, "motion", r->cfg->inverse.motion);
+    mbs_jsonNumber(j, "T", r->t[r->ns - 1] - r->t[0]);
+    mbs_jsonInt(j, "steps", r->ns - 1);
+    mbs_jsonInt(j, "prescribed_coordinates", r->mo->given_q);
+    mbs_jsonInt(j, "given_rates", r->mo->given_qd);
+    mbs_jsonInt(j, "given_accelerations", r->mo->given_qdd);
+  } else {
+    mbs_jsonNumber(j, "T", r->cfg->inverse.T);
+    mbs_jsonInt(j, "steps", r->cfg->inverse.steps);
+    mbs_jsonInt(j, "prescribed_coordinates", mbs_configInverseCoords(m));
+  }
   mbs_jsonNumberArray(j, "t", r->t, r->ns);
   const char *names[4] = {"q", "qd", "qdd", "tau"};
   const mbsReal *data[4] = {r->q, r->qd, r->qdd, r->tau};
@@ -48,12 +60,11 @@ static void mbs_inverseJson(mbsJson *j, const void *ctx) {
   mbs_jsonEndObject(j);
 }
 
-// column name of coordinate k of body b: PREFIX_NAME or PREFIX_NAME_k
-static void mbs_csvName(FILE *f, const char *pre, const mbsModel *m, int b, int n, int k) {
-  if (n == 1)
-    fprintf(f, ",%s_%s", pre, m->body_name[b]);
-  else
-    fprintf(f, ",%s_%s_%d", pre, m->body_name[b], k);
+// column name of coordinate (rate = 0) or rate (rate = 1) k of body b: PREFIX_BODY or
+// PREFIX_BODY_COMPONENT, the names of trajectory.csv (mbs_coordName)
+static void mbs_csvName(FILE *f, const char *pre, const mbsModel *m, int b, int k, int rate) {
+  char nm[400];
+  fprintf(f, ",%s", mbs_coordName(m, pre, b, k, rate, nm, sizeof nm));
 }
 
 static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
@@ -63,12 +74,11 @@ static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
   MBS_CALL(mbsp_tmpOpen(path, tmp, sizeof tmp, &f));
   fprintf(f, "t");
   for (int b = 0; b < m->nbody; b++)
-    for (int k = 0; k < m->body_qnum[b]; k++) mbs_csvName(f, "q", m, b, m->body_qnum[b], k);
+    for (int k = 0; k < m->body_qnum[b]; k++) mbs_csvName(f, "q", m, b, k, 0);
   const char *pre[3] = {"qd", "qdd", "tau"};
   for (int p = 0; p < 3; p++)
     for (int b = 0; b < m->nbody; b++)
-      for (int k = 0; k < m->body_dofnum[b]; k++)
-        mbs_csvName(f, pre[p], m, b, m->body_dofnum[b], k);
+      for (int k = 0; k < m->body_dofnum[b]; k++) mbs_csvName(f, pre[p], m, b, k, 1);
   fprintf(f, "\n");
   for (int i = 0; i < r->ns; i++) {
     fprintf(f, "%.17g", r->t[i]);
@@ -81,16 +91,50 @@ static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
   return mbsp_tmpCommit(f, tmp, path);
 }
 
+// a user motion: rank 0 reads inverse.motion (a CSV of t, q and optionally qd, qdd)
+static mbsErr mbs_inverseMotion(const mbsConfig *cfg, const mbsModel *m, mbsMotion **mo) {
+  const char *path = cfg->inverse.motion;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return mbs_errSet(MBS_ERR_INPUT, "%s:%d: inverse.motion: cannot read %s", cfg->filename,
+                      cfg->inverse.motion_line, path);
+  char *text = NULL;
+  size_t n = 0, cap = 0, k;
+  char chunk[65536];
+  mbsErr e = MBS_OK;
+  while (!e && (k = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (n + k + 1 > cap) {
+      cap = 2 * (n + k + 1);
+      char *t = realloc(text, cap);
+      if (!t)
+        e = mbs_errSet(MBS_ERR_NOMEM, "out of memory reading %s", path);
+      else
+        text = t;
+    }
+    if (!e) memcpy(text + n, chunk, k), n += k;
+  }
+  fclose(f);
+  if (!e && !text) text = calloc(1, 1);
+  if (!e && !text) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e) text[n] = 0;
+  if (!e) e = mbs_motionRead(m, text, path, mo);
+  free(text);
+  return e;
+}
+
 static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
                              const mbsModel *m) {
   const mbsInverseSpec *iv = &cfg->inverse;
-  int ns = iv->steps + 1, nq = m->nq, nv = m->nv;
+  int nq = m->nq, nv = m->nv;
   mbsState *s = NULL;
   mbsWork *w = NULL;
+  mbsMotion *mo = NULL;
   mbsReal *qs = NULL, *qe = NULL, *t = NULL, *q = NULL, *qd = NULL, *qdd = NULL, *tau = NULL;
   mbsErr e = MBS_OK;
   static const char *const files[] = {"inverse.csv", "inverse.json"};
   e = mbsp_outPrepare(cli, files, 2);
+  if (!e && iv->motion) e = mbs_inverseMotion(cfg, m, &mo);
+  int ns = mo ? mo->ns : iv->steps + 1;
   if (!e) e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(m, &w);
   if (!e) {
@@ -105,19 +149,30 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     if (!qs || !qe || !t || !q || !qd || !qdd || !tau)
       e = mbs_errSet(MBS_ERR_NOMEM, "mbspar inverse: out of memory for %d samples", ns);
   }
-  if (!e) e = mbs_configInverse(cfg, m, qs, qe);
-  // samples t_k = k T / steps
+  if (!e && !mo) e = mbs_configInverse(cfg, m, qs, qe);
   for (int i = 0; i < ns && !e; i++) {
-    t[i] = iv->T * i / iv->steps;
-    mbs_inverseSample(m, s, w, qs, qe, iv->T, t[i], qdd + (size_t)i * nv, tau + (size_t)i * nv);
+    if (mo) { // the user motion's sample i: tau = RNEA(q, qd, qdd) - applied joint forces
+      t[i] = mo->t[i];
+      memcpy(s->q, mo->q + (size_t)i * nq, (size_t)nq * sizeof *q);
+      memcpy(s->qd, mo->qd + (size_t)i * nv, (size_t)nv * sizeof *qd);
+      memcpy(qdd + (size_t)i * nv, mo->qdd + (size_t)i * nv, (size_t)nv * sizeof *qdd);
+      s->time = t[i];
+      mbs_fwdPosition(m, s, w);
+      mbs_fwdVelocity(m, s, w);
+      mbs_rnea(m, w, qdd + (size_t)i * nv);
+      for (int d = 0; d < nv; d++) tau[(size_t)i * nv + d] = w->qfrc_inv[d] - w->qfrc[d];
+    } else { // samples t_k = k T / steps of the profile
+      t[i] = iv->T * i / iv->steps;
+      mbs_inverseSample(m, s, w, qs, qe, iv->T, t[i], qdd + (size_t)i * nv, tau + (size_t)i * nv);
+    }
     memcpy(q + (size_t)i * nq, s->q, (size_t)nq * sizeof *q);
     memcpy(qd + (size_t)i * nv, s->qd, (size_t)nv * sizeof *qd);
   }
   if (!e) {
-    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau};
+    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo};
     if (mbsp_cliTable(cli)) {
-      printf("mbspar inverse %s: %d bodies, %d dofs, %d samples over T = %g s\n", cfg->filename,
-             m->nbody, nv, ns, iv->T);
+      printf("mbspar inverse %s: %d bodies, %d dofs, %d samples over T = %g s%s%s\n", cfg->filename,
+             m->nbody, nv, ns, t[ns - 1] - t[0], mo ? ", motion " : "", mo ? iv->motion : "");
       printf("  %-12s %14s %14s %14s\n", "dof", "tau(0)", "tau(T/4)", "max |tau|");
       int show = nv < 16 ? nv : 16;
       for (int d = 0; d < show; d++) {
@@ -143,6 +198,7 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
   free(qd);
   free(qdd);
   free(tau);
+  mbs_motionDestroy(&mo);
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);
   return e;

@@ -10,6 +10,9 @@
 #   scripts/run.sh accel configs/chain.cfg --json -
 # --np N (or MBS_NP=N) sets the number of ranks. Running as root and with more ranks than cpus
 # works: scripts/env.sh sets what Open MPI needs.
+# Standard output belongs to mbspar alone: the package check and the build log go to standard
+# error, so `scripts/run.sh accel configs/chain.cfg --json - 2>/dev/null | python3 -m json.tool`
+# works on a fresh clone.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 np=${MBS_NP:-4}
@@ -28,8 +31,11 @@ case "$np" in
   ;;
 esac
 
-"$root/scripts/setup.sh"
-"$root/scripts/build.sh"
+# MBS_RUN_NO_BUILD=1: use the existing build as it is (tests of this script)
+if [ "${MBS_RUN_NO_BUILD:-0}" != 1 ]; then
+  "$root/scripts/setup.sh" >&2
+  "$root/scripts/build.sh" >&2
+fi
 
 exe=${MBS_BUILD_DIR:-$root/build}/mbspar
 if [ ! -x "$exe" ]; then
@@ -61,5 +67,5 @@ fi
 
 # shellcheck source=env.sh
 . "$root/scripts/env.sh" "$np"
-echo "run.sh: mpirun -n $np $exe ${args[*]}"
+echo "run.sh: mpirun -n $np $exe ${args[*]}" >&2
 exec mpirun -n "$np" "$exe" "${args[@]}"

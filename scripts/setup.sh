@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Install the Debian 12 packages mbspar needs, and only those that are missing.
 #
-#   scripts/setup.sh [--with-lint|--with-tools] [--with-fuzz] [--with-peers] [--with-smpi]
-#                    [--check] [--quiet]
+#   scripts/setup.sh [--with-lint|--with-tools] [--with-fuzz] [--with-peers] [--with-urdf]
+#                    [--with-viz] [--with-smpi] [--check] [--quiet]
 #
 #   (default)     compiler, CMake, pkg-config, Open MPI, hwloc, PETSc, parallel HDF5 + h5dump,
-#                 libconfig, gnuplot, python3, SLURM + munge (the local-SLURM test, test_slurm.sh)
+#                 libconfig, libxml2 (URDF input), gnuplot, python3 with h5py and numpy (the
+#                 XDMF/pose checks, scripts/animate.sh on HDF5 runs), SLURM + munge (the
+#                 local-SLURM test, test_slurm.sh)
 #   --with-lint   also clang-format, shellcheck (the lint tests; scripts/test.sh uses this)
 #   --with-tools  --with-lint plus valgrind (scripts/valgrind.sh)
 #   --with-fuzz   also clang and its sanitizer/libFuzzer runtime (scripts/fuzz.sh, the fuzz
 #                 smoke test; scripts/test.sh uses this)
 #   --with-peers  also libmujoco-dev, libsimbody-dev (peer engines for the benchmarks)
+#   --with-urdf   also libmujoco-dev and dart-doc (the URDF-vs-MuJoCo test and the real robot
+#                 descriptions it loads; scripts/test.sh uses this)
+#   --with-viz    also paraview, python3-paraview, xvfb (scripts/render.sh, the `viz` test),
+#                 python3-matplotlib (docs/examples/plot_h5.py), ffmpeg (animate.sh MP4)
 #   --with-smpi   also libsimgrid-dev (SimGrid SMPI: bench/smpi/, simulated clusters)
 #   --check       install nothing; list what is missing and exit 1 if anything is
 #   --quiet       print nothing when everything is present
@@ -22,11 +28,14 @@
 set -euo pipefail
 
 core_pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwloc
-  petsc-dev libhdf5-openmpi-dev hdf5-tools libconfig-dev gnuplot-nox python3)
+  petsc-dev libhdf5-openmpi-dev hdf5-tools libconfig-dev libxml2-dev gnuplot-nox python3
+  python3-h5py python3-numpy)
 # the `slurm` test runs a real single-node slurmctld/slurmd (docs/cluster.md)
 core_pkgs+=(slurmctld slurmd slurm-client munge)
 lint_pkgs=(clang-format shellcheck)
 peer_pkgs=(libmujoco-dev libsimbody-dev)
+urdf_pkgs=(libmujoco-dev dart-doc)
+viz_pkgs=(paraview python3-paraview xvfb xauth python3-matplotlib ffmpeg)
 smpi_pkgs=(libsimgrid-dev)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 
@@ -39,11 +48,13 @@ for arg in "$@"; do
   --with-tools) want+=("${lint_pkgs[@]}" valgrind) ;;
   --with-fuzz) want+=("${fuzz_pkgs[@]}") ;;
   --with-peers) want+=("${peer_pkgs[@]}") ;;
+  --with-urdf) want+=("${urdf_pkgs[@]}") ;;
+  --with-viz) want+=("${viz_pkgs[@]}") ;;
   --with-smpi) want+=("${smpi_pkgs[@]}") ;;
   --check) check_only=1 ;;
   --quiet) quiet=1 ;;
   -h | --help)
-    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *)

@@ -40,7 +40,7 @@ done
 exclude=()
 [ -z "$lexcl" ] || exclude=(-LE "$lexcl")
 
-"$root/scripts/setup.sh" --with-lint --with-fuzz
+"$root/scripts/setup.sh" --with-lint --with-fuzz --with-urdf
 "$root/scripts/build.sh"
 
 # the unit tests under ASan/UBSan (issue 12): a habit, not an afterthought

@@ -649,7 +649,8 @@ static mbsErr mbs_cfgReadIntegrator(mbsConfig *c, const mbsCs *root) {
 }
 
 static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"dir", "every", "checkpoint_every", "format", NULL};
+  static const char *const keys[] = {"dir",    "every",        "checkpoint_every",
+                                     "format", "joint_wrench", NULL};
   const mbsCs *g;
   MBS_CALL(mbs_cfgGetGroup(c, root, "output", &g));
   if (!g) return MBS_OK;
@@ -666,6 +667,13 @@ static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
   MBS_CALL(mbs_cfgGetInt(c, g, "every", &c->out_every));
   MBS_CALL(mbs_cfgGetInt(c, g, "checkpoint_every", &c->out_checkpoint_every));
   MBS_CALL(mbs_cfgGetEnum(c, g, "format", mbs_fmt_names, &c->out_format));
+  const mbsCs *jw = config_setting_get_member(g, "joint_wrench");
+  if (jw) {
+    if (config_setting_type(jw) != CONFIG_TYPE_BOOL)
+      return mbs_cfgFail(c, jw, "output.joint_wrench: wrong type: expected true or false, got %s",
+                         mbs_cfgTypeName(jw));
+    c->out_joint_wrench = config_setting_get_bool(jw);
+  }
   if (c->out_every < 1)
     return mbs_cfgFail(c, config_setting_get_member(g, "every"),
                        "output.every must be >= 1 (got %d)", c->out_every);
@@ -676,7 +684,8 @@ static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
 }
 
 static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"T", "steps", "q_start", "q_end", "angle_unit", NULL};
+  static const char *const keys[] = {"T",          "steps",  "q_start", "q_end",
+                                     "angle_unit", "motion", NULL};
   static const char *const units[] = {"rad", "deg", NULL};
   const mbsCs *g;
   mbsInverseSpec *iv = &c->inverse;
@@ -695,6 +704,20 @@ static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
   if (iv->steps < 1 || iv->steps > 100000000)
     return mbs_cfgFail(c, config_setting_get_member(g, "steps"),
                        "inverse.steps must be in [1, 1e8] (got %d)", iv->steps);
+  // a user motion: a CSV file relative to the config's directory
+  const char *mot = NULL;
+  MBS_CALL(mbs_cfgGetString(c, g, "motion", &mot));
+  if (mot) {
+    const mbsCs *ms = config_setting_get_member(g, "motion");
+    if (!mot[0]) return mbs_cfgFail(c, ms, "inverse.motion: empty file name");
+    const char *slash = strrchr(c->filename, '/');
+    size_t dl = mot[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
+    iv->motion = malloc(dl + strlen(mot) + 1);
+    if (!iv->motion) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    memcpy(iv->motion, c->filename, dl);
+    memcpy(iv->motion + dl, mot, strlen(mot) + 1);
+    iv->motion_line = mbs_cfgLine(ms);
+  }
   return MBS_OK;
 }
 
@@ -759,6 +782,59 @@ static mbsErr mbs_cfgReadCpa(mbsConfig *c, const mbsCs *root) {
 
 // ---------------------------------------------------------------- parse
 
+// model.urdf = "FILE" or { file = "FILE"; q0 = [...]; qd0 = [...]; }: the file name resolved
+// against the config's directory; the text is read by the caller (mbs_configSetUrdf)
+static mbsErr mbs_cfgReadUrdf(mbsConfig *c, const mbsCs *model) {
+  const mbsCs *s = config_setting_get_member(model, "urdf");
+  if (!s) return MBS_OK;
+  const char *file = NULL;
+  if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+    file = config_setting_get_string(s);
+  } else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
+    static const char *const keys[] = {"file", "q0", "qd0", NULL};
+    MBS_CALL(mbs_cfgCheckKeys(c, s, keys));
+    MBS_CALL(mbs_cfgGetString(c, s, "file", &file));
+    if (!file) return mbs_cfgFail(c, s, "model.urdf: missing file = \"robot.urdf\"");
+    MBS_CALL(mbs_cfgGetValues(c, s, "q0", &c->urdf_q0, &c->nurdf_q0));
+    MBS_CALL(mbs_cfgGetValues(c, s, "qd0", &c->urdf_qd0, &c->nurdf_qd0));
+  } else {
+    return mbs_cfgFail(c, s,
+                       "model.urdf: wrong type: expected a file name or { file = ...; q0 = ...; "
+                       "qd0 = ...; }, got %s",
+                       mbs_cfgTypeName(s));
+  }
+  if (!file[0]) return mbs_cfgFail(c, s, "model.urdf: empty file name");
+  c->urdf_line = mbs_cfgLine(s);
+  // relative to the directory of the config file
+  const char *slash = strrchr(c->filename, '/');
+  size_t dl = file[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
+  c->urdf_path = malloc(dl + strlen(file) + 1);
+  if (!c->urdf_path) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  memcpy(c->urdf_path, c->filename, dl);
+  memcpy(c->urdf_path + dl, file, strlen(file) + 1);
+  return MBS_OK;
+}
+
+mbsErr mbs_configSetUrdf(mbsConfig *c, const char *text, size_t len) {
+  MBS_CHECK(c->urdf_path, MBS_ERR_INTERNAL, "mbs_configSetUrdf: the config has no model.urdf");
+  mbs_urdfDestroy(&c->urdf);
+  MBS_CALL(mbs_urdfParse(text, len, c->urdf_path, &c->urdf));
+  int nq, nv;
+  mbs_urdfSizes(c->urdf, &nq, &nv);
+  const mbsCs *s = config_setting_get_member(
+      config_setting_get_member(config_root_setting((const config_t *)c->priv), "model"), "urdf");
+  if (c->nurdf_q0 && c->nurdf_q0 != nq)
+    return mbs_cfgFail(c, config_setting_get_member(s, "q0"),
+                       "model.urdf: wrong array length: q0 needs %d values (the robot's position "
+                       "coordinates in joint order), got %d",
+                       nq, c->nurdf_q0);
+  if (c->nurdf_qd0 && c->nurdf_qd0 != nv)
+    return mbs_cfgFail(c, config_setting_get_member(s, "qd0"),
+                       "model.urdf: wrong array length: qd0 needs %d values, got %d", nv,
+                       c->nurdf_qd0);
+  return MBS_OK;
+}
+
 mbsErr mbs_configParse(const char *text, const char *filename, const char *const *sets, int nsets,
                        mbsConfig **out) {
   *out = NULL;
@@ -774,6 +850,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   c->out_every = 1;
   c->out_checkpoint_every = 0;
   c->out_format = MBS_OUTFMT_CSV;
+  c->out_joint_wrench = 1;
   c->inverse.T = 1;
   c->inverse.steps = 100;
   mbs_staticOptDefault(&c->statics);
@@ -829,13 +906,14 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   if (!e) e = mbs_cfgReadStatic(c, root);
   if (!e) e = mbs_cfgReadCpa(c, root);
   if (!e) {
-    static const char *const mkeys[] = {"gravity", "bodies", "chain", "tree", NULL};
+    static const char *const mkeys[] = {"gravity", "bodies", "chain", "tree", "urdf", NULL};
     const mbsCs *model = NULL;
     e = mbs_cfgGetGroup(c, root, "model", &model);
     if (!e && !model)
       e = mbs_errSet(MBS_ERR_INPUT, "%s:1: empty model: there is no model group", c->filename);
     if (!e) e = mbs_cfgCheckKeys(c, model, mkeys);
     if (!e) e = mbs_cfgGetVec(c, model, "gravity", 3, c->gravity);
+    if (!e) e = mbs_cfgReadUrdf(c, model);
   }
   if (e) {
     mbs_configDestroy(&c);
@@ -858,6 +936,11 @@ void mbs_configDestroy(mbsConfig **pc) {
   free(c->out_dir);
   free(c->inverse.q_start);
   free(c->inverse.q_end);
+  free(c->inverse.motion);
+  free(c->urdf_path);
+  free(c->urdf_q0);
+  free(c->urdf_qd0);
+  mbs_urdfDestroy(&c->urdf);
   free(c);
   *pc = NULL;
 }
@@ -1071,9 +1154,77 @@ static mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *w
   return MBS_OK;
 }
 
+// ---------------------------------------------------------------- model: body tips
+
+// the tip of every body built so far: length * direction in its frame for generated bodies and
+// for explicit bodies with a length; a generator hung from such a body starts at its tip. Kept
+// sparse by global body index (every generated body of one generator has the same tip), so a
+// rank that builds only its own bodies knows the tip of any body
+typedef struct {
+  int *gid;   // (n) explicit bodies with a tip, increasing
+  mbsReal *p; // (n x 3)
+  int n, cap;
+  int *gbase, *gnum; // (ng) generators: bodies gbase .. gbase + gnum - 1
+  mbsReal *gp;       // (ng x 3)
+  int ng, gcap;
+} mbsTips;
+
+static mbsErr mbs_tipGrow(int **a, int **b, mbsReal **p, int *cap, int need) {
+  if (need <= *cap) return MBS_OK;
+  int nc = *cap ? 2 * *cap : 16;
+  int *na = realloc(*a, sizeof(int) * (size_t)nc);
+  if (na) *a = na;
+  int *nb = b ? realloc(*b, sizeof(int) * (size_t)nc) : NULL;
+  if (nb) *b = nb;
+  mbsReal *np = realloc(*p, sizeof(mbsReal) * 3 * (size_t)nc);
+  if (np) *p = np;
+  if (!na || (b && !nb) || !np) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  *cap = nc;
+  return MBS_OK;
+}
+
+// the tip of explicit body gid (NULL: none)
+static mbsErr mbs_tipSet(mbsTips *t, int gid, const mbsReal *tip) {
+  if (!tip) return MBS_OK;
+  MBS_CALL(mbs_tipGrow(&t->gid, NULL, &t->p, &t->cap, t->n + 1));
+  t->gid[t->n] = gid;
+  memcpy(t->p + 3 * t->n, tip, 3 * sizeof(mbsReal));
+  t->n++;
+  return MBS_OK;
+}
+
+// the tip shared by the n bodies of a generator from gid base
+static mbsErr mbs_tipSetRange(mbsTips *t, int base, int n, const mbsReal *tip) {
+  MBS_CALL(mbs_tipGrow(&t->gbase, &t->gnum, &t->gp, &t->gcap, t->ng + 1));
+  t->gbase[t->ng] = base, t->gnum[t->ng] = n;
+  memcpy(t->gp + 3 * t->ng, tip, 3 * sizeof(mbsReal));
+  t->ng++;
+  return MBS_OK;
+}
+
+static const mbsReal *mbs_tipGet(const mbsTips *t, int gid) {
+  for (int k = 0; k < t->ng; k++)
+    if (gid >= t->gbase[k] && gid < t->gbase[k] + t->gnum[k]) return t->gp + 3 * k;
+  int lo = 0, hi = t->n - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (t->gid[mid] == gid) return t->p + 3 * mid;
+    if (t->gid[mid] < gid)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return NULL;
+}
+
+static void mbs_tipFree(mbsTips *t) {
+  free(t->gid), free(t->p), free(t->gbase), free(t->gnum), free(t->gp);
+}
+
 // ---------------------------------------------------------------- model: explicit bodies
 
-static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const mbsCs *list) {
+static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const mbsCs *list,
+                          mbsTips *tips) {
   static const char *const bkeys[] = {"name",  "parent", "joint",  "mass", "com",       "inertia",
                                       "shape", "length", "radius", "size", "direction", NULL};
   static const char *const jkeys[] = {"type",      "axis",    "axis2",     "origin", "q0", "qd0",
@@ -1086,6 +1237,10 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   MBS_CALL(mbs_cfgCheckKeys(c, b, bkeys));
   mbsBodySpec sp;
   mbs_bodySpecDefault(&sp);
+  // the default axes of the input file, the same for explicit bodies and generators: rotation
+  // about y (swinging in the x-z plane under gravity along -z), universal's second axis x
+  sp.axis[0] = 0, sp.axis[1] = 1, sp.axis[2] = 0;
+  sp.axis2[0] = 1, sp.axis2[1] = 0, sp.axis2[2] = 0;
   const char *name = NULL;
   MBS_CALL(mbs_cfgGetString(c, b, "name", &name));
   if (!name) return mbs_cfgFail(c, b, "%s: missing name", path);
@@ -1151,7 +1306,10 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   sp.mass = geo.mass;
   memcpy(sp.com, geo.com, sizeof sp.com);
   memcpy(sp.inertia, geo.inertia, sizeof sp.inertia);
-  return mbs_cfgAdd(c, m, &sp, b, j, &geo, what, NULL);
+  int id = -1;
+  MBS_CALL(mbs_cfgAdd(c, m, &sp, b, j, &geo, what, &id));
+  mbsReal tip[3] = {geo.length * geo.dir[0], geo.length * geo.dir[1], geo.length * geo.dir[2]};
+  return mbs_tipSet(tips, id, geo.length > 0 ? tip : NULL);
 }
 
 // ---------------------------------------------------------------- model: generators
@@ -1166,6 +1324,8 @@ typedef struct {
   // per-joint values: count 0 (default), 1 (broadcast), per (every joint), n*per (each joint)
   mbsReal *val[6];
   int cnt[6];
+  mbsTips *tips;
+  mbsReal spread; // tree: fan angle between siblings (rad), 0 = none
 } mbsGen;
 
 static const char *const mbs_gen_vkeys[6] = {"q0",      "qd0",       "stiffness",
@@ -1202,6 +1362,10 @@ static mbsErr mbs_genRead(const mbsConfig *c, mbsModel *m, mbsGen *gen) {
   MBS_CALL(mbs_cfgGetVec(c, g, "axis", 3, gen->axis));
   MBS_CALL(mbs_cfgGetVec(c, g, "axis2", 3, gen->axis2));
   MBS_CALL(mbs_cfgGetVec(c, g, "origin", 3, gen->origin));
+  // without origin, a generator hung from a body with a tip (a generated body, or an explicit
+  // one with a length) starts at that tip; from the ground or a body without one, at the origin
+  const mbsReal *tip = mbs_tipGet(gen->tips, gen->parent);
+  if (!config_setting_get_member(g, "origin") && tip) memcpy(gen->origin, tip, 3 * sizeof(mbsReal));
   MBS_CALL(mbs_cfgReadGeom(c, g, 1, what, &gen->geo));
   for (int k = 0; k < 6; k++) {
     int per = k == 0 ? gen->nq : gen->nv;
@@ -1232,8 +1396,20 @@ static mbsErr mbs_genRead(const mbsConfig *c, mbsModel *m, mbsGen *gen) {
 }
 
 // body i of a generator with parent index p: spec filled and added
+// quaternion q <- q (x) [cos(a/2), sin(a/2) u] (rotation by a about the unit axis u, child frame)
+static void mbs_quatTurn(mbsReal *q, const mbsReal *u, mbsReal a) {
+  mbsReal c = cos(0.5 * a), s = sin(0.5 * a), d[4] = {c, s * u[0], s * u[1], s * u[2]}, r[4];
+  r[0] = q[0] * d[0] - q[1] * d[1] - q[2] * d[2] - q[3] * d[3];
+  r[1] = q[0] * d[1] + q[1] * d[0] + q[2] * d[3] - q[3] * d[2];
+  r[2] = q[0] * d[2] - q[1] * d[3] + q[2] * d[0] + q[3] * d[1];
+  r[3] = q[0] * d[3] + q[1] * d[2] - q[2] * d[1] + q[3] * d[0];
+  memcpy(q, r, sizeof r);
+}
+
+// body i of a generator with parent index p: spec filled and added; \p fan: the extra initial
+// rotation about the joint axis (tree spread)
 static mbsErr mbs_genAdd(const mbsConfig *c, mbsModel *m, const mbsGen *gen, int i, int p, int root,
-                         int *id) {
+                         mbsReal fan, int *id) {
   mbsBodySpec sp;
   mbs_bodySpecDefault(&sp);
   char name[320], what[400];
@@ -1259,10 +1435,29 @@ static mbsErr mbs_genAdd(const mbsConfig *c, mbsModel *m, const mbsGen *gen, int
       dst[k][d] =
           cnt == 1 ? gen->val[k][0] : (cnt == per ? gen->val[k][d] : gen->val[k][i * per + d]);
   }
+  // tree spread: the first rotation coordinate turns by fan, quaternions about the axis
+  if (fan != 0) {
+    mbsReal u[3];
+    mbsReal n = sqrt(gen->axis[0] * gen->axis[0] + gen->axis[1] * gen->axis[1] +
+                     gen->axis[2] * gen->axis[2]);
+    for (int k = 0; k < 3; k++) u[k] = n > 0 ? gen->axis[k] / n : (k == 1);
+    if (gen->type == MBS_JNT_SPHERICAL) mbs_quatTurn(sp.q0, u, fan);
+    if (gen->type == MBS_JNT_FREE) mbs_quatTurn(sp.q0 + 3, u, fan);
+    if (gen->type == MBS_JNT_REVOLUTE || gen->type == MBS_JNT_CYLINDRICAL ||
+        gen->type == MBS_JNT_UNIVERSAL)
+      sp.q0[0] += fan;
+  }
   return mbs_cfgAdd(c, m, &sp, gen->g, NULL, &gen->geo, what, id);
 }
 
-static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
+// every body of a generator (global indices base ..) has the same tip
+static mbsErr mbs_genTips(const mbsGen *gen, int base) {
+  mbsReal tip[3] = {gen->geo.length * gen->geo.dir[0], gen->geo.length * gen->geo.dir[1],
+                    gen->geo.length * gen->geo.dir[2]};
+  return mbs_tipSetRange(gen->tips, base, gen->n, tip);
+}
+
+static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTips *tips) {
   static const char *const keys[] = {
       "n",         "name",      "parent",  "joint",     "axis",  "axis2",   "origin", "length",
       "direction", "mass",      "shape",   "radius",    "size",  "inertia", "com",    "q0",
@@ -1275,6 +1470,7 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
   memset(&gen, 0, sizeof gen);
   gen.g = g;
   gen.kind = "chain";
+  gen.tips = tips;
   gen.n = -1;
   MBS_CALL(mbs_cfgGetInt(c, g, "n", &gen.n));
   if (!config_setting_get_member(g, "n"))
@@ -1293,21 +1489,23 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
       i += cnt, prev = base + i - 1;
       continue;
     }
-    e = mbs_genAdd(c, m, &gen, i, prev, i == 0, &prev);
+    e = mbs_genAdd(c, m, &gen, i, prev, i == 0, 0, &prev);
     i++;
   }
   // later bodies find these by name through the prefix (after the loop: a link's own name must
   // not look like a duplicate of itself)
   if (!e && m->local) e = mbs_modelAddPrefix(m, gen.prefix, base, gen.n);
+  if (!e) e = mbs_genTips(&gen, base);
   mbs_genFree(&gen);
   return e;
 }
 
-static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
-  static const char *const keys[] = {
-      "branching", "depth",  "parents",   "name",      "parent",  "joint",     "axis",  "axis2",
-      "origin",    "length", "direction", "mass",      "shape",   "radius",    "size",  "inertia",
-      "com",       "q0",     "qd0",       "stiffness", "damping", "springref", "force", NULL};
+static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTips *tips) {
+  static const char *const keys[] = {"branching", "depth",     "parents", "name",   "parent",
+                                     "joint",     "axis",      "axis2",   "origin", "length",
+                                     "direction", "mass",      "shape",   "radius", "size",
+                                     "inertia",   "com",       "q0",      "qd0",    "stiffness",
+                                     "damping",   "springref", "force",   "spread", NULL};
   if (config_setting_type(g) != CONFIG_TYPE_GROUP)
     return mbs_cfgFail(c, g, "tree: wrong type: expected a group { branching = ...; ... }, got %s",
                        mbs_cfgTypeName(g));
@@ -1316,6 +1514,7 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
   memset(&gen, 0, sizeof gen);
   gen.g = g;
   gen.kind = "tree";
+  gen.tips = tips;
   const mbsCs *ps = config_setting_get_member(g, "parents");
   const mbsCs *ks = config_setting_get_member(g, "branching"),
               *ds = config_setting_get_member(g, "depth");
@@ -1366,16 +1565,31 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
     gen.n = (int)n;
   }
   mbsErr e = mbs_genRead(c, m, &gen);
+  if (!e) e = mbs_cfgGetReal(c, g, "spread", &gen.spread);
+  if (!e && gen.spread != 0 && gen.type != MBS_JNT_REVOLUTE && gen.type != MBS_JNT_SPHERICAL &&
+      gen.type != MBS_JNT_FREE && gen.type != MBS_JNT_CYLINDRICAL && gen.type != MBS_JNT_UNIVERSAL)
+    e = mbs_cfgFail(c, config_setting_get_member(g, "spread"),
+                    "tree: spread needs a rotating joint (revolute, cylindrical, universal, "
+                    "spherical or free), not %s",
+                    mbs_jntName(gen.type));
   if (!e && plist) {
     // explicit parent list: tree body i+1 hangs from tree body plist[i] (0 = the tree's parent)
     int *ids = malloc((size_t)gen.n * sizeof *ids), base = m->nbody_g;
     if (!ids) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    // sibling rank and count of every tree body (the spread fans siblings out)
+    int *nsib = calloc((size_t)gen.n + 1, sizeof *nsib),
+        *rank = malloc(sizeof *rank * (size_t)gen.n);
+    if (!e && (!nsib || !rank)) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < gen.n && !e; i++) rank[i] = nsib[plist[i]]++;
     for (int i = 0; i < gen.n && !e; i++) {
       int root = plist[i] == 0;
-      e = mbs_genAdd(c, m, &gen, i, root ? gen.parent : ids[plist[i] - 1], root, &ids[i]);
+      mbsReal fan = gen.spread * (rank[i] - 0.5 * (nsib[plist[i]] - 1));
+      e = mbs_genAdd(c, m, &gen, i, root ? gen.parent : ids[plist[i] - 1], root, fan, &ids[i]);
     }
+    free(nsib), free(rank);
     free(ids);
     if (!e && m->local) e = mbs_modelAddPrefix(m, gen.prefix, base, gen.n);
+    if (!e) e = mbs_genTips(&gen, base);
   } else if (!e) {
     // complete k-ary tree in depth-first preorder (subtrees are contiguous); subset builds skip
     // the subtrees that hold no wanted body
@@ -1384,7 +1598,7 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
     if (!path || !cnt || !size) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     for (int l = d - 1; l >= 0 && !e; l--) size[l] = 1 + (l + 1 < d ? (long)k * size[l + 1] : 0);
     int i = 0, lvl = 0, base = m->nbody_g;
-    if (!e) e = mbs_genAdd(c, m, &gen, i++, gen.parent, 1, &path[0]);
+    if (!e) e = mbs_genAdd(c, m, &gen, i++, gen.parent, 1, 0, &path[0]);
     if (!e) cnt[0] = 0;
     while (!e && lvl >= 0) {
       if (lvl < d - 1 && cnt[lvl] < k) {
@@ -1396,7 +1610,8 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
           continue;
         }
         int id;
-        e = mbs_genAdd(c, m, &gen, i++, path[lvl], 0, &id);
+        mbsReal fan = gen.spread * (cnt[lvl] - 1 - 0.5 * (k - 1));
+        e = mbs_genAdd(c, m, &gen, i++, path[lvl], 0, fan, &id);
         lvl++;
         path[lvl] = id;
         cnt[lvl] = 0;
@@ -1408,6 +1623,7 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
     free(cnt);
     free(size);
     if (!e && m->local) e = mbs_modelAddPrefix(m, gen.prefix, base, gen.n);
+    if (!e) e = mbs_genTips(&gen, base);
   }
   free(plist);
   mbs_genFree(&gen);
@@ -1415,15 +1631,16 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g) {
 }
 
 // a generator key holds one group or a list of groups
-static mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree) {
+static mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree,
+                                mbsTips *tips) {
   if (mbs_cfgIsList(s)) {
     for (int k = 0; k < config_setting_length(s); k++) {
       const mbsCs *g = config_setting_get_elem(s, (unsigned)k);
-      MBS_CALL(tree ? mbs_cfgTree(c, m, g) : mbs_cfgChain(c, m, g));
+      MBS_CALL(tree ? mbs_cfgTree(c, m, g, tips) : mbs_cfgChain(c, m, g, tips));
     }
     return MBS_OK;
   }
-  return tree ? mbs_cfgTree(c, m, s) : mbs_cfgChain(c, m, s);
+  return tree ? mbs_cfgTree(c, m, s, tips) : mbs_cfgChain(c, m, s, tips);
 }
 
 // every body of the file into m (full, subset or validation build: see mbs_modelSubset)
@@ -1435,6 +1652,8 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
   m->opt = c->opt;
   memcpy(m->gravity, c->gravity, sizeof m->gravity);
   mbsErr e = MBS_OK;
+  mbsTips tips;
+  memset(&tips, 0, sizeof tips);
   // bodies and generators in file order
   for (int k = 0; k < config_setting_length(model) && !e; k++) {
     const mbsCs *s = config_setting_get_elem(model, (unsigned)k);
@@ -1446,13 +1665,22 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
         break;
       }
       for (int b = 0; b < config_setting_length(s) && !e; b++)
-        e = mbs_cfgBody(c, m, config_setting_get_elem(s, (unsigned)b), s);
+        e = mbs_cfgBody(c, m, config_setting_get_elem(s, (unsigned)b), s, &tips);
     } else if (strcmp(name, "chain") == 0) {
-      e = mbs_cfgGenerators(c, m, s, 0);
+      e = mbs_cfgGenerators(c, m, s, 0, &tips);
     } else if (strcmp(name, "tree") == 0) {
-      e = mbs_cfgGenerators(c, m, s, 1);
+      e = mbs_cfgGenerators(c, m, s, 1, &tips);
+    } else if (strcmp(name, "urdf") == 0) {
+      // the robot, its root on the ground (the text was read by the caller)
+      if (!c->urdf)
+        e = mbs_errSet(MBS_ERR_INTERNAL, "%s: the URDF file %s was not read (mbs_configSetUrdf)",
+                       c->filename, c->urdf_path ? c->urdf_path : "?");
+      else
+        e = mbs_urdfAddBodies(c->urdf, m, -1, c->nurdf_q0 ? c->urdf_q0 : NULL,
+                              c->nurdf_qd0 ? c->urdf_qd0 : NULL);
     }
   }
+  mbs_tipFree(&tips);
   if (!e && m->nbody_g == 0)
     e = mbs_cfgFail(c, model, "empty model: the model has no bodies (give bodies, chain or tree)");
   if (!e) {
@@ -1716,6 +1944,7 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   mbs_jsonInt(j, "every", c->out_every);
   mbs_jsonInt(j, "checkpoint_every", c->out_checkpoint_every);
   mbs_jsonString(j, "format", mbs_outFormatName(c->out_format));
+  mbs_jsonBool(j, "joint_wrench", c->out_joint_wrench);
   mbs_jsonEndObject(j);
 
   const mbsInverseSpec *iv = &c->inverse;
@@ -1726,6 +1955,7 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
     mbs_jsonString(j, "angle_unit", iv->degrees ? "deg" : "rad");
     if (iv->nstart) mbs_jsonNumberArray(j, "q_start", iv->q_start, iv->nstart);
     if (iv->nend) mbs_jsonNumberArray(j, "q_end", iv->q_end, iv->nend);
+    if (iv->motion) mbs_jsonString(j, "motion", iv->motion);
     mbs_jsonEndObject(j);
   }
 

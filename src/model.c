@@ -5,6 +5,7 @@
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_model.h"
@@ -39,6 +40,37 @@ int mbs_jntFromName(const char *name) {
   return -1;
 }
 
+const char *mbs_jntCoordName(int type, int k, int rate) {
+  static const char *const cyl[] = {"angle", "disp"}, *const uni[] = {"angle1", "angle2"};
+  static const char *const quat[] = {"qw", "qx", "qy", "qz"}, *const ang[] = {"wx", "wy", "wz"};
+  static const char *const freeq[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+  static const char *const freev[] = {"vx", "vy", "vz", "wx", "wy", "wz"};
+  int n = rate ? mbs_jntNv(type) : mbs_jntNq(type);
+  if (k < 0 || k >= n || n == 1) return NULL;
+  switch (type) {
+  case MBS_JNT_CYLINDRICAL:
+    return cyl[k];
+  case MBS_JNT_UNIVERSAL:
+    return uni[k];
+  case MBS_JNT_SPHERICAL:
+    return rate ? ang[k] : quat[k];
+  case MBS_JNT_FREE:
+    return rate ? freev[k] : freeq[k];
+  default:
+    return NULL;
+  }
+}
+
+char *mbs_coordName(const mbsModel *m, const char *prefix, int b, int k, int rate, char *buf,
+                    size_t n) {
+  const char *c = mbs_jntCoordName(m->body_jnttype[b], k, rate);
+  if (c)
+    snprintf(buf, n, "%s_%s_%s", prefix, m->body_name[b], c);
+  else
+    snprintf(buf, n, "%s_%s", prefix, m->body_name[b]);
+  return buf;
+}
+
 void mbs_bodySpecDefault(mbsBodySpec *spec) {
   memset(spec, 0, sizeof *spec);
   spec->parent = -1;
@@ -46,6 +78,7 @@ void mbs_bodySpecDefault(mbsBodySpec *spec) {
   spec->axis[2] = 1;
   spec->axis2[1] = 1;
   spec->mass = 1;
+  spec->framequat[0] = 1;
 }
 
 void mbs_optionDefault(mbsOption *opt) {
@@ -86,6 +119,7 @@ static mbsErr mbs_modelGrow(mbsModel *m, int n) {
   MBS_GROW(jnt_origin, 3);
   MBS_GROW(jnt_axis, 3);
   MBS_GROW(jnt_axis2, 3);
+  MBS_GROW(body_framequat, 4);
   // per-dof and per-coordinate arrays are sized by 6 and 7 per body (upper bounds)
   MBS_GROW(dof_stiffness, 6);
   MBS_GROW(dof_springref, 6);
@@ -275,6 +309,10 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   MBS_CHECK(mbs_finite(spec->com, 3), MBS_ERR_INPUT, "com is not finite");
   MBS_CHECK(mbs_finite(spec->inertia, 6), MBS_ERR_INPUT, "inertia is not finite");
   MBS_CHECK(mbs_finite(spec->q0, nq), MBS_ERR_INPUT, "joint q0 is not finite");
+  mbsReal fq = 0;
+  for (int k = 0; k < 4; k++) fq += spec->framequat[k] * spec->framequat[k];
+  MBS_CHECK(isfinite(fq) && (fq == 0 || fabs(fq - 1) <= 1e-6), MBS_ERR_INPUT,
+            "framequat is not a unit quaternion"); // all zero: identity
   MBS_CHECK(mbs_finite(spec->qd0, nv), MBS_ERR_INPUT, "joint qd0 is not finite");
   MBS_CHECK(mbs_finite(spec->stiffness, nv) && mbs_finite(spec->springref, nv) &&
                 mbs_finite(spec->damping, nv) && mbs_finite(spec->force, nv),
@@ -375,6 +413,8 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   memcpy(m->jnt_origin + 3 * b, spec->origin, 3 * sizeof(mbsReal));
   memcpy(m->jnt_axis + 3 * b, axis, 3 * sizeof(mbsReal));
   memcpy(m->jnt_axis2 + 3 * b, axis2, 3 * sizeof(mbsReal));
+  for (int k = 0; k < 4; k++)
+    m->body_framequat[4 * b + k] = fq == 0 ? (k == 0) : spec->framequat[k] / sqrt(fq);
   for (int k = 0; k < nv; k++) {
     int d = m->nv + k;
     m->dof_stiffness[d] = spec->stiffness[k];
@@ -635,6 +675,7 @@ void mbs_modelDestroy(mbsModel **pm) {
                   m->jnt_origin,
                   m->jnt_axis,
                   m->jnt_axis2,
+                  m->body_framequat,
                   m->dof_body,
                   m->dof_parent,
                   m->dof_stiffness,

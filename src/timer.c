@@ -18,3 +18,9 @@ const char *mbs_timerName(int id) {
   };
   return (id >= 0 && id < MBS_TIMER_COUNT) ? names[id] : "?";
 }
+
+mbsTimerHook mbs_timer_hook = NULL;
+
+void mbs_timerSetHook(mbsTimerHook hook) {
+  mbs_timer_hook = hook;
+}

@@ -18,6 +18,7 @@
 #include "mbs_model.h"
 #include "mbs_report.h"
 #include "mbs_static.h"
+#include "mbs_urdf.h"
 
 /// Output file format (output.format).
 typedef enum { MBS_OUTFMT_CSV = 0, MBS_OUTFMT_HDF5 = 1 } mbsOutFormat;
@@ -34,6 +35,9 @@ typedef struct {
   int nstart, nend; ///< number of values given in q_start / q_end (0 = default to q0)
   mbsReal *q_start; ///< (nstart) as given (1 value = broadcast)
   mbsReal *q_end;   ///< (nend) as given (1 value = broadcast)
+  char *motion;     ///< inverse.motion: a CSV of t and q (mbs_motion.h) instead of the profile,
+                    ///< resolved against the config's directory (NULL: the profile)
+  int motion_line;  ///< line of inverse.motion in the config
 } mbsInverseSpec;
 
 /// The `cpa` group: the cost model of `mbspar cpa` (docs/cpa.md); defaults if absent.
@@ -52,12 +56,19 @@ typedef struct mbsConfig {
   int out_every;            ///< output.every: write every k-th step (default 1)
   int out_checkpoint_every; ///< output.checkpoint_every: steps between checkpoints, 0 = never
   int out_format;           ///< output.format: mbsOutFormat (default csv)
+  int out_joint_wrench;     ///< output.joint_wrench: HDF5 rows hold joint wrenches (default 1)
   mbsInverseSpec inverse;   ///< the `inverse` group
   mbsStaticOpt statics;     ///< the `static` group (the `static` verb; defaults if absent)
   mbsCpaSpec cpa;           ///< the `cpa` group (the `cpa` verb's cost model)
-  int nset;                 ///< number of --set overrides applied
-  char **sets;              ///< (nset) the overrides "KEY=VALUE" as given
-  void *priv;               ///< private: the libconfig tree after the overrides
+  char *urdf_path;          ///< model.urdf: the URDF file, relative to the config's directory
+                            ///< resolved (NULL: none); its text comes with mbs_configSetUrdf
+  int urdf_line;            ///< line of model.urdf in the config
+  mbsUrdf *urdf;            ///< the parsed URDF robot (after mbs_configSetUrdf)
+  int nurdf_q0, nurdf_qd0;  ///< values given in model.urdf.q0 / qd0 (0: defaults)
+  mbsReal *urdf_q0, *urdf_qd0;
+  int nset;    ///< number of --set overrides applied
+  char **sets; ///< (nset) the overrides "KEY=VALUE" as given
+  void *priv;  ///< private: the libconfig tree after the overrides
 } mbsConfig;
 
 /// Parse the text of a config file and apply `--set KEY=VALUE` overrides. Checks syntax, unknown
@@ -72,6 +83,11 @@ typedef struct mbsConfig {
 ///         "--set KEY=VALUE: message"); MBS_ERR_NOMEM.
 mbsErr mbs_configParse(const char *text, const char *filename, const char *const *sets, int nsets,
                        mbsConfig **cfg);
+
+/// Parse the URDF text of cfg->urdf_path (read by the caller: rank 0 reads, every rank gets
+/// the bytes) into cfg->urdf and check model.urdf.q0 / qd0 against it. Errors: "FILE:LINE:
+/// message" of the URDF file or of the config. Local.
+mbsErr mbs_configSetUrdf(mbsConfig *cfg, const char *text, size_t len);
 
 /// Build and finalize the model the config describes (explicit bodies and chain/tree generators
 /// in file order), with cfg->opt and cfg->gravity filled in. Local.

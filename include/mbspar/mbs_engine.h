@@ -30,6 +30,10 @@ mbsErr mbsp_engineCreate(mbspComm *comm, const mbsModel *m, int halo_mode, mbspE
 /// One forward-dynamics evaluation at state s (every rank holds the whole state; each computes
 /// its own bodies). Writes the owned part of the engine workspace. Collective.
 mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s);
+/// Poses and velocities of the owned bodies at state s, without a solve: the position stage and
+/// the kinematics across ranks of mbsp_engineForward. Writes the owned entries of w->xpar, xmat,
+/// xpos, sdof, cvel, cacc, cbias, qfrc of the engine workspace. Collective.
+mbsErr mbsp_engineKinematics(mbspEngine *e, mbsState *s);
 /// Gather qdd (nv), lam (nlam) and jfrc (nbody x 6, body coordinates) to rank 0 (NULL pointers
 /// allowed on other ranks). Collective.
 mbsErr mbsp_engineGather(mbspEngine *e, double *qdd, double *lam, double *jfrc);

@@ -10,6 +10,7 @@
 #ifndef MBS_MODEL_H
 #define MBS_MODEL_H
 
+#include <stddef.h>
 #include "mbs_error.h"
 #include "mbs_types.h"
 
@@ -47,6 +48,8 @@ typedef struct {
   mbsReal damping[6];   ///< joint viscous damping per dof
   mbsReal force[6];     ///< constant applied joint force per dof
   int keep_name;        ///< subset builds: remember the name even if the body is not kept
+  mbsReal framequat[4]; ///< orientation [w x y z] of the frame reported in outputs, relative to
+                        ///< the body frame (identity; URDF: the link frame, docs/urdf.md)
 } mbsBodySpec;
 
 typedef struct mbsModel {
@@ -81,9 +84,11 @@ typedef struct mbsModel {
   mbsReal *body_sinert;  ///< (nbody x 10) spatial inertia at the body origin: m, h=m*com (3),
                          ///< rotational inertia about the origin [xx yy zz xy xz yz]
 
-  mbsReal *jnt_origin; ///< (nbody x 3) joint origin in the parent frame
-  mbsReal *jnt_axis;   ///< (nbody x 3) unit joint axis
-  mbsReal *jnt_axis2;  ///< (nbody x 3) unit second axis (universal)
+  mbsReal *jnt_origin;     ///< (nbody x 3) joint origin in the parent frame
+  mbsReal *jnt_axis;       ///< (nbody x 3) unit joint axis
+  mbsReal *jnt_axis2;      ///< (nbody x 3) unit second axis (universal)
+  mbsReal *body_framequat; ///< (nbody x 4) reported frame [w x y z] in the body frame (outputs
+                           ///< only: poses give that frame's orientation; identity by default)
 
   // degrees of freedom (nv)
   int *dof_body;          ///< (nv) body of each dof
@@ -144,6 +149,17 @@ int mbs_jntNv(int type);
 const char *mbs_jntName(int type);
 /// Joint type from its name; returns -1 if unknown.
 int mbs_jntFromName(const char *name);
+
+/// Name of component k of a joint's position coordinates (rate = 0) or rates (rate = 1), the
+/// suffix of the CSV column names (docs/outputs.md): NULL for one-coordinate joints (revolute,
+/// prismatic: the column is PREFIX_BODY); cylindrical "angle", "disp"; universal "angle1",
+/// "angle2"; spherical q "qw", "qx", "qy", "qz", rates "wx", "wy", "wz"; free q "x", "y", "z",
+/// "qw", "qx", "qy", "qz", rates "vx", "vy", "vz", "wx", "wy", "wz".
+const char *mbs_jntCoordName(int type, int k, int rate);
+/// The column name PREFIX_BODY or PREFIX_BODY_COMPONENT of coordinate (rate = 0) or rate
+/// (rate = 1) k of body b into buf (truncated to n bytes). Returns buf.
+char *mbs_coordName(const mbsModel *m, const char *prefix, int b, int k, int rate, char *buf,
+                    size_t n);
 
 /// Fill a body specification with defaults (revolute about z, unit mass, zero inertia, q0 = 0).
 void mbs_bodySpecDefault(mbsBodySpec *spec);

@@ -38,15 +38,28 @@ double mbs_wtime(void);
 /// Dotted name of a timer id.
 const char *mbs_timerName(int id);
 
+/// A listener of every MBS_TIC (begin = 1) and MBS_TOC (begin = 0), e.g. the PETSc log events of
+/// -log_view (parallel/petsc_log.c). NULL (the default) costs one test per tic and toc.
+typedef void (*mbsTimerHook)(int id, int begin);
+/// The installed listener (NULL: none). Set it with mbs_timerSetHook, once, before any timing.
+extern mbsTimerHook mbs_timer_hook;
+/// Install (or, with NULL, remove) the listener. Local; not thread-safe (call at start-up).
+void mbs_timerSetHook(mbsTimerHook hook);
+
 #ifdef MBS_NTIMING
 #define MBS_TIC(timers, id) ((void)0)
 #define MBS_TOC(timers, id) ((void)0)
 #else
-#define MBS_TIC(timers, id) ((timers)[id].start = mbs_wtime())
+#define MBS_TIC(timers, id)                                                                        \
+  do {                                                                                             \
+    if (mbs_timer_hook) mbs_timer_hook(id, 1);                                                     \
+    (timers)[id].start = mbs_wtime();                                                              \
+  } while (0)
 #define MBS_TOC(timers, id)                                                                        \
   do {                                                                                             \
     (timers)[id].total += mbs_wtime() - (timers)[id].start;                                        \
     (timers)[id].count++;                                                                          \
+    if (mbs_timer_hook) mbs_timer_hook(id, 0);                                                     \
   } while (0)
 #endif
 

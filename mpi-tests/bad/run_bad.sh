@@ -1,5 +1,6 @@
 #!/bin/sh
-# Bad-input corpus runner: every *.cfg here must make `mbspar VERB FILE ARGS` exit with code 2,
+# Bad-input corpus runner: every *.cfg (and *.urdf) here must make `mbspar VERB FILE ARGS` exit
+# with code 2,
 # print nothing on stdout and exactly one line on stderr that starts with "FILE:LINE: " (or the
 # "# prefix:" of the file) and contains the "# expect:" fragment. Header lines of a corpus file:
 #   # expect: FRAGMENT     (required)
@@ -83,6 +84,19 @@ for f in "$dir"/*.cfg; do
     continue
   fi
   check_case "$f" "${verb:-check}" "$expect" "$prefix" "$@"
+done
+
+# URDF files: `mbspar check FILE.urdf`; the expected fragment in a comment <!-- expect: ... -->
+for f in "$dir"/*.urdf; do
+  [ -f "$f" ] || continue
+  expect=$(sed -n 's/^<!-- expect: \(.*\) -->$/\1/p' "$f" | head -n 1)
+  extra=""
+  if [ -z "$expect" ]; then
+    echo "FAIL $f: no '<!-- expect: ... -->' line"
+    fail=$((fail + 1))
+    continue
+  fi
+  check_case "$f" check "$expect" "" "$@"
 done
 
 # files that cannot live in the corpus: missing, a directory; and no arguments at all

@@ -1,0 +1,107 @@
+"""Write the gnuplot input of an animation of an mbspar run (used by scripts/animate.sh).
+
+    python3 animate.py DIR OUT FRAMES WIDTH HEIGHT VIEW_ROT_X VIEW_ROT_Z TITLE > anim.gp
+
+Reads DIR/trajectory.h5 (h5py: /t, /bodies/pos, /bodies/speed, /model/parent) or
+DIR/trajectory.csv + DIR/bodies.csv (positions from the pos_* columns, speed by finite
+differences between rows). Picks at most FRAMES rows evenly, writes their segments (parent body,
+body) to OUT.dat (one gnuplot data block per frame) and prints a gnuplot script that draws every
+frame as a projected 3-D view with fixed, equal axes, the bodies coloured by speed and the time
+in a label, to OUT (an animated GIF; or PNG frames OUT.dir/frame_NNNNN.png when OUT ends in
+.mp4, which animate.sh joins with ffmpeg).
+"""
+import csv
+import math
+import os
+import sys
+
+
+def read_h5(d):
+    import h5py  # Debian python3-h5py
+    f = h5py.File(os.path.join(d, "trajectory.h5"), "r")
+    if "bodies" not in f:
+        sys.exit("animate.py: %s/trajectory.h5 has no /bodies (written by an older mbspar)" % d)
+    t = [float(x) for x in f["t"][()]]
+    return t, f["model/parent"][()].tolist(), lambda r: f["bodies/pos"][r].tolist(), \
+        (lambda r: f["bodies/speed"][r].tolist())
+
+
+def read_csv(d):
+    with open(os.path.join(d, "bodies.csv")) as fh:
+        parent = [int(r["parent"]) for r in csv.DictReader(fh)]
+    rows = []
+    with open(os.path.join(d, "trajectory.csv")) as fh:
+        rd = csv.reader(fh)
+        head = next(rd)
+        first = next(i for i, h in enumerate(head) if h.startswith("pos_"))
+        for r in rd:
+            x = [float(v) for v in r]
+            rows.append((x[0], [x[first + 10 * b:first + 10 * b + 3] for b in range(len(parent))]))
+    t = [r[0] for r in rows]
+
+    def speed(i):
+        j = i - 1 if i > 0 else min(1, len(rows) - 1)
+        dt = abs(rows[i][0] - rows[j][0]) or 1.0
+        return [math.dist(a, b) / dt for a, b in zip(rows[i][1], rows[j][1])]
+    return t, parent, (lambda i: rows[i][1]), speed
+
+
+def main():
+    if len(sys.argv) != 9:
+        sys.exit(__doc__)
+    d, out, nframes, w, h, rx, rz, title = sys.argv[1:]
+    nframes = max(1, int(nframes))
+    h5 = os.path.exists(os.path.join(d, "trajectory.h5"))
+    t, parent, pos, speed = read_h5(d) if h5 else read_csv(d)
+    n = len(t)
+    if n == 0:
+        sys.exit("animate.py: %s: no output rows" % d)
+    m = min(nframes, n)
+    pick = sorted({round(k * (n - 1) / max(m - 1, 1)) for k in range(m)})
+    lo, hi, vmax = [math.inf] * 3, [-math.inf] * 3, 0.0
+    dat = out + ".dat"
+    with open(dat, "w") as f:
+        for i in pick:
+            p, v = pos(i), speed(i)
+            vmax = max(vmax, max(v))
+            for b, pb in enumerate(parent):
+                a = p[pb] if pb >= 0 else p[b]
+                for x in (a, p[b]):
+                    lo = [min(lo[k], x[k]) for k in range(3)]
+                    hi = [max(hi[k], x[k]) for k in range(3)]
+                f.write("%.9g %.9g %.9g %.6g\n%.9g %.9g %.9g %.6g\n\n"
+                        % (a[0], a[1], a[2], v[b], p[b][0], p[b][1], p[b][2], v[b]))
+            f.write("\n")
+    # equal axes: a cube around the whole motion
+    c = [(lo[k] + hi[k]) / 2 for k in range(3)]
+    half = max(max(hi[k] - lo[k] for k in range(3)) / 2 * 1.05, 1e-6)
+    mp4 = out.endswith(".mp4")
+    print("set encoding utf8")
+    if mp4:
+        print("set terminal pngcairo size %s,%s" % (w, h))
+    else:
+        print("set terminal gif animate delay 6 loop 0 optimize size %s,%s" % (w, h))
+        print('set output "%s"' % out)
+    print("set view %s,%s,1,1" % (rx, rz))
+    print("set view equal xyz")
+    print("set xyplane 0")
+    for k, a in enumerate("xyz"):
+        print("set %srange [%.9g:%.9g]" % (a, c[k] - half, c[k] + half))
+        print('set %slabel "%s [m]"' % (a, a))
+    print("set cbrange [0:%.6g]" % (vmax if vmax > 0 else 1))
+    print('set cblabel "speed [m/s]"')
+    print("set palette rgbformulae 33,13,10")
+    print("set key off")
+    for k, i in enumerate(pick):
+        if mp4:
+            print('set output "%s.dir/frame_%05d.png"' % (out, k))
+        print('set title "%s   t = %.4f s"' % (title.replace('"', "'"), t[i]))
+        print('splot "%s" index %d using 1:2:3:4 with lines lw 2 lc palette, '
+              '"" index %d using 1:2:3:4 with points pt 7 ps 0.6 lc palette' % (dat, k, k))
+    print("unset output")
+    sys.stderr.write("animate.py: %d of %d rows (t = %.6g .. %.6g s), %d bodies, from %s\n"
+                     % (len(pick), n, t[pick[0]], t[pick[-1]], len(parent),
+                        "trajectory.h5" if h5 else "trajectory.csv"))
+
+
+main()

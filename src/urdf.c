@@ -1,0 +1,627 @@
+/// \file urdf.c
+/// URDF input (include/mbspar/mbs_urdf.h, docs/urdf.md): libxml2 reads the text, the robot is
+/// kept as links and joints with their line numbers, and mbs_urdfAddBodies converts it into
+/// mbspar bodies in depth-first order from the root.
+#define _POSIX_C_SOURCE 200809L
+#include "mbspar/mbs_urdf.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "spatial.h"
+
+#ifdef MBS_HAVE_URDF
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+enum {
+  MBS_URDF_REVOLUTE,
+  MBS_URDF_CONTINUOUS,
+  MBS_URDF_PRISMATIC,
+  MBS_URDF_FIXED,
+  MBS_URDF_FLOATING
+};
+static const char *const mbs_urdf_types[] = {"revolute", "continuous", "prismatic", "fixed",
+                                             "floating"};
+
+typedef struct {
+  char *name;
+  int line;
+  int massive;                  // an inertial with mass > 0
+  double mass, com[3], rpy[3];  // inertial origin
+  double I[6];                  // ixx iyy izz ixy ixz iyz (tensor elements, inertial frame)
+  int iline;                    // line of <inertial>
+  int parent_joint;             // joint whose child this is, -1: a root
+  int *child, nchild, capchild; // joints whose parent this is, in file order
+} mbsUrdfLink;
+
+typedef struct {
+  char *name;
+  int line, type, parent, child; // links
+  double xyz[3], rpy[3], axis[3];
+  int has_limit;
+  double lower, upper, effort, velocity;
+  double damping, friction;
+} mbsUrdfJoint;
+
+struct mbsUrdf {
+  char *file, *robot;
+  int nlink, njoint, root;
+  mbsUrdfLink *link;
+  mbsUrdfJoint *joint;
+  int nq, nv;
+  // what mbspar reads but does not model (counts) and the note made of them
+  int n_limit, n_effort, n_velocity, n_friction, n_mimic, n_safety, n_calib;
+  int n_visual, n_collision, n_transmission, n_gazebo, n_material, n_other;
+  char note[1024];
+};
+
+// ---------------------------------------------------------------- helpers
+
+static mbsErr mbs_urdfFail(const mbsUrdf *u, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static mbsErr mbs_urdfFail(const mbsUrdf *u, int line, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return mbs_errSet(MBS_ERR_INPUT, "%s:%d: %s", u->file, line, msg);
+}
+
+static char *mbs_urdfStrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *c = malloc(n);
+  if (c) memcpy(c, s, n);
+  return c;
+}
+
+static int mbs_urdfIs(const xmlNode *n, const char *name) {
+  return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
+}
+
+// attribute \p name of \p n as a string (NULL if absent); free with xmlFree
+static char *mbs_urdfAttr(const xmlNode *n, const char *name) {
+  return (char *)xmlGetProp((xmlNode *)n, (const xmlChar *)name);
+}
+
+// \p count numbers of attribute \p name (absent: \p def stays, *given = 0)
+static mbsErr mbs_urdfNumbers(const mbsUrdf *u, const xmlNode *n, const char *name, int count,
+                              double *v, int *given) {
+  char *a = mbs_urdfAttr(n, name);
+  if (given) *given = a != NULL;
+  if (!a) return MBS_OK;
+  const char *p = a;
+  int k = 0;
+  mbsErr e = MBS_OK;
+  for (; k < count; k++) {
+    char *end;
+    double x = strtod(p, &end);
+    if (end == p || !isfinite(x)) break;
+    v[k] = x, p = end;
+  }
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+  if (k < count || *p)
+    e = mbs_urdfFail(u, xmlGetLineNo(n), "<%s %s=\"%s\">: expected %d number%s", n->name, name, a,
+                     count, count > 1 ? "s" : "");
+  xmlFree(a);
+  return e;
+}
+
+static mbsErr mbs_urdfNumber(const mbsUrdf *u, const xmlNode *n, const char *name, double *v,
+                             int required) {
+  int given = 0;
+  MBS_CALL(mbs_urdfNumbers(u, n, name, 1, v, &given));
+  if (!given && required)
+    return mbs_urdfFail(u, xmlGetLineNo(n), "<%s> needs %s=\"...\"", n->name, name);
+  return MBS_OK;
+}
+
+static const xmlNode *mbs_urdfChild(const xmlNode *n, const char *name) {
+  for (const xmlNode *c = n->children; c; c = c->next)
+    if (mbs_urdfIs(c, name)) return c;
+  return NULL;
+}
+
+// <origin xyz="..." rpy="..."/> of \p n (zeros when absent)
+static mbsErr mbs_urdfOrigin(const mbsUrdf *u, const xmlNode *n, double *xyz, double *rpy) {
+  const xmlNode *o = mbs_urdfChild(n, "origin");
+  for (int k = 0; k < 3; k++) xyz[k] = rpy[k] = 0;
+  if (!o) return MBS_OK;
+  MBS_CALL(mbs_urdfNumbers(u, o, "xyz", 3, xyz, NULL));
+  return mbs_urdfNumbers(u, o, "rpy", 3, rpy, NULL);
+}
+
+static int mbs_urdfFindLink(const mbsUrdf *u, const char *name) {
+  for (int i = 0; i < u->nlink; i++)
+    if (!strcmp(u->link[i].name, name)) return i;
+  return -1;
+}
+
+// ---------------------------------------------------------------- parsing
+
+static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
+  char *name = mbs_urdfAttr(n, "name");
+  if (!name || !name[0]) {
+    xmlFree(name);
+    return mbs_urdfFail(u, xmlGetLineNo(n), "<link> needs a name");
+  }
+  int dup = mbs_urdfFindLink(u, name) >= 0;
+  mbsUrdfLink *l = &u->link[u->nlink];
+  memset(l, 0, sizeof *l);
+  l->name = mbs_urdfStrdup(name);
+  xmlFree(name);
+  MBS_CHECK(l->name, MBS_ERR_NOMEM, "out of memory (URDF)");
+  u->nlink++;
+  l->line = xmlGetLineNo(n), l->parent_joint = -1;
+  if (dup) return mbs_urdfFail(u, l->line, "duplicate link name \"%s\"", l->name);
+  for (const xmlNode *c = n->children; c; c = c->next) {
+    if (mbs_urdfIs(c, "visual")) u->n_visual++;
+    if (mbs_urdfIs(c, "collision")) u->n_collision++;
+  }
+  const xmlNode *in = mbs_urdfChild(n, "inertial");
+  if (!in) return MBS_OK;
+  l->iline = xmlGetLineNo(in);
+  MBS_CALL(mbs_urdfOrigin(u, in, l->com, l->rpy));
+  const xmlNode *mass = mbs_urdfChild(in, "mass"), *I = mbs_urdfChild(in, "inertia");
+  if (!mass) return mbs_urdfFail(u, l->iline, "link \"%s\": <inertial> without <mass>", l->name);
+  MBS_CALL(mbs_urdfNumber(u, mass, "value", &l->mass, 1));
+  if (l->mass < 0)
+    return mbs_urdfFail(u, xmlGetLineNo(mass), "link \"%s\": negative mass %g", l->name, l->mass);
+  if (!I && l->mass > 0)
+    return mbs_urdfFail(u, l->iline, "link \"%s\": <inertial> without <inertia>", l->name);
+  static const char *const comp[6] = {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"};
+  for (int k = 0; I && k < 6; k++) MBS_CALL(mbs_urdfNumber(u, I, comp[k], &l->I[k], 1));
+  l->massive = l->mass > 0;
+  return MBS_OK;
+}
+
+static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
+  mbsUrdfJoint *j = &u->joint[u->njoint++];
+  memset(j, 0, sizeof *j);
+  j->line = xmlGetLineNo(n), j->parent = j->child = -1, j->axis[0] = 1; // URDF's default axis
+  char *name = mbs_urdfAttr(n, "name"), *type = mbs_urdfAttr(n, "type");
+  j->name = mbs_urdfStrdup(name ? name : "");
+  xmlFree(name);
+  MBS_CHECK(j->name, MBS_ERR_NOMEM, "out of memory (URDF)");
+  if (!j->name[0]) {
+    xmlFree(type);
+    return mbs_urdfFail(u, j->line, "<joint> needs a name");
+  }
+  j->type = -1;
+  for (int t = 0; type && t < 5; t++)
+    if (!strcmp(type, mbs_urdf_types[t])) j->type = t;
+  if (j->type < 0) {
+    mbsErr e = type ? mbs_urdfFail(u, j->line,
+                                   "joint \"%s\": type \"%s\" is not supported (revolute, "
+                                   "continuous, prismatic, fixed, floating)",
+                                   j->name, type)
+                    : mbs_urdfFail(u, j->line, "joint \"%s\" needs a type", j->name);
+    xmlFree(type);
+    return e;
+  }
+  xmlFree(type);
+  // parent and child links (defined anywhere in the file: resolved after all links are read)
+  MBS_CALL(mbs_urdfOrigin(u, n, j->xyz, j->rpy));
+  const xmlNode *ax = mbs_urdfChild(n, "axis");
+  if (ax) MBS_CALL(mbs_urdfNumbers(u, ax, "xyz", 3, j->axis, NULL));
+  double na = sqrt(j->axis[0] * j->axis[0] + j->axis[1] * j->axis[1] + j->axis[2] * j->axis[2]);
+  if (j->type != MBS_URDF_FIXED && j->type != MBS_URDF_FLOATING && !(na > 0))
+    return mbs_urdfFail(u, ax ? xmlGetLineNo(ax) : j->line, "joint \"%s\": axis has zero length",
+                        j->name);
+  const xmlNode *lim = mbs_urdfChild(n, "limit");
+  if (lim) {
+    int g[4] = {0, 0, 0, 0};
+    MBS_CALL(mbs_urdfNumbers(u, lim, "lower", 1, &j->lower, &g[0]));
+    MBS_CALL(mbs_urdfNumbers(u, lim, "upper", 1, &j->upper, &g[1]));
+    MBS_CALL(mbs_urdfNumbers(u, lim, "effort", 1, &j->effort, &g[2]));
+    MBS_CALL(mbs_urdfNumbers(u, lim, "velocity", 1, &j->velocity, &g[3]));
+    j->has_limit = (g[0] || g[1]) && j->type != MBS_URDF_CONTINUOUS;
+    u->n_limit += j->has_limit, u->n_effort += g[2], u->n_velocity += g[3];
+  }
+  const xmlNode *dyn = mbs_urdfChild(n, "dynamics");
+  if (dyn) {
+    MBS_CALL(mbs_urdfNumber(u, dyn, "damping", &j->damping, 0));
+    MBS_CALL(mbs_urdfNumber(u, dyn, "friction", &j->friction, 0));
+    if (j->damping < 0)
+      return mbs_urdfFail(u, xmlGetLineNo(dyn), "joint \"%s\": negative damping", j->name);
+    u->n_friction += j->friction != 0;
+  }
+  u->n_mimic += mbs_urdfChild(n, "mimic") != NULL;
+  u->n_safety += mbs_urdfChild(n, "safety_controller") != NULL;
+  u->n_calib += mbs_urdfChild(n, "calibration") != NULL;
+  return MBS_OK;
+}
+
+// parent and child of every joint; one root; every link reached once
+static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
+  int k = 0;
+  for (const xmlNode *n = robot->children; n; n = n->next) {
+    if (!mbs_urdfIs(n, "joint")) continue;
+    mbsUrdfJoint *j = &u->joint[k++];
+    for (int side = 0; side < 2; side++) {
+      const xmlNode *c = mbs_urdfChild(n, side ? "child" : "parent");
+      char *ln = c ? mbs_urdfAttr(c, "link") : NULL;
+      int id = ln ? mbs_urdfFindLink(u, ln) : -1;
+      mbsErr e = MBS_OK;
+      if (!ln)
+        e = mbs_urdfFail(u, c ? xmlGetLineNo(c) : j->line, "joint \"%s\" needs <%s link=\"...\"/>",
+                         j->name, side ? "child" : "parent");
+      else if (id < 0)
+        e = mbs_urdfFail(u, xmlGetLineNo(c), "joint \"%s\": unknown %s link \"%s\"", j->name,
+                         side ? "child" : "parent", ln);
+      xmlFree(ln);
+      MBS_CALL(e);
+      if (side)
+        j->child = id;
+      else
+        j->parent = id;
+    }
+    mbsUrdfLink *ch = &u->link[j->child], *pa = &u->link[j->parent];
+    if (ch->parent_joint >= 0)
+      return mbs_urdfFail(u, j->line, "link \"%s\" is the child of two joints (\"%s\", \"%s\")",
+                          ch->name, u->joint[ch->parent_joint].name, j->name);
+    ch->parent_joint = (int)(j - u->joint);
+    if (pa->nchild == pa->capchild) {
+      int cap = pa->capchild ? 2 * pa->capchild : 4;
+      int *c = realloc(pa->child, sizeof(int) * (size_t)cap);
+      MBS_CHECK(c, MBS_ERR_NOMEM, "out of memory (URDF)");
+      pa->child = c, pa->capchild = cap;
+    }
+    pa->child[pa->nchild++] = ch->parent_joint;
+    if (j->type != MBS_URDF_FIXED && !ch->massive)
+      return mbs_urdfFail(u, ch->line,
+                          "link \"%s\" has no mass but joint \"%s\" (%s) moves it: mbspar needs "
+                          "a positive mass and inertia for every moving link",
+                          ch->name, j->name, mbs_urdf_types[j->type]);
+  }
+  u->root = -1;
+  for (int i = 0; i < u->nlink; i++) {
+    if (u->link[i].parent_joint >= 0) continue;
+    if (u->root >= 0)
+      return mbs_urdfFail(u, u->link[i].line,
+                          "links \"%s\" and \"%s\" both have no parent: a URDF robot is one tree "
+                          "with one root link",
+                          u->link[u->root].name, u->link[i].name);
+    u->root = i;
+  }
+  if (u->root < 0)
+    return mbs_urdfFail(u, xmlGetLineNo(robot), "no root link: the joints form a loop");
+  // every link must hang from the root (a loop elsewhere leaves links unreached)
+  int *stack = malloc(sizeof(int) * (size_t)u->nlink), top = 0, seen = 0;
+  MBS_CHECK(stack, MBS_ERR_NOMEM, "out of memory (URDF)");
+  stack[top++] = u->root;
+  while (top > 0) {
+    const mbsUrdfLink *l = &u->link[stack[--top]];
+    seen++;
+    for (int c = 0; c < l->nchild && top < u->nlink; c++)
+      stack[top++] = u->joint[l->child[c]].child;
+  }
+  free(stack);
+  if (seen != u->nlink)
+    return mbs_urdfFail(u, xmlGetLineNo(robot),
+                        "the joints do not form a tree from the root link "
+                        "\"%s\" (a loop)",
+                        u->link[u->root].name);
+  // floating joints: mbspar free joints hang from anything; sizes
+  for (int i = 0; i < u->njoint; i++) {
+    int t = u->joint[i].type;
+    u->nq += t == MBS_URDF_FLOATING ? 7 : t == MBS_URDF_FIXED ? 0 : 1;
+    u->nv += t == MBS_URDF_FLOATING ? 6 : t == MBS_URDF_FIXED ? 0 : 1;
+  }
+  return MBS_OK;
+}
+
+static void mbs_urdfNote(mbsUrdf *u) {
+  char *p = u->note;
+  size_t left = sizeof u->note;
+  const struct {
+    int n;
+    const char *what;
+  } items[] = {{u->n_limit, "joint limits (read and reported, not enforced)"},
+               {u->n_effort, "effort limits (reported)"},
+               {u->n_velocity, "velocity limits (reported)"},
+               {u->n_friction, "joint friction"},
+               {u->n_mimic, "mimic joints (they move independently)"},
+               {u->n_safety, "safety controllers"},
+               {u->n_calib, "calibration"},
+               {u->n_visual, "visual geometry"},
+               {u->n_collision, "collision geometry (no contacts)"},
+               {u->n_material, "materials"},
+               {u->n_transmission, "transmissions"},
+               {u->n_gazebo, "gazebo extensions"},
+               {u->n_other, "other elements"}};
+  p[0] = 0;
+  for (size_t k = 0; k < sizeof items / sizeof items[0]; k++) {
+    if (!items[k].n) continue;
+    int w = snprintf(p, left, "%s%s (%d)", p == u->note ? "" : ", ", items[k].what, items[k].n);
+    if (w < 0 || (size_t)w >= left) break;
+    p += w, left -= (size_t)w;
+  }
+}
+
+mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf **out) {
+  *out = NULL;
+  mbsUrdf *u = calloc(1, sizeof *u);
+  MBS_CHECK(u, MBS_ERR_NOMEM, "out of memory (URDF)");
+  u->file = mbs_urdfStrdup(filename ? filename : "(urdf)");
+  if (!u->file) {
+    free(u);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+  }
+  *out = u;
+  // no network, no entity expansion, errors returned and not printed
+  xmlDoc *doc = xmlReadMemory(text, (int)len, u->file, NULL,
+                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (!doc) {
+    const xmlError *xe = xmlGetLastError();
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", xe && xe->message ? xe->message : "unreadable");
+    msg[strcspn(msg, "\r\n")] = 0; // libxml2 ends its messages with a newline
+    int line = xe ? xe->line : 0;
+    xmlResetLastError();
+    return mbs_urdfFail(u, line, "XML syntax error: %s", msg);
+  }
+  mbsErr e = MBS_OK;
+  xmlNode *robot = xmlDocGetRootElement(doc);
+  if (!robot || !mbs_urdfIs(robot, "robot"))
+    e = mbs_urdfFail(u, robot ? xmlGetLineNo(robot) : 1,
+                     "not a URDF robot: the root element is "
+                     "<%s>, expected <robot>",
+                     robot ? (const char *)robot->name : "");
+  int nl = 0, nj = 0;
+  for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next) {
+    nl += mbs_urdfIs(n, "link"), nj += mbs_urdfIs(n, "joint");
+    if (n->type != XML_ELEMENT_NODE || mbs_urdfIs(n, "link") || mbs_urdfIs(n, "joint")) continue;
+    if (mbs_urdfIs(n, "material"))
+      u->n_material++;
+    else if (mbs_urdfIs(n, "transmission"))
+      u->n_transmission++;
+    else if (mbs_urdfIs(n, "gazebo"))
+      u->n_gazebo++;
+    else if (!mbs_urdfIs(n, "mujoco"))
+      u->n_other++;
+  }
+  if (!e && nl == 0) e = mbs_urdfFail(u, xmlGetLineNo(robot), "the robot has no links");
+  if (!e) {
+    char *rn = mbs_urdfAttr(robot, "name");
+    u->robot = mbs_urdfStrdup(rn ? rn : "");
+    xmlFree(rn);
+    u->link = calloc((size_t)nl, sizeof *u->link);
+    u->joint = calloc((size_t)(nj > 0 ? nj : 1), sizeof *u->joint);
+    if (!u->robot || !u->link || !u->joint) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+  }
+  for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next)
+    if (mbs_urdfIs(n, "link")) e = mbs_urdfLink(u, n);
+  for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next)
+    if (mbs_urdfIs(n, "joint")) e = mbs_urdfJoint(u, n);
+  if (!e) e = mbs_urdfTopology(u, robot);
+  if (!e) mbs_urdfNote(u);
+  xmlFreeDoc(doc);
+  return e;
+}
+
+// ---------------------------------------------------------------- conversion
+
+// R = Rz(yaw) Ry(pitch) Rx(roll): URDF's fixed-axis roll, pitch, yaw
+static void mbs_urdfRpy(const double *rpy, double *R) {
+  double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
+  double cy = cos(rpy[2]), sy = sin(rpy[2]);
+  R[0] = cy * cp, R[1] = cy * sp * sr - sy * cr, R[2] = cy * sp * cr + sy * sr;
+  R[3] = sy * cp, R[4] = sy * sp * sr + cy * cr, R[5] = sy * sp * cr - cy * sr;
+  R[6] = -sp, R[7] = cp * sr, R[8] = cp * cr;
+}
+
+// quaternion [w x y z] (w >= 0) of a rotation matrix
+static void mbs_urdfQuat(const double *R, double *q) {
+  double tr = R[0] + R[4] + R[8];
+  if (tr >= R[0] && tr >= R[4] && tr >= R[8]) {
+    double s = 2 * sqrt(1 + tr);
+    q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
+  } else if (R[0] >= R[4] && R[0] >= R[8]) {
+    double s = 2 * sqrt(1 + R[0] - R[4] - R[8]);
+    q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
+  } else if (R[4] >= R[8]) {
+    double s = 2 * sqrt(1 + R[4] - R[0] - R[8]);
+    q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
+  } else {
+    double s = 2 * sqrt(1 + R[8] - R[0] - R[4]);
+    q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
+  }
+  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (q[0] < 0) n = -n;
+  for (int k = 0; k < 4; k++) q[k] /= n;
+}
+
+void mbs_urdfSizes(const mbsUrdf *u, int *nq, int *nv) {
+  if (nq) *nq = u->nq;
+  if (nv) *nv = u->nv;
+}
+
+// add link \p l as a body: joint \p jt to body \p parent at \p org with axis \p ax (body frame),
+// the link frame at rotation RL in the body frame
+static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdfJoint *j,
+                           mbsModel *m, int parent, int jt, const double *org, const double *ax,
+                           const double *RL, const mbsReal *q0, const mbsReal *qd0, int *id) {
+  mbsBodySpec sp;
+  mbs_bodySpecDefault(&sp);
+  sp.name = l->name, sp.parent = parent, sp.jnttype = jt, sp.mass = l->mass;
+  memcpy(sp.origin, org, sizeof sp.origin);
+  if (ax) memcpy(sp.axis, ax, sizeof sp.axis);
+  mbs_urdfQuat(RL, sp.framequat);
+  // inertial: com and inertia turned from the inertial frame (RL Rin) into the body frame
+  double Rin[9], M[9], I[9], T[9], Ib[9];
+  mbs_urdfRpy(l->rpy, Rin);
+  mbsu_mulMat3(RL, Rin, M);
+  mbsu_mulMat3Vec(RL, l->com, sp.com);
+  I[0] = l->I[0], I[4] = l->I[1], I[8] = l->I[2];
+  I[1] = I[3] = l->I[3], I[2] = I[6] = l->I[4], I[5] = I[7] = l->I[5];
+  mbsu_mulMat3(M, I, T); // Ib = M I M^T
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      Ib[3 * r + c] =
+          T[3 * r] * M[3 * c] + T[3 * r + 1] * M[3 * c + 1] + T[3 * r + 2] * M[3 * c + 2];
+  sp.inertia[0] = Ib[0], sp.inertia[1] = Ib[4], sp.inertia[2] = Ib[8];
+  sp.inertia[3] = 0.5 * (Ib[1] + Ib[3]), sp.inertia[4] = 0.5 * (Ib[2] + Ib[6]);
+  sp.inertia[5] = 0.5 * (Ib[5] + Ib[7]);
+  int nq = mbs_jntNq(jt), nv = mbs_jntNv(jt);
+  if (jt == MBS_JNT_FREE) sp.q0[3] = 1;
+  if (q0) memcpy(sp.q0, q0, sizeof(mbsReal) * (size_t)nq);
+  if (qd0) memcpy(sp.qd0, qd0, sizeof(mbsReal) * (size_t)nv);
+  if (j && nv == 1) sp.damping[0] = j->damping;
+  if (j && jt == MBS_JNT_FREE)
+    for (int k = 0; k < 6; k++) sp.damping[k] = 0;
+  mbsErr e = mbs_modelAddBody(m, &sp, id);
+  if (e == MBS_ERR_INPUT) {
+    char msg[768];
+    snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+    int line = strstr(msg, "inertia") || strstr(msg, "mass") ? (l->iline ? l->iline : l->line)
+                                                             : (j ? j->line : l->line);
+    return mbs_urdfFail(u, line, "link \"%s\": %s", l->name, msg);
+  }
+  return e;
+}
+
+mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsReal *q0,
+                         const mbsReal *qd0) {
+  // per link: the body it belongs to, its frame in that body's frame (rotation, position)
+  int *body = malloc(sizeof(int) * (size_t)u->nlink),
+      *stack = malloc(sizeof(int) * (size_t)u->nlink);
+  double *R = malloc(sizeof(double) * 9 * (size_t)u->nlink);
+  double *p = malloc(sizeof(double) * 3 * (size_t)u->nlink);
+  mbsErr e = body && stack && R && p ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, zero[3] = {0, 0, 0};
+  int qa = 0, va = 0, top = 0;
+  if (!e) {
+    // the root: the ground when it has no mass (or is named "world"), else a body welded to it
+    const mbsUrdfLink *r = &u->link[u->root];
+    body[u->root] = parent;
+    memcpy(R + 9 * u->root, I3, sizeof I3), memcpy(p + 3 * u->root, zero, sizeof zero);
+    if (r->massive && strcmp(r->name, "world") != 0)
+      e = mbs_urdfBody(u, r, NULL, m, parent, MBS_JNT_FIXED, zero, NULL, I3, NULL, NULL,
+                       &body[u->root]);
+    // children in file order: push in reverse so they come off the stack in order
+    for (int c = r->nchild - 1; c >= 0; c--) stack[top++] = r->child[c];
+  }
+  while (!e && top > 0) {
+    const mbsUrdfJoint *j = &u->joint[stack[--top]];
+    const mbsUrdfLink *l = &u->link[j->child];
+    int P = j->parent, L = j->child;
+    // the joint frame in the parent body's frame: RJ = R_P rpy, origin p_P + R_P xyz
+    double Ro[9], RJ[9], o[3], ax[3];
+    mbs_urdfRpy(j->rpy, Ro);
+    mbsu_mulMat3(R + 9 * P, Ro, RJ);
+    mbsu_mulMat3Vec(R + 9 * P, j->xyz, o);
+    for (int k = 0; k < 3; k++) o[k] += p[3 * P + k];
+    mbsu_mulMat3Vec(RJ, j->axis, ax);
+    if (j->type == MBS_URDF_FIXED && !l->massive) { // merged into the parent's body
+      body[L] = body[P];
+      memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, o, sizeof o);
+    } else {
+      int jt = j->type == MBS_URDF_PRISMATIC  ? MBS_JNT_PRISMATIC
+               : j->type == MBS_URDF_FIXED    ? MBS_JNT_FIXED
+               : j->type == MBS_URDF_FLOATING ? MBS_JNT_FREE
+                                              : MBS_JNT_REVOLUTE;
+      e = mbs_urdfBody(u, l, j, m, body[P], jt, o, jt == MBS_JNT_FIXED ? NULL : ax, RJ,
+                       q0 ? q0 + qa : NULL, qd0 ? qd0 + va : NULL, &body[L]);
+      qa += mbs_jntNq(jt), va += mbs_jntNv(jt);
+      memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, zero, sizeof zero);
+    }
+    for (int c = l->nchild - 1; c >= 0; c--) stack[top++] = l->child[c];
+  }
+  free(body), free(stack), free(R), free(p);
+  return e;
+}
+
+const char *mbs_urdfNotModelled(const mbsUrdf *u) {
+  return u->note;
+}
+
+void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
+  mbs_jsonString(j, "file", u->file);
+  mbs_jsonString(j, "robot", u->robot ? u->robot : "");
+  mbs_jsonInt(j, "links", u->nlink);
+  mbs_jsonString(j, "root", u->link[u->root].name);
+  mbs_jsonString(j, "not_modelled", u->note);
+  mbs_jsonBeginArray(j, "joints");
+  for (int i = 0; i < u->njoint; i++) {
+    const mbsUrdfJoint *jt = &u->joint[i];
+    mbs_jsonBeginObject(j, NULL);
+    mbs_jsonString(j, "name", jt->name);
+    mbs_jsonString(j, "type", mbs_urdf_types[jt->type]);
+    mbs_jsonString(j, "parent", u->link[jt->parent].name);
+    mbs_jsonString(j, "child", u->link[jt->child].name);
+    if (jt->has_limit) {
+      mbs_jsonNumber(j, "lower", jt->lower);
+      mbs_jsonNumber(j, "upper", jt->upper);
+    }
+    if (jt->effort > 0) mbs_jsonNumber(j, "effort", jt->effort);
+    if (jt->velocity > 0) mbs_jsonNumber(j, "velocity", jt->velocity);
+    if (jt->damping > 0) mbs_jsonNumber(j, "damping", jt->damping);
+    if (jt->friction != 0) mbs_jsonNumber(j, "friction", jt->friction);
+    mbs_jsonEndObject(j);
+  }
+  mbs_jsonEndArray(j);
+}
+
+void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
+  fprintf(f, "URDF %s: robot \"%s\", %d links, %d joints (root link \"%s\")\n", u->file,
+          u->robot ? u->robot : "", u->nlink, u->njoint, u->link[u->root].name);
+  fprintf(f, "  %-24s %-10s %-20s %12s %12s %10s %10s\n", "joint", "type", "child", "lower",
+          "upper", "effort", "velocity");
+  for (int i = 0; i < u->njoint; i++) {
+    const mbsUrdfJoint *jt = &u->joint[i];
+    char lo[32] = "-", hi[32] = "-", ef[32] = "-", ve[32] = "-";
+    if (jt->has_limit) snprintf(lo, sizeof lo, "%.6g", jt->lower);
+    if (jt->has_limit) snprintf(hi, sizeof hi, "%.6g", jt->upper);
+    if (jt->effort > 0) snprintf(ef, sizeof ef, "%.6g", jt->effort);
+    if (jt->velocity > 0) snprintf(ve, sizeof ve, "%.6g", jt->velocity);
+    fprintf(f, "  %-24s %-10s %-20s %12s %12s %10s %10s\n", jt->name, mbs_urdf_types[jt->type],
+            u->link[jt->child].name, lo, hi, ef, ve);
+  }
+  if (u->note[0]) fprintf(f, "  not modelled: %s\n", u->note);
+}
+
+void mbs_urdfDestroy(mbsUrdf **pu) {
+  if (!pu || !*pu) return;
+  mbsUrdf *u = *pu;
+  for (int i = 0; u->link && i < u->nlink; i++) free(u->link[i].name), free(u->link[i].child);
+  for (int i = 0; u->joint && i < u->njoint; i++) free(u->joint[i].name);
+  free(u->link), free(u->joint), free(u->file), free(u->robot), free(u);
+  *pu = NULL;
+}
+
+#else // built without libxml2
+
+mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf **u) {
+  (void)text, (void)len;
+  *u = NULL;
+  return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                    "%s: URDF input needs a build with libxml2 (Debian libxml2-dev; configure "
+                    "with -DMBS_ENABLE_URDF=ON)",
+                    filename ? filename : "URDF");
+}
+void mbs_urdfSizes(const mbsUrdf *u, int *nq, int *nv) {
+  (void)u;
+  if (nq) *nq = 0;
+  if (nv) *nv = 0;
+}
+mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsReal *q0,
+                         const mbsReal *qd0) {
+  (void)u, (void)m, (void)parent, (void)q0, (void)qd0;
+  return MBS_ERR_UNSUPPORTED;
+}
+const char *mbs_urdfNotModelled(const mbsUrdf *u) {
+  (void)u;
+  return "";
+}
+void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
+  (void)u, (void)j;
+}
+void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
+  (void)u, (void)f;
+}
+void mbs_urdfDestroy(mbsUrdf **u) {
+  if (u) *u = NULL;
+}
+#endif
