@@ -21,7 +21,8 @@
 #include "petsc_log.h"
 #include "petsc_ref.h"
 #include "mbspar/mbspar.h"
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(SMPI_HELPERS_H) // SimGrid's smpicc redefines malloc
+#define MBS_MALLOPT 1
 #include <malloc.h>
 #endif
 
@@ -53,7 +54,7 @@ static void mbs_printError(void) {
 int main(int argc, char **argv) {
   mbspComm *comm = NULL;
   mbsErr e = mbsp_init(&argc, &argv, &comm);
-#ifdef __GLIBC__
+#ifdef MBS_MALLOPT
   // large arrays straight from the kernel and back to it when freed: Open MPI's initialisation
   // turns glibc's mmap off (M_MMAP_MAX = 0) for its memory-registration cache, so freed model and
   // engine arrays stayed on the heap and every later allocation added to the peak (the
