@@ -54,6 +54,7 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonBool(j, "converged", st->reason > 0);
   mbs_jsonString(j, "reason", mbs_reasonName(st->reason));
   mbs_jsonNumber(j, "tol", m->opt.tol);
+  if (m->opt.solver == MBS_SOLVER_SCHUR) mbs_jsonInt(j, "floored_pivots", st->floored);
   mbs_jsonEndObject(j);
   // full models: ||RNEA(q, qd, qdd) - tau|| relative; distributed-memory models: the largest
   // body Newton-Euler residual relative to the body wrenches (each rank checks its bodies)
@@ -201,6 +202,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   if (!e) e = mbsp_rankReportCollect(comm, eng, w, &rr);
   e = mbsp_agreeErr(comm, e);
   mbsSolveStat stat = w ? w->stat : (mbsSolveStat){0};
+  if (!e) e = mbsp_allreduceSumLong(comm, &stat.floored, 1);
   if (!e && local) { // free the engine and the workspaces, then the global arrays on rank 0
     mbsp_engineDestroy(&eng);
     mbs_workDestroy(&w);

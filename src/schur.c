@@ -930,32 +930,17 @@ mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int
     }
   }
   free(map);
-  // dense Cholesky of the interface system
-  for (int j = 0; j < n; j++) {
-    mbsReal d = K[(size_t)n * j + j];
-    for (int l = 0; l < j; l++) d -= K[(size_t)n * j + l] * K[(size_t)n * j + l];
-    if (!(d > 0)) {
-      free(off), free(K), free(x);
-      return mbs_errSet(MBS_ERR_NUMERIC, "schur: the cut-joint system is not positive definite");
-    }
-    d = sqrt(d);
-    K[(size_t)n * j + j] = d;
-    for (int i = j + 1; i < n; i++) {
-      mbsReal sum = K[(size_t)n * i + j];
-      for (int l = 0; l < j; l++) sum -= K[(size_t)n * i + l] * K[(size_t)n * j + l];
-      K[(size_t)n * i + j] = sum / d;
-    }
+  // dense Cholesky of the interface system (the same pivot floor as the distributed merges)
+  mbsReal dummy = 0;
+  mbsReal *sol = calloc((size_t)n + 1, sizeof(mbsReal));
+  if (!sol || (n > 0 && !mbs_schurReduce(0, n, K, x, &dummy, &dummy, NULL))) {
+    free(off), free(K), free(x), free(sol);
+    return sol ? mbs_errSet(MBS_ERR_NUMERIC, "schur: the cut-joint system is not finite")
+               : mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur driver)");
   }
-  for (int i = 0; i < n; i++) {
-    mbsReal sum = x[i];
-    for (int l = 0; l < i; l++) sum -= K[(size_t)n * i + l] * x[l];
-    x[i] = sum / K[(size_t)n * i + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    mbsReal sum = x[i];
-    for (int l = i + 1; l < n; l++) sum -= K[(size_t)n * l + i] * x[l];
-    x[i] = sum / K[(size_t)n * i + i];
-  }
+  if (n > 0) mbs_schurExpand(0, n, K, x, NULL, sol);
+  memcpy(x, sol, sizeof(mbsReal) * (size_t)n);
+  free(sol);
   // back-substitute every segment in order (parents' segments first), then the roots' qdd
   for (int k = 0; k < nseg; k++) {
     mbsSchur *s = seg[k];
@@ -985,13 +970,24 @@ mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int
 
 // ---------------------------------------------------------------- dense port systems
 
-int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg) {
+int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor) {
   int n = nk + ne;
+  // the pivot floor: a port system is positive semidefinite up to rounding that grows with the
+  // length of the pieces it condenses (docs/formulation.md, 4.7); pivots below the floor are
+  // raised to it (or to their own magnitude, the rounding level they show)
+  mbsReal smax = 0;
+  for (int j = nk; j < n; j++)
+    if (fabs(C[(size_t)n * j + j]) > smax) smax = fabs(C[(size_t)n * j + j]);
+  const mbsReal floor_ = MBS_SCHUR_PIVOT_FLOOR * smax;
   // Cholesky of C_ee in place (rows/columns nk..n-1, lower triangle)
   for (int j = nk; j < n; j++) {
     mbsReal d = C[(size_t)n * j + j];
     for (int l = nk; l < j; l++) d -= C[(size_t)n * j + l] * C[(size_t)n * j + l];
-    if (!(d > 0)) return 0;
+    if (!isfinite(d) || !(smax > 0)) return 0;
+    if (d <= floor_) {
+      d = fabs(d) > floor_ ? fabs(d) : floor_;
+      if (nfloor) (*nfloor)++;
+    }
     d = sqrt(d);
     C[(size_t)n * j + j] = d;
     for (int i = j + 1; i < n; i++) {
@@ -1040,7 +1036,8 @@ void mbs_schurExpand(int nk, int ne, const mbsReal *C, const mbsReal *g, const m
   }
 }
 
-int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPair *out) {
+int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPair *out,
+                       int *nfloor) {
   if (a->na < 0) {
     *out = *b;
     return 1;
@@ -1068,7 +1065,7 @@ int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPai
     for (int j = 0; j < lb; j++) M[n * ib[i] + ib[j]] += b->C[lb * i + j];
   }
   out->na = na, out->nb = nb;
-  return mbs_schurReduce(nk, ns, M, gm, out->C, out->g);
+  return mbs_schurReduce(nk, ns, M, gm, out->C, out->g, nfloor);
 }
 
 void mbs_schurPairPack(const mbsSchurPair *p, double *buf) {
@@ -1248,6 +1245,7 @@ static int mbs_schurPortPos(const mbsModel *m, const int *list, int n, int l) {
 
 mbsErr mbs_schurRankFactor(const mbsModel *m, const mbsWork *w, mbsSchurRank *r) {
   mbsErr err = MBS_OK;
+  r->nfloor = 0;
   if (r->nseg == 1) {
     err = mbs_schurFactor(m, w, r->seg[0]);
   } else {
@@ -1309,7 +1307,7 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, const mbsWork *w, mbsSchurRank *r)
       }
       kat += ch->nk;
     }
-    if (!mbs_schurReduce(nk, sc->ne, sc->W, sc->gw, sc->R, sc->R + (size_t)nk * nk))
+    if (!mbs_schurReduce(nk, sc->ne, sc->W, sc->gw, sc->R, sc->R + (size_t)nk * nk, &r->nfloor))
       return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
   }
   return MBS_OK;

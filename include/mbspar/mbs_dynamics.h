@@ -23,6 +23,8 @@ typedef struct {
   long evals;            ///< evaluations so far
   long total_iterations; ///< sum of iterations over all evaluations
   long nonconverged;     ///< evaluations that stopped without converging
+  long floored;          ///< schur: port-system pivots raised to the rounding floor, all
+                         ///< evaluations (this rank; docs/formulation.md 4.7)
 } mbsSolveStat;
 
 typedef struct mbsWork {

@@ -131,6 +131,7 @@ typedef struct {
   mbsReal *pool; ///< storage of the working systems
   int *ipool;    ///< storage of the port lists
   mbsReal **lam_up, **lam_low; ///< (nseg) per-segment port values for mbs_schurBack
+  int nfloor;                  ///< port-system pivots raised to the floor by the last factor
 } mbsSchurRank;
 
 /// Cut [b0, b1) into \p nseg segments (fewer if the range is shorter) and plan their join.
@@ -150,9 +151,12 @@ void mbs_schurRankBack(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const mbs
 /// Dense reduction of a symmetric system [C_kk C_ke; C_ek C_ee] (x_k; x_e) = (g_k; g_e) of
 /// nk kept and ne eliminated unknowns (row-major, leading dimension nk + ne, the kept first):
 /// overwrites C_ee by its Cholesky factor L, C_ek by Z = L^{-1} C_ek, g_e by z = L^{-1} g_e, and
-/// writes the reduced system S = C_kk - Z^T Z (nk x nk, into \p S) and s = g_k - Z^T z. Returns 0
-/// if C_ee is not positive definite. Local.
-int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg);
+/// writes the reduced system S = C_kk - Z^T Z (nk x nk, into \p S) and s = g_k - Z^T z. Pivots
+/// at or below MBS_SCHUR_PIVOT_FLOOR times the largest diagonal entry of C_ee (rounding of a
+/// semidefinite port system) are raised to it and counted in *nfloor (if not NULL). Returns 0 if
+/// C_ee is not finite or zero. Local.
+#define MBS_SCHUR_PIVOT_FLOOR 1e-13
+int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor);
 /// After mbs_schurReduce: x_e = L^{-T} (z - Z x_k). Local.
 void mbs_schurExpand(int nk, int ne, const mbsReal *C, const mbsReal *g, const mbsReal *xk,
                      mbsReal *xe);
@@ -170,8 +174,10 @@ typedef struct {
 #define MBS_SCHUR_PAIR_DOUBLES (2 + MBS_SCHUR_PAIR_MAX * MBS_SCHUR_PAIR_MAX + MBS_SCHUR_PAIR_MAX)
 /// out = the systems a (over A | S) and b (over S | B) joined on their shared ports S (a.nb ==
 /// b.na) with S eliminated: a system over (A | B). Either may be empty. Returns 0 if the shared
-/// block is not positive definite. Associative. Local.
-int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPair *out);
+/// block is not finite; floored pivots (mbs_schurReduce) are counted in *nfloor. Associative.
+/// Local.
+int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPair *out,
+                       int *nfloor);
 void mbs_schurPairPack(const mbsSchurPair *p, double *buf);
 void mbs_schurPairUnpack(const double *buf, mbsSchurPair *p);
 
