@@ -309,6 +309,7 @@ mbsErr mbs_modelFinalize(mbsModel *m) {
   MBS_ALLOC(m->body_subtreeend, n);
   MBS_ALLOC(m->body_sinert, 10 * (size_t)n);
   MBS_ALLOC(m->dof_parent, m->nv > 0 ? m->nv : 1);
+  MBS_ALLOC(m->jnt_axisk, n);
 
   // children lists (counting sort by parent)
   for (int b = 0; b < n; b++)
@@ -351,6 +352,14 @@ mbsErr mbs_modelFinalize(mbsModel *m) {
       int d = m->body_dofadr[b] + k;
       m->dof_parent[d] = k == 0 ? prev : d - 1;
     }
+  }
+
+  // joint axes along a coordinate axis (exactly: the unit axis has two zero components)
+  for (int b = 0; b < n; b++) {
+    const mbsReal *a = m->jnt_axis + 3 * b;
+    m->jnt_axisk[b] = -1;
+    for (int k = 0; k < 3; k++)
+      if (a[(k + 1) % 3] == 0 && a[(k + 2) % 3] == 0 && fabs(a[k]) == 1) m->jnt_axisk[b] = k;
   }
 
   // spatial inertia at the body origin: Io = Ic + m (|c|^2 1 - c c^T)
@@ -419,6 +428,7 @@ void mbs_modelDestroy(mbsModel **pm) {
                   m->jnt_origin,
                   m->jnt_axis,
                   m->jnt_axis2,
+                  m->jnt_axisk,
                   m->dof_body,
                   m->dof_parent,
                   m->dof_stiffness,

@@ -82,6 +82,8 @@ typedef struct mbsModel {
   mbsReal *jnt_origin; ///< (nbody x 3) joint origin in the parent frame
   mbsReal *jnt_axis;   ///< (nbody x 3) unit joint axis
   mbsReal *jnt_axis2;  ///< (nbody x 3) unit second axis (universal)
+  int *jnt_axisk;      ///< (nbody) k if jnt_axis is exactly +e_k or -e_k (k = 0, 1, 2), else -1:
+                       ///< selects the axis-specialised kernels of revolute joints
 
   // degrees of freedom (nv)
   int *dof_body;          ///< (nv) body of each dof
