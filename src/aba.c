@@ -243,8 +243,8 @@ static MBS_FORCEINLINE int mbs_abaBackK(const int k, const mbsModel *m, mbsWork 
   pa[j] = pA[j] + (aij * ci + ajj * cj + bj[i] * li + bj[j] * lj) + dj * gs;
   pa[k] = sg * Q;
   for (int x = 0; x < 3; x++)
-    pa[3 + x] = pA[3 + x] + (bi[x] * ci + bj[x] * cj + Cc[S3(x, i)] * li + Cc[S3(x, j)] * lj) +
-                dl[x] * gs;
+    pa[3 + x] =
+        pA[3 + x] + (bi[x] * ci + bj[x] * cj + Cc[S3(x, i)] * li + Cc[S3(x, j)] * lj) + dl[x] * gs;
   MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_PA));
 
   // rotate Ia into parent axes (E about e_k: E_ii = E_jj = c, E_ij = s, E_ji = -s)
@@ -277,7 +277,8 @@ static MBS_FORCEINLINE int mbs_abaBackK(const int k, const mbsModel *m, mbsWork 
   }
   mbsu_cross3(r, B1i, Yi);
   mbsu_cross3(r, B1j, Yj);
-#define MBS_Z(x, y) (r[((y) + 1) % 3] * W[3 * (x) + ((y) + 2) % 3] - r[((y) + 2) % 3] * W[3 * (x) + ((y) + 1) % 3])
+#define MBS_Z(x, y)                                                                                \
+  (r[((y) + 1) % 3] * W[3 * (x) + ((y) + 2) % 3] - r[((y) + 2) % 3] * W[3 * (x) + ((y) + 1) % 3])
   mbsReal Aii = A1ii + Yi[i] + Yi[i] + MBS_Z(i, i), Ajj = A1jj + Yj[j] + Yj[j] + MBS_Z(j, j);
   mbsReal Aij = A1ij + Yj[i] + Yi[j] + MBS_Z(i, j), Aik = Yi[k] + MBS_Z(i, k);
   mbsReal Ajk = Yj[k] + MBS_Z(j, k), Akk = MBS_Z(k, k);
@@ -351,21 +352,26 @@ static MBS_FORCEINLINE void mbs_abaFwdK(const int k, const mbsModel *m, mbsWork 
   w->qdd[m->body_dofadr[b]] = qdd;
 }
 
+// pass 1 for body b: articulated quantities start as the rigid ones
+static inline void mbs_abaInitBody(const mbsModel *m, mbsWork *w, int b) {
+  mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
+  mbsu_sym6FromRbi(m->body_sinert + 10 * b, R);
+  memcpy(R + MBS_REC_PA, w->cbias + 6 * b, 6 * sizeof(mbsReal));
+}
+
 mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
   int n = m->nbody;
   mbsReal a0[6];
   mbs_baseAccel(m, 1, a0);
 
-  // pass 1: articulated quantities start as the rigid ones
-  for (int b = 0; b < n; b++) {
-    mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
-    mbsu_sym6FromRbi(m->body_sinert + 10 * b, R);
-    memcpy(R + MBS_REC_PA, w->cbias + 6 * b, 6 * sizeof(mbsReal));
-  }
-
-  // pass 2 (tip to base): project out each joint and hand the rest to the parent
+  // pass 2 (tip to base): project out each joint and hand the rest to the parent. Pass 1 (the
+  // articulated quantities start as the rigid ones) runs inside it, just before a record is first
+  // written: a leaf's own, a parent's before its last child (the first one visited) adds to it
   for (int b = n - 1; b >= 0; b--) {
-    int ok;
+    int ok, p = m->body_parent[b];
+    if (m->body_childnum[b] == 0) mbs_abaInitBody(m, w, b);
+    if (p >= 0 && m->child_list[m->body_childadr[p] + m->body_childnum[p] - 1] == b)
+      mbs_abaInitBody(m, w, p);
     if (mbs_jntSpecial(m, b)) {
       switch (m->jnt_axisk[b]) {
       case 0:
