@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "build_info.h"
 #include "affinity.h"
+#include "threads.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_critpath.h"
@@ -1358,6 +1359,7 @@ int main(int argc, char **argv) {
 
   // the command line is the same on every rank; agree anyway
   e = mbsp_agreeErr(comm, mbs_cliParse(argc, argv, &cli));
+  if (!e) e = mbsp_threadsInit(comm, NULL); // OpenMP threads per rank: never oversubscribe
   if (!e && (cli.help || cli.version)) {
     if (rank == 0 && cli.help) fputs(mbs_usage, stdout);
     if (rank == 0 && cli.version && !cli.help) {
