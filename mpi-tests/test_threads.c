@@ -116,8 +116,9 @@ int main(int argc, char **argv) {
       for (int k = 0; k < NCPU && !common; k++) common = in[k] && other[k];
       expect += common;
     }
-    MBS_EXPECT(all[r].ranks_sharing == expect, "rank %d (cpu set %s): %d ranks sharing, expected %d",
-               r, all[r].cpuset, all[r].ranks_sharing, expect);
+    MBS_EXPECT(all[r].ranks_sharing == expect,
+               "rank %d (cpu set %s): %d ranks sharing, expected %d", r, all[r].cpuset,
+               all[r].ranks_sharing, expect);
     printf("rank %d: cpu set %s, %d core(s), %d rank(s) sharing -> %d thread(s) (%s)\n", r,
            all[r].cpuset, all[r].cores, all[r].ranks_sharing, all[r].nthreads,
            all[r].threads_source);

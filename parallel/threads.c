@@ -64,8 +64,8 @@ mbsErr mbsp_threadsInit(mbspComm *comm, mbspThreadChoice *out) {
   double mine[4] = {c.from_env && c.threads > 1 && (long)c.threads * c.ranks_sharing > c.cores,
                     c.threads, c.ranks_sharing, c.cores};
   double *all = rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
-  MBS_CALL(mbsp_agreeErr(comm, rank == 0 && !all ? mbs_errSet(MBS_ERR_NOMEM, "out of memory")
-                                                 : MBS_OK));
+  MBS_CALL(
+      mbsp_agreeErr(comm, rank == 0 && !all ? mbs_errSet(MBS_ERR_NOMEM, "out of memory") : MBS_OK));
   mbsErr e = mbsp_gather(comm, mine, 4, rank == 0 ? all : mine);
   for (int r = 0; !e && rank == 0 && r < size; r++) {
     const double *v = all + 4 * r;

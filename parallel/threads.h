@@ -19,9 +19,9 @@ int mbsp_threadsDefault(int cores, int ranks_sharing);
 /// set (parsed by mbsp_threadsParseEnv), otherwise mbsp_threadsDefault of the rank's cpu set and
 /// the ranks on its node whose cpu sets overlap it (omp_set_num_threads). When OMP_NUM_THREADS
 /// (> 1) times the ranks sharing a cpu set exceeds its cores on some rank, rank 0 prints one
-/// warning line on stderr naming the numbers (the run continues). The choice is kept for the reports
-/// (mbspAffinity threads_source, cores, ranks_sharing) and returned in \p out (may be NULL).
-/// Collective.
+/// warning line on stderr naming the numbers (the run continues). The choice is kept for the
+/// reports (mbspAffinity threads_source, cores, ranks_sharing) and returned in \p out (may be
+/// NULL). Collective.
 mbsErr mbsp_threadsInit(mbspComm *comm, mbspThreadChoice *out);
 
 #endif
