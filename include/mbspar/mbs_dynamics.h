@@ -3,7 +3,8 @@
 ///
 /// Stages (each reads the model and state, writes the workspace):
 ///   mbs_fwdPosition -> mbs_fwdVelocity -> (mbs_aba | mbs_crba | constraint-force solve)
-/// mbs_rnea is the inverse dynamics. mbs_aba is the reference oracle of every other method.
+/// mbs_rnea is the inverse dynamics. ABA is the reference of every other method: mbs_aba the
+/// optimised kernel, itself tested against the plain mbs_abaRef.
 /// Gravity enters as a fictitious base acceleration a_ground = [0; -g], so body accelerations in
 /// the workspace include that offset while joint forces and wrenches are the true ones.
 #ifndef MBS_DYNAMICS_H
