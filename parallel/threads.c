@@ -1,9 +1,10 @@
 /// \file threads.c
 /// The OpenMP thread count of each rank. Left alone, an OpenMP runtime starts one thread per cpu
 /// of the process in every rank, so P ranks sharing C cores (mpirun --bind-to none, or ranks
-/// without binding) run P x C threads; their busy-waiting at every barrier then competes with
-/// the other ranks' work (measured in docs/cluster.md: a 2-rank J-CG evaluation on 2 cores was
-/// hundreds of times slower). mbspar's default, used when OMP_NUM_THREADS is not set, is
+/// without binding) run P x C threads, whose busy-waiting at every barrier competes with the
+/// other ranks' work (issue 9 reported a 2-rank J-CG evaluation on 2 cores hundreds of times
+/// slower; docs/cluster.md has what was measured since). mbspar's default, used when
+/// OMP_NUM_THREADS is not set, is
 /// max(1, cores of the rank's cpu set / ranks on its node whose cpu sets overlap it): ranks bound
 /// to distinct cores keep all of theirs, ranks sharing every core split them. A user's
 /// OMP_NUM_THREADS always wins; if it oversubscribes some rank's cores, rank 0 says so once.
