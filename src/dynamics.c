@@ -73,8 +73,8 @@ void mbs_workDestroy(mbsWork **pw) {
 
 // ---------------------------------------------------------------- position stage
 
-// revolute joint about sg e_k (jnt_axisk): R, X and S are placements of cos and sin, and the pose
-// xmat = xmat_p R mixes two columns (36 flops with xpos instead of 36 + 63)
+// revolute joint about sg e_k (jnt_axisk): R, X and S are placements of cos and sin (3 flops, not
+// 36), and the pose xmat = xmat_p R mixes two columns of xmat_p (36 flops with xpos, not 63)
 static MBS_FORCEINLINE void mbs_bodyPositionK(const int k, const mbsModel *m, const mbsReal *qall,
                                               mbsWork *w, int b) {
   const int i = (k + 1) % 3, j = (k + 2) % 3;
