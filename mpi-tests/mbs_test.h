@@ -66,9 +66,12 @@ static inline double mbs_test_uniform(unsigned long long *st, double lo, double 
 
 /// Build a random tree of \p nbody bodies mixing the joint types in \p types (count \p ntypes),
 /// random parents (or a chain if \p chain), random geometry, inertia, q0, qd0, joint forces.
-/// Floating bases appear only as children of the ground when allowed by \p types.
-static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntypes, int chain,
-                                          unsigned long long seed, mbsModel **out) {
+/// Floating bases appear only as children of the ground when allowed by \p types. With
+/// \p coord > 0, each joint axis is +-e_k (random k and sign) with probability \p coord, which
+/// selects the axis-specialised kernels of revolute joints (coord = 0 draws no extra numbers:
+/// the same models as mbs_test_randomModel).
+static inline mbsErr mbs_test_randomModelEx(int nbody, const int *types, int ntypes, int chain,
+                                            unsigned long long seed, double coord, mbsModel **out) {
   unsigned long long st = seed * 0x9E3779B97F4A7C15ULL + 1;
   mbsModel *m;
   MBS_CALL(mbs_modelCreate(&m, nbody));
@@ -87,6 +90,11 @@ static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntype
       sp.axis[k] = mbs_test_uniform(&st, -1, 1);
       sp.axis2[k] = mbs_test_uniform(&st, -1, 1);
       sp.com[k] = mbs_test_uniform(&st, -0.3, 0.3);
+    }
+    if (coord > 0 && mbs_test_rand(&st) < coord) {
+      int k = (int)(mbs_test_rand(&st) * 3);
+      sp.axis[0] = sp.axis[1] = sp.axis[2] = 0;
+      sp.axis[k] = mbs_test_rand(&st) < 0.5 ? -1 : 1;
     }
     sp.mass = mbs_test_uniform(&st, 0.5, 2.0);
     // inertia = R diag(l) R^T with principal moments obeying the triangle inequality
@@ -139,6 +147,12 @@ static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntype
   }
   *out = m;
   return MBS_OK;
+}
+
+/// mbs_test_randomModelEx without coordinate axes.
+static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntypes, int chain,
+                                          unsigned long long seed, mbsModel **out) {
+  return mbs_test_randomModelEx(nbody, types, ntypes, chain, seed, 0, out);
 }
 
 /// The whole file at path as a NUL-terminated string (free it), NULL if it cannot be opened.

@@ -198,6 +198,27 @@ mbsErr mbsp_localRank(mbspComm *c, int *local_rank, int *nlocal) {
   MPI_Comm_free(&node);
   return MBS_OK;
 }
+mbsErr mbsp_localOverlap(mbspComm *c, const unsigned char *mask, int nbytes, int *count) {
+  MPI_Comm node;
+  int nl = 1, err = 0;
+  *count = 0;
+  MBS_CALL_MPI(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node));
+  MPI_Comm_size(node, &nl);
+  unsigned char *all = malloc((size_t)nl * (size_t)nbytes);
+  if (!all || MPI_Allgather(mask, nbytes, MPI_BYTE, all, nbytes, MPI_BYTE, node) != MPI_SUCCESS)
+    err = 1;
+  for (int r = 0; !err && r < nl; r++) {
+    int common = 0;
+    for (int k = 0; k < nbytes && !common; k++)
+      common = (all[(size_t)r * nbytes + k] & mask[k]) != 0;
+    *count += common;
+  }
+  free(all);
+  MPI_Comm_free(&node);
+  if (err)
+    return mbs_errSet(MBS_ERR_MPI, "mbsp_localOverlap: allgather of %d bytes failed", nbytes);
+  return MBS_OK;
+}
 // user-defined operator: MPI calls it as f(in, inout) with in from the lower ranks
 static void (*mbsp_scan_combine)(const double *a, double *b) = NULL;
 static int mbsp_scan_n = 0;

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "memcheck.h"
 #include "petsc_log.h"
+#include "threads.h"
 #include "petsc_ref.h"
 #include "mbspar/mbspar.h"
 #if defined(__GLIBC__) && !defined(SMPI_HELPERS_H) // SimGrid's smpicc redefines malloc
@@ -75,6 +76,7 @@ int main(int argc, char **argv) {
 
   // the command line is the same on every rank; agree anyway
   e = mbsp_agreeErr(comm, mbsp_cliParse(argc, argv, mbs_verbs, MBS_NVERB, &cli));
+  if (!e) e = mbsp_threadsInit(comm, NULL); // OpenMP threads per rank: never oversubscribe
   if (!e && (cli.help || cli.version)) {
     if (rank == 0 && cli.help) mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB);
     if (rank == 0 && cli.version && !cli.help) {

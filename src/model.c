@@ -559,6 +559,7 @@ mbsErr mbs_modelFinalize(mbsModel *m) {
   MBS_ALLOC(m->body_subtreeend, n);
   MBS_ALLOC(m->body_sinert, 10 * (size_t)n);
   MBS_ALLOC(m->dof_parent, m->nv > 0 ? m->nv : 1);
+  MBS_ALLOC(m->jnt_axisk, n);
 
   // children lists (counting sort by parent)
   for (int b = 0; b < n; b++)
@@ -601,6 +602,14 @@ mbsErr mbs_modelFinalize(mbsModel *m) {
       int d = m->body_dofadr[b] + k;
       m->dof_parent[d] = k == 0 ? prev : d - 1;
     }
+  }
+
+  // joint axes along a coordinate axis (exactly: the unit axis has two zero components)
+  for (int b = 0; b < n; b++) {
+    const mbsReal *a = m->jnt_axis + 3 * b;
+    m->jnt_axisk[b] = -1;
+    for (int k = 0; k < 3; k++)
+      if (a[(k + 1) % 3] == 0 && a[(k + 2) % 3] == 0 && fabs(a[k]) == 1) m->jnt_axisk[b] = k;
   }
 
   // spatial inertia at the body origin: Io = Ic + m (|c|^2 1 - c c^T)
@@ -654,37 +663,14 @@ void mbs_modelDestroy(mbsModel **pm) {
   free(m->prefix), free(m->rec_par), free(m->rec_child), free(m->run_type), free(m->run_len);
   free(m->part_start);
   free(m->body_gid), free(m->body_gqadr), free(m->body_gdofadr), free(m->body_glamadr);
-  void *arrs[] = {m->body_parent,
-                  m->body_jnttype,
-                  m->body_qadr,
-                  m->body_qnum,
-                  m->body_dofadr,
-                  m->body_dofnum,
-                  m->body_lamadr,
-                  m->body_lamnum,
-                  m->body_childadr,
-                  m->body_childnum,
-                  m->child_list,
-                  m->body_depth,
-                  m->body_subtreeend,
-                  m->body_name,
-                  m->body_mass,
-                  m->body_com,
-                  m->body_inertia,
-                  m->body_sinert,
-                  m->jnt_origin,
-                  m->jnt_axis,
-                  m->jnt_axis2,
-                  m->body_framequat,
-                  m->dof_body,
-                  m->dof_parent,
-                  m->dof_stiffness,
-                  m->dof_springref,
-                  m->dof_damping,
-                  m->dof_force,
-                  m->q0,
-                  m->qd0,
-                  m->name_table};
+  void *arrs[] = {
+      m->body_parent,   m->body_jnttype,   m->body_qadr,       m->body_qnum,     m->body_dofadr,
+      m->body_dofnum,   m->body_lamadr,    m->body_lamnum,     m->body_childadr, m->body_childnum,
+      m->child_list,    m->body_depth,     m->body_subtreeend, m->body_name,     m->body_mass,
+      m->body_com,      m->body_inertia,   m->body_sinert,     m->jnt_origin,    m->jnt_axis,
+      m->jnt_axis2,     m->body_framequat, m->jnt_axisk,       m->dof_body,      m->dof_parent,
+      m->dof_stiffness, m->dof_springref,  m->dof_damping,     m->dof_force,     m->q0,
+      m->qd0,           m->name_table};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(m);
   *pm = NULL;

@@ -3,7 +3,8 @@
 ///
 /// Stages (each reads the model and state, writes the workspace):
 ///   mbs_fwdPosition -> mbs_fwdVelocity -> (mbs_aba | mbs_crba | constraint-force solve)
-/// mbs_rnea is the inverse dynamics. mbs_aba is the reference oracle of every other method.
+/// mbs_rnea is the inverse dynamics. ABA is the reference of every other method: mbs_aba the
+/// optimised kernel, itself tested against the plain mbs_abaRef.
 /// Gravity enters as a fictitious base acceleration a_ground = [0; -g], so body accelerations in
 /// the workspace include that offset while joint forces and wrenches are the true ones.
 #ifndef MBS_DYNAMICS_H
@@ -27,6 +28,9 @@ typedef struct {
                          ///< evaluations (this rank; docs/formulation.md 4.7)
 } mbsSolveStat;
 
+/// Reals per body in mbsWork.abar.
+#define MBS_ABAR 29
+
 typedef struct mbsWork {
   // written by mbs_fwdPosition
   mbsReal *xpar; ///< (nbody x 12) Plücker transform parent -> body (E, r)
@@ -40,12 +44,17 @@ typedef struct mbsWork {
   mbsReal *cbias; ///< (nbody x 6) v_i x* I_i v_i
   mbsReal *qfrc;  ///< (nv) total applied joint force: constant + spring + damper + state tau
 
-  // written by mbs_aba
+  // written by mbs_abaRef (U, Dinv, u also by mbs_aba for joints without a specialised kernel)
   mbsReal *IA;   ///< (nbody x 36) articulated inertias
   mbsReal *pA;   ///< (nbody x 6) articulated bias forces
   mbsReal *U;    ///< (nv x 6) IA S
   mbsReal *Dinv; ///< (nbody x 36) inverse of S^T IA S (dofnum x dofnum, packed)
   mbsReal *u;    ///< (nv) tau - S^T pA
+
+  // written by mbs_aba
+  mbsReal *abar; ///< (nbody x MBS_ABAR) per body: articulated inertia (21, packed symmetric as
+                 ///< spatial.h sym6), articulated bias force (6), u and 1/D (axis-specialised
+                 ///< revolute joints)
 
   // written by every forward-dynamics method
   mbsReal *qdd;  ///< (nv) joint accelerations
@@ -86,12 +95,18 @@ void mbs_fwdVelocity(const mbsModel *m, const mbsState *s, mbsWork *w);
 /// Per-body part of mbs_fwdVelocity for body b (parent velocity must be present).
 void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b);
 
-/// Articulated-body algorithm (Featherstone): joint accelerations from the current position and
-/// velocity stages. Writes: w->IA, pA, U, Dinv, u, qdd, acc, jfrc.
 /// The ground's spatial acceleration that adds gravity to every body: [0; -g] (zero without it).
 void mbs_baseAccel(const mbsModel *m, int gravity, mbsReal a0[6]);
 
+/// Articulated-body algorithm (Featherstone), the optimised kernel of solver.method = aba: joint
+/// accelerations from the current position and velocity stages (src/aba.c: packed articulated
+/// inertias, kernels specialised for revolute joints about a coordinate axis).
+/// Writes: w->abar (and U, Dinv, u for the other joints), qdd, acc, jfrc.
 mbsErr mbs_aba(const mbsModel *m, mbsWork *w);
+/// The reference articulated-body algorithm: plain 6 x 6 algebra for every joint, the oracle
+/// mbs_aba is tested against (same results to rounding). Writes: w->IA, pA, U, Dinv, u, qdd, acc,
+/// jfrc.
+mbsErr mbs_abaRef(const mbsModel *m, mbsWork *w);
 /// Composite-rigid-body mass matrix, bias by RNEA, LTDL solve (nonrecursive forward dynamics).
 /// Writes: w->M, Ic, qbias, qdd, acc, jfrc.
 mbsErr mbs_crba(const mbsModel *m, mbsWork *w);

@@ -89,6 +89,8 @@ typedef struct mbsModel {
   mbsReal *jnt_axis2;      ///< (nbody x 3) unit second axis (universal)
   mbsReal *body_framequat; ///< (nbody x 4) reported frame [w x y z] in the body frame (outputs
                            ///< only: poses give that frame's orientation; identity by default)
+  int *jnt_axisk;          ///< (nbody) k if jnt_axis is exactly +e_k or -e_k (k = 0, 1, 2), else
+                           ///< -1: selects the axis-specialised kernels of revolute joints
 
   // degrees of freedom (nv)
   int *dof_body;          ///< (nv) body of each dof
