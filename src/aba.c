@@ -191,7 +191,7 @@ mbsErr mbs_abaRef(const mbsModel *m, mbsWork *w) {
 // ---------------------------------------------------------------- the optimised ABA (mbs_aba)
 
 // the per-body record w->abar: IA packed (sym6), pA, u and 1/D of an axis-specialised joint
-enum { MBS_REC_PA = 21, MBS_REC_U = 27, MBS_REC_DINV = 28 };
+enum { MBS_REC_PA = MBS_ABAR_PA, MBS_REC_U = 27, MBS_REC_DINV = 28 };
 
 #define S3(a, b) mbsu_s3(a, b)
 
@@ -357,6 +357,55 @@ static inline void mbs_abaInitBody(const mbsModel *m, mbsWork *w, int b) {
   mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
   mbsu_sym6FromRbi(m->body_sinert + 10 * b, R);
   memcpy(R + MBS_REC_PA, w->cbias + 6 * b, 6 * sizeof(mbsReal));
+}
+
+// ---------------------------------------------------------------- per-body entry points
+
+void mbs_abaBodyInit(const mbsModel *m, mbsWork *w, int b) {
+  mbs_abaInitBody(m, w, b);
+}
+
+int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b) {
+  if (mbs_jntSpecial(m, b)) {
+    int ok;
+    switch (m->jnt_axisk[b]) {
+    case 0:
+      ok = mbs_abaBackK(0, m, w, b);
+      break;
+    case 1:
+      ok = mbs_abaBackK(1, m, w, b);
+      break;
+    default:
+      ok = mbs_abaBackK(2, m, w, b);
+    }
+    if (!ok)
+      mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s", m->body_name[b]);
+    return ok ? 1 : -1;
+  }
+  return mbs_abaBackGeneric(m, w, b) < 0 ? -1 : 1;
+}
+
+void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
+  if (mbs_jntSpecial(m, b)) {
+    switch (m->jnt_axisk[b]) {
+    case 0:
+      mbs_abaFwdK(0, m, w, b, ap);
+      return;
+    case 1:
+      mbs_abaFwdK(1, m, w, b, ap);
+      return;
+    default:
+      mbs_abaFwdK(2, m, w, b, ap);
+      return;
+    }
+  }
+  mbs_abaAccel(m, w, b, ap);
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_A) + mbs_flopAba(m, b, MBS_FLA_QDD));
+  const mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
+  mbsReal *restrict f = w->jfrc + 6 * b;
+  mbsu_sym6Mul(R, w->acc + 6 * b, f);
+  for (int x = 0; x < 6; x++) f[x] += R[MBS_REC_PA + x];
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_F));
 }
 
 mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {

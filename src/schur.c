@@ -157,11 +157,11 @@ static void mbs_schurT(const mbsModel *m, const mbsWork *w, const mbsSchur *s, i
 void mbs_schurDestroy(mbsSchur **ps) {
   if (!ps || !*ps) return;
   mbsSchur *s = *ps;
-  void *arrs[] = {s->comp,      s->port_body, s->port_cadr, s->body_c0, s->body_nc,
-                  s->body_comp, s->Minv,      s->tn,        s->kind,    s->rec_adr,
-                  s->rec,       s->Phi,       s->beta,      s->psi_adr, s->th_adr,
-                  s->gam_adr,   s->v_adr,     s->Psi,       s->Theta,   s->gam,
-                  s->V,         s->v_w,       s->v_c0,      s->cur,     s->cpool};
+  void *arrs[] = {s->comp,  s->port_body, s->port_cadr, s->body_c0,  s->body_nc, s->body_comp,
+                  s->Minv,  s->tn,        s->kind,      s->rec_adr,  s->rec,     s->Phi,
+                  s->beta,  s->psi_adr,   s->th_adr,    s->gam_adr,  s->v_adr,   s->Psi,
+                  s->Theta, s->gam,       s->V,         s->v_w,      s->v_c0,    s->cur,
+                  s->cpool, s->mode,      s->initp,     s->phi0_adr, s->Phi0};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(s);
   *ps = NULL;
@@ -169,6 +169,11 @@ void mbs_schurDestroy(mbsSchur **ps) {
 
 static int mbs_schurIsPort(const mbsModel *m, const mbsSchur *s, int c) {
   return c >= s->s1 && m->body_lamnum[c] > 0;
+}
+
+// the starting compliance of compliance-form body lb: M, or (I^A)^{-1} with inertia-form children
+static inline const mbsReal *mbs_schurPhi0(const mbsSchur *s, int lb) {
+  return s->phi0_adr[lb] < 0 ? s->Minv + 36 * lb : s->Phi0 + s->phi0_adr[lb];
 }
 
 mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
@@ -198,6 +203,9 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   MBS_SALLOC(rec_adr, n);
   MBS_SALLOC(Phi, 36 * (size_t)n);
   MBS_SALLOC(beta, 6 * (size_t)n);
+  MBS_SALLOC(mode, n);
+  MBS_SALLOC(initp, n);
+  MBS_SALLOC(phi0_adr, n);
   if (e) {
     mbs_schurDestroy(&s);
     return e;
@@ -296,6 +304,28 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
       cp->np = q2 - cp->p0;
     }
   }
+  // inertia form: bodies whose subtree has no child outside the segment, below a parent in the
+  // segment or the ground (the mode array holds "port-free" first)
+  for (int b = s1 - 1; b >= s0; b--) {
+    int pf = 1;
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int j = 0; j < m->body_childnum[b]; j++)
+      if (ch[j] >= s1 || !s->mode[ch[j] - s0]) pf = 0;
+    s->mode[b - s0] = (unsigned char)pf;
+  }
+  for (int b = s0; b < s1; b++) {
+    int p = m->body_parent[b];
+    if (p >= 0 && p < s0) s->mode[b - s0] = 0; // a root below another segment: its upper port
+  }
+  int nphi0 = 0;
+  for (int b = s0; b < s1; b++) {
+    int lb = b - s0, big = -1;
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int j = 0; j < m->body_childnum[b]; j++)
+      if (ch[j] < s1 && s->mode[ch[j] - s0] && ch[j] > big) big = ch[j];
+    if (big >= 0) s->initp[big - s0] = 1;
+    s->phi0_adr[lb] = (!s->mode[lb] && big >= 0) ? 36 * nphi0++ : -1;
+  }
   // grounded paths with one lower port at their end are eliminated from the ground down
   for (int c = 0; c < ncomp; c++) {
     mbsSchurComp *cp = s->comp + c;
@@ -306,7 +336,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
       int nin = 0, next = -1;
       const int *ch = m->child_list + m->body_childadr[b];
       for (int j = 0; j < m->body_childnum[b]; j++)
-        if (ch[j] < s1) nin++, next = ch[j];
+        if (ch[j] < s1 && !s->mode[ch[j] - s0]) nin++, next = ch[j];
       if (nin > 1) ok = 0;
       if (nin != 1) break;
       b = next;
@@ -318,7 +348,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   for (int b = s0; b < s1; b++) {
     int lb = b - s0, nc = s->body_nc[lb], p = m->body_parent[b], l = m->body_lamnum[b];
     s->rec_adr[lb] = (int)rec;
-    rec += (size_t)mbs_schurRecSize(l);
+    if (!s->mode[lb]) rec += (size_t)mbs_schurRecSize(l); // inertia form: the ABA record
     s->psi_adr[lb] = (int)psi, s->th_adr[lb] = (int)th, s->gam_adr[lb] = (int)ga;
     psi += 6 * (size_t)nc, th += (size_t)nc * nc, ga += (size_t)nc;
     // V columns: from the parent's first column (internal) or the own subtree (ground root)
@@ -334,6 +364,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   MBS_SALLOC(gam, ga);
   MBS_SALLOC(V, v);
   MBS_SALLOC(cpool, csize);
+  MBS_SALLOC(Phi0, 36 * (size_t)nphi0);
 #undef MBS_SALLOC
   if (e) {
     mbs_schurDestroy(&s);
@@ -648,7 +679,7 @@ static int mbs_schurFactorRev(const mbsModel *m, const mbsWork *w, mbsSchur *s, 
   for (int b = cp->root;;) {
     int lb = b - s->s0, nl = m->body_lamnum[b];
     mbsReal *Phib = s->Phi + 36 * lb, *betab = s->beta + 6 * lb, *rec = s->rec + s->rec_adr[lb];
-    memcpy(Phib, s->Minv + 36 * lb, 36 * sizeof(mbsReal));
+    memcpy(Phib, mbs_schurPhi0(s, lb), 36 * sizeof(mbsReal));
     memcpy(betab, MBS_REC_A0(rec), 6 * sizeof(mbsReal));
     if (nl > 0) {
       mbsReal *L = MBS_REC_L(rec, nl), *Wc = MBS_REC_W(rec, nl), *yc = MBS_REC_Y(rec), d[6];
@@ -677,7 +708,7 @@ static int mbs_schurFactorRev(const mbsModel *m, const mbsWork *w, mbsSchur *s, 
     const int *ch = m->child_list + m->body_childadr[b];
     int next = -1;
     for (int j = 0; j < m->body_childnum[b]; j++)
-      if (ch[j] < s->s1) next = ch[j];
+      if (ch[j] < s->s1 && !s->mode[ch[j] - s->s0]) next = ch[j];
     b = next;
   }
   // the port at the end of the path
@@ -716,24 +747,43 @@ static void mbs_schurBackRev(const mbsModel *m, mbsWork *w, const mbsSchur *s,
   }
 }
 
-mbsErr mbs_schurFactor(const mbsModel *m, const mbsWork *w, mbsSchur *s) {
+mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
   for (int b = s->s1 - 1; b >= s->s0; b--) {
     int lb = b - s->s0;
-    const mbsReal *Mb = s->Minv + 36 * lb;
-    mbsReal *rec = s->rec + s->rec_adr[lb], *kw = MBS_REC_KW(rec);
-    // known wrench: own joint force - bias - the children's known joint forces
-    mbsReal wk[6], f[6], t[6];
-    mbs_schurKnownWrench(m, w, b, kw);
-    for (int r = 0; r < 6; r++) wk[r] = kw[r] - w->cbias[6 * b + r];
     const int *ch = m->child_list + m->body_childadr[b];
     int nch = m->body_childnum[b];
+    if (s->mode[lb]) { // inertia form: ABA's pass 2 (pass 1 just before a record is first used)
+      if (nch == 0) mbs_abaBodyInit(m, w, b);
+      if (s->initp[lb]) mbs_abaBodyInit(m, w, m->body_parent[b]);
+      if (mbs_abaBodyBack(m, w, b) < 0) return MBS_ERR_NUMERIC;
+      continue;
+    }
+    const mbsReal *bias = w->cbias + 6 * b, *Mb = s->Minv + 36 * lb;
+    if (s->phi0_adr[lb] >= 0) { // with inertia-form children: (I^A)^{-1} and pA of the record
+      const mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
+      mbsReal IA[36], *P0 = s->Phi0 + s->phi0_adr[lb];
+      mbsu_sym6ToFull(R, IA);
+      if (!mbsu_cholFactor(IA, 6))
+        return mbs_errSet(MBS_ERR_NUMERIC, "schur: articulated inertia of body %s is singular",
+                          m->body_name[b]);
+      mbsu_cholInverse(IA, 6, P0);
+      bias = R + MBS_ABAR_PA, Mb = P0;
+    }
+    mbsReal *rec = s->rec + s->rec_adr[lb], *kw = MBS_REC_KW(rec);
+    // known wrench: own joint force - bias - the compliance-form children's known joint forces
+    // (the inertia-form children's are in pA)
+    mbsReal wk[6], f[6], t[6];
+    mbs_schurKnownWrench(m, w, b, kw);
+    for (int r = 0; r < 6; r++) wk[r] = kw[r] - bias[r];
     for (int k = 0; k < nch; k++) {
       int c = ch[k];
       const mbsReal *fc = f;
-      if (c < s->s1)
+      if (c < s->s1) {
+        if (s->mode[c - s->s0]) continue;
         fc = MBS_REC_KW(s->rec + s->rec_adr[c - s->s0]);
-      else
+      } else {
         mbs_schurKnownWrench(m, w, c, f);
+      }
       mbsu_xTForce(w->xpar + 12 * c, fc, t);
       for (int r = 0; r < 6; r++) wk[r] -= t[r];
     }
@@ -743,7 +793,7 @@ mbsErr mbs_schurFactor(const mbsModel *m, const mbsWork *w, mbsSchur *s) {
     s->cur[lb] = 0;
     if (s->comp[s->body_comp[lb]].rev) continue; // eliminated from the ground down below
     for (int k = 0; k < nch; k++)
-      if (ch[k] < s->s1 && !mbs_schurAbsorb(m, w, s, b, ch[k]))
+      if (ch[k] < s->s1 && !s->mode[ch[k] - s->s0] && !mbs_schurAbsorb(m, w, s, b, ch[k]))
         return mbs_errSet(MBS_ERR_NUMERIC,
                           "schur: pivot block of joint %s is not positive definite",
                           m->body_name[ch[k]]);
@@ -817,7 +867,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
     } else if (cp->up) {
       memcpy(lam, lam_up + at, (size_t)nl * sizeof(mbsReal));
       at += nl;
-    } else if (nl > 0 && m->body_parent[r] < 0) {
+    } else if (nl > 0 && m->body_parent[r] < 0 && !s->mode[lr]) {
       const mbsReal *V = s->V + s->v_adr[lr], *rec = s->rec + s->rec_adr[lr];
       int vw = s->v_w[lr], vc = s->v_c0[lr];
       for (int i = 0; i < nl; i++) {
@@ -831,6 +881,21 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
   // top-down: children's lambda from the parent's open wrench, then the body's acceleration
   for (int b = s->s0; b < s->s1; b++) {
     int lb = b - s->s0, nl = m->body_lamnum[b], p = m->body_parent[b];
+    if (s->mode[lb]) { // inertia form: ABA's pass 3, then lambda = T^T (joint wrench)
+      mbs_abaBodyFwd(m, w, b, p < 0 ? a0g : w->acc + 6 * p);
+      const mbsReal *jf = w->jfrc + 6 * b;
+      mbsReal *lam = w->lam + m->body_lamadr[b];
+      if (s->kind[lb] == 1) {
+        const mbsReal *n = s->tn + 6 * lb;
+        lam[0] = mbsu_dot3(n, jf), lam[1] = mbsu_dot3(n + 3, jf);
+        lam[2] = jf[3], lam[3] = jf[4], lam[4] = jf[5];
+      } else if (nl > 0) {
+        mbsReal T[36];
+        mbs_schurT(m, w, s, b, T);
+        for (int k = 0; k < nl; k++) lam[k] = mbsu_dot6(T + 6 * k, jf);
+      }
+      continue;
+    }
     const mbsReal *rec = s->rec + s->rec_adr[lb];
     mbsReal f[6] = {0, 0, 0, 0, 0, 0}, t6[6];
     const mbsReal *lam = w->lam + m->body_lamadr[b];
@@ -865,7 +930,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       int c = ch[k];
       if (c >= s->s1) continue;
       int lc = c - s->s0, ncl = m->body_lamnum[c];
-      if (ncl == 0) continue;
+      if (ncl == 0 || s->mode[lc]) continue; // inertia-form children: after this body
       mbsReal *lamc = w->lam + m->body_lamadr[c];
       if (rev) { // known already
         mbs_schurSubParentWrench(m, w, s, c, lamc, f);
@@ -882,8 +947,8 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       mbs_bwdPacked(MBS_REC_L(rc, ncl), ncl, lamc);
       mbs_schurSubParentWrench(m, w, s, c, lamc, f);
     }
-    // a_b = M_b w_b + a0_b with the body's total constraint wrench
-    mbsu_mul6(s->Minv + 36 * lb, f, t6);
+    // a_b = M_b w_b + a0_b with the body's total constraint wrench (M_b: the starting compliance)
+    mbsu_mul6(mbs_schurPhi0(s, lb), f, t6);
     for (int r = 0; r < 6; r++) w->acc[6 * b + r] = t6[r] + MBS_REC_A0(rec)[r];
     if (p < 0)
       mbs_schurQdd(m, w, b, a0g);
@@ -1243,7 +1308,7 @@ static int mbs_schurPortPos(const mbsModel *m, const int *list, int n, int l) {
   return pos;
 }
 
-mbsErr mbs_schurRankFactor(const mbsModel *m, const mbsWork *w, mbsSchurRank *r) {
+mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
   mbsErr err = MBS_OK;
   r->nfloor = 0;
   if (r->nseg == 1) {

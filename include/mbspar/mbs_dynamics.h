@@ -30,6 +30,9 @@ typedef struct {
 
 /// Reals per body in mbsWork.abar.
 #define MBS_ABAR 29
+/// Offset of the articulated bias pA in a body's abar record (after the 21 packed inertia
+/// entries, spatial.h sym6).
+#define MBS_ABAR_PA 21
 
 typedef struct mbsWork {
   // written by mbs_fwdPosition
@@ -97,6 +100,16 @@ void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b);
 
 /// The ground's spatial acceleration that adds gravity to every body: [0; -g] (zero without it).
 void mbs_baseAccel(const mbsModel *m, int gravity, mbsReal a0[6]);
+
+/// ABA per body (the kernels of mbs_aba, for callers that run it on part of a model, like the
+/// port-free subtrees of solver.method = schur). mbs_abaBodyInit: b's record starts as the rigid
+/// body (inertia, bias). mbs_abaBodyBack: pass 2 for b (joint projection; with a parent, its
+/// articulated inertia and bias are added to the parent's record); returns 1, or -1 with the
+/// error set if b's joint block is singular. mbs_abaBodyFwd: pass 3 for b given its parent's
+/// acceleration \p ap (writes w->acc, qdd, jfrc of b).
+void mbs_abaBodyInit(const mbsModel *m, mbsWork *w, int b);
+int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b);
+void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap);
 
 /// Articulated-body algorithm (Featherstone), the optimised kernel of solver.method = aba: joint
 /// accelerations from the current position and velocity stages (src/aba.c: packed articulated

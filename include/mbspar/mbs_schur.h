@@ -66,7 +66,16 @@ typedef struct mbsSchur {
   int *v_w;       ///< (nbody) columns of V of each body
   int *v_c0;      ///< (nbody) first port column of V of each body
   int *cur;       ///< (nbody) port columns absorbed so far (during the elimination)
-  mbsReal *cpool; ///< condensed systems of the components
+  // port-free subtrees (no lower port below them) run in inertia form: ABA's passes, which are
+  // the same elimination (docs/formulation.md 4.2); the other bodies start from the articulated
+  // compliance of the body with those subtrees, (I^A)^{-1}, instead of M
+  unsigned char *mode;  ///< (nbody) 1: inertia form (port-free subtree, parent in the segment
+                        ///< or the ground), 0: compliance form
+  unsigned char *initp; ///< (nbody) 1: the largest inertia-form child of its parent: starts the
+                        ///< parent's ABA record before handing on to it
+  int *phi0_adr;        ///< (nbody) offset of the body's starting compliance in Phi0, -1: Minv
+  mbsReal *Phi0;        ///< (I^A)^{-1} of compliance-form bodies with inertia-form children
+  mbsReal *cpool;       ///< condensed systems of the components
 } mbsSchur;
 
 /// Set up a segment [s0, s1) of model \p m: components, ports, workspace. Local.
@@ -78,8 +87,9 @@ void mbs_schurDestroy(mbsSchur **s);
 /// and of the outside children at its lower ports (w->xpar, w->sdof, w->qfrc of those bodies), the
 /// parent's transform of every root, and the velocity-product terms. Writes the components'
 /// condensed systems (comp[k].C, comp[k].g). Returns MBS_ERR_NUMERIC if a pivot block is not
-/// positive definite. Local.
-mbsErr mbs_schurFactor(const mbsModel *m, const mbsWork *w, mbsSchur *s);
+/// positive definite. Writes the ABA records (w->abar, U, u, Dinv) of the inertia-form bodies.
+/// Local.
+mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s);
 
 /// Back-substitute: given the lambda of every port (\p lam_up: per component its upper port's
 /// nup values, concatenated in component order; \p lam_low: ncol values in port column order),
@@ -140,7 +150,7 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
 void mbs_schurRankDestroy(mbsSchurRank **r);
 /// Eliminate every segment (OpenMP threads, one segment each) and join them: writes the
 /// rank-level systems r->view.comp[k].C, g. Local.
-mbsErr mbs_schurRankFactor(const mbsModel *m, const mbsWork *w, mbsSchurRank *r);
+mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r);
 /// Back-substitute every segment (threads) given the rank-level ports' lambdas (in the view's
 /// order: per component its upper port, and its lower ports in view column order). Writes
 /// w->lam, acc, jfrc and qdd like mbs_schurBack (roots with a parent on another rank: later,
