@@ -138,6 +138,7 @@ int main(int argc, char **argv) {
                    meth == MBS_SOLVER_JACOBI || meth == MBS_SOLVER_CHEBYSHEV);
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
     if ((env && strcmp(env, "full") == 0) || cfg->urdf_path) local_model = 0; // robots are small
+    if (cfg->nloops || cfg->nforces) local_model = 0; // loop models: serial baselines, whole
   }
   if (!e) e = mbsp_memCheck(comm, cfg, cli.verb->name, local_model); // before building: too big?
   if (!e) {
@@ -161,6 +162,12 @@ int main(int argc, char **argv) {
       e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
     }
   }
+  // loop models without solver.method solve with aba (docs/loops.md): say so once
+  if (!e && rank == 0 && cfg->loop_default_aba && !cli.quiet)
+    fprintf(stderr,
+            "mbspar: note: solver.method = aba for this model with %s (the "
+            "constraint-force methods do not handle them yet)\n",
+            m->nloop ? "closed loops" : "spring-dampers");
   // what the robot has that mbspar does not model: one warning
   if (!e && rank == 0 && cfg->urdf && mbs_urdfNotModelled(cfg->urdf)[0])
     fprintf(stderr, "mbspar: warning: %s: not modelled: %s\n", cfg->urdf_path,

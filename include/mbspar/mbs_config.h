@@ -66,9 +66,11 @@ typedef struct mbsConfig {
   mbsUrdf *urdf;            ///< the parsed URDF robot (after mbs_configSetUrdf)
   int nurdf_q0, nurdf_qd0;  ///< values given in model.urdf.q0 / qd0 (0: defaults)
   mbsReal *urdf_q0, *urdf_qd0;
-  int nset;    ///< number of --set overrides applied
-  char **sets; ///< (nset) the overrides "KEY=VALUE" as given
-  void *priv;  ///< private: the libconfig tree after the overrides
+  int nloops, nforces;  ///< entries of model.loops and model.forces (checked when building)
+  int loop_default_aba; ///< solver.method was not given and the model has loops or forces: aba
+  int nset;             ///< number of --set overrides applied
+  char **sets;          ///< (nset) the overrides "KEY=VALUE" as given
+  void *priv;           ///< private: the libconfig tree after the overrides
 } mbsConfig;
 
 /// Parse the text of a config file and apply `--set KEY=VALUE` overrides. Checks syntax, unknown
