@@ -64,14 +64,10 @@ static inline double mbs_test_uniform(unsigned long long *st, double lo, double 
   return lo + (hi - lo) * mbs_test_rand(st);
 }
 
-/// Build a random tree of \p nbody bodies mixing the joint types in \p types (count \p ntypes),
-/// random parents (or a chain if \p chain), random geometry, inertia, q0, qd0, joint forces.
-/// Floating bases appear only as children of the ground when allowed by \p types.
-static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntypes, int chain,
-                                          unsigned long long seed, mbsModel **out) {
+/// mbs_test_randomModel's bodies appended to \p m (not finalized); gravity set.
+static inline mbsErr mbs_test_randomBodies(mbsModel *m, int nbody, const int *types, int ntypes,
+                                           int chain, unsigned long long seed) {
   unsigned long long st = seed * 0x9E3779B97F4A7C15ULL + 1;
-  mbsModel *m;
-  MBS_CALL(mbs_modelCreate(&m, nbody));
   for (int b = 0; b < nbody; b++) {
     mbsBodySpec sp;
     mbs_bodySpecDefault(&sp);
@@ -125,14 +121,21 @@ static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntype
         sp.springref[k] = mbs_test_uniform(&st, -0.5, 0.5);
       }
     }
-    mbsErr e = mbs_modelAddBody(m, &sp, NULL);
-    if (e) {
-      mbs_modelDestroy(&m);
-      return e;
-    }
+    MBS_CALL(mbs_modelAddBody(m, &sp, NULL));
   }
   m->gravity[0] = 0.3, m->gravity[1] = -0.2, m->gravity[2] = -9.81;
-  mbsErr e = mbs_modelFinalize(m);
+  return MBS_OK;
+}
+
+/// Build a random tree of \p nbody bodies mixing the joint types in \p types (count \p ntypes),
+/// random parents (or a chain if \p chain), random geometry, inertia, q0, qd0, joint forces.
+/// Floating bases appear only as children of the ground when allowed by \p types.
+static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntypes, int chain,
+                                          unsigned long long seed, mbsModel **out) {
+  mbsModel *m;
+  MBS_CALL(mbs_modelCreate(&m, nbody));
+  mbsErr e = mbs_test_randomBodies(m, nbody, types, ntypes, chain, seed);
+  if (!e) e = mbs_modelFinalize(m);
   if (e) {
     mbs_modelDestroy(&m);
     return e;

@@ -162,12 +162,6 @@ int main(int argc, char **argv) {
       e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
     }
   }
-  // loop models without solver.method solve with aba (docs/loops.md): say so once
-  if (!e && rank == 0 && cfg->loop_default_aba && !cli.quiet)
-    fprintf(stderr,
-            "mbspar: note: solver.method = aba for this model with %s (the "
-            "constraint-force methods do not handle them yet)\n",
-            m->nloop ? "closed loops" : "spring-dampers");
   // what the robot has that mbspar does not model: one warning
   if (!e && rank == 0 && cfg->urdf && mbs_urdfNotModelled(cfg->urdf)[0])
     fprintf(stderr, "mbspar: warning: %s: not modelled: %s\n", cfg->urdf_path,
@@ -202,6 +196,13 @@ int main(int argc, char **argv) {
     e = mbsp_agreeErr(comm, e);
   }
   if (!e) e = cli.verb->run(&cli, comm, cfg, m);
+  // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
+  // successful verb (an error stays the only line on stderr)
+  if (!e && rank == 0 && cfg->loop_default_aba && !cli.quiet)
+    fprintf(stderr,
+            "mbspar: note: solver.method = aba for this model with %s (the constraint-force "
+            "methods do not handle them yet)\n",
+            m->nloop ? "closed loops" : "spring-dampers");
 
   if (e && rank == 0) mbs_printError();
   mbs_modelDestroy(&m);

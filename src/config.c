@@ -709,8 +709,8 @@ static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
 }
 
 static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"T",          "steps",  "q_start", "q_end",
-                                     "angle_unit", "motion", NULL};
+  static const char *const keys[] = {"T",          "steps",  "q_start",  "q_end",
+                                     "angle_unit", "motion", "actuated", NULL};
   static const char *const units[] = {"rad", "deg", NULL};
   const mbsCs *g;
   mbsInverseSpec *iv = &c->inverse;
@@ -742,6 +742,23 @@ static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
     memcpy(iv->motion, c->filename, dl);
     memcpy(iv->motion + dl, mot, strlen(mot) + 1);
     iv->motion_line = mbs_cfgLine(ms);
+  }
+  // the actuated joints of a model with loops: body names (a string or a list of strings)
+  const mbsCs *as = config_setting_get_member(g, "actuated");
+  if (as) {
+    int n = mbs_cfgIsList(as) ? config_setting_length(as) : 1;
+    iv->actuated = calloc((size_t)n + 1, sizeof *iv->actuated);
+    if (!iv->actuated) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n; k++) {
+      const mbsCs *e = mbs_cfgIsList(as) ? config_setting_get_elem(as, (unsigned)k) : as;
+      if (config_setting_type(e) != CONFIG_TYPE_STRING)
+        return mbs_cfgFail(c, e, "inverse.actuated: wrong type: expected body names, got %s",
+                           mbs_cfgTypeName(e));
+      iv->actuated[k] = mbs_strdup(config_setting_get_string(e));
+      if (!iv->actuated[k]) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+      iv->nactuated = k + 1;
+    }
+    if (n == 0) return mbs_cfgFail(c, as, "inverse.actuated: empty list");
   }
   return MBS_OK;
 }
@@ -999,6 +1016,8 @@ void mbs_configDestroy(mbsConfig **pc) {
   free(c->inverse.q_start);
   free(c->inverse.q_end);
   free(c->inverse.motion);
+  for (int k = 0; k < c->inverse.nactuated; k++) free(c->inverse.actuated[k]);
+  free(c->inverse.actuated);
   free(c->urdf_path);
   free(c->urdf_q0);
   free(c->urdf_qd0);
@@ -2014,11 +2033,51 @@ int mbs_configInverseCoords(const mbsModel *m) {
   return n;
 }
 
+mbsErr mbs_configInverseActuated(const mbsConfig *c, const mbsModel *m, int *act) {
+  const mbsInverseSpec *iv = &c->inverse;
+  const config_t *tree = (const config_t *)c->priv;
+  const mbsCs *g = config_setting_get_member(config_root_setting(tree), "inverse");
+  const mbsCs *as = g ? config_setting_get_member(g, "actuated") : NULL;
+  for (int d = 0; d < m->nv; d++) act[d] = 0;
+  if (iv->nactuated && !m->nloop)
+    return mbs_cfgFail(c, as,
+                       "inverse.actuated applies to models with loops (a tree needs a force on "
+                       "every joint)");
+  if (!iv->nactuated && m->nloop)
+    return mbs_cfgFail(c, g ? g : config_setting_get_member(config_root_setting(tree), "model"),
+                       "inverse on a model with loops needs inverse.actuated = [\"BODY\", ...]: "
+                       "the bodies whose joints are driven (the others follow from the loops)");
+  for (int k = 0; k < iv->nactuated; k++) {
+    const mbsCs *e = mbs_cfgIsList(as) ? config_setting_get_elem(as, (unsigned)k) : as;
+    int b = mbs_modelFindBody(m, iv->actuated[k]);
+    if (b < 0) return mbs_cfgFail(c, e, "inverse.actuated: unknown body \"%s\"", iv->actuated[k]);
+    if (!mbs_jntScalar(m->body_jnttype[b]))
+      return mbs_cfgFail(c, e,
+                         "inverse.actuated: the %s joint of \"%s\" cannot follow a profile "
+                         "(revolute, prismatic, cylindrical or universal joints only)",
+                         mbs_jntName(m->body_jnttype[b]), iv->actuated[k]);
+    for (int j = 0; j < m->body_dofnum[b]; j++) act[m->body_dofadr[b] + j] = 1;
+  }
+  return MBS_OK;
+}
+
 mbsErr mbs_configInverse(const mbsConfig *c, const mbsModel *m, mbsReal *qs, mbsReal *qe) {
   const mbsInverseSpec *iv = &c->inverse;
   const config_t *tree = (const config_t *)c->priv;
   const mbsCs *g = config_setting_get_member(config_root_setting(tree), "inverse");
   int n = mbs_configInverseCoords(m);
+  // loop models: q_start / q_end may list the actuated coordinates only
+  int *act = NULL, na = 0;
+  if (m->nloop && iv->nactuated) {
+    act = calloc((size_t)m->nv + 1, sizeof *act);
+    if (!act) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    mbsErr e = mbs_configInverseActuated(c, m, act);
+    if (e) {
+      free(act);
+      return e;
+    }
+    for (int d = 0; d < m->nv; d++) na += act[d];
+  }
   memcpy(qs, m->q0, (size_t)m->nq * sizeof *qs);
   memcpy(qe, m->q0, (size_t)m->nq * sizeof *qe);
   const int cnts[2] = {iv->nstart, iv->nend};
@@ -2027,15 +2086,19 @@ mbsErr mbs_configInverse(const mbsConfig *c, const mbsModel *m, mbsReal *qs, mbs
   mbsReal *dst[2] = {qs, qe};
   for (int w = 0; w < 2; w++) {
     if (!cnts[w]) continue;
-    if (cnts[w] != 1 && cnts[w] != n)
+    int only_act = act && cnts[w] == na && na != n;
+    if (cnts[w] != 1 && cnts[w] != n && !only_act) {
+      free(act);
       return mbs_cfgFail(c, g ? config_setting_get_member(g, names[w]) : NULL,
                          "inverse.%s: wrong array length: %d value(s), but the model has %d "
-                         "scalar joint coordinates (revolute, prismatic, cylindrical, universal)",
-                         names[w], cnts[w], n);
+                         "scalar joint coordinates (revolute, prismatic, cylindrical, universal)%s",
+                         names[w], cnts[w], n, act ? " (or give the actuated ones only)" : "");
+    }
     int i = 0;
     for (int b = 0; b < m->nbody; b++) {
       int t = m->body_jnttype[b];
       if (m->body_qnum[b] != m->body_dofnum[b]) continue;
+      if (only_act && !act[m->body_dofadr[b]]) continue;
       for (int k = 0; k < m->body_qnum[b]; k++, i++) {
         mbsReal v = vals[w][cnts[w] == 1 ? 0 : i];
         int rot =
@@ -2045,6 +2108,7 @@ mbsErr mbs_configInverse(const mbsConfig *c, const mbsModel *m, mbsReal *qs, mbs
       }
     }
   }
+  free(act);
   return MBS_OK;
 }
 
@@ -2170,6 +2234,11 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
     if (iv->nstart) mbs_jsonNumberArray(j, "q_start", iv->q_start, iv->nstart);
     if (iv->nend) mbs_jsonNumberArray(j, "q_end", iv->q_end, iv->nend);
     if (iv->motion) mbs_jsonString(j, "motion", iv->motion);
+    if (iv->nactuated) {
+      mbs_jsonBeginArray(j, "actuated");
+      for (int k = 0; k < iv->nactuated; k++) mbs_jsonString(j, NULL, iv->actuated[k]);
+      mbs_jsonEndArray(j);
+    }
     mbs_jsonEndObject(j);
   }
 

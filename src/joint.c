@@ -383,8 +383,8 @@ void mbsu_loopClosure(int type, const mbsReal *F1, const mbsReal *F2, const mbsL
   }
 }
 
-void mbs_loopRows(const mbsModel *m, const mbsWork *w, int k, mbsReal *D1, mbsReal *D2,
-                  mbsReal *c, mbsReal *cdot, mbsReal *kappa) {
+void mbs_loopRows(const mbsModel *m, const mbsWork *w, int k, mbsReal *D1, mbsReal *D2, mbsReal *c,
+                  mbsReal *cdot, mbsReal *kappa) {
   int b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1], t = m->loop_type[k];
   int vel = cdot || kappa;
   mbsLoopSide s1 = {NULL, NULL, NULL}, s2 = {NULL, NULL, NULL};

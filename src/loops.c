@@ -17,28 +17,28 @@
 #include "spatial.h"
 
 struct mbsLoopWork {
-  int n, nv, nb;        // closure equations, dofs, bodies
-  int *eq_loop;         // (n) loop of each equation
-  int *eq_row;          // (n) row of the equation within its loop
-  mbsReal *D;           // (n x 12) directions on body1 (6) then body2 (6), body coordinates
-  mbsReal *c, *cdot;    // (n) closure error and its rate
-  mbsReal *kappa, *rhs; // (n) closure right side (with Baumgarte) and b of A lambda = b
-  mbsReal *lam, *nu;    // (n) solutions
-  mbsReal *A;           // (n x n) G H^-1 G^T
-  mbsReal *L;           // (n x n) its pivoted Cholesky factor (Jacobi-scaled, permuted)
-  mbsReal *M;           // (n x n) Cholesky factor of L^T L (rank x rank), min-norm solves
-  mbsReal *sc;          // (n) Jacobi scaling 1/sqrt(A_ii) (0: a zero row)
-  mbsReal *tmp;         // (n) scratch
-  int *piv;             // (n) pivot order
-  int rank;             // accepted pivots
-  mbsReal min_pivot;    // smallest accepted (scaled) pivot
-  mbsReal resid;        // acceleration closure residual after the last solve
-  mbsReal *G, *Y;       // (n x nv) closure Jacobian and H^-1 G^T (rows), crba and inverse
-  mbsReal *qdd0;        // (nv) the tree solution without loop forces
+  int n, nv, nb;         // closure equations, dofs, bodies
+  int *eq_loop;          // (n) loop of each equation
+  int *eq_row;           // (n) row of the equation within its loop
+  mbsReal *D;            // (n x 12) directions on body1 (6) then body2 (6), body coordinates
+  mbsReal *c, *cdot;     // (n) closure error and its rate
+  mbsReal *kappa, *rhs;  // (n) closure right side (with Baumgarte) and b of A lambda = b
+  mbsReal *lam, *nu;     // (n) solutions
+  mbsReal *A;            // (n x n) G H^-1 G^T
+  mbsReal *L;            // (n x n) its pivoted Cholesky factor (Jacobi-scaled, permuted)
+  mbsReal *M;            // (n x n) Cholesky factor of L^T L (rank x rank), min-norm solves
+  mbsReal *sc;           // (n) Jacobi scaling 1/sqrt(A_ii) (0: a zero row)
+  mbsReal *tmp;          // (n) scratch
+  int *piv;              // (n) pivot order
+  int rank;              // accepted pivots
+  mbsReal min_pivot;     // smallest accepted (scaled) pivot
+  mbsReal resid;         // acceleration closure residual after the last solve
+  mbsReal *G, *Y;        // (n x nv) closure Jacobian and H^-1 G^T (rows), crba and inverse
+  mbsReal *qdd0;         // (nv) the tree solution without loop forces
   mbsReal *fz, *pz, *az; // (nb x 6) unit sweeps: external wrenches, bias, accelerations
-  mbsReal *uz, *dz;     // (nv) unit sweeps: u, response qdd
-  unsigned char *nz;    // (nb) nonzero flags of the sweeps
-  mbsReal *vq, *vq2;    // (nv) scratch of the projection and the inverse
+  mbsReal *uz, *dz;      // (nv) unit sweeps: u, response qdd
+  unsigned char *nz;     // (nb) nonzero flags of the sweeps
+  mbsReal *vq, *vq2;     // (nv) scratch of the projection and the inverse
 };
 
 mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
@@ -89,10 +89,10 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
 void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
   if (!plw || !*plw) return;
   struct mbsLoopWork *lw = *plw;
-  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz,  lw->D,   lw->c,   lw->cdot,
-                  lw->kappa,   lw->rhs,    lw->lam, lw->nu,  lw->sc,  lw->tmp, lw->A,
-                  lw->L,       lw->M,      lw->G,   lw->Y,   lw->qdd0, lw->uz, lw->dz,
-                  lw->vq,      lw->vq2,    lw->fz,  lw->pz,  lw->az};
+  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz, lw->D,    lw->c,   lw->cdot,
+                  lw->kappa,   lw->rhs,    lw->lam, lw->nu, lw->sc,   lw->tmp, lw->A,
+                  lw->L,       lw->M,      lw->G,   lw->Y,  lw->qdd0, lw->uz,  lw->dz,
+                  lw->vq,      lw->vq2,    lw->fz,  lw->pz, lw->az};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(lw);
   *plw = NULL;
@@ -396,8 +396,7 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol) {
     lw->piv[i] = i;
   }
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++)
-      L[(size_t)i * n + j] = lw->sc[i] * A[(size_t)i * n + j] * lw->sc[j];
+    for (int j = 0; j < n; j++) L[(size_t)i * n + j] = lw->sc[i] * A[(size_t)i * n + j] * lw->sc[j];
   int r = 0;
   lw->min_pivot = n ? INFINITY : 0;
   for (int k = 0; k < n; k++) {
@@ -686,8 +685,7 @@ mbsErr mbs_loopAssemble(mbsModel *m) {
                    "closure error is %.3g (loop \"%s\", equation %s; it was %.3g at q0): check the "
                    "loop frames, the link geometry and q0",
                    pj.iterations, fabs(lw->c[worst]), m->loop_name[k],
-                   mbs_loopEqName(m->loop_type[k], lw->eq_row[worst]),
-                   fmax(pj.c_pos, pj.c_rot));
+                   mbs_loopEqName(m->loop_type[k], lw->eq_row[worst]), fmax(pj.c_pos, pj.c_rot));
   }
   if (!e) {
     memcpy(m->q0, s->q, (size_t)m->nq * sizeof(mbsReal));
@@ -713,10 +711,137 @@ mbsErr mbs_loopAssemble(mbsModel *m) {
 
 // ---------------------------------------------------------------- inverse dynamics
 
+// A = Gu Gu^T for the columns of G with sel[d] = 1, factored (rank in lw->rank)
+static void mbs_loopFactorCols(const mbsModel *m, struct mbsLoopWork *lw, const int *sel) {
+  int n = lw->n, nv = m->nv;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= i; j++) {
+      mbsReal s = 0;
+      const mbsReal *gi = lw->G + (size_t)i * nv, *gj = lw->G + (size_t)j * nv;
+      for (int d = 0; d < nv; d++)
+        if (sel[d]) s += gi[d] * gj[d];
+      lw->A[(size_t)i * n + j] = lw->A[(size_t)j * n + i] = s;
+    }
+  mbs_loopFactor(lw, m->opt.rank_tol);
+}
+
+// x[d] = sum_i G_id mu_i for the selected columns (the minimum-norm Gu^+ r with mu = A^+ r)
+static void mbs_loopGuT(const mbsModel *m, const struct mbsLoopWork *lw, const int *sel,
+                        const mbsReal *mu, mbsReal *x) {
+  for (int d = 0; d < m->nv; d++) {
+    x[d] = 0;
+    if (!sel[d]) continue;
+    for (int i = 0; i < lw->n; i++) x[d] += lw->G[(size_t)i * m->nv + d] * mu[i];
+  }
+}
+
 mbsErr mbs_loopInverse(const mbsModel *m, mbsState *s, mbsWork *w, const int *act, mbsReal *qdd,
                        mbsReal *tau, mbsReal *lam, mbsReal *resid) {
-  (void)m, (void)s, (void)w, (void)act, (void)qdd, (void)tau, (void)lam, (void)resid;
-  return mbs_errSet(MBS_ERR_UNSUPPORTED, "inverse dynamics of loop models: not yet");
+  struct mbsLoopWork *lw = w->loop;
+  MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopInverse: the workspace has no loop solver");
+  int n = lw->n, nv = m->nv, nu = 0;
+  int *un = calloc((size_t)nv + 1, sizeof *un), *all = calloc((size_t)nv + 1, sizeof *all);
+  mbsReal *x = lw->vq, *f = lw->vq2;
+  MBS_CHECK(un && all, MBS_ERR_NOMEM, "out of memory");
+  for (int d = 0; d < nv; d++) un[d] = !act[d], all[d] = 1, nu += un[d];
+  mbsErr e = MBS_OK;
+  // positions: Newton-Raphson on the unactuated coordinates, Gu dq_u = -c (minimum norm)
+  mbsReal ep = 0, er = 0;
+  for (int it = 0; it <= 50; it++) {
+    mbs_fwdPosition(m, s, w);
+    mbs_loopAll(m, w, lw, 0);
+    mbs_loopErr(m, lw, lw->c, &ep, &er);
+    if (!(fmax(ep, er) > m->opt.closure_tol) || it == 50) break;
+    mbs_loopJacobian(m, w, lw->G);
+    mbs_loopFactorCols(m, lw, un);
+    mbs_loopMinNorm(lw, lw->c, lw->nu);
+    mbs_loopGuT(m, lw, un, lw->nu, x);
+    for (int d = 0; d < nv; d++) x[d] = -x[d];
+    mbs_integratePos(m, s->q, x, 1, s->q);
+  }
+  if (fmax(ep, er) > m->opt.closure_tol || !isfinite(ep + er))
+    e = mbs_errSet(MBS_ERR_INPUT,
+                   "inverse: the loops cannot be closed with the actuated coordinates of t = %g "
+                   "(closure error %.3g after 50 Newton-Raphson iterations): the prescribed "
+                   "motion leaves the mechanism's reach",
+                   s->time, fmax(ep, er));
+  // the actuated dofs must determine the others: rank(Gu) = #unactuated = rank(G)
+  mbs_loopJacobian(m, w, lw->G);
+  int rank_all = 0;
+  if (!e) {
+    mbs_loopFactorCols(m, lw, all);
+    rank_all = lw->rank;
+    mbs_loopFactorCols(m, lw, un);
+    if (lw->rank < nu)
+      e = mbs_errSet(MBS_ERR_INPUT,
+                     "inverse.actuated: the actuated joints do not determine the motion (the "
+                     "mechanism has %d degree(s) of freedom, %d dof(s) are actuated)",
+                     nv - rank_all, nv - nu);
+    else if (lw->rank < rank_all)
+      e = mbs_errSet(MBS_ERR_INPUT,
+                     "inverse.actuated: the actuated joints are not independent: the loops tie "
+                     "them together (the mechanism has %d degree(s) of freedom, %d dof(s) are "
+                     "actuated)",
+                     nv - rank_all, nv - nu);
+  }
+  if (!e) {
+    // rates: Gu qd_u = -Ga qd_a (the loops' rates with qd_u = 0)
+    for (int d = 0; d < nv; d++)
+      if (un[d]) s->qd[d] = 0;
+    mbs_fwdVelocity(m, s, w);
+    mbs_loopAll(m, w, lw, 1);
+    memcpy(lw->rhs, lw->cdot, (size_t)n * sizeof(mbsReal));
+    mbs_loopMinNorm(lw, lw->rhs, lw->nu);
+    mbs_loopGuT(m, lw, un, lw->nu, x);
+    for (int d = 0; d < nv; d++)
+      if (un[d]) s->qd[d] = -x[d];
+    // accelerations: Gu qdd_u = kappa - D^T a(qdd with qdd_u = 0) (no Baumgarte terms)
+    mbs_fwdVelocity(m, s, w);
+    mbs_loopAll(m, w, lw, 1);
+    mbsReal ag[6];
+    mbs_baseAccel(m, 1, ag);
+    for (int d = 0; d < nv; d++)
+      if (un[d]) qdd[d] = 0;
+    mbs_fwdForces(m, w);
+    mbs_rnea(m, w, qdd);
+    for (int i = 0; i < n; i++) {
+      // kappa without the Baumgarte terms: -c'' of the motion with a = 0
+      int k = lw->eq_loop[i];
+      mbsReal ka[6];
+      int b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
+      mbsLoopSide s1 = {NULL, NULL, NULL}, s2 = {NULL, NULL, NULL};
+      if (b1 >= 0) s1.R = w->xmat + 9 * b1, s1.x = w->xpos + 3 * b1, s1.v = w->cvel + 6 * b1;
+      if (b2 >= 0) s2.R = w->xmat + 9 * b2, s2.x = w->xpos + 3 * b2, s2.v = w->cvel + 6 * b2;
+      mbsu_loopClosure(m->loop_type[k], m->loop_frame + 24 * k, m->loop_frame + 24 * k + 12, &s1,
+                       &s2, NULL, NULL, NULL, NULL, ka);
+      lw->rhs[i] = ka[lw->eq_row[i]] - mbs_loopDotAcc(m, lw, i, w->acc, ag);
+    }
+    mbs_loopMinNorm(lw, lw->rhs, lw->nu);
+    mbs_loopGuT(m, lw, un, lw->nu, x);
+    for (int d = 0; d < nv; d++)
+      if (un[d]) qdd[d] = x[d];
+    // forces: RNEA(q, qd, qdd) - joint forces = tau + G^T lam, tau = 0 on the unactuated dofs
+    mbs_rnea(m, w, qdd);
+    for (int d = 0; d < nv; d++) f[d] = w->qfrc_inv[d] - w->qfrc[d];
+    for (int i = 0; i < n; i++) { // Gu f_u
+      lw->rhs[i] = 0;
+      for (int d = 0; d < nv; d++)
+        if (un[d]) lw->rhs[i] += lw->G[(size_t)i * nv + d] * f[d];
+    }
+    mbs_loopMinNorm(lw, lw->rhs, lam);
+    mbsReal num = 0, den = 0;
+    for (int d = 0; d < nv; d++) {
+      mbsReal gl = 0;
+      for (int i = 0; i < n; i++) gl += lw->G[(size_t)i * nv + d] * lam[i];
+      tau[d] = un[d] ? 0 : f[d] - gl;
+      if (un[d]) num = fmax(num, fabs(f[d] - gl));
+      den = fmax(den, fabs(f[d]));
+    }
+    *resid = num / (den > 1e-12 ? den : 1e-12);
+  }
+  free(un);
+  free(all);
+  return e;
 }
 
 // ---------------------------------------------------------------- reports
@@ -805,8 +930,9 @@ void mbs_loopPrint(FILE *f, const mbsModel *m) {
   fprintf(f, "%s\n", as->nredundant > 12 ? ", ...)" : as->nredundant ? ")" : "");
   fprintf(f, "  %-26s %d (nv %d - rank %d)\n", "mobility (dofs)", m->nv - as->rank, m->nv,
           as->rank);
-  fprintf(f, "  %-26s %d Newton-Raphson iteration(s): closure %.3g m / %.3g rad -> %.3g m / "
-             "%.3g rad, max |dq| %.3g, max |dqd| %.3g\n",
+  fprintf(f,
+          "  %-26s %d Newton-Raphson iteration(s): closure %.3g m / %.3g rad -> %.3g m / "
+          "%.3g rad, max |dq| %.3g, max |dqd| %.3g\n",
           "assembly of q0", as->iterations, as->c0_pos, as->c0_rot, as->c_pos, as->c_rot,
           as->dq_max, as->dqd_max);
 }

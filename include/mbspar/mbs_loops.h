@@ -45,10 +45,10 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w);
 
 /// Statistics of the last mbs_loopSolve.
 typedef struct {
-  int rank;            ///< rank of the closure equations (pivots above solver.rank_tol)
-  int nredundant;      ///< nlam_loop - rank
-  mbsReal min_pivot;   ///< smallest accepted relative pivot
-  mbsReal residual;    ///< max |D1^T a1 + D2^T a2 - kappa| after the solve (acceleration closure)
+  int rank;          ///< rank of the closure equations (pivots above solver.rank_tol)
+  int nredundant;    ///< nlam_loop - rank
+  mbsReal min_pivot; ///< smallest accepted relative pivot
+  mbsReal residual;  ///< max |D1^T a1 + D2^T a2 - kappa| after the solve (acceleration closure)
 } mbsLoopStat;
 /// The statistics of the last mbs_loopSolve of this workspace.
 void mbs_loopStat(const mbsWork *w, mbsLoopStat *st);
