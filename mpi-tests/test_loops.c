@@ -14,7 +14,11 @@
 #include "mbs_test.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_loops.h"
+#include "mbspar/mbs_trajectory.h"
 #include "spatial.h"
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 static double worst_fd = 0, worst_oppo = 0, worst_cmp = 0, worst_res = 0;
 
@@ -112,8 +116,8 @@ static double compare(const char *what, mbsModel *m, double tol_qdd, double tol)
   MBS_EXPECT(dj <= tol && dl <= tol && dw <= tol,
              "%s: aba vs crba joint wrench %.3e, lambda %.3e, loop wrench %.3e", what, dj, dl, dw);
   MBS_EXPECT(a.rank == c.rank, "%s: rank aba %d crba %d", what, a.rank, c.rank);
-  MBS_EXPECT(a.resid <= 1e-9 && c.resid <= 1e-9, "%s: residual aba %.3e crba %.3e", what,
-             a.resid, c.resid);
+  MBS_EXPECT(a.resid <= 1e-9 && c.resid <= 1e-9, "%s: residual aba %.3e crba %.3e", what, a.resid,
+             c.resid);
   worst_cmp = fmax(worst_cmp, fmax(fmax(dq, dj), fmax(dl, dw)));
   worst_res = fmax(worst_res, fmax(a.resid, c.resid));
   printf("  %-28s qdd %.2e  wrench %.2e  lambda %.2e  loop wrench %.2e  rank %d/%d  res %.1e\n",
@@ -202,8 +206,10 @@ static void test_closure(void) {
                  mbs_jntName(type), mbs_loopEqName(type, r), fd1, cd[r]);
       MBS_EXPECT(fabs(v - cd[r]) <= 1e-12 * sc1, "%s row %s: D^T v %.15g vs cdot %.15g",
                  mbs_jntName(type), mbs_loopEqName(type, r), v, cd[r]);
-      MBS_EXPECT(fabs(fd2 - (a - ka[r])) <= 1e-5 * sc2, "%s row %s: d(cdot)/dt %.12g vs D^T a - "
-                 "kappa %.12g", mbs_jntName(type), mbs_loopEqName(type, r), fd2, a - ka[r]);
+      MBS_EXPECT(fabs(fd2 - (a - ka[r])) <= 1e-5 * sc2,
+                 "%s row %s: d(cdot)/dt %.12g vs D^T a - "
+                 "kappa %.12g",
+                 mbs_jntName(type), mbs_loopEqName(type, r), fd2, a - ka[r]);
       worst_fd = fmax(worst_fd, fmax(fabs(fd1 - cd[r]) / sc1, fabs(fd2 - (a - ka[r])) / sc2));
       // zero resultant: both wrenches in ground coordinates about the ground origin
       double sum[6] = {0, 0, 0, 0, 0, 0};
@@ -339,8 +345,10 @@ static void test_configs(const char *dir) {
     int rank, neq, mobility;
     const char *redundant; // the redundant equations, comma-separated
   } cfgs[] = {
-      {"fourbar.cfg", 2, 5, 1, "C.rx,C.ry,C.z"},      {"slider_crank.cfg", 2, 5, 1, "pin.rx,pin.ry,pin.z"},
-      {"rssr.cfg", 3, 3, 2, ""},                      {"sixbar.cfg", 4, 5, 1, "top2.ry"},
+      {"fourbar.cfg", 2, 5, 1, "C.rx,C.ry,C.z"},
+      {"slider_crank.cfg", 2, 5, 1, "pin.rx,pin.ry,pin.z"},
+      {"rssr.cfg", 3, 3, 2, ""},
+      {"sixbar.cfg", 4, 5, 1, "top2.ry"},
       {"bricard.cfg", 4, 5, 1, "J6.rx"},
   };
   printf("configs (aba vs crba; rank and redundancy at q0):\n");
@@ -449,6 +457,51 @@ static void test_assembly(const char *dir) {
   mbs_modelDestroy(&ref);
 }
 
+// ---------------------------------------------------------------- 5. inverse dynamics
+
+// the slider-crank driven at the crank: the actuator's power equals dE/dt of the mechanism (E
+// from the kinematics alone), the slider follows the closed form, nothing is left unbalanced
+static void test_inverse(const char *dir) {
+  mbsModel *m = load(dir, "slider_crank.cfg", NULL, 0);
+  if (!m) return;
+  mbsState *s = NULL;
+  mbsWork *w = NULL;
+  MBS_EXPECT_OK(mbs_stateCreate(m, &s));
+  MBS_EXPECT_OK(mbs_workCreate(m, &w));
+  int act[3] = {1, 0, 0};
+  double worst = 0, worst_kin = 0, worst_res = 0;
+  for (int k = 1; k < 10; k++) {
+    double t = 0.1 * k, h = 1e-5, E[2] = {0, 0}, tau[3], lam[5], qdd[3], res, P = 0;
+    for (int sg = -1; sg <= 1; sg++) {
+      double tt = t + sg * h, qd0;
+      mbsu_cycloid(0, 2 * M_PI, 1.0, tt, &s->q[0], &qd0, &qdd[0]);
+      s->qd[0] = qd0, s->time = tt;
+      MBS_EXPECT_OK(mbs_loopInverse(m, s, w, act, qdd, tau, lam, &res));
+      mbs_fwdPosition(m, s, w);
+      mbs_fwdVelocity(m, s, w);
+      double e = mbs_kineticEnergy(m, w) + mbs_potentialEnergy(m, s, w);
+      if (sg) E[sg > 0] = e;
+      if (!sg) {
+        P = tau[0] * s->qd[0];
+        double r = 0.1, l = 0.3, x = r * cos(s->q[0]) + sqrt(l * l - pow(r * sin(s->q[0]), 2));
+        worst_kin = fmax(worst_kin, fabs(s->q[2] - x));
+        worst_res = fmax(worst_res, res);
+        MBS_EXPECT(tau[1] == 0 && tau[2] == 0, "passive dofs got forces");
+      }
+    }
+    double dE = (E[1] - E[0]) / (2 * h);
+    worst = fmax(worst, fabs(dE - P) / (1 + fabs(P)));
+  }
+  MBS_EXPECT(worst <= 1e-6 && worst_kin <= 1e-9 && worst_res <= 1e-9,
+             "inverse: power %.3e, kinematics %.3e, residual %.3e", worst, worst_kin, worst_res);
+  printf("inverse (slider-crank, crank driven): actuator power vs dE/dt %.2e, slider closed form "
+         "%.2e, unbalanced %.2e\n",
+         worst, worst_kin, worst_res);
+  mbs_workDestroy(&w);
+  mbs_stateDestroy(&s);
+  mbs_modelDestroy(&m);
+}
+
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : "configs";
   test_closure();
@@ -456,6 +509,7 @@ int main(int argc, char **argv) {
   test_ladder(dir);
   test_random();
   test_assembly(dir);
+  test_inverse(dir);
   printf("worst aba vs crba %.2e (ladder qdd: bounded by the chains alone), worst residual %.2e\n",
          worst_cmp, worst_res);
   if (mbs_test_fail) printf("%d FAILURE(S)\n", mbs_test_fail);
