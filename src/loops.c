@@ -918,9 +918,9 @@ void mbs_loopPrint(FILE *f, const mbsModel *m) {
   if (!m->nloop) return;
   const mbsLoopAssembly *as = &m->loop_asm;
   fprintf(f, "  %-26s %d (", "loops (cut joints)", m->nloop);
-  for (int k = 0; k < m->nloop; k++)
+  for (int k = 0; k < m->nloop && k < 8; k++)
     fprintf(f, "%s%s %s", k ? ", " : "", m->loop_name[k], mbs_jntName(m->loop_type[k]));
-  fprintf(f, ")\n");
+  fprintf(f, "%s)\n", m->nloop > 8 ? ", ..." : "");
   fprintf(f, "  %-26s %d, rank %d at q0\n", "closure equations", m->nlam_loop, as->rank);
   fprintf(f, "  %-26s %d", "redundant equations", as->nredundant);
   for (int i = 0; i < as->nredundant && i < 12; i++) {

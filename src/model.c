@@ -497,9 +497,14 @@ int mbs_modelLocal(const mbsModel *m, int gid) {
 
 // ---------------------------------------------------------------- loops and forces
 
-// grow an array of n elements of size sz by one element (realloc); NULL on failure
-static void *mbs_growOne(void *p, int n, size_t sz) {
-  return realloc(p, (size_t)(n + 1) * sz);
+// room for entry n of per-entry arrays: they double when n reaches a power of two (capacity
+// 1, 2, 4, ...); *grow tells the caller to realloc to k * cap elements of each array
+static int mbs_entryCap(int n, int *grow) {
+  *grow = n == 0 || (n & (n - 1)) == 0;
+  return n ? 2 * n : 1;
+}
+static void *mbs_growTo(void *p, int grow, size_t count, size_t sz) {
+  return grow ? realloc(p, count * sz) : p;
 }
 
 mbsErr mbs_modelAddLoop(mbsModel *m, const mbsLoopSpec *sp) {
@@ -521,17 +526,22 @@ mbsErr mbs_modelAddLoop(mbsModel *m, const mbsLoopSpec *sp) {
             "loop body1 and body2 are the same body (a cut joint joins two bodies)");
   MBS_CHECK(mbs_finite(sp->frame1, 12) && mbs_finite(sp->frame2, 12), MBS_ERR_INPUT,
             "loop frame is not finite");
-  char **nm = mbs_growOne(m->loop_name, n, sizeof *nm);
+  MBS_CHECK(n < MBS_MAX_LOOPS, MBS_ERR_INPUT,
+            "more than %d loops (the serial loop solver is dense in the closure equations)",
+            MBS_MAX_LOOPS);
+  int grow;
+  size_t cap = (size_t)mbs_entryCap(n, &grow);
+  char **nm = mbs_growTo(m->loop_name, grow, cap, sizeof *nm);
   if (nm) m->loop_name = nm;
-  int *ty = mbs_growOne(m->loop_type, n, sizeof *ty);
+  int *ty = mbs_growTo(m->loop_type, grow, cap, sizeof *ty);
   if (ty) m->loop_type = ty;
-  int *bo = mbs_growOne(m->loop_body, 2 * n + 1, sizeof *bo);
+  int *bo = mbs_growTo(m->loop_body, grow, 2 * cap, sizeof *bo);
   if (bo) m->loop_body = bo;
-  int *la = mbs_growOne(m->loop_lamadr, n, sizeof *la);
+  int *la = mbs_growTo(m->loop_lamadr, grow, cap, sizeof *la);
   if (la) m->loop_lamadr = la;
-  int *ln = mbs_growOne(m->loop_lamnum, n, sizeof *ln);
+  int *ln = mbs_growTo(m->loop_lamnum, grow, cap, sizeof *ln);
   if (ln) m->loop_lamnum = ln;
-  mbsReal *fr = mbs_growOne(m->loop_frame, 24 * n + 23, sizeof *fr);
+  mbsReal *fr = mbs_growTo(m->loop_frame, grow, 24 * cap, sizeof *fr);
   if (fr) m->loop_frame = fr;
   MBS_CHECK(nm && ty && bo && la && ln && fr, MBS_ERR_NOMEM, "out of memory (loops)");
   size_t len = strlen(sp->name) + 1;
@@ -565,13 +575,16 @@ mbsErr mbs_modelAddForce(mbsModel *m, const mbsForceSpec *sp) {
             "force rest_length must be >= 0 (got %g)", sp->rest_length);
   MBS_CHECK(isfinite(sp->damping) && sp->damping >= 0, MBS_ERR_INPUT,
             "force damping must be >= 0 (got %g)", sp->damping);
-  char **nm = mbs_growOne(m->force_name, n, sizeof *nm);
+  MBS_CHECK(n < MBS_MAX_FORCES, MBS_ERR_INPUT, "more than %d spring-dampers", MBS_MAX_FORCES);
+  int grow;
+  size_t cap = (size_t)mbs_entryCap(n, &grow);
+  char **nm = mbs_growTo(m->force_name, grow, cap, sizeof *nm);
   if (nm) m->force_name = nm;
-  int *bo = mbs_growOne(m->force_body, 2 * n + 1, sizeof *bo);
+  int *bo = mbs_growTo(m->force_body, grow, 2 * cap, sizeof *bo);
   if (bo) m->force_body = bo;
-  mbsReal *pt = mbs_growOne(m->force_point, 6 * n + 5, sizeof *pt);
+  mbsReal *pt = mbs_growTo(m->force_point, grow, 6 * cap, sizeof *pt);
   if (pt) m->force_point = pt;
-  mbsReal *pr = mbs_growOne(m->force_prm, 3 * n + 2, sizeof *pr);
+  mbsReal *pr = mbs_growTo(m->force_prm, grow, 3 * cap, sizeof *pr);
   if (pr) m->force_prm = pr;
   MBS_CHECK(nm && bo && pt && pr, MBS_ERR_NOMEM, "out of memory (forces)");
   const char *name = sp->name && sp->name[0] ? sp->name : "force";

@@ -59,6 +59,11 @@ typedef struct {
                         ///< the body frame (identity; URDF: the link frame, docs/urdf.md)
 } mbsBodySpec;
 
+/// Most loops and spring-dampers of a model (absurd input is bad input; the serial loop solver is
+/// dense in the closure equations).
+#define MBS_MAX_LOOPS  10000
+#define MBS_MAX_FORCES 1000000
+
 /// One cut joint that closes a loop (mbs_modelAddLoop).
 typedef struct {
   const char *name;               ///< unique among the loops (copied)
