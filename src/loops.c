@@ -628,7 +628,7 @@ mbsErr mbs_loopProject(const mbsModel *m, mbsState *s, mbsWork *w, int maxit, mb
   struct mbsLoopWork *lw = w->loop;
   MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopProject: the workspace has no loop solver");
   memset(info, 0, sizeof *info);
-  int nv = m->nv, factored = 0;
+  int nv = m->nv;
   mbsReal tol = m->opt.closure_tol;
   // positions: Newton-Raphson, G dq = -c in the mass metric
   for (int it = 0;; it++) {
@@ -638,7 +638,6 @@ mbsErr mbs_loopProject(const mbsModel *m, mbsState *s, mbsWork *w, int maxit, mb
     mbs_loopErr(m, lw, lw->c, &ep, &er);
     if (it == 0) info->c_pos = ep, info->c_rot = er;
     info->c_pos1 = ep, info->c_rot1 = er;
-    factored = 0;
     if (!(fmax(ep, er) > tol) || !isfinite(ep + er)) {
       info->converged = isfinite(ep + er);
       break;
@@ -650,10 +649,10 @@ mbsErr mbs_loopProject(const mbsModel *m, mbsState *s, mbsWork *w, int maxit, mb
     mbs_integratePos(m, s->q, lw->dz, 1, s->q);
     info->iterations = it + 1;
   }
-  // rates: G qd = 0 in the mass metric, at the final positions
+  // rates: G qd = 0 in the mass metric, at the final positions (A factored there)
   mbs_fwdVelocity(m, s, w);
   mbs_loopAll(m, w, lw, 1);
-  if (!factored) MBS_CALL(mbs_loopFactorHere(m, w));
+  MBS_CALL(mbs_loopFactorHere(m, w));
   mbs_loopCorrect(m, w, lw, lw->cdot);
   for (int d = 0; d < nv; d++) {
     info->dqd_max = fmax(info->dqd_max, fabs(lw->dz[d]));
