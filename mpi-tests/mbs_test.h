@@ -70,11 +70,9 @@ static inline double mbs_test_uniform(unsigned long long *st, double lo, double 
 /// \p coord > 0, each joint axis is +-e_k (random k and sign) with probability \p coord, which
 /// selects the axis-specialised kernels of revolute joints (coord = 0 draws no extra numbers:
 /// the same models as mbs_test_randomModel).
-static inline mbsErr mbs_test_randomModelEx(int nbody, const int *types, int ntypes, int chain,
-                                            unsigned long long seed, double coord, mbsModel **out) {
+static inline mbsErr mbs_test_randomBodiesEx(mbsModel *m, int nbody, const int *types, int ntypes,
+                                             int chain, unsigned long long seed, double coord) {
   unsigned long long st = seed * 0x9E3779B97F4A7C15ULL + 1;
-  mbsModel *m;
-  MBS_CALL(mbs_modelCreate(&m, nbody));
   for (int b = 0; b < nbody; b++) {
     mbsBodySpec sp;
     mbs_bodySpecDefault(&sp);
@@ -133,14 +131,26 @@ static inline mbsErr mbs_test_randomModelEx(int nbody, const int *types, int nty
         sp.springref[k] = mbs_test_uniform(&st, -0.5, 0.5);
       }
     }
-    mbsErr e = mbs_modelAddBody(m, &sp, NULL);
-    if (e) {
-      mbs_modelDestroy(&m);
-      return e;
-    }
+    MBS_CALL(mbs_modelAddBody(m, &sp, NULL));
   }
   m->gravity[0] = 0.3, m->gravity[1] = -0.2, m->gravity[2] = -9.81;
-  mbsErr e = mbs_modelFinalize(m);
+  return MBS_OK;
+}
+
+/// mbs_test_randomModelEx's bodies appended to \p m (not finalized), without coordinate axes;
+/// gravity set.
+static inline mbsErr mbs_test_randomBodies(mbsModel *m, int nbody, const int *types, int ntypes,
+                                           int chain, unsigned long long seed) {
+  return mbs_test_randomBodiesEx(m, nbody, types, ntypes, chain, seed, 0);
+}
+
+/// The finalized model of mbs_test_randomBodiesEx.
+static inline mbsErr mbs_test_randomModelEx(int nbody, const int *types, int ntypes, int chain,
+                                            unsigned long long seed, double coord, mbsModel **out) {
+  mbsModel *m;
+  MBS_CALL(mbs_modelCreate(&m, nbody));
+  mbsErr e = mbs_test_randomBodiesEx(m, nbody, types, ntypes, chain, seed, coord);
+  if (!e) e = mbs_modelFinalize(m);
   if (e) {
     mbs_modelDestroy(&m);
     return e;

@@ -141,6 +141,7 @@ int main(int argc, char **argv) {
                    meth == MBS_SOLVER_JACOBI || meth == MBS_SOLVER_CHEBYSHEV);
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
     if ((env && strcmp(env, "full") == 0) || cfg->urdf_path) local_model = 0; // robots are small
+    if (cfg->nloops || cfg->nforces) local_model = 0; // loop models: serial baselines, whole
   }
   if (!e) e = mbsp_memCheck(comm, cfg, cli.verb->name, local_model); // before building: too big?
   if (!e) {
@@ -198,6 +199,13 @@ int main(int argc, char **argv) {
     e = mbsp_agreeErr(comm, e);
   }
   if (!e) e = cli.verb->run(&cli, comm, cfg, m);
+  // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
+  // successful verb (an error stays the only line on stderr)
+  if (!e && rank == 0 && cfg->loop_default_aba && !cli.quiet)
+    fprintf(stderr,
+            "mbspar: note: solver.method = aba for this model with %s (the constraint-force "
+            "methods do not handle them yet)\n",
+            m->nloop ? "closed loops" : "spring-dampers");
 
   if (e && rank == 0) mbs_printError();
   mbs_modelDestroy(&m);

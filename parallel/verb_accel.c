@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "rankreport.h"
 #include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
 #include "spatial.h"
@@ -66,6 +67,7 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonBeginArray(j, "joint_wrench");
   for (int b = 0; b < a->nbody; b++) mbs_jsonNumberArray(j, NULL, a->wrench + 6 * b, 6);
   mbs_jsonEndArray(j);
+  if (a->w) mbs_loopJsonResult(j, m, a->w); // loop_lambda, loop_wrench, loops (docs/loops.md)
   // per-phase timers over the ranks (seconds, all evaluations of --repeat), decomposition,
   // placement
   mbsp_rankReportJson(a->rr, j);

@@ -153,11 +153,13 @@ mbsErr mbs_abaRef(const mbsModel *m, mbsWork *w) {
   mbsReal a0[6];
   mbs_baseAccel(m, 1, a0);
 
-  // pass 1: articulated quantities start as the rigid ones
+  // pass 1: articulated quantities start as the rigid ones (bias minus external wrenches)
   for (int b = 0; b < n; b++) {
     mbsu_rbiFull(m->body_sinert + 10 * b, w->IA + 36 * b);
     memcpy(w->pA + 6 * b, w->cbias + 6 * b, 6 * sizeof(mbsReal));
   }
+  if (w->fext_on)
+    for (int i = 0; i < 6 * n; i++) w->pA[i] -= w->fext[i];
 
   // pass 2 (tip to base): project out each joint and hand the rest to the parent
   for (int b = n - 1; b >= 0; b--) {
@@ -357,6 +359,8 @@ static inline void mbs_abaInitBody(const mbsModel *m, mbsWork *w, int b) {
   mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
   mbsu_sym6FromRbi(m->body_sinert + 10 * b, R);
   memcpy(R + MBS_REC_PA, w->cbias + 6 * b, 6 * sizeof(mbsReal));
+  if (w->fext_on) // external wrenches (spring-dampers, loop forces) enter as minus a bias
+    for (int i = 0; i < 6; i++) R[MBS_REC_PA + i] -= w->fext[6 * b + i];
 }
 
 // ---------------------------------------------------------------- per-body entry points

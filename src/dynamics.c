@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_dynamics.h"
+#include "mbspar/mbs_loops.h"
 #include "spatial.h"
 #include "flops.h"
 
@@ -13,7 +14,7 @@ mbsErr mbs_workCreate(const mbsModel *m, mbsWork **out) {
   *out = NULL;
   MBS_ALLOC(w, 1);
   size_t nb = (size_t)m->nbody, nv = (size_t)(m->nv > 0 ? m->nv : 1);
-  size_t nl = (size_t)(m->nlam > 0 ? m->nlam : 1);
+  size_t nl = (size_t)(m->nlam + m->nlam_loop > 0 ? m->nlam + m->nlam_loop : 1);
 #define MBS_WALLOC(f, n)                                                                           \
   do {                                                                                             \
     w->f = calloc((n), sizeof(mbsReal));                                                           \
@@ -42,7 +43,15 @@ mbsErr mbs_workCreate(const mbsModel *m, mbsWork **out) {
   MBS_WALLOC(lam, nl);
   MBS_WALLOC(frc, 6 * nb);
   MBS_WALLOC(qfrc_inv, nv);
+  MBS_WALLOC(fext, 6 * nb);
 #undef MBS_WALLOC
+  if (m->nloop > 0) {
+    mbsErr e = mbs_loopWorkCreate(m, &w->loop);
+    if (e) {
+      mbs_workDestroy(&w);
+      return e;
+    }
+  }
   *out = w;
   return MBS_OK;
 }
@@ -65,7 +74,8 @@ void mbs_workDestroy(mbsWork **pw) {
   mbsWork *w = *pw;
   void *arrs[] = {w->xpar, w->xmat, w->xpos, w->sdof,  w->cvel, w->cacc,     w->cbias, w->qfrc,
                   w->IA,   w->pA,   w->U,    w->Dinv,  w->u,    w->qdd,      w->acc,   w->jfrc,
-                  w->lam,  w->M,    w->Ic,   w->qbias, w->frc,  w->qfrc_inv, w->abar};
+                  w->lam,  w->M,    w->Ic,   w->qbias, w->frc,  w->qfrc_inv, w->abar,  w->fext};
+  mbs_loopWorkDestroy(&w->loop);
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(w);
   *pw = NULL;
@@ -127,59 +137,12 @@ void mbs_bodyPosition(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b)
   }
   const mbsReal *q = qall + m->body_qadr[b], *a = m->jnt_axis + 3 * b;
   const mbsReal *a2 = m->jnt_axis2 + 3 * b, *org = m->jnt_origin + 3 * b;
-  mbsReal R[9], r[3] = {org[0], org[1], org[2]};
+  mbsReal R[9], r[3];
   mbsReal *S = w->sdof + 6 * m->body_dofadr[b];
   int t = m->body_jnttype[b];
 
   // joint rotation R (child axes in parent coordinates), translation r, subspace S
-  switch (t) {
-  case MBS_JNT_REVOLUTE:
-    mbsu_rotAxis(a, q[0], R);
-    S[0] = a[0], S[1] = a[1], S[2] = a[2], S[3] = S[4] = S[5] = 0;
-    break;
-  case MBS_JNT_PRISMATIC:
-    mbsu_eye3(R);
-    for (int k = 0; k < 3; k++) r[k] += a[k] * q[0];
-    S[0] = S[1] = S[2] = 0, S[3] = a[0], S[4] = a[1], S[5] = a[2];
-    break;
-  case MBS_JNT_CYLINDRICAL:
-    mbsu_rotAxis(a, q[0], R);
-    for (int k = 0; k < 3; k++) r[k] += a[k] * q[1];
-    S[0] = a[0], S[1] = a[1], S[2] = a[2], S[3] = S[4] = S[5] = 0;
-    S[6] = S[7] = S[8] = 0, S[9] = a[0], S[10] = a[1], S[11] = a[2];
-    break;
-  case MBS_JNT_UNIVERSAL: {
-    mbsReal R1[9], R2[9];
-    mbsu_rotAxis(a, q[0], R1);
-    mbsu_rotAxis(a2, q[1], R2);
-    mbsu_mulMat3(R1, R2, R);
-    // omega (child) = R2^T a qd0 + a2 qd1
-    mbsu_mulMat3TVec(R2, a, S);
-    S[3] = S[4] = S[5] = 0;
-    S[6] = a2[0], S[7] = a2[1], S[8] = a2[2], S[9] = S[10] = S[11] = 0;
-    break;
-  }
-  case MBS_JNT_SPHERICAL:
-    mbsu_quat2Mat(q, R);
-    memset(S, 0, 18 * sizeof(mbsReal));
-    S[0] = S[7] = S[14] = 1;
-    break;
-  case MBS_JNT_FREE:
-    mbsu_quat2Mat(q + 3, R);
-    for (int k = 0; k < 3; k++) r[k] += q[k];
-    memset(S, 0, 36 * sizeof(mbsReal));
-    // linear dofs: velocity in the parent frame -> child coordinates E = R^T (row k of R)
-    for (int k = 0; k < 3; k++) {
-      S[6 * k + 3] = R[3 * k];
-      S[6 * k + 4] = R[3 * k + 1];
-      S[6 * k + 5] = R[3 * k + 2];
-    }
-    S[18] = S[25] = S[32] = 1;
-    break;
-  default: // fixed
-    mbsu_eye3(R);
-    break;
-  }
+  mbsu_jointPose(t, org, a, a2, q, R, r, S);
   MBS_FLOPS(mbs_flopPosJoint(t));
 
   // Plücker transform parent -> body: E = R^T, r
@@ -222,7 +185,7 @@ static inline void mbs_bodyBiasForce(const mbsModel *m, const mbsState *s, mbsWo
 
   // applied joint forces: constant + spring + damper + user
   const mbsReal *q = s->q + m->body_qadr[b];
-  int scalar = (t != MBS_JNT_SPHERICAL && t != MBS_JNT_FREE);
+  int scalar = mbs_jntQuatAdr(t) < 0;
   for (int k = 0; k < nd; k++) {
     int d = d0 + k;
     mbsReal f = m->dof_force[d] - m->dof_damping[d] * qd[k];
@@ -273,7 +236,7 @@ void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
   }
   int nd = m->body_dofnum[b], d0 = m->body_dofadr[b], t = m->body_jnttype[b];
   const mbsReal *qd = s->qd + d0, *S = w->sdof + 6 * d0;
-  mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, cJ[6] = {0, 0, 0, 0, 0, 0};
+  mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, cJ[6];
 
   // joint velocity vJ = S qd
   if (nd == 1) {
@@ -284,14 +247,7 @@ void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
   }
 
   // cJ = (dS/dt) qd in body coordinates (nonzero for q-dependent subspaces)
-  if (t == MBS_JNT_UNIVERSAL) {
-    const mbsReal *a2 = m->jnt_axis2 + 3 * b;
-    mbsu_cross3(a2, S, cJ);
-    for (int i = 0; i < 3; i++) cJ[i] *= -qd[0] * qd[1];
-  } else if (t == MBS_JNT_FREE) {
-    mbsu_cross3(qd + 3, vJ + 3, cJ + 3);
-    for (int i = 3; i < 6; i++) cJ[i] = -cJ[i];
-  }
+  mbsu_jointBias(t, m->jnt_axis2 + 3 * b, S, qd, vJ, cJ);
   MBS_FLOPS(mbs_flopVelJoint(nd, t));
 
   // body velocity v = X v_parent + vJ; velocity-product acceleration c = cJ + v x vJ
@@ -339,6 +295,8 @@ void mbs_rnea(const mbsModel *m, mbsWork *w, const mbsReal *qdd) {
         for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * qdd[d0 + j];
     mbsu_rbiMul(m->body_sinert + 10 * b, a, t6);
     for (int i = 0; i < 6; i++) w->frc[6 * b + i] = t6[i] + w->cbias[6 * b + i];
+    if (w->fext_on)
+      for (int i = 0; i < 6; i++) w->frc[6 * b + i] -= w->fext[6 * b + i];
     MBS_FLOPS(MBS_FL_RNEA_A + (qdd ? 12L * k : 0) + MBS_FL_RNEA_F);
   }
   for (int b = n - 1; b >= 0; b--) {
@@ -439,62 +397,24 @@ mbsErr mbs_crba(const mbsModel *m, mbsWork *w) {
   return MBS_OK;
 }
 
-// ---------------------------------------------------------------- constraint directions
-
-// two unit vectors completing unit a to an orthonormal basis (a continuous choice per axis)
-static void mbs_perpPair(const mbsReal *a, mbsReal *n1, mbsReal *n2) {
-  mbsReal e[3] = {0, 0, 0};
-  int i = fabs(a[0]) <= fabs(a[1]) ? (fabs(a[0]) <= fabs(a[2]) ? 0 : 2)
-                                   : (fabs(a[1]) <= fabs(a[2]) ? 1 : 2);
-  e[i] = 1;
-  mbsu_cross3(a, e, n1);
-  mbsReal l = sqrt(mbsu_dot3(n1, n1));
-  n1[0] /= l, n1[1] /= l, n1[2] /= l;
-  mbsu_cross3(a, n1, n2);
+void mbs_crbaSolve(const mbsModel *m, const mbsWork *w, mbsReal *x) {
+  int nv = m->nv;
+  const int *lam = m->dof_parent;
+  const mbsReal *H = w->M;
+  for (int i = nv - 1; i >= 0; i--)
+    for (int j = lam[i]; j >= 0; j = lam[j]) x[j] -= H[(size_t)i * nv + j] * x[i];
+  for (int i = 0; i < nv; i++) x[i] /= H[(size_t)i * nv + i];
+  for (int i = 0; i < nv; i++)
+    for (int j = lam[i]; j >= 0; j = lam[j]) x[i] -= H[(size_t)i * nv + j] * x[j];
 }
 
+// ---------------------------------------------------------------- constraint directions
+
 void mbs_bodyComplement(const mbsModel *m, const mbsWork *w, int b, mbsReal *T) {
-  int t = m->body_jnttype[b], nl = m->body_lamnum[b];
-  const mbsReal *a = m->jnt_axis + 3 * b;
-  mbsReal n1[3], n2[3];
-  memset(T, 0, 6 * (size_t)nl * sizeof(mbsReal));
-  switch (t) {
-  case MBS_JNT_FIXED:
-    for (int i = 0; i < 6; i++) T[6 * i + i] = 1;
-    break;
-  case MBS_JNT_REVOLUTE: // moments normal to the axis, all forces
-    mbs_perpPair(a, n1, n2);
-    memcpy(T, n1, sizeof n1);
-    memcpy(T + 6, n2, sizeof n2);
-    T[12 + 3] = T[18 + 4] = T[24 + 5] = 1;
-    break;
-  case MBS_JNT_PRISMATIC: // all moments, forces normal to the axis
-    mbs_perpPair(a, n1, n2);
-    T[0] = T[6 + 1] = T[12 + 2] = 1;
-    memcpy(T + 18 + 3, n1, sizeof n1);
-    memcpy(T + 24 + 3, n2, sizeof n2);
-    break;
-  case MBS_JNT_CYLINDRICAL:
-    mbs_perpPair(a, n1, n2);
-    memcpy(T, n1, sizeof n1);
-    memcpy(T + 6, n2, sizeof n2);
-    memcpy(T + 12 + 3, n1, sizeof n1);
-    memcpy(T + 18 + 3, n2, sizeof n2);
-    break;
-  case MBS_JNT_UNIVERSAL: { // the moment normal to both rotation axes, all forces
-    const mbsReal *S = w->sdof + 6 * m->body_dofadr[b];
-    mbsu_cross3(S, S + 6, n1);
-    mbsReal l = sqrt(mbsu_dot3(n1, n1));
-    T[0] = n1[0] / l, T[1] = n1[1] / l, T[2] = n1[2] / l;
-    T[6 + 3] = T[12 + 4] = T[18 + 5] = 1;
-    break;
-  }
-  case MBS_JNT_SPHERICAL:
-    T[3] = T[6 + 4] = T[12 + 5] = 1;
-    break;
-  default: // free: no constraint
-    break;
-  }
+  // only the universal joint's directions depend on q (through S); w may be NULL for the others
+  int t = m->body_jnttype[b];
+  const mbsReal *S = t == MBS_JNT_UNIVERSAL ? w->sdof + 6 * m->body_dofadr[b] : NULL;
+  mbsu_jointComplement(t, m->jnt_axis + 3 * b, S, T);
 }
 
 void mbs_constraintLambda(const mbsModel *m, mbsWork *w) {
@@ -525,14 +445,14 @@ mbsReal mbs_potentialEnergy(const mbsModel *m, const mbsState *s, const mbsWork 
     mbsu_mulMat3Vec(w->xmat + 9 * b, m->body_com + 3 * b, c);
     for (int i = 0; i < 3; i++) c[i] += w->xpos[3 * b + i];
     pe -= m->body_mass[b] * mbsu_dot3(m->gravity, c);
-    int t = m->body_jnttype[b];
-    if (t == MBS_JNT_SPHERICAL || t == MBS_JNT_FREE) continue;
+    if (!mbs_jntScalar(m->body_jnttype[b])) continue;
     for (int k = 0; k < m->body_dofnum[b]; k++) {
       int d = m->body_dofadr[b] + k;
       mbsReal dq = s->q[m->body_qadr[b] + k] - m->dof_springref[d];
       pe += 0.5 * m->dof_stiffness[d] * dq * dq;
     }
   }
+  if (m->nforce) pe += mbs_forcePotential(m, w);
   return pe;
 }
 
@@ -540,12 +460,10 @@ void mbs_integratePos(const mbsModel *m, const mbsReal *q, const mbsReal *qd, mb
                       mbsReal *qout) {
   if (qout != q) memcpy(qout, q, (size_t)m->nq * sizeof(mbsReal));
   for (int b = 0; b < m->nbody; b++) {
-    int t = m->body_jnttype[b], qa = m->body_qadr[b], da = m->body_dofadr[b];
-    if (t == MBS_JNT_SPHERICAL) {
-      mbsu_quatIntegrate(qout + qa, qd + da, h);
-    } else if (t == MBS_JNT_FREE) {
-      for (int k = 0; k < 3; k++) qout[qa + k] += h * qd[da + k];
-      mbsu_quatIntegrate(qout + qa + 3, qd + da + 3, h);
+    int qa = m->body_qadr[b], da = m->body_dofadr[b], qq = mbs_jntQuatAdr(m->body_jnttype[b]);
+    if (qq >= 0) { // linear coordinates first (free), then the quaternion
+      for (int k = 0; k < qq; k++) qout[qa + k] += h * qd[da + k];
+      mbsu_quatIntegrate(qout + qa + qq, qd + da + qq, h);
     } else {
       for (int k = 0; k < m->body_dofnum[b]; k++) qout[qa + k] += h * qd[da + k];
     }
@@ -563,6 +481,7 @@ mbsErr mbs_forward(const mbsModel *m, mbsState *s, mbsWork *w) {
   MBS_TIC(w->timer, MBS_TIMER_EVAL);
   mbs_fwdPosition(m, s, w);
   mbs_fwdVelocity(m, s, w);
+  if (m->nforce || m->nloop || w->fext_on) mbs_fwdForces(m, w); // spring-dampers -> w->fext
   mbsErr e;
   switch (m->opt.solver) {
   case MBS_SOLVER_ABA:
@@ -576,6 +495,8 @@ mbsErr mbs_forward(const mbsModel *m, mbsState *s, mbsWork *w) {
     e = mbs_errSet(MBS_ERR_UNSUPPORTED, "solver.method \"%s\" is not available in the serial core",
                    mbs_solverName(m->opt.solver));
   }
+  // closed loops: the loop constraint forces on top of the tree solution (docs/loops.md 3)
+  if (!e && m->nloop) e = mbs_loopSolve(m, w);
   w->stat.method = m->opt.solver;
   w->stat.evals++;
   MBS_TOC(w->timer, MBS_TIMER_EVAL);

@@ -64,7 +64,16 @@ typedef struct mbsWork {
   mbsReal *acc;  ///< (nbody x 6) body accelerations (with the gravity offset)
   mbsReal *jfrc; ///< (nbody x 6) wrench the parent exerts on the body through the joint,
                  ///< body coordinates at the body origin
-  mbsReal *lam;  ///< (nlam) constraint-force components T^T jfrc
+  mbsReal *lam;  ///< (nlam + nlam_loop) constraint-force components: T^T jfrc of the tree
+                 ///< joints, then the loops' closure forces (mbs_loopSolve)
+
+  // external wrenches on the bodies (body coordinates at the body origin): the spring-dampers
+  // (mbs_fwdForces), plus the loop constraint wrenches after mbs_loopSolve. mbs_aba and mbs_rnea
+  // subtract them from the bias only while fext_on is set (mbs_forward sets it for models with
+  // forces or loops), so tree models are untouched.
+  mbsReal *fext; ///< (nbody x 6)
+  int fext_on;
+  struct mbsLoopWork *loop; ///< the loop solver's workspace (models with loops; loops.c)
 
   // written by mbs_crba (allocated by mbs_workEnableCrba)
   int crba_ready;
@@ -123,17 +132,22 @@ mbsErr mbs_abaRef(const mbsModel *m, mbsWork *w);
 /// Composite-rigid-body mass matrix, bias by RNEA, LTDL solve (nonrecursive forward dynamics).
 /// Writes: w->M, Ic, qbias, qdd, acc, jfrc.
 mbsErr mbs_crba(const mbsModel *m, mbsWork *w);
+/// x <- H^-1 x with the LTDL factor that mbs_crba left in w->M (nv values).
+void mbs_crbaSolve(const mbsModel *m, const mbsWork *w, mbsReal *x);
 /// Recursive Newton–Euler inverse dynamics: joint forces for accelerations \p qdd (NULL = zero)
-/// at the current position and velocity stages. Writes: w->acc, frc, qfrc_inv.
+/// at the current position and velocity stages, with the external wrenches w->fext when
+/// w->fext_on. Writes: w->acc, frc, qfrc_inv.
 void mbs_rnea(const mbsModel *m, mbsWork *w, const mbsReal *qdd);
 
-/// Forward dynamics with the serial method m->opt.solver (aba, crba, or the serial constraint
-/// force solvers): runs every stage. Writes w->qdd and everything the method writes.
+/// Forward dynamics with the serial method m->opt.solver (aba, crba): runs every stage; models
+/// with loops get the loop constraint forces by mbs_loopSolve (docs/loops.md), models with
+/// spring-dampers their wrenches by mbs_fwdForces. Writes w->qdd and everything the method
+/// writes.
 mbsErr mbs_forward(const mbsModel *m, mbsState *s, mbsWork *w);
 
 /// Kinetic energy (needs position and velocity stages).
 mbsReal mbs_kineticEnergy(const mbsModel *m, const mbsWork *w);
-/// Potential energy: gravity (needs the position stage) plus joint springs.
+/// Potential energy: gravity (needs the position stage) plus joint springs and spring-dampers.
 mbsReal mbs_potentialEnergy(const mbsModel *m, const mbsState *s, const mbsWork *w);
 
 /// q_out = q "+" h*qd on the configuration manifold (quaternions are rotated, not added).
@@ -145,7 +159,9 @@ void mbs_integratePos(const mbsModel *m, const mbsReal *q, const mbsReal *qd, mb
 void mbs_jointWrenchWorld(const mbsModel *m, const mbsWork *w, mbsReal *out);
 
 /// Orthonormal basis T of the constraint-force directions of body b's joint: body_lamnum[b]
-/// columns of 6 reals, T^T S = 0, a smooth function of q (needs the position stage).
+/// columns of 6 reals, T^T S = 0, a smooth function of q (needs the position stage; \p w may be
+/// NULL unless the joint is universal). The directions themselves live in the joint module
+/// (mbsu_jointComplement, mbs_joint.h).
 void mbs_bodyComplement(const mbsModel *m, const mbsWork *w, int b, mbsReal *T);
 
 /// Constraint-force components lam = T^T jfrc for every joint. Writes: w->lam.

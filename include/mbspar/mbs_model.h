@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include "mbs_error.h"
+#include "mbs_joint.h"
 #include "mbs_types.h"
 
 /// Options that belong to the model (solver and integrator settings).
@@ -28,6 +29,12 @@ typedef struct {
   mbsReal dt;      ///< time step (fixed-step) or initial step (adaptive)
   mbsReal t_end;   ///< end time of a run
   mbsReal int_tol; ///< adaptive integrator tolerance
+  // closed loops (docs/loops.md)
+  mbsReal baumgarte[2]; ///< solver.baumgarte [alpha, beta]: c'' + 2 alpha c' + beta^2 c = 0
+  mbsReal rank_tol;     ///< solver.rank_tol: relative pivot below which a closure equation is
+                        ///< redundant (pivoted Cholesky of the Jacobi-scaled G H^-1 G^T)
+  mbsReal closure_tol;  ///< solver.closure_tol: Newton-Raphson stops at max |c| below this (m, rad)
+  int projection;       ///< integrator.projection: project q and qd onto the loops after each step
 } mbsOption;
 
 /// Description of one body and the joint to its parent, the input to mbs_modelAddBody.
@@ -51,6 +58,44 @@ typedef struct {
   mbsReal framequat[4]; ///< orientation [w x y z] of the frame reported in outputs, relative to
                         ///< the body frame (identity; URDF: the link frame, docs/urdf.md)
 } mbsBodySpec;
+
+/// Most loops and spring-dampers of a model (absurd input is bad input; the serial loop solver is
+/// dense in the closure equations).
+#define MBS_MAX_LOOPS  10000
+#define MBS_MAX_FORCES 1000000
+
+/// One cut joint that closes a loop (mbs_modelAddLoop).
+typedef struct {
+  const char *name;               ///< unique among the loops (copied)
+  int type;                       ///< mbsJointType, not free
+  int body1, body2;               ///< body indices, -1 for the ground (not both)
+  mbsReal frame1[12], frame2[12]; ///< frames in their bodies (mbsu_loopFrame: origin, rotation)
+} mbsLoopSpec;
+
+/// One point-to-point spring-damper between two bodies (mbs_modelAddForce).
+typedef struct {
+  const char *name;             ///< name in reports (copied)
+  int body1, body2;             ///< body indices, -1 for the ground (not both)
+  mbsReal point1[3], point2[3]; ///< attachment points in their bodies' frames
+  mbsReal stiffness;            ///< N/m, >= 0
+  mbsReal rest_length;          ///< m, >= 0
+  mbsReal damping;              ///< N s/m, >= 0
+} mbsForceSpec;
+
+/// What the assembly of q0 onto the loops did (mbs_loopAssemble) and the rank of the closure
+/// equations there.
+typedef struct {
+  int done;             ///< assembly ran (the model has loops)
+  int iterations;       ///< Newton-Raphson iterations
+  mbsReal c0_pos;       ///< max |c| of the position rows before (m)
+  mbsReal c0_rot;       ///< max |c| of the rotation rows before
+  mbsReal c_pos, c_rot; ///< the same after
+  mbsReal dq_max;       ///< largest coordinate change (rad or m, tangent space)
+  mbsReal dqd_max;      ///< largest rate change of the velocity projection
+  int rank;             ///< rank of the closure equations at the assembled q0
+  int nredundant;       ///< nlam_loop - rank
+  int *redundant;       ///< (nredundant) closure equations found redundant (indices 0..nlam_loop-1)
+} mbsLoopAssembly;
 
 typedef struct mbsModel {
   // sizes
@@ -119,6 +164,26 @@ typedef struct mbsModel {
   int *part_start;                 ///< local models: the decomposition they were built for
   int part_n;                      ///< (part_n + 1 entries: first global body of each rank)
 
+  // closed loops: cut joints, stored apart from the tree (docs/loops.md). Their constraint
+  // components follow the tree's: loop k owns lambda[loop_lamadr[k] .. + loop_lamnum[k]) of a
+  // vector of nlam + nlam_loop entries. Full models only (a local model has none).
+  int nloop;                ///< number of cut joints
+  int nlam_loop;            ///< closure equations, sum of loop_lamnum
+  char **loop_name;         ///< (nloop)
+  int *loop_type;           ///< (nloop) mbsJointType of the cut joint (not free)
+  int *loop_body;           ///< (nloop x 2) body1, body2; -1: the ground
+  int *loop_lamadr;         ///< (nloop) first component: nlam + sum of the earlier loop_lamnum
+  int *loop_lamnum;         ///< (nloop) closure equations m_k = 6 - nv(type)
+  mbsReal *loop_frame;      ///< (nloop x 24) frame1 then frame2, 12 reals each: origin (3) and
+                            ///< rotation (9, row-major, columns x = ref, y, z = axis) in the body
+  mbsLoopAssembly loop_asm; ///< assembly of q0 and rank there (set by mbs_loopAssemble)
+  // point-to-point spring-dampers (external wrenches on bodies, docs/loops.md 6)
+  int nforce;           ///< number of spring-dampers
+  char **force_name;    ///< (nforce)
+  int *force_body;      ///< (nforce x 2) body1, body2; -1: the ground
+  mbsReal *force_point; ///< (nforce x 6) point1, point2 in their bodies' frames
+  mbsReal *force_prm;   ///< (nforce x 3) stiffness, rest_length, damping
+
   // builder bookkeeping
   const int *sub;   ///< subset builds: sorted global ids to keep (mbs_modelSubset)
   int nsub, sub_at; ///< their number and the next one expected
@@ -143,21 +208,6 @@ typedef struct mbsModel {
   int finalized;
 } mbsModel;
 
-/// Number of position coordinates of a joint type.
-int mbs_jntNq(int type);
-/// Number of degrees of freedom of a joint type.
-int mbs_jntNv(int type);
-/// Name of a joint type ("revolute", ...).
-const char *mbs_jntName(int type);
-/// Joint type from its name; returns -1 if unknown.
-int mbs_jntFromName(const char *name);
-
-/// Name of component k of a joint's position coordinates (rate = 0) or rates (rate = 1), the
-/// suffix of the CSV column names (docs/outputs.md): NULL for one-coordinate joints (revolute,
-/// prismatic: the column is PREFIX_BODY); cylindrical "angle", "disp"; universal "angle1",
-/// "angle2"; spherical q "qw", "qx", "qy", "qz", rates "wx", "wy", "wz"; free q "x", "y", "z",
-/// "qw", "qx", "qy", "qz", rates "vx", "vy", "vz", "wx", "wy", "wz".
-const char *mbs_jntCoordName(int type, int k, int rate);
 /// The column name PREFIX_BODY or PREFIX_BODY_COMPONENT of coordinate (rate = 0) or rate
 /// (rate = 1) k of body b into buf (truncated to n bytes). Returns buf.
 char *mbs_coordName(const mbsModel *m, const char *prefix, int b, int k, int rate, char *buf,
@@ -176,6 +226,12 @@ mbsErr mbs_modelCreate(mbsModel **m, int capacity);
 /// the offending field (without file/line; the caller adds that).
 /// \param[out] id index of the new body (may be NULL)
 mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id);
+
+/// Append a cut joint (after the bodies, before mbs_modelFinalize): validates the type, the
+/// bodies and the frames. MBS_ERR_INPUT with a message naming the field (the caller adds where).
+mbsErr mbs_modelAddLoop(mbsModel *m, const mbsLoopSpec *spec);
+/// Append a spring-damper (after the bodies, before mbs_modelFinalize). MBS_ERR_INPUT as above.
+mbsErr mbs_modelAddForce(mbsModel *m, const mbsForceSpec *spec);
 
 /// Finish the model: derived arrays (children, dof tree, spatial inertias). Fails on an empty
 /// model.
