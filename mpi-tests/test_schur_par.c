@@ -102,6 +102,23 @@ static void run_all(const char *mode) {
       check_model(m, what, 1e-10);
       mbs_modelDestroy(&m);
     }
+  // joints about coordinate axes: the axis-specialised kernels, and the paths to a lower port
+  // in inertia form with spikes (docs/formulation.md 4.9)
+  for (unsigned long long seed = 1; seed <= 3; seed++) {
+    mbsModel *m;
+    int n = seed == 1 ? P : 100 * (int)seed;
+    MBS_EXPECT_OK(mbs_test_randomModelEx(n, chain_types[seed == 3 ? 2 : 0], 3, 1, 50 + seed,
+                                         seed == 3 ? 0.8 : 1.0, &m));
+    snprintf(what, sizeof what, "%s coordinate-axis chain #%llu (%d bodies)", mode, seed, n);
+    check_model(m, what, 1e-10);
+    mbs_modelDestroy(&m);
+    MBS_EXPECT_OK(mbs_test_randomModelEx(n < 8 ? 8 : n, mbs_test_alltypes, 7, 0, 60 + seed,
+                                         seed == 1 ? 1.0 : 0.8, &m));
+    snprintf(what, sizeof what, "%s coordinate-axis tree #%llu (%d bodies)", mode, seed,
+             n < 8 ? 8 : n);
+    check_model(m, what, 1e-10);
+    mbs_modelDestroy(&m);
+  }
   for (unsigned long long seed = 1; seed <= 10; seed++) {
     mbsModel *m;
     int n = seed <= 8 ? 8 + 4 * (int)seed : 150 * (int)(seed - 8);
@@ -153,6 +170,9 @@ int main(int argc, char **argv) {
     mbsModel *m;
     MBS_EXPECT_OK(mbs_test_randomModel(65536, rev, 1, 1, 11, &m));
     check_model(m, "65536-body revolute chain", 1e-6);
+    mbs_modelDestroy(&m);
+    MBS_EXPECT_OK(mbs_test_randomModelEx(65536, rev, 1, 1, 12, 1.0, &m));
+    check_model(m, "65536-body coordinate-axis revolute chain", 1e-6);
     mbs_modelDestroy(&m);
   }
   long fails = mbs_test_fail;

@@ -412,6 +412,71 @@ void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
   MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_F));
 }
 
+// ---------------------------------------------------------------- spikes (schur paths)
+// An unknown wrench -G pi on a body of a path (a port force, nl columns) enters the articulated
+// bias of every body from there to the path's root as P pi (docs/formulation.md 4.9). Revolute
+// joints about a coordinate axis: S = sg e_k, U = sg IA[:, k], D^-1 = dinv (the record of pass 2).
+
+// column k of the packed articulated inertia of record R
+static MBS_FORCEINLINE void mbs_abaColK(const mbsReal *R, int k, mbsReal col[6]) {
+  const mbsReal *A = R, *B = R + 6;
+  col[0] = A[S3(0, k)], col[1] = A[S3(1, k)], col[2] = A[S3(2, k)];
+  col[3] = B[3 * k], col[4] = B[3 * k + 1], col[5] = B[3 * k + 2];
+}
+
+int mbs_abaSpikeOk(const mbsModel *m, int b) {
+  return mbs_jntSpecial(m, b);
+}
+
+void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, int nl, mbsReal *restrict P,
+                  mbsReal *restrict Th, mbsReal *restrict gam) {
+  const int k = m->jnt_axisk[b], i = (k + 1) % 3, j = (k + 2) % 3;
+  const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *c6 = w->cacc + 6 * b;
+  const mbsReal sg = m->jnt_axis[3 * b + k], dinv = R[MBS_REC_DINV];
+  mbsReal col[6], e[6], pk[6];
+  mbs_abaColK(R, k, col);
+  // e: the body's acceleration for a zero parent acceleration and pi = 0
+  for (int x = 0; x < 6; x++) e[x] = c6[x];
+  e[k] += dinv * (sg * R[MBS_REC_U] - mbsu_dot6(col, c6));
+  const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j];
+  for (int q = 0; q < nl; q++) {
+    mbsReal *Pq = P + 6 * q, pa[6];
+    pk[q] = Pq[k];
+    gam[q] += mbsu_dot6(Pq, e);
+    const mbsReal h = dinv * pk[q];
+    for (int x = 0; x < 6; x++) pa[x] = Pq[x] - col[x] * h;
+    mbsu_xTForceK(k, c, s, X + 9, pa, Pq);
+  }
+  for (int q = 0; q < nl; q++) {
+    const mbsReal h = dinv * pk[q];
+    Th[nl * q + q] += h * pk[q];
+    for (int r = 0; r < q; r++) {
+      const mbsReal v = h * pk[r];
+      Th[nl * q + r] += v, Th[nl * r + q] += v;
+    }
+  }
+}
+
+void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict p) {
+  const int k = m->jnt_axisk[b], i = (k + 1) % 3, j = (k + 2) % 3;
+  const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *X = w->xpar + 12 * b;
+  mbsReal col[6], pa[6];
+  mbs_abaColK(R, k, col);
+  const mbsReal h = R[MBS_REC_DINV] * p[k];
+  for (int x = 0; x < 6; x++) pa[x] = p[x] - col[x] * h;
+  mbsu_xTForceK(k, X[3 * i + i], X[3 * i + j], X + 9, pa, p);
+}
+
+void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,
+                         const mbsReal *p) {
+  const int k = m->jnt_axisk[b];
+  mbsReal *R = w->abar + (size_t)MBS_ABAR * b, u = R[MBS_REC_U];
+  R[MBS_REC_U] = u - m->jnt_axis[3 * b + k] * p[k]; // u - S^T P pi
+  mbs_abaBodyFwd(m, w, b, ap);
+  R[MBS_REC_U] = u;
+  for (int x = 0; x < 6; x++) w->jfrc[6 * b + x] += p[x]; // the true pA = pA + P pi
+}
+
 mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
   int n = m->nbody;
   mbsReal a0[6];

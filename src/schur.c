@@ -157,11 +157,12 @@ static void mbs_schurT(const mbsModel *m, const mbsWork *w, const mbsSchur *s, i
 void mbs_schurDestroy(mbsSchur **ps) {
   if (!ps || !*ps) return;
   mbsSchur *s = *ps;
-  void *arrs[] = {s->comp,  s->port_body, s->port_cadr, s->body_c0,  s->body_nc, s->body_comp,
-                  s->Minv,  s->tn,        s->kind,      s->rec_adr,  s->rec,     s->Phi,
-                  s->beta,  s->psi_adr,   s->th_adr,    s->gam_adr,  s->v_adr,   s->Psi,
-                  s->Theta, s->gam,       s->V,         s->v_w,      s->v_c0,    s->cur,
-                  s->cpool, s->mode,      s->initp,     s->phi0_adr, s->Phi0};
+  void *arrs[] = {s->comp,     s->port_body, s->port_cadr, s->body_c0,  s->body_nc, s->body_comp,
+                  s->Minv,     s->tn,        s->kind,      s->rec_adr,  s->rec,     s->Phi,
+                  s->beta,     s->psi_adr,   s->th_adr,    s->gam_adr,  s->v_adr,   s->Psi,
+                  s->Theta,    s->gam,       s->V,         s->v_w,      s->v_c0,    s->cur,
+                  s->cpool,    s->mode,      s->initp,     s->phi0_adr, s->Phi0,    s->onpath,
+                  s->selfinit, s->spk,       s->spP};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(s);
   *ps = NULL;
@@ -206,6 +207,9 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   MBS_SALLOC(mode, n);
   MBS_SALLOC(initp, n);
   MBS_SALLOC(phi0_adr, n);
+  MBS_SALLOC(onpath, n);
+  MBS_SALLOC(selfinit, n);
+  MBS_SALLOC(spk, 6 * (size_t)n);
   if (e) {
     mbs_schurDestroy(&s);
     return e;
@@ -233,6 +237,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   MBS_SALLOC(comp, ncomp);
   MBS_SALLOC(port_body, nport);
   MBS_SALLOC(port_cadr, nport + 1);
+  MBS_SALLOC(spP, 36 * (size_t)ncomp);
   if (e) {
     mbs_schurDestroy(&s);
     return e;
@@ -317,6 +322,31 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     int p = m->body_parent[b];
     if (p >= 0 && p < s0) s->mode[b - s0] = 0; // a root below another segment: its upper port
   }
+  // spath: a path from a grounded root or a root below an upper port to the parent of the one
+  // lower port, every joint axis-specialised, runs in inertia form with the port's spikes
+  for (int c = 0; c < ncomp; c++) {
+    mbsSchurComp *cp = s->comp + c;
+    int r = cp->root, pr = m->body_parent[r];
+    if (cp->np != 1 || !(pr < 0 || cp->up)) continue;
+    int last = m->body_parent[s->port_body[cp->p0]], ok = !(cp->up && last == r);
+    for (int b = last; ok; b = m->body_parent[b]) {
+      if ((b != r || pr < 0) && !mbs_abaSpikeOk(m, b)) ok = 0;
+      if (b == r) break;
+    }
+    if (!ok) continue;
+    cp->spath = 1, cp->last = last;
+    for (int b = last;; b = m->body_parent[b]) {
+      if (b != r || pr < 0) s->mode[b - s0] = 1, s->onpath[b - s0] = 1;
+      if (b == r) break;
+    }
+  }
+  for (int b = s0; b < s1; b++) {
+    int lb = b - s0, own = s->mode[lb];
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int j = 0; j < m->body_childnum[b]; j++)
+      if (ch[j] < s1 && s->mode[ch[j] - s0]) own = 0;
+    s->selfinit[lb] = (unsigned char)own;
+  }
   int nphi0 = 0;
   for (int b = s0; b < s1; b++) {
     int lb = b - s0, big = -1;
@@ -330,7 +360,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   for (int c = 0; c < ncomp; c++) {
     mbsSchurComp *cp = s->comp + c;
     int r = cp->root;
-    if (cp->up || m->body_parent[r] >= 0 || cp->np != 1) continue;
+    if (cp->spath || cp->up || m->body_parent[r] >= 0 || cp->np != 1) continue;
     int b = r, ok = 1;
     for (;;) {
       int nin = 0, next = -1;
@@ -747,15 +777,74 @@ static void mbs_schurBackRev(const mbsModel *m, mbsWork *w, const mbsSchur *s,
   }
 }
 
+// spath (docs/formulation.md 4.9): at the path's last body, before its pass 2: the spike P =
+// G_l of the port l (its force -G_l pi on last), Theta = 0, gam = 0 (kept in the root's Theta and
+// gam), and the port joint's known force in last's articulated bias
+static void mbs_schurSpathStart(const mbsModel *m, mbsWork *w, mbsSchur *s,
+                                const mbsSchurComp *cp) {
+  int l = s->port_body[cp->p0], nl = m->body_lamnum[l], lr = cp->root - s->s0;
+  mbsReal T[36], f[6], t[6];
+  mbs_schurT(m, w, s, l, T);
+  mbs_schurG(w->xpar + 12 * l, T, nl, s->spP + 36 * (cp - s->comp));
+  memset(s->Theta + s->th_adr[lr], 0, (size_t)nl * nl * sizeof(mbsReal));
+  memset(s->gam + s->gam_adr[lr], 0, (size_t)nl * sizeof(mbsReal));
+  mbs_schurKnownWrench(m, w, l, f);
+  mbsu_xTForce(w->xpar + 12 * l, f, t);
+  mbsReal *pA = w->abar + (size_t)MBS_ABAR * cp->last + MBS_ABAR_PA;
+  for (int r = 0; r < 6; r++) pA[r] += t[r];
+}
+
+// spath with a grounded root, after the root's spike (P now in ground coordinates): gam +=
+// P^T a0_ground; the port system is C = Theta, g = gam
+static void mbs_schurSpathGround(const mbsModel *m, mbsSchur *s, mbsSchurComp *cp) {
+  int lr = cp->root - s->s0, n = cp->n;
+  const mbsReal *P = s->spP + 36 * (cp - s->comp);
+  mbsReal a0g[6], *Th = s->Theta + s->th_adr[lr], *ga = s->gam + s->gam_adr[lr];
+  mbs_baseAccel(m, 1, a0g);
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) cp->C[n * i + j] = Th[n * i + j];
+    cp->g[i] = ga[i] + mbsu_dot6(P + 6 * i, a0g);
+  }
+}
+
+// spath below an upper port, at the root (Phi, beta: (I^A)^{-1} and its free acceleration with
+// pi = 0): Psi = -Phi P, Theta += P^T Phi P, gam += P^T beta; mbs_schurFinishComp assembles
+static void mbs_schurSpathUp(mbsSchur *s, const mbsSchurComp *cp) {
+  int lr = cp->root - s->s0, nc = cp->nc;
+  const mbsReal *P = s->spP + 36 * (cp - s->comp), *Phi = s->Phi + 36 * lr,
+                *beta = s->beta + 6 * lr;
+  mbsReal *Psi = s->Psi + s->psi_adr[lr], *Th = s->Theta + s->th_adr[lr],
+          *ga = s->gam + s->gam_adr[lr];
+  for (int j = 0; j < nc; j++) {
+    mbsu_mul6(Phi, P + 6 * j, Psi + 6 * j);
+    for (int r = 0; r < 6; r++) Psi[6 * j + r] = -Psi[6 * j + r];
+    ga[j] += mbsu_dot6(P + 6 * j, beta);
+  }
+  for (int i = 0; i < nc; i++)
+    for (int j = 0; j <= i; j++) {
+      mbsReal v = -0.5 * (mbsu_dot6(P + 6 * i, Psi + 6 * j) + mbsu_dot6(P + 6 * j, Psi + 6 * i));
+      Th[nc * i + j] += v;
+      if (j < i) Th[nc * j + i] += v;
+    }
+}
+
 mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
   for (int b = s->s1 - 1; b >= s->s0; b--) {
     int lb = b - s->s0;
     const int *ch = m->child_list + m->body_childadr[b];
     int nch = m->body_childnum[b];
     if (s->mode[lb]) { // inertia form: ABA's pass 2 (pass 1 just before a record is first used)
-      if (nch == 0) mbs_abaBodyInit(m, w, b);
+      if (s->selfinit[lb]) mbs_abaBodyInit(m, w, b);
       if (s->initp[lb]) mbs_abaBodyInit(m, w, m->body_parent[b]);
+      mbsSchurComp *cp = s->comp + s->body_comp[lb];
+      if (s->onpath[lb] && b == cp->last) mbs_schurSpathStart(m, w, s, cp);
       if (mbs_abaBodyBack(m, w, b) < 0) return MBS_ERR_NUMERIC;
+      if (s->onpath[lb]) {
+        int nc = cp->nc;
+        mbs_abaSpike(m, w, b, nc, s->spP + 36 * s->body_comp[lb],
+                     s->Theta + s->th_adr[cp->root - s->s0], s->gam + s->gam_adr[cp->root - s->s0]);
+        if (b == cp->root) mbs_schurSpathGround(m, s, cp);
+      }
       continue;
     }
     const mbsReal *bias = w->cbias + 6 * b, *Mb = s->Minv + 36 * lb;
@@ -792,6 +881,7 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
     memcpy(s->Phi + 36 * lb, Mb, 36 * sizeof(mbsReal));
     s->cur[lb] = 0;
     if (s->comp[s->body_comp[lb]].rev) continue; // eliminated from the ground down below
+    if (s->comp[s->body_comp[lb]].spath) mbs_schurSpathUp(s, s->comp + s->body_comp[lb]);
     for (int k = 0; k < nch; k++)
       if (ch[k] < s->s1 && !s->mode[ch[k] - s->s0] && !mbs_schurAbsorb(m, w, s, b, ch[k]))
         return mbs_errSet(MBS_ERR_NUMERIC,
@@ -878,11 +968,31 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       mbs_bwdPacked(MBS_REC_L(rec, nl), nl, lam);
     }
   }
+  // spath components: the spikes p = P pi of the path's bodies, from the port up
+  for (int k = 0; k < s->ncomp; k++) {
+    const mbsSchurComp *cp = s->comp + k;
+    if (!cp->spath) continue;
+    int l = s->port_body[cp->p0], nl = m->body_lamnum[l];
+    const mbsReal *pi = lam_low + s->port_cadr[cp->p0];
+    mbsReal T[36], G[36], p[6] = {0, 0, 0, 0, 0, 0};
+    mbs_schurT(m, w, s, l, T);
+    mbs_schurG(w->xpar + 12 * l, T, nl, G);
+    for (int j = 0; j < nl; j++)
+      for (int r = 0; r < 6; r++) p[r] += G[6 * j + r] * pi[j];
+    for (int b = cp->last;; b = m->body_parent[b]) {
+      memcpy(s->spk + 6 * (b - s->s0), p, sizeof p);
+      if (b == cp->root) break;
+      mbs_abaSpikeVec(m, w, b, p);
+    }
+  }
   // top-down: children's lambda from the parent's open wrench, then the body's acceleration
   for (int b = s->s0; b < s->s1; b++) {
     int lb = b - s->s0, nl = m->body_lamnum[b], p = m->body_parent[b];
     if (s->mode[lb]) { // inertia form: ABA's pass 3, then lambda = T^T (joint wrench)
-      mbs_abaBodyFwd(m, w, b, p < 0 ? a0g : w->acc + 6 * p);
+      if (s->onpath[lb])
+        mbs_abaBodyFwdSpike(m, w, b, p < 0 ? a0g : w->acc + 6 * p, s->spk + 6 * lb);
+      else
+        mbs_abaBodyFwd(m, w, b, p < 0 ? a0g : w->acc + 6 * p);
       const mbsReal *jf = w->jfrc + 6 * b;
       mbsReal *lam = w->lam + m->body_lamadr[b];
       if (s->kind[lb] == 1) {
@@ -947,6 +1057,9 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       mbs_bwdPacked(MBS_REC_L(rc, ncl), ncl, lamc);
       mbs_schurSubParentWrench(m, w, s, c, lamc, f);
     }
+    // a spath root below an upper port: its inertia-form child's pA is short of the spike
+    if (s->comp[s->body_comp[lb]].spath && b == s->comp[s->body_comp[lb]].root)
+      for (int r = 0; r < 6; r++) f[r] -= s->spk[6 * lb + r];
     // a_b = M_b w_b + a0_b with the body's total constraint wrench (M_b: the starting compliance)
     mbsu_mul6(mbs_schurPhi0(s, lb), f, t6);
     for (int r = 0; r < 6; r++) w->acc[6 * b + r] = t6[r] + MBS_REC_A0(rec)[r];

@@ -25,7 +25,10 @@ typedef struct {
   int rev;    ///< 1: a path from the ground to one lower port, eliminated from the ground down
               ///< (the port's system is then free of the cancellation a long grounded path
               ///< causes when the ground constraint comes last)
-  int last;   ///< rev: the body at the end of the path (the port's parent)
+  int spath;  ///< 1: a path root .. last with one lower port at last, every joint on it (the
+              ///< root's too when grounded) axis-specialised: the path runs in inertia form with
+              ///< the port's force as spikes (docs/formulation.md 4.9)
+  int last;   ///< rev, spath: the body at the end of the path (the port's parent)
   int nup;    ///< components of the upper port (0 or lamnum of the root)
   int p0, np; ///< lower ports [p0, p0 + np) of the segment's port list
   int c0, nc; ///< their columns [c0, c0 + nc) in the segment's port column space
@@ -69,13 +72,19 @@ typedef struct mbsSchur {
   // port-free subtrees (no lower port below them) run in inertia form: ABA's passes, which are
   // the same elimination (docs/formulation.md 4.2); the other bodies start from the articulated
   // compliance of the body with those subtrees, (I^A)^{-1}, instead of M
-  unsigned char *mode;  ///< (nbody) 1: inertia form (port-free subtree, parent in the segment
-                        ///< or the ground), 0: compliance form
-  unsigned char *initp; ///< (nbody) 1: the largest inertia-form child of its parent: starts the
-                        ///< parent's ABA record before handing on to it
-  int *phi0_adr;        ///< (nbody) offset of the body's starting compliance in Phi0, -1: Minv
-  mbsReal *Phi0;        ///< (I^A)^{-1} of compliance-form bodies with inertia-form children
-  mbsReal *cpool;       ///< condensed systems of the components
+  unsigned char *mode;     ///< (nbody) 1: inertia form (port-free subtree, parent in the segment
+                           ///< or the ground), 0: compliance form
+  unsigned char *initp;    ///< (nbody) 1: the largest inertia-form child of its parent: starts the
+                           ///< parent's ABA record before handing on to it
+  int *phi0_adr;           ///< (nbody) offset of the body's starting compliance in Phi0, -1: Minv
+  mbsReal *Phi0;           ///< (I^A)^{-1} of compliance-form bodies with inertia-form children
+  unsigned char *onpath;   ///< (nbody) 1: an inertia-form body of a spath path (the root too when
+                           ///< grounded)
+  unsigned char *selfinit; ///< (nbody) 1: an inertia-form body without inertia-form children in
+                           ///< the segment starts its own ABA record
+  mbsReal *spk;            ///< (nbody x 6) spath bodies: the spike P pi of the back-substitution
+  mbsReal *spP;            ///< (ncomp x 36) spath components: the spike P (6 x nl) while factoring
+  mbsReal *cpool;          ///< condensed systems of the components
 } mbsSchur;
 
 /// Set up a segment [s0, s1) of model \p m: components, ports, workspace. Local.
