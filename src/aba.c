@@ -428,43 +428,89 @@ int mbs_abaSpikeOk(const mbsModel *m, int b) {
   return mbs_jntSpecial(m, b);
 }
 
-void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, int nl, mbsReal *restrict P,
-                  mbsReal *restrict Th, mbsReal *restrict gam) {
-  const int k = m->jnt_axisk[b], i = (k + 1) % 3, j = (k + 2) % 3;
+// P is stored by rows, MBS_SPIKE_LD columns each (the unused ones zero): every step below is the
+// same operation on the columns, which the compiler vectorises
+static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const mbsModel *m, const mbsWork *w, int b,
+                                          mbsReal *restrict P, mbsReal *restrict Th,
+                                          mbsReal *restrict gam) {
+  enum { L = MBS_SPIKE_LD };
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
   const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *c6 = w->cacc + 6 * b;
   const mbsReal sg = m->jnt_axis[3 * b + k], dinv = R[MBS_REC_DINV];
-  mbsReal col[6], e[6], pk[6];
+  mbsReal col[6], e[6];
   mbs_abaColK(R, k, col);
   // e: the body's acceleration for a zero parent acceleration and pi = 0
   for (int x = 0; x < 6; x++) e[x] = c6[x];
   e[k] += dinv * (sg * R[MBS_REC_U] - mbsu_dot6(col, c6));
-  const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j];
-  for (int q = 0; q < nl; q++) {
-    mbsReal *Pq = P + 6 * q, pa[6];
-    pk[q] = Pq[k];
-    gam[q] += mbsu_dot6(Pq, e);
-    const mbsReal h = dinv * pk[q];
-    for (int x = 0; x < 6; x++) pa[x] = Pq[x] - col[x] * h;
-    mbsu_xTForceK(k, c, s, X + 9, pa, Pq);
-  }
-  for (int q = 0; q < nl; q++) {
-    const mbsReal h = dinv * pk[q];
-    Th[nl * q + q] += h * pk[q];
-    for (int r = 0; r < q; r++) {
-      const mbsReal v = h * pk[r];
-      Th[nl * q + r] += v, Th[nl * r + q] += v;
+  const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j], *r = X + 9;
+  mbsReal pk[L], h[L], pa[6][L];
+  for (int q = 0; q < L; q++) {
+    pk[q] = P[k * L + q];
+    h[q] = dinv * pk[q];
+    mbsReal g = 0;
+    for (int x = 0; x < 6; x++) {
+      g += P[x * L + q] * e[x];
+      pa[x][q] = P[x * L + q] - col[x] * h[q];
     }
+    gam[q] += g;
+  }
+  // Theta += h pk^T (symmetric: h = dinv pk)
+  for (int a = 0; a < L; a++)
+    for (int q = 0; q < L; q++) Th[a * L + q] += h[a] * pk[q];
+  // P = X^T pa: E^T about e_k on both halves, then the angular half += r x (linear half)
+  for (int q = 0; q < L; q++) {
+    mbsReal n0[3], f0[3];
+    n0[i] = c * pa[i][q] - s * pa[j][q];
+    n0[j] = s * pa[i][q] + c * pa[j][q];
+    n0[k] = pa[k][q];
+    f0[i] = c * pa[3 + i][q] - s * pa[3 + j][q];
+    f0[j] = s * pa[3 + i][q] + c * pa[3 + j][q];
+    f0[k] = pa[3 + k][q];
+    P[0 * L + q] = n0[0] + (r[1] * f0[2] - r[2] * f0[1]);
+    P[1 * L + q] = n0[1] + (r[2] * f0[0] - r[0] * f0[2]);
+    P[2 * L + q] = n0[2] + (r[0] * f0[1] - r[1] * f0[0]);
+    P[3 * L + q] = f0[0];
+    P[4 * L + q] = f0[1];
+    P[5 * L + q] = f0[2];
   }
 }
 
-void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict p) {
-  const int k = m->jnt_axisk[b], i = (k + 1) % 3, j = (k + 2) % 3;
+void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
+                  mbsReal *restrict Th, mbsReal *restrict gam) {
+  switch (m->jnt_axisk[b]) {
+  case 0:
+    mbs_abaSpikeK(0, m, w, b, P, Th, gam);
+    return;
+  case 1:
+    mbs_abaSpikeK(1, m, w, b, P, Th, gam);
+    return;
+  default:
+    mbs_abaSpikeK(2, m, w, b, P, Th, gam);
+  }
+}
+
+static MBS_FORCEINLINE void mbs_abaSpikeVecK(const int k, const mbsWork *w, int b,
+                                             mbsReal *restrict p) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
   const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *X = w->xpar + 12 * b;
   mbsReal col[6], pa[6];
   mbs_abaColK(R, k, col);
   const mbsReal h = R[MBS_REC_DINV] * p[k];
   for (int x = 0; x < 6; x++) pa[x] = p[x] - col[x] * h;
   mbsu_xTForceK(k, X[3 * i + i], X[3 * i + j], X + 9, pa, p);
+}
+
+void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict p) {
+  switch (m->jnt_axisk[b]) {
+  case 0:
+    mbs_abaSpikeVecK(0, w, b, p);
+    return;
+  case 1:
+    mbs_abaSpikeVecK(1, w, b, p);
+    return;
+  default:
+    mbs_abaSpikeVecK(2, w, b, p);
+  }
 }
 
 void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,

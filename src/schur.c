@@ -43,6 +43,11 @@ int mbs_maxThreads(void) {
 #define MBS_REC_Y(r)    ((r) + 12)
 #define MBS_REC_L(r, l) ((r) + 12 + (l))
 #define MBS_REC_W(r, l) ((r) + 12 + (l) + (l) * ((l) + 1) / 2)
+// spath work per component: P (6 rows of MBS_SPIKE_LD), Theta (MBS_SPIKE_LD^2), gam
+#define MBS_SPW    (6 * MBS_SPIKE_LD + MBS_SPIKE_LD * MBS_SPIKE_LD + MBS_SPIKE_LD)
+#define MBS_SPW_TH (6 * MBS_SPIKE_LD)
+#define MBS_SPW_GA (6 * MBS_SPIKE_LD + MBS_SPIKE_LD * MBS_SPIKE_LD)
+
 static int mbs_schurRecSize(int l) {
   return 12 + l + l * (l + 1) / 2 + 6 * l;
 }
@@ -237,7 +242,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   MBS_SALLOC(comp, ncomp);
   MBS_SALLOC(port_body, nport);
   MBS_SALLOC(port_cadr, nport + 1);
-  MBS_SALLOC(spP, 36 * (size_t)ncomp);
+  MBS_SALLOC(spP, MBS_SPW * (size_t)ncomp);
   if (e) {
     mbs_schurDestroy(&s);
     return e;
@@ -782,12 +787,13 @@ static void mbs_schurBackRev(const mbsModel *m, mbsWork *w, const mbsSchur *s,
 // gam), and the port joint's known force in last's articulated bias
 static void mbs_schurSpathStart(const mbsModel *m, mbsWork *w, mbsSchur *s,
                                 const mbsSchurComp *cp) {
-  int l = s->port_body[cp->p0], nl = m->body_lamnum[l], lr = cp->root - s->s0;
-  mbsReal T[36], f[6], t[6];
+  int l = s->port_body[cp->p0], nl = m->body_lamnum[l];
+  mbsReal T[36], G[36], f[6], t[6], *sw = s->spP + MBS_SPW * (cp - s->comp);
   mbs_schurT(m, w, s, l, T);
-  mbs_schurG(w->xpar + 12 * l, T, nl, s->spP + 36 * (cp - s->comp));
-  memset(s->Theta + s->th_adr[lr], 0, (size_t)nl * nl * sizeof(mbsReal));
-  memset(s->gam + s->gam_adr[lr], 0, (size_t)nl * sizeof(mbsReal));
+  mbs_schurG(w->xpar + 12 * l, T, nl, G);
+  memset(sw, 0, MBS_SPW * sizeof(mbsReal));
+  for (int q = 0; q < nl; q++)
+    for (int r = 0; r < 6; r++) sw[MBS_SPIKE_LD * r + q] = G[6 * q + r];
   mbs_schurKnownWrench(m, w, l, f);
   mbsu_xTForce(w->xpar + 12 * l, f, t);
   mbsReal *pA = w->abar + (size_t)MBS_ABAR * cp->last + MBS_ABAR_PA;
@@ -797,13 +803,16 @@ static void mbs_schurSpathStart(const mbsModel *m, mbsWork *w, mbsSchur *s,
 // spath with a grounded root, after the root's spike (P now in ground coordinates): gam +=
 // P^T a0_ground; the port system is C = Theta, g = gam
 static void mbs_schurSpathGround(const mbsModel *m, mbsSchur *s, mbsSchurComp *cp) {
-  int lr = cp->root - s->s0, n = cp->n;
-  const mbsReal *P = s->spP + 36 * (cp - s->comp);
-  mbsReal a0g[6], *Th = s->Theta + s->th_adr[lr], *ga = s->gam + s->gam_adr[lr];
+  int n = cp->n;
+  const mbsReal *sw = s->spP + MBS_SPW * (cp - s->comp), *Th = sw + MBS_SPW_TH,
+                *ga = sw + MBS_SPW_GA;
+  mbsReal a0g[6];
   mbs_baseAccel(m, 1, a0g);
   for (int i = 0; i < n; i++) {
-    for (int j = 0; j < n; j++) cp->C[n * i + j] = Th[n * i + j];
-    cp->g[i] = ga[i] + mbsu_dot6(P + 6 * i, a0g);
+    mbsReal v = ga[i];
+    for (int r = 0; r < 6; r++) v += sw[MBS_SPIKE_LD * r + i] * a0g[r];
+    for (int j = 0; j < n; j++) cp->C[n * i + j] = Th[MBS_SPIKE_LD * i + j];
+    cp->g[i] = v;
   }
 }
 
@@ -811,20 +820,21 @@ static void mbs_schurSpathGround(const mbsModel *m, mbsSchur *s, mbsSchurComp *c
 // pi = 0): Psi = -Phi P, Theta += P^T Phi P, gam += P^T beta; mbs_schurFinishComp assembles
 static void mbs_schurSpathUp(mbsSchur *s, const mbsSchurComp *cp) {
   int lr = cp->root - s->s0, nc = cp->nc;
-  const mbsReal *P = s->spP + 36 * (cp - s->comp), *Phi = s->Phi + 36 * lr,
+  const mbsReal *sw = s->spP + MBS_SPW * (cp - s->comp), *Phi = s->Phi + 36 * lr,
                 *beta = s->beta + 6 * lr;
   mbsReal *Psi = s->Psi + s->psi_adr[lr], *Th = s->Theta + s->th_adr[lr],
-          *ga = s->gam + s->gam_adr[lr];
+          *ga = s->gam + s->gam_adr[lr], P[36];
   for (int j = 0; j < nc; j++) {
+    for (int r = 0; r < 6; r++) P[6 * j + r] = sw[MBS_SPIKE_LD * r + j];
     mbsu_mul6(Phi, P + 6 * j, Psi + 6 * j);
     for (int r = 0; r < 6; r++) Psi[6 * j + r] = -Psi[6 * j + r];
-    ga[j] += mbsu_dot6(P + 6 * j, beta);
+    ga[j] = sw[MBS_SPW_GA + j] + mbsu_dot6(P + 6 * j, beta);
   }
   for (int i = 0; i < nc; i++)
     for (int j = 0; j <= i; j++) {
       mbsReal v = -0.5 * (mbsu_dot6(P + 6 * i, Psi + 6 * j) + mbsu_dot6(P + 6 * j, Psi + 6 * i));
-      Th[nc * i + j] += v;
-      if (j < i) Th[nc * j + i] += v;
+      Th[nc * i + j] = sw[MBS_SPW_TH + MBS_SPIKE_LD * i + j] + v;
+      Th[nc * j + i] = Th[nc * i + j];
     }
 }
 
@@ -840,9 +850,8 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
       if (s->onpath[lb] && b == cp->last) mbs_schurSpathStart(m, w, s, cp);
       if (mbs_abaBodyBack(m, w, b) < 0) return MBS_ERR_NUMERIC;
       if (s->onpath[lb]) {
-        int nc = cp->nc;
-        mbs_abaSpike(m, w, b, nc, s->spP + 36 * s->body_comp[lb],
-                     s->Theta + s->th_adr[cp->root - s->s0], s->gam + s->gam_adr[cp->root - s->s0]);
+        mbsReal *sw = s->spP + MBS_SPW * s->body_comp[lb];
+        mbs_abaSpike(m, w, b, sw, sw + MBS_SPW_TH, sw + MBS_SPW_GA);
         if (b == cp->root) mbs_schurSpathGround(m, s, cp);
       }
       continue;
