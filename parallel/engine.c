@@ -46,12 +46,13 @@ struct mbspEngine {
   mbspHalo *hup, *hdn, *hvel;
 
   // velocity prefix
-  int *gho;      // (nbody) ghost parent at the top of each owned body's local path, -1: ground
-  mbsReal *Xg;   // (nbody x 12) transform ghost -> body
-  mbsReal *vloc; // (nbody x 6) velocity with the ghost velocity set to zero
-  int use_scan;  // every rank owns one path segment of a chain: velocity prefix by Exscan
-  int ghosted;   // some owned body has its parent on another rank (else every pose and velocity
-                 // of the rank is known before the prefix)
+  int *gho;        // (nbody) ghost parent at the top of each owned body's local path, -1: ground
+  mbsReal *Xg;     // (nbody x 12) transform ghost -> body
+  mbsReal *vloc;   // (nbody x 6) velocity with the ghost velocity set to zero
+  int use_scan;    // every rank owns one path segment of a chain: velocity prefix by Exscan
+  int defer_poses; // mbsp_engineForward: the ghost poses after the solve
+  int ghosted;     // some owned body has its parent on another rank (else every pose and velocity
+                   // of the rank is known before the prefix)
 };
 
 // owner rank of local body b (through its global index)
@@ -456,6 +457,17 @@ static void mbsp_composeK(int k, const mbsReal *Xb, const mbsReal *Xgp, mbsReal 
 // bodies; chains exchange only the map of each rank's segment by a recursive-doubling scan
 // (ceil(log2 P) rounds), trees pass the boundary bodies' values down the rank tree (depth: the
 // rank tree's height); then every rank finishes its own bodies.
+static void mbsp_enginePoses(mbspEngine *e) {
+  mbsWork *w = e->w;
+  if (e->size == 1 || !e->ghosted) return;
+  MBS_TIC(w->timer, MBS_TIMER_POSITION);
+  for (int b = e->b0; b < e->b1; b++) {
+    int g = e->gho[b];
+    if (g >= 0) mbsp_poseFromGhost(e, w, b, g);
+  }
+  MBS_TOC(w->timer, MBS_TIMER_POSITION);
+}
+
 static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
   const mbsModel *m = e->m;
   mbsWork *w = e->w;
@@ -545,13 +557,10 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
       MBS_TOC(w->timer, MBS_TIMER_PREFIX);
       if (err) return err;
     }
-    // poses of the bodies below a ghost parent (their parent's pose was unknown before)
-    MBS_TIC(w->timer, MBS_TIMER_POSITION);
-    for (int b = e->b0; b < e->b1; b++) {
-      int g = e->gho[b];
-      if (g >= 0) mbsp_poseFromGhost(e, w, b, g);
-    }
-    MBS_TOC(w->timer, MBS_TIMER_POSITION);
+    // poses of the bodies below a ghost parent (their parent's pose was unknown before); the
+    // dynamics never read them, so an evaluation without forces or loops finishes them last
+    // (mbsp_enginePoses), off the path to the factor
+    if (!e->defer_poses) mbsp_enginePoses(e);
   }
   // every rank finishes its own bodies (parents are ready: owned ones in order, ghosts received)
   MBS_TIC(w->timer, MBS_TIMER_VELOCITY);
@@ -568,9 +577,14 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   MBS_TIC(w->timer, MBS_TIMER_POSITION);
   for (int b = e->b0; b < e->b1; b++) mbs_bodyPosition(m, s->q, w, b);
   MBS_TOC(w->timer, MBS_TIMER_POSITION);
-  MBS_CALL(mbsp_kinematics(e, s));
+  e->defer_poses = m->nforce == 0 && m->nloop == 0;
+  mbsErr err = mbs_cfsBegin(m, s, e->c); // e.g. the remote joints' states on their way
+  if (!err) err = mbsp_kinematics(e, s);
   // the solver of m->opt.solver from the solver table, with the engine's halo and reduction hooks
-  MBS_CALL(mbs_cfsSolve(m, s, w, e->c, &e->hooks));
+  if (!err) err = mbs_cfsSolve(m, s, w, e->c, &e->hooks);
+  if (e->defer_poses) mbsp_enginePoses(e);
+  e->defer_poses = 0;
+  MBS_CALL(err);
   MBS_TOC(w->timer, MBS_TIMER_EVAL);
   return MBS_OK;
 }

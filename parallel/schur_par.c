@@ -71,9 +71,11 @@ struct mbspSchur {
   double *dsend;                                 // per lower port l*l + l: diagonal block and g
   int *jd_adr;                                   // (ncomp + 1) offsets of the diagonal blocks
   long messages;                                 // point-to-point messages sent (statistics)
-  int nfloor; // port-system pivots raised to the rounding floor in the last solve (this rank)
-  int rounds; // scan rounds, pipeline passes or J-CG iterations of the last solve
-  int reason; // mbsReason of the last solve
+  int nfloor;      // port-system pivots raised to the rounding floor in the last solve (this rank)
+  int posted;      // mbsp_schurBegin posted the state messages of the next solve
+  mbsErr post_err; // ... with this outcome
+  int rounds;      // scan rounds, pipeline passes or J-CG iterations of the last solve
+  int reason;      // mbsReason of the last solve
   double residual;
 };
 
@@ -595,6 +597,33 @@ static mbsErr mbsp_schurJcg(mbspSchur *sp, mbsState *st, mbsWork *w) {
 
 // ---------------------------------------------------------------- evaluation
 
+// the remote children's joint states: receives posted, own roots' states sent (the state alone
+// decides them, so the engine posts them before its kinematics: mbs_cfsBegin)
+static mbsErr mbsp_schurPost(mbspSchur *sp, const mbsState *st) {
+  const mbsModel *m = sp->m;
+  const mbsSchur *s = sp->seg;
+  mbsErr e0 = MBS_OK;
+  for (int k = 0; k < sp->nghost && !e0; k++)
+    e0 = mbsp_msgIrecv(sp->msg, sp->st_r + 13 * k, 13, sp->ghost_rank[k],
+                       sp->ghost_tag[k] + MBSP_PH_STATE, NULL);
+  for (int c = 0; c < s->ncomp && !e0; c++) {
+    if (sp->comp_erank[c] < 0) continue;
+    int r = s->comp[c].root, nq = m->body_qnum[r], nv = m->body_dofnum[r];
+    double *b = sp->st_s + 13 * c;
+    memcpy(b, st->q + m->body_qadr[r], sizeof(double) * (size_t)nq);
+    memcpy(b + nq, st->qd + m->body_dofadr[r], sizeof(double) * (size_t)nv);
+    e0 = mbsp_msgIsend(sp->msg, b, 13, sp->comp_erank[c], sp->comp_etag[c] + MBSP_PH_STATE, NULL);
+  }
+  return e0;
+}
+
+mbsErr mbsp_schurBegin(mbspSchur *sp, const mbsState *st) {
+  if (sp->size <= 1 || sp->posted) return MBS_OK;
+  sp->posted = 1;
+  sp->post_err = mbsp_schurPost(sp, st);
+  return MBS_OK; // a failure is reported by the solve, collectively
+}
+
 mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   const mbsModel *m = sp->m;
   mbsSchur *s = sp->seg;
@@ -602,18 +631,8 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   // stages (their joints are the lower ports)
   if (sp->size > 1) {
     MBS_TIC(w->timer, MBS_TIMER_HALO);
-    mbsErr e0 = MBS_OK;
-    for (int k = 0; k < sp->nghost && !e0; k++)
-      e0 = mbsp_msgIrecv(sp->msg, sp->st_r + 13 * k, 13, sp->ghost_rank[k],
-                         sp->ghost_tag[k] + MBSP_PH_STATE, NULL);
-    for (int c = 0; c < s->ncomp && !e0; c++) {
-      if (sp->comp_erank[c] < 0) continue;
-      int r = s->comp[c].root, nq = m->body_qnum[r], nv = m->body_dofnum[r];
-      double *b = sp->st_s + 13 * c;
-      memcpy(b, st->q + m->body_qadr[r], sizeof(double) * (size_t)nq);
-      memcpy(b + nq, st->qd + m->body_dofadr[r], sizeof(double) * (size_t)nv);
-      e0 = mbsp_msgIsend(sp->msg, b, 13, sp->comp_erank[c], sp->comp_etag[c] + MBSP_PH_STATE, NULL);
-    }
+    mbsErr e0 = sp->posted ? sp->post_err : mbsp_schurPost(sp, st);
+    sp->posted = 0;
     if (!e0) e0 = mbsp_msgWaitAll(sp->msg);
     MBS_TOC(w->timer, MBS_TIMER_HALO);
     MBS_CALL(e0);
@@ -727,6 +746,11 @@ static mbsErr mbsp_schurSolverForward(void *self, const mbsModel *m, mbsState *s
   return mbsp_schurSolve(sv->sp, s, w);
 }
 
+static mbsErr mbsp_schurSolverBegin(void *self, const mbsModel *m, const mbsState *s) {
+  (void)m;
+  return mbsp_schurBegin(((mbspSchurSolver *)self)->sp, s);
+}
+
 static void mbsp_schurSolverDestroy(void **self) {
   mbspSchurSolver *sv = *self;
   if (!sv) return;
@@ -743,6 +767,7 @@ const mbsSolverType mbsp_solverSchur = {
     .cpa_graph = MBS_CPA_GRAPH_SCHUR,
     .create = mbsp_schurSolverCreate,
     .forward = mbsp_schurSolverForward,
+    .begin = mbsp_schurSolverBegin,
     .destroy = mbsp_schurSolverDestroy,
 };
 

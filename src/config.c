@@ -1556,7 +1556,7 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsT
     int gid = base + i, nxt = mbs_modelNextWanted(m, gid);
     if (nxt > gid) {
       int cnt = nxt - gid < gen.n - i ? nxt - gid : gen.n - i;
-      mbs_modelSkipBodies(m, gen.type, cnt);
+      mbs_modelSkipBodies(m, gen.type, cnt, 1, prev);
       i += cnt, prev = base + i - 1;
       continue;
     }
@@ -1676,7 +1676,7 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTi
         cnt[lvl]++;
         long sz = size[lvl + 1];
         if (!mbs_modelWants(m, base + i, (int)(base + i + sz), path[lvl])) {
-          mbs_modelSkipBodies(m, gen.type, (int)sz);
+          mbs_modelSkipBodies(m, gen.type, (int)sz, 0, path[lvl]);
           i += (int)sz;
           continue;
         }
@@ -1970,7 +1970,7 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
   if (!e && !(start = malloc(sizeof(int) * (size_t)(nranks + 1))))
     e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   if (!e) {
-    e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, nranks, start);
+    e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, !m0->run_branched, nranks, start);
     if (e == MBS_ERR_INPUT) e = mbs_configBlame(c, "model", e); // too many ranks: name the cause
   }
   int b0 = 0, b1 = 0;

@@ -1111,29 +1111,15 @@ static int mbs_cpaCmpPair(const void *a, const void *b) {
   return 0;
 }
 
-// the engine's decomposition (parallel/engine.c mbsp_decompose): contiguous ranges balanced by
-// a per-joint weight
+// the engine's decomposition: the one partition module (src/partition.c)
 static void mbs_cpaDecompose(const mbsModel *m, int P, int *owner) {
   int n = m->nbody;
-  double total = 0, acc = 0;
   int *start = malloc((size_t)(P + 1) * sizeof *start);
-  if (!start) { // fall back to equal counts
+  if (!start || mbs_partitionModel(m, P, start) != MBS_OK) { // fall back to equal counts
     for (int b = 0; b < n; b++) owner[b] = (int)((long long)b * P / n);
+    free(start);
     return;
   }
-  for (int b = 0; b < n; b++) total += 130.0 + 24.0 * m->body_lamnum[b] + 12.0 * m->body_dofnum[b];
-  int r = 1;
-  start[0] = 0;
-  for (int b = 0; b < n && r < P; b++) {
-    while (r < P && acc >= total * r / P) start[r++] = b;
-    acc += 130.0 + 24.0 * m->body_lamnum[b] + 12.0 * m->body_dofnum[b];
-  }
-  while (r < P) start[r++] = n;
-  start[P] = n;
-  for (int k = 1; k < P; k++)
-    if (start[k] <= start[k - 1]) start[k] = start[k - 1] + 1;
-  for (int k = P - 1; k >= 1; k--)
-    if (start[k] > n - (P - k)) start[k] = n - (P - k);
   for (int k = 0; k < P; k++)
     for (int b = start[k]; b < start[k + 1]; b++) owner[b] = k;
   free(start);

@@ -324,6 +324,7 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
     keep = m->sub_at < m->nsub && m->sub[m->sub_at] == gid;
   }
   if (m->sub || m->names_only) MBS_CALL(mbs_modelRun(m, t, 1));
+  if (spec->parent != gid - 1) m->run_branched = 1;
   if (m->rec1 > m->rec0) { // structure pass: remote parents and remote children of [rec0, rec1)
     int p = spec->parent, in = gid >= m->rec0 && gid < m->rec1;
     if (in && p >= 0 && p < m->rec0)
@@ -474,8 +475,9 @@ void mbs_modelSubset(mbsModel *m, const int *gids, int n, int names_only) {
   m->local = 1;
 }
 
-int mbs_modelSkipBodies(mbsModel *m, int type, int count) {
+int mbs_modelSkipBodies(mbsModel *m, int type, int count, int chain, int parent) {
   int first = m->nbody_g, nq = mbs_jntNq(type), nv = mbs_jntNv(type);
+  if (!chain || parent != first - 1) m->run_branched = 1;
   if (mbs_modelRun(m, type, count)) m->nrun = -1; // out of memory: no runs (checked by users)
   m->nbody_g += count;
   m->nq_g += count * nq, m->nv_g += count * nv, m->nlam_g += count * (6 - nv);

@@ -202,6 +202,8 @@ typedef struct mbsModel {
   int nrec_child, rec_childcap;
   int *run_type, *run_len; ///< (nrun) joint types of the global model, run-length coded
   int nrun, runcap;
+  int run_branched;  ///< 1 once some body's parent is not the body before it (the global model is
+                     ///< not one chain in body order; mbs_partitionRuns)
   int cap;           ///< capacity of the per-body arrays
   int *name_table;   ///< (name_tablecap) open-addressing hash of body names, -1 = empty
   int name_tablecap; ///< power of two
@@ -248,8 +250,9 @@ int mbs_modelFindBody(const mbsModel *m, const char *name);
 /// store no body but keep every name (a validation pass that detects duplicate names).
 void mbs_modelSubset(mbsModel *m, const int *gids, int n, int names_only);
 /// Subset builds: advance over \p count bodies of joint type \p type that are not wanted (no
-/// validation, no storage; global addresses advance). Returns the global index of the first.
-int mbs_modelSkipBodies(mbsModel *m, int type, int count);
+/// validation, no storage; global addresses advance). \p chain: 1 if each of them is the child
+/// of the body before it, the first the child of \p parent. Returns the global index of the first.
+int mbs_modelSkipBodies(mbsModel *m, int type, int count, int chain, int parent);
 /// Local index of global body \p gid, or -1 if this model does not hold it. Local.
 int mbs_modelLocal(const mbsModel *m, int gid);
 /// Global index of a body by name (-1 if unknown): stored bodies, remembered names and the
@@ -276,8 +279,12 @@ mbsReal mbs_modelTotalMass(const mbsModel *m);
 
 /// The decomposition of every global model: contiguous body ranges balanced by a per-joint cost
 /// weight, every rank at least one body; the joint types in global order as runs (type, length).
+/// \p chain: the bodies form one chain in order; every rank but the last then carries the spikes
+/// of its lower port (docs/formulation.md 4.9) and gets MBS_PARTITION_SPIKE less weight.
 /// The engine, the local model builder and cpa all call this. Writes start (nranks + 1). Local.
-mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int nranks, int *start);
+#define MBS_PARTITION_SPIKE 0.15
+mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int chain, int nranks,
+                         int *start);
 /// The same for a full model. Local.
 mbsErr mbs_partitionModel(const mbsModel *m, int nranks, int *start);
 /// Cost weight of one joint of \p type in the decomposition.
