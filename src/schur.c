@@ -368,12 +368,16 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     s->rec_adr[lb] = (int)rec;
     if (!s->mode[lb]) rec += (size_t)mbs_schurRecSize(l); // inertia form: the ABA record
     s->psi_adr[lb] = (int)psi, s->th_adr[lb] = (int)th, s->gam_adr[lb] = (int)ga;
+    s->v_adr[lb] = (int)v;
+    if (s->mode[lb]) { // inertia form (spath bodies too): no compliance-form port data
+      s->v_c0[lb] = s->body_c0[lb], s->v_w[lb] = 0;
+      continue;
+    }
     psi += 6 * (size_t)nc, th += (size_t)nc * nc, ga += (size_t)nc;
     // V columns: from the parent's first column (internal) or the own subtree (ground root)
     int c0 = (p >= s0) ? s->body_c0[p - s0] : s->body_c0[lb];
     s->v_c0[lb] = c0;
     s->v_w[lb] = s->body_c0[lb] + nc - c0;
-    s->v_adr[lb] = (int)v;
     v += (size_t)l * (size_t)s->v_w[lb];
   }
   MBS_SALLOC(rec, rec);
