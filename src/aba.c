@@ -477,6 +477,7 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const mbsModel *m, const 
 
 void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
                   mbsReal *restrict Th, mbsReal *restrict gam) {
+  MBS_FLOPS(MBS_FL_SPIKE);
   switch (m->jnt_axisk[b]) {
   case 0:
     mbs_abaSpikeK(0, m, w, b, P, Th, gam);
@@ -501,6 +502,7 @@ static MBS_FORCEINLINE void mbs_abaSpikeVecK(const int k, const mbsWork *w, int 
 }
 
 void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict p) {
+  MBS_FLOPS(MBS_FL_SPIKEVEC);
   switch (m->jnt_axisk[b]) {
   case 0:
     mbs_abaSpikeVecK(0, w, b, p);
@@ -516,6 +518,7 @@ void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restri
 void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,
                          const mbsReal *p) {
   const int k = m->jnt_axisk[b];
+  MBS_FLOPS(MBS_FL_FWDSPIKE);
   mbsReal *R = w->abar + (size_t)MBS_ABAR * b, u = R[MBS_REC_U];
   R[MBS_REC_U] = u - m->jnt_axis[3 * b + k] * p[k]; // u - S^T P pi
   mbs_abaBodyFwd(m, w, b, ap);
