@@ -1495,6 +1495,32 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
       }
   }
 
+  // on P ranks, each rank runs its kinematics (its pipeline sends, the ghost copies) before its
+  // factor, as the engine's program order does: the factor reads the kinematics through one
+  // node per rank (without it, a list schedule could hold back a rank's sends behind its own
+  // factor and starve the ranks that wait for them)
+  if (o->ranks >= 1) {
+    int *kend = malloc((size_t)P * sizeof(int));
+    if (!kend) {
+      e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+      goto done;
+    }
+    int nk = B->n;
+    for (int r = 0; r < P; r++)
+      kend[r] = mbs_cpaNodeOn(B, MBS_CPA_KIN_GHOST, R[r].b0, 0, -1, -1, -1);
+    for (int v = 0; v < nk && !B->err; v++)
+      if (B->proc[v] >= 0) mbs_cpaDep(B, v, kend[B->proc[v]]);
+    for (int b = 0; b < n; b++) {
+      int k = kend[B->owner[b]];
+      K->joint[b] = K->c[b] = K->bias[b] = K->force[b] = k;
+      if (G.joint[b] >= 0) {
+        int kg = kend[B->owner[m->body_parent[b]]];
+        G.joint[b] = G.force[b] = kg;
+      }
+    }
+    free(kend);
+  }
+
   // ---- factor (src/schur.c mbs_schurRankFactor: mbs_schurFactor per segment, then the join)
   B->cls = MBS_CPA_CLASS_DYN;
   for (int b = 0; b < n; b++) IAw[b] = -1, pAw[b] = K->bias[b];
