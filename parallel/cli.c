@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "build_info.h"
+#include "mbspar/mbs_fault.h"
 #include "mbspar/mbspar.h"
 
 static const char mbs_usage_head[] = "usage: mbspar [VERB] CONFIG [options]\n"
@@ -209,14 +210,13 @@ mbsErr mbsp_outPath(const mbsCli *cli, const char *name, char *buf, size_t n) {
 
 mbsErr mbsp_outPrepare(const mbsCli *cli, const char *const *names, int nnames) {
   if (!cli->out) return MBS_OK;
+  // mkdir first (EEXIST is fine), then what is there: no window between a test and the creation
   struct stat st;
-  if (stat(cli->out, &st) != 0) {
-    if (mkdir(cli->out, 0777) != 0)
-      return mbs_errSet(MBS_ERR_IO, "mbspar: --out %s: cannot create directory (%s)", cli->out,
-                        strerror(errno));
-  } else if (!S_ISDIR(st.st_mode)) {
+  if (MBS_FAULT_WRITE_POINT() || (mkdir(cli->out, 0777) != 0 && errno != EEXIST))
+    return mbs_errSet(MBS_ERR_IO, "mbspar: --out %s: cannot create directory (%s)", cli->out,
+                      strerror(errno));
+  if (stat(cli->out, &st) != 0 || !S_ISDIR(st.st_mode))
     return mbs_errSet(MBS_ERR_IO, "mbspar: --out %s: exists and is not a directory", cli->out);
-  }
   for (int k = 0; k < nnames; k++) {
     char p[4096];
     MBS_CALL(mbsp_outPath(cli, names[k], p, sizeof p));
@@ -342,7 +342,9 @@ mbsErr mbsp_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const 
   for (int k = 0; k < 2; k++) {
     if (!targets[k]) continue;
     mbsJson *j;
-    MBS_CALL(mbs_jsonOpen(targets[k], &j));
+    // DIR/VERB.json is claimed when it is put in place (atomic link) unless --force: of two runs
+    // given the same --out only one writes it; the early check of mbsp_outPrepare is a courtesy
+    MBS_CALL(mbs_jsonOpenNew(targets[k], k == 1 && !cli->force, &j));
     mbsp_jsonHead(j, cli, comm, cfg, m);
     body(j, ctx);
     MBS_CALL(mbs_jsonClose(&j));
@@ -355,16 +357,28 @@ mbsErr mbsp_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const 
 
 mbsErr mbsp_tmpOpen(const char *path, char *tmp, size_t n, FILE **f) {
   snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-  *f = fopen(tmp, "w");
-  if (!*f) return mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot open for writing", tmp);
+  *f = MBS_FAULT_WRITE_POINT() ? NULL : fopen(tmp, "w");
+  if (!*f)
+    return mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot open for writing: %s", tmp, strerror(errno));
   return MBS_OK;
 }
-mbsErr mbsp_tmpCommit(FILE *f, const char *tmp, const char *path) {
+mbsErr mbsp_tmpCommit(FILE *f, const char *tmp, const char *path, int exclusive) {
   int bad = ferror(f) != 0;
   if (fclose(f) != 0) bad = 1;
-  if (bad || rename(tmp, path) != 0) {
+  if (MBS_FAULT_WRITE_POINT()) bad = 1;
+  if (bad) {
     remove(tmp);
-    return mbs_errSet(MBS_ERR_IO, "mbspar: %s: write failed (nothing written)", path);
+    return mbs_errSet(MBS_ERR_IO, "mbspar: %s: write failed (nothing written): %s", path,
+                      strerror(errno));
   }
+  // exclusive: link() refuses an existing PATH atomically (no --force: never overwrite)
+  int rc = MBS_FAULT_WRITE_POINT() ? -1 : exclusive ? link(tmp, path) : rename(tmp, path);
+  int err = errno;
+  if (rc != 0 || exclusive) remove(tmp);
+  if (rc != 0 && err == EEXIST && exclusive)
+    return mbs_errSet(MBS_ERR_IO, "mbspar: %s exists; not overwriting it (use --force)", path);
+  if (rc != 0)
+    return mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot put in place (nothing written): %s", path,
+                      strerror(err));
   return MBS_OK;
 }

@@ -71,8 +71,9 @@ mbsErr mbsp_outPath(const mbsCli *cli, const char *name, char *buf, size_t n);
 mbsErr mbsp_outPrepare(const mbsCli *cli, const char *const *names, int nnames);
 /// Open PATH.tmp.<pid> for writing (its name in tmp) ...
 mbsErr mbsp_tmpOpen(const char *path, char *tmp, size_t n, FILE **f);
-/// ... and rename it into place; on any failure the temporary goes and PATH is untouched.
-mbsErr mbsp_tmpCommit(FILE *f, const char *tmp, const char *path);
+/// ... and rename it into place (\p exclusive: only if PATH does not exist, atomically: a link);
+/// on any failure the temporary goes and PATH is untouched.
+mbsErr mbsp_tmpCommit(FILE *f, const char *tmp, const char *path, int exclusive);
 
 /// Number of joints of each type (MBS_JNT_COUNT entries).
 void mbsp_jointCounts(const mbsModel *m, int *cnt);

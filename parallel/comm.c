@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "comm_private.h"
+#include "mbspar/mbs_fault.h"
 #include "solvers.h"
 
 struct mbspComm {
@@ -47,6 +48,7 @@ mbsErr mbsp_init(int *argc, char ***argv, mbspComm **out) {
   c->comm = MPI_COMM_WORLD;
   MPI_Comm_rank(c->comm, &c->rank);
   MPI_Comm_size(c->comm, &c->size);
+  mbs_faultSetRank(c->rank); // fault injection for tests (MBS_FAULT, mbs_fault.h) counts from here
   *out = c;
   return MBS_OK;
 }

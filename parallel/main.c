@@ -74,6 +74,9 @@ int main(int argc, char **argv) {
 
   // the command line is the same on every rank; agree anyway
   e = mbsp_agreeErr(comm, mbsp_cliParse(argc, argv, mbs_verbs, MBS_NVERB, &cli));
+  // run: SIGTERM/SIGUSR1 from now on only set a flag, honoured after the first step (a signal
+  // during the setup is not lost; sim.c installs them again after PETSc's own handlers)
+  if (!e && cli.verb->run == mbsp_verbRun) mbsp_simInstallSignals();
   if (!e && (cli.help || cli.version)) {
     if (rank == 0 && cli.help) mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB);
     if (rank == 0 && cli.version && !cli.help) {

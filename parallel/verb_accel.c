@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "rankreport.h"
 #include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_finite.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
 #include "spatial.h"
@@ -41,6 +42,27 @@ static mbsErr accel_compute(mbspComm *comm, const mbsModel *m, mbsState *s, mbsW
     return MBS_OK;
   }
   return mbsp_engineForward(eng, s);
+}
+
+/// No silent NaN (issue 12.3): the results of the evaluation, every method. aba/crba: rank 0
+/// checks q̈ and λ (λ = T^T f computed here, as the report does); the engine: every rank its owned
+/// dofs and constraint components (the message of the lowest failing rank is the first offending
+/// body in model order). Local; the caller agrees.
+static mbsErr accel_check(mbspComm *comm, const mbsModel *m, mbsWork *w, mbspEngine *eng) {
+  char phase[128];
+  snprintf(phase, sizeof phase, "accel (solver.method = %s)", mbs_solverName(m->opt.solver));
+  if (mbs_solverIsBaseline(m->opt.solver)) {
+    if (mbsp_rank(comm) != 0) return MBS_OK;
+    mbs_constraintLambda(m, w);
+    return mbs_checkForward(m, w, 1, 0, m->nv, 0, m->nlam, phase);
+  }
+  mbspDecompInfo di;
+  mbsp_engineDecomp(eng, &di);
+  if (di.b1 <= di.b0) return MBS_OK;
+  int last = di.b1 - 1;
+  return mbs_checkForward(m, mbsp_engineWork(eng), 0, m->body_dofadr[di.b0],
+                          m->body_dofadr[last] + m->body_dofnum[last], m->body_lamadr[di.b0],
+                          m->body_lamadr[last] + m->body_lamnum[last], phase);
 }
 
 static void mbs_accelJson(mbsJson *j, const void *ctx) {
@@ -182,6 +204,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   }
   double tpe = (mbs_wtime() - t0) / cli->repeat;
   e = mbsp_agreeErr(comm, e);
+  if (!e) e = mbsp_agreeErr(comm, accel_check(comm, m, w, eng));
 
   // results to rank 0; timers and decomposition over all ranks
   double local_res = 0;
@@ -271,7 +294,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
       }
       memcpy(w->acc, acc, (size_t)m->nbody * 6 * sizeof *acc);
     } else {
-      num = NAN;
+      e = mbs_errSet(MBS_ERR_NOMEM, "mbspar accel: out of memory (equation-of-motion residual)");
     }
     free(acc);
     free(qdd);
@@ -280,7 +303,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
                      wrench, m->nbody, m->nv,       m->nlam,
                      0,      tpe,      cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num),
                      &rr,    w->stat};
-    if (mbsp_cliTable(cli)) {
+    if (!e && mbsp_cliTable(cli)) {
       double qn = 0;
       for (int d = 0; d < m->nv; d++) qn += w->qdd[d] * w->qdd[d];
       printf("mbspar accel %s: %d bodies, %d dofs, %d rank(s)\n", cfg->filename, m->nbody, m->nv,
@@ -297,13 +320,13 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
       for (int d = 0; d < show; d++) printf(" %.6g", w->qdd[d]);
       printf("%s\n", show < m->nv ? " ..." : "");
     }
-    if (!serial && w->stat.reason < 0)
+    if (!e && !serial && w->stat.reason < 0)
       fprintf(stderr,
               "mbspar: warning: %s stopped without converging (%s after %d iterations, "
               "residual %.3e > tol %g)\n",
               mbs_solverName(m->opt.solver), mbs_reasonName(w->stat.reason), w->stat.iterations,
               w->stat.residual, m->opt.tol);
-    e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
+    if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
   }
   e = mbsp_agreeErr(comm, e);
   mbsp_engineDestroy(&eng);

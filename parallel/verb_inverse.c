@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "mbspar/mbs_finite.h"
 #include "mbspar/mbs_motion.h"
 #include "mbspar/mbs_trajectory.h"
 #include "mbspar/mbspar.h"
@@ -21,6 +22,7 @@ typedef struct {
   const mbsReal *qdd;  // (ns x nv)
   const mbsReal *tau;  // (ns x nv)
   const mbsMotion *mo; // user motion, or NULL (the profile)
+  const mbsReal *tmax; // (nv) max |tau| per dof
 } mbsInverseOut;
 
 static void mbs_inverseJson(mbsJson *j, const void *ctx) {
@@ -48,15 +50,7 @@ static void mbs_inverseJson(mbsJson *j, const void *ctx) {
     for (int i = 0; i < r->ns; i++) mbs_jsonNumberArray(j, NULL, data[k] + (size_t)i * n, n);
     mbs_jsonEndArray(j);
   }
-  mbsReal *mx = calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof *mx);
-  if (mx) {
-    for (int i = 0; i < r->ns; i++)
-      for (int d = 0; d < m->nv; d++)
-        if (fabs(r->tau[(size_t)i * m->nv + d]) > mx[d])
-          mx[d] = fabs(r->tau[(size_t)i * m->nv + d]);
-    mbs_jsonNumberArray(j, "tau_max_abs", mx, m->nv);
-    free(mx);
-  }
+  mbs_jsonNumberArray(j, "tau_max_abs", r->tmax, m->nv);
   mbs_jsonEndObject(j);
 }
 
@@ -67,7 +61,7 @@ static void mbs_csvName(FILE *f, const char *pre, const mbsModel *m, int b, int 
   fprintf(f, ",%s", mbs_coordName(m, pre, b, k, rate, nm, sizeof nm));
 }
 
-static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
+static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r, int exclusive) {
   const mbsModel *m = r->m;
   char tmp[4200];
   FILE *f;
@@ -88,7 +82,7 @@ static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
       for (int d = 0; d < m->nv; d++) fprintf(f, ",%.17g", cols[p][(size_t)i * m->nv + d]);
     fprintf(f, "\n");
   }
-  return mbsp_tmpCommit(f, tmp, path);
+  return mbsp_tmpCommit(f, tmp, path, exclusive);
 }
 
 // a user motion: rank 0 reads inverse.motion (a CSV of t, q and optionally qd, qdd)
@@ -130,6 +124,7 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
   mbsWork *w = NULL;
   mbsMotion *mo = NULL;
   mbsReal *qs = NULL, *qe = NULL, *t = NULL, *q = NULL, *qd = NULL, *qdd = NULL, *tau = NULL;
+  mbsReal *tmax = NULL;
   mbsErr e = MBS_OK;
   static const char *const files[] = {"inverse.csv", "inverse.json"};
   e = mbsp_outPrepare(cli, files, 2);
@@ -146,7 +141,8 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     qd = malloc(nsz * (size_t)(nv + 1) * sizeof *qd);
     qdd = malloc(nsz * (size_t)(nv + 1) * sizeof *qdd);
     tau = malloc(nsz * (size_t)(nv + 1) * sizeof *tau);
-    if (!qs || !qe || !t || !q || !qd || !qdd || !tau)
+    tmax = calloc((size_t)(nv + 1), sizeof *tmax);
+    if (!qs || !qe || !t || !q || !qd || !qdd || !tau || !tmax)
       e = mbs_errSet(MBS_ERR_NOMEM, "mbspar inverse: out of memory for %d samples", ns);
   }
   if (!e && !mo) e = mbs_configInverse(cfg, m, qs, qe);
@@ -167,9 +163,15 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     }
     memcpy(q + (size_t)i * nq, s->q, (size_t)nq * sizeof *q);
     memcpy(qd + (size_t)i * nv, s->qd, (size_t)nv * sizeof *qd);
+    // no silent NaN (issue 12.3): the prescribed accelerations and the joint forces
+    char phase[128];
+    snprintf(phase, sizeof phase, "inverse: sample %d (t = %.9g s)", i, t[i]);
+    e = mbs_checkFinite(m, MBS_FIN_QDD, qdd + (size_t)i * nv, 0, nv, phase);
+    if (!e) e = mbs_checkFinite(m, MBS_FIN_TAU, tau + (size_t)i * nv, 0, nv, phase);
+    for (int d = 0; d < nv; d++) tmax[d] = fmax(tmax[d], fabs(tau[(size_t)i * nv + d]));
   }
   if (!e) {
-    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo};
+    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, tmax};
     if (mbsp_cliTable(cli)) {
       printf("mbspar inverse %s: %d bodies, %d dofs, %d samples over T = %g s%s%s\n", cfg->filename,
              m->nbody, nv, ns, t[ns - 1] - t[0], mo ? ", motion " : "", mo ? iv->motion : "");
@@ -187,7 +189,7 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     if (cli->out) {
       char p[4096];
       e = mbsp_outPath(cli, "inverse.csv", p, sizeof p);
-      if (!e) e = mbs_inverseCsv(p, &r);
+      if (!e) e = mbs_inverseCsv(p, &r, !cli->force);
     }
     if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_inverseJson, &r);
   }
@@ -198,6 +200,7 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
   free(qd);
   free(qdd);
   free(tau);
+  free(tmax);
   mbs_motionDestroy(&mo);
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);

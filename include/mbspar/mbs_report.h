@@ -12,6 +12,10 @@ typedef struct mbsJson mbsJson;
 
 /// Open a writer on \p path ("-" = stdout). The document is one top-level object, opened here.
 mbsErr mbs_jsonOpen(const char *path, mbsJson **j);
+/// As mbs_jsonOpen; \p exclusive: the close puts the report in place only if \p path does not
+/// exist yet (an atomic link, so of two writers only one succeeds; the other gets MBS_ERR_IO
+/// "PATH exists").
+mbsErr mbs_jsonOpenNew(const char *path, int exclusive, mbsJson **j);
 /// Open a writer into a growable memory buffer (tests); read it with mbs_jsonBuffer.
 mbsErr mbs_jsonOpenMemory(mbsJson **j);
 /// The text written so far (memory writers only).
