@@ -85,6 +85,7 @@ const char *mbsp_libraryVersion(void) {
 }
 
 mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
+  mbs_faultPhase(); // fault injection: the points between two agreements form one stretch
   int codes[2] = {(int)local, local ? -c->rank : -c->size}, red[2];
   // MAX of the code; MAX of -rank among failing ranks gives the lowest failing rank
   if (MPI_Allreduce(codes, red, 2, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS)
@@ -400,9 +401,13 @@ mbsErr mbsp_stats(mbspComm *c, const double *v, int n, double *out) {
     *mn = malloc(sizeof(*in) * (size_t)(n > 0 ? n : 1)),
     *mx = malloc(sizeof(*in) * (size_t)(n > 0 ? n : 1));
   double *sum = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-  if (!in || !mn || !mx || !sum) {
+  // the reductions below are collective: every rank must know that every rank can take part
+  mbsErr e = mbsp_agreeErr(c, !in || !mn || !mx || !sum
+                                  ? mbs_errSet(MBS_ERR_NOMEM, "out of memory (stats)")
+                                  : MBS_OK);
+  if (e) {
     free(in), free(mn), free(mx), free(sum);
-    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (stats)");
+    return e;
   }
   for (int k = 0; k < n; k++) in[k].val = v[k], in[k].rank = c->rank, sum[k] = v[k];
   int rc = MPI_Allreduce(in, mn, n, MPI_DOUBLE_INT, MPI_MINLOC, c->comm);

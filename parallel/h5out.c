@@ -260,13 +260,16 @@ static mbsErr mbsp_h5OpenFile(mbspH5 *h, int create) {
   MBS_CALL_H5(h, fapl);
   herr_t rc = H5Pset_fapl_mpio(fapl, mbsp_commRaw(h->comm), MPI_INFO_NULL);
   if (rc >= 0) rc = H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-  if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
   if (rc >= 0)
     h->file = create ? H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)
                      : H5Fopen(h->tmp, H5F_ACC_RDWR, fapl);
   if (rc < 0 || h->file < 0) mbsp_h5Save();
   H5Pclose(fapl);
   if (rc < 0 || h->file < 0) return mbsp_h5Fail(h->tmp, create ? "file create" : "file open");
+  // injected (mbs_fault.h) after the collective call; the caller's abandon closes the file
+  if (MBS_FAULT_WRITE_POINT())
+    return mbs_errSet(MBS_ERR_IO, "%s: HDF5 file %s failed: %s", h->tmp, create ? "create" : "open",
+                      strerror(errno));
   h->dxpl = H5Pcreate(H5P_DATASET_XFER);
   MBS_CALL_H5(h, h->dxpl);
   MBS_CALL_H5(h, H5Pset_dxpl_mpio(h->dxpl, H5FD_MPIO_COLLECTIVE));

@@ -20,6 +20,7 @@
 #include "memcheck.h"
 #include "petsc_log.h"
 #include "petsc_ref.h"
+#include "mbspar/mbs_fault.h"
 #include "mbspar/mbspar.h"
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -76,7 +77,7 @@ int main(int argc, char **argv) {
   e = mbsp_agreeErr(comm, mbsp_cliParse(argc, argv, mbs_verbs, MBS_NVERB, &cli));
   // run: SIGTERM/SIGUSR1 from now on only set a flag, honoured after the first step (a signal
   // during the setup is not lost; sim.c installs them again after PETSc's own handlers)
-  if (!e && cli.verb->run == mbsp_verbRun) mbsp_simInstallSignals();
+  if (!e && cli.verb && cli.verb->run == mbsp_verbRun) mbsp_simInstallSignals();
   if (!e && (cli.help || cli.version)) {
     if (rank == 0 && cli.help) mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB);
     if (rank == 0 && cli.version && !cli.help) {
@@ -185,8 +186,8 @@ int main(int argc, char **argv) {
         if (i > 0 && i + 1 < argc && argv[i + 1][0] != '-') pargv[pargc++] = argv[++i];
       }
     }
-    if (!e) e = mbsp_petscInitialize(&pargc, &pargv);
-    e = mbsp_agreeErr(comm, e);
+    e = mbsp_agreeErr(comm, e); // PetscInitialize is collective: nobody enters it alone
+    if (!e) e = mbsp_agreeErr(comm, mbsp_petscInitialize(&pargc, &pargv));
     // -log_view: mbspar's phases as PETSc events in a stage named after the verb
     if (!e) e = mbsp_agreeErr(comm, mbsp_petscLogBegin(cli.verb->name));
     free(pargv);
@@ -197,6 +198,7 @@ int main(int argc, char **argv) {
     if (!e) e = mbsp_affinityBind(cli.bind, lr, nl);
     e = mbsp_agreeErr(comm, e);
   }
+  mbs_faultMark("verb"); // fault injection: what came before is every verb's common setup
   if (!e) e = cli.verb->run(&cli, comm, cfg, m);
 
   if (e && rank == 0) mbs_printError();

@@ -64,7 +64,13 @@ static PetscErrorCode mbsp_tsPost(TS ts) {
 mbsErr mbsp_tsCreate(mbspComm *comm, int nlocal, int method, double dt, double tol, mbspRhs rhs,
                      mbspPostStep post, void *ctx, mbspTs **out) {
   mbspTs *m = calloc(1, sizeof *m);
-  MBS_CHECK(m, MBS_ERR_NOMEM, "out of memory (TS)");
+  *out = NULL;
+  // the PETSc objects below are created collectively: agree on the allocation first
+  mbsErr ea = mbsp_agreeErr(comm, m ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (TS)"));
+  if (ea) {
+    free(m);
+    return ea;
+  }
   *out = m;
   m->n = nlocal, m->rhs = rhs, m->post = post, m->ctx = ctx;
   MPI_Comm mc = mbsp_commRaw(comm);
@@ -213,7 +219,7 @@ const char *mbsp_tsMethodName(mbspTs *m) {
 
 void mbsp_tsDestroy(mbspTs **pm) {
   if (!pm || !*pm) return;
-  TSViewFromOptions((*pm)->ts, NULL, "-ts_view");
+  if ((*pm)->ts) TSViewFromOptions((*pm)->ts, NULL, "-ts_view");
   TSDestroy(&(*pm)->ts);
   VecDestroy(&(*pm)->y);
   free(*pm);

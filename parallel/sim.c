@@ -699,9 +699,10 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   mbs_jsonEndObject(j);
 }
 
-static mbsErr mbsp_simSetup(mbspSim *S) {
+// the setup's local allocations (every rank; rank 0 also the gather layout \p all); the caller
+// agrees before the next collective call
+static mbsErr mbsp_simSetupLocal(mbspSim *S, double **all) {
   const mbsModel *m = S->m;
-  const mbspSimArgs *a = S->a;
   int rank = S->rank;
   MBS_CALL(mbs_stateCreate(m, &S->s));
   // one warm-start history per Runge–Kutta stage
@@ -727,13 +728,14 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
   S->tim = S->w ? S->w->timer : S->tdummy;
   S->nloc = (S->q1 - S->q0) + (S->v1 - S->v0);
   MBS_ALLOC(S->y, S->nloc + 1);
+  if (rank == 0) MBS_ALLOC(*all, 6 * (size_t)S->size);
+  return MBS_OK;
+}
 
-  // gather layout on rank 0
-  double mine[6] = {S->q0, S->q1 - S->q0, S->v0, S->v1 - S->v0, S->l0, S->l1 - S->l0};
-  double *all = NULL;
-  if (rank == 0) MBS_ALLOC(all, 6 * (size_t)S->size);
-  MBS_CALL(mbsp_gather(S->comm, mine, 6, rank == 0 ? all : mine));
-  if (rank == 0) {
+// rank 0: the gather layout and the gathered state's workspace
+static mbsErr mbsp_simSetupRoot(mbspSim *S, const double *all) {
+  const mbsModel *m = S->m;
+  {
     MBS_ALLOC(S->qcnt, S->size);
     MBS_ALLOC(S->qdsp, S->size);
     MBS_ALLOC(S->vcnt, S->size);
@@ -745,15 +747,33 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
       S->vdsp[r] = (int)all[6 * r + 2], S->vcnt[r] = (int)all[6 * r + 3];
       S->ldsp[r] = (int)all[6 * r + 4], S->lcnt[r] = (int)all[6 * r + 5];
     }
-    free(all);
     MBS_CALL(mbs_stateCreate(m, &S->sout));
     MBS_CALL(mbs_workCreate(m, &S->wout));
   }
-  // per-body outputs of the owned bodies; HDF5 rows also hold the joint wrenches
+  if (S->a->cfg->out_format != MBS_OUTFMT_HDF5)
+    MBS_ALLOC(S->poses, (size_t)m->nbody * MBS_POSE_NCOMP);
+  return MBS_OK;
+}
+
+// every rank: allocations, the gather layout, per-body outputs, the output directory; each
+// phase's local failures are agreed before the next collective call (issue 12.1)
+static mbsErr mbsp_simSetup(mbspSim *S) {
+  const mbsModel *m = S->m;
+  const mbspSimArgs *a = S->a;
+  int rank = S->rank;
+  double *all = NULL;
+  mbsErr ea = mbsp_agreeErr(S->comm, mbsp_simSetupLocal(S, &all));
+  // gather layout on rank 0
+  double mine[6] = {S->q0, S->q1 - S->q0, S->v0, S->v1 - S->v0, S->l0, S->l1 - S->l0};
+  if (!ea) ea = mbsp_gather(S->comm, mine, 6, rank == 0 ? all : mine);
+  if (!ea) ea = mbsp_agreeErr(S->comm, rank == 0 ? mbsp_simSetupRoot(S, all) : MBS_OK);
+  free(all);
+  MBS_CALL(ea);
+  // per-body outputs of the owned bodies; HDF5 rows also hold the joint wrenches (collective,
+  // agreed inside)
   int h5 = a->cfg->out_format == MBS_OUTFMT_HDF5;
   MBS_CALL(
       mbsp_bodyOutCreate(S->comm, m, S->eng, S->b0, S->b1, h5 && a->cfg->out_joint_wrench, &S->bo));
-  if (rank == 0 && !h5) MBS_ALLOC(S->poses, (size_t)m->nbody * MBS_POSE_NCOMP);
   int nqo = S->q1 - S->q0;
   memcpy(S->y, S->s->q + S->q0, (size_t)nqo * sizeof(double));
   memcpy(S->y + nqo, S->s->qd + S->v0, (size_t)(S->v1 - S->v0) * sizeof(double));
@@ -828,19 +848,29 @@ static mbsErr mbsp_simOpenH5(mbspSim *S, int append, double t_cut) {
   const mbsModel *m = S->m;
   char path[4200], **nm = calloc((size_t)(m->nq + m->nv), sizeof(char *));
   snprintf(path, sizeof path, "%s/trajectory.h5", S->dir);
-  // the CSV column names, q then qd (a name that cannot be allocated stays empty)
+  // the CSV column names, q then qd
+  int nomem = !nm;
   for (int b = 0, i = 0, j = m->nq; nm && b < m->nbody; b++) {
     size_t len = strlen(m->body_name[b]) + 16;
     for (int k = 0; k < m->body_qnum[b]; k++, i++)
-      if ((nm[i] = malloc(len))) mbs_coordName(m, "q", b, k, 0, nm[i], len);
+      if ((nm[i] = malloc(len)))
+        mbs_coordName(m, "q", b, k, 0, nm[i], len);
+      else
+        nomem = 1;
     for (int k = 0; k < m->body_dofnum[b]; k++, j++)
-      if ((nm[j] = malloc(len))) mbs_coordName(m, "qd", b, k, 1, nm[j], len);
+      if ((nm[j] = malloc(len)))
+        mbs_coordName(m, "qd", b, k, 1, nm[j], len);
+      else
+        nomem = 1;
   }
   const char *const *cn = (const char *const *)nm;
   int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
-  mbsErr e =
-      append ? mbsp_h5Resume(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, t_cut, &S->h5)
-             : mbsp_h5Create(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, &S->h5);
+  mbsErr e = mbsp_agreeErr(
+      S->comm, nomem ? mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 column names)") : MBS_OK);
+  if (!e)
+    e = append ? mbsp_h5Resume(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, t_cut,
+                               &S->h5)
+               : mbsp_h5Create(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, &S->h5);
   for (int i = 0; nm && i < m->nq + m->nv; i++) free(nm[i]);
   free(nm);
   // the per-body datasets (/bodies, /joints, /model)
@@ -882,6 +912,9 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   MBS_CALL(mbsp_agreeErr(a->comm, e));
   if (!S->serial) e = mbsp_engineCreate(a->comm, m, MBSP_HALO_P2P, &S->eng);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(a->cfg, "model", e);
+  // the solver now, not at the first evaluation: its failures are agreed before any solve
+  if (!e && !S->serial)
+    e = mbsp_agreeErr(a->comm, mbs_cfsBindSolver(m, mbsp_engineCfs(S->eng)));
   if (!e) e = mbsp_agreeErr(a->comm, mbsp_simSetup(S));
   if (!e)
     e = mbsp_agreeErr(a->comm, mbsp_tsCreate(a->comm, S->nloc, m->opt.integrator, m->opt.dt,

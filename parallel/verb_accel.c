@@ -193,6 +193,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   e = mbsp_agreeErr(comm, e);
   if (!e && !serial) e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
+  // the solver now, not at the first evaluation: its failures are agreed before any solve
+  if (!e && !serial) e = mbsp_agreeErr(comm, mbs_cfsBindSolver(m, mbsp_engineCfs(eng)));
 
   // K full evaluations from the initial state (the first builds the warm-start history: use
   // solver.warm_start = none to time cold solves)

@@ -61,7 +61,8 @@ static void mbs_csvName(FILE *f, const char *pre, const mbsModel *m, int b, int 
   fprintf(f, ",%s", mbs_coordName(m, pre, b, k, rate, nm, sizeof nm));
 }
 
-static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r, int exclusive) {
+static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r, int exclusive,
+                             mbspOutSet *set) {
   const mbsModel *m = r->m;
   char tmp[4200];
   FILE *f;
@@ -82,7 +83,8 @@ static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r, int exclu
       for (int d = 0; d < m->nv; d++) fprintf(f, ",%.17g", cols[p][(size_t)i * m->nv + d]);
     fprintf(f, "\n");
   }
-  return mbsp_tmpCommit(f, tmp, path, exclusive);
+  MBS_CALL(mbsp_tmpClose(f, tmp, path));
+  return mbsp_outStage(set, tmp, path, exclusive);
 }
 
 // a user motion: rank 0 reads inverse.motion (a CSV of t, q and optionally qd, qdd)
@@ -186,12 +188,17 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
       }
       if (show < nv) printf("  ... (%d more)\n", nv - show);
     }
+    // inverse.csv and inverse.json (and --json PATH) are put in place together or not at all
+    mbspOutSet set;
+    mbsp_outInit(&set);
     if (cli->out) {
       char p[4096];
       e = mbsp_outPath(cli, "inverse.csv", p, sizeof p);
-      if (!e) e = mbs_inverseCsv(p, &r, !cli->force);
+      if (!e) e = mbs_inverseCsv(p, &r, !cli->force, &set);
     }
-    if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_inverseJson, &r);
+    if (!e) e = mbsp_emitStaged(cli, comm, cfg, m, mbs_inverseJson, &r, &set);
+    if (!e) e = mbsp_outCommit(&set);
+    mbsp_outDiscard(&set);
   }
   free(qs);
   free(qe);

@@ -121,7 +121,7 @@ static void mbs_staticJson(mbsJson *j, const void *ctx) {
 }
 
 // DIR/static_ke.csv: the decimated energy history (written through a temporary)
-static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st, int exclusive) {
+static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st, int exclusive, mbspOutSet *set) {
   char tmp[4200];
   FILE *f;
   MBS_CALL(mbsp_tmpOpen(path, tmp, sizeof tmp, &f));
@@ -129,7 +129,8 @@ static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st, int exclusive
   for (int k = 0; k < st->nhist; k++)
     fprintf(f, "%d,%.17g,%.17g,%.17g\n", st->hist_iter[k], st->hist_iter[k] * st->opt.dt,
             st->hist_ke[k], st->hist_pe[k]);
-  return mbsp_tmpCommit(f, tmp, path, exclusive);
+  MBS_CALL(mbsp_tmpClose(f, tmp, path));
+  return mbsp_outStage(set, tmp, path, exclusive);
 }
 
 /// `mbspar static`: energy drainage from the initial state to the equilibrium (src/static.c).
@@ -155,6 +156,8 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
   if (!e && !serial) {
     e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
     if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
+    // the solver now, not at the first evaluation: its failures are agreed before any solve
+    if (!e) e = mbsp_agreeErr(comm, mbs_cfsBindSolver(m, mbsp_engineCfs(eng)));
   }
   if (!e && !serial) {
     mbspDecompInfo di;
@@ -212,12 +215,17 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
                   ? "; velocity resets on more than 5% of the steps: static.dt is probably above "
                     "the stability limit of the fastest mode, try a smaller one"
                   : "");
+    // static_ke.csv and static.json (and --json PATH) are put in place together or not at all
+    mbspOutSet set;
+    mbsp_outInit(&set);
     if (cli->out) {
       char p[4096];
       e = mbsp_outPath(cli, "static_ke.csv", p, sizeof p);
-      if (!e) e = mbs_staticCsv(p, st, !cli->force);
+      if (!e) e = mbs_staticCsv(p, st, !cli->force, &set);
     }
-    if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_staticJson, &r);
+    if (!e) e = mbsp_emitStaged(cli, comm, cfg, m, mbs_staticJson, &r, &set);
+    if (!e) e = mbsp_outCommit(&set);
+    mbsp_outDiscard(&set);
   }
   e = mbsp_agreeErr(comm, e);
   mbsp_engineDestroy(&eng);

@@ -28,7 +28,13 @@ typedef struct {
   const char *label;
   int kind;
   long index;
+  long phase; // agreements passed before the point was first reached
 } mbsFaultSite;
+
+typedef struct {
+  const char *name;
+  long count[MBS_FAULT_NKIND];
+} mbsFaultMark;
 
 static int mbs_fault_on = 0; // 1: counting (and maybe injecting)
 static int mbs_fault_rank = -1;
@@ -38,6 +44,10 @@ static int mbs_fault_nrule = 0;
 static mbsFaultSite mbs_fault_site[MBS_FAULT_MAXSITE];
 static int mbs_fault_nsite = 0;
 static char mbs_fault_log[1024];
+static long mbs_fault_phase = 0;
+#define MBS_FAULT_MAXMARK 8
+static mbsFaultMark mbs_fault_mark[MBS_FAULT_MAXMARK];
+static int mbs_fault_nmark = 0;
 
 static const char *const mbs_fault_kind[MBS_FAULT_NKIND] = {"alloc", "write", "nan"};
 
@@ -50,11 +60,16 @@ static void mbs_faultWriteLog(void) {
   if (!f) return;
   for (int k = 0; k < MBS_FAULT_NKIND; k++)
     fprintf(f, "count %s %ld\n", mbs_fault_kind[k], mbs_fault_count[k]);
+  fprintf(f, "count phase %ld\n", mbs_fault_phase);
+  for (int i = 0; i < mbs_fault_nmark; i++)
+    fprintf(f, "mark %s %ld %ld %ld\n", mbs_fault_mark[i].name, mbs_fault_mark[i].count[0],
+            mbs_fault_mark[i].count[1], mbs_fault_mark[i].count[2]);
   for (int i = 0; i < mbs_fault_nsite; i++) {
     const mbsFaultSite *s = &mbs_fault_site[i];
     if (s->label) {
       const char *base = strrchr(s->label, '/');
-      fprintf(f, "site %s %ld %s\n", mbs_fault_kind[s->kind], s->index, base ? base + 1 : s->label);
+      fprintf(f, "site %s %ld %s %ld\n", mbs_fault_kind[s->kind], s->index,
+              base ? base + 1 : s->label, s->phase);
       continue;
     }
     uintptr_t off = (uintptr_t)s->key;
@@ -62,7 +77,8 @@ static void mbs_faultWriteLog(void) {
     Dl_info di;
     if (dladdr(s->key, &di) && di.dli_fbase) off -= (uintptr_t)di.dli_fbase;
 #endif
-    fprintf(f, "site %s %ld 0x%lx\n", mbs_fault_kind[s->kind], s->index, (unsigned long)off);
+    fprintf(f, "site %s %ld 0x%lx %ld\n", mbs_fault_kind[s->kind], s->index, (unsigned long)off,
+            s->phase);
   }
   fclose(f);
 }
@@ -87,8 +103,9 @@ static void mbs_faultParse(const char *spec) {
       }
     }
     if (r.kind < 0 || r.n <= 0 || (*p && *p != ',')) {
-      fprintf(stderr, "mbspar: MBS_FAULT: cannot read \"%s\" (KIND:N[+][@RANK],...; KIND alloc, "
-                      "write or nan)\n",
+      fprintf(stderr,
+              "mbspar: MBS_FAULT: cannot read \"%s\" (KIND:N[+][@RANK],...; KIND alloc, "
+              "write or nan)\n",
               spec);
       mbs_fault_nrule = 0;
       return;
@@ -125,7 +142,8 @@ int mbs_faultHit(mbsFaultKind kind, const void *key, const char *label) {
       for (int i = 0; i < mbs_fault_nsite && !seen; i++)
         seen = mbs_fault_site[i].key == key && mbs_fault_site[i].kind == (int)kind;
       if (!seen && mbs_fault_nsite < MBS_FAULT_MAXSITE)
-        mbs_fault_site[mbs_fault_nsite++] = (mbsFaultSite){key, label, (int)kind, n};
+        mbs_fault_site[mbs_fault_nsite++] = (mbsFaultSite){key, label, (int)kind, n,
+                                                           mbs_fault_phase};
     }
     for (int i = 0; i < mbs_fault_nrule; i++) {
       const mbsFaultRule *r = &mbs_fault_rule[i];
@@ -136,4 +154,15 @@ int mbs_faultHit(mbsFaultKind kind, const void *key, const char *label) {
   }
   if (fail) errno = kind == MBS_FAULT_WRITE ? ENOSPC : kind == MBS_FAULT_ALLOC ? ENOMEM : EDOM;
   return fail;
+}
+
+void mbs_faultPhase(void) {
+  if (mbs_fault_on) mbs_fault_phase++;
+}
+
+void mbs_faultMark(const char *name) {
+  if (!mbs_fault_on || mbs_fault_nmark == MBS_FAULT_MAXMARK) return;
+  mbsFaultMark *k = &mbs_fault_mark[mbs_fault_nmark++];
+  k->name = name;
+  for (int i = 0; i < MBS_FAULT_NKIND; i++) k->count[i] = mbs_fault_count[i];
 }

@@ -55,8 +55,8 @@ static mbsErr mbs_finiteArray(const mbsModel *m, mbsFiniteKind kind, const mbsRe
   int k = 0, b = mbs_finiteBody(m, kind, bad, &k);
   const char *sval = isnan(val) ? "nan" : val > 0 ? "inf" : "-inf";
   if (b < 0)
-    return mbs_errSet(MBS_ERR_NUMERIC, "mbspar: non-finite %s in %s: %s[%d] = %s", mbs_fin_long[kind],
-                      phase, mbs_fin_what[kind], bad, sval);
+    return mbs_errSet(MBS_ERR_NUMERIC, "mbspar: non-finite %s in %s: %s[%d] = %s",
+                      mbs_fin_long[kind], phase, mbs_fin_what[kind], bad, sval);
   // global index of the entry and the column name of trajectory.csv / inverse.csv
   const int *gadr = kind == MBS_FIN_Q        ? m->body_gqadr
                     : kind == MBS_FIN_LAMBDA ? m->body_glamadr
@@ -67,10 +67,11 @@ static mbsErr mbs_finiteArray(const mbsModel *m, mbsFiniteKind kind, const mbsRe
     snprintf(col, sizeof col, "component %d of the joint of body \"%s\"", k, m->body_name[b]);
   else
     mbs_coordName(m, mbs_fin_what[kind], b, k, kind != MBS_FIN_Q, col, sizeof col);
-  return mbs_errSet(MBS_ERR_NUMERIC,
-                    "mbspar: non-finite %s in %s: %s = %s (body \"%s\", %s %d of the model); the first "
-                    "non-finite value in model order",
-                    mbs_fin_long[kind], phase, col, sval, m->body_name[b], mbs_fin_index[kind], g);
+  return mbs_errSet(
+      MBS_ERR_NUMERIC,
+      "mbspar: non-finite %s in %s: %s = %s (body \"%s\", %s %d of the model); the first "
+      "non-finite value in model order",
+      mbs_fin_long[kind], phase, col, sval, m->body_name[b], mbs_fin_index[kind], g);
 }
 
 mbsErr mbs_checkFinite(const mbsModel *m, mbsFiniteKind kind, const mbsReal *v, int i0, int i1,
@@ -86,18 +87,21 @@ mbsErr mbs_checkFiniteScalars(const double *v, const char *const *names, int n, 
   if (bad < 0 && n > 0 && MBS_FIN_INJECT()) bad = 0;
   if (bad < 0) return MBS_OK;
   return mbs_errSet(MBS_ERR_NUMERIC, "mbspar: non-finite %s in %s: %s", names[bad], phase,
-                    isnan(val) ? "nan" : val > 0 ? "inf" : "-inf");
+                    isnan(val) ? "nan"
+                    : val > 0  ? "inf"
+                               : "-inf");
 }
 
 mbsErr mbs_checkForward(const mbsModel *m, const mbsWork *w, int baseline, int d0, int d1, int l0,
                         int l1, const char *phase) {
   if (!baseline && w->stat.reason == MBS_REASON_DIVERGED_NAN)
-    return mbs_errSet(MBS_ERR_NUMERIC,
-                      "mbspar: non-finite constraint-force system in %s: %s met a NaN or Inf "
-                      "after %d iterations (reason nan), so its qdd and lambda are not the solution; "
-                      "the forces, velocities or parameters of the model are beyond double "
-                      "precision",
-                      phase, mbs_solverName(w->stat.method), w->stat.iterations);
+    return mbs_errSet(
+        MBS_ERR_NUMERIC,
+        "mbspar: non-finite constraint-force system in %s: %s met a NaN or Inf "
+        "after %d iterations (reason nan), so its qdd and lambda are not the solution; "
+        "the forces, velocities or parameters of the model are beyond double "
+        "precision",
+        phase, mbs_solverName(w->stat.method), w->stat.iterations);
   int inject = (d1 > d0 || l1 > l0) && MBS_FIN_INJECT();
   MBS_CALL(mbs_finiteArray(m, MBS_FIN_QDD, w->qdd, d0, d1, phase, inject && d1 > d0));
   MBS_CALL(mbs_finiteArray(m, MBS_FIN_LAMBDA, w->lam, l0, l1, phase, inject && d1 <= d0));

@@ -16,9 +16,12 @@
 ///     RANK  the MPI rank (default: every rank).
 ///   MBS_FAULT_LOG=PREFIX  at exit every rank writes PREFIX.RANK: one line per kind with the
 ///           number of points passed ("count KIND N"), then one line per distinct point in the
-///           order first reached ("site KIND INDEX LABEL": INDEX is the value of N that fails
-///           it first, LABEL the source location or, for allocations, the caller's address
-///           relative to the binary, for addr2line). Tests count in a dry run, then inject.
+///           order first reached ("site KIND INDEX LABEL PHASE": INDEX is the value of N that
+///           fails it first, LABEL the source location or, for allocations and NaN checks, the
+///           caller's address relative to the binary (for addr2line), PHASE the number of
+///           agreements of the ranks before it), the agreements ("count phase N") and the marks
+///           ("mark NAME ALLOC WRITE NAN": the counts when the verb started). Tests count in a
+///           dry run, then inject.
 ///
 /// Without MBS_FAULT and MBS_FAULT_LOG every point costs one test of a flag. Counting starts when
 /// the parallel layer names the rank (mbs_faultSetRank, called by mbsp_init); before that no
@@ -35,6 +38,14 @@ void mbs_faultSetRank(int rank);
 /// string literal "file:line", or for allocations the caller's address), \p label names it in
 /// the log (NULL: the address \p key). Thread-safe. Local.
 int mbs_faultHit(mbsFaultKind kind, const void *key, const char *label);
+
+/// Count one agreement of the ranks (mbsp_agreeErr): the log records for each point how many
+/// agreements came before it, so tests can pick one point per stretch between agreements. Local.
+void mbs_faultPhase(void);
+
+/// Record in the log the counts reached at a named moment (e.g. "verb": the verb starts; points
+/// before it are the common setup of every verb). Local.
+void mbs_faultMark(const char *name);
 
 /// 1 while fault injection or counting is on (MBS_FAULT or MBS_FAULT_LOG set). Local.
 int mbs_faultActive(void);

@@ -15,11 +15,11 @@
 
 /// What an array holds (how its index maps to a body).
 typedef enum {
-  MBS_FIN_Q = 0, ///< joint coordinates (nq, body_qadr)
-  MBS_FIN_QD,    ///< joint rates (nv, body_dofadr)
-  MBS_FIN_QDD,   ///< joint accelerations (nv)
+  MBS_FIN_Q = 0,  ///< joint coordinates (nq, body_qadr)
+  MBS_FIN_QD,     ///< joint rates (nv, body_dofadr)
+  MBS_FIN_QDD,    ///< joint accelerations (nv)
   MBS_FIN_LAMBDA, ///< constraint-force components (nlam, body_lamadr)
-  MBS_FIN_TAU,   ///< joint forces of inverse dynamics (nv)
+  MBS_FIN_TAU,    ///< joint forces of inverse dynamics (nv)
   MBS_FIN_COUNT
 } mbsFiniteKind;
 
@@ -33,8 +33,8 @@ mbsErr mbs_checkFinite(const mbsModel *m, mbsFiniteKind kind, const mbsReal *v, 
 /// stops with reason "nan" and leaves its initial guess, so q̈ may look finite: an error too),
 /// then q̈ of dofs [d0, d1) and λ of components [l0, l1) (l1 <= l0: λ not checked, e.g. aba and
 /// crba compute none). \p baseline: aba/crba (no solver reason). Local.
-mbsErr mbs_checkForward(const mbsModel *m, const mbsWork *w, int baseline, int d0, int d1,
-                        int l0, int l1, const char *phase);
+mbsErr mbs_checkForward(const mbsModel *m, const mbsWork *w, int baseline, int d0, int d1, int l0,
+                        int l1, const char *phase);
 
 /// Check named scalars (e.g. energies): \p n values with their names. Local.
 mbsErr mbs_checkFiniteScalars(const double *v, const char *const *names, int n, const char *phase);
