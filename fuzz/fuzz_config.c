@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_report.h"
 
@@ -69,6 +70,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mbsModel *m = NULL;
   mbs_errClear();
   mbsErr e = mbs_configParse(text, "fuzz.cfg", (const char *const *)sets, nset, &cfg);
+  // model.urdf: read as parallel/main.c does (by rank 0, then mbs_configSetUrdf); a missing
+  // or unreadable file is an input error naming the config line
+  if (!e && cfg->urdf_path) {
+    struct stat st; // regular files only: a fuzzed path must not name a FIFO or a device
+    FILE *f =
+        !stat(cfg->urdf_path, &st) && S_ISREG(st.st_mode) ? fopen(cfg->urdf_path, "rb") : NULL;
+    char *utext = NULL;
+    size_t ulen = 0;
+    if (f) {
+      utext = malloc(1 << 20);
+      ulen = utext ? fread(utext, 1, 1 << 20, f) : 0;
+      fclose(f);
+    }
+    if (!utext)
+      e = mbs_errSet(MBS_ERR_INPUT, "%s:%d: model.urdf: cannot read %s", cfg->filename,
+                     cfg->urdf_line, cfg->urdf_path);
+    else
+      e = mbs_configSetUrdf(cfg, utext, ulen);
+    free(utext);
+  }
   if (!e) {
     mbsMemBudget b = {2048, 0, 1, 64e6, "the fuzz target", "a 64 MB budget"};
     e = mbs_configCheckMemory(cfg, &b, NULL);

@@ -2,7 +2,7 @@
 """Fault-injection sweep of one verb (issue 12.1, docs/hardening.md "Fault injection").
 
     fault_sweep.py --verb run|accel|static|inverse --np N [--mode all|grouped] [--ranks R,...]
-                   MBSPAR CONFIGS_DIR MPIEXEC NPFLAG [PREFLAGS...]
+                   [--every K] -- MBSPAR CONFIGS_DIR MPIEXEC NPFLAG [PREFLAGS...]
 
 For each scenario of the verb (a tiny model, a few steps), a dry run with MBS_FAULT_LOG lists the
 fault points every rank passes (allocations, checked writes, NaN checks: mbs_fault.h); then the
@@ -43,20 +43,28 @@ TIMEOUT = 10.0
 
 
 def parse_args():
+    # options, then "--", then the positional arguments (the launcher's flags such as -n and
+    # --oversubscribe would otherwise be taken for options of this script)
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        sys.exit("usage: fault_sweep.py --verb VERB [options] -- MBSPAR CONFIGS_DIR MPIEXEC NPFLAG "
+                 "[PREFLAGS...]")
+    k = argv.index("--")
     ap = argparse.ArgumentParser()
     ap.add_argument("--verb", required=True, choices=["run", "accel", "static", "inverse"])
     ap.add_argument("--np", type=int, default=1)
     ap.add_argument("--mode", choices=["all", "grouped"], default="all")
     ap.add_argument("--ranks", default=None, help="ranks to inject on (default: 0 and the last)")
+    ap.add_argument("--every", type=int, default=1,
+                    help="inject at every k-th planned point only (CI budget); 1: all")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory")
     ap.add_argument("--plan-only", action="store_true", help="dry runs only: count the points")
-    ap.add_argument("mbspar")
-    ap.add_argument("configs")
-    ap.add_argument("mpiexec")
-    ap.add_argument("npflag")
-    ap.add_argument("preflags", nargs="*")
-    a, rest = ap.parse_known_args()  # launcher flags such as --oversubscribe
-    a.preflags = a.preflags + rest
+    a = ap.parse_args(argv[:k])
+    pos = argv[k + 1:]
+    if len(pos) < 4:
+        sys.exit("fault_sweep.py: need MBSPAR CONFIGS_DIR MPIEXEC NPFLAG after --")
+    a.mbspar, a.configs, a.mpiexec, a.npflag = pos[:4]
+    a.preflags = pos[4:]
     return a
 
 
@@ -80,7 +88,7 @@ CHAIN = os.path.join(os.path.abspath(A.configs), "chain.cfg")
 TMP = tempfile.mkdtemp(prefix="mbs_fault_%s_np%d." % (A.verb, A.np))
 RANKS = [int(r) for r in A.ranks.split(",")] if A.ranks else sorted({0, A.np - 1})
 failures = []
-stats = {"points": 0, "injected": 0, "recovered": 0}
+stats = {"points": 0, "planned": 0, "injected": 0, "recovered": 0}
 covered = []  # (kind, label, rank, function) of every injection, for the report
 
 # the tiny model: 8 links (2 per rank at 4 ranks) hanging at rest (a static equilibrium)
@@ -381,6 +389,15 @@ def main():
                 plan.append((kind, index, label, r))
         print("== %s: %d point(s) on rank(s) %s, %d to inject (dry run %.1f s)" % (
             name, sum(len(logs[r][0]) for r in RANKS), RANKS, len(plan), dt), flush=True)
+        if A.every > 1:  # the CI budget: every k-th point of the whole sweep
+            keep = []
+            for pt in plan:
+                if stats["planned"] % A.every == 0:
+                    keep.append(pt)
+                stats["planned"] += 1
+            plan = keep
+        else:
+            stats["planned"] += len(plan)
         if A.plan_only:
             plan = []
         for kind, index, label, r in plan:
@@ -416,10 +433,10 @@ def main():
             for f in leftovers(TMP):
                 fail("%s: temporary file left: %s" % (what, f))
                 os.remove(f)
-    print("fault_sweep %s np%d: %d point(s) seen, %d injection(s), %d recovered (exit 0 with "
-          "complete outputs), %d failure(s), %.0f s" % (
-              A.verb, A.np, stats["points"], stats["injected"], stats["recovered"], len(failures),
-              time.time() - t_start))
+    print("fault_sweep %s np%d: %d point(s) seen, %d distinct to inject, %d injection(s) "
+          "(every %d), %d recovered (exit 0 with complete outputs), %d failure(s), %.0f s" % (
+              A.verb, A.np, stats["points"], stats["planned"], stats["injected"], A.every,
+              stats["recovered"], len(failures), time.time() - t_start))
     kinds = {}
     for _, kind, _, _, fn in covered:
         kinds.setdefault(kind, set()).add(fn)

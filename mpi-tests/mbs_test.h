@@ -66,12 +66,13 @@ static inline double mbs_test_uniform(unsigned long long *st, double lo, double 
 
 /// Build a random tree of \p nbody bodies mixing the joint types in \p types (count \p ntypes),
 /// random parents (or a chain if \p chain), random geometry, inertia, q0, qd0, joint forces.
-/// Floating bases appear only as children of the ground when allowed by \p types.
-static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntypes, int chain,
-                                          unsigned long long seed, mbsModel **out) {
+/// Floating bases appear only as children of the ground when allowed by \p types. With
+/// \p coord > 0, each joint axis is +-e_k (random k and sign) with probability \p coord, which
+/// selects the axis-specialised kernels of revolute joints (coord = 0 draws no extra numbers:
+/// the same models as mbs_test_randomModel).
+static inline mbsErr mbs_test_randomBodiesEx(mbsModel *m, int nbody, const int *types, int ntypes,
+                                             int chain, unsigned long long seed, double coord) {
   unsigned long long st = seed * 0x9E3779B97F4A7C15ULL + 1;
-  mbsModel *m;
-  MBS_CALL(mbs_modelCreate(&m, nbody));
   for (int b = 0; b < nbody; b++) {
     mbsBodySpec sp;
     mbs_bodySpecDefault(&sp);
@@ -87,6 +88,11 @@ static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntype
       sp.axis[k] = mbs_test_uniform(&st, -1, 1);
       sp.axis2[k] = mbs_test_uniform(&st, -1, 1);
       sp.com[k] = mbs_test_uniform(&st, -0.3, 0.3);
+    }
+    if (coord > 0 && mbs_test_rand(&st) < coord) {
+      int k = (int)(mbs_test_rand(&st) * 3);
+      sp.axis[0] = sp.axis[1] = sp.axis[2] = 0;
+      sp.axis[k] = mbs_test_rand(&st) < 0.5 ? -1 : 1;
     }
     sp.mass = mbs_test_uniform(&st, 0.5, 2.0);
     // inertia = R diag(l) R^T with principal moments obeying the triangle inequality
@@ -125,20 +131,38 @@ static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntype
         sp.springref[k] = mbs_test_uniform(&st, -0.5, 0.5);
       }
     }
-    mbsErr e = mbs_modelAddBody(m, &sp, NULL);
-    if (e) {
-      mbs_modelDestroy(&m);
-      return e;
-    }
+    MBS_CALL(mbs_modelAddBody(m, &sp, NULL));
   }
   m->gravity[0] = 0.3, m->gravity[1] = -0.2, m->gravity[2] = -9.81;
-  mbsErr e = mbs_modelFinalize(m);
+  return MBS_OK;
+}
+
+/// mbs_test_randomModelEx's bodies appended to \p m (not finalized), without coordinate axes;
+/// gravity set.
+static inline mbsErr mbs_test_randomBodies(mbsModel *m, int nbody, const int *types, int ntypes,
+                                           int chain, unsigned long long seed) {
+  return mbs_test_randomBodiesEx(m, nbody, types, ntypes, chain, seed, 0);
+}
+
+/// The finalized model of mbs_test_randomBodiesEx.
+static inline mbsErr mbs_test_randomModelEx(int nbody, const int *types, int ntypes, int chain,
+                                            unsigned long long seed, double coord, mbsModel **out) {
+  mbsModel *m;
+  MBS_CALL(mbs_modelCreate(&m, nbody));
+  mbsErr e = mbs_test_randomBodiesEx(m, nbody, types, ntypes, chain, seed, coord);
+  if (!e) e = mbs_modelFinalize(m);
   if (e) {
     mbs_modelDestroy(&m);
     return e;
   }
   *out = m;
   return MBS_OK;
+}
+
+/// mbs_test_randomModelEx without coordinate axes.
+static inline mbsErr mbs_test_randomModel(int nbody, const int *types, int ntypes, int chain,
+                                          unsigned long long seed, mbsModel **out) {
+  return mbs_test_randomModelEx(nbody, types, ntypes, chain, seed, 0, out);
 }
 
 /// The whole file at path as a NUL-terminated string (free it), NULL if it cannot be opened.

@@ -82,6 +82,20 @@ int main(void) {
   printf("start: host %s cpuset %s numa %d cores %d pus %d threads %d (%s) binding %s\n", a0.host,
          a0.cpuset, a0.numa_node, a0.ncores_machine, a0.npus_machine, a0.nthreads, a0.thread_cpus,
          a0.binding);
+  // the cpu mask and core count the thread default uses (threads.c) match the report; no thread
+  // choice was made in this process
+  {
+    static unsigned char mask[NMAX / 8];
+    int nc = -1, ncpu = parseList(a0.cpuset, in0, NMAX), same = 1;
+    MBS_EXPECT_OK(mbsp_affinityCpuMask(mask, (int)sizeof mask, &nc));
+    for (int c = 0; c < NMAX; c++) same = same && (((mask[c / 8] >> (c % 8)) & 1) == in0[c]);
+    MBS_EXPECT(same, "cpu mask differs from cpuset %s", a0.cpuset);
+    MBS_EXPECT(nc == a0.cores && nc >= 1 && nc <= ncpu &&
+                   nc >= ncpu / (a0.npus_machine / a0.ncores_machine),
+               "cores %d (mask) / %d (report) for %d cpus", nc, a0.cores, ncpu);
+    MBS_EXPECT(strcmp(a0.threads_source, "unset") == 0 && a0.ranks_sharing == 0,
+               "thread choice '%s' / %d before any was made", a0.threads_source, a0.ranks_sharing);
+  }
   int launcher = strcmp(a0.binding, "launcher") == 0;
   MBS_EXPECT(launcher || strcmp(a0.binding, "none") == 0, "binding '%s'", a0.binding);
 #ifdef MBS_HAVE_HWLOC

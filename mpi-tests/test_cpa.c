@@ -113,21 +113,26 @@ int main(void) {
   mbsModel *m = NULL;
 
   // 1. flop-count equality on chains and trees
+  // (coord: share of joint axes along +-e_k, which run the axis-specialised kernels)
   struct {
     int n;
     const int *types;
     int nt, chain;
     unsigned long long seed;
+    double coord;
     const char *name;
-  } cases[] = {{3, rev, 1, 1, 5, "revolute chain 3"},
-               {6, mixed, 5, 0, 6, "random tree 6"},
-               {12, rev, 1, 1, 1, "revolute chain 12"},
-               {40, mixed, 5, 1, 2, "mixed chain 40"},
-               {30, mbs_test_alltypes, 7, 0, 3, "random tree 30 (all joints)"},
-               {64, mixed, 5, 0, 4, "random tree 64"}};
+  } cases[] = {{3, rev, 1, 1, 5, 0, "revolute chain 3"},
+               {6, mixed, 5, 0, 6, 0, "random tree 6"},
+               {12, rev, 1, 1, 1, 0, "revolute chain 12"},
+               {40, mixed, 5, 1, 2, 0, "mixed chain 40"},
+               {30, mbs_test_alltypes, 7, 0, 3, 0, "random tree 30 (all joints)"},
+               {64, mixed, 5, 0, 4, 0, "random tree 64"},
+               {12, rev, 1, 1, 8, 1, "revolute chain 12, axes e_k"},
+               {30, mbs_test_alltypes, 7, 0, 9, 0.5, "random tree 30, half e_k"},
+               {20, mixed, 5, 1, 10, 0.5, "mixed chain 20, half e_k"}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    MBS_EXPECT_OK(mbs_test_randomModel(cases[k].n, cases[k].types, cases[k].nt, cases[k].chain,
-                                       cases[k].seed, &m));
+    MBS_EXPECT_OK(mbs_test_randomModelEx(cases[k].n, cases[k].types, cases[k].nt, cases[k].chain,
+                                         cases[k].seed, cases[k].coord, &m));
     if (!m) continue;
     mbs_checkEquality(m, cases[k].name, MBS_SOLVER_ABA, 0, 0);
     mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CRBA, 0, 0);

@@ -4,11 +4,13 @@
 /// mixed) and random trees with every joint type and floating bases up to 300 bodies, with the
 /// cut-joint system merged by the recursive-doubling scan (chains) and by the component-tree
 /// passes (trees; on chains too when forced), ranks owning a single body, and a 65536-body
-/// chain to 1e-6; the poses and velocities every rank computes for its bodies (prefix across
-/// ranks) equal the serial ones. Every rank agrees on the failure count.
+/// chain to 1e-6, configs/chain.cfg's rope at 32768 links to 1e-8; the poses and velocities every
+/// rank computes for its bodies (prefix across ranks) equal the serial ones. Every rank agrees on
+/// the failure count.
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_config.h"
 #include "mbspar/mbs_schur.h"
 #include "mbs_test.h"
 
@@ -100,6 +102,23 @@ static void run_all(const char *mode) {
       check_model(m, what, 1e-10);
       mbs_modelDestroy(&m);
     }
+  // joints about coordinate axes: the axis-specialised kernels, and the paths to a lower port
+  // in inertia form with spikes (docs/formulation.md 4.9)
+  for (unsigned long long seed = 1; seed <= 3; seed++) {
+    mbsModel *m;
+    int n = seed == 1 ? P : 100 * (int)seed;
+    MBS_EXPECT_OK(mbs_test_randomModelEx(n, chain_types[seed == 3 ? 2 : 0], 3, 1, 50 + seed,
+                                         seed == 3 ? 0.8 : 1.0, &m));
+    snprintf(what, sizeof what, "%s coordinate-axis chain #%llu (%d bodies)", mode, seed, n);
+    check_model(m, what, 1e-10);
+    mbs_modelDestroy(&m);
+    MBS_EXPECT_OK(mbs_test_randomModelEx(n < 8 ? 8 : n, mbs_test_alltypes, 7, 0, 60 + seed,
+                                         seed == 1 ? 1.0 : 0.8, &m));
+    snprintf(what, sizeof what, "%s coordinate-axis tree #%llu (%d bodies)", mode, seed,
+             n < 8 ? 8 : n);
+    check_model(m, what, 1e-10);
+    mbs_modelDestroy(&m);
+  }
   for (unsigned long long seed = 1; seed <= 10; seed++) {
     mbsModel *m;
     int n = seed <= 8 ? 8 + 4 * (int)seed : 150 * (int)(seed - 8);
@@ -111,15 +130,35 @@ static void run_all(const char *mode) {
   }
 }
 
+// configs/chain.cfg's rope (2 cm rods of 2 mm radius, hinges all about y) at 32768 links, hanging
+// straight: its port systems are semidefinite up to rounding (the rope is rigid out of its plane;
+// the rods' torsional compliance is 5e7), so their pivots meet the floor (docs/formulation.md 4.7)
+static void check_rope(const char *mode) {
+  const char *text = "model = { gravity = [2.0, 0.0, -9.81]; chain = { n = 32768; joint = "
+                     "\"revolute\"; axis = [0.0, 1.0, 0.0]; direction = [0.0, 0.0, -1.0]; "
+                     "length = 0.02; mass = 0.01; shape = \"rod\"; radius = 0.002; }; };";
+  mbsConfig *c;
+  mbsModel *m;
+  MBS_EXPECT_OK(mbs_configParse(text, "rope.cfg", NULL, 0, &c));
+  MBS_EXPECT_OK(mbs_configBuildModel(c, &m));
+  char what[96];
+  snprintf(what, sizeof what, "%s 32768-link hanging rope", mode);
+  check_model(m, what, 1e-8);
+  mbs_modelDestroy(&m);
+  mbs_configDestroy(&c);
+}
+
 int main(int argc, char **argv) {
   if (mbsp_init(&argc, &argv, &comm)) {
     fprintf(stderr, "MPI init failed: %s\n", mbs_errMsg());
     return 1;
   }
   run_all("scan");
+  check_rope("scan");
   // the component-tree passes on every model (chains included)
   setenv("MBSPAR_SCHUR_MERGE", "tree", 1);
   run_all("tree");
+  check_rope("tree");
   unsetenv("MBSPAR_SCHUR_MERGE");
   // the seed's J-CG on the cut-joint system only (solver.interface = jcg), to tolerance 1e-14
   iface = 1;
@@ -131,6 +170,9 @@ int main(int argc, char **argv) {
     mbsModel *m;
     MBS_EXPECT_OK(mbs_test_randomModel(65536, rev, 1, 1, 11, &m));
     check_model(m, "65536-body revolute chain", 1e-6);
+    mbs_modelDestroy(&m);
+    MBS_EXPECT_OK(mbs_test_randomModelEx(65536, rev, 1, 1, 12, 1.0, &m));
+    check_model(m, "65536-body coordinate-axis revolute chain", 1e-6);
     mbs_modelDestroy(&m);
   }
   long fails = mbs_test_fail;

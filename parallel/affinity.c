@@ -59,6 +59,21 @@ static void mbsp_affAppend(char *dst, size_t n, const char *text) {
   }
 }
 
+// how the thread count was chosen (mbsp_affinitySetThreadChoice; threads 0: not chosen)
+static mbspThreadChoice mbsp_aff_choice;
+
+void mbsp_affinitySetThreadChoice(const mbspThreadChoice *c) {
+  mbsp_aff_choice = *c;
+}
+
+// the thread-choice fields of a report
+static void mbsp_affChoice(mbspAffinity *a) {
+  const mbspThreadChoice *c = &mbsp_aff_choice;
+  mbsp_affCopy(a->threads_source, sizeof a->threads_source,
+               c->threads <= 0 ? "unset" : (c->from_env ? "OMP_NUM_THREADS" : "default"));
+  a->ranks_sharing = c->threads > 0 ? c->ranks_sharing : 0;
+}
+
 static void mbsp_affHost(mbspAffinity *a) {
   if (gethostname(a->host, sizeof a->host) != 0) mbsp_affCopy(a->host, sizeof a->host, "unknown");
   a->host[sizeof a->host - 1] = '\0';
@@ -103,6 +118,42 @@ static void mbsp_affList(char *dst, size_t n, hwloc_const_bitmap_t set) {
 static int mbsp_affProcSet(hwloc_topology_t topo, hwloc_bitmap_t set) {
   if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) return 0;
   return hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD);
+}
+
+// cores (PUs if the topology has no cores) with at least one cpu in set
+static int mbsp_affCores(hwloc_topology_t topo, hwloc_const_bitmap_t set) {
+  hwloc_obj_type_t type = HWLOC_OBJ_CORE;
+  int n = hwloc_get_nbobjs_by_type(topo, type), cnt = 0;
+  if (n <= 0) type = HWLOC_OBJ_PU, n = hwloc_get_nbobjs_by_type(topo, type);
+  for (int k = 0; k < n; k++) {
+    hwloc_obj_t o = hwloc_get_obj_by_type(topo, type, (unsigned)k);
+    if (o && o->cpuset && hwloc_bitmap_intersects(o->cpuset, set)) cnt++;
+  }
+  return cnt;
+}
+
+mbsErr mbsp_affinityCpuMask(unsigned char *mask, int nbytes, int *ncores) {
+  hwloc_topology_t topo;
+  MBS_CALL(mbsp_affTopo(&topo));
+  mbsErr err = MBS_OK;
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  memset(mask, 0, (size_t)nbytes);
+  *ncores = 0;
+  if (!set) {
+    err = mbs_errSet(MBS_ERR_NOMEM, "out of memory in mbsp_affinityCpuMask");
+  } else if (mbsp_affProcSet(topo, set) != 0) {
+    err = mbs_errSet(MBS_ERR_UNSUPPORTED, "cannot read the cpu binding: %s", strerror(errno));
+  } else {
+    int c;
+    hwloc_bitmap_foreach_begin(c, set) {
+      if (c < 8 * nbytes) mask[c / 8] |= (unsigned char)(1u << (c % 8));
+    }
+    hwloc_bitmap_foreach_end();
+    *ncores = mbsp_affCores(topo, set);
+  }
+  hwloc_bitmap_free(set);
+  hwloc_topology_destroy(topo);
+  return err;
 }
 
 static const char *mbsp_affState(hwloc_topology_t topo, hwloc_const_bitmap_t set,
@@ -171,6 +222,8 @@ mbsErr mbsp_affinityQuery(mbspAffinity *a) {
     }
   }
   mbsp_affList(a->cpuset, sizeof a->cpuset, set);
+  a->cores = mbsp_affCores(topo, set);
+  mbsp_affChoice(a);
   hwloc_cpuset_to_nodeset(topo, set, nodes);
   a->numa_node = hwloc_bitmap_weight(nodes) == 1 ? hwloc_bitmap_first(nodes) : -1;
   mbsp_affCopy(a->binding, sizeof a->binding, mbsp_affState(topo, set, a->cpuset));
@@ -278,6 +331,19 @@ static int mbsp_affOnline(void) {
   return n > 0 ? (int)n : 1;
 }
 
+mbsErr mbsp_affinityCpuMask(unsigned char *mask, int nbytes, int *ncores) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  memset(mask, 0, (size_t)nbytes);
+  *ncores = 0;
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return mbs_errSet(MBS_ERR_UNSUPPORTED, "sched_getaffinity failed: %s", strerror(errno));
+  for (int c = 0; c < CPU_SETSIZE && c < 8 * nbytes; c++)
+    if (CPU_ISSET(c, &set)) mask[c / 8] |= (unsigned char)(1u << (c % 8));
+  *ncores = CPU_COUNT(&set);
+  return MBS_OK;
+}
+
 // the cpu set the process had before any binding made here
 static cpu_set_t mbsp_aff_initial;
 static int mbsp_aff_haveinitial = 0;
@@ -322,6 +388,8 @@ mbsErr mbsp_affinityQuery(mbspAffinity *a) {
   }
   a->nthreads = nt;
   mbsp_affList(a->cpuset, sizeof a->cpuset, &set);
+  a->cores = CPU_COUNT(&set);
+  mbsp_affChoice(a);
   if (mbsp_aff_boundmode[0] && strcmp(a->cpuset, mbsp_aff_boundset) == 0)
     snprintf(a->binding, sizeof a->binding, "mbspar:%s", mbsp_aff_boundmode);
   else if (CPU_COUNT(&set) < a->npus_machine)

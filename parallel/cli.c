@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <sys/resource.h>
 #include "cli.h"
+#include "mbspar/mbs_loops.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,7 @@ static void mbs_jsonModel(mbsJson *j, const mbsModel *m) {
   for (int t = 0; t < MBS_JNT_COUNT; t++)
     if (cnt[t]) mbs_jsonInt(j, mbs_jntName(t), cnt[t]);
   mbs_jsonEndObject(j);
+  mbs_loopJsonModel(j, m); // closed loops and spring-dampers (docs/loops.md)
   mbs_jsonEndObject(j);
 }
 

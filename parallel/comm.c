@@ -201,6 +201,34 @@ mbsErr mbsp_localRank(mbspComm *c, int *local_rank, int *nlocal) {
   MPI_Comm_free(&node);
   return MBS_OK;
 }
+mbsErr mbsp_localOverlap(mbspComm *c, const unsigned char *mask, int nbytes, int *count) {
+  MPI_Comm node;
+  int nl = 1, err = 0;
+  *count = 0;
+  MBS_CALL_MPI(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node));
+  MPI_Comm_size(node, &nl);
+  unsigned char *all = malloc((size_t)nl * (size_t)nbytes);
+  // the allgather is collective: every rank of the node must know that every one can take part
+  int nomem = !all, anynomem = 1;
+  if (MPI_Allreduce(&nomem, &anynomem, 1, MPI_INT, MPI_MAX, node) != MPI_SUCCESS) anynomem = 1;
+  if (anynomem) {
+    free(all);
+    MPI_Comm_free(&node);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (mbsp_localOverlap)");
+  }
+  if (MPI_Allgather(mask, nbytes, MPI_BYTE, all, nbytes, MPI_BYTE, node) != MPI_SUCCESS) err = 1;
+  for (int r = 0; !err && r < nl; r++) {
+    int common = 0;
+    for (int k = 0; k < nbytes && !common; k++)
+      common = (all[(size_t)r * nbytes + k] & mask[k]) != 0;
+    *count += common;
+  }
+  free(all);
+  MPI_Comm_free(&node);
+  if (err)
+    return mbs_errSet(MBS_ERR_MPI, "mbsp_localOverlap: allgather of %d bytes failed", nbytes);
+  return MBS_OK;
+}
 // user-defined operator: MPI calls it as f(in, inout) with in from the lower ranks
 static void (*mbsp_scan_combine)(const double *a, double *b) = NULL;
 static int mbsp_scan_n = 0;
@@ -402,9 +430,8 @@ mbsErr mbsp_stats(mbspComm *c, const double *v, int n, double *out) {
     *mx = malloc(sizeof(*in) * (size_t)(n > 0 ? n : 1));
   double *sum = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
   // the reductions below are collective: every rank must know that every rank can take part
-  mbsErr e = mbsp_agreeErr(c, !in || !mn || !mx || !sum
-                                  ? mbs_errSet(MBS_ERR_NOMEM, "out of memory (stats)")
-                                  : MBS_OK);
+  mbsErr e = mbsp_agreeErr(
+      c, !in || !mn || !mx || !sum ? mbs_errSet(MBS_ERR_NOMEM, "out of memory (stats)") : MBS_OK);
   if (e) {
     free(in), free(mn), free(mx), free(sum);
     return e;

@@ -24,6 +24,7 @@
 #include <string.h>
 #include "mbspar/mbs_engine.h"
 #include "schur_par.h"
+#include "flops.h"
 #include "spatial.h"
 
 struct mbspEngine {
@@ -45,11 +46,13 @@ struct mbspEngine {
   mbspHalo *hup, *hdn, *hvel;
 
   // velocity prefix
-  int *gho;      // (nbody) ghost parent at the top of each owned body's local path, -1: ground
-  mbsReal *Xg;   // (nbody x 12) transform ghost -> body
-  mbsReal *vloc; // (nbody x 6) velocity with the ghost velocity set to zero
-  mbsReal *Rg;   // (nbody x 12) pose relative to the ghost parent's frame: R (9), p (3)
-  int use_scan;  // every rank owns one path segment of a chain: velocity prefix by Exscan
+  int *gho;        // (nbody) ghost parent at the top of each owned body's local path, -1: ground
+  mbsReal *Xg;     // (nbody x 12) transform ghost -> body
+  mbsReal *vloc;   // (nbody x 6) velocity with the ghost velocity set to zero
+  int use_scan;    // every rank owns one path segment of a chain: velocity prefix by Exscan
+  int defer_poses; // mbsp_engineForward: the ghost poses after the solve
+  int ghosted;     // some owned body has its parent on another rank (else every pose and velocity
+                   // of the rank is known before the prefix)
 };
 
 // owner rank of local body b (through its global index)
@@ -267,7 +270,11 @@ static mbsErr mbsp_engineSetup(mbspEngine *e) {
   MBS_ALLOC(e->gho, nb);
   MBS_ALLOC(e->Xg, 12 * nb);
   MBS_ALLOC(e->vloc, 6 * nb);
-  MBS_ALLOC(e->Rg, 12 * nb);
+  for (int b = e->b0; b < e->b1; b++) {
+    int p = e->m->body_parent[b];
+    e->gho[b] = -1;
+    if (p >= 0 && p < e->b0) e->ghosted = 1;
+  }
   return MBS_OK;
 }
 
@@ -350,7 +357,7 @@ void mbsp_engineDestroy(mbspEngine **pe) {
   mbs_cfsDestroy(&e->c);
   mbs_workDestroy(&e->w);
   void *arrs[] = {e->start, e->nbr,     e->up_sadr, e->up_s, e->up_radr, e->up_r, e->dn_sadr,
-                  e->dn_s,  e->dn_radr, e->dn_r,    e->gho,  e->Xg,      e->vloc, e->Rg};
+                  e->dn_s,  e->dn_radr, e->dn_r,    e->gho,  e->Xg,      e->vloc};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(e);
   *pe = NULL;
@@ -409,15 +416,40 @@ static void mbsp_unpackKin(mbspEngine *e, mbsWork *w) {
   }
 }
 
+// pose of owned body b from its ghost parent g's (already in w) and the compact transform
+// Xg = (E, r) from g's frame to b's: R_b = R_g E^T, p_b = p_g + R_g r
+static void mbsp_poseFromGhost(const mbspEngine *e, mbsWork *w, int b, int g) {
+  const double *X = e->Xg + 12 * b, *Rw = w->xmat + 9 * g;
+  double *R = w->xmat + 9 * b, *pb = w->xpos + 3 * b;
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++)
+      R[3 * i + j] =
+          Rw[3 * i] * X[3 * j] + Rw[3 * i + 1] * X[3 * j + 1] + Rw[3 * i + 2] * X[3 * j + 2];
+    pb[i] = w->xpos[3 * g + i] + Rw[3 * i] * X[9] + Rw[3 * i + 1] * X[10] + Rw[3 * i + 2] * X[11];
+  }
+}
+
 // pose and velocity of owned body b from its ghost parent g's (already in w)
 static void mbsp_fromGhost(mbspEngine *e, mbsWork *w, int b, int g) {
-  const double *Rg = e->Rg + 12 * b, *Rw = w->xmat + 9 * g;
   double t[6];
-  mbsu_mulMat3(Rw, Rg, w->xmat + 9 * b);
-  mbsu_mulMat3Vec(Rw, Rg + 9, w->xpos + 3 * b);
-  for (int i = 0; i < 3; i++) w->xpos[3 * b + i] += w->xpos[3 * g + i];
+  mbsp_poseFromGhost(e, w, b, g);
   mbsu_xMotion(e->Xg + 12 * b, w->cvel + 6 * g, t);
   for (int i = 0; i < 6; i++) w->cvel[6 * b + i] = e->vloc[6 * b + i] + t[i];
+}
+
+// Xgb = X_b Xgp for a joint about coordinate axis k (E_b: rows i, j rotated by (c, s)): 18 + 15
+// flops against mbsp_compose's 60
+static void mbsp_composeK(int k, const mbsReal *Xb, const mbsReal *Xgp, mbsReal *Xgb) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
+  const mbsReal c = Xb[3 * i + i], s = Xb[3 * i + j];
+  for (int x = 0; x < 3; x++) {
+    Xgb[3 * i + x] = c * Xgp[3 * i + x] + s * Xgp[3 * j + x];
+    Xgb[3 * j + x] = c * Xgp[3 * j + x] - s * Xgp[3 * i + x];
+    Xgb[3 * k + x] = Xgp[3 * k + x];
+  }
+  mbsReal t[3];
+  mbsu_mulMat3TVec(Xgp, Xb + 9, t);
+  Xgb[9] = Xgp[9] + t[0], Xgb[10] = Xgp[10] + t[1], Xgb[11] = Xgp[11] + t[2];
 }
 
 // Poses (the position stage's prefix product) and velocities across ranks, after the local
@@ -425,18 +457,38 @@ static void mbsp_fromGhost(mbspEngine *e, mbsWork *w, int b, int g) {
 // bodies; chains exchange only the map of each rank's segment by a recursive-doubling scan
 // (ceil(log2 P) rounds), trees pass the boundary bodies' values down the rank tree (depth: the
 // rank tree's height); then every rank finishes its own bodies.
+static void mbsp_enginePoses(mbspEngine *e) {
+  mbsWork *w = e->w;
+  if (e->size == 1 || !e->ghosted) return;
+  MBS_TIC(w->timer, MBS_TIMER_POSITION);
+  for (int b = e->b0; b < e->b1; b++) {
+    int g = e->gho[b];
+    if (g >= 0) mbsp_poseFromGhost(e, w, b, g);
+  }
+  MBS_TOC(w->timer, MBS_TIMER_POSITION);
+}
+
 static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
   const mbsModel *m = e->m;
   mbsWork *w = e->w;
   if (e->size > 1) {
     MBS_TIC(w->timer, MBS_TIMER_PREFIX);
-    // local maps from the ghost parents (parallel, no communication)
-    for (int b = e->b0; b < e->b1; b++) {
+    // local maps from the ghost parents (parallel, no communication): the transform Xg from
+    // the ghost's frame (it gives the pose too) and the velocity with the ghost's set to zero;
+    // a rank without ghost parents has its own poses already and finishes its velocities now
+    if (!e->ghosted)
+      for (int b = e->b0; b < e->b1; b++) mbs_bodyVelocity(m, s, w, b);
+    for (int b = e->b0; b < e->b1 && e->ghosted; b++) {
       int p = m->body_parent[b], nd = m->body_dofnum[b], da = m->body_dofadr[b];
-      mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, *vl = e->vloc + 6 * b, *Rg = e->Rg + 12 * b;
-      for (int k = 0; k < nd; k++)
-        for (int i = 0; i < 6; i++) vJ[i] += w->sdof[6 * (da + k) + i] * s->qd[da + k];
+      mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, *vl = e->vloc + 6 * b;
       const mbsReal *X = w->xpar + 12 * b;
+      const int spec = mbs_jntSpecial(m, b);
+      if (spec) {
+        vJ[m->jnt_axisk[b]] = m->jnt_axis[3 * b + m->jnt_axisk[b]] * s->qd[da];
+      } else {
+        for (int k = 0; k < nd; k++)
+          for (int i = 0; i < 6; i++) vJ[i] += w->sdof[6 * (da + k) + i] * s->qd[da + k];
+      }
       if (p < 0) {
         e->gho[b] = -1;
         memcpy(vl, vJ, sizeof vJ);
@@ -444,22 +496,20 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
         e->gho[b] = p;
         memcpy(e->Xg + 12 * b, X, 12 * sizeof(mbsReal));
         memcpy(vl, vJ, sizeof vJ);
-        for (int i = 0; i < 3; i++) // R = E^T, p = r
-          for (int j = 0; j < 3; j++) Rg[3 * i + j] = X[3 * j + i];
-        memcpy(Rg + 9, X + 9, 3 * sizeof(mbsReal));
       } else {
         e->gho[b] = e->gho[p];
-        mbsu_xMotion(X, e->vloc + 6 * p, vl);
+        if (spec) {
+          const int k = m->jnt_axisk[b], i = (k + 1) % 3, j = (k + 2) % 3;
+          mbsu_xMotionK(k, X[3 * i + i], X[3 * i + j], X + 9, e->vloc + 6 * p, vl);
+        } else {
+          mbsu_xMotion(X, e->vloc + 6 * p, vl);
+        }
         for (int i = 0; i < 6; i++) vl[i] += vJ[i];
         if (e->gho[b] >= 0) {
-          const mbsReal *Rp = e->Rg + 12 * p;
-          mbsReal R[9];
-          for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) R[3 * i + j] = X[3 * j + i];
-          mbsu_mulMat3(Rp, R, Rg);
-          mbsu_mulMat3Vec(Rp, X + 9, Rg + 9);
-          for (int i = 0; i < 3; i++) Rg[9 + i] += Rp[9 + i];
-          mbsp_compose(X, e->Xg + 12 * p, e->Xg + 12 * b);
+          if (spec)
+            mbsp_composeK(m->jnt_axisk[b], X, e->Xg + 12 * p, e->Xg + 12 * b);
+          else
+            mbsp_compose(X, e->Xg + 12 * p, e->Xg + 12 * b);
         }
       }
     }
@@ -468,14 +518,18 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
       double mine[30], pre[30];
       int valid = 0, last = e->b1 - 1;
       if (e->gho[last] >= 0) {
-        memcpy(mine, e->Rg + 12 * last, 12 * sizeof(double));
-        memcpy(mine + 12, e->Xg + 12 * last, 12 * sizeof(double));
+        const double *Xl = e->Xg + 12 * last; // R = E^T, p = r
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j < 3; j++) mine[3 * i + j] = Xl[3 * j + i];
+        memcpy(mine + 9, Xl + 9, 3 * sizeof(double));
+        memcpy(mine + 12, Xl, 12 * sizeof(double));
+        memcpy(mine + 24, e->vloc + 6 * last, 6 * sizeof(double));
       } else { // this rank's path starts at the ground: the map ignores its input
         memcpy(mine, w->xmat + 9 * last, 9 * sizeof(double));
         memcpy(mine + 9, w->xpos + 3 * last, 3 * sizeof(double));
         memset(mine + 12, 0, 12 * sizeof(double));
+        memcpy(mine + 24, e->ghosted ? e->vloc + 6 * last : w->cvel + 6 * last, 6 * sizeof(double));
       }
-      memcpy(mine + 24, e->vloc + 6 * last, 6 * sizeof(double));
       err = mbsp_exscan(e->comm, mine, pre, 30, mbsp_kinThen, &valid);
       MBS_TOC(w->timer, MBS_TIMER_PREFIX);
       if (err) return err;
@@ -494,30 +548,23 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
         int b = e->dn_s[j], g = e->gho[b];
         if (g >= 0)
           mbsp_fromGhost(e, w, b, g);
-        else { // rooted at the ground on this rank: v = vloc, pose from the position stage
+        else if (e->ghosted) // rooted at the ground on this rank: v = vloc (without ghosts:
+                             // cvel is final already), pose from the position stage
           memcpy(w->cvel + 6 * b, e->vloc + 6 * b, 6 * sizeof(double));
-        }
       }
       mbsp_packKin(e, w);
       err = mbsp_haloSendAll(e->hvel);
       MBS_TOC(w->timer, MBS_TIMER_PREFIX);
       if (err) return err;
     }
-    // poses of the bodies below a ghost parent (their parent's pose was unknown before)
-    MBS_TIC(w->timer, MBS_TIMER_POSITION);
-    for (int b = e->b0; b < e->b1; b++) {
-      int g = e->gho[b];
-      if (g < 0) continue;
-      const double *Rg = e->Rg + 12 * b, *Rw = w->xmat + 9 * g;
-      mbsu_mulMat3(Rw, Rg, w->xmat + 9 * b);
-      mbsu_mulMat3Vec(Rw, Rg + 9, w->xpos + 3 * b);
-      for (int i = 0; i < 3; i++) w->xpos[3 * b + i] += w->xpos[3 * g + i];
-    }
-    MBS_TOC(w->timer, MBS_TIMER_POSITION);
+    // poses of the bodies below a ghost parent (their parent's pose was unknown before); the
+    // dynamics never read them, so an evaluation without forces or loops finishes them last
+    // (mbsp_enginePoses), off the path to the factor
+    if (!e->defer_poses) mbsp_enginePoses(e);
   }
   // every rank finishes its own bodies (parents are ready: owned ones in order, ghosts received)
   MBS_TIC(w->timer, MBS_TIMER_VELOCITY);
-  for (int b = e->b0; b < e->b1; b++) mbs_bodyVelocity(m, s, w, b);
+  for (int b = e->b0; b < e->b1 && (e->ghosted || e->size == 1); b++) mbs_bodyVelocity(m, s, w, b);
   MBS_TOC(w->timer, MBS_TIMER_VELOCITY);
   return MBS_OK;
 }
@@ -530,9 +577,14 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   MBS_TIC(w->timer, MBS_TIMER_POSITION);
   for (int b = e->b0; b < e->b1; b++) mbs_bodyPosition(m, s->q, w, b);
   MBS_TOC(w->timer, MBS_TIMER_POSITION);
-  MBS_CALL(mbsp_kinematics(e, s));
+  e->defer_poses = m->nforce == 0 && m->nloop == 0;
+  mbsErr err = mbs_cfsBegin(m, s, e->c); // e.g. the remote joints' states on their way
+  if (!err) err = mbsp_kinematics(e, s);
   // the solver of m->opt.solver from the solver table, with the engine's halo and reduction hooks
-  MBS_CALL(mbs_cfsSolve(m, s, w, e->c, &e->hooks));
+  if (!err) err = mbs_cfsSolve(m, s, w, e->c, &e->hooks);
+  if (e->defer_poses) mbsp_enginePoses(e);
+  e->defer_poses = 0;
+  MBS_CALL(err);
   MBS_TOC(w->timer, MBS_TIMER_EVAL);
   return MBS_OK;
 }

@@ -19,10 +19,12 @@
 #include "cli.h"
 #include "memcheck.h"
 #include "petsc_log.h"
+#include "threads.h"
 #include "petsc_ref.h"
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbspar.h"
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !defined(SMPI_HELPERS_H) // SimGrid's smpicc redefines malloc
+#define MBS_MALLOPT 1
 #include <malloc.h>
 #endif
 
@@ -54,7 +56,7 @@ static void mbs_printError(void) {
 int main(int argc, char **argv) {
   mbspComm *comm = NULL;
   mbsErr e = mbsp_init(&argc, &argv, &comm);
-#ifdef __GLIBC__
+#ifdef MBS_MALLOPT
   // large arrays straight from the kernel and back to it when freed: Open MPI's initialisation
   // turns glibc's mmap off (M_MMAP_MAX = 0) for its memory-registration cache, so freed model and
   // engine arrays stayed on the heap and every later allocation added to the peak (the
@@ -78,6 +80,7 @@ int main(int argc, char **argv) {
   // run: SIGTERM/SIGUSR1 from now on only set a flag, honoured after the first step (a signal
   // during the setup is not lost; sim.c installs them again after PETSc's own handlers)
   if (!e && cli.verb && cli.verb->run == mbsp_verbRun) mbsp_simInstallSignals();
+  if (!e) e = mbsp_threadsInit(comm, NULL); // OpenMP threads per rank: never oversubscribe
   if (!e && (cli.help || cli.version)) {
     if (rank == 0 && cli.help) mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB);
     if (rank == 0 && cli.version && !cli.help) {
@@ -142,6 +145,7 @@ int main(int argc, char **argv) {
                    meth == MBS_SOLVER_JACOBI || meth == MBS_SOLVER_CHEBYSHEV);
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
     if ((env && strcmp(env, "full") == 0) || cfg->urdf_path) local_model = 0; // robots are small
+    if (cfg->nloops || cfg->nforces) local_model = 0; // loop models: serial baselines, whole
   }
   if (!e) e = mbsp_memCheck(comm, cfg, cli.verb->name, local_model); // before building: too big?
   if (!e) {
@@ -200,6 +204,13 @@ int main(int argc, char **argv) {
   }
   mbs_faultMark("verb"); // fault injection: what came before is every verb's common setup
   if (!e) e = cli.verb->run(&cli, comm, cfg, m);
+  // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
+  // successful verb (an error stays the only line on stderr)
+  if (!e && rank == 0 && cfg->loop_default_aba && !cli.quiet)
+    fprintf(stderr,
+            "mbspar: note: solver.method = aba for this model with %s (the constraint-force "
+            "methods do not handle them yet)\n",
+            m->nloop ? "closed loops" : "spring-dampers");
 
   if (e && rank == 0) mbs_printError();
   mbs_modelDestroy(&m);

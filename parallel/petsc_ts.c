@@ -201,6 +201,15 @@ mbsErr mbsp_tsGetSolution(mbspTs *m, double *y) {
   return MBS_OK;
 }
 
+mbsErr mbsp_tsSetSolution(mbspTs *m, const double *y) {
+  PetscScalar *a;
+  MBS_CALL_PETSC(VecGetArray(m->y, &a));
+  memcpy(a, y, (size_t)m->n * sizeof(double));
+  MBS_CALL_PETSC(VecRestoreArray(m->y, &a));
+  MBS_CALL_PETSC(TSRestartStep(m->ts));
+  return MBS_OK;
+}
+
 long mbsp_tsRejected(mbspTs *m) {
   PetscInt r = 0;
   TSGetStepRejections(m->ts, &r);
@@ -245,6 +254,10 @@ void mbsp_tsGetState(mbspTs *ts, double *t, long *step, double *dt) {
   (void)ts, (void)t, (void)step, (void)dt;
 }
 mbsErr mbsp_tsGetSolution(mbspTs *ts, double *y) {
+  (void)ts, (void)y;
+  return MBS_ERR_UNSUPPORTED;
+}
+mbsErr mbsp_tsSetSolution(mbspTs *ts, const double *y) {
   (void)ts, (void)y;
   return MBS_ERR_UNSUPPORTED;
 }

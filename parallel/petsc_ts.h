@@ -26,6 +26,10 @@ mbsErr mbsp_tsStep(mbspTs *ts, double t_end);
 void mbsp_tsGetState(mbspTs *ts, double *t, long *step, double *dt);
 /// Copy the local solution out. Local.
 mbsErr mbsp_tsGetSolution(mbspTs *ts, double *y);
+/// Replace the local solution between steps (e.g. after a projection onto constraints) and
+/// restart the method: a first-same-as-last pair (dp5) recomputes its first stage. Collective
+/// in the sense that every rank must call it (each with its own part).
+mbsErr mbsp_tsSetSolution(mbspTs *ts, const double *y);
 /// Rejected steps so far (adaptive). Local.
 long mbsp_tsRejected(mbspTs *ts);
 /// The TS type actually used (after -ts_* options). Local.

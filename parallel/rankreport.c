@@ -89,6 +89,9 @@ void mbsp_rankReportJson(const mbspRankReport *r, mbsJson *j) {
       mbs_jsonString(j, "cpuset", f->cpuset);
       mbs_jsonInt(j, "numa_node", f->numa_node);
       mbs_jsonInt(j, "threads", f->nthreads);
+      mbs_jsonString(j, "threads_source", f->threads_source);
+      mbs_jsonInt(j, "cores", f->cores);
+      mbs_jsonInt(j, "ranks_sharing", f->ranks_sharing);
       mbs_jsonString(j, "thread_cpus", f->thread_cpus);
       mbs_jsonString(j, "binding", f->binding);
       mbs_jsonEndObject(j);

@@ -71,8 +71,11 @@ struct mbspSchur {
   double *dsend;                                 // per lower port l*l + l: diagonal block and g
   int *jd_adr;                                   // (ncomp + 1) offsets of the diagonal blocks
   long messages;                                 // point-to-point messages sent (statistics)
-  int rounds; // scan rounds, pipeline passes or J-CG iterations of the last solve
-  int reason; // mbsReason of the last solve
+  int nfloor;      // port-system pivots raised to the rounding floor in the last solve (this rank)
+  int posted;      // mbsp_schurBegin posted the state messages of the next solve
+  mbsErr post_err; // ... with this outcome
+  int rounds;      // scan rounds, pipeline passes or J-CG iterations of the last solve
+  int reason;      // mbsReason of the last solve
   double residual;
 };
 
@@ -247,6 +250,7 @@ static mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
   sp->acc = sp->x, sp->sacc = sp->x;
   sp->excl.na = sp->sexcl.na = -1;
   sp->rounds = 0;
+  int ok = 1, nfloor = 0;
   for (int d = 1; d < P; d *= 2) {
     int lo = r - d >= 0 ? r - d : -1, hi = r + d < P ? r + d : -1;
     mbs_schurPairPack(&sp->acc, sp->pbuf[0]);  // to r + d
@@ -268,25 +272,23 @@ static mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
     }
     MBS_CALL(mbsp_msgWaitAll(sp->msg));
     MBS_TOC(w->timer, MBS_TIMER_IFACE);
-    int ok = 1;
     if (lo >= 0) { // prefix: the ranks just above this range join in front
       mbs_schurPairUnpack(sp->pbuf[2], &sp->tmp);
       mbsSchurPair t;
-      ok &= mbs_schurPairMerge(&sp->tmp, &sp->excl, &t);
+      ok &= mbs_schurPairMerge(&sp->tmp, &sp->excl, &t, &nfloor);
       sp->excl = t;
-      ok &= mbs_schurPairMerge(&sp->tmp, &sp->acc, &t);
+      ok &= mbs_schurPairMerge(&sp->tmp, &sp->acc, &t, &nfloor);
       sp->acc = t;
     }
     if (hi >= 0) { // suffix: the ranks just below join behind
       mbs_schurPairUnpack(sp->pbuf[3], &sp->tmp);
       mbsSchurPair t;
-      ok &= mbs_schurPairMerge(&sp->sexcl, &sp->tmp, &t);
+      ok &= mbs_schurPairMerge(&sp->sexcl, &sp->tmp, &t, &nfloor);
       sp->sexcl = t;
-      ok &= mbs_schurPairMerge(&sp->sacc, &sp->tmp, &t);
+      ok &= mbs_schurPairMerge(&sp->sacc, &sp->tmp, &t, &nfloor);
       sp->sacc = t;
     }
-    if (!ok)
-      return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
+    // a failed merge does not leave the scan: the other ranks wait for this one's messages
     sp->rounds++;
   }
   // own system with everything above added on the upper port and everything below on the lower
@@ -307,10 +309,12 @@ static mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
       for (int j = 0; j < k; j++) M[n * (o + i) + o + j] += sp->sexcl.C[k * i + j];
     }
   }
+  sp->nfloor += nfloor;
+  if (!ok) return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not finite");
   if (n > 0) {
     double dummy;
-    if (!mbs_schurReduce(0, n, M, gm, &dummy, &dummy))
-      return mbs_errSet(MBS_ERR_NUMERIC, "schur: the cut-joint system is not positive definite");
+    if (!mbs_schurReduce(0, n, M, gm, &dummy, &dummy, &sp->nfloor))
+      return mbs_errSet(MBS_ERR_NUMERIC, "schur: the cut-joint system is not finite");
     mbs_schurExpand(0, n, M, gm, NULL, x);
   }
   memcpy(sp->lam_up, x, sizeof(double) * (size_t)cp->nup);
@@ -347,7 +351,7 @@ static mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
       }
     }
     double *S = sp->S;
-    ok &= mbs_schurReduce(nup, cp->nc, cp->C, cp->g, S, S + nup * nup);
+    ok &= mbs_schurReduce(nup, cp->nc, cp->C, cp->g, S, S + nup * nup, &sp->nfloor);
     if (cp->up) {
       double *sb = sp->sbuf + sp->comp_sadr[c];
       memcpy(sb, S, sizeof(double) * (size_t)(nup * nup + nup));
@@ -361,7 +365,8 @@ static mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
   MBS_TIC(w->timer, MBS_TIMER_IFACE);
   MBS_CALL(mbsp_msgWaitAll(sp->msg));
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
-  if (!ok) return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
+  // a failed reduction does not leave the passes: the ranks below wait for this one's lambdas
+  // (then computed from a broken factor); the error is agreed on after the passes
   // root-to-leaf: the upper ports' lambdas, then the lower ports' for the children
   MBS_TIC(w->timer, MBS_TIMER_IFACE);
   for (int c = 0, at = 0; c < s->ncomp; c++) {
@@ -393,6 +398,7 @@ static mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
   MBS_CALL(mbsp_msgWaitAll(sp->msg));
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
   sp->rounds = 2;
+  if (!ok) return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not finite");
   return MBS_OK;
 }
 
@@ -591,6 +597,33 @@ static mbsErr mbsp_schurJcg(mbspSchur *sp, mbsState *st, mbsWork *w) {
 
 // ---------------------------------------------------------------- evaluation
 
+// the remote children's joint states: receives posted, own roots' states sent (the state alone
+// decides them, so the engine posts them before its kinematics: mbs_cfsBegin)
+static mbsErr mbsp_schurPost(mbspSchur *sp, const mbsState *st) {
+  const mbsModel *m = sp->m;
+  const mbsSchur *s = sp->seg;
+  mbsErr e0 = MBS_OK;
+  for (int k = 0; k < sp->nghost && !e0; k++)
+    e0 = mbsp_msgIrecv(sp->msg, sp->st_r + 13 * k, 13, sp->ghost_rank[k],
+                       sp->ghost_tag[k] + MBSP_PH_STATE, NULL);
+  for (int c = 0; c < s->ncomp && !e0; c++) {
+    if (sp->comp_erank[c] < 0) continue;
+    int r = s->comp[c].root, nq = m->body_qnum[r], nv = m->body_dofnum[r];
+    double *b = sp->st_s + 13 * c;
+    memcpy(b, st->q + m->body_qadr[r], sizeof(double) * (size_t)nq);
+    memcpy(b + nq, st->qd + m->body_dofadr[r], sizeof(double) * (size_t)nv);
+    e0 = mbsp_msgIsend(sp->msg, b, 13, sp->comp_erank[c], sp->comp_etag[c] + MBSP_PH_STATE, NULL);
+  }
+  return e0;
+}
+
+mbsErr mbsp_schurBegin(mbspSchur *sp, const mbsState *st) {
+  if (sp->size <= 1 || sp->posted) return MBS_OK;
+  sp->posted = 1;
+  sp->post_err = mbsp_schurPost(sp, st);
+  return MBS_OK; // a failure is reported by the solve, collectively
+}
+
 mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   const mbsModel *m = sp->m;
   mbsSchur *s = sp->seg;
@@ -598,18 +631,8 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   // stages (their joints are the lower ports)
   if (sp->size > 1) {
     MBS_TIC(w->timer, MBS_TIMER_HALO);
-    mbsErr e0 = MBS_OK;
-    for (int k = 0; k < sp->nghost && !e0; k++)
-      e0 = mbsp_msgIrecv(sp->msg, sp->st_r + 13 * k, 13, sp->ghost_rank[k],
-                         sp->ghost_tag[k] + MBSP_PH_STATE, NULL);
-    for (int c = 0; c < s->ncomp && !e0; c++) {
-      if (sp->comp_erank[c] < 0) continue;
-      int r = s->comp[c].root, nq = m->body_qnum[r], nv = m->body_dofnum[r];
-      double *b = sp->st_s + 13 * c;
-      memcpy(b, st->q + m->body_qadr[r], sizeof(double) * (size_t)nq);
-      memcpy(b + nq, st->qd + m->body_dofadr[r], sizeof(double) * (size_t)nv);
-      e0 = mbsp_msgIsend(sp->msg, b, 13, sp->comp_erank[c], sp->comp_etag[c] + MBSP_PH_STATE, NULL);
-    }
+    mbsErr e0 = sp->posted ? sp->post_err : mbsp_schurPost(sp, st);
+    sp->posted = 0;
     if (!e0) e0 = mbsp_msgWaitAll(sp->msg);
     MBS_TOC(w->timer, MBS_TIMER_HALO);
     MBS_CALL(e0);
@@ -626,6 +649,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   MBS_TIC(w->timer, MBS_TIMER_FACTOR);
   mbsErr e = mbs_schurRankFactor(m, w, sp->rk);
   MBS_TOC(w->timer, MBS_TIMER_FACTOR);
+  sp->nfloor = sp->rk->nfloor;
   MBS_CALL(mbsp_agreeErr(sp->comm, e));
   // the cut-joint system
   MBS_TIC(w->timer, MBS_TIMER_SOLVE);
@@ -668,6 +692,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   w->stat.residual = sp->residual;
   w->stat.evals++;
   w->stat.total_iterations += sp->rounds;
+  w->stat.floored += sp->nfloor;
   if (sp->reason < 0) w->stat.nonconverged++;
   if (m->opt.warm_start != MBS_WARM_NONE && sp->iface == MBSP_IFACE_JCG && sp->b1 > sp->b0) {
     int l0 = m->body_lamadr[sp->b0];
@@ -727,6 +752,11 @@ static mbsErr mbsp_schurSolverForward(void *self, const mbsModel *m, mbsState *s
   return mbsp_schurSolve(sv->sp, s, w);
 }
 
+static mbsErr mbsp_schurSolverBegin(void *self, const mbsModel *m, const mbsState *s) {
+  (void)m;
+  return mbsp_schurBegin(((mbspSchurSolver *)self)->sp, s);
+}
+
 static void mbsp_schurSolverDestroy(void **self) {
   mbspSchurSolver *sv = *self;
   if (!sv) return;
@@ -743,6 +773,7 @@ const mbsSolverType mbsp_solverSchur = {
     .cpa_graph = MBS_CPA_GRAPH_SCHUR,
     .create = mbsp_schurSolverCreate,
     .forward = mbsp_schurSolverForward,
+    .begin = mbsp_schurSolverBegin,
     .destroy = mbsp_schurSolverDestroy,
 };
 

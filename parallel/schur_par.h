@@ -21,6 +21,9 @@ mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int
 int mbsp_schurSegments(const mbspSchur *sp);
 /// One solve: needs the position and velocity stages of the owned bodies (and the state of every
 /// joint). Writes w->lam, acc, jfrc, qdd of the owned bodies and the statistics. Collective.
+/// Post the remote joints' state messages of the next mbsp_schurSolve (needs the state only;
+/// the engine calls it before its kinematics). Local.
+mbsErr mbsp_schurBegin(mbspSchur *sp, const mbsState *st);
 mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *s, mbsWork *w);
 /// 1 if the cut-joint system is solved by the recursive-doubling scan. Local.
 int mbsp_schurChain(const mbspSchur *sp);

@@ -29,6 +29,7 @@
 #include "mbspar/mbs_checkpoint.h"
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_finite.h"
+#include "mbspar/mbs_loops.h"
 #include "petsc_ts.h"
 #include "rankreport.h"
 #include "xdmf.h"
@@ -79,6 +80,10 @@ typedef struct {
   double t_start, wall0, last_progress;
   long step_start; // first step of this invocation (progress rate)
   int live;        // progress display: -1 not decided, 0 plain lines, 1 live line
+  // closed loops (serial baselines, rank 0; docs/loops.md): projection after each step and the
+  // closure error at the output rows
+  long proj_steps, proj_iters, proj_fail;
+  double proj_dq, proj_dqd, viol_pos, viol_rot, viol_vel, last_pos, last_rot, last_vel;
 } mbspSim;
 
 // ---------------------------------------------------------------- small helpers
@@ -105,7 +110,35 @@ static double mbsp_power(const mbspSim *S, const mbsReal *qd) {
     double v = qd[d - S->v0];
     p += v * (m->dof_force[d] - m->dof_damping[d] * v + S->s->tau[d]);
   }
+  if (m->nforce && S->serial && S->rank == 0) { // the spring-dampers' dampers (serial: rank 0)
+    memcpy(S->sout->q, S->y, (size_t)m->nq * sizeof(double));
+    memcpy(S->sout->qd, qd, (size_t)m->nv * sizeof(double));
+    mbs_fwdPosition(m, S->sout, S->wout);
+    mbs_fwdVelocity(m, S->sout, S->wout);
+    p += mbs_forcePower(m, S->wout);
+  }
   return p;
+}
+
+// closed loops: project the state onto the loops after a step (rank 0 holds the whole state of
+// the serial baselines) and restart the integrator from it (collective)
+static mbsErr mbsp_simProject(mbspSim *S) {
+  const mbsModel *m = S->m;
+  mbsErr e = MBS_OK;
+  if (S->rank == 0) {
+    mbsLoopProj pj;
+    memcpy(S->s->q, S->y, (size_t)m->nq * sizeof(double));
+    memcpy(S->s->qd, S->y + m->nq, (size_t)m->nv * sizeof(double));
+    e = mbs_loopProject(m, S->s, S->w, 10, &pj);
+    if (!e) {
+      memcpy(S->y, S->s->q, (size_t)m->nq * sizeof(double));
+      memcpy(S->y + m->nq, S->s->qd, (size_t)m->nv * sizeof(double));
+      S->proj_steps++, S->proj_iters += pj.iterations, S->proj_fail += !pj.converged;
+      S->proj_dq = fmax(S->proj_dq, pj.dq_max), S->proj_dqd = fmax(S->proj_dqd, pj.dqd_max);
+    }
+  }
+  MBS_CALL(mbsp_agreeErr(S->comm, e));
+  return mbsp_tsSetSolution(S->ts, S->y);
 }
 
 // ---------------------------------------------------------------- right side
@@ -221,8 +254,10 @@ static void mbsp_csvHeader(mbspSim *S, int traj, int energy) {
     fprintf(S->ftraj, "\n");
   }
   if (energy)
-    fprintf(S->fenergy, "step,t,kinetic,potential,total,work,total_minus_work,evaluations,"
-                        "avg_iterations\n");
+    fprintf(S->fenergy,
+            "step,t,kinetic,potential,total,work,total_minus_work,evaluations,"
+            "avg_iterations%s\n",
+            S->m->nloop ? ",closure_pos,closure_rot,closure_vel" : "");
 }
 
 // one output row (collective: gathers; rank 0 writes)
@@ -263,9 +298,17 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
         fprintf(S->ftraj, ",%.17g", S->poses[i]);
       fprintf(S->ftraj, "\n");
     }
-    if (S->fenergy)
-      fprintf(S->fenergy, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%.6g\n", step, t, k, p,
-              k + p, wsum, k + p - wsum, S->evals, de > 0 ? (double)di / de : 0.0);
+    if (m->nloop) { // the closure error of the row's state
+      mbs_loopViolation(m, S->wout, &S->last_pos, &S->last_rot, &S->last_vel);
+      S->viol_pos = fmax(S->viol_pos, S->last_pos), S->viol_rot = fmax(S->viol_rot, S->last_rot);
+      S->viol_vel = fmax(S->viol_vel, S->last_vel);
+    }
+    if (S->fenergy) {
+      fprintf(S->fenergy, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%.6g", step, t, k, p, k + p,
+              wsum, k + p - wsum, S->evals, de > 0 ? (double)di / de : 0.0);
+      if (m->nloop) fprintf(S->fenergy, ",%.3e,%.3e,%.3e", S->last_pos, S->last_rot, S->last_vel);
+      fprintf(S->fenergy, "\n");
+    }
     if ((S->ftraj && ferror(S->ftraj)) || (S->fenergy && ferror(S->fenergy)) ||
         MBS_FAULT_WRITE_POINT())
       e = mbs_errSet(MBS_ERR_IO, "%s: write error at the output row of t = %.9g s (disk full?)",
@@ -696,6 +739,23 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   mbs_jsonNumber(j, "work", o->wk);
   mbs_jsonEndObject(j);
   mbs_jsonString(j, "output_dir", S->dir);
+  if (m->nloop) { // closed loops: drift control and the closure error over the output rows
+    mbs_jsonBeginObject(j, "loops");
+    mbs_jsonNumberArray(j, "baumgarte", m->opt.baumgarte, 2);
+    mbs_jsonBool(j, "projection", m->opt.projection);
+    mbs_jsonInt(j, "projected_steps", S->proj_steps);
+    mbs_jsonInt(j, "projection_iterations", S->proj_iters);
+    mbs_jsonInt(j, "projection_unconverged", S->proj_fail);
+    mbs_jsonNumber(j, "projection_dq_max", S->proj_dq);
+    mbs_jsonNumber(j, "projection_dqd_max", S->proj_dqd);
+    mbs_jsonNumber(j, "closure_pos_max", S->viol_pos);
+    mbs_jsonNumber(j, "closure_rot_max", S->viol_rot);
+    mbs_jsonNumber(j, "closure_vel_max", S->viol_vel);
+    mbs_jsonNumber(j, "closure_pos_final", S->last_pos);
+    mbs_jsonNumber(j, "closure_rot_final", S->last_rot);
+    mbs_jsonNumber(j, "closure_vel_final", S->last_vel);
+    mbs_jsonEndObject(j);
+  }
   mbs_jsonEndObject(j);
 }
 
@@ -868,9 +928,9 @@ static mbsErr mbsp_simOpenH5(mbspSim *S, int append, double t_cut) {
   mbsErr e = mbsp_agreeErr(
       S->comm, nomem ? mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 column names)") : MBS_OK);
   if (!e)
-    e = append ? mbsp_h5Resume(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, t_cut,
-                               &S->h5)
-               : mbsp_h5Create(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, &S->h5);
+    e = append
+            ? mbsp_h5Resume(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, t_cut, &S->h5)
+            : mbsp_h5Create(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, &S->h5);
   for (int i = 0; nm && i < m->nq + m->nv; i++) free(nm[i]);
   free(nm);
   // the per-body datasets (/bodies, /joints, /model)
@@ -913,8 +973,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   if (!S->serial) e = mbsp_engineCreate(a->comm, m, MBSP_HALO_P2P, &S->eng);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(a->cfg, "model", e);
   // the solver now, not at the first evaluation: its failures are agreed before any solve
-  if (!e && !S->serial)
-    e = mbsp_agreeErr(a->comm, mbs_cfsBindSolver(m, mbsp_engineCfs(S->eng)));
+  if (!e && !S->serial) e = mbsp_agreeErr(a->comm, mbs_cfsBindSolver(m, mbsp_engineCfs(S->eng)));
   if (!e) e = mbsp_agreeErr(a->comm, mbsp_simSetup(S));
   if (!e)
     e = mbsp_agreeErr(a->comm, mbsp_tsCreate(a->comm, S->nloc, m->opt.integrator, m->opt.dt,
@@ -966,6 +1025,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
                        t, step + 1, m->opt.dt,
                        (const char *[]){"euler", "rk4", "dp5"}[m->opt.integrator]);
     }
+    // closed loops: q and qd back onto the loops (serial baselines; docs/loops.md)
+    if (!e && S->serial && m->nloop && m->opt.projection) e = mbsp_simProject(S);
     if (e) break;
     mbsp_tsGetState(S->ts, &t, &step, &dt);
     // power of the nonconservative joint forces, trapezoid rule over the step

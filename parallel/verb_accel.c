@@ -10,6 +10,7 @@
 #include "rankreport.h"
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_finite.h"
+#include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
 #include "spatial.h"
@@ -76,6 +77,7 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonBool(j, "converged", st->reason > 0);
   mbs_jsonString(j, "reason", mbs_reasonName(st->reason));
   mbs_jsonNumber(j, "tol", m->opt.tol);
+  if (m->opt.solver == MBS_SOLVER_SCHUR) mbs_jsonInt(j, "floored_pivots", st->floored);
   mbs_jsonEndObject(j);
   // full models: ||RNEA(q, qd, qdd) - tau|| relative; distributed-memory models: the largest
   // body Newton-Euler residual relative to the body wrenches (each rank checks its bodies)
@@ -87,6 +89,7 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonBeginArray(j, "joint_wrench");
   for (int b = 0; b < a->nbody; b++) mbs_jsonNumberArray(j, NULL, a->wrench + 6 * b, 6);
   mbs_jsonEndArray(j);
+  if (a->w) mbs_loopJsonResult(j, m, a->w); // loop_lambda, loop_wrench, loops (docs/loops.md)
   // per-phase timers over the ranks (seconds, all evaluations of --repeat), decomposition,
   // placement
   mbsp_rankReportJson(a->rr, j);
@@ -101,7 +104,8 @@ static mbsErr accel_localCheck(mbspComm *comm, const mbsModel *m, mbspEngine *en
   mbspDecompInfo di;
   mbsp_engineDecomp(eng, &di);
   mbsReal *up = calloc(6 * (size_t)m->nbody, sizeof(mbsReal));
-  MBS_CHECK(up, MBS_ERR_NOMEM, "out of memory");
+  // the halo below is collective: agree on the allocation first
+  MBS_CALL(mbsp_agreeErr(comm, up ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory")));
   for (int b = di.b0; b < di.b1; b++) {
     mbsu_mulMat3Vec(w->xmat + 9 * b, w->jfrc + 6 * b, wr + 6 * (b - di.b0));
     mbsu_mulMat3Vec(w->xmat + 9 * b, w->jfrc + 6 * b + 3, wr + 6 * (b - di.b0) + 3);
@@ -226,6 +230,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   if (!e) e = mbsp_rankReportCollect(comm, eng, w, &rr);
   e = mbsp_agreeErr(comm, e);
   mbsSolveStat stat = w ? w->stat : (mbsSolveStat){0};
+  if (!e) e = mbsp_allreduceSumLong(comm, &stat.floored, 1);
   if (!e && local) { // free the engine and the workspaces, then the global arrays on rank 0
     mbsp_engineDestroy(&eng);
     mbs_workDestroy(&w);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "mbspar/mbs_loops.h"
 #include "mbspar/mbspar.h"
 
 #define MBS_CHECK_NWARN 2
@@ -105,6 +106,7 @@ static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m) {
          mbs_warmStartName(m->opt.warm_start));
   printf("  %-26s %s (dt %g s, t_end %g s)\n", "integrator", mbs_integratorName(m->opt.integrator),
          m->opt.dt, m->opt.t_end);
+  mbs_loopPrint(stdout, m); // loops, closure equations, rank, redundancy, mobility
 }
 
 mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {

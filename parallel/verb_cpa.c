@@ -215,6 +215,12 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
   memset(&out, 0, sizeof out);
   memset(&r, 0, sizeof r);
   out.t_eval = out.allreduce = NAN;
+  // the graphs describe tree evaluations: a loop solve or spring-dampers are not in them yet
+  if (m->nloop || m->nforce)
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "mbspar cpa: models with %s are not yet supported (the data-flow graphs "
+                      "have no loop solve); accel --repeat times them",
+                      m->nloop ? "closed loops" : "spring-dampers");
   mbs_cpaDefaults(&o);
   o.latency = cfg->cpa.latency, o.bandwidth = cfg->cpa.bandwidth; // config group cpa
   o.flop_time = cfg->cpa.flop_time;

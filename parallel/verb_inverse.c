@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli.h"
 #include "mbspar/mbs_finite.h"
+#include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_motion.h"
 #include "mbspar/mbs_trajectory.h"
 #include "mbspar/mbspar.h"
@@ -23,6 +24,8 @@ typedef struct {
   const mbsReal *tau;  // (ns x nv)
   const mbsMotion *mo; // user motion, or NULL (the profile)
   const mbsReal *tmax; // (nv) max |tau| per dof
+  const mbsReal *llam; // (ns x nlam_loop) loop models: the loop forces of every sample
+  double lresid;       // loop models: largest relative part the actuators cannot produce
 } mbsInverseOut;
 
 static void mbs_inverseJson(mbsJson *j, const void *ctx) {
@@ -51,6 +54,17 @@ static void mbs_inverseJson(mbsJson *j, const void *ctx) {
     mbs_jsonEndArray(j);
   }
   mbs_jsonNumberArray(j, "tau_max_abs", r->tmax, m->nv);
+  if (r->llam) { // closed loops: actuated joints, loop forces (docs/loops.md)
+    mbs_jsonBeginArray(j, "actuated");
+    for (int k = 0; k < r->cfg->inverse.nactuated; k++)
+      mbs_jsonString(j, NULL, r->cfg->inverse.actuated[k]);
+    mbs_jsonEndArray(j);
+    mbs_jsonNumber(j, "unactuated_residual", r->lresid);
+    mbs_jsonBeginArray(j, "loop_lambda");
+    for (int i = 0; i < r->ns; i++)
+      mbs_jsonNumberArray(j, NULL, r->llam + (size_t)i * m->nlam_loop, m->nlam_loop);
+    mbs_jsonEndArray(j);
+  }
   mbs_jsonEndObject(j);
 }
 
@@ -85,6 +99,18 @@ static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r, int exclu
   }
   MBS_CALL(mbsp_tmpClose(f, tmp, path));
   return mbsp_outStage(set, tmp, path, exclusive);
+}
+
+// no silent NaN (issue 12.3): the accelerations and joint forces of sample i; the running
+// max |tau| per dof
+static mbsErr mbs_inverseCheck(const mbsModel *m, int i, double t, const mbsReal *qdd,
+                               const mbsReal *tau, mbsReal *tmax) {
+  char phase[128];
+  snprintf(phase, sizeof phase, "inverse: sample %d (t = %.9g s)", i, t);
+  MBS_CALL(mbs_checkFinite(m, MBS_FIN_QDD, qdd, 0, m->nv, phase));
+  MBS_CALL(mbs_checkFinite(m, MBS_FIN_TAU, tau, 0, m->nv, phase));
+  for (int d = 0; d < m->nv; d++) tmax[d] = fmax(tmax[d], fabs(tau[d]));
+  return MBS_OK;
 }
 
 // a user motion: rank 0 reads inverse.motion (a CSV of t, q and optionally qd, qdd)
@@ -127,6 +153,9 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
   mbsMotion *mo = NULL;
   mbsReal *qs = NULL, *qe = NULL, *t = NULL, *q = NULL, *qd = NULL, *qdd = NULL, *tau = NULL;
   mbsReal *tmax = NULL;
+  mbsReal *llam = NULL; // loop models: the loop forces of every sample
+  int *act = NULL;      // loop models: the actuated dofs
+  double lres = 0;
   mbsErr e = MBS_OK;
   static const char *const files[] = {"inverse.csv", "inverse.json"};
   e = mbsp_outPrepare(cli, files, 2);
@@ -148,7 +177,46 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
       e = mbs_errSet(MBS_ERR_NOMEM, "mbspar inverse: out of memory for %d samples", ns);
   }
   if (!e && !mo) e = mbs_configInverse(cfg, m, qs, qe);
-  for (int i = 0; i < ns && !e; i++) {
+  if (!e && m->nloop) { // closed loops: the actuated joints are given, the others follow
+    act = calloc((size_t)nv + 1, sizeof *act);
+    llam = malloc((size_t)ns * (size_t)m->nlam_loop * sizeof *llam);
+    if (!act || !llam) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    if (!e) e = mbs_configInverseActuated(cfg, m, act);
+  }
+  for (int i = 0; i < ns && !e && m->nloop; i++) {
+    // the sample: actuated coordinates from the motion; the others start from the motion (user
+    // file) or the previous sample (the profile; the assembled q0 first) and follow the loops
+    mbsReal *qddi = qdd + (size_t)i * nv;
+    if (mo) {
+      t[i] = mo->t[i];
+      memcpy(s->q, mo->q + (size_t)i * nq, (size_t)nq * sizeof *q);
+      memcpy(s->qd, mo->qd + (size_t)i * nv, (size_t)nv * sizeof *qd);
+      memcpy(qddi, mo->qdd + (size_t)i * nv, (size_t)nv * sizeof *qdd);
+    } else {
+      t[i] = iv->T * i / iv->steps;
+      if (i == 0) memcpy(s->q, m->q0, (size_t)nq * sizeof *q);
+      for (int b = 0; b < m->nbody; b++)
+        for (int k = 0; k < m->body_dofnum[b] && act[m->body_dofadr[b]]; k++) {
+          int iq = m->body_qadr[b] + k, iv2 = m->body_dofadr[b] + k;
+          mbsu_cycloid(qs[iq], qe[iq], iv->T, t[i], &s->q[iq], &s->qd[iv2], &qddi[iv2]);
+        }
+    }
+    s->time = t[i];
+    double r = 0;
+    e = mbs_loopInverse(m, s, w, act, qddi, tau + (size_t)i * nv, llam + (size_t)i * m->nlam_loop,
+                        &r);
+    if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "inverse", e);
+    lres = fmax(lres, r);
+    memcpy(q + (size_t)i * nq, s->q, (size_t)nq * sizeof *q);
+    memcpy(qd + (size_t)i * nv, s->qd, (size_t)nv * sizeof *qd);
+    if (!e) e = mbs_inverseCheck(m, i, t[i], qddi, tau + (size_t)i * nv, tmax);
+  }
+  if (!e && m->nloop && lres > 1e-6)
+    fprintf(stderr,
+            "mbspar: warning: inverse: the actuators and loops leave %.3g of the inverse dynamics "
+            "unbalanced (the motion is not one the mechanism can make)\n",
+            lres);
+  for (int i = 0; i < ns && !e && !m->nloop; i++) {
     if (mo) { // the user motion's sample i: tau = RNEA(q, qd, qdd) - applied joint forces
       t[i] = mo->t[i];
       memcpy(s->q, mo->q + (size_t)i * nq, (size_t)nq * sizeof *q);
@@ -157,6 +225,7 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
       s->time = t[i];
       mbs_fwdPosition(m, s, w);
       mbs_fwdVelocity(m, s, w);
+      if (m->nforce) mbs_fwdForces(m, w); // spring-dampers
       mbs_rnea(m, w, qdd + (size_t)i * nv);
       for (int d = 0; d < nv; d++) tau[(size_t)i * nv + d] = w->qfrc_inv[d] - w->qfrc[d];
     } else { // samples t_k = k T / steps of the profile
@@ -165,15 +234,10 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     }
     memcpy(q + (size_t)i * nq, s->q, (size_t)nq * sizeof *q);
     memcpy(qd + (size_t)i * nv, s->qd, (size_t)nv * sizeof *qd);
-    // no silent NaN (issue 12.3): the prescribed accelerations and the joint forces
-    char phase[128];
-    snprintf(phase, sizeof phase, "inverse: sample %d (t = %.9g s)", i, t[i]);
-    e = mbs_checkFinite(m, MBS_FIN_QDD, qdd + (size_t)i * nv, 0, nv, phase);
-    if (!e) e = mbs_checkFinite(m, MBS_FIN_TAU, tau + (size_t)i * nv, 0, nv, phase);
-    for (int d = 0; d < nv; d++) tmax[d] = fmax(tmax[d], fabs(tau[(size_t)i * nv + d]));
+    e = mbs_inverseCheck(m, i, t[i], qdd + (size_t)i * nv, tau + (size_t)i * nv, tmax);
   }
   if (!e) {
-    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, tmax};
+    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, tmax, llam, lres};
     if (mbsp_cliTable(cli)) {
       printf("mbspar inverse %s: %d bodies, %d dofs, %d samples over T = %g s%s%s\n", cfg->filename,
              m->nbody, nv, ns, t[ns - 1] - t[0], mo ? ", motion " : "", mo ? iv->motion : "");
@@ -208,6 +272,8 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
   free(qdd);
   free(tau);
   free(tmax);
+  free(llam);
+  free(act);
   mbs_motionDestroy(&mo);
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);

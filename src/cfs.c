@@ -560,6 +560,13 @@ mbsErr mbs_cfsFinish(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, cons
   return MBS_OK;
 }
 
+mbsErr mbs_cfsBegin(const mbsModel *m, const mbsState *s, mbsCfs *c) {
+  const mbsSolverType *t = mbs_solverFind(m->opt.solver);
+  if (!t || !t->begin) return MBS_OK;
+  MBS_CALL(mbs_solverBind(m, c));
+  return t->begin(c->solver->self, m, s);
+}
+
 mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm) {
   mbsSolveInfo info = {0, 0, 0, 0, 0, 0};
   c->spec_it = c->spec_conv = 0;

@@ -37,6 +37,21 @@ uint64_t mbs_ckptFingerprint(const mbsModel *m) {
   h = mbs_ckptHash(h, m->dof_springref, nv * sizeof(mbsReal));
   h = mbs_ckptHash(h, m->dof_damping, nv * sizeof(mbsReal));
   h = mbs_ckptHash(h, m->dof_force, nv * sizeof(mbsReal));
+  // closed loops and spring-dampers (only when present: tree models keep their fingerprints)
+  if (m->nloop) {
+    size_t nl = (size_t)m->nloop;
+    h = mbs_ckptHash(h, &m->nloop, sizeof m->nloop);
+    h = mbs_ckptHash(h, m->loop_type, nl * sizeof(int));
+    h = mbs_ckptHash(h, m->loop_body, 2 * nl * sizeof(int));
+    h = mbs_ckptHash(h, m->loop_frame, 24 * nl * sizeof(mbsReal));
+  }
+  if (m->nforce) {
+    size_t nf = (size_t)m->nforce;
+    h = mbs_ckptHash(h, &m->nforce, sizeof m->nforce);
+    h = mbs_ckptHash(h, m->force_body, 2 * nf * sizeof(int));
+    h = mbs_ckptHash(h, m->force_point, 6 * nf * sizeof(mbsReal));
+    h = mbs_ckptHash(h, m->force_prm, 3 * nf * sizeof(mbsReal));
+  }
   return h;
 }
 

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_config.h"
+#include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solver.h"
+#include "mbspar/mbs_solvertype.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -558,8 +560,9 @@ static mbsErr mbs_cfgApplySet(config_t *tree, char *set) {
 // ---------------------------------------------------------------- options
 
 static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"method", "tol",        "max_iter",  "criterion", "omega",
-                                     "rho",    "warm_start", "interface", NULL};
+  static const char *const keys[] = {"method",    "tol",      "max_iter",    "criterion",
+                                     "omega",     "rho",      "warm_start",  "interface",
+                                     "baumgarte", "rank_tol", "closure_tol", NULL};
   const mbsCs *g;
   MBS_CALL(mbs_cfgGetGroup(c, root, "solver", &g));
   if (!g) return MBS_OK;
@@ -584,6 +587,21 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
   MBS_CALL(mbs_cfgGetReal(c, g, "rho", &o->rho));
   MBS_CALL(mbs_cfgGetEnum(c, g, "warm_start", mbs_warm_names, &o->warm_start));
   MBS_CALL(mbs_cfgGetEnum(c, g, "interface", mbs_iface_names, &o->iface));
+  // closed loops (docs/loops.md)
+  MBS_CALL(mbs_cfgGetVec(c, g, "baumgarte", 2, o->baumgarte));
+  MBS_CALL(mbs_cfgGetReal(c, g, "rank_tol", &o->rank_tol));
+  MBS_CALL(mbs_cfgGetReal(c, g, "closure_tol", &o->closure_tol));
+  if (!(o->baumgarte[0] >= 0 && o->baumgarte[1] >= 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "baumgarte"),
+                       "solver.baumgarte = [alpha, beta] must be >= 0 (got [%g, %g])",
+                       o->baumgarte[0], o->baumgarte[1]);
+  if (!(o->rank_tol > 0 && o->rank_tol < 1))
+    return mbs_cfgFail(c, config_setting_get_member(g, "rank_tol"),
+                       "solver.rank_tol must be in (0, 1) (a relative pivot; got %g)", o->rank_tol);
+  if (!(o->closure_tol >= 1e-15 && o->closure_tol <= 1e-2))
+    return mbs_cfgFail(c, config_setting_get_member(g, "closure_tol"),
+                       "solver.closure_tol must be in [1e-15, 1e-2] (m or rad; got %g)",
+                       o->closure_tol);
   if (!(o->tol > 0))
     return mbs_cfgFail(c, config_setting_get_member(g, "tol"), "solver.tol must be > 0 (got %g)",
                        o->tol);
@@ -605,12 +623,19 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
 }
 
 static mbsErr mbs_cfgReadIntegrator(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"method", "dt", "t_end", "tol", NULL};
+  static const char *const keys[] = {"method", "dt", "t_end", "tol", "projection", NULL};
   const mbsCs *g;
   MBS_CALL(mbs_cfgGetGroup(c, root, "integrator", &g));
   if (!g) return MBS_OK;
   MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
   mbsOption *o = &c->opt;
+  const mbsCs *pj = config_setting_get_member(g, "projection");
+  if (pj) {
+    if (config_setting_type(pj) != CONFIG_TYPE_BOOL)
+      return mbs_cfgFail(c, pj, "integrator.projection: wrong type: expected true or false, got %s",
+                         mbs_cfgTypeName(pj));
+    o->projection = config_setting_get_bool(pj);
+  }
   MBS_CALL(mbs_cfgGetEnum(c, g, "method", mbs_int_names, &o->integrator));
   MBS_CALL(mbs_cfgGetReal(c, g, "dt", &o->dt));
   MBS_CALL(mbs_cfgGetReal(c, g, "t_end", &o->t_end));
@@ -684,8 +709,8 @@ static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
 }
 
 static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"T",          "steps",  "q_start", "q_end",
-                                     "angle_unit", "motion", NULL};
+  static const char *const keys[] = {"T",          "steps",  "q_start",  "q_end",
+                                     "angle_unit", "motion", "actuated", NULL};
   static const char *const units[] = {"rad", "deg", NULL};
   const mbsCs *g;
   mbsInverseSpec *iv = &c->inverse;
@@ -717,6 +742,23 @@ static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
     memcpy(iv->motion, c->filename, dl);
     memcpy(iv->motion + dl, mot, strlen(mot) + 1);
     iv->motion_line = mbs_cfgLine(ms);
+  }
+  // the actuated joints of a model with loops: body names (a string or a list of strings)
+  const mbsCs *as = config_setting_get_member(g, "actuated");
+  if (as) {
+    int n = mbs_cfgIsList(as) ? config_setting_length(as) : 1;
+    iv->actuated = calloc((size_t)n + 1, sizeof *iv->actuated);
+    if (!iv->actuated) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n; k++) {
+      const mbsCs *e = mbs_cfgIsList(as) ? config_setting_get_elem(as, (unsigned)k) : as;
+      if (config_setting_type(e) != CONFIG_TYPE_STRING)
+        return mbs_cfgFail(c, e, "inverse.actuated: wrong type: expected body names, got %s",
+                           mbs_cfgTypeName(e));
+      iv->actuated[k] = mbs_strdup(config_setting_get_string(e));
+      if (!iv->actuated[k]) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+      iv->nactuated = k + 1;
+    }
+    if (n == 0) return mbs_cfgFail(c, as, "inverse.actuated: empty list");
   }
   return MBS_OK;
 }
@@ -781,6 +823,41 @@ static mbsErr mbs_cfgReadCpa(mbsConfig *c, const mbsCs *root) {
 }
 
 // ---------------------------------------------------------------- parse
+
+// model.loops and model.forces: lists (their entries are checked when the model is built); a
+// model with either solves with a serial baseline: solver.method defaults to aba, and the
+// constraint-force methods are refused (exit 8) until they handle loop rows
+static mbsErr mbs_cfgLoopMethod(mbsConfig *c, const mbsCs *model) {
+  static const char *const lists[] = {"loops", "forces"};
+  int *cnt[] = {&c->nloops, &c->nforces};
+  for (int k = 0; k < 2; k++) {
+    const mbsCs *s = config_setting_get_member(model, lists[k]);
+    if (!s) continue;
+    if (!mbs_cfgIsList(s))
+      return mbs_cfgFail(c, s, "model.%s: wrong type: expected a list ( {...}, {...} ), got %s",
+                         lists[k], mbs_cfgTypeName(s));
+    *cnt[k] = config_setting_length(s);
+  }
+  if (!c->nloops && !c->nforces) return MBS_OK;
+  const mbsCs *ms = config_lookup((const config_t *)c->priv, "solver.method");
+  if (!ms) { // the default for loop models: the serial baseline (docs/loops.md)
+    c->opt.solver = MBS_SOLVER_ABA;
+    c->loop_default_aba = 1;
+    return MBS_OK;
+  }
+  if (mbs_solverIsBaseline(c->opt.solver)) return MBS_OK;
+  const char *set = mbs_cfgSetOf(ms);
+  const char *what = c->nloops ? "closed loops (model.loops)" : "spring-dampers (model.forces)";
+  if (set)
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "--set %s: solver.method = %s is not yet supported for models with %s: use "
+                      "aba or crba (the default for such models)",
+                      set, mbs_solverName(c->opt.solver), what);
+  return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                    "%s:%d: solver.method = %s is not yet supported for models with %s: use aba "
+                    "or crba (the default for such models)",
+                    c->filename, mbs_cfgLine(ms), mbs_solverName(c->opt.solver), what);
+}
 
 // model.urdf = "FILE" or { file = "FILE"; q0 = [...]; qd0 = [...]; }: the file name resolved
 // against the config's directory; the text is read by the caller (mbs_configSetUrdf)
@@ -906,7 +983,8 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   if (!e) e = mbs_cfgReadStatic(c, root);
   if (!e) e = mbs_cfgReadCpa(c, root);
   if (!e) {
-    static const char *const mkeys[] = {"gravity", "bodies", "chain", "tree", "urdf", NULL};
+    static const char *const mkeys[] = {"gravity", "bodies", "chain",  "tree",
+                                        "urdf",    "loops",  "forces", NULL};
     const mbsCs *model = NULL;
     e = mbs_cfgGetGroup(c, root, "model", &model);
     if (!e && !model)
@@ -914,6 +992,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
     if (!e) e = mbs_cfgCheckKeys(c, model, mkeys);
     if (!e) e = mbs_cfgGetVec(c, model, "gravity", 3, c->gravity);
     if (!e) e = mbs_cfgReadUrdf(c, model);
+    if (!e) e = mbs_cfgLoopMethod(c, model);
   }
   if (e) {
     mbs_configDestroy(&c);
@@ -937,6 +1016,8 @@ void mbs_configDestroy(mbsConfig **pc) {
   free(c->inverse.q_start);
   free(c->inverse.q_end);
   free(c->inverse.motion);
+  for (int k = 0; k < c->inverse.nactuated; k++) free(c->inverse.actuated[k]);
+  free(c->inverse.actuated);
   free(c->urdf_path);
   free(c->urdf_q0);
   free(c->urdf_qd0);
@@ -1138,11 +1219,6 @@ static mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *k
   return MBS_OK;
 }
 
-static void mbs_defaultQ0(int type, mbsReal *q0) {
-  if (type == MBS_JNT_SPHERICAL) q0[0] = 1;
-  if (type == MBS_JNT_FREE) q0[3] = 1;
-}
-
 // a body name (or a generator's prefix) becomes CSV column names and report keys: no control
 // characters (a newline would split the CSV header) and no commas (they would shift columns)
 static mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what,
@@ -1261,14 +1337,13 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   sp.jnttype = mbs_jntFromName(type);
   if (sp.jnttype < 0)
     return mbs_cfgFail(c, config_setting_get_member(j, "type"),
-                       "%s: unknown joint type \"%s\" (expected revolute, prismatic, cylindrical, "
-                       "universal, spherical, free or fixed)",
-                       what, type);
+                       "%s: unknown joint type \"%s\" (expected %s)", what, type,
+                       mbs_jntNameList());
   int nq = mbs_jntNq(sp.jnttype), nv = mbs_jntNv(sp.jnttype);
   MBS_CALL(mbs_cfgGetVec(c, j, "axis", 3, sp.axis));
   MBS_CALL(mbs_cfgGetVec(c, j, "axis2", 3, sp.axis2));
   MBS_CALL(mbs_cfgGetVec(c, j, "origin", 3, sp.origin));
-  mbs_defaultQ0(sp.jnttype, sp.q0);
+  mbs_jntDefaultQ0(sp.jnttype, sp.q0);
   const mbsCs *qs = config_setting_get_member(j, "q0");
   if (qs) {
     mbsReal *v;
@@ -1352,9 +1427,8 @@ static mbsErr mbs_genRead(const mbsConfig *c, mbsModel *m, mbsGen *gen) {
   gen->type = mbs_jntFromName(type);
   if (gen->type < 0)
     return mbs_cfgFail(c, config_setting_get_member(g, "joint"),
-                       "%s: unknown joint type \"%s\" (expected revolute, prismatic, cylindrical, "
-                       "universal, spherical, free or fixed)",
-                       what, type);
+                       "%s: unknown joint type \"%s\" (expected %s)", what, type,
+                       mbs_jntNameList());
   gen->nq = mbs_jntNq(gen->type);
   gen->nv = mbs_jntNv(gen->type);
   gen->axis[1] = 1; // default: rotation about y, swinging in the x-z plane
@@ -1426,7 +1500,7 @@ static mbsErr mbs_genAdd(const mbsConfig *c, mbsModel *m, const mbsGen *gen, int
   }
   sp.mass = gen->geo.mass;
   memcpy(sp.inertia, gen->geo.inertia, sizeof sp.inertia);
-  mbs_defaultQ0(gen->type, sp.q0);
+  mbs_jntDefaultQ0(gen->type, sp.q0);
   mbsReal *dst[6] = {sp.q0, sp.qd0, sp.stiffness, sp.damping, sp.springref, sp.force};
   for (int k = 0; k < 6; k++) {
     int per = k == 0 ? gen->nq : gen->nv, cnt = gen->cnt[k];
@@ -1441,11 +1515,8 @@ static mbsErr mbs_genAdd(const mbsConfig *c, mbsModel *m, const mbsGen *gen, int
     mbsReal n = sqrt(gen->axis[0] * gen->axis[0] + gen->axis[1] * gen->axis[1] +
                      gen->axis[2] * gen->axis[2]);
     for (int k = 0; k < 3; k++) u[k] = n > 0 ? gen->axis[k] / n : (k == 1);
-    if (gen->type == MBS_JNT_SPHERICAL) mbs_quatTurn(sp.q0, u, fan);
-    if (gen->type == MBS_JNT_FREE) mbs_quatTurn(sp.q0 + 3, u, fan);
-    if (gen->type == MBS_JNT_REVOLUTE || gen->type == MBS_JNT_CYLINDRICAL ||
-        gen->type == MBS_JNT_UNIVERSAL)
-      sp.q0[0] += fan;
+    if (mbs_jntQuatAdr(gen->type) >= 0) mbs_quatTurn(sp.q0 + mbs_jntQuatAdr(gen->type), u, fan);
+    if (mbs_jntScalar(gen->type) && gen->type != MBS_JNT_PRISMATIC) sp.q0[0] += fan;
   }
   return mbs_cfgAdd(c, m, &sp, gen->g, NULL, &gen->geo, what, id);
 }
@@ -1485,7 +1556,7 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsT
     int gid = base + i, nxt = mbs_modelNextWanted(m, gid);
     if (nxt > gid) {
       int cnt = nxt - gid < gen.n - i ? nxt - gid : gen.n - i;
-      mbs_modelSkipBodies(m, gen.type, cnt);
+      mbs_modelSkipBodies(m, gen.type, cnt, 1, prev);
       i += cnt, prev = base + i - 1;
       continue;
     }
@@ -1605,7 +1676,7 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTi
         cnt[lvl]++;
         long sz = size[lvl + 1];
         if (!mbs_modelWants(m, base + i, (int)(base + i + sz), path[lvl])) {
-          mbs_modelSkipBodies(m, gen.type, (int)sz);
+          mbs_modelSkipBodies(m, gen.type, (int)sz, 0, path[lvl]);
           i += (int)sz;
           continue;
         }
@@ -1641,6 +1712,145 @@ static mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s,
     return MBS_OK;
   }
   return tree ? mbs_cfgTree(c, m, s, tips) : mbs_cfgChain(c, m, s, tips);
+}
+
+// ---------------------------------------------------------------- model: loops and forces
+
+// a body reference: "ground" or "world" -> -1, else the index of a body of the model
+static mbsErr mbs_cfgBodyRef(const mbsConfig *c, const mbsModel *m, const mbsCs *g, const char *key,
+                             const char *what, int *b) {
+  const char *name = NULL;
+  MBS_CALL(mbs_cfgGetString(c, g, key, &name));
+  if (!name) return mbs_cfgFail(c, g, "%s: missing %s (a body name or \"ground\")", what, key);
+  if (!strcmp(name, "ground") || !strcmp(name, "world")) {
+    *b = -1;
+    return MBS_OK;
+  }
+  *b = mbs_modelFindGlobal(m, name);
+  if (*b < 0)
+    return mbs_cfgFail(c, config_setting_get_member(g, key),
+                       "%s: %s: unknown body \"%s\" (a body of the model or \"ground\")", what, key,
+                       name);
+  return MBS_OK;
+}
+
+// frame1 / frame2 = { origin; axis; ref; } of a cut joint of \p type in its body's frame
+static mbsErr mbs_cfgLoopFrame(const mbsConfig *c, const mbsCs *g, const char *key,
+                               const char *what, int type, mbsReal *F) {
+  static const char *const keys[] = {"origin", "axis", "ref", NULL};
+  mbsReal org[3] = {0, 0, 0}, axis[3] = {0, 1, 0}, ref[3] = {0, 0, 0};
+  const mbsCs *f;
+  MBS_CALL(mbs_cfgGetGroup(c, g, key, &f));
+  int has_ref = 0;
+  if (f) {
+    MBS_CALL(mbs_cfgCheckKeys(c, f, keys));
+    MBS_CALL(mbs_cfgGetVec(c, f, "origin", 3, org));
+    MBS_CALL(mbs_cfgGetVec(c, f, "axis", 3, axis));
+    MBS_CALL(mbs_cfgGetVec(c, f, "ref", 3, ref));
+    has_ref = config_setting_get_member(f, "ref") != NULL;
+  }
+  if (!has_ref && (type == MBS_JNT_PRISMATIC || type == MBS_JNT_FIXED))
+    return mbs_cfgFail(c, f ? f : g,
+                       "%s: %s.ref is required for a %s loop (a direction normal to the axis: it "
+                       "locks the rotation about the axis)",
+                       what, key, mbs_jntName(type));
+  if (!mbsu_loopFrame(org, axis, has_ref ? ref : NULL, F)) {
+    const mbsCs *at = f ? config_setting_get_member(f, has_ref ? "ref" : "axis") : g;
+    mbsReal l = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    return mbs_cfgFail(c, at ? at : g, "%s: %s.%s", what, key,
+                       !(l > 1e-12) ? "axis has zero length" : "ref is parallel to the axis");
+  }
+  return MBS_OK;
+}
+
+static mbsErr mbs_cfgLoops(const mbsConfig *c, mbsModel *m, const mbsCs *list) {
+  static const char *const keys[] = {"name", "type", "body1", "frame1", "body2", "frame2", NULL};
+  for (int k = 0; k < config_setting_length(list); k++) {
+    const mbsCs *g = config_setting_get_elem(list, (unsigned)k);
+    char what[320], path[64], dname[32];
+    mbs_cfgPath(g, path, sizeof path);
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+      return mbs_cfgFail(c, g,
+                         "%s: wrong type: a loop is a group { type = ...; body1 = ...; }, got %s",
+                         path, mbs_cfgTypeName(g));
+    MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+    mbsLoopSpec sp;
+    memset(&sp, 0, sizeof sp);
+    snprintf(dname, sizeof dname, "loop%d", k + 1);
+    sp.name = dname;
+    MBS_CALL(mbs_cfgGetString(c, g, "name", &sp.name));
+    MBS_CALL(mbs_cfgCheckName(c, config_setting_get_member(g, "name"), path, sp.name));
+    snprintf(what, sizeof what, "loop \"%s\"", sp.name);
+    const char *type = NULL;
+    MBS_CALL(mbs_cfgGetString(c, g, "type", &type));
+    if (!type) return mbs_cfgFail(c, g, "%s: missing type (the cut joint's joint type)", what);
+    sp.type = mbs_jntFromName(type);
+    if (sp.type < 0 || sp.type == MBS_JNT_FREE)
+      return mbs_cfgFail(c, config_setting_get_member(g, "type"),
+                         "%s: %s joint type \"%s\" (expected revolute, prismatic, cylindrical, "
+                         "universal, spherical or fixed)",
+                         what, sp.type < 0 ? "unknown" : "a cut joint cannot have", type);
+    MBS_CALL(mbs_cfgBodyRef(c, m, g, "body1", what, &sp.body1));
+    MBS_CALL(mbs_cfgBodyRef(c, m, g, "body2", what, &sp.body2));
+    MBS_CALL(mbs_cfgLoopFrame(c, g, "frame1", what, sp.type, sp.frame1));
+    MBS_CALL(mbs_cfgLoopFrame(c, g, "frame2", what, sp.type, sp.frame2));
+    mbsErr e = mbs_modelAddLoop(m, &sp);
+    if (e == MBS_ERR_INPUT) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+      const mbsCs *at = strstr(msg, "name") ? config_setting_get_member(g, "name")
+                                            : config_setting_get_member(g, "body2");
+      return mbs_cfgFail(c, at ? at : g, "%s: %s", what, msg);
+    }
+    MBS_CALL(e);
+  }
+  return MBS_OK;
+}
+
+static mbsErr mbs_cfgForces(const mbsConfig *c, mbsModel *m, const mbsCs *list) {
+  static const char *const keys[] = {"name",   "type",      "body1",       "point1",  "body2",
+                                     "point2", "stiffness", "rest_length", "damping", NULL};
+  static const char *const types[] = {"spring", NULL};
+  for (int k = 0; k < config_setting_length(list); k++) {
+    const mbsCs *g = config_setting_get_elem(list, (unsigned)k);
+    char what[320], path[64], dname[32];
+    mbs_cfgPath(g, path, sizeof path);
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+      return mbs_cfgFail(c, g,
+                         "%s: wrong type: a force is a group { type = \"spring\"; body1 = ...; }, "
+                         "got %s",
+                         path, mbs_cfgTypeName(g));
+    MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+    mbsForceSpec sp;
+    memset(&sp, 0, sizeof sp);
+    snprintf(dname, sizeof dname, "force%d", k + 1);
+    sp.name = dname;
+    MBS_CALL(mbs_cfgGetString(c, g, "name", &sp.name));
+    MBS_CALL(mbs_cfgCheckName(c, config_setting_get_member(g, "name"), path, sp.name));
+    snprintf(what, sizeof what, "force \"%s\"", sp.name);
+    int type = 0;
+    MBS_CALL(mbs_cfgGetEnum(c, g, "type", types, &type));
+    MBS_CALL(mbs_cfgBodyRef(c, m, g, "body1", what, &sp.body1));
+    MBS_CALL(mbs_cfgBodyRef(c, m, g, "body2", what, &sp.body2));
+    MBS_CALL(mbs_cfgGetVec(c, g, "point1", 3, sp.point1));
+    MBS_CALL(mbs_cfgGetVec(c, g, "point2", 3, sp.point2));
+    MBS_CALL(mbs_cfgGetReal(c, g, "stiffness", &sp.stiffness));
+    MBS_CALL(mbs_cfgGetReal(c, g, "rest_length", &sp.rest_length));
+    MBS_CALL(mbs_cfgGetReal(c, g, "damping", &sp.damping));
+    mbsErr e = mbs_modelAddForce(m, &sp);
+    if (e == MBS_ERR_INPUT) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+      static const char *const ks[] = {"stiffness", "rest_length", "damping", "point"};
+      const mbsCs *at = NULL;
+      for (int i = 0; i < 4 && !at; i++)
+        if (strstr(msg, ks[i])) at = config_setting_get_member(g, i < 3 ? ks[i] : "point1");
+      if (!at) at = config_setting_get_member(g, "body2");
+      return mbs_cfgFail(c, at ? at : g, "%s: %s", what, msg);
+    }
+    MBS_CALL(e);
+  }
+  return MBS_OK;
 }
 
 // every body of the file into m (full, subset or validation build: see mbs_modelSubset)
@@ -1683,6 +1893,16 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
   mbs_tipFree(&tips);
   if (!e && m->nbody_g == 0)
     e = mbs_cfgFail(c, model, "empty model: the model has no bodies (give bodies, chain or tree)");
+  // cut joints and spring-dampers, after every body (they name bodies anywhere in the file);
+  // full builds only: main.c builds every model with loops or forces whole on every rank
+  const mbsCs *ls = config_setting_get_member(model, "loops"),
+              *fs = config_setting_get_member(model, "forces");
+  if (!e && (ls || fs) && m->sub)
+    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                   "%s: a distributed-memory model cannot hold loops or forces (build it whole)",
+                   c->filename);
+  if (!e && ls && !m->names_only) e = mbs_cfgLoops(c, m, ls);
+  if (!e && fs && !m->names_only) e = mbs_cfgForces(c, m, fs);
   if (!e) {
     e = mbs_modelFinalize(m);
     if (e == MBS_ERR_INPUT) e = mbs_configBlame(c, "model", e);
@@ -1704,6 +1924,15 @@ mbsErr mbs_configBuildModel(const mbsConfig *c, mbsModel **out) {
   mbsModel *m;
   MBS_CALL(mbs_modelCreate(&m, 64));
   mbsErr e = mbs_cfgBuildInto(c, m);
+  // a q0 off the loops is assembled onto them (Newton-Raphson); loops that cannot close are
+  // input errors at model.loops
+  if (!e && m->nloop) {
+    e = mbs_loopAssemble(m);
+    if (e == MBS_ERR_INPUT) {
+      mbs_errPrefix("model.loops");
+      e = mbs_configBlame(c, "model.loops", e);
+    }
+  }
   if (e) {
     mbs_modelDestroy(&m);
     return e;
@@ -1741,7 +1970,7 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
   if (!e && !(start = malloc(sizeof(int) * (size_t)(nranks + 1))))
     e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   if (!e) {
-    e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, nranks, start);
+    e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, !m0->run_branched, nranks, start);
     if (e == MBS_ERR_INPUT) e = mbs_configBlame(c, "model", e); // too many ranks: name the cause
   }
   int b0 = 0, b1 = 0;
@@ -1804,11 +2033,51 @@ int mbs_configInverseCoords(const mbsModel *m) {
   return n;
 }
 
+mbsErr mbs_configInverseActuated(const mbsConfig *c, const mbsModel *m, int *act) {
+  const mbsInverseSpec *iv = &c->inverse;
+  const config_t *tree = (const config_t *)c->priv;
+  const mbsCs *g = config_setting_get_member(config_root_setting(tree), "inverse");
+  const mbsCs *as = g ? config_setting_get_member(g, "actuated") : NULL;
+  for (int d = 0; d < m->nv; d++) act[d] = 0;
+  if (iv->nactuated && !m->nloop)
+    return mbs_cfgFail(c, as,
+                       "inverse.actuated applies to models with loops (a tree needs a force on "
+                       "every joint)");
+  if (!iv->nactuated && m->nloop)
+    return mbs_cfgFail(c, g ? g : config_setting_get_member(config_root_setting(tree), "model"),
+                       "inverse on a model with loops needs inverse.actuated = [\"BODY\", ...]: "
+                       "the bodies whose joints are driven (the others follow from the loops)");
+  for (int k = 0; k < iv->nactuated; k++) {
+    const mbsCs *e = mbs_cfgIsList(as) ? config_setting_get_elem(as, (unsigned)k) : as;
+    int b = mbs_modelFindBody(m, iv->actuated[k]);
+    if (b < 0) return mbs_cfgFail(c, e, "inverse.actuated: unknown body \"%s\"", iv->actuated[k]);
+    if (!mbs_jntScalar(m->body_jnttype[b]))
+      return mbs_cfgFail(c, e,
+                         "inverse.actuated: the %s joint of \"%s\" cannot follow a profile "
+                         "(revolute, prismatic, cylindrical or universal joints only)",
+                         mbs_jntName(m->body_jnttype[b]), iv->actuated[k]);
+    for (int j = 0; j < m->body_dofnum[b]; j++) act[m->body_dofadr[b] + j] = 1;
+  }
+  return MBS_OK;
+}
+
 mbsErr mbs_configInverse(const mbsConfig *c, const mbsModel *m, mbsReal *qs, mbsReal *qe) {
   const mbsInverseSpec *iv = &c->inverse;
   const config_t *tree = (const config_t *)c->priv;
   const mbsCs *g = config_setting_get_member(config_root_setting(tree), "inverse");
   int n = mbs_configInverseCoords(m);
+  // loop models: q_start / q_end may list the actuated coordinates only
+  int *act = NULL, na = 0;
+  if (m->nloop && iv->nactuated) {
+    act = calloc((size_t)m->nv + 1, sizeof *act);
+    if (!act) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    mbsErr e = mbs_configInverseActuated(c, m, act);
+    if (e) {
+      free(act);
+      return e;
+    }
+    for (int d = 0; d < m->nv; d++) na += act[d];
+  }
   memcpy(qs, m->q0, (size_t)m->nq * sizeof *qs);
   memcpy(qe, m->q0, (size_t)m->nq * sizeof *qe);
   const int cnts[2] = {iv->nstart, iv->nend};
@@ -1817,15 +2086,19 @@ mbsErr mbs_configInverse(const mbsConfig *c, const mbsModel *m, mbsReal *qs, mbs
   mbsReal *dst[2] = {qs, qe};
   for (int w = 0; w < 2; w++) {
     if (!cnts[w]) continue;
-    if (cnts[w] != 1 && cnts[w] != n)
+    int only_act = act && cnts[w] == na && na != n;
+    if (cnts[w] != 1 && cnts[w] != n && !only_act) {
+      free(act);
       return mbs_cfgFail(c, g ? config_setting_get_member(g, names[w]) : NULL,
                          "inverse.%s: wrong array length: %d value(s), but the model has %d "
-                         "scalar joint coordinates (revolute, prismatic, cylindrical, universal)",
-                         names[w], cnts[w], n);
+                         "scalar joint coordinates (revolute, prismatic, cylindrical, universal)%s",
+                         names[w], cnts[w], n, act ? " (or give the actuated ones only)" : "");
+    }
     int i = 0;
     for (int b = 0; b < m->nbody; b++) {
       int t = m->body_jnttype[b];
       if (m->body_qnum[b] != m->body_dofnum[b]) continue;
+      if (only_act && !act[m->body_dofadr[b]]) continue;
       for (int k = 0; k < m->body_qnum[b]; k++, i++) {
         mbsReal v = vals[w][cnts[w] == 1 ? 0 : i];
         int rot =
@@ -1835,6 +2108,7 @@ mbsErr mbs_configInverse(const mbsConfig *c, const mbsModel *m, mbsReal *qs, mbs
       }
     }
   }
+  free(act);
   return MBS_OK;
 }
 
@@ -1930,6 +2204,9 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   mbs_jsonNumber(j, "rho", o->rho);
   mbs_jsonString(j, "warm_start", mbs_warmStartName(o->warm_start));
   mbs_jsonString(j, "interface", mbs_interfaceName(o->iface));
+  mbs_jsonNumberArray(j, "baumgarte", o->baumgarte, 2);
+  mbs_jsonNumber(j, "rank_tol", o->rank_tol);
+  mbs_jsonNumber(j, "closure_tol", o->closure_tol);
   mbs_jsonEndObject(j);
 
   mbs_jsonBeginObject(j, "integrator");
@@ -1937,6 +2214,7 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   mbs_jsonNumber(j, "dt", o->dt);
   mbs_jsonNumber(j, "t_end", o->t_end);
   mbs_jsonNumber(j, "tol", o->int_tol);
+  mbs_jsonBool(j, "projection", o->projection);
   mbs_jsonEndObject(j);
 
   mbs_jsonBeginObject(j, "output");
@@ -1956,6 +2234,11 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
     if (iv->nstart) mbs_jsonNumberArray(j, "q_start", iv->q_start, iv->nstart);
     if (iv->nend) mbs_jsonNumberArray(j, "q_end", iv->q_end, iv->nend);
     if (iv->motion) mbs_jsonString(j, "motion", iv->motion);
+    if (iv->nactuated) {
+      mbs_jsonBeginArray(j, "actuated");
+      for (int k = 0; k < iv->nactuated; k++) mbs_jsonString(j, NULL, iv->actuated[k]);
+      mbs_jsonEndArray(j);
+    }
     mbs_jsonEndObject(j);
   }
 

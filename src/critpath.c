@@ -175,26 +175,26 @@ static void mbs_cpaKinematics(mbsCpaB *B, mbsCpaKin *K) {
   for (int b = 0; b < m->nbody; b++) {
     int t = m->body_jnttype[b], p = m->body_parent[b], nd = m->body_dofnum[b];
     // position: joint transform (X, S), ground pose (a prefix product along the tree)
-    K->joint[b] = mbs_cpaNode(B, MBS_CPA_POS_JOINT, b, mbs_flopPosJoint(t), PH_POS, 0);
+    K->joint[b] = mbs_cpaNode(B, MBS_CPA_POS_JOINT, b, mbs_flopPosBody(m, b), PH_POS, 0);
     if (p >= 0) {
-      K->pose[b] = mbs_cpaNode(B, MBS_CPA_POS_POSE, b, MBS_FL_POSE, PH_POS, 0);
+      K->pose[b] = mbs_cpaNode(B, MBS_CPA_POS_POSE, b, mbs_flopPoseBody(m, b), PH_POS, 0);
       mbs_cpaDep(B, K->joint[b], K->pose[b]);
       mbs_cpaDep(B, K->pose[p], K->pose[b]);
     } else {
       K->pose[b] = K->joint[b];
     }
     // velocity: vJ, v = X v_p + vJ, c, bias force, applied joint forces
-    K->vj[b] = mbs_cpaNode(B, MBS_CPA_VEL_JOINT, b, mbs_flopVelJoint(nd, t), PH_VEL, 0);
+    K->vj[b] = mbs_cpaNode(B, MBS_CPA_VEL_JOINT, b, mbs_flopVelJointBody(m, b), PH_VEL, 0);
     mbs_cpaDep(B, K->joint[b], K->vj[b]);
     if (p >= 0) {
-      K->v[b] = mbs_cpaNode(B, MBS_CPA_VEL_LINK, b, MBS_FL_VEL_LINK, PH_VEL, 0);
+      K->v[b] = mbs_cpaNode(B, MBS_CPA_VEL_LINK, b, mbs_flopVelLinkBody(m, b), PH_VEL, 0);
       mbs_cpaDep(B, K->v[p], K->v[b]);
       mbs_cpaDep(B, K->joint[b], K->v[b]);
       mbs_cpaDep(B, K->vj[b], K->v[b]);
     } else {
       K->v[b] = K->vj[b];
     }
-    K->c[b] = mbs_cpaNode(B, MBS_CPA_VEL_C, b, MBS_FL_VEL_C, PH_VEL, 0);
+    K->c[b] = mbs_cpaNode(B, MBS_CPA_VEL_C, b, mbs_flopVelCBody(m, b), PH_VEL, 0);
     mbs_cpaDep(B, K->v[b], K->c[b]);
     mbs_cpaDep(B, K->vj[b], K->c[b]);
     K->bias[b] = mbs_cpaNode(B, MBS_CPA_VEL_BIAS, b, MBS_FL_VEL_BIAS, PH_VEL, 0);
@@ -204,35 +204,35 @@ static void mbs_cpaKinematics(mbsCpaB *B, mbsCpaKin *K) {
   }
 }
 
-// ---- ABA (dynamics.c mbs_aba)
+// ---- ABA (aba.c mbs_aba)
 static void mbs_cpaAba(mbsCpaB *B, const mbsCpaKin *K, int *IAw, int *pAw, int *proj, int *acc) {
   const mbsModel *m = B->m;
   int n = m->nbody;
   for (int b = 0; b < n; b++) IAw[b] = -1, pAw[b] = K->bias[b];
   // pass 2, tip to base; IAw/pAw: last writer of IA_b / pA_b (the children's accumulation chain)
   for (int b = n - 1; b >= 0; b--) {
-    int k = m->body_dofnum[b], p = m->body_parent[b], t = m->body_jnttype[b];
+    int k = m->body_dofnum[b], p = m->body_parent[b];
     int ia = -1, pa = -1;
     proj[b] = -1;
     if (k >= 1) {
-      int u = mbs_cpaNode(B, MBS_CPA_ABA_U, b, mbs_flopAbaU(k, t), PH_P2, 1);
+      int u = mbs_cpaNode(B, MBS_CPA_ABA_U, b, mbs_flopAba(m, b, MBS_FLA_U), PH_P2, 1);
       mbs_cpaDep(B, IAw[b], u);
       mbs_cpaDep(B, pAw[b], u);
       mbs_cpaDep(B, K->joint[b], u);
       mbs_cpaDep(B, K->force[b], u);
       proj[b] = u;
       if (k > 1) {
-        int blk = mbs_cpaNode(B, MBS_CPA_ABA_BLOCK, b, mbs_flopAbaBlock(k), PH_P2, 1);
+        int blk = mbs_cpaNode(B, MBS_CPA_ABA_BLOCK, b, mbs_flopAba(m, b, MBS_FLA_BLOCK), PH_P2, 1);
         mbs_cpaDep(B, u, blk);
         mbs_cpaDep(B, K->c[b], blk);
         mbs_cpaDep(B, IAw[b], blk);
         mbs_cpaDep(B, pAw[b], blk);
         proj[b] = ia = pa = blk;
       } else if (p >= 0) {
-        ia = mbs_cpaNode(B, MBS_CPA_ABA_IA, b, MBS_FL_ABA_IA1, PH_P2, 1);
+        ia = mbs_cpaNode(B, MBS_CPA_ABA_IA, b, mbs_flopAba(m, b, MBS_FLA_IA), PH_P2, 1);
         mbs_cpaDep(B, u, ia);
         mbs_cpaDep(B, IAw[b], ia);
-        pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, MBS_FL_ABA_PA1, PH_P2, 1);
+        pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, mbs_flopAba(m, b, MBS_FLA_PA), PH_P2, 1);
         mbs_cpaDep(B, u, pa);
         mbs_cpaDep(B, K->c[b], pa);
         mbs_cpaDep(B, IAw[b], pa);
@@ -240,40 +240,41 @@ static void mbs_cpaAba(mbsCpaB *B, const mbsCpaKin *K, int *IAw, int *pAw, int *
       }
     } else if (p >= 0) { // fixed joint: everything passes to the parent
       ia = IAw[b];
-      pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, MBS_FL_ABA_PA0, PH_P2, 1);
+      pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, mbs_flopAba(m, b, MBS_FLA_PA), PH_P2, 1);
       mbs_cpaDep(B, K->c[b], pa);
       mbs_cpaDep(B, IAw[b], pa);
       mbs_cpaDep(B, pAw[b], pa);
     }
     if (p < 0) continue;
     // parent: IA_p += X^T Ia X ; pA_p += X^T pa (formed in parallel, accumulated in a chain)
-    int cf = mbs_cpaNode(B, MBS_CPA_ABA_CONGR, b, MBS_FL_CONGR_FORM, PH_P2, 1);
+    int cf = mbs_cpaNode(B, MBS_CPA_ABA_CONGR, b, mbs_flopAba(m, b, MBS_FLA_CONGR), PH_P2, 1);
     mbs_cpaDep(B, ia, cf);
     mbs_cpaDep(B, K->joint[b], cf);
-    int ca = mbs_cpaNode(B, MBS_CPA_ABA_CONGR_ACC, b, MBS_FL_CONGR_ACC, PH_P2, 1);
+    int ca =
+        mbs_cpaNode(B, MBS_CPA_ABA_CONGR_ACC, b, mbs_flopAba(m, b, MBS_FLA_CONGR_ACC), PH_P2, 1);
     mbs_cpaDep(B, cf, ca);
     mbs_cpaDep(B, IAw[p], ca);
     IAw[p] = ca;
-    int xf = mbs_cpaNode(B, MBS_CPA_ABA_XF, b, MBS_FL_XFORCE, PH_P2, 1);
+    int xf = mbs_cpaNode(B, MBS_CPA_ABA_XF, b, mbs_flopAba(m, b, MBS_FLA_XF), PH_P2, 1);
     mbs_cpaDep(B, pa, xf);
     mbs_cpaDep(B, K->joint[b], xf);
-    int xa = mbs_cpaNode(B, MBS_CPA_ABA_XF_ACC, b, MBS_FL_ABA_PF - MBS_FL_XFORCE, PH_P2, 1);
+    int xa = mbs_cpaNode(B, MBS_CPA_ABA_XF_ACC, b, mbs_flopAba(m, b, MBS_FLA_XF_ACC), PH_P2, 1);
     mbs_cpaDep(B, xf, xa);
     mbs_cpaDep(B, pAw[p], xa);
     pAw[p] = xa;
   }
   // pass 3, base to tip
   for (int b = 0; b < n; b++) {
-    int k = m->body_dofnum[b], p = m->body_parent[b];
-    int a = mbs_cpaNode(B, MBS_CPA_ABA_A, b, MBS_FL_ABA_A, PH_P3, 2);
+    int p = m->body_parent[b];
+    int a = mbs_cpaNode(B, MBS_CPA_ABA_A, b, mbs_flopAba(m, b, MBS_FLA_A), PH_P3, 2);
     if (p >= 0) mbs_cpaDep(B, acc[p], a);
     mbs_cpaDep(B, K->joint[b], a);
     mbs_cpaDep(B, K->c[b], a);
-    int q = mbs_cpaNode(B, MBS_CPA_ABA_QDD, b, mbs_flopAbaQdd(k), PH_P3, 2);
+    int q = mbs_cpaNode(B, MBS_CPA_ABA_QDD, b, mbs_flopAba(m, b, MBS_FLA_QDD), PH_P3, 2);
     mbs_cpaDep(B, a, q);
     mbs_cpaDep(B, proj[b], q);
     acc[b] = q;
-    int f = mbs_cpaNode(B, MBS_CPA_ABA_F, b, MBS_FL_ABA_F, PH_P3, 2);
+    int f = mbs_cpaNode(B, MBS_CPA_ABA_F, b, mbs_flopAba(m, b, MBS_FLA_F), PH_P3, 2);
     mbs_cpaDep(B, q, f);
     mbs_cpaDep(B, IAw[b], f);
     mbs_cpaDep(B, pAw[b], f);
@@ -1110,29 +1111,15 @@ static int mbs_cpaCmpPair(const void *a, const void *b) {
   return 0;
 }
 
-// the engine's decomposition (parallel/engine.c mbsp_decompose): contiguous ranges balanced by
-// a per-joint weight
+// the engine's decomposition: the one partition module (src/partition.c)
 static void mbs_cpaDecompose(const mbsModel *m, int P, int *owner) {
   int n = m->nbody;
-  double total = 0, acc = 0;
   int *start = malloc((size_t)(P + 1) * sizeof *start);
-  if (!start) { // fall back to equal counts
+  if (!start || mbs_partitionModel(m, P, start) != MBS_OK) { // fall back to equal counts
     for (int b = 0; b < n; b++) owner[b] = (int)((long long)b * P / n);
+    free(start);
     return;
   }
-  for (int b = 0; b < n; b++) total += 130.0 + 24.0 * m->body_lamnum[b] + 12.0 * m->body_dofnum[b];
-  int r = 1;
-  start[0] = 0;
-  for (int b = 0; b < n && r < P; b++) {
-    while (r < P && acc >= total * r / P) start[r++] = b;
-    acc += 130.0 + 24.0 * m->body_lamnum[b] + 12.0 * m->body_dofnum[b];
-  }
-  while (r < P) start[r++] = n;
-  start[P] = n;
-  for (int k = 1; k < P; k++)
-    if (start[k] <= start[k - 1]) start[k] = start[k - 1] + 1;
-  for (int k = P - 1; k >= 1; k--)
-    if (start[k] > n - (P - k)) start[k] = n - (P - k);
   for (int k = 0; k < P; k++)
     for (int b = start[k]; b < start[k + 1]; b++) owner[b] = k;
   free(start);

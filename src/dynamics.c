@@ -1,10 +1,11 @@
 /// \file dynamics.c
-/// Serial dynamics: kinematics stages, ABA (the oracle), CRBA + LTDL, RNEA, energies.
+/// Serial dynamics: kinematics stages, CRBA + LTDL, RNEA, energies (the ABAs: aba.c).
 /// References: R. Featherstone, Rigid Body Dynamics Algorithms (2008), Tables 5.1, 6.2, 6.3, 7.1.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_dynamics.h"
+#include "mbspar/mbs_loops.h"
 #include "spatial.h"
 #include "flops.h"
 
@@ -13,7 +14,7 @@ mbsErr mbs_workCreate(const mbsModel *m, mbsWork **out) {
   *out = NULL;
   MBS_ALLOC(w, 1);
   size_t nb = (size_t)m->nbody, nv = (size_t)(m->nv > 0 ? m->nv : 1);
-  size_t nl = (size_t)(m->nlam > 0 ? m->nlam : 1);
+  size_t nl = (size_t)(m->nlam + m->nlam_loop > 0 ? m->nlam + m->nlam_loop : 1);
 #define MBS_WALLOC(f, n)                                                                           \
   do {                                                                                             \
     w->f = calloc((n), sizeof(mbsReal));                                                           \
@@ -35,13 +36,22 @@ mbsErr mbs_workCreate(const mbsModel *m, mbsWork **out) {
   MBS_WALLOC(U, 6 * nv);
   MBS_WALLOC(Dinv, 36 * nb);
   MBS_WALLOC(u, nv);
+  MBS_WALLOC(abar, (size_t)MBS_ABAR * nb);
   MBS_WALLOC(qdd, nv);
   MBS_WALLOC(acc, 6 * nb);
   MBS_WALLOC(jfrc, 6 * nb);
   MBS_WALLOC(lam, nl);
   MBS_WALLOC(frc, 6 * nb);
   MBS_WALLOC(qfrc_inv, nv);
+  MBS_WALLOC(fext, 6 * nb);
 #undef MBS_WALLOC
+  if (m->nloop > 0) {
+    mbsErr e = mbs_loopWorkCreate(m, &w->loop);
+    if (e) {
+      mbs_workDestroy(&w);
+      return e;
+    }
+  }
   *out = w;
   return MBS_OK;
 }
@@ -62,9 +72,10 @@ mbsErr mbs_workEnableCrba(const mbsModel *m, mbsWork *w) {
 void mbs_workDestroy(mbsWork **pw) {
   if (!pw || !*pw) return;
   mbsWork *w = *pw;
-  void *arrs[] = {w->xpar, w->xmat, w->xpos, w->sdof,  w->cvel, w->cacc,    w->cbias, w->qfrc,
-                  w->IA,   w->pA,   w->U,    w->Dinv,  w->u,    w->qdd,     w->acc,   w->jfrc,
-                  w->lam,  w->M,    w->Ic,   w->qbias, w->frc,  w->qfrc_inv};
+  void *arrs[] = {w->xpar, w->xmat, w->xpos, w->sdof,  w->cvel, w->cacc,     w->cbias, w->qfrc,
+                  w->IA,   w->pA,   w->U,    w->Dinv,  w->u,    w->qdd,      w->acc,   w->jfrc,
+                  w->lam,  w->M,    w->Ic,   w->qbias, w->frc,  w->qfrc_inv, w->abar,  w->fext};
+  mbs_loopWorkDestroy(&w->loop);
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(w);
   *pw = NULL;
@@ -72,62 +83,66 @@ void mbs_workDestroy(mbsWork **pw) {
 
 // ---------------------------------------------------------------- position stage
 
+// revolute joint about sg e_k (jnt_axisk): R, X and S are placements of cos and sin (3 flops, not
+// 36), and the pose xmat = xmat_p R mixes two columns of xmat_p (36 flops with xpos, not 63)
+static MBS_FORCEINLINE void mbs_bodyPositionK(const int k, const mbsModel *m, const mbsReal *qall,
+                                              mbsWork *w, int b) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
+  const mbsReal *org = m->jnt_origin + 3 * b, sg = m->jnt_axis[3 * b + k];
+  mbsReal q = qall[m->body_qadr[b]], c = cos(q), s = sg * sin(q);
+  MBS_FLOPS(MBS_FL_POS_K);
+
+  // X = (E = R^T, r): E[i][i] = E[j][j] = c, E[i][j] = s, E[j][i] = -s, E[k][k] = 1
+  mbsReal *X = w->xpar + 12 * b, *S = w->sdof + 6 * m->body_dofadr[b];
+  X[3 * i + i] = c, X[3 * i + j] = s, X[3 * i + k] = 0;
+  X[3 * j + i] = -s, X[3 * j + j] = c, X[3 * j + k] = 0;
+  X[3 * k + i] = 0, X[3 * k + j] = 0, X[3 * k + k] = 1;
+  X[9] = org[0], X[10] = org[1], X[11] = org[2];
+  S[0] = S[1] = S[2] = S[3] = S[4] = S[5] = 0;
+  S[k] = sg;
+
+  // pose in the ground frame: columns i and j of xmat_p rotate, column k stays
+  int p = m->body_parent[b];
+  mbsReal *xm = w->xmat + 9 * b, *xp = w->xpos + 3 * b;
+  if (p < 0) {
+    for (int a = 0; a < 9; a++) xm[a] = X[3 * (a % 3) + a / 3]; // R = E^T
+    xp[0] = org[0], xp[1] = org[1], xp[2] = org[2];
+  } else {
+    const mbsReal *pm = w->xmat + 9 * p, *pp = w->xpos + 3 * p;
+    for (int a = 0; a < 3; a++) {
+      const mbsReal *pr = pm + 3 * a;
+      xm[3 * a + i] = c * pr[i] + s * pr[j];
+      xm[3 * a + j] = c * pr[j] - s * pr[i];
+      xm[3 * a + k] = pr[k];
+    }
+    mbsu_mulMat3Vec(pm, org, xp);
+    xp[0] += pp[0], xp[1] += pp[1], xp[2] += pp[2];
+    MBS_FLOPS(MBS_FL_POSE_K);
+  }
+}
+
 void mbs_bodyPosition(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b) {
+  if (mbs_jntSpecial(m, b)) {
+    switch (m->jnt_axisk[b]) {
+    case 0:
+      mbs_bodyPositionK(0, m, qall, w, b);
+      return;
+    case 1:
+      mbs_bodyPositionK(1, m, qall, w, b);
+      return;
+    default:
+      mbs_bodyPositionK(2, m, qall, w, b);
+      return;
+    }
+  }
   const mbsReal *q = qall + m->body_qadr[b], *a = m->jnt_axis + 3 * b;
   const mbsReal *a2 = m->jnt_axis2 + 3 * b, *org = m->jnt_origin + 3 * b;
-  mbsReal R[9], r[3] = {org[0], org[1], org[2]};
+  mbsReal R[9], r[3];
   mbsReal *S = w->sdof + 6 * m->body_dofadr[b];
   int t = m->body_jnttype[b];
 
   // joint rotation R (child axes in parent coordinates), translation r, subspace S
-  switch (t) {
-  case MBS_JNT_REVOLUTE:
-    mbsu_rotAxis(a, q[0], R);
-    S[0] = a[0], S[1] = a[1], S[2] = a[2], S[3] = S[4] = S[5] = 0;
-    break;
-  case MBS_JNT_PRISMATIC:
-    mbsu_eye3(R);
-    for (int k = 0; k < 3; k++) r[k] += a[k] * q[0];
-    S[0] = S[1] = S[2] = 0, S[3] = a[0], S[4] = a[1], S[5] = a[2];
-    break;
-  case MBS_JNT_CYLINDRICAL:
-    mbsu_rotAxis(a, q[0], R);
-    for (int k = 0; k < 3; k++) r[k] += a[k] * q[1];
-    S[0] = a[0], S[1] = a[1], S[2] = a[2], S[3] = S[4] = S[5] = 0;
-    S[6] = S[7] = S[8] = 0, S[9] = a[0], S[10] = a[1], S[11] = a[2];
-    break;
-  case MBS_JNT_UNIVERSAL: {
-    mbsReal R1[9], R2[9];
-    mbsu_rotAxis(a, q[0], R1);
-    mbsu_rotAxis(a2, q[1], R2);
-    mbsu_mulMat3(R1, R2, R);
-    // omega (child) = R2^T a qd0 + a2 qd1
-    mbsu_mulMat3TVec(R2, a, S);
-    S[3] = S[4] = S[5] = 0;
-    S[6] = a2[0], S[7] = a2[1], S[8] = a2[2], S[9] = S[10] = S[11] = 0;
-    break;
-  }
-  case MBS_JNT_SPHERICAL:
-    mbsu_quat2Mat(q, R);
-    memset(S, 0, 18 * sizeof(mbsReal));
-    S[0] = S[7] = S[14] = 1;
-    break;
-  case MBS_JNT_FREE:
-    mbsu_quat2Mat(q + 3, R);
-    for (int k = 0; k < 3; k++) r[k] += q[k];
-    memset(S, 0, 36 * sizeof(mbsReal));
-    // linear dofs: velocity in the parent frame -> child coordinates E = R^T (row k of R)
-    for (int k = 0; k < 3; k++) {
-      S[6 * k + 3] = R[3 * k];
-      S[6 * k + 4] = R[3 * k + 1];
-      S[6 * k + 5] = R[3 * k + 2];
-    }
-    S[18] = S[25] = S[32] = 1;
-    break;
-  default: // fixed
-    mbsu_eye3(R);
-    break;
-  }
+  mbsu_jointPose(t, org, a, a2, q, R, r, S);
   MBS_FLOPS(mbs_flopPosJoint(t));
 
   // Plücker transform parent -> body: E = R^T, r
@@ -159,10 +174,69 @@ void mbs_fwdPosition(const mbsModel *m, const mbsState *s, mbsWork *w) {
 
 // ---------------------------------------------------------------- velocity stage
 
+// bias force v x* I v and the applied joint forces of body b (every joint type)
+static inline void mbs_bodyBiasForce(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
+  int nd = m->body_dofnum[b], d0 = m->body_dofadr[b], t = m->body_jnttype[b];
+  const mbsReal *v = w->cvel + 6 * b, *qd = s->qd + d0;
+  mbsReal t6[6];
+  mbsu_rbiMul(m->body_sinert + 10 * b, v, t6);
+  mbsu_crossForce(v, t6, w->cbias + 6 * b);
+  MBS_FLOPS(MBS_FL_VEL_BIAS);
+
+  // applied joint forces: constant + spring + damper + user
+  const mbsReal *q = s->q + m->body_qadr[b];
+  int scalar = mbs_jntQuatAdr(t) < 0;
+  for (int k = 0; k < nd; k++) {
+    int d = d0 + k;
+    mbsReal f = m->dof_force[d] - m->dof_damping[d] * qd[k];
+    if (scalar) f -= m->dof_stiffness[d] * (q[k] - m->dof_springref[d]);
+    if (s->tau) f += s->tau[d];
+    w->qfrc[d] = f;
+  }
+  MBS_FLOPS(mbs_flopVelForce(nd, t, s->tau != NULL));
+}
+
+// revolute joint about sg e_k: vJ = [sg qd e_k; 0], X v_p with a 2x2 rotation, c = v x vJ has
+// four nonzero entries (its k components are exactly zero: mbs_aba relies on it)
+static MBS_FORCEINLINE void mbs_bodyVelocityK(const int k, const mbsModel *m, const mbsState *s,
+                                              mbsWork *w, int b) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3, p = m->body_parent[b];
+  mbsReal wq = m->jnt_axis[3 * b + k] * s->qd[m->body_dofadr[b]];
+  MBS_FLOPS(MBS_FL_VEL_JNT_K);
+  mbsReal *v = w->cvel + 6 * b, *c = w->cacc + 6 * b;
+  if (p < 0) {
+    v[0] = v[1] = v[2] = v[3] = v[4] = v[5] = 0;
+    v[k] = wq;
+  } else {
+    const mbsReal *X = w->xpar + 12 * b;
+    mbsu_xMotionK(k, X[3 * i + i], X[3 * i + j], X + 9, w->cvel + 6 * p, v);
+    v[k] += wq;
+    MBS_FLOPS(MBS_FL_VEL_LNK_K);
+  }
+  // w x e_k = [w_j, -w_i, 0] in (i, j, k)
+  c[i] = v[j] * wq, c[j] = -v[i] * wq, c[k] = 0;
+  c[3 + i] = v[3 + j] * wq, c[3 + j] = -v[3 + i] * wq, c[3 + k] = 0;
+  MBS_FLOPS(MBS_FL_VEL_C_K);
+  mbs_bodyBiasForce(m, s, w, b);
+}
+
 void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
+  if (mbs_jntSpecial(m, b)) {
+    switch (m->jnt_axisk[b]) {
+    case 0:
+      mbs_bodyVelocityK(0, m, s, w, b);
+      return;
+    case 1:
+      mbs_bodyVelocityK(1, m, s, w, b);
+      return;
+    default:
+      mbs_bodyVelocityK(2, m, s, w, b);
+      return;
+    }
+  }
   int nd = m->body_dofnum[b], d0 = m->body_dofadr[b], t = m->body_jnttype[b];
   const mbsReal *qd = s->qd + d0, *S = w->sdof + 6 * d0;
-  mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, cJ[6] = {0, 0, 0, 0, 0, 0};
+  mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, cJ[6];
 
   // joint velocity vJ = S qd
   if (nd == 1) {
@@ -173,14 +247,7 @@ void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
   }
 
   // cJ = (dS/dt) qd in body coordinates (nonzero for q-dependent subspaces)
-  if (t == MBS_JNT_UNIVERSAL) {
-    const mbsReal *a2 = m->jnt_axis2 + 3 * b;
-    mbsu_cross3(a2, S, cJ);
-    for (int i = 0; i < 3; i++) cJ[i] *= -qd[0] * qd[1];
-  } else if (t == MBS_JNT_FREE) {
-    mbsu_cross3(qd + 3, vJ + 3, cJ + 3);
-    for (int i = 3; i < 6; i++) cJ[i] = -cJ[i];
-  }
+  mbsu_jointBias(t, m->jnt_axis2 + 3 * b, S, qd, vJ, cJ);
   MBS_FLOPS(mbs_flopVelJoint(nd, t));
 
   // body velocity v = X v_parent + vJ; velocity-product acceleration c = cJ + v x vJ
@@ -196,23 +263,7 @@ void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
   mbsu_crossMotion(v, vJ, t6);
   for (int i = 0; i < 6; i++) c[i] = cJ[i] + t6[i];
   MBS_FLOPS(MBS_FL_VEL_C);
-
-  // bias force v x* I v
-  mbsu_rbiMul(m->body_sinert + 10 * b, v, t6);
-  mbsu_crossForce(v, t6, w->cbias + 6 * b);
-  MBS_FLOPS(MBS_FL_VEL_BIAS);
-
-  // applied joint forces: constant + spring + damper + user
-  const mbsReal *q = s->q + m->body_qadr[b];
-  int scalar = (t != MBS_JNT_SPHERICAL && t != MBS_JNT_FREE);
-  for (int k = 0; k < nd; k++) {
-    int d = d0 + k;
-    mbsReal f = m->dof_force[d] - m->dof_damping[d] * qd[k];
-    if (scalar) f -= m->dof_stiffness[d] * (q[k] - m->dof_springref[d]);
-    if (s->tau) f += s->tau[d];
-    w->qfrc[d] = f;
-  }
-  MBS_FLOPS(mbs_flopVelForce(nd, t, s->tau != NULL));
+  mbs_bodyBiasForce(m, s, w, b);
 }
 
 void mbs_fwdVelocity(const mbsModel *m, const mbsState *s, mbsWork *w) {
@@ -221,161 +272,10 @@ void mbs_fwdVelocity(const mbsModel *m, const mbsState *s, mbsWork *w) {
   MBS_TOC(w->timer, MBS_TIMER_VELOCITY);
 }
 
-// ---------------------------------------------------------------- small dense helpers
-
-// inverse of a k x k SPD matrix (row-major) by Cholesky; returns 0 if not positive definite
-static int mbs_spdInverse(const mbsReal *A, int k, mbsReal *Ainv) {
-  mbsReal L[36];
-  memcpy(L, A, (size_t)(k * k) * sizeof(mbsReal));
-  if (!mbsu_cholFactor(L, k)) return 0;
-  mbsu_cholInverse(L, k, Ainv);
-  return 1;
-}
-
 // fictitious base acceleration [0; -g]
 void mbs_baseAccel(const mbsModel *m, int gravity, mbsReal a0[6]) {
   a0[0] = a0[1] = a0[2] = 0;
   for (int i = 0; i < 3; i++) a0[3 + i] = gravity ? -m->gravity[i] : 0;
-}
-
-// ---------------------------------------------------------------- ABA
-
-// k x k joint block of body b (k > 1): D = S^T U, Dinv = D^-1; Ia = IA - U Dinv U^T (upper
-// triangle only, what mbsu_inertiaCongruenceAdd reads); pa = pA + Ia c + U Dinv u.
-// Returns 0 if D is not positive definite.
-static int mbs_abaProjectBlock(int k, const mbsReal *restrict IA, const mbsReal *restrict pA,
-                               const mbsReal *restrict S, const mbsReal *restrict U,
-                               const mbsReal *restrict u, const mbsReal *restrict c,
-                               mbsReal *restrict Dinv, mbsReal *restrict Ia, mbsReal *restrict pa) {
-  mbsReal D[36], DU[36], Du[6];
-  for (int i = 0; i < k; i++)
-    for (int j = 0; j < k; j++) D[k * i + j] = mbsu_dot6(S + 6 * i, U + 6 * j);
-  if (!mbs_spdInverse(D, k, Dinv)) return 0;
-  for (int i = 0; i < k; i++) {
-    Du[i] = 0;
-    for (int j = 0; j < k; j++) Du[i] += Dinv[k * i + j] * u[j];
-    for (int r = 0; r < 6; r++) {
-      mbsReal sum = 0;
-      for (int j = 0; j < k; j++) sum += Dinv[k * i + j] * U[6 * j + r];
-      DU[6 * i + r] = sum; // (Dinv U^T) row i
-    }
-  }
-  for (int r = 0; r < 6; r++)
-    for (int cc = r; cc < 6; cc++) {
-      mbsReal sum = IA[6 * r + cc];
-      for (int i = 0; i < k; i++) sum -= U[6 * i + r] * DU[6 * i + cc];
-      Ia[6 * r + cc] = sum;
-    }
-  // pa = pA + IA c + U (Dinv u - DU c), using Ia c = IA c - U (DU c)
-  mbsu_mul6(IA, c, pa);
-  for (int i = 0; i < k; i++) Du[i] -= mbsu_dot6(DU + 6 * i, c);
-  for (int r = 0; r < 6; r++) {
-    pa[r] += pA[r];
-    for (int i = 0; i < k; i++) pa[r] += U[6 * i + r] * Du[i];
-  }
-  return 1;
-}
-
-mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
-  int n = m->nbody;
-  mbsReal a0[6];
-  mbs_baseAccel(m, 1, a0);
-
-  // pass 1: articulated quantities start as the rigid ones
-  for (int b = 0; b < n; b++) {
-    mbsu_rbiFull(m->body_sinert + 10 * b, w->IA + 36 * b);
-    memcpy(w->pA + 6 * b, w->cbias + 6 * b, 6 * sizeof(mbsReal));
-  }
-
-  // pass 2 (tip to base): project out each joint and hand the rest to the parent
-  for (int b = n - 1; b >= 0; b--) {
-    int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
-    const mbsReal *restrict IA = w->IA + 36 * b, *restrict pA = w->pA + 6 * b;
-    const mbsReal *restrict S = w->sdof + 6 * d0, *restrict c = w->cacc + 6 * b;
-    mbsReal *restrict U = w->U + 6 * d0, *restrict u = w->u + d0, *restrict Dinv = w->Dinv + 36 * b;
-    mbsReal Ia[36], pa[6]; // the congruence below reads only the upper triangle of Ia
-    if (k == 1) {
-      // one dof: U = IA s, u = tau - s^T pA, D = s^T U is a scalar, Ia = IA - U U^T / D
-      mbsReal D;
-      if (m->body_jnttype[b] == MBS_JNT_REVOLUTE) { // s = [axis; 0]
-        for (int r = 0; r < 6; r++)
-          U[r] = IA[6 * r] * S[0] + IA[6 * r + 1] * S[1] + IA[6 * r + 2] * S[2];
-        u[0] = w->qfrc[d0] - mbsu_dot3(S, pA);
-        D = mbsu_dot3(S, U);
-      } else {
-        mbsu_mul6(IA, S, U);
-        u[0] = w->qfrc[d0] - mbsu_dot6(S, pA);
-        D = mbsu_dot6(S, U);
-      }
-      if (!(D > 0))
-        return mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s",
-                          m->body_name[b]);
-      mbsReal dinv = 1 / D;
-      Dinv[0] = dinv;
-      MBS_FLOPS(mbs_flopAbaU(1, m->body_jnttype[b]));
-      if (p < 0) continue;
-      // (the full square costs fewer instructions than the triangle: fixed trip counts)
-      for (int r = 0; r < 6; r++) {
-        mbsReal Ur = dinv * U[r];
-        for (int cc = 0; cc < 6; cc++) Ia[6 * r + cc] = IA[6 * r + cc] - Ur * U[cc];
-      }
-      MBS_FLOPS(MBS_FL_ABA_IA1);
-      // pa = pA + Ia c + U u / D = pA + IA c + U (u - U.c) / D
-      mbsu_mul6(IA, c, pa);
-      mbsReal g = dinv * (u[0] - mbsu_dot6(U, c));
-      for (int r = 0; r < 6; r++) pa[r] += pA[r] + U[r] * g;
-      MBS_FLOPS(MBS_FL_ABA_PA1);
-    } else if (k > 1) {
-      // U = IA S ; u = tau - S^T pA
-      for (int j = 0; j < k; j++) {
-        mbsu_mul6(IA, S + 6 * j, U + 6 * j);
-        u[j] = w->qfrc[d0 + j] - mbsu_dot6(S + 6 * j, pA);
-      }
-      MBS_FLOPS(mbs_flopAbaU(k, m->body_jnttype[b]) + mbs_flopAbaBlock(k));
-      if (!mbs_abaProjectBlock(k, IA, pA, S, U, u, c, Dinv, Ia, pa))
-        return mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s",
-                          m->body_name[b]);
-      if (p < 0) continue;
-    } else { // fixed joint: everything passes to the parent
-      if (p < 0) continue;
-      memcpy(Ia, IA, sizeof Ia);
-      mbsu_mul6(IA, c, pa);
-      for (int r = 0; r < 6; r++) pa[r] += pA[r];
-      MBS_FLOPS(MBS_FL_ABA_PA0);
-    }
-    // parent: IA_p += X^T Ia X ; pA_p += X^T pa
-    const mbsReal *X = w->xpar + 12 * b;
-    mbsReal t6[6];
-    mbsu_inertiaCongruenceAdd(X, Ia, w->IA + 36 * p);
-    mbsu_xTForce(X, pa, t6);
-    for (int r = 0; r < 6; r++) w->pA[6 * p + r] += t6[r];
-    MBS_FLOPS(MBS_FL_CONGRUENCE + MBS_FL_ABA_PF);
-  }
-
-  // pass 3 (base to tip): accelerations
-  for (int b = 0; b < n; b++) {
-    int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
-    const mbsReal *restrict S = w->sdof + 6 * d0, *restrict U = w->U + 6 * d0;
-    const mbsReal *restrict Dinv = w->Dinv + 36 * b;
-    mbsReal *restrict a = w->acc + 6 * b, *restrict qdd = w->qdd + d0, r[6];
-    // a = X a_parent + c ; qdd = Dinv (u - U^T a) ; a += S qdd
-    mbsu_xMotion(w->xpar + 12 * b, p < 0 ? a0 : w->acc + 6 * p, a);
-    for (int i = 0; i < 6; i++) a[i] += w->cacc[6 * b + i];
-    for (int j = 0; j < k; j++) r[j] = w->u[d0 + j] - mbsu_dot6(U + 6 * j, a);
-    for (int i = 0; i < k; i++) {
-      mbsReal sum = 0;
-      for (int j = 0; j < k; j++) sum += Dinv[k * i + j] * r[j];
-      qdd[i] = sum;
-    }
-    for (int j = 0; j < k; j++)
-      for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * qdd[j];
-    // joint wrench f = IA a + pA (articulated inertia before projection)
-    mbsReal *restrict f = w->jfrc + 6 * b;
-    mbsu_mul6(w->IA + 36 * b, a, f);
-    for (int i = 0; i < 6; i++) f[i] += w->pA[6 * b + i];
-    MBS_FLOPS(MBS_FL_ABA_A + mbs_flopAbaQdd(k) + MBS_FL_ABA_F);
-  }
-  return MBS_OK;
 }
 
 // ---------------------------------------------------------------- RNEA
@@ -395,6 +295,8 @@ void mbs_rnea(const mbsModel *m, mbsWork *w, const mbsReal *qdd) {
         for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * qdd[d0 + j];
     mbsu_rbiMul(m->body_sinert + 10 * b, a, t6);
     for (int i = 0; i < 6; i++) w->frc[6 * b + i] = t6[i] + w->cbias[6 * b + i];
+    if (w->fext_on)
+      for (int i = 0; i < 6; i++) w->frc[6 * b + i] -= w->fext[6 * b + i];
     MBS_FLOPS(MBS_FL_RNEA_A + (qdd ? 12L * k : 0) + MBS_FL_RNEA_F);
   }
   for (int b = n - 1; b >= 0; b--) {
@@ -495,62 +397,24 @@ mbsErr mbs_crba(const mbsModel *m, mbsWork *w) {
   return MBS_OK;
 }
 
-// ---------------------------------------------------------------- constraint directions
-
-// two unit vectors completing unit a to an orthonormal basis (a continuous choice per axis)
-static void mbs_perpPair(const mbsReal *a, mbsReal *n1, mbsReal *n2) {
-  mbsReal e[3] = {0, 0, 0};
-  int i = fabs(a[0]) <= fabs(a[1]) ? (fabs(a[0]) <= fabs(a[2]) ? 0 : 2)
-                                   : (fabs(a[1]) <= fabs(a[2]) ? 1 : 2);
-  e[i] = 1;
-  mbsu_cross3(a, e, n1);
-  mbsReal l = sqrt(mbsu_dot3(n1, n1));
-  n1[0] /= l, n1[1] /= l, n1[2] /= l;
-  mbsu_cross3(a, n1, n2);
+void mbs_crbaSolve(const mbsModel *m, const mbsWork *w, mbsReal *x) {
+  int nv = m->nv;
+  const int *lam = m->dof_parent;
+  const mbsReal *H = w->M;
+  for (int i = nv - 1; i >= 0; i--)
+    for (int j = lam[i]; j >= 0; j = lam[j]) x[j] -= H[(size_t)i * nv + j] * x[i];
+  for (int i = 0; i < nv; i++) x[i] /= H[(size_t)i * nv + i];
+  for (int i = 0; i < nv; i++)
+    for (int j = lam[i]; j >= 0; j = lam[j]) x[i] -= H[(size_t)i * nv + j] * x[j];
 }
 
+// ---------------------------------------------------------------- constraint directions
+
 void mbs_bodyComplement(const mbsModel *m, const mbsWork *w, int b, mbsReal *T) {
-  int t = m->body_jnttype[b], nl = m->body_lamnum[b];
-  const mbsReal *a = m->jnt_axis + 3 * b;
-  mbsReal n1[3], n2[3];
-  memset(T, 0, 6 * (size_t)nl * sizeof(mbsReal));
-  switch (t) {
-  case MBS_JNT_FIXED:
-    for (int i = 0; i < 6; i++) T[6 * i + i] = 1;
-    break;
-  case MBS_JNT_REVOLUTE: // moments normal to the axis, all forces
-    mbs_perpPair(a, n1, n2);
-    memcpy(T, n1, sizeof n1);
-    memcpy(T + 6, n2, sizeof n2);
-    T[12 + 3] = T[18 + 4] = T[24 + 5] = 1;
-    break;
-  case MBS_JNT_PRISMATIC: // all moments, forces normal to the axis
-    mbs_perpPair(a, n1, n2);
-    T[0] = T[6 + 1] = T[12 + 2] = 1;
-    memcpy(T + 18 + 3, n1, sizeof n1);
-    memcpy(T + 24 + 3, n2, sizeof n2);
-    break;
-  case MBS_JNT_CYLINDRICAL:
-    mbs_perpPair(a, n1, n2);
-    memcpy(T, n1, sizeof n1);
-    memcpy(T + 6, n2, sizeof n2);
-    memcpy(T + 12 + 3, n1, sizeof n1);
-    memcpy(T + 18 + 3, n2, sizeof n2);
-    break;
-  case MBS_JNT_UNIVERSAL: { // the moment normal to both rotation axes, all forces
-    const mbsReal *S = w->sdof + 6 * m->body_dofadr[b];
-    mbsu_cross3(S, S + 6, n1);
-    mbsReal l = sqrt(mbsu_dot3(n1, n1));
-    T[0] = n1[0] / l, T[1] = n1[1] / l, T[2] = n1[2] / l;
-    T[6 + 3] = T[12 + 4] = T[18 + 5] = 1;
-    break;
-  }
-  case MBS_JNT_SPHERICAL:
-    T[3] = T[6 + 4] = T[12 + 5] = 1;
-    break;
-  default: // free: no constraint
-    break;
-  }
+  // only the universal joint's directions depend on q (through S); w may be NULL for the others
+  int t = m->body_jnttype[b];
+  const mbsReal *S = t == MBS_JNT_UNIVERSAL ? w->sdof + 6 * m->body_dofadr[b] : NULL;
+  mbsu_jointComplement(t, m->jnt_axis + 3 * b, S, T);
 }
 
 void mbs_constraintLambda(const mbsModel *m, mbsWork *w) {
@@ -581,14 +445,14 @@ mbsReal mbs_potentialEnergy(const mbsModel *m, const mbsState *s, const mbsWork 
     mbsu_mulMat3Vec(w->xmat + 9 * b, m->body_com + 3 * b, c);
     for (int i = 0; i < 3; i++) c[i] += w->xpos[3 * b + i];
     pe -= m->body_mass[b] * mbsu_dot3(m->gravity, c);
-    int t = m->body_jnttype[b];
-    if (t == MBS_JNT_SPHERICAL || t == MBS_JNT_FREE) continue;
+    if (!mbs_jntScalar(m->body_jnttype[b])) continue;
     for (int k = 0; k < m->body_dofnum[b]; k++) {
       int d = m->body_dofadr[b] + k;
       mbsReal dq = s->q[m->body_qadr[b] + k] - m->dof_springref[d];
       pe += 0.5 * m->dof_stiffness[d] * dq * dq;
     }
   }
+  if (m->nforce) pe += mbs_forcePotential(m, w);
   return pe;
 }
 
@@ -596,12 +460,10 @@ void mbs_integratePos(const mbsModel *m, const mbsReal *q, const mbsReal *qd, mb
                       mbsReal *qout) {
   if (qout != q) memcpy(qout, q, (size_t)m->nq * sizeof(mbsReal));
   for (int b = 0; b < m->nbody; b++) {
-    int t = m->body_jnttype[b], qa = m->body_qadr[b], da = m->body_dofadr[b];
-    if (t == MBS_JNT_SPHERICAL) {
-      mbsu_quatIntegrate(qout + qa, qd + da, h);
-    } else if (t == MBS_JNT_FREE) {
-      for (int k = 0; k < 3; k++) qout[qa + k] += h * qd[da + k];
-      mbsu_quatIntegrate(qout + qa + 3, qd + da + 3, h);
+    int qa = m->body_qadr[b], da = m->body_dofadr[b], qq = mbs_jntQuatAdr(m->body_jnttype[b]);
+    if (qq >= 0) { // linear coordinates first (free), then the quaternion
+      for (int k = 0; k < qq; k++) qout[qa + k] += h * qd[da + k];
+      mbsu_quatIntegrate(qout + qa + qq, qd + da + qq, h);
     } else {
       for (int k = 0; k < m->body_dofnum[b]; k++) qout[qa + k] += h * qd[da + k];
     }
@@ -619,6 +481,7 @@ mbsErr mbs_forward(const mbsModel *m, mbsState *s, mbsWork *w) {
   MBS_TIC(w->timer, MBS_TIMER_EVAL);
   mbs_fwdPosition(m, s, w);
   mbs_fwdVelocity(m, s, w);
+  if (m->nforce || m->nloop || w->fext_on) mbs_fwdForces(m, w); // spring-dampers -> w->fext
   mbsErr e;
   switch (m->opt.solver) {
   case MBS_SOLVER_ABA:
@@ -632,6 +495,8 @@ mbsErr mbs_forward(const mbsModel *m, mbsState *s, mbsWork *w) {
     e = mbs_errSet(MBS_ERR_UNSUPPORTED, "solver.method \"%s\" is not available in the serial core",
                    mbs_solverName(m->opt.solver));
   }
+  // closed loops: the loop constraint forces on top of the tree solution (docs/loops.md 3)
+  if (!e && m->nloop) e = mbs_loopSolve(m, w);
   w->stat.method = m->opt.solver;
   w->stat.evals++;
   MBS_TOC(w->timer, MBS_TIMER_EVAL);

@@ -109,7 +109,8 @@ static inline long mbs_flopVelForce(int nd, int type, int has_tau) {
   return (long)nd * (2 + (scalar ? 3 : 0) + (has_tau ? 1 : 0));
 }
 
-// ---- ABA (mbs_aba)
+// ---- ABA: the reference projection of one joint (aba.c), also the non-specialised joints of
+// mbs_aba (mbs_flopAba below)
 /// Pass 2 joint projection: k == 1: U, u, D (+ 1/D); k > 1: U, u (78 k) and the block step.
 static inline long mbs_flopAbaU(int k, int type) {
   if (k == 1) return type == MBS_JNT_REVOLUTE ? 30 + 6 + MBS_FL_DOT3 + 1 : 66 + 12 + 11 + 1;
@@ -129,6 +130,90 @@ static inline long mbs_flopAbaQdd(int k) {
   return 24L * k + 2L * k * k;
 }
 #define MBS_FL_ABA_F (MBS_FL_MUL6 + 6)
+
+// ---- joint-specialised kernels: revolute joints about a coordinate axis +-e_k (jnt_axisk >= 0)
+/// 1 if body b's joint runs the axis-specialised kernels (position and velocity stages, mbs_aba).
+static inline int mbs_jntSpecial(const mbsModel *m, int b) {
+  return m->body_jnttype[b] == MBS_JNT_REVOLUTE && m->jnt_axisk[b] >= 0;
+}
+#define MBS_FL_POS_K     3  // cos, sin, sign of the sine (axis -e_k)
+#define MBS_FL_POSE_K    36 // xmat = xmat_p R: 3 rows x 2 entries x 3; xpos: mat3vec + 3
+#define MBS_FL_VEL_JNT_K 1  // vJ = [sg qd e_k; 0]
+#define MBS_FL_VEL_LNK_K 25 // v = X v_p + vJ: xMotionK 24 + 1
+#define MBS_FL_VEL_C_K   4  // c = v x vJ: 4 nonzero entries, 1 mul each
+/// Position stage of body b: joint transform and subspace (mbs_bodyPosition).
+static inline long mbs_flopPosBody(const mbsModel *m, int b) {
+  return mbs_jntSpecial(m, b) ? MBS_FL_POS_K : mbs_flopPosJoint(m->body_jnttype[b]);
+}
+/// Ground pose of body b (it has a parent).
+static inline long mbs_flopPoseBody(const mbsModel *m, int b) {
+  return mbs_jntSpecial(m, b) ? MBS_FL_POSE_K : MBS_FL_POSE;
+}
+/// Velocity stage of body b: vJ, the link v = X v_p + vJ (parent present), c.
+static inline long mbs_flopVelJointBody(const mbsModel *m, int b) {
+  return mbs_jntSpecial(m, b) ? MBS_FL_VEL_JNT_K
+                              : mbs_flopVelJoint(m->body_dofnum[b], m->body_jnttype[b]);
+}
+static inline long mbs_flopVelLinkBody(const mbsModel *m, int b) {
+  return mbs_jntSpecial(m, b) ? MBS_FL_VEL_LNK_K : MBS_FL_VEL_LINK;
+}
+static inline long mbs_flopVelCBody(const mbsModel *m, int b) {
+  return mbs_jntSpecial(m, b) ? MBS_FL_VEL_C_K : MBS_FL_VEL_C;
+}
+
+/// The parts of mbs_aba (aba.c) per body, one per node kind of the ABA graph (critpath.c).
+enum {
+  MBS_FLA_U,         // pass 2: U, u, D^-1 (k >= 1)
+  MBS_FLA_BLOCK,     // pass 2, k > 1: the block step (Ia and pa)
+  MBS_FLA_IA,        // pass 2, k == 1: Ia = IA - U U^T / D
+  MBS_FLA_PA,        // pass 2, k <= 1: pa = pA + Ia c + U u / D
+  MBS_FLA_CONGR,     // pass 2: X^T Ia X formed
+  MBS_FLA_CONGR_ACC, // ... and added into the parent's IA
+  MBS_FLA_XF,        // pass 2: X^T pa
+  MBS_FLA_XF_ACC,    // ... added into the parent's pA
+  MBS_FLA_A,         // pass 3: a = X a_p + c
+  MBS_FLA_QDD,       // pass 3: qdd and a += S qdd
+  MBS_FLA_F          // pass 3: joint wrench f = IA a + pA
+};
+/// Flops of part \p part of mbs_aba for body b. Axis-specialised revolute joints (per body):
+/// U: u = tau - sg pA_k (2), 1/D (1). IA: U/D (5), 15 entries x 2. PA: sg u, pa_k = sg tau, 5
+/// entries x (Ia c 7 + 3). CONGR: cos 2t, sin 2t (5); rotation: A 2x2 block 11, B rows i, j
+/// 12 + 18, C 11 + 6; translation: W 27, B' 6, Y 18, Z 18, A' 11. XF: xTForceK 24. A: xMotionK 24
+/// + 4. QDD: y = IA a 66, qdd 3, a_k 2. F: f = y + pA + IA_k h, 18.
+/// Every other joint: the reference projection (mbs_flopAbaU, mbs_flopAbaBlock, MBS_FL_ABA_IA1,
+/// MBS_FL_ABA_PA1 / PA0) and the packed congruence mbsu_sym6CongruenceAdd (rotation 240 unless
+/// the joint cannot rotate (prismatic, fixed), translation 99, accumulation 21).
+static inline long mbs_flopAba(const mbsModel *m, int b, int part) {
+  int k = m->body_dofnum[b], t = m->body_jnttype[b];
+  if (mbs_jntSpecial(m, b)) {
+    static const long fl[] = {3, 0, 35, 52, 143, 21, 24, 6, 28, 71, 18};
+    return fl[part];
+  }
+  switch (part) {
+  case MBS_FLA_U:
+    return k >= 1 ? mbs_flopAbaU(k, t) : 0;
+  case MBS_FLA_BLOCK:
+    return k > 1 ? mbs_flopAbaBlock(k) : 0;
+  case MBS_FLA_IA:
+    return k == 1 ? MBS_FL_ABA_IA1 : 0;
+  case MBS_FLA_PA:
+    return k == 1 ? MBS_FL_ABA_PA1 : (k == 0 ? MBS_FL_ABA_PA0 : 0);
+  case MBS_FLA_CONGR:
+    return (t == MBS_JNT_PRISMATIC || t == MBS_JNT_FIXED ? 0 : 240) + 99;
+  case MBS_FLA_CONGR_ACC:
+    return 21;
+  case MBS_FLA_XF:
+    return MBS_FL_XFORCE;
+  case MBS_FLA_XF_ACC:
+    return MBS_FL_ABA_PF - MBS_FL_XFORCE;
+  case MBS_FLA_A:
+    return MBS_FL_ABA_A;
+  case MBS_FLA_QDD:
+    return mbs_flopAbaQdd(k);
+  default: // MBS_FLA_F
+    return MBS_FL_ABA_F;
+  }
+}
 
 // ---- RNEA / CRBA
 #define MBS_FL_RNEA_A  (MBS_FL_XMOTION + 6) // a = X a_p + c (+ 12 k with qdd)

@@ -12,55 +12,6 @@
 #include "mbspar/mbs_solver.h"
 #include "spatial.h"
 
-static const struct {
-  const char *name;
-  int nq, nv;
-} mbs_jnt_table[] = {
-#define MBS_JNT_ROW(id, name, nq, nv) {name, nq, nv},
-    MBS_JNT_LIST(MBS_JNT_ROW)
-#undef MBS_JNT_ROW
-};
-
-int mbs_jntNq(int type) {
-  return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].nq : 0;
-}
-int mbs_jntNv(int type) {
-  return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].nv : 0;
-}
-const char *mbs_jntName(int type) {
-  return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].name : "?";
-}
-int mbs_jntFromName(const char *name) {
-  for (int t = 0; t < MBS_JNT_COUNT; t++)
-    if (strcmp(name, mbs_jnt_table[t].name) == 0) return t;
-  if (strcmp(name, "hinge") == 0) return MBS_JNT_REVOLUTE;
-  if (strcmp(name, "slide") == 0) return MBS_JNT_PRISMATIC;
-  if (strcmp(name, "ball") == 0) return MBS_JNT_SPHERICAL;
-  if (strcmp(name, "weld") == 0) return MBS_JNT_FIXED;
-  return -1;
-}
-
-const char *mbs_jntCoordName(int type, int k, int rate) {
-  static const char *const cyl[] = {"angle", "disp"}, *const uni[] = {"angle1", "angle2"};
-  static const char *const quat[] = {"qw", "qx", "qy", "qz"}, *const ang[] = {"wx", "wy", "wz"};
-  static const char *const freeq[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
-  static const char *const freev[] = {"vx", "vy", "vz", "wx", "wy", "wz"};
-  int n = rate ? mbs_jntNv(type) : mbs_jntNq(type);
-  if (k < 0 || k >= n || n == 1) return NULL;
-  switch (type) {
-  case MBS_JNT_CYLINDRICAL:
-    return cyl[k];
-  case MBS_JNT_UNIVERSAL:
-    return uni[k];
-  case MBS_JNT_SPHERICAL:
-    return rate ? ang[k] : quat[k];
-  case MBS_JNT_FREE:
-    return rate ? freev[k] : freeq[k];
-  default:
-    return NULL;
-  }
-}
-
 char *mbs_coordName(const mbsModel *m, const char *prefix, int b, int k, int rate, char *buf,
                     size_t n) {
   const char *c = mbs_jntCoordName(m->body_jnttype[b], k, rate);
@@ -94,6 +45,9 @@ void mbs_optionDefault(mbsOption *opt) {
   opt->dt = 1e-3;
   opt->t_end = 1;
   opt->int_tol = 1e-6;
+  opt->rank_tol = 1e-9;
+  opt->closure_tol = 1e-10;
+  opt->projection = 1;
 }
 
 // grow every per-body array to capacity n
@@ -332,9 +286,7 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   // axes
   mbsReal axis[3] = {spec->axis[0], spec->axis[1], spec->axis[2]};
   mbsReal axis2[3] = {spec->axis2[0], spec->axis2[1], spec->axis2[2]};
-  if (t == MBS_JNT_REVOLUTE || t == MBS_JNT_PRISMATIC || t == MBS_JNT_CYLINDRICAL ||
-      t == MBS_JNT_UNIVERSAL)
-    MBS_CALL(mbs_normalize(axis, "joint axis"));
+  if (mbs_jntHasAxis(t)) MBS_CALL(mbs_normalize(axis, "joint axis"));
   if (t == MBS_JNT_UNIVERSAL) {
     MBS_CALL(mbs_normalize(axis2, "joint axis2"));
     mbsReal c[3];
@@ -344,8 +296,8 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   }
 
   // quaternions
-  if (t == MBS_JNT_SPHERICAL || t == MBS_JNT_FREE) {
-    const mbsReal *qq = spec->q0 + (t == MBS_JNT_FREE ? 3 : 0);
+  if (mbs_jntQuatAdr(t) >= 0) {
+    const mbsReal *qq = spec->q0 + mbs_jntQuatAdr(t);
     mbsReal n = sqrt(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3]);
     MBS_CHECK(fabs(n - 1) <= 1e-6, MBS_ERR_INPUT,
               "joint q0 quaternion is not a unit quaternion (norm %.9g)", n);
@@ -372,6 +324,7 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
     keep = m->sub_at < m->nsub && m->sub[m->sub_at] == gid;
   }
   if (m->sub || m->names_only) MBS_CALL(mbs_modelRun(m, t, 1));
+  if (spec->parent != gid - 1) m->run_branched = 1;
   if (m->rec1 > m->rec0) { // structure pass: remote parents and remote children of [rec0, rec1)
     int p = spec->parent, in = gid >= m->rec0 && gid < m->rec1;
     if (in && p >= 0 && p < m->rec0)
@@ -425,9 +378,9 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
     m->qd0[d] = spec->qd0[k];
   }
   for (int k = 0; k < nq; k++) m->q0[m->nq + k] = spec->q0[k];
-  if (t == MBS_JNT_SPHERICAL || t == MBS_JNT_FREE) {
+  if (mbs_jntQuatAdr(t) >= 0) {
     // store the quaternion exactly normalised
-    mbsReal *qq = m->q0 + m->nq + (t == MBS_JNT_FREE ? 3 : 0);
+    mbsReal *qq = m->q0 + m->nq + mbs_jntQuatAdr(t);
     mbsReal n = sqrt(qq[0] * qq[0] + qq[1] * qq[1] + qq[2] * qq[2] + qq[3] * qq[3]);
     for (int k = 0; k < 4; k++) qq[k] /= n;
   }
@@ -522,8 +475,9 @@ void mbs_modelSubset(mbsModel *m, const int *gids, int n, int names_only) {
   m->local = 1;
 }
 
-int mbs_modelSkipBodies(mbsModel *m, int type, int count) {
+int mbs_modelSkipBodies(mbsModel *m, int type, int count, int chain, int parent) {
   int first = m->nbody_g, nq = mbs_jntNq(type), nv = mbs_jntNv(type);
+  if (!chain || parent != first - 1) m->run_branched = 1;
   if (mbs_modelRun(m, type, count)) m->nrun = -1; // out of memory: no runs (checked by users)
   m->nbody_g += count;
   m->nq_g += count * nq, m->nv_g += count * nv, m->nlam_g += count * (6 - nv);
@@ -543,6 +497,112 @@ int mbs_modelLocal(const mbsModel *m, int gid) {
   return -1;
 }
 
+// ---------------------------------------------------------------- loops and forces
+
+// room for entry n of per-entry arrays: they double when n reaches a power of two (capacity
+// 1, 2, 4, ...); *grow tells the caller to realloc to k * cap elements of each array
+static int mbs_entryCap(int n, int *grow) {
+  *grow = n == 0 || (n & (n - 1)) == 0;
+  return n ? 2 * n : 1;
+}
+static void *mbs_growTo(void *p, int grow, size_t count, size_t sz) {
+  return grow ? realloc(p, count * sz) : p;
+}
+
+mbsErr mbs_modelAddLoop(mbsModel *m, const mbsLoopSpec *sp) {
+  MBS_CHECK(!m->finalized, MBS_ERR_INTERNAL, "model is already finalized");
+  int t = sp->type, n = m->nloop;
+  MBS_CHECK(sp->name && sp->name[0], MBS_ERR_INPUT, "loop name is empty");
+  for (int k = 0; k < n; k++)
+    MBS_CHECK(strcmp(m->loop_name[k], sp->name) != 0, MBS_ERR_INPUT, "duplicate loop name \"%s\"",
+              sp->name);
+  MBS_CHECK(t >= 0 && t < MBS_JNT_COUNT && t != MBS_JNT_FREE, MBS_ERR_INPUT,
+            "loop joint type must be revolute, prismatic, cylindrical, universal, spherical or "
+            "fixed (a free cut joint constrains nothing)");
+  int nb = m->nbody;
+  MBS_CHECK(sp->body1 >= -1 && sp->body1 < nb && sp->body2 >= -1 && sp->body2 < nb, MBS_ERR_INPUT,
+            "loop body index out of range");
+  MBS_CHECK(!(sp->body1 < 0 && sp->body2 < 0), MBS_ERR_INPUT,
+            "loop body1 and body2 are both the ground (nothing to close)");
+  MBS_CHECK(sp->body1 != sp->body2, MBS_ERR_INPUT,
+            "loop body1 and body2 are the same body (a cut joint joins two bodies)");
+  MBS_CHECK(mbs_finite(sp->frame1, 12) && mbs_finite(sp->frame2, 12), MBS_ERR_INPUT,
+            "loop frame is not finite");
+  MBS_CHECK(n < MBS_MAX_LOOPS, MBS_ERR_INPUT,
+            "more than %d loops (the serial loop solver is dense in the closure equations)",
+            MBS_MAX_LOOPS);
+  int grow;
+  size_t cap = (size_t)mbs_entryCap(n, &grow);
+  char **nm = mbs_growTo(m->loop_name, grow, cap, sizeof *nm);
+  if (nm) m->loop_name = nm;
+  int *ty = mbs_growTo(m->loop_type, grow, cap, sizeof *ty);
+  if (ty) m->loop_type = ty;
+  int *bo = mbs_growTo(m->loop_body, grow, 2 * cap, sizeof *bo);
+  if (bo) m->loop_body = bo;
+  int *la = mbs_growTo(m->loop_lamadr, grow, cap, sizeof *la);
+  if (la) m->loop_lamadr = la;
+  int *ln = mbs_growTo(m->loop_lamnum, grow, cap, sizeof *ln);
+  if (ln) m->loop_lamnum = ln;
+  mbsReal *fr = mbs_growTo(m->loop_frame, grow, 24 * cap, sizeof *fr);
+  if (fr) m->loop_frame = fr;
+  MBS_CHECK(nm && ty && bo && la && ln && fr, MBS_ERR_NOMEM, "out of memory (loops)");
+  size_t len = strlen(sp->name) + 1;
+  MBS_ALLOC(m->loop_name[n], len);
+  memcpy(m->loop_name[n], sp->name, len);
+  m->loop_type[n] = t;
+  m->loop_body[2 * n] = sp->body1, m->loop_body[2 * n + 1] = sp->body2;
+  m->loop_lamnum[n] = mbs_loopNumEq(t);
+  m->loop_lamadr[n] = 0; // set by mbs_modelFinalize (after the tree's nlam)
+  memcpy(m->loop_frame + 24 * n, sp->frame1, 12 * sizeof(mbsReal));
+  memcpy(m->loop_frame + 24 * n + 12, sp->frame2, 12 * sizeof(mbsReal));
+  m->nloop = n + 1;
+  m->nlam_loop += m->loop_lamnum[n];
+  return MBS_OK;
+}
+
+mbsErr mbs_modelAddForce(mbsModel *m, const mbsForceSpec *sp) {
+  MBS_CHECK(!m->finalized, MBS_ERR_INTERNAL, "model is already finalized");
+  int n = m->nforce, nb = m->nbody;
+  MBS_CHECK(sp->body1 >= -1 && sp->body1 < nb && sp->body2 >= -1 && sp->body2 < nb, MBS_ERR_INPUT,
+            "force body index out of range");
+  MBS_CHECK(!(sp->body1 < 0 && sp->body2 < 0), MBS_ERR_INPUT,
+            "force body1 and body2 are both the ground (it would act on nothing)");
+  MBS_CHECK(sp->body1 != sp->body2, MBS_ERR_INPUT,
+            "force body1 and body2 are the same body (an internal force does nothing)");
+  MBS_CHECK(mbs_finite(sp->point1, 3) && mbs_finite(sp->point2, 3), MBS_ERR_INPUT,
+            "force point is not finite");
+  MBS_CHECK(isfinite(sp->stiffness) && sp->stiffness >= 0, MBS_ERR_INPUT,
+            "force stiffness must be >= 0 (got %g)", sp->stiffness);
+  MBS_CHECK(isfinite(sp->rest_length) && sp->rest_length >= 0, MBS_ERR_INPUT,
+            "force rest_length must be >= 0 (got %g)", sp->rest_length);
+  MBS_CHECK(isfinite(sp->damping) && sp->damping >= 0, MBS_ERR_INPUT,
+            "force damping must be >= 0 (got %g)", sp->damping);
+  MBS_CHECK(n < MBS_MAX_FORCES, MBS_ERR_INPUT, "more than %d spring-dampers", MBS_MAX_FORCES);
+  int grow;
+  size_t cap = (size_t)mbs_entryCap(n, &grow);
+  char **nm = mbs_growTo(m->force_name, grow, cap, sizeof *nm);
+  if (nm) m->force_name = nm;
+  int *bo = mbs_growTo(m->force_body, grow, 2 * cap, sizeof *bo);
+  if (bo) m->force_body = bo;
+  mbsReal *pt = mbs_growTo(m->force_point, grow, 6 * cap, sizeof *pt);
+  if (pt) m->force_point = pt;
+  mbsReal *pr = mbs_growTo(m->force_prm, grow, 3 * cap, sizeof *pr);
+  if (pr) m->force_prm = pr;
+  MBS_CHECK(nm && bo && pt && pr, MBS_ERR_NOMEM, "out of memory (forces)");
+  const char *name = sp->name && sp->name[0] ? sp->name : "force";
+  size_t len = strlen(name) + 1;
+  MBS_ALLOC(m->force_name[n], len);
+  memcpy(m->force_name[n], name, len);
+  m->force_body[2 * n] = sp->body1, m->force_body[2 * n + 1] = sp->body2;
+  memcpy(m->force_point + 6 * n, sp->point1, 3 * sizeof(mbsReal));
+  memcpy(m->force_point + 6 * n + 3, sp->point2, 3 * sizeof(mbsReal));
+  m->force_prm[3 * n] = sp->stiffness;
+  m->force_prm[3 * n + 1] = sp->rest_length;
+  m->force_prm[3 * n + 2] = sp->damping;
+  m->nforce = n + 1;
+  return MBS_OK;
+}
+
 mbsErr mbs_modelFinalize(mbsModel *m) {
   MBS_CHECK(m->nbody_g > 0, MBS_ERR_INPUT, "the model has no bodies");
   if (m->own1 < 0) m->own0 = 0, m->own1 = m->nbody;
@@ -559,6 +619,7 @@ mbsErr mbs_modelFinalize(mbsModel *m) {
   MBS_ALLOC(m->body_subtreeend, n);
   MBS_ALLOC(m->body_sinert, 10 * (size_t)n);
   MBS_ALLOC(m->dof_parent, m->nv > 0 ? m->nv : 1);
+  MBS_ALLOC(m->jnt_axisk, n);
 
   // children lists (counting sort by parent)
   for (int b = 0; b < n; b++)
@@ -601,6 +662,20 @@ mbsErr mbs_modelFinalize(mbsModel *m) {
       int d = m->body_dofadr[b] + k;
       m->dof_parent[d] = k == 0 ? prev : d - 1;
     }
+  }
+
+  // joint axes along a coordinate axis (exactly: the unit axis has two zero components)
+  for (int b = 0; b < n; b++) {
+    const mbsReal *a = m->jnt_axis + 3 * b;
+    m->jnt_axisk[b] = -1;
+    for (int k = 0; k < 3; k++)
+      if (a[(k + 1) % 3] == 0 && a[(k + 2) % 3] == 0 && fabs(a[k]) == 1) m->jnt_axisk[b] = k;
+  }
+
+  // loop constraint components after the tree's
+  for (int k = 0, adr = m->nlam; k < m->nloop; k++) {
+    m->loop_lamadr[k] = adr;
+    adr += m->loop_lamnum[k];
   }
 
   // spatial inertia at the body origin: Io = Ic + m (|c|^2 1 - c c^T)
@@ -653,38 +728,20 @@ void mbs_modelDestroy(mbsModel **pm) {
   for (int k = 0; k < m->nprefix; k++) free(m->prefix[k].prefix);
   free(m->prefix), free(m->rec_par), free(m->rec_child), free(m->run_type), free(m->run_len);
   free(m->part_start);
+  for (int k = 0; k < m->nloop; k++) free(m->loop_name[k]);
+  free(m->loop_name), free(m->loop_type), free(m->loop_body), free(m->loop_lamadr);
+  free(m->loop_lamnum), free(m->loop_frame), free(m->loop_asm.redundant);
+  for (int k = 0; k < m->nforce; k++) free(m->force_name[k]);
+  free(m->force_name), free(m->force_body), free(m->force_point), free(m->force_prm);
   free(m->body_gid), free(m->body_gqadr), free(m->body_gdofadr), free(m->body_glamadr);
-  void *arrs[] = {m->body_parent,
-                  m->body_jnttype,
-                  m->body_qadr,
-                  m->body_qnum,
-                  m->body_dofadr,
-                  m->body_dofnum,
-                  m->body_lamadr,
-                  m->body_lamnum,
-                  m->body_childadr,
-                  m->body_childnum,
-                  m->child_list,
-                  m->body_depth,
-                  m->body_subtreeend,
-                  m->body_name,
-                  m->body_mass,
-                  m->body_com,
-                  m->body_inertia,
-                  m->body_sinert,
-                  m->jnt_origin,
-                  m->jnt_axis,
-                  m->jnt_axis2,
-                  m->body_framequat,
-                  m->dof_body,
-                  m->dof_parent,
-                  m->dof_stiffness,
-                  m->dof_springref,
-                  m->dof_damping,
-                  m->dof_force,
-                  m->q0,
-                  m->qd0,
-                  m->name_table};
+  void *arrs[] = {
+      m->body_parent,   m->body_jnttype,   m->body_qadr,       m->body_qnum,     m->body_dofadr,
+      m->body_dofnum,   m->body_lamadr,    m->body_lamnum,     m->body_childadr, m->body_childnum,
+      m->child_list,    m->body_depth,     m->body_subtreeend, m->body_name,     m->body_mass,
+      m->body_com,      m->body_inertia,   m->body_sinert,     m->jnt_origin,    m->jnt_axis,
+      m->jnt_axis2,     m->body_framequat, m->jnt_axisk,       m->dof_body,      m->dof_parent,
+      m->dof_stiffness, m->dof_springref,  m->dof_damping,     m->dof_force,     m->q0,
+      m->qd0,           m->name_table};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(m);
   *pm = NULL;

@@ -14,7 +14,8 @@ double mbs_partitionWeight(int type) {
   return 130.0 + 24.0 * (6 - nv) + 12.0 * nv;
 }
 
-mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int P, int *start) {
+mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int chain, int P,
+                         int *start) {
   long n = 0;
   double total = 0;
   for (int k = 0; k < nrun; k++) {
@@ -26,7 +27,10 @@ mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int 
             "cannot distribute %ld bodies over %d MPI ranks: more ranks than bodies (use at most "
             "%ld ranks)",
             n, P, n);
-  // start[r] = first body b whose weight before it, acc(b), reaches total * r / P
+  // start[r] = first body b whose weight before it, acc(b), reaches total * r / P; on a chain
+  // ranks 0 .. P-2 cost 1 + sigma per unit weight (their spikes), the last 1: equal times give
+  // each of them total / (P + sigma)
+  const double parts = chain && P > 1 ? P + MBS_PARTITION_SPIKE : P;
   int r = 1;
   long b0 = 0;
   double acc0 = 0;
@@ -35,7 +39,7 @@ mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int 
     double w = mbs_partitionWeight(run_type[k]);
     long len = run_len[k];
     while (r < P) {
-      double target = total * r / P;
+      double target = total * r / parts;
       // smallest j in [0, len) with acc0 + j w >= target
       double jf = ceil((target - acc0) / w);
       long j = jf < 0 ? 0 : (long)jf;
@@ -70,7 +74,10 @@ mbsErr mbs_partitionModel(const mbsModel *m, int P, int *start) {
     else
       t[nr] = m->body_jnttype[b], l[nr] = 1, nr++;
   }
-  mbsErr e = mbs_partitionRuns(t, l, nr, P, start);
+  int chain = 1;
+  for (int b = 0; b < m->nbody && chain; b++)
+    if (m->body_parent[b] != b - 1) chain = 0;
+  mbsErr e = mbs_partitionRuns(t, l, nr, chain, P, start);
   free(t), free(l);
   return e;
 }

@@ -43,6 +43,11 @@ int mbs_maxThreads(void) {
 #define MBS_REC_Y(r)    ((r) + 12)
 #define MBS_REC_L(r, l) ((r) + 12 + (l))
 #define MBS_REC_W(r, l) ((r) + 12 + (l) + (l) * ((l) + 1) / 2)
+// spath work per component: P (6 rows of MBS_SPIKE_LD), Theta (MBS_SPIKE_LD^2), gam
+#define MBS_SPW    (6 * MBS_SPIKE_LD + MBS_SPIKE_LD * MBS_SPIKE_LD + MBS_SPIKE_LD)
+#define MBS_SPW_TH (6 * MBS_SPIKE_LD)
+#define MBS_SPW_GA (6 * MBS_SPIKE_LD + MBS_SPIKE_LD * MBS_SPIKE_LD)
+
 static int mbs_schurRecSize(int l) {
   return 12 + l + l * (l + 1) / 2 + 6 * l;
 }
@@ -157,11 +162,12 @@ static void mbs_schurT(const mbsModel *m, const mbsWork *w, const mbsSchur *s, i
 void mbs_schurDestroy(mbsSchur **ps) {
   if (!ps || !*ps) return;
   mbsSchur *s = *ps;
-  void *arrs[] = {s->comp,      s->port_body, s->port_cadr, s->body_c0, s->body_nc,
-                  s->body_comp, s->Minv,      s->tn,        s->kind,    s->rec_adr,
-                  s->rec,       s->Phi,       s->beta,      s->psi_adr, s->th_adr,
-                  s->gam_adr,   s->v_adr,     s->Psi,       s->Theta,   s->gam,
-                  s->V,         s->v_w,       s->v_c0,      s->cur,     s->cpool};
+  void *arrs[] = {s->comp,     s->port_body, s->port_cadr, s->body_c0,  s->body_nc, s->body_comp,
+                  s->Minv,     s->tn,        s->kind,      s->rec_adr,  s->rec,     s->Phi,
+                  s->beta,     s->psi_adr,   s->th_adr,    s->gam_adr,  s->v_adr,   s->Psi,
+                  s->Theta,    s->gam,       s->V,         s->v_w,      s->v_c0,    s->cur,
+                  s->cpool,    s->mode,      s->initp,     s->phi0_adr, s->Phi0,    s->onpath,
+                  s->selfinit, s->spk,       s->spP};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(s);
   *ps = NULL;
@@ -169,6 +175,11 @@ void mbs_schurDestroy(mbsSchur **ps) {
 
 static int mbs_schurIsPort(const mbsModel *m, const mbsSchur *s, int c) {
   return c >= s->s1 && m->body_lamnum[c] > 0;
+}
+
+// the starting compliance of compliance-form body lb: M, or (I^A)^{-1} with inertia-form children
+static inline const mbsReal *mbs_schurPhi0(const mbsSchur *s, int lb) {
+  return s->phi0_adr[lb] < 0 ? s->Minv + 36 * lb : s->Phi0 + s->phi0_adr[lb];
 }
 
 mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
@@ -198,6 +209,12 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   MBS_SALLOC(rec_adr, n);
   MBS_SALLOC(Phi, 36 * (size_t)n);
   MBS_SALLOC(beta, 6 * (size_t)n);
+  MBS_SALLOC(mode, n);
+  MBS_SALLOC(initp, n);
+  MBS_SALLOC(phi0_adr, n);
+  MBS_SALLOC(onpath, n);
+  MBS_SALLOC(selfinit, n);
+  MBS_SALLOC(spk, 6 * (size_t)n);
   if (e) {
     mbs_schurDestroy(&s);
     return e;
@@ -225,6 +242,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   MBS_SALLOC(comp, ncomp);
   MBS_SALLOC(port_body, nport);
   MBS_SALLOC(port_cadr, nport + 1);
+  MBS_SALLOC(spP, MBS_SPW * (size_t)ncomp);
   if (e) {
     mbs_schurDestroy(&s);
     return e;
@@ -296,12 +314,76 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
       cp->np = q2 - cp->p0;
     }
   }
+  // inertia form: bodies whose subtree has no child outside the segment, below a parent in the
+  // segment or the ground (the mode array holds "port-free" first)
+  for (int b = s1 - 1; b >= s0; b--) {
+    int pf = 1;
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int j = 0; j < m->body_childnum[b]; j++)
+      if (ch[j] >= s1 || !s->mode[ch[j] - s0]) pf = 0;
+    s->mode[b - s0] = (unsigned char)pf;
+  }
+  for (int b = s0; b < s1; b++) {
+    int p = m->body_parent[b];
+    if (p >= 0 && p < s0) s->mode[b - s0] = 0; // a root below another segment: its upper port
+  }
+  // spath: a path from a grounded root or a root below an upper port to the parent of the one
+  // lower port, every joint axis-specialised, runs in inertia form with the port's spikes
+  for (int c = 0; c < ncomp; c++) {
+    mbsSchurComp *cp = s->comp + c;
+    int r = cp->root, pr = m->body_parent[r];
+    if (cp->np != 1 || !(pr < 0 || cp->up)) continue;
+    int last = m->body_parent[s->port_body[cp->p0]], ok = !(cp->up && last == r);
+    for (int b = last; ok; b = m->body_parent[b]) {
+      if ((b != r || pr < 0) && !mbs_abaSpikeOk(m, b)) ok = 0;
+      if (b == r) break;
+    }
+    if (!ok) continue;
+    cp->spath = 1, cp->last = last;
+    for (int b = last;; b = m->body_parent[b]) {
+      if (b != r || pr < 0) s->mode[b - s0] = 1, s->onpath[b - s0] = 1;
+      if (b == r) break;
+    }
+  }
+  for (int b = s0; b < s1; b++) {
+    int lb = b - s0, own = s->mode[lb];
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int j = 0; j < m->body_childnum[b]; j++)
+      if (ch[j] < s1 && s->mode[ch[j] - s0]) own = 0;
+    s->selfinit[lb] = (unsigned char)own;
+  }
+  int nphi0 = 0;
+  for (int b = s0; b < s1; b++) {
+    int lb = b - s0, big = -1;
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int j = 0; j < m->body_childnum[b]; j++)
+      if (ch[j] < s1 && s->mode[ch[j] - s0] && ch[j] > big) big = ch[j];
+    if (big >= 0) s->initp[big - s0] = 1;
+    s->phi0_adr[lb] = (!s->mode[lb] && big >= 0) ? 36 * nphi0++ : -1;
+  }
+  // grounded paths with one lower port at their end are eliminated from the ground down
+  for (int c = 0; c < ncomp; c++) {
+    mbsSchurComp *cp = s->comp + c;
+    int r = cp->root;
+    if (cp->spath || cp->up || m->body_parent[r] >= 0 || cp->np != 1) continue;
+    int b = r, ok = 1;
+    for (;;) {
+      int nin = 0, next = -1;
+      const int *ch = m->child_list + m->body_childadr[b];
+      for (int j = 0; j < m->body_childnum[b]; j++)
+        if (ch[j] < s1 && !s->mode[ch[j] - s0]) nin++, next = ch[j];
+      if (nin > 1) ok = 0;
+      if (nin != 1) break;
+      b = next;
+    }
+    if (ok && m->body_parent[s->port_body[cp->p0]] == b) cp->rev = 1, cp->last = b;
+  }
   // pool offsets: records, Psi (6 x nc), Theta (nc^2), gam (nc), V (lamnum x width)
   size_t rec = 0, psi = 0, th = 0, ga = 0, v = 0;
   for (int b = s0; b < s1; b++) {
     int lb = b - s0, nc = s->body_nc[lb], p = m->body_parent[b], l = m->body_lamnum[b];
     s->rec_adr[lb] = (int)rec;
-    rec += (size_t)mbs_schurRecSize(l);
+    if (!s->mode[lb]) rec += (size_t)mbs_schurRecSize(l); // inertia form: the ABA record
     s->psi_adr[lb] = (int)psi, s->th_adr[lb] = (int)th, s->gam_adr[lb] = (int)ga;
     psi += 6 * (size_t)nc, th += (size_t)nc * nc, ga += (size_t)nc;
     // V columns: from the parent's first column (internal) or the own subtree (ground root)
@@ -317,6 +399,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   MBS_SALLOC(gam, ga);
   MBS_SALLOC(V, v);
   MBS_SALLOC(cpool, csize);
+  MBS_SALLOC(Phi0, 36 * (size_t)nphi0);
 #undef MBS_SALLOC
   if (e) {
     mbs_schurDestroy(&s);
@@ -609,24 +692,196 @@ static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s,
   return 1;
 }
 
-mbsErr mbs_schurFactor(const mbsModel *m, const mbsWork *w, mbsSchur *s) {
+// Y = Phi T for the nl columns of T (revolute fast path or generic), T written for later use
+static void mbs_schurPhiT(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int b,
+                          const mbsReal *Phi, mbsReal *T, mbsReal *Y) {
+  int nl = m->body_lamnum[b];
+  mbs_schurT(m, w, s, b, T);
+  mbs_schurPhiG(Phi, T, nl, Y);
+}
+
+// A grounded path root .. last with its one lower port at last, eliminated from the ground down:
+// joint k joins the reduced ground side (body k - 1, or the ground: Phi = 0, beta = a0_g) to body
+// k, whose open wrench comes from joint k + 1; then
+//   D = T_k^T M_k T_k + G_k^T Phi_{k-1} G_k,  rho = T_k^T (c_k - a0_k) + G_k^T beta_{k-1},
+//   W = L^{-1} (M_k T_k)^T,  y = L^{-1} rho,  Phi_k = M_k - W^T W,  beta_k = a0_k + W^T y,
+// and L^T lam_k = y - W f' with f' the wrench of joint k + 1 (or the port) on body k. The port's
+// system is G_l^T Phi_last G_l, G_l^T beta_last.
+static int mbs_schurFactorRev(const mbsModel *m, const mbsWork *w, mbsSchur *s, mbsSchurComp *cp) {
+  mbsReal a0g[6], Tp[36], G[36], Y[36], PG[36];
+  mbs_baseAccel(m, 1, a0g);
+  const mbsReal *Phiprev = NULL, *betaprev = a0g;
+  for (int b = cp->root;;) {
+    int lb = b - s->s0, nl = m->body_lamnum[b];
+    mbsReal *Phib = s->Phi + 36 * lb, *betab = s->beta + 6 * lb, *rec = s->rec + s->rec_adr[lb];
+    memcpy(Phib, mbs_schurPhi0(s, lb), 36 * sizeof(mbsReal));
+    memcpy(betab, MBS_REC_A0(rec), 6 * sizeof(mbsReal));
+    if (nl > 0) {
+      mbsReal *L = MBS_REC_L(rec, nl), *Wc = MBS_REC_W(rec, nl), *yc = MBS_REC_Y(rec), d[6];
+      mbs_schurPhiT(m, w, s, b, Phib, Tp, Y);
+      mbs_schurG(w->xpar + 12 * b, Tp, nl, G);
+      if (Phiprev) mbs_schurPhiG(Phiprev, G, nl, PG);
+      for (int r = 0; r < 6; r++) d[r] = w->cacc[6 * b + r] - betab[r];
+      for (int i = 0; i < nl; i++) {
+        for (int j = 0; j <= i; j++)
+          L[MBS_PK(i, j)] =
+              mbsu_dot6(Tp + 6 * i, Y + 6 * j) + (Phiprev ? mbsu_dot6(G + 6 * i, PG + 6 * j) : 0);
+        yc[i] = mbsu_dot6(Tp + 6 * i, d) + mbsu_dot6(G + 6 * i, betaprev);
+        for (int r = 0; r < 6; r++) Wc[6 * i + r] = Y[6 * i + r];
+      }
+      if (!mbs_cholPacked(L, nl)) return 0;
+      mbs_fwdPacked(L, nl, yc);
+      mbs_fwdPackedRows(L, nl, Wc, 6, 6);
+      for (int i = 0; i < nl; i++) // Phi -= W^T W, beta += W^T y
+        for (int r = 0; r < 6; r++) {
+          for (int q = 0; q < 6; q++) Phib[6 * r + q] -= Wc[6 * i + r] * Wc[6 * i + q];
+          betab[r] += Wc[6 * i + r] * yc[i];
+        }
+    }
+    Phiprev = Phib, betaprev = betab;
+    if (b == cp->last) break;
+    const int *ch = m->child_list + m->body_childadr[b];
+    int next = -1;
+    for (int j = 0; j < m->body_childnum[b]; j++)
+      if (ch[j] < s->s1 && !s->mode[ch[j] - s->s0]) next = ch[j];
+    b = next;
+  }
+  // the port at the end of the path
+  int l = s->port_body[cp->p0], nl = m->body_lamnum[l], n = cp->n;
+  mbs_schurT(m, w, s, l, Tp);
+  mbs_schurG(w->xpar + 12 * l, Tp, nl, G);
+  mbs_schurPhiG(Phiprev, G, nl, Y);
+  for (int i = 0; i < nl; i++) {
+    for (int j = 0; j < nl; j++) cp->C[n * i + j] = mbsu_dot6(G + 6 * i, Y + 6 * j);
+    cp->g[i] = mbsu_dot6(G + 6 * i, betaprev);
+  }
+  return 1;
+}
+
+static void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int c,
+                                     const mbsReal *lam, mbsReal *f);
+
+// lambdas of a path eliminated from the ground down, from the port's lambda up
+static void mbs_schurBackRev(const mbsModel *m, mbsWork *w, const mbsSchur *s,
+                             const mbsSchurComp *cp, const mbsReal *lam_port) {
+  mbsReal f[6] = {0, 0, 0, 0, 0, 0};
+  int l = s->port_body[cp->p0];
+  mbs_schurSubParentWrench(m, w, s, l, lam_port, f); // f = -G_l lam_l
+  for (int b = cp->last;; b = m->body_parent[b]) {
+    int lb = b - s->s0, nl = m->body_lamnum[b];
+    const mbsReal *rec = s->rec + s->rec_adr[lb];
+    mbsReal *lam = w->lam + m->body_lamadr[b];
+    if (nl > 0) {
+      const mbsReal *Wc = MBS_REC_W(rec, nl), *yc = MBS_REC_Y(rec);
+      for (int i = 0; i < nl; i++) lam[i] = yc[i] - mbsu_dot6(Wc + 6 * i, f);
+      mbs_bwdPacked(MBS_REC_L(rec, nl), nl, lam);
+    }
+    if (b == cp->root) break;
+    for (int r = 0; r < 6; r++) f[r] = 0;
+    if (nl > 0) mbs_schurSubParentWrench(m, w, s, b, lam, f); // f = -G_b lam_b on the parent
+  }
+}
+
+// spath (docs/formulation.md 4.9): at the path's last body, before its pass 2: the spike P =
+// G_l of the port l (its force -G_l pi on last), Theta = 0, gam = 0 (kept in the root's Theta and
+// gam), and the port joint's known force in last's articulated bias
+static void mbs_schurSpathStart(const mbsModel *m, mbsWork *w, mbsSchur *s,
+                                const mbsSchurComp *cp) {
+  int l = s->port_body[cp->p0], nl = m->body_lamnum[l];
+  mbsReal T[36], G[36], f[6], t[6], *sw = s->spP + MBS_SPW * (cp - s->comp);
+  mbs_schurT(m, w, s, l, T);
+  mbs_schurG(w->xpar + 12 * l, T, nl, G);
+  memset(sw, 0, MBS_SPW * sizeof(mbsReal));
+  for (int q = 0; q < nl; q++)
+    for (int r = 0; r < 6; r++) sw[MBS_SPIKE_LD * r + q] = G[6 * q + r];
+  mbs_schurKnownWrench(m, w, l, f);
+  mbsu_xTForce(w->xpar + 12 * l, f, t);
+  mbsReal *pA = w->abar + (size_t)MBS_ABAR * cp->last + MBS_ABAR_PA;
+  for (int r = 0; r < 6; r++) pA[r] += t[r];
+}
+
+// spath with a grounded root, after the root's spike (P now in ground coordinates): gam +=
+// P^T a0_ground; the port system is C = Theta, g = gam
+static void mbs_schurSpathGround(const mbsModel *m, mbsSchur *s, mbsSchurComp *cp) {
+  int n = cp->n;
+  const mbsReal *sw = s->spP + MBS_SPW * (cp - s->comp), *Th = sw + MBS_SPW_TH,
+                *ga = sw + MBS_SPW_GA;
+  mbsReal a0g[6];
+  mbs_baseAccel(m, 1, a0g);
+  for (int i = 0; i < n; i++) {
+    mbsReal v = ga[i];
+    for (int r = 0; r < 6; r++) v += sw[MBS_SPIKE_LD * r + i] * a0g[r];
+    for (int j = 0; j < n; j++) cp->C[n * i + j] = Th[MBS_SPIKE_LD * i + j];
+    cp->g[i] = v;
+  }
+}
+
+// spath below an upper port, at the root (Phi, beta: (I^A)^{-1} and its free acceleration with
+// pi = 0): Psi = -Phi P, Theta += P^T Phi P, gam += P^T beta; mbs_schurFinishComp assembles
+static void mbs_schurSpathUp(mbsSchur *s, const mbsSchurComp *cp) {
+  int lr = cp->root - s->s0, nc = cp->nc;
+  const mbsReal *sw = s->spP + MBS_SPW * (cp - s->comp), *Phi = s->Phi + 36 * lr,
+                *beta = s->beta + 6 * lr;
+  mbsReal *Psi = s->Psi + s->psi_adr[lr], *Th = s->Theta + s->th_adr[lr],
+          *ga = s->gam + s->gam_adr[lr], P[36];
+  for (int j = 0; j < nc; j++) {
+    for (int r = 0; r < 6; r++) P[6 * j + r] = sw[MBS_SPIKE_LD * r + j];
+    mbsu_mul6(Phi, P + 6 * j, Psi + 6 * j);
+    for (int r = 0; r < 6; r++) Psi[6 * j + r] = -Psi[6 * j + r];
+    ga[j] = sw[MBS_SPW_GA + j] + mbsu_dot6(P + 6 * j, beta);
+  }
+  for (int i = 0; i < nc; i++)
+    for (int j = 0; j <= i; j++) {
+      mbsReal v = -0.5 * (mbsu_dot6(P + 6 * i, Psi + 6 * j) + mbsu_dot6(P + 6 * j, Psi + 6 * i));
+      Th[nc * i + j] = sw[MBS_SPW_TH + MBS_SPIKE_LD * i + j] + v;
+      Th[nc * j + i] = Th[nc * i + j];
+    }
+}
+
+mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
   for (int b = s->s1 - 1; b >= s->s0; b--) {
     int lb = b - s->s0;
-    const mbsReal *Mb = s->Minv + 36 * lb;
-    mbsReal *rec = s->rec + s->rec_adr[lb], *kw = MBS_REC_KW(rec);
-    // known wrench: own joint force - bias - the children's known joint forces
-    mbsReal wk[6], f[6], t[6];
-    mbs_schurKnownWrench(m, w, b, kw);
-    for (int r = 0; r < 6; r++) wk[r] = kw[r] - w->cbias[6 * b + r];
     const int *ch = m->child_list + m->body_childadr[b];
     int nch = m->body_childnum[b];
+    if (s->mode[lb]) { // inertia form: ABA's pass 2 (pass 1 just before a record is first used)
+      if (s->selfinit[lb]) mbs_abaBodyInit(m, w, b);
+      if (s->initp[lb]) mbs_abaBodyInit(m, w, m->body_parent[b]);
+      mbsSchurComp *cp = s->comp + s->body_comp[lb];
+      if (s->onpath[lb] && b == cp->last) mbs_schurSpathStart(m, w, s, cp);
+      if (mbs_abaBodyBack(m, w, b) < 0) return MBS_ERR_NUMERIC;
+      if (s->onpath[lb]) {
+        mbsReal *sw = s->spP + MBS_SPW * s->body_comp[lb];
+        mbs_abaSpike(m, w, b, sw, sw + MBS_SPW_TH, sw + MBS_SPW_GA);
+        if (b == cp->root) mbs_schurSpathGround(m, s, cp);
+      }
+      continue;
+    }
+    const mbsReal *bias = w->cbias + 6 * b, *Mb = s->Minv + 36 * lb;
+    if (s->phi0_adr[lb] >= 0) { // with inertia-form children: (I^A)^{-1} and pA of the record
+      const mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
+      mbsReal IA[36], *P0 = s->Phi0 + s->phi0_adr[lb];
+      mbsu_sym6ToFull(R, IA);
+      if (!mbsu_cholFactor(IA, 6))
+        return mbs_errSet(MBS_ERR_NUMERIC, "schur: articulated inertia of body %s is singular",
+                          m->body_name[b]);
+      mbsu_cholInverse(IA, 6, P0);
+      bias = R + MBS_ABAR_PA, Mb = P0;
+    }
+    mbsReal *rec = s->rec + s->rec_adr[lb], *kw = MBS_REC_KW(rec);
+    // known wrench: own joint force - bias - the compliance-form children's known joint forces
+    // (the inertia-form children's are in pA)
+    mbsReal wk[6], f[6], t[6];
+    mbs_schurKnownWrench(m, w, b, kw);
+    for (int r = 0; r < 6; r++) wk[r] = kw[r] - bias[r];
     for (int k = 0; k < nch; k++) {
       int c = ch[k];
       const mbsReal *fc = f;
-      if (c < s->s1)
+      if (c < s->s1) {
+        if (s->mode[c - s->s0]) continue;
         fc = MBS_REC_KW(s->rec + s->rec_adr[c - s->s0]);
-      else
+      } else {
         mbs_schurKnownWrench(m, w, c, f);
+      }
       mbsu_xTForce(w->xpar + 12 * c, fc, t);
       for (int r = 0; r < 6; r++) wk[r] -= t[r];
     }
@@ -634,8 +889,10 @@ mbsErr mbs_schurFactor(const mbsModel *m, const mbsWork *w, mbsSchur *s) {
     memcpy(s->beta + 6 * lb, MBS_REC_A0(rec), 6 * sizeof(mbsReal));
     memcpy(s->Phi + 36 * lb, Mb, 36 * sizeof(mbsReal));
     s->cur[lb] = 0;
+    if (s->comp[s->body_comp[lb]].rev) continue; // eliminated from the ground down below
+    if (s->comp[s->body_comp[lb]].spath) mbs_schurSpathUp(s, s->comp + s->body_comp[lb]);
     for (int k = 0; k < nch; k++)
-      if (ch[k] < s->s1 && !mbs_schurAbsorb(m, w, s, b, ch[k]))
+      if (ch[k] < s->s1 && !s->mode[ch[k] - s->s0] && !mbs_schurAbsorb(m, w, s, b, ch[k]))
         return mbs_errSet(MBS_ERR_NUMERIC,
                           "schur: pivot block of joint %s is not positive definite",
                           m->body_name[ch[k]]);
@@ -645,6 +902,12 @@ mbsErr mbs_schurFactor(const mbsModel *m, const mbsWork *w, mbsSchur *s) {
       return mbs_errSet(MBS_ERR_NUMERIC, "schur: pivot block of joint %s is not positive definite",
                         m->body_name[b]);
   }
+  for (int c = 0; c < s->ncomp; c++)
+    if (s->comp[c].rev && !mbs_schurFactorRev(m, w, s, s->comp + c))
+      return mbs_errSet(MBS_ERR_NUMERIC,
+                        "schur: a pivot block on the path from the ground to joint %s is not "
+                        "positive definite",
+                        m->body_name[s->port_body[s->comp[c].p0]]);
   return MBS_OK;
 }
 
@@ -692,15 +955,18 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
                    const mbsReal *lam_low) {
   mbsReal a0g[6];
   mbs_baseAccel(m, 1, a0g);
-  // the roots' lambda: given (upper port) or from the ground pivot
+  // the roots' lambda: given (upper port) or from the ground pivot; paths eliminated from the
+  // ground down get all theirs from the port's lambda
   for (int k = 0, at = 0; k < s->ncomp; k++) {
     mbsSchurComp *cp = s->comp + k;
     int r = cp->root, lr = r - s->s0, nl = m->body_lamnum[r];
     mbsReal *lam = w->lam + m->body_lamadr[r];
-    if (cp->up) {
+    if (cp->rev) {
+      mbs_schurBackRev(m, w, s, cp, lam_low + s->port_cadr[cp->p0]);
+    } else if (cp->up) {
       memcpy(lam, lam_up + at, (size_t)nl * sizeof(mbsReal));
       at += nl;
-    } else if (nl > 0 && m->body_parent[r] < 0) {
+    } else if (nl > 0 && m->body_parent[r] < 0 && !s->mode[lr]) {
       const mbsReal *V = s->V + s->v_adr[lr], *rec = s->rec + s->rec_adr[lr];
       int vw = s->v_w[lr], vc = s->v_c0[lr];
       for (int i = 0; i < nl; i++) {
@@ -711,9 +977,44 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       mbs_bwdPacked(MBS_REC_L(rec, nl), nl, lam);
     }
   }
+  // spath components: the spikes p = P pi of the path's bodies, from the port up
+  for (int k = 0; k < s->ncomp; k++) {
+    const mbsSchurComp *cp = s->comp + k;
+    if (!cp->spath) continue;
+    int l = s->port_body[cp->p0], nl = m->body_lamnum[l];
+    const mbsReal *pi = lam_low + s->port_cadr[cp->p0];
+    mbsReal T[36], G[36], p[6] = {0, 0, 0, 0, 0, 0};
+    mbs_schurT(m, w, s, l, T);
+    mbs_schurG(w->xpar + 12 * l, T, nl, G);
+    for (int j = 0; j < nl; j++)
+      for (int r = 0; r < 6; r++) p[r] += G[6 * j + r] * pi[j];
+    for (int b = cp->last;; b = m->body_parent[b]) {
+      memcpy(s->spk + 6 * (b - s->s0), p, sizeof p);
+      if (b == cp->root) break;
+      mbs_abaSpikeVec(m, w, b, p);
+    }
+  }
   // top-down: children's lambda from the parent's open wrench, then the body's acceleration
   for (int b = s->s0; b < s->s1; b++) {
     int lb = b - s->s0, nl = m->body_lamnum[b], p = m->body_parent[b];
+    if (s->mode[lb]) { // inertia form: ABA's pass 3, then lambda = T^T (joint wrench)
+      if (s->onpath[lb])
+        mbs_abaBodyFwdSpike(m, w, b, p < 0 ? a0g : w->acc + 6 * p, s->spk + 6 * lb);
+      else
+        mbs_abaBodyFwd(m, w, b, p < 0 ? a0g : w->acc + 6 * p);
+      const mbsReal *jf = w->jfrc + 6 * b;
+      mbsReal *lam = w->lam + m->body_lamadr[b];
+      if (s->kind[lb] == 1) {
+        const mbsReal *n = s->tn + 6 * lb;
+        lam[0] = mbsu_dot3(n, jf), lam[1] = mbsu_dot3(n + 3, jf);
+        lam[2] = jf[3], lam[3] = jf[4], lam[4] = jf[5];
+      } else if (nl > 0) {
+        mbsReal T[36];
+        mbs_schurT(m, w, s, b, T);
+        for (int k = 0; k < nl; k++) lam[k] = mbsu_dot6(T + 6 * k, jf);
+      }
+      continue;
+    }
     const mbsReal *rec = s->rec + s->rec_adr[lb];
     mbsReal f[6] = {0, 0, 0, 0, 0, 0}, t6[6];
     const mbsReal *lam = w->lam + m->body_lamadr[b];
@@ -743,12 +1044,17 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       mbs_schurSubParentWrench(m, w, s, l, lam_low + s->port_cadr[q], f);
     }
     // internal children in reverse absorption order: L^T lam_c = y + W f + V pi
+    int rev = s->comp[s->body_comp[lb]].rev;
     for (int k = nch - 1; k >= 0; k--) {
       int c = ch[k];
       if (c >= s->s1) continue;
       int lc = c - s->s0, ncl = m->body_lamnum[c];
-      if (ncl == 0) continue;
+      if (ncl == 0 || s->mode[lc]) continue; // inertia-form children: after this body
       mbsReal *lamc = w->lam + m->body_lamadr[c];
+      if (rev) { // known already
+        mbs_schurSubParentWrench(m, w, s, c, lamc, f);
+        continue;
+      }
       const mbsReal *rc = s->rec + s->rec_adr[lc], *Wc = MBS_REC_W(rc, ncl), *yc = MBS_REC_Y(rc);
       for (int i = 0; i < ncl; i++) lamc[i] = yc[i] + mbsu_dot6(Wc + 6 * i, f);
       int vw = s->v_w[lc];
@@ -760,8 +1066,11 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       mbs_bwdPacked(MBS_REC_L(rc, ncl), ncl, lamc);
       mbs_schurSubParentWrench(m, w, s, c, lamc, f);
     }
-    // a_b = M_b w_b + a0_b with the body's total constraint wrench
-    mbsu_mul6(s->Minv + 36 * lb, f, t6);
+    // a spath root below an upper port: its inertia-form child's pA is short of the spike
+    if (s->comp[s->body_comp[lb]].spath && b == s->comp[s->body_comp[lb]].root)
+      for (int r = 0; r < 6; r++) f[r] -= s->spk[6 * lb + r];
+    // a_b = M_b w_b + a0_b with the body's total constraint wrench (M_b: the starting compliance)
+    mbsu_mul6(mbs_schurPhi0(s, lb), f, t6);
     for (int r = 0; r < 6; r++) w->acc[6 * b + r] = t6[r] + MBS_REC_A0(rec)[r];
     if (p < 0)
       mbs_schurQdd(m, w, b, a0g);
@@ -808,32 +1117,17 @@ mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int
     }
   }
   free(map);
-  // dense Cholesky of the interface system
-  for (int j = 0; j < n; j++) {
-    mbsReal d = K[(size_t)n * j + j];
-    for (int l = 0; l < j; l++) d -= K[(size_t)n * j + l] * K[(size_t)n * j + l];
-    if (!(d > 0)) {
-      free(off), free(K), free(x);
-      return mbs_errSet(MBS_ERR_NUMERIC, "schur: the cut-joint system is not positive definite");
-    }
-    d = sqrt(d);
-    K[(size_t)n * j + j] = d;
-    for (int i = j + 1; i < n; i++) {
-      mbsReal sum = K[(size_t)n * i + j];
-      for (int l = 0; l < j; l++) sum -= K[(size_t)n * i + l] * K[(size_t)n * j + l];
-      K[(size_t)n * i + j] = sum / d;
-    }
+  // dense Cholesky of the interface system (the same pivot floor as the distributed merges)
+  mbsReal dummy = 0;
+  mbsReal *sol = calloc((size_t)n + 1, sizeof(mbsReal));
+  if (!sol || (n > 0 && !mbs_schurReduce(0, n, K, x, &dummy, &dummy, NULL))) {
+    free(off), free(K), free(x), free(sol);
+    return sol ? mbs_errSet(MBS_ERR_NUMERIC, "schur: the cut-joint system is not finite")
+               : mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur driver)");
   }
-  for (int i = 0; i < n; i++) {
-    mbsReal sum = x[i];
-    for (int l = 0; l < i; l++) sum -= K[(size_t)n * i + l] * x[l];
-    x[i] = sum / K[(size_t)n * i + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    mbsReal sum = x[i];
-    for (int l = i + 1; l < n; l++) sum -= K[(size_t)n * l + i] * x[l];
-    x[i] = sum / K[(size_t)n * i + i];
-  }
+  if (n > 0) mbs_schurExpand(0, n, K, x, NULL, sol);
+  memcpy(x, sol, sizeof(mbsReal) * (size_t)n);
+  free(sol);
   // back-substitute every segment in order (parents' segments first), then the roots' qdd
   for (int k = 0; k < nseg; k++) {
     mbsSchur *s = seg[k];
@@ -863,13 +1157,24 @@ mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int
 
 // ---------------------------------------------------------------- dense port systems
 
-int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg) {
+int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor) {
   int n = nk + ne;
+  // the pivot floor: a port system is positive semidefinite up to rounding that grows with the
+  // length of the pieces it condenses (docs/formulation.md, 4.7); pivots below the floor are
+  // raised to it (or to their own magnitude, the rounding level they show)
+  mbsReal smax = 0;
+  for (int j = nk; j < n; j++)
+    if (fabs(C[(size_t)n * j + j]) > smax) smax = fabs(C[(size_t)n * j + j]);
+  const mbsReal floor_ = MBS_SCHUR_PIVOT_FLOOR * smax;
   // Cholesky of C_ee in place (rows/columns nk..n-1, lower triangle)
   for (int j = nk; j < n; j++) {
     mbsReal d = C[(size_t)n * j + j];
     for (int l = nk; l < j; l++) d -= C[(size_t)n * j + l] * C[(size_t)n * j + l];
-    if (!(d > 0)) return 0;
+    if (!isfinite(d) || !(smax > 0)) return 0;
+    if (d <= floor_) {
+      d = fabs(d) > floor_ ? fabs(d) : floor_;
+      if (nfloor) (*nfloor)++;
+    }
     d = sqrt(d);
     C[(size_t)n * j + j] = d;
     for (int i = j + 1; i < n; i++) {
@@ -918,7 +1223,8 @@ void mbs_schurExpand(int nk, int ne, const mbsReal *C, const mbsReal *g, const m
   }
 }
 
-int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPair *out) {
+int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPair *out,
+                       int *nfloor) {
   if (a->na < 0) {
     *out = *b;
     return 1;
@@ -946,7 +1252,7 @@ int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPai
     for (int j = 0; j < lb; j++) M[n * ib[i] + ib[j]] += b->C[lb * i + j];
   }
   out->na = na, out->nb = nb;
-  return mbs_schurReduce(nk, ns, M, gm, out->C, out->g);
+  return mbs_schurReduce(nk, ns, M, gm, out->C, out->g, nfloor);
 }
 
 void mbs_schurPairPack(const mbsSchurPair *p, double *buf) {
@@ -1124,8 +1430,9 @@ static int mbs_schurPortPos(const mbsModel *m, const int *list, int n, int l) {
   return pos;
 }
 
-mbsErr mbs_schurRankFactor(const mbsModel *m, const mbsWork *w, mbsSchurRank *r) {
+mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
   mbsErr err = MBS_OK;
+  r->nfloor = 0;
   if (r->nseg == 1) {
     err = mbs_schurFactor(m, w, r->seg[0]);
   } else {
@@ -1187,7 +1494,7 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, const mbsWork *w, mbsSchurRank *r)
       }
       kat += ch->nk;
     }
-    if (!mbs_schurReduce(nk, sc->ne, sc->W, sc->gw, sc->R, sc->R + (size_t)nk * nk))
+    if (!mbs_schurReduce(nk, sc->ne, sc->W, sc->gw, sc->R, sc->R + (size_t)nk * nk, &r->nfloor))
       return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
   }
   return MBS_OK;

@@ -11,6 +11,14 @@
 #include <string.h>
 #include "mbspar/mbs_types.h"
 
+/// Inline even where the compiler would not: the joint-specialised kernels take the axis index as
+/// a parameter and are called with constants, one copy per axis.
+#if defined(__GNUC__)
+#define MBS_FORCEINLINE inline __attribute__((always_inline))
+#else
+#define MBS_FORCEINLINE inline
+#endif
+
 // ---- 3-vectors and 3x3 matrices ----
 static inline void mbsu_cross3(const mbsReal *a, const mbsReal *b, mbsReal *c) {
   c[0] = a[1] * b[2] - a[2] * b[1];
@@ -343,6 +351,156 @@ static inline void mbsu_inertiaCongruenceAdd(const mbsReal *restrict X, const mb
       Iout[6 * i + 3 + j] += bij;
       Iout[6 * (3 + j) + i] += bij;
     }
+  }
+}
+
+// ---- rotations about a coordinate axis ----
+// E = R^T for the rotation R about coordinate axis k by an angle with cosine c and sine s; with
+// (i, j, k) cyclic: E[i][i] = E[j][j] = c, E[i][j] = s, E[j][i] = -s, E[k][k] = 1, the rest 0.
+// The joint-specialised kernels call these with a constant k (a switch over k), so the indices
+// fold at compile time.
+
+/// out = E v (parent to child coordinates) for E about coordinate axis k (6 flops).
+static inline void mbsu_rotKVec(int k, mbsReal c, mbsReal s, const mbsReal *restrict v,
+                                mbsReal *restrict out) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
+  out[i] = c * v[i] + s * v[j];
+  out[j] = c * v[j] - s * v[i];
+  out[k] = v[k];
+}
+/// out = E^T v (child to parent coordinates) for E about coordinate axis k (6 flops).
+static inline void mbsu_rotKTVec(int k, mbsReal c, mbsReal s, const mbsReal *restrict v,
+                                 mbsReal *restrict out) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
+  out[i] = c * v[i] - s * v[j];
+  out[j] = s * v[i] + c * v[j];
+  out[k] = v[k];
+}
+/// out = X v for X = (E about axis k, r): [E w; E (v - r x w)] (24 flops; mbsu_xMotion: 42).
+static inline void mbsu_xMotionK(int k, mbsReal c, mbsReal s, const mbsReal *restrict r,
+                                 const mbsReal *restrict v, mbsReal *restrict out) {
+  mbsReal t[3];
+  mbsu_cross3(r, v, t);
+  t[0] = v[3] - t[0];
+  t[1] = v[4] - t[1];
+  t[2] = v[5] - t[2];
+  mbsu_rotKVec(k, c, s, v, out);
+  mbsu_rotKVec(k, c, s, t, out + 3);
+}
+/// out = X^T f for X = (E about axis k, r): [E^T n + r x E^T f; E^T f] (24 flops; mbsu_xTForce:
+/// 42).
+static inline void mbsu_xTForceK(int k, mbsReal c, mbsReal s, const mbsReal *restrict r,
+                                 const mbsReal *restrict f, mbsReal *restrict out) {
+  mbsReal t[3];
+  mbsu_rotKTVec(k, c, s, f, out);
+  mbsu_rotKTVec(k, c, s, f + 3, out + 3);
+  mbsu_cross3(r, out + 3, t);
+  out[0] += t[0];
+  out[1] += t[1];
+  out[2] += t[2];
+}
+
+// ---- symmetric 6x6 matrices, packed (sym6: 21 reals) ----
+// A symmetric spatial matrix [A B; B^T C] (A, C symmetric 3x3) is stored as A (6: upper triangle
+// row by row, a00 a01 a02 a11 a12 a22), B (9, row-major), C (6, like A): offsets 0, 6, 15.
+
+/// Position of entry (a, b) of a symmetric 3x3 matrix in its packed upper triangle.
+static inline int mbsu_s3(int a, int b) {
+  int lo = a < b ? a : b, hi = a < b ? b : a;
+  return lo * (5 - lo) / 2 + hi;
+}
+/// Pack a compact rigid-body inertia si = [m, h, Io] (see mbsu_rbiMul): A = Io, B = h^, C = m 1.
+static inline void mbsu_sym6FromRbi(const mbsReal *restrict si, mbsReal *restrict P) {
+  const mbsReal m = si[0], *h = si + 1, *I = si + 4;
+  P[0] = I[0], P[1] = I[3], P[2] = I[4], P[3] = I[1], P[4] = I[5], P[5] = I[2];
+  P[6] = 0, P[7] = -h[2], P[8] = h[1];
+  P[9] = h[2], P[10] = 0, P[11] = -h[0];
+  P[12] = -h[1], P[13] = h[0], P[14] = 0;
+  P[15] = m, P[16] = 0, P[17] = 0, P[18] = m, P[19] = 0, P[20] = m;
+}
+/// Full row-major 6x6 from a packed sym6.
+static inline void mbsu_sym6ToFull(const mbsReal *restrict P, mbsReal *restrict M) {
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      M[6 * a + b] = P[mbsu_s3(a, b)];
+      M[6 * a + 3 + b] = P[6 + 3 * a + b];
+      M[6 * (3 + b) + a] = P[6 + 3 * a + b];
+      M[6 * (3 + a) + 3 + b] = P[15 + mbsu_s3(a, b)];
+    }
+}
+/// Packed sym6 from the upper triangle of a row-major 6x6 (the lower triangle is not read).
+static inline void mbsu_sym6FromFull(const mbsReal *restrict M, mbsReal *restrict P) {
+  for (int a = 0; a < 3; a++) {
+    for (int b = a; b < 3; b++) {
+      P[mbsu_s3(a, b)] = M[6 * a + b];
+      P[15 + mbsu_s3(a, b)] = M[6 * (3 + a) + 3 + b];
+    }
+    for (int b = 0; b < 3; b++) P[6 + 3 * a + b] = M[6 * a + 3 + b];
+  }
+}
+/// out = P v for a packed sym6 (66 flops, as mbsu_mul6).
+static inline void mbsu_sym6Mul(const mbsReal *restrict P, const mbsReal *restrict v,
+                                mbsReal *restrict out) {
+  const mbsReal *A = P, *B = P + 6, *C = P + 15, *w = v, *l = v + 3;
+  out[0] = A[0] * w[0] + A[1] * w[1] + A[2] * w[2] + (B[0] * l[0] + B[1] * l[1] + B[2] * l[2]);
+  out[1] = A[1] * w[0] + A[3] * w[1] + A[4] * w[2] + (B[3] * l[0] + B[4] * l[1] + B[5] * l[2]);
+  out[2] = A[2] * w[0] + A[4] * w[1] + A[5] * w[2] + (B[6] * l[0] + B[7] * l[1] + B[8] * l[2]);
+  out[3] = B[0] * w[0] + B[3] * w[1] + B[6] * w[2] + (C[0] * l[0] + C[1] * l[1] + C[2] * l[2]);
+  out[4] = B[1] * w[0] + B[4] * w[1] + B[7] * w[2] + (C[1] * l[0] + C[3] * l[1] + C[4] * l[2]);
+  out[5] = B[2] * w[0] + B[5] * w[1] + B[8] * w[2] + (C[2] * l[0] + C[4] * l[1] + C[5] * l[2]);
+}
+/// Packed out = E^T S E for a packed symmetric 3x3 S and any 3x3 E (75 flops).
+static inline void mbsu_sym3Rot(const mbsReal *restrict E, const mbsReal *restrict S,
+                                mbsReal *restrict out) {
+  mbsReal T[9]; // T = S E
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++)
+      T[3 * a + b] =
+          S[mbsu_s3(a, 0)] * E[b] + S[mbsu_s3(a, 1)] * E[3 + b] + S[mbsu_s3(a, 2)] * E[6 + b];
+  for (int a = 0; a < 3; a++)
+    for (int b = a; b < 3; b++)
+      out[mbsu_s3(a, b)] = E[a] * T[b] + E[3 + a] * T[3 + b] + E[6 + a] * T[6 + b];
+}
+/// Pout += X^T P X for packed sym6 P (B coordinates) and Pout (A coordinates), X = (E, r) as
+/// everywhere in this file. rot = 0 asserts E = 1 (prismatic and fixed joints) and skips the
+/// rotation. Same algebra as mbsu_inertiaCongruenceAdd: rotate blockwise (A1 = E^T A E, ...),
+/// then translate: A' = A1 + Y + Y^T + W r^T, B' = B1 + W, C' = C1 with W = r^ C1, Y = r^ B1^T.
+/// Flops: rotation 240 (2 x 75 + 90), translation 99, accumulation 21.
+static inline void mbsu_sym6CongruenceAdd(const mbsReal *restrict X, int rot,
+                                          const mbsReal *restrict P, mbsReal *restrict Pout) {
+  const mbsReal *E = X, *r = X + 9;
+  mbsReal A1[6], B1[9], C1[6];
+  if (rot) {
+    mbsReal T[9];
+    mbsu_sym3Rot(E, P, A1);
+    mbsu_sym3Rot(E, P + 15, C1);
+    mbsu_mulMat3(P + 6, E, T);
+    mbsu_mulMat3T(E, T, B1);
+  } else {
+    memcpy(A1, P, sizeof A1);
+    memcpy(B1, P + 6, sizeof B1);
+    memcpy(C1, P + 15, sizeof C1);
+  }
+  // W = r^ C1 and Y = r^ B1^T, column by column: column b of r^ M is r x (column b of M)
+  mbsReal W[9], Y[9];
+  for (int b = 0; b < 3; b++) {
+    const mbsReal cb[3] = {C1[mbsu_s3(0, b)], C1[mbsu_s3(1, b)], C1[mbsu_s3(2, b)]};
+    mbsReal o[3], q[3];
+    mbsu_cross3(r, cb, o);
+    mbsu_cross3(r, B1 + 3 * b, q);
+    W[b] = o[0], W[3 + b] = o[1], W[6 + b] = o[2];
+    Y[b] = q[0], Y[3 + b] = q[1], Y[6 + b] = q[2];
+  }
+  mbsReal *Ao = Pout, *Bo = Pout + 6, *Co = Pout + 15;
+  for (int a = 0; a < 3; a++) {
+    for (int b = a; b < 3; b++) {
+      // Z = W r^T: row a of Z is r x (row a of W); its entry b (upper triangle only)
+      const int b1 = (b + 1) % 3, b2 = (b + 2) % 3;
+      mbsReal z = r[b1] * W[3 * a + b2] - r[b2] * W[3 * a + b1];
+      Ao[mbsu_s3(a, b)] += A1[mbsu_s3(a, b)] + Y[3 * a + b] + Y[3 * b + a] + z;
+      Co[mbsu_s3(a, b)] += C1[mbsu_s3(a, b)];
+    }
+    for (int b = 0; b < 3; b++) Bo[3 * a + b] += B1[3 * a + b] + W[3 * a + b];
   }
 }
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mbspar/mbs_loops.h"
 #include "spatial.h"
 
 static const char *const mbs_static_names[MBS_STATIC_METHOD_COUNT] = {"kinetic", "drain"};
@@ -92,6 +93,7 @@ void mbs_staticEnergy(const mbsModel *m, const mbsState *s, const mbsWork *w, in
       p += 0.5 * m->dof_stiffness[d] * x * x;
     }
   }
+  if (m->nforce && b0 == 0 && b1 == m->nbody) p += mbs_forcePotential(m, w); // spring-dampers
   *ke = k;
   *pe = p;
 }
@@ -99,6 +101,11 @@ void mbs_staticEnergy(const mbsModel *m, const mbsState *s, const mbsWork *w, in
 mbsErr mbs_staticForwardSerial(void *ctx, mbsState *s, int want_pe, mbsReal *qdd, mbsReal *energy) {
   mbsStaticSerial *c = ctx;
   (void)want_pe; // the position stage is there anyway: always cheap
+  // closed loops: drainage moves q and qd off the loops; project them back first (docs/loops.md)
+  if (c->m->nloop && c->m->opt.projection) {
+    mbsLoopProj pj;
+    MBS_CALL(mbs_loopProject(c->m, s, c->w, 10, &pj));
+  }
   MBS_CALL(mbs_forward(c->m, s, c->w));
   memcpy(qdd, c->w->qdd, (size_t)c->m->nv * sizeof *qdd);
   mbs_staticEnergy(c->m, s, c->w, 0, c->m->nbody, energy, energy + 1);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "mbspar/mbs_trajectory.h"
+#include "mbspar/mbs_loops.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -36,6 +37,7 @@ void mbs_inverseSample(const mbsModel *m, mbsState *s, mbsWork *w, const mbsReal
   // tau = M qdd + c(q, qd) - applied joint forces
   mbs_fwdPosition(m, s, w);
   mbs_fwdVelocity(m, s, w);
+  if (m->nforce) mbs_fwdForces(m, w); // spring-dampers (docs/loops.md)
   mbs_rnea(m, w, qdd);
   for (int d = 0; d < m->nv; d++) tau[d] = w->qfrc_inv[d] - w->qfrc[d];
 }

@@ -129,6 +129,9 @@ void mbs_cfsPushHistory(const mbsModel *m, mbsState *s, mbsReal t, int l0, int l
 /// Needs the position and velocity stages of the owned bodies and their parents. Collective when
 /// \p comm is not NULL.
 mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm);
+/// Before the position and velocity stages of an evaluation: the solver's optional begin hook
+/// (mbs_solvertype.h; binds the solver first). Collective when the solver is.
+mbsErr mbs_cfsBegin(const mbsModel *m, const mbsState *s, mbsCfs *c);
 
 /// The pieces of mbs_cfsSolve around the solver: prepare computes the position-dependent
 /// blocks, the right side c->rhs and the warm-start guess c->x (and ||b||); finish turns the

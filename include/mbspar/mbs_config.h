@@ -38,6 +38,9 @@ typedef struct {
   char *motion;     ///< inverse.motion: a CSV of t and q (mbs_motion.h) instead of the profile,
                     ///< resolved against the config's directory (NULL: the profile)
   int motion_line;  ///< line of inverse.motion in the config
+  char **actuated;  ///< (nactuated) inverse.actuated: bodies whose joints are driven (loop
+                    ///< models: the others follow from the loops, docs/loops.md)
+  int nactuated;
 } mbsInverseSpec;
 
 /// The `cpa` group: the cost model of `mbspar cpa` (docs/cpa.md); defaults if absent.
@@ -66,9 +69,11 @@ typedef struct mbsConfig {
   mbsUrdf *urdf;            ///< the parsed URDF robot (after mbs_configSetUrdf)
   int nurdf_q0, nurdf_qd0;  ///< values given in model.urdf.q0 / qd0 (0: defaults)
   mbsReal *urdf_q0, *urdf_qd0;
-  int nset;    ///< number of --set overrides applied
-  char **sets; ///< (nset) the overrides "KEY=VALUE" as given
-  void *priv;  ///< private: the libconfig tree after the overrides
+  int nloops, nforces;  ///< entries of model.loops and model.forces (checked when building)
+  int loop_default_aba; ///< solver.method was not given and the model has loops or forces: aba
+  int nset;             ///< number of --set overrides applied
+  char **sets;          ///< (nset) the overrides "KEY=VALUE" as given
+  void *priv;           ///< private: the libconfig tree after the overrides
 } mbsConfig;
 
 /// Parse the text of a config file and apply `--set KEY=VALUE` overrides. Checks syntax, unknown
@@ -104,9 +109,16 @@ mbsErr mbs_configBuildLocal(const mbsConfig *cfg, int nranks, int rank, mbsModel
 
 /// Resolve the inverse motion for model \p m: start and end values of every position coordinate
 /// (nq each). Coordinates of scalar-coordinate joints come from q_start / q_end (in radians after
-/// conversion), all others from q0. Local.
+/// conversion), all others from q0; for a model with loops and inverse.actuated the lists may
+/// hold the actuated coordinates only. Local.
 /// \return MBS_OK; MBS_ERR_INPUT ("FILE:LINE: ...") if a list length does not match the model.
 mbsErr mbs_configInverse(const mbsConfig *cfg, const mbsModel *m, mbsReal *q_start, mbsReal *q_end);
+
+/// inverse.actuated of a model with loops as dof flags: act[d] = 1 for the dofs of the named
+/// bodies' joints (nv entries). MBS_ERR_INPUT ("FILE:LINE: ...") for unknown bodies, joints that
+/// cannot follow a profile, actuated joints on a model without loops, or a loop model without
+/// inverse.actuated. Local.
+mbsErr mbs_configInverseActuated(const mbsConfig *cfg, const mbsModel *m, int *act);
 
 /// Number of coordinates the inverse motion prescribes: the sum of nq over joints with nq == nv
 /// > 0 (revolute, prismatic, cylindrical, universal).

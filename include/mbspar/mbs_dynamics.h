@@ -3,7 +3,8 @@
 ///
 /// Stages (each reads the model and state, writes the workspace):
 ///   mbs_fwdPosition -> mbs_fwdVelocity -> (mbs_aba | mbs_crba | constraint-force solve)
-/// mbs_rnea is the inverse dynamics. mbs_aba is the reference oracle of every other method.
+/// mbs_rnea is the inverse dynamics. ABA is the reference of every other method: mbs_aba the
+/// optimised kernel, itself tested against the plain mbs_abaRef.
 /// Gravity enters as a fictitious base acceleration a_ground = [0; -g], so body accelerations in
 /// the workspace include that offset while joint forces and wrenches are the true ones.
 #ifndef MBS_DYNAMICS_H
@@ -23,7 +24,15 @@ typedef struct {
   long evals;            ///< evaluations so far
   long total_iterations; ///< sum of iterations over all evaluations
   long nonconverged;     ///< evaluations that stopped without converging
+  long floored;          ///< schur: port-system pivots raised to the rounding floor, all
+                         ///< evaluations (this rank; docs/formulation.md 4.7)
 } mbsSolveStat;
+
+/// Reals per body in mbsWork.abar.
+#define MBS_ABAR 29
+/// Offset of the articulated bias pA in a body's abar record (after the 21 packed inertia
+/// entries, spatial.h sym6).
+#define MBS_ABAR_PA 21
 
 typedef struct mbsWork {
   // written by mbs_fwdPosition
@@ -38,19 +47,33 @@ typedef struct mbsWork {
   mbsReal *cbias; ///< (nbody x 6) v_i x* I_i v_i
   mbsReal *qfrc;  ///< (nv) total applied joint force: constant + spring + damper + state tau
 
-  // written by mbs_aba
+  // written by mbs_abaRef (U, Dinv, u also by mbs_aba for joints without a specialised kernel)
   mbsReal *IA;   ///< (nbody x 36) articulated inertias
   mbsReal *pA;   ///< (nbody x 6) articulated bias forces
   mbsReal *U;    ///< (nv x 6) IA S
   mbsReal *Dinv; ///< (nbody x 36) inverse of S^T IA S (dofnum x dofnum, packed)
   mbsReal *u;    ///< (nv) tau - S^T pA
 
+  // written by mbs_aba
+  mbsReal *abar; ///< (nbody x MBS_ABAR) per body: articulated inertia (21, packed symmetric as
+                 ///< spatial.h sym6), articulated bias force (6), u and 1/D (axis-specialised
+                 ///< revolute joints)
+
   // written by every forward-dynamics method
   mbsReal *qdd;  ///< (nv) joint accelerations
   mbsReal *acc;  ///< (nbody x 6) body accelerations (with the gravity offset)
   mbsReal *jfrc; ///< (nbody x 6) wrench the parent exerts on the body through the joint,
                  ///< body coordinates at the body origin
-  mbsReal *lam;  ///< (nlam) constraint-force components T^T jfrc
+  mbsReal *lam;  ///< (nlam + nlam_loop) constraint-force components: T^T jfrc of the tree
+                 ///< joints, then the loops' closure forces (mbs_loopSolve)
+
+  // external wrenches on the bodies (body coordinates at the body origin): the spring-dampers
+  // (mbs_fwdForces), plus the loop constraint wrenches after mbs_loopSolve. mbs_aba and mbs_rnea
+  // subtract them from the bias only while fext_on is set (mbs_forward sets it for models with
+  // forces or loops), so tree models are untouched.
+  mbsReal *fext; ///< (nbody x 6)
+  int fext_on;
+  struct mbsLoopWork *loop; ///< the loop solver's workspace (models with loops; loops.c)
 
   // written by mbs_crba (allocated by mbs_workEnableCrba)
   int crba_ready;
@@ -84,26 +107,61 @@ void mbs_fwdVelocity(const mbsModel *m, const mbsState *s, mbsWork *w);
 /// Per-body part of mbs_fwdVelocity for body b (parent velocity must be present).
 void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b);
 
-/// Articulated-body algorithm (Featherstone): joint accelerations from the current position and
-/// velocity stages. Writes: w->IA, pA, U, Dinv, u, qdd, acc, jfrc.
 /// The ground's spatial acceleration that adds gravity to every body: [0; -g] (zero without it).
 void mbs_baseAccel(const mbsModel *m, int gravity, mbsReal a0[6]);
 
+/// ABA per body (the kernels of mbs_aba, for callers that run it on part of a model, like the
+/// port-free subtrees of solver.method = schur). mbs_abaBodyInit: b's record starts as the rigid
+/// body (inertia, bias). mbs_abaBodyBack: pass 2 for b (joint projection; with a parent, its
+/// articulated inertia and bias are added to the parent's record); returns 1, or -1 with the
+/// error set if b's joint block is singular. mbs_abaBodyFwd: pass 3 for b given its parent's
+/// acceleration \p ap (writes w->acc, qdd, jfrc of b).
+void mbs_abaBodyInit(const mbsModel *m, mbsWork *w, int b);
+int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b);
+void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap);
+/// Spikes (solver.method = schur, docs/formulation.md 4.9): an unknown wrench -G pi (pi: at most
+/// MBS_SPIKE_LD values) on a body of a path adds P pi to the articulated bias of every body from
+/// there to the path's root. mbs_abaSpikeOk: 1 if b's joint has the kernels (axis-specialised
+/// revolute). mbs_abaSpike, after mbs_abaBodyBack of path body b: Th (MBS_SPIKE_LD^2, row-major)
+/// += P^T S D^-1 S^T P, gam += P^T e (e: b's acceleration for a zero parent acceleration and
+/// pi = 0), and P becomes the parent's, X^T (P - U D^-1 S^T P); P is stored by rows (6 rows of
+/// MBS_SPIKE_LD, unused columns zero). mbs_abaSpikeVec: the same for one column p = P pi.
+/// mbs_abaBodyFwdSpike: mbs_abaBodyFwd with the spike p = P pi of b.
+#define MBS_SPIKE_LD 6
+int mbs_abaSpikeOk(const mbsModel *m, int b);
+void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *P, mbsReal *Th,
+                  mbsReal *gam);
+void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *p);
+void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap, const mbsReal *p);
+
+/// Articulated-body algorithm (Featherstone), the optimised kernel of solver.method = aba: joint
+/// accelerations from the current position and velocity stages (src/aba.c: packed articulated
+/// inertias, kernels specialised for revolute joints about a coordinate axis).
+/// Writes: w->abar (and U, Dinv, u for the other joints), qdd, acc, jfrc.
 mbsErr mbs_aba(const mbsModel *m, mbsWork *w);
+/// The reference articulated-body algorithm: plain 6 x 6 algebra for every joint, the oracle
+/// mbs_aba is tested against (same results to rounding). Writes: w->IA, pA, U, Dinv, u, qdd, acc,
+/// jfrc.
+mbsErr mbs_abaRef(const mbsModel *m, mbsWork *w);
 /// Composite-rigid-body mass matrix, bias by RNEA, LTDL solve (nonrecursive forward dynamics).
 /// Writes: w->M, Ic, qbias, qdd, acc, jfrc.
 mbsErr mbs_crba(const mbsModel *m, mbsWork *w);
+/// x <- H^-1 x with the LTDL factor that mbs_crba left in w->M (nv values).
+void mbs_crbaSolve(const mbsModel *m, const mbsWork *w, mbsReal *x);
 /// Recursive Newton–Euler inverse dynamics: joint forces for accelerations \p qdd (NULL = zero)
-/// at the current position and velocity stages. Writes: w->acc, frc, qfrc_inv.
+/// at the current position and velocity stages, with the external wrenches w->fext when
+/// w->fext_on. Writes: w->acc, frc, qfrc_inv.
 void mbs_rnea(const mbsModel *m, mbsWork *w, const mbsReal *qdd);
 
-/// Forward dynamics with the serial method m->opt.solver (aba, crba, or the serial constraint
-/// force solvers): runs every stage. Writes w->qdd and everything the method writes.
+/// Forward dynamics with the serial method m->opt.solver (aba, crba): runs every stage; models
+/// with loops get the loop constraint forces by mbs_loopSolve (docs/loops.md), models with
+/// spring-dampers their wrenches by mbs_fwdForces. Writes w->qdd and everything the method
+/// writes.
 mbsErr mbs_forward(const mbsModel *m, mbsState *s, mbsWork *w);
 
 /// Kinetic energy (needs position and velocity stages).
 mbsReal mbs_kineticEnergy(const mbsModel *m, const mbsWork *w);
-/// Potential energy: gravity (needs the position stage) plus joint springs.
+/// Potential energy: gravity (needs the position stage) plus joint springs and spring-dampers.
 mbsReal mbs_potentialEnergy(const mbsModel *m, const mbsState *s, const mbsWork *w);
 
 /// q_out = q "+" h*qd on the configuration manifold (quaternions are rotated, not added).
@@ -115,7 +173,9 @@ void mbs_integratePos(const mbsModel *m, const mbsReal *q, const mbsReal *qd, mb
 void mbs_jointWrenchWorld(const mbsModel *m, const mbsWork *w, mbsReal *out);
 
 /// Orthonormal basis T of the constraint-force directions of body b's joint: body_lamnum[b]
-/// columns of 6 reals, T^T S = 0, a smooth function of q (needs the position stage).
+/// columns of 6 reals, T^T S = 0, a smooth function of q (needs the position stage; \p w may be
+/// NULL unless the joint is universal). The directions themselves live in the joint module
+/// (mbsu_jointComplement, mbs_joint.h).
 void mbs_bodyComplement(const mbsModel *m, const mbsWork *w, int b, mbsReal *T);
 
 /// Constraint-force components lam = T^T jfrc for every joint. Writes: w->lam.

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include "mbs_error.h"
+#include "mbs_joint.h"
 #include "mbs_types.h"
 
 /// Options that belong to the model (solver and integrator settings).
@@ -28,6 +29,12 @@ typedef struct {
   mbsReal dt;      ///< time step (fixed-step) or initial step (adaptive)
   mbsReal t_end;   ///< end time of a run
   mbsReal int_tol; ///< adaptive integrator tolerance
+  // closed loops (docs/loops.md)
+  mbsReal baumgarte[2]; ///< solver.baumgarte [alpha, beta]: c'' + 2 alpha c' + beta^2 c = 0
+  mbsReal rank_tol;     ///< solver.rank_tol: relative pivot below which a closure equation is
+                        ///< redundant (pivoted Cholesky of the Jacobi-scaled G H^-1 G^T)
+  mbsReal closure_tol;  ///< solver.closure_tol: Newton-Raphson stops at max |c| below this (m, rad)
+  int projection;       ///< integrator.projection: project q and qd onto the loops after each step
 } mbsOption;
 
 /// Description of one body and the joint to its parent, the input to mbs_modelAddBody.
@@ -51,6 +58,44 @@ typedef struct {
   mbsReal framequat[4]; ///< orientation [w x y z] of the frame reported in outputs, relative to
                         ///< the body frame (identity; URDF: the link frame, docs/urdf.md)
 } mbsBodySpec;
+
+/// Most loops and spring-dampers of a model (absurd input is bad input; the serial loop solver is
+/// dense in the closure equations).
+#define MBS_MAX_LOOPS  10000
+#define MBS_MAX_FORCES 1000000
+
+/// One cut joint that closes a loop (mbs_modelAddLoop).
+typedef struct {
+  const char *name;               ///< unique among the loops (copied)
+  int type;                       ///< mbsJointType, not free
+  int body1, body2;               ///< body indices, -1 for the ground (not both)
+  mbsReal frame1[12], frame2[12]; ///< frames in their bodies (mbsu_loopFrame: origin, rotation)
+} mbsLoopSpec;
+
+/// One point-to-point spring-damper between two bodies (mbs_modelAddForce).
+typedef struct {
+  const char *name;             ///< name in reports (copied)
+  int body1, body2;             ///< body indices, -1 for the ground (not both)
+  mbsReal point1[3], point2[3]; ///< attachment points in their bodies' frames
+  mbsReal stiffness;            ///< N/m, >= 0
+  mbsReal rest_length;          ///< m, >= 0
+  mbsReal damping;              ///< N s/m, >= 0
+} mbsForceSpec;
+
+/// What the assembly of q0 onto the loops did (mbs_loopAssemble) and the rank of the closure
+/// equations there.
+typedef struct {
+  int done;             ///< assembly ran (the model has loops)
+  int iterations;       ///< Newton-Raphson iterations
+  mbsReal c0_pos;       ///< max |c| of the position rows before (m)
+  mbsReal c0_rot;       ///< max |c| of the rotation rows before
+  mbsReal c_pos, c_rot; ///< the same after
+  mbsReal dq_max;       ///< largest coordinate change (rad or m, tangent space)
+  mbsReal dqd_max;      ///< largest rate change of the velocity projection
+  int rank;             ///< rank of the closure equations at the assembled q0
+  int nredundant;       ///< nlam_loop - rank
+  int *redundant;       ///< (nredundant) closure equations found redundant (indices 0..nlam_loop-1)
+} mbsLoopAssembly;
 
 typedef struct mbsModel {
   // sizes
@@ -89,6 +134,8 @@ typedef struct mbsModel {
   mbsReal *jnt_axis2;      ///< (nbody x 3) unit second axis (universal)
   mbsReal *body_framequat; ///< (nbody x 4) reported frame [w x y z] in the body frame (outputs
                            ///< only: poses give that frame's orientation; identity by default)
+  int *jnt_axisk;          ///< (nbody) k if jnt_axis is exactly +e_k or -e_k (k = 0, 1, 2), else
+                           ///< -1: selects the axis-specialised kernels of revolute joints
 
   // degrees of freedom (nv)
   int *dof_body;          ///< (nv) body of each dof
@@ -117,6 +164,26 @@ typedef struct mbsModel {
   int *part_start;                 ///< local models: the decomposition they were built for
   int part_n;                      ///< (part_n + 1 entries: first global body of each rank)
 
+  // closed loops: cut joints, stored apart from the tree (docs/loops.md). Their constraint
+  // components follow the tree's: loop k owns lambda[loop_lamadr[k] .. + loop_lamnum[k]) of a
+  // vector of nlam + nlam_loop entries. Full models only (a local model has none).
+  int nloop;                ///< number of cut joints
+  int nlam_loop;            ///< closure equations, sum of loop_lamnum
+  char **loop_name;         ///< (nloop)
+  int *loop_type;           ///< (nloop) mbsJointType of the cut joint (not free)
+  int *loop_body;           ///< (nloop x 2) body1, body2; -1: the ground
+  int *loop_lamadr;         ///< (nloop) first component: nlam + sum of the earlier loop_lamnum
+  int *loop_lamnum;         ///< (nloop) closure equations m_k = 6 - nv(type)
+  mbsReal *loop_frame;      ///< (nloop x 24) frame1 then frame2, 12 reals each: origin (3) and
+                            ///< rotation (9, row-major, columns x = ref, y, z = axis) in the body
+  mbsLoopAssembly loop_asm; ///< assembly of q0 and rank there (set by mbs_loopAssemble)
+  // point-to-point spring-dampers (external wrenches on bodies, docs/loops.md 6)
+  int nforce;           ///< number of spring-dampers
+  char **force_name;    ///< (nforce)
+  int *force_body;      ///< (nforce x 2) body1, body2; -1: the ground
+  mbsReal *force_point; ///< (nforce x 6) point1, point2 in their bodies' frames
+  mbsReal *force_prm;   ///< (nforce x 3) stiffness, rest_length, damping
+
   // builder bookkeeping
   const int *sub;   ///< subset builds: sorted global ids to keep (mbs_modelSubset)
   int nsub, sub_at; ///< their number and the next one expected
@@ -135,27 +202,14 @@ typedef struct mbsModel {
   int nrec_child, rec_childcap;
   int *run_type, *run_len; ///< (nrun) joint types of the global model, run-length coded
   int nrun, runcap;
+  int run_branched;  ///< 1 once some body's parent is not the body before it (the global model is
+                     ///< not one chain in body order; mbs_partitionRuns)
   int cap;           ///< capacity of the per-body arrays
   int *name_table;   ///< (name_tablecap) open-addressing hash of body names, -1 = empty
   int name_tablecap; ///< power of two
   int finalized;
 } mbsModel;
 
-/// Number of position coordinates of a joint type.
-int mbs_jntNq(int type);
-/// Number of degrees of freedom of a joint type.
-int mbs_jntNv(int type);
-/// Name of a joint type ("revolute", ...).
-const char *mbs_jntName(int type);
-/// Joint type from its name; returns -1 if unknown.
-int mbs_jntFromName(const char *name);
-
-/// Name of component k of a joint's position coordinates (rate = 0) or rates (rate = 1), the
-/// suffix of the CSV column names (docs/outputs.md): NULL for one-coordinate joints (revolute,
-/// prismatic: the column is PREFIX_BODY); cylindrical "angle", "disp"; universal "angle1",
-/// "angle2"; spherical q "qw", "qx", "qy", "qz", rates "wx", "wy", "wz"; free q "x", "y", "z",
-/// "qw", "qx", "qy", "qz", rates "vx", "vy", "vz", "wx", "wy", "wz".
-const char *mbs_jntCoordName(int type, int k, int rate);
 /// The column name PREFIX_BODY or PREFIX_BODY_COMPONENT of coordinate (rate = 0) or rate
 /// (rate = 1) k of body b into buf (truncated to n bytes). Returns buf.
 char *mbs_coordName(const mbsModel *m, const char *prefix, int b, int k, int rate, char *buf,
@@ -175,6 +229,12 @@ mbsErr mbs_modelCreate(mbsModel **m, int capacity);
 /// \param[out] id index of the new body (may be NULL)
 mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id);
 
+/// Append a cut joint (after the bodies, before mbs_modelFinalize): validates the type, the
+/// bodies and the frames. MBS_ERR_INPUT with a message naming the field (the caller adds where).
+mbsErr mbs_modelAddLoop(mbsModel *m, const mbsLoopSpec *spec);
+/// Append a spring-damper (after the bodies, before mbs_modelFinalize). MBS_ERR_INPUT as above.
+mbsErr mbs_modelAddForce(mbsModel *m, const mbsForceSpec *spec);
+
 /// Finish the model: derived arrays (children, dof tree, spatial inertias). Fails on an empty
 /// model.
 mbsErr mbs_modelFinalize(mbsModel *m);
@@ -190,8 +250,9 @@ int mbs_modelFindBody(const mbsModel *m, const char *name);
 /// store no body but keep every name (a validation pass that detects duplicate names).
 void mbs_modelSubset(mbsModel *m, const int *gids, int n, int names_only);
 /// Subset builds: advance over \p count bodies of joint type \p type that are not wanted (no
-/// validation, no storage; global addresses advance). Returns the global index of the first.
-int mbs_modelSkipBodies(mbsModel *m, int type, int count);
+/// validation, no storage; global addresses advance). \p chain: 1 if each of them is the child
+/// of the body before it, the first the child of \p parent. Returns the global index of the first.
+int mbs_modelSkipBodies(mbsModel *m, int type, int count, int chain, int parent);
 /// Local index of global body \p gid, or -1 if this model does not hold it. Local.
 int mbs_modelLocal(const mbsModel *m, int gid);
 /// Global index of a body by name (-1 if unknown): stored bodies, remembered names and the
@@ -218,8 +279,12 @@ mbsReal mbs_modelTotalMass(const mbsModel *m);
 
 /// The decomposition of every global model: contiguous body ranges balanced by a per-joint cost
 /// weight, every rank at least one body; the joint types in global order as runs (type, length).
+/// \p chain: the bodies form one chain in order; every rank but the last then carries the spikes
+/// of its lower port (docs/formulation.md 4.9) and gets MBS_PARTITION_SPIKE less weight.
 /// The engine, the local model builder and cpa all call this. Writes start (nranks + 1). Local.
-mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int nranks, int *start);
+#define MBS_PARTITION_SPIKE 0.15
+mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int chain, int nranks,
+                         int *start);
 /// The same for a full model. Local.
 mbsErr mbs_partitionModel(const mbsModel *m, int nranks, int *start);
 /// Cost weight of one joint of \p type in the decomposition.

@@ -47,6 +47,9 @@ mbsErr mbsp_gatherv(mbspComm *comm, const double *in, int n, double *out, const 
 mbsErr mbsp_gatherBytes(mbspComm *comm, const void *in, int n, void *out);
 /// Rank within the node (shared-memory domain) and the number of ranks on it. Collective.
 mbsErr mbsp_localRank(mbspComm *comm, int *local_rank, int *nlocal);
+/// Among the ranks on this node, the number whose masks (\p nbytes bytes each, e.g. cpu sets)
+/// share a set bit with this rank's, this rank included unless its mask is empty. Collective.
+mbsErr mbsp_localOverlap(mbspComm *comm, const unsigned char *mask, int nbytes, int *count);
 /// Exclusive prefix scan of one record of \p n doubles per rank with a non-commutative
 /// combination: rank r receives x_0 . x_1 . ... . x_{r-1} (rank 0 receives nothing; *valid = 0
 /// there), where combine(a, b) overwrites b with "a then b" (a from the lower ranks). O(log P)

@@ -22,6 +22,13 @@
 typedef struct {
   int root;   ///< root body (its parent is outside the segment or the ground)
   int up;     ///< 1: the root's joint is an upper port (remote parent, lamnum > 0)
+  int rev;    ///< 1: a path from the ground to one lower port, eliminated from the ground down
+              ///< (the port's system is then free of the cancellation a long grounded path
+              ///< causes when the ground constraint comes last)
+  int spath;  ///< 1: a path root .. last with one lower port at last, every joint on it (the
+              ///< root's too when grounded) axis-specialised: the path runs in inertia form with
+              ///< the port's force as spikes (docs/formulation.md 4.9)
+  int last;   ///< rev, spath: the body at the end of the path (the port's parent)
   int nup;    ///< components of the upper port (0 or lamnum of the root)
   int p0, np; ///< lower ports [p0, p0 + np) of the segment's port list
   int c0, nc; ///< their columns [c0, c0 + nc) in the segment's port column space
@@ -62,7 +69,22 @@ typedef struct mbsSchur {
   int *v_w;       ///< (nbody) columns of V of each body
   int *v_c0;      ///< (nbody) first port column of V of each body
   int *cur;       ///< (nbody) port columns absorbed so far (during the elimination)
-  mbsReal *cpool; ///< condensed systems of the components
+  // port-free subtrees (no lower port below them) run in inertia form: ABA's passes, which are
+  // the same elimination (docs/formulation.md 4.2); the other bodies start from the articulated
+  // compliance of the body with those subtrees, (I^A)^{-1}, instead of M
+  unsigned char *mode;     ///< (nbody) 1: inertia form (port-free subtree, parent in the segment
+                           ///< or the ground), 0: compliance form
+  unsigned char *initp;    ///< (nbody) 1: the largest inertia-form child of its parent: starts the
+                           ///< parent's ABA record before handing on to it
+  int *phi0_adr;           ///< (nbody) offset of the body's starting compliance in Phi0, -1: Minv
+  mbsReal *Phi0;           ///< (I^A)^{-1} of compliance-form bodies with inertia-form children
+  unsigned char *onpath;   ///< (nbody) 1: an inertia-form body of a spath path (the root too when
+                           ///< grounded)
+  unsigned char *selfinit; ///< (nbody) 1: an inertia-form body without inertia-form children in
+                           ///< the segment starts its own ABA record
+  mbsReal *spk;            ///< (nbody x 6) spath bodies: the spike P pi of the back-substitution
+  mbsReal *spP;            ///< (ncomp x 36) spath components: the spike P (6 x nl) while factoring
+  mbsReal *cpool;          ///< condensed systems of the components
 } mbsSchur;
 
 /// Set up a segment [s0, s1) of model \p m: components, ports, workspace. Local.
@@ -74,8 +96,9 @@ void mbs_schurDestroy(mbsSchur **s);
 /// and of the outside children at its lower ports (w->xpar, w->sdof, w->qfrc of those bodies), the
 /// parent's transform of every root, and the velocity-product terms. Writes the components'
 /// condensed systems (comp[k].C, comp[k].g). Returns MBS_ERR_NUMERIC if a pivot block is not
-/// positive definite. Local.
-mbsErr mbs_schurFactor(const mbsModel *m, const mbsWork *w, mbsSchur *s);
+/// positive definite. Writes the ABA records (w->abar, U, u, Dinv) of the inertia-form bodies.
+/// Local.
+mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s);
 
 /// Back-substitute: given the lambda of every port (\p lam_up: per component its upper port's
 /// nup values, concatenated in component order; \p lam_low: ncol values in port column order),
@@ -127,6 +150,7 @@ typedef struct {
   mbsReal *pool; ///< storage of the working systems
   int *ipool;    ///< storage of the port lists
   mbsReal **lam_up, **lam_low; ///< (nseg) per-segment port values for mbs_schurBack
+  int nfloor;                  ///< port-system pivots raised to the floor by the last factor
 } mbsSchurRank;
 
 /// Cut [b0, b1) into \p nseg segments (fewer if the range is shorter) and plan their join.
@@ -135,7 +159,7 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
 void mbs_schurRankDestroy(mbsSchurRank **r);
 /// Eliminate every segment (OpenMP threads, one segment each) and join them: writes the
 /// rank-level systems r->view.comp[k].C, g. Local.
-mbsErr mbs_schurRankFactor(const mbsModel *m, const mbsWork *w, mbsSchurRank *r);
+mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r);
 /// Back-substitute every segment (threads) given the rank-level ports' lambdas (in the view's
 /// order: per component its upper port, and its lower ports in view column order). Writes
 /// w->lam, acc, jfrc and qdd like mbs_schurBack (roots with a parent on another rank: later,
@@ -146,9 +170,12 @@ void mbs_schurRankBack(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const mbs
 /// Dense reduction of a symmetric system [C_kk C_ke; C_ek C_ee] (x_k; x_e) = (g_k; g_e) of
 /// nk kept and ne eliminated unknowns (row-major, leading dimension nk + ne, the kept first):
 /// overwrites C_ee by its Cholesky factor L, C_ek by Z = L^{-1} C_ek, g_e by z = L^{-1} g_e, and
-/// writes the reduced system S = C_kk - Z^T Z (nk x nk, into \p S) and s = g_k - Z^T z. Returns 0
-/// if C_ee is not positive definite. Local.
-int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg);
+/// writes the reduced system S = C_kk - Z^T Z (nk x nk, into \p S) and s = g_k - Z^T z. Pivots
+/// at or below MBS_SCHUR_PIVOT_FLOOR times the largest diagonal entry of C_ee (rounding of a
+/// semidefinite port system) are raised to it and counted in *nfloor (if not NULL). Returns 0 if
+/// C_ee is not finite or zero. Local.
+#define MBS_SCHUR_PIVOT_FLOOR 1e-13
+int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor);
 /// After mbs_schurReduce: x_e = L^{-T} (z - Z x_k). Local.
 void mbs_schurExpand(int nk, int ne, const mbsReal *C, const mbsReal *g, const mbsReal *xk,
                      mbsReal *xe);
@@ -166,8 +193,10 @@ typedef struct {
 #define MBS_SCHUR_PAIR_DOUBLES (2 + MBS_SCHUR_PAIR_MAX * MBS_SCHUR_PAIR_MAX + MBS_SCHUR_PAIR_MAX)
 /// out = the systems a (over A | S) and b (over S | B) joined on their shared ports S (a.nb ==
 /// b.na) with S eliminated: a system over (A | B). Either may be empty. Returns 0 if the shared
-/// block is not positive definite. Associative. Local.
-int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPair *out);
+/// block is not finite; floored pivots (mbs_schurReduce) are counted in *nfloor. Associative.
+/// Local.
+int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPair *out,
+                       int *nfloor);
 void mbs_schurPairPack(const mbsSchurPair *p, double *buf);
 void mbs_schurPairUnpack(const double *buf, mbsSchurPair *p);
 

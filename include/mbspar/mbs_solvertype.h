@@ -86,6 +86,10 @@ typedef struct mbsSolverType {
   /// w->qdd, acc, jfrc, lam of the owned bodies and w->stat. Collective when \p comm is not NULL.
   mbsErr (*forward)(void *self, const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c,
                     const mbsCfsComm *comm);
+  /// Optional: start what needs only the state (e.g. post the messages of the remote joints'
+  /// states), before the position and velocity stages; forward completes it. Collective when the
+  /// solver is.
+  mbsErr (*begin)(void *self, const mbsModel *m, const mbsState *s);
   /// Free *self and NULL it (NULL is a no-op).
   void (*destroy)(void **self);
   /// Optional (NULL: nothing cached): copy the cache out of / into the state.

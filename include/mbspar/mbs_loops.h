@@ -1,0 +1,119 @@
+/// \file mbs_loops.h
+/// Closed loops and spring-dampers in the serial core (docs/loops.md): the loop-capable serial
+/// baseline (the oracle of every loop solver), redundancy detection, assembly of q0, projection
+/// of q and qd onto the loop constraints, closure diagnostics, inverse dynamics with actuated
+/// joints, and the point-to-point spring-dampers.
+///
+/// The serial baseline is the range-space (Schur complement) solution of the KKT system
+///     H qdd - G^T lambda = tau - C + J^T f_ext,     G qdd = kappa' - sum D^T abar
+/// (G = the closure Jacobian in joint coordinates, seed 000's C = D*B): lambda from
+///     A lambda = b,   A = G H^-1 G^T,   b = kappa' - D1^T a1(qdd0) - D2^T a2(qdd0)
+/// with qdd0 the tree's solution without loop forces. solver.method = aba applies H^-1 by
+/// articulated-body sweeps with unit loop wrenches, crba by the LTDL factor of H. A is factored by
+/// a pivoted Cholesky with Jacobi scaling; pivots below solver.rank_tol are redundant closure
+/// equations; lambda is the minimum of sum_i A_ii lambda_i^2 among all solutions (unique), qdd is
+/// unique.
+#ifndef MBS_LOOPS_H
+#define MBS_LOOPS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "mbs_dynamics.h"
+#include "mbs_report.h"
+
+/// Allocate the loop solver's workspace (called by mbs_workCreate for models with loops).
+mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **lw);
+/// Free and NULL (NULL is a no-op).
+void mbs_loopWorkDestroy(struct mbsLoopWork **lw);
+
+/// Spring-damper wrenches on the bodies into w->fext (body coordinates at the body origin; zero
+/// when the model has none) and w->fext_on = (m->nforce > 0). Needs the position and velocity
+/// stages. A spring-damper pulls its two points together with the tension
+/// k (l - l0) + c dl/dt along the line between them (zero when they coincide).
+void mbs_fwdForces(const mbsModel *m, mbsWork *w);
+/// Potential energy of the spring-dampers, sum k (l - l0)^2 / 2 (needs the position stage).
+mbsReal mbs_forcePotential(const mbsModel *m, const mbsWork *w);
+/// Power of the spring-dampers' dampers, -sum c (dl/dt)^2 (needs position and velocity stages).
+mbsReal mbs_forcePower(const mbsModel *m, const mbsWork *w);
+
+/// The loop constraint forces after a tree solve (mbs_aba or mbs_crba with w->fext holding the
+/// spring-dampers): lambda into w->lam[nlam ..], the loop wrenches added to w->fext, then w->qdd,
+/// acc and jfrc of the closed system (aba: a second ABA with the loop wrenches; crba: qdd0 +
+/// H^-1 G^T lambda and RNEA). Needs the position and velocity stages. Writes the statistics of
+/// mbs_loopStat.
+mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w);
+
+/// Statistics of the last mbs_loopSolve.
+typedef struct {
+  int rank;          ///< rank of the closure equations (pivots above solver.rank_tol)
+  int nredundant;    ///< nlam_loop - rank
+  mbsReal min_pivot; ///< smallest accepted relative pivot
+  mbsReal residual;  ///< max |D1^T a1 + D2^T a2 - kappa| after the solve (acceleration closure)
+} mbsLoopStat;
+/// The statistics of the last mbs_loopSolve of this workspace.
+void mbs_loopStat(const mbsWork *w, mbsLoopStat *st);
+/// Closure equations that the last factorization found redundant: their indices (0 ..
+/// nlam_loop - 1) into \p idx (room for nlam_loop); returns their number.
+int mbs_loopRedundant(const mbsWork *w, int *idx);
+
+/// The closure error at the current position stage (and velocity stage when \p vel is not NULL):
+/// max |c| over the position rows (m) into *pos, over the rotation rows into *rot, max |dc/dt| into
+/// *vel.
+void mbs_loopViolation(const mbsModel *m, const mbsWork *w, mbsReal *pos, mbsReal *rot,
+                       mbsReal *vel);
+
+/// Loop wrenches in the ground frame (nloop x 6): the wrench body1 exerts on body2 through the cut
+/// joint, [torque about the origin of frame 2, force], from the last mbs_loopSolve.
+void mbs_loopWrenchWorld(const mbsModel *m, const mbsWork *w, mbsReal *out);
+
+/// Outcome of a projection (mbs_loopProject).
+typedef struct {
+  int iterations;          ///< Newton-Raphson iterations on the positions
+  int converged;           ///< max |c| <= solver.closure_tol reached
+  mbsReal c_pos, c_rot;    ///< closure error before (position and rotation rows)
+  mbsReal c_pos1, c_rot1;  ///< after
+  mbsReal dq_max, dqd_max; ///< largest change of a coordinate (tangent space) and of a rate
+} mbsLoopProj;
+
+/// Project s->q onto c(q) = 0 by Newton-Raphson in the mass metric (seed 000 eq. 26 with the
+/// minimum-kinetic-energy correction dq = -H^-1 G^T (G H^-1 G^T)^+ c) at most \p maxit
+/// iterations, then s->qd onto G qd = 0 (qd -= H^-1 G^T (G H^-1 G^T)^+ G qd, which never raises
+/// the kinetic energy). Leaves the position stage of the result in w. Not converging is not an
+/// error (see info->converged). Local.
+mbsErr mbs_loopProject(const mbsModel *m, mbsState *s, mbsWork *w, int maxit, mbsLoopProj *info);
+
+/// Assemble the model's q0 and qd0 onto the loops (mbs_loopProject with up to 50 iterations) and
+/// record the changes and the rank of the closure equations there in m->loop_asm. MBS_ERR_INPUT
+/// when the loops cannot be closed (the message names the worst equation).
+mbsErr mbs_loopAssemble(mbsModel *m);
+
+/// Dense closure Jacobian in joint coordinates G (nlam_loop x nv, row-major): G qd = dc/dt, from
+/// the directions of the current position stage (seed 000's C = D* B).
+void mbs_loopJacobian(const mbsModel *m, const mbsWork *w, mbsReal *G);
+
+/// Inverse dynamics of a loop model at one sample: the coordinates and rates of the dofs with
+/// act[d] = 1 (actuated) are given in s->q, s->qd and qdd; the others are solved from the loops
+/// (positions by Newton-Raphson from s->q, rates and accelerations from the velocity and
+/// acceleration closure); then tau (nv: the actuator forces on the actuated dofs on top of the
+/// model's joint forces, 0 elsewhere) and the loop forces lam (nlam_loop, minimum norm) from
+/// RNEA(q, qd, qdd) - joint forces = tau + G^T lam. *resid: the part of the inverse dynamics
+/// the actuators and loops cannot produce, relative. Writes s->q, s->qd, qdd. MBS_ERR_INPUT
+/// when the actuated dofs do not determine the motion or the loops cannot be closed.
+mbsErr mbs_loopInverse(const mbsModel *m, mbsState *s, mbsWork *w, const int *act, mbsReal *qdd,
+                       mbsReal *tau, mbsReal *lam, mbsReal *resid);
+
+/// "LOOP.EQ" (e.g. "C.rx") for closure equation \p i (0 .. nlam_loop - 1) into buf.
+char *mbs_loopEqLabel(const mbsModel *m, int i, char *buf, size_t n);
+
+/// The loops and forces of the model as members of the open JSON object (the report's model
+/// section): counts, closure equations, their rank and the redundant ones at the assembled q0,
+/// the mobility (nv - rank) and what the assembly changed. Nothing for models without them.
+void mbs_loopJsonModel(mbsJson *j, const mbsModel *m);
+/// The loop results of the last evaluation (w after mbs_forward) as members of the open JSON
+/// object: loop_lambda, loop_wrench (mbs_loopWrenchWorld) and "loops" {rank, redundant,
+/// closure residual and violation}.
+void mbs_loopJsonResult(mbsJson *j, const mbsModel *m, const mbsWork *w);
+/// The summary lines of `mbspar check` for the loops and forces.
+void mbs_loopPrint(FILE *f, const mbsModel *m);
+
+#endif

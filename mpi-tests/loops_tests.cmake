@@ -1,0 +1,23 @@
+# closed loops (issue 10, docs/loops.md): the closure equations, the serial loop baseline (aba vs
+# crba on the configs and on random loop models), redundancy, assembly and projection
+mbs_add_test(test_loops SOURCES test_loops.c LIBS mbs_core LABELS unit TIMEOUT 600
+             ARGS ${CMAKE_SOURCE_DIR}/configs)
+
+# end to end: the loop configs against closed forms, energy and closure over 10 s with dp5, drift
+# control, restart, exit 8 for the constraint-force methods, inverse, static, 2 ranks
+find_program(MBS_LOOPS_PY NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT MBS_LOOPS_PY)
+  find_program(MBS_LOOPS_PY NAMES python3)
+endif()
+if(TARGET mbspar AND MBS_LOOPS_PY)
+  add_test(NAME loops_run COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/loops_run.sh
+                                  $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs ${MBS_LOOPS_PY})
+  set_tests_properties(loops_run PROPERTIES LABELS unit TIMEOUT 600 PROCESSORS 1
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  add_test(NAME loops_run.np2
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/loops_run.sh $<TARGET_FILE:mbspar>
+                   ${CMAKE_SOURCE_DIR}/configs ${MBS_LOOPS_PY} ${MPIEXEC_EXECUTABLE}
+                   ${MPIEXEC_NUMPROC_FLAG} 2 ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(loops_run.np2 PROPERTIES LABELS mpi TIMEOUT 900 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+endif()

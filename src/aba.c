@@ -1,0 +1,584 @@
+/// \file aba.c
+/// The articulated-body algorithm (Featherstone, Rigid Body Dynamics Algorithms (2008), Table 7.1)
+/// twice: mbs_abaRef, the plain reference kept as the oracle, and mbs_aba, the optimised kernel
+/// that solver.method = aba runs. They compute the same quantities with the same three passes;
+/// mbs_aba differs in
+///  - storage: each body's articulated inertia is packed symmetric (21 reals, spatial.h sym6)
+///    in one record with pA, u and 1/D (w->abar), so passes 2 and 3 stream one array;
+///  - revolute joints about a coordinate axis sg e_k (jnt_axisk, most joints of real models) run
+///    kernels specialised for k: U = IA S is sg times column k of IA and D its diagonal entry;
+///    Ia = IA - U U^T / D has row and column k exactly zero (15 entries are computed, not 36);
+///    X rotates about e_k, so the congruence X^T Ia X rotates 2x2 blocks (half-angle form for the
+///    symmetric ones); pa_k = sg tau; pass 3 forms y = IA a once for qdd and the joint wrench;
+///  - every other joint unpacks IA and runs the reference projection (mbs_abaProjectJoint), then
+///    the packed congruence mbsu_sym6CongruenceAdd.
+/// Flops: flops.h mbs_flopAba, which also gives the ABA graph's node costs (critpath.c).
+#include <math.h>
+#include <string.h>
+#include "mbspar/mbs_dynamics.h"
+#include "spatial.h"
+#include "flops.h"
+
+// ---------------------------------------------------------------- the reference (mbs_abaRef)
+
+// inverse of a k x k SPD matrix (row-major) by Cholesky; returns 0 if not positive definite
+static int mbs_spdInverse(const mbsReal *A, int k, mbsReal *Ainv) {
+  mbsReal L[36];
+  memcpy(L, A, (size_t)(k * k) * sizeof(mbsReal));
+  if (!mbsu_cholFactor(L, k)) return 0;
+  mbsu_cholInverse(L, k, Ainv);
+  return 1;
+}
+
+// k x k joint block of body b (k > 1): D = S^T U, Dinv = D^-1; Ia = IA - U Dinv U^T (upper
+// triangle only, what mbsu_inertiaCongruenceAdd reads); pa = pA + Ia c + U Dinv u.
+// Returns 0 if D is not positive definite.
+static int mbs_abaProjectBlock(int k, const mbsReal *restrict IA, const mbsReal *restrict pA,
+                               const mbsReal *restrict S, const mbsReal *restrict U,
+                               const mbsReal *restrict u, const mbsReal *restrict c,
+                               mbsReal *restrict Dinv, mbsReal *restrict Ia, mbsReal *restrict pa) {
+  mbsReal D[36], DU[36], Du[6];
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < k; j++) D[k * i + j] = mbsu_dot6(S + 6 * i, U + 6 * j);
+  if (!mbs_spdInverse(D, k, Dinv)) return 0;
+  for (int i = 0; i < k; i++) {
+    Du[i] = 0;
+    for (int j = 0; j < k; j++) Du[i] += Dinv[k * i + j] * u[j];
+    for (int r = 0; r < 6; r++) {
+      mbsReal sum = 0;
+      for (int j = 0; j < k; j++) sum += Dinv[k * i + j] * U[6 * j + r];
+      DU[6 * i + r] = sum; // (Dinv U^T) row i
+    }
+  }
+  for (int r = 0; r < 6; r++)
+    for (int cc = r; cc < 6; cc++) {
+      mbsReal sum = IA[6 * r + cc];
+      for (int i = 0; i < k; i++) sum -= U[6 * i + r] * DU[6 * i + cc];
+      Ia[6 * r + cc] = sum;
+    }
+  // pa = pA + IA c + U (Dinv u - DU c), using Ia c = IA c - U (DU c)
+  mbsu_mul6(IA, c, pa);
+  for (int i = 0; i < k; i++) Du[i] -= mbsu_dot6(DU + 6 * i, c);
+  for (int r = 0; r < 6; r++) {
+    pa[r] += pA[r];
+    for (int i = 0; i < k; i++) pa[r] += U[6 * i + r] * Du[i];
+  }
+  return 1;
+}
+
+// pass 2 projection of body b's joint from its articulated inertia IA (full 6 x 6) and bias pA:
+// writes U, u, Dinv (w->U, w->u, w->Dinv) and, if b has a parent, what it hands on: Ia (upper
+// triangle valid) and pa. Returns -1 if D is singular (error set), 0 for a root (nothing to hand
+// on), 1 otherwise.
+static int mbs_abaProjectJoint(const mbsModel *m, mbsWork *w, int b, const mbsReal *restrict IA,
+                               const mbsReal *restrict pA, mbsReal *restrict Ia,
+                               mbsReal *restrict pa) {
+  int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
+  const mbsReal *restrict S = w->sdof + 6 * d0, *restrict c = w->cacc + 6 * b;
+  mbsReal *restrict U = w->U + 6 * d0, *restrict u = w->u + d0, *restrict Dinv = w->Dinv + 36 * b;
+  if (k == 1) {
+    // one dof: U = IA s, u = tau - s^T pA, D = s^T U is a scalar, Ia = IA - U U^T / D
+    mbsReal D;
+    if (m->body_jnttype[b] == MBS_JNT_REVOLUTE) { // s = [axis; 0]
+      for (int r = 0; r < 6; r++)
+        U[r] = IA[6 * r] * S[0] + IA[6 * r + 1] * S[1] + IA[6 * r + 2] * S[2];
+      u[0] = w->qfrc[d0] - mbsu_dot3(S, pA);
+      D = mbsu_dot3(S, U);
+    } else {
+      mbsu_mul6(IA, S, U);
+      u[0] = w->qfrc[d0] - mbsu_dot6(S, pA);
+      D = mbsu_dot6(S, U);
+    }
+    if (!(D > 0)) {
+      mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s", m->body_name[b]);
+      return -1;
+    }
+    mbsReal dinv = 1 / D;
+    Dinv[0] = dinv;
+    MBS_FLOPS(mbs_flopAbaU(1, m->body_jnttype[b]));
+    if (p < 0) return 0;
+    // (the full square costs fewer instructions than the triangle: fixed trip counts)
+    for (int r = 0; r < 6; r++) {
+      mbsReal Ur = dinv * U[r];
+      for (int cc = 0; cc < 6; cc++) Ia[6 * r + cc] = IA[6 * r + cc] - Ur * U[cc];
+    }
+    MBS_FLOPS(MBS_FL_ABA_IA1);
+    // pa = pA + Ia c + U u / D = pA + IA c + U (u - U.c) / D
+    mbsu_mul6(IA, c, pa);
+    mbsReal g = dinv * (u[0] - mbsu_dot6(U, c));
+    for (int r = 0; r < 6; r++) pa[r] += pA[r] + U[r] * g;
+    MBS_FLOPS(MBS_FL_ABA_PA1);
+  } else if (k > 1) {
+    // U = IA S ; u = tau - S^T pA
+    for (int j = 0; j < k; j++) {
+      mbsu_mul6(IA, S + 6 * j, U + 6 * j);
+      u[j] = w->qfrc[d0 + j] - mbsu_dot6(S + 6 * j, pA);
+    }
+    MBS_FLOPS(mbs_flopAbaU(k, m->body_jnttype[b]) + mbs_flopAbaBlock(k));
+    if (!mbs_abaProjectBlock(k, IA, pA, S, U, u, c, Dinv, Ia, pa)) {
+      mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s", m->body_name[b]);
+      return -1;
+    }
+    if (p < 0) return 0;
+  } else { // fixed joint: everything passes to the parent
+    if (p < 0) return 0;
+    memcpy(Ia, IA, 36 * sizeof(mbsReal));
+    mbsu_mul6(IA, c, pa);
+    for (int r = 0; r < 6; r++) pa[r] += pA[r];
+    MBS_FLOPS(MBS_FL_ABA_PA0);
+  }
+  return 1;
+}
+
+// pass 3 for body b: a = X a_p + c ; qdd = Dinv (u - U^T a) ; a += S qdd (w->acc, w->qdd)
+static void mbs_abaAccel(const mbsModel *m, mbsWork *w, int b, const mbsReal *restrict ap) {
+  int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
+  const mbsReal *restrict S = w->sdof + 6 * d0, *restrict U = w->U + 6 * d0;
+  const mbsReal *restrict Dinv = w->Dinv + 36 * b;
+  mbsReal *restrict a = w->acc + 6 * b, *restrict qdd = w->qdd + d0, r[6];
+  mbsu_xMotion(w->xpar + 12 * b, ap, a);
+  for (int i = 0; i < 6; i++) a[i] += w->cacc[6 * b + i];
+  for (int j = 0; j < k; j++) r[j] = w->u[d0 + j] - mbsu_dot6(U + 6 * j, a);
+  for (int i = 0; i < k; i++) {
+    mbsReal sum = 0;
+    for (int j = 0; j < k; j++) sum += Dinv[k * i + j] * r[j];
+    qdd[i] = sum;
+  }
+  for (int j = 0; j < k; j++)
+    for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * qdd[j];
+}
+
+mbsErr mbs_abaRef(const mbsModel *m, mbsWork *w) {
+  int n = m->nbody;
+  mbsReal a0[6];
+  mbs_baseAccel(m, 1, a0);
+
+  // pass 1: articulated quantities start as the rigid ones (bias minus external wrenches)
+  for (int b = 0; b < n; b++) {
+    mbsu_rbiFull(m->body_sinert + 10 * b, w->IA + 36 * b);
+    memcpy(w->pA + 6 * b, w->cbias + 6 * b, 6 * sizeof(mbsReal));
+  }
+  if (w->fext_on)
+    for (int i = 0; i < 6 * n; i++) w->pA[i] -= w->fext[i];
+
+  // pass 2 (tip to base): project out each joint and hand the rest to the parent
+  for (int b = n - 1; b >= 0; b--) {
+    mbsReal Ia[36], pa[6]; // the congruence below reads only the upper triangle of Ia
+    int st = mbs_abaProjectJoint(m, w, b, w->IA + 36 * b, w->pA + 6 * b, Ia, pa);
+    if (st < 0) return MBS_ERR_NUMERIC;
+    if (st == 0) continue;
+    // parent: IA_p += X^T Ia X ; pA_p += X^T pa
+    int p = m->body_parent[b];
+    const mbsReal *X = w->xpar + 12 * b;
+    mbsReal t6[6];
+    mbsu_inertiaCongruenceAdd(X, Ia, w->IA + 36 * p);
+    mbsu_xTForce(X, pa, t6);
+    for (int r = 0; r < 6; r++) w->pA[6 * p + r] += t6[r];
+    MBS_FLOPS(MBS_FL_CONGRUENCE + MBS_FL_ABA_PF);
+  }
+
+  // pass 3 (base to tip): accelerations
+  for (int b = 0; b < n; b++) {
+    int p = m->body_parent[b];
+    mbs_abaAccel(m, w, b, p < 0 ? a0 : w->acc + 6 * p);
+    // joint wrench f = IA a + pA (articulated inertia before projection)
+    mbsReal *restrict f = w->jfrc + 6 * b;
+    mbsu_mul6(w->IA + 36 * b, w->acc + 6 * b, f);
+    for (int i = 0; i < 6; i++) f[i] += w->pA[6 * b + i];
+    MBS_FLOPS(MBS_FL_ABA_A + mbs_flopAbaQdd(m->body_dofnum[b]) + MBS_FL_ABA_F);
+  }
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- the optimised ABA (mbs_aba)
+
+// the per-body record w->abar: IA packed (sym6), pA, u and 1/D of an axis-specialised joint
+enum { MBS_REC_PA = MBS_ABAR_PA, MBS_REC_U = 27, MBS_REC_DINV = 28 };
+
+#define S3(a, b) mbsu_s3(a, b)
+
+// 2 x 2 symmetric block [a b; b d] of rows/columns (i, j) rotated by E about e_k: Q^T M Q with
+// Q = [c s; -s c], in half-angle form (C2 = cos 2t, S2 = sin 2t; uses c^2 + s^2 = 1): 11 flops
+static MBS_FORCEINLINE void mbs_sym2Rot(mbsReal C2, mbsReal S2, mbsReal a, mbsReal bb, mbsReal d,
+                                        mbsReal *oii, mbsReal *oij, mbsReal *ojj) {
+  mbsReal h = 0.5 * (a - d), mid = a - h, t = C2 * h - S2 * bb;
+  *oii = mid + t;
+  *ojj = mid - t;
+  *oij = S2 * h + C2 * bb;
+}
+
+// pass 2 for a revolute joint about sg e_k: U = sg IA[:, k], D = IA_kk, u = tau - sg pA_k; hand
+// X^T Ia X and X^T pa to the parent. Returns 0 if D is not positive.
+static MBS_FORCEINLINE int mbs_abaBackK(const int k, const mbsModel *m, mbsWork *w, int b) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3, p = m->body_parent[b];
+  mbsReal *restrict R = w->abar + (size_t)MBS_ABAR * b;
+  const mbsReal *A = R, *B = R + 6, *C = R + 15, *pA = R + MBS_REC_PA;
+  const mbsReal sg = m->jnt_axis[3 * b + k], Q = w->qfrc[m->body_dofadr[b]];
+  const mbsReal D = A[S3(k, k)];
+  if (!(D > 0)) return 0;
+  const mbsReal dinv = 1 / D, u = Q - sg * pA[k];
+  R[MBS_REC_U] = u, R[MBS_REC_DINV] = dinv;
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_U));
+  if (p < 0) return 1;
+
+  // column k of IA (off its diagonal): ki, kj (angular), kl (linear); their multiples by 1/D
+  const mbsReal ki = A[S3(i, k)], kj = A[S3(j, k)];
+  const mbsReal kl[3] = {B[3 * k], B[3 * k + 1], B[3 * k + 2]};
+  const mbsReal di = dinv * ki, dj = dinv * kj;
+  const mbsReal dl[3] = {dinv * kl[0], dinv * kl[1], dinv * kl[2]};
+  // Ia = IA - U U^T / D without row and column k (zero): A block (i, j), B rows i and j, C
+  mbsReal aii = A[S3(i, i)] - ki * di, aij = A[S3(i, j)] - ki * dj, ajj = A[S3(j, j)] - kj * dj;
+  mbsReal bi[3], bj[3], Cc[6];
+  for (int y = 0; y < 3; y++) {
+    bi[y] = B[3 * i + y] - ki * dl[y];
+    bj[y] = B[3 * j + y] - kj * dl[y];
+  }
+  for (int x = 0; x < 3; x++)
+    for (int y = x; y < 3; y++) Cc[S3(x, y)] = C[S3(x, y)] - kl[x] * dl[y];
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_IA));
+
+  // pa = pA + Ia c + U u / D; c_k = c_{3+k} = 0 (mbs_bodyVelocity), pa_k = sg tau
+  const mbsReal *c6 = w->cacc + 6 * b;
+  const mbsReal ci = c6[i], cj = c6[j], li = c6[3 + i], lj = c6[3 + j], gs = sg * u;
+  mbsReal pa[6];
+  pa[i] = pA[i] + (aii * ci + aij * cj + bi[i] * li + bi[j] * lj) + di * gs;
+  pa[j] = pA[j] + (aij * ci + ajj * cj + bj[i] * li + bj[j] * lj) + dj * gs;
+  pa[k] = sg * Q;
+  for (int x = 0; x < 3; x++)
+    pa[3 + x] =
+        pA[3 + x] + (bi[x] * ci + bj[x] * cj + Cc[S3(x, i)] * li + Cc[S3(x, j)] * lj) + dl[x] * gs;
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_PA));
+
+  // rotate Ia into parent axes (E about e_k: E_ii = E_jj = c, E_ij = s, E_ji = -s)
+  const mbsReal *X = w->xpar + 12 * b, *r = X + 9, c = X[3 * i + i], s = X[3 * i + j];
+  const mbsReal C2 = c * c - s * s, S2 = 2 * c * s;
+  mbsReal A1ii, A1ij, A1jj, C1[6], B1i[3], B1j[3];
+  mbs_sym2Rot(C2, S2, aii, aij, ajj, &A1ii, &A1ij, &A1jj); // A1: only the (i, j) block
+  {                                                        // B1 = E^T B E, row k stays zero
+    mbsReal ti[3], tj[3];                                  // rows i, j of B E
+    ti[i] = c * bi[i] - s * bi[j], ti[j] = s * bi[i] + c * bi[j], ti[k] = bi[k];
+    tj[i] = c * bj[i] - s * bj[j], tj[j] = s * bj[i] + c * bj[j], tj[k] = bj[k];
+    for (int y = 0; y < 3; y++) {
+      B1i[y] = c * ti[y] - s * tj[y];
+      B1j[y] = s * ti[y] + c * tj[y];
+    }
+  }
+  mbs_sym2Rot(C2, S2, Cc[S3(i, i)], Cc[S3(i, j)], Cc[S3(j, j)], &C1[S3(i, i)], &C1[S3(i, j)],
+              &C1[S3(j, j)]);
+  C1[S3(i, k)] = c * Cc[S3(i, k)] - s * Cc[S3(j, k)];
+  C1[S3(j, k)] = s * Cc[S3(i, k)] + c * Cc[S3(j, k)];
+  C1[S3(k, k)] = Cc[S3(k, k)];
+
+  // translate by r: W = r^ C1, Y = r^ B1^T (column k zero), Z = W r^T (upper triangle)
+  mbsReal W[9], Yi[3], Yj[3]; // Yi, Yj: columns i, j of Y
+  for (int y = 0; y < 3; y++) {
+    const mbsReal cy[3] = {C1[S3(0, y)], C1[S3(1, y)], C1[S3(2, y)]};
+    mbsReal o[3];
+    mbsu_cross3(r, cy, o);
+    W[y] = o[0], W[3 + y] = o[1], W[6 + y] = o[2];
+  }
+  mbsu_cross3(r, B1i, Yi);
+  mbsu_cross3(r, B1j, Yj);
+#define MBS_Z(x, y)                                                                                \
+  (r[((y) + 1) % 3] * W[3 * (x) + ((y) + 2) % 3] - r[((y) + 2) % 3] * W[3 * (x) + ((y) + 1) % 3])
+  mbsReal Aii = A1ii + Yi[i] + Yi[i] + MBS_Z(i, i), Ajj = A1jj + Yj[j] + Yj[j] + MBS_Z(j, j);
+  mbsReal Aij = A1ij + Yj[i] + Yi[j] + MBS_Z(i, j), Aik = Yi[k] + MBS_Z(i, k);
+  mbsReal Ajk = Yj[k] + MBS_Z(j, k), Akk = MBS_Z(k, k);
+#undef MBS_Z
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_CONGR));
+
+  // accumulate into the parent: A += A', B += B1 + W, C += C1
+  mbsReal *restrict Rp = w->abar + (size_t)MBS_ABAR * p, *Ap = Rp, *Bp = Rp + 6, *Cp = Rp + 15;
+  Ap[S3(i, i)] += Aii, Ap[S3(j, j)] += Ajj, Ap[S3(i, j)] += Aij;
+  Ap[S3(i, k)] += Aik, Ap[S3(j, k)] += Ajk, Ap[S3(k, k)] += Akk;
+  for (int y = 0; y < 3; y++) {
+    Bp[3 * i + y] += B1i[y] + W[3 * i + y];
+    Bp[3 * j + y] += B1j[y] + W[3 * j + y];
+    Bp[3 * k + y] += W[3 * k + y];
+  }
+  for (int x = 0; x < 6; x++) Cp[x] += C1[x];
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_CONGR_ACC));
+
+  // pA_p += X^T pa
+  mbsReal t6[6];
+  mbsu_xTForceK(k, c, s, r, pa, t6);
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_XF));
+  for (int x = 0; x < 6; x++) Rp[MBS_REC_PA + x] += t6[x];
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_XF_ACC));
+  return 1;
+}
+
+// pass 2 for any other joint: the reference projection on the unpacked IA, packed congruence
+static int mbs_abaBackGeneric(const mbsModel *m, mbsWork *w, int b) {
+  mbsReal *R = w->abar + (size_t)MBS_ABAR * b, IA[36], Ia[36], pa[6], P[21], t6[6];
+  mbsu_sym6ToFull(R, IA);
+  int st = mbs_abaProjectJoint(m, w, b, IA, R + MBS_REC_PA, Ia, pa);
+  if (st <= 0) return st;
+  int p = m->body_parent[b], t = m->body_jnttype[b];
+  mbsReal *Rp = w->abar + (size_t)MBS_ABAR * p;
+  const mbsReal *X = w->xpar + 12 * b;
+  mbsu_sym6FromFull(Ia, P);
+  mbsu_sym6CongruenceAdd(X, t != MBS_JNT_PRISMATIC && t != MBS_JNT_FIXED, P, Rp);
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_CONGR) + mbs_flopAba(m, b, MBS_FLA_CONGR_ACC));
+  mbsu_xTForce(X, pa, t6);
+  for (int x = 0; x < 6; x++) Rp[MBS_REC_PA + x] += t6[x];
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_XF) + mbs_flopAba(m, b, MBS_FLA_XF_ACC));
+  return 1;
+}
+
+// pass 3 for a revolute joint about sg e_k: a = X a_p + c, y = IA a, qdd = (u - sg y_k) / D,
+// a_k += sg qdd, f = IA a + pA = y + pA + IA[:, k] sg qdd
+static MBS_FORCEINLINE void mbs_abaFwdK(const int k, const mbsModel *m, mbsWork *w, int b,
+                                        const mbsReal *restrict ap) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
+  const mbsReal *restrict R = w->abar + (size_t)MBS_ABAR * b, *X = w->xpar + 12 * b;
+  const mbsReal *c6 = w->cacc + 6 * b, sg = m->jnt_axis[3 * b + k];
+  mbsReal a[6], y[6];
+  mbsu_xMotionK(k, X[3 * i + i], X[3 * i + j], X + 9, ap, a);
+  a[i] += c6[i], a[j] += c6[j], a[3 + i] += c6[3 + i], a[3 + j] += c6[3 + j];
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_A));
+  mbsu_sym6Mul(R, a, y);
+  mbsReal qdd = R[MBS_REC_DINV] * (R[MBS_REC_U] - sg * y[k]), h = sg * qdd;
+  a[k] += h;
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_QDD));
+  const mbsReal *A = R, *B = R + 6, *pA = R + MBS_REC_PA;
+  mbsReal *restrict f = w->jfrc + 6 * b, *restrict ao = w->acc + 6 * b;
+  f[0] = y[0] + pA[0] + A[S3(0, k)] * h;
+  f[1] = y[1] + pA[1] + A[S3(1, k)] * h;
+  f[2] = y[2] + pA[2] + A[S3(2, k)] * h;
+  f[3] = y[3] + pA[3] + B[3 * k] * h;
+  f[4] = y[4] + pA[4] + B[3 * k + 1] * h;
+  f[5] = y[5] + pA[5] + B[3 * k + 2] * h;
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_F));
+  memcpy(ao, a, sizeof a);
+  w->qdd[m->body_dofadr[b]] = qdd;
+}
+
+// pass 1 for body b: articulated quantities start as the rigid ones
+static inline void mbs_abaInitBody(const mbsModel *m, mbsWork *w, int b) {
+  mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
+  mbsu_sym6FromRbi(m->body_sinert + 10 * b, R);
+  memcpy(R + MBS_REC_PA, w->cbias + 6 * b, 6 * sizeof(mbsReal));
+  if (w->fext_on) // external wrenches (spring-dampers, loop forces) enter as minus a bias
+    for (int i = 0; i < 6; i++) R[MBS_REC_PA + i] -= w->fext[6 * b + i];
+}
+
+// ---------------------------------------------------------------- per-body entry points
+
+void mbs_abaBodyInit(const mbsModel *m, mbsWork *w, int b) {
+  mbs_abaInitBody(m, w, b);
+}
+
+int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b) {
+  if (mbs_jntSpecial(m, b)) {
+    int ok;
+    switch (m->jnt_axisk[b]) {
+    case 0:
+      ok = mbs_abaBackK(0, m, w, b);
+      break;
+    case 1:
+      ok = mbs_abaBackK(1, m, w, b);
+      break;
+    default:
+      ok = mbs_abaBackK(2, m, w, b);
+    }
+    if (!ok)
+      mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s", m->body_name[b]);
+    return ok ? 1 : -1;
+  }
+  return mbs_abaBackGeneric(m, w, b) < 0 ? -1 : 1;
+}
+
+void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
+  if (mbs_jntSpecial(m, b)) {
+    switch (m->jnt_axisk[b]) {
+    case 0:
+      mbs_abaFwdK(0, m, w, b, ap);
+      return;
+    case 1:
+      mbs_abaFwdK(1, m, w, b, ap);
+      return;
+    default:
+      mbs_abaFwdK(2, m, w, b, ap);
+      return;
+    }
+  }
+  mbs_abaAccel(m, w, b, ap);
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_A) + mbs_flopAba(m, b, MBS_FLA_QDD));
+  const mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
+  mbsReal *restrict f = w->jfrc + 6 * b;
+  mbsu_sym6Mul(R, w->acc + 6 * b, f);
+  for (int x = 0; x < 6; x++) f[x] += R[MBS_REC_PA + x];
+  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_F));
+}
+
+// ---------------------------------------------------------------- spikes (schur paths)
+// An unknown wrench -G pi on a body of a path (a port force, nl columns) enters the articulated
+// bias of every body from there to the path's root as P pi (docs/formulation.md 4.9). Revolute
+// joints about a coordinate axis: S = sg e_k, U = sg IA[:, k], D^-1 = dinv (the record of pass 2).
+
+// column k of the packed articulated inertia of record R
+static MBS_FORCEINLINE void mbs_abaColK(const mbsReal *R, int k, mbsReal col[6]) {
+  const mbsReal *A = R, *B = R + 6;
+  col[0] = A[S3(0, k)], col[1] = A[S3(1, k)], col[2] = A[S3(2, k)];
+  col[3] = B[3 * k], col[4] = B[3 * k + 1], col[5] = B[3 * k + 2];
+}
+
+int mbs_abaSpikeOk(const mbsModel *m, int b) {
+  return mbs_jntSpecial(m, b);
+}
+
+// P is stored by rows, MBS_SPIKE_LD columns each (the unused ones zero): every step below is the
+// same operation on the columns, which the compiler vectorises
+static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const mbsModel *m, const mbsWork *w, int b,
+                                          mbsReal *restrict P, mbsReal *restrict Th,
+                                          mbsReal *restrict gam) {
+  enum { L = MBS_SPIKE_LD };
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
+  const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *c6 = w->cacc + 6 * b;
+  const mbsReal sg = m->jnt_axis[3 * b + k], dinv = R[MBS_REC_DINV];
+  mbsReal col[6], e[6];
+  mbs_abaColK(R, k, col);
+  // e: the body's acceleration for a zero parent acceleration and pi = 0
+  for (int x = 0; x < 6; x++) e[x] = c6[x];
+  e[k] += dinv * (sg * R[MBS_REC_U] - mbsu_dot6(col, c6));
+  const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j], *r = X + 9;
+  mbsReal pk[L], h[L], pa[6][L];
+  for (int q = 0; q < L; q++) {
+    pk[q] = P[k * L + q];
+    h[q] = dinv * pk[q];
+    mbsReal g = 0;
+    for (int x = 0; x < 6; x++) {
+      g += P[x * L + q] * e[x];
+      pa[x][q] = P[x * L + q] - col[x] * h[q];
+    }
+    gam[q] += g;
+  }
+  // Theta += h pk^T (symmetric: h = dinv pk)
+  for (int a = 0; a < L; a++)
+    for (int q = 0; q < L; q++) Th[a * L + q] += h[a] * pk[q];
+  // P = X^T pa: E^T about e_k on both halves, then the angular half += r x (linear half)
+  for (int q = 0; q < L; q++) {
+    mbsReal n0[3], f0[3];
+    n0[i] = c * pa[i][q] - s * pa[j][q];
+    n0[j] = s * pa[i][q] + c * pa[j][q];
+    n0[k] = pa[k][q];
+    f0[i] = c * pa[3 + i][q] - s * pa[3 + j][q];
+    f0[j] = s * pa[3 + i][q] + c * pa[3 + j][q];
+    f0[k] = pa[3 + k][q];
+    P[0 * L + q] = n0[0] + (r[1] * f0[2] - r[2] * f0[1]);
+    P[1 * L + q] = n0[1] + (r[2] * f0[0] - r[0] * f0[2]);
+    P[2 * L + q] = n0[2] + (r[0] * f0[1] - r[1] * f0[0]);
+    P[3 * L + q] = f0[0];
+    P[4 * L + q] = f0[1];
+    P[5 * L + q] = f0[2];
+  }
+}
+
+void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
+                  mbsReal *restrict Th, mbsReal *restrict gam) {
+  switch (m->jnt_axisk[b]) {
+  case 0:
+    mbs_abaSpikeK(0, m, w, b, P, Th, gam);
+    return;
+  case 1:
+    mbs_abaSpikeK(1, m, w, b, P, Th, gam);
+    return;
+  default:
+    mbs_abaSpikeK(2, m, w, b, P, Th, gam);
+  }
+}
+
+static MBS_FORCEINLINE void mbs_abaSpikeVecK(const int k, const mbsWork *w, int b,
+                                             mbsReal *restrict p) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
+  const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *X = w->xpar + 12 * b;
+  mbsReal col[6], pa[6];
+  mbs_abaColK(R, k, col);
+  const mbsReal h = R[MBS_REC_DINV] * p[k];
+  for (int x = 0; x < 6; x++) pa[x] = p[x] - col[x] * h;
+  mbsu_xTForceK(k, X[3 * i + i], X[3 * i + j], X + 9, pa, p);
+}
+
+void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict p) {
+  switch (m->jnt_axisk[b]) {
+  case 0:
+    mbs_abaSpikeVecK(0, w, b, p);
+    return;
+  case 1:
+    mbs_abaSpikeVecK(1, w, b, p);
+    return;
+  default:
+    mbs_abaSpikeVecK(2, w, b, p);
+  }
+}
+
+void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,
+                         const mbsReal *p) {
+  const int k = m->jnt_axisk[b];
+  mbsReal *R = w->abar + (size_t)MBS_ABAR * b, u = R[MBS_REC_U];
+  R[MBS_REC_U] = u - m->jnt_axis[3 * b + k] * p[k]; // u - S^T P pi
+  mbs_abaBodyFwd(m, w, b, ap);
+  R[MBS_REC_U] = u;
+  for (int x = 0; x < 6; x++) w->jfrc[6 * b + x] += p[x]; // the true pA = pA + P pi
+}
+
+mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
+  int n = m->nbody;
+  mbsReal a0[6];
+  mbs_baseAccel(m, 1, a0);
+
+  // pass 2 (tip to base): project out each joint and hand the rest to the parent. Pass 1 (the
+  // articulated quantities start as the rigid ones) runs inside it, just before a record is first
+  // written: a leaf's own, a parent's before its last child (the first one visited) adds to it
+  for (int b = n - 1; b >= 0; b--) {
+    int ok, p = m->body_parent[b];
+    if (m->body_childnum[b] == 0) mbs_abaInitBody(m, w, b);
+    if (p >= 0 && m->child_list[m->body_childadr[p] + m->body_childnum[p] - 1] == b)
+      mbs_abaInitBody(m, w, p);
+    if (mbs_jntSpecial(m, b)) {
+      switch (m->jnt_axisk[b]) {
+      case 0:
+        ok = mbs_abaBackK(0, m, w, b);
+        break;
+      case 1:
+        ok = mbs_abaBackK(1, m, w, b);
+        break;
+      default:
+        ok = mbs_abaBackK(2, m, w, b);
+      }
+      if (!ok)
+        return mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s",
+                          m->body_name[b]);
+    } else if (mbs_abaBackGeneric(m, w, b) < 0) {
+      return MBS_ERR_NUMERIC;
+    }
+  }
+
+  // pass 3 (base to tip): accelerations and joint wrenches
+  for (int b = 0; b < n; b++) {
+    int p = m->body_parent[b];
+    const mbsReal *ap = p < 0 ? a0 : w->acc + 6 * p;
+    if (mbs_jntSpecial(m, b)) {
+      switch (m->jnt_axisk[b]) {
+      case 0:
+        mbs_abaFwdK(0, m, w, b, ap);
+        break;
+      case 1:
+        mbs_abaFwdK(1, m, w, b, ap);
+        break;
+      default:
+        mbs_abaFwdK(2, m, w, b, ap);
+      }
+      continue;
+    }
+    mbs_abaAccel(m, w, b, ap);
+    MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_A) + mbs_flopAba(m, b, MBS_FLA_QDD));
+    const mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
+    mbsReal *restrict f = w->jfrc + 6 * b;
+    mbsu_sym6Mul(R, w->acc + 6 * b, f);
+    for (int x = 0; x < 6; x++) f[x] += R[MBS_REC_PA + x];
+    MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_F));
+  }
+  return MBS_OK;
+}

@@ -1,0 +1,940 @@
+/// \file loops.c
+/// Closed loops and spring-dampers in the serial core (mbs_loops.h, docs/loops.md): the
+/// loop-capable serial baseline, the rank-revealing factorization of the closure equations,
+/// assembly and projection onto the loops, diagnostics and inverse dynamics.
+///
+/// Every dense matrix here is nlam_loop x nlam_loop (or nlam_loop x nv): the oracle is meant for
+/// mechanisms with a moderate number of closure equations (cost O(nlam_loop * nbody) for the
+/// articulated sweeps plus O(nlam_loop^3) for the factorization); the distributed constraint-force
+/// solvers are the scalable route (docs/loops.md 8).
+#include "mbspar/mbs_loops.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_joint.h"
+#include "spatial.h"
+
+struct mbsLoopWork {
+  int n, nv, nb;         // closure equations, dofs, bodies
+  int *eq_loop;          // (n) loop of each equation
+  int *eq_row;           // (n) row of the equation within its loop
+  mbsReal *D;            // (n x 12) directions on body1 (6) then body2 (6), body coordinates
+  mbsReal *c, *cdot;     // (n) closure error and its rate
+  mbsReal *kappa, *rhs;  // (n) closure right side (with Baumgarte) and b of A lambda = b
+  mbsReal *lam, *nu;     // (n) solutions
+  mbsReal *A;            // (n x n) G H^-1 G^T
+  mbsReal *L;            // (n x n) its pivoted Cholesky factor (Jacobi-scaled, permuted)
+  mbsReal *M;            // (n x n) Cholesky factor of L^T L (rank x rank), min-norm solves
+  mbsReal *sc;           // (n) Jacobi scaling 1/sqrt(A_ii) (0: a zero row)
+  mbsReal *tmp;          // (n) scratch
+  int *piv;              // (n) pivot order
+  int rank;              // accepted pivots
+  mbsReal min_pivot;     // smallest accepted (scaled) pivot
+  mbsReal resid;         // acceleration closure residual after the last solve
+  mbsReal *G, *Y;        // (n x nv) closure Jacobian and H^-1 G^T (rows), crba and inverse
+  mbsReal *qdd0;         // (nv) the tree solution without loop forces
+  mbsReal *fz, *pz, *az; // (nb x 6) unit sweeps: external wrenches, bias, accelerations
+  mbsReal *uz, *dz;      // (nv) unit sweeps: u, response qdd
+  unsigned char *nz;     // (nb) nonzero flags of the sweeps
+  mbsReal *vq, *vq2;     // (nv) scratch of the projection and the inverse
+};
+
+mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
+  *out = NULL;
+  struct mbsLoopWork *lw;
+  MBS_ALLOC(lw, 1);
+  size_t n = (size_t)(m->nlam_loop > 0 ? m->nlam_loop : 1), nv = (size_t)(m->nv > 0 ? m->nv : 1);
+  size_t nb = (size_t)(m->nbody > 0 ? m->nbody : 1);
+  lw->n = m->nlam_loop, lw->nv = m->nv, lw->nb = m->nbody;
+  MBS_CHECK((double)n * (double)(n > nv ? n : nv) <= 2e8, MBS_ERR_NOMEM,
+            "the loop solver needs dense %zu x %zu matrices (%d closure equations): too many "
+            "closure equations for the serial baseline",
+            n, n > nv ? n : nv, m->nlam_loop);
+  lw->eq_loop = calloc(n, sizeof(int));
+  lw->eq_row = calloc(n, sizeof(int));
+  lw->piv = calloc(n, sizeof(int));
+  lw->nz = calloc(nb, 1);
+  lw->D = calloc(12 * n, sizeof(mbsReal));
+  mbsReal **v[] = {&lw->c, &lw->cdot, &lw->kappa, &lw->rhs, &lw->lam, &lw->nu, &lw->sc, &lw->tmp};
+  for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) *v[k] = calloc(n, sizeof(mbsReal));
+  lw->A = calloc(n * n, sizeof(mbsReal));
+  lw->L = calloc(n * n, sizeof(mbsReal));
+  lw->M = calloc(n * n, sizeof(mbsReal));
+  lw->G = calloc(n * nv, sizeof(mbsReal));
+  lw->Y = calloc(n * nv, sizeof(mbsReal));
+  lw->qdd0 = calloc(nv, sizeof(mbsReal));
+  lw->uz = calloc(nv, sizeof(mbsReal));
+  lw->dz = calloc(nv, sizeof(mbsReal));
+  lw->vq = calloc(nv + 7 * nb, sizeof(mbsReal)); // room for nq as well
+  lw->vq2 = calloc(nv + 7 * nb, sizeof(mbsReal));
+  lw->fz = calloc(6 * nb, sizeof(mbsReal));
+  lw->pz = calloc(6 * nb, sizeof(mbsReal));
+  lw->az = calloc(6 * nb, sizeof(mbsReal));
+  int ok = lw->eq_loop && lw->eq_row && lw->piv && lw->nz && lw->D && lw->A && lw->L && lw->M &&
+           lw->G && lw->Y && lw->qdd0 && lw->uz && lw->dz && lw->vq && lw->vq2 && lw->fz &&
+           lw->pz && lw->az;
+  for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) ok = ok && *v[k];
+  if (!ok) {
+    mbs_loopWorkDestroy(&lw);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory allocating the loop solver's workspace");
+  }
+  for (int k = 0, i = 0; k < m->nloop; k++)
+    for (int r = 0; r < m->loop_lamnum[k]; r++, i++) lw->eq_loop[i] = k, lw->eq_row[i] = r;
+  *out = lw;
+  return MBS_OK;
+}
+
+void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
+  if (!plw || !*plw) return;
+  struct mbsLoopWork *lw = *plw;
+  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz, lw->D,    lw->c,   lw->cdot,
+                  lw->kappa,   lw->rhs,    lw->lam, lw->nu, lw->sc,   lw->tmp, lw->A,
+                  lw->L,       lw->M,      lw->G,   lw->Y,  lw->qdd0, lw->uz,  lw->dz,
+                  lw->vq,      lw->vq2,    lw->fz,  lw->pz, lw->az};
+  for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
+  free(lw);
+  *plw = NULL;
+}
+
+// ---------------------------------------------------------------- spring-dampers
+
+// world position and velocity of a point given in body b's frame (-1: the ground)
+static void mbs_pointWorld(const mbsWork *w, int b, const mbsReal *pt, int vel, mbsReal *p,
+                           mbsReal *pd) {
+  if (b < 0) {
+    memcpy(p, pt, 3 * sizeof(mbsReal));
+    pd[0] = pd[1] = pd[2] = 0;
+    return;
+  }
+  const mbsReal *R = w->xmat + 9 * b, *v = w->cvel + 6 * b;
+  mbsu_mulMat3Vec(R, pt, p);
+  for (int i = 0; i < 3; i++) p[i] += w->xpos[3 * b + i];
+  if (vel) {
+    mbsReal t[3];
+    mbsu_cross3(v, pt, t);
+    for (int i = 0; i < 3; i++) t[i] += v[3 + i];
+    mbsu_mulMat3Vec(R, t, pd);
+  } else {
+    pd[0] = pd[1] = pd[2] = 0;
+  }
+}
+
+// one spring-damper: unit direction u from point 1 to point 2, length, rate of the length
+static void mbs_forceGeom(const mbsModel *m, const mbsWork *w, int j, int vel, mbsReal *u,
+                          mbsReal *l, mbsReal *ld, mbsReal *p1) {
+  mbsReal p2[3], v1[3], v2[3];
+  mbs_pointWorld(w, m->force_body[2 * j], m->force_point + 6 * j, vel, p1, v1);
+  mbs_pointWorld(w, m->force_body[2 * j + 1], m->force_point + 6 * j + 3, vel, p2, v2);
+  for (int i = 0; i < 3; i++) u[i] = p2[i] - p1[i];
+  *l = sqrt(mbsu_dot3(u, u));
+  if (*l > 0)
+    for (int i = 0; i < 3; i++) u[i] /= *l;
+  else
+    u[0] = u[1] = u[2] = 0; // coincident points: no direction, no force
+  mbsReal dv[3] = {v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2]};
+  *ld = mbsu_dot3(u, dv);
+}
+
+// add the world force f at the world point p to body b's wrench (body coordinates, origin)
+static void mbs_addWorldForce(const mbsWork *w, int b, const mbsReal *p, const mbsReal *f,
+                              mbsReal *wr) {
+  if (b < 0) return;
+  const mbsReal *R = w->xmat + 9 * b;
+  mbsReal r[3], n[3], t[6];
+  for (int i = 0; i < 3; i++) r[i] = p[i] - w->xpos[3 * b + i];
+  mbsu_cross3(r, f, n);
+  mbsu_mulMat3TVec(R, n, t);
+  mbsu_mulMat3TVec(R, f, t + 3);
+  for (int i = 0; i < 6; i++) wr[6 * b + i] += t[i];
+}
+
+void mbs_fwdForces(const mbsModel *m, mbsWork *w) {
+  memset(w->fext, 0, 6 * (size_t)m->nbody * sizeof(mbsReal));
+  for (int j = 0; j < m->nforce; j++) {
+    mbsReal u[3], l, ld, p1[3], p2[3], f[3];
+    mbs_forceGeom(m, w, j, 1, u, &l, &ld, p1);
+    const mbsReal *prm = m->force_prm + 3 * j;
+    mbsReal T = prm[0] * (l - prm[1]) + prm[2] * ld; // tension
+    for (int i = 0; i < 3; i++) p2[i] = p1[i] + l * u[i], f[i] = T * u[i];
+    mbs_addWorldForce(w, m->force_body[2 * j], p1, f, w->fext); // pulled towards point 2
+    for (int i = 0; i < 3; i++) f[i] = -f[i];
+    mbs_addWorldForce(w, m->force_body[2 * j + 1], p2, f, w->fext);
+  }
+  w->fext_on = m->nforce > 0;
+}
+
+mbsReal mbs_forcePotential(const mbsModel *m, const mbsWork *w) {
+  mbsReal pe = 0;
+  for (int j = 0; j < m->nforce; j++) {
+    mbsReal u[3], l, ld, p1[3];
+    mbs_forceGeom(m, w, j, 0, u, &l, &ld, p1);
+    mbsReal e = l - m->force_prm[3 * j + 1];
+    pe += 0.5 * m->force_prm[3 * j] * e * e;
+  }
+  return pe;
+}
+
+mbsReal mbs_forcePower(const mbsModel *m, const mbsWork *w) {
+  mbsReal p = 0;
+  for (int j = 0; j < m->nforce; j++) {
+    mbsReal u[3], l, ld, p1[3];
+    mbs_forceGeom(m, w, j, 1, u, &l, &ld, p1);
+    p -= m->force_prm[3 * j + 2] * ld * ld;
+  }
+  return p;
+}
+
+// ---------------------------------------------------------------- directions
+
+// D, c (pos != 0), cdot and kappa (vel != 0) of every closure equation
+static void mbs_loopAll(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw, int vel) {
+  for (int k = 0, i = 0; k < m->nloop; k++) {
+    int nk = m->loop_lamnum[k];
+    mbsReal D1[36], D2[36];
+    mbs_loopRows(m, w, k, D1, D2, lw->c + i, vel ? lw->cdot + i : NULL, vel ? lw->kappa + i : NULL);
+    for (int r = 0; r < nk; r++) {
+      memcpy(lw->D + 12 * (i + r), D1 + 6 * r, 6 * sizeof(mbsReal));
+      memcpy(lw->D + 12 * (i + r) + 6, D2 + 6 * r, 6 * sizeof(mbsReal));
+    }
+    i += nk;
+  }
+}
+
+// D_i^T (accelerations of its two bodies); ground sides use a_ground
+static mbsReal mbs_loopDotAcc(const mbsModel *m, const struct mbsLoopWork *lw, int i,
+                              const mbsReal *acc, const mbsReal *ag) {
+  int k = lw->eq_loop[i], b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
+  const mbsReal *D = lw->D + 12 * i;
+  mbsReal s = 0;
+  if (b1 >= 0)
+    s += mbsu_dot6(D, acc + 6 * b1);
+  else if (ag)
+    s += mbsu_dot6(D, ag);
+  if (b2 >= 0)
+    s += mbsu_dot6(D + 6, acc + 6 * b2);
+  else if (ag)
+    s += mbsu_dot6(D + 6, ag);
+  return s;
+}
+
+// wrenches sum_i D_i x_i into wr (nbody x 6, added)
+static void mbs_loopAddWrench(const mbsModel *m, const struct mbsLoopWork *lw, const mbsReal *x,
+                              mbsReal *wr) {
+  for (int i = 0; i < lw->n; i++) {
+    int k = lw->eq_loop[i], b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
+    const mbsReal *D = lw->D + 12 * i;
+    if (b1 >= 0)
+      for (int j = 0; j < 6; j++) wr[6 * b1 + j] += D[j] * x[i];
+    if (b2 >= 0)
+      for (int j = 0; j < 6; j++) wr[6 * b2 + j] += D[6 + j] * x[i];
+  }
+}
+
+void mbs_loopJacobian(const mbsModel *m, const mbsWork *w, mbsReal *G) {
+  const struct mbsLoopWork *lw = w->loop;
+  int nv = m->nv;
+  memset(G, 0, (size_t)lw->n * (size_t)(nv > 0 ? nv : 1) * sizeof(mbsReal));
+  for (int i = 0; i < lw->n; i++) {
+    int k = lw->eq_loop[i];
+    for (int side = 0; side < 2; side++) {
+      int b = m->loop_body[2 * k + side];
+      mbsReal F[6], t6[6];
+      memcpy(F, lw->D + 12 * i + 6 * side, sizeof F);
+      // walk to the root: G_id = S_d^T (the direction moved to body a)
+      for (int a = b; a >= 0; a = m->body_parent[a]) {
+        for (int j = 0; j < m->body_dofnum[a]; j++) {
+          int d = m->body_dofadr[a] + j;
+          G[(size_t)i * nv + d] += mbsu_dot6(w->sdof + 6 * d, F);
+        }
+        mbsu_xTForce(w->xpar + 12 * a, F, t6);
+        memcpy(F, t6, sizeof F);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- articulated sweeps
+
+// articulated inertias and the joint factors U = IA S, Dinv = (S^T U)^-1 from the position stage
+// alone (what mbs_aba computes besides the bias); returns 0 if singular
+static int mbs_abaFactor(const mbsModel *m, mbsWork *w) {
+  int n = m->nbody;
+  for (int b = 0; b < n; b++) mbsu_rbiFull(m->body_sinert + 10 * b, w->IA + 36 * b);
+  for (int b = n - 1; b >= 0; b--) {
+    int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
+    const mbsReal *IA = w->IA + 36 * b, *S = w->sdof + 6 * d0;
+    mbsReal *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b, Ia[36], Dm[36];
+    memcpy(Ia, IA, sizeof Ia);
+    if (k > 0) {
+      for (int j = 0; j < k; j++) mbsu_mul6(IA, S + 6 * j, U + 6 * j);
+      for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++) Dm[k * i + j] = mbsu_dot6(S + 6 * i, U + 6 * j);
+      if (!mbsu_cholFactor(Dm, k)) return 0;
+      mbsu_cholInverse(Dm, k, Dinv);
+      for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) {
+          mbsReal sum = 0;
+          for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) sum += U[6 * i + r] * Dinv[k * i + j] * U[6 * j + c];
+          Ia[6 * r + c] -= sum;
+        }
+    }
+    if (p >= 0) mbsu_inertiaCongruenceAdd(w->xpar + 12 * b, Ia, w->IA + 36 * p);
+  }
+  return 1;
+}
+
+// response of the tree at rest without gravity to the external wrenches lw->fz: accelerations
+// lw->az (nbody x 6, body coordinates) and joint accelerations lw->dz (H^-1 J^T fz), with the
+// factors U, Dinv of the current position (mbs_aba or mbs_abaFactor)
+static void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw) {
+  int n = m->nbody;
+  for (int b = 0; b < n; b++) {
+    const mbsReal *f = lw->fz + 6 * b;
+    int nz = f[0] != 0 || f[1] != 0 || f[2] != 0 || f[3] != 0 || f[4] != 0 || f[5] != 0;
+    lw->nz[b] = (unsigned char)nz;
+    for (int i = 0; i < 6; i++) lw->pz[6 * b + i] = -f[i];
+  }
+  // tip to base: u = -S^T p, p_parent += X^T (p + U Dinv u)
+  for (int b = n - 1; b >= 0; b--) {
+    int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
+    mbsReal *u = lw->uz + d0;
+    if (!lw->nz[b]) {
+      for (int j = 0; j < k; j++) u[j] = 0;
+      continue;
+    }
+    const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
+    mbsReal *pb = lw->pz + 6 * b, pa[6], du[6], t6[6];
+    for (int j = 0; j < k; j++) u[j] = -mbsu_dot6(S + 6 * j, pb);
+    if (p < 0) continue;
+    memcpy(pa, pb, sizeof pa);
+    for (int i = 0; i < k; i++) {
+      du[i] = 0;
+      for (int j = 0; j < k; j++) du[i] += Dinv[k * i + j] * u[j];
+      for (int r = 0; r < 6; r++) pa[r] += U[6 * i + r] * du[i];
+    }
+    mbsu_xTForce(w->xpar + 12 * b, pa, t6);
+    for (int r = 0; r < 6; r++) lw->pz[6 * p + r] += t6[r];
+    lw->nz[p] = 1;
+  }
+  // base to tip: a = X a_parent ; qdd = Dinv (u - U^T a) ; a += S qdd
+  for (int b = 0; b < n; b++) {
+    int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
+    mbsReal *a = lw->az + 6 * b, *qdd = lw->dz + d0;
+    int moving = lw->nz[b] || (p >= 0 && lw->nz[p] == 2);
+    if (!moving) {
+      for (int i = 0; i < 6; i++) a[i] = 0;
+      for (int j = 0; j < k; j++) qdd[j] = 0;
+      continue;
+    }
+    const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
+    if (p >= 0)
+      mbsu_xMotion(w->xpar + 12 * b, lw->az + 6 * p, a);
+    else
+      for (int i = 0; i < 6; i++) a[i] = 0;
+    mbsReal r[6];
+    for (int j = 0; j < k; j++) r[j] = lw->uz[d0 + j] - mbsu_dot6(U + 6 * j, a);
+    for (int i = 0; i < k; i++) {
+      qdd[i] = 0;
+      for (int j = 0; j < k; j++) qdd[i] += Dinv[k * i + j] * r[j];
+    }
+    for (int j = 0; j < k; j++)
+      for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * qdd[j];
+    lw->nz[b] = 2; // moving: its children move too
+  }
+}
+
+// A = G H^-1 G^T by one sweep per closure equation (articulated factors in w)
+static void mbs_loopMatrixAba(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw) {
+  int n = lw->n;
+  for (int j = 0; j < n; j++) {
+    int k = lw->eq_loop[j], b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
+    const mbsReal *D = lw->D + 12 * j;
+    if (b1 >= 0) memcpy(lw->fz + 6 * b1, D, 6 * sizeof(mbsReal));
+    if (b2 >= 0) memcpy(lw->fz + 6 * b2, D + 6, 6 * sizeof(mbsReal));
+    mbs_loopSweep(m, w, lw);
+    for (int i = 0; i < n; i++) lw->A[(size_t)i * n + j] = mbs_loopDotAcc(m, lw, i, lw->az, NULL);
+    if (b1 >= 0) memset(lw->fz + 6 * b1, 0, 6 * sizeof(mbsReal));
+    if (b2 >= 0) memset(lw->fz + 6 * b2, 0, 6 * sizeof(mbsReal));
+  }
+}
+
+// A = G H^-1 G^T with the LTDL factor of mbs_crba (also G and Y = rows of H^-1 G^T)
+static void mbs_loopMatrixCrba(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw) {
+  int n = lw->n, nv = m->nv;
+  mbs_loopJacobian(m, w, lw->G);
+  memcpy(lw->Y, lw->G, (size_t)n * (size_t)nv * sizeof(mbsReal));
+  for (int i = 0; i < n; i++) mbs_crbaSolve(m, w, lw->Y + (size_t)i * nv);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      mbsReal s = 0;
+      const mbsReal *g = lw->G + (size_t)i * nv, *y = lw->Y + (size_t)j * nv;
+      for (int d = 0; d < nv; d++) s += g[d] * y[d];
+      lw->A[(size_t)i * n + j] = s;
+    }
+}
+
+// ---------------------------------------------------------------- rank-revealing factorization
+
+// pivoted Cholesky of the Jacobi-scaled S A S (S = diag(1/sqrt(A_ii))): L (n x rank, permuted
+// order piv), pivots below tol are redundant; then the Cholesky factor of L^T L for the
+// minimum-norm solves
+static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol) {
+  int n = lw->n;
+  mbsReal *A = lw->A, *L = lw->L, dmax = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < i; j++) { // symmetrize (roundoff of the sweeps)
+      mbsReal a = 0.5 * (A[(size_t)i * n + j] + A[(size_t)j * n + i]);
+      A[(size_t)i * n + j] = A[(size_t)j * n + i] = a;
+    }
+  for (int i = 0; i < n; i++) dmax = fmax(dmax, A[(size_t)i * n + i]);
+  for (int i = 0; i < n; i++) {
+    mbsReal d = A[(size_t)i * n + i];
+    lw->sc[i] = d > 1e-20 * dmax && d > 0 ? 1 / sqrt(d) : 0; // a zero row: redundant outright
+    lw->piv[i] = i;
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) L[(size_t)i * n + j] = lw->sc[i] * A[(size_t)i * n + j] * lw->sc[j];
+  int r = 0;
+  lw->min_pivot = n ? INFINITY : 0;
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    for (int i = k + 1; i < n; i++)
+      if (L[(size_t)i * n + i] > L[(size_t)p * n + p]) p = i;
+    mbsReal d = L[(size_t)p * n + p];
+    if (!(d > tol)) break;
+    if (p != k) { // symmetric swap of rows and columns k, p
+      for (int j = 0; j < n; j++) {
+        mbsReal t = L[(size_t)k * n + j];
+        L[(size_t)k * n + j] = L[(size_t)p * n + j];
+        L[(size_t)p * n + j] = t;
+      }
+      for (int i = 0; i < n; i++) {
+        mbsReal t = L[(size_t)i * n + k];
+        L[(size_t)i * n + k] = L[(size_t)i * n + p];
+        L[(size_t)i * n + p] = t;
+      }
+      int t = lw->piv[k];
+      lw->piv[k] = lw->piv[p];
+      lw->piv[p] = t;
+    }
+    lw->min_pivot = fmin(lw->min_pivot, d);
+    d = sqrt(d);
+    L[(size_t)k * n + k] = d;
+    for (int i = k + 1; i < n; i++) L[(size_t)i * n + k] /= d;
+    for (int i = k + 1; i < n; i++)
+      for (int j = k + 1; j < n; j++)
+        L[(size_t)i * n + j] -= L[(size_t)i * n + k] * L[(size_t)j * n + k];
+    for (int j = k + 1; j < n; j++) L[(size_t)k * n + j] = 0;
+    r = k + 1;
+  }
+  // columns beyond the rank: the remainder (redundant) is dropped
+  for (int i = r; i < n; i++)
+    for (int j = r; j < n; j++) L[(size_t)i * n + j] = 0;
+  lw->rank = r;
+  // M = chol(L^T L), r x r (L lower trapezoidal: L_ik = 0 for i < k)
+  mbsReal *M = lw->M;
+  for (int a = 0; a < r; a++)
+    for (int b = 0; b <= a; b++) {
+      mbsReal s = 0;
+      for (int i = a; i < n; i++) s += L[(size_t)i * n + a] * L[(size_t)i * n + b];
+      M[(size_t)a * r + b] = s;
+    }
+  for (int j = 0; j < r; j++) {
+    mbsReal d = M[(size_t)j * r + j];
+    for (int l = 0; l < j; l++) d -= M[(size_t)j * r + l] * M[(size_t)j * r + l];
+    d = sqrt(d > 0 ? d : 0);
+    M[(size_t)j * r + j] = d;
+    for (int i = j + 1; i < r; i++) {
+      mbsReal s = M[(size_t)i * r + j];
+      for (int l = 0; l < j; l++) s -= M[(size_t)i * r + l] * M[(size_t)j * r + l];
+      M[(size_t)i * r + j] = d > 0 ? s / d : 0;
+    }
+  }
+}
+
+// x = the solution of A x = b with the least sum A_ii x_i^2 (minimum norm of the scaled
+// unknowns): Jacobi-scaled, permuted S A S = L L^T; nu = L w with L11 (L^T L) w = (P S b)_1
+static void mbs_loopMinNorm(struct mbsLoopWork *lw, const mbsReal *b, mbsReal *x) {
+  int n = lw->n, r = lw->rank;
+  const mbsReal *L = lw->L, *M = lw->M;
+  mbsReal *z = lw->tmp;
+  for (int i = 0; i < r; i++) { // forward: L11 z = (P S b)_1
+    mbsReal s = lw->sc[lw->piv[i]] * b[lw->piv[i]];
+    for (int l = 0; l < i; l++) s -= L[(size_t)i * n + l] * z[l];
+    z[i] = s / L[(size_t)i * n + i];
+  }
+  for (int i = 0; i < r; i++) { // (L^T L) w = z with M M^T = L^T L
+    mbsReal s = z[i];
+    for (int l = 0; l < i; l++) s -= M[(size_t)i * r + l] * z[l];
+    z[i] = M[(size_t)i * r + i] > 0 ? s / M[(size_t)i * r + i] : 0;
+  }
+  for (int i = r - 1; i >= 0; i--) {
+    mbsReal s = z[i];
+    for (int l = i + 1; l < r; l++) s -= M[(size_t)l * r + i] * z[l];
+    z[i] = M[(size_t)i * r + i] > 0 ? s / M[(size_t)i * r + i] : 0;
+  }
+  for (int i = 0; i < n; i++) { // nu = L w, back to the original order and scale
+    mbsReal s = 0;
+    int lim = i < r ? i + 1 : r;
+    for (int l = 0; l < lim; l++) s += L[(size_t)i * n + l] * z[l];
+    x[lw->piv[i]] = lw->sc[lw->piv[i]] * s;
+  }
+}
+
+// ---------------------------------------------------------------- the serial baseline
+
+mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
+  struct mbsLoopWork *lw = w->loop;
+  MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopSolve: the workspace has no loop solver");
+  int n = lw->n, nv = m->nv, crba = m->opt.solver == MBS_SOLVER_CRBA;
+  mbsReal ag[6];
+  mbs_baseAccel(m, 1, ag);
+  // directions and right side: b = kappa' - D^T a(qdd0) (workspace accelerations carry the
+  // gravity offset, the ground a_ground: the offset cancels in the equal-and-opposite pair)
+  mbs_loopAll(m, w, lw, 1);
+  for (int i = 0; i < n; i++) lw->rhs[i] = lw->kappa[i] - mbs_loopDotAcc(m, lw, i, w->acc, ag);
+  memcpy(lw->qdd0, w->qdd, (size_t)nv * sizeof(mbsReal));
+  // A = G H^-1 G^T: articulated sweeps (aba) or the LTDL factor (crba)
+  if (crba) {
+    mbs_loopMatrixCrba(m, w, lw);
+  } else { // the sweeps need U and Dinv of every joint (the fast mbs_aba keeps its own records)
+    if (!mbs_abaFactor(m, w))
+      return mbs_errSet(MBS_ERR_NUMERIC, "loops: singular articulated inertia");
+    mbs_loopMatrixAba(m, w, lw);
+  }
+  mbs_loopFactor(lw, m->opt.rank_tol);
+  mbs_loopMinNorm(lw, lw->rhs, lw->lam);
+  // the loop wrenches join the external ones, and the tree is solved again with them
+  mbs_loopAddWrench(m, lw, lw->lam, w->fext);
+  w->fext_on = 1;
+  if (crba) {
+    for (int i = 0; i < n; i++)
+      for (int d = 0; d < nv; d++) w->qdd[d] += lw->Y[(size_t)i * nv + d] * lw->lam[i];
+    mbs_rnea(m, w, w->qdd);
+    memcpy(w->jfrc, w->frc, 6 * (size_t)m->nbody * sizeof(mbsReal));
+  } else {
+    MBS_CALL(mbs_aba(m, w));
+  }
+  memcpy(w->lam + m->nlam, lw->lam, (size_t)n * sizeof(mbsReal));
+  // the acceleration-level closure after the solve
+  lw->resid = 0;
+  for (int i = 0; i < n; i++)
+    lw->resid = fmax(lw->resid, fabs(mbs_loopDotAcc(m, lw, i, w->acc, ag) - lw->kappa[i]));
+  return MBS_OK;
+}
+
+void mbs_loopStat(const mbsWork *w, mbsLoopStat *st) {
+  memset(st, 0, sizeof *st);
+  if (!w->loop) return;
+  st->rank = w->loop->rank;
+  st->nredundant = w->loop->n - w->loop->rank;
+  st->min_pivot = w->loop->min_pivot;
+  st->residual = w->loop->resid;
+}
+
+int mbs_loopRedundant(const mbsWork *w, int *idx) {
+  const struct mbsLoopWork *lw = w->loop;
+  if (!lw) return 0;
+  int k = 0;
+  for (int i = lw->rank; i < lw->n; i++) idx[k++] = lw->piv[i];
+  // ascending order for reports
+  for (int i = 1; i < k; i++)
+    for (int j = i; j > 0 && idx[j - 1] > idx[j]; j--) {
+      int t = idx[j];
+      idx[j] = idx[j - 1];
+      idx[j - 1] = t;
+    }
+  return k;
+}
+
+void mbs_loopViolation(const mbsModel *m, const mbsWork *w, mbsReal *pos, mbsReal *rot,
+                       mbsReal *vel) {
+  mbsReal p = 0, r = 0, v = 0;
+  for (int k = 0; k < m->nloop; k++) {
+    mbsReal c[6], cd[6];
+    int t = m->loop_type[k];
+    mbs_loopRows(m, w, k, NULL, NULL, c, vel ? cd : NULL, NULL);
+    for (int i = 0; i < m->loop_lamnum[k]; i++) {
+      if (mbs_loopEqIsPosition(t, i))
+        p = fmax(p, fabs(c[i]));
+      else
+        r = fmax(r, fabs(c[i]));
+      if (vel) v = fmax(v, fabs(cd[i]));
+    }
+  }
+  if (pos) *pos = p;
+  if (rot) *rot = r;
+  if (vel) *vel = v;
+}
+
+void mbs_loopWrenchWorld(const mbsModel *m, const mbsWork *w, mbsReal *out) {
+  const struct mbsLoopWork *lw = w->loop;
+  for (int k = 0, i = 0; k < m->nloop; k++) {
+    int b2 = m->loop_body[2 * k + 1];
+    mbsReal W[6] = {0, 0, 0, 0, 0, 0};
+    for (int r = 0; r < m->loop_lamnum[k]; r++, i++)
+      for (int j = 0; j < 6; j++) W[j] += lw->D[12 * i + 6 + j] * w->lam[m->nlam + i];
+    // body-2 coordinates at its origin -> ground frame, moment about the origin of frame 2
+    const mbsReal *o2 = m->loop_frame + 24 * k + 12;
+    mbsReal R[9], f[3], n[3], r2[3], t[3];
+    if (b2 >= 0)
+      memcpy(R, w->xmat + 9 * b2, sizeof R);
+    else
+      mbsu_eye3(R);
+    mbsu_mulMat3Vec(R, W, n);
+    mbsu_mulMat3Vec(R, W + 3, f);
+    mbsu_mulMat3Vec(R, o2, r2);
+    mbsu_cross3(r2, f, t);
+    for (int j = 0; j < 3; j++) out[6 * k + j] = n[j] - t[j], out[6 * k + 3 + j] = f[j];
+  }
+}
+
+// ---------------------------------------------------------------- assembly and projection
+
+// A at the current position stage (articulated factors from positions only), factored
+static mbsErr mbs_loopFactorHere(const mbsModel *m, mbsWork *w) {
+  struct mbsLoopWork *lw = w->loop;
+  if (!mbs_abaFactor(m, w))
+    return mbs_errSet(MBS_ERR_NUMERIC, "loops: singular articulated inertia");
+  mbs_loopMatrixAba(m, w, lw);
+  mbs_loopFactor(lw, m->opt.rank_tol);
+  return MBS_OK;
+}
+
+// the mass-metric correction of x (n closure values): y = -H^-1 G^T A^+ x into lw->dz
+static void mbs_loopCorrect(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw,
+                            const mbsReal *x) {
+  mbs_loopMinNorm(lw, x, lw->nu);
+  for (int i = 0; i < lw->n; i++) lw->nu[i] = -lw->nu[i];
+  memset(lw->fz, 0, 6 * (size_t)m->nbody * sizeof(mbsReal));
+  mbs_loopAddWrench(m, lw, lw->nu, lw->fz);
+  mbs_loopSweep(m, w, lw);
+  memset(lw->fz, 0, 6 * (size_t)m->nbody * sizeof(mbsReal));
+}
+
+static void mbs_loopErr(const mbsModel *m, const struct mbsLoopWork *lw, const mbsReal *c,
+                        mbsReal *pos, mbsReal *rot) {
+  *pos = *rot = 0;
+  for (int i = 0; i < lw->n; i++) {
+    int t = m->loop_type[lw->eq_loop[i]];
+    if (mbs_loopEqIsPosition(t, lw->eq_row[i]))
+      *pos = fmax(*pos, fabs(c[i]));
+    else
+      *rot = fmax(*rot, fabs(c[i]));
+  }
+}
+
+mbsErr mbs_loopProject(const mbsModel *m, mbsState *s, mbsWork *w, int maxit, mbsLoopProj *info) {
+  struct mbsLoopWork *lw = w->loop;
+  MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopProject: the workspace has no loop solver");
+  memset(info, 0, sizeof *info);
+  int nv = m->nv;
+  mbsReal tol = m->opt.closure_tol;
+  // positions: Newton-Raphson, G dq = -c in the mass metric
+  for (int it = 0;; it++) {
+    mbs_fwdPosition(m, s, w);
+    mbs_loopAll(m, w, lw, 0);
+    mbsReal ep, er;
+    mbs_loopErr(m, lw, lw->c, &ep, &er);
+    if (it == 0) info->c_pos = ep, info->c_rot = er;
+    info->c_pos1 = ep, info->c_rot1 = er;
+    if (!(fmax(ep, er) > tol) || !isfinite(ep + er)) {
+      info->converged = isfinite(ep + er);
+      break;
+    }
+    if (it >= maxit) break;
+    MBS_CALL(mbs_loopFactorHere(m, w));
+    mbs_loopCorrect(m, w, lw, lw->c);
+    for (int d = 0; d < nv; d++) info->dq_max = fmax(info->dq_max, fabs(lw->dz[d]));
+    mbs_integratePos(m, s->q, lw->dz, 1, s->q);
+    info->iterations = it + 1;
+  }
+  // rates: G qd = 0 in the mass metric, at the final positions (A factored there)
+  mbs_fwdVelocity(m, s, w);
+  mbs_loopAll(m, w, lw, 1);
+  MBS_CALL(mbs_loopFactorHere(m, w));
+  mbs_loopCorrect(m, w, lw, lw->cdot);
+  for (int d = 0; d < nv; d++) {
+    info->dqd_max = fmax(info->dqd_max, fabs(lw->dz[d]));
+    s->qd[d] += lw->dz[d];
+  }
+  return MBS_OK;
+}
+
+mbsErr mbs_loopAssemble(mbsModel *m) {
+  mbsLoopAssembly *as = &m->loop_asm;
+  free(as->redundant);
+  memset(as, 0, sizeof *as);
+  if (m->nloop == 0) return MBS_OK;
+  mbsState *s = NULL;
+  mbsWork *w = NULL;
+  mbsErr e = mbs_stateCreate(m, &s);
+  if (!e) e = mbs_workCreate(m, &w);
+  mbsLoopProj pj;
+  if (!e) e = mbs_loopProject(m, s, w, 50, &pj);
+  if (!e && !pj.converged) {
+    // the worst equation
+    struct mbsLoopWork *lw = w->loop;
+    int worst = 0;
+    for (int i = 1; i < lw->n; i++)
+      if (!(fabs(lw->c[i]) <= fabs(lw->c[worst]))) worst = i;
+    int k = lw->eq_loop[worst];
+    e = mbs_errSet(MBS_ERR_INPUT,
+                   "the loops cannot be closed from q0: after %d Newton-Raphson iterations the "
+                   "closure error is %.3g (loop \"%s\", equation %s; it was %.3g at q0): check the "
+                   "loop frames, the link geometry and q0",
+                   pj.iterations, fabs(lw->c[worst]), m->loop_name[k],
+                   mbs_loopEqName(m->loop_type[k], lw->eq_row[worst]), fmax(pj.c_pos, pj.c_rot));
+  }
+  if (!e) {
+    memcpy(m->q0, s->q, (size_t)m->nq * sizeof(mbsReal));
+    memcpy(m->qd0, s->qd, (size_t)m->nv * sizeof(mbsReal));
+    as->done = 1;
+    as->iterations = pj.iterations;
+    as->c0_pos = pj.c_pos, as->c0_rot = pj.c_rot;
+    as->c_pos = pj.c_pos1, as->c_rot = pj.c_rot1;
+    as->dq_max = pj.dq_max, as->dqd_max = pj.dqd_max;
+    // rank of the closure equations at the assembled q0 (the factor of the rate projection)
+    as->rank = w->loop->rank;
+    as->nredundant = w->loop->n - w->loop->rank;
+    as->redundant = malloc(sizeof(int) * (size_t)(as->nredundant + 1));
+    if (!as->redundant)
+      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    else
+      mbs_loopRedundant(w, as->redundant);
+  }
+  mbs_workDestroy(&w);
+  mbs_stateDestroy(&s);
+  return e;
+}
+
+// ---------------------------------------------------------------- inverse dynamics
+
+// A = Gu Gu^T for the columns of G with sel[d] = 1, factored (rank in lw->rank)
+static void mbs_loopFactorCols(const mbsModel *m, struct mbsLoopWork *lw, const int *sel) {
+  int n = lw->n, nv = m->nv;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= i; j++) {
+      mbsReal s = 0;
+      const mbsReal *gi = lw->G + (size_t)i * nv, *gj = lw->G + (size_t)j * nv;
+      for (int d = 0; d < nv; d++)
+        if (sel[d]) s += gi[d] * gj[d];
+      lw->A[(size_t)i * n + j] = lw->A[(size_t)j * n + i] = s;
+    }
+  mbs_loopFactor(lw, m->opt.rank_tol);
+}
+
+// x[d] = sum_i G_id mu_i for the selected columns (the minimum-norm Gu^+ r with mu = A^+ r)
+static void mbs_loopGuT(const mbsModel *m, const struct mbsLoopWork *lw, const int *sel,
+                        const mbsReal *mu, mbsReal *x) {
+  for (int d = 0; d < m->nv; d++) {
+    x[d] = 0;
+    if (!sel[d]) continue;
+    for (int i = 0; i < lw->n; i++) x[d] += lw->G[(size_t)i * m->nv + d] * mu[i];
+  }
+}
+
+mbsErr mbs_loopInverse(const mbsModel *m, mbsState *s, mbsWork *w, const int *act, mbsReal *qdd,
+                       mbsReal *tau, mbsReal *lam, mbsReal *resid) {
+  struct mbsLoopWork *lw = w->loop;
+  MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopInverse: the workspace has no loop solver");
+  int n = lw->n, nv = m->nv, nu = 0;
+  int *un = calloc((size_t)nv + 1, sizeof *un), *all = calloc((size_t)nv + 1, sizeof *all);
+  mbsReal *x = lw->vq, *f = lw->vq2;
+  MBS_CHECK(un && all, MBS_ERR_NOMEM, "out of memory");
+  for (int d = 0; d < nv; d++) un[d] = !act[d], all[d] = 1, nu += un[d];
+  mbsErr e = MBS_OK;
+  // positions: Newton-Raphson on the unactuated coordinates, Gu dq_u = -c (minimum norm)
+  mbsReal ep = 0, er = 0;
+  for (int it = 0; it <= 50; it++) {
+    mbs_fwdPosition(m, s, w);
+    mbs_loopAll(m, w, lw, 0);
+    mbs_loopErr(m, lw, lw->c, &ep, &er);
+    if (!(fmax(ep, er) > m->opt.closure_tol) || it == 50) break;
+    mbs_loopJacobian(m, w, lw->G);
+    mbs_loopFactorCols(m, lw, un);
+    mbs_loopMinNorm(lw, lw->c, lw->nu);
+    mbs_loopGuT(m, lw, un, lw->nu, x);
+    for (int d = 0; d < nv; d++) x[d] = -x[d];
+    mbs_integratePos(m, s->q, x, 1, s->q);
+  }
+  if (fmax(ep, er) > m->opt.closure_tol || !isfinite(ep + er))
+    e = mbs_errSet(MBS_ERR_INPUT,
+                   "inverse: the loops cannot be closed with the actuated coordinates of t = %g "
+                   "(closure error %.3g after 50 Newton-Raphson iterations): the prescribed "
+                   "motion leaves the mechanism's reach",
+                   s->time, fmax(ep, er));
+  // the actuated dofs must determine the others: rank(Gu) = #unactuated = rank(G)
+  mbs_loopJacobian(m, w, lw->G);
+  int rank_all = 0;
+  if (!e) {
+    mbs_loopFactorCols(m, lw, all);
+    rank_all = lw->rank;
+    mbs_loopFactorCols(m, lw, un);
+    if (lw->rank < nu)
+      e = mbs_errSet(MBS_ERR_INPUT,
+                     "inverse.actuated: the actuated joints do not determine the motion (the "
+                     "mechanism has %d degree(s) of freedom, %d dof(s) are actuated)",
+                     nv - rank_all, nv - nu);
+    else if (lw->rank < rank_all)
+      e = mbs_errSet(MBS_ERR_INPUT,
+                     "inverse.actuated: the actuated joints are not independent: the loops tie "
+                     "them together (the mechanism has %d degree(s) of freedom, %d dof(s) are "
+                     "actuated)",
+                     nv - rank_all, nv - nu);
+  }
+  if (!e) {
+    // rates: Gu qd_u = -Ga qd_a (the loops' rates with qd_u = 0)
+    for (int d = 0; d < nv; d++)
+      if (un[d]) s->qd[d] = 0;
+    mbs_fwdVelocity(m, s, w);
+    mbs_loopAll(m, w, lw, 1);
+    memcpy(lw->rhs, lw->cdot, (size_t)n * sizeof(mbsReal));
+    mbs_loopMinNorm(lw, lw->rhs, lw->nu);
+    mbs_loopGuT(m, lw, un, lw->nu, x);
+    for (int d = 0; d < nv; d++)
+      if (un[d]) s->qd[d] = -x[d];
+    // accelerations: Gu qdd_u = kappa - D^T a(qdd with qdd_u = 0) (no Baumgarte terms)
+    mbs_fwdVelocity(m, s, w);
+    mbs_loopAll(m, w, lw, 1);
+    mbsReal ag[6];
+    mbs_baseAccel(m, 1, ag);
+    for (int d = 0; d < nv; d++)
+      if (un[d]) qdd[d] = 0;
+    mbs_fwdForces(m, w);
+    mbs_rnea(m, w, qdd);
+    for (int i = 0; i < n; i++) {
+      // kappa without the Baumgarte terms: -c'' of the motion with a = 0
+      int k = lw->eq_loop[i];
+      mbsReal ka[6];
+      int b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
+      mbsLoopSide s1 = {NULL, NULL, NULL}, s2 = {NULL, NULL, NULL};
+      if (b1 >= 0) s1.R = w->xmat + 9 * b1, s1.x = w->xpos + 3 * b1, s1.v = w->cvel + 6 * b1;
+      if (b2 >= 0) s2.R = w->xmat + 9 * b2, s2.x = w->xpos + 3 * b2, s2.v = w->cvel + 6 * b2;
+      mbsu_loopClosure(m->loop_type[k], m->loop_frame + 24 * k, m->loop_frame + 24 * k + 12, &s1,
+                       &s2, NULL, NULL, NULL, NULL, ka);
+      lw->rhs[i] = ka[lw->eq_row[i]] - mbs_loopDotAcc(m, lw, i, w->acc, ag);
+    }
+    mbs_loopMinNorm(lw, lw->rhs, lw->nu);
+    mbs_loopGuT(m, lw, un, lw->nu, x);
+    for (int d = 0; d < nv; d++)
+      if (un[d]) qdd[d] = x[d];
+    // forces: RNEA(q, qd, qdd) - joint forces = tau + G^T lam, tau = 0 on the unactuated dofs
+    mbs_rnea(m, w, qdd);
+    for (int d = 0; d < nv; d++) f[d] = w->qfrc_inv[d] - w->qfrc[d];
+    for (int i = 0; i < n; i++) { // Gu f_u
+      lw->rhs[i] = 0;
+      for (int d = 0; d < nv; d++)
+        if (un[d]) lw->rhs[i] += lw->G[(size_t)i * nv + d] * f[d];
+    }
+    mbs_loopMinNorm(lw, lw->rhs, lam);
+    mbsReal num = 0, den = 0;
+    for (int d = 0; d < nv; d++) {
+      mbsReal gl = 0;
+      for (int i = 0; i < n; i++) gl += lw->G[(size_t)i * nv + d] * lam[i];
+      tau[d] = un[d] ? 0 : f[d] - gl;
+      if (un[d]) num = fmax(num, fabs(f[d] - gl));
+      den = fmax(den, fabs(f[d]));
+    }
+    *resid = num / (den > 1e-12 ? den : 1e-12);
+  }
+  free(un);
+  free(all);
+  return e;
+}
+
+// ---------------------------------------------------------------- reports
+
+char *mbs_loopEqLabel(const mbsModel *m, int i, char *buf, size_t n) {
+  int k = 0;
+  while (k + 1 < m->nloop && m->loop_lamadr[k + 1] - m->nlam <= i) k++;
+  int r = i - (m->loop_lamadr[k] - m->nlam);
+  snprintf(buf, n, "%s.%s", m->loop_name[k], mbs_loopEqName(m->loop_type[k], r));
+  return buf;
+}
+
+static void mbs_loopJsonRedundant(mbsJson *j, const mbsModel *m, const int *idx, int n) {
+  mbs_jsonBeginArray(j, "redundant");
+  for (int i = 0; i < n; i++) {
+    char lab[300];
+    mbs_jsonString(j, NULL, mbs_loopEqLabel(m, idx[i], lab, sizeof lab));
+  }
+  mbs_jsonEndArray(j);
+}
+
+void mbs_loopJsonModel(mbsJson *j, const mbsModel *m) {
+  if (m->nforce) mbs_jsonInt(j, "forces", m->nforce);
+  if (!m->nloop) return;
+  const mbsLoopAssembly *as = &m->loop_asm;
+  mbs_jsonBeginObject(j, "loops");
+  mbs_jsonInt(j, "count", m->nloop);
+  mbs_jsonInt(j, "closure_equations", m->nlam_loop);
+  mbs_jsonInt(j, "rank", as->rank);
+  mbs_loopJsonRedundant(j, m, as->redundant, as->nredundant);
+  mbs_jsonInt(j, "mobility", m->nv - as->rank);
+  mbs_jsonBeginObject(j, "assembly");
+  mbs_jsonInt(j, "iterations", as->iterations);
+  mbs_jsonNumber(j, "closure_pos_before", as->c0_pos);
+  mbs_jsonNumber(j, "closure_rot_before", as->c0_rot);
+  mbs_jsonNumber(j, "closure_pos_after", as->c_pos);
+  mbs_jsonNumber(j, "closure_rot_after", as->c_rot);
+  mbs_jsonNumber(j, "dq_max", as->dq_max);
+  mbs_jsonNumber(j, "dqd_max", as->dqd_max);
+  mbs_jsonEndObject(j);
+  mbs_jsonEndObject(j);
+}
+
+void mbs_loopJsonResult(mbsJson *j, const mbsModel *m, const mbsWork *w) {
+  if (!m->nloop || !w->loop) return;
+  mbsReal *wr = malloc(6 * (size_t)m->nloop * sizeof *wr);
+  int *idx = malloc(sizeof(int) * (size_t)(m->nlam_loop + 1));
+  mbs_jsonNumberArray(j, "loop_lambda", w->lam + m->nlam, m->nlam_loop);
+  if (wr) {
+    mbs_loopWrenchWorld(m, w, wr);
+    mbs_jsonBeginArray(j, "loop_wrench");
+    for (int k = 0; k < m->nloop; k++) mbs_jsonNumberArray(j, NULL, wr + 6 * k, 6);
+    mbs_jsonEndArray(j);
+  }
+  mbsLoopStat st;
+  mbs_loopStat(w, &st);
+  mbsReal pos, rot, vel;
+  mbs_loopViolation(m, w, &pos, &rot, &vel);
+  mbs_jsonBeginObject(j, "loops");
+  mbs_jsonInt(j, "rank", st.rank);
+  if (idx) mbs_loopJsonRedundant(j, m, idx, mbs_loopRedundant(w, idx));
+  mbs_jsonNumber(j, "min_pivot", st.min_pivot);
+  mbs_jsonNumber(j, "closure_residual", st.residual);
+  mbs_jsonNumber(j, "violation_pos", pos);
+  mbs_jsonNumber(j, "violation_rot", rot);
+  mbs_jsonNumber(j, "violation_vel", vel);
+  mbs_jsonEndObject(j);
+  free(wr);
+  free(idx);
+}
+
+void mbs_loopPrint(FILE *f, const mbsModel *m) {
+  if (m->nforce) fprintf(f, "  %-26s %d\n", "spring-dampers", m->nforce);
+  if (!m->nloop) return;
+  const mbsLoopAssembly *as = &m->loop_asm;
+  fprintf(f, "  %-26s %d (", "loops (cut joints)", m->nloop);
+  for (int k = 0; k < m->nloop && k < 8; k++)
+    fprintf(f, "%s%s %s", k ? ", " : "", m->loop_name[k], mbs_jntName(m->loop_type[k]));
+  fprintf(f, "%s)\n", m->nloop > 8 ? ", ..." : "");
+  fprintf(f, "  %-26s %d, rank %d at q0\n", "closure equations", m->nlam_loop, as->rank);
+  fprintf(f, "  %-26s %d", "redundant equations", as->nredundant);
+  for (int i = 0; i < as->nredundant && i < 12; i++) {
+    char lab[300];
+    fprintf(f, "%s%s", i ? ", " : " (", mbs_loopEqLabel(m, as->redundant[i], lab, sizeof lab));
+  }
+  fprintf(f, "%s\n", as->nredundant > 12 ? ", ...)" : as->nredundant ? ")" : "");
+  fprintf(f, "  %-26s %d (nv %d - rank %d)\n", "mobility (dofs)", m->nv - as->rank, m->nv,
+          as->rank);
+  fprintf(f,
+          "  %-26s %d Newton-Raphson iteration(s): closure %.3g m / %.3g rad -> %.3g m / "
+          "%.3g rad, max |dq| %.3g, max |dqd| %.3g\n",
+          "assembly of q0", as->iterations, as->c0_pos, as->c0_rot, as->c_pos, as->c_rot,
+          as->dq_max, as->dqd_max);
+}
