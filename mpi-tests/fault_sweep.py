@@ -73,6 +73,8 @@ CHILD = [None]  # the launcher's process group, killed if this script is termina
 
 
 def on_term(sig, frame):
+    if LAUNCHES[0]:
+        kill_marked("%d.%d" % (os.getpid(), LAUNCHES[0]))
     if CHILD[0]:
         try:
             os.killpg(CHILD[0], signal.SIGKILL)
@@ -114,6 +116,11 @@ def launch(args, env_extra, tag):
     # let every rank end by itself (by default mpirun kills the others as soon as one rank exits
     # with a non-zero code, so their own codes could not be seen)
     env["OMPI_MCA_orte_abort_on_non_zero_status"] = "0"
+    # a marker in the environment of every process of this launch: Open MPI puts the ranks in
+    # their own process groups, so after a hang they are found by the marker and killed (a
+    # stale rank would otherwise write its code into the next launch's files)
+    LAUNCHES[0] += 1
+    env["MBS_SWEEP_RUN"] = "%d.%d" % (os.getpid(), LAUNCHES[0])
     codes_prefix = os.path.join(TMP, "codes.%s" % tag)
     for f in os.listdir(TMP):
         if f.startswith("codes.%s." % tag):
@@ -135,6 +142,7 @@ def launch(args, env_extra, tag):
     except subprocess.TimeoutExpired:
         hung = True
         os.killpg(p.pid, signal.SIGKILL)
+        kill_marked(env["MBS_SWEEP_RUN"])
         out, err = p.communicate()
     dt = time.time() - t0
     if A.np == 1:
@@ -147,6 +155,23 @@ def launch(args, env_extra, tag):
             except (OSError, ValueError):
                 codes.append(None)  # killed, or never got there
     return codes, out.decode(errors="replace"), err.decode(errors="replace"), dt, hung
+
+
+LAUNCHES = [0]
+
+
+def kill_marked(marker):
+    """SIGKILL every process whose environment holds MBS_SWEEP_RUN=marker."""
+    want = ("MBS_SWEEP_RUN=%s" % marker).encode()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                if want in f.read().split(b"\0"):
+                    os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def read_log(prefix):

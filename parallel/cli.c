@@ -350,7 +350,11 @@ mbsErr mbsp_emitStaged(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
       char tmp[4200];
       snprintf(tmp, sizeof tmp, "%s.tmp.%ld", targets[k], (long)getpid());
       MBS_CALL(mbs_jsonOpenNew(tmp, MBS_JSON_DIRECT, &j));
-      MBS_CALL(mbsp_outStage(set, tmp, targets[k], k == 1 && !cli->force));
+      mbsErr es = mbsp_outStage(set, tmp, targets[k], k == 1 && !cli->force);
+      if (es) {
+        mbs_jsonAbandon(&j);
+        return es;
+      }
     }
     mbsp_jsonHead(j, cli, comm, cfg, m);
     body(j, ctx);

@@ -61,8 +61,8 @@ static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsSolverOpt *o, const mbsM
   mbspPetsc *p = calloc(1, sizeof *p);
   *out = p;
   // the PETSc objects are created collectively: agree on the allocations first
-  MBS_CALL(mbsp_agreeErr(
-      comm, p ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (PETSc context)")));
+  MBS_CALL(
+      mbsp_agreeErr(comm, p ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (PETSc context)")));
   MPI_Comm mc = mbsp_commRaw(comm);
   int nloc = c->l1 - c->l0, maxlen = 1;
   for (int b = c->b0; b < c->b1; b++) {

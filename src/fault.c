@@ -142,8 +142,8 @@ int mbs_faultHit(mbsFaultKind kind, const void *key, const char *label) {
       for (int i = 0; i < mbs_fault_nsite && !seen; i++)
         seen = mbs_fault_site[i].key == key && mbs_fault_site[i].kind == (int)kind;
       if (!seen && mbs_fault_nsite < MBS_FAULT_MAXSITE)
-        mbs_fault_site[mbs_fault_nsite++] = (mbsFaultSite){key, label, (int)kind, n,
-                                                           mbs_fault_phase};
+        mbs_fault_site[mbs_fault_nsite++] =
+            (mbsFaultSite){key, label, (int)kind, n, mbs_fault_phase};
     }
     for (int i = 0; i < mbs_fault_nrule; i++) {
       const mbsFaultRule *r = &mbs_fault_rule[i];
