@@ -51,8 +51,9 @@ expect_nan() {
 }
 
 body='(body "link'
-# accel: every method (the baselines and direct name the first non-finite qdd and its body; the
-# iterative ones stop with reason nan and say so)
+# accel: every method. The baselines and direct name the first non-finite qdd and its body; the
+# iterative ones stop with reason nan and name the first body whose inputs (velocity, v x* I v,
+# applied joint forces) are non-finite
 for m in aba crba schur direct; do
   # shellcheck disable=SC2086
   expect_nan 1 "in accel (solver.method = $m)" "$body" accel "$cfg" $small \
@@ -60,11 +61,11 @@ for m in aba crba schur direct; do
 done
 for m in jcg jacobi gs sor chebyshev petsc; do
   # shellcheck disable=SC2086
-  expect_nan 1 "in accel (solver.method = $m)" "$m met a NaN or Inf" accel "$cfg" $small \
-    --set model.chain.qd0=1e200 --set solver.method=$m
+  expect_nan 1 "in accel (solver.method = $m): $m met a NaN or Inf" 'of body "link1" = inf' \
+    accel "$cfg" $small --set model.chain.qd0=1e200 --set solver.method=$m
 done
 for m in aba schur petsc; do
-  case $m in petsc) what="met a NaN or Inf" ;; *) what=$body ;; esac
+  case $m in petsc) what='of body "link1" = inf' ;; *) what=$body ;; esac
   # shellcheck disable=SC2086
   expect_nan 2 "in accel (solver.method = $m)" "$what" accel "$cfg" $small \
     --set model.chain.qd0=1e200 --set solver.method=$m

@@ -128,7 +128,7 @@ mbsErr mbsp_tsCreate(mbspComm *comm, int nlocal, int method, double dt, double t
 mbsErr mbsp_tsSetState(mbspTs *m, double t, long step, double dt, const double *y) {
   PetscScalar *a;
   MBS_CALL_PETSC(VecGetArray(m->y, &a));
-  memcpy(a, y, (size_t)m->n * sizeof(double));
+  if (m->n > 0) memcpy(a, y, (size_t)m->n * sizeof(double)); // a rank without entries: a NULL
   MBS_CALL_PETSC(VecRestoreArray(m->y, &a));
   MBS_CALL_PETSC(TSSetTime(m->ts, t));
   MBS_CALL_PETSC(TSSetStepNumber(m->ts, (PetscInt)step));
@@ -196,7 +196,7 @@ void mbsp_tsGetState(mbspTs *m, double *t, long *step, double *dt) {
 mbsErr mbsp_tsGetSolution(mbspTs *m, double *y) {
   const PetscScalar *a;
   MBS_CALL_PETSC(VecGetArrayRead(m->y, &a));
-  memcpy(y, a, (size_t)m->n * sizeof(double));
+  if (m->n > 0) memcpy(y, a, (size_t)m->n * sizeof(double));
   MBS_CALL_PETSC(VecRestoreArrayRead(m->y, &a));
   return MBS_OK;
 }
@@ -204,7 +204,7 @@ mbsErr mbsp_tsGetSolution(mbspTs *m, double *y) {
 mbsErr mbsp_tsSetSolution(mbspTs *m, const double *y) {
   PetscScalar *a;
   MBS_CALL_PETSC(VecGetArray(m->y, &a));
-  memcpy(a, y, (size_t)m->n * sizeof(double));
+  if (m->n > 0) memcpy(a, y, (size_t)m->n * sizeof(double)); // a rank without entries: a NULL
   MBS_CALL_PETSC(VecRestoreArray(m->y, &a));
   MBS_CALL_PETSC(TSRestartStep(m->ts));
   return MBS_OK;

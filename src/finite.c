@@ -92,9 +92,50 @@ mbsErr mbs_checkFiniteScalars(const double *v, const char *const *names, int n, 
                                : "-inf");
 }
 
+// an iterative solver met a NaN: name the first body of dofs [d0, d1) whose inputs to the
+// constraint-force system (spatial velocity, velocity-product force v x* I v, applied joint
+// forces) are non-finite, in model order; *b = -1 if they are all finite
+static void mbs_finiteInput(const mbsModel *m, const mbsWork *w, int d0, int d1, int *b,
+                            const char **what, double *val) {
+  *b = -1;
+  for (int d = d0; d < d1; d++) {
+    int k = 0, bb = mbs_finiteBody(m, MBS_FIN_QDD, d, &k);
+    if (bb < 0 || k != 0) continue; // each body once, at its first dof
+    for (int i = 0; i < 6; i++) {
+      if (w->cvel && !isfinite(w->cvel[6 * bb + i]))
+        *what = "spatial velocity", *val = w->cvel[6 * bb + i];
+      else if (w->cbias && !isfinite(w->cbias[6 * bb + i]))
+        *what = "velocity-product force (v x* I v)", *val = w->cbias[6 * bb + i];
+      else
+        continue;
+      *b = bb;
+      return;
+    }
+    for (int j = 0; j < m->body_dofnum[bb] && w->qfrc; j++)
+      if (!isfinite(w->qfrc[d + j])) {
+        *what = "applied joint force", *val = w->qfrc[d + j], *b = bb;
+        return;
+      }
+  }
+}
+
 mbsErr mbs_checkForward(const mbsModel *m, const mbsWork *w, int baseline, int d0, int d1, int l0,
                         int l1, const char *phase) {
-  if (!baseline && w->stat.reason == MBS_REASON_DIVERGED_NAN)
+  if (!baseline && w->stat.reason == MBS_REASON_DIVERGED_NAN) {
+    int b = -1;
+    const char *what = "";
+    double val = NAN;
+    mbs_finiteInput(m, w, d0, d1, &b, &what, &val);
+    if (b >= 0)
+      return mbs_errSet(MBS_ERR_NUMERIC,
+                        "mbspar: non-finite constraint-force system in %s: %s met a NaN or Inf "
+                        "after %d iterations (reason nan); the first non-finite input in model "
+                        "order: the %s of body \"%s\" = %s",
+                        phase, mbs_solverName(w->stat.method), w->stat.iterations, what,
+                        m->body_name[b],
+                        isnan(val) ? "nan"
+                        : val > 0  ? "inf"
+                                   : "-inf");
     return mbs_errSet(
         MBS_ERR_NUMERIC,
         "mbspar: non-finite constraint-force system in %s: %s met a NaN or Inf "
@@ -102,6 +143,7 @@ mbsErr mbs_checkForward(const mbsModel *m, const mbsWork *w, int baseline, int d
         "the forces, velocities or parameters of the model are beyond double "
         "precision",
         phase, mbs_solverName(w->stat.method), w->stat.iterations);
+  }
   int inject = (d1 > d0 || l1 > l0) && MBS_FIN_INJECT();
   MBS_CALL(mbs_finiteArray(m, MBS_FIN_QDD, w->qdd, d0, d1, phase, inject && d1 > d0));
   MBS_CALL(mbs_finiteArray(m, MBS_FIN_LAMBDA, w->lam, l0, l1, phase, inject && d1 <= d0));
