@@ -147,8 +147,9 @@ static mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
   mbspSim *S = ctx;
   const mbsModel *m = S->m;
   int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
-  memcpy(S->s->q + S->q0, y, (size_t)nqo * sizeof(double));
-  memcpy(S->s->qd + S->v0, y + nqo, (size_t)nvo * sizeof(double));
+  // a rank without state entries (aba/crba at several ranks) gets a NULL array
+  if (nqo) memcpy(S->s->q + S->q0, y, (size_t)nqo * sizeof(double));
+  if (nvo) memcpy(S->s->qd + S->v0, y + nqo, (size_t)nvo * sizeof(double));
   // a stage state that is no longer finite means the explicit integrator diverged
   char phase[200];
   snprintf(phase, sizeof phase, "run: the stage state at t = %.9g s", t);
