@@ -37,7 +37,7 @@ static const char mbs_usage_options[] =
     "                   on a terminal, also under mpirun; otherwise every 10 s)\n"
     "  --bind MODE      bind each rank (and its threads) when the launcher did not:\n"
     "                   core, numa or none (default: leave as launched)\n"
-    "  cpa options: --method aba|crba|direct|jcg|jacobi|gs|sor|chebyshev\n"
+    "  cpa options: --method aba|crba|direct|jcg|jacobi|gs|sor|chebyshev|schur\n"
     "                   --grain op|block|body|flop\n"
     "                   --iterations K (iterative methods; default: measured)\n"
     "                   --procs PMAX (table P = 1, 2, 4 .. PMAX; 1024)\n"

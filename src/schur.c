@@ -361,23 +361,6 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     if (big >= 0) s->initp[big - s0] = 1;
     s->phi0_adr[lb] = (!s->mode[lb] && big >= 0) ? 36 * nphi0++ : -1;
   }
-  // grounded paths with one lower port at their end are eliminated from the ground down
-  for (int c = 0; c < ncomp; c++) {
-    mbsSchurComp *cp = s->comp + c;
-    int r = cp->root;
-    if (cp->spath || cp->up || m->body_parent[r] >= 0 || cp->np != 1) continue;
-    int b = r, ok = 1;
-    for (;;) {
-      int nin = 0, next = -1;
-      const int *ch = m->child_list + m->body_childadr[b];
-      for (int j = 0; j < m->body_childnum[b]; j++)
-        if (ch[j] < s1 && !s->mode[ch[j] - s0]) nin++, next = ch[j];
-      if (nin > 1) ok = 0;
-      if (nin != 1) break;
-      b = next;
-    }
-    if (ok && m->body_parent[s->port_body[cp->p0]] == b) cp->rev = 1, cp->last = b;
-  }
   // pool offsets: records, Psi (6 x nc), Theta (nc^2), gam (nc), V (lamnum x width)
   size_t rec = 0, psi = 0, th = 0, ga = 0, v = 0;
   for (int b = s0; b < s1; b++) {
@@ -385,12 +368,16 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     s->rec_adr[lb] = (int)rec;
     if (!s->mode[lb]) rec += (size_t)mbs_schurRecSize(l); // inertia form: the ABA record
     s->psi_adr[lb] = (int)psi, s->th_adr[lb] = (int)th, s->gam_adr[lb] = (int)ga;
+    s->v_adr[lb] = (int)v;
+    if (s->mode[lb]) { // inertia form (spath bodies too): no compliance-form port data
+      s->v_c0[lb] = s->body_c0[lb], s->v_w[lb] = 0;
+      continue;
+    }
     psi += 6 * (size_t)nc, th += (size_t)nc * nc, ga += (size_t)nc;
     // V columns: from the parent's first column (internal) or the own subtree (ground root)
     int c0 = (p >= s0) ? s->body_c0[p - s0] : s->body_c0[lb];
     s->v_c0[lb] = c0;
     s->v_w[lb] = s->body_c0[lb] + nc - c0;
-    s->v_adr[lb] = (int)v;
     v += (size_t)l * (size_t)s->v_w[lb];
   }
   MBS_SALLOC(rec, rec);
@@ -554,6 +541,8 @@ static int mbs_schurAbsorb(const mbsModel *m, const mbsWork *w, mbsSchur *s, int
     s->cur[lb] = wb + ncc;
   }
   if (nl == 0) return 1; // free joint: no constraint couples c to b
+  MBS_FLOPS(
+      mbs_flopSchurAbsorb(nl, s->kind[lc] == 1, mbs_flopSchurT(m, s, c), wb, ncc, s->v_w[lc]));
 
   mbsReal *rec = s->rec + s->rec_adr[lc];
   mbsReal *L = MBS_REC_L(rec, nl), *Wc = MBS_REC_W(rec, nl), *yc = MBS_REC_Y(rec);
@@ -608,6 +597,7 @@ static void mbs_schurAttach(const mbsModel *m, const mbsWork *w, mbsSchur *s, in
   mbsReal *Psib = s->Psi + s->psi_adr[lb], *Thb = s->Theta + s->th_adr[lb];
   mbsReal *gamb = s->gam + s->gam_adr[lb];
   mbsReal T[36], G[36], Y[36];
+  MBS_FLOPS(mbs_flopSchurAttach(nl, mbs_flopSchurT(m, s, l), wb));
   mbs_schurT(m, w, s, l, T);
   mbs_schurG(w->xpar + 12 * l, T, nl, G);
   mbs_schurPhiG(Phib, G, nl, Y);
@@ -635,6 +625,8 @@ static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s,
   const mbsReal *gamr = s->gam + s->gam_adr[lr];
   int n = cp->n;
   mbsReal T[36], PT[36] = {0}, d[6];
+  MBS_FLOPS(mbs_flopSchurFinish(nl, mbs_flopSchurT(m, s, r), nc, cp->up, m->body_parent[r] < 0,
+                                s->v_w[lr]));
   if (nl > 0) {
     mbs_schurT(m, w, s, r, T);
     mbs_schurPhiG(Phir, T, nl, PT);
@@ -692,95 +684,8 @@ static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s,
   return 1;
 }
 
-// Y = Phi T for the nl columns of T (revolute fast path or generic), T written for later use
-static void mbs_schurPhiT(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int b,
-                          const mbsReal *Phi, mbsReal *T, mbsReal *Y) {
-  int nl = m->body_lamnum[b];
-  mbs_schurT(m, w, s, b, T);
-  mbs_schurPhiG(Phi, T, nl, Y);
-}
-
-// A grounded path root .. last with its one lower port at last, eliminated from the ground down:
-// joint k joins the reduced ground side (body k - 1, or the ground: Phi = 0, beta = a0_g) to body
-// k, whose open wrench comes from joint k + 1; then
-//   D = T_k^T M_k T_k + G_k^T Phi_{k-1} G_k,  rho = T_k^T (c_k - a0_k) + G_k^T beta_{k-1},
-//   W = L^{-1} (M_k T_k)^T,  y = L^{-1} rho,  Phi_k = M_k - W^T W,  beta_k = a0_k + W^T y,
-// and L^T lam_k = y - W f' with f' the wrench of joint k + 1 (or the port) on body k. The port's
-// system is G_l^T Phi_last G_l, G_l^T beta_last.
-static int mbs_schurFactorRev(const mbsModel *m, const mbsWork *w, mbsSchur *s, mbsSchurComp *cp) {
-  mbsReal a0g[6], Tp[36], G[36], Y[36], PG[36];
-  mbs_baseAccel(m, 1, a0g);
-  const mbsReal *Phiprev = NULL, *betaprev = a0g;
-  for (int b = cp->root;;) {
-    int lb = b - s->s0, nl = m->body_lamnum[b];
-    mbsReal *Phib = s->Phi + 36 * lb, *betab = s->beta + 6 * lb, *rec = s->rec + s->rec_adr[lb];
-    memcpy(Phib, mbs_schurPhi0(s, lb), 36 * sizeof(mbsReal));
-    memcpy(betab, MBS_REC_A0(rec), 6 * sizeof(mbsReal));
-    if (nl > 0) {
-      mbsReal *L = MBS_REC_L(rec, nl), *Wc = MBS_REC_W(rec, nl), *yc = MBS_REC_Y(rec), d[6];
-      mbs_schurPhiT(m, w, s, b, Phib, Tp, Y);
-      mbs_schurG(w->xpar + 12 * b, Tp, nl, G);
-      if (Phiprev) mbs_schurPhiG(Phiprev, G, nl, PG);
-      for (int r = 0; r < 6; r++) d[r] = w->cacc[6 * b + r] - betab[r];
-      for (int i = 0; i < nl; i++) {
-        for (int j = 0; j <= i; j++)
-          L[MBS_PK(i, j)] =
-              mbsu_dot6(Tp + 6 * i, Y + 6 * j) + (Phiprev ? mbsu_dot6(G + 6 * i, PG + 6 * j) : 0);
-        yc[i] = mbsu_dot6(Tp + 6 * i, d) + mbsu_dot6(G + 6 * i, betaprev);
-        for (int r = 0; r < 6; r++) Wc[6 * i + r] = Y[6 * i + r];
-      }
-      if (!mbs_cholPacked(L, nl)) return 0;
-      mbs_fwdPacked(L, nl, yc);
-      mbs_fwdPackedRows(L, nl, Wc, 6, 6);
-      for (int i = 0; i < nl; i++) // Phi -= W^T W, beta += W^T y
-        for (int r = 0; r < 6; r++) {
-          for (int q = 0; q < 6; q++) Phib[6 * r + q] -= Wc[6 * i + r] * Wc[6 * i + q];
-          betab[r] += Wc[6 * i + r] * yc[i];
-        }
-    }
-    Phiprev = Phib, betaprev = betab;
-    if (b == cp->last) break;
-    const int *ch = m->child_list + m->body_childadr[b];
-    int next = -1;
-    for (int j = 0; j < m->body_childnum[b]; j++)
-      if (ch[j] < s->s1 && !s->mode[ch[j] - s->s0]) next = ch[j];
-    b = next;
-  }
-  // the port at the end of the path
-  int l = s->port_body[cp->p0], nl = m->body_lamnum[l], n = cp->n;
-  mbs_schurT(m, w, s, l, Tp);
-  mbs_schurG(w->xpar + 12 * l, Tp, nl, G);
-  mbs_schurPhiG(Phiprev, G, nl, Y);
-  for (int i = 0; i < nl; i++) {
-    for (int j = 0; j < nl; j++) cp->C[n * i + j] = mbsu_dot6(G + 6 * i, Y + 6 * j);
-    cp->g[i] = mbsu_dot6(G + 6 * i, betaprev);
-  }
-  return 1;
-}
-
 static void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int c,
                                      const mbsReal *lam, mbsReal *f);
-
-// lambdas of a path eliminated from the ground down, from the port's lambda up
-static void mbs_schurBackRev(const mbsModel *m, mbsWork *w, const mbsSchur *s,
-                             const mbsSchurComp *cp, const mbsReal *lam_port) {
-  mbsReal f[6] = {0, 0, 0, 0, 0, 0};
-  int l = s->port_body[cp->p0];
-  mbs_schurSubParentWrench(m, w, s, l, lam_port, f); // f = -G_l lam_l
-  for (int b = cp->last;; b = m->body_parent[b]) {
-    int lb = b - s->s0, nl = m->body_lamnum[b];
-    const mbsReal *rec = s->rec + s->rec_adr[lb];
-    mbsReal *lam = w->lam + m->body_lamadr[b];
-    if (nl > 0) {
-      const mbsReal *Wc = MBS_REC_W(rec, nl), *yc = MBS_REC_Y(rec);
-      for (int i = 0; i < nl; i++) lam[i] = yc[i] - mbsu_dot6(Wc + 6 * i, f);
-      mbs_bwdPacked(MBS_REC_L(rec, nl), nl, lam);
-    }
-    if (b == cp->root) break;
-    for (int r = 0; r < 6; r++) f[r] = 0;
-    if (nl > 0) mbs_schurSubParentWrench(m, w, s, b, lam, f); // f = -G_b lam_b on the parent
-  }
-}
 
 // spath (docs/formulation.md 4.9): at the path's last body, before its pass 2: the spike P =
 // G_l of the port l (its force -G_l pi on last), Theta = 0, gam = 0 (kept in the root's Theta and
@@ -789,6 +694,7 @@ static void mbs_schurSpathStart(const mbsModel *m, mbsWork *w, mbsSchur *s,
                                 const mbsSchurComp *cp) {
   int l = s->port_body[cp->p0], nl = m->body_lamnum[l];
   mbsReal T[36], G[36], f[6], t[6], *sw = s->spP + MBS_SPW * (cp - s->comp);
+  MBS_FLOPS(mbs_flopSpathStart(nl, mbs_flopSchurT(m, s, l), m->body_dofnum[l]));
   mbs_schurT(m, w, s, l, T);
   mbs_schurG(w->xpar + 12 * l, T, nl, G);
   memset(sw, 0, MBS_SPW * sizeof(mbsReal));
@@ -808,6 +714,7 @@ static void mbs_schurSpathGround(const mbsModel *m, mbsSchur *s, mbsSchurComp *c
                 *ga = sw + MBS_SPW_GA;
   mbsReal a0g[6];
   mbs_baseAccel(m, 1, a0g);
+  MBS_FLOPS(mbs_flopSpathGround(n));
   for (int i = 0; i < n; i++) {
     mbsReal v = ga[i];
     for (int r = 0; r < 6; r++) v += sw[MBS_SPIKE_LD * r + i] * a0g[r];
@@ -824,6 +731,7 @@ static void mbs_schurSpathUp(mbsSchur *s, const mbsSchurComp *cp) {
                 *beta = s->beta + 6 * lr;
   mbsReal *Psi = s->Psi + s->psi_adr[lr], *Th = s->Theta + s->th_adr[lr],
           *ga = s->gam + s->gam_adr[lr], P[36];
+  MBS_FLOPS(mbs_flopSpathUp(nc));
   for (int j = 0; j < nc; j++) {
     for (int r = 0; r < 6; r++) P[6 * j + r] = sw[MBS_SPIKE_LD * r + j];
     mbsu_mul6(Phi, P + 6 * j, Psi + 6 * j);
@@ -872,6 +780,7 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
     // (the inertia-form children's are in pA)
     mbsReal wk[6], f[6], t[6];
     mbs_schurKnownWrench(m, w, b, kw);
+    MBS_FLOPS(mbs_flopSchurStart(s->phi0_adr[lb] >= 0, m->body_dofnum[b]));
     for (int r = 0; r < 6; r++) wk[r] = kw[r] - bias[r];
     for (int k = 0; k < nch; k++) {
       int c = ch[k];
@@ -883,13 +792,13 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
         mbs_schurKnownWrench(m, w, c, f);
       }
       mbsu_xTForce(w->xpar + 12 * c, fc, t);
+      MBS_FLOPS(MBS_FL_SCHUR_KID + (c < s->s1 ? 0 : mbs_flopSchurKnown(m->body_dofnum[c])));
       for (int r = 0; r < 6; r++) wk[r] -= t[r];
     }
     mbsu_mul6(Mb, wk, MBS_REC_A0(rec));
     memcpy(s->beta + 6 * lb, MBS_REC_A0(rec), 6 * sizeof(mbsReal));
     memcpy(s->Phi + 36 * lb, Mb, 36 * sizeof(mbsReal));
     s->cur[lb] = 0;
-    if (s->comp[s->body_comp[lb]].rev) continue; // eliminated from the ground down below
     if (s->comp[s->body_comp[lb]].spath) mbs_schurSpathUp(s, s->comp + s->body_comp[lb]);
     for (int k = 0; k < nch; k++)
       if (ch[k] < s->s1 && !s->mode[ch[k] - s->s0] && !mbs_schurAbsorb(m, w, s, b, ch[k]))
@@ -902,12 +811,6 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
       return mbs_errSet(MBS_ERR_NUMERIC, "schur: pivot block of joint %s is not positive definite",
                         m->body_name[b]);
   }
-  for (int c = 0; c < s->ncomp; c++)
-    if (s->comp[c].rev && !mbs_schurFactorRev(m, w, s, s->comp + c))
-      return mbs_errSet(MBS_ERR_NUMERIC,
-                        "schur: a pivot block on the path from the ground to joint %s is not "
-                        "positive definite",
-                        m->body_name[s->port_body[s->comp[c].p0]]);
   return MBS_OK;
 }
 
@@ -916,6 +819,7 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
 void mbs_schurQdd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
   int nd = m->body_dofnum[b], da = m->body_dofadr[b];
   if (nd == 0) return;
+  MBS_FLOPS(mbs_flopSchurQdd(nd));
   mbsReal t[6], d[6], sd[6], SS[36];
   const mbsReal *S = w->sdof + 6 * da;
   mbsu_xMotion(w->xpar + 12 * b, ap, t);
@@ -937,6 +841,7 @@ static void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const 
                                      const mbsReal *lam, mbsReal *f) {
   int nl = m->body_lamnum[c];
   mbsReal tl[6] = {0, 0, 0, 0, 0, 0}, t[6];
+  MBS_FLOPS(mbs_flopSchurSubWrench(nl, mbs_schurCached(s, c), mbs_flopSchurT(m, s, c)));
   if (c >= s->s0 && c < s->s1 && s->kind[c - s->s0] == 1) {
     const mbsReal *n = s->tn + 6 * (c - s->s0);
     for (int i = 0; i < 3; i++) tl[i] = n[i] * lam[0] + n[3 + i] * lam[1];
@@ -955,20 +860,18 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
                    const mbsReal *lam_low) {
   mbsReal a0g[6];
   mbs_baseAccel(m, 1, a0g);
-  // the roots' lambda: given (upper port) or from the ground pivot; paths eliminated from the
-  // ground down get all theirs from the port's lambda
+  // the roots' lambda: given (upper port) or from the ground pivot
   for (int k = 0, at = 0; k < s->ncomp; k++) {
     mbsSchurComp *cp = s->comp + k;
     int r = cp->root, lr = r - s->s0, nl = m->body_lamnum[r];
     mbsReal *lam = w->lam + m->body_lamadr[r];
-    if (cp->rev) {
-      mbs_schurBackRev(m, w, s, cp, lam_low + s->port_cadr[cp->p0]);
-    } else if (cp->up) {
+    if (cp->up) {
       memcpy(lam, lam_up + at, (size_t)nl * sizeof(mbsReal));
       at += nl;
     } else if (nl > 0 && m->body_parent[r] < 0 && !s->mode[lr]) {
       const mbsReal *V = s->V + s->v_adr[lr], *rec = s->rec + s->rec_adr[lr];
       int vw = s->v_w[lr], vc = s->v_c0[lr];
+      MBS_FLOPS(mbs_flopSchurLamRoot(nl, vw));
       for (int i = 0; i < nl; i++) {
         mbsReal v = MBS_REC_Y(rec)[i];
         for (int j = 0; j < vw; j++) v += V[vw * i + j] * lam_low[vc + j];
@@ -984,6 +887,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
     int l = s->port_body[cp->p0], nl = m->body_lamnum[l];
     const mbsReal *pi = lam_low + s->port_cadr[cp->p0];
     mbsReal T[36], G[36], p[6] = {0, 0, 0, 0, 0, 0};
+    MBS_FLOPS(mbs_flopSpathVec(nl, mbs_flopSchurT(m, s, l)));
     mbs_schurT(m, w, s, l, T);
     mbs_schurG(w->xpar + 12 * l, T, nl, G);
     for (int j = 0; j < nl; j++)
@@ -1004,6 +908,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
         mbs_abaBodyFwd(m, w, b, p < 0 ? a0g : w->acc + 6 * p);
       const mbsReal *jf = w->jfrc + 6 * b;
       mbsReal *lam = w->lam + m->body_lamadr[b];
+      MBS_FLOPS(mbs_flopSchurLamInertia(nl, s->kind[lb] == 1, mbs_flopSchurT(m, s, b)));
       if (s->kind[lb] == 1) {
         const mbsReal *n = s->tn + 6 * lb;
         lam[0] = mbsu_dot3(n, jf), lam[1] = mbsu_dot3(n + 3, jf);
@@ -1018,6 +923,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
     const mbsReal *rec = s->rec + s->rec_adr[lb];
     mbsReal f[6] = {0, 0, 0, 0, 0, 0}, t6[6];
     const mbsReal *lam = w->lam + m->body_lamadr[b];
+    MBS_FLOPS(mbs_flopSchurAcc(nl, s->kind[lb] == 1, mbs_flopSchurT(m, s, b)));
     if (nl > 0) { // T lam
       if (s->kind[lb] == 1) {
         const mbsReal *n = s->tn + 6 * lb;
@@ -1044,20 +950,16 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       mbs_schurSubParentWrench(m, w, s, l, lam_low + s->port_cadr[q], f);
     }
     // internal children in reverse absorption order: L^T lam_c = y + W f + V pi
-    int rev = s->comp[s->body_comp[lb]].rev;
     for (int k = nch - 1; k >= 0; k--) {
       int c = ch[k];
       if (c >= s->s1) continue;
       int lc = c - s->s0, ncl = m->body_lamnum[c];
       if (ncl == 0 || s->mode[lc]) continue; // inertia-form children: after this body
       mbsReal *lamc = w->lam + m->body_lamadr[c];
-      if (rev) { // known already
-        mbs_schurSubParentWrench(m, w, s, c, lamc, f);
-        continue;
-      }
       const mbsReal *rc = s->rec + s->rec_adr[lc], *Wc = MBS_REC_W(rc, ncl), *yc = MBS_REC_Y(rc);
       for (int i = 0; i < ncl; i++) lamc[i] = yc[i] + mbsu_dot6(Wc + 6 * i, f);
       int vw = s->v_w[lc];
+      MBS_FLOPS(mbs_flopSchurLam(ncl, vw));
       if (vw > 0) {
         const mbsReal *V = s->V + s->v_adr[lc], *pi = lam_low + s->v_c0[lc];
         for (int i = 0; i < ncl; i++)
@@ -1067,6 +969,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       mbs_schurSubParentWrench(m, w, s, c, lamc, f);
     }
     // a spath root below an upper port: its inertia-form child's pA is short of the spike
+    MBS_FLOPS(s->comp[s->body_comp[lb]].spath && b == s->comp[s->body_comp[lb]].root ? 6 : 0);
     if (s->comp[s->body_comp[lb]].spath && b == s->comp[s->body_comp[lb]].root)
       for (int r = 0; r < 6; r++) f[r] -= s->spk[6 * lb + r];
     // a_b = M_b w_b + a0_b with the body's total constraint wrench (M_b: the starting compliance)
@@ -1159,6 +1062,7 @@ mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int
 
 int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor) {
   int n = nk + ne;
+  MBS_FLOPS(mbs_flopSchurReduce(nk, ne));
   // the pivot floor: a port system is positive semidefinite up to rounding that grows with the
   // length of the pieces it condenses (docs/formulation.md, 4.7); pivots below the floor are
   // raised to it (or to their own magnitude, the rounding level they show)
@@ -1211,6 +1115,7 @@ int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal 
 void mbs_schurExpand(int nk, int ne, const mbsReal *C, const mbsReal *g, const mbsReal *xk,
                      mbsReal *xe) {
   int n = nk + ne;
+  MBS_FLOPS(mbs_flopSchurExpand(nk, ne));
   for (int i = 0; i < ne; i++) {
     mbsReal v = g[nk + i];
     for (int c = 0; c < nk; c++) v -= C[(size_t)n * (nk + i) + c] * xk[c];
@@ -1236,6 +1141,7 @@ int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPai
   // assemble over [A, B, S] (S eliminated last), then reduce
   int na = a->na, ns = a->nb, nb = b->nb, n = na + nb + ns, nk = na + nb;
   int la = a->na + a->nb, lb = b->na + b->nb;
+  MBS_FLOPS(mbs_flopSchurAdd(la) + mbs_flopSchurAdd(lb));
   mbsReal M[18 * 18], gm[18];
   memset(M, 0, sizeof(mbsReal) * (size_t)n * n);
   int ia[12], ib[12]; // positions in the joint ordering
@@ -1301,6 +1207,7 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
   mbsSchurRank *r = calloc(1, sizeof *r);
   MBS_CHECK(r, MBS_ERR_NOMEM, "out of memory (schur rank)");
   if (nseg > b1 - b0) nseg = b1 - b0;
+  if (nseg > MBS_SCHUR_MAXSEG) nseg = MBS_SCHUR_MAXSEG;
   if (nseg < 1) nseg = 1;
   r->b0 = b0, r->b1 = b1, r->nseg = nseg;
   r->seg = calloc((size_t)nseg, sizeof *r->seg);
@@ -1308,9 +1215,23 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
   r->lam_low = calloc((size_t)nseg, sizeof *r->lam_low);
   mbsErr e =
       r->seg && r->lam_up && r->lam_low ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  // a chain piece whose last body has no child (the end of a chain): its last segment has no
+  // lower port and no spikes (docs/formulation.md 4.6), the others get 1/(nseg + sigma) each
   long n = b1 - b0;
+  int chainend = m->body_childnum[b1 - 1] == 0;
+  for (int b = b0 + 1; b < b1 && chainend; b++)
+    if (m->body_parent[b] != b - 1) chainend = 0;
+  const double parts = chainend && nseg > 1 ? nseg + MBS_SCHUR_THREAD_SPIKE : nseg;
+  int cut[MBS_SCHUR_MAXSEG + 1];
+  for (int t = 0; t < nseg; t++) cut[t] = b0 + (int)((double)n * t / parts);
+  cut[nseg] = b1;
+  for (int t = 1; t < nseg; t++) // every segment at least one body
+    if (cut[t] <= cut[t - 1]) cut[t] = cut[t - 1] + 1;
+  for (int t = nseg - 1; t >= 1; t--)
+    if (cut[t] > b1 - (nseg - t)) cut[t] = b1 - (nseg - t);
   for (int t = 0; t < nseg && !e; t++) {
-    e = mbs_schurCreate(m, b0 + (int)(n * t / nseg), b0 + (int)(n * (t + 1) / nseg), &r->seg[t]);
+    int s0 = cut[t], s1 = cut[t + 1];
+    e = mbs_schurCreate(m, s0, s1, &r->seg[t]);
     if (!e) {
       const mbsSchur *s = r->seg[t];
       int nu = 0;
@@ -1470,6 +1391,7 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
         base = nk + mbs_schurPortPos(m, sc->eport, sc->nep, l);
       for (int i = 0; i < m->body_lamnum[l]; i++) map[o + i] = base + i;
     }
+    MBS_FLOPS(mbs_flopSchurAdd(cp->n));
     for (int i = 0; i < cp->n; i++) {
       sc->gw[map[i]] += cp->g[i];
       for (int j = 0; j < cp->n; j++) sc->W[(size_t)n * map[i] + map[j]] += cp->C[cp->n * i + j];
@@ -1484,6 +1406,7 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
         if (s->port_body[cp->p0 + i] >= r->b1) own += m->body_lamnum[s->port_body[cp->p0 + i]];
       int kb = sc->nup + own + kat;
       const mbsReal *Rc = ch->R, *gc = ch->R + (size_t)nc * nc;
+      MBS_FLOPS(mbs_flopSchurAdd(nc));
       for (int i = 0; i < nc; i++) {
         int pi = i < ch->nup ? ep + i : kb + i - ch->nup;
         sc->gw[pi] += gc[i];
