@@ -1,6 +1,7 @@
 #!/bin/bash
 # Outputs survive kills (issue 12.2): a 2-rank run is killed with SIGKILL on one rank at a random
-# moment, restarted from its checkpoint, killed again, restarted again to the end; its
+# output row (100 to 1095 steps after it started), restarted from its checkpoint, killed again,
+# restarted again to the end; its
 # trajectory.csv and energy.csv must equal an uninterrupted run's byte for byte (and bodies.csv,
 # and the final state of run.json). With hdf5 the /q and /qd datasets and the row count of the
 # XDMF file are compared instead of trajectory.csv.
@@ -23,8 +24,9 @@ RANDOM=$seed
 echo "kill_restart: seed $seed (MBS_KILL_SEED=$seed repeats it), format $fmt"
 # the checkpoint step is an output step (the avg_iterations column counts from the previous
 # row); no damping or joint forces, so the work column is exactly 0 (its sum over ranks restarts
-# from the checkpoint in another order)
-set -- --quiet --set model.chain.n=64 --set integrator.t_end=2 --set output.every=5 \
+# from the checkpoint in another order); 6 s = 1200 rows, long enough for two kills at random
+# rows
+set -- --quiet --set model.chain.n=64 --set integrator.t_end=6 --set output.every=5 \
   --set output.checkpoint_every=50 --set output.format="$fmt"
 export OMPI_MCA_orte_execute_quiet=1
 
@@ -36,22 +38,26 @@ mpi2() {
 # the uninterrupted run
 mpi2 --out "$tmp/ref" "$@" || bad "uninterrupted run failed"
 
-# run_killed DIR ARGS...: start, wait for a checkpoint newer than the one it started from, wait
-# a random 0..0.5 s, SIGKILL a random rank; returns 0 if the kill happened before the end
+# rows DIR: lines of DIR/energy.csv (0 without it)
+rows() {
+  if [ -f "$1/energy.csv" ]; then wc -l <"$1/energy.csv"; else echo 0; fi
+}
+
+# run_killed DIR ARGS...: start, wait until energy.csv has a random 20..219 rows (100..1095
+# steps) more than when it started (rows reach the file at least at every checkpoint, every 10
+# rows), SIGKILL a random rank; returns 0 if the kill happened before the end
 run_killed() {
   dir=$1
   shift
-  before=$(stat -c %Y.%s "$dir/checkpoint.bin" 2>/dev/null || echo none)
+  target=$(($(rows "$dir") + 20 + RANDOM % 200))
   # shellcheck disable=SC2086
   "$mpiexec" "$npflag" 2 $pre "$mbspar" run "$cfg" --out "$dir" "$@" 2>"$tmp/killed.err" &
   launcher=$!
   n=0
-  while [ "$(stat -c %Y.%s "$dir/checkpoint.bin" 2>/dev/null || echo none)" = "$before" ] &&
-    kill -0 $launcher 2>/dev/null && [ $n -lt 600 ]; do
-    sleep 0.02
+  while [ "$(rows "$dir")" -lt $target ] && kill -0 $launcher 2>/dev/null && [ $n -lt 6000 ]; do
+    sleep 0.01
     n=$((n + 1))
   done
-  sleep "0.$((RANDOM % 5))$((RANDOM % 10))"
   # the ranks are the launcher's children; pick one by its MPI rank
   victim_rank=$((RANDOM % 2))
   victim=
