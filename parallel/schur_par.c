@@ -728,8 +728,14 @@ static mbsErr mbsp_schurSolverCreate(const mbsModel *m, const mbsCfs *c, const m
   (void)c;
   MBS_CHECK(ctx, MBS_ERR_UNSUPPORTED, "solver.method = schur runs on the distributed engine only");
   mbspEngine *eng = ctx;
-  mbspSchurSolver *sv;
-  MBS_ALLOC(sv, 1);
+  mbspSchurSolver *sv = calloc(1, sizeof *sv);
+  // mbsp_schurCreate is collective: a failed allocation here must not skip it on one rank
+  mbsErr ea = mbsp_agreeErr(mbsp_engineComm(eng),
+                            sv ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur)"));
+  if (ea) {
+    free(sv);
+    return ea;
+  }
   sv->opt = *opt;
   mbspDecompInfo di;
   mbsp_engineDecomp(eng, &di);

@@ -1182,7 +1182,7 @@ void mbs_schurRankDestroy(mbsSchurRank **pr) {
   if (!pr || !*pr) return;
   mbsSchurRank *r = *pr;
   for (int t = 0; t < r->nseg; t++) {
-    mbs_schurDestroy(&r->seg[t]);
+    if (r->seg) mbs_schurDestroy(&r->seg[t]); // NULL: its allocation failed
     if (r->lam_up) free(r->lam_up[t]);
     if (r->lam_low) free(r->lam_low[t]);
   }
