@@ -24,6 +24,15 @@ if(TARGET mbspar)
   # 12.2: kill -9 of one rank at a random step, twice, then restart: CSVs bitwise equal
   add_test(NAME kill_restart.np2 COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/kill_restart.sh
                                          ${MBS_HARDEN_ARGS})
+  # ... the same with HDF5 output (trajectory.h5 rows and trajectory.xmf compared with h5py,
+  # Debian python3-h5py: the python3 in /usr/bin, as the viz tests use)
+  find_program(MBS_PYTHON3_H5 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+  if(MBS_PYTHON3_H5)
+    add_test(NAME kill_restart_h5.np2 COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/kill_restart.sh
+                                              ${MBS_HARDEN_ARGS})
+    set_tests_properties(kill_restart_h5.np2 PROPERTIES LABELS mpi TIMEOUT 300
+      ENVIRONMENT "${MBS_MPI_ENV};MBS_KILL_FORMAT=hdf5;MBS_PYTHON=${MBS_PYTHON3_H5}")
+  endif()
   # 12.3: non-finite results give exit 5 in every method and verb
   add_test(NAME nan_exit COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/nan_exit.sh ${MBS_HARDEN_ARGS})
   # 12.4: SIGTERM/SIGUSR1 to a rank or to mpirun

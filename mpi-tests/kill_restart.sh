@@ -8,6 +8,7 @@
 #
 #   kill_restart.sh MBSPAR CONFIGS_DIR MPIEXEC NPFLAG [PREFLAGS...]
 #
+# MBS_PYTHON: the python3 that compares (with h5py for MBS_KILL_FORMAT=hdf5; default python3).
 # MBS_KILL_SEED=N repeats a run (the seed is printed); MBS_KILL_FORMAT=hdf5 tests the HDF5 output.
 mbspar=$1
 cfg=$2/chain.cfg
@@ -106,7 +107,7 @@ if [ "$fmt" = csv ]; then
   cmp -s "$tmp/ref/trajectory.csv" "$tmp/run/trajectory.csv" ||
     bad "trajectory.csv differs from the uninterrupted run's"
 fi
-python3 - "$tmp/ref" "$tmp/run" "$fmt" <<'PY' || bad "final state or HDF5 rows differ"
+${MBS_PYTHON:-python3} - "$tmp/ref" "$tmp/run" "$fmt" <<'PY' || bad "final state or HDF5 rows differ"
 import json, subprocess, sys
 ref, run, fmt = sys.argv[1:4]
 a, b = (json.load(open(d + "/run.json"))["results"] for d in (ref, run))
