@@ -162,6 +162,8 @@ mbsErr mbsp_tsStep(mbspTs *m, double t_end) {
                       "time integration failed at t = %.17g (TS reason %d: step size too small "
                       "or too many rejections)",
                       t, (int)reason);
+  // TSStep does not run the post-step hook (TSSolve does): the quaternions' renormalisation
+  MBS_CALL_PETSC(TSPostStep(m->ts));
   PetscInt k;
   MBS_CALL_PETSC(TSGetStepNumber(m->ts, &k));
   if (m->fixed) {

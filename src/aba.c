@@ -369,7 +369,9 @@ void mbs_abaBodyInit(const mbsModel *m, mbsWork *w, int b) {
   mbs_abaInitBody(m, w, b);
 }
 
-int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b) {
+// pass 2 or 3 for one body: the axis-specialised kernel or the generic one (mbs_aba and the
+// per-body entry points)
+static MBS_FORCEINLINE int mbs_abaBack1(const mbsModel *m, mbsWork *w, int b) {
   if (mbs_jntSpecial(m, b)) {
     int ok;
     switch (m->jnt_axisk[b]) {
@@ -389,7 +391,7 @@ int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b) {
   return mbs_abaBackGeneric(m, w, b) < 0 ? -1 : 1;
 }
 
-void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
+static MBS_FORCEINLINE void mbs_abaFwd1(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
   if (mbs_jntSpecial(m, b)) {
     switch (m->jnt_axisk[b]) {
     case 0:
@@ -410,6 +412,14 @@ void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
   mbsu_sym6Mul(R, w->acc + 6 * b, f);
   for (int x = 0; x < 6; x++) f[x] += R[MBS_REC_PA + x];
   MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_F));
+}
+
+int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b) {
+  return mbs_abaBack1(m, w, b);
+}
+
+void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
+  mbs_abaFwd1(m, w, b, ap);
 }
 
 // ---------------------------------------------------------------- spikes (schur paths)
@@ -532,53 +542,17 @@ mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
   // articulated quantities start as the rigid ones) runs inside it, just before a record is first
   // written: a leaf's own, a parent's before its last child (the first one visited) adds to it
   for (int b = n - 1; b >= 0; b--) {
-    int ok, p = m->body_parent[b];
+    int p = m->body_parent[b];
     if (m->body_childnum[b] == 0) mbs_abaInitBody(m, w, b);
     if (p >= 0 && m->child_list[m->body_childadr[p] + m->body_childnum[p] - 1] == b)
       mbs_abaInitBody(m, w, p);
-    if (mbs_jntSpecial(m, b)) {
-      switch (m->jnt_axisk[b]) {
-      case 0:
-        ok = mbs_abaBackK(0, m, w, b);
-        break;
-      case 1:
-        ok = mbs_abaBackK(1, m, w, b);
-        break;
-      default:
-        ok = mbs_abaBackK(2, m, w, b);
-      }
-      if (!ok)
-        return mbs_errSet(MBS_ERR_NUMERIC, "aba: singular articulated inertia at body %s",
-                          m->body_name[b]);
-    } else if (mbs_abaBackGeneric(m, w, b) < 0) {
-      return MBS_ERR_NUMERIC;
-    }
+    if (mbs_abaBack1(m, w, b) < 0) return MBS_ERR_NUMERIC;
   }
 
   // pass 3 (base to tip): accelerations and joint wrenches
   for (int b = 0; b < n; b++) {
     int p = m->body_parent[b];
-    const mbsReal *ap = p < 0 ? a0 : w->acc + 6 * p;
-    if (mbs_jntSpecial(m, b)) {
-      switch (m->jnt_axisk[b]) {
-      case 0:
-        mbs_abaFwdK(0, m, w, b, ap);
-        break;
-      case 1:
-        mbs_abaFwdK(1, m, w, b, ap);
-        break;
-      default:
-        mbs_abaFwdK(2, m, w, b, ap);
-      }
-      continue;
-    }
-    mbs_abaAccel(m, w, b, ap);
-    MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_A) + mbs_flopAba(m, b, MBS_FLA_QDD));
-    const mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
-    mbsReal *restrict f = w->jfrc + 6 * b;
-    mbsu_sym6Mul(R, w->acc + 6 * b, f);
-    for (int x = 0; x < 6; x++) f[x] += R[MBS_REC_PA + x];
-    MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_F));
+    mbs_abaFwd1(m, w, b, p < 0 ? a0 : w->acc + 6 * p);
   }
   return MBS_OK;
 }

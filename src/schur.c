@@ -1301,6 +1301,7 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
   mbsSchurRank *r = calloc(1, sizeof *r);
   MBS_CHECK(r, MBS_ERR_NOMEM, "out of memory (schur rank)");
   if (nseg > b1 - b0) nseg = b1 - b0;
+  if (nseg > MBS_SCHUR_MAXSEG) nseg = MBS_SCHUR_MAXSEG;
   if (nseg < 1) nseg = 1;
   r->b0 = b0, r->b1 = b1, r->nseg = nseg;
   r->seg = calloc((size_t)nseg, sizeof *r->seg);
@@ -1308,9 +1309,23 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
   r->lam_low = calloc((size_t)nseg, sizeof *r->lam_low);
   mbsErr e =
       r->seg && r->lam_up && r->lam_low ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  // a chain piece whose last body has no child (the end of a chain): its last segment has no
+  // lower port and no spikes (docs/formulation.md 4.6), the others get 1/(nseg + sigma) each
   long n = b1 - b0;
+  int chainend = m->body_childnum[b1 - 1] == 0;
+  for (int b = b0 + 1; b < b1 && chainend; b++)
+    if (m->body_parent[b] != b - 1) chainend = 0;
+  const double parts = chainend && nseg > 1 ? nseg + MBS_SCHUR_THREAD_SPIKE : nseg;
+  int cut[MBS_SCHUR_MAXSEG + 1];
+  for (int t = 0; t < nseg; t++) cut[t] = b0 + (int)((double)n * t / parts);
+  cut[nseg] = b1;
+  for (int t = 1; t < nseg; t++) // every segment at least one body
+    if (cut[t] <= cut[t - 1]) cut[t] = cut[t - 1] + 1;
+  for (int t = nseg - 1; t >= 1; t--)
+    if (cut[t] > b1 - (nseg - t)) cut[t] = b1 - (nseg - t);
   for (int t = 0; t < nseg && !e; t++) {
-    e = mbs_schurCreate(m, b0 + (int)(n * t / nseg), b0 + (int)(n * (t + 1) / nseg), &r->seg[t]);
+    int s0 = cut[t], s1 = cut[t + 1];
+    e = mbs_schurCreate(m, s0, s1, &r->seg[t]);
     if (!e) {
       const mbsSchur *s = r->seg[t];
       int nu = 0;

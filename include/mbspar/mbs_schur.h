@@ -153,6 +153,11 @@ typedef struct {
   int nfloor;                  ///< port-system pivots raised to the floor by the last factor
 } mbsSchurRank;
 
+/// Extra weight of a thread segment with spikes against the spike-free last segment of a chain's
+/// end (mbs_schurRankCreate).
+#define MBS_SCHUR_THREAD_SPIKE 0.8
+/// Most segments (OpenMP threads) of one rank.
+#define MBS_SCHUR_MAXSEG 256
 /// Cut [b0, b1) into \p nseg segments (fewer if the range is shorter) and plan their join.
 /// Local.
 mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchurRank **r);
