@@ -8,21 +8,26 @@
 # Models: chain N = 65536 (configs/chain.cfg, q0 = 0.01, qd0 = 0.5) and binary tree N = 65535
 # (configs/large_tree.cfg, depth 16).
 # 1. serial ABA here, for real (solver.method=aba, --repeat 30, best of 3 launches, one thread):
-#    the baseline of every speedup, for each model size used below.
+#    the baseline of every speedup, for each model size used below. (Its mean includes the first,
+#    cold evaluation; one more launch of --repeat 1 shows how much: the table's "steady" column.)
 # 2. calibration: schur on the chain at P = 1 and 2, real (`mpirun -n P --bind-to core`, best of
-#    2 launches) against the SMPI runs of step 3; the ratio SMPI / real is printed. Host speed is
-#    1:1 (platform speed = smpi/host-speed = 1 Gf: SMPI charges each compute block the time it
-#    took on this machine).
+#    2) against the SMPI runs of step 3; the ratio SMPI / real is printed. Host speed is 1:1
+#    (platform speed = smpi/host-speed = 1 Gf: SMPI charges each compute block the time it took
+#    on this machine).
 # 3. strong scaling: both models on P = 1, 2, 4, ..., 1024 simulated hosts.
 # 4. weak scaling: chain with 1024 bodies per host, P = 1, 2, 4, ..., 1024; its last point is the
 #    N = 2^20 chain on 1024 hosts (peak RSS of the smpirun process: /usr/bin/time %M).
-# 5. cpa: `mbspar cpa CFG --method schur --procs 1024 --calibrate` here (kernel costs measured on
-#    this machine) with the message latency and bandwidth measured by cpa --calibrate on 2
-#    simulated hosts; its owner-computes prediction (distributed_s) per P next to SMPI. Filled in
-#    only when the build's cpa has a schur graph (otherwise "n/a" with the reason).
-# The time per evaluation is the JSON time_per_eval_s: the mean of K timed evaluations, measured
-# by mbspar with MPI_Wtime, which SMPI simulates (startup excluded). --repeat K: evaluations per
-# SMPI launch (default 10). --quick: P = 1, 2, 16, 64 only (no 2^20 point), a smoke run.
+# 5. cpa: `mbspar cpa CFG --method schur --procs 1024` here, its owner-computes prediction
+#    (distributed_s) per P next to SMPI. Cost model: one flop time = SMPI's P = 1 time per
+#    evaluation / the one-rank graph's flops (cpa --calibrate is refused for schur), message
+#    latency and bandwidth as cpa --calibrate measures them on 2 simulated hosts. Filled in only
+#    when the build's cpa has a schur graph (otherwise "n/a" with the reason).
+# The time per evaluation is from the JSON time_per_eval_s, measured by mbspar with MPI_Wtime,
+# which SMPI simulates (startup excluded), without the first evaluation (cold caches, first touch
+# of the work arrays: 2-10x a steady one): two launches with --repeat 1 and 1 + K give
+# ((1 + K) t(1 + K) - t(1)) / K; the same for the real schur runs of the calibration (K = 30).
+# --repeat K: steady evaluations per SMPI point (default 10).
+# --quick: P = 1, 2, 16, 64 only (no 2^20 point), a smoke run.
 # Every launch records the load average; a failed configuration is recorded with its reason.
 # Writes bench/results/smpi_schur_<UTC>.jsonl and .md, docs/img/smpi_schur_{strong,weak}.png.
 set -euo pipefail
@@ -112,7 +117,7 @@ model() {
 # failed STUDY FAMILY SIZE P KIND RC LOG : record a failure with its reason (the log's last lines)
 failed() {
   local why
-  why=$(grep -v '^\[' "$7" | tail -3 | tr '\n' ' ' | cut -c1-300)
+  why=$(sed '/^\[/d' "$7" | tail -3 | tr '\n' ' ' | cut -c1-300)
   (($6 == 124)) && why="timeout; $why"
   (($6 == 137)) && why="killed (out of memory?); $why"
   log "FAILED $5 $1 $2 size=$3 P=$4 (exit $6): $why"
@@ -141,81 +146,88 @@ aba() {
     fi
     rec "$work/a.json" real aba "$1" "$2" 1 "launch $i"
   done
+  # one launch of a single evaluation: the first (cold) evaluation's share of the mean
+  rc=0
+  /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$mbspar" accel "${margs[@]}" \
+    --set solver.method=aba --repeat 1 --quiet --json "$work/a1.json" >"$work/log" 2>&1 || rc=$?
+  ((rc)) || rec "$work/a1.json" real aba1 "$1" "$2" 1 "repeat 1"
   log "ABA $1 size=$2: $("$py" -c 'import json,sys; print("%.4g s/eval" % json.load(open(sys.argv[1]))["time_per_eval_s"])' "$work/a.json") (last launch)"
 }
 
-# realschur P : schur on the chain for real with mpirun, 2 launches of --repeat 30
+# steady K1JSON K2JSON : the time per evaluation without the first (cold) one, from two launches
+# with different --repeat: (K2 t2 - K1 t1) / (K2 - K1)
+steady() { "$py" "$report" steady "$1" "$2"; }
+
+# realschur P : schur on the chain for real with mpirun: 2 pairs of launches (--repeat 1 and 31)
 realschur() {
-  local i rc
+  local i k rc
   model chain "$chain_n"
   for i in 1 2; do
-    rm -f "$work/r.json"
-    rc=0
-    /usr/bin/time -f '%e %U %S %M' -o "$work/time" mpirun -n "$1" --bind-to core "$mbspar" accel \
-      "${margs[@]}" --set solver.method=schur --repeat 30 --quiet --json "$work/r.json" \
-      >"$work/log" 2>&1 || rc=$?
-    if ((rc)); then
-      failed calib chain "$chain_n" "$1" real "$rc" "$work/log"
-      return 0
-    fi
-    rec "$work/r.json" real calib chain "$chain_n" "$1" "launch $i"
+    for k in 1 31; do
+      rm -f "$work/r.json"
+      rc=0
+      /usr/bin/time -f '%e %U %S %M' -o "$work/time" mpirun -n "$1" --bind-to core "$mbspar" accel \
+        "${margs[@]}" --set solver.method=schur --repeat "$k" --quiet --json "$work/r.json" \
+        >"$work/log" 2>&1 || rc=$?
+      if ((rc)); then
+        failed calib chain "$chain_n" "$1" real "$rc" "$work/log"
+        return 0
+      fi
+      rec "$work/r.json" real calib chain "$chain_n" "$1" "pair $i"
+      cp "$work/r.json" "$work/r_$k.json"
+    done
+    log "real mpirun -n $1 schur chain size=$chain_n: $(steady "$work/r_1.json" "$work/r_31.json") s/eval (pair $i, without the first evaluation)"
   done
 }
 
-# sim STUDY FAMILY SIZE P : one SMPI launch of schur on P simulated hosts
+# sim STUDY FAMILY SIZE P : schur on P simulated hosts, two SMPI launches (--repeat 1 and 1 + $rep)
 sim() {
-  local p=$4 rc=0
+  local p=$4 rc=0 k
   model "$2" "$3"
   [[ -f $work/cluster_$p.xml ]] || bash "$here/bench/smpi/platform.sh" "$p" "$speed" "$work"
-  rm -f "$work/s.json"
-  /usr/bin/time -f '%e %U %S %M' -o "$work/time" timeout 1200 smpirun -np "$p" \
-    -platform "$work/cluster_$p.xml" -hostfile "$work/hosts_$p.txt" --cfg=smpi/host-speed:$speed \
-    "$sbuild/mbspar_smpi" accel "${margs[@]}" --set solver.method=schur --repeat "$rep" --quiet \
-    --json "$work/s.json" >"$work/log" 2>&1 || rc=$?
-  if ((rc)) || [[ ! -s $work/s.json ]]; then
-    failed "$1" "$2" "$3" "$p" smpi "$rc" "$work/log"
-    return 0
-  fi
-  rec "$work/s.json" smpi "$1" "$2" "$3" "$p"
-  log "SMPI $1 $2 size=$3 P=$p: $("$py" -c 'import json,sys; print("%.4g s/eval" % json.load(open(sys.argv[1]))["time_per_eval_s"])' "$work/s.json") simulated, real $(tail -1 "$work/time" | cut -d' ' -f1) s, $(tail -1 "$work/time" | cut -d' ' -f4) kB"
-}
-
-# cpa FAMILY SIZE : the critical-path prediction of schur for P = 1 .. 1024, first choice calibrated
-# inside the simulation (smpirun -np 2: kernels timed 1:1 like SMPI's compute blocks, messages on
-# the simulated network), else calibrated here on one rank with the simulated network's latency
-# and bandwidth, else with the default kernel costs
-cpa() {
-  local rc=0 how
-  model "$1" "$2"
-  for how in smpi real default; do
-    rm -f "$work/c.json"
-    rc=0
-    case $how in
-    smpi)
-      /usr/bin/time -f '%e %U %S %M' -o "$work/time" timeout 900 smpirun -np 2 \
-        -platform "$work/cluster_2.xml" -hostfile "$work/hosts_2.txt" --cfg=smpi/host-speed:$speed \
-        "$sbuild/mbspar_smpi" cpa "${margs[@]}" --method schur --procs 1024 --calibrate --quiet \
-        --json "$work/c.json" >"$work/log" 2>&1 || rc=$?
-      ;;
-    real)
-      /usr/bin/time -f '%e %U %S %M' -o "$work/time" timeout 900 "$mbspar" cpa "${margs[@]}" \
-        --method schur --procs 1024 --calibrate --latency "$alpha" --bandwidth "$beta" --quiet \
-        --json "$work/c.json" >"$work/log" 2>&1 || rc=$?
-      ;;
-    *)
-      /usr/bin/time -f '%e %U %S %M' -o "$work/time" timeout 900 "$mbspar" cpa "${margs[@]}" \
-        --method schur --procs 1024 --latency "$alpha" --bandwidth "$beta" --quiet \
-        --json "$work/c.json" >"$work/log" 2>&1 || rc=$?
-      ;;
-    esac
-    if ((rc == 0)) && [[ -s $work/c.json ]]; then
-      rec "$work/c.json" cpa cpa "$1" "$2" 0 "$how"
-      log "cpa $1 size=$2 ($how calibration) done in $(tail -1 "$work/time" | cut -d' ' -f1) s"
+  for k in 1 $((rep + 1)); do
+    rm -f "$work/s.json"
+    /usr/bin/time -f '%e %U %S %M' -o "$work/time" timeout 1200 smpirun -np "$p" \
+      -platform "$work/cluster_$p.xml" -hostfile "$work/hosts_$p.txt" --cfg=smpi/host-speed:$speed \
+      "$sbuild/mbspar_smpi" accel "${margs[@]}" --set solver.method=schur --repeat "$k" --quiet \
+      --json "$work/s.json" >"$work/log" 2>&1 || rc=$?
+    if ((rc)) || [[ ! -s $work/s.json ]]; then
+      failed "$1" "$2" "$3" "$p" smpi "$rc" "$work/log"
       return 0
     fi
-    log "cpa $1 size=$2 ($how calibration) failed (exit $rc): $(grep -v '^\[' "$work/log" | tail -1)"
+    rec "$work/s.json" smpi "$1" "$2" "$3" "$p" "repeat $k"
+    cp "$work/s.json" "$work/sim_$1_$2_${p}_$k.json"
   done
-  failed cpa "$1" "$2" 0 cpa "$rc" "$work/log"
+  log "SMPI $1 $2 size=$3 P=$p: $(steady "$work/sim_$1_$2_${p}_1.json" "$work/s.json") s/eval simulated, real $(tail -1 "$work/time" | cut -d' ' -f1) s, $(tail -1 "$work/time" | cut -d' ' -f4) kB (launch of $k)"
+}
+
+# cpa FAMILY SIZE : the critical-path prediction of schur for P = 1 .. 1024. cpa --calibrate is
+# refused for schur (its evaluation exists on the distributed engine only), so: one flop time, the
+# SMPI P = 1 time per evaluation (1:1 with this machine) / the one-rank graph's T1 in flops, and
+# the message latency and bandwidth measured in the simulation ($alpha, $beta)
+cpa() {
+  local rc=0 ft
+  model "$1" "$2"
+  rm -f "$work/c.json"
+  "$mbspar" cpa "${margs[@]}" --method schur --procs 1 --flop-time 1e-9 --quiet \
+    --json "$work/c.json" >"$work/log" 2>&1 || rc=$?
+  if ((rc == 0)) && [[ -f $work/sim_strong_$1_1_$((rep + 1)).json ]]; then
+    ft=$("$py" -c 'import json,sys; w=json.load(open(sys.argv[1]))["cpa"]["work_flops"]; print("%.6g" % (float(sys.argv[2]) / w))' \
+      "$work/c.json" "$(steady "$work/sim_strong_$1_1_1.json" "$work/sim_strong_$1_1_$((rep + 1)).json")")
+    rm -f "$work/c.json"
+    /usr/bin/time -f '%e %U %S %M' -o "$work/time" timeout 900 "$mbspar" cpa "${margs[@]}" --method schur \
+      --procs 1024 --flop-time "$ft" --latency "$alpha" --bandwidth "$beta" --quiet \
+      --json "$work/c.json" >"$work/log" 2>&1 || rc=$?
+  elif ((rc == 0)); then
+    echo "no SMPI P = 1 run of $1 to calibrate the flop time" >"$work/log"
+    rc=1
+  fi
+  if ((rc)); then
+    failed cpa "$1" "$2" 0 cpa "$rc" "$work/log"
+    return 0
+  fi
+  rec "$work/c.json" cpa cpa "$1" "$2" 0 "flop time $ft s from SMPI P = 1"
+  log "cpa $1 size=$2 (flop time $ft s) done in $(tail -1 "$work/time" | cut -d' ' -f1) s"
 }
 
 log "results -> $out (P = ${plist[*]}, --repeat $rep per SMPI launch)"
@@ -254,7 +266,7 @@ log "simulated network for cpa: latency $alpha s, bandwidth $beta B/s"
 rc=0
 "$mbspar" cpa "$here/configs/chain.cfg" --set model.chain.n=64 --method schur --procs 4 --quiet \
   --json "$work/probe.json" >"$work/log" 2>&1 || rc=$?
-why="cpa failed (exit $rc): $(grep -v '^\[' "$work/log" | tail -1)"
+why="cpa failed (exit $rc): $(sed '/^\[/d' "$work/log" | tail -1)"
 if ((rc == 0)); then
   why=$("$py" "$report" record "$work/probe.json" --kind cpa --study probe --family chain --size 64 --P 0 |
     "$py" -c 'import json,sys; r=json.load(sys.stdin); print("" if r["available"] else r["unavailable_reason"])')

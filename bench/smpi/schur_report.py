@@ -5,8 +5,9 @@
   schur_report.py report RESULTS.jsonl --img DIR --md FILE
 
 Definitions (docs/scaling.md, "Exact solver (schur) on simulated clusters"):
-  T_sim(P)   SMPI's simulated time per evaluation (time_per_eval_s: the mean of the timed
-             evaluations, MPI_Wtime inside the simulation; startup excluded)
+  T_sim(P)   SMPI's simulated time per evaluation without the first (cold) one: launches with
+             --repeat 1 and 1 + K, ((1 + K) t(1 + K) - t(1)) / K of their time_per_eval_s (the mean
+             of the timed evaluations, MPI_Wtime inside the simulation; startup excluded)
   T_ABA(N)   serial ABA per evaluation, for real here: best of 3 launches of --repeat 30
   speedup    T_ABA(N) / T_sim(P)
   cpa        mbspar cpa --method schur: owner-computes schedule with messages (distributed_s),
@@ -63,6 +64,48 @@ def cmd_record(a):
     print(json.dumps(r))
 
 
+def steady_pair(k1, t1, k2, t2):
+    """time per evaluation without the first one from launches of k1 < k2 evaluations; the longer
+    launch's mean when the difference is not positive (noise in the single evaluation: flagged by
+    unreliable())."""
+    if k2 > k1:
+        d = (k2 * t2 - k1 * t1) / (k2 - k1)
+        if d > 0:
+            return d
+    return t2
+
+
+def unreliable(k1, t1, k2, t2):
+    return k2 > k1 and (k2 * t2 - k1 * t1) <= 0
+
+
+def cmd_steady(a):
+    d = [json.load(open(f)) for f in (a.k1, a.k2)]
+    if unreliable(d[0]['repeat'], d[0]['time_per_eval_s'], d[1]['repeat'], d[1]['time_per_eval_s']):
+        print("schur_report.py: the single evaluation took longer than the other launch: its mean",
+              file=sys.stderr)
+    print(f"{steady_pair(d[0]['repeat'], d[0]['time_per_eval_s'], d[1]['repeat'], d[1]['time_per_eval_s']):.6g}")
+
+
+def merge(lst):
+    """one record per P from the launches with --repeat 1 and 1 + K: t = steady time per
+    evaluation, t_mean = the longer launch's mean, t_first = the single evaluation."""
+    out = []
+    for p in sorted({r["P"] for r in lst}):
+        ls = sorted([r for r in lst if r["P"] == p], key=lambda r: r["repeat"])
+        r1, r2 = ls[0], ls[-1]
+        r = dict(r2)
+        r["t"] = steady_pair(r1["repeat"], r1["time_per_eval_s"], r2["repeat"], r2["time_per_eval_s"])
+        r["t_mean"] = r2["time_per_eval_s"]
+        r["t_first"] = r1["time_per_eval_s"] if r1["repeat"] == 1 else None
+        r["unreliable"] = unreliable(r1["repeat"], r1["time_per_eval_s"], r2["repeat"], r2["time_per_eval_s"])
+        r["launch_wall_s"] = sum(x["launch_wall_s"] for x in ls)
+        r["launch_maxrss_kB"] = max(x["launch_maxrss_kB"] for x in ls)
+        r["repeat"] = r2["repeat"] - (r1["repeat"] if r2["repeat"] > r1["repeat"] else 0)
+        out.append(r)
+    return out
+
+
 def load(path):
     with open(path) as f:
         return [json.loads(x) for x in f if x.strip()]
@@ -106,8 +149,8 @@ def cmd_report(a):
         return min(ls, key=lambda r: r["time_per_eval_s"]) if ls else None
 
     def smpi(study, fam):
-        return sorted([r for r in ok if r["kind"] == "smpi" and r["study"] == study
-                       and r["family"] == fam], key=lambda r: r["P"])
+        return merge([r for r in ok if r["kind"] == "smpi" and r["study"] == study
+                      and r["family"] == fam])
 
     def cpa(fam):
         return next((r for r in ok if r["kind"] == "cpa" and r["family"] == fam), None)
@@ -125,33 +168,45 @@ def cmd_report(a):
     # serial ABA
     fams = {"chain": "chain", "tree": "binary tree"}
     L += ["#### Serial ABA here (the baseline)", "",
-          "| model | N | ABA time/eval [ms] (best of 3) | the 3 launches [ms] | peak RSS [MB] |",
-          "|---|---:|---:|---|---:|"]
+          "| model | N | ABA time/eval [ms] (best of 3) | the 3 launches [ms] | first evaluation "
+          "alone [ms] | steady (without the first) [ms] | peak RSS [MB] |",
+          "|---|---:|---:|---|---:|---:|---:|"]
     seen = sorted({(r["family"], r["size"]) for r in ok if r["kind"] == "real" and r["study"] == "aba"})
     for fam, size in seen:
         ls = [r for r in ok if r["kind"] == "real" and r["study"] == "aba" and r["family"] == fam
               and r["size"] == size]
         b = aba(fam, size)
+        a1 = next((r for r in ok if r["kind"] == "real" and r["study"] == "aba1"
+                   and r["family"] == fam and r["size"] == size), None)
+        st = steady_pair(1, a1["time_per_eval_s"], b["repeat"], b["time_per_eval_s"]) if a1 else None
         L.append(f"| {fams[fam]} | {b['bodies']} | {ms(b['time_per_eval_s'])} | "
                  + ", ".join(ms(r["time_per_eval_s"]) for r in ls)
-                 + f" | {max(r['launch_maxrss_kB'] for r in ls) / 1024:.0f} |")
+                 + f" | {ms(a1 and a1['time_per_eval_s'])} | {ms(st)} | "
+                 f"{max(r['launch_maxrss_kB'] for r in ls) / 1024:.0f} |")
     L.append("")
 
     # calibration
     calib = {}
     L += ["#### Calibration: schur on the chain (N = 65536), real against simulated", "",
-          "Real: `mpirun -n P --bind-to core mbspar accel ... --set solver.method=schur --repeat 30`, "
-          "best of 2 launches. SMPI: the strong-scaling launch at the same P.", "",
+          "Real: `mpirun -n P --bind-to core mbspar accel ... --set solver.method=schur`, launches of "
+          "--repeat 1 and 31, the steady time per evaluation from their difference, best of 2 pairs. "
+          "SMPI: the strong-scaling point at the same P (the same difference).", "",
           "| P | real time/eval [ms] | SMPI simulated time/eval [ms] | SMPI / real | load |",
           "|---:|---:|---:|---:|---:|"]
     st_chain = smpi("strong", "chain")
     for p in (1, 2):
         re = [r for r in ok if r["kind"] == "real" and r["study"] == "calib" and r["P"] == p]
         sm = next((r for r in st_chain if r["P"] == p), None)
-        rb = min(re, key=lambda r: r["time_per_eval_s"]) if re else None
-        ratio = sm["time_per_eval_s"] / rb["time_per_eval_s"] if rb and sm else None
+        pairs = []
+        for note in sorted({r["note"] for r in re}):
+            ls = sorted([r for r in re if r["note"] == note], key=lambda r: r["repeat"])
+            if len(ls) >= 2:
+                pairs.append(steady_pair(ls[0]["repeat"], ls[0]["time_per_eval_s"],
+                                         ls[-1]["repeat"], ls[-1]["time_per_eval_s"]))
+        rb = min(pairs) if pairs else None
+        ratio = sm["t"] / rb if rb and sm else None
         calib[p] = ratio
-        L.append(f"| {p} | {ms(rb and rb['time_per_eval_s'])} | {ms(sm and sm['time_per_eval_s'])} | "
+        L.append(f"| {p} | {ms(rb)} | {ms(sm and sm['t'])} | "
                  f"{fmt(ratio)} | {fmt(max((r['load'] for r in re), default=None))} |")
     if calib.get(1) and calib.get(2):
         print(f"schur_report.py: calibration SMPI/real = {calib[1]:.3f} at P = 1, "
@@ -174,25 +229,25 @@ def cmd_report(a):
         tab = b["time_per_eval_s"] if b else None
         c = cpa(fam)
         cav = c and c.get("available")
-        t1 = next((r["time_per_eval_s"] for r in rs if r["P"] == 1), None)
+        t1 = next((r["t"] for r in rs if r["P"] == 1), None)
         L += [f"#### Strong scaling, {fams[fam]} N = {rs[0]['bodies']} "
               f"(ABA here: {ms(tab)} ms per evaluation)", "",
-              "| P | N/host | simulated time/eval [ms] | speedup vs ABA | speedup vs SMPI P=1 | "
-              "interface steps | prefix [ms] | interface [ms] | halo [ms] | cpa T_P [ms] | "
+              "| P | N/host | simulated time/eval [ms] | first evaluation alone [ms] | speedup vs ABA | speedup vs SMPI P=1 | "
+              "interface steps | prefix [ms]* | interface [ms]* | halo [ms]* | cpa T_P [ms] | "
               "SMPI/cpa − 1 | real time of the simulation [s] | peak RSS [MB] |",
-              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         pts = []
         for r in rs:
-            t = r["time_per_eval_s"]
+            t = r["t"]
             tm = r["timers"]
-            k = r["repeat"] or 1
+            k = (r["repeat"] + 1) if r.get("t_first") is not None else r["repeat"]
             cp = None
             if cav:
                 cp = (c["schedule"].get(str(r["P"])) or [None, None])[1]
                 if r["P"] == 1 and cp is None:
                     cp = c["schedule"].get("1", [None])[0]
             rel = (t / cp - 1) if cp else None
-            L.append(f"| {r['P']} | {r['bodies'] // r['P']} | {ms(t)} | {fmt(tab / t if tab else None)} | "
+            L.append(f"| {r['P']} | {r['bodies'] // r['P']} | {ms(t)}{' †' if r['unreliable'] else ''} | {ms(r.get('t_first'))} | {fmt(tab / t if tab else None)} | "
                      f"{fmt(t1 / t if t1 else None)} | {r.get('iterations')} | "
                      f"{ms(tm.get('comm.prefix', 0) / k)} | {ms(tm.get('comm.interface', 0) / k)} | "
                      f"{ms(tm.get('comm.halo', 0) / k)} | {ms(cp)} | "
@@ -201,20 +256,26 @@ def cmd_report(a):
             pts.append((r["P"], t, tab / t if tab else None, cp))
         fails = [r for r in bad if r.get("study") == "strong" and r["family"] == fam]
         for r in fails:
-            L.append(f"| {r['P']} | FAILED | exit {r['rc']}: {r['reason']} ||||||||||")
+            L.append(f"| {r['P']} | FAILED | exit {r['rc']}: {r['reason']} |||||||||||")
+        L.append("\n\\* phase timers of the slowest rank per evaluation, mean over the 1 + K "
+                 "evaluations of the longer launch (the first included).")
         if c is None:
-            L.append(f"\ncpa: n/a ({cun['reason'] if cun else 'cpa did not run or failed; see the log'}).")
+            cf = next((r for r in bad if r["kind"] == "cpa" and r["family"] == fam), None)
+            L.append(f"\ncpa: n/a ({cun['reason'] if cun else ('failed: ' + cf['reason']) if cf else 'cpa did not run'}).")
         elif not cav:
             L.append(f"\ncpa: n/a ({c.get('unavailable_reason')}).")
         else:
             cm = c["cost_model"]
-            L.append(f"\ncpa: owner-computes schedule (distributed_s); cost model "
-                     f"{'calibrated here' if cm.get('calibrated') else 'default'}, "
-                     f"{fmt(cm.get('flop_time_s'))} s/flop average, latency {fmt(cm.get('latency_s'))} s, "
-                     f"bandwidth {fmt(cm.get('bandwidth_Bps'))} B/s; T1 {ms(c.get('work_s'))} ms.")
+            L.append(f"\ncpa: owner-computes schedule (distributed_s) of `mbspar cpa --method schur`; "
+                     f"{fmt(cm.get('flop_time_s'))} s per flop ({c.get('note') or 'default'}; so P = 1 "
+                     f"agrees by construction), latency {fmt(cm.get('latency_s'))} s, "
+                     f"bandwidth {fmt(cm.get('bandwidth_Bps'))} B/s; one-rank T1 {ms(c.get('work_s'))} ms.")
+            within = [abs(p[1] / p[3] - 1) <= 0.25 for p in pts if p[3] and p[0] > 1]
+            if within:
+                L.append(f"cpa within 25 % of SMPI at {sum(within)} of {len(within)} P > 1.")
         p64 = next((r for r in rs if r["P"] == 64), None)
         if p64 and tab:
-            s = tab / p64["time_per_eval_s"]
+            s = tab / p64["t"]
             L.append(f"\nTarget at P = 64 (>= 20x serial ABA): {s:.1f}x — "
                      f"{'met' if s >= 20 else 'NOT met'}.")
         L.append("")
@@ -224,17 +285,17 @@ def cmd_report(a):
     rs = smpi("weak", "chain")
     wpts = []
     if rs:
-        t1 = next((r["time_per_eval_s"] for r in rs if r["P"] == 1), None)
+        t1 = next((r["t"] for r in rs if r["P"] == 1), None)
         L += [f"#### Weak scaling, chain with {rs[0]['bodies'] // rs[0]['P']} bodies per host", "",
               "| P | N | simulated time/eval [ms] | ABA(N) here [ms] | speedup vs ABA(N) | "
               "efficiency T(1)/T(P) | interface steps | real time of the simulation [s] | "
               "peak RSS [MB] |",
               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in rs:
-            t = r["time_per_eval_s"]
+            t = r["t"]
             b = aba("chain", r["size"])
             tab = b["time_per_eval_s"] if b else None
-            L.append(f"| {r['P']} | {r['bodies']} | {ms(t)} | {ms(tab)} | "
+            L.append(f"| {r['P']} | {r['bodies']} | {ms(t)}{' †' if r['unreliable'] else ''} | {ms(tab)} | "
                      f"{fmt(tab / t if tab else None)} | {fmt(t1 / t if t1 else None)} | "
                      f"{r.get('iterations')} | {r['launch_wall_s']:.1f} | "
                      f"{r['launch_maxrss_kB'] / 1024:.0f} |")
@@ -248,9 +309,10 @@ def cmd_report(a):
     if big:
         b = aba("chain", 1 << 20)
         tab = b["time_per_eval_s"] if b else None
-        s = tab / big["time_per_eval_s"] if tab else None
+        s = tab / big["t"] if tab else None
         L += [f"#### Chain N = 2^20 = {big['bodies']} on 1024 simulated hosts", "",
-              f"Simulated time per evaluation {ms(big['time_per_eval_s'])} ms; serial ABA(2^20) here "
+              f"Simulated time per evaluation {ms(big['t'])} ms (first evaluation alone "
+              f"{ms(big.get('t_first'))} ms); serial ABA(2^20) here "
               f"{ms(tab)} ms (peak RSS {max(r['launch_maxrss_kB'] for r in ok if r['kind'] == 'real' and r['study'] == 'aba' and r['size'] == 1 << 20) / 1024:.0f} MB)"
               f"; speedup {fmt(s)} (target >= 100x: {'met' if s and s >= 100 else 'NOT met'}). "
               f"Peak RSS of the smpirun process (all 1024 simulated ranks in one process, "
@@ -260,6 +322,9 @@ def cmd_report(a):
     elif bigfail:
         L += [f"#### Chain N = 2^20 on 1024 simulated hosts: FAILED (exit {bigfail['rc']}: "
               f"{bigfail['reason']})", ""]
+    if any(r.get("unreliable") for st in ("strong", "weak") for f in ("chain", "tree") for r in smpi(st, f)):
+        L += ["† the single evaluation took longer than the 1 + K of the other launch (noise): "
+              "the mean of the 1 + K evaluations instead.", ""]
     if bad:
         L += ["Failed configurations: " + "; ".join(
             f"{r['kind']} {r.get('study')} {r['family']} size={r['size']} P={r['P']}: exit {r['rc']}"
@@ -383,6 +448,9 @@ def main():
     r.add_argument("--time", default="0 0 0 0")
     r.add_argument("--load", type=float, default=0.0)
     r.add_argument("--note", default="")
+    q = sub.add_parser("steady")
+    q.add_argument("k1")
+    q.add_argument("k2")
     p = sub.add_parser("report")
     p.add_argument("results")
     p.add_argument("--img", default=None)
@@ -390,6 +458,8 @@ def main():
     a = ap.parse_args()
     if a.cmd == "record":
         cmd_record(a)
+    elif a.cmd == "steady":
+        cmd_steady(a)
     else:
         cmd_report(a)
 
