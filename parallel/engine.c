@@ -474,11 +474,10 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
   if (e->size > 1) {
     MBS_TIC(w->timer, MBS_TIMER_PREFIX);
     // local maps from the ghost parents (parallel, no communication): the transform Xg from
-    // the ghost's frame (it gives the pose too) and the velocity with the ghost's set to zero;
-    // a rank without ghost parents has its own poses already and finishes its velocities now
-    if (!e->ghosted)
-      for (int b = e->b0; b < e->b1; b++) mbs_bodyVelocity(m, s, w, b);
-    for (int b = e->b0; b < e->b1 && e->ghosted; b++) {
+    // the ghost's frame (it gives the pose too) and the velocity with the ghost's set to zero (a
+    // rank without ghost parents: its velocities alone, so the ranks below get their prefix
+    // early; the rest of the velocity stage follows the prefix)
+    for (int b = e->b0; b < e->b1; b++) {
       int p = m->body_parent[b], nd = m->body_dofnum[b], da = m->body_dofadr[b];
       mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, *vl = e->vloc + 6 * b;
       const mbsReal *X = w->xpar + 12 * b;
@@ -528,7 +527,7 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
         memcpy(mine, w->xmat + 9 * last, 9 * sizeof(double));
         memcpy(mine + 9, w->xpos + 3 * last, 3 * sizeof(double));
         memset(mine + 12, 0, 12 * sizeof(double));
-        memcpy(mine + 24, e->ghosted ? e->vloc + 6 * last : w->cvel + 6 * last, 6 * sizeof(double));
+        memcpy(mine + 24, e->vloc + 6 * last, 6 * sizeof(double));
       }
       err = mbsp_exscan(e->comm, mine, pre, 30, mbsp_kinThen, &valid);
       MBS_TOC(w->timer, MBS_TIMER_PREFIX);
@@ -548,8 +547,7 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
         int b = e->dn_s[j], g = e->gho[b];
         if (g >= 0)
           mbsp_fromGhost(e, w, b, g);
-        else if (e->ghosted) // rooted at the ground on this rank: v = vloc (without ghosts:
-                             // cvel is final already), pose from the position stage
+        else // rooted at the ground on this rank: v = vloc, pose from the position stage
           memcpy(w->cvel + 6 * b, e->vloc + 6 * b, 6 * sizeof(double));
       }
       mbsp_packKin(e, w);
@@ -564,7 +562,7 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
   }
   // every rank finishes its own bodies (parents are ready: owned ones in order, ghosts received)
   MBS_TIC(w->timer, MBS_TIMER_VELOCITY);
-  for (int b = e->b0; b < e->b1 && (e->ghosted || e->size == 1); b++) mbs_bodyVelocity(m, s, w, b);
+  for (int b = e->b0; b < e->b1; b++) mbs_bodyVelocity(m, s, w, b);
   MBS_TOC(w->timer, MBS_TIMER_VELOCITY);
   return MBS_OK;
 }

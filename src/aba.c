@@ -435,7 +435,8 @@ static MBS_FORCEINLINE void mbs_abaColK(const mbsReal *R, int k, mbsReal col[6])
 }
 
 int mbs_abaSpikeOk(const mbsModel *m, int b) {
-  return mbs_jntSpecial(m, b);
+  (void)m, (void)b; // every joint: the axis-specialised kernel or the generic record
+  return 1;
 }
 
 // P is stored by rows, MBS_SPIKE_LD columns each (the unused ones zero): every step below is the
@@ -485,8 +486,63 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const mbsModel *m, const 
   }
 }
 
+// any other joint: the generic record of pass 2 (w->U, w->Dinv, w->u; k = 0 for fixed joints)
+static void mbs_abaSpikeGeneric(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
+                                mbsReal *restrict Th, mbsReal *restrict gam) {
+  enum { L = MBS_SPIKE_LD };
+  const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
+  const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
+  const mbsReal *c6 = w->cacc + 6 * b;
+  mbsReal e[6], r[6], h[6], SP[6][L], DSP[6][L];
+  // e = c + S Dinv (u - U^T c): b's acceleration for a motionless parent and pi = 0
+  for (int x = 0; x < 6; x++) e[x] = c6[x];
+  for (int j = 0; j < k; j++) r[j] = w->u[d0 + j] - mbsu_dot6(U + 6 * j, c6);
+  for (int i = 0; i < k; i++) {
+    h[i] = 0;
+    for (int j = 0; j < k; j++) h[i] += Dinv[k * i + j] * r[j];
+    for (int x = 0; x < 6; x++) e[x] += S[6 * i + x] * h[i];
+  }
+  for (int q = 0; q < L; q++) {
+    mbsReal g = 0;
+    for (int x = 0; x < 6; x++) g += P[x * L + q] * e[x];
+    gam[q] += g;
+    for (int j = 0; j < k; j++) {
+      mbsReal v = 0;
+      for (int x = 0; x < 6; x++) v += S[6 * j + x] * P[x * L + q];
+      SP[j][q] = v;
+    }
+  }
+  for (int i = 0; i < k; i++)
+    for (int q = 0; q < L; q++) {
+      mbsReal v = 0;
+      for (int j = 0; j < k; j++) v += Dinv[k * i + j] * SP[j][q];
+      DSP[i][q] = v;
+    }
+  // Theta += SP^T Dinv SP; P = X^T (P - U Dinv SP)
+  for (int a = 0; a < L; a++)
+    for (int q = 0; q < L; q++) {
+      mbsReal v = 0;
+      for (int i = 0; i < k; i++) v += SP[i][a] * DSP[i][q];
+      Th[a * L + q] += v;
+    }
+  const mbsReal *X = w->xpar + 12 * b;
+  for (int q = 0; q < L; q++) {
+    mbsReal pa[6], out[6];
+    for (int x = 0; x < 6; x++) {
+      pa[x] = P[x * L + q];
+      for (int i = 0; i < k; i++) pa[x] -= U[6 * i + x] * DSP[i][q];
+    }
+    mbsu_xTForce(X, pa, out);
+    for (int x = 0; x < 6; x++) P[x * L + q] = out[x];
+  }
+}
+
 void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
                   mbsReal *restrict Th, mbsReal *restrict gam) {
+  if (!mbs_jntSpecial(m, b)) {
+    mbs_abaSpikeGeneric(m, w, b, P, Th, gam);
+    return;
+  }
   switch (m->jnt_axisk[b]) {
   case 0:
     mbs_abaSpikeK(0, m, w, b, P, Th, gam);
@@ -511,6 +567,20 @@ static MBS_FORCEINLINE void mbs_abaSpikeVecK(const int k, const mbsWork *w, int 
 }
 
 void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict p) {
+  if (!mbs_jntSpecial(m, b)) { // p = X^T (p - U Dinv S^T p)
+    const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
+    mbsReal sp[6], pa[6];
+    for (int j = 0; j < k; j++) sp[j] = mbsu_dot6(S + 6 * j, p);
+    for (int x = 0; x < 6; x++) pa[x] = p[x];
+    for (int i = 0; i < k; i++) {
+      mbsReal h = 0;
+      for (int j = 0; j < k; j++) h += Dinv[k * i + j] * sp[j];
+      for (int x = 0; x < 6; x++) pa[x] -= U[6 * i + x] * h;
+    }
+    mbsu_xTForce(w->xpar + 12 * b, pa, p);
+    return;
+  }
   switch (m->jnt_axisk[b]) {
   case 0:
     mbs_abaSpikeVecK(0, w, b, p);
@@ -525,11 +595,20 @@ void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restri
 
 void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,
                          const mbsReal *p) {
-  const int k = m->jnt_axisk[b];
-  mbsReal *R = w->abar + (size_t)MBS_ABAR * b, u = R[MBS_REC_U];
-  R[MBS_REC_U] = u - m->jnt_axis[3 * b + k] * p[k]; // u - S^T P pi
-  mbs_abaBodyFwd(m, w, b, ap);
-  R[MBS_REC_U] = u;
+  if (!mbs_jntSpecial(m, b)) { // u - S^T P pi in the generic record
+    const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    const mbsReal *S = w->sdof + 6 * d0;
+    mbsReal u0[6];
+    for (int j = 0; j < k; j++) u0[j] = w->u[d0 + j], w->u[d0 + j] -= mbsu_dot6(S + 6 * j, p);
+    mbs_abaBodyFwd(m, w, b, ap);
+    for (int j = 0; j < k; j++) w->u[d0 + j] = u0[j];
+  } else {
+    const int k = m->jnt_axisk[b];
+    mbsReal *R = w->abar + (size_t)MBS_ABAR * b, u = R[MBS_REC_U];
+    R[MBS_REC_U] = u - m->jnt_axis[3 * b + k] * p[k]; // u - S^T P pi
+    mbs_abaBodyFwd(m, w, b, ap);
+    R[MBS_REC_U] = u;
+  }
   for (int x = 0; x < 6; x++) w->jfrc[6 * b + x] += p[x]; // the true pA = pA + P pi
 }
 

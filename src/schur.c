@@ -361,23 +361,6 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     if (big >= 0) s->initp[big - s0] = 1;
     s->phi0_adr[lb] = (!s->mode[lb] && big >= 0) ? 36 * nphi0++ : -1;
   }
-  // grounded paths with one lower port at their end are eliminated from the ground down
-  for (int c = 0; c < ncomp; c++) {
-    mbsSchurComp *cp = s->comp + c;
-    int r = cp->root;
-    if (cp->spath || cp->up || m->body_parent[r] >= 0 || cp->np != 1) continue;
-    int b = r, ok = 1;
-    for (;;) {
-      int nin = 0, next = -1;
-      const int *ch = m->child_list + m->body_childadr[b];
-      for (int j = 0; j < m->body_childnum[b]; j++)
-        if (ch[j] < s1 && !s->mode[ch[j] - s0]) nin++, next = ch[j];
-      if (nin > 1) ok = 0;
-      if (nin != 1) break;
-      b = next;
-    }
-    if (ok && m->body_parent[s->port_body[cp->p0]] == b) cp->rev = 1, cp->last = b;
-  }
   // pool offsets: records, Psi (6 x nc), Theta (nc^2), gam (nc), V (lamnum x width)
   size_t rec = 0, psi = 0, th = 0, ga = 0, v = 0;
   for (int b = s0; b < s1; b++) {
@@ -385,12 +368,16 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     s->rec_adr[lb] = (int)rec;
     if (!s->mode[lb]) rec += (size_t)mbs_schurRecSize(l); // inertia form: the ABA record
     s->psi_adr[lb] = (int)psi, s->th_adr[lb] = (int)th, s->gam_adr[lb] = (int)ga;
+    s->v_adr[lb] = (int)v;
+    if (s->mode[lb]) { // inertia form (spath bodies too): no compliance-form port data
+      s->v_c0[lb] = s->body_c0[lb], s->v_w[lb] = 0;
+      continue;
+    }
     psi += 6 * (size_t)nc, th += (size_t)nc * nc, ga += (size_t)nc;
     // V columns: from the parent's first column (internal) or the own subtree (ground root)
     int c0 = (p >= s0) ? s->body_c0[p - s0] : s->body_c0[lb];
     s->v_c0[lb] = c0;
     s->v_w[lb] = s->body_c0[lb] + nc - c0;
-    s->v_adr[lb] = (int)v;
     v += (size_t)l * (size_t)s->v_w[lb];
   }
   MBS_SALLOC(rec, rec);
@@ -692,95 +679,8 @@ static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s,
   return 1;
 }
 
-// Y = Phi T for the nl columns of T (revolute fast path or generic), T written for later use
-static void mbs_schurPhiT(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int b,
-                          const mbsReal *Phi, mbsReal *T, mbsReal *Y) {
-  int nl = m->body_lamnum[b];
-  mbs_schurT(m, w, s, b, T);
-  mbs_schurPhiG(Phi, T, nl, Y);
-}
-
-// A grounded path root .. last with its one lower port at last, eliminated from the ground down:
-// joint k joins the reduced ground side (body k - 1, or the ground: Phi = 0, beta = a0_g) to body
-// k, whose open wrench comes from joint k + 1; then
-//   D = T_k^T M_k T_k + G_k^T Phi_{k-1} G_k,  rho = T_k^T (c_k - a0_k) + G_k^T beta_{k-1},
-//   W = L^{-1} (M_k T_k)^T,  y = L^{-1} rho,  Phi_k = M_k - W^T W,  beta_k = a0_k + W^T y,
-// and L^T lam_k = y - W f' with f' the wrench of joint k + 1 (or the port) on body k. The port's
-// system is G_l^T Phi_last G_l, G_l^T beta_last.
-static int mbs_schurFactorRev(const mbsModel *m, const mbsWork *w, mbsSchur *s, mbsSchurComp *cp) {
-  mbsReal a0g[6], Tp[36], G[36], Y[36], PG[36];
-  mbs_baseAccel(m, 1, a0g);
-  const mbsReal *Phiprev = NULL, *betaprev = a0g;
-  for (int b = cp->root;;) {
-    int lb = b - s->s0, nl = m->body_lamnum[b];
-    mbsReal *Phib = s->Phi + 36 * lb, *betab = s->beta + 6 * lb, *rec = s->rec + s->rec_adr[lb];
-    memcpy(Phib, mbs_schurPhi0(s, lb), 36 * sizeof(mbsReal));
-    memcpy(betab, MBS_REC_A0(rec), 6 * sizeof(mbsReal));
-    if (nl > 0) {
-      mbsReal *L = MBS_REC_L(rec, nl), *Wc = MBS_REC_W(rec, nl), *yc = MBS_REC_Y(rec), d[6];
-      mbs_schurPhiT(m, w, s, b, Phib, Tp, Y);
-      mbs_schurG(w->xpar + 12 * b, Tp, nl, G);
-      if (Phiprev) mbs_schurPhiG(Phiprev, G, nl, PG);
-      for (int r = 0; r < 6; r++) d[r] = w->cacc[6 * b + r] - betab[r];
-      for (int i = 0; i < nl; i++) {
-        for (int j = 0; j <= i; j++)
-          L[MBS_PK(i, j)] =
-              mbsu_dot6(Tp + 6 * i, Y + 6 * j) + (Phiprev ? mbsu_dot6(G + 6 * i, PG + 6 * j) : 0);
-        yc[i] = mbsu_dot6(Tp + 6 * i, d) + mbsu_dot6(G + 6 * i, betaprev);
-        for (int r = 0; r < 6; r++) Wc[6 * i + r] = Y[6 * i + r];
-      }
-      if (!mbs_cholPacked(L, nl)) return 0;
-      mbs_fwdPacked(L, nl, yc);
-      mbs_fwdPackedRows(L, nl, Wc, 6, 6);
-      for (int i = 0; i < nl; i++) // Phi -= W^T W, beta += W^T y
-        for (int r = 0; r < 6; r++) {
-          for (int q = 0; q < 6; q++) Phib[6 * r + q] -= Wc[6 * i + r] * Wc[6 * i + q];
-          betab[r] += Wc[6 * i + r] * yc[i];
-        }
-    }
-    Phiprev = Phib, betaprev = betab;
-    if (b == cp->last) break;
-    const int *ch = m->child_list + m->body_childadr[b];
-    int next = -1;
-    for (int j = 0; j < m->body_childnum[b]; j++)
-      if (ch[j] < s->s1 && !s->mode[ch[j] - s->s0]) next = ch[j];
-    b = next;
-  }
-  // the port at the end of the path
-  int l = s->port_body[cp->p0], nl = m->body_lamnum[l], n = cp->n;
-  mbs_schurT(m, w, s, l, Tp);
-  mbs_schurG(w->xpar + 12 * l, Tp, nl, G);
-  mbs_schurPhiG(Phiprev, G, nl, Y);
-  for (int i = 0; i < nl; i++) {
-    for (int j = 0; j < nl; j++) cp->C[n * i + j] = mbsu_dot6(G + 6 * i, Y + 6 * j);
-    cp->g[i] = mbsu_dot6(G + 6 * i, betaprev);
-  }
-  return 1;
-}
-
 static void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int c,
                                      const mbsReal *lam, mbsReal *f);
-
-// lambdas of a path eliminated from the ground down, from the port's lambda up
-static void mbs_schurBackRev(const mbsModel *m, mbsWork *w, const mbsSchur *s,
-                             const mbsSchurComp *cp, const mbsReal *lam_port) {
-  mbsReal f[6] = {0, 0, 0, 0, 0, 0};
-  int l = s->port_body[cp->p0];
-  mbs_schurSubParentWrench(m, w, s, l, lam_port, f); // f = -G_l lam_l
-  for (int b = cp->last;; b = m->body_parent[b]) {
-    int lb = b - s->s0, nl = m->body_lamnum[b];
-    const mbsReal *rec = s->rec + s->rec_adr[lb];
-    mbsReal *lam = w->lam + m->body_lamadr[b];
-    if (nl > 0) {
-      const mbsReal *Wc = MBS_REC_W(rec, nl), *yc = MBS_REC_Y(rec);
-      for (int i = 0; i < nl; i++) lam[i] = yc[i] - mbsu_dot6(Wc + 6 * i, f);
-      mbs_bwdPacked(MBS_REC_L(rec, nl), nl, lam);
-    }
-    if (b == cp->root) break;
-    for (int r = 0; r < 6; r++) f[r] = 0;
-    if (nl > 0) mbs_schurSubParentWrench(m, w, s, b, lam, f); // f = -G_b lam_b on the parent
-  }
-}
 
 // spath (docs/formulation.md 4.9): at the path's last body, before its pass 2: the spike P =
 // G_l of the port l (its force -G_l pi on last), Theta = 0, gam = 0 (kept in the root's Theta and
@@ -889,7 +789,6 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
     memcpy(s->beta + 6 * lb, MBS_REC_A0(rec), 6 * sizeof(mbsReal));
     memcpy(s->Phi + 36 * lb, Mb, 36 * sizeof(mbsReal));
     s->cur[lb] = 0;
-    if (s->comp[s->body_comp[lb]].rev) continue; // eliminated from the ground down below
     if (s->comp[s->body_comp[lb]].spath) mbs_schurSpathUp(s, s->comp + s->body_comp[lb]);
     for (int k = 0; k < nch; k++)
       if (ch[k] < s->s1 && !s->mode[ch[k] - s->s0] && !mbs_schurAbsorb(m, w, s, b, ch[k]))
@@ -902,12 +801,6 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
       return mbs_errSet(MBS_ERR_NUMERIC, "schur: pivot block of joint %s is not positive definite",
                         m->body_name[b]);
   }
-  for (int c = 0; c < s->ncomp; c++)
-    if (s->comp[c].rev && !mbs_schurFactorRev(m, w, s, s->comp + c))
-      return mbs_errSet(MBS_ERR_NUMERIC,
-                        "schur: a pivot block on the path from the ground to joint %s is not "
-                        "positive definite",
-                        m->body_name[s->port_body[s->comp[c].p0]]);
   return MBS_OK;
 }
 
@@ -955,15 +848,12 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
                    const mbsReal *lam_low) {
   mbsReal a0g[6];
   mbs_baseAccel(m, 1, a0g);
-  // the roots' lambda: given (upper port) or from the ground pivot; paths eliminated from the
-  // ground down get all theirs from the port's lambda
+  // the roots' lambda: given (upper port) or from the ground pivot
   for (int k = 0, at = 0; k < s->ncomp; k++) {
     mbsSchurComp *cp = s->comp + k;
     int r = cp->root, lr = r - s->s0, nl = m->body_lamnum[r];
     mbsReal *lam = w->lam + m->body_lamadr[r];
-    if (cp->rev) {
-      mbs_schurBackRev(m, w, s, cp, lam_low + s->port_cadr[cp->p0]);
-    } else if (cp->up) {
+    if (cp->up) {
       memcpy(lam, lam_up + at, (size_t)nl * sizeof(mbsReal));
       at += nl;
     } else if (nl > 0 && m->body_parent[r] < 0 && !s->mode[lr]) {
@@ -1044,17 +934,12 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       mbs_schurSubParentWrench(m, w, s, l, lam_low + s->port_cadr[q], f);
     }
     // internal children in reverse absorption order: L^T lam_c = y + W f + V pi
-    int rev = s->comp[s->body_comp[lb]].rev;
     for (int k = nch - 1; k >= 0; k--) {
       int c = ch[k];
       if (c >= s->s1) continue;
       int lc = c - s->s0, ncl = m->body_lamnum[c];
       if (ncl == 0 || s->mode[lc]) continue; // inertia-form children: after this body
       mbsReal *lamc = w->lam + m->body_lamadr[c];
-      if (rev) { // known already
-        mbs_schurSubParentWrench(m, w, s, c, lamc, f);
-        continue;
-      }
       const mbsReal *rc = s->rec + s->rec_adr[lc], *Wc = MBS_REC_W(rc, ncl), *yc = MBS_REC_Y(rc);
       for (int i = 0; i < ncl; i++) lamc[i] = yc[i] + mbsu_dot6(Wc + 6 * i, f);
       int vw = s->v_w[lc];
