@@ -55,6 +55,16 @@ jcheck "$tmp/jt.json" "c['converged'] and c['spectrum_estimate_iterations'] >= 2
 run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=8 --method chebyshev --iterations 40 --procs 1 --json "$tmp/ch.json" --quiet
 jcheck "$tmp/ch.json" "c['spectrum_estimate_iterations'] == 30 and not c['spectrum_estimate_converged']"
 
+# the exact distributed solver: one rank is ABA plus the lambdas; distributed rows are the graphs
+# built for P ranks (their own work, messages); no calibration (it runs on the engine only)
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=64 --method schur --procs 8 --json "$tmp/sc.json" --quiet
+jcheck "$tmp/sc.json" "c['method'] == 'schur' and c['schedule'][0]['distributed_messages'] == 0"
+jcheck "$tmp/sc.json" "all(s['distributed_messages'] > 0 and s['distributed_s'] > 0 for s in c['schedule'][1:])"
+run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=64 --method aba --procs 1 --json "$tmp/sa.json" --quiet
+python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['cpa']; b=json.load(open(sys.argv[2]))['cpa']; sys.exit(0 if b['work_flops'] - a['work_flops'] == 10 * 64 else 1)" "$tmp/sa.json" "$tmp/sc.json" ||
+  bad "schur on one rank: ABA plus 10 flops of lambda per revolute body"
+run 8 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=16 --method schur --calibrate --quiet
+
 # the direct solver: serial elimination along a chain (T_inf linear in N), data-flow only
 run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=32 --method direct --procs 2 --json "$tmp/d32.json" --quiet
 run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=64 --method direct --procs 2 --json "$tmp/d64.json" --quiet

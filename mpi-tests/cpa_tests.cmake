@@ -20,3 +20,30 @@ if(TARGET mbspar)
   set_tests_properties(cpa_cli.np2 PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
 endif()
+
+# the exact distributed solver's graph (issue 9): the parallel layer instrumented too, the
+# counted flops of a real mbsp_engineForward on 1-4 ranks (and 2 segments per rank) against the
+# graph on as many ranks
+if(TARGET mbs_parallel)
+  add_library(mbs_parallel_flops STATIC EXCLUDE_FROM_ALL ${MBS_PAR_SOURCES})
+  target_include_directories(mbs_parallel_flops PUBLIC ${CMAKE_SOURCE_DIR}/include
+                             PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/parallel)
+  get_target_property(MBS_PAR_LIBS mbs_parallel LINK_LIBRARIES)
+  list(REMOVE_ITEM MBS_PAR_LIBS mbs_core)
+  target_link_libraries(mbs_parallel_flops PUBLIC mbs_core_flops ${MBS_PAR_LIBS})
+  get_target_property(MBS_PAR_DEFS mbs_parallel COMPILE_DEFINITIONS)
+  if(MBS_PAR_DEFS)
+    target_compile_definitions(mbs_parallel_flops PUBLIC ${MBS_PAR_DEFS})
+  endif()
+  target_compile_definitions(mbs_parallel_flops PRIVATE MBS_COUNT_FLOPS)
+  mbs_add_test(test_cpa_schur SOURCES test_cpa_schur.c LIBS mbs_parallel_flops NPROCS 1 2 3 4
+               LABELS mpi TIMEOUT 300)
+  foreach(np 1 2 3 4)
+    set_property(TEST test_cpa_schur.np${np} APPEND PROPERTY ENVIRONMENT OMP_NUM_THREADS=1)
+  endforeach()
+  add_test(NAME test_cpa_schur.threads2.np2
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${MPIEXEC_PREFLAGS}
+                   --oversubscribe -x OMP_NUM_THREADS=2 $<TARGET_FILE:test_cpa_schur>)
+  set_tests_properties(test_cpa_schur.threads2.np2 PROPERTIES PROCESSORS 2 TIMEOUT 300
+                       LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+endif()

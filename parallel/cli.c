@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "build_info.h"
+#include "mbspar/mbs_fault.h"
 #include "mbspar/mbspar.h"
 
 static const char mbs_usage_head[] = "usage: mbspar [VERB] CONFIG [options]\n"
@@ -36,7 +37,7 @@ static const char mbs_usage_options[] =
     "                   on a terminal, also under mpirun; otherwise every 10 s)\n"
     "  --bind MODE      bind each rank (and its threads) when the launcher did not:\n"
     "                   core, numa or none (default: leave as launched)\n"
-    "  cpa options: --method aba|crba|direct|jcg|jacobi|gs|sor|chebyshev\n"
+    "  cpa options: --method aba|crba|direct|jcg|jacobi|gs|sor|chebyshev|schur\n"
     "                   --grain op|block|body|flop\n"
     "                   --iterations K (iterative methods; default: measured)\n"
     "                   --procs PMAX (table P = 1, 2, 4 .. PMAX; 1024)\n"
@@ -210,14 +211,13 @@ mbsErr mbsp_outPath(const mbsCli *cli, const char *name, char *buf, size_t n) {
 
 mbsErr mbsp_outPrepare(const mbsCli *cli, const char *const *names, int nnames) {
   if (!cli->out) return MBS_OK;
+  // mkdir first (EEXIST is fine), then what is there: no window between a test and the creation
   struct stat st;
-  if (stat(cli->out, &st) != 0) {
-    if (mkdir(cli->out, 0777) != 0)
-      return mbs_errSet(MBS_ERR_IO, "mbspar: --out %s: cannot create directory (%s)", cli->out,
-                        strerror(errno));
-  } else if (!S_ISDIR(st.st_mode)) {
+  if (MBS_FAULT_WRITE_POINT() || (mkdir(cli->out, 0777) != 0 && errno != EEXIST))
+    return mbs_errSet(MBS_ERR_IO, "mbspar: --out %s: cannot create directory (%s)", cli->out,
+                      strerror(errno));
+  if (stat(cli->out, &st) != 0 || !S_ISDIR(st.st_mode))
     return mbs_errSet(MBS_ERR_IO, "mbspar: --out %s: exists and is not a directory", cli->out);
-  }
   for (int k = 0; k < nnames; k++) {
     char p[4096];
     MBS_CALL(mbsp_outPath(cli, names[k], p, sizeof p));
@@ -331,8 +331,8 @@ void mbsp_jsonHead(mbsJson *j, const mbsCli *cli, mbspComm *comm, const mbsConfi
   }
 }
 
-mbsErr mbsp_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m,
-                 mbspJsonBody body, const void *ctx) {
+mbsErr mbsp_emitStaged(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m,
+                       mbspJsonBody body, const void *ctx, mbspOutSet *set) {
   const char *targets[2] = {cli->json, NULL};
   char outp[4096];
   if (cli->out) {
@@ -344,7 +344,18 @@ mbsErr mbsp_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const 
   for (int k = 0; k < 2; k++) {
     if (!targets[k]) continue;
     mbsJson *j;
-    MBS_CALL(mbs_jsonOpen(targets[k], &j));
+    if (!strcmp(targets[k], "-")) { // standard output: now, nothing to stage
+      MBS_CALL(mbs_jsonOpen(targets[k], &j));
+    } else { // a temporary of the set; --json PATH is overwritten, DIR/VERB.json only with --force
+      char tmp[4200];
+      snprintf(tmp, sizeof tmp, "%s.tmp.%ld", targets[k], (long)getpid());
+      MBS_CALL(mbs_jsonOpenNew(tmp, MBS_JSON_DIRECT, &j));
+      mbsErr es = mbsp_outStage(set, tmp, targets[k], k == 1 && !cli->force);
+      if (es) {
+        mbs_jsonAbandon(&j);
+        return es;
+      }
+    }
     mbsp_jsonHead(j, cli, comm, cfg, m);
     body(j, ctx);
     MBS_CALL(mbs_jsonClose(&j));
@@ -352,21 +363,99 @@ mbsErr mbsp_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const 
   return MBS_OK;
 }
 
+mbsErr mbsp_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m,
+                 mbspJsonBody body, const void *ctx) {
+  mbspOutSet set;
+  mbsp_outInit(&set);
+  mbsErr e = mbsp_emitStaged(cli, comm, cfg, m, body, ctx, &set);
+  if (!e) e = mbsp_outCommit(&set);
+  mbsp_outDiscard(&set);
+  return e;
+}
+
 // ---------------------------------------------------------------- files written through a
-// temporary
+// temporary, put in place together
+
+void mbsp_outInit(mbspOutSet *o) {
+  memset(o, 0, sizeof *o);
+}
+
+mbsErr mbsp_outStage(mbspOutSet *o, const char *tmp, const char *path, int exclusive) {
+  if (o->n == MBSP_OUTSET_MAX) {
+    remove(tmp);
+    return mbs_errSet(MBS_ERR_INTERNAL, "mbspar: more than %d output files in one set",
+                      MBSP_OUTSET_MAX);
+  }
+  snprintf(o->tmp[o->n], sizeof o->tmp[0], "%s", tmp);
+  snprintf(o->path[o->n], sizeof o->path[0], "%s", path);
+  o->excl[o->n++] = exclusive;
+  return MBS_OK;
+}
+
+void mbsp_outDiscard(mbspOutSet *o) {
+  for (int k = 0; k < o->n; k++) remove(o->tmp[k]);
+  o->n = 0;
+}
+
+// all or nothing: an existing file is first linked to PATH.old.PID (so it can come back), then
+// each temporary takes its name (rename; exclusive: link, which refuses an existing PATH
+// atomically); on a failure the files already put in place are undone (the old ones come back,
+// new ones go) and every temporary is removed
+mbsErr mbsp_outCommit(mbspOutSet *o) {
+  char old[MBSP_OUTSET_MAX][4300];
+  int had[MBSP_OUTSET_MAX] = {0}, done = 0;
+  mbsErr e = MBS_OK;
+  for (int k = 0; k < o->n && !e; k++) {
+    snprintf(old[k], sizeof old[k], "%s.old.%ld", o->path[k], (long)getpid());
+    struct stat st;
+    if (o->excl[k] || stat(o->path[k], &st) != 0) continue;
+    if (MBS_FAULT_WRITE_POINT() || link(o->path[k], old[k]) != 0)
+      e = mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot keep the earlier file while replacing it: %s",
+                     o->path[k], strerror(errno));
+    else
+      had[k] = 1;
+  }
+  for (; done < o->n && !e; done++) {
+    const char *tmp = o->tmp[done], *path = o->path[done];
+    int rc = MBS_FAULT_WRITE_POINT() ? -1 : o->excl[done] ? link(tmp, path) : rename(tmp, path);
+    int err = errno;
+    if (rc == 0) continue;
+    e = err == EEXIST && o->excl[done]
+            ? mbs_errSet(MBS_ERR_IO, "mbspar: %s exists; not overwriting it (use --force)", path)
+            : mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot put in place (nothing written): %s", path,
+                         strerror(err));
+    break;
+  }
+  for (int k = 0; k < done && e; k++) { // undo
+    if (had[k])
+      rename(old[k], o->path[k]);
+    else
+      remove(o->path[k]);
+  }
+  for (int k = 0; k < o->n; k++) {
+    if (had[k]) remove(old[k]); // the extra link (after an undo it was renamed back already)
+    remove(o->tmp[k]);          // exclusive: the second link; a failure: the temporary
+  }
+  o->n = 0;
+  return e;
+}
 
 mbsErr mbsp_tmpOpen(const char *path, char *tmp, size_t n, FILE **f) {
   snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-  *f = fopen(tmp, "w");
-  if (!*f) return mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot open for writing", tmp);
+  *f = MBS_FAULT_WRITE_POINT() ? NULL : fopen(tmp, "w");
+  if (!*f)
+    return mbs_errSet(MBS_ERR_IO, "mbspar: %s: cannot open for writing: %s", tmp, strerror(errno));
   return MBS_OK;
 }
-mbsErr mbsp_tmpCommit(FILE *f, const char *tmp, const char *path) {
+
+mbsErr mbsp_tmpClose(FILE *f, const char *tmp, const char *path) {
   int bad = ferror(f) != 0;
   if (fclose(f) != 0) bad = 1;
-  if (bad || rename(tmp, path) != 0) {
+  if (MBS_FAULT_WRITE_POINT()) bad = 1;
+  if (bad) {
     remove(tmp);
-    return mbs_errSet(MBS_ERR_IO, "mbspar: %s: write failed (nothing written)", path);
+    return mbs_errSet(MBS_ERR_IO, "mbspar: %s: write failed (nothing written): %s", path,
+                      strerror(errno));
   }
   return MBS_OK;
 }

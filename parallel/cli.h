@@ -69,10 +69,28 @@ void mbsp_cliUsage(FILE *f, const mbspVerb *verbs, int nverb);
 mbsErr mbsp_outPath(const mbsCli *cli, const char *name, char *buf, size_t n);
 /// Create --out DIR if needed and refuse to overwrite the files a verb writes (rank 0).
 mbsErr mbsp_outPrepare(const mbsCli *cli, const char *const *names, int nnames);
+/// The output files of a verb, written to temporaries and put in place together
+/// (mbsp_outCommit): a verb that fails leaves every earlier file untouched (issue 12.2).
+#define MBSP_OUTSET_MAX 4
+typedef struct {
+  int n;
+  char tmp[MBSP_OUTSET_MAX][4200], path[MBSP_OUTSET_MAX][4200];
+  int excl[MBSP_OUTSET_MAX]; ///< 1: never over an existing file (no --force)
+} mbspOutSet;
+/// An empty set. Local.
+void mbsp_outInit(mbspOutSet *o);
+/// Add the finished temporary \p tmp of \p path (\p exclusive: only if PATH does not exist).
+mbsErr mbsp_outStage(mbspOutSet *o, const char *tmp, const char *path, int exclusive);
+/// Put every staged file in place, or none: on a failure the files already replaced come back and
+/// the temporaries go. Empties the set. Local (rank 0).
+mbsErr mbsp_outCommit(mbspOutSet *o);
+/// Remove the temporaries of a set that is not committed. Local.
+void mbsp_outDiscard(mbspOutSet *o);
 /// Open PATH.tmp.<pid> for writing (its name in tmp) ...
 mbsErr mbsp_tmpOpen(const char *path, char *tmp, size_t n, FILE **f);
-/// ... and rename it into place; on any failure the temporary goes and PATH is untouched.
-mbsErr mbsp_tmpCommit(FILE *f, const char *tmp, const char *path);
+/// ... and close it, checking that everything was written (then stage it; on a failure the
+/// temporary is removed).
+mbsErr mbsp_tmpClose(FILE *f, const char *tmp, const char *path);
 
 /// Number of joints of each type (MBS_JNT_COUNT entries).
 void mbsp_jointCounts(const mbsModel *m, int *cnt);
@@ -83,6 +101,10 @@ void mbsp_jsonHead(mbsJson *j, const mbsCli *cli, mbspComm *comm, const mbsConfi
 /// --out DIR/VERB.json); rank 0 only.
 mbsErr mbsp_emit(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m,
                  mbspJsonBody body, const void *ctx);
+/// As mbsp_emit, but the files are only staged in \p set (standard output is written at once);
+/// the verb commits the set with its other files. Rank 0 only.
+mbsErr mbsp_emitStaged(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m,
+                       mbspJsonBody body, const void *ctx, mbspOutSet *set);
 /// 1 when the result goes as a table to standard output (not --quiet, not --json -).
 int mbsp_cliTable(const mbsCli *cli);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "comm_private.h"
+#include "mbspar/mbs_fault.h"
 #include "solvers.h"
 
 struct mbspComm {
@@ -47,6 +48,7 @@ mbsErr mbsp_init(int *argc, char ***argv, mbspComm **out) {
   c->comm = MPI_COMM_WORLD;
   MPI_Comm_rank(c->comm, &c->rank);
   MPI_Comm_size(c->comm, &c->size);
+  mbs_faultSetRank(c->rank); // fault injection for tests (MBS_FAULT, mbs_fault.h) counts from here
   *out = c;
   return MBS_OK;
 }
@@ -83,6 +85,7 @@ const char *mbsp_libraryVersion(void) {
 }
 
 mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
+  mbs_faultPhase(); // fault injection: the points between two agreements form one stretch
   int codes[2] = {(int)local, local ? -c->rank : -c->size}, red[2];
   // MAX of the code; MAX of -rank among failing ranks gives the lowest failing rank
   if (MPI_Allreduce(codes, red, 2, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS)
@@ -205,8 +208,15 @@ mbsErr mbsp_localOverlap(mbspComm *c, const unsigned char *mask, int nbytes, int
   MBS_CALL_MPI(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node));
   MPI_Comm_size(node, &nl);
   unsigned char *all = malloc((size_t)nl * (size_t)nbytes);
-  if (!all || MPI_Allgather(mask, nbytes, MPI_BYTE, all, nbytes, MPI_BYTE, node) != MPI_SUCCESS)
-    err = 1;
+  // the allgather is collective: every rank of the node must know that every one can take part
+  int nomem = !all, anynomem = 1;
+  if (MPI_Allreduce(&nomem, &anynomem, 1, MPI_INT, MPI_MAX, node) != MPI_SUCCESS) anynomem = 1;
+  if (anynomem) {
+    free(all);
+    MPI_Comm_free(&node);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (mbsp_localOverlap)");
+  }
+  if (MPI_Allgather(mask, nbytes, MPI_BYTE, all, nbytes, MPI_BYTE, node) != MPI_SUCCESS) err = 1;
   for (int r = 0; !err && r < nl; r++) {
     int common = 0;
     for (int k = 0; k < nbytes && !common; k++)
@@ -419,9 +429,12 @@ mbsErr mbsp_stats(mbspComm *c, const double *v, int n, double *out) {
     *mn = malloc(sizeof(*in) * (size_t)(n > 0 ? n : 1)),
     *mx = malloc(sizeof(*in) * (size_t)(n > 0 ? n : 1));
   double *sum = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-  if (!in || !mn || !mx || !sum) {
+  // the reductions below are collective: every rank must know that every rank can take part
+  mbsErr e = mbsp_agreeErr(
+      c, !in || !mn || !mx || !sum ? mbs_errSet(MBS_ERR_NOMEM, "out of memory (stats)") : MBS_OK);
+  if (e) {
     free(in), free(mn), free(mx), free(sum);
-    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (stats)");
+    return e;
   }
   for (int k = 0; k < n; k++) in[k].val = v[k], in[k].rank = c->rank, sum[k] = v[k];
   int rc = MPI_Allreduce(in, mn, n, MPI_DOUBLE_INT, MPI_MINLOC, c->comm);

@@ -378,6 +378,7 @@ static void mbsp_compose(const mbsReal *Xcb, const mbsReal *Xba, mbsReal *Xca) {
 // v_b = X v_g + c). combine(a, b): b <- "a then b".
 static void mbsp_kinThen(const double *a, double *b) {
   double R[9], p[3], X[12], c[6];
+  MBS_FLOPS(MBS_FL_KIN_THEN);
   mbsu_mulMat3(a, b, R); // R_a R_b
   mbsu_mulMat3Vec(a, b + 9, p);
   for (int i = 0; i < 3; i++) p[i] += a[9 + i];
@@ -421,6 +422,7 @@ static void mbsp_unpackKin(mbspEngine *e, mbsWork *w) {
 static void mbsp_poseFromGhost(const mbspEngine *e, mbsWork *w, int b, int g) {
   const double *X = e->Xg + 12 * b, *Rw = w->xmat + 9 * g;
   double *R = w->xmat + 9 * b, *pb = w->xpos + 3 * b;
+  MBS_FLOPS(MBS_FL_KIN_GHOSTPOSE);
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++)
       R[3 * i + j] =
@@ -434,6 +436,7 @@ static void mbsp_fromGhost(mbspEngine *e, mbsWork *w, int b, int g) {
   double t[6];
   mbsp_poseFromGhost(e, w, b, g);
   mbsu_xMotion(e->Xg + 12 * b, w->cvel + 6 * g, t);
+  MBS_FLOPS(MBS_FL_KIN_GHOSTVEL);
   for (int i = 0; i < 6; i++) w->cvel[6 * b + i] = e->vloc[6 * b + i] + t[i];
 }
 
@@ -511,6 +514,7 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
             mbsp_compose(X, e->Xg + 12 * p, e->Xg + 12 * b);
         }
       }
+      MBS_FLOPS(mbs_flopKinMap(m, b, p >= e->b0, p >= e->b0 && e->gho[b] >= 0));
     }
     mbsErr err;
     if (e->use_scan) {

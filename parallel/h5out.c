@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "h5out.h"
 #include <stdio.h>
+#include "mbspar/mbs_fault.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,13 @@ static mbsErr mbsp_h5Fail(const char *file, const char *what) {
   do {                                                                                             \
     if ((expr) < 0) return mbsp_h5Fail((h)->tmp, #expr);                                           \
   } while (0)
+
+// one step of a collective sequence (creating, extending, writing, closing): its outcome is agreed
+// by every rank before the next collective call, so a rank that failed alone (a full disk on one
+// MPI-IO aggregator, an injected fault) cannot leave the others waiting in it; one small
+// allreduce per HDF5 call of a sequence
+#define MBSP_H5_AGREE(h, e)   MBS_CALL(mbsp_agreeErr((h)->comm, (e)))
+#define MBSP_H5_COLL(h, expr) MBSP_H5_AGREE(h, (expr) < 0 ? mbsp_h5Fail((h)->tmp, #expr) : MBS_OK)
 
 // ---------------------------------------------------------------- small helpers
 
@@ -187,7 +195,13 @@ static mbsErr mbsp_h5Names(mbspH5 *h, const char *name, const char *const *names
   for (int i = 0; i < ntot; i++)
     if (names[i] && strlen(names[i]) + 1 > width) width = strlen(names[i]) + 1;
   char *buf = calloc((size_t)(n > 0 ? n : 1), width);
-  MBS_CHECK(buf, MBS_ERR_NOMEM, "out of memory (HDF5 names)");
+  // the dataset is created collectively: every rank must know that every rank can go on
+  mbsErr ea = mbsp_agreeErr(h->comm,
+                            buf ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 names)"));
+  if (ea) {
+    free(buf);
+    return ea;
+  }
   for (int i = 0; i < n; i++)
     if (names[off + i]) memcpy(buf + (size_t)i * width, names[off + i], strlen(names[off + i]));
   hsize_t dims = (hsize_t)ntot, start = (hsize_t)off, count = (hsize_t)n,
@@ -210,6 +224,7 @@ static mbsErr mbsp_h5Names(mbspH5 *h, const char *name, const char *const *names
   if (msp >= 0) H5Sclose(msp);
   if (fsp >= 0) H5Sclose(fsp);
   if (st >= 0) H5Tclose(st);
+  if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
   return rc < 0 ? mbsp_h5Fail(h->tmp, "writing the coordinate names") : MBS_OK;
 }
 
@@ -251,6 +266,10 @@ static mbsErr mbsp_h5OpenFile(mbspH5 *h, int create) {
   if (rc < 0 || h->file < 0) mbsp_h5Save();
   H5Pclose(fapl);
   if (rc < 0 || h->file < 0) return mbsp_h5Fail(h->tmp, create ? "file create" : "file open");
+  // injected (mbs_fault.h) after the collective call; the caller's abandon closes the file
+  if (MBS_FAULT_WRITE_POINT())
+    return mbs_errSet(MBS_ERR_IO, "%s: HDF5 file %s failed: %s", h->tmp, create ? "create" : "open",
+                      strerror(errno));
   h->dxpl = H5Pcreate(H5P_DATASET_XFER);
   MBS_CALL_H5(h, h->dxpl);
   MBS_CALL_H5(h, H5Pset_dxpl_mpio(h->dxpl, H5FD_MPIO_COLLECTIVE));
@@ -263,23 +282,23 @@ static mbsErr mbsp_h5Layout(mbspH5 *h, const char *const *qnames) {
   for (int k = 0; k < MBSP_H5_NDSET; k++) {
     int nc = ncol[k] == -1 ? h->nq : ncol[k] == -2 ? h->nv : ncol[k];
     h->dset[k] = mbsp_h5Dataset(h->file, mbsp_h5_dname[k], nc);
-    MBS_CALL_H5(h, h->dset[k]);
-    MBS_CALL_H5(h, mbsp_h5AttrString(h->dset[k], "units", mbsp_h5_units[k]));
+    MBSP_H5_COLL(h, h->dset[k]);
+    MBSP_H5_COLL(h, mbsp_h5AttrString(h->dset[k], "units", mbsp_h5_units[k]));
   }
-  MBS_CALL_H5(h, mbsp_h5AttrString(h->dset[MBSP_H5_E], "columns", "kinetic,potential,total,work"));
-  MBS_CALL_H5(h, mbsp_h5AttrString(h->dset[MBSP_H5_IT], "description",
-                                   "average constraint-solver iterations per evaluation since "
-                                   "the previous output row"));
-  MBS_CALL_H5(h, mbsp_h5AttrString(h->file, "format", "mbspar trajectory"));
-  MBS_CALL_H5(h, mbsp_h5AttrInt(h->file, "version", 1));
-  MBS_CALL_H5(h, mbsp_h5AttrInt(h->file, "nq", h->nq));
-  MBS_CALL_H5(h, mbsp_h5AttrInt(h->file, "nv", h->nv));
-  MBS_CALL_H5(h, mbsp_h5AttrString(h->file, "layout",
-                                   "row i of /q, /qd, /energy, /iterations belongs to /t[i]; "
-                                   "q and qd in dof order (docs/outputs.md)"));
+  MBSP_H5_COLL(h, mbsp_h5AttrString(h->dset[MBSP_H5_E], "columns", "kinetic,potential,total,work"));
+  MBSP_H5_COLL(h, mbsp_h5AttrString(h->dset[MBSP_H5_IT], "description",
+                                    "average constraint-solver iterations per evaluation since "
+                                    "the previous output row"));
+  MBSP_H5_COLL(h, mbsp_h5AttrString(h->file, "format", "mbspar trajectory"));
+  MBSP_H5_COLL(h, mbsp_h5AttrInt(h->file, "version", 1));
+  MBSP_H5_COLL(h, mbsp_h5AttrInt(h->file, "nq", h->nq));
+  MBSP_H5_COLL(h, mbsp_h5AttrInt(h->file, "nv", h->nv));
+  MBSP_H5_COLL(h, mbsp_h5AttrString(h->file, "layout",
+                                    "row i of /q, /qd, /energy, /iterations belongs to /t[i]; "
+                                    "q and qd in dof order (docs/outputs.md)"));
   if (qnames) {
-    MBS_CALL(mbsp_h5Names(h, "q_names", qnames, h->nq, h->q0, h->nqo));
-    MBS_CALL(mbsp_h5Names(h, "qd_names", qnames + h->nq, h->nv, h->v0, h->nvo));
+    MBSP_H5_AGREE(h, mbsp_h5Names(h, "q_names", qnames, h->nq, h->q0, h->nqo));
+    MBSP_H5_AGREE(h, mbsp_h5Names(h, "qd_names", qnames + h->nq, h->nv, h->v0, h->nvo));
   }
   return MBS_OK;
 }
@@ -444,7 +463,7 @@ mbsErr mbsp_h5Resume(mbspComm *comm, const char *path, int nq, int nv, int q0, i
     struct stat st;
     if (stat((*h)->path, &st) == 0) {
       found = moved = 1;
-      if (rename((*h)->path, (*h)->tmp) != 0)
+      if (MBS_FAULT_WRITE_POINT() || rename((*h)->path, (*h)->tmp) != 0)
         e = mbs_errSet(MBS_ERR_IO, "%s: cannot rename to %s: %s", (*h)->path, (*h)->tmp,
                        strerror(errno));
     } else if (stat((*h)->tmp, &st) == 0) {
@@ -507,12 +526,14 @@ static mbsErr mbsp_h5IntSlice(mbspH5 *h, const char *name, int n0, int n1, int o
                : H5Sselect_none(fsp);
     if (rc >= 0 && n == 0) rc = H5Sselect_none(msp);
     if (rc >= 0) rc = H5Dwrite(d, H5T_NATIVE_INT, msp, fsp, h->dxpl, n > 0 ? buf : &dummy);
-    if (rc >= 0) rc = mbsp_h5AttrString(d, "description", desc);
+    herr_t ra = mbsp_h5AttrString(d, "description", desc); // collective: also after a failure
+    if (rc >= 0) rc = ra;
   }
   if (rc < 0) mbsp_h5Save();
   if (d >= 0) H5Dclose(d);
   if (msp >= 0) H5Sclose(msp);
   if (fsp >= 0) H5Sclose(fsp);
+  if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
   return rc < 0 ? mbsp_h5Fail(h->tmp, name) : MBS_OK;
 }
 
@@ -526,7 +547,12 @@ static mbsErr mbsp_h5NamesOwned(mbspH5 *h, const char *name, const char *const *
   MBS_CALL(mbsp_allreduceMax(h->comm, &wmax, 1));
   size_t width = (size_t)wmax;
   char *buf = calloc((size_t)(n > 0 ? n : 1), width);
-  MBS_CHECK(buf, MBS_ERR_NOMEM, "out of memory (HDF5 names)");
+  mbsErr ea = mbsp_agreeErr(h->comm,
+                            buf ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 names)"));
+  if (ea) {
+    free(buf);
+    return ea;
+  }
   for (int i = 0; i < n; i++)
     if (names[i]) memcpy(buf + (size_t)i * width, names[i], strlen(names[i]));
   hsize_t dims = (hsize_t)ntot, start = (hsize_t)off, count = (hsize_t)n,
@@ -549,6 +575,7 @@ static mbsErr mbsp_h5NamesOwned(mbspH5 *h, const char *name, const char *const *
   if (msp >= 0) H5Sclose(msp);
   if (fsp >= 0) H5Sclose(fsp);
   if (st >= 0) H5Tclose(st);
+  if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
   return rc < 0 ? mbsp_h5Fail(h->tmp, "writing the body names") : MBS_OK;
 }
 
@@ -558,7 +585,7 @@ static mbsErr mbsp_h5Group(mbspH5 *h, const char *name) {
   if (ex > 0) return MBS_OK;
   H5Eclear2(H5E_DEFAULT);
   hid_t g = H5Gcreate2(h->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  MBS_CALL_H5(h, g);
+  MBSP_H5_COLL(h, g);
   H5Gclose(g);
   return MBS_OK;
 }
@@ -571,11 +598,12 @@ static mbsErr mbsp_h5BodiesSetup(mbspH5 *h, const int *parent, const char *const
     for (int k = 0; k < h->nbset; k++) {
       const mbspH5BodySet *b = &h->bset[k];
       h->bdset[k] = H5Dopen2(h->file, b->name, H5P_DEFAULT);
-      if (h->bdset[k] < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return mbs_errSet(MBS_ERR_INPUT, "%s: no dataset /%s (written by another mbspar version)",
-                          h->path, b->name);
-      }
+      if (h->bdset[k] < 0) H5Eclear2(H5E_DEFAULT);
+      MBSP_H5_AGREE(h, h->bdset[k] >= 0 ? MBS_OK
+                                        : mbs_errSet(MBS_ERR_INPUT,
+                                                     "%s: no dataset /%s (written by another "
+                                                     "mbspar version)",
+                                                     h->path, b->name));
       hid_t sp = H5Dget_space(h->bdset[k]);
       hsize_t dims[3] = {0, 0, 0};
       int r = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
@@ -591,37 +619,44 @@ static mbsErr mbsp_h5BodiesSetup(mbspH5 *h, const int *parent, const char *const
             "%s: has %llu rows but no per-body datasets (written by an older mbspar); continue it "
             "with that version or start a new run",
             h->path, (unsigned long long)h->nrow);
-  MBS_CALL(mbsp_h5Group(h, "model"));
+  MBSP_H5_AGREE(h, mbsp_h5Group(h, "model"));
   for (int k = 0; k < h->nbset; k++) {
     const mbspH5BodySet *b = &h->bset[k];
     const char *slash = strchr(b->name, '/');
     if (slash) {
       char grp[64];
       snprintf(grp, sizeof grp, "%.*s", (int)(slash - b->name), b->name);
-      MBS_CALL(mbsp_h5Group(h, grp));
+      MBSP_H5_AGREE(h, mbsp_h5Group(h, grp));
     }
     h->bdset[k] = mbsp_h5BodyDataset(h->file, b->name, h->nbody, b->ncomp);
-    MBS_CALL_H5(h, h->bdset[k]);
-    MBS_CALL_H5(h, mbsp_h5AttrString(h->bdset[k], "units", b->units ? b->units : ""));
-    MBS_CALL_H5(h, mbsp_h5AttrString(h->bdset[k], "description", b->desc ? b->desc : ""));
+    MBSP_H5_COLL(h, h->bdset[k]);
+    MBSP_H5_COLL(h, mbsp_h5AttrString(h->bdset[k], "units", b->units ? b->units : ""));
+    MBSP_H5_COLL(h, mbsp_h5AttrString(h->bdset[k], "description", b->desc ? b->desc : ""));
   }
   // static: parent index, line cells (parent, body) for viewers, body names
   int *lines = malloc(sizeof(int) * 2 * (size_t)(h->nbo > 0 ? h->nbo : 1));
-  MBS_CHECK(lines, MBS_ERR_NOMEM, "out of memory (HDF5 lines)");
+  mbsErr el = mbsp_agreeErr(
+      h->comm, lines ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 lines)"));
+  if (el) {
+    free(lines);
+    return el;
+  }
   for (int i = 0; i < h->nbo; i++) {
     int b = h->b0 + i;
     lines[2 * i] = parent[i] >= 0 ? parent[i] : b, lines[2 * i + 1] = b;
   }
-  mbsErr e = mbsp_h5IntSlice(h, "model/parent", h->nbody, 0, h->b0, h->nbo, parent,
-                             "parent body index of each body, -1: the ground");
+  mbsErr e =
+      mbsp_agreeErr(h->comm, mbsp_h5IntSlice(h, "model/parent", h->nbody, 0, h->b0, h->nbo, parent,
+                                             "parent body index of each body, -1: the "
+                                             "ground"));
   if (!e)
     e = mbsp_h5IntSlice(h, "model/lines", h->nbody, 2, h->b0, h->nbo, lines,
                         "one line cell per joint: (parent body, body); a body on the ground: "
                         "(body, body)");
   free(lines);
-  MBS_CALL(e);
-  if (names) MBS_CALL(mbsp_h5NamesOwned(h, "model/names", names, h->nbody, h->b0, h->nbo));
-  MBS_CALL_H5(h, mbsp_h5AttrInt(h->file, "nbody", h->nbody));
+  MBSP_H5_AGREE(h, e);
+  if (names) MBSP_H5_AGREE(h, mbsp_h5NamesOwned(h, "model/names", names, h->nbody, h->b0, h->nbo));
+  MBSP_H5_COLL(h, mbsp_h5AttrInt(h->file, "nbody", h->nbody));
   return MBS_OK;
 }
 
@@ -664,13 +699,16 @@ static mbsErr mbsp_h5RealSlice(mbspH5 *h, const char *name, int ncomp, const dou
                     : H5Sselect_none(fsp);
     if (rc >= 0 && h->nbo == 0) rc = H5Sselect_none(msp);
     if (rc >= 0) rc = H5Dwrite(d, H5T_NATIVE_DOUBLE, msp, fsp, h->dxpl, h->nbo ? buf : &dummy);
-    if (rc >= 0) rc = mbsp_h5AttrString(d, "units", units ? units : "");
-    if (rc >= 0) rc = mbsp_h5AttrString(d, "description", desc ? desc : "");
+    // the attributes are collective: written also after a failure on this rank
+    herr_t ra = mbsp_h5AttrString(d, "units", units ? units : "");
+    herr_t rb = mbsp_h5AttrString(d, "description", desc ? desc : "");
+    if (rc >= 0) rc = ra < 0 ? ra : rb;
   }
   if (rc < 0) mbsp_h5Save();
   if (d >= 0) H5Dclose(d);
   if (msp >= 0) H5Sclose(msp);
   if (fsp >= 0) H5Sclose(fsp);
+  if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
   return rc < 0 ? mbsp_h5Fail(h->tmp, name) : MBS_OK;
 }
 
@@ -712,6 +750,7 @@ static mbsErr mbsp_h5WriteRow(mbspH5 *h, int k, int off, int n, int mine, const 
     if (rc >= 0) rc = H5Sselect_none(msp);
   }
   if (rc >= 0) rc = H5Dwrite(d, H5T_NATIVE_DOUBLE, msp, fsp, h->dxpl, buf ? buf : &dummy);
+  if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
   if (rc < 0) mbsp_h5Save();
   if (msp >= 0) H5Sclose(msp);
   if (fsp >= 0) H5Sclose(fsp);
@@ -730,7 +769,7 @@ static mbsErr mbsp_h5WriteBodyRow(mbspH5 *h, int k, const double *buf) {
   int nc = h->bset[k].ncomp, rank = nc > 0 ? 3 : 2;
   hsize_t ncc = nc > 0 ? (hsize_t)nc : 1;
   hsize_t nd[3] = {h->nrow + 1, (hsize_t)h->nbody, ncc};
-  MBS_CALL_H5(h, H5Dset_extent(d, nd));
+  MBSP_H5_COLL(h, H5Dset_extent(d, nd));
   hsize_t start[3] = {h->nrow, (hsize_t)h->b0, 0}, count[3] = {1, (hsize_t)h->nbo, ncc};
   hsize_t mdim = (hsize_t)h->nbo * ncc > 0 ? (hsize_t)h->nbo * ncc : 1;
   double dummy = 0;
@@ -744,6 +783,7 @@ static mbsErr mbsp_h5WriteBodyRow(mbspH5 *h, int k, const double *buf) {
   }
   (void)rank;
   if (rc >= 0) rc = H5Dwrite(d, H5T_NATIVE_DOUBLE, msp, fsp, h->dxpl, buf ? buf : &dummy);
+  if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
   if (rc < 0) mbsp_h5Save();
   if (msp >= 0) H5Sclose(msp);
   if (fsp >= 0) H5Sclose(fsp);
@@ -763,18 +803,18 @@ static mbsErr mbsp_h5AppendRow(mbspH5 *h, double t, const double *q, const doubl
     hsize_t nd[2] = {h->nrow + 1, k == MBSP_H5_Q    ? (hsize_t)h->nq
                                   : k == MBSP_H5_QD ? (hsize_t)h->nv
                                                     : 4};
-    MBS_CALL_H5(h, H5Dset_extent(h->dset[k], nd));
+    MBSP_H5_COLL(h, H5Dset_extent(h->dset[k], nd));
   }
   // q and qd: every rank its own hyperslab
-  MBS_CALL(mbsp_h5WriteRow(h, MBSP_H5_Q, h->q0, h->nqo, 1, q));
-  MBS_CALL(mbsp_h5WriteRow(h, MBSP_H5_QD, h->v0, h->nvo, 1, qd));
+  MBSP_H5_AGREE(h, mbsp_h5WriteRow(h, MBSP_H5_Q, h->q0, h->nqo, 1, q));
+  MBSP_H5_AGREE(h, mbsp_h5WriteRow(h, MBSP_H5_QD, h->v0, h->nvo, 1, qd));
   // t, energy, iterations: rank 0's values
   int r0 = h->rank == 0;
-  MBS_CALL(mbsp_h5WriteRow(h, MBSP_H5_T, 0, -1, r0, &t));
-  MBS_CALL(mbsp_h5WriteRow(h, MBSP_H5_E, 0, 4, r0 && energy, energy));
-  MBS_CALL(mbsp_h5WriteRow(h, MBSP_H5_IT, 0, -1, r0, &avg_it));
+  MBSP_H5_AGREE(h, mbsp_h5WriteRow(h, MBSP_H5_T, 0, -1, r0, &t));
+  MBSP_H5_AGREE(h, mbsp_h5WriteRow(h, MBSP_H5_E, 0, 4, r0 && energy, energy));
+  MBSP_H5_AGREE(h, mbsp_h5WriteRow(h, MBSP_H5_IT, 0, -1, r0, &avg_it));
   // per-body datasets: every rank the rows of its own bodies
-  for (int k = 0; k < h->nbset; k++) MBS_CALL(mbsp_h5WriteBodyRow(h, k, h->brow[k]));
+  for (int k = 0; k < h->nbset; k++) MBSP_H5_AGREE(h, mbsp_h5WriteBodyRow(h, k, h->brow[k]));
   h->nrow++;
   return MBS_OK;
 }
@@ -791,12 +831,23 @@ mbsErr mbsp_h5Append(mbspH5 *h, double t, const double *q_owned, const double *q
   return e;
 }
 
+mbsErr mbsp_h5Flush(mbspH5 *h) {
+  mbsErr e = MBS_OK;
+  if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0)
+    e = mbsp_h5Fail(h->tmp, "flush");
+  else if (MBS_FAULT_WRITE_POINT())
+    e = mbs_errSet(MBS_ERR_IO, "%s: HDF5 flush failed: %s", h->tmp, strerror(errno));
+  return mbsp_agreeErr(h->comm, e);
+}
+
 mbsErr mbsp_h5Close(mbspH5 **h) {
   if (!h || !*h) return MBS_OK;
   mbspComm *comm = (*h)->comm;
-  mbsErr e = mbsp_agreeErr(comm, mbsp_h5CloseObjects(*h));
+  mbsErr e = mbsp_h5CloseObjects(*h);
+  if (!e && MBS_FAULT_WRITE_POINT()) e = mbs_errSet(MBS_ERR_IO, "%s: HDF5 close failed", (*h)->tmp);
+  e = mbsp_agreeErr(comm, e);
   // the file is complete on disk once the collective close returned everywhere
-  if (!e && (*h)->rank == 0 && rename((*h)->tmp, (*h)->path) != 0)
+  if (!e && (*h)->rank == 0 && (MBS_FAULT_WRITE_POINT() || rename((*h)->tmp, (*h)->path) != 0))
     e = mbs_errSet(MBS_ERR_IO, "%s: cannot rename to %s: %s", (*h)->tmp, (*h)->path,
                    strerror(errno));
   e = mbsp_agreeErr(comm, e);
@@ -855,6 +906,11 @@ mbsErr mbsp_h5BodyStatic(mbspH5 *h, const char *name, int ncomp, const double *o
                          const int *owned_int, const char *units, const char *desc) {
   (void)h, (void)name, (void)ncomp, (void)owned, (void)owned_int, (void)units, (void)desc;
   return mbsp_h5Unsupported(NULL);
+}
+
+mbsErr mbsp_h5Flush(mbspH5 *h) {
+  (void)h;
+  return MBS_OK;
 }
 
 mbsErr mbsp_h5Close(mbspH5 **h) {

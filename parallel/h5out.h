@@ -87,6 +87,10 @@ mbsErr mbsp_h5BodyStatic(mbspH5 *h, const char *name, int ncomp, const double *o
 /// Number of rows written so far. Local.
 long mbsp_h5Rows(const mbspH5 *h);
 
+/// Write everything appended so far to the file (H5Fflush): the rows a checkpoint refers to are
+/// then on disk. Collective. \return MBS_OK or MBS_ERR_IO (agreed by all ranks)
+mbsErr mbsp_h5Flush(mbspH5 *h);
+
 /// Close the file and rename it into place; frees and NULLs *h (NULL is a no-op). Collective.
 /// \return MBS_OK or MBS_ERR_IO (the temporary file is removed on failure)
 mbsErr mbsp_h5Close(mbspH5 **h);

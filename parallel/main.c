@@ -21,6 +21,7 @@
 #include "petsc_log.h"
 #include "threads.h"
 #include "petsc_ref.h"
+#include "mbspar/mbs_fault.h"
 #include "mbspar/mbspar.h"
 #if defined(__GLIBC__) && !defined(SMPI_HELPERS_H) // SimGrid's smpicc redefines malloc
 #define MBS_MALLOPT 1
@@ -76,6 +77,9 @@ int main(int argc, char **argv) {
 
   // the command line is the same on every rank; agree anyway
   e = mbsp_agreeErr(comm, mbsp_cliParse(argc, argv, mbs_verbs, MBS_NVERB, &cli));
+  // run: SIGTERM/SIGUSR1 from now on only set a flag, honoured after the first step (a signal
+  // during the setup is not lost; sim.c installs them again after PETSc's own handlers)
+  if (!e && cli.verb && cli.verb->run == mbsp_verbRun) mbsp_simInstallSignals();
   if (!e) e = mbsp_threadsInit(comm, NULL); // OpenMP threads per rank: never oversubscribe
   if (!e && (cli.help || cli.version)) {
     if (rank == 0 && cli.help) mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB);
@@ -186,8 +190,8 @@ int main(int argc, char **argv) {
         if (i > 0 && i + 1 < argc && argv[i + 1][0] != '-') pargv[pargc++] = argv[++i];
       }
     }
-    if (!e) e = mbsp_petscInitialize(&pargc, &pargv);
-    e = mbsp_agreeErr(comm, e);
+    e = mbsp_agreeErr(comm, e); // PetscInitialize is collective: nobody enters it alone
+    if (!e) e = mbsp_agreeErr(comm, mbsp_petscInitialize(&pargc, &pargv));
     // -log_view: mbspar's phases as PETSc events in a stage named after the verb
     if (!e) e = mbsp_agreeErr(comm, mbsp_petscLogBegin(cli.verb->name));
     free(pargv);
@@ -198,6 +202,7 @@ int main(int argc, char **argv) {
     if (!e) e = mbsp_affinityBind(cli.bind, lr, nl);
     e = mbsp_agreeErr(comm, e);
   }
+  mbs_faultMark("verb"); // fault injection: what came before is every verb's common setup
   if (!e) e = cli.verb->run(&cli, comm, cfg, m);
   // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
   // successful verb (an error stays the only line on stderr)

@@ -59,8 +59,10 @@ static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsSolverOpt *o, const mbsM
                                const mbsState *s, mbsWork *w, mbsCfs *c, mbspPetsc **out) {
   MBS_CHECK(mbs_petsc_inited, MBS_ERR_INTERNAL, "PETSc is not initialised");
   mbspPetsc *p = calloc(1, sizeof *p);
-  MBS_CHECK(p, MBS_ERR_NOMEM, "out of memory (PETSc context)");
   *out = p;
+  // the PETSc objects are created collectively: agree on the allocations first
+  MBS_CALL(
+      mbsp_agreeErr(comm, p ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (PETSc context)")));
   MPI_Comm mc = mbsp_commRaw(comm);
   int nloc = c->l1 - c->l0, maxlen = 1;
   for (int b = c->b0; b < c->b1; b++) {
@@ -71,7 +73,13 @@ static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsSolverOpt *o, const mbsM
   p->vals = malloc(sizeof(double) * 6 * (size_t)maxlen);
   int *dnz = calloc((size_t)nloc + 1, sizeof(int)), *onz = calloc((size_t)nloc + 1, sizeof(int));
   int *bs = calloc((size_t)(c->b1 - c->b0) + 1, sizeof(int));
-  MBS_CHECK(p->cols && p->vals && dnz && onz && bs, MBS_ERR_NOMEM, "out of memory (PETSc)");
+  mbsErr ea = mbsp_agreeErr(comm, p->cols && p->vals && dnz && onz && bs
+                                      ? MBS_OK
+                                      : mbs_errSet(MBS_ERR_NOMEM, "out of memory (PETSc)"));
+  if (ea) {
+    free(dnz), free(onz), free(bs);
+    return ea;
+  }
   // nonzero pattern per row (diagonal / off-diagonal part) and the variable block sizes
   int nblk = 0;
   for (int b = c->b0; b < c->b1; b++) {

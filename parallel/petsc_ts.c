@@ -64,7 +64,13 @@ static PetscErrorCode mbsp_tsPost(TS ts) {
 mbsErr mbsp_tsCreate(mbspComm *comm, int nlocal, int method, double dt, double tol, mbspRhs rhs,
                      mbspPostStep post, void *ctx, mbspTs **out) {
   mbspTs *m = calloc(1, sizeof *m);
-  MBS_CHECK(m, MBS_ERR_NOMEM, "out of memory (TS)");
+  *out = NULL;
+  // the PETSc objects below are created collectively: agree on the allocation first
+  mbsErr ea = mbsp_agreeErr(comm, m ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (TS)"));
+  if (ea) {
+    free(m);
+    return ea;
+  }
   *out = m;
   m->n = nlocal, m->rhs = rhs, m->post = post, m->ctx = ctx;
   MPI_Comm mc = mbsp_commRaw(comm);
@@ -122,7 +128,7 @@ mbsErr mbsp_tsCreate(mbspComm *comm, int nlocal, int method, double dt, double t
 mbsErr mbsp_tsSetState(mbspTs *m, double t, long step, double dt, const double *y) {
   PetscScalar *a;
   MBS_CALL_PETSC(VecGetArray(m->y, &a));
-  memcpy(a, y, (size_t)m->n * sizeof(double));
+  if (m->n > 0) memcpy(a, y, (size_t)m->n * sizeof(double)); // a rank without entries: a NULL
   MBS_CALL_PETSC(VecRestoreArray(m->y, &a));
   MBS_CALL_PETSC(TSSetTime(m->ts, t));
   MBS_CALL_PETSC(TSSetStepNumber(m->ts, (PetscInt)step));
@@ -192,7 +198,7 @@ void mbsp_tsGetState(mbspTs *m, double *t, long *step, double *dt) {
 mbsErr mbsp_tsGetSolution(mbspTs *m, double *y) {
   const PetscScalar *a;
   MBS_CALL_PETSC(VecGetArrayRead(m->y, &a));
-  memcpy(y, a, (size_t)m->n * sizeof(double));
+  if (m->n > 0) memcpy(y, a, (size_t)m->n * sizeof(double));
   MBS_CALL_PETSC(VecRestoreArrayRead(m->y, &a));
   return MBS_OK;
 }
@@ -200,7 +206,7 @@ mbsErr mbsp_tsGetSolution(mbspTs *m, double *y) {
 mbsErr mbsp_tsSetSolution(mbspTs *m, const double *y) {
   PetscScalar *a;
   MBS_CALL_PETSC(VecGetArray(m->y, &a));
-  memcpy(a, y, (size_t)m->n * sizeof(double));
+  if (m->n > 0) memcpy(a, y, (size_t)m->n * sizeof(double)); // a rank without entries: a NULL
   MBS_CALL_PETSC(VecRestoreArray(m->y, &a));
   MBS_CALL_PETSC(TSRestartStep(m->ts));
   return MBS_OK;
@@ -224,7 +230,7 @@ const char *mbsp_tsMethodName(mbspTs *m) {
 
 void mbsp_tsDestroy(mbspTs **pm) {
   if (!pm || !*pm) return;
-  TSViewFromOptions((*pm)->ts, NULL, "-ts_view");
+  if ((*pm)->ts) TSViewFromOptions((*pm)->ts, NULL, "-ts_view");
   TSDestroy(&(*pm)->ts);
   VecDestroy(&(*pm)->y);
   free(*pm);

@@ -31,6 +31,7 @@
 #include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_solvertype.h"
+#include "flops.h"
 #include "spatial.h"
 
 #define MBSP_TAG_SCAN_DOWN 41
@@ -297,6 +298,7 @@ static mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
   memcpy(gm, cp->g, sizeof(double) * (size_t)n);
   if (sp->excl.na >= 0) { // over (empty | upper port)
     int k = sp->excl.nb;
+    MBS_FLOPS(mbs_flopSchurAdd(k));
     for (int i = 0; i < k; i++) {
       gm[i] += sp->excl.g[i];
       for (int j = 0; j < k; j++) M[n * i + j] += sp->excl.C[k * i + j];
@@ -304,6 +306,7 @@ static mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
   }
   if (sp->sexcl.na >= 0) { // over (lower port | empty)
     int k = sp->sexcl.na, o = cp->nup;
+    MBS_FLOPS(mbs_flopSchurAdd(k));
     for (int i = 0; i < k; i++) {
       gm[o + i] += sp->sexcl.g[i];
       for (int j = 0; j < k; j++) M[n * (o + i) + o + j] += sp->sexcl.C[k * i + j];
@@ -345,6 +348,7 @@ static mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
     for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
       int nl = m->body_lamnum[s->port_body[q]], o = nup + s->port_cadr[q] - cp->c0;
       const double *rb = sp->rbuf + sp->port_radr[q];
+      MBS_FLOPS(mbs_flopSchurAdd(nl));
       for (int i = 0; i < nl; i++) {
         cp->g[o + i] += rb[nl * nl + i];
         for (int j = 0; j < nl; j++) cp->C[n * (o + i) + o + j] += rb[nl * i + j];
@@ -724,8 +728,14 @@ static mbsErr mbsp_schurSolverCreate(const mbsModel *m, const mbsCfs *c, const m
   (void)c;
   MBS_CHECK(ctx, MBS_ERR_UNSUPPORTED, "solver.method = schur runs on the distributed engine only");
   mbspEngine *eng = ctx;
-  mbspSchurSolver *sv;
-  MBS_ALLOC(sv, 1);
+  mbspSchurSolver *sv = calloc(1, sizeof *sv);
+  // mbsp_schurCreate is collective: a failed allocation here must not skip it on one rank
+  mbsErr ea = mbsp_agreeErr(mbsp_engineComm(eng),
+                            sv ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur)"));
+  if (ea) {
+    free(sv);
+    return ea;
+  }
   sv->opt = *opt;
   mbspDecompInfo di;
   mbsp_engineDecomp(eng, &di);

@@ -15,6 +15,7 @@
 #include "sim.h"
 #include "cli.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -26,6 +27,8 @@
 #include "bodyout.h"
 #include "h5out.h"
 #include "mbspar/mbs_checkpoint.h"
+#include "mbspar/mbs_fault.h"
+#include "mbspar/mbs_finite.h"
 #include "mbspar/mbs_loops.h"
 #include "petsc_ts.h"
 #include "rankreport.h"
@@ -35,7 +38,7 @@
 static volatile sig_atomic_t mbsp_sim_signal = 0;
 
 static void mbsp_simOnSignal(int sig) {
-  mbsp_sim_signal = sig;
+  if (!mbsp_sim_signal) mbsp_sim_signal = sig; // the first one names the stop
 }
 
 void mbsp_simInstallSignals(void) {
@@ -69,6 +72,7 @@ typedef struct {
   mbspXdmf *xmf;   // rank 0, HDF5: trajectory.xmf (xdmf.c)
   double *poses;   // rank 0, CSV: the gathered pose rows (nbody x MBS_POSE_NCOMP)
   char dir[4096];
+  int claimed; // rank 0: the output files are this run's (a failed run may write its run.json)
   // bookkeeping (identical on every rank except the local work partial sums)
   double work, pprev;
   long evals, iters, nonconv, evals_out, iters_out;
@@ -143,29 +147,40 @@ static mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
   mbspSim *S = ctx;
   const mbsModel *m = S->m;
   int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
+  // a rank without state entries (aba/crba at several ranks) gets a NULL array
+  if (nqo) memcpy(S->s->q + S->q0, y, (size_t)nqo * sizeof(double));
+  if (nvo) memcpy(S->s->qd + S->v0, y + nqo, (size_t)nvo * sizeof(double));
   // a stage state that is no longer finite means the explicit integrator diverged
-  double bad = 0;
-  for (int i = 0; i < nqo + nvo; i++)
-    if (!isfinite(y[i])) bad = 1;
-  MBS_CALL(mbsp_allreduceMax(S->comm, &bad, 1));
-  if (bad > 0)
-    return mbs_errSet(MBS_ERR_NUMERIC,
-                      "mbspar run: the integration diverged near t = %.9g s: a stage state is no "
-                      "longer finite; integrator.dt = %g is probably above the stability limit "
-                      "of the method for this model (try a smaller dt or integrator.method = dp5)",
-                      t, S->m->opt.dt);
-  memcpy(S->s->q + S->q0, y, (size_t)nqo * sizeof(double));
-  memcpy(S->s->qd + S->v0, y + nqo, (size_t)nvo * sizeof(double));
+  char phase[200];
+  snprintf(phase, sizeof phase, "run: the stage state at t = %.9g s", t);
+  mbsErr e = mbs_checkFinite(m, MBS_FIN_Q, S->s->q, S->q0, S->q1, phase);
+  if (!e) e = mbs_checkFinite(m, MBS_FIN_QD, S->s->qd, S->v0, S->v1, phase);
+  if (e) {
+    char msg[1600];
+    snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+    e = mbs_errSet(e,
+                   "%s; the integration diverged: integrator.dt = %g is probably above the "
+                   "stability limit of the method for this model (try a smaller dt or "
+                   "integrator.method = dp5)",
+                   msg, S->m->opt.dt);
+  }
+  MBS_CALL(mbsp_agreeErr(S->comm, e));
   S->s->time = t;
   // warm-start slot: the position of this evaluation within the step (capped: the extra
   // evaluations of a rejected adaptive step share the last slot)
   S->s->stage = S->stage_count < S->s->nstage ? S->stage_count : S->s->nstage - 1;
   S->stage_count++;
-  mbsErr e = MBS_OK;
   if (S->serial) {
     if (S->rank == 0) e = mbs_forward(m, S->s, S->w);
   } else {
     e = mbsp_engineForward(S->eng, S->s);
+  }
+  // no silent NaN: the owned q̈ and λ (aba/crba: rank 0, all of q̈)
+  if (!e && S->w) {
+    snprintf(phase, sizeof phase, "run: the evaluation at t = %.9g s (solver.method = %s)", t,
+             mbs_solverName(m->opt.solver));
+    e = S->serial ? mbs_checkForward(m, S->w, 1, 0, m->nv, 0, 0, phase)
+                  : mbs_checkForward(m, S->w, 0, S->v0, S->v1, S->l0, S->l1, phase);
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e)); // nobody continues alone into the next collective
   S->evals++;
@@ -225,9 +240,9 @@ static mbsErr mbsp_gatherState(mbspSim *S) {
   return MBS_OK;
 }
 
-static void mbsp_csvHeader(mbspSim *S) {
+static void mbsp_csvHeader(mbspSim *S, int traj, int energy) {
   const mbsModel *m = S->m;
-  if (S->ftraj) {
+  if (S->ftraj && traj) {
     char nm[400];
     fprintf(S->ftraj, "t");
     for (int b = 0; b < m->nbody; b++)
@@ -239,10 +254,11 @@ static void mbsp_csvHeader(mbspSim *S) {
     mbsp_bodyOutCsvHeader(m, S->ftraj); // the pose of every body
     fprintf(S->ftraj, "\n");
   }
-  fprintf(S->fenergy,
-          "step,t,kinetic,potential,total,work,total_minus_work,evaluations,"
-          "avg_iterations%s\n",
-          S->m->nloop ? ",closure_pos,closure_rot,closure_vel" : "");
+  if (energy)
+    fprintf(S->fenergy,
+            "step,t,kinetic,potential,total,work,total_minus_work,evaluations,"
+            "avg_iterations%s\n",
+            S->m->nloop ? ",closure_pos,closure_rot,closure_vel" : "");
 }
 
 // one output row (collective: gathers; rank 0 writes)
@@ -264,6 +280,17 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
     if (ke) *ke = k, *pe = p, *wk = wsum;
     long de = S->evals - S->evals_out, di = S->iters - S->iters_out;
     en[0] = k, en[1] = p, en[2] = k + p, en[3] = wsum, avg = de > 0 ? (double)di / de : 0.0;
+    // no silent NaN: the energies of the row (a finite state can still overflow them)
+    static const char *const enames[4] = {"kinetic energy", "potential energy", "total energy",
+                                          "work"};
+    char phase[160];
+    snprintf(phase, sizeof phase, "run: the output row at t = %.9g s (step %ld)", t, step);
+    e = mbs_checkFiniteScalars(en, enames, 4, phase);
+  }
+  if (S->rank == 0 && !e) {
+    const mbsModel *m = S->m;
+    long de = S->evals - S->evals_out, di = S->iters - S->iters_out;
+    double k = en[0], p = en[1];
     if (S->ftraj) {
       fprintf(S->ftraj, "%.17g", t);
       for (int i = 0; i < m->nq; i++) fprintf(S->ftraj, ",%.17g", S->sout->q[i]);
@@ -283,17 +310,19 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
       if (m->nloop) fprintf(S->fenergy, ",%.3e,%.3e,%.3e", S->last_pos, S->last_rot, S->last_vel);
       fprintf(S->fenergy, "\n");
     }
-    if ((S->ftraj && ferror(S->ftraj)) || (S->fenergy && ferror(S->fenergy)))
-      e = mbs_errSet(MBS_ERR_IO, "%s: write error (disk full?)", S->dir);
+    if ((S->ftraj && ferror(S->ftraj)) || (S->fenergy && ferror(S->fenergy)) ||
+        MBS_FAULT_WRITE_POINT())
+      e = mbs_errSet(MBS_ERR_IO, "%s: write error at the output row of t = %.9g s (disk full?)",
+                     S->dir, t);
   }
-  // HDF5: every rank its owned slices [q_own; qd_own] = S->y (collective)
+  MBS_CALL(mbsp_agreeErr(S->comm, e)); // rank 0 alone may have failed
+  // HDF5: every rank its owned slices [q_own; qd_own] = S->y (collective, agreed inside)
   if (S->h5) {
     mbsp_bodyOutH5Row(S->bo, S->h5);
-    mbsErr eh = mbsp_h5Append(S->h5, t, S->y, S->y + (S->q1 - S->q0), en, avg);
-    if (!e) e = eh;
-    if (!e && S->xmf) e = mbsp_xdmfAppend(S->xmf, mbsp_h5Rows(S->h5) - 1, t);
+    MBS_CALL(mbsp_h5Append(S->h5, t, S->y, S->y + (S->q1 - S->q0), en, avg));
+    if (S->xmf) e = mbsp_xdmfAppend(S->xmf, mbsp_h5Rows(S->h5) - 1, t);
+    MBS_CALL(mbsp_agreeErr(S->comm, e));
   }
-  MBS_CALL(e);
   S->evals_out = S->evals, S->iters_out = S->iters;
   MBS_TOC(S->tim, MBS_TIMER_OUTPUT);
   return MBS_OK;
@@ -347,9 +376,34 @@ static void mbsp_progress(mbspSim *S, double t, long step, int final) {
 
 // the format and its reader: src/checkpoint.c (mbs_checkpoint.h)
 
+// rank 0: one CSV file's rows to the disk (stdio buffer, then fsync)
+static mbsErr mbsp_simSync(FILE *f, const char *dir, const char *name) {
+  if (!f) return MBS_OK;
+  int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0 || MBS_FAULT_WRITE_POINT();
+  MBS_CHECK(!bad, MBS_ERR_IO, "%s/%s: write error (disk full?): %s", dir, name,
+            errno ? strerror(errno) : "stream error");
+  return MBS_OK;
+}
+
+// every row written so far is on the disk before a checkpoint names its step, so a restart
+// from that checkpoint finds them all (issue 12.2): CSV files (rank 0), the HDF5 file
+// (collective) and the XDMF file (rewritten and flushed at every row anyway). Collective.
+static mbsErr mbsp_simFlush(mbspSim *S) {
+  mbsErr e = MBS_OK;
+  if (S->rank == 0) {
+    errno = 0;
+    e = mbsp_simSync(S->ftraj, S->dir, "trajectory.csv");
+    if (!e) e = mbsp_simSync(S->fenergy, S->dir, "energy.csv");
+  }
+  MBS_CALL(mbsp_agreeErr(S->comm, e));
+  if (S->h5) MBS_CALL(mbsp_h5Flush(S->h5));
+  return MBS_OK;
+}
+
 static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
   const mbsModel *m = S->m;
   MBS_TIC(S->tim, MBS_TIMER_OUTPUT);
+  MBS_CALL(mbsp_simFlush(S));
   MBS_CALL(mbsp_gatherState(S));
   double wsum = S->work;
   MBS_CALL(mbsp_allreduceSum(S->comm, &wsum, 1));
@@ -402,17 +456,19 @@ static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
     char tmp[4200];
     snprintf(path_out, pathlen, "%s/checkpoint.bin", S->dir);
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path_out, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = MBS_FAULT_WRITE_POINT() ? NULL : fopen(tmp, "wb");
     if (!f) {
-      e = mbs_errSet(MBS_ERR_IO, "%s: cannot write checkpoint: %s", tmp, strerror(errno));
+      e = mbs_errSet(MBS_ERR_IO, "%s: cannot write checkpoint: %s", tmp,
+                     errno ? strerror(errno) : "injected fault");
     } else {
       size_t nw = fwrite(buf, 1, bytes, f);
       int bad = nw != bytes || fflush(f) != 0 || fsync(fileno(f)) != 0;
       bad |= fclose(f) != 0;
+      bad |= MBS_FAULT_WRITE_POINT();
       if (bad) {
         remove(tmp);
         e = mbs_errSet(MBS_ERR_IO, "%s: checkpoint write failed (disk full?)", tmp);
-      } else if (rename(tmp, path_out) != 0) {
+      } else if (MBS_FAULT_WRITE_POINT() || rename(tmp, path_out) != 0) {
         remove(tmp);
         e = mbs_errSet(MBS_ERR_IO, "%s: cannot rename checkpoint: %s", path_out, strerror(errno));
       }
@@ -472,53 +528,164 @@ static mbsErr mbsp_mkdirs(const char *dir) {
         return mbs_errSet(MBS_ERR_IO, "%s: cannot create directory: %s", p, strerror(errno));
       *c = '/';
     }
-  if (mkdir(p, 0777) != 0 && errno != EEXIST)
+  if (MBS_FAULT_WRITE_POINT() || (mkdir(p, 0777) != 0 && errno != EEXIST))
     return mbs_errSet(MBS_ERR_IO, "%s: cannot create directory: %s", p, strerror(errno));
+  struct stat st;
+  if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+    return mbs_errSet(MBS_ERR_IO, "%s: exists and is not a directory", p);
   return MBS_OK;
 }
 
-// keep the CSV rows with t <= t_cut (restart: rows written after the checkpoint are dropped)
-static mbsErr mbsp_truncateCsv(const char *path, int tcol, double t_cut) {
+// a complete CSV line: ends in a newline and has \p nfield fields (a row cut by a kill has not)
+static int mbsp_csvComplete(const char *line, ssize_t n, int nfield) {
+  if (n <= 0 || line[n - 1] != '\n') return 0;
+  int k = 1;
+  for (ssize_t i = 0; i < n; i++) k += line[i] == ',';
+  return k == nfield;
+}
+
+// the \p k-th field (0-based) of a CSV line, up to the next comma or the end, into buf
+static void mbsp_csvField(const char *line, int k, char *buf, size_t n) {
+  const char *c = line;
+  for (int i = 0; i < k && c; i++) {
+    c = strchr(c, ',');
+    if (c) c++;
+  }
+  size_t len = 0;
+  while (c && c[len] && c[len] != ',' && c[len] != '\n') len++;
+  if (len >= n) len = n - 1;
+  if (c) memcpy(buf, c, len);
+  buf[len] = 0;
+}
+
+// --restart: cut energy.csv and trajectory.csv back to the checkpoint's step, keeping the headers.
+// energy.csv keeps its header and the complete rows (9 fields, newline) with step <= \p step, in
+// order; trajectory.csv keeps its header and as many complete rows, each of which must carry the
+// t of the energy row it belongs to (the two files are written together, row by row). Rows after
+// the checkpoint, a row cut by a kill and rows of a later, killed continuation all go, so the
+// files read as if the run had not been interrupted. Each file is rewritten through a temporary
+// and renamed into place. Rank 0.
+static mbsErr mbsp_truncateFile(const char *path, long *nkeep, int nfield, long step, char **times,
+                                long ntimes) {
   FILE *in = fopen(path, "r");
-  if (!in) return MBS_OK;
+  if (!in) { // nothing to continue: a new file with its header
+    if (nkeep) *nkeep = -1;
+    return MBS_OK;
+  }
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *out = fopen(tmp, "w");
+  FILE *out = MBS_FAULT_WRITE_POINT() ? NULL : fopen(tmp, "w");
   if (!out) {
     fclose(in);
     return mbs_errSet(MBS_ERR_IO, "%s: cannot rewrite: %s", path, strerror(errno));
   }
-  char *line = NULL;
+  char *line = NULL, tf[64];
   size_t cap = 0;
   ssize_t n;
-  int first = 1;
-  while ((n = getline(&line, &cap, in)) > 0) {
-    if (!first) {
-      const char *c = line;
-      for (int k = 0; k < tcol && c; k++) {
-        c = strchr(c, ',');
-        if (c) c++;
+  long row = -1; // -1: the header
+  mbsErr e = MBS_OK;
+  while (!e && (n = getline(&line, &cap, in)) > 0) {
+    if (row < 0) { // the header (a file cut inside its header is refused below)
+      if (n < 2 || line[n - 1] != '\n') break;
+      if (nfield == 0) { // trajectory.csv: the number of columns is the header's
+        nfield = 1;
+        for (ssize_t i = 0; i < n; i++) nfield += line[i] == ',';
       }
-      if (!c || strtod(c, NULL) > t_cut * (1 + 1e-15) + 1e-300) continue;
+    } else if (times) { // trajectory.csv: the rows of the kept energy rows, same times
+      if (row >= ntimes || !mbsp_csvComplete(line, n, nfield)) break;
+      mbsp_csvField(line, 0, tf, sizeof tf);
+      if (strcmp(tf, times[row]) != 0)
+        e = mbs_errSet(MBS_ERR_INPUT,
+                       "%s:%ld: row at t = %s, but energy.csv has t = %s there: the files are "
+                       "not of one run (move them away or use another --out)",
+                       path, row + 2, tf, times[row]);
+    } else { // energy.csv: complete rows up to the checkpoint's step
+      if (!mbsp_csvComplete(line, n, nfield)) break;
+      mbsp_csvField(line, 0, tf, sizeof tf);
+      char *end = NULL;
+      long st = strtol(tf, &end, 10);
+      if (end == tf || *end || st > step) break;
     }
-    first = 0;
-    fwrite(line, 1, (size_t)n, out);
+    if (e) break;
+    if (fwrite(line, 1, (size_t)n, out) != (size_t)n)
+      e = mbs_errSet(MBS_ERR_IO, "%s: write error", tmp);
+    row++;
   }
   free(line);
   fclose(in);
-  if (fclose(out) != 0 || rename(tmp, path) != 0) {
-    remove(tmp);
-    return mbs_errSet(MBS_ERR_IO, "%s: cannot rewrite", path);
+  int bad = ferror(out) != 0;
+  bad |= fclose(out) != 0;
+  if (!e && row < 0)
+    e = mbs_errSet(MBS_ERR_INPUT, "%s: has no complete header line: not a file of this run", path);
+  if (!e && times && row < ntimes)
+    e = mbs_errSet(MBS_ERR_INPUT,
+                   "%s: has %ld complete rows up to the checkpoint, energy.csv %ld: the rows "
+                   "before the checkpoint are not all there (move the files away to start their "
+                   "outputs anew from the checkpoint)",
+                   path, row, ntimes);
+  if (!e && (bad || MBS_FAULT_WRITE_POINT()))
+    e = mbs_errSet(MBS_ERR_IO, "%s: write error (disk full?): %s", tmp, strerror(errno));
+  if (!e && (MBS_FAULT_WRITE_POINT() || rename(tmp, path) != 0))
+    e = mbs_errSet(MBS_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
+  if (e) remove(tmp);
+  if (nkeep) *nkeep = row;
+  return e;
+}
+
+// the t column of the kept rows of energy.csv (times[k] of row k, malloc'ed strings)
+static mbsErr mbsp_energyTimes(const char *path, long nrow, char ***times) {
+  *times = calloc((size_t)(nrow > 0 ? nrow : 1), sizeof **times);
+  MBS_CHECK(*times, MBS_ERR_NOMEM, "out of memory (restart)");
+  FILE *f = fopen(path, "r");
+  MBS_CHECK(f, MBS_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+  char *line = NULL;
+  size_t cap = 0;
+  mbsErr e = MBS_OK;
+  for (long k = -1; !e && k < nrow && getline(&line, &cap, f) > 0; k++) {
+    if (k < 0) continue; // header
+    char tf[64];
+    mbsp_csvField(line, 1, tf, sizeof tf);
+    size_t len = strlen(tf) + 1;
+    (*times)[k] = malloc(len);
+    if (!(*times)[k])
+      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (restart)");
+    else
+      memcpy((*times)[k], tf, len);
   }
-  return MBS_OK;
+  free(line);
+  fclose(f);
+  return e;
+}
+
+static mbsErr mbsp_truncateOutputs(const char *dir, int csv, long step) {
+  char pt[4200], pe[4200];
+  snprintf(pt, sizeof pt, "%s/trajectory.csv", dir);
+  snprintf(pe, sizeof pe, "%s/energy.csv", dir);
+  long nkeep = 0;
+  MBS_CALL(mbsp_truncateFile(pe, &nkeep, 9, step, NULL, 0));
+  if (!csv) return MBS_OK;
+  if (nkeep < 0) { // no energy.csv: nothing to match the trajectory rows against, start anew
+    struct stat st;
+    if (stat(pt, &st) == 0 && (MBS_FAULT_WRITE_POINT() || remove(pt) != 0))
+      return mbs_errSet(MBS_ERR_IO, "%s: cannot remove: %s", pt, strerror(errno));
+    return MBS_OK;
+  }
+  char **times = NULL;
+  mbsErr e = mbsp_energyTimes(pe, nkeep, &times);
+  if (!e) e = mbsp_truncateFile(pt, NULL, 0, step, times, nkeep);
+  for (long k = 0; times && k < nkeep; k++) free(times[k]);
+  free(times);
+  return e;
 }
 
 typedef struct {
   const mbspSim *S;
-  const mbspRankReport *rr;
+  const mbspRankReport *rr; // NULL: a failed run (no collective report pieces)
   double t, ke, pe, wk, dt_last;
   long steps, rejected;
   const char *ts_type, *method, *stop; // method: the one TS ran (after -ts_* options)
+  mbsErr err;                          // a failed run: its error and message
+  const char *errmsg;
 } mbspRunOut;
 
 static void mbsp_runJson(mbsJson *j, const void *ctx) {
@@ -545,10 +712,25 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   mbs_jsonInt(j, "rejected", o->rejected);
   mbs_jsonNumber(j, "dt_next", o->dt_last);
   mbs_jsonEndObject(j);
-  mbsp_rankReportJson(o->rr, j);
+  if (o->rr) mbsp_rankReportJson(o->rr, j);
   mbs_jsonBeginObject(j, "results");
+  // complete: the run reached t_end; a signal stop or an error leave an incomplete run
+  mbs_jsonBool(j, "complete", !o->err && !strcmp(o->stop, "t_end"));
   mbs_jsonString(j, "stopped", o->stop);
+  if (o->err) { // failed: the message of the error, the last step finished
+    mbs_jsonBeginObject(j, "error");
+    mbs_jsonInt(j, "exit_code", mbs_errExitCode(o->err));
+    mbs_jsonString(j, "kind", mbs_errString(o->err));
+    mbs_jsonString(j, "message", o->errmsg);
+    mbs_jsonEndObject(j);
+    mbs_jsonNumber(j, "t", o->t);
+    mbs_jsonInt(j, "step", o->steps);
+    mbs_jsonString(j, "output_dir", S->dir);
+    mbs_jsonEndObject(j);
+    return;
+  }
   mbs_jsonNumber(j, "t", o->t);
+  mbs_jsonInt(j, "step", o->steps);
   mbs_jsonNumberArray(j, "q", S->sout->q, m->nq);
   mbs_jsonNumberArray(j, "qd", S->sout->qd, m->nv);
   mbs_jsonBeginObject(j, "energy");
@@ -578,9 +760,10 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   mbs_jsonEndObject(j);
 }
 
-static mbsErr mbsp_simSetup(mbspSim *S) {
+// the setup's local allocations (every rank; rank 0 also the gather layout \p all); the caller
+// agrees before the next collective call
+static mbsErr mbsp_simSetupLocal(mbspSim *S, double **all) {
   const mbsModel *m = S->m;
-  const mbspSimArgs *a = S->a;
   int rank = S->rank;
   MBS_CALL(mbs_stateCreate(m, &S->s));
   // one warm-start history per Runge–Kutta stage
@@ -606,13 +789,14 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
   S->tim = S->w ? S->w->timer : S->tdummy;
   S->nloc = (S->q1 - S->q0) + (S->v1 - S->v0);
   MBS_ALLOC(S->y, S->nloc + 1);
+  if (rank == 0) MBS_ALLOC(*all, 6 * (size_t)S->size);
+  return MBS_OK;
+}
 
-  // gather layout on rank 0
-  double mine[6] = {S->q0, S->q1 - S->q0, S->v0, S->v1 - S->v0, S->l0, S->l1 - S->l0};
-  double *all = NULL;
-  if (rank == 0) MBS_ALLOC(all, 6 * (size_t)S->size);
-  MBS_CALL(mbsp_gather(S->comm, mine, 6, rank == 0 ? all : mine));
-  if (rank == 0) {
+// rank 0: the gather layout and the gathered state's workspace
+static mbsErr mbsp_simSetupRoot(mbspSim *S, const double *all) {
+  const mbsModel *m = S->m;
+  {
     MBS_ALLOC(S->qcnt, S->size);
     MBS_ALLOC(S->qdsp, S->size);
     MBS_ALLOC(S->vcnt, S->size);
@@ -624,15 +808,33 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
       S->vdsp[r] = (int)all[6 * r + 2], S->vcnt[r] = (int)all[6 * r + 3];
       S->ldsp[r] = (int)all[6 * r + 4], S->lcnt[r] = (int)all[6 * r + 5];
     }
-    free(all);
     MBS_CALL(mbs_stateCreate(m, &S->sout));
     MBS_CALL(mbs_workCreate(m, &S->wout));
   }
-  // per-body outputs of the owned bodies; HDF5 rows also hold the joint wrenches
+  if (S->a->cfg->out_format != MBS_OUTFMT_HDF5)
+    MBS_ALLOC(S->poses, (size_t)m->nbody * MBS_POSE_NCOMP);
+  return MBS_OK;
+}
+
+// every rank: allocations, the gather layout, per-body outputs, the output directory; each
+// phase's local failures are agreed before the next collective call (issue 12.1)
+static mbsErr mbsp_simSetup(mbspSim *S) {
+  const mbsModel *m = S->m;
+  const mbspSimArgs *a = S->a;
+  int rank = S->rank;
+  double *all = NULL;
+  mbsErr ea = mbsp_agreeErr(S->comm, mbsp_simSetupLocal(S, &all));
+  // gather layout on rank 0
+  double mine[6] = {S->q0, S->q1 - S->q0, S->v0, S->v1 - S->v0, S->l0, S->l1 - S->l0};
+  if (!ea) ea = mbsp_gather(S->comm, mine, 6, rank == 0 ? all : mine);
+  if (!ea) ea = mbsp_agreeErr(S->comm, rank == 0 ? mbsp_simSetupRoot(S, all) : MBS_OK);
+  free(all);
+  MBS_CALL(ea);
+  // per-body outputs of the owned bodies; HDF5 rows also hold the joint wrenches (collective,
+  // agreed inside)
   int h5 = a->cfg->out_format == MBS_OUTFMT_HDF5;
   MBS_CALL(
       mbsp_bodyOutCreate(S->comm, m, S->eng, S->b0, S->b1, h5 && a->cfg->out_joint_wrench, &S->bo));
-  if (rank == 0 && !h5) MBS_ALLOC(S->poses, (size_t)m->nbody * MBS_POSE_NCOMP);
   int nqo = S->q1 - S->q0;
   memcpy(S->y, S->s->q + S->q0, (size_t)nqo * sizeof(double));
   memcpy(S->y + nqo, S->s->qd + S->v0, (size_t)(S->v1 - S->v0) * sizeof(double));
@@ -646,8 +848,8 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
     static const char *const names[] = {"trajectory.csv", "trajectory.h5", "trajectory.xmf",
                                         "bodies.csv",     "energy.csv",    "run.json",
                                         "checkpoint.bin"};
+    char p[4200];
     for (int k = 0; k < 7 && !e && !a->force && !a->restart; k++) {
-      char p[4200];
       struct stat st;
       snprintf(p, sizeof p, "%s/%s", S->dir, names[k]);
       if (stat(p, &st) == 0)
@@ -656,27 +858,45 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
                        "--out, or --restart %s/checkpoint.bin)",
                        p, S->dir);
     }
+    // claim the directory atomically: every run writes energy.csv, and only one of two runs
+    // given the same --out can create it (O_EXCL; the stat above only makes the common case
+    // fail early with a clear message)
+    snprintf(p, sizeof p, "%s/energy.csv", S->dir);
+    if (!e && !a->force && !a->restart) {
+      int fd = MBS_FAULT_WRITE_POINT() ? -1 : open(p, O_WRONLY | O_CREAT | O_EXCL, 0666);
+      if (fd < 0 && errno == EEXIST)
+        e = mbs_errSet(MBS_ERR_IO,
+                       "%s exists; not overwriting an earlier run's output (another run claimed "
+                       "%s first; use --force, another --out, or --restart %s/checkpoint.bin)",
+                       p, S->dir, S->dir);
+      else if (fd < 0)
+        e = mbs_errSet(MBS_ERR_IO, "%s: cannot create: %s", p, strerror(errno));
+      else
+        close(fd);
+    }
+    S->claimed = !e && !a->restart; // the directory's run files are this run's from here on
   }
   return mbsp_agreeErr(S->comm, e);
 }
 
-static mbsErr mbsp_simOpenFiles(mbspSim *S, int append, double t_cut) {
+static mbsErr mbsp_simOpenFiles(mbspSim *S, int append, long step) {
   if (S->rank != 0) return MBS_OK;
   int csv = S->a->cfg->out_format != MBS_OUTFMT_HDF5;
   char pt[4200], pe[4200];
   snprintf(pt, sizeof pt, "%s/trajectory.csv", S->dir);
   snprintf(pe, sizeof pe, "%s/energy.csv", S->dir);
-  if (append) {
-    if (csv) MBS_CALL(mbsp_truncateCsv(pt, 0, t_cut));
-    MBS_CALL(mbsp_truncateCsv(pe, 1, t_cut));
-  }
+  if (append) MBS_CALL(mbsp_truncateOutputs(S->dir, csv, step));
+  // a restart continues the files it found (cut back above), else they start with their header
   struct stat st;
-  int fresh = !append || (csv && stat(pt, &st) != 0) || stat(pe, &st) != 0;
-  S->ftraj = csv ? fopen(pt, fresh ? "w" : "a") : NULL;
-  S->fenergy = fopen(pe, fresh ? "w" : "a");
+  int tnew = !append || stat(pt, &st) != 0, enew = !append || stat(pe, &st) != 0;
+  errno = 0;
+  if (!MBS_FAULT_WRITE_POINT()) {
+    S->ftraj = csv ? fopen(pt, tnew ? "w" : "a") : NULL;
+    S->fenergy = fopen(pe, enew ? "w" : "a");
+  }
   MBS_CHECK((S->ftraj || !csv) && S->fenergy, MBS_ERR_IO, "%s: cannot open output files: %s",
             S->dir, strerror(errno));
-  if (fresh) mbsp_csvHeader(S);
+  mbsp_csvHeader(S, tnew, enew);
   // the bodies and their parents beside the CSV trajectory (HDF5 files hold them in /model)
   char pb[4200];
   snprintf(pb, sizeof pb, "%s/bodies.csv", S->dir);
@@ -689,19 +909,29 @@ static mbsErr mbsp_simOpenH5(mbspSim *S, int append, double t_cut) {
   const mbsModel *m = S->m;
   char path[4200], **nm = calloc((size_t)(m->nq + m->nv), sizeof(char *));
   snprintf(path, sizeof path, "%s/trajectory.h5", S->dir);
-  // the CSV column names, q then qd (a name that cannot be allocated stays empty)
+  // the CSV column names, q then qd
+  int nomem = !nm;
   for (int b = 0, i = 0, j = m->nq; nm && b < m->nbody; b++) {
     size_t len = strlen(m->body_name[b]) + 16;
     for (int k = 0; k < m->body_qnum[b]; k++, i++)
-      if ((nm[i] = malloc(len))) mbs_coordName(m, "q", b, k, 0, nm[i], len);
+      if ((nm[i] = malloc(len)))
+        mbs_coordName(m, "q", b, k, 0, nm[i], len);
+      else
+        nomem = 1;
     for (int k = 0; k < m->body_dofnum[b]; k++, j++)
-      if ((nm[j] = malloc(len))) mbs_coordName(m, "qd", b, k, 1, nm[j], len);
+      if ((nm[j] = malloc(len)))
+        mbs_coordName(m, "qd", b, k, 1, nm[j], len);
+      else
+        nomem = 1;
   }
   const char *const *cn = (const char *const *)nm;
   int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
-  mbsErr e =
-      append ? mbsp_h5Resume(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, t_cut, &S->h5)
-             : mbsp_h5Create(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, &S->h5);
+  mbsErr e = mbsp_agreeErr(
+      S->comm, nomem ? mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 column names)") : MBS_OK);
+  if (!e)
+    e = append
+            ? mbsp_h5Resume(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, t_cut, &S->h5)
+            : mbsp_h5Create(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, &S->h5);
   for (int i = 0; nm && i < m->nq + m->nv; i++) free(nm[i]);
   free(nm);
   // the per-body datasets (/bodies, /joints, /model)
@@ -726,7 +956,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   S->rank = mbsp_rank(a->comm), S->size = mbsp_size(a->comm);
   const mbsModel *m = a->m;
   S->serial = m->opt.solver == MBS_SOLVER_ABA || m->opt.solver == MBS_SOLVER_CRBA;
-  if (!(m->opt.t_end > 0)) // the config allows 0 (other verbs do not integrate)
+  mbsp_simInstallSignals(); // again: PetscInitialize installed its own handlers since main's
+  if (!(m->opt.t_end > 0))  // the config allows 0 (other verbs do not integrate)
     return mbs_configBlame(
         a->cfg, "integrator.t_end",
         mbs_errSet(MBS_ERR_INPUT, "integrator.t_end must be > 0 for run (got %g)", m->opt.t_end));
@@ -742,6 +973,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   MBS_CALL(mbsp_agreeErr(a->comm, e));
   if (!S->serial) e = mbsp_engineCreate(a->comm, m, MBSP_HALO_P2P, &S->eng);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(a->cfg, "model", e);
+  // the solver now, not at the first evaluation: its failures are agreed before any solve
+  if (!e && !S->serial) e = mbsp_agreeErr(a->comm, mbs_cfsBindSolver(m, mbsp_engineCfs(S->eng)));
   if (!e) e = mbsp_agreeErr(a->comm, mbsp_simSetup(S));
   if (!e)
     e = mbsp_agreeErr(a->comm, mbsp_tsCreate(a->comm, S->nloc, m->opt.integrator, m->opt.dt,
@@ -754,8 +987,10 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   long step = 0;
   if (!e) {
     mbsp_tsGetState(S->ts, &t, &step, &dt);
-    e = mbsp_agreeErr(a->comm, mbsp_simOpenFiles(S, a->restart != NULL, t));
+    e = mbsp_agreeErr(a->comm, mbsp_simOpenFiles(S, a->restart != NULL, step));
     if (!e && a->cfg->out_format == MBS_OUTFMT_HDF5) e = mbsp_simOpenH5(S, a->restart != NULL, t);
+    // a restart continues the files of its run: they are this run's once they were opened
+    if (a->restart && S->rank == 0) S->claimed = !e;
   }
   const char *stop = "t_end";
   char ckpath[4200] = "";
@@ -767,7 +1002,6 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     S->pprev = mbsp_power(S, S->y + (S->q1 - S->q0));
     if (!a->restart) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
   }
-  mbsp_simInstallSignals();
 
   // the time loop
   // a step that ends within roundoff of t_end is the last one
@@ -778,6 +1012,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     S->stage_count = 0;
     e = mbsp_tsStep(S->ts, m->opt.t_end);
     if (!e) e = mbsp_tsGetSolution(S->ts, S->y);
+    e = mbsp_agreeErr(a->comm, e); // TS's own failures (step-size control, PETSc) on every rank
     if (!e) { // an explicit integrator beyond its stability limit: say so, not what it broke
       double bad = 0;
       for (int i = 0; i < S->nloc; i++)
@@ -809,40 +1044,46 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     double sig = mbsp_sim_signal;
     if (!e) e = mbsp_allreduceMax(a->comm, &sig, 1);
     if (!e && sig > 0 && !last) {
-      e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
-      if (!e && !outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
+      // the row of this step first: the checkpoint flushes every row up to its step
+      if (!outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
+      if (!e) e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
       stop = sig == SIGUSR1 ? "SIGUSR1" : "SIGTERM";
       break;
     }
     mbsp_progress(S, t, step, 0);
   }
   if (!e) mbsp_progress(S, t, step, 1);
+  if (e && S->rank == 0 && S->live == 1 && !a->quiet) fputc('\n', stderr); // end the live line
   // the rows written are complete: close (rename into place) also after an error (collective)
   mbsErr eh5 = mbsp_h5Close(&S->h5);
   if (!e) e = eh5;
-  if (S->xmf) { // rank 0: the final row count in every grid
-    mbsErr ex = mbsp_xdmfClose(&S->xmf);
-    if (!e) e = ex;
-  }
+  mbsErr ec = MBS_OK;
+  if (S->xmf) ec = mbsp_xdmfClose(&S->xmf); // rank 0: the final row count in every grid
+  if (!ec) ec = mbsp_simSync(S->ftraj, S->dir, "trajectory.csv"); // rank 0: the last rows
+  if (!ec) ec = mbsp_simSync(S->fenergy, S->dir, "energy.csv");
+  ec = mbsp_agreeErr(a->comm, ec); // rank 0 alone may have failed
+  if (!e) e = ec;
 
-  // final report
+  // final report: complete (t_end) or stopped by a signal
   mbspRankReport rr;
   memset(&rr, 0, sizeof rr);
+  mbspRunOut o = {S,
+                  &rr,
+                  t,
+                  ke,
+                  pe,
+                  wk,
+                  dt,
+                  step,
+                  S->ts ? mbsp_tsRejected(S->ts) : 0,
+                  S->ts ? mbsp_tsTypeName(S->ts) : "-",
+                  S->ts ? mbsp_tsMethodName(S->ts) : "-",
+                  stop,
+                  0,
+                  NULL};
   if (!e) e = mbsp_rankReportCollect(a->comm, S->eng, S->w, &rr);
   if (!e) e = mbsp_agreeErr(a->comm, mbsp_cliGatherRss(a->comm));
   if (!e && S->rank == 0) {
-    mbspRunOut o = {S,
-                    &rr,
-                    t,
-                    ke,
-                    pe,
-                    wk,
-                    dt,
-                    step,
-                    mbsp_tsRejected(S->ts),
-                    mbsp_tsTypeName(S->ts),
-                    mbsp_tsMethodName(S->ts),
-                    stop};
     if (!a->quiet && !a->no_table)
       printf("mbspar run %s: %d bodies, %d dofs, %d rank(s), %s + %s\n"
              "  t = %.9g s after %ld steps (%ld rejected), %ld evaluations, %.2f iterations each\n"
@@ -853,9 +1094,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
              ke + pe, wk, S->dir,
              a->cfg->out_format == MBS_OUTFMT_HDF5 ? "trajectory.h5, trajectory.xmf"
                                                    : "trajectory.csv, bodies.csv");
-    if (S->ftraj) fflush(S->ftraj);
-    if (S->fenergy) fflush(S->fenergy);
-    e = a->emit(a->emit_ctx, mbsp_runJson, &o);
+    e = a->emit(a->emit_ctx, mbsp_runJson, &o, 0);
   }
   e = mbsp_agreeErr(a->comm, e);
   if (!e && strcmp(stop, "t_end") != 0)
@@ -863,6 +1102,15 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
                    "mbspar: %s received: stopped at t = %.9g s (step %ld) after finishing the "
                    "step; checkpoint written to %s (continue with --restart %s)",
                    stop, t, step, ckpath, ckpath);
+  // a failed run leaves a run.json marked incomplete with the error (rank 0, no communication;
+  // only in a directory this run claimed, never over an earlier run's report)
+  if (e && e != MBS_INTERRUPTED && S->rank == 0 && S->claimed) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+    o.rr = NULL, o.stop = "error", o.err = e, o.errmsg = msg;
+    a->emit(a->emit_ctx, mbsp_runJson, &o, 1); // best effort: the first error is the one reported
+    mbs_errSet(e, "%s", msg);
+  }
 
   mbsp_rankReportFree(&rr);
   if (S->ftraj) fclose(S->ftraj);

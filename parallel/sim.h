@@ -20,8 +20,9 @@ typedef struct {
   const char *restart;   ///< checkpoint to continue from, or NULL
   double progress_every; ///< --progress: plain lines every so many seconds (0: live line on a
                          ///< terminal, also under mpirun; else every 10 s)
-  /// write the final report (common head + body) to the --json / --out targets; rank 0 only
-  mbsErr (*emit)(void *ctx, mbspJsonBody body, const void *bodyctx);
+  /// write the final report (common head + body) to the --json / --out targets (\p out_only:
+  /// DIR/run.json alone, the report of a failed run); rank 0 only
+  mbsErr (*emit)(void *ctx, mbspJsonBody body, const void *bodyctx, int out_only);
   void *emit_ctx;
 } mbspSimArgs;
 

@@ -44,7 +44,8 @@ mbsErr mbsp_threadsInit(mbspComm *comm, mbspThreadChoice *out) {
   mbspThreadChoice c = {1, 0, 1, 1};
   int rank = mbsp_rank(comm), size = mbsp_size(comm), cores = 0, share = 1;
   MBS_CALL(mbsp_agreeErr(comm, mbsp_affinityCpuMask(mask, MBSP_MASK_BYTES, &cores)));
-  MBS_CALL(mbsp_localOverlap(comm, mask, MBSP_MASK_BYTES, &share));
+  // agreed over all ranks (the overlap agrees within a node only)
+  MBS_CALL(mbsp_agreeErr(comm, mbsp_localOverlap(comm, mask, MBSP_MASK_BYTES, &share)));
   c.cores = cores > 0 ? cores : 1;
   c.ranks_sharing = share > 0 ? share : 1; // 0 only for cpus beyond the mask
 

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "rankreport.h"
 #include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_finite.h"
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
@@ -42,6 +43,27 @@ static mbsErr accel_compute(mbspComm *comm, const mbsModel *m, mbsState *s, mbsW
     return MBS_OK;
   }
   return mbsp_engineForward(eng, s);
+}
+
+/// No silent NaN (issue 12.3): the results of the evaluation, every method. aba/crba: rank 0
+/// checks q̈ and λ (λ = T^T f computed here, as the report does); the engine: every rank its owned
+/// dofs and constraint components (the message of the lowest failing rank is the first offending
+/// body in model order). Local; the caller agrees.
+static mbsErr accel_check(mbspComm *comm, const mbsModel *m, mbsWork *w, mbspEngine *eng) {
+  char phase[128];
+  snprintf(phase, sizeof phase, "accel (solver.method = %s)", mbs_solverName(m->opt.solver));
+  if (mbs_solverIsBaseline(m->opt.solver)) {
+    if (mbsp_rank(comm) != 0) return MBS_OK;
+    mbs_constraintLambda(m, w);
+    return mbs_checkForward(m, w, 1, 0, m->nv, 0, m->nlam, phase);
+  }
+  mbspDecompInfo di;
+  mbsp_engineDecomp(eng, &di);
+  if (di.b1 <= di.b0) return MBS_OK;
+  int last = di.b1 - 1;
+  return mbs_checkForward(m, mbsp_engineWork(eng), 0, m->body_dofadr[di.b0],
+                          m->body_dofadr[last] + m->body_dofnum[last], m->body_lamadr[di.b0],
+                          m->body_lamadr[last] + m->body_lamnum[last], phase);
 }
 
 static void mbs_accelJson(mbsJson *j, const void *ctx) {
@@ -82,7 +104,8 @@ static mbsErr accel_localCheck(mbspComm *comm, const mbsModel *m, mbspEngine *en
   mbspDecompInfo di;
   mbsp_engineDecomp(eng, &di);
   mbsReal *up = calloc(6 * (size_t)m->nbody, sizeof(mbsReal));
-  MBS_CHECK(up, MBS_ERR_NOMEM, "out of memory");
+  // the halo below is collective: agree on the allocation first
+  MBS_CALL(mbsp_agreeErr(comm, up ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory")));
   for (int b = di.b0; b < di.b1; b++) {
     mbsu_mulMat3Vec(w->xmat + 9 * b, w->jfrc + 6 * b, wr + 6 * (b - di.b0));
     mbsu_mulMat3Vec(w->xmat + 9 * b, w->jfrc + 6 * b + 3, wr + 6 * (b - di.b0) + 3);
@@ -174,6 +197,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   e = mbsp_agreeErr(comm, e);
   if (!e && !serial) e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
+  // the solver now, not at the first evaluation: its failures are agreed before any solve
+  if (!e && !serial) e = mbsp_agreeErr(comm, mbs_cfsBindSolver(m, mbsp_engineCfs(eng)));
 
   // K full evaluations from the initial state (the first builds the warm-start history: use
   // solver.warm_start = none to time cold solves)
@@ -185,6 +210,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   }
   double tpe = (mbs_wtime() - t0) / cli->repeat;
   e = mbsp_agreeErr(comm, e);
+  if (!e) e = mbsp_agreeErr(comm, accel_check(comm, m, w, eng));
 
   // results to rank 0; timers and decomposition over all ranks
   double local_res = 0;
@@ -275,7 +301,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
       }
       memcpy(w->acc, acc, (size_t)m->nbody * 6 * sizeof *acc);
     } else {
-      num = NAN;
+      e = mbs_errSet(MBS_ERR_NOMEM, "mbspar accel: out of memory (equation-of-motion residual)");
     }
     free(acc);
     free(qdd);
@@ -284,7 +310,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
                      wrench, m->nbody, m->nv,       m->nlam,
                      0,      tpe,      cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num),
                      &rr,    w->stat};
-    if (mbsp_cliTable(cli)) {
+    if (!e && mbsp_cliTable(cli)) {
       double qn = 0;
       for (int d = 0; d < m->nv; d++) qn += w->qdd[d] * w->qdd[d];
       printf("mbspar accel %s: %d bodies, %d dofs, %d rank(s)\n", cfg->filename, m->nbody, m->nv,
@@ -301,13 +327,13 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
       for (int d = 0; d < show; d++) printf(" %.6g", w->qdd[d]);
       printf("%s\n", show < m->nv ? " ..." : "");
     }
-    if (!serial && w->stat.reason < 0)
+    if (!e && !serial && w->stat.reason < 0)
       fprintf(stderr,
               "mbspar: warning: %s stopped without converging (%s after %d iterations, "
               "residual %.3e > tol %g)\n",
               mbs_solverName(m->opt.solver), mbs_reasonName(w->stat.reason), w->stat.iterations,
               w->stat.residual, m->opt.tol);
-    e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
+    if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
   }
   e = mbsp_agreeErr(comm, e);
   mbsp_engineDestroy(&eng);

@@ -231,10 +231,12 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
   if ((a = mbs_cpaArg(cli, "--method"))) o.method = mbs_solverFromName(a);
   int iterative = mbs_cpaIterative(o.method);
   const mbsSolverType *t = mbs_solverFind(o.method);
+  // distributed graphs on P ranks: the iterative constraint-force solvers and the exact solver
+  int dist = iterative || (t && t->cpa_graph == MBS_CPA_GRAPH_SCHUR);
   if (!t || t->cpa_graph == MBS_CPA_GRAPH_NONE) // the solver table names each method's graph
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar cpa: --method %s: graphs exist for aba, crba, direct, jcg, jacobi, gs, "
-                   "sor, chebyshev (petsc runs PETSc's own kernels and has none)",
+                   "sor, chebyshev, schur (petsc runs PETSc's own kernels and has none)",
                    a ? a : mbs_solverName(o.method));
   if (!e && (a = mbs_cpaArg(cli, "--grain")) && (o.grain = mbs_cpaGrainFromName(a)) < 0)
     e = mbs_errSet(MBS_ERR_USAGE, "mbspar cpa: --grain %s: expected op, block or body", a);
@@ -303,6 +305,11 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
     o.iterations = (int)v[0], o.converged = (int)v[1];
     o.spec_iterations = (int)v[2], o.spec_converged = (int)v[3];
   }
+  if (!e && mbs_cpaArg(cli, "--calibrate") && o.method == MBS_SOLVER_SCHUR)
+    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                   "mbspar cpa: --calibrate times one evaluation on rank 0, but schur runs on the "
+                   "distributed engine only (time it with accel --repeat; give --latency, "
+                   "--bandwidth, --flop-time)");
   if (!e && mbs_cpaArg(cli, "--calibrate")) e = mbs_cpaCalibrate(comm, m, &o, &out);
   if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
   if (e || rank != 0) return mbsp_agreeErr(comm, e);
@@ -333,7 +340,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
     out.nmsg[i] = 0;
     if (g->fine) continue; // flop grain: Brent bound only
     e = mbs_cpaSchedule(g, P, &out.tp[i]);
-    if (!e && iterative && P <= m->nbody) {
+    if (!e && dist && P <= m->nbody) {
       // owner-computes on P ranks with messages
       mbsCpaOptions od = o;
       mbsCpaGraph *gd = NULL;
@@ -381,7 +388,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
            r.span / o.flop_time, r.span, r.path_nodes);
     printf("  %-24s %14.2f\n", "T1/T_inf (max speedup)", r.parallelism);
     printf("\n  %6s %12s %9s %12s", "P", "list T_P [s]", "speedup", "T1/P+T_inf");
-    if (iterative) printf(" %14s %9s %7s", "distrib T_P", "speedup", "msgs");
+    if (dist) printf(" %14s %9s %7s", "distrib T_P", "speedup", "msgs");
     printf("\n");
     for (int i = 0; i < out.nP; i++) {
       int P = out.P[i];
@@ -389,7 +396,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
         printf("  %6d %12.4e %9.2f %12.4e", P, out.tp[i], r.work / out.tp[i], r.work / P + r.span);
       else
         printf("  %6d %12s %9s %12.4e", P, "-", "-", r.work / P + r.span);
-      if (iterative) {
+      if (dist) {
         if (isfinite(out.tdist[i]))
           printf(" %14.4e %9.2f %7d", out.tdist[i], r.work / out.tdist[i], out.nmsg[i]);
         else

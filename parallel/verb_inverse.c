@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "mbspar/mbs_finite.h"
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_motion.h"
 #include "mbspar/mbs_trajectory.h"
@@ -22,6 +23,7 @@ typedef struct {
   const mbsReal *qdd;  // (ns x nv)
   const mbsReal *tau;  // (ns x nv)
   const mbsMotion *mo; // user motion, or NULL (the profile)
+  const mbsReal *tmax; // (nv) max |tau| per dof
   const mbsReal *llam; // (ns x nlam_loop) loop models: the loop forces of every sample
   double lresid;       // loop models: largest relative part the actuators cannot produce
 } mbsInverseOut;
@@ -51,15 +53,7 @@ static void mbs_inverseJson(mbsJson *j, const void *ctx) {
     for (int i = 0; i < r->ns; i++) mbs_jsonNumberArray(j, NULL, data[k] + (size_t)i * n, n);
     mbs_jsonEndArray(j);
   }
-  mbsReal *mx = calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof *mx);
-  if (mx) {
-    for (int i = 0; i < r->ns; i++)
-      for (int d = 0; d < m->nv; d++)
-        if (fabs(r->tau[(size_t)i * m->nv + d]) > mx[d])
-          mx[d] = fabs(r->tau[(size_t)i * m->nv + d]);
-    mbs_jsonNumberArray(j, "tau_max_abs", mx, m->nv);
-    free(mx);
-  }
+  mbs_jsonNumberArray(j, "tau_max_abs", r->tmax, m->nv);
   if (r->llam) { // closed loops: actuated joints, loop forces (docs/loops.md)
     mbs_jsonBeginArray(j, "actuated");
     for (int k = 0; k < r->cfg->inverse.nactuated; k++)
@@ -81,7 +75,8 @@ static void mbs_csvName(FILE *f, const char *pre, const mbsModel *m, int b, int 
   fprintf(f, ",%s", mbs_coordName(m, pre, b, k, rate, nm, sizeof nm));
 }
 
-static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
+static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r, int exclusive,
+                             mbspOutSet *set) {
   const mbsModel *m = r->m;
   char tmp[4200];
   FILE *f;
@@ -102,7 +97,20 @@ static mbsErr mbs_inverseCsv(const char *path, const mbsInverseOut *r) {
       for (int d = 0; d < m->nv; d++) fprintf(f, ",%.17g", cols[p][(size_t)i * m->nv + d]);
     fprintf(f, "\n");
   }
-  return mbsp_tmpCommit(f, tmp, path);
+  MBS_CALL(mbsp_tmpClose(f, tmp, path));
+  return mbsp_outStage(set, tmp, path, exclusive);
+}
+
+// no silent NaN (issue 12.3): the accelerations and joint forces of sample i; the running
+// max |tau| per dof
+static mbsErr mbs_inverseCheck(const mbsModel *m, int i, double t, const mbsReal *qdd,
+                               const mbsReal *tau, mbsReal *tmax) {
+  char phase[128];
+  snprintf(phase, sizeof phase, "inverse: sample %d (t = %.9g s)", i, t);
+  MBS_CALL(mbs_checkFinite(m, MBS_FIN_QDD, qdd, 0, m->nv, phase));
+  MBS_CALL(mbs_checkFinite(m, MBS_FIN_TAU, tau, 0, m->nv, phase));
+  for (int d = 0; d < m->nv; d++) tmax[d] = fmax(tmax[d], fabs(tau[d]));
+  return MBS_OK;
 }
 
 // a user motion: rank 0 reads inverse.motion (a CSV of t, q and optionally qd, qdd)
@@ -144,6 +152,7 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
   mbsWork *w = NULL;
   mbsMotion *mo = NULL;
   mbsReal *qs = NULL, *qe = NULL, *t = NULL, *q = NULL, *qd = NULL, *qdd = NULL, *tau = NULL;
+  mbsReal *tmax = NULL;
   mbsReal *llam = NULL; // loop models: the loop forces of every sample
   int *act = NULL;      // loop models: the actuated dofs
   double lres = 0;
@@ -163,7 +172,8 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     qd = malloc(nsz * (size_t)(nv + 1) * sizeof *qd);
     qdd = malloc(nsz * (size_t)(nv + 1) * sizeof *qdd);
     tau = malloc(nsz * (size_t)(nv + 1) * sizeof *tau);
-    if (!qs || !qe || !t || !q || !qd || !qdd || !tau)
+    tmax = calloc((size_t)(nv + 1), sizeof *tmax);
+    if (!qs || !qe || !t || !q || !qd || !qdd || !tau || !tmax)
       e = mbs_errSet(MBS_ERR_NOMEM, "mbspar inverse: out of memory for %d samples", ns);
   }
   if (!e && !mo) e = mbs_configInverse(cfg, m, qs, qe);
@@ -199,6 +209,7 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     lres = fmax(lres, r);
     memcpy(q + (size_t)i * nq, s->q, (size_t)nq * sizeof *q);
     memcpy(qd + (size_t)i * nv, s->qd, (size_t)nv * sizeof *qd);
+    if (!e) e = mbs_inverseCheck(m, i, t[i], qddi, tau + (size_t)i * nv, tmax);
   }
   if (!e && m->nloop && lres > 1e-6)
     fprintf(stderr,
@@ -223,9 +234,10 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     }
     memcpy(q + (size_t)i * nq, s->q, (size_t)nq * sizeof *q);
     memcpy(qd + (size_t)i * nv, s->qd, (size_t)nv * sizeof *qd);
+    e = mbs_inverseCheck(m, i, t[i], qdd + (size_t)i * nv, tau + (size_t)i * nv, tmax);
   }
   if (!e) {
-    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, llam, lres};
+    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, tmax, llam, lres};
     if (mbsp_cliTable(cli)) {
       printf("mbspar inverse %s: %d bodies, %d dofs, %d samples over T = %g s%s%s\n", cfg->filename,
              m->nbody, nv, ns, t[ns - 1] - t[0], mo ? ", motion " : "", mo ? iv->motion : "");
@@ -240,12 +252,17 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
       }
       if (show < nv) printf("  ... (%d more)\n", nv - show);
     }
+    // inverse.csv and inverse.json (and --json PATH) are put in place together or not at all
+    mbspOutSet set;
+    mbsp_outInit(&set);
     if (cli->out) {
       char p[4096];
       e = mbsp_outPath(cli, "inverse.csv", p, sizeof p);
-      if (!e) e = mbs_inverseCsv(p, &r);
+      if (!e) e = mbs_inverseCsv(p, &r, !cli->force, &set);
     }
-    if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_inverseJson, &r);
+    if (!e) e = mbsp_emitStaged(cli, comm, cfg, m, mbs_inverseJson, &r, &set);
+    if (!e) e = mbsp_outCommit(&set);
+    mbsp_outDiscard(&set);
   }
   free(qs);
   free(qe);
@@ -254,6 +271,7 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
   free(qd);
   free(qdd);
   free(tau);
+  free(tmax);
   free(llam);
   free(act);
   mbs_motionDestroy(&mo);

@@ -13,9 +13,12 @@ typedef struct {
   const mbsModel *m;
 } mbsRunEmit;
 
-static mbsErr mbs_runEmit(void *ctx, mbspJsonBody body, const void *bodyctx) {
+static mbsErr mbs_runEmit(void *ctx, mbspJsonBody body, const void *bodyctx, int out_only) {
   const mbsRunEmit *r = ctx;
-  return mbsp_emit(r->cli, r->comm, r->cfg, r->m, body, bodyctx);
+  mbsCli c = *r->cli;
+  if (out_only) c.json = NULL; // a failed run: DIR/run.json only (stdout stays empty)
+  c.force = 1; // DIR was claimed by the run (energy.csv) or is continued (--restart)
+  return mbsp_emit(&c, r->comm, r->cfg, r->m, body, bodyctx);
 }
 
 mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_finite.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbs_static.h"
 #include "mbspar/mbspar.h"
@@ -21,14 +22,25 @@ typedef struct {
   mbsWork *w;         // serial workspace for the potential energy (world poses)
   int b0, b1, d0, d1; // owned bodies and dofs
   mbsReal *buf;       // (nv + 1)
+  long evals;         // evaluations so far (messages)
 } mbsStaticEngine;
+
+static const char *const mbs_static_enames[2] = {"kinetic energy", "potential energy"};
 
 static mbsErr mbs_staticEngineForward(void *ctx, mbsState *s, int want_pe, mbsReal *qdd,
                                       mbsReal *energy) {
   mbsStaticEngine *c = ctx;
   const int nv = c->m->nv;
-  MBS_CALL(mbsp_engineForward(c->eng, s));
+  mbsErr e = mbsp_engineForward(c->eng, s);
   const mbsWork *ew = mbsp_engineWork(c->eng);
+  // no silent NaN: the owned q̈ and λ of every evaluation (issue 12.3)
+  char phase[128];
+  snprintf(phase, sizeof phase, "static: evaluation %ld (solver.method = %s)", ++c->evals,
+           mbs_solverName(c->m->opt.solver));
+  if (!e && c->b1 > c->b0)
+    e = mbs_checkForward(c->m, ew, 0, c->d0, c->d1, c->m->body_lamadr[c->b0],
+                         c->m->body_lamadr[c->b1 - 1] + c->m->body_lamnum[c->b1 - 1], phase);
+  MBS_CALL(mbsp_agreeErr(c->comm, e));
   mbsReal pe_unused;
   memset(c->buf, 0, (size_t)(nv + 1) * sizeof *c->buf);
   memcpy(c->buf + c->d0, ew->qdd + c->d0, (size_t)(c->d1 - c->d0) * sizeof *c->buf);
@@ -45,7 +57,25 @@ static mbsErr mbs_staticEngineForward(void *ctx, mbsState *s, int want_pe, mbsRe
     memset(c->w->cvel, 0, (size_t)c->m->nbody * 6 * sizeof *c->w->cvel);
     mbs_staticEnergy(c->m, s, c->w, 0, c->m->nbody, &ke_unused, energy + 1);
   }
-  return MBS_OK;
+  return mbsp_agreeErr(c->comm,
+                       mbs_checkFiniteScalars(energy, mbs_static_enames, want_pe ? 2 : 1, phase));
+}
+
+// aba/crba on rank 0: the serial drainage step, then the same checks
+typedef struct {
+  mbsStaticSerial sc;
+  long evals;
+} mbsStaticSerialChk;
+
+static mbsErr mbs_staticForwardChecked(void *ctx, mbsState *s, int want_pe, mbsReal *qdd,
+                                       mbsReal *energy) {
+  mbsStaticSerialChk *c = ctx;
+  MBS_CALL(mbs_staticForwardSerial(&c->sc, s, want_pe, qdd, energy));
+  char phase[128];
+  snprintf(phase, sizeof phase, "static: evaluation %ld (solver.method = %s)", ++c->evals,
+           mbs_solverName(c->sc.m->opt.solver));
+  MBS_CALL(mbs_checkForward(c->sc.m, c->sc.w, 1, 0, c->sc.m->nv, 0, 0, phase));
+  return mbs_checkFiniteScalars(energy, mbs_static_enames, 2, phase);
 }
 
 typedef struct {
@@ -91,7 +121,7 @@ static void mbs_staticJson(mbsJson *j, const void *ctx) {
 }
 
 // DIR/static_ke.csv: the decimated energy history (written through a temporary)
-static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st) {
+static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st, int exclusive, mbspOutSet *set) {
   char tmp[4200];
   FILE *f;
   MBS_CALL(mbsp_tmpOpen(path, tmp, sizeof tmp, &f));
@@ -99,7 +129,8 @@ static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st) {
   for (int k = 0; k < st->nhist; k++)
     fprintf(f, "%d,%.17g,%.17g,%.17g\n", st->hist_iter[k], st->hist_iter[k] * st->opt.dt,
             st->hist_ke[k], st->hist_pe[k]);
-  return mbsp_tmpCommit(f, tmp, path);
+  MBS_CALL(mbsp_tmpClose(f, tmp, path));
+  return mbsp_outStage(set, tmp, path, exclusive);
 }
 
 /// `mbspar static`: energy drainage from the initial state to the equilibrium (src/static.c).
@@ -112,7 +143,7 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
   mbsWork *w = NULL;
   mbsStatic *st = NULL;
   mbspEngine *eng = NULL;
-  mbsStaticEngine ec = {comm, NULL, m, NULL, 0, 0, 0, 0, NULL};
+  mbsStaticEngine ec = {comm, NULL, m, NULL, 0, 0, 0, 0, NULL, 0};
   mbsSolveStat stat;
   memset(&stat, 0, sizeof stat);
   static const char *const files[] = {"static.json", "static_ke.csv"};
@@ -125,6 +156,8 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
   if (!e && !serial) {
     e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
     if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
+    // the solver now, not at the first evaluation: its failures are agreed before any solve
+    if (!e) e = mbsp_agreeErr(comm, mbs_cfsBindSolver(m, mbsp_engineCfs(eng)));
   }
   if (!e && !serial) {
     mbspDecompInfo di;
@@ -141,8 +174,8 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
 
   // the drainage loop: rank 0 alone (serial methods) or every rank (engine)
   if (!e && serial && rank == 0) {
-    mbsStaticSerial sc = {m, w};
-    e = mbs_staticSolve(st, s, mbs_staticForwardSerial, &sc);
+    mbsStaticSerialChk sc = {{m, w}, 0};
+    e = mbs_staticSolve(st, s, mbs_staticForwardChecked, &sc);
     stat = w->stat;
   } else if (!e && !serial) {
     e = mbs_staticSolve(st, s, mbs_staticEngineForward, &ec);
@@ -182,12 +215,17 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
                   ? "; velocity resets on more than 5% of the steps: static.dt is probably above "
                     "the stability limit of the fastest mode, try a smaller one"
                   : "");
+    // static_ke.csv and static.json (and --json PATH) are put in place together or not at all
+    mbspOutSet set;
+    mbsp_outInit(&set);
     if (cli->out) {
       char p[4096];
       e = mbsp_outPath(cli, "static_ke.csv", p, sizeof p);
-      if (!e) e = mbs_staticCsv(p, st);
+      if (!e) e = mbs_staticCsv(p, st, !cli->force, &set);
     }
-    if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_staticJson, &r);
+    if (!e) e = mbsp_emitStaged(cli, comm, cfg, m, mbs_staticJson, &r, &set);
+    if (!e) e = mbsp_outCommit(&set);
+    mbsp_outDiscard(&set);
   }
   e = mbsp_agreeErr(comm, e);
   mbsp_engineDestroy(&eng);

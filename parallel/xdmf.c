@@ -19,6 +19,7 @@
 /// nothing per body.
 #define _POSIX_C_SOURCE 200809L
 #include "xdmf.h"
+#include "mbspar/mbs_fault.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,8 +108,8 @@ static void mbsp_xdmfGrid(FILE *f, const mbspXdmf *x, long i, double t, long nro
 
 static mbsErr mbsp_xdmfTail(mbspXdmf *x) {
   fputs(mbsp_xdmf_tail, x->f);
-  MBS_CHECK(fflush(x->f) == 0 && !ferror(x->f), MBS_ERR_IO, "%s: write error (disk full?)",
-            x->path);
+  MBS_CHECK(fflush(x->f) == 0 && !ferror(x->f) && !MBS_FAULT_WRITE_POINT(), MBS_ERR_IO,
+            "%s: write error (disk full?): %s", x->path, strerror(errno));
   return MBS_OK;
 }
 
@@ -145,14 +146,23 @@ static mbsErr mbsp_xdmfTimes(mbspXdmf *x, const char *csv, long n) {
 }
 
 // write the whole file: every grid known so far, with \p nrow rows declared in each
+// (through PATH.tmp, renamed over PATH: a failure leaves the previous file; later appends go on
+// in the renamed file)
 static mbsErr mbsp_xdmfRewrite(mbspXdmf *x, int final) {
   if (x->f) fclose(x->f);
-  x->f = fopen(x->path, "w");
-  MBS_CHECK(x->f, MBS_ERR_IO, "%s: cannot open for writing: %s", x->path, strerror(errno));
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", x->path);
+  x->f = MBS_FAULT_WRITE_POINT() ? NULL : fopen(tmp, "w");
+  MBS_CHECK(x->f, MBS_ERR_IO, "%s: cannot open for writing: %s", tmp, strerror(errno));
   fputs(mbsp_xdmf_head, x->f);
   for (long i = 0; i < x->nrow; i++) mbsp_xdmfGrid(x->f, x, i, x->t[i], final ? x->nrow : i + 1);
   x->tail = ftell(x->f);
-  return mbsp_xdmfTail(x);
+  mbsErr e = mbsp_xdmfTail(x);
+  if (!e && (MBS_FAULT_WRITE_POINT() || rename(tmp, x->path) != 0))
+    e = mbs_errSet(MBS_ERR_IO, "%s: cannot rename %s into place: %s", x->path, tmp,
+                   strerror(errno));
+  if (e) remove(tmp);
+  return e;
 }
 
 mbsErr mbsp_xdmfOpen(const char *path, const char *h5name, int nbody, int wrench, long nrow,

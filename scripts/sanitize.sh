@@ -27,7 +27,7 @@ cd "$bdir"
 # the tests that drive the mbspar executable start MPI as a singleton: Open MPI's own
 # allocations (libmpi and its unloaded components) cannot be suppressed by name, so those tests
 # run with LeakSanitizer off (address and UB checks stay on); the library tests keep it on
-cli_tests='^(bad_input|cli|cpa_cli|static_cli|plot_run|threads_cli|loops_run)$'
+cli_tests='^(bad_input|cli|cpa_cli|static_cli|plot_run|threads_cli|loops_run|nan_exit)$'
 set +e
 ctest --output-on-failure --no-tests=error -j "$(nproc)" -L unit -LE lint -E "$cli_tests" "$@"
 rc=$?

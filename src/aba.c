@@ -539,6 +539,7 @@ static void mbs_abaSpikeGeneric(const mbsModel *m, const mbsWork *w, int b, mbsR
 
 void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
                   mbsReal *restrict Th, mbsReal *restrict gam) {
+  MBS_FLOPS(mbs_flopSpikeBody(m, b));
   if (!mbs_jntSpecial(m, b)) {
     mbs_abaSpikeGeneric(m, w, b, P, Th, gam);
     return;
@@ -567,6 +568,7 @@ static MBS_FORCEINLINE void mbs_abaSpikeVecK(const int k, const mbsWork *w, int 
 }
 
 void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict p) {
+  MBS_FLOPS(mbs_flopSpikeVecBody(m, b));
   if (!mbs_jntSpecial(m, b)) { // p = X^T (p - U Dinv S^T p)
     const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
     const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
@@ -595,6 +597,7 @@ void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restri
 
 void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,
                          const mbsReal *p) {
+  MBS_FLOPS(mbs_flopFwdSpikeBody(m, b));
   if (!mbs_jntSpecial(m, b)) { // u - S^T P pi in the generic record
     const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
     const mbsReal *S = w->sdof + 6 * d0;

@@ -17,6 +17,7 @@
 #define MBS_FLOPS_H
 
 #include "mbspar/mbs_model.h"
+#include "mbspar/mbs_schur.h"
 
 /// The global flop counter of the instrumented build (defined in critpath.c, always present).
 extern unsigned long long mbs_flop_count;
@@ -287,6 +288,187 @@ static inline long mbs_flopTridiagEig(int n) {
 /// b = sqrt(|beta|)/alpha.
 static inline long mbs_flopLanczosStep(int it) {
   return it > 1 ? 5 : 4;
+}
+
+// ---- exact distributed solver (schur.c, aba.c spikes, schur_par.c, engine.c kinematics)
+// Counted as the code is written (loops over the packed and dense port systems included).
+/// mbs_cholPacked(n): column j: 2j (d), sqrt, 1/d; rows below: 2j + 1 each (= mbsu_cholFactor + n).
+static inline long mbs_flopCholPacked(int n) {
+  return mbs_flopChol(n) + n;
+}
+/// mbs_fwdPacked / mbs_bwdPacked(n): row i: 2i + 1.
+static inline long mbs_flopTriPacked(int n) {
+  return (long)n * n;
+}
+/// mbs_fwdPackedRows(n, k): row i: i k (mul + sub), 1/L_ii, k mul.
+static inline long mbs_flopTriRows(int n, int k) {
+  return (long)k * n * (n - 1) + n + (long)k * n;
+}
+/// mbs_schurKnownWrench(nd): F tau = S (S^T S)^-1 tau.
+static inline long mbs_flopSchurKnown(int nd) {
+  if (nd <= 0) return 0;
+  if (nd == 1) return MBS_FL_DOT6 + 1 + 6;
+  return 11L * nd * nd + mbs_flopChol(nd) + mbs_flopCholSolve(nd) + 12L * nd;
+}
+/// mbs_schurPivotRevolute: G (27 + 30), Y = Phi_b G (60 + 3 mul6), T^T Phi_c T (75), D (15
+/// entries: 3 x 6 + 12 x 12), d (6), rho (2 x 11 + 3 x 12).
+#define MBS_FL_SCHUR_PIVREV 616
+/// mbs_schurPivotGeneric(nl) without T: G, Y = Phi_b G, Phi_c T (42 + 66 + 66 per column), D
+/// (lower triangle, 2 dot6 + 1), d (6), rho (2 dot6 + 1 per row).
+static inline long mbs_flopSchurPivGen(int nl) {
+  return 174L * nl + 23L * nl * (nl + 1) / 2 + 6 + 23L * nl;
+}
+/// mbs_schurUpdate(nl): Phi upper triangle (21 entries) and beta, 2 nl + 1 each.
+static inline long mbs_flopSchurUpdate(int nl) {
+  return 27L * (2 * nl + 1);
+}
+/// mbs_schurAbsorb of child c (nl constraints, generic: T costs tcost; wb: the parent's port
+/// columns so far, ncc: the child's, vw = wb + ncc): pivot, its Cholesky, y, W, the update of
+/// Phi_b and beta_b; with ports V, L^-1 V, Psi_b, Theta_b and gam_b.
+static inline long mbs_flopSchurAbsorb(int nl, int revk, long tcost, int wb, int ncc, int vw) {
+  if (nl == 0) return 0;
+  long f = (revk ? MBS_FL_SCHUR_PIVREV : tcost + mbs_flopSchurPivGen(nl)) + mbs_flopCholPacked(nl) +
+           mbs_flopTriPacked(nl) + mbs_flopTriRows(nl, 6) + mbs_flopSchurUpdate(nl);
+  if (vw == 0) return f;
+  return f + (long)MBS_FL_DOT6 * nl * (wb + ncc) + mbs_flopTriRows(nl, vw) +
+         6L * vw * (2 * nl + 1) + ((long)vw * vw + vw) * (2 * nl + 1);
+}
+/// mbs_schurAttach of a lower port (nl, T tcost) with wb port columns before it.
+static inline long mbs_flopSchurAttach(int nl, long tcost, int wb) {
+  return tcost + 108L * nl + 11L * nl * nl + 11L * nl * wb + 11L * nl;
+}
+/// mbs_schurFinishComp: T (tcost) and Phi T; d; with an upper port the port system; at the ground
+/// the root's pivot with its port columns (vw).
+static inline long mbs_flopSchurFinish(int nl, long tcost, int nc, int up, int ground, int vw) {
+  long f = (nl > 0 ? tcost + 66L * nl : 0) + 6;
+  if (up) return f + 11L * nl * nl + 11L * nl * nc + 11L * nl;
+  if (nl <= 0 || !ground) return f;
+  f += 42L * nl + 11L * nl * (nl + 1) / 2 + mbs_flopCholPacked(nl) + 23L * nl +
+       mbs_flopTriPacked(nl);
+  if (vw > 0) f += 11L * nl * vw + mbs_flopTriRows(nl, vw) + ((long)vw * vw + vw) * (2 * nl + 1);
+  return f;
+}
+/// mbs_schurFactor, a compliance-form body: (I^A)^-1 when it has inertia-form children (phi0),
+/// its own known wrench (nd dofs), F tau - bias and a0 = M w; per compliance-form or outside
+/// child X^T F_c tau_c subtracted (MBS_FL_SCHUR_KID, plus F_c tau_c for an outside child).
+static inline long mbs_flopSchurStart(int phi0, int nd) {
+  return (phi0 ? mbs_flopSpdInverse(6) : 0) + mbs_flopSchurKnown(nd) + 6 + MBS_FL_MUL6;
+}
+#define MBS_FL_SCHUR_KID (MBS_FL_XFORCE + 6)
+/// spath: the start at the last body (port's G, its known force into pA), the ground's
+/// right side (n port columns), the system at a root below an upper port (nc columns).
+static inline long mbs_flopSpathStart(int nl, long tcost, int nd) {
+  return tcost + 42L * nl + mbs_flopSchurKnown(nd) + MBS_FL_XFORCE + 6;
+}
+static inline long mbs_flopSpathGround(int n) {
+  return 12L * n;
+}
+static inline long mbs_flopSpathUp(int nc) {
+  return 78L * nc + 25L * nc * (nc + 1) / 2;
+}
+/// aba.c mbs_abaSpike (all MBS_SPIKE_LD = 6 columns): e (15), per column h, g, pa, gam (26),
+/// Theta += h pk^T (72), P = X^T pa (24 per column).
+#define MBS_FL_SPIKE 387
+/// mbs_abaSpikeVec: h, pa (13) and xTForceK (24); mbs_abaBodyFwdSpike adds u - S^T p (2) and
+/// the spike to the joint wrench (6).
+#define MBS_FL_SPIKEVEC 37
+#define MBS_FL_FWDSPIKE 8
+/// The generic spike kernels (any other joint, k = dofnum; the same 6 columns): e (24 k + 2 k^2),
+/// per column gam and S^T P (12 + 12 k), D^-1 S^T P (12 k^2), Theta (72 k), P - U D^-1 S^T P
+/// (72 k) and X^T (6 xTForce).
+static inline long mbs_flopSpikeGeneric(int k) {
+  return 72 + 240L * k + 14L * k * k + 6L * MBS_FL_XFORCE;
+}
+/// ... the spike vector: S^T p (11 k), D^-1 and U (2 k^2 + 12 k), X^T; pass 3: u - S^T p (12 k)
+/// and the joint wrench (6).
+static inline long mbs_flopSpikeVecGeneric(int k) {
+  return 23L * k + 2L * k * k + MBS_FL_XFORCE;
+}
+/// The spike kernels of path body b (axis-specialised or generic).
+static inline long mbs_flopSpikeBody(const mbsModel *m, int b) {
+  return mbs_jntSpecial(m, b) ? MBS_FL_SPIKE : mbs_flopSpikeGeneric(m->body_dofnum[b]);
+}
+static inline long mbs_flopSpikeVecBody(const mbsModel *m, int b) {
+  return mbs_jntSpecial(m, b) ? MBS_FL_SPIKEVEC : mbs_flopSpikeVecGeneric(m->body_dofnum[b]);
+}
+static inline long mbs_flopFwdSpikeBody(const mbsModel *m, int b) {
+  return mbs_jntSpecial(m, b) ? MBS_FL_FWDSPIKE : 12L * m->body_dofnum[b] + 6;
+}
+/// mbs_schurSubParentWrench (T lam: 9 for a cached revolute joint, else T (tcost) + 12 nl;
+/// X^T and the subtraction 48).
+static inline long mbs_flopSchurSubWrench(int nl, int revk, long tcost) {
+  return (revk ? 9 : tcost + 12L * nl) + MBS_FL_XFORCE + 6;
+}
+/// mbs_schurQdd(nd).
+static inline long mbs_flopSchurQdd(int nd) {
+  if (nd == 0) return 0;
+  long f = MBS_FL_XMOTION + 12;
+  if (nd == 1) return f + 2 * MBS_FL_DOT6 + 1;
+  return f + 11L * nd + 11L * nd * nd + mbs_flopChol(nd) + mbs_flopCholSolve(nd);
+}
+/// mbs_schurBack: a compliance-form lambda from its record (nl, vw port columns): y + W f, V pi,
+/// L^-T.
+static inline long mbs_flopSchurLam(int nl, int vw) {
+  return 12L * nl + 2L * nl * vw + mbs_flopTriPacked(nl);
+}
+/// ... the root's at the ground: y + V pi, L^-T.
+static inline long mbs_flopSchurLamRoot(int nl, int vw) {
+  return 2L * nl * vw + mbs_flopTriPacked(nl);
+}
+/// ... the spikes' start p = G pi at a spath port (T tcost).
+static inline long mbs_flopSpathVec(int nl, long tcost) {
+  return tcost + 42L * nl + 12L * nl;
+}
+/// ... inertia-form lambda = T^T f (cached revolute 10, else T + 11 nl).
+static inline long mbs_flopSchurLamInertia(int nl, int revk, long tcost) {
+  return revk ? 10 : (nl > 0 ? tcost + 11L * nl : 0);
+}
+/// ... compliance-form body: T lam (9 or T + 12 nl), F tau + T lam (6), a = M w + a0 (72).
+static inline long mbs_flopSchurAcc(int nl, int revk, long tcost) {
+  return (nl > 0 ? (revk ? 9 : tcost + 12L * nl) : 0) + 6 + MBS_FL_MUL6 + 6;
+}
+/// mbs_schurReduce(nk, ne): Cholesky of C_ee (n = ne), Z, z, S and s.
+static inline long mbs_flopSchurReduce(int nk, int ne) {
+  return mbs_flopChol(ne) + ne + (long)(nk + 1) * ne * ne + 2L * ne * nk * (nk + 1);
+}
+/// mbs_schurExpand(nk, ne).
+static inline long mbs_flopSchurExpand(int nk, int ne) {
+  return 2L * ne * nk + (long)ne * ne;
+}
+/// Adding an n x n system and its right side into another (n^2 + n).
+static inline long mbs_flopSchurAdd(int n) {
+  return (long)n * n + n;
+}
+/// mbs_schurPairMerge of (na | ns) and (ns | nb), both nonempty: both added into the joint
+/// system, ns eliminated.
+static inline long mbs_flopPairMerge(int na, int ns, int nb) {
+  return mbs_flopSchurAdd(na + ns) + mbs_flopSchurAdd(ns + nb) + mbs_flopSchurReduce(na + nb, ns);
+}
+/// engine.c kinematics across ranks: vJ of the local map (axis-specialised 1, else 12 nd), the
+/// local velocity map X vloc_p + vJ (xMotion(K) + 6), the composed transform (mbsp_composeK
+/// 18 + 15 + 3, mbsp_compose 45 + 15 + 3), the scan element mbsp_kinThen (pose 45 + 15 + 3,
+/// compose 63, X c 42 + 6), the pose from a ghost (mbsp_poseFromGhost 9 x 5 + 3 x 6) and the
+/// velocity from a ghost (42 + 6).
+#define MBS_FL_KIN_COMPOSE_K 36
+#define MBS_FL_KIN_COMPOSE   63
+#define MBS_FL_KIN_THEN      174
+#define MBS_FL_KIN_GHOSTPOSE 63
+#define MBS_FL_KIN_GHOSTVEL  (MBS_FL_XMOTION + 6)
+static inline long mbs_flopKinMap(const mbsModel *m, int b, int local_parent, int composed) {
+  int spec = mbs_jntSpecial(m, b);
+  long f = spec ? 1 : 12L * m->body_dofnum[b];
+  if (!local_parent) return f;
+  f += (spec ? 24 : MBS_FL_XMOTION) + 6;
+  if (composed) f += spec ? MBS_FL_KIN_COMPOSE_K : MBS_FL_KIN_COMPOSE;
+  return f;
+}
+/// 1 if segment s caches body b's constraint directions (a revolute joint of the segment).
+static inline int mbs_schurCached(const mbsSchur *s, int b) {
+  return b >= s->s0 && b < s->s1 && s->kind[b - s->s0] == 1;
+}
+/// T of body b as schur.c forms it: 0 when cached, else mbs_bodyComplement.
+static inline long mbs_flopSchurT(const mbsModel *m, const mbsSchur *s, int b) {
+  return mbs_schurCached(s, b) ? 0 : mbs_flopComplement(m->body_jnttype[b]);
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_report.h"
 
 #define MBS_JSON_MAXDEPTH 64
@@ -28,6 +29,7 @@ struct mbsJson {
   int count[MBS_JSON_MAXDEPTH]; // members written in each open container
   char kind[MBS_JSON_MAXDEPTH]; // 'o' object, 'a' array
   int failed;                   // a write failed or the writer was misused
+  int mode;                     // MBS_JSON_RENAME, _EXCLUSIVE (link, not rename), _DIRECT
 };
 
 // append raw bytes to the target
@@ -154,6 +156,10 @@ static mbsJson *mbs_jsonNew(void) {
 }
 
 mbsErr mbs_jsonOpen(const char *path, mbsJson **out) {
+  return mbs_jsonOpenNew(path, MBS_JSON_RENAME, out);
+}
+
+mbsErr mbs_jsonOpenNew(const char *path, int mode, mbsJson **out) {
   *out = NULL;
   MBS_CHECK(path && path[0], MBS_ERR_USAGE, "empty JSON output path");
   mbsJson *j = mbs_jsonNew();
@@ -172,8 +178,12 @@ mbsErr mbs_jsonOpen(const char *path, mbsJson **out) {
       return mbs_errSet(MBS_ERR_NOMEM, "out of memory opening a JSON writer");
     }
     memcpy(j->path, path, n + 1);
-    snprintf(j->tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
-    j->f = fopen(j->tmp, "w");
+    if (mode == MBS_JSON_DIRECT) // the caller's path is its temporary already
+      memcpy(j->tmp, path, n + 1);
+    else
+      snprintf(j->tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
+    j->mode = mode;
+    j->f = MBS_FAULT_WRITE_POINT() ? NULL : fopen(j->tmp, "w");
     if (!j->f) {
       mbsErr e = mbs_errSet(MBS_ERR_IO, "%s: cannot open for writing (%s)", path, strerror(errno));
       free(j->path);
@@ -330,9 +340,20 @@ mbsErr mbs_jsonClose(mbsJson **pj) {
   } else if (j->f) {
     if (fflush(j->f) != 0 || ferror(j->f)) j->failed = 1;
     if (fclose(j->f) != 0) j->failed = 1;
-    if (!j->failed && rename(j->tmp, j->path) != 0) {
-      e = mbs_errSet(MBS_ERR_IO, "%s: cannot rename the temporary report into place", j->path);
+    if (MBS_FAULT_WRITE_POINT()) j->failed = 1;
+    // exclusive: link() fails if PATH exists, so two runs cannot both claim it
+    int rc = j->failed || j->mode == MBS_JSON_DIRECT ? 0
+             : MBS_FAULT_WRITE_POINT()               ? -1
+             : j->mode == MBS_JSON_EXCLUSIVE         ? link(j->tmp, j->path)
+                                                     : rename(j->tmp, j->path);
+    if (!j->failed && rc != 0) {
+      e = errno == EEXIST && j->mode == MBS_JSON_EXCLUSIVE
+              ? mbs_errSet(MBS_ERR_IO, "%s exists; not overwriting it (use --force)", j->path)
+              : mbs_errSet(MBS_ERR_IO, "%s: cannot rename the temporary report into place: %s",
+                           j->path, strerror(errno));
       remove(j->tmp);
+    } else if (!j->failed && j->mode == MBS_JSON_EXCLUSIVE) {
+      remove(j->tmp); // the report is in place under its name (a second link)
     } else if (j->failed) {
       e = mbs_errSet(MBS_ERR_IO, "%s: error writing JSON (nothing written)", j->path);
       remove(j->tmp);

@@ -541,6 +541,8 @@ static int mbs_schurAbsorb(const mbsModel *m, const mbsWork *w, mbsSchur *s, int
     s->cur[lb] = wb + ncc;
   }
   if (nl == 0) return 1; // free joint: no constraint couples c to b
+  MBS_FLOPS(
+      mbs_flopSchurAbsorb(nl, s->kind[lc] == 1, mbs_flopSchurT(m, s, c), wb, ncc, s->v_w[lc]));
 
   mbsReal *rec = s->rec + s->rec_adr[lc];
   mbsReal *L = MBS_REC_L(rec, nl), *Wc = MBS_REC_W(rec, nl), *yc = MBS_REC_Y(rec);
@@ -595,6 +597,7 @@ static void mbs_schurAttach(const mbsModel *m, const mbsWork *w, mbsSchur *s, in
   mbsReal *Psib = s->Psi + s->psi_adr[lb], *Thb = s->Theta + s->th_adr[lb];
   mbsReal *gamb = s->gam + s->gam_adr[lb];
   mbsReal T[36], G[36], Y[36];
+  MBS_FLOPS(mbs_flopSchurAttach(nl, mbs_flopSchurT(m, s, l), wb));
   mbs_schurT(m, w, s, l, T);
   mbs_schurG(w->xpar + 12 * l, T, nl, G);
   mbs_schurPhiG(Phib, G, nl, Y);
@@ -622,6 +625,8 @@ static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s,
   const mbsReal *gamr = s->gam + s->gam_adr[lr];
   int n = cp->n;
   mbsReal T[36], PT[36] = {0}, d[6];
+  MBS_FLOPS(mbs_flopSchurFinish(nl, mbs_flopSchurT(m, s, r), nc, cp->up, m->body_parent[r] < 0,
+                                s->v_w[lr]));
   if (nl > 0) {
     mbs_schurT(m, w, s, r, T);
     mbs_schurPhiG(Phir, T, nl, PT);
@@ -689,6 +694,7 @@ static void mbs_schurSpathStart(const mbsModel *m, mbsWork *w, mbsSchur *s,
                                 const mbsSchurComp *cp) {
   int l = s->port_body[cp->p0], nl = m->body_lamnum[l];
   mbsReal T[36], G[36], f[6], t[6], *sw = s->spP + MBS_SPW * (cp - s->comp);
+  MBS_FLOPS(mbs_flopSpathStart(nl, mbs_flopSchurT(m, s, l), m->body_dofnum[l]));
   mbs_schurT(m, w, s, l, T);
   mbs_schurG(w->xpar + 12 * l, T, nl, G);
   memset(sw, 0, MBS_SPW * sizeof(mbsReal));
@@ -708,6 +714,7 @@ static void mbs_schurSpathGround(const mbsModel *m, mbsSchur *s, mbsSchurComp *c
                 *ga = sw + MBS_SPW_GA;
   mbsReal a0g[6];
   mbs_baseAccel(m, 1, a0g);
+  MBS_FLOPS(mbs_flopSpathGround(n));
   for (int i = 0; i < n; i++) {
     mbsReal v = ga[i];
     for (int r = 0; r < 6; r++) v += sw[MBS_SPIKE_LD * r + i] * a0g[r];
@@ -724,6 +731,7 @@ static void mbs_schurSpathUp(mbsSchur *s, const mbsSchurComp *cp) {
                 *beta = s->beta + 6 * lr;
   mbsReal *Psi = s->Psi + s->psi_adr[lr], *Th = s->Theta + s->th_adr[lr],
           *ga = s->gam + s->gam_adr[lr], P[36];
+  MBS_FLOPS(mbs_flopSpathUp(nc));
   for (int j = 0; j < nc; j++) {
     for (int r = 0; r < 6; r++) P[6 * j + r] = sw[MBS_SPIKE_LD * r + j];
     mbsu_mul6(Phi, P + 6 * j, Psi + 6 * j);
@@ -772,6 +780,7 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
     // (the inertia-form children's are in pA)
     mbsReal wk[6], f[6], t[6];
     mbs_schurKnownWrench(m, w, b, kw);
+    MBS_FLOPS(mbs_flopSchurStart(s->phi0_adr[lb] >= 0, m->body_dofnum[b]));
     for (int r = 0; r < 6; r++) wk[r] = kw[r] - bias[r];
     for (int k = 0; k < nch; k++) {
       int c = ch[k];
@@ -783,6 +792,7 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
         mbs_schurKnownWrench(m, w, c, f);
       }
       mbsu_xTForce(w->xpar + 12 * c, fc, t);
+      MBS_FLOPS(MBS_FL_SCHUR_KID + (c < s->s1 ? 0 : mbs_flopSchurKnown(m->body_dofnum[c])));
       for (int r = 0; r < 6; r++) wk[r] -= t[r];
     }
     mbsu_mul6(Mb, wk, MBS_REC_A0(rec));
@@ -809,6 +819,7 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
 void mbs_schurQdd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
   int nd = m->body_dofnum[b], da = m->body_dofadr[b];
   if (nd == 0) return;
+  MBS_FLOPS(mbs_flopSchurQdd(nd));
   mbsReal t[6], d[6], sd[6], SS[36];
   const mbsReal *S = w->sdof + 6 * da;
   mbsu_xMotion(w->xpar + 12 * b, ap, t);
@@ -830,6 +841,7 @@ static void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const 
                                      const mbsReal *lam, mbsReal *f) {
   int nl = m->body_lamnum[c];
   mbsReal tl[6] = {0, 0, 0, 0, 0, 0}, t[6];
+  MBS_FLOPS(mbs_flopSchurSubWrench(nl, mbs_schurCached(s, c), mbs_flopSchurT(m, s, c)));
   if (c >= s->s0 && c < s->s1 && s->kind[c - s->s0] == 1) {
     const mbsReal *n = s->tn + 6 * (c - s->s0);
     for (int i = 0; i < 3; i++) tl[i] = n[i] * lam[0] + n[3 + i] * lam[1];
@@ -859,6 +871,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
     } else if (nl > 0 && m->body_parent[r] < 0 && !s->mode[lr]) {
       const mbsReal *V = s->V + s->v_adr[lr], *rec = s->rec + s->rec_adr[lr];
       int vw = s->v_w[lr], vc = s->v_c0[lr];
+      MBS_FLOPS(mbs_flopSchurLamRoot(nl, vw));
       for (int i = 0; i < nl; i++) {
         mbsReal v = MBS_REC_Y(rec)[i];
         for (int j = 0; j < vw; j++) v += V[vw * i + j] * lam_low[vc + j];
@@ -874,6 +887,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
     int l = s->port_body[cp->p0], nl = m->body_lamnum[l];
     const mbsReal *pi = lam_low + s->port_cadr[cp->p0];
     mbsReal T[36], G[36], p[6] = {0, 0, 0, 0, 0, 0};
+    MBS_FLOPS(mbs_flopSpathVec(nl, mbs_flopSchurT(m, s, l)));
     mbs_schurT(m, w, s, l, T);
     mbs_schurG(w->xpar + 12 * l, T, nl, G);
     for (int j = 0; j < nl; j++)
@@ -894,6 +908,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
         mbs_abaBodyFwd(m, w, b, p < 0 ? a0g : w->acc + 6 * p);
       const mbsReal *jf = w->jfrc + 6 * b;
       mbsReal *lam = w->lam + m->body_lamadr[b];
+      MBS_FLOPS(mbs_flopSchurLamInertia(nl, s->kind[lb] == 1, mbs_flopSchurT(m, s, b)));
       if (s->kind[lb] == 1) {
         const mbsReal *n = s->tn + 6 * lb;
         lam[0] = mbsu_dot3(n, jf), lam[1] = mbsu_dot3(n + 3, jf);
@@ -908,6 +923,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
     const mbsReal *rec = s->rec + s->rec_adr[lb];
     mbsReal f[6] = {0, 0, 0, 0, 0, 0}, t6[6];
     const mbsReal *lam = w->lam + m->body_lamadr[b];
+    MBS_FLOPS(mbs_flopSchurAcc(nl, s->kind[lb] == 1, mbs_flopSchurT(m, s, b)));
     if (nl > 0) { // T lam
       if (s->kind[lb] == 1) {
         const mbsReal *n = s->tn + 6 * lb;
@@ -943,6 +959,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       const mbsReal *rc = s->rec + s->rec_adr[lc], *Wc = MBS_REC_W(rc, ncl), *yc = MBS_REC_Y(rc);
       for (int i = 0; i < ncl; i++) lamc[i] = yc[i] + mbsu_dot6(Wc + 6 * i, f);
       int vw = s->v_w[lc];
+      MBS_FLOPS(mbs_flopSchurLam(ncl, vw));
       if (vw > 0) {
         const mbsReal *V = s->V + s->v_adr[lc], *pi = lam_low + s->v_c0[lc];
         for (int i = 0; i < ncl; i++)
@@ -952,6 +969,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       mbs_schurSubParentWrench(m, w, s, c, lamc, f);
     }
     // a spath root below an upper port: its inertia-form child's pA is short of the spike
+    MBS_FLOPS(s->comp[s->body_comp[lb]].spath && b == s->comp[s->body_comp[lb]].root ? 6 : 0);
     if (s->comp[s->body_comp[lb]].spath && b == s->comp[s->body_comp[lb]].root)
       for (int r = 0; r < 6; r++) f[r] -= s->spk[6 * lb + r];
     // a_b = M_b w_b + a0_b with the body's total constraint wrench (M_b: the starting compliance)
@@ -1044,6 +1062,7 @@ mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int
 
 int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor) {
   int n = nk + ne;
+  MBS_FLOPS(mbs_flopSchurReduce(nk, ne));
   // the pivot floor: a port system is positive semidefinite up to rounding that grows with the
   // length of the pieces it condenses (docs/formulation.md, 4.7); pivots below the floor are
   // raised to it (or to their own magnitude, the rounding level they show)
@@ -1096,6 +1115,7 @@ int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal 
 void mbs_schurExpand(int nk, int ne, const mbsReal *C, const mbsReal *g, const mbsReal *xk,
                      mbsReal *xe) {
   int n = nk + ne;
+  MBS_FLOPS(mbs_flopSchurExpand(nk, ne));
   for (int i = 0; i < ne; i++) {
     mbsReal v = g[nk + i];
     for (int c = 0; c < nk; c++) v -= C[(size_t)n * (nk + i) + c] * xk[c];
@@ -1121,6 +1141,7 @@ int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPai
   // assemble over [A, B, S] (S eliminated last), then reduce
   int na = a->na, ns = a->nb, nb = b->nb, n = na + nb + ns, nk = na + nb;
   int la = a->na + a->nb, lb = b->na + b->nb;
+  MBS_FLOPS(mbs_flopSchurAdd(la) + mbs_flopSchurAdd(lb));
   mbsReal M[18 * 18], gm[18];
   memset(M, 0, sizeof(mbsReal) * (size_t)n * n);
   int ia[12], ib[12]; // positions in the joint ordering
@@ -1161,7 +1182,7 @@ void mbs_schurRankDestroy(mbsSchurRank **pr) {
   if (!pr || !*pr) return;
   mbsSchurRank *r = *pr;
   for (int t = 0; t < r->nseg; t++) {
-    mbs_schurDestroy(&r->seg[t]);
+    if (r->seg) mbs_schurDestroy(&r->seg[t]); // NULL: its allocation failed
     if (r->lam_up) free(r->lam_up[t]);
     if (r->lam_low) free(r->lam_low[t]);
   }
@@ -1370,6 +1391,7 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
         base = nk + mbs_schurPortPos(m, sc->eport, sc->nep, l);
       for (int i = 0; i < m->body_lamnum[l]; i++) map[o + i] = base + i;
     }
+    MBS_FLOPS(mbs_flopSchurAdd(cp->n));
     for (int i = 0; i < cp->n; i++) {
       sc->gw[map[i]] += cp->g[i];
       for (int j = 0; j < cp->n; j++) sc->W[(size_t)n * map[i] + map[j]] += cp->C[cp->n * i + j];
@@ -1384,6 +1406,7 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
         if (s->port_body[cp->p0 + i] >= r->b1) own += m->body_lamnum[s->port_body[cp->p0 + i]];
       int kb = sc->nup + own + kat;
       const mbsReal *Rc = ch->R, *gc = ch->R + (size_t)nc * nc;
+      MBS_FLOPS(mbs_flopSchurAdd(nc));
       for (int i = 0; i < nc; i++) {
         int pi = i < ch->nup ? ep + i : kb + i - ch->nup;
         sc->gw[pi] += gc[i];

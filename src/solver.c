@@ -112,16 +112,22 @@ mbsErr mbs_solverBind(const mbsModel *m, mbsCfs *c) {
   MBS_CHECK(t->distributed || (c->b0 == 0 && c->b1 == m->nbody), MBS_ERR_UNSUPPORTED,
             "solver.method = %s runs on one rank only", t->name);
   mbs_solverFree(&c->solver);
-  mbsSolver *sv;
-  MBS_ALLOC(sv, 1);
-  sv->type = t, sv->opt = o;
-  mbsErr e = t->create(m, c, &o, c->ctx, &sv->self);
-  if (e) {
-    free(sv);
-    return e;
+  // create first, then the table entry: a parallel solver's create is collective (it agrees on
+  // its own failures), so a local allocation failure must not skip it on one rank only
+  void *self = NULL;
+  MBS_CALL(t->create(m, c, &o, c->ctx, &self));
+  mbsSolver *sv = calloc(1, sizeof *sv);
+  if (!sv) {
+    if (self) t->destroy(&self);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (solver %s)", t->name);
   }
+  sv->type = t, sv->opt = o, sv->self = self;
   c->solver = sv;
   return MBS_OK;
+}
+
+mbsErr mbs_cfsBindSolver(const mbsModel *m, mbsCfs *c) {
+  return mbs_solverBind(m, c);
 }
 
 void mbs_solverFree(mbsSolver **psv) {

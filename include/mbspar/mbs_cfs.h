@@ -89,6 +89,11 @@ void mbs_cfsDestroy(mbsCfs **c);
 /// Attach the owner's context, which the solver's create receives (the distributed engine
 /// attaches itself; serial code attaches nothing). Call before the first solve. Local.
 void mbs_cfsSetContext(mbsCfs *c, void *ctx);
+/// Create the solver of m->opt.solver now (otherwise the first solve does): callers that run
+/// collectively bind it at setup and agree on the outcome, so an allocation failure on one rank
+/// cannot leave the others in the first solve's communication. Collective for the parallel
+/// layer's solvers (schur, petsc: they agree inside), local otherwise.
+mbsErr mbs_cfsBindSolver(const mbsModel *m, mbsCfs *c);
 
 /// Per-evaluation, position-dependent data of the owned bodies: T, G, F, (S^T S)^{-1}, and the
 /// factored diagonal blocks (needs the position stage). Returns MBS_ERR_NUMERIC if a D_i is not

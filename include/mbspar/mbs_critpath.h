@@ -80,6 +80,22 @@
   X(MBS_CPA_DIR_TRSM, "direct.trsm")                                                               \
   X(MBS_CPA_DIR_SCHUR, "direct.schur")                                                             \
   X(MBS_CPA_DIR_SUBST, "direct.subst")                                                             \
+  X(MBS_CPA_KIN_MAP, "kin.map")                                                                    \
+  X(MBS_CPA_KIN_SCAN, "kin.scan")                                                                  \
+  X(MBS_CPA_KIN_GHOST, "kin.ghost")                                                                \
+  X(MBS_CPA_SCH_START, "schur.start")                                                              \
+  X(MBS_CPA_SCH_ABSORB, "schur.absorb")                                                            \
+  X(MBS_CPA_SCH_ATTACH, "schur.attach")                                                            \
+  X(MBS_CPA_SCH_FINISH, "schur.finish")                                                            \
+  X(MBS_CPA_SCH_SPATH, "schur.spath")                                                              \
+  X(MBS_CPA_SCH_SPIKE, "schur.spike")                                                              \
+  X(MBS_CPA_SCH_JOIN, "schur.join")                                                                \
+  X(MBS_CPA_SCH_MERGE, "schur.merge")                                                              \
+  X(MBS_CPA_SCH_SOLVE, "schur.solve")                                                              \
+  X(MBS_CPA_SCH_LAM, "schur.lam")                                                                  \
+  X(MBS_CPA_SCH_SPIKEVEC, "schur.spikevec")                                                        \
+  X(MBS_CPA_SCH_ACC, "schur.acc")                                                                  \
+  X(MBS_CPA_SCH_QDD, "schur.qdd")                                                                  \
   X(MBS_CPA_DOT_LEAF, "dot.leaf")                                                                  \
   X(MBS_CPA_DOT_ADD, "dot.add")                                                                    \
   X(MBS_CPA_SCALAR, "scalar")                                                                      \
@@ -137,7 +153,8 @@ typedef struct {
   int spec_converged;  ///< mbsCfs.spec_conv: that CG met its tolerance
   int criterion;       ///< m->opt.criterion (the change criterion adds two dots per iteration)
   int has_tau;         ///< applied joint torques present (state tau != NULL)
-  int ranks;        ///< 0: data-flow graph; R >= 1: distributed graph on R ranks (iterative only)
+  int ranks;        ///< 0: data-flow graph; R >= 1: distributed graph on R ranks (iterative, schur)
+  int threads;      ///< schur: segments per rank (the engine's OpenMP threads; < 1: one)
   double flop_time; ///< seconds per flop (default 1e-9)
   double class_time[MBS_CPA_CLASS_COUNT]; ///< seconds per flop of each kernel class (0: flop_time)
   double latency;                         ///< message latency alpha [s] (default 1.5e-6)

@@ -12,6 +12,16 @@ typedef struct mbsJson mbsJson;
 
 /// Open a writer on \p path ("-" = stdout). The document is one top-level object, opened here.
 mbsErr mbs_jsonOpen(const char *path, mbsJson **j);
+/// How a file target reaches its name (mbs_jsonOpenNew).
+enum {
+  MBS_JSON_RENAME = 0,    ///< written to PATH.tmp.PID, renamed over PATH by mbs_jsonClose
+  MBS_JSON_EXCLUSIVE = 1, ///< the same, but put in place only if PATH does not exist (an atomic
+                          ///< link: of two writers only one succeeds, the other gets MBS_ERR_IO)
+  MBS_JSON_DIRECT = 2     ///< written to PATH itself, which is the caller's temporary (the caller
+                          ///< puts it in place); removed if the close fails
+};
+/// As mbs_jsonOpen with a \p mode (MBS_JSON_*).
+mbsErr mbs_jsonOpenNew(const char *path, int mode, mbsJson **j);
 /// Open a writer into a growable memory buffer (tests); read it with mbs_jsonBuffer.
 mbsErr mbs_jsonOpenMemory(mbsJson **j);
 /// The text written so far (memory writers only).
