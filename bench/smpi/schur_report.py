@@ -313,7 +313,7 @@ def cmd_report(a):
         L += [f"#### Chain N = 2^20 = {big['bodies']} on 1024 simulated hosts", "",
               f"Simulated time per evaluation {ms(big['t'])} ms (first evaluation alone "
               f"{ms(big.get('t_first'))} ms); serial ABA(2^20) here "
-              f"{ms(tab)} ms (peak RSS {max(r['launch_maxrss_kB'] for r in ok if r['kind'] == 'real' and r['study'] == 'aba' and r['size'] == 1 << 20) / 1024:.0f} MB)"
+              f"{ms(tab)} ms (peak RSS {max((r['launch_maxrss_kB'] for r in ok if r['kind'] == 'real' and r['study'] == 'aba' and r['size'] == 1 << 20), default=0) / 1024:.0f} MB)"
               f"; speedup {fmt(s)} (target >= 100x: {'met' if s and s >= 100 else 'NOT met'}). "
               f"Peak RSS of the smpirun process (all 1024 simulated ranks in one process, "
               f"/usr/bin/time %M): {big['launch_maxrss_kB'] / 1024:.0f} MB "
