@@ -7,6 +7,7 @@
 #     `run` verb and solver.method=petsc are unavailable; `accel` and `cpa` work),
 #   * no hwloc (MBS_HAVE_HWLOC undefined: affinity.c uses its sched_getaffinity fallback),
 #   * no OpenMP (SMPI simulates one thread per rank; the `omp` pragmas are ignored),
+#   * no allocation fault points (parallel/faultwrap.c needs the linker's --wrap=malloc),
 #   * smpicc builds a shared object that smpirun loads once per simulated rank.
 # Writes OUTDIR/mbspar_smpi and OUTDIR/build_flags.txt.
 set -euo pipefail
@@ -28,7 +29,12 @@ sed -e "s/@PROJECT_VERSION@/${version:-0}/" -e "s/@MBS_GIT_SHA@/$sha/" \
   -e "s/@PETSC_VERSION@//" -e "s/@HWLOC_VERSION@//" -e "s/@LIBCONFIG_VERSION@/$lcver/" \
   "$here/src/build_info.h.in" >"$out/generated/build_info.h"
 
-srcs=("$here"/src/*.c "$here"/parallel/*.c)
+# parallel/faultwrap.c (the allocation fault points) needs -Wl,--wrap=malloc,...: left out, the
+# fault points (MBS_FAULT=alloc:N) do not exist in the SMPI binary
+srcs=("$here"/src/*.c)
+for f in "$here"/parallel/*.c; do
+  [[ $f == */faultwrap.c ]] || srcs+=("$f")
+done
 read -r -a libs < <(pkg-config --libs libconfig)
 # shellcheck disable=SC2086 # cflags is a list of flags
 smpicc $cflags -Wall -Wno-unknown-pragmas -I"$here/include" -I"$here/src" -I"$here/parallel" \
