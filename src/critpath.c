@@ -205,79 +205,94 @@ static void mbs_cpaKinematics(mbsCpaB *B, mbsCpaKin *K) {
 }
 
 // ---- ABA (aba.c mbs_aba)
+// ABA pass 2 of one body (mbs_abaBodyBack; mbs_cpaAba and the schur graph); IAw/pAw: last writers
+// of the records; returns the last node of the body's own projection (proj[b] = the record's U)
+static int mbs_cpaAbaBody(mbsCpaB *B, const mbsCpaKin *K, int b, int *IAw, int *pAw, int *proj) {
+  const mbsModel *m = B->m;
+  int k = m->body_dofnum[b], p = m->body_parent[b], ia = -1, pa = -1, last = -1;
+  proj[b] = -1;
+  if (k >= 1) {
+    int u = mbs_cpaNode(B, MBS_CPA_ABA_U, b, mbs_flopAba(m, b, MBS_FLA_U), PH_P2, 1);
+    mbs_cpaDep(B, IAw[b], u);
+    mbs_cpaDep(B, pAw[b], u);
+    mbs_cpaDep(B, K->joint[b], u);
+    mbs_cpaDep(B, K->force[b], u);
+    proj[b] = last = u;
+    if (k > 1) {
+      int blk = mbs_cpaNode(B, MBS_CPA_ABA_BLOCK, b, mbs_flopAba(m, b, MBS_FLA_BLOCK), PH_P2, 1);
+      mbs_cpaDep(B, u, blk);
+      mbs_cpaDep(B, K->c[b], blk);
+      mbs_cpaDep(B, IAw[b], blk);
+      mbs_cpaDep(B, pAw[b], blk);
+      proj[b] = ia = pa = last = blk;
+    } else if (p >= 0) {
+      ia = mbs_cpaNode(B, MBS_CPA_ABA_IA, b, mbs_flopAba(m, b, MBS_FLA_IA), PH_P2, 1);
+      mbs_cpaDep(B, u, ia);
+      mbs_cpaDep(B, IAw[b], ia);
+      pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, mbs_flopAba(m, b, MBS_FLA_PA), PH_P2, 1);
+      mbs_cpaDep(B, u, pa);
+      mbs_cpaDep(B, K->c[b], pa);
+      mbs_cpaDep(B, IAw[b], pa);
+      mbs_cpaDep(B, pAw[b], pa);
+    }
+  } else if (p >= 0) {
+    ia = IAw[b];
+    pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, mbs_flopAba(m, b, MBS_FLA_PA), PH_P2, 1);
+    mbs_cpaDep(B, K->c[b], pa);
+    mbs_cpaDep(B, IAw[b], pa);
+    mbs_cpaDep(B, pAw[b], pa);
+  }
+  if (p < 0) return last;
+  int cf = mbs_cpaNode(B, MBS_CPA_ABA_CONGR, b, mbs_flopAba(m, b, MBS_FLA_CONGR), PH_P2, 1);
+  mbs_cpaDep(B, ia, cf);
+  mbs_cpaDep(B, K->joint[b], cf);
+  int ca = mbs_cpaNode(B, MBS_CPA_ABA_CONGR_ACC, b, mbs_flopAba(m, b, MBS_FLA_CONGR_ACC), PH_P2, 1);
+  mbs_cpaDep(B, cf, ca);
+  mbs_cpaDep(B, IAw[p], ca);
+  IAw[p] = ca;
+  int xf = mbs_cpaNode(B, MBS_CPA_ABA_XF, b, mbs_flopAba(m, b, MBS_FLA_XF), PH_P2, 1);
+  mbs_cpaDep(B, pa, xf);
+  mbs_cpaDep(B, K->joint[b], xf);
+  int xa = mbs_cpaNode(B, MBS_CPA_ABA_XF_ACC, b, mbs_flopAba(m, b, MBS_FLA_XF_ACC), PH_P2, 1);
+  mbs_cpaDep(B, xf, xa);
+  mbs_cpaDep(B, pAw[p], xa);
+  pAw[p] = xa;
+  return xa;
+}
+
+// ABA pass 3 of one body (mbs_abaBodyFwd; spike: mbs_abaBodyFwdSpike); returns the node of qdd
+// and the body's acceleration, *fn the joint wrench
+static int mbs_cpaAbaFwdBody(mbsCpaB *B, const mbsCpaKin *K, int b, int accp, int spike,
+                             const int *IAw, const int *pAw, const int *proj, int *fn) {
+  const mbsModel *m = B->m;
+  int a = mbs_cpaNode(B, MBS_CPA_ABA_A, b,
+                      mbs_flopAba(m, b, MBS_FLA_A) + (spike >= 0 ? mbs_flopFwdSpikeBody(m, b) : 0),
+                      PH_P3, 2);
+  mbs_cpaDep(B, accp, a);
+  mbs_cpaDep(B, K->joint[b], a);
+  mbs_cpaDep(B, K->c[b], a);
+  mbs_cpaDep(B, spike, a);
+  int q = mbs_cpaNode(B, MBS_CPA_ABA_QDD, b, mbs_flopAba(m, b, MBS_FLA_QDD), PH_P3, 2);
+  mbs_cpaDep(B, a, q);
+  mbs_cpaDep(B, proj[b], q);
+  int f = mbs_cpaNode(B, MBS_CPA_ABA_F, b, mbs_flopAba(m, b, MBS_FLA_F), PH_P3, 2);
+  mbs_cpaDep(B, q, f);
+  mbs_cpaDep(B, IAw[b], f);
+  mbs_cpaDep(B, pAw[b], f);
+  *fn = f;
+  return q;
+}
+
 static void mbs_cpaAba(mbsCpaB *B, const mbsCpaKin *K, int *IAw, int *pAw, int *proj, int *acc) {
   const mbsModel *m = B->m;
   int n = m->nbody;
   for (int b = 0; b < n; b++) IAw[b] = -1, pAw[b] = K->bias[b];
   // pass 2, tip to base; IAw/pAw: last writer of IA_b / pA_b (the children's accumulation chain)
-  for (int b = n - 1; b >= 0; b--) {
-    int k = m->body_dofnum[b], p = m->body_parent[b];
-    int ia = -1, pa = -1;
-    proj[b] = -1;
-    if (k >= 1) {
-      int u = mbs_cpaNode(B, MBS_CPA_ABA_U, b, mbs_flopAba(m, b, MBS_FLA_U), PH_P2, 1);
-      mbs_cpaDep(B, IAw[b], u);
-      mbs_cpaDep(B, pAw[b], u);
-      mbs_cpaDep(B, K->joint[b], u);
-      mbs_cpaDep(B, K->force[b], u);
-      proj[b] = u;
-      if (k > 1) {
-        int blk = mbs_cpaNode(B, MBS_CPA_ABA_BLOCK, b, mbs_flopAba(m, b, MBS_FLA_BLOCK), PH_P2, 1);
-        mbs_cpaDep(B, u, blk);
-        mbs_cpaDep(B, K->c[b], blk);
-        mbs_cpaDep(B, IAw[b], blk);
-        mbs_cpaDep(B, pAw[b], blk);
-        proj[b] = ia = pa = blk;
-      } else if (p >= 0) {
-        ia = mbs_cpaNode(B, MBS_CPA_ABA_IA, b, mbs_flopAba(m, b, MBS_FLA_IA), PH_P2, 1);
-        mbs_cpaDep(B, u, ia);
-        mbs_cpaDep(B, IAw[b], ia);
-        pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, mbs_flopAba(m, b, MBS_FLA_PA), PH_P2, 1);
-        mbs_cpaDep(B, u, pa);
-        mbs_cpaDep(B, K->c[b], pa);
-        mbs_cpaDep(B, IAw[b], pa);
-        mbs_cpaDep(B, pAw[b], pa);
-      }
-    } else if (p >= 0) { // fixed joint: everything passes to the parent
-      ia = IAw[b];
-      pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, mbs_flopAba(m, b, MBS_FLA_PA), PH_P2, 1);
-      mbs_cpaDep(B, K->c[b], pa);
-      mbs_cpaDep(B, IAw[b], pa);
-      mbs_cpaDep(B, pAw[b], pa);
-    }
-    if (p < 0) continue;
-    // parent: IA_p += X^T Ia X ; pA_p += X^T pa (formed in parallel, accumulated in a chain)
-    int cf = mbs_cpaNode(B, MBS_CPA_ABA_CONGR, b, mbs_flopAba(m, b, MBS_FLA_CONGR), PH_P2, 1);
-    mbs_cpaDep(B, ia, cf);
-    mbs_cpaDep(B, K->joint[b], cf);
-    int ca =
-        mbs_cpaNode(B, MBS_CPA_ABA_CONGR_ACC, b, mbs_flopAba(m, b, MBS_FLA_CONGR_ACC), PH_P2, 1);
-    mbs_cpaDep(B, cf, ca);
-    mbs_cpaDep(B, IAw[p], ca);
-    IAw[p] = ca;
-    int xf = mbs_cpaNode(B, MBS_CPA_ABA_XF, b, mbs_flopAba(m, b, MBS_FLA_XF), PH_P2, 1);
-    mbs_cpaDep(B, pa, xf);
-    mbs_cpaDep(B, K->joint[b], xf);
-    int xa = mbs_cpaNode(B, MBS_CPA_ABA_XF_ACC, b, mbs_flopAba(m, b, MBS_FLA_XF_ACC), PH_P2, 1);
-    mbs_cpaDep(B, xf, xa);
-    mbs_cpaDep(B, pAw[p], xa);
-    pAw[p] = xa;
-  }
+  for (int b = n - 1; b >= 0; b--) mbs_cpaAbaBody(B, K, b, IAw, pAw, proj);
   // pass 3, base to tip
   for (int b = 0; b < n; b++) {
-    int p = m->body_parent[b];
-    int a = mbs_cpaNode(B, MBS_CPA_ABA_A, b, mbs_flopAba(m, b, MBS_FLA_A), PH_P3, 2);
-    if (p >= 0) mbs_cpaDep(B, acc[p], a);
-    mbs_cpaDep(B, K->joint[b], a);
-    mbs_cpaDep(B, K->c[b], a);
-    int q = mbs_cpaNode(B, MBS_CPA_ABA_QDD, b, mbs_flopAba(m, b, MBS_FLA_QDD), PH_P3, 2);
-    mbs_cpaDep(B, a, q);
-    mbs_cpaDep(B, proj[b], q);
-    acc[b] = q;
-    int f = mbs_cpaNode(B, MBS_CPA_ABA_F, b, mbs_flopAba(m, b, MBS_FLA_F), PH_P3, 2);
-    mbs_cpaDep(B, q, f);
-    mbs_cpaDep(B, IAw[b], f);
-    mbs_cpaDep(B, pAw[b], f);
+    int p = m->body_parent[b], fn;
+    acc[b] = mbs_cpaAbaFwdBody(B, K, b, p >= 0 ? acc[p] : -1, -1, IAw, pAw, proj, &fn);
   }
 }
 
@@ -1170,81 +1185,6 @@ static void mbs_cpaBodyVel(mbsCpaB *B, int b, int rank, int joint, int vp, int o
   *force =
       mbs_cpaNodeOn(B, MBS_CPA_VEL_FORCE, b, mbs_flopVelForce(nd, t, B->o->has_tau), pb, pd, rank);
   mbs_cpaDep(B, joint, *force);
-}
-
-// ABA pass 2 of one body (mbs_abaBodyBack) as in mbs_cpaAba; IAw/pAw: last writers of the
-// records; returns the last node of the body's own projection (proj[b] = the record's U)
-static int mbs_cpaAbaBody(mbsCpaB *B, const mbsCpaKin *K, int b, int *IAw, int *pAw, int *proj) {
-  const mbsModel *m = B->m;
-  int k = m->body_dofnum[b], p = m->body_parent[b], ia = -1, pa = -1, last = -1;
-  proj[b] = -1;
-  if (k >= 1) {
-    int u = mbs_cpaNode(B, MBS_CPA_ABA_U, b, mbs_flopAba(m, b, MBS_FLA_U), PH_P2, 1);
-    mbs_cpaDep(B, IAw[b], u);
-    mbs_cpaDep(B, pAw[b], u);
-    mbs_cpaDep(B, K->joint[b], u);
-    mbs_cpaDep(B, K->force[b], u);
-    proj[b] = last = u;
-    if (k > 1) {
-      int blk = mbs_cpaNode(B, MBS_CPA_ABA_BLOCK, b, mbs_flopAba(m, b, MBS_FLA_BLOCK), PH_P2, 1);
-      mbs_cpaDep(B, u, blk);
-      mbs_cpaDep(B, K->c[b], blk);
-      mbs_cpaDep(B, IAw[b], blk);
-      mbs_cpaDep(B, pAw[b], blk);
-      proj[b] = ia = pa = last = blk;
-    } else if (p >= 0) {
-      ia = mbs_cpaNode(B, MBS_CPA_ABA_IA, b, mbs_flopAba(m, b, MBS_FLA_IA), PH_P2, 1);
-      mbs_cpaDep(B, u, ia);
-      pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, mbs_flopAba(m, b, MBS_FLA_PA), PH_P2, 1);
-      mbs_cpaDep(B, u, pa);
-      mbs_cpaDep(B, K->c[b], pa);
-    }
-  } else if (p >= 0) {
-    ia = IAw[b];
-    pa = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, mbs_flopAba(m, b, MBS_FLA_PA), PH_P2, 1);
-    mbs_cpaDep(B, K->c[b], pa);
-    mbs_cpaDep(B, IAw[b], pa);
-    mbs_cpaDep(B, pAw[b], pa);
-  }
-  if (p < 0) return last;
-  int cf = mbs_cpaNode(B, MBS_CPA_ABA_CONGR, b, mbs_flopAba(m, b, MBS_FLA_CONGR), PH_P2, 1);
-  mbs_cpaDep(B, ia, cf);
-  mbs_cpaDep(B, K->joint[b], cf);
-  int ca = mbs_cpaNode(B, MBS_CPA_ABA_CONGR_ACC, b, mbs_flopAba(m, b, MBS_FLA_CONGR_ACC), PH_P2, 1);
-  mbs_cpaDep(B, cf, ca);
-  mbs_cpaDep(B, IAw[p], ca);
-  IAw[p] = ca;
-  int xf = mbs_cpaNode(B, MBS_CPA_ABA_XF, b, mbs_flopAba(m, b, MBS_FLA_XF), PH_P2, 1);
-  mbs_cpaDep(B, pa, xf);
-  mbs_cpaDep(B, K->joint[b], xf);
-  int xa = mbs_cpaNode(B, MBS_CPA_ABA_XF_ACC, b, mbs_flopAba(m, b, MBS_FLA_XF_ACC), PH_P2, 1);
-  mbs_cpaDep(B, xf, xa);
-  mbs_cpaDep(B, pAw[p], xa);
-  pAw[p] = xa;
-  return xa;
-}
-
-// ABA pass 3 of one body (mbs_abaBodyFwd; spike: mbs_abaBodyFwdSpike); returns the node of qdd
-// and the body's acceleration, *fn the joint wrench
-static int mbs_cpaAbaFwdBody(mbsCpaB *B, const mbsCpaKin *K, int b, int accp, int spike,
-                             const int *IAw, const int *pAw, const int *proj, int *fn) {
-  const mbsModel *m = B->m;
-  int a = mbs_cpaNode(B, MBS_CPA_ABA_A, b,
-                      mbs_flopAba(m, b, MBS_FLA_A) + (spike >= 0 ? mbs_flopFwdSpikeBody(m, b) : 0),
-                      PH_P3, 2);
-  mbs_cpaDep(B, accp, a);
-  mbs_cpaDep(B, K->joint[b], a);
-  mbs_cpaDep(B, K->c[b], a);
-  mbs_cpaDep(B, spike, a);
-  int q = mbs_cpaNode(B, MBS_CPA_ABA_QDD, b, mbs_flopAba(m, b, MBS_FLA_QDD), PH_P3, 2);
-  mbs_cpaDep(B, a, q);
-  mbs_cpaDep(B, proj[b], q);
-  int f = mbs_cpaNode(B, MBS_CPA_ABA_F, b, mbs_flopAba(m, b, MBS_FLA_F), PH_P3, 2);
-  mbs_cpaDep(B, q, f);
-  mbs_cpaDep(B, IAw[b], f);
-  mbs_cpaDep(B, pAw[b], f);
-  *fn = f;
-  return q;
 }
 
 // per-rank state of the schur graph
