@@ -424,7 +424,7 @@ void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
 
 // ---------------------------------------------------------------- spikes (schur paths)
 // An unknown wrench -G pi on a body of a path (a port force, nl columns) enters the articulated
-// bias of every body from there to the path's root as P pi (docs/formulation.md 4.9). Revolute
+// bias of every body from there to the path's root as P pi (docs/formulation.md 4.6). Revolute
 // joints about a coordinate axis: S = sg e_k, U = sg IA[:, k], D^-1 = dinv (the record of pass 2).
 
 // column k of the packed articulated inertia of record R
@@ -432,11 +432,6 @@ static MBS_FORCEINLINE void mbs_abaColK(const mbsReal *R, int k, mbsReal col[6])
   const mbsReal *A = R, *B = R + 6;
   col[0] = A[S3(0, k)], col[1] = A[S3(1, k)], col[2] = A[S3(2, k)];
   col[3] = B[3 * k], col[4] = B[3 * k + 1], col[5] = B[3 * k + 2];
-}
-
-int mbs_abaSpikeOk(const mbsModel *m, int b) {
-  (void)m, (void)b; // every joint: the axis-specialised kernel or the generic record
-  return 1;
 }
 
 // P is stored by rows, MBS_SPIKE_LD columns each (the unused ones zero): every step below is the

@@ -328,17 +328,13 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     if (p >= 0 && p < s0) s->mode[b - s0] = 0; // a root below another segment: its upper port
   }
   // spath: a path from a grounded root or a root below an upper port to the parent of the one
-  // lower port, every joint axis-specialised, runs in inertia form with the port's spikes
+  // lower port runs in inertia form with the port's spikes
   for (int c = 0; c < ncomp; c++) {
     mbsSchurComp *cp = s->comp + c;
     int r = cp->root, pr = m->body_parent[r];
     if (cp->np != 1 || !(pr < 0 || cp->up)) continue;
-    int last = m->body_parent[s->port_body[cp->p0]], ok = !(cp->up && last == r);
-    for (int b = last; ok; b = m->body_parent[b]) {
-      if ((b != r || pr < 0) && !mbs_abaSpikeOk(m, b)) ok = 0;
-      if (b == r) break;
-    }
-    if (!ok) continue;
+    int last = m->body_parent[s->port_body[cp->p0]];
+    if (cp->up && last == r) continue; // one body between two ports: the compliance form
     cp->spath = 1, cp->last = last;
     for (int b = last;; b = m->body_parent[b]) {
       if (b != r || pr < 0) s->mode[b - s0] = 1, s->onpath[b - s0] = 1;
@@ -687,7 +683,7 @@ static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s,
 static void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int c,
                                      const mbsReal *lam, mbsReal *f);
 
-// spath (docs/formulation.md 4.9): at the path's last body, before its pass 2: the spike P =
+// spath (docs/formulation.md 4.6): at the path's last body, before its pass 2: the spike P =
 // G_l of the port l (its force -G_l pi on last), Theta = 0, gam = 0 (kept in the root's Theta and
 // gam), and the port joint's known force in last's articulated bias
 static void mbs_schurSpathStart(const mbsModel *m, mbsWork *w, mbsSchur *s,

@@ -119,16 +119,16 @@ void mbs_baseAccel(const mbsModel *m, int gravity, mbsReal a0[6]);
 void mbs_abaBodyInit(const mbsModel *m, mbsWork *w, int b);
 int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b);
 void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap);
-/// Spikes (solver.method = schur, docs/formulation.md 4.9): an unknown wrench -G pi (pi: at most
+/// Spikes (solver.method = schur, docs/formulation.md 4.6): an unknown wrench -G pi (pi: at most
 /// MBS_SPIKE_LD values) on a body of a path adds P pi to the articulated bias of every body from
-/// there to the path's root. mbs_abaSpikeOk: 1 if b's joint has the kernels (axis-specialised
-/// revolute). mbs_abaSpike, after mbs_abaBodyBack of path body b: Th (MBS_SPIKE_LD^2, row-major)
+/// there to the path's root; every joint type (axis-specialised kernels for revolute joints about
+/// a coordinate axis, ABA's generic record otherwise). mbs_abaSpike, after mbs_abaBodyBack of path
+/// body b: Th (MBS_SPIKE_LD^2, row-major)
 /// += P^T S D^-1 S^T P, gam += P^T e (e: b's acceleration for a zero parent acceleration and
 /// pi = 0), and P becomes the parent's, X^T (P - U D^-1 S^T P); P is stored by rows (6 rows of
 /// MBS_SPIKE_LD, unused columns zero). mbs_abaSpikeVec: the same for one column p = P pi.
 /// mbs_abaBodyFwdSpike: mbs_abaBodyFwd with the spike p = P pi of b.
 #define MBS_SPIKE_LD 6
-int mbs_abaSpikeOk(const mbsModel *m, int b);
 void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *P, mbsReal *Th,
                   mbsReal *gam);
 void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *p);

@@ -280,7 +280,7 @@ mbsReal mbs_modelTotalMass(const mbsModel *m);
 /// The decomposition of every global model: contiguous body ranges balanced by a per-joint cost
 /// weight, every rank at least one body; the joint types in global order as runs (type, length).
 /// \p chain: the bodies form one chain in order; every rank but the last then carries the spikes
-/// of its lower port (docs/formulation.md 4.9) and gets MBS_PARTITION_SPIKE less weight.
+/// of its lower port (docs/formulation.md 4.6) and gets MBS_PARTITION_SPIKE less weight.
 /// The engine, the local model builder and cpa all call this. Writes start (nranks + 1). Local.
 #define MBS_PARTITION_SPIKE 0.15
 mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int chain, int nranks,

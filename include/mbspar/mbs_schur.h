@@ -22,9 +22,8 @@
 typedef struct {
   int root;   ///< root body (its parent is outside the segment or the ground)
   int up;     ///< 1: the root's joint is an upper port (remote parent, lamnum > 0)
-  int spath;  ///< 1: a path root .. last with one lower port at last, every joint on it (the
-              ///< root's too when grounded) axis-specialised: the path runs in inertia form with
-              ///< the port's force as spikes (docs/formulation.md 4.9)
+  int spath;  ///< 1: a path root .. last with one lower port at last: the path runs in inertia
+              ///< form with the port's force as spikes (docs/formulation.md 4.6)
   int last;   ///< spath: the body at the end of the path (the port's parent)
   int nup;    ///< components of the upper port (0 or lamnum of the root)
   int p0, np; ///< lower ports [p0, p0 + np) of the segment's port list
