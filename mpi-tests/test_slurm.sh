@@ -272,10 +272,12 @@ expect_ok() { # name id timeout_s
 
 cfg=$src/configs/chain.cfg
 export MBS_BIN=$bin
-# a short simulation: 16 links, 1000 RK4 steps (well under a second on 2 idle cores), a row every 10
-t_end=0.1
+# a short simulation: 16 links, 40000 RK4 steps, a row every 100. About 2 s on 2 idle cores
+# (1000 steps took 0.05 s with the exact solver, too short: the requeue job finished between
+# the test seeing its first rows and the SIGSTOP, and the test failed on a race, not a bug)
+t_end=4.0
 run_set=(--set model.chain.n=16 --set integrator.method=rk4 --set integrator.dt=1e-4
-  --set "integrator.t_end=$t_end" --set output.every=10 --set output.checkpoint_every=0)
+  --set "integrator.t_end=$t_end" --set output.every=100 --set output.checkpoint_every=0)
 
 # --- jobs, submitted at once (FIFO on the node's cpus) --------------------------------------------
 # 1. single.sbatch: `mbspar run`, 2 tasks, srun --mpi=pmix, uninterrupted (also the reference)
@@ -334,8 +336,11 @@ rank_pids() {
   local p
   for p in $(cluster_pids); do
     [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$bin" ] || continue
-    { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "SLURM_JOB_ID=$id2" && echo "$p"
+    if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "SLURM_JOB_ID=$id2"; then
+      echo "$p"
+    fi
   done
+  return 0 # (set -e: a false last test must not end the script without a message)
 }
 # wait until every rank satisfies a test on /proc/PID/status (bounded 20 s)
 wait_ranks() { # description awk-condition
@@ -350,6 +355,8 @@ wait_ranks() { # description awk-condition
       done
     fi
     [ "$ok" = 1 ] && return 0
+    st=$(scontrol -o show job "$id2" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+    [ "$st" = RUNNING ] || fail "requeue job $id2 is '$st' while waiting for its ranks to be $1 (the run ended first: too fast here? raise t_end in this test)"
     [ "$(date +%s)" -lt "$end" ] || fail "requeue job $id2: ranks not $1 within 20 s (pids: ${pids:-none})"
     sleep 0.1
   done
