@@ -3,6 +3,10 @@
 mbs_add_test(test_loops SOURCES test_loops.c LIBS mbs_core LABELS unit TIMEOUT 600
              ARGS ${CMAKE_SOURCE_DIR}/configs)
 
+# the constraint-force methods on the distributed engine against the serial loop baseline, 1-4 ranks
+mbs_add_test(test_loops_par SOURCES test_loops_par.c LIBS mbs_parallel NPROCS 1 2 3 4 LABELS mpi
+             TIMEOUT 600 ARGS ${CMAKE_SOURCE_DIR}/configs)
+
 # end to end: the loop configs against closed forms, energy and closure over 10 s with dp5, drift
 # control, restart, exit 8 for the constraint-force methods, inverse, static, 2 ranks
 find_program(MBS_LOOPS_PY NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)

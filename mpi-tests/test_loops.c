@@ -12,6 +12,7 @@
 ///     (closure restored, G qd = 0, kinetic energy not raised).
 /// usage: test_loops CONFIGS_DIR
 #include "mbs_test.h"
+#include "mbs_test_loops.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_trajectory.h"
@@ -129,16 +130,6 @@ static double compare(const char *what, mbsModel *m, double tol_qdd, double tol)
 
 // ---------------------------------------------------------------- 1. closure equations
 
-static void random_frame(unsigned long long *st, double *F) {
-  double o[3], ax[3], ref[3];
-  for (int k = 0; k < 3; k++) {
-    o[k] = mbs_test_uniform(st, -0.5, 0.5);
-    ax[k] = mbs_test_uniform(st, -1, 1);
-    ref[k] = mbs_test_uniform(st, -1, 1);
-  }
-  MBS_EXPECT(mbsu_loopFrame(o, ax, ref, F), "random frame");
-}
-
 // the closure values of one cut joint at the current stages of w
 static void closure_at(int type, const mbsWork *w, int b1, int b2, const double *F1,
                        const double *F2, double *D1, double *D2, double *c, double *cd,
@@ -162,8 +153,8 @@ static void test_closure(void) {
     int b1 = (int)(mbs_test_rand(&st) * 6) - 1, b2 = (int)(mbs_test_rand(&st) * 5);
     if (b2 == b1) b2 = (b2 + 1) % 5;
     double F1[12], F2[12];
-    random_frame(&st, F1);
-    random_frame(&st, F2);
+    mbs_test_randomFrame(&st, F1);
+    mbs_test_randomFrame(&st, F2);
     mbsState *s = NULL;
     mbsWork *w = NULL;
     MBS_EXPECT_OK(mbs_stateCreate(m, &s));
@@ -244,91 +235,11 @@ static void test_closure(void) {
 
 // ---------------------------------------------------------------- 2. random loop models
 
-// a random tree with loops closed at q0 (frame 2 placed where frame 1 is) and spring-dampers
-static mbsModel *random_loop_model(int nbody, int nloop, int nforce, unsigned long long seed) {
-  mbsModel *t = NULL, *m = NULL;
-  MBS_EXPECT_OK(mbs_test_randomModel(nbody, mbs_test_alltypes, 7, 0, seed, &t));
-  if (!t) return NULL;
-  mbsState *s = NULL;
-  mbsWork *w = NULL;
-  MBS_EXPECT_OK(mbs_stateCreate(t, &s));
-  MBS_EXPECT_OK(mbs_workCreate(t, &w));
-  mbs_fwdPosition(t, s, w);
-  MBS_EXPECT_OK(mbs_modelCreate(&m, nbody));
-  MBS_EXPECT_OK(mbs_test_randomBodies(m, nbody, mbs_test_alltypes, 7, 0, seed));
-  unsigned long long st = seed * 7919 + 3;
-  static const int cut[] = {MBS_JNT_FIXED,       MBS_JNT_REVOLUTE,  MBS_JNT_PRISMATIC,
-                            MBS_JNT_CYLINDRICAL, MBS_JNT_UNIVERSAL, MBS_JNT_SPHERICAL};
-  for (int k = 0; k < nloop; k++) {
-    mbsLoopSpec sp;
-    char name[16];
-    snprintf(name, sizeof name, "L%d", k);
-    sp.name = name;
-    sp.type = cut[(int)(mbs_test_rand(&st) * 6)];
-    sp.body1 = (int)(mbs_test_rand(&st) * (nbody + 1)) - 1;
-    sp.body2 = (int)(mbs_test_rand(&st) * nbody);
-    if (sp.body2 == sp.body1) sp.body2 = (sp.body2 + 1) % nbody;
-    random_frame(&st, sp.frame1);
-    // frame 2: frame 1's place and axes in body 2's coordinates (universal: turned 90 degrees
-    // about x so the axes are perpendicular; prismatic, cylindrical: slid along the axis)
-    double R1[9], x1[3] = {0, 0, 0}, R2[9], x2[3] = {0, 0, 0}, W[9], p[3], Wl[9], d[3], o[3];
-    if (sp.body1 >= 0)
-      memcpy(R1, w->xmat + 9 * sp.body1, sizeof R1), memcpy(x1, w->xpos + 3 * sp.body1, sizeof x1);
-    else
-      mbsu_eye3(R1);
-    memcpy(R2, w->xmat + 9 * sp.body2, sizeof R2), memcpy(x2, w->xpos + 3 * sp.body2, sizeof x2);
-    mbsu_mulMat3(R1, sp.frame1 + 3, W);
-    mbsu_mulMat3Vec(R1, sp.frame1, p);
-    for (int i = 0; i < 3; i++) p[i] += x1[i];
-    if (sp.type == MBS_JNT_UNIVERSAL) { // columns (x, y, z) -> (x, z, -y)
-      double Wu[9];
-      for (int i = 0; i < 3; i++)
-        Wu[3 * i] = W[3 * i], Wu[3 * i + 1] = W[3 * i + 2], Wu[3 * i + 2] = -W[3 * i + 1];
-      memcpy(W, Wu, sizeof W);
-    }
-    if (sp.type == MBS_JNT_PRISMATIC || sp.type == MBS_JNT_CYLINDRICAL) {
-      double slide = mbs_test_uniform(&st, -0.2, 0.2);
-      for (int i = 0; i < 3; i++) p[i] += slide * W[3 * i + 2];
-    }
-    mbsu_mulMat3T(R2, W, Wl);
-    for (int i = 0; i < 3; i++) d[i] = p[i] - x2[i];
-    mbsu_mulMat3TVec(R2, d, o);
-    memcpy(sp.frame2, o, sizeof o);
-    memcpy(sp.frame2 + 3, Wl, sizeof Wl);
-    MBS_EXPECT_OK(mbs_modelAddLoop(m, &sp));
-  }
-  for (int k = 0; k < nforce; k++) {
-    mbsForceSpec fs;
-    memset(&fs, 0, sizeof fs);
-    fs.name = "spring";
-    fs.body1 = (int)(mbs_test_rand(&st) * (nbody + 1)) - 1;
-    fs.body2 = (int)(mbs_test_rand(&st) * nbody);
-    if (fs.body2 == fs.body1) fs.body2 = (fs.body2 + 1) % nbody;
-    for (int i = 0; i < 3; i++) {
-      fs.point1[i] = mbs_test_uniform(&st, -0.3, 0.3);
-      fs.point2[i] = mbs_test_uniform(&st, -0.3, 0.3);
-    }
-    fs.stiffness = mbs_test_uniform(&st, 0, 50);
-    fs.rest_length = mbs_test_uniform(&st, 0, 1);
-    fs.damping = mbs_test_uniform(&st, 0, 2);
-    MBS_EXPECT_OK(mbs_modelAddForce(m, &fs));
-  }
-  MBS_EXPECT_OK(mbs_modelFinalize(m));
-  MBS_EXPECT_OK(mbs_loopAssemble(m));
-  MBS_EXPECT(m->loop_asm.iterations == 0 && m->loop_asm.c_pos < 1e-12 && m->loop_asm.c_rot < 1e-12,
-             "random loops closed at q0 (%d iterations, %.3e, %.3e)", m->loop_asm.iterations,
-             m->loop_asm.c_pos, m->loop_asm.c_rot);
-  mbs_workDestroy(&w);
-  mbs_stateDestroy(&s);
-  mbs_modelDestroy(&t);
-  return m;
-}
-
 static void test_random(void) {
   printf("random loop models (aba vs crba):\n");
   for (int k = 0; k < 24; k++) {
     int nb = 4 + k % 9, nl = 1 + k % 4, nf = k % 3;
-    mbsModel *m = random_loop_model(nb, nl, nf, 1000 + k);
+    mbsModel *m = mbs_test_randomLoopModel(nb, nl, nf, 1000 + k);
     if (!m) continue;
     char what[64];
     snprintf(what, sizeof what, "random %d: %d bodies %d loops", k, nb, nl);

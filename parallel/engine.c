@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_loops.h"
 #include "schur_par.h"
 #include "flops.h"
 #include "spatial.h"
@@ -53,6 +54,12 @@ struct mbspEngine {
   int defer_poses; // mbsp_engineForward: the ghost poses after the solve
   int ghosted;     // some owned body has its parent on another rank (else every pose and velocity
                    // of the rank is known before the prefix)
+
+  // loops and spring-dampers (models built whole on every rank; docs/loops.md 8)
+  int nlb, *lb;   // the bodies of the loops and spring-dampers, each once
+  double *lbuf;   // (nlb x 18) their poses and velocities, summed over the ranks
+  mbsReal *lsave; // velocity-stage terms of the owned bodies kept over the homogeneous solves
+  mbsState *scur; // the state of the evaluation under way (the loop solve's tree solves)
 };
 
 // owner rank of local body b (through its global index)
@@ -260,6 +267,30 @@ static mbsErr mbsp_buildLists(mbspEngine *e) {
   return MBS_OK;
 }
 
+// the bodies of the loops and spring-dampers and the buffers of the loop solve
+static mbsErr mbsp_loopSetup(mbspEngine *e) {
+  const mbsModel *m = e->m;
+  if (!m->nloop && !m->nforce) return MBS_OK;
+  MBS_CHECK(!m->local, MBS_ERR_INTERNAL,
+            "engine: a model with loops or spring-dampers is built "
+            "whole on every rank");
+  size_t nb = (size_t)m->nbody;
+  MBS_ALLOC(e->lb, 2 * (size_t)(m->nloop + m->nforce) + 1);
+  unsigned char *mark = calloc(nb, 1);
+  MBS_CHECK(mark, MBS_ERR_NOMEM, "out of memory (engine loops)");
+  for (int k = 0; k < 2 * m->nloop + 2 * m->nforce; k++) {
+    int b = k < 2 * m->nloop ? m->loop_body[k] : m->force_body[k - 2 * m->nloop];
+    if (b >= 0 && !mark[b]) mark[b] = 1, e->lb[e->nlb++] = b;
+  }
+  free(mark);
+  MBS_ALLOC(e->lbuf, 18 * (size_t)e->nlb + 1);
+  int nd = e->b1 > e->b0
+               ? m->body_dofadr[e->b1 - 1] + m->body_dofnum[e->b1 - 1] - m->body_dofadr[e->b0]
+               : 0;
+  MBS_ALLOC(e->lsave, 12 * (size_t)(e->b1 - e->b0) + (size_t)nd + 1);
+  return MBS_OK;
+}
+
 static mbsErr mbsp_engineSetup(mbspEngine *e) {
   MBS_CALL(mbsp_decompose(e));
   MBS_CALL(mbsp_buildLists(e));
@@ -275,7 +306,7 @@ static mbsErr mbsp_engineSetup(mbspEngine *e) {
     e->gho[b] = -1;
     if (p >= 0 && p < e->b0) e->ghosted = 1;
   }
-  return MBS_OK;
+  return mbsp_loopSetup(e);
 }
 
 static mbsErr mbsp_engineHalos(mbspEngine *e, int halo_mode) {
@@ -356,8 +387,9 @@ void mbsp_engineDestroy(mbspEngine **pe) {
   mbsp_haloDestroy(&e->hvel);
   mbs_cfsDestroy(&e->c);
   mbs_workDestroy(&e->w);
-  void *arrs[] = {e->start, e->nbr,     e->up_sadr, e->up_s, e->up_radr, e->up_r, e->dn_sadr,
-                  e->dn_s,  e->dn_radr, e->dn_r,    e->gho,  e->Xg,      e->vloc};
+  void *arrs[] = {e->start,   e->nbr,  e->up_sadr, e->up_s, e->up_radr, e->up_r,
+                  e->dn_sadr, e->dn_s, e->dn_radr, e->dn_r, e->gho,     e->Xg,
+                  e->vloc,    e->lb,   e->lbuf,    e->lsave};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(e);
   *pe = NULL;
@@ -571,6 +603,76 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
   return MBS_OK;
 }
 
+// ---------------------------------------------------------------- loops and spring-dampers
+
+// the poses and velocities of the loop and spring-damper bodies on every rank (their owners'
+// values; a sum with zeros is exact)
+static mbsErr mbsp_loopGather(mbspEngine *e) {
+  mbsWork *w = e->w;
+  double *v = e->lbuf;
+  memset(v, 0, 18 * (size_t)e->nlb * sizeof(double));
+  for (int k = 0; k < e->nlb; k++) {
+    int b = e->lb[k];
+    if (b < e->b0 || b >= e->b1) continue;
+    memcpy(v + 18 * k, w->xmat + 9 * b, 9 * sizeof(double));
+    memcpy(v + 18 * k + 9, w->xpos + 3 * b, 3 * sizeof(double));
+    memcpy(v + 18 * k + 12, w->cvel + 6 * b, 6 * sizeof(double));
+  }
+  if (e->size > 1) MBS_CALL(mbsp_allreduceSum(e->comm, v, 18 * e->nlb));
+  for (int k = 0; k < e->nlb; k++) {
+    int b = e->lb[k];
+    if (b >= e->b0 && b < e->b1) continue;
+    memcpy(w->xmat + 9 * b, v + 18 * k, 9 * sizeof(double));
+    memcpy(w->xpos + 3 * b, v + 18 * k + 9, 3 * sizeof(double));
+    memcpy(w->cvel + 6 * b, v + 18 * k + 12, 6 * sizeof(double));
+  }
+  return MBS_OK;
+}
+
+static mbsErr mbsp_loopSolveHook(void *ctx) {
+  mbspEngine *e = ctx;
+  return mbs_cfsSolve(e->m, e->scur, e->w, e->c, &e->hooks);
+}
+
+// homogeneous solves: the owned bodies' velocity-stage terms kept and zeroed, then restored (the
+// solvers recompute remote bodies' stages themselves, under w->homog)
+static mbsErr mbsp_loopHomogHook(void *ctx, int on) {
+  mbspEngine *e = ctx;
+  const mbsModel *m = e->m;
+  mbsWork *w = e->w;
+  if (e->b1 <= e->b0) {
+    w->homog = on;
+    return MBS_OK;
+  }
+  size_t nb = (size_t)(e->b1 - e->b0), o = (size_t)e->b0;
+  int d0 = m->body_dofadr[e->b0];
+  size_t nd = (size_t)(m->body_dofadr[e->b1 - 1] + m->body_dofnum[e->b1 - 1] - d0);
+  mbsReal *sv = e->lsave;
+  if (on) {
+    memcpy(sv, w->cacc + 6 * o, 6 * nb * sizeof(mbsReal));
+    memcpy(sv + 6 * nb, w->cbias + 6 * o, 6 * nb * sizeof(mbsReal));
+    memcpy(sv + 12 * nb, w->qfrc + d0, nd * sizeof(mbsReal));
+    memset(w->cacc + 6 * o, 0, 6 * nb * sizeof(mbsReal));
+    memset(w->cbias + 6 * o, 0, 6 * nb * sizeof(mbsReal));
+    memset(w->qfrc + d0, 0, nd * sizeof(mbsReal));
+  } else {
+    memcpy(w->cacc + 6 * o, sv, 6 * nb * sizeof(mbsReal));
+    memcpy(w->cbias + 6 * o, sv + 6 * nb, 6 * nb * sizeof(mbsReal));
+    memcpy(w->qfrc + d0, sv + 12 * nb, nd * sizeof(mbsReal));
+  }
+  w->homog = on;
+  return MBS_OK;
+}
+
+// a sum over the ranks that is bitwise the same on every rank (rank 0's result broadcast): the
+// loop solve's pivot decisions must agree
+static mbsErr mbsp_loopSumHook(void *ctx, mbsReal *v, int n) {
+  mbspEngine *e = ctx;
+  if (e->size <= 1) return MBS_OK;
+  MBS_CALL(mbsp_allreduceSum(e->comm, v, n));
+  return mbsp_bcastBytes(e->comm, v, sizeof(mbsReal) * (size_t)n, 0);
+}
+
 mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   const mbsModel *m = e->m;
   mbsWork *w = e->w;
@@ -582,8 +684,19 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   e->defer_poses = m->nforce == 0 && m->nloop == 0;
   mbsErr err = mbs_cfsBegin(m, s, e->c); // e.g. the remote joints' states on their way
   if (!err) err = mbsp_kinematics(e, s);
+  if (!err && e->nlb) { // loops, spring-dampers: their bodies' stages here, the springs' wrenches
+    err = mbsp_loopGather(e);
+    if (!err) mbs_fwdForces(m, w);
+  }
   // the solver of m->opt.solver from the solver table, with the engine's halo and reduction hooks
   if (!err) err = mbs_cfsSolve(m, s, w, e->c, &e->hooks);
+  if (!err && m->nloop) { // the loop forces: nlam_loop + 1 more tree solves (docs/loops.md 8)
+    mbsLoopOps ops = {
+        e, e->b0, e->b1, e->rank == 0, mbsp_loopSolveHook, mbsp_loopHomogHook, mbsp_loopSumHook};
+    e->scur = s;
+    err = mbs_loopSolveOps(m, w, &ops);
+    e->scur = NULL;
+  }
   if (e->defer_poses) mbsp_enginePoses(e);
   e->defer_poses = 0;
   MBS_CALL(err);

@@ -208,8 +208,8 @@ int main(int argc, char **argv) {
   // successful verb (an error stays the only line on stderr)
   if (!e && rank == 0 && cfg->loop_default_aba && !cli.quiet)
     fprintf(stderr,
-            "mbspar: note: solver.method = aba for this model with %s (the constraint-force "
-            "methods do not handle them yet)\n",
+            "mbspar: note: solver.method = aba for this model with %s (the default for such "
+            "models: the constraint-force methods need one tree solve per closure equation)\n",
             m->nloop ? "closed loops" : "spring-dampers");
 
   if (e && rank == 0) mbs_printError();

@@ -537,7 +537,7 @@ static mbsErr mbsp_schurJcg(mbspSchur *sp, mbsState *st, mbsWork *w) {
   for (int c = 0, at = 0; c < nc; c++) {
     int k = s->comp[c].nup;
     for (int i = 0; i < k; i++) sp->jx[at + i] = 0;
-    if (k && m->opt.warm_start != MBS_WARM_NONE && st->nhist[st->stage] > 0) {
+    if (k && m->opt.warm_start != MBS_WARM_NONE && st->nhist[st->stage] > 0 && !w->homog) {
       int l0 = m->body_lamadr[s->comp[c].root];
       mbs_cfsWarmStart(m, st, m->opt.warm_start, st->time, l0, l0 + k, w->lam);
       for (int i = 0; i < k; i++) sp->jx[at + i] = w->lam[l0 + i];
@@ -698,7 +698,8 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   w->stat.total_iterations += sp->rounds;
   w->stat.floored += sp->nfloor;
   if (sp->reason < 0) w->stat.nonconverged++;
-  if (m->opt.warm_start != MBS_WARM_NONE && sp->iface == MBSP_IFACE_JCG && sp->b1 > sp->b0) {
+  if (m->opt.warm_start != MBS_WARM_NONE && sp->iface == MBSP_IFACE_JCG && sp->b1 > sp->b0 &&
+      !w->homog) {
     int l0 = m->body_lamadr[sp->b0];
     int l1 = m->body_lamadr[sp->b1 - 1] + m->body_lamnum[sp->b1 - 1];
     mbs_cfsPushHistory(m, st, st->time, l0, l1, w->lam);

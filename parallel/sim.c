@@ -83,6 +83,11 @@ typedef struct {
   // closed loops (serial baselines, rank 0; docs/loops.md): projection after each step and the
   // closure error at the output rows
   long proj_steps, proj_iters, proj_fail;
+  // the constraint-force methods on a model with loops or spring-dampers (built whole on every
+  // rank): the whole state on every rank after each step (projection, the dampers' power)
+  mbsState *sfull;
+  mbsWork *wfull;
+  double *fbuf;
   double proj_dq, proj_dqd, viol_pos, viol_rot, viol_vel, last_pos, last_rot, last_vel;
 } mbspSim;
 
@@ -116,6 +121,10 @@ static double mbsp_power(const mbspSim *S, const mbsReal *qd) {
     mbs_fwdPosition(m, S->sout, S->wout);
     mbs_fwdVelocity(m, S->sout, S->wout);
     p += mbs_forcePower(m, S->wout);
+  } else if (m->nforce && S->sfull && S->rank == 0) { // the engine: the whole state of this step
+    mbs_fwdPosition(m, S->sfull, S->wfull);
+    mbs_fwdVelocity(m, S->sfull, S->wfull);
+    p += mbs_forcePower(m, S->wfull);
   }
   return p;
 }
@@ -138,6 +147,35 @@ static mbsErr mbsp_simProject(mbspSim *S) {
     }
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e));
+  return mbsp_tsSetSolution(S->ts, S->y);
+}
+
+// the constraint-force methods on loop or spring-damper models: the whole state on every rank
+// (the owned slices summed with zeros: exact, the same on every rank)
+static mbsErr mbsp_simFull(mbspSim *S) {
+  const mbsModel *m = S->m;
+  int nq = m->nq, nv = m->nv, nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
+  double *f = S->fbuf;
+  memset(f, 0, sizeof(double) * (size_t)(nq + nv));
+  if (nqo) memcpy(f + S->q0, S->y, sizeof(double) * (size_t)nqo);
+  if (nvo) memcpy(f + nq + S->v0, S->y + nqo, sizeof(double) * (size_t)nvo);
+  MBS_CALL(mbsp_allreduceSum(S->comm, f, nq + nv));
+  memcpy(S->sfull->q, f, sizeof(double) * (size_t)nq);
+  memcpy(S->sfull->qd, f + nq, sizeof(double) * (size_t)nv);
+  return MBS_OK;
+}
+
+// the same projection with the constraint-force methods: every rank projects the whole state
+// (the same input, the same deterministic computation, the same result) and keeps its slices
+static mbsErr mbsp_simProjectFull(mbspSim *S) {
+  const mbsModel *m = S->m;
+  mbsLoopProj pj;
+  MBS_CALL(mbs_loopProject(m, S->sfull, S->wfull, 10, &pj)); // the same outcome on every rank
+  int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
+  if (nqo) memcpy(S->y, S->sfull->q + S->q0, (size_t)nqo * sizeof(double));
+  if (nvo) memcpy(S->y + nqo, S->sfull->qd + S->v0, (size_t)nvo * sizeof(double));
+  S->proj_steps++, S->proj_iters += pj.iterations, S->proj_fail += !pj.converged;
+  S->proj_dq = fmax(S->proj_dq, pj.dq_max), S->proj_dqd = fmax(S->proj_dqd, pj.dqd_max);
   return mbsp_tsSetSolution(S->ts, S->y);
 }
 
@@ -790,6 +828,11 @@ static mbsErr mbsp_simSetupLocal(mbspSim *S, double **all) {
   S->nloc = (S->q1 - S->q0) + (S->v1 - S->v0);
   MBS_ALLOC(S->y, S->nloc + 1);
   if (rank == 0) MBS_ALLOC(*all, 6 * (size_t)S->size);
+  if (!S->serial && (m->nloop || m->nforce)) {
+    MBS_CALL(mbs_stateCreate(m, &S->sfull));
+    MBS_CALL(mbs_workCreate(m, &S->wfull));
+    MBS_ALLOC(S->fbuf, (size_t)(m->nq + m->nv) + 1);
+  }
   return MBS_OK;
 }
 
@@ -999,8 +1042,9 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     S->step_start = step;
     S->live = -1;
     S->wall0 = S->last_progress = mbsp_wtime();
+    if (S->sfull) e = mbsp_simFull(S);
     S->pprev = mbsp_power(S, S->y + (S->q1 - S->q0));
-    if (!a->restart) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
+    if (!e && !a->restart) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
   }
 
   // the time loop
@@ -1028,6 +1072,11 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     }
     // closed loops: q and qd back onto the loops (serial baselines; docs/loops.md)
     if (!e && S->serial && m->nloop && m->opt.projection) e = mbsp_simProject(S);
+    if (!e && S->sfull) { // the engine: the whole state, projected on every rank alike
+      e = mbsp_simFull(S);
+      if (!e && m->nloop && m->opt.projection) e = mbsp_simProjectFull(S);
+      e = mbsp_agreeErr(a->comm, e);
+    }
     if (e) break;
     mbsp_tsGetState(S->ts, &t, &step, &dt);
     // power of the nonconservative joint forces, trapezoid rule over the step
@@ -1121,6 +1170,9 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   mbs_stateDestroy(&S->s);
   mbs_stateDestroy(&S->sout);
   mbs_workDestroy(&S->wout);
+  mbs_stateDestroy(&S->sfull);
+  mbs_workDestroy(&S->wfull);
+  free(S->fbuf);
   mbsp_bodyOutDestroy(&S->bo);
   free(S->poses);
   free(S->y), free(S->qcnt), free(S->qdsp), free(S->vcnt), free(S->vdsp), free(S->lcnt);

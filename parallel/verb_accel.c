@@ -27,6 +27,7 @@ typedef struct {
   double residual;
   const mbspRankReport *rr; // timers over the ranks, decomposition, affinity
   mbsSolveStat stat;        // the solver's statistics
+  const mbsWork *wloop;     // the loop solve's workspace (the engine's on rank 0), else w
 } mbsAccelOut;
 
 /// One forward-dynamics evaluation at the state \p s with the method m->opt.solver. Collective:
@@ -89,7 +90,8 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonBeginArray(j, "joint_wrench");
   for (int b = 0; b < a->nbody; b++) mbs_jsonNumberArray(j, NULL, a->wrench + 6 * b, 6);
   mbs_jsonEndArray(j);
-  if (a->w) mbs_loopJsonResult(j, m, a->w); // loop_lambda, loop_wrench, loops (docs/loops.md)
+  if (a->wloop) // loop_lambda, loop_wrench, loops (docs/loops.md)
+    mbs_loopJsonResult(j, m, a->wloop);
   // per-phase timers over the ranks (seconds, all evaluations of --repeat), decomposition,
   // placement
   mbsp_rankReportJson(a->rr, j);
@@ -250,8 +252,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
 
   if (!e && rank == 0 && local) {
-    mbsAccelOut a = {m,         NULL, gqdd, glam,        wrench,    m->nbody_g, m->nv_g,
-                     m->nlam_g, 1,    tpe,  cli->repeat, local_res, &rr,        stat};
+    mbsAccelOut a = {m, NULL, gqdd,        glam,      wrench, m->nbody_g, m->nv_g, m->nlam_g,
+                     1, tpe,  cli->repeat, local_res, &rr,    stat,       NULL};
     if (mbsp_cliTable(cli)) {
       double qn = 0;
       for (int d = 0; d < m->nv_g; d++) qn += gqdd[d] * gqdd[d];
@@ -281,6 +283,12 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
     } else { // poses and velocities of the whole model, for the outputs only
       mbs_fwdPosition(m, s, w);
       mbs_fwdVelocity(m, s, w);
+      if (m->nloop || m->nforce) { // the external wrenches (every rank has all of them)
+        const mbsWork *ew = mbsp_engineWork(eng);
+        memcpy(w->fext, ew->fext, 6 * (size_t)m->nbody * sizeof(mbsReal));
+        w->fext_on = ew->fext_on;
+        memcpy(w->lam + m->nlam, ew->lam + m->nlam, (size_t)m->nlam_loop * sizeof(mbsReal));
+      }
     }
     mbs_jointWrenchWorld(m, w, wrench);
     // equation-of-motion residual of the result: ||RNEA(q, qd, qdd) - tau|| / scale, with
@@ -306,10 +314,11 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
     free(acc);
     free(qdd);
     double scale = sqrt(nb > nt ? nb : nt);
-    mbsAccelOut a = {m,      w,        w->qdd,      w->lam,
-                     wrench, m->nbody, m->nv,       m->nlam,
-                     0,      tpe,      cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num),
-                     &rr,    w->stat};
+    mbsAccelOut a = {m,      w,           w->qdd,
+                     w->lam, wrench,      m->nbody,
+                     m->nv,  m->nlam,     0,
+                     tpe,    cli->repeat, scale > 0 ? sqrt(num) / scale : sqrt(num),
+                     &rr,    w->stat,     serial ? w : mbsp_engineWork(eng)};
     if (!e && mbsp_cliTable(cli)) {
       double qn = 0;
       for (int d = 0; d < m->nv; d++) qn += w->qdd[d] * w->qdd[d];

@@ -8,6 +8,7 @@
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_finite.h"
 #include "mbspar/mbs_solvertype.h"
+#include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_static.h"
 #include "mbspar/mbspar.h"
 
@@ -31,6 +32,12 @@ static mbsErr mbs_staticEngineForward(void *ctx, mbsState *s, int want_pe, mbsRe
                                       mbsReal *energy) {
   mbsStaticEngine *c = ctx;
   const int nv = c->m->nv;
+  // closed loops: project the replicated state back onto the loops, on every rank alike (the
+  // same input, the same result), as the serial drainage does (docs/loops.md)
+  if (c->m->nloop && c->m->opt.projection) {
+    mbsLoopProj pj;
+    MBS_CALL(mbsp_agreeErr(c->comm, mbs_loopProject(c->m, s, c->w, 10, &pj)));
+  }
   mbsErr e = mbsp_engineForward(c->eng, s);
   const mbsWork *ew = mbsp_engineWork(c->eng);
   // no silent NaN: the owned q̈ and λ of every evaluation (issue 12.3)

@@ -216,8 +216,11 @@ static inline void mbs_cfsUpBody(const mbsModel *m, const mbsWork *w, mbsCfs *c,
 static inline void mbs_cfsMidBody(const mbsModel *m, const mbsWork *w, mbsCfs *c, int known,
                                   int b) {
   mbsReal *wr = c->wr + 6 * b;
-  if (known)
+  if (known) {
     for (int i = 0; i < 6; i++) wr[i] -= w->cbias[6 * b + i];
+    if (w->fext_on) // spring-dampers, loop wrenches (docs/loops.md 8)
+      for (int i = 0; i < 6; i++) wr[i] += w->fext[6 * b + i];
+  }
   const int *ch = m->child_list + m->body_childadr[b];
   for (int k = 0; k < m->body_childnum[b]; k++)
     for (int i = 0; i < 6; i++) wr[i] -= c->up[6 * ch[k] + i];
@@ -240,7 +243,7 @@ static inline void mbs_cfsDownBody(const mbsModel *m, const mbsWork *w, mbsCfs *
 mbsErr mbs_cfsApply(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                     const mbsReal *x, int known, mbsReal *y) {
   mbsReal a0[6];
-  mbs_baseAccel(m, known, a0);
+  mbs_baseAccel(m, known && !w->homog, a0);
   MBS_FOR_OWNED(c, b, mbs_cfsUpBody(m, w, c, x, known, b));
   if (comm && comm->halo_up) MBS_CALL(comm->halo_up(comm->ctx, c->up));
   MBS_FOR_OWNED(c, b, mbs_cfsMidBody(m, w, c, known, b));
@@ -506,7 +509,7 @@ mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, con
   MBS_FLOPS(1);
 
   // initial guess from the history (warm start)
-  if (m->opt.warm_start != MBS_WARM_NONE && s->nhist[s->stage] > 0) {
+  if (m->opt.warm_start != MBS_WARM_NONE && s->nhist[s->stage] > 0 && !w->homog) {
     mbs_cfsWarmStart(m, s, m->opt.warm_start, s->time, c->l0, c->l1, c->x);
   }
   return MBS_OK;
@@ -519,7 +522,7 @@ mbsErr mbs_cfsFinish(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, cons
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
   MBS_CALL(mbs_cfsApply(m, w, c, comm, c->x, 1, c->q));
   mbsReal a0[6];
-  mbs_baseAccel(m, 1, a0);
+  mbs_baseAccel(m, !w->homog, a0);
   for (int b = c->b0; b < c->b1; b++) {
     int nd = m->body_dofnum[b], da = m->body_dofadr[b], p = m->body_parent[b];
     int nl = m->body_lamnum[b], la = m->body_lamadr[b];
@@ -548,7 +551,8 @@ mbsErr mbs_cfsFinish(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, cons
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);
 
   // history for the next warm start (owned part; other entries are never read by this rank)
-  if (m->opt.warm_start != MBS_WARM_NONE) mbs_cfsPushHistory(m, s, s->time, c->l0, c->l1, c->x);
+  if (m->opt.warm_start != MBS_WARM_NONE && !w->homog)
+    mbs_cfsPushHistory(m, s, s->time, c->l0, c->l1, c->x);
 
   w->stat.method = method;
   w->stat.iterations = info.it;

@@ -824,9 +824,10 @@ static mbsErr mbs_cfgReadCpa(mbsConfig *c, const mbsCs *root) {
 
 // ---------------------------------------------------------------- parse
 
-// model.loops and model.forces: lists (their entries are checked when the model is built); a
-// model with either solves with a serial baseline: solver.method defaults to aba, and the
-// constraint-force methods are refused (exit 8) until they handle loop rows
+// model.loops and model.forces: lists (their entries are checked when the model is built). Every
+// method solves such models (the constraint-force methods through the loop solve of
+// docs/loops.md 8); without solver.method the serial baseline aba is the default for them (it
+// needs no tree solve per closure equation)
 static mbsErr mbs_cfgLoopMethod(mbsConfig *c, const mbsCs *model) {
   static const char *const lists[] = {"loops", "forces"};
   int *cnt[] = {&c->nloops, &c->nforces};
@@ -839,24 +840,11 @@ static mbsErr mbs_cfgLoopMethod(mbsConfig *c, const mbsCs *model) {
     *cnt[k] = config_setting_length(s);
   }
   if (!c->nloops && !c->nforces) return MBS_OK;
-  const mbsCs *ms = config_lookup((const config_t *)c->priv, "solver.method");
-  if (!ms) { // the default for loop models: the serial baseline (docs/loops.md)
+  if (!config_lookup((const config_t *)c->priv, "solver.method")) {
     c->opt.solver = MBS_SOLVER_ABA;
     c->loop_default_aba = 1;
-    return MBS_OK;
   }
-  if (mbs_solverIsBaseline(c->opt.solver)) return MBS_OK;
-  const char *set = mbs_cfgSetOf(ms);
-  const char *what = c->nloops ? "closed loops (model.loops)" : "spring-dampers (model.forces)";
-  if (set)
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "--set %s: solver.method = %s is not yet supported for models with %s: use "
-                      "aba or crba (the default for such models)",
-                      set, mbs_solverName(c->opt.solver), what);
-  return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                    "%s:%d: solver.method = %s is not yet supported for models with %s: use aba "
-                    "or crba (the default for such models)",
-                    c->filename, mbs_cfgLine(ms), mbs_solverName(c->opt.solver), what);
+  return MBS_OK;
 }
 
 // model.urdf = "FILE" or { file = "FILE"; q0 = [...]; qd0 = [...]; }: the file name resolved

@@ -194,6 +194,11 @@ static inline void mbs_bodyBiasForce(const mbsModel *m, const mbsState *s, mbsWo
     w->qfrc[d] = f;
   }
   MBS_FLOPS(mbs_flopVelForce(nd, t, s->tau != NULL));
+  if (w->homog) { // the response to the external wrenches alone (mbsWork.homog)
+    memset(w->cacc + 6 * b, 0, 6 * sizeof(mbsReal));
+    memset(w->cbias + 6 * b, 0, 6 * sizeof(mbsReal));
+    memset(w->qfrc + d0, 0, (size_t)nd * sizeof(mbsReal));
+  }
 }
 
 // revolute joint about sg e_k: vJ = [sg qd e_k; 0], X v_p with a 2x2 rotation, c = v x vJ has

@@ -10,6 +10,7 @@
 #include "mbspar/mbs_loops.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ struct mbsLoopWork {
   int rank;              // accepted pivots
   mbsReal min_pivot;     // smallest accepted (scaled) pivot
   mbsReal resid;         // acceleration closure residual after the last solve
+  int nsolve;            // tree solves of the last distributed loop solve (mbs_loopSolveOps)
   mbsReal *G, *Y;        // (n x nv) closure Jacobian and H^-1 G^T (rows), crba and inverse
   mbsReal *qdd0;         // (nv) the tree solution without loop forces
   mbsReal *fz, *pz, *az; // (nb x 6) unit sweeps: external wrenches, bias, accelerations
@@ -232,6 +234,16 @@ static void mbs_loopAddWrench(const mbsModel *m, const struct mbsLoopWork *lw, c
   }
 }
 
+// the wrench pair of a unit lambda of equation i into wr (nbody x 6, added)
+static void mbs_loopAddUnit(const mbsModel *m, const struct mbsLoopWork *lw, int i, mbsReal *wr) {
+  int k = lw->eq_loop[i], b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
+  const mbsReal *D = lw->D + 12 * i;
+  if (b1 >= 0)
+    for (int j = 0; j < 6; j++) wr[6 * b1 + j] += D[j];
+  if (b2 >= 0)
+    for (int j = 0; j < 6; j++) wr[6 * b2 + j] += D[6 + j];
+}
+
 void mbs_loopJacobian(const mbsModel *m, const mbsWork *w, mbsReal *G) {
   const struct mbsLoopWork *lw = w->loop;
   int nv = m->nv;
@@ -381,7 +393,30 @@ static void mbs_loopMatrixCrba(const mbsModel *m, const mbsWork *w, struct mbsLo
 // pivoted Cholesky of the Jacobi-scaled S A S (S = diag(1/sqrt(A_ii))): L (n x rank, permuted
 // order piv), pivots below tol are redundant; then the Cholesky factor of L^T L for the
 // minimum-norm solves
-static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol) {
+// the compliance each closure equation would have between free bodies, D1^T M1^-1 D1 +
+// D2^T M2^-1 D2 (rigid-body inertias; the ground side adds nothing): an upper bound of A_ii (the
+// tree only stiffens the bodies), the scale below which A_ii is roundoff of the tree solves
+static void mbs_loopFreeCompliance(const mbsModel *m, const struct mbsLoopWork *lw, mbsReal *out) {
+  for (int i = 0; i < lw->n; i++) {
+    int k = lw->eq_loop[i];
+    out[i] = 0;
+    for (int side = 0; side < 2; side++) {
+      int b = m->loop_body[2 * k + side];
+      if (b < 0) continue;
+      mbsReal I6[36], Mi[36], y[6];
+      const mbsReal *D = lw->D + 12 * i + 6 * side;
+      mbsu_rbiFull(m->body_sinert + 10 * b, I6);
+      if (!mbsu_cholFactor(I6, 6)) continue; // massless: no bound from this side
+      mbsu_cholInverse(I6, 6, Mi);
+      mbsu_mul6(Mi, D, y);
+      out[i] += mbsu_dot6(D, y);
+    }
+  }
+}
+
+// ref: A_ii at or below tol * ref_i is a zero row (NULL: only exact zeros and 1e-20 of the
+// largest diagonal)
+static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *ref) {
   int n = lw->n;
   mbsReal *A = lw->A, *L = lw->L, dmax = 0;
   for (int i = 0; i < n; i++)
@@ -392,7 +427,8 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol) {
   for (int i = 0; i < n; i++) dmax = fmax(dmax, A[(size_t)i * n + i]);
   for (int i = 0; i < n; i++) {
     mbsReal d = A[(size_t)i * n + i];
-    lw->sc[i] = d > 1e-20 * dmax && d > 0 ? 1 / sqrt(d) : 0; // a zero row: redundant outright
+    int zero = !(d > 1e-20 * dmax && d > 0) || (ref && !(d > tol * ref[i]));
+    lw->sc[i] = zero ? 0 : 1 / sqrt(d); // a zero row: redundant outright
     lw->piv[i] = i;
   }
   for (int i = 0; i < n; i++)
@@ -505,7 +541,8 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
       return mbs_errSet(MBS_ERR_NUMERIC, "loops: singular articulated inertia");
     mbs_loopMatrixAba(m, w, lw);
   }
-  mbs_loopFactor(lw, m->opt.rank_tol);
+  mbs_loopFreeCompliance(m, lw, lw->tmp);
+  mbs_loopFactor(lw, m->opt.rank_tol, lw->tmp);
   mbs_loopMinNorm(lw, lw->rhs, lw->lam);
   // the loop wrenches join the external ones, and the tree is solved again with them
   mbs_loopAddWrench(m, lw, lw->lam, w->fext);
@@ -523,6 +560,94 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
   lw->resid = 0;
   for (int i = 0; i < n; i++)
     lw->resid = fmax(lw->resid, fabs(mbs_loopDotAcc(m, lw, i, w->acc, ag) - lw->kappa[i]));
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- the distributed loop solve
+
+// D_i^T a over the sides of equation i whose body this caller owns ([b0, b1)); the ground sides
+// (a_ground = ag) only where ag is given (one caller adds them)
+static mbsReal mbs_loopDotOwned(const mbsModel *m, const struct mbsLoopWork *lw, int i,
+                                const mbsReal *acc, const mbsReal *ag, int b0, int b1) {
+  int k = lw->eq_loop[i];
+  mbsReal s = 0;
+  for (int side = 0; side < 2; side++) {
+    int b = m->loop_body[2 * k + side];
+    const mbsReal *D = lw->D + 12 * i + 6 * side;
+    if (b >= b0 && b < b1)
+      s += mbsu_dot6(D, acc + 6 * b);
+    else if (b < 0 && ag)
+      s += mbsu_dot6(D, ag);
+  }
+  return s;
+}
+
+mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
+  struct mbsLoopWork *lw = w->loop;
+  MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopSolveOps: the workspace has no loop solver");
+  int n = lw->n, nb = m->nbody;
+  size_t nn = (size_t)n * (size_t)n;
+  MBS_CHECK(nn <= (size_t)INT32_MAX, MBS_ERR_NOMEM, "%d closure equations: too many", n);
+  mbsReal ag[6];
+  mbs_baseAccel(m, 1, ag);
+  // rows of every equation (the caller made the loop bodies' stages current) and the partial
+  // right side from the tree solution without loop forces (w->acc of the owned bodies)
+  mbs_loopAll(m, w, lw, 1);
+  for (int i = 0; i < n; i++)
+    lw->rhs[i] = (ops->root ? lw->kappa[i] : 0) -
+                 mbs_loopDotOwned(m, lw, i, w->acc, ops->root ? ag : NULL, ops->b0, ops->b1);
+  // A = G H^-1 G^T column by column: the response to each equation's unit wrench pair
+  memcpy(lw->fz, w->fext, 6 * (size_t)nb * sizeof(mbsReal)); // the spring-dampers, kept
+  int fext_on = w->fext_on;
+  // the unit solves' statistics: their iterations count, a failure to converge is reported as
+  // the evaluation's, the main solves' figures stay those of the tree solve
+  mbsSolveStat keep = w->stat, unit = {0};
+  unit.reason = MBS_REASON_CONVERGED;
+  mbsErr e = ops->homog(ops->ctx, 1);
+  for (int j = 0; j < n && !e; j++) {
+    memset(w->fext, 0, 6 * (size_t)nb * sizeof(mbsReal));
+    mbs_loopAddUnit(m, lw, j, w->fext);
+    w->fext_on = 1;
+    e = ops->solve(ops->ctx);
+    unit.total_iterations += w->stat.iterations;
+    if (w->stat.reason < 0) // the failed unit solve's figures, for the warning
+      unit.nonconverged++, unit.reason = w->stat.reason, unit.iterations = w->stat.iterations,
+                           unit.residual = w->stat.residual;
+    for (int i = 0; i < n; i++)
+      lw->A[(size_t)i * n + j] = mbs_loopDotOwned(m, lw, i, w->acc, NULL, ops->b0, ops->b1);
+  }
+  mbsErr e2 = ops->homog(ops->ctx, 0);
+  if (!e) e = e2;
+  memcpy(w->fext, lw->fz, 6 * (size_t)nb * sizeof(mbsReal));
+  w->fext_on = fext_on;
+  w->stat = keep;
+  MBS_CALL(e);
+  // the partial sums of every caller
+  MBS_CALL(ops->sum(ops->ctx, lw->A, (int)nn));
+  MBS_CALL(ops->sum(ops->ctx, lw->rhs, n));
+  mbs_loopFreeCompliance(m, lw, lw->tmp);
+  mbs_loopFactor(lw, m->opt.rank_tol, lw->tmp);
+  mbs_loopMinNorm(lw, lw->rhs, lw->lam);
+  // the loop wrenches join the external ones; the tree is solved again with them
+  mbs_loopAddWrench(m, lw, lw->lam, w->fext);
+  w->fext_on = 1;
+  MBS_CALL(ops->solve(ops->ctx));
+  // the final solve counted as this evaluation's second tree solve; the unit ones added
+  w->stat.evals--;
+  w->stat.total_iterations += unit.total_iterations;
+  if (unit.nonconverged && w->stat.reason >= 0) {
+    w->stat.reason = unit.reason, w->stat.nonconverged++;
+    w->stat.iterations = unit.iterations, w->stat.residual = unit.residual;
+  }
+  lw->nsolve = n + 2;
+  memcpy(w->lam + m->nlam, lw->lam, (size_t)n * sizeof(mbsReal));
+  // the acceleration-level closure after the solve
+  for (int i = 0; i < n; i++)
+    lw->tmp[i] = mbs_loopDotOwned(m, lw, i, w->acc, ops->root ? ag : NULL, ops->b0, ops->b1) -
+                 (ops->root ? lw->kappa[i] : 0);
+  MBS_CALL(ops->sum(ops->ctx, lw->tmp, n));
+  lw->resid = 0;
+  for (int i = 0; i < n; i++) lw->resid = fmax(lw->resid, fabs(lw->tmp[i]));
   return MBS_OK;
 }
 
@@ -600,7 +725,8 @@ static mbsErr mbs_loopFactorHere(const mbsModel *m, mbsWork *w) {
   if (!mbs_abaFactor(m, w))
     return mbs_errSet(MBS_ERR_NUMERIC, "loops: singular articulated inertia");
   mbs_loopMatrixAba(m, w, lw);
-  mbs_loopFactor(lw, m->opt.rank_tol);
+  mbs_loopFreeCompliance(m, lw, lw->tmp);
+  mbs_loopFactor(lw, m->opt.rank_tol, lw->tmp);
   return MBS_OK;
 }
 
@@ -724,7 +850,7 @@ static void mbs_loopFactorCols(const mbsModel *m, struct mbsLoopWork *lw, const 
         if (sel[d]) s += gi[d] * gj[d];
       lw->A[(size_t)i * n + j] = lw->A[(size_t)j * n + i] = s;
     }
-  mbs_loopFactor(lw, m->opt.rank_tol);
+  mbs_loopFactor(lw, m->opt.rank_tol, NULL);
 }
 
 // x[d] = sum_i G_id mu_i for the selected columns (the minimum-norm Gu^+ r with mu = A^+ r)

@@ -651,7 +651,7 @@ static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s,
   if (nl <= 0 || m->body_parent[r] >= 0) return 1; // free joint: nothing to eliminate
   // joint to the ground: absorb into the ground (Phi = 0, beta = a0_g): W = 0
   mbsReal a0g[6], G[36];
-  mbs_baseAccel(m, 1, a0g);
+  mbs_baseAccel(m, !w->homog, a0g);
   mbs_schurG(w->xpar + 12 * r, T, nl, G);
   mbsReal *rec = s->rec + s->rec_adr[lr];
   mbsReal *L = MBS_REC_L(rec, nl), *yc = MBS_REC_Y(rec), *V = s->V + s->v_adr[lr];
@@ -704,12 +704,13 @@ static void mbs_schurSpathStart(const mbsModel *m, mbsWork *w, mbsSchur *s,
 
 // spath with a grounded root, after the root's spike (P now in ground coordinates): gam +=
 // P^T a0_ground; the port system is C = Theta, g = gam
-static void mbs_schurSpathGround(const mbsModel *m, mbsSchur *s, mbsSchurComp *cp) {
+static void mbs_schurSpathGround(const mbsModel *m, const mbsWork *w, mbsSchur *s,
+                                 mbsSchurComp *cp) {
   int n = cp->n;
   const mbsReal *sw = s->spP + MBS_SPW * (cp - s->comp), *Th = sw + MBS_SPW_TH,
                 *ga = sw + MBS_SPW_GA;
   mbsReal a0g[6];
-  mbs_baseAccel(m, 1, a0g);
+  mbs_baseAccel(m, !w->homog, a0g);
   MBS_FLOPS(mbs_flopSpathGround(n));
   for (int i = 0; i < n; i++) {
     mbsReal v = ga[i];
@@ -756,7 +757,7 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
       if (s->onpath[lb]) {
         mbsReal *sw = s->spP + MBS_SPW * s->body_comp[lb];
         mbs_abaSpike(m, w, b, sw, sw + MBS_SPW_TH, sw + MBS_SPW_GA);
-        if (b == cp->root) mbs_schurSpathGround(m, s, cp);
+        if (b == cp->root) mbs_schurSpathGround(m, w, s, cp);
       }
       continue;
     }
@@ -778,6 +779,8 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
     mbs_schurKnownWrench(m, w, b, kw);
     MBS_FLOPS(mbs_flopSchurStart(s->phi0_adr[lb] >= 0, m->body_dofnum[b]));
     for (int r = 0; r < 6; r++) wk[r] = kw[r] - bias[r];
+    if (w->fext_on && s->phi0_adr[lb] < 0) // external wrenches (a record's pA has them already)
+      for (int r = 0; r < 6; r++) wk[r] += w->fext[6 * b + r];
     for (int k = 0; k < nch; k++) {
       int c = ch[k];
       const mbsReal *fc = f;
@@ -855,7 +858,7 @@ static void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const 
 void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *lam_up,
                    const mbsReal *lam_low) {
   mbsReal a0g[6];
-  mbs_baseAccel(m, 1, a0g);
+  mbs_baseAccel(m, !w->homog, a0g);
   // the roots' lambda: given (upper port) or from the ground pivot
   for (int k = 0, at = 0; k < s->ncomp; k++) {
     mbsSchurComp *cp = s->comp + k;

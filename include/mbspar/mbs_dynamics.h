@@ -73,6 +73,11 @@ typedef struct mbsWork {
   // forces or loops), so tree models are untouched.
   mbsReal *fext; ///< (nbody x 6)
   int fext_on;
+  /// Homogeneous evaluation (the unit solves of the distributed loop solver, docs/loops.md 8):
+  /// while set, the velocity stage writes zero velocity-product terms, bias forces and joint
+  /// forces, the solvers leave gravity out, start from zero and keep no warm-start history, so a
+  /// solve gives the response to w->fext alone.
+  int homog;
   struct mbsLoopWork *loop; ///< the loop solver's workspace (models with loops; loops.c)
 
   // written by mbs_crba (allocated by mbs_workEnableCrba)

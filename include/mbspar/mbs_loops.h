@@ -43,6 +43,30 @@ mbsReal mbs_forcePower(const mbsModel *m, const mbsWork *w);
 /// mbs_loopStat.
 mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w);
 
+/// What the distributed loop solve needs from its caller (docs/loops.md 8): every caller owns
+/// the bodies [b0, b1) of a partition of the tree; one of them (root) adds the ground sides and
+/// the right sides once.
+typedef struct {
+  void *ctx;
+  int b0, b1, root;
+  /// the tree solve with the external wrenches w->fext (w->fext_on): q̈, acc, λ of the owned
+  /// bodies; collective
+  mbsErr (*solve)(void *ctx);
+  /// enter (on = 1) or leave (on = 0) homogeneous evaluations (mbsWork.homog): the velocity
+  /// stage's terms saved and zeroed, then restored; collective
+  mbsErr (*homog)(void *ctx, int on);
+  /// in-place sum of n reals over the callers; collective
+  mbsErr (*sum)(void *ctx, mbsReal *v, int n);
+} mbsLoopOps;
+/// The loop constraint forces with any tree solver, on any partition (the engine's constraint-
+/// force methods): after ops->solve has given the tree solution with the spring-dampers in
+/// w->fext, and with the position and velocity stages of every loop body current on this caller:
+/// the rows of every closure equation, A = G H^-1 G^T column by column from one homogeneous solve
+/// per equation with its unit wrench pair (partial sums over the owned sides, summed by
+/// ops->sum), the factorization and minimum-norm lambda of mbs_loopSolve, then the final tree
+/// solve with the loop wrenches added to w->fext. lambda into w->lam[nlam ..] on every caller;
+/// the statistics of mbs_loopStat. Costs nlam_loop + 1 tree solves.
+mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops);
 /// Statistics of the last mbs_loopSolve.
 typedef struct {
   int rank;          ///< rank of the closure equations (pivots above solver.rank_tol)

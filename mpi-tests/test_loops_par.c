@@ -1,0 +1,169 @@
+/// \file test_loops_par.c
+/// Closed loops and spring-dampers with the constraint-force methods on the distributed engine
+/// (docs/loops.md 8, issue 10), at any rank count: q̈, the tree λ, the joint wrenches and the loop
+/// λ of schur (both interfaces), jcg, chebyshev, sor, gs and jacobi (and direct at one rank)
+/// equal the serial loop baseline (aba with the range-space loop solve) to 1e-9 relative on the
+/// loop configs and on random loop models with every joint and cut-joint type and
+/// spring-dampers; the rank of the closure equations and the redundant ones agree with the
+/// baseline, the acceleration closure holds, and a second evaluation (warm-start history,
+/// reused solver state) gives the same result. Every rank agrees on the failure count.
+/// usage: test_loops_par CONFIGS_DIR
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include "mbs_test_loops.h"
+#include "mbspar/mbs_config.h"
+#include "mbspar/mbs_engine.h"
+
+static mbspComm *comm;
+static double worst = 0;
+static int nchecked = 0;
+
+static mbsModel *load(const char *dir, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  char *text = mbs_test_slurp(path);
+  mbsConfig *cfg = NULL;
+  mbsModel *m = NULL;
+  MBS_EXPECT(text, "cannot read %s", path);
+  if (!text) return NULL;
+  MBS_EXPECT_OK(mbs_configParse(text, path, NULL, 0, &cfg));
+  if (cfg) MBS_EXPECT_OK(mbs_configBuildModel(cfg, &m));
+  mbs_configDestroy(&cfg);
+  free(text);
+  return m;
+}
+
+typedef struct {
+  int method, iface;
+  const char *name;
+  int max_iter;
+} mbsMethod;
+
+static const mbsMethod methods[] = {
+    {MBS_SOLVER_SCHUR, 0, "schur", 100},      {MBS_SOLVER_SCHUR, 1, "schur/jcg", 1000},
+    {MBS_SOLVER_JCG, 0, "jcg", 20000},        {MBS_SOLVER_CHEBYSHEV, 0, "chebyshev", 200000},
+    {MBS_SOLVER_SOR, 0, "sor", 400000},       {MBS_SOLVER_GS, 0, "gs", 400000},
+    {MBS_SOLVER_JACOBI, 0, "jacobi", 400000}, {MBS_SOLVER_DIRECT, 0, "direct", 1},
+};
+
+// one model, every method: against the serial baseline computed on every rank
+static void check_model(mbsModel *m, const char *what, int slow_ok) {
+  int rank = mbsp_rank(comm), P = mbsp_size(comm);
+  mbsState *s;
+  mbsWork *wo;
+  MBS_EXPECT_OK(mbs_stateCreate(m, &s));
+  MBS_EXPECT_OK(mbs_workCreate(m, &wo));
+  // |qdd| of the tree without the loop forces: the scale of q̈ (a locked mechanism has q̈ = 0 up
+  // to roundoff of the applied accelerations' size)
+  double scale = 0;
+  {
+    int nl0 = m->nloop;
+    m->nloop = 0;
+    m->opt.solver = MBS_SOLVER_ABA;
+    MBS_EXPECT_OK(mbs_forward(m, s, wo));
+    m->nloop = nl0;
+    for (int d = 0; d < m->nv; d++) scale += wo->qdd[d] * wo->qdd[d];
+    scale = fmax(sqrt(scale), 1e-9);
+  }
+  m->opt.solver = MBS_SOLVER_ABA;
+  MBS_EXPECT_OK(mbs_forward(m, s, wo));
+  mbs_constraintLambda(m, wo);
+  mbsLoopStat ref;
+  mbs_loopStat(wo, &ref);
+  int nl = m->nlam, nll = m->nlam_loop;
+  double *qdd = calloc((size_t)m->nv + 1, sizeof(double));
+  double *lam = calloc((size_t)nl + 1, sizeof(double));
+  double *jf = calloc(6 * (size_t)m->nbody, sizeof(double));
+  for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+    const mbsMethod *me = methods + k;
+    if (me->method == MBS_SOLVER_DIRECT && P > 1) continue; // one rank only (by design)
+    if (me->max_iter > 100000 && !slow_ok) continue;        // see the caller
+    m->opt.solver = me->method;
+    m->opt.iface = me->iface;
+    m->opt.tol = 1e-14;
+    m->opt.max_iter = me->max_iter;
+    m->opt.warm_start = MBS_WARM_CUBIC;
+    mbspEngine *e;
+    mbsErr err = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e);
+    MBS_EXPECT_OK(err);
+    if (err) continue;
+    for (int rep = 0; rep < 2; rep++) { // the second: warm start, reused solver state
+      mbs_stateReset(m, s);
+      MBS_EXPECT_OK(mbsp_engineForward(e, s));
+      MBS_EXPECT_OK(mbsp_engineGather(e, qdd, lam, jf));
+      const mbsWork *w = mbsp_engineWork(e);
+      mbsLoopStat st;
+      mbs_loopStat(w, &st);
+      if (rank == 0) {
+        double d[4] = {mbs_test_relDiff(qdd, wo->qdd, m->nv, scale),
+                       mbs_test_relDiff(lam, wo->lam, nl, 1e-9),
+                       mbs_test_relDiff(jf, wo->jfrc, 6 * m->nbody, 1e-9),
+                       mbs_test_relDiff(w->lam + nl, wo->lam + nl, nll, 1e-9)};
+        const char *nm[4] = {"qdd", "lambda", "joint wrench", "loop lambda"};
+        for (int i = 0; i < 4; i++) {
+          worst = fmax(worst, d[i]);
+          MBS_EXPECT(d[i] <= 1e-9, "%s, %s, np=%d, evaluation %d: %s rel diff to aba %.3e", what,
+                     me->name, P, rep + 1, nm[i], d[i]);
+        }
+        MBS_EXPECT(w->stat.reason >= 0, "%s, %s, np=%d: not converged (reason %d, %d iterations)",
+                   what, me->name, P, w->stat.reason, w->stat.iterations);
+        if (m->nloop) {
+          MBS_EXPECT(st.rank == ref.rank, "%s, %s, np=%d: rank of the closure equations %d, aba %d",
+                     what, me->name, P, st.rank, ref.rank);
+          MBS_EXPECT(st.residual <= 1e-8 * fmax(1, scale),
+                     "%s, %s, np=%d: acceleration closure residual %.3e", what, me->name, P,
+                     st.residual);
+        }
+      }
+      nchecked++;
+    }
+    mbsp_engineDestroy(&e);
+  }
+  free(qdd), free(lam), free(jf);
+  mbs_workDestroy(&wo);
+  mbs_stateDestroy(&s);
+}
+
+int main(int argc, char **argv) {
+  if (mbsp_init(&argc, &argv, &comm)) {
+    fprintf(stderr, "MPI init failed: %s\n", mbs_errMsg());
+    return 1;
+  }
+  const char *dir = argc > 1 ? argv[1] : "configs";
+  int P = mbsp_size(comm);
+  // the configs (jacobi, gs and sor, slow_ok = 0, are left out where their unit solves need
+  // more than 400000 sweeps: the four-bar, the six-bar, the Bricard linkage; docs/loops.md 8)
+  static const struct {
+    const char *file;
+    int slow_ok;
+  } cfgs[] = {{"fourbar.cfg", 0},
+              {"slider_crank.cfg", 1},
+              {"rssr.cfg", 1},
+              {"sixbar.cfg", 0},
+              {"bricard.cfg", 0}};
+  for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+    mbsModel *m = load(dir, cfgs[k].file);
+    if (!m) continue;
+    if (m->nbody >= P) check_model(m, cfgs[k].file, cfgs[k].slow_ok);
+    mbs_modelDestroy(&m);
+  }
+  // random loop models: every joint and cut-joint type, spring-dampers, loops to the ground
+  for (int k = 0; k < 12; k++) {
+    int nb = 4 + (k * 5) % 9, nlp = k == 11 ? 0 : 1 + k % 3, nf = k % 3 + (k == 11);
+    mbsModel *m = mbs_test_randomLoopModel(nb, nlp, nf, 2000 + k);
+    if (!m) continue;
+    char what[96];
+    snprintf(what, sizeof what, "random loop model %d (%d bodies, %d loops, %d springs)", k, nb,
+             nlp, nf);
+    if (m->nbody >= P) check_model(m, what, k % 4 == 0);
+    mbs_modelDestroy(&m);
+  }
+  long fails = mbs_test_fail;
+  mbsp_allreduceSumLong(comm, &fails, 1);
+  if (mbsp_rank(comm) == 0)
+    printf("test_loops_par np=%d: %d evaluations checked, worst relative difference to aba %.3e: "
+           "%s (%ld failure(s) over all ranks)\n",
+           P, nchecked, worst, fails ? "FAILED" : "all checks passed", fails);
+  mbsp_finalize(&comm);
+  return fails ? 1 : 0;
+}
