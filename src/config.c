@@ -1885,7 +1885,7 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
   // full builds only: main.c builds every model with loops or forces whole on every rank
   const mbsCs *ls = config_setting_get_member(model, "loops"),
               *fs = config_setting_get_member(model, "forces");
-  if (!e && (ls || fs) && m->sub)
+  if (!e && ((ls && config_setting_length(ls)) || (fs && config_setting_length(fs))) && m->sub)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "%s: a distributed-memory model cannot hold loops or forces (build it whole)",
                    c->filename);

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The large loop system of issue 10: configs/ladder.cfg (two 1000-link chains joined by a rung
+# every 10 links: 2100 bodies, 300 closure equations, 200 independent). Time per `mbspar accel`
+# evaluation of aba and crba (the serial baselines, rank 0) and of the constraint-force methods on
+# the distributed engine at 1 and 2 ranks (their loop solve: 302 tree solves per evaluation,
+# docs/loops.md 8). Reports, never asserts; a run that exceeds the time limit is reported as such.
+#
+#   bench/ladder.sh [--limit SECONDS] [BUILD_DIR]     (default <repo>/build, limit 600 s per run)
+#
+# Writes bench/results/ladder_<UTC>.md.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+limit=600
+bdir=""
+while (($#)); do
+  case $1 in
+  --limit)
+    limit=${2:?--limit SECONDS}
+    shift
+    ;;
+  -h | --help)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+  *) bdir=$1 ;;
+  esac
+  shift
+done
+bdir=${bdir:-$here/build}
+[[ -x $bdir/mbspar ]] || { echo "ladder.sh: no $bdir/mbspar (scripts/build.sh)" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$here/bench/results"
+md=$here/bench/results/ladder_$stamp.md
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cfg=$here/configs/ladder.cfg
+{
+  echo "# configs/ladder.cfg: time per accel evaluation"
+  echo
+  echo "git $(git -C "$here" describe --always --dirty), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores," \
+    "load average at the start $(cut -d' ' -f1-3 /proc/loadavg); limit ${limit} s per run."
+  echo
+  echo "| method | ranks | repeat | time per evaluation [s] | loop rank | total iterations | note |"
+  echo "|---|---:|---:|---:|---:|---:|---|"
+} >"$md"
+# method ranks repeat
+one() {
+  local rc=0 launch=()
+  (($2 > 1)) && launch=(mpirun -n "$2")
+  rm -f "$work/a.json"
+  timeout "$limit" "${launch[@]}" "$bdir/mbspar" accel "$cfg" --set solver.method="$1" \
+    --repeat "$3" --json "$work/a.json" --quiet >"$work/log" 2>&1 || rc=$?
+  if ((rc == 0)) && [[ -s $work/a.json ]]; then
+    python3 - "$work/a.json" "$1" "$2" "$3" >>"$md" <<'EOF'
+import json, sys
+a = json.load(open(sys.argv[1]))
+s, l = a["solver"], a.get("loops", {})
+print("| %s | %s | %s | %.4g | %s | %s | %s |" % (sys.argv[2], sys.argv[3], sys.argv[4],
+      a["time_per_eval_s"], l.get("rank", ""), s.get("total_iterations", s.get("iterations", "")),
+      "" if s.get("converged", True) else "not converged"))
+EOF
+  elif ((rc == 124)); then
+    echo "| $1 | $2 | $3 | > $limit | | | not finished within the limit |" >>"$md"
+  else
+    echo "| $1 | $2 | $3 | | | | failed, exit $rc: $(tail -n 1 "$work/log" | tr '|' '/') |" >>"$md"
+  fi
+  tail -n 1 "$md" >&2
+}
+one aba 1 5
+one crba 1 1
+one schur 1 5
+one schur 2 1
+one chebyshev 1 1
+one jcg 1 1
+echo >>"$md"
+echo "Read with docs/loops.md 8.2 (why schur at 2 ranks is slow on this model)." >>"$md"
+echo "ladder.sh: wrote $md" >&2
