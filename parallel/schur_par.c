@@ -654,8 +654,13 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   mbsErr e = mbs_schurRankFactor(m, w, sp->rk);
   MBS_TOC(w->timer, MBS_TIMER_FACTOR);
   sp->nfloor = sp->rk->nfloor;
-  MBS_CALL(mbsp_agreeErr(sp->comm, e));
-  // the cut-joint system
+  // the cut-joint system. A failed factor does not leave the solve: the interface's messages
+  // follow the decomposition, not the data, so every rank goes through them (with whatever the
+  // failed factor left) and one agreement after them covers both phases (one allreduce per
+  // evaluation instead of two)
+  mbsErr ef = e;
+  char fmsg[512] = "";
+  if (ef) snprintf(fmsg, sizeof fmsg, "%s", mbs_errMsg());
   MBS_TIC(w->timer, MBS_TIMER_SOLVE);
   sp->reason = MBS_REASON_CONVERGED_DIRECT, sp->residual = 0;
   if (sp->size > 1) {
@@ -670,6 +675,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
     sp->rounds = 0;
   }
   MBS_TOC(w->timer, MBS_TIMER_SOLVE);
+  if (ef) e = mbs_errSet(ef, "%s", fmsg); // the factor's error (it caused whatever followed)
   MBS_CALL(mbsp_agreeErr(sp->comm, e));
   // back-substitution, then the parents' accelerations for the roots with remote parents
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
