@@ -88,7 +88,7 @@ sys.exit(0 if worst <= 1e-9 and a.get('loops', {}).get('rank') == b.get('loops',
 " "$1" "$2" "$3" || bad "$3 differs from aba"
 }
 run 0 "$@" "$mbspar" accel "$cfg/sixbar.cfg" --set solver.method=aba --json "$tmp/ref6.json" --quiet
-for meth in schur jcg chebyshev; do
+for meth in schur jcg chebyshev petsc; do
   run 0 "$@" "$mbspar" accel "$cfg/sixbar.cfg" --set solver.method=$meth --set solver.tol=1e-13 \
     --json "$tmp/m6.json" --quiet
   cmp_json "$tmp/ref6.json" "$tmp/m6.json" "sixbar accel $meth"
