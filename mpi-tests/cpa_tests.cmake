@@ -47,3 +47,11 @@ if(TARGET mbs_parallel)
   set_tests_properties(test_cpa_schur.threads2.np2 PROPERTIES PROCESSORS 2 TIMEOUT 300
                        LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+
+# loop models (issue 10 point 6): the loop evaluation's graph against the counted flops of one
+# real evaluation (the engine at one rank: direct, jcg; the serial baseline aba)
+if(TARGET mbs_parallel)
+  mbs_add_test(test_cpa_loops SOURCES test_cpa_loops.c LIBS mbs_parallel_flops NPROCS 1
+               LABELS mpi TIMEOUT 600 ARGS ${CMAKE_SOURCE_DIR}/configs)
+  set_property(TEST test_cpa_loops.np1 APPEND PROPERTY ENVIRONMENT OMP_NUM_THREADS=1)
+endif()

@@ -3,7 +3,7 @@
 # 1e-10) against their closed-form kinematics, energy and closure (check_loops.py), with and
 # without the projection and with Baumgarte; euler and rk4; checkpoint and restart; the
 # constraint-force methods (schur runs like aba's, accel of schur, jcg, chebyshev and petsc equal
-# to aba, static); cpa refused with exit 8; check's rank report; inverse with actuated joints;
+# to aba, static); cpa builds the loop graph; check's rank report; inverse with actuated joints;
 # static; 1 vs 2 ranks.
 # usage: loops_run.sh MBSPAR CONFIGS_DIR PYTHON3 [LAUNCHER ...]   (LAUNCHER: mpiexec -n 2)
 mbspar=$1
@@ -111,8 +111,21 @@ d = max(abs(x - y) for x, y in zip(a, b))
 print('static fourbar: schur vs aba equilibrium %.2e' % d)
 sys.exit(0 if d < 1e-9 else 1)
 " "$tmp/sa.json" "$tmp/ss.json" || bad "static with schur differs from aba"
-# cpa has no loop graph yet: exit 8
-run 8 "$@" "$mbspar" cpa "$cfg/bricard.cfg"
+# cpa builds the loop evaluation's graph (docs/cpa.md "Loop models"): aba's serial baseline and
+# jcg's m + 2 tree solves, a sane JSON (work >= span > 0, the loop nodes on the path)
+run 0 "$@" "$mbspar" cpa "$cfg/bricard.cfg" --procs 4 --json "$tmp/cpa_aba.json" --quiet
+run 0 "$@" "$mbspar" cpa "$cfg/bricard.cfg" --method jcg --iterations 20 --procs 4 \
+  --json "$tmp/cpa_jcg.json" --quiet
+for f in cpa_aba cpa_jcg; do
+  python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))['cpa']
+assert c['work_flops'] > 0 and 0 < c['span_flops'] <= c['work_flops'], c
+assert c['parallelism'] >= 1 and c['nodes'] > 0, c
+kinds = [k['kind'] for k in c['critical_path']['by_kind']]
+assert any(k.startswith('loop.') for k in kinds), kinds
+" "$tmp/$f.json" || bad "cpa on the Bricard linkage: bad $f.json"
+done
 # the default method of a loop model is aba, with one note on stderr
 run 0 "$@" "$mbspar" accel "$cfg/fourbar.cfg" --json "$tmp/a.json"
 grep -q 'note: solver.method = aba' "$tmp/err" || bad "no note on the default method"

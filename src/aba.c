@@ -158,8 +158,10 @@ mbsErr mbs_abaRef(const mbsModel *m, mbsWork *w) {
     mbsu_rbiFull(m->body_sinert + 10 * b, w->IA + 36 * b);
     memcpy(w->pA + 6 * b, w->cbias + 6 * b, 6 * sizeof(mbsReal));
   }
-  if (w->fext_on)
+  if (w->fext_on) {
     for (int i = 0; i < 6 * n; i++) w->pA[i] -= w->fext[i];
+    MBS_FLOPS(6L * n);
+  }
 
   // pass 2 (tip to base): project out each joint and hand the rest to the parent
   for (int b = n - 1; b >= 0; b--) {
@@ -359,8 +361,10 @@ static inline void mbs_abaInitBody(const mbsModel *m, mbsWork *w, int b) {
   mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
   mbsu_sym6FromRbi(m->body_sinert + 10 * b, R);
   memcpy(R + MBS_REC_PA, w->cbias + 6 * b, 6 * sizeof(mbsReal));
-  if (w->fext_on) // external wrenches (spring-dampers, loop forces) enter as minus a bias
+  if (w->fext_on) { // external wrenches (spring-dampers, loop forces) enter as minus a bias
     for (int i = 0; i < 6; i++) R[MBS_REC_PA + i] -= w->fext[6 * b + i];
+    MBS_FLOPS(6);
+  }
 }
 
 // ---------------------------------------------------------------- per-body entry points

@@ -218,8 +218,10 @@ static inline void mbs_cfsMidBody(const mbsModel *m, const mbsWork *w, mbsCfs *c
   mbsReal *wr = c->wr + 6 * b;
   if (known) {
     for (int i = 0; i < 6; i++) wr[i] -= w->cbias[6 * b + i];
-    if (w->fext_on) // spring-dampers, loop wrenches (docs/loops.md 8)
+    if (w->fext_on) { // spring-dampers, loop wrenches (docs/loops.md 8)
       for (int i = 0; i < 6; i++) wr[i] += w->fext[6 * b + i];
+      MBS_FLOPS(6);
+    }
   }
   const int *ch = m->child_list + m->body_childadr[b];
   for (int k = 0; k < m->body_childnum[b]; k++)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_critpath.h"
+#include "mbspar/mbs_joint.h"
 #include "mbspar/mbs_solver.h"
 #include "mbspar/mbs_solvertype.h"
 #include "flops.h"
@@ -58,6 +59,7 @@ void mbs_cpaDefaults(mbsCpaOptions *o) {
   o->flop_time = 1e-9;
   o->latency = 1.5e-6;
   o->bandwidth = 5e9;
+  o->loop_rank = o->loop_zero = -1;
 }
 
 // ---------------------------------------------------------------- builder
@@ -80,6 +82,8 @@ typedef struct {
   int *owner;                                 // (nbody) rank of each body (ranks >= 1)
   int cls;                                    // kernel class of the nodes being built (mbsCpaClass)
   long long class_flops[MBS_CPA_CLASS_COUNT]; // work per class (compute nodes)
+  int fext;                                   // the tree solve being built has external wrenches
+  int phoff;                                  // phase offset of the tree solve being built
 } mbsCpaB;
 
 // seconds per flop of kernel class cls
@@ -121,8 +125,8 @@ static int mbs_cpaNode(mbsCpaB *B, int kind, int body, long long flops, int pblk
   B->kind[v] = kind;
   B->body[v] = body;
   B->proc[v] = (B->o->ranks >= 1 && body >= 0) ? B->owner[body] : -1;
-  B->pblk[v] = pblk;
-  B->pbdy[v] = pbdy;
+  B->pblk[v] = pblk >= 0 ? pblk + B->phoff : pblk;
+  B->pbdy[v] = pbdy >= 0 ? pbdy + B->phoff : pbdy;
   return v;
 }
 
@@ -477,8 +481,9 @@ static void mbs_cpaApply(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known
     }
   }
   for (int b = 0; b < n; b++) {
-    C->mid[b] =
-        mbs_cpaNode(B, MBS_CPA_CFS_MID, b, mbs_flopCfsMid(m->body_childnum[b], known), ph + 1, ph);
+    long long fx = known && B->fext ? 6 : 0; // + f_ext (spring-dampers, loop wrenches)
+    C->mid[b] = mbs_cpaNode(B, MBS_CPA_CFS_MID, b, mbs_flopCfsMid(m->body_childnum[b], known) + fx,
+                            ph + 1, ph);
     mbs_cpaDep(B, C->up[b], C->mid[b]);
     const int *ch = m->child_list + m->body_childadr[b];
     for (int k = 0; k < m->body_childnum[b]; k++) mbs_cpaDep(B, C->up[ch[k]], C->mid[b]);
@@ -1938,6 +1943,228 @@ done:
   return e;
 }
 
+static int mbs_cpaGraph(int method);
+
+// ---------------------------------------------------------------- closed loops, spring-dampers
+
+// phase stride between the tree solves of a loop evaluation (block and body grain merge only
+// within one solve)
+#define MBS_CPA_LOOP_PHASES 2000000
+
+// a 0-flop node after every node in [n0, n1) (the end of a step every rank finishes before the
+// next: the code's order)
+static int mbs_cpaSync(mbsCpaB *B, int n0, int n1) {
+  int s = mbs_cpaNode(B, MBS_CPA_LOOP_SYNC, -1, 0, -1, -1);
+  for (int v = n0; v < n1; v++) mbs_cpaDep(B, v, s);
+  return s;
+}
+
+// an allreduce (+ broadcast when bcast) of nd doubles over the ranks of a distributed graph after
+// node `after`; returns `after` on one rank and in data-flow graphs (no message)
+static int mbs_cpaLoopReduce(mbsCpaB *B, double nd, int bcast, int after) {
+  int R = B->o->ranks;
+  if (R <= 1) return after;
+  int v = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, 0, -1, -1);
+  if (v < 0) return v;
+  int rounds = mbs_cpaLog2(R);
+  B->cost[v] = (bcast ? 2 : 1) * rounds * (B->o->latency + 8.0 * nd / B->o->bandwidth) +
+               (double)rounds * nd * B->o->flop_time;
+  B->proc[v] = -2;
+  mbs_cpaDep(B, after, v);
+  return v;
+}
+
+// one tree solve of the method (graph ABA or a constraint-force solver) after node `after`, with
+// the external wrenches of node `src` when fext; os: its iterations; returns its closing sync
+static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *scr, int fext,
+                              int src, int after, const mbsCpaOptions *os, int solve, int *end) {
+  const mbsModel *m = B->m;
+  int n = m->nbody, n0 = B->n;
+  size_t nb = (size_t)n;
+  mbsCpaKin Kx = *K;
+  const mbsCpaOptions *keep = B->o;
+  mbsErr e = MBS_OK;
+  B->phoff = (solve + 1) * MBS_CPA_LOOP_PHASES;
+  B->fext = fext;
+  B->cls = MBS_CPA_CLASS_DYN;
+  if (fext) { // f_ext enters with the bias forces (ABA: pA -= f_ext, 6 flops per body)
+    Kx.bias = scr + 4 * nb;
+    for (int b = 0; b < n; b++) {
+      Kx.bias[b] = mbs_cpaNode(B, MBS_CPA_LOOP_FEXT, b, graph == MBS_CPA_GRAPH_ABA ? 6 : 0, -1, -1);
+      mbs_cpaDep(B, K->bias[b], Kx.bias[b]);
+      mbs_cpaDep(B, src, Kx.bias[b]);
+    }
+  }
+  B->o = os;
+  if (graph == MBS_CPA_GRAPH_ABA)
+    mbs_cpaAba(B, &Kx, scr, scr + nb, scr + 2 * nb, scr + 3 * nb);
+  else
+    e = mbs_cpaCfs(B, &Kx);
+  B->o = keep;
+  B->fext = 0;
+  B->phoff = 0;
+  int n1 = B->n;
+  for (int v = n0; v < n1; v++) mbs_cpaDep(B, after, v); // the code's order: after the last step
+  *end = mbs_cpaSync(B, n0, n1);
+  return e;
+}
+
+// one evaluation of a model with closed loops or spring-dampers (docs/loops.md 8.1, docs/cpa.md
+// "Loop models"): the engine's loop solve for the constraint-force methods (m + 2 tree solves),
+// the serial baseline mbs_loopSolve for aba
+static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
+  const mbsModel *m = B->m;
+  const mbsCpaOptions *o = B->o;
+  int n = m->nbody, nkin = B->n, neq = m->nlam_loop, aba = graph == MBS_CPA_GRAPH_ABA;
+  size_t nb = (size_t)(n > 0 ? n : 1);
+  MBS_CHECK(neq <= 1000, MBS_ERR_UNSUPPORTED,
+            "cpa: %d closure equations: the loop graph is limited to 1000", neq);
+  int *scr = malloc(5 * nb * sizeof(int)), *eqb = malloc(2 * (size_t)(neq + 1) * sizeof(int));
+  if (!scr || !eqb) {
+    free(scr), free(eqb);
+    return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  }
+  for (int k = 0, i = 0; k < m->nloop; k++)
+    for (int r = 0; r < m->loop_lamnum[k]; r++, i++)
+      eqb[2 * i] = m->loop_body[2 * k], eqb[2 * i + 1] = m->loop_body[2 * k + 1];
+  int rank = o->loop_rank >= 0 ? o->loop_rank : m->loop_asm.rank;
+  int nzero = o->loop_zero >= 0 ? o->loop_zero : 0;
+  if (rank > neq) rank = neq;
+  mbsErr e = MBS_OK;
+  int stab = m->opt.baumgarte[0] != 0 || m->opt.baumgarte[1] != 0;
+  // the bodies' stages gathered on every rank (engine: one allreduce of 18 per loop or spring
+  // body after every rank's kinematics; serial aba: nothing), the spring-dampers' wrenches
+  B->cls = MBS_CPA_CLASS_KIN;
+  int gath = -1, springs = -1, n0 = B->n;
+  if (!aba) {
+    int nlb = 0;
+    char *mark = calloc(nb, 1);
+    for (int k = 0; mark && k < 2 * m->nloop + 2 * m->nforce; k++) {
+      int b = k < 2 * m->nloop ? m->loop_body[k] : m->force_body[k - 2 * m->nloop];
+      if (b >= 0 && !mark[b]) mark[b] = 1, nlb++;
+    }
+    free(mark);
+    gath = mbs_cpaLoopReduce(B, 18.0 * nlb, 0, mbs_cpaSync(B, 0, nkin));
+  }
+  for (int j = 0; j < m->nforce; j++) {
+    int b1 = m->force_body[2 * j], b2 = m->force_body[2 * j + 1];
+    int s = mbs_cpaNode(B, MBS_CPA_LOOP_SPRING, -1, mbs_flopSpring(b1 >= 0, b2 >= 0), -1, -1);
+    mbs_cpaDep(B, gath, s);
+    if (b1 >= 0) mbs_cpaDep(B, K->pose[b1], s), mbs_cpaDep(B, K->v[b1], s);
+    if (b2 >= 0) mbs_cpaDep(B, K->pose[b2], s), mbs_cpaDep(B, K->v[b2], s);
+  }
+  if (m->nforce) springs = mbs_cpaSync(B, n0, B->n);
+  // tree solve 0 (with the springs)
+  int end = -1, step = springs >= 0 ? springs : gath;
+  e = mbs_cpaLoopTree(B, K, graph, scr, m->nforce > 0, springs, step, o, 0, &end);
+  if (e || !m->nloop) { // spring-dampers only: one tree solve
+    free(scr), free(eqb);
+    return e;
+  }
+  // the rows of every closure equation and the right side b = kappa' - D^T a0
+  B->cls = MBS_CPA_CLASS_SOLVE;
+  int r0 = B->n;
+  for (int k = 0; !e && k < m->nloop; k++) {
+    int t = m->loop_type[k], nk = m->loop_lamnum[k], npos = 0;
+    int b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
+    for (int r = 0; r < nk; r++) npos += mbs_loopEqIsPosition(t, r);
+    int rn = mbs_cpaNode(B, MBS_CPA_LOOP_ROWS, -1,
+                         mbs_flopLoopRows(npos, nk - npos, b1 >= 0, b2 >= 0, stab), -1, -1);
+    mbs_cpaDep(B, end, rn);
+    // the right side: the equation's dots with a0 (a ground side with a_ground) and kappa'
+    int rh = mbs_cpaNode(B, MBS_CPA_LOOP_RHS, -1, (2LL * MBS_FL_LOOP_DOT + 1) * nk, -1, -1);
+    mbs_cpaDep(B, rn, rh);
+  }
+  int rows = mbs_cpaSync(B, r0, B->n);
+  // A column by column: the unit wrench pair, a homogeneous tree solve, the column's dots
+  int prev = rows, last = rows, cols0 = B->n;
+  int *cols = malloc((size_t)(neq + 1) * sizeof(int));
+  if (!cols) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  for (int j = 0; !e && j < neq; j++) {
+    mbsCpaOptions os = *o;
+    if (o->loop_solves) {
+      const int *q = o->loop_solves + 4 * j;
+      os.iterations = q[0], os.converged = q[1], os.spec_iterations = q[2];
+      os.spec_converged = q[3];
+    }
+    int sides = (eqb[2 * j] >= 0) + (eqb[2 * j + 1] >= 0);
+    B->cls = MBS_CPA_CLASS_SOLVE;
+    int unit = mbs_cpaNode(B, MBS_CPA_LOOP_UNIT, -1, aba ? 0 : 6LL * sides, -1, -1);
+    mbs_cpaDep(B, o->loops_concurrent ? rows : prev, unit);
+    if (aba) { // mbs_loopSweep: tip to base on the loaded bodies, base to tip on the moving ones
+      long long f = 0;
+      char *ld = calloc(nb, 1);
+      if (!ld) {
+        e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+        break;
+      }
+      for (int s = 0; s < 2; s++)
+        for (int b = eqb[2 * j + s]; b >= 0 && !ld[b]; b = m->body_parent[b]) ld[b] = 1;
+      for (int b = 0; b < n; b++) {
+        int p = m->body_parent[b], k = m->body_dofnum[b];
+        if (ld[b]) f += mbs_flopLoopSweepBack(k, p >= 0);
+        if (ld[b] || (p >= 0 && ld[p] == 2)) ld[b] = 2, f += mbs_flopLoopSweepFwd(k, p >= 0);
+      }
+      free(ld);
+      int sw = mbs_cpaNode(B, MBS_CPA_LOOP_SWEEP, -1, f, -1, -1);
+      mbs_cpaDep(B, unit, sw);
+      mbs_cpaDep(B, prev, sw);
+      end = sw;
+    } else {
+      e = mbs_cpaLoopTree(B, K, graph, scr, 1, unit, unit, &os, j + 1, &end);
+    }
+    B->cls = MBS_CPA_CLASS_SOLVE;
+    long long cf = 0; // A_ij = D_i^T a over the body sides of each equation
+    for (int i = 0; i < neq; i++)
+      cf += (long long)MBS_FL_LOOP_DOT * ((eqb[2 * i] >= 0) + (eqb[2 * i + 1] >= 0));
+    cols[j] = mbs_cpaNode(B, MBS_CPA_LOOP_COLUMN, -1, cf, -1, -1);
+    mbs_cpaDep(B, end, cols[j]);
+    prev = cols[j];
+  }
+  if (!e && aba && neq > 0) { // mbs_abaFactor before the sweeps
+    long long f = 0;
+    for (int b = 0; b < n; b++)
+      f += mbs_flopLoopAbaFactor(m->body_dofnum[b], m->body_parent[b] >= 0);
+    B->cls = MBS_CPA_CLASS_DYN;
+    int af = mbs_cpaNode(B, MBS_CPA_LOOP_ABAFACTOR, -1, f, -1, -1);
+    mbs_cpaDep(B, rows, af);
+    for (int v = cols0; v < B->n; v++)
+      if (B->kind[v] == MBS_CPA_LOOP_SWEEP) mbs_cpaDep(B, af, v);
+  }
+  if (!e) {
+    last = neq ? mbs_cpaSync(B, cols0, B->n) : rows;
+    // the partial A and b summed (allreduce + broadcast), the free compliances, the
+    // rank-revealing factorization, the minimum-norm lambda, the loop wrenches D lambda
+    int red = aba ? last : mbs_cpaLoopReduce(B, (double)neq * neq, 1, last);
+    red = aba ? red : mbs_cpaLoopReduce(B, neq, 1, red);
+    long long ff = mbs_flopLoopFactor(neq, rank, nzero, 1) + mbs_flopLoopMinNorm(neq, rank), fw = 0;
+    for (int i = 0; i < neq; i++) {
+      int sides = (eqb[2 * i] >= 0) + (eqb[2 * i + 1] >= 0);
+      ff += (long long)MBS_FL_LOOP_FREE * sides;
+      fw += 12LL * sides;
+    }
+    B->cls = MBS_CPA_CLASS_SOLVE;
+    int fac = mbs_cpaNode(B, MBS_CPA_LOOP_FACTOR, -1, ff, -1, -1);
+    mbs_cpaDep(B, red, fac);
+    int wr = mbs_cpaNode(B, MBS_CPA_LOOP_WRENCH, -1, fw, -1, -1);
+    mbs_cpaDep(B, fac, wr);
+    // the final tree solve with the loop wrenches, the closure residual and its sum
+    mbsCpaOptions os = *o;
+    if (o->loop_solves) {
+      const int *q = o->loop_solves + 4 * neq;
+      os.iterations = q[0], os.converged = q[1], os.spec_iterations = q[2];
+      os.spec_converged = q[3];
+    }
+    e = mbs_cpaLoopTree(B, K, graph, scr, 1, wr, wr, &os, neq + 1, &end);
+    B->cls = MBS_CPA_CLASS_SOLVE;
+    int res = mbs_cpaNode(B, MBS_CPA_LOOP_RESID, -1, (2LL * MBS_FL_LOOP_DOT + 1) * neq, -1, -1);
+    mbs_cpaDep(B, end, res);
+    if (!aba) mbs_cpaLoopReduce(B, neq, 1, res);
+  }
+  free(cols), free(scr), free(eqb);
+  return e;
+}
+
 // ---------------------------------------------------------------- finalize
 
 static int mbs_cpaCmpPair(const void *a, const void *b) {
@@ -2188,6 +2415,13 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
             "crba run on one rank");
   MBS_CHECK(o->flop_time > 0 && o->latency >= 0 && o->bandwidth > 0, MBS_ERR_INPUT,
             "cpa: flop_time and bandwidth must be > 0, latency >= 0");
+  MBS_CHECK(!(m->nloop || m->nforce) ||
+                (graph != MBS_CPA_GRAPH_SCHUR && graph != MBS_CPA_GRAPH_CRBA),
+            MBS_ERR_UNSUPPORTED,
+            "cpa: --method %s: models with %s have graphs for aba and the constraint-force "
+            "methods jcg, jacobi, gs, sor, chebyshev and direct; not yet for %s",
+            mbs_solverName(o->method), m->nloop ? "closed loops" : "spring-dampers",
+            mbs_solverName(o->method));
   mbsCpaB B;
   memset(&B, 0, sizeof B);
   B.m = m, B.o = o;
@@ -2208,7 +2442,9 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   B.cls = MBS_CPA_CLASS_KIN;
   if (graph != MBS_CPA_GRAPH_SCHUR) mbs_cpaKinematics(&B, &K);
   B.cls = MBS_CPA_CLASS_DYN;
-  if (graph == MBS_CPA_GRAPH_SCHUR)
+  if (m->nloop || m->nforce)
+    e = mbs_cpaLoops(&B, &K, graph);
+  else if (graph == MBS_CPA_GRAPH_SCHUR)
     e = mbs_cpaSchur(&B, &K);
   else if (graph == MBS_CPA_GRAPH_ABA)
     mbs_cpaAba(&B, &K, buf + 7 * nb, buf + 8 * nb, buf + 9 * nb, buf + 10 * nb);

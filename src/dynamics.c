@@ -300,8 +300,10 @@ void mbs_rnea(const mbsModel *m, mbsWork *w, const mbsReal *qdd) {
         for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * qdd[d0 + j];
     mbsu_rbiMul(m->body_sinert + 10 * b, a, t6);
     for (int i = 0; i < 6; i++) w->frc[6 * b + i] = t6[i] + w->cbias[6 * b + i];
-    if (w->fext_on)
+    if (w->fext_on) {
       for (int i = 0; i < 6; i++) w->frc[6 * b + i] -= w->fext[6 * b + i];
+      MBS_FLOPS(6);
+    }
     MBS_FLOPS(MBS_FL_RNEA_A + (qdd ? 12L * k : 0) + MBS_FL_RNEA_F);
   }
   for (int b = n - 1; b >= 0; b--) {

@@ -471,4 +471,66 @@ static inline long mbs_flopSchurT(const mbsModel *m, const mbsSchur *s, int b) {
   return mbs_schurCached(s, b) ? 0 : mbs_flopComplement(m->body_jnttype[b]);
 }
 
+// ---- closed loops and spring-dampers (loops.c, joint.c; docs/loops.md 8, docs/cpa.md)
+/// mbs_fwdForces, one spring-damper (body1, body2: 1 if that end is a body, 0 the ground):
+/// geometry u = p2 - p1 (3), l = sqrt(u.u) (6), u /= l (3; a zero length skips it), dv (3),
+/// ld = u.dv (5); tension k (l - l0) + c ld (4); p2 = p1 + l u (6); f = T u (3); per body end the
+/// point's world position and velocity (mat3vec + 3, cross + 3 + mat3vec: 45) and the wrench
+/// (r 3, cross 9, 2 mat3Tvec 30, 6 adds: 48).
+static inline long mbs_flopSpring(int body1, int body2) {
+  long end = 2 * MBS_FL_MAT3VEC + MBS_FL_CROSS3 + 6 + 3 + MBS_FL_CROSS3 + 2 * MBS_FL_MAT3VEC + 6;
+  return 20 + 4 + 9 + (body1 ? end : 0) + (body2 ? end : 0);
+}
+/// mbs_loopRows (joint.c mbsu_loopClosure) with velocities: per side the frame in the ground
+/// (mat3 + mat3vec + 3: 63; a body side adds om, pd and acc0: 2 mat3vec, 2 cross, 3 adds: 51);
+/// dp, dv, da (9); per position row 52 (2 cross, c 5, cdot 11, kappa 18), per rotation row 85
+/// (4 cross, c 6, cdot 12, kappa 19, moment 9 + 3); per row D2 and D1 (2 x 45); Baumgarte 6 per
+/// row when on.
+static inline long mbs_flopLoopRows(int npos, int nrot, int body1, int body2, int stab) {
+  long world = MBS_FL_MAT3 + MBS_FL_MAT3VEC + 3, wv = 2 * MBS_FL_MAT3VEC + 2 * MBS_FL_CROSS3 + 3;
+  return 2 * world + (body1 ? wv : 0) + (body2 ? wv : 0) + 9 + 52L * npos + 85L * nrot +
+         (90L + (stab ? 6 : 0)) * (npos + nrot);
+}
+/// D^T a of one side of a closure equation (dot6 and the add into the sum).
+#define MBS_FL_LOOP_DOT (MBS_FL_DOT6 + 1)
+/// mbs_loopFreeCompliance, one body side: the rigid inertia inverted (cholFactor(6) +
+/// cholInverse), M^-1 D (mul6), D^T y and the add.
+#define MBS_FL_LOOP_FREE (mbs_flopSpdInverse(6) + MBS_FL_MUL6 + MBS_FL_DOT6 + 1)
+/// loops.c mbs_loopFactor(n equations, rank r, ref given): symmetrize n(n-1) (add, half), the
+/// zero-row thresholds n (1e-20 dmax) + n (tol ref_i, when ref), 1/sqrt(A_ii) of the n - nzero
+/// rows kept (2 each), the scaled copy 2 n^2; per accepted pivot k < r a sqrt, n-k-1 divisions
+/// and the rank-one update 2 (n-k-1)^2; M = L^T L (2 (a+1)(n-a) for column a < r) and its
+/// Cholesky factor (mbs_flopChol(r); a zero pivot of M would skip its divisions).
+static inline long mbs_flopLoopFactor(int n, int r, int nzero, int ref) {
+  long f = (long)n * (n - 1) + n + (ref ? n : 0) + 2L * (n - nzero) + 2L * n * n;
+  for (int k = 0; k < r; k++) f += 1 + (long)(n - k - 1) + 2L * (n - k - 1) * (n - k - 1);
+  for (int a = 0; a < r; a++) f += 2L * (a + 1) * (n - a);
+  return f + mbs_flopChol(r);
+}
+/// loops.c mbs_loopMinNorm(n, rank r): the forward solve with L11 (2 + 2i), the two triangular
+/// solves with M (2i + 1 each), nu = L w scaled back (2 min(i + 1, r) + 1 per equation).
+static inline long mbs_flopLoopMinNorm(int n, int r) {
+  long f = 0;
+  for (int i = 0; i < r; i++) f += 2 + 2L * i + 2L * i + 1 + 2L * (r - 1 - i) + 1;
+  for (int i = 0; i < n; i++) f += 2L * (i + 1 < r ? i + 1 : r) + 1;
+  return f;
+}
+/// loops.c mbs_abaFactor, body with k dofs: k mul6 (U), k^2 dot6 (S^T U), mbs_spdInverse(k),
+/// Ia = IA - U Dinv U^T (36 (3 k^2 + 1)); the congruence into the parent.
+static inline long mbs_flopLoopAbaFactor(int k, int has_parent) {
+  long f = k > 0 ? (long)MBS_FL_MUL6 * k + (long)MBS_FL_DOT6 * k * k + mbs_flopSpdInverse(k) +
+                       36L * (3L * k * k + 1)
+                 : 0;
+  return f + (has_parent ? MBS_FL_CONGRUENCE : 0);
+}
+/// loops.c mbs_loopSweep, body with k dofs: tip to base on the bodies with a load (u = -S^T p:
+/// k dot6; with a parent du and pa += U du: k (2k + 12), xTForce 42, 6 adds); base to tip on the
+/// moving ones (X a_p 42 with a parent, r = u - U^T a 12 k, qdd = Dinv r 2 k^2, a += S qdd 12 k).
+static inline long mbs_flopLoopSweepBack(int k, int has_parent) {
+  return (long)MBS_FL_DOT6 * k + (has_parent ? k * (2L * k + 12) + MBS_FL_XFORCE + 6 : 0);
+}
+static inline long mbs_flopLoopSweepFwd(int k, int has_parent) {
+  return (has_parent ? MBS_FL_XMOTION : 0) + 24L * k + 2L * k * k;
+}
+
 #endif

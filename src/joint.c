@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "flops.h"
 #include "mbspar/mbs_dynamics.h"
 #include "spatial.h"
 
@@ -395,7 +396,9 @@ void mbs_loopRows(const mbsModel *m, const mbsWork *w, int k, mbsReal *D1, mbsRe
   int stab = kappa && (m->opt.baumgarte[0] != 0 || m->opt.baumgarte[1] != 0);
   mbsu_loopClosure(t, F, F + 12, &s1, &s2, D1, D2, c || stab ? cc : NULL, cdot || stab ? cd : NULL,
                    kappa);
-  int n = m->loop_lamnum[k];
+  int n = m->loop_lamnum[k], npos = 0;
+  for (int r = 0; r < n; r++) npos += mbs_loopEqIsPosition(t, r);
+  MBS_FLOPS(mbs_flopLoopRows(npos, n - npos, b1 >= 0 && vel, b2 >= 0 && vel, stab));
   if (c) memcpy(c, cc, (size_t)n * sizeof *c);
   if (cdot) memcpy(cdot, cd, (size_t)n * sizeof *cdot);
   if (stab) { // Baumgarte: c'' + 2 alpha c' + beta^2 c = 0

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "flops.h"
 #include "mbspar/mbs_joint.h"
 #include "spatial.h"
 
@@ -32,6 +33,7 @@ struct mbsLoopWork {
   mbsReal *tmp;          // (n) scratch
   int *piv;              // (n) pivot order
   int rank;              // accepted pivots
+  int nzero;             // zero rows of the last factorization (dropped before pivoting)
   mbsReal min_pivot;     // smallest accepted (scaled) pivot
   mbsReal resid;         // acceleration closure residual after the last solve
   int nsolve;            // tree solves of the last distributed loop solve (mbs_loopSolveOps)
@@ -156,6 +158,7 @@ void mbs_fwdForces(const mbsModel *m, mbsWork *w) {
   memset(w->fext, 0, 6 * (size_t)m->nbody * sizeof(mbsReal));
   for (int j = 0; j < m->nforce; j++) {
     mbsReal u[3], l, ld, p1[3], p2[3], f[3];
+    MBS_FLOPS(mbs_flopSpring(m->force_body[2 * j] >= 0, m->force_body[2 * j + 1] >= 0));
     mbs_forceGeom(m, w, j, 1, u, &l, &ld, p1);
     const mbsReal *prm = m->force_prm + 3 * j;
     mbsReal T = prm[0] * (l - prm[1]) + prm[2] * ld; // tension
@@ -218,6 +221,7 @@ static mbsReal mbs_loopDotAcc(const mbsModel *m, const struct mbsLoopWork *lw, i
     s += mbsu_dot6(D + 6, acc + 6 * b2);
   else if (ag)
     s += mbsu_dot6(D + 6, ag);
+  MBS_FLOPS(MBS_FL_LOOP_DOT * ((b1 >= 0 || ag) + (b2 >= 0 || ag)));
   return s;
 }
 
@@ -231,6 +235,7 @@ static void mbs_loopAddWrench(const mbsModel *m, const struct mbsLoopWork *lw, c
       for (int j = 0; j < 6; j++) wr[6 * b1 + j] += D[j] * x[i];
     if (b2 >= 0)
       for (int j = 0; j < 6; j++) wr[6 * b2 + j] += D[6 + j] * x[i];
+    MBS_FLOPS(12 * ((b1 >= 0) + (b2 >= 0)));
   }
 }
 
@@ -242,6 +247,7 @@ static void mbs_loopAddUnit(const mbsModel *m, const struct mbsLoopWork *lw, int
     for (int j = 0; j < 6; j++) wr[6 * b1 + j] += D[j];
   if (b2 >= 0)
     for (int j = 0; j < 6; j++) wr[6 * b2 + j] += D[6 + j];
+  MBS_FLOPS(6 * ((b1 >= 0) + (b2 >= 0)));
 }
 
 void mbs_loopJacobian(const mbsModel *m, const mbsWork *w, mbsReal *G) {
@@ -294,6 +300,7 @@ static int mbs_abaFactor(const mbsModel *m, mbsWork *w) {
         }
     }
     if (p >= 0) mbsu_inertiaCongruenceAdd(w->xpar + 12 * b, Ia, w->IA + 36 * p);
+    MBS_FLOPS(mbs_flopLoopAbaFactor(k, p >= 0));
   }
   return 1;
 }
@@ -320,6 +327,7 @@ static void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWor
     const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
     mbsReal *pb = lw->pz + 6 * b, pa[6], du[6], t6[6];
     for (int j = 0; j < k; j++) u[j] = -mbsu_dot6(S + 6 * j, pb);
+    MBS_FLOPS(mbs_flopLoopSweepBack(k, p >= 0));
     if (p < 0) continue;
     memcpy(pa, pb, sizeof pa);
     for (int i = 0; i < k; i++) {
@@ -355,6 +363,7 @@ static void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWor
     for (int j = 0; j < k; j++)
       for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * qdd[j];
     lw->nz[b] = 2; // moving: its children move too
+    MBS_FLOPS(mbs_flopLoopSweepFwd(k, p >= 0));
   }
 }
 
@@ -410,6 +419,7 @@ static void mbs_loopFreeCompliance(const mbsModel *m, const struct mbsLoopWork *
       mbsu_cholInverse(I6, 6, Mi);
       mbsu_mul6(Mi, D, y);
       out[i] += mbsu_dot6(D, y);
+      MBS_FLOPS(MBS_FL_LOOP_FREE);
     }
   }
 }
@@ -419,6 +429,7 @@ static void mbs_loopFreeCompliance(const mbsModel *m, const struct mbsLoopWork *
 static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *ref) {
   int n = lw->n;
   mbsReal *A = lw->A, *L = lw->L, dmax = 0;
+  int nzero = 0;
   for (int i = 0; i < n; i++)
     for (int j = 0; j < i; j++) { // symmetrize (roundoff of the sweeps)
       mbsReal a = 0.5 * (A[(size_t)i * n + j] + A[(size_t)j * n + i]);
@@ -426,8 +437,9 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *r
     }
   for (int i = 0; i < n; i++) dmax = fmax(dmax, A[(size_t)i * n + i]);
   for (int i = 0; i < n; i++) {
-    mbsReal d = A[(size_t)i * n + i];
-    int zero = !(d > 1e-20 * dmax && d > 0) || (ref && !(d > tol * ref[i]));
+    mbsReal d = A[(size_t)i * n + i], lim = ref ? tol * ref[i] : 0;
+    int zero = !(d > 1e-20 * dmax && d > 0) || (ref && !(d > lim));
+    nzero += zero;
     lw->sc[i] = zero ? 0 : 1 / sqrt(d); // a zero row: redundant outright
     lw->piv[i] = i;
   }
@@ -489,6 +501,8 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *r
       M[(size_t)i * r + j] = d > 0 ? s / d : 0;
     }
   }
+  lw->nzero = nzero;
+  MBS_FLOPS(mbs_flopLoopFactor(n, r, nzero, ref != NULL));
 }
 
 // x = the solution of A x = b with the least sum A_ii x_i^2 (minimum norm of the scaled
@@ -497,6 +511,7 @@ static void mbs_loopMinNorm(struct mbsLoopWork *lw, const mbsReal *b, mbsReal *x
   int n = lw->n, r = lw->rank;
   const mbsReal *L = lw->L, *M = lw->M;
   mbsReal *z = lw->tmp;
+  MBS_FLOPS(mbs_flopLoopMinNorm(n, r));
   for (int i = 0; i < r; i++) { // forward: L11 z = (P S b)_1
     mbsReal s = lw->sc[lw->piv[i]] * b[lw->piv[i]];
     for (int l = 0; l < i; l++) s -= L[(size_t)i * n + l] * z[l];
@@ -532,6 +547,7 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
   // gravity offset, the ground a_ground: the offset cancels in the equal-and-opposite pair)
   mbs_loopAll(m, w, lw, 1);
   for (int i = 0; i < n; i++) lw->rhs[i] = lw->kappa[i] - mbs_loopDotAcc(m, lw, i, w->acc, ag);
+  MBS_FLOPS(n);
   memcpy(lw->qdd0, w->qdd, (size_t)nv * sizeof(mbsReal));
   // A = G H^-1 G^T: articulated sweeps (aba) or the LTDL factor (crba)
   if (crba) {
@@ -560,6 +576,7 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
   lw->resid = 0;
   for (int i = 0; i < n; i++)
     lw->resid = fmax(lw->resid, fabs(mbs_loopDotAcc(m, lw, i, w->acc, ag) - lw->kappa[i]));
+  MBS_FLOPS(n);
   return MBS_OK;
 }
 
@@ -574,10 +591,13 @@ static mbsReal mbs_loopDotOwned(const mbsModel *m, const struct mbsLoopWork *lw,
   for (int side = 0; side < 2; side++) {
     int b = m->loop_body[2 * k + side];
     const mbsReal *D = lw->D + 12 * i + 6 * side;
-    if (b >= b0 && b < b1)
+    if (b >= b0 && b < b1) {
       s += mbsu_dot6(D, acc + 6 * b);
-    else if (b < 0 && ag)
+      MBS_FLOPS(MBS_FL_LOOP_DOT);
+    } else if (b < 0 && ag) {
       s += mbsu_dot6(D, ag);
+      MBS_FLOPS(MBS_FL_LOOP_DOT);
+    }
   }
   return s;
 }
@@ -596,6 +616,7 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   for (int i = 0; i < n; i++)
     lw->rhs[i] = (ops->root ? lw->kappa[i] : 0) -
                  mbs_loopDotOwned(m, lw, i, w->acc, ops->root ? ag : NULL, ops->b0, ops->b1);
+  MBS_FLOPS(n);
   // A = G H^-1 G^T column by column: the response to each equation's unit wrench pair
   memcpy(lw->fz, w->fext, 6 * (size_t)nb * sizeof(mbsReal)); // the spring-dampers, kept
   int fext_on = w->fext_on;
@@ -645,6 +666,7 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   for (int i = 0; i < n; i++)
     lw->tmp[i] = mbs_loopDotOwned(m, lw, i, w->acc, ops->root ? ag : NULL, ops->b0, ops->b1) -
                  (ops->root ? lw->kappa[i] : 0);
+  MBS_FLOPS(n);
   MBS_CALL(ops->sum(ops->ctx, lw->tmp, n));
   lw->resid = 0;
   for (int i = 0; i < n; i++) lw->resid = fmax(lw->resid, fabs(lw->tmp[i]));
@@ -655,6 +677,7 @@ void mbs_loopStat(const mbsWork *w, mbsLoopStat *st) {
   memset(st, 0, sizeof *st);
   if (!w->loop) return;
   st->rank = w->loop->rank;
+  st->nzero = w->loop->nzero;
   st->nredundant = w->loop->n - w->loop->rank;
   st->min_pivot = w->loop->min_pivot;
   st->residual = w->loop->resid;

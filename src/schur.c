@@ -779,8 +779,10 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
     mbs_schurKnownWrench(m, w, b, kw);
     MBS_FLOPS(mbs_flopSchurStart(s->phi0_adr[lb] >= 0, m->body_dofnum[b]));
     for (int r = 0; r < 6; r++) wk[r] = kw[r] - bias[r];
-    if (w->fext_on && s->phi0_adr[lb] < 0) // external wrenches (a record's pA has them already)
+    if (w->fext_on && s->phi0_adr[lb] < 0) { // external wrenches (a record's pA has them already)
       for (int r = 0; r < 6; r++) wk[r] += w->fext[6 * b + r];
+      MBS_FLOPS(6);
+    }
     for (int k = 0; k < nch; k++) {
       int c = ch[k];
       const mbsReal *fc = f;

@@ -99,6 +99,18 @@
   X(MBS_CPA_DOT_LEAF, "dot.leaf")                                                                  \
   X(MBS_CPA_DOT_ADD, "dot.add")                                                                    \
   X(MBS_CPA_SCALAR, "scalar")                                                                      \
+  X(MBS_CPA_LOOP_SPRING, "loop.spring")                                                            \
+  X(MBS_CPA_LOOP_ROWS, "loop.rows")                                                                \
+  X(MBS_CPA_LOOP_FEXT, "loop.fext")                                                                \
+  X(MBS_CPA_LOOP_RHS, "loop.rhs")                                                                  \
+  X(MBS_CPA_LOOP_UNIT, "loop.unit")                                                                \
+  X(MBS_CPA_LOOP_COLUMN, "loop.column")                                                            \
+  X(MBS_CPA_LOOP_ABAFACTOR, "loop.abafactor")                                                      \
+  X(MBS_CPA_LOOP_SWEEP, "loop.sweep")                                                              \
+  X(MBS_CPA_LOOP_FACTOR, "loop.factor")                                                            \
+  X(MBS_CPA_LOOP_WRENCH, "loop.wrench")                                                            \
+  X(MBS_CPA_LOOP_RESID, "loop.resid")                                                              \
+  X(MBS_CPA_LOOP_SYNC, "loop.sync")                                                                \
   X(MBS_CPA_MSG_HALO, "msg.halo")                                                                  \
   X(MBS_CPA_MSG_ALLREDUCE, "msg.allreduce")
 
@@ -159,6 +171,14 @@ typedef struct {
   double class_time[MBS_CPA_CLASS_COUNT]; ///< seconds per flop of each kernel class (0: flop_time)
   double latency;                         ///< message latency alpha [s] (default 1.5e-6)
   double bandwidth;                       ///< message bandwidth 1/beta [bytes/s] (default 5e9)
+  // closed loops and spring-dampers (docs/cpa.md "Loop models"): the evaluation's factorization
+  int loop_rank; ///< rank of the closure equations (< 0: the model's rank at q0, loop_asm)
+  int loop_zero; ///< zero rows dropped before pivoting (< 0: none)
+  /// iterative methods: per tree solve after the first (the nlam_loop unit solves, then the final
+  /// one) 4 ints: iterations, converged, spectrum-estimate iterations, its convergence (NULL:
+  /// every solve as iterations, converged, spec_iterations, spec_converged)
+  const int *loop_solves;
+  int loops_concurrent; ///< 1: the unit solves independent of each other (not what the code does)
 } mbsCpaOptions;
 
 /// A data-flow graph (read-only after mbs_cpaBuild). Node ids follow a topological order.

@@ -73,6 +73,7 @@ typedef struct {
   int nredundant;    ///< nlam_loop - rank
   mbsReal min_pivot; ///< smallest accepted relative pivot
   mbsReal residual;  ///< max |D1^T a1 + D2^T a2 - kappa| after the solve (acceleration closure)
+  int nzero;         ///< equations dropped as zero rows before pivoting (mbspar cpa's flop count)
 } mbsLoopStat;
 /// The statistics of the last mbs_loopSolve of this workspace.
 void mbs_loopStat(const mbsWork *w, mbsLoopStat *st);

@@ -1,0 +1,158 @@
+/// \file test_cpa_loops.c
+/// The critical-path graph of loop models (closed loops, spring-dampers; docs/cpa.md "Loop
+/// models") against the counted flops of real evaluations: linked to mbs_parallel_flops, one
+/// mbsp_engineForward at one rank for the constraint-force methods (direct; jcg with a fixed
+/// iteration count per tree solve) and one mbs_forward for the serial baseline aba. The graph's
+/// work must equal the counted flops at every grain; cpa must accept every loop model.
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_config.h"
+#include "mbspar/mbs_critpath.h"
+#include "mbspar/mbs_engine.h"
+#include "mbs_test_loops.h"
+#include "flops.h"
+
+static mbspComm *comm;
+
+static mbsModel *load(const char *dir, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  char *text = mbs_test_slurp(path);
+  mbsConfig *cfg = NULL;
+  mbsModel *m = NULL;
+  MBS_EXPECT(text, "cannot read %s", path);
+  if (!text) return NULL;
+  MBS_EXPECT_OK(mbs_configParse(text, path, NULL, 0, &cfg));
+  if (cfg) MBS_EXPECT_OK(mbs_configBuildModel(cfg, &m));
+  mbs_configDestroy(&cfg);
+  free(text);
+  return m;
+}
+
+static void check(mbsModel *m, const char *what, int method, int iters) {
+  mbsState *s = NULL;
+  MBS_EXPECT_OK(mbs_stateCreate(m, &s));
+  if (!s) return;
+  m->opt.solver = method;
+  m->opt.warm_start = MBS_WARM_NONE;
+  if (iters > 0) m->opt.tol = 0, m->opt.max_iter = iters; // exactly iters per tree solve
+  unsigned long long cnt = 0;
+  mbsLoopStat st = {0, 0, 0, 0, 0};
+  int total_it = 0;
+  if (method == MBS_SOLVER_ABA) {
+    mbsWork *w = NULL;
+    MBS_EXPECT_OK(mbs_workCreate(m, &w));
+    mbs_flop_count = 0;
+    if (w) MBS_EXPECT_OK(mbs_forward(m, s, w));
+    cnt = mbs_flop_count;
+    if (w) mbs_loopStat(w, &st);
+    mbs_workDestroy(&w);
+  } else {
+    mbspEngine *e = NULL;
+    MBS_EXPECT_OK(mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e));
+    if (!e) {
+      mbs_stateDestroy(&s);
+      return;
+    }
+    mbs_flop_count = 0;
+    mbsErr err = mbsp_engineForward(e, s);
+    cnt = mbs_flop_count;
+    MBS_EXPECT(err == MBS_OK, "%s %s: %s", what, mbs_solverName(method), mbs_errMsg());
+    mbs_loopStat(mbsp_engineWork(e), &st);
+    total_it = mbsp_engineWork(e)->stat.total_iterations;
+    mbsp_engineDestroy(&e);
+  }
+  MBS_EXPECT(cnt > 0, "%s: no flops counted", what);
+  int nsolve = m->nloop ? m->nlam_loop + 2 : 1;
+  if (iters > 0 && total_it != nsolve * iters) { // a solve stopped early (exact zero residual)
+    printf("  %-22s %-6s it %3d: skipped, %d iterations in %d tree solves (one stopped early: the "
+           "graph needs each solve's count)\n",
+           what, mbs_solverName(method), iters, total_it, nsolve);
+    mbs_stateDestroy(&s);
+    return;
+  }
+  mbsCpaOptions o;
+  mbs_cpaDefaults(&o);
+  o.method = method;
+  o.has_tau = s->tau != NULL;
+  o.iterations = iters;
+  o.converged = 0;
+  o.loop_rank = st.rank, o.loop_zero = st.nzero;
+  double span[4] = {0, 0, 0, 0}, span_conc = 0;
+  for (int grain = 0; grain < 4; grain++)
+    for (int R = 0; R <= (mbs_cpaIterative(method) ? 1 : 0); R++) {
+      o.grain = grain, o.ranks = R;
+      mbsCpaGraph *g = NULL;
+      mbsCpaResult r;
+      mbsErr be = mbs_cpaBuild(m, &o, &g);
+      MBS_EXPECT(!be, "%s %s grain %s ranks %d: %s", what, mbs_solverName(method),
+                 mbs_cpaGrainName(grain), R, mbs_errMsg());
+      if (!g) continue;
+      MBS_EXPECT_OK(mbs_cpaAnalyse(g, &r));
+      MBS_EXPECT(r.work_flops == (long long)cnt,
+                 "%s %s grain %s ranks %d: graph T1 %lld != counted %llu flops", what,
+                 mbs_solverName(method), mbs_cpaGrainName(grain), R, r.work_flops, cnt);
+      MBS_EXPECT(r.span > 0 && r.span <= r.work * (1 + 1e-12) + 1e-3, "%s: span %g, work %g", what,
+                 r.span, r.work);
+      if (R == 0) span[grain] = r.span;
+      mbs_cpaResultFree(&r);
+      mbs_cpaDestroy(&g);
+    }
+  if (method != MBS_SOLVER_ABA) { // the unit solves run concurrently: never a longer path
+    o.grain = 0, o.ranks = 0, o.loops_concurrent = 1;
+    mbsCpaGraph *g = NULL;
+    mbsCpaResult r;
+    MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));
+    if (g && !mbs_cpaAnalyse(g, &r)) {
+      span_conc = r.span;
+      MBS_EXPECT(r.work_flops == (long long)cnt && r.span <= span[0] * (1 + 1e-12),
+                 "%s: concurrent unit solves: T1 %lld, span %g (sequential %g)", what, r.work_flops,
+                 r.span, span[0]);
+      mbs_cpaResultFree(&r);
+    }
+    mbs_cpaDestroy(&g);
+  }
+  printf("  %-22s %-6s it %3d rank %d/%d: T1 = %llu flops (counted) = graph, T_inf %.0f flops "
+         "(op), %.0f with concurrent unit solves\n",
+         what, mbs_solverName(method), iters, st.rank, m->nlam_loop, cnt, span[0] / o.flop_time,
+         span_conc / o.flop_time);
+  mbs_stateDestroy(&s);
+}
+
+static void check_all(mbsModel *m, const char *what) {
+  if (!m) return;
+  check(m, what, MBS_SOLVER_ABA, 0);
+  check(m, what, MBS_SOLVER_DIRECT, 0);
+  check(m, what, MBS_SOLVER_JCG, 6);
+}
+
+int main(int argc, char **argv) {
+  if (mbsp_init(&argc, &argv, &comm)) {
+    fprintf(stderr, "MPI init failed: %s\n", mbs_errMsg());
+    return 1;
+  }
+  const char *dir = argc > 1 ? argv[1] : "configs";
+  static const char *const cfgs[] = {"fourbar.cfg", "sixbar.cfg", "bricard.cfg", "slider_crank.cfg",
+                                     "rssr.cfg"};
+  for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+    mbsModel *m = load(dir, cfgs[k]);
+    check_all(m, cfgs[k]);
+    mbs_modelDestroy(&m);
+  }
+  for (unsigned long long seed = 1; seed <= 3; seed++) {
+    char name[64];
+    mbsModel *m = mbs_test_randomLoopModel(10, 2, 1, seed);
+    snprintf(name, sizeof name, "random loops %llu", seed);
+    check_all(m, name);
+    mbs_modelDestroy(&m);
+  }
+  mbsModel *m = mbs_test_randomLoopModel(8, 0, 2, 9); // spring-dampers only
+  check_all(m, "random springs only");
+  mbs_modelDestroy(&m);
+  long fails = mbs_test_fail;
+  printf("test_cpa_loops: %s (%ld failure(s))\n", fails ? "FAILED" : "all checks passed", fails);
+  mbsp_finalize(&comm);
+  return fails ? 1 : 0;
+}
