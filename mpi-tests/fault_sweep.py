@@ -28,7 +28,8 @@ the same code for every verb; a point the other verbs reach before their verb st
 does not, such as the distributed-memory model build of accel, is kept). --mode grouped (the
 multi-rank tests) keeps one point per (kind, function, stretch between two agreements of the
 ranks): the points of one function between the same two agreements leave through the same
-error path. Exit code 0 when every injection passed.
+error path. --mode every injects every occurrence of every point (the second output row, the
+second step's allocations...), not only the first. Exit code 0 when every injection passed.
 """
 import argparse
 import json
@@ -57,7 +58,10 @@ def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--verb", required=True, choices=["run", "accel", "static", "inverse"])
     ap.add_argument("--np", type=int, default=1)
-    ap.add_argument("--mode", choices=["all", "grouped"], default="all")
+    ap.add_argument("--mode", choices=["all", "grouped", "every"], default="all",
+                    help="all: every distinct point at its first occurrence; grouped: one per "
+                    "function and stretch between agreements; every: every occurrence of every "
+                    "point (each loop iteration, each step)")
     ap.add_argument("--ranks", default=None,
                     help="ranks to inject on: R,R,... or all (default: 0 and the last)")
     ap.add_argument("--every", type=int, default=1,
@@ -417,8 +421,13 @@ def main():
             for kind, index, label, phase in sites:
                 if index <= mark[kind] and (kind, label) in common:
                     continue  # the common setup, covered by the run test
-                key = (kind, function_of(label), phase, r) if A.mode == "grouped" else \
-                    (kind, label, r)
+                if A.mode == "every":  # the setup before the verb: once for all scenarios
+                    key = (kind, label, index, r) if index <= mark[kind] else \
+                        (name, kind, index, r)
+                elif A.mode == "grouped":
+                    key = (kind, function_of(label), phase, r)
+                else:
+                    key = (kind, label, r)
                 if key in done:
                     continue
                 done.add(key)
