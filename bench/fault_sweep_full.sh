@@ -81,7 +81,7 @@ done
 {
   echo "# Complete fault-injection sweeps ($stamp)"
   echo
-  echo "commit $commit$dirty, $(uname -n), $(nproc) cores, load average at the end:" \
+  echo "commit $commit$dirty, $(uname -n), $(getconf _NPROCESSORS_ONLN) cores, load average at the end:" \
     "$(cut -d' ' -f1-3 /proc/loadavg); $($mpiexec --version 2>/dev/null | head -1)"
   echo
   echo "    bench/fault_sweep_full.sh --np \"$nps\" --verbs \"$verbs\" $bdir"
