@@ -7,8 +7,12 @@
 # checks (same exit code on every rank, the fault's code, within 10 s, one stderr line, earlier
 # outputs untouched) and reports; exit code 1 if any sweep had a failure.
 #
-#   bench/fault_sweep_full.sh [--np "1 2 4"] [--verbs "run accel static inverse"] [BUILD_DIR]
+#   bench/fault_sweep_full.sh [--np "1 2 4"] [--verbs "run accel static inverse"]
+#                             [--mode all|every] [BUILD_DIR]
 #                             (default BUILD_DIR: <repo>/build; ~25 min on a quiet 2-core VM)
+#
+# --mode every: every occurrence of every point instead of the first (each step, each output
+# row): about 5 min at 1 rank, 15 at 2 ranks here.
 #
 # The sweeps run one after the other (each launch oversubscribes the cores at 4 ranks). Needs
 # python3, addr2line (binutils) and the build's mpiexec. Writes bench/results/fault_sweep_<UTC>.md
@@ -18,6 +22,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 nps="1 2 4"
 verbs="run accel static inverse"
+mode=all
 bdir=$here/build
 while [ $# -gt 0 ]; do
   case $1 in
@@ -27,6 +32,10 @@ while [ $# -gt 0 ]; do
     ;;
   --verbs)
     verbs=${2:?--verbs needs a list of verbs}
+    shift
+    ;;
+  --mode)
+    mode=${2:?--mode needs all or every}
     shift
     ;;
   -h | --help)
@@ -60,7 +69,7 @@ for np in $nps; do
     echo "== fault_sweep_full: $verb at $np rank(s)" | tee -a "$log"
     t0=$(date +%s)
     rc=0
-    python3 "$here/mpi-tests/fault_sweep.py" --verb "$verb" --np "$np" --mode all --every 1 \
+    python3 "$here/mpi-tests/fault_sweep.py" --verb "$verb" --np "$np" --mode "$mode" --every 1 \
       --ranks all -- "$bdir/mbspar" "$here/configs" "$mpiexec" -n --oversubscribe \
       >>"$log" 2>&1 || rc=$?
     t1=$(date +%s)
@@ -84,10 +93,11 @@ done
   echo "commit $commit$dirty, $(uname -n), $(getconf _NPROCESSORS_ONLN) cores, load average at the end:" \
     "$(cut -d' ' -f1-3 /proc/loadavg); $($mpiexec --version 2>/dev/null | head -1)"
   echo
-  echo "    bench/fault_sweep_full.sh --np \"$nps\" --verbs \"$verbs\" $bdir"
+  echo "    bench/fault_sweep_full.sh --np \"$nps\" --verbs \"$verbs\" --mode $mode $bdir"
   echo
-  echo "Each sweep: mpi-tests/fault_sweep.py --verb VERB --np N --mode all --every 1 --ranks all"
-  echo "(every distinct allocation/write/NaN point, first occurrence, on every rank; points of the"
+  echo "Each sweep: mpi-tests/fault_sweep.py --verb VERB --np N --mode $mode --every 1 --ranks all"
+  echo "(every distinct allocation/write/NaN point, on every rank; --mode all: at its first"
+  echo "occurrence, --mode every: at every occurrence; points of the"
   echo "common setup are injected by the run sweep only). Failures: hang (> 10 s), different codes"
   echo "on the ranks, a code other than the fault's (alloc 4, write 3, nan 5), not one stderr line,"
   echo "changed earlier outputs, temporaries left. Recovered: exit 0 with complete outputs."
