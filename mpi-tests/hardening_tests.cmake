@@ -21,6 +21,18 @@ if(TARGET mbspar)
     set_tests_properties(fault_sweep.${verb} fault_sweep.${verb}.np2 fault_sweep.${verb}.np4
                          PROPERTIES LABELS "mpi;fault" TIMEOUT 600 ENVIRONMENT "${MBS_MPI_ENV}")
   endforeach()
+  # ... and complete (every distinct point on every rank, no sampling; ~25 min in all here):
+  # labelled slow, so the default run and CI leave them out; scripts/test.sh --all or
+  # ctest -L slow runs them (bench/fault_sweep_full.sh gives the same with a report)
+  foreach(np 1 2 4)
+    foreach(verb run accel static inverse)
+      add_test(NAME fault_sweep_full.${verb}.np${np}
+               COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/fault_sweep.py --verb ${verb} --np ${np}
+                       --mode all --every 1 --ranks all -- ${MBS_HARDEN_ARGS})
+      set_tests_properties(fault_sweep_full.${verb}.np${np} PROPERTIES LABELS "slow;mpi;fault"
+                           TIMEOUT 1800 PROCESSORS 2 RUN_SERIAL TRUE ENVIRONMENT "${MBS_MPI_ENV}")
+    endforeach()
+  endforeach()
   # 12.2: kill -9 of one rank at a random step, twice, then restart: CSVs bitwise equal
   add_test(NAME kill_restart.np2 COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/kill_restart.sh
                                          ${MBS_HARDEN_ARGS})
