@@ -68,7 +68,14 @@ def parse_args():
                     help="inject at every k-th planned point only (CI budget); 1: all")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory")
     ap.add_argument("--plan-only", action="store_true", help="dry runs only: count the points")
+    ap.add_argument("--more", action="store_true",
+                    help="also the scenarios of the other code paths: solver.method = jcg on the "
+                         "chain, and the six-bar (closed loops, a spring-damper) with schur")
+    ap.add_argument("--only-more", action="store_true",
+                    help="with --more: inject only the points the extra scenarios add (the "
+                         "others are the plain sweep's)")
     a = ap.parse_args(argv[:k])
+    a.more = a.more or a.only_more
     pos = argv[k + 1:]
     if len(pos) < 4:
         sys.exit("fault_sweep.py: need MBSPAR CONFIGS_DIR MPIEXEC NPFLAG after --")
@@ -96,6 +103,7 @@ signal.signal(signal.SIGTERM, on_term)
 signal.signal(signal.SIGINT, on_term)
 MBSPAR = os.path.abspath(A.mbspar)
 CHAIN = os.path.join(os.path.abspath(A.configs), "chain.cfg")
+SIXBAR = os.path.join(os.path.abspath(A.configs), "sixbar.cfg")
 TMP = tempfile.mkdtemp(prefix="mbs_fault_%s_np%d." % (A.verb, A.np))
 if A.ranks == "all":
     RANKS = list(range(A.np))
@@ -372,7 +380,15 @@ def scenarios(verb):
             run_restart_scenario("hdf5"),
             ("run aba", lambda d: ["run", CHAIN, "--out", d] + RUN +
              ["--set", "solver.method=aba"], run_prepare_fresh, run_check_fresh),
-        ]
+        ] + ([
+            ("run jcg", lambda d: ["run", CHAIN, "--out", d] + RUN +
+             ["--set", "solver.method=jcg"], run_prepare_fresh, run_check_fresh),
+            ("run loops", lambda d: ["run", SIXBAR, "--out", d, "--quiet", "--set",
+                                     "integrator.t_end=0.004", "--set", "integrator.dt=0.001",
+                                     "--set", "output.every=1", "--set",
+                                     "output.checkpoint_every=2", "--set", "solver.method=schur"],
+             run_prepare_fresh, run_check_fresh),
+        ] if A.more else [])
     jt = os.path.join(TMP, "json_target.json")
     files = {"accel": ["accel.json"], "static": ["static.json", "static_ke.csv"],
              "inverse": ["inverse.json", "inverse.csv"]}[verb]
@@ -385,6 +401,15 @@ def scenarios(verb):
         out.append(("%s %s" % (verb, meth),
                     lambda d, meth=meth: [verb, CHAIN, "--out", d, "--force", "--json", jt] + MODEL +
                     extra + ["--set", "solver.method=" + meth],
+                    sentinel_prepare(files), sentinel_check(files, verb + ".json")))
+    if A.more and verb != "inverse":  # (inverse has no solver.method; its loop path is serial)
+        out.append(("%s jcg" % verb,
+                    lambda d: [verb, CHAIN, "--out", d, "--force", "--json", jt] + MODEL + extra +
+                    ["--set", "solver.method=jcg"],
+                    sentinel_prepare(files), sentinel_check(files, verb + ".json")))
+        out.append(("%s loops" % verb,
+                    lambda d: [verb, SIXBAR, "--out", d, "--force", "--json", jt, "--quiet"] +
+                    extra + ["--set", "solver.method=schur"],
                     sentinel_prepare(files), sentinel_check(files, verb + ".json")))
     return out
 
@@ -443,7 +468,7 @@ def main():
             plan = keep
         else:
             stats["planned"] += len(plan)
-        if A.plan_only:
+        if A.plan_only or (A.only_more and name.split()[-1] not in ("jcg", "loops")):
             plan = []
         for kind, index, label, r in plan:
             prepare(d)
