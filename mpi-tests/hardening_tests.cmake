@@ -12,7 +12,7 @@ if(TARGET mbspar)
     set_tests_properties(fault_sweep.${verb} PROPERTIES PROCESSORS 1)
     add_test(NAME fault_sweep.${verb}.np2
              COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/fault_sweep.py --verb ${verb} --np 2
-                     --mode grouped --every 2 -- ${MBS_HARDEN_ARGS})
+                     --mode grouped --every 2 --more -- ${MBS_HARDEN_ARGS})
     set_tests_properties(fault_sweep.${verb}.np2 PROPERTIES PROCESSORS 2)
     add_test(NAME fault_sweep.${verb}.np4
              COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/fault_sweep.py --verb ${verb} --np 4
@@ -28,7 +28,7 @@ if(TARGET mbspar)
     foreach(verb run accel static inverse)
       add_test(NAME fault_sweep_full.${verb}.np${np}
                COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/fault_sweep.py --verb ${verb} --np ${np}
-                       --mode all --every 1 --ranks all -- ${MBS_HARDEN_ARGS})
+                       --mode all --every 1 --ranks all --more -- ${MBS_HARDEN_ARGS})
       set_tests_properties(fault_sweep_full.${verb}.np${np} PROPERTIES LABELS "slow;mpi;fault"
                            TIMEOUT 1800 PROCESSORS 2 RUN_SERIAL TRUE ENVIRONMENT "${MBS_MPI_ENV}")
     endforeach()

@@ -733,11 +733,7 @@ mbsErr mbsp_engineGatherSome(mbspEngine *e, double *qdd, double *lam, double *jf
   const mbsModel *m = e->m;
   int P = e->size;
   int *cnt = calloc((size_t)P, sizeof(int)), *dsp = calloc((size_t)P, sizeof(int));
-  if (!cnt || !dsp) {
-    free(cnt), free(dsp);
-    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (gather)");
-  }
-  mbsErr err = MBS_OK;
+  mbsErr err = cnt && dsp ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (gather)");
   // three contiguous ranges per rank (in rank order): dofs, constraint components, bodies x 6
   int b0 = e->b0, b1 = e->b1;
   int lo[3] = {m->body_dofadr[b0], m->body_lamadr[b0], 6 * b0};
@@ -745,7 +741,10 @@ mbsErr mbsp_engineGatherSome(mbspEngine *e, double *qdd, double *lam, double *jf
                m->body_lamadr[b1 - 1] + m->body_lamnum[b1 - 1], 6 * b1};
   double mine[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
   double *all = calloc(3 * (size_t)P, sizeof(double));
-  if (!all) err = mbs_errSet(MBS_ERR_NOMEM, "out of memory (gather)");
+  if (!err && !all) err = mbs_errSet(MBS_ERR_NOMEM, "out of memory (gather)");
+  // every rank agrees before the collectives (a rank without its buffers must not leave the
+  // others waiting in them)
+  err = mbsp_agreeErr(e->comm, err);
   if (!err) err = mbsp_gather(e->comm, mine, 3, all);
   for (int pass = 0; pass < 3 && !err; pass++) {
     if (!(what & (1 << pass))) continue;

@@ -718,26 +718,30 @@ void mbs_loopViolation(const mbsModel *m, const mbsWork *w, mbsReal *pos, mbsRea
   if (vel) *vel = v;
 }
 
-void mbs_loopWrenchWorld(const mbsModel *m, const mbsWork *w, mbsReal *out) {
+// the wrench of loop k (its equations from i0 on) in the ground frame into out (6)
+static void mbs_loopWrenchOne(const mbsModel *m, const mbsWork *w, int k, int i0, mbsReal *out) {
   const struct mbsLoopWork *lw = w->loop;
-  for (int k = 0, i = 0; k < m->nloop; k++) {
-    int b2 = m->loop_body[2 * k + 1];
-    mbsReal W[6] = {0, 0, 0, 0, 0, 0};
-    for (int r = 0; r < m->loop_lamnum[k]; r++, i++)
-      for (int j = 0; j < 6; j++) W[j] += lw->D[12 * i + 6 + j] * w->lam[m->nlam + i];
-    // body-2 coordinates at its origin -> ground frame, moment about the origin of frame 2
-    const mbsReal *o2 = m->loop_frame + 24 * k + 12;
-    mbsReal R[9], f[3], n[3], r2[3], t[3];
-    if (b2 >= 0)
-      memcpy(R, w->xmat + 9 * b2, sizeof R);
-    else
-      mbsu_eye3(R);
-    mbsu_mulMat3Vec(R, W, n);
-    mbsu_mulMat3Vec(R, W + 3, f);
-    mbsu_mulMat3Vec(R, o2, r2);
-    mbsu_cross3(r2, f, t);
-    for (int j = 0; j < 3; j++) out[6 * k + j] = n[j] - t[j], out[6 * k + 3 + j] = f[j];
-  }
+  int b2 = m->loop_body[2 * k + 1];
+  mbsReal W[6] = {0, 0, 0, 0, 0, 0};
+  for (int r = 0, i = i0; r < m->loop_lamnum[k]; r++, i++)
+    for (int j = 0; j < 6; j++) W[j] += lw->D[12 * i + 6 + j] * w->lam[m->nlam + i];
+  // body-2 coordinates at its origin -> ground frame, moment about the origin of frame 2
+  const mbsReal *o2 = m->loop_frame + 24 * k + 12;
+  mbsReal R[9], f[3], n[3], r2[3], t[3];
+  if (b2 >= 0)
+    memcpy(R, w->xmat + 9 * b2, sizeof R);
+  else
+    mbsu_eye3(R);
+  mbsu_mulMat3Vec(R, W, n);
+  mbsu_mulMat3Vec(R, W + 3, f);
+  mbsu_mulMat3Vec(R, o2, r2);
+  mbsu_cross3(r2, f, t);
+  for (int j = 0; j < 3; j++) out[j] = n[j] - t[j], out[3 + j] = f[j];
+}
+
+void mbs_loopWrenchWorld(const mbsModel *m, const mbsWork *w, mbsReal *out) {
+  for (int k = 0, i = 0; k < m->nloop; i += m->loop_lamnum[k], k++)
+    mbs_loopWrenchOne(m, w, k, i, out + 6 * k);
 }
 
 // ---------------------------------------------------------------- assembly and projection
@@ -1038,30 +1042,36 @@ void mbs_loopJsonModel(mbsJson *j, const mbsModel *m) {
 
 void mbs_loopJsonResult(mbsJson *j, const mbsModel *m, const mbsWork *w) {
   if (!m->nloop || !w->loop) return;
-  mbsReal *wr = malloc(6 * (size_t)m->nloop * sizeof *wr);
-  int *idx = malloc(sizeof(int) * (size_t)(m->nlam_loop + 1));
+  // no allocation here: a report cannot come out half-written
+  const struct mbsLoopWork *lw = w->loop;
   mbs_jsonNumberArray(j, "loop_lambda", w->lam + m->nlam, m->nlam_loop);
-  if (wr) {
-    mbs_loopWrenchWorld(m, w, wr);
-    mbs_jsonBeginArray(j, "loop_wrench");
-    for (int k = 0; k < m->nloop; k++) mbs_jsonNumberArray(j, NULL, wr + 6 * k, 6);
-    mbs_jsonEndArray(j);
+  mbs_jsonBeginArray(j, "loop_wrench");
+  for (int k = 0, i = 0; k < m->nloop; i += m->loop_lamnum[k], k++) {
+    mbsReal wr[6];
+    mbs_loopWrenchOne(m, w, k, i, wr);
+    mbs_jsonNumberArray(j, NULL, wr, 6);
   }
+  mbs_jsonEndArray(j);
   mbsLoopStat st;
   mbs_loopStat(w, &st);
   mbsReal pos, rot, vel;
   mbs_loopViolation(m, w, &pos, &rot, &vel);
   mbs_jsonBeginObject(j, "loops");
   mbs_jsonInt(j, "rank", st.rank);
-  if (idx) mbs_loopJsonRedundant(j, m, idx, mbs_loopRedundant(w, idx));
+  mbs_jsonBeginArray(j, "redundant"); // ascending: the equations past the rank in pivot order
+  for (int i = 0; i < lw->n; i++)
+    for (int q = lw->rank; q < lw->n; q++)
+      if (lw->piv[q] == i) {
+        char lab[300];
+        mbs_jsonString(j, NULL, mbs_loopEqLabel(m, i, lab, sizeof lab));
+      }
+  mbs_jsonEndArray(j);
   mbs_jsonNumber(j, "min_pivot", st.min_pivot);
   mbs_jsonNumber(j, "closure_residual", st.residual);
   mbs_jsonNumber(j, "violation_pos", pos);
   mbs_jsonNumber(j, "violation_rot", rot);
   mbs_jsonNumber(j, "violation_vel", vel);
   mbs_jsonEndObject(j);
-  free(wr);
-  free(idx);
 }
 
 void mbs_loopPrint(FILE *f, const mbsModel *m) {
