@@ -69,7 +69,7 @@ for np in $nps; do
     echo "== fault_sweep_full: $verb at $np rank(s)" | tee -a "$log"
     t0=$(date +%s)
     rc=0
-    python3 "$here/mpi-tests/fault_sweep.py" --verb "$verb" --np "$np" --mode "$mode" --every 1 --more \
+    python3 "$here/mpi-tests/fault_sweep.py" --verb "$verb" --np "$np" --mode "$mode" --every 1 --all-methods \
       --ranks all -- "$bdir/mbspar" "$here/configs" "$mpiexec" -n --oversubscribe \
       >>"$log" 2>&1 || rc=$?
     t1=$(date +%s)
@@ -95,7 +95,7 @@ done
   echo
   echo "    bench/fault_sweep_full.sh --np \"$nps\" --verbs \"$verbs\" --mode $mode $bdir"
   echo
-  echo "Each sweep: mpi-tests/fault_sweep.py --verb VERB --np N --mode $mode --every 1 --more --ranks all"
+  echo "Each sweep: mpi-tests/fault_sweep.py --verb VERB --np N --mode $mode --every 1 --all-methods --ranks all"
   echo "(every distinct allocation/write/NaN point, on every rank; --mode all: at its first"
   echo "occurrence, --mode every: at every occurrence; points of the"
   echo "common setup are injected by the run sweep only). Failures: hang (> 10 s), different codes"

@@ -2,12 +2,13 @@
 """Fault-injection sweep of one verb (issue 12.1, docs/hardening.md "Fault injection").
 
     fault_sweep.py --verb run|accel|static|inverse --np N [--mode all|grouped]
-                   [--ranks R,...|all] [--every K] [--more | --only-more]
+                   [--ranks R,...|all] [--every K] [--more] [--all-methods] [--only-more]
                    -- MBSPAR CONFIGS_DIR MPIEXEC NPFLAG [PREFLAGS...]
 
 --more adds the scenarios of the other code paths (solver.method = jcg on the chain; the six-bar
 with closed loops and a spring-damper under schur: the engine's loop solve, the whole-model
-gather of accel); --only-more injects only the points those add.
+gather of accel); --all-methods also chebyshev, jacobi, gs, sor, petsc and direct (one rank) in
+accel and static and euler and dp5 in run; --only-more injects only the points those add.
 
 The complete sweep (every distinct point on every rank, no sampling) is the default mode with
 --ranks all: --mode all --every 1 --ranks all (bench/fault_sweep_full.sh runs it at 1, 2 and 4
@@ -76,11 +77,14 @@ def parse_args():
     ap.add_argument("--more", action="store_true",
                     help="also the scenarios of the other code paths: solver.method = jcg on the "
                          "chain, and the six-bar (closed loops, a spring-damper) with schur")
+    ap.add_argument("--all-methods", action="store_true",
+                    help="with --more: also chebyshev, jacobi, gs, sor, petsc, direct (one rank) "
+                         "in accel and static, euler and dp5 in run")
     ap.add_argument("--only-more", action="store_true",
                     help="with --more: inject only the points the extra scenarios add (the "
                          "others are the plain sweep's)")
     a = ap.parse_args(argv[:k])
-    a.more = a.more or a.only_more
+    a.more = a.more or a.only_more or a.all_methods
     pos = argv[k + 1:]
     if len(pos) < 4:
         sys.exit("fault_sweep.py: need MBSPAR CONFIGS_DIR MPIEXEC NPFLAG after --")
@@ -388,6 +392,11 @@ def scenarios(verb):
         ] + ([
             ("run jcg", lambda d: ["run", CHAIN, "--out", d] + RUN +
              ["--set", "solver.method=jcg"], run_prepare_fresh, run_check_fresh),
+        ] + [
+            ("run %s" % im, lambda d, im=im: ["run", CHAIN, "--out", d] + RUN +
+             ["--set", "integrator.method=" + im], run_prepare_fresh, run_check_fresh)
+            for im in (("euler", "dp5") if A.all_methods else ())
+        ] + [
             ("run loops", lambda d: ["run", SIXBAR, "--out", d, "--quiet", "--set",
                                      "integrator.t_end=0.004", "--set", "integrator.dt=0.001",
                                      "--set", "output.every=1", "--set",
@@ -406,6 +415,12 @@ def scenarios(verb):
         out.append(("%s %s" % (verb, meth),
                     lambda d, meth=meth: [verb, CHAIN, "--out", d, "--force", "--json", jt] + MODEL +
                     extra + ["--set", "solver.method=" + meth],
+                    sentinel_prepare(files), sentinel_check(files, verb + ".json")))
+    more = ["chebyshev", "jacobi", "gs", "sor", "petsc"] + (["direct"] if A.np == 1 else [])
+    for meth in more if A.all_methods and verb != "inverse" else []:
+        out.append(("%s %s" % (verb, meth),
+                    lambda d, meth=meth: [verb, CHAIN, "--out", d, "--force", "--json", jt] + MODEL +
+                    extra + ["--set", "solver.method=" + meth, "--set", "solver.max_iter=100000"],
                     sentinel_prepare(files), sentinel_check(files, verb + ".json")))
     if A.more and verb != "inverse":  # (inverse has no solver.method; its loop path is serial)
         out.append(("%s jcg" % verb,
@@ -474,7 +489,7 @@ def main():
             plan = keep
         else:
             stats["planned"] += len(plan)
-        if A.plan_only or (A.only_more and name.split()[-1] not in ("jcg", "loops")):
+        if A.plan_only or (A.only_more and name.split()[-1] in ("csv", "hdf5", "schur", "aba")):
             plan = []
         for kind, index, label, r in plan:
             prepare(d)

@@ -28,7 +28,7 @@ if(TARGET mbspar)
     foreach(verb run accel static inverse)
       add_test(NAME fault_sweep_full.${verb}.np${np}
                COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/fault_sweep.py --verb ${verb} --np ${np}
-                       --mode all --every 1 --ranks all --more -- ${MBS_HARDEN_ARGS})
+                       --mode all --every 1 --ranks all --all-methods -- ${MBS_HARDEN_ARGS})
       set_tests_properties(fault_sweep_full.${verb}.np${np} PROPERTIES LABELS "slow;mpi;fault"
                            TIMEOUT 1800 PROCESSORS 2 RUN_SERIAL TRUE ENVIRONMENT "${MBS_MPI_ENV}")
     endforeach()
