@@ -4,8 +4,26 @@
 #ifndef MBS_TEST_LOOPS_H
 #define MBS_TEST_LOOPS_H
 #include "mbs_test.h"
+#include "mbspar/mbs_config.h"
 #include "mbspar/mbs_loops.h"
 #include "spatial.h"
+
+// the model of DIR/NAME with the --set overrides SETS (NULL on failure, counted as one)
+static mbsModel *mbs_test_loadConfig(const char *dir, const char *name, const char *const *sets,
+                                     int nsets) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  char *text = mbs_test_slurp(path);
+  mbsConfig *cfg = NULL;
+  mbsModel *m = NULL;
+  MBS_EXPECT(text, "cannot read %s", path);
+  if (!text) return NULL;
+  MBS_EXPECT_OK(mbs_configParse(text, path, sets, nsets, &cfg));
+  if (cfg) MBS_EXPECT_OK(mbs_configBuildModel(cfg, &m));
+  mbs_configDestroy(&cfg);
+  free(text);
+  return m;
+}
 
 // a random frame (origin, axes) for a cut joint
 static void mbs_test_randomFrame(unsigned long long *st, double *F) {

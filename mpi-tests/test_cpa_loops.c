@@ -16,21 +16,6 @@
 
 static mbspComm *comm;
 
-static mbsModel *load(const char *dir, const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  char *text = mbs_test_slurp(path);
-  mbsConfig *cfg = NULL;
-  mbsModel *m = NULL;
-  MBS_EXPECT(text, "cannot read %s", path);
-  if (!text) return NULL;
-  MBS_EXPECT_OK(mbs_configParse(text, path, NULL, 0, &cfg));
-  if (cfg) MBS_EXPECT_OK(mbs_configBuildModel(cfg, &m));
-  mbs_configDestroy(&cfg);
-  free(text);
-  return m;
-}
-
 static void check(mbsModel *m, const char *what, int method, int iters) {
   mbsState *s = NULL;
   MBS_EXPECT_OK(mbs_stateCreate(m, &s));
@@ -137,7 +122,7 @@ int main(int argc, char **argv) {
   static const char *const cfgs[] = {"fourbar.cfg", "sixbar.cfg", "bricard.cfg", "slider_crank.cfg",
                                      "rssr.cfg"};
   for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
-    mbsModel *m = load(dir, cfgs[k]);
+    mbsModel *m = mbs_test_loadConfig(dir, cfgs[k], NULL, 0);
     check_all(m, cfgs[k]);
     mbs_modelDestroy(&m);
   }

@@ -25,21 +25,6 @@ static double worst_fd = 0, worst_oppo = 0, worst_cmp = 0, worst_res = 0;
 
 // ---------------------------------------------------------------- helpers
 
-static mbsModel *load(const char *dir, const char *name, const char *const *sets, int nsets) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  char *text = mbs_test_slurp(path);
-  mbsConfig *cfg = NULL;
-  mbsModel *m = NULL;
-  MBS_EXPECT(text, "cannot read %s", path);
-  if (!text) return NULL;
-  MBS_EXPECT_OK(mbs_configParse(text, path, sets, nsets, &cfg));
-  if (cfg) MBS_EXPECT_OK(mbs_configBuildModel(cfg, &m));
-  mbs_configDestroy(&cfg);
-  free(text);
-  return m;
-}
-
 // results of one evaluation
 typedef struct {
   double *qdd, *jw, *lam, *lw, *acc;
@@ -267,7 +252,7 @@ static void test_configs(const char *dir) {
   };
   printf("configs (aba vs crba; rank and redundancy at q0):\n");
   for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
-    mbsModel *m = load(dir, cfgs[k].file, NULL, 0);
+    mbsModel *m = mbs_test_loadConfig(dir, cfgs[k].file, NULL, 0);
     if (!m) continue;
     const mbsLoopAssembly *as = &m->loop_asm;
     MBS_EXPECT(as->rank == cfgs[k].rank && m->nlam_loop == cfgs[k].neq &&
@@ -300,7 +285,8 @@ static void test_configs(const char *dir) {
 // 5e-5 at N = 1000, with no loop at all)
 static void test_ladder(const char *dir) {
   const char *noloops[] = {"model.loops=()", "model.bodies=()"};
-  mbsModel *m = load(dir, "ladder.cfg", NULL, 0), *t = load(dir, "ladder.cfg", noloops, 2);
+  mbsModel *m = mbs_test_loadConfig(dir, "ladder.cfg", NULL, 0),
+           *t = mbs_test_loadConfig(dir, "ladder.cfg", noloops, 2);
   if (!m || !t) return;
   MBS_EXPECT(m->loop_asm.rank == 200 && m->nlam_loop == 300 && m->loop_asm.nredundant == 100,
              "ladder: rank %d of %d", m->loop_asm.rank, m->nlam_loop);
@@ -315,7 +301,8 @@ static void test_ladder(const char *dir) {
 static void test_assembly(const char *dir) {
   // a rounded q0 far from closure is assembled; the same closure as the config's
   const char *sets[] = {"model.bodies[1].joint.q0=[-0.5]", "model.bodies[2].joint.q0=[-1.6]"};
-  mbsModel *m = load(dir, "fourbar.cfg", sets, 2), *ref = load(dir, "fourbar.cfg", NULL, 0);
+  mbsModel *m = mbs_test_loadConfig(dir, "fourbar.cfg", sets, 2),
+           *ref = mbs_test_loadConfig(dir, "fourbar.cfg", NULL, 0);
   if (m && ref) {
     MBS_EXPECT(m->loop_asm.iterations > 1 && m->loop_asm.c0_pos > 0.05 &&
                    m->loop_asm.c_pos <= m->opt.closure_tol,
@@ -384,7 +371,7 @@ static void test_assembly(const char *dir) {
 // the slider-crank driven at the crank: the actuator's power equals dE/dt of the mechanism (E
 // from the kinematics alone), the slider follows the closed form, nothing is left unbalanced
 static void test_inverse(const char *dir) {
-  mbsModel *m = load(dir, "slider_crank.cfg", NULL, 0);
+  mbsModel *m = mbs_test_loadConfig(dir, "slider_crank.cfg", NULL, 0);
   if (!m) return;
   mbsState *s = NULL;
   mbsWork *w = NULL;

@@ -18,21 +18,6 @@ static mbspComm *comm;
 static double worst = 0;
 static int nchecked = 0;
 
-static mbsModel *load(const char *dir, const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  char *text = mbs_test_slurp(path);
-  mbsConfig *cfg = NULL;
-  mbsModel *m = NULL;
-  MBS_EXPECT(text, "cannot read %s", path);
-  if (!text) return NULL;
-  MBS_EXPECT_OK(mbs_configParse(text, path, NULL, 0, &cfg));
-  if (cfg) MBS_EXPECT_OK(mbs_configBuildModel(cfg, &m));
-  mbs_configDestroy(&cfg);
-  free(text);
-  return m;
-}
-
 typedef struct {
   int method, iface;
   const char *name;
@@ -142,7 +127,7 @@ int main(int argc, char **argv) {
               {"sixbar.cfg", 0},
               {"bricard.cfg", 0}};
   for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
-    mbsModel *m = load(dir, cfgs[k].file);
+    mbsModel *m = mbs_test_loadConfig(dir, cfgs[k].file, NULL, 0);
     if (!m) continue;
     if (m->nbody >= P) check_model(m, cfgs[k].file, cfgs[k].slow_ok);
     mbs_modelDestroy(&m);

@@ -129,6 +129,12 @@ static double mbsp_power(const mbspSim *S, const mbsReal *qd) {
   return p;
 }
 
+// the projection statistics of the run report
+static void mbsp_simProjCount(mbspSim *S, const mbsLoopProj *pj) {
+  S->proj_steps++, S->proj_iters += pj->iterations, S->proj_fail += !pj->converged;
+  S->proj_dq = fmax(S->proj_dq, pj->dq_max), S->proj_dqd = fmax(S->proj_dqd, pj->dqd_max);
+}
+
 // closed loops: project the state onto the loops after a step (rank 0 holds the whole state of
 // the serial baselines) and restart the integrator from it (collective)
 static mbsErr mbsp_simProject(mbspSim *S) {
@@ -142,8 +148,7 @@ static mbsErr mbsp_simProject(mbspSim *S) {
     if (!e) {
       memcpy(S->y, S->s->q, (size_t)m->nq * sizeof(double));
       memcpy(S->y + m->nq, S->s->qd, (size_t)m->nv * sizeof(double));
-      S->proj_steps++, S->proj_iters += pj.iterations, S->proj_fail += !pj.converged;
-      S->proj_dq = fmax(S->proj_dq, pj.dq_max), S->proj_dqd = fmax(S->proj_dqd, pj.dqd_max);
+      mbsp_simProjCount(S, &pj);
     }
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e));
@@ -174,8 +179,7 @@ static mbsErr mbsp_simProjectFull(mbspSim *S) {
   int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
   if (nqo) memcpy(S->y, S->sfull->q + S->q0, (size_t)nqo * sizeof(double));
   if (nvo) memcpy(S->y + nqo, S->sfull->qd + S->v0, (size_t)nvo * sizeof(double));
-  S->proj_steps++, S->proj_iters += pj.iterations, S->proj_fail += !pj.converged;
-  S->proj_dq = fmax(S->proj_dq, pj.dq_max), S->proj_dqd = fmax(S->proj_dqd, pj.dqd_max);
+  mbsp_simProjCount(S, &pj);
   return mbsp_tsSetSolution(S->ts, S->y);
 }
 

@@ -207,22 +207,30 @@ static void mbs_loopAll(const mbsModel *m, const mbsWork *w, struct mbsLoopWork 
   }
 }
 
-// D_i^T (accelerations of its two bodies); ground sides use a_ground
+// D_i^T a over the sides of equation i whose body this caller owns ([b0, b1)); the ground sides
+// (a_ground = ag) only where ag is given (one caller adds them)
+static mbsReal mbs_loopDotOwned(const mbsModel *m, const struct mbsLoopWork *lw, int i,
+                                const mbsReal *acc, const mbsReal *ag, int b0, int b1) {
+  int k = lw->eq_loop[i];
+  mbsReal s = 0;
+  for (int side = 0; side < 2; side++) {
+    int b = m->loop_body[2 * k + side];
+    const mbsReal *D = lw->D + 12 * i + 6 * side;
+    if (b >= b0 && b < b1) {
+      s += mbsu_dot6(D, acc + 6 * b);
+      MBS_FLOPS(MBS_FL_LOOP_DOT);
+    } else if (b < 0 && ag) {
+      s += mbsu_dot6(D, ag);
+      MBS_FLOPS(MBS_FL_LOOP_DOT);
+    }
+  }
+  return s;
+}
+
+// D_i^T (accelerations of its two bodies); ground sides use a_ground (ag, if given)
 static mbsReal mbs_loopDotAcc(const mbsModel *m, const struct mbsLoopWork *lw, int i,
                               const mbsReal *acc, const mbsReal *ag) {
-  int k = lw->eq_loop[i], b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
-  const mbsReal *D = lw->D + 12 * i;
-  mbsReal s = 0;
-  if (b1 >= 0)
-    s += mbsu_dot6(D, acc + 6 * b1);
-  else if (ag)
-    s += mbsu_dot6(D, ag);
-  if (b2 >= 0)
-    s += mbsu_dot6(D + 6, acc + 6 * b2);
-  else if (ag)
-    s += mbsu_dot6(D + 6, ag);
-  MBS_FLOPS(MBS_FL_LOOP_DOT * ((b1 >= 0 || ag) + (b2 >= 0 || ag)));
-  return s;
+  return mbs_loopDotOwned(m, lw, i, acc, ag, 0, m->nbody);
 }
 
 // wrenches sum_i D_i x_i into wr (nbody x 6, added)
@@ -505,6 +513,12 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *r
   MBS_FLOPS(mbs_flopLoopFactor(n, r, nzero, ref != NULL));
 }
 
+// A = G H^-1 G^T factored, its zero rows judged against the free-body compliance
+static void mbs_loopFactorA(const mbsModel *m, struct mbsLoopWork *lw) {
+  mbs_loopFreeCompliance(m, lw, lw->tmp);
+  mbs_loopFactor(lw, m->opt.rank_tol, lw->tmp);
+}
+
 // x = the solution of A x = b with the least sum A_ii x_i^2 (minimum norm of the scaled
 // unknowns): Jacobi-scaled, permuted S A S = L L^T; nu = L w with L11 (L^T L) w = (P S b)_1
 static void mbs_loopMinNorm(struct mbsLoopWork *lw, const mbsReal *b, mbsReal *x) {
@@ -557,8 +571,7 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
       return mbs_errSet(MBS_ERR_NUMERIC, "loops: singular articulated inertia");
     mbs_loopMatrixAba(m, w, lw);
   }
-  mbs_loopFreeCompliance(m, lw, lw->tmp);
-  mbs_loopFactor(lw, m->opt.rank_tol, lw->tmp);
+  mbs_loopFactorA(m, lw);
   mbs_loopMinNorm(lw, lw->rhs, lw->lam);
   // the loop wrenches join the external ones, and the tree is solved again with them
   mbs_loopAddWrench(m, lw, lw->lam, w->fext);
@@ -581,26 +594,6 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
 }
 
 // ---------------------------------------------------------------- the distributed loop solve
-
-// D_i^T a over the sides of equation i whose body this caller owns ([b0, b1)); the ground sides
-// (a_ground = ag) only where ag is given (one caller adds them)
-static mbsReal mbs_loopDotOwned(const mbsModel *m, const struct mbsLoopWork *lw, int i,
-                                const mbsReal *acc, const mbsReal *ag, int b0, int b1) {
-  int k = lw->eq_loop[i];
-  mbsReal s = 0;
-  for (int side = 0; side < 2; side++) {
-    int b = m->loop_body[2 * k + side];
-    const mbsReal *D = lw->D + 12 * i + 6 * side;
-    if (b >= b0 && b < b1) {
-      s += mbsu_dot6(D, acc + 6 * b);
-      MBS_FLOPS(MBS_FL_LOOP_DOT);
-    } else if (b < 0 && ag) {
-      s += mbsu_dot6(D, ag);
-      MBS_FLOPS(MBS_FL_LOOP_DOT);
-    }
-  }
-  return s;
-}
 
 mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   struct mbsLoopWork *lw = w->loop;
@@ -646,8 +639,7 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   // the partial sums of every caller
   MBS_CALL(ops->sum(ops->ctx, lw->A, (int)nn));
   MBS_CALL(ops->sum(ops->ctx, lw->rhs, n));
-  mbs_loopFreeCompliance(m, lw, lw->tmp);
-  mbs_loopFactor(lw, m->opt.rank_tol, lw->tmp);
+  mbs_loopFactorA(m, lw);
   mbs_loopMinNorm(lw, lw->rhs, lw->lam);
   // the loop wrenches join the external ones; the tree is solved again with them
   mbs_loopAddWrench(m, lw, lw->lam, w->fext);
@@ -752,8 +744,7 @@ static mbsErr mbs_loopFactorHere(const mbsModel *m, mbsWork *w) {
   if (!mbs_abaFactor(m, w))
     return mbs_errSet(MBS_ERR_NUMERIC, "loops: singular articulated inertia");
   mbs_loopMatrixAba(m, w, lw);
-  mbs_loopFreeCompliance(m, lw, lw->tmp);
-  mbs_loopFactor(lw, m->opt.rank_tol, lw->tmp);
+  mbs_loopFactorA(m, lw);
   return MBS_OK;
 }
 
