@@ -314,6 +314,7 @@ struct mbspHalo {
   double *sbuf, *rbuf;
   MPI_Request *req; // active (nonzero) receives [0, nr) then sends [nr, nr + ns), persistent
   int nr, ns;
+  int *rk, *sreq;   // neighbour of each receive request; send request of each neighbour (-1)
   MPI_Comm graph; // distributed-graph communicator (neighbor mode)
 };
 
@@ -330,7 +331,10 @@ mbsErr mbsp_haloCreate(mbspComm *c, int nnbr, const int *nbr, const int *sendcnt
   h->sdispl = calloc((size_t)n + 1, sizeof(int));
   h->rdispl = calloc((size_t)n + 1, sizeof(int));
   h->req = calloc(2 * (size_t)n, sizeof(MPI_Request));
-  if (!h->nbr || !h->scnt || !h->rcnt || !h->sdispl || !h->rdispl || !h->req) {
+  h->rk = calloc((size_t)n, sizeof(int));
+  h->sreq = calloc((size_t)n, sizeof(int));
+  if (!h->nbr || !h->scnt || !h->rcnt || !h->sdispl || !h->rdispl || !h->req || !h->rk ||
+      !h->sreq) {
     mbsp_haloDestroy(&h);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (halo)");
   }
@@ -348,13 +352,19 @@ mbsErr mbsp_haloCreate(mbspComm *c, int nnbr, const int *nbr, const int *sendcnt
   // only nonzero directions get a request, so phased (pipelined) use cannot wait on a partner
   // that has nothing to send yet
   for (int k = 0; k < nnbr; k++)
-    if (h->rcnt[k] > 0)
+    if (h->rcnt[k] > 0) {
+      h->rk[h->nr] = k;
       MBS_CALL_MPI(MPI_Recv_init(h->rbuf + h->rdispl[k], h->rcnt[k], MPI_DOUBLE, h->nbr[k], 77,
                                  c->comm, &h->req[h->nr++]));
-  for (int k = 0; k < nnbr; k++)
-    if (h->scnt[k] > 0)
+    }
+  for (int k = 0; k < nnbr; k++) {
+    h->sreq[k] = -1;
+    if (h->scnt[k] > 0) {
+      h->sreq[k] = h->nr + h->ns;
       MBS_CALL_MPI(MPI_Send_init(h->sbuf + h->sdispl[k], h->scnt[k], MPI_DOUBLE, h->nbr[k], 77,
                                  c->comm, &h->req[h->nr + h->ns++]));
+    }
+  }
   if (mode == MBSP_HALO_NEIGHBOR) {
     // the same neighbour list both ways (a symmetric graph); GCC misreads MPI_UNWEIGHTED
 #if defined(__GNUC__) && !defined(__clang__)
@@ -405,6 +415,34 @@ mbsErr mbsp_haloSendAll(mbspHalo *h) {
   return MBS_OK;
 }
 
+mbsErr mbsp_haloStartRecvs(mbspHalo *h) {
+  if (h->nr > 0) MBS_CALL_MPI(MPI_Startall(h->nr, h->req));
+  return MBS_OK;
+}
+
+mbsErr mbsp_haloWaitAnyRecv(mbspHalo *h, int *k) {
+  int idx = MPI_UNDEFINED;
+  *k = -1;
+  if (h->nr == 0) return MBS_OK;
+  MBS_CALL_MPI(MPI_Waitany(h->nr, h->req, &idx, MPI_STATUS_IGNORE));
+  if (idx != MPI_UNDEFINED) *k = h->rk[idx];
+  return MBS_OK;
+}
+
+mbsErr mbsp_haloStartSend(mbspHalo *h, int k) {
+  if (k >= 0 && k < h->nnbr && h->sreq[k] >= 0) MBS_CALL_MPI(MPI_Start(&h->req[h->sreq[k]]));
+  return MBS_OK;
+}
+
+mbsErr mbsp_haloWaitSends(mbspHalo *h) {
+  if (h->ns > 0) MBS_CALL_MPI(MPI_Waitall(h->ns, h->req + h->nr, MPI_STATUSES_IGNORE));
+  return MBS_OK;
+}
+
+int mbsp_haloRecvs(const mbspHalo *h, int k) {
+  return k >= 0 && k < h->nnbr && h->rcnt[k] > 0;
+}
+
 void mbsp_haloDestroy(mbspHalo **ph) {
   if (!ph || !*ph) return;
   mbspHalo *h = *ph;
@@ -415,7 +453,7 @@ void mbsp_haloDestroy(mbspHalo **ph) {
       if (h->req[k] != MPI_REQUEST_NULL) MPI_Request_free(&h->req[k]);
   if (!fin && h->graph != MPI_COMM_NULL) MPI_Comm_free(&h->graph);
   free(h->nbr), free(h->scnt), free(h->rcnt), free(h->sdispl), free(h->rdispl);
-  free(h->sbuf), free(h->rbuf), free(h->req);
+  free(h->sbuf), free(h->rbuf), free(h->req), free(h->rk), free(h->sreq);
   free(h);
   *ph = NULL;
 }
@@ -516,6 +554,17 @@ mbsErr mbsp_msgWait(mbspMsg *g, int id) {
 mbsErr mbsp_msgWaitAll(mbspMsg *g) {
   if (g->n > 0) MBS_CALL_MPI(MPI_Waitall(g->n, g->req, MPI_STATUSES_IGNORE));
   g->n = 0;
+  return MBS_OK;
+}
+
+mbsErr mbsp_msgWaitAny(mbspMsg *g, int lo, int hi, int *id) {
+  int idx = MPI_UNDEFINED;
+  *id = -1;
+  if (hi > g->n) hi = g->n;
+  if (lo < 0) lo = 0;
+  if (hi <= lo) return MBS_OK;
+  MBS_CALL_MPI(MPI_Waitany(hi - lo, g->req + lo, &idx, MPI_STATUS_IGNORE));
+  if (idx != MPI_UNDEFINED) *id = lo + idx;
   return MBS_OK;
 }
 

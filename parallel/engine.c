@@ -54,6 +54,10 @@ struct mbspEngine {
   int defer_poses; // mbsp_engineForward: the ghost poses after the solve
   int ghosted;     // some owned body has its parent on another rank (else every pose and velocity
                    // of the rank is known before the prefix)
+  // the tree pipeline as a data flow: the segment for neighbour k goes out once the segments of
+  // the kin_need[k] neighbours its bodies' ghost parents come from are in; kin_dep lists, per
+  // neighbour j, the segments waiting for j's (CSR kin_dadr)
+  int *kin_need, *kin_cnt, *kin_dadr, *kin_dep;
 
   // loops and spring-dampers (models built whole on every rank; docs/loops.md 8)
   int nlb, *lb;   // the bodies of the loops and spring-dampers, each once
@@ -291,6 +295,56 @@ static mbsErr mbsp_loopSetup(mbspEngine *e) {
   return MBS_OK;
 }
 
+// neighbour index of rank q (e->nbr is sorted), -1 if q is not a neighbour
+static int mbsp_slot(const mbspEngine *e, int q) {
+  int lo = 0, hi = e->nnbr - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (e->nbr[mid] == q) return mid;
+    if (e->nbr[mid] < q)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+// the data-flow dependencies of the tree pipeline (mbsp_kinematics): which received segments
+// each sent segment needs (its bodies' ghost parents, structural)
+static mbsErr mbsp_kinDeps(mbspEngine *e) {
+  const mbsModel *m = e->m;
+  int nn = e->nnbr;
+  MBS_ALLOC(e->kin_need, nn + 1);
+  MBS_ALLOC(e->kin_cnt, nn + 1);
+  MBS_ALLOC(e->kin_dadr, nn + 1);
+  char *dep; // dep[j * nn + k]: segment k needs neighbour j's
+  MBS_ALLOC(dep, (size_t)nn * (size_t)nn + 1);
+  for (int b = e->b0; b < e->b1; b++) { // the ghost root of every owned body, as in the maps
+    int p = m->body_parent[b];
+    e->gho[b] = p < 0 ? -1 : p < e->b0 ? p : e->gho[p];
+  }
+  for (int k = 0; k < nn; k++)
+    for (int i = e->dn_sadr[k]; i < e->dn_sadr[k + 1]; i++) {
+      int g = e->gho[e->dn_s[i]];
+      int j = g >= 0 ? mbsp_slot(e, mbsp_owner(e, g)) : -1;
+      if (j >= 0) dep[(size_t)j * nn + k] = 1;
+    }
+  int nd = 0;
+  for (int j = 0; j < nn; j++)
+    for (int k = 0; k < nn; k++) nd += dep[(size_t)j * nn + k];
+  MBS_ALLOC(e->kin_dep, nd + 1);
+  nd = 0;
+  for (int j = 0; j < nn; j++) {
+    e->kin_dadr[j] = nd;
+    for (int k = 0; k < nn; k++)
+      if (dep[(size_t)j * nn + k]) e->kin_dep[nd++] = k, e->kin_need[k]++;
+  }
+  e->kin_dadr[nn] = nd;
+  for (int b = e->b0; b < e->b1; b++) e->gho[b] = -1;
+  free(dep);
+  return MBS_OK;
+}
+
 static mbsErr mbsp_engineSetup(mbspEngine *e) {
   MBS_CALL(mbsp_decompose(e));
   MBS_CALL(mbsp_buildLists(e));
@@ -306,6 +360,7 @@ static mbsErr mbsp_engineSetup(mbspEngine *e) {
     e->gho[b] = -1;
     if (p >= 0 && p < e->b0) e->ghosted = 1;
   }
+  MBS_CALL(mbsp_kinDeps(e));
   return mbsp_loopSetup(e);
 }
 
@@ -389,7 +444,8 @@ void mbsp_engineDestroy(mbspEngine **pe) {
   mbs_workDestroy(&e->w);
   void *arrs[] = {e->start,   e->nbr,  e->up_sadr, e->up_s, e->up_radr, e->up_r,
                   e->dn_sadr, e->dn_s, e->dn_radr, e->dn_r, e->gho,     e->Xg,
-                  e->vloc,    e->lb,   e->lbuf,    e->lsave};
+                  e->vloc,    e->lb,   e->lbuf,    e->lsave,  e->kin_need, e->kin_cnt,
+                  e->kin_dadr, e->kin_dep};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(e);
   *pe = NULL;
@@ -423,29 +479,16 @@ static void mbsp_kinThen(const double *a, double *b) {
   memcpy(xb, X, sizeof X);
 }
 
-// boundary bodies' pose and velocity [xmat (9), xpos (3), cvel (6)] for the rank pipeline
-static void mbsp_packKin(mbspEngine *e, const mbsWork *w) {
-  for (int k = 0; k < e->nnbr; k++) {
-    double *buf = mbsp_haloSendBuf(e->hvel, k);
-    for (int j = e->dn_sadr[k]; j < e->dn_sadr[k + 1]; j++) {
-      int b = e->dn_s[j];
-      double *o = buf + 18 * (j - e->dn_sadr[k]);
-      memcpy(o, w->xmat + 9 * b, 9 * sizeof(double));
-      memcpy(o + 9, w->xpos + 3 * b, 3 * sizeof(double));
-      memcpy(o + 12, w->cvel + 6 * b, 6 * sizeof(double));
-    }
-  }
-}
-static void mbsp_unpackKin(mbspEngine *e, mbsWork *w) {
-  for (int k = 0; k < e->nnbr; k++) {
-    const double *buf = mbsp_haloRecvBuf(e->hvel, k);
-    for (int j = e->dn_radr[k]; j < e->dn_radr[k + 1]; j++) {
-      int b = e->dn_r[j];
-      const double *o = buf + 18 * (j - e->dn_radr[k]);
-      memcpy(w->xmat + 9 * b, o, 9 * sizeof(double));
-      memcpy(w->xpos + 3 * b, o + 9, 3 * sizeof(double));
-      memcpy(w->cvel + 6 * b, o + 12, 6 * sizeof(double));
-    }
+// boundary bodies' pose and velocity [xmat (9), xpos (3), cvel (6)] for the rank pipeline:
+// neighbour j's segment in
+static void mbsp_unpackKin(mbspEngine *e, mbsWork *w, int k) {
+  const double *buf = mbsp_haloRecvBuf(e->hvel, k);
+  for (int j = e->dn_radr[k]; j < e->dn_radr[k + 1]; j++) {
+    int b = e->dn_r[j];
+    const double *o = buf + 18 * (j - e->dn_radr[k]);
+    memcpy(w->xmat + 9 * b, o, 9 * sizeof(double));
+    memcpy(w->xpos + 3 * b, o + 9, 3 * sizeof(double));
+    memcpy(w->cvel + 6 * b, o + 12, 6 * sizeof(double));
   }
 }
 
@@ -470,6 +513,25 @@ static void mbsp_fromGhost(mbspEngine *e, mbsWork *w, int b, int g) {
   mbsu_xMotion(e->Xg + 12 * b, w->cvel + 6 * g, t);
   MBS_FLOPS(MBS_FL_KIN_GHOSTVEL);
   for (int i = 0; i < 6; i++) w->cvel[6 * b + i] = e->vloc[6 * b + i] + t[i];
+}
+
+// neighbour k's segment of the pipeline: its bodies' poses and velocities (their ghost parents are
+// in), packed and sent (a body with children on several ranks is finished once per segment)
+static mbsErr mbsp_kinSend(mbspEngine *e, int k) {
+  mbsWork *w = e->w;
+  double *buf = mbsp_haloSendBuf(e->hvel, k);
+  for (int j = e->dn_sadr[k]; j < e->dn_sadr[k + 1]; j++) {
+    int b = e->dn_s[j], g = e->gho[b];
+    if (g >= 0)
+      mbsp_fromGhost(e, w, b, g);
+    else // rooted at the ground on this rank: v = vloc, pose from the position stage
+      memcpy(w->cvel + 6 * b, e->vloc + 6 * b, 6 * sizeof(double));
+    double *o = buf + 18 * (j - e->dn_sadr[k]);
+    memcpy(o, w->xmat + 9 * b, 9 * sizeof(double));
+    memcpy(o + 9, w->xpos + 3 * b, 3 * sizeof(double));
+    memcpy(o + 12, w->cvel + 6 * b, 6 * sizeof(double));
+  }
+  return mbsp_haloStartSend(e->hvel, k);
 }
 
 // Xgb = X_b Xgp for a joint about coordinate axis k (E_b: rows i, j rotated by (c, s)): 18 + 15
@@ -575,19 +637,23 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
         memcpy(w->cvel + 6 * g, pre + 24, 6 * sizeof(double));
       }
     } else {
-      // pipeline: boundary values from lower ranks, then to higher ranks
-      err = mbsp_haloRecvAll(e->hvel);
-      if (err) return err;
-      mbsp_unpackKin(e, w);
-      for (int j = 0; j < e->dn_sadr[e->nnbr]; j++) {
-        int b = e->dn_s[j], g = e->gho[b];
-        if (g >= 0)
-          mbsp_fromGhost(e, w, b, g);
-        else // rooted at the ground on this rank: v = vloc, pose from the position stage
-          memcpy(w->cvel + 6 * b, e->vloc + 6 * b, 6 * sizeof(double));
+      // the rank tree's pipeline as a data flow: each neighbour's segment goes out as soon as
+      // the segments its bodies depend on are in (a rank waiting for all of its inputs before
+      // sending any would chain the ranks of a depth-first partition one after another: depth
+      // ~P/2 instead of the rank tree's height)
+      err = mbsp_haloStartRecvs(e->hvel);
+      for (int k = 0; k < e->nnbr; k++) e->kin_cnt[k] = e->kin_need[k];
+      for (int k = 0; k < e->nnbr && !err; k++)
+        if (e->kin_cnt[k] == 0) err = mbsp_kinSend(e, k);
+      for (;;) {
+        int j = -1;
+        if (!err) err = mbsp_haloWaitAnyRecv(e->hvel, &j);
+        if (err || j < 0) break;
+        mbsp_unpackKin(e, w, j);
+        for (int i = e->kin_dadr[j]; i < e->kin_dadr[j + 1] && !err; i++)
+          if (--e->kin_cnt[e->kin_dep[i]] == 0) err = mbsp_kinSend(e, e->kin_dep[i]);
       }
-      mbsp_packKin(e, w);
-      err = mbsp_haloSendAll(e->hvel);
+      if (!err) err = mbsp_haloWaitSends(e->hvel);
       MBS_TOC(w->timer, MBS_TIMER_PREFIX);
       if (err) return err;
     }

@@ -57,6 +57,9 @@ struct mbspSchur {
   int *comp_erank, *comp_etag; // per component with a remote parent: the parent's rank and tag
   double *rbuf;                // received child systems, per lower port l*l + l, at port_radr
   int *port_radr;              // (nport + 1)
+  int *port_comp;              // (nport) the component of each lower port
+  int *comp_uadr;              // (ncomp + 1) each component's upper-port lambdas in lam_up
+  int *comp_pend, *up_comp;    // (ncomp) tree passes: ports still awaited; receive -> component
   double *sbuf;                // reduced systems to send, per component nup^2 + nup
   int *comp_sadr;              // (ncomp + 1)
   double *S;                   // scratch nup^2 + nup
@@ -105,7 +108,8 @@ void mbsp_schurDestroy(mbspSchur **psp) {
                   sp->ghost_rank, sp->ghost_tag, sp->comp_erank, sp->comp_etag, sp->jx,
                   sp->jr,         sp->jz,        sp->jp,         sp->jq,        sp->jd,
                   sp->jg,         sp->lp,        sp->lq,         sp->dsend,     sp->jd_adr,
-                  sp->jt,         sp->st_s,      sp->st_r};
+                  sp->jt,         sp->st_s,      sp->st_r,       sp->port_comp, sp->comp_uadr,
+                  sp->comp_pend,  sp->up_comp};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(sp);
   *psp = NULL;
@@ -143,6 +147,14 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
       if (s->port_body[q2] < l && mbsp_schurOwner(sp, s->port_body[q2]) == cr) idx++;
     sp->port_rank[q] = cr, sp->port_tag[q] = MBSP_TAG(idx, 0);
     sp->port_radr[q + 1] = sp->port_radr[q] + nl * nl + nl;
+  }
+  MBS_ALLOC(sp->port_comp, np + 1);
+  MBS_ALLOC(sp->comp_uadr, nc + 1);
+  MBS_ALLOC(sp->comp_pend, nc + 1);
+  MBS_ALLOC(sp->up_comp, nc + 1);
+  for (int c = 0; c < nc; c++) {
+    sp->comp_uadr[c + 1] = sp->comp_uadr[c] + s->comp[c].nup;
+    for (int q = s->comp[c].p0; q < s->comp[c].p0 + s->comp[c].np; q++) sp->port_comp[q] = c;
   }
   MBS_ALLOC(sp->rbuf, sp->port_radr[np]);
   MBS_ALLOC(sp->sbuf, sp->comp_sadr[nc]);
@@ -327,10 +339,66 @@ static mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
 
 // ---------------------------------------------------------------- component-tree passes
 
+// one component's reduction in the leaf-to-root pass (its children's systems are in): add them
+// to its lower ports, eliminate, send the system left on its upper port to the parent's rank
+static mbsErr mbsp_schurTreeUp(mbspSchur *sp, mbsWork *w, int c, int *ok) {
+  const mbsModel *m = sp->m;
+  mbsSchur *s = sp->seg;
+  mbsSchurComp *cp = s->comp + c;
+  int n = cp->n, nup = cp->nup;
+  for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
+    int nl = m->body_lamnum[s->port_body[q]], o = nup + s->port_cadr[q] - cp->c0;
+    const double *rb = sp->rbuf + sp->port_radr[q];
+    MBS_FLOPS(mbs_flopSchurAdd(nl));
+    for (int i = 0; i < nl; i++) {
+      cp->g[o + i] += rb[nl * nl + i];
+      for (int j = 0; j < nl; j++) cp->C[n * (o + i) + o + j] += rb[nl * i + j];
+    }
+  }
+  double *S = sp->S;
+  *ok &= mbs_schurReduce(nup, cp->nc, cp->C, cp->g, S, S + nup * nup, &sp->nfloor);
+  if (cp->up) {
+    double *sb = sp->sbuf + sp->comp_sadr[c];
+    memcpy(sb, S, sizeof(double) * (size_t)(nup * nup + nup));
+    MBS_TIC(w->timer, MBS_TIMER_IFACE);
+    mbsErr e =
+        mbsp_msgIsend(sp->msg, sb, nup * nup + nup, sp->comp_rank[c], sp->comp_tag[c], NULL);
+    MBS_TOC(w->timer, MBS_TIMER_IFACE);
+    MBS_CALL(e);
+    sp->messages++;
+  }
+  return MBS_OK;
+}
+
+// one component's expansion in the root-to-leaf pass (its upper port's lambdas are in): its
+// lower ports' lambdas, sent to the children's ranks
+static mbsErr mbsp_schurTreeDown(mbspSchur *sp, mbsWork *w, int c) {
+  const mbsModel *m = sp->m;
+  mbsSchur *s = sp->seg;
+  mbsSchurComp *cp = s->comp + c;
+  mbs_schurExpand(cp->nup, cp->nc, cp->C, cp->g, sp->lam_up + sp->comp_uadr[c],
+                  sp->lam_low + cp->c0);
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  mbsErr e = MBS_OK;
+  for (int q = cp->p0; q < cp->p0 + cp->np && !e; q++) {
+    e = mbsp_msgIsend(sp->msg, sp->lam_low + s->port_cadr[q], m->body_lamnum[s->port_body[q]],
+                      sp->port_rank[q], sp->port_tag[q] + 1, NULL);
+    sp->messages++;
+  }
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  return e;
+}
+
+// Both passes over the component tree run as a data flow: a component is reduced (expanded) as
+// soon as its own inputs are in, whatever the order of the rank's other components. (Taking them
+// in a fixed order chains the ranks of a depth-first partition: each rank's first component hangs
+// from the previous rank's last one, so a rank that waits for its later components before
+// sending its first makes the pass ~P/2 messages deep instead of the component tree's height.)
 static mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
   const mbsModel *m = sp->m;
   mbsSchur *s = sp->seg;
-  // leaf-to-root: the children's systems on every lower port
+  int *pend = sp->comp_pend;
+  // leaf-to-root: the children's systems on every lower port (receive q is operation q)
   MBS_TIC(w->timer, MBS_TIMER_IFACE);
   for (int q = 0; q < s->nport; q++) {
     int nl = m->body_lamnum[s->port_body[q]];
@@ -340,63 +408,45 @@ static mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
   int ok = 1;
   for (int c = s->ncomp - 1; c >= 0; c--) {
-    mbsSchurComp *cp = s->comp + c;
-    int n = cp->n, nup = cp->nup;
+    pend[c] = s->comp[c].np;
+    if (pend[c] == 0) MBS_CALL(mbsp_schurTreeUp(sp, w, c, &ok));
+  }
+  for (;;) {
+    int q = -1;
     MBS_TIC(w->timer, MBS_TIMER_IFACE);
-    for (int q = cp->p0; q < cp->p0 + cp->np; q++) MBS_CALL(mbsp_msgWait(sp->msg, q));
+    mbsErr e = mbsp_msgWaitAny(sp->msg, 0, s->nport, &q);
     MBS_TOC(w->timer, MBS_TIMER_IFACE);
-    for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
-      int nl = m->body_lamnum[s->port_body[q]], o = nup + s->port_cadr[q] - cp->c0;
-      const double *rb = sp->rbuf + sp->port_radr[q];
-      MBS_FLOPS(mbs_flopSchurAdd(nl));
-      for (int i = 0; i < nl; i++) {
-        cp->g[o + i] += rb[nl * nl + i];
-        for (int j = 0; j < nl; j++) cp->C[n * (o + i) + o + j] += rb[nl * i + j];
-      }
-    }
-    double *S = sp->S;
-    ok &= mbs_schurReduce(nup, cp->nc, cp->C, cp->g, S, S + nup * nup, &sp->nfloor);
-    if (cp->up) {
-      double *sb = sp->sbuf + sp->comp_sadr[c];
-      memcpy(sb, S, sizeof(double) * (size_t)(nup * nup + nup));
-      MBS_TIC(w->timer, MBS_TIMER_IFACE);
-      MBS_CALL(
-          mbsp_msgIsend(sp->msg, sb, nup * nup + nup, sp->comp_rank[c], sp->comp_tag[c], NULL));
-      MBS_TOC(w->timer, MBS_TIMER_IFACE);
-      sp->messages++;
-    }
+    MBS_CALL(e);
+    if (q < 0) break;
+    int c = sp->port_comp[q];
+    if (--pend[c] == 0) MBS_CALL(mbsp_schurTreeUp(sp, w, c, &ok));
   }
   MBS_TIC(w->timer, MBS_TIMER_IFACE);
   MBS_CALL(mbsp_msgWaitAll(sp->msg));
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
   // a failed reduction does not leave the passes: the ranks below wait for this one's lambdas
   // (then computed from a broken factor); the error is agreed on after the passes
-  // root-to-leaf: the upper ports' lambdas, then the lower ports' for the children
+  // root-to-leaf: the upper ports' lambdas (receive k is the k-th component with a remote
+  // parent), then the lower ports' for the children
   MBS_TIC(w->timer, MBS_TIMER_IFACE);
-  for (int c = 0, at = 0; c < s->ncomp; c++) {
-    if (s->comp[c].up)
-      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->lam_up + at, s->comp[c].nup, sp->comp_rank[c],
-                             sp->comp_tag[c] + MBSP_PH_LAM, NULL));
-    at += s->comp[c].nup;
-  }
+  int nrecv = 0;
+  for (int c = 0; c < s->ncomp; c++)
+    if (s->comp[c].up) {
+      sp->up_comp[nrecv++] = c;
+      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->lam_up + sp->comp_uadr[c], s->comp[c].nup,
+                             sp->comp_rank[c], sp->comp_tag[c] + MBSP_PH_LAM, NULL));
+    }
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
-  for (int c = 0, at = 0, id = 0; c < s->ncomp; c++) {
-    mbsSchurComp *cp = s->comp + c;
-    if (cp->up) {
-      MBS_TIC(w->timer, MBS_TIMER_IFACE);
-      MBS_CALL(mbsp_msgWait(sp->msg, id++));
-      MBS_TOC(w->timer, MBS_TIMER_IFACE);
-    }
-    mbs_schurExpand(cp->nup, cp->nc, cp->C, cp->g, sp->lam_up + at, sp->lam_low + cp->c0);
-    at += cp->nup;
+  for (int c = 0; c < s->ncomp; c++)
+    if (!s->comp[c].up) MBS_CALL(mbsp_schurTreeDown(sp, w, c));
+  for (;;) {
+    int k = -1;
     MBS_TIC(w->timer, MBS_TIMER_IFACE);
-    for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
-      MBS_CALL(mbsp_msgIsend(sp->msg, sp->lam_low + s->port_cadr[q],
-                             m->body_lamnum[s->port_body[q]], sp->port_rank[q], sp->port_tag[q] + 1,
-                             NULL));
-      sp->messages++;
-    }
+    mbsErr e = mbsp_msgWaitAny(sp->msg, 0, nrecv, &k);
     MBS_TOC(w->timer, MBS_TIMER_IFACE);
+    MBS_CALL(e);
+    if (k < 0) break;
+    MBS_CALL(mbsp_schurTreeDown(sp, w, sp->up_comp[k]));
   }
   MBS_TIC(w->timer, MBS_TIMER_IFACE);
   MBS_CALL(mbsp_msgWaitAll(sp->msg));

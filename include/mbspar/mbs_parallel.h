@@ -84,6 +84,16 @@ mbsErr mbsp_haloExchange(mbspHalo *h);
 /// receives from lower ranks and sends to higher ones cannot deadlock. Collective over neighbours.
 mbsErr mbsp_haloRecvAll(mbspHalo *h);
 mbsErr mbsp_haloSendAll(mbspHalo *h);
+/// Data-flow use (pipelines down a rank tree, each segment sent as soon as its inputs are in):
+/// start every receive; wait for any one of them (*k: its neighbour, -1 when none is left);
+/// start the send of neighbour k's segment; wait for the started sends. Collective over the
+/// neighbours (every started receive is matched by the partner's started send).
+mbsErr mbsp_haloStartRecvs(mbspHalo *h);
+mbsErr mbsp_haloWaitAnyRecv(mbspHalo *h, int *k);
+mbsErr mbsp_haloStartSend(mbspHalo *h, int k);
+mbsErr mbsp_haloWaitSends(mbspHalo *h);
+/// Receives expected from neighbour k (its segment is nonzero). Local.
+int mbsp_haloRecvs(const mbspHalo *h, int k);
 /// Free and NULL. Local.
 void mbsp_haloDestroy(mbspHalo **h);
 
@@ -100,6 +110,9 @@ mbsErr mbsp_msgIsend(mbspMsg *g, const double *buf, int n, int dst, int tag, int
 /// Wait for operation \p id / for all. Local.
 mbsErr mbsp_msgWait(mbspMsg *g, int id);
 mbsErr mbsp_msgWaitAll(mbspMsg *g);
+/// Wait for any one of the operations numbered [lo, hi) still pending; *id is the one that
+/// completed, or -1 when none of them is pending. Local.
+mbsErr mbsp_msgWaitAny(mbspMsg *g, int lo, int hi, int *id);
 /// Free (cancels pending operations) and NULL. Local.
 void mbsp_msgDestroy(mbspMsg **g);
 /// Blocking send to \p dst and receive from \p src (either may be -1: none). Pairwise.
