@@ -1356,8 +1356,9 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
     for (int r = 0; r < P; r++) R[r].kin_in = pre[r];
     free(inc), free(pre), free(nxt);
   } else if (P > 1) {
-    // pipeline: per rank, receive the ghost parents' values, finish the boundary bodies, send
-    // (halo hvel: one message per pair of ranks, 18 doubles per boundary body and neighbour)
+    // pipeline as a data flow (mbsp_kinematics): per rank, each neighbour's segment goes out as
+    // soon as the messages with its bodies' ghost parents are in (halo hvel: one message per pair
+    // of ranks, 18 doubles per boundary body and neighbour)
     int *msgq = malloc((size_t)P * sizeof(int)), *nsq = malloc((size_t)P * sizeof(int));
     int *touched = malloc((size_t)P * sizeof(int));
     if (!msgq || !nsq || !touched) {
@@ -1368,11 +1369,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
     for (int q = 0; q < P; q++) msgq[q] = -1, nsq[q] = 0;
     for (int r = 0; r < P; r++) {
       const mbsCpaRank *rr = R + r;
-      int recv = mbs_cpaNodeOn(B, MBS_CPA_KIN_GHOST, rr->b0, 0, -1, -1, -1), nt = 0;
-      for (int b = rr->b0; b < rr->b1; b++) {
-        int p = m->body_parent[b];
-        if (p >= 0 && p < rr->b0) mbs_cpaDep(B, kmsg[b], recv);
-      }
+      int nt = 0;
       for (int b = rr->b0; b < rr->b1; b++) {
         const int *ch = m->child_list + m->body_childadr[b];
         for (int k = 0; k < m->body_childnum[b]; k++) {
@@ -1384,13 +1381,13 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
           if (gho[b] >= 0) { // mbsp_fromGhost
             val = mbs_cpaNodeOn(B, MBS_CPA_KIN_GHOST, b, MBS_FL_KIN_GHOSTPOSE + MBS_FL_KIN_GHOSTVEL,
                                 -1, -1, -1);
-            mbs_cpaDep(B, recv, val);
+            mbs_cpaDep(B, kmsg[fwdn[b]], val); // the message with its ghost parent
             mbs_cpaDep(B, map[b], val);
           } else {
             val = map[b];
           }
           if (msgq[q] < 0) {
-            msgq[q] = mbs_cpaMsg(B, 0, recv); // sent after all receives
+            msgq[q] = mbs_cpaMsg(B, 0, val);
             touched[nt++] = q;
           }
           mbs_cpaDep(B, val, msgq[q]);
