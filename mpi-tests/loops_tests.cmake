@@ -7,6 +7,14 @@ mbs_add_test(test_loops SOURCES test_loops.c LIBS mbs_core LABELS unit TIMEOUT 6
 mbs_add_test(test_loops_par SOURCES test_loops_par.c LIBS mbs_parallel NPROCS 1 2 3 4 LABELS mpi
              TIMEOUT 600 ARGS ${CMAKE_SOURCE_DIR}/configs)
 
+# ... and jacobi, gs, sor on the stiff configs (the four-bar, the six-bar, Bricard's linkage), whose
+# tree solves take up to 2,000,000 sweeps: 1 rank in the default run (~35 s), 2-4 ranks (one halo
+# exchange and one allreduce per sweep: long, oversubscribed here) labelled slow
+mbs_add_test(test_loops_par_stationary TARGET test_loops_par NPROCS 1 LABELS mpi TIMEOUT 900
+             ARGS ${CMAKE_SOURCE_DIR}/configs --stationary)
+mbs_add_test(test_loops_par_stationary TARGET test_loops_par NPROCS 2 3 4 LABELS mpi slow
+             TIMEOUT 7200 ARGS ${CMAKE_SOURCE_DIR}/configs --stationary)
+
 # end to end: the loop configs against closed forms, energy and closure over 10 s with dp5, drift
 # control, restart, exit 8 for the constraint-force methods, inverse, static, 2 ranks
 find_program(MBS_LOOPS_PY NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)

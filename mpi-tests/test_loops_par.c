@@ -7,9 +7,18 @@
 /// spring-dampers; the rank of the closure equations and the redundant ones agree with the
 /// baseline, the acceleration closure holds, and a second evaluation (warm-start history,
 /// reused solver state) gives the same result. Every rank agrees on the failure count.
-/// usage: test_loops_par CONFIGS_DIR
+/// With --stationary, the other half: jacobi, gs and sor on the configs whose unit solves need
+/// far more sweeps than the default run can afford (the four-bar, the six-bar, Bricard's linkage;
+/// their thin rods make the constraint-force system stiff), at tol 1e-13 with up to 2,000,000
+/// sweeps per tree solve (tol 1e-12 is not enough: the six-bar's loop matrix from such unit
+/// solves gets a spurious fifth closure equation). Some solves stop at max_iter with a residual
+/// between 1e-13 and 1e-11; the answers must still agree with aba to 1e-9. Jacobi on the
+/// four-bar is left out: its unit solves stall near 2e-10 relative after 5,000,000 sweeps (an
+/// eigenvalue of the Jacobi iteration within ~1e-6 of 1; docs/loops.md 8.2).
+/// usage: test_loops_par CONFIGS_DIR [--stationary]
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
+#include <string.h>
 #include "mbs_test_loops.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_engine.h"
@@ -17,6 +26,7 @@
 static mbspComm *comm;
 static double worst = 0;
 static int nchecked = 0;
+static int stationary = 0; // --stationary: only jacobi, gs, sor on the stiff configs
 
 typedef struct {
   int method, iface;
@@ -62,11 +72,18 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
   for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
     const mbsMethod *me = methods + k;
     if (me->method == MBS_SOLVER_DIRECT && P > 1) continue; // one rank only (by design)
-    if (me->max_iter > 100000 && !slow_ok) continue;        // see the caller
+    int stat = me->method == MBS_SOLVER_JACOBI || me->method == MBS_SOLVER_GS ||
+               me->method == MBS_SOLVER_SOR;
+    if (stationary) { // the other half (main): the stationary methods where slow_ok is 0
+      if (!stat || slow_ok) continue;
+      if (me->method == MBS_SOLVER_JACOBI && strstr(what, "fourbar")) continue; // stalls
+    } else if (me->max_iter > 100000 && !slow_ok) {
+      continue; // see the caller
+    }
     m->opt.solver = me->method;
     m->opt.iface = me->iface;
-    m->opt.tol = 1e-14;
-    m->opt.max_iter = me->max_iter;
+    m->opt.tol = stationary ? 1e-13 : 1e-14;
+    m->opt.max_iter = stationary ? 2000000 : me->max_iter;
     m->opt.warm_start = MBS_WARM_CUBIC;
     mbspEngine *e;
     mbsErr err = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e);
@@ -90,8 +107,13 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
           MBS_EXPECT(d[i] <= 1e-9, "%s, %s, np=%d, evaluation %d: %s rel diff to aba %.3e", what,
                      me->name, P, rep + 1, nm[i], d[i]);
         }
-        MBS_EXPECT(w->stat.reason >= 0, "%s, %s, np=%d: not converged (reason %d, %d iterations)",
-                   what, me->name, P, w->stat.reason, w->stat.iterations);
+        // --stationary: some tree solves stop at max_iter a little above tol (their residual's
+        // roundoff floor on these stiff systems); they must still be within 1e-11
+        int conv = w->stat.reason >= 0 ||
+                   (stationary && w->stat.reason == MBS_REASON_DIVERGED_MAXIT &&
+                    w->stat.residual <= 1e-11);
+        MBS_EXPECT(conv, "%s, %s, np=%d: not converged (reason %d, %d iterations, residual %.3e)",
+                   what, me->name, P, w->stat.reason, w->stat.iterations, w->stat.residual);
         if (m->nloop) {
           MBS_EXPECT(st.rank == ref.rank, "%s, %s, np=%d: rank of the closure equations %d, aba %d",
                      what, me->name, P, st.rank, ref.rank);
@@ -115,9 +137,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   const char *dir = argc > 1 ? argv[1] : "configs";
+  stationary = argc > 2 && strcmp(argv[2], "--stationary") == 0;
   int P = mbsp_size(comm);
   // the configs (jacobi, gs and sor, slow_ok = 0, are left out where their unit solves need
-  // more than 400000 sweeps: the four-bar, the six-bar, the Bricard linkage; docs/loops.md 8)
+  // more than 400000 sweeps at tol 1e-14: the four-bar, the six-bar, the Bricard linkage; they
+  // are the --stationary run's; docs/loops.md 8)
   static const struct {
     const char *file;
     int slow_ok;
@@ -133,7 +157,7 @@ int main(int argc, char **argv) {
     mbs_modelDestroy(&m);
   }
   // random loop models: every joint and cut-joint type, spring-dampers, loops to the ground
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 12 && !stationary; k++) {
     int nb = 4 + (k * 5) % 9, nlp = k == 11 ? 0 : 1 + k % 3, nf = k % 3 + (k == 11);
     mbsModel *m = mbs_test_randomLoopModel(nb, nlp, nf, 2000 + k);
     if (!m) continue;
@@ -146,9 +170,10 @@ int main(int argc, char **argv) {
   long fails = mbs_test_fail;
   mbsp_allreduceSumLong(comm, &fails, 1);
   if (mbsp_rank(comm) == 0)
-    printf("test_loops_par np=%d: %d evaluations checked, worst relative difference to aba %.3e: "
+    printf("test_loops_par%s np=%d: %d evaluations checked, worst relative difference to aba %.3e: "
            "%s (%ld failure(s) over all ranks)\n",
-           P, nchecked, worst, fails ? "FAILED" : "all checks passed", fails);
+           stationary ? " --stationary" : "", P, nchecked, worst,
+           fails ? "FAILED" : "all checks passed", fails);
   mbsp_finalize(&comm);
   return fails ? 1 : 0;
 }
