@@ -88,19 +88,38 @@ def cmd_steady(a):
 
 
 def merge(lst):
-    """one record per P from the launches with --repeat 1 and 1 + K: t = steady time per
-    evaluation, t_mean = the longer launch's mean, t_first = the single evaluation."""
+    """one record per P from the pairs of launches with --repeat 1 and 1 + K (notes "pair i"; older
+    files: one pair): t = the best pair's steady time per evaluation, t_pairs = every pair's,
+    t_mean = that pair's longer launch's mean, t_first = its single evaluation."""
     out = []
     for p in sorted({r["P"] for r in lst}):
-        ls = sorted([r for r in lst if r["P"] == p], key=lambda r: r["repeat"])
-        r1, r2 = ls[0], ls[-1]
+        allp = [r for r in lst if r["P"] == p]
+        groups = {}
+        for r in allp:
+            note = r.get("note") or ""
+            key = note if note.startswith("pair") else "pair 1"
+            groups.setdefault(key, []).append(r)
+        cands = []
+        for key, g in groups.items():
+            ls = sorted(g, key=lambda r: r["repeat"])
+            r1, r2 = ls[0], ls[-1]
+            if r1 is r2:
+                continue
+            t = steady_pair(r1["repeat"], r1["time_per_eval_s"], r2["repeat"], r2["time_per_eval_s"])
+            cands.append((t, r1, r2))
+        if not cands:
+            continue
+        cands.sort(key=lambda c: c[0])
+        t, r1, r2 = cands[0]
         r = dict(r2)
-        r["t"] = steady_pair(r1["repeat"], r1["time_per_eval_s"], r2["repeat"], r2["time_per_eval_s"])
+        r["t"] = t
+        r["t_pairs"] = [c[0] for c in cands]
+        r["t_median"] = sorted(r["t_pairs"])[len(cands) // 2]
         r["t_mean"] = r2["time_per_eval_s"]
         r["t_first"] = r1["time_per_eval_s"] if r1["repeat"] == 1 else None
         r["unreliable"] = unreliable(r1["repeat"], r1["time_per_eval_s"], r2["repeat"], r2["time_per_eval_s"])
-        r["launch_wall_s"] = sum(x["launch_wall_s"] for x in ls)
-        r["launch_maxrss_kB"] = max(x["launch_maxrss_kB"] for x in ls)
+        r["launch_wall_s"] = sum(x["launch_wall_s"] for x in allp)
+        r["launch_maxrss_kB"] = max(x["launch_maxrss_kB"] for x in allp)
         r["repeat"] = r2["repeat"] - (r1["repeat"] if r2["repeat"] > r1["repeat"] else 0)
         out.append(r)
     return out
@@ -232,10 +251,10 @@ def cmd_report(a):
         t1 = next((r["t"] for r in rs if r["P"] == 1), None)
         L += [f"#### Strong scaling, {fams[fam]} N = {rs[0]['bodies']} "
               f"(ABA here: {ms(tab)} ms per evaluation)", "",
-              "| P | N/host | simulated time/eval [ms] | first evaluation alone [ms] | speedup vs ABA | speedup vs SMPI P=1 | "
+              "| P | N/host | simulated time/eval [ms] (best pair) | every pair [ms] | first evaluation alone [ms] | speedup vs ABA | speedup vs SMPI P=1 | "
               "interface steps | prefix [ms]* | interface [ms]* | halo [ms]* | cpa T_P [ms] | "
               "SMPI/cpa − 1 | real time of the simulation [s] | peak RSS [MB] |",
-              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         pts = []
         for r in rs:
             t = r["t"]
@@ -247,7 +266,7 @@ def cmd_report(a):
                 if r["P"] == 1 and cp is None:
                     cp = c["schedule"].get("1", [None])[0]
             rel = (t / cp - 1) if cp else None
-            L.append(f"| {r['P']} | {r['bodies'] // r['P']} | {ms(t)}{' †' if r['unreliable'] else ''} | {ms(r.get('t_first'))} | {fmt(tab / t if tab else None)} | "
+            L.append(f"| {r['P']} | {r['bodies'] // r['P']} | {ms(t)}{' †' if r['unreliable'] else ''} | {', '.join(ms(x) for x in r.get('t_pairs', [t]))} | {ms(r.get('t_first'))} | {fmt(tab / t if tab else None)} | "
                      f"{fmt(t1 / t if t1 else None)} | {r.get('iterations')} | "
                      f"{ms(tm.get('comm.prefix', 0) / k)} | {ms(tm.get('comm.interface', 0) / k)} | "
                      f"{ms(tm.get('comm.halo', 0) / k)} | {ms(cp)} | "
@@ -276,8 +295,11 @@ def cmd_report(a):
         p64 = next((r for r in rs if r["P"] == 64), None)
         if p64 and tab:
             s = tab / p64["t"]
-            L.append(f"\nTarget at P = 64 (>= 20x serial ABA): {s:.1f}x — "
-                     f"{'met' if s >= 20 else 'NOT met'}.")
+            smed = tab / p64.get("t_median", p64["t"])
+            L.append(f"\nTarget at P = 64 (>= 20x serial ABA): {s:.1f}x with the best of "
+                     f"{len(p64.get('t_pairs', [0]))} pair(s), {smed:.1f}x with their median — "
+                     f"{'met' if s >= 20 else 'NOT met'}"
+                     f"{'' if (s >= 20) == (smed >= 20) else ' (by the best pair only)'}.")
         L.append("")
         plots[fam] = (pts, tab, rs[0]["bodies"])
 
@@ -287,15 +309,15 @@ def cmd_report(a):
     if rs:
         t1 = next((r["t"] for r in rs if r["P"] == 1), None)
         L += [f"#### Weak scaling, chain with {rs[0]['bodies'] // rs[0]['P']} bodies per host", "",
-              "| P | N | simulated time/eval [ms] | ABA(N) here [ms] | speedup vs ABA(N) | "
+              "| P | N | simulated time/eval [ms] (best pair) | every pair [ms] | ABA(N) here [ms] | speedup vs ABA(N) | "
               "efficiency T(1)/T(P) | interface steps | real time of the simulation [s] | "
               "peak RSS [MB] |",
-              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
         for r in rs:
             t = r["t"]
             b = aba("chain", r["size"])
             tab = b["time_per_eval_s"] if b else None
-            L.append(f"| {r['P']} | {r['bodies']} | {ms(t)}{' †' if r['unreliable'] else ''} | {ms(tab)} | "
+            L.append(f"| {r['P']} | {r['bodies']} | {ms(t)}{' †' if r['unreliable'] else ''} | {', '.join(ms(x) for x in r.get('t_pairs', [t]))} | {ms(tab)} | "
                      f"{fmt(tab / t if tab else None)} | {fmt(t1 / t if t1 else None)} | "
                      f"{r.get('iterations')} | {r['launch_wall_s']:.1f} | "
                      f"{r['launch_maxrss_kB'] / 1024:.0f} |")
