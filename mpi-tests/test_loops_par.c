@@ -109,9 +109,9 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
         }
         // --stationary: some tree solves stop at max_iter a little above tol (their residual's
         // roundoff floor on these stiff systems); they must still be within 1e-11
-        int conv = w->stat.reason >= 0 ||
-                   (stationary && w->stat.reason == MBS_REASON_DIVERGED_MAXIT &&
-                    w->stat.residual <= 1e-11);
+        int conv =
+            w->stat.reason >= 0 || (stationary && w->stat.reason == MBS_REASON_DIVERGED_MAXIT &&
+                                    w->stat.residual <= 1e-11);
         MBS_EXPECT(conv, "%s, %s, np=%d: not converged (reason %d, %d iterations, residual %.3e)",
                    what, me->name, P, w->stat.reason, w->stat.iterations, w->stat.residual);
         if (m->nloop) {

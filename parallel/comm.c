@@ -114,8 +114,8 @@ mbsErr mbsp_agreeStart(mbspComm *c, mbsErr local) {
   mbs_faultPhase();
   c->agree_codes[0] = (int)local, c->agree_codes[1] = local ? -c->rank : -c->size;
   c->agree_local = local;
-  if (MPI_Iallreduce(c->agree_codes, c->agree_red, 2, MPI_INT, MPI_MAX, c->comm,
-                     &c->agree_req) != MPI_SUCCESS)
+  if (MPI_Iallreduce(c->agree_codes, c->agree_red, 2, MPI_INT, MPI_MAX, c->comm, &c->agree_req) !=
+      MPI_SUCCESS)
     return mbs_errSet(MBS_ERR_MPI, "MPI_Iallreduce failed while agreeing on an error");
   c->agree_on = 1;
   return MBS_OK;
@@ -342,7 +342,7 @@ struct mbspHalo {
   double *sbuf, *rbuf;
   MPI_Request *req; // active (nonzero) receives [0, nr) then sends [nr, nr + ns), persistent
   int nr, ns;
-  int *rk, *sreq;   // neighbour of each receive request; send request of each neighbour (-1)
+  int *rk, *sreq; // neighbour of each receive request; send request of each neighbour (-1)
   MPI_Comm graph; // distributed-graph communicator (neighbor mode)
 };
 

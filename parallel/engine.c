@@ -442,10 +442,9 @@ void mbsp_engineDestroy(mbspEngine **pe) {
   mbsp_haloDestroy(&e->hvel);
   mbs_cfsDestroy(&e->c);
   mbs_workDestroy(&e->w);
-  void *arrs[] = {e->start,   e->nbr,  e->up_sadr, e->up_s, e->up_radr, e->up_r,
-                  e->dn_sadr, e->dn_s, e->dn_radr, e->dn_r, e->gho,     e->Xg,
-                  e->vloc,    e->lb,   e->lbuf,    e->lsave,  e->kin_need, e->kin_cnt,
-                  e->kin_dadr, e->kin_dep};
+  void *arrs[] = {e->start, e->nbr,     e->up_sadr,  e->up_s,    e->up_radr,  e->up_r,   e->dn_sadr,
+                  e->dn_s,  e->dn_radr, e->dn_r,     e->gho,     e->Xg,       e->vloc,   e->lb,
+                  e->lbuf,  e->lsave,   e->kin_need, e->kin_cnt, e->kin_dadr, e->kin_dep};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(e);
   *pe = NULL;

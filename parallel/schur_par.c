@@ -361,8 +361,7 @@ static mbsErr mbsp_schurTreeUp(mbspSchur *sp, mbsWork *w, int c, int *ok) {
     double *sb = sp->sbuf + sp->comp_sadr[c];
     memcpy(sb, S, sizeof(double) * (size_t)(nup * nup + nup));
     MBS_TIC(w->timer, MBS_TIMER_IFACE);
-    mbsErr e =
-        mbsp_msgIsend(sp->msg, sb, nup * nup + nup, sp->comp_rank[c], sp->comp_tag[c], NULL);
+    mbsErr e = mbsp_msgIsend(sp->msg, sb, nup * nup + nup, sp->comp_rank[c], sp->comp_tag[c], NULL);
     MBS_TOC(w->timer, MBS_TIMER_IFACE);
     MBS_CALL(e);
     sp->messages++;
