@@ -20,10 +20,6 @@
 struct mbspComm {
   MPI_Comm comm;
   int rank, size, provided;
-  // a split agreement (mbsp_agreeStart / mbsp_agreeFinish): its reduction under way
-  MPI_Request agree_req;
-  int agree_codes[2], agree_red[2], agree_on;
-  mbsErr agree_local;
 };
 
 #define MBS_CALL_MPI(expr)                                                                         \
@@ -88,8 +84,12 @@ const char *mbsp_libraryVersion(void) {
   return v;
 }
 
-// after the reduction: the lowest failing rank's message to every rank
-static mbsErr mbsp_agreeMsg(mbspComm *c, mbsErr local, const int *red) {
+mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
+  mbs_faultPhase(); // fault injection: the points between two agreements form one stretch
+  int codes[2] = {(int)local, local ? -c->rank : -c->size}, red[2];
+  // MAX of the code; MAX of -rank among failing ranks gives the lowest failing rank
+  if (MPI_Allreduce(codes, red, 2, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS)
+    return mbs_errSet(MBS_ERR_MPI, "MPI_Allreduce failed while agreeing on an error");
   if (red[0] == MBS_OK) return MBS_OK;
   int root = -red[1];
   if (root < 0 || root >= c->size) root = 0;
@@ -99,34 +99,6 @@ static mbsErr mbsp_agreeMsg(mbspComm *c, mbsErr local, const int *red) {
   msg[sizeof msg - 1] = 0;
   if (c->rank != root || !local) mbs_errSet((mbsErr)red[0], "%s", msg);
   return (mbsErr)red[0];
-}
-
-mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
-  mbs_faultPhase(); // fault injection: the points between two agreements form one stretch
-  int codes[2] = {(int)local, local ? -c->rank : -c->size}, red[2];
-  // MAX of the code; MAX of -rank among failing ranks gives the lowest failing rank
-  if (MPI_Allreduce(codes, red, 2, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS)
-    return mbs_errSet(MBS_ERR_MPI, "MPI_Allreduce failed while agreeing on an error");
-  return mbsp_agreeMsg(c, local, red);
-}
-
-mbsErr mbsp_agreeStart(mbspComm *c, mbsErr local) {
-  mbs_faultPhase();
-  c->agree_codes[0] = (int)local, c->agree_codes[1] = local ? -c->rank : -c->size;
-  c->agree_local = local;
-  if (MPI_Iallreduce(c->agree_codes, c->agree_red, 2, MPI_INT, MPI_MAX, c->comm, &c->agree_req) !=
-      MPI_SUCCESS)
-    return mbs_errSet(MBS_ERR_MPI, "MPI_Iallreduce failed while agreeing on an error");
-  c->agree_on = 1;
-  return MBS_OK;
-}
-
-mbsErr mbsp_agreeFinish(mbspComm *c) {
-  if (!c->agree_on) return mbs_errSet(MBS_ERR_INTERNAL, "mbsp_agreeFinish without a start");
-  c->agree_on = 0;
-  if (MPI_Wait(&c->agree_req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-    return mbs_errSet(MBS_ERR_MPI, "MPI_Wait failed while agreeing on an error");
-  return mbsp_agreeMsg(c, c->agree_local, c->agree_red);
 }
 
 mbsErr mbsp_bcastFile(mbspComm *c, const char *path, char **text, size_t *len) {

@@ -725,21 +725,12 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   }
   MBS_TOC(w->timer, MBS_TIMER_SOLVE);
   if (ef) e = mbs_errSet(ef, "%s", fmsg); // the factor's error (it caused whatever followed)
-  // the agreement on it overlaps the back-substitution (local arithmetic only: harmless on a
-  // failed rank's numbers, which are then discarded); nothing is sent before it is finished
-  if (sp->size > 1)
-    MBS_CALL(mbsp_agreeStart(sp->comm, e));
-  else
-    MBS_CALL(mbsp_agreeErr(sp->comm, e));
+  MBS_CALL(mbsp_agreeErr(sp->comm, e));
   // back-substitution, then the parents' accelerations for the roots with remote parents
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
   mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low);
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);
   if (sp->size > 1) {
-    MBS_TIC(w->timer, MBS_TIMER_ALLREDUCE);
-    e = mbsp_agreeFinish(sp->comm);
-    MBS_TOC(w->timer, MBS_TIMER_ALLREDUCE);
-    MBS_CALL(e);
     MBS_TIC(w->timer, MBS_TIMER_HALO);
     for (int c = 0; c < s->ncomp && !e; c++)
       if (sp->comp_erank[c] >= 0)

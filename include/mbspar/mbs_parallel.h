@@ -26,11 +26,6 @@ const char *mbsp_libraryVersion(void);
 /// Agree on an error: returns the largest code over all ranks; if any rank failed, the message of
 /// the lowest failing rank is copied into every rank's error message. Collective.
 mbsErr mbsp_agreeErr(mbspComm *comm, mbsErr local);
-/// The same agreement split in two, so that local work can overlap its reduction: start it with
-/// this rank's outcome, do work that sends and receives nothing, then finish it (same result as
-/// mbsp_agreeErr). One agreement at a time per communicator. Collective (both calls).
-mbsErr mbsp_agreeStart(mbspComm *comm, mbsErr local);
-mbsErr mbsp_agreeFinish(mbspComm *comm);
 
 /// Rank 0 reads the whole file \p path; its bytes (NUL-terminated, *text malloc'ed) reach every
 /// rank. An unreadable file is an MBS_ERR_INPUT agreed by all ranks. Collective.
