@@ -29,24 +29,34 @@ out.append(f"""# Ladder: two chains of {n} revolute links ({length} m each, 0.01
 # {3 * len(rungs)} closure equations of rank {2 * len(rungs)}: the planar ladder makes the out-of-plane equation of
 # every spherical cut joint redundant); its evaluation costs O(closure equations x bodies) in the
 # articulated sweeps plus the dense factorization (docs/loops.md 7).
+# Body order: the left chain is listed body by body with each rung right after its link (depth
+# first, every subtree a contiguous range), then the right chain. The engine gives each rank a
+# contiguous range of bodies, so this order cuts the tree at one or two joints per rank; with the
+# rungs listed after both chains, two ranks cut all {len(rungs)} rung joints (docs/loops.md 8.2).
 description = "ladder: two {n}-link chains joined by a rung every {every} links";
 model = {{
   gravity = [0.0, 0.0, -9.81];
+  bodies = (""")
+items = []
+for i in range(1, n + 1):
+    parent = "ground" if i == 1 else f"left{i - 1}"
+    origin = "[0.0, 0.0, 0.0]" if i == 1 else f"[0.0, 0.0, -{length}]"
+    q = tilt if i == 1 else 0
+    items.append(f'    {{ name = "left{i}"; parent = "{parent}";\n'
+                 f'      joint = {{ type = "revolute"; axis = [0.0, 1.0, 0.0]; origin = {origin}; q0 = [{q:g}]; }};\n'
+                 f'      mass = 0.01; shape = "rod"; length = {length}; direction = [0.0, 0.0, -1.0]; radius = 0.002; }}')
+    if i in rungs:
+        items.append(f'    {{ name = "rung{i}"; parent = "left{i}";\n'
+                     f'      joint = {{ type = "revolute"; axis = [0.0, 1.0, 0.0]; origin = [0.0, 0.0, -{length}]; q0 = [-{tilt}]; }};\n'
+                     f'      mass = 0.05; shape = "rod"; length = 1.0; direction = [1.0, 0.0, 0.0]; radius = 0.005; }}')
+out.append(",\n".join(items))
+out.append(f"""  );
   chain = (
-    {{ name = "left"; n = {n}; joint = "revolute"; axis = [0.0, 1.0, 0.0]; origin = [0.0, 0.0, 0.0];
-      length = {length}; direction = [0.0, 0.0, -1.0]; mass = 0.01; shape = "rod"; radius = 0.002;
-      q0 = [{q0}]; }},
     {{ name = "right"; n = {n}; joint = "revolute"; axis = [0.0, 1.0, 0.0]; origin = [1.0, 0.0, 0.0];
       length = {length}; direction = [0.0, 0.0, -1.0]; mass = 0.01; shape = "rod"; radius = 0.002;
       q0 = [{q0}]; }}
-  );
-  bodies = (""")
-for i, k in enumerate(rungs):
-    sep = "," if i + 1 < len(rungs) else ""
-    out.append(f'    {{ name = "rung{k}"; parent = "left{k}";\n'
-               f'      joint = {{ type = "revolute"; axis = [0.0, 1.0, 0.0]; origin = [0.0, 0.0, -{length}]; q0 = [-{tilt}]; }};\n'
-               f'      mass = 0.05; shape = "rod"; length = 1.0; direction = [1.0, 0.0, 0.0]; radius = 0.005; }}{sep}')
-out.append("  );\n  loops = (")
+  );""")
+out.append("  loops = (")
 for i, k in enumerate(rungs):
     sep = "," if i + 1 < len(rungs) else ""
     out.append(f'    {{ name = "R{k}"; type = "spherical";\n'
