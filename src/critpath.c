@@ -17,6 +17,7 @@
 #include "flops.h"
 
 unsigned long long mbs_flop_count = 0;
+void (*mbs_flop_sink)(void) = NULL;
 
 static const char *const mbs_cpa_kind_names[MBS_CPA_KIND_COUNT] = {
 #define MBS_CPA_KIND_NAME(id, name) name,

@@ -21,6 +21,12 @@
 
 /// The global flop counter of the instrumented build (defined in critpath.c, always present).
 extern unsigned long long mbs_flop_count;
+/// Where the SMPI flop-cost build (bench/smpi/build.sh --flops: MBS_COUNT_FLOPS and
+/// MBS_SMPI_FLOPS) sends the flops counted since its last call: the parallel layer installs a
+/// function that charges them to the simulated clock (smpi_execute_flops), and mbs_wtime and
+/// every MPI call of parallel/comm.c call it first, so the simulated time of each compute stretch
+/// is its counted flops times the simulated host's time per flop. NULL (nothing) otherwise.
+extern void (*mbs_flop_sink)(void);
 
 #ifdef MBS_COUNT_FLOPS
 #define MBS_FLOPS(n)                                                                               \

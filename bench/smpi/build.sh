@@ -9,7 +9,8 @@
 #   * no OpenMP (SMPI simulates one thread per rank; the `omp` pragmas are ignored),
 #   * no allocation fault points (parallel/faultwrap.c needs the linker's --wrap=malloc),
 #   * smpicc builds a shared object that smpirun loads once per simulated rank.
-# Writes OUTDIR/mbspar_smpi and OUTDIR/build_flags.txt.
+# Writes OUTDIR/mbspar_smpi (compute blocks timed: SMPI charges each the time it took here),
+# OUTDIR/mbspar_smpi_flops (compute charged by counted flops, below) and OUTDIR/build_flags.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$here/build-smpi}
@@ -39,10 +40,17 @@ read -r -a libs < <(pkg-config --libs libconfig)
 # shellcheck disable=SC2086 # cflags is a list of flags
 smpicc $cflags -Wall -Wno-unknown-pragmas -I"$here/include" -I"$here/src" -I"$here/parallel" \
   -I"$out/generated" "${srcs[@]}" -o "$out/mbspar_smpi" "${libs[@]}" -lm
+# the flop-cost binary: the kernels count their flops (MBS_COUNT_FLOPS, the counts cpa's graphs
+# use) and every MPI call first charges the flops counted since the last one to the simulated
+# clock (MBS_SMPI_FLOPS, src/flops.h); run it with --cfg=smpi/simulate-computation:no
+# shellcheck disable=SC2086 # cflags is a list of flags
+smpicc $cflags -DMBS_COUNT_FLOPS -DMBS_SMPI_FLOPS -Wall -Wno-unknown-pragmas -I"$here/include" \
+  -I"$here/src" -I"$here/parallel" -I"$out/generated" "${srcs[@]}" -o "$out/mbspar_smpi_flops" \
+  "${libs[@]}" -lm
 {
   echo "git $sha"
   echo "compiler smpicc ($sgver) on $(cc --version | head -1)"
   echo "flags $cflags (no PETSc, no hwloc, no OpenMP)"
   echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$out/build_flags.txt"
-echo "smpi/build.sh: built $out/mbspar_smpi"
+echo "smpi/build.sh: built $out/mbspar_smpi and $out/mbspar_smpi_flops"

@@ -31,6 +31,14 @@
 #    compute blocks are the measured times of the real code, and on this VM they vary by +-15 %
 #    between launches (all ranks in one process share one cache); the best pair is reported, the
 #    median and every pair are listed.
+# --flops: compute charged by counted flops instead of measured time (build-smpi/mbspar_smpi_flops,
+#    smpi/simulate-computation:no): every kernel counts its flops (the counts cpa's graphs use,
+#    test_cpa_schur) and each compute stretch costs flops / host speed, with the host speed set so
+#    that the simulated P = 1 equals the real `mpirun -n 1` schur time measured in this run
+#    (step 2). Deterministic (one pair per point), independent of the machine's load, and free of
+#    the one-process cache effects of timed compute blocks; what it does not see is uncounted
+#    work (copies, packing) and memory effects of a rank's data size. Writes
+#    bench/results/smpi_schur_flops_<UTC>.{jsonl,md}, docs/img/smpi_schur_flops_{strong,weak}.png.
 # --quick: P = 1, 2, 16, 64 only (no 2^20 point), a smoke run.
 # Every launch records the load average; a failed configuration is recorded with its reason.
 # Writes bench/results/smpi_schur_<UTC>.jsonl and .md, docs/img/smpi_schur_{strong,weak}.png.
@@ -39,10 +47,12 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 quick=0
 rep=10
 pairs=3
+flops=0
 real=""
 while (($#)); do
   case $1 in
   --quick) quick=1 ;;
+  --flops) flops=1 ;;
   --repeat)
     rep=${2:?--repeat K}
     shift
@@ -86,11 +96,20 @@ fi
 cmake --build "$real" -j2 --target mbspar >/dev/null
 mbspar=$real/mbspar
 speed=1Gf
+sbin=mbspar_smpi
+scfg=()
+tag=smpi_schur
+if ((flops)); then
+  sbin=mbspar_smpi_flops
+  scfg=(--cfg=smpi/simulate-computation:no)
+  tag=smpi_schur_flops
+  pairs=1
+fi
 ncpu=$(getconf _NPROCESSORS_ONLN)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$here/bench/results" "$here/docs/img"
-out=$here/bench/results/smpi_schur_$stamp.jsonl
+out=$here/bench/results/${tag}_$stamp.jsonl
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -105,12 +124,17 @@ per_host=1024
 load() { cut -d' ' -f1 /proc/loadavg; }
 log() { echo "smpi/schur.sh [$(date -u +%H:%M:%S), load $(load)]: $*" >&2; }
 
-printf '{"kind":"meta","machine":"%s","nproc":%s,"git":"%s","build_flags":"%s","simgrid":"%s","host_speed":"%s","date":"%s","quick":%s,"repeat_smpi":%s,"repeat_aba":30,"real_build":"%s","load_start":%s}\n' \
-  "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$ncpu" \
-  "$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)" \
-  "$(sed -n 's/^flags //p' "$sbuild/build_flags.txt")" \
-  "$(smpirun -version 2>/dev/null | head -1 || echo unknown)" "$speed" "$stamp" "$quick" "$rep" \
-  "$real" "$(load)" >"$out"
+load0=$(load)
+# the run's header record (after step 2: in flop-cost mode the host speed comes from it)
+meta() {
+  printf '{"kind":"meta","machine":"%s","nproc":%s,"git":"%s","build_flags":"%s","simgrid":"%s","host_speed":"%s","host_speed_tree":"%s","flops_per_eval_tree":%s,"date":"%s","quick":%s,"mode":"%s","flops_per_eval":%s,"repeat_smpi":%s,"repeat_aba":30,"real_build":"%s","load_start":%s}\n' \
+    "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$ncpu" \
+    "$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)" \
+    "$(sed -n 's/^flags //p' "$sbuild/build_flags.txt")" \
+    "$(smpirun -version 2>/dev/null | head -1 || echo unknown)" "$speed" "$speed_tree" \
+    "${fpe_tree:-null}" "$stamp" "$quick" \
+    "$( ((flops)) && echo flops || echo timed)" "${fpe:-null}" "$rep" "$real" "$load0" >>"$out"
+}
 
 # model FAMILY SIZE -> config and --set arguments in the array margs (SIZE: chain links, tree depth)
 margs=()
@@ -167,10 +191,11 @@ aba() {
 # with different --repeat: (K2 t2 - K1 t1) / (K2 - K1)
 steady() { "$py" "$report" steady "$1" "$2"; }
 
-# realschur P : schur on the chain for real with mpirun: 2 pairs of launches (--repeat 1 and 31)
+# realschur P [FAMILY SIZE] : schur for real with mpirun (default: the chain): 2 pairs of
+# launches (--repeat 1 and 31)
 realschur() {
-  local i k rc
-  model chain "$chain_n"
+  local i k rc fam=${2:-chain} size=${3:-$chain_n}
+  model "$fam" "$size"
   for i in 1 2; do
     for k in 1 31; do
       rm -f "$work/r.json"
@@ -179,13 +204,13 @@ realschur() {
         "${margs[@]}" --set solver.method=schur --repeat "$k" --quiet --json "$work/r.json" \
         >"$work/log" 2>&1 || rc=$?
       if ((rc)); then
-        failed calib chain "$chain_n" "$1" real "$rc" "$work/log"
+        failed calib "$fam" "$size" "$1" real "$rc" "$work/log"
         return 0
       fi
-      rec "$work/r.json" real calib chain "$chain_n" "$1" "pair $i"
+      rec "$work/r.json" real calib "$fam" "$size" "$1" "pair $i"
       cp "$work/r.json" "$work/r_$k.json"
     done
-    log "real mpirun -n $1 schur chain size=$chain_n: $(steady "$work/r_1.json" "$work/r_31.json") s/eval (pair $i, without the first evaluation)"
+    log "real mpirun -n $1 schur $fam size=$size: $(steady "$work/r_1.json" "$work/r_31.json") s/eval (pair $i, without the first evaluation)"
   done
 }
 
@@ -193,16 +218,17 @@ realschur() {
 # 1 + $rep): $pairs pairs up to 256 hosts, one above (the report takes the best pair, as ABA's
 # baseline is the best of 3 launches, and lists them all)
 sim() {
-  local p=$4 rc=0 k i np=1
+  local p=$4 rc=0 k i np=1 spd=$speed
+  [[ $2 == tree ]] && spd=$speed_tree
   model "$2" "$3"
-  [[ -f $work/cluster_$p.xml ]] || bash "$here/bench/smpi/platform.sh" "$p" "$speed" "$work"
+  [[ -f $work/$spd/cluster_$p.xml ]] || bash "$here/bench/smpi/platform.sh" "$p" "$spd" "$work/$spd"
   ((p <= 256)) && np=$pairs
   for ((i = 1; i <= np; i++)); do
   for k in 1 $((rep + 1)); do
     rm -f "$work/s.json"
     /usr/bin/time -f '%e %U %S %M' -o "$work/time" timeout 1200 smpirun -np "$p" \
-      -platform "$work/cluster_$p.xml" -hostfile "$work/hosts_$p.txt" --cfg=smpi/host-speed:$speed \
-      "$sbuild/mbspar_smpi" accel "${margs[@]}" --set solver.method=schur --repeat "$k" --quiet \
+      -platform "$work/$spd/cluster_$p.xml" -hostfile "$work/$spd/hosts_$p.txt" --cfg=smpi/host-speed:"$spd" \
+      "${scfg[@]}" "$sbuild/$sbin" accel "${margs[@]}" --set solver.method=schur --repeat "$k" --quiet \
       --json "$work/s.json" >"$work/log" 2>&1 || rc=$?
     if ((rc)) || [[ ! -s $work/s.json ]]; then
       failed "$1" "$2" "$3" "$p" smpi "$rc" "$work/log"
@@ -255,16 +281,45 @@ done
 # 2.+3. calibration and strong scaling (the SMPI P = 1 and 2 chain runs are the calibration's)
 realschur 1
 realschur 2
+speed_tree=$speed
+if ((flops)); then
+  # per model: the flops of one evaluation (the flop binary on one simulated host of 1 Gf/s; the
+  # counts are the same in every evaluation), then the host speed that makes P = 1 match the
+  # real one-rank time of that model (the best steady pair): the tree's memory accesses are not
+  # the chain's, so each model gets its own time per flop
+  realschur 1 tree "$tree_d"
+  for fam in chain tree; do
+    if [[ $fam == chain ]]; then model chain "$chain_n"; else model tree "$tree_d"; fi
+    bash "$here/bench/smpi/platform.sh" 1 1Gf "$work/f1"
+    rm -f "$work/f.json"
+    smpirun -np 1 -platform "$work/f1/cluster_1.xml" -hostfile "$work/f1/hosts_1.txt" "${scfg[@]}" \
+      "$sbuild/$sbin" accel "${margs[@]}" --set solver.method=schur --repeat 1 --quiet \
+      --json "$work/f.json" >"$work/log" 2>&1 || {
+      log "the flop count failed: $(tail -2 "$work/log")"
+      exit 1
+    }
+    f=$("$py" -c 'import json,sys; print("%.0f" % (json.load(open(sys.argv[1]))["time_per_eval_s"] * 1e9))' "$work/f.json")
+    t=$("$py" "$report" bestreal "$out" 1 --family "$fam")
+    v=$("$py" -c 'import sys; print("%.0ff" % (float(sys.argv[1]) / float(sys.argv[2])))' "$f" "$t")
+    log "flop-cost mode: $fam, $f flops per evaluation (one rank), real schur P = 1 $t s: host speed $v"
+    if [[ $fam == chain ]]; then
+      fpe=$f speed=$v
+    else
+      fpe_tree=$f speed_tree=$v
+    fi
+  done
+fi
+meta
 for p in "${plist[@]}"; do sim strong chain "$chain_n" "$p"; done
 for p in "${plist[@]}"; do sim strong tree "$tree_d" "$p"; done
 # 4. weak scaling; at P = 1024 this is the 2^20 chain on 1024 hosts
 for p in "${plist[@]}"; do sim weak chain $((per_host * p)) "$p"; done
 # 5. cpa: the simulated network's message cost (cpa --calibrate on 2 simulated hosts: J-CG has a
 #    graph in every build, only the message part is used), then cpa of schur here
-bash "$here/bench/smpi/platform.sh" 2 "$speed" "$work"
+bash "$here/bench/smpi/platform.sh" 2 1Gf "$work/net"
 rc=0
-timeout 300 smpirun -np 2 -platform "$work/cluster_2.xml" -hostfile "$work/hosts_2.txt" \
-  --cfg=smpi/host-speed:$speed "$sbuild/mbspar_smpi" cpa "$here/configs/chain.cfg" --set model.chain.n=256 \
+timeout 300 smpirun -np 2 -platform "$work/net/cluster_2.xml" -hostfile "$work/net/hosts_2.txt" \
+  --cfg=smpi/host-speed:1Gf "$sbuild/mbspar_smpi" cpa "$here/configs/chain.cfg" --set model.chain.n=256 \
   --method jcg --iterations 20 --procs 2 --calibrate --quiet --json "$work/net.json" >"$work/log" 2>&1 || rc=$?
 if ((rc == 0)); then
   read -r alpha beta < <("$py" -c 'import json,sys; c=json.load(open(sys.argv[1]))["cpa"]["cost_model"]; print(c["latency_s"], c["bandwidth_Bps"])' "$work/net.json")
@@ -294,4 +349,4 @@ else
 fi
 printf '{"kind":"end","load_end":%s,"wall_s":%s}\n' "$(load)" $(($(date +%s) - t0)) >>"$out"
 log "done in $(($(date +%s) - t0)) s; results in $out"
-"$py" "$report" report "$out" --img "$here/docs/img" --md "${out%.jsonl}.md"
+"$py" "$report" report "$out" --img "$here/docs/img" --prefix "$tag" --md "${out%.jsonl}.md"

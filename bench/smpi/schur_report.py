@@ -2,7 +2,8 @@
 """SMPI study of solver.method = schur (bench/smpi/schur.sh). Reports, never asserts.
 
   schur_report.py record JSON --kind smpi|real|cpa --study S --family F --size N --P P --time "w u s rss_kB"
-  schur_report.py report RESULTS.jsonl --img DIR --md FILE
+  schur_report.py report RESULTS.jsonl --img DIR [--prefix smpi_schur] --md FILE
+  schur_report.py bestreal RESULTS.jsonl P   (the best steady real schur time at P, seconds)
 
 Definitions (docs/scaling.md, "Exact solver (schur) on simulated clusters"):
   T_sim(P)   SMPI's simulated time per evaluation without the first (cold) one: launches with
@@ -152,6 +153,27 @@ def have_matplotlib():
         return False
 
 
+def best_real(ok, p, fam="chain"):
+    """The best steady pair of the real schur runs (calibration) of a model at P ranks."""
+    re = [r for r in ok if r["kind"] == "real" and r["study"] == "calib" and r["P"] == p
+          and r["family"] == fam]
+    pairs = []
+    for note in sorted({r["note"] for r in re}):
+        ls = sorted([r for r in re if r["note"] == note], key=lambda r: r["repeat"])
+        if len(ls) >= 2:
+            pairs.append(steady_pair(ls[0]["repeat"], ls[0]["time_per_eval_s"],
+                                     ls[-1]["repeat"], ls[-1]["time_per_eval_s"]))
+    return (min(pairs) if pairs else None), re
+
+
+def cmd_bestreal(a):
+    ok = [r for r in load(a.results) if r.get("kind") == "real" and not r.get("failed")]
+    t, _ = best_real(ok, a.P, a.family)
+    if t is None:
+        sys.exit("schur_report.py: no real schur pair at P = %d" % a.P)
+    print("%.9g" % t)
+
+
 def cmd_report(a):
     recs = load(a.results)
     meta = next((r for r in recs if r.get("kind") == "meta"), {})
@@ -174,10 +196,24 @@ def cmd_report(a):
     def cpa(fam):
         return next((r for r in ok if r["kind"] == "cpa" and r["family"] == fam), None)
 
+    flops = meta.get("mode") == "flops"
+    if flops:
+        def per(fam, key, fkey):
+            spd = float(str(meta.get(key, "0")).rstrip("f") or 0)
+            return (f"{fam} {meta.get(key)} ({fmt(1 / spd if spd else None)} s per flop, "
+                    f"{(meta.get(fkey) or 0):.0f} flops per evaluation)")
+        how = ("compute charged by counted flops (mbspar_smpi_flops, "
+               "smpi/simulate-computation:no) at a host speed per model that makes the simulated "
+               "P = 1 equal the real one-rank schur time of this run: "
+               + per("chain", "host_speed", "flops_per_eval") + ", "
+               + per("tree", "host_speed_tree", "flops_per_eval_tree"))
+    else:
+        how = (f"host speed {meta.get('host_speed')} (compute blocks timed, 1:1 with this "
+               f"machine)")
     L = [f"Machine: {meta.get('machine')} ({meta.get('nproc')} cores); SimGrid "
          f"{meta.get('simgrid')}; build {meta.get('git')} (SMPI: smpicc {meta.get('build_flags')}; "
-         f"real: {meta.get('real_build')}); host speed {meta.get('host_speed')} (1:1 with this "
-         f"machine); {'quick' if meta.get('quick') else 'full'} run {meta.get('date')}, "
+         f"real: {meta.get('real_build')}); {how}; "
+         f"{'quick' if meta.get('quick') else 'full'} run {meta.get('date')}, "
          f"{end.get('wall_s', '?')} s of wall time; load average "
          + (f"{min(loads):.2f}–{max(loads):.2f} during the launches" if loads else "n/a")
          + f" (start {meta.get('load_start')}, end {end.get('load_end', '?')}). "
@@ -214,19 +250,17 @@ def cmd_report(a):
           "|---:|---:|---:|---:|---:|"]
     st_chain = smpi("strong", "chain")
     for p in (1, 2):
-        re = [r for r in ok if r["kind"] == "real" and r["study"] == "calib" and r["P"] == p]
         sm = next((r for r in st_chain if r["P"] == p), None)
-        pairs = []
-        for note in sorted({r["note"] for r in re}):
-            ls = sorted([r for r in re if r["note"] == note], key=lambda r: r["repeat"])
-            if len(ls) >= 2:
-                pairs.append(steady_pair(ls[0]["repeat"], ls[0]["time_per_eval_s"],
-                                         ls[-1]["repeat"], ls[-1]["time_per_eval_s"]))
-        rb = min(pairs) if pairs else None
+        rb, re = best_real(ok, p)
         ratio = sm["t"] / rb if rb and sm else None
         calib[p] = ratio
         L.append(f"| {p} | {ms(rb)} | {ms(sm and sm['t'])} | "
                  f"{fmt(ratio)} | {fmt(max((r['load'] for r in re), default=None))} |")
+    if flops:
+        tr, _ = best_real(ok, 1, "tree")
+        L.append(f"\nFlop-cost mode: P = 1 agrees by construction (the host speed is set from it; "
+                 f"the tree's from its own one-rank run, {ms(tr)} ms real); P = 2 compares the "
+                 f"model with a real two-rank run.")
     if calib.get(1) and calib.get(2):
         print(f"schur_report.py: calibration SMPI/real = {calib[1]:.3f} at P = 1, "
               f"{calib[2]:.3f} at P = 2", file=sys.stderr)
@@ -358,12 +392,12 @@ def cmd_report(a):
     if a.img:
         os.makedirs(a.img, exist_ok=True)
         if have_matplotlib():
-            plot_mpl(a.img, plots, wpts)
+            plot_mpl(a.img, plots, wpts, a.prefix, flops)
         else:
-            plot_gnuplot(a.img, plots, wpts)
+            plot_gnuplot(a.img, plots, wpts, a.prefix)
 
 
-def plot_mpl(img, plots, wpts):
+def plot_mpl(img, plots, wpts, prefix, flops):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -391,9 +425,10 @@ def plot_mpl(img, plots, wpts):
             ax.legend(fontsize=8)
         ax1.set_ylabel("simulated time per evaluation [ms]")
         ax2.set_ylabel("speedup vs serial ABA (real, this machine)")
-        fig.suptitle("schur, strong scaling on a simulated InfiniBand-like cluster (SimGrid SMPI)")
+        fig.suptitle("schur, strong scaling on a simulated InfiniBand-like cluster (SimGrid SMPI"
+                     + (", compute by counted flops)" if flops else ", compute blocks timed)"))
         fig.tight_layout()
-        fig.savefig(f"{img}/smpi_schur_strong.png", dpi=90)
+        fig.savefig(f"{img}/{prefix}_strong.png", dpi=90)
         plt.close(fig)
     if wpts:
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
@@ -409,13 +444,14 @@ def plot_mpl(img, plots, wpts):
             ax.set_xlabel("simulated hosts P (N = 1024 P)")
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=8)
-        fig.suptitle("schur, weak scaling: chain with 1024 bodies per host (SimGrid SMPI)")
+        fig.suptitle("schur, weak scaling: chain with 1024 bodies per host (SimGrid SMPI"
+                     + (", compute by counted flops)" if flops else ", compute blocks timed)"))
         fig.tight_layout()
-        fig.savefig(f"{img}/smpi_schur_weak.png", dpi=90)
+        fig.savefig(f"{img}/{prefix}_weak.png", dpi=90)
         plt.close(fig)
 
 
-def plot_gnuplot(img, plots, wpts):
+def plot_gnuplot(img, plots, wpts, prefix):
     def run(script):
         try:
             subprocess.run(["gnuplot"], input=script, text=True, check=True, stdout=subprocess.DEVNULL)
@@ -429,7 +465,7 @@ def plot_gnuplot(img, plots, wpts):
             files.append((fam, f.name))
     if files:
         run(f"""set terminal pngcairo size 1100,450
-set output '{img}/smpi_schur_strong.png'
+set output '{img}/{prefix}_strong.png'
 set multiplot layout 1,2 title 'schur, strong scaling (SimGrid SMPI)'
 set logscale xy; set grid; set xlabel 'simulated hosts P'
 set ylabel 'simulated time per evaluation [ms]'
@@ -444,7 +480,7 @@ unset multiplot
                 f.write(f"{p[0]} {p[1] * 1e3} {p[2] or 'NaN'} {p[3] or 'NaN'}\n")
             files.append(("weak", f.name))
         run(f"""set terminal pngcairo size 1100,450
-set output '{img}/smpi_schur_weak.png'
+set output '{img}/{prefix}_weak.png'
 set multiplot layout 1,2 title 'schur, weak scaling, 1024 bodies per host (SimGrid SMPI)'
 set logscale xy; set grid; set xlabel 'simulated hosts P'
 set ylabel 'simulated time per evaluation [ms]'
@@ -477,11 +513,18 @@ def main():
     p.add_argument("results")
     p.add_argument("--img", default=None)
     p.add_argument("--md", required=True)
+    p.add_argument("--prefix", default="smpi_schur")
+    b = sub.add_parser("bestreal")
+    b.add_argument("results")
+    b.add_argument("P", type=int)
+    b.add_argument("--family", default="chain")
     a = ap.parse_args()
     if a.cmd == "record":
         cmd_record(a)
     elif a.cmd == "steady":
         cmd_steady(a)
+    elif a.cmd == "bestreal":
+        cmd_bestreal(a)
     else:
         cmd_report(a)
 
