@@ -394,7 +394,7 @@ def cmd_report(a):
         if have_matplotlib():
             plot_mpl(a.img, plots, wpts, a.prefix, flops)
         else:
-            plot_gnuplot(a.img, plots, wpts, a.prefix)
+            plot_gnuplot(a.img, plots, wpts, a.prefix, flops)
 
 
 def plot_mpl(img, plots, wpts, prefix, flops):
@@ -451,7 +451,8 @@ def plot_mpl(img, plots, wpts, prefix, flops):
         plt.close(fig)
 
 
-def plot_gnuplot(img, plots, wpts, prefix):
+def plot_gnuplot(img, plots, wpts, prefix, flops=False):
+    mode = "compute by counted flops" if flops else "compute blocks timed"
     def run(script):
         try:
             subprocess.run(["gnuplot"], input=script, text=True, check=True, stdout=subprocess.DEVNULL)
@@ -461,17 +462,17 @@ def plot_gnuplot(img, plots, wpts, prefix):
     for fam, (pts, tab, n) in plots.items():
         with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False) as f:
             for p in pts:
-                f.write(f"{p[0]} {p[1] * 1e3} {p[2] or 'NaN'}\n")
+                f.write(f"{p[0]} {p[1] * 1e3} {p[2] or 'NaN'} {p[3] * 1e3 if p[3] else 'NaN'}\n")
             files.append((fam, f.name))
     if files:
         run(f"""set terminal pngcairo size 1100,450
 set output '{img}/{prefix}_strong.png'
-set multiplot layout 1,2 title 'schur, strong scaling (SimGrid SMPI)'
-set logscale xy; set grid; set xlabel 'simulated hosts P'
+set multiplot layout 1,2 title 'schur, strong scaling on a simulated InfiniBand-like cluster (SimGrid SMPI, {mode})'
+set logscale xy; set grid; set xlabel 'simulated hosts P'; set xrange [1:1024]; set key top right
 set ylabel 'simulated time per evaluation [ms]'
-plot {', '.join(f"'{fn}' u 1:2 w lp t '{fam}'" for fam, fn in files)}
-set ylabel 'speedup vs serial ABA'
-plot {', '.join(f"'{fn}' u 1:3 w lp t '{fam}'" for fam, fn in files)}, 20 dt 2 t 'target 20x'
+plot {', '.join(f"'{fn}' u 1:2 w lp lc {i + 1} t '{fam}: SMPI', '{fn}' u 1:4 w lp dt 2 lc {i + 1} t '{fam}: cpa'" for i, (fam, fn) in enumerate(files))}
+set ylabel 'speedup vs serial ABA (real, this machine)'; set key top left
+plot {', '.join(f"'{fn}' u 1:3 w lp lc {i + 1} t '{fam}'" for i, (fam, fn) in enumerate(files))}, 20 dt 3 lc 0 t 'target 20x at P = 64'
 unset multiplot
 """)
     if wpts:
@@ -481,12 +482,12 @@ unset multiplot
             files.append(("weak", f.name))
         run(f"""set terminal pngcairo size 1100,450
 set output '{img}/{prefix}_weak.png'
-set multiplot layout 1,2 title 'schur, weak scaling, 1024 bodies per host (SimGrid SMPI)'
-set logscale xy; set grid; set xlabel 'simulated hosts P'
+set multiplot layout 1,2 title 'schur, weak scaling: chain with 1024 bodies per host (SimGrid SMPI, {mode})'
+set logscale xy; set grid; set xlabel 'simulated hosts P'; set xrange [1:1024]; set key top left
 set ylabel 'simulated time per evaluation [ms]'
 plot '{f.name}' u 1:2 w lp t 'SMPI'
 set ylabel 'speedup / efficiency'
-plot '{f.name}' u 1:3 w lp t 'speedup vs ABA(N)', '{f.name}' u 1:4 w lp t 'T(1)/T(P)', 100 dt 2 t 'target'
+plot '{f.name}' u 1:3 w lp t 'speedup vs ABA(N)', '{f.name}' u 1:4 w lp t 'T(1)/T(P)', 100 dt 3 lc 0 t 'target 100x at N = 2^{20}'
 unset multiplot
 """)
     for _, fn in files:
