@@ -17,6 +17,9 @@
 typedef struct {
   int count[MBS_CHECK_NWARN];
   char text[MBS_CHECK_NWARN][1024];
+  // the decomposition over the ranks of this launch (P > 1): joints whose parent is on another
+  // rank, with the body order as given and with a depth-first order
+  int P, cut, cut_max, cut_dfs, warn_order;
 } mbsCheckWarn;
 
 static void mbs_checkAdd(mbsCheckWarn *w, int k, const char *fmt, const char *a, const char *b) {
@@ -66,11 +69,95 @@ static mbsErr mbs_checkGeometry(const mbsModel *m, mbsCheckWarn *cw) {
   return e;
 }
 
+// joints between ranks when the bodies, in the order byp[k] (NULL: as given), are split into the
+// engine's contiguous ranges (mbs_partitionRuns, with the chain rule when the model is a chain);
+// *maxr: the most that touch one rank
+static mbsErr mbs_checkCuts(const mbsModel *m, const int *byp, int chain, int P, int *cut,
+                            int *maxr) {
+  int n = m->nbody, nr = 0;
+  int *t = malloc(sizeof(int) * (size_t)n), *l = malloc(sizeof(int) * (size_t)n);
+  int *start = malloc(sizeof(int) * (size_t)(P + 1)), *own = malloc(sizeof(int) * (size_t)n);
+  int *per = calloc((size_t)P, sizeof(int));
+  mbsErr e = (t && l && start && own && per) ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  for (int k = 0; k < n && !e; k++) { // the joint types in this order, as runs
+    int jt = m->body_jnttype[byp ? byp[k] : k];
+    if (nr && t[nr - 1] == jt)
+      l[nr - 1]++;
+    else
+      t[nr] = jt, l[nr] = 1, nr++;
+  }
+  if (!e) e = mbs_partitionRuns(t, l, nr, chain, P, start);
+  if (!e) {
+    for (int r = 0; r < P; r++)
+      for (int k = start[r]; k < start[r + 1]; k++) own[byp ? byp[k] : k] = r;
+    *cut = 0;
+    for (int b = 0; b < n; b++) {
+      int p = m->body_parent[b];
+      if (p >= 0 && own[p] != own[b]) (*cut)++, per[own[p]]++, per[own[b]]++;
+    }
+    *maxr = 0;
+    for (int r = 0; r < P; r++)
+      if (per[r] > *maxr) *maxr = per[r];
+  }
+  free(t), free(l), free(start), free(own), free(per);
+  return e;
+}
+
+// the cuts of the given order and of a depth-first order (each subtree contiguous, the lighter
+// subtrees first, as docs/model.md advises)
+static mbsErr mbs_checkDecomp(const mbsModel *m, int P, mbsCheckWarn *cw) {
+  int n = m->nbody;
+  cw->P = P;
+  if (P <= 1 || P > n) return MBS_OK;
+  int *size = malloc(sizeof(int) * (size_t)n), *byp = malloc(sizeof(int) * (size_t)n);
+  int *stack = malloc(sizeof(int) * (size_t)n), *kids = malloc(sizeof(int) * (size_t)n);
+  mbsErr e = (size && byp && stack && kids) ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e) {
+    for (int b = 0; b < n; b++) size[b] = 1;
+    for (int b = n - 1; b >= 0; b--) // parents come before their children
+      if (m->body_parent[b] >= 0) size[m->body_parent[b]] += size[b];
+    // preorder: pop a body, push its children heaviest first (so the lightest comes out next);
+    // roots likewise
+    int top = 0, k = 0, nroot = 0;
+    for (int b = 0; b < n; b++)
+      if (m->body_parent[b] < 0) kids[nroot++] = b;
+    for (;;) {
+      // kids[0 .. nk): sort by size descending, push
+      for (int i = 1; i < nroot; i++)
+        for (int j = i; j > 0 && size[kids[j - 1]] < size[kids[j]]; j--) {
+          int x = kids[j];
+          kids[j] = kids[j - 1], kids[j - 1] = x;
+        }
+      for (int i = 0; i < nroot; i++) stack[top++] = kids[i];
+      if (top == 0) break;
+      int b = stack[--top];
+      byp[k++] = b;
+      nroot = m->body_childnum[b];
+      memcpy(kids, m->child_list + m->body_childadr[b], sizeof(int) * (size_t)nroot);
+    }
+  }
+  int chain = 1, dmax = 0;
+  for (int b = 0; b < n && chain; b++) chain = m->body_parent[b] == b - 1;
+  if (!e) e = mbs_checkCuts(m, NULL, chain, P, &cw->cut, &cw->cut_max);
+  if (!e) e = mbs_checkCuts(m, byp, chain, P, &cw->cut_dfs, &dmax);
+  cw->warn_order = !e && cw->cut > 2 * cw->cut_dfs + P;
+  free(size), free(byp), free(stack), free(kids);
+  return e;
+}
+
 static const char *const mbs_check_what[MBS_CHECK_NWARN] = {
     "joint(s) at the same place as the parent's joint at q0 (a zero-length link: give origin, "
     "or hang a generator from a body with a length, whose tip it then starts at):",
     "sibling(s) that overlap their sibling at q0 (same joint, place and pose: e.g. a tree "
     "without spread):"};
+
+static void mbs_checkOrderMsg(const mbsCheckWarn *cw, char *msg, size_t len) {
+  snprintf(msg, len,
+           "the body order puts %d joints between the %d ranks, a depth-first order %d: list each "
+           "subtree's bodies together, each side branch right after its parent (docs/model.md, "
+           "\"Body order decides the decomposition\")",
+           cw->cut, cw->P, cw->cut_dfs);
+}
 
 static void mbs_checkJson(mbsJson *j, const void *ctx) {
   const mbsCheckWarn *cw = ctx;
@@ -83,10 +170,23 @@ static void mbs_checkJson(mbsJson *j, const void *ctx) {
                cw->count[k] > 4 ? " ..." : "");
       mbs_jsonString(j, NULL, msg);
     }
+  if (cw->warn_order) {
+    char msg[512];
+    mbs_checkOrderMsg(cw, msg, sizeof msg);
+    mbs_jsonString(j, NULL, msg);
+  }
   mbs_jsonEndArray(j);
+  if (cw->P > 1) {
+    mbs_jsonBeginObject(j, "decomposition");
+    mbs_jsonInt(j, "ranks", cw->P);
+    mbs_jsonInt(j, "cut_joints", cw->cut);
+    mbs_jsonInt(j, "cut_joints_max_per_rank", cw->cut_max);
+    mbs_jsonInt(j, "cut_joints_depth_first", cw->cut_dfs);
+    mbs_jsonEndObject(j);
+  }
 }
 
-static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m) {
+static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m, const mbsCheckWarn *cw) {
   int cnt[MBS_JNT_COUNT];
   mbsp_jointCounts(m, cnt);
   printf("model %s\n", cfg->filename);
@@ -107,6 +207,10 @@ static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m) {
   printf("  %-26s %s (dt %g s, t_end %g s)\n", "integrator", mbs_integratorName(m->opt.integrator),
          m->opt.dt, m->opt.t_end);
   mbs_loopPrint(stdout, m); // loops, closure equations, rank, redundancy, mobility
+  if (cw->P > 1)
+    printf("  %-26s %d ranks: %d joint(s) between ranks (at most %d on one rank; %d with a "
+           "depth-first body order)\n",
+           "decomposition", cw->P, cw->cut, cw->cut_max, cw->cut_dfs);
 }
 
 mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
@@ -114,10 +218,12 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   if (!e && mbsp_rank(comm) == 0) {
     static const char *const files[] = {"check.json"};
     mbsCheckWarn cw;
+    memset(&cw, 0, sizeof cw);
     e = mbsp_outPrepare(cli, files, 1);
     if (!e) e = mbs_checkGeometry(m, &cw);
+    if (!e) e = mbs_checkDecomp(m, mbsp_size(comm), &cw);
     if (!e && mbsp_cliTable(cli)) {
-      mbs_printSummary(cfg, m);
+      mbs_printSummary(cfg, m, &cw);
       if (cfg->urdf) mbs_urdfPrint(cfg->urdf, stdout);
       printf("input is valid\n");
     }
@@ -126,6 +232,11 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
       if (cw.count[k])
         fprintf(mbsp_cliTable(cli) ? stdout : stderr, "warning: %d %s%s%s\n", cw.count[k],
                 mbs_check_what[k], cw.text[k], cw.count[k] > 4 ? " ..." : "");
+    if (!e && cw.warn_order) {
+      char msg[512];
+      mbs_checkOrderMsg(&cw, msg, sizeof msg);
+      fprintf(mbsp_cliTable(cli) ? stdout : stderr, "warning: %s\n", msg);
+    }
     if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_checkJson, &cw);
   }
   return mbsp_agreeErr(comm, e);
