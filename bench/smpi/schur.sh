@@ -244,7 +244,8 @@ sim() {
 # cpa FAMILY SIZE : the critical-path prediction of schur for P = 1 .. 1024. cpa --calibrate is
 # refused for schur (its evaluation exists on the distributed engine only), so: one flop time, the
 # SMPI P = 1 time per evaluation (1:1 with this machine) / the one-rank graph's T1 in flops, and
-# the message latency and bandwidth measured in the simulation ($alpha, $beta)
+# the message latency and bandwidth measured in the simulation ($alpha, $beta); the P = 1 time is
+# the best pair's, the one the report shows
 cpa() {
   local rc=0 ft
   model "$1" "$2"
@@ -253,7 +254,7 @@ cpa() {
     --json "$work/c.json" >"$work/log" 2>&1 || rc=$?
   if ((rc == 0)) && [[ -f $work/sim_strong_$1_1_$((rep + 1)).json ]]; then
     ft=$("$py" -c 'import json,sys; w=json.load(open(sys.argv[1]))["cpa"]["work_flops"]; print("%.6g" % (float(sys.argv[2]) / w))' \
-      "$work/c.json" "$(steady "$work/sim_strong_$1_1_1.json" "$work/sim_strong_$1_1_$((rep + 1)).json")")
+      "$work/c.json" "$("$py" "$report" bestsim "$out" strong "$1" 1)")
     rm -f "$work/c.json"
     /usr/bin/time -f '%e %U %S %M' -o "$work/time" timeout 900 "$mbspar" cpa "${margs[@]}" --method schur \
       --procs 1024 --flop-time "$ft" --latency "$alpha" --bandwidth "$beta" --quiet \

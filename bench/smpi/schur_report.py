@@ -3,7 +3,8 @@
 
   schur_report.py record JSON --kind smpi|real|cpa --study S --family F --size N --P P --time "w u s rss_kB"
   schur_report.py report RESULTS.jsonl --img DIR [--prefix smpi_schur] --md FILE
-  schur_report.py bestreal RESULTS.jsonl P   (the best steady real schur time at P, seconds)
+  schur_report.py bestreal RESULTS.jsonl P [--family F]   (best steady real schur time at P, s)
+  schur_report.py bestsim RESULTS.jsonl STUDY FAMILY P    (best pair's simulated time, s)
 
 Definitions (docs/scaling.md, "Exact solver (schur) on simulated clusters"):
   T_sim(P)   SMPI's simulated time per evaluation without the first (cold) one: launches with
@@ -172,6 +173,16 @@ def cmd_bestreal(a):
     if t is None:
         sys.exit("schur_report.py: no real schur pair at P = %d" % a.P)
     print("%.9g" % t)
+
+
+def cmd_bestsim(a):
+    """The best pair's steady simulated time of one point (what the report shows)."""
+    recs = [r for r in load(a.results) if r.get("kind") == "smpi" and not r.get("failed")
+            and r["study"] == a.study and r["family"] == a.family]
+    m = next((r for r in merge(recs) if r["P"] == a.P), None)
+    if m is None:
+        sys.exit("schur_report.py: no SMPI point %s %s P = %d" % (a.study, a.family, a.P))
+    print("%.9g" % m["t"])
 
 
 def cmd_report(a):
@@ -519,6 +530,11 @@ def main():
     b.add_argument("results")
     b.add_argument("P", type=int)
     b.add_argument("--family", default="chain")
+    c = sub.add_parser("bestsim")
+    c.add_argument("results")
+    c.add_argument("study")
+    c.add_argument("family")
+    c.add_argument("P", type=int)
     a = ap.parse_args()
     if a.cmd == "record":
         cmd_record(a)
@@ -526,6 +542,8 @@ def main():
         cmd_steady(a)
     elif a.cmd == "bestreal":
         cmd_bestreal(a)
+    elif a.cmd == "bestsim":
+        cmd_bestsim(a)
     else:
         cmd_report(a)
 
