@@ -69,79 +69,93 @@ static mbsErr mbs_checkGeometry(const mbsModel *m, mbsCheckWarn *cw) {
   return e;
 }
 
-// joints between ranks when the bodies, in the order byp[k] (NULL: as given), are split into the
-// engine's contiguous ranges (mbs_partitionRuns, with the chain rule when the model is a chain);
-// *maxr: the most that touch one rank
-static mbsErr mbs_checkCuts(const mbsModel *m, const int *byp, int chain, int P, int *cut,
+// joints between ranks when rank r owns the bodies byp[start[r] .. start[r + 1]) (byp NULL: the
+// body order as given); *maxr: the most that touch one rank
+static mbsErr mbs_checkCuts(const mbsModel *m, const int *byp, const int *start, int P, int *cut,
                             int *maxr) {
-  int n = m->nbody, nr = 0;
-  int *t = malloc(sizeof(int) * (size_t)n), *l = malloc(sizeof(int) * (size_t)n);
-  int *start = malloc(sizeof(int) * (size_t)(P + 1)), *own = malloc(sizeof(int) * (size_t)n);
-  int *per = calloc((size_t)P, sizeof(int));
-  mbsErr e = (t && l && start && own && per) ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  for (int k = 0; k < n && !e; k++) { // the joint types in this order, as runs
-    int jt = m->body_jnttype[byp ? byp[k] : k];
-    if (nr && t[nr - 1] == jt)
-      l[nr - 1]++;
-    else
-      t[nr] = jt, l[nr] = 1, nr++;
+  int n = m->nbody;
+  int *own = malloc(sizeof(int) * (size_t)n), *per = calloc((size_t)P, sizeof(int));
+  if (!own || !per) {
+    free(own), free(per);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
-  if (!e) e = mbs_partitionRuns(t, l, nr, chain, P, start);
-  if (!e) {
-    for (int r = 0; r < P; r++)
-      for (int k = start[r]; k < start[r + 1]; k++) own[byp ? byp[k] : k] = r;
-    *cut = 0;
-    for (int b = 0; b < n; b++) {
-      int p = m->body_parent[b];
-      if (p >= 0 && own[p] != own[b]) (*cut)++, per[own[p]]++, per[own[b]]++;
-    }
-    *maxr = 0;
-    for (int r = 0; r < P; r++)
-      if (per[r] > *maxr) *maxr = per[r];
+  for (int r = 0; r < P; r++)
+    for (int k = start[r]; k < start[r + 1]; k++) own[byp ? byp[k] : k] = r;
+  *cut = *maxr = 0;
+  for (int b = 0; b < n; b++) {
+    int p = m->body_parent[b];
+    if (p >= 0 && own[p] != own[b]) (*cut)++, per[own[p]]++, per[own[b]]++;
   }
-  free(t), free(l), free(start), free(own), free(per);
-  return e;
+  for (int r = 0; r < P; r++)
+    if (per[r] > *maxr) *maxr = per[r];
+  free(own), free(per);
+  return MBS_OK;
 }
 
-// the cuts of the given order and of a depth-first order (each subtree contiguous, the lighter
-// subtrees first, as docs/model.md advises)
+typedef struct {
+  int size, body;
+} mbsCheckKid;
+
+// heaviest subtree first (pushed first, so popped last); ties by body index
+static int mbs_checkKidCmp(const void *a, const void *b) {
+  const mbsCheckKid *x = a, *y = b;
+  if (x->size != y->size) return x->size < y->size ? 1 : -1;
+  return (x->body > y->body) - (x->body < y->body);
+}
+
+// the cuts of the body order as given (the engine's own partition, mbs_partitionModel) and of a
+// depth-first order (each subtree contiguous, the lighter subtrees first, as docs/model.md
+// advises) split into contiguous ranges the same way (mbs_partitionRuns on its joint types)
 static mbsErr mbs_checkDecomp(const mbsModel *m, int P, mbsCheckWarn *cw) {
-  int n = m->nbody;
+  int n = m->nbody, nr = 0, chain = 1;
   cw->P = P;
   if (P <= 1 || P > n) return MBS_OK;
   int *size = malloc(sizeof(int) * (size_t)n), *byp = malloc(sizeof(int) * (size_t)n);
-  int *stack = malloc(sizeof(int) * (size_t)n), *kids = malloc(sizeof(int) * (size_t)n);
-  mbsErr e = (size && byp && stack && kids) ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  int *stack = malloc(sizeof(int) * (size_t)n), *start = malloc(sizeof(int) * (size_t)(P + 1));
+  int *rt = malloc(sizeof(int) * (size_t)n), *rl = malloc(sizeof(int) * (size_t)n);
+  mbsCheckKid *kids = malloc(sizeof(mbsCheckKid) * (size_t)n);
+  mbsErr e = (size && byp && stack && start && rt && rl && kids)
+                 ? MBS_OK
+                 : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e) e = mbs_partitionModel(m, P, start);
+  if (!e) e = mbs_checkCuts(m, NULL, start, P, &cw->cut, &cw->cut_max);
   if (!e) {
     for (int b = 0; b < n; b++) size[b] = 1;
     for (int b = n - 1; b >= 0; b--) // parents come before their children
       if (m->body_parent[b] >= 0) size[m->body_parent[b]] += size[b];
-    // preorder: pop a body, push its children heaviest first (so the lightest comes out next);
-    // roots likewise
-    int top = 0, k = 0, nroot = 0;
+    // preorder: pop a body, push its children heaviest first (the lightest comes out next); the
+    // roots first, likewise
+    int top = 0, k = 0, nk = 0;
     for (int b = 0; b < n; b++)
-      if (m->body_parent[b] < 0) kids[nroot++] = b;
+      if (m->body_parent[b] < 0) kids[nk].size = size[b], kids[nk++].body = b;
     for (;;) {
-      // kids[0 .. nk): sort by size descending, push
-      for (int i = 1; i < nroot; i++)
-        for (int j = i; j > 0 && size[kids[j - 1]] < size[kids[j]]; j--) {
-          int x = kids[j];
-          kids[j] = kids[j - 1], kids[j - 1] = x;
-        }
-      for (int i = 0; i < nroot; i++) stack[top++] = kids[i];
+      qsort(kids, (size_t)nk, sizeof *kids, mbs_checkKidCmp);
+      for (int i = 0; i < nk; i++) stack[top++] = kids[i].body;
       if (top == 0) break;
       int b = stack[--top];
       byp[k++] = b;
-      nroot = m->body_childnum[b];
-      memcpy(kids, m->child_list + m->body_childadr[b], sizeof(int) * (size_t)nroot);
+      nk = m->body_childnum[b];
+      for (int i = 0; i < nk; i++) {
+        int c = m->child_list[m->body_childadr[b] + i];
+        kids[i].size = size[c], kids[i].body = c;
+      }
     }
+    // its joint types as runs, and the chain rule when the model is a chain (then both orders
+    // are the same)
+    for (int i = 0; i < n; i++) {
+      int jt = m->body_jnttype[byp[i]];
+      if (nr && rt[nr - 1] == jt)
+        rl[nr - 1]++;
+      else
+        rt[nr] = jt, rl[nr] = 1, nr++;
+      chain = chain && m->body_parent[i] == i - 1;
+    }
+    e = mbs_partitionRuns(rt, rl, nr, chain, P, start);
   }
-  int chain = 1, dmax = 0;
-  for (int b = 0; b < n && chain; b++) chain = m->body_parent[b] == b - 1;
-  if (!e) e = mbs_checkCuts(m, NULL, chain, P, &cw->cut, &cw->cut_max);
-  if (!e) e = mbs_checkCuts(m, byp, chain, P, &cw->cut_dfs, &dmax);
+  int dfs_max = 0;
+  if (!e) e = mbs_checkCuts(m, byp, start, P, &cw->cut_dfs, &dfs_max);
   cw->warn_order = !e && cw->cut > 2 * cw->cut_dfs + P;
-  free(size), free(byp), free(stack), free(kids);
+  free(size), free(byp), free(stack), free(start), free(rt), free(rl), free(kids);
   return e;
 }
 
