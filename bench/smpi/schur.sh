@@ -289,9 +289,9 @@ if ((flops)); then
   # real one-rank time of that model (the best steady pair): the tree's memory accesses are not
   # the chain's, so each model gets its own time per flop
   realschur 1 tree "$tree_d"
+  bash "$here/bench/smpi/platform.sh" 1 1Gf "$work/f1"
   for fam in chain tree; do
     if [[ $fam == chain ]]; then model chain "$chain_n"; else model tree "$tree_d"; fi
-    bash "$here/bench/smpi/platform.sh" 1 1Gf "$work/f1"
     rm -f "$work/f.json"
     smpirun -np 1 -platform "$work/f1/cluster_1.xml" -hostfile "$work/f1/hosts_1.txt" "${scfg[@]}" \
       "$sbuild/$sbin" accel "${margs[@]}" --set solver.method=schur --repeat 1 --quiet \
