@@ -1624,14 +1624,9 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
     for (int u = 0; u < rk->nseg; u++) free(cs[u]);
     free(cs);
   }
-  // agreement on the factor's outcome (mbsp_agreeErr: an allreduce)
-  int agree = -1;
-  if (P > 1) {
-    agree = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, 0, -1, -1);
-    B->cost[agree] = mbs_cpaLog2(P) * (o->latency + 8 / o->bandwidth);
-    B->proc[agree] = -2;
-    for (int r = 0; r < P; r++) mbs_cpaDep(B, R[r].fac_end, agree);
-  }
+  // no agreement between the factor and the interface: a failed factor goes through the
+  // interface's messages, and the one agreement after them covers both (mbsp_schurSolve), so each
+  // rank's interface work waits for its own factor only
 
   // ---- the cut-joint system (schur_par.c)
   if (P > 1 && chain) { // recursive-doubling scan of the pair systems (mbsp_schurScan)
@@ -1651,7 +1646,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
       d[6] = -1, d[7] = 0;
       int x = mbs_cpaNodeOn(B, MBS_CPA_SCH_MERGE, R[r].b0, 0, -1, -1, -1);
       mbs_cpaDep(B, R[r].vsys[0], x);
-      mbs_cpaDep(B, agree, x);
+      mbs_cpaDep(B, R[r].fac_end, x);
       an[r] = sn[r] = x, xn[r] = sxn[r] = -1;
     }
     for (int d = 1; d < P; d *= 2) {
@@ -1719,7 +1714,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
       mbs_cpaDep(B, R[r].vsys[0], sv);
       mbs_cpaDep(B, xn[r], sv);
       mbs_cpaDep(B, sxn[r], sv);
-      mbs_cpaDep(B, agree, sv);
+      mbs_cpaDep(B, R[r].fac_end, sv);
       R[r].if_end = sv;
     }
     free(an), free(xn), free(sn), free(sxn), free(dims), free(nan_);
@@ -1739,7 +1734,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
         long long f = mbs_flopSchurReduce(cp->nup, cp->nc);
         int rd = mbs_cpaNodeOn(B, MBS_CPA_SCH_MERGE, R[r].b0, 0, -1, -1, -1);
         mbs_cpaDep(B, R[r].vsys[c], rd);
-        mbs_cpaDep(B, agree, rd);
+        mbs_cpaDep(B, R[r].fac_end, rd);
         for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
           f += mbs_flopSchurAdd(m->body_lamnum[v->port_body[q]]);
           mbs_cpaDep(B, portsys[v->port_body[q]], rd);

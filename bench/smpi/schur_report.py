@@ -277,11 +277,18 @@ def cmd_report(a):
               f"{calib[2]:.3f} at P = 2", file=sys.stderr)
     L.append("")
     if net:
-        L += [f"Simulated network as cpa --calibrate measures it on 2 simulated hosts: latency "
-              f"{fmt(net['latency_s'])} s, bandwidth {fmt(net['bandwidth_Bps'])} B/s"
-              + (f", allreduce of 2 doubles {fmt(net.get('allreduce_s'))} s" if net.get("allreduce_s") else "")
-              + (" (nominal values: the measurement failed)" if net.get("nominal") else "")
-              + "; cpa uses these.", ""]
+        if net.get("halo_latency_s") is not None:  # since 2026-11-26: 16 hosts, alpha per allreduce round
+            L += [f"Simulated network as cpa --calibrate measures it on {net.get('hosts', 16)} simulated "
+                  f"hosts: allreduce of 2 doubles {fmt(net.get('allreduce_s'))} s, i.e. "
+                  f"{fmt(net['latency_s'])} s per round (cpa's message latency alpha), halo exchange "
+                  f"of ranks 0 and 1 {fmt(net['halo_latency_s'])} s, bandwidth "
+                  f"{fmt(net['bandwidth_Bps'])} B/s; cpa uses alpha and the bandwidth.", ""]
+        else:
+            L += [f"Simulated network as cpa --calibrate measures it on 2 simulated hosts: latency "
+                  f"{fmt(net['latency_s'])} s, bandwidth {fmt(net['bandwidth_Bps'])} B/s"
+                  + (f", allreduce of 2 doubles {fmt(net.get('allreduce_s'))} s" if net.get("allreduce_s") else "")
+                  + (" (nominal values: the measurement failed)" if net.get("nominal") else "")
+                  + "; cpa uses these.", ""]
 
     # strong scaling
     plots = {}
