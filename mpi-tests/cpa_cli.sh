@@ -64,6 +64,10 @@ run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=64 --method aba --
 python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['cpa']; b=json.load(open(sys.argv[2]))['cpa']; sys.exit(0 if b['work_flops'] - a['work_flops'] == 10 * 64 else 1)" "$tmp/sa.json" "$tmp/sc.json" ||
   bad "schur on one rank: ABA plus 10 flops of lambda per revolute body"
 run 8 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=16 --method schur --calibrate --quiet
+# ... and on a model with closed loops: the m + 2 schur solves of the loop evaluation (the
+# four-bar: 5 closure equations), more work than one tree solve, messages on 2 ranks
+run 0 "$@" "$mbspar" cpa "$cfg/fourbar.cfg" --method schur --procs 2 --json "$tmp/sl.json" --quiet
+jcheck "$tmp/sl.json" "c['method'] == 'schur' and c['schedule'][1]['distributed_messages'] > 0 and c['schedule'][1]['distributed_s'] > 0"
 
 # the direct solver: serial elimination along a chain (T_inf linear in N), data-flow only
 run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=32 --method direct --procs 2 --json "$tmp/d32.json" --quiet

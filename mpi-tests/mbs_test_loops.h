@@ -9,8 +9,8 @@
 #include "spatial.h"
 
 // the model of DIR/NAME with the --set overrides SETS (NULL on failure, counted as one)
-static mbsModel *mbs_test_loadConfig(const char *dir, const char *name, const char *const *sets,
-                                     int nsets) {
+static inline mbsModel *mbs_test_loadConfig(const char *dir, const char *name,
+                                            const char *const *sets, int nsets) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   char *text = mbs_test_slurp(path);

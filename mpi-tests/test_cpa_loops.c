@@ -2,8 +2,9 @@
 /// The critical-path graph of loop models (closed loops, spring-dampers; docs/cpa.md "Loop
 /// models") against the counted flops of real evaluations: linked to mbs_parallel_flops, one
 /// mbsp_engineForward at one rank for the constraint-force methods (direct; jcg with a fixed
-/// iteration count per tree solve) and one mbs_forward for the serial baseline aba. The graph's
-/// work must equal the counted flops at every grain; cpa must accept every loop model.
+/// iteration count per tree solve; schur, whose graph brings its own kinematics and repeats its
+/// tree solve m + 2 times) and one mbs_forward for the serial baseline aba. The graph's work must
+/// equal the counted flops at every grain; cpa must accept every loop model.
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_schur.h"
 #include "mbs_test_loops.h"
 #include "flops.h"
 
@@ -65,9 +67,10 @@ static void check(mbsModel *m, const char *what, int method, int iters) {
   o.iterations = iters;
   o.converged = 0;
   o.loop_rank = st.rank, o.loop_zero = st.nzero;
+  o.threads = mbs_maxThreads();
   double span[4] = {0, 0, 0, 0}, span_conc = 0;
   for (int grain = 0; grain < 4; grain++)
-    for (int R = 0; R <= (mbs_cpaIterative(method) ? 1 : 0); R++) {
+    for (int R = 0; R <= (mbs_cpaIterative(method) || method == MBS_SOLVER_SCHUR ? 1 : 0); R++) {
       o.grain = grain, o.ranks = R;
       mbsCpaGraph *g = NULL;
       mbsCpaResult r;
@@ -111,6 +114,7 @@ static void check_all(mbsModel *m, const char *what) {
   check(m, what, MBS_SOLVER_ABA, 0);
   check(m, what, MBS_SOLVER_DIRECT, 0);
   check(m, what, MBS_SOLVER_JCG, 6);
+  check(m, what, MBS_SOLVER_SCHUR, 0);
 }
 
 int main(int argc, char **argv) {

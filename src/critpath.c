@@ -85,7 +85,9 @@ typedef struct {
   long long class_flops[MBS_CPA_CLASS_COUNT]; // work per class (compute nodes)
   int fext;                                   // the tree solve being built has external wrenches
   int phoff;                                  // phase offset of the tree solve being built
+  struct mbsCpaSch *sch;                      // schur: the graph's state over its tree solves
 } mbsCpaB;
+typedef struct mbsCpaSch mbsCpaSch;
 
 // seconds per flop of kernel class cls
 static double mbs_cpaFlopTime(const mbsCpaOptions *o, int cls) {
@@ -1215,27 +1217,92 @@ static int mbs_cpaSeen(const mbsCpaB *B, const int *own, const int *ghost, int l
   return (B->o->ranks < 1 || B->owner[l] == r || ghost[l] < 0) ? own[l] : ghost[l];
 }
 
-static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
+// the schur graph's state over its tree solves (one per evaluation; m + 2 in a loop model's,
+// docs/cpa.md "Loop models"): the decomposition, the kinematics' nodes, and per body the nodes of
+// the tree solve being built
+struct mbsCpaSch {
+  int P, nseg, use_scan, chain, defer;
+  int *start;
+  mbsCpaRank *R;
+  int *map, *IAw, *pAw, *proj, *done, *stn, *acc, *lam, *spv, *gho, *gbuf, *kmsg, *fwdn;
+  mbsCpaGhost G;
+};
+
+static void mbs_cpaSchFree(mbsCpaSch *X) {
+  for (int r = 0; X->R && r < X->P; r++) {
+    mbs_schurRankDestroy(&X->R[r].rk);
+    free(X->R[r].vsys), free(X->R[r].vexp);
+  }
+  free(X->start), free(X->R), free(X->map), free(X->IAw), free(X->pAw), free(X->proj);
+  free(X->done), free(X->stn), free(X->acc), free(X->lam), free(X->spv), free(X->gho);
+  free(X->gbuf), free(X->kmsg), free(X->fwdn);
+  memset(X, 0, sizeof *X);
+}
+
+// the remote children's stages on their parent's rank (schur_par.c mbsp_schurSolve, in every tree
+// solve): the joint state message, then mbs_bodyPosition and mbs_bodyVelocity
+static void mbs_cpaSchGhosts(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X) {
+  const mbsModel *m = B->m;
+  int P = X->P;
+  const mbsCpaRank *R = X->R;
+  mbsCpaGhost G = X->G;
+  for (int r = 0; P > 1 && r < P; r++) {
+    const mbsCpaRank *rr = R + r;
+    for (int b = rr->b0; b < rr->b1; b++)
+      for (int k = 0; k < m->body_childnum[b]; k++) {
+        int g = m->child_list[m->body_childadr[b] + k];
+        if (g < rr->b1) continue;
+        int st = mbs_cpaMsg(B, 13 * sizeof(double), -1);
+        mbs_cpaBodyPos(B, g, r, st, K->pose[b], 0, &G.joint[g], &G.pose[g]);
+        mbs_cpaBodyVel(B, g, r, G.joint[g], K->v[b], 0, &G.v[g], &G.c[g], &G.bias[g], &G.force[g]);
+      }
+  }
+}
+
+// the ghost poses (parallel/engine.c mbsp_enginePoses): after the solve without loops and
+// spring-dampers (deferred), else in the kinematics
+static void mbs_cpaSchPoses(mbsCpaB *B, mbsCpaSch *X) {
+  int P = X->P, use_scan = X->use_scan, defer = X->defer;
+  const mbsCpaRank *R = X->R;
+  const int *map = X->map, *gho = X->gho, *kmsg = X->kmsg, *fwdn = X->fwdn;
+  for (int r = 0; P > 1 && r < P; r++) {
+    const mbsCpaRank *rr = R + r;
+    if (!rr->ghosted) continue;
+    for (int b = rr->b0; b < rr->b1; b++) {
+      if (gho[b] < 0) continue;
+      int pg = B->cls;
+      B->cls = MBS_CPA_CLASS_KIN;
+      int pn = mbs_cpaNode(B, MBS_CPA_KIN_GHOST, b, MBS_FL_KIN_GHOSTPOSE, -1, -1);
+      B->cls = pg;
+      mbs_cpaDep(B, map[b], pn);
+      mbs_cpaDep(B, use_scan ? rr->kin_in : kmsg[fwdn[b]], pn);
+      if (defer) mbs_cpaDep(B, rr->if_end, pn);
+    }
+  }
+}
+
+// setup, kinematics and the first tree solve's ghost stages
+static mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
   int n = m->nbody, P = o->ranks > 1 ? o->ranks : 1, nseg = o->threads > 1 ? o->threads : 1;
   mbsErr e = MBS_OK;
   size_t nb = (size_t)n + 1;
-  int *start = malloc(((size_t)P + 1) * sizeof *start);
-  mbsCpaRank *R = calloc((size_t)P, sizeof *R);
-  int *map = malloc(nb * sizeof *map), *IAw = malloc(nb * sizeof *IAw);
-  int *pAw = malloc(nb * sizeof *pAw), *proj = malloc(nb * sizeof *proj);
-  int *done = malloc(nb * sizeof *done), *stn = malloc(nb * sizeof *stn);
-  int *acc = malloc(nb * sizeof *acc), *lam = malloc(nb * sizeof *lam);
-  int *spv = malloc(nb * sizeof *spv), *gho = malloc(nb * sizeof *gho);
-  int *gbuf = malloc(6 * nb * sizeof *gbuf), *kmsg = malloc(nb * sizeof *kmsg);
-  int *fwdn = malloc(nb * sizeof *fwdn);
+  memset(X, 0, sizeof *X);
+  X->P = P, X->nseg = nseg;
+  int *start = X->start = malloc(((size_t)P + 1) * sizeof *start);
+  mbsCpaRank *R = X->R = calloc((size_t)P, sizeof *R);
+  int *map = X->map = malloc(nb * sizeof *map), *IAw = X->IAw = malloc(nb * sizeof *IAw);
+  int *pAw = X->pAw = malloc(nb * sizeof *pAw), *proj = X->proj = malloc(nb * sizeof *proj);
+  int *done = X->done = malloc(nb * sizeof *done), *stn = X->stn = malloc(nb * sizeof *stn);
+  int *acc = X->acc = malloc(nb * sizeof *acc), *lam = X->lam = malloc(nb * sizeof *lam);
+  int *spv = X->spv = malloc(nb * sizeof *spv), *gho = X->gho = malloc(nb * sizeof *gho);
+  int *gbuf = X->gbuf = malloc(6 * nb * sizeof *gbuf), *kmsg = X->kmsg = malloc(nb * sizeof *kmsg);
+  int *fwdn = X->fwdn = malloc(nb * sizeof *fwdn);
   mbsCpaGhost G;
   if (!start || !R || !map || !IAw || !pAw || !proj || !done || !stn || !acc || !lam || !spv ||
-      !gho || !gbuf || !kmsg || !fwdn) {
-    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-    goto done;
-  }
+      !gho || !gbuf || !kmsg || !fwdn)
+    return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   G.joint = gbuf, G.pose = gbuf + nb, G.v = gbuf + 2 * nb, G.c = gbuf + 3 * nb;
   G.bias = gbuf + 4 * nb, G.force = gbuf + 5 * nb;
   for (size_t i = 0; i < 6 * nb; i++) gbuf[i] = -1;
@@ -1246,7 +1313,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
   if (P == 1) {
     start[0] = 0, start[1] = n;
   } else if ((e = mbs_partitionModel(m, P, start))) {
-    goto done;
+    return e;
   }
   for (int r = 0; r < P && !e; r++) {
     mbsCpaRank *rr = R + r;
@@ -1264,7 +1331,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
       if (p >= 0 && p < rr->b0) rr->ghosted = 1;
     }
   }
-  if (e) goto done;
+  if (e) return e;
   // the engine's choice: the kinematics prefix by a scan when every rank owns one path segment
   int use_scan = P > 1;
   for (int r = 0; r < P && use_scan; r++) {
@@ -1292,6 +1359,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
   if (pm && !strcmp(pm, "pipeline")) use_scan = 0;
   if (sm && !strcmp(sm, "tree")) chain = 0;
   int defer = m->nforce == 0 && m->nloop == 0;
+  X->G = G, X->use_scan = use_scan, X->chain = chain, X->defer = defer;
 
   // ---- kinematics (parallel/engine.c mbsp_engineForward, mbsp_kinematics)
   B->cls = MBS_CPA_CLASS_KIN;
@@ -1323,7 +1391,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
     if (!inc || !pre || !nxt) {
       free(inc), free(pre), free(nxt);
       e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-      goto done;
+      return e;
     }
     for (int r = 0; r < P; r++) {
       int last = R[r].b1 - 1;
@@ -1365,7 +1433,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
     if (!msgq || !nsq || !touched) {
       free(msgq), free(nsq), free(touched);
       e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-      goto done;
+      return e;
     }
     for (int q = 0; q < P; q++) msgq[q] = -1, nsq[q] = 0;
     for (int r = 0; r < P; r++) {
@@ -1420,20 +1488,9 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
       mbs_cpaBodyVel(B, b, -1, K->joint[b], vp, 1, &K->v[b], &K->c[b], &K->bias[b], &K->force[b]);
     }
   }
-  // the remote children's stages on their parent's rank (schur_par.c mbsp_schurSolve): the joint
-  // state (posted before the kinematics), then mbs_bodyPosition and mbs_bodyVelocity
-  for (int r = 0; P > 1 && r < P; r++) {
-    const mbsCpaRank *rr = R + r;
-    for (int b = rr->b0; b < rr->b1; b++)
-      for (int k = 0; k < m->body_childnum[b]; k++) {
-        int g = m->child_list[m->body_childadr[b] + k];
-        if (g < rr->b1) continue;
-        int st = mbs_cpaMsg(B, 13 * sizeof(double), -1);
-        mbs_cpaBodyPos(B, g, r, st, K->pose[b], 0, &G.joint[g], &G.pose[g]);
-        mbs_cpaBodyVel(B, g, r, G.joint[g], K->v[b], 0, &G.v[g], &G.c[g], &G.bias[g], &G.force[g]);
-      }
-  }
-
+  if (!defer) mbs_cpaSchPoses(B, X);
+  mbs_cpaSchGhosts(B, K, X);
+  G = X->G;
   // on P ranks, each rank runs its kinematics (its pipeline sends, the ghost copies) before its
   // factor, as the engine's program order does: the factor reads the kinematics through one
   // node per rank (without it, a list schedule could hold back a rank's sends behind its own
@@ -1442,7 +1499,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
     int *kend = malloc((size_t)P * sizeof(int));
     if (!kend) {
       e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-      goto done;
+      return e;
     }
     int nk = B->n;
     for (int r = 0; r < P; r++)
@@ -1460,6 +1517,28 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
     free(kend);
   }
 
+  return e;
+}
+
+// one tree solve: factor, cut-joint system, back-substitution, the accelerations to the remote
+// children; ghosts: the remote children's stages again (every solve after the first)
+static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int ghosts) {
+  const mbsModel *m = B->m;
+  const mbsCpaOptions *o = B->o;
+  int n = m->nbody, P = X->P, chain = X->chain;
+  mbsErr e = MBS_OK;
+  size_t nb = (size_t)n + 1;
+  mbsCpaRank *R = X->R;
+  int *IAw = X->IAw, *pAw = X->pAw, *proj = X->proj, *done = X->done, *stn = X->stn;
+  int *acc = X->acc, *lam = X->lam, *spv = X->spv;
+  if (ghosts) mbs_cpaSchGhosts(B, K, X);
+  mbsCpaGhost G = X->G;
+  for (int b = 0; b < n; b++) proj[b] = done[b] = stn[b] = acc[b] = lam[b] = spv[b] = -1;
+  for (int r = 0; r < P; r++) {
+    int nv = R[r].rk->view.ncomp + 1;
+    R[r].fac_end = R[r].if_end = -1;
+    for (int c = 0; c < nv; c++) R[r].vsys[c] = R[r].vexp[c] = -1;
+  }
   // ---- factor (src/schur.c mbs_schurRankFactor: mbs_schurFactor per segment, then the join)
   B->cls = MBS_CPA_CLASS_DYN;
   for (int b = 0; b < n; b++) IAw[b] = -1, pAw[b] = K->bias[b];
@@ -1469,7 +1548,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
     int **cs = calloc((size_t)rk->nseg, sizeof *cs);
     if (!cs) {
       e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-      goto done;
+      return e;
     }
     for (int t = 0; t < rk->nseg; t++) {
       mbsSchur *s = rk->seg[t];
@@ -1480,7 +1559,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
         for (int u = 0; u <= t; u++) free(cs[u]);
         free(cs);
         e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-        goto done;
+        return e;
       }
       for (int c = 0; c < s->ncomp; c++) cs[t][c] = spk[c] = -1;
       for (int b = s->s1 - 1; b >= s->s0; b--) {
@@ -1594,7 +1673,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
       for (int u = 0; u < rk->nseg; u++) free(cs[u]);
       free(cs);
       e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-      goto done;
+      return e;
     }
     int fend = mbs_cpaNodeOn(B, MBS_CPA_SCH_JOIN, rr->b0, 0, -1, -1, -1);
     for (int k = rk->nsc - 1; k >= 0; k--) {
@@ -1636,7 +1715,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
     if (!an || !xn || !sn || !sxn || !dims || !nan_) {
       free(an), free(xn), free(sn), free(sxn), free(dims), free(nan_);
       e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-      goto done;
+      return e;
     }
     // per rank: acc (na, nb), excl, sacc, sexcl dims (na < 0: empty)
     for (int r = 0; r < P; r++) {
@@ -1655,7 +1734,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
       if (!od) {
         free(an), free(xn), free(sn), free(sxn), free(dims), free(nan_);
         e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-        goto done;
+        return e;
       }
       for (int r = 0; r < P; r++) {
         msgd[r] = r + d < P ? mbs_cpaMsg(B, MBS_SCHUR_PAIR_DOUBLES * sizeof(double), an[r]) : -1;
@@ -1724,7 +1803,7 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
     if (!portsys || !portlam) {
       free(portsys), free(portlam);
       e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-      goto done;
+      return e;
     }
     for (int b = 0; b < n; b++) portsys[b] = portlam[b] = -1;
     for (int r = P - 1; r >= 0; r--) {
@@ -1912,27 +1991,15 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
       }
     }
   }
-  for (int r = 0; P > 1 && r < P; r++) {
-    const mbsCpaRank *rr = R + r;
-    if (!rr->ghosted) continue;
-    for (int b = rr->b0; b < rr->b1; b++) {
-      if (gho[b] < 0) continue;
-      int pg = B->cls;
-      B->cls = MBS_CPA_CLASS_KIN;
-      int pn = mbs_cpaNode(B, MBS_CPA_KIN_GHOST, b, MBS_FL_KIN_GHOSTPOSE, -1, -1);
-      B->cls = pg;
-      mbs_cpaDep(B, map[b], pn);
-      mbs_cpaDep(B, use_scan ? rr->kin_in : kmsg[fwdn[b]], pn);
-      if (defer) mbs_cpaDep(B, rr->if_end, pn);
-    }
-  }
-done:
-  for (int r = 0; R && r < P; r++) {
-    mbs_schurRankDestroy(&R[r].rk);
-    free(R[r].vsys), free(R[r].vexp);
-  }
-  free(start), free(R), free(map), free(IAw), free(pAw), free(proj), free(done), free(stn);
-  free(acc), free(lam), free(spv), free(gho), free(gbuf), free(kmsg), free(fwdn);
+  return e;
+}
+
+static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
+  mbsCpaSch X;
+  mbsErr e = mbs_cpaSchBegin(B, K, &X);
+  if (!e) e = mbs_cpaSchSolve(B, K, &X, 0);
+  if (!e && X.defer) mbs_cpaSchPoses(B, &X);
+  mbs_cpaSchFree(&X);
   return e;
 }
 
@@ -1980,10 +2047,12 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
   B->phoff = (solve + 1) * MBS_CPA_LOOP_PHASES;
   B->fext = fext;
   B->cls = MBS_CPA_CLASS_DYN;
-  if (fext) { // f_ext enters with the bias forces (ABA: pA -= f_ext, 6 flops per body)
+  if (fext) { // f_ext enters with the bias forces (ABA: pA -= f_ext, 6 flops per body; schur:
+              // the same in each owned body's articulated record or compliance-form start)
     Kx.bias = scr + 4 * nb;
     for (int b = 0; b < n; b++) {
-      Kx.bias[b] = mbs_cpaNode(B, MBS_CPA_LOOP_FEXT, b, graph == MBS_CPA_GRAPH_ABA ? 6 : 0, -1, -1);
+      int f6 = graph == MBS_CPA_GRAPH_ABA || graph == MBS_CPA_GRAPH_SCHUR;
+      Kx.bias[b] = mbs_cpaNode(B, MBS_CPA_LOOP_FEXT, b, f6 ? 6 : 0, -1, -1);
       mbs_cpaDep(B, K->bias[b], Kx.bias[b]);
       mbs_cpaDep(B, src, Kx.bias[b]);
     }
@@ -1991,6 +2060,8 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
   B->o = os;
   if (graph == MBS_CPA_GRAPH_ABA)
     mbs_cpaAba(B, &Kx, scr, scr + nb, scr + 2 * nb, scr + 3 * nb);
+  else if (graph == MBS_CPA_GRAPH_SCHUR) // solve 0 uses the ghost stages of the kinematics
+    e = mbs_cpaSchSolve(B, &Kx, B->sch, solve > 0);
   else
     e = mbs_cpaCfs(B, &Kx);
   B->o = keep;
@@ -2408,11 +2479,9 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
             "crba run on one rank");
   MBS_CHECK(o->flop_time > 0 && o->latency >= 0 && o->bandwidth > 0, MBS_ERR_INPUT,
             "cpa: flop_time and bandwidth must be > 0, latency >= 0");
-  MBS_CHECK(!(m->nloop || m->nforce) ||
-                (graph != MBS_CPA_GRAPH_SCHUR && graph != MBS_CPA_GRAPH_CRBA),
-            MBS_ERR_UNSUPPORTED,
+  MBS_CHECK(!(m->nloop || m->nforce) || graph != MBS_CPA_GRAPH_CRBA, MBS_ERR_UNSUPPORTED,
             "cpa: --method %s: models with %s have graphs for aba and the constraint-force "
-            "methods jcg, jacobi, gs, sor, chebyshev and direct; not yet for %s",
+            "methods schur, jcg, jacobi, gs, sor, chebyshev and direct; not yet for %s",
             mbs_solverName(o->method), m->nloop ? "closed loops" : "spring-dampers",
             mbs_solverName(o->method));
   mbsCpaB B;
@@ -2435,7 +2504,16 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   B.cls = MBS_CPA_CLASS_KIN;
   if (graph != MBS_CPA_GRAPH_SCHUR) mbs_cpaKinematics(&B, &K);
   B.cls = MBS_CPA_CLASS_DYN;
-  if (m->nloop || m->nforce)
+  if (graph == MBS_CPA_GRAPH_SCHUR && (m->nloop || m->nforce)) {
+    // schur's own kinematics, then the loop evaluation's m + 2 schur solves
+    mbsCpaSch X;
+    e = mbs_cpaSchBegin(&B, &K, &X);
+    B.sch = &X;
+    B.cls = MBS_CPA_CLASS_DYN;
+    if (!e) e = mbs_cpaLoops(&B, &K, graph);
+    B.sch = NULL;
+    mbs_cpaSchFree(&X);
+  } else if (m->nloop || m->nforce)
     e = mbs_cpaLoops(&B, &K, graph);
   else if (graph == MBS_CPA_GRAPH_SCHUR)
     e = mbs_cpaSchur(&B, &K);
