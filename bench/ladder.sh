@@ -5,12 +5,15 @@
 # the distributed engine at 1 and 2 ranks (their loop solve: 302 tree solves per evaluation,
 # docs/loops.md 8). Reports, never asserts; a run that exceeds the time limit is reported as such.
 #
-#   bench/ladder.sh [--limit SECONDS] [BUILD_DIR]     (default <repo>/build, limit 600 s per run)
+#   bench/ladder.sh [--limit SECONDS] [--quick] [BUILD_DIR]   (default <repo>/build, limit 600 s per run)
 #
+# --quick: the exact methods only (aba, crba, schur at 1, 2, 3 ranks), without the iterative ones
+# (chebyshev, jcg: minutes each).
 # Writes bench/results/ladder_<UTC>.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 limit=600
+quick=0
 bdir=""
 while (($#)); do
   case $1 in
@@ -18,6 +21,7 @@ while (($#)); do
     limit=${2:?--limit SECONDS}
     shift
     ;;
+  --quick) quick=1 ;;
   -h | --help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
     exit 0
@@ -73,8 +77,10 @@ one crba 1 1
 one schur 1 5
 one schur 2 5
 one schur 3 5
-one chebyshev 1 1
-one jcg 1 1
+if ((!quick)); then
+  one chebyshev 1 1
+  one jcg 1 1
+fi
 echo >>"$md"
 echo "Read with docs/loops.md 8.2 (the body order and the cost of the m + 2 tree solves)." >>"$md"
 echo "ladder.sh: wrote $md" >&2

@@ -313,6 +313,69 @@ static void test_defaults(void) {
   mbs_configDestroy(&c);
 }
 
+// the decomposition of a forest (docs/model.md "Body order decides the decomposition"): a rank
+// boundary near the start of a tree listed after another moves there (no joint cut), the same
+// in the full model (mbs_partitionModel: engine, cpa, check) and in the local builds of every
+// rank (mbs_partitionRuns on the structure pass's runs and clean cuts)
+static const char *forest =
+    "model = {\n"
+    "  bodies = (\n"
+    "    { name = \"a1\"; parent = \"ground\"; joint = { type = \"revolute\"; axis = [0, 1, 0]; "
+    "};\n"
+    "      mass = 1; inertia = [1, 1, 1, 0, 0, 0]; },\n"
+    "    { name = \"a2\"; parent = \"a1\"; joint = { type = \"revolute\"; axis = [0, 1, 0]; };\n"
+    "      mass = 1; inertia = [1, 1, 1, 0, 0, 0]; },\n"
+    "    { name = \"s\"; parent = \"ground\"; joint = { type = \"free\"; };\n"
+    "      mass = 1; inertia = [1, 1, 1, 0, 0, 0]; },\n"
+    "    { name = \"a3\"; parent = \"a2\"; joint = { type = \"revolute\"; axis = [0, 1, 0]; };\n"
+    "      mass = 1; inertia = [1, 1, 1, 0, 0, 0]; }\n"
+    "  );\n"
+    "  chain = (\n"
+    "    { name = \"l\"; n = 53; parent = \"a3\"; joint = \"revolute\"; axis = [0, 1, 0];\n"
+    "      length = 0.1; mass = 0.1; radius = 0.01; },\n"
+    "    { name = \"r\"; n = 56; joint = \"revolute\"; axis = [0, 1, 0]; length = 0.1; mass = "
+    "0.1;\n"
+    "      radius = 0.01; },\n"
+    "    { name = \"f\"; n = 7; joint = \"revolute\"; axis = [0, 1, 0]; length = 0.1; mass = 0.1;\n"
+    "      radius = 0.01; }\n"
+    "  );\n"
+    "};\n";
+
+static void test_partition_forest(void) {
+  mbsConfig *c;
+  mbsModel *m;
+  MBS_EXPECT_OK(build(forest, NULL, 0, &c, &m));
+  if (!m) {
+    mbs_configDestroy(&c);
+    return;
+  }
+  // bodies: a1 a2 s a3 l1..l53 (0..56), r1..r56 (57..112), f1..f7 (113..119); body 2 ("s") is
+  // on the ground but a3 hangs from a2 across it: not a clean cut; r1 (57) and f1 (113) are
+  int cut[130];
+  int nc = mbs_partitionCuts(m, cut);
+  MBS_EXPECT(nc == 3 && cut[0] == 0 && cut[1] == 57 && cut[2] == 113,
+             "forest: clean cuts %d (%d %d %d), expected 0 57 113", nc, nc > 0 ? cut[0] : -1,
+             nc > 1 ? cut[1] : -1, nc > 2 ? cut[2] : -1);
+  for (int P = 2; P <= 5; P++) {
+    int start[8];
+    MBS_EXPECT_OK(mbs_partitionModel(m, P, start));
+    if (P == 2) // the balanced boundary (61) moves to the right chain's root
+      MBS_EXPECT(start[1] == 57, "forest P = 2: boundary at %d, expected 57", start[1]);
+    for (int r = 0; r < P; r++) {
+      MBS_EXPECT(start[r] < start[r + 1], "forest P = %d: rank %d empty", P, r);
+      mbsModel *ml = NULL;
+      MBS_EXPECT_OK(mbs_configBuildLocal(c, P, r, &ml));
+      if (!ml) continue;
+      int same = ml->part_n == P;
+      for (int k = 0; same && k <= P; k++) same = ml->part_start[k] == start[k];
+      MBS_EXPECT(same, "forest P = %d rank %d: the local build's decomposition differs", P, r);
+      mbs_modelDestroy(&ml);
+    }
+  }
+  mbs_modelDestroy(&m);
+  mbs_configDestroy(&c);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) configs_dir = argv[1];
   test_mixed();
@@ -321,5 +384,6 @@ int main(int argc, char **argv) {
   test_errors();
   test_trajectory();
   test_shipped();
+  test_partition_forest();
   return mbs_test_finish("test_config");
 }

@@ -150,7 +150,11 @@ static mbsErr mbs_checkDecomp(const mbsModel *m, int P, mbsCheckWarn *cw) {
         rt[nr] = jt, rl[nr] = 1, nr++;
       chain = chain && m->body_parent[i] == i - 1;
     }
-    e = mbs_partitionRuns(rt, rl, nr, chain, P, start);
+    // the roots start clean cuts (each subtree is contiguous in preorder; the stack is free)
+    int nc = 0;
+    for (int i = 0; i < n; i++)
+      if (m->body_parent[byp[i]] < 0) stack[nc++] = i;
+    e = mbs_partitionRuns(rt, rl, nr, chain, stack, nc, P, start);
   }
   int dfs_max = 0;
   if (!e) e = mbs_checkCuts(m, byp, start, P, &cw->cut_dfs, &dfs_max);

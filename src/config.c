@@ -1958,7 +1958,8 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
   if (!e && !(start = malloc(sizeof(int) * (size_t)(nranks + 1))))
     e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   if (!e) {
-    e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, !m0->run_branched, nranks, start);
+    e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, !m0->run_branched, m0->run_cut,
+                          m0->nrun_cut, nranks, start);
     if (e == MBS_ERR_INPUT) e = mbs_configBlame(c, "model", e); // too many ranks: name the cause
   }
   int b0 = 0, b1 = 0;

@@ -247,6 +247,17 @@ static mbsErr mbs_modelRun(mbsModel *m, int type, int count) {
   return MBS_OK;
 }
 
+// clean cuts (mbs_partitionRuns): a body on the ground is one; a joint from parent p to a later
+// body removes every one after p (the stack is ascending; amortised O(1) per body)
+static mbsErr mbs_modelCutNote(mbsModel *m, int gid, int parent) {
+  if (m->nrun_cut < 0) return MBS_OK;
+  if (parent >= 0) {
+    while (m->nrun_cut > 0 && m->run_cut[m->nrun_cut - 1] > parent) m->nrun_cut--;
+    return MBS_OK;
+  }
+  return mbs_intPush(&m->run_cut, &m->nrun_cut, &m->run_cutcap, gid);
+}
+
 mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   MBS_CHECK(!m->finalized, MBS_ERR_INTERNAL, "model is already finalized");
   int b = m->nbody, t = spec->jnttype, gid = m->nbody_g;
@@ -323,7 +334,10 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
     while (m->sub_at < m->nsub && m->sub[m->sub_at] < gid) m->sub_at++;
     keep = m->sub_at < m->nsub && m->sub[m->sub_at] == gid;
   }
-  if (m->sub || m->names_only) MBS_CALL(mbs_modelRun(m, t, 1));
+  if (m->sub || m->names_only) {
+    MBS_CALL(mbs_modelRun(m, t, 1));
+    MBS_CALL(mbs_modelCutNote(m, gid, spec->parent));
+  }
   if (spec->parent != gid - 1) m->run_branched = 1;
   if (m->rec1 > m->rec0) { // structure pass: remote parents and remote children of [rec0, rec1)
     int p = spec->parent, in = gid >= m->rec0 && gid < m->rec1;
@@ -478,7 +492,8 @@ void mbs_modelSubset(mbsModel *m, const int *gids, int n, int names_only) {
 int mbs_modelSkipBodies(mbsModel *m, int type, int count, int chain, int parent) {
   int first = m->nbody_g, nq = mbs_jntNq(type), nv = mbs_jntNv(type);
   if (!chain || parent != first - 1) m->run_branched = 1;
-  if (mbs_modelRun(m, type, count)) m->nrun = -1; // out of memory: no runs (checked by users)
+  if (mbs_modelRun(m, type, count)) m->nrun = -1;       // out of memory: no runs (checked by users)
+  if (mbs_modelCutNote(m, first, parent)) m->nrun = -1; // (inside the run: parents >= first)
   m->nbody_g += count;
   m->nq_g += count * nq, m->nv_g += count * nv, m->nlam_g += count * (6 - nv);
   return first;
@@ -726,7 +741,8 @@ void mbs_modelDestroy(mbsModel **pm) {
   for (int i = 0; i < m->nvname; i++) free(m->vname[i]);
   free(m->vname), free(m->vname_table), free(m->vname_gid);
   for (int k = 0; k < m->nprefix; k++) free(m->prefix[k].prefix);
-  free(m->prefix), free(m->rec_par), free(m->rec_child), free(m->run_type), free(m->run_len);
+  free(m->prefix), free(m->rec_par), free(m->rec_child), free(m->run_type), free(m->run_len),
+      free(m->run_cut);
   free(m->part_start);
   for (int k = 0; k < m->nloop; k++) free(m->loop_name[k]);
   free(m->loop_name), free(m->loop_type), free(m->loop_body), free(m->loop_lamadr);

@@ -4,7 +4,8 @@
 /// ranges of the body order balanced by a per-joint cost weight. Rank r starts at the first body
 /// whose cumulative weight reaches r/P of the total; then every rank gets at least one body.
 /// Bodies come as runs of one joint type (a generator is one run), so a model of any size is
-/// partitioned in O(runs + P) without its bodies.
+/// partitioned in O(runs + P) without its bodies. A forest's trees listed one after another give
+/// clean cuts (a tree's root, no joint across it); a boundary near one moves there.
 #include <math.h>
 #include <stdlib.h>
 #include "mbspar/mbs_model.h"
@@ -14,8 +15,59 @@ double mbs_partitionWeight(int type) {
   return 130.0 + 24.0 * (6 - nv) + 12.0 * nv;
 }
 
-mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int chain, int P,
-                         int *start) {
+// weight of the bodies before body b, for ascending b (run k, its first body rs, the weight ra
+// before it: carried between calls)
+static double mbs_partitionAcc(const int *run_type, const int *run_len, int nrun, long b, int *k,
+                               long *rs, double *ra) {
+  while (*k + 1 < nrun && *rs + run_len[*k] <= b) {
+    *ra += run_len[*k] * mbs_partitionWeight(run_type[*k]);
+    *rs += run_len[*k];
+    (*k)++;
+  }
+  return *ra + (double)(b - *rs) * mbs_partitionWeight(run_type[*k]);
+}
+
+// move each boundary to the clean cut nearest in weight, if one lies within MBS_PARTITION_SNAP
+// of a part's weight, keeping the order and one body per rank (docs/model.md)
+static mbsErr mbs_partitionSnap(const int *run_type, const int *run_len, int nrun, double part,
+                                const int *cut, int ncut, int P, int *start) {
+  double *cw = malloc(sizeof(double) * (size_t)ncut), *sw = malloc(sizeof(double) * (size_t)P);
+  if (!cw || !sw) {
+    free(cw), free(sw);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (partition)");
+  }
+  int k = 0;
+  long rs = 0;
+  double ra = 0;
+  for (int j = 0; j < ncut; j++)
+    cw[j] = mbs_partitionAcc(run_type, run_len, nrun, cut[j], &k, &rs, &ra);
+  k = 0, rs = 0, ra = 0;
+  for (int r = 1; r < P; r++)
+    sw[r] = mbs_partitionAcc(run_type, run_len, nrun, start[r], &k, &rs, &ra);
+  const double tol = MBS_PARTITION_SNAP * part;
+  for (int r = 1; r < P; r++) {
+    int lo = 0, hi = ncut; // first cut with weight >= sw[r] - tol
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      if (cw[mid] < sw[r] - tol)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    int best = -1;
+    double bd = tol;
+    for (int j = lo; j < ncut && cw[j] <= sw[r] + tol && cut[j] < start[r + 1]; j++) {
+      double d = fabs(cw[j] - sw[r]);
+      if (cut[j] > start[r - 1] && d <= bd) bd = d, best = cut[j];
+    }
+    if (best > 0) start[r] = best;
+  }
+  free(cw), free(sw);
+  return MBS_OK;
+}
+
+mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int chain,
+                         const int *cut, int ncut, int P, int *start) {
   long n = 0;
   double total = 0;
   for (int k = 0; k < nrun; k++) {
@@ -56,15 +108,30 @@ mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int 
     if (start[k] <= start[k - 1]) start[k] = start[k - 1] + 1;
   for (int k = P - 1; k >= 1; k--)
     if (start[k] > n - (P - k)) start[k] = (int)(n - (P - k));
+  if (ncut > 0 && P > 1 && !chain)
+    return mbs_partitionSnap(run_type, run_len, nrun, total / parts, cut, ncut, P, start);
   return MBS_OK;
+}
+
+int mbs_partitionCuts(const mbsModel *m, int *cut) {
+  int nc = 0; // the rule of model.c mbs_modelCutNote
+  for (int b = 0; b < m->nbody; b++) {
+    int p = m->body_parent[b];
+    if (p < 0)
+      cut[nc++] = b;
+    else
+      while (nc > 0 && cut[nc - 1] > p) nc--;
+  }
+  return nc;
 }
 
 mbsErr mbs_partitionModel(const mbsModel *m, int P, int *start) {
   // the bodies as runs of one joint each (merged when equal)
   int *t = malloc(sizeof(int) * (size_t)(m->nbody + 1)),
-      *l = malloc(sizeof(int) * (size_t)(m->nbody + 1));
-  if (!t || !l) {
-    free(t), free(l);
+      *l = malloc(sizeof(int) * (size_t)(m->nbody + 1)),
+      *cut = malloc(sizeof(int) * (size_t)(m->nbody + 1));
+  if (!t || !l || !cut) {
+    free(t), free(l), free(cut);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (partition)");
   }
   int nr = 0;
@@ -77,7 +144,8 @@ mbsErr mbs_partitionModel(const mbsModel *m, int P, int *start) {
   int chain = 1;
   for (int b = 0; b < m->nbody && chain; b++)
     if (m->body_parent[b] != b - 1) chain = 0;
-  mbsErr e = mbs_partitionRuns(t, l, nr, chain, P, start);
-  free(t), free(l);
+  int nc = mbs_partitionCuts(m, cut);
+  mbsErr e = mbs_partitionRuns(t, l, nr, chain, cut, nc, P, start);
+  free(t), free(l), free(cut);
   return e;
 }

@@ -202,8 +202,11 @@ typedef struct mbsModel {
   int nrec_child, rec_childcap;
   int *run_type, *run_len; ///< (nrun) joint types of the global model, run-length coded
   int nrun, runcap;
-  int run_branched;  ///< 1 once some body's parent is not the body before it (the global model is
-                     ///< not one chain in body order; mbs_partitionRuns)
+  int run_branched; ///< 1 once some body's parent is not the body before it (the global model is
+                    ///< not one chain in body order; mbs_partitionRuns)
+  int *run_cut;     ///< (nrun_cut) clean cuts in global order: bodies on the ground that no
+                    ///< joint reaches across (mbs_partitionRuns snaps rank boundaries to them)
+  int nrun_cut, run_cutcap;
   int cap;           ///< capacity of the per-body arrays
   int *name_table;   ///< (name_tablecap) open-addressing hash of body names, -1 = empty
   int name_tablecap; ///< power of two
@@ -281,10 +284,17 @@ mbsReal mbs_modelTotalMass(const mbsModel *m);
 /// weight, every rank at least one body; the joint types in global order as runs (type, length).
 /// \p chain: the bodies form one chain in order; every rank but the last then carries the spikes
 /// of its lower port (docs/formulation.md 4.6) and gets MBS_PARTITION_SPIKE less weight.
+/// \p cut (ncut, ascending): clean cuts, bodies on the ground whose position no joint reaches
+/// across (a forest's trees listed one after another); a rank boundary within
+/// MBS_PARTITION_SNAP of a part's weight from one moves to it, so that no joint is cut there (no
+/// spike, no cut-joint system; docs/model.md). NULL / 0: none.
 /// The engine, the local model builder and cpa all call this. Writes start (nranks + 1). Local.
 #define MBS_PARTITION_SPIKE 0.15
-mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int chain, int nranks,
-                         int *start);
+#define MBS_PARTITION_SNAP  0.1
+mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int chain,
+                         const int *cut, int ncut, int nranks, int *start);
+/// The clean cuts of a full model (see mbs_partitionRuns) into cut (nbody), their count. Local.
+int mbs_partitionCuts(const mbsModel *m, int *cut);
 /// The same for a full model. Local.
 mbsErr mbs_partitionModel(const mbsModel *m, int nranks, int *start);
 /// Cost weight of one joint of \p type in the decomposition.
