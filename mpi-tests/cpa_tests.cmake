@@ -37,13 +37,14 @@ if(TARGET mbs_parallel)
   endif()
   target_compile_definitions(mbs_parallel_flops PRIVATE MBS_COUNT_FLOPS)
   mbs_add_test(test_cpa_schur SOURCES test_cpa_schur.c LIBS mbs_parallel_flops NPROCS 1 2 3 4
-               LABELS mpi TIMEOUT 300)
+               LABELS mpi TIMEOUT 300 ARGS ${CMAKE_CURRENT_SOURCE_DIR})
   foreach(np 1 2 3 4)
     set_property(TEST test_cpa_schur.np${np} APPEND PROPERTY ENVIRONMENT OMP_NUM_THREADS=1)
   endforeach()
   add_test(NAME test_cpa_schur.threads2.np2
            COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${MPIEXEC_PREFLAGS}
-                   --oversubscribe -x OMP_NUM_THREADS=2 $<TARGET_FILE:test_cpa_schur>)
+                   --oversubscribe -x OMP_NUM_THREADS=2 $<TARGET_FILE:test_cpa_schur>
+                   ${CMAKE_CURRENT_SOURCE_DIR})
   set_tests_properties(test_cpa_schur.threads2.np2 PROPERTIES PROCESSORS 2 TIMEOUT 300
                        LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 endif()

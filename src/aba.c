@@ -373,6 +373,50 @@ void mbs_abaBodyInit(const mbsModel *m, mbsWork *w, int b) {
   mbs_abaInitBody(m, w, b);
 }
 
+static MBS_FORCEINLINE void mbs_abaColK(const mbsReal *R, int k, mbsReal col[6]);
+
+void mbs_abaBodyInitRhs(const mbsModel *m, mbsWork *w, int b) {
+  (void)m;
+  mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
+  memcpy(R + MBS_REC_PA, w->cbias + 6 * b, 6 * sizeof(mbsReal));
+  if (w->fext_on) {
+    for (int i = 0; i < 6; i++) R[MBS_REC_PA + i] -= w->fext[6 * b + i];
+    MBS_FLOPS(6);
+  }
+}
+
+static MBS_FORCEINLINE void mbs_abaRhsK(const int k, const mbsModel *m, mbsWork *w, int b) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3, p = m->body_parent[b];
+  mbsReal *restrict R = w->abar + (size_t)MBS_ABAR * b;
+  const mbsReal *pA = R + MBS_REC_PA, sg = m->jnt_axis[3 * b + k];
+  const mbsReal u = w->qfrc[m->body_dofadr[b]] - sg * pA[k];
+  R[MBS_REC_U] = u;
+  MBS_FLOPS(mbs_flopAbaRhs(p >= 0, w->homog));
+  if (p < 0) return;
+  mbsReal y[6] = {0, 0, 0, 0, 0, 0}, col[6], pa[6], t6[6];
+  if (!w->homog) mbsu_sym6Mul(R, w->cacc + 6 * b, y);
+  mbs_abaColK(R, k, col);
+  const mbsReal h = R[MBS_REC_DINV] * (sg * u - y[k]);
+  for (int x = 0; x < 6; x++) pa[x] = pA[x] + y[x] + col[x] * h;
+  const mbsReal *X = w->xpar + 12 * b;
+  mbsu_xTForceK(k, X[3 * i + i], X[3 * i + j], X + 9, pa, t6);
+  mbsReal *Rp = w->abar + (size_t)MBS_ABAR * p;
+  for (int x = 0; x < 6; x++) Rp[MBS_REC_PA + x] += t6[x];
+}
+
+void mbs_abaBodyRhs(const mbsModel *m, mbsWork *w, int b) {
+  switch (m->jnt_axisk[b]) {
+  case 0:
+    mbs_abaRhsK(0, m, w, b);
+    return;
+  case 1:
+    mbs_abaRhsK(1, m, w, b);
+    return;
+  default:
+    mbs_abaRhsK(2, m, w, b);
+  }
+}
+
 // pass 2 or 3 for one body: the axis-specialised kernel or the generic one (mbs_aba and the
 // per-body entry points)
 static MBS_FORCEINLINE int mbs_abaBack1(const mbsModel *m, mbsWork *w, int b) {

@@ -1522,7 +1522,8 @@ static mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
 
 // one tree solve: factor, cut-joint system, back-substitution, the accelerations to the remote
 // children; ghosts: the remote children's stages again (every solve after the first)
-static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int ghosts) {
+static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int ghosts, int reuse,
+                              int homog) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
   int n = m->nbody, P = X->P, chain = X->chain;
@@ -1562,8 +1563,22 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
         return e;
       }
       for (int c = 0; c < s->ncomp; c++) cs[t][c] = spk[c] = -1;
+      const int rhs = reuse && mbs_schurRhsOnly(m, rk); // mbs_schurFactorRhs
       for (int b = s->s1 - 1; b >= s->s0; b--) {
         int lb = b - s->s0, ci = s->body_comp[lb], p = m->body_parent[b];
+        if (rhs) { // the bias passes alone: u, pa, X^T pa into the parent's pA
+          int v = mbs_cpaNode(B, MBS_CPA_ABA_RHS, b, mbs_flopAbaRhs(p >= 0, homog), PH_P2, 1);
+          mbs_cpaDep(B, pAw[b], v);
+          mbs_cpaDep(B, K->force[b], v);
+          mbs_cpaDep(B, K->c[b], v);
+          mbs_cpaDep(B, K->joint[b], v);
+          proj[b] = done[b] = v;
+          if (p >= 0) {
+            mbs_cpaDep(B, pAw[p], v);
+            pAw[p] = v;
+          }
+          continue;
+        }
         const mbsSchurComp *cp = s->comp + ci;
         const int *ch = m->child_list + m->body_childadr[b];
         int nch = m->body_childnum[b];
@@ -1997,7 +2012,7 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
 static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
   mbsCpaSch X;
   mbsErr e = mbs_cpaSchBegin(B, K, &X);
-  if (!e) e = mbs_cpaSchSolve(B, K, &X, 0);
+  if (!e) e = mbs_cpaSchSolve(B, K, &X, 0, 0, 0);
   if (!e && X.defer) mbs_cpaSchPoses(B, &X);
   mbs_cpaSchFree(&X);
   return e;
@@ -2061,7 +2076,7 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
   if (graph == MBS_CPA_GRAPH_ABA)
     mbs_cpaAba(B, &Kx, scr, scr + nb, scr + 2 * nb, scr + 3 * nb);
   else if (graph == MBS_CPA_GRAPH_SCHUR) // solve 0 uses the ghost stages of the kinematics
-    e = mbs_cpaSchSolve(B, &Kx, B->sch, solve > 0);
+    e = mbs_cpaSchSolve(B, &Kx, B->sch, solve > 0, solve > 0, solve > 0 && solve <= m->nlam_loop);
   else
     e = mbs_cpaCfs(B, &Kx);
   B->o = keep;

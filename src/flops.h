@@ -222,6 +222,13 @@ static inline long mbs_flopAba(const mbsModel *m, int b, int part) {
   }
 }
 
+/// mbs_abaBodyRhs (axis-specialised joints): u = tau - sg pA_k (2); with a parent y = IA c (66,
+/// skipped when homogeneous: c = 0), h = dinv (sg u - y_k) (3), pa = pA + y + IA_k h (18),
+/// X^T pa (24), added to the parent's pA (6).
+static inline long mbs_flopAbaRhs(int has_parent, int homog) {
+  return has_parent ? 2 + (homog ? 0 : 66) + 3 + 18 + 24 + 6 : 2;
+}
+
 // ---- RNEA / CRBA
 #define MBS_FL_RNEA_A  (MBS_FL_XMOTION + 6) // a = X a_p + c (+ 12 k with qdd)
 #define MBS_FL_RNEA_F  (MBS_FL_RBIMUL + 6)  // f = I a + bias

@@ -617,6 +617,9 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   // the evaluation's, the main solves' figures stay those of the tree solve
   mbsSolveStat keep = w->stat, unit = {0};
   unit.reason = MBS_REASON_CONVERGED;
+  // the positions stay: every further tree solve has tree solve 0's matrix (schur then redoes
+  // only its right side's passes where it can, mbs_schurRhsOnly)
+  w->reuse = 1;
   mbsErr e = ops->homog(ops->ctx, 1);
   for (int j = 0; j < n && !e; j++) {
     memset(w->fext, 0, 6 * (size_t)nb * sizeof(mbsReal));
@@ -635,6 +638,7 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   memcpy(w->fext, lw->fz, 6 * (size_t)nb * sizeof(mbsReal));
   w->fext_on = fext_on;
   w->stat = keep;
+  w->reuse = 0;
   MBS_CALL(e);
   // the partial sums of every caller
   MBS_CALL(ops->sum(ops->ctx, lw->A, (int)nn));
@@ -644,7 +648,10 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   // the loop wrenches join the external ones; the tree is solved again with them
   mbs_loopAddWrench(m, lw, lw->lam, w->fext);
   w->fext_on = 1;
-  MBS_CALL(ops->solve(ops->ctx));
+  w->reuse = 1;
+  e = ops->solve(ops->ctx);
+  w->reuse = 0;
+  MBS_CALL(e);
   // the final solve counted as this evaluation's second tree solve; the unit ones added
   w->stat.evals--;
   w->stat.total_iterations += unit.total_iterations;

@@ -1352,10 +1352,34 @@ static int mbs_schurPortPos(const mbsModel *m, const int *list, int n, int l) {
   return pos;
 }
 
+int mbs_schurRhsOnly(const mbsModel *m, const mbsSchurRank *r) {
+  if (r->nseg != 1) return 0;
+  const mbsSchur *s = r->seg[0];
+  if (s->nport > 0) return 0;
+  for (int c = 0; c < s->ncomp; c++)
+    if (s->comp[c].up || s->comp[c].spath) return 0;
+  for (int b = s->s0; b < s->s1; b++)
+    if (!s->mode[b - s->s0] || !mbs_jntSpecial(m, b)) return 0;
+  return 1;
+}
+
+// the right side alone (w->reuse, mbs_schurRhsOnly): pass 1 and 2 of ABA's bias, in the order of
+// mbs_schurFactor, on the articulated inertias and 1/D the last factor left in the records
+static void mbs_schurFactorRhs(const mbsModel *m, mbsWork *w, const mbsSchur *s) {
+  for (int b = s->s1 - 1; b >= s->s0; b--) {
+    int lb = b - s->s0;
+    if (s->selfinit[lb]) mbs_abaBodyInitRhs(m, w, b);
+    if (s->initp[lb]) mbs_abaBodyInitRhs(m, w, m->body_parent[b]);
+    mbs_abaBodyRhs(m, w, b);
+  }
+}
+
 mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
   mbsErr err = MBS_OK;
   r->nfloor = 0;
-  if (r->nseg == 1) {
+  if (w->reuse && mbs_schurRhsOnly(m, r)) {
+    mbs_schurFactorRhs(m, w, r->seg[0]);
+  } else if (r->nseg == 1) {
     err = mbs_schurFactor(m, w, r->seg[0]);
   } else {
 #pragma omp parallel for schedule(static, 1)

@@ -38,6 +38,7 @@
   X(MBS_CPA_ABA_CONGR_ACC, "aba.congruence_acc")                                                   \
   X(MBS_CPA_ABA_XF, "aba.xforce")                                                                  \
   X(MBS_CPA_ABA_XF_ACC, "aba.xforce_acc")                                                          \
+  X(MBS_CPA_ABA_RHS, "aba.rhs")                                                                    \
   X(MBS_CPA_ABA_A, "aba.a")                                                                        \
   X(MBS_CPA_ABA_QDD, "aba.qdd")                                                                    \
   X(MBS_CPA_ABA_F, "aba.f")                                                                        \

@@ -78,6 +78,10 @@ typedef struct mbsWork {
   /// forces, the solvers leave gravity out, start from zero and keep no warm-start history, so a
   /// solve gives the response to w->fext alone.
   int homog;
+  /// The tree solve's matrix is the one of the last solve (same positions: the loop solver's
+  /// unit solves and final solve, docs/loops.md 8): schur may redo only the right side's passes
+  /// (mbs_schurRhsOnly).
+  int reuse;
   struct mbsLoopWork *loop; ///< the loop solver's workspace (models with loops; loops.c)
 
   // written by mbs_crba (allocated by mbs_workEnableCrba)
@@ -123,6 +127,12 @@ void mbs_baseAccel(const mbsModel *m, int gravity, mbsReal a0[6]);
 /// acceleration \p ap (writes w->acc, qdd, jfrc of b).
 void mbs_abaBodyInit(const mbsModel *m, mbsWork *w, int b);
 int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b);
+/// The right side's part of pass 1 and 2 for an axis-specialised joint, with the articulated
+/// inertia and 1/D of the last full pass kept in b's record (the same positions): pA restarts as
+/// the bias (minus f_ext), u = tau - S^T pA, and with a parent pa = pA + Ia c + U u / D goes to
+/// the parent's pA (c = 0 when w->homog: Ia c skipped). Flops: mbs_flopAbaRhs.
+void mbs_abaBodyInitRhs(const mbsModel *m, mbsWork *w, int b);
+void mbs_abaBodyRhs(const mbsModel *m, mbsWork *w, int b);
 void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap);
 /// Spikes (solver.method = schur, docs/formulation.md 4.6): an unknown wrench -G pi (pi: at most
 /// MBS_SPIKE_LD values) on a body of a path adds P pi to the articulated bias of every body from
