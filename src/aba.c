@@ -391,7 +391,7 @@ static MBS_FORCEINLINE void mbs_abaRhsK(const int k, const mbsModel *m, mbsWork 
   const mbsReal *pA = R + MBS_REC_PA, sg = m->jnt_axis[3 * b + k];
   const mbsReal u = w->qfrc[m->body_dofadr[b]] - sg * pA[k];
   R[MBS_REC_U] = u;
-  MBS_FLOPS(mbs_flopAbaRhs(p >= 0, w->homog));
+  MBS_FLOPS(mbs_flopAbaRhs(m, b, w->homog));
   if (p < 0) return;
   mbsReal y[6] = {0, 0, 0, 0, 0, 0}, col[6], pa[6], t6[6];
   if (!w->homog) mbsu_sym6Mul(R, w->cacc + 6 * b, y);
@@ -404,7 +404,36 @@ static MBS_FORCEINLINE void mbs_abaRhsK(const int k, const mbsModel *m, mbsWork 
   for (int x = 0; x < 6; x++) Rp[MBS_REC_PA + x] += t6[x];
 }
 
+// any other joint: the generic record of the last full pass (w->U, w->Dinv; u into w->u)
+static void mbs_abaRhsGeneric(const mbsModel *m, mbsWork *w, int b) {
+  const int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
+  mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *u = w->u + d0;
+  const mbsReal *pA = R + MBS_REC_PA, *S = w->sdof + 6 * d0, *U = w->U + 6 * d0;
+  const mbsReal *Dinv = w->Dinv + 36 * b, *c = w->cacc + 6 * b;
+  for (int j = 0; j < k; j++) u[j] = w->qfrc[d0 + j] - mbsu_dot6(S + 6 * j, pA);
+  MBS_FLOPS(mbs_flopAbaRhs(m, b, w->homog));
+  if (p < 0) return;
+  mbsReal y[6] = {0, 0, 0, 0, 0, 0}, r[6], h[6], pa[6], t6[6];
+  if (!w->homog) mbsu_sym6Mul(R, c, y);
+  for (int j = 0; j < k; j++) r[j] = w->homog ? u[j] : u[j] - mbsu_dot6(U + 6 * j, c);
+  for (int i = 0; i < k; i++) {
+    h[i] = 0;
+    for (int j = 0; j < k; j++) h[i] += Dinv[k * i + j] * r[j];
+  }
+  for (int x = 0; x < 6; x++) {
+    pa[x] = pA[x] + y[x];
+    for (int i = 0; i < k; i++) pa[x] += U[6 * i + x] * h[i];
+  }
+  mbsu_xTForce(w->xpar + 12 * b, pa, t6);
+  mbsReal *Rp = w->abar + (size_t)MBS_ABAR * p;
+  for (int x = 0; x < 6; x++) Rp[MBS_REC_PA + x] += t6[x];
+}
+
 void mbs_abaBodyRhs(const mbsModel *m, mbsWork *w, int b) {
+  if (!mbs_jntSpecial(m, b)) {
+    mbs_abaRhsGeneric(m, w, b);
+    return;
+  }
   switch (m->jnt_axisk[b]) {
   case 0:
     mbs_abaRhsK(0, m, w, b);

@@ -1567,7 +1567,7 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
       for (int b = s->s1 - 1; b >= s->s0; b--) {
         int lb = b - s->s0, ci = s->body_comp[lb], p = m->body_parent[b];
         if (rhs) { // the bias passes alone: u, pa, X^T pa into the parent's pA
-          int v = mbs_cpaNode(B, MBS_CPA_ABA_RHS, b, mbs_flopAbaRhs(p >= 0, homog), PH_P2, 1);
+          int v = mbs_cpaNode(B, MBS_CPA_ABA_RHS, b, mbs_flopAbaRhs(m, b, homog), PH_P2, 1);
           mbs_cpaDep(B, pAw[b], v);
           mbs_cpaDep(B, K->force[b], v);
           mbs_cpaDep(B, K->c[b], v);

@@ -222,11 +222,18 @@ static inline long mbs_flopAba(const mbsModel *m, int b, int part) {
   }
 }
 
-/// mbs_abaBodyRhs (axis-specialised joints): u = tau - sg pA_k (2); with a parent y = IA c (66,
+/// mbs_abaBodyRhs. Axis-specialised joints: u = tau - sg pA_k (2); with a parent y = IA c (66,
 /// skipped when homogeneous: c = 0), h = dinv (sg u - y_k) (3), pa = pA + y + IA_k h (18),
-/// X^T pa (24), added to the parent's pA (6).
-static inline long mbs_flopAbaRhs(int has_parent, int homog) {
-  return has_parent ? 2 + (homog ? 0 : 66) + 3 + 18 + 24 + 6 : 2;
+/// X^T pa (24), added to the parent's pA (6). Any other joint (k dofs, the generic record):
+/// u = tau - S^T pA (12 k); with a parent y = IA c (66) and r = u - U^T c (12 k) unless
+/// homogeneous, h = Dinv r (k (2k - 1)), pa = pA (+ y: 6) + U h (12 k), X^T pa, the add (6).
+static inline long mbs_flopAbaRhs(const mbsModel *m, int b, int homog) {
+  int has_parent = m->body_parent[b] >= 0;
+  if (mbs_jntSpecial(m, b)) return has_parent ? 2 + (homog ? 0 : 66) + 3 + 18 + 24 + 6 : 2;
+  long k = m->body_dofnum[b], f = 12 * k;
+  if (!has_parent) return f;
+  f += (homog ? 0 : 66 + 12 * k + 6) + k * (2 * k - 1) + 12 * k + MBS_FL_XFORCE + 6;
+  return f;
 }
 
 // ---- RNEA / CRBA

@@ -127,8 +127,8 @@ void mbs_baseAccel(const mbsModel *m, int gravity, mbsReal a0[6]);
 /// acceleration \p ap (writes w->acc, qdd, jfrc of b).
 void mbs_abaBodyInit(const mbsModel *m, mbsWork *w, int b);
 int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b);
-/// The right side's part of pass 1 and 2 for an axis-specialised joint, with the articulated
-/// inertia and 1/D of the last full pass kept in b's record (the same positions): pA restarts as
+/// The right side's part of pass 1 and 2, with the articulated inertia and 1/D (or U, D^-1 of the
+/// generic record) of the last full pass kept (the same positions): pA restarts as
 /// the bias (minus f_ext), u = tau - S^T pA, and with a parent pa = pA + Ia c + U u / D goes to
 /// the parent's pA (c = 0 when w->homog: Ia c skipped). Flops: mbs_flopAbaRhs.
 void mbs_abaBodyInitRhs(const mbsModel *m, mbsWork *w, int b);

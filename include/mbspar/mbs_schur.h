@@ -158,8 +158,8 @@ typedef struct {
 /// Local.
 mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchurRank **r);
 /// 1 if the rank's factor can be redone for a new right side alone (w->reuse): one segment,
-/// no ports (every component on the ground), every body in inertia form on an axis-specialised
-/// joint; then mbs_schurRankFactor runs only ABA's bias passes (mbs_abaBodyRhs). Local.
+/// no ports (every component on the ground), every body in inertia form; then
+/// mbs_schurRankFactor runs only ABA's bias passes (mbs_abaBodyRhs). Local.
 int mbs_schurRhsOnly(const mbsModel *m, const mbsSchurRank *r);
 void mbs_schurRankDestroy(mbsSchurRank **r);
 /// Eliminate every segment (OpenMP threads, one segment each) and join them: writes the
