@@ -356,15 +356,20 @@ static MBS_FORCEINLINE void mbs_abaFwdK(const int k, const mbsModel *m, mbsWork 
   w->qdd[m->body_dofadr[b]] = qdd;
 }
 
-// pass 1 for body b: articulated quantities start as the rigid ones
-static inline void mbs_abaInitBody(const mbsModel *m, mbsWork *w, int b) {
+// pass 1 for body b, the bias: pA starts as b's own
+static inline void mbs_abaInitBias(mbsWork *w, int b) {
   mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
-  mbsu_sym6FromRbi(m->body_sinert + 10 * b, R);
   memcpy(R + MBS_REC_PA, w->cbias + 6 * b, 6 * sizeof(mbsReal));
   if (w->fext_on) { // external wrenches (spring-dampers, loop forces) enter as minus a bias
     for (int i = 0; i < 6; i++) R[MBS_REC_PA + i] -= w->fext[6 * b + i];
     MBS_FLOPS(6);
   }
+}
+
+// pass 1 for body b: articulated quantities start as the rigid ones
+static inline void mbs_abaInitBody(const mbsModel *m, mbsWork *w, int b) {
+  mbsu_sym6FromRbi(m->body_sinert + 10 * b, w->abar + (size_t)MBS_ABAR * b);
+  mbs_abaInitBias(w, b);
 }
 
 // ---------------------------------------------------------------- per-body entry points
@@ -377,12 +382,7 @@ static MBS_FORCEINLINE void mbs_abaColK(const mbsReal *R, int k, mbsReal col[6])
 
 void mbs_abaBodyInitRhs(const mbsModel *m, mbsWork *w, int b) {
   (void)m;
-  mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
-  memcpy(R + MBS_REC_PA, w->cbias + 6 * b, 6 * sizeof(mbsReal));
-  if (w->fext_on) {
-    for (int i = 0; i < 6; i++) R[MBS_REC_PA + i] -= w->fext[6 * b + i];
-    MBS_FLOPS(6);
-  }
+  mbs_abaInitBias(w, b);
 }
 
 static MBS_FORCEINLINE void mbs_abaRhsK(const int k, const mbsModel *m, mbsWork *w, int b) {

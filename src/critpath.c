@@ -1221,7 +1221,7 @@ static int mbs_cpaSeen(const mbsCpaB *B, const int *own, const int *ghost, int l
 // docs/cpa.md "Loop models"): the decomposition, the kinematics' nodes, and per body the nodes of
 // the tree solve being built
 struct mbsCpaSch {
-  int P, nseg, use_scan, chain, defer;
+  int P, use_scan, chain, defer;
   int *start;
   mbsCpaRank *R;
   int *map, *IAw, *pAw, *proj, *done, *stn, *acc, *lam, *spv, *gho, *gbuf, *kmsg, *fwdn;
@@ -1289,7 +1289,7 @@ static mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
   mbsErr e = MBS_OK;
   size_t nb = (size_t)n + 1;
   memset(X, 0, sizeof *X);
-  X->P = P, X->nseg = nseg;
+  X->P = P;
   int *start = X->start = malloc(((size_t)P + 1) * sizeof *start);
   mbsCpaRank *R = X->R = calloc((size_t)P, sizeof *R);
   int *map = X->map = malloc(nb * sizeof *map), *IAw = X->IAw = malloc(nb * sizeof *IAw);
@@ -1490,7 +1490,6 @@ static mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
   }
   if (!defer) mbs_cpaSchPoses(B, X);
   mbs_cpaSchGhosts(B, K, X);
-  G = X->G;
   // on P ranks, each rank runs its kinematics (its pipeline sends, the ghost copies) before its
   // factor, as the engine's program order does: the factor reads the kinematics through one
   // node per rank (without it, a list schedule could hold back a rank's sends behind its own
@@ -1521,9 +1520,9 @@ static mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
 }
 
 // one tree solve: factor, cut-joint system, back-substitution, the accelerations to the remote
-// children; ghosts: the remote children's stages again (every solve after the first)
-static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int ghosts, int reuse,
-                              int homog) {
+// children; later: a solve after the first of the evaluation (the remote children's stages
+// again; the bias passes alone where mbs_schurRhsOnly holds); homog: a homogeneous unit solve
+static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, int homog) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
   int n = m->nbody, P = X->P, chain = X->chain;
@@ -1532,7 +1531,7 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
   mbsCpaRank *R = X->R;
   int *IAw = X->IAw, *pAw = X->pAw, *proj = X->proj, *done = X->done, *stn = X->stn;
   int *acc = X->acc, *lam = X->lam, *spv = X->spv;
-  if (ghosts) mbs_cpaSchGhosts(B, K, X);
+  if (later) mbs_cpaSchGhosts(B, K, X);
   mbsCpaGhost G = X->G;
   for (int b = 0; b < n; b++) proj[b] = done[b] = stn[b] = acc[b] = lam[b] = spv[b] = -1;
   for (int r = 0; r < P; r++) {
@@ -1563,7 +1562,7 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
         return e;
       }
       for (int c = 0; c < s->ncomp; c++) cs[t][c] = spk[c] = -1;
-      const int rhs = reuse && mbs_schurRhsOnly(m, rk); // mbs_schurFactorRhs
+      const int rhs = later && mbs_schurRhsOnly(rk); // mbs_schurFactorRhs
       for (int b = s->s1 - 1; b >= s->s0; b--) {
         int lb = b - s->s0, ci = s->body_comp[lb], p = m->body_parent[b];
         if (rhs) { // the bias passes alone: u, pa, X^T pa into the parent's pA
@@ -2012,7 +2011,7 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
 static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
   mbsCpaSch X;
   mbsErr e = mbs_cpaSchBegin(B, K, &X);
-  if (!e) e = mbs_cpaSchSolve(B, K, &X, 0, 0, 0);
+  if (!e) e = mbs_cpaSchSolve(B, K, &X, 0, 0);
   if (!e && X.defer) mbs_cpaSchPoses(B, &X);
   mbs_cpaSchFree(&X);
   return e;
@@ -2076,7 +2075,7 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
   if (graph == MBS_CPA_GRAPH_ABA)
     mbs_cpaAba(B, &Kx, scr, scr + nb, scr + 2 * nb, scr + 3 * nb);
   else if (graph == MBS_CPA_GRAPH_SCHUR) // solve 0 uses the ghost stages of the kinematics
-    e = mbs_cpaSchSolve(B, &Kx, B->sch, solve > 0, solve > 0, solve > 0 && solve <= m->nlam_loop);
+    e = mbs_cpaSchSolve(B, &Kx, B->sch, solve > 0, solve > 0 && solve <= m->nlam_loop);
   else
     e = mbs_cpaCfs(B, &Kx);
   B->o = keep;

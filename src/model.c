@@ -247,12 +247,11 @@ static mbsErr mbs_modelRun(mbsModel *m, int type, int count) {
   return MBS_OK;
 }
 
-// clean cuts (mbs_partitionRuns): a body on the ground is one; a joint from parent p to a later
-// body removes every one after p (the stack is ascending; amortised O(1) per body)
+// clean cuts (mbs_partitionRuns, the rule of mbs_partitionCutDrop; amortised O(1) per body)
 static mbsErr mbs_modelCutNote(mbsModel *m, int gid, int parent) {
   if (m->nrun_cut < 0) return MBS_OK;
   if (parent >= 0) {
-    while (m->nrun_cut > 0 && m->run_cut[m->nrun_cut - 1] > parent) m->nrun_cut--;
+    m->nrun_cut = mbs_partitionCutDrop(m->run_cut, m->nrun_cut, parent);
     return MBS_OK;
   }
   return mbs_intPush(&m->run_cut, &m->nrun_cut, &m->run_cutcap, gid);

@@ -114,13 +114,13 @@ mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int 
 }
 
 int mbs_partitionCuts(const mbsModel *m, int *cut) {
-  int nc = 0; // the rule of model.c mbs_modelCutNote
+  int nc = 0;
   for (int b = 0; b < m->nbody; b++) {
     int p = m->body_parent[b];
     if (p < 0)
       cut[nc++] = b;
     else
-      while (nc > 0 && cut[nc - 1] > p) nc--;
+      nc = mbs_partitionCutDrop(cut, nc, p);
   }
   return nc;
 }

@@ -1341,6 +1341,14 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
   }
   r->view.ncol = col;
   if (vport) r->view.port_cadr[vport] = col;
+  // the factor can be redone for a new right side alone (mbs_schurRhsOnly): one segment, no
+  // ports, every body in inertia form
+  const mbsSchur *s0 = r->seg[0];
+  r->rhs_only = nseg == 1 && s0->nport == 0;
+  for (int c = 0; c < s0->ncomp && r->rhs_only; c++)
+    if (s0->comp[c].up || s0->comp[c].spath) r->rhs_only = 0;
+  for (int b = s0->s0; b < s0->s1 && r->rhs_only; b++)
+    if (!s0->mode[b - s0->s0]) r->rhs_only = 0;
   *out = r;
   return MBS_OK;
 }
@@ -1352,16 +1360,8 @@ static int mbs_schurPortPos(const mbsModel *m, const int *list, int n, int l) {
   return pos;
 }
 
-int mbs_schurRhsOnly(const mbsModel *m, const mbsSchurRank *r) {
-  if (r->nseg != 1) return 0;
-  const mbsSchur *s = r->seg[0];
-  if (s->nport > 0) return 0;
-  for (int c = 0; c < s->ncomp; c++)
-    if (s->comp[c].up || s->comp[c].spath) return 0;
-  (void)m;
-  for (int b = s->s0; b < s->s1; b++)
-    if (!s->mode[b - s->s0]) return 0;
-  return 1;
+int mbs_schurRhsOnly(const mbsSchurRank *r) {
+  return r->rhs_only;
 }
 
 // the right side alone (w->reuse, mbs_schurRhsOnly): pass 1 and 2 of ABA's bias, in the order of
@@ -1378,7 +1378,7 @@ static void mbs_schurFactorRhs(const mbsModel *m, mbsWork *w, const mbsSchur *s)
 mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
   mbsErr err = MBS_OK;
   r->nfloor = 0;
-  if (w->reuse && mbs_schurRhsOnly(m, r)) {
+  if (w->reuse && r->rhs_only) {
     mbs_schurFactorRhs(m, w, r->seg[0]);
   } else if (r->nseg == 1) {
     err = mbs_schurFactor(m, w, r->seg[0]);

@@ -295,6 +295,13 @@ mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int 
                          const int *cut, int ncut, int nranks, int *start);
 /// The clean cuts of a full model (see mbs_partitionRuns) into cut (nbody), their count. Local.
 int mbs_partitionCuts(const mbsModel *m, int *cut);
+/// The clean-cut rule, shared with the structure pass (model.c): a body on the ground is a
+/// candidate; a joint from parent p >= 0 to a later body removes every candidate after p. Returns
+/// the count of the ascending list cut[0 .. nc) that stays.
+static inline int mbs_partitionCutDrop(const int *cut, int nc, int parent) {
+  while (nc > 0 && cut[nc - 1] > parent) nc--;
+  return nc;
+}
 /// The same for a full model. Local.
 mbsErr mbs_partitionModel(const mbsModel *m, int nranks, int *start);
 /// Cost weight of one joint of \p type in the decomposition.

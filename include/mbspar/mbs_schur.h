@@ -147,6 +147,7 @@ typedef struct {
   int *ipool;    ///< storage of the port lists
   mbsReal **lam_up, **lam_low; ///< (nseg) per-segment port values for mbs_schurBack
   int nfloor;                  ///< port-system pivots raised to the floor by the last factor
+  int rhs_only; ///< mbs_schurRhsOnly (fixed by the decomposition: set by mbs_schurRankCreate)
 } mbsSchurRank;
 
 /// Extra weight of a thread segment with spikes against the spike-free last segment of a chain's
@@ -160,7 +161,7 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
 /// 1 if the rank's factor can be redone for a new right side alone (w->reuse): one segment,
 /// no ports (every component on the ground), every body in inertia form; then
 /// mbs_schurRankFactor runs only ABA's bias passes (mbs_abaBodyRhs). Local.
-int mbs_schurRhsOnly(const mbsModel *m, const mbsSchurRank *r);
+int mbs_schurRhsOnly(const mbsSchurRank *r);
 void mbs_schurRankDestroy(mbsSchurRank **r);
 /// Eliminate every segment (OpenMP threads, one segment each) and join them: writes the
 /// rank-level systems r->view.comp[k].C, g. Local.
