@@ -1,9 +1,9 @@
 /// \file test_loops_par.c
 /// Closed loops and spring-dampers with the constraint-force methods on the distributed engine
 /// (docs/loops.md 8, issue 10), at any rank count: q̈, the tree λ, the joint wrenches and the loop
-/// λ of schur (both interfaces), jcg, chebyshev, sor, gs and jacobi (and direct at one rank)
-/// equal the serial loop baseline (aba with the range-space loop solve) to 1e-9 relative on the
-/// loop configs and on random loop models with every joint and cut-joint type and
+/// λ of schur (both interfaces), jcg, chebyshev, sor, gs, jacobi and petsc (and direct at one
+/// rank) equal the serial loop baseline (aba with the range-space loop solve) to 1e-9 relative on
+/// the loop configs and on random loop models with every joint and cut-joint type and
 /// spring-dampers; the rank of the closure equations and the redundant ones agree with the
 /// baseline, the acceleration closure holds, and a second evaluation (warm-start history,
 /// reused solver state) gives the same result. Every rank agrees on the failure count.
@@ -13,8 +13,8 @@
 /// sweeps per tree solve (tol 1e-12 is not enough: the six-bar's loop matrix from such unit
 /// solves gets a spurious fifth closure equation). Some solves stop at max_iter with a residual
 /// between 1e-13 and 1e-11; the answers must still agree with aba to 1e-9. Jacobi on the
-/// four-bar is left out: its unit solves stall near 2e-10 relative after 5,000,000 sweeps (an
-/// eigenvalue of the Jacobi iteration within ~1e-6 of 1; docs/loops.md 8.2).
+/// four-bar runs at tol 1e-11: its unit solves reach 1e-11 within the cap but not 1e-12 (one
+/// stops near 2e-10 after 5,000,000 sweeps; docs/loops.md 8.2), and they must converge.
 /// usage: test_loops_par CONFIGS_DIR [--stationary]
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
@@ -22,6 +22,7 @@
 #include "mbs_test_loops.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_engine.h"
+#include "petsc_ref.h"
 
 static mbspComm *comm;
 static double worst = 0;
@@ -40,6 +41,9 @@ static const mbsMethod methods[] = {
     {MBS_SOLVER_JCG, 0, "jcg", 20000},        {MBS_SOLVER_CHEBYSHEV, 0, "chebyshev", 200000},
     {MBS_SOLVER_SOR, 0, "sor", 400000},       {MBS_SOLVER_GS, 0, "gs", 400000},
     {MBS_SOLVER_JACOBI, 0, "jacobi", 400000}, {MBS_SOLVER_DIRECT, 0, "direct", 1},
+#ifdef MBS_HAVE_PETSC
+    {MBS_SOLVER_PETSC, 0, "petsc", 20000},
+#endif
 };
 
 // one model, every method: against the serial baseline computed on every rank
@@ -78,13 +82,16 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
                me->method == MBS_SOLVER_SOR;
     if (stationary) { // the other half (main): the stationary methods where slow_ok is 0
       if (!stat || slow_ok) continue;
-      if (me->method == MBS_SOLVER_JACOBI && strstr(what, "fourbar")) continue; // stalls
     } else if (me->max_iter > 100000 && !slow_ok) {
       continue; // see the caller
     }
     m->opt.solver = me->method;
     m->opt.iface = me->iface;
     m->opt.tol = stationary ? 1e-13 : 1e-14;
+    // jacobi on the four-bar: its unit solves reach 1e-11 but not 1e-12 (one stops at 2,000,000
+    // sweeps near 2e-10, docs/loops.md 8.2); at 1e-11 the answers agree with aba to ~1e-10
+    int jac4 = stationary && me->method == MBS_SOLVER_JACOBI && strstr(what, "fourbar");
+    if (jac4) m->opt.tol = 1e-11;
     m->opt.max_iter = stationary ? 2000000 : me->max_iter;
     m->opt.warm_start = MBS_WARM_CUBIC;
     mbspEngine *e;
@@ -111,9 +118,9 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
         }
         // --stationary: some tree solves stop at max_iter a little above tol (their residual's
         // roundoff floor on these stiff systems); they must still be within 1e-11
-        int conv =
-            w->stat.reason >= 0 || (stationary && w->stat.reason == MBS_REASON_DIVERGED_MAXIT &&
-                                    w->stat.residual <= 1e-11);
+        int conv = w->stat.reason >= 0 ||
+                   (stationary && !jac4 && w->stat.reason == MBS_REASON_DIVERGED_MAXIT &&
+                    w->stat.residual <= 1e-11);
         MBS_EXPECT(conv, "%s, %s, np=%d: not converged (reason %d, %d iterations, residual %.3e)",
                    what, me->name, P, w->stat.reason, w->stat.iterations, w->stat.residual);
         if (m->nloop) {
@@ -138,6 +145,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "MPI init failed: %s\n", mbs_errMsg());
     return 1;
   }
+#ifdef MBS_HAVE_PETSC
+  MBS_EXPECT_OK(mbsp_petscInitialize(&argc, &argv));
+#endif
   const char *dir = argc > 1 ? argv[1] : "configs";
   stationary = argc > 2 && strcmp(argv[2], "--stationary") == 0;
   int P = mbsp_size(comm);
@@ -185,6 +195,7 @@ int main(int argc, char **argv) {
            "%s (%ld failure(s) over all ranks)\n",
            stationary ? " --stationary" : "", P, nchecked, worst,
            fails ? "FAILED" : "all checks passed", fails);
+  mbsp_petscFinalize();
   mbsp_finalize(&comm);
   return fails ? 1 : 0;
 }

@@ -31,6 +31,7 @@ struct mbspPetsc {
   KSP ksp;
   int *cols;
   double *vals;
+  int assembled; // A holds the current blocks (kept under w->reuse)
 };
 
 mbsErr mbsp_petscInitialize(int *argc, char ***argv) {
@@ -125,8 +126,9 @@ static mbsErr mbsp_petscSolve(mbspComm *comm, const mbsSolverOpt *o, mbspPetsc *
                               mbsSolveInfo *info) {
   if (!*ctx) MBS_CALL(mbsp_petscCreate(comm, o, m, s, w, c, ctx));
   mbspPetsc *p = *ctx;
-  // assemble the owned block rows
-  for (int b = c->b0; b < c->b1; b++) {
+  // assemble the owned block rows, unless the loop layer solves again at the same positions
+  // (w->reuse: the matrix and the preconditioner's setup are kept, docs/loops.md 8.1)
+  for (int b = c->b0; b < c->b1 && !(w->reuse && p->assembled); b++) {
     int nl = m->body_lamnum[b], nc;
     if (!nl) continue;
     int rows[6];
@@ -134,9 +136,12 @@ static mbsErr mbsp_petscSolve(mbspComm *comm, const mbsSolverOpt *o, mbspPetsc *
     mbs_cfsRow(m, s, w, c, b, p->cols, p->vals, &nc);
     MBS_CALL_PETSC(MatSetValues(p->A, nl, rows, nc, p->cols, p->vals, INSERT_VALUES));
   }
-  MBS_CALL_PETSC(MatAssemblyBegin(p->A, MAT_FINAL_ASSEMBLY));
-  MBS_CALL_PETSC(MatAssemblyEnd(p->A, MAT_FINAL_ASSEMBLY));
-  MBS_CALL_PETSC(KSPSetOperators(p->ksp, p->A, p->A));
+  if (!(w->reuse && p->assembled)) {
+    MBS_CALL_PETSC(MatAssemblyBegin(p->A, MAT_FINAL_ASSEMBLY));
+    MBS_CALL_PETSC(MatAssemblyEnd(p->A, MAT_FINAL_ASSEMBLY));
+    MBS_CALL_PETSC(KSPSetOperators(p->ksp, p->A, p->A));
+    p->assembled = 1;
+  }
   MBS_CALL_PETSC(KSPSetInitialGuessNonzero(p->ksp, PETSC_TRUE));
   // the wrapped arrays may have been written natively since the last call
   PetscScalar *arr;

@@ -318,7 +318,15 @@ mbsErr mbs_cfsAssemble(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
 // T and G of any body, owned or not (position data computed on the fly for remote bodies)
 static void mbs_cfsDirections(const mbsModel *m, const mbsState *s, mbsWork *w, mbsCfs *c, int b,
                               mbsReal *T, mbsReal *G) {
-  if (b < c->b0 || b >= c->b1) mbs_bodyPosition(m, s->q, w, b);
+  if (b < c->b0 || b >= c->b1) { // its joint transform; its ground pose is kept (a loop body's
+                                 // gathered pose, docs/loops.md 8.1; the parent's may be stale)
+    mbsReal xm[9], xp[3];
+    memcpy(xm, w->xmat + 9 * b, sizeof xm);
+    memcpy(xp, w->xpos + 3 * b, sizeof xp);
+    mbs_bodyPosition(m, s->q, w, b);
+    memcpy(w->xmat + 9 * b, xm, sizeof xm);
+    memcpy(w->xpos + 3 * b, xp, sizeof xp);
+  }
   int nl = m->body_lamnum[b];
   mbs_bodyComplement(m, w, b, T);
   for (int k = 0; k < nl; k++) mbsu_xTForce(w->xpar + 12 * b, T + 6 * k, G + 6 * k);
@@ -486,10 +494,11 @@ int mbs_cfsStationaryTest(const mbsSolverOpt *o, const double *red, int it, doub
 mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                       double *bnorm) {
   // position-dependent blocks and the right side b = T^T c - (affine part at lam = 0)
+  // (w->reuse: the loop layer's further solves at the same positions keep them, docs/loops.md 8)
   MBS_TIC(w->timer, MBS_TIMER_ASSEMBLY);
-  mbsErr e = mbs_cfsPosition(m, w, c);
+  mbsErr e = w->reuse ? MBS_OK : mbs_cfsPosition(m, w, c);
   MBS_TOC(w->timer, MBS_TIMER_ASSEMBLY);
-  if (comm && comm->reduce) { // every rank must agree before the collective sweeps
+  if (comm && comm->reduce && !w->reuse) { // every rank must agree before the collective sweeps
     double bad = e ? 1 : 0;
     MBS_CALL(comm->reduce(comm->ctx, &bad, 1));
     if (bad > 0 && !e)

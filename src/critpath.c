@@ -86,6 +86,10 @@ typedef struct {
   int fext;                                   // the tree solve being built has external wrenches
   int phoff;                                  // phase offset of the tree solve being built
   struct mbsCpaSch *sch;                      // schur: the graph's state over its tree solves
+  // the loop layer's tree solves after the first (w->reuse): the constraint-force blocks and
+  // direct's factor are solve 0's, kept in keep: T, F, D (nbody each), direct's fac, wp (nbody
+  // each) and ws (one per sibling pair); NULL outside loop graphs
+  int reuse, *keep;
 } mbsCpaB;
 typedef struct mbsCpaSch mbsCpaSch;
 
@@ -904,8 +908,17 @@ static mbsErr mbs_cpaDirect(mbsCpaB *B, mbsCpaCfs *C, const int *rhs, int *xn) {
   (sadr[m->body_parent[i]] + (rank[i] > rank[k] ? rank[i] * (rank[i] - 1) / 2 + rank[k]            \
                                                 : rank[k] * (rank[k] - 1) / 2 + rank[i]))
   for (int s = 0; s < nsib; s++) ls[s] = ws[s] = -1;
+  // the loop layer's further solves keep solve 0's factor (solver_direct.c, w->reuse)
+  int kept = B->reuse && B->keep;
+  int *kfac = B->keep ? B->keep + 3 * nb : NULL, *kwp = kfac ? kfac + nb : NULL;
+  int *kws = kwp ? kwp + nb : NULL;
+  if (kept) {
+    memcpy(fac, kfac, nb * sizeof(int));
+    memcpy(wp, kwp, nb * sizeof(int));
+    memcpy(ws, kws, (size_t)nsib * sizeof(int));
+  }
   // explicit blocks: A_{b,p} = -G^T M_p T_p, A_{b,k} = G_b^T M_p G_k; D = L L^T
-  for (int b = 0; b < n; b++) {
+  for (int b = 0; b < n && !kept; b++) {
     int p = m->body_parent[b], nl = m->body_lamnum[b];
     lp[b] = -1;
     if (p >= 0 && nl > 0) {
@@ -929,7 +942,7 @@ static mbsErr mbs_cpaDirect(mbsCpaB *B, mbsCpaCfs *C, const int *rhs, int *xn) {
     mbs_cpaDep(B, C->D[b], ld[b]);
   }
   // factor, last joint first
-  for (int i = n - 1; i >= 0; i--) {
+  for (int i = n - 1; i >= 0 && !kept; i--) {
     int ni = m->body_lamnum[i], p = m->body_parent[i];
     fac[i] = wp[i] = -1;
     if (ni == 0) continue;
@@ -964,6 +977,11 @@ static mbsErr mbs_cpaDirect(mbsCpaB *B, mbsCpaCfs *C, const int *rhs, int *xn) {
                                  ws[sk], ws[s2], ls[skk]);
       }
     }
+  }
+  if (kfac && !kept) {
+    memcpy(kfac, fac, nb * sizeof(int));
+    memcpy(kwp, wp, nb * sizeof(int));
+    memcpy(kws, ws, (size_t)nsib * sizeof(int));
   }
   // forward substitution L y = b (elimination order), then backward L^T x = y
   for (int b = 0; b < n; b++) y[b] = rhs[b];
@@ -1030,9 +1048,11 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
     e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
     goto done;
   }
-  // position-dependent blocks (mbs_cfsPosition)
+  // position-dependent blocks (mbs_cfsPosition), or solve 0's under reuse
   B->cls = MBS_CPA_CLASS_BLOCKS;
-  for (int b = 0; b < n; b++) {
+  for (int b = 0; b < n && B->reuse && B->keep; b++)
+    C.T[b] = B->keep[b], C.F[b] = B->keep[nb + b], C.D[b] = B->keep[2 * nb + b];
+  for (int b = 0; b < n && !(B->reuse && B->keep); b++) {
     int t = m->body_jnttype[b], nl = m->body_lamnum[b], nd = m->body_dofnum[b];
     C.T[b] = mbs_cpaNode(B, MBS_CPA_CFS_T, b, mbs_flopComplement(t) + (long long)MBS_FL_XFORCE * nl,
                          PH_CFSPOS, PH_CFSPOS);
@@ -1047,6 +1067,7 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
                            PH_CFSPOS);
       mbs_cpaDep(B, C.T[b], C.D[b]);
     }
+    if (B->keep) B->keep[b] = C.T[b], B->keep[nb + b] = C.F[b], B->keep[2 * nb + b] = C.D[b];
   }
   // right side: affine operator at lambda = 0, b = T^T c - q, ||b||
   B->cls = MBS_CPA_CLASS_SOLVE;
@@ -2072,6 +2093,7 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
     }
   }
   B->o = os;
+  B->reuse = solve > 0; // the positions stay: solve 0's blocks (cfs) and factor (direct)
   if (graph == MBS_CPA_GRAPH_ABA)
     mbs_cpaAba(B, &Kx, scr, scr + nb, scr + 2 * nb, scr + 3 * nb);
   else if (graph == MBS_CPA_GRAPH_SCHUR) // solve 0 uses the ghost stages of the kinematics
@@ -2081,6 +2103,7 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
   B->o = keep;
   B->fext = 0;
   B->phoff = 0;
+  B->reuse = 0;
   int n1 = B->n;
   for (int v = n0; v < n1; v++) mbs_cpaDep(B, after, v); // the code's order: after the last step
   *end = mbs_cpaSync(B, n0, n1);
@@ -2098,8 +2121,13 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
   MBS_CHECK(neq <= 1000, MBS_ERR_UNSUPPORTED,
             "cpa: %d closure equations: the loop graph is limited to 1000", neq);
   int *scr = malloc(5 * nb * sizeof(int)), *eqb = malloc(2 * (size_t)(neq + 1) * sizeof(int));
-  if (!scr || !eqb) {
-    free(scr), free(eqb);
+  size_t nsib = 0;
+  for (int b = 0; b < n; b++) nsib += (size_t)m->body_childnum[b] * (m->body_childnum[b] - 1) / 2;
+  int cfs = !aba && graph != MBS_CPA_GRAPH_SCHUR;
+  B->keep = cfs ? malloc((5 * nb + nsib + 1) * sizeof(int)) : NULL;
+  if (!scr || !eqb || (cfs && !B->keep)) {
+    free(scr), free(eqb), free(B->keep);
+    B->keep = NULL;
     return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   }
   for (int k = 0, i = 0; k < m->nloop; k++)
@@ -2136,7 +2164,8 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
   int end = -1, step = springs >= 0 ? springs : gath;
   e = mbs_cpaLoopTree(B, K, graph, scr, m->nforce > 0, springs, step, o, 0, &end);
   if (e || !m->nloop) { // spring-dampers only: one tree solve
-    free(scr), free(eqb);
+    free(scr), free(eqb), free(B->keep);
+    B->keep = NULL;
     return e;
   }
   // the rows of every closure equation and the right side b = kappa' - D^T a0
@@ -2239,7 +2268,8 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
     mbs_cpaDep(B, end, res);
     if (!aba) mbs_cpaLoopReduce(B, neq, 1, res);
   }
-  free(cols), free(scr), free(eqb);
+  free(cols), free(scr), free(eqb), free(B->keep);
+  B->keep = NULL;
   return e;
 }
 

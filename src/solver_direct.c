@@ -11,6 +11,7 @@
 
 typedef struct {
   mbsReal *Ld, *Lp, *Ls; // factor copies of the diagonal, parent and sibling blocks
+  int factored;          // the factor is of the current blocks (kept under w->reuse)
 } mbsDirect;
 
 // the factor copy of the sibling-pair block of i and k
@@ -52,12 +53,28 @@ static void mbs_blockSubMul(const mbsReal *W, int ni, int nu, const mbsReal *yu,
   MBS_FLOPS(2L * ni * nu);
 }
 
+static mbsErr mbs_directFactor(mbsDirect *s, const mbsModel *m, mbsWork *w, mbsCfs *c);
+static void mbs_directSubst(mbsDirect *s, const mbsModel *m, const mbsCfs *c);
+
 // exact solve by block Cholesky in leaf-first order (fill-free on the tree pattern); serial
 static mbsErr mbs_directSolve(void *self, const mbsModel *m, const mbsState *st, mbsWork *w,
                               mbsCfs *c, const mbsCfsComm *comm, mbsSolveInfo *info) {
   mbsDirect *s = self;
-  int n = m->nbody;
   (void)st, (void)comm;
+  // the loop layer's further solves at the same positions (w->reuse) keep the factor: the loop
+  // rows are the trailing separator, H^-1 G^T by substitutions alone (docs/loops.md 8.1)
+  if (!(w->reuse && s->factored)) MBS_CALL(mbs_directFactor(s, m, w, c));
+  mbs_directSubst(s, m, c);
+  info->it = 1;
+  info->res = 0;
+  info->reason = MBS_REASON_CONVERGED_DIRECT;
+  return MBS_OK;
+}
+
+// the factor of the current blocks into s
+static mbsErr mbs_directFactor(mbsDirect *s, const mbsModel *m, mbsWork *w, mbsCfs *c) {
+  int n = m->nbody;
+  s->factored = 0;
   if (!c->blocks_ready) MBS_CALL(mbs_cfsAssemble(m, w, c));
   // copies: D = L L^T from the factors, parent and sibling blocks
   for (int b = 0; b < n; b++) {
@@ -112,7 +129,13 @@ static mbsErr mbs_directSolve(void *self, const mbsModel *m, const mbsState *st,
     }
   }
 
-  // solve L L^T x = b in elimination order
+  s->factored = 1;
+  return MBS_OK;
+}
+
+// solve L L^T x = b in elimination order (b = c->rhs, x into c->x)
+static void mbs_directSubst(mbsDirect *s, const mbsModel *m, const mbsCfs *c) {
+  int n = m->nbody;
   mbsReal *y = c->x;
   memcpy(y, c->rhs, (size_t)m->nlam * sizeof(mbsReal));
   for (int i = n - 1; i >= 0; i--) {
@@ -144,10 +167,6 @@ static mbsErr mbs_directSolve(void *self, const mbsModel *m, const mbsState *st,
     mbsu_cholSolveLT(s->Ld + 36 * i, ni, y + la);
     MBS_FLOPS((long)ni * ni);
   }
-  info->it = 1;
-  info->res = 0;
-  info->reason = MBS_REASON_CONVERGED_DIRECT;
-  return MBS_OK;
 }
 
 static void mbs_directDestroy(void **self) {
