@@ -7,8 +7,8 @@
 #
 #   bench/ladder.sh [--limit SECONDS] [--quick] [BUILD_DIR]   (default <repo>/build, limit 600 s per run)
 #
-# --quick: the exact methods only (aba, crba, schur at 1, 2, 3 ranks), without the iterative ones
-# (chebyshev, jcg: minutes each).
+# --quick: the exact methods only (aba, crba, direct at 1 rank, schur at 1, 2, 3 ranks), without
+# the iterative ones (chebyshev, jcg: minutes each).
 # Writes bench/results/ladder_<UTC>.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,6 +74,7 @@ EOF
 }
 one aba 1 5
 one crba 1 1
+one direct 1 5
 one schur 1 5
 one schur 2 5
 one schur 3 5

@@ -2,8 +2,8 @@
 # Closed loops end to end (issue 10, docs/loops.md): the loop configs run 10 s with dp5 (tol
 # 1e-10) against their closed-form kinematics, energy and closure (check_loops.py), with and
 # without the projection and with Baumgarte; euler and rk4; checkpoint and restart; the
-# constraint-force methods (schur runs like aba's, accel of schur, jcg, chebyshev and petsc equal
-# to aba, static); cpa builds the loop graph; check's rank report; inverse with actuated joints;
+# constraint-force methods (schur runs like aba's, direct's at one rank, accel of schur, jcg,
+# chebyshev and petsc equal to aba, static); cpa builds the loop graph; check's rank report; inverse with actuated joints;
 # static; 1 vs 2 ranks.
 # usage: loops_run.sh MBSPAR CONFIGS_DIR PYTHON3 [LAUNCHER ...]   (LAUNCHER: mpiexec -n 2)
 mbspar=$1
@@ -67,6 +67,15 @@ for k in fourbar slider_crank rssr sixbar bricard; do
     --set integrator.method=dp5 --set integrator.tol=1e-10 --out "$tmp/schur_$k" --quiet
   "$py" "$here/check_loops.py" "$k" "$tmp/schur_$k" 1e-8 1e-9 || bad "$k with schur"
 done
+# direct (one rank): its factor is kept over the loop layer's solves of one evaluation
+# (mbsWork.reuse) and redone at every new position; a 10 s dp5 run passes the same checks
+if [ $# -eq 0 ]; then
+  for k in fourbar slider_crank; do
+    run 0 "$mbspar" run "$cfg/$k.cfg" --set solver.method=direct --set integrator.t_end=10 \
+      --set integrator.method=dp5 --set integrator.tol=1e-10 --out "$tmp/direct_$k" --quiet
+    "$py" "$here/check_loops.py" "$k" "$tmp/direct_$k" 1e-8 1e-9 || bad "$k with direct"
+  done
+fi
 # accel: every method's q̈, loop λ and wrenches equal aba's (1e-9); schur given in the file;
 # petsc on a model with a spring-damper only
 cmp_json() { # A.json B.json what
