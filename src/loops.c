@@ -31,6 +31,7 @@ struct mbsLoopWork {
   mbsReal *M;            // (n x n) Cholesky factor of L^T L (rank x rank), min-norm solves
   mbsReal *sc;           // (n) Jacobi scaling 1/sqrt(A_ii) (0: a zero row)
   mbsReal *tmp;          // (n) scratch
+  mbsReal *col;          // (n) scratch of the factorization (one column, contiguous)
   int *piv;              // (n) pivot order
   int rank;              // accepted pivots
   int nzero;             // zero rows of the last factorization (dropped before pivoting)
@@ -61,7 +62,8 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
   lw->piv = calloc(n, sizeof(int));
   lw->nz = calloc(nb, 1);
   lw->D = calloc(12 * n, sizeof(mbsReal));
-  mbsReal **v[] = {&lw->c, &lw->cdot, &lw->kappa, &lw->rhs, &lw->lam, &lw->nu, &lw->sc, &lw->tmp};
+  mbsReal **v[] = {&lw->c,  &lw->cdot, &lw->kappa, &lw->rhs, &lw->lam,
+                   &lw->nu, &lw->sc,   &lw->tmp,   &lw->col};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) *v[k] = calloc(n, sizeof(mbsReal));
   lw->A = calloc(n * n, sizeof(mbsReal));
   lw->L = calloc(n * n, sizeof(mbsReal));
@@ -93,10 +95,10 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
 void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
   if (!plw || !*plw) return;
   struct mbsLoopWork *lw = *plw;
-  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz, lw->D,    lw->c,   lw->cdot,
-                  lw->kappa,   lw->rhs,    lw->lam, lw->nu, lw->sc,   lw->tmp, lw->A,
-                  lw->L,       lw->M,      lw->G,   lw->Y,  lw->qdd0, lw->uz,  lw->dz,
-                  lw->vq,      lw->vq2,    lw->fz,  lw->pz, lw->az};
+  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz, lw->D,  lw->c,    lw->cdot,
+                  lw->kappa,   lw->rhs,    lw->lam, lw->nu, lw->sc, lw->tmp,  lw->col,
+                  lw->A,       lw->L,      lw->M,   lw->G,  lw->Y,  lw->qdd0, lw->uz,
+                  lw->dz,      lw->vq,     lw->vq2, lw->fz, lw->pz, lw->az};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(lw);
   *plw = NULL;
@@ -479,10 +481,12 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *r
     lw->min_pivot = fmin(lw->min_pivot, d);
     d = sqrt(d);
     L[(size_t)k * n + k] = d;
-    for (int i = k + 1; i < n; i++) L[(size_t)i * n + k] /= d;
-    for (int i = k + 1; i < n; i++)
-      for (int j = k + 1; j < n; j++)
-        L[(size_t)i * n + j] -= L[(size_t)i * n + k] * L[(size_t)j * n + k];
+    mbsReal *col = lw->col; // column k below the pivot, contiguous: the update reads rows
+    for (int i = k + 1; i < n; i++) col[i] = L[(size_t)i * n + k] /= d;
+    for (int i = k + 1; i < n; i++) {
+      mbsReal li = col[i], *Li = L + (size_t)i * n;
+      for (int j = k + 1; j < n; j++) Li[j] -= li * col[j];
+    }
     for (int j = k + 1; j < n; j++) L[(size_t)k * n + j] = 0;
     r = k + 1;
   }
@@ -490,14 +494,17 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *r
   for (int i = r; i < n; i++)
     for (int j = r; j < n; j++) L[(size_t)i * n + j] = 0;
   lw->rank = r;
-  // M = chol(L^T L), r x r (L lower trapezoidal: L_ik = 0 for i < k)
+  // M = chol(L^T L), r x r (L lower trapezoidal: L_ik = 0 for i < k), accumulated row by row of
+  // L (each M_ab sums its terms in increasing i, as a column dot product would)
   mbsReal *M = lw->M;
-  for (int a = 0; a < r; a++)
-    for (int b = 0; b <= a; b++) {
-      mbsReal s = 0;
-      for (int i = a; i < n; i++) s += L[(size_t)i * n + a] * L[(size_t)i * n + b];
-      M[(size_t)a * r + b] = s;
+  for (size_t q = 0; q < (size_t)r * r; q++) M[q] = 0;
+  for (int i = 0; i < n; i++) {
+    const mbsReal *Li = L + (size_t)i * n;
+    for (int a = 0; a < r && a <= i; a++) {
+      mbsReal la = Li[a], *Ma = M + (size_t)a * r;
+      for (int b = 0; b <= a; b++) Ma[b] += la * Li[b];
     }
+  }
   for (int j = 0; j < r; j++) {
     mbsReal d = M[(size_t)j * r + j];
     for (int l = 0; l < j; l++) d -= M[(size_t)j * r + l] * M[(size_t)j * r + l];
