@@ -22,6 +22,8 @@
 #include "threads.h"
 #include "petsc_ref.h"
 #include "mbspar/mbs_fault.h"
+#include "mbspar/mbs_loops.h"
+#include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
 #if defined(__GLIBC__) && !defined(SMPI_HELPERS_H) // SimGrid's smpicc redefines malloc
 #define MBS_MALLOPT 1
@@ -203,6 +205,17 @@ int main(int argc, char **argv) {
     e = mbsp_agreeErr(comm, e);
   }
   mbs_faultMark("verb"); // fault injection: what came before is every verb's common setup
+  // an iterative method on a model with many closure equations: one tree solve per equation in
+  // every evaluation (docs/loops.md 8): say so before a long silence
+  const mbsSolverType *st = !e ? mbs_solverFind(m->opt.solver) : NULL;
+  int evals = !e && (!strcmp(cli.verb->name, "accel") || !strcmp(cli.verb->name, "run") ||
+                     !strcmp(cli.verb->name, "static"));
+  if (evals && st && st->iterative && m->nlam_loop >= MBS_LOOP_NOTE_EQ && rank == 0 && !cli.quiet)
+    fprintf(stderr,
+            "mbspar: note: solver.method = %s on this model with %d closure equations runs %d tree "
+            "solves per evaluation, each to tol %g; aba, direct or schur solve it exactly and much "
+            "faster (docs/loops.md 8)\n",
+            st->name, m->nlam_loop, m->nlam_loop + 2, m->opt.tol);
   if (!e) e = cli.verb->run(&cli, comm, cfg, m);
   // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
   // successful verb (an error stays the only line on stderr)

@@ -21,6 +21,10 @@
 #include "mbs_dynamics.h"
 #include "mbs_report.h"
 
+/// Closure equations from which `mbspar` notes, before the verb, that an iterative method runs one
+/// tree solve per equation in every evaluation (docs/loops.md 8)
+#define MBS_LOOP_NOTE_EQ 20
+
 /// Allocate the loop solver's workspace (called by mbs_workCreate for models with loops).
 mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **lw);
 /// Free and NULL (NULL is a no-op).
