@@ -102,6 +102,12 @@ for meth in schur jcg chebyshev petsc; do
     --json "$tmp/m6.json" --quiet
   cmp_json "$tmp/ref6.json" "$tmp/m6.json" "sixbar accel $meth"
 done
+# PETSc's direct solve (-ksp_type preonly: no initial guess), factored once per evaluation
+for pc in lu cholesky; do
+  run 0 "$@" "$mbspar" accel "$cfg/sixbar.cfg" --set solver.method=petsc --json "$tmp/m6.json" \
+    --quiet -ksp_type preonly -pc_type $pc
+  cmp_json "$tmp/ref6.json" "$tmp/m6.json" "sixbar accel petsc preonly $pc"
+done
 sed 's/^integrator = .*/solver = { method = "schur"; };/' "$cfg/fourbar.cfg" >"$tmp/schur.cfg"
 run 0 "$@" "$mbspar" accel "$cfg/fourbar.cfg" --json "$tmp/ref4.json" --quiet
 run 0 "$@" "$mbspar" accel "$tmp/schur.cfg" --json "$tmp/m4.json" --quiet
