@@ -51,8 +51,7 @@ static const char mbs_usage_options[] =
     "\n"
     "exit codes: 0 ok, 2 bad input or usage, 3 I/O error, 4 out of memory, 5 numerical failure,\n"
     "            6 MPI error, 7 PETSc error, 8 not available, 9 internal error, 10 run stopped\n"
-    "            by SIGTERM or"
-    " SIGUSR1 after writing a checkpoint (docs/cli.md)\n";
+    "            by SIGTERM or SIGUSR1 after writing a checkpoint (docs/cli.md)\n";
 
 void mbsp_cliUsage(FILE *f, const mbspVerb *verbs, int nverb) {
   fputs(mbs_usage_head, f);

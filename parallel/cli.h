@@ -42,6 +42,7 @@ struct mbspVerb {
   const char *help; ///< its line in the usage text
   int petsc;        ///< 1: PETSc must be initialised before the handler runs (run: TS)
   int local;        ///< 1: runs on distributed-memory models (each rank only its bodies)
+  int forward;      ///< 1: evaluates the forward dynamics with solver.method (accel, run, static)
 };
 
 /// Peak resident memory of every rank (min/avg/max over ranks), kept for the report head of the

@@ -30,17 +30,17 @@
 #include <malloc.h>
 #endif
 
-// the verbs: name, handler, usage line, PETSc needed, distributed-memory models (row 0 is the
-// default verb)
+// the verbs: name, handler, usage line, PETSc needed, distributed-memory models, forward
+// dynamics with solver.method (row 0 is the default verb)
 static const mbspVerb mbs_verbs[] = {
     {"run", mbsp_verbRun,
-     "simulate (default verb): PETSc TS over the distributed state, outputs in --out", 1, 0},
-    {"accel", mbsp_verbAccel, "one forward-dynamics evaluation at the initial state", 0, 1},
+     "simulate (default verb): PETSc TS over the distributed state, outputs in --out", 1, 0, 1},
+    {"accel", mbsp_verbAccel, "one forward-dynamics evaluation at the initial state", 0, 1, 1},
     {"inverse", mbsp_verbInverse,
-     "joint forces along the prescribed motion of the config's inverse group", 0, 0},
-    {"static", mbsp_verbStatic, "static equilibrium by energy drainage (docs/static.md)", 0, 0},
-    {"cpa", mbsp_verbCpa, "critical-path analysis of one evaluation (docs/cpa.md)", 0, 0},
-    {"check", mbsp_verbCheck, "validate the input and summarise the model", 0, 0},
+     "joint forces along the prescribed motion of the config's inverse group", 0, 0, 0},
+    {"static", mbsp_verbStatic, "static equilibrium by energy drainage (docs/static.md)", 0, 0, 1},
+    {"cpa", mbsp_verbCpa, "critical-path analysis of one evaluation (docs/cpa.md)", 0, 0, 0},
+    {"check", mbsp_verbCheck, "validate the input and summarise the model", 0, 0, 0},
 };
 #define MBS_NVERB ((int)(sizeof mbs_verbs / sizeof mbs_verbs[0]))
 
@@ -207,10 +207,8 @@ int main(int argc, char **argv) {
   mbs_faultMark("verb"); // fault injection: what came before is every verb's common setup
   // an iterative method on a model with many closure equations: one tree solve per equation in
   // every evaluation (docs/loops.md 8): say so before a long silence
-  const mbsSolverType *st = !e ? mbs_solverFind(m->opt.solver) : NULL;
-  int evals = !e && (!strcmp(cli.verb->name, "accel") || !strcmp(cli.verb->name, "run") ||
-                     !strcmp(cli.verb->name, "static"));
-  if (evals && st && st->iterative && m->nlam_loop >= MBS_LOOP_NOTE_EQ && rank == 0 && !cli.quiet)
+  const mbsSolverType *st = !e && cli.verb->forward ? mbs_solverFind(m->opt.solver) : NULL;
+  if (st && st->iterative && m->nlam_loop >= MBS_LOOP_NOTE_EQ && rank == 0 && !cli.quiet)
     fprintf(stderr,
             "mbspar: note: solver.method = %s on this model with %d closure equations runs %d tree "
             "solves per evaluation, each to tol %g; aba, direct or schur solve it exactly and much "

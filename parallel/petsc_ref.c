@@ -116,6 +116,12 @@ static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsSolverOpt *o, const mbsM
   MBS_CALL_PETSC(KSPSetNormType(p->ksp, KSP_NORM_UNPRECONDITIONED));
   MBS_CALL_PETSC(KSPSetTolerances(p->ksp, o->tol, 1e-300, PETSC_DEFAULT, o->max_iter));
   MBS_CALL_PETSC(KSPSetFromOptions(p->ksp));
+  // the warm start as initial guess, except for -ksp_type preonly (a direct solve by the PC, e.g.
+  // -pc_type lu or cholesky: PETSc refuses a nonzero guess there)
+  KSPType kt;
+  MBS_CALL_PETSC(KSPGetType(p->ksp, &kt));
+  MBS_CALL_PETSC(
+      KSPSetInitialGuessNonzero(p->ksp, strcmp(kt, KSPPREONLY) ? PETSC_TRUE : PETSC_FALSE));
   return MBS_OK;
 }
 
@@ -142,12 +148,6 @@ static mbsErr mbsp_petscSolve(mbspComm *comm, const mbsSolverOpt *o, mbspPetsc *
     MBS_CALL_PETSC(KSPSetOperators(p->ksp, p->A, p->A));
     p->assembled = 1;
   }
-  // the warm start as initial guess, except for -ksp_type preonly (a direct solve by the PC, e.g.
-  // -pc_type lu or cholesky: PETSc refuses a nonzero guess there)
-  KSPType kt;
-  MBS_CALL_PETSC(KSPGetType(p->ksp, &kt));
-  MBS_CALL_PETSC(
-      KSPSetInitialGuessNonzero(p->ksp, strcmp(kt, KSPPREONLY) ? PETSC_TRUE : PETSC_FALSE));
   // the wrapped arrays may have been written natively since the last call
   PetscScalar *arr;
   MBS_CALL_PETSC(VecGetArray(p->x, &arr)); // get/restore bumps the object state
