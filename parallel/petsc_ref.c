@@ -50,6 +50,15 @@ void mbsp_petscFinalize(void) {
   mbs_petsc_inited = 0;
 }
 
+mbsErr mbsp_petscSetOption(const char *name, const char *value) {
+  MBS_CHECK(mbs_petsc_inited, MBS_ERR_INTERNAL, "PETSc is not initialised");
+  if (value)
+    MBS_CALL_PETSC(PetscOptionsSetValue(NULL, name, value[0] ? value : NULL));
+  else
+    MBS_CALL_PETSC(PetscOptionsClearValue(NULL, name));
+  return MBS_OK;
+}
+
 const char *mbsp_petscVersion(void) {
   static char v[128];
   if (!v[0]) PetscGetVersion(v, sizeof v);
@@ -193,6 +202,10 @@ mbsErr mbsp_petscInitialize(int *argc, char ***argv) {
                     "this mbspar was built without PETSc (MBS_ENABLE_PETSC=OFF)");
 }
 void mbsp_petscFinalize(void) {}
+mbsErr mbsp_petscSetOption(const char *name, const char *value) {
+  (void)name, (void)value;
+  return mbs_errSet(MBS_ERR_UNSUPPORTED, "this mbspar was built without PETSc");
+}
 static mbsErr mbsp_petscSolve(mbspComm *comm, const mbsSolverOpt *o, mbspPetsc **ctx,
                               const mbsModel *m, const mbsState *s, mbsWork *w, mbsCfs *c,
                               mbsSolveInfo *info) {

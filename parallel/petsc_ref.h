@@ -13,6 +13,9 @@ typedef struct mbspPetsc mbspPetsc;
 mbsErr mbsp_petscInitialize(int *argc, char ***argv);
 /// Finalise PETSc if it was initialised. Collective.
 void mbsp_petscFinalize(void);
+/// Set (value: "" for a flag) or clear (value NULL) one option of PETSc's global database, as
+/// -name value on the command line would; read when a petsc solver is next created. Local.
+mbsErr mbsp_petscSetOption(const char *name, const char *value);
 /// The solver-table entry of solver.method = petsc (KSP on the assembled matrix); registered by
 /// mbsp_solversRegister. Its create needs the engine as context (mbs_cfsSetContext).
 extern const mbsSolverType mbsp_solverPetsc;
