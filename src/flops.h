@@ -518,13 +518,15 @@ static inline long mbs_flopLoopRows(int npos, int nrot, int body1, int body2, in
 #define MBS_FL_LOOP_FREE (mbs_flopSpdInverse(6) + MBS_FL_MUL6 + MBS_FL_DOT6 + 1)
 /// loops.c mbs_loopFactor(n equations, rank r, ref given): symmetrize n(n-1) (add, half), the
 /// zero-row thresholds n (1e-20 dmax) + n (tol ref_i, when ref), 1/sqrt(A_ii) of the n - nzero
-/// rows kept (2 each), the scaled copy 2 n^2; per accepted pivot k < r a sqrt, n-k-1 divisions
-/// and the rank-one update 2 (n-k-1)^2; M = L^T L (2 (a+1)(n-a) for column a < r) and its
-/// Cholesky factor (mbs_flopChol(r); a zero pivot of M would skip its divisions).
+/// rows kept (2 each); then only those nn = n - nzero rows: the scaled copy 2 nn^2, per accepted
+/// pivot k < r a sqrt, nn-k-1 divisions and the rank-one update 2 (nn-k-1)^2; M = L^T L
+/// (2 (a+1)(nn-a) for column a < r) and its Cholesky factor (mbs_flopChol(r); a zero pivot of M
+/// would skip its divisions).
 static inline long mbs_flopLoopFactor(int n, int r, int nzero, int ref) {
-  long f = (long)n * (n - 1) + n + (ref ? n : 0) + 2L * (n - nzero) + 2L * n * n;
-  for (int k = 0; k < r; k++) f += 1 + (long)(n - k - 1) + 2L * (n - k - 1) * (n - k - 1);
-  for (int a = 0; a < r; a++) f += 2L * (a + 1) * (n - a);
+  long nn = n - nzero; // the elimination leaves the zero rows out
+  long f = (long)n * (n - 1) + n + (ref ? n : 0) + 2L * nn + 2L * nn * nn;
+  for (int k = 0; k < r; k++) f += 1 + (nn - k - 1) + 2L * (nn - k - 1) * (nn - k - 1);
+  for (int a = 0; a < r; a++) f += 2L * (a + 1) * (nn - a);
   return f + mbs_flopChol(r);
 }
 /// loops.c mbs_loopMinNorm(n, rank r): the forward solve with L11 (2 + 2i), the two triangular

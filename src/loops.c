@@ -451,25 +451,37 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *r
     int zero = !(d > 1e-20 * dmax && d > 0) || (ref && !(d > lim));
     nzero += zero;
     lw->sc[i] = zero ? 0 : 1 / sqrt(d); // a zero row: redundant outright
-    lw->piv[i] = i;
   }
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) L[(size_t)i * n + j] = lw->sc[i] * A[(size_t)i * n + j] * lw->sc[j];
+  // the zero rows go last, out of the elimination (their scaled rows are 0: never a pivot, no
+  // update); the others keep their order, so the pivots are those of the whole matrix
+  int nn = n - nzero;
+  for (int i = 0, a = 0, z = nn; i < n; i++) lw->piv[lw->sc[i] > 0 ? a++ : z++] = i;
+  for (int i = 0; i < n; i++) {
+    mbsReal *Li = L + (size_t)i * n;
+    if (i >= nn) {
+      memset(Li, 0, (size_t)n * sizeof(mbsReal));
+      continue;
+    }
+    const mbsReal *Ai = A + (size_t)lw->piv[i] * n;
+    mbsReal si = lw->sc[lw->piv[i]];
+    for (int j = 0; j < nn; j++) Li[j] = si * Ai[lw->piv[j]] * lw->sc[lw->piv[j]];
+    for (int j = nn; j < n; j++) Li[j] = 0;
+  }
   int r = 0;
   lw->min_pivot = n ? INFINITY : 0;
-  for (int k = 0; k < n; k++) {
+  for (int k = 0; k < nn; k++) {
     int p = k;
-    for (int i = k + 1; i < n; i++)
+    for (int i = k + 1; i < nn; i++)
       if (L[(size_t)i * n + i] > L[(size_t)p * n + p]) p = i;
     mbsReal d = L[(size_t)p * n + p];
     if (!(d > tol)) break;
     if (p != k) { // symmetric swap of rows and columns k, p
-      for (int j = 0; j < n; j++) {
+      for (int j = 0; j < nn; j++) {
         mbsReal t = L[(size_t)k * n + j];
         L[(size_t)k * n + j] = L[(size_t)p * n + j];
         L[(size_t)p * n + j] = t;
       }
-      for (int i = 0; i < n; i++) {
+      for (int i = 0; i < nn; i++) {
         mbsReal t = L[(size_t)i * n + k];
         L[(size_t)i * n + k] = L[(size_t)i * n + p];
         L[(size_t)i * n + p] = t;
@@ -482,23 +494,23 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *r
     d = sqrt(d);
     L[(size_t)k * n + k] = d;
     mbsReal *col = lw->col; // column k below the pivot, contiguous: the update reads rows
-    for (int i = k + 1; i < n; i++) col[i] = L[(size_t)i * n + k] /= d;
-    for (int i = k + 1; i < n; i++) {
+    for (int i = k + 1; i < nn; i++) col[i] = L[(size_t)i * n + k] /= d;
+    for (int i = k + 1; i < nn; i++) {
       mbsReal li = col[i], *Li = L + (size_t)i * n;
-      for (int j = k + 1; j < n; j++) Li[j] -= li * col[j];
+      for (int j = k + 1; j < nn; j++) Li[j] -= li * col[j];
     }
-    for (int j = k + 1; j < n; j++) L[(size_t)k * n + j] = 0;
+    for (int j = k + 1; j < nn; j++) L[(size_t)k * n + j] = 0;
     r = k + 1;
   }
   // columns beyond the rank: the remainder (redundant) is dropped
-  for (int i = r; i < n; i++)
-    for (int j = r; j < n; j++) L[(size_t)i * n + j] = 0;
+  for (int i = r; i < nn; i++)
+    for (int j = r; j < nn; j++) L[(size_t)i * n + j] = 0;
   lw->rank = r;
   // M = chol(L^T L), r x r (L lower trapezoidal: L_ik = 0 for i < k), accumulated row by row of
   // L (each M_ab sums its terms in increasing i, as a column dot product would)
   mbsReal *M = lw->M;
   for (size_t q = 0; q < (size_t)r * r; q++) M[q] = 0;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < nn; i++) { // the zero rows add nothing
     const mbsReal *Li = L + (size_t)i * n;
     for (int a = 0; a < r && a <= i; a++) {
       mbsReal la = Li[a], *Ma = M + (size_t)a * r;
