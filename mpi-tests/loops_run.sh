@@ -110,6 +110,12 @@ for pc in lu cholesky; do
 done
 sed 's/^integrator = .*/solver = { method = "schur"; };/' "$cfg/fourbar.cfg" >"$tmp/schur.cfg"
 run 0 "$@" "$mbspar" accel "$cfg/fourbar.cfg" --json "$tmp/ref4.json" --quiet
+# the loop layer's own timer (rows, dots, factorization), reported like every phase
+python3 -c "
+import json, sys
+t = json.load(open(sys.argv[1]))['timers']['eval.loops']
+sys.exit(0 if t['count'] > 0 and 0 < t['max'] <= json.load(open(sys.argv[1]))['timers']['eval']['max'] else 1)
+" "$tmp/ref4.json" || bad "fourbar accel: no eval.loops timer in the report"
 run 0 "$@" "$mbspar" accel "$tmp/schur.cfg" --json "$tmp/m4.json" --quiet
 cmp_json "$tmp/ref4.json" "$tmp/m4.json" "fourbar accel, schur in the file"
 run 0 "$@" "$mbspar" accel "$cfg/sixbar.cfg" '--set' 'model.loops=()' --json "$tmp/refs.json" --quiet

@@ -19,9 +19,9 @@ static int mbsp_log_on;
 
 // the PETSc event names of the timer ids (mbs_timer.h order)
 static const char *const mbsp_log_name[] = {
-    "mbsEval",   "mbsPosition",   "mbsVelocity", "mbsAssembly", "mbsFactor",
-    "mbsSolve",  "mbsLocalSolve", "mbsAccel",    "mbsHalo",     "mbsAllreduce",
-    "mbsPrefix", "mbsInterface",  "mbsStep",     "mbsOutput"};
+    "mbsEval",      "mbsPosition",   "mbsVelocity",  "mbsAssembly", "mbsFactor",
+    "mbsSolve",     "mbsLocalSolve", "mbsAccel",     "mbsLoops",    "mbsHalo",
+    "mbsAllreduce", "mbsPrefix",     "mbsInterface", "mbsStep",     "mbsOutput"};
 
 _Static_assert(sizeof mbsp_log_name / sizeof mbsp_log_name[0] == MBS_TIMER_COUNT,
                "one PETSc event name per timer of MBS_TIMER_LIST");

@@ -576,6 +576,8 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
   int n = lw->n, nv = m->nv, crba = m->opt.solver == MBS_SOLVER_CRBA;
   mbsReal ag[6];
   mbs_baseAccel(m, 1, ag);
+  // eval.loops: everything here but the final tree solve
+  MBS_TIC(w->timer, MBS_TIMER_LOOPS);
   // directions and right side: b = kappa' - D^T a(qdd0) (workspace accelerations carry the
   // gravity offset, the ground a_ground: the offset cancels in the equal-and-opposite pair)
   mbs_loopAll(m, w, lw, 1);
@@ -586,8 +588,10 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
   if (crba) {
     mbs_loopMatrixCrba(m, w, lw);
   } else { // the sweeps need U and Dinv of every joint (the fast mbs_aba keeps its own records)
-    if (!mbs_abaFactor(m, w))
+    if (!mbs_abaFactor(m, w)) {
+      MBS_TOC(w->timer, MBS_TIMER_LOOPS);
       return mbs_errSet(MBS_ERR_NUMERIC, "loops: singular articulated inertia");
+    }
     mbs_loopMatrixAba(m, w, lw);
   }
   mbs_loopFactorA(m, lw);
@@ -595,6 +599,7 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
   // the loop wrenches join the external ones, and the tree is solved again with them
   mbs_loopAddWrench(m, lw, lw->lam, w->fext);
   w->fext_on = 1;
+  MBS_TOC(w->timer, MBS_TIMER_LOOPS);
   if (crba) {
     for (int i = 0; i < n; i++)
       for (int d = 0; d < nv; d++) w->qdd[d] += lw->Y[(size_t)i * nv + d] * lw->lam[i];
@@ -605,10 +610,12 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
   }
   memcpy(w->lam + m->nlam, lw->lam, (size_t)n * sizeof(mbsReal));
   // the acceleration-level closure after the solve
+  MBS_TIC(w->timer, MBS_TIMER_LOOPS);
   lw->resid = 0;
   for (int i = 0; i < n; i++)
     lw->resid = fmax(lw->resid, fabs(mbs_loopDotAcc(m, lw, i, w->acc, ag) - lw->kappa[i]));
   MBS_FLOPS(n);
+  MBS_TOC(w->timer, MBS_TIMER_LOOPS);
   return MBS_OK;
 }
 
@@ -622,6 +629,9 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   MBS_CHECK(nn <= (size_t)INT32_MAX, MBS_ERR_NOMEM, "%d closure equations: too many", n);
   mbsReal ag[6];
   mbs_baseAccel(m, 1, ag);
+  // eval.loops: this rank's own loop work (rows, dots, factorization), not the tree solves and
+  // the sums
+  MBS_TIC(w->timer, MBS_TIMER_LOOPS);
   // rows of every equation (the caller made the loop bodies' stages current) and the partial
   // right side from the tree solution without loop forces (w->acc of the owned bodies)
   mbs_loopAll(m, w, lw, 1);
@@ -629,6 +639,7 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
     lw->rhs[i] = (ops->root ? lw->kappa[i] : 0) -
                  mbs_loopDotOwned(m, lw, i, w->acc, ops->root ? ag : NULL, ops->b0, ops->b1);
   MBS_FLOPS(n);
+  MBS_TOC(w->timer, MBS_TIMER_LOOPS);
   // A = G H^-1 G^T column by column: the response to each equation's unit wrench pair
   memcpy(lw->fz, w->fext, 6 * (size_t)nb * sizeof(mbsReal)); // the spring-dampers, kept
   int fext_on = w->fext_on;
@@ -649,8 +660,10 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
     if (w->stat.reason < 0) // the failed unit solve's figures, for the warning
       unit.nonconverged++, unit.reason = w->stat.reason, unit.iterations = w->stat.iterations,
                            unit.residual = w->stat.residual;
+    MBS_TIC(w->timer, MBS_TIMER_LOOPS);
     for (int i = 0; i < n; i++)
       lw->A[(size_t)i * n + j] = mbs_loopDotOwned(m, lw, i, w->acc, NULL, ops->b0, ops->b1);
+    MBS_TOC(w->timer, MBS_TIMER_LOOPS);
   }
   mbsErr e2 = ops->homog(ops->ctx, 0);
   if (!e) e = e2;
@@ -662,11 +675,13 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   // the partial sums of every caller
   MBS_CALL(ops->sum(ops->ctx, lw->A, (int)nn));
   MBS_CALL(ops->sum(ops->ctx, lw->rhs, n));
+  MBS_TIC(w->timer, MBS_TIMER_LOOPS);
   mbs_loopFactorA(m, lw);
   mbs_loopMinNorm(lw, lw->rhs, lw->lam);
   // the loop wrenches join the external ones; the tree is solved again with them
   mbs_loopAddWrench(m, lw, lw->lam, w->fext);
   w->fext_on = 1;
+  MBS_TOC(w->timer, MBS_TIMER_LOOPS);
   w->reuse = 1;
   e = ops->solve(ops->ctx);
   w->reuse = 0;
@@ -681,10 +696,12 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   lw->nsolve = n + 2;
   memcpy(w->lam + m->nlam, lw->lam, (size_t)n * sizeof(mbsReal));
   // the acceleration-level closure after the solve
+  MBS_TIC(w->timer, MBS_TIMER_LOOPS);
   for (int i = 0; i < n; i++)
     lw->tmp[i] = mbs_loopDotOwned(m, lw, i, w->acc, ops->root ? ag : NULL, ops->b0, ops->b1) -
                  (ops->root ? lw->kappa[i] : 0);
   MBS_FLOPS(n);
+  MBS_TOC(w->timer, MBS_TIMER_LOOPS);
   MBS_CALL(ops->sum(ops->ctx, lw->tmp, n));
   lw->resid = 0;
   for (int i = 0; i < n; i++) lw->resid = fmax(lw->resid, fabs(lw->tmp[i]));

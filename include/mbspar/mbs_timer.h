@@ -13,6 +13,7 @@
   X(MBS_TIMER_SOLVE, "eval.constraint.solve")                                                      \
   X(MBS_TIMER_LOCALSOLVE, "eval.constraint.solve.local")                                           \
   X(MBS_TIMER_ACCEL, "eval.acceleration")                                                          \
+  X(MBS_TIMER_LOOPS, "eval.loops")                                                                 \
   X(MBS_TIMER_HALO, "comm.halo")                                                                   \
   X(MBS_TIMER_ALLREDUCE, "comm.allreduce")                                                         \
   X(MBS_TIMER_PREFIX, "comm.prefix")                                                               \
