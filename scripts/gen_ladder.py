@@ -63,11 +63,5 @@ for i, k in enumerate(rungs):
                f'      body1 = "rung{k}"; frame1 = {{ origin = [1.0, 0.0, 0.0]; }};\n'
                f'      body2 = "right{k}"; frame2 = {{ origin = [0.0, 0.0, -{length}]; }}; }}{sep}')
 out.append("  );\n};")
-if n >= 200:  # long chains: the constraint-force methods' zero rows carry roundoff (docs/loops.md 8.2)
-    out.append("# rank_tol 1e-6 (default 1e-9): in the constraint-force methods' unit solves the out-of-plane\n"
-               "# equations come out at up to ~1e-7 of their free compliance instead of 0 (the wrenches that\n"
-               "# hold 1000 links in the plane cancel in every body's acceleration), which the default would\n"
-               "# take for 13 independent equations with direct; aba's smallest accepted pivot is 0.72.")
-    out.append("solver = { rank_tol = 1e-6; };")
 out.append("integrator = { method = \"rk4\"; dt = 1e-4; t_end = 1e-3; };")
 print("\n".join(out))

@@ -2110,6 +2110,26 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
   return e;
 }
 
+// flops of mbs_loopZeroSums for one equation between bodies b1 and b2 (-1: the ground) with every
+// joint on one rank; mark: nbody bytes of zeros, left zero
+static long long mbs_cpaLoopZeroFlops(const mbsModel *m, int b1, int b2, char *mark) {
+  long long f = 0;
+  int sides[2] = {b1, b2};
+  for (int s = 0; s < 2; s++) {
+    if (sides[s] < 0) continue;
+    f += MBS_FL_LOOP_ZSIDE;
+    for (int c = sides[s]; c >= 0; c = m->body_parent[c]) {
+      int nd = m->body_dofnum[c];
+      if (nd == 0) continue;
+      f += mbs_flopLoopZeroVisit(nd);
+      if (!mark[c]) mark[c] = 1, f += 4LL * nd;
+    }
+  }
+  for (int s = 0; s < 2; s++)
+    for (int c = sides[s]; c >= 0; c = m->body_parent[c]) mark[c] = 0;
+  return f;
+}
+
 // one evaluation of a model with closed loops or spring-dampers (docs/loops.md 8.1, docs/cpa.md
 // "Loop models"): the engine's loop solve for the constraint-force methods (m + 2 tree solves),
 // the serial baseline mbs_loopSolve for aba
@@ -2135,6 +2155,8 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
       eqb[2 * i] = m->loop_body[2 * k], eqb[2 * i + 1] = m->loop_body[2 * k + 1];
   int rank = o->loop_rank >= 0 ? o->loop_rank : m->loop_asm.rank;
   int nzero = o->loop_zero >= 0 ? o->loop_zero : 0;
+  // the zero rows known in advance: no unit solve (aba and the engine; docs/loops.md 8.1)
+  const unsigned char *skip = o->loop_skip ? o->loop_skip : m->loop_asm.skip;
   if (rank > neq) rank = neq;
   mbsErr e = MBS_OK;
   int stab = m->opt.baumgarte[0] != 0 || m->opt.baumgarte[1] != 0;
@@ -2171,23 +2193,31 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
   // the rows of every closure equation and the right side b = kappa' - D^T a0
   B->cls = MBS_CPA_CLASS_SOLVE;
   int r0 = B->n;
+  char *zmark = calloc(nb, 1);
+  if (!zmark) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   for (int k = 0; !e && k < m->nloop; k++) {
     int t = m->loop_type[k], nk = m->loop_lamnum[k], npos = 0;
     int b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
     for (int r = 0; r < nk; r++) npos += mbs_loopEqIsPosition(t, r);
+    // with the zero-row test of its equations (mbs_loopZeroSums; every joint on one rank)
+    long long fz = (long long)nk * mbs_cpaLoopZeroFlops(m, b1, b2, zmark);
+    if (k == 0) fz += (long long)MBS_FL_LOOP_ZDOF * m->nv; // S^g of every dof
     int rn = mbs_cpaNode(B, MBS_CPA_LOOP_ROWS, -1,
-                         mbs_flopLoopRows(npos, nk - npos, b1 >= 0, b2 >= 0, stab), -1, -1);
+                         mbs_flopLoopRows(npos, nk - npos, b1 >= 0, b2 >= 0, stab) + fz, -1, -1);
     mbs_cpaDep(B, end, rn);
     // the right side: the equation's dots with a0 (a ground side with a_ground) and kappa'
     int rh = mbs_cpaNode(B, MBS_CPA_LOOP_RHS, -1, (2LL * MBS_FL_LOOP_DOT + 1) * nk, -1, -1);
     mbs_cpaDep(B, rn, rh);
   }
+  free(zmark);
   int rows = mbs_cpaSync(B, r0, B->n);
+  if (!aba) rows = mbs_cpaLoopReduce(B, 2.0 * neq, 1, rows); // the zero-row sums
   // A column by column: the unit wrench pair, a homogeneous tree solve, the column's dots
   int prev = rows, last = rows, cols0 = B->n;
   int *cols = malloc((size_t)(neq + 1) * sizeof(int));
   if (!cols) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   for (int j = 0; !e && j < neq; j++) {
+    if (skip && skip[j]) continue; // its column is 0
     mbsCpaOptions os = *o;
     if (o->loop_solves) {
       const int *q = o->loop_solves + 4 * j;

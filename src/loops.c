@@ -43,6 +43,11 @@ struct mbsLoopWork {
   mbsReal *fz, *pz, *az; // (nb x 6) unit sweeps: external wrenches, bias, accelerations
   mbsReal *uz, *dz;      // (nv) unit sweeps: u, response qdd
   unsigned char *nz;     // (nb) nonzero flags of the sweeps
+  mbsReal *zg;           // (2n) zero-row test: sum_d G_id^2, then the size of its terms
+  unsigned char *skip;   // (n) G_i = 0: a zero row, its unit solve left out
+  int nskip;             // equations skipped by the last solve
+  int *zt;               // (nb) scratch of the zero-row test: bodies visited
+  mbsReal *sg;           // (nv x 12) scratch of the zero-row test: S^g, |S^g| per dof
   mbsReal *vq, *vq2;     // (nv) scratch of the projection and the inverse
 };
 
@@ -78,9 +83,13 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
   lw->fz = calloc(6 * nb, sizeof(mbsReal));
   lw->pz = calloc(6 * nb, sizeof(mbsReal));
   lw->az = calloc(6 * nb, sizeof(mbsReal));
+  lw->zg = calloc(2 * n, sizeof(mbsReal));
+  lw->skip = calloc(n, 1);
+  lw->zt = calloc(nb, sizeof(int));
+  lw->sg = calloc(12 * nv, sizeof(mbsReal));
   int ok = lw->eq_loop && lw->eq_row && lw->piv && lw->nz && lw->D && lw->A && lw->L && lw->M &&
            lw->G && lw->Y && lw->qdd0 && lw->uz && lw->dz && lw->vq && lw->vq2 && lw->fz &&
-           lw->pz && lw->az;
+           lw->pz && lw->az && lw->zg && lw->skip && lw->zt && lw->sg;
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) ok = ok && *v[k];
   if (!ok) {
     mbs_loopWorkDestroy(&lw);
@@ -98,7 +107,8 @@ void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
   void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz, lw->D,  lw->c,    lw->cdot,
                   lw->kappa,   lw->rhs,    lw->lam, lw->nu, lw->sc, lw->tmp,  lw->col,
                   lw->A,       lw->L,      lw->M,   lw->G,  lw->Y,  lw->qdd0, lw->uz,
-                  lw->dz,      lw->vq,     lw->vq2, lw->fz, lw->pz, lw->az};
+                  lw->dz,      lw->vq,     lw->vq2, lw->fz, lw->pz, lw->az,   lw->zg,
+                  lw->skip,    lw->zt,     lw->sg};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(lw);
   *plw = NULL;
@@ -283,6 +293,85 @@ void mbs_loopJacobian(const mbsModel *m, const mbsWork *w, mbsReal *G) {
   }
 }
 
+// ---------------------------------------------------------------- zero rows, in advance
+
+// A closure equation i with G_i = 0 (no joint motion can violate it: the out-of-plane equations
+// of a planar mechanism built from spatial joints) has A_ii = G_i H^-1 G_i^T = 0, so every
+// factorization drops it as a zero row (section 4) whatever its column of A holds: its unit
+// solve is left out (docs/loops.md 8.1). G_id = S_d^T F is the power of the equation's wrench F
+// on dof d, paired in the ground frame about its origin: S_d^g = [R w; R v + p x R w] once per dof
+// of the bodies in [b0, b1), F^g = [R n + p x R f; R f] once per side. This sums, over those
+// dofs, zg[i] = sum_d G_id^2 and zg[n + i] = sum_d (sum over the sides of |S_d^g|^T |F^g|)^2, the
+// size of its terms (their roundoff is ~1e-16 of it).
+static void mbs_loopZeroSums(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw, int b0,
+                             int b1) {
+  int n = lw->n;
+  mbsReal *g = lw->vq, *a = lw->vq2; // per dof: G_id and its size, zero between equations
+  mbsReal *sg = lw->sg;              // per dof: S^g, then |S^g| (12)
+  for (int i = 0; i < 2 * n; i++) lw->zg[i] = 0;
+  for (int c = b0; c < b1; c++) {
+    const mbsReal *R = w->xmat + 9 * c, *p = w->xpos + 3 * c;
+    for (int j = 0; j < m->body_dofnum[c]; j++) {
+      int d = m->body_dofadr[c] + j;
+      const mbsReal *S = w->sdof + 6 * d;
+      mbsReal *o = sg + 12 * d, t[3];
+      mbsu_mulMat3Vec(R, S, o);
+      mbsu_mulMat3Vec(R, S + 3, o + 3);
+      mbsu_cross3(p, o, t);
+      for (int r = 0; r < 3; r++) o[3 + r] += t[r];
+      for (int r = 0; r < 6; r++) o[6 + r] = fabs(o[r]);
+      MBS_FLOPS(MBS_FL_LOOP_ZDOF);
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    int k = lw->eq_loop[i], nt = 0;
+    for (int side = 0; side < 2; side++) {
+      int b = m->loop_body[2 * k + side];
+      if (b < 0 || b < b0) continue; // the ground, or no body of the path here
+      const mbsReal *D = lw->D + 12 * i + 6 * side, *R = w->xmat + 9 * b;
+      mbsReal F[6], Fa[6], t[3];
+      mbsu_mulMat3Vec(R, D + 3, F + 3);
+      mbsu_mulMat3Vec(R, D, F);
+      mbsu_cross3(w->xpos + 3 * b, F + 3, t);
+      for (int r = 0; r < 3; r++) F[r] += t[r];
+      for (int r = 0; r < 6; r++) Fa[r] = fabs(F[r]);
+      MBS_FLOPS(MBS_FL_LOOP_ZSIDE);
+      for (int c = b; c >= b0; c = m->body_parent[c]) {
+        int nd = m->body_dofnum[c], d0 = m->body_dofadr[c];
+        if (c >= b1 || nd == 0) continue;
+        if (!lw->nz[c]) lw->nz[c] = 1, lw->zt[nt++] = c;
+        for (int j = 0; j < nd; j++) {
+          const mbsReal *o = sg + 12 * (d0 + j);
+          g[d0 + j] += mbsu_dot6(o, F);
+          a[d0 + j] += mbsu_dot6(o + 6, Fa);
+        }
+        MBS_FLOPS(mbs_flopLoopZeroVisit(nd));
+      }
+    }
+    for (int q = 0; q < nt; q++) {
+      int c = lw->zt[q], nd = m->body_dofnum[c], d0 = m->body_dofadr[c];
+      for (int j = 0; j < nd; j++) {
+        lw->zg[i] += g[d0 + j] * g[d0 + j];
+        lw->zg[n + i] += a[d0 + j] * a[d0 + j];
+        g[d0 + j] = a[d0 + j] = 0;
+      }
+      lw->nz[c] = 0;
+      MBS_FLOPS(4L * nd);
+    }
+  }
+}
+
+// the equations to skip from the summed zg: G_i below 1e-9 of the size of its terms (A_ii then
+// ~1e-18 of its scale, far below any solver.rank_tol)
+static void mbs_loopZeroDecide(struct mbsLoopWork *lw) {
+  int n = lw->n;
+  lw->nskip = 0;
+  for (int i = 0; i < n; i++) {
+    lw->skip[i] = !(lw->zg[i] > 1e-18 * lw->zg[n + i]);
+    lw->nskip += lw->skip[i];
+  }
+}
+
 // ---------------------------------------------------------------- articulated sweeps
 
 // articulated inertias and the joint factors U = IA S, Dinv = (S^T U)^-1 from the position stage
@@ -380,7 +469,14 @@ static void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWor
 // A = G H^-1 G^T by one sweep per closure equation (articulated factors in w)
 static void mbs_loopMatrixAba(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw) {
   int n = lw->n;
+  memset(lw->nz, 0, (size_t)m->nbody);
+  mbs_loopZeroSums(m, w, lw, 0, m->nbody);
+  mbs_loopZeroDecide(lw);
   for (int j = 0; j < n; j++) {
+    if (lw->skip[j]) { // a zero row: its column is left 0
+      for (int i = 0; i < n; i++) lw->A[(size_t)i * n + j] = 0;
+      continue;
+    }
     int k = lw->eq_loop[j], b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
     const mbsReal *D = lw->D + 12 * j;
     if (b1 >= 0) memcpy(lw->fz + 6 * b1, D, 6 * sizeof(mbsReal));
@@ -586,6 +682,7 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
   memcpy(lw->qdd0, w->qdd, (size_t)nv * sizeof(mbsReal));
   // A = G H^-1 G^T: articulated sweeps (aba) or the LTDL factor (crba)
   if (crba) {
+    lw->nskip = 0; // crba's A from its dense H^-1 G^T, every column
     mbs_loopMatrixCrba(m, w, lw);
   } else { // the sweeps need U and Dinv of every joint (the fast mbs_aba keeps its own records)
     if (!mbs_abaFactor(m, w)) {
@@ -639,7 +736,12 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
     lw->rhs[i] = (ops->root ? lw->kappa[i] : 0) -
                  mbs_loopDotOwned(m, lw, i, w->acc, ops->root ? ag : NULL, ops->b0, ops->b1);
   MBS_FLOPS(n);
+  // the zero rows, known before any unit solve: this caller's joints, then the sum
+  memset(lw->nz, 0, (size_t)nb);
+  mbs_loopZeroSums(m, w, lw, ops->b0, ops->b1);
   MBS_TOC(w->timer, MBS_TIMER_LOOPS);
+  MBS_CALL(ops->sum(ops->ctx, lw->zg, 2 * n));
+  mbs_loopZeroDecide(lw);
   // A = G H^-1 G^T column by column: the response to each equation's unit wrench pair
   memcpy(lw->fz, w->fext, 6 * (size_t)nb * sizeof(mbsReal)); // the spring-dampers, kept
   int fext_on = w->fext_on;
@@ -652,6 +754,10 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   w->reuse = 1;
   mbsErr e = ops->homog(ops->ctx, 1);
   for (int j = 0; j < n && !e; j++) {
+    if (lw->skip[j]) { // a zero row: no unit solve, its column 0
+      for (int i = 0; i < n; i++) lw->A[(size_t)i * n + j] = 0;
+      continue;
+    }
     memset(w->fext, 0, 6 * (size_t)nb * sizeof(mbsReal));
     mbs_loopAddUnit(m, lw, j, w->fext);
     w->fext_on = 1;
@@ -693,7 +799,7 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
     w->stat.reason = unit.reason, w->stat.nonconverged++;
     w->stat.iterations = unit.iterations, w->stat.residual = unit.residual;
   }
-  lw->nsolve = n + 2;
+  lw->nsolve = n - lw->nskip + 2;
   memcpy(w->lam + m->nlam, lw->lam, (size_t)n * sizeof(mbsReal));
   // the acceleration-level closure after the solve
   MBS_TIC(w->timer, MBS_TIMER_LOOPS);
@@ -715,7 +821,15 @@ void mbs_loopStat(const mbsWork *w, mbsLoopStat *st) {
   st->nzero = w->loop->nzero;
   st->nredundant = w->loop->n - w->loop->rank;
   st->min_pivot = w->loop->min_pivot;
+  st->nskip = w->loop->nskip;
   st->residual = w->loop->resid;
+}
+
+int mbs_loopSkipped(const mbsWork *w, unsigned char *mask) {
+  const struct mbsLoopWork *lw = w->loop;
+  if (!lw) return 0;
+  if (mask) memcpy(mask, lw->skip, (size_t)lw->n);
+  return lw->nskip;
 }
 
 int mbs_loopRedundant(const mbsWork *w, int *idx) {
@@ -853,7 +967,7 @@ mbsErr mbs_loopProject(const mbsModel *m, mbsState *s, mbsWork *w, int maxit, mb
 
 mbsErr mbs_loopAssemble(mbsModel *m) {
   mbsLoopAssembly *as = &m->loop_asm;
-  free(as->redundant);
+  free(as->redundant), free(as->skip);
   memset(as, 0, sizeof *as);
   if (m->nloop == 0) return MBS_OK;
   mbsState *s = NULL;
@@ -888,10 +1002,19 @@ mbsErr mbs_loopAssemble(mbsModel *m) {
     as->rank = w->loop->rank;
     as->nredundant = w->loop->n - w->loop->rank;
     as->redundant = malloc(sizeof(int) * (size_t)(as->nredundant + 1));
-    if (!as->redundant)
+    // the zero rows known in advance there (the unit solves a loop solve leaves out; cpa)
+    struct mbsLoopWork *lw = w->loop;
+    memset(lw->nz, 0, (size_t)m->nbody);
+    mbs_loopZeroSums(m, w, lw, 0, m->nbody);
+    mbs_loopZeroDecide(lw);
+    as->nskip = lw->nskip;
+    as->skip = malloc((size_t)lw->n + 1);
+    if (!as->redundant || !as->skip) {
       e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-    else
+    } else {
       mbs_loopRedundant(w, as->redundant);
+      memcpy(as->skip, lw->skip, (size_t)lw->n);
+    }
   }
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);
@@ -1101,6 +1224,8 @@ void mbs_loopJsonResult(mbsJson *j, const mbsModel *m, const mbsWork *w) {
       }
   mbs_jsonEndArray(j);
   mbs_jsonNumber(j, "min_pivot", st.min_pivot);
+  // zero rows known before the unit solves (G_i = 0): the solves left out (docs/loops.md 8.1)
+  mbs_jsonInt(j, "zero_rows_skipped", st.nskip);
   mbs_jsonNumber(j, "closure_residual", st.residual);
   mbs_jsonNumber(j, "violation_pos", pos);
   mbs_jsonNumber(j, "violation_rot", rot);

@@ -175,6 +175,9 @@ typedef struct {
   // closed loops and spring-dampers (docs/cpa.md "Loop models"): the evaluation's factorization
   int loop_rank; ///< rank of the closure equations (< 0: the model's rank at q0, loop_asm)
   int loop_zero; ///< zero rows dropped before pivoting (< 0: none)
+  /// (nlam_loop) 1: the equation's unit solve is left out (a zero row known in advance, G_i = 0;
+  /// mbs_loopSkipped); NULL: those of the model at q0 (loop_asm.skip)
+  const unsigned char *loop_skip;
   /// iterative methods: per tree solve after the first (the nlam_loop unit solves, then the final
   /// one) 4 ints: iterations, converged, spectrum-estimate iterations, its convergence (NULL:
   /// every solve as iterations, converged, spec_iterations, spec_converged)

@@ -78,9 +78,14 @@ typedef struct {
   mbsReal min_pivot; ///< smallest accepted relative pivot
   mbsReal residual;  ///< max |D1^T a1 + D2^T a2 - kappa| after the solve (acceleration closure)
   int nzero;         ///< equations dropped as zero rows before pivoting (mbspar cpa's flop count)
+  int nskip; ///< zero rows known in advance (G_i = 0): their unit solves were left out (aba and
+             ///< the engine's loop solve; crba: 0)
 } mbsLoopStat;
 /// The statistics of the last mbs_loopSolve of this workspace.
 void mbs_loopStat(const mbsWork *w, mbsLoopStat *st);
+/// The closure equations whose unit solve the last loop solve left out (G_i = 0, docs/loops.md
+/// 8.1): mask[i] = 1 for them (mask: room for nlam_loop, or NULL); returns their number.
+int mbs_loopSkipped(const mbsWork *w, unsigned char *mask);
 /// Closure equations that the last factorization found redundant: their indices (0 ..
 /// nlam_loop - 1) into \p idx (room for nlam_loop); returns their number.
 int mbs_loopRedundant(const mbsWork *w, int *idx);

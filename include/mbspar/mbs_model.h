@@ -95,6 +95,8 @@ typedef struct {
   int rank;             ///< rank of the closure equations at the assembled q0
   int nredundant;       ///< nlam_loop - rank
   int *redundant;       ///< (nredundant) closure equations found redundant (indices 0..nlam_loop-1)
+  unsigned char *skip;  ///< (nlam_loop) zero rows known in advance there (G_i = 0: no unit solve)
+  int nskip;            ///< their number
 } mbsLoopAssembly;
 
 typedef struct mbsModel {
