@@ -209,11 +209,13 @@ int main(int argc, char **argv) {
   // every evaluation (docs/loops.md 8): say so before a long silence
   const mbsSolverType *st = !e && cli.verb->forward ? mbs_solverFind(m->opt.solver) : NULL;
   if (st && st->iterative && m->nlam_loop >= MBS_LOOP_NOTE_EQ && rank == 0 && !cli.quiet)
-    fprintf(stderr,
-            "mbspar: note: solver.method = %s on this model with %d closure equations runs %d tree "
-            "solves per evaluation, each to tol %g; aba, direct or schur solve it exactly and much "
-            "faster (docs/loops.md 8)\n",
-            st->name, m->nlam_loop, m->nlam_loop + 2, m->opt.tol);
+    fprintf(
+        stderr,
+        "mbspar: note: solver.method = %s on this model with %d closure equations (%d zero "
+        "rows need no solve) runs %d tree solves per evaluation, each to tol %g; aba, direct or "
+        "schur solve it exactly and much faster (docs/loops.md 8)\n",
+        st->name, m->nlam_loop, m->loop_asm.nskip, m->nlam_loop - m->loop_asm.nskip + 2,
+        m->opt.tol);
   if (!e) e = cli.verb->run(&cli, comm, cfg, m);
   // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
   // successful verb (an error stays the only line on stderr)
