@@ -345,13 +345,15 @@ static MBS_FORCEINLINE void mbs_abaFwdK(const int k, const mbsModel *m, mbsWork 
   MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_QDD));
   const mbsReal *A = R, *B = R + 6, *pA = R + MBS_REC_PA;
   mbsReal *restrict f = w->jfrc + 6 * b, *restrict ao = w->acc + 6 * b;
-  f[0] = y[0] + pA[0] + A[S3(0, k)] * h;
-  f[1] = y[1] + pA[1] + A[S3(1, k)] * h;
-  f[2] = y[2] + pA[2] + A[S3(2, k)] * h;
-  f[3] = y[3] + pA[3] + B[3 * k] * h;
-  f[4] = y[4] + pA[4] + B[3 * k + 1] * h;
-  f[5] = y[5] + pA[5] + B[3 * k + 2] * h;
-  MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_F));
+  if (!w->homog) { // a loop layer's unit solve reads the accelerations alone: no joint wrench
+    f[0] = y[0] + pA[0] + A[S3(0, k)] * h;
+    f[1] = y[1] + pA[1] + A[S3(1, k)] * h;
+    f[2] = y[2] + pA[2] + A[S3(2, k)] * h;
+    f[3] = y[3] + pA[3] + B[3 * k] * h;
+    f[4] = y[4] + pA[4] + B[3 * k + 1] * h;
+    f[5] = y[5] + pA[5] + B[3 * k + 2] * h;
+    MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_F));
+  }
   memcpy(ao, a, sizeof a);
   w->qdd[m->body_dofadr[b]] = qdd;
 }
@@ -484,6 +486,7 @@ static MBS_FORCEINLINE void mbs_abaFwd1(const mbsModel *m, mbsWork *w, int b, co
   }
   mbs_abaAccel(m, w, b, ap);
   MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_A) + mbs_flopAba(m, b, MBS_FLA_QDD));
+  if (w->homog) return; // a loop layer's unit solve reads the accelerations alone
   const mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
   mbsReal *restrict f = w->jfrc + 6 * b;
   mbsu_sym6Mul(R, w->acc + 6 * b, f);
@@ -669,7 +672,7 @@ void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restri
 
 void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,
                          const mbsReal *p) {
-  MBS_FLOPS(mbs_flopFwdSpikeBody(m, b));
+  MBS_FLOPS(mbs_flopFwdSpikeBody(m, b, !w->homog));
   if (!mbs_jntSpecial(m, b)) { // u - S^T P pi in the generic record
     const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
     const mbsReal *S = w->sdof + 6 * d0;
@@ -684,7 +687,8 @@ void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap
     mbs_abaBodyFwd(m, w, b, ap);
     R[MBS_REC_U] = u;
   }
-  for (int x = 0; x < 6; x++) w->jfrc[6 * b + x] += p[x]; // the true pA = pA + P pi
+  if (!w->homog)
+    for (int x = 0; x < 6; x++) w->jfrc[6 * b + x] += p[x]; // the true pA = pA + P pi
 }
 
 mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {

@@ -274,10 +274,11 @@ static int mbs_cpaAbaBody(mbsCpaB *B, const mbsCpaKin *K, int b, int *IAw, int *
 // ABA pass 3 of one body (mbs_abaBodyFwd; spike: mbs_abaBodyFwdSpike); returns the node of qdd
 // and the body's acceleration, *fn the joint wrench
 static int mbs_cpaAbaFwdBody(mbsCpaB *B, const mbsCpaKin *K, int b, int accp, int spike,
-                             const int *IAw, const int *pAw, const int *proj, int *fn) {
+                             const int *IAw, const int *pAw, const int *proj, int homog, int *fn) {
   const mbsModel *m = B->m;
   int a = mbs_cpaNode(B, MBS_CPA_ABA_A, b,
-                      mbs_flopAba(m, b, MBS_FLA_A) + (spike >= 0 ? mbs_flopFwdSpikeBody(m, b) : 0),
+                      mbs_flopAba(m, b, MBS_FLA_A) +
+                          (spike >= 0 ? mbs_flopFwdSpikeBody(m, b, !homog) : 0),
                       PH_P3, 2);
   mbs_cpaDep(B, accp, a);
   mbs_cpaDep(B, K->joint[b], a);
@@ -286,6 +287,8 @@ static int mbs_cpaAbaFwdBody(mbsCpaB *B, const mbsCpaKin *K, int b, int accp, in
   int q = mbs_cpaNode(B, MBS_CPA_ABA_QDD, b, mbs_flopAba(m, b, MBS_FLA_QDD), PH_P3, 2);
   mbs_cpaDep(B, a, q);
   mbs_cpaDep(B, proj[b], q);
+  *fn = -1;
+  if (homog) return q; // a loop layer's unit solve: no joint wrench
   int f = mbs_cpaNode(B, MBS_CPA_ABA_F, b, mbs_flopAba(m, b, MBS_FLA_F), PH_P3, 2);
   mbs_cpaDep(B, q, f);
   mbs_cpaDep(B, IAw[b], f);
@@ -303,7 +306,7 @@ static void mbs_cpaAba(mbsCpaB *B, const mbsCpaKin *K, int *IAw, int *pAw, int *
   // pass 3, base to tip
   for (int b = 0; b < n; b++) {
     int p = m->body_parent[b], fn;
-    acc[b] = mbs_cpaAbaFwdBody(B, K, b, p >= 0 ? acc[p] : -1, -1, IAw, pAw, proj, &fn);
+    acc[b] = mbs_cpaAbaFwdBody(B, K, b, p >= 0 ? acc[p] : -1, -1, IAw, pAw, proj, 0, &fn);
   }
 }
 
@@ -1950,9 +1953,9 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
         if (s->mode[lb]) {
           int fn;
           acc[b] = mbs_cpaAbaFwdBody(B, K, b, accp < -1 ? -1 : accp, s->onpath[lb] ? spv[b] : -1,
-                                     IAw, pAw, proj, &fn);
+                                     IAw, pAw, proj, homog, &fn);
           long long fl = mbs_flopSchurLamInertia(nl, s->kind[lb] == 1, mbs_flopSchurT(m, s, b));
-          if (fl > 0) {
+          if (fl > 0 && !homog) {
             int ln = mbs_cpaNode(B, MBS_CPA_SCH_LAM, b, fl, PH_P3, 2);
             mbs_cpaDep(B, fn, ln);
           }

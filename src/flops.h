@@ -411,8 +411,9 @@ static inline long mbs_flopSpikeBody(const mbsModel *m, int b) {
 static inline long mbs_flopSpikeVecBody(const mbsModel *m, int b) {
   return mbs_jntSpecial(m, b) ? MBS_FL_SPIKEVEC : mbs_flopSpikeVecGeneric(m->body_dofnum[b]);
 }
-static inline long mbs_flopFwdSpikeBody(const mbsModel *m, int b) {
-  return mbs_jntSpecial(m, b) ? MBS_FL_FWDSPIKE : 12L * m->body_dofnum[b] + 6;
+/// (jf: with the joint wrench's 6 adds; not in a loop layer's unit solve, mbsWork.homog)
+static inline long mbs_flopFwdSpikeBody(const mbsModel *m, int b, int jf) {
+  return (mbs_jntSpecial(m, b) ? MBS_FL_FWDSPIKE : 12L * m->body_dofnum[b] + 6) - (jf ? 0 : 6);
 }
 /// mbs_schurSubParentWrench (T lam: 9 for a cached revolute joint, else T (tcost) + 12 nl;
 /// X^T and the subtraction 48).

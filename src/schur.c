@@ -907,6 +907,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
         mbs_abaBodyFwdSpike(m, w, b, p < 0 ? a0g : w->acc + 6 * p, s->spk + 6 * lb);
       else
         mbs_abaBodyFwd(m, w, b, p < 0 ? a0g : w->acc + 6 * p);
+      if (w->homog) continue; // a loop layer's unit solve: the accelerations alone
       const mbsReal *jf = w->jfrc + 6 * b;
       mbsReal *lam = w->lam + m->body_lamadr[b];
       MBS_FLOPS(mbs_flopSchurLamInertia(nl, s->kind[lb] == 1, mbs_flopSchurT(m, s, b)));
