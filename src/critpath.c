@@ -2113,19 +2113,19 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
   return e;
 }
 
-// flops of mbs_loopZeroSums for one equation between bodies b1 and b2 (-1: the ground) with every
-// joint on one rank; mark: nbody bytes of zeros, left zero
-static long long mbs_cpaLoopZeroFlops(const mbsModel *m, int b1, int b2, char *mark) {
+// flops of mbs_loopZeroSums for loop k with every joint on one rank (its rows share the walks);
+// mark: nbody bytes of zeros, left zero
+static long long mbs_cpaLoopZeroFlops(const mbsModel *m, int k, char *mark) {
   long long f = 0;
-  int sides[2] = {b1, b2};
+  int nk = m->loop_lamnum[k], sides[2] = {m->loop_body[2 * k], m->loop_body[2 * k + 1]};
   for (int s = 0; s < 2; s++) {
     if (sides[s] < 0) continue;
-    f += MBS_FL_LOOP_ZSIDE;
+    f += (long long)nk * (MBS_FL_LOOP_ZSIDE + MBS_FL_DOT6 + 2);
     for (int c = sides[s]; c >= 0; c = m->body_parent[c]) {
       int nd = m->body_dofnum[c];
       if (nd == 0) continue;
-      f += mbs_flopLoopZeroVisit(nd);
-      if (!mark[c]) mark[c] = 1, f += 4LL * nd;
+      f += mbs_flopLoopZeroVisit(nd, nk);
+      if (!mark[c]) mark[c] = 1, f += 2LL * nd * nk;
     }
   }
   for (int s = 0; s < 2; s++)
@@ -2203,7 +2203,7 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
     int b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
     for (int r = 0; r < nk; r++) npos += mbs_loopEqIsPosition(t, r);
     // with the zero-row test of its equations (mbs_loopZeroSums; every joint on one rank)
-    long long fz = (long long)nk * mbs_cpaLoopZeroFlops(m, b1, b2, zmark);
+    long long fz = mbs_cpaLoopZeroFlops(m, k, zmark);
     if (k == 0) fz += (long long)MBS_FL_LOOP_ZDOF * m->nv; // S^g of every dof
     int rn = mbs_cpaNode(B, MBS_CPA_LOOP_ROWS, -1,
                          mbs_flopLoopRows(npos, nk - npos, b1 >= 0, b2 >= 0, stab) + fz, -1, -1);

@@ -523,14 +523,15 @@ static inline long mbs_flopLoopRows(int npos, int nrot, int body1, int body2, in
 /// pivot k < r a sqrt, nn-k-1 divisions and the rank-one update 2 (nn-k-1)^2; M = L^T L
 /// (2 (a+1)(nn-a) for column a < r) and its Cholesky factor (mbs_flopChol(r); a zero pivot of M
 /// would skip its divisions).
-/// loops.c mbs_loopZeroSums: per dof of the caller's bodies S^g (2 mat3vec, cross, 3 adds; the
-/// |.| are not counted); per side (a body) the wrench to the ground frame (the same); per visited
-/// body of its path with k dofs the two dot6 and their two adds per dof; per dof of the union of
-/// both paths the two squares added (4).
-#define MBS_FL_LOOP_ZDOF  (2 * MBS_FL_MAT3VEC + MBS_FL_CROSS3 + 3)
+/// loops.c mbs_loopZeroSums: per dof of the caller's bodies S^g (2 mat3vec, cross, 3 adds) and
+/// |S^g|^2 (dot6); per side (a body) and row of the loop the wrench to the ground frame (2 mat3vec,
+/// cross, 3 adds) and, after the walk, |F|^2 times the path's sum (dot6, mul, add); per visited
+/// body of the path with k dofs and nk rows, per dof the |S|^2 add and nk dot6 + add; per dof of
+/// the union of both paths and row the square added (2).
+#define MBS_FL_LOOP_ZDOF  (2 * MBS_FL_MAT3VEC + MBS_FL_CROSS3 + 3 + MBS_FL_DOT6)
 #define MBS_FL_LOOP_ZSIDE (2 * MBS_FL_MAT3VEC + MBS_FL_CROSS3 + 3)
-static inline long mbs_flopLoopZeroVisit(int k) {
-  return (2L * MBS_FL_DOT6 + 2) * k;
+static inline long mbs_flopLoopZeroVisit(int k, int nk) {
+  return (1 + (long)nk * (MBS_FL_DOT6 + 1)) * k;
 }
 static inline long mbs_flopLoopFactor(int n, int r, int nzero, int ref) {
   long nn = n - nzero; // the elimination leaves the zero rows out

@@ -47,7 +47,8 @@ struct mbsLoopWork {
   unsigned char *skip;   // (n) G_i = 0: a zero row, its unit solve left out
   int nskip;             // equations skipped by the last solve
   int *zt;               // (nb) scratch of the zero-row test: bodies visited
-  mbsReal *sg;           // (nv x 12) scratch of the zero-row test: S^g, |S^g| per dof
+  mbsReal *sg;           // (nv x 7) scratch of the zero-row test: S^g, |S^g|^2 per dof
+  mbsReal *zacc;         // (nv x 6) scratch of the zero-row test: G_id per row of a loop
   mbsReal *vq, *vq2;     // (nv) scratch of the projection and the inverse
 };
 
@@ -86,10 +87,11 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
   lw->zg = calloc(2 * n, sizeof(mbsReal));
   lw->skip = calloc(n, 1);
   lw->zt = calloc(nb, sizeof(int));
-  lw->sg = calloc(12 * nv, sizeof(mbsReal));
+  lw->sg = calloc(7 * nv, sizeof(mbsReal));
+  lw->zacc = calloc(6 * nv, sizeof(mbsReal));
   int ok = lw->eq_loop && lw->eq_row && lw->piv && lw->nz && lw->D && lw->A && lw->L && lw->M &&
            lw->G && lw->Y && lw->qdd0 && lw->uz && lw->dz && lw->vq && lw->vq2 && lw->fz &&
-           lw->pz && lw->az && lw->zg && lw->skip && lw->zt && lw->sg;
+           lw->pz && lw->az && lw->zg && lw->skip && lw->zt && lw->sg && lw->zacc;
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) ok = ok && *v[k];
   if (!ok) {
     mbs_loopWorkDestroy(&lw);
@@ -108,7 +110,7 @@ void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
                   lw->kappa,   lw->rhs,    lw->lam, lw->nu, lw->sc, lw->tmp,  lw->col,
                   lw->A,       lw->L,      lw->M,   lw->G,  lw->Y,  lw->qdd0, lw->uz,
                   lw->dz,      lw->vq,     lw->vq2, lw->fz, lw->pz, lw->az,   lw->zg,
-                  lw->skip,    lw->zt,     lw->sg};
+                  lw->skip,    lw->zt,     lw->sg,  lw->zacc};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(lw);
   *plw = NULL;
@@ -300,63 +302,71 @@ void mbs_loopJacobian(const mbsModel *m, const mbsWork *w, mbsReal *G) {
 // factorization drops it as a zero row (section 4) whatever its column of A holds: its unit
 // solve is left out (docs/loops.md 8.1). G_id = S_d^T F is the power of the equation's wrench F
 // on dof d, paired in the ground frame about its origin: S_d^g = [R w; R v + p x R w] once per dof
-// of the bodies in [b0, b1), F^g = [R n + p x R f; R f] once per side. This sums, over those
-// dofs, zg[i] = sum_d G_id^2 and zg[n + i] = sum_d (sum over the sides of |S_d^g|^T |F^g|)^2, the
-// size of its terms (their roundoff is ~1e-16 of it).
+// of the bodies in [b0, b1), F^g = [R n + p x R f; R f] once per side and row. This sums, over
+// those dofs, zg[i] = sum_d G_id^2 and zg[n + i] = sum over the sides of |F^g|^2 sum_d |S_d^g|^2,
+// a bound of it by Cauchy-Schwarz and the scale of its roundoff. The rows of a loop share the
+// walk along their sides' paths.
 static void mbs_loopZeroSums(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw, int b0,
                              int b1) {
   int n = lw->n;
-  mbsReal *g = lw->vq, *a = lw->vq2; // per dof: G_id and its size, zero between equations
-  mbsReal *sg = lw->sg;              // per dof: S^g, then |S^g| (12)
+  mbsReal *g = lw->zacc; // per dof and row of the loop: G_id, zero between loops
+  mbsReal *sg = lw->sg;  // per dof: S^g (6) and |S^g|^2
   for (int i = 0; i < 2 * n; i++) lw->zg[i] = 0;
   for (int c = b0; c < b1; c++) {
     const mbsReal *R = w->xmat + 9 * c, *p = w->xpos + 3 * c;
     for (int j = 0; j < m->body_dofnum[c]; j++) {
       int d = m->body_dofadr[c] + j;
       const mbsReal *S = w->sdof + 6 * d;
-      mbsReal *o = sg + 12 * d, t[3];
+      mbsReal *o = sg + 7 * d, t[3];
       mbsu_mulMat3Vec(R, S, o);
       mbsu_mulMat3Vec(R, S + 3, o + 3);
       mbsu_cross3(p, o, t);
       for (int r = 0; r < 3; r++) o[3 + r] += t[r];
-      for (int r = 0; r < 6; r++) o[6 + r] = fabs(o[r]);
+      o[6] = mbsu_dot6(o, o);
       MBS_FLOPS(MBS_FL_LOOP_ZDOF);
     }
   }
-  for (int i = 0; i < n; i++) {
-    int k = lw->eq_loop[i], nt = 0;
+  for (int k = 0, i0 = 0; k < m->nloop; i0 += m->loop_lamnum[k], k++) {
+    int nk = m->loop_lamnum[k], nt = 0;
     for (int side = 0; side < 2; side++) {
       int b = m->loop_body[2 * k + side];
       if (b < 0 || b < b0) continue; // the ground, or no body of the path here
-      const mbsReal *D = lw->D + 12 * i + 6 * side, *R = w->xmat + 9 * b;
-      mbsReal F[6], Fa[6], t[3];
-      mbsu_mulMat3Vec(R, D + 3, F + 3);
-      mbsu_mulMat3Vec(R, D, F);
-      mbsu_cross3(w->xpos + 3 * b, F + 3, t);
-      for (int r = 0; r < 3; r++) F[r] += t[r];
-      for (int r = 0; r < 6; r++) Fa[r] = fabs(F[r]);
-      MBS_FLOPS(MBS_FL_LOOP_ZSIDE);
+      const mbsReal *R = w->xmat + 9 * b;
+      mbsReal F[36], t[3], s2 = 0;
+      for (int r = 0; r < nk; r++) {
+        const mbsReal *D = lw->D + 12 * (i0 + r) + 6 * side;
+        mbsReal *Fr = F + 6 * r;
+        mbsu_mulMat3Vec(R, D + 3, Fr + 3);
+        mbsu_mulMat3Vec(R, D, Fr);
+        mbsu_cross3(w->xpos + 3 * b, Fr + 3, t);
+        for (int x = 0; x < 3; x++) Fr[x] += t[x];
+      }
+      MBS_FLOPS((long)nk * MBS_FL_LOOP_ZSIDE);
       for (int c = b; c >= b0; c = m->body_parent[c]) {
         int nd = m->body_dofnum[c], d0 = m->body_dofadr[c];
         if (c >= b1 || nd == 0) continue;
         if (!lw->nz[c]) lw->nz[c] = 1, lw->zt[nt++] = c;
         for (int j = 0; j < nd; j++) {
-          const mbsReal *o = sg + 12 * (d0 + j);
-          g[d0 + j] += mbsu_dot6(o, F);
-          a[d0 + j] += mbsu_dot6(o + 6, Fa);
+          const mbsReal *o = sg + 7 * (d0 + j);
+          mbsReal *gd = g + 6 * (d0 + j);
+          s2 += o[6];
+          for (int r = 0; r < nk; r++) gd[r] += mbsu_dot6(o, F + 6 * r);
         }
-        MBS_FLOPS(mbs_flopLoopZeroVisit(nd));
+        MBS_FLOPS(mbs_flopLoopZeroVisit(nd, nk));
       }
+      for (int r = 0; r < nk; r++) lw->zg[n + i0 + r] += mbsu_dot6(F + 6 * r, F + 6 * r) * s2;
+      MBS_FLOPS((long)nk * (MBS_FL_DOT6 + 2));
     }
     for (int q = 0; q < nt; q++) {
       int c = lw->zt[q], nd = m->body_dofnum[c], d0 = m->body_dofadr[c];
-      for (int j = 0; j < nd; j++) {
-        lw->zg[i] += g[d0 + j] * g[d0 + j];
-        lw->zg[n + i] += a[d0 + j] * a[d0 + j];
-        g[d0 + j] = a[d0 + j] = 0;
-      }
+      for (int j = 0; j < nd; j++)
+        for (int r = 0; r < nk; r++) {
+          mbsReal *gd = g + 6 * (d0 + j);
+          lw->zg[i0 + r] += gd[r] * gd[r];
+          gd[r] = 0;
+        }
       lw->nz[c] = 0;
-      MBS_FLOPS(4L * nd);
+      MBS_FLOPS(2L * nd * nk);
     }
   }
 }
