@@ -2277,7 +2277,8 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
     // rank-revealing factorization, the minimum-norm lambda, the loop wrenches D lambda
     int red = aba ? last : mbs_cpaLoopReduce(B, (double)neq * neq, 1, last);
     red = aba ? red : mbs_cpaLoopReduce(B, neq, 1, red);
-    long long ff = mbs_flopLoopFactor(neq, rank, nzero, 1) + mbs_flopLoopMinNorm(neq, rank), fw = 0;
+    long long ff = mbs_flopLoopFactor(neq, rank, nzero, 1) + mbs_flopLoopMinNorm(neq, rank, nzero),
+              fw = 0;
     for (int i = 0; i < neq; i++) {
       int sides = (eqb[2 * i] >= 0) + (eqb[2 * i + 1] >= 0);
       ff += (long long)MBS_FL_LOOP_FREE * sides;

@@ -537,13 +537,18 @@ static inline long mbs_flopLoopFactor(int n, int r, int nzero, int ref) {
   long nn = n - nzero; // the elimination leaves the zero rows out
   long f = (long)n * (n - 1) + n + (ref ? n : 0) + 2L * nn + 2L * nn * nn;
   for (int k = 0; k < r; k++) f += 1 + (nn - k - 1) + 2L * (nn - k - 1) * (nn - k - 1);
+  if (r == nn) return f; // independent non-zero rows: no L^T L, no M
   for (int a = 0; a < r; a++) f += 2L * (a + 1) * (nn - a);
   return f + mbs_flopChol(r);
 }
 /// loops.c mbs_loopMinNorm(n, rank r): the forward solve with L11 (2 + 2i), the two triangular
 /// solves with M (2i + 1 each), nu = L w scaled back (2 min(i + 1, r) + 1 per equation).
-static inline long mbs_flopLoopMinNorm(int n, int r) {
+static inline long mbs_flopLoopMinNorm(int n, int r, int nzero) {
   long f = 0;
+  if (r == n - nzero) { // the unique solution: forward (2 + 2i), backward (2 (r-1-i) + 1), scale 1
+    for (int i = 0; i < r; i++) f += 2 + 2L * i + 2L * (r - 1 - i) + 1 + 1;
+    return f;
+  }
   for (int i = 0; i < r; i++) f += 2 + 2L * i + 2L * i + 1 + 2L * (r - 1 - i) + 1;
   for (int i = 0; i < n; i++) f += 2L * (i + 1 < r ? i + 1 : r) + 1;
   return f;

@@ -35,6 +35,7 @@ struct mbsLoopWork {
   int *piv;              // (n) pivot order
   int rank;              // accepted pivots
   int nzero;             // zero rows of the last factorization (dropped before pivoting)
+  int nn;                // n - nzero: the rows eliminated (rank == nn: no minimum-norm factor)
   mbsReal min_pivot;     // smallest accepted (scaled) pivot
   mbsReal resid;         // acceleration closure residual after the last solve
   int nsolve;            // tree solves of the last distributed loop solve (mbs_loopSolveOps)
@@ -106,10 +107,10 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
 void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
   if (!plw || !*plw) return;
   struct mbsLoopWork *lw = *plw;
-  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz, lw->D,  lw->c,    lw->cdot,
-                  lw->kappa,   lw->rhs,    lw->lam, lw->nu, lw->sc, lw->tmp,  lw->col,
-                  lw->A,       lw->L,      lw->M,   lw->G,  lw->Y,  lw->qdd0, lw->uz,
-                  lw->dz,      lw->vq,     lw->vq2, lw->fz, lw->pz, lw->az,   lw->zg,
+  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz,  lw->D,  lw->c,    lw->cdot,
+                  lw->kappa,   lw->rhs,    lw->lam, lw->nu,  lw->sc, lw->tmp,  lw->col,
+                  lw->A,       lw->L,      lw->M,   lw->G,   lw->Y,  lw->qdd0, lw->uz,
+                  lw->dz,      lw->vq,     lw->vq2, lw->fz,  lw->pz, lw->az,   lw->zg,
                   lw->skip,    lw->zt,     lw->sg,  lw->zacc};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(lw);
@@ -612,6 +613,11 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *r
   for (int i = r; i < nn; i++)
     for (int j = r; j < nn; j++) L[(size_t)i * n + j] = 0;
   lw->rank = r;
+  lw->nn = nn;
+  lw->nzero = nzero;
+  MBS_FLOPS(mbs_flopLoopFactor(n, r, nzero, ref != NULL));
+  // the non-zero rows independent (r == nn): the solution is unique, no minimum-norm factor M
+  if (r == nn) return;
   // M = chol(L^T L), r x r (L lower trapezoidal: L_ik = 0 for i < k), accumulated row by row of
   // L (each M_ab sums its terms in increasing i, as a column dot product would)
   mbsReal *M = lw->M;
@@ -634,8 +640,6 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *r
       M[(size_t)i * r + j] = d > 0 ? s / d : 0;
     }
   }
-  lw->nzero = nzero;
-  MBS_FLOPS(mbs_flopLoopFactor(n, r, nzero, ref != NULL));
 }
 
 // A = G H^-1 G^T factored, its zero rows judged against the free-body compliance
@@ -650,11 +654,20 @@ static void mbs_loopMinNorm(struct mbsLoopWork *lw, const mbsReal *b, mbsReal *x
   int n = lw->n, r = lw->rank;
   const mbsReal *L = lw->L, *M = lw->M;
   mbsReal *z = lw->tmp;
-  MBS_FLOPS(mbs_flopLoopMinNorm(n, r));
+  MBS_FLOPS(mbs_flopLoopMinNorm(n, r, n - lw->nn));
   for (int i = 0; i < r; i++) { // forward: L11 z = (P S b)_1
     mbsReal s = lw->sc[lw->piv[i]] * b[lw->piv[i]];
     for (int l = 0; l < i; l++) s -= L[(size_t)i * n + l] * z[l];
     z[i] = s / L[(size_t)i * n + i];
+  }
+  if (r == lw->nn) { // independent non-zero rows: the unique solution L11^T y = z, zero rows 0
+    for (int i = r - 1; i >= 0; i--) {
+      mbsReal s = z[i];
+      for (int l = i + 1; l < r; l++) s -= L[(size_t)l * n + i] * z[l];
+      z[i] = s / L[(size_t)i * n + i];
+    }
+    for (int i = 0; i < n; i++) x[lw->piv[i]] = i < r ? lw->sc[lw->piv[i]] * z[i] : 0;
+    return;
   }
   for (int i = 0; i < r; i++) { // (L^T L) w = z with M M^T = L^T L
     mbsReal s = z[i];
