@@ -15,6 +15,11 @@ mbs_add_test(test_loops_par_stationary TARGET test_loops_par NPROCS 1 LABELS mpi
 mbs_add_test(test_loops_par_stationary TARGET test_loops_par NPROCS 2 3 4 LABELS mpi slow
              TIMEOUT 7200 ARGS ${CMAKE_SOURCE_DIR}/configs --stationary)
 
+# ... and jcg on the full configs/ladder.cfg (2100 bodies, 300 closure equations: 202 tree solves
+# of ~2000 CG iterations, about 2.3 minutes per evaluation at one rank), labelled slow
+mbs_add_test(test_loops_par_krylov TARGET test_loops_par NPROCS 1 2 LABELS mpi slow TIMEOUT 3600
+             ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-krylov)
+
 # end to end: the loop configs against closed forms, energy and closure over 10 s with dp5, drift
 # control, restart, exit 8 for the constraint-force methods, inverse, static, 2 ranks
 find_program(MBS_LOOPS_PY NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)

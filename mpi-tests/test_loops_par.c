@@ -31,6 +31,9 @@ static int stationary = 0; // --stationary: only jacobi, gs, sor on the stiff co
 // the ladders: 1 = ladder_small.cfg (schur, direct, jcg, petsc, chebyshev, sor), 2 =
 // configs/ladder.cfg (schur, direct, petsc as a direct solve); see main
 static int ladder = 0;
+// --ladder-krylov: only configs/ladder.cfg with jcg, one evaluation (about 2.3 minutes at one
+// rank: 202 tree solves of ~2000 CG iterations each); CTest label slow
+static int krylov = 0;
 
 typedef struct {
   int method, iface;
@@ -83,7 +86,11 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     // the full ladder: petsc as PETSc's direct solve (-ksp_type preonly -pc_type cholesky, one
     // sparse factorization per evaluation), its Krylov solves would take minutes like jcg's
     int preonly = ladder == 2 && me->method == MBS_SOLVER_PETSC;
-    if (ladder == 2 && !exact && !preonly) continue;
+    if (krylov) { // the full ladder's Krylov run: jcg alone
+      if (me->method != MBS_SOLVER_JCG) continue;
+    } else if (ladder == 2 && !exact && !preonly) {
+      continue;
+    }
     // ladder_small: the out-of-plane equations are zero rows known in advance (no unit solve),
     // so chebyshev and sor converge too (gs takes 12 s, jacobi stops at max_iter at tol 1e-14)
     int lad1 = me->method == MBS_SOLVER_JCG || me->method == MBS_SOLVER_PETSC ||
@@ -115,7 +122,7 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     mbsErr err = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e);
     MBS_EXPECT_OK(err);
     if (err) continue;
-    for (int rep = 0; rep < 2; rep++) { // the second: warm start, reused solver state
+    for (int rep = 0; rep < (krylov ? 1 : 2); rep++) { // the second: warm start, reused state
       mbs_stateReset(m, s);
       MBS_EXPECT_OK(mbsp_engineForward(e, s));
       MBS_EXPECT_OK(mbsp_engineGather(e, qdd, lam, jf));
@@ -173,6 +180,7 @@ int main(int argc, char **argv) {
 #endif
   const char *dir = argc > 1 ? argv[1] : "configs";
   stationary = argc > 2 && strcmp(argv[2], "--stationary") == 0;
+  krylov = argc > 2 && strcmp(argv[2], "--ladder-krylov") == 0;
   int P = mbsp_size(comm);
   // the configs (jacobi, gs and sor, slow_ok = 0, are left out where their unit solves need
   // more than 400000 sweeps at tol 1e-14: the four-bar, the six-bar, the Bricard linkage; they
@@ -185,14 +193,14 @@ int main(int argc, char **argv) {
               {"rssr.cfg", 1},
               {"sixbar.cfg", 0},
               {"bricard.cfg", 0}};
-  for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+  for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0] && !krylov; k++) {
     mbsModel *m = mbs_test_loadConfig(dir, cfgs[k].file, NULL, 0);
     if (!m) continue;
     if (m->nbody >= P) check_model(m, cfgs[k].file, cfgs[k].slow_ok);
     mbs_modelDestroy(&m);
   }
   // random loop models: every joint and cut-joint type, spring-dampers, loops to the ground
-  for (int k = 0; k < 12 && !stationary; k++) {
+  for (int k = 0; k < 12 && !stationary && !krylov; k++) {
     int nb = 4 + (k * 5) % 9, nlp = k == 11 ? 0 : 1 + k % 3, nf = k % 3 + (k == 11);
     mbsModel *m = mbs_test_randomLoopModel(nb, nlp, nf, 2000 + k);
     if (!m) continue;
@@ -211,7 +219,7 @@ int main(int argc, char **argv) {
   // petsc's direct solve (an iterative evaluation takes minutes: 202 tree solves of thousands of
   // iterations)
   // (--stationary: ladder_small with jacobi, gs and sor at tol 1e-13, ~5 s per evaluation each)
-  for (int k = 1; k <= (stationary ? 1 : 2); k++) {
+  for (int k = krylov ? 2 : 1; k <= (stationary ? 1 : 2); k++) {
     const char *f = k == 1 ? "../mpi-tests/ladder_small.cfg" : "ladder.cfg";
     mbsModel *m = mbs_test_loadConfig(dir, f, NULL, 0);
     ladder = k;
@@ -224,8 +232,10 @@ int main(int argc, char **argv) {
   if (mbsp_rank(comm) == 0)
     printf("test_loops_par%s np=%d: %d evaluations checked, worst relative difference to aba %.3e: "
            "%s (%ld failure(s) over all ranks)\n",
-           stationary ? " --stationary" : "", P, nchecked, worst,
-           fails ? "FAILED" : "all checks passed", fails);
+           stationary ? " --stationary"
+           : krylov   ? " --ladder-krylov"
+                      : "",
+           P, nchecked, worst, fails ? "FAILED" : "all checks passed", fails);
   mbsp_petscFinalize();
   mbsp_finalize(&comm);
   return fails ? 1 : 0;
