@@ -1207,6 +1207,7 @@ void mbs_loopJsonModel(mbsJson *j, const mbsModel *m) {
   mbs_jsonInt(j, "closure_equations", m->nlam_loop);
   mbs_jsonInt(j, "rank", as->rank);
   mbs_loopJsonRedundant(j, m, as->redundant, as->nredundant);
+  mbs_jsonInt(j, "zero_rows", as->nskip); // G_i = 0 at q0: no unit solve (docs/loops.md 8.1)
   mbs_jsonInt(j, "mobility", m->nv - as->rank);
   mbs_jsonBeginObject(j, "assembly");
   mbs_jsonInt(j, "iterations", as->iterations);
@@ -1271,6 +1272,8 @@ void mbs_loopPrint(FILE *f, const mbsModel *m) {
     fprintf(f, "%s%s", i ? ", " : " (", mbs_loopEqLabel(m, as->redundant[i], lab, sizeof lab));
   }
   fprintf(f, "%s\n", as->nredundant > 12 ? ", ...)" : as->nredundant ? ")" : "");
+  fprintf(f, "  %-26s %d of them zero rows (no motion violates them: no unit solve)\n", "",
+          as->nskip);
   fprintf(f, "  %-26s %d (nv %d - rank %d)\n", "mobility (dofs)", m->nv - as->rank, m->nv,
           as->rank);
   fprintf(f,
