@@ -706,6 +706,7 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
   // A = G H^-1 G^T: articulated sweeps (aba) or the LTDL factor (crba)
   if (crba) {
     lw->nskip = 0; // crba's A from its dense H^-1 G^T, every column
+    memset(lw->skip, 0, (size_t)n);
     mbs_loopMatrixCrba(m, w, lw);
   } else { // the sweeps need U and Dinv of every joint (the fast mbs_aba keeps its own records)
     if (!mbs_abaFactor(m, w)) {
