@@ -541,8 +541,9 @@ static inline long mbs_flopLoopFactor(int n, int r, int nzero, int ref) {
   for (int a = 0; a < r; a++) f += 2L * (a + 1) * (nn - a);
   return f + mbs_flopChol(r);
 }
-/// loops.c mbs_loopMinNorm(n, rank r): the forward solve with L11 (2 + 2i), the two triangular
-/// solves with M (2i + 1 each), nu = L w scaled back (2 min(i + 1, r) + 1 per equation).
+/// loops.c mbs_loopMinNorm(n, rank r, nzero zero rows): the forward solve with L11 (2 + 2i), the
+/// two triangular solves with M (2i + 1 each), nu = L w scaled back (2 min(i + 1, r) + 1 per
+/// equation); with r = n - nzero the unique solution instead: forward, backward with L11^T, scale.
 static inline long mbs_flopLoopMinNorm(int n, int r, int nzero) {
   long f = 0;
   if (r == n - nzero) { // the unique solution: forward (2 + 2i), backward (2 (r-1-i) + 1), scale 1

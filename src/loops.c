@@ -35,7 +35,6 @@ struct mbsLoopWork {
   int *piv;              // (n) pivot order
   int rank;              // accepted pivots
   int nzero;             // zero rows of the last factorization (dropped before pivoting)
-  int nn;                // n - nzero: the rows eliminated (rank == nn: no minimum-norm factor)
   mbsReal min_pivot;     // smallest accepted (scaled) pivot
   mbsReal resid;         // acceleration closure residual after the last solve
   int nsolve;            // tree solves of the last distributed loop solve (mbs_loopSolveOps)
@@ -313,6 +312,7 @@ static void mbs_loopZeroSums(const mbsModel *m, const mbsWork *w, struct mbsLoop
   mbsReal *g = lw->zacc; // per dof and row of the loop: G_id, zero between loops
   mbsReal *sg = lw->sg;  // per dof: S^g (6) and |S^g|^2
   for (int i = 0; i < 2 * n; i++) lw->zg[i] = 0;
+  memset(lw->nz, 0, (size_t)m->nbody); // the visited flags (the sweeps leave theirs there)
   for (int c = b0; c < b1; c++) {
     const mbsReal *R = w->xmat + 9 * c, *p = w->xpos + 3 * c;
     for (int j = 0; j < m->body_dofnum[c]; j++) {
@@ -480,7 +480,6 @@ static void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWor
 // A = G H^-1 G^T by one sweep per closure equation (articulated factors in w)
 static void mbs_loopMatrixAba(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw) {
   int n = lw->n;
-  memset(lw->nz, 0, (size_t)m->nbody);
   mbs_loopZeroSums(m, w, lw, 0, m->nbody);
   mbs_loopZeroDecide(lw);
   for (int j = 0; j < n; j++) {
@@ -613,7 +612,6 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *r
   for (int i = r; i < nn; i++)
     for (int j = r; j < nn; j++) L[(size_t)i * n + j] = 0;
   lw->rank = r;
-  lw->nn = nn;
   lw->nzero = nzero;
   MBS_FLOPS(mbs_flopLoopFactor(n, r, nzero, ref != NULL));
   // the non-zero rows independent (r == nn): the solution is unique, no minimum-norm factor M
@@ -654,13 +652,13 @@ static void mbs_loopMinNorm(struct mbsLoopWork *lw, const mbsReal *b, mbsReal *x
   int n = lw->n, r = lw->rank;
   const mbsReal *L = lw->L, *M = lw->M;
   mbsReal *z = lw->tmp;
-  MBS_FLOPS(mbs_flopLoopMinNorm(n, r, n - lw->nn));
+  MBS_FLOPS(mbs_flopLoopMinNorm(n, r, lw->nzero));
   for (int i = 0; i < r; i++) { // forward: L11 z = (P S b)_1
     mbsReal s = lw->sc[lw->piv[i]] * b[lw->piv[i]];
     for (int l = 0; l < i; l++) s -= L[(size_t)i * n + l] * z[l];
     z[i] = s / L[(size_t)i * n + i];
   }
-  if (r == lw->nn) { // independent non-zero rows: the unique solution L11^T y = z, zero rows 0
+  if (r == n - lw->nzero) { // independent non-zero rows: the unique solution L11^T y = z
     for (int i = r - 1; i >= 0; i--) {
       mbsReal s = z[i];
       for (int l = i + 1; l < r; l++) s -= L[(size_t)l * n + i] * z[l];
@@ -761,7 +759,6 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
                  mbs_loopDotOwned(m, lw, i, w->acc, ops->root ? ag : NULL, ops->b0, ops->b1);
   MBS_FLOPS(n);
   // the zero rows, known before any unit solve: this caller's joints, then the sum
-  memset(lw->nz, 0, (size_t)nb);
   mbs_loopZeroSums(m, w, lw, ops->b0, ops->b1);
   MBS_TOC(w->timer, MBS_TIMER_LOOPS);
   MBS_CALL(ops->sum(ops->ctx, lw->zg, 2 * n));
@@ -1026,11 +1023,9 @@ mbsErr mbs_loopAssemble(mbsModel *m) {
     as->rank = w->loop->rank;
     as->nredundant = w->loop->n - w->loop->rank;
     as->redundant = malloc(sizeof(int) * (size_t)(as->nredundant + 1));
-    // the zero rows known in advance there (the unit solves a loop solve leaves out; cpa)
-    struct mbsLoopWork *lw = w->loop;
-    memset(lw->nz, 0, (size_t)m->nbody);
-    mbs_loopZeroSums(m, w, lw, 0, m->nbody);
-    mbs_loopZeroDecide(lw);
+    // the zero rows known in advance there (the unit solves a loop solve leaves out; cpa): the
+    // rate projection's factorization just found them at these positions
+    const struct mbsLoopWork *lw = w->loop;
     as->nskip = lw->nskip;
     as->skip = malloc((size_t)lw->n + 1);
     if (!as->redundant || !as->skip) {
