@@ -2,14 +2,15 @@
 # The large loop system of issue 10: configs/ladder.cfg (two 1000-link chains joined by a rung
 # every 10 links: 2100 bodies, 300 closure equations, 200 independent). Time per `mbspar accel`
 # evaluation of aba and crba (the serial baselines, rank 0) and of the constraint-force methods on
-# the distributed engine at 1 and 2 ranks (their loop solve: 202 tree solves per evaluation, the
-# 100 zero rows among the 300 closure equations get none; docs/loops.md 8). Reports, never
-# asserts; a run that exceeds the time limit is reported as such.
+# the distributed engine at 1 and 2 ranks: schur and direct by their loop solve (202 tree solves
+# per evaluation, the 100 zero rows among the 300 closure equations get none; docs/loops.md 8.1),
+# jcg with the closure equations as rows of the system (solver.loops = auto: one solve, 8.4).
+# Reports, never asserts; a run that exceeds the time limit is reported as such.
 #
 #   bench/ladder.sh [--limit SECONDS] [--quick] [BUILD_DIR]   (default <repo>/build, limit 600 s per run)
 #
-# --quick: the exact methods only (aba, crba, direct at 1 rank, schur at 1, 2, 3 ranks), without
-# the iterative ones (chebyshev, jcg: minutes each).
+# --quick: the exact methods (aba, crba, direct at 1 rank, schur at 1, 2, 3 ranks) and jcg at 1
+# and 2 ranks, without chebyshev and sor (with the rows they stop at max_iter: 30 s and 70 s).
 # Writes bench/results/ladder_<UTC>.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,7 +63,8 @@ one() {
 import json, sys
 a = json.load(open(sys.argv[1]))
 s, l = a["solver"], a.get("loops", {})
-print("| %s | %s | %s | %.4g | %s | %s | %s |" % (sys.argv[2], sys.argv[3], sys.argv[4],
+meth = sys.argv[2] + (" (%s)" % l["solve"] if l.get("solve") else "")
+print("| %s | %s | %s | %.4g | %s | %s | %s |" % (meth, sys.argv[3], sys.argv[4],
       a["time_per_eval_s"], l.get("rank", ""), s.get("total_iterations", s.get("iterations", "")),
       "" if s.get("converged", True) else "not converged"))
 EOF
@@ -79,9 +81,11 @@ one direct 1 5
 one schur 1 5
 one schur 2 5
 one schur 3 5
+one jcg 1 3
+one jcg 2 3
 if ((!quick)); then
   one chebyshev 1 1
-  one jcg 1 1
+  one sor 1 1
 fi
 echo >>"$md"
 echo "Read with docs/loops.md 8.2 (the body order and the cost of the m - z + 2 tree solves)." >>"$md"

@@ -132,13 +132,16 @@ d = max(abs(x - y) for x, y in zip(a, b))
 print('static fourbar: schur vs aba equilibrium %.2e' % d)
 sys.exit(0 if d < 1e-9 else 1)
 " "$tmp/sa.json" "$tmp/ss.json" || bad "static with schur differs from aba"
-# an iterative method on a model with >= 20 closure equations (a 2 x 80-link ladder: 24) notes
-# its m - z + 2 tree solves per evaluation (z zero rows need none) before the verb; --quiet and
-# the exact methods do not
+# an iterative method on a model with >= 20 closure equations (a 2 x 80-link ladder: 24) with
+# solver.loops = unit notes its m - z + 2 tree solves per evaluation (z zero rows need none) before
+# the verb; the default (rows, one solve), --quiet and the exact methods do not
 "$py" "$here/../scripts/gen_ladder.py" 80 10 >"$tmp/ladder80.cfg"
-run 0 "$@" "$mbspar" accel "$tmp/ladder80.cfg" --set solver.method=jcg --set solver.max_iter=3
+run 0 "$@" "$mbspar" accel "$tmp/ladder80.cfg" --set solver.method=jcg --set solver.max_iter=3 \
+  --set solver.loops=unit
 grep -q "note: solver.method = jcg on this model with 24 closure equations (8 zero rows need no solve) runs 18 tree solves" \
   "$tmp/err" || bad "no note on jcg's 18 tree solves: $(cat "$tmp/err")"
+run 0 "$@" "$mbspar" accel "$tmp/ladder80.cfg" --set solver.method=jcg --set solver.max_iter=3
+grep -q "tree solves" "$tmp/err" && bad "jcg with the closure rows in the system printed the note"
 run 0 "$@" "$mbspar" accel "$tmp/ladder80.cfg" --set solver.method=jcg --set solver.max_iter=3 \
   --quiet
 grep -q "tree solves" "$tmp/err" && bad "--quiet printed the tree-solve note"

@@ -15,8 +15,10 @@ mbs_add_test(test_loops_par_stationary TARGET test_loops_par NPROCS 1 LABELS mpi
 mbs_add_test(test_loops_par_stationary TARGET test_loops_par NPROCS 2 3 4 LABELS mpi slow
              TIMEOUT 7200 ARGS ${CMAKE_SOURCE_DIR}/configs --stationary)
 
-# ... and jcg on the full configs/ladder.cfg (2100 bodies, 300 closure equations: 202 tree solves
-# of ~2000 CG iterations, about 2.3 minutes per evaluation at one rank), labelled slow
+# ... and jcg with unit solves (solver.loops = unit) on the full configs/ladder.cfg (2100 bodies,
+# 300 closure equations: 202 tree solves of ~2000 CG iterations, about 2.3 minutes per evaluation
+# at one rank), labelled slow; with the closure rows in the system (the default) jcg on the full
+# ladder is in test_loops_par (0.4 s per evaluation)
 mbs_add_test(test_loops_par_krylov TARGET test_loops_par NPROCS 1 2 LABELS mpi slow TIMEOUT 3600
              ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-krylov)
 

@@ -23,6 +23,7 @@ static void check(mbsModel *m, const char *what, int method, int iters) {
   MBS_EXPECT_OK(mbs_stateCreate(m, &s));
   if (!s) return;
   m->opt.solver = method;
+  m->opt.loops = MBS_LOOPS_UNIT; // the graph of the unit solves (docs/cpa.md "Loop models")
   m->opt.warm_start = MBS_WARM_NONE;
   if (iters > 0) m->opt.tol = 0, m->opt.max_iter = iters; // exactly iters per tree solve
   unsigned long long cnt = 0;

@@ -6,7 +6,9 @@
 /// the loop configs and on random loop models with every joint and cut-joint type and
 /// spring-dampers; the rank of the closure equations and the redundant ones agree with the
 /// baseline, the acceleration closure holds, and a second evaluation (warm-start history,
-/// reused solver state) gives the same result. Every rank agrees on the failure count.
+/// reused solver state) gives the same result. Every method runs with solver.loops = auto; the
+/// iterative ones whose auto run put the closure equations into the system (rows, docs/loops.md
+/// 8.4) once more with unit solves. Every rank agrees on the failure count.
 /// With --stationary, the other half: jacobi, gs and sor on the configs whose unit solves need
 /// far more sweeps than the default run can afford (the four-bar, the six-bar, Bricard's linkage;
 /// their thin rods make the constraint-force system stiff), at tol 1e-13 with up to 2,000,000
@@ -79,17 +81,32 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
   double *qdd = calloc((size_t)m->nv + 1, sizeof(double));
   double *lam = calloc((size_t)nl + 1, sizeof(double));
   double *jf = calloc(6 * (size_t)m->nbody, sizeof(double));
-  for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+  // every method with solver.loops = auto; the iterative methods whose auto run puts the closure
+  // equations into the system (rows) once more with unit solves (lm = 1)
+  for (size_t kk = 0; kk < 2 * (sizeof methods / sizeof methods[0]); kk++) {
+    size_t k = kk / 2;
+    int lm = (int)(kk % 2);
     const mbsMethod *me = methods + k;
+    m->opt.solver = me->method;
+    m->opt.loops = MBS_LOOPS_AUTO;
+    int rows = mbs_loopUseRows(m);
+    if (lm == 1 && !rows) continue;
+    m->opt.loops = lm ? MBS_LOOPS_UNIT : MBS_LOOPS_AUTO;
+    char mname[64]; // the method and how it took the closure equations
+    snprintf(mname, sizeof mname, "%s%s", me->name,
+             !m->nloop     ? ""
+             : rows && !lm ? " (closure rows)"
+                           : " (unit solves)");
     if (me->method == MBS_SOLVER_DIRECT && P > 1) continue; // one rank only (by design)
     int exact = me->method == MBS_SOLVER_SCHUR || me->method == MBS_SOLVER_DIRECT;
     // the full ladder: petsc as PETSc's direct solve (-ksp_type preonly -pc_type cholesky, one
     // sparse factorization per evaluation), its Krylov solves would take minutes like jcg's
     int preonly = ladder == 2 && me->method == MBS_SOLVER_PETSC;
-    if (krylov) { // the full ladder's Krylov run: jcg alone
-      if (me->method != MBS_SOLVER_JCG) continue;
-    } else if (ladder == 2 && !exact && !preonly) {
-      continue;
+    if (krylov) { // the full ladder's Krylov run: jcg alone, with unit solves
+      if (me->method != MBS_SOLVER_JCG || !lm) continue;
+    } else if (ladder == 2 && !exact && !preonly &&
+               !(me->method == MBS_SOLVER_JCG && rows && !lm)) {
+      continue; // jcg with the closure rows in the system: one solve of ~1200 iterations
     }
     // ladder_small: the out-of-plane equations are zero rows known in advance (no unit solve),
     // so chebyshev and sor converge too (gs takes 12 s, jacobi stops at max_iter at tol 1e-14)
@@ -119,6 +136,7 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     }
 #endif
     mbspEngine *e;
+    double t0 = mbsp_wtime();
     mbsErr err = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e);
     MBS_EXPECT_OK(err);
     if (err) continue;
@@ -138,7 +156,7 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
         for (int i = 0; i < 4; i++) {
           worst = fmax(worst, d[i]);
           MBS_EXPECT(d[i] <= 1e-9, "%s, %s, np=%d, evaluation %d: %s rel diff to aba %.3e", what,
-                     me->name, P, rep + 1, nm[i], d[i]);
+                     mname, P, rep + 1, nm[i], d[i]);
         }
         // --stationary: some tree solves stop at max_iter a little above tol (their residual's
         // roundoff floor on these stiff systems); they must still be within 1e-11
@@ -146,18 +164,21 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
                    (stationary && !jac4 && w->stat.reason == MBS_REASON_DIVERGED_MAXIT &&
                     w->stat.residual <= 1e-11);
         MBS_EXPECT(conv, "%s, %s, np=%d: not converged (reason %d, %d iterations, residual %.3e)",
-                   what, me->name, P, w->stat.reason, w->stat.iterations, w->stat.residual);
+                   what, mname, P, w->stat.reason, w->stat.iterations, w->stat.residual);
         if (m->nloop) {
           MBS_EXPECT(st.rank == ref.rank, "%s, %s, np=%d: rank of the closure equations %d, aba %d",
-                     what, me->name, P, st.rank, ref.rank);
+                     what, mname, P, st.rank, ref.rank);
           MBS_EXPECT(st.residual <= 1e-8 * fmax(1, scale),
-                     "%s, %s, np=%d: acceleration closure residual %.3e", what, me->name, P,
+                     "%s, %s, np=%d: acceleration closure residual %.3e", what, mname, P,
                      st.residual);
         }
       }
       nchecked++;
     }
     mbsp_engineDestroy(&e);
+    if (getenv("MBS_TEST_TIMES") && rank == 0) // MBS_TEST_TIMES=1: seconds per model and method
+      fprintf(stderr, "%s, %s, np=%d: %.2f s\n", what, mname, P, mbsp_wtime() - t0);
+    m->opt.loops = MBS_LOOPS_AUTO;
 #ifdef MBS_HAVE_PETSC
     if (preonly) {
       MBS_EXPECT_OK(mbsp_petscSetOption("-ksp_type", NULL));
@@ -215,9 +236,9 @@ int main(int argc, char **argv) {
   // mpi-tests/ladder_small.cfg (2 x 40 links, 4 rungs): the exact methods, jcg, petsc, chebyshev
   // and sor (their unit solves skip the out-of-plane equations, zero rows known in advance; gs
   // takes 12 s per evaluation, jacobi stops at max_iter; docs/loops.md 8.2).
-  // configs/ladder.cfg (2 x 1000 links, 100 rungs, 300 closure equations): the exact methods and
-  // petsc's direct solve (an iterative evaluation takes minutes: 202 tree solves of thousands of
-  // iterations)
+  // configs/ladder.cfg (2 x 1000 links, 100 rungs, 300 closure equations): the exact methods,
+  // petsc's direct solve and jcg with the closure rows in the system (one solve of ~1200
+  // iterations, 0.4 s at one rank; with unit solves 202 solves, minutes: --ladder-krylov)
   // (--stationary: ladder_small with jacobi, gs and sor at tol 1e-13, ~5 s per evaluation each)
   for (int k = krylov ? 2 : 1; k <= (stationary ? 1 : 2); k++) {
     const char *f = k == 1 ? "../mpi-tests/ladder_small.cfg" : "ladder.cfg";

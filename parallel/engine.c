@@ -61,6 +61,7 @@ struct mbspEngine {
 
   // loops and spring-dampers (models built whole on every rank; docs/loops.md 8)
   int nlb, *lb;   // the bodies of the loops and spring-dampers, each once
+  int lrows;      // solver.loops resolved to rows (docs/loops.md 8.4)
   double *lbuf;   // (nlb x 18) their poses and velocities, summed over the ranks
   mbsReal *lsave; // velocity-stage terms of the owned bodies kept over the homogeneous solves
   mbsState *scur; // the state of the evaluation under way (the loop solve's tree solves)
@@ -361,7 +362,11 @@ static mbsErr mbsp_engineSetup(mbspEngine *e) {
     if (p >= 0 && p < e->b0) e->ghosted = 1;
   }
   MBS_CALL(mbsp_kinDeps(e));
-  return mbsp_loopSetup(e);
+  MBS_CALL(mbsp_loopSetup(e));
+  // solver.loops = rows: the closure equations join the system, held by the last body's rank
+  e->lrows = mbs_loopUseRows(e->m);
+  if (e->lrows) MBS_CALL(mbs_cfsEnableLoopRows(e->m, e->c, e->b1 == e->m->nbody));
+  return MBS_OK;
 }
 
 static mbsErr mbsp_engineHalos(mbspEngine *e, int halo_mode) {
@@ -407,7 +412,7 @@ mbsErr mbsp_engineCreate(mbspComm *comm, const mbsModel *m, int halo_mode, mbspE
     for (int b = e->b0; b < e->b1; b++)
       if (e->m->body_childnum[b] > 1) br = 1;
     if (mbsp_allreduceMax(comm, &br, 1) != MBS_OK) br = 1;
-    e->c->branched = br > 0;
+    e->c->branched = br > 0 || e->lrows;
   }
   // the O(log P) prefix applies when every rank owns one path segment whose only remote parent
   // is the last body of the previous rank (chains); otherwise the pipeline (trees)
@@ -755,7 +760,9 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   }
   // the solver of m->opt.solver from the solver table, with the engine's halo and reduction hooks
   if (!err) err = mbs_cfsSolve(m, s, w, e->c, &e->hooks);
-  if (!err && m->nloop) { // the loop forces: nlam_loop + 1 more tree solves (docs/loops.md 8)
+  // the loop forces by unit solves: nlam_loop + 1 more tree solves (docs/loops.md 8); with the
+  // closure rows in the system (e->lrows) the solve above gave them
+  if (!err && m->nloop && !e->lrows) {
     mbsLoopOps ops = {
         e, e->b0, e->b1, e->rank == 0, mbsp_loopSolveHook, mbsp_loopHomogHook, mbsp_loopSumHook};
     e->scur = s;

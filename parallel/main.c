@@ -208,21 +208,24 @@ int main(int argc, char **argv) {
   // an iterative method on a model with many closure equations: one tree solve per equation in
   // every evaluation (docs/loops.md 8): say so before a long silence
   const mbsSolverType *st = !e && cli.verb->forward ? mbs_solverFind(m->opt.solver) : NULL;
-  if (st && st->iterative && m->nlam_loop >= MBS_LOOP_NOTE_EQ && rank == 0 && !cli.quiet)
+  if (st && st->iterative && m->nlam_loop >= MBS_LOOP_NOTE_EQ && !mbs_loopUseRows(m) && rank == 0 &&
+      !cli.quiet)
     fprintf(
         stderr,
         "mbspar: note: solver.method = %s on this model with %d closure equations (%d zero "
         "rows need no solve) runs %d tree solves per evaluation, each to tol %g; aba, direct or "
-        "schur solve it exactly and much faster (docs/loops.md 8)\n",
-        st->name, m->nlam_loop, m->loop_asm.nskip, m->nlam_loop - m->loop_asm.nskip + 2,
-        m->opt.tol);
+        "schur solve it exactly and much faster%s (docs/loops.md 8)\n",
+        st->name, m->nlam_loop, m->loop_asm.nskip, m->nlam_loop - m->loop_asm.nskip + 2, m->opt.tol,
+        st->method == MBS_SOLVER_PETSC ? ""
+                                       : "; solver.loops = \"rows\" iterates the closure "
+                                         "equations with the joints' in one solve");
   if (!e) e = cli.verb->run(&cli, comm, cfg, m);
   // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
   // successful verb (an error stays the only line on stderr)
   if (!e && rank == 0 && cfg->loop_default_aba && !cli.quiet)
     fprintf(stderr,
             "mbspar: note: solver.method = aba for this model with %s (the default for such "
-            "models: the constraint-force methods need one tree solve per closure equation)\n",
+            "models: the serial baseline, exact and the fastest at one rank; docs/loops.md 8)\n",
             m->nloop ? "closed loops" : "spring-dampers");
 
   if (e && rank == 0) mbs_printError();

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mbspar/mbs_loops.h"
 #include "solver_private.h"
 #include "spatial.h"
 #include "flops.h"
@@ -101,7 +102,8 @@ void mbs_cfsDestroy(mbsCfs **pc) {
   mbs_solverFree(&c->solver);
   void *arrs[] = {c->Minv, c->T,   c->G,    c->F,    c->SSinv, c->Dfac,    c->up,
                   c->wr,   c->acc, c->Pblk, c->Sblk, c->rhs,   c->x,       c->r,
-                  c->z,    c->p,   c->q,    c->xold, c->tmp,   c->sib_adr, c->child_rank};
+                  c->z,    c->p,   c->q,    c->xold, c->tmp,   c->sib_adr, c->child_rank,
+                  c->Lfac, c->Lx,  c->Ldot, c->Lwr,  c->Lbody, c->Lcolor};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(c);
   *pc = NULL;
@@ -109,6 +111,111 @@ void mbs_cfsDestroy(mbsCfs **pc) {
 
 void mbs_cfsSetContext(mbsCfs *c, void *ctx) {
   c->ctx = ctx;
+}
+
+// ---------------------------------------------------------------- closure rows (docs/loops.md 8.4)
+
+mbsErr mbs_cfsEnableLoopRows(const mbsModel *m, mbsCfs *c, int owner) {
+  int n = m->nlam_loop;
+  MBS_CHECK(n > 0 && !c->nlr, MBS_ERR_INTERNAL, "closure rows: no loops, or enabled twice");
+  MBS_CHECK(!owner || c->b1 == m->nbody, MBS_ERR_INTERNAL,
+            "closure rows: their owner must hold the last body");
+  size_t nt = (size_t)(m->nlam + n);
+  mbsReal **vec[] = {&c->rhs, &c->x, &c->r, &c->z, &c->p, &c->q, &c->xold, &c->tmp};
+  for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++) {
+    mbsReal *v = realloc(*vec[k], nt * sizeof(mbsReal));
+    MBS_CHECK(v, MBS_ERR_NOMEM, "out of memory (closure rows)");
+    memset(v, 0, nt * sizeof(mbsReal));
+    *vec[k] = v;
+  }
+  c->Lfac = calloc(36 * (size_t)m->nloop, sizeof(mbsReal));
+  c->Lx = calloc((size_t)n, sizeof(mbsReal));
+  c->Ldot = calloc((size_t)n, sizeof(mbsReal));
+  c->Lwr = calloc(6 * (size_t)m->nbody, sizeof(mbsReal));
+  c->Lbody = calloc((size_t)m->nbody, 1);
+  c->Lcolor = calloc((size_t)m->nloop, sizeof(int));
+  MBS_CHECK(c->Lfac && c->Lx && c->Ldot && c->Lwr && c->Lbody && c->Lcolor, MBS_ERR_NOMEM,
+            "out of memory (closure rows)");
+  for (int k = 0; k < 2 * m->nloop; k++)
+    if (m->loop_body[k] >= 0) c->Lbody[m->loop_body[k]] = 1;
+  // greedy colours: a loop takes the smallest colour no earlier loop on one of its bodies has
+  c->nlcolor = 0;
+  for (int k = 0; k < m->nloop; k++) {
+    int col = 0, clash = 1;
+    while (clash) {
+      clash = 0;
+      for (int j = 0; j < k && !clash; j++) {
+        if (c->Lcolor[j] != col) continue;
+        for (int a = 0; a < 2 && !clash; a++)
+          for (int b = 0; b < 2; b++)
+            if (m->loop_body[2 * k + a] >= 0 && m->loop_body[2 * k + a] == m->loop_body[2 * j + b])
+              clash = 1;
+      }
+      if (clash) col++;
+    }
+    c->Lcolor[k] = col;
+    if (col + 1 > c->nlcolor) c->nlcolor = col + 1;
+  }
+  c->nlr = n;
+  c->lowner = owner;
+  if (owner) c->l1 = m->nlam + n;
+  c->branched = 1; // the loop couplings break the 2-cyclic structure of a chain
+  return MBS_OK;
+}
+
+// the rows' data at this evaluation's stages: directions, right sides, the zero rows (a sum over
+// the ranks) and, on the owner, each loop's block D^T M^-1 D over its kept rows, factored
+static mbsErr mbs_cfsLoopPrepare(const mbsModel *m, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm) {
+  MBS_TIC(w->timer, MBS_TIMER_LOOPS);
+  c->LD = mbs_loopRowsCompute(m, w, &c->Lkap);
+  mbsReal *zg = mbs_loopZeroBegin(m, w, c->b0, c->b1);
+  MBS_TOC(w->timer, MBS_TIMER_LOOPS);
+  MBS_CALL(mbs_cfsReduce(comm, zg, 2 * c->nlr));
+  MBS_TIC(w->timer, MBS_TIMER_LOOPS);
+  c->Lskip = mbs_loopZeroEnd(w);
+  mbsErr e = MBS_OK;
+  for (int k = 0; c->lowner && k < m->nloop && !e; k++) {
+    int i0 = m->loop_lamadr[k] - m->nlam, nk = m->loop_lamnum[k], idx[6], nr = 0;
+    for (int r = 0; r < nk; r++)
+      if (!c->Lskip[i0 + r]) idx[nr++] = i0 + r;
+    mbsReal *B = c->Lfac + 36 * k;
+    for (int a = 0; a < nr; a++)
+      for (int b = 0; b < nr; b++) B[nr * a + b] = 0;
+    for (int side = 0; side < 2; side++) {
+      int bd = m->loop_body[2 * k + side];
+      if (bd < 0) continue;
+      for (int a = 0; a < nr; a++) {
+        mbsReal y[6];
+        mbsu_mul6(c->Minv + 36 * bd, c->LD + 12 * idx[a] + 6 * side, y);
+        for (int b = 0; b < nr; b++) B[nr * b + a] += mbsu_dot6(c->LD + 12 * idx[b] + 6 * side, y);
+      }
+    }
+    if (nr && !mbsu_cholFactor(B, nr))
+      e = mbs_errSet(MBS_ERR_NUMERIC,
+                     "loop %s: its block of the constraint-force system is not positive definite",
+                     m->loop_name[k]);
+  }
+  MBS_TOC(w->timer, MBS_TIMER_LOOPS);
+  return e;
+}
+
+void mbs_cfsPrecondLoops(const mbsModel *m, const mbsCfs *c, int colour, const mbsReal *r,
+                         mbsReal *z) {
+  if (!c->nlr || !c->lowner) return;
+  for (int k = 0; k < m->nloop; k++) {
+    if (colour >= 0 && c->Lcolor[k] != colour) continue;
+    int i0 = m->loop_lamadr[k], nk = m->loop_lamnum[k], idx[6], nr = 0;
+    mbsReal t[6];
+    for (int q = 0; q < nk; q++) {
+      if (c->Lskip[i0 - m->nlam + q])
+        z[i0 + q] = r[i0 + q]; // an identity row
+      else
+        idx[nr] = i0 + q, t[nr++] = r[i0 + q];
+    }
+    if (!nr) continue;
+    mbsu_cholSolve(c->Lfac + 36 * k, nr, t);
+    for (int q = 0; q < nr; q++) z[idx[q]] = t[q];
+  }
 }
 
 // ---------------------------------------------------------------- position-dependent data
@@ -223,6 +330,8 @@ static inline void mbs_cfsMidBody(const mbsModel *m, const mbsWork *w, mbsCfs *c
       MBS_FLOPS(6);
     }
   }
+  if (c->nlr && c->Lbody[b]) // closure rows: their wrench pairs (docs/loops.md 8.4)
+    for (int i = 0; i < 6; i++) wr[i] += c->Lwr[6 * b + i];
   const int *ch = m->child_list + m->body_childadr[b];
   for (int k = 0; k < m->body_childnum[b]; k++)
     for (int i = 0; i < 6; i++) wr[i] -= c->up[6 * ch[k] + i];
@@ -242,15 +351,65 @@ static inline void mbs_cfsDownBody(const mbsModel *m, const mbsWork *w, mbsCfs *
   MBS_FLOPS(mbs_flopCfsDown(nl));
 }
 
+// closure rows, before the bodies' sweep: their x on every rank (the owner's, summed with zeros:
+// exact), the wrench pairs on the owned loop bodies
+static mbsErr mbs_cfsLoopWrenches(const mbsModel *m, mbsCfs *c, const mbsCfsComm *comm,
+                                  const mbsReal *x) {
+  int n = c->nlr;
+  for (int i = 0; i < n; i++) c->Lx[i] = c->lowner && !c->Lskip[i] ? x[m->nlam + i] : 0;
+  if (comm && comm->reduce) MBS_CALL(comm->reduce(comm->ctx, c->Lx, n));
+  for (int k = 0; k < 2 * m->nloop; k++) {
+    int b = m->loop_body[k];
+    if (b >= c->b0 && b < c->b1)
+      for (int j = 0; j < 6; j++) c->Lwr[6 * b + j] = 0;
+  }
+  for (int k = 0; k < m->nloop; k++)
+    for (int side = 0; side < 2; side++) {
+      int b = m->loop_body[2 * k + side];
+      if (b < c->b0 || b >= c->b1) continue;
+      for (int i = m->loop_lamadr[k] - m->nlam, r = 0; r < m->loop_lamnum[k]; r++, i++) {
+        const mbsReal *D = c->LD + 12 * i + 6 * side;
+        for (int j = 0; j < 6; j++) c->Lwr[6 * b + j] += D[j] * c->Lx[i];
+      }
+    }
+  return MBS_OK;
+}
+
+// closure rows, after the sweep: D_i^T a over the owned sides (the ground side a0 on the owner),
+// summed over the ranks (at most two non-zero terms: exact in any order); y on the owner
+static mbsErr mbs_cfsLoopOutputs(const mbsModel *m, mbsCfs *c, const mbsCfsComm *comm,
+                                 const mbsReal *a0, const mbsReal *x, mbsReal *y) {
+  int n = c->nlr;
+  for (int k = 0; k < m->nloop; k++)
+    for (int i = m->loop_lamadr[k] - m->nlam, r = 0; r < m->loop_lamnum[k]; r++, i++) {
+      mbsReal s = 0;
+      for (int side = 0; side < 2; side++) {
+        int b = m->loop_body[2 * k + side];
+        const mbsReal *D = c->LD + 12 * i + 6 * side;
+        if (b >= c->b0 && b < c->b1)
+          s += mbsu_dot6(D, c->acc + 6 * b);
+        else if (b < 0 && c->lowner)
+          s += mbsu_dot6(D, a0);
+      }
+      c->Ldot[i] = s;
+    }
+  if (comm && comm->reduce) MBS_CALL(comm->reduce(comm->ctx, c->Ldot, n));
+  if (c->lowner)
+    for (int i = 0; i < n; i++) y[m->nlam + i] = c->Lskip[i] ? x[m->nlam + i] : c->Ldot[i];
+  return MBS_OK;
+}
+
 mbsErr mbs_cfsApply(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                     const mbsReal *x, int known, mbsReal *y) {
   mbsReal a0[6];
   mbs_baseAccel(m, known && !w->homog, a0);
+  if (c->nlr) MBS_CALL(mbs_cfsLoopWrenches(m, c, comm, x));
   MBS_FOR_OWNED(c, b, mbs_cfsUpBody(m, w, c, x, known, b));
   if (comm && comm->halo_up) MBS_CALL(comm->halo_up(comm->ctx, c->up));
   MBS_FOR_OWNED(c, b, mbs_cfsMidBody(m, w, c, known, b));
   if (comm && comm->halo_down) MBS_CALL(comm->halo_down(comm->ctx, c->acc));
   MBS_FOR_OWNED(c, b, mbs_cfsDownBody(m, w, c, a0, y, b));
+  if (c->nlr) MBS_CALL(mbs_cfsLoopOutputs(m, c, comm, a0, x, y));
   return MBS_OK;
 }
 
@@ -264,6 +423,7 @@ static inline void mbs_cfsPrecondBody(const mbsModel *m, const mbsCfs *c, const 
 
 void mbs_cfsPrecond(const mbsModel *m, const mbsCfs *c, const mbsReal *r, mbsReal *z) {
   MBS_FOR_OWNED(c, b, mbs_cfsPrecondBody(m, c, r, z, b));
+  if (c->nlr) mbs_cfsPrecondLoops(m, c, -1, r, z);
 }
 
 // ---------------------------------------------------------------- explicit blocks
@@ -399,7 +559,8 @@ void mbs_cfsRow(const mbsModel *m, const mbsState *s, mbsWork *w, mbsCfs *c, int
 
 void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t, int l0, int l1,
                       mbsReal *x) {
-  int n = m->nlam, order = mode - 1; // previous: 0, linear: 1, quadratic: 2, cubic: 3
+  // previous: 0, linear: 1, quadratic: 2, cubic: 3; entries nlam + nlam_loop (closure rows)
+  int n = m->nlam + m->nlam_loop, order = mode - 1;
   int sl = s->stage, nh = s->nhist[sl];
   if (mode == MBS_WARM_NONE || nh == 0) {
     memset(x + l0, 0, (size_t)(l1 - l0) * sizeof(mbsReal));
@@ -428,7 +589,7 @@ void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t,
 
 void mbs_cfsPushHistory(const mbsModel *m, mbsState *s, mbsReal t, int l0, int l1,
                         const mbsReal *x) {
-  int n = m->nlam, sl = s->stage;
+  int n = m->nlam + m->nlam_loop, sl = s->stage;
   size_t len = (size_t)(l1 - l0) * sizeof(mbsReal);
   mbsReal *ht = s->hist_t[sl], *hl = s->hist_lam + (size_t)sl * MBS_WARM_HIST * n;
   if (s->nhist[sl] > 0 && fabs(t - ht[s->hist_head[sl]]) <= 1e-14 * (1 + fabs(t))) {
@@ -498,6 +659,10 @@ mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, con
   MBS_TIC(w->timer, MBS_TIMER_ASSEMBLY);
   mbsErr e = w->reuse ? MBS_OK : mbs_cfsPosition(m, w, c);
   MBS_TOC(w->timer, MBS_TIMER_ASSEMBLY);
+  if (c->nlr) { // closure rows (a collective sum inside: every rank goes through it)
+    mbsErr el = mbs_cfsLoopPrepare(m, w, c, comm);
+    if (!e) e = el;
+  }
   if (comm && comm->reduce && !w->reuse) { // every rank must agree before the collective sweeps
     double bad = e ? 1 : 0;
     MBS_CALL(comm->reduce(comm->ctx, &bad, 1));
@@ -514,6 +679,9 @@ mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, con
       c->rhs[la + k] = mbsu_dot6(c->T + 6 * (la + k), w->cacc + 6 * b) - c->q[la + k];
     MBS_FLOPS(12L * nl);
   }
+  if (c->nlr && c->lowner) // closure rows: D^T a = kappa; zero rows stay 0
+    for (int i = 0; i < c->nlr; i++)
+      c->rhs[m->nlam + i] = c->Lskip[i] ? 0 : c->Lkap[i] - c->q[m->nlam + i];
   double bb = mbs_cfsDot(c, c->rhs, c->rhs);
   MBS_CALL(mbs_cfsReduce(comm, &bb, 1));
   *bnorm = sqrt(bb);
@@ -558,6 +726,11 @@ mbsErr mbs_cfsFinish(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, cons
       for (int i = 0; i < 6; i++) f[i] += c->T[6 * (la + k) + i] * c->x[la + k];
     }
     MBS_FLOPS(mbs_flopCfsFinish(nd, nl));
+  }
+  if (c->nlr) { // the loop forces (every rank: the last apply sent them) and the closure residual
+    mbsReal res = 0;
+    for (int i = 0; i < c->nlr; i++) res = fmax(res, fabs(c->Ldot[i] - c->Lkap[i]));
+    mbs_loopRowsDone(m, w, c->Lx, res);
   }
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);
 

@@ -32,6 +32,7 @@ static const char *const mbs_crit_names[] = {"residual", "change", NULL};
 static const char *const mbs_iface_names[] = {"cr", "jcg", NULL};
 static const char *const mbs_warm_names[] = {"none",      "previous", "linear",
                                              "quadratic", "cubic",    NULL};
+static const char *const mbs_loops_names[] = {"auto", "unit", "rows", NULL};
 static const char *const mbs_int_names[] = {"euler", "rk4", "dp5", NULL};
 static const char *const mbs_fmt_names[] = {"csv", "hdf5", NULL};
 static const char *const mbs_shape_names[] = {"rod", "box", "sphere", NULL};
@@ -47,6 +48,9 @@ const char *mbs_interfaceName(int i) {
 }
 const char *mbs_warmStartName(int w) {
   return mbs_nameOf(mbs_warm_names, 5, w);
+}
+const char *mbs_loopModeName(int k) {
+  return mbs_nameOf(mbs_loops_names, 3, k);
 }
 const char *mbs_integratorName(int i) {
   return mbs_nameOf(mbs_int_names, 3, i);
@@ -560,9 +564,9 @@ static mbsErr mbs_cfgApplySet(config_t *tree, char *set) {
 // ---------------------------------------------------------------- options
 
 static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"method",    "tol",      "max_iter",    "criterion",
-                                     "omega",     "rho",      "warm_start",  "interface",
-                                     "baumgarte", "rank_tol", "closure_tol", NULL};
+  static const char *const keys[] = {
+      "method",    "tol",       "max_iter", "criterion",   "omega", "rho", "warm_start",
+      "interface", "baumgarte", "rank_tol", "closure_tol", "loops", NULL};
   const mbsCs *g;
   MBS_CALL(mbs_cfgGetGroup(c, root, "solver", &g));
   if (!g) return MBS_OK;
@@ -591,6 +595,7 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
   MBS_CALL(mbs_cfgGetVec(c, g, "baumgarte", 2, o->baumgarte));
   MBS_CALL(mbs_cfgGetReal(c, g, "rank_tol", &o->rank_tol));
   MBS_CALL(mbs_cfgGetReal(c, g, "closure_tol", &o->closure_tol));
+  MBS_CALL(mbs_cfgGetEnum(c, g, "loops", mbs_loops_names, &o->loops));
   if (!(o->baumgarte[0] >= 0 && o->baumgarte[1] >= 0))
     return mbs_cfgFail(c, config_setting_get_member(g, "baumgarte"),
                        "solver.baumgarte = [alpha, beta] must be >= 0 (got [%g, %g])",
@@ -598,6 +603,13 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
   if (!(o->rank_tol > 0 && o->rank_tol < 1))
     return mbs_cfgFail(c, config_setting_get_member(g, "rank_tol"),
                        "solver.rank_tol must be in (0, 1) (a relative pivot; got %g)", o->rank_tol);
+  if (o->loops == MBS_LOOPS_ROWS && o->solver != MBS_SOLVER_JACOBI && o->solver != MBS_SOLVER_GS &&
+      o->solver != MBS_SOLVER_SOR && o->solver != MBS_SOLVER_CHEBYSHEV &&
+      o->solver != MBS_SOLVER_JCG)
+    return mbs_cfgFail(c, config_setting_get_member(g, "loops"),
+                       "solver.loops = \"rows\" needs an iterative method of the engine (jacobi, "
+                       "gs, sor, chebyshev or jcg; solver.method is \"%s\")",
+                       mbs_solverName(o->solver));
   if (!(o->closure_tol >= 1e-15 && o->closure_tol <= 1e-2))
     return mbs_cfgFail(c, config_setting_get_member(g, "closure_tol"),
                        "solver.closure_tol must be in [1e-15, 1e-2] (m or rad; got %g)",
@@ -2196,6 +2208,7 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   mbs_jsonNumberArray(j, "baumgarte", o->baumgarte, 2);
   mbs_jsonNumber(j, "rank_tol", o->rank_tol);
   mbs_jsonNumber(j, "closure_tol", o->closure_tol);
+  mbs_jsonString(j, "loops", mbs_loopModeName(o->loops));
   mbs_jsonEndObject(j);
 
   mbs_jsonBeginObject(j, "integrator");

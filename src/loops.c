@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flops.h"
+#include "mbspar/mbs_config.h"
 #include "mbspar/mbs_joint.h"
 #include "spatial.h"
 
@@ -853,6 +854,65 @@ int mbs_loopSkipped(const mbsWork *w, unsigned char *mask) {
   return lw->nskip;
 }
 
+// ---------------------------------------------------------------- closure rows in the system
+
+// how solver.method takes the loop forces: 0 the serial baseline's range space (aba, crba), 1
+// unit solves (section 8.1), 2 closure rows in the system (8.4)
+static int mbs_loopSolveKind(const mbsModel *m) {
+  int sv = m->opt.solver;
+  return sv == MBS_SOLVER_ABA || sv == MBS_SOLVER_CRBA ? 0 : mbs_loopUseRows(m) ? 2 : 1;
+}
+static const char *mbs_loopSolveName(const mbsModel *m) {
+  static const char *const nm[] = {"range_space", "unit", "rows"};
+  return nm[mbs_loopSolveKind(m)];
+}
+
+int mbs_loopUseRows(const mbsModel *m) {
+  if (!m->nloop) return 0;
+  int sv = m->opt.solver;
+  int iterative = sv == MBS_SOLVER_JACOBI || sv == MBS_SOLVER_GS || sv == MBS_SOLVER_SOR ||
+                  sv == MBS_SOLVER_CHEBYSHEV || sv == MBS_SOLVER_JCG;
+  if (!iterative || m->opt.loops == MBS_LOOPS_UNIT) return 0;
+  if (m->opt.loops == MBS_LOOPS_ROWS) return 1;
+  // auto: the kept equations independent at the assembled q0, so lambda is unique there
+  const mbsLoopAssembly *a = &m->loop_asm;
+  return a->done && a->rank == m->nlam_loop - a->nskip;
+}
+
+const mbsReal *mbs_loopRowsCompute(const mbsModel *m, mbsWork *w, const mbsReal **kappa) {
+  struct mbsLoopWork *lw = w->loop;
+  mbs_loopAll(m, w, lw, 1);
+  if (kappa) *kappa = lw->kappa;
+  return lw->D;
+}
+
+mbsReal *mbs_loopZeroBegin(const mbsModel *m, mbsWork *w, int b0, int b1) {
+  mbs_loopZeroSums(m, w, w->loop, b0, b1);
+  return w->loop->zg;
+}
+
+const unsigned char *mbs_loopZeroEnd(mbsWork *w) {
+  mbs_loopZeroDecide(w->loop);
+  return w->loop->skip;
+}
+
+void mbs_loopRowsDone(const mbsModel *m, mbsWork *w, const mbsReal *lam, mbsReal resid) {
+  struct mbsLoopWork *lw = w->loop;
+  int n = lw->n, k = 0;
+  memcpy(lw->lam, lam, (size_t)n * sizeof(mbsReal));
+  memcpy(w->lam + m->nlam, lam, (size_t)n * sizeof(mbsReal));
+  // the kept equations first, then the zero rows (the redundant ones of the reports)
+  for (int i = 0; i < n; i++)
+    if (!lw->skip[i]) lw->piv[k++] = i;
+  lw->rank = k;
+  for (int i = 0; i < n; i++)
+    if (lw->skip[i]) lw->piv[k++] = i;
+  lw->nzero = lw->nskip;
+  lw->min_pivot = NAN; // no factorization of the closure equations
+  lw->resid = resid;
+  lw->nsolve = 1;
+}
+
 int mbs_loopRedundant(const mbsWork *w, int *idx) {
   const struct mbsLoopWork *lw = w->loop;
   if (!lw) return 0;
@@ -1205,6 +1265,7 @@ void mbs_loopJsonModel(mbsJson *j, const mbsModel *m) {
   mbs_loopJsonRedundant(j, m, as->redundant, as->nredundant);
   mbs_jsonInt(j, "zero_rows", as->nskip); // G_i = 0 at q0: no unit solve (docs/loops.md 8.1)
   mbs_jsonInt(j, "mobility", m->nv - as->rank);
+  mbs_jsonString(j, "solve", mbs_loopSolveName(m)); // with solver.method (docs/loops.md 8.4)
   mbs_jsonBeginObject(j, "assembly");
   mbs_jsonInt(j, "iterations", as->iterations);
   mbs_jsonNumber(j, "closure_pos_before", as->c0_pos);
@@ -1234,6 +1295,9 @@ void mbs_loopJsonResult(mbsJson *j, const mbsModel *m, const mbsWork *w) {
   mbsReal pos, rot, vel;
   mbs_loopViolation(m, w, &pos, &rot, &vel);
   mbs_jsonBeginObject(j, "loops");
+  // how the loop forces were solved: the serial baseline's range space (aba, crba), the engine's
+  // unit solves, or the closure equations as rows of the constraint-force system (section 8.4)
+  mbs_jsonString(j, "solve", mbs_loopSolveName(m));
   mbs_jsonInt(j, "rank", st.rank);
   mbs_jsonBeginArray(j, "redundant"); // ascending: the equations past the rank in pivot order
   for (int i = 0; i < lw->n; i++)
@@ -1272,6 +1336,11 @@ void mbs_loopPrint(FILE *f, const mbsModel *m) {
           as->nskip);
   fprintf(f, "  %-26s %d (nv %d - rank %d)\n", "mobility (dofs)", m->nv - as->rank, m->nv,
           as->rank);
+  static const char *const how[] = {"the serial baseline's range space (section 3)",
+                                    "one unit tree solve per closure equation (section 8.1)",
+                                    "closure equations as rows of the system (section 8.4)"};
+  fprintf(f, "  %-26s %s: %s, solver.loops = %s\n", "loop forces", mbs_solverName(m->opt.solver),
+          how[mbs_loopSolveKind(m)], mbs_loopModeName(m->opt.loops));
   fprintf(f,
           "  %-26s %d Newton-Raphson iteration(s): closure %.3g m / %.3g rad -> %.3g m / "
           "%.3g rad, max |dq| %.3g, max |dqd| %.3g\n",

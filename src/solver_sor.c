@@ -18,7 +18,8 @@ typedef struct {
 // multicolour block Gauss–Seidel / SOR: one iteration sweeps the colours in turn; the joints of
 // one colour do not couple, so each colour is a parallel block-Jacobi update with the newest
 // values of the others (red-black on chains). Converges for SPD A and 0 < omega < 2 in any
-// ordering, and the iterates do not depend on the rank count.
+// ordering, and the iterates do not depend on the rank count. Closure rows in the system
+// (solver.loops = rows) take colours of their own after the joints'.
 static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mbsWork *w, mbsCfs *c,
                            const mbsCfsComm *comm, mbsSolveInfo *info) {
   const mbsSor *s = self;
@@ -31,7 +32,8 @@ static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mb
   for (int it = 0; it <= o->max_iter; it++) {
     for (int i = c->l0; i < c->l1; i++) c->xold[i] = x[i];
     double rr = 0;
-    for (int col = 0; col < s->ncolor; col++) {
+    // the joints' colours, then the closure rows' (solver.loops = rows: loops sharing no body)
+    for (int col = 0; col < s->ncolor + c->nlcolor; col++) {
       MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
       for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
       MBS_FLOPS(c->l1 - c->l0);
@@ -43,6 +45,13 @@ static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mb
         mbsu_cholSolve(c->Dfac + 36 * b, nl, z + la);
         for (int k = 0; k < nl; k++) x[la + k] += omega * z[la + k];
         MBS_FLOPS(mbs_flopCholSolve(nl) + 2L * nl);
+      }
+      if (col >= s->ncolor && c->lowner) {
+        mbs_cfsPrecondLoops(m, c, col - s->ncolor, r, z);
+        for (int k = 0; k < m->nloop; k++)
+          if (c->Lcolor[k] == col - s->ncolor)
+            for (int i = m->loop_lamadr[k]; i < m->loop_lamadr[k] + m->loop_lamnum[k]; i++)
+              x[i] += omega * z[i];
       }
     }
     for (int i = c->l0; i < c->l1; i++) z[i] = x[i] - c->xold[i]; // the change of this sweep

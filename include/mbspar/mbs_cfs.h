@@ -57,6 +57,23 @@ typedef struct mbsCfs {
   /// Chebyshev without solver.rho; 0: none) and whether that CG met its tolerance; read by cpa
   int spec_it, spec_conv;
 
+  // closed loops as rows of the system (solver.loops = rows, docs/loops.md 8.4): closure
+  // equation i is row nlam + i, held by one rank (lowner: l1 then includes them); its wrench
+  // pair D_i x_i acts on its two bodies, its output is D_i^T (a_1, a_2)
+  int nlr;                    ///< closure equations in the system (0: none)
+  int lowner;                 ///< this rank holds their rows
+  const mbsReal *LD;          ///< (nlr x 12) directions on body1, body2 (the loop workspace's)
+  const mbsReal *Lkap;        ///< (nlr) closure right sides kappa (the loop workspace's)
+  const unsigned char *Lskip; ///< (nlr) zero rows (G_i = 0): out of the system, x_i = 0
+  mbsReal *Lfac;              ///< (nloop x 36) Cholesky factor of each loop's kept rows' block
+  mbsReal *Lx;                ///< (nlr) the rows' x on every rank (sent by the owner each apply)
+  mbsReal *Ldot;              ///< (nlr) D_i^T a of the last apply, summed over the ranks
+  mbsReal *Lwr;               ///< (nbody x 6) loop wrenches on the owned loop bodies
+  unsigned char *Lbody;       ///< (nbody) 1: a body of a loop
+  int *Lcolor;                ///< (nloop) colour of each loop for gs and sor (loops sharing a
+                              ///< body differ), after the joints' colours
+  int nlcolor;                ///< number of loop colours
+
   // the solver (mbs_solvertype.h): bound to m->opt by mbs_cfsSolve, with its private state
   void *ctx;         ///< the owner's context, handed to the solver's create (mbs_cfsSetContext)
   mbsSolver *solver; ///< the current solver (NULL until the first solve)
@@ -81,6 +98,14 @@ typedef struct {
 /// Greedy multicolouring of the joints in body order (a joint couples with its parent's joint and
 /// its siblings, not across the ground): fills color (nbody) and returns the number of colours.
 int mbs_cfsColour(const mbsModel *m, int *color);
+
+/// Make the closure equations rows of the system (solver.loops = rows, docs/loops.md 8.4): the
+/// solver vectors grow to nlam + nlam_loop; \p owner: this rank holds the rows (it must own the
+/// last body, so its range stays contiguous). Every rank of the partition calls it.
+mbsErr mbs_cfsEnableLoopRows(const mbsModel *m, mbsCfs *c, int owner);
+/// z = D^{-1} r on the closure rows of the loops of colour \p colour (-1: all), owner only.
+void mbs_cfsPrecondLoops(const mbsModel *m, const mbsCfs *c, int colour, const mbsReal *r,
+                         mbsReal *z);
 
 /// Allocate for \p m with owned body range [b0, b1); computes the constant inverse inertias.
 mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **c);

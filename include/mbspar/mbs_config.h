@@ -138,6 +138,8 @@ const char *mbs_warmStartName(int w);
 /// Name of a solver.interface value ("cr", "jcg").
 const char *mbs_interfaceName(int i);
 const char *mbs_integratorName(int i);
+/// Name of a solver.loops value ("auto", "unit", "rows").
+const char *mbs_loopModeName(int k);
 const char *mbs_outFormatName(int f);
 
 /// 1 if the dotted key (e.g. "solver.tol") was given in the file or by --set, else 0.

@@ -90,6 +90,25 @@ int mbs_loopSkipped(const mbsWork *w, unsigned char *mask);
 /// nlam_loop - 1) into \p idx (room for nlam_loop); returns their number.
 int mbs_loopRedundant(const mbsWork *w, int *idx);
 
+/// solver.loops resolved for this model and method (docs/loops.md 8.4): 1 when the closure
+/// equations are rows of the constraint-force system (rows, or auto with an iterative method and
+/// the equations kept at the assembled q0 independent), 0 for the unit solves of
+/// mbs_loopSolveOps (and for models without loops).
+int mbs_loopUseRows(const mbsModel *m);
+/// The rows of every closure equation at the current position and velocity stages of the loop
+/// bodies: their directions D (nlam_loop x 12: body1 then body2, body coordinates) returned, the
+/// right sides kappa (with Baumgarte) in *kappa. Pointers into the loop workspace.
+const mbsReal *mbs_loopRowsCompute(const mbsModel *m, mbsWork *w, const mbsReal **kappa);
+/// The zero-row test (docs/loops.md 8.1) over the dofs of the bodies [b0, b1): returns the 2 x
+/// nlam_loop partial sums for the caller to sum over a partition, then mbs_loopZeroEnd decides
+/// and returns the mask (1: G_i = 0).
+mbsReal *mbs_loopZeroBegin(const mbsModel *m, mbsWork *w, int b0, int b1);
+const unsigned char *mbs_loopZeroEnd(mbsWork *w);
+/// Record the loop forces \p lam (nlam_loop) of a solve with the closure rows in the system: into
+/// w->lam[nlam ..] and the statistics of mbs_loopStat (rank: the kept equations; the zero rows
+/// redundant; min_pivot NaN, no factorization; the closure residual \p resid).
+void mbs_loopRowsDone(const mbsModel *m, mbsWork *w, const mbsReal *lam, mbsReal resid);
+
 /// The closure error at the current position stage (and velocity stage when \p vel is not NULL):
 /// max |c| over the position rows (m) into *pos, over the rotation rows into *rot, max |dc/dt| into
 /// *vel.

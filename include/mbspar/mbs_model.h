@@ -35,7 +35,17 @@ typedef struct {
                         ///< redundant (pivoted Cholesky of the Jacobi-scaled G H^-1 G^T)
   mbsReal closure_tol;  ///< solver.closure_tol: Newton-Raphson stops at max |c| below this (m, rad)
   int projection;       ///< integrator.projection: project q and qd onto the loops after each step
+  int loops;            ///< solver.loops (mbsLoopMode): how the constraint-force methods take
+                        ///< the closure equations (docs/loops.md 8.4)
 } mbsOption;
+
+/// solver.loops: the closure equations in the constraint-force methods (docs/loops.md 8.4).
+typedef enum {
+  MBS_LOOPS_AUTO = 0, ///< rows for jacobi, gs, sor, chebyshev and jcg when the non-zero closure
+                      ///< equations are independent at the assembled q0; unit otherwise
+  MBS_LOOPS_UNIT = 1, ///< range space: one tree solve per closure equation (section 8)
+  MBS_LOOPS_ROWS = 2  ///< rows of the constraint-force system, iterated with the tree's
+} mbsLoopMode;
 
 /// Description of one body and the joint to its parent, the input to mbs_modelAddBody.
 typedef struct {

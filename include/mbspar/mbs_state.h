@@ -20,7 +20,7 @@ typedef struct {
   int nhist[MBS_MAX_STAGE];                     ///< valid entries per slot (0..MBS_WARM_HIST)
   int hist_head[MBS_MAX_STAGE];                 ///< newest entry per slot
   mbsReal hist_t[MBS_MAX_STAGE][MBS_WARM_HIST]; ///< times of the stored solutions
-  mbsReal *hist_lam; ///< (nstage x MBS_WARM_HIST x nlam) stored solutions
+  mbsReal *hist_lam; ///< (nstage x MBS_WARM_HIST x (nlam + nlam_loop)) stored solutions
 } mbsState;
 
 /// Allocate a state for \p m and set it to the model's initial state.
