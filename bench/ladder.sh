@@ -4,13 +4,15 @@
 # evaluation of aba and crba (the serial baselines, rank 0) and of the constraint-force methods on
 # the distributed engine at 1 and 2 ranks: schur and direct by their loop solve (202 tree solves
 # per evaluation, the 100 zero rows among the 300 closure equations get none; docs/loops.md 8.1),
-# jcg with the closure equations as rows of the system (solver.loops = auto: one solve, 8.4).
+# jcg and petsc with the closure equations as rows of the system (solver.loops = auto: one
+# solve, 8.4).
 # Reports, never asserts; a run that exceeds the time limit is reported as such.
 #
 #   bench/ladder.sh [--limit SECONDS] [--quick] [BUILD_DIR]   (default <repo>/build, limit 600 s per run)
 #
-# --quick: the exact methods (aba, crba, direct at 1 rank, schur at 1, 2, 3 ranks) and jcg at 1
-# and 2 ranks, without chebyshev and sor (with the rows they stop at max_iter: 30 s and 70 s).
+# --quick: the exact methods (aba, crba, direct at 1 rank, schur at 1, 2, 3 ranks), jcg and
+# petsc's sparse Cholesky (-ksp_type preonly -pc_type cholesky) at 1 and 2 ranks, without
+# chebyshev and sor (with the rows they stop at max_iter: 30 s and 70 s).
 # Writes bench/results/ladder_<UTC>.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,15 +53,16 @@ cfg=$here/configs/ladder.cfg
   echo "| method | ranks | repeat | time per evaluation [s] | loop rank | total iterations | note |"
   echo "|---|---:|---:|---:|---:|---:|---|"
 } >"$md"
-# method ranks repeat
+# method ranks repeat [extra arguments]
 one() {
-  local rc=0 launch=()
-  (($2 > 1)) && launch=(mpirun -n "$2")
+  local rc=0 launch=() meth=$1 np=$2 rep=$3
+  shift 3
+  ((np > 1)) && launch=(mpirun -n "$np")
   rm -f "$work/a.json"
-  timeout "$limit" "${launch[@]}" "$bdir/mbspar" accel "$cfg" --set solver.method="$1" \
-    --repeat "$3" --json "$work/a.json" --quiet >"$work/log" 2>&1 || rc=$?
+  timeout "$limit" "${launch[@]}" "$bdir/mbspar" accel "$cfg" --set solver.method="$meth" \
+    --repeat "$rep" --json "$work/a.json" --quiet "$@" >"$work/log" 2>&1 || rc=$?
   if ((rc == 0)) && [[ -s $work/a.json ]]; then
-    python3 - "$work/a.json" "$1" "$2" "$3" >>"$md" <<'EOF'
+    python3 - "$work/a.json" "$meth${*:+ $*}" "$np" "$rep" >>"$md" <<'EOF'
 import json, sys
 a = json.load(open(sys.argv[1]))
 s, l = a["solver"], a.get("loops", {})
@@ -69,9 +72,9 @@ print("| %s | %s | %s | %.4g | %s | %s | %s |" % (meth, sys.argv[3], sys.argv[4]
       "" if s.get("converged", True) else "not converged"))
 EOF
   elif ((rc == 124)); then
-    echo "| $1 | $2 | $3 | > $limit | | | not finished within the limit |" >>"$md"
+    echo "| $meth | $np | $rep | > $limit | | | not finished within the limit |" >>"$md"
   else
-    echo "| $1 | $2 | $3 | | | | failed, exit $rc: $(tail -n 1 "$work/log" | tr '|' '/') |" >>"$md"
+    echo "| $meth | $np | $rep | | | | failed, exit $rc: $(tail -n 1 "$work/log" | tr '|' '/') |" >>"$md"
   fi
   tail -n 1 "$md" >&2
 }
@@ -83,6 +86,8 @@ one schur 2 5
 one schur 3 5
 one jcg 1 3
 one jcg 2 3
+one petsc 1 50 -ksp_type preonly -pc_type cholesky
+one petsc 2 50 -ksp_type preonly -pc_type cholesky
 if ((!quick)); then
   one chebyshev 1 1
   one sor 1 1

@@ -49,7 +49,7 @@ static const mbsMethod methods[] = {
     {MBS_SOLVER_SOR, 0, "sor", 400000},       {MBS_SOLVER_GS, 0, "gs", 400000},
     {MBS_SOLVER_JACOBI, 0, "jacobi", 400000}, {MBS_SOLVER_DIRECT, 0, "direct", 1},
 #ifdef MBS_HAVE_PETSC
-    {MBS_SOLVER_PETSC, 0, "petsc", 20000},
+    {MBS_SOLVER_PETSC, 0, "petsc", 20000},    {MBS_SOLVER_PETSC, 1, "petsc/cholesky", 1},
 #endif
 };
 
@@ -99,14 +99,17 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
                            : " (unit solves)");
     if (me->method == MBS_SOLVER_DIRECT && P > 1) continue; // one rank only (by design)
     int exact = me->method == MBS_SOLVER_SCHUR || me->method == MBS_SOLVER_DIRECT;
-    // the full ladder: petsc as PETSc's direct solve (-ksp_type preonly -pc_type cholesky, one
-    // sparse factorization per evaluation), its Krylov solves would take minutes like jcg's
-    int preonly = ladder == 2 && me->method == MBS_SOLVER_PETSC;
+    // petsc/cholesky: PETSc's direct solve (-ksp_type preonly -pc_type cholesky: one sparse
+    // factorization per evaluation, MUMPS at more ranks), on the ladders only; on the full ladder
+    // the Krylov methods run only with the closure rows in the system (one solve of ~1200
+    // iterations; with unit solves 202 of them, minutes: --ladder-krylov)
+    int preonly = me->method == MBS_SOLVER_PETSC && me->iface == 1;
+    if (preonly && !ladder) continue;
     if (krylov) { // the full ladder's Krylov run: jcg alone, with unit solves
       if (me->method != MBS_SOLVER_JCG || !lm) continue;
     } else if (ladder == 2 && !exact && !preonly &&
-               !(me->method == MBS_SOLVER_JCG && rows && !lm)) {
-      continue; // jcg with the closure rows in the system: one solve of ~1200 iterations
+               !((me->method == MBS_SOLVER_JCG || me->method == MBS_SOLVER_PETSC) && rows && !lm)) {
+      continue;
     }
     // ladder_small: the out-of-plane equations are zero rows known in advance (no unit solve),
     // so chebyshev and sor converge too (gs takes 12 s, jacobi stops at max_iter at tol 1e-14)

@@ -214,11 +214,10 @@ int main(int argc, char **argv) {
         stderr,
         "mbspar: note: solver.method = %s on this model with %d closure equations (%d zero "
         "rows need no solve) runs %d tree solves per evaluation, each to tol %g; aba, direct or "
-        "schur solve it exactly and much faster%s (docs/loops.md 8)\n",
-        st->name, m->nlam_loop, m->loop_asm.nskip, m->nlam_loop - m->loop_asm.nskip + 2, m->opt.tol,
-        st->method == MBS_SOLVER_PETSC ? ""
-                                       : "; solver.loops = \"rows\" iterates the closure "
-                                         "equations with the joints' in one solve");
+        "schur solve it exactly and much faster; solver.loops = \"rows\" solves the closure "
+        "equations with the joints' in one solve (docs/loops.md 8)\n",
+        st->name, m->nlam_loop, m->loop_asm.nskip, m->nlam_loop - m->loop_asm.nskip + 2,
+        m->opt.tol);
   if (!e) e = cli.verb->run(&cli, comm, cfg, m);
   // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
   // successful verb (an error stays the only line on stderr)

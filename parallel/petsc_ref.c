@@ -4,7 +4,10 @@
 /// Defaults: KSPCG + PCVPBJACOBI (the seed's J-CG with exact block-diagonal preconditioning),
 /// unpreconditioned residual norm and rtol = solver.tol so that convergence means the same as
 /// for the native J-CG; every -ksp_* / -pc_* option overrides. Rows are owned as the native
-/// solver owns them (contiguous lambda ranges), so no data moves at assembly.
+/// solver owns them (contiguous lambda ranges), so no data moves at assembly. With the closure
+/// equations as rows of the system (solver.loops = rows, docs/loops.md 8.4) the matrix has
+/// nlam + nlam_loop rows, the closure rows on their owner (the last body's rank), and the
+/// tree-loop blocks are added by the joints' owners into both their rows and the closure rows.
 /// Communication: PETSc's own (MatMult halo, VecDot allreduce), on the engine's communicator.
 /// Registered in the solver table as solver.method = petsc (mbsp_solverPetsc); its solver state
 /// reaches the engine through the context the engine attaches to its mbsCfs. This file and
@@ -65,6 +68,111 @@ const char *mbsp_petscVersion(void) {
   return v;
 }
 
+// ---------------------------------------------------------------- closure rows (loops.md 8.4)
+
+// a^T M^-1 b for 6-vectors and a 6x6 row-major M^-1 (src/spatial.h does not mix with PETSc's
+// headers)
+static double mbsp_petscCongr6(const double *a, const double *Mi, const double *b) {
+  double s = 0;
+  for (int r = 0; r < 6; r++) {
+    double y = 0;
+    for (int q = 0; q < 6; q++) y += Mi[6 * r + q] * b[q];
+    s += a[r] * y;
+  }
+  return s;
+}
+
+// the tree joint of body b couples with closure row i (loop k) through a body both act on: the
+// joint's wrench is T_b on b and -G_b on its parent p, the row's D1 on body1 and D2 on body2
+static int mbsp_petscLoopTouches(const mbsModel *m, int b, int k) {
+  int p = m->body_parent[b], b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
+  return (b1 >= 0 && (b1 == b || b1 == p)) || (b2 >= 0 && (b2 == b || b2 == p));
+}
+
+// loops k and q couple (a body they both act on; k couples with itself)
+static int mbsp_petscLoopsShare(const mbsModel *m, int k, int q) {
+  for (int a = 0; a < 2; a++)
+    for (int d = 0; d < 2; d++)
+      if (m->loop_body[2 * k + a] >= 0 && m->loop_body[2 * k + a] == m->loop_body[2 * q + d])
+        return 1;
+  return k == q;
+}
+
+// the coupling blocks of the owned joint b (nl rows) with every closure row it touches: columns
+// nlam + i into cols (from at), values row-major with row length len into vals; zero rows
+// (c->Lskip) get zeros; returns the new at
+static int mbsp_petscTreeLoopCols(const mbsModel *m, const mbsCfs *c, int b, int len, int at,
+                                  int *cols, double *vals) {
+  int nl = m->body_lamnum[b], la = m->body_lamadr[b], p = m->body_parent[b];
+  const mbsReal *T = c->T + 6 * la, *G = c->G + 6 * la;
+  for (int k = 0; k < m->nloop; k++) {
+    if (!mbsp_petscLoopTouches(m, b, k)) continue;
+    for (int r = 0; r < m->loop_lamnum[k]; r++, at++) {
+      int i = m->loop_lamadr[k] - m->nlam + r;
+      cols[at] = m->nlam + i;
+      for (int q = 0; q < nl; q++) vals[(size_t)len * q + at] = 0;
+      if (c->Lskip[i]) continue;
+      for (int side = 0; side < 2; side++) {
+        int s = m->loop_body[2 * k + side];
+        if (s < 0 || (s != b && s != p)) continue;
+        const double *Mi = c->Minv + 36 * s, *D = c->LD + 12 * i + 6 * side;
+        for (int q = 0; q < nl; q++)
+          vals[(size_t)len * q + at] +=
+              s == b ? mbsp_petscCongr6(T + 6 * q, Mi, D) : -mbsp_petscCongr6(G + 6 * q, Mi, D);
+      }
+    }
+  }
+  return at;
+}
+
+// the closure rows' entries this rank adds (ADD_VALUES after MatZeroEntries): for each owned
+// joint the tree-loop blocks in its own rows and, transposed, in the rows of the closure
+// equations (the owner's, PETSc moves them); on the owner the loop-loop blocks
+static mbsErr mbsp_petscLoopAssemble(const mbsModel *m, const mbsCfs *c, mbspPetsc *p) {
+  for (int b = c->b0; b < c->b1; b++) {
+    int nl = m->body_lamnum[b], rows[6], n0 = 0;
+    if (!nl) continue;
+    for (int k = 0; k < m->nloop; k++)
+      if (mbsp_petscLoopTouches(m, b, k)) n0 += m->loop_lamnum[k];
+    if (!n0) continue;
+    for (int q = 0; q < nl; q++) rows[q] = m->body_lamadr[b] + q;
+    mbsp_petscTreeLoopCols(m, c, b, n0, 0, p->cols, p->vals);
+    MBS_CALL_PETSC(MatSetValues(p->A, nl, rows, n0, p->cols, p->vals, ADD_VALUES));
+    // the same blocks transposed into the closure rows: vals read column by column
+    MBS_CALL_PETSC(MatSetOption(p->A, MAT_ROW_ORIENTED, PETSC_FALSE));
+    MBS_CALL_PETSC(MatSetValues(p->A, n0, p->cols, nl, rows, p->vals, ADD_VALUES));
+    MBS_CALL_PETSC(MatSetOption(p->A, MAT_ROW_ORIENTED, PETSC_TRUE));
+  }
+  if (!c->lowner) return MBS_OK;
+  for (int k = 0; k < m->nloop; k++)
+    for (int q = 0; q < m->nloop; q++) {
+      if (!mbsp_petscLoopsShare(m, k, q)) continue;
+      int nk = m->loop_lamnum[k], nq = m->loop_lamnum[q], rows[6], cl[6];
+      double v[36];
+      for (int a = 0; a < nk; a++) rows[a] = m->loop_lamadr[k] + a;
+      for (int d = 0; d < nq; d++) cl[d] = m->loop_lamadr[q] + d;
+      for (int a = 0; a < nk; a++)
+        for (int d = 0; d < nq; d++) {
+          int i = rows[a] - m->nlam, j = cl[d] - m->nlam;
+          double s = 0;
+          if (c->Lskip[i] || c->Lskip[j]) { // a zero row: the identity
+            v[nq * a + d] = i == j ? 1 : 0;
+            continue;
+          }
+          for (int sk = 0; sk < 2; sk++)
+            for (int sq = 0; sq < 2; sq++) {
+              int bk = m->loop_body[2 * k + sk];
+              if (bk < 0 || bk != m->loop_body[2 * q + sq]) continue;
+              s += mbsp_petscCongr6(c->LD + 12 * i + 6 * sk, c->Minv + 36 * bk,
+                                    c->LD + 12 * j + 6 * sq);
+            }
+          v[nq * a + d] = s;
+        }
+      MBS_CALL_PETSC(MatSetValues(p->A, nk, rows, nq, cl, v, ADD_VALUES));
+    }
+  return MBS_OK;
+}
+
 static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsSolverOpt *o, const mbsModel *m,
                                const mbsState *s, mbsWork *w, mbsCfs *c, mbspPetsc **out) {
   MBS_CHECK(mbs_petsc_inited, MBS_ERR_INTERNAL, "PETSc is not initialised");
@@ -74,15 +182,17 @@ static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsSolverOpt *o, const mbsM
   MBS_CALL(
       mbsp_agreeErr(comm, p ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (PETSc context)")));
   MPI_Comm mc = mbsp_commRaw(comm);
-  int nloc = c->l1 - c->l0, maxlen = 1;
+  int nloc = c->l1 - c->l0, maxlen = 1, nglob = m->nlam + c->nlr;
   for (int b = c->b0; b < c->b1; b++) {
     int len = mbs_cfsRowLength(m, b);
+    for (int k = 0; c->nlr && k < m->nloop; k++) // closure rows in the system (loops.md 8.4)
+      if (mbsp_petscLoopTouches(m, b, k)) len += m->loop_lamnum[k];
     if (len > maxlen) maxlen = len;
   }
   p->cols = malloc(sizeof(int) * (size_t)maxlen);
   p->vals = malloc(sizeof(double) * 6 * (size_t)maxlen);
   int *dnz = calloc((size_t)nloc + 1, sizeof(int)), *onz = calloc((size_t)nloc + 1, sizeof(int));
-  int *bs = calloc((size_t)(c->b1 - c->b0) + 1, sizeof(int));
+  int *bs = calloc((size_t)(c->b1 - c->b0 + m->nloop) + 1, sizeof(int));
   mbsErr ea = mbsp_agreeErr(comm, p->cols && p->vals && dnz && onz && bs
                                       ? MBS_OK
                                       : mbs_errSet(MBS_ERR_NOMEM, "out of memory (PETSc)"));
@@ -104,9 +214,26 @@ static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsSolverOpt *o, const mbsM
         else
           onz[la - c->l0 + i]++;
       }
+    for (int k = 0; c->nlr && k < m->nloop; k++) // its couplings with closure rows
+      if (mbsp_petscLoopTouches(m, b, k))
+        for (int i = 0; i < nl; i++) (c->lowner ? dnz : onz)[la - c->l0 + i] += m->loop_lamnum[k];
+  }
+  // the closure rows (their owner): the joints that touch them, the loops sharing a body
+  for (int k = 0; c->nlr && c->lowner && k < m->nloop; k++) {
+    int nd = 0, no = 0;
+    for (int b = 0; b < m->nbody; b++)
+      if (m->body_lamnum[b] && mbsp_petscLoopTouches(m, b, k))
+        *(b >= c->b0 && b < c->b1 ? &nd : &no) += m->body_lamnum[b];
+    for (int q = 0; q < m->nloop; q++)
+      if (mbsp_petscLoopsShare(m, k, q)) nd += m->loop_lamnum[q];
+    for (int r = 0; r < m->loop_lamnum[k]; r++) {
+      dnz[m->loop_lamadr[k] + r - c->l0] = nd;
+      onz[m->loop_lamadr[k] + r - c->l0] = no;
+    }
+    bs[nblk++] = m->loop_lamnum[k];
   }
   MBS_CALL_PETSC(MatCreate(mc, &p->A));
-  MBS_CALL_PETSC(MatSetSizes(p->A, nloc, nloc, m->nlam, m->nlam));
+  MBS_CALL_PETSC(MatSetSizes(p->A, nloc, nloc, nglob, nglob));
   MBS_CALL_PETSC(MatSetType(p->A, MATAIJ));
   MBS_CALL_PETSC(MatSeqAIJSetPreallocation(p->A, 0, dnz));
   MBS_CALL_PETSC(MatMPIAIJSetPreallocation(p->A, 0, dnz, 0, onz));
@@ -115,8 +242,8 @@ static mbsErr mbsp_petscCreate(mbspComm *comm, const mbsSolverOpt *o, const mbsM
   MBS_CALL_PETSC(MatSetOption(p->A, MAT_SYMMETRIC, PETSC_TRUE));
   free(dnz), free(onz), free(bs);
   // vectors wrap the native solver's arrays: no copies in or out
-  MBS_CALL_PETSC(VecCreateMPIWithArray(mc, 1, nloc, m->nlam, c->rhs + c->l0, &p->b));
-  MBS_CALL_PETSC(VecCreateMPIWithArray(mc, 1, nloc, m->nlam, c->x + c->l0, &p->x));
+  MBS_CALL_PETSC(VecCreateMPIWithArray(mc, 1, nloc, nglob, c->rhs + c->l0, &p->b));
+  MBS_CALL_PETSC(VecCreateMPIWithArray(mc, 1, nloc, nglob, c->x + c->l0, &p->x));
   MBS_CALL_PETSC(KSPCreate(mc, &p->ksp));
   MBS_CALL_PETSC(KSPSetType(p->ksp, KSPCG));
   PC pc;
@@ -142,16 +269,21 @@ static mbsErr mbsp_petscSolve(mbspComm *comm, const mbsSolverOpt *o, mbspPetsc *
   if (!*ctx) MBS_CALL(mbsp_petscCreate(comm, o, m, s, w, c, ctx));
   mbspPetsc *p = *ctx;
   // assemble the owned block rows, unless the loop layer solves again at the same positions
-  // (w->reuse: the matrix and the preconditioner's setup are kept, docs/loops.md 8.1)
-  for (int b = c->b0; b < c->b1 && !(w->reuse && p->assembled); b++) {
+  // (w->reuse: the matrix and the preconditioner's setup are kept, docs/loops.md 8.1); with
+  // closure rows in the system (loops.md 8.4) every rank adds to them: zeroed, then added
+  int fresh = !(w->reuse && p->assembled);
+  if (fresh && c->nlr) MBS_CALL_PETSC(MatZeroEntries(p->A));
+  for (int b = c->b0; b < c->b1 && fresh; b++) {
     int nl = m->body_lamnum[b], nc;
     if (!nl) continue;
     int rows[6];
     for (int i = 0; i < nl; i++) rows[i] = m->body_lamadr[b] + i;
     mbs_cfsRow(m, s, w, c, b, p->cols, p->vals, &nc);
-    MBS_CALL_PETSC(MatSetValues(p->A, nl, rows, nc, p->cols, p->vals, INSERT_VALUES));
+    MBS_CALL_PETSC(
+        MatSetValues(p->A, nl, rows, nc, p->cols, p->vals, c->nlr ? ADD_VALUES : INSERT_VALUES));
   }
-  if (!(w->reuse && p->assembled)) {
+  if (fresh && c->nlr) MBS_CALL(mbsp_petscLoopAssemble(m, c, p));
+  if (fresh) {
     MBS_CALL_PETSC(MatAssemblyBegin(p->A, MAT_FINAL_ASSEMBLY));
     MBS_CALL_PETSC(MatAssemblyEnd(p->A, MAT_FINAL_ASSEMBLY));
     MBS_CALL_PETSC(KSPSetOperators(p->ksp, p->A, p->A));

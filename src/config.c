@@ -605,10 +605,10 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
                        "solver.rank_tol must be in (0, 1) (a relative pivot; got %g)", o->rank_tol);
   if (o->loops == MBS_LOOPS_ROWS && o->solver != MBS_SOLVER_JACOBI && o->solver != MBS_SOLVER_GS &&
       o->solver != MBS_SOLVER_SOR && o->solver != MBS_SOLVER_CHEBYSHEV &&
-      o->solver != MBS_SOLVER_JCG)
+      o->solver != MBS_SOLVER_JCG && o->solver != MBS_SOLVER_PETSC)
     return mbs_cfgFail(c, config_setting_get_member(g, "loops"),
                        "solver.loops = \"rows\" needs an iterative method of the engine (jacobi, "
-                       "gs, sor, chebyshev or jcg; solver.method is \"%s\")",
+                       "gs, sor, chebyshev, jcg or petsc; solver.method is \"%s\")",
                        mbs_solverName(o->solver));
   if (!(o->closure_tol >= 1e-15 && o->closure_tol <= 1e-2))
     return mbs_cfgFail(c, config_setting_get_member(g, "closure_tol"),

@@ -871,7 +871,7 @@ int mbs_loopUseRows(const mbsModel *m) {
   if (!m->nloop) return 0;
   int sv = m->opt.solver;
   int iterative = sv == MBS_SOLVER_JACOBI || sv == MBS_SOLVER_GS || sv == MBS_SOLVER_SOR ||
-                  sv == MBS_SOLVER_CHEBYSHEV || sv == MBS_SOLVER_JCG;
+                  sv == MBS_SOLVER_CHEBYSHEV || sv == MBS_SOLVER_JCG || sv == MBS_SOLVER_PETSC;
   if (!iterative || m->opt.loops == MBS_LOOPS_UNIT) return 0;
   if (m->opt.loops == MBS_LOOPS_ROWS) return 1;
   // auto: the kept equations independent at the assembled q0, so lambda is unique there
