@@ -67,6 +67,17 @@ for k in fourbar slider_crank rssr sixbar bricard; do
     --set integrator.method=dp5 --set integrator.tol=1e-10 --out "$tmp/schur_$k" --quiet
   "$py" "$here/check_loops.py" "$k" "$tmp/schur_$k" 1e-8 1e-9 || bad "$k with schur"
 done
+# jcg with the closure equations as rows of the system (solver.loops = auto there, docs/loops.md
+# 8.4): the same 10 s dp5 checks, and the report says which path ran
+for k in fourbar slider_crank rssr; do
+  run 0 "$@" "$mbspar" run "$cfg/$k.cfg" --set solver.method=jcg --set integrator.t_end=10 \
+    --set integrator.method=dp5 --set integrator.tol=1e-10 --out "$tmp/jcg_$k" --quiet
+  "$py" "$here/check_loops.py" "$k" "$tmp/jcg_$k" 1e-8 1e-9 || bad "$k with jcg (closure rows)"
+done
+run 0 "$@" "$mbspar" accel "$cfg/fourbar.cfg" --set solver.method=jcg --json "$tmp/rows.json" --quiet
+grep -q '"solve": "rows"' "$tmp/rows.json" || bad "jcg on the four-bar did not take the closure rows"
+run 0 "$@" "$mbspar" accel "$cfg/sixbar.cfg" --set solver.method=jcg --json "$tmp/unit6.json" --quiet
+grep -q '"solve": "unit"' "$tmp/unit6.json" || bad "jcg on the six-bar (redundant rows) did not take unit solves"
 # direct (one rank): its factor is kept over the loop layer's solves of one evaluation
 # (mbsWork.reuse) and redone at every new position; a 10 s dp5 run passes the same checks
 if [ $# -eq 0 ]; then

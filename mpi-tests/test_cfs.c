@@ -136,6 +136,17 @@ static void check_warmstart(void) {
   // same-time push replaces the newest entry
   mbs_cfsPushHistory(m, s, 0.3, 0, m->nlam, x);
   MBS_EXPECT(s->nhist[0] == 4, "history length %d", s->nhist[0]);
+  // a rejected adaptive step: a later solution at an earlier node's time, not the newest one
+  // (nodes 0.3, 0.4, 0.3 from the newest back): cubic and quadratic through them do not exist,
+  // the guess drops to the linear one through 0.3 and 0.4 (finite; NaN before 2026-11-26)
+  mbs_stateReset(m, s);
+  double tr[4] = {0.25, 0.3, 0.4, 0.3};
+  for (int k = 0; k < 4; k++) {
+    for (int i = 0; i < m->nlam; i++) x[i] = 1 + i * tr[k];
+    mbs_cfsPushHistory(m, s, tr[k], 0, m->nlam, x);
+  }
+  mbs_cfsWarmStart(m, s, MBS_WARM_CUBIC, 0.35, 0, m->nlam, g);
+  for (int i = 0; i < m->nlam; i++) MBS_EXPECT_NEAR(g[i], 1 + i * 0.35, 1e-12);
   mbs_stateDestroy(&s);
   mbs_modelDestroy(&m);
 }

@@ -573,13 +573,29 @@ void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t,
   double wgt[MBS_WARM_HIST];
   const mbsReal *ht = s->hist_t[sl];
   const mbsReal *hl = s->hist_lam + (size_t)sl * MBS_WARM_HIST * n;
-  for (int k = 0; k <= order; k++) idx[k] = (s->hist_head[sl] - k + MBS_WARM_HIST) % MBS_WARM_HIST;
-  for (int k = 0; k <= order; k++) {
-    double l = 1;
-    for (int j = 0; j <= order; j++)
-      if (j != k) l *= (t - ht[idx[j]]) / (ht[idx[k]] - ht[idx[j]]);
-    wgt[k] = l;
+  for (int k = 0; k < MBS_WARM_HIST; k++)
+    idx[k] = (s->hist_head[sl] - k + MBS_WARM_HIST) % MBS_WARM_HIST;
+  // an adaptive integrator's rejected step can leave two solutions at the same time in a slot,
+  // not next to each other (seen: dp5 on the slider-crank with jcg at t = 0.4616 s, nodes 0.46109,
+  // 0.46397, 0.46109 after a rejection: a division by zero, NaN in the guess, the run stopped);
+  // the polynomial through them does not exist, so the order drops until the nodes are distinct
+  // and the weights finite
+  for (;; order--) {
+    int ok = 1;
+    for (int k = 0; k <= order && ok; k++) {
+      double l = 1;
+      for (int j = 0; j <= order; j++)
+        if (j != k) {
+          double d = ht[idx[k]] - ht[idx[j]];
+          if (!(fabs(d) > 1e-12 * (1 + fabs(t)))) ok = 0;
+          l *= (t - ht[idx[j]]) / d;
+        }
+      wgt[k] = l;
+      if (!isfinite(l)) ok = 0;
+    }
+    if (ok || order == 0) break;
   }
+  if (order == 0) wgt[0] = 1;
   for (int i = l0; i < l1; i++) {
     double v = 0;
     for (int k = 0; k <= order; k++) v += wgt[k] * hl[(size_t)idx[k] * n + i];
