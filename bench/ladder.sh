@@ -95,3 +95,4 @@ fi
 echo >>"$md"
 echo "Read with docs/loops.md 8.2 (the body order and the cost of the m - z + 2 tree solves)." >>"$md"
 echo "ladder.sh: wrote $md" >&2
+sh "$here/bench/plot_ladder.sh" "$md" "${md%.md}.png" || true
