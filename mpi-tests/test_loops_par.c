@@ -89,7 +89,7 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     const mbsMethod *me = methods + k;
     m->opt.solver = me->method;
     m->opt.loops = MBS_LOOPS_AUTO;
-    int rows = mbs_loopUseRows(m);
+    int rows = mbs_loopUseRows(m, m->opt.solver);
     if (lm == 1 && !rows) continue;
     m->opt.loops = lm ? MBS_LOOPS_UNIT : MBS_LOOPS_AUTO;
     char mname[64]; // the method and how it took the closure equations

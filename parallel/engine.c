@@ -61,7 +61,6 @@ struct mbspEngine {
 
   // loops and spring-dampers (models built whole on every rank; docs/loops.md 8)
   int nlb, *lb;   // the bodies of the loops and spring-dampers, each once
-  int lrows;      // solver.loops resolved to rows (docs/loops.md 8.4)
   double *lbuf;   // (nlb x 18) their poses and velocities, summed over the ranks
   mbsReal *lsave; // velocity-stage terms of the owned bodies kept over the homogeneous solves
   mbsState *scur; // the state of the evaluation under way (the loop solve's tree solves)
@@ -364,8 +363,8 @@ static mbsErr mbsp_engineSetup(mbspEngine *e) {
   MBS_CALL(mbsp_kinDeps(e));
   MBS_CALL(mbsp_loopSetup(e));
   // solver.loops = rows: the closure equations join the system, held by the last body's rank
-  e->lrows = mbs_loopUseRows(e->m);
-  if (e->lrows) MBS_CALL(mbs_cfsEnableLoopRows(e->m, e->c, e->b1 == e->m->nbody));
+  if (mbs_loopUseRows(e->m, e->m->opt.solver))
+    MBS_CALL(mbs_cfsEnableLoopRows(e->m, e->c, e->b1 == e->m->nbody));
   return MBS_OK;
 }
 
@@ -412,7 +411,7 @@ mbsErr mbsp_engineCreate(mbspComm *comm, const mbsModel *m, int halo_mode, mbspE
     for (int b = e->b0; b < e->b1; b++)
       if (e->m->body_childnum[b] > 1) br = 1;
     if (mbsp_allreduceMax(comm, &br, 1) != MBS_OK) br = 1;
-    e->c->branched = br > 0 || e->lrows;
+    e->c->branched = br > 0 || e->c->nlr; // closure rows: mbs_cfsEnableLoopRows
   }
   // the O(log P) prefix applies when every rank owns one path segment whose only remote parent
   // is the last body of the previous rank (chains); otherwise the pipeline (trees)
@@ -761,8 +760,8 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   // the solver of m->opt.solver from the solver table, with the engine's halo and reduction hooks
   if (!err) err = mbs_cfsSolve(m, s, w, e->c, &e->hooks);
   // the loop forces by unit solves: nlam_loop + 1 more tree solves (docs/loops.md 8); with the
-  // closure rows in the system (e->lrows) the solve above gave them
-  if (!err && m->nloop && !e->lrows) {
+  // closure rows in the system (e->c->nlr) the solve above gave them
+  if (!err && m->nloop && !e->c->nlr) {
     mbsLoopOps ops = {
         e, e->b0, e->b1, e->rank == 0, mbsp_loopSolveHook, mbsp_loopHomogHook, mbsp_loopSumHook};
     e->scur = s;

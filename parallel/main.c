@@ -208,8 +208,8 @@ int main(int argc, char **argv) {
   // an iterative method on a model with many closure equations: one tree solve per equation in
   // every evaluation (docs/loops.md 8): say so before a long silence
   const mbsSolverType *st = !e && cli.verb->forward ? mbs_solverFind(m->opt.solver) : NULL;
-  if (st && st->iterative && m->nlam_loop >= MBS_LOOP_NOTE_EQ && !mbs_loopUseRows(m) && rank == 0 &&
-      !cli.quiet)
+  if (st && st->iterative && m->nlam_loop >= MBS_LOOP_NOTE_EQ &&
+      !mbs_loopUseRows(m, m->opt.solver) && rank == 0 && !cli.quiet)
     fprintf(
         stderr,
         "mbspar: note: solver.method = %s on this model with %d closure equations (%d zero "

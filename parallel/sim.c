@@ -460,7 +460,7 @@ static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
   MBS_CALL(mbsp_agreeErr(S->comm, e));
   double *hl = S->rank == 0 ? (double *)(buf + sizeof(mbsCkptHeader)) + m->nq + m->nv : NULL;
   int nlo = S->l1 - S->l0;
-  size_t nlh = (size_t)(m->nlam + m->nlam_loop); // closure rows follow (solver.loops = rows)
+  size_t nlh = (size_t)mbs_stateHistWidth(m);
   double dummy = 0;
   for (int k = 0; k < S->s->nstage * MBS_WARM_HIST; k++) {
     const double *src = S->s->hist_lam + (size_t)k * nlh + S->l0;

@@ -363,19 +363,12 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
 
   // the engine's default for this method on this model may put the closure equations into the
   // system (solver.loops = rows, docs/loops.md 8.4); the graph is the unit solves' (docs/cpa.md)
-  if (!e && m->nloop && iterative) {
-    mbsModel *mm = (mbsModel *)m; // opt only: restored below
-    int keep = m->opt.solver;
-    mm->opt.solver = o.method;
-    int rows = mbs_loopUseRows(m);
-    mm->opt.solver = keep;
-    if (rows && !cli->quiet)
-      fprintf(stderr,
-              "mbspar cpa: note: the graph models the loop solve by unit solves (solver.loops = "
-              "\"unit\"); the engine runs %s on this model with the closure equations as rows "
-              "of the system (solver.loops = \"%s\"), which has no graph yet (docs/cpa.md)\n",
-              mbs_solverName(o.method), mbs_loopModeName(m->opt.loops));
-  }
+  if (!e && m->nloop && iterative && mbs_loopUseRows(m, o.method) && !cli->quiet)
+    fprintf(stderr,
+            "mbspar cpa: note: the graph models the loop solve by unit solves (solver.loops = "
+            "\"unit\"); the engine runs %s on this model with the closure equations as rows "
+            "of the system (solver.loops = \"%s\"), which has no graph yet (docs/cpa.md)\n",
+            mbs_solverName(o.method), mbs_loopModeName(m->opt.loops));
 
   // table
   if (!e && mbsp_cliTable(cli)) {

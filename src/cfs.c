@@ -163,42 +163,6 @@ mbsErr mbs_cfsEnableLoopRows(const mbsModel *m, mbsCfs *c, int owner) {
   return MBS_OK;
 }
 
-// the rows' data at this evaluation's stages: directions, right sides, the zero rows (a sum over
-// the ranks) and, on the owner, each loop's block D^T M^-1 D over its kept rows, factored
-static mbsErr mbs_cfsLoopPrepare(const mbsModel *m, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm) {
-  MBS_TIC(w->timer, MBS_TIMER_LOOPS);
-  c->LD = mbs_loopRowsCompute(m, w, &c->Lkap);
-  mbsReal *zg = mbs_loopZeroBegin(m, w, c->b0, c->b1);
-  MBS_TOC(w->timer, MBS_TIMER_LOOPS);
-  MBS_CALL(mbs_cfsReduce(comm, zg, 2 * c->nlr));
-  MBS_TIC(w->timer, MBS_TIMER_LOOPS);
-  c->Lskip = mbs_loopZeroEnd(w);
-  mbsErr e = MBS_OK;
-  for (int k = 0; c->lowner && k < m->nloop && !e; k++) {
-    int i0 = m->loop_lamadr[k] - m->nlam, nk = m->loop_lamnum[k], idx[6], nr = 0;
-    for (int r = 0; r < nk; r++)
-      if (!c->Lskip[i0 + r]) idx[nr++] = i0 + r;
-    mbsReal *B = c->Lfac + 36 * k;
-    for (int a = 0; a < nr; a++)
-      for (int b = 0; b < nr; b++) B[nr * a + b] = 0;
-    for (int side = 0; side < 2; side++) {
-      int bd = m->loop_body[2 * k + side];
-      if (bd < 0) continue;
-      for (int a = 0; a < nr; a++) {
-        mbsReal y[6];
-        mbsu_mul6(c->Minv + 36 * bd, c->LD + 12 * idx[a] + 6 * side, y);
-        for (int b = 0; b < nr; b++) B[nr * b + a] += mbsu_dot6(c->LD + 12 * idx[b] + 6 * side, y);
-      }
-    }
-    if (nr && !mbsu_cholFactor(B, nr))
-      e = mbs_errSet(MBS_ERR_NUMERIC,
-                     "loop %s: its block of the constraint-force system is not positive definite",
-                     m->loop_name[k]);
-  }
-  MBS_TOC(w->timer, MBS_TIMER_LOOPS);
-  return e;
-}
-
 void mbs_cfsPrecondLoops(const mbsModel *m, const mbsCfs *c, int colour, const mbsReal *r,
                          mbsReal *z) {
   if (!c->nlr || !c->lowner) return;
@@ -559,8 +523,8 @@ void mbs_cfsRow(const mbsModel *m, const mbsState *s, mbsWork *w, mbsCfs *c, int
 
 void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t, int l0, int l1,
                       mbsReal *x) {
-  // previous: 0, linear: 1, quadratic: 2, cubic: 3; entries nlam + nlam_loop (closure rows)
-  int n = m->nlam + m->nlam_loop, order = mode - 1;
+  // previous: 0, linear: 1, quadratic: 2, cubic: 3
+  int n = mbs_stateHistWidth(m), order = mode - 1;
   int sl = s->stage, nh = s->nhist[sl];
   if (mode == MBS_WARM_NONE || nh == 0) {
     memset(x + l0, 0, (size_t)(l1 - l0) * sizeof(mbsReal));
@@ -573,8 +537,7 @@ void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t,
   double wgt[MBS_WARM_HIST];
   const mbsReal *ht = s->hist_t[sl];
   const mbsReal *hl = s->hist_lam + (size_t)sl * MBS_WARM_HIST * n;
-  for (int k = 0; k < MBS_WARM_HIST; k++)
-    idx[k] = (s->hist_head[sl] - k + MBS_WARM_HIST) % MBS_WARM_HIST;
+  for (int k = 0; k <= order; k++) idx[k] = (s->hist_head[sl] - k + MBS_WARM_HIST) % MBS_WARM_HIST;
   // an adaptive integrator's rejected step can leave two solutions at the same time in a slot,
   // not next to each other (seen: dp5 on the slider-crank with jcg at t = 0.4616 s, nodes 0.46109,
   // 0.46397, 0.46109 after a rejection: a division by zero, NaN in the guess, the run stopped);
@@ -593,9 +556,8 @@ void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t,
       wgt[k] = l;
       if (!isfinite(l)) ok = 0;
     }
-    if (ok || order == 0) break;
+    if (ok || order == 0) break; // order 0: the empty product, weight 1
   }
-  if (order == 0) wgt[0] = 1;
   for (int i = l0; i < l1; i++) {
     double v = 0;
     for (int k = 0; k <= order; k++) v += wgt[k] * hl[(size_t)idx[k] * n + i];
@@ -605,7 +567,7 @@ void mbs_cfsWarmStart(const mbsModel *m, const mbsState *s, int mode, mbsReal t,
 
 void mbs_cfsPushHistory(const mbsModel *m, mbsState *s, mbsReal t, int l0, int l1,
                         const mbsReal *x) {
-  int n = m->nlam + m->nlam_loop, sl = s->stage;
+  int n = mbs_stateHistWidth(m), sl = s->stage;
   size_t len = (size_t)(l1 - l0) * sizeof(mbsReal);
   mbsReal *ht = s->hist_t[sl], *hl = s->hist_lam + (size_t)sl * MBS_WARM_HIST * n;
   if (s->nhist[sl] > 0 && fabs(t - ht[s->hist_head[sl]]) <= 1e-14 * (1 + fabs(t))) {
@@ -667,6 +629,41 @@ int mbs_cfsStationaryTest(const mbsSolverOpt *o, const double *red, int it, doub
 }
 
 // ---------------------------------------------------------------- full solve
+
+// the rows' data at this evaluation's stages: directions, right sides, the zero rows (a sum over
+// the ranks) and, on the owner, each loop's block D^T M^-1 D over its kept rows, factored
+static mbsErr mbs_cfsLoopPrepare(const mbsModel *m, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm) {
+  MBS_TIC(w->timer, MBS_TIMER_LOOPS);
+  c->LD = mbs_loopRowsCompute(m, w, &c->Lkap);
+  mbsReal *zg = mbs_loopZeroBegin(m, w, c->b0, c->b1);
+  MBS_TOC(w->timer, MBS_TIMER_LOOPS);
+  MBS_CALL(mbs_cfsReduce(comm, zg, 2 * c->nlr));
+  MBS_TIC(w->timer, MBS_TIMER_LOOPS);
+  c->Lskip = mbs_loopZeroEnd(w);
+  mbsErr e = MBS_OK;
+  for (int k = 0; c->lowner && k < m->nloop && !e; k++) {
+    int i0 = m->loop_lamadr[k] - m->nlam, nk = m->loop_lamnum[k], nr = 0, added = 0;
+    mbsReal Dk[2][36]; // the kept rows' directions on each side, a column of 6 each
+    for (int r = 0; r < nk; r++)
+      if (!c->Lskip[i0 + r]) {
+        for (int side = 0; side < 2; side++)
+          memcpy(Dk[side] + 6 * nr, c->LD + 12 * (i0 + r) + 6 * side, 6 * sizeof(mbsReal));
+        nr++;
+      }
+    mbsReal *B = c->Lfac + 36 * k;
+    for (int side = 0; side < 2 && nr; side++) {
+      int bd = m->loop_body[2 * k + side];
+      if (bd < 0) continue;
+      mbs_congruence(Dk[side], nr, c->Minv + 36 * bd, Dk[side], nr, B, added++);
+    }
+    if (nr && !mbsu_cholFactor(B, nr))
+      e = mbs_errSet(MBS_ERR_NUMERIC,
+                     "loop %s: its block of the constraint-force system is not positive definite",
+                     m->loop_name[k]);
+  }
+  MBS_TOC(w->timer, MBS_TIMER_LOOPS);
+  return e;
+}
 
 mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                       double *bnorm) {

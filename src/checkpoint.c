@@ -12,7 +12,7 @@ _Static_assert(sizeof(mbsCkptHeader) == 464, "the checkpoint header layout is pa
 size_t mbs_ckptSize(const mbsModel *m, int nstage) {
   return sizeof(mbsCkptHeader) +
          sizeof(double) * ((size_t)m->nq + (size_t)m->nv +
-                           (size_t)nstage * MBS_WARM_HIST * (size_t)(m->nlam + m->nlam_loop)) +
+                           (size_t)nstage * MBS_WARM_HIST * (size_t)mbs_stateHistWidth(m)) +
          sizeof(uint64_t);
 }
 
@@ -139,7 +139,7 @@ void mbs_ckptApply(const void *bytes, const mbsCkptHeader *h, const mbsModel *m,
   memcpy(s->q, body, nq * sizeof(double));
   memcpy(s->qd, body + nq * sizeof(double), nv * sizeof(double));
   memcpy(s->hist_lam, body + (nq + nv) * sizeof(double),
-         (size_t)h->nstage * MBS_WARM_HIST * (size_t)(m->nlam + m->nlam_loop) * sizeof(double));
+         (size_t)h->nstage * MBS_WARM_HIST * (size_t)mbs_stateHistWidth(m) * sizeof(double));
   memcpy(s->nhist, h->nhist, sizeof h->nhist);
   memcpy(s->hist_head, h->hist_head, sizeof h->hist_head);
   memcpy(s->hist_t, h->hist_t, sizeof h->hist_t);

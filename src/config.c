@@ -603,9 +603,8 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
   if (!(o->rank_tol > 0 && o->rank_tol < 1))
     return mbs_cfgFail(c, config_setting_get_member(g, "rank_tol"),
                        "solver.rank_tol must be in (0, 1) (a relative pivot; got %g)", o->rank_tol);
-  if (o->loops == MBS_LOOPS_ROWS && o->solver != MBS_SOLVER_JACOBI && o->solver != MBS_SOLVER_GS &&
-      o->solver != MBS_SOLVER_SOR && o->solver != MBS_SOLVER_CHEBYSHEV &&
-      o->solver != MBS_SOLVER_JCG && o->solver != MBS_SOLVER_PETSC)
+  if (o->loops == MBS_LOOPS_ROWS &&
+      !(mbs_solverFind(o->solver) && mbs_solverFind(o->solver)->iterative))
     return mbs_cfgFail(c, config_setting_get_member(g, "loops"),
                        "solver.loops = \"rows\" needs an iterative method of the engine (jacobi, "
                        "gs, sor, chebyshev, jcg or petsc; solver.method is \"%s\")",

@@ -17,6 +17,7 @@
 #include "flops.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_joint.h"
+#include "mbspar/mbs_solvertype.h"
 #include "spatial.h"
 
 struct mbsLoopWork {
@@ -38,7 +39,6 @@ struct mbsLoopWork {
   int nzero;             // zero rows of the last factorization (dropped before pivoting)
   mbsReal min_pivot;     // smallest accepted (scaled) pivot
   mbsReal resid;         // acceleration closure residual after the last solve
-  int nsolve;            // tree solves of the last distributed loop solve (mbs_loopSolveOps)
   mbsReal *G, *Y;        // (n x nv) closure Jacobian and H^-1 G^T (rows), crba and inverse
   mbsReal *qdd0;         // (nv) the tree solution without loop forces
   mbsReal *fz, *pz, *az; // (nb x 6) unit sweeps: external wrenches, bias, accelerations
@@ -821,7 +821,6 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
     w->stat.reason = unit.reason, w->stat.nonconverged++;
     w->stat.iterations = unit.iterations, w->stat.residual = unit.residual;
   }
-  lw->nsolve = n - lw->nskip + 2;
   memcpy(w->lam + m->nlam, lw->lam, (size_t)n * sizeof(mbsReal));
   // the acceleration-level closure after the solve
   MBS_TIC(w->timer, MBS_TIMER_LOOPS);
@@ -860,19 +859,16 @@ int mbs_loopSkipped(const mbsWork *w, unsigned char *mask) {
 // unit solves (section 8.1), 2 closure rows in the system (8.4)
 static int mbs_loopSolveKind(const mbsModel *m) {
   int sv = m->opt.solver;
-  return sv == MBS_SOLVER_ABA || sv == MBS_SOLVER_CRBA ? 0 : mbs_loopUseRows(m) ? 2 : 1;
+  return sv == MBS_SOLVER_ABA || sv == MBS_SOLVER_CRBA ? 0 : mbs_loopUseRows(m, sv) ? 2 : 1;
 }
 static const char *mbs_loopSolveName(const mbsModel *m) {
   static const char *const nm[] = {"range_space", "unit", "rows"};
   return nm[mbs_loopSolveKind(m)];
 }
 
-int mbs_loopUseRows(const mbsModel *m) {
-  if (!m->nloop) return 0;
-  int sv = m->opt.solver;
-  int iterative = sv == MBS_SOLVER_JACOBI || sv == MBS_SOLVER_GS || sv == MBS_SOLVER_SOR ||
-                  sv == MBS_SOLVER_CHEBYSHEV || sv == MBS_SOLVER_JCG || sv == MBS_SOLVER_PETSC;
-  if (!iterative || m->opt.loops == MBS_LOOPS_UNIT) return 0;
+int mbs_loopUseRows(const mbsModel *m, int method) {
+  const mbsSolverType *t = mbs_solverFind(method);
+  if (!m->nloop || !t || !t->iterative || m->opt.loops == MBS_LOOPS_UNIT) return 0;
   if (m->opt.loops == MBS_LOOPS_ROWS) return 1;
   // auto: the kept equations independent at the assembled q0, so lambda is unique there
   const mbsLoopAssembly *a = &m->loop_asm;
@@ -910,7 +906,6 @@ void mbs_loopRowsDone(const mbsModel *m, mbsWork *w, const mbsReal *lam, mbsReal
   lw->nzero = lw->nskip;
   lw->min_pivot = NAN; // no factorization of the closure equations
   lw->resid = resid;
-  lw->nsolve = 1;
 }
 
 int mbs_loopRedundant(const mbsWork *w, int *idx) {

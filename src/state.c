@@ -13,7 +13,7 @@ mbsErr mbs_stateCreate(const mbsModel *m, mbsState **out) {
   s->qd = calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof(mbsReal));
   s->tau = calloc((size_t)(m->nv > 0 ? m->nv : 1), sizeof(mbsReal));
   s->hist_lam = calloc((size_t)MBS_WARM_HIST *
-                           (size_t)(m->nlam + m->nlam_loop > 0 ? m->nlam + m->nlam_loop : 1),
+                           (size_t)(mbs_stateHistWidth(m) > 0 ? mbs_stateHistWidth(m) : 1),
                        sizeof(mbsReal));
   if (!s->q || !s->qd || !s->tau || !s->hist_lam) {
     mbs_stateDestroy(&s);
@@ -36,7 +36,7 @@ void mbs_stateReset(const mbsModel *m, mbsState *s) {
 
 mbsErr mbs_stateSetStages(const mbsModel *m, mbsState *s, int nstage) {
   MBS_CHECK(nstage >= 1 && nstage <= MBS_MAX_STAGE, MBS_ERR_INTERNAL, "bad stage count %d", nstage);
-  size_t nl = (size_t)(m->nlam + m->nlam_loop > 0 ? m->nlam + m->nlam_loop : 1);
+  size_t nl = (size_t)(mbs_stateHistWidth(m) > 0 ? mbs_stateHistWidth(m) : 1);
   size_t n = (size_t)nstage * MBS_WARM_HIST * nl;
   mbsReal *h = realloc(s->hist_lam, n * sizeof(mbsReal));
   MBS_CHECK(h, MBS_ERR_NOMEM, "out of memory (warm-start history of %d stages)", nstage);

@@ -90,11 +90,11 @@ int mbs_loopSkipped(const mbsWork *w, unsigned char *mask);
 /// nlam_loop - 1) into \p idx (room for nlam_loop); returns their number.
 int mbs_loopRedundant(const mbsWork *w, int *idx);
 
-/// solver.loops resolved for this model and method (docs/loops.md 8.4): 1 when the closure
-/// equations are rows of the constraint-force system (rows, or auto with an iterative method and
-/// the equations kept at the assembled q0 independent), 0 for the unit solves of
-/// mbs_loopSolveOps (and for models without loops).
-int mbs_loopUseRows(const mbsModel *m);
+/// solver.loops resolved for this model and solver.method \p method (docs/loops.md 8.4): 1 when
+/// the closure equations are rows of the constraint-force system (rows, or auto, with a method
+/// the solver table marks iterative and the equations kept at the assembled q0 independent), 0
+/// for the unit solves of mbs_loopSolveOps (and for models without loops).
+int mbs_loopUseRows(const mbsModel *m, int method);
 /// The rows of every closure equation at the current position and velocity stages of the loop
 /// bodies: their directions D (nlam_loop x 12: body1 then body2, body coordinates) returned, the
 /// right sides kappa (with Baumgarte) in *kappa. Pointers into the loop workspace.

@@ -20,8 +20,14 @@ typedef struct {
   int nhist[MBS_MAX_STAGE];                     ///< valid entries per slot (0..MBS_WARM_HIST)
   int hist_head[MBS_MAX_STAGE];                 ///< newest entry per slot
   mbsReal hist_t[MBS_MAX_STAGE][MBS_WARM_HIST]; ///< times of the stored solutions
-  mbsReal *hist_lam; ///< (nstage x MBS_WARM_HIST x (nlam + nlam_loop)) stored solutions
+  mbsReal *hist_lam; ///< (nstage x MBS_WARM_HIST x mbs_stateHistWidth) stored solutions
 } mbsState;
+
+/// Entries of one stored solution in the warm-start history: the tree's constraint components,
+/// then the closure equations (rows of the system with solver.loops = rows, docs/loops.md 8.4).
+static inline int mbs_stateHistWidth(const mbsModel *m) {
+  return m->nlam + m->nlam_loop;
+}
 
 /// Allocate a state for \p m and set it to the model's initial state.
 mbsErr mbs_stateCreate(const mbsModel *m, mbsState **s);
