@@ -16,6 +16,7 @@ trap 'rm -f "$dat"' EXIT
 # table rows with a time: "label" seconds (the label: method, its loop path, ranks)
 awk -F'|' 'NR > 2 && $5 ~ /^ *[0-9.e+-]+ *$/ {
   m = $2; gsub(/^ +| +$/, "", m); sub(/ -ksp_type preonly -pc_type cholesky/, " cholesky", m)
+  gsub(/ --set [^ ]*/, "", m)
   r = $3; gsub(/ /, "", r); t = $5; gsub(/ /, "", t)
   printf "\"%s, %s rank%s\" %s\n", m, r, (r == 1 ? "" : "s"), t
 }' "$md" >"$dat"
@@ -31,6 +32,7 @@ set boxwidth 0.7
 set xtics rotate by -35 left nomirror
 set grid ytics
 set bmargin 11
+set rmargin 16
 unset key
 plot "$dat" using 0:2:xtic(1) with boxes lc rgb "#4477aa", \
      "" using 0:(\$2*1.15):(sprintf("%.3g", \$2)) with labels font "sans,8"

@@ -31,7 +31,8 @@ static double worst = 0;
 static int nchecked = 0;
 static int stationary = 0; // --stationary: only jacobi, gs, sor on the stiff configs
 // the ladders: 1 = ladder_small.cfg (schur, direct, jcg, petsc, chebyshev, sor), 2 =
-// configs/ladder.cfg (schur, direct, petsc as a direct solve); see main
+// configs/ladder.cfg (schur, direct, petsc as a direct solve; with the closure rows jcg, petsc's
+// CG and chebyshev); see main
 static int ladder = 0;
 // --ladder-krylov: only configs/ladder.cfg with jcg, one evaluation (about 2.3 minutes at one
 // rank: 202 tree solves of ~2000 CG iterations each); CTest label slow
@@ -102,13 +103,16 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     // petsc/cholesky: PETSc's direct solve (-ksp_type preonly -pc_type cholesky: one sparse
     // factorization per evaluation, MUMPS at more ranks), on the ladders only; on the full ladder
     // the Krylov methods run only with the closure rows in the system (one solve of ~1200
-    // iterations; with unit solves 202 of them, minutes: --ladder-krylov)
+    // iterations; with unit solves 202 of them, minutes: --ladder-krylov), and chebyshev too
+    // (~27 000 iterations at tol 1e-14 after two stall re-estimates: 9 s at one rank)
     int preonly = me->method == MBS_SOLVER_PETSC && me->iface == 1;
     if (preonly && !ladder) continue;
     if (krylov) { // the full ladder's Krylov run: jcg alone, with unit solves
       if (me->method != MBS_SOLVER_JCG || !lm) continue;
     } else if (ladder == 2 && !exact && !preonly &&
-               !((me->method == MBS_SOLVER_JCG || me->method == MBS_SOLVER_PETSC) && rows && !lm)) {
+               !((me->method == MBS_SOLVER_JCG || me->method == MBS_SOLVER_PETSC ||
+                  me->method == MBS_SOLVER_CHEBYSHEV) &&
+                 rows && !lm)) {
       continue;
     }
     // ladder_small: the out-of-plane equations are zero rows known in advance (no unit solve),
@@ -120,7 +124,8 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
                me->method == MBS_SOLVER_SOR;
     if (stationary) { // the other half (main): the stationary methods where slow_ok is 0
       if (!stat || slow_ok) continue;
-    } else if (me->max_iter > 100000 && !slow_ok && !(ladder == 1 && lad1)) {
+    } else if (me->max_iter > 100000 && !slow_ok && !(ladder == 1 && lad1) &&
+               !(ladder == 2 && me->method == MBS_SOLVER_CHEBYSHEV)) {
       continue; // see the caller
     }
     m->opt.solver = me->method;
@@ -240,8 +245,9 @@ int main(int argc, char **argv) {
   // and sor (their unit solves skip the out-of-plane equations, zero rows known in advance; gs
   // takes 12 s per evaluation, jacobi stops at max_iter; docs/loops.md 8.2).
   // configs/ladder.cfg (2 x 1000 links, 100 rungs, 300 closure equations): the exact methods,
-  // petsc's direct solve and jcg with the closure rows in the system (one solve of ~1200
-  // iterations, 0.4 s at one rank; with unit solves 202 solves, minutes: --ladder-krylov)
+  // petsc's direct solve, and jcg, petsc's CG and chebyshev with the closure rows in the system
+  // (one solve of ~1200 CG iterations, 0.4 s at one rank, or ~27 000 Chebyshev iterations, 9 s;
+  // with unit solves 202 solves, minutes: --ladder-krylov)
   // (--stationary: ladder_small with jacobi, gs and sor at tol 1e-13, ~5 s per evaluation each)
   for (int k = krylov ? 2 : 1; k <= (stationary ? 1 : 2); k++) {
     const char *f = k == 1 ? "../mpi-tests/ladder_small.cfg" : "ladder.cfg";

@@ -65,6 +65,17 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
     mbs_jsonBool(j, "converged", o->converged);
     mbs_jsonInt(j, "spectrum_estimate_iterations", o->spec_iterations);
     mbs_jsonBool(j, "spectrum_estimate_converged", o->spec_converged);
+    if (o->cheb) { // Chebyshev's segments: estimate steps, sweeps, stall-watch windows
+      mbs_jsonBeginArray(j, "chebyshev_segments");
+      for (int k = 0; k < o->cheb->nseg; k++) {
+        mbs_jsonBeginObject(j, NULL);
+        mbs_jsonInt(j, "estimate_iterations", o->cheb->est[k]);
+        mbs_jsonInt(j, "sweeps", o->cheb->sweep[k]);
+        mbs_jsonInt(j, "watch_window", o->cheb->win[k]);
+        mbs_jsonEndObject(j);
+      }
+      mbs_jsonEndArray(j);
+    }
   }
   mbs_jsonInt(j, "nodes", c->g->nnode);
   mbs_jsonInt(j, "edges", c->g->nedge);
@@ -266,6 +277,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
   if (!e && rank == 0) e = mbsp_outPrepare(cli, files, 1);
   e = mbsp_agreeErr(comm, e);
 
+  // Chebyshev's segments (estimates, sweeps, stall watches) of the measured solve
+  mbsChebTrace cheb = {0};
   // J-CG iterations: measured by a real solve at the initial state unless given
   if (!e && iterative && !out.iter_source) {
     out.iter_source = "measured";
@@ -285,6 +298,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
         o.converged = w->stat.reason == MBS_REASON_CONVERGED;
         o.spec_iterations = c->spec_it;
         o.spec_converged = c->spec_conv;
+        cheb = c->cheb;
         if (w->stat.reason < 0 && w->stat.reason != MBS_REASON_DIVERGED_MAXIT)
           e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                          "mbspar cpa: the measured %s solve stopped early (%s after %d "
@@ -302,6 +316,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
     if (!e) e = mbsp_bcastBytes(comm, v, sizeof v, 0);
     o.iterations = (int)v[0], o.converged = (int)v[1];
     o.spec_iterations = (int)v[2], o.spec_converged = (int)v[3];
+    if (!e) e = mbsp_bcastBytes(comm, &cheb, sizeof cheb, 0);
+    if (cheb.nseg > 0 && o.method == MBS_SOLVER_CHEBYSHEV) o.cheb = &cheb;
   }
   if (!e && mbs_cpaArg(cli, "--calibrate") && o.method == MBS_SOLVER_SCHUR)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
@@ -379,6 +395,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
       if (o.spec_iterations)
         printf("; spectrum estimate %d CG steps%s", o.spec_iterations,
                o.spec_converged ? ", converged" : "");
+      if (o.cheb && o.cheb->nseg > 1)
+        printf("; %d re-estimate(s) of the interval after stalls", o.cheb->nseg - 1);
       printf(")");
     }
     printf(", grain %s, %d bodies, %d dofs\n", mbs_cpaGrainName(o.grain), m->nbody, m->nv);

@@ -709,7 +709,7 @@ mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, con
 
 mbsErr mbs_cfsFinish(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                      int method, int iterations, int reason, double residual) {
-  mbsSolveInfo info = {0, iterations, reason, residual, 0, 0};
+  mbsSolveInfo info = {.it = iterations, .reason = reason, .res = residual};
   // accelerations from the constraint forces: affine operator at lam, then qdd per joint
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
   MBS_CALL(mbs_cfsApply(m, w, c, comm, c->x, 1, c->q));
@@ -769,8 +769,9 @@ mbsErr mbs_cfsBegin(const mbsModel *m, const mbsState *s, mbsCfs *c) {
 }
 
 mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm) {
-  mbsSolveInfo info = {0, 0, 0, 0, 0, 0};
+  mbsSolveInfo info = {0};
   c->spec_it = c->spec_conv = 0;
+  c->cheb.nseg = 0;
   // solvers that do the whole constraint stage themselves (schur)
   {
     const mbsSolverType *t = mbs_solverFind(m->opt.solver);
@@ -784,6 +785,7 @@ mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const
   MBS_CALL(mbs_solverBind(m, c));
   MBS_CALL(c->solver->type->solve(c->solver->self, m, s, w, c, comm, &info));
   c->spec_it = info.spec_it, c->spec_conv = info.spec_conv;
+  c->cheb = info.cheb;
   MBS_TOC(w->timer, MBS_TIMER_SOLVE);
   return mbs_cfsFinish(m, s, w, c, comm, m->opt.solver, info.it, info.reason, info.res);
 }

@@ -657,13 +657,13 @@ static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const in
 // Chebyshev semi-iteration (solver_chebyshev.c), iters iterations from x (writers xn; -1:
 // the warm start) on the interval computed by node ival (solver.rho, or the Lanczos estimate)
 static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs,
-                             int bnorm, int ival, int iters, int *xn, int *rn, int *dn, int **lv) {
+                             int bnorm, int ival, int iters, int converged, int win, int stalled,
+                             int *xn, int *rn, int *dn, int **lv) {
   const mbsModel *m = B->m;
-  const mbsCpaOptions *o = B->o;
   int n = m->nbody, red[3], conv = -1;
   int *zn = lv[3];
-  // theta, delta, sigma, rho (6 flops)
-  int rho = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 6, -1, -1);
+  // theta, delta, sigma, rho (6 flops) and the watch's rate and window (8)
+  int rho = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 6 + 8, -1, -1);
   mbs_cpaDep(B, ival, rho);
   mbs_cpaApply(B, K, C, 0, xn);
   int ph = PH_ITER + 8 * (C->napply - 1);
@@ -692,7 +692,13 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
     }
     mbs_cpaReduce(B, C, 3, lv, red);
     conv = mbs_cpaTest(B, red, bnorm);
-    if (it == iters && o->converged) break;
+    if (it == iters && converged) break;
+    if (win > 0 && it % win == 0) { // the stall watch: r.r against 1e-2 of the window's start
+      int chk = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+      mbs_cpaDep(B, conv, chk);
+      conv = chk;
+    }
+    if (it == iters && stalled) break;
     // rho_new = 1/(2 sigma - rho) ; d = rho_new rho d + 2 rho_new / delta z
     int r2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 3, -1, -1);
     mbs_cpaDep(B, conv, r2);
@@ -1103,22 +1109,31 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
     }
     mbs_cpaJacobi(B, &C, K, rhs, bnorm, omega, xn, rn, zn, lv);
   } else if (graph == MBS_CPA_GRAPH_CHEBYSHEV) {
-    int ival, cheb = 1;
     if (m->opt.rho > 0) {
-      ival = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1); // 1 -+ rho
-    } else { // CG (Lanczos) steps that also improve x, then the interval
-      mbs_cpaCg(B, &C, K, rhs, bnorm, o->spec_iterations, o->spec_converged, change, lz, xn, rn, pn,
-                zn, lv);
-      int ends[2] = {-1, -1};
-      if (!o->spec_converged && o->spec_iterations >= 2)
-        mbs_cpaSpectrum(B, lz, o->spec_iterations, ends);
-      ival = ends[1] >= 0 ? ends[1] : lz[0];
-      if (ends[0] >= 0) mbs_cpaDep(B, ends[0], ival);
-      cheb = !o->spec_converged;
-    }
-    if (cheb)
-      mbs_cpaChebyshev(B, &C, K, rhs, bnorm, ival, o->iterations - o->spec_iterations, xn, rn, pn,
+      int ival = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1); // 1 -+ rho
+      mbs_cpaChebyshev(B, &C, K, rhs, bnorm, ival, o->iterations, o->converged, 0, 0, xn, rn, pn,
                        lv);
+    } else { // segments: CG (Lanczos) steps that also improve x, the interval, the sweeps
+      mbsChebTrace one = {1, {o->spec_iterations}, {0}, {0}};
+      if (!o->spec_converged) one.sweep[0] = o->iterations - o->spec_iterations;
+      const mbsChebTrace *t = o->cheb && o->cheb->nseg > 0 ? o->cheb : &one;
+      int ival = -1;
+      for (int j = 0; j < t->nseg; j++) {
+        int last = j == t->nseg - 1, est_conv = last && o->spec_converged && t->est[j] > 0;
+        if (t->est[j] > 0) {
+          mbs_cpaCg(B, &C, K, rhs, bnorm, t->est[j], est_conv, change, lz, xn, rn, pn, zn, lv);
+          int ends[2] = {-1, -1};
+          if (!est_conv && t->est[j] >= 2) mbs_cpaSpectrum(B, lz, t->est[j], ends);
+          int nv = ends[1] >= 0 ? ends[1] : lz[0];
+          if (ends[0] >= 0) mbs_cpaDep(B, ends[0], nv);
+          if (ival >= 0) mbs_cpaDep(B, ival, nv); // widened: the old interval joins the new
+          ival = nv;
+        }
+        if (!est_conv && t->sweep[j] > 0)
+          mbs_cpaChebyshev(B, &C, K, rhs, bnorm, ival, t->sweep[j], last && o->converged, t->win[j],
+                           !last, xn, rn, pn, lv);
+      }
+    }
   } else if (graph == MBS_CPA_GRAPH_SOR) {
     e = mbs_cpaSor(B, &C, K, rhs, bnorm, xn, rn, zn, lv);
   } else if (graph == MBS_CPA_GRAPH_DIRECT) {
@@ -2542,8 +2557,11 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
             "cpa: no graph for method \"%s\" (available: aba, crba, direct, jcg, jacobi, gs, "
             "sor, chebyshev, schur)",
             mbs_solverName(o->method));
-  MBS_CHECK(o->spec_iterations >= 0 && o->spec_iterations <= MBS_CFS_SPEC_STEPS, MBS_ERR_INPUT,
-            "cpa: spectrum-estimate iterations %d out of range", o->spec_iterations);
+  MBS_CHECK(o->spec_iterations >= 0 &&
+                o->spec_iterations <= (o->method == MBS_SOLVER_CHEBYSHEV
+                                           ? MBS_CHEB_SEGS * MBS_CFS_CHEB_STEPS
+                                           : MBS_CFS_SPEC_STEPS),
+            MBS_ERR_INPUT, "cpa: spectrum-estimate iterations %d out of range", o->spec_iterations);
   MBS_CHECK(o->method != MBS_SOLVER_CHEBYSHEV || m->opt.rho > 0 ||
                 o->spec_iterations <= o->iterations,
             MBS_ERR_INPUT, "cpa: chebyshev: %d estimate iterations exceed the %d in total",

@@ -1,7 +1,11 @@
 /// \file solver_chebyshev.c
 /// solver.method = chebyshev: Chebyshev semi-iteration on D^{-1} A over an interval [lo, hi] of
 /// its spectrum: 1 -+ solver.rho when given, else the extreme Lanczos eigenvalues of a few J-CG
-/// steps (which also improve x), estimated once and cached until an iteration diverges.
+/// steps (which also improve x), cached across evaluations. A Ritz value approaches lmin from
+/// above, so the estimated interval can miss the bottom of the spectrum; the iteration then
+/// stalls on those components. The sweeps watch for that (a window that should cut the residual
+/// 100-fold cuts it less than 10-fold) and re-estimate from the stalled iterate, whose residual is
+/// dominated by exactly the missed eigenvectors; the interval only widens (docs/formulation.md).
 #include <math.h>
 #include <stdlib.h>
 #include "solver_private.h"
@@ -13,14 +17,25 @@ typedef struct {
   double lmin, lmax; // spectral bounds of D^{-1} A (lmax widened by 5 %)
 } mbsChebyshev;
 
-// Chebyshev semi-iteration on D^{-1} A with eigenvalues in [lo, hi] (Saad, Alg. 12.1)
+// Chebyshev semi-iteration on D^{-1} A with eigenvalues in [lo, hi] (Saad, Alg. 12.1). With
+// \p watch, every `win` iterations (the count in which the interval's rate predicts a 100-fold
+// cut of the residual) the residual must have fallen at least 10-fold, else *stalled = 1 and the
+// sweeps stop (reason max_iter, x the last iterate); *winp receives win (0 without watch).
 static mbsErr mbs_chebyshevSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c,
                                   const mbsCfsComm *comm, const mbsSolverOpt *o, double lo,
-                                  double hi, int maxit, mbsSolveInfo *info) {
+                                  double hi, int maxit, int watch, int *stalled, int *winp,
+                                  mbsSolveInfo *info) {
   mbsReal *x = c->x, *r = c->r, *z = c->z, *d = c->p, *q = c->q;
   double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta;
   double rho = 1 / sigma, res;
-  MBS_FLOPS(6);
+  // the asymptotic rate per iteration, (sqrt(k) - 1) / (sqrt(k) + 1) with k = hi / lo
+  double sk = sqrt(hi / lo), rate = (sk - 1) / (sk + 1);
+  int win = rate > 0 && rate < 1 ? (int)ceil(log(100.0) / -log(rate)) : 1;
+  if (win < 20) win = 20;
+  double rwin = -1;
+  *stalled = 0, *winp = watch ? win : 0;
+  info->it = 0;
+  MBS_FLOPS(6 + 8);
   MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
   for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
   MBS_FLOPS(c->l1 - c->l0);
@@ -43,7 +58,7 @@ static mbsErr mbs_chebyshevSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c
       info->reason = MBS_REASON_DIVERGED_NAN;
       return MBS_OK;
     }
-    if (r0 < 0) r0 = red[0];
+    if (r0 < 0) r0 = red[0], rwin = red[0];
     MBS_FLOPS(1);
     if (red[0] > 1e12 * r0) { // the interval was wrong: report divergence
       info->reason = MBS_REASON_DIVERGED_DTOL;
@@ -55,6 +70,14 @@ static mbsErr mbs_chebyshevSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c
       return MBS_OK;
     }
     info->res = res;
+    if (watch && it % win == 0) { // r.r must fall 100-fold (|r| 10-fold) per window
+      MBS_FLOPS(1);
+      if (red[0] > 1e-2 * rwin) {
+        *stalled = 1;
+        return MBS_OK;
+      }
+      rwin = red[0];
+    }
     double rho_new = 1 / (2 * sigma - rho);
     for (int i = c->l0; i < c->l1; i++) d[i] = rho_new * rho * d[i] + 2 * rho_new / delta * z[i];
     MBS_FLOPS(3 + 6L * (c->l1 - c->l0));
@@ -77,35 +100,60 @@ static mbsErr mbs_chebyshevSolve(void *self, const mbsModel *m, const mbsState *
                                  mbsCfs *c, const mbsCfsComm *comm, mbsSolveInfo *info) {
   mbsChebyshev *s = self;
   const mbsSolverOpt *o = &s->opt;
-  double lo, hi;
-  int used = 0;
+  mbsChebTrace *tr = &info->cheb;
+  int used = 0, stalled = 0;
   (void)st;
-  if (o->rho > 0) {
+  info->spec_it = 0, info->spec_conv = 0;
+  tr->nseg = 1, tr->est[0] = tr->sweep[0] = tr->win[0] = 0;
+  if (o->rho > 0) { // the seed's form: the user's interval, no watch
     MBS_CHECK(o->rho < 1, MBS_ERR_INPUT, "solver.rho must be below 1 (got %g)", o->rho);
-    lo = 1 - o->rho, hi = 1 + o->rho;
     MBS_FLOPS(2);
-  } else if (s->have_spec) {
-    lo = s->lmin, hi = s->lmax;
-  } else {
-    // estimate the spectrum of D^{-1} A from a few CG (Lanczos) steps, which also improve x
-    double la[64], lb[64];
-    int k = o->max_iter < MBS_CFS_CHEB_STEPS ? o->max_iter : MBS_CFS_CHEB_STEPS;
-    MBS_CALL(mbs_cfsCg(m, w, c, comm, o->criterion, o->tol, k, info, la, lb));
-    used = info->spec_it = info->it;
-    info->spec_conv = info->reason == MBS_REASON_CONVERGED;
-    if (info->reason == MBS_REASON_CONVERGED || used < 2) {
-      s->lmin = 0.5, s->lmax = 1.5; // trivially small system: any safe interval
-      if (info->reason == MBS_REASON_CONVERGED) return MBS_OK;
-    } else {
-      mbs_cfsLanczosSpectrum(la, lb, used, &s->lmin, &s->lmax);
-    }
-    s->have_spec = 1;
-    lo = s->lmin, hi = s->lmax;
+    MBS_CALL(mbs_chebyshevSweeps(m, w, c, comm, o, 1 - o->rho, 1 + o->rho, o->max_iter, 0, &stalled,
+                                 tr->win, info));
+    tr->sweep[0] = info->it;
+    return MBS_OK;
   }
-  MBS_CALL(mbs_chebyshevSweeps(m, w, c, comm, o, lo, hi, o->max_iter - used, info));
-  info->it += used;
-  if (info->reason == MBS_REASON_DIVERGED_DTOL) s->have_spec = 0;
-  return MBS_OK;
+  // widen: merge a new estimate into the cached interval (after a stall) instead of replacing it
+  for (int widen = 0;; widen = 1) {
+    int j = tr->nseg - 1;
+    if (!s->have_spec || widen) {
+      // estimate the spectrum of D^{-1} A from a few CG (Lanczos) steps, which also improve x
+      double la[64], lb[64], lmin, lmax;
+      int k = o->max_iter - used < MBS_CFS_CHEB_STEPS ? o->max_iter - used : MBS_CFS_CHEB_STEPS;
+      MBS_CALL(mbs_cfsCg(m, w, c, comm, o->criterion, o->tol, k, info, la, lb));
+      used += info->it, info->spec_it += info->it, tr->est[j] = info->it;
+      info->spec_conv = info->reason == MBS_REASON_CONVERGED;
+      if (info->reason == MBS_REASON_CONVERGED || info->reason == MBS_REASON_DIVERGED_NAN) {
+        if (!s->have_spec) s->lmin = 0.5, s->lmax = 1.5; // solved already: any safe interval
+        s->have_spec = info->reason == MBS_REASON_CONVERGED;
+        info->it = used;
+        return MBS_OK;
+      }
+      // steps with Lanczos coefficients (a breakdown's last step has none)
+      int rec = info->reason == MBS_REASON_DIVERGED_BREAKDOWN ? info->it - 1 : info->it;
+      if (rec >= 2) {
+        mbs_cfsLanczosSpectrum(la, lb, rec, &lmin, &lmax);
+        if (!widen || lmin < s->lmin) s->lmin = lmin;
+        if (!widen || lmax > s->lmax) s->lmax = lmax;
+      } else if (!widen) {
+        s->lmin = 0.5, s->lmax = 1.5; // too few steps to tell
+      }
+      s->have_spec = 1;
+      if (used >= o->max_iter) {
+        info->it = used;
+        return MBS_OK;
+      }
+    }
+    int watch = tr->nseg < MBS_CHEB_SEGS; // the last segment the trace can hold runs unwatched
+    MBS_CALL(mbs_chebyshevSweeps(m, w, c, comm, o, s->lmin, s->lmax, o->max_iter - used, watch,
+                                 &stalled, tr->win + j, info));
+    used += info->it, tr->sweep[j] = info->it;
+    info->it = used;
+    if (info->reason == MBS_REASON_DIVERGED_DTOL) s->have_spec = 0; // the interval was wrong
+    if (!stalled || used >= o->max_iter) return MBS_OK;
+    // the residual left is the part below lmin: Lanczos from it finds that part
+    tr->est[j + 1] = tr->sweep[j + 1] = tr->win[j + 1] = 0, tr->nseg++;
+  }
 }
 
 static void mbs_chebyshevSave(const void *self, mbsSolverCache *cache) {

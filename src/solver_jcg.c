@@ -128,7 +128,7 @@ mbsErr mbs_cfsEstimateSpectrum(const mbsModel *m, const mbsWork *w, mbsCfs *c,
                                const mbsCfsComm *comm, mbsSolveInfo *info, double *lmin,
                                double *lmax) {
   double la[64], lb[64];
-  mbsSolveInfo tmp = {info->bnorm, 0, 0, 0, 0, 0};
+  mbsSolveInfo tmp = {.bnorm = info->bnorm};
   // from x = 0 with the residual test at 1e-14 (estimation only); the guess is kept in c->tmp
   for (int i = c->l0; i < c->l1; i++) c->tmp[i] = c->x[i], c->x[i] = 0;
   mbsErr e = mbs_cfsCg(m, w, c, comm, MBS_CRIT_RESIDUAL, 1e-14, MBS_CFS_SPEC_STEPS, &tmp, la, lb);

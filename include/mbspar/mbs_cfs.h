@@ -18,6 +18,16 @@
 #include "mbs_dynamics.h"
 
 /// A solver bound to an mbsCfs (private to src/).
+/// Segments one Chebyshev solve ran (solver_chebyshev.c), for cpa to rebuild its graph: segment j
+/// is est[j] CG (Lanczos) steps of a spectrum estimate (0: the cached interval), then sweep[j]
+/// Chebyshev iterations that watched the residual every win[j] iterations (0: no watch); every
+/// segment but the last ended in a stall. At most MBS_CHEB_SEGS segments (the watch stops after).
+#define MBS_CHEB_SEGS 8
+typedef struct {
+  int nseg;
+  int est[MBS_CHEB_SEGS], sweep[MBS_CHEB_SEGS], win[MBS_CHEB_SEGS];
+} mbsChebTrace;
+
 typedef struct mbsSolver mbsSolver;
 
 typedef struct mbsCfs {
@@ -56,6 +66,7 @@ typedef struct mbsCfs {
   /// CG (Lanczos) steps the last solve spent estimating the spectrum (Jacobi on branched models,
   /// Chebyshev without solver.rho; 0: none) and whether that CG met its tolerance; read by cpa
   int spec_it, spec_conv;
+  mbsChebTrace cheb; ///< the segments of the last Chebyshev solve (nseg 0: another method)
 
   // closed loops as rows of the system (solver.loops = rows, docs/loops.md 8.4): closure
   // equation i is row nlam + i, held by one rank (lowner: l1 then includes them); its wrench

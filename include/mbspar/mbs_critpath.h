@@ -17,6 +17,7 @@
 #ifndef MBS_CRITPATH_H
 #define MBS_CRITPATH_H
 
+#include "mbs_cfs.h"
 #include "mbs_error.h"
 #include "mbs_model.h"
 #include "mbs_report.h"
@@ -164,8 +165,11 @@ typedef struct {
   int spec_iterations; ///< CG (Lanczos) steps of the spectrum estimate as mbsCfs.spec_it reports
                        ///< them: Jacobi on branched models, Chebyshev without solver.rho
   int spec_converged;  ///< mbsCfs.spec_conv: that CG met its tolerance
-  int criterion;       ///< m->opt.criterion (the change criterion adds two dots per iteration)
-  int has_tau;         ///< applied joint torques present (state tau != NULL)
+  /// Chebyshev without solver.rho: the segments of the solve (mbsCfs.cheb: estimates, sweeps,
+  /// stall watches); NULL: one estimate of spec_iterations steps, then the rest unwatched
+  const mbsChebTrace *cheb;
+  int criterion;    ///< m->opt.criterion (the change criterion adds two dots per iteration)
+  int has_tau;      ///< applied joint torques present (state tau != NULL)
   int ranks;        ///< 0: data-flow graph; R >= 1: distributed graph on R ranks (iterative, schur)
   int threads;      ///< schur: segments per rank (the engine's OpenMP threads; < 1: one)
   double flop_time; ///< seconds per flop (default 1e-9)

@@ -33,12 +33,13 @@ typedef struct {
 
 /// One solve: ||b|| in, the outcome out.
 typedef struct {
-  double bnorm;  ///< in: ||b|| (2-norm over all ranks)
-  int it;        ///< out: iterations
-  int reason;    ///< out: mbsReason
-  double res;    ///< out: the residual or change measure the criterion tested
-  int spec_it;   ///< out: CG (Lanczos) steps spent estimating the spectrum (0: none)
-  int spec_conv; ///< out: that CG met its tolerance
+  double bnorm;      ///< in: ||b|| (2-norm over all ranks)
+  int it;            ///< out: iterations
+  int reason;        ///< out: mbsReason
+  double res;        ///< out: the residual or change measure the criterion tested
+  int spec_it;       ///< out: CG (Lanczos) steps spent estimating the spectrum (0: none)
+  int spec_conv;     ///< out: that CG met its tolerance
+  mbsChebTrace cheb; ///< out: Chebyshev's segments (nseg 0: other methods)
 } mbsSolveInfo;
 
 /// What a solver caches across evaluations and a checkpoint keeps (bitwise restarts).
