@@ -22,6 +22,12 @@ mbs_add_test(test_loops_par_stationary TARGET test_loops_par NPROCS 2 3 4 LABELS
 mbs_add_test(test_loops_par_krylov TARGET test_loops_par NPROCS 1 2 LABELS mpi slow TIMEOUT 3600
              ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-krylov)
 
+# ... and sor on the full ladder with the closure rows at omega 1.994 and tol 1e-10 (~36 000
+# multicolour sweeps per evaluation: 25, 14, 22 and 20 s at 1-4 ranks here); jacobi and gs need of
+# the order of 10^7 sweeps there and are not run (docs/loops.md 8.4)
+mbs_add_test(test_loops_par_sor TARGET test_loops_par NPROCS 1 2 3 4 LABELS mpi TIMEOUT 900
+             ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-sor)
+
 # end to end: the loop configs against closed forms, energy and closure over 10 s with dp5, drift
 # control, restart, exit 8 for the constraint-force methods, inverse, static, 2 ranks
 find_program(MBS_LOOPS_PY NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)

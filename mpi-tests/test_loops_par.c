@@ -37,6 +37,12 @@ static int ladder = 0;
 // --ladder-krylov: only configs/ladder.cfg with jcg, one evaluation (about 2.3 minutes at one
 // rank: 202 tree solves of ~2000 CG iterations each); CTest label slow
 static int krylov = 0;
+// --ladder-sor: only configs/ladder.cfg with sor on the closure rows at omega 1.994, tol 1e-10,
+// one evaluation (~36 000 sweeps, ~25 s at one rank); CTest label slow. sor's rate depends
+// steeply on omega here: 1.5 leaves 7.6e-2 after 100 000 sweeps, 1.99 needs ~10^6 sweeps for
+// 1e-11, Young's 1.9952 (from Chebyshev's lmin 2.8e-6; the matrix is not consistently ordered)
+// leaves 1.3e-11 after 150 000 (docs/loops.md 8.4)
+static int sorlad = 0;
 
 typedef struct {
   int method, iface;
@@ -109,6 +115,8 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     if (preonly && !ladder) continue;
     if (krylov) { // the full ladder's Krylov run: jcg alone, with unit solves
       if (me->method != MBS_SOLVER_JCG || !lm) continue;
+    } else if (sorlad) { // the full ladder's sor run: on the closure rows
+      if (me->method != MBS_SOLVER_SOR || !rows || lm) continue;
     } else if (ladder == 2 && !exact && !preonly &&
                !((me->method == MBS_SOLVER_JCG || me->method == MBS_SOLVER_PETSC ||
                   me->method == MBS_SOLVER_CHEBYSHEV) &&
@@ -125,7 +133,7 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     if (stationary) { // the other half (main): the stationary methods where slow_ok is 0
       if (!stat || slow_ok) continue;
     } else if (me->max_iter > 100000 && !slow_ok && !(ladder == 1 && lad1) &&
-               !(ladder == 2 && me->method == MBS_SOLVER_CHEBYSHEV)) {
+               !(ladder == 2 && me->method == MBS_SOLVER_CHEBYSHEV) && !sorlad) {
       continue; // see the caller
     }
     m->opt.solver = me->method;
@@ -136,6 +144,7 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     int jac4 = stationary && me->method == MBS_SOLVER_JACOBI && strstr(what, "fourbar");
     if (jac4) m->opt.tol = 1e-11;
     m->opt.max_iter = stationary ? 2000000 : me->max_iter;
+    if (sorlad) m->opt.omega = 1.994, m->opt.tol = 1e-10, m->opt.max_iter = 100000;
     m->opt.warm_start = MBS_WARM_CUBIC;
 #ifdef MBS_HAVE_PETSC
     if (preonly) {
@@ -148,7 +157,8 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     mbsErr err = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e);
     MBS_EXPECT_OK(err);
     if (err) continue;
-    for (int rep = 0; rep < (krylov ? 1 : 2); rep++) { // the second: warm start, reused state
+    for (int rep = 0; rep < (krylov || sorlad ? 1 : 2);
+         rep++) { // the second: warm start, reused state
       mbs_stateReset(m, s);
       MBS_EXPECT_OK(mbsp_engineForward(e, s));
       MBS_EXPECT_OK(mbsp_engineGather(e, qdd, lam, jf));
@@ -210,6 +220,7 @@ int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : "configs";
   stationary = argc > 2 && strcmp(argv[2], "--stationary") == 0;
   krylov = argc > 2 && strcmp(argv[2], "--ladder-krylov") == 0;
+  sorlad = argc > 2 && strcmp(argv[2], "--ladder-sor") == 0;
   int P = mbsp_size(comm);
   // the configs (jacobi, gs and sor, slow_ok = 0, are left out where their unit solves need
   // more than 400000 sweeps at tol 1e-14: the four-bar, the six-bar, the Bricard linkage; they
@@ -222,14 +233,14 @@ int main(int argc, char **argv) {
               {"rssr.cfg", 1},
               {"sixbar.cfg", 0},
               {"bricard.cfg", 0}};
-  for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0] && !krylov; k++) {
+  for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0] && !krylov && !sorlad; k++) {
     mbsModel *m = mbs_test_loadConfig(dir, cfgs[k].file, NULL, 0);
     if (!m) continue;
     if (m->nbody >= P) check_model(m, cfgs[k].file, cfgs[k].slow_ok);
     mbs_modelDestroy(&m);
   }
   // random loop models: every joint and cut-joint type, spring-dampers, loops to the ground
-  for (int k = 0; k < 12 && !stationary && !krylov; k++) {
+  for (int k = 0; k < 12 && !stationary && !krylov && !sorlad; k++) {
     int nb = 4 + (k * 5) % 9, nlp = k == 11 ? 0 : 1 + k % 3, nf = k % 3 + (k == 11);
     mbsModel *m = mbs_test_randomLoopModel(nb, nlp, nf, 2000 + k);
     if (!m) continue;
@@ -249,7 +260,7 @@ int main(int argc, char **argv) {
   // (one solve of ~1200 CG iterations, 0.4 s at one rank, or ~27 000 Chebyshev iterations, 9 s;
   // with unit solves 202 solves, minutes: --ladder-krylov)
   // (--stationary: ladder_small with jacobi, gs and sor at tol 1e-13, ~5 s per evaluation each)
-  for (int k = krylov ? 2 : 1; k <= (stationary ? 1 : 2); k++) {
+  for (int k = krylov || sorlad ? 2 : 1; k <= (stationary ? 1 : 2); k++) {
     const char *f = k == 1 ? "../mpi-tests/ladder_small.cfg" : "ladder.cfg";
     mbsModel *m = mbs_test_loadConfig(dir, f, NULL, 0);
     ladder = k;
@@ -264,6 +275,7 @@ int main(int argc, char **argv) {
            "%s (%ld failure(s) over all ranks)\n",
            stationary ? " --stationary"
            : krylov   ? " --ladder-krylov"
+           : sorlad   ? " --ladder-sor"
                       : "",
            P, nchecked, worst, fails ? "FAILED" : "all checks passed", fails);
   mbsp_petscFinalize();
