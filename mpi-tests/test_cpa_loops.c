@@ -3,8 +3,10 @@
 /// models") against the counted flops of real evaluations: linked to mbs_parallel_flops, one
 /// mbsp_engineForward at one rank for the constraint-force methods (direct; jcg with a fixed
 /// iteration count per tree solve; schur, whose graph brings its own kinematics and repeats its
-/// tree solve m + 2 times) and one mbs_forward for the serial baseline aba. The graph's work must
-/// equal the counted flops at every grain; cpa must accept every loop model.
+/// tree solve m + 2 times) and one mbs_forward for the serial baseline aba; and with the closure
+/// rows in the system (solver.loops = rows) jcg, jacobi, gs, sor and chebyshev, one solve each
+/// with a fixed iteration count. The graph's work must equal the counted flops at every grain;
+/// cpa must accept every loop model.
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,17 +20,21 @@
 
 static mbspComm *comm;
 
-static void check(mbsModel *m, const char *what, int method, int iters) {
+// loops: MBS_LOOPS_UNIT (the m + 2 tree solves) or MBS_LOOPS_ROWS (the closure rows in the
+// system: one solve; its spectrum estimate and Chebyshev's segments as the solve reports them)
+static void check(mbsModel *m, const char *what, int method, int iters, int loops) {
   mbsState *s = NULL;
   MBS_EXPECT_OK(mbs_stateCreate(m, &s));
   if (!s) return;
   m->opt.solver = method;
-  m->opt.loops = MBS_LOOPS_UNIT; // the graph of the unit solves (docs/cpa.md "Loop models")
+  m->opt.loops = loops; // unit solves or closure rows (docs/cpa.md "Loop models")
   m->opt.warm_start = MBS_WARM_NONE;
   if (iters > 0) m->opt.tol = 0, m->opt.max_iter = iters; // exactly iters per tree solve
   unsigned long long cnt = 0;
   mbsLoopStat st = {0};
-  int total_it = 0;
+  int total_it = 0, spec_it = 0, spec_conv = 0, rows = 0;
+  static mbsChebTrace cheb;
+  cheb.nseg = 0;
   // the equations whose unit solve the evaluation left out (zero rows known in advance)
   unsigned char *skip = calloc((size_t)m->nlam_loop + 1, 1);
   if (method == MBS_SOLVER_ABA) {
@@ -54,10 +60,12 @@ static void check(mbsModel *m, const char *what, int method, int iters) {
     mbs_loopStat(mbsp_engineWork(e), &st);
     if (skip) mbs_loopSkipped(mbsp_engineWork(e), skip);
     total_it = mbsp_engineWork(e)->stat.total_iterations;
+    const mbsCfs *c = mbsp_engineCfs(e);
+    spec_it = c->spec_it, spec_conv = c->spec_conv, cheb = c->cheb, rows = c->nlr > 0;
     mbsp_engineDestroy(&e);
   }
   MBS_EXPECT(cnt > 0, "%s: no flops counted", what);
-  int nsolve = m->nloop ? m->nlam_loop - st.nskip + 2 : 1;
+  int nsolve = m->nloop && !rows ? m->nlam_loop - st.nskip + 2 : 1;
   if (iters > 0 && total_it != nsolve * iters) { // a solve stopped early (exact zero residual)
     printf("  %-22s %-6s it %3d: skipped, %d iterations in %d tree solves (one stopped early: the "
            "graph needs each solve's count)\n",
@@ -71,6 +79,8 @@ static void check(mbsModel *m, const char *what, int method, int iters) {
   o.has_tau = s->tau != NULL;
   o.iterations = iters;
   o.converged = 0;
+  o.spec_iterations = rows ? spec_it : 0, o.spec_converged = rows ? spec_conv : 0;
+  o.cheb = rows && cheb.nseg > 0 ? &cheb : NULL;
   o.loop_rank = st.rank, o.loop_zero = st.nzero;
   o.loop_skip = skip;
   o.threads = mbs_maxThreads();
@@ -94,7 +104,7 @@ static void check(mbsModel *m, const char *what, int method, int iters) {
       mbs_cpaResultFree(&r);
       mbs_cpaDestroy(&g);
     }
-  if (method != MBS_SOLVER_ABA) { // the unit solves run concurrently: never a longer path
+  if (method != MBS_SOLVER_ABA && !rows) { // the unit solves run concurrently: never longer
     o.grain = 0, o.ranks = 0, o.loops_concurrent = 1;
     mbsCpaGraph *g = NULL;
     mbsCpaResult r;
@@ -108,19 +118,31 @@ static void check(mbsModel *m, const char *what, int method, int iters) {
     }
     mbs_cpaDestroy(&g);
   }
-  printf("  %-22s %-6s it %3d rank %d/%d: T1 = %llu flops (counted) = graph, T_inf %.0f flops "
-         "(op), %.0f with concurrent unit solves\n",
-         what, mbs_solverName(method), iters, st.rank, m->nlam_loop, cnt, span[0] / o.flop_time,
-         span_conc / o.flop_time);
+  if (rows)
+    printf("  %-22s %-9s it %3d rows %d/%d: T1 = %llu flops (counted) = graph, T_inf %.0f flops "
+           "(op)\n",
+           what, mbs_solverName(method), iters, st.rank, m->nlam_loop, cnt, span[0] / o.flop_time);
+  else
+    printf("  %-22s %-9s it %3d rank %d/%d: T1 = %llu flops (counted) = graph, T_inf %.0f flops "
+           "(op), %.0f with concurrent unit solves\n",
+           what, mbs_solverName(method), iters, st.rank, m->nlam_loop, cnt, span[0] / o.flop_time,
+           span_conc / o.flop_time);
   mbs_stateDestroy(&s), free(skip);
 }
 
 static void check_all(mbsModel *m, const char *what) {
   if (!m) return;
-  check(m, what, MBS_SOLVER_ABA, 0);
-  check(m, what, MBS_SOLVER_DIRECT, 0);
-  check(m, what, MBS_SOLVER_JCG, 6);
-  check(m, what, MBS_SOLVER_SCHUR, 0);
+  check(m, what, MBS_SOLVER_ABA, 0, MBS_LOOPS_UNIT);
+  check(m, what, MBS_SOLVER_DIRECT, 0, MBS_LOOPS_UNIT);
+  check(m, what, MBS_SOLVER_JCG, 6, MBS_LOOPS_UNIT);
+  check(m, what, MBS_SOLVER_SCHUR, 0, MBS_LOOPS_UNIT);
+  if (!m->nloop) return;
+  // the closure rows in the system: every iterative method's graph (fixed iteration counts)
+  check(m, what, MBS_SOLVER_JCG, 6, MBS_LOOPS_ROWS);
+  check(m, what, MBS_SOLVER_JACOBI, 5, MBS_LOOPS_ROWS);
+  check(m, what, MBS_SOLVER_GS, 4, MBS_LOOPS_ROWS);
+  check(m, what, MBS_SOLVER_SOR, 4, MBS_LOOPS_ROWS);
+  check(m, what, MBS_SOLVER_CHEBYSHEV, 40, MBS_LOOPS_ROWS); // 30 CG steps + 10 Chebyshev
 }
 
 int main(int argc, char **argv) {

@@ -43,6 +43,8 @@ typedef struct {
   const mbsCpaGraph *g;
   const mbsCpaResult *r;
   const char *iter_source; // "measured" or "given"
+  const char
+      *loops_solve; // loop models: "rows" (closure rows in the system) or "unit" (NULL: none)
   int nP;
   int P[16];
   double tp[16], tdist[16], sdist[16]; // list schedule, distributed schedule / span (NAN: none)
@@ -59,6 +61,7 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
   mbs_jsonBeginObject(j, "cpa");
   mbs_jsonString(j, "method", mbs_solverName(o->method));
   mbs_jsonString(j, "grain", mbs_cpaGrainName(o->grain));
+  if (c->loops_solve) mbs_jsonString(j, "loops_solve", c->loops_solve);
   if (c->iter_source) {
     mbs_jsonInt(j, "iterations", o->iterations);
     mbs_jsonString(j, "iterations_source", c->iter_source);
@@ -279,6 +282,10 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
 
   // Chebyshev's segments (estimates, sweeps, stall watches) of the measured solve
   mbsChebTrace cheb = {0};
+  // the engine's default for this method on this model may put the closure equations into the
+  // system (solver.loops = rows, docs/loops.md 8.4): the graph and the measured solve follow it
+  int lrows = m->nloop && iterative && mbs_loopUseRows(m, o.method);
+  if (m->nloop) out.loops_solve = lrows ? "rows" : "unit";
   // J-CG iterations: measured by a real solve at the initial state unless given
   if (!e && iterative && !out.iter_source) {
     out.iter_source = "measured";
@@ -292,7 +299,17 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
       e = mbs_stateCreate(m, &s);
       if (!e) e = mbs_workCreate(m, &w);
       if (!e) e = mbs_cfsCreate(m, 0, m->nbody, &c);
-      if (!e) e = mbs_cfsForward(m, s, w, c);
+      if (!e && lrows) { // the closure rows in the system, as the engine runs them
+        e = mbs_cfsEnableLoopRows(m, c, 1);
+        if (!e) {
+          mbs_fwdPosition(m, s, w);
+          mbs_fwdVelocity(m, s, w);
+          if (m->nforce) mbs_fwdForces(m, w);
+          e = mbs_cfsSolve(m, s, w, c, NULL);
+        }
+      } else if (!e) {
+        e = mbs_cfsForward(m, s, w, c);
+      }
       if (!e) {
         o.iterations = w->stat.iterations;
         o.converged = w->stat.reason == MBS_REASON_CONVERGED;
@@ -377,15 +394,6 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
   }
   if (!e && (a = mbs_cpaArg(cli, "--dot"))) e = mbs_cpaWriteDot(g, &r, a, 2000);
 
-  // the engine's default for this method on this model may put the closure equations into the
-  // system (solver.loops = rows, docs/loops.md 8.4); the graph is the unit solves' (docs/cpa.md)
-  if (!e && m->nloop && iterative && mbs_loopUseRows(m, o.method) && !cli->quiet)
-    fprintf(stderr,
-            "mbspar cpa: note: the graph models the loop solve by unit solves (solver.loops = "
-            "\"unit\"); the engine runs %s on this model with the closure equations as rows "
-            "of the system (solver.loops = \"%s\"), which has no graph yet (docs/cpa.md)\n",
-            mbs_solverName(o.method), mbs_loopModeName(m->opt.loops));
-
   // table
   if (!e && mbsp_cliTable(cli)) {
     printf("mbspar cpa %s: method %s", cfg->filename, mbs_solverName(o.method));
@@ -399,7 +407,11 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
         printf("; %d re-estimate(s) of the interval after stalls", o.cheb->nseg - 1);
       printf(")");
     }
-    printf(", grain %s, %d bodies, %d dofs\n", mbs_cpaGrainName(o.grain), m->nbody, m->nv);
+    printf(", grain %s, %d bodies, %d dofs", mbs_cpaGrainName(o.grain), m->nbody, m->nv);
+    if (out.loops_solve)
+      printf(", %d closure equations %s", m->nlam_loop,
+             strcmp(out.loops_solve, "rows") == 0 ? "as rows of the system" : "by unit solves");
+    printf("\n");
     printf("  graph: %d nodes, %d edges; cost: %.3e s/flop%s, latency %.3e s, bandwidth %.3e B/s\n",
            g->nnode, g->nedge, o.flop_time, out.calibrated ? " (calibrated)" : "", o.latency,
            o.bandwidth);

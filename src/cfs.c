@@ -115,6 +115,28 @@ void mbs_cfsSetContext(mbsCfs *c, void *ctx) {
 
 // ---------------------------------------------------------------- closure rows (docs/loops.md 8.4)
 
+int mbs_cfsLoopColour(const mbsModel *m, int *color) {
+  // greedy: a loop takes the smallest colour no earlier loop on one of its bodies has
+  int ncolor = 0;
+  for (int k = 0; k < m->nloop; k++) {
+    int col = 0, clash = 1;
+    while (clash) {
+      clash = 0;
+      for (int j = 0; j < k && !clash; j++) {
+        if (color[j] != col) continue;
+        for (int a = 0; a < 2 && !clash; a++)
+          for (int b = 0; b < 2; b++)
+            if (m->loop_body[2 * k + a] >= 0 && m->loop_body[2 * k + a] == m->loop_body[2 * j + b])
+              clash = 1;
+      }
+      if (clash) col++;
+    }
+    color[k] = col;
+    if (col + 1 > ncolor) ncolor = col + 1;
+  }
+  return ncolor;
+}
+
 mbsErr mbs_cfsEnableLoopRows(const mbsModel *m, mbsCfs *c, int owner) {
   int n = m->nlam_loop;
   MBS_CHECK(n > 0 && !c->nlr, MBS_ERR_INTERNAL, "closure rows: no loops, or enabled twice");
@@ -138,24 +160,7 @@ mbsErr mbs_cfsEnableLoopRows(const mbsModel *m, mbsCfs *c, int owner) {
             "out of memory (closure rows)");
   for (int k = 0; k < 2 * m->nloop; k++)
     if (m->loop_body[k] >= 0) c->Lbody[m->loop_body[k]] = 1;
-  // greedy colours: a loop takes the smallest colour no earlier loop on one of its bodies has
-  c->nlcolor = 0;
-  for (int k = 0; k < m->nloop; k++) {
-    int col = 0, clash = 1;
-    while (clash) {
-      clash = 0;
-      for (int j = 0; j < k && !clash; j++) {
-        if (c->Lcolor[j] != col) continue;
-        for (int a = 0; a < 2 && !clash; a++)
-          for (int b = 0; b < 2; b++)
-            if (m->loop_body[2 * k + a] >= 0 && m->loop_body[2 * k + a] == m->loop_body[2 * j + b])
-              clash = 1;
-      }
-      if (clash) col++;
-    }
-    c->Lcolor[k] = col;
-    if (col + 1 > c->nlcolor) c->nlcolor = col + 1;
-  }
+  c->nlcolor = mbs_cfsLoopColour(m, c->Lcolor);
   c->nlr = n;
   c->lowner = owner;
   if (owner) c->l1 = m->nlam + n;
@@ -179,6 +184,7 @@ void mbs_cfsPrecondLoops(const mbsModel *m, const mbsCfs *c, int colour, const m
     if (!nr) continue;
     mbsu_cholSolve(c->Lfac + 36 * k, nr, t);
     for (int q = 0; q < nr; q++) z[idx[q]] = t[q];
+    MBS_FLOPS(mbs_flopCholSolve(nr));
   }
 }
 
@@ -294,8 +300,10 @@ static inline void mbs_cfsMidBody(const mbsModel *m, const mbsWork *w, mbsCfs *c
       MBS_FLOPS(6);
     }
   }
-  if (c->nlr && c->Lbody[b]) // closure rows: their wrench pairs (docs/loops.md 8.4)
+  if (c->nlr && c->Lbody[b]) { // closure rows: their wrench pairs (docs/loops.md 8.4)
     for (int i = 0; i < 6; i++) wr[i] += c->Lwr[6 * b + i];
+    MBS_FLOPS(6);
+  }
   const int *ch = m->child_list + m->body_childadr[b];
   for (int k = 0; k < m->body_childnum[b]; k++)
     for (int i = 0; i < 6; i++) wr[i] -= c->up[6 * ch[k] + i];
@@ -335,6 +343,7 @@ static mbsErr mbs_cfsLoopWrenches(const mbsModel *m, mbsCfs *c, const mbsCfsComm
         const mbsReal *D = c->LD + 12 * i + 6 * side;
         for (int j = 0; j < 6; j++) c->Lwr[6 * b + j] += D[j] * c->Lx[i];
       }
+      MBS_FLOPS(mbs_flopLoopRowWrench(m->loop_lamnum[k]));
     }
   return MBS_OK;
 }
@@ -350,10 +359,13 @@ static mbsErr mbs_cfsLoopOutputs(const mbsModel *m, mbsCfs *c, const mbsCfsComm 
       for (int side = 0; side < 2; side++) {
         int b = m->loop_body[2 * k + side];
         const mbsReal *D = c->LD + 12 * i + 6 * side;
-        if (b >= c->b0 && b < c->b1)
+        if (b >= c->b0 && b < c->b1) {
           s += mbsu_dot6(D, c->acc + 6 * b);
-        else if (b < 0 && c->lowner)
+          MBS_FLOPS(MBS_FL_LOOP_DOT);
+        } else if (b < 0 && c->lowner) {
           s += mbsu_dot6(D, a0);
+          MBS_FLOPS(MBS_FL_LOOP_DOT);
+        }
       }
       c->Ldot[i] = s;
     }
@@ -654,8 +666,11 @@ static mbsErr mbs_cfsLoopPrepare(const mbsModel *m, mbsWork *w, mbsCfs *c, const
     for (int side = 0; side < 2 && nr; side++) {
       int bd = m->loop_body[2 * k + side];
       if (bd < 0) continue;
-      mbs_congruence(Dk[side], nr, c->Minv + 36 * bd, Dk[side], nr, B, added++);
+      mbs_congruence(Dk[side], nr, c->Minv + 36 * bd, Dk[side], nr, B, added);
+      MBS_FLOPS(mbs_flopCongr(nr, nr, added));
+      added++;
     }
+    if (nr) MBS_FLOPS(mbs_flopChol(nr));
     if (nr && !mbsu_cholFactor(B, nr))
       e = mbs_errSet(MBS_ERR_NUMERIC,
                      "loop %s: its block of the constraint-force system is not positive definite",
@@ -693,8 +708,10 @@ mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, con
     MBS_FLOPS(12L * nl);
   }
   if (c->nlr && c->lowner) // closure rows: D^T a = kappa; zero rows stay 0
-    for (int i = 0; i < c->nlr; i++)
+    for (int i = 0; i < c->nlr; i++) {
       c->rhs[m->nlam + i] = c->Lskip[i] ? 0 : c->Lkap[i] - c->q[m->nlam + i];
+      MBS_FLOPS(!c->Lskip[i]);
+    }
   double bb = mbs_cfsDot(c, c->rhs, c->rhs);
   MBS_CALL(mbs_cfsReduce(comm, &bb, 1));
   *bnorm = sqrt(bb);
@@ -743,6 +760,7 @@ mbsErr mbs_cfsFinish(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, cons
   if (c->nlr) { // the loop forces (every rank: the last apply sent them) and the closure residual
     mbsReal res = 0;
     for (int i = 0; i < c->nlr; i++) res = fmax(res, fabs(c->Ldot[i] - c->Lkap[i]));
+    MBS_FLOPS(c->nlr);
     mbs_loopRowsDone(m, w, c->Lx, res);
   }
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);

@@ -12,6 +12,7 @@
 #include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_joint.h"
+#include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solver.h"
 #include "mbspar/mbs_solvertype.h"
 #include "flops.h"
@@ -90,7 +91,21 @@ typedef struct {
   // direct's factor are solve 0's, kept in keep: T, F, D (nbody each), direct's fac, wp (nbody
   // each) and ws (one per sibling pair); NULL outside loop graphs
   int reuse, *keep;
+  // closed loops as rows of the constraint-force system (solver.loops = rows, docs/loops.md
+  // 8.4): lrows rows held with the last body's entries (its rank), lskip the zero rows, lbody
+  // the loop bodies, lprec the flops of the rows' preconditioner (a Cholesky solve per loop),
+  // lsetup the node after which their directions and blocks exist; noloopprec: the bodies'
+  // preconditioner alone (gs/sor sweep the loops in colours of their own)
+  int lrows, lsetup, noloopprec;
+  long long lprec;
+  const unsigned char *lskip;
+  unsigned char *lbody;
 } mbsCpaB;
+
+// entries of body b in the solver vectors: its joint's, and on the last body the closure rows
+static int mbs_cpaNl(const mbsCpaB *B, int b) {
+  return B->m->body_lamnum[b] + (B->lrows && b == B->m->nbody - 1 ? B->lrows : 0);
+}
 typedef struct mbsCpaSch mbsCpaSch;
 
 // seconds per flop of kernel class cls
@@ -465,6 +480,11 @@ done:
 
 // ---- the constraint-force method with J-CG (cfs.c)
 
+// (the loop layer's helpers, defined with it below)
+static int mbs_cpaSync(mbsCpaB *B, int n0, int n1);
+static int mbs_cpaLoopReduce(mbsCpaB *B, double nd, int bcast, int after);
+static long long mbs_cpaLoopZeroFlops(const mbsModel *m, int k, char *mark);
+
 typedef struct {
   int *T, *F, *D;       // per body: cfsPosition nodes
   int *up, *mid, *down; // per body: the last operator application
@@ -472,11 +492,59 @@ typedef struct {
   int *part;            // scratch (ranks)
   int ctl;              // control dependency of the next application (-1: none)
   int napply;           // operator applications so far (phase ids)
+  int *lw;              // closure rows: per body its last rows.wrench node of this application
+  int lout;             // closure rows: the summed D^T a of the last application (-1: none)
 } mbsCpaCfs;
+
+// closure rows before an application (mbs_cfsLoopWrenches): their x on every rank (an allreduce
+// of lrows from the owner of the last body), then per loop and owned side the wrench pairs D x
+static void mbs_cpaRowsIn(mbsCpaB *B, mbsCpaCfs *C, const int *xn) {
+  const mbsModel *m = B->m;
+  int own = m->nbody - 1;
+  int src = mbs_cpaNode(B, MBS_CPA_ROWS_X, own, 0, -1, -1);
+  if (xn) mbs_cpaDep(B, xn[own], src);
+  mbs_cpaDep(B, C->ctl, src);
+  mbs_cpaDep(B, B->lsetup, src);
+  int lx = mbs_cpaLoopReduce(B, B->lrows, 0, src);
+  for (int b = 0; b < m->nbody; b++) C->lw[b] = -1;
+  for (int k = 0; k < m->nloop; k++)
+    for (int side = 0; side < 2; side++) {
+      int b = m->loop_body[2 * k + side];
+      if (b < 0) continue;
+      int v =
+          mbs_cpaNode(B, MBS_CPA_ROWS_WRENCH, b, mbs_flopLoopRowWrench(m->loop_lamnum[k]), -1, -1);
+      mbs_cpaDep(B, lx, v);
+      mbs_cpaDep(B, C->lw[b], v);
+      C->lw[b] = v;
+    }
+}
+
+// closure rows after an application (mbs_cfsLoopOutputs): D^T a per loop and side (the ground
+// side on the rows' owner), summed over the ranks; the last body's outputs then include them
+static void mbs_cpaRowsOut(mbsCpaB *B, mbsCpaCfs *C, int ph) {
+  const mbsModel *m = B->m;
+  int own = m->nbody - 1, n0 = B->n;
+  for (int k = 0; k < m->nloop; k++)
+    for (int side = 0; side < 2; side++) {
+      int b = m->loop_body[2 * k + side];
+      int v = mbs_cpaNode(B, MBS_CPA_ROWS_DOT, b >= 0 ? b : own,
+                          (long long)MBS_FL_LOOP_DOT * m->loop_lamnum[k], -1, -1);
+      if (b >= 0) mbs_cpaDep(B, C->mid[b], v);
+    }
+  int sum = mbs_cpaSync(B, n0, B->n);
+  if (sum >= 0 && B->o->ranks >= 1) B->proc[sum] = B->owner[own];
+  C->lout = mbs_cpaLoopReduce(B, B->lrows, 0, sum);
+  // (in the phases of the body's down node: merged with it at block and body grain)
+  int j = mbs_cpaNode(B, MBS_CPA_LOOP_SYNC, own, 0, ph + 2, ph + 1);
+  mbs_cpaDep(B, C->down[own], j);
+  mbs_cpaDep(B, C->lout, j);
+  C->down[own] = j;
+}
 
 static void mbs_cpaApply(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known, const int *xn) {
   const mbsModel *m = B->m;
   int n = m->nbody, ph = PH_ITER + 8 * C->napply++;
+  if (B->lrows) mbs_cpaRowsIn(B, C, xn);
   for (int b = 0; b < n; b++) {
     int p = m->body_parent[b];
     long long f = mbs_flopCfsUp(m->body_lamnum[b], m->body_dofnum[b], known, p >= 0);
@@ -492,9 +560,11 @@ static void mbs_cpaApply(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known
   }
   for (int b = 0; b < n; b++) {
     long long fx = known && B->fext ? 6 : 0; // + f_ext (spring-dampers, loop wrenches)
+    if (B->lrows && B->lbody[b]) fx += 6;    // + the closure rows' wrench pairs
     C->mid[b] = mbs_cpaNode(B, MBS_CPA_CFS_MID, b, mbs_flopCfsMid(m->body_childnum[b], known) + fx,
                             ph + 1, ph);
     mbs_cpaDep(B, C->up[b], C->mid[b]);
+    if (B->lrows) mbs_cpaDep(B, C->lw[b], C->mid[b]);
     const int *ch = m->child_list + m->body_childadr[b];
     for (int k = 0; k < m->body_childnum[b]; k++) mbs_cpaDep(B, C->up[ch[k]], C->mid[b]);
     if (known) mbs_cpaDep(B, K->bias[b], C->mid[b]);
@@ -508,6 +578,7 @@ static void mbs_cpaApply(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known
     mbs_cpaDep(B, K->joint[b], C->down[b]);
     mbs_cpaDep(B, C->T[b], C->down[b]);
   }
+  if (B->lrows) mbs_cpaRowsOut(B, C, ph);
 }
 
 // pairwise reduction tree over nodes a[0..n-1] (n >= 1); returns the root
@@ -568,7 +639,7 @@ static void mbs_cpaReduce(mbsCpaB *B, mbsCpaCfs *C, int nd, int *const *leaves, 
 
 // body b after the operator application of phase ph: r = prev - q (one flop per entry)
 static int mbs_cpaResidNode(mbsCpaB *B, const mbsCpaCfs *C, int b, int prev, int ph) {
-  int r = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, B->m->body_lamnum[b], ph + 3, ph + 2);
+  int r = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, mbs_cpaNl(B, b), ph + 3, ph + 2);
   mbs_cpaDep(B, prev, r);
   mbs_cpaDep(B, C->down[b], r);
   return r;
@@ -577,16 +648,19 @@ static int mbs_cpaResidNode(mbsCpaB *B, const mbsCpaCfs *C, int b, int prev, int
 // body b: z = D^-1 r (block Cholesky solve)
 static int mbs_cpaPrecondNode(mbsCpaB *B, const mbsCpaCfs *C, int b, int r, int ph) {
   int nl = B->m->body_lamnum[b];
-  int z = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, nl ? mbs_flopCholSolve(nl) : 0, ph + 3, ph + 2);
+  int rows = B->lrows && !B->noloopprec && b == B->m->nbody - 1; // + the loops' blocks
+  int z = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b,
+                      (nl ? mbs_flopCholSolve(nl) : 0) + (rows ? B->lprec : 0), ph + 3, ph + 2);
   mbs_cpaDep(B, r, z);
   mbs_cpaDep(B, C->D[b], z);
+  if (rows) mbs_cpaDep(B, B->lsetup, z);
   return z;
 }
 
 // body b's leaf of a dot product (its entries, 2 nl - 1 flops) reading src and src2; -1 if the
 // body has no entries. Phases (pblk, pbdy) = (ph + 3, ph + 2).
 static int mbs_cpaLeaf(mbsCpaB *B, int b, int src, int src2, int ph) {
-  int nl = B->m->body_lamnum[b];
+  int nl = mbs_cpaNl(B, b);
   if (nl == 0) return -1;
   int v = mbs_cpaNode(B, MBS_CPA_DOT_LEAF, b, mbs_flopDot(nl), ph + 3, ph + 2);
   mbs_cpaDep(B, src, v);
@@ -629,7 +703,7 @@ static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const in
     int ph = PH_ITER + 8 * (C->napply - 1);
     mbs_cpaResidual(B, C, rhs, ph, rn, zn);
     for (int b = 0; b < n; b++) {
-      int nl = m->body_lamnum[b];
+      int nl = mbs_cpaNl(B, b);
       // z *= omega ; x += z
       int u = mbs_cpaNode(B, MBS_CPA_JAC_UPDATE, b, 2LL * nl, ph + 3, ph + 2);
       mbs_cpaDep(B, zn[b], u);
@@ -647,7 +721,7 @@ static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const in
   // converged under the residual test: the last update is taken back (x -= z)
   if (o->converged && o->criterion != MBS_CRIT_CHANGE)
     for (int b = 0; b < n; b++) {
-      int f = mbs_cpaNode(B, MBS_CPA_JAC_FIX, b, m->body_lamnum[b], -1, -1);
+      int f = mbs_cpaNode(B, MBS_CPA_JAC_FIX, b, mbs_cpaNl(B, b), -1, -1);
       mbs_cpaDep(B, conv, f);
       mbs_cpaDep(B, xn[b], f);
       xn[b] = f;
@@ -669,13 +743,13 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
   int ph = PH_ITER + 8 * (C->napply - 1);
   mbs_cpaResidual(B, C, rhs, ph, rn, zn);
   for (int b = 0; b < n; b++) {
-    dn[b] = mbs_cpaNode(B, MBS_CPA_CHEB_D, b, m->body_lamnum[b], ph + 3, ph + 2); // d = z/theta
+    dn[b] = mbs_cpaNode(B, MBS_CPA_CHEB_D, b, mbs_cpaNl(B, b), ph + 3, ph + 2); // d = z/theta
     mbs_cpaDep(B, zn[b], dn[b]);
     mbs_cpaDep(B, rho, dn[b]);
   }
   for (int it = 1; it <= iters; it++) {
     for (int b = 0; b < n; b++) { // x += d
-      int x = mbs_cpaNode(B, MBS_CPA_CHEB_X, b, m->body_lamnum[b], -1, -1);
+      int x = mbs_cpaNode(B, MBS_CPA_CHEB_X, b, mbs_cpaNl(B, b), -1, -1);
       mbs_cpaDep(B, xn[b], x);
       mbs_cpaDep(B, dn[b], x);
       mbs_cpaDep(B, conv, x);
@@ -705,7 +779,7 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
     mbs_cpaDep(B, rho, r2);
     rho = r2;
     for (int b = 0; b < n; b++) {
-      int d = mbs_cpaNode(B, MBS_CPA_CHEB_D, b, 6LL * m->body_lamnum[b], ph + 4, ph + 3);
+      int d = mbs_cpaNode(B, MBS_CPA_CHEB_D, b, 6LL * mbs_cpaNl(B, b), ph + 4, ph + 3);
       mbs_cpaDep(B, rho, d);
       mbs_cpaDep(B, dn[b], d);
       mbs_cpaDep(B, zn[b], d);
@@ -754,7 +828,7 @@ static void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *r
     mbs_cpaDep(B, conv, alpha);
     // x += alpha p, r -= alpha q, z = D^-1 r, fused dots
     for (int b = 0; b < n; b++) {
-      int nl = m->body_lamnum[b];
+      int nl = mbs_cpaNl(B, b);
       int u = mbs_cpaNode(B, MBS_CPA_CG_UPDATE, b, 4LL * nl, ph + 3, ph + 2);
       mbs_cpaDep(B, alpha, u);
       mbs_cpaDep(B, pn[b], u);
@@ -795,7 +869,7 @@ static void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *r
     if (it == iters && converged) break;
     // p = z + beta p
     for (int b = 0; b < n; b++) {
-      int pp = mbs_cpaNode(B, MBS_CPA_CG_P, b, 2LL * m->body_lamnum[b], ph + 4, ph + 3);
+      int pp = mbs_cpaNode(B, MBS_CPA_CG_P, b, 2LL * mbs_cpaNl(B, b), ph + 4, ph + 3);
       mbs_cpaDep(B, beta, pp);
       mbs_cpaDep(B, conv, pp);
       mbs_cpaDep(B, zn[b], pp);
@@ -828,12 +902,27 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
   int n = m->nbody, red[3], conv = -1;
   int *color = malloc((size_t)(n > 0 ? n : 1) * sizeof(int)), *xold = lv[3];
   if (!color) return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-  int ncolor = mbs_cfsColour(m, color);
+  int ncolor = mbs_cfsColour(m, color), nlcolor = 0, own = n - 1;
+  int *lcol = B->lrows ? malloc((size_t)m->nloop * sizeof(int)) : NULL;
+  long long *lcf = B->lrows ? calloc((size_t)m->nloop + 1, sizeof(long long)) : NULL;
+  if (B->lrows && (!lcol || !lcf)) {
+    free(color), free(lcol), free(lcf);
+    return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  }
+  if (B->lrows) { // the loops' colours after the joints': per colour its blocks' solves, x += w z
+    nlcolor = mbs_cfsLoopColour(m, lcol);
+    for (int k = 0, i = 0; k < m->nloop; k++) {
+      int nk = m->loop_lamnum[k], nr = 0;
+      for (int r = 0; r < nk; r++, i++) nr += !(B->lskip && B->lskip[i]);
+      lcf[lcol[k]] += (nr ? mbs_flopCholSolve(nr) : 0) + 2LL * nk;
+    }
+  }
+  B->noloopprec = 1;
   for (int b = 0; b < n; b++) xn[b] = -1;
   for (int it = 0; it <= o->iterations; it++) {
     for (int b = 0; b < n; b++) xold[b] = xn[b];
     int ph = 0;
-    for (int col = 0; col < ncolor; col++) {
+    for (int col = 0; col < ncolor + nlcolor; col++) {
       C->ctl = conv; // the next iteration runs only if this one did not converge
       mbs_cpaApply(B, K, C, 0, xn);
       ph = PH_ITER + 8 * (C->napply - 1);
@@ -848,10 +937,17 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
         mbs_cpaDep(B, xn[b], u);
         xn[b] = u;
       }
+      if (col >= ncolor) { // a loop colour, on the rows' owner
+        int u = mbs_cpaNode(B, MBS_CPA_ROWS_UPDATE, own, lcf[col - ncolor], ph + 3, ph + 2);
+        mbs_cpaDep(B, rn[own], u);
+        mbs_cpaDep(B, xn[own], u);
+        mbs_cpaDep(B, B->lsetup, u);
+        xn[own] = u;
+      }
     }
     C->ctl = -1;
     for (int b = 0; b < n; b++) { // z = x - xold, z.z and x.x
-      int nl = m->body_lamnum[b];
+      int nl = mbs_cpaNl(B, b);
       lv[1][b] = lv[2][b] = -1;
       if (nl == 0) continue;
       int d = mbs_cpaNode(B, MBS_CPA_SOR_UPDATE, b, nl, ph + 3, ph + 2);
@@ -871,7 +967,8 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
       mbs_cpaDep(B, xold[b], f);
       xn[b] = f;
     }
-  free(color);
+  B->noloopprec = 0;
+  free(color), free(lcol), free(lcf);
   return MBS_OK;
 }
 
@@ -1048,12 +1145,13 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
   C.up = malloc(nb * sizeof(int)), C.mid = malloc(nb * sizeof(int));
   C.down = malloc(nb * sizeof(int)), C.leaf = malloc(nb * sizeof(int));
   C.part = malloc((size_t)R * sizeof(int));
+  C.lw = malloc(nb * sizeof(int)), C.lout = -1;
   rhs = malloc(nb * sizeof(int)), xn = malloc(nb * sizeof(int)), rn = malloc(nb * sizeof(int));
   pn = malloc(nb * sizeof(int)), zn = malloc(nb * sizeof(int)), xe = malloc(nb * sizeof(int));
   int *lvbuf = malloc(4 * nb * sizeof(int));
   for (int d = 0; d < 4; d++) lv[d] = lvbuf ? lvbuf + (size_t)d * nb : NULL;
-  if (!C.T || !C.F || !C.D || !C.up || !C.mid || !C.down || !C.leaf || !C.part || !rhs || !xn ||
-      !rn || !pn || !zn || !xe || !lvbuf) {
+  if (!C.T || !C.F || !C.D || !C.up || !C.mid || !C.down || !C.leaf || !C.part || !C.lw || !rhs ||
+      !xn || !rn || !pn || !zn || !xe || !lvbuf) {
     e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
     goto done;
   }
@@ -1078,12 +1176,50 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
     }
     if (B->keep) B->keep[b] = C.T[b], B->keep[nb + b] = C.F[b], B->keep[2 * nb + b] = C.D[b];
   }
+  // closure rows (mbs_cfsLoopPrepare): their directions and right sides, the zero-row test (its
+  // sums over the ranks), each loop's block over its kept rows, factored on the rows' owner
+  int nkept = 0;
+  if (B->lrows) {
+    B->cls = MBS_CPA_CLASS_SOLVE;
+    int stab = m->opt.baumgarte[0] != 0 || m->opt.baumgarte[1] != 0, r0 = B->n;
+    char *zmark = calloc(nb, 1);
+    if (!zmark) {
+      e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+      goto done;
+    }
+    for (int k = 0; k < m->nloop; k++) {
+      int t = m->loop_type[k], nk = m->loop_lamnum[k], npos = 0;
+      int b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
+      for (int r = 0; r < nk; r++) npos += mbs_loopEqIsPosition(t, r);
+      long long fz = mbs_cpaLoopZeroFlops(m, k, zmark);
+      if (k == 0) fz += (long long)MBS_FL_LOOP_ZDOF * m->nv; // S^g of every dof
+      mbs_cpaNode(B, MBS_CPA_LOOP_ROWS, -1,
+                  mbs_flopLoopRows(npos, nk - npos, b1 >= 0, b2 >= 0, stab) + fz, -1, -1);
+    }
+    free(zmark);
+    int rows = mbs_cpaLoopReduce(B, 2.0 * B->lrows, 0, mbs_cpaSync(B, r0, B->n));
+    int b0 = B->n, own = n - 1;
+    for (int k = 0, i = 0; k < m->nloop; k++) {
+      int nk = m->loop_lamnum[k], nr = 0, sides = 0;
+      for (int r = 0; r < nk; r++, i++) nr += !(B->lskip && B->lskip[i]);
+      nkept += nr;
+      if (!nr) continue;
+      long long f = mbs_flopChol(nr);
+      for (int side = 0; side < 2; side++)
+        if (m->loop_body[2 * k + side] >= 0) f += mbs_flopCongr(nr, nr, sides++);
+      int v = mbs_cpaNode(B, MBS_CPA_ROWS_BLOCK, own, f, -1, -1);
+      mbs_cpaDep(B, rows, v); // (M^-1 of the bodies: constant, computed at creation)
+    }
+    B->lsetup = B->n > b0 ? mbs_cpaSync(B, b0, B->n) : rows;
+    mbs_cpaDep(B, rows, B->lsetup);
+  }
   // right side: affine operator at lambda = 0, b = T^T c - q, ||b||
   B->cls = MBS_CPA_CLASS_SOLVE;
   mbs_cpaApply(B, K, &C, 1, NULL);
   for (int b = 0; b < n; b++) {
     int nl = m->body_lamnum[b];
-    rhs[b] = mbs_cpaNode(B, MBS_CPA_CFS_RHS, b, 12LL * nl, PH_ITER + 3, PH_ITER + 2);
+    long long fr = 12LL * nl + (B->lrows && b == n - 1 ? nkept : 0); // rows: kappa - q
+    rhs[b] = mbs_cpaNode(B, MBS_CPA_CFS_RHS, b, fr, PH_ITER + 3, PH_ITER + 2);
     mbs_cpaDep(B, C.T[b], rhs[b]);
     mbs_cpaDep(B, K->c[b], rhs[b]);
     mbs_cpaDep(B, C.down[b], rhs[b]);
@@ -1095,7 +1231,7 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
   mbs_cpaDep(B, red[0], bnorm);
 
   for (int b = 0; b < n; b++) xn[b] = xe[b] = -1; // x: the warm start (no node)
-  int branched = mbs_modelBranched(m), graph = mbs_solverFind(o->method)->cpa_graph;
+  int branched = mbs_modelBranched(m) || B->lrows, graph = mbs_solverFind(o->method)->cpa_graph;
   if (graph == MBS_CPA_GRAPH_JACOBI) {
     int omega = -1;
     if (branched) { // Lanczos estimate from x = 0 (its x is discarded), omega = 2/(lmin+lmax)
@@ -1103,7 +1239,7 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
                 lv);
       int ends[2] = {-1, -1};
       if (o->spec_iterations >= 2) mbs_cpaSpectrum(B, lz, o->spec_iterations, ends);
-      omega = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 3, -1, -1);
+      omega = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, B->lrows ? 2 : 3, -1, -1);
       mbs_cpaDep(B, ends[0], omega);
       mbs_cpaDep(B, ends[1], omega);
     }
@@ -1158,7 +1294,12 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
     mbs_cpaDep(B, xn[b], f);
     mbs_cpaDep(B, C.T[b], f);
   }
+  if (B->lrows) { // the closure residual max |D^T a - kappa| on every rank
+    int v = mbs_cpaNode(B, MBS_CPA_LOOP_RESID, n - 1, B->lrows, -1, -1);
+    mbs_cpaDep(B, C.lout, v);
+  }
 done:
+  free(C.lw);
   free(C.T), free(C.F), free(C.D), free(C.up), free(C.mid), free(C.down), free(C.leaf);
   free(C.part), free(rhs), free(xn), free(rn), free(pn), free(zn), free(xe), free(lvbuf);
   return e;
@@ -2200,8 +2341,27 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
     if (b2 >= 0) mbs_cpaDep(B, K->pose[b2], s), mbs_cpaDep(B, K->v[b2], s);
   }
   if (m->nforce) springs = mbs_cpaSync(B, n0, B->n);
-  // tree solve 0 (with the springs)
   int end = -1, step = springs >= 0 ? springs : gath;
+  if (cfs && m->nloop && mbs_loopUseRows(m, o->method)) {
+    // the closure rows in the system (docs/loops.md 8.4): one tree solve that holds them
+    const unsigned char *sk = o->loop_skip ? o->loop_skip : m->loop_asm.skip;
+    B->lbody = calloc(nb, 1);
+    if (!B->lbody) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    for (int k = 0; !e && k < 2 * m->nloop; k++)
+      if (m->loop_body[k] >= 0) B->lbody[m->loop_body[k]] = 1;
+    B->lrows = neq, B->lskip = sk, B->lsetup = -1, B->lprec = 0;
+    for (int k = 0, i = 0; k < m->nloop; k++) {
+      int nr = 0;
+      for (int r = 0; r < m->loop_lamnum[k]; r++, i++) nr += !(sk && sk[i]);
+      if (nr) B->lprec += mbs_flopCholSolve(nr);
+    }
+    if (!e) e = mbs_cpaLoopTree(B, K, graph, scr, m->nforce > 0, springs, step, o, 0, &end);
+    B->lrows = 0, B->lskip = NULL;
+    free(B->lbody), free(scr), free(eqb), free(B->keep);
+    B->lbody = NULL, B->keep = NULL;
+    return e;
+  }
+  // tree solve 0 (with the springs)
   e = mbs_cpaLoopTree(B, K, graph, scr, m->nforce > 0, springs, step, o, 0, &end);
   if (e || !m->nloop) { // spring-dampers only: one tree solve
     free(scr), free(eqb), free(B->keep);

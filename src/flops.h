@@ -514,6 +514,11 @@ static inline long mbs_flopLoopRows(int npos, int nrot, int body1, int body2, in
 }
 /// D^T a of one side of a closure equation (dot6 and the add into the sum).
 #define MBS_FL_LOOP_DOT (MBS_FL_DOT6 + 1)
+/// cfs.c mbs_cfsLoopWrenches, one owned side of a loop of nk closure rows: D x added into the
+/// side's wrench (6 mul + 6 add per row).
+static inline long mbs_flopLoopRowWrench(int nk) {
+  return 12L * nk;
+}
 /// mbs_loopFreeCompliance, one body side: the rigid inertia inverted (cholFactor(6) +
 /// cholInverse), M^-1 D (mul6), D^T y and the add.
 #define MBS_FL_LOOP_FREE (mbs_flopSpdInverse(6) + MBS_FL_MUL6 + MBS_FL_DOT6 + 1)

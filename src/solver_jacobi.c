@@ -70,7 +70,7 @@ static mbsErr mbs_jacobiSolve(void *self, const mbsModel *m, const mbsState *st,
     // the spectrum's by more than lmin (measured on ladder_small: the sweeps diverged): the
     // widened bound keeps omega lmax < 2
     s->omega = 2 / (s->lmin + (c->nlr ? s->lmax : s->lmax / 1.05));
-    MBS_FLOPS(3);
+    MBS_FLOPS(c->nlr ? 2 : 3);
   }
   return mbs_jacobiSweeps(m, w, c, comm, &s->opt, s->omega, info);
 }

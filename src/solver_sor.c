@@ -50,8 +50,10 @@ static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mb
         mbs_cfsPrecondLoops(m, c, col - s->ncolor, r, z);
         for (int k = 0; k < m->nloop; k++)
           if (c->Lcolor[k] == col - s->ncolor)
-            for (int i = m->loop_lamadr[k]; i < m->loop_lamadr[k] + m->loop_lamnum[k]; i++)
+            for (int i = m->loop_lamadr[k]; i < m->loop_lamadr[k] + m->loop_lamnum[k]; i++) {
               x[i] += omega * z[i];
+              MBS_FLOPS(2);
+            }
       }
     }
     for (int i = c->l0; i < c->l1; i++) z[i] = x[i] - c->xold[i]; // the change of this sweep

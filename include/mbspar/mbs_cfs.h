@@ -109,6 +109,10 @@ typedef struct {
 /// Greedy multicolouring of the joints in body order (a joint couples with its parent's joint and
 /// its siblings, not across the ground): fills color (nbody) and returns the number of colours.
 int mbs_cfsColour(const mbsModel *m, int *color);
+/// Greedy colouring of the loops for gs and sor on the closure rows (solver.loops = rows): a loop
+/// differs from every earlier loop sharing one of its bodies. Fills color (nloop), returns the
+/// number of colours.
+int mbs_cfsLoopColour(const mbsModel *m, int *color);
 
 /// Make the closure equations rows of the system (solver.loops = rows, docs/loops.md 8.4): the
 /// solver vectors grow to nlam + nlam_loop; \p owner: this rank holds the rows (it must own the

@@ -113,6 +113,11 @@
   X(MBS_CPA_LOOP_WRENCH, "loop.wrench")                                                            \
   X(MBS_CPA_LOOP_RESID, "loop.resid")                                                              \
   X(MBS_CPA_LOOP_SYNC, "loop.sync")                                                                \
+  X(MBS_CPA_ROWS_X, "rows.x")                                                                      \
+  X(MBS_CPA_ROWS_WRENCH, "rows.wrench")                                                            \
+  X(MBS_CPA_ROWS_DOT, "rows.dot")                                                                  \
+  X(MBS_CPA_ROWS_BLOCK, "rows.block")                                                              \
+  X(MBS_CPA_ROWS_UPDATE, "rows.update")                                                            \
   X(MBS_CPA_MSG_HALO, "msg.halo")                                                                  \
   X(MBS_CPA_MSG_ALLREDUCE, "msg.allreduce")
 
