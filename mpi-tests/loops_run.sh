@@ -173,6 +173,22 @@ kinds = [k['kind'] for k in c['critical_path']['by_kind']]
 assert any(k.startswith('loop.') for k in kinds), kinds
 " "$tmp/$f.json" || bad "cpa on the Bricard linkage: bad $f.json"
 done
+# ... and the closure rows' graph where the engine puts them into the system (the four-bar's
+# kept equations are independent: auto takes rows for jcg), measured on that path
+run 0 "$@" "$mbspar" cpa "$cfg/fourbar.cfg" --method jcg --procs 2 --json "$tmp/cpa_rows.json" \
+  --quiet
+python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))['cpa']
+assert c['loops_solve'] == 'rows' and c['iterations_source'] == 'measured', c
+assert c['work_flops'] > 0 and 0 < c['span_flops'] <= c['work_flops'], c
+kinds = [k['kind'] for k in c['critical_path']['by_kind']]
+assert any(k.startswith('rows.') for k in kinds), kinds
+" "$tmp/cpa_rows.json" || bad "cpa on the four-bar's closure rows: bad cpa_rows.json"
+python3 -c "
+import json, sys
+assert json.load(open(sys.argv[1]))['cpa']['loops_solve'] == 'unit'
+" "$tmp/cpa_jcg.json" || bad "cpa on the Bricard linkage: loops_solve is not unit"
 # the default method of a loop model is aba, with one note on stderr
 run 0 "$@" "$mbspar" accel "$cfg/fourbar.cfg" --json "$tmp/a.json"
 grep -q 'note: solver.method = aba' "$tmp/err" || bad "no note on the default method"
