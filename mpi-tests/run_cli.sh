@@ -26,6 +26,16 @@ grep -q 'bodies  *256' "$tmp/out" || bad "check table lacks bodies 256"
 grep -q '"nlam": 1280' "$tmp/check.json" || bad "check JSON nlam"
 grep -q '"revolute": 256' "$tmp/check.json" || bad "check JSON joint counts"
 
+# a solve stopped at max_iter: one warning; for gs (N^2 sweeps on chains) a hint naming the
+# methods that converge, none for jcg
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=gs --set solver.max_iter=20 --quiet
+[ "$(grep -c 'warning: gs stopped without converging' "$tmp/err")" -eq 1 ] || bad "gs warning"
+grep -q 'hint: gs needs of the order of N^2 sweeps.*jcg, chebyshev, schur or petsc' "$tmp/err" ||
+  bad "gs hint: $(cat "$tmp/err")"
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=jcg --set solver.max_iter=5 --quiet
+grep -q 'warning: jcg stopped without converging' "$tmp/err" || bad "jcg warning"
+grep -q 'hint:' "$tmp/err" && bad "a hint for jcg"
+
 # accel: pendulum closed form, required keys, --repeat, ranks
 run 0 "$@" "$mbspar" accel "$cfg/pendulum.cfg" --set solver.method=aba --repeat 3 --json "$tmp/a.json" --quiet
 [ -s "$tmp/out" ] && bad "--quiet printed a table"

@@ -30,6 +30,25 @@ typedef struct {
   const mbsWork *wloop;     // the loop solve's workspace (the engine's on rank 0), else w
 } mbsAccelOut;
 
+// a solve that stopped without converging: the warning, and for the stationary methods at
+// max_iter a hint (they need of the order of N^2 sweeps on long chains, docs/scaling.md)
+static void mbsp_accelWarn(const mbsModel *m, int reason, int iterations, double residual) {
+  int method = m->opt.solver;
+  fprintf(stderr,
+          "mbspar: warning: %s stopped without converging (%s after %d iterations, residual "
+          "%.3e > tol %g)\n",
+          mbs_solverName(method), mbs_reasonName(reason), iterations, residual, m->opt.tol);
+  if (reason == MBS_REASON_DIVERGED_MAXIT &&
+      (method == MBS_SOLVER_JACOBI || method == MBS_SOLVER_GS || method == MBS_SOLVER_SOR))
+    fprintf(stderr,
+            "mbspar: hint: %s needs of the order of N^2 sweeps on long chains (docs/scaling.md); "
+            "jcg, chebyshev, schur or petsc converge far faster%s\n",
+            mbs_solverName(method),
+            method == MBS_SOLVER_SOR ? ", and sor's rate depends steeply on solver.omega "
+                                       "(docs/loops.md 8.4)"
+                                     : "");
+}
+
 /// One forward-dynamics evaluation at the state \p s with the method m->opt.solver. Collective:
 /// every rank calls it. The serial baselines (aba, crba) run on rank 0 only (the other ranks
 /// return at once and wait at the caller's agreement); the constraint-force methods run on the
@@ -270,12 +289,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
       for (int d = 0; d < show; d++) printf(" %.6g", gqdd[d]);
       printf("%s\n", show < m->nv_g ? " ..." : "");
     }
-    if (stat.reason < 0)
-      fprintf(stderr,
-              "mbspar: warning: %s stopped without converging (%s after %d iterations, "
-              "residual %.3e > tol %g)\n",
-              mbs_solverName(m->opt.solver), mbs_reasonName(stat.reason), stat.iterations,
-              stat.residual, m->opt.tol);
+    if (stat.reason < 0) mbsp_accelWarn(m, stat.reason, stat.iterations, stat.residual);
     e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
   } else if (!e && rank == 0) {
     if (serial) {
@@ -337,11 +351,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
       printf("%s\n", show < m->nv ? " ..." : "");
     }
     if (!e && !serial && w->stat.reason < 0)
-      fprintf(stderr,
-              "mbspar: warning: %s stopped without converging (%s after %d iterations, "
-              "residual %.3e > tol %g)\n",
-              mbs_solverName(m->opt.solver), mbs_reasonName(w->stat.reason), w->stat.iterations,
-              w->stat.residual, m->opt.tol);
+      mbsp_accelWarn(m, w->stat.reason, w->stat.iterations, w->stat.residual);
     if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
   }
   e = mbsp_agreeErr(comm, e);
