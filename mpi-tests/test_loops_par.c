@@ -38,7 +38,7 @@ static int ladder = 0;
 // rank: 202 tree solves of ~2000 CG iterations each); CTest label slow
 static int krylov = 0;
 // --ladder-sor: only configs/ladder.cfg with sor on the closure rows at omega 1.994, tol 1e-10,
-// one evaluation (~36 000 sweeps, ~25 s at one rank); CTest label slow. sor's rate depends
+// one evaluation (~36 000 sweeps, ~25 s at one rank), in the default CTest run. sor's rate depends
 // steeply on omega here: 1.5 leaves 7.6e-2 after 100 000 sweeps, 1.99 needs ~10^6 sweeps for
 // 1e-11, Young's 1.9952 (from Chebyshev's lmin 2.8e-6; the matrix is not consistently ordered)
 // leaves 1.3e-11 after 150 000 (docs/loops.md 8.4)
@@ -157,8 +157,8 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     mbsErr err = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e);
     MBS_EXPECT_OK(err);
     if (err) continue;
-    for (int rep = 0; rep < (krylov || sorlad ? 1 : 2);
-         rep++) { // the second: warm start, reused state
+    // the second evaluation: warm start, reused state
+    for (int rep = 0; rep < (krylov || sorlad ? 1 : 2); rep++) {
       mbs_stateReset(m, s);
       MBS_EXPECT_OK(mbsp_engineForward(e, s));
       MBS_EXPECT_OK(mbsp_engineGather(e, qdd, lam, jf));

@@ -43,8 +43,7 @@ typedef struct {
   const mbsCpaGraph *g;
   const mbsCpaResult *r;
   const char *iter_source; // "measured" or "given"
-  const char
-      *loops_solve; // loop models: "rows" (closure rows in the system) or "unit" (NULL: none)
+  const char *loops_solve; // loop models: "rows" or "unit" (NULL: no loops)
   int nP;
   int P[16];
   double tp[16], tdist[16], sdist[16]; // list schedule, distributed schedule / span (NAN: none)

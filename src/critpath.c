@@ -483,7 +483,14 @@ done:
 // (the loop layer's helpers, defined with it below)
 static int mbs_cpaSync(mbsCpaB *B, int n0, int n1);
 static int mbs_cpaLoopReduce(mbsCpaB *B, double nd, int bcast, int after);
-static long long mbs_cpaLoopZeroFlops(const mbsModel *m, int k, char *mark);
+static long long mbs_cpaLoopRowsFlops(const mbsModel *m, int k, int stab, char *mark);
+
+// closure rows of loop k that are not zero rows (skip: the zero rows, NULL: none)
+static int mbs_cpaLoopKept(const mbsModel *m, const unsigned char *skip, int k) {
+  int i0 = m->loop_lamadr[k] - m->nlam, nr = 0;
+  for (int r = 0; r < m->loop_lamnum[k]; r++) nr += !(skip && skip[i0 + r]);
+  return nr;
+}
 
 typedef struct {
   int *T, *F, *D;       // per body: cfsPosition nodes
@@ -911,10 +918,9 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
   }
   if (B->lrows) { // the loops' colours after the joints': per colour its blocks' solves, x += w z
     nlcolor = mbs_cfsLoopColour(m, lcol);
-    for (int k = 0, i = 0; k < m->nloop; k++) {
-      int nk = m->loop_lamnum[k], nr = 0;
-      for (int r = 0; r < nk; r++, i++) nr += !(B->lskip && B->lskip[i]);
-      lcf[lcol[k]] += (nr ? mbs_flopCholSolve(nr) : 0) + 2LL * nk;
+    for (int k = 0; k < m->nloop; k++) {
+      int nr = mbs_cpaLoopKept(m, B->lskip, k);
+      lcf[lcol[k]] += (nr ? mbs_flopCholSolve(nr) : 0) + 2LL * m->loop_lamnum[k];
     }
   }
   B->noloopprec = 1;
@@ -1187,21 +1193,13 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
       e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
       goto done;
     }
-    for (int k = 0; k < m->nloop; k++) {
-      int t = m->loop_type[k], nk = m->loop_lamnum[k], npos = 0;
-      int b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
-      for (int r = 0; r < nk; r++) npos += mbs_loopEqIsPosition(t, r);
-      long long fz = mbs_cpaLoopZeroFlops(m, k, zmark);
-      if (k == 0) fz += (long long)MBS_FL_LOOP_ZDOF * m->nv; // S^g of every dof
-      mbs_cpaNode(B, MBS_CPA_LOOP_ROWS, -1,
-                  mbs_flopLoopRows(npos, nk - npos, b1 >= 0, b2 >= 0, stab) + fz, -1, -1);
-    }
+    for (int k = 0; k < m->nloop; k++)
+      mbs_cpaNode(B, MBS_CPA_LOOP_ROWS, -1, mbs_cpaLoopRowsFlops(m, k, stab, zmark), -1, -1);
     free(zmark);
     int rows = mbs_cpaLoopReduce(B, 2.0 * B->lrows, 0, mbs_cpaSync(B, r0, B->n));
     int b0 = B->n, own = n - 1;
-    for (int k = 0, i = 0; k < m->nloop; k++) {
-      int nk = m->loop_lamnum[k], nr = 0, sides = 0;
-      for (int r = 0; r < nk; r++, i++) nr += !(B->lskip && B->lskip[i]);
+    for (int k = 0; k < m->nloop; k++) {
+      int nr = mbs_cpaLoopKept(m, B->lskip, k), sides = 0;
       nkept += nr;
       if (!nr) continue;
       long long f = mbs_flopChol(nr);
@@ -2289,6 +2287,19 @@ static long long mbs_cpaLoopZeroFlops(const mbsModel *m, int k, char *mark) {
   return f;
 }
 
+// flops of loop k's loop.rows node: mbs_loopRows with velocities (directions, right sides) and
+// the zero-row test of its equations (mbs_loopZeroSums, every joint on one rank; the first loop
+// also the ground-frame subspaces of every dof); mark as in mbs_cpaLoopZeroFlops
+static long long mbs_cpaLoopRowsFlops(const mbsModel *m, int k, int stab, char *mark) {
+  int t = m->loop_type[k], nk = m->loop_lamnum[k], npos = 0;
+  for (int r = 0; r < nk; r++) npos += mbs_loopEqIsPosition(t, r);
+  long long f = mbs_flopLoopRows(npos, nk - npos, m->loop_body[2 * k] >= 0,
+                                 m->loop_body[2 * k + 1] >= 0, stab) +
+                mbs_cpaLoopZeroFlops(m, k, mark);
+  if (k == 0) f += (long long)MBS_FL_LOOP_ZDOF * m->nv; // S^g of every dof
+  return f;
+}
+
 // one evaluation of a model with closed loops or spring-dampers (docs/loops.md 8.1, docs/cpa.md
 // "Loop models"): the engine's loop solve for the constraint-force methods (m + 2 tree solves),
 // the serial baseline mbs_loopSolve for aba
@@ -2350,9 +2361,8 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
     for (int k = 0; !e && k < 2 * m->nloop; k++)
       if (m->loop_body[k] >= 0) B->lbody[m->loop_body[k]] = 1;
     B->lrows = neq, B->lskip = sk, B->lsetup = -1, B->lprec = 0;
-    for (int k = 0, i = 0; k < m->nloop; k++) {
-      int nr = 0;
-      for (int r = 0; r < m->loop_lamnum[k]; r++, i++) nr += !(sk && sk[i]);
+    for (int k = 0; k < m->nloop; k++) {
+      int nr = mbs_cpaLoopKept(m, sk, k);
       if (nr) B->lprec += mbs_flopCholSolve(nr);
     }
     if (!e) e = mbs_cpaLoopTree(B, K, graph, scr, m->nforce > 0, springs, step, o, 0, &end);
@@ -2374,14 +2384,8 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
   char *zmark = calloc(nb, 1);
   if (!zmark) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   for (int k = 0; !e && k < m->nloop; k++) {
-    int t = m->loop_type[k], nk = m->loop_lamnum[k], npos = 0;
-    int b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
-    for (int r = 0; r < nk; r++) npos += mbs_loopEqIsPosition(t, r);
-    // with the zero-row test of its equations (mbs_loopZeroSums; every joint on one rank)
-    long long fz = mbs_cpaLoopZeroFlops(m, k, zmark);
-    if (k == 0) fz += (long long)MBS_FL_LOOP_ZDOF * m->nv; // S^g of every dof
-    int rn = mbs_cpaNode(B, MBS_CPA_LOOP_ROWS, -1,
-                         mbs_flopLoopRows(npos, nk - npos, b1 >= 0, b2 >= 0, stab) + fz, -1, -1);
+    int nk = m->loop_lamnum[k];
+    int rn = mbs_cpaNode(B, MBS_CPA_LOOP_ROWS, -1, mbs_cpaLoopRowsFlops(m, k, stab, zmark), -1, -1);
     mbs_cpaDep(B, end, rn);
     // the right side: the equation's dots with a0 (a ground side with a_ground) and kappa'
     int rh = mbs_cpaNode(B, MBS_CPA_LOOP_RHS, -1, (2LL * MBS_FL_LOOP_DOT + 1) * nk, -1, -1);

@@ -113,9 +113,9 @@ static mbsErr mbs_chebyshevSolve(void *self, const mbsModel *m, const mbsState *
     tr->sweep[0] = info->it;
     return MBS_OK;
   }
-  // widen: merge a new estimate into the cached interval (after a stall) instead of replacing it
-  for (int widen = 0;; widen = 1) {
-    int j = tr->nseg - 1;
+  for (;;) {
+    // segment j; after a stall (j > 0) a new estimate widens the cached interval, not replaces it
+    int j = tr->nseg - 1, widen = j > 0;
     if (!s->have_spec || widen) {
       // estimate the spectrum of D^{-1} A from a few CG (Lanczos) steps, which also improve x
       double la[64], lb[64], lmin, lmax;

@@ -49,11 +49,11 @@ static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mb
       if (col >= s->ncolor && c->lowner) {
         mbs_cfsPrecondLoops(m, c, col - s->ncolor, r, z);
         for (int k = 0; k < m->nloop; k++)
-          if (c->Lcolor[k] == col - s->ncolor)
-            for (int i = m->loop_lamadr[k]; i < m->loop_lamadr[k] + m->loop_lamnum[k]; i++) {
+          if (c->Lcolor[k] == col - s->ncolor) {
+            for (int i = m->loop_lamadr[k]; i < m->loop_lamadr[k] + m->loop_lamnum[k]; i++)
               x[i] += omega * z[i];
-              MBS_FLOPS(2);
-            }
+            MBS_FLOPS(2L * m->loop_lamnum[k]);
+          }
       }
     }
     for (int i = c->l0; i < c->l1; i++) z[i] = x[i] - c->xold[i]; // the change of this sweep

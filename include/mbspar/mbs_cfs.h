@@ -17,7 +17,6 @@
 
 #include "mbs_dynamics.h"
 
-/// A solver bound to an mbsCfs (private to src/).
 /// Segments one Chebyshev solve ran (solver_chebyshev.c), for cpa to rebuild its graph: segment j
 /// is est[j] CG (Lanczos) steps of a spectrum estimate (0: the cached interval), then sweep[j]
 /// Chebyshev iterations that watched the residual every win[j] iterations (0: no watch); every
@@ -28,6 +27,7 @@ typedef struct {
   int est[MBS_CHEB_SEGS], sweep[MBS_CHEB_SEGS], win[MBS_CHEB_SEGS];
 } mbsChebTrace;
 
+/// A solver bound to an mbsCfs (private to src/).
 typedef struct mbsSolver mbsSolver;
 
 typedef struct mbsCfs {
