@@ -20,9 +20,11 @@ endif()
 
 find_program(MBS_SHELLCHECK NAMES shellcheck)
 if(MBS_SHELLCHECK)
-  file(GLOB MBS_SHELL_SCRIPTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/scripts/*.sh)
+  file(GLOB MBS_SHELL_SCRIPTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/scripts/*.sh
+       ${CMAKE_SOURCE_DIR}/mpi-tests/*.sh ${CMAKE_SOURCE_DIR}/mpi-tests/bad/*.sh
+       ${CMAKE_SOURCE_DIR}/bench/*.sh ${CMAKE_SOURCE_DIR}/bench/smpi/*.sh)
   mbs_add_test(shellcheck ARGS ${MBS_SHELLCHECK} -x -P SCRIPTDIR
-               ${MBS_SHELL_SCRIPTS} ${CMAKE_SOURCE_DIR}/.ci/run LABELS unit lint)
+               ${MBS_SHELL_SCRIPTS} ${CMAKE_SOURCE_DIR}/.ci/run ${CMAKE_SOURCE_DIR}/bench/run_all LABELS unit lint)
 else()
   message(STATUS "shellcheck not found: test shellcheck not registered (scripts/setup.sh --with-tools)")
 endif()

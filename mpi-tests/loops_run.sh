@@ -36,7 +36,7 @@ head -n 1 "$tmp/noproj/energy.csv" | grep -q ',closure_pos,closure_rot,closure_v
   bad "energy.csv lacks the closure columns"
 # Baumgarte alone keeps the closure (c'' + 2 alpha c' + beta^2 c = 0)
 run 0 "$@" "$mbspar" run "$cfg/fourbar.cfg" --set integrator.t_end=10 --set integrator.tol=1e-10 \
-  --set integrator.projection=false --set solver.baumgarte=[10,10] --out "$tmp/baum" --quiet
+  --set integrator.projection=false --set "solver.baumgarte=[10,10]" --out "$tmp/baum" --quiet
 "$py" "$here/check_loops.py" fourbar "$tmp/baum" 1e-8 1e-9 || bad "fourbar with Baumgarte"
 
 # every integrator; crba as the method

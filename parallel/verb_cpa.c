@@ -298,16 +298,14 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
       e = mbs_stateCreate(m, &s);
       if (!e) e = mbs_workCreate(m, &w);
       if (!e) e = mbs_cfsCreate(m, 0, m->nbody, &c);
-      if (!e && lrows) { // the closure rows in the system, as the engine runs them
-        e = mbs_cfsEnableLoopRows(m, c, 1);
-        if (!e) {
-          mbs_fwdPosition(m, s, w);
-          mbs_fwdVelocity(m, s, w);
-          if (m->nforce) mbs_fwdForces(m, w);
-          e = mbs_cfsSolve(m, s, w, c, NULL);
-        }
-      } else if (!e) {
-        e = mbs_cfsForward(m, s, w, c);
+      // the closure rows in the system, as the engine runs them; the unit path measures solve 0
+      // (the spring-dampers' wrenches, no loop wrenches yet)
+      if (!e && lrows) e = mbs_cfsEnableLoopRows(m, c, 1);
+      if (!e) {
+        mbs_fwdPosition(m, s, w);
+        mbs_fwdVelocity(m, s, w);
+        if (m->nforce) mbs_fwdForces(m, w);
+        e = mbs_cfsSolve(m, s, w, c, NULL);
       }
       if (!e) {
         o.iterations = w->stat.iterations;
