@@ -36,6 +36,18 @@ run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=jcg --set solver
 grep -q 'warning: jcg stopped without converging' "$tmp/err" || bad "jcg warning"
 grep -q 'hint:' "$tmp/err" && bad "a hint for jcg"
 
+# a long iterative solve prints progress lines on standard error (--progress SEC; none with
+# --quiet); the counts grow and the last residual is the warning's
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=gs --set solver.max_iter=6000 \
+  --progress 0.01 --json "$tmp/prog.json"
+grep -c 'mbspar: accel: gs: [0-9]* iterations, residual [0-9.e+-]* (tol 1e-08), [0-9.]* s$' "$tmp/err" |
+  grep -qv '^[01]$' || bad "gs progress lines: $(head -c 400 "$tmp/err")"
+sed -n 's/^mbspar: accel: gs: \([0-9]*\) iterations.*/\1/p' "$tmp/err" | sort -nc ||
+  bad "progress counts not increasing"
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=gs --set solver.max_iter=6000 \
+  --progress 0.01 --quiet
+grep -q 'mbspar: accel: gs:' "$tmp/err" && bad "--quiet printed progress"
+
 # accel: pendulum closed form, required keys, --repeat, ranks
 run 0 "$@" "$mbspar" accel "$cfg/pendulum.cfg" --set solver.method=aba --repeat 3 --json "$tmp/a.json" --quiet
 [ -s "$tmp/out" ] && bad "--quiet printed a table"

@@ -113,6 +113,15 @@ void mbs_cfsSetContext(mbsCfs *c, void *ctx) {
   c->ctx = ctx;
 }
 
+void mbs_cfsSetProgress(mbsCfs *c, void (*fn)(void *ctx, long it, double res), void *ctx) {
+  c->progress = fn, c->progress_ctx = ctx, c->progress_it = 0;
+}
+
+void mbs_cfsProgress(mbsCfs *c, double res) {
+  if (c->progress && ++c->progress_it % MBS_CFS_PROGRESS_EVERY == 0)
+    c->progress(c->progress_ctx, c->progress_it, res);
+}
+
 // ---------------------------------------------------------------- closure rows (docs/loops.md 8.4)
 
 int mbs_cfsLoopColour(const mbsModel *m, int *color) {

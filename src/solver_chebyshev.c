@@ -70,6 +70,7 @@ static mbsErr mbs_chebyshevSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c
       return MBS_OK;
     }
     info->res = res;
+    mbs_cfsProgress(c, res);
     if (watch && it % win == 0) { // r.r must fall 100-fold (|r| 10-fold) per window
       MBS_FLOPS(1);
       if (red[0] > 1e-2 * rwin) {

@@ -35,6 +35,7 @@ static mbsErr mbs_jacobiSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c,
     MBS_CALL(mbs_cfsReduce(comm, red, 3));
     // rho(I - D^-1 A) > 1 is possible for trees (sibling couplings): the test reports divergence
     int stop = mbs_cfsStationaryTest(o, red, it, &rr0, info);
+    mbs_cfsProgress(c, info->res);
     if (stop > 0 && o->criterion != MBS_CRIT_CHANGE) {
       // the residual test judged the iterate before this update (it is what r belongs to)
       for (int i = c->l0; i < c->l1; i++) x[i] -= z[i];

@@ -39,6 +39,8 @@ int mbs_cfsConverged(int criterion, double tol, double rr, double dxdx, double x
 /// 0 go on. Sets info->it, info->res and info->reason.
 int mbs_cfsStationaryTest(const mbsSolverOpt *o, const double *red, int it, double *rr0,
                           mbsSolveInfo *info);
+/// One iteration done, \p res its measure: the progress hook's count (mbs_cfsSetProgress).
+void mbs_cfsProgress(mbsCfs *c, double res);
 /// Index of the sibling-pair block of siblings i and k (in c->Sblk, 36 reals each).
 size_t mbs_cfsSibIndex(const mbsModel *m, const mbsCfs *c, int i, int k);
 

@@ -61,6 +61,7 @@ static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mb
     double red[3] = {rr, mbs_cfsDot(c, z, z), mbs_cfsDot(c, x, x)};
     MBS_CALL(mbs_cfsReduce(comm, red, 3));
     int stop = mbs_cfsStationaryTest(o, red, it, &rr0, info);
+    mbs_cfsProgress(c, info->res);
     // the residual test judged the iterate before this sweep: return that one
     if (stop > 0 && o->criterion != MBS_CRIT_CHANGE)
       for (int i = c->l0; i < c->l1; i++) x[i] = c->xold[i];

@@ -86,7 +86,12 @@ typedef struct mbsCfs {
   int nlcolor;                ///< number of loop colours
 
   // the solver (mbs_solvertype.h): bound to m->opt by mbs_cfsSolve, with its private state
-  void *ctx;         ///< the owner's context, handed to the solver's create (mbs_cfsSetContext)
+  void *ctx; ///< the owner's context, handed to the solver's create (mbs_cfsSetContext)
+  /// a long solve's progress (NULL: none; mbs_cfsSetProgress): called every
+  /// MBS_CFS_PROGRESS_EVERY iterations with the iterations so far (all solves) and the residual
+  void (*progress)(void *ctx, long it, double res);
+  void *progress_ctx;
+  long progress_it;  ///< iterations counted for progress, over every solve since it was set
   mbsSolver *solver; ///< the current solver (NULL until the first solve)
 } mbsCfs;
 
@@ -129,6 +134,13 @@ void mbs_cfsDestroy(mbsCfs **c);
 /// Attach the owner's context, which the solver's create receives (the distributed engine
 /// attaches itself; serial code attaches nothing). Call before the first solve. Local.
 void mbs_cfsSetContext(mbsCfs *c, void *ctx);
+/// Iterations between two calls of the progress hook (a power of two).
+#define MBS_CFS_PROGRESS_EVERY 256
+/// Have the iterative solvers (jcg, chebyshev, jacobi, gs, sor) call \p fn(ctx, it, res) every
+/// MBS_CFS_PROGRESS_EVERY iterations (it: iterations so far over every solve; res: the measure of
+/// solver.criterion) so a caller can report a long solve; the hook decides whether to print.
+/// NULL removes it. Local: a verb sets it on the rank that prints.
+void mbs_cfsSetProgress(mbsCfs *c, void (*fn)(void *ctx, long it, double res), void *ctx);
 /// Create the solver of m->opt.solver now (otherwise the first solve does): callers that run
 /// collectively bind it at setup and agree on the outcome, so an allocation failure on one rank
 /// cannot leave the others in the first solve's communication. Collective for the parallel
