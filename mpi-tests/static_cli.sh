@@ -55,6 +55,13 @@ if [ $# -eq 0 ]; then
   run 0 "$mbspar" static "$cfg/seed001_chain50.cfg" --json "$tmp/c.json" --quiet
   pe=$(num "$tmp/c.json" potential_energy)
   near "$pe" "$chain" 3e-5 || bad "chain50 PE $pe != $chain"
+  grep -q 'mbspar: static:' "$tmp/err" && bad "--quiet printed progress"
+  # progress lines on standard error (--progress SEC): the evaluation counts grow
+  run 0 "$mbspar" static "$cfg/seed001_chain50.cfg" --json "$tmp/c2.json" --progress 0.002
+  grep -c 'mbspar: static: [0-9]* of at most 2000000 evaluations, kinetic energy .* J (ke_tol 1e-10), step .* (dq_tol 1e-10), [0-9.]* s$' "$tmp/err" |
+    grep -qv '^[01]$' || bad "static progress lines: $(head -c 400 "$tmp/err")"
+  sed -n 's/^mbspar: static: \([0-9]*\) of.*/\1/p' "$tmp/err" | sort -nc ||
+    bad "static progress counts not increasing"
   # bad input: exit 2, FILE:LINE or --set message
   run 2 "$mbspar" static "$cfg/seed001_pendulum.cfg" --set static.dt=-1
   grep -q 'static.dt must be > 0' "$tmp/err" || bad "static.dt message: $(cat "$tmp/err")"

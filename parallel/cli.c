@@ -35,7 +35,7 @@ static const char mbs_usage_options[] =
     "                   written on SIGTERM/SIGUSR1, after which mbspar exits with code 10)\n"
     "  --progress SEC   run: a plain progress line every SEC seconds (default: a live line\n"
     "                   on a terminal, also under mpirun; otherwise every 10 s);\n"
-    "                   accel: a line every SEC s while an iterative solve runs (10 s)\n"
+    "                   accel, static: a line every SEC s while they work (10 s)\n"
     "  --bind MODE      bind each rank (and its threads) when the launcher did not:\n"
     "                   core, numa or none (default: leave as launched)\n"
     "  cpa options: --method aba|crba|direct|jcg|jacobi|gs|sor|chebyshev|schur\n"

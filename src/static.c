@@ -175,6 +175,7 @@ mbsErr mbs_staticSolve(mbsStatic *st, mbsState *s, mbsStaticForwardFn fwd, void 
     st->ke = en[0];
     st->ke_max = fmax(st->ke_max, en[0]);
     if (want_pe) mbs_staticRecord(st, it, en[0], en[1]);
+    if (st->progress) st->progress(st->progress_ctx, it + 1, en[0], st->dq_max);
 
     // stop: little kinetic energy left and the state no longer moves, over the last two steps
     // (one small step alone can be a turning point of an oscillation; two in a row bound the

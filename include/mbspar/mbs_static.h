@@ -66,6 +66,10 @@ typedef struct {
   // scratch (allocated by mbs_staticCreate; the loop never allocates)
   mbsReal *qdd; ///< (nv) accelerations of the last evaluation
   mbsReal *dq;  ///< (nv) tangent displacement of the last step, q_i - q_{i-1}
+  /// called after every evaluation of the loop when set (NULL by mbs_staticCreate): evaluations
+  /// so far, kinetic energy, max |q_i - q_{i-1}|; a verb prints progress from it
+  void (*progress)(void *ctx, int it, double ke, double dq);
+  void *progress_ctx;
   // results
   int reason;      ///< mbsStaticReason
   int iterations;  ///< forward-dynamics evaluations in the loop
