@@ -85,8 +85,11 @@ fi
 
 bdir=${bdir:-$here/build}
 [[ -x $bdir/mbspar ]] || { echo "ladder_stationary.sh: no $bdir/mbspar (scripts/build.sh)" >&2; exit 2; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
-export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# one thread per rank; Open MPI as root and oversubscribed for the ranks of every run at once
+export OMP_NUM_THREADS=1
+nmeth=$(wc -w <<<"$methods")
+# shellcheck source=../scripts/env.sh
+. "$here/scripts/env.sh" "$((np * (par ? nmeth : 1)))"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out=$here/bench/results/ladder_stationary_$stamp
 md=$out.md
@@ -107,7 +110,7 @@ for meth in $methods; do
 done
 ((par)) && { wait "${pids[@]}" || true; }
 {
-  echo "# configs/ladder.cfg: jacobi and gs run to convergence"
+  echo "# configs/ladder.cfg: $methods run to convergence"
   echo
   echo "$start; methods run $( ((par)) && echo "at the same time" || echo "one after the other")."
   echo

@@ -64,6 +64,20 @@ int mbsp_cliTable(const mbsCli *cli) {
   return !cli->quiet && !(cli->json && !strcmp(cli->json, "-"));
 }
 
+void mbsp_tickerStart(mbspTicker *k, const mbsCli *cli) {
+  k->every = cli->progress_every > 0 ? cli->progress_every : 10;
+  k->t0 = mbs_wtime();
+  k->next = k->t0 + k->every;
+}
+
+int mbsp_tickerDue(mbspTicker *k, double *elapsed) {
+  double t = mbs_wtime();
+  if (t < k->next) return 0;
+  k->next = t + k->every;
+  *elapsed = t - k->t0;
+  return 1;
+}
+
 // ---------------------------------------------------------------- command line
 
 mbsErr mbsp_cliParse(int argc, char **argv, const mbspVerb *verbs, int nverb, mbsCli *cli) {

@@ -109,4 +109,14 @@ mbsErr mbsp_emitStaged(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
 /// 1 when the result goes as a table to standard output (not --quiet, not --json -).
 int mbsp_cliTable(const mbsCli *cli);
 
+/// The clock of the progress lines of accel and static: a line is due every --progress SEC
+/// seconds (default 10) from mbsp_tickerStart.
+typedef struct {
+  double t0, next, every;
+} mbspTicker;
+void mbsp_tickerStart(mbspTicker *k, const mbsCli *cli);
+/// 1 when a line is due (the next one is then `every` later), with the seconds since the start
+/// in *elapsed; 0 otherwise.
+int mbsp_tickerDue(mbspTicker *k, double *elapsed);
+
 #endif

@@ -30,24 +30,23 @@ typedef struct {
   const mbsWork *wloop;     // the loop solve's workspace (the engine's on rank 0), else w
 } mbsAccelOut;
 
-// a solve that stopped without converging: the warning, and for the stationary methods at
-// max_iter a hint (they need of the order of N^2 sweeps on long chains, docs/scaling.md)
-// a line on standard error every `every` seconds while an iterative solve runs (rank 0): on the
-// ladder jacobi runs for an hour (docs/loops.md 8.4), which should not look like a hang
+// a line on standard error at every tick while an iterative solve runs (rank 0): on the ladder
+// jacobi runs for hours (docs/loops.md 8.4), which should not look like a hang
 typedef struct {
-  const char *method;
-  double tol, t0, next, every;
+  const mbsModel *m;
+  mbspTicker tick;
 } mbspAccelProgress;
 
 static void mbsp_accelProgress(void *ctx, long it, double res) {
   mbspAccelProgress *p = ctx;
-  double t = mbs_wtime();
-  if (t < p->next) return;
-  p->next = t + p->every;
-  fprintf(stderr, "mbspar: accel: %s: %ld iterations, residual %.3g (tol %.3g), %.1f s\n",
-          p->method, it, res, p->tol, t - p->t0);
+  double t;
+  if (mbsp_tickerDue(&p->tick, &t))
+    fprintf(stderr, "mbspar: accel: %s: %ld iterations, residual %.3g (tol %.3g), %.1f s\n",
+            mbs_solverName(p->m->opt.solver), it, res, p->m->opt.tol, t);
 }
 
+// a solve that stopped without converging: the warning, and for the stationary methods at
+// max_iter a hint (they need of the order of N^2 sweeps on long chains, docs/scaling.md)
 static void mbsp_accelWarn(const mbsModel *m, int reason, int iterations, double residual) {
   int method = m->opt.solver;
   fprintf(stderr,
@@ -241,9 +240,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
   // solver.warm_start = none to time cold solves)
   mbsp_barrier(comm);
   double t0 = mbs_wtime();
-  mbspAccelProgress prog = {mbs_solverName(m->opt.solver), m->opt.tol, t0, 0, 10};
-  if (cli->progress_every > 0) prog.every = cli->progress_every;
-  prog.next = t0 + prog.every;
+  mbspAccelProgress prog = {.m = m};
+  mbsp_tickerStart(&prog.tick, cli);
   if (!e && !serial && rank == 0 && !cli->quiet)
     mbs_cfsSetProgress(mbsp_engineCfs(eng), mbsp_accelProgress, &prog);
   for (int k = 0; k < cli->repeat && !e; k++) {

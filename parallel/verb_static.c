@@ -140,26 +140,25 @@ static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st, int exclusive
   return mbsp_outStage(set, tmp, path, exclusive);
 }
 
-/// `mbspar static`: energy drainage from the initial state to the equilibrium (src/static.c).
-/// aba/crba run the loop on rank 0 while the other ranks wait at the agreement; every other
-/// method runs it on all ranks over the distributed engine. Collective.
-// a line on standard error every `every` seconds of the drainage loop (rank 0)
+// a line on standard error at every tick of the drainage loop (rank 0)
 typedef struct {
   const mbsStaticOpt *o;
-  double t0, next, every;
+  mbspTicker tick;
 } mbspStaticProgress;
 
 static void mbsp_staticProgress(void *ctx, int it, double ke, double dq) {
   mbspStaticProgress *p = ctx;
-  double t = mbs_wtime();
-  if (t < p->next) return;
-  p->next = t + p->every;
-  fprintf(stderr,
-          "mbspar: static: %d of at most %d evaluations, kinetic energy %.3g J (ke_tol %.3g), "
-          "step %.3g (dq_tol %.3g), %.1f s\n",
-          it, p->o->max_iter, ke, p->o->ke_tol, dq, p->o->dq_tol, t - p->t0);
+  double t;
+  if (mbsp_tickerDue(&p->tick, &t))
+    fprintf(stderr,
+            "mbspar: static: %d of at most %d evaluations, kinetic energy %.3g J (ke_tol %.3g), "
+            "step %.3g (dq_tol %.3g), %.1f s\n",
+            it, p->o->max_iter, ke, p->o->ke_tol, dq, p->o->dq_tol, t);
 }
 
+/// `mbspar static`: energy drainage from the initial state to the equilibrium (src/static.c).
+/// aba/crba run the loop on rank 0 while the other ranks wait at the agreement; every other
+/// method runs it on all ranks over the distributed engine. Collective.
 mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
   int rank = mbsp_rank(comm), size = mbsp_size(comm);
   int serial = mbs_solverIsBaseline(m->opt.solver);
@@ -197,9 +196,8 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
   e = mbsp_agreeErr(comm, e);
 
   // progress lines on rank 0 (every 10 s or --progress SEC; not with --quiet)
-  mbspStaticProgress prog = {st ? &st->opt : NULL, mbs_wtime(), 0, 10};
-  if (cli->progress_every > 0) prog.every = cli->progress_every;
-  prog.next = prog.t0 + prog.every;
+  mbspStaticProgress prog = {.o = st ? &st->opt : NULL};
+  mbsp_tickerStart(&prog.tick, cli);
   if (!e && rank == 0 && !cli->quiet) st->progress = mbsp_staticProgress, st->progress_ctx = &prog;
 
   // the drainage loop: rank 0 alone (serial methods) or every rank (engine)
