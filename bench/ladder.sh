@@ -2,15 +2,17 @@
 # The large loop system of issue 10: configs/ladder.cfg (two 1000-link chains joined by a rung
 # every 10 links: 2100 bodies, 300 closure equations, 200 independent). Time per `mbspar accel`
 # evaluation of aba and crba (the serial baselines, rank 0) and of the constraint-force methods on
-# the distributed engine at 1 and 2 ranks: schur and direct by their loop solve (202 tree solves
-# per evaluation, the 100 zero rows among the 300 closure equations get none; docs/loops.md 8.1),
-# jcg, chebyshev and petsc with the closure equations as rows of the system (solver.loops = auto: one
-# solve, 8.4).
+# the distributed engine at 1 and 2 ranks: schur with the cut joints and the closure equations as
+# separators (solver.loops = auto: each rank's local solves, one sum; docs/loops.md 8.1a), also
+# with one OpenMP thread segment per core at one rank, and by unit solves (solver.loops = unit:
+# 202 tree solves per evaluation, the 100 zero rows among the 300 closure equations get none; 8.1),
+# direct by unit solves, jcg, chebyshev and petsc with the closure equations as rows of the
+# system (solver.loops = auto: one solve, 8.4).
 # Reports, never asserts; a run that exceeds the time limit is reported as such.
 #
 #   bench/ladder.sh [--limit SECONDS] [--quick] [BUILD_DIR]   (default <repo>/build, limit 600 s per run)
 #
-# --quick: the exact methods (aba, crba, direct at 1 rank, schur at 1, 2, 3 ranks), jcg,
+# --quick: the exact methods (aba, crba, direct at 1 rank, schur at 1, 2, 3 ranks and both ways), jcg,
 # chebyshev (~22 000 iterations, 8 s at one rank) and petsc's sparse Cholesky (-ksp_type preonly
 # -pc_type cholesky) at 1 and 2 ranks, without sor (with the rows it stops at max_iter: 70 s).
 # Writes bench/results/ladder_<UTC>.md.
@@ -36,8 +38,10 @@ while (($#)); do
 done
 bdir=${bdir:-$here/build}
 [[ -x $bdir/mbspar ]] || { echo "ladder.sh: no $bdir/mbspar (scripts/build.sh)" >&2; exit 2; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
-export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# one thread per rank (the one threaded run sets its own), Open MPI as root and oversubscribed
+export OMP_NUM_THREADS=1
+# shellcheck source=../scripts/env.sh
+. "$here/scripts/env.sh" 3
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$here/bench/results"
 md=$here/bench/results/ladder_$stamp.md
@@ -66,7 +70,10 @@ one() {
 import json, sys
 a = json.load(open(sys.argv[1]))
 s, l = a["solver"], a.get("loops", {})
+import os
+th = int(os.environ.get("OMP_NUM_THREADS", "1"))
 meth = sys.argv[2] + (" (%s)" % l["solve"] if l.get("solve") else "")
+meth += ", %d threads" % th if th > 1 else ""
 print("| %s | %s | %s | %.4g | %s | %s | %s |" % (meth, sys.argv[3], sys.argv[4],
       a["time_per_eval_s"], l.get("rank", ""), s.get("total_iterations", s.get("iterations", "")),
       "" if s.get("converged", True) else "not converged"))
@@ -82,8 +89,11 @@ one aba 1 5
 one crba 1 1
 one direct 1 5
 one schur 1 5
+OMP_NUM_THREADS=$(getconf _NPROCESSORS_ONLN) one schur 1 5
 one schur 2 5
 one schur 3 5
+one schur 1 5 --set solver.loops=unit
+one schur 2 5 --set solver.loops=unit
 one jcg 1 3
 one jcg 2 3
 one chebyshev 1 1 --set solver.max_iter=200000

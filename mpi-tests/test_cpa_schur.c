@@ -6,11 +6,14 @@
 /// on every rank, at every grain. Models: chains and trees with every joint type, joints about
 /// coordinate axes (the spike paths), about other axes (the compliance form), a free-joint chain,
 /// the scan and the component-tree merge (MBSPAR_SCHUR_MERGE=tree), and one body per rank.
-/// Loop models (random closed loops, spring-dampers; the m + 2 schur solves of the loop
-/// evaluation): the graph's rank-bound nodes are the schur solves and the kinematics, its loop
-/// layer is one unbound copy while every rank runs it with its own bodies' dots, so there each
-/// rank's count must lie between its bound nodes' flops and those plus the loop layer's (and at
-/// one rank test_cpa_loops checks the total exactly).
+/// Loop models (random closed loops, spring-dampers), both ways schur takes the loop forces: the
+/// separators (solver.loops auto: each rank's local solves for its cut-joint system and for the
+/// equations with a side on its bodies, their dots, one sum, the cut joints' elimination) and the
+/// m + 2 unit solves (solver.loops = unit): the graph's rank-bound nodes are the schur solves (and
+/// the separators' per-rank unit pairs and dots) and the kinematics, the rest of its loop layer is
+/// one unbound copy while every rank runs it, so there each rank's count must lie between its
+/// bound nodes' flops and those plus the loop layer's (and at one rank test_cpa_loops checks the
+/// total exactly).
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,8 +155,11 @@ static void run(int tree_merge) {
   for (unsigned long long seed = 1; seed <= 2; seed++) { // closed loops (and spring-dampers)
     mbsModel *m = mbs_test_randomLoopModel(10 + 2 * P, 2, 1, seed);
     char name[64];
-    snprintf(name, sizeof name, "random loops %llu", seed);
-    if (m) check_model(m, name, tree_merge);
+    for (int lm = 0; m && lm < 2; lm++) { // separators, then unit solves
+      snprintf(name, sizeof name, "random loops %llu%s", seed, lm ? " (unit solves)" : "");
+      m->opt.loops = lm ? MBS_LOOPS_UNIT : MBS_LOOPS_AUTO;
+      check_model(m, name, tree_merge);
+    }
     mbs_modelDestroy(&m);
   }
   mbsModel *m = mbs_test_randomLoopModel(8 + 2 * P, 0, 2, 9); // spring-dampers only
@@ -163,6 +169,8 @@ static void run(int tree_merge) {
   // holds whole trees of revolute joints about coordinate axes (mbs_schurRhsOnly)
   m = mbs_test_loadConfig(fixtures, "ladder_small.cfg", NULL, 0);
   if (m) check_model(m, "ladder_small.cfg (bias passes only)", tree_merge);
+  if (m) m->opt.loops = MBS_LOOPS_UNIT;
+  if (m) check_model(m, "ladder_small.cfg (bias passes only, unit solves)", tree_merge);
   mbs_modelDestroy(&m);
 }
 

@@ -89,20 +89,22 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
   double *lam = calloc((size_t)nl + 1, sizeof(double));
   double *jf = calloc(6 * (size_t)m->nbody, sizeof(double));
   // every method with solver.loops = auto; the iterative methods whose auto run puts the closure
-  // equations into the system (rows) once more with unit solves (lm = 1)
+  // equations into the system (rows), and schur, whose auto run takes them with the cut joints as
+  // separators (local solves), once more with unit solves (lm = 1)
   for (size_t kk = 0; kk < 2 * (sizeof methods / sizeof methods[0]); kk++) {
     size_t k = kk / 2;
     int lm = (int)(kk % 2);
     const mbsMethod *me = methods + k;
     m->opt.solver = me->method;
     m->opt.loops = MBS_LOOPS_AUTO;
-    int rows = mbs_loopUseRows(m, m->opt.solver);
-    if (lm == 1 && !rows) continue;
+    int rows = mbs_loopUseRows(m, m->opt.solver), sep = mbs_loopSeparators(m, m->opt.solver);
+    if (lm == 1 && !rows && !sep) continue;
     m->opt.loops = lm ? MBS_LOOPS_UNIT : MBS_LOOPS_AUTO;
     char mname[64]; // the method and how it took the closure equations
     snprintf(mname, sizeof mname, "%s%s", me->name,
              !m->nloop     ? ""
              : rows && !lm ? " (closure rows)"
+             : sep && !lm  ? " (separators)"
                            : " (unit solves)");
     if (me->method == MBS_SOLVER_DIRECT && P > 1) continue; // one rank only (by design)
     int exact = me->method == MBS_SOLVER_SCHUR || me->method == MBS_SOLVER_DIRECT;

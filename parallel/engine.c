@@ -733,6 +733,12 @@ static mbsErr mbsp_loopHomogHook(void *ctx, int on) {
   return MBS_OK;
 }
 
+// schur's local solves: the cut joints as separators beside the closure equations
+static mbsErr mbsp_loopLocalHook(void *ctx, mbsReal *C, mbsReal *g) {
+  mbspEngine *e = ctx;
+  return mbsp_schurLocal(mbsp_schurOf(e->c), e->scur, e->w, C, g);
+}
+
 // a sum over the ranks that is bitwise the same on every rank (rank 0's result broadcast): the
 // loop solve's pivot decisions must agree
 static mbsErr mbsp_loopSumHook(void *ctx, mbsReal *v, int n) {
@@ -763,7 +769,11 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   // closure rows in the system (e->c->nlr) the solve above gave them
   if (!err && m->nloop && !e->c->nlr) {
     mbsLoopOps ops = {
-        e, e->b0, e->b1, e->rank == 0, mbsp_loopSolveHook, mbsp_loopHomogHook, mbsp_loopSumHook};
+        e,    e->b0, e->b1, e->rank == 0, mbsp_loopSolveHook, mbsp_loopHomogHook, mbsp_loopSumHook,
+        NULL, 0};
+    const mbspSchur *sp = mbsp_schurOf(e->c);
+    if (sp && mbsp_schurInterface(sp) >= 0 && mbs_loopSeparators(m, m->opt.solver))
+      ops.local = mbsp_loopLocalHook, ops.nport = mbsp_schurInterface(sp);
     e->scur = s;
     err = mbs_loopSolveOps(m, w, &ops);
     e->scur = NULL;

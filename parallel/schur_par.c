@@ -78,6 +78,10 @@ struct mbspSchur {
   int nfloor;      // port-system pivots raised to the rounding floor in the last solve (this rank)
   int posted;      // mbsp_schurBegin posted the state messages of the next solve
   mbsErr post_err; // ... with this outcome
+  int *goff;       // loop models (full models): first global interface unknown of each cut
+                   // joint (by child body), -1 elsewhere (mbsp_schurLocal)
+  int nglob;       // interface unknowns over all ranks; -1: no local solves (local models)
+  int *gmap;       // scratch: a component's system to the global interface unknowns
   int rounds;      // scan rounds, pipeline passes or J-CG iterations of the last solve
   int reason;      // mbsReason of the last solve
   double residual;
@@ -109,7 +113,7 @@ void mbsp_schurDestroy(mbspSchur **psp) {
                   sp->jr,         sp->jz,        sp->jp,         sp->jq,        sp->jd,
                   sp->jg,         sp->lp,        sp->lq,         sp->dsend,     sp->jd_adr,
                   sp->jt,         sp->st_s,      sp->st_r,       sp->port_comp, sp->comp_uadr,
-                  sp->comp_pend,  sp->up_comp};
+                  sp->comp_pend,  sp->up_comp,   sp->goff,       sp->gmap};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(sp);
   *psp = NULL;
@@ -211,6 +215,23 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
       if (p2 >= 0 && p2 < sp->b0 && mbsp_schurOwner(sp, p2) == pr) idx++;
     }
     sp->comp_erank[c] = pr, sp->comp_etag[c] = MBSP_TAG(idx, 0);
+  }
+  // the interface over all ranks, numbered by child body (loop models: mbsp_schurLocal). Loop
+  // models are full models: every rank sees every joint
+  sp->nglob = -1;
+  if (m->nloop && !m->local) {
+    MBS_ALLOC(sp->goff, m->nbody + 1);
+    int maxn = 1;
+    sp->nglob = 0;
+    for (int b = 0; b < m->nbody; b++) {
+      int p = m->body_parent[b];
+      sp->goff[b] = -1;
+      if (p < 0 || mbsp_schurOwner(sp, p) == mbsp_schurOwner(sp, b)) continue;
+      sp->goff[b] = sp->nglob;
+      sp->nglob += m->body_lamnum[b];
+    }
+    for (int c = 0; c < nc; c++) maxn = s->comp[c].n > maxn ? s->comp[c].n : maxn;
+    MBS_ALLOC(sp->gmap, maxn);
   }
   // chain decomposition: one component per rank, ports only to the neighbouring ranks
   int chain = nc == 1 && np <= 1;
@@ -762,6 +783,52 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   return MBS_OK;
 }
 
+mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, double *g) {
+  const mbsModel *m = sp->m;
+  const mbsSchur *v = sp->seg;
+  MBS_CHECK(sp->nglob >= 0, MBS_ERR_INTERNAL, "schur: no local solves on a local model");
+  // the remote children's stages (their states arrived with the last full solve; under
+  // w->homog their velocity terms are zero)
+  for (int k = 0; k < sp->nghost; k++) {
+    mbs_bodyPosition(m, st->q, w, sp->ghost[k]);
+    mbs_bodyVelocity(m, st, w, sp->ghost[k]);
+  }
+  MBS_TIC(w->timer, MBS_TIMER_FACTOR);
+  mbsErr e = mbs_schurRankFactor(m, w, sp->rk);
+  MBS_TOC(w->timer, MBS_TIMER_FACTOR);
+  MBS_CALL(e);
+  // the rank-level components' systems over [upper port; lower ports] into the global interface
+  int n = sp->nglob;
+  for (int c = 0; c < v->ncomp; c++) {
+    const mbsSchurComp *cp = v->comp + c;
+    int *map = sp->gmap;
+    for (int i = 0; i < cp->nup; i++) map[i] = sp->goff[cp->root] + i;
+    for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
+      int l = v->port_body[q], o = cp->nup + v->port_cadr[q] - cp->c0;
+      for (int i = 0; i < m->body_lamnum[l]; i++) map[o + i] = sp->goff[l] + i;
+    }
+    MBS_FLOPS(mbs_flopSchurAdd(cp->n));
+    for (int i = 0; i < cp->n; i++) {
+      g[map[i]] += cp->g[i];
+      if (C)
+        for (int j = 0; j < cp->n; j++) C[(size_t)n * map[i] + map[j]] += cp->C[cp->n * i + j];
+    }
+  }
+  // the bodies' accelerations with every interface lambda zero
+  int nup = 0;
+  for (int c = 0; c < v->ncomp; c++) nup += v->comp[c].nup;
+  memset(sp->lam_up, 0, sizeof(double) * (size_t)nup);
+  memset(sp->lam_low, 0, sizeof(double) * (size_t)v->ncol);
+  MBS_TIC(w->timer, MBS_TIMER_ACCEL);
+  mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low);
+  MBS_TOC(w->timer, MBS_TIMER_ACCEL);
+  return MBS_OK;
+}
+
+int mbsp_schurInterface(const mbspSchur *sp) {
+  return sp->nglob;
+}
+
 int mbsp_schurSegments(const mbspSchur *sp) {
   return sp->rk->nseg;
 }
@@ -841,4 +908,9 @@ int mbsp_schurSegmentsOf(const mbsCfs *c, int *scan) {
   const mbspSchurSolver *sv = mbs_cfsSolverSelf(c, &mbsp_solverSchur);
   *scan = sv ? mbsp_schurChain(sv->sp) : 0;
   return sv ? mbsp_schurSegments(sv->sp) : 0;
+}
+
+mbspSchur *mbsp_schurOf(const mbsCfs *c) {
+  const mbspSchurSolver *sv = mbs_cfsSolverSelf(c, &mbsp_solverSchur);
+  return sv ? sv->sp : NULL;
 }

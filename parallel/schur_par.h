@@ -25,6 +25,18 @@ int mbsp_schurSegments(const mbspSchur *sp);
 /// the engine calls it before its kinematics). Local.
 mbsErr mbsp_schurBegin(mbspSchur *sp, const mbsState *st);
 mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *s, mbsWork *w);
+/// A solve of this rank's bodies alone with every cut-joint lambda zero and the external wrenches
+/// of w->fext (the loop layer's separators, docs/loops.md 8.1), after a full mbsp_schurSolve at
+/// the same positions (w->reuse: the factor's matrix part is kept where mbs_schurRhsOnly allows):
+/// acc of the owned bodies; the rank's condensed cut-joint system added into C (nglob x nglob,
+/// row-major, NULL: not wanted) and g (nglob), the cut joints numbered by child body. No
+/// messages. Local.
+mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, double *g);
+/// Cut-joint lambdas over all ranks (nglob of mbsp_schurLocal); -1 if local solves are not
+/// available (local models). Local.
+int mbsp_schurInterface(const mbspSchur *sp);
+/// The schur solver bound to \p c, NULL if another solver is bound. Local.
+mbspSchur *mbsp_schurOf(const mbsCfs *c);
 /// 1 if the cut-joint system is solved by the recursive-doubling scan. Local.
 int mbsp_schurChain(const mbspSchur *sp);
 /// Point-to-point messages sent so far by this rank. Local.

@@ -43,7 +43,7 @@ typedef struct {
   const mbsCpaGraph *g;
   const mbsCpaResult *r;
   const char *iter_source; // "measured" or "given"
-  const char *loops_solve; // loop models: "rows" or "unit" (NULL: no loops)
+  const char *loops_solve; // loop models: "rows", "separators" or "unit" (NULL: no loops)
   int nP;
   int P[16];
   double tp[16], tdist[16], sdist[16]; // list schedule, distributed schedule / span (NAN: none)
@@ -284,7 +284,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
   // the engine's default for this method on this model may put the closure equations into the
   // system (solver.loops = rows, docs/loops.md 8.4): the graph and the measured solve follow it
   int lrows = m->nloop && iterative && mbs_loopUseRows(m, o.method);
-  if (m->nloop) out.loops_solve = lrows ? "rows" : "unit";
+  if (m->nloop)
+    out.loops_solve = lrows ? "rows" : mbs_loopSeparators(m, o.method) ? "separators" : "unit";
   // J-CG iterations: measured by a real solve at the initial state unless given
   if (!e && iterative && !out.iter_source) {
     out.iter_source = "measured";
@@ -407,7 +408,9 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
     printf(", grain %s, %d bodies, %d dofs", mbs_cpaGrainName(o.grain), m->nbody, m->nv);
     if (out.loops_solve)
       printf(", %d closure equations %s", m->nlam_loop,
-             strcmp(out.loops_solve, "rows") == 0 ? "as rows of the system" : "by unit solves");
+             strcmp(out.loops_solve, "rows") == 0         ? "as rows of the system"
+             : strcmp(out.loops_solve, "separators") == 0 ? "and the cut joints as separators"
+                                                          : "by unit solves");
     printf("\n");
     printf("  graph: %d nodes, %d edges; cost: %.3e s/flop%s, latency %.3e s, bandwidth %.3e B/s\n",
            g->nnode, g->nedge, o.flop_time, out.calibrated ? " (calibrated)" : "", o.latency,

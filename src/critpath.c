@@ -100,6 +100,9 @@ typedef struct {
   long long lprec;
   const unsigned char *lskip;
   unsigned char *lbody;
+  // schur's separators (docs/loops.md 8.1, mbsp_schurLocal): the tree solve being built is local
+  // to the ranks marked in smask (no interface, no messages, every cut-joint lambda zero)
+  const unsigned char *smask;
 } mbsCpaB;
 
 // entries of body b in the solver vectors: its joint's, and on the last body the closure rows
@@ -1419,6 +1422,7 @@ static void mbs_cpaSchFree(mbsCpaSch *X) {
 
 // the remote children's stages on their parent's rank (schur_par.c mbsp_schurSolve, in every tree
 // solve): the joint state message, then mbs_bodyPosition and mbs_bodyVelocity
+// (a local solve, B->smask: the states of the last full solve, no message, the masked ranks)
 static void mbs_cpaSchGhosts(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X) {
   const mbsModel *m = B->m;
   int P = X->P;
@@ -1426,11 +1430,12 @@ static void mbs_cpaSchGhosts(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X) {
   mbsCpaGhost G = X->G;
   for (int r = 0; P > 1 && r < P; r++) {
     const mbsCpaRank *rr = R + r;
+    if (B->smask && !B->smask[r]) continue;
     for (int b = rr->b0; b < rr->b1; b++)
       for (int k = 0; k < m->body_childnum[b]; k++) {
         int g = m->child_list[m->body_childadr[b] + k];
         if (g < rr->b1) continue;
-        int st = mbs_cpaMsg(B, 13 * sizeof(double), -1);
+        int st = B->smask ? -1 : mbs_cpaMsg(B, 13 * sizeof(double), -1);
         mbs_cpaBodyPos(B, g, r, st, K->pose[b], 0, &G.joint[g], &G.pose[g]);
         mbs_cpaBodyVel(B, g, r, G.joint[g], K->v[b], 0, &G.v[g], &G.c[g], &G.bias[g], &G.force[g]);
       }
@@ -1699,10 +1704,13 @@ static mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
 
 // one tree solve: factor, cut-joint system, back-substitution, the accelerations to the remote
 // children; later: a solve after the first of the evaluation (the remote children's stages
-// again; the bias passes alone where mbs_schurRhsOnly holds); homog: a homogeneous unit solve
+// again; the bias passes alone where mbs_schurRhsOnly holds); homog: a homogeneous unit solve;
+// B->smask: a local solve of the masked ranks (mbsp_schurLocal: factor, the rank's cut-joint
+// systems added into the separators' system, back-substitution with the cut joints' lambdas 0)
 static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, int homog) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
+  const unsigned char *mask = B->smask;
   int n = m->nbody, P = X->P, chain = X->chain;
   mbsErr e = MBS_OK;
   size_t nb = (size_t)n + 1;
@@ -1723,6 +1731,7 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
   for (int r = 0; r < P; r++) {
     mbsCpaRank *rr = R + r;
     mbsSchurRank *rk = rr->rk;
+    if (mask && !mask[r]) continue;
     int **cs = calloc((size_t)rk->nseg, sizeof *cs);
     if (!cs) {
       e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
@@ -1900,7 +1909,17 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
   // rank's interface work waits for its own factor only
 
   // ---- the cut-joint system (schur_par.c)
-  if (P > 1 && chain) { // recursive-doubling scan of the pair systems (mbsp_schurScan)
+  if (mask) { // a local solve: the rank's systems added into the separators' system, no messages
+    for (int r = 0; r < P; r++) {
+      if (!mask[r]) continue;
+      const mbsSchur *v = &R[r].rk->view;
+      long long f = 0;
+      for (int c = 0; c < v->ncomp; c++) f += mbs_flopSchurAdd(v->comp[c].n);
+      int sc = mbs_cpaNodeOn(B, MBS_CPA_SCH_SOLVE, R[r].b0, f, -1, -1, -1);
+      mbs_cpaDep(B, R[r].fac_end, sc);
+      R[r].if_end = sc;
+    }
+  } else if (P > 1 && chain) { // recursive-doubling scan of the pair systems (mbsp_schurScan)
     int *an = malloc((size_t)P * sizeof(int)), *xn = malloc((size_t)P * sizeof(int));
     int *sn = malloc((size_t)P * sizeof(int)), *sxn = malloc((size_t)P * sizeof(int));
     int *dims = malloc(8 * (size_t)P * sizeof(int)), *nan_ = malloc(2 * (size_t)P * sizeof(int));
@@ -2045,7 +2064,7 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
     R[0].if_end = R[0].fac_end;
   }
   int agree2 = -1;
-  if (P > 1) {
+  if (P > 1 && !mask) {
     agree2 = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, 0, -1, -1);
     B->cost[agree2] = mbs_cpaLog2(P) * (o->latency + 8 / o->bandwidth);
     B->proc[agree2] = -2;
@@ -2056,6 +2075,7 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
   for (int r = 0; r < P; r++) {
     mbsCpaRank *rr = R + r;
     mbsSchurRank *rk = rr->rk;
+    if (mask && !mask[r]) continue;
     int lin = mbs_cpaNodeOn(B, MBS_CPA_SCH_SOLVE, rr->b0, 0, -1, -1, -1);
     mbs_cpaDep(B, rr->if_end, lin);
     mbs_cpaDep(B, agree2, lin);
@@ -2169,7 +2189,7 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
     }
   }
   // the parents' accelerations to the remote children's ranks, their qdd; deferred ghost poses
-  for (int r = 0; P > 1 && r < P; r++) {
+  for (int r = 0; P > 1 && !mask && r < P; r++) {
     const mbsSchur *v = &R[r].rk->view;
     for (int c = 0; c < v->ncomp; c++) {
       int rt = v->comp[c].root, p = m->body_parent[rt];
@@ -2198,6 +2218,76 @@ static mbsErr mbs_cpaSchur(mbsCpaB *B, mbsCpaKin *K) {
 static int mbs_cpaGraph(int method);
 
 // ---------------------------------------------------------------- closed loops, spring-dampers
+
+static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *scr, int fext,
+                              int src, int after, const mbsCpaOptions *os, int solve, int *end);
+
+// schur's separators (docs/loops.md 8.1, src/loops.c mbs_loopLocalColumns): on every rank, after
+// `rows`, one local solve for its cut-joint system (if any cut joint), then for each equation j
+// with a side on the rank (not a zero row) the unit pair, a local solve and the column's dots
+// over the rank's sides, each rank's in sequence; then one sum of [C G L b] and the cut joints'
+// elimination on every rank (*red: its node)
+static mbsErr mbs_cpaLoopSeparators(mbsCpaB *B, const mbsCpaKin *K, int *scr, const int *eqb,
+                                    const unsigned char *skip, int rows, int *red) {
+  const mbsModel *m = B->m;
+  const mbsCpaOptions *o = B->o;
+  const mbsCpaSch *X = B->sch;
+  int n = m->nbody, neq = m->nlam_loop, P = X->P, np = 0, n0 = B->n;
+  unsigned char *mk = calloc((size_t)P, 1);
+  int *lastr = malloc((size_t)P * sizeof(int)), *own = malloc(((size_t)n + 1) * sizeof(int));
+  if (!mk || !lastr || !own) {
+    free(mk), free(lastr), free(own);
+    return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  }
+  for (int r = 0; r < P; r++)
+    for (int b = X->R[r].b0; b < X->R[r].b1; b++) own[b] = r;
+  for (int b = 0; b < n; b++) // the cut joints' lambdas over all ranks
+    if (m->body_parent[b] >= 0 && own[m->body_parent[b]] != own[b]) np += m->body_lamnum[b];
+  mbsErr e = MBS_OK;
+  for (int r = 0; !e && r < P; r++) {
+    lastr[r] = rows;
+    mk[r] = 1;
+    B->smask = mk;
+    int end = -1;
+    if (np > 0) { // the rank's cut-joint system: one local solve (its load does not matter)
+      e = mbs_cpaLoopTree(B, K, MBS_CPA_GRAPH_SCHUR, scr, 1, rows, rows, o, neq + 2, &end);
+      lastr[r] = end;
+    }
+    long long cf = 0; // the dots over the rank's sides of every equation
+    for (int i = 0; i < neq; i++)
+      for (int sd = 0; sd < 2; sd++)
+        cf += eqb[2 * i + sd] >= 0 && own[eqb[2 * i + sd]] == r ? MBS_FL_LOOP_DOT : 0;
+    for (int j = 0; !e && j < neq; j++) {
+      int b1 = eqb[2 * j], b2 = eqb[2 * j + 1];
+      if ((skip && skip[j]) || !((b1 >= 0 && own[b1] == r) || (b2 >= 0 && own[b2] == r))) continue;
+      B->cls = MBS_CPA_CLASS_SOLVE;
+      int unit = mbs_cpaNodeOn(B, MBS_CPA_LOOP_UNIT, -1, 6LL * ((b1 >= 0) + (b2 >= 0)), -1, -1, r);
+      mbs_cpaDep(B, o->loops_concurrent ? rows : lastr[r], unit);
+      e = mbs_cpaLoopTree(B, K, MBS_CPA_GRAPH_SCHUR, scr, 1, unit, unit, o, j + 1, &end);
+      B->cls = MBS_CPA_CLASS_SOLVE;
+      int col = mbs_cpaNodeOn(B, MBS_CPA_LOOP_COLUMN, -1, cf, -1, -1, r);
+      mbs_cpaDep(B, end, col);
+      lastr[r] = col;
+    }
+    mk[r] = 0;
+    B->smask = NULL;
+  }
+  if (!e) {
+    int last = mbs_cpaSync(B, n0, B->n);
+    *red = mbs_cpaLoopReduce(B, (double)np * np + (double)np * neq + (double)neq * neq + neq + 1, 1,
+                             last);
+    if (np > 0) { // A -= G^T C^-1 G on every rank
+      unsigned long long f = (unsigned long long)np * np * np / 3 +
+                             (unsigned long long)np * np * neq + (unsigned long long)np * neq * neq;
+      B->cls = MBS_CPA_CLASS_SOLVE;
+      int el = mbs_cpaNode(B, MBS_CPA_LOOP_FACTOR, -1, (long long)f, -1, -1);
+      mbs_cpaDep(B, *red, el);
+      *red = el;
+    }
+  }
+  free(mk), free(lastr), free(own);
+  return e;
+}
 
 // phase stride between the tree solves of a loop evaluation (block and body grain merge only
 // within one solve)
@@ -2254,7 +2344,8 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
   if (graph == MBS_CPA_GRAPH_ABA)
     mbs_cpaAba(B, &Kx, scr, scr + nb, scr + 2 * nb, scr + 3 * nb);
   else if (graph == MBS_CPA_GRAPH_SCHUR) // solve 0 uses the ghost stages of the kinematics
-    e = mbs_cpaSchSolve(B, &Kx, B->sch, solve > 0, solve > 0 && solve <= m->nlam_loop);
+    e = mbs_cpaSchSolve(B, &Kx, B->sch, solve > 0,
+                        B->smask || (solve > 0 && solve <= m->nlam_loop));
   else
     e = mbs_cpaCfs(B, &Kx);
   B->o = keep;
@@ -2395,10 +2486,12 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
   int rows = mbs_cpaSync(B, r0, B->n);
   if (!aba) rows = mbs_cpaLoopReduce(B, 2.0 * neq, 1, rows); // the zero-row sums
   // A column by column: the unit wrench pair, a homogeneous tree solve, the column's dots
-  int prev = rows, last = rows, cols0 = B->n;
+  int prev = rows, last = rows, cols0 = B->n, sepred = -1;
   int *cols = malloc((size_t)(neq + 1) * sizeof(int));
   if (!cols) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-  for (int j = 0; !e && j < neq; j++) {
+  int sep = graph == MBS_CPA_GRAPH_SCHUR && mbs_loopSeparators(m, o->method);
+  if (!e && sep) e = mbs_cpaLoopSeparators(B, K, scr, eqb, skip, rows, &sepred);
+  for (int j = 0; !e && !sep && j < neq; j++) {
     if (skip && skip[j]) continue; // its column is 0
     mbsCpaOptions os = *o;
     if (o->loop_solves) {
@@ -2454,8 +2547,9 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
     last = neq ? mbs_cpaSync(B, cols0, B->n) : rows;
     // the partial A and b summed (allreduce + broadcast), the free compliances, the
     // rank-revealing factorization, the minimum-norm lambda, the loop wrenches D lambda
-    int red = aba ? last : mbs_cpaLoopReduce(B, (double)neq * neq, 1, last);
-    red = aba ? red : mbs_cpaLoopReduce(B, neq, 1, red);
+    // (separators: their one sum and the cut joints' elimination came before)
+    int red = sep ? sepred : aba ? last : mbs_cpaLoopReduce(B, (double)neq * neq, 1, last);
+    red = aba || sep ? red : mbs_cpaLoopReduce(B, neq, 1, red);
     long long ff = mbs_flopLoopFactor(neq, rank, nzero, 1) + mbs_flopLoopMinNorm(neq, rank, nzero),
               fw = 0;
     for (int i = 0; i < neq; i++) {

@@ -17,6 +17,7 @@
 #include "flops.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_joint.h"
+#include "mbspar/mbs_schur.h"
 #include "mbspar/mbs_solvertype.h"
 #include "spatial.h"
 
@@ -51,6 +52,8 @@ struct mbsLoopWork {
   mbsReal *sg;           // (nv x 7) scratch of the zero-row test: S^g, |S^g|^2 per dof
   mbsReal *zacc;         // (nv x 6) scratch of the zero-row test: G_id per row of a loop
   mbsReal *vq, *vq2;     // (nv) scratch of the projection and the inverse
+  mbsReal *sub;          // interface separators (mbsLoopOps.local): [C | G | L | rhs | failed]
+  size_t nsub;           // its length
 };
 
 mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
@@ -107,11 +110,11 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
 void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
   if (!plw || !*plw) return;
   struct mbsLoopWork *lw = *plw;
-  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz,  lw->D,  lw->c,    lw->cdot,
-                  lw->kappa,   lw->rhs,    lw->lam, lw->nu,  lw->sc, lw->tmp,  lw->col,
-                  lw->A,       lw->L,      lw->M,   lw->G,   lw->Y,  lw->qdd0, lw->uz,
-                  lw->dz,      lw->vq,     lw->vq2, lw->fz,  lw->pz, lw->az,   lw->zg,
-                  lw->skip,    lw->zt,     lw->sg,  lw->zacc};
+  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz,   lw->D,  lw->c,    lw->cdot,
+                  lw->kappa,   lw->rhs,    lw->lam, lw->nu,   lw->sc, lw->tmp,  lw->col,
+                  lw->A,       lw->L,      lw->M,   lw->G,    lw->Y,  lw->qdd0, lw->uz,
+                  lw->dz,      lw->vq,     lw->vq2, lw->fz,   lw->pz, lw->az,   lw->zg,
+                  lw->skip,    lw->zt,     lw->sg,  lw->zacc, lw->sub};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(lw);
   *plw = NULL;
@@ -271,6 +274,14 @@ static void mbs_loopAddUnit(const mbsModel *m, const struct mbsLoopWork *lw, int
   if (b2 >= 0)
     for (int j = 0; j < 6; j++) wr[6 * b2 + j] += D[6 + j];
   MBS_FLOPS(6 * ((b1 >= 0) + (b2 >= 0)));
+}
+
+// the unit wrench pair of equation i taken out of wr again (its bodies' entries zeroed)
+static void mbs_loopClearUnit(const mbsModel *m, const struct mbsLoopWork *lw, int i, mbsReal *wr) {
+  int k = lw->eq_loop[i];
+  for (int side = 0; side < 2; side++)
+    if (m->loop_body[2 * k + side] >= 0)
+      memset(wr + 6 * m->loop_body[2 * k + side], 0, 6 * sizeof(mbsReal));
 }
 
 void mbs_loopJacobian(const mbsModel *m, const mbsWork *w, mbsReal *G) {
@@ -741,6 +752,93 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
 
 // ---------------------------------------------------------------- the distributed loop solve
 
+// this caller's part of the separators' system (mbsLoopOps.local, docs/loops.md 8.1): for every
+// closure equation j with a side on an owned body (and not a zero row), a local solve with j's
+// unit wrench pair and the interface lambdas zero; its condensed interface right side is column j
+// of G, the owned sides' dots with its accelerations column j of L; C from one more local solve
+// (any load: C does not depend on it). sub = [C (np x np) | G (np x n) | L (n x n) | ...] zeroed
+// first; gj: np scratch. Local.
+static mbsErr mbs_loopLocalColumns(const mbsModel *m, mbsWork *w, struct mbsLoopWork *lw,
+                                   const mbsLoopOps *ops, mbsReal *sub, mbsReal *gj) {
+  int n = lw->n, np = ops->nport, nb = m->nbody;
+  size_t nn = (size_t)n * n;
+  mbsReal *C = sub, *G = sub + (size_t)np * np, *L = G + (size_t)np * n;
+  memset(sub, 0, ((size_t)np * np + (size_t)np * n + nn) * sizeof(mbsReal));
+  memset(w->fext, 0, 6 * (size_t)nb * sizeof(mbsReal));
+  w->fext_on = 1;
+  if (np > 0) { // this caller's cut-joint systems (its local pieces are all it adds)
+    memset(gj, 0, (size_t)np * sizeof(mbsReal));
+    MBS_CALL(ops->local(ops->ctx, C, gj));
+  }
+  mbsErr e = MBS_OK;
+  for (int j = 0; j < n && !e; j++) {
+    int k = lw->eq_loop[j], b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
+    int own = (b1 >= ops->b0 && b1 < ops->b1) || (b2 >= ops->b0 && b2 < ops->b1);
+    if (lw->skip[j] || !own) continue; // no unit solve here: the column's local part is 0
+    mbs_loopAddUnit(m, lw, j, w->fext);
+    memset(gj, 0, (size_t)np * sizeof(mbsReal));
+    e = ops->local(ops->ctx, NULL, gj);
+    mbs_loopClearUnit(m, lw, j, w->fext);
+    MBS_TIC(w->timer, MBS_TIMER_LOOPS);
+    for (int p = 0; p < np; p++) G[(size_t)p * n + j] = gj[p];
+    for (int i = 0; i < n; i++)
+      L[(size_t)i * n + j] = mbs_loopDotOwned(m, lw, i, w->acc, NULL, ops->b0, ops->b1);
+    MBS_TOC(w->timer, MBS_TIMER_LOOPS);
+  }
+  return e;
+}
+
+// A -= G^T C^-1 G: the interface unknowns eliminated from the separators' system [C -G; -G^T L]
+// (the sign of G drops out), C by Cholesky with schur's pivot floor (a port system is positive
+// semidefinite up to rounding, docs/formulation.md 4.7). C and G are overwritten. 0 if C is not
+// finite. Local.
+static int mbs_loopInterfaceEliminate(int np, int n, mbsReal *C, mbsReal *G, mbsReal *A) {
+  if (np == 0) return 1;
+  MBS_FLOPS((unsigned long long)np * np * np / 3 + (unsigned long long)np * np * n +
+            (unsigned long long)np * n * n);
+  mbsReal smax = 0;
+  for (int j = 0; j < np; j++) smax = fmax(smax, fabs(C[(size_t)np * j + j]));
+  if (!isfinite(smax)) return 0;
+  if (!(smax > 0)) return 1; // no interface coupling at all
+  const mbsReal floor_ = MBS_SCHUR_PIVOT_FLOOR * smax;
+  for (int j = 0; j < np; j++) { // C = Lc Lc^T, lower triangle
+    mbsReal d = C[(size_t)np * j + j];
+    for (int l = 0; l < j; l++) d -= C[(size_t)np * j + l] * C[(size_t)np * j + l];
+    if (!isfinite(d)) return 0;
+    if (d <= floor_) d = fabs(d) > floor_ ? fabs(d) : floor_;
+    d = sqrt(d);
+    C[(size_t)np * j + j] = d;
+    for (int i = j + 1; i < np; i++) {
+      mbsReal v = C[(size_t)np * i + j];
+      for (int l = 0; l < j; l++) v -= C[(size_t)np * i + l] * C[(size_t)np * j + l];
+      C[(size_t)np * i + j] = v / d;
+    }
+  }
+  for (int i = 0; i < np; i++) { // Y = Lc^-1 G, row by row in place
+    mbsReal *yi = G + (size_t)i * n;
+    for (int l = 0; l < i; l++) {
+      mbsReal c = C[(size_t)np * i + l];
+      if (c == 0) continue;
+      const mbsReal *yl = G + (size_t)l * n;
+      for (int j = 0; j < n; j++) yi[j] -= c * yl[j];
+    }
+    mbsReal d = C[(size_t)np * i + i];
+    for (int j = 0; j < n; j++) yi[j] /= d;
+  }
+  for (int p = 0; p < np; p++) { // A -= Y^T Y
+    const mbsReal *yp = G + (size_t)p * n;
+    for (int i = 0; i < n; i++) {
+      mbsReal yi = yp[i];
+      if (yi == 0) continue;
+      mbsReal *ai = A + (size_t)i * n;
+      for (int j = 0; j < n; j++) ai[j] -= yi * yp[j];
+    }
+  }
+  for (size_t k = 0; k < (size_t)n * n; k++)
+    if (!isfinite(A[k])) return 0;
+  return 1;
+}
+
 mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   struct mbsLoopWork *lw = w->loop;
   MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopSolveOps: the workspace has no loop solver");
@@ -773,9 +871,27 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   unit.reason = MBS_REASON_CONVERGED;
   // the positions stay: every further tree solve has tree solve 0's matrix (schur then redoes
   // only its right side's passes where it can, mbs_schurRhsOnly)
+  int np = ops->local ? ops->nport : 0;
+  size_t len = (size_t)np * np + (size_t)np * n + nn + (size_t)n + 1;
+  mbsReal *sub = NULL;
+  if (ops->local) { // [C | G | L | rhs | failed | g scratch], allocated by the first evaluation
+    MBS_CHECK(len <= (size_t)INT32_MAX, MBS_ERR_NOMEM,
+              "%d cut-joint and %d closure equations: the separators' system is too large", np, n);
+    if (lw->nsub != len + (size_t)np) { // every caller at once: the same sizes everywhere
+      free(lw->sub);
+      lw->sub = malloc((len + (size_t)np) * sizeof(mbsReal));
+      lw->nsub = lw->sub ? len + (size_t)np : 0;
+      mbsReal bad = lw->sub ? 0 : 1;
+      MBS_CALL(ops->sum(ops->ctx, &bad, 1));
+      MBS_CHECK(bad == 0, MBS_ERR_NOMEM, "out of memory (the separators' system, %zu numbers)",
+                len + (size_t)np);
+    }
+    sub = lw->sub;
+  }
   w->reuse = 1;
   mbsErr e = ops->homog(ops->ctx, 1);
-  for (int j = 0; j < n && !e; j++) {
+  if (ops->local && !e) e = mbs_loopLocalColumns(m, w, lw, ops, sub, sub + len); // direct
+  for (int j = 0; j < n && !e && !ops->local; j++) {
     if (lw->skip[j]) { // a zero row: no unit solve, its column 0
       for (int i = 0; i < n; i++) lw->A[(size_t)i * n + j] = 0;
       continue;
@@ -799,10 +915,29 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   w->fext_on = fext_on;
   w->stat = keep;
   w->reuse = 0;
-  MBS_CALL(e);
-  // the partial sums of every caller
-  MBS_CALL(ops->sum(ops->ctx, lw->A, (int)nn));
-  MBS_CALL(ops->sum(ops->ctx, lw->rhs, n));
+  if (ops->local) { // one sum; a failed local solve is agreed on through it
+    memcpy(sub + len - 1 - n, lw->rhs, (size_t)n * sizeof(mbsReal));
+    sub[len - 1] = e ? 1 : 0;
+    mbsErr es = ops->sum(ops->ctx, sub, (int)len);
+    MBS_CALL(e);
+    MBS_CALL(es);
+    MBS_CHECK(sub[len - 1] == 0, MBS_ERR_NUMERIC,
+              "loops: a local tree solve failed on another rank (see its message)");
+    memcpy(lw->A, sub + (size_t)np * np + (size_t)np * n, nn * sizeof(mbsReal));
+    memcpy(lw->rhs, sub + len - 1 - n, (size_t)n * sizeof(mbsReal));
+    MBS_TIC(w->timer, MBS_TIMER_LOOPS);
+    int ok = mbs_loopInterfaceEliminate(np, n, sub, sub + (size_t)np * np, lw->A);
+    MBS_TOC(w->timer, MBS_TIMER_LOOPS);
+    MBS_CHECK(ok, MBS_ERR_NUMERIC, "loops: the interface system of the tree solver is not finite");
+    for (int i = 0; i < n; i++) // zero rows: no column was solved, their row is left out too
+      if (lw->skip[i])
+        for (int j = 0; j < n; j++) lw->A[(size_t)i * n + j] = lw->A[(size_t)j * n + i] = 0;
+  } else {
+    MBS_CALL(e);
+    // the partial sums of every caller
+    MBS_CALL(ops->sum(ops->ctx, lw->A, (int)nn));
+    MBS_CALL(ops->sum(ops->ctx, lw->rhs, n));
+  }
   MBS_TIC(w->timer, MBS_TIMER_LOOPS);
   mbs_loopFactorA(m, lw);
   mbs_loopMinNorm(lw, lw->rhs, lw->lam);
@@ -856,14 +991,19 @@ int mbs_loopSkipped(const mbsWork *w, unsigned char *mask) {
 // ---------------------------------------------------------------- closure rows in the system
 
 // how solver.method takes the loop forces: 0 the serial baseline's range space (aba, crba), 1
-// unit solves (section 8.1), 2 closure rows in the system (8.4)
+// unit solves (section 8.1), 2 closure rows in the system (8.4), 3 schur's separators (8.1)
 static int mbs_loopSolveKind(const mbsModel *m) {
   int sv = m->opt.solver;
-  return sv == MBS_SOLVER_ABA || sv == MBS_SOLVER_CRBA ? 0 : mbs_loopUseRows(m, sv) ? 2 : 1;
+  if (sv == MBS_SOLVER_ABA || sv == MBS_SOLVER_CRBA) return 0;
+  return mbs_loopUseRows(m, sv) ? 2 : mbs_loopSeparators(m, sv) ? 3 : 1;
 }
 static const char *mbs_loopSolveName(const mbsModel *m) {
-  static const char *const nm[] = {"range_space", "unit", "rows"};
+  static const char *const nm[] = {"range_space", "unit", "rows", "separators"};
   return nm[mbs_loopSolveKind(m)];
+}
+
+int mbs_loopSeparators(const mbsModel *m, int method) {
+  return m->nloop && method == MBS_SOLVER_SCHUR && m->opt.loops != MBS_LOOPS_UNIT;
 }
 
 int mbs_loopUseRows(const mbsModel *m, int method) {
@@ -1333,7 +1473,9 @@ void mbs_loopPrint(FILE *f, const mbsModel *m) {
           as->rank);
   static const char *const how[] = {"the serial baseline's range space (section 3)",
                                     "one unit tree solve per closure equation (section 8.1)",
-                                    "closure equations as rows of the system (section 8.4)"};
+                                    "closure equations as rows of the system (section 8.4)",
+                                    "closure equations and cut joints as separators, local "
+                                    "solves (section 8.1)"};
   fprintf(f, "  %-26s %s: %s, solver.loops = %s\n", "loop forces", mbs_solverName(m->opt.solver),
           how[mbs_loopSolveKind(m)], mbs_loopModeName(m->opt.loops));
   fprintf(f,

@@ -1231,6 +1231,28 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
     if (cut[t] <= cut[t - 1]) cut[t] = cut[t - 1] + 1;
   for (int t = nseg - 1; t >= 1; t--)
     if (cut[t] > b1 - (nseg - t)) cut[t] = b1 - (nseg - t);
+  // a boundary within MBS_PARTITION_SNAP of a part from a clean cut (a body on the ground, or
+  // whose parent is on another rank, that no joint of the range reaches across) moves to it: the
+  // two segments then share no joint (no spike, no port; and the loop layer's solves after the
+  // first redo only the bias passes, mbs_schurRhsOnly)
+  int *cl = nseg > 1 ? malloc(sizeof(int) * (size_t)n) : NULL, ncl = 0;
+  for (int b = b0; cl && b < b1; b++) {
+    int p = m->body_parent[b];
+    if (p < b0)
+      cl[ncl++] = b;
+    else
+      ncl = mbs_partitionCutDrop(cl, ncl, p);
+  }
+  for (int t = 1; cl && t < nseg; t++) {
+    double lim = MBS_PARTITION_SNAP * (double)n / parts, best = lim;
+    int to = -1;
+    for (int k = 0; k < ncl; k++) {
+      double d = fabs((double)(cl[k] - cut[t]));
+      if (d <= best && cl[k] > cut[t - 1] && cl[k] < cut[t + 1]) best = d, to = cl[k];
+    }
+    if (to >= 0) cut[t] = to;
+  }
+  free(cl);
   for (int t = 0; t < nseg && !e; t++) {
     int s0 = cut[t], s1 = cut[t + 1];
     e = mbs_schurCreate(m, s0, s1, &r->seg[t]);
@@ -1342,14 +1364,20 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
   }
   r->view.ncol = col;
   if (vport) r->view.port_cadr[vport] = col;
-  // the factor can be redone for a new right side alone (mbs_schurRhsOnly): one segment, no
-  // ports, every body in inertia form
-  const mbsSchur *s0 = r->seg[0];
-  r->rhs_only = nseg == 1 && s0->nport == 0;
-  for (int c = 0; c < s0->ncomp && r->rhs_only; c++)
-    if (s0->comp[c].up || s0->comp[c].spath) r->rhs_only = 0;
-  for (int b = s0->s0; b < s0->s1 && r->rhs_only; b++)
-    if (!s0->mode[b - s0->s0]) r->rhs_only = 0;
+  // the factor can be redone for a new right side alone (mbs_schurRhsOnly): no ports, every
+  // body in inertia form; with several segments (threads) also every component on the ground, so
+  // no segment's bias pass reaches into another's records
+  r->rhs_only = 1;
+  for (int t = 0; t < r->nseg && r->rhs_only; t++) {
+    const mbsSchur *st = r->seg[t];
+    if (st->nport) r->rhs_only = 0;
+    for (int c = 0; c < st->ncomp && r->rhs_only; c++)
+      if (st->comp[c].up || st->comp[c].spath ||
+          (r->nseg > 1 && m->body_parent[st->comp[c].root] >= 0))
+        r->rhs_only = 0;
+    for (int b = st->s0; b < st->s1 && r->rhs_only; b++)
+      if (!st->mode[b - st->s0]) r->rhs_only = 0;
+  }
   *out = r;
   return MBS_OK;
 }
@@ -1380,7 +1408,12 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
   mbsErr err = MBS_OK;
   r->nfloor = 0;
   if (w->reuse && r->rhs_only) {
-    mbs_schurFactorRhs(m, w, r->seg[0]);
+    if (r->nseg == 1) {
+      mbs_schurFactorRhs(m, w, r->seg[0]);
+    } else {
+#pragma omp parallel for schedule(static, 1)
+      for (int t = 0; t < r->nseg; t++) mbs_schurFactorRhs(m, w, r->seg[t]);
+    }
   } else if (r->nseg == 1) {
     err = mbs_schurFactor(m, w, r->seg[0]);
   } else {

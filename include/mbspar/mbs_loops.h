@@ -61,6 +61,14 @@ typedef struct {
   mbsErr (*homog)(void *ctx, int on);
   /// in-place sum of n reals over the callers; collective
   mbsErr (*sum)(void *ctx, mbsReal *v, int n);
+  /// Optional (NULL: every column of A by a tree solve). The tree solver's interface unknowns
+  /// (the lambdas of the joints between callers, nport of them over all callers) as separators
+  /// (docs/loops.md 8.1): a solve local to this caller with the external wrenches w->fext and
+  /// every interface lambda zero, no communication: acc of the owned bodies; this caller's
+  /// condensed interface system added into C (nport x nport, row-major; NULL: not wanted) and its
+  /// right side into g (nport). Local.
+  mbsErr (*local)(void *ctx, mbsReal *C, mbsReal *g);
+  int nport;
 } mbsLoopOps;
 /// The loop constraint forces with any tree solver, on any partition (the engine's constraint-
 /// force methods): after ops->solve has given the tree solution with the spring-dampers in
@@ -69,7 +77,11 @@ typedef struct {
 /// per equation with its unit wrench pair (partial sums over the owned sides, summed by
 /// ops->sum), the factorization and minimum-norm lambda of mbs_loopSolve, then the final tree
 /// solve with the loop wrenches added to w->fext. lambda into w->lam[nlam ..] on every caller;
-/// the statistics of mbs_loopStat. Costs nlam_loop + 1 tree solves.
+/// the statistics of mbs_loopStat. Costs nlam_loop + 1 tree solves. With ops->local the columns
+/// come from solves local to each caller instead (only the equations with a side on its bodies,
+/// the interface lambdas zero), one sum of the partial [C G; G^T L] over the callers, and
+/// A = L - G^T C^-1 G on every caller: the interface and the closure equations are the
+/// separators of one block elimination; costs 2 tree solves and the local ones.
 mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops);
 /// Statistics of the last mbs_loopSolve.
 typedef struct {
@@ -95,6 +107,10 @@ int mbs_loopRedundant(const mbsWork *w, int *idx);
 /// the solver table marks iterative and the equations kept at the assembled q0 independent), 0
 /// for the unit solves of mbs_loopSolveOps (and for models without loops).
 int mbs_loopUseRows(const mbsModel *m, int method);
+/// 1 if \p method takes the loop forces with the closure equations and its cut joints as the
+/// separators of one block elimination (schur with solver.loops auto, docs/loops.md 8.1:
+/// mbsLoopOps.local). Local.
+int mbs_loopSeparators(const mbsModel *m, int method);
 /// The rows of every closure equation at the current position and velocity stages of the loop
 /// bodies: their directions D (nlam_loop x 12: body1 then body2, body coordinates) returned, the
 /// right sides kappa (with Baumgarte) in *kappa. Pointers into the loop workspace.

@@ -158,9 +158,10 @@ typedef struct {
 /// Cut [b0, b1) into \p nseg segments (fewer if the range is shorter) and plan their join.
 /// Local.
 mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchurRank **r);
-/// 1 if the rank's factor can be redone for a new right side alone (w->reuse): one segment,
-/// no ports (every component on the ground), every body in inertia form; then
-/// mbs_schurRankFactor runs only ABA's bias passes (mbs_abaBodyRhs). Local.
+/// 1 if the rank's factor can be redone for a new right side alone (w->reuse): no ports
+/// (every component on the ground, and with several segments every component's root a root of
+/// the model), every body in inertia form; then mbs_schurRankFactor runs only ABA's bias passes
+/// (mbs_abaBodyRhs), one segment per thread. Local.
 int mbs_schurRhsOnly(const mbsSchurRank *r);
 void mbs_schurRankDestroy(mbsSchurRank **r);
 /// Eliminate every segment (OpenMP threads, one segment each) and join them: writes the
