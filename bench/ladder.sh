@@ -85,15 +85,15 @@ EOF
   fi
   tail -n 1 "$md" >&2
 }
-one aba 1 5
+one aba 1 20
 one crba 1 1
 one direct 1 5
-one schur 1 5
-OMP_NUM_THREADS=$(getconf _NPROCESSORS_ONLN) one schur 1 5
-one schur 2 5
-one schur 3 5
-one schur 1 5 --set solver.loops=unit
-one schur 2 5 --set solver.loops=unit
+one schur 1 20
+OMP_NUM_THREADS=$(getconf _NPROCESSORS_ONLN) one schur 1 20
+one schur 2 20
+one schur 3 20
+one schur 1 20 --set solver.loops=unit
+one schur 2 20 --set solver.loops=unit
 one jcg 1 3
 one jcg 2 3
 one chebyshev 1 1 --set solver.max_iter=200000
