@@ -519,9 +519,9 @@ static inline long mbs_flopLoopRows(int npos, int nrot, int body1, int body2, in
 static inline long mbs_flopLoopRowWrench(int nk) {
   return 12L * nk;
 }
-/// mbs_loopFreeCompliance, one body side: the rigid inertia inverted (cholFactor(6) +
-/// cholInverse), M^-1 D (mul6), D^T y and the add.
-#define MBS_FL_LOOP_FREE (mbs_flopSpdInverse(6) + MBS_FL_MUL6 + MBS_FL_DOT6 + 1)
+/// mbs_loopFreeCompliance, one body side: M^-1 D (mul6; M^-1 inverted once, at the workspace's
+/// creation), D^T y and the add.
+#define MBS_FL_LOOP_FREE (MBS_FL_MUL6 + MBS_FL_DOT6 + 1)
 /// loops.c mbs_loopFactor(n equations, rank r, ref given): symmetrize n(n-1) (add, half), the
 /// zero-row thresholds n (1e-20 dmax) + n (tol ref_i, when ref), 1/sqrt(A_ii) of the n - nzero
 /// rows kept (2 each); then only those nn = n - nzero rows: the scaled copy 2 nn^2, per accepted

@@ -54,6 +54,9 @@ struct mbsLoopWork {
   mbsReal *vq, *vq2;     // (nv) scratch of the projection and the inverse
   mbsReal *sub;          // interface separators (mbsLoopOps.local): [C | G | L | rhs | failed]
   size_t nsub;           // its length
+  mbsReal *minv;         // (nloop x 2 x 36) inverse rigid inertia of each loop's sides (model
+                         // constants, mbs_loopFreeCompliance)
+  unsigned char *mok;    // (nloop x 2) 1: that side has one (not the ground, not massless)
 };
 
 mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
@@ -93,9 +96,13 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
   lw->zt = calloc(nb, sizeof(int));
   lw->sg = calloc(7 * nv, sizeof(mbsReal));
   lw->zacc = calloc(6 * nv, sizeof(mbsReal));
-  int ok = lw->eq_loop && lw->eq_row && lw->piv && lw->nz && lw->D && lw->A && lw->L && lw->M &&
-           lw->G && lw->Y && lw->qdd0 && lw->uz && lw->dz && lw->vq && lw->vq2 && lw->fz &&
-           lw->pz && lw->az && lw->zg && lw->skip && lw->zt && lw->sg && lw->zacc;
+  size_t nlp = (size_t)(m->nloop > 0 ? m->nloop : 1);
+  lw->minv = calloc(72 * nlp, sizeof(mbsReal));
+  lw->mok = calloc(2 * nlp, 1);
+  int ok = lw->minv && lw->mok && lw->eq_loop && lw->eq_row && lw->piv && lw->nz && lw->D &&
+           lw->A && lw->L && lw->M && lw->G && lw->Y && lw->qdd0 && lw->uz && lw->dz && lw->vq &&
+           lw->vq2 && lw->fz && lw->pz && lw->az && lw->zg && lw->skip && lw->zt && lw->sg &&
+           lw->zacc;
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) ok = ok && *v[k];
   if (!ok) {
     mbs_loopWorkDestroy(&lw);
@@ -103,6 +110,15 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
   }
   for (int k = 0, i = 0; k < m->nloop; k++)
     for (int r = 0; r < m->loop_lamnum[k]; r++, i++) lw->eq_loop[i] = k, lw->eq_row[i] = r;
+  for (int k = 0; k < 2 * m->nloop; k++) { // the sides' inverse rigid inertias, once
+    int b = m->loop_body[k];
+    mbsReal I6[36];
+    if (b < 0) continue;
+    mbsu_rbiFull(m->body_sinert + 10 * b, I6);
+    if (!mbsu_cholFactor(I6, 6)) continue; // massless: no bound from this side
+    mbsu_cholInverse(I6, 6, lw->minv + 36 * k);
+    lw->mok[k] = 1;
+  }
   *out = lw;
   return MBS_OK;
 }
@@ -110,11 +126,11 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
 void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
   if (!plw || !*plw) return;
   struct mbsLoopWork *lw = *plw;
-  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz,   lw->D,  lw->c,    lw->cdot,
-                  lw->kappa,   lw->rhs,    lw->lam, lw->nu,   lw->sc, lw->tmp,  lw->col,
-                  lw->A,       lw->L,      lw->M,   lw->G,    lw->Y,  lw->qdd0, lw->uz,
-                  lw->dz,      lw->vq,     lw->vq2, lw->fz,   lw->pz, lw->az,   lw->zg,
-                  lw->skip,    lw->zt,     lw->sg,  lw->zacc, lw->sub};
+  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz,   lw->D,   lw->c,    lw->cdot,
+                  lw->kappa,   lw->rhs,    lw->lam, lw->nu,   lw->sc,  lw->tmp,  lw->col,
+                  lw->A,       lw->L,      lw->M,   lw->G,    lw->Y,   lw->qdd0, lw->uz,
+                  lw->dz,      lw->vq,     lw->vq2, lw->fz,   lw->pz,  lw->az,   lw->zg,
+                  lw->skip,    lw->zt,     lw->sg,  lw->zacc, lw->sub, lw->minv, lw->mok};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(lw);
   *plw = NULL;
@@ -527,33 +543,28 @@ static void mbs_loopMatrixCrba(const mbsModel *m, const mbsWork *w, struct mbsLo
 
 // ---------------------------------------------------------------- rank-revealing factorization
 
-// pivoted Cholesky of the Jacobi-scaled S A S (S = diag(1/sqrt(A_ii))): L (n x rank, permuted
-// order piv), pivots below tol are redundant; then the Cholesky factor of L^T L for the
-// minimum-norm solves
 // the compliance each closure equation would have between free bodies, D1^T M1^-1 D1 +
 // D2^T M2^-1 D2 (rigid-body inertias; the ground side adds nothing): an upper bound of A_ii (the
 // tree only stiffens the bodies), the scale below which A_ii is roundoff of the tree solves
-static void mbs_loopFreeCompliance(const mbsModel *m, const struct mbsLoopWork *lw, mbsReal *out) {
+static void mbs_loopFreeCompliance(const struct mbsLoopWork *lw, mbsReal *out) {
   for (int i = 0; i < lw->n; i++) {
     int k = lw->eq_loop[i];
     out[i] = 0;
     for (int side = 0; side < 2; side++) {
-      int b = m->loop_body[2 * k + side];
-      if (b < 0) continue;
-      mbsReal I6[36], Mi[36], y[6];
+      if (!lw->mok[2 * k + side]) continue; // the ground or massless: no bound from this side
+      mbsReal y[6];
       const mbsReal *D = lw->D + 12 * i + 6 * side;
-      mbsu_rbiFull(m->body_sinert + 10 * b, I6);
-      if (!mbsu_cholFactor(I6, 6)) continue; // massless: no bound from this side
-      mbsu_cholInverse(I6, 6, Mi);
-      mbsu_mul6(Mi, D, y);
+      mbsu_mul6(lw->minv + 72 * k + 36 * side, D, y);
       out[i] += mbsu_dot6(D, y);
       MBS_FLOPS(MBS_FL_LOOP_FREE);
     }
   }
 }
 
-// ref: A_ii at or below tol * ref_i is a zero row (NULL: only exact zeros and 1e-20 of the
-// largest diagonal)
+// pivoted Cholesky of the Jacobi-scaled S A S (S = diag(1/sqrt(A_ii))): L (n x rank, permuted
+// order piv), pivots below tol are redundant; then the Cholesky factor of L^T L for the
+// minimum-norm solves. ref: A_ii at or below tol * ref_i is a zero row (NULL: only exact zeros
+// and 1e-20 of the largest diagonal)
 static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *ref) {
   int n = lw->n;
   mbsReal *A = lw->A, *L = lw->L, dmax = 0;
@@ -654,7 +665,7 @@ static void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *r
 
 // A = G H^-1 G^T factored, its zero rows judged against the free-body compliance
 static void mbs_loopFactorA(const mbsModel *m, struct mbsLoopWork *lw) {
-  mbs_loopFreeCompliance(m, lw, lw->tmp);
+  mbs_loopFreeCompliance(lw, lw->tmp);
   mbs_loopFactor(lw, m->opt.rank_tol, lw->tmp);
 }
 
