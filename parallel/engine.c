@@ -744,8 +744,11 @@ static mbsErr mbsp_loopLocalHook(void *ctx, mbsReal *C, mbsReal *g) {
 static mbsErr mbsp_loopSumHook(void *ctx, mbsReal *v, int n) {
   mbspEngine *e = ctx;
   if (e->size <= 1) return MBS_OK;
-  MBS_CALL(mbsp_allreduceSum(e->comm, v, n));
-  return mbsp_bcastBytes(e->comm, v, sizeof(mbsReal) * (size_t)n, 0);
+  MBS_TIC(e->w->timer, MBS_TIMER_ALLREDUCE);
+  mbsErr err = mbsp_allreduceSum(e->comm, v, n);
+  if (!err) err = mbsp_bcastBytes(e->comm, v, sizeof(mbsReal) * (size_t)n, 0);
+  MBS_TOC(e->w->timer, MBS_TIMER_ALLREDUCE);
+  return err;
 }
 
 mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {

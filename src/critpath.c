@@ -2222,6 +2222,13 @@ static int mbs_cpaGraph(int method);
 static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *scr, int fext,
                               int src, int after, const mbsCpaOptions *os, int solve, int *end);
 
+// the rank of schur's decomposition that owns body b
+static int mbs_cpaSchRank(const mbsCpaSch *X, int b) {
+  int r = 0;
+  while (r + 1 < X->P && X->R[r + 1].b0 <= b) r++;
+  return r;
+}
+
 // schur's separators (docs/loops.md 8.1, src/loops.c mbs_loopLocalColumns): on every rank, after
 // `rows`, one local solve for its cut-joint system (if any cut joint), then for each equation j
 // with a side on the rank (not a zero row) the unit pair, a local solve and the column's dots
@@ -2333,6 +2340,10 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
               // the same in each owned body's articulated record or compliance-form start)
     Kx.bias = scr + 4 * nb;
     for (int b = 0; b < n; b++) {
+      if (B->smask && !B->smask[mbs_cpaSchRank(B->sch, b)]) { // a local solve of other ranks
+        Kx.bias[b] = K->bias[b];
+        continue;
+      }
       int f6 = graph == MBS_CPA_GRAPH_ABA || graph == MBS_CPA_GRAPH_SCHUR;
       Kx.bias[b] = mbs_cpaNode(B, MBS_CPA_LOOP_FEXT, b, f6 ? 6 : 0, -1, -1);
       mbs_cpaDep(B, K->bias[b], Kx.bias[b]);
