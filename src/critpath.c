@@ -2426,7 +2426,8 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
     for (int r = 0; r < m->loop_lamnum[k]; r++, i++)
       eqb[2 * i] = m->loop_body[2 * k], eqb[2 * i + 1] = m->loop_body[2 * k + 1];
   int rank = o->loop_rank >= 0 ? o->loop_rank : m->loop_asm.rank;
-  int nzero = o->loop_zero >= 0 ? o->loop_zero : 0;
+  // the zero rows the factorization drops: at least those known in advance (their A_ii is 0)
+  int nzero = o->loop_zero >= 0 ? o->loop_zero : m->loop_asm.nskip;
   // the zero rows known in advance: no unit solve (aba and the engine; docs/loops.md 8.1)
   const unsigned char *skip = o->loop_skip ? o->loop_skip : m->loop_asm.skip;
   if (rank > neq) rank = neq;

@@ -183,7 +183,8 @@ typedef struct {
   double bandwidth;                       ///< message bandwidth 1/beta [bytes/s] (default 5e9)
   // closed loops and spring-dampers (docs/cpa.md "Loop models"): the evaluation's factorization
   int loop_rank; ///< rank of the closure equations (< 0: the model's rank at q0, loop_asm)
-  int loop_zero; ///< zero rows dropped before pivoting (< 0: none)
+  int loop_zero; ///< zero rows dropped before pivoting (< 0: the zero rows known in advance at
+                 ///< q0, loop_asm.nskip, which the factorization always drops)
   /// (nlam_loop) 1: the equation's unit solve is left out (a zero row known in advance, G_i = 0;
   /// mbs_loopSkipped); NULL: those of the model at q0 (loop_asm.skip)
   const unsigned char *loop_skip;
