@@ -53,6 +53,6 @@ endif()
 # real evaluation (the engine at one rank: direct, jcg; the serial baseline aba)
 if(TARGET mbs_parallel)
   mbs_add_test(test_cpa_loops SOURCES test_cpa_loops.c LIBS mbs_parallel_flops NPROCS 1
-               LABELS mpi TIMEOUT 600 ARGS ${CMAKE_SOURCE_DIR}/configs)
+               LABELS mpi TIMEOUT 600 ARGS ${CMAKE_SOURCE_DIR}/configs ${CMAKE_SOURCE_DIR}/mpi-tests)
   set_property(TEST test_cpa_loops.np1 APPEND PROPERTY ENVIRONMENT OMP_NUM_THREADS=1)
 endif()

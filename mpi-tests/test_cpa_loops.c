@@ -3,10 +3,11 @@
 /// models") against the counted flops of real evaluations: linked to mbs_parallel_flops, one
 /// mbsp_engineForward at one rank for the constraint-force methods (direct; jcg with a fixed
 /// iteration count per tree solve; schur, whose graph brings its own kinematics and repeats its
-/// tree solve m + 2 times) and one mbs_forward for the serial baseline aba; and with the closure
-/// rows in the system (solver.loops = rows) jcg, jacobi, gs, sor and chebyshev, one solve each
-/// with a fixed iteration count. The graph's work must equal the counted flops at every grain;
-/// cpa must accept every loop model.
+/// tree solve m + 2 times, or with separators runs its local solves, the bias passes along the
+/// loaded paths alone on ladder_small) and one mbs_forward for the serial baseline aba; and with
+/// the closure rows in the system (solver.loops = rows) jcg, jacobi, gs, sor and chebyshev, one
+/// solve each with a fixed iteration count. The graph's work must equal the counted flops at every
+/// grain; cpa must accept every loop model.
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,7 @@ static void check_all(mbsModel *m, const char *what) {
   check(m, what, MBS_SOLVER_DIRECT, 0, MBS_LOOPS_UNIT);
   check(m, what, MBS_SOLVER_JCG, 6, MBS_LOOPS_UNIT);
   check(m, what, MBS_SOLVER_SCHUR, 0, MBS_LOOPS_UNIT);
+  check(m, what, MBS_SOLVER_SCHUR, 0, MBS_LOOPS_AUTO); // loops: the separators' local solves
   if (!m->nloop) return;
   // the closure rows in the system: every iterative method's graph (fixed iteration counts)
   check(m, what, MBS_SOLVER_JCG, 6, MBS_LOOPS_ROWS);
@@ -167,6 +169,11 @@ int main(int argc, char **argv) {
   }
   mbsModel *m = mbs_test_randomLoopModel(8, 0, 2, 9); // spring-dampers only
   check_all(m, "random springs only");
+  mbs_modelDestroy(&m);
+  // a forest of revolute joints about coordinate axes: schur's unit solves run their bias passes
+  // along the loaded bodies' paths alone (mbs_schurRankFactorPath), a part of the bodies here
+  m = mbs_test_loadConfig(argc > 2 ? argv[2] : "mpi-tests", "ladder_small.cfg", NULL, 0);
+  if (m) check_all(m, "ladder_small.cfg");
   mbs_modelDestroy(&m);
   long fails = mbs_test_fail;
   printf("test_cpa_loops: %s (%ld failure(s))\n", fails ? "FAILED" : "all checks passed", fails);

@@ -734,9 +734,9 @@ static mbsErr mbsp_loopHomogHook(void *ctx, int on) {
 }
 
 // schur's local solves: the cut joints as separators beside the closure equations
-static mbsErr mbsp_loopLocalHook(void *ctx, mbsReal *C, mbsReal *g) {
+static mbsErr mbsp_loopLocalHook(void *ctx, mbsReal *C, mbsReal *g, const int *load, int nload) {
   mbspEngine *e = ctx;
-  return mbsp_schurLocal(mbsp_schurOf(e->c), e->scur, e->w, C, g);
+  return mbsp_schurLocal(mbsp_schurOf(e->c), e->scur, e->w, C, g, load, nload);
 }
 
 // a sum over the ranks that is bitwise the same on every rank (rank 0's result broadcast): the

@@ -783,7 +783,8 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   return MBS_OK;
 }
 
-mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, double *g) {
+mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, double *g,
+                       const int *load, int nload) {
   const mbsModel *m = sp->m;
   const mbsSchur *v = sp->seg;
   MBS_CHECK(sp->nglob >= 0, MBS_ERR_INTERNAL, "schur: no local solves on a local model");
@@ -794,7 +795,8 @@ mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, doubl
     mbs_bodyVelocity(m, st, w, sp->ghost[k]);
   }
   MBS_TIC(w->timer, MBS_TIMER_FACTOR);
-  mbsErr e = mbs_schurRankFactor(m, w, sp->rk);
+  mbsErr e = MBS_OK; // the bias passes along the loaded paths alone where they can be
+  if (!mbs_schurRankFactorPath(m, w, sp->rk, load, nload)) e = mbs_schurRankFactor(m, w, sp->rk);
   MBS_TOC(w->timer, MBS_TIMER_FACTOR);
   MBS_CALL(e);
   // the rank-level components' systems over [upper port; lower ports] into the global interface

@@ -29,9 +29,11 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *s, mbsWork *w);
 /// of w->fext (the loop layer's separators, docs/loops.md 8.1), after a full mbsp_schurSolve at
 /// the same positions (w->reuse: the factor's matrix part is kept where mbs_schurRhsOnly allows):
 /// acc of the owned bodies; the rank's condensed cut-joint system added into C (nglob x nglob,
-/// row-major, NULL: not wanted) and g (nglob), the cut joints numbered by child body. No
-/// messages. Local.
-mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, double *g);
+/// row-major, NULL: not wanted) and g (nglob), the cut joints numbered by child body. \p load
+/// (nload bodies, NULL: unknown): the bodies w->fext loads, so that the bias passes can run
+/// along their paths alone (mbs_schurRankFactorPath). No messages. Local.
+mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, double *g,
+                       const int *load, int nload);
 /// Cut-joint lambdas over all ranks (nglob of mbsp_schurLocal); -1 if local solves are not
 /// available (local models). Local.
 int mbsp_schurInterface(const mbspSchur *sp);

@@ -494,6 +494,13 @@ static MBS_FORCEINLINE void mbs_abaFwd1(const mbsModel *m, mbsWork *w, int b, co
   MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_F));
 }
 
+void mbs_abaBodyZeroU(const mbsModel *m, mbsWork *w, int b) {
+  if (mbs_jntSpecial(m, b))
+    w->abar[(size_t)MBS_ABAR * b + MBS_REC_U] = 0;
+  else
+    memset(w->u + m->body_dofadr[b], 0, sizeof(mbsReal) * (size_t)m->body_dofnum[b]);
+}
+
 int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b) {
   return mbs_abaBack1(m, w, b);
 }

@@ -103,6 +103,9 @@ typedef struct {
   // schur's separators (docs/loops.md 8.1, mbsp_schurLocal): the tree solve being built is local
   // to the ranks marked in smask (no interface, no messages, every cut-joint lambda zero)
   const unsigned char *smask;
+  // ... and the bodies of its bias passes (mbs_schurRankFactorPath: the loaded bodies' root paths
+  // on a rank where mbs_schurRhsOnly holds; NULL: every body)
+  const unsigned char *spath;
 } mbsCpaB;
 
 // entries of body b in the solver vectors: its joint's, and on the last body the closure rows
@@ -1752,6 +1755,10 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
       const int rhs = later && mbs_schurRhsOnly(rk); // mbs_schurFactorRhs
       for (int b = s->s1 - 1; b >= s->s0; b--) {
         int lb = b - s->s0, ci = s->body_comp[lb], p = m->body_parent[b];
+        if (rhs && homog && B->spath && !B->spath[b]) { // off the loaded paths: u = 0, no node
+          proj[b] = done[b] = -1;
+          continue;
+        }
         if (rhs) { // the bias passes alone: u, pa, X^T pa into the parent's pA
           int v = mbs_cpaNode(B, MBS_CPA_ABA_RHS, b, mbs_flopAbaRhs(m, b, homog), PH_P2, 1);
           mbs_cpaDep(B, pAw[b], v);
@@ -2240,10 +2247,10 @@ static mbsErr mbs_cpaLoopSeparators(mbsCpaB *B, const mbsCpaKin *K, int *scr, co
   const mbsCpaOptions *o = B->o;
   const mbsCpaSch *X = B->sch;
   int n = m->nbody, neq = m->nlam_loop, P = X->P, np = 0, n0 = B->n;
-  unsigned char *mk = calloc((size_t)P, 1);
+  unsigned char *mk = calloc((size_t)P, 1), *pth = calloc((size_t)n + 1, 1);
   int *lastr = malloc((size_t)P * sizeof(int)), *own = malloc(((size_t)n + 1) * sizeof(int));
-  if (!mk || !lastr || !own) {
-    free(mk), free(lastr), free(own);
+  if (!mk || !lastr || !own || !pth) {
+    free(mk), free(lastr), free(own), free(pth);
     return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   }
   for (int r = 0; r < P; r++)
@@ -2270,7 +2277,16 @@ static mbsErr mbs_cpaLoopSeparators(mbsCpaB *B, const mbsCpaKin *K, int *scr, co
       B->cls = MBS_CPA_CLASS_SOLVE;
       int unit = mbs_cpaNodeOn(B, MBS_CPA_LOOP_UNIT, -1, 6LL * ((b1 >= 0) + (b2 >= 0)), -1, -1, r);
       mbs_cpaDep(B, o->loops_concurrent ? rows : lastr[r], unit);
+      // the bias passes along the loaded bodies' paths on the rank (mbs_schurRankFactorPath)
+      int rb0 = X->R[r].b0, rb1 = X->R[r].b1, ld[2] = {b1, b2};
+      if (mbs_schurRhsOnly(X->R[r].rk)) {
+        for (int k = 0; k < 2; k++)
+          for (int b = ld[k]; b >= rb0 && b < rb1 && !pth[b]; b = m->body_parent[b]) pth[b] = 1;
+        B->spath = pth;
+      }
       e = mbs_cpaLoopTree(B, K, MBS_CPA_GRAPH_SCHUR, scr, 1, unit, unit, o, j + 1, &end);
+      if (B->spath) memset(pth, 0, (size_t)n);
+      B->spath = NULL;
       B->cls = MBS_CPA_CLASS_SOLVE;
       int col = mbs_cpaNodeOn(B, MBS_CPA_LOOP_COLUMN, -1, cf, -1, -1, r);
       mbs_cpaDep(B, end, col);
@@ -2292,7 +2308,7 @@ static mbsErr mbs_cpaLoopSeparators(mbsCpaB *B, const mbsCpaKin *K, int *scr, co
       *red = el;
     }
   }
-  free(mk), free(lastr), free(own);
+  free(mk), free(lastr), free(own), free(pth);
   return e;
 }
 
@@ -2340,8 +2356,8 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
               // the same in each owned body's articulated record or compliance-form start)
     Kx.bias = scr + 4 * nb;
     for (int b = 0; b < n; b++) {
-      if (B->smask && !B->smask[mbs_cpaSchRank(B->sch, b)]) { // a local solve of other ranks
-        Kx.bias[b] = K->bias[b];
+      if ((B->smask && !B->smask[mbs_cpaSchRank(B->sch, b)]) || (B->spath && !B->spath[b])) {
+        Kx.bias[b] = K->bias[b]; // a local solve of other ranks, or off its loaded paths
         continue;
       }
       int f6 = graph == MBS_CPA_GRAPH_ABA || graph == MBS_CPA_GRAPH_SCHUR;

@@ -779,7 +779,7 @@ static mbsErr mbs_loopLocalColumns(const mbsModel *m, mbsWork *w, struct mbsLoop
   w->fext_on = 1;
   if (np > 0) { // this caller's cut-joint systems (its local pieces are all it adds)
     memset(gj, 0, (size_t)np * sizeof(mbsReal));
-    MBS_CALL(ops->local(ops->ctx, C, gj));
+    MBS_CALL(ops->local(ops->ctx, C, gj, NULL, 0));
   }
   mbsErr e = MBS_OK;
   for (int j = 0; j < n && !e; j++) {
@@ -788,7 +788,8 @@ static mbsErr mbs_loopLocalColumns(const mbsModel *m, mbsWork *w, struct mbsLoop
     if (lw->skip[j] || !own) continue; // no unit solve here: the column's local part is 0
     mbs_loopAddUnit(m, lw, j, w->fext);
     memset(gj, 0, (size_t)np * sizeof(mbsReal));
-    e = ops->local(ops->ctx, NULL, gj);
+    int load[2] = {b1, b2}; // the unit pair's bodies: the tree solver's bias pass follows them
+    e = ops->local(ops->ctx, NULL, gj, load, 2);
     mbs_loopClearUnit(m, lw, j, w->fext);
     MBS_TIC(w->timer, MBS_TIMER_LOOPS);
     for (int p = 0; p < np; p++) G[(size_t)p * n + j] = gj[p];

@@ -18,6 +18,7 @@
 /// and back-substitution is L^T lam_c = y + W f' + V pi with f' the wrench on b from the
 /// unknowns that were still open when c was absorbed.
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_schur.h"
@@ -1190,6 +1191,7 @@ void mbs_schurRankDestroy(mbsSchurRank **pr) {
   }
   free(r->seg), free(r->sc), free(r->pool), free(r->ipool), free(r->lam_up), free(r->lam_low);
   free(r->view.comp), free(r->view.port_body), free(r->view.port_cadr);
+  free(r->pmark), free(r->pinit), free(r->plist);
   free(r);
   *pr = NULL;
 }
@@ -1368,6 +1370,14 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
   // body in inertia form; with several segments (threads) also every component on the ground, so
   // no segment's bias pass reaches into another's records
   r->rhs_only = 1;
+  r->pmark = calloc((size_t)(b1 - b0) + 1, sizeof(int));
+  r->pinit = calloc((size_t)(b1 - b0) + 1, sizeof(int));
+  r->plist = calloc((size_t)(b1 - b0) + 1, sizeof(int));
+  r->pdirty = 1;
+  if (!r->pmark || !r->pinit || !r->plist) {
+    mbs_schurRankDestroy(&r);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur join)");
+  }
   for (int t = 0; t < r->nseg && r->rhs_only; t++) {
     const mbsSchur *st = r->seg[t];
     if (st->nport) r->rhs_only = 0;
@@ -1404,9 +1414,59 @@ static void mbs_schurFactorRhs(const mbsModel *m, mbsWork *w, const mbsSchur *s)
   }
 }
 
+static int mbs_schurCmpDesc(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x < y) - (x > y);
+}
+
+int mbs_schurRankFactorPath(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const int *load,
+                            int nload) {
+  if (!load || !w->reuse || !w->homog || !r->rhs_only || !r->pmark) return 0;
+  int b0 = r->b0, b1 = r->b1;
+  if (r->pdirty) // a full factor ran: every u is stale
+    for (int b = b0; b < b1; b++) mbs_abaBodyZeroU(m, w, b);
+  else
+    for (int k = 0; k < r->nplist; k++) mbs_abaBodyZeroU(m, w, r->plist[k]);
+  r->pdirty = 0;
+  if (r->pcur == INT32_MAX) { // restart the stamps
+    memset(r->pmark, 0, sizeof(int) * (size_t)(b1 - b0));
+    memset(r->pinit, 0, sizeof(int) * (size_t)(b1 - b0));
+    r->pcur = 0;
+  }
+  // the loaded bodies' root paths on this rank, each from its load up to the first body an
+  // earlier one reached; taken in reverse, leaf to root, every body comes after its children on
+  // the paths (a child in a later piece ends that piece just below it)
+  int cur = ++r->pcur, n = 0, seg[MBS_SCHUR_PATH_LOADS + 1], ns = 0;
+  for (int k = 0; k < nload; k++) {
+    if (ns == MBS_SCHUR_PATH_LOADS) break;
+    seg[ns++] = n;
+    for (int b = load[k]; b >= b0 && b < b1 && r->pmark[b - b0] != cur; b = m->body_parent[b])
+      r->pmark[b - b0] = cur, r->plist[n++] = b;
+  }
+  seg[ns] = n;
+  if (nload > MBS_SCHUR_PATH_LOADS) { // more loads than pieces: one piece, in index order
+    for (int k = MBS_SCHUR_PATH_LOADS; k < nload; k++)
+      for (int b = load[k]; b >= b0 && b < b1 && r->pmark[b - b0] != cur; b = m->body_parent[b])
+        r->pmark[b - b0] = cur, r->plist[n++] = b;
+    qsort(r->plist, (size_t)n, sizeof(int), mbs_schurCmpDesc);
+    ns = 1, seg[0] = 0, seg[1] = n;
+  }
+  for (int q = ns - 1; q >= 0; q--)
+    for (int k = seg[q]; k < seg[q + 1]; k++) { // a record starts as its bias before any add
+      int b = r->plist[k], p = m->body_parent[b];
+      if (r->pinit[b - b0] != cur) mbs_abaBodyInitRhs(m, w, b), r->pinit[b - b0] = cur;
+      if (p >= b0 && r->pinit[p - b0] != cur) mbs_abaBodyInitRhs(m, w, p), r->pinit[p - b0] = cur;
+      mbs_abaBodyRhs(m, w, b);
+    }
+  r->nplist = n;
+  r->nfloor = 0;
+  return 1;
+}
+
 mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
   mbsErr err = MBS_OK;
   r->nfloor = 0;
+  r->pdirty = 1; // every u of the rank written (mbs_schurRankFactorPath)
   if (w->reuse && r->rhs_only) {
     if (r->nseg == 1) {
       mbs_schurFactorRhs(m, w, r->seg[0]);

@@ -133,6 +133,9 @@ int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b);
 /// the parent's pA (c = 0 when w->homog: Ia c skipped). Flops: mbs_flopAbaRhs.
 void mbs_abaBodyInitRhs(const mbsModel *m, mbsWork *w, int b);
 void mbs_abaBodyRhs(const mbsModel *m, mbsWork *w, int b);
+/// u = 0 for body b's joint (the value pass 3 reads; a bias pass along a path leaves the others'
+/// untouched, docs/loops.md 8.1a). No flops.
+void mbs_abaBodyZeroU(const mbsModel *m, mbsWork *w, int b);
 void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap);
 /// Spikes (solver.method = schur, docs/formulation.md 4.6): an unknown wrench -G pi (pi: at most
 /// MBS_SPIKE_LD values) on a body of a path adds P pi to the articulated bias of every body from

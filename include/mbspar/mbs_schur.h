@@ -148,6 +148,10 @@ typedef struct {
   mbsReal **lam_up, **lam_low; ///< (nseg) per-segment port values for mbs_schurBack
   int nfloor;                  ///< port-system pivots raised to the floor by the last factor
   int rhs_only; ///< mbs_schurRhsOnly (fixed by the decomposition: set by mbs_schurRankCreate)
+  // mbs_schurRankFactorPath: per body (local index) the path stamp and the record-init stamp of
+  // the current pass, the last pass's path (its u are zeroed before the next), and whether a
+  // full factor has run since (then every u is)
+  int *pmark, *pinit, *plist, nplist, pcur, pdirty;
 } mbsSchurRank;
 
 /// Extra weight of a thread segment with spikes against the spike-free last segment of a chain's
@@ -158,6 +162,14 @@ typedef struct {
 /// Cut [b0, b1) into \p nseg segments (fewer if the range is shorter) and plan their join.
 /// Local.
 mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchurRank **r);
+/// The bias passes of a homogeneous solve with external wrenches on \p load (nload bodies; others
+/// of the model are ignored) alone: only the loaded bodies' root paths on this rank, where the
+/// bias is nonzero, and u = 0 for every other body (docs/loops.md 8.1a). Needs w->reuse, w->homog
+/// and mbs_schurRhsOnly; returns 0 (nothing done) otherwise, or when load is NULL. Flops: the
+/// path's mbs_flopAbaRhs and 6 f_ext flops per path body. Local.
+#define MBS_SCHUR_PATH_LOADS 8 ///< loads taken piece by piece (more: one sorted piece)
+int mbs_schurRankFactorPath(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const int *load,
+                            int nload);
 /// 1 if the rank's factor can be redone for a new right side alone (w->reuse): no ports
 /// (every component on the ground, and with several segments every component's root a root of
 /// the model), every body in inertia form; then mbs_schurRankFactor runs only ABA's bias passes
