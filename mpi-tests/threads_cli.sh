@@ -44,6 +44,28 @@ run 0 env OMP_NUM_THREADS=1 "$@" "$mbspar" accel "$cfg/pendulum.cfg" --set solve
 [ -s "$tmp/err" ] && bad "stderr for OMP_NUM_THREADS=1: $(cat "$tmp/err")"
 acheck "$tmp/one.json" "a['threads_source'] == 'OMP_NUM_THREADS' and a['threads'] == 1"
 
+# a loop model with threads: schur's thread segments snap to the ladder's two trees, and its
+# separators' local solves run their bias passes along the loaded paths, each segment's pieces by
+# its own thread (docs/loops.md 8.1a); q-dd and the loop forces must equal aba's
+lad="$(dirname "$0")/ladder_small.cfg"
+run 0 env OMP_NUM_THREADS=2 "$@" "$mbspar" accel "$lad" --set solver.method=schur \
+  --json "$tmp/ls.json" --quiet
+run 0 env OMP_NUM_THREADS=1 "$@" "$mbspar" accel "$lad" --set solver.method=aba \
+  --json "$tmp/la.json" --quiet
+python3 - "$tmp/ls.json" "$tmp/la.json" <<'PY' || bad "schur with 2 threads differs from aba on ladder_small"
+import json, math, sys
+s, a = (json.load(open(f)) for f in sys.argv[1:3])
+for k in ("qdd", "loop_lambda", "joint_wrench"):
+    x, y = s[k], a[k]
+    if k == "joint_wrench":
+        x, y = [v for r in x for v in r], [v for r in y for v in r]
+    n = math.sqrt(sum(v * v for v in y)) or 1
+    d = math.sqrt(sum((p - q) ** 2 for p, q in zip(x, y))) / n
+    print("threads_cli: ladder_small, schur with 2 threads against aba: %s %.2e" % (k, d))
+    if not d <= 1e-9 or len(x) != len(y):
+        sys.exit(1)
+PY
+
 if [ "$fail" -gt 0 ]; then
   echo "threads_cli: $fail failure(s)"
   exit 1

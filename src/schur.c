@@ -1422,11 +1422,18 @@ static int mbs_schurCmpDesc(const void *a, const void *b) {
 int mbs_schurRankFactorPath(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const int *load,
                             int nload) {
   if (!load || !w->reuse || !w->homog || !r->rhs_only || !r->pmark) return 0;
-  int b0 = r->b0, b1 = r->b1;
-  if (r->pdirty) // a full factor ran: every u is stale
-    for (int b = b0; b < b1; b++) mbs_abaBodyZeroU(m, w, b);
-  else
-    for (int k = 0; k < r->nplist; k++) mbs_abaBodyZeroU(m, w, r->plist[k]);
+  int b0 = r->b0, b1 = r->b1, par = r->nseg > 1 && nload <= MBS_SCHUR_PATH_LOADS;
+  if (r->pdirty) { // a full factor ran: every u is stale (each segment's by its thread)
+#pragma omp parallel for schedule(static, 1) if (par)
+    for (int t = 0; t < r->nseg; t++)
+      for (int b = r->seg[t]->s0; b < r->seg[t]->s1; b++) mbs_abaBodyZeroU(m, w, b);
+  } else {
+#pragma omp parallel for schedule(static, 1) if (par)
+    for (int t = 0; t < r->nseg; t++)
+      for (int k = 0; k < r->nplist; k++)
+        if (r->plist[k] >= r->seg[t]->s0 && r->plist[k] < r->seg[t]->s1)
+          mbs_abaBodyZeroU(m, w, r->plist[k]);
+  }
   r->pdirty = 0;
   if (r->pcur == INT32_MAX) { // restart the stamps
     memset(r->pmark, 0, sizeof(int) * (size_t)(b1 - b0));
@@ -1451,12 +1458,24 @@ int mbs_schurRankFactorPath(const mbsModel *m, mbsWork *w, mbsSchurRank *r, cons
     qsort(r->plist, (size_t)n, sizeof(int), mbs_schurCmpDesc);
     ns = 1, seg[0] = 0, seg[1] = n;
   }
-  for (int q = ns - 1; q >= 0; q--)
-    for (int k = seg[q]; k < seg[q + 1]; k++) { // a record starts as its bias before any add
-      int b = r->plist[k], p = m->body_parent[b];
-      if (r->pinit[b - b0] != cur) mbs_abaBodyInitRhs(m, w, b), r->pinit[b - b0] = cur;
-      if (p >= b0 && r->pinit[p - b0] != cur) mbs_abaBodyInitRhs(m, w, p), r->pinit[p - b0] = cur;
-      mbs_abaBodyRhs(m, w, b);
+  // with several segments (each whole trees: mbs_schurRhsOnly) a piece lies in one segment, and
+  // each segment's thread takes its own pieces, where its records are in cache
+  int tq[MBS_SCHUR_PATH_LOADS];
+  for (int q = 0; q < ns; q++) {
+    tq[q] = 0;
+    if (par && seg[q + 1] > seg[q])
+      while (tq[q] + 1 < r->nseg && r->seg[tq[q] + 1]->s0 <= r->plist[seg[q]]) tq[q]++;
+  }
+#pragma omp parallel for schedule(static, 1) if (par)
+  for (int t = 0; t < (par ? r->nseg : 1); t++)
+    for (int q = ns - 1; q >= 0; q--) {
+      if (par && tq[q] != t) continue;
+      for (int k = seg[q]; k < seg[q + 1]; k++) { // a record starts as its bias before any add
+        int b = r->plist[k], p = m->body_parent[b];
+        if (r->pinit[b - b0] != cur) mbs_abaBodyInitRhs(m, w, b), r->pinit[b - b0] = cur;
+        if (p >= b0 && r->pinit[p - b0] != cur) mbs_abaBodyInitRhs(m, w, p), r->pinit[p - b0] = cur;
+        mbs_abaBodyRhs(m, w, b);
+      }
     }
   r->nplist = n;
   r->nfloor = 0;
