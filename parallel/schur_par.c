@@ -698,6 +698,15 @@ mbsErr mbsp_schurBegin(mbspSchur *sp, const mbsState *st) {
   return MBS_OK; // a failure is reported by the solve, collectively
 }
 
+// the remote children's position and velocity stages from their joint states in st (under
+// w->homog their velocity terms are zero)
+static void mbsp_schurGhostStages(const mbspSchur *sp, const mbsState *st, mbsWork *w) {
+  for (int k = 0; k < sp->nghost; k++) {
+    mbs_bodyPosition(sp->m, st->q, w, sp->ghost[k]);
+    mbs_bodyVelocity(sp->m, st, w, sp->ghost[k]);
+  }
+}
+
 mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   const mbsModel *m = sp->m;
   mbsSchur *s = sp->seg;
@@ -716,10 +725,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
       memcpy(st->qd + m->body_dofadr[g], sp->st_r + 13 * k + nq, sizeof(double) * (size_t)nv);
     }
   }
-  for (int k = 0; k < sp->nghost; k++) {
-    mbs_bodyPosition(m, st->q, w, sp->ghost[k]);
-    mbs_bodyVelocity(m, st, w, sp->ghost[k]);
-  }
+  mbsp_schurGhostStages(sp, st, w);
   MBS_TIC(w->timer, MBS_TIMER_FACTOR);
   mbsErr e = mbs_schurRankFactor(m, w, sp->rk);
   MBS_TOC(w->timer, MBS_TIMER_FACTOR);
@@ -788,12 +794,7 @@ mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, doubl
   const mbsModel *m = sp->m;
   const mbsSchur *v = sp->seg;
   MBS_CHECK(sp->nglob >= 0, MBS_ERR_INTERNAL, "schur: no local solves on a local model");
-  // the remote children's stages (their states arrived with the last full solve; under
-  // w->homog their velocity terms are zero)
-  for (int k = 0; k < sp->nghost; k++) {
-    mbs_bodyPosition(m, st->q, w, sp->ghost[k]);
-    mbs_bodyVelocity(m, st, w, sp->ghost[k]);
-  }
+  mbsp_schurGhostStages(sp, st, w); // their states arrived with the last full solve
   MBS_TIC(w->timer, MBS_TIMER_FACTOR);
   mbsErr e = MBS_OK; // the bias passes along the loaded paths alone where they can be
   if (!mbs_schurRankFactorPath(m, w, sp->rk, load, nload)) e = mbs_schurRankFactor(m, w, sp->rk);
@@ -817,9 +818,7 @@ mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, doubl
     }
   }
   // the bodies' accelerations with every interface lambda zero
-  int nup = 0;
-  for (int c = 0; c < v->ncomp; c++) nup += v->comp[c].nup;
-  memset(sp->lam_up, 0, sizeof(double) * (size_t)nup);
+  memset(sp->lam_up, 0, sizeof(double) * (size_t)sp->comp_uadr[v->ncomp]);
   memset(sp->lam_low, 0, sizeof(double) * (size_t)v->ncol);
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
   mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low);

@@ -158,6 +158,11 @@ static int mbs_cpaNode(mbsCpaB *B, int kind, int body, long long flops, int pblk
   return v;
 }
 
+// the rank owning body b in distributed graphs (0 in data-flow graphs, one rank)
+static int mbs_cpaOwner(const mbsCpaB *B, int b) {
+  return B->o->ranks >= 1 ? B->owner[b] : 0;
+}
+
 // a data dependency from -> to (ignored if either is absent)
 static void mbs_cpaDep(mbsCpaB *B, int from, int to) {
   if (B->err || from < 0 || to < 0 || from == to) return;
@@ -2229,13 +2234,6 @@ static int mbs_cpaGraph(int method);
 static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *scr, int fext,
                               int src, int after, const mbsCpaOptions *os, int solve, int *end);
 
-// the rank of schur's decomposition that owns body b
-static int mbs_cpaSchRank(const mbsCpaSch *X, int b) {
-  int r = 0;
-  while (r + 1 < X->P && X->R[r + 1].b0 <= b) r++;
-  return r;
-}
-
 // schur's separators (docs/loops.md 8.1, src/loops.c mbs_loopLocalColumns): on every rank, after
 // `rows`, one local solve for its cut-joint system (if any cut joint), then for each equation j
 // with a side on the rank (not a zero row) the unit pair, a local solve and the column's dots
@@ -2248,15 +2246,14 @@ static mbsErr mbs_cpaLoopSeparators(mbsCpaB *B, const mbsCpaKin *K, int *scr, co
   const mbsCpaSch *X = B->sch;
   int n = m->nbody, neq = m->nlam_loop, P = X->P, np = 0, n0 = B->n;
   unsigned char *mk = calloc((size_t)P, 1), *pth = calloc((size_t)n + 1, 1);
-  int *lastr = malloc((size_t)P * sizeof(int)), *own = malloc(((size_t)n + 1) * sizeof(int));
-  if (!mk || !lastr || !own || !pth) {
-    free(mk), free(lastr), free(own), free(pth);
+  int *lastr = malloc((size_t)P * sizeof(int));
+  if (!mk || !lastr || !pth) {
+    free(mk), free(lastr), free(pth);
     return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   }
-  for (int r = 0; r < P; r++)
-    for (int b = X->R[r].b0; b < X->R[r].b1; b++) own[b] = r;
   for (int b = 0; b < n; b++) // the cut joints' lambdas over all ranks
-    if (m->body_parent[b] >= 0 && own[m->body_parent[b]] != own[b]) np += m->body_lamnum[b];
+    if (m->body_parent[b] >= 0 && mbs_cpaOwner(B, m->body_parent[b]) != mbs_cpaOwner(B, b))
+      np += m->body_lamnum[b];
   mbsErr e = MBS_OK;
   for (int r = 0; !e && r < P; r++) {
     lastr[r] = rows;
@@ -2270,10 +2267,12 @@ static mbsErr mbs_cpaLoopSeparators(mbsCpaB *B, const mbsCpaKin *K, int *scr, co
     long long cf = 0; // the dots over the rank's sides of every equation
     for (int i = 0; i < neq; i++)
       for (int sd = 0; sd < 2; sd++)
-        cf += eqb[2 * i + sd] >= 0 && own[eqb[2 * i + sd]] == r ? MBS_FL_LOOP_DOT : 0;
+        cf += eqb[2 * i + sd] >= 0 && mbs_cpaOwner(B, eqb[2 * i + sd]) == r ? MBS_FL_LOOP_DOT : 0;
     for (int j = 0; !e && j < neq; j++) {
       int b1 = eqb[2 * j], b2 = eqb[2 * j + 1];
-      if ((skip && skip[j]) || !((b1 >= 0 && own[b1] == r) || (b2 >= 0 && own[b2] == r))) continue;
+      if ((skip && skip[j]) ||
+          !((b1 >= 0 && mbs_cpaOwner(B, b1) == r) || (b2 >= 0 && mbs_cpaOwner(B, b2) == r)))
+        continue;
       B->cls = MBS_CPA_CLASS_SOLVE;
       int unit = mbs_cpaNodeOn(B, MBS_CPA_LOOP_UNIT, -1, 6LL * ((b1 >= 0) + (b2 >= 0)), -1, -1, r);
       mbs_cpaDep(B, o->loops_concurrent ? rows : lastr[r], unit);
@@ -2299,16 +2298,14 @@ static mbsErr mbs_cpaLoopSeparators(mbsCpaB *B, const mbsCpaKin *K, int *scr, co
     int last = mbs_cpaSync(B, n0, B->n);
     *red = mbs_cpaLoopReduce(B, (double)np * np + (double)np * neq + (double)neq * neq + neq + 1, 1,
                              last);
-    if (np > 0) { // A -= G^T C^-1 G on every rank
-      unsigned long long f = (unsigned long long)np * np * np / 3 +
-                             (unsigned long long)np * np * neq + (unsigned long long)np * neq * neq;
+    if (np > 0) { // A -= G^T C^-1 G on every rank (mbs_schurReduce)
       B->cls = MBS_CPA_CLASS_SOLVE;
-      int el = mbs_cpaNode(B, MBS_CPA_LOOP_FACTOR, -1, (long long)f, -1, -1);
+      int el = mbs_cpaNode(B, MBS_CPA_LOOP_FACTOR, -1, mbs_flopSchurReduce(neq, np), -1, -1);
       mbs_cpaDep(B, *red, el);
       *red = el;
     }
   }
-  free(mk), free(lastr), free(own), free(pth);
+  free(mk), free(lastr), free(pth);
   return e;
 }
 
@@ -2356,7 +2353,7 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
               // the same in each owned body's articulated record or compliance-form start)
     Kx.bias = scr + 4 * nb;
     for (int b = 0; b < n; b++) {
-      if ((B->smask && !B->smask[mbs_cpaSchRank(B->sch, b)]) || (B->spath && !B->spath[b])) {
+      if ((B->smask && !B->smask[mbs_cpaOwner(B, b)]) || (B->spath && !B->spath[b])) {
         Kx.bias[b] = K->bias[b]; // a local solve of other ranks, or off its loaded paths
         continue;
       }

@@ -800,52 +800,24 @@ static mbsErr mbs_loopLocalColumns(const mbsModel *m, mbsWork *w, struct mbsLoop
   return e;
 }
 
-// A -= G^T C^-1 G: the interface unknowns eliminated from the separators' system [C -G; -G^T L]
-// (the sign of G drops out), C by Cholesky with schur's pivot floor (a port system is positive
-// semidefinite up to rounding, docs/formulation.md 4.7). C and G are overwritten. 0 if C is not
-// finite. Local.
-static int mbs_loopInterfaceEliminate(int np, int n, mbsReal *C, mbsReal *G, mbsReal *A) {
+// A -= G^T C^-1 G: the cut joints eliminated from the separators' system [L -G^T; -G C] by
+// schur's own reduction (mbs_schurReduce: C's Cholesky factor with its pivot floor, a port
+// system being positive semidefinite up to rounding, docs/formulation.md 4.7). A holds L on entry;
+// W ((n + np)^2), gw (n + np), sg (n): scratch. 0 if C or the result is not finite. Local.
+static int mbs_loopInterfaceEliminate(int np, int n, const mbsReal *C, const mbsReal *G, mbsReal *A,
+                                      mbsReal *W, mbsReal *gw, mbsReal *sg) {
   if (np == 0) return 1;
-  MBS_FLOPS((unsigned long long)np * np * np / 3 + (unsigned long long)np * np * n +
-            (unsigned long long)np * n * n);
-  mbsReal smax = 0;
-  for (int j = 0; j < np; j++) smax = fmax(smax, fabs(C[(size_t)np * j + j]));
-  if (!isfinite(smax)) return 0;
-  if (!(smax > 0)) return 1; // no interface coupling at all
-  const mbsReal floor_ = MBS_SCHUR_PIVOT_FLOOR * smax;
-  for (int j = 0; j < np; j++) { // C = Lc Lc^T, lower triangle
-    mbsReal d = C[(size_t)np * j + j];
-    for (int l = 0; l < j; l++) d -= C[(size_t)np * j + l] * C[(size_t)np * j + l];
-    if (!isfinite(d)) return 0;
-    if (d <= floor_) d = fabs(d) > floor_ ? fabs(d) : floor_;
-    d = sqrt(d);
-    C[(size_t)np * j + j] = d;
-    for (int i = j + 1; i < np; i++) {
-      mbsReal v = C[(size_t)np * i + j];
-      for (int l = 0; l < j; l++) v -= C[(size_t)np * i + l] * C[(size_t)np * j + l];
-      C[(size_t)np * i + j] = v / d;
-    }
+  size_t nt = (size_t)n + (size_t)np;
+  // W over [closure equations (kept); cut joints (eliminated)]: the reduction reads the kept
+  // block, the eliminated rows and their lower triangle
+  for (int i = 0; i < n; i++) memcpy(W + nt * i, A + (size_t)n * i, (size_t)n * sizeof(mbsReal));
+  for (int p = 0; p < np; p++) {
+    mbsReal *wp = W + nt * ((size_t)n + p);
+    for (int j = 0; j < n; j++) wp[j] = -G[(size_t)n * p + j];
+    memcpy(wp + n, C + (size_t)np * p, (size_t)np * sizeof(mbsReal));
   }
-  for (int i = 0; i < np; i++) { // Y = Lc^-1 G, row by row in place
-    mbsReal *yi = G + (size_t)i * n;
-    for (int l = 0; l < i; l++) {
-      mbsReal c = C[(size_t)np * i + l];
-      if (c == 0) continue;
-      const mbsReal *yl = G + (size_t)l * n;
-      for (int j = 0; j < n; j++) yi[j] -= c * yl[j];
-    }
-    mbsReal d = C[(size_t)np * i + i];
-    for (int j = 0; j < n; j++) yi[j] /= d;
-  }
-  for (int p = 0; p < np; p++) { // A -= Y^T Y
-    const mbsReal *yp = G + (size_t)p * n;
-    for (int i = 0; i < n; i++) {
-      mbsReal yi = yp[i];
-      if (yi == 0) continue;
-      mbsReal *ai = A + (size_t)i * n;
-      for (int j = 0; j < n; j++) ai[j] -= yi * yp[j];
-    }
-  }
+  memset(gw, 0, nt * sizeof(mbsReal));
+  if (!mbs_schurReduce(n, np, W, gw, A, sg, NULL)) return 0;
   for (size_t k = 0; k < (size_t)n * n; k++)
     if (!isfinite(A[k])) return 0;
   return 1;
@@ -884,19 +856,21 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   // the positions stay: every further tree solve has tree solve 0's matrix (schur then redoes
   // only its right side's passes where it can, mbs_schurRhsOnly)
   int np = ops->local ? ops->nport : 0;
-  size_t len = (size_t)np * np + (size_t)np * n + nn + (size_t)n + 1;
+  size_t len = (size_t)np * np + (size_t)np * n + nn + (size_t)n + 1, nt = (size_t)n + np;
+  // + scratch: g of a local solve (np), the reduction's W, gw and sg
+  size_t all = len + (size_t)np + nt * nt + nt + (size_t)n;
   mbsReal *sub = NULL;
-  if (ops->local) { // [C | G | L | rhs | failed | g scratch], allocated by the first evaluation
+  if (ops->local) { // [C | G | L | rhs | failed | scratch], allocated by the first evaluation
     MBS_CHECK(len <= (size_t)INT32_MAX, MBS_ERR_NOMEM,
               "%d cut-joint and %d closure equations: the separators' system is too large", np, n);
-    if (lw->nsub != len + (size_t)np) { // every caller at once: the same sizes everywhere
+    if (lw->nsub != all) { // every caller at once: the same sizes everywhere
       free(lw->sub);
-      lw->sub = malloc((len + (size_t)np) * sizeof(mbsReal));
-      lw->nsub = lw->sub ? len + (size_t)np : 0;
+      lw->sub = malloc(all * sizeof(mbsReal));
+      lw->nsub = lw->sub ? all : 0;
       mbsReal bad = lw->sub ? 0 : 1;
       MBS_CALL(ops->sum(ops->ctx, &bad, 1));
       MBS_CHECK(bad == 0, MBS_ERR_NOMEM, "out of memory (the separators' system, %zu numbers)",
-                len + (size_t)np);
+                all);
     }
     sub = lw->sub;
   }
@@ -938,7 +912,9 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
     memcpy(lw->A, sub + (size_t)np * np + (size_t)np * n, nn * sizeof(mbsReal));
     memcpy(lw->rhs, sub + len - 1 - n, (size_t)n * sizeof(mbsReal));
     MBS_TIC(w->timer, MBS_TIMER_LOOPS);
-    int ok = mbs_loopInterfaceEliminate(np, n, sub, sub + (size_t)np * np, lw->A);
+    mbsReal *W = sub + len + np;
+    int ok = mbs_loopInterfaceEliminate(np, n, sub, sub + (size_t)np * np, lw->A, W, W + nt * nt,
+                                        W + nt * nt + nt);
     MBS_TOC(w->timer, MBS_TIMER_LOOPS);
     MBS_CHECK(ok, MBS_ERR_NUMERIC, "loops: the interface system of the tree solver is not finite");
     for (int i = 0; i < n; i++) // zero rows: no column was solved, their row is left out too
