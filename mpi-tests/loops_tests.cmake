@@ -23,10 +23,14 @@ mbs_add_test(test_loops_par_krylov TARGET test_loops_par NPROCS 1 2 LABELS mpi s
              ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-krylov)
 
 # ... and sor on the full ladder with the closure rows at omega 1.994 and tol 1e-10 (~36 000
-# multicolour sweeps per evaluation: 25, 14, 22 and 20 s at 1-4 ranks here); jacobi and gs need of
-# the order of 10^7 sweeps there and are not run (docs/loops.md 8.4)
+# multicolour sweeps per evaluation: 25, 14, 22 and 20 s at 1-4 ranks here)
 mbs_add_test(test_loops_par_sor TARGET test_loops_par NPROCS 1 2 3 4 LABELS mpi TIMEOUT 900
              ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-sor)
+
+# ... and jacobi and gs on the full ladder with the closure rows at tol 1e-10: millions of sweeps
+# per evaluation, tens of minutes per rank count here (docs/loops.md 8.4), labelled slow
+mbs_add_test(test_loops_par_ladder_stationary TARGET test_loops_par NPROCS 1 2 3 4 LABELS mpi slow
+             TIMEOUT 14400 ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-stationary)
 
 # end to end: the loop configs against closed forms, energy and closure over 10 s with dp5, drift
 # control, restart, exit 8 for the constraint-force methods, inverse, static, 2 ranks

@@ -17,7 +17,8 @@
 /// between 1e-13 and 1e-11; the answers must still agree with aba to 1e-9. Jacobi on the
 /// four-bar runs at tol 1e-11: its unit solves reach 1e-11 within the cap but not 1e-12 (one
 /// stops near 2e-10 after 5,000,000 sweeps; docs/loops.md 8.2), and they must converge.
-/// usage: test_loops_par CONFIGS_DIR [--stationary]
+/// usage: test_loops_par CONFIGS_DIR [--stationary | --ladder-krylov | --ladder-sor |
+///                                    --ladder-stationary [jacobi | gs]]
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,11 @@ static int krylov = 0;
 // 1e-11, Young's 1.9952 (from Chebyshev's lmin 2.8e-6; the matrix is not consistently ordered)
 // leaves 1.3e-11 after 150 000 (docs/loops.md 8.4)
 static int sorlad = 0;
+// --ladder-stationary: only configs/ladder.cfg with jacobi and gs on the closure rows at tol 1e-10,
+// one evaluation each: millions of sweeps (the 1000-link chains make the Jacobi-scaled system's
+// smallest eigenvalue ~3e-6), tens of minutes per rank count; CTest label slow (docs/loops.md 8.4)
+static int statlad = 0;
+static const char *statonly = NULL; // --ladder-stationary jacobi|gs: that method alone
 
 typedef struct {
   int method, iface;
@@ -119,6 +125,9 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
       if (me->method != MBS_SOLVER_JCG || !lm) continue;
     } else if (sorlad) { // the full ladder's sor run: on the closure rows
       if (me->method != MBS_SOLVER_SOR || !rows || lm) continue;
+    } else if (statlad) { // the full ladder's jacobi and gs runs: on the closure rows
+      if ((me->method != MBS_SOLVER_JACOBI && me->method != MBS_SOLVER_GS) || !rows || lm) continue;
+      if (statonly && strcmp(statonly, me->name) != 0) continue;
     } else if (ladder == 2 && !exact && !preonly &&
                !((me->method == MBS_SOLVER_JCG || me->method == MBS_SOLVER_PETSC ||
                   me->method == MBS_SOLVER_CHEBYSHEV) &&
@@ -135,7 +144,7 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     if (stationary) { // the other half (main): the stationary methods where slow_ok is 0
       if (!stat || slow_ok) continue;
     } else if (me->max_iter > 100000 && !slow_ok && !(ladder == 1 && lad1) &&
-               !(ladder == 2 && me->method == MBS_SOLVER_CHEBYSHEV) && !sorlad) {
+               !(ladder == 2 && me->method == MBS_SOLVER_CHEBYSHEV) && !sorlad && !statlad) {
       continue; // see the caller
     }
     m->opt.solver = me->method;
@@ -147,6 +156,7 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     if (jac4) m->opt.tol = 1e-11;
     m->opt.max_iter = stationary ? 2000000 : me->max_iter;
     if (sorlad) m->opt.omega = 1.994, m->opt.tol = 1e-10, m->opt.max_iter = 100000;
+    if (statlad) m->opt.tol = 1e-10, m->opt.max_iter = 10000000;
     m->opt.warm_start = MBS_WARM_CUBIC;
 #ifdef MBS_HAVE_PETSC
     if (preonly) {
@@ -155,18 +165,20 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     }
 #endif
     mbspEngine *e;
-    double t0 = mbsp_wtime();
+    double t0 = mbsp_wtime(), res = 0;
+    int iters = 0;
     mbsErr err = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e);
     MBS_EXPECT_OK(err);
     if (err) continue;
     // the second evaluation: warm start, reused state
-    for (int rep = 0; rep < (krylov || sorlad ? 1 : 2); rep++) {
+    for (int rep = 0; rep < (krylov || sorlad || statlad ? 1 : 2); rep++) {
       mbs_stateReset(m, s);
       MBS_EXPECT_OK(mbsp_engineForward(e, s));
       MBS_EXPECT_OK(mbsp_engineGather(e, qdd, lam, jf));
       const mbsWork *w = mbsp_engineWork(e);
       mbsLoopStat st;
       mbs_loopStat(w, &st);
+      iters = w->stat.iterations, res = w->stat.residual;
       if (rank == 0) {
         double d[4] = {mbs_test_relDiff(qdd, wo->qdd, m->nv, scale),
                        mbs_test_relDiff(lam, wo->lam, nl, 1e-9),
@@ -178,11 +190,14 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
           MBS_EXPECT(d[i] <= 1e-9, "%s, %s, np=%d, evaluation %d: %s rel diff to aba %.3e", what,
                      mname, P, rep + 1, nm[i], d[i]);
         }
-        // --stationary: some tree solves stop at max_iter a little above tol (their residual's
-        // roundoff floor on these stiff systems); they must still be within 1e-11
+        // --stationary: some tree solves stop at max_iter a little above tol, where the iterate
+        // stops changing (the roundoff floor of these stiff systems); they must still be within
+        // 2e-11. Where the floor lies depends on rounding: jacobi's unit solve on Bricard's
+        // linkage stalls at 5.0e-12 with the preconditioner's triangular solves and at 1.12e-11
+        // with its explicit inverse (since 2026-11-27), its answers within 7.6e-11 of aba's
         int conv = w->stat.reason >= 0 ||
                    (stationary && !jac4 && w->stat.reason == MBS_REASON_DIVERGED_MAXIT &&
-                    w->stat.residual <= 1e-11);
+                    w->stat.residual <= 2e-11);
         MBS_EXPECT(conv, "%s, %s, np=%d: not converged (reason %d, %d iterations, residual %.3e)",
                    what, mname, P, w->stat.reason, w->stat.iterations, w->stat.residual);
         if (m->nloop) {
@@ -196,8 +211,10 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
       nchecked++;
     }
     mbsp_engineDestroy(&e);
-    if (getenv("MBS_TEST_TIMES") && rank == 0) // MBS_TEST_TIMES=1: seconds per model and method
-      fprintf(stderr, "%s, %s, np=%d: %.2f s\n", what, mname, P, mbsp_wtime() - t0);
+    // MBS_TEST_TIMES=1: seconds per model and method (always on the long full-ladder runs)
+    if ((getenv("MBS_TEST_TIMES") || statlad) && rank == 0)
+      fprintf(stderr, "%s, %s, np=%d: %.2f s (%d iterations, residual %.3e)\n", what, mname, P,
+              mbsp_wtime() - t0, iters, res);
     m->opt.loops = MBS_LOOPS_AUTO;
 #ifdef MBS_HAVE_PETSC
     if (preonly) {
@@ -223,6 +240,8 @@ int main(int argc, char **argv) {
   stationary = argc > 2 && strcmp(argv[2], "--stationary") == 0;
   krylov = argc > 2 && strcmp(argv[2], "--ladder-krylov") == 0;
   sorlad = argc > 2 && strcmp(argv[2], "--ladder-sor") == 0;
+  statlad = argc > 2 && strcmp(argv[2], "--ladder-stationary") == 0;
+  if (statlad && argc > 3) statonly = argv[3];
   int P = mbsp_size(comm);
   // the configs (jacobi, gs and sor, slow_ok = 0, are left out where their unit solves need
   // more than 400000 sweeps at tol 1e-14: the four-bar, the six-bar, the Bricard linkage; they
@@ -235,14 +254,14 @@ int main(int argc, char **argv) {
               {"rssr.cfg", 1},
               {"sixbar.cfg", 0},
               {"bricard.cfg", 0}};
-  for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0] && !krylov && !sorlad; k++) {
+  for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0] && !krylov && !sorlad && !statlad; k++) {
     mbsModel *m = mbs_test_loadConfig(dir, cfgs[k].file, NULL, 0);
     if (!m) continue;
     if (m->nbody >= P) check_model(m, cfgs[k].file, cfgs[k].slow_ok);
     mbs_modelDestroy(&m);
   }
   // random loop models: every joint and cut-joint type, spring-dampers, loops to the ground
-  for (int k = 0; k < 12 && !stationary && !krylov && !sorlad; k++) {
+  for (int k = 0; k < 12 && !stationary && !krylov && !sorlad && !statlad; k++) {
     int nb = 4 + (k * 5) % 9, nlp = k == 11 ? 0 : 1 + k % 3, nf = k % 3 + (k == 11);
     mbsModel *m = mbs_test_randomLoopModel(nb, nlp, nf, 2000 + k);
     if (!m) continue;
@@ -262,7 +281,7 @@ int main(int argc, char **argv) {
   // (one solve of ~1200 CG iterations, 0.4 s at one rank, or ~27 000 Chebyshev iterations, 9 s;
   // with unit solves 202 solves, minutes: --ladder-krylov)
   // (--stationary: ladder_small with jacobi, gs and sor at tol 1e-13, ~5 s per evaluation each)
-  for (int k = krylov || sorlad ? 2 : 1; k <= (stationary ? 1 : 2); k++) {
+  for (int k = krylov || sorlad || statlad ? 2 : 1; k <= (stationary ? 1 : 2); k++) {
     const char *f = k == 1 ? "../mpi-tests/ladder_small.cfg" : "ladder.cfg";
     mbsModel *m = mbs_test_loadConfig(dir, f, NULL, 0);
     ladder = k;
@@ -278,6 +297,7 @@ int main(int argc, char **argv) {
            stationary ? " --stationary"
            : krylov   ? " --ladder-krylov"
            : sorlad   ? " --ladder-sor"
+           : statlad  ? " --ladder-stationary"
                       : "",
            P, nchecked, worst, fails ? "FAILED" : "all checks passed", fails);
   mbsp_petscFinalize();

@@ -667,8 +667,8 @@ static int mbs_cpaResidNode(mbsCpaB *B, const mbsCpaCfs *C, int b, int prev, int
 static int mbs_cpaPrecondNode(mbsCpaB *B, const mbsCpaCfs *C, int b, int r, int ph) {
   int nl = B->m->body_lamnum[b];
   int rows = B->lrows && !B->noloopprec && b == B->m->nbody - 1; // + the loops' blocks
-  int z = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b,
-                      (nl ? mbs_flopCholSolve(nl) : 0) + (rows ? B->lprec : 0), ph + 3, ph + 2);
+  int z = mbs_cpaNode(B, MBS_CPA_CFS_PRECOND, b, mbs_flopBlockApply(nl) + (rows ? B->lprec : 0),
+                      ph + 3, ph + 2);
   mbs_cpaDep(B, r, z);
   mbs_cpaDep(B, C->D[b], z);
   if (rows) mbs_cpaDep(B, B->lsetup, z);

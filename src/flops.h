@@ -67,6 +67,11 @@ static inline long mbs_flopChol(int k) {
 static inline long mbs_flopCholSolve(int k) {
   return 2L * k * k;
 }
+/// mbsu_blockApply(k): a k x k matrix times a vector, k products and k sums per row (the first
+/// sum starts from zero); the same 2 k^2 as the two triangular solves it replaced.
+static inline long mbs_flopBlockApply(int k) {
+  return 2L * k * k;
+}
 /// dynamics.c mbs_spdInverse(k) = mbsu_cholFactor + mbsu_cholInverse (k solves of 2 k^2).
 static inline long mbs_flopSpdInverse(int k) {
   return mbs_flopChol(k) + (long)k * mbs_flopCholSolve(k);
@@ -263,7 +268,8 @@ static inline long mbs_flopCfsF(int nd) {
 /// Diagonal block D = T^T M T + G^T M_p G and its Cholesky factor.
 static inline long mbs_flopCfsD(int nl, int has_parent) {
   if (nl <= 0) return 0;
-  return mbs_flopCongr(nl, nl, 0) + (has_parent ? mbs_flopCongr(nl, nl, 1) : 0) + mbs_flopChol(nl);
+  return mbs_flopCongr(nl, nl, 0) + (has_parent ? mbs_flopCongr(nl, nl, 1) : 0) + mbs_flopChol(nl) +
+         (long)nl * mbs_flopCholSolve(nl); // the factor and the explicit inverse
 }
 /// Operator sweeps per body.
 static inline long mbs_flopCfsUp(int nl, int nd, int known, int has_parent) {

@@ -41,10 +41,9 @@ static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mb
       for (int b = c->b0; b < c->b1; b++) {
         int nl = m->body_lamnum[b], la = m->body_lamadr[b];
         if (!nl || s->color[b] != col) continue;
-        for (int k = 0; k < nl; k++) z[la + k] = r[la + k];
-        mbsu_cholSolve(c->Dfac + 36 * b, nl, z + la);
+        mbsu_blockApply(c->Dinv + 36 * b, nl, r + la, z + la);
         for (int k = 0; k < nl; k++) x[la + k] += omega * z[la + k];
-        MBS_FLOPS(mbs_flopCholSolve(nl) + 2L * nl);
+        MBS_FLOPS(mbs_flopBlockApply(nl) + 2L * nl);
       }
       if (col >= s->ncolor && c->lowner) {
         mbs_cfsPrecondLoops(m, c, col - s->ncolor, r, z);

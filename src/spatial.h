@@ -545,6 +545,14 @@ static inline void mbsu_cholSolve(const mbsReal *L, int k, mbsReal *x) {
   mbsu_cholSolveL(L, k, x);
   mbsu_cholSolveLT(L, k, x);
 }
+/// y = A x for a k x k packed matrix (k <= 6; x and y may not alias).
+static inline void mbsu_blockApply(const mbsReal *A, int k, const mbsReal *x, mbsReal *y) {
+  for (int i = 0; i < k; i++) {
+    mbsReal sum = 0;
+    for (int j = 0; j < k; j++) sum += A[k * i + j] * x[j];
+    y[i] = sum;
+  }
+}
 /// Ainv (k x k, packed) = (L L^T)^{-1} from the factor of mbsu_cholFactor, column by column.
 static inline void mbsu_cholInverse(const mbsReal *L, int k, mbsReal *Ainv) {
   for (int j = 0; j < k; j++) {

@@ -46,6 +46,7 @@ typedef struct mbsCfs {
   mbsReal *F;     ///< (nv x 6) force duals of S: S (S^T S)^{-1}
   mbsReal *SSinv; ///< (nbody x 36) (S^T S)^{-1}, dofnum x dofnum packed
   mbsReal *Dfac;  ///< (nbody x 36) Cholesky factor of D_i, lamnum x lamnum packed, lower
+  mbsReal *Dinv;  ///< (nbody x 36) D_i^{-1}, lamnum x lamnum packed (the preconditioner)
 
   // operator sweeps (nbody x 6, global indexing; ghosts written by the halo exchange)
   mbsReal *up;  ///< X_ip^T wr_i of each body (read by the parent)
