@@ -30,25 +30,35 @@
 static mbspComm *comm;
 static double worst = 0;
 static int nchecked = 0;
-static int stationary = 0; // --stationary: only jacobi, gs, sor on the stiff configs
+// the run, from argv[2]: the default one, or one of the long ones (each a CTest of its own)
+typedef enum {
+  RUN_DEFAULT,
+  // --stationary: only jacobi, gs, sor on the stiff configs (see the file comment)
+  RUN_STATIONARY,
+  // --ladder-krylov: only configs/ladder.cfg with jcg, one evaluation (about 2.3 minutes at one
+  // rank: 202 tree solves of ~2000 CG iterations each); CTest label slow
+  RUN_LADDER_KRYLOV,
+  // --ladder-sor: only configs/ladder.cfg with sor on the closure rows at omega 1.994, tol 1e-10,
+  // one evaluation (~36 000 sweeps, ~25 s at one rank), in the default CTest run. sor's rate
+  // depends steeply on omega here: 1.5 leaves 7.6e-2 after 100 000 sweeps, 1.99 needs ~10^6
+  // sweeps for 1e-11, Young's 1.9952 (from Chebyshev's lmin 2.8e-6; the matrix is not
+  // consistently ordered) leaves 1.3e-11 after 150 000 (docs/loops.md 8.4)
+  RUN_LADDER_SOR,
+  // --ladder-stationary [jacobi | gs]: only configs/ladder.cfg with jacobi and gs (or the one
+  // named) on the closure rows at tol 1e-10, one evaluation each: millions of sweeps (the
+  // 1000-link chains make the Jacobi-scaled system's smallest eigenvalue ~3e-6), tens of minutes
+  // per rank count; CTest label slow (docs/loops.md 8.4)
+  RUN_LADDER_STATIONARY,
+  RUN_COUNT
+} mbsRun;
+static const char *const run_flag[RUN_COUNT] = {"", "--stationary", "--ladder-krylov",
+                                                "--ladder-sor", "--ladder-stationary"};
+static mbsRun run = RUN_DEFAULT;
+static const char *run_only = NULL; // --ladder-stationary METHOD: that method alone
 // the ladders: 1 = ladder_small.cfg (schur, direct, jcg, petsc, chebyshev, sor), 2 =
 // configs/ladder.cfg (schur, direct, petsc as a direct solve; with the closure rows jcg, petsc's
 // CG and chebyshev); see main
 static int ladder = 0;
-// --ladder-krylov: only configs/ladder.cfg with jcg, one evaluation (about 2.3 minutes at one
-// rank: 202 tree solves of ~2000 CG iterations each); CTest label slow
-static int krylov = 0;
-// --ladder-sor: only configs/ladder.cfg with sor on the closure rows at omega 1.994, tol 1e-10,
-// one evaluation (~36 000 sweeps, ~25 s at one rank), in the default CTest run. sor's rate depends
-// steeply on omega here: 1.5 leaves 7.6e-2 after 100 000 sweeps, 1.99 needs ~10^6 sweeps for
-// 1e-11, Young's 1.9952 (from Chebyshev's lmin 2.8e-6; the matrix is not consistently ordered)
-// leaves 1.3e-11 after 150 000 (docs/loops.md 8.4)
-static int sorlad = 0;
-// --ladder-stationary: only configs/ladder.cfg with jacobi and gs on the closure rows at tol 1e-10,
-// one evaluation each: millions of sweeps (the 1000-link chains make the Jacobi-scaled system's
-// smallest eigenvalue ~3e-6), tens of minutes per rank count; CTest label slow (docs/loops.md 8.4)
-static int statlad = 0;
-static const char *statonly = NULL; // --ladder-stationary jacobi|gs: that method alone
 
 typedef struct {
   int method, iface;
@@ -121,13 +131,13 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     // (~27 000 iterations at tol 1e-14 after two stall re-estimates: 9 s at one rank)
     int preonly = me->method == MBS_SOLVER_PETSC && me->iface == 1;
     if (preonly && !ladder) continue;
-    if (krylov) { // the full ladder's Krylov run: jcg alone, with unit solves
+    if (run == RUN_LADDER_KRYLOV) { // the full ladder's Krylov run: jcg alone, with unit solves
       if (me->method != MBS_SOLVER_JCG || !lm) continue;
-    } else if (sorlad) { // the full ladder's sor run: on the closure rows
+    } else if (run == RUN_LADDER_SOR) { // the full ladder's sor run: on the closure rows
       if (me->method != MBS_SOLVER_SOR || !rows || lm) continue;
-    } else if (statlad) { // the full ladder's jacobi and gs runs: on the closure rows
+    } else if (run == RUN_LADDER_STATIONARY) { // the full ladder's jacobi and gs: closure rows
       if ((me->method != MBS_SOLVER_JACOBI && me->method != MBS_SOLVER_GS) || !rows || lm) continue;
-      if (statonly && strcmp(statonly, me->name) != 0) continue;
+      if (run_only && strcmp(run_only, me->name) != 0) continue;
     } else if (ladder == 2 && !exact && !preonly &&
                !((me->method == MBS_SOLVER_JCG || me->method == MBS_SOLVER_PETSC ||
                   me->method == MBS_SOLVER_CHEBYSHEV) &&
@@ -138,25 +148,27 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     // so chebyshev and sor converge too (gs takes 12 s, jacobi stops at max_iter at tol 1e-14)
     int lad1 = me->method == MBS_SOLVER_JCG || me->method == MBS_SOLVER_PETSC ||
                me->method == MBS_SOLVER_CHEBYSHEV || me->method == MBS_SOLVER_SOR;
-    if (ladder == 1 && !exact && !lad1 && !stationary) continue; // --stationary: jacobi, gs, sor
+    if (ladder == 1 && !exact && !lad1 && run != RUN_STATIONARY)
+      continue; // --stationary: jacobi, gs, sor
     int stat = me->method == MBS_SOLVER_JACOBI || me->method == MBS_SOLVER_GS ||
                me->method == MBS_SOLVER_SOR;
-    if (stationary) { // the other half (main): the stationary methods where slow_ok is 0
+    if (run == RUN_STATIONARY) { // the other half (main): the stationary methods where slow_ok is 0
       if (!stat || slow_ok) continue;
     } else if (me->max_iter > 100000 && !slow_ok && !(ladder == 1 && lad1) &&
-               !(ladder == 2 && me->method == MBS_SOLVER_CHEBYSHEV) && !sorlad && !statlad) {
+               !(ladder == 2 && me->method == MBS_SOLVER_CHEBYSHEV) && run != RUN_LADDER_SOR &&
+               run != RUN_LADDER_STATIONARY) {
       continue; // see the caller
     }
     m->opt.solver = me->method;
     m->opt.iface = me->iface;
-    m->opt.tol = stationary ? 1e-13 : 1e-14;
+    m->opt.tol = run == RUN_STATIONARY ? 1e-13 : 1e-14;
     // jacobi on the four-bar: its unit solves reach 1e-11 but not 1e-12 (one stops at 2,000,000
     // sweeps near 2e-10, docs/loops.md 8.2); at 1e-11 the answers agree with aba to ~1e-10
-    int jac4 = stationary && me->method == MBS_SOLVER_JACOBI && strstr(what, "fourbar");
+    int jac4 = run == RUN_STATIONARY && me->method == MBS_SOLVER_JACOBI && strstr(what, "fourbar");
     if (jac4) m->opt.tol = 1e-11;
-    m->opt.max_iter = stationary ? 2000000 : me->max_iter;
-    if (sorlad) m->opt.omega = 1.994, m->opt.tol = 1e-10, m->opt.max_iter = 100000;
-    if (statlad) m->opt.tol = 1e-10, m->opt.max_iter = 10000000;
+    m->opt.max_iter = run == RUN_STATIONARY ? 2000000 : me->max_iter;
+    if (run == RUN_LADDER_SOR) m->opt.omega = 1.994, m->opt.tol = 1e-10, m->opt.max_iter = 100000;
+    if (run == RUN_LADDER_STATIONARY) m->opt.tol = 1e-10, m->opt.max_iter = 10000000;
     m->opt.warm_start = MBS_WARM_CUBIC;
 #ifdef MBS_HAVE_PETSC
     if (preonly) {
@@ -171,7 +183,7 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     MBS_EXPECT_OK(err);
     if (err) continue;
     // the second evaluation: warm start, reused state
-    for (int rep = 0; rep < (krylov || sorlad || statlad ? 1 : 2); rep++) {
+    for (int rep = 0; rep < (run >= RUN_LADDER_KRYLOV ? 1 : 2); rep++) {
       mbs_stateReset(m, s);
       MBS_EXPECT_OK(mbsp_engineForward(e, s));
       MBS_EXPECT_OK(mbsp_engineGather(e, qdd, lam, jf));
@@ -196,7 +208,7 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
         // linkage stalls at 5.0e-12 with the preconditioner's triangular solves and at 1.12e-11
         // with its explicit inverse (since 2026-11-27), its answers within 7.6e-11 of aba's
         int conv = w->stat.reason >= 0 ||
-                   (stationary && !jac4 && w->stat.reason == MBS_REASON_DIVERGED_MAXIT &&
+                   (run == RUN_STATIONARY && !jac4 && w->stat.reason == MBS_REASON_DIVERGED_MAXIT &&
                     w->stat.residual <= 2e-11);
         MBS_EXPECT(conv, "%s, %s, np=%d: not converged (reason %d, %d iterations, residual %.3e)",
                    what, mname, P, w->stat.reason, w->stat.iterations, w->stat.residual);
@@ -212,7 +224,7 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     }
     mbsp_engineDestroy(&e);
     // MBS_TEST_TIMES=1: seconds per model and method (always on the long full-ladder runs)
-    if ((getenv("MBS_TEST_TIMES") || statlad) && rank == 0)
+    if ((getenv("MBS_TEST_TIMES") || run == RUN_LADDER_STATIONARY) && rank == 0)
       fprintf(stderr, "%s, %s, np=%d: %.2f s (%d iterations, residual %.3e)\n", what, mname, P,
               mbsp_wtime() - t0, iters, res);
     m->opt.loops = MBS_LOOPS_AUTO;
@@ -237,11 +249,18 @@ int main(int argc, char **argv) {
   MBS_EXPECT_OK(mbsp_petscInitialize(&argc, &argv));
 #endif
   const char *dir = argc > 1 ? argv[1] : "configs";
-  stationary = argc > 2 && strcmp(argv[2], "--stationary") == 0;
-  krylov = argc > 2 && strcmp(argv[2], "--ladder-krylov") == 0;
-  sorlad = argc > 2 && strcmp(argv[2], "--ladder-sor") == 0;
-  statlad = argc > 2 && strcmp(argv[2], "--ladder-stationary") == 0;
-  if (statlad && argc > 3) statonly = argv[3];
+  for (int r = 1; r < RUN_COUNT && argc > 2; r++)
+    if (strcmp(argv[2], run_flag[r]) == 0) run = (mbsRun)r;
+  if ((argc > 2 && run == RUN_DEFAULT) || (argc > 3 && run != RUN_LADDER_STATIONARY) ||
+      (argc > 3 && strcmp(argv[3], "jacobi") != 0 && strcmp(argv[3], "gs") != 0) || argc > 4) {
+    if (mbsp_rank(comm) == 0)
+      fprintf(stderr, "usage: test_loops_par CONFIGS_DIR [--stationary | --ladder-krylov | "
+                      "--ladder-sor | --ladder-stationary [jacobi | gs]]\n");
+    mbsp_petscFinalize();
+    mbsp_finalize(&comm);
+    return 2;
+  }
+  if (argc > 3) run_only = argv[3];
   int P = mbsp_size(comm);
   // the configs (jacobi, gs and sor, slow_ok = 0, are left out where their unit solves need
   // more than 400000 sweeps at tol 1e-14: the four-bar, the six-bar, the Bricard linkage; they
@@ -254,14 +273,14 @@ int main(int argc, char **argv) {
               {"rssr.cfg", 1},
               {"sixbar.cfg", 0},
               {"bricard.cfg", 0}};
-  for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0] && !krylov && !sorlad && !statlad; k++) {
+  for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0] && run <= RUN_STATIONARY; k++) {
     mbsModel *m = mbs_test_loadConfig(dir, cfgs[k].file, NULL, 0);
     if (!m) continue;
     if (m->nbody >= P) check_model(m, cfgs[k].file, cfgs[k].slow_ok);
     mbs_modelDestroy(&m);
   }
   // random loop models: every joint and cut-joint type, spring-dampers, loops to the ground
-  for (int k = 0; k < 12 && !stationary && !krylov && !sorlad && !statlad; k++) {
+  for (int k = 0; k < 12 && run == RUN_DEFAULT; k++) {
     int nb = 4 + (k * 5) % 9, nlp = k == 11 ? 0 : 1 + k % 3, nf = k % 3 + (k == 11);
     mbsModel *m = mbs_test_randomLoopModel(nb, nlp, nf, 2000 + k);
     if (!m) continue;
@@ -281,7 +300,7 @@ int main(int argc, char **argv) {
   // (one solve of ~1200 CG iterations, 0.4 s at one rank, or ~27 000 Chebyshev iterations, 9 s;
   // with unit solves 202 solves, minutes: --ladder-krylov)
   // (--stationary: ladder_small with jacobi, gs and sor at tol 1e-13, ~5 s per evaluation each)
-  for (int k = krylov || sorlad || statlad ? 2 : 1; k <= (stationary ? 1 : 2); k++) {
+  for (int k = run >= RUN_LADDER_KRYLOV ? 2 : 1; k <= (run == RUN_STATIONARY ? 1 : 2); k++) {
     const char *f = k == 1 ? "../mpi-tests/ladder_small.cfg" : "ladder.cfg";
     mbsModel *m = mbs_test_loadConfig(dir, f, NULL, 0);
     ladder = k;
@@ -289,17 +308,16 @@ int main(int argc, char **argv) {
     ladder = 0;
     mbs_modelDestroy(&m);
   }
+  if (mbsp_rank(comm) == 0) // a run that checks nothing (a config missing, a filter) fails
+    MBS_EXPECT(nchecked > 0, "no evaluation checked");
   long fails = mbs_test_fail;
   mbsp_allreduceSumLong(comm, &fails, 1);
   if (mbsp_rank(comm) == 0)
-    printf("test_loops_par%s np=%d: %d evaluations checked, worst relative difference to aba %.3e: "
-           "%s (%ld failure(s) over all ranks)\n",
-           stationary ? " --stationary"
-           : krylov   ? " --ladder-krylov"
-           : sorlad   ? " --ladder-sor"
-           : statlad  ? " --ladder-stationary"
-                      : "",
-           P, nchecked, worst, fails ? "FAILED" : "all checks passed", fails);
+    printf(
+        "test_loops_par%s%s np=%d: %d evaluations checked, worst relative difference to aba %.3e: "
+        "%s (%ld failure(s) over all ranks)\n",
+        run_flag[run][0] ? " " : "", run_flag[run], P, nchecked, worst,
+        fails ? "FAILED" : "all checks passed", fails);
   mbsp_petscFinalize();
   mbsp_finalize(&comm);
   return fails ? 1 : 0;
