@@ -2513,10 +2513,17 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
   // A column by column: the unit wrench pair, a homogeneous tree solve, the column's dots
   int prev = rows, last = rows, cols0 = B->n, sepred = -1;
   int *cols = malloc((size_t)(neq + 1) * sizeof(int));
-  if (!cols) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  // aba: its columns in mbs_loopColumnOrder, each with pass 3 only where equations at or before
+  // its position need it and only their dots (A is symmetric); the others in equation order
+  int *ord = malloc((size_t)(neq + 1) * sizeof(int)), *first = malloc((size_t)nb * sizeof(int));
+  if (!cols || !ord || !first || (aba && mbs_loopColumnOrder(m, ord, first)))
+    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  if (!e && !aba)
+    for (int t = 0; t < neq; t++) ord[t] = t;
   int sep = graph == MBS_CPA_GRAPH_SCHUR && mbs_loopSeparators(m, o->method);
   if (!e && sep) e = mbs_cpaLoopSeparators(B, K, scr, eqb, skip, rows, &sepred);
-  for (int j = 0; !e && !sep && j < neq; j++) {
+  for (int t = 0; !e && !sep && t < neq; t++) {
+    int j = ord[t];
     if (skip && skip[j]) continue; // its column is 0
     mbsCpaOptions os = *o;
     if (o->loop_solves) {
@@ -2540,6 +2547,7 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
       for (int b = 0; b < n; b++) {
         int p = m->body_parent[b], k = m->body_dofnum[b];
         if (ld[b]) f += mbs_flopLoopSweepBack(k, p >= 0);
+        if (first[b] > t) continue; // no equation at or before t needs it (nor its subtree)
         if (ld[b] || (p >= 0 && ld[p] == 2)) ld[b] = 2, f += mbs_flopLoopSweepFwd(k, p >= 0);
       }
       free(ld);
@@ -2551,9 +2559,13 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
       e = mbs_cpaLoopTree(B, K, graph, scr, 1, unit, unit, &os, j + 1, &end);
     }
     B->cls = MBS_CPA_CLASS_SOLVE;
-    long long cf = 0; // A_ij = D_i^T a over the body sides of each equation
-    for (int i = 0; i < neq; i++)
-      cf += (long long)MBS_FL_LOOP_DOT * ((eqb[2 * i] >= 0) + (eqb[2 * i + 1] >= 0));
+    long long cf = 0; // A_ij = D_i^T a over the body sides of each equation (aba: i at or
+                      // before t and not a zero row)
+    for (int s = 0; s < (aba ? t + 1 : neq); s++) {
+      int i = ord[s];
+      if (!aba || !skip || !skip[i])
+        cf += (long long)MBS_FL_LOOP_DOT * ((eqb[2 * i] >= 0) + (eqb[2 * i + 1] >= 0));
+    }
     cols[j] = mbs_cpaNode(B, MBS_CPA_LOOP_COLUMN, -1, cf, -1, -1);
     mbs_cpaDep(B, end, cols[j]);
     prev = cols[j];
@@ -2600,7 +2612,7 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
     mbs_cpaDep(B, end, res);
     if (!aba) mbs_cpaLoopReduce(B, neq, 1, res);
   }
-  free(cols), free(scr), free(eqb), free(B->keep);
+  free(cols), free(ord), free(first), free(scr), free(eqb), free(B->keep);
   B->keep = NULL;
   return e;
 }

@@ -57,6 +57,8 @@ struct mbsLoopWork {
   mbsReal *minv;         // (nloop x 2 x 36) inverse rigid inertia of each loop's sides (model
                          // constants, mbs_loopFreeCompliance)
   unsigned char *mok;    // (nloop x 2) 1: that side has one (not the ground, not massless)
+  int *ord;              // (n) aba's column order (mbs_loopColumnOrder): shallowest first
+  int *first;            // (nb) the first column position whose pass 3 needs the body
 };
 
 mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
@@ -99,10 +101,12 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
   size_t nlp = (size_t)(m->nloop > 0 ? m->nloop : 1);
   lw->minv = calloc(72 * nlp, sizeof(mbsReal));
   lw->mok = calloc(2 * nlp, 1);
-  int ok = lw->minv && lw->mok && lw->eq_loop && lw->eq_row && lw->piv && lw->nz && lw->D &&
-           lw->A && lw->L && lw->M && lw->G && lw->Y && lw->qdd0 && lw->uz && lw->dz && lw->vq &&
-           lw->vq2 && lw->fz && lw->pz && lw->az && lw->zg && lw->skip && lw->zt && lw->sg &&
-           lw->zacc;
+  lw->ord = calloc(n, sizeof(int));
+  lw->first = calloc(nb, sizeof(int));
+  int ok = lw->minv && lw->mok && lw->ord && lw->first && lw->eq_loop && lw->eq_row && lw->piv &&
+           lw->nz && lw->D && lw->A && lw->L && lw->M && lw->G && lw->Y && lw->qdd0 && lw->uz &&
+           lw->dz && lw->vq && lw->vq2 && lw->fz && lw->pz && lw->az && lw->zg && lw->skip &&
+           lw->zt && lw->sg && lw->zacc;
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) ok = ok && *v[k];
   if (!ok) {
     mbs_loopWorkDestroy(&lw);
@@ -110,6 +114,10 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
   }
   for (int k = 0, i = 0; k < m->nloop; k++)
     for (int r = 0; r < m->loop_lamnum[k]; r++, i++) lw->eq_loop[i] = k, lw->eq_row[i] = r;
+  if (mbs_loopColumnOrder(m, lw->ord, lw->first)) {
+    mbs_loopWorkDestroy(&lw);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory allocating the loop solver's workspace");
+  }
   for (int k = 0; k < 2 * m->nloop; k++) { // the sides' inverse rigid inertias, once
     int b = m->loop_body[k];
     mbsReal I6[36];
@@ -130,7 +138,8 @@ void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
                   lw->kappa,   lw->rhs,    lw->lam, lw->nu,   lw->sc,  lw->tmp,  lw->col,
                   lw->A,       lw->L,      lw->M,   lw->G,    lw->Y,   lw->qdd0, lw->uz,
                   lw->dz,      lw->vq,     lw->vq2, lw->fz,   lw->pz,  lw->az,   lw->zg,
-                  lw->skip,    lw->zt,     lw->sg,  lw->zacc, lw->sub, lw->minv, lw->mok};
+                  lw->skip,    lw->zt,     lw->sg,  lw->zacc, lw->sub, lw->minv, lw->mok,
+                  lw->ord,     lw->first};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(lw);
   *plw = NULL;
@@ -445,8 +454,10 @@ static int mbs_abaFactor(const mbsModel *m, mbsWork *w) {
 
 // response of the tree at rest without gravity to the external wrenches lw->fz: accelerations
 // lw->az (nbody x 6, body coordinates) and joint accelerations lw->dz (H^-1 J^T fz), with the
-// factors U, Dinv of the current position (mbs_aba or mbs_abaFactor)
-static void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw) {
+// factors U, Dinv of the current position (mbs_aba or mbs_abaFactor). lim >= 0: pass 3 only on
+// the bodies with first[b] <= lim (aba's column lim, mbs_loopMatrixAba); the others keep stale
+// values. lim < 0: every body.
+static void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw, int lim) {
   int n = m->nbody;
   for (int b = 0; b < n; b++) {
     const mbsReal *f = lw->fz + 6 * b;
@@ -481,6 +492,7 @@ static void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWor
   for (int b = 0; b < n; b++) {
     int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
     mbsReal *a = lw->az + 6 * b, *qdd = lw->dz + d0;
+    if (lim >= 0 && lw->first[b] > lim) continue; // nor any of its descendants (first grows)
     int moving = lw->nz[b] || (p >= 0 && lw->nz[p] == 2);
     if (!moving) {
       for (int i = 0; i < 6; i++) a[i] = 0;
@@ -505,22 +517,75 @@ static void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWor
   }
 }
 
-// A = G H^-1 G^T by one sweep per closure equation (articulated factors in w)
+int mbs_loopColumnOrder(const mbsModel *m, int *ord, int *first) {
+  int n = m->nlam_loop, nb = m->nbody;
+  int *depth = malloc((size_t)(nb > 0 ? nb : 1) * sizeof(int));
+  int *key = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof(int));
+  if (!depth || !key) {
+    free(depth), free(key);
+    return 1;
+  }
+  for (int b = 0; b < nb; b++) { // parents come before their children
+    int p = m->body_parent[b];
+    depth[b] = p < 0 ? 0 : depth[p] + 1;
+  }
+  // the equations by the depth of their deeper body (ground sides -1), stable: insertion sort
+  // on (depth, index), n is at most a few thousand
+  for (int k = 0, i = 0; k < m->nloop; k++)
+    for (int r = 0; r < m->loop_lamnum[k]; r++, i++) {
+      int d = -1;
+      for (int side = 0; side < 2; side++) {
+        int b = m->loop_body[2 * k + side];
+        if (b >= 0 && depth[b] > d) d = depth[b];
+      }
+      int t = i;
+      for (; t > 0 && key[2 * (t - 1)] > d; t--)
+        key[2 * t] = key[2 * (t - 1)], key[2 * t + 1] = key[2 * (t - 1) + 1];
+      key[2 * t] = d, key[2 * t + 1] = i;
+    }
+  for (int t = 0; t < n; t++) ord[t] = key[2 * t + 1];
+  for (int b = 0; b < nb; b++) first[b] = n;
+  for (int t = 0; t < n; t++) {
+    int k = -1;
+    for (int kk = 0, i = 0; kk < m->nloop && k < 0; i += m->loop_lamnum[kk], kk++)
+      if (ord[t] < i + m->loop_lamnum[kk]) k = kk;
+    for (int side = 0; side < 2; side++) {
+      int b = m->loop_body[2 * k + side];
+      if (b >= 0 && first[b] > t) first[b] = t;
+    }
+  }
+  for (int b = nb - 1; b >= 0; b--) { // up the tree: the smallest position in the subtree
+    int p = m->body_parent[b];
+    if (p >= 0 && first[p] > first[b]) first[p] = first[b];
+  }
+  free(depth), free(key);
+  return 0;
+}
+
+// A = G H^-1 G^T by one sweep per closure equation (articulated factors in w). A is symmetric:
+// column j (at position t of mbs_loopColumnOrder) gives the entries of the equations at positions
+// <= t, and the rest of its column comes from their columns, so pass 3 of column t stops at the
+// bodies no equation at a position <= t needs (docs/loops.md 9: about half of it on the ladder)
 static void mbs_loopMatrixAba(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw) {
   int n = lw->n;
   mbs_loopZeroSums(m, w, lw, 0, m->nbody);
   mbs_loopZeroDecide(lw);
-  for (int j = 0; j < n; j++) {
-    if (lw->skip[j]) { // a zero row: its column is left 0
-      for (int i = 0; i < n; i++) lw->A[(size_t)i * n + j] = 0;
+  for (int t = 0; t < n; t++) {
+    int j = lw->ord[t];
+    if (lw->skip[j]) { // a zero row: its column (and row) are left 0
+      for (int i = 0; i < n; i++) lw->A[(size_t)i * n + j] = lw->A[(size_t)j * n + i] = 0;
       continue;
     }
     int k = lw->eq_loop[j], b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
     const mbsReal *D = lw->D + 12 * j;
     if (b1 >= 0) memcpy(lw->fz + 6 * b1, D, 6 * sizeof(mbsReal));
     if (b2 >= 0) memcpy(lw->fz + 6 * b2, D + 6, 6 * sizeof(mbsReal));
-    mbs_loopSweep(m, w, lw);
-    for (int i = 0; i < n; i++) lw->A[(size_t)i * n + j] = mbs_loopDotAcc(m, lw, i, lw->az, NULL);
+    mbs_loopSweep(m, w, lw, t);
+    for (int s = 0; s <= t; s++) {
+      int i = lw->ord[s];
+      mbsReal v = lw->skip[i] ? 0 : mbs_loopDotAcc(m, lw, i, lw->az, NULL);
+      lw->A[(size_t)i * n + j] = lw->A[(size_t)j * n + i] = v;
+    }
     if (b1 >= 0) memset(lw->fz + 6 * b1, 0, 6 * sizeof(mbsReal));
     if (b2 >= 0) memset(lw->fz + 6 * b2, 0, 6 * sizeof(mbsReal));
   }
@@ -1116,7 +1181,7 @@ static void mbs_loopCorrect(const mbsModel *m, const mbsWork *w, struct mbsLoopW
   for (int i = 0; i < lw->n; i++) lw->nu[i] = -lw->nu[i];
   memset(lw->fz, 0, 6 * (size_t)m->nbody * sizeof(mbsReal));
   mbs_loopAddWrench(m, lw, lw->nu, lw->fz);
-  mbs_loopSweep(m, w, lw);
+  mbs_loopSweep(m, w, lw, -1);
   memset(lw->fz, 0, 6 * (size_t)m->nbody * sizeof(mbsReal));
 }
 

@@ -108,6 +108,11 @@ int mbs_loopRedundant(const mbsWork *w, int *idx);
 /// the solver table marks iterative and the equations kept at the assembled q0 independent), 0
 /// for the unit solves of mbs_loopSolveOps (and for models without loops).
 int mbs_loopUseRows(const mbsModel *m, int method);
+/// aba's column order for A = G H^-1 G^T (docs/loops.md 9): ord (nlam_loop) the closure
+/// equations by the depth of their deeper body, shallowest first (stable); first (nbody) for each
+/// body the first position in ord of an equation with a body in its subtree (nlam_loop: none),
+/// so column ord[t] needs pass 3 on the bodies with first <= t only. 1 if out of memory.
+int mbs_loopColumnOrder(const mbsModel *m, int *ord, int *first);
 /// 1 if \p method takes the loop forces with the closure equations and its cut joints as the
 /// separators of one block elimination (schur with solver.loops auto, docs/loops.md 8.1:
 /// mbsLoopOps.local). Local.
