@@ -217,6 +217,8 @@ static void mbs_congruence(const mbsReal *A, int ka, const mbsReal *M, const mbs
 }
 
 mbsErr mbs_cfsPosition(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
+  const mbsSolverType *st = mbs_solverFind(m->opt.solver);
+  int inv = st && st->precond;
   for (int b = c->b0; b < c->b1; b++) {
     int nl = m->body_lamnum[b], nd = m->body_dofnum[b], p = m->body_parent[b];
     mbsReal *T = c->T + 6 * m->body_lamadr[b], *G = c->G + 6 * m->body_lamadr[b];
@@ -258,8 +260,15 @@ mbsErr mbs_cfsPosition(const mbsModel *m, const mbsWork *w, mbsCfs *c) {
                           m->body_name[b]);
       // the explicit inverse for the preconditioner: a k x k product instead of two triangular
       // solves whose 2k divisions form one dependent chain (measured: the block solves took half
-      // of a Jacobi sweep on the ladder)
-      mbsu_cholInverse(D, nl, c->Dinv + 36 * b);
+      // of a Jacobi sweep on the ladder); its lower triangle mirrored, so that CG's
+      // preconditioner is symmetric to the bit. Only for the methods that apply it.
+      if (inv) {
+        mbsReal *Di = c->Dinv + 36 * b;
+        mbsu_cholInverse(D, nl, Di);
+        for (int i = 0; i < nl; i++)
+          for (int j = i + 1; j < nl; j++) Di[nl * i + j] = Di[nl * j + i];
+        MBS_FLOPS(mbs_flopCfsDinv(nl));
+      }
     }
   }
   c->blocks_ready = 0;

@@ -1151,6 +1151,8 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
   const mbsCpaOptions *o = B->o;
   int n = m->nbody, R = o->ranks > 1 ? o->ranks : 1;
   int change = o->criterion == MBS_CRIT_CHANGE;
+  const mbsSolverType *st = mbs_solverFind(o->method);
+  int prec = st && st->precond; // D^-1 formed with D (mbs_cfsPosition)
   mbsCpaCfs C;
   memset(&C, 0, sizeof C);
   C.ctl = -1;
@@ -1187,8 +1189,10 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
       mbs_cpaDep(B, K->joint[b], C.F[b]);
     }
     if (nl > 0) {
-      C.D[b] = mbs_cpaNode(B, MBS_CPA_CFS_D, b, mbs_flopCfsD(nl, m->body_parent[b] >= 0), PH_CFSPOS,
-                           PH_CFSPOS);
+      C.D[b] =
+          mbs_cpaNode(B, MBS_CPA_CFS_D, b,
+                      mbs_flopCfsD(nl, m->body_parent[b] >= 0) + (prec ? mbs_flopCfsDinv(nl) : 0),
+                      PH_CFSPOS, PH_CFSPOS);
       mbs_cpaDep(B, C.T[b], C.D[b]);
     }
     if (B->keep) B->keep[b] = C.T[b], B->keep[nb + b] = C.F[b], B->keep[2 * nb + b] = C.D[b];

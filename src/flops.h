@@ -268,8 +268,12 @@ static inline long mbs_flopCfsF(int nd) {
 /// Diagonal block D = T^T M T + G^T M_p G and its Cholesky factor.
 static inline long mbs_flopCfsD(int nl, int has_parent) {
   if (nl <= 0) return 0;
-  return mbs_flopCongr(nl, nl, 0) + (has_parent ? mbs_flopCongr(nl, nl, 1) : 0) + mbs_flopChol(nl) +
-         (long)nl * mbs_flopCholSolve(nl); // the factor and the explicit inverse
+  return mbs_flopCongr(nl, nl, 0) + (has_parent ? mbs_flopCongr(nl, nl, 1) : 0) + mbs_flopChol(nl);
+}
+/// mbs_cfsPosition: D^-1 from D's factor (mbsu_cholInverse, mirrored), for the methods that
+/// apply the preconditioner (mbsSolverType.precond).
+static inline long mbs_flopCfsDinv(int nl) {
+  return nl > 0 ? (long)nl * mbs_flopCholSolve(nl) : 0;
 }
 /// Operator sweeps per body.
 static inline long mbs_flopCfsUp(int nl, int nd, int known, int has_parent) {

@@ -172,6 +172,7 @@ const mbsSolverType mbs_solverChebyshev = {
     .method = MBS_SOLVER_CHEBYSHEV,
     .distributed = 1,
     .iterative = 1,
+    .precond = 1,
     .cpa_graph = MBS_CPA_GRAPH_CHEBYSHEV,
     .create = mbs_chebyshevCreate,
     .solve = mbs_chebyshevSolve,

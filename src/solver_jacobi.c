@@ -93,6 +93,7 @@ const mbsSolverType mbs_solverJacobi = {
     .method = MBS_SOLVER_JACOBI,
     .distributed = 1,
     .iterative = 1,
+    .precond = 1,
     .cpa_graph = MBS_CPA_GRAPH_JACOBI,
     .create = mbs_jacobiCreate,
     .solve = mbs_jacobiSolve,

@@ -172,6 +172,7 @@ const mbsSolverType mbs_solverJcg = {
     .method = MBS_SOLVER_JCG,
     .distributed = 1,
     .iterative = 1,
+    .precond = 1,
     .cpa_graph = MBS_CPA_GRAPH_CG,
     .create = mbs_jcgCreate,
     .solve = mbs_jcgSolve,

@@ -93,8 +93,9 @@ static void mbs_sorDestroy(void **self) {
 // gs and sor: the same kernel, graph and flags (create reads the omega of each)
 #define MBS_SOR_TYPE(nm, id)                                                                       \
   {                                                                                                \
-    .name = nm, .method = id, .distributed = 1, .iterative = 1, .cpa_graph = MBS_CPA_GRAPH_SOR,    \
-    .create = mbs_sorCreate, .solve = mbs_sorSolve, .destroy = mbs_sorDestroy                      \
+    .name = nm, .method = id, .distributed = 1, .iterative = 1, .precond = 1,                      \
+    .cpa_graph = MBS_CPA_GRAPH_SOR, .create = mbs_sorCreate, .solve = mbs_sorSolve,                \
+    .destroy = mbs_sorDestroy                                                                      \
   }
 const mbsSolverType mbs_solverGs = MBS_SOR_TYPE("gs", MBS_SOLVER_GS);
 const mbsSolverType mbs_solverSor = MBS_SOR_TYPE("sor", MBS_SOLVER_SOR);

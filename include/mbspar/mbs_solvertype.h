@@ -70,6 +70,8 @@ typedef struct mbsSolverType {
                     ///< callbacks
   int distributed;  ///< 1: runs on any owned body range; 0: needs the whole model (one rank)
   int iterative;    ///< 1: iterations and convergence are meaningful (reported, measured by cpa)
+  int precond;      ///< 1: applies the block-diagonal preconditioner D^-1 (c->Dinv, formed by
+                    ///< mbs_cfsPosition only for such a method)
   int cpa_graph;    ///< mbsCpaGraphKind
 
   /// Allocate the private state *self for the model \p m and the system \p c (its owned range is
