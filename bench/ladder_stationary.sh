@@ -4,7 +4,7 @@
 # the default CTest run cannot afford; the slow CTest test_loops_par_ladder_stationary.np1-4
 # asserts it (test_loops_par --ladder-stationary), this script reports it from the command line.
 # One evaluation takes 1-2.5 x 10^7 sweeps (docs/loops.md 8.4: jacobi's residual falls by 1 - 9e-7
-# per sweep, gs's by 1 - 2e-6). Each method runs `mbspar accel` once at tol 1e-10 (the test's;
+# per sweep, gs's by 1 - 2e-6). Each method runs `mbspar accel` once at tol 1e-11 (the test's;
 # max_iter 3e7) beside aba (the oracle), and the report gives sweeps, time, the final residual
 # and the relative 2-norm differences to aba of q'', the tree's lambda, the joint wrenches and the
 # loop lambda (test_loops_par's measure).
@@ -103,9 +103,9 @@ start="git $(git -C "$here" describe --always --dirty), $(date -u +%Y-%m-%dT%H:%
 "$bdir/mbspar" accel "$cfg" --set solver.method=aba --json "$out/aba.json" --quiet
 pids=()
 for meth in $methods; do
-  echo "ladder_stationary.sh: $meth at $np rank(s), tol 1e-10 (1-2.5 hours at one rank)" >&2
+  echo "ladder_stationary.sh: $meth at $np rank(s), tol 1e-11 (1-2 hours at one rank)" >&2
   "${launch[@]}" "$bdir/mbspar" accel "$cfg" --set solver.method="$meth" \
-    --set solver.max_iter=30000000 --set solver.tol=1e-10 --json "$out/$meth.json" \
+    --set solver.max_iter=30000000 --set solver.tol=1e-11 --json "$out/$meth.json" \
     >"$out/$meth.log" 2>&1 &
   pids+=($!)
   ((par)) || wait "${pids[-1]}" || true
