@@ -517,6 +517,13 @@ static void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWor
   }
 }
 
+// (key, index) pairs in lexicographic order (mbs_loopColumnOrder)
+static int mbs_loopCmpPair(const void *a, const void *b) {
+  const int *x = a, *y = b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 int mbs_loopColumnOrder(const mbsModel *m, int *ord, int *first) {
   int n = m->nlam_loop, nb = m->nbody;
   int *depth = malloc((size_t)(nb > 0 ? nb : 1) * sizeof(int));
@@ -529,31 +536,26 @@ int mbs_loopColumnOrder(const mbsModel *m, int *ord, int *first) {
     int p = m->body_parent[b];
     depth[b] = p < 0 ? 0 : depth[p] + 1;
   }
-  // the equations by the depth of their deeper body (ground sides -1), stable: insertion sort
-  // on (depth, index), n is at most a few thousand
-  for (int k = 0, i = 0; k < m->nloop; k++)
-    for (int r = 0; r < m->loop_lamnum[k]; r++, i++) {
-      int d = -1;
-      for (int side = 0; side < 2; side++) {
-        int b = m->loop_body[2 * k + side];
-        if (b >= 0 && depth[b] > d) d = depth[b];
-      }
-      int t = i;
-      for (; t > 0 && key[2 * (t - 1)] > d; t--)
-        key[2 * t] = key[2 * (t - 1)], key[2 * t + 1] = key[2 * (t - 1) + 1];
-      key[2 * t] = d, key[2 * t + 1] = i;
-    }
-  for (int t = 0; t < n; t++) ord[t] = key[2 * t + 1];
-  for (int b = 0; b < nb; b++) first[b] = n;
-  for (int t = 0; t < n; t++) {
-    int k = -1;
-    for (int kk = 0, i = 0; kk < m->nloop && k < 0; i += m->loop_lamnum[kk], kk++)
-      if (ord[t] < i + m->loop_lamnum[kk]) k = kk;
+  // each equation keyed by the depth of its loop's deeper body (ground sides -1): sorted with
+  // its index, the shallowest first and ties in equation order
+  for (int k = 0, i = 0; k < m->nloop; k++) {
+    int d = -1;
     for (int side = 0; side < 2; side++) {
       int b = m->loop_body[2 * k + side];
-      if (b >= 0 && first[b] > t) first[b] = t;
+      if (b >= 0 && depth[b] > d) d = depth[b];
     }
+    for (int r = 0; r < m->loop_lamnum[k]; r++, i++) key[2 * i] = d, key[2 * i + 1] = i;
   }
+  if (n > 0) qsort(key, (size_t)n, 2 * sizeof(int), mbs_loopCmpPair);
+  for (int t = 0; t < n; t++) ord[t] = key[2 * t + 1];
+  for (int t = 0; t < n; t++) key[2 * ord[t]] = t; // key[2 i]: the position of equation i
+  for (int b = 0; b < nb; b++) first[b] = n;
+  for (int k = 0, i = 0; k < m->nloop; k++)
+    for (int r = 0; r < m->loop_lamnum[k]; r++, i++)
+      for (int side = 0; side < 2; side++) {
+        int b = m->loop_body[2 * k + side];
+        if (b >= 0 && first[b] > key[2 * i]) first[b] = key[2 * i];
+      }
   for (int b = nb - 1; b >= 0; b--) { // up the tree: the smallest position in the subtree
     int p = m->body_parent[b];
     if (p >= 0 && first[p] > first[b]) first[p] = first[b];
