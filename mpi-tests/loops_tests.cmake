@@ -33,6 +33,12 @@ mbs_add_test(test_loops_par_sor TARGET test_loops_par NPROCS 1 2 3 4 LABELS mpi 
 mbs_add_test(test_loops_par_ladder_stationary TARGET test_loops_par NPROCS 1 2 3 4 LABELS mpi slow
              TIMEOUT 43200 ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-stationary)
 
+# ... and the same jacobi and gs on the full ladder for 5000 sweeps at 2-4 ranks against one rank in
+# the same process (gs to the bit, jacobi to 1e-13): the distributed sweeps are the one-rank ones,
+# so the one-rank runs above carry to every rank count (docs/loops.md 8.4)
+mbs_add_test(test_loops_par_iterates TARGET test_loops_par NPROCS 2 3 4 LABELS mpi TIMEOUT 900
+             ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-iterates)
+
 # end to end: the loop configs against closed forms, energy and closure over 10 s with dp5, drift
 # control, restart, exit 8 for the constraint-force methods, inverse, static, 2 ranks
 find_program(MBS_LOOPS_PY NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)

@@ -83,6 +83,29 @@ void mbsp_finalize(mbspComm **pc) {
   *pc = NULL;
 }
 
+mbsErr mbsp_commSelf(const mbspComm *comm, mbspComm **out) {
+  *out = NULL;
+  mbspComm *c = calloc(1, sizeof *c);
+  if (!c) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  c->provided = comm->provided;
+  int rc = MPI_Comm_dup(MPI_COMM_SELF, &c->comm);
+  if (rc != MPI_SUCCESS) {
+    free(c);
+    return mbs_errSet(MBS_ERR_MPI, "MPI_Comm_dup(MPI_COMM_SELF) failed");
+  }
+  MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  c->rank = 0, c->size = 1;
+  *out = c;
+  return MBS_OK;
+}
+
+void mbsp_commFree(mbspComm **pc) {
+  if (!pc || !*pc) return;
+  MPI_Comm_free(&(*pc)->comm);
+  free(*pc);
+  *pc = NULL;
+}
+
 int mbsp_rank(const mbspComm *c) {
   return c->rank;
 }

@@ -312,10 +312,13 @@ static inline void mbs_cfsUpBody(const mbsModel *m, const mbsWork *w, mbsCfs *c,
   MBS_FLOPS(mbs_flopCfsUp(nl, m->body_dofnum[b], known, m->body_parent[b] >= 0));
 }
 
-// mid: wr_b -= bias + sum of the children's up; acc_b = M_b wr_b
+// mid: acc_b = M_b (wr_b - bias + f_ext + loop wrenches - sum of the children's up); wr_b is
+// left as the up pass made it, so a partial application (mbs_cfsApplyColour) can redo one body's
+// mid alone
 static inline void mbs_cfsMidBody(const mbsModel *m, const mbsWork *w, mbsCfs *c, int known,
                                   int b) {
-  mbsReal *wr = c->wr + 6 * b;
+  mbsReal wr[6];
+  for (int i = 0; i < 6; i++) wr[i] = c->wr[6 * b + i];
   if (known) {
     for (int i = 0; i < 6; i++) wr[i] -= w->cbias[6 * b + i];
     if (w->fext_on) { // spring-dampers, loop wrenches (docs/loops.md 8)
@@ -417,6 +420,48 @@ static inline void mbs_cfsPrecondBody(const mbsModel *m, const mbsCfs *c, const 
   int nl = m->body_lamnum[b], la = m->body_lamadr[b];
   mbsu_blockApply(c->Dinv + 36 * b, nl, r + la, z + la);
   MBS_FLOPS(mbs_flopBlockApply(nl));
+}
+
+// after the update of colour pc (solver_sor.c), A x on the rows of colour col: joint colours are
+// 0 .. ncolor - 1 (color[b]), the closure rows' ncolor .. (c->Lcolor). Row b of A reads acc_b and
+// acc of b's parent; acc_b reads x_b, the x of b's children and the closure rows at b. So after a
+// joint colour the up pass runs for its bodies and the mid pass for them and their parents, after
+// a closure-row colour the loop wrench pairs and the mid pass of that colour's loop bodies; then
+// the down pass for the bodies of colour col, or the closure rows' outputs. Each value is
+// computed as mbs_cfsApply computes it (the others are the previous application's and still
+// current): on the rows of colour col, y equals a full application's to the bit. Collective.
+mbsErr mbs_cfsApplyColour(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                          const mbsReal *x, const int *color, int ncolor, int pc, int col,
+                          mbsReal *y) {
+  mbsReal a0[6];
+  mbs_baseAccel(m, 0, a0);
+  if (pc < ncolor) {
+    for (int b = c->b0; b < c->b1; b++)
+      if (color[b] == pc && m->body_lamnum[b]) mbs_cfsUpBody(m, w, c, x, 0, b);
+    if (comm && comm->halo_up) MBS_CALL(comm->halo_up(comm->ctx, c->up));
+    for (int b = c->b0; b < c->b1; b++) {
+      int redo = color[b] == pc && m->body_lamnum[b];
+      const int *ch = m->child_list + m->body_childadr[b];
+      for (int k = 0; k < m->body_childnum[b] && !redo; k++)
+        redo = color[ch[k]] == pc && m->body_lamnum[ch[k]];
+      if (redo) mbs_cfsMidBody(m, w, c, 0, b);
+    }
+  } else {
+    MBS_CALL(mbs_cfsLoopWrenches(m, c, comm, x));
+    for (int k = 0; k < m->nloop; k++) // loops of one colour share no body
+      for (int side = 0; side < 2 && c->Lcolor[k] == pc - ncolor; side++) {
+        int b = m->loop_body[2 * k + side];
+        if (b >= c->b0 && b < c->b1) mbs_cfsMidBody(m, w, c, 0, b);
+      }
+  }
+  if (comm && comm->halo_down) MBS_CALL(comm->halo_down(comm->ctx, c->acc));
+  if (col < ncolor) {
+    for (int b = c->b0; b < c->b1; b++)
+      if (color[b] == col && m->body_lamnum[b]) mbs_cfsDownBody(m, w, c, a0, y, b);
+  } else {
+    MBS_CALL(mbs_cfsLoopOutputs(m, c, comm, a0, x, y));
+  }
+  return MBS_OK;
 }
 
 void mbs_cfsPrecond(const mbsModel *m, const mbsCfs *c, const mbsReal *r, mbsReal *z) {

@@ -599,6 +599,60 @@ static void mbs_cpaApply(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known
   if (B->lrows) mbs_cpaRowsOut(B, C, ph);
 }
 
+// gs and sor's partial application (mbs_cfsApplyColour) after the update of colour pc, for the
+// rows of colour col (joint colours by color, then the closure rows' by lcol): nodes for what it
+// recomputes only, the other bodies keep the previous application's writers
+static void mbs_cpaApplyColour(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, const int *xn,
+                               const int *color, int ncolor, const int *lcol, int pc, int col) {
+  const mbsModel *m = B->m;
+  int n = m->nbody, ph = PH_ITER + 8 * C->napply++;
+  int *redo = C->leaf; // scratch: bodies whose mid pass runs again
+  for (int b = 0; b < n; b++) redo[b] = 0;
+  if (pc < ncolor) {
+    for (int b = 0; b < n; b++) {
+      if (color[b] != pc || !m->body_lamnum[b]) continue;
+      int p = m->body_parent[b];
+      long long f = mbs_flopCfsUp(m->body_lamnum[b], m->body_dofnum[b], 0, p >= 0);
+      C->up[b] = mbs_cpaNode(B, MBS_CPA_CFS_UP, b, f, ph, ph);
+      mbs_cpaDep(B, xn[b], C->up[b]);
+      mbs_cpaDep(B, C->ctl, C->up[b]);
+      mbs_cpaDep(B, C->T[b], C->up[b]);
+      mbs_cpaDep(B, K->joint[b], C->up[b]);
+      redo[b] = 1;
+      if (p >= 0) redo[p] = 1;
+    }
+  } else {
+    mbs_cpaRowsIn(B, C, xn);
+    for (int k = 0; k < m->nloop; k++)
+      for (int side = 0; side < 2 && lcol[k] == pc - ncolor; side++)
+        if (m->loop_body[2 * k + side] >= 0) redo[m->loop_body[2 * k + side]] = 1;
+  }
+  for (int b = 0; b < n; b++) {
+    if (!redo[b]) continue;
+    long long fx = B->lrows && B->lbody[b] ? 6 : 0; // + the closure rows' wrench pairs
+    C->mid[b] =
+        mbs_cpaNode(B, MBS_CPA_CFS_MID, b, mbs_flopCfsMid(m->body_childnum[b], 0) + fx, ph + 1, ph);
+    mbs_cpaDep(B, C->up[b], C->mid[b]);
+    if (B->lrows) mbs_cpaDep(B, C->lw[b], C->mid[b]);
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int k = 0; k < m->body_childnum[b]; k++) mbs_cpaDep(B, C->up[ch[k]], C->mid[b]);
+  }
+  if (col >= ncolor) {
+    mbs_cpaRowsOut(B, C, ph);
+    return;
+  }
+  for (int b = 0; b < n; b++) {
+    if (color[b] != col || !m->body_lamnum[b]) continue;
+    int p = m->body_parent[b];
+    C->down[b] =
+        mbs_cpaNode(B, MBS_CPA_CFS_DOWN, b, mbs_flopCfsDown(m->body_lamnum[b]), ph + 2, ph + 1);
+    if (p >= 0) mbs_cpaDep(B, C->mid[p], C->down[b]);
+    mbs_cpaDep(B, C->mid[b], C->down[b]);
+    mbs_cpaDep(B, K->joint[b], C->down[b]);
+    mbs_cpaDep(B, C->T[b], C->down[b]);
+  }
+}
+
 // pairwise reduction tree over nodes a[0..n-1] (n >= 1); returns the root
 static int mbs_cpaTree(mbsCpaB *B, int *a, int n, int body) {
   while (n > 1) {
@@ -923,8 +977,9 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
   int ncolor = mbs_cfsColour(m, color), nlcolor = 0, own = n - 1;
   int *lcol = B->lrows ? malloc((size_t)m->nloop * sizeof(int)) : NULL;
   long long *lcf = B->lrows ? calloc((size_t)m->nloop + 1, sizeof(long long)) : NULL;
-  if (B->lrows && (!lcol || !lcf)) {
-    free(color), free(lcol), free(lcf);
+  long long *lrf = B->lrows ? calloc((size_t)m->nloop + 1, sizeof(long long)) : NULL;
+  if (B->lrows && (!lcol || !lcf || !lrf)) {
+    free(color), free(lcol), free(lcf), free(lrf);
     return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   }
   if (B->lrows) { // the loops' colours after the joints': per colour its blocks' solves, x += w z
@@ -932,6 +987,7 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
     for (int k = 0; k < m->nloop; k++) {
       int nr = mbs_cpaLoopKept(m, B->lskip, k);
       lcf[lcol[k]] += (nr ? mbs_flopCholSolve(nr) : 0) + 2LL * m->loop_lamnum[k];
+      lrf[lcol[k]] += m->loop_lamnum[k]; // their residual r = b - q
     }
   }
   B->noloopprec = 1;
@@ -941,13 +997,28 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
     int ph = 0;
     for (int col = 0; col < ncolor + nlcolor; col++) {
       C->ctl = conv; // the next iteration runs only if this one did not converge
-      mbs_cpaApply(B, K, C, 0, xn);
+      if (col == 0)  // the whole residual (r.r judges the iterate entering the sweep)
+        mbs_cpaApply(B, K, C, 0, xn);
+      else // the rows of this colour, from what the previous colour's update changed
+        mbs_cpaApplyColour(B, K, C, xn, color, ncolor, lcol, col - 1, col);
       ph = PH_ITER + 8 * (C->napply - 1);
+      if (col >= ncolor) { // the closure rows of this colour, on their owner
+        rn[own] = mbs_cpaNode(B, MBS_CPA_CG_RESID, own, lrf[col - ncolor], ph + 3, ph + 2);
+        mbs_cpaDep(B, rhs[own], rn[own]);
+        mbs_cpaDep(B, C->down[own], rn[own]);
+      }
       for (int b = 0; b < n; b++) {
         int nl = m->body_lamnum[b];
-        rn[b] = mbs_cpaResidNode(B, C, b, rhs[b], ph);
-        if (col == 0) lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r entering the sweep
+        if (col == 0) {
+          rn[b] = mbs_cpaResidNode(B, C, b, rhs[b], ph);
+          lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r entering the sweep
+        }
         if (!nl || color[b] != col) continue;
+        if (col > 0) {
+          rn[b] = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
+          mbs_cpaDep(B, rhs[b], rn[b]);
+          mbs_cpaDep(B, C->down[b], rn[b]);
+        }
         zn[b] = mbs_cpaPrecondNode(B, C, b, rn[b], ph);
         int u = mbs_cpaNode(B, MBS_CPA_SOR_UPDATE, b, 2LL * nl, ph + 3, ph + 2);
         mbs_cpaDep(B, zn[b], u);
@@ -985,7 +1056,7 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
       xn[b] = f;
     }
   B->noloopprec = 0;
-  free(color), free(lcol), free(lcf);
+  free(color), free(lcol), free(lcf), free(lrf);
   return MBS_OK;
 }
 

@@ -15,11 +15,34 @@ typedef struct {
   int *color; // (nbody) colour of each joint: parent and siblings differ
 } mbsSor;
 
+// r = b - q on the owned rows of colour col (joints by s->color, then the closure rows')
+static void mbs_sorResidual(const mbsModel *m, mbsCfs *c, const mbsSor *s, int col,
+                            const mbsReal *q, mbsReal *r) {
+  if (col < s->ncolor) {
+    for (int b = c->b0; b < c->b1; b++) {
+      int nl = m->body_lamnum[b], la = m->body_lamadr[b];
+      if (!nl || s->color[b] != col) continue;
+      for (int i = la; i < la + nl; i++) r[i] = c->rhs[i] - q[i];
+      MBS_FLOPS(nl);
+    }
+  } else if (c->lowner) {
+    for (int k = 0; k < m->nloop; k++)
+      if (c->Lcolor[k] == col - s->ncolor) {
+        for (int i = m->loop_lamadr[k]; i < m->loop_lamadr[k] + m->loop_lamnum[k]; i++)
+          r[i] = c->rhs[i] - q[i];
+        MBS_FLOPS(m->loop_lamnum[k]);
+      }
+  }
+}
+
 // multicolour block Gauss–Seidel / SOR: one iteration sweeps the colours in turn; the joints of
 // one colour do not couple, so each colour is a parallel block-Jacobi update with the newest
 // values of the others (red-black on chains). Converges for SPD A and 0 < omega < 2 in any
 // ordering, and the iterates do not depend on the rank count. Closure rows in the system
-// (solver.loops = rows) take colours of their own after the joints'.
+// (solver.loops = rows) take colours of their own after the joints'. A colour's residual after
+// the first comes from a partial application (mbs_cfsApplyColour: what the previous colour's
+// update changed), equal to the bit to a full one on that colour's rows: about two applications
+// per sweep instead of one per colour.
 static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mbsWork *w, mbsCfs *c,
                            const mbsCfsComm *comm, mbsSolveInfo *info) {
   const mbsSor *s = self;
@@ -34,10 +57,15 @@ static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mb
     double rr = 0;
     // the joints' colours, then the closure rows' (solver.loops = rows: loops sharing no body)
     for (int col = 0; col < s->ncolor + c->nlcolor; col++) {
-      MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
-      for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
-      MBS_FLOPS(c->l1 - c->l0);
-      if (col == 0) rr = mbs_cfsDot(c, r, r); // residual of the iterate entering the sweep
+      if (col == 0) { // the whole residual: r.r judges the iterate entering the sweep
+        MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
+        for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
+        MBS_FLOPS(c->l1 - c->l0);
+        rr = mbs_cfsDot(c, r, r);
+      } else { // only the rows of this colour, from what the previous colour changed
+        MBS_CALL(mbs_cfsApplyColour(m, w, c, comm, x, s->color, s->ncolor, col - 1, col, q));
+        mbs_sorResidual(m, c, s, col, q, r);
+      }
       for (int b = c->b0; b < c->b1; b++) {
         int nl = m->body_lamnum[b], la = m->body_lamadr[b];
         if (!nl || s->color[b] != col) continue;

@@ -159,6 +159,15 @@ mbsErr mbs_cfsPosition(const mbsModel *m, const mbsWork *w, mbsCfs *c);
 mbsErr mbs_cfsApply(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                     const mbsReal *x, int known, mbsReal *y);
 
+/// gs and sor: y = A x on the owned rows of colour \p col (joint colours 0 .. ncolor - 1 by
+/// \p color, then the closure rows' by c->Lcolor) after the update of colour \p pc changed x,
+/// recomputing only what that update changed; the previous application (mbs_cfsApply or this)
+/// must have been made with x as it was before that update, known = 0. Equal to the bit to a
+/// full application on those rows. Collective when \p comm is not NULL.
+mbsErr mbs_cfsApplyColour(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                          const mbsReal *x, const int *color, int ncolor, int pc, int col,
+                          mbsReal *y);
+
 /// z = D^{-1} r on the owned rows (block Cholesky solves).
 void mbs_cfsPrecond(const mbsModel *m, const mbsCfs *c, const mbsReal *r, mbsReal *z);
 

@@ -15,6 +15,11 @@ typedef struct mbspComm mbspComm;
 mbsErr mbsp_init(int *argc, char ***argv, mbspComm **comm);
 /// Finalize MPI and free the handle. Collective. NULL is a no-op.
 void mbsp_finalize(mbspComm **comm);
+/// A communicator holding this rank alone (MPI_COMM_SELF duplicated), for a serial run beside a
+/// distributed one (the tests' rank-count comparisons). Local. Free it with mbsp_commFree.
+mbsErr mbsp_commSelf(const mbspComm *comm, mbspComm **self);
+/// Free a communicator made by mbsp_commSelf. Local. NULL is a no-op.
+void mbsp_commFree(mbspComm **comm);
 /// Rank and size. Local.
 int mbsp_rank(const mbspComm *comm);
 int mbsp_size(const mbspComm *comm);
