@@ -28,8 +28,8 @@ mbs_add_test(test_loops_par_sor TARGET test_loops_par NPROCS 1 2 3 4 LABELS mpi 
              ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-sor)
 
 # ... and jacobi and gs on the full ladder with the closure rows at tol 1e-11: about 2.6e7 and
-# 1.2e7 sweeps per evaluation, 3 hours at one rank here and 2 at two (docs/loops.md 8.4),
-# labelled slow
+# 1.2e7 sweeps per evaluation, hours at one rank here (jacobi: 1 h 51 min beside another run),
+# labelled slow (docs/loops.md 8.4)
 mbs_add_test(test_loops_par_ladder_stationary TARGET test_loops_par NPROCS 1 2 3 4 LABELS mpi slow
              TIMEOUT 43200 ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-stationary)
 

@@ -48,9 +48,9 @@ typedef enum {
   // named) on the closure rows at tol 1e-11, one evaluation each, max_iter 3e7: measured here
   // (2026-11-27) jacobi's residual falls by 1 - 9e-7 per sweep; at two ranks it reached 1e-10
   // after 23 247 449 sweeps (45.6 minutes) with q'' within 1e-9 of aba's but lambda only within
-  // 2.3e-9, hence 1e-11: about 2.6e7 sweeps. gs's falls by 1 - 2.0e-6: about 1.2e7 sweeps. About
-  // 1.2 and 1.8 hours at one rank (0.16 and 0.54 ms per sweep), 50 and 65 minutes at two; CTest
-  // label slow (docs/loops.md 8.4)
+  // 2.3e-9, hence 1e-11: about 2.6e7 sweeps (jacobi at one rank: 26 349 083 sweeps, 1.73e-10 from
+  // aba, 2026-11-27). gs's falls by 1 - 2.0e-6: about 1.2e7 sweeps. Hours at one rank here; CTest
+  // label slow; --ladder-iterates carries the one-rank runs to 2-4 ranks (docs/loops.md 8.4)
   RUN_LADDER_STATIONARY,
   // --ladder-iterates: only configs/ladder.cfg with jacobi and gs on the closure rows, 5000 sweeps
   // (tol 1e-300: they stop at max_iter; MBS_SWEEPS=N for another count) at this rank count and
