@@ -49,7 +49,7 @@ typedef enum {
   // (2026-11-27) jacobi's residual falls by 1 - 9e-7 per sweep; at two ranks it reached 1e-10
   // after 23 247 449 sweeps (45.6 minutes) with q'' within 1e-9 of aba's but lambda only within
   // 2.3e-9, hence 1e-11: about 2.6e7 sweeps (jacobi at one rank: 26 349 083 sweeps, 1.73e-10 from
-  // aba, 2026-11-27). gs's falls by 1 - 2.0e-6: about 1.2e7 sweeps. Hours at one rank here; CTest
+  // aba, 2026-11-27). gs's falls by 1 - 2.0e-6 (11 457 956 sweeps, 1.67e-10). Hours here; CTest
   // label slow; --ladder-iterates carries the one-rank runs to 2-4 ranks (docs/loops.md 8.4)
   RUN_LADDER_STATIONARY,
   // --ladder-iterates: only configs/ladder.cfg with jacobi and gs on the closure rows, 5000 sweeps
