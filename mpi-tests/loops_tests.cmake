@@ -35,7 +35,7 @@ mbs_add_test(test_loops_par_ladder_stationary TARGET test_loops_par NPROCS 1 2 3
 
 # ... and the same jacobi and gs on the full ladder for 5000 sweeps at 2-4 ranks against one rank in
 # the same process (gs to the bit, jacobi to 1e-13): the distributed sweeps are the one-rank ones,
-# so the one-rank runs above carry to every rank count (docs/loops.md 8.4)
+# so the one-rank runs above carry to every rank count (docs/loops.md 8.4); 6-9 s each here
 mbs_add_test(test_loops_par_iterates TARGET test_loops_par NPROCS 2 3 4 LABELS mpi TIMEOUT 900
              ARGS ${CMAKE_SOURCE_DIR}/configs --ladder-iterates)
 
