@@ -559,43 +559,53 @@ static void mbs_cpaRowsOut(mbsCpaB *B, mbsCpaCfs *C, int ph) {
   C->down[own] = j;
 }
 
-static void mbs_cpaApply(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known, const int *xn) {
+// one body's passes of an operator application of phase ph (mbs_cfsUpBody, mbs_cfsMidBody,
+// mbs_cfsDownBody): the node, its flops and what it reads; C->up/mid/down[b] receive it
+static void mbs_cpaUpNode(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known, const int *xn,
+                          int b, int ph) {
   const mbsModel *m = B->m;
-  int n = m->nbody, ph = PH_ITER + 8 * C->napply++;
+  long long f = mbs_flopCfsUp(m->body_lamnum[b], m->body_dofnum[b], known, m->body_parent[b] >= 0);
+  C->up[b] = mbs_cpaNode(B, MBS_CPA_CFS_UP, b, f, ph, ph);
+  if (xn) mbs_cpaDep(B, xn[b], C->up[b]);
+  mbs_cpaDep(B, C->ctl, C->up[b]);
+  mbs_cpaDep(B, C->T[b], C->up[b]);
+  mbs_cpaDep(B, K->joint[b], C->up[b]);
+  if (known) {
+    mbs_cpaDep(B, C->F[b], C->up[b]);
+    mbs_cpaDep(B, K->force[b], C->up[b]);
+  }
+}
+
+static void mbs_cpaMidNode(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known, int b, int ph) {
+  const mbsModel *m = B->m;
+  long long fx = known && B->fext ? 6 : 0; // + f_ext (spring-dampers, loop wrenches)
+  if (B->lrows && B->lbody[b]) fx += 6;    // + the closure rows' wrench pairs
+  C->mid[b] = mbs_cpaNode(B, MBS_CPA_CFS_MID, b, mbs_flopCfsMid(m->body_childnum[b], known) + fx,
+                          ph + 1, ph);
+  mbs_cpaDep(B, C->up[b], C->mid[b]);
+  if (B->lrows) mbs_cpaDep(B, C->lw[b], C->mid[b]);
+  const int *ch = m->child_list + m->body_childadr[b];
+  for (int k = 0; k < m->body_childnum[b]; k++) mbs_cpaDep(B, C->up[ch[k]], C->mid[b]);
+  if (known) mbs_cpaDep(B, K->bias[b], C->mid[b]);
+}
+
+static void mbs_cpaDownNode(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int b, int ph) {
+  const mbsModel *m = B->m;
+  int p = m->body_parent[b];
+  C->down[b] =
+      mbs_cpaNode(B, MBS_CPA_CFS_DOWN, b, mbs_flopCfsDown(m->body_lamnum[b]), ph + 2, ph + 1);
+  if (p >= 0) mbs_cpaDep(B, C->mid[p], C->down[b]);
+  mbs_cpaDep(B, C->mid[b], C->down[b]);
+  mbs_cpaDep(B, K->joint[b], C->down[b]);
+  mbs_cpaDep(B, C->T[b], C->down[b]);
+}
+
+static void mbs_cpaApply(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known, const int *xn) {
+  int n = B->m->nbody, ph = PH_ITER + 8 * C->napply++;
   if (B->lrows) mbs_cpaRowsIn(B, C, xn);
-  for (int b = 0; b < n; b++) {
-    int p = m->body_parent[b];
-    long long f = mbs_flopCfsUp(m->body_lamnum[b], m->body_dofnum[b], known, p >= 0);
-    C->up[b] = mbs_cpaNode(B, MBS_CPA_CFS_UP, b, f, ph, ph);
-    if (xn) mbs_cpaDep(B, xn[b], C->up[b]);
-    mbs_cpaDep(B, C->ctl, C->up[b]);
-    mbs_cpaDep(B, C->T[b], C->up[b]);
-    mbs_cpaDep(B, K->joint[b], C->up[b]);
-    if (known) {
-      mbs_cpaDep(B, C->F[b], C->up[b]);
-      mbs_cpaDep(B, K->force[b], C->up[b]);
-    }
-  }
-  for (int b = 0; b < n; b++) {
-    long long fx = known && B->fext ? 6 : 0; // + f_ext (spring-dampers, loop wrenches)
-    if (B->lrows && B->lbody[b]) fx += 6;    // + the closure rows' wrench pairs
-    C->mid[b] = mbs_cpaNode(B, MBS_CPA_CFS_MID, b, mbs_flopCfsMid(m->body_childnum[b], known) + fx,
-                            ph + 1, ph);
-    mbs_cpaDep(B, C->up[b], C->mid[b]);
-    if (B->lrows) mbs_cpaDep(B, C->lw[b], C->mid[b]);
-    const int *ch = m->child_list + m->body_childadr[b];
-    for (int k = 0; k < m->body_childnum[b]; k++) mbs_cpaDep(B, C->up[ch[k]], C->mid[b]);
-    if (known) mbs_cpaDep(B, K->bias[b], C->mid[b]);
-  }
-  for (int b = 0; b < n; b++) {
-    int p = m->body_parent[b];
-    C->down[b] =
-        mbs_cpaNode(B, MBS_CPA_CFS_DOWN, b, mbs_flopCfsDown(m->body_lamnum[b]), ph + 2, ph + 1);
-    if (p >= 0) mbs_cpaDep(B, C->mid[p], C->down[b]);
-    mbs_cpaDep(B, C->mid[b], C->down[b]);
-    mbs_cpaDep(B, K->joint[b], C->down[b]);
-    mbs_cpaDep(B, C->T[b], C->down[b]);
-  }
+  for (int b = 0; b < n; b++) mbs_cpaUpNode(B, K, C, known, xn, b, ph);
+  for (int b = 0; b < n; b++) mbs_cpaMidNode(B, K, C, known, b, ph);
+  for (int b = 0; b < n; b++) mbs_cpaDownNode(B, K, C, b, ph);
   if (B->lrows) mbs_cpaRowsOut(B, C, ph);
 }
 
@@ -611,15 +621,9 @@ static void mbs_cpaApplyColour(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, con
   if (pc < ncolor) {
     for (int b = 0; b < n; b++) {
       if (color[b] != pc || !m->body_lamnum[b]) continue;
-      int p = m->body_parent[b];
-      long long f = mbs_flopCfsUp(m->body_lamnum[b], m->body_dofnum[b], 0, p >= 0);
-      C->up[b] = mbs_cpaNode(B, MBS_CPA_CFS_UP, b, f, ph, ph);
-      mbs_cpaDep(B, xn[b], C->up[b]);
-      mbs_cpaDep(B, C->ctl, C->up[b]);
-      mbs_cpaDep(B, C->T[b], C->up[b]);
-      mbs_cpaDep(B, K->joint[b], C->up[b]);
+      mbs_cpaUpNode(B, K, C, 0, xn, b, ph);
       redo[b] = 1;
-      if (p >= 0) redo[p] = 1;
+      if (m->body_parent[b] >= 0) redo[m->body_parent[b]] = 1;
     }
   } else {
     mbs_cpaRowsIn(B, C, xn);
@@ -627,30 +631,14 @@ static void mbs_cpaApplyColour(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, con
       for (int side = 0; side < 2 && lcol[k] == pc - ncolor; side++)
         if (m->loop_body[2 * k + side] >= 0) redo[m->loop_body[2 * k + side]] = 1;
   }
-  for (int b = 0; b < n; b++) {
-    if (!redo[b]) continue;
-    long long fx = B->lrows && B->lbody[b] ? 6 : 0; // + the closure rows' wrench pairs
-    C->mid[b] =
-        mbs_cpaNode(B, MBS_CPA_CFS_MID, b, mbs_flopCfsMid(m->body_childnum[b], 0) + fx, ph + 1, ph);
-    mbs_cpaDep(B, C->up[b], C->mid[b]);
-    if (B->lrows) mbs_cpaDep(B, C->lw[b], C->mid[b]);
-    const int *ch = m->child_list + m->body_childadr[b];
-    for (int k = 0; k < m->body_childnum[b]; k++) mbs_cpaDep(B, C->up[ch[k]], C->mid[b]);
-  }
+  for (int b = 0; b < n; b++)
+    if (redo[b]) mbs_cpaMidNode(B, K, C, 0, b, ph);
   if (col >= ncolor) {
     mbs_cpaRowsOut(B, C, ph);
     return;
   }
-  for (int b = 0; b < n; b++) {
-    if (color[b] != col || !m->body_lamnum[b]) continue;
-    int p = m->body_parent[b];
-    C->down[b] =
-        mbs_cpaNode(B, MBS_CPA_CFS_DOWN, b, mbs_flopCfsDown(m->body_lamnum[b]), ph + 2, ph + 1);
-    if (p >= 0) mbs_cpaDep(B, C->mid[p], C->down[b]);
-    mbs_cpaDep(B, C->mid[b], C->down[b]);
-    mbs_cpaDep(B, K->joint[b], C->down[b]);
-    mbs_cpaDep(B, C->T[b], C->down[b]);
-  }
+  for (int b = 0; b < n; b++)
+    if (color[b] == col && m->body_lamnum[b]) mbs_cpaDownNode(B, K, C, b, ph);
 }
 
 // pairwise reduction tree over nodes a[0..n-1] (n >= 1); returns the root
@@ -710,11 +698,15 @@ static void mbs_cpaReduce(mbsCpaB *B, mbsCpaCfs *C, int nd, int *const *leaves, 
 }
 
 // body b after the operator application of phase ph: r = prev - q (one flop per entry)
-static int mbs_cpaResidNode(mbsCpaB *B, const mbsCpaCfs *C, int b, int prev, int ph) {
-  int r = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, mbs_cpaNl(B, b), ph + 3, ph + 2);
+// (nrow of them: gs and sor's later colours take only some rows of a body)
+static int mbs_cpaResidRows(mbsCpaB *B, const mbsCpaCfs *C, int b, int prev, int nrow, int ph) {
+  int r = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nrow, ph + 3, ph + 2);
   mbs_cpaDep(B, prev, r);
   mbs_cpaDep(B, C->down[b], r);
   return r;
+}
+static int mbs_cpaResidNode(mbsCpaB *B, const mbsCpaCfs *C, int b, int prev, int ph) {
+  return mbs_cpaResidRows(B, C, b, prev, mbs_cpaNl(B, b), ph);
 }
 
 // body b: z = D^-1 r (block Cholesky solve)
@@ -977,7 +969,7 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
   int ncolor = mbs_cfsColour(m, color), nlcolor = 0, own = n - 1;
   int *lcol = B->lrows ? malloc((size_t)m->nloop * sizeof(int)) : NULL;
   long long *lcf = B->lrows ? calloc((size_t)m->nloop + 1, sizeof(long long)) : NULL;
-  long long *lrf = B->lrows ? calloc((size_t)m->nloop + 1, sizeof(long long)) : NULL;
+  int *lrf = B->lrows ? calloc((size_t)m->nloop + 1, sizeof(int)) : NULL; // rows per colour
   if (B->lrows && (!lcol || !lcf || !lrf)) {
     free(color), free(lcol), free(lcf), free(lrf);
     return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
@@ -1002,11 +994,8 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
       else // the rows of this colour, from what the previous colour's update changed
         mbs_cpaApplyColour(B, K, C, xn, color, ncolor, lcol, col - 1, col);
       ph = PH_ITER + 8 * (C->napply - 1);
-      if (col >= ncolor) { // the closure rows of this colour, on their owner
-        rn[own] = mbs_cpaNode(B, MBS_CPA_CG_RESID, own, lrf[col - ncolor], ph + 3, ph + 2);
-        mbs_cpaDep(B, rhs[own], rn[own]);
-        mbs_cpaDep(B, C->down[own], rn[own]);
-      }
+      if (col >= ncolor) // the closure rows of this colour, on their owner
+        rn[own] = mbs_cpaResidRows(B, C, own, rhs[own], lrf[col - ncolor], ph);
       for (int b = 0; b < n; b++) {
         int nl = m->body_lamnum[b];
         if (col == 0) {
@@ -1014,11 +1003,7 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
           lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r entering the sweep
         }
         if (!nl || color[b] != col) continue;
-        if (col > 0) {
-          rn[b] = mbs_cpaNode(B, MBS_CPA_CG_RESID, b, nl, ph + 3, ph + 2);
-          mbs_cpaDep(B, rhs[b], rn[b]);
-          mbs_cpaDep(B, C->down[b], rn[b]);
-        }
+        if (col > 0) rn[b] = mbs_cpaResidRows(B, C, b, rhs[b], nl, ph);
         zn[b] = mbs_cpaPrecondNode(B, C, b, rn[b], ph);
         int u = mbs_cpaNode(B, MBS_CPA_SOR_UPDATE, b, 2LL * nl, ph + 3, ph + 2);
         mbs_cpaDep(B, zn[b], u);
