@@ -18,7 +18,8 @@
 /// four-bar runs at tol 1e-11: its unit solves reach 1e-11 within the cap but not 1e-12 (one
 /// stops near 2e-10 after 5,000,000 sweeps; docs/loops.md 8.2), and they must converge.
 /// usage: test_loops_par CONFIGS_DIR [--stationary | --ladder-krylov | --ladder-sor |
-///                                    --ladder-stationary [jacobi | gs] | --ladder-iterates]
+///                                    --ladder-stationary [jacobi | gs] |
+///                                    --ladder-iterates [jacobi | gs]]
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,7 @@ static const char *const run_flag[RUN_COUNT] = {"",
                                                 "--ladder-stationary",
                                                 "--ladder-iterates"};
 static mbsRun run = RUN_DEFAULT;
-static const char *run_only = NULL; // --ladder-stationary METHOD: that method alone
+static const char *run_only = NULL; // --ladder-stationary/--ladder-iterates METHOD: that alone
 // the ladders: 1 = ladder_small.cfg (schur, direct, jcg, petsc, chebyshev, sor), 2 =
 // configs/ladder.cfg (schur, direct, petsc as a direct solve; with the closure rows jcg, petsc's
 // CG and chebyshev); see main
@@ -331,8 +332,8 @@ int main(int argc, char **argv) {
   MBS_EXPECT_OK(mbsp_petscInitialize(&argc, &argv));
 #endif
   const char *dir = argc > 1 ? argv[1] : "configs";
-  // argv[2]: one run flag ("--..."); then, with --ladder-stationary, a method; options with one
-  // dash are PETSc's (PetscInitialize leaves them in argv)
+  // argv[2]: one run flag ("--..."); then, with --ladder-stationary or --ladder-iterates, a method;
+  // options with one dash are PETSc's (PetscInitialize leaves them in argv)
   int bad = 0;
   for (int a = 2; a < argc; a++) {
     if (strncmp(argv[a], "--", 2) == 0) {
@@ -342,7 +343,7 @@ int main(int argc, char **argv) {
       bad |= a != 2 || run == r0;
     } else if (argv[a][0] == '-') {
       continue;
-    } else if (run == RUN_LADDER_STATIONARY && !run_only &&
+    } else if ((run == RUN_LADDER_STATIONARY || run == RUN_LADDER_ITERATES) && !run_only &&
                (strcmp(argv[a], "jacobi") == 0 || strcmp(argv[a], "gs") == 0)) {
       run_only = argv[a];
     } else {
@@ -351,9 +352,10 @@ int main(int argc, char **argv) {
   }
   if (bad) {
     if (mbsp_rank(comm) == 0)
-      fprintf(stderr, "usage: test_loops_par CONFIGS_DIR [--stationary | --ladder-krylov | "
-                      "--ladder-sor | --ladder-stationary [jacobi | gs] | --ladder-iterates] "
-                      "[PETSc options]\n");
+      fprintf(stderr,
+              "usage: test_loops_par CONFIGS_DIR [--stationary | --ladder-krylov | "
+              "--ladder-sor | --ladder-stationary [jacobi | gs] | --ladder-iterates [jacobi | gs]] "
+              "[PETSc options]\n");
     mbsp_petscFinalize();
     mbsp_finalize(&comm);
     return 2;
