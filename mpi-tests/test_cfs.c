@@ -176,6 +176,69 @@ static void check_warmstart(void) {
   mbs_modelDestroy(&m);
 }
 
+// solver.check_every = K: the sweeps between the tests are the same sweeps, so the iterates equal
+// those of K = 1 to the bit; a converged run stops on a tested sweep (jacobi, gs, sor: a multiple
+// of K) and returns the iterate that test judged
+static void check_checkevery(void) {
+  mbsModel *m;
+  const int rev[] = {MBS_JNT_REVOLUTE, MBS_JNT_UNIVERSAL};
+  MBS_EXPECT_OK(mbs_test_randomModel(20, rev, 2, 1, 3, &m));
+  if (!m) return;
+  mbsState *s;
+  mbsWork *w;
+  mbsCfs *c;
+  MBS_EXPECT_OK(mbs_stateCreate(m, &s));
+  MBS_EXPECT_OK(mbs_workCreate(m, &w));
+  MBS_EXPECT_OK(mbs_cfsCreate(m, 0, m->nbody, &c));
+  double *lam = malloc(sizeof(double) * (size_t)(m->nlam + 1));
+  const int meths[] = {MBS_SOLVER_JACOBI, MBS_SOLVER_GS, MBS_SOLVER_SOR, MBS_SOLVER_CHEBYSHEV};
+  for (size_t k = 0; k < sizeof meths / sizeof meths[0]; k++) {
+    const char *nm = mbs_solverName(meths[k]);
+    m->opt.solver = meths[k];
+    m->opt.warm_start = MBS_WARM_NONE;
+    m->opt.omega = 1.3;
+    // 1. a fixed number of sweeps (tol 0): K = 1 and K = 7 give the same iterate and residual
+    double res1 = 0;
+    for (int K = 1; K <= 7; K += 6) {
+      m->opt.check_every = K, m->opt.tol = 0, m->opt.max_iter = 50;
+      mbs_stateReset(m, s);
+      MBS_EXPECT_OK(mbs_cfsForward(m, s, w, c));
+      if (K == 1) {
+        memcpy(lam, w->lam, sizeof(double) * (size_t)m->nlam);
+        res1 = w->stat.residual;
+      } else {
+        MBS_EXPECT(memcmp(lam, w->lam, sizeof(double) * (size_t)m->nlam) == 0,
+                   "%s, check_every 7: the iterate after 50 iterations differs from K = 1's", nm);
+        MBS_EXPECT(w->stat.residual == res1, "%s, check_every 7: residual %.17e, K = 1 %.17e", nm,
+                   w->stat.residual, res1);
+      }
+    }
+    // 2. to convergence with K = 5, then K = 1 stopped by max_iter after as many updates
+    m->opt.check_every = 5, m->opt.tol = 1e-10, m->opt.max_iter = 100000;
+    mbs_stateReset(m, s);
+    MBS_EXPECT_OK(mbs_cfsForward(m, s, w, c));
+    int it5 = w->stat.iterations;
+    MBS_EXPECT(w->stat.reason > 0 && w->stat.residual <= 1e-10,
+               "%s, check_every 5: not converged (reason %d, %d iterations, residual %.3e)", nm,
+               w->stat.reason, it5, w->stat.residual);
+    if (meths[k] == MBS_SOLVER_CHEBYSHEV) continue; // its count includes the estimate's steps
+    MBS_EXPECT(it5 % 5 == 0, "%s, check_every 5: stopped after %d sweeps", nm, it5);
+    memcpy(lam, w->lam, sizeof(double) * (size_t)m->nlam);
+    m->opt.check_every = 1, m->opt.tol = 0, m->opt.max_iter = it5 - 1; // it5 updates
+    mbs_stateReset(m, s);
+    MBS_EXPECT_OK(mbs_cfsForward(m, s, w, c));
+    MBS_EXPECT(memcmp(lam, w->lam, sizeof(double) * (size_t)m->nlam) == 0,
+               "%s, check_every 5: the converged iterate differs from %d plain sweeps'", nm, it5);
+    printf("check_every 5, %-9s: converged after %d sweeps, the same iterate as K = 1\n", nm, it5);
+  }
+  m->opt.check_every = 1;
+  free(lam);
+  mbs_cfsDestroy(&c);
+  mbs_workDestroy(&w);
+  mbs_stateDestroy(&s);
+  mbs_modelDestroy(&m);
+}
+
 int main(void) {
   const int chain_types[][3] = {{MBS_JNT_REVOLUTE, MBS_JNT_REVOLUTE, MBS_JNT_REVOLUTE},
                                 {MBS_JNT_UNIVERSAL, MBS_JNT_UNIVERSAL, MBS_JNT_UNIVERSAL},
@@ -201,6 +264,7 @@ int main(void) {
     mbs_modelDestroy(&m);
   }
   check_warmstart();
+  check_checkevery();
   // a chain long enough for the OpenMP loops (threads on), J-CG against ABA
   {
 #ifdef _OPENMP

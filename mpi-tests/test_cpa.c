@@ -27,6 +27,7 @@ static unsigned long long mbs_countEval(mbsModel *m, int method, int iters, int 
   mbs_cpaDefaults(o);
   o->method = method;
   o->criterion = m->opt.criterion;
+  o->check_every = m->opt.check_every;
   o->has_tau = s->tau != NULL;
   if (method == MBS_SOLVER_DIRECT) {
     MBS_EXPECT_OK(mbs_cfsCreate(m, 0, m->nbody, &c));
@@ -163,7 +164,23 @@ int main(void) {
     mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CHEBYSHEV, 6, 0);
     m->opt.rho = 0;
     mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CHEBYSHEV, 36, 0); // 30 CG + 6 Chebyshev
+    // solver.check_every = 3: the norms, reduction and test on every third iteration and the
+    // last (7 and 40: not multiples of 3)
+    m->opt.check_every = 3;
+    mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JACOBI, 7, 0);
+    mbs_checkEquality(m, cases[k].name, MBS_SOLVER_GS, 7, 0);
+    mbs_checkEquality(m, cases[k].name, MBS_SOLVER_SOR, 7, 0);
+    m->opt.rho = 0.995;
+    mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CHEBYSHEV, 7, 0);
+    m->opt.rho = 0;
+    mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CHEBYSHEV, 40, 0);
+    m->opt.check_every = 1;
     if (cases[k].n <= 12) {
+      m->opt.check_every = 4; // to convergence: the stop falls on a tested sweep
+      mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JACOBI, 0, 1);
+      mbs_checkEquality(m, cases[k].name, MBS_SOLVER_GS, 0, 1);
+      mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CHEBYSHEV, 0, 1);
+      m->opt.check_every = 1;
       mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JACOBI, 0, 1);
       mbs_checkEquality(m, cases[k].name, MBS_SOLVER_GS, 0, 1);
       mbs_checkEquality(m, cases[k].name, MBS_SOLVER_SOR, 0, 1);

@@ -274,6 +274,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
   if (!e && (a = mbs_cpaArg(cli, "--flop-time")))
     e = mbs_cpaNumber("--flop-time", a, 1e-300, &o.flop_time);
   o.criterion = m->opt.criterion;
+  o.check_every = m->opt.check_every;
   // --out DIR: created here, and an earlier cpa.json is not overwritten without --force
   static const char *const files[] = {"cpa.json"};
   if (!e && rank == 0) e = mbsp_outPrepare(cli, files, 1);

@@ -118,8 +118,11 @@ void mbs_cfsSetProgress(mbsCfs *c, void (*fn)(void *ctx, long it, double res), v
   c->progress = fn, c->progress_ctx = ctx, c->progress_it = 0;
 }
 
-void mbs_cfsProgress(mbsCfs *c, double res) {
-  if (c->progress && ++c->progress_it % MBS_CFS_PROGRESS_EVERY == 0)
+void mbs_cfsProgress(mbsCfs *c, int n, double res) {
+  if (!c->progress) return;
+  long before = c->progress_it;
+  c->progress_it += n;
+  if (c->progress_it / MBS_CFS_PROGRESS_EVERY != before / MBS_CFS_PROGRESS_EVERY)
     c->progress(c->progress_ctx, c->progress_it, res);
 }
 

@@ -565,8 +565,8 @@ static mbsErr mbs_cfgApplySet(config_t *tree, char *set) {
 
 static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
   static const char *const keys[] = {
-      "method",    "tol",       "max_iter", "criterion",   "omega", "rho", "warm_start",
-      "interface", "baumgarte", "rank_tol", "closure_tol", "loops", NULL};
+      "method",    "tol",       "max_iter", "criterion",   "omega", "rho",         "warm_start",
+      "interface", "baumgarte", "rank_tol", "closure_tol", "loops", "check_every", NULL};
   const mbsCs *g;
   MBS_CALL(mbs_cfgGetGroup(c, root, "solver", &g));
   if (!g) return MBS_OK;
@@ -586,6 +586,7 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
   }
   MBS_CALL(mbs_cfgGetReal(c, g, "tol", &o->tol));
   MBS_CALL(mbs_cfgGetInt(c, g, "max_iter", &o->max_iter));
+  MBS_CALL(mbs_cfgGetInt(c, g, "check_every", &o->check_every));
   MBS_CALL(mbs_cfgGetEnum(c, g, "criterion", mbs_crit_names, &o->criterion));
   MBS_CALL(mbs_cfgGetReal(c, g, "omega", &o->omega));
   MBS_CALL(mbs_cfgGetReal(c, g, "rho", &o->rho));
@@ -619,6 +620,9 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
   if (o->max_iter < 1)
     return mbs_cfgFail(c, config_setting_get_member(g, "max_iter"),
                        "solver.max_iter must be >= 1 (got %d)", o->max_iter);
+  if (o->check_every < 1)
+    return mbs_cfgFail(c, config_setting_get_member(g, "check_every"),
+                       "solver.check_every must be >= 1 (got %d)", o->check_every);
   if (!(o->omega > 0 && o->omega < 2))
     return mbs_cfgFail(c, config_setting_get_member(g, "omega"),
                        "solver.omega must be in (0, 2) (got %g)", o->omega);
@@ -2199,6 +2203,7 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   mbs_jsonString(j, "method", mbs_solverName(o->solver));
   mbs_jsonNumber(j, "tol", o->tol);
   mbs_jsonInt(j, "max_iter", o->max_iter);
+  mbs_jsonInt(j, "check_every", o->check_every);
   mbs_jsonString(j, "criterion", mbs_criterionName(o->criterion));
   mbs_jsonNumber(j, "omega", o->omega);
   mbs_jsonNumber(j, "rho", o->rho);

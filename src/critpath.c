@@ -58,6 +58,7 @@ void mbs_cpaDefaults(mbsCpaOptions *o) {
   o->grain = MBS_CPA_GRAIN_OP;
   o->iterations = 10;
   o->criterion = MBS_CRIT_RESIDUAL;
+  o->check_every = 1;
   o->flop_time = 1e-9;
   o->latency = 1.5e-6;
   o->bandwidth = 5e9;
@@ -740,6 +741,12 @@ static void mbs_cpaResidual(mbsCpaB *B, mbsCpaCfs *C, const int *prev, int ph, i
   }
 }
 
+// solver.check_every: whether iteration it of last tests (every K-th from 0, and the last); the
+// solvers' mbs_cfsCheckSweep and Chebyshev's own rule (from 1: it % K == 0 or the last)
+static int mbs_cpaCheckIt(const mbsCpaOptions *o, int it, int last) {
+  return o->check_every <= 1 || it % o->check_every == 0 || it == last;
+}
+
 // the divergence guard (1 flop) and the convergence test (2 flops) after a fused reduction of
 // three dots; returns the convergence node
 static int mbs_cpaTest(mbsCpaB *B, const int *red, int bnorm) {
@@ -774,9 +781,12 @@ static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const in
       mbs_cpaDep(B, xn[b], u);
       mbs_cpaDep(B, omega, u);
       xn[b] = u;
-      lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r, z.z, x.x
-      lv[1][b] = mbs_cpaLeaf(B, b, u, -1, ph);
-      lv[2][b] = mbs_cpaLeaf(B, b, u, -1, ph);
+    }
+    if (!mbs_cpaCheckIt(o, it, o->iterations)) continue; // solver.check_every
+    for (int b = 0; b < n; b++) {                        // r.r, z.z, x.x
+      lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph);
+      lv[1][b] = mbs_cpaLeaf(B, b, xn[b], -1, ph);
+      lv[2][b] = mbs_cpaLeaf(B, b, xn[b], -1, ph);
     }
     mbs_cpaReduce(B, C, 3, lv, red);
     conv = mbs_cpaTest(B, red, bnorm);
@@ -823,20 +833,22 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
     mbs_cpaApply(B, K, C, 0, dn);
     ph = PH_ITER + 8 * (C->napply - 1);
     mbs_cpaResidual(B, C, rn, ph, rn, zn); // r -= q
-    for (int b = 0; b < n; b++) {          // r.r, d.d, x.x
-      lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph);
-      lv[1][b] = mbs_cpaLeaf(B, b, dn[b], -1, ph);
-      lv[2][b] = mbs_cpaLeaf(B, b, xn[b], -1, ph);
+    if (mbs_cpaCheckIt(B->o, it, iters)) { // solver.check_every (win is a multiple of K)
+      for (int b = 0; b < n; b++) {        // r.r, d.d, x.x
+        lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph);
+        lv[1][b] = mbs_cpaLeaf(B, b, dn[b], -1, ph);
+        lv[2][b] = mbs_cpaLeaf(B, b, xn[b], -1, ph);
+      }
+      mbs_cpaReduce(B, C, 3, lv, red);
+      conv = mbs_cpaTest(B, red, bnorm);
+      if (it == iters && converged) break;
+      if (win > 0 && it % win == 0) { // the stall watch: r.r against 1e-2 of the window's start
+        int chk = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+        mbs_cpaDep(B, conv, chk);
+        conv = chk;
+      }
+      if (it == iters && stalled) break;
     }
-    mbs_cpaReduce(B, C, 3, lv, red);
-    conv = mbs_cpaTest(B, red, bnorm);
-    if (it == iters && converged) break;
-    if (win > 0 && it % win == 0) { // the stall watch: r.r against 1e-2 of the window's start
-      int chk = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
-      mbs_cpaDep(B, conv, chk);
-      conv = chk;
-    }
-    if (it == iters && stalled) break;
     // rho_new = 1/(2 sigma - rho) ; d = rho_new rho d + 2 rho_new / delta z
     int r2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 3, -1, -1);
     mbs_cpaDep(B, conv, r2);
@@ -985,7 +997,9 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
   B->noloopprec = 1;
   for (int b = 0; b < n; b++) xn[b] = -1;
   for (int it = 0; it <= o->iterations; it++) {
-    for (int b = 0; b < n; b++) xold[b] = xn[b];
+    int chk = mbs_cpaCheckIt(o, it, o->iterations); // solver.check_every
+    if (chk)
+      for (int b = 0; b < n; b++) xold[b] = xn[b];
     int ph = 0;
     for (int col = 0; col < ncolor + nlcolor; col++) {
       C->ctl = conv; // the next iteration runs only if this one did not converge
@@ -1000,7 +1014,7 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
         int nl = m->body_lamnum[b];
         if (col == 0) {
           rn[b] = mbs_cpaResidNode(B, C, b, rhs[b], ph);
-          lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r entering the sweep
+          if (chk) lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r entering the sweep
         }
         if (!nl || color[b] != col) continue;
         if (col > 0) rn[b] = mbs_cpaResidRows(B, C, b, rhs[b], nl, ph);
@@ -1019,6 +1033,7 @@ static mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int
       }
     }
     C->ctl = -1;
+    if (!chk) continue;
     for (int b = 0; b < n; b++) { // z = x - xold, z.z and x.x
       int nl = mbs_cpaNl(B, b);
       lv[1][b] = lv[2][b] = -1;

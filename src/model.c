@@ -37,6 +37,7 @@ void mbs_optionDefault(mbsOption *opt) {
   opt->solver = MBS_SOLVER_SCHUR;
   opt->tol = 1e-12;
   opt->max_iter = 100000;
+  opt->check_every = 1;
   opt->criterion = MBS_CRIT_RESIDUAL;
   opt->omega = 1.5;
   opt->rho = 0;

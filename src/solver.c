@@ -83,6 +83,7 @@ void mbs_solverOptions(const mbsModel *m, mbsSolverOpt *o) {
   o->method = m->opt.solver;
   o->tol = m->opt.tol;
   o->max_iter = m->opt.max_iter;
+  o->check_every = m->opt.check_every;
   o->criterion = m->opt.criterion;
   o->omega = m->opt.omega;
   o->rho = m->opt.rho;
@@ -96,8 +97,8 @@ void *mbs_cfsSolverSelf(const mbsCfs *c, const mbsSolverType *t) {
 
 static int mbs_solverOptEqual(const mbsSolverOpt *a, const mbsSolverOpt *b) {
   return a->method == b->method && a->tol == b->tol && a->max_iter == b->max_iter &&
-         a->criterion == b->criterion && a->omega == b->omega && a->rho == b->rho &&
-         a->warm_start == b->warm_start && a->iface == b->iface;
+         a->check_every == b->check_every && a->criterion == b->criterion && a->omega == b->omega &&
+         a->rho == b->rho && a->warm_start == b->warm_start && a->iface == b->iface;
 }
 
 mbsErr mbs_solverBind(const mbsModel *m, mbsCfs *c) {

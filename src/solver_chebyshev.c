@@ -32,6 +32,10 @@ static mbsErr mbs_chebyshevSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c
   double sk = sqrt(hi / lo), rate = (sk - 1) / (sk + 1);
   int win = rate > 0 && rate < 1 ? (int)ceil(log(100.0) / -log(rate)) : 1;
   if (win < 20) win = 20;
+  // solver.check_every = K: the norms, their reduction and the tests on every K-th iteration and
+  // the last; the watch's window a multiple of K so that its ends are tested
+  int K = o->check_every > 1 ? o->check_every : 1, last = 0;
+  win = (win + K - 1) / K * K;
   double rwin = -1;
   *stalled = 0, *winp = watch ? win : 0;
   info->it = 0;
@@ -51,33 +55,36 @@ static mbsErr mbs_chebyshevSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c
     for (int i = c->l0; i < c->l1; i++) r[i] -= q[i];
     MBS_FLOPS(c->l1 - c->l0);
     mbs_cfsPrecond(m, c, r, z);
-    double red[3] = {mbs_cfsDot(c, r, r), mbs_cfsDot(c, d, d), mbs_cfsDot(c, x, x)};
-    MBS_CALL(mbs_cfsReduce(comm, red, 3));
-    info->it = it;
-    if (!isfinite(red[0])) {
-      info->reason = MBS_REASON_DIVERGED_NAN;
-      return MBS_OK;
-    }
-    if (r0 < 0) r0 = red[0], rwin = red[0];
-    MBS_FLOPS(1);
-    if (red[0] > 1e12 * r0) { // the interval was wrong: report divergence
-      info->reason = MBS_REASON_DIVERGED_DTOL;
-      return MBS_OK;
-    }
-    if (mbs_cfsConverged(o->criterion, o->tol, red[0], red[1], red[2], info->bnorm, &res)) {
-      info->res = res;
-      info->reason = MBS_REASON_CONVERGED;
-      return MBS_OK;
-    }
-    info->res = res;
-    mbs_cfsProgress(c, res);
-    if (watch && it % win == 0) { // r.r must fall 100-fold (|r| 10-fold) per window
-      MBS_FLOPS(1);
-      if (red[0] > 1e-2 * rwin) {
-        *stalled = 1;
+    if (it % K == 0 || it == maxit) {
+      double red[3] = {mbs_cfsDot(c, r, r), mbs_cfsDot(c, d, d), mbs_cfsDot(c, x, x)};
+      MBS_CALL(mbs_cfsReduce(comm, red, 3));
+      info->it = it;
+      if (!isfinite(red[0])) {
+        info->reason = MBS_REASON_DIVERGED_NAN;
         return MBS_OK;
       }
-      rwin = red[0];
+      if (r0 < 0) r0 = red[0], rwin = red[0];
+      MBS_FLOPS(1);
+      if (red[0] > 1e12 * r0) { // the interval was wrong: report divergence
+        info->reason = MBS_REASON_DIVERGED_DTOL;
+        return MBS_OK;
+      }
+      if (mbs_cfsConverged(o->criterion, o->tol, red[0], red[1], red[2], info->bnorm, &res)) {
+        info->res = res;
+        info->reason = MBS_REASON_CONVERGED;
+        return MBS_OK;
+      }
+      info->res = res;
+      mbs_cfsProgress(c, it - last, res);
+      last = it;
+      if (watch && it % win == 0) { // r.r must fall 100-fold (|r| 10-fold) per window
+        MBS_FLOPS(1);
+        if (red[0] > 1e-2 * rwin) {
+          *stalled = 1;
+          return MBS_OK;
+        }
+        rwin = red[0];
+      }
     }
     double rho_new = 1 / (2 * sigma - rho);
     for (int i = c->l0; i < c->l1; i++) d[i] = rho_new * rho * d[i] + 2 * rho_new / delta * z[i];

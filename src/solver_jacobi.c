@@ -22,6 +22,7 @@ static mbsErr mbs_jacobiSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c,
                                mbsSolveInfo *info) {
   mbsReal *x = c->x, *r = c->r, *z = c->z, *q = c->q;
   double rr0 = 0;
+  int last = -1; // the last sweep that tested
   info->reason = MBS_REASON_DIVERGED_MAXIT;
   for (int it = 0; it <= o->max_iter; it++) {
     MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
@@ -31,11 +32,15 @@ static mbsErr mbs_jacobiSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c,
     for (int i = c->l0; i < c->l1; i++) z[i] *= om;
     for (int i = c->l0; i < c->l1; i++) x[i] += z[i];
     MBS_FLOPS(2L * (c->l1 - c->l0));
+    // solver.check_every = K: the norms, their reduction and the test on every K-th sweep and
+    // the last (the sweeps between need no global operation)
+    if (!mbs_cfsCheckSweep(o, it)) continue;
     double red[3] = {mbs_cfsDot(c, r, r), mbs_cfsDot(c, z, z), mbs_cfsDot(c, x, x)};
     MBS_CALL(mbs_cfsReduce(comm, red, 3));
     // rho(I - D^-1 A) > 1 is possible for trees (sibling couplings): the test reports divergence
     int stop = mbs_cfsStationaryTest(o, red, it, &rr0, info);
-    mbs_cfsProgress(c, info->res);
+    mbs_cfsProgress(c, it - last, info->res);
+    last = it;
     if (stop > 0 && o->criterion != MBS_CRIT_CHANGE) {
       // the residual test judged the iterate before this update (it is what r belongs to)
       for (int i = c->l0; i < c->l1; i++) x[i] -= z[i];

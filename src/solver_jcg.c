@@ -110,7 +110,7 @@ mbsErr mbs_cfsCg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsCom
       return MBS_OK;
     }
     info->res = res;
-    mbs_cfsProgress(c, res);
+    mbs_cfsProgress(c, 1, res);
     rz = rz_new;
     for (int i = l0; i < l1; i++) p[i] = z[i] + beta * p[i];
     MBS_FLOPS(2L * (l1 - l0));

@@ -39,8 +39,14 @@ int mbs_cfsConverged(int criterion, double tol, double rr, double dxdx, double x
 /// 0 go on. Sets info->it, info->res and info->reason.
 int mbs_cfsStationaryTest(const mbsSolverOpt *o, const double *red, int it, double *rr0,
                           mbsSolveInfo *info);
-/// One iteration done, \p res its measure: the progress hook's count (mbs_cfsSetProgress).
-void mbs_cfsProgress(mbsCfs *c, double res);
+/// \p n more iterations done (1, or the sweeps since the last test under solver.check_every),
+/// \p res the last measure: the progress hook's count (mbs_cfsSetProgress).
+void mbs_cfsProgress(mbsCfs *c, int n, double res);
+/// solver.check_every = K: whether sweep \p it (from 0) of jacobi, gs, sor or chebyshev forms
+/// the norms, reduces them and tests: every K-th (from 0) and the last (it = max_iter).
+static inline int mbs_cfsCheckSweep(const mbsSolverOpt *o, int it) {
+  return o->check_every <= 1 || it % o->check_every == 0 || it == o->max_iter;
+}
 /// Index of the sibling-pair block of siblings i and k (in c->Sblk, 36 reals each).
 size_t mbs_cfsSibIndex(const mbsModel *m, const mbsCfs *c, int i, int k);
 

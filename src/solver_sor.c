@@ -52,8 +52,13 @@ static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mb
   mbsReal *x = c->x, *q = c->q, *r = c->r, *z = c->z;
   info->reason = MBS_REASON_DIVERGED_MAXIT;
   double rr0 = 0;
+  int last = -1; // the last sweep that tested
   for (int it = 0; it <= o->max_iter; it++) {
-    for (int i = c->l0; i < c->l1; i++) c->xold[i] = x[i];
+    // solver.check_every = K: the norms, their reduction and the test on every K-th sweep and
+    // the last
+    int check = mbs_cfsCheckSweep(o, it);
+    if (check)
+      for (int i = c->l0; i < c->l1; i++) c->xold[i] = x[i];
     double rr = 0;
     // the joints' colours, then the closure rows' (solver.loops = rows: loops sharing no body)
     for (int col = 0; col < s->ncolor + c->nlcolor; col++) {
@@ -61,7 +66,7 @@ static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mb
         MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
         for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
         MBS_FLOPS(c->l1 - c->l0);
-        rr = mbs_cfsDot(c, r, r);
+        if (check) rr = mbs_cfsDot(c, r, r);
       } else { // only the rows of this colour, from what the previous colour changed
         MBS_CALL(mbs_cfsApplyColour(m, w, c, comm, x, s->color, s->ncolor, col - 1, col, q));
         mbs_sorResidual(m, c, s, col, q, r);
@@ -83,12 +88,14 @@ static mbsErr mbs_sorSolve(void *self, const mbsModel *m, const mbsState *st, mb
           }
       }
     }
+    if (!check) continue;
     for (int i = c->l0; i < c->l1; i++) z[i] = x[i] - c->xold[i]; // the change of this sweep
     MBS_FLOPS(c->l1 - c->l0);
     double red[3] = {rr, mbs_cfsDot(c, z, z), mbs_cfsDot(c, x, x)};
     MBS_CALL(mbs_cfsReduce(comm, red, 3));
     int stop = mbs_cfsStationaryTest(o, red, it, &rr0, info);
-    mbs_cfsProgress(c, info->res);
+    mbs_cfsProgress(c, it - last, info->res);
+    last = it;
     // the residual test judged the iterate before this sweep: return that one
     if (stop > 0 && o->criterion != MBS_CRIT_CHANGE)
       for (int i = c->l0; i < c->l1; i++) x[i] = c->xold[i];

@@ -173,11 +173,12 @@ typedef struct {
   /// Chebyshev without solver.rho: the segments of the solve (mbsCfs.cheb: estimates, sweeps,
   /// stall watches); NULL: one estimate of spec_iterations steps, then the rest unwatched
   const mbsChebTrace *cheb;
-  int criterion;    ///< m->opt.criterion (the change criterion adds two dots per iteration)
-  int has_tau;      ///< applied joint torques present (state tau != NULL)
-  int ranks;        ///< 0: data-flow graph; R >= 1: distributed graph on R ranks (iterative, schur)
-  int threads;      ///< schur: segments per rank (the engine's OpenMP threads; < 1: one)
-  double flop_time; ///< seconds per flop (default 1e-9)
+  int criterion;   ///< m->opt.criterion (the change criterion adds two dots per iteration)
+  int check_every; ///< m->opt.check_every: jacobi, gs, sor, chebyshev test every this many (< 2: 1)
+  int has_tau;     ///< applied joint torques present (state tau != NULL)
+  int ranks;       ///< 0: data-flow graph; R >= 1: distributed graph on R ranks (iterative, schur)
+  int threads;     ///< schur: segments per rank (the engine's OpenMP threads; < 1: one)
+  double flop_time;                       ///< seconds per flop (default 1e-9)
   double class_time[MBS_CPA_CLASS_COUNT]; ///< seconds per flop of each kernel class (0: flop_time)
   double latency;                         ///< message latency alpha [s] (default 1.5e-6)
   double bandwidth;                       ///< message bandwidth 1/beta [bytes/s] (default 5e9)

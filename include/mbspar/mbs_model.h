@@ -20,6 +20,7 @@ typedef struct {
   int solver;      ///< mbsSolverMethod
   mbsReal tol;     ///< constraint-force solver tolerance
   int max_iter;    ///< iteration cap of the iterative solvers
+  int check_every; ///< jacobi, gs, sor, chebyshev: test convergence every this many iterations
   int criterion;   ///< mbsSolverCriterion
   mbsReal omega;   ///< SOR relaxation factor
   mbsReal rho;     ///< spectral radius for Chebyshev (<= 0: estimate)

@@ -21,14 +21,15 @@
 /// The options a solver reads, copied from m->opt when the solver is created (a change of any
 /// of them between evaluations re-creates the solver).
 typedef struct {
-  int method;     ///< MBS_SOLVER_*
-  double tol;     ///< solver.tol
-  int max_iter;   ///< solver.max_iter
-  int criterion;  ///< mbsSolverCriterion
-  double omega;   ///< solver.omega (SOR)
-  double rho;     ///< solver.rho (Chebyshev; 0: estimate the spectrum)
-  int warm_start; ///< solver.warm_start (read by solvers with their own history: schur's J-CG)
-  int iface;      ///< solver.interface (schur)
+  int method;      ///< MBS_SOLVER_*
+  double tol;      ///< solver.tol
+  int max_iter;    ///< solver.max_iter
+  int check_every; ///< solver.check_every (jacobi, gs, sor, chebyshev)
+  int criterion;   ///< mbsSolverCriterion
+  double omega;    ///< solver.omega (SOR)
+  double rho;      ///< solver.rho (Chebyshev; 0: estimate the spectrum)
+  int warm_start;  ///< solver.warm_start (read by solvers with their own history: schur's J-CG)
+  int iface;       ///< solver.interface (schur)
 } mbsSolverOpt;
 
 /// One solve: ||b|| in, the outcome out.
