@@ -219,9 +219,11 @@ static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m, const mbsC
   for (int t = 0; t < MBS_JNT_COUNT; t++)
     if (cnt[t]) printf(" %s %d", mbs_jntName(t), cnt[t]);
   printf("\n");
-  printf("  %-26s %s (tol %g, max_iter %d, warm start %s)\n", "solver",
-         mbs_solverName(m->opt.solver), m->opt.tol, m->opt.max_iter,
-         mbs_warmStartName(m->opt.warm_start));
+  printf("  %-26s %s (tol %g, max_iter %d, warm start %s", "solver", mbs_solverName(m->opt.solver),
+         m->opt.tol, m->opt.max_iter, mbs_warmStartName(m->opt.warm_start));
+  if (m->opt.check_every > 1)
+    printf(", convergence tested every %d iterations", m->opt.check_every);
+  printf(")\n");
   printf("  %-26s %s (dt %g s, t_end %g s)\n", "integrator", mbs_integratorName(m->opt.integrator),
          m->opt.dt, m->opt.t_end);
   mbs_loopPrint(stdout, m); // loops, closure equations, rank, redundancy, mobility
