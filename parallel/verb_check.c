@@ -221,7 +221,9 @@ static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m, const mbsC
   printf("\n");
   printf("  %-26s %s (tol %g, max_iter %d, warm start %s", "solver", mbs_solverName(m->opt.solver),
          m->opt.tol, m->opt.max_iter, mbs_warmStartName(m->opt.warm_start));
-  if (m->opt.check_every > 1)
+  int stat = m->opt.solver == MBS_SOLVER_JACOBI || m->opt.solver == MBS_SOLVER_GS ||
+             m->opt.solver == MBS_SOLVER_SOR || m->opt.solver == MBS_SOLVER_CHEBYSHEV;
+  if (stat && m->opt.check_every > 1) // solver.check_every (the others ignore it)
     printf(", convergence tested every %d iterations", m->opt.check_every);
   printf(")\n");
   printf("  %-26s %s (dt %g s, t_end %g s)\n", "integrator", mbs_integratorName(m->opt.integrator),
