@@ -56,7 +56,7 @@ out=$here/bench/results/check_every_${stamp}_np$np.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 {
-  echo "# solver.check_every, jacobi, $sweeps sweeps, $np rank(s) ($stamp, $(nproc) cores)"
+  echo "# solver.check_every, jacobi, $sweeps sweeps, $np rank(s) ($stamp, $(nproc --all) cores)"
   echo
   echo "Command: \`bench/check_every.sh --np $np --sweeps $sweeps --ks \"$ks\"\`"
   echo
