@@ -759,6 +759,20 @@ static int mbs_cpaTest(mbsCpaB *B, const int *red, int bnorm) {
   return conv;
 }
 
+// the three norms of a convergence test from per-body sources (src0.src0, src1.src1, src2.src2;
+// leaves in lv[0..2]), their fused reduction and the test; returns the convergence node
+static int mbs_cpaNormTest(mbsCpaB *B, mbsCpaCfs *C, const int *src0, const int *src1,
+                           const int *src2, int ph, int bnorm, int **lv) {
+  int red[3];
+  for (int b = 0; b < B->m->nbody; b++) {
+    lv[0][b] = mbs_cpaLeaf(B, b, src0[b], -1, ph);
+    lv[1][b] = mbs_cpaLeaf(B, b, src1[b], -1, ph);
+    lv[2][b] = mbs_cpaLeaf(B, b, src2[b], -1, ph);
+  }
+  mbs_cpaReduce(B, C, 3, lv, red);
+  return mbs_cpaTest(B, red, bnorm);
+}
+
 // block Jacobi (solver_jacobi.c): iterations + 1 sweeps x <- x + omega D^-1 (b - A x);
 // omega: the node computing the relaxation (-1: omega = 1 on unbranched models); xn receives the
 // final writers of x
@@ -766,7 +780,7 @@ static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const in
                           int omega, int *xn, int *rn, int *zn, int **lv) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
-  int n = m->nbody, red[3], conv = -1;
+  int n = m->nbody, conv = -1;
   for (int b = 0; b < n; b++) xn[b] = -1;
   for (int it = 0; it <= o->iterations; it++) {
     C->ctl = conv; // the next sweep runs only if this one did not converge
@@ -782,14 +796,8 @@ static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const in
       mbs_cpaDep(B, omega, u);
       xn[b] = u;
     }
-    if (!mbs_cpaCheckIt(o, it, o->iterations)) continue; // solver.check_every
-    for (int b = 0; b < n; b++) {                        // r.r, z.z, x.x
-      lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph);
-      lv[1][b] = mbs_cpaLeaf(B, b, xn[b], -1, ph);
-      lv[2][b] = mbs_cpaLeaf(B, b, xn[b], -1, ph);
-    }
-    mbs_cpaReduce(B, C, 3, lv, red);
-    conv = mbs_cpaTest(B, red, bnorm);
+    if (!mbs_cpaCheckIt(o, it, o->iterations)) continue;     // solver.check_every
+    conv = mbs_cpaNormTest(B, C, rn, xn, xn, ph, bnorm, lv); // r.r, z.z (z *= omega in u), x.x
   }
   C->ctl = -1;
   // converged under the residual test: the last update is taken back (x -= z)
@@ -808,7 +816,7 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
                              int bnorm, int ival, int iters, int converged, int win, int stalled,
                              int *xn, int *rn, int *dn, int **lv) {
   const mbsModel *m = B->m;
-  int n = m->nbody, red[3], conv = -1;
+  int n = m->nbody, conv = -1;
   int *zn = lv[3];
   // theta, delta, sigma, rho (6 flops) and the watch's rate and window (8)
   int rho = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 6 + 8, -1, -1);
@@ -834,13 +842,7 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
     ph = PH_ITER + 8 * (C->napply - 1);
     mbs_cpaResidual(B, C, rn, ph, rn, zn); // r -= q
     if (mbs_cpaCheckIt(B->o, it, iters)) { // solver.check_every (win is a multiple of K)
-      for (int b = 0; b < n; b++) {        // r.r, d.d, x.x
-        lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph);
-        lv[1][b] = mbs_cpaLeaf(B, b, dn[b], -1, ph);
-        lv[2][b] = mbs_cpaLeaf(B, b, xn[b], -1, ph);
-      }
-      mbs_cpaReduce(B, C, 3, lv, red);
-      conv = mbs_cpaTest(B, red, bnorm);
+      conv = mbs_cpaNormTest(B, C, rn, dn, xn, ph, bnorm, lv); // r.r, d.d, x.x
       if (it == iters && converged) break;
       if (win > 0 && it % win == 0) { // the stall watch: r.r against 1e-2 of the window's start
         int chk = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
