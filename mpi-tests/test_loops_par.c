@@ -51,7 +51,8 @@ typedef enum {
   // after 23 247 449 sweeps (45.6 minutes) with q'' within 1e-9 of aba's but lambda only within
   // 2.3e-9, hence 1e-11: about 2.6e7 sweeps (jacobi at one rank: 26 349 083 sweeps, 1.73e-10 from
   // aba, 2026-11-27). gs's falls by 1 - 2.0e-6 (11 457 956 sweeps, 1.67e-10). Hours here; CTest
-  // label slow; --ladder-iterates carries the one-rank runs to 2-4 ranks (docs/loops.md 8.4)
+  // label slow; --ladder-iterates carries the one-rank runs to 2-4 ranks (docs/loops.md 8.4).
+  // MBS_CHECK_EVERY=K (here and with --ladder-iterates): solver.check_every K
   RUN_LADDER_STATIONARY,
   // --ladder-iterates: only configs/ladder.cfg with jacobi and gs on the closure rows, 5000 sweeps
   // (tol 1e-300: they stop at max_iter; MBS_SWEEPS=N for another count) at this rank count and
@@ -242,6 +243,12 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     m->opt.max_iter = run == RUN_STATIONARY ? 2000000 : me->max_iter;
     if (run == RUN_LADDER_SOR) m->opt.omega = 1.994, m->opt.tol = 1e-10, m->opt.max_iter = 100000;
     if (run == RUN_LADDER_STATIONARY) m->opt.tol = 1e-11, m->opt.max_iter = 30000000;
+    if (run == RUN_LADDER_STATIONARY || run == RUN_LADDER_ITERATES) {
+      // MBS_CHECK_EVERY=K: solver.check_every K (the same sweeps, the test every K-th: test_cfs;
+      // ~15 % less time per sweep on the ladder at two ranks, docs/loops.md 8.4)
+      const char *ks = getenv("MBS_CHECK_EVERY");
+      if (ks && atoi(ks) > 0) m->opt.check_every = atoi(ks);
+    }
     if (run == RUN_LADDER_ITERATES) {
       const char *ns = getenv("MBS_SWEEPS");
       m->opt.tol = 1e-300, m->opt.max_iter = ns && atoi(ns) > 0 ? atoi(ns) : 5000;
@@ -308,8 +315,8 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     mbsp_engineDestroy(&e);
     // MBS_TEST_TIMES=1: seconds per model and method (always on the long full-ladder runs)
     if ((getenv("MBS_TEST_TIMES") || run == RUN_LADDER_STATIONARY) && rank == 0)
-      fprintf(stderr, "%s, %s, np=%d: %.2f s (%d iterations, residual %.3e)\n", what, mname, P,
-              mbsp_wtime() - t0, iters, res);
+      fprintf(stderr, "%s, %s, np=%d: %.2f s (%d iterations, residual %.3e, check_every %d)\n",
+              what, mname, P, mbsp_wtime() - t0, iters, res, m->opt.check_every);
     m->opt.loops = MBS_LOOPS_AUTO;
 #ifdef MBS_HAVE_PETSC
     if (preonly) {
