@@ -150,6 +150,13 @@ static void check_iterates(mbsModel *m, mbsState *s, const char *mname, const do
   MBS_EXPECT_OK(mbsp_barrier(comm));
 }
 
+// a positive count from environment variable name, dflt if it is unset or not positive
+static int env_count(const char *name, int dflt) {
+  const char *v = getenv(name);
+  int k = v ? atoi(v) : 0;
+  return k > 0 ? k : dflt;
+}
+
 // one model, every method: against the serial baseline computed on every rank
 static void check_model(mbsModel *m, const char *what, int slow_ok) {
   int rank = mbsp_rank(comm), P = mbsp_size(comm);
@@ -243,16 +250,12 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     m->opt.max_iter = run == RUN_STATIONARY ? 2000000 : me->max_iter;
     if (run == RUN_LADDER_SOR) m->opt.omega = 1.994, m->opt.tol = 1e-10, m->opt.max_iter = 100000;
     if (run == RUN_LADDER_STATIONARY) m->opt.tol = 1e-11, m->opt.max_iter = 30000000;
-    if (run == RUN_LADDER_STATIONARY || run == RUN_LADDER_ITERATES) {
-      // MBS_CHECK_EVERY=K: solver.check_every K (the same sweeps, the test every K-th: test_cfs;
-      // ~15 % less time per sweep on the ladder at two ranks, docs/loops.md 8.4)
-      const char *ks = getenv("MBS_CHECK_EVERY");
-      if (ks && atoi(ks) > 0) m->opt.check_every = atoi(ks);
-    }
-    if (run == RUN_LADDER_ITERATES) {
-      const char *ns = getenv("MBS_SWEEPS");
-      m->opt.tol = 1e-300, m->opt.max_iter = ns && atoi(ns) > 0 ? atoi(ns) : 5000;
-    }
+    // MBS_CHECK_EVERY=K: solver.check_every K (the same sweeps, the test every K-th: test_cfs;
+    // ~15 % less time per sweep on the ladder at two ranks, docs/loops.md 8.4)
+    if (run == RUN_LADDER_STATIONARY || run == RUN_LADDER_ITERATES)
+      m->opt.check_every = env_count("MBS_CHECK_EVERY", m->opt.check_every);
+    if (run == RUN_LADDER_ITERATES)
+      m->opt.tol = 1e-300, m->opt.max_iter = env_count("MBS_SWEEPS", 5000);
     m->opt.warm_start = MBS_WARM_CUBIC;
 #ifdef MBS_HAVE_PETSC
     if (preonly) {
