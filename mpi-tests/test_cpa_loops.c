@@ -23,6 +23,9 @@ static mbspComm *comm;
 
 // loops: MBS_LOOPS_UNIT (the m + 2 tree solves) or MBS_LOOPS_ROWS (the closure rows in the
 // system: one solve; its spectrum estimate and Chebyshev's segments as the solve reports them)
+static int nstagnated = 0, nrestarted = 0; // jcg solves to 1e-14 whose graph matched
+static int ncheb[4] = {0, 0, 0, 0}; // chebyshev to 1e-14: econf 1, econf 2, replaced, stagnated
+
 static void check(mbsModel *m, const char *what, int method, int iters, int loops) {
   mbsState *s = NULL;
   MBS_EXPECT_OK(mbs_stateCreate(m, &s));
@@ -30,10 +33,15 @@ static void check(mbsModel *m, const char *what, int method, int iters, int loop
   m->opt.solver = method;
   m->opt.loops = loops; // unit solves or closure rows (docs/cpa.md "Loop models")
   m->opt.warm_start = MBS_WARM_NONE;
-  if (iters > 0) m->opt.tol = 0, m->opt.max_iter = iters; // exactly iters per tree solve
+  if (iters > 0) m->opt.tol = 0, m->opt.max_iter = iters;      // exactly iters per tree solve
+  if (iters < 0) m->opt.tol = 1e-14, m->opt.max_iter = 100000; // to convergence (or stagnation)
+  int last_it = 0, last_reason = 0;
   unsigned long long cnt = 0;
   mbsLoopStat st = {0};
   int total_it = 0, spec_it = 0, spec_conv = 0, rows = 0;
+  long restarts = 0; // jcg's restarts from the true residual (the graph takes them for one solve)
+  static mbsCgTrace cg;
+  cg.n = 0;
   static mbsChebTrace cheb;
   cheb.nseg = 0;
   // the equations whose unit solve the evaluation left out (zero rows known in advance)
@@ -61,8 +69,10 @@ static void check(mbsModel *m, const char *what, int method, int iters, int loop
     mbs_loopStat(mbsp_engineWork(e), &st);
     if (skip) mbs_loopSkipped(mbsp_engineWork(e), skip);
     total_it = mbsp_engineWork(e)->stat.total_iterations;
+    restarts = mbsp_engineWork(e)->stat.total_restarts;
+    last_it = mbsp_engineWork(e)->stat.iterations, last_reason = mbsp_engineWork(e)->stat.reason;
     const mbsCfs *c = mbsp_engineCfs(e);
-    spec_it = c->spec_it, spec_conv = c->spec_conv, cheb = c->cheb, rows = c->nlr > 0;
+    spec_it = c->spec_it, spec_conv = c->spec_conv, cheb = c->cheb, rows = c->nlr > 0, cg = c->cg;
     mbsp_engineDestroy(&e);
   }
   MBS_EXPECT(cnt > 0, "%s: no flops counted", what);
@@ -74,14 +84,37 @@ static void check(mbsModel *m, const char *what, int method, int iters, int loop
     mbs_stateDestroy(&s), free(skip);
     return;
   }
+  if (restarts > 0 && !rows) { // unit solves: every solve's graph is the same
+    printf("  %-22s %-6s it %3d: skipped, %ld restart(s) from the true residual in the unit solves "
+           "(the graph takes one solve's)\n",
+           what, mbs_solverName(method), iters, restarts);
+    mbs_stateDestroy(&s), free(skip);
+    return;
+  }
   mbsCpaOptions o;
   mbs_cpaDefaults(&o);
   o.method = method;
   o.has_tau = s->tau != NULL;
   o.iterations = iters;
   o.converged = 0;
+  if (iters < 0) { // the one solve of the closure rows, as it ended
+    o.iterations = last_it;
+    o.converged = last_reason == MBS_REASON_CONVERGED            ? 1
+                  : last_reason == MBS_REASON_DIVERGED_STAGNATED ? 2
+                                                                 : 0;
+    if (method == MBS_SOLVER_JCG) {
+      if (o.converged == 2) nstagnated++;
+      if (restarts) nrestarted++;
+    } else {
+      for (int j = 0; j < cheb.nseg; j++)
+        if (cheb.econf[j]) ncheb[cheb.econf[j] - 1]++;
+      if (cg.n) ncheb[2]++;
+      if (o.converged == 2) ncheb[3]++;
+    }
+  }
   o.spec_iterations = rows ? spec_it : 0, o.spec_converged = rows ? spec_conv : 0;
   o.cheb = rows && cheb.nseg > 0 ? &cheb : NULL;
+  o.cg = rows && cg.n > 0 ? &cg : NULL;
   o.loop_rank = st.rank, o.loop_zero = st.nzero;
   o.loop_skip = skip;
   o.threads = mbs_maxThreads();
@@ -121,8 +154,10 @@ static void check(mbsModel *m, const char *what, int method, int iters, int loop
   }
   if (rows)
     printf("  %-22s %-9s it %3d rows %d/%d: T1 = %llu flops (counted) = graph, T_inf %.0f flops "
-           "(op)\n",
-           what, mbs_solverName(method), iters, st.rank, m->nlam_loop, cnt, span[0] / o.flop_time);
+           "(op)%s%s\n",
+           what, mbs_solverName(method), o.iterations, st.rank, m->nlam_loop, cnt,
+           span[0] / o.flop_time, o.cg ? ", restarted from b - A x" : "",
+           o.converged == 2 ? ", stagnated" : "");
   else
     printf("  %-22s %-9s it %3d rank %d/%d: T1 = %llu flops (counted) = graph, T_inf %.0f flops "
            "(op), %.0f with concurrent unit solves\n",
@@ -145,6 +180,10 @@ static void check_all(mbsModel *m, const char *what) {
   check(m, what, MBS_SOLVER_GS, 4, MBS_LOOPS_ROWS);
   check(m, what, MBS_SOLVER_SOR, 4, MBS_LOOPS_ROWS);
   check(m, what, MBS_SOLVER_CHEBYSHEV, 40, MBS_LOOPS_ROWS); // 30 CG steps + 10 Chebyshev
+  // jcg to tol 1e-14: restarts from the true residual b - A x, and stagnation where it cannot
+  // meet the tolerance (the rounding floor of A x)
+  check(m, what, MBS_SOLVER_JCG, -1, MBS_LOOPS_ROWS);
+  check(m, what, MBS_SOLVER_CHEBYSHEV, -1, MBS_LOOPS_ROWS);
 }
 
 int main(int argc, char **argv) {
@@ -175,6 +214,16 @@ int main(int argc, char **argv) {
   m = mbs_test_loadConfig(argc > 2 ? argv[2] : "mpi-tests", "ladder_small.cfg", NULL, 0);
   if (m) check_all(m, "ladder_small.cfg");
   mbs_modelDestroy(&m);
+  printf("  chebyshev to 1e-14: estimate stops confirmed %d, missed %d; solves with replacements "
+         "%d, stagnated %d\n",
+         ncheb[0], ncheb[1], ncheb[2], ncheb[3]);
+  MBS_EXPECT(ncheb[0] > 0 && ncheb[1] > 0 && ncheb[2] > 0 && ncheb[3] > 0,
+             "chebyshev to 1e-14: a path of the confirmation went untested (%d %d %d %d)", ncheb[0],
+             ncheb[1], ncheb[2], ncheb[3]);
+  MBS_EXPECT(nrestarted > 0 && nstagnated > 0,
+             "jcg to 1e-14 on the closure rows: %d solve(s) restarted, %d stagnated; the graphs "
+             "of both need one",
+             nrestarted, nstagnated);
   long fails = mbs_test_fail;
   printf("test_cpa_loops: %s (%ld failure(s))\n", fails ? "FAILED" : "all checks passed", fails);
   mbsp_finalize(&comm);

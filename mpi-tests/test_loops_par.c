@@ -209,7 +209,8 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     // factorization per evaluation, MUMPS at more ranks), on the ladders only; on the full ladder
     // the Krylov methods run only with the closure rows in the system (one solve of ~1200
     // iterations; with unit solves 202 of them, minutes: --ladder-krylov), and chebyshev too
-    // (~27 000 iterations at tol 1e-14 after two stall re-estimates: 9 s at one rank)
+    // (65 000 and 85 000 iterations at tol 1e-14, stagnated near 1.4e-10 after replacements of
+    // its recursive residual by b - A x; 27 000 before, on the recursion alone)
     int preonly = me->method == MBS_SOLVER_PETSC && me->iface == 1;
     if (preonly && !ladder) continue;
     if (run == RUN_LADDER_KRYLOV) { // the full ladder's Krylov run: jcg alone, with unit solves
@@ -300,7 +301,16 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
         // linkage stalls at 5.0e-12 with the preconditioner's triangular solves, at 1.12e-11
         // with its explicit inverse and at 1.40e-11 with that inverse mirrored (2026-11-27); the
         // answers stay within 9.2e-11 of aba's, the test's 1e-9 above
+        // jcg, chebyshev and petsc judge their stop on b - A x (docs/formulation.md 3.2.1): where
+        // the rounding floor of A x lies above tol 1e-14 they stop stagnated, measured
+        // (2026-11-27) 2.7e-14 to 5.3e-14 for jcg on ladder_small, the six-bar and Bricard's
+        // linkage; on configs/ladder.cfg at 1-4 ranks 2.3e-12 to 3.3e-11 (jcg), 1.1e-11 to
+        // 3.6e-11 (petsc's assembled matrix) and 1.3e-10 to 1.45e-10 (chebyshev, whose recursion
+        // drifts fastest). Before, their
+        // recursive residuals claimed 1e-14 (jcg: b - A x was 5.3e-11 on the ladder). Allowed up
+        // to 1e-9, the accuracy the answers must have (checked above)
         int conv = w->stat.reason >= 0 ||
+                   (w->stat.reason == MBS_REASON_DIVERGED_STAGNATED && w->stat.residual <= 1e-9) ||
                    (run == RUN_STATIONARY && !jac4 && w->stat.reason == MBS_REASON_DIVERGED_MAXIT &&
                     w->stat.residual <= 5e-11);
         MBS_EXPECT(conv, "%s, %s, np=%d: not converged (reason %d, %d iterations, residual %.3e)",

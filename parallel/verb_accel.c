@@ -53,6 +53,11 @@ static void mbsp_accelWarn(const mbsModel *m, int reason, int iterations, double
           "mbspar: warning: %s stopped without converging (%s after %d iterations, residual "
           "%.3e > tol %g)\n",
           mbs_solverName(method), mbs_reasonName(reason), iterations, residual, m->opt.tol);
+  if (reason == MBS_REASON_DIVERGED_STAGNATED)
+    fprintf(stderr,
+            "mbspar: hint: the residual b - A lambda, recomputed, stays near %.1e: the "
+            "rounding floor of this system lies above solver.tol (docs/formulation.md)\n",
+            residual);
   if (reason == MBS_REASON_DIVERGED_MAXIT &&
       (method == MBS_SOLVER_JACOBI || method == MBS_SOLVER_GS || method == MBS_SOLVER_SOR))
     fprintf(stderr,
@@ -112,6 +117,9 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonBool(j, "converged", st->reason > 0);
   mbs_jsonString(j, "reason", mbs_reasonName(st->reason));
   mbs_jsonNumber(j, "tol", m->opt.tol);
+  if (m->opt.solver == MBS_SOLVER_JCG || m->opt.solver == MBS_SOLVER_CHEBYSHEV ||
+      m->opt.solver == MBS_SOLVER_PETSC)
+    mbs_jsonInt(j, "restarts", st->total_restarts); // from the true residual
   if (m->opt.solver == MBS_SOLVER_SCHUR) mbs_jsonInt(j, "floored_pivots", st->floored);
   mbs_jsonEndObject(j);
   // full models: ||RNEA(q, qd, qdd) - tau|| relative; distributed-memory models: the largest

@@ -64,7 +64,13 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
   if (c->iter_source) {
     mbs_jsonInt(j, "iterations", o->iterations);
     mbs_jsonString(j, "iterations_source", c->iter_source);
-    mbs_jsonBool(j, "converged", o->converged);
+    mbs_jsonBool(j, "converged", o->converged == 1);
+    if (o->converged == 2) mbs_jsonBool(j, "stagnated", 1);
+    if (o->cg) { // jcg, chebyshev: the iterations after which it went on from b - A x
+      mbs_jsonIntArray(j, "cg_restarts", o->cg->it, o->cg->n);
+      if (o->method == MBS_SOLVER_CHEBYSHEV) // the segment of each (its sweeps count from 1)
+        mbs_jsonIntArray(j, "cg_restart_segments", o->cg->seg, o->cg->n);
+    }
     mbs_jsonInt(j, "spectrum_estimate_iterations", o->spec_iterations);
     mbs_jsonBool(j, "spectrum_estimate_converged", o->spec_converged);
     if (o->cheb) { // Chebyshev's segments: estimate steps, sweeps, stall-watch windows
@@ -74,6 +80,8 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
         mbs_jsonInt(j, "estimate_iterations", o->cheb->est[k]);
         mbs_jsonInt(j, "sweeps", o->cheb->sweep[k]);
         mbs_jsonInt(j, "watch_window", o->cheb->win[k]);
+        // the estimate's CG stopped on its recursion: b - A x met tol (1) or not (2); 0: no stop
+        mbs_jsonInt(j, "estimate_confirmed", o->cheb->econf[k]);
         mbs_jsonEndObject(j);
       }
       mbs_jsonEndArray(j);
@@ -282,6 +290,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
 
   // Chebyshev's segments (estimates, sweeps, stall watches) of the measured solve
   mbsChebTrace cheb = {0};
+  mbsCgTrace cg = {0}; // jcg's restarts from its true residual
   // the engine's default for this method on this model may put the closure equations into the
   // system (solver.loops = rows, docs/loops.md 8.4): the graph and the measured solve follow it
   int lrows = m->nloop && iterative && mbs_loopUseRows(m, o.method);
@@ -311,11 +320,15 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
       }
       if (!e) {
         o.iterations = w->stat.iterations;
-        o.converged = w->stat.reason == MBS_REASON_CONVERGED;
+        o.converged = w->stat.reason == MBS_REASON_CONVERGED            ? 1
+                      : w->stat.reason == MBS_REASON_DIVERGED_STAGNATED ? 2
+                                                                        : 0;
         o.spec_iterations = c->spec_it;
         o.spec_converged = c->spec_conv;
         cheb = c->cheb;
-        if (w->stat.reason < 0 && w->stat.reason != MBS_REASON_DIVERGED_MAXIT)
+        cg = c->cg;
+        if (w->stat.reason < 0 && w->stat.reason != MBS_REASON_DIVERGED_MAXIT &&
+            w->stat.reason != MBS_REASON_DIVERGED_STAGNATED)
           e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                          "mbspar cpa: the measured %s solve stopped early (%s after %d "
                          "iterations); the graph models converged or max_iter solves: give "
@@ -334,6 +347,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
     o.spec_iterations = (int)v[2], o.spec_converged = (int)v[3];
     if (!e) e = mbsp_bcastBytes(comm, &cheb, sizeof cheb, 0);
     if (cheb.nseg > 0 && o.method == MBS_SOLVER_CHEBYSHEV) o.cheb = &cheb;
+    if (!e) e = mbsp_bcastBytes(comm, &cg, sizeof cg, 0);
+    if (cg.n > 0 && (o.method == MBS_SOLVER_JCG || o.method == MBS_SOLVER_CHEBYSHEV)) o.cg = &cg;
   }
   if (!e && mbs_cpaArg(cli, "--calibrate") && o.method == MBS_SOLVER_SCHUR)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
@@ -398,7 +413,10 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
     printf("mbspar cpa %s: method %s", cfg->filename, mbs_solverName(o.method));
     if (iterative) {
       printf(" (%d iterations, %s%s", o.iterations, out.iter_source,
-             o.converged ? ", converged" : "");
+             o.converged == 2 ? ", stagnated"
+             : o.converged    ? ", converged"
+                              : "");
+      if (o.cg) printf("; %d restart%s from the true residual", o.cg->n, o.cg->n > 1 ? "s" : "");
       if (o.spec_iterations)
         printf("; spectrum estimate %d CG steps%s", o.spec_iterations,
                o.spec_converged ? ", converged" : "");

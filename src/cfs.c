@@ -860,6 +860,7 @@ mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const
   mbsSolveInfo info = {0};
   c->spec_it = c->spec_conv = 0;
   c->cheb.nseg = 0;
+  c->cg.n = 0;
   // solvers that do the whole constraint stage themselves (schur)
   {
     const mbsSolverType *t = mbs_solverFind(m->opt.solver);
@@ -874,8 +875,12 @@ mbsErr mbs_cfsSolve(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const
   MBS_CALL(c->solver->type->solve(c->solver->self, m, s, w, c, comm, &info));
   c->spec_it = info.spec_it, c->spec_conv = info.spec_conv;
   c->cheb = info.cheb;
+  c->cg = info.cg;
   MBS_TOC(w->timer, MBS_TIMER_SOLVE);
-  return mbs_cfsFinish(m, s, w, c, comm, m->opt.solver, info.it, info.reason, info.res);
+  MBS_CALL(mbs_cfsFinish(m, s, w, c, comm, m->opt.solver, info.it, info.reason, info.res));
+  w->stat.restarts = info.cg.n;
+  w->stat.total_restarts += info.cg.n;
+  return MBS_OK;
 }
 
 mbsErr mbs_cfsForward(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c) {

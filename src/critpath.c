@@ -810,13 +810,28 @@ static void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const in
     }
 }
 
+// the true residual (solver_jcg.c mbs_cfsTrueResidual): q = A x, r = b - q, z = D^-1 r, r.z and
+// r.r reduced; red[0] receives the r.z node, red[1] the r.r node; rn, zn the writers
+static void mbs_cpaCgResidual(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int *xn,
+                              int *rn, int *zn, int **lv, int *red) {
+  mbs_cpaApply(B, K, C, 0, xn);
+  int ph = PH_ITER + 8 * (C->napply - 1);
+  for (int b = 0; b < B->m->nbody; b++) {
+    rn[b] = mbs_cpaResidNode(B, C, b, rhs[b], ph);
+    zn[b] = mbs_cpaPrecondNode(B, C, b, rn[b], ph);
+    lv[0][b] = mbs_cpaLeaf(B, b, zn[b], -1, ph); // r.z
+    lv[1][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r
+  }
+  mbs_cpaReduce(B, C, 2, lv, red);
+}
+
 // Chebyshev semi-iteration (solver_chebyshev.c), iters iterations from x (writers xn; -1:
 // the warm start) on the interval computed by node ival (solver.rho, or the Lanczos estimate)
 static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs,
                              int bnorm, int ival, int iters, int converged, int win, int stalled,
-                             int *xn, int *rn, int *dn, int **lv) {
+                             const mbsCgTrace *rs, int seg, int *xn, int *rn, int *dn, int **lv) {
   const mbsModel *m = B->m;
-  int n = m->nbody, conv = -1;
+  int n = m->nbody, conv = -1, confirm = B->o->criterion != MBS_CRIT_CHANGE;
   int *zn = lv[3];
   // theta, delta, sigma, rho (6 flops) and the watch's rate and window (8)
   int rho = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 6 + 8, -1, -1);
@@ -843,6 +858,19 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
     mbs_cpaResidual(B, C, rn, ph, rn, zn); // r -= q
     if (mbs_cpaCheckIt(B->o, it, iters)) { // solver.check_every (win is a multiple of K)
       conv = mbs_cpaNormTest(B, C, rn, dn, xn, ph, bnorm, lv); // r.r, d.d, x.x
+      int repl = 0; // a replacement of r and z by the true residual after this sweep
+      for (int k = 0; confirm && rs && k < rs->n; k++) repl |= rs->seg[k] == seg && rs->it[k] == it;
+      if (confirm && (repl || (it == iters && converged))) { // the recursion's r against b - A x
+        int tr[2];
+        mbs_cpaCgResidual(B, C, K, rhs, xn, rn, zn, lv, tr);
+        int c2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, repl || converged == 2 ? 3 : 2, -1, -1);
+        mbs_cpaDep(B, tr[1], c2);
+        mbs_cpaDep(B, bnorm, c2);
+        mbs_cpaDep(B, conv, c2);
+        conv = c2;
+        if (!repl) break;
+        ph = PH_ITER + 8 * (C->napply - 1);
+      }
       if (it == iters && converged) break;
       if (win > 0 && it % win == 0) { // the stall watch: r.r against 1e-2 of the window's start
         int chk = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
@@ -869,25 +897,19 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
 
 // conjugate gradients preconditioned by D (solver_jcg.c): iters iterations from x (writers
 // xn, -1: the warm start or zero), converged: iteration iters met the tolerance (or, iters = 0,
-// the start did); change: the change criterion's two extra dots; lanczos: the Lanczos
-// coefficients are recorded (their scalar nodes are returned in lz[0..iters-1]). bnorm: the node
-// of ||b||. xn and rn receive the final writers of x and r.
+// the start did), 2: it stagnated there; change: the change criterion's two extra dots; lanczos:
+// the Lanczos coefficients are recorded (their scalar nodes are returned in lz[0..iters-1]).
+// Without lanczos or change, the iterations whose recursion met the tolerance (the restarts rs,
+// and a converged or stagnated iters) confirm it with b - A x. bnorm: the node of ||b||. xn and
+// rn receive the final writers of x and r.
 static void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
-                      int iters, int converged, int change, int *lz, int *xn, int *rn, int *pn,
-                      int *zn, int **lv) {
+                      int iters, int converged, int change, const mbsCgTrace *rs, int *lz, int *xn,
+                      int *rn, int *pn, int *zn, int **lv) {
   const mbsModel *m = B->m;
-  int n = m->nbody, red[4], ph;
+  int n = m->nbody, red[4], confirm = !lz && !change, nrs = 0;
   // start: q = A x, r = b - q, z = D^-1 r, r.z and r.r, p = z
-  mbs_cpaApply(B, K, C, 0, xn);
-  ph = PH_ITER + 8 * (C->napply - 1);
-  for (int b = 0; b < n; b++) {
-    rn[b] = mbs_cpaResidNode(B, C, b, rhs[b], ph);
-    zn[b] = mbs_cpaPrecondNode(B, C, b, rn[b], ph);
-    lv[0][b] = mbs_cpaLeaf(B, b, zn[b], -1, ph); // r.z
-    lv[1][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r
-    pn[b] = zn[b];
-  }
-  mbs_cpaReduce(B, C, 2, lv, red);
+  mbs_cpaCgResidual(B, C, K, rhs, xn, rn, zn, lv, red);
+  for (int b = 0; b < n; b++) pn[b] = zn[b];
   int rz = red[0], conv = -1, alpha_old = -1, beta_old = -1;
   if (!change) {
     conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
@@ -895,6 +917,7 @@ static void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *r
     mbs_cpaDep(B, bnorm, conv);
   }
   for (int it = 1; it <= iters; it++) {
+    int ph;
     // q = A p ; alpha = r.z / p.q
     mbs_cpaApply(B, K, C, 0, pn);
     ph = PH_ITER + 8 * (C->napply - 1);
@@ -944,6 +967,21 @@ static void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *r
     mbs_cpaDep(B, chg, conv);
     if (change) mbs_cpaDep(B, red[3], conv);
     rz = red[0];
+    int restart = confirm && rs && nrs < rs->n && rs->it[nrs] == it;
+    if (confirm && (restart || (it == iters && converged))) {
+      // the recursion met the tolerance: b - A x confirms it, or CG restarts from it (p = z)
+      int tr[2];
+      mbs_cpaCgResidual(B, C, K, rhs, xn, rn, zn, lv, tr);
+      int c2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, restart || converged == 2 ? 3 : 2, -1, -1);
+      mbs_cpaDep(B, tr[1], c2);
+      mbs_cpaDep(B, bnorm, c2);
+      mbs_cpaDep(B, conv, c2);
+      conv = c2, rz = tr[0];
+      if (!restart) break;
+      nrs++;
+      for (int b = 0; b < n; b++) pn[b] = zn[b];
+      continue;
+    }
     if (it == iters && converged) break;
     // p = z + beta p
     for (int b = 0; b < n; b++) {
@@ -1321,8 +1359,8 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
   if (graph == MBS_CPA_GRAPH_JACOBI) {
     int omega = -1;
     if (branched) { // Lanczos estimate from x = 0 (its x is discarded), omega = 2/(lmin+lmax)
-      mbs_cpaCg(B, &C, K, rhs, bnorm, o->spec_iterations, o->spec_converged, 0, lz, xe, rn, pn, zn,
-                lv);
+      mbs_cpaCg(B, &C, K, rhs, bnorm, o->spec_iterations, o->spec_converged, 0, NULL, lz, xe, rn,
+                pn, zn, lv);
       int ends[2] = {-1, -1};
       if (o->spec_iterations >= 2) mbs_cpaSpectrum(B, lz, o->spec_iterations, ends);
       omega = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, B->lrows ? 2 : 3, -1, -1);
@@ -1333,17 +1371,26 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
   } else if (graph == MBS_CPA_GRAPH_CHEBYSHEV) {
     if (m->opt.rho > 0) {
       int ival = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1); // 1 -+ rho
-      mbs_cpaChebyshev(B, &C, K, rhs, bnorm, ival, o->iterations, o->converged, 0, 0, xn, rn, pn,
-                       lv);
+      mbs_cpaChebyshev(B, &C, K, rhs, bnorm, ival, o->iterations, o->converged, 0, 0, o->cg, 0, xn,
+                       rn, pn, lv);
     } else { // segments: CG (Lanczos) steps that also improve x, the interval, the sweeps
-      mbsChebTrace one = {1, {o->spec_iterations}, {0}, {0}};
+      mbsChebTrace one = {1, {o->spec_iterations}, {0}, {0}, {0}};
       if (!o->spec_converged) one.sweep[0] = o->iterations - o->spec_iterations;
       const mbsChebTrace *t = o->cheb && o->cheb->nseg > 0 ? o->cheb : &one;
       int ival = -1;
       for (int j = 0; j < t->nseg; j++) {
         int last = j == t->nseg - 1, est_conv = last && o->spec_converged && t->est[j] > 0;
         if (t->est[j] > 0) {
-          mbs_cpaCg(B, &C, K, rhs, bnorm, t->est[j], est_conv, change, lz, xn, rn, pn, zn, lv);
+          // a CG whose recursion met the tolerance stopped there (econf), confirmed with b - A x
+          mbs_cpaCg(B, &C, K, rhs, bnorm, t->est[j], est_conv || t->econf[j] == 2, change, NULL, lz,
+                    xn, rn, pn, zn, lv);
+          if (t->econf[j]) {
+            int tr[2];
+            mbs_cpaCgResidual(B, &C, K, rhs, xn, rn, zn, lv, tr);
+            int c2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+            mbs_cpaDep(B, tr[1], c2);
+            mbs_cpaDep(B, bnorm, c2);
+          }
           int ends[2] = {-1, -1};
           if (!est_conv && t->est[j] >= 2) mbs_cpaSpectrum(B, lz, t->est[j], ends);
           int nv = ends[1] >= 0 ? ends[1] : lz[0];
@@ -1352,8 +1399,8 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
           ival = nv;
         }
         if (!est_conv && t->sweep[j] > 0)
-          mbs_cpaChebyshev(B, &C, K, rhs, bnorm, ival, t->sweep[j], last && o->converged, t->win[j],
-                           !last, xn, rn, pn, lv);
+          mbs_cpaChebyshev(B, &C, K, rhs, bnorm, ival, t->sweep[j], last ? o->converged : 0,
+                           t->win[j], !last, o->cg, j, xn, rn, pn, lv);
       }
     }
   } else if (graph == MBS_CPA_GRAPH_SOR) {
@@ -1361,7 +1408,8 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
   } else if (graph == MBS_CPA_GRAPH_DIRECT) {
     e = mbs_cpaDirect(B, &C, rhs, xn);
   } else {
-    mbs_cpaCg(B, &C, K, rhs, bnorm, o->iterations, o->converged, change, NULL, xn, rn, pn, zn, lv);
+    mbs_cpaCg(B, &C, K, rhs, bnorm, o->iterations, o->converged, change, o->cg, NULL, xn, rn, pn,
+              zn, lv);
   }
   // accelerations and joint wrenches (mbs_cfsFinish)
   B->cls = MBS_CPA_CLASS_FINISH;
@@ -2929,6 +2977,11 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
             "cpa: no graph for method \"%s\" (available: aba, crba, direct, jcg, jacobi, gs, "
             "sor, chebyshev, schur)",
             mbs_solverName(o->method));
+  for (int k = 0; o->cg && k < o->cg->n; k++)
+    MBS_CHECK(k < MBS_CFS_CG_RESTARTS && o->cg->it[k] >= 1 && o->cg->it[k] <= o->iterations &&
+                  o->cg->seg[k] >= 0 && o->cg->seg[k] < MBS_CHEB_SEGS,
+              MBS_ERR_INPUT, "cpa: jcg restart %d after iteration %d out of range", k,
+              o->cg->it[k]);
   MBS_CHECK(o->spec_iterations >= 0 &&
                 o->spec_iterations <= (o->method == MBS_SOLVER_CHEBYSHEV
                                            ? MBS_CHEB_SEGS * MBS_CFS_CHEB_STEPS

@@ -954,6 +954,7 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
     w->fext_on = 1;
     e = ops->solve(ops->ctx);
     unit.total_iterations += w->stat.iterations;
+    unit.total_restarts += w->stat.restarts;
     if (w->stat.reason < 0) // the failed unit solve's figures, for the warning
       unit.nonconverged++, unit.reason = w->stat.reason, unit.iterations = w->stat.iterations,
                            unit.residual = w->stat.residual;
@@ -1007,6 +1008,7 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   // the final solve counted as this evaluation's second tree solve; the unit ones added
   w->stat.evals--;
   w->stat.total_iterations += unit.total_iterations;
+  w->stat.total_restarts += unit.total_restarts;
   if (unit.nonconverged && w->stat.reason >= 0) {
     w->stat.reason = unit.reason, w->stat.nonconverged++;
     w->stat.iterations = unit.iterations, w->stat.residual = unit.residual;

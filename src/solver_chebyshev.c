@@ -20,10 +20,14 @@ typedef struct {
 // Chebyshev semi-iteration on D^{-1} A with eigenvalues in [lo, hi] (Saad, Alg. 12.1). With
 // \p watch, every `win` iterations (the count in which the interval's rate predicts a 100-fold
 // cut of the residual) the residual must have fallen at least 10-fold, else *stalled = 1 and the
-// sweeps stop (reason max_iter, x the last iterate); *winp receives win (0 without watch).
+// sweeps stop (reason max_iter, x the last iterate); *winp receives win (0 without watch). The
+// residual r is updated by recursion (r -= A d); a test it meets is confirmed with b - A x
+// (docs/formulation.md 3.2.1), and if that misses the tolerance the sweeps go on from the true r
+// and z (recorded in info->cg as segment seg), unless the replacement before gained less than a
+// factor 2 (reason stagnated).
 static mbsErr mbs_chebyshevSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c,
                                   const mbsCfsComm *comm, const mbsSolverOpt *o, double lo,
-                                  double hi, int maxit, int watch, int *stalled, int *winp,
+                                  double hi, int maxit, int watch, int seg, int *stalled, int *winp,
                                   mbsSolveInfo *info) {
   mbsReal *x = c->x, *r = c->r, *z = c->z, *d = c->p, *q = c->q;
   double theta = 0.5 * (hi + lo), delta = 0.5 * (hi - lo), sigma = theta / delta;
@@ -36,7 +40,7 @@ static mbsErr mbs_chebyshevSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c
   // the last; the watch's window a multiple of K so that its ends are tested
   int K = o->check_every > 1 ? o->check_every : 1, last = 0;
   win = (win + K - 1) / K * K;
-  double rwin = -1;
+  double rwin = -1, rr_repl = INFINITY; // true r.r at the last replacement
   *stalled = 0, *winp = watch ? win : 0;
   info->it = 0;
   MBS_FLOPS(6 + 8);
@@ -70,9 +74,27 @@ static mbsErr mbs_chebyshevSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c
         return MBS_OK;
       }
       if (mbs_cfsConverged(o->criterion, o->tol, red[0], red[1], red[2], info->bnorm, &res)) {
-        info->res = res;
-        info->reason = MBS_REASON_CONVERGED;
-        return MBS_OK;
+        int ok = 1;
+        if (o->criterion != MBS_CRIT_CHANGE) { // the recursion's r against b - A x
+          double tr[2];
+          MBS_CALL(mbs_cfsTrueResidual(m, w, c, comm, tr));
+          ok = mbs_cfsConverged(o->criterion, o->tol, tr[1], 0, 1, info->bnorm, &res);
+          if (!ok) {
+            MBS_FLOPS(1);
+            if (!(tr[1] < 0.25 * rr_repl) || info->cg.n == MBS_CFS_CG_RESTARTS) {
+              info->res = res;
+              info->reason = MBS_REASON_DIVERGED_STAGNATED;
+              return MBS_OK;
+            }
+            rr_repl = red[0] = tr[1]; // the sweeps go on from the true r and z
+            info->cg.seg[info->cg.n] = seg, info->cg.it[info->cg.n++] = it;
+          }
+        }
+        if (ok) {
+          info->res = res;
+          info->reason = MBS_REASON_CONVERGED;
+          return MBS_OK;
+        }
       }
       info->res = res;
       mbs_cfsProgress(c, it - last, res);
@@ -112,12 +134,13 @@ static mbsErr mbs_chebyshevSolve(void *self, const mbsModel *m, const mbsState *
   int used = 0, stalled = 0;
   (void)st;
   info->spec_it = 0, info->spec_conv = 0;
-  tr->nseg = 1, tr->est[0] = tr->sweep[0] = tr->win[0] = 0;
+  tr->nseg = 1, tr->est[0] = tr->sweep[0] = tr->win[0] = tr->econf[0] = 0;
+  info->cg.n = 0;
   if (o->rho > 0) { // the seed's form: the user's interval, no watch
     MBS_CHECK(o->rho < 1, MBS_ERR_INPUT, "solver.rho must be below 1 (got %g)", o->rho);
     MBS_FLOPS(2);
-    MBS_CALL(mbs_chebyshevSweeps(m, w, c, comm, o, 1 - o->rho, 1 + o->rho, o->max_iter, 0, &stalled,
-                                 tr->win, info));
+    MBS_CALL(mbs_chebyshevSweeps(m, w, c, comm, o, 1 - o->rho, 1 + o->rho, o->max_iter, 0, 0,
+                                 &stalled, tr->win, info));
     tr->sweep[0] = info->it;
     return MBS_OK;
   }
@@ -130,6 +153,15 @@ static mbsErr mbs_chebyshevSolve(void *self, const mbsModel *m, const mbsState *
       int k = o->max_iter - used < MBS_CFS_CHEB_STEPS ? o->max_iter - used : MBS_CFS_CHEB_STEPS;
       MBS_CALL(mbs_cfsCg(m, w, c, comm, o->criterion, o->tol, k, info, la, lb));
       used += info->it, info->spec_it += info->it, tr->est[j] = info->it;
+      int cg_conv = info->reason == MBS_REASON_CONVERGED;
+      if (cg_conv && info->it > 0 && o->criterion != MBS_CRIT_CHANGE) {
+        // the CG's recursive r met the tolerance: confirmed with b - A x, else the sweeps follow
+        double trr[2];
+        MBS_CALL(mbs_cfsTrueResidual(m, w, c, comm, trr));
+        int ok = mbs_cfsConverged(o->criterion, o->tol, trr[1], 0, 1, info->bnorm, &info->res);
+        tr->econf[j] = ok ? 1 : 2;
+        if (!ok) info->reason = MBS_REASON_DIVERGED_MAXIT;
+      }
       info->spec_conv = info->reason == MBS_REASON_CONVERGED;
       if (info->reason == MBS_REASON_CONVERGED || info->reason == MBS_REASON_DIVERGED_NAN) {
         if (!s->have_spec) s->lmin = 0.5, s->lmax = 1.5; // solved already: any safe interval
@@ -153,14 +185,14 @@ static mbsErr mbs_chebyshevSolve(void *self, const mbsModel *m, const mbsState *
       }
     }
     int watch = tr->nseg < MBS_CHEB_SEGS; // the last segment the trace can hold runs unwatched
-    MBS_CALL(mbs_chebyshevSweeps(m, w, c, comm, o, s->lmin, s->lmax, o->max_iter - used, watch,
+    MBS_CALL(mbs_chebyshevSweeps(m, w, c, comm, o, s->lmin, s->lmax, o->max_iter - used, watch, j,
                                  &stalled, tr->win + j, info));
     used += info->it, tr->sweep[j] = info->it;
     info->it = used;
     if (info->reason == MBS_REASON_DIVERGED_DTOL) s->have_spec = 0; // the interval was wrong
     if (!stalled || used >= o->max_iter) return MBS_OK;
     // the residual left is the part below lmin: Lanczos from it finds that part
-    tr->est[j + 1] = tr->sweep[j + 1] = tr->win[j + 1] = 0, tr->nseg++;
+    tr->est[j + 1] = tr->sweep[j + 1] = tr->win[j + 1] = tr->econf[j + 1] = 0, tr->nseg++;
   }
 }
 

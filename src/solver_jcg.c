@@ -40,20 +40,32 @@ static double mbs_tridiagEig(const double *d, const double *e, int n, int which)
   return 0.5 * (lo + hi);
 }
 
+mbsErr mbs_cfsTrueResidual(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                           double *red) {
+  mbsReal *x = c->x, *r = c->r, *z = c->z, *q = c->q;
+  MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
+  for (int i = c->l0; i < c->l1; i++) r[i] = c->rhs[i] - q[i];
+  MBS_FLOPS(c->l1 - c->l0);
+  mbs_cfsPrecond(m, c, r, z);
+  red[0] = mbs_cfsDot(c, r, z), red[1] = mbs_cfsDot(c, r, r);
+  return mbs_cfsReduce(comm, red, 2);
+}
+
 // conjugate gradients preconditioned by the block diagonal D (seed 002's J-CG); optionally
-// records the Lanczos coefficients for a spectral estimate
+// records the Lanczos coefficients for a spectral estimate. The residual criterion is judged on
+// b - A x: when the recursion's r meets it, r is recomputed (one more operator application), and
+// if that misses the tolerance CG restarts from it (info->cg), unless the restart before gained
+// less than a factor 2 (reason stagnated). Not with lan_a: a restart would spoil the Lanczos
+// coefficients, and the estimates need none.
 mbsErr mbs_cfsCg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                  int criterion, double tol, int maxit, mbsSolveInfo *info, double *lan_a,
                  double *lan_b) {
   mbsReal *x = c->x, *r = c->r, *z = c->z, *p = c->p, *q = c->q;
-  int l0 = c->l0, l1 = c->l1;
-  MBS_CALL(mbs_cfsApply(m, w, c, comm, x, 0, q));
-  for (int i = l0; i < l1; i++) r[i] = c->rhs[i] - q[i];
-  MBS_FLOPS(l1 - l0);
-  mbs_cfsPrecond(m, c, r, z);
-  double red[4] = {mbs_cfsDot(c, r, z), mbs_cfsDot(c, r, r), 0, 0};
-  MBS_CALL(mbs_cfsReduce(comm, red, 2));
-  double rz = red[0], res;
+  int l0 = c->l0, l1 = c->l1, confirm = !lan_a && criterion != MBS_CRIT_CHANGE;
+  double red[4] = {0, 0, 0, 0};
+  MBS_CALL(mbs_cfsTrueResidual(m, w, c, comm, red));
+  double rz = red[0], res, rr_restart = INFINITY; // true r.r where the last restart began
+  if (!lan_a) info->cg.n = 0;                     // chebyshev keeps its trace over its estimates
   info->it = 0;
   info->reason = MBS_REASON_DIVERGED_MAXIT;
   if (criterion != MBS_CRIT_CHANGE &&
@@ -105,6 +117,24 @@ mbsErr mbs_cfsCg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsCom
       return MBS_OK;
     }
     if (mbs_cfsConverged(criterion, tol, red[1], red[2], red[3], info->bnorm, &res)) {
+      if (confirm) { // the recursion's r against b - A x
+        MBS_CALL(mbs_cfsTrueResidual(m, w, c, comm, red));
+        int ok = mbs_cfsConverged(criterion, tol, red[1], 0, 1, info->bnorm, &res);
+        info->res = res;
+        if (!ok) {
+          MBS_FLOPS(1);
+          if (!(red[1] < 0.25 * rr_restart) || info->cg.n == MBS_CFS_CG_RESTARTS) {
+            info->reason = MBS_REASON_DIVERGED_STAGNATED;
+            return MBS_OK;
+          }
+          rr_restart = red[1];
+          info->cg.seg[info->cg.n] = 0, info->cg.it[info->cg.n++] = it;
+          mbs_cfsProgress(c, 1, res);
+          rz = red[0]; // restart: p = z
+          for (int i = l0; i < l1; i++) p[i] = z[i];
+          continue;
+        }
+      }
       info->res = res;
       info->reason = MBS_REASON_CONVERGED;
       return MBS_OK;

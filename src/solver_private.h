@@ -52,6 +52,11 @@ size_t mbs_cfsSibIndex(const mbsModel *m, const mbsCfs *c, int i, int k);
 
 // ---------------------------------------------------------------- solver_jcg.c
 
+/// The true residual at c->x: r = b - A x, z = D^-1 r (c->r, c->z), red[0] = r.z and red[1] = r.r
+/// reduced over the ranks. jcg's start, and the confirmation of a stop that jcg and chebyshev
+/// judged on their recursively updated r (docs/formulation.md 3.2.1).
+mbsErr mbs_cfsTrueResidual(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
+                           double *red);
 /// Conjugate gradients preconditioned by the block diagonal (seed 002's J-CG) from c->x, at most
 /// \p maxit iterations; records the Lanczos coefficients in lan_a, lan_b (64 each) unless NULL.
 mbsErr mbs_cfsCg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,

@@ -72,6 +72,8 @@ const char *mbs_reasonName(int reason) {
     return "nan";
   case MBS_REASON_DIVERGED_DTOL:
     return "diverged";
+  case MBS_REASON_DIVERGED_STAGNATED:
+    return "stagnated";
   default:
     return "none";
   }

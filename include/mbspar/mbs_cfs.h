@@ -21,11 +21,26 @@
 /// is est[j] CG (Lanczos) steps of a spectrum estimate (0: the cached interval), then sweep[j]
 /// Chebyshev iterations that watched the residual every win[j] iterations (0: no watch); every
 /// segment but the last ended in a stall. At most MBS_CHEB_SEGS segments (the watch stops after).
+/// econf[j]: the estimate's CG met the tolerance by its recursion and b - A x was recomputed:
+/// 1 it met it too (the solve ended), 2 it did not (the sweeps followed); 0 no such stop.
 #define MBS_CHEB_SEGS 8
 typedef struct {
   int nseg;
-  int est[MBS_CHEB_SEGS], sweep[MBS_CHEB_SEGS], win[MBS_CHEB_SEGS];
+  int est[MBS_CHEB_SEGS], sweep[MBS_CHEB_SEGS], win[MBS_CHEB_SEGS], econf[MBS_CHEB_SEGS];
 } mbsChebTrace;
+
+/// Restarts of one jcg or chebyshev solve, for cpa to rebuild its graph. Both update their residual
+/// by recursion (r <- r - alpha A p, r <- r - A d), which drifts from b - A x by rounding
+/// (measured: 9.8e-13 against 5.3e-11 on configs/ladder.cfg; docs/formulation.md 3.2.1); a
+/// recursion that meets the tolerance is confirmed with b - A x, and where that fails the
+/// iteration goes on from the true residual (jcg restarts, p = z; chebyshev replaces r and z).
+/// it[k]: the iteration after which restart k began (chebyshev: the sweep within segment seg[k]).
+/// At most MBS_CFS_CG_RESTARTS restarts.
+#define MBS_CFS_CG_RESTARTS 8
+typedef struct {
+  int n;
+  int it[MBS_CFS_CG_RESTARTS], seg[MBS_CFS_CG_RESTARTS];
+} mbsCgTrace;
 
 /// A solver bound to an mbsCfs (private to src/).
 typedef struct mbsSolver mbsSolver;
@@ -68,6 +83,7 @@ typedef struct mbsCfs {
   /// Chebyshev without solver.rho; 0: none) and whether that CG met its tolerance; read by cpa
   int spec_it, spec_conv;
   mbsChebTrace cheb; ///< the segments of the last Chebyshev solve (nseg 0: another method)
+  mbsCgTrace cg;     ///< the restarts of the last jcg or chebyshev solve (n 0: none)
 
   // closed loops as rows of the system (solver.loops = rows, docs/loops.md 8.4): closure
   // equation i is row nlam + i, held by one rank (lowner: l1 then includes them); its wrench

@@ -166,13 +166,19 @@ typedef struct {
   int grain;           ///< mbsCpaGrain
   int iterations;      ///< iterations K as w->stat.iterations reports them (Jacobi, GS, SOR: K + 1
                        ///< sweeps; Chebyshev: including the estimate's CG steps)
-  int converged;       ///< 1: iteration K met the tolerance (no direction update after it)
+  int converged;       ///< 1: iteration K met the tolerance (no direction update after it); jcg,
+                       ///< chebyshev: 2: stopped at iteration K stagnated (b - A x missed tol)
   int spec_iterations; ///< CG (Lanczos) steps of the spectrum estimate as mbsCfs.spec_it reports
                        ///< them: Jacobi on branched models, Chebyshev without solver.rho
   int spec_converged;  ///< mbsCfs.spec_conv: that CG met its tolerance
   /// Chebyshev without solver.rho: the segments of the solve (mbsCfs.cheb: estimates, sweeps,
   /// stall watches); NULL: one estimate of spec_iterations steps, then the rest unwatched
   const mbsChebTrace *cheb;
+  /// jcg, chebyshev: the iterations after which the measured solve went on from its true
+  /// residual (mbsCfs.cg; chebyshev: sweeps within a segment); NULL: none. Every iteration whose
+  /// recursive residual met the tolerance (these and a converged or stagnated K >= 1, and a
+  /// Chebyshev estimate's stop, mbsChebTrace.econf) is followed by the confirming b - A x.
+  const mbsCgTrace *cg;
   int criterion;   ///< m->opt.criterion (the change criterion adds two dots per iteration)
   int check_every; ///< m->opt.check_every: jacobi, gs, sor, chebyshev test every this many (< 2: 1)
   int has_tau;     ///< applied joint torques present (state tau != NULL)

@@ -24,6 +24,8 @@ typedef struct {
   long evals;            ///< evaluations so far
   long total_iterations; ///< sum of iterations over all evaluations
   long nonconverged;     ///< evaluations that stopped without converging
+  int restarts;          ///< jcg, chebyshev: restarts of the last solve from b - A x (mbsCgTrace)
+  long total_restarts;   ///< jcg, chebyshev: restarts over all solves (unit solves included)
   long floored;          ///< schur: port-system pivots raised to the rounding floor, all
                          ///< evaluations (this rank; docs/formulation.md 4.7)
 } mbsSolveStat;

@@ -48,7 +48,11 @@ typedef enum {
   MBS_REASON_DIVERGED_MAXIT = -1,
   MBS_REASON_DIVERGED_BREAKDOWN = -2,
   MBS_REASON_DIVERGED_NAN = -3,
-  MBS_REASON_DIVERGED_DTOL = -4 ///< the residual grew by more than 1e6 (iteration diverges)
+  MBS_REASON_DIVERGED_DTOL = -4, ///< the residual grew by more than 1e6 (iteration diverges)
+  /// jcg, chebyshev: the recursion's residual met the tolerance but b - A x did not, and going on
+  /// from the true residual stopped reducing it (the rounding floor of A x lies above the
+  /// tolerance)
+  MBS_REASON_DIVERGED_STAGNATED = -5
 } mbsReason;
 
 /// Name of a method from the solver table ("?" if \p method has no registered entry).

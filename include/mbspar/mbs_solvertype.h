@@ -41,6 +41,7 @@ typedef struct {
   int spec_it;       ///< out: CG (Lanczos) steps spent estimating the spectrum (0: none)
   int spec_conv;     ///< out: that CG met its tolerance
   mbsChebTrace cheb; ///< out: Chebyshev's segments (nseg 0: other methods)
+  mbsCgTrace cg;     ///< out: jcg's or chebyshev's restarts from the true residual (n 0: none)
 } mbsSolveInfo;
 
 /// What a solver caches across evaluations and a checkpoint keeps (bitwise restarts).
