@@ -68,19 +68,22 @@ int main(int argc, char **argv) {
   m->opt.max_iter = 200000;
   m->opt.check_every = 1;
   mbs_stateReset(m, s);
-  if (mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e) != MBS_OK || mbsp_engineForward(e, s) != MBS_OK) {
+  if (mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e) != MBS_OK ||
+      mbsp_engineForward(e, s) != MBS_OK) {
     rc = 1;
     goto done;
   }
   const mbsWork *w = mbsp_engineWork(e);
   if (!rank)
-    printf("# %s, %d ranks: jcg at tol %.0e: %d iterations, residual %.6e (%s)\n", path, mbsp_size(comm), tol,
-           w->stat.iterations, w->stat.residual, w->stat.reason == MBS_REASON_CONVERGED ? "converged" : "not converged");
+    printf("# %s, %d ranks: jcg at tol %.0e: %d iterations, residual %.6e (%s)\n", path,
+           mbsp_size(comm), tol, w->stat.iterations, w->stat.residual,
+           w->stat.reason == MBS_REASON_CONVERGED ? "converged" : "not converged");
   mbsp_engineDestroy(&e);
   // 1b. jcg's answer's residual recomputed as b - A lambda: jcg once more from the history with
   // tol 1, which stops at the initial test (no step)
   m->opt.tol = 1;
-  if (mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e) != MBS_OK || mbsp_engineForward(e, s) != MBS_OK) {
+  if (mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e) != MBS_OK ||
+      mbsp_engineForward(e, s) != MBS_OK) {
     rc = 1;
     goto done;
   }
