@@ -20,19 +20,6 @@
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_parallel.h"
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *t = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (t && fread(t, 1, (size_t)n, f) != (size_t)n) free(t), t = NULL;
-  if (t) t[n] = 0;
-  fclose(f);
-  return t;
-}
-
 int main(int argc, char **argv) {
   mbspComm *comm = NULL;
   if (mbsp_init(&argc, &argv, &comm) != MBS_OK) return 1;
@@ -51,12 +38,14 @@ int main(int argc, char **argv) {
   int nsets = 0;
   for (int i = 2; i + 1 < argc && nsets < 16; i++)
     if (!strcmp(argv[i], "--set")) sets[nsets++] = argv[++i];
-  char *text = slurp(path);
+  char *text = NULL;
+  size_t len = 0;
   mbsConfig *cfg = NULL;
   mbsModel *m = NULL;
   mbsState *s = NULL;
   mbspEngine *e = NULL;
-  if (!text || mbs_configParse(text, path, sets, nsets, &cfg) != MBS_OK ||
+  if (mbsp_bcastFile(comm, path, &text, &len) != MBS_OK ||
+      mbs_configParse(text, path, sets, nsets, &cfg) != MBS_OK ||
       mbs_configBuildModel(cfg, &m) != MBS_OK || mbs_stateCreate(m, &s) != MBS_OK) {
     if (!rank) fprintf(stderr, "bench_residual_floor: cannot load %s\n", path);
     rc = 2;

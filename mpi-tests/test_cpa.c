@@ -53,9 +53,7 @@ static unsigned long long mbs_countEval(mbsModel *m, int method, int iters, int 
     MBS_EXPECT_OK(mbs_cfsForward(m, s, w, c));
     cnt = mbs_flop_count;
     o->iterations = w->stat.iterations;
-    o->converged = w->stat.reason == MBS_REASON_CONVERGED            ? 1
-                   : w->stat.reason == MBS_REASON_DIVERGED_STAGNATED ? 2
-                                                                     : 0;
+    o->converged = mbs_cpaConvergedOf(w->stat.reason);
     static mbsCgTrace cg; // jcg's restarts from the true residual
     cg = c->cg;
     o->cg = (method == MBS_SOLVER_JCG || method == MBS_SOLVER_CHEBYSHEV) && cg.n > 0 ? &cg : NULL;

@@ -99,9 +99,7 @@ static void check(mbsModel *m, const char *what, int method, int iters, int loop
   o.converged = 0;
   if (iters < 0) { // the one solve of the closure rows, as it ended
     o.iterations = last_it;
-    o.converged = last_reason == MBS_REASON_CONVERGED            ? 1
-                  : last_reason == MBS_REASON_DIVERGED_STAGNATED ? 2
-                                                                 : 0;
+    o.converged = mbs_cpaConvergedOf(last_reason);
     if (method == MBS_SOLVER_JCG) {
       if (o.converged == 2) nstagnated++;
       if (restarts) nrestarted++;

@@ -320,9 +320,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
       }
       if (!e) {
         o.iterations = w->stat.iterations;
-        o.converged = w->stat.reason == MBS_REASON_CONVERGED            ? 1
-                      : w->stat.reason == MBS_REASON_DIVERGED_STAGNATED ? 2
-                                                                        : 0;
+        o.converged = mbs_cpaConvergedOf(w->stat.reason);
         o.spec_iterations = c->spec_it;
         o.spec_converged = c->spec_conv;
         cheb = c->cheb;

@@ -825,6 +825,21 @@ static void mbs_cpaCgResidual(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, cons
   mbs_cpaReduce(B, C, 2, lv, red);
 }
 
+// a stop its recursion met, confirmed with b - A x (mbs_cfsTrueResidual, then mbs_cfsConverged:
+// 2 flops, 3 where it missed and the solver compared against the last restart): returns the new
+// test node (after the old one, prev; -1: none), *rz the r.z node (NULL: not wanted)
+static int mbs_cpaConfirm(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
+                          int prev, int missed, int *xn, int *rn, int *zn, int **lv, int *rz) {
+  int tr[2];
+  mbs_cpaCgResidual(B, C, K, rhs, xn, rn, zn, lv, tr);
+  int c2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, missed ? 3 : 2, -1, -1);
+  mbs_cpaDep(B, tr[1], c2);
+  mbs_cpaDep(B, bnorm, c2);
+  mbs_cpaDep(B, prev, c2);
+  if (rz) *rz = tr[0];
+  return c2;
+}
+
 // Chebyshev semi-iteration (solver_chebyshev.c), iters iterations from x (writers xn; -1:
 // the warm start) on the interval computed by node ival (solver.rho, or the Lanczos estimate)
 static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs,
@@ -861,13 +876,8 @@ static void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const
       int repl = 0; // a replacement of r and z by the true residual after this sweep
       for (int k = 0; confirm && rs && k < rs->n; k++) repl |= rs->seg[k] == seg && rs->it[k] == it;
       if (confirm && (repl || (it == iters && converged))) { // the recursion's r against b - A x
-        int tr[2];
-        mbs_cpaCgResidual(B, C, K, rhs, xn, rn, zn, lv, tr);
-        int c2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, repl || converged == 2 ? 3 : 2, -1, -1);
-        mbs_cpaDep(B, tr[1], c2);
-        mbs_cpaDep(B, bnorm, c2);
-        mbs_cpaDep(B, conv, c2);
-        conv = c2;
+        conv =
+            mbs_cpaConfirm(B, C, K, rhs, bnorm, conv, repl || converged == 2, xn, rn, zn, lv, NULL);
         if (!repl) break;
         ph = PH_ITER + 8 * (C->napply - 1);
       }
@@ -970,13 +980,8 @@ static void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *r
     int restart = confirm && rs && nrs < rs->n && rs->it[nrs] == it;
     if (confirm && (restart || (it == iters && converged))) {
       // the recursion met the tolerance: b - A x confirms it, or CG restarts from it (p = z)
-      int tr[2];
-      mbs_cpaCgResidual(B, C, K, rhs, xn, rn, zn, lv, tr);
-      int c2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, restart || converged == 2 ? 3 : 2, -1, -1);
-      mbs_cpaDep(B, tr[1], c2);
-      mbs_cpaDep(B, bnorm, c2);
-      mbs_cpaDep(B, conv, c2);
-      conv = c2, rz = tr[0];
+      conv =
+          mbs_cpaConfirm(B, C, K, rhs, bnorm, conv, restart || converged == 2, xn, rn, zn, lv, &rz);
       if (!restart) break;
       nrs++;
       for (int b = 0; b < n; b++) pn[b] = zn[b];
@@ -1384,13 +1389,7 @@ static mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K) {
           // a CG whose recursion met the tolerance stopped there (econf), confirmed with b - A x
           mbs_cpaCg(B, &C, K, rhs, bnorm, t->est[j], est_conv || t->econf[j] == 2, change, NULL, lz,
                     xn, rn, pn, zn, lv);
-          if (t->econf[j]) {
-            int tr[2];
-            mbs_cpaCgResidual(B, &C, K, rhs, xn, rn, zn, lv, tr);
-            int c2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
-            mbs_cpaDep(B, tr[1], c2);
-            mbs_cpaDep(B, bnorm, c2);
-          }
+          if (t->econf[j]) mbs_cpaConfirm(B, &C, K, rhs, bnorm, -1, 0, xn, rn, zn, lv, NULL);
           int ends[2] = {-1, -1};
           if (!est_conv && t->est[j] >= 2) mbs_cpaSpectrum(B, lz, t->est[j], ends);
           int nv = ends[1] >= 0 ? ends[1] : lz[0];
@@ -2963,6 +2962,10 @@ done:
 static int mbs_cpaGraph(int method) {
   const mbsSolverType *t = mbs_solverFind(method);
   return t ? t->cpa_graph : MBS_CPA_GRAPH_NONE;
+}
+
+int mbs_cpaConvergedOf(int reason) {
+  return reason == MBS_REASON_CONVERGED ? 1 : reason == MBS_REASON_DIVERGED_STAGNATED ? 2 : 0;
 }
 
 int mbs_cpaIterative(int method) {

@@ -241,6 +241,9 @@ void mbs_cpaDefaults(mbsCpaOptions *o);
 /// 1 for the iterative constraint-force solvers (the graphs that take iterations and ranks).
 int mbs_cpaIterative(int method);
 
+/// mbsCpaOptions.converged of a measured solve's mbsReason: 1 converged, 2 stagnated, else 0.
+int mbs_cpaConvergedOf(int reason);
+
 /// Build the graph of one evaluation of \p m.
 /// \return MBS_OK; MBS_ERR_INPUT (bad options, e.g. ranks > bodies); MBS_ERR_UNSUPPORTED (a
 ///         method without a graph); MBS_ERR_NOMEM; MBS_ERR_INTERNAL (a cycle).
