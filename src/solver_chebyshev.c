@@ -80,14 +80,11 @@ static mbsErr mbs_chebyshevSweeps(const mbsModel *m, const mbsWork *w, mbsCfs *c
           MBS_CALL(mbs_cfsTrueResidual(m, w, c, comm, tr));
           ok = mbs_cfsConverged(o->criterion, o->tol, tr[1], 0, 1, info->bnorm, &res);
           if (!ok) {
-            MBS_FLOPS(1);
-            if (!(tr[1] < 0.25 * rr_repl) || info->cg.n == MBS_CFS_CG_RESTARTS) {
+            if (!mbs_cfsRestart(info, tr[1], &rr_repl, seg, it)) {
               info->res = res;
-              info->reason = MBS_REASON_DIVERGED_STAGNATED;
               return MBS_OK;
             }
-            rr_repl = red[0] = tr[1]; // the sweeps go on from the true r and z
-            info->cg.seg[info->cg.n] = seg, info->cg.it[info->cg.n++] = it;
+            red[0] = tr[1]; // the sweeps go on from the true r and z
           }
         }
         if (ok) {

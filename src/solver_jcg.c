@@ -51,6 +51,17 @@ mbsErr mbs_cfsTrueResidual(const mbsModel *m, const mbsWork *w, mbsCfs *c, const
   return mbs_cfsReduce(comm, red, 2);
 }
 
+int mbs_cfsRestart(mbsSolveInfo *info, double rr, double *rr_prev, int seg, int it) {
+  MBS_FLOPS(1);
+  if (!(rr < 0.25 * *rr_prev) || info->cg.n == MBS_CFS_CG_RESTARTS) {
+    info->reason = MBS_REASON_DIVERGED_STAGNATED;
+    return 0;
+  }
+  *rr_prev = rr;
+  info->cg.seg[info->cg.n] = seg, info->cg.it[info->cg.n++] = it;
+  return 1;
+}
+
 // conjugate gradients preconditioned by the block diagonal D (seed 002's J-CG); optionally
 // records the Lanczos coefficients for a spectral estimate. The residual criterion is judged on
 // b - A x: when the recursion's r meets it, r is recomputed (one more operator application), and
@@ -122,13 +133,7 @@ mbsErr mbs_cfsCg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsCom
         int ok = mbs_cfsConverged(criterion, tol, red[1], 0, 1, info->bnorm, &res);
         info->res = res;
         if (!ok) {
-          MBS_FLOPS(1);
-          if (!(red[1] < 0.25 * rr_restart) || info->cg.n == MBS_CFS_CG_RESTARTS) {
-            info->reason = MBS_REASON_DIVERGED_STAGNATED;
-            return MBS_OK;
-          }
-          rr_restart = red[1];
-          info->cg.seg[info->cg.n] = 0, info->cg.it[info->cg.n++] = it;
+          if (!mbs_cfsRestart(info, red[1], &rr_restart, 0, it)) return MBS_OK;
           mbs_cfsProgress(c, 1, res);
           rz = red[0]; // restart: p = z
           for (int i = l0; i < l1; i++) p[i] = z[i];

@@ -57,6 +57,10 @@ size_t mbs_cfsSibIndex(const mbsModel *m, const mbsCfs *c, int i, int k);
 /// judged on their recursively updated r (docs/formulation.md 3.2.1).
 mbsErr mbs_cfsTrueResidual(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                            double *red);
+/// After a confirmation that missed the tolerance (true r.r \p rr): 1 and the restart recorded in
+/// info->cg (segment \p seg, after iteration \p it) if rr is below a quarter of *rr_prev (the
+/// last restart's; updated) and the trace has room, else 0 with reason stagnated.
+int mbs_cfsRestart(mbsSolveInfo *info, double rr, double *rr_prev, int seg, int it);
 /// Conjugate gradients preconditioned by the block diagonal (seed 002's J-CG) from c->x, at most
 /// \p maxit iterations; records the Lanczos coefficients in lan_a, lan_b (64 each) unless NULL.
 mbsErr mbs_cfsCg(const mbsModel *m, const mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
