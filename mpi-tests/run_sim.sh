@@ -133,6 +133,28 @@ same = a["t"] == b["t"] and a["q"] == b["q"] and a["qd"] == b["qd"]
 print(f"restart with chebyshev's widened interval: final state bitwise equal: {same}")
 sys.exit(0 if same else 1)
 PY
+# ... and the solver's counters: at tol 1e-14 jcg on a 64-link chain stops at the rounding floor
+# (stagnated) after restarts from b - A lambda (docs/formulation.md 3.2.1); run.json counts both,
+# and a restarted run continues the counts from its checkpoint
+stag="--quiet --set model.chain.n=64 --set solver.method=jcg --set solver.tol=1e-14 --set output.every=5"
+# shellcheck disable=SC2086
+mpi 2 "$mbspar" run "$chain" --out "$tmp/sfull" $stag --set integrator.t_end=0.01 2>/dev/null || bad "stagnated full"
+# shellcheck disable=SC2086
+mpi 2 "$mbspar" run "$chain" --out "$tmp/shalf" $stag --set integrator.t_end=0.005 \
+  --set output.checkpoint_every=5 2>/dev/null || bad "stagnated first half"
+# shellcheck disable=SC2086
+mpi 2 "$mbspar" run "$chain" --out "$tmp/shalf" $stag --set integrator.t_end=0.01 \
+  --restart "$tmp/shalf/checkpoint.bin" 2>/dev/null || bad "stagnated restarted run"
+python3 - "$tmp/sfull/run.json" "$tmp/shalf/run.json" <<'PY' || bad "solver counters"
+import json, sys
+a, b = (json.load(open(f))["solver"] for f in sys.argv[1:3])
+keys = ("evaluations", "total_iterations", "nonconverged", "stagnated", "restarts")
+print("jcg at tol 1e-14: " + ", ".join(f"{k} {a[k]}" for k in keys) + f"; after a restart: "
+      + ", ".join(f"{b[k]}" for k in keys))
+ok = all(a[k] == b[k] for k in keys) and a["restarts"] > 0
+ok = ok and 0 < a["stagnated"] <= a["nonconverged"] <= a["evaluations"]
+sys.exit(0 if ok else 1)
+PY
 
 part 6
 # 6. SIGTERM (direct) and SIGUSR1 (through mpiexec): finish the step, checkpoint, exit 10; the

@@ -68,6 +68,16 @@ static void d_nhist(unsigned char *b) {
   int32_t v = MBS_WARM_HIST + 1;
   memcpy(b + offsetof(mbsCkptHeader, nhist), &v, sizeof v);
 }
+static void d_neg_restarts(unsigned char *b) {
+  int32_t v = -1;
+  memcpy(b + offsetof(mbsCkptHeader, restarts), &v, sizeof v);
+}
+static void d_stagnated(unsigned char *b) { // more stagnated than non-converged solves
+  int64_t nonconv;
+  memcpy(&nonconv, b + offsetof(mbsCkptHeader, nonconv), sizeof nonconv);
+  int32_t v = (int32_t)nonconv + 1;
+  memcpy(b + offsetof(mbsCkptHeader, stagnated), &v, sizeof v);
+}
 static void d_fingerprint(unsigned char *b) {
   b[offsetof(mbsCkptHeader, fingerprint)] ^= 1;
 }
@@ -140,6 +150,8 @@ static void test_reader(void) {
     expect_refused(good, len, m, d_neg_step, 1, "header has invalid values");
     expect_refused(good, len, m, d_spec, 1, "header has invalid values");
     expect_refused(good, len, m, d_neg_time, 1, "header has invalid values");
+    expect_refused(good, len, m, d_neg_restarts, 1, "header has invalid values");
+    expect_refused(good, len, m, d_stagnated, 1, "header has invalid values");
   }
   free(good);
   mbs_modelDestroy(&m);

@@ -76,6 +76,7 @@ typedef struct {
   // bookkeeping (identical on every rank except the local work partial sums)
   double work, pprev;
   long evals, iters, nonconv, evals_out, iters_out;
+  long restarts, stagnated; // restarts from b - A x; stagnated solves (counted in nonconv too)
   int warned, stage_count;
   double t_start, wall0, last_progress;
   long step_start; // first step of this invocation (progress rate)
@@ -212,6 +213,7 @@ static mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
   // evaluations of a rejected adaptive step share the last slot)
   S->s->stage = S->stage_count < S->s->nstage ? S->stage_count : S->s->nstage - 1;
   S->stage_count++;
+  long restarts0 = S->w ? S->w->stat.total_restarts : 0;
   if (S->serial) {
     if (S->rank == 0) e = mbs_forward(m, S->s, S->w);
   } else {
@@ -232,8 +234,10 @@ static mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
             S->w->stat.residual);
   if (S->w) {
     S->iters += S->w->stat.iterations;
+    if (!S->serial) S->restarts += S->w->stat.total_restarts - restarts0;
     if (!S->serial && S->w->stat.reason < 0) {
       S->nonconv++;
+      if (S->w->stat.reason == MBS_REASON_DIVERGED_STAGNATED) S->stagnated++;
       if (!S->warned && S->rank == 0)
         fprintf(stderr,
                 "mbspar: warning: %s did not converge at t = %.9g (%s after %d iterations, "
@@ -481,6 +485,8 @@ static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
     h.step = step;
     h.work = wsum;
     h.evals = S->evals, h.iters = S->iters, h.nonconv = S->nonconv;
+    h.restarts = (int32_t)(S->restarts < INT32_MAX ? S->restarts : INT32_MAX); // saturates
+    h.stagnated = (int32_t)(S->stagnated < INT32_MAX ? S->stagnated : INT32_MAX);
     h.nstage = S->s->nstage;
     memcpy(h.nhist, S->s->nhist, sizeof h.nhist);
     memcpy(h.hist_head, S->s->hist_head, sizeof h.hist_head);
@@ -542,6 +548,7 @@ static mbsErr mbsp_simRestore(mbspSim *S, const char *path) {
   S->evals = S->evals_out = h.evals;
   S->iters = S->iters_out = h.iters;
   S->nonconv = h.nonconv;
+  S->restarts = h.restarts, S->stagnated = h.stagnated;
   S->work = S->rank == 0 ? h.work : 0;
   int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
   memcpy(S->y, S->s->q + S->q0, (size_t)nqo * sizeof(double));
@@ -742,6 +749,8 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   mbs_jsonInt(j, "total_iterations", S->iters);
   mbs_jsonNumber(j, "avg_iterations", S->evals ? (double)S->iters / S->evals : 0);
   mbs_jsonInt(j, "nonconverged", S->nonconv);
+  mbs_jsonInt(j, "stagnated", S->stagnated); // of the nonconverged: at the rounding floor
+  mbs_jsonInt(j, "restarts", S->restarts);   // jcg, chebyshev, petsc: from b - A x
   mbs_jsonString(
       j, "warm_start",
       (const char *[]){"none", "previous", "linear", "quadratic", "cubic"}[m->opt.warm_start]);
@@ -1148,6 +1157,10 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
              ke + pe, wk, S->dir,
              a->cfg->out_format == MBS_OUTFMT_HDF5 ? "trajectory.h5, trajectory.xmf"
                                                    : "trajectory.csv, bodies.csv");
+    if (!a->quiet && !a->no_table && (S->nonconv || S->restarts))
+      printf("  solver: %ld of %ld evaluations did not converge (%ld stagnated at the rounding "
+             "floor), %ld restarts from b - A lambda\n",
+             S->nonconv, S->evals, S->stagnated, S->restarts);
     e = a->emit(a->emit_ctx, mbsp_runJson, &o, 0);
   }
   e = mbsp_agreeErr(a->comm, e);

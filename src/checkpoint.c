@@ -118,8 +118,9 @@ mbsErr mbs_ckptParse(const void *bytes, size_t len, const char *path, const mbsM
   // beyond what the first reader checked: counters, engine values and the state itself (a
   // checksum only proves the bytes are the ones written, not that a writer wrote sane ones)
   int bad = !(h->t >= 0) || h->step < 0 || h->step > INT32_MAX || h->evals < 0 || h->iters < 0 ||
-            h->nonconv < 0 || (h->have_spec != 0 && h->have_spec != 1) || !isfinite(h->work) ||
-            !isfinite(h->lmin) || !isfinite(h->lmax) || !isfinite(h->jacobi_omega);
+            h->nonconv < 0 || h->restarts < 0 || h->stagnated < 0 || h->stagnated > h->nonconv ||
+            (h->have_spec != 0 && h->have_spec != 1) || !isfinite(h->work) || !isfinite(h->lmin) ||
+            !isfinite(h->lmax) || !isfinite(h->jacobi_omega);
   for (int k = 0; k < MBS_MAX_STAGE && !bad; k++)
     for (int i = 0; i < MBS_WARM_HIST; i++)
       if (!isfinite(h->hist_t[k][i])) bad = 1;

@@ -24,7 +24,8 @@
 /// The fixed-size head of a checkpoint file (464 bytes, no padding on LP64).
 typedef struct {
   char magic[8];                       ///< MBS_CKPT_MAGIC
-  uint32_t version, reserved0;         ///< MBS_CKPT_VERSION
+  uint32_t version;                    ///< MBS_CKPT_VERSION
+  int32_t stagnated;                   ///< counter: solves that stopped stagnated (in nonconv)
   int32_t nbody, nq, nv, nlam;         ///< model sizes
   int32_t ranks, solver, integrator;   ///< how the run was made (informational)
   int32_t have_spec;                   ///< engine: spectrum estimate valid (0/1)
@@ -32,7 +33,8 @@ typedef struct {
   double t, dt_next, work;             ///< time, next step, work of the nonconservative forces
   double lmin, lmax, jacobi_omega;     ///< engine: spectrum bounds, Jacobi relaxation
   int64_t step, evals, iters, nonconv; ///< counters
-  int32_t nstage, reserved1;           ///< warm-start slots (integrator stages)
+  int32_t nstage;                      ///< warm-start slots (integrator stages)
+  int32_t restarts;                    ///< counter: restarts from b - A x (jcg, chebyshev, petsc)
   int32_t nhist[MBS_MAX_STAGE];        ///< valid entries per slot
   int32_t hist_head[MBS_MAX_STAGE];    ///< newest entry per slot
   double hist_t[MBS_MAX_STAGE][MBS_WARM_HIST]; ///< times of the stored solutions
