@@ -101,6 +101,7 @@ static void mbs_staticJson(mbsJson *j, const void *ctx) {
   mbs_jsonInt(j, "evaluations", r->stat->evals);
   mbs_jsonInt(j, "total_iterations", r->stat->total_iterations);
   mbs_jsonInt(j, "nonconverged", r->stat->nonconverged);
+  mbs_jsonInt(j, "restarts", r->stat->total_restarts); // jcg, chebyshev, petsc: from b - A x
   mbs_jsonNumber(j, "tol", m->opt.tol);
   mbs_jsonEndObject(j);
   mbs_jsonBeginObject(j, "results");
