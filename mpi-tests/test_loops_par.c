@@ -157,6 +157,21 @@ static int env_count(const char *name, int dflt) {
   return k > 0 ? k : dflt;
 }
 
+// MBS_PROGRESS=SEC (--ladder-stationary, hours long): a line on rank 0 at most every SEC seconds
+// with the sweeps so far and the last residual (the solvers' progress hook, no communication)
+typedef struct {
+  double t0, next, every;
+  int rank;
+} progress_t;
+static void progress_line(void *ctx, long it, double res) {
+  progress_t *p = ctx;
+  double t = mbsp_wtime();
+  if (p->rank != 0 || t < p->next) return;
+  p->next = t + p->every;
+  printf("  progress: %ld sweeps, residual %.3e, %.0f s\n", it, res, t - p->t0);
+  fflush(stdout);
+}
+
 // one model, every method: against the serial baseline computed on every rank
 static void check_model(mbsModel *m, const char *what, int slow_ok) {
   int rank = mbsp_rank(comm), P = mbsp_size(comm);
@@ -270,6 +285,11 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     mbsErr err = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e);
     MBS_EXPECT_OK(err);
     if (err) continue;
+    progress_t prog = {t0, t0, env_count("MBS_PROGRESS", 0), rank};
+    if (run == RUN_LADDER_STATIONARY && prog.every > 0) {
+      prog.next = t0 + prog.every;
+      mbs_cfsSetProgress(mbsp_engineCfs(e), progress_line, &prog);
+    }
     // the second evaluation: warm start, reused state
     for (int rep = 0; rep < (run >= RUN_LADDER_KRYLOV ? 1 : 2); rep++) {
       mbs_stateReset(m, s);
