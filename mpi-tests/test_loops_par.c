@@ -285,11 +285,10 @@ static void check_model(mbsModel *m, const char *what, int slow_ok) {
     mbsErr err = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e);
     MBS_EXPECT_OK(err);
     if (err) continue;
-    progress_t prog = {t0, t0, env_count("MBS_PROGRESS", 0), rank};
-    if (run == RUN_LADDER_STATIONARY && prog.every > 0) {
-      prog.next = t0 + prog.every;
+    double every = env_count("MBS_PROGRESS", 0);
+    progress_t prog = {t0, t0 + every, every, rank};
+    if (run == RUN_LADDER_STATIONARY && every > 0)
       mbs_cfsSetProgress(mbsp_engineCfs(e), progress_line, &prog);
-    }
     // the second evaluation: warm start, reused state
     for (int rep = 0; rep < (run >= RUN_LADDER_KRYLOV ? 1 : 2); rep++) {
       mbs_stateReset(m, s);
