@@ -734,9 +734,10 @@ static mbsErr mbsp_loopHomogHook(void *ctx, int on) {
 }
 
 // schur's local solves: the cut joints as separators beside the closure equations
-static mbsErr mbsp_loopLocalHook(void *ctx, mbsReal *C, mbsReal *g, const int *load, int nload) {
+static mbsErr mbsp_loopLocalHook(void *ctx, mbsReal *C, mbsReal *g, const int *load, int nload,
+                                 const int *first, int lim) {
   mbspEngine *e = ctx;
-  return mbsp_schurLocal(mbsp_schurOf(e->c), e->scur, e->w, C, g, load, nload);
+  return mbsp_schurLocal(mbsp_schurOf(e->c), e->scur, e->w, C, g, load, nload, first, lim);
 }
 
 // a sum over the ranks that is bitwise the same on every rank (rank 0's result broadcast): the

@@ -755,7 +755,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   MBS_CALL(mbsp_agreeErr(sp->comm, e));
   // back-substitution, then the parents' accelerations for the roots with remote parents
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
-  mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low);
+  mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low, NULL, 0);
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);
   if (sp->size > 1) {
     MBS_TIC(w->timer, MBS_TIMER_HALO);
@@ -790,7 +790,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
 }
 
 mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, double *g,
-                       const int *load, int nload) {
+                       const int *load, int nload, const int *first, int lim) {
   const mbsModel *m = sp->m;
   const mbsSchur *v = sp->seg;
   MBS_CHECK(sp->nglob >= 0, MBS_ERR_INTERNAL, "schur: no local solves on a local model");
@@ -817,11 +817,11 @@ mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, doubl
         for (int j = 0; j < cp->n; j++) C[(size_t)n * map[i] + map[j]] += cp->C[cp->n * i + j];
     }
   }
-  // the bodies' accelerations with every interface lambda zero
+  // the bodies' accelerations with every interface lambda zero (those the caller needs)
   memset(sp->lam_up, 0, sizeof(double) * (size_t)sp->comp_uadr[v->ncomp]);
   memset(sp->lam_low, 0, sizeof(double) * (size_t)v->ncol);
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
-  mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low);
+  mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low, first, lim);
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);
   return MBS_OK;
 }

@@ -31,9 +31,11 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *s, mbsWork *w);
 /// acc of the owned bodies; the rank's condensed cut-joint system added into C (nglob x nglob,
 /// row-major, NULL: not wanted) and g (nglob), the cut joints numbered by child body. \p load
 /// (nload bodies, NULL: unknown): the bodies w->fext loads, so that the bias passes can run
-/// along their paths alone (mbs_schurRankFactorPath). No messages. Local.
+/// along their paths alone (mbs_schurRankFactorPath). \p first (NULL: every body): the
+/// accelerations of the bodies with first[b] <= \p lim alone (mbs_schurBack). No messages.
+/// Local.
 mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, double *g,
-                       const int *load, int nload);
+                       const int *load, int nload, const int *first, int lim);
 /// Cut-joint lambdas over all ranks (nglob of mbsp_schurLocal); -1 if local solves are not
 /// available (local models). Local.
 int mbsp_schurInterface(const mbspSchur *sp);

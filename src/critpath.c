@@ -107,6 +107,10 @@ typedef struct {
   // ... and the bodies of its bias passes (mbs_schurRankFactorPath: the loaded bodies' root paths
   // on a rank where mbs_schurRhsOnly holds; NULL: every body)
   const unsigned char *spath;
+  // ... and the bodies of its back-substitution: those with bfirst[b] <= blim (the loop layer's
+  // column at position blim, mbs_loopColumnOrder; NULL: every body)
+  const int *bfirst;
+  int blim;
 } mbsCpaB;
 
 // entries of body b in the solver vectors: its joint's, and on the last body the closure rows
@@ -2259,6 +2263,7 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
       }
       for (int b = s->s0; b < s->s1; b++) { // top-down
         int lb = b - s->s0, nl = m->body_lamnum[b], p = m->body_parent[b];
+        if (B->bfirst && B->bfirst[b] > B->blim) continue; // not needed, nor its subtree
         int accp = p >= s->s0 ? acc[p] : (p < 0 ? -1 : -2);
         if (s->mode[lb]) {
           int fn;
@@ -2316,6 +2321,7 @@ static mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int 
     // roots whose parent is in another segment of this rank
     for (int k = 0; k < rk->nsc; k++) {
       int rt = rk->sc[k].root, p = m->body_parent[rt];
+      if (B->bfirst && B->bfirst[rt] > B->blim) continue;
       if (p >= rr->b0 && rk->sc[k].parent_sc >= 0 && m->body_dofnum[rt] > 0) {
         int qn =
             mbs_cpaNode(B, MBS_CPA_SCH_QDD, rt, mbs_flopSchurQdd(m->body_dofnum[rt]), PH_P3, 2);
@@ -2364,7 +2370,8 @@ static mbsErr mbs_cpaLoopTree(mbsCpaB *B, const mbsCpaKin *K, int graph, int *sc
 // over the rank's sides, each rank's in sequence; then one sum of [C G L b] and the cut joints'
 // elimination on every rank (*red: its node)
 static mbsErr mbs_cpaLoopSeparators(mbsCpaB *B, const mbsCpaKin *K, int *scr, const int *eqb,
-                                    const unsigned char *skip, int rows, int *red) {
+                                    const unsigned char *skip, const int *ord, const int *first,
+                                    int rows, int *red) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
   const mbsCpaSch *X = B->sch;
@@ -2384,16 +2391,18 @@ static mbsErr mbs_cpaLoopSeparators(mbsCpaB *B, const mbsCpaKin *K, int *scr, co
     mk[r] = 1;
     B->smask = mk;
     int end = -1;
-    if (np > 0) { // the rank's cut-joint system: one local solve (its load does not matter)
+    if (np > 0) { // the rank's cut-joint system: one local solve (its load does not matter; no
+                  // accelerations wanted)
+      B->bfirst = first, B->blim = -1;
       e = mbs_cpaLoopTree(B, K, MBS_CPA_GRAPH_SCHUR, scr, 1, rows, rows, o, neq + 2, &end);
+      B->bfirst = NULL;
       lastr[r] = end;
     }
-    long long cf = 0; // the dots over the rank's sides of every equation
-    for (int i = 0; i < neq; i++)
+    long long cf = 0; // the dots over the rank's sides of the equations at or before t
+    for (int t = 0; !e && t < neq; t++) {
+      int j = ord[t], b1 = eqb[2 * j], b2 = eqb[2 * j + 1];
       for (int sd = 0; sd < 2; sd++)
-        cf += eqb[2 * i + sd] >= 0 && mbs_cpaOwner(B, eqb[2 * i + sd]) == r ? MBS_FL_LOOP_DOT : 0;
-    for (int j = 0; !e && j < neq; j++) {
-      int b1 = eqb[2 * j], b2 = eqb[2 * j + 1];
+        cf += eqb[2 * j + sd] >= 0 && mbs_cpaOwner(B, eqb[2 * j + sd]) == r ? MBS_FL_LOOP_DOT : 0;
       if ((skip && skip[j]) ||
           !((b1 >= 0 && mbs_cpaOwner(B, b1) == r) || (b2 >= 0 && mbs_cpaOwner(B, b2) == r)))
         continue;
@@ -2407,7 +2416,9 @@ static mbsErr mbs_cpaLoopSeparators(mbsCpaB *B, const mbsCpaKin *K, int *scr, co
           for (int b = ld[k]; b >= rb0 && b < rb1 && !pth[b]; b = m->body_parent[b]) pth[b] = 1;
         B->spath = pth;
       }
+      B->bfirst = first, B->blim = t; // the bodies the equations at or before t need
       e = mbs_cpaLoopTree(B, K, MBS_CPA_GRAPH_SCHUR, scr, 1, unit, unit, o, j + 1, &end);
+      B->bfirst = NULL;
       if (B->spath) memset(pth, 0, (size_t)n);
       B->spath = NULL;
       B->cls = MBS_CPA_CLASS_SOLVE;
@@ -2640,12 +2651,13 @@ static mbsErr mbs_cpaLoops(mbsCpaB *B, const mbsCpaKin *K, int graph) {
   // aba: its columns in mbs_loopColumnOrder, each with pass 3 only where equations at or before
   // its position need it and only their dots (A is symmetric); the others in equation order
   int *ord = malloc((size_t)(neq + 1) * sizeof(int)), *first = malloc((size_t)nb * sizeof(int));
-  if (!cols || !ord || !first || (aba && mbs_loopColumnOrder(m, ord, first)))
-    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-  if (!e && !aba)
-    for (int t = 0; t < neq; t++) ord[t] = t;
+  // (schur's separators: the same order and cut, mbs_loopLocalColumns)
   int sep = graph == MBS_CPA_GRAPH_SCHUR && mbs_loopSeparators(m, o->method);
-  if (!e && sep) e = mbs_cpaLoopSeparators(B, K, scr, eqb, skip, rows, &sepred);
+  if (!cols || !ord || !first || ((aba || sep) && mbs_loopColumnOrder(m, ord, first)))
+    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  if (!e && !aba && !sep)
+    for (int t = 0; t < neq; t++) ord[t] = t;
+  if (!e && sep) e = mbs_cpaLoopSeparators(B, K, scr, eqb, skip, ord, first, rows, &sepred);
   for (int t = 0; !e && !sep && t < neq; t++) {
     int j = ord[t];
     if (skip && skip[j]) continue; // its column is 0

@@ -835,7 +835,11 @@ mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
 // unit wrench pair and the interface lambdas zero; its condensed interface right side is column j
 // of G, the owned sides' dots with its accelerations column j of L; C from one more local solve
 // (any load: C does not depend on it). sub = [C (np x np) | G (np x n) | L (n x n) | ...] zeroed
-// first; gj: np scratch. Local.
+// first; gj: np scratch. L is symmetric (this caller's G_r H_r^-1 G_r^T): the columns go in
+// mbs_loopColumnOrder, column j at position t gives the entries of the equations at positions
+// <= t (the others come from their own columns, or are 0 where an equation has no owned side),
+// so the local solve's back-substitution stops at the bodies none of them needs (docs/loops.md
+// 9, as aba's sweeps). Local.
 static mbsErr mbs_loopLocalColumns(const mbsModel *m, mbsWork *w, struct mbsLoopWork *lw,
                                    const mbsLoopOps *ops, mbsReal *sub, mbsReal *gj) {
   int n = lw->n, np = ops->nport, nb = m->nbody;
@@ -846,22 +850,25 @@ static mbsErr mbs_loopLocalColumns(const mbsModel *m, mbsWork *w, struct mbsLoop
   w->fext_on = 1;
   if (np > 0) { // this caller's cut-joint systems (its local pieces are all it adds)
     memset(gj, 0, (size_t)np * sizeof(mbsReal));
-    MBS_CALL(ops->local(ops->ctx, C, gj, NULL, 0));
+    MBS_CALL(ops->local(ops->ctx, C, gj, NULL, 0, lw->first, -1));
   }
   mbsErr e = MBS_OK;
-  for (int j = 0; j < n && !e; j++) {
-    int k = lw->eq_loop[j], b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
+  for (int t = 0; t < n && !e; t++) {
+    int j = lw->ord[t], k = lw->eq_loop[j], b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1];
     int own = (b1 >= ops->b0 && b1 < ops->b1) || (b2 >= ops->b0 && b2 < ops->b1);
     if (lw->skip[j] || !own) continue; // no unit solve here: the column's local part is 0
     mbs_loopAddUnit(m, lw, j, w->fext);
     memset(gj, 0, (size_t)np * sizeof(mbsReal));
     int load[2] = {b1, b2}; // the unit pair's bodies: the tree solver's bias pass follows them
-    e = ops->local(ops->ctx, NULL, gj, load, 2);
+    e = ops->local(ops->ctx, NULL, gj, load, 2, lw->first, t);
     mbs_loopClearUnit(m, lw, j, w->fext);
     MBS_TIC(w->timer, MBS_TIMER_LOOPS);
     for (int p = 0; p < np; p++) G[(size_t)p * n + j] = gj[p];
-    for (int i = 0; i < n; i++)
-      L[(size_t)i * n + j] = mbs_loopDotOwned(m, lw, i, w->acc, NULL, ops->b0, ops->b1);
+    for (int s = 0; s <= t; s++) {
+      int i = lw->ord[s];
+      mbsReal v = mbs_loopDotOwned(m, lw, i, w->acc, NULL, ops->b0, ops->b1);
+      L[(size_t)i * n + j] = L[(size_t)j * n + i] = v;
+    }
     MBS_TOC(w->timer, MBS_TIMER_LOOPS);
   }
   return e;

@@ -859,7 +859,7 @@ static void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const 
 }
 
 void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *lam_up,
-                   const mbsReal *lam_low) {
+                   const mbsReal *lam_low, const int *first, int lim) {
   mbsReal a0g[6];
   mbs_baseAccel(m, !w->homog, a0g);
   // the roots' lambda: given (upper port) or from the ground pivot
@@ -903,6 +903,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
   // top-down: children's lambda from the parent's open wrench, then the body's acceleration
   for (int b = s->s0; b < s->s1; b++) {
     int lb = b - s->s0, nl = m->body_lamnum[b], p = m->body_parent[b];
+    if (first && first[b] > lim) continue; // not needed, nor is its subtree
     if (s->mode[lb]) { // inertia form: ABA's pass 3, then lambda = T^T (joint wrench)
       if (s->onpath[lb])
         mbs_abaBodyFwdSpike(m, w, b, p < 0 ? a0g : w->acc + 6 * p, s->spk + 6 * lb);
@@ -1049,7 +1050,7 @@ mbsErr mbs_schurSolveSegments(const mbsModel *m, mbsWork *w, mbsSchur **seg, int
     for (int q = 0; q < s->nport; q++)
       for (int i = 0; i < m->body_lamnum[s->port_body[q]]; i++)
         low[s->port_cadr[q] + i] = x[off[s->port_body[q]] + i];
-    mbs_schurBack(m, w, s, up, low);
+    mbs_schurBack(m, w, s, up, low, NULL, 0);
     free(up), free(low);
   }
   for (int k = 0; k < nseg; k++)
@@ -1563,7 +1564,7 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
 }
 
 void mbs_schurRankBack(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const mbsReal *lam_up,
-                       const mbsReal *lam_low) {
+                       const mbsReal *lam_low, const int *first, int lim) {
   // the rank-level ports' lambdas into w->lam, then the joined ports' from the parents down
   for (int c = 0, at = 0; c < r->view.ncomp; c++) {
     const mbsSchurComp *vc = r->view.comp + c;
@@ -1615,14 +1616,16 @@ void mbs_schurRankBack(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const mbs
     }
   }
   if (r->nseg == 1) {
-    mbs_schurBack(m, w, r->seg[0], r->lam_up[0], r->lam_low[0]);
+    mbs_schurBack(m, w, r->seg[0], r->lam_up[0], r->lam_low[0], first, lim);
   } else {
 #pragma omp parallel for schedule(static, 1)
-    for (int t = 0; t < r->nseg; t++) mbs_schurBack(m, w, r->seg[t], r->lam_up[t], r->lam_low[t]);
+    for (int t = 0; t < r->nseg; t++)
+      mbs_schurBack(m, w, r->seg[t], r->lam_up[t], r->lam_low[t], first, lim);
   }
   // roots whose parent is in another segment of this rank
   for (int k = 0; k < r->nsc; k++) {
     int root = r->sc[k].root, p = m->body_parent[root];
+    if (first && first[root] > lim) continue;
     if (p >= r->b0 && r->sc[k].parent_sc >= 0) mbs_schurQdd(m, w, root, w->acc + 6 * p);
   }
 }

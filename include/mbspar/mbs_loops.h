@@ -66,9 +66,11 @@ typedef struct {
   /// (docs/loops.md 8.1): a solve local to this caller with the external wrenches w->fext and
   /// every interface lambda zero, no communication: acc of the owned bodies; this caller's
   /// condensed interface system added into C (nport x nport, row-major; NULL: not wanted) and its
-  /// right side into g (nport); load (nload bodies, NULL: unknown): the bodies w->fext loads.
-  /// Local.
-  mbsErr (*local)(void *ctx, mbsReal *C, mbsReal *g, const int *load, int nload);
+  /// right side into g (nport); load (nload bodies, NULL: unknown): the bodies w->fext loads;
+  /// first (NULL: every body): only the accelerations of the owned bodies b with first[b] <=
+  /// lim are needed (first grows from parent to child; mbs_loopColumnOrder). Local.
+  mbsErr (*local)(void *ctx, mbsReal *C, mbsReal *g, const int *load, int nload, const int *first,
+                  int lim);
   int nport;
 } mbsLoopOps;
 /// The loop constraint forces with any tree solver, on any partition (the engine's constraint-

@@ -101,9 +101,11 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s);
 /// writes w->lam, w->acc, w->jfrc of the segment's bodies and w->qdd of every body whose parent
 /// acceleration is available: bodies with a parent inside the segment or the ground. For the
 /// roots with an upper port, call mbs_schurRootQdd once the parent's acceleration is known.
-/// Local.
+/// \p first (NULL: every body): a body b with first[b] > \p lim is left out with its subtree
+/// (first grows from parent to child; its records keep stale values), as the loop layer's
+/// columns need (mbs_loopColumnOrder, docs/loops.md 9). Local.
 void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *lam_up,
-                   const mbsReal *lam_low);
+                   const mbsReal *lam_low, const int *first, int lim);
 /// qdd of body b from its acceleration and its parent's (\p a_parent, 6). Local.
 void mbs_schurQdd(const mbsModel *m, mbsWork *w, int b, const mbsReal *a_parent);
 
@@ -182,9 +184,9 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r);
 /// Back-substitute every segment (threads) given the rank-level ports' lambdas (in the view's
 /// order: per component its upper port, and its lower ports in view column order). Writes
 /// w->lam, acc, jfrc and qdd like mbs_schurBack (roots with a parent on another rank: later,
-/// mbs_schurQdd). Local.
+/// mbs_schurQdd); \p first, \p lim as in mbs_schurBack. Local.
 void mbs_schurRankBack(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const mbsReal *lam_up,
-                       const mbsReal *lam_low);
+                       const mbsReal *lam_low, const int *first, int lim);
 
 /// Dense reduction of a symmetric system [C_kk C_ke; C_ek C_ee] (x_k; x_e) = (g_k; g_e) of
 /// nk kept and ne eliminated unknowns (row-major, leading dimension nk + ne, the kept first):
