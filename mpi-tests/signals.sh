@@ -65,7 +65,18 @@ sig_case() {
   [ $ms -lt 10000 ] || bad "$name: took $ms ms"
   [ -f "$out/checkpoint.bin" ] || bad "$name: no checkpoint"
   grep -q "SIG$sig received: stopped at t = " "$tmp/$name.err" || bad "$name: message"
-  [ "$(grep -c . "$tmp/$name.err")" -eq 1 ] || bad "$name: stderr not one line: $(cat "$tmp/$name.err")"
+  # a signal to mpirun itself can make Open MPI 4.1's event library (libevent, in the launcher or
+  # a rank's runtime) print "[warn] Epoll MOD(1) on fd N failed ... Bad file descriptor" while
+  # the job's sockets are torn down (seen once in CI under load, 2026-11-27): Open MPI's line,
+  # not mbspar's, so it is reported and not counted there; mbspar's own stderr must still be the
+  # one line
+  err=$tmp/$name.err
+  if [ "$target" = mpirun ] && grep -q '^\[warn\] Epoll ' "$err"; then
+    echo "signals: $name: the launcher printed: $(grep '^\[warn\] Epoll ' "$err")"
+    grep -v '^\[warn\] Epoll ' "$err" >"$err.own"
+    err=$err.own
+  fi
+  [ "$(grep -c . "$err")" -eq 1 ] || bad "$name: stderr not one line: $(cat "$tmp/$name.err")"
   tcut=$(python3 - "$out/run.json" "SIG$sig" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
