@@ -71,9 +71,10 @@ sig_case() {
   # not mbspar's, so it is reported and not counted there; mbspar's own stderr must still be the
   # one line
   err=$tmp/$name.err
-  if [ "$target" = mpirun ] && grep -q '^\[warn\] Epoll ' "$err"; then
-    echo "signals: $name: the launcher printed: $(grep '^\[warn\] Epoll ' "$err")"
-    grep -v '^\[warn\] Epoll ' "$err" >"$err.own"
+  ompi_warn='^\[warn\] Epoll '
+  if [ "$target" = mpirun ] && grep -q "$ompi_warn" "$err"; then
+    echo "signals: $name: the launcher printed: $(grep "$ompi_warn" "$err")"
+    grep -v "$ompi_warn" "$err" >"$err.own"
     err=$err.own
   fi
   [ "$(grep -c . "$err")" -eq 1 ] || bad "$name: stderr not one line: $(cat "$tmp/$name.err")"
