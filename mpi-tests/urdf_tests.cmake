@@ -16,3 +16,8 @@ if(MBS_ENABLE_URDF)
     set_tests_properties(test_urdf_mujoco PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
   endif()
 endif()
+# URDF reader without MuJoCo (issue 30): q0 / qd0 in the file's joint order, names, libxml2
+# hardening, a linear build
+if(MBS_ENABLE_URDF)
+  mbs_add_test(test_urdf SOURCES test_urdf.c LIBS mbs_core LABELS unit TIMEOUT 120)
+endif()

@@ -38,6 +38,7 @@ typedef struct {
 typedef struct {
   char *name;
   int line, type, parent, child; // links
+  int qa, va;                    // first q0 / qd0 entry: file order of the moving joints
   double xyz[3], rpy[3], axis[3];
   int has_limit;
   double lower, upper, effort, velocity;
@@ -303,9 +304,11 @@ static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
                         "the joints do not form a tree from the root link "
                         "\"%s\" (a loop)",
                         u->link[u->root].name);
-  // floating joints: mbspar free joints hang from anything; sizes
+  // sizes; q0 / qd0 follow the order of the joints in the file (docs/urdf.md), not the
+  // depth-first order of the bodies
   for (int i = 0; i < u->njoint; i++) {
     int t = u->joint[i].type;
+    u->joint[i].qa = u->nq, u->joint[i].va = u->nv;
     u->nq += t == MBS_URDF_FLOATING ? 7 : t == MBS_URDF_FIXED ? 0 : 1;
     u->nv += t == MBS_URDF_FLOATING ? 6 : t == MBS_URDF_FIXED ? 0 : 1;
   }
@@ -491,7 +494,7 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
   double *p = malloc(sizeof(double) * 3 * (size_t)u->nlink);
   mbsErr e = body && stack && R && p ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
   static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, zero[3] = {0, 0, 0};
-  int qa = 0, va = 0, top = 0;
+  int top = 0;
   if (!e) {
     // the root: the ground when it has no mass (or is named "world"), else a body welded to it
     const mbsUrdfLink *r = &u->link[u->root];
@@ -523,8 +526,7 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
                : j->type == MBS_URDF_FLOATING ? MBS_JNT_FREE
                                               : MBS_JNT_REVOLUTE;
       e = mbs_urdfBody(u, l, j, m, body[P], jt, o, jt == MBS_JNT_FIXED ? NULL : ax, RJ,
-                       q0 ? q0 + qa : NULL, qd0 ? qd0 + va : NULL, &body[L]);
-      qa += mbs_jntNq(jt), va += mbs_jntNv(jt);
+                       q0 ? q0 + j->qa : NULL, qd0 ? qd0 + j->va : NULL, &body[L]);
       memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, zero, sizeof zero);
     }
     for (int c = l->nchild - 1; c >= 0; c--) stack[top++] = l->child[c];
@@ -551,6 +553,7 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
     mbs_jsonString(j, "type", mbs_urdf_types[jt->type]);
     mbs_jsonString(j, "parent", u->link[jt->parent].name);
     mbs_jsonString(j, "child", u->link[jt->child].name);
+    if (jt->type != MBS_URDF_FIXED) mbs_jsonInt(j, "q0_index", jt->qa);
     if (jt->has_limit) {
       mbs_jsonNumber(j, "lower", jt->lower);
       mbs_jsonNumber(j, "upper", jt->upper);
@@ -567,17 +570,22 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
 void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
   fprintf(f, "URDF %s: robot \"%s\", %d links, %d joints (root link \"%s\")\n", u->file,
           u->robot ? u->robot : "", u->nlink, u->njoint, u->link[u->root].name);
-  fprintf(f, "  %-24s %-10s %-20s %12s %12s %10s %10s\n", "joint", "type", "child", "lower",
-          "upper", "effort", "velocity");
+  // q0: the joint's entries of model.urdf.q0 (0-based; qd0 likewise, a floating joint's 6)
+  fprintf(f, "  %-24s %-10s %-20s %7s %12s %12s %10s %10s\n", "joint", "type", "child", "q0",
+          "lower", "upper", "effort", "velocity");
   for (int i = 0; i < u->njoint; i++) {
     const mbsUrdfJoint *jt = &u->joint[i];
-    char lo[32] = "-", hi[32] = "-", ef[32] = "-", ve[32] = "-";
+    char lo[32] = "-", hi[32] = "-", ef[32] = "-", ve[32] = "-", qi[32] = "-";
+    if (jt->type == MBS_URDF_FLOATING)
+      snprintf(qi, sizeof qi, "%d-%d", jt->qa, jt->qa + 6);
+    else if (jt->type != MBS_URDF_FIXED)
+      snprintf(qi, sizeof qi, "%d", jt->qa);
     if (jt->has_limit) snprintf(lo, sizeof lo, "%.6g", jt->lower);
     if (jt->has_limit) snprintf(hi, sizeof hi, "%.6g", jt->upper);
     if (jt->effort > 0) snprintf(ef, sizeof ef, "%.6g", jt->effort);
     if (jt->velocity > 0) snprintf(ve, sizeof ve, "%.6g", jt->velocity);
-    fprintf(f, "  %-24s %-10s %-20s %12s %12s %10s %10s\n", jt->name, mbs_urdf_types[jt->type],
-            u->link[jt->child].name, lo, hi, ef, ve);
+    fprintf(f, "  %-24s %-10s %-20s %7s %12s %12s %10s %10s\n", jt->name, mbs_urdf_types[jt->type],
+            u->link[jt->child].name, qi, lo, hi, ef, ve);
   }
   if (u->note[0]) fprintf(f, "  not modelled: %s\n", u->note);
 }
