@@ -114,6 +114,10 @@ static mbsErr mbsp_bodyOutEvaluate(mbspBodyOut *bo) {
   return e ? e : er;
 }
 
+mbsState *mbsp_bodyOutState(mbspBodyOut *bo) {
+  return bo->s;
+}
+
 mbsErr mbsp_bodyOutCompute(mbspBodyOut *bo, double t, const double *q_owned,
                            const double *qd_owned) {
   const mbsModel *m = bo->m;

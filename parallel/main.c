@@ -139,6 +139,20 @@ int main(int argc, char **argv) {
     if (!e) e = mbsp_agreeErr(comm, mbs_configSetUrdf(cfg, utext, ulen));
     free(utext);
   }
+  // model.urdf.torques: the joint forces over time, read the same way
+  if (!e && cfg->urdf_torques) {
+    char *ttext = NULL;
+    size_t tlen = 0;
+    e = mbsp_bcastFile(comm, cfg->urdf_torques, &ttext, &tlen);
+    if (e == MBS_ERR_INPUT) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+      e = mbs_errSet(MBS_ERR_INPUT, "%s:%d: model.urdf.torques: cannot read %s (%s)", cfg->filename,
+                     cfg->urdf_torques_line, cfg->urdf_torques, msg);
+    }
+    if (!e) e = mbsp_agreeErr(comm, mbs_configSetTorques(cfg, ttext, tlen));
+    free(ttext);
+  }
   int local_model = 0; // distributed-memory model (see below)
   if (!e) {
     int size = mbsp_size(comm), meth = cfg->opt.solver;

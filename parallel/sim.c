@@ -209,6 +209,7 @@ static mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e));
   S->s->time = t;
+  if (S->a->cfg && S->a->cfg->torques) mbs_torquesAt(S->a->cfg->torques, m, t, S->s->tau);
   // warm-start slot: the position of this evaluation within the step (capped: the extra
   // evaluations of a rejected adaptive step share the last slot)
   S->s->stage = S->stage_count < S->s->nstage ? S->stage_count : S->s->nstage - 1;
@@ -312,6 +313,8 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
   MBS_TIC(S->tim, MBS_TIMER_OUTPUT);
   MBS_CALL(mbsp_gatherState(S));
   // per-body outputs, computed by the owners of the bodies; CSV: the pose rows to rank 0
+  if (S->a->cfg && S->a->cfg->torques) // the joint forces of the row's time
+    mbs_torquesAt(S->a->cfg->torques, S->m, t, mbsp_bodyOutState(S->bo)->tau);
   MBS_CALL(mbsp_bodyOutCompute(S->bo, t, S->y, S->y + (S->q1 - S->q0)));
   if (S->ftraj || !S->h5) MBS_CALL(mbsp_bodyOutGather(S->bo, S->poses));
   double wsum = S->work;

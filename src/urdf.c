@@ -535,6 +535,20 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
   return e;
 }
 
+int mbs_urdfJointCount(const mbsUrdf *u) {
+  return u->njoint;
+}
+
+void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **child, int *nv,
+                       int *line) {
+  const mbsUrdfJoint *j = &u->joint[i];
+  int t = j->type;
+  if (name) *name = j->name;
+  if (child) *child = u->link[j->child].name;
+  if (nv) *nv = t == MBS_URDF_FLOATING ? 6 : t == MBS_URDF_FIXED ? 0 : 1;
+  if (line) *line = j->line;
+}
+
 const char *mbs_urdfNotModelled(const mbsUrdf *u) {
   return u->note;
 }
@@ -618,6 +632,14 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
                          const mbsReal *qd0) {
   (void)u, (void)m, (void)parent, (void)q0, (void)qd0;
   return MBS_ERR_UNSUPPORTED;
+}
+int mbs_urdfJointCount(const mbsUrdf *u) {
+  (void)u;
+  return 0;
+}
+void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **child, int *nv,
+                       int *line) {
+  (void)u, (void)i, (void)name, (void)child, (void)nv, (void)line;
 }
 const char *mbs_urdfNotModelled(const mbsUrdf *u) {
   (void)u;

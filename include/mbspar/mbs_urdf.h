@@ -39,6 +39,14 @@ void mbs_urdfSizes(const mbsUrdf *u, int *nq, int *nv);
 mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsReal *q0,
                          const mbsReal *qd0);
 
+/// Number of joints of the robot (every type, fixed included). Local.
+int mbs_urdfJointCount(const mbsUrdf *u);
+/// Joint \p i in FILE order: its name, its child link's name (the mbspar body of a moving joint
+/// carries that name), its degrees of freedom (0 fixed, 1 revolute, continuous, prismatic, 6
+/// floating) and its line in the file; NULL outputs are skipped. Local.
+void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **child, int *nv,
+                       int *line);
+
 /// The one-line note of what the robot uses that mbspar does not model (limits, effort,
 /// velocity, friction, mimic joints, transmissions, geometry, ...), "" if nothing. Local.
 const char *mbs_urdfNotModelled(const mbsUrdf *u);
