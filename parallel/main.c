@@ -24,6 +24,7 @@
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
+#include "mbspar/mbs_textfile.h"
 #include "mbspar/mbspar.h"
 #if defined(__GLIBC__) && !defined(SMPI_HELPERS_H) // SimGrid's smpicc redefines malloc
 #define MBS_MALLOPT 1
@@ -122,7 +123,9 @@ int main(int argc, char **argv) {
       strcpy(t, "\"; };\n");
     }
   } else if (!e) {
-    e = mbsp_bcastFile(comm, cli.config, &text, NULL);
+    size_t tlen = 0;
+    e = mbsp_bcastFile(comm, cli.config, &text, &tlen);
+    if (!e) e = mbsp_agreeErr(comm, mbs_textCheck(text, tlen, cli.config)); // NUL, UTF-16, ...
   }
   if (!e) e = mbsp_agreeErr(comm, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg));
   // model.urdf: rank 0 reads the robot, every rank parses the same bytes
