@@ -80,8 +80,8 @@ int main(int argc, char **argv) {
 
   // the command line is the same on every rank; agree anyway
   e = mbsp_agreeErr(comm, mbsp_cliParse(argc, argv, mbs_verbs, MBS_NVERB, &cli));
-  // run: SIGTERM/SIGUSR1 from now on only set a flag, honoured after the first step (a signal
-  // during the setup is not lost; sim.c installs them again after PETSc's own handlers)
+  // run: SIGTERM/SIGUSR1/SIGINT from now on only set a flag, honoured after the first step (a
+  // signal during the setup is not lost; sim.c installs them again after PETSc's own handlers)
   if (!e && cli.verb && cli.verb->run == mbsp_verbRun) mbsp_simInstallSignals();
   if (!e) e = mbsp_threadsInit(comm, NULL); // OpenMP threads per rank: never oversubscribe
   if (!e && (cli.help || cli.version)) {

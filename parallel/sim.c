@@ -37,7 +37,23 @@
 
 static volatile sig_atomic_t mbsp_sim_signal = 0;
 
+static volatile sig_atomic_t mbsp_sim_sigints = 0;
+
 static void mbsp_simOnSignal(int sig) {
+  // a second SIGINT (Ctrl-C pressed again) ends the process at once, by the default action
+  // (async-signal-safe: write, sigaction, raise)
+  if (sig == SIGINT && mbsp_sim_sigints++ > 0) {
+    static const char msg[] = "mbspar: second SIGINT: stopping at once (no checkpoint)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGINT, &dfl, NULL);
+    raise(SIGINT);
+    return;
+  }
   if (!mbsp_sim_signal) mbsp_sim_signal = sig; // the first one names the stop
 }
 
@@ -45,9 +61,16 @@ void mbsp_simInstallSignals(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = mbsp_simOnSignal;
+  sa.sa_flags = SA_RESTART; // system calls of the libraries (MPI, I/O) go on after the flag is set
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGUSR1, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL); // Ctrl-C: as SIGTERM; a second one ends at once
+}
+
+// the name of a stopping signal in run.json and the message
+static const char *mbsp_simSigName(int sig) {
+  return sig == SIGUSR1 ? "SIGUSR1" : sig == SIGINT ? "SIGINT" : "SIGTERM";
 }
 
 typedef struct {
@@ -1113,7 +1136,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
       // the row of this step first: the checkpoint flushes every row up to its step
       if (!outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
       if (!e) e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
-      stop = sig == SIGUSR1 ? "SIGUSR1" : "SIGTERM";
+      stop = mbsp_simSigName((int)sig);
       break;
     }
     mbsp_progress(S, t, step, 0);
