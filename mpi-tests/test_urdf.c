@@ -5,6 +5,8 @@
 ///   order, the same initial state and q̈ (matched by body name) as the same robots with the
 ///   joints listed depth-first and q0 / qd0 permuted accordingly; `check`'s table names the q0
 ///   index of every joint.
+/// - links named "ground" and "world" are accepted (duplicate and malformed names are refused:
+///   mpi-tests/bad/urdf_duplicate_*.urdf, urdf_name_*.urdf).
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include "mbs_test.h"
@@ -106,8 +108,8 @@ static void unload(loaded *L) {
 }
 
 // the same robot with its joints in two orders: the same q, qd, q̈ body by body
-static void compareOrders(const char *label, const char *const *links, int nlink,
-                          const tjoint *jt, const int *order, const int *dfs, int nj) {
+static void compareOrders(const char *label, const char *const *links, int nlink, const tjoint *jt,
+                          const int *order, const int *dfs, int nj) {
   text ua = {0}, ca = {0}, ub = {0}, cb = {0};
   makeRobot(links, nlink, jt, order, nj, &ua, &ca);
   makeRobot(links, nlink, jt, dfs, nj, &ub, &cb);
@@ -136,8 +138,8 @@ static void compareOrders(const char *label, const char *const *links, int nlink
         scale = fmax(scale, fabs(B.w->qdd[vb + k]));
       }
     }
-    printf("  %-34s %d bodies %2d dofs: |q - q0| %.1e  |qd - qd0| %.1e  q̈ %.1e (of %.2g)\n",
-           label, A.m->nbody, A.m->nv, qerr, verr, aerr, scale);
+    printf("  %-34s %d bodies %2d dofs: |q - q0| %.1e  |qd - qd0| %.1e  q̈ %.1e (of %.2g)\n", label,
+           A.m->nbody, A.m->nv, qerr, verr, aerr, scale);
     MBS_EXPECT(qerr == 0, "%s: q0 not applied in file order (off by %.3g)", label, qerr);
     MBS_EXPECT(verr == 0, "%s: qd0 not applied in file order (off by %.3g)", label, verr);
     MBS_EXPECT(aerr <= 1e-12 * fmax(1, scale), "%s: q̈ differs by %.3g", label, aerr);
@@ -182,11 +184,59 @@ static void checkTable(void) {
   mbs_urdfDestroy(&u);
 }
 
+// links named "ground" and "world" (mbspar's names for its ground) are ordinary URDF links: a
+// moving link of either name is a body; a massless root of either name is the ground
+static void groundNames(void) {
+#define INERTIAL                                                                                   \
+  "<inertial><mass value=\"1\"/><inertia ixx=\"0.1\" iyy=\"0.1\" izz=\"0.1\" ixy=\"0\" "           \
+  "ixz=\"0\" iyz=\"0\"/></inertial>"
+  static const char bodies[] =
+      "<robot name=\"g\">\n<link name=\"base\">" INERTIAL "</link>\n"
+      "<link name=\"ground\">" INERTIAL "</link>\n<link name=\"world\">" INERTIAL "</link>\n"
+      "<joint name=\"j\" type=\"revolute\"><parent link=\"base\"/><child link=\"ground\"/>"
+      "<axis xyz=\"0 1 0\"/><origin xyz=\"0.3 0 1\"/></joint>\n"
+      "<joint name=\"k\" type=\"prismatic\"><parent link=\"ground\"/><child link=\"world\"/>"
+      "<axis xyz=\"0 0.6 0.8\"/><origin xyz=\"0.3 0 1\"/></joint>\n</robot>\n";
+  static const char root[] = "<robot name=\"g\">\n<link name=\"ground\"/>\n"
+                             "<link name=\"arm\">" INERTIAL "</link>\n"
+                             "<joint name=\"j\" type=\"revolute\"><parent link=\"ground\"/>"
+                             "<child link=\"arm\"/><axis xyz=\"0 1 0\"/></joint>\n</robot>\n";
+#undef INERTIAL
+  static const char cfg[] = "model = { urdf = { file = \"robot.urdf\"; q0 = [0.4, 0.1]; }; "
+                            "};\nsolver = { method = \"aba\"; };\n";
+  text tb = {(char *)bodies, sizeof bodies - 1, 0}, tr = {(char *)root, sizeof root - 1, 0};
+  text tc = {(char *)cfg, sizeof cfg - 1, 0};
+  loaded L;
+  if (load(&tb, &tc, &L) == 0) {
+    int g = mbs_modelFindBody(L.m, "ground"), w = mbs_modelFindBody(L.m, "world");
+    MBS_EXPECT(L.m->nbody == 3 && g >= 0 && w >= 0, "links ground and world are not bodies");
+    MBS_EXPECT(g >= 0 && L.m->body_parent[g] == mbs_modelFindBody(L.m, "base") &&
+                   fabs(L.s->q[L.m->body_qadr[g]] - 0.4) == 0 && fabs(L.w->qdd[0]) > 0.1,
+               "the link named ground does not move as the joint says");
+  }
+  unload(&L);
+  static const char cfg1[] =
+      "model = { urdf = \"robot.urdf\"; };\nsolver = { method = \"aba\"; };\n";
+  text tc1 = {(char *)cfg1, sizeof cfg1 - 1, 0};
+  if (load(&tr, &tc1, &L) == 0)
+    MBS_EXPECT(L.m->nbody == 1 && L.m->body_parent[0] == -1 && mbs_modelFindBody(L.m, "arm") == 0,
+               "a massless root named ground is not the ground");
+  unload(&L);
+  printf("  links named ground and world: accepted\n");
+}
+
 int main(void) {
   // a tree: base with three branches (a1-a2, b1-b2, a floating f), listed interleaved
   static const char *const tlinks[] = {"base", "a1", "a2", "b1", "b2", "f", "s"};
   static const tjoint tree[] = {
-      {"ja1", "revolute", "base", "a1", "xyz=\"0.1 0 0.2\" rpy=\"0.3 0 0.1\"", "0 0 1", {0.7}, {1.1}},
+      {"ja1",
+       "revolute",
+       "base",
+       "a1",
+       "xyz=\"0.1 0 0.2\" rpy=\"0.3 0 0.1\"",
+       "0 0 1",
+       {0.7},
+       {1.1}},
       {"ja2", "prismatic", "a1", "a2", "xyz=\"0 0.3 0\" rpy=\"0 0.4 0\"", "1 0 0", {0.15}, {-0.4}},
       {"jb1", "continuous", "base", "b1", "xyz=\"-0.2 0 0.1\"", "0 1 0", {-1.2}, {0.3}},
       {"jb2", "revolute", "b1", "b2", "xyz=\"0 0 -0.4\" rpy=\"0.2 0.1 0\"", "1 0 0", {0.45}, {2.0}},
@@ -214,5 +264,6 @@ int main(void) {
   compareOrders("tree, branches interleaved", tlinks, 7, tree, tfile, tdfs, 6);
   compareOrders("chain listed in reverse", clinks, 5, chain, crev, cfwd, 4);
   checkTable();
+  groundNames();
   return mbs_test_finish("test_urdf");
 }

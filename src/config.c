@@ -1416,10 +1416,10 @@ static mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *k
 // characters (a newline would split the CSV header) and no commas (they would shift columns)
 static mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what,
                                const char *name) {
-  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-    if (*p < 0x20 || *p == 0x7f || *p == ',')
-      return mbs_cfgFail(c, s, "%s: name \"%s\" contains %s (names become CSV column names)", what,
-                         name, *p == ',' ? "a comma" : "a control character");
+  const char *why = mbs_nameProblem(name);
+  if (why)
+    return mbs_cfgFail(c, s, "%s: name \"%s\" contains %s (names become CSV column names)", what,
+                       name, why);
   return MBS_OK;
 }
 

@@ -32,6 +32,12 @@ void mbs_bodySpecDefault(mbsBodySpec *spec) {
   spec->framequat[0] = 1;
 }
 
+const char *mbs_nameProblem(const char *name) {
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    if (*p < 0x20 || *p == 0x7f || *p == ',') return *p == ',' ? "a comma" : "a control character";
+  return NULL;
+}
+
 void mbs_optionDefault(mbsOption *opt) {
   memset(opt, 0, sizeof *opt);
   opt->solver = MBS_SOLVER_SCHUR;
@@ -323,8 +329,9 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
 
   // names
   MBS_CHECK(spec->name && spec->name[0], MBS_ERR_INPUT, "body name is empty");
-  MBS_CHECK(strcmp(spec->name, "ground") != 0 && strcmp(spec->name, "world") != 0, MBS_ERR_INPUT,
-            "body name \"%s\" is reserved", spec->name);
+  MBS_CHECK(spec->any_name ||
+                (strcmp(spec->name, "ground") != 0 && strcmp(spec->name, "world") != 0),
+            MBS_ERR_INPUT, "body name \"%s\" is reserved", spec->name);
   MBS_CHECK(mbs_modelFindGlobal(m, spec->name) < 0, MBS_ERR_INPUT, "duplicate body name \"%s\"",
             spec->name);
 

@@ -45,11 +45,18 @@ typedef struct {
   double damping, friction;
 } mbsUrdfJoint;
 
+// names -> indices: open addressing, at most half full (a linear build, docs/urdf.md)
+typedef struct {
+  int *slot; // -1: empty
+  unsigned mask;
+} mbsUrdfIndex;
+
 struct mbsUrdf {
   char *file, *robot;
   int nlink, njoint, root;
   mbsUrdfLink *link;
   mbsUrdfJoint *joint;
+  mbsUrdfIndex link_index, joint_index;
   int nq, nv;
   // what mbspar reads but does not model (counts) and the note made of them
   int n_limit, n_effort, n_velocity, n_friction, n_mimic, n_safety, n_calib;
@@ -133,10 +140,43 @@ static mbsErr mbs_urdfOrigin(const mbsUrdf *u, const xmlNode *n, double *xyz, do
   return mbs_urdfNumbers(u, o, "rpy", 3, rpy, NULL);
 }
 
+static unsigned mbs_urdfHash(const char *s) {
+  unsigned h = 2166136261u; // FNV-1a
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) h = (h ^ *p) * 16777619u;
+  return h;
+}
+
+static mbsErr mbs_urdfIndexCreate(mbsUrdfIndex *x, int n) {
+  unsigned cap = 16;
+  while (cap < 2u * (unsigned)n && cap < (1u << 30)) cap *= 2;
+  x->slot = malloc(sizeof(int) * cap);
+  MBS_CHECK(x->slot, MBS_ERR_NOMEM, "out of memory (URDF)");
+  for (unsigned k = 0; k < cap; k++) x->slot[k] = -1;
+  x->mask = cap - 1;
+  return MBS_OK;
+}
+
+// the slot of \p name in \p x: its index there, or an empty slot (-1) where it would go
+static int *mbs_urdfIndexSlot(const mbsUrdfIndex *x, char *const *names, size_t stride,
+                              const char *name) {
+  unsigned k = mbs_urdfHash(name) & x->mask;
+  while (x->slot[k] >= 0 &&
+         strcmp(*(char *const *)((const char *)names + stride * (size_t)x->slot[k]), name) != 0)
+    k = (k + 1) & x->mask;
+  return &x->slot[k];
+}
+
 static int mbs_urdfFindLink(const mbsUrdf *u, const char *name) {
-  for (int i = 0; i < u->nlink; i++)
-    if (!strcmp(u->link[i].name, name)) return i;
-  return -1;
+  return *mbs_urdfIndexSlot(&u->link_index, &u->link[0].name, sizeof *u->link, name);
+}
+
+// a link's or joint's name: the name rule of every input (mbs_nameProblem)
+static mbsErr mbs_urdfCheckName(const mbsUrdf *u, int line, const char *what, const char *name) {
+  const char *why = mbs_nameProblem(name);
+  if (why)
+    return mbs_urdfFail(u, line, "%s name \"%s\" contains %s (names become CSV column names)", what,
+                        name, why);
+  return MBS_OK;
 }
 
 // ---------------------------------------------------------------- parsing
@@ -147,7 +187,6 @@ static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
     xmlFree(name);
     return mbs_urdfFail(u, xmlGetLineNo(n), "<link> needs a name");
   }
-  int dup = mbs_urdfFindLink(u, name) >= 0;
   mbsUrdfLink *l = &u->link[u->nlink];
   memset(l, 0, sizeof *l);
   l->name = mbs_urdfStrdup(name);
@@ -155,7 +194,12 @@ static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
   MBS_CHECK(l->name, MBS_ERR_NOMEM, "out of memory (URDF)");
   u->nlink++;
   l->line = xmlGetLineNo(n), l->parent_joint = -1;
-  if (dup) return mbs_urdfFail(u, l->line, "duplicate link name \"%s\"", l->name);
+  MBS_CALL(mbs_urdfCheckName(u, l->line, "link", l->name));
+  int *slot = mbs_urdfIndexSlot(&u->link_index, &u->link[0].name, sizeof *u->link, l->name);
+  if (*slot >= 0)
+    return mbs_urdfFail(u, l->line, "duplicate link name \"%s\" (first on line %d)", l->name,
+                        u->link[*slot].line);
+  *slot = (int)(l - u->link);
   for (const xmlNode *c = n->children; c; c = c->next) {
     if (mbs_urdfIs(c, "visual")) u->n_visual++;
     if (mbs_urdfIs(c, "collision")) u->n_collision++;
@@ -189,6 +233,17 @@ static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
     xmlFree(type);
     return mbs_urdfFail(u, j->line, "<joint> needs a name");
   }
+  mbsErr e = mbs_urdfCheckName(u, j->line, "joint", j->name);
+  int *slot =
+      e ? NULL : mbs_urdfIndexSlot(&u->joint_index, &u->joint[0].name, sizeof *u->joint, j->name);
+  if (slot && *slot >= 0)
+    e = mbs_urdfFail(u, j->line, "duplicate joint name \"%s\" (first on line %d)", j->name,
+                     u->joint[*slot].line);
+  if (e) {
+    xmlFree(type);
+    return e;
+  }
+  *slot = (int)(j - u->joint);
   j->type = -1;
   for (int t = 0; type && t < 5; t++)
     if (!strcmp(type, mbs_urdf_types[t])) j->type = t;
@@ -394,6 +449,8 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
     u->joint = calloc((size_t)(nj > 0 ? nj : 1), sizeof *u->joint);
     if (!u->robot || !u->link || !u->joint) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
   }
+  if (!e) e = mbs_urdfIndexCreate(&u->link_index, nl);
+  if (!e) e = mbs_urdfIndexCreate(&u->joint_index, nj);
   for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next)
     if (mbs_urdfIs(n, "link")) e = mbs_urdfLink(u, n);
   for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next)
@@ -449,6 +506,7 @@ static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdf
   mbsBodySpec sp;
   mbs_bodySpecDefault(&sp);
   sp.name = l->name, sp.parent = parent, sp.jnttype = jt, sp.mass = l->mass;
+  sp.any_name = 1; // a link may be called "ground" or "world" (mbspar's names for its ground)
   memcpy(sp.origin, org, sizeof sp.origin);
   if (ax) memcpy(sp.axis, ax, sizeof sp.axis);
   mbs_urdfQuat(RL, sp.framequat);
@@ -609,6 +667,7 @@ void mbs_urdfDestroy(mbsUrdf **pu) {
   mbsUrdf *u = *pu;
   for (int i = 0; u->link && i < u->nlink; i++) free(u->link[i].name), free(u->link[i].child);
   for (int i = 0; u->joint && i < u->njoint; i++) free(u->joint[i].name);
+  free(u->link_index.slot), free(u->joint_index.slot);
   free(u->link), free(u->joint), free(u->file), free(u->robot), free(u);
   *pu = NULL;
 }

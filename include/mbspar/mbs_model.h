@@ -68,7 +68,15 @@ typedef struct {
   int keep_name;        ///< subset builds: remember the name even if the body is not kept
   mbsReal framequat[4]; ///< orientation [w x y z] of the frame reported in outputs, relative to
                         ///< the body frame (identity; URDF: the link frame, docs/urdf.md)
+  int any_name;         ///< 1: "ground" and "world" are ordinary names (URDF links; a cfg's
+                        ///< references to them still mean the ground)
 } mbsBodySpec;
+
+/// The one rule for names that become CSV column names and report keys (bodies, generator
+/// prefixes, URDF links and joints): no control characters (a newline would split the CSV
+/// header) and no commas (they would shift columns). NULL if \p name obeys it, else what breaks
+/// it ("a comma", "a control character"). Local.
+const char *mbs_nameProblem(const char *name);
 
 /// Most loops and spring-dampers of a model (absurd input is bad input; the serial loop solver is
 /// dense in the closure equations).

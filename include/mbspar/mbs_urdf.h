@@ -24,7 +24,8 @@ typedef struct mbsUrdf mbsUrdf;
 /// Parse URDF text (\p len bytes) read from \p filename (the name in messages). Errors are
 /// MBS_ERR_INPUT "FILE:LINE: message" (XML syntax, a missing or bad attribute, an unknown link,
 /// a link with two parents, no or several roots, an unsupported joint type such as planar, a
-/// massless link that a moving joint carries); MBS_ERR_UNSUPPORTED in builds without libxml2.
+/// massless link that a moving joint carries, a duplicate link or joint name, a name that breaks
+/// mbs_nameProblem's rule); MBS_ERR_UNSUPPORTED in builds without libxml2.
 /// Local.
 mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf **u);
 
