@@ -122,8 +122,7 @@ static void floating(void) {
   if (b >= 0 && !mbs_stateCreate(m, &s) && !mbs_workCreate(m, &w) && !mbs_forward(m, s, w)) {
     const double *a = w->qdd + m->body_dofadr[b];
     double lin = fabs(a[0]) + fabs(a[1]) + fabs(a[2]);
-    printf("  floating joint: linear q̈ %.2e (force cancels gravity), angular z %.15g\n", lin,
-           a[5]);
+    printf("  floating joint: linear q̈ %.2e (force cancels gravity), angular z %.15g\n", lin, a[5]);
     MBS_EXPECT(lin <= 1e-12, "the floating body accelerates: %.3e", lin);
     MBS_EXPECT_NEAR(a[5], 0.05 / 0.025, 1e-12);
   } else {
@@ -210,8 +209,7 @@ static void table(void) {
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     mbsErr e = mbs_torquesRead(u, bad[k].csv, strlen(bad[k].csv), "tau.csv", &tq);
     MBS_EXPECT(e == MBS_ERR_INPUT && strstr(mbs_errMsg(), bad[k].msg) == mbs_errMsg(),
-               "case %zu: got \"%s\", want \"%s\"", k, e ? mbs_errMsg() : "(accepted)",
-               bad[k].msg);
+               "case %zu: got \"%s\", want \"%s\"", k, e ? mbs_errMsg() : "(accepted)", bad[k].msg);
     mbs_torquesDestroy(&tq);
   }
   const char nul[] = "t,hinge\n0,1\0\n";
