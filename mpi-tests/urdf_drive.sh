@@ -39,6 +39,12 @@ for table in "$inv" "$tmp/named.csv"; do
   d=$(drift "$tmp/run/trajectory.csv")
   echo "held by $(basename "$table") ($method): max |q - q0| = $d rad"
   awk -v d="$d" 'BEGIN { exit !(d + 0 <= 1e-9) }' || bad "$(basename "$table"): the arm moved by $d"
+  # the report names the table and the config's joint forces
+  tr -d ' \n' <"$tmp/run/run.json" >"$tmp/run1.json"
+  grep -q "\"torques\":{\"file\":\"$table\",\"rows\":3," "$tmp/run1.json" ||
+    bad "run.json: no urdf.torques naming $table"
+  grep -q '"joint_forces":\[{"joint":"wrist_3_joint","damping":\[0.050000000000000003\]}\]' "$tmp/run1.json" ||
+    bad "run.json: no urdf.joint_forces"
 done
 
 rm -rf "$tmp/run"
