@@ -4,7 +4,9 @@
 /// count and wrote its JSON report; this program loads the same URDF file into MuJoCo, sets
 /// qpos/qvel joint by joint from the cfg's q0/qd0 taken in the order of the <joint> elements in
 /// the file (its own libxml2 reading, not mbspar's), and compares MuJoCo's qacc with the
-/// report's qdd, joints matched by name (the body of a joint's child link holds its dof).
+/// report's qdd, joints matched by name (the body of a joint's child link holds its dof). The
+/// cfg's joint forces (model.urdf.joints, and model.urdf.torques at t = 0) become MuJoCo's
+/// qfrc_applied, jnt_stiffness with qpos_spring, and dof_damping.
 ///
 /// usage: test_robots_mujoco ROBOT.cfg ACCEL.json [TOL]    (TOL default 1e-10, relative to
 /// max(1, |q̈|))
@@ -77,6 +79,13 @@ int main(int argc, char **argv) {
   char *utext = cfg && cfg->urdf_path ? slurp(cfg->urdf_path, &ulen) : NULL;
   MBS_EXPECT(utext, "%s: no readable model.urdf", argv[1]);
   if (utext) MBS_EXPECT_OK(mbs_configSetUrdf(cfg, utext, ulen));
+  if (utext && !mbs_test_fail && cfg->urdf_torques) { // model.urdf.torques
+    size_t tlen = 0;
+    char *ttext = slurp(cfg->urdf_torques, &tlen);
+    MBS_EXPECT(ttext, "cannot read %s", cfg->urdf_torques);
+    if (ttext) MBS_EXPECT_OK(mbs_configSetTorques(cfg, ttext, tlen));
+    free(ttext);
+  }
   if (utext && !mbs_test_fail) MBS_EXPECT_OK(mbs_configBuildModel(cfg, &m));
   int nqdd = 0;
   double *qdd = jsonArray(json, "qdd", &nqdd);
@@ -124,6 +133,25 @@ int main(int argc, char **argv) {
   MBS_EXPECT(cfg->nurdf_q0 == qa && cfg->nurdf_qd0 == va,
              "the cfg gives %d q0 and %d qd0 for %d joints: the test wants them all given",
              cfg->nurdf_q0, cfg->nurdf_qd0, qa);
+  // model.urdf.joints and the torque table at t = 0 (what accel applies): MuJoCo's damping,
+  // joint stiffness with its spring reference, applied joint forces
+  mbsReal *tau = calloc((size_t)m->nv, sizeof *tau);
+  if (cfg->torques && tau) mbs_torquesAt(cfg->torques, m, 0, tau);
+  for (int j = 0; j < mm->njnt && tau; j++) {
+    const char *link = mj_id2name(mm, mjOBJ_BODY, mm->jnt_bodyid[j]);
+    int b = link ? mbs_modelFindBody(m, link) : -1, dv = mm->jnt_dofadr[j];
+    if (b < 0) continue;
+    d->qfrc_applied[dv] += tau[m->body_dofadr[b]];
+    for (int k = 0; k < cfg->nurdf_jf; k++) {
+      const mbsUrdfJointForce *jf = &cfg->urdf_jf[k];
+      if (strcmp(jf->link, link) != 0) continue;
+      if (jf->given & MBS_UJF_FORCE) d->qfrc_applied[dv] += jf->force[0];
+      if (jf->given & MBS_UJF_STIFFNESS) mm->jnt_stiffness[j] = jf->stiffness[0];
+      if (jf->given & MBS_UJF_SPRINGREF) mm->qpos_spring[mm->jnt_qposadr[j]] = jf->springref[0];
+      if (jf->given & MBS_UJF_DAMPING) mm->dof_damping[dv] = jf->damping[0];
+    }
+  }
+  free(tau);
   mj_forward(mm, d);
   // compare, joint by joint
   double worst = 0;

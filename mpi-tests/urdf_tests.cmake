@@ -3,6 +3,19 @@
 # optional (Debian libmujoco-dev: scripts/setup.sh --with-urdf, which scripts/test.sh uses);
 # without it the test is registered as skipped and says why.
 if(MBS_ENABLE_URDF)
+  # joint forces of URDF robots: model.urdf.joints and the torque table (docs/urdf.md)
+  mbs_add_test(test_urdf_forces SOURCES test_urdf_forces.c LIBS mbs_core LABELS unit)
+  if(TARGET mbspar) # a driven robot through `run` (inverse's torques fed back)
+    set(MBS_DRIVE sh ${CMAKE_CURRENT_SOURCE_DIR}/urdf_drive.sh $<TARGET_FILE:mbspar>
+        ${CMAKE_CURRENT_SOURCE_DIR}/urdf_drive)
+    add_test(NAME urdf_drive COMMAND ${MBS_DRIVE})
+    set_tests_properties(urdf_drive PROPERTIES LABELS unit PROCESSORS 1 TIMEOUT 120
+                         ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+    add_test(NAME urdf_drive.np2 COMMAND ${MBS_DRIVE} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG}
+                                         2 ${MPIEXEC_PREFLAGS} --oversubscribe)
+    set_tests_properties(urdf_drive.np2 PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
+                         ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  endif()
   find_library(MBS_MUJOCO_LIBRARY mujoco)
   find_path(MBS_MUJOCO_INCLUDE mujoco/mujoco.h)
   if(MBS_MUJOCO_LIBRARY AND MBS_MUJOCO_INCLUDE)

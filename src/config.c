@@ -1019,7 +1019,7 @@ static mbsErr mbs_cfgUrdfJoint(mbsConfig *c, const mbsCs *g, int k, mbsUrdfJoint
   if (j < 0)
     return mbs_cfgFail(c, ns, "%s: \"%s\" is not a joint of %s (`mbspar check` lists them)", what,
                        name, c->urdf_path);
-  mbs_urdfJointInfo(c->urdf, j, NULL, &jf->link, &jf->nv, NULL);
+  mbs_urdfJointInfo(c->urdf, j, &jf->name, &jf->link, &jf->nv, NULL);
   if (jf->nv == 0)
     return mbs_cfgFail(c, ns, "%s: joint \"%s\" is fixed: it has no degree of freedom to act on",
                        what, name);

@@ -212,6 +212,7 @@ void mbs_torquesDestroy(mbsTorques **ptq) {
   if (!ptq || !*ptq) return;
   mbsTorques *tq = *ptq;
   for (int k = 0; k < tq->ncol; k++) free(tq->joint[k]), free(tq->link[k]);
-  free(tq->joint), free(tq->link), free(tq->fcol), free(tq->t), free(tq->val), free(tq->file), free(tq);
+  free(tq->joint), free(tq->link), free(tq->fcol), free(tq->t), free(tq->val), free(tq->file),
+      free(tq);
   *ptq = NULL;
 }

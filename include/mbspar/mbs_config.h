@@ -24,6 +24,7 @@
 /// One entry of model.urdf.joints: forces on a URDF joint named by its URDF name (docs/urdf.md),
 /// applied to the body of its child link; the keys given replace the file's (damping).
 typedef struct {
+  const char *name;     ///< the URDF joint (owned by cfg->urdf)
   const char *link;     ///< the joint's child link (owned by cfg->urdf)
   int nv;               ///< the joint's degrees of freedom (1, or 6 floating)
   int given;            ///< MBS_UJF_* bits: the keys given

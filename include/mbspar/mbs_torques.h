@@ -2,9 +2,10 @@
 /// Joint forces over time for a URDF robot (`model.urdf.torques`, docs/urdf.md): a CSV file
 /// whose header is `t` and then URDF joint names (revolute, continuous, prismatic joints), one
 /// row per sample time; an `inverse.csv` of the robot serves as it is (its `tau_LINK` columns
-/// name the joint moving LINK, its q_*, qd_*, qdd_* columns are skipped). Between samples the forces are interpolated linearly; before the first
-/// and after the last sample they keep the first / last row's values. They are added to the
-/// model's own joint forces (constant force, spring, damper) through the state's tau.
+/// name the joint moving LINK, its q_*, qd_*, qdd_* columns are skipped). Between samples the
+/// forces are interpolated linearly; before the first and after the last sample they keep the first
+/// / last row's values. They are added to the model's own joint forces (constant force, spring,
+/// damper) through the state's tau.
 #ifndef MBS_TORQUES_H
 #define MBS_TORQUES_H
 
