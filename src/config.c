@@ -1574,9 +1574,10 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   sp.mass = geo.mass;
   memcpy(sp.com, geo.com, sizeof sp.com);
   memcpy(sp.inertia, geo.inertia, sizeof sp.inertia);
+  mbsReal tip[3] = {geo.length * geo.dir[0], geo.length * geo.dir[1], geo.length * geo.dir[2]};
+  if (geo.length > 0) memcpy(sp.tip, tip, sizeof sp.tip); // drawn extent (outputs)
   int id = -1;
   MBS_CALL(mbs_cfgAdd(c, m, &sp, b, j, &geo, what, &id));
-  mbsReal tip[3] = {geo.length * geo.dir[0], geo.length * geo.dir[1], geo.length * geo.dir[2]};
   return mbs_tipSet(tips, id, geo.length > 0 ? tip : NULL);
 }
 
@@ -1690,6 +1691,7 @@ static mbsErr mbs_genAdd(const mbsConfig *c, mbsModel *m, const mbsGen *gen, int
     sp.axis2[k] = gen->axis2[k];
     sp.origin[k] = root ? gen->origin[k] : gen->geo.length * gen->geo.dir[k];
     sp.com[k] = gen->geo.com[k];
+    sp.tip[k] = gen->geo.length * gen->geo.dir[k]; // drawn extent (outputs)
   }
   sp.mass = gen->geo.mass;
   memcpy(sp.inertia, gen->geo.inertia, sizeof sp.inertia);
