@@ -1,0 +1,18 @@
+# command line: help texts and PETSc's conventions (issue 32; included by mpi-tests/CMakeLists.txt)
+if(TARGET mbspar)
+  add_test(NAME cli_help COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_help.sh $<TARGET_FILE:mbspar>)
+  set_tests_properties(cli_help PROPERTIES LABELS unit TIMEOUT 120 PROCESSORS 1
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  if(MBS_ENABLE_PETSC)
+    add_test(NAME cli_petsc COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_petsc.sh
+                                    $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs)
+    set_tests_properties(cli_petsc PROPERTIES LABELS unit TIMEOUT 120 PROCESSORS 1
+                         ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+    add_test(NAME cli_petsc.np2 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cli_petsc.sh
+                                        $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs
+                                        ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
+                                        ${MPIEXEC_PREFLAGS} --oversubscribe)
+    set_tests_properties(cli_petsc.np2 PROPERTIES LABELS mpi TIMEOUT 180 PROCESSORS 2
+                         ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  endif()
+endif()
