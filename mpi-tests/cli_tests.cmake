@@ -16,3 +16,11 @@ if(TARGET mbspar)
                          ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
   endif()
 endif()
+
+# scripts/run.sh: README's option pass-through and the set-up stamps (2 ranks)
+if(TARGET mbspar AND MBS_ENABLE_PETSC)
+  add_test(NAME run_sh COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/run_sh.sh $<TARGET_FILE:mbspar>
+                               ${CMAKE_SOURCE_DIR})
+  set_tests_properties(run_sh PROPERTIES LABELS mpi TIMEOUT 180 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+endif()
