@@ -24,3 +24,12 @@ if(TARGET mbspar AND MBS_ENABLE_PETSC)
   set_tests_properties(run_sh PROPERTIES LABELS mpi TIMEOUT 180 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
 endif()
+
+# cmake --install, then a program built against the installed package with pkg-config and with
+# find_package(mbspar) (docs/cluster.md)
+if(TARGET mbspar)
+  add_test(NAME install COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install_test.sh ${CMAKE_BINARY_DIR}
+                                   ${CMAKE_SOURCE_DIR})
+  set_tests_properties(install PROPERTIES LABELS "unit;install" TIMEOUT 300 PROCESSORS 1
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
