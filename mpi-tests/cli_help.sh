@@ -46,8 +46,9 @@ check lacks check --restart --repeat --grain
 
 # an unknown verb: one line, exit 2
 run 2 "$mbspar" help nosuch
-[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'help nosuch: no such verb' "$tmp/err" ||
+if [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q 'help nosuch: no such verb' "$tmp/err"; then
   bad "help nosuch: $(cat "$tmp/err")"
+fi
 
 [ "$fail" -eq 0 ] || exit 1
 echo "cli_help: all checks passed"

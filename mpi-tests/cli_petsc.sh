@@ -44,7 +44,9 @@ PY
 
 # refused, with one line naming the option, and nothing written
 one_line() {
-  [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$1" "$tmp/err" || bad "$2: stderr: $(cat "$tmp/err")"
+  if [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q -- "$1" "$tmp/err"; then
+    bad "$2: stderr: $(cat "$tmp/err")"
+  fi
 }
 run 2 "$@" "$mbspar" "$cfg/chain.cfg" --out "$tmp/e" -ts_max_steps 5
 one_line '^mbspar: -ts_max_steps is not supported' "-ts_max_steps"
