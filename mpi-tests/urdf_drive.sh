@@ -53,6 +53,12 @@ d=$(drift "$tmp/run/trajectory.csv")
 echo "without the table: max |q - q0| = $d rad"
 awk -v d="$d" 'BEGIN { exit !(d + 0 >= 1e-2) }' || bad "without torques the arm did not fall ($d)"
 
+# check lists the joint forces and the table
+run 0 "$@" "$mbspar" check "$cfg" --set "model.urdf.torques=$tmp/named.csv"
+grep -q '^  joint forces wrist_3_joint  *damping$' "$tmp/out" || bad "check: no joint forces line"
+grep -q "^  torque table $tmp/named.csv: 3 rows, t = 0 .. 1 s, 6 joint(s)$" "$tmp/out" ||
+  bad "check: no torque table line: $(grep torque "$tmp/out")"
+
 # a restart continues the table at its time: checkpoint at t = 0.1, restart to 0.2, the last row
 # equals the straight run's bitwise (a table that varies, interpolated across the checkpoint)
 printf 't,shoulder_lift_joint,elbow_joint\n0,-30,-10\n0.1,-36,-18\n0.2,-33,-12\n' >"$tmp/vary.csv"
