@@ -938,6 +938,18 @@ static mbsErr mbs_cfgLoopMethod(mbsConfig *c, const mbsCs *model) {
   return MBS_OK;
 }
 
+// a file named in the config, relative to the config's directory
+static mbsErr mbs_cfgResolve(const mbsConfig *c, const char *file, char **out) {
+  const char *slash = strrchr(c->filename, '/');
+  size_t dl = file[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
+  free(*out);
+  *out = malloc(dl + strlen(file) + 1);
+  if (!*out) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  memcpy(*out, c->filename, dl);
+  memcpy(*out + dl, file, strlen(file) + 1);
+  return MBS_OK;
+}
+
 // model.urdf = "FILE" or { file = "FILE"; q0 = [...]; qd0 = [...]; }: the file name resolved
 // against the config's directory; the text is read by the caller (mbs_configSetUrdf)
 static mbsErr mbs_cfgReadUrdf(mbsConfig *c, const mbsCs *model) {
@@ -947,12 +959,27 @@ static mbsErr mbs_cfgReadUrdf(mbsConfig *c, const mbsCs *model) {
   if (config_setting_type(s) == CONFIG_TYPE_STRING) {
     file = config_setting_get_string(s);
   } else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
-    static const char *const keys[] = {"file", "q0", "qd0", NULL};
+    static const char *const keys[] = {"file", "q0", "qd0", "joints", "torques", NULL};
     MBS_CALL(mbs_cfgCheckKeys(c, s, keys));
     MBS_CALL(mbs_cfgGetString(c, s, "file", &file));
     if (!file) return mbs_cfgFail(c, s, "model.urdf: missing file = \"robot.urdf\"");
     MBS_CALL(mbs_cfgGetValues(c, s, "q0", &c->urdf_q0, &c->nurdf_q0));
     MBS_CALL(mbs_cfgGetValues(c, s, "qd0", &c->urdf_qd0, &c->nurdf_qd0));
+    const mbsCs *js = config_setting_get_member(s, "joints");
+    if (js && !mbs_cfgIsList(js))
+      return mbs_cfgFail(c, js,
+                         "model.urdf.joints: wrong type: expected a list ( { name = \"JOINT\"; "
+                         "force = ...; }, ... ), got %s",
+                         mbs_cfgTypeName(js));
+    const char *tfile = NULL;
+    MBS_CALL(mbs_cfgGetString(c, s, "torques", &tfile));
+    if (tfile && !tfile[0])
+      return mbs_cfgFail(c, config_setting_get_member(s, "torques"),
+                         "model.urdf.torques: empty file name");
+    if (tfile) {
+      MBS_CALL(mbs_cfgResolve(c, tfile, &c->urdf_torques));
+      c->urdf_torques_line = mbs_cfgLine(config_setting_get_member(s, "torques"));
+    }
   } else {
     return mbs_cfgFail(c, s,
                        "model.urdf: wrong type: expected a file name or { file = ...; q0 = ...; "
@@ -961,13 +988,60 @@ static mbsErr mbs_cfgReadUrdf(mbsConfig *c, const mbsCs *model) {
   }
   if (!file[0]) return mbs_cfgFail(c, s, "model.urdf: empty file name");
   c->urdf_line = mbs_cfgLine(s);
-  // relative to the directory of the config file
-  const char *slash = strrchr(c->filename, '/');
-  size_t dl = file[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
-  c->urdf_path = malloc(dl + strlen(file) + 1);
-  if (!c->urdf_path) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  memcpy(c->urdf_path, c->filename, dl);
-  memcpy(c->urdf_path + dl, file, strlen(file) + 1);
+  return mbs_cfgResolve(c, file, &c->urdf_path);
+}
+
+static mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *key, int n,
+                               const char *what, mbsReal *out);
+
+// model.urdf.joints entry \p k (group \p g) against the robot: the joint by its URDF name, the
+// values per degree of freedom (one for all or one each), checked as a cfg body's are
+static mbsErr mbs_cfgUrdfJoint(mbsConfig *c, const mbsCs *g, int k, mbsUrdfJointForce *jf) {
+  char what[160];
+  snprintf(what, sizeof what, "model.urdf.joints[%d]", k);
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return mbs_cfgFail(c, g,
+                       "%s: wrong type: expected a group { name = \"JOINT\"; force = ...; "
+                       "stiffness = ...; springref = ...; damping = ...; }, got %s",
+                       what, mbs_cfgTypeName(g));
+  static const char *const keys[] = {"name", "force", "stiffness", "springref", "damping", NULL};
+  MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+  const char *name = NULL;
+  MBS_CALL(mbs_cfgGetString(c, g, "name", &name));
+  if (!name) return mbs_cfgFail(c, g, "%s: missing name = \"JOINT\" (a URDF joint name)", what);
+  const mbsCs *ns = config_setting_get_member(g, "name");
+  int n = mbs_urdfJointCount(c->urdf), j = -1;
+  for (int i = 0; i < n && j < 0; i++) {
+    const char *jn;
+    mbs_urdfJointInfo(c->urdf, i, &jn, NULL, NULL, NULL);
+    if (!strcmp(jn, name)) j = i;
+  }
+  if (j < 0)
+    return mbs_cfgFail(c, ns, "%s: \"%s\" is not a joint of %s (`mbspar check` lists them)", what,
+                       name, c->urdf_path);
+  mbs_urdfJointInfo(c->urdf, j, &jf->name, &jf->link, &jf->nv, NULL);
+  if (jf->nv == 0)
+    return mbs_cfgFail(c, ns, "%s: joint \"%s\" is fixed: it has no degree of freedom to act on",
+                       what, name);
+  static const char *const vk[4] = {"force", "stiffness", "springref", "damping"};
+  mbsReal *dst[4] = {jf->force, jf->stiffness, jf->springref, jf->damping};
+  for (int q = 0; q < 4; q++) {
+    const mbsCs *vs = config_setting_get_member(g, vk[q]);
+    if (!vs) continue;
+    if (q == 1 || q == 2) {
+      if (jf->nv != 1)
+        return mbs_cfgFail(c, vs, "%s: %s is not supported for the floating joint \"%s\"", what,
+                           vk[q], name);
+    }
+    MBS_CALL(mbs_cfgDofValues(c, g, vk[q], jf->nv, what, dst[q]));
+    jf->given |= 1 << q;
+    for (int d = 0; (q == 1 || q == 3) && d < jf->nv; d++)
+      if (dst[q][d] < 0)
+        return mbs_cfgFail(c, vs, "%s: joint %s must be >= 0 (got %g)", what, vk[q], dst[q][d]);
+  }
+  for (int i = 0; i < k; i++)
+    if (c->urdf_jf[i].link == jf->link)
+      return mbs_cfgFail(c, ns, "%s: joint \"%s\" is listed twice (also entry %d)", what, name, i);
   return MBS_OK;
 }
 
@@ -988,7 +1062,44 @@ mbsErr mbs_configSetUrdf(mbsConfig *c, const char *text, size_t len) {
     return mbs_cfgFail(c, config_setting_get_member(s, "qd0"),
                        "model.urdf: wrong array length: qd0 needs %d values, got %d", nv,
                        c->nurdf_qd0);
+  // model.urdf.joints: forces on joints named as in the file
+  const mbsCs *js = config_setting_get_member(s, "joints");
+  free(c->urdf_jf);
+  c->urdf_jf = NULL, c->nurdf_jf = 0;
+  int nj = js ? config_setting_length(js) : 0;
+  if (nj > 0) {
+    c->urdf_jf = calloc((size_t)nj, sizeof *c->urdf_jf);
+    MBS_CHECK(c->urdf_jf, MBS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < nj; k++) {
+      MBS_CALL(mbs_cfgUrdfJoint(c, config_setting_get_elem(js, (unsigned)k), k, &c->urdf_jf[k]));
+      c->nurdf_jf = k + 1;
+    }
+  }
   return MBS_OK;
+}
+
+mbsErr mbs_configSetTorques(mbsConfig *c, const char *text, size_t len) {
+  MBS_CHECK(c->urdf && c->urdf_torques, MBS_ERR_INTERNAL,
+            "mbs_configSetTorques: the config has no model.urdf.torques or no robot yet");
+  mbs_torquesDestroy(&c->torques);
+  return mbs_torquesRead(c->urdf, text, len, c->urdf_torques, &c->torques);
+}
+
+// model.urdf.joints into the robot's bodies (built just before; a subset build skips the bodies
+// it does not hold)
+static void mbs_cfgUrdfForces(const mbsConfig *c, mbsModel *m) {
+  for (int k = 0; k < c->nurdf_jf; k++) {
+    const mbsUrdfJointForce *jf = &c->urdf_jf[k];
+    int b = mbs_modelFindBody(m, jf->link);
+    if (b < 0 || m->body_dofnum[b] != jf->nv) continue;
+    for (int i = 0; i < jf->nv; i++) {
+      int d = m->body_dofadr[b] + i;
+      if (jf->given & MBS_UJF_FORCE) m->dof_force[d] = jf->force[i];
+      if (jf->given & MBS_UJF_STIFFNESS) m->dof_stiffness[d] = jf->stiffness[i];
+      if (jf->given & MBS_UJF_SPRINGREF) m->dof_springref[d] = jf->springref[i];
+      if (jf->given & MBS_UJF_DAMPING) m->dof_damping[d] = jf->damping[i];
+    }
+  }
 }
 
 mbsErr mbs_configParse(const char *text, const char *filename, const char *const *sets, int nsets,
@@ -1100,6 +1211,9 @@ void mbs_configDestroy(mbsConfig **pc) {
   free(c->urdf_path);
   free(c->urdf_q0);
   free(c->urdf_qd0);
+  free(c->urdf_jf);
+  free(c->urdf_torques);
+  mbs_torquesDestroy(&c->torques);
   mbs_urdfDestroy(&c->urdf);
   free(c);
   *pc = NULL;
@@ -1302,10 +1416,10 @@ static mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *k
 // characters (a newline would split the CSV header) and no commas (they would shift columns)
 static mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what,
                                const char *name) {
-  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-    if (*p < 0x20 || *p == 0x7f || *p == ',')
-      return mbs_cfgFail(c, s, "%s: name \"%s\" contains %s (names become CSV column names)", what,
-                         name, *p == ',' ? "a comma" : "a control character");
+  const char *why = mbs_nameProblem(name);
+  if (why)
+    return mbs_cfgFail(c, s, "%s: name \"%s\" contains %s (names become CSV column names)", what,
+                       name, why);
   return MBS_OK;
 }
 
@@ -1460,9 +1574,10 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   sp.mass = geo.mass;
   memcpy(sp.com, geo.com, sizeof sp.com);
   memcpy(sp.inertia, geo.inertia, sizeof sp.inertia);
+  mbsReal tip[3] = {geo.length * geo.dir[0], geo.length * geo.dir[1], geo.length * geo.dir[2]};
+  if (geo.length > 0) memcpy(sp.tip, tip, sizeof sp.tip); // drawn extent (outputs)
   int id = -1;
   MBS_CALL(mbs_cfgAdd(c, m, &sp, b, j, &geo, what, &id));
-  mbsReal tip[3] = {geo.length * geo.dir[0], geo.length * geo.dir[1], geo.length * geo.dir[2]};
   return mbs_tipSet(tips, id, geo.length > 0 ? tip : NULL);
 }
 
@@ -1576,6 +1691,7 @@ static mbsErr mbs_genAdd(const mbsConfig *c, mbsModel *m, const mbsGen *gen, int
     sp.axis2[k] = gen->axis2[k];
     sp.origin[k] = root ? gen->origin[k] : gen->geo.length * gen->geo.dir[k];
     sp.com[k] = gen->geo.com[k];
+    sp.tip[k] = gen->geo.length * gen->geo.dir[k]; // drawn extent (outputs)
   }
   sp.mass = gen->geo.mass;
   memcpy(sp.inertia, gen->geo.inertia, sizeof sp.inertia);
@@ -1960,6 +2076,7 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
       else
         e = mbs_urdfAddBodies(c->urdf, m, -1, c->nurdf_q0 ? c->urdf_q0 : NULL,
                               c->nurdf_qd0 ? c->urdf_qd0 : NULL);
+      if (!e) mbs_cfgUrdfForces(c, m);
     }
   }
   mbs_tipFree(&tips);
