@@ -141,6 +141,22 @@ mkfifo "$g/fifo.cfg" "$g/robot.urdf" "$g/motion.csv" || exit 1
 printf 'model = { urdf = "robot.urdf"; };\n' >"$g/urdf_fifo.cfg"
 printf '%s\n%s\n%s\ninverse = { T = 1.0; steps = 4; motion = "motion.csv"; };\n' "$l1" "$l2" \
   "$l3" >"$g/motion_fifo.cfg"
+# a one-joint robot whose torque table is a FIFO, and one whose table holds a NUL byte
+cat >"$g/r.urdf" <<'EOF'
+<robot name="r">
+  <link name="base"/>
+  <link name="l1"><inertial><mass value="1"/>
+    <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j1" type="continuous"><parent link="base"/><child link="l1"/>
+    <axis xyz="0 1 0"/></joint>
+</robot>
+EOF
+mkfifo "$g/tau.csv" || exit 1
+printf 't,j1\n0,1\000\n1,2\n' >"$g/tau_nul.csv"
+printf 'model = {\n  urdf = { file = "r.urdf"; torques = "tau.csv"; };\n};\n' >"$g/tau_fifo.cfg"
+printf 'model = {\n  urdf = { file = "r.urdf"; torques = "tau_nul.csv"; };\n};\n' >"$g/tau_nul.cfg"
+check_case "non-regular files" "$g/tau_fifo.cfg" accel "is a FIFO (named pipe), not a regular" "" "$@"
+check_case "NUL/encoding" "$g/tau_nul.cfg" accel "NUL byte at offset" "$g/tau_nul.csv:2: " "$@"
 check_case "non-regular files" "$g/fifo.cfg" check "is a FIFO (named pipe), not a regular file" "" "$@"
 check_case "non-regular files" "$g/urdf_fifo.cfg" check "is a FIFO (named pipe), not a regular" "" "$@"
 check_case "non-regular files" "$g/robot.urdf" check "is a FIFO (named pipe), not a regular" "" "$@"
@@ -165,7 +181,7 @@ else
 fi
 count=$((count + 1))
 
-echo "classes: $(cat "$tmp"/res.* | sed -n 's/^[a-zA-Z]* *\[\([^]]*\)\].*/\1/p' | sort | uniq -c |
+echo "classes: $(cat "$tmp"/res.* | sed -n 's/^\(ok  \|FAIL\) \[\([^]]*\)\].*/\2/p' | sort | uniq -c |
   awk '{n=$1; $1=""; printf "%s%s %d", s, substr($0, 2), n; s=", "} END {print ""}')"
 echo "$count cases, $fail failed"
 [ "$count" -ge 40 ] || { echo "corpus too small"; exit 1; }
