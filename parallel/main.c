@@ -164,6 +164,7 @@ int main(int argc, char **argv) {
       e = mbs_errSet(MBS_ERR_INPUT, "%s:%d: model.urdf.torques: cannot read %s (%s)", cfg->filename,
                      cfg->urdf_torques_line, cfg->urdf_torques, msg);
     }
+    if (!e) e = mbsp_agreeErr(comm, mbs_textCheck(ttext, tlen, cfg->urdf_torques)); // NUL, ...
     if (!e) e = mbsp_agreeErr(comm, mbs_configSetTorques(cfg, ttext, tlen));
     free(ttext);
   }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include "bodyout.h"
 #include "h5out.h"
+#include "mbspar/mbs_textfile.h"
 #include "mbspar/mbs_checkpoint.h"
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_finite.h"
@@ -1044,15 +1045,18 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     return mbs_configBlame(
         a->cfg, "integrator.t_end",
         mbs_errSet(MBS_ERR_INPUT, "integrator.t_end must be > 0 for run (got %g)", m->opt.t_end));
-  // a directory (say the --out of the run) is not a checkpoint: say so before anything is
-  // created, and name the file that is meant
+  // a directory (say the --out of the run), FIFO or device is not a checkpoint: say so before
+  // anything is created (and without blocking), and name the file that is meant
   mbsErr e = MBS_OK;
-  struct stat st;
-  if (a->restart && S->rank == 0 && stat(a->restart, &st) == 0 && S_ISDIR(st.st_mode))
+  const char *kind = a->restart && S->rank == 0 ? mbs_fileNotRegular(a->restart) : NULL;
+  if (kind)
     e = mbs_errSet(MBS_ERR_USAGE,
-                   "mbspar: --restart %s: is a directory, not a checkpoint file (a run writes "
-                   "its checkpoint to DIR/checkpoint.bin)",
-                   a->restart);
+                   "mbspar: --restart %s: is %s, not a checkpoint file (a run writes its "
+                   "checkpoint to DIR/checkpoint.bin)",
+                   a->restart, kind);
+  else if (a->restart && S->rank == 0 && access(a->restart, R_OK) != 0) // nor a missing one
+    e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot open file for reading: %s", a->restart,
+                   strerror(errno));
   MBS_CALL(mbsp_agreeErr(a->comm, e));
   if (!S->serial) e = mbsp_engineCreate(a->comm, m, MBSP_HALO_P2P, &S->eng);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(a->cfg, "model", e);

@@ -20,6 +20,12 @@ static const char *mbs_fileKind(mode_t mode) {
   return "not a regular file";
 }
 
+const char *mbs_fileNotRegular(const char *path) {
+  struct stat st;
+  if (!path || stat(path, &st) != 0 || S_ISREG(st.st_mode)) return NULL;
+  return mbs_fileKind(st.st_mode);
+}
+
 mbsErr mbs_fileRead(const char *path, char **text, size_t *len) {
   *text = NULL;
   if (len) *len = 0;

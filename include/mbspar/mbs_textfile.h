@@ -16,6 +16,10 @@
 /// reading, without blocking: the file is opened with O_NONBLOCK and checked with fstat.
 mbsErr mbs_fileRead(const char *path, char **text, size_t *len);
 
+/// What \p path is if it exists and is not a regular file ("a directory", "a FIFO (named pipe)",
+/// ...; for messages that refuse it before anything is created), else NULL. Never blocks (stat).
+const char *mbs_fileNotRegular(const char *path);
+
 /// Check that the \p len bytes at \p text are text: a NUL byte, a UTF-16 or UTF-32 byte-order mark,
 /// a byte sequence that is not UTF-8 or a control character is an MBS_ERR_INPUT naming the line.
 /// A UTF-8 byte-order mark at the start is allowed (the readers skip it).
