@@ -90,10 +90,17 @@ typedef struct {
   mbsWork *wout;
   int *qcnt, *qdsp, *vcnt, *vdsp, *lcnt, *ldsp;
   FILE *ftraj, *fenergy;
-  mbspH5 *h5;      // output.format = hdf5: the trajectory writer (every rank writes its slices)
-  mbspBodyOut *bo; // per-body outputs (poses ...) of the owned bodies (bodyout.c)
-  mbspXdmf *xmf;   // rank 0, HDF5: trajectory.xmf (xdmf.c)
-  double *poses;   // rank 0, CSV: the gathered pose rows (nbody x MBS_POSE_NCOMP)
+  // rank 0: the CSV files' stdio buffers (ours, so that they only reach the file as whole rows,
+  // docs/outputs.md "Flushing"): capacity, the longest row, the file position written so far
+  char *tbuf, *ebuf;
+  size_t tcap, ecap, trowmax, erowmax;
+  long tdone, edone;
+  long unflushed;    // output rows since the last flush (every rank)
+  double last_flush; // rank 0: wall-clock time of the last flush
+  mbspH5 *h5;        // output.format = hdf5: the trajectory writer (every rank writes its slices)
+  mbspBodyOut *bo;   // per-body outputs (poses ...) of the owned bodies (bodyout.c)
+  mbspXdmf *xmf;     // rank 0, HDF5: trajectory.xmf (xdmf.c)
+  double *poses;     // rank 0, CSV: the gathered pose rows (nbody x MBS_POSE_NCOMP)
   char dir[4096];
   int claimed; // rank 0: the output files are this run's (a failed run may write its run.json)
   // bookkeeping (identical on every rank except the local work partial sums)
@@ -330,6 +337,8 @@ static void mbsp_csvHeader(mbspSim *S, int traj, int energy) {
             S->m->nloop ? ",closure_pos,closure_rot,closure_vel" : "");
 }
 
+static void mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long *done);
+
 // one output row (collective: gathers; rank 0 writes)
 static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double *pe, double *wk) {
   MBS_TIC(S->tim, MBS_TIMER_OUTPUT);
@@ -360,6 +369,9 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
     const mbsModel *m = S->m;
     long de = S->evals - S->evals_out, di = S->iters - S->iters_out;
     double k = en[0], p = en[1];
+    // whole rows only reach the files: pass the buffered rows on first if this one might not fit
+    mbsp_rowRoom(S->ftraj, S->tcap, S->trowmax, &S->tdone);
+    mbsp_rowRoom(S->fenergy, S->ecap, S->erowmax, &S->edone);
     if (S->ftraj) {
       fprintf(S->ftraj, "%.17g", t);
       for (int i = 0; i < m->nq; i++) fprintf(S->ftraj, ",%.17g", S->sout->q[i]);
@@ -385,13 +397,15 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
                      S->dir, t);
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e)); // rank 0 alone may have failed
-  // HDF5: every rank its owned slices [q_own; qd_own] = S->y (collective, agreed inside)
+  // HDF5: every rank its owned slices [q_own; qd_own] = S->y (collective, agreed inside); the
+  // XDMF grid of the row is written once the row is flushed (mbsp_simFlushRows)
   if (S->h5) {
     mbsp_bodyOutH5Row(S->bo, S->h5);
     MBS_CALL(mbsp_h5Append(S->h5, t, S->y, S->y + (S->q1 - S->q0), en, avg));
     if (S->xmf) e = mbsp_xdmfAppend(S->xmf, mbsp_h5Rows(S->h5) - 1, t);
     MBS_CALL(mbsp_agreeErr(S->comm, e));
   }
+  S->unflushed++;
   S->evals_out = S->evals, S->iters_out = S->iters;
   MBS_TOC(S->tim, MBS_TIMER_OUTPUT);
   return MBS_OK;
@@ -445,28 +459,83 @@ static void mbsp_progress(mbspSim *S, double t, long step, int final) {
 
 // the format and its reader: src/checkpoint.c (mbs_checkpoint.h)
 
-// rank 0: one CSV file's rows to the disk (stdio buffer, then fsync)
-static mbsErr mbsp_simSync(FILE *f, const char *dir, const char *name) {
+// Flushing (docs/outputs.md "Flushing"): the CSV files have stdio buffers of our own, large enough
+// for the longest row, and are passed to the file (one write of whole rows) before a row that
+// might not fit and at every flush, so a killed run leaves no half row in them; the HDF5 file is
+// flushed (H5Fflush: the datasets' extents and the chunk index on disk, the file opens after a
+// kill) and only then are the rows' grids added to the XDMF file, which so never lists a row the
+// HDF5 file lacks.
+
+// the longest CSV row of \p nfield fields: "%.17g" needs at most 24 characters, a comma each
+static size_t mbsp_rowMax(long nfield) {
+  return 25 * (size_t)nfield + 2;
+}
+
+// rank 0: give \p f a fully buffered stdio buffer of ours for rows of at most \p rowmax bytes
+// (before any other operation on \p f); the buffer is freed after fclose
+static mbsErr mbsp_rowBuffer(FILE *f, size_t rowmax, char **buf, size_t *cap) {
   if (!f) return MBS_OK;
-  int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0 || MBS_FAULT_WRITE_POINT();
-  MBS_CHECK(!bad, MBS_ERR_IO, "%s/%s: write error (disk full?): %s", dir, name,
-            errno ? strerror(errno) : "stream error");
+  *cap = rowmax + 65536;
+  *buf = malloc(*cap);
+  MBS_CHECK(*buf, MBS_ERR_NOMEM, "out of memory (output buffer of %zu bytes)", *cap);
+  MBS_CHECK(setvbuf(f, *buf, _IOFBF, *cap) == 0, MBS_ERR_IO, "cannot set an output buffer");
   return MBS_OK;
 }
 
-// every row written so far is on the disk before a checkpoint names its step, so a restart
-// from that checkpoint finds them all (issue 12.2): CSV files (rank 0), the HDF5 file
-// (collective) and the XDMF file (rewritten and flushed at every row anyway). Collective.
-static mbsErr mbsp_simFlush(mbspSim *S) {
+// rank 0: pass the buffered (whole) rows of \p f to the file if one more row of \p rowmax bytes
+// might not fit into the buffer (where stdio would write a part of it); \p done: the file
+// position written so far
+static void mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long *done) {
+  if (!f) return;
+  long pos = ftell(f);
+  if (pos >= 0 && pos >= *done && (size_t)(pos - *done) + rowmax <= cap) return;
+  fflush(f); // an error stays in ferror(f): the output row reports it
+  pos = ftell(f);
+  *done = pos >= 0 ? pos : 0;
+}
+
+// rank 0: one CSV file's rows to the file (\p sync: also to the disk, fsync)
+static mbsErr mbsp_simSync(FILE *f, long *done, int sync, const char *dir, const char *name) {
+  if (!f) return MBS_OK;
+  errno = 0;
+  int bad =
+      fflush(f) != 0 || ferror(f) || (sync && fsync(fileno(f)) != 0) || MBS_FAULT_WRITE_POINT();
+  MBS_CHECK(!bad, MBS_ERR_IO, "%s/%s: write error (disk full?): %s", dir, name,
+            errno ? strerror(errno) : "stream error");
+  long pos = ftell(f);
+  *done = pos >= 0 ? pos : 0;
+  return MBS_OK;
+}
+
+// every output row so far to the files (\p sync: to the disk, before a checkpoint names its
+// step, so a restart from it finds them all, issue 12.2): CSV files (rank 0), the HDF5 file
+// (collective), then the XDMF grids of the flushed rows (rank 0). Collective.
+static mbsErr mbsp_simFlushRows(mbspSim *S, int sync) {
   mbsErr e = MBS_OK;
   if (S->rank == 0) {
-    errno = 0;
-    e = mbsp_simSync(S->ftraj, S->dir, "trajectory.csv");
-    if (!e) e = mbsp_simSync(S->fenergy, S->dir, "energy.csv");
+    e = mbsp_simSync(S->ftraj, &S->tdone, sync, S->dir, "trajectory.csv");
+    if (!e) e = mbsp_simSync(S->fenergy, &S->edone, sync, S->dir, "energy.csv");
+    S->last_flush = mbsp_wtime();
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e));
   if (S->h5) MBS_CALL(mbsp_h5Flush(S->h5));
+  if (S->xmf) e = mbsp_xdmfCommit(S->xmf, mbsp_h5Rows(S->h5));
+  MBS_CALL(mbsp_agreeErr(S->comm, e));
+  S->unflushed = 0;
   return MBS_OK;
+}
+
+// output.flush_every: are the rows due to be flushed? Rank 0 decides (the clock is its own);
+// the step's signal allreduce carries the decision to every rank
+static int mbsp_simFlushDue(const mbspSim *S) {
+  if (S->rank != 0 || S->unflushed == 0) return 0;
+  const mbsConfig *c = S->a->cfg;
+  if (c->out_flush_rows > 0) return S->unflushed >= c->out_flush_rows;
+  return mbsp_wtime() - S->last_flush >= c->out_flush_sec;
+}
+
+static mbsErr mbsp_simFlush(mbspSim *S) {
+  return mbsp_simFlushRows(S, 1);
 }
 
 static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
@@ -976,7 +1045,17 @@ static mbsErr mbsp_simOpenFiles(mbspSim *S, int append, long step) {
   }
   MBS_CHECK((S->ftraj || !csv) && S->fenergy, MBS_ERR_IO, "%s: cannot open output files: %s",
             S->dir, strerror(errno));
+  const mbsModel *m = S->m;
+  MBS_CALL(mbsp_rowBuffer(S->ftraj,
+                          mbsp_rowMax(1 + m->nq + m->nv + (long)m->nbody * MBS_POSE_NCOMP),
+                          &S->tbuf, &S->tcap));
+  MBS_CALL(mbsp_rowBuffer(S->fenergy, mbsp_rowMax(12), &S->ebuf, &S->ecap));
+  S->trowmax = mbsp_rowMax(1 + m->nq + m->nv + (long)m->nbody * MBS_POSE_NCOMP);
+  S->erowmax = mbsp_rowMax(12);
   mbsp_csvHeader(S, tnew, enew);
+  // the headers now (a long header may pass the buffer in parts: only at the start)
+  MBS_CALL(mbsp_simSync(S->ftraj, &S->tdone, 0, S->dir, "trajectory.csv"));
+  MBS_CALL(mbsp_simSync(S->fenergy, &S->edone, 0, S->dir, "energy.csv"));
   // the bodies and their parents beside the CSV trajectory (HDF5 files hold them in /model)
   char pb[4200];
   snprintf(pb, sizeof pb, "%s/bodies.csv", S->dir);
@@ -1082,6 +1161,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     if (S->sfull) e = mbsp_simFull(S);
     S->pprev = mbsp_power(S, S->y + (S->q1 - S->q0));
     if (!e && !a->restart) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
+    if (!e) e = mbsp_simFlushRows(S, 0); // the first row (or the continued files) at once
   }
 
   // the time loop
@@ -1126,14 +1206,16 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     if (outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
     if (!e && a->cfg->out_checkpoint_every > 0 && step % a->cfg->out_checkpoint_every == 0)
       e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
-    // every rank finishes the step, then all agree on a pending signal
-    double sig = mbsp_sim_signal;
-    if (!e) e = mbsp_allreduceMax(a->comm, &sig, 1);
-    if (!e && sig > 0 && !last) {
+    // every rank finishes the step, then all agree on a pending signal and on rank 0's decision
+    // to flush the rows (output.flush_every)
+    double sig[2] = {mbsp_sim_signal, mbsp_simFlushDue(S)};
+    if (!e) e = mbsp_allreduceMax(a->comm, sig, 2);
+    if (!e && sig[1] > 0 && !(sig[0] > 0 && !last)) e = mbsp_simFlushRows(S, 0);
+    if (!e && sig[0] > 0 && !last) {
       // the row of this step first: the checkpoint flushes every row up to its step
       if (!outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
       if (!e) e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
-      stop = mbsp_simSigName((int)sig);
+      stop = mbsp_simSigName((int)sig[0]);
       break;
     }
     mbsp_progress(S, t, step, 0);
@@ -1145,8 +1227,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   if (!e) e = eh5;
   mbsErr ec = MBS_OK;
   if (S->xmf) ec = mbsp_xdmfClose(&S->xmf); // rank 0: the final row count in every grid
-  if (!ec) ec = mbsp_simSync(S->ftraj, S->dir, "trajectory.csv"); // rank 0: the last rows
-  if (!ec) ec = mbsp_simSync(S->fenergy, S->dir, "energy.csv");
+  if (!ec) ec = mbsp_simSync(S->ftraj, &S->tdone, 1, S->dir, "trajectory.csv"); // the last rows
+  if (!ec) ec = mbsp_simSync(S->fenergy, &S->edone, 1, S->dir, "energy.csv");
   ec = mbsp_agreeErr(a->comm, ec); // rank 0 alone may have failed
   if (!e) e = ec;
 
@@ -1205,6 +1287,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   mbsp_rankReportFree(&rr);
   if (S->ftraj) fclose(S->ftraj);
   if (S->fenergy) fclose(S->fenergy);
+  free(S->tbuf), free(S->ebuf); // after fclose: they were the streams' buffers
   mbsp_tsDestroy(&S->ts);
   if (S->serial) mbs_workDestroy(&S->w);
   mbsp_engineDestroy(&S->eng);
