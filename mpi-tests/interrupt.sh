@@ -4,8 +4,9 @@
 # once.
 #
 #   interrupt.sh MBSPAR CONFIGS_DIR MPIEXEC NPFLAG [PREFLAGS...]
-mbspar=$1
-cfg=$2/chain.cfg
+# absolute paths: one part runs mbspar from another directory
+mbspar=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+cfg=$(cd "$2" && pwd)/chain.cfg
 mpiexec=$3
 npflag=$4
 shift 4
@@ -51,13 +52,16 @@ for v in -1 '"0 rows"' '"3 apples"'; do
 done
 "$mbspar" check "$cfg" --quiet --set 'output.flush_every="10 rows"' || bad "flush_every 10 rows"
 
-# 1. SIGINT to a run without mpirun: checkpoint, run.json stopped "SIGINT", one line, exit 10
+# 1. SIGINT to a run without mpirun: checkpoint, run.json stopped "SIGINT", one line, exit 10; the
+#    command the line suggests continues the run as printed (issue 32: the hint named --restart
+#    alone, which continued into output.dir). A 400-link chain with jcg without warm start, so
+#    that the SIGINT, sent when the first row is in energy.csv, lands within the 5 steps.
 out=$tmp/int1
-"$mbspar" run "$cfg" --out "$out" --quiet --set model.chain.n=16 --set integrator.t_end=1000 \
-  2>"$tmp/int1.err" &
+set -- --out "$out" --quiet --set model.chain.n=400 --set solver.method=jcg \
+  --set solver.warm_start=none --set integrator.t_end=0.005
+"$mbspar" run "$cfg" "$@" 2>"$tmp/int1.err" &
 pid=$!
 wait_file "$out/energy.csv" $pid
-sleep 0.3
 kill -INT $pid
 wait_pid $pid
 rc=$?
@@ -71,6 +75,38 @@ import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 sys.exit(0 if r["complete"] is False and r["stopped"] == "SIGINT" else 1)
 PY
+# check_done DIR NAME: DIR/run.json is complete at t = 0.005 and energy.csv ends there
+check_done() {
+  python3 - "$1" <<'PY' || bad "$2: the run was not continued to its end"
+import json, sys
+r = json.load(open(sys.argv[1] + "/run.json"))["results"]
+last = open(sys.argv[1] + "/energy.csv").read().splitlines()[-1].split(",")
+print(f"  run.json complete: {r['complete']} at t = {r['t']}; energy.csv ends at step {last[0]}")
+sys.exit(0 if r["complete"] and abs(r["t"] - 0.005) < 1e-12 and last[0] == "5" else 1)
+PY
+}
+cmd=$(sed -n 's/.*(continue with: \(.*\))$/\1/p' "$tmp/int1.err")
+echo "interrupt: running the printed command: $cmd"
+sh -c "$cmd" || bad "the printed command failed: $cmd"
+check_done "$out" "the printed command"
+# ... the same command again: the directory holds a run, the message names the command that
+# continues it (from its checkpoint), and that command works as printed
+"$mbspar" run "$cfg" "$@" 2>"$tmp/exists.err"
+rc=$?
+echo "interrupt: the same run again: exit $rc; stderr: $(cat "$tmp/exists.err")"
+if [ $rc -ne 3 ] || [ "$(grep -c . "$tmp/exists.err")" -ne 1 ]; then bad "exists: exit $rc"; fi
+cmd=$(sed -n 's/.*(continue it with: \(.*\); or use --force or another --out)$/\1/p' \
+  "$tmp/exists.err")
+[ -n "$cmd" ] || bad "exists: no command in the message"
+sh -c "$cmd" || bad "the command of the exists message failed: $cmd"
+check_done "$out" "the command of the exists message"
+# ... and --restart CK alone continues into CK's directory, not output.dir (the cwd stays clean)
+mkdir "$tmp/cwd"
+(cd "$tmp/cwd" && "$mbspar" run "$cfg" --quiet --set model.chain.n=400 --set solver.method=jcg \
+  --set solver.warm_start=none --set integrator.t_end=0.005 --restart "$out/checkpoint.bin") ||
+  bad "--restart without --out failed"
+[ -z "$(ls -A "$tmp/cwd")" ] || bad "--restart without --out wrote into $(ls -A "$tmp/cwd")"
+check_done "$out" "--restart without --out"
 
 # 2. a second SIGINT ends at once: a run whose steps take long (jcg without warm start on 1000
 #    links to 1e-12: about a second per step) gets two SIGINTs 0.05 s apart within a step; it
@@ -229,8 +265,14 @@ PY
     bad "$name: outputs not readable to their last row"
     return
   }
-  runfg "$np" "$@" --out "$out" --set output.format="$fmt" --set integrator.t_end="$tcut" \
-    --restart "$out/checkpoint.bin" || bad "$name: the restart failed"
+  if [ "$sig" = INT ]; then # the command printed (under mpirun: "mpiexec -n 2 ..."), to tcut
+    cmd=$(sed -n 's/.*(continue with: \(.*\))$/\1/p' "$tmp/$name.err")
+    echo "  continuing with the printed command: $cmd --set integrator.t_end=$tcut"
+    sh -c "$cmd --set integrator.t_end=$tcut" || bad "$name: the printed command failed"
+  else
+    runfg "$np" "$@" --out "$out" --set output.format="$fmt" --set integrator.t_end="$tcut" \
+      --restart "$out/checkpoint.bin" || bad "$name: the restart failed"
+  fi
   runfg "$np" "$@" --out "$out.ref" --set output.format="$fmt" --set integrator.t_end="$tcut" ||
     bad "$name: the uninterrupted run failed"
   "$py" - "$out" "$out.ref" "$fmt" <<'PY' || bad "$name: the continued run differs from an uninterrupted one"

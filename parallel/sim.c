@@ -660,6 +660,58 @@ static mbsErr mbsp_simRestore(mbspSim *S, const char *path) {
 
 // ---------------------------------------------------------------- setup and report
 
+// one word of a shell command: as it is if it is made of safe characters, else single-quoted
+static void mbsp_shellWord(char *buf, size_t n, size_t *len, const char *w) {
+  int safe = w[0] != 0;
+  for (const char *c = w; *c; c++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-", *c))
+      safe = 0;
+  size_t k = *len;
+  if (k && k < n) buf[k++] = ' ';
+  if (safe) {
+    for (const char *c = w; *c && k < n; c++) buf[k++] = *c;
+  } else {
+    if (k < n) buf[k++] = '\'';
+    for (const char *c = w; *c && k < n; c++) {
+      if (*c == '\'')
+        for (const char *q = "'\\''"; *q && k < n; q++) buf[k++] = *q;
+      else
+        buf[k++] = *c;
+    }
+    if (k < n) buf[k++] = '\'';
+  }
+  if (k >= n) k = n - 1;
+  buf[k] = 0;
+  *len = k;
+}
+
+// the command that continues this run from checkpoint \p ck, as the user can paste it: the
+// command line of this run with --restart CK instead of any --restart it had (under an MPI
+// launcher, prefixed with "mpiexec -n SIZE")
+static void mbsp_simContinueCmd(const mbspSim *S, const char *ck, char *buf, size_t n) {
+  const mbspSimArgs *a = S->a;
+  size_t len = 0;
+  buf[0] = 0;
+  if (S->size > 1) {
+    char pre[32];
+    mbsp_shellWord(buf, n, &len, "mpiexec");
+    mbsp_shellWord(buf, n, &len, "-n");
+    snprintf(pre, sizeof pre, "%d", S->size);
+    mbsp_shellWord(buf, n, &len, pre);
+  }
+  for (int i = 0; i < a->argc && a->argv; i++) {
+    const char *w = a->argv[i];
+    if (i > 0 && !strcmp(w, "--restart")) {
+      i++; // and its value
+      continue;
+    }
+    if (i > 0 && !strncmp(w, "--restart=", 10)) continue;
+    mbsp_shellWord(buf, n, &len, w);
+  }
+  mbsp_shellWord(buf, n, &len, "--restart");
+  mbsp_shellWord(buf, n, &len, ck);
+}
+
 static mbsErr mbsp_mkdirs(const char *dir) {
   char p[4096];
   snprintf(p, sizeof p, "%s", dir);
@@ -998,14 +1050,22 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
                                         "bodies.csv",     "energy.csv",    "run.json",
                                         "checkpoint.bin"};
     char p[4200];
+    // what to suggest: continuing the earlier run if it left a checkpoint (the command as it
+    // can be pasted), else another --out or --force
+    char ck[4200], hint[8192] = "use --force or another --out";
+    struct stat stc;
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", S->dir);
+    if (!a->force && !a->restart && stat(ck, &stc) == 0 && S_ISREG(stc.st_mode)) {
+      char cmd[7000];
+      mbsp_simContinueCmd(S, ck, cmd, sizeof cmd);
+      snprintf(hint, sizeof hint, "continue it with: %s; or use --force or another --out", cmd);
+    }
     for (int k = 0; k < 7 && !e && !a->force && !a->restart; k++) {
       struct stat st;
       snprintf(p, sizeof p, "%s/%s", S->dir, names[k]);
       if (stat(p, &st) == 0)
-        e = mbs_errSet(MBS_ERR_IO,
-                       "%s exists; not overwriting an earlier run's output (use --force, another "
-                       "--out, or --restart %s/checkpoint.bin)",
-                       p, S->dir);
+        e = mbs_errSet(MBS_ERR_IO, "%s exists; not overwriting an earlier run's output (%s)", p,
+                       hint);
     }
     // claim the directory atomically: every run writes energy.csv, and only one of two runs
     // given the same --out can create it (O_EXCL; the stat above only makes the common case
@@ -1016,8 +1076,8 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
       if (fd < 0 && errno == EEXIST)
         e = mbs_errSet(MBS_ERR_IO,
                        "%s exists; not overwriting an earlier run's output (another run claimed "
-                       "%s first; use --force, another --out, or --restart %s/checkpoint.bin)",
-                       p, S->dir, S->dir);
+                       "%s first; use --force or another --out)",
+                       p, S->dir);
       else if (fd < 0)
         e = mbs_errSet(MBS_ERR_IO, "%s: cannot create: %s", p, strerror(errno));
       else
@@ -1269,11 +1329,14 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     e = a->emit(a->emit_ctx, mbsp_runJson, &o, 0);
   }
   e = mbsp_agreeErr(a->comm, e);
-  if (!e && strcmp(stop, "t_end") != 0)
+  if (!e && strcmp(stop, "t_end") != 0) {
+    char cmd[7000];
+    mbsp_simContinueCmd(S, ckpath, cmd, sizeof cmd);
     e = mbs_errSet(MBS_INTERRUPTED,
                    "mbspar: %s received: stopped at t = %.9g s (step %ld) after finishing the "
-                   "step; checkpoint written to %s (continue with --restart %s)",
-                   stop, t, step, ckpath, ckpath);
+                   "step; checkpoint written to %s (continue with: %s)",
+                   stop, t, step, ckpath, cmd);
+  }
   // a failed run leaves a run.json marked incomplete with the error (rank 0, no communication;
   // only in a directory this run claimed, never over an earlier run's report)
   if (e && e != MBS_INTERRUPTED && S->rank == 0 && S->claimed) {
