@@ -63,6 +63,10 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
 /// Parse argv against the verb table \p verbs (\p nverb rows; row 0 is the default verb). Usage
 /// errors return MBS_ERR_USAGE with the one-line message. Local.
 mbsErr mbsp_cliParse(int argc, char **argv, const mbspVerb *verbs, int nverb, mbsCli *cli);
+
+/// `--json PATH` must be "-", absent, a regular file (or a link to one), a character device or a
+/// FIFO; anything else (a directory, a socket) is a usage error. Called by mbsp_cliParse. Local.
+mbsErr mbsp_cliCheckJson(const mbsCli *cli);
 /// The usage text: the verbs of the table, then the options. Local.
 void mbsp_cliUsage(FILE *f, const mbspVerb *verbs, int nverb);
 

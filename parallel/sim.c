@@ -1060,6 +1060,17 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
       mbsp_simContinueCmd(S, ck, cmd, sizeof cmd);
       snprintf(hint, sizeof hint, "continue it with: %s; or use --force or another --out", cmd);
     }
+    // a file name of the run that is not a regular file (a FIFO, a device, a directory, a
+    // symbolic link) is never opened or renamed over, also with --force or --restart
+    for (int k = 0; k < 7 && !e; k++) {
+      struct stat st;
+      snprintf(p, sizeof p, "%s/%s", S->dir, names[k]);
+      if (lstat(p, &st) == 0 && !S_ISREG(st.st_mode))
+        e = mbs_errSet(MBS_ERR_IO,
+                       "%s exists and is not a regular file; not writing it (move it "
+                       "away or use another --out)",
+                       p);
+    }
     for (int k = 0; k < 7 && !e && !a->force && !a->restart; k++) {
       struct stat st;
       snprintf(p, sizeof p, "%s/%s", S->dir, names[k]);
@@ -1086,6 +1097,97 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
     S->claimed = !e && !a->restart; // the directory's run files are this run's from here on
   }
   return mbsp_agreeErr(S->comm, e);
+}
+
+// the first line of \p path into \p buf (empty if the file is absent or empty)
+static void mbsp_firstLine(const char *path, char **buf, size_t *cap) {
+  FILE *f = fopen(path, "r");
+  ssize_t n = f ? getline(buf, cap, f) : -1;
+  if (f) fclose(f);
+  if (n < 0 && *buf) (*buf)[0] = 0;
+}
+
+// --restart, rank 0: are the files in the directory this run's? Read-only, before anything in the
+// directory is changed (issue 30: a restart into another model's directory overwrote its CSV
+// files, or cut its energy.csv before HDF5 refused). The directory's own checkpoint must be of
+// this model, the CSV headers this model's, the HDF5 file of its sizes, and the energy.csv row
+// at the checkpoint's step (if there is one) must hold the energies of the checkpoint's state
+// (sout, gathered), to the last digit.
+static mbsErr mbsp_simCheckDirRoot(mbspSim *S) {
+  const mbsModel *m = S->m;
+  const char *dir = S->dir, *why = NULL;
+  char p[4200], what[400] = "";
+  struct stat st, sck;
+  snprintf(p, sizeof p, "%s/checkpoint.bin", dir);
+  if (stat(p, &st) == 0 &&
+      !(stat(S->a->restart, &sck) == 0 && st.st_dev == sck.st_dev && st.st_ino == sck.st_ino)) {
+    mbsCkptHeader h;
+    FILE *f = fopen(p, "rb");
+    int ok = f && fread(&h, sizeof h, 1, f) == 1 && !memcmp(h.magic, MBS_CKPT_MAGIC, 8) &&
+             h.fingerprint == mbs_ckptFingerprint(m) && h.nq == m->nq && h.nv == m->nv;
+    if (f) fclose(f);
+    if (!ok) why = "checkpoint.bin is of another model";
+  }
+  // the headers this run writes
+  char *want[2] = {NULL, NULL}, *have = NULL;
+  size_t wlen[2] = {0, 0}, hcap = 0;
+  FILE *mt = open_memstream(&want[0], &wlen[0]), *me = open_memstream(&want[1], &wlen[1]);
+  if (mt && me) {
+    FILE *ft = S->ftraj, *fe = S->fenergy;
+    S->ftraj = mt, S->fenergy = me;
+    mbsp_csvHeader(S, 1, 1);
+    S->ftraj = ft, S->fenergy = fe;
+  }
+  if (mt) fclose(mt);
+  if (me) fclose(me);
+  mbsErr e = want[0] && want[1] ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (restart)");
+  static const char *const csvname[2] = {"trajectory.csv", "energy.csv"};
+  for (int k = 0; k < 2 && !e && !why; k++) {
+    snprintf(p, sizeof p, "%s/%s", dir, csvname[k]);
+    mbsp_firstLine(p, &have, &hcap);
+    if (have && have[0] && strcmp(have, want[k]) != 0)
+      why = k ? "energy.csv has another header" : "trajectory.csv has another model's columns";
+  }
+  // the energies of the checkpoint's state against the row of its step
+  snprintf(p, sizeof p, "%s/energy.csv", dir);
+  FILE *f = !e && !why ? fopen(p, "r") : NULL;
+  if (f) {
+    double t;
+    long step;
+    mbsp_tsGetState(S->ts, &t, &step, &(double){0});
+    mbs_fwdPosition(m, S->sout, S->wout);
+    mbs_fwdVelocity(m, S->sout, S->wout);
+    char row[200], fld[64];
+    snprintf(row, sizeof row, "%ld,%.17g,%.17g,%.17g,", step, t, mbs_kineticEnergy(m, S->wout),
+             mbs_potentialEnergy(m, S->sout, S->wout));
+    snprintf(fld, sizeof fld, "%ld,", step);
+    while (getline(&have, &hcap, f) > 0)
+      if (!strncmp(have, fld, strlen(fld))) {
+        if (strncmp(have, row, strlen(row)) != 0) {
+          why = "energy.csv holds other energies at the checkpoint's step";
+          snprintf(what, sizeof what, " (%.*s... against %s...)", 60, have, row);
+        }
+        break;
+      }
+    fclose(f);
+  }
+  if (!e && !why && S->a->cfg->out_format == MBS_OUTFMT_HDF5) {
+    snprintf(p, sizeof p, "%s/trajectory.h5", dir);
+    e = mbsp_h5Probe(p, m->nq, m->nv);
+  }
+  free(want[0]), free(want[1]), free(have);
+  if (!e && why)
+    e = mbs_errSet(MBS_ERR_INPUT,
+                   "mbspar: --restart %s: %s holds another run's outputs (%s%s); nothing was "
+                   "changed: continue into the checkpoint's own directory or give another --out",
+                   S->a->restart, dir, why, what);
+  return e;
+}
+
+// --restart: the check above before the files are touched (collective: the state is gathered)
+static mbsErr mbsp_simCheckDir(mbspSim *S) {
+  MBS_CALL(mbsp_gatherState(S));
+  return mbsp_agreeErr(S->comm, S->rank == 0 ? mbsp_simCheckDirRoot(S) : MBS_OK);
 }
 
 static mbsErr mbsp_simOpenFiles(mbspSim *S, int append, long step) {
@@ -1206,7 +1308,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   long step = 0;
   if (!e) {
     mbsp_tsGetState(S->ts, &t, &step, &dt);
-    e = mbsp_agreeErr(a->comm, mbsp_simOpenFiles(S, a->restart != NULL, step));
+    if (a->restart) e = mbsp_simCheckDir(S);
+    if (!e) e = mbsp_agreeErr(a->comm, mbsp_simOpenFiles(S, a->restart != NULL, step));
     if (!e && a->cfg->out_format == MBS_OUTFMT_HDF5) e = mbsp_simOpenH5(S, a->restart != NULL, t);
     // a restart continues the files of its run: they are this run's once they were opened
     if (a->restart && S->rank == 0) S->claimed = !e;
