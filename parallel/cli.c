@@ -404,7 +404,7 @@ mbsErr mbsp_cliParse(int argc, char **argv, const mbspVerb *verbs, int nverb, mb
     cli->verb = &verbs[0];
     cli->config = pos[0];
   }
-  return MBS_OK;
+  return mbsp_cliCheckJson(cli); // a --json that is a directory: refused before anything runs
 }
 
 // ---------------------------------------------------------------- output files
@@ -432,6 +432,10 @@ mbsErr mbsp_outPrepare(const mbsCli *cli, const char *const *names, int nnames) 
   for (int k = 0; k < nnames; k++) {
     char p[4096];
     MBS_CALL(mbsp_outPath(cli, names[k], p, sizeof p));
+    struct stat sn;
+    if (lstat(p, &sn) == 0 && !S_ISREG(sn.st_mode))
+      return mbs_errSet(MBS_ERR_IO, "mbspar: %s exists and is not a regular file; not writing it",
+                        p);
     if (mbs_exists(p) && !cli->force)
       return mbs_errSet(MBS_ERR_IO, "mbspar: %s exists; not overwriting it (use --force)", p);
   }
@@ -568,6 +572,37 @@ void mbsp_jsonHead(mbsJson *j, const mbsCli *cli, mbspComm *comm, const mbsConfi
   }
 }
 
+// what a report target is: 0 a regular file or nothing (written through a temporary and
+// renamed), 1 a character device or FIFO (written to directly), 2 a symbolic link to a regular
+// file (its target, \p real, is replaced), -1 anything else (a directory, a socket: refused);
+// "-" is 0
+static int mbsp_cliJsonKind(const char *path, char *real, size_t n) {
+  struct stat st, lst;
+  if (!strcmp(path, "-") || lstat(path, &lst) != 0) return 0;
+  if (stat(path, &st) != 0) return S_ISLNK(lst.st_mode) ? -1 : 0; // a dangling link
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return 1;
+  if (!S_ISREG(st.st_mode)) return -1;
+  if (!S_ISLNK(lst.st_mode)) return 0;
+  char *r = realpath(path, NULL);
+  if (!r || strlen(r) >= n) {
+    free(r);
+    return -1;
+  }
+  memcpy(real, r, strlen(r) + 1);
+  free(r);
+  return 2;
+}
+
+mbsErr mbsp_cliCheckJson(const mbsCli *cli) {
+  char real[4096];
+  if (cli->json && mbsp_cliJsonKind(cli->json, real, sizeof real) < 0)
+    return mbs_errSet(MBS_ERR_USAGE,
+                      "mbspar: --json %s: not a regular file, character device or FIFO (a "
+                      "directory?); not writing the report there",
+                      cli->json);
+  return MBS_OK;
+}
+
 mbsErr mbsp_emitStaged(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m,
                        mbspJsonBody body, const void *ctx, mbspOutSet *set) {
   const char *targets[2] = {cli->json, NULL};
@@ -581,8 +616,26 @@ mbsErr mbsp_emitStaged(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
   for (int k = 0; k < 2; k++) {
     if (!targets[k]) continue;
     mbsJson *j;
+    char real[4096];
+    int kind = mbsp_cliJsonKind(targets[k], real, sizeof real);
+    if (kind < 0)
+      return mbs_errSet(MBS_ERR_IO,
+                        "mbspar: %s: not a regular file, character device or FIFO; "
+                        "not writing the report there",
+                        targets[k]);
     if (!strcmp(targets[k], "-")) { // standard output: now, nothing to stage
       MBS_CALL(mbs_jsonOpen(targets[k], &j));
+    } else if (kind == 1) { // a device or FIFO (--json /dev/stderr): written to, never replaced
+      MBS_CALL(mbs_jsonOpenNew(targets[k], MBS_JSON_STREAM, &j));
+    } else if (kind == 2) { // a symbolic link to a regular file: the file is replaced, not the link
+      char tmp[4200];
+      snprintf(tmp, sizeof tmp, "%s.tmp.%ld", real, (long)getpid());
+      MBS_CALL(mbs_jsonOpenNew(tmp, MBS_JSON_DIRECT, &j));
+      mbsErr es = mbsp_outStage(set, tmp, real, k == 1 && !cli->force);
+      if (es) {
+        mbs_jsonAbandon(&j);
+        return es;
+      }
     } else { // a temporary of the set; --json PATH is overwritten, DIR/VERB.json only with --force
       char tmp[4200];
       snprintf(tmp, sizeof tmp, "%s.tmp.%ld", targets[k], (long)getpid());

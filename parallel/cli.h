@@ -78,6 +78,10 @@ mbsErr mbsp_cliBlameTs(const mbsCli *cli, mbsErr e);
 /// option. Local.
 void mbsp_cliUsage(FILE *f, const mbspVerb *verbs, int nverb, const mbspVerb *verb);
 
+/// `--json PATH` must be "-", absent, a regular file (or a link to one), a character device or a
+/// FIFO; anything else (a directory, a socket) is a usage error. Called by mbsp_cliParse. Local.
+mbsErr mbsp_cliCheckJson(const mbsCli *cli);
+
 /// DIR/NAME of --out DIR into buf. Local.
 mbsErr mbsp_outPath(const mbsCli *cli, const char *name, char *buf, size_t n);
 /// Create --out DIR if needed and refuse to overwrite the files a verb writes (rank 0).

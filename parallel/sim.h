@@ -13,11 +13,13 @@ typedef struct {
   mbspComm *comm;
   const mbsModel *m;
   const mbsConfig *cfg;
-  const char *out_dir;   ///< output directory (created if absent)
-  int force;             ///< overwrite earlier outputs
-  int quiet;             ///< no progress, no table
-  int no_table;          ///< no table on stdout (the JSON report goes there)
-  const char *restart;   ///< checkpoint to continue from, or NULL
+  const char *out_dir; ///< output directory (created if absent)
+  int force;           ///< overwrite earlier outputs
+  int quiet;           ///< no progress, no table
+  int no_table;        ///< no table on stdout (the JSON report goes there)
+  const char *restart; ///< checkpoint to continue from, or NULL
+  int argc;            ///< the command line, for the commands the messages suggest
+  char **argv;
   double progress_every; ///< --progress: plain lines every so many seconds (0: live line on a
                          ///< terminal, also under mpirun; else every 10 s)
   /// write the final report (common head + body) to the --json / --out targets (\p out_only:

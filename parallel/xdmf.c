@@ -16,8 +16,9 @@
 /// claims) the HyperSlab form, with the same grids. In the legacy form each grid's geometry
 /// starts with an XML comment naming its row: that reader caches a grid's geometry by the text
 /// of its first DataItem child, and the comment makes that key differ per row.
-/// Trade-offs: the .xmf is rewritten from the tail after each append (fseek to the closing
-/// tags), so it is valid XDMF at every moment of the run and after a kill; while the run goes
+/// Trade-offs: the file is rewritten from the tail when rows are flushed to the HDF5 file
+/// (mbsp_xdmfCommit: fseek to the closing tags), so it is valid XDMF at every moment of the run
+/// and after a kill, and never lists a row the HDF5 file lacks; while the run goes
 /// on, the grids name the HDF5 file by its temporary name (trajectory.h5.tmp, which h5out.c
 /// renames at the end) and declare the dataset's row count at the time they were written
 /// (readers take the selection, which is inside); mbsp_xdmfClose rewrites the whole file once
@@ -38,9 +39,10 @@ struct mbspXdmf {
   char *h5final;   // the HDF5 file's name after the run (mbsp_h5Close renames it)
   int nbody, wrench;
   FILE *f;
-  long tail; // offset of the closing tags
-  long nrow; // grids written
-  double *t; // (cap) time of each row
+  long tail;  // offset of the closing tags
+  long nrow;  // rows described (mbsp_xdmfAppend)
+  long ngrid; // grids written into the file (mbsp_xdmfCommit: rows flushed to the HDF5 file)
+  double *t;  // (cap) time of each row
   long cap;
 };
 
@@ -184,6 +186,7 @@ static mbsErr mbsp_xdmfRewrite(mbspXdmf *x, int final) {
   MBS_CHECK(x->f, MBS_ERR_IO, "%s: cannot open for writing: %s", tmp, strerror(errno));
   fputs(mbsp_xdmf_head, x->f);
   for (long i = 0; i < x->nrow; i++) mbsp_xdmfGrid(x->f, x, 3, i, x->t[i], final ? x->nrow : i + 1);
+  x->ngrid = x->nrow;
   x->tail = ftell(x->f);
   mbsErr e = mbsp_xdmfTail(x);
   if (!e && (MBS_FAULT_WRITE_POINT() || rename(tmp, x->path) != 0))
@@ -238,9 +241,15 @@ mbsErr mbsp_xdmfOpen(const char *path, const char *h5name, int nbody, int wrench
 mbsErr mbsp_xdmfAppend(mbspXdmf *x, long row, double t) {
   MBS_CHECK(row == x->nrow, MBS_ERR_INTERNAL, "XDMF: row %ld appended after %ld rows", row,
             x->nrow);
-  MBS_CALL(mbsp_xdmfPush(x, t));
+  return mbsp_xdmfPush(x, t);
+}
+
+mbsErr mbsp_xdmfCommit(mbspXdmf *x, long nrow) {
+  if (nrow > x->nrow) nrow = x->nrow;
+  if (nrow <= x->ngrid) return MBS_OK;
   MBS_CHECK(fseek(x->f, x->tail, SEEK_SET) == 0, MBS_ERR_IO, "%s: seek failed", x->path);
-  mbsp_xdmfGrid(x->f, x, 3, row, t, row + 1);
+  for (long i = x->ngrid; i < nrow; i++) mbsp_xdmfGrid(x->f, x, 3, i, x->t[i], i + 1);
+  x->ngrid = nrow;
   x->tail = ftell(x->f);
   return mbsp_xdmfTail(x);
 }

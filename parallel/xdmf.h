@@ -19,8 +19,12 @@ typedef struct mbspXdmf mbspXdmf;
 /// Local (rank 0).
 mbsErr mbsp_xdmfOpen(const char *path, const char *h5name, int nbody, int wrench, long nrow,
                      const char *energy_csv, mbspXdmf **x);
-/// Describe HDF5 row \p row at time \p t (rows in order). Local.
+/// Describe HDF5 row \p row at time \p t (rows in order); its grid is written into the file by
+/// mbsp_xdmfCommit, once the row is flushed to the HDF5 file. Local.
 mbsErr mbsp_xdmfAppend(mbspXdmf *x, long row, double t);
+/// Write the grids of the rows described so far, up to \p nrow rows in all: the rows the HDF5
+/// file holds on disk (after mbsp_h5Flush). The file is valid XDMF after every commit. Local.
+mbsErr mbsp_xdmfCommit(mbspXdmf *x, long nrow);
 /// Rewrite the file with the final file name (until then the grids name "<h5name>.tmp", the
 /// HDF5 file's name while it is written) and the final row count in every dataset reference,
 /// write the XDMF 2 form next to it (\p path with .xdmf2 for .xmf), close, free and NULL (NULL

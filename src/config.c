@@ -10,6 +10,7 @@
 /// readers treat arrays and lists alike. The rewrite keeps every character position, so the
 /// line numbers are unchanged.
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <libconfig.h>
 #include <limits.h>
 #include <math.h>
@@ -779,9 +780,50 @@ static mbsErr mbs_cfgReadIntegrator(mbsConfig *c, const mbsCs *root) {
   return MBS_OK;
 }
 
+// output.flush_every: seconds of wall-clock time (a number, or a string "N s"; 0: every row) or
+// output rows (a string "N rows")
+static mbsErr mbs_cfgReadFlush(mbsConfig *c, const mbsCs *s) {
+  if (!s) return MBS_OK;
+  static const char what[] =
+      "output.flush_every: expected seconds >= 0 (e.g. 1 or \"2.5 s\"; 0: after every row) or "
+      "a number of output rows (e.g. \"10 rows\")";
+  int t = config_setting_type(s);
+  double sec = -1;
+  long rows = 0;
+  if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT) {
+    sec = config_setting_get_float(s);
+    if (t != CONFIG_TYPE_FLOAT) sec = (double)config_setting_get_int64(s);
+  } else if (t == CONFIG_TYPE_STRING) {
+    const char *v = config_setting_get_string(s);
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || errno) return mbs_cfgFail(c, s, "%s, got \"%s\"", what, v);
+    while (*end == ' ') end++;
+    if (!strcmp(end, "s") || !strcmp(end, "sec") || !strcmp(end, "seconds") || !*end) {
+      sec = x;
+    } else if (!strcmp(end, "row") || !strcmp(end, "rows")) {
+      if (!(x >= 1 && x <= 1e9 && x == floor(x)))
+        return mbs_cfgFail(c, s,
+                           "output.flush_every: the number of rows must be an integer from 1 "
+                           "to 1e9, got \"%s\"",
+                           v);
+      rows = (long)x;
+    } else {
+      return mbs_cfgFail(c, s, "%s, got \"%s\"", what, v);
+    }
+  } else {
+    return mbs_cfgFail(c, s, "%s, got %s", what, mbs_cfgTypeName(s));
+  }
+  if (!rows && !(sec >= 0 && sec <= 1e9)) return mbs_cfgFail(c, s, "%s, got %g", what, sec);
+  c->out_flush_rows = (int)rows;
+  c->out_flush_sec = rows ? 0 : sec;
+  return MBS_OK;
+}
+
 static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"dir",    "every",        "checkpoint_every",
-                                     "format", "joint_wrench", NULL};
+  static const char *const keys[] = {
+      "dir", "every", "checkpoint_every", "format", "joint_wrench", "flush_every", NULL};
   const mbsCs *g;
   MBS_CALL(mbs_cfgGetGroup(c, root, "output", &g));
   if (!g) return MBS_OK;
@@ -805,7 +847,7 @@ static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
                          mbs_cfgTypeName(jw));
     c->out_joint_wrench = config_setting_get_bool(jw);
   }
-  return MBS_OK;
+  return mbs_cfgReadFlush(c, config_setting_get_member(g, "flush_every"));
 }
 
 static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
@@ -1118,6 +1160,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   c->out_checkpoint_every = 0;
   c->out_format = MBS_OUTFMT_CSV;
   c->out_joint_wrench = 1;
+  c->out_flush_sec = 1, c->out_flush_rows = 0;
   c->inverse.T = 1;
   c->inverse.steps = 100;
   mbs_staticOptDefault(&c->statics);
@@ -2415,6 +2458,13 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   mbs_jsonInt(j, "checkpoint_every", c->out_checkpoint_every);
   mbs_jsonString(j, "format", mbs_outFormatName(c->out_format));
   mbs_jsonBool(j, "joint_wrench", c->out_joint_wrench);
+  if (c->out_flush_rows) {
+    char fr[32];
+    snprintf(fr, sizeof fr, "%d rows", c->out_flush_rows);
+    mbs_jsonString(j, "flush_every", fr);
+  } else {
+    mbs_jsonNumber(j, "flush_every", c->out_flush_sec);
+  }
   mbs_jsonEndObject(j);
 
   const mbsInverseSpec *iv = &c->inverse;

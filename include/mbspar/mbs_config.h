@@ -75,6 +75,9 @@ typedef struct mbsConfig {
   int out_checkpoint_every; ///< output.checkpoint_every: steps between checkpoints, 0 = never
   int out_format;           ///< output.format: mbsOutFormat (default csv)
   int out_joint_wrench;     ///< output.joint_wrench: HDF5 rows hold joint wrenches (default 1)
+  double out_flush_sec;     ///< output.flush_every in seconds of wall-clock time (default 1;
+                            ///< 0: after every row); unused when out_flush_rows > 0
+  int out_flush_rows;       ///< output.flush_every = "N rows": after every N-th row (0: by time)
   mbsInverseSpec inverse;   ///< the `inverse` group
   mbsStaticOpt statics;     ///< the `static` group (the `static` verb; defaults if absent)
   mbsCpaSpec cpa;           ///< the `cpa` group (the `cpa` verb's cost model)
