@@ -287,14 +287,14 @@ mbsErr mbsp_bodyOutTopology(const mbsModel *m, const char *path) {
   MBS_CHECK(f, MBS_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
   fprintf(f, "index,name,parent,parent_name,joint,mass,com_x,com_y,com_z,origin_x,origin_y,"
              "origin_z,axis_x,axis_y,axis_z,axis2_x,axis2_y,axis2_z,frame_qw,frame_qx,frame_qy,"
-             "frame_qz\n");
+             "frame_qz,tip_x,tip_y,tip_z\n");
   for (int b = 0; b < m->nbody; b++) {
     int p = m->body_parent[b];
     fprintf(f, "%d,%s,%d,%s,%s,%.17g", b, m->body_name[b], p, p >= 0 ? m->body_name[p] : "ground",
             mbs_jntName(m->body_jnttype[b]), m->body_mass[b]);
-    const double *v[5] = {m->body_com + 3 * b, m->jnt_origin + 3 * b, m->jnt_axis + 3 * b,
-                          m->jnt_axis2 + 3 * b, m->body_framequat + 4 * b};
-    for (int k = 0; k < 5; k++)
+    const double *v[6] = {m->body_com + 3 * b,  m->jnt_origin + 3 * b,     m->jnt_axis + 3 * b,
+                          m->jnt_axis2 + 3 * b, m->body_framequat + 4 * b, m->body_tip + 3 * b};
+    for (int k = 0; k < 6; k++)
       for (int i = 0; i < (k == 4 ? 4 : 3); i++) fprintf(f, ",%.17g", v[k][i]);
     fprintf(f, "\n");
   }
