@@ -541,6 +541,32 @@ void mbsp_jsonHead(mbsJson *j, const mbsCli *cli, mbspComm *comm, const mbsConfi
   if (cfg->urdf) { // the robot: joints with their limits, what is not modelled
     mbs_jsonBeginObject(j, "urdf");
     mbs_urdfJson(cfg->urdf, j);
+    if (cfg->nurdf_jf) { // model.urdf.joints: the keys given, per dof
+      static const char *const keys[4] = {"force", "stiffness", "springref", "damping"};
+      mbs_jsonBeginArray(j, "joint_forces");
+      for (int k = 0; k < cfg->nurdf_jf; k++) {
+        const mbsUrdfJointForce *f = &cfg->urdf_jf[k];
+        const mbsReal *v[4] = {f->force, f->stiffness, f->springref, f->damping};
+        mbs_jsonBeginObject(j, NULL);
+        mbs_jsonString(j, "joint", f->name);
+        for (int q = 0; q < 4; q++)
+          if (f->given & (1 << q)) mbs_jsonNumberArray(j, keys[q], v[q], f->nv);
+        mbs_jsonEndObject(j);
+      }
+      mbs_jsonEndArray(j);
+    }
+    if (cfg->torques) { // model.urdf.torques: the table
+      const mbsTorques *t = cfg->torques;
+      mbs_jsonBeginObject(j, "torques");
+      mbs_jsonString(j, "file", t->file);
+      mbs_jsonInt(j, "rows", t->ns);
+      mbs_jsonNumber(j, "t_first", t->t[0]);
+      mbs_jsonNumber(j, "t_last", t->t[t->ns - 1]);
+      mbs_jsonBeginArray(j, "joints");
+      for (int k = 0; k < t->ncol; k++) mbs_jsonString(j, NULL, t->joint[k]);
+      mbs_jsonEndArray(j);
+      mbs_jsonEndObject(j);
+    }
     mbs_jsonEndObject(j);
   }
 }

@@ -24,6 +24,7 @@
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
+#include "mbspar/mbs_textfile.h"
 #include "mbspar/mbspar.h"
 #if defined(__GLIBC__) && !defined(SMPI_HELPERS_H) // SimGrid's smpicc redefines malloc
 #define MBS_MALLOPT 1
@@ -79,8 +80,8 @@ int main(int argc, char **argv) {
 
   // the command line is the same on every rank; agree anyway
   e = mbsp_agreeErr(comm, mbsp_cliParse(argc, argv, mbs_verbs, MBS_NVERB, &cli));
-  // run: SIGTERM/SIGUSR1 from now on only set a flag, honoured after the first step (a signal
-  // during the setup is not lost; sim.c installs them again after PETSc's own handlers)
+  // run: SIGTERM/SIGUSR1/SIGINT from now on only set a flag, honoured after the first step (a
+  // signal during the setup is not lost; sim.c installs them again after PETSc's own handlers)
   if (!e && cli.verb && cli.verb->run == mbsp_verbRun) mbsp_simInstallSignals();
   if (!e) e = mbsp_threadsInit(comm, NULL); // OpenMP threads per rank: never oversubscribe
   if (!e && (cli.help || cli.version)) {
@@ -131,7 +132,9 @@ int main(int argc, char **argv) {
       strcpy(t, "\"; };\n");
     }
   } else if (!e) {
-    e = mbsp_bcastFile(comm, cli.config, &text, NULL);
+    size_t tlen = 0;
+    e = mbsp_bcastFile(comm, cli.config, &text, &tlen);
+    if (!e) e = mbsp_agreeErr(comm, mbs_textCheck(text, tlen, cli.config)); // NUL, UTF-16, ...
   }
   if (!e)
     e = mbsp_agreeErr(
@@ -149,6 +152,20 @@ int main(int argc, char **argv) {
     }
     if (!e) e = mbsp_agreeErr(comm, mbs_configSetUrdf(cfg, utext, ulen));
     free(utext);
+  }
+  // model.urdf.torques: the joint forces over time, read the same way
+  if (!e && cfg->urdf_torques) {
+    char *ttext = NULL;
+    size_t tlen = 0;
+    e = mbsp_bcastFile(comm, cfg->urdf_torques, &ttext, &tlen);
+    if (e == MBS_ERR_INPUT) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+      e = mbs_errSet(MBS_ERR_INPUT, "%s:%d: model.urdf.torques: cannot read %s (%s)", cfg->filename,
+                     cfg->urdf_torques_line, cfg->urdf_torques, msg);
+    }
+    if (!e) e = mbsp_agreeErr(comm, mbs_configSetTorques(cfg, ttext, tlen));
+    free(ttext);
   }
   int local_model = 0; // distributed-memory model (see below)
   if (!e) {

@@ -37,7 +37,23 @@
 
 static volatile sig_atomic_t mbsp_sim_signal = 0;
 
+static volatile sig_atomic_t mbsp_sim_sigints = 0;
+
 static void mbsp_simOnSignal(int sig) {
+  // a second SIGINT (Ctrl-C pressed again) ends the process at once, by the default action
+  // (async-signal-safe: write, sigaction, raise)
+  if (sig == SIGINT && mbsp_sim_sigints++ > 0) {
+    static const char msg[] = "mbspar: second SIGINT: stopping at once (no checkpoint)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGINT, &dfl, NULL);
+    raise(SIGINT);
+    return;
+  }
   if (!mbsp_sim_signal) mbsp_sim_signal = sig; // the first one names the stop
 }
 
@@ -45,9 +61,16 @@ void mbsp_simInstallSignals(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = mbsp_simOnSignal;
+  sa.sa_flags = SA_RESTART; // system calls of the libraries (MPI, I/O) go on after the flag is set
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGUSR1, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL); // Ctrl-C: as SIGTERM; a second one ends at once
+}
+
+// the name of a stopping signal in run.json and the message
+static const char *mbsp_simSigName(int sig) {
+  return sig == SIGUSR1 ? "SIGUSR1" : sig == SIGINT ? "SIGINT" : "SIGTERM";
 }
 
 typedef struct {
@@ -209,6 +232,7 @@ static mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e));
   S->s->time = t;
+  if (S->a->cfg && S->a->cfg->torques) mbs_torquesAt(S->a->cfg->torques, m, t, S->s->tau);
   // warm-start slot: the position of this evaluation within the step (capped: the extra
   // evaluations of a rejected adaptive step share the last slot)
   S->s->stage = S->stage_count < S->s->nstage ? S->stage_count : S->s->nstage - 1;
@@ -312,6 +336,8 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
   MBS_TIC(S->tim, MBS_TIMER_OUTPUT);
   MBS_CALL(mbsp_gatherState(S));
   // per-body outputs, computed by the owners of the bodies; CSV: the pose rows to rank 0
+  if (S->a->cfg && S->a->cfg->torques) // the joint forces of the row's time
+    mbs_torquesAt(S->a->cfg->torques, S->m, t, mbsp_bodyOutState(S->bo)->tau);
   MBS_CALL(mbsp_bodyOutCompute(S->bo, t, S->y, S->y + (S->q1 - S->q0)));
   if (S->ftraj || !S->h5) MBS_CALL(mbsp_bodyOutGather(S->bo, S->poses));
   double wsum = S->work;
@@ -1110,7 +1136,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
       // the row of this step first: the checkpoint flushes every row up to its step
       if (!outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
       if (!e) e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
-      stop = sig == SIGUSR1 ? "SIGUSR1" : "SIGTERM";
+      stop = mbsp_simSigName((int)sig);
       break;
     }
     mbsp_progress(S, t, step, 0);

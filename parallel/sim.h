@@ -27,11 +27,12 @@ typedef struct {
 } mbspSimArgs;
 
 /// Simulate from the model's initial state (or the checkpoint) to integrator.t_end. Returns
-/// MBS_INTERRUPTED (exit code 10) after SIGTERM/SIGUSR1 made every rank finish its step and a
-/// checkpoint was written. Collective.
+/// MBS_INTERRUPTED (exit code 10) after SIGTERM/SIGUSR1/SIGINT made every rank finish its step and
+/// a checkpoint was written. Collective.
 mbsErr mbsp_simRun(const mbspSimArgs *a);
 
-/// Install the SIGTERM/SIGUSR1 handlers (they only set a flag). Local.
+/// Install the SIGTERM/SIGUSR1/SIGINT handlers (they only set a flag; a second SIGINT ends the
+/// process at once). Local.
 void mbsp_simInstallSignals(void);
 
 #endif

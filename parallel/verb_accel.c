@@ -267,6 +267,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
     mbs_cfsSetProgress(mbsp_engineCfs(eng), mbsp_accelProgress, &prog);
   for (int k = 0; k < cli->repeat && !e; k++) {
     mbs_stateReset(m, s);
+    if (cfg->torques) mbs_torquesAt(cfg->torques, m, s->time, s->tau); // URDF: forces at t = 0
     e = accel_compute(comm, m, s, w, eng);
   }
   double tpe = (mbs_wtime() - t0) / cli->repeat;

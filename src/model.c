@@ -32,6 +32,12 @@ void mbs_bodySpecDefault(mbsBodySpec *spec) {
   spec->framequat[0] = 1;
 }
 
+const char *mbs_nameProblem(const char *name) {
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    if (*p < 0x20 || *p == 0x7f || *p == ',') return *p == ',' ? "a comma" : "a control character";
+  return NULL;
+}
+
 void mbs_optionDefault(mbsOption *opt) {
   memset(opt, 0, sizeof *opt);
   opt->solver = MBS_SOLVER_SCHUR;
@@ -75,6 +81,7 @@ static mbsErr mbs_modelGrow(mbsModel *m, int n) {
   MBS_GROW(jnt_axis, 3);
   MBS_GROW(jnt_axis2, 3);
   MBS_GROW(body_framequat, 4);
+  MBS_GROW(body_tip, 3);
   // per-dof and per-coordinate arrays are sized by 6 and 7 per body (upper bounds)
   MBS_GROW(dof_stiffness, 6);
   MBS_GROW(dof_springref, 6);
@@ -323,8 +330,9 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
 
   // names
   MBS_CHECK(spec->name && spec->name[0], MBS_ERR_INPUT, "body name is empty");
-  MBS_CHECK(strcmp(spec->name, "ground") != 0 && strcmp(spec->name, "world") != 0, MBS_ERR_INPUT,
-            "body name \"%s\" is reserved", spec->name);
+  MBS_CHECK(spec->any_name ||
+                (strcmp(spec->name, "ground") != 0 && strcmp(spec->name, "world") != 0),
+            MBS_ERR_INPUT, "body name \"%s\" is reserved", spec->name);
   MBS_CHECK(mbs_modelFindGlobal(m, spec->name) < 0, MBS_ERR_INPUT, "duplicate body name \"%s\"",
             spec->name);
 
@@ -380,6 +388,7 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   memcpy(m->jnt_origin + 3 * b, spec->origin, 3 * sizeof(mbsReal));
   memcpy(m->jnt_axis + 3 * b, axis, 3 * sizeof(mbsReal));
   memcpy(m->jnt_axis2 + 3 * b, axis2, 3 * sizeof(mbsReal));
+  memcpy(m->body_tip + 3 * b, spec->tip, 3 * sizeof(mbsReal));
   for (int k = 0; k < 4; k++)
     m->body_framequat[4 * b + k] = fq == 0 ? (k == 0) : spec->framequat[k] / sqrt(fq);
   for (int k = 0; k < nv; k++) {
@@ -750,14 +759,39 @@ void mbs_modelDestroy(mbsModel **pm) {
   for (int k = 0; k < m->nforce; k++) free(m->force_name[k]);
   free(m->force_name), free(m->force_body), free(m->force_point), free(m->force_prm);
   free(m->body_gid), free(m->body_gqadr), free(m->body_gdofadr), free(m->body_glamadr);
-  void *arrs[] = {
-      m->body_parent,   m->body_jnttype,   m->body_qadr,       m->body_qnum,     m->body_dofadr,
-      m->body_dofnum,   m->body_lamadr,    m->body_lamnum,     m->body_childadr, m->body_childnum,
-      m->child_list,    m->body_depth,     m->body_subtreeend, m->body_name,     m->body_mass,
-      m->body_com,      m->body_inertia,   m->body_sinert,     m->jnt_origin,    m->jnt_axis,
-      m->jnt_axis2,     m->body_framequat, m->jnt_axisk,       m->dof_body,      m->dof_parent,
-      m->dof_stiffness, m->dof_springref,  m->dof_damping,     m->dof_force,     m->q0,
-      m->qd0,           m->name_table};
+  void *arrs[] = {m->body_parent,
+                  m->body_jnttype,
+                  m->body_qadr,
+                  m->body_qnum,
+                  m->body_dofadr,
+                  m->body_dofnum,
+                  m->body_lamadr,
+                  m->body_lamnum,
+                  m->body_childadr,
+                  m->body_childnum,
+                  m->child_list,
+                  m->body_depth,
+                  m->body_subtreeend,
+                  m->body_name,
+                  m->body_mass,
+                  m->body_com,
+                  m->body_inertia,
+                  m->body_sinert,
+                  m->jnt_origin,
+                  m->jnt_axis,
+                  m->jnt_axis2,
+                  m->body_framequat,
+                  m->body_tip,
+                  m->jnt_axisk,
+                  m->dof_body,
+                  m->dof_parent,
+                  m->dof_stiffness,
+                  m->dof_springref,
+                  m->dof_damping,
+                  m->dof_force,
+                  m->q0,
+                  m->qd0,
+                  m->name_table};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(m);
   *pm = NULL;
