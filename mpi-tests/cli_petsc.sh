@@ -64,6 +64,8 @@ grep -q -- '-ts_type <' "$tmp/out" || bad "-help CFG lacks PETSc's -ts_type"
 run 0 "$@" "$mbspar" -help
 grep -q -- '--restart FILE' "$tmp/out" || bad "-help lacks mbspar's --restart"
 grep -q -- '-options_left' "$tmp/out" || bad "-help lacks PETSc's general options"
+run 0 "$@" "$mbspar" accel -help
+grep -q -- '--repeat K' "$tmp/out" || bad "accel -help lacks accel's --repeat"
 
 [ "$fail" -eq 0 ] || exit 1
 echo "cli_petsc: all checks passed"

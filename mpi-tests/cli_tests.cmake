@@ -33,3 +33,17 @@ if(TARGET mbspar)
   set_tests_properties(install PROPERTIES LABELS "unit;install" TIMEOUT 300 PROCESSORS 1
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+
+# a direct solve reports no iterations; one name for accel's check residual at 1 and 2 ranks
+if(TARGET mbspar)
+  add_test(NAME accel_direct COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/accel_direct.sh
+                                     $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(accel_direct PROPERTIES LABELS unit TIMEOUT 120 PROCESSORS 1
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  add_test(NAME accel_direct.np2 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/accel_direct.sh
+                                         $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs
+                                         ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
+                                         ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(accel_direct.np2 PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+endif()

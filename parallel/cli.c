@@ -372,7 +372,10 @@ mbsErr mbsp_cliParse(int argc, char **argv, const mbspVerb *verbs, int nverb, mb
     cli->help = 1;
     pos[0] = pos[1], npos--;
   }
-  if (!cli->help && !cli->version && npos == 0 && cli->petsc_help) cli->help = 1; // mbspar -help
+  // mbspar -help, mbspar VERB -help: no CONFIG, so the usage (and PETSc's general options)
+  if (!cli->help && !cli->version && cli->petsc_help &&
+      (npos == 0 || (npos == 1 && mbs_verbFind(pos[0], verbs, nverb))))
+    cli->help = 1;
   if (cli->help || cli->version) {
     cli->verb = npos >= 1 ? mbs_verbFind(pos[0], verbs, nverb) : NULL;
     if (help_word && npos >= 1 && !cli->verb)

@@ -154,7 +154,7 @@ GP
 itmax=$(awk -F, 'NR > 2 && $9 > m { m = $9 } END { print m + 0 }' "$energy")
 note=
 yrange="[0:*]"
-[ "$itmax" = 0 ] && note=" (all zero: a direct solver, solver.method = aba or crba)" yrange="[0:1]"
+[ "$itmax" = 0 ] && note=" (all zero: a direct solver: aba, crba, direct or schur)" yrange="[0:1]"
 if [ "$nrows" -ge 2 ]; then
   gnuplot <<GP || die "gnuplot failed on $energy"
 $common
