@@ -5,10 +5,15 @@
 ///   order, the same initial state and q̈ (matched by body name) as the same robots with the
 ///   joints listed depth-first and q0 / qd0 permuted accordingly; `check`'s table names the q0
 ///   index of every joint.
+/// - libxml2 hardened: an entity-expansion document is refused at once (more cases, one stderr
+///   line each: mpi-tests/bad/urdf_entity_*, urdf_depth, urdf_big_lines);
+/// - a linear build: 10,000 and 40,000-link chains;
 /// - links named "ground" and "world" are accepted (duplicate and malformed names are refused:
 ///   mpi-tests/bad/urdf_duplicate_*.urdf, urdf_name_*.urdf).
 #define _POSIX_C_SOURCE 200809L
+#include <libxml/parser.h>
 #include <stdarg.h>
+#include <time.h>
 #include "mbs_test.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_urdf.h"
@@ -225,6 +230,79 @@ static void groundNames(void) {
   printf("  links named ground and world: accepted\n");
 }
 
+// CPU time of the process: what the parse costs, whatever else the machine runs
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// a 160 kB document whose attribute would expand one 40 kB entity 40,000 times (1.6 GB; libxml2
+// 2.9 spends minutes in it) is refused where the entity is declared, in well under a second
+static void entityExpansion(void) {
+  text t = {0};
+  put(&t, "<?xml version=\"1.0\"?>\n<!DOCTYPE robot [<!ENTITY a \"");
+  for (int k = 0; k < 40000; k++) put(&t, "x");
+  put(&t, "\">]>\n<robot name=\"r\">\n<link name=\"");
+  for (int k = 0; k < 40000; k++) put(&t, "&a;");
+  put(&t, "\"/>\n</robot>\n");
+  mbsUrdf *u = NULL;
+  double t0 = now();
+  mbsErr e = mbs_urdfParse(t.buf, t.len, "t.urdf", &u);
+  double dt = now() - t0;
+  printf("  %zu-byte entity expansion refused in %.3f s: %s\n", t.len, dt, mbs_errMsg());
+  MBS_EXPECT(e == MBS_ERR_INPUT && strstr(mbs_errMsg(), "t.urdf:2: the document declares the "
+                                                        "entity \"a\"") == mbs_errMsg(),
+             "entity declaration not refused: %s", mbs_errMsg());
+  MBS_EXPECT(dt < 1, "refusing it took %.3f s", dt);
+  mbs_urdfDestroy(&u);
+  // the size cap is checked before the text is looked at (the length alone is over it)
+  e = mbs_urdfParse(t.buf, ((size_t)256 << 20) + 1, "t.urdf", &u);
+  MBS_EXPECT(e == MBS_ERR_INPUT && strstr(mbs_errMsg(), "t.urdf:1: the file has 268435457 bytes"),
+             "size cap: %s", mbs_errMsg());
+  mbs_urdfDestroy(&u);
+  free(t.buf);
+}
+
+// a chain of \p n links, joints listed after the links, each naming its parent and child (the
+// name lookups that were quadratic); the CPU time of mbs_urdfParse
+static double chainParse(int n) {
+  text t = {0};
+  put(&t, "<robot name=\"chain\">\n<link name=\"base\"/>\n");
+  for (int i = 0; i < n; i++)
+    put(&t,
+        "<link name=\"l%d\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" iyy=\"0.01\" "
+        "izz=\"0.01\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n",
+        i);
+  for (int i = 0; i < n; i++) {
+    char p[32];
+    snprintf(p, sizeof p, i ? "l%d" : "base", i - 1);
+    put(&t,
+        "<joint name=\"j%d\" type=\"revolute\"><parent link=\"%s\"/><child link=\"l%d\"/>"
+        "<origin xyz=\"0 0 -0.1\"/><axis xyz=\"0 1 0\"/></joint>\n",
+        i, p, i);
+  }
+  put(&t, "</robot>\n");
+  mbsUrdf *u = NULL;
+  double t0 = now();
+  MBS_EXPECT_OK(mbs_urdfParse(t.buf, t.len, "t.urdf", &u));
+  double dt = now() - t0;
+  int nq = 0;
+  if (u) mbs_urdfSizes(u, &nq, NULL);
+  MBS_EXPECT(nq == n, "the chain has %d coordinates, not %d", nq, n);
+  mbs_urdfDestroy(&u);
+  free(t.buf);
+  return dt;
+}
+
+// a linear build: 4 times the links take about 4 times the time (a quadratic lookup: 16)
+static void linearBuild(void) {
+  double t1 = chainParse(10000), t4 = chainParse(40000);
+  printf("  chain of 10,000 links %.3f s, 40,000 links %.3f s CPU (ratio %.1f)\n", t1, t4, t4 / t1);
+  MBS_EXPECT(t4 < 8 * t1 + 0.02,
+             "parsing is not linear: %.3f s for 10,000 links, %.3f s for 40,000", t1, t4);
+}
+
 int main(void) {
   // a tree: base with three branches (a1-a2, b1-b2, a floating f), listed interleaved
   static const char *const tlinks[] = {"base", "a1", "a2", "b1", "b2", "f", "s"};
@@ -265,5 +343,7 @@ int main(void) {
   compareOrders("chain listed in reverse", clinks, 5, chain, crev, cfwd, 4);
   checkTable();
   groundNames();
+  entityExpansion();
+  linearBuild();
   return mbs_test_finish("test_urdf");
 }

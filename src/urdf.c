@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "mbspar/mbs_urdf.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,11 @@
 #ifdef MBS_HAVE_URDF
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+
+// limits of the input: a URDF is a few kB to a few MB (a 100,000-link chain: 27 MB) and a few
+// levels deep (robot, link, inertial, inertia)
+#define MBS_URDF_MAX_BYTES (256 << 20)
+#define MBS_URDF_MAX_DEPTH 32
 
 enum {
   MBS_URDF_REVOLUTE,
@@ -84,6 +90,13 @@ static char *mbs_urdfStrdup(const char *s) {
   return c;
 }
 
+// the line of element \p n: recorded when the parser opened it (exact past line 65535, where
+// libxml2's own node line stops), else libxml2's
+static int mbs_urdfLine(const xmlNode *n) {
+  if (n->_private) return (int)(intptr_t)n->_private;
+  return (int)xmlGetLineNo(n);
+}
+
 static int mbs_urdfIs(const xmlNode *n, const char *name) {
   return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
 }
@@ -110,7 +123,7 @@ static mbsErr mbs_urdfNumbers(const mbsUrdf *u, const xmlNode *n, const char *na
   }
   while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
   if (k < count || *p)
-    e = mbs_urdfFail(u, xmlGetLineNo(n), "<%s %s=\"%s\">: expected %d number%s", n->name, name, a,
+    e = mbs_urdfFail(u, mbs_urdfLine(n), "<%s %s=\"%s\">: expected %d number%s", n->name, name, a,
                      count, count > 1 ? "s" : "");
   xmlFree(a);
   return e;
@@ -121,7 +134,7 @@ static mbsErr mbs_urdfNumber(const mbsUrdf *u, const xmlNode *n, const char *nam
   int given = 0;
   MBS_CALL(mbs_urdfNumbers(u, n, name, 1, v, &given));
   if (!given && required)
-    return mbs_urdfFail(u, xmlGetLineNo(n), "<%s> needs %s=\"...\"", n->name, name);
+    return mbs_urdfFail(u, mbs_urdfLine(n), "<%s> needs %s=\"...\"", n->name, name);
   return MBS_OK;
 }
 
@@ -185,7 +198,7 @@ static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
   char *name = mbs_urdfAttr(n, "name");
   if (!name || !name[0]) {
     xmlFree(name);
-    return mbs_urdfFail(u, xmlGetLineNo(n), "<link> needs a name");
+    return mbs_urdfFail(u, mbs_urdfLine(n), "<link> needs a name");
   }
   mbsUrdfLink *l = &u->link[u->nlink];
   memset(l, 0, sizeof *l);
@@ -193,7 +206,7 @@ static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
   xmlFree(name);
   MBS_CHECK(l->name, MBS_ERR_NOMEM, "out of memory (URDF)");
   u->nlink++;
-  l->line = xmlGetLineNo(n), l->parent_joint = -1;
+  l->line = mbs_urdfLine(n), l->parent_joint = -1;
   MBS_CALL(mbs_urdfCheckName(u, l->line, "link", l->name));
   int *slot = mbs_urdfIndexSlot(&u->link_index, &u->link[0].name, sizeof *u->link, l->name);
   if (*slot >= 0)
@@ -206,13 +219,13 @@ static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
   }
   const xmlNode *in = mbs_urdfChild(n, "inertial");
   if (!in) return MBS_OK;
-  l->iline = xmlGetLineNo(in);
+  l->iline = mbs_urdfLine(in);
   MBS_CALL(mbs_urdfOrigin(u, in, l->com, l->rpy));
   const xmlNode *mass = mbs_urdfChild(in, "mass"), *I = mbs_urdfChild(in, "inertia");
   if (!mass) return mbs_urdfFail(u, l->iline, "link \"%s\": <inertial> without <mass>", l->name);
   MBS_CALL(mbs_urdfNumber(u, mass, "value", &l->mass, 1));
   if (l->mass < 0)
-    return mbs_urdfFail(u, xmlGetLineNo(mass), "link \"%s\": negative mass %g", l->name, l->mass);
+    return mbs_urdfFail(u, mbs_urdfLine(mass), "link \"%s\": negative mass %g", l->name, l->mass);
   if (!I && l->mass > 0)
     return mbs_urdfFail(u, l->iline, "link \"%s\": <inertial> without <inertia>", l->name);
   static const char *const comp[6] = {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"};
@@ -224,7 +237,7 @@ static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
 static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
   mbsUrdfJoint *j = &u->joint[u->njoint++];
   memset(j, 0, sizeof *j);
-  j->line = xmlGetLineNo(n), j->parent = j->child = -1, j->axis[0] = 1; // URDF's default axis
+  j->line = mbs_urdfLine(n), j->parent = j->child = -1, j->axis[0] = 1; // URDF's default axis
   char *name = mbs_urdfAttr(n, "name"), *type = mbs_urdfAttr(n, "type");
   j->name = mbs_urdfStrdup(name ? name : "");
   xmlFree(name);
@@ -263,7 +276,7 @@ static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
   if (ax) MBS_CALL(mbs_urdfNumbers(u, ax, "xyz", 3, j->axis, NULL));
   double na = sqrt(j->axis[0] * j->axis[0] + j->axis[1] * j->axis[1] + j->axis[2] * j->axis[2]);
   if (j->type != MBS_URDF_FIXED && j->type != MBS_URDF_FLOATING && !(na > 0))
-    return mbs_urdfFail(u, ax ? xmlGetLineNo(ax) : j->line, "joint \"%s\": axis has zero length",
+    return mbs_urdfFail(u, ax ? mbs_urdfLine(ax) : j->line, "joint \"%s\": axis has zero length",
                         j->name);
   const xmlNode *lim = mbs_urdfChild(n, "limit");
   if (lim) {
@@ -280,7 +293,7 @@ static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
     MBS_CALL(mbs_urdfNumber(u, dyn, "damping", &j->damping, 0));
     MBS_CALL(mbs_urdfNumber(u, dyn, "friction", &j->friction, 0));
     if (j->damping < 0)
-      return mbs_urdfFail(u, xmlGetLineNo(dyn), "joint \"%s\": negative damping", j->name);
+      return mbs_urdfFail(u, mbs_urdfLine(dyn), "joint \"%s\": negative damping", j->name);
     u->n_friction += j->friction != 0;
   }
   u->n_mimic += mbs_urdfChild(n, "mimic") != NULL;
@@ -301,10 +314,10 @@ static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
       int id = ln ? mbs_urdfFindLink(u, ln) : -1;
       mbsErr e = MBS_OK;
       if (!ln)
-        e = mbs_urdfFail(u, c ? xmlGetLineNo(c) : j->line, "joint \"%s\" needs <%s link=\"...\"/>",
+        e = mbs_urdfFail(u, c ? mbs_urdfLine(c) : j->line, "joint \"%s\" needs <%s link=\"...\"/>",
                          j->name, side ? "child" : "parent");
       else if (id < 0)
-        e = mbs_urdfFail(u, xmlGetLineNo(c), "joint \"%s\": unknown %s link \"%s\"", j->name,
+        e = mbs_urdfFail(u, mbs_urdfLine(c), "joint \"%s\": unknown %s link \"%s\"", j->name,
                          side ? "child" : "parent", ln);
       xmlFree(ln);
       MBS_CALL(e);
@@ -342,7 +355,7 @@ static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
     u->root = i;
   }
   if (u->root < 0)
-    return mbs_urdfFail(u, xmlGetLineNo(robot), "no root link: the joints form a loop");
+    return mbs_urdfFail(u, mbs_urdfLine(robot), "no root link: the joints form a loop");
   // every link must hang from the root (a loop elsewhere leaves links unreached)
   int *stack = malloc(sizeof(int) * (size_t)u->nlink), top = 0, seen = 0;
   MBS_CHECK(stack, MBS_ERR_NOMEM, "out of memory (URDF)");
@@ -355,7 +368,7 @@ static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
   }
   free(stack);
   if (seen != u->nlink)
-    return mbs_urdfFail(u, xmlGetLineNo(robot),
+    return mbs_urdfFail(u, mbs_urdfLine(robot),
                         "the joints do not form a tree from the root link "
                         "\"%s\" (a loop)",
                         u->link[u->root].name);
@@ -398,6 +411,110 @@ static void mbs_urdfNote(mbsUrdf *u) {
   }
 }
 
+// ---------------------------------------------------------------- libxml2, hardened
+
+// what the parser's callbacks found first: the error mbspar reports (one line)
+typedef struct {
+  int line; // 0: nothing yet
+  char msg[256];
+  startElementNsSAX2Func start; // libxml2's own tree builder
+} mbsUrdfXml;
+
+static void mbs_urdfXmlStop(xmlParserCtxt *ctxt, int line, const char *msg) {
+  mbsUrdfXml *x = ctxt->_private;
+  if (!x->line) {
+    x->line = line > 0 ? line : 1;
+    snprintf(x->msg, sizeof x->msg, "%s", msg);
+  }
+  xmlStopParser(ctxt);
+}
+
+// libxml2's errors (any level above a warning) come here instead of its multi-line report on
+// standard error; the first one is kept (what follows is a consequence of it)
+static void mbs_urdfXmlError(void *ctx, xmlError *err) {
+  xmlParserCtxt *ctxt = ctx;
+  mbsUrdfXml *x = ctxt ? ctxt->_private : NULL;
+  if (!x || !err || err->level <= XML_ERR_WARNING || x->line) return;
+  char msg[256];
+  snprintf(msg, sizeof msg, "XML syntax error: %s", err->message ? err->message : "unreadable");
+  msg[strcspn(msg, "\r\n")] = 0; // libxml2 ends its messages with a newline
+  x->line = err->line > 0 ? err->line : 1;
+  snprintf(x->msg, sizeof x->msg, "%s", msg);
+}
+
+// entities are refused where they are declared: nothing is ever expanded (no billion laughs,
+// no external files)
+static void mbs_urdfXmlEntity(void *ctx, const xmlChar *name, int type, const xmlChar *publicId,
+                              const xmlChar *systemId, xmlChar *content) {
+  (void)type, (void)publicId, (void)systemId, (void)content;
+  xmlParserCtxt *ctxt = ctx;
+  char msg[256];
+  snprintf(msg, sizeof msg,
+           "the document declares the entity \"%.64s\": URDF input takes no DOCTYPE entities",
+           (const char *)name);
+  mbs_urdfXmlStop(ctxt, ctxt->input ? ctxt->input->line : 0, msg);
+}
+
+// every element: its line (exact beyond 65535) and a depth cap
+static void mbs_urdfXmlStart(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+                             const xmlChar *URI, int nb_namespaces, const xmlChar **namespaces,
+                             int nb_attributes, int nb_defaulted, const xmlChar **attributes) {
+  xmlParserCtxt *ctxt = ctx;
+  mbsUrdfXml *x = ctxt->_private;
+  int line = ctxt->input ? ctxt->input->line : 0;
+  if (ctxt->nameNr > MBS_URDF_MAX_DEPTH) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "elements nested deeper than %d levels", MBS_URDF_MAX_DEPTH);
+    mbs_urdfXmlStop(ctxt, line, msg);
+    return;
+  }
+  x->start(ctx, localname, prefix, URI, nb_namespaces, namespaces, nb_attributes, nb_defaulted,
+           attributes);
+  if (ctxt->node && ctxt->node->type == XML_ELEMENT_NODE)
+    ctxt->node->_private = (void *)(intptr_t)line;
+}
+
+static void mbs_urdfXmlQuiet(void *ctx, const char *fmt, ...) {
+  (void)ctx, (void)fmt;
+}
+
+// the document of \p text, or NULL with *line, msg set
+static xmlDoc *mbs_urdfXmlRead(const char *text, size_t len, const char *file, int *line, char *msg,
+                               size_t msglen) {
+  mbsUrdfXml x = {0, "", NULL};
+  xmlParserCtxt *ctxt = xmlNewParserCtxt();
+  if (!ctxt || !ctxt->sax) {
+    xmlFreeParserCtxt(ctxt);
+    *line = 1;
+    snprintf(msg, msglen, "out of memory (URDF)");
+    return NULL;
+  }
+  ctxt->_private = &x;
+  x.start = ctxt->sax->startElementNs;
+  ctxt->sax->startElementNs = mbs_urdfXmlStart;
+  ctxt->sax->entityDecl = mbs_urdfXmlEntity;
+  ctxt->sax->serror = mbs_urdfXmlError;
+  ctxt->sax->error = ctxt->sax->fatalError = ctxt->sax->warning = NULL;
+  ctxt->vctxt.error = ctxt->vctxt.warning = NULL;
+  // no network, no DTD loading, no entity substitution (XML_PARSE_NOENT is not given), line
+  // numbers beyond 65535
+  // anything libxml2 would report without a parser context (it has none to route) is silenced
+  xmlGenericErrorFunc generic = xmlGenericError;
+  void *generic_ctx = xmlGenericErrorContext;
+  xmlSetGenericErrorFunc(NULL, mbs_urdfXmlQuiet);
+  xmlDoc *doc =
+      xmlCtxtReadMemory(ctxt, text, (int)len, file, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES);
+  xmlSetGenericErrorFunc(generic_ctx, generic);
+  if (x.line || !doc || !ctxt->wellFormed) {
+    xmlFreeDoc(doc);
+    doc = NULL;
+    *line = x.line ? x.line : 1;
+    snprintf(msg, msglen, "%s", x.line ? x.msg : "XML syntax error: unreadable");
+  }
+  xmlFreeParserCtxt(ctxt);
+  return doc;
+}
+
 mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf **out) {
   *out = NULL;
   mbsUrdf *u = calloc(1, sizeof *u);
@@ -408,22 +525,17 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
   }
   *out = u;
-  // no network, no entity expansion, errors returned and not printed
-  xmlDoc *doc = xmlReadMemory(text, (int)len, u->file, NULL,
-                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-  if (!doc) {
-    const xmlError *xe = xmlGetLastError();
-    char msg[256];
-    snprintf(msg, sizeof msg, "%s", xe && xe->message ? xe->message : "unreadable");
-    msg[strcspn(msg, "\r\n")] = 0; // libxml2 ends its messages with a newline
-    int line = xe ? xe->line : 0;
-    xmlResetLastError();
-    return mbs_urdfFail(u, line, "XML syntax error: %s", msg);
-  }
+  if (len > MBS_URDF_MAX_BYTES)
+    return mbs_urdfFail(u, 1, "the file has %zu bytes, more than a URDF may have (%d MiB)", len,
+                        MBS_URDF_MAX_BYTES >> 20);
+  char msg[256];
+  int line = 0;
+  xmlDoc *doc = mbs_urdfXmlRead(text, len, u->file, &line, msg, sizeof msg);
+  if (!doc) return mbs_urdfFail(u, line, "%s", msg);
   mbsErr e = MBS_OK;
   xmlNode *robot = xmlDocGetRootElement(doc);
   if (!robot || !mbs_urdfIs(robot, "robot"))
-    e = mbs_urdfFail(u, robot ? xmlGetLineNo(robot) : 1,
+    e = mbs_urdfFail(u, robot ? mbs_urdfLine(robot) : 1,
                      "not a URDF robot: the root element is "
                      "<%s>, expected <robot>",
                      robot ? (const char *)robot->name : "");
@@ -440,7 +552,7 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
     else if (!mbs_urdfIs(n, "mujoco"))
       u->n_other++;
   }
-  if (!e && nl == 0) e = mbs_urdfFail(u, xmlGetLineNo(robot), "the robot has no links");
+  if (!e && nl == 0) e = mbs_urdfFail(u, mbs_urdfLine(robot), "the robot has no links");
   if (!e) {
     char *rn = mbs_urdfAttr(robot, "name");
     u->robot = mbs_urdfStrdup(rn ? rn : "");
