@@ -107,17 +107,15 @@ l3='};'
 printf '%s\n%s\n%s\n\000solver = { method = "bogus"; };\n' "$l1" "$l2" "$l3" >"$g/nul.cfg"
 printf '%s\n%s\n# a comment\000\n%s\n' "$l1" "$l2" "$l3" >"$g/nul_comment.cfg"
 # UTF-16 and UTF-32: every ASCII byte followed (LE) or preceded (BE) by NUL bytes
-utf() { # ENDIAN(le|be) WIDTH(2|4) BOM(0|1) TEXT
-  od -An -v -tx1 | tr -s ' \n' '\n\n' | sed '/^$/d' | {
-    [ "$3" = 1 ] && case "$1$2" in le2) printf '\377\376' ;; be2) printf '\376\377' ;;
-    le4) printf '\377\376\000\000' ;; be4) printf '\000\000\376\377' ;; esac
-    while read -r b; do
-      case "$1$2" in
-      le2) printf "\\$(printf '%03o' "0x$b")\\000" ;;
-      be2) printf "\\000\\$(printf '%03o' "0x$b")" ;;
-      le4) printf "\\$(printf '%03o' "0x$b")\\000\\000\\000" ;;
-      be4) printf "\\000\\000\\000\\$(printf '%03o' "0x$b")" ;;
-      esac
+utf() {                   # ENDIAN(le|be) WIDTH(2|4) BOM(0|1) < TEXT
+  z=$(printf '\\0000%.0s' $(seq 2 "$2")) # the NUL bytes of a character after its ASCII byte
+  od -An -v -to1 | tr -s ' ' '\n' | sed '/^$/d' | {
+    if [ "$3" = 1 ]; then
+      case "$1$2" in le2) printf '\377\376' ;; be2) printf '\376\377' ;;
+      le4) printf '\377\376\000\000' ;; be4) printf '\000\000\376\377' ;; esac
+    fi
+    while read -r o; do
+      case "$1" in le) printf '%b' "\\0$o$z" ;; be) printf '%b' "$z\\0$o" ;; esac
     done
   }
 }
@@ -176,7 +174,7 @@ printf '\357\273\277%s\n%s\n%s\n' "$l1" "$l2" "$l3" >"$g/bom.cfg"
 if (cd "$tmp" && "$@" "$mbspar" check "$g/bom.cfg" >/dev/null 2>"$tmp/bom.err"); then
   echo "ok   [NUL/encoding] $g/bom.cfg: a UTF-8 byte-order mark is skipped"
 else
-  echo "FAIL [NUL/encoding] $g/bom.cfg: refused: $(cat "$tmp/bom.err")"
+  echo "FAIL [NUL/encoding] $g/bom.cfg: refused: $(cat "$tmp/bom.err") ($(ls -la "$g/bom.cfg" 2>&1))"
   fail=$((fail + 1))
 fi
 count=$((count + 1))
