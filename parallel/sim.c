@@ -340,7 +340,8 @@ static void mbsp_csvHeader(mbspSim *S, int traj, int energy) {
             S->m->nloop ? ",closure_pos,closure_rot,closure_vel" : "");
 }
 
-static void mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long *done);
+static int mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long done);
+static void mbsp_rowPass(FILE *f, long *done);
 
 // one output row (collective: gathers; rank 0 writes)
 static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double *pe, double *wk) {
@@ -371,9 +372,13 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
     const mbsModel *m = S->m;
     long de = S->evals - S->evals_out, di = S->iters - S->iters_out;
     double k = en[0], p = en[1];
-    // whole rows only reach the files: pass the buffered rows on first if this one might not fit
-    mbsp_rowRoom(S->ftraj, S->tcap, S->trowmax, &S->tdone);
-    mbsp_rowRoom(S->fenergy, S->ecap, S->erowmax, &S->edone);
+    // whole rows only reach the files: pass the buffered rows on first if this one might not
+    // fit, in both files alike (so that they hold the same rows but within a write)
+    if (!mbsp_rowRoom(S->ftraj, S->tcap, S->trowmax, S->tdone) ||
+        !mbsp_rowRoom(S->fenergy, S->ecap, S->erowmax, S->edone)) {
+      mbsp_rowPass(S->ftraj, &S->tdone);
+      mbsp_rowPass(S->fenergy, &S->edone);
+    }
     if (S->ftraj) {
       fprintf(S->ftraj, "%.17g", t);
       for (int i = 0; i < m->nq; i++) fprintf(S->ftraj, ",%.17g", S->sout->q[i]);
@@ -484,15 +489,19 @@ static mbsErr mbsp_rowBuffer(FILE *f, size_t rowmax, char **buf, size_t *cap) {
   return MBS_OK;
 }
 
-// rank 0: pass the buffered (whole) rows of \p f to the file if one more row of \p rowmax bytes
-// might not fit into the buffer (where stdio would write a part of it); \p done: the file
-// position written so far
-static void mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long *done) {
-  if (!f) return;
+// rank 0: does one more row of \p rowmax bytes fit into the buffer of \p f (else stdio would
+// write a part of it)? \p done: the file position written so far
+static int mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long done) {
+  if (!f) return 1;
   long pos = ftell(f);
-  if (pos >= 0 && pos >= *done && (size_t)(pos - *done) + rowmax <= cap) return;
+  return pos >= 0 && pos >= done && (size_t)(pos - done) + rowmax <= cap;
+}
+
+// rank 0: pass the buffered (whole) rows of \p f to the file
+static void mbsp_rowPass(FILE *f, long *done) {
+  if (!f) return;
   fflush(f); // an error stays in ferror(f): the output row reports it
-  pos = ftell(f);
+  long pos = ftell(f);
   *done = pos >= 0 ? pos : 0;
 }
 
