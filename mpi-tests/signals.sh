@@ -8,6 +8,9 @@
 # equal an uninterrupted run's to the same end time byte for byte.
 #
 #   signals.sh MBSPAR CONFIGS_DIR MPIEXEC NPFLAG [PREFLAGS...]
+#
+# MBS_SIGNALS_NP=N: N ranks instead of 2 (signals.np8, signals.np16: oversubscribed, label slow);
+# the rank cases then signal rank N-1 and rank 0, and SIGINT is sent to rank N-1 too.
 mbspar=$1
 cfg=$2/chain.cfg
 mpiexec=$3
@@ -18,10 +21,11 @@ pre="$*"
 . "$(dirname "$0")/testlib.sh"
 mbs_test_init mbs_signals
 export OMPI_MCA_orte_execute_quiet=1
+np=${MBS_SIGNALS_NP:-2}
 
 mpi2() {
   # shellcheck disable=SC2086
-  "$mpiexec" "$npflag" 2 $pre "$mbspar" run "$cfg" --quiet --set model.chain.n=24 \
+  "$mpiexec" "$npflag" "$np" $pre "$mbspar" run "$cfg" --quiet --set model.chain.n=24 \
     --set output.every=1 "$@"
 }
 
@@ -34,7 +38,7 @@ sig_case() {
   out="$tmp/$name"
   # mpiexec itself in the background (not a function: that would be a subshell)
   # shellcheck disable=SC2086
-  "$mpiexec" "$npflag" 2 $pre "$mbspar" run "$cfg" --quiet --set model.chain.n=24 \
+  "$mpiexec" "$npflag" "$np" $pre "$mbspar" run "$cfg" --quiet --set model.chain.n=24 \
     --set output.every=1 --out "$out" --set integrator.t_end=100 2>"$tmp/$name.err" &
   launcher=$!
   n=0
@@ -99,9 +103,12 @@ PY
     "equal to an uninterrupted run's"
 }
 
-sig_case term_rank1 TERM rank1 10
+last=rank$((np - 1))
+sig_case term_last TERM "$last" 10
 sig_case usr1_rank0 USR1 rank0 10
 sig_case usr1_mpirun USR1 mpirun 10
+# SIGINT (Ctrl-C) to a rank: as SIGTERM (issue 32)
+sig_case int_last INT "$last" 10
 # Open MPI 4.1.x: mpirun's own SIGTERM kills the job and exits 1 whatever the ranks return; the
 # ranks still stop after the step with the checkpoint (the code is checked so that a change of
 # the launcher's behaviour is noticed and docs/hardening.md updated)

@@ -8,9 +8,10 @@
 /// baselines (solver.method = aba | crba) run on rank 0, which then owns the whole state.
 ///
 /// Communication per step: whatever the engine needs per evaluation, one allreduce per
-/// evaluation to agree on errors, one per step for the signal flag (and the adaptive error norm
-/// inside TS). At output steps the state is gathered to rank 0 (O(n) bytes), which writes the
-/// files and computes the energies; checkpoints also gather the warm-start history.
+/// evaluation to agree on errors, one per step (a sum of five numbers) for the power of the
+/// nonconservative forces, the signal flags and the decision to flush the rows (and the adaptive
+/// error norm inside TS). At output steps the state is gathered to rank 0 (O(n) bytes), which
+/// writes the files and computes the energies; checkpoints also gather the warm-start history.
 #define _POSIX_C_SOURCE 200809L
 #include "sim.h"
 #include "cli.h"
@@ -105,7 +106,9 @@ typedef struct {
   char dir[4096];
   int claimed; // rank 0: the output files are this run's (a failed run may write its run.json)
   // bookkeeping (identical on every rank except the local work partial sums)
-  double work, pprev;
+  double work, pprev; // work of the nonconservative forces and the power of the last step: the
+                      // same on every rank (the power is summed over the ranks at every step, so
+                      // a restart continues the sum bitwise, whatever was summed before)
   long evals, iters, nonconv, evals_out, iters_out;
   long restarts, stagnated; // restarts from b - A x; stagnated solves (counted in nonconv too)
   int warned, stage_count;
@@ -339,7 +342,8 @@ static void mbsp_csvHeader(mbspSim *S, int traj, int energy) {
             S->m->nloop ? ",closure_pos,closure_rot,closure_vel" : "");
 }
 
-static void mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long *done);
+static int mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long done);
+static void mbsp_rowPass(FILE *f, long *done);
 
 // one output row (collective: gathers; rank 0 writes)
 static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double *pe, double *wk) {
@@ -350,8 +354,7 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
     mbs_torquesAt(S->a->cfg->torques, S->m, t, mbsp_bodyOutState(S->bo)->tau);
   MBS_CALL(mbsp_bodyOutCompute(S->bo, t, S->y, S->y + (S->q1 - S->q0)));
   if (S->ftraj || !S->h5) MBS_CALL(mbsp_bodyOutGather(S->bo, S->poses));
-  double wsum = S->work;
-  MBS_CALL(mbsp_allreduceSum(S->comm, &wsum, 1));
+  double wsum = S->work; // the same on every rank (the power is summed over the ranks per step)
   double en[4] = {0, 0, 0, 0}, avg = 0;
   mbsErr e = MBS_OK;
   if (S->rank == 0) {
@@ -373,9 +376,13 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
     const mbsModel *m = S->m;
     long de = S->evals - S->evals_out, di = S->iters - S->iters_out;
     double k = en[0], p = en[1];
-    // whole rows only reach the files: pass the buffered rows on first if this one might not fit
-    mbsp_rowRoom(S->ftraj, S->tcap, S->trowmax, &S->tdone);
-    mbsp_rowRoom(S->fenergy, S->ecap, S->erowmax, &S->edone);
+    // whole rows only reach the files: pass the buffered rows on first if this one might not
+    // fit, in both files alike (so that they hold the same rows but within a write)
+    if (!mbsp_rowRoom(S->ftraj, S->tcap, S->trowmax, S->tdone) ||
+        !mbsp_rowRoom(S->fenergy, S->ecap, S->erowmax, S->edone)) {
+      mbsp_rowPass(S->ftraj, &S->tdone);
+      mbsp_rowPass(S->fenergy, &S->edone);
+    }
     if (S->ftraj) {
       fprintf(S->ftraj, "%.17g", t);
       for (int i = 0; i < m->nq; i++) fprintf(S->ftraj, ",%.17g", S->sout->q[i]);
@@ -486,15 +493,19 @@ static mbsErr mbsp_rowBuffer(FILE *f, size_t rowmax, char **buf, size_t *cap) {
   return MBS_OK;
 }
 
-// rank 0: pass the buffered (whole) rows of \p f to the file if one more row of \p rowmax bytes
-// might not fit into the buffer (where stdio would write a part of it); \p done: the file
-// position written so far
-static void mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long *done) {
-  if (!f) return;
+// rank 0: does one more row of \p rowmax bytes fit into the buffer of \p f (else stdio would
+// write a part of it)? \p done: the file position written so far
+static int mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long done) {
+  if (!f) return 1;
   long pos = ftell(f);
-  if (pos >= 0 && pos >= *done && (size_t)(pos - *done) + rowmax <= cap) return;
+  return pos >= 0 && pos >= done && (size_t)(pos - done) + rowmax <= cap;
+}
+
+// rank 0: pass the buffered (whole) rows of \p f to the file
+static void mbsp_rowPass(FILE *f, long *done) {
+  if (!f) return;
   fflush(f); // an error stays in ferror(f): the output row reports it
-  pos = ftell(f);
+  long pos = ftell(f);
   *done = pos >= 0 ? pos : 0;
 }
 
@@ -547,8 +558,7 @@ static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
   MBS_TIC(S->tim, MBS_TIMER_OUTPUT);
   MBS_CALL(mbsp_simFlush(S));
   MBS_CALL(mbsp_gatherState(S));
-  double wsum = S->work;
-  MBS_CALL(mbsp_allreduceSum(S->comm, &wsum, 1));
+  double wsum = S->work; // the same on every rank
   // the warm-start history of the owned constraint components
   size_t bytes = mbs_ckptSize(m, S->s->nstage);
   unsigned char *buf = NULL;
@@ -645,7 +655,7 @@ static mbsErr mbsp_simRestore(mbspSim *S, const char *path) {
   S->iters = S->iters_out = h.iters;
   S->nonconv = h.nonconv;
   S->restarts = h.restarts, S->stagnated = h.stagnated;
-  S->work = S->rank == 0 ? h.work : 0;
+  S->work = h.work; // every rank: the work is global (summed power per step)
   int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
   memcpy(S->y, S->s->q + S->q0, (size_t)nqo * sizeof(double));
   memcpy(S->y + nqo, S->s->qd + S->v0, (size_t)nvo * sizeof(double));
@@ -1330,6 +1340,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     S->wall0 = S->last_progress = mbsp_wtime();
     if (S->sfull) e = mbsp_simFull(S);
     S->pprev = mbsp_power(S, S->y + (S->q1 - S->q0));
+    if (!e) e = mbsp_allreduceSum(a->comm, &S->pprev, 1);
     if (!e && !a->restart) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
     if (!e) e = mbsp_simFlushRows(S, 0); // the first row (or the continued files) at once
   }
@@ -1366,26 +1377,31 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     }
     if (e) break;
     mbsp_tsGetState(S->ts, &t, &step, &dt);
-    // power of the nonconservative joint forces, trapezoid rule over the step
-    double p = mbsp_power(S, S->y + (S->q1 - S->q0));
-    S->work += 0.5 * (S->pprev + p) * (t - told);
-    S->pprev = p;
+    // power of the nonconservative joint forces summed over the ranks, trapezoid rule over the
+    // step; the same sum carries a pending signal (a count per kind) and rank 0's decision to
+    // flush the rows (output.flush_every): one allreduce per step
+    int sg = mbsp_sim_signal;
+    double red[5] = {mbsp_power(S, S->y + (S->q1 - S->q0)), sg == SIGTERM, sg == SIGUSR1,
+                     sg == SIGINT, mbsp_simFlushDue(S)};
+    e = mbsp_allreduceSum(a->comm, red, 5);
+    if (e) break;
+    S->work += 0.5 * (S->pprev + red[0]) * (t - told);
+    S->pprev = red[0];
+    // the stop's name: SIGTERM before SIGUSR1 before SIGINT if ranks got different ones
+    int sig = red[1] > 0 ? SIGTERM : red[2] > 0 ? SIGUSR1 : red[3] > 0 ? SIGINT : 0;
     MBS_TOC(S->tim, MBS_TIMER_STEP);
     int last = !(t < tstop);
     int outstep = last || (a->cfg->out_every > 0 && step % a->cfg->out_every == 0);
     if (outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
     if (!e && a->cfg->out_checkpoint_every > 0 && step % a->cfg->out_checkpoint_every == 0)
       e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
-    // every rank finishes the step, then all agree on a pending signal and on rank 0's decision
-    // to flush the rows (output.flush_every)
-    double sig[2] = {mbsp_sim_signal, mbsp_simFlushDue(S)};
-    if (!e) e = mbsp_allreduceMax(a->comm, sig, 2);
-    if (!e && sig[1] > 0 && !(sig[0] > 0 && !last)) e = mbsp_simFlushRows(S, 0);
-    if (!e && sig[0] > 0 && !last) {
+    // every rank has finished the step and agreed (above) on a pending signal and on flushing
+    if (!e && red[4] > 0 && !(sig && !last)) e = mbsp_simFlushRows(S, 0);
+    if (!e && sig && !last) {
       // the row of this step first: the checkpoint flushes every row up to its step
       if (!outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
       if (!e) e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
-      stop = mbsp_simSigName((int)sig[0]);
+      stop = mbsp_simSigName(sig);
       break;
     }
     mbsp_progress(S, t, step, 0);
