@@ -810,39 +810,15 @@ void mbs_modelDestroy(mbsModel **pm) {
   for (int k = 0; k < m->nforce; k++) free(m->force_name[k]);
   free(m->force_name), free(m->force_body), free(m->force_point), free(m->force_prm);
   free(m->body_gid), free(m->body_gqadr), free(m->body_gdofadr), free(m->body_glamadr);
-  void *arrs[] = {m->body_parent,
-                  m->body_jnttype,
-                  m->body_qadr,
-                  m->body_qnum,
-                  m->body_dofadr,
-                  m->body_dofnum,
-                  m->body_lamadr,
-                  m->body_lamnum,
-                  m->body_childadr,
-                  m->body_childnum,
-                  m->child_list,
-                  m->body_depth,
-                  m->body_subtreeend,
-                  m->body_name,
-                  m->body_mass,
-                  m->body_com,
-                  m->body_inertia,
-                  m->body_sinert,
-                  m->jnt_origin,
-                  m->jnt_axis,
-                  m->jnt_axis2,
-                  m->body_framequat,
-                  m->body_tip,
-                  m->jnt_axisk,
-                  m->dof_body,
-                  m->dof_parent,
-                  m->dof_stiffness,
-                  m->dof_springref,
-                  m->dof_damping,
-                  m->dof_force,
-                  m->q0,
-                  m->qd0,
-                  m->name_table};
+  free(m->body_tip);
+  void *arrs[] = {
+      m->body_parent,   m->body_jnttype,   m->body_qadr,       m->body_qnum,     m->body_dofadr,
+      m->body_dofnum,   m->body_lamadr,    m->body_lamnum,     m->body_childadr, m->body_childnum,
+      m->child_list,    m->body_depth,     m->body_subtreeend, m->body_name,     m->body_mass,
+      m->body_com,      m->body_inertia,   m->body_sinert,     m->jnt_origin,    m->jnt_axis,
+      m->jnt_axis2,     m->body_framequat, m->jnt_axisk,       m->dof_body,      m->dof_parent,
+      m->dof_stiffness, m->dof_springref,  m->dof_damping,     m->dof_force,     m->q0,
+      m->qd0,           m->name_table};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(m);
   *pm = NULL;
