@@ -15,3 +15,10 @@ foreach(np 1 2)
   set_tests_properties(test_schur_par.threads3.np${np} PROPERTIES PROCESSORS 2 TIMEOUT 300
                        LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 endforeach()
+# issue 30, light bodies on fixed joints (1e-8 kg next to 1 kg): schur against ABA at 2 and 4
+# ranks, to 1e-10. Not fixed yet (docs/formulation.md 4.9): the test passes while it runs to its
+# end and reports the known failures (a crash or hang still fails it); once schur is accurate
+# there it prints "all checks passed" and fails: then drop PASS_REGULAR_EXPRESSION.
+mbs_add_test(test_schur_light SOURCES test_schur_light.c LIBS mbs_parallel NPROCS 2 4 LABELS mpi TIMEOUT 120)
+set_tests_properties(test_schur_light.np2 test_schur_light.np4 PROPERTIES
+                     PASS_REGULAR_EXPRESSION "test_schur_light np=[0-9]+: FAILED")
