@@ -22,3 +22,16 @@ endforeach()
 mbs_add_test(test_schur_light SOURCES test_schur_light.c LIBS mbs_parallel NPROCS 2 4 LABELS mpi TIMEOUT 120)
 set_tests_properties(test_schur_light.np2 test_schur_light.np4 PROPERTIES
                      PASS_REGULAR_EXPRESSION "test_schur_light np=[0-9]+: FAILED")
+# the accuracy guard of accel (docs/formulation.md 4.9): a warning naming the light bodies on the
+# model above at 2 threads (serial) or 2 ranks (distributed and full models), none on chain.cfg
+if(TARGET mbspar)
+  add_test(NAME guard_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/guard_cli.sh
+                                  $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(guard_cli PROPERTIES LABELS unit TIMEOUT 120 PROCESSORS 2)
+  add_test(NAME guard_cli.np2
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/guard_cli.sh $<TARGET_FILE:mbspar>
+                   ${CMAKE_SOURCE_DIR}/configs ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
+                   ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(guard_cli.np2 PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+endif()
