@@ -19,7 +19,7 @@
 // motion, the bound it is held to, and on rank 0 the likely cause when it is exceeded
 typedef struct {
   double residual, bound;
-  int exceeded;
+  int exceeded, unconverged; // unconverged: mbsp_accelWarn's line stands for the guard's
   char cause[320];
 } mbsAccelGuard;
 
@@ -352,17 +352,22 @@ static mbsErr accel_guardCause(mbspComm *comm, const mbsModel *m, int local, int
 // The guard: compare the residual with the bound; when exceeded, one warning line (rank 0) and
 // the likely cause in the JSON. Collective if local, else rank 0 alone.
 static mbsErr accel_guard(mbspComm *comm, const mbsModel *m, int local, int b0, int b1,
-                          double residual, mbsAccelGuard *g) {
+                          double residual, int reason, mbsAccelGuard *g) {
   g->residual = residual, g->bound = accel_guardBound(m);
   g->exceeded = !(residual <= g->bound);
+  g->unconverged = reason < 0;
   g->cause[0] = 0;
   if (!g->exceeded) return MBS_OK;
+  if (g->unconverged) { // mbsp_accelWarn has said so
+    snprintf(g->cause, sizeof g->cause, "the solve stopped without converging");
+    return MBS_OK;
+  }
   return accel_guardCause(comm, m, local, b0, b1, g->cause, sizeof g->cause);
 }
 
 // the guard's one warning line (rank 0)
 static void accel_guardWarn(const mbsModel *m, const mbsAccelGuard *g) {
-  if (g->exceeded)
+  if (g->exceeded && !g->unconverged)
     fprintf(stderr,
             "mbspar: warning: accel: the result of %s misses the equations of motion by %.1e "
             "(relative; bound %.0e); likely cause: %s (docs/formulation.md 4.9)\n",
@@ -423,7 +428,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
     if (!e) { // the guard on both residuals (docs/formulation.md 4.9)
       mbspDecompInfo di;
       mbsp_engineDecomp(eng, &di);
-      e = accel_guard(comm, m, 1, di.b0, di.b1, fmax(local_res, kin_res), &guard);
+      e = accel_guard(comm, m, 1, di.b0, di.b1, fmax(local_res, kin_res), ew->stat.reason, &guard);
     }
     w->stat = ew->stat;
     memcpy(w->timer, ew->timer, sizeof w->timer);
@@ -518,7 +523,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
     free(acc);
     free(qdd);
     double scale = sqrt(nb > nt ? nb : nt), eom = scale > 0 ? sqrt(num) / scale : sqrt(num);
-    if (!e) e = accel_guard(comm, m, 0, 0, m->nbody, eom, &guard); // rank 0 alone
+    if (!e) // rank 0 alone
+      e = accel_guard(comm, m, 0, 0, m->nbody, eom, serial ? 1 : w->stat.reason, &guard);
     mbsAccelOut a = {m,
                      w,
                      w->qdd,
