@@ -16,6 +16,18 @@ if(TARGET mbspar)
   set_tests_properties(bad_input.np2 PROPERTIES LABELS mpi TIMEOUT 600 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
 
+  # the second corpus (issue 30), class by class, each case also checked to write no file
+  set(MBS_BAD2_DIR ${CMAKE_CURRENT_SOURCE_DIR}/bad2)
+  add_test(NAME bad_input2
+           COMMAND sh ${MBS_BAD2_DIR}/run_bad2.sh $<TARGET_FILE:mbspar> ${MBS_BAD2_DIR})
+  set_tests_properties(bad_input2 PROPERTIES LABELS unit TIMEOUT 300 PROCESSORS 1
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  add_test(NAME bad_input2.np2
+           COMMAND sh ${MBS_BAD2_DIR}/run_bad2.sh $<TARGET_FILE:mbspar> ${MBS_BAD2_DIR}
+                   ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(bad_input2.np2 PROPERTIES LABELS mpi TIMEOUT 600 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+
   # the CLI verbs end to end (JSON validated by test_report --validate)
   add_test(NAME cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/run_cli.sh $<TARGET_FILE:mbspar>
                             $<TARGET_FILE:test_report> ${CMAKE_SOURCE_DIR}/configs)

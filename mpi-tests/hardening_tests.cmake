@@ -51,6 +51,18 @@ if(TARGET mbspar)
   add_test(NAME signals.np2 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/signals.sh ${MBS_HARDEN_ARGS})
   set_tests_properties(kill_restart.np2 signals.np2 PROPERTIES LABELS mpi TIMEOUT 300
                        PROCESSORS 2 ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  # issue 32: SIGINT like SIGTERM, a second SIGINT at once; SIGINT and SIGKILL at random moments
+  # (serial and 2 ranks, CSV and HDF5): outputs readable to their last complete row, restart
+  # bitwise (mpi-tests/interrupt.sh; the h5py checks use Debian's python3 in /usr/bin)
+  add_test(NAME interrupt COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/interrupt.sh ${MBS_HARDEN_ARGS})
+  set_tests_properties(interrupt PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
+    ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1;MBS_PYTHON=${MBS_PYTHON3_H5}")
+  # issue 30: no clobbering (a --restart into another model's directory, --json onto a device,
+  # a FIFO or a directory, a run file that is a FIFO); serial runs of an 8-link chain
+  add_test(NAME clobber COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/clobber.sh $<TARGET_FILE:mbspar>
+                                ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(clobber PROPERTIES LABELS unit TIMEOUT 300 PROCESSORS 1
+                       ENVIRONMENT "${MBS_MPI_ENV}")
   # nan_exit starts mbspar as a singleton too: also under scripts/sanitize.sh (label unit)
   set_tests_properties(nan_exit PROPERTIES LABELS unit TIMEOUT 300
                        PROCESSORS 2 ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")

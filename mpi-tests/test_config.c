@@ -376,6 +376,72 @@ static void test_partition_forest(void) {
   mbs_configDestroy(&c);
 }
 
+// issue 30: integer literals beyond 32 bits keep their value (libconfig 1.5 wrapped them), the
+// real-number forms around them are untouched, and names, strings and comments with digits too
+static void test_wide_integers(void) {
+  static const struct {
+    const char *text;
+    double mass, gz; // expected body mass and gravity z; mass < 0: an error with fragment err
+    const char *err;
+  } cases[] = {
+      {"model = { gravity = [0, 0, -12345678901]; bodies = ({ joint = { type = \"revolute\"; }; "
+       "name = \"b12345678901\"; "
+       "mass = 4294967297; inertia = [1e10, 1e10, 1e10, 0, 0, 0]; }); };",
+       4294967297.0, -12345678901.0, NULL},
+      {"model = { gravity = [0, 0, -.12345678901]; bodies = ({ joint = { type = \"revolute\"; }; "
+       "name = \"b\"; "
+       "mass = 12345678901.5; inertia = [1e10, 1e10, 1e10, 0, 0, 0]; }); };",
+       12345678901.5, -.12345678901, NULL},
+      {"model = { gravity = [0, 0, 1.5e+12345678901]; bodies = ({ joint = { type = \"revolute\"; "
+       "}; name = \"b\"; mass = 1; "
+       "inertia = [1, 1, 1, 0, 0, 0]; }); };",
+       -1, 0, "not finite"},
+      {"# 99999999999999999999 in a comment\nmodel = { gravity = [0, 0, 0x2540BE3FF]; /* "
+       "4294967297 */ bodies = ({ joint = { type = \"revolute\"; }; name = \"b 4294967297\"; mass "
+       "= 0x100000001L; "
+       "inertia = [1e10, 1e10, 1e10, 0, 0, 0]; }); };",
+       4294967297.0, 9999999999.0, NULL},
+      {"model = { bodies = ({ joint = { type = \"revolute\"; }; name = \"b\"; mass = 1; inertia = "
+       "[1, 1, 1, 0, 0, 0]; }); };\n"
+       "solver = { max_iter = 4294967297; };",
+       -1, 0, "t.cfg:2: solver.max_iter must be >= 1 (got 4294967297, beyond the 32-bit range)"},
+      {"model = { bodies = ({ joint = { type = \"revolute\"; }; name = \"b\"; mass = 1; inertia = "
+       "[1, 1, 1, 0, 0, 0]; }); };\n"
+       "output = { every = -99999999999999999999; };",
+       -1, 0, "t.cfg:2: integer -99999999999999999999 does not fit in 64 bits"},
+      {"\xef\xbb\xbfmodel = { bodies = ({ joint = { type = \"revolute\"; }; name = \"b\"; mass = "
+       "2; inertia = [1, 1, 1, 0, 0, 0]; "
+       "}); gravity = [0, 0, 9223372036854775807]; };",
+       2, 9223372036854775807.0, NULL},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    mbsModel *m = NULL;
+    mbsErr e = build(cases[k].text, NULL, 0, NULL, &m);
+    if (cases[k].mass < 0) {
+      MBS_EXPECT(e == MBS_ERR_INPUT && strstr(mbs_errMsg(), cases[k].err),
+                 "wide case %zu: want \"%s\", got %d \"%s\"", k, cases[k].err, (int)e,
+                 mbs_errMsg());
+    } else {
+      MBS_EXPECT(!e && m, "wide case %zu: %s", k, mbs_errMsg());
+      if (m) {
+        MBS_EXPECT(m->body_mass[0] == cases[k].mass, "wide case %zu: mass %.17g", k,
+                   m->body_mass[0]);
+        MBS_EXPECT(m->gravity[2] == cases[k].gz, "wide case %zu: gravity %.17g", k, m->gravity[2]);
+      }
+    }
+    mbs_modelDestroy(&m);
+  }
+  // --set: the same reader
+  const char *sets[] = {"solver.max_iter=0x100000000"};
+  mbsModel *m = NULL;
+  mbsErr e = build(cases[0].text, sets, 1, NULL, &m);
+  MBS_EXPECT(e == MBS_ERR_USAGE && strstr(mbs_errMsg(), "--set solver.max_iter=0x100000000: "
+                                                        "solver.max_iter must be >= 1 (got "
+                                                        "4294967296"),
+             "--set wide: %d \"%s\"", (int)e, mbs_errMsg());
+  mbs_modelDestroy(&m);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) configs_dir = argv[1];
   test_mixed();
@@ -385,5 +451,6 @@ int main(int argc, char **argv) {
   test_trajectory();
   test_shipped();
   test_partition_forest();
+  test_wide_integers();
   return mbs_test_finish("test_config");
 }

@@ -245,7 +245,7 @@ static void test_config(void) {
       {"static = { max_iter = 0; };", "static.max_iter must be >= 1"},
       {"static = { max_iter = 1.5; };", "expected an integer"},
       {"static = { omega_d = -2; };", "static.omega_d must be >= 0"},
-      {"static = { history = 1; };", "static.history must be in [2, 1e8]"},
+      {"static = { history = 1; };", "static.history must be in [2, 100000000]"},
       {"static = { method = \"newton\"; };", "unknown value \"newton\""},
       {"static = { tolerance = 1e-3; };", "unknown key \"tolerance\""},
       {"static = 3;", "expected a group"},

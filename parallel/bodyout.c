@@ -34,6 +34,7 @@ struct mbspBodyOut {
   // rows of the owned bodies
   double *pose;             // (nbo x 10) position, quaternion, centre of mass (the CSV rows)
   double *pos, *quat, *com; // (nbo x 3, 4, 3) the same, one array each (the HDF5 rows)
+  double *pts;              // (nbo x 9) drawing points: origin, centre of mass, shape end
   double *vel;              // (nbo x 3)
   double *omega;            // (nbo x 3)
   double *speed;            // (nbo)
@@ -65,13 +66,13 @@ mbsErr mbsp_bodyOutCreate(mbspComm *comm, const mbsModel *m, mbspEngine *eng, in
       e = mbs_workEnableCrba(m, bo->w);
     bo->pose = malloc(n * MBS_POSE_NCOMP * sizeof(double));
     bo->pos = malloc(n * 3 * sizeof(double)), bo->quat = malloc(n * 4 * sizeof(double));
-    bo->com = malloc(n * 3 * sizeof(double));
+    bo->com = malloc(n * 3 * sizeof(double)), bo->pts = malloc(n * 9 * sizeof(double));
     bo->vel = calloc(n * 3, sizeof(double)), bo->omega = calloc(n * 3, sizeof(double));
     bo->speed = calloc(n, sizeof(double)), bo->wrench = calloc(n * 6, sizeof(double));
     bo->fnorm = calloc(n, sizeof(double)), bo->tnorm = calloc(n, sizeof(double));
     bo->xsave = malloc(sizeof(double) * (size_t)(m->nlam > 0 ? m->nlam : 1));
-    if (!e && (!bo->pose || !bo->pos || !bo->quat || !bo->com || !bo->vel || !bo->omega ||
-               !bo->speed || !bo->wrench || !bo->fnorm || !bo->tnorm || !bo->xsave))
+    if (!e && (!bo->pose || !bo->pos || !bo->quat || !bo->com || !bo->pts || !bo->vel ||
+               !bo->omega || !bo->speed || !bo->wrench || !bo->fnorm || !bo->tnorm || !bo->xsave))
       e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (body outputs)");
   }
   MBS_CALL(mbsp_agreeErr(comm, e));
@@ -114,6 +115,10 @@ static mbsErr mbsp_bodyOutEvaluate(mbspBodyOut *bo) {
   return e ? e : er;
 }
 
+mbsState *mbsp_bodyOutState(mbspBodyOut *bo) {
+  return bo->s;
+}
+
 mbsErr mbsp_bodyOutCompute(mbspBodyOut *bo, double t, const double *q_owned,
                            const double *qd_owned) {
   const mbsModel *m = bo->m;
@@ -143,6 +148,14 @@ mbsErr mbsp_bodyOutCompute(mbspBodyOut *bo, double t, const double *q_owned,
     memcpy(bo->pos + 3 * i, p, 3 * sizeof(double));
     memcpy(bo->quat + 4 * i, p + 3, 4 * sizeof(double));
     memcpy(bo->com + 3 * i, p + 7, 3 * sizeof(double));
+    // drawing points: origin, centre of mass, shape end (the centre of mass when not known)
+    double *d = bo->pts + 9 * i;
+    const double *R = w->xmat + 9 * b, *tip = m->body_tip + 3 * b;
+    memcpy(d, p, 3 * sizeof(double)), memcpy(d + 3, p + 7, 3 * sizeof(double));
+    for (int r = 0; r < 3; r++)
+      d[6 + r] = tip[0] == 0 && tip[1] == 0 && tip[2] == 0
+                     ? p[7 + r]
+                     : p[r] + R[3 * r] * tip[0] + R[3 * r + 1] * tip[1] + R[3 * r + 2] * tip[2];
     double *v = bo->vel + 3 * i, *f = bo->wrench + 6 * i;
     mbs_bodyVelocityWorld(m, w, b, v, bo->omega + 3 * i);
     bo->speed[i] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -169,6 +182,10 @@ static const mbspH5BodySet mbsp_bodyout_sets[] = {
     {"bodies/vel", 3, "m/s", "world linear velocity of the body frame origin"},
     {"bodies/omega", 3, "rad/s", "world angular velocity"},
     {"bodies/speed", 0, "m/s", "|vel|"},
+    {"bodies/points", 9, "m",
+     "drawing points of the body (the XDMF geometry): world positions of the body frame origin "
+     "(3), the centre of mass (3) and the end of the body's shape, length * direction in the body "
+     "frame (3; the centre of mass when the model gives no length)"},
     {"joints/wrench", 6, "N m, N",
      "wrench the parent exerts on the body through the joint, ground frame: torque about the "
      "joint origin (3), force (3)"},
@@ -186,10 +203,10 @@ mbsErr mbsp_bodyOutH5(mbspBodyOut *bo, mbspH5 *h) {
   for (int i = 0; !e && i < bo->nbo; i++)
     parent[i] = m->body_parent[bo->b0 + i], names[i] = m->body_name[bo->b0 + i];
   e = mbsp_agreeErr(bo->comm, e);
-  // without joint wrenches: the six /bodies sets
+  // without joint wrenches: the seven /bodies sets
   if (!e)
     e = mbsp_h5Bodies(h, m->nbody, bo->b0, bo->nbo, mbsp_bodyout_sets,
-                      bo->full ? MBSP_BODYOUT_NSET : 6, parent, names);
+                      bo->full ? MBSP_BODYOUT_NSET : 7, parent, names);
   // the model's geometry, so a reader can redo the kinematics from /q (docs/outputs.md)
   double *buf = malloc(n * 4 * sizeof(double));
   if (!buf) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (body outputs)");
@@ -205,8 +222,10 @@ mbsErr mbsp_bodyOutH5(mbspBodyOut *bo, mbspH5 *h) {
             {"model/axis2", 3, "1", "second joint axis (universal)"},
             {"model/framequat", 4, "1",
              "reported frame in the body frame (w, x, y, z): /bodies/quat = body orientation "
-             "times this"}};
-  for (int k = 0; !e && k < 6; k++) {
+             "times this"},
+            {"model/tip", 3, "m",
+             "end of the body's shape in the body frame, length * direction (0: not given)"}};
+  for (int k = 0; !e && k < 7; k++) {
     int nc = st[k].ncomp;
     for (int i = 0; i < bo->nbo; i++) {
       int b = bo->b0 + i;
@@ -215,7 +234,8 @@ mbsErr mbsp_bodyOutH5(mbspBodyOut *bo, mbspH5 *h) {
                           : k == 2 ? m->jnt_origin + 3 * b
                           : k == 3 ? m->jnt_axis + 3 * b
                           : k == 4 ? m->jnt_axis2 + 3 * b
-                                   : m->body_framequat + 4 * b;
+                          : k == 5 ? m->body_framequat + 4 * b
+                                   : m->body_tip + 3 * b;
       memcpy(buf + (size_t)i * (nc ? nc : 1), src, sizeof(double) * (size_t)(nc ? nc : 1));
     }
     e = mbsp_h5BodyStatic(h, st[k].name, nc, buf, NULL, st[k].units, st[k].desc);
@@ -225,6 +245,22 @@ mbsErr mbsp_bodyOutH5(mbspBodyOut *bo, mbspH5 *h) {
     e = mbsp_h5BodyStatic(h, "model/joint", 0, NULL, parent, NULL,
                           "joint type: 0 fixed, 1 revolute, 2 prismatic, 3 cylindrical, "
                           "4 universal, 5 spherical, 6 free");
+  // the XDMF cells: one polyline per body through the points of /bodies/points (three per
+  // body): the parent's origin (its own on the ground), its origin, centre of mass, shape end
+  int *cells = malloc(n * 4 * sizeof(int));
+  if (!e && !cells) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (body outputs)");
+  e = mbsp_agreeErr(bo->comm, e);
+  for (int i = 0; !e && i < bo->nbo; i++) {
+    int b = bo->b0 + i, p = m->body_parent[b];
+    cells[4 * i] = 3 * (p >= 0 ? p : b);
+    for (int k = 1; k < 4; k++) cells[4 * i + k] = 3 * b + k - 1;
+  }
+  if (!e)
+    e = mbsp_h5BodyStatic(h, "model/cells", 4, NULL, cells, NULL,
+                          "one polyline per body (the XDMF topology) through points of "
+                          "/bodies/points (3 per body): parent's origin (the body's own on the "
+                          "ground), origin, centre of mass, shape end");
+  free(cells);
   free(buf);
   free(parent);
   free(names);
@@ -232,8 +268,8 @@ mbsErr mbsp_bodyOutH5(mbspBodyOut *bo, mbspH5 *h) {
 }
 
 void mbsp_bodyOutH5Row(mbspBodyOut *bo, mbspH5 *h) {
-  const double *data[MBSP_BODYOUT_NSET] = {bo->pos,   bo->quat,   bo->com,   bo->vel,  bo->omega,
-                                           bo->speed, bo->wrench, bo->fnorm, bo->tnorm};
+  const double *data[MBSP_BODYOUT_NSET] = {bo->pos,   bo->quat, bo->com,    bo->vel,   bo->omega,
+                                           bo->speed, bo->pts,  bo->wrench, bo->fnorm, bo->tnorm};
   mbsp_h5BodyRow(h, data);
 }
 
@@ -251,14 +287,14 @@ mbsErr mbsp_bodyOutTopology(const mbsModel *m, const char *path) {
   MBS_CHECK(f, MBS_ERR_IO, "%s: cannot open for writing: %s", path, strerror(errno));
   fprintf(f, "index,name,parent,parent_name,joint,mass,com_x,com_y,com_z,origin_x,origin_y,"
              "origin_z,axis_x,axis_y,axis_z,axis2_x,axis2_y,axis2_z,frame_qw,frame_qx,frame_qy,"
-             "frame_qz\n");
+             "frame_qz,tip_x,tip_y,tip_z\n");
   for (int b = 0; b < m->nbody; b++) {
     int p = m->body_parent[b];
     fprintf(f, "%d,%s,%d,%s,%s,%.17g", b, m->body_name[b], p, p >= 0 ? m->body_name[p] : "ground",
             mbs_jntName(m->body_jnttype[b]), m->body_mass[b]);
-    const double *v[5] = {m->body_com + 3 * b, m->jnt_origin + 3 * b, m->jnt_axis + 3 * b,
-                          m->jnt_axis2 + 3 * b, m->body_framequat + 4 * b};
-    for (int k = 0; k < 5; k++)
+    const double *v[6] = {m->body_com + 3 * b,  m->jnt_origin + 3 * b,     m->jnt_axis + 3 * b,
+                          m->jnt_axis2 + 3 * b, m->body_framequat + 4 * b, m->body_tip + 3 * b};
+    for (int k = 0; k < 6; k++)
       for (int i = 0; i < (k == 4 ? 4 : 3); i++) fprintf(f, ",%.17g", v[k][i]);
     fprintf(f, "\n");
   }
@@ -274,8 +310,8 @@ void mbsp_bodyOutDestroy(mbspBodyOut **pbo) {
   mbspBodyOut *bo = *pbo;
   mbs_stateDestroy(&bo->s);
   mbs_workDestroy(&bo->w);
-  void *arrs[] = {bo->xsave, bo->pose,   bo->pos,   bo->quat,  bo->com, bo->vel, bo->omega,
-                  bo->speed, bo->wrench, bo->fnorm, bo->tnorm, bo->cnt, bo->dsp};
+  void *arrs[] = {bo->pts,   bo->xsave, bo->pose,   bo->pos,   bo->quat,  bo->com, bo->vel,
+                  bo->omega, bo->speed, bo->wrench, bo->fnorm, bo->tnorm, bo->cnt, bo->dsp};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(bo);
   *pbo = NULL;

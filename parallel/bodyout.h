@@ -25,6 +25,8 @@ mbsErr mbsp_bodyOutCreate(mbspComm *comm, const mbsModel *m, mbspEngine *eng, in
 /// \p qd_owned (the coordinates and rates of bodies [b0, b1)). Collective.
 mbsErr mbsp_bodyOutCompute(mbspBodyOut *bo, double t, const double *q_owned,
                            const double *qd_owned);
+/// The state of the output rows' evaluations (its tau: joint forces of the row's time). Local.
+mbsState *mbsp_bodyOutState(mbspBodyOut *bo);
 /// Gather the pose rows (MBS_POSE_NCOMP per body) of every body to rank 0 into \p all
 /// (nbody x MBS_POSE_NCOMP on rank 0, ignored elsewhere). Collective.
 mbsErr mbsp_bodyOutGather(mbspBodyOut *bo, double *all);

@@ -27,8 +27,12 @@ typedef struct {
   const char *restart;   ///< --restart FILE
   double progress_every; ///< --progress SECONDS (batch logs)
   int quiet, force, help, version;
+  int petsc_help; ///< -help (PETSc's, with mbspar's own options)
   int argc;
   char **argv;
+  int pargc;           ///< the PETSc options (argv[0] first), for PetscInitialize
+  char **pargv;        ///< (pargc + 1, NULL-terminated)
+  char ts_set[2][128]; ///< -ts_dt, -ts_max_time as --set integrator.dt=, integrator.t_end=
 } mbsCli;
 
 /// A verb: runs on every rank with the parsed command line, the config and the model, and
@@ -61,10 +65,22 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
 // ---------------------------------------------------------------- shared pieces (cli.c)
 
 /// Parse argv against the verb table \p verbs (\p nverb rows; row 0 is the default verb). Usage
-/// errors return MBS_ERR_USAGE with the one-line message. Local.
+/// errors return MBS_ERR_USAGE with the one-line message. PETSc's options (single dash, anywhere,
+/// with their values) are collected in pargv; -ts_dt and -ts_max_time become --set overrides.
+/// With help set, verb is the verb whose usage is asked (NULL: all). Free with mbsp_cliFree (also
+/// after an error). Local.
 mbsErr mbsp_cliParse(int argc, char **argv, const mbspVerb *verbs, int nverb, mbsCli *cli);
-/// The usage text: the verbs of the table, then the options. Local.
-void mbsp_cliUsage(FILE *f, const mbspVerb *verbs, int nverb);
+void mbsp_cliFree(mbsCli *cli);
+/// An error of the config about a value that came from -ts_dt or -ts_max_time names that option
+/// instead of the --set it became. Returns \p e. Local.
+mbsErr mbsp_cliBlameTs(const mbsCli *cli, mbsErr e);
+/// The usage text: of \p verb (its options), or (NULL) the verbs of the table, then every
+/// option. Local.
+void mbsp_cliUsage(FILE *f, const mbspVerb *verbs, int nverb, const mbspVerb *verb);
+
+/// `--json PATH` must be "-", absent, a regular file (or a link to one), a character device or a
+/// FIFO; anything else (a directory, a socket) is a usage error. Called by mbsp_cliParse. Local.
+mbsErr mbsp_cliCheckJson(const mbsCli *cli);
 
 /// DIR/NAME of --out DIR into buf. Local.
 mbsErr mbsp_outPath(const mbsCli *cli, const char *name, char *buf, size_t n);

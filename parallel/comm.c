@@ -7,15 +7,16 @@
 ///  - solver: nearest-neighbour halo exchange and fused allreduces (see halo/cgj code).
 /// MPI is initialised with MPI_THREAD_FUNNELED (OpenMP threads never call MPI) and
 /// MPI_ERRORS_RETURN so failures become mbsErr codes instead of aborts.
-#define _POSIX_C_SOURCE 200809L // fileno, fstat
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "comm_private.h"
 #include "flops.h"
 #include "mbspar/mbs_fault.h"
+#include "mbspar/mbs_textfile.h"
 #include "solvers.h"
 
 struct mbspComm {
@@ -151,28 +152,12 @@ mbsErr mbsp_bcastFile(mbspComm *c, const char *path, char **text, size_t *len) {
   char *buf = NULL;
   mbsErr e = MBS_OK;
   *text = NULL;
-  if (c->rank == 0) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-      e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot open file for reading", path);
-    } else {
-      // a directory opens on Linux and reports a huge size: refuse it before allocating
-      struct stat st;
-      int dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
-      if (!dir && fseek(f, 0, SEEK_END) == 0) n = ftell(f);
-      if (dir) {
-        e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot read: is a directory, not a file", path);
-      } else if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot read file (not a regular file?)", path);
-      } else {
-        buf = malloc((size_t)n + 1);
-        if (!buf)
-          e = mbs_errSet(MBS_ERR_NOMEM, "%s: out of memory reading file", path);
-        else if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-          e = mbs_errSet(MBS_ERR_INPUT, "%s:0: read error", path);
-      }
-      fclose(f);
-    }
+  if (c->rank == 0) { // regular files only, checked without blocking (mbs_textfile.h)
+    size_t sz = 0;
+    e = mbs_fileRead(path, &buf, &sz);
+    if (!e && sz > (size_t)LONG_MAX - 1)
+      e = mbs_errSet(MBS_ERR_INPUT, "%s:0: file too large", path);
+    n = e ? -1 : (long)sz;
   }
   e = mbsp_agreeErr(c, e);
   if (e) {

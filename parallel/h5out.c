@@ -506,6 +506,36 @@ mbsErr mbsp_h5Resume(mbspComm *comm, const char *path, int nq, int nv, int q0, i
   return MBS_OK;
 }
 
+mbsErr mbsp_h5Probe(const char *path, int nq, int nv) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  struct stat st;
+  const char *f = stat(path, &st) == 0 ? path : stat(tmp, &st) == 0 ? tmp : NULL;
+  if (!f) return MBS_OK;
+  hid_t file = H5Fopen(f, H5F_ACC_RDONLY, H5P_DEFAULT);
+  long cols[2] = {-1, -1};
+  for (int k = 0; k < 2 && file >= 0; k++) {
+    hid_t d = H5Dopen2(file, k ? "qd" : "q", H5P_DEFAULT);
+    hid_t sp = d >= 0 ? H5Dget_space(d) : H5I_INVALID_HID;
+    hsize_t dims[2] = {0, 0};
+    if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 2 &&
+        H5Sget_simple_extent_dims(sp, dims, NULL) == 2)
+      cols[k] = (long)dims[1];
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+  }
+  if (file >= 0) H5Fclose(file);
+  H5Eclear2(H5E_DEFAULT);
+  if (file < 0)
+    return mbs_errSet(MBS_ERR_INPUT, "%s: cannot be opened as an HDF5 file: not this run's", f);
+  if (cols[0] != nq || cols[1] != nv)
+    return mbs_errSet(MBS_ERR_INPUT,
+                      "%s: holds %ld coordinates and %ld rates, this model %d and %d: another "
+                      "model's trajectory",
+                      f, cols[0], cols[1], nq, nv);
+  return MBS_OK;
+}
+
 // ---------------------------------------------------------------- per-body datasets
 
 // an int dataset (n0) or (n0, n1) of which this rank writes rows [off, off + n) from buf
@@ -890,6 +920,11 @@ mbsErr mbsp_h5Append(mbspH5 *h, double t, const double *q_owned, const double *q
 long mbsp_h5Rows(const mbspH5 *h) {
   (void)h;
   return 0;
+}
+
+mbsErr mbsp_h5Probe(const char *path, int nq, int nv) {
+  (void)path, (void)nq, (void)nv;
+  return MBS_OK;
 }
 
 mbsErr mbsp_h5Bodies(mbspH5 *h, int nbody, int b0, int nbo, const mbspH5BodySet *sets, int nset,

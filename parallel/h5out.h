@@ -46,6 +46,11 @@ mbsErr mbsp_h5Create(mbspComm *comm, const char *path, int nq, int nv, int q0, i
 mbsErr mbsp_h5Resume(mbspComm *comm, const char *path, int nq, int nv, int q0, int nqo, int v0,
                      int nvo, const char *const *qnames, double t_cut, mbspH5 **h);
 
+/// Read-only check before a restart changes anything: if \p path (or "<path>.tmp") exists it must
+/// be an HDF5 file whose /q and /qd have \p nq and \p nv columns. Local (one rank, serial
+/// access). \return MBS_OK (also without a file), MBS_ERR_INPUT naming the file
+mbsErr mbsp_h5Probe(const char *path, int nq, int nv);
+
 /// Append one output row. Collective: every rank passes its owned slices (\p q_owned: nqo values,
 /// \p qd_owned: nvo values); \p t, \p energy (kinetic, potential, total, work) and
 /// \p avg_iterations are taken from rank 0 (others may pass NULL for energy).

@@ -24,6 +24,7 @@
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
+#include "mbspar/mbs_textfile.h"
 #include "mbspar/mbspar.h"
 #if defined(__GLIBC__) && !defined(SMPI_HELPERS_H) // SimGrid's smpicc redefines malloc
 #define MBS_MALLOPT 1
@@ -79,12 +80,20 @@ int main(int argc, char **argv) {
 
   // the command line is the same on every rank; agree anyway
   e = mbsp_agreeErr(comm, mbsp_cliParse(argc, argv, mbs_verbs, MBS_NVERB, &cli));
-  // run: SIGTERM/SIGUSR1 from now on only set a flag, honoured after the first step (a signal
-  // during the setup is not lost; sim.c installs them again after PETSc's own handlers)
+  // run: SIGTERM/SIGUSR1/SIGINT from now on only set a flag, honoured after the first step (a
+  // signal during the setup is not lost; sim.c installs them again after PETSc's own handlers)
   if (!e && cli.verb && cli.verb->run == mbsp_verbRun) mbsp_simInstallSignals();
   if (!e) e = mbsp_threadsInit(comm, NULL); // OpenMP threads per rank: never oversubscribe
   if (!e && (cli.help || cli.version)) {
-    if (rank == 0 && cli.help) mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB);
+    if (rank == 0 && cli.help) mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB, cli.verb);
+    fflush(stdout);
+    // mbspar -help: then PETSc's general options (PetscInitialize prints them)
+    if (cli.help && cli.petsc_help) {
+      int pargc = cli.pargc;
+      char **pargv = cli.pargv;
+      e = mbsp_agreeErr(comm, mbsp_petscInitialize(&pargc, &pargv));
+      mbsp_petscFinalize();
+    }
     if (rank == 0 && cli.version && !cli.help) {
       printf("mbspar %s (git %s)\n", MBS_VERSION, MBS_GIT_SHA);
       printf("MPI library: %s\n", mbsp_libraryVersion());
@@ -93,9 +102,10 @@ int main(int argc, char **argv) {
              MBS_PETSC_VERSION[0] ? MBS_PETSC_VERSION : "-",
              MBS_HWLOC_VERSION[0] ? MBS_HWLOC_VERSION : "-");
     }
-    free(cli.sets);
+    mbsp_cliFree(&cli);
+    if (e && rank == 0) mbs_printError();
     mbsp_finalize(&comm);
-    return 0;
+    return mbs_errExitCode(e);
   }
 
   // rank 0 reads, everyone parses the same bytes
@@ -122,9 +132,13 @@ int main(int argc, char **argv) {
       strcpy(t, "\"; };\n");
     }
   } else if (!e) {
-    e = mbsp_bcastFile(comm, cli.config, &text, NULL);
+    size_t tlen = 0;
+    e = mbsp_bcastFile(comm, cli.config, &text, &tlen);
+    if (!e) e = mbsp_agreeErr(comm, mbs_textCheck(text, tlen, cli.config)); // NUL, UTF-16, ...
   }
-  if (!e) e = mbsp_agreeErr(comm, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg));
+  if (!e)
+    e = mbsp_agreeErr(
+        comm, mbsp_cliBlameTs(&cli, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg)));
   // model.urdf: rank 0 reads the robot, every rank parses the same bytes
   if (!e && cfg->urdf_path) {
     char *utext = NULL;
@@ -138,6 +152,21 @@ int main(int argc, char **argv) {
     }
     if (!e) e = mbsp_agreeErr(comm, mbs_configSetUrdf(cfg, utext, ulen));
     free(utext);
+  }
+  // model.urdf.torques: the joint forces over time, read the same way
+  if (!e && cfg->urdf_torques) {
+    char *ttext = NULL;
+    size_t tlen = 0;
+    e = mbsp_bcastFile(comm, cfg->urdf_torques, &ttext, &tlen);
+    if (e == MBS_ERR_INPUT) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+      e = mbs_errSet(MBS_ERR_INPUT, "%s:%d: model.urdf.torques: cannot read %s (%s)", cfg->filename,
+                     cfg->urdf_torques_line, cfg->urdf_torques, msg);
+    }
+    if (!e) e = mbsp_agreeErr(comm, mbs_textCheck(ttext, tlen, cfg->urdf_torques)); // NUL, ...
+    if (!e) e = mbsp_agreeErr(comm, mbs_configSetTorques(cfg, ttext, tlen));
+    free(ttext);
   }
   int local_model = 0; // distributed-memory model (see below)
   if (!e) {
@@ -176,22 +205,21 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mbspar: warning: %s: not modelled: %s\n", cfg->urdf_path,
             mbs_urdfNotModelled(cfg->urdf));
   // PETSc is started for the verbs that need it, for solver.method = petsc, and whenever a
-  // PETSc option (single dash, e.g. -log_view) is given
-  int petsc_opts = 0;
-  for (int i = 1; i < argc; i++)
-    if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && argv[i][2]) petsc_opts = 1;
-  if (!e && (m->opt.solver == MBS_SOLVER_PETSC || cli.verb->petsc || petsc_opts)) {
-    // PETSc sees only its own (single-dash) options
-    char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
-    int pargc = 0;
-    if (!pargv) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-    for (int i = 0; !e && i < argc; i++) {
-      const char *a = argv[i];
-      if (i == 0 || (a[0] == '-' && a[1] && a[1] != '-' && a[2])) {
-        pargv[pargc++] = argv[i];
-        if (i > 0 && i + 1 < argc && argv[i + 1][0] != '-') pargv[pargc++] = argv[++i];
-      }
+  // PETSc option (single dash, e.g. -log_view) is given; it sees only its own options, collected
+  // by mbsp_cliParse wherever they stood
+  if (!e && (m->opt.solver == MBS_SOLVER_PETSC || cli.verb->petsc || cli.pargc > 1)) {
+    // -help: mbspar's own options first, then PETSc's as its objects ask for them
+    if (cli.petsc_help && rank == 0) {
+      mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB, cli.verb);
+      fputs("\n", stdout);
+      fflush(stdout);
     }
+    char **pargv = calloc((size_t)cli.pargc + 1, sizeof *pargv);
+    int pargc = cli.pargc;
+    if (!pargv)
+      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    else
+      memcpy(pargv, cli.pargv, (size_t)pargc * sizeof *pargv);
     e = mbsp_agreeErr(comm, e); // PetscInitialize is collective: nobody enters it alone
     if (!e) e = mbsp_agreeErr(comm, mbsp_petscInitialize(&pargc, &pargv));
     // -log_view: mbspar's phases as PETSc events in a stage named after the verb
@@ -231,7 +259,7 @@ int main(int argc, char **argv) {
   mbs_modelDestroy(&m);
   mbs_configDestroy(&cfg);
   free(text);
-  free(cli.sets);
+  mbsp_cliFree(&cli);
   mbsp_petscLogEnd();
   mbsp_petscFinalize();
   mbsp_finalize(&comm);

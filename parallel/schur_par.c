@@ -773,11 +773,15 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
       if (sp->comp_erank[c] >= 0) mbs_schurQdd(m, w, s->comp[c].root, sp->acc_r + 6 * c);
   }
   w->stat.method = MBS_SOLVER_SCHUR;
-  w->stat.iterations = sp->rounds;
+  // iterations: only those of an iterative interface solve (J-CG); the direct merge's rounds
+  // (ceil(log2 P) or pipeline passes) are no iterations, so a direct schur reports 0 at every
+  // rank count, as direct and aba do
+  int iters = sp->iface == MBSP_IFACE_JCG && sp->size > 1 ? sp->rounds : 0;
+  w->stat.iterations = iters;
   w->stat.reason = sp->reason;
   w->stat.residual = sp->residual;
   w->stat.evals++;
-  w->stat.total_iterations += sp->rounds;
+  w->stat.total_iterations += iters;
   w->stat.floored += sp->nfloor;
   if (sp->reason < 0) w->stat.nonconverged++;
   if (m->opt.warm_start != MBS_WARM_NONE && sp->iface == MBSP_IFACE_JCG && sp->b1 > sp->b0 &&

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include "bodyout.h"
 #include "h5out.h"
+#include "mbspar/mbs_textfile.h"
 #include "mbspar/mbs_checkpoint.h"
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_finite.h"
@@ -37,7 +38,23 @@
 
 static volatile sig_atomic_t mbsp_sim_signal = 0;
 
+static volatile sig_atomic_t mbsp_sim_sigints = 0;
+
 static void mbsp_simOnSignal(int sig) {
+  // a second SIGINT (Ctrl-C pressed again) ends the process at once, by the default action
+  // (async-signal-safe: write, sigaction, raise)
+  if (sig == SIGINT && mbsp_sim_sigints++ > 0) {
+    static const char msg[] = "mbspar: second SIGINT: stopping at once (no checkpoint)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGINT, &dfl, NULL);
+    raise(SIGINT);
+    return;
+  }
   if (!mbsp_sim_signal) mbsp_sim_signal = sig; // the first one names the stop
 }
 
@@ -45,9 +62,16 @@ void mbsp_simInstallSignals(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = mbsp_simOnSignal;
+  sa.sa_flags = SA_RESTART; // system calls of the libraries (MPI, I/O) go on after the flag is set
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGUSR1, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL); // Ctrl-C: as SIGTERM; a second one ends at once
+}
+
+// the name of a stopping signal in run.json and the message
+static const char *mbsp_simSigName(int sig) {
+  return sig == SIGUSR1 ? "SIGUSR1" : sig == SIGINT ? "SIGINT" : "SIGTERM";
 }
 
 typedef struct {
@@ -67,10 +91,17 @@ typedef struct {
   mbsWork *wout;
   int *qcnt, *qdsp, *vcnt, *vdsp, *lcnt, *ldsp;
   FILE *ftraj, *fenergy;
-  mbspH5 *h5;      // output.format = hdf5: the trajectory writer (every rank writes its slices)
-  mbspBodyOut *bo; // per-body outputs (poses ...) of the owned bodies (bodyout.c)
-  mbspXdmf *xmf;   // rank 0, HDF5: trajectory.xmf (xdmf.c)
-  double *poses;   // rank 0, CSV: the gathered pose rows (nbody x MBS_POSE_NCOMP)
+  // rank 0: the CSV files' stdio buffers (ours, so that they only reach the file as whole rows,
+  // docs/outputs.md "Flushing"): capacity, the longest row, the file position written so far
+  char *tbuf, *ebuf;
+  size_t tcap, ecap, trowmax, erowmax;
+  long tdone, edone;
+  long unflushed;    // output rows since the last flush (every rank)
+  double last_flush; // rank 0: wall-clock time of the last flush
+  mbspH5 *h5;        // output.format = hdf5: the trajectory writer (every rank writes its slices)
+  mbspBodyOut *bo;   // per-body outputs (poses ...) of the owned bodies (bodyout.c)
+  mbspXdmf *xmf;     // rank 0, HDF5: trajectory.xmf (xdmf.c)
+  double *poses;     // rank 0, CSV: the gathered pose rows (nbody x MBS_POSE_NCOMP)
   char dir[4096];
   int claimed; // rank 0: the output files are this run's (a failed run may write its run.json)
   // bookkeeping (identical on every rank except the local work partial sums)
@@ -209,6 +240,7 @@ static mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e));
   S->s->time = t;
+  if (S->a->cfg && S->a->cfg->torques) mbs_torquesAt(S->a->cfg->torques, m, t, S->s->tau);
   // warm-start slot: the position of this evaluation within the step (capped: the extra
   // evaluations of a rejected adaptive step share the last slot)
   S->s->stage = S->stage_count < S->s->nstage ? S->stage_count : S->s->nstage - 1;
@@ -307,11 +339,15 @@ static void mbsp_csvHeader(mbspSim *S, int traj, int energy) {
             S->m->nloop ? ",closure_pos,closure_rot,closure_vel" : "");
 }
 
+static void mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long *done);
+
 // one output row (collective: gathers; rank 0 writes)
 static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double *pe, double *wk) {
   MBS_TIC(S->tim, MBS_TIMER_OUTPUT);
   MBS_CALL(mbsp_gatherState(S));
   // per-body outputs, computed by the owners of the bodies; CSV: the pose rows to rank 0
+  if (S->a->cfg && S->a->cfg->torques) // the joint forces of the row's time
+    mbs_torquesAt(S->a->cfg->torques, S->m, t, mbsp_bodyOutState(S->bo)->tau);
   MBS_CALL(mbsp_bodyOutCompute(S->bo, t, S->y, S->y + (S->q1 - S->q0)));
   if (S->ftraj || !S->h5) MBS_CALL(mbsp_bodyOutGather(S->bo, S->poses));
   double wsum = S->work;
@@ -337,6 +373,9 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
     const mbsModel *m = S->m;
     long de = S->evals - S->evals_out, di = S->iters - S->iters_out;
     double k = en[0], p = en[1];
+    // whole rows only reach the files: pass the buffered rows on first if this one might not fit
+    mbsp_rowRoom(S->ftraj, S->tcap, S->trowmax, &S->tdone);
+    mbsp_rowRoom(S->fenergy, S->ecap, S->erowmax, &S->edone);
     if (S->ftraj) {
       fprintf(S->ftraj, "%.17g", t);
       for (int i = 0; i < m->nq; i++) fprintf(S->ftraj, ",%.17g", S->sout->q[i]);
@@ -362,13 +401,15 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
                      S->dir, t);
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e)); // rank 0 alone may have failed
-  // HDF5: every rank its owned slices [q_own; qd_own] = S->y (collective, agreed inside)
+  // HDF5: every rank its owned slices [q_own; qd_own] = S->y (collective, agreed inside); the
+  // XDMF grid of the row is written once the row is flushed (mbsp_simFlushRows)
   if (S->h5) {
     mbsp_bodyOutH5Row(S->bo, S->h5);
     MBS_CALL(mbsp_h5Append(S->h5, t, S->y, S->y + (S->q1 - S->q0), en, avg));
     if (S->xmf) e = mbsp_xdmfAppend(S->xmf, mbsp_h5Rows(S->h5) - 1, t);
     MBS_CALL(mbsp_agreeErr(S->comm, e));
   }
+  S->unflushed++;
   S->evals_out = S->evals, S->iters_out = S->iters;
   MBS_TOC(S->tim, MBS_TIMER_OUTPUT);
   return MBS_OK;
@@ -422,28 +463,83 @@ static void mbsp_progress(mbspSim *S, double t, long step, int final) {
 
 // the format and its reader: src/checkpoint.c (mbs_checkpoint.h)
 
-// rank 0: one CSV file's rows to the disk (stdio buffer, then fsync)
-static mbsErr mbsp_simSync(FILE *f, const char *dir, const char *name) {
+// Flushing (docs/outputs.md "Flushing"): the CSV files have stdio buffers of our own, large enough
+// for the longest row, and are passed to the file (one write of whole rows) before a row that
+// might not fit and at every flush, so a killed run leaves no half row in them; the HDF5 file is
+// flushed (H5Fflush: the datasets' extents and the chunk index on disk, the file opens after a
+// kill) and only then are the rows' grids added to the XDMF file, which so never lists a row the
+// HDF5 file lacks.
+
+// the longest CSV row of \p nfield fields: "%.17g" needs at most 24 characters, a comma each
+static size_t mbsp_rowMax(long nfield) {
+  return 25 * (size_t)nfield + 2;
+}
+
+// rank 0: give \p f a fully buffered stdio buffer of ours for rows of at most \p rowmax bytes
+// (before any other operation on \p f); the buffer is freed after fclose
+static mbsErr mbsp_rowBuffer(FILE *f, size_t rowmax, char **buf, size_t *cap) {
   if (!f) return MBS_OK;
-  int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0 || MBS_FAULT_WRITE_POINT();
-  MBS_CHECK(!bad, MBS_ERR_IO, "%s/%s: write error (disk full?): %s", dir, name,
-            errno ? strerror(errno) : "stream error");
+  *cap = rowmax + 65536;
+  *buf = malloc(*cap);
+  MBS_CHECK(*buf, MBS_ERR_NOMEM, "out of memory (output buffer of %zu bytes)", *cap);
+  MBS_CHECK(setvbuf(f, *buf, _IOFBF, *cap) == 0, MBS_ERR_IO, "cannot set an output buffer");
   return MBS_OK;
 }
 
-// every row written so far is on the disk before a checkpoint names its step, so a restart
-// from that checkpoint finds them all (issue 12.2): CSV files (rank 0), the HDF5 file
-// (collective) and the XDMF file (rewritten and flushed at every row anyway). Collective.
-static mbsErr mbsp_simFlush(mbspSim *S) {
+// rank 0: pass the buffered (whole) rows of \p f to the file if one more row of \p rowmax bytes
+// might not fit into the buffer (where stdio would write a part of it); \p done: the file
+// position written so far
+static void mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long *done) {
+  if (!f) return;
+  long pos = ftell(f);
+  if (pos >= 0 && pos >= *done && (size_t)(pos - *done) + rowmax <= cap) return;
+  fflush(f); // an error stays in ferror(f): the output row reports it
+  pos = ftell(f);
+  *done = pos >= 0 ? pos : 0;
+}
+
+// rank 0: one CSV file's rows to the file (\p sync: also to the disk, fsync)
+static mbsErr mbsp_simSync(FILE *f, long *done, int sync, const char *dir, const char *name) {
+  if (!f) return MBS_OK;
+  errno = 0;
+  int bad =
+      fflush(f) != 0 || ferror(f) || (sync && fsync(fileno(f)) != 0) || MBS_FAULT_WRITE_POINT();
+  MBS_CHECK(!bad, MBS_ERR_IO, "%s/%s: write error (disk full?): %s", dir, name,
+            errno ? strerror(errno) : "stream error");
+  long pos = ftell(f);
+  *done = pos >= 0 ? pos : 0;
+  return MBS_OK;
+}
+
+// every output row so far to the files (\p sync: to the disk, before a checkpoint names its
+// step, so a restart from it finds them all, issue 12.2): CSV files (rank 0), the HDF5 file
+// (collective), then the XDMF grids of the flushed rows (rank 0). Collective.
+static mbsErr mbsp_simFlushRows(mbspSim *S, int sync) {
   mbsErr e = MBS_OK;
   if (S->rank == 0) {
-    errno = 0;
-    e = mbsp_simSync(S->ftraj, S->dir, "trajectory.csv");
-    if (!e) e = mbsp_simSync(S->fenergy, S->dir, "energy.csv");
+    e = mbsp_simSync(S->ftraj, &S->tdone, sync, S->dir, "trajectory.csv");
+    if (!e) e = mbsp_simSync(S->fenergy, &S->edone, sync, S->dir, "energy.csv");
+    S->last_flush = mbsp_wtime();
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e));
   if (S->h5) MBS_CALL(mbsp_h5Flush(S->h5));
+  if (S->xmf) e = mbsp_xdmfCommit(S->xmf, mbsp_h5Rows(S->h5));
+  MBS_CALL(mbsp_agreeErr(S->comm, e));
+  S->unflushed = 0;
   return MBS_OK;
+}
+
+// output.flush_every: are the rows due to be flushed? Rank 0 decides (the clock is its own);
+// the step's signal allreduce carries the decision to every rank
+static int mbsp_simFlushDue(const mbspSim *S) {
+  if (S->rank != 0 || S->unflushed == 0) return 0;
+  const mbsConfig *c = S->a->cfg;
+  if (c->out_flush_rows > 0) return S->unflushed >= c->out_flush_rows;
+  return mbsp_wtime() - S->last_flush >= c->out_flush_sec;
+}
+
+static mbsErr mbsp_simFlush(mbspSim *S) {
+  return mbsp_simFlushRows(S, 1);
 }
 
 static mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
@@ -567,6 +663,58 @@ static mbsErr mbsp_simRestore(mbspSim *S, const char *path) {
 }
 
 // ---------------------------------------------------------------- setup and report
+
+// one word of a shell command: as it is if it is made of safe characters, else single-quoted
+static void mbsp_shellWord(char *buf, size_t n, size_t *len, const char *w) {
+  int safe = w[0] != 0;
+  for (const char *c = w; *c; c++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-", *c))
+      safe = 0;
+  size_t k = *len;
+  if (k && k < n) buf[k++] = ' ';
+  if (safe) {
+    for (const char *c = w; *c && k < n; c++) buf[k++] = *c;
+  } else {
+    if (k < n) buf[k++] = '\'';
+    for (const char *c = w; *c && k < n; c++) {
+      if (*c == '\'')
+        for (const char *q = "'\\''"; *q && k < n; q++) buf[k++] = *q;
+      else
+        buf[k++] = *c;
+    }
+    if (k < n) buf[k++] = '\'';
+  }
+  if (k >= n) k = n - 1;
+  buf[k] = 0;
+  *len = k;
+}
+
+// the command that continues this run from checkpoint \p ck, as the user can paste it: the
+// command line of this run with --restart CK instead of any --restart it had (under an MPI
+// launcher, prefixed with "mpiexec -n SIZE")
+static void mbsp_simContinueCmd(const mbspSim *S, const char *ck, char *buf, size_t n) {
+  const mbspSimArgs *a = S->a;
+  size_t len = 0;
+  buf[0] = 0;
+  if (S->size > 1) {
+    char pre[32];
+    mbsp_shellWord(buf, n, &len, "mpiexec");
+    mbsp_shellWord(buf, n, &len, "-n");
+    snprintf(pre, sizeof pre, "%d", S->size);
+    mbsp_shellWord(buf, n, &len, pre);
+  }
+  for (int i = 0; i < a->argc && a->argv; i++) {
+    const char *w = a->argv[i];
+    if (i > 0 && !strcmp(w, "--restart")) {
+      i++; // and its value
+      continue;
+    }
+    if (i > 0 && !strncmp(w, "--restart=", 10)) continue;
+    mbsp_shellWord(buf, n, &len, w);
+  }
+  mbsp_shellWord(buf, n, &len, "--restart");
+  mbsp_shellWord(buf, n, &len, ck);
+}
 
 static mbsErr mbsp_mkdirs(const char *dir) {
   char p[4096];
@@ -906,14 +1054,33 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
                                         "bodies.csv",     "energy.csv",    "run.json",
                                         "checkpoint.bin"};
     char p[4200];
+    // what to suggest: continuing the earlier run if it left a checkpoint (the command as it
+    // can be pasted), else another --out or --force
+    char ck[4200], hint[8192] = "use --force or another --out";
+    struct stat stc;
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", S->dir);
+    if (!a->force && !a->restart && stat(ck, &stc) == 0 && S_ISREG(stc.st_mode)) {
+      char cmd[7000];
+      mbsp_simContinueCmd(S, ck, cmd, sizeof cmd);
+      snprintf(hint, sizeof hint, "continue it with: %s; or use --force or another --out", cmd);
+    }
+    // a file name of the run that is not a regular file (a FIFO, a device, a directory, a
+    // symbolic link) is never opened or renamed over, also with --force or --restart
+    for (int k = 0; k < 7 && !e; k++) {
+      struct stat st;
+      snprintf(p, sizeof p, "%s/%s", S->dir, names[k]);
+      if (lstat(p, &st) == 0 && !S_ISREG(st.st_mode))
+        e = mbs_errSet(MBS_ERR_IO,
+                       "%s exists and is not a regular file; not writing it (move it "
+                       "away or use another --out)",
+                       p);
+    }
     for (int k = 0; k < 7 && !e && !a->force && !a->restart; k++) {
       struct stat st;
       snprintf(p, sizeof p, "%s/%s", S->dir, names[k]);
       if (stat(p, &st) == 0)
-        e = mbs_errSet(MBS_ERR_IO,
-                       "%s exists; not overwriting an earlier run's output (use --force, another "
-                       "--out, or --restart %s/checkpoint.bin)",
-                       p, S->dir);
+        e = mbs_errSet(MBS_ERR_IO, "%s exists; not overwriting an earlier run's output (%s)", p,
+                       hint);
     }
     // claim the directory atomically: every run writes energy.csv, and only one of two runs
     // given the same --out can create it (O_EXCL; the stat above only makes the common case
@@ -924,8 +1091,8 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
       if (fd < 0 && errno == EEXIST)
         e = mbs_errSet(MBS_ERR_IO,
                        "%s exists; not overwriting an earlier run's output (another run claimed "
-                       "%s first; use --force, another --out, or --restart %s/checkpoint.bin)",
-                       p, S->dir, S->dir);
+                       "%s first; use --force or another --out)",
+                       p, S->dir);
       else if (fd < 0)
         e = mbs_errSet(MBS_ERR_IO, "%s: cannot create: %s", p, strerror(errno));
       else
@@ -934,6 +1101,97 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
     S->claimed = !e && !a->restart; // the directory's run files are this run's from here on
   }
   return mbsp_agreeErr(S->comm, e);
+}
+
+// the first line of \p path into \p buf (empty if the file is absent or empty)
+static void mbsp_firstLine(const char *path, char **buf, size_t *cap) {
+  FILE *f = fopen(path, "r");
+  ssize_t n = f ? getline(buf, cap, f) : -1;
+  if (f) fclose(f);
+  if (n < 0 && *buf) (*buf)[0] = 0;
+}
+
+// --restart, rank 0: are the files in the directory this run's? Read-only, before anything in the
+// directory is changed (issue 30: a restart into another model's directory overwrote its CSV
+// files, or cut its energy.csv before HDF5 refused). The directory's own checkpoint must be of
+// this model, the CSV headers this model's, the HDF5 file of its sizes, and the energy.csv row
+// at the checkpoint's step (if there is one) must hold the energies of the checkpoint's state
+// (sout, gathered), to the last digit.
+static mbsErr mbsp_simCheckDirRoot(mbspSim *S) {
+  const mbsModel *m = S->m;
+  const char *dir = S->dir, *why = NULL;
+  char p[4200], what[400] = "";
+  struct stat st, sck;
+  snprintf(p, sizeof p, "%s/checkpoint.bin", dir);
+  if (stat(p, &st) == 0 &&
+      !(stat(S->a->restart, &sck) == 0 && st.st_dev == sck.st_dev && st.st_ino == sck.st_ino)) {
+    mbsCkptHeader h;
+    FILE *f = fopen(p, "rb");
+    int ok = f && fread(&h, sizeof h, 1, f) == 1 && !memcmp(h.magic, MBS_CKPT_MAGIC, 8) &&
+             h.fingerprint == mbs_ckptFingerprint(m) && h.nq == m->nq && h.nv == m->nv;
+    if (f) fclose(f);
+    if (!ok) why = "checkpoint.bin is of another model";
+  }
+  // the headers this run writes
+  char *want[2] = {NULL, NULL}, *have = NULL;
+  size_t wlen[2] = {0, 0}, hcap = 0;
+  FILE *mt = open_memstream(&want[0], &wlen[0]), *me = open_memstream(&want[1], &wlen[1]);
+  if (mt && me) {
+    FILE *ft = S->ftraj, *fe = S->fenergy;
+    S->ftraj = mt, S->fenergy = me;
+    mbsp_csvHeader(S, 1, 1);
+    S->ftraj = ft, S->fenergy = fe;
+  }
+  if (mt) fclose(mt);
+  if (me) fclose(me);
+  mbsErr e = want[0] && want[1] ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (restart)");
+  static const char *const csvname[2] = {"trajectory.csv", "energy.csv"};
+  for (int k = 0; k < 2 && !e && !why; k++) {
+    snprintf(p, sizeof p, "%s/%s", dir, csvname[k]);
+    mbsp_firstLine(p, &have, &hcap);
+    if (have && have[0] && strcmp(have, want[k]) != 0)
+      why = k ? "energy.csv has another header" : "trajectory.csv has another model's columns";
+  }
+  // the energies of the checkpoint's state against the row of its step
+  snprintf(p, sizeof p, "%s/energy.csv", dir);
+  FILE *f = !e && !why ? fopen(p, "r") : NULL;
+  if (f) {
+    double t;
+    long step;
+    mbsp_tsGetState(S->ts, &t, &step, &(double){0});
+    mbs_fwdPosition(m, S->sout, S->wout);
+    mbs_fwdVelocity(m, S->sout, S->wout);
+    char row[200], fld[64];
+    snprintf(row, sizeof row, "%ld,%.17g,%.17g,%.17g,", step, t, mbs_kineticEnergy(m, S->wout),
+             mbs_potentialEnergy(m, S->sout, S->wout));
+    snprintf(fld, sizeof fld, "%ld,", step);
+    while (getline(&have, &hcap, f) > 0)
+      if (!strncmp(have, fld, strlen(fld))) {
+        if (strncmp(have, row, strlen(row)) != 0) {
+          why = "energy.csv holds other energies at the checkpoint's step";
+          snprintf(what, sizeof what, " (%.*s... against %s...)", 60, have, row);
+        }
+        break;
+      }
+    fclose(f);
+  }
+  if (!e && !why && S->a->cfg->out_format == MBS_OUTFMT_HDF5) {
+    snprintf(p, sizeof p, "%s/trajectory.h5", dir);
+    e = mbsp_h5Probe(p, m->nq, m->nv);
+  }
+  free(want[0]), free(want[1]), free(have);
+  if (!e && why)
+    e = mbs_errSet(MBS_ERR_INPUT,
+                   "mbspar: --restart %s: %s holds another run's outputs (%s%s); nothing was "
+                   "changed: continue into the checkpoint's own directory or give another --out",
+                   S->a->restart, dir, why, what);
+  return e;
+}
+
+// --restart: the check above before the files are touched (collective: the state is gathered)
+static mbsErr mbsp_simCheckDir(mbspSim *S) {
+  MBS_CALL(mbsp_gatherState(S));
+  return mbsp_agreeErr(S->comm, S->rank == 0 ? mbsp_simCheckDirRoot(S) : MBS_OK);
 }
 
 static mbsErr mbsp_simOpenFiles(mbspSim *S, int append, long step) {
@@ -953,7 +1211,17 @@ static mbsErr mbsp_simOpenFiles(mbspSim *S, int append, long step) {
   }
   MBS_CHECK((S->ftraj || !csv) && S->fenergy, MBS_ERR_IO, "%s: cannot open output files: %s",
             S->dir, strerror(errno));
+  const mbsModel *m = S->m;
+  MBS_CALL(mbsp_rowBuffer(S->ftraj,
+                          mbsp_rowMax(1 + m->nq + m->nv + (long)m->nbody * MBS_POSE_NCOMP),
+                          &S->tbuf, &S->tcap));
+  MBS_CALL(mbsp_rowBuffer(S->fenergy, mbsp_rowMax(12), &S->ebuf, &S->ecap));
+  S->trowmax = mbsp_rowMax(1 + m->nq + m->nv + (long)m->nbody * MBS_POSE_NCOMP);
+  S->erowmax = mbsp_rowMax(12);
   mbsp_csvHeader(S, tnew, enew);
+  // the headers now (a long header may pass the buffer in parts: only at the start)
+  MBS_CALL(mbsp_simSync(S->ftraj, &S->tdone, 0, S->dir, "trajectory.csv"));
+  MBS_CALL(mbsp_simSync(S->fenergy, &S->edone, 0, S->dir, "energy.csv"));
   // the bodies and their parents beside the CSV trajectory (HDF5 files hold them in /model)
   char pb[4200];
   snprintf(pb, sizeof pb, "%s/bodies.csv", S->dir);
@@ -1018,15 +1286,18 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     return mbs_configBlame(
         a->cfg, "integrator.t_end",
         mbs_errSet(MBS_ERR_INPUT, "integrator.t_end must be > 0 for run (got %g)", m->opt.t_end));
-  // a directory (say the --out of the run) is not a checkpoint: say so before anything is
-  // created, and name the file that is meant
+  // a directory (say the --out of the run), FIFO or device is not a checkpoint: say so before
+  // anything is created (and without blocking), and name the file that is meant
   mbsErr e = MBS_OK;
-  struct stat st;
-  if (a->restart && S->rank == 0 && stat(a->restart, &st) == 0 && S_ISDIR(st.st_mode))
+  const char *kind = a->restart && S->rank == 0 ? mbs_fileNotRegular(a->restart) : NULL;
+  if (kind)
     e = mbs_errSet(MBS_ERR_USAGE,
-                   "mbspar: --restart %s: is a directory, not a checkpoint file (a run writes "
-                   "its checkpoint to DIR/checkpoint.bin)",
-                   a->restart);
+                   "mbspar: --restart %s: is %s, not a checkpoint file (a run writes its "
+                   "checkpoint to DIR/checkpoint.bin)",
+                   a->restart, kind);
+  else if (a->restart && S->rank == 0 && access(a->restart, R_OK) != 0) // nor a missing one
+    e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot open file for reading: %s", a->restart,
+                   strerror(errno));
   MBS_CALL(mbsp_agreeErr(a->comm, e));
   if (!S->serial) e = mbsp_engineCreate(a->comm, m, MBSP_HALO_P2P, &S->eng);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(a->cfg, "model", e);
@@ -1044,7 +1315,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   long step = 0;
   if (!e) {
     mbsp_tsGetState(S->ts, &t, &step, &dt);
-    e = mbsp_agreeErr(a->comm, mbsp_simOpenFiles(S, a->restart != NULL, step));
+    if (a->restart) e = mbsp_simCheckDir(S);
+    if (!e) e = mbsp_agreeErr(a->comm, mbsp_simOpenFiles(S, a->restart != NULL, step));
     if (!e && a->cfg->out_format == MBS_OUTFMT_HDF5) e = mbsp_simOpenH5(S, a->restart != NULL, t);
     // a restart continues the files of its run: they are this run's once they were opened
     if (a->restart && S->rank == 0) S->claimed = !e;
@@ -1059,6 +1331,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     if (S->sfull) e = mbsp_simFull(S);
     S->pprev = mbsp_power(S, S->y + (S->q1 - S->q0));
     if (!e && !a->restart) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
+    if (!e) e = mbsp_simFlushRows(S, 0); // the first row (or the continued files) at once
   }
 
   // the time loop
@@ -1103,14 +1376,16 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     if (outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
     if (!e && a->cfg->out_checkpoint_every > 0 && step % a->cfg->out_checkpoint_every == 0)
       e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
-    // every rank finishes the step, then all agree on a pending signal
-    double sig = mbsp_sim_signal;
-    if (!e) e = mbsp_allreduceMax(a->comm, &sig, 1);
-    if (!e && sig > 0 && !last) {
+    // every rank finishes the step, then all agree on a pending signal and on rank 0's decision
+    // to flush the rows (output.flush_every)
+    double sig[2] = {mbsp_sim_signal, mbsp_simFlushDue(S)};
+    if (!e) e = mbsp_allreduceMax(a->comm, sig, 2);
+    if (!e && sig[1] > 0 && !(sig[0] > 0 && !last)) e = mbsp_simFlushRows(S, 0);
+    if (!e && sig[0] > 0 && !last) {
       // the row of this step first: the checkpoint flushes every row up to its step
       if (!outstep) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
       if (!e) e = mbsp_simCheckpoint(S, ckpath, sizeof ckpath);
-      stop = sig == SIGUSR1 ? "SIGUSR1" : "SIGTERM";
+      stop = mbsp_simSigName((int)sig[0]);
       break;
     }
     mbsp_progress(S, t, step, 0);
@@ -1122,8 +1397,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   if (!e) e = eh5;
   mbsErr ec = MBS_OK;
   if (S->xmf) ec = mbsp_xdmfClose(&S->xmf); // rank 0: the final row count in every grid
-  if (!ec) ec = mbsp_simSync(S->ftraj, S->dir, "trajectory.csv"); // rank 0: the last rows
-  if (!ec) ec = mbsp_simSync(S->fenergy, S->dir, "energy.csv");
+  if (!ec) ec = mbsp_simSync(S->ftraj, &S->tdone, 1, S->dir, "trajectory.csv"); // the last rows
+  if (!ec) ec = mbsp_simSync(S->fenergy, &S->edone, 1, S->dir, "energy.csv");
   ec = mbsp_agreeErr(a->comm, ec); // rank 0 alone may have failed
   if (!e) e = ec;
 
@@ -1164,11 +1439,14 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     e = a->emit(a->emit_ctx, mbsp_runJson, &o, 0);
   }
   e = mbsp_agreeErr(a->comm, e);
-  if (!e && strcmp(stop, "t_end") != 0)
+  if (!e && strcmp(stop, "t_end") != 0) {
+    char cmd[7000];
+    mbsp_simContinueCmd(S, ckpath, cmd, sizeof cmd);
     e = mbs_errSet(MBS_INTERRUPTED,
                    "mbspar: %s received: stopped at t = %.9g s (step %ld) after finishing the "
-                   "step; checkpoint written to %s (continue with --restart %s)",
-                   stop, t, step, ckpath, ckpath);
+                   "step; checkpoint written to %s (continue with: %s)",
+                   stop, t, step, ckpath, cmd);
+  }
   // a failed run leaves a run.json marked incomplete with the error (rank 0, no communication;
   // only in a directory this run claimed, never over an earlier run's report)
   if (e && e != MBS_INTERRUPTED && S->rank == 0 && S->claimed) {
@@ -1182,6 +1460,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   mbsp_rankReportFree(&rr);
   if (S->ftraj) fclose(S->ftraj);
   if (S->fenergy) fclose(S->fenergy);
+  free(S->tbuf), free(S->ebuf); // after fclose: they were the streams' buffers
   mbsp_tsDestroy(&S->ts);
   if (S->serial) mbs_workDestroy(&S->w);
   mbsp_engineDestroy(&S->eng);

@@ -13,11 +13,13 @@ typedef struct {
   mbspComm *comm;
   const mbsModel *m;
   const mbsConfig *cfg;
-  const char *out_dir;   ///< output directory (created if absent)
-  int force;             ///< overwrite earlier outputs
-  int quiet;             ///< no progress, no table
-  int no_table;          ///< no table on stdout (the JSON report goes there)
-  const char *restart;   ///< checkpoint to continue from, or NULL
+  const char *out_dir; ///< output directory (created if absent)
+  int force;           ///< overwrite earlier outputs
+  int quiet;           ///< no progress, no table
+  int no_table;        ///< no table on stdout (the JSON report goes there)
+  const char *restart; ///< checkpoint to continue from, or NULL
+  int argc;            ///< the command line, for the commands the messages suggest
+  char **argv;
   double progress_every; ///< --progress: plain lines every so many seconds (0: live line on a
                          ///< terminal, also under mpirun; else every 10 s)
   /// write the final report (common head + body) to the --json / --out targets (\p out_only:
@@ -27,11 +29,12 @@ typedef struct {
 } mbspSimArgs;
 
 /// Simulate from the model's initial state (or the checkpoint) to integrator.t_end. Returns
-/// MBS_INTERRUPTED (exit code 10) after SIGTERM/SIGUSR1 made every rank finish its step and a
-/// checkpoint was written. Collective.
+/// MBS_INTERRUPTED (exit code 10) after SIGTERM/SIGUSR1/SIGINT made every rank finish its step and
+/// a checkpoint was written. Collective.
 mbsErr mbsp_simRun(const mbspSimArgs *a);
 
-/// Install the SIGTERM/SIGUSR1 handlers (they only set a flag). Local.
+/// Install the SIGTERM/SIGUSR1/SIGINT handlers (they only set a flag; a second SIGINT ends the
+/// process at once). Local.
 void mbsp_simInstallSignals(void);
 
 #endif

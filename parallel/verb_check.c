@@ -247,6 +247,17 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, m
     if (!e && mbsp_cliTable(cli)) {
       mbs_printSummary(cfg, m, &cw);
       if (cfg->urdf) mbs_urdfPrint(cfg->urdf, stdout);
+      for (int k = 0; k < cfg->nurdf_jf; k++) { // model.urdf.joints (docs/urdf.md)
+        const mbsUrdfJointForce *f = &cfg->urdf_jf[k];
+        printf("  joint forces %-24s%s%s%s%s\n", f->name, f->given & MBS_UJF_FORCE ? " force" : "",
+               f->given & MBS_UJF_STIFFNESS ? " stiffness" : "",
+               f->given & MBS_UJF_SPRINGREF ? " springref" : "",
+               f->given & MBS_UJF_DAMPING ? " damping" : "");
+      }
+      if (cfg->torques)
+        printf("  torque table %s: %d rows, t = %g .. %g s, %d joint(s)\n", cfg->torques->file,
+               cfg->torques->ns, cfg->torques->t[0], cfg->torques->t[cfg->torques->ns - 1],
+               cfg->torques->ncol);
       printf("input is valid\n");
     }
     // the geometry warnings: on the table, and on stderr when the JSON takes standard output

@@ -10,6 +10,7 @@
 #include "mbspar/mbs_finite.h"
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_motion.h"
+#include "mbspar/mbs_textfile.h"
 #include "mbspar/mbs_trajectory.h"
 #include "mbspar/mbspar.h"
 
@@ -116,29 +117,16 @@ static mbsErr mbs_inverseCheck(const mbsModel *m, int i, double t, const mbsReal
 // a user motion: rank 0 reads inverse.motion (a CSV of t, q and optionally qd, qdd)
 static mbsErr mbs_inverseMotion(const mbsConfig *cfg, const mbsModel *m, mbsMotion **mo) {
   const char *path = cfg->inverse.motion;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return mbs_errSet(MBS_ERR_INPUT, "%s:%d: inverse.motion: cannot read %s", cfg->filename,
-                      cfg->inverse.motion_line, path);
   char *text = NULL;
-  size_t n = 0, cap = 0, k;
-  char chunk[65536];
-  mbsErr e = MBS_OK;
-  while (!e && (k = fread(chunk, 1, sizeof chunk, f)) > 0) {
-    if (n + k + 1 > cap) {
-      cap = 2 * (n + k + 1);
-      char *t = realloc(text, cap);
-      if (!t)
-        e = mbs_errSet(MBS_ERR_NOMEM, "out of memory reading %s", path);
-      else
-        text = t;
-    }
-    if (!e) memcpy(text + n, chunk, k), n += k;
+  size_t n = 0;
+  mbsErr e = mbs_fileRead(path, &text, &n); // regular files only, never blocks (mbs_textfile.h)
+  if (e == MBS_ERR_INPUT) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+    return mbs_errSet(MBS_ERR_INPUT, "%s:%d: inverse.motion: cannot read %s (%s)", cfg->filename,
+                      cfg->inverse.motion_line, path, msg);
   }
-  fclose(f);
-  if (!e && !text) text = calloc(1, 1);
-  if (!e && !text) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  if (!e) text[n] = 0;
+  if (!e) e = mbs_textCheck(text, n, path);
   if (!e) e = mbs_motionRead(m, text, path, mo);
   free(text);
   return e;

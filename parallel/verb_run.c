@@ -26,12 +26,25 @@ mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
   if (m->opt.integrator == MBS_INT_DP5 && !mbs_configIsSet(cfg, "solver.tol"))
     m->opt.tol = fmax(m->opt.int_tol / 10, MBS_CFG_MINTOL);
   mbsCli c2 = *cli;
+  // --restart CK continues into CK's directory unless --out says otherwise (issue 32)
+  char ckdir[4096];
+  if (!c2.out && cli->restart) {
+    const char *slash = strrchr(cli->restart, '/');
+    if (!slash)
+      snprintf(ckdir, sizeof ckdir, ".");
+    else if (slash == cli->restart)
+      snprintf(ckdir, sizeof ckdir, "/");
+    else
+      snprintf(ckdir, sizeof ckdir, "%.*s", (int)(slash - cli->restart), cli->restart);
+    c2.out = ckdir;
+  }
   if (!c2.out) c2.out = cfg->out_dir; // the report also goes to DIR/run.json
   mbsRunEmit em = {&c2, comm, cfg, m};
   mbspSimArgs a;
   memset(&a, 0, sizeof a);
   a.comm = comm, a.m = m, a.cfg = cfg, a.out_dir = c2.out;
   a.force = cli->force, a.quiet = cli->quiet, a.restart = cli->restart;
+  a.argc = cli->argc, a.argv = cli->argv;
   a.no_table = cli->json && !strcmp(cli->json, "-");
   a.progress_every = cli->progress_every;
   a.emit = mbs_runEmit, a.emit_ctx = &em;

@@ -2,48 +2,34 @@
 
     python3 animate.py DIR OUT FRAMES WIDTH HEIGHT VIEW_ROT_X VIEW_ROT_Z TITLE > anim.gp
 
-Reads DIR/trajectory.h5 (h5py: /t, /bodies/pos, /bodies/speed, /model/parent) or
-DIR/trajectory.csv + DIR/bodies.csv (positions from the pos_* columns, speed by finite
-differences between rows). Picks at most FRAMES rows evenly, writes their segments (parent body,
-body) to OUT.dat (one gnuplot data block per frame) and prints a gnuplot script that draws every
+Reads the run with python/mbspar (load_run): DIR/trajectory.h5 (h5py) or DIR/trajectory.csv +
+DIR/bodies.csv (speed then by finite differences between rows). Picks at most FRAMES rows
+evenly, writes every body's polyline (its parent's origin, its origin, centre of mass and shape
+end) to OUT.dat (one gnuplot data block per frame) and prints a gnuplot script that draws every
 frame as a projected 3-D view with fixed, equal axes, the bodies coloured by speed and the time
 in a label, to OUT (an animated GIF; or PNG frames OUT.dir/frame_NNNNN.png when OUT ends in
 .mp4, which animate.sh joins with ffmpeg).
 """
-import csv
 import math
 import os
 import sys
 
-
-def read_h5(d):
-    import h5py  # Debian python3-h5py
-    f = h5py.File(os.path.join(d, "trajectory.h5"), "r")
-    if "bodies" not in f:
-        sys.exit("animate.py: %s/trajectory.h5 has no /bodies (written by an older mbspar)" % d)
-    t = [float(x) for x in f["t"][()]]
-    return t, f["model/parent"][()].tolist(), lambda r: f["bodies/pos"][r].tolist(), \
-        (lambda r: f["bodies/speed"][r].tolist())
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from mbspar import load_run  # noqa: E402
 
 
-def read_csv(d):
-    with open(os.path.join(d, "bodies.csv")) as fh:
-        parent = [int(r["parent"]) for r in csv.DictReader(fh)]
-    rows = []
-    with open(os.path.join(d, "trajectory.csv")) as fh:
-        rd = csv.reader(fh)
-        head = next(rd)
-        first = next(i for i, h in enumerate(head) if h.startswith("pos_"))
-        for r in rd:
-            x = [float(v) for v in r]
-            rows.append((x[0], [x[first + 10 * b:first + 10 * b + 3] for b in range(len(parent))]))
-    t = [r[0] for r in rows]
-
-    def speed(i):
-        j = i - 1 if i > 0 else min(1, len(rows) - 1)
-        dt = abs(rows[i][0] - rows[j][0]) or 1.0
-        return [math.dist(a, b) / dt for a, b in zip(rows[i][1], rows[j][1])]
-    return t, parent, (lambda i: rows[i][1]), speed
+def read(d):
+    r = load_run(d)
+    if r.speed is not None:
+        return r, r.speed
+    # CSV: speed of the body origins by finite differences between rows
+    n = r.nrow
+    sp = []
+    for i in range(n):
+        j = i - 1 if i > 0 else min(1, n - 1)
+        dt = abs(r.t[i] - r.t[j]) or 1.0
+        sp.append([math.dist(a, b) / dt for a, b in zip(r.pos[i], r.pos[j])])
+    return r, sp
 
 
 def main():
@@ -51,9 +37,8 @@ def main():
         sys.exit(__doc__)
     d, out, nframes, w, h, rx, rz, title = sys.argv[1:]
     nframes = max(1, int(nframes))
-    h5 = os.path.exists(os.path.join(d, "trajectory.h5"))
-    t, parent, pos, speed = read_h5(d) if h5 else read_csv(d)
-    n = len(t)
+    r, speed = read(d)
+    t, parent, n = r.t, list(r.parent), r.nrow
     if n == 0:
         sys.exit("animate.py: %s: no output rows" % d)
     m = min(nframes, n)
@@ -62,15 +47,16 @@ def main():
     dat = out + ".dat"
     with open(dat, "w") as f:
         for i in pick:
-            p, v = pos(i), speed(i)
+            p, v = r.points[i], speed[i]
             vmax = max(vmax, max(v))
             for b, pb in enumerate(parent):
-                a = p[pb] if pb >= 0 else p[b]
-                for x in (a, p[b]):
+                # parent's origin (own on the ground), origin, centre of mass, shape end
+                line = [p[pb][0] if pb >= 0 else p[b][0], p[b][0], p[b][1], p[b][2]]
+                for x in line:
                     lo = [min(lo[k], x[k]) for k in range(3)]
                     hi = [max(hi[k], x[k]) for k in range(3)]
-                f.write("%.9g %.9g %.9g %.6g\n%.9g %.9g %.9g %.6g\n\n"
-                        % (a[0], a[1], a[2], v[b], p[b][0], p[b][1], p[b][2], v[b]))
+                    f.write("%.9g %.9g %.9g %.6g\n" % (x[0], x[1], x[2], v[b]))
+                f.write("\n")
             f.write("\n")
     # equal axes: a cube around the whole motion
     c = [(lo[k] + hi[k]) / 2 for k in range(3)]
@@ -101,7 +87,7 @@ def main():
     print("unset output")
     sys.stderr.write("animate.py: %d of %d rows (t = %.6g .. %.6g s), %d bodies, from %s\n"
                      % (len(pick), n, t[pick[0]], t[pick[-1]], len(parent),
-                        "trajectory.h5" if h5 else "trajectory.csv"))
+                        "trajectory.h5" if r.format == "hdf5" else "trajectory.csv"))
 
 
 main()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Animate an mbspar run: a projected 3-D view of the bodies (joints as lines, bodies as dots
-# coloured by speed) with the time, as an animated GIF (or MP4), from Debian packages only:
+# Animate an mbspar run: a projected 3-D view of the bodies (each a polyline from its parent's
+# origin through its origin and centre of mass to its shape's end, dots at the points, coloured
+# by speed) with the time, as an animated GIF (or MP4), from Debian packages only:
 # python3 (+ python3-h5py for HDF5 runs) and gnuplot; MP4 also needs ffmpeg.
 #
 #   scripts/animate.sh [-o OUT.gif|OUT.mp4] [-n FRAMES] [-s WxH] [-v ROTX,ROTZ] [-T TITLE] DIR
@@ -23,7 +24,7 @@ while [ $# -gt 1 ]; do
   shift 2
 done
 [ $# -eq 1 ] || {
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 dir=$1
@@ -45,9 +46,8 @@ case "$out" in
   exit 1
 } ;;
 esac
-if [ -z "$title" ] && [ -f "$dir/run.json" ]; then
-  title=$(grep -o '"description": *"[^"]*"' "$dir/run.json" | head -n 1 |
-    sed 's/.*: *"//; s/"$//' || true)
+if [ -z "$title" ] && [ -f "$dir/run.json" ]; then # the description, by python/mbspar
+  title=$(PYTHONPATH="$root/python" "$py" -m mbspar "$dir" title 2>/dev/null | head -n 1 || true)
 fi
 w=${size%x*} h=${size#*x}
 rx=${view%,*} rz=${view#*,}

@@ -3,7 +3,8 @@
 #
 # usage: scripts/plot_run.sh [-o OUTDIR] [-p PREFIX] [-n N] [-t TITLE] DIR
 #   DIR        an `mbspar run ... --out DIR` directory: energy.csv and trajectory.csv (format csv)
-#              or trajectory.h5 (format hdf5; read with h5dump, Debian package hdf5-tools)
+#              or trajectory.h5 (format hdf5; read with python/mbspar and h5py, Debian package
+#              python3-h5py)
 #   -o OUTDIR  where the PNGs go (default DIR/plots)
 #   -p PREFIX  file-name prefix (default none): PREFIXq.png, PREFIXenergy.png, PREFIXiterations.png
 #   -n N       coordinates to plot: all if the model has at most 2N+2, else the first N and the
@@ -58,12 +59,16 @@ esac
 energy=$dir/energy.csv
 [ -r "$energy" ] || die "$energy: cannot read (expected the energy.csv of mbspar run --out DIR)"
 command -v gnuplot >/dev/null 2>&1 || die "gnuplot not found (Debian: apt-get install gnuplot-nox)"
+# the reader python/mbspar, with Debian's python3 (it has h5py) before any other
+root=$(cd "$(dirname "$0")/.." && pwd)
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+reader() { PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" "$py" -m mbspar "$@"; }
 [ -n "$outdir" ] || outdir=$dir/plots
 mkdir -p "$outdir" || die "$outdir: cannot create"
 if [ -z "$title" ]; then
   # the config description from run.json, else the directory
-  [ -r "$dir/run.json" ] &&
-    title=$(grep -o '"description": *"[^"]*"' "$dir/run.json" | head -n 1 | sed 's/.*: *"//; s/"$//')
+  [ -r "$dir/run.json" ] && title=$(reader "$dir" title 2>/dev/null | head -n 1)
   [ -n "$title" ] || title=$dir
 fi
 # gnuplot strings are double-quoted: keep titles and paths free of quotes and backslashes
@@ -73,50 +78,17 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/plot_run.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-# pick coordinate indices (0-based) out of nq: all, or the first and last nend
-pick() {
-  awk -v n="$1" -v k="$nend" 'BEGIN {
-    for (i = 0; i < n; i++) if (n <= 2 * k + 2 || i < k || i >= n - k) print i }'
-}
-
-# ---- the trajectory: t and the chosen q columns into $tmp/q.csv (header: t,name,...)
+# ---- the trajectory: t and the chosen q columns into $tmp/q.csv (header: t,name,...), by the
+# reader (python/mbspar: trajectory.csv with bodies.csv, or trajectory.h5 with h5py)
 traj=
-if [ -r "$dir/trajectory.csv" ]; then
-  traj=$dir/trajectory.csv
-  nq=$(head -n 1 "$traj" | tr -d '\r' | tr ',' '\n' | grep -c '^q_' || true)
-  [ "$nq" -ge 1 ] || die "$traj: no q_* columns in the header"
-  # CSV columns: 1 = t, 2.. = q
-  cols=$(pick "$nq" | awk '{ printf "%s%d", (NR > 1 ? "," : ""), $1 + 2 }')
-  awk -F, -v cols="1,$cols" 'BEGIN { n = split(cols, c, ",") }
-    { line = $c[1]; for (i = 2; i <= n; i++) line = line "," $c[i]; print line }' "$traj" >"$tmp/q.csv"
-elif [ -r "$dir/trajectory.h5" ] && ! command -v h5dump >/dev/null 2>&1; then
-  echo "$prog: $dir/trajectory.h5: h5dump not found (Debian: apt-get install hdf5-tools);" \
-    "plotting energies and iterations only" >&2
-elif [ -r "$dir/trajectory.h5" ]; then
-  traj=$dir/trajectory.h5
-  # values of one dataset selection, one per line
-  h5col() {
-    rm -f "$tmp/h5.txt"
-    h5dump -m "%.17g" -y -w 0 "$@" -o "$tmp/h5.txt" "$traj" >/dev/null ||
-      die "$traj: h5dump $* failed"
-    tr ',' '\n' <"$tmp/h5.txt" | tr -d ' \t"' | grep -v '^$' || true
-  }
-  nrow=$(h5col -d /t | wc -l)
-  [ "$nrow" -ge 1 ] || die "$traj: /t is empty"
-  nq=$(h5dump -H -d /q "$traj" | sed -n 's/.*SIMPLE { ( *[0-9]*, *\([0-9]*\) ).*/\1/p' | head -n 1)
-  [ -n "$nq" ] || die "$traj: cannot read the shape of /q"
-  h5col -d /t >"$tmp/c_t"
-  names="t"
-  files="$tmp/c_t"
-  for i in $(pick "$nq"); do
-    h5col -d /q -s "0,$i" -c "$nrow,1" >"$tmp/c_$i"
-    name=$(h5col -d /q_names -s "$i" -c 1 2>/dev/null | head -n 1)
-    names="$names,${name:-q$i}"
-    files="$files $tmp/c_$i"
-  done
-  echo "$names" >"$tmp/q.csv"
-  # shellcheck disable=SC2086 # $files is a list of paths without blanks (mktemp)
-  paste -d, $files >>"$tmp/q.csv"
+if [ -r "$dir/trajectory.csv" ] || [ -r "$dir/trajectory.h5" ]; then
+  if reader "$dir" qcsv "$nend" >"$tmp/q.csv" 2>"$tmp/reader.err"; then
+    traj=$dir
+    nq=$(reader "$dir" | sed -n 's/.*nq = \([0-9]*\)>$/\1/p')
+    [ -n "$nq" ] || die "$dir: the reader gives no coordinate count"
+  else
+    echo "$prog: $(head -n 1 "$tmp/reader.err"); plotting energies and iterations only" >&2
+  fi
 else
   echo "$prog: $dir: no trajectory.csv or trajectory.h5; plotting energies and iterations only" >&2
 fi
@@ -182,7 +154,7 @@ GP
 itmax=$(awk -F, 'NR > 2 && $9 > m { m = $9 } END { print m + 0 }' "$energy")
 note=
 yrange="[0:*]"
-[ "$itmax" = 0 ] && note=" (all zero: a direct solver, solver.method = aba or crba)" yrange="[0:1]"
+[ "$itmax" = 0 ] && note=" (all zero: a direct solver: aba, crba, direct or schur)" yrange="[0:1]"
 if [ "$nrows" -ge 2 ]; then
   gnuplot <<GP || die "gnuplot failed on $energy"
 $common

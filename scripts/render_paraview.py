@@ -1,36 +1,65 @@
-# Render one frame of an mbspar HDF5 run with ParaView (pvbatch): the bodies of
-# DIR/trajectory.xmf as spheres coloured by speed, the joints as tubes coloured by the joint
-# force (or by speed when the run has no joint wrenches), the time in a corner.
+# Render one frame of an mbspar HDF5 run with ParaView (pvbatch): DIR/trajectory.xmf opened
+# with ParaView's default reader (what `paraview trajectory.xmf` picks), every body's polyline
+# (parent's origin, origin, centre of mass, shape end) as a tube coloured by the joint force (or
+# by speed when the run has no joint wrenches), spheres at its points, the time in a corner.
 #
 #   pvbatch scripts/render_paraview.py XMF OUT.png [--time T|last] [--size WxH]
 #                                      [--view x|y|z|iso] [--title TEXT] [--check N]
 #
 # --check N: read the PNG back and fail (exit 1) unless at least N pixels differ from the
-# background (the picture is not empty). Run through scripts/render.sh, which finds pvbatch and
+# background (the picture is not empty; default 200, 0: no check). Run through scripts/render.sh, which finds pvbatch and
 # a display (xvfb-run) for it.
+import math
+import os
 import sys
 
-import math
-
 from paraview import servermanager
-from paraview.simple import (ColorBy, ExtractSurface, GetActiveViewOrCreate, GetAnimationScene,
-                             GetColorTransferFunction, GetScalarBar, Glyph, Render,
-                             SaveScreenshot, Show, Text, Tube, XDMFReader)
+from paraview.simple import (CellDatatoPointData, ColorBy, CreateView, Delete, ExtractSurface,
+                             GetAnimationScene, GetColorTransferFunction, GetScalarBar,
+                             GetSources, GetViews, Glyph, OpenDataFile, Render, SaveScreenshot,
+                             SetActiveView, Show, Text, Tube)
 
 
-def typical_joint_length(reader):
-    # median length of the line cells (parent, body): sizes the tubes and spheres
+def clear():
+    # delete every view and pipeline object: the next render starts from nothing
+    for v in list(GetViews()):
+        Delete(v)
+    srcs = list(GetSources().values())
+    while srcs:  # consumers before their inputs
+        for p in list(srcs):
+            try:
+                Delete(p)
+                srcs.remove(p)
+            except Exception:
+                pass
+
+
+def typical_segment_length(reader):
+    # median length of the non-degenerate segments of the body polylines: sizes tubes and spheres
     data = servermanager.Fetch(reader)
     if data.IsA("vtkMultiBlockDataSet"):
         data = data.GetBlock(0)
     lens = []
     for c in range(data.GetNumberOfCells()):
         ids = data.GetCell(c).GetPointIds()
-        if ids.GetNumberOfIds() == 2 and ids.GetId(0) != ids.GetId(1):
-            a, b = data.GetPoint(ids.GetId(0)), data.GetPoint(ids.GetId(1))
-            lens.append(math.sqrt(sum((a[k] - b[k]) ** 2 for k in range(3))))
+        for k in range(ids.GetNumberOfIds() - 1):
+            a, b = data.GetPoint(ids.GetId(k)), data.GetPoint(ids.GetId(k + 1))
+            d = math.sqrt(sum((a[j] - b[j]) ** 2 for j in range(3)))
+            if d > 0:
+                lens.append(d)
     lens.sort()
     return lens[len(lens) // 2] if lens else 0.0
+
+
+def drawn_pixels(png):
+    # pixels of the PNG that differ from its corner pixel (the background)
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+    from vtkmodules.vtkIOImage import vtkPNGReader
+    r = vtkPNGReader()
+    r.SetFileName(png)
+    r.Update()
+    a = vtk_to_numpy(r.GetOutput().GetPointData().GetScalars())[:, :3]
+    return int((a != a[0]).any(axis=1).sum()), len(a), tuple(int(v) for v in a[0])
 
 
 def black_bar(array, view, title):
@@ -43,20 +72,17 @@ def black_bar(array, view, title):
     bar.LabelFontSize = 12
 
 
-def main(argv):
-    if len(argv) < 2:
-        sys.exit(__doc__ if __doc__ else "usage: render_paraview.py XMF OUT.png [options]")
-    xmf, out = argv[0], argv[1]
-    opts = dict(time="last", size="1000x750", view="y", title="", check="0")
-    rest = argv[2:]
-    while rest:
-        key = rest.pop(0)
-        if not key.startswith("--") or not rest or key[2:] not in opts:
-            sys.exit("render_paraview.py: bad option %s" % key)
-        opts[key[2:]] = rest.pop(0)
+OPTS = dict(time="last", size="1000x750", view="y", title="", check="200")
+
+
+def render(xmf, out, opts):
+    """render xmf to out (opts: OPTS); returns a dict of what was read and drawn, or raises
+    RuntimeError: no reader, no bodies read, or (check > 0) fewer drawn pixels than check"""
     w, h = (int(x) for x in opts["size"].split("x"))
 
-    reader = XDMFReader(FileNames=[xmf])
+    reader = OpenDataFile(xmf)  # ParaView's default reader for the file (Xdmf3ReaderS for .xmf)
+    if reader is None:
+        raise RuntimeError("ParaView has no reader for %s" % xmf)
     times = list(reader.TimestepValues) or [0.0]
     t = times[-1] if opts["time"] == "last" else min(times, key=lambda x: abs(x - float(opts["time"])))
     scene = GetAnimationScene()
@@ -66,12 +92,16 @@ def main(argv):
     info = reader.GetDataInformation()
     b = info.GetBounds()
     size = max(b[1] - b[0], b[3] - b[2], b[5] - b[4], 1e-9)
-    nbody = info.GetNumberOfPoints()
+    nbody = info.GetNumberOfCells()
+    if nbody == 0 or info.GetNumberOfPoints() == 0:
+        raise RuntimeError("%s: %s read %d bodies, %d points" %
+                           (xmf, reader.GetXMLName(), nbody, info.GetNumberOfPoints()))
     has_force = "force" in reader.CellData.keys()
-    seg = typical_joint_length(reader) if nbody <= 20000 else 0.0
+    seg = typical_segment_length(reader) if nbody <= 20000 else 0.0
     radius = min(max(0.15 * seg, 0.004 * size), 0.008 * size)
 
-    view = GetActiveViewOrCreate("RenderView")
+    view = CreateView("RenderView")
+    SetActiveView(view)
     view.ViewSize = [w, h]
     try:  # ParaView >= 5.10: the palette would override the background
         view.UseColorPaletteForBackground = 0
@@ -80,20 +110,21 @@ def main(argv):
     view.Background = [1, 1, 1]
     view.OrientationAxesVisibility = 1
 
-    # joints: tubes along the line cells (parent, body)
+    # bodies and joints: tubes along the polylines
     tube = Tube(Input=ExtractSurface(Input=reader))
     tube.Radius = radius
     tube.NumberofSides = 12
     td = Show(tube, view)
-    ColorBy(td, ("CELLS", "force") if has_force else ("POINTS", "speed"))
+    ColorBy(td, ("CELLS", "force") if has_force else ("CELLS", "speed"))
     td.RescaleTransferFunctionToDataRange(True, False)
     td.SetScalarBarVisibility(view, True)
     black_bar("force" if has_force else "speed", view,
               "joint force [N]" if has_force else "speed [m/s]")
-    # bodies: spheres at the body frame origins, where they do not merge into a sausage (short
-    # links of a long chain) and there are not too many
+    # spheres at the points (joints, centres of mass, ends), where they do not merge into a
+    # sausage (short links of a long chain) and there are not too many
+    gd = None
     if nbody <= 5000 and seg > 3 * radius:
-        glyph = Glyph(Input=reader, GlyphType="Sphere")
+        glyph = Glyph(Input=CellDatatoPointData(Input=reader), GlyphType="Sphere")
         glyph.ScaleArray = ["POINTS", "No scale array"]
         glyph.ScaleFactor = 2.2 * radius
         glyph.GlyphMode = "All Points"
@@ -117,24 +148,49 @@ def main(argv):
     view.ResetCamera()
     Render(view)
     SaveScreenshot(out, view, ImageResolution=[w, h])
-    print("render_paraview.py: %s: t = %.6g s (%d of %d frames), %d bodies -> %s"
-          % (xmf, t, times.index(t) + 1, len(times), nbody, out))
+    print("render_paraview.py: %s (%s): t = %.6g s (%d of %d frames), %d bodies, %d points, "
+          "cell arrays %s -> %s" % (xmf, reader.GetXMLName(), t, times.index(t) + 1, len(times),
+                                    nbody, info.GetNumberOfPoints(),
+                                    ",".join(sorted(reader.CellData.keys())), out))
 
+    res = dict(reader=reader.GetXMLName(), bodies=nbody, points=info.GetNumberOfPoints(),
+               cell_arrays=sorted(reader.CellData.keys()), times=len(times), t=t, drawn=-1)
     need = int(opts["check"])
     if need > 0:
-        from vtkmodules.vtkIOImage import vtkPNGReader
-        png = vtkPNGReader()
-        png.SetFileName(out)
-        png.Update()
-        img = png.GetOutput()
-        arr = img.GetPointData().GetScalars()
-        nc = arr.GetNumberOfComponents()
-        bg = tuple(arr.GetComponent(0, k) for k in range(min(3, nc)))
-        n = arr.GetNumberOfTuples()
-        drawn = sum(1 for i in range(n) if tuple(arr.GetComponent(i, k) for k in range(min(3, nc))) != bg)
-        print("render_paraview.py: %d of %d pixels differ from the background %s" % (drawn, n, bg))
+        # the bodies alone: the same view without the label, colour bars and axes, which are
+        # drawn also when no body is
+        ld.Visibility = 0
+        view.OrientationAxesVisibility = 0
+        for rep in (td, gd):
+            if rep is not None:
+                rep.SetScalarBarVisibility(view, False)
+        bare = out + ".bodies.png"
+        SaveScreenshot(bare, view, ImageResolution=[w, h])
+        drawn, n, bg = drawn_pixels(bare)
+        os.remove(bare)
+        res["drawn"] = drawn
+        print("render_paraview.py: the bodies cover %d of %d pixels (background %s)" % (drawn, n, bg))
         if drawn < need:
-            sys.exit("render_paraview.py: %s looks empty (%d < %d drawn pixels)" % (out, drawn, need))
+            raise RuntimeError("%s looks empty (%d < %d drawn pixels)" % (out, drawn, need))
+    return res
 
 
-main(sys.argv[1:])
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__ if __doc__ else "usage: render_paraview.py XMF OUT.png [options]")
+    xmf, out = argv[0], argv[1]
+    opts = dict(OPTS)
+    rest = argv[2:]
+    while rest:
+        key = rest.pop(0)
+        if not key.startswith("--") or not rest or key[2:] not in opts:
+            sys.exit("render_paraview.py: bad option %s" % key)
+        opts[key[2:]] = rest.pop(0)
+    try:
+        render(xmf, out, opts)
+    except RuntimeError as e:
+        sys.exit("render_paraview.py: %s" % e)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test suite: install what is missing (including the lint and fuzz tools), build, run CTest.
+# The test suite: install what is missing (including the lint and fuzz tools and ParaView for the
+# viz test), build, run CTest.
 #
 #   scripts/test.sh [--all] [CTEST ARGS...]     e.g. scripts/test.sh -L unit
 #
@@ -40,7 +41,7 @@ done
 exclude=()
 [ -z "$lexcl" ] || exclude=(-LE "$lexcl")
 
-"$root/scripts/setup.sh" --with-lint --with-fuzz --with-urdf
+"$root/scripts/setup.sh" --with-lint --with-fuzz --with-urdf --with-viz
 "$root/scripts/build.sh"
 
 # the unit tests under ASan/UBSan (issue 12): a habit, not an afterthought

@@ -10,6 +10,7 @@
 /// readers treat arrays and lists alike. The rewrite keeps every character position, so the
 /// line numbers are unchanged.
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <libconfig.h>
 #include <limits.h>
 #include <math.h>
@@ -200,22 +201,35 @@ static mbsErr mbs_cfgGetReal(const mbsConfig *c, const mbsCs *g, const char *key
   return MBS_OK;
 }
 
-static mbsErr mbs_cfgGetInt(const mbsConfig *c, const mbsCs *g, const char *key, int *v) {
-  const mbsCs *s = config_setting_get_member(g, key);
-  if (!s) return MBS_OK;
+// The one reader of integers: an integer setting as 64 bits (the preprocessor makes libconfig
+// keep every literal exactly), in [lo, hi]; out-of-range values are printed as written
+static mbsErr mbs_cfgInt(const mbsConfig *c, const mbsCs *s, long long lo, long long hi,
+                         long long *v) {
   char path[256];
   int t = config_setting_type(s);
   mbs_cfgPath(s, path, sizeof path);
-  if (t == CONFIG_TYPE_INT) {
-    *v = config_setting_get_int(s);
-  } else if (t == CONFIG_TYPE_INT64) {
-    long long x = config_setting_get_int64(s);
-    if (x > INT_MAX || x < INT_MIN) return mbs_cfgFail(c, s, "%s: integer out of range", path);
-    *v = (int)x;
-  } else {
+  if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
     return mbs_cfgFail(c, s, "%s: wrong type: expected an integer, got %s", path,
                        mbs_cfgTypeName(s));
+  long long x = t == CONFIG_TYPE_INT ? config_setting_get_int(s) : config_setting_get_int64(s);
+  if (x < lo || x > hi) {
+    if (hi == INT_MAX)
+      return mbs_cfgFail(c, s, "%s must be >= %lld (got %lld%s)", path, lo, x,
+                         x > hi ? ", beyond the 32-bit range" : "");
+    return mbs_cfgFail(c, s, "%s must be in [%lld, %lld] (got %lld)", path, lo, hi, x);
   }
+  *v = x;
+  return MBS_OK;
+}
+
+// an optional integer member in [lo, hi] (at most 32 bits); *v unchanged if absent
+static mbsErr mbs_cfgGetInt(const mbsConfig *c, const mbsCs *g, const char *key, int lo, int hi,
+                            int *v) {
+  const mbsCs *s = config_setting_get_member(g, key);
+  long long x;
+  if (!s) return MBS_OK;
+  MBS_CALL(mbs_cfgInt(c, s, lo, hi, &x));
+  *v = (int)x;
   return MBS_OK;
 }
 
@@ -324,16 +338,56 @@ static mbsErr mbs_cfgGetGroup(const mbsConfig *c, const mbsCs *g, const char *ke
 
 // ---------------------------------------------------------------- text preprocessing
 
-// [ ] -> ( ) outside strings and comments; rejects @include (only rank 0 reads files)
-static mbsErr mbs_cfgPreprocess(const char *text, const char *filename, char **out) {
+// An integer literal at p (libconfig's forms: [+-]digits or [+-]0x hex digits, then an optional L
+// or LL): its length (0: not an integer literal, e.g. a real number or a name) and *wide: 0 if
+// it fits in 32 bits, 1 if only in 64 bits, 2 if not even there.
+static size_t mbs_cfgIntLiteral(const char *p, int *wide) {
+  size_t i = 0;
+  int neg = 0;
+  if (p[i] == '+' || p[i] == '-') neg = p[i++] == '-';
+  int hex = p[i] == '0' && (p[i + 1] == 'x' || p[i + 1] == 'X');
+  size_t d0 = i + (hex ? 2 : 0), j = d0;
+  unsigned long long v = 0;
+  int over = 0;
+  for (;; j++) {
+    int dig = p[j] >= '0' && p[j] <= '9'          ? p[j] - '0'
+              : hex && p[j] >= 'a' && p[j] <= 'f' ? p[j] - 'a' + 10
+              : hex && p[j] >= 'A' && p[j] <= 'F' ? p[j] - 'A' + 10
+                                                  : -1;
+    if (dig < 0) break;
+    unsigned base = hex ? 16u : 10u;
+    if (v > (ULLONG_MAX - (unsigned)dig) / base) over = 1;
+    v = v * base + (unsigned)dig;
+  }
+  if (j == d0) return 0;
+  // a real number (1.5, 1e3, 2.) is not an integer literal
+  if (!hex && (p[j] == '.' || p[j] == 'e' || p[j] == 'E')) return 0;
+  unsigned long long lim64 =
+      neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+  unsigned long long lim32 = neg ? (unsigned long long)INT_MAX + 1 : (unsigned long long)INT_MAX;
+  *wide = over || v > lim64 ? 2 : v > lim32 ? 1 : 0;
+  if (p[j] == 'L') j += p[j + 1] == 'L' ? 2 : 1;
+  return j;
+}
+
+// [ ] -> ( ) outside strings and comments; rejects @include (only rank 0 reads files); a UTF-8
+// byte-order mark at the start is skipped. Integer literals beyond 32 bits get libconfig's 64-bit
+// suffix L (libconfig 1.5 reads a plain literal into an int and wraps it: 4294967297 would be
+// 1); literals beyond 64 bits are refused here, with the digits as written. Line numbers are
+// unchanged. \p set: the --set override the text came from (messages then name it).
+static mbsErr mbs_cfgPreprocess(const char *text, const char *filename, const char *set,
+                                char **out) {
+  if ((unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+      (unsigned char)text[2] == 0xBF)
+    text += 3;
   size_t n = strlen(text);
-  char *t = malloc(n + 1);
+  char *t = malloc(n + n / 8 + 2); // an L per literal of at least 10 digits
   if (!t) return mbs_errSet(MBS_ERR_NOMEM, "out of memory copying the config text");
-  memcpy(t, text, n + 1);
+  size_t o = 0;
   int line = 1;
   enum { NORMAL, STRING, LINECOMMENT, BLOCKCOMMENT } st = NORMAL;
   for (size_t i = 0; i < n; i++) {
-    char ch = t[i];
+    char ch = text[i];
     if (ch == '\n') line++;
     switch (st) {
     case NORMAL:
@@ -341,26 +395,67 @@ static mbsErr mbs_cfgPreprocess(const char *text, const char *filename, char **o
         st = STRING;
       else if (ch == '#')
         st = LINECOMMENT;
-      else if (ch == '/' && t[i + 1] == '/')
+      else if (ch == '/' && text[i + 1] == '/')
         st = LINECOMMENT;
-      else if (ch == '/' && t[i + 1] == '*') {
+      else if (ch == '/' && text[i + 1] == '*') {
         st = BLOCKCOMMENT;
-        i++;
+        t[o++] = text[i++];
+        ch = text[i];
       } else if (ch == '[')
-        t[i] = '(';
+        ch = '(';
       else if (ch == ']')
-        t[i] = ')';
+        ch = ')';
       else if (ch == '@') {
         free(t);
+        if (set) return mbs_errSet(MBS_ERR_USAGE, "--set %s: @include is not supported", set);
         return mbs_errSet(MBS_ERR_INPUT,
                           "%s:%d: @include is not supported (put everything in one file)", filename,
                           line);
+      } else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '*') {
+        // a name (key, true, false): its digits are no number
+        while (i + 1 < n && ((text[i + 1] >= 'a' && text[i + 1] <= 'z') ||
+                             (text[i + 1] >= 'A' && text[i + 1] <= 'Z') ||
+                             (text[i + 1] >= '0' && text[i + 1] <= '9') || text[i + 1] == '_' ||
+                             text[i + 1] == '-' || text[i + 1] == '*'))
+          t[o++] = text[i++];
+        ch = text[i];
+      } else if ((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '.') {
+        int wide = 0;
+        size_t len = mbs_cfgIntLiteral(text + i, &wide);
+        if (len && wide == 2) {
+          int w = (int)(len < 64 ? len : 64);
+          free(t);
+          if (set)
+            return mbs_errSet(MBS_ERR_USAGE,
+                              "--set %s: integer %.*s%s does not fit in 64 bits (write a real "
+                              "number as 1e20)",
+                              set, w, text + i, len > 64 ? "..." : "");
+          return mbs_errSet(MBS_ERR_INPUT,
+                            "%s:%d: integer %.*s%s does not fit in 64 bits (write a real number "
+                            "as 1e20)",
+                            filename, line, w, text + i, len > 64 ? "..." : "");
+        }
+        if (len) {
+          memcpy(t + o, text + i, len);
+          o += len;
+          i += len - 1;
+          if (wide == 1 && text[i] != 'L') t[o++] = 'L';
+          continue;
+        }
+        // a real number: copy its digits (so that "1e5" is not read again from the "5")
+        while (i + 1 < n &&
+               ((text[i + 1] >= '0' && text[i + 1] <= '9') || text[i + 1] == '.' ||
+                text[i + 1] == 'e' || text[i + 1] == 'E' ||
+                ((text[i + 1] == '+' || text[i + 1] == '-') && (text[i] == 'e' || text[i] == 'E'))))
+          t[o++] = text[i++];
+        ch = text[i];
       }
       break;
     case STRING:
-      if (ch == '\\' && t[i + 1]) {
-        if (t[i + 1] == '\n') line++;
-        i++;
+      if (ch == '\\' && text[i + 1]) {
+        if (text[i + 1] == '\n') line++;
+        t[o++] = text[i++];
+        ch = text[i];
       } else if (ch == '"')
         st = NORMAL;
       break;
@@ -368,13 +463,16 @@ static mbsErr mbs_cfgPreprocess(const char *text, const char *filename, char **o
       if (ch == '\n') st = NORMAL;
       break;
     case BLOCKCOMMENT:
-      if (ch == '*' && t[i + 1] == '/') {
+      if (ch == '*' && text[i + 1] == '/') {
         st = NORMAL;
-        i++;
+        t[o++] = text[i++];
+        ch = text[i];
       }
       break;
     }
+    t[o++] = ch;
   }
+  t[o] = 0;
   *out = t;
   return MBS_OK;
 }
@@ -454,9 +552,9 @@ static mbsErr mbs_cfgApplySet(config_t *tree, char *set) {
   char *src = malloc(vlen + 16), *pre = NULL;
   if (!src) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   snprintf(src, vlen + 16, "v = %s;\n", value);
-  mbsErr e = mbs_cfgPreprocess(src, "--set", &pre);
+  mbsErr e = mbs_cfgPreprocess(src, "--set", set, &pre);
   free(src);
-  if (e) return mbs_errSet(MBS_ERR_USAGE, "--set %s: cannot parse the value", set);
+  if (e) return e;
   config_t vc;
   config_init(&vc);
   int parsed = config_read_string(&vc, pre);
@@ -585,8 +683,8 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
     }
   }
   MBS_CALL(mbs_cfgGetReal(c, g, "tol", &o->tol));
-  MBS_CALL(mbs_cfgGetInt(c, g, "max_iter", &o->max_iter));
-  MBS_CALL(mbs_cfgGetInt(c, g, "check_every", &o->check_every));
+  MBS_CALL(mbs_cfgGetInt(c, g, "max_iter", 1, INT_MAX, &o->max_iter));
+  MBS_CALL(mbs_cfgGetInt(c, g, "check_every", 1, INT_MAX, &o->check_every));
   MBS_CALL(mbs_cfgGetEnum(c, g, "criterion", mbs_crit_names, &o->criterion));
   MBS_CALL(mbs_cfgGetReal(c, g, "omega", &o->omega));
   MBS_CALL(mbs_cfgGetReal(c, g, "rho", &o->rho));
@@ -617,12 +715,6 @@ static mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
   if (!(o->tol > 0))
     return mbs_cfgFail(c, config_setting_get_member(g, "tol"), "solver.tol must be > 0 (got %g)",
                        o->tol);
-  if (o->max_iter < 1)
-    return mbs_cfgFail(c, config_setting_get_member(g, "max_iter"),
-                       "solver.max_iter must be >= 1 (got %d)", o->max_iter);
-  if (o->check_every < 1)
-    return mbs_cfgFail(c, config_setting_get_member(g, "check_every"),
-                       "solver.check_every must be >= 1 (got %d)", o->check_every);
   if (!(o->omega > 0 && o->omega < 2))
     return mbs_cfgFail(c, config_setting_get_member(g, "omega"),
                        "solver.omega must be in (0, 2) (got %g)", o->omega);
@@ -688,9 +780,50 @@ static mbsErr mbs_cfgReadIntegrator(mbsConfig *c, const mbsCs *root) {
   return MBS_OK;
 }
 
+// output.flush_every: seconds of wall-clock time (a number, or a string "N s"; 0: every row) or
+// output rows (a string "N rows")
+static mbsErr mbs_cfgReadFlush(mbsConfig *c, const mbsCs *s) {
+  if (!s) return MBS_OK;
+  static const char what[] =
+      "output.flush_every: expected seconds >= 0 (e.g. 1 or \"2.5 s\"; 0: after every row) or "
+      "a number of output rows (e.g. \"10 rows\")";
+  int t = config_setting_type(s);
+  double sec = -1;
+  long rows = 0;
+  if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT) {
+    sec = config_setting_get_float(s);
+    if (t != CONFIG_TYPE_FLOAT) sec = (double)config_setting_get_int64(s);
+  } else if (t == CONFIG_TYPE_STRING) {
+    const char *v = config_setting_get_string(s);
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || errno) return mbs_cfgFail(c, s, "%s, got \"%s\"", what, v);
+    while (*end == ' ') end++;
+    if (!strcmp(end, "s") || !strcmp(end, "sec") || !strcmp(end, "seconds") || !*end) {
+      sec = x;
+    } else if (!strcmp(end, "row") || !strcmp(end, "rows")) {
+      if (!(x >= 1 && x <= 1e9 && x == floor(x)))
+        return mbs_cfgFail(c, s,
+                           "output.flush_every: the number of rows must be an integer from 1 "
+                           "to 1e9, got \"%s\"",
+                           v);
+      rows = (long)x;
+    } else {
+      return mbs_cfgFail(c, s, "%s, got \"%s\"", what, v);
+    }
+  } else {
+    return mbs_cfgFail(c, s, "%s, got %s", what, mbs_cfgTypeName(s));
+  }
+  if (!rows && !(sec >= 0 && sec <= 1e9)) return mbs_cfgFail(c, s, "%s, got %g", what, sec);
+  c->out_flush_rows = (int)rows;
+  c->out_flush_sec = rows ? 0 : sec;
+  return MBS_OK;
+}
+
 static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"dir",    "every",        "checkpoint_every",
-                                     "format", "joint_wrench", NULL};
+  static const char *const keys[] = {
+      "dir", "every", "checkpoint_every", "format", "joint_wrench", "flush_every", NULL};
   const mbsCs *g;
   MBS_CALL(mbs_cfgGetGroup(c, root, "output", &g));
   if (!g) return MBS_OK;
@@ -704,8 +837,8 @@ static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
     free(c->out_dir);
     c->out_dir = d;
   }
-  MBS_CALL(mbs_cfgGetInt(c, g, "every", &c->out_every));
-  MBS_CALL(mbs_cfgGetInt(c, g, "checkpoint_every", &c->out_checkpoint_every));
+  MBS_CALL(mbs_cfgGetInt(c, g, "every", 1, INT_MAX, &c->out_every));
+  MBS_CALL(mbs_cfgGetInt(c, g, "checkpoint_every", 0, INT_MAX, &c->out_checkpoint_every));
   MBS_CALL(mbs_cfgGetEnum(c, g, "format", mbs_fmt_names, &c->out_format));
   const mbsCs *jw = config_setting_get_member(g, "joint_wrench");
   if (jw) {
@@ -714,13 +847,7 @@ static mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
                          mbs_cfgTypeName(jw));
     c->out_joint_wrench = config_setting_get_bool(jw);
   }
-  if (c->out_every < 1)
-    return mbs_cfgFail(c, config_setting_get_member(g, "every"),
-                       "output.every must be >= 1 (got %d)", c->out_every);
-  if (c->out_checkpoint_every < 0)
-    return mbs_cfgFail(c, config_setting_get_member(g, "checkpoint_every"),
-                       "output.checkpoint_every must be >= 0 (got %d)", c->out_checkpoint_every);
-  return MBS_OK;
+  return mbs_cfgReadFlush(c, config_setting_get_member(g, "flush_every"));
 }
 
 static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
@@ -734,16 +861,13 @@ static mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
   iv->present = 1;
   MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
   MBS_CALL(mbs_cfgGetReal(c, g, "T", &iv->T));
-  MBS_CALL(mbs_cfgGetInt(c, g, "steps", &iv->steps));
+  MBS_CALL(mbs_cfgGetInt(c, g, "steps", 1, 100000000, &iv->steps));
   MBS_CALL(mbs_cfgGetEnum(c, g, "angle_unit", units, &iv->degrees));
   MBS_CALL(mbs_cfgGetValues(c, g, "q_start", &iv->q_start, &iv->nstart));
   MBS_CALL(mbs_cfgGetValues(c, g, "q_end", &iv->q_end, &iv->nend));
   if (!(iv->T > 0))
     return mbs_cfgFail(c, config_setting_get_member(g, "T"), "inverse.T must be > 0 (got %g)",
                        iv->T);
-  if (iv->steps < 1 || iv->steps > 100000000)
-    return mbs_cfgFail(c, config_setting_get_member(g, "steps"),
-                       "inverse.steps must be in [1, 1e8] (got %d)", iv->steps);
   // a user motion: a CSV file relative to the config's directory
   const char *mot = NULL;
   MBS_CALL(mbs_cfgGetString(c, g, "motion", &mot));
@@ -791,9 +915,9 @@ static mbsErr mbs_cfgReadStatic(mbsConfig *c, const mbsCs *root) {
   MBS_CALL(mbs_cfgGetReal(c, g, "dt", &so->dt));
   MBS_CALL(mbs_cfgGetReal(c, g, "ke_tol", &so->ke_tol));
   MBS_CALL(mbs_cfgGetReal(c, g, "dq_tol", &so->dq_tol));
-  MBS_CALL(mbs_cfgGetInt(c, g, "max_iter", &so->max_iter));
+  MBS_CALL(mbs_cfgGetInt(c, g, "max_iter", 1, INT_MAX, &so->max_iter));
   MBS_CALL(mbs_cfgGetReal(c, g, "omega_d", &so->omega_d));
-  MBS_CALL(mbs_cfgGetInt(c, g, "history", &so->history));
+  MBS_CALL(mbs_cfgGetInt(c, g, "history", 2, 100000000, &so->history));
   if (!(so->dt > 0))
     return mbs_cfgFail(c, config_setting_get_member(g, "dt"), "static.dt must be > 0 (got %g)",
                        so->dt);
@@ -803,15 +927,9 @@ static mbsErr mbs_cfgReadStatic(mbsConfig *c, const mbsCs *root) {
   if (!(so->dq_tol > 0))
     return mbs_cfgFail(c, config_setting_get_member(g, "dq_tol"),
                        "static.dq_tol must be > 0 (got %g)", so->dq_tol);
-  if (so->max_iter < 1)
-    return mbs_cfgFail(c, config_setting_get_member(g, "max_iter"),
-                       "static.max_iter must be >= 1 (got %d)", so->max_iter);
   if (!(so->omega_d >= 0))
     return mbs_cfgFail(c, config_setting_get_member(g, "omega_d"),
                        "static.omega_d must be >= 0 (got %g)", so->omega_d);
-  if (so->history < 2 || so->history > 100000000)
-    return mbs_cfgFail(c, config_setting_get_member(g, "history"),
-                       "static.history must be in [2, 1e8] (got %d)", so->history);
   return MBS_OK;
 }
 
@@ -862,6 +980,18 @@ static mbsErr mbs_cfgLoopMethod(mbsConfig *c, const mbsCs *model) {
   return MBS_OK;
 }
 
+// a file named in the config, relative to the config's directory
+static mbsErr mbs_cfgResolve(const mbsConfig *c, const char *file, char **out) {
+  const char *slash = strrchr(c->filename, '/');
+  size_t dl = file[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
+  free(*out);
+  *out = malloc(dl + strlen(file) + 1);
+  if (!*out) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  memcpy(*out, c->filename, dl);
+  memcpy(*out + dl, file, strlen(file) + 1);
+  return MBS_OK;
+}
+
 // model.urdf = "FILE" or { file = "FILE"; q0 = [...]; qd0 = [...]; }: the file name resolved
 // against the config's directory; the text is read by the caller (mbs_configSetUrdf)
 static mbsErr mbs_cfgReadUrdf(mbsConfig *c, const mbsCs *model) {
@@ -871,12 +1001,27 @@ static mbsErr mbs_cfgReadUrdf(mbsConfig *c, const mbsCs *model) {
   if (config_setting_type(s) == CONFIG_TYPE_STRING) {
     file = config_setting_get_string(s);
   } else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
-    static const char *const keys[] = {"file", "q0", "qd0", NULL};
+    static const char *const keys[] = {"file", "q0", "qd0", "joints", "torques", NULL};
     MBS_CALL(mbs_cfgCheckKeys(c, s, keys));
     MBS_CALL(mbs_cfgGetString(c, s, "file", &file));
     if (!file) return mbs_cfgFail(c, s, "model.urdf: missing file = \"robot.urdf\"");
     MBS_CALL(mbs_cfgGetValues(c, s, "q0", &c->urdf_q0, &c->nurdf_q0));
     MBS_CALL(mbs_cfgGetValues(c, s, "qd0", &c->urdf_qd0, &c->nurdf_qd0));
+    const mbsCs *js = config_setting_get_member(s, "joints");
+    if (js && !mbs_cfgIsList(js))
+      return mbs_cfgFail(c, js,
+                         "model.urdf.joints: wrong type: expected a list ( { name = \"JOINT\"; "
+                         "force = ...; }, ... ), got %s",
+                         mbs_cfgTypeName(js));
+    const char *tfile = NULL;
+    MBS_CALL(mbs_cfgGetString(c, s, "torques", &tfile));
+    if (tfile && !tfile[0])
+      return mbs_cfgFail(c, config_setting_get_member(s, "torques"),
+                         "model.urdf.torques: empty file name");
+    if (tfile) {
+      MBS_CALL(mbs_cfgResolve(c, tfile, &c->urdf_torques));
+      c->urdf_torques_line = mbs_cfgLine(config_setting_get_member(s, "torques"));
+    }
   } else {
     return mbs_cfgFail(c, s,
                        "model.urdf: wrong type: expected a file name or { file = ...; q0 = ...; "
@@ -885,13 +1030,60 @@ static mbsErr mbs_cfgReadUrdf(mbsConfig *c, const mbsCs *model) {
   }
   if (!file[0]) return mbs_cfgFail(c, s, "model.urdf: empty file name");
   c->urdf_line = mbs_cfgLine(s);
-  // relative to the directory of the config file
-  const char *slash = strrchr(c->filename, '/');
-  size_t dl = file[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
-  c->urdf_path = malloc(dl + strlen(file) + 1);
-  if (!c->urdf_path) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  memcpy(c->urdf_path, c->filename, dl);
-  memcpy(c->urdf_path + dl, file, strlen(file) + 1);
+  return mbs_cfgResolve(c, file, &c->urdf_path);
+}
+
+static mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *key, int n,
+                               const char *what, mbsReal *out);
+
+// model.urdf.joints entry \p k (group \p g) against the robot: the joint by its URDF name, the
+// values per degree of freedom (one for all or one each), checked as a cfg body's are
+static mbsErr mbs_cfgUrdfJoint(mbsConfig *c, const mbsCs *g, int k, mbsUrdfJointForce *jf) {
+  char what[160];
+  snprintf(what, sizeof what, "model.urdf.joints[%d]", k);
+  if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+    return mbs_cfgFail(c, g,
+                       "%s: wrong type: expected a group { name = \"JOINT\"; force = ...; "
+                       "stiffness = ...; springref = ...; damping = ...; }, got %s",
+                       what, mbs_cfgTypeName(g));
+  static const char *const keys[] = {"name", "force", "stiffness", "springref", "damping", NULL};
+  MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+  const char *name = NULL;
+  MBS_CALL(mbs_cfgGetString(c, g, "name", &name));
+  if (!name) return mbs_cfgFail(c, g, "%s: missing name = \"JOINT\" (a URDF joint name)", what);
+  const mbsCs *ns = config_setting_get_member(g, "name");
+  int n = mbs_urdfJointCount(c->urdf), j = -1;
+  for (int i = 0; i < n && j < 0; i++) {
+    const char *jn;
+    mbs_urdfJointInfo(c->urdf, i, &jn, NULL, NULL, NULL);
+    if (!strcmp(jn, name)) j = i;
+  }
+  if (j < 0)
+    return mbs_cfgFail(c, ns, "%s: \"%s\" is not a joint of %s (`mbspar check` lists them)", what,
+                       name, c->urdf_path);
+  mbs_urdfJointInfo(c->urdf, j, &jf->name, &jf->link, &jf->nv, NULL);
+  if (jf->nv == 0)
+    return mbs_cfgFail(c, ns, "%s: joint \"%s\" is fixed: it has no degree of freedom to act on",
+                       what, name);
+  static const char *const vk[4] = {"force", "stiffness", "springref", "damping"};
+  mbsReal *dst[4] = {jf->force, jf->stiffness, jf->springref, jf->damping};
+  for (int q = 0; q < 4; q++) {
+    const mbsCs *vs = config_setting_get_member(g, vk[q]);
+    if (!vs) continue;
+    if (q == 1 || q == 2) {
+      if (jf->nv != 1)
+        return mbs_cfgFail(c, vs, "%s: %s is not supported for the floating joint \"%s\"", what,
+                           vk[q], name);
+    }
+    MBS_CALL(mbs_cfgDofValues(c, g, vk[q], jf->nv, what, dst[q]));
+    jf->given |= 1 << q;
+    for (int d = 0; (q == 1 || q == 3) && d < jf->nv; d++)
+      if (dst[q][d] < 0)
+        return mbs_cfgFail(c, vs, "%s: joint %s must be >= 0 (got %g)", what, vk[q], dst[q][d]);
+  }
+  for (int i = 0; i < k; i++)
+    if (c->urdf_jf[i].link == jf->link)
+      return mbs_cfgFail(c, ns, "%s: joint \"%s\" is listed twice (also entry %d)", what, name, i);
   return MBS_OK;
 }
 
@@ -912,7 +1104,44 @@ mbsErr mbs_configSetUrdf(mbsConfig *c, const char *text, size_t len) {
     return mbs_cfgFail(c, config_setting_get_member(s, "qd0"),
                        "model.urdf: wrong array length: qd0 needs %d values, got %d", nv,
                        c->nurdf_qd0);
+  // model.urdf.joints: forces on joints named as in the file
+  const mbsCs *js = config_setting_get_member(s, "joints");
+  free(c->urdf_jf);
+  c->urdf_jf = NULL, c->nurdf_jf = 0;
+  int nj = js ? config_setting_length(js) : 0;
+  if (nj > 0) {
+    c->urdf_jf = calloc((size_t)nj, sizeof *c->urdf_jf);
+    MBS_CHECK(c->urdf_jf, MBS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < nj; k++) {
+      MBS_CALL(mbs_cfgUrdfJoint(c, config_setting_get_elem(js, (unsigned)k), k, &c->urdf_jf[k]));
+      c->nurdf_jf = k + 1;
+    }
+  }
   return MBS_OK;
+}
+
+mbsErr mbs_configSetTorques(mbsConfig *c, const char *text, size_t len) {
+  MBS_CHECK(c->urdf && c->urdf_torques, MBS_ERR_INTERNAL,
+            "mbs_configSetTorques: the config has no model.urdf.torques or no robot yet");
+  mbs_torquesDestroy(&c->torques);
+  return mbs_torquesRead(c->urdf, text, len, c->urdf_torques, &c->torques);
+}
+
+// model.urdf.joints into the robot's bodies (built just before; a subset build skips the bodies
+// it does not hold)
+static void mbs_cfgUrdfForces(const mbsConfig *c, mbsModel *m) {
+  for (int k = 0; k < c->nurdf_jf; k++) {
+    const mbsUrdfJointForce *jf = &c->urdf_jf[k];
+    int b = mbs_modelFindBody(m, jf->link);
+    if (b < 0 || m->body_dofnum[b] != jf->nv) continue;
+    for (int i = 0; i < jf->nv; i++) {
+      int d = m->body_dofadr[b] + i;
+      if (jf->given & MBS_UJF_FORCE) m->dof_force[d] = jf->force[i];
+      if (jf->given & MBS_UJF_STIFFNESS) m->dof_stiffness[d] = jf->stiffness[i];
+      if (jf->given & MBS_UJF_SPRINGREF) m->dof_springref[d] = jf->springref[i];
+      if (jf->given & MBS_UJF_DAMPING) m->dof_damping[d] = jf->damping[i];
+    }
+  }
 }
 
 mbsErr mbs_configParse(const char *text, const char *filename, const char *const *sets, int nsets,
@@ -931,6 +1160,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   c->out_checkpoint_every = 0;
   c->out_format = MBS_OUTFMT_CSV;
   c->out_joint_wrench = 1;
+  c->out_flush_sec = 1, c->out_flush_rows = 0;
   c->inverse.T = 1;
   c->inverse.steps = 100;
   mbs_staticOptDefault(&c->statics);
@@ -953,7 +1183,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   }
 
   // syntax
-  if (!e) e = mbs_cfgPreprocess(text ? text : "", c->filename, &pre);
+  if (!e) e = mbs_cfgPreprocess(text ? text : "", c->filename, NULL, &pre);
   if (!e && !config_read_string(tree, pre)) {
     const char *msg = config_error_text(tree);
     if (!msg || !strcmp(msg, "syntax error"))
@@ -1024,6 +1254,9 @@ void mbs_configDestroy(mbsConfig **pc) {
   free(c->urdf_path);
   free(c->urdf_q0);
   free(c->urdf_qd0);
+  free(c->urdf_jf);
+  free(c->urdf_torques);
+  mbs_torquesDestroy(&c->torques);
   mbs_urdfDestroy(&c->urdf);
   free(c);
   *pc = NULL;
@@ -1226,10 +1459,10 @@ static mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *k
 // characters (a newline would split the CSV header) and no commas (they would shift columns)
 static mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what,
                                const char *name) {
-  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-    if (*p < 0x20 || *p == 0x7f || *p == ',')
-      return mbs_cfgFail(c, s, "%s: name \"%s\" contains %s (names become CSV column names)", what,
-                         name, *p == ',' ? "a comma" : "a control character");
+  const char *why = mbs_nameProblem(name);
+  if (why)
+    return mbs_cfgFail(c, s, "%s: name \"%s\" contains %s (names become CSV column names)", what,
+                       name, why);
   return MBS_OK;
 }
 
@@ -1384,9 +1617,10 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   sp.mass = geo.mass;
   memcpy(sp.com, geo.com, sizeof sp.com);
   memcpy(sp.inertia, geo.inertia, sizeof sp.inertia);
+  mbsReal tip[3] = {geo.length * geo.dir[0], geo.length * geo.dir[1], geo.length * geo.dir[2]};
+  if (geo.length > 0) memcpy(sp.tip, tip, sizeof sp.tip); // drawn extent (outputs)
   int id = -1;
   MBS_CALL(mbs_cfgAdd(c, m, &sp, b, j, &geo, what, &id));
-  mbsReal tip[3] = {geo.length * geo.dir[0], geo.length * geo.dir[1], geo.length * geo.dir[2]};
   return mbs_tipSet(tips, id, geo.length > 0 ? tip : NULL);
 }
 
@@ -1500,6 +1734,7 @@ static mbsErr mbs_genAdd(const mbsConfig *c, mbsModel *m, const mbsGen *gen, int
     sp.axis2[k] = gen->axis2[k];
     sp.origin[k] = root ? gen->origin[k] : gen->geo.length * gen->geo.dir[k];
     sp.com[k] = gen->geo.com[k];
+    sp.tip[k] = gen->geo.length * gen->geo.dir[k]; // drawn extent (outputs)
   }
   sp.mass = gen->geo.mass;
   memcpy(sp.inertia, gen->geo.inertia, sizeof sp.inertia);
@@ -1546,12 +1781,9 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsT
   gen.kind = "chain";
   gen.tips = tips;
   gen.n = -1;
-  MBS_CALL(mbs_cfgGetInt(c, g, "n", &gen.n));
+  MBS_CALL(mbs_cfgGetInt(c, g, "n", 1, MBS_CFG_MAXBODIES, &gen.n));
   if (!config_setting_get_member(g, "n"))
     return mbs_cfgFail(c, g, "chain: missing n (number of links)");
-  if (gen.n < 1 || gen.n > MBS_CFG_MAXBODIES)
-    return mbs_cfgFail(c, config_setting_get_member(g, "n"), "chain: n must be in [1, %d] (got %d)",
-                       MBS_CFG_MAXBODIES, gen.n);
   mbsErr e = mbs_genRead(c, m, &gen);
   int base = m->nbody_g, prev = gen.parent;
   for (int i = 0; i < gen.n && !e;) {
@@ -1604,14 +1836,12 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTi
     if (!plist) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < gen.n; i++) {
       const mbsCs *e = config_setting_get_elem(ps, (unsigned)i);
-      int t = config_setting_type(e);
-      if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
+      long long x = 0;
+      mbsErr ei = mbs_cfgInt(c, e, LLONG_MIN, LLONG_MAX, &x);
+      if (ei) {
         free(plist);
-        return mbs_cfgFail(c, e, "tree.parents[%d]: wrong type: expected an integer, got %s", i,
-                           mbs_cfgTypeName(e));
+        return ei;
       }
-      long long x = config_setting_get_int64(e);
-      if (t == CONFIG_TYPE_INT) x = config_setting_get_int(e);
       if (x < 0 || x > i) {
         free(plist);
         return mbs_cfgFail(c, e,
@@ -1626,10 +1856,8 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTi
       return mbs_cfgFail(c, g, "tree: missing %s (give branching and depth, or parents)",
                          !ks ? "branching" : "depth");
     }
-    MBS_CALL(mbs_cfgGetInt(c, g, "branching", &k));
-    MBS_CALL(mbs_cfgGetInt(c, g, "depth", &d));
-    if (k < 1) return mbs_cfgFail(c, ks, "tree: branching must be >= 1 (got %d)", k);
-    if (d < 1) return mbs_cfgFail(c, ds, "tree: depth must be >= 1 (got %d)", d);
+    MBS_CALL(mbs_cfgGetInt(c, g, "branching", 1, INT_MAX, &k));
+    MBS_CALL(mbs_cfgGetInt(c, g, "depth", 1, INT_MAX, &d));
     // n = 1 + k + ... + k^(d-1), capped
     double n = 0, pw = 1;
     for (int l = 0; l < d && n <= MBS_CFG_MAXBODIES; l++, pw *= k) n += pw;
@@ -1891,6 +2119,7 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
       else
         e = mbs_urdfAddBodies(c->urdf, m, -1, c->nurdf_q0 ? c->urdf_q0 : NULL,
                               c->nurdf_qd0 ? c->urdf_qd0 : NULL);
+      if (!e) mbs_cfgUrdfForces(c, m);
     }
   }
   mbs_tipFree(&tips);
@@ -2229,6 +2458,13 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   mbs_jsonInt(j, "checkpoint_every", c->out_checkpoint_every);
   mbs_jsonString(j, "format", mbs_outFormatName(c->out_format));
   mbs_jsonBool(j, "joint_wrench", c->out_joint_wrench);
+  if (c->out_flush_rows) {
+    char fr[32];
+    snprintf(fr, sizeof fr, "%d rows", c->out_flush_rows);
+    mbs_jsonString(j, "flush_every", fr);
+  } else {
+    mbs_jsonNumber(j, "flush_every", c->out_flush_sec);
+  }
   mbs_jsonEndObject(j);
 
   const mbsInverseSpec *iv = &c->inverse;

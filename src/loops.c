@@ -1256,6 +1256,15 @@ mbsErr mbs_loopAssemble(mbsModel *m) {
   if (!e) e = mbs_workCreate(m, &w);
   mbsLoopProj pj;
   if (!e) e = mbs_loopProject(m, s, w, 50, &pj);
+  if (e == MBS_ERR_NUMERIC) { // the iterates left the model (a singular factor): cannot close
+    char why[512];
+    snprintf(why, sizeof why, "%s", mbs_errMsg());
+    e = mbs_errSet(MBS_ERR_INPUT,
+                   "the loops cannot be closed from q0: the Newton-Raphson iterations diverged "
+                   "(%s; the closure error was %.3g at q0): check the loop frames, the link "
+                   "geometry and q0",
+                   why, fmax(pj.c_pos, pj.c_rot));
+  }
   if (!e && !pj.converged) {
     // the worst equation
     struct mbsLoopWork *lw = w->loop;

@@ -32,6 +32,12 @@ void mbs_bodySpecDefault(mbsBodySpec *spec) {
   spec->framequat[0] = 1;
 }
 
+const char *mbs_nameProblem(const char *name) {
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    if (*p < 0x20 || *p == 0x7f || *p == ',') return *p == ',' ? "a comma" : "a control character";
+  return NULL;
+}
+
 void mbs_optionDefault(mbsOption *opt) {
   memset(opt, 0, sizeof *opt);
   opt->solver = MBS_SOLVER_SCHUR;
@@ -75,6 +81,7 @@ static mbsErr mbs_modelGrow(mbsModel *m, int n) {
   MBS_GROW(jnt_axis, 3);
   MBS_GROW(jnt_axis2, 3);
   MBS_GROW(body_framequat, 4);
+  MBS_GROW(body_tip, 3);
   // per-dof and per-coordinate arrays are sized by 6 and 7 per body (upper bounds)
   MBS_GROW(dof_stiffness, 6);
   MBS_GROW(dof_springref, 6);
@@ -108,6 +115,12 @@ mbsErr mbs_modelCreate(mbsModel **out, int capacity) {
   return MBS_OK;
 }
 
+// numeric extremes of the model parameters (docs/hardening.md "Numeric extremes")
+#define MBS_MASS_MIN    1e-50
+#define MBS_MASS_MAX    1e50
+#define MBS_INERTIA_MAX 1e60
+#define MBS_LENGTH_MAX  1e9
+
 static int mbs_finite(const mbsReal *x, int n) {
   for (int i = 0; i < n; i++)
     if (!isfinite(x[i])) return 0;
@@ -116,7 +129,11 @@ static int mbs_finite(const mbsReal *x, int n) {
 
 // eigenvalues of a symmetric 3x3 matrix (ascending), closed form
 static void mbs_symEig3(const mbsReal *I6, mbsReal *ev) {
-  mbsReal a = I6[0], b = I6[1], c = I6[2], d = I6[3], e = I6[4], f = I6[5];
+  // scaled by the largest entry: the squares below overflow beyond 1e154 otherwise
+  mbsReal s = 0;
+  for (int k = 0; k < 6; k++) s = fmax(s, fabs(I6[k]));
+  if (!(s > 0)) s = 1;
+  mbsReal a = I6[0] / s, b = I6[1] / s, c = I6[2] / s, d = I6[3] / s, e = I6[4] / s, f = I6[5] / s;
   mbsReal p1 = d * d + e * e + f * f;
   mbsReal q = (a + b + c) / 3;
   if (p1 == 0) {
@@ -142,6 +159,7 @@ static void mbs_symEig3(const mbsReal *I6, mbsReal *ev) {
         ev[i] = ev[j];
         ev[j] = t;
       }
+  for (int k = 0; k < 3; k++) ev[k] *= s;
 }
 
 static mbsErr mbs_normalize(mbsReal *a, const char *what) {
@@ -285,14 +303,54 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
 
   // mass and inertia
   MBS_CHECK(spec->mass > 0, MBS_ERR_INPUT, "mass must be positive (got %g)", spec->mass);
+  // numeric extremes (docs/hardening.md): the solvers multiply and divide masses, inertias and
+  // lengths of different bodies; within these bounds their products stay inside double precision
+  MBS_CHECK(spec->mass >= MBS_MASS_MIN && spec->mass <= MBS_MASS_MAX, MBS_ERR_INPUT,
+            "mass %g kg is outside [%g, %g]: masses that far apart overflow the solvers' products "
+            "of masses and inverse masses",
+            spec->mass, MBS_MASS_MIN, MBS_MASS_MAX);
+  for (int k = 0; k < 6; k++)
+    MBS_CHECK(fabs(spec->inertia[k]) <= MBS_INERTIA_MAX, MBS_ERR_INPUT,
+              "inertia entry %d = %g kg m^2 is beyond %g (overflows the solvers' products)", k + 1,
+              spec->inertia[k], MBS_INERTIA_MAX);
+  for (int k = 0; k < 3; k++) {
+    MBS_CHECK(fabs(spec->com[k]) <= MBS_LENGTH_MAX, MBS_ERR_INPUT,
+              "com component %g m is beyond %g m", spec->com[k], MBS_LENGTH_MAX);
+    MBS_CHECK(fabs(spec->origin[k]) <= MBS_LENGTH_MAX, MBS_ERR_INPUT,
+              "joint origin component %g m is beyond %g m", spec->origin[k], MBS_LENGTH_MAX);
+  }
   mbsReal ev[3];
   mbs_symEig3(spec->inertia, ev);
-  mbsReal scale = fabs(ev[0]) + fabs(ev[1]) + fabs(ev[2]);
+  mbsReal scale = fmax(fabs(ev[0]), fmax(fabs(ev[1]), fabs(ev[2]))); // no overflow, unlike a sum
   MBS_CHECK(ev[0] > 1e-12 * scale && ev[0] > 0, MBS_ERR_INPUT,
             "inertia is not positive definite (principal moments %g %g %g)", ev[0], ev[1], ev[2]);
-  MBS_CHECK(ev[0] + ev[1] >= ev[2] * (1 - 1e-9), MBS_ERR_INPUT,
+  MBS_CHECK(ev[0] / 2 + ev[1] / 2 >= ev[2] / 2 * (1 - 1e-9), MBS_ERR_INPUT,
             "inertia violates the triangle inequality (principal moments %g + %g < %g)", ev[0],
             ev[1], ev[2]);
+  // what the solvers factor: the spatial inertia at the joint frame, Io = Ic + m (|c|^2 1 - c c^T)
+  // with the coupling m c (as mbs_modelFinalize builds it). Refused here with its cause, so that
+  // `check` and every verb agree (the solvers' own test has no location).
+  {
+    const mbsReal *c = spec->com, *Ic = spec->inertia, mass = spec->mass;
+    mbsReal cc = mbsu_dot3(c, c), si[10], I6[36];
+    si[0] = mass, si[1] = mass * c[0], si[2] = mass * c[1], si[3] = mass * c[2];
+    si[4] = Ic[0] + mass * (cc - c[0] * c[0]);
+    si[5] = Ic[1] + mass * (cc - c[1] * c[1]);
+    si[6] = Ic[2] + mass * (cc - c[2] * c[2]);
+    si[7] = Ic[3] - mass * c[0] * c[1];
+    si[8] = Ic[4] - mass * c[0] * c[2];
+    si[9] = Ic[5] - mass * c[1] * c[2];
+    MBS_CHECK(mbs_finite(si, 10), MBS_ERR_INPUT,
+              "mass %g with com offset %g m overflows double precision (mass * |com|^2 = %g, "
+              "inertia up to %g)",
+              mass, hypot(hypot(c[0], c[1]), c[2]), mass * cc, scale);
+    mbsu_rbiFull(si, I6);
+    MBS_CHECK(mbsu_cholFactor(I6, 6), MBS_ERR_INPUT,
+              "inertia is numerically singular at the joint frame: the principal moments about "
+              "the com (%g %g %g) are too small next to mass * |com|^2 = %g (ratio %.1e; double "
+              "precision needs more than about 1e-13)",
+              ev[0], ev[1], ev[2], mass * cc, mass * cc > 0 ? ev[0] / (mass * cc) : 0.0);
+  }
 
   // axes
   mbsReal axis[3] = {spec->axis[0], spec->axis[1], spec->axis[2]};
@@ -323,8 +381,9 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
 
   // names
   MBS_CHECK(spec->name && spec->name[0], MBS_ERR_INPUT, "body name is empty");
-  MBS_CHECK(strcmp(spec->name, "ground") != 0 && strcmp(spec->name, "world") != 0, MBS_ERR_INPUT,
-            "body name \"%s\" is reserved", spec->name);
+  MBS_CHECK(spec->any_name ||
+                (strcmp(spec->name, "ground") != 0 && strcmp(spec->name, "world") != 0),
+            MBS_ERR_INPUT, "body name \"%s\" is reserved", spec->name);
   MBS_CHECK(mbs_modelFindGlobal(m, spec->name) < 0, MBS_ERR_INPUT, "duplicate body name \"%s\"",
             spec->name);
 
@@ -380,6 +439,7 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   memcpy(m->jnt_origin + 3 * b, spec->origin, 3 * sizeof(mbsReal));
   memcpy(m->jnt_axis + 3 * b, axis, 3 * sizeof(mbsReal));
   memcpy(m->jnt_axis2 + 3 * b, axis2, 3 * sizeof(mbsReal));
+  memcpy(m->body_tip + 3 * b, spec->tip, 3 * sizeof(mbsReal));
   for (int k = 0; k < 4; k++)
     m->body_framequat[4 * b + k] = fq == 0 ? (k == 0) : spec->framequat[k] / sqrt(fq);
   for (int k = 0; k < nv; k++) {
@@ -750,14 +810,39 @@ void mbs_modelDestroy(mbsModel **pm) {
   for (int k = 0; k < m->nforce; k++) free(m->force_name[k]);
   free(m->force_name), free(m->force_body), free(m->force_point), free(m->force_prm);
   free(m->body_gid), free(m->body_gqadr), free(m->body_gdofadr), free(m->body_glamadr);
-  void *arrs[] = {
-      m->body_parent,   m->body_jnttype,   m->body_qadr,       m->body_qnum,     m->body_dofadr,
-      m->body_dofnum,   m->body_lamadr,    m->body_lamnum,     m->body_childadr, m->body_childnum,
-      m->child_list,    m->body_depth,     m->body_subtreeend, m->body_name,     m->body_mass,
-      m->body_com,      m->body_inertia,   m->body_sinert,     m->jnt_origin,    m->jnt_axis,
-      m->jnt_axis2,     m->body_framequat, m->jnt_axisk,       m->dof_body,      m->dof_parent,
-      m->dof_stiffness, m->dof_springref,  m->dof_damping,     m->dof_force,     m->q0,
-      m->qd0,           m->name_table};
+  void *arrs[] = {m->body_parent,
+                  m->body_jnttype,
+                  m->body_qadr,
+                  m->body_qnum,
+                  m->body_dofadr,
+                  m->body_dofnum,
+                  m->body_lamadr,
+                  m->body_lamnum,
+                  m->body_childadr,
+                  m->body_childnum,
+                  m->child_list,
+                  m->body_depth,
+                  m->body_subtreeend,
+                  m->body_name,
+                  m->body_mass,
+                  m->body_com,
+                  m->body_inertia,
+                  m->body_sinert,
+                  m->jnt_origin,
+                  m->jnt_axis,
+                  m->jnt_axis2,
+                  m->body_framequat,
+                  m->body_tip,
+                  m->jnt_axisk,
+                  m->dof_body,
+                  m->dof_parent,
+                  m->dof_stiffness,
+                  m->dof_springref,
+                  m->dof_damping,
+                  m->dof_force,
+                  m->q0,
+                  m->qd0,
+                  m->name_table};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(m);
   *pm = NULL;

@@ -7,11 +7,13 @@
 /// top-level object closes the document early (memory writers: mbs_jsonBuffer is then complete).
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_report.h"
@@ -183,9 +185,23 @@ mbsErr mbs_jsonOpenNew(const char *path, int mode, mbsJson **out) {
     else
       snprintf(j->tmp, n + 32, "%s.tmp.%ld", path, (long)getpid());
     j->mode = mode;
-    j->f = MBS_FAULT_WRITE_POINT() ? NULL : fopen(j->tmp, "w");
+    if (mode == MBS_JSON_STREAM) { // the device or FIFO itself: no creation, no truncation
+      int fd = MBS_FAULT_WRITE_POINT() ? -1 : open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY);
+      struct stat st;
+      if (fd >= 0 && (fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))) {
+        close(fd);
+        fd = -1;
+        errno = EINVAL;
+      }
+      if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      j->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+      if (fd >= 0 && !j->f) close(fd);
+    } else {
+      j->f = MBS_FAULT_WRITE_POINT() ? NULL : fopen(j->tmp, "w");
+    }
     if (!j->f) {
-      mbsErr e = mbs_errSet(MBS_ERR_IO, "%s: cannot open for writing (%s)", path, strerror(errno));
+      mbsErr e = mbs_errSet(MBS_ERR_IO, "%s: cannot open for writing (%s)", path,
+                            errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
       free(j->path);
       free(j->tmp);
       free(j);
@@ -342,10 +358,10 @@ mbsErr mbs_jsonClose(mbsJson **pj) {
     if (fclose(j->f) != 0) j->failed = 1;
     if (MBS_FAULT_WRITE_POINT()) j->failed = 1;
     // exclusive: link() fails if PATH exists, so two runs cannot both claim it
-    int rc = j->failed || j->mode == MBS_JSON_DIRECT ? 0
-             : MBS_FAULT_WRITE_POINT()               ? -1
-             : j->mode == MBS_JSON_EXCLUSIVE         ? link(j->tmp, j->path)
-                                                     : rename(j->tmp, j->path);
+    int rc = j->failed || j->mode == MBS_JSON_DIRECT || j->mode == MBS_JSON_STREAM ? 0
+             : MBS_FAULT_WRITE_POINT()                                             ? -1
+             : j->mode == MBS_JSON_EXCLUSIVE ? link(j->tmp, j->path)
+                                             : rename(j->tmp, j->path);
     if (!j->failed && rc != 0) {
       e = errno == EEXIST && j->mode == MBS_JSON_EXCLUSIVE
               ? mbs_errSet(MBS_ERR_IO, "%s exists; not overwriting it (use --force)", j->path)
@@ -356,7 +372,7 @@ mbsErr mbs_jsonClose(mbsJson **pj) {
       remove(j->tmp); // the report is in place under its name (a second link)
     } else if (j->failed) {
       e = mbs_errSet(MBS_ERR_IO, "%s: error writing JSON (nothing written)", j->path);
-      remove(j->tmp);
+      if (j->mode != MBS_JSON_STREAM) remove(j->tmp);
     }
   } else if (j->failed) {
     e = mbs_errSet(MBS_ERR_IO, "error writing JSON to memory (out of memory or misuse)");
@@ -371,7 +387,7 @@ void mbs_jsonAbandon(mbsJson **pj) {
   *pj = NULL;
   if (j->f && !j->is_stdout) {
     fclose(j->f);
-    remove(j->tmp);
+    if (j->mode != MBS_JSON_STREAM) remove(j->tmp);
   }
   if (j->is_stdout) fflush(stdout);
   mbs_jsonFree(j);

@@ -38,17 +38,25 @@ typedef struct {
 typedef struct {
   char *name;
   int line, type, parent, child; // links
+  int qa, va;                    // first q0 / qd0 entry: file order of the moving joints
   double xyz[3], rpy[3], axis[3];
   int has_limit;
   double lower, upper, effort, velocity;
   double damping, friction;
 } mbsUrdfJoint;
 
+// names -> indices: open addressing, at most half full (a linear build, docs/urdf.md)
+typedef struct {
+  int *slot; // -1: empty
+  unsigned mask;
+} mbsUrdfIndex;
+
 struct mbsUrdf {
   char *file, *robot;
   int nlink, njoint, root;
   mbsUrdfLink *link;
   mbsUrdfJoint *joint;
+  mbsUrdfIndex link_index, joint_index;
   int nq, nv;
   // what mbspar reads but does not model (counts) and the note made of them
   int n_limit, n_effort, n_velocity, n_friction, n_mimic, n_safety, n_calib;
@@ -132,10 +140,43 @@ static mbsErr mbs_urdfOrigin(const mbsUrdf *u, const xmlNode *n, double *xyz, do
   return mbs_urdfNumbers(u, o, "rpy", 3, rpy, NULL);
 }
 
+static unsigned mbs_urdfHash(const char *s) {
+  unsigned h = 2166136261u; // FNV-1a
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) h = (h ^ *p) * 16777619u;
+  return h;
+}
+
+static mbsErr mbs_urdfIndexCreate(mbsUrdfIndex *x, int n) {
+  unsigned cap = 16;
+  while (cap < 2u * (unsigned)n && cap < (1u << 30)) cap *= 2;
+  x->slot = malloc(sizeof(int) * cap);
+  MBS_CHECK(x->slot, MBS_ERR_NOMEM, "out of memory (URDF)");
+  for (unsigned k = 0; k < cap; k++) x->slot[k] = -1;
+  x->mask = cap - 1;
+  return MBS_OK;
+}
+
+// the slot of \p name in \p x: its index there, or an empty slot (-1) where it would go
+static int *mbs_urdfIndexSlot(const mbsUrdfIndex *x, char *const *names, size_t stride,
+                              const char *name) {
+  unsigned k = mbs_urdfHash(name) & x->mask;
+  while (x->slot[k] >= 0 &&
+         strcmp(*(char *const *)((const char *)names + stride * (size_t)x->slot[k]), name) != 0)
+    k = (k + 1) & x->mask;
+  return &x->slot[k];
+}
+
 static int mbs_urdfFindLink(const mbsUrdf *u, const char *name) {
-  for (int i = 0; i < u->nlink; i++)
-    if (!strcmp(u->link[i].name, name)) return i;
-  return -1;
+  return *mbs_urdfIndexSlot(&u->link_index, &u->link[0].name, sizeof *u->link, name);
+}
+
+// a link's or joint's name: the name rule of every input (mbs_nameProblem)
+static mbsErr mbs_urdfCheckName(const mbsUrdf *u, int line, const char *what, const char *name) {
+  const char *why = mbs_nameProblem(name);
+  if (why)
+    return mbs_urdfFail(u, line, "%s name \"%s\" contains %s (names become CSV column names)", what,
+                        name, why);
+  return MBS_OK;
 }
 
 // ---------------------------------------------------------------- parsing
@@ -146,7 +187,6 @@ static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
     xmlFree(name);
     return mbs_urdfFail(u, xmlGetLineNo(n), "<link> needs a name");
   }
-  int dup = mbs_urdfFindLink(u, name) >= 0;
   mbsUrdfLink *l = &u->link[u->nlink];
   memset(l, 0, sizeof *l);
   l->name = mbs_urdfStrdup(name);
@@ -154,7 +194,12 @@ static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
   MBS_CHECK(l->name, MBS_ERR_NOMEM, "out of memory (URDF)");
   u->nlink++;
   l->line = xmlGetLineNo(n), l->parent_joint = -1;
-  if (dup) return mbs_urdfFail(u, l->line, "duplicate link name \"%s\"", l->name);
+  MBS_CALL(mbs_urdfCheckName(u, l->line, "link", l->name));
+  int *slot = mbs_urdfIndexSlot(&u->link_index, &u->link[0].name, sizeof *u->link, l->name);
+  if (*slot >= 0)
+    return mbs_urdfFail(u, l->line, "duplicate link name \"%s\" (first on line %d)", l->name,
+                        u->link[*slot].line);
+  *slot = (int)(l - u->link);
   for (const xmlNode *c = n->children; c; c = c->next) {
     if (mbs_urdfIs(c, "visual")) u->n_visual++;
     if (mbs_urdfIs(c, "collision")) u->n_collision++;
@@ -188,6 +233,17 @@ static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
     xmlFree(type);
     return mbs_urdfFail(u, j->line, "<joint> needs a name");
   }
+  mbsErr e = mbs_urdfCheckName(u, j->line, "joint", j->name);
+  int *slot =
+      e ? NULL : mbs_urdfIndexSlot(&u->joint_index, &u->joint[0].name, sizeof *u->joint, j->name);
+  if (slot && *slot >= 0)
+    e = mbs_urdfFail(u, j->line, "duplicate joint name \"%s\" (first on line %d)", j->name,
+                     u->joint[*slot].line);
+  if (e) {
+    xmlFree(type);
+    return e;
+  }
+  *slot = (int)(j - u->joint);
   j->type = -1;
   for (int t = 0; type && t < 5; t++)
     if (!strcmp(type, mbs_urdf_types[t])) j->type = t;
@@ -303,9 +359,11 @@ static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
                         "the joints do not form a tree from the root link "
                         "\"%s\" (a loop)",
                         u->link[u->root].name);
-  // floating joints: mbspar free joints hang from anything; sizes
+  // sizes; q0 / qd0 follow the order of the joints in the file (docs/urdf.md), not the
+  // depth-first order of the bodies
   for (int i = 0; i < u->njoint; i++) {
     int t = u->joint[i].type;
+    u->joint[i].qa = u->nq, u->joint[i].va = u->nv;
     u->nq += t == MBS_URDF_FLOATING ? 7 : t == MBS_URDF_FIXED ? 0 : 1;
     u->nv += t == MBS_URDF_FLOATING ? 6 : t == MBS_URDF_FIXED ? 0 : 1;
   }
@@ -391,6 +449,8 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
     u->joint = calloc((size_t)(nj > 0 ? nj : 1), sizeof *u->joint);
     if (!u->robot || !u->link || !u->joint) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
   }
+  if (!e) e = mbs_urdfIndexCreate(&u->link_index, nl);
+  if (!e) e = mbs_urdfIndexCreate(&u->joint_index, nj);
   for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next)
     if (mbs_urdfIs(n, "link")) e = mbs_urdfLink(u, n);
   for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next)
@@ -446,6 +506,7 @@ static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdf
   mbsBodySpec sp;
   mbs_bodySpecDefault(&sp);
   sp.name = l->name, sp.parent = parent, sp.jnttype = jt, sp.mass = l->mass;
+  sp.any_name = 1; // a link may be called "ground" or "world" (mbspar's names for its ground)
   memcpy(sp.origin, org, sizeof sp.origin);
   if (ax) memcpy(sp.axis, ax, sizeof sp.axis);
   mbs_urdfQuat(RL, sp.framequat);
@@ -491,7 +552,7 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
   double *p = malloc(sizeof(double) * 3 * (size_t)u->nlink);
   mbsErr e = body && stack && R && p ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
   static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, zero[3] = {0, 0, 0};
-  int qa = 0, va = 0, top = 0;
+  int top = 0;
   if (!e) {
     // the root: the ground when it has no mass (or is named "world"), else a body welded to it
     const mbsUrdfLink *r = &u->link[u->root];
@@ -523,14 +584,27 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
                : j->type == MBS_URDF_FLOATING ? MBS_JNT_FREE
                                               : MBS_JNT_REVOLUTE;
       e = mbs_urdfBody(u, l, j, m, body[P], jt, o, jt == MBS_JNT_FIXED ? NULL : ax, RJ,
-                       q0 ? q0 + qa : NULL, qd0 ? qd0 + va : NULL, &body[L]);
-      qa += mbs_jntNq(jt), va += mbs_jntNv(jt);
+                       q0 ? q0 + j->qa : NULL, qd0 ? qd0 + j->va : NULL, &body[L]);
       memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, zero, sizeof zero);
     }
     for (int c = l->nchild - 1; c >= 0; c--) stack[top++] = l->child[c];
   }
   free(body), free(stack), free(R), free(p);
   return e;
+}
+
+int mbs_urdfJointCount(const mbsUrdf *u) {
+  return u->njoint;
+}
+
+void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **child, int *nv,
+                       int *line) {
+  const mbsUrdfJoint *j = &u->joint[i];
+  int t = j->type;
+  if (name) *name = j->name;
+  if (child) *child = u->link[j->child].name;
+  if (nv) *nv = t == MBS_URDF_FLOATING ? 6 : t == MBS_URDF_FIXED ? 0 : 1;
+  if (line) *line = j->line;
 }
 
 const char *mbs_urdfNotModelled(const mbsUrdf *u) {
@@ -551,6 +625,7 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
     mbs_jsonString(j, "type", mbs_urdf_types[jt->type]);
     mbs_jsonString(j, "parent", u->link[jt->parent].name);
     mbs_jsonString(j, "child", u->link[jt->child].name);
+    if (jt->type != MBS_URDF_FIXED) mbs_jsonInt(j, "q0_index", jt->qa);
     if (jt->has_limit) {
       mbs_jsonNumber(j, "lower", jt->lower);
       mbs_jsonNumber(j, "upper", jt->upper);
@@ -567,17 +642,22 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
 void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
   fprintf(f, "URDF %s: robot \"%s\", %d links, %d joints (root link \"%s\")\n", u->file,
           u->robot ? u->robot : "", u->nlink, u->njoint, u->link[u->root].name);
-  fprintf(f, "  %-24s %-10s %-20s %12s %12s %10s %10s\n", "joint", "type", "child", "lower",
-          "upper", "effort", "velocity");
+  // q0: the joint's entries of model.urdf.q0 (0-based; qd0 likewise, a floating joint's 6)
+  fprintf(f, "  %-24s %-10s %-20s %7s %12s %12s %10s %10s\n", "joint", "type", "child", "q0",
+          "lower", "upper", "effort", "velocity");
   for (int i = 0; i < u->njoint; i++) {
     const mbsUrdfJoint *jt = &u->joint[i];
-    char lo[32] = "-", hi[32] = "-", ef[32] = "-", ve[32] = "-";
+    char lo[32] = "-", hi[32] = "-", ef[32] = "-", ve[32] = "-", qi[32] = "-";
+    if (jt->type == MBS_URDF_FLOATING)
+      snprintf(qi, sizeof qi, "%d-%d", jt->qa, jt->qa + 6);
+    else if (jt->type != MBS_URDF_FIXED)
+      snprintf(qi, sizeof qi, "%d", jt->qa);
     if (jt->has_limit) snprintf(lo, sizeof lo, "%.6g", jt->lower);
     if (jt->has_limit) snprintf(hi, sizeof hi, "%.6g", jt->upper);
     if (jt->effort > 0) snprintf(ef, sizeof ef, "%.6g", jt->effort);
     if (jt->velocity > 0) snprintf(ve, sizeof ve, "%.6g", jt->velocity);
-    fprintf(f, "  %-24s %-10s %-20s %12s %12s %10s %10s\n", jt->name, mbs_urdf_types[jt->type],
-            u->link[jt->child].name, lo, hi, ef, ve);
+    fprintf(f, "  %-24s %-10s %-20s %7s %12s %12s %10s %10s\n", jt->name, mbs_urdf_types[jt->type],
+            u->link[jt->child].name, qi, lo, hi, ef, ve);
   }
   if (u->note[0]) fprintf(f, "  not modelled: %s\n", u->note);
 }
@@ -587,6 +667,7 @@ void mbs_urdfDestroy(mbsUrdf **pu) {
   mbsUrdf *u = *pu;
   for (int i = 0; u->link && i < u->nlink; i++) free(u->link[i].name), free(u->link[i].child);
   for (int i = 0; u->joint && i < u->njoint; i++) free(u->joint[i].name);
+  free(u->link_index.slot), free(u->joint_index.slot);
   free(u->link), free(u->joint), free(u->file), free(u->robot), free(u);
   *pu = NULL;
 }
@@ -610,6 +691,14 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
                          const mbsReal *qd0) {
   (void)u, (void)m, (void)parent, (void)q0, (void)qd0;
   return MBS_ERR_UNSUPPORTED;
+}
+int mbs_urdfJointCount(const mbsUrdf *u) {
+  (void)u;
+  return 0;
+}
+void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **child, int *nv,
+                       int *line) {
+  (void)u, (void)i, (void)name, (void)child, (void)nv, (void)line;
 }
 const char *mbs_urdfNotModelled(const mbsUrdf *u) {
   (void)u;

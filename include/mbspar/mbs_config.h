@@ -18,7 +18,22 @@
 #include "mbs_model.h"
 #include "mbs_report.h"
 #include "mbs_static.h"
+#include "mbs_torques.h"
 #include "mbs_urdf.h"
+
+/// One entry of model.urdf.joints: forces on a URDF joint named by its URDF name (docs/urdf.md),
+/// applied to the body of its child link; the keys given replace the file's (damping).
+typedef struct {
+  const char *name;     ///< the URDF joint (owned by cfg->urdf)
+  const char *link;     ///< the joint's child link (owned by cfg->urdf)
+  int nv;               ///< the joint's degrees of freedom (1, or 6 floating)
+  int given;            ///< MBS_UJF_* bits: the keys given
+  mbsReal force[6];     ///< constant joint force per dof
+  mbsReal stiffness[6]; ///< joint spring per dof (scalar joints)
+  mbsReal springref[6]; ///< spring rest position per dof
+  mbsReal damping[6];   ///< viscous damping per dof
+} mbsUrdfJointForce;
+enum { MBS_UJF_FORCE = 1, MBS_UJF_STIFFNESS = 2, MBS_UJF_SPRINGREF = 4, MBS_UJF_DAMPING = 8 };
 
 /// Output file format (output.format).
 typedef enum { MBS_OUTFMT_CSV = 0, MBS_OUTFMT_HDF5 = 1 } mbsOutFormat;
@@ -60,6 +75,9 @@ typedef struct mbsConfig {
   int out_checkpoint_every; ///< output.checkpoint_every: steps between checkpoints, 0 = never
   int out_format;           ///< output.format: mbsOutFormat (default csv)
   int out_joint_wrench;     ///< output.joint_wrench: HDF5 rows hold joint wrenches (default 1)
+  double out_flush_sec;     ///< output.flush_every in seconds of wall-clock time (default 1;
+                            ///< 0: after every row); unused when out_flush_rows > 0
+  int out_flush_rows;       ///< output.flush_every = "N rows": after every N-th row (0: by time)
   mbsInverseSpec inverse;   ///< the `inverse` group
   mbsStaticOpt statics;     ///< the `static` group (the `static` verb; defaults if absent)
   mbsCpaSpec cpa;           ///< the `cpa` group (the `cpa` verb's cost model)
@@ -69,11 +87,17 @@ typedef struct mbsConfig {
   mbsUrdf *urdf;            ///< the parsed URDF robot (after mbs_configSetUrdf)
   int nurdf_q0, nurdf_qd0;  ///< values given in model.urdf.q0 / qd0 (0: defaults)
   mbsReal *urdf_q0, *urdf_qd0;
-  int nloops, nforces;  ///< entries of model.loops and model.forces (checked when building)
-  int loop_default_aba; ///< solver.method was not given and the model has loops or forces: aba
-  int nset;             ///< number of --set overrides applied
-  char **sets;          ///< (nset) the overrides "KEY=VALUE" as given
-  void *priv;           ///< private: the libconfig tree after the overrides
+  mbsUrdfJointForce *urdf_jf; ///< (nurdf_jf) model.urdf.joints, resolved by mbs_configSetUrdf
+  int nurdf_jf;
+  char *urdf_torques;    ///< model.urdf.torques: the CSV file resolved (NULL: none); its text
+                         ///< comes with mbs_configSetTorques
+  int urdf_torques_line; ///< line of model.urdf.torques in the config
+  mbsTorques *torques;   ///< the table (after mbs_configSetTorques)
+  int nloops, nforces;   ///< entries of model.loops and model.forces (checked when building)
+  int loop_default_aba;  ///< solver.method was not given and the model has loops or forces: aba
+  int nset;              ///< number of --set overrides applied
+  char **sets;           ///< (nset) the overrides "KEY=VALUE" as given
+  void *priv;            ///< private: the libconfig tree after the overrides
 } mbsConfig;
 
 /// Parse the text of a config file and apply `--set KEY=VALUE` overrides. Checks syntax, unknown
@@ -93,6 +117,11 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
 /// the bytes) into cfg->urdf and check model.urdf.q0 / qd0 against it. Errors: "FILE:LINE:
 /// message" of the URDF file or of the config. Local.
 mbsErr mbs_configSetUrdf(mbsConfig *cfg, const char *text, size_t len);
+
+/// Read the joint-force table of cfg->urdf_torques (after mbs_configSetUrdf; the caller reads
+/// the file: rank 0 reads, every rank gets the bytes) into cfg->torques (mbs_torques.h). Errors:
+/// "FILE:LINE: message" of the CSV file. Local.
+mbsErr mbs_configSetTorques(mbsConfig *cfg, const char *text, size_t len);
 
 /// Build and finalize the model the config describes (explicit bodies and chain/tree generators
 /// in file order), with cfg->opt and cfg->gravity filled in. Local.

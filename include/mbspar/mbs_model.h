@@ -68,7 +68,17 @@ typedef struct {
   int keep_name;        ///< subset builds: remember the name even if the body is not kept
   mbsReal framequat[4]; ///< orientation [w x y z] of the frame reported in outputs, relative to
                         ///< the body frame (identity; URDF: the link frame, docs/urdf.md)
+  int any_name;         ///< 1: "ground" and "world" are ordinary names (URDF links; a cfg's
+                        ///< references to them still mean the ground)
+  mbsReal tip[3];       ///< end of the body's shape in the body frame, length * direction (outputs
+                        ///< only: drawing; zero: not known, drawn to the centre of mass)
 } mbsBodySpec;
+
+/// The one rule for names that become CSV column names and report keys (bodies, generator
+/// prefixes, URDF links and joints): no control characters (a newline would split the CSV
+/// header) and no commas (they would shift columns). NULL if \p name obeys it, else what breaks
+/// it ("a comma", "a control character"). Local.
+const char *mbs_nameProblem(const char *name);
 
 /// Most loops and spring-dampers of a model (absurd input is bad input; the serial loop solver is
 /// dense in the closure equations).
@@ -147,6 +157,8 @@ typedef struct mbsModel {
   mbsReal *jnt_axis2;      ///< (nbody x 3) unit second axis (universal)
   mbsReal *body_framequat; ///< (nbody x 4) reported frame [w x y z] in the body frame (outputs
                            ///< only: poses give that frame's orientation; identity by default)
+  mbsReal *body_tip;       ///< (nbody x 3) end of the shape in the body frame (outputs only:
+                           ///< the drawn extent; zero when not known)
   int *jnt_axisk;          ///< (nbody) k if jnt_axis is exactly +e_k or -e_k (k = 0, 1, 2), else
                            ///< -1: selects the axis-specialised kernels of revolute joints
 

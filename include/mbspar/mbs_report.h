@@ -17,8 +17,11 @@ enum {
   MBS_JSON_RENAME = 0,    ///< written to PATH.tmp.PID, renamed over PATH by mbs_jsonClose
   MBS_JSON_EXCLUSIVE = 1, ///< the same, but put in place only if PATH does not exist (an atomic
                           ///< link: of two writers only one succeeds, the other gets MBS_ERR_IO)
-  MBS_JSON_DIRECT = 2     ///< written to PATH itself, which is the caller's temporary (the caller
+  MBS_JSON_DIRECT = 2,    ///< written to PATH itself, which is the caller's temporary (the caller
                           ///< puts it in place); removed if the close fails
+  MBS_JSON_STREAM = 3     ///< written to PATH itself, an existing character device or FIFO
+                          ///< (/dev/null, /dev/stderr, a pipe): never created, truncated,
+                          ///< renamed or removed; a FIFO without a reader is refused (no hang)
 };
 /// As mbs_jsonOpen with a \p mode (MBS_JSON_*).
 mbsErr mbs_jsonOpenNew(const char *path, int mode, mbsJson **j);

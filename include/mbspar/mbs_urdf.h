@@ -24,7 +24,8 @@ typedef struct mbsUrdf mbsUrdf;
 /// Parse URDF text (\p len bytes) read from \p filename (the name in messages). Errors are
 /// MBS_ERR_INPUT "FILE:LINE: message" (XML syntax, a missing or bad attribute, an unknown link,
 /// a link with two parents, no or several roots, an unsupported joint type such as planar, a
-/// massless link that a moving joint carries); MBS_ERR_UNSUPPORTED in builds without libxml2.
+/// massless link that a moving joint carries, a duplicate link or joint name, a name that breaks
+/// mbs_nameProblem's rule); MBS_ERR_UNSUPPORTED in builds without libxml2.
 /// Local.
 mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf **u);
 
@@ -38,6 +39,14 @@ void mbs_urdfSizes(const mbsUrdf *u, int *nq, int *nv);
 /// Local.
 mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsReal *q0,
                          const mbsReal *qd0);
+
+/// Number of joints of the robot (every type, fixed included). Local.
+int mbs_urdfJointCount(const mbsUrdf *u);
+/// Joint \p i in FILE order: its name, its child link's name (the mbspar body of a moving joint
+/// carries that name), its degrees of freedom (0 fixed, 1 revolute, continuous, prismatic, 6
+/// floating) and its line in the file; NULL outputs are skipped. Local.
+void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **child, int *nv,
+                       int *line);
 
 /// The one-line note of what the robot uses that mbspar does not model (limits, effort,
 /// velocity, friction, mimic joints, transmissions, geometry, ...), "" if nothing. Local.
