@@ -806,6 +806,10 @@ mbsErr mbsp_engineHaloUp(mbspEngine *e, mbsReal *up) {
   return e->size > 1 ? mbsp_haloUpHook(e, up) : MBS_OK;
 }
 
+mbsErr mbsp_engineHaloDown(mbspEngine *e, mbsReal *down) {
+  return e->size > 1 ? mbsp_haloDownHook(e, down) : MBS_OK;
+}
+
 mbsErr mbsp_engineReduce(mbspEngine *e, double *v, int n) {
   return mbsp_allreduceSum(e->comm, v, n);
 }

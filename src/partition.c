@@ -108,6 +108,16 @@ mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int 
     if (start[k] <= start[k - 1]) start[k] = start[k - 1] + 1;
   for (int k = P - 1; k >= 1; k--)
     if (start[k] > n - (P - k)) start[k] = (int)(n - (P - k));
+  // no rank starts at a body on a fixed joint (docs/formulation.md 4.9): move down past it
+  for (int r2 = 1; r2 < P; r2++) {
+    long rs = 0;
+    int k = 0;
+    for (int step = 0; step < MBS_PARTITION_FIXED_SKIP && start[r2] + 1 < start[r2 + 1]; step++) {
+      while (k + 1 < nrun && rs + run_len[k] <= start[r2]) rs += run_len[k++];
+      if (run_type[k] != MBS_JNT_FIXED) break;
+      start[r2]++;
+    }
+  }
   if (ncut > 0 && P > 1 && !chain)
     return mbs_partitionSnap(run_type, run_len, nrun, total / parts, cut, ncut, P, start);
   return MBS_OK;

@@ -1256,6 +1256,13 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
     if (to >= 0) cut[t] = to;
   }
   free(cl);
+  // no segment starts at a body on a fixed joint below a body of the range (the rule of
+  // mbs_partitionRuns, docs/formulation.md 4.9)
+  for (int t = 1; t < nseg; t++)
+    for (int step = 0; step < MBS_PARTITION_FIXED_SKIP && cut[t] + 1 < cut[t + 1] &&
+                       m->body_jnttype[cut[t]] == MBS_JNT_FIXED && m->body_parent[cut[t]] >= b0;
+         step++)
+      cut[t]++;
   for (int t = 0; t < nseg && !e; t++) {
     int s0 = cut[t], s1 = cut[t + 1];
     e = mbs_schurCreate(m, s0, s1, &r->seg[t]);

@@ -62,6 +62,10 @@ mbsErr mbsp_engineHaloCheck(mbspEngine *e, long *nbad);
 /// The engine's up halo on a per-body 6-vector array (model indices): owned bodies whose parent
 /// is remote send theirs, the remote children's arrive at their ghost entries. Collective.
 mbsErr mbsp_engineHaloUp(mbspEngine *e, mbsReal *up);
+/// The engine's down halo on a per-body 6-vector array (model indices): owned bodies with
+/// children on other ranks send theirs, the remote parents' arrive at their ghost entries.
+/// Collective.
+mbsErr mbsp_engineHaloDown(mbspEngine *e, mbsReal *down);
 /// Sum over ranks through the engine's communicator. Collective.
 mbsErr mbsp_engineReduce(mbspEngine *e, double *v, int n);
 

@@ -313,9 +313,14 @@ mbsReal mbs_modelTotalMass(const mbsModel *m);
 /// across (a forest's trees listed one after another); a rank boundary within
 /// MBS_PARTITION_SNAP of a part's weight from one moves to it, so that no joint is cut there (no
 /// spike, no cut-joint system; docs/model.md). NULL / 0: none.
+/// A boundary at a body on a fixed joint moves down past it (at most MBS_PARTITION_FIXED_SKIP
+/// bodies, keeping one body per rank): a rank root on a fixed joint keeps the body's own
+/// compliance in its cut-joint system, which loses digits when the body is light
+/// (docs/formulation.md 4.9); the next joint has fewer constraint components anyway.
 /// The engine, the local model builder and cpa all call this. Writes start (nranks + 1). Local.
-#define MBS_PARTITION_SPIKE 0.15
-#define MBS_PARTITION_SNAP  0.1
+#define MBS_PARTITION_SPIKE      0.15
+#define MBS_PARTITION_SNAP       0.1
+#define MBS_PARTITION_FIXED_SKIP 8
 mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int chain,
                          const int *cut, int ncut, int nranks, int *start);
 /// The clean cuts of a full model (see mbs_partitionRuns) into cut (nbody), their count. Local.

@@ -1,0 +1,73 @@
+#!/bin/sh
+# The accuracy guard of `mbspar accel` (docs/formulation.md 4.9): on a tree whose links carry
+# light bodies (1e-8 kg, 1e-16 kg m^2) on fixed joints schur misses the equations of motion at
+# several segments (threads or ranks): one warning line names the likely cause and the JSON
+# records it (accuracy.exceeded, accuracy.likely_cause); aba on the same model and schur on
+# configs/chain.cfg stay silent.
+# usage: guard_cli.sh MBSPAR CONFIGS_DIR [LAUNCHER ...]   (LAUNCHER: mpiexec -n 2 ...)
+mbspar=$1
+cfg=$2
+shift 2
+# shellcheck source=testlib.sh
+. "$(dirname "$0")/testlib.sh"
+mbs_test_init mbs_guard
+
+# a tree of 12 links, two hanging from each light body
+light="$tmp/light.cfg"
+{
+  echo 'model = { gravity = [0.0, 0.0, -9.81]; bodies = ('
+  k=0
+  while [ $k -lt 12 ]; do
+    if [ $k -eq 0 ]; then par=ground; else par="s$(((k - 1) / 2))"; fi
+    [ $k -gt 0 ] && echo ','
+    echo "{ name = \"l$k\"; parent = \"$par\"; joint = { type = \"revolute\"; axis = [0.0, 1.0, 0.0];"
+    echo "  origin = [0.0, 0.0, -0.2]; q0 = [0.$((k % 5))]; qd0 = [0.$k]; }; mass = 1.0;"
+    echo "  com = [0.0, 0.0, -0.25]; inertia = [0.02, 0.02, 0.001, 0.0, 0.0, 0.0]; },"
+    echo "{ name = \"s$k\"; parent = \"l$k\"; joint = { type = \"fixed\"; origin = [0.01, 0.0, -0.3]; };"
+    echo "  mass = 1e-8; com = [0.0, 0.0, 0.0]; inertia = [1e-16, 1e-16, 1e-16, 0.0, 0.0, 0.0]; }"
+    k=$((k + 1))
+  done
+  echo '); };'
+  echo 'solver = { method = "schur"; };'
+} >"$light"
+
+# warned WHAT: exactly one warning line, naming the light body and its parent; JSON records it
+warned() {
+  n=$(grep -c 'warning: accel: the result of schur misses the equations of motion' "$tmp/err")
+  [ "$n" -eq 1 ] || bad "$1: $n guard warnings (want 1): $(cat "$tmp/err")"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "$1: stderr has more than the warning: $(cat "$tmp/err")"
+  grep -q 'likely cause: bodies whose masses differ by 8 orders of magnitude: s0 (1e-08 kg) next to l0 (1 kg)' "$tmp/err" ||
+    bad "$1: cause not named: $(cat "$tmp/err")"
+  grep -q '"exceeded": true' "$tmp/g.json" || bad "$1: JSON accuracy.exceeded not true"
+  grep -q '"likely_cause": "bodies whose masses differ by 8 orders' "$tmp/g.json" ||
+    bad "$1: JSON likely_cause missing"
+}
+# silent WHAT: no warning, accuracy.exceeded false
+silent() {
+  if grep -q 'warning' "$tmp/err"; then bad "$1: unexpected warning: $(cat "$tmp/err")"; fi
+  grep -q '"exceeded": false' "$tmp/g.json" || bad "$1: JSON accuracy.exceeded not false"
+}
+
+if [ $# -eq 0 ]; then
+  # one rank, two threads: two segments, the tree's components in compliance form
+  run 0 env OMP_NUM_THREADS=2 "$mbspar" accel "$light" --json "$tmp/g.json" -q
+  warned "schur, 2 threads"
+  run 0 env OMP_NUM_THREADS=1 "$mbspar" accel "$light" --set solver.method=aba --json "$tmp/g.json" -q
+  silent "aba"
+  run 0 env OMP_NUM_THREADS=2 "$mbspar" accel "$cfg/chain.cfg" --json "$tmp/g.json" -q
+  silent "chain.cfg, schur, 2 threads"
+else
+  # distributed-memory model (the default at several ranks): the constraint residual
+  run 0 env OMP_NUM_THREADS=1 "$@" "$mbspar" accel "$light" --json "$tmp/g.json" -q
+  warned "schur, distributed model"
+  grep -q '"constraint_residual"' "$tmp/g.json" || bad "no constraint_residual in the JSON"
+  # the replicated model: the equation-of-motion residual
+  run 0 env MBSPAR_MODEL=full OMP_NUM_THREADS=1 "$@" "$mbspar" accel "$light" --json "$tmp/g.json" -q
+  warned "schur, full model"
+  run 0 env OMP_NUM_THREADS=1 "$@" "$mbspar" accel "$cfg/chain.cfg" --json "$tmp/g.json" -q
+  silent "chain.cfg, schur"
+  run 0 env OMP_NUM_THREADS=1 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=jcg --json "$tmp/g.json" -q
+  silent "chain.cfg, jcg"
+fi
+[ "$fail" -eq 0 ] && echo "guard_cli: all checks passed"
+exit "$fail"
