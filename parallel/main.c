@@ -141,10 +141,8 @@ int main(int argc, char **argv) {
   }
   int local_model = 0; // distributed-memory model (see below)
   if (!e) {
-    int size = mbsp_size(comm), meth = cfg->opt.solver;
-    local_model = size > 1 && cli.verb->local &&
-                  (meth == MBS_SOLVER_SCHUR || meth == MBS_SOLVER_JCG ||
-                   meth == MBS_SOLVER_JACOBI || meth == MBS_SOLVER_CHEBYSHEV);
+    int size = mbsp_size(comm);
+    local_model = size > 1 && cli.verb->local && mbs_solverCaps(cfg->opt.solver)->local_model;
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
     if ((env && strcmp(env, "full") == 0) || cfg->urdf_path) local_model = 0; // robots are small
     if (cfg->nloops || cfg->nforces) local_model = 0; // loop models: serial baselines, whole
@@ -180,7 +178,7 @@ int main(int argc, char **argv) {
   int petsc_opts = 0;
   for (int i = 1; i < argc; i++)
     if (argv[i][0] == '-' && argv[i][1] && argv[i][1] != '-' && argv[i][2]) petsc_opts = 1;
-  if (!e && (m->opt.solver == MBS_SOLVER_PETSC || cli.verb->petsc || petsc_opts)) {
+  if (!e && (mbs_solverCaps(m->opt.solver)->petsc || cli.verb->petsc || petsc_opts)) {
     // PETSc sees only its own (single-dash) options
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
     int pargc = 0;

@@ -2998,11 +2998,11 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
               MBS_ERR_INPUT, "cpa: jcg restart %d after iteration %d out of range", k,
               o->cg->it[k]);
   MBS_CHECK(o->spec_iterations >= 0 &&
-                o->spec_iterations <= (o->method == MBS_SOLVER_CHEBYSHEV
+                o->spec_iterations <= (mbs_solverCaps(o->method)->segments
                                            ? MBS_CHEB_SEGS * MBS_CFS_CHEB_STEPS
                                            : MBS_CFS_SPEC_STEPS),
             MBS_ERR_INPUT, "cpa: spectrum-estimate iterations %d out of range", o->spec_iterations);
-  MBS_CHECK(o->method != MBS_SOLVER_CHEBYSHEV || m->opt.rho > 0 ||
+  MBS_CHECK(!mbs_solverCaps(o->method)->segments || m->opt.rho > 0 ||
                 o->spec_iterations <= o->iterations,
             MBS_ERR_INPUT, "cpa: chebyshev: %d estimate iterations exceed the %d in total",
             o->spec_iterations, o->iterations);

@@ -203,6 +203,14 @@ static void mbs_chebyshevRestore(void *self, const mbsSolverCache *cache) {
   s->have_spec = cache->have_spec, s->lmin = cache->lmin, s->lmax = cache->lmax;
 }
 
+// cpa --iterations K: without solver.rho the first segment's estimate, assumed to run its full
+// length (at most max_iter and K)
+static int mbs_chebyshevCpaSpec(const mbsModel *m, int iterations) {
+  if (m->opt.rho > 0) return 0;
+  int k = m->opt.max_iter < MBS_CFS_CHEB_STEPS ? m->opt.max_iter : MBS_CFS_CHEB_STEPS;
+  return iterations < k ? iterations : k;
+}
+
 const mbsSolverType mbs_solverChebyshev = {
     .name = "chebyshev",
     .method = MBS_SOLVER_CHEBYSHEV,
@@ -210,6 +218,11 @@ const mbsSolverType mbs_solverChebyshev = {
     .iterative = 1,
     .precond = 1,
     .cpa_graph = MBS_CPA_GRAPH_CHEBYSHEV,
+    .check_every = 1,
+    .restarts = 1,
+    .segments = 1,
+    .local_model = 1,
+    .cpa_spec = mbs_chebyshevCpaSpec,
     .create = mbs_chebyshevCreate,
     .solve = mbs_chebyshevSolve,
     .destroy = mbs_solverFreeSelf,

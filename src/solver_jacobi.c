@@ -93,6 +93,13 @@ static void mbs_jacobiRestore(void *self, const mbsSolverCache *cache) {
   s->omega = cache->omega;
 }
 
+// cpa --iterations K: on a branched model jacobi's omega comes from a Lanczos estimate, assumed
+// to run its full length
+static int mbs_jacobiCpaSpec(const mbsModel *m, int iterations) {
+  (void)iterations;
+  return mbs_modelBranched(m) ? MBS_CFS_SPEC_STEPS : 0;
+}
+
 const mbsSolverType mbs_solverJacobi = {
     .name = "jacobi",
     .method = MBS_SOLVER_JACOBI,
@@ -100,6 +107,11 @@ const mbsSolverType mbs_solverJacobi = {
     .iterative = 1,
     .precond = 1,
     .cpa_graph = MBS_CPA_GRAPH_JACOBI,
+    .check_every = 1,
+    .stationary = 1,
+    .local_model = 1,
+    .cpa_spec = mbs_jacobiCpaSpec,
+    .maxit_hint = "",
     .create = mbs_jacobiCreate,
     .solve = mbs_jacobiSolve,
     .destroy = mbs_solverFreeSelf,

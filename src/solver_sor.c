@@ -126,11 +126,12 @@ static void mbs_sorDestroy(void **self) {
 }
 
 // gs and sor: the same kernel, graph and flags (create reads the omega of each)
-#define MBS_SOR_TYPE(nm, id)                                                                       \
+#define MBS_SOR_TYPE(nm, id, hint)                                                                 \
   {                                                                                                \
     .name = nm, .method = id, .distributed = 1, .iterative = 1, .precond = 1,                      \
-    .cpa_graph = MBS_CPA_GRAPH_SOR, .create = mbs_sorCreate, .solve = mbs_sorSolve,                \
-    .destroy = mbs_sorDestroy                                                                      \
+    .cpa_graph = MBS_CPA_GRAPH_SOR, .check_every = 1, .stationary = 1, .maxit_hint = hint,         \
+    .create = mbs_sorCreate, .solve = mbs_sorSolve, .destroy = mbs_sorDestroy                      \
   }
-const mbsSolverType mbs_solverGs = MBS_SOR_TYPE("gs", MBS_SOLVER_GS);
-const mbsSolverType mbs_solverSor = MBS_SOR_TYPE("sor", MBS_SOLVER_SOR);
+const mbsSolverType mbs_solverGs = MBS_SOR_TYPE("gs", MBS_SOLVER_GS, "");
+const mbsSolverType mbs_solverSor = MBS_SOR_TYPE(
+    "sor", MBS_SOLVER_SOR, ", and sor's rate depends steeply on solver.omega (docs/loops.md 8.4)");
