@@ -29,6 +29,7 @@
 #include <string.h>
 #include "schur_par.h"
 #include "mbspar/mbs_cfs.h"
+#include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_solvertype.h"
 #include "flops.h"
@@ -916,6 +917,8 @@ const mbsSolverType mbsp_solverSchur = {
     .distributed = 1,
     .iterative = 0,
     .cpa_graph = MBS_CPA_GRAPH_SCHUR,
+    .cpa_build = mbs_cpaSchurGraph,
+    .cpa_loops = mbs_cpaSchurLoops,
     .floored = 1,
     .local_model = 1,
     .engine_only = 1,

@@ -251,8 +251,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
   int iterative = mbs_cpaIterative(o.method);
   const mbsSolverType *t = mbs_solverFind(o.method);
   // distributed graphs on P ranks: the iterative constraint-force solvers and the exact solver
-  int dist = iterative || (t && t->cpa_graph == MBS_CPA_GRAPH_SCHUR);
-  if (!t || t->cpa_graph == MBS_CPA_GRAPH_NONE) // the solver table names each method's graph
+  int dist = mbs_cpaDistributed(o.method);
+  if (!t || !t->cpa_build) // the solver table names each method's graph
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar cpa: --method %s: graphs exist for aba, crba, direct, jcg, jacobi, gs, "
                    "sor, chebyshev, schur (petsc runs PETSc's own kernels and has none)",

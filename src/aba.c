@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 #include "mbspar/mbs_dynamics.h"
+#include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_solvertype.h"
 #include "spatial.h"
 #include "flops.h"
@@ -728,4 +729,6 @@ const mbsSolverType mbs_solverAba = {.name = "aba",
                                      .method = MBS_SOLVER_ABA,
                                      .baseline = 1,
                                      .cpa_graph = MBS_CPA_GRAPH_ABA,
+                                     .cpa_build = mbs_cpaAbaGraph,
+                                     .cpa_loops = mbs_cpaLoopsGraph,
                                      .tree = mbs_aba};

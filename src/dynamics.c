@@ -6,6 +6,7 @@
 #include <string.h>
 #include "mbspar/mbs_dynamics.h"
 #include "mbspar/mbs_loops.h"
+#include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_solvertype.h"
 #include "spatial.h"
 #include "flops.h"
@@ -501,6 +502,7 @@ const mbsSolverType mbs_solverCrba = {.name = "crba",
                                       .baseline = 1,
                                       .cpa_graph = MBS_CPA_GRAPH_CRBA,
                                       .dense_inertia = 1,
+                                      .cpa_build = mbs_cpaCrbaGraph,
                                       .tree = mbs_crbaTree};
 
 mbsErr mbs_forward(const mbsModel *m, mbsState *s, mbsWork *w) {

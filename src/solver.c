@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "solver_private.h"
+#include "mbspar/mbs_critpath.h"
 
 // the parallel layer's solvers: names and flags (so every program parses their configs and
 // asks their capabilities) until mbsp_init registers the real entries (parallel/petsc_ref.c,
@@ -21,6 +22,8 @@ static const mbsSolverType mbs_solverSchurName = {.name = "schur",
                                                   .method = MBS_SOLVER_SCHUR,
                                                   .distributed = 1,
                                                   .cpa_graph = MBS_CPA_GRAPH_SCHUR,
+                                                  .cpa_build = mbs_cpaSchurGraph,
+                                                  .cpa_loops = mbs_cpaSchurLoops,
                                                   .floored = 1,
                                                   .local_model = 1,
                                                   .engine_only = 1,

@@ -64,6 +64,11 @@ typedef enum {
   MBS_CPA_GRAPH_SCHUR      ///< ... with the exact distributed elimination
 } mbsCpaGraphKind;
 
+struct mbsCpaB; // the critical-path graph builders' state (src/cpa_private.h)
+struct mbsCpaKin;
+struct mbsCpaCfs;
+struct mbsCpaVec;
+
 /// One row of the solver table.
 typedef struct mbsSolverType {
   const char *name; ///< the value of solver.method
@@ -98,6 +103,15 @@ typedef struct mbsSolverType {
   int (*cpa_spec)(const mbsModel *m, int iterations);
   /// Optional: stationary methods at max_iter: text appended to the "N^2 sweeps" hint.
   const char *maxit_hint;
+  /// cpa: the graph of one evaluation on a tree model (NULL: no graph, e.g. petsc); after the
+  /// core's set-up, see mbs_critpath.h for the builders of the core's rows.
+  mbsErr (*cpa_build)(struct mbsCpaB *B, struct mbsCpaKin *K);
+  /// cpa: ... on a model with closed loops or spring-dampers (NULL: not yet, e.g. crba).
+  mbsErr (*cpa_loops)(struct mbsCpaB *B, struct mbsCpaKin *K);
+  /// cpa, constraint-force methods (cpa_build = mbs_cpaCfsGraph): the solve's graph inside the
+  /// system's, beside the solver's kernel (src/solver_*.c).
+  mbsErr (*cpa_solve)(struct mbsCpaB *B, struct mbsCpaCfs *C, const struct mbsCpaKin *K,
+                      struct mbsCpaVec *V);
 
   /// Allocate the private state *self for the model \p m and the system \p c (its owned range is
   /// set; position data is not), with a copy of \p opt. \p ctx is the owner's context
