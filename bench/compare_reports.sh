@@ -62,11 +62,11 @@ if [ -z "$refbin" ]; then
     echo "compare_reports: building the reference ${sha:0:12} in $rdir" >&2
     rm -rf "$rdir" && mkdir -p "$rdir/src"
     git -C "$here" archive "$sha" | tar -x -C "$rdir/src"
-    cmake -S "$rdir/src" -B "$rdir/build" -DCMAKE_BUILD_TYPE=Release >"$rdir/build.log" 2>&1 &&
-      cmake --build "$rdir/build" -j2 --target mbspar >>"$rdir/build.log" 2>&1 || {
+    if ! { cmake -S "$rdir/src" -B "$rdir/build" -DCMAKE_BUILD_TYPE=Release >"$rdir/build.log" 2>&1 &&
+      cmake --build "$rdir/build" -j2 --target mbspar >>"$rdir/build.log" 2>&1; }; then
       echo "compare_reports: the reference build failed (see $rdir/build.log)" >&2
       exit 2
-    }
+    fi
   fi
 fi
 refout=${refbin%/*}/reports
@@ -98,7 +98,7 @@ case2() {
     [ "$side" = cur ] && bin=$curbin dir=$work/cur
     [ "$side" = ref ] && [ -f "$dir/$name.rc" ] && continue
     local a=("$@")
-    for i in "${!a[@]}"; do [ "${a[$i]}" = OUT ] && a[$i]=$dir/out; done
+    for i in "${!a[@]}"; do [ "${a[i]}" = OUT ] && a[i]=$dir/out; done
     # run from the repository, so relative paths in the configs resolve alike
     (cd "$here" && one "$bin" "$dir" "$name" "$np" "$verb" "configs/$cfg.cfg" "${a[@]}")
   done
