@@ -11,14 +11,12 @@
 
 // ---- the constraint-force method with J-CG (cfs.c)
 
-
 // closure rows of loop k that are not zero rows (skip: the zero rows, NULL: none)
 int mbs_cpaLoopKept(const mbsModel *m, const unsigned char *skip, int k) {
   int i0 = m->loop_lamadr[k] - m->nlam, nr = 0;
   for (int r = 0; r < m->loop_lamnum[k]; r++) nr += !(skip && skip[i0 + r]);
   return nr;
 }
-
 
 // closure rows before an application (mbs_cfsLoopWrenches): their x on every rank (an allreduce
 // of lrows from the owner of the last body), then per loop and owned side the wrench pairs D x
@@ -119,7 +117,7 @@ void mbs_cpaApply(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known, const
 // rows of colour col (joint colours by color, then the closure rows' by lcol): nodes for what it
 // recomputes only, the other bodies keep the previous application's writers
 void mbs_cpaApplyColour(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, const int *xn,
-                               const int *color, int ncolor, const int *lcol, int pc, int col) {
+                        const int *color, int ncolor, const int *lcol, int pc, int col) {
   const mbsModel *m = B->m;
   int n = m->nbody, ph = PH_ITER + 8 * C->napply++;
   int *redo = C->leaf; // scratch: bodies whose mid pass runs again
@@ -266,8 +264,8 @@ int mbs_cpaTest(mbsCpaB *B, const int *red, int bnorm) {
 
 // the three norms of a convergence test from per-body sources (src0.src0, src1.src1, src2.src2;
 // leaves in lv[0..2]), their fused reduction and the test; returns the convergence node
-int mbs_cpaNormTest(mbsCpaB *B, mbsCpaCfs *C, const int *src0, const int *src1,
-                           const int *src2, int ph, int bnorm, int **lv) {
+int mbs_cpaNormTest(mbsCpaB *B, mbsCpaCfs *C, const int *src0, const int *src1, const int *src2,
+                    int ph, int bnorm, int **lv) {
   int red[3];
   for (int b = 0; b < B->m->nbody; b++) {
     lv[0][b] = mbs_cpaLeaf(B, b, src0[b], -1, ph);

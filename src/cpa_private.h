@@ -146,7 +146,6 @@ struct mbsCpaSch {
   mbsCpaGhost G;
 };
 
-
 // ---- the builders' primitives and shared pieces (defined in the files named)
 
 void mbs_cpaKinematics(mbsCpaB *B, mbsCpaKin *K);
@@ -162,8 +161,8 @@ void mbs_cpaDep(mbsCpaB *B, int from, int to);
 
 // src/dynamics_cpa.c
 int mbs_cpaAbaBody(mbsCpaB *B, const mbsCpaKin *K, int b, int *IAw, int *pAw, int *proj);
-int mbs_cpaAbaFwdBody(mbsCpaB *B, const mbsCpaKin *K, int b, int accp, int spike,
-                             const int *IAw, const int *pAw, const int *proj, int homog, int *fn);
+int mbs_cpaAbaFwdBody(mbsCpaB *B, const mbsCpaKin *K, int b, int accp, int spike, const int *IAw,
+                      const int *pAw, const int *proj, int homog, int *fn);
 void mbs_cpaAba(mbsCpaB *B, const mbsCpaKin *K, int *IAw, int *pAw, int *proj, int *acc);
 mbsErr mbs_cpaCrba(mbsCpaB *B, const mbsCpaKin *K);
 
@@ -171,7 +170,7 @@ mbsErr mbs_cpaCrba(mbsCpaB *B, const mbsCpaKin *K);
 int mbs_cpaLoopKept(const mbsModel *m, const unsigned char *skip, int k);
 void mbs_cpaApply(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, int known, const int *xn);
 void mbs_cpaApplyColour(mbsCpaB *B, const mbsCpaKin *K, mbsCpaCfs *C, const int *xn,
-                               const int *color, int ncolor, const int *lcol, int pc, int col);
+                        const int *color, int ncolor, const int *lcol, int pc, int col);
 void mbs_cpaReduce(mbsCpaB *B, mbsCpaCfs *C, int nd, int *const *leaves, int *result);
 int mbs_cpaResidRows(mbsCpaB *B, const mbsCpaCfs *C, int b, int prev, int nrow, int ph);
 int mbs_cpaResidNode(mbsCpaB *B, const mbsCpaCfs *C, int b, int prev, int ph);
@@ -180,37 +179,36 @@ int mbs_cpaLeaf(mbsCpaB *B, int b, int src, int src2, int ph);
 void mbs_cpaResidual(mbsCpaB *B, mbsCpaCfs *C, const int *prev, int ph, int *rn, int *zn);
 int mbs_cpaCheckIt(const mbsCpaOptions *o, int it, int last);
 int mbs_cpaTest(mbsCpaB *B, const int *red, int bnorm);
-int mbs_cpaNormTest(mbsCpaB *B, mbsCpaCfs *C, const int *src0, const int *src1,
-                           const int *src2, int ph, int bnorm, int **lv);
+int mbs_cpaNormTest(mbsCpaB *B, mbsCpaCfs *C, const int *src0, const int *src1, const int *src2,
+                    int ph, int bnorm, int **lv);
 mbsErr mbs_cpaCfs(mbsCpaB *B, const mbsCpaKin *K);
 
 // src/solver_jacobi.c
 void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
-                          int omega, int *xn, int *rn, int *zn, int **lv);
+                   int omega, int *xn, int *rn, int *zn, int **lv);
 
 // src/solver_jcg.c
 int mbs_cpaConfirm(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
-                          int prev, int missed, int *xn, int *rn, int *zn, int **lv, int *rz);
-void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
-                      int iters, int converged, int change, const mbsCgTrace *rs, int *lz, int *xn,
-                      int *rn, int *pn, int *zn, int **lv);
+                   int prev, int missed, int *xn, int *rn, int *zn, int **lv, int *rz);
+void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm, int iters,
+               int converged, int change, const mbsCgTrace *rs, int *lz, int *xn, int *rn, int *pn,
+               int *zn, int **lv);
 void mbs_cpaSpectrum(mbsCpaB *B, const int *lz, int k, int *ends);
 
 // src/solver_chebyshev.c
-void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs,
-                             int bnorm, int ival, int iters, int converged, int win, int stalled,
-                             const mbsCgTrace *rs, int seg, int *xn, int *rn, int *dn, int **lv);
+void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
+                      int ival, int iters, int converged, int win, int stalled,
+                      const mbsCgTrace *rs, int seg, int *xn, int *rn, int *dn, int **lv);
 
 // src/solver_sor.c
-mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
-                         int *xn, int *rn, int *zn, int **lv);
+mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm, int *xn,
+                  int *rn, int *zn, int **lv);
 
 // src/solver_direct.c
 mbsErr mbs_cpaDirect(mbsCpaB *B, mbsCpaCfs *C, const int *rhs, int *xn);
 
 // src/schur_cpa.c
-int mbs_cpaNodeOn(mbsCpaB *B, int kind, int body, long long flops, int pblk, int pbdy,
-                         int rank);
+int mbs_cpaNodeOn(mbsCpaB *B, int kind, int body, long long flops, int pblk, int pbdy, int rank);
 int mbs_cpaLog2(int P);
 void mbs_cpaSchFree(mbsCpaSch *X);
 mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X);

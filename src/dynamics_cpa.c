@@ -66,8 +66,8 @@ int mbs_cpaAbaBody(mbsCpaB *B, const mbsCpaKin *K, int b, int *IAw, int *pAw, in
 
 // ABA pass 3 of one body (mbs_abaBodyFwd; spike: mbs_abaBodyFwdSpike); returns the node of qdd
 // and the body's acceleration, *fn the joint wrench
-int mbs_cpaAbaFwdBody(mbsCpaB *B, const mbsCpaKin *K, int b, int accp, int spike,
-                             const int *IAw, const int *pAw, const int *proj, int homog, int *fn) {
+int mbs_cpaAbaFwdBody(mbsCpaB *B, const mbsCpaKin *K, int b, int accp, int spike, const int *IAw,
+                      const int *pAw, const int *proj, int homog, int *fn) {
   const mbsModel *m = B->m;
   int a = mbs_cpaNode(B, MBS_CPA_ABA_A, b,
                       mbs_flopAba(m, b, MBS_FLA_A) +

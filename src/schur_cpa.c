@@ -12,8 +12,7 @@
 
 // a node on rank `rank` (distributed graphs; -1: the body's owner), never merged at block or body
 // grain unless phases are given
-int mbs_cpaNodeOn(mbsCpaB *B, int kind, int body, long long flops, int pblk, int pbdy,
-                         int rank) {
+int mbs_cpaNodeOn(mbsCpaB *B, int kind, int body, long long flops, int pblk, int pbdy, int rank) {
   int v = mbs_cpaNode(B, kind, body, flops, pblk, pbdy);
   if (v >= 0 && B->o->ranks >= 1 && rank >= 0) B->proc[v] = rank;
   return v;
