@@ -62,8 +62,7 @@ mbsErr mbsp_bodyOutCreate(mbspComm *comm, const mbsModel *m, mbspEngine *eng, in
     size_t n = (size_t)(bo->nbo > 0 ? bo->nbo : 1);
     e = mbs_stateCreate(m, &bo->s);
     if (!e && !eng && bo->nbo > 0) e = mbs_workCreate(m, &bo->w);
-    if (!e && !eng && bo->nbo > 0 && m->opt.solver == MBS_SOLVER_CRBA)
-      e = mbs_workEnableCrba(m, bo->w);
+    if (!e && !eng && bo->nbo > 0) e = mbs_workEnableMethod(m, bo->w);
     bo->pose = malloc(n * MBS_POSE_NCOMP * sizeof(double));
     bo->pos = malloc(n * 3 * sizeof(double)), bo->quat = malloc(n * 4 * sizeof(double));
     bo->com = malloc(n * 3 * sizeof(double)), bo->pts = malloc(n * 9 * sizeof(double));

@@ -24,7 +24,7 @@
 #include <string.h>
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_loops.h"
-#include "schur_par.h"
+#include "mbspar/mbs_solvertype.h"
 #include "flops.h"
 #include "spatial.h"
 
@@ -733,11 +733,14 @@ static mbsErr mbsp_loopHomogHook(void *ctx, int on) {
   return MBS_OK;
 }
 
-// schur's local solves: the cut joints as separators beside the closure equations
+// the local solves of a solver with separators of its own (schur: the cut joints as separators
+// beside the closure equations)
 static mbsErr mbsp_loopLocalHook(void *ctx, mbsReal *C, mbsReal *g, const int *load, int nload,
                                  const int *first, int lim) {
   mbspEngine *e = ctx;
-  return mbsp_schurLocal(mbsp_schurOf(e->c), e->scur, e->w, C, g, load, nload, first, lim);
+  void *self;
+  const mbsSolverType *t = mbs_cfsSolverBound(e->c, &self);
+  return t->loop_local(self, e->scur, e->w, C, g, load, nload, first, lim);
 }
 
 // a sum over the ranks that is bitwise the same on every rank (rank 0's result broadcast): the
@@ -775,9 +778,11 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
     mbsLoopOps ops = {
         e,    e->b0, e->b1, e->rank == 0, mbsp_loopSolveHook, mbsp_loopHomogHook, mbsp_loopSumHook,
         NULL, 0};
-    const mbspSchur *sp = mbsp_schurOf(e->c);
-    if (sp && mbsp_schurInterface(sp) >= 0 && mbs_loopSeparators(m, m->opt.solver))
-      ops.local = mbsp_loopLocalHook, ops.nport = mbsp_schurInterface(sp);
+    void *self;
+    const mbsSolverType *t = mbs_cfsSolverBound(e->c, &self);
+    int nport = t && t->loop_ports && t->loop_local ? t->loop_ports(self) : -1;
+    if (nport >= 0 && mbs_loopSeparators(m, m->opt.solver))
+      ops.local = mbsp_loopLocalHook, ops.nport = nport;
     e->scur = s;
     err = mbs_loopSolveOps(m, w, &ops);
     e->scur = NULL;
@@ -871,7 +876,10 @@ void mbsp_engineDecomp(const mbspEngine *e, mbspDecompInfo *info) {
   info->weight = 0;
   info->g0 = e->m->body_gid[e->b0], info->g1 = e->m->body_gid[e->b1 - 1] + 1;
   info->prefix_scan = e->use_scan;
-  info->segments = mbsp_schurSegmentsOf(e->c, &info->merge_scan);
+  void *self;
+  const mbsSolverType *t = mbs_cfsSolverBound(e->c, &self);
+  info->merge_scan = 0;
+  info->segments = t && t->segments_of ? t->segments_of(self, &info->merge_scan) : 0;
   for (int b = e->b0; b < e->b1; b++) info->weight += mbs_partitionWeight(e->m->body_jnttype[b]);
 }
 

@@ -170,10 +170,8 @@ int main(int argc, char **argv) {
   }
   int local_model = 0; // distributed-memory model (see below)
   if (!e) {
-    int size = mbsp_size(comm), meth = cfg->opt.solver;
-    local_model = size > 1 && cli.verb->local &&
-                  (meth == MBS_SOLVER_SCHUR || meth == MBS_SOLVER_JCG ||
-                   meth == MBS_SOLVER_JACOBI || meth == MBS_SOLVER_CHEBYSHEV);
+    int size = mbsp_size(comm);
+    local_model = size > 1 && cli.verb->local && mbs_solverCaps(cfg->opt.solver)->local_model;
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
     if ((env && strcmp(env, "full") == 0) || cfg->urdf_path) local_model = 0; // robots are small
     if (cfg->nloops || cfg->nforces) local_model = 0; // loop models: serial baselines, whole
@@ -207,7 +205,7 @@ int main(int argc, char **argv) {
   // PETSc is started for the verbs that need it, for solver.method = petsc, and whenever a
   // PETSc option (single dash, e.g. -log_view) is given; it sees only its own options, collected
   // by mbsp_cliParse wherever they stood
-  if (!e && (m->opt.solver == MBS_SOLVER_PETSC || cli.verb->petsc || cli.pargc > 1)) {
+  if (!e && (mbs_solverCaps(m->opt.solver)->petsc || cli.verb->petsc || cli.pargc > 1)) {
     // -help: mbspar's own options first, then PETSc's as its objects ask for them
     if (cli.petsc_help && rank == 0) {
       mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB, cli.verb);

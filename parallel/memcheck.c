@@ -15,13 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "mbspar/mbs_solver.h"
+#include "mbspar/mbs_solvertype.h"
 
 // bytes per body, measured (docs/model.md "Model size and memory")
 #define MBSP_MEM_MODEL  600.0  ///< the parsed config and the model, on every rank
 #define MBSP_MEM_FIXED  120e6  ///< per rank: MPI, PETSc, hwloc and the binary
 #define MBSP_MEM_ENGINE 3100.0 ///< distributed engine (blocks, halo, CG vectors), split
-#define MBSP_MEM_PETSC  1300.0 ///< solver.method = petsc: the assembled matrix, split
 #define MBSP_MEM_GATHER 700.0  ///< rank 0: results gathered from a distributed method
 #define MBSP_MEM_ABA    1500.0 ///< rank 0: a serial workspace (aba, crba without its M)
 #define MBSP_MEM_RUN    1100.0 ///< run: integrator vectors, the gathered output state (rank 0)
@@ -112,7 +111,8 @@ void mbsp_memBudget(const mbsConfig *cfg, const char *verb, int ranks, int ranks
                     mbsMemBudget *b) {
   static char what[128];
   int method = cfg->opt.solver;
-  int serial = method == MBS_SOLVER_ABA || method == MBS_SOLVER_CRBA;
+  const mbsSolverType *t = mbs_solverCaps(method);
+  int serial = t->baseline;
   int check = !strcmp(verb, "check"), run = !strcmp(verb, "run"),
       inverse = !strcmp(verb, "inverse");
   double p = ranks > 0 ? ranks : 1;
@@ -121,7 +121,7 @@ void mbsp_memBudget(const mbsConfig *cfg, const char *verb, int ranks, int ranks
   double per = local ? MBSP_MEM_MODEL / p : MBSP_MEM_MODEL, rank0 = 0;
   if (!check && !inverse && !serial) {
     per += MBSP_MEM_ENGINE / p;
-    if (method == MBS_SOLVER_PETSC) per += MBSP_MEM_PETSC / p;
+    per += t->mem_per_body / p; // e.g. petsc's assembled matrix
     rank0 += MBSP_MEM_GATHER;
   }
   // rank 0: serial workspaces, run's integrator and outputs

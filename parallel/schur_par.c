@@ -29,6 +29,7 @@
 #include <string.h>
 #include "schur_par.h"
 #include "mbspar/mbs_cfs.h"
+#include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_solvertype.h"
 #include "flops.h"
@@ -897,16 +898,42 @@ static void mbsp_schurSolverDestroy(void **self) {
   *self = NULL;
 }
 
+static int mbsp_schurLoopPorts(const void *self) {
+  const mbspSchurSolver *sv = self;
+  return mbsp_schurInterface(sv->sp);
+}
+
+static mbsErr mbsp_schurLoopLocal(void *self, mbsState *s, mbsWork *w, mbsReal *C, mbsReal *g,
+                                  const int *load, int nload, const int *first, int lim) {
+  mbspSchurSolver *sv = self;
+  return mbsp_schurLocal(sv->sp, s, w, C, g, load, nload, first, lim);
+}
+
+static int mbsp_schurSegmentsHook(const void *self, int *scan) {
+  const mbspSchurSolver *sv = self;
+  *scan = mbsp_schurChain(sv->sp);
+  return mbsp_schurSegments(sv->sp);
+}
+
 const mbsSolverType mbsp_solverSchur = {
     .name = "schur",
     .method = MBS_SOLVER_SCHUR,
     .distributed = 1,
     .iterative = 0,
     .cpa_graph = MBS_CPA_GRAPH_SCHUR,
+    .cpa_build = mbs_cpaSchurGraph,
+    .cpa_loops = mbs_cpaSchurLoops,
+    .floored = 1,
+    .local_model = 1,
+    .engine_only = 1,
+    .separators = 1,
     .create = mbsp_schurSolverCreate,
     .forward = mbsp_schurSolverForward,
     .begin = mbsp_schurSolverBegin,
     .destroy = mbsp_schurSolverDestroy,
+    .loop_ports = mbsp_schurLoopPorts,
+    .loop_local = mbsp_schurLoopLocal,
+    .segments_of = mbsp_schurSegmentsHook,
 };
 
 int mbsp_schurSegmentsOf(const mbsCfs *c, int *scan) {

@@ -982,7 +982,7 @@ static mbsErr mbsp_simSetupLocal(mbspSim *S, double **all) {
   if (S->serial) {
     if (rank == 0) {
       MBS_CALL(mbs_workCreate(m, &S->w));
-      if (m->opt.solver == MBS_SOLVER_CRBA) MBS_CALL(mbs_workEnableCrba(m, S->w));
+      MBS_CALL(mbs_workEnableMethod(m, S->w));
       S->b0 = 0, S->b1 = m->nbody, S->l0 = 0, S->l1 = m->nlam;
     }
   } else {
@@ -1290,7 +1290,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   S->a = a, S->m = a->m, S->comm = a->comm;
   S->rank = mbsp_rank(a->comm), S->size = mbsp_size(a->comm);
   const mbsModel *m = a->m;
-  S->serial = m->opt.solver == MBS_SOLVER_ABA || m->opt.solver == MBS_SOLVER_CRBA;
+  S->serial = mbs_solverIsBaseline(m->opt.solver);
   mbsp_simInstallSignals(); // again: PetscInitialize installed its own handlers since main's
   if (!(m->opt.t_end > 0))  // the config allows 0 (other verbs do not integrate)
     return mbs_configBlame(

@@ -62,6 +62,7 @@ static void mbsp_accelProgress(void *ctx, long it, double res) {
 // max_iter a hint (they need of the order of N^2 sweeps on long chains, docs/scaling.md)
 static void mbsp_accelWarn(const mbsModel *m, int reason, int iterations, double residual) {
   int method = m->opt.solver;
+  const mbsSolverType *t = mbs_solverCaps(method);
   fprintf(stderr,
           "mbspar: warning: %s stopped without converging (%s after %d iterations, residual "
           "%.3e > tol %g)\n",
@@ -71,15 +72,11 @@ static void mbsp_accelWarn(const mbsModel *m, int reason, int iterations, double
             "mbspar: hint: the residual b - A lambda, recomputed, stays near %.1e: the "
             "rounding floor of this system lies above solver.tol (docs/formulation.md)\n",
             residual);
-  if (reason == MBS_REASON_DIVERGED_MAXIT &&
-      (method == MBS_SOLVER_JACOBI || method == MBS_SOLVER_GS || method == MBS_SOLVER_SOR))
+  if (reason == MBS_REASON_DIVERGED_MAXIT && t->stationary)
     fprintf(stderr,
             "mbspar: hint: %s needs of the order of N^2 sweeps on long chains (docs/scaling.md); "
             "jcg, chebyshev, schur or petsc converge far faster%s\n",
-            mbs_solverName(method),
-            method == MBS_SOLVER_SOR ? ", and sor's rate depends steeply on solver.omega "
-                                       "(docs/loops.md 8.4)"
-                                     : "");
+            mbs_solverName(method), t->maxit_hint ? t->maxit_hint : "");
 }
 
 /// One forward-dynamics evaluation at the state \p s with the method m->opt.solver. Collective:
@@ -140,10 +137,9 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonBool(j, "converged", st->reason > 0);
   mbs_jsonString(j, "reason", mbs_reasonName(st->reason));
   mbs_jsonNumber(j, "tol", m->opt.tol);
-  if (m->opt.solver == MBS_SOLVER_JCG || m->opt.solver == MBS_SOLVER_CHEBYSHEV ||
-      m->opt.solver == MBS_SOLVER_PETSC)
-    mbs_jsonInt(j, "restarts", st->total_restarts); // from the true residual
-  if (m->opt.solver == MBS_SOLVER_SCHUR) mbs_jsonInt(j, "floored_pivots", st->floored);
+  const mbsSolverType *t = mbs_solverCaps(m->opt.solver);
+  if (t->restarts) mbs_jsonInt(j, "restarts", st->total_restarts); // from the true residual
+  if (t->floored) mbs_jsonInt(j, "floored_pivots", st->floored);
   mbs_jsonEndObject(j);
   // one check of the result under one name at every rank count, its kind beside it: full
   // models: ||RNEA(q, qd, qdd) - tau|| relative ("eom"); distributed-memory models: the largest

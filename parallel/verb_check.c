@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli.h"
 #include "mbspar/mbs_loops.h"
+#include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
 
 #define MBS_CHECK_NWARN 2
@@ -221,8 +222,7 @@ static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m, const mbsC
   printf("\n");
   printf("  %-26s %s (tol %g, max_iter %d, warm start %s", "solver", mbs_solverName(m->opt.solver),
          m->opt.tol, m->opt.max_iter, mbs_warmStartName(m->opt.warm_start));
-  int stat = m->opt.solver == MBS_SOLVER_JACOBI || m->opt.solver == MBS_SOLVER_GS ||
-             m->opt.solver == MBS_SOLVER_SOR || m->opt.solver == MBS_SOLVER_CHEBYSHEV;
+  int stat = mbs_solverCaps(m->opt.solver)->check_every;
   if (stat && m->opt.check_every > 1) // solver.check_every (the others ignore it)
     printf(", convergence tested every %d iterations", m->opt.check_every);
   printf(")\n");

@@ -68,7 +68,7 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
     if (o->converged == 2) mbs_jsonBool(j, "stagnated", 1);
     if (o->cg) { // jcg, chebyshev: the iterations after which it went on from b - A x
       mbs_jsonIntArray(j, "cg_restarts", o->cg->it, o->cg->n);
-      if (o->method == MBS_SOLVER_CHEBYSHEV) // the segment of each (its sweeps count from 1)
+      if (mbs_solverCaps(o->method)->segments) // the segment of each (sweeps count from 1)
         mbs_jsonIntArray(j, "cg_restart_segments", o->cg->seg, o->cg->n);
     }
     mbs_jsonInt(j, "spectrum_estimate_iterations", o->spec_iterations);
@@ -195,7 +195,7 @@ static mbsErr mbs_cpaCalibrate(mbspComm *comm, const mbsModel *m, mbsCpaOptions 
   mm->opt.warm_start = MBS_WARM_NONE;
   e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(m, &w);
-  if (!e && o->method == MBS_SOLVER_CRBA) e = mbs_workEnableCrba(m, w);
+  if (!e) e = mbs_workEnableMethod(m, w);
   if (!e && mbs_cpaIterative(o->method))
     mm->opt.tol = 0, mm->opt.max_iter = o->iterations; // exactly the graph's iterations
   if (!e && !mbs_solverIsBaseline(o->method)) e = mbs_cfsCreate(m, 0, m->nbody, &c);
@@ -251,8 +251,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
   int iterative = mbs_cpaIterative(o.method);
   const mbsSolverType *t = mbs_solverFind(o.method);
   // distributed graphs on P ranks: the iterative constraint-force solvers and the exact solver
-  int dist = iterative || (t && t->cpa_graph == MBS_CPA_GRAPH_SCHUR);
-  if (!t || t->cpa_graph == MBS_CPA_GRAPH_NONE) // the solver table names each method's graph
+  int dist = mbs_cpaDistributed(o.method);
+  if (!t || !t->cpa_build) // the solver table names each method's graph
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar cpa: --method %s: graphs exist for aba, crba, direct, jcg, jacobi, gs, "
                    "sor, chebyshev, schur (petsc runs PETSc's own kernels and has none)",
@@ -265,12 +265,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
     o.iterations = (int)x;
     out.iter_source = "given";
     // a spectrum estimate that is part of the solve is assumed to run its full length
-    if (o.method == MBS_SOLVER_JACOBI && mbs_modelBranched(m))
-      o.spec_iterations = MBS_CFS_SPEC_STEPS;
-    if (o.method == MBS_SOLVER_CHEBYSHEV && !(m->opt.rho > 0)) {
-      int k = m->opt.max_iter < MBS_CFS_CHEB_STEPS ? m->opt.max_iter : MBS_CFS_CHEB_STEPS;
-      o.spec_iterations = o.iterations < k ? o.iterations : k;
-    }
+    const mbsSolverType *ts = mbs_solverCaps(o.method);
+    if (ts->cpa_spec) o.spec_iterations = ts->cpa_spec(m, o.iterations);
   }
   if (!e && (a = mbs_cpaArg(cli, "--procs"))) {
     e = mbs_cpaNumber("--procs", a, 1, &x);
@@ -344,11 +340,11 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
     o.iterations = (int)v[0], o.converged = (int)v[1];
     o.spec_iterations = (int)v[2], o.spec_converged = (int)v[3];
     if (!e) e = mbsp_bcastBytes(comm, &cheb, sizeof cheb, 0);
-    if (cheb.nseg > 0 && o.method == MBS_SOLVER_CHEBYSHEV) o.cheb = &cheb;
+    if (cheb.nseg > 0 && mbs_solverCaps(o.method)->segments) o.cheb = &cheb;
     if (!e) e = mbsp_bcastBytes(comm, &cg, sizeof cg, 0);
-    if (cg.n > 0 && (o.method == MBS_SOLVER_JCG || o.method == MBS_SOLVER_CHEBYSHEV)) o.cg = &cg;
+    if (cg.n > 0 && mbs_solverCaps(o.method)->restarts) o.cg = &cg;
   }
-  if (!e && mbs_cpaArg(cli, "--calibrate") && o.method == MBS_SOLVER_SCHUR)
+  if (!e && mbs_cpaArg(cli, "--calibrate") && mbs_solverCaps(o.method)->engine_only)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar cpa: --calibrate times one evaluation on rank 0, but schur runs on the "
                    "distributed engine only (time it with accel --repeat; give --latency, "

@@ -16,6 +16,8 @@
 #include <math.h>
 #include <string.h>
 #include "mbspar/mbs_dynamics.h"
+#include "mbspar/mbs_critpath.h"
+#include "mbspar/mbs_solvertype.h"
 #include "spatial.h"
 #include "flops.h"
 
@@ -721,3 +723,12 @@ mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {
   }
   return MBS_OK;
 }
+
+// the serial baseline aba: a whole-model recursion behind mbs_forward (rank 0), no callbacks
+const mbsSolverType mbs_solverAba = {.name = "aba",
+                                     .method = MBS_SOLVER_ABA,
+                                     .baseline = 1,
+                                     .cpa_graph = MBS_CPA_GRAPH_ABA,
+                                     .cpa_build = mbs_cpaAbaGraph,
+                                     .cpa_loops = mbs_cpaLoopsGraph,
+                                     .tree = mbs_aba};

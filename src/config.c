@@ -2141,7 +2141,7 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
   }
   // crba's dense joint-space inertia: refused here, at solver.method, rather than later
   // without a location (src/dynamics.c keeps the same limit)
-  if (!e && m->opt.solver == MBS_SOLVER_CRBA && m->nv > MBS_CFG_CRBA_MAXNV) {
+  if (!e && mbs_solverCaps(m->opt.solver)->dense_inertia && m->nv > MBS_CFG_CRBA_MAXNV) {
     const mbsCs *sm = config_lookup((const config_t *)c->priv, "solver.method");
     e = mbs_cfgFail(c, sm ? sm : model,
                     "solver.method = crba needs a dense %d x %d joint-space inertia (%.3g GB); "

@@ -6,6 +6,8 @@
 #include <string.h>
 #include "mbspar/mbs_dynamics.h"
 #include "mbspar/mbs_loops.h"
+#include "mbspar/mbs_critpath.h"
+#include "mbspar/mbs_solvertype.h"
 #include "spatial.h"
 #include "flops.h"
 
@@ -484,24 +486,35 @@ void mbs_jointWrenchWorld(const mbsModel *m, const mbsWork *w, mbsReal *out) {
   }
 }
 
+mbsErr mbs_workEnableMethod(const mbsModel *m, mbsWork *w) {
+  return mbs_solverCaps(m->opt.solver)->dense_inertia ? mbs_workEnableCrba(m, w) : MBS_OK;
+}
+
+// crba's tree solve: the dense joint-space inertia and its LTDL factor
+static mbsErr mbs_crbaTree(const mbsModel *m, mbsWork *w) {
+  mbsErr e = mbs_workEnableCrba(m, w);
+  return e ? e : mbs_crba(m, w);
+}
+
+// the serial baseline crba: a whole-model recursion behind mbs_forward (rank 0), no callbacks
+const mbsSolverType mbs_solverCrba = {.name = "crba",
+                                      .method = MBS_SOLVER_CRBA,
+                                      .baseline = 1,
+                                      .cpa_graph = MBS_CPA_GRAPH_CRBA,
+                                      .dense_inertia = 1,
+                                      .cpa_build = mbs_cpaCrbaGraph,
+                                      .tree = mbs_crbaTree};
+
 mbsErr mbs_forward(const mbsModel *m, mbsState *s, mbsWork *w) {
   MBS_TIC(w->timer, MBS_TIMER_EVAL);
   mbs_fwdPosition(m, s, w);
   mbs_fwdVelocity(m, s, w);
   if (m->nforce || m->nloop || w->fext_on) mbs_fwdForces(m, w); // spring-dampers -> w->fext
-  mbsErr e;
-  switch (m->opt.solver) {
-  case MBS_SOLVER_ABA:
-    e = mbs_aba(m, w);
-    break;
-  case MBS_SOLVER_CRBA:
-    e = mbs_workEnableCrba(m, w);
-    if (!e) e = mbs_crba(m, w);
-    break;
-  default:
-    e = mbs_errSet(MBS_ERR_UNSUPPORTED, "solver.method \"%s\" is not available in the serial core",
-                   mbs_solverName(m->opt.solver));
-  }
+  const mbsSolverType *t = mbs_solverFind(m->opt.solver);
+  mbsErr e = t && t->tree ? t->tree(m, w)
+                          : mbs_errSet(MBS_ERR_UNSUPPORTED,
+                                       "solver.method \"%s\" is not available in the serial core",
+                                       mbs_solverName(m->opt.solver));
   // closed loops: the loop constraint forces on top of the tree solution (docs/loops.md 3)
   if (!e && m->nloop) e = mbs_loopSolve(m, w);
   w->stat.method = m->opt.solver;

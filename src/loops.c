@@ -780,7 +780,7 @@ static void mbs_loopMinNorm(struct mbsLoopWork *lw, const mbsReal *b, mbsReal *x
 mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
   struct mbsLoopWork *lw = w->loop;
   MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopSolve: the workspace has no loop solver");
-  int n = lw->n, nv = m->nv, crba = m->opt.solver == MBS_SOLVER_CRBA;
+  int n = lw->n, nv = m->nv, crba = mbs_solverCaps(m->opt.solver)->dense_inertia;
   mbsReal ag[6];
   mbs_baseAccel(m, 1, ag);
   // eval.loops: everything here but the final tree solve
@@ -1058,7 +1058,7 @@ int mbs_loopSkipped(const mbsWork *w, unsigned char *mask) {
 // unit solves (section 8.1), 2 closure rows in the system (8.4), 3 schur's separators (8.1)
 static int mbs_loopSolveKind(const mbsModel *m) {
   int sv = m->opt.solver;
-  if (sv == MBS_SOLVER_ABA || sv == MBS_SOLVER_CRBA) return 0;
+  if (mbs_solverIsBaseline(sv)) return 0;
   return mbs_loopUseRows(m, sv) ? 2 : mbs_loopSeparators(m, sv) ? 3 : 1;
 }
 static const char *mbs_loopSolveName(const mbsModel *m) {
@@ -1067,7 +1067,7 @@ static const char *mbs_loopSolveName(const mbsModel *m) {
 }
 
 int mbs_loopSeparators(const mbsModel *m, int method) {
-  return m->nloop && method == MBS_SOLVER_SCHUR && m->opt.loops != MBS_LOOPS_UNIT;
+  return m->nloop && mbs_solverCaps(method)->separators && m->opt.loops != MBS_LOOPS_UNIT;
 }
 
 int mbs_loopUseRows(const mbsModel *m, int method) {

@@ -6,21 +6,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include "solver_private.h"
+#include "mbspar/mbs_critpath.h"
 
-// the serial baselines run as whole-model recursions (mbs_forward), not through the callbacks
-static const mbsSolverType mbs_solverAba = {
-    .name = "aba", .method = MBS_SOLVER_ABA, .baseline = 1, .cpa_graph = MBS_CPA_GRAPH_ABA};
-static const mbsSolverType mbs_solverCrba = {
-    .name = "crba", .method = MBS_SOLVER_CRBA, .baseline = 1, .cpa_graph = MBS_CPA_GRAPH_CRBA};
-
-// the parallel layer's solvers: names (so every program parses their configs) until mbsp_init
-// registers the real entries (parallel/petsc_ref.c, parallel/schur_par.c)
-static const mbsSolverType mbs_solverPetscName = {
-    .name = "petsc", .method = MBS_SOLVER_PETSC, .distributed = 1, .iterative = 1};
+// the parallel layer's solvers: names and flags (so every program parses their configs and
+// asks their capabilities) until mbsp_init registers the real entries (parallel/petsc_ref.c,
+// parallel/schur_par.c, which keep the same flags)
+static const mbsSolverType mbs_solverPetscName = {.name = "petsc",
+                                                  .method = MBS_SOLVER_PETSC,
+                                                  .distributed = 1,
+                                                  .iterative = 1,
+                                                  .restarts = 1,
+                                                  .engine_only = 1,
+                                                  .petsc = 1};
 static const mbsSolverType mbs_solverSchurName = {.name = "schur",
                                                   .method = MBS_SOLVER_SCHUR,
                                                   .distributed = 1,
-                                                  .cpa_graph = MBS_CPA_GRAPH_SCHUR};
+                                                  .cpa_graph = MBS_CPA_GRAPH_SCHUR,
+                                                  .cpa_build = mbs_cpaSchurGraph,
+                                                  .cpa_loops = mbs_cpaSchurLoops,
+                                                  .floored = 1,
+                                                  .local_model = 1,
+                                                  .engine_only = 1,
+                                                  .separators = 1};
 
 // indexed by id; the order of the ids is the order names are listed in
 static const mbsSolverType *mbs_solver_table[MBS_SOLVER_COUNT] = {
@@ -60,6 +67,12 @@ int mbs_solverFromName(const char *name) {
   return -1;
 }
 
+const mbsSolverType *mbs_solverCaps(int method) {
+  static const mbsSolverType none = {.name = "?", .method = -1};
+  const mbsSolverType *t = mbs_solverFind(method);
+  return t ? t : &none;
+}
+
 int mbs_solverIsBaseline(int method) {
   const mbsSolverType *t = mbs_solverFind(method);
   return t && t->baseline;
@@ -89,6 +102,11 @@ void mbs_solverOptions(const mbsModel *m, mbsSolverOpt *o) {
   o->rho = m->opt.rho;
   o->warm_start = m->opt.warm_start;
   o->iface = m->opt.iface;
+}
+
+const mbsSolverType *mbs_cfsSolverBound(const mbsCfs *c, void **self) {
+  *self = c->solver ? c->solver->self : NULL;
+  return c->solver ? c->solver->type : NULL;
 }
 
 void *mbs_cfsSolverSelf(const mbsCfs *c, const mbsSolverType *t) {

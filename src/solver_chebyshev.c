@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "solver_private.h"
+#include "cpa_private.h"
 #include "flops.h"
 
 typedef struct {
@@ -203,6 +204,16 @@ static void mbs_chebyshevRestore(void *self, const mbsSolverCache *cache) {
   s->have_spec = cache->have_spec, s->lmin = cache->lmin, s->lmax = cache->lmax;
 }
 
+// cpa --iterations K: without solver.rho the first segment's estimate, assumed to run its full
+// length (at most max_iter and K)
+static int mbs_chebyshevCpaSpec(const mbsModel *m, int iterations) {
+  if (m->opt.rho > 0) return 0;
+  int k = m->opt.max_iter < MBS_CFS_CHEB_STEPS ? m->opt.max_iter : MBS_CFS_CHEB_STEPS;
+  return iterations < k ? iterations : k;
+}
+
+static mbsErr mbs_chebyshevCpaSolve(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, mbsCpaVec *V);
+
 const mbsSolverType mbs_solverChebyshev = {
     .name = "chebyshev",
     .method = MBS_SOLVER_CHEBYSHEV,
@@ -210,9 +221,124 @@ const mbsSolverType mbs_solverChebyshev = {
     .iterative = 1,
     .precond = 1,
     .cpa_graph = MBS_CPA_GRAPH_CHEBYSHEV,
+    .check_every = 1,
+    .restarts = 1,
+    .segments = 1,
+    .local_model = 1,
+    .cpa_spec = mbs_chebyshevCpaSpec,
+    .cpa_build = mbs_cpaCfsGraph,
+    .cpa_loops = mbs_cpaLoopsGraph,
+    .cpa_solve = mbs_chebyshevCpaSolve,
     .create = mbs_chebyshevCreate,
     .solve = mbs_chebyshevSolve,
     .destroy = mbs_solverFreeSelf,
     .save = mbs_chebyshevSave,
     .restore = mbs_chebyshevRestore,
 };
+
+// ---------------------------------------------------------------- cpa: this solver's graph
+
+// Chebyshev semi-iteration (solver_chebyshev.c), iters iterations from x (writers xn; -1:
+// the warm start) on the interval computed by node ival (solver.rho, or the Lanczos estimate)
+void mbs_cpaChebyshev(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
+                      int ival, int iters, int converged, int win, int stalled,
+                      const mbsCgTrace *rs, int seg, int *xn, int *rn, int *dn, int **lv) {
+  const mbsModel *m = B->m;
+  int n = m->nbody, conv = -1, confirm = B->o->criterion != MBS_CRIT_CHANGE;
+  int *zn = lv[3];
+  // theta, delta, sigma, rho (6 flops) and the watch's rate and window (8)
+  int rho = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 6 + 8, -1, -1);
+  mbs_cpaDep(B, ival, rho);
+  mbs_cpaApply(B, K, C, 0, xn);
+  int ph = PH_ITER + 8 * (C->napply - 1);
+  mbs_cpaResidual(B, C, rhs, ph, rn, zn);
+  for (int b = 0; b < n; b++) {
+    dn[b] = mbs_cpaNode(B, MBS_CPA_CHEB_D, b, mbs_cpaNl(B, b), ph + 3, ph + 2); // d = z/theta
+    mbs_cpaDep(B, zn[b], dn[b]);
+    mbs_cpaDep(B, rho, dn[b]);
+  }
+  for (int it = 1; it <= iters; it++) {
+    for (int b = 0; b < n; b++) { // x += d
+      int x = mbs_cpaNode(B, MBS_CPA_CHEB_X, b, mbs_cpaNl(B, b), -1, -1);
+      mbs_cpaDep(B, xn[b], x);
+      mbs_cpaDep(B, dn[b], x);
+      mbs_cpaDep(B, conv, x);
+      xn[b] = x;
+    }
+    C->ctl = conv;
+    mbs_cpaApply(B, K, C, 0, dn);
+    ph = PH_ITER + 8 * (C->napply - 1);
+    mbs_cpaResidual(B, C, rn, ph, rn, zn); // r -= q
+    if (mbs_cpaCheckIt(B->o, it, iters)) { // solver.check_every (win is a multiple of K)
+      conv = mbs_cpaNormTest(B, C, rn, dn, xn, ph, bnorm, lv); // r.r, d.d, x.x
+      int repl = 0; // a replacement of r and z by the true residual after this sweep
+      for (int k = 0; confirm && rs && k < rs->n; k++) repl |= rs->seg[k] == seg && rs->it[k] == it;
+      if (confirm && (repl || (it == iters && converged))) { // the recursion's r against b - A x
+        conv =
+            mbs_cpaConfirm(B, C, K, rhs, bnorm, conv, repl || converged == 2, xn, rn, zn, lv, NULL);
+        if (!repl) break;
+        ph = PH_ITER + 8 * (C->napply - 1);
+      }
+      if (it == iters && converged) break;
+      if (win > 0 && it % win == 0) { // the stall watch: r.r against 1e-2 of the window's start
+        int chk = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+        mbs_cpaDep(B, conv, chk);
+        conv = chk;
+      }
+      if (it == iters && stalled) break;
+    }
+    // rho_new = 1/(2 sigma - rho) ; d = rho_new rho d + 2 rho_new / delta z
+    int r2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 3, -1, -1);
+    mbs_cpaDep(B, conv, r2);
+    mbs_cpaDep(B, rho, r2);
+    rho = r2;
+    for (int b = 0; b < n; b++) {
+      int d = mbs_cpaNode(B, MBS_CPA_CHEB_D, b, 6LL * mbs_cpaNl(B, b), ph + 4, ph + 3);
+      mbs_cpaDep(B, rho, d);
+      mbs_cpaDep(B, dn[b], d);
+      mbs_cpaDep(B, zn[b], d);
+      dn[b] = d;
+    }
+  }
+  C->ctl = -1;
+}
+
+// the solve's graph: with solver.rho the sweeps on the given interval; else its segments: CG
+// (Lanczos) steps that also improve x, the interval, the sweeps (the measured solve's trace
+// o->cheb, or one segment)
+static mbsErr mbs_chebyshevCpaSolve(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, mbsCpaVec *V) {
+  const mbsCpaOptions *o = B->o;
+  int change = o->criterion == MBS_CRIT_CHANGE;
+  const int *rhs = V->rhs;
+  int bnorm = V->bnorm, *xn = V->xn, *rn = V->rn, *pn = V->pn, *zn = V->zn, **lv = V->lv;
+  int *lz = V->lz;
+  if (B->m->opt.rho > 0) {
+    int ival = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1); // 1 -+ rho
+    mbs_cpaChebyshev(B, C, K, rhs, bnorm, ival, o->iterations, o->converged, 0, 0, o->cg, 0, xn, rn,
+                     pn, lv);
+    return MBS_OK;
+  }
+  mbsChebTrace one = {1, {o->spec_iterations}, {0}, {0}, {0}};
+  if (!o->spec_converged) one.sweep[0] = o->iterations - o->spec_iterations;
+  const mbsChebTrace *t = o->cheb && o->cheb->nseg > 0 ? o->cheb : &one;
+  int ival = -1;
+  for (int j = 0; j < t->nseg; j++) {
+    int last = j == t->nseg - 1, est_conv = last && o->spec_converged && t->est[j] > 0;
+    if (t->est[j] > 0) {
+      // a CG whose recursion met the tolerance stopped there (econf), confirmed with b - A x
+      mbs_cpaCg(B, C, K, rhs, bnorm, t->est[j], est_conv || t->econf[j] == 2, change, NULL, lz, xn,
+                rn, pn, zn, lv);
+      if (t->econf[j]) mbs_cpaConfirm(B, C, K, rhs, bnorm, -1, 0, xn, rn, zn, lv, NULL);
+      int ends[2] = {-1, -1};
+      if (!est_conv && t->est[j] >= 2) mbs_cpaSpectrum(B, lz, t->est[j], ends);
+      int nv = ends[1] >= 0 ? ends[1] : lz[0];
+      if (ends[0] >= 0) mbs_cpaDep(B, ends[0], nv);
+      if (ival >= 0) mbs_cpaDep(B, ival, nv); // widened: the old interval joins the new
+      ival = nv;
+    }
+    if (!est_conv && t->sweep[j] > 0)
+      mbs_cpaChebyshev(B, C, K, rhs, bnorm, ival, t->sweep[j], last ? o->converged : 0, t->win[j],
+                       !last, o->cg, j, xn, rn, pn, lv);
+  }
+  return MBS_OK;
+}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "solver_private.h"
+#include "cpa_private.h"
 #include "spatial.h"
 #include "flops.h"
 
@@ -197,13 +198,181 @@ static mbsErr mbs_directCreate(const mbsModel *m, const mbsCfs *c, const mbsSolv
   return MBS_OK;
 }
 
+static mbsErr mbs_directCpaSolve(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, mbsCpaVec *V);
+
 const mbsSolverType mbs_solverDirect = {
     .name = "direct",
     .method = MBS_SOLVER_DIRECT,
     .distributed = 0,
     .iterative = 0,
     .cpa_graph = MBS_CPA_GRAPH_DIRECT,
+    .cpa_build = mbs_cpaCfsGraph,
+    .cpa_loops = mbs_cpaLoopsGraph,
+    .cpa_solve = mbs_directCpaSolve,
     .create = mbs_directCreate,
     .solve = mbs_directSolve,
     .destroy = mbs_directDestroy,
 };
+
+// ---------------------------------------------------------------- cpa: this solver's graph
+
+// a node of the direct solver for body i (phase ph at every grain) depending on a, b and c
+static int mbs_cpaDirNode(mbsCpaB *B, int kind, int i, long long flops, int ph, int a, int b,
+                          int c) {
+  int u = mbs_cpaNode(B, kind, i, flops, ph, ph);
+  mbs_cpaDep(B, a, u);
+  mbs_cpaDep(B, b, u);
+  mbs_cpaDep(B, c, u);
+  return u;
+}
+
+// the exact solve by block Cholesky in leaf-first order (solver_direct.c, one rank): the
+// explicit parent and sibling blocks (mbs_cfsAssemble), D rebuilt from its factor, then per joint
+// from the last body to the first: the diagonal factor, the triangular solves of its upper
+// couplings and the Schur updates of the blocks they touch (every update of one block after the
+// previous one, as written); forward and backward substitution in the same order. xn receives
+// the writers of x.
+mbsErr mbs_cpaDirect(mbsCpaB *B, mbsCpaCfs *C, const int *rhs, int *xn) {
+  const mbsModel *m = B->m;
+  int n = m->nbody, nsib = 0, ph = PH_ITER + 8 * C->napply + 4;
+  size_t nb = (size_t)(n > 0 ? n : 1);
+  for (int b = 0; b < n; b++) nsib += m->body_childnum[b] * (m->body_childnum[b] - 1) / 2;
+  int *rank = malloc(nb * sizeof(int)), *sadr = malloc(nb * sizeof(int));
+  int *ld = malloc(nb * sizeof(int)), *lp = malloc(nb * sizeof(int)),
+      *fac = malloc(nb * sizeof(int));
+  int *wp = malloc(nb * sizeof(int)), *y = malloc(nb * sizeof(int));
+  int *ls = malloc((size_t)(nsib > 0 ? nsib : 1) * sizeof(int));
+  int *ws = malloc((size_t)(nsib > 0 ? nsib : 1) * sizeof(int));
+  mbsErr e = MBS_OK;
+  if (!rank || !sadr || !ld || !lp || !fac || !wp || !y || !ls || !ws) {
+    e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    goto done;
+  }
+  for (int b = 0, s = 0; b < n; b++) {
+    int nc = m->body_childnum[b];
+    sadr[b] = s;
+    s += nc * (nc - 1) / 2;
+    for (int k = 0; k < nc; k++) rank[m->child_list[m->body_childadr[b] + k]] = k;
+  }
+#define MBS_SIB(i, k)                                                                              \
+  (sadr[m->body_parent[i]] + (rank[i] > rank[k] ? rank[i] * (rank[i] - 1) / 2 + rank[k]            \
+                                                : rank[k] * (rank[k] - 1) / 2 + rank[i]))
+  for (int s = 0; s < nsib; s++) ls[s] = ws[s] = -1;
+  // the loop layer's further solves keep solve 0's factor (solver_direct.c, w->reuse)
+  int kept = B->reuse && B->keep;
+  int *kfac = B->keep ? B->keep + 3 * nb : NULL, *kwp = kfac ? kfac + nb : NULL;
+  int *kws = kwp ? kwp + nb : NULL;
+  if (kept) {
+    memcpy(fac, kfac, nb * sizeof(int));
+    memcpy(wp, kwp, nb * sizeof(int));
+    memcpy(ws, kws, (size_t)nsib * sizeof(int));
+  }
+  // explicit blocks: A_{b,p} = -G^T M_p T_p, A_{b,k} = G_b^T M_p G_k; D = L L^T
+  for (int b = 0; b < n && !kept; b++) {
+    int p = m->body_parent[b], nl = m->body_lamnum[b];
+    lp[b] = -1;
+    if (p >= 0 && nl > 0) {
+      if (m->body_lamnum[p] > 0) {
+        lp[b] =
+            mbs_cpaNode(B, MBS_CPA_DIR_BLOCK, b, mbs_flopCongr(nl, m->body_lamnum[p], 0), ph, ph);
+        mbs_cpaDep(B, C->T[b], lp[b]);
+        mbs_cpaDep(B, C->T[p], lp[b]);
+      }
+      const int *ch = m->child_list + m->body_childadr[p];
+      for (int r = 0; r < rank[b]; r++) {
+        int k = ch[r], nk = m->body_lamnum[k];
+        if (nk == 0) continue;
+        int v = mbs_cpaNode(B, MBS_CPA_DIR_BLOCK, b, mbs_flopCongr(nl, nk, 0), ph, ph);
+        mbs_cpaDep(B, C->T[b], v);
+        mbs_cpaDep(B, C->T[k], v);
+        ls[MBS_SIB(b, k)] = v;
+      }
+    }
+    ld[b] = mbs_cpaNode(B, MBS_CPA_DIR_LLT, b, mbs_flopLLt(nl), ph, ph);
+    mbs_cpaDep(B, C->D[b], ld[b]);
+  }
+  // factor, last joint first
+  for (int i = n - 1; i >= 0 && !kept; i--) {
+    int ni = m->body_lamnum[i], p = m->body_parent[i];
+    fac[i] = wp[i] = -1;
+    if (ni == 0) continue;
+    fac[i] = mbs_cpaNode(B, MBS_CPA_DIR_FACTOR, i, mbs_flopChol(ni), ph + 1, ph + 1);
+    mbs_cpaDep(B, ld[i], fac[i]);
+    if (p < 0) continue;
+    int np = m->body_lamnum[p], ri = rank[i];
+    const int *ch = m->child_list + m->body_childadr[p];
+    wp[i] = mbs_cpaNode(B, MBS_CPA_DIR_TRSM, i, (long long)np * ni * ni, ph + 1, ph + 1);
+    mbs_cpaDep(B, fac[i], wp[i]);
+    mbs_cpaDep(B, lp[i], wp[i]);
+    for (int r = 0; r < ri; r++) {
+      int k = ch[r], sk = MBS_SIB(i, k);
+      ws[sk] = mbs_cpaNode(B, MBS_CPA_DIR_TRSM, i, (long long)m->body_lamnum[k] * ni * ni, ph + 1,
+                           ph + 1);
+      mbs_cpaDep(B, fac[i], ws[sk]);
+      mbs_cpaDep(B, ls[sk], ws[sk]);
+    }
+    ld[p] = mbs_cpaDirNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(np, np, ni), ph + 1, wp[i], ld[p],
+                           -1);
+    for (int r = 0; r < ri; r++) {
+      int k = ch[r], nk = m->body_lamnum[k], sk = MBS_SIB(i, k);
+      if (nk == 0) continue;
+      lp[k] = mbs_cpaDirNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, np, ni), ph + 1, ws[sk],
+                             wp[i], lp[k]);
+      ld[k] = mbs_cpaDirNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, nk, ni), ph + 1, ws[sk],
+                             ld[k], -1);
+      for (int r2 = 0; r2 < r; r2++) {
+        int k2 = ch[r2], nk2 = m->body_lamnum[k2], s2 = MBS_SIB(i, k2), skk = MBS_SIB(k, k2);
+        if (nk2 == 0) continue;
+        ls[skk] = mbs_cpaDirNode(B, MBS_CPA_DIR_SCHUR, i, mbs_flopSchur(nk, nk2, ni), ph + 1,
+                                 ws[sk], ws[s2], ls[skk]);
+      }
+    }
+  }
+  if (kfac && !kept) {
+    memcpy(kfac, fac, nb * sizeof(int));
+    memcpy(kwp, wp, nb * sizeof(int));
+    memcpy(kws, ws, (size_t)nsib * sizeof(int));
+  }
+  // forward substitution L y = b (elimination order), then backward L^T x = y
+  for (int b = 0; b < n; b++) y[b] = rhs[b];
+  for (int i = n - 1; i >= 0; i--) {
+    int ni = m->body_lamnum[i], p = m->body_parent[i];
+    if (ni == 0) continue;
+    int f = y[i] =
+        mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, (long long)ni * ni, ph + 2, y[i], fac[i], -1);
+    if (p < 0) continue;
+    y[p] = mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[p], ph + 2, f, wp[i],
+                          y[p]);
+    const int *ch = m->child_list + m->body_childadr[p];
+    for (int r = 0; r < rank[i]; r++) {
+      int k = ch[r];
+      y[k] = mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[k], ph + 2, f,
+                            ws[MBS_SIB(i, k)], y[k]);
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    int ni = m->body_lamnum[i], p = m->body_parent[i];
+    xn[i] = -1;
+    if (ni == 0) continue;
+    if (p >= 0) {
+      y[i] = mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[p], ph + 3, y[i],
+                            wp[i], xn[p]);
+      const int *ch = m->child_list + m->body_childadr[p];
+      for (int r = 0; r < rank[i]; r++) {
+        int k = ch[r];
+        y[i] = mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, 2LL * ni * m->body_lamnum[k], ph + 3, y[i],
+                              ws[MBS_SIB(i, k)], xn[k]);
+      }
+    }
+    xn[i] = mbs_cpaDirNode(B, MBS_CPA_DIR_SUBST, i, (long long)ni * ni, ph + 3, y[i], fac[i], -1);
+  }
+#undef MBS_SIB
+done:
+  free(rank), free(sadr), free(ld), free(lp), free(fac), free(wp), free(y), free(ls), free(ws);
+  return e;
+}
+
+static mbsErr mbs_directCpaSolve(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, mbsCpaVec *V) {
+  (void)K;
+  return mbs_cpaDirect(B, C, V->rhs, V->xn);
+}

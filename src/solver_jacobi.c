@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "solver_private.h"
+#include "cpa_private.h"
 #include "flops.h"
 
 typedef struct {
@@ -93,6 +94,15 @@ static void mbs_jacobiRestore(void *self, const mbsSolverCache *cache) {
   s->omega = cache->omega;
 }
 
+// cpa --iterations K: on a branched model jacobi's omega comes from a Lanczos estimate, assumed
+// to run its full length
+static int mbs_jacobiCpaSpec(const mbsModel *m, int iterations) {
+  (void)iterations;
+  return mbs_modelBranched(m) ? MBS_CFS_SPEC_STEPS : 0;
+}
+
+static mbsErr mbs_jacobiCpaSolve(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, mbsCpaVec *V);
+
 const mbsSolverType mbs_solverJacobi = {
     .name = "jacobi",
     .method = MBS_SOLVER_JACOBI,
@@ -100,9 +110,74 @@ const mbsSolverType mbs_solverJacobi = {
     .iterative = 1,
     .precond = 1,
     .cpa_graph = MBS_CPA_GRAPH_JACOBI,
+    .check_every = 1,
+    .stationary = 1,
+    .local_model = 1,
+    .cpa_spec = mbs_jacobiCpaSpec,
+    .cpa_build = mbs_cpaCfsGraph,
+    .cpa_loops = mbs_cpaLoopsGraph,
+    .cpa_solve = mbs_jacobiCpaSolve,
+    .maxit_hint = "",
     .create = mbs_jacobiCreate,
     .solve = mbs_jacobiSolve,
     .destroy = mbs_solverFreeSelf,
     .save = mbs_jacobiSave,
     .restore = mbs_jacobiRestore,
 };
+
+// ---------------------------------------------------------------- cpa: this solver's graph
+
+// block Jacobi (solver_jacobi.c): iterations + 1 sweeps x <- x + omega D^-1 (b - A x);
+// omega: the node computing the relaxation (-1: omega = 1 on unbranched models); xn receives the
+// final writers of x
+void mbs_cpaJacobi(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
+                   int omega, int *xn, int *rn, int *zn, int **lv) {
+  const mbsModel *m = B->m;
+  const mbsCpaOptions *o = B->o;
+  int n = m->nbody, conv = -1;
+  for (int b = 0; b < n; b++) xn[b] = -1;
+  for (int it = 0; it <= o->iterations; it++) {
+    C->ctl = conv; // the next sweep runs only if this one did not converge
+    mbs_cpaApply(B, K, C, 0, xn);
+    int ph = PH_ITER + 8 * (C->napply - 1);
+    mbs_cpaResidual(B, C, rhs, ph, rn, zn);
+    for (int b = 0; b < n; b++) {
+      int nl = mbs_cpaNl(B, b);
+      // z *= omega ; x += z
+      int u = mbs_cpaNode(B, MBS_CPA_JAC_UPDATE, b, 2LL * nl, ph + 3, ph + 2);
+      mbs_cpaDep(B, zn[b], u);
+      mbs_cpaDep(B, xn[b], u);
+      mbs_cpaDep(B, omega, u);
+      xn[b] = u;
+    }
+    if (!mbs_cpaCheckIt(o, it, o->iterations)) continue;     // solver.check_every
+    conv = mbs_cpaNormTest(B, C, rn, xn, xn, ph, bnorm, lv); // r.r, z.z (z *= omega in u), x.x
+  }
+  C->ctl = -1;
+  // converged under the residual test: the last update is taken back (x -= z)
+  if (o->converged && o->criterion != MBS_CRIT_CHANGE)
+    for (int b = 0; b < n; b++) {
+      int f = mbs_cpaNode(B, MBS_CPA_JAC_FIX, b, mbs_cpaNl(B, b), -1, -1);
+      mbs_cpaDep(B, conv, f);
+      mbs_cpaDep(B, xn[b], f);
+      xn[b] = f;
+    }
+}
+
+// the solve's graph: on branched models (or with closure rows) the Lanczos estimate from x = 0
+// (its x is discarded) and omega = 2/(lmin+lmax), then the sweeps
+static mbsErr mbs_jacobiCpaSolve(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, mbsCpaVec *V) {
+  const mbsCpaOptions *o = B->o;
+  int omega = -1;
+  if (mbs_modelBranched(B->m) || B->lrows) {
+    mbs_cpaCg(B, C, K, V->rhs, V->bnorm, o->spec_iterations, o->spec_converged, 0, NULL, V->lz,
+              V->xe, V->rn, V->pn, V->zn, V->lv);
+    int ends[2] = {-1, -1};
+    if (o->spec_iterations >= 2) mbs_cpaSpectrum(B, V->lz, o->spec_iterations, ends);
+    omega = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, B->lrows ? 2 : 3, -1, -1);
+    mbs_cpaDep(B, ends[0], omega);
+    mbs_cpaDep(B, ends[1], omega);
+  }
+  mbs_cpaJacobi(B, C, K, V->rhs, V->bnorm, omega, V->xn, V->rn, V->zn, V->lv);
+  return MBS_OK;
+}

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "solver_private.h"
+#include "cpa_private.h"
 #include "flops.h"
 
 // extreme eigenvalues of a symmetric tridiagonal matrix (diag d, offdiag e, size n) by
@@ -202,6 +203,8 @@ static mbsErr mbs_jcgSolve(void *self, const mbsModel *m, const mbsState *st, mb
   return mbs_cfsCg(m, w, c, comm, o->criterion, o->tol, o->max_iter, info, NULL, NULL);
 }
 
+static mbsErr mbs_jcgCpaSolve(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, mbsCpaVec *V);
+
 const mbsSolverType mbs_solverJcg = {
     .name = "jcg",
     .method = MBS_SOLVER_JCG,
@@ -209,7 +212,159 @@ const mbsSolverType mbs_solverJcg = {
     .iterative = 1,
     .precond = 1,
     .cpa_graph = MBS_CPA_GRAPH_CG,
+    .restarts = 1,
+    .local_model = 1,
+    .cpa_build = mbs_cpaCfsGraph,
+    .cpa_loops = mbs_cpaLoopsGraph,
+    .cpa_solve = mbs_jcgCpaSolve,
     .create = mbs_jcgCreate,
     .solve = mbs_jcgSolve,
     .destroy = mbs_solverFreeSelf,
 };
+
+// ---------------------------------------------------------------- cpa: this solver's graph
+
+// the true residual (solver_jcg.c mbs_cfsTrueResidual): q = A x, r = b - q, z = D^-1 r, r.z and
+// r.r reduced; red[0] receives the r.z node, red[1] the r.r node; rn, zn the writers
+static void mbs_cpaCgResidual(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int *xn,
+                              int *rn, int *zn, int **lv, int *red) {
+  mbs_cpaApply(B, K, C, 0, xn);
+  int ph = PH_ITER + 8 * (C->napply - 1);
+  for (int b = 0; b < B->m->nbody; b++) {
+    rn[b] = mbs_cpaResidNode(B, C, b, rhs[b], ph);
+    zn[b] = mbs_cpaPrecondNode(B, C, b, rn[b], ph);
+    lv[0][b] = mbs_cpaLeaf(B, b, zn[b], -1, ph); // r.z
+    lv[1][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r
+  }
+  mbs_cpaReduce(B, C, 2, lv, red);
+}
+
+// a stop its recursion met, confirmed with b - A x (mbs_cfsTrueResidual, then mbs_cfsConverged:
+// 2 flops, 3 where it missed and the solver compared against the last restart): returns the new
+// test node (after the old one, prev; -1: none), *rz the r.z node (NULL: not wanted)
+int mbs_cpaConfirm(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm,
+                   int prev, int missed, int *xn, int *rn, int *zn, int **lv, int *rz) {
+  int tr[2];
+  mbs_cpaCgResidual(B, C, K, rhs, xn, rn, zn, lv, tr);
+  int c2 = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, missed ? 3 : 2, -1, -1);
+  mbs_cpaDep(B, tr[1], c2);
+  mbs_cpaDep(B, bnorm, c2);
+  mbs_cpaDep(B, prev, c2);
+  if (rz) *rz = tr[0];
+  return c2;
+}
+
+// conjugate gradients preconditioned by D (solver_jcg.c): iters iterations from x (writers
+// xn, -1: the warm start or zero), converged: iteration iters met the tolerance (or, iters = 0,
+// the start did), 2: it stagnated there; change: the change criterion's two extra dots; lanczos:
+// the Lanczos coefficients are recorded (their scalar nodes are returned in lz[0..iters-1]).
+// Without lanczos or change, the iterations whose recursion met the tolerance (the restarts rs,
+// and a converged or stagnated iters) confirm it with b - A x. bnorm: the node of ||b||. xn and
+// rn receive the final writers of x and r.
+void mbs_cpaCg(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm, int iters,
+               int converged, int change, const mbsCgTrace *rs, int *lz, int *xn, int *rn, int *pn,
+               int *zn, int **lv) {
+  const mbsModel *m = B->m;
+  int n = m->nbody, red[4], confirm = !lz && !change, nrs = 0;
+  // start: q = A x, r = b - q, z = D^-1 r, r.z and r.r, p = z
+  mbs_cpaCgResidual(B, C, K, rhs, xn, rn, zn, lv, red);
+  for (int b = 0; b < n; b++) pn[b] = zn[b];
+  int rz = red[0], conv = -1, alpha_old = -1, beta_old = -1;
+  if (!change) {
+    conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+    mbs_cpaDep(B, red[1], conv);
+    mbs_cpaDep(B, bnorm, conv);
+  }
+  for (int it = 1; it <= iters; it++) {
+    int ph;
+    // q = A p ; alpha = r.z / p.q
+    mbs_cpaApply(B, K, C, 0, pn);
+    ph = PH_ITER + 8 * (C->napply - 1);
+    for (int b = 0; b < n; b++) lv[0][b] = mbs_cpaLeaf(B, b, C->down[b], pn[b], ph - 1); // p.q
+    mbs_cpaReduce(B, C, 1, lv, red);
+    int alpha = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+    mbs_cpaDep(B, red[0], alpha);
+    mbs_cpaDep(B, rz, alpha);
+    mbs_cpaDep(B, conv, alpha);
+    // x += alpha p, r -= alpha q, z = D^-1 r, fused dots
+    for (int b = 0; b < n; b++) {
+      int nl = mbs_cpaNl(B, b);
+      int u = mbs_cpaNode(B, MBS_CPA_CG_UPDATE, b, 4LL * nl, ph + 3, ph + 2);
+      mbs_cpaDep(B, alpha, u);
+      mbs_cpaDep(B, pn[b], u);
+      mbs_cpaDep(B, C->down[b], u);
+      mbs_cpaDep(B, rn[b], u);
+      mbs_cpaDep(B, xn[b], u);
+      xn[b] = rn[b] = u;
+      zn[b] = mbs_cpaPrecondNode(B, C, b, u, ph);
+      lv[0][b] = mbs_cpaLeaf(B, b, zn[b], -1, ph); // r.z, r.r (and p.p, x.x)
+      lv[1][b] = mbs_cpaLeaf(B, b, u, -1, ph);
+      lv[2][b] = change ? mbs_cpaLeaf(B, b, pn[b], -1, ph) : -1;
+      lv[3][b] = change ? mbs_cpaLeaf(B, b, u, -1, ph) : -1;
+    }
+    mbs_cpaReduce(B, C, change ? 4 : 2, lv, red);
+    int chg = -1;
+    if (change) { // alpha^2 p.p
+      chg = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+      mbs_cpaDep(B, red[2], chg);
+      mbs_cpaDep(B, alpha, chg);
+    }
+    int beta = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+    mbs_cpaDep(B, red[0], beta);
+    mbs_cpaDep(B, rz, beta);
+    if (lz && it <= 64) { // Lanczos coefficients of this step
+      lz[it - 1] = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, mbs_flopLanczosStep(it), -1, -1);
+      mbs_cpaDep(B, alpha, lz[it - 1]);
+      mbs_cpaDep(B, beta, lz[it - 1]);
+      mbs_cpaDep(B, alpha_old, lz[it - 1]);
+      mbs_cpaDep(B, beta_old, lz[it - 1]);
+    }
+    alpha_old = alpha, beta_old = beta;
+    conv = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 2, -1, -1);
+    mbs_cpaDep(B, red[1], conv);
+    mbs_cpaDep(B, bnorm, conv);
+    mbs_cpaDep(B, chg, conv);
+    if (change) mbs_cpaDep(B, red[3], conv);
+    rz = red[0];
+    int restart = confirm && rs && nrs < rs->n && rs->it[nrs] == it;
+    if (confirm && (restart || (it == iters && converged))) {
+      // the recursion met the tolerance: b - A x confirms it, or CG restarts from it (p = z)
+      conv =
+          mbs_cpaConfirm(B, C, K, rhs, bnorm, conv, restart || converged == 2, xn, rn, zn, lv, &rz);
+      if (!restart) break;
+      nrs++;
+      for (int b = 0; b < n; b++) pn[b] = zn[b];
+      continue;
+    }
+    if (it == iters && converged) break;
+    // p = z + beta p
+    for (int b = 0; b < n; b++) {
+      int pp = mbs_cpaNode(B, MBS_CPA_CG_P, b, 2LL * mbs_cpaNl(B, b), ph + 4, ph + 3);
+      mbs_cpaDep(B, beta, pp);
+      mbs_cpaDep(B, conv, pp);
+      mbs_cpaDep(B, zn[b], pp);
+      mbs_cpaDep(B, pn[b], pp);
+      pn[b] = pp;
+    }
+  }
+}
+
+// the spectrum of D^-1 A from k >= 2 Lanczos steps (solver_jcg.c mbs_cfsLanczosSpectrum): two
+// tridiagonal eigenvalue searches and the 5 % widening; ends[0..1] receive lmin and lmax
+void mbs_cpaSpectrum(mbsCpaB *B, const int *lz, int k, int *ends) {
+  for (int e = 0; e < 2; e++) {
+    ends[e] = mbs_cpaNode(B, MBS_CPA_EIG, -1, mbs_flopTridiagEig(k), -1, -1);
+    for (int i = 0; i < k && i < 64; i++) mbs_cpaDep(B, lz[i], ends[e]);
+  }
+  int w = mbs_cpaNode(B, MBS_CPA_SCALAR, -1, 1, -1, -1);
+  mbs_cpaDep(B, ends[1], w);
+  ends[1] = w;
+}
+
+// the solve's graph: the CG iterations with the measured solve's restarts
+static mbsErr mbs_jcgCpaSolve(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, mbsCpaVec *V) {
+  const mbsCpaOptions *o = B->o;
+  mbs_cpaCg(B, C, K, V->rhs, V->bnorm, o->iterations, o->converged, o->criterion == MBS_CRIT_CHANGE,
+            o->cg, NULL, V->xn, V->rn, V->pn, V->zn, V->lv);
+  return MBS_OK;
+}

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "solver_private.h"
+#include "cpa_private.h"
 #include "spatial.h"
 #include "flops.h"
 
@@ -125,12 +126,115 @@ static void mbs_sorDestroy(void **self) {
   *self = NULL;
 }
 
+static mbsErr mbs_sorCpaSolve(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, mbsCpaVec *V);
+
 // gs and sor: the same kernel, graph and flags (create reads the omega of each)
-#define MBS_SOR_TYPE(nm, id)                                                                       \
+#define MBS_SOR_TYPE(nm, id, hint)                                                                 \
   {                                                                                                \
     .name = nm, .method = id, .distributed = 1, .iterative = 1, .precond = 1,                      \
-    .cpa_graph = MBS_CPA_GRAPH_SOR, .create = mbs_sorCreate, .solve = mbs_sorSolve,                \
-    .destroy = mbs_sorDestroy                                                                      \
+    .cpa_graph = MBS_CPA_GRAPH_SOR, .check_every = 1, .stationary = 1, .maxit_hint = hint,         \
+    .cpa_build = mbs_cpaCfsGraph, .cpa_loops = mbs_cpaLoopsGraph, .cpa_solve = mbs_sorCpaSolve,    \
+    .create = mbs_sorCreate, .solve = mbs_sorSolve, .destroy = mbs_sorDestroy                      \
   }
-const mbsSolverType mbs_solverGs = MBS_SOR_TYPE("gs", MBS_SOLVER_GS);
-const mbsSolverType mbs_solverSor = MBS_SOR_TYPE("sor", MBS_SOLVER_SOR);
+const mbsSolverType mbs_solverGs = MBS_SOR_TYPE("gs", MBS_SOLVER_GS, "");
+const mbsSolverType mbs_solverSor = MBS_SOR_TYPE(
+    "sor", MBS_SOLVER_SOR, ", and sor's rate depends steeply on solver.omega (docs/loops.md 8.4)");
+
+// ---------------------------------------------------------------- cpa: this solver's graph
+
+// multicolour block Gauss–Seidel / SOR (solver_sor.c): iterations + 1 iterations of ncolor
+// colour sweeps; each sweep applies A to the newest x, forms r = b - A x everywhere and updates
+// the joints of its colour x += omega D^-1 r; then ||r_0||, ||dx|| and ||x|| in one reduction.
+// xn receives the final writers of x.
+mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, int bnorm, int *xn,
+                  int *rn, int *zn, int **lv) {
+  const mbsModel *m = B->m;
+  const mbsCpaOptions *o = B->o;
+  int n = m->nbody, red[3], conv = -1;
+  int *color = malloc((size_t)(n > 0 ? n : 1) * sizeof(int)), *xold = lv[3];
+  if (!color) return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  int ncolor = mbs_cfsColour(m, color), nlcolor = 0, own = n - 1;
+  int *lcol = B->lrows ? malloc((size_t)m->nloop * sizeof(int)) : NULL;
+  long long *lcf = B->lrows ? calloc((size_t)m->nloop + 1, sizeof(long long)) : NULL;
+  int *lrf = B->lrows ? calloc((size_t)m->nloop + 1, sizeof(int)) : NULL; // rows per colour
+  if (B->lrows && (!lcol || !lcf || !lrf)) {
+    free(color), free(lcol), free(lcf), free(lrf);
+    return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  }
+  if (B->lrows) { // the loops' colours after the joints': per colour its blocks' solves, x += w z
+    nlcolor = mbs_cfsLoopColour(m, lcol);
+    for (int k = 0; k < m->nloop; k++) {
+      int nr = mbs_cpaLoopKept(m, B->lskip, k);
+      lcf[lcol[k]] += (nr ? mbs_flopCholSolve(nr) : 0) + 2LL * m->loop_lamnum[k];
+      lrf[lcol[k]] += m->loop_lamnum[k]; // their residual r = b - q
+    }
+  }
+  B->noloopprec = 1;
+  for (int b = 0; b < n; b++) xn[b] = -1;
+  for (int it = 0; it <= o->iterations; it++) {
+    int chk = mbs_cpaCheckIt(o, it, o->iterations); // solver.check_every
+    if (chk)
+      for (int b = 0; b < n; b++) xold[b] = xn[b];
+    int ph = 0;
+    for (int col = 0; col < ncolor + nlcolor; col++) {
+      C->ctl = conv; // the next iteration runs only if this one did not converge
+      if (col == 0)  // the whole residual (r.r judges the iterate entering the sweep)
+        mbs_cpaApply(B, K, C, 0, xn);
+      else // the rows of this colour, from what the previous colour's update changed
+        mbs_cpaApplyColour(B, K, C, xn, color, ncolor, lcol, col - 1, col);
+      ph = PH_ITER + 8 * (C->napply - 1);
+      if (col >= ncolor) // the closure rows of this colour, on their owner
+        rn[own] = mbs_cpaResidRows(B, C, own, rhs[own], lrf[col - ncolor], ph);
+      for (int b = 0; b < n; b++) {
+        int nl = m->body_lamnum[b];
+        if (col == 0) {
+          rn[b] = mbs_cpaResidNode(B, C, b, rhs[b], ph);
+          if (chk) lv[0][b] = mbs_cpaLeaf(B, b, rn[b], -1, ph); // r.r entering the sweep
+        }
+        if (!nl || color[b] != col) continue;
+        if (col > 0) rn[b] = mbs_cpaResidRows(B, C, b, rhs[b], nl, ph);
+        zn[b] = mbs_cpaPrecondNode(B, C, b, rn[b], ph);
+        int u = mbs_cpaNode(B, MBS_CPA_SOR_UPDATE, b, 2LL * nl, ph + 3, ph + 2);
+        mbs_cpaDep(B, zn[b], u);
+        mbs_cpaDep(B, xn[b], u);
+        xn[b] = u;
+      }
+      if (col >= ncolor) { // a loop colour, on the rows' owner
+        int u = mbs_cpaNode(B, MBS_CPA_ROWS_UPDATE, own, lcf[col - ncolor], ph + 3, ph + 2);
+        mbs_cpaDep(B, rn[own], u);
+        mbs_cpaDep(B, xn[own], u);
+        mbs_cpaDep(B, B->lsetup, u);
+        xn[own] = u;
+      }
+    }
+    C->ctl = -1;
+    if (!chk) continue;
+    for (int b = 0; b < n; b++) { // z = x - xold, z.z and x.x
+      int nl = mbs_cpaNl(B, b);
+      lv[1][b] = lv[2][b] = -1;
+      if (nl == 0) continue;
+      int d = mbs_cpaNode(B, MBS_CPA_SOR_UPDATE, b, nl, ph + 3, ph + 2);
+      mbs_cpaDep(B, xn[b], d);
+      mbs_cpaDep(B, xold[b], d);
+      lv[1][b] = mbs_cpaLeaf(B, b, d, -1, ph);
+      lv[2][b] = mbs_cpaLeaf(B, b, xn[b], -1, ph);
+    }
+    mbs_cpaReduce(B, C, 3, lv, red);
+    conv = mbs_cpaTest(B, red, bnorm);
+  }
+  // converged under the residual test: the iterate before the last sweep is returned (a copy)
+  if (o->converged && o->criterion != MBS_CRIT_CHANGE)
+    for (int b = 0; b < n; b++) {
+      int f = mbs_cpaNode(B, MBS_CPA_SOR_UNDO, b, 0, -1, -1);
+      mbs_cpaDep(B, conv, f);
+      mbs_cpaDep(B, xold[b], f);
+      xn[b] = f;
+    }
+  B->noloopprec = 0;
+  free(color), free(lcol), free(lcf), free(lrf);
+  return MBS_OK;
+}
+
+static mbsErr mbs_sorCpaSolve(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, mbsCpaVec *V) {
+  return mbs_cpaSor(B, C, K, V->rhs, V->bnorm, V->xn, V->rn, V->zn, V->lv);
+}

@@ -240,6 +240,22 @@ void mbs_cpaDefaults(mbsCpaOptions *o);
 
 /// 1 for the iterative constraint-force solvers (the graphs that take iterations and ranks).
 int mbs_cpaIterative(int method);
+/// 1 if \p method has a graph distributed over ranks (cpa --procs): the constraint-force methods
+/// that run on any owned body range, and schur.
+int mbs_cpaDistributed(int method);
+
+/// The methods' graphs, named by their solver-table rows (cpa_build, cpa_loops; the builder state
+/// is private to src/, src/cpa_private.h): the serial recursions (src/dynamics_cpa.c), the
+/// constraint-force method around the row's cpa_solve (src/cfs_cpa.c), schur (src/schur_cpa.c),
+/// and the loop layer around a method's tree solves (src/loops_cpa.c).
+struct mbsCpaB;
+struct mbsCpaKin;
+mbsErr mbs_cpaAbaGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
+mbsErr mbs_cpaCrbaGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
+mbsErr mbs_cpaCfsGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
+mbsErr mbs_cpaSchurGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
+mbsErr mbs_cpaSchurLoops(struct mbsCpaB *B, struct mbsCpaKin *K);
+mbsErr mbs_cpaLoopsGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
 
 /// mbsCpaOptions.converged of a measured solve's mbsReason: 1 converged, 2 stagnated, else 0.
 int mbs_cpaConvergedOf(int reason);

@@ -105,6 +105,9 @@ typedef struct mbsWork {
 mbsErr mbs_workCreate(const mbsModel *m, mbsWork **w);
 /// Allocate the dense joint-space inertia (nv^2 reals) for mbs_crba.
 mbsErr mbs_workEnableCrba(const mbsModel *m, mbsWork *w);
+/// What m->opt.solver needs in a serial workspace beyond mbs_workCreate (the solver table's
+/// dense_inertia: mbs_workEnableCrba; nothing for the others).
+mbsErr mbs_workEnableMethod(const mbsModel *m, mbsWork *w);
 /// Free and NULL (NULL is a no-op).
 void mbs_workDestroy(mbsWork **w);
 

@@ -64,6 +64,11 @@ typedef enum {
   MBS_CPA_GRAPH_SCHUR      ///< ... with the exact distributed elimination
 } mbsCpaGraphKind;
 
+struct mbsCpaB; // the critical-path graph builders' state (src/cpa_private.h)
+struct mbsCpaKin;
+struct mbsCpaCfs;
+struct mbsCpaVec;
+
 /// One row of the solver table.
 typedef struct mbsSolverType {
   const char *name; ///< the value of solver.method
@@ -75,6 +80,38 @@ typedef struct mbsSolverType {
   int precond;      ///< 1: applies the block-diagonal preconditioner D^-1 (c->Dinv, formed by
                     ///< mbs_cfsPosition only for such a method)
   int cpa_graph;    ///< mbsCpaGraphKind
+
+  // capability flags: everything outside the solver files asks these, never the method id
+  int check_every;   ///< 1: reads solver.check_every (convergence tested every k sweeps)
+  int stationary;    ///< 1: stationary iteration (of the order of N^2 sweeps on long chains)
+  int restarts;      ///< 1: restarts from the true residual (reported; cpa --iterations trace)
+  int floored;       ///< 1: reports floored pivots (solveStat.floored)
+  int segments;      ///< 1: runs in segments of spectrum estimates and sweeps (chebyshev)
+  int local_model;   ///< 1: runs on a distributed-memory model (each rank holds its bodies)
+  int engine_only;   ///< 1: runs only inside the distributed engine (its create needs it)
+  int petsc;         ///< 1: needs PETSc initialised
+  int dense_inertia; ///< 1: needs the dense joint-space inertia (mbs_workEnableCrba)
+  int separators;    ///< 1: takes closed loops as separators of its own (docs/loops.md 8.1a)
+  /// Bytes per body the method adds to the memory budget, spread over the ranks (mbspar's
+  /// memory check, parallel/memcheck.c); 0: none beyond the engine's.
+  double mem_per_body;
+  /// Optional, for the serial baselines: the tree solve of mbs_forward after the position and
+  /// velocity stages and the spring-dampers' wrenches (aba: mbs_aba; crba: mbs_crba).
+  mbsErr (*tree)(const mbsModel *m, mbsWork *w);
+  /// Optional: the CG (Lanczos) steps of the spectrum estimate cpa assumes when --iterations K
+  /// is given (NULL: none).
+  int (*cpa_spec)(const mbsModel *m, int iterations);
+  /// Optional: stationary methods at max_iter: text appended to the "N^2 sweeps" hint.
+  const char *maxit_hint;
+  /// cpa: the graph of one evaluation on a tree model (NULL: no graph, e.g. petsc); after the
+  /// core's set-up, see mbs_critpath.h for the builders of the core's rows.
+  mbsErr (*cpa_build)(struct mbsCpaB *B, struct mbsCpaKin *K);
+  /// cpa: ... on a model with closed loops or spring-dampers (NULL: not yet, e.g. crba).
+  mbsErr (*cpa_loops)(struct mbsCpaB *B, struct mbsCpaKin *K);
+  /// cpa, constraint-force methods (cpa_build = mbs_cpaCfsGraph): the solve's graph inside the
+  /// system's, beside the solver's kernel (src/solver_*.c).
+  mbsErr (*cpa_solve)(struct mbsCpaB *B, struct mbsCpaCfs *C, const struct mbsCpaKin *K,
+                      struct mbsCpaVec *V);
 
   /// Allocate the private state *self for the model \p m and the system \p c (its owned range is
   /// set; position data is not), with a copy of \p opt. \p ctx is the owner's context
@@ -100,6 +137,15 @@ typedef struct mbsSolverType {
   /// Optional (NULL: nothing cached): copy the cache out of / into the state.
   void (*save)(const void *self, mbsSolverCache *cache);
   void (*restore)(void *self, const mbsSolverCache *cache);
+  /// Optional (the loop layer, solvers with separators of their own): the interface size of the
+  /// local solves (>= 0), or -1 when there are none.
+  int (*loop_ports)(const void *self);
+  /// Optional: the local solve of the loop layer (mbsLoopOps.local) with the state \p s and the
+  /// engine's workspace \p w. Local.
+  mbsErr (*loop_local)(void *self, mbsState *s, mbsWork *w, mbsReal *C, mbsReal *g, const int *load,
+                       int nload, const int *first, int lim);
+  /// Optional (decomposition report): the solver's segments and whether it merges them by a scan.
+  int (*segments_of)(const void *self, int *scan);
 } mbsSolverType;
 
 /// Add (or replace) the table entry of t->method; \p t must outlive every use (a static
@@ -111,6 +157,11 @@ const mbsSolverType *mbs_solverFind(int method);
 void *mbs_cfsSolverSelf(const mbsCfs *c, const mbsSolverType *t);
 /// 1 if \p method is a serial baseline (aba, crba).
 int mbs_solverIsBaseline(int method);
+/// The table entry of the solver bound to \p c and its private state (NULL, NULL: none). Local.
+const mbsSolverType *mbs_cfsSolverBound(const mbsCfs *c, void **self);
+/// The entry of \p method, or a row of zeros (every flag 0, no callback) for an unknown id: for
+/// asking a capability without a NULL test.
+const mbsSolverType *mbs_solverCaps(int method);
 /// The options of m->opt a solver copies.
 void mbs_solverOptions(const mbsModel *m, mbsSolverOpt *opt);
 
@@ -121,8 +172,9 @@ void mbs_cfsCacheSave(const mbsCfs *c, mbsSolverCache *cache);
 /// cache nothing). Local unless the solver's create is collective.
 mbsErr mbs_cfsCacheRestore(const mbsModel *m, mbsCfs *c, const mbsSolverCache *cache);
 
-/// The constraint-force solvers of the core (src/solver_*.c).
-extern const mbsSolverType mbs_solverJcg, mbs_solverJacobi, mbs_solverGs, mbs_solverSor,
-    mbs_solverChebyshev, mbs_solverDirect;
+/// The solvers of the core: the serial baselines (src/aba.c, src/dynamics.c) and the
+/// constraint-force solvers (src/solver_*.c).
+extern const mbsSolverType mbs_solverAba, mbs_solverCrba, mbs_solverJcg, mbs_solverJacobi,
+    mbs_solverGs, mbs_solverSor, mbs_solverChebyshev, mbs_solverDirect;
 
 #endif

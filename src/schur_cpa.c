@@ -1,0 +1,907 @@
+/// \file schur_cpa.c
+/// The critical-path graph of the exact distributed solver schur (src/schur.c,
+/// parallel/schur_par.c): its own kinematics with ghost stages, the per-rank factors, the
+/// interface and the back-substitutions, one node per call site of the kernels.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cpa_private.h"
+
+// ---------------------------------------------------------------- the exact solver (schur)
+
+// a node on rank `rank` (distributed graphs; -1: the body's owner), never merged at block or body
+// grain unless phases are given
+int mbs_cpaNodeOn(mbsCpaB *B, int kind, int body, long long flops, int pblk, int pbdy, int rank) {
+  int v = mbs_cpaNode(B, kind, body, flops, pblk, pbdy);
+  if (v >= 0 && B->o->ranks >= 1 && rank >= 0) B->proc[v] = rank;
+  return v;
+}
+
+// a point-to-point message of `bytes` (time alpha + bytes beta, no processor)
+static int mbs_cpaMsg(mbsCpaB *B, double bytes, int from) {
+  int v = mbs_cpaNode(B, MBS_CPA_MSG_HALO, -1, 0, -1, -1);
+  if (v < 0) return v;
+  B->cost[v] = B->o->latency + bytes / B->o->bandwidth;
+  B->proc[v] = -2;
+  mbs_cpaDep(B, from, v);
+  return v;
+}
+
+// ceil(log2 P)
+int mbs_cpaLog2(int P) {
+  int k = 0;
+  while ((1 << k) < P) k++;
+  return k;
+}
+
+enum { PH_KMAP = 1000000, PH_SLAM };
+
+// mbs_bodyPosition and mbs_bodyVelocity of body b on rank `rank` (-1: its owner); state: the node
+// the joint state comes from (-1: input); pp, vp: the parent's pose and velocity nodes (-1: none
+// read); own: 1 for the owner's stages (merged at block/body grain), 0 for a ghost copy
+static void mbs_cpaBodyPos(mbsCpaB *B, int b, int rank, int state, int pp, int own, int *joint,
+                           int *pose) {
+  const mbsModel *m = B->m;
+  int pb = own ? PH_POS : -1, pd = own ? 0 : -1;
+  *joint = mbs_cpaNodeOn(B, MBS_CPA_POS_JOINT, b, mbs_flopPosBody(m, b), pb, pd, rank);
+  mbs_cpaDep(B, state, *joint);
+  *pose = *joint;
+  if (m->body_parent[b] >= 0) {
+    *pose = mbs_cpaNodeOn(B, MBS_CPA_POS_POSE, b, mbs_flopPoseBody(m, b), pb, pd, rank);
+    mbs_cpaDep(B, *joint, *pose);
+    mbs_cpaDep(B, pp, *pose);
+  }
+}
+static void mbs_cpaBodyVel(mbsCpaB *B, int b, int rank, int joint, int vp, int own, int *v, int *c,
+                           int *bias, int *force) {
+  const mbsModel *m = B->m;
+  int pb = own ? PH_VEL : -1, pd = own ? 0 : -1;
+  int t = m->body_jnttype[b], nd = m->body_dofnum[b];
+  int vj = mbs_cpaNodeOn(B, MBS_CPA_VEL_JOINT, b, mbs_flopVelJointBody(m, b), pb, pd, rank);
+  mbs_cpaDep(B, joint, vj);
+  *v = vj;
+  if (m->body_parent[b] >= 0) {
+    *v = mbs_cpaNodeOn(B, MBS_CPA_VEL_LINK, b, mbs_flopVelLinkBody(m, b), pb, pd, rank);
+    mbs_cpaDep(B, vp, *v);
+    mbs_cpaDep(B, joint, *v);
+    mbs_cpaDep(B, vj, *v);
+  }
+  *c = mbs_cpaNodeOn(B, MBS_CPA_VEL_C, b, mbs_flopVelCBody(m, b), pb, pd, rank);
+  mbs_cpaDep(B, *v, *c);
+  mbs_cpaDep(B, vj, *c);
+  *bias = mbs_cpaNodeOn(B, MBS_CPA_VEL_BIAS, b, MBS_FL_VEL_BIAS, pb, pd, rank);
+  mbs_cpaDep(B, *v, *bias);
+  *force =
+      mbs_cpaNodeOn(B, MBS_CPA_VEL_FORCE, b, mbs_flopVelForce(nd, t, B->o->has_tau), pb, pd, rank);
+  mbs_cpaDep(B, joint, *force);
+}
+
+// node of body l's joint transform / joint force as seen from rank r
+static int mbs_cpaSeen(const mbsCpaB *B, const int *own, const int *ghost, int l, int r) {
+  return (B->o->ranks < 1 || B->owner[l] == r || ghost[l] < 0) ? own[l] : ghost[l];
+}
+
+void mbs_cpaSchFree(mbsCpaSch *X) {
+  for (int r = 0; X->R && r < X->P; r++) {
+    mbs_schurRankDestroy(&X->R[r].rk);
+    free(X->R[r].vsys), free(X->R[r].vexp);
+  }
+  free(X->start), free(X->R), free(X->map), free(X->IAw), free(X->pAw), free(X->proj);
+  free(X->done), free(X->stn), free(X->acc), free(X->lam), free(X->spv), free(X->gho);
+  free(X->gbuf), free(X->kmsg), free(X->fwdn);
+  memset(X, 0, sizeof *X);
+}
+
+// the remote children's stages on their parent's rank (schur_par.c mbsp_schurSolve, in every tree
+// solve): the joint state message, then mbs_bodyPosition and mbs_bodyVelocity
+// (a local solve, B->smask: the states of the last full solve, no message, the masked ranks)
+static void mbs_cpaSchGhosts(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X) {
+  const mbsModel *m = B->m;
+  int P = X->P;
+  const mbsCpaRank *R = X->R;
+  mbsCpaGhost G = X->G;
+  for (int r = 0; P > 1 && r < P; r++) {
+    const mbsCpaRank *rr = R + r;
+    if (B->smask && !B->smask[r]) continue;
+    for (int b = rr->b0; b < rr->b1; b++)
+      for (int k = 0; k < m->body_childnum[b]; k++) {
+        int g = m->child_list[m->body_childadr[b] + k];
+        if (g < rr->b1) continue;
+        int st = B->smask ? -1 : mbs_cpaMsg(B, 13 * sizeof(double), -1);
+        mbs_cpaBodyPos(B, g, r, st, K->pose[b], 0, &G.joint[g], &G.pose[g]);
+        mbs_cpaBodyVel(B, g, r, G.joint[g], K->v[b], 0, &G.v[g], &G.c[g], &G.bias[g], &G.force[g]);
+      }
+  }
+}
+
+// the ghost poses (parallel/engine.c mbsp_enginePoses): after the solve without loops and
+// spring-dampers (deferred), else in the kinematics
+static void mbs_cpaSchPoses(mbsCpaB *B, mbsCpaSch *X) {
+  int P = X->P, use_scan = X->use_scan, defer = X->defer;
+  const mbsCpaRank *R = X->R;
+  const int *map = X->map, *gho = X->gho, *kmsg = X->kmsg, *fwdn = X->fwdn;
+  for (int r = 0; P > 1 && r < P; r++) {
+    const mbsCpaRank *rr = R + r;
+    if (!rr->ghosted) continue;
+    for (int b = rr->b0; b < rr->b1; b++) {
+      if (gho[b] < 0) continue;
+      int pg = B->cls;
+      B->cls = MBS_CPA_CLASS_KIN;
+      int pn = mbs_cpaNode(B, MBS_CPA_KIN_GHOST, b, MBS_FL_KIN_GHOSTPOSE, -1, -1);
+      B->cls = pg;
+      mbs_cpaDep(B, map[b], pn);
+      mbs_cpaDep(B, use_scan ? rr->kin_in : kmsg[fwdn[b]], pn);
+      if (defer) mbs_cpaDep(B, rr->if_end, pn);
+    }
+  }
+}
+
+// setup, kinematics and the first tree solve's ghost stages
+mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
+  const mbsModel *m = B->m;
+  const mbsCpaOptions *o = B->o;
+  int n = m->nbody, P = o->ranks > 1 ? o->ranks : 1, nseg = o->threads > 1 ? o->threads : 1;
+  mbsErr e = MBS_OK;
+  size_t nb = (size_t)n + 1;
+  memset(X, 0, sizeof *X);
+  X->P = P;
+  int *start = X->start = malloc(((size_t)P + 1) * sizeof *start);
+  mbsCpaRank *R = X->R = calloc((size_t)P, sizeof *R);
+  int *map = X->map = malloc(nb * sizeof *map), *IAw = X->IAw = malloc(nb * sizeof *IAw);
+  int *pAw = X->pAw = malloc(nb * sizeof *pAw), *proj = X->proj = malloc(nb * sizeof *proj);
+  int *done = X->done = malloc(nb * sizeof *done), *stn = X->stn = malloc(nb * sizeof *stn);
+  int *acc = X->acc = malloc(nb * sizeof *acc), *lam = X->lam = malloc(nb * sizeof *lam);
+  int *spv = X->spv = malloc(nb * sizeof *spv), *gho = X->gho = malloc(nb * sizeof *gho);
+  int *gbuf = X->gbuf = malloc(6 * nb * sizeof *gbuf), *kmsg = X->kmsg = malloc(nb * sizeof *kmsg);
+  int *fwdn = X->fwdn = malloc(nb * sizeof *fwdn);
+  mbsCpaGhost G;
+  if (!start || !R || !map || !IAw || !pAw || !proj || !done || !stn || !acc || !lam || !spv ||
+      !gho || !gbuf || !kmsg || !fwdn)
+    return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  G.joint = gbuf, G.pose = gbuf + nb, G.v = gbuf + 2 * nb, G.c = gbuf + 3 * nb;
+  G.bias = gbuf + 4 * nb, G.force = gbuf + 5 * nb;
+  for (size_t i = 0; i < 6 * nb; i++) gbuf[i] = -1;
+  for (int b = 0; b < n; b++) {
+    map[b] = IAw[b] = proj[b] = done[b] = stn[b] = acc[b] = lam[b] = spv[b] = -1;
+    kmsg[b] = fwdn[b] = -1;
+  }
+  if (P == 1) {
+    start[0] = 0, start[1] = n;
+  } else if ((e = mbs_partitionModel(m, P, start))) {
+    return e;
+  }
+  for (int r = 0; r < P && !e; r++) {
+    mbsCpaRank *rr = R + r;
+    rr->b0 = start[r], rr->b1 = start[r + 1];
+    rr->fac_end = rr->if_end = rr->kin_in = -1;
+    e = mbs_schurRankCreate(m, rr->b0, rr->b1, nseg, &rr->rk);
+    if (!e) {
+      int nv = rr->rk->view.ncomp + 1;
+      rr->vsys = malloc((size_t)nv * sizeof(int)), rr->vexp = malloc((size_t)nv * sizeof(int));
+      if (!rr->vsys || !rr->vexp) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+      for (int c = 0; c < nv && !e; c++) rr->vsys[c] = rr->vexp[c] = -1;
+    }
+    for (int b = rr->b0; b < rr->b1; b++) {
+      int p = m->body_parent[b];
+      if (p >= 0 && p < rr->b0) rr->ghosted = 1;
+    }
+  }
+  if (e) return e;
+  // the engine's choice: the kinematics prefix by a scan when every rank owns one path segment
+  int use_scan = P > 1;
+  for (int r = 0; r < P && use_scan; r++) {
+    const mbsCpaRank *rr = R + r;
+    for (int b = rr->b0; b < rr->b1 && use_scan; b++)
+      if (m->body_parent[b] != b - 1 || (b + 1 < rr->b1 && m->body_childnum[b] != 1)) use_scan = 0;
+    if (use_scan && rr->b1 < n)
+      for (int b = rr->b0; b < rr->b1 && use_scan; b++)
+        for (int k = 0; k < m->body_childnum[b]; k++)
+          if (m->child_list[m->body_childadr[b] + k] >= rr->b1 && b != rr->b1 - 1) use_scan = 0;
+  }
+  // ... and schur_par.c's: the cut-joint scan when every rank is one chain element
+  int chain = P > 1;
+  for (int r = 0; r < P && chain; r++) {
+    const mbsSchur *v = &R[r].rk->view;
+    if (!(v->ncomp == 1 && v->nport <= 1))
+      chain = 0;
+    else if (v->comp[0].up && B->owner[m->body_parent[v->comp[0].root]] != r - 1)
+      chain = 0;
+    else if (v->nport == 1 && B->owner[v->port_body[0]] != r + 1)
+      chain = 0;
+  }
+  // the measurement switches of the engine (MBSPAR_PREFIX=pipeline, MBSPAR_SCHUR_MERGE=tree)
+  const char *pm = getenv("MBSPAR_PREFIX"), *sm = getenv("MBSPAR_SCHUR_MERGE");
+  if (pm && !strcmp(pm, "pipeline")) use_scan = 0;
+  if (sm && !strcmp(sm, "tree")) chain = 0;
+  int defer = m->nforce == 0 && m->nloop == 0;
+  X->G = G, X->use_scan = use_scan, X->chain = chain, X->defer = defer;
+
+  // ---- kinematics (parallel/engine.c mbsp_engineForward, mbsp_kinematics)
+  B->cls = MBS_CPA_CLASS_KIN;
+  for (int b = 0; b < n; b++) K->joint[b] = K->pose[b] = K->v[b] = -1;
+  for (int r = 0; r < P; r++) {
+    const mbsCpaRank *rr = R + r;
+    for (int b = rr->b0; b < rr->b1; b++) {
+      int p = m->body_parent[b];
+      mbs_cpaBodyPos(B, b, -1, -1, p >= rr->b0 ? K->pose[p] : -1, 1, &K->joint[b], &K->pose[b]);
+    }
+    if (P > 1) // local maps from the ghost parents (ranks without: the velocities alone)
+      for (int b = rr->b0; b < rr->b1; b++) {
+        int p = m->body_parent[b], lp = p >= rr->b0;
+        gho[b] = p < 0 ? -1 : (p < rr->b0 ? p : gho[p]);
+        fwdn[b] = p < 0 ? -1 : (p < rr->b0 ? b : fwdn[p]); // the body below the ghost parent
+        map[b] = mbs_cpaNode(B, MBS_CPA_KIN_MAP, b, mbs_flopKinMap(m, b, lp, lp && gho[b] >= 0),
+                             PH_KMAP, PH_KMAP);
+        mbs_cpaDep(B, K->joint[b], map[b]);
+        if (lp) mbs_cpaDep(B, map[p], map[b]);
+      }
+    else
+      for (int b = rr->b0; b < rr->b1; b++) gho[b] = -1;
+  }
+  if (P > 1 && use_scan) {
+    // recursive-doubling exclusive scan of the ranks' maps (comm.c mbsp_exscan): round d, rank r
+    // receives r - d's inclusive value, combines it into its prefix and its inclusive value
+    int *inc = malloc((size_t)P * sizeof(int)), *pre = malloc((size_t)P * sizeof(int));
+    int *nxt = malloc((size_t)P * sizeof(int));
+    if (!inc || !pre || !nxt) {
+      free(inc), free(pre), free(nxt);
+      e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+      return e;
+    }
+    for (int r = 0; r < P; r++) {
+      int last = R[r].b1 - 1;
+      inc[r] = map[last];  // the record of the rank's segment
+      if (!R[r].ghosted) { // rooted at the ground: its last pose and velocity
+        inc[r] = mbs_cpaNodeOn(B, MBS_CPA_KIN_SCAN, R[r].b0, 0, -1, -1, -1);
+        mbs_cpaDep(B, K->pose[last], inc[r]);
+        mbs_cpaDep(B, map[last], inc[r]);
+      }
+      pre[r] = -1;
+    }
+    for (int d = 1; d < P; d *= 2) {
+      for (int r = 0; r < P; r++) nxt[r] = inc[r];
+      for (int r = d; r < P; r++) {
+        int msg = mbs_cpaMsg(B, 30 * sizeof(double), inc[r - d]);
+        if (pre[r] >= 0) {
+          int c2 = mbs_cpaNodeOn(B, MBS_CPA_KIN_SCAN, R[r].b0, MBS_FL_KIN_THEN, -1, -1, -1);
+          mbs_cpaDep(B, msg, c2);
+          mbs_cpaDep(B, pre[r], c2);
+          pre[r] = c2;
+        } else {
+          pre[r] = msg;
+        }
+        int c1 = mbs_cpaNodeOn(B, MBS_CPA_KIN_SCAN, R[r].b0, MBS_FL_KIN_THEN, -1, -1, -1);
+        mbs_cpaDep(B, msg, c1);
+        mbs_cpaDep(B, inc[r], c1);
+        nxt[r] = c1;
+      }
+      for (int r = 0; r < P; r++) inc[r] = nxt[r];
+    }
+    for (int r = 0; r < P; r++) R[r].kin_in = pre[r];
+    free(inc), free(pre), free(nxt);
+  } else if (P > 1) {
+    // pipeline as a data flow (mbsp_kinematics): per rank, each neighbour's segment goes out as
+    // soon as the messages with its bodies' ghost parents are in (halo hvel: one message per pair
+    // of ranks, 18 doubles per boundary body and neighbour)
+    int *msgq = malloc((size_t)P * sizeof(int)), *nsq = malloc((size_t)P * sizeof(int));
+    int *touched = malloc((size_t)P * sizeof(int));
+    if (!msgq || !nsq || !touched) {
+      free(msgq), free(nsq), free(touched);
+      e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+      return e;
+    }
+    for (int q = 0; q < P; q++) msgq[q] = -1, nsq[q] = 0;
+    for (int r = 0; r < P; r++) {
+      const mbsCpaRank *rr = R + r;
+      int nt = 0;
+      for (int b = rr->b0; b < rr->b1; b++) {
+        const int *ch = m->child_list + m->body_childadr[b];
+        for (int k = 0; k < m->body_childnum[b]; k++) {
+          if (ch[k] < rr->b1) continue;
+          int q = B->owner[ch[k]], seen = 0;
+          for (int k2 = 0; k2 < k; k2++) seen |= ch[k2] >= rr->b1 && B->owner[ch[k2]] == q;
+          if (seen) continue;
+          int val;
+          if (gho[b] >= 0) { // mbsp_fromGhost
+            val = mbs_cpaNodeOn(B, MBS_CPA_KIN_GHOST, b, MBS_FL_KIN_GHOSTPOSE + MBS_FL_KIN_GHOSTVEL,
+                                -1, -1, -1);
+            mbs_cpaDep(B, kmsg[fwdn[b]], val); // the message with its ghost parent
+            mbs_cpaDep(B, map[b], val);
+          } else {
+            val = map[b];
+          }
+          if (msgq[q] < 0) {
+            msgq[q] = mbs_cpaMsg(B, 0, val);
+            touched[nt++] = q;
+          }
+          mbs_cpaDep(B, val, msgq[q]);
+          mbs_cpaDep(B, K->pose[b], msgq[q]);
+          nsq[q]++;
+        }
+      }
+      for (int i = 0; i < nt; i++) {
+        int q = touched[i];
+        B->cost[msgq[q]] = o->latency + 18.0 * sizeof(double) * nsq[q] / o->bandwidth;
+        for (int b = R[q].b0; b < R[q].b1; b++) {
+          int p = m->body_parent[b];
+          if (p >= rr->b0 && p < rr->b1) kmsg[b] = msgq[q];
+        }
+        msgq[q] = -1, nsq[q] = 0;
+      }
+    }
+    free(msgq), free(nsq), free(touched);
+  }
+  // every rank finishes its own velocities (a ghost parent's from the prefix)
+  for (int r = 0; r < P; r++) {
+    const mbsCpaRank *rr = R + r;
+    for (int b = rr->b0; b < rr->b1; b++) {
+      int p = m->body_parent[b], vp = -1;
+      if (p >= rr->b0)
+        vp = K->v[p];
+      else if (p >= 0)
+        vp = use_scan ? rr->kin_in : kmsg[b];
+      mbs_cpaBodyVel(B, b, -1, K->joint[b], vp, 1, &K->v[b], &K->c[b], &K->bias[b], &K->force[b]);
+    }
+  }
+  if (!defer) mbs_cpaSchPoses(B, X);
+  mbs_cpaSchGhosts(B, K, X);
+  // on P ranks, each rank runs its kinematics (its pipeline sends, the ghost copies) before its
+  // factor, as the engine's program order does: the factor reads the kinematics through one
+  // node per rank (without it, a list schedule could hold back a rank's sends behind its own
+  // factor and starve the ranks that wait for them)
+  if (o->ranks >= 1) {
+    int *kend = malloc((size_t)P * sizeof(int));
+    if (!kend) {
+      e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+      return e;
+    }
+    int nk = B->n;
+    for (int r = 0; r < P; r++)
+      kend[r] = mbs_cpaNodeOn(B, MBS_CPA_KIN_GHOST, R[r].b0, 0, -1, -1, -1);
+    for (int v = 0; v < nk && !B->err; v++)
+      if (B->proc[v] >= 0) mbs_cpaDep(B, v, kend[B->proc[v]]);
+    for (int b = 0; b < n; b++) {
+      int k = kend[B->owner[b]];
+      K->joint[b] = K->c[b] = K->bias[b] = K->force[b] = k;
+      if (G.joint[b] >= 0) {
+        int kg = kend[B->owner[m->body_parent[b]]];
+        G.joint[b] = G.force[b] = kg;
+      }
+    }
+    free(kend);
+  }
+
+  return e;
+}
+
+// one tree solve: factor, cut-joint system, back-substitution, the accelerations to the remote
+// children; later: a solve after the first of the evaluation (the remote children's stages
+// again; the bias passes alone where mbs_schurRhsOnly holds); homog: a homogeneous unit solve;
+// B->smask: a local solve of the masked ranks (mbsp_schurLocal: factor, the rank's cut-joint
+// systems added into the separators' system, back-substitution with the cut joints' lambdas 0)
+mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, int homog) {
+  const mbsModel *m = B->m;
+  const mbsCpaOptions *o = B->o;
+  const unsigned char *mask = B->smask;
+  int n = m->nbody, P = X->P, chain = X->chain;
+  mbsErr e = MBS_OK;
+  size_t nb = (size_t)n + 1;
+  mbsCpaRank *R = X->R;
+  int *IAw = X->IAw, *pAw = X->pAw, *proj = X->proj, *done = X->done, *stn = X->stn;
+  int *acc = X->acc, *lam = X->lam, *spv = X->spv;
+  if (later) mbs_cpaSchGhosts(B, K, X);
+  mbsCpaGhost G = X->G;
+  for (int b = 0; b < n; b++) proj[b] = done[b] = stn[b] = acc[b] = lam[b] = spv[b] = -1;
+  for (int r = 0; r < P; r++) {
+    int nv = R[r].rk->view.ncomp + 1;
+    R[r].fac_end = R[r].if_end = -1;
+    for (int c = 0; c < nv; c++) R[r].vsys[c] = R[r].vexp[c] = -1;
+  }
+  // ---- factor (src/schur.c mbs_schurRankFactor: mbs_schurFactor per segment, then the join)
+  B->cls = MBS_CPA_CLASS_DYN;
+  for (int b = 0; b < n; b++) IAw[b] = -1, pAw[b] = K->bias[b];
+  for (int r = 0; r < P; r++) {
+    mbsCpaRank *rr = R + r;
+    mbsSchurRank *rk = rr->rk;
+    if (mask && !mask[r]) continue;
+    int **cs = calloc((size_t)rk->nseg, sizeof *cs);
+    if (!cs) {
+      e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+      return e;
+    }
+    for (int t = 0; t < rk->nseg; t++) {
+      mbsSchur *s = rk->seg[t];
+      cs[t] = malloc(((size_t)s->ncomp + 1) * sizeof(int));
+      int *spk = malloc(((size_t)s->ncomp + 1) * sizeof(int));
+      if (!cs[t] || !spk) {
+        free(spk);
+        for (int u = 0; u <= t; u++) free(cs[u]);
+        free(cs);
+        e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+        return e;
+      }
+      for (int c = 0; c < s->ncomp; c++) cs[t][c] = spk[c] = -1;
+      const int rhs = later && mbs_schurRhsOnly(rk); // mbs_schurFactorRhs
+      for (int b = s->s1 - 1; b >= s->s0; b--) {
+        int lb = b - s->s0, ci = s->body_comp[lb], p = m->body_parent[b];
+        if (rhs && homog && B->spath && !B->spath[b]) { // off the loaded paths: u = 0, no node
+          proj[b] = done[b] = -1;
+          continue;
+        }
+        if (rhs) { // the bias passes alone: u, pa, X^T pa into the parent's pA
+          int v = mbs_cpaNode(B, MBS_CPA_ABA_RHS, b, mbs_flopAbaRhs(m, b, homog), PH_P2, 1);
+          mbs_cpaDep(B, pAw[b], v);
+          mbs_cpaDep(B, K->force[b], v);
+          mbs_cpaDep(B, K->c[b], v);
+          mbs_cpaDep(B, K->joint[b], v);
+          proj[b] = done[b] = v;
+          if (p >= 0) {
+            mbs_cpaDep(B, pAw[p], v);
+            pAw[p] = v;
+          }
+          continue;
+        }
+        const mbsSchurComp *cp = s->comp + ci;
+        const int *ch = m->child_list + m->body_childadr[b];
+        int nch = m->body_childnum[b];
+        if (s->mode[lb]) { // inertia form: ABA's pass 2 (+ the spike)
+          if (s->onpath[lb] && b == cp->last) {
+            int l = s->port_body[cp->p0];
+            int sn = mbs_cpaNode(
+                B, MBS_CPA_SCH_SPATH, b,
+                mbs_flopSpathStart(m->body_lamnum[l], mbs_flopSchurT(m, s, l), m->body_dofnum[l]),
+                PH_P2, 1);
+            mbs_cpaDep(B, mbs_cpaSeen(B, K->joint, G.joint, l, r), sn);
+            mbs_cpaDep(B, mbs_cpaSeen(B, K->force, G.force, l, r), sn);
+            mbs_cpaDep(B, pAw[b], sn);
+            pAw[b] = sn;
+          }
+          done[b] = mbs_cpaAbaBody(B, K, b, IAw, pAw, proj);
+          if (s->onpath[lb]) {
+            int sp = mbs_cpaNode(B, MBS_CPA_SCH_SPIKE, b, mbs_flopSpikeBody(m, b), PH_P2, 1);
+            mbs_cpaDep(B, proj[b], sp);
+            mbs_cpaDep(B, K->c[b], sp);
+            mbs_cpaDep(B, K->joint[b], sp);
+            mbs_cpaDep(B, spk[ci], sp);
+            if (spk[ci] < 0) mbs_cpaDep(B, pAw[b], sp);
+            spk[ci] = sp;
+            if (b == cp->root) {
+              int gn = mbs_cpaNode(B, MBS_CPA_SCH_SPATH, b, mbs_flopSpathGround(cp->n), PH_P2, 1);
+              mbs_cpaDep(B, sp, gn);
+              cs[t][ci] = gn;
+            }
+          }
+          continue;
+        }
+        // compliance form: the start (known wrench, a0, (I^A)^-1 with inertia-form children)
+        long long f0 = mbs_flopSchurStart(s->phi0_adr[lb] >= 0, m->body_dofnum[b]);
+        int st = mbs_cpaNode(B, MBS_CPA_SCH_START, b, 0, PH_P2, 1);
+        mbs_cpaDep(B, K->bias[b], st);
+        mbs_cpaDep(B, K->force[b], st);
+        mbs_cpaDep(B, K->joint[b], st);
+        mbs_cpaDep(B, IAw[b], st);
+        mbs_cpaDep(B, pAw[b], st);
+        for (int k = 0; k < nch; k++) {
+          int c = ch[k];
+          if (c < s->s1) {
+            if (s->mode[c - s->s0]) continue;
+            f0 += MBS_FL_SCHUR_KID;
+            mbs_cpaDep(B, stn[c], st);
+          } else {
+            f0 += MBS_FL_SCHUR_KID + mbs_flopSchurKnown(m->body_dofnum[c]);
+            mbs_cpaDep(B, mbs_cpaSeen(B, K->force, G.force, c, r), st);
+          }
+          mbs_cpaDep(B, mbs_cpaSeen(B, K->joint, G.joint, c, r), st);
+        }
+        B->flops[st] = f0;
+        B->cost[st] = (double)f0 * mbs_cpaFlopTime(o, B->cls);
+        B->class_flops[B->cls] += f0;
+        stn[b] = done[b] = st;
+        int prev = st;
+        if (cp->spath) {
+          int su = mbs_cpaNode(B, MBS_CPA_SCH_SPATH, b, mbs_flopSpathUp(cp->nc), PH_P2, 1);
+          mbs_cpaDep(B, prev, su);
+          mbs_cpaDep(B, spk[ci], su);
+          prev = su;
+        }
+        int cur = 0;
+        for (int k = 0; k < nch; k++) {
+          int c = ch[k];
+          if (c >= s->s1 || s->mode[c - s->s0]) continue;
+          int lc = c - s->s0, ncc = s->body_nc[lc], nl = m->body_lamnum[c];
+          long long fa = mbs_flopSchurAbsorb(nl, s->kind[lc] == 1, mbs_flopSchurT(m, s, c), cur,
+                                             ncc, s->v_w[lc]);
+          cur += ncc;
+          int an = mbs_cpaNode(B, MBS_CPA_SCH_ABSORB, b, fa, PH_P2, 1);
+          mbs_cpaDep(B, prev, an);
+          mbs_cpaDep(B, done[c], an);
+          mbs_cpaDep(B, K->joint[c], an);
+          mbs_cpaDep(B, K->c[c], an);
+          prev = an;
+        }
+        for (int k = 0; k < nch; k++) {
+          int l = ch[k];
+          if (!(l >= s->s1 && m->body_lamnum[l] > 0)) continue;
+          int at = mbs_cpaNode(B, MBS_CPA_SCH_ATTACH, b,
+                               mbs_flopSchurAttach(m->body_lamnum[l], mbs_flopSchurT(m, s, l), cur),
+                               PH_P2, 1);
+          cur += m->body_lamnum[l];
+          mbs_cpaDep(B, prev, at);
+          mbs_cpaDep(B, mbs_cpaSeen(B, K->joint, G.joint, l, r), at);
+          prev = at;
+        }
+        if (p < s->s0) {
+          int fn = mbs_cpaNode(B, MBS_CPA_SCH_FINISH, b,
+                               mbs_flopSchurFinish(m->body_lamnum[b], mbs_flopSchurT(m, s, b),
+                                                   s->body_nc[lb], cp->up, p < 0, s->v_w[lb]),
+                               PH_P2, 1);
+          mbs_cpaDep(B, prev, fn);
+          mbs_cpaDep(B, K->c[b], fn);
+          prev = fn;
+          cs[t][ci] = fn;
+        }
+        done[b] = prev;
+      }
+      free(spk);
+    }
+    // the join of the segments' systems (children first)
+    int *jn = malloc(((size_t)rk->nsc + 1) * sizeof(int));
+    if (!jn) {
+      for (int u = 0; u < rk->nseg; u++) free(cs[u]);
+      free(cs);
+      e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+      return e;
+    }
+    int fend = mbs_cpaNodeOn(B, MBS_CPA_SCH_JOIN, rr->b0, 0, -1, -1, -1);
+    for (int k = rk->nsc - 1; k >= 0; k--) {
+      const mbsSchurSc *sc = rk->sc + k;
+      const mbsSchur *s = rk->seg[sc->seg];
+      const mbsSchurComp *cp = s->comp + sc->comp;
+      long long f = mbs_flopSchurAdd(cp->n) + mbs_flopSchurReduce(sc->nup + sc->nk, sc->ne);
+      int j = mbs_cpaNodeOn(B, MBS_CPA_SCH_JOIN, rr->b0, 0, -1, -1, -1);
+      mbs_cpaDep(B, cs[sc->seg][sc->comp], j);
+      for (int q = 0; q < sc->nep; q++) { // the internal children's reduced systems
+        int k2 = k + 1;
+        while (k2 < rk->nsc && rk->sc[k2].root != sc->eport[q]) k2++;
+        if (k2 < rk->nsc) {
+          f += mbs_flopSchurAdd(rk->sc[k2].nup + rk->sc[k2].nk);
+          mbs_cpaDep(B, jn[k2], j);
+        }
+      }
+      B->flops[j] = f;
+      B->cost[j] = (double)f * mbs_cpaFlopTime(o, B->cls);
+      B->class_flops[B->cls] += f;
+      jn[k] = j;
+      mbs_cpaDep(B, j, fend);
+      if (sc->view >= 0) rr->vsys[sc->view] = j;
+    }
+    rr->fac_end = fend;
+    free(jn);
+    for (int u = 0; u < rk->nseg; u++) free(cs[u]);
+    free(cs);
+  }
+  // no agreement between the factor and the interface: a failed factor goes through the
+  // interface's messages, and the one agreement after them covers both (mbsp_schurSolve), so each
+  // rank's interface work waits for its own factor only
+
+  // ---- the cut-joint system (schur_par.c)
+  if (mask) { // a local solve: the rank's systems added into the separators' system, no messages
+    for (int r = 0; r < P; r++) {
+      if (!mask[r]) continue;
+      const mbsSchur *v = &R[r].rk->view;
+      long long f = 0;
+      for (int c = 0; c < v->ncomp; c++) f += mbs_flopSchurAdd(v->comp[c].n);
+      int sc = mbs_cpaNodeOn(B, MBS_CPA_SCH_SOLVE, R[r].b0, f, -1, -1, -1);
+      mbs_cpaDep(B, R[r].fac_end, sc);
+      R[r].if_end = sc;
+    }
+  } else if (P > 1 && chain) { // recursive-doubling scan of the pair systems (mbsp_schurScan)
+    int *an = malloc((size_t)P * sizeof(int)), *xn = malloc((size_t)P * sizeof(int));
+    int *sn = malloc((size_t)P * sizeof(int)), *sxn = malloc((size_t)P * sizeof(int));
+    int *dims = malloc(8 * (size_t)P * sizeof(int)), *nan_ = malloc(2 * (size_t)P * sizeof(int));
+    if (!an || !xn || !sn || !sxn || !dims || !nan_) {
+      free(an), free(xn), free(sn), free(sxn), free(dims), free(nan_);
+      e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+      return e;
+    }
+    // per rank: acc (na, nb), excl, sacc, sexcl dims (na < 0: empty)
+    for (int r = 0; r < P; r++) {
+      const mbsSchurComp *vc = R[r].rk->view.comp;
+      int *d = dims + 8 * r;
+      d[0] = vc->nup, d[1] = vc->nc, d[2] = -1, d[3] = 0, d[4] = vc->nup, d[5] = vc->nc;
+      d[6] = -1, d[7] = 0;
+      int x = mbs_cpaNodeOn(B, MBS_CPA_SCH_MERGE, R[r].b0, 0, -1, -1, -1);
+      mbs_cpaDep(B, R[r].vsys[0], x);
+      mbs_cpaDep(B, R[r].fac_end, x);
+      an[r] = sn[r] = x, xn[r] = sxn[r] = -1;
+    }
+    for (int d = 1; d < P; d *= 2) {
+      int *msgd = nan_, *msgu = nan_ + P;
+      int *od = malloc(4 * (size_t)P * sizeof(int));
+      if (!od) {
+        free(an), free(xn), free(sn), free(sxn), free(dims), free(nan_);
+        e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+        return e;
+      }
+      for (int r = 0; r < P; r++) {
+        msgd[r] = r + d < P ? mbs_cpaMsg(B, MBS_SCHUR_PAIR_DOUBLES * sizeof(double), an[r]) : -1;
+        msgu[r] = r - d >= 0 ? mbs_cpaMsg(B, MBS_SCHUR_PAIR_DOUBLES * sizeof(double), sn[r]) : -1;
+        od[4 * r] = dims[8 * r], od[4 * r + 1] = dims[8 * r + 1];         // acc before the round
+        od[4 * r + 2] = dims[8 * r + 4], od[4 * r + 3] = dims[8 * r + 5]; // sacc
+      }
+      for (int r = 0; r < P; r++) {
+        int *dm = dims + 8 * r;
+        if (r - d >= 0) { // tmp = acc of r - d: excl = tmp . excl, acc = tmp . acc
+          int ta = od[4 * (r - d)], tb = od[4 * (r - d) + 1];
+          long long fx = dm[2] < 0 ? 0 : mbs_flopPairMerge(ta, tb, dm[3]);
+          int x1 = mbs_cpaNodeOn(B, MBS_CPA_SCH_MERGE, R[r].b0, fx, -1, -1, -1);
+          mbs_cpaDep(B, msgd[r - d], x1);
+          mbs_cpaDep(B, xn[r], x1);
+          if (dm[2] < 0)
+            dm[2] = ta, dm[3] = tb;
+          else
+            dm[2] = ta;
+          xn[r] = x1;
+          int x2 = mbs_cpaNodeOn(B, MBS_CPA_SCH_MERGE, R[r].b0, mbs_flopPairMerge(ta, tb, dm[1]),
+                                 -1, -1, -1);
+          mbs_cpaDep(B, msgd[r - d], x2);
+          mbs_cpaDep(B, an[r], x2);
+          dm[0] = ta;
+          an[r] = x2;
+        }
+        if (r + d < P) { // tmp = sacc of r + d: sexcl = sexcl . tmp, sacc = sacc . tmp
+          int ta = od[4 * (r + d) + 2], tb = od[4 * (r + d) + 3];
+          long long fx = dm[6] < 0 ? 0 : mbs_flopPairMerge(dm[6], ta, tb);
+          int x1 = mbs_cpaNodeOn(B, MBS_CPA_SCH_MERGE, R[r].b0, fx, -1, -1, -1);
+          mbs_cpaDep(B, msgu[r + d], x1);
+          mbs_cpaDep(B, sxn[r], x1);
+          if (dm[6] < 0)
+            dm[6] = ta, dm[7] = tb;
+          else
+            dm[7] = tb;
+          sxn[r] = x1;
+          int x2 = mbs_cpaNodeOn(B, MBS_CPA_SCH_MERGE, R[r].b0, mbs_flopPairMerge(dm[4], ta, tb),
+                                 -1, -1, -1);
+          mbs_cpaDep(B, msgu[r + d], x2);
+          mbs_cpaDep(B, sn[r], x2);
+          dm[5] = tb;
+          sn[r] = x2;
+        }
+      }
+      free(od);
+    }
+    for (int r = 0; r < P; r++) { // own system with both sides added, solved
+      const mbsSchurComp *vc = R[r].rk->view.comp;
+      const int *dm = dims + 8 * r;
+      long long f = (dm[2] >= 0 ? mbs_flopSchurAdd(dm[3]) : 0) +
+                    (dm[6] >= 0 ? mbs_flopSchurAdd(dm[6]) : 0) +
+                    (vc->n > 0 ? mbs_flopSchurReduce(0, vc->n) + mbs_flopSchurExpand(0, vc->n) : 0);
+      int sv = mbs_cpaNodeOn(B, MBS_CPA_SCH_SOLVE, R[r].b0, f, -1, -1, -1);
+      mbs_cpaDep(B, R[r].vsys[0], sv);
+      mbs_cpaDep(B, xn[r], sv);
+      mbs_cpaDep(B, sxn[r], sv);
+      mbs_cpaDep(B, R[r].fac_end, sv);
+      R[r].if_end = sv;
+    }
+    free(an), free(xn), free(sn), free(sxn), free(dims), free(nan_);
+  } else if (P > 1) { // component-tree passes (mbsp_schurTree)
+    // leaf to root: ranks from the last (children's components live on higher ranks)
+    int *portsys = malloc(nb * sizeof(int)), *portlam = malloc(nb * sizeof(int));
+    if (!portsys || !portlam) {
+      free(portsys), free(portlam);
+      e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+      return e;
+    }
+    for (int b = 0; b < n; b++) portsys[b] = portlam[b] = -1;
+    for (int r = P - 1; r >= 0; r--) {
+      const mbsSchur *v = &R[r].rk->view;
+      for (int c = v->ncomp - 1; c >= 0; c--) {
+        const mbsSchurComp *cp = v->comp + c;
+        long long f = mbs_flopSchurReduce(cp->nup, cp->nc);
+        int rd = mbs_cpaNodeOn(B, MBS_CPA_SCH_MERGE, R[r].b0, 0, -1, -1, -1);
+        mbs_cpaDep(B, R[r].vsys[c], rd);
+        mbs_cpaDep(B, R[r].fac_end, rd);
+        for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
+          f += mbs_flopSchurAdd(m->body_lamnum[v->port_body[q]]);
+          mbs_cpaDep(B, portsys[v->port_body[q]], rd);
+        }
+        B->flops[rd] = f;
+        B->cost[rd] = (double)f * mbs_cpaFlopTime(o, B->cls);
+        B->class_flops[B->cls] += f;
+        R[r].vsys[c] = rd;
+        if (cp->up)
+          portsys[cp->root] =
+              mbs_cpaMsg(B, (double)(cp->nup * cp->nup + cp->nup) * sizeof(double), rd);
+      }
+    }
+    // root to leaf: the upper ports' lambdas, then the lower ports' to the children
+    for (int r = 0; r < P; r++) {
+      const mbsSchur *v = &R[r].rk->view;
+      int end = mbs_cpaNodeOn(B, MBS_CPA_SCH_SOLVE, R[r].b0, 0, -1, -1, -1);
+      for (int c = 0; c < v->ncomp; c++) {
+        const mbsSchurComp *cp = v->comp + c;
+        int ex = mbs_cpaNodeOn(B, MBS_CPA_SCH_SOLVE, R[r].b0, mbs_flopSchurExpand(cp->nup, cp->nc),
+                               -1, -1, -1);
+        mbs_cpaDep(B, R[r].vsys[c], ex);
+        if (cp->up) mbs_cpaDep(B, portlam[cp->root], ex);
+        for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
+          int l = v->port_body[q];
+          portlam[l] = mbs_cpaMsg(B, (double)m->body_lamnum[l] * sizeof(double), ex);
+          mbs_cpaDep(B, portlam[l], end); // the sends complete before the solve returns
+        }
+        mbs_cpaDep(B, ex, end);
+      }
+      for (int c = 0; c < v->ncomp; c++)
+        if (v->comp[c].up) mbs_cpaDep(B, portlam[v->comp[c].root], end);
+      R[r].if_end = end;
+    }
+    free(portsys), free(portlam);
+  } else {
+    R[0].if_end = R[0].fac_end;
+  }
+  int agree2 = -1;
+  if (P > 1 && !mask) {
+    agree2 = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, 0, -1, -1);
+    B->cost[agree2] = mbs_cpaLog2(P) * (o->latency + 8 / o->bandwidth);
+    B->proc[agree2] = -2;
+    for (int r = 0; r < P; r++) mbs_cpaDep(B, R[r].if_end, agree2);
+  }
+
+  // ---- back-substitution (mbs_schurRankBack -> mbs_schurBack), accelerations to remote children
+  for (int r = 0; r < P; r++) {
+    mbsCpaRank *rr = R + r;
+    mbsSchurRank *rk = rr->rk;
+    if (mask && !mask[r]) continue;
+    int lin = mbs_cpaNodeOn(B, MBS_CPA_SCH_SOLVE, rr->b0, 0, -1, -1, -1);
+    mbs_cpaDep(B, rr->if_end, lin);
+    mbs_cpaDep(B, agree2, lin);
+    for (int k = 0; k < rk->nsc; k++) { // the ports eliminated in the join
+      const mbsSchurSc *sc = rk->sc + k;
+      if (sc->ne == 0) continue;
+      int ex = mbs_cpaNodeOn(B, MBS_CPA_SCH_SOLVE, rr->b0,
+                             mbs_flopSchurExpand(sc->nup + sc->nk, sc->ne), -1, -1, -1);
+      mbs_cpaDep(B, rr->if_end, ex);
+      mbs_cpaDep(B, agree2, ex);
+      mbs_cpaDep(B, rr->fac_end, ex);
+      mbs_cpaDep(B, ex, lin);
+    }
+    for (int t = 0; t < rk->nseg; t++) {
+      mbsSchur *s = rk->seg[t];
+      for (int c = 0; c < s->ncomp; c++) { // the roots' lambdas
+        const mbsSchurComp *cp = s->comp + c;
+        int rt = cp->root, lr = rt - s->s0, nl = m->body_lamnum[rt];
+        if (cp->up) {
+          lam[rt] = lin;
+        } else if (nl > 0 && m->body_parent[rt] < 0 && !s->mode[lr]) {
+          lam[rt] = mbs_cpaNodeOn(B, MBS_CPA_SCH_LAM, rt, mbs_flopSchurLamRoot(nl, s->v_w[lr]), -1,
+                                  -1, -1);
+          mbs_cpaDep(B, lin, lam[rt]);
+        }
+      }
+      for (int c = 0; c < s->ncomp; c++) { // spath: the spike vectors from the port up
+        const mbsSchurComp *cp = s->comp + c;
+        if (!cp->spath) continue;
+        int l = s->port_body[cp->p0];
+        int prev =
+            mbs_cpaNodeOn(B, MBS_CPA_SCH_SPIKEVEC, cp->last,
+                          mbs_flopSpathVec(m->body_lamnum[l], mbs_flopSchurT(m, s, l)), -1, -1, -1);
+        mbs_cpaDep(B, lin, prev);
+        mbs_cpaDep(B, mbs_cpaSeen(B, K->joint, G.joint, l, r), prev);
+        for (int b = cp->last;; b = m->body_parent[b]) {
+          spv[b] = prev;
+          if (b == cp->root) break;
+          int sv =
+              mbs_cpaNodeOn(B, MBS_CPA_SCH_SPIKEVEC, b, mbs_flopSpikeVecBody(m, b), -1, -1, -1);
+          mbs_cpaDep(B, prev, sv);
+          mbs_cpaDep(B, proj[b], sv);
+          prev = sv;
+        }
+      }
+      for (int b = s->s0; b < s->s1; b++) { // top-down
+        int lb = b - s->s0, nl = m->body_lamnum[b], p = m->body_parent[b];
+        if (B->bfirst && B->bfirst[b] > B->blim) continue; // not needed, nor its subtree
+        int accp = p >= s->s0 ? acc[p] : (p < 0 ? -1 : -2);
+        if (s->mode[lb]) {
+          int fn;
+          acc[b] = mbs_cpaAbaFwdBody(B, K, b, accp < -1 ? -1 : accp, s->onpath[lb] ? spv[b] : -1,
+                                     IAw, pAw, proj, homog, &fn);
+          long long fl = mbs_flopSchurLamInertia(nl, s->kind[lb] == 1, mbs_flopSchurT(m, s, b));
+          if (fl > 0 && !homog) {
+            int ln = mbs_cpaNode(B, MBS_CPA_SCH_LAM, b, fl, PH_P3, 2);
+            mbs_cpaDep(B, fn, ln);
+          }
+          continue;
+        }
+        const mbsSchurComp *cp = s->comp + s->body_comp[lb];
+        const int *ch = m->child_list + m->body_childadr[b];
+        int nch = m->body_childnum[b];
+        long long f1 =
+            mbs_flopSchurAcc(nl, s->kind[lb] == 1, mbs_flopSchurT(m, s, b)) - (MBS_FL_MUL6 + 6);
+        for (int k = 0; k < nch; k++) {
+          int l = ch[k];
+          if (l >= s->s1 && m->body_lamnum[l] > 0)
+            f1 += mbs_flopSchurSubWrench(m->body_lamnum[l], 0, mbs_flopSchurT(m, s, l));
+        }
+        int n1 = mbs_cpaNode(B, MBS_CPA_SCH_ACC, b, f1, PH_P3, 2);
+        mbs_cpaDep(B, lam[b], n1);
+        mbs_cpaDep(B, lin, n1);
+        mbs_cpaDep(B, stn[b], n1);
+        int prev = n1;
+        for (int k = nch - 1; k >= 0; k--) {
+          int c = ch[k];
+          if (c >= s->s1) continue;
+          int lc = c - s->s0, ncl = m->body_lamnum[c];
+          if (ncl == 0 || s->mode[lc]) continue;
+          long long fc =
+              mbs_flopSchurSubWrench(ncl, mbs_schurCached(s, c), mbs_flopSchurT(m, s, c));
+          fc += mbs_flopSchurLam(ncl, s->v_w[lc]);
+          int ln = mbs_cpaNode(B, MBS_CPA_SCH_LAM, b, fc, PH_P3, 2);
+          mbs_cpaDep(B, prev, ln);
+          mbs_cpaDep(B, done[c], ln);
+          lam[c] = ln;
+          prev = ln;
+        }
+        int an = mbs_cpaNode(B, MBS_CPA_SCH_ACC, b,
+                             MBS_FL_MUL6 + 6 + (cp->spath && b == cp->root ? 6 : 0), PH_P3, 2);
+        mbs_cpaDep(B, prev, an);
+        if (cp->spath && b == cp->root) mbs_cpaDep(B, spv[b], an);
+        acc[b] = an;
+        if (accp != -2 && m->body_dofnum[b] > 0) {
+          int qn =
+              mbs_cpaNode(B, MBS_CPA_SCH_QDD, b, mbs_flopSchurQdd(m->body_dofnum[b]), PH_P3, 2);
+          mbs_cpaDep(B, an, qn);
+          mbs_cpaDep(B, accp, qn);
+        }
+      }
+    }
+    // roots whose parent is in another segment of this rank
+    for (int k = 0; k < rk->nsc; k++) {
+      int rt = rk->sc[k].root, p = m->body_parent[rt];
+      if (B->bfirst && B->bfirst[rt] > B->blim) continue;
+      if (p >= rr->b0 && rk->sc[k].parent_sc >= 0 && m->body_dofnum[rt] > 0) {
+        int qn =
+            mbs_cpaNode(B, MBS_CPA_SCH_QDD, rt, mbs_flopSchurQdd(m->body_dofnum[rt]), PH_P3, 2);
+        mbs_cpaDep(B, acc[rt], qn);
+        mbs_cpaDep(B, acc[p], qn);
+      }
+    }
+  }
+  // the parents' accelerations to the remote children's ranks, their qdd; deferred ghost poses
+  for (int r = 0; P > 1 && !mask && r < P; r++) {
+    const mbsSchur *v = &R[r].rk->view;
+    for (int c = 0; c < v->ncomp; c++) {
+      int rt = v->comp[c].root, p = m->body_parent[rt];
+      if (p < 0 || p >= R[r].b0) continue;
+      int msg = mbs_cpaMsg(B, 6 * sizeof(double), acc[p]);
+      if (m->body_dofnum[rt] > 0) {
+        int qn =
+            mbs_cpaNode(B, MBS_CPA_SCH_QDD, rt, mbs_flopSchurQdd(m->body_dofnum[rt]), PH_P3, 2);
+        mbs_cpaDep(B, acc[rt], qn);
+        mbs_cpaDep(B, msg, qn);
+      }
+    }
+  }
+  return e;
+}
+
+// a loop model: schur's own kinematics, then the loop evaluation's m + 2 schur solves
+mbsErr mbs_cpaSchurLoops(mbsCpaB *B, mbsCpaKin *K) {
+  mbsCpaSch X;
+  mbsErr e = mbs_cpaSchBegin(B, K, &X);
+  B->sch = &X;
+  B->cls = MBS_CPA_CLASS_DYN;
+  if (!e) e = mbs_cpaLoops(B, K, MBS_CPA_GRAPH_SCHUR);
+  B->sch = NULL;
+  mbs_cpaSchFree(&X);
+  return e;
+}
+
+mbsErr mbs_cpaSchurGraph(mbsCpaB *B, mbsCpaKin *K) {
+  mbsCpaSch X;
+  mbsErr e = mbs_cpaSchBegin(B, K, &X);
+  if (!e) e = mbs_cpaSchSolve(B, K, &X, 0, 0);
+  if (!e && X.defer) mbs_cpaSchPoses(B, &X);
+  mbs_cpaSchFree(&X);
+  return e;
+}
