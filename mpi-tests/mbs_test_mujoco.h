@@ -14,7 +14,7 @@
 #include <string.h>
 
 // symmetric 3x3 A = V diag(ev) V^T by cyclic Jacobi rotations (to roundoff), det V = +1
-static void mbs_tmjEig3(const double *Ain, double *ev, double *V) {
+static inline void mbs_tmjEig3(const double *Ain, double *ev, double *V) {
   double A[9];
   memcpy(A, Ain, sizeof A);
   for (int k = 0; k < 9; k++) V[k] = k % 4 == 0;
@@ -49,26 +49,26 @@ static void mbs_tmjEig3(const double *Ain, double *ev, double *V) {
 }
 
 // URDF roll, pitch, yaw <-> R = Rz(y) Ry(p) Rx(r)
-static void mbs_tmjRpyMat(const double *rpy, double *R) {
+static inline void mbs_tmjRpyMat(const double *rpy, double *R) {
   double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
   double cy = cos(rpy[2]), sy = sin(rpy[2]);
   R[0] = cy * cp, R[1] = cy * sp * sr - sy * cr, R[2] = cy * sp * cr + sy * sr;
   R[3] = sy * cp, R[4] = sy * sp * sr + cy * cr, R[5] = sy * sp * cr - cy * sr;
   R[6] = -sp, R[7] = cp * sr, R[8] = cp * cr;
 }
-static void mbs_tmjMatRpy(const double *R, double *rpy) {
+static inline void mbs_tmjMatRpy(const double *R, double *rpy) {
   rpy[1] = asin(fmax(-1, fmin(1, -R[6])));
   rpy[0] = atan2(R[7], R[8]);
   rpy[2] = atan2(R[3], R[0]);
 }
 
-static double mbs_tmjAttr(xmlNode *n, const char *name) {
+static inline double mbs_tmjAttr(xmlNode *n, const char *name) {
   xmlChar *a = xmlGetProp(n, (const xmlChar *)name);
   double v = a ? strtod((const char *)a, NULL) : 0;
   xmlFree(a);
   return v;
 }
-static void mbs_tmjAttr3(xmlNode *n, const char *name, double *v) {
+static inline void mbs_tmjAttr3(xmlNode *n, const char *name, double *v) {
   xmlChar *a = xmlGetProp(n, (const xmlChar *)name);
   const char *p = (const char *)a;
   for (int k = 0; k < 3; k++) {
@@ -78,14 +78,14 @@ static void mbs_tmjAttr3(xmlNode *n, const char *name, double *v) {
   }
   xmlFree(a);
 }
-static xmlNode *mbs_tmjChild(xmlNode *n, const char *name) {
+static inline xmlNode *mbs_tmjChild(xmlNode *n, const char *name) {
   for (xmlNode *c = n->children; c; c = c->next)
     if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, name)) return c;
   return NULL;
 }
 
 // an <inertial> rewritten in its principal axes: diagonal tensor, rpy of R_in V
-static void mbs_tmjPrincipal(xmlNode *in) {
+static inline void mbs_tmjPrincipal(xmlNode *in) {
   xmlNode *o = mbs_tmjChild(in, "origin"), *I = mbs_tmjChild(in, "inertia");
   if (!I) return;
   double rpy[3] = {0, 0, 0}, Rin[9], A[9], ev[3], V[9], R[9], nrpy[3];
@@ -113,7 +113,7 @@ static void mbs_tmjPrincipal(xmlNode *in) {
 /// Write URDF \p text to \p path for MuJoCo: every inertial in its principal axes, everything
 /// else as it is; a <mujoco><compiler fusestatic="false" inertiafromgeom="false"
 /// balanceinertia="false"/></mujoco> added when the file has no <mujoco> element. 0 or -1.
-static int mbs_testMujocoFile(const char *text, size_t len, const char *path) {
+static inline int mbs_testMujocoFile(const char *text, size_t len, const char *path) {
   xmlDoc *doc = xmlReadMemory(text, (int)len, "robot.urdf", NULL, XML_PARSE_NONET);
   if (!doc) return -1;
   xmlNode *robot = xmlDocGetRootElement(doc);

@@ -25,6 +25,7 @@
 #include <mujoco/mujoco.h>
 #include <unistd.h>
 #include "mbs_test.h"
+#include "mbs_test_mujoco.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_poses.h"
 #include "spatial.h"
@@ -125,103 +126,6 @@ static char *randomUrdf(unsigned long long seed, int n, int base) {
 
 // ---------------------------------------------------------------- MuJoCo side
 
-// symmetric 3x3 A = V diag(ev) V^T by cyclic Jacobi rotations (to roundoff), det V = +1
-static void eigSym3(const double *Ain, double *ev, double *V) {
-  double A[9];
-  memcpy(A, Ain, sizeof A);
-  mbsu_eye3(V);
-  for (int sweep = 0; sweep < 60; sweep++) {
-    double off = fabs(A[1]) + fabs(A[2]) + fabs(A[5]);
-    if (off <= 1e-300) break;
-    for (int p = 0; p < 2; p++)
-      for (int q = p + 1; q < 3; q++) {
-        double apq = A[3 * p + q];
-        if (apq == 0) continue;
-        double th = 0.5 * (A[3 * q + q] - A[3 * p + p]) / apq;
-        double t = (th >= 0 ? 1 : -1) / (fabs(th) + sqrt(th * th + 1));
-        double c = 1 / sqrt(t * t + 1), s = t * c;
-        for (int k = 0; k < 3; k++) { // A <- J^T A J, V <- V J
-          double akp = A[3 * k + p], akq = A[3 * k + q];
-          A[3 * k + p] = c * akp - s * akq, A[3 * k + q] = s * akp + c * akq;
-        }
-        for (int k = 0; k < 3; k++) {
-          double apk = A[3 * p + k], aqk = A[3 * q + k];
-          A[3 * p + k] = c * apk - s * aqk, A[3 * q + k] = s * apk + c * aqk;
-        }
-        for (int k = 0; k < 3; k++) {
-          double vkp = V[3 * k + p], vkq = V[3 * k + q];
-          V[3 * k + p] = c * vkp - s * vkq, V[3 * k + q] = s * vkp + c * vkq;
-        }
-      }
-  }
-  for (int k = 0; k < 3; k++) ev[k] = A[4 * k];
-  double det = V[0] * (V[4] * V[8] - V[5] * V[7]) - V[1] * (V[3] * V[8] - V[5] * V[6]) +
-               V[2] * (V[3] * V[7] - V[4] * V[6]);
-  if (det < 0)
-    for (int k = 0; k < 3; k++) V[3 * k + 2] = -V[3 * k + 2];
-}
-
-static void rpyMat(const double *rpy, double *R) { // Rz(y) Ry(p) Rx(r)
-  double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
-  double cy = cos(rpy[2]), sy = sin(rpy[2]);
-  R[0] = cy * cp, R[1] = cy * sp * sr - sy * cr, R[2] = cy * sp * cr + sy * sr;
-  R[3] = sy * cp, R[4] = sy * sp * sr + cy * cr, R[5] = sy * sp * cr - cy * sr;
-  R[6] = -sp, R[7] = cp * sr, R[8] = cp * cr;
-}
-
-static void matRpy(const double *R, double *rpy) {
-  rpy[1] = asin(fmax(-1, fmin(1, -R[6])));
-  rpy[0] = atan2(R[7], R[8]);
-  rpy[2] = atan2(R[3], R[0]);
-}
-
-static double attrNum(xmlNode *n, const char *name) {
-  xmlChar *a = xmlGetProp(n, (const xmlChar *)name);
-  double v = a ? strtod((const char *)a, NULL) : 0;
-  xmlFree(a);
-  return v;
-}
-
-static void attrNums(xmlNode *n, const char *name, double *v) {
-  xmlChar *a = xmlGetProp(n, (const xmlChar *)name);
-  const char *p = (const char *)a;
-  for (int k = 0; k < 3; k++) {
-    char *end;
-    v[k] = p ? strtod(p, &end) : 0;
-    if (p) p = end;
-  }
-  xmlFree(a);
-}
-
-static xmlNode *childNamed(xmlNode *n, const char *name) {
-  for (xmlNode *c = n->children; c; c = c->next)
-    if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, name)) return c;
-  return NULL;
-}
-
-// an <inertial> rewritten in its principal axes: diagonal tensor, rpy of R_in V
-static void principal(xmlNode *in) {
-  xmlNode *o = childNamed(in, "origin"), *I = childNamed(in, "inertia");
-  if (!I) return;
-  double rpy[3] = {0, 0, 0}, Rin[9], A[9], ev[3], V[9], R[9], nrpy[3];
-  if (o) attrNums(o, "rpy", rpy);
-  rpyMat(rpy, Rin);
-  A[0] = attrNum(I, "ixx"), A[4] = attrNum(I, "iyy"), A[8] = attrNum(I, "izz");
-  A[1] = A[3] = attrNum(I, "ixy"), A[2] = A[6] = attrNum(I, "ixz"), A[5] = A[7] = attrNum(I, "iyz");
-  eigSym3(A, ev, V);
-  mbsu_mulMat3(Rin, V, R);
-  matRpy(R, nrpy);
-  char buf[128];
-  if (!o) o = xmlNewChild(in, NULL, (const xmlChar *)"origin", NULL);
-  snprintf(buf, sizeof buf, "%.17g %.17g %.17g", nrpy[0], nrpy[1], nrpy[2]);
-  xmlSetProp(o, (const xmlChar *)"rpy", (const xmlChar *)buf);
-  static const char *const names[6] = {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"};
-  for (int k = 0; k < 6; k++) {
-    snprintf(buf, sizeof buf, "%.17g", k < 3 ? ev[k] : 0.0);
-    xmlSetProp(I, (const xmlChar *)names[k], (const xmlChar *)buf);
-  }
-}
-
 // the URDF for MuJoCo: geometry, transmissions and gazebo tags dropped (meshes are not there),
 // a <mujoco><compiler/> that keeps bodies and inertias as they are; \p principal_axes: every
 // inertial in its principal axes
@@ -239,8 +143,8 @@ static int writeForMujoco(const char *text, size_t len, const char *path, int pr
       continue;
     }
     if (n->type != XML_ELEMENT_NODE || strcmp((const char *)n->name, "link")) continue;
-    xmlNode *in = childNamed(n, "inertial");
-    if (in && principal_axes) principal(in);
+    xmlNode *in = mbs_tmjChild(n, "inertial");
+    if (in && principal_axes) mbs_tmjPrincipal(in);
     for (xmlNode *c = n->children, *cn; c; c = cn) {
       cn = c->next;
       if (c->type == XML_ELEMENT_NODE && (!strcmp((const char *)c->name, "visual") ||

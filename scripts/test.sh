@@ -4,7 +4,8 @@
 #
 #   scripts/test.sh [--all] [CTEST ARGS...]     e.g. scripts/test.sh -L unit
 #
-# Runs every registered test except those labelled `slow` (--all includes them), in parallel
+# Runs every registered test except those labelled `slow` or `pending` (known failures of work
+# in progress, named in their cmake file; --all includes both), in parallel
 # within the cpus (each test declares its PROCESSORS), with --output-on-failure; that includes
 # the 1-minute fuzz smoke (label fuzz, scripts/fuzz.sh --smoke). Without CTEST ARGS it first runs
 # the unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh, its
@@ -17,7 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bdir=${MBS_BUILD_DIR:-$root/build}
 
-lexcl=slow
+lexcl="slow|pending"
 if [ "${1:-}" = "--all" ]; then
   lexcl=""
   shift
