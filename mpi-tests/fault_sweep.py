@@ -76,7 +76,8 @@ def parse_args():
     ap.add_argument("--plan-only", action="store_true", help="dry runs only: count the points")
     ap.add_argument("--more", action="store_true",
                     help="also the scenarios of the other code paths: solver.method = jcg on the "
-                         "chain, and the six-bar (closed loops, a spring-damper) with schur")
+                         "chain, the six-bar (closed loops, a spring-damper) with schur, and the "
+                         "URDF arm (configs/urdf_arm.cfg) in run and accel")
     ap.add_argument("--all-methods", action="store_true",
                     help="with --more: also chebyshev, jacobi, gs, sor, petsc, direct (one rank) "
                          "in accel and static, euler and dp5 in run")
@@ -113,6 +114,7 @@ signal.signal(signal.SIGINT, on_term)
 MBSPAR = os.path.abspath(A.mbspar)
 CHAIN = os.path.join(os.path.abspath(A.configs), "chain.cfg")
 SIXBAR = os.path.join(os.path.abspath(A.configs), "sixbar.cfg")
+URDF = os.path.join(os.path.abspath(A.configs), "urdf_arm.cfg")  # configs/arm.urdf (libxml2)
 TMP = tempfile.mkdtemp(prefix="mbs_fault_%s_np%d." % (A.verb, A.np))
 if A.ranks == "all":
     RANKS = list(range(A.np))
@@ -402,6 +404,11 @@ def scenarios(verb):
                                      "--set", "output.every=1", "--set",
                                      "output.checkpoint_every=2", "--set", "solver.method=schur"],
              run_prepare_fresh, run_check_fresh),
+            ("run urdf", lambda d: ["run", URDF, "--out", d, "--quiet", "--set",
+                                    "integrator.t_end=0.004", "--set", "integrator.dt=0.001",
+                                    "--set", "output.every=1", "--set",
+                                    "output.checkpoint_every=2"],
+             run_prepare_fresh, run_check_fresh),
         ] if A.more else [])
     jt = os.path.join(TMP, "json_target.json")
     files = {"accel": ["accel.json"], "static": ["static.json", "static_ke.csv"],
@@ -432,6 +439,10 @@ def scenarios(verb):
                     (["--set", "static.max_iter=1000"] if verb == "static" else []) +  # (converged
                     ["--set", "solver.method=schur"],  # at 516: no warning besides the fault's line)
                     sentinel_prepare(files), sentinel_check(files, verb + ".json")))
+        if verb == "accel":  # the URDF reader and the robot's model build (configs/arm.urdf)
+            out.append(("accel urdf",
+                        lambda d: ["accel", URDF, "--out", d, "--force", "--json", jt, "--quiet"],
+                        sentinel_prepare(files), sentinel_check(files, "accel.json")))
     return out
 
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Fuzz the config and checkpoint readers with libFuzzer (clang, ASan + UBSan): fuzz/.
+# Fuzz the config, URDF and checkpoint readers with libFuzzer (clang, ASan + UBSan): fuzz/.
 #
-#   scripts/fuzz.sh [--smoke] [--target config|checkpoint|all] [--runs N] [--time SEC]
+#   scripts/fuzz.sh [--smoke] [--target config|urdf|checkpoint|all] [--runs N] [--time SEC]
 #                   [--build-dir DIR] [--work DIR] [--no-setup] [--nice N]
 #
-#   --target T     which target(s) to run (default all: config, then checkpoint)
+#   --target T     which target(s) to run (default all: config, urdf, then checkpoint)
 #   --runs N       stop each target after N executions (default: no limit)
 #   --time SEC     stop each target after SEC seconds (default 60)
-#   --smoke        the CI smoke: --time 30 per target from the seed corpus only (nothing kept),
+#   --smoke        the CI smoke: --time 15 per target from the seed corpus only (nothing kept),
 #                  fixed seed; any crash, leak, timeout or broken promise fails
 #   --build-dir D  where the targets are built (default build-fuzz/, MBS_FUZZ_BUILD_DIR)
 #   --work DIR     corpus and findings (default D/work): DIR/corpus/TARGET grows across runs,
@@ -19,7 +19,9 @@
 # become "#set K=V" override lines, see fuzz/fuzz_config.c), fuzz/ckpt_model.cfg and the inputs
 # of earlier findings in fuzz/corpus/config/; for the checkpoint target fuzz/corpus/checkpoint/
 # plus, when build/mbspar (or $MBS_MBSPAR) exists, fresh checkpoints written by
-# `mbspar run fuzz/ckpt_model.cfg`.
+# `mbspar run fuzz/ckpt_model.cfg`. For the URDF target: configs/*.urdf, the real robots of
+# mpi-tests/robots/, the URDF cases of the bad-input corpora and fuzz/corpus/urdf/, with the
+# dictionary fuzz/urdf.dict (XML tags and attributes of URDF).
 #
 # Each target runs on one core. The report gives executions, time, exec/s, edge coverage
 # ("cov", libFuzzer's count of instrumented edges reached) and findings; a finding is printed
@@ -28,7 +30,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bdir=${MBS_FUZZ_BUILD_DIR:-$root/build-fuzz}
 work=""
-targets=(config checkpoint)
+targets=(config urdf checkpoint)
 runs=""
 tsec=60
 smoke=0
@@ -37,13 +39,13 @@ niceness=19
 
 while [ $# -gt 0 ]; do
   case "$1" in
-  --smoke) smoke=1 tsec=30 ;;
+  --smoke) smoke=1 tsec=15 ;;
   --target)
     case "${2:-}" in
-    all) targets=(config checkpoint) ;;
-    config | checkpoint) targets=("$2") ;;
+    all) targets=(config urdf checkpoint) ;;
+    config | urdf | checkpoint) targets=("$2") ;;
     *)
-      echo "fuzz.sh: --target config|checkpoint|all" >&2
+      echo "fuzz.sh: --target config|urdf|checkpoint|all" >&2
       exit 2
       ;;
     esac
@@ -56,7 +58,7 @@ while [ $# -gt 0 ]; do
   --no-setup) setup=0 ;;
   --nice) niceness=$2 && shift ;;
   -h | --help)
-    sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *)
@@ -92,7 +94,7 @@ cmake --build "$bdir" -j "${MBS_FUZZ_BUILD_JOBS:-$(nproc)}" >"$bdir/build.log" 2
 # seed corpora: generated into the work directory (the sources stay untouched)
 seeds=$work/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds/config" "$seeds/checkpoint" "$work/findings"
+mkdir -p "$seeds/config" "$seeds/urdf" "$seeds/checkpoint" "$work/findings"
 for f in "$root"/configs/*.cfg "$root"/fuzz/ckpt_model.cfg; do
   cp "$f" "$seeds/config/$(basename "$f")"
 done
@@ -101,8 +103,12 @@ for f in "$root"/mpi-tests/bad/*.cfg; do
   sets=$(sed -n 's/^# args: //p' "$f" | head -n 1 | tr ' ' '\n' | awk 'p {print "#set " $0} {p = ($0 == "--set")}')
   { [ -z "$sets" ] || echo "$sets"; cat "$f"; } >"$seeds/config/bad_$(basename "$f")"
 done
+for f in "$root"/configs/*.urdf "$root"/mpi-tests/robots/*.urdf "$root"/mpi-tests/bad*/*.urdf; do
+  [ -f "$f" ] && cp "$f" "$seeds/urdf/$(basename "$(dirname "$f")")_$(basename "$f")"
+done
 # the inputs of earlier findings (regressions), kept in the repository
 cp "$root"/fuzz/corpus/config/* "$seeds/config/"
+[ ! -d "$root/fuzz/corpus/urdf" ] || cp "$root"/fuzz/corpus/urdf/* "$seeds/urdf/"
 cp "$root"/fuzz/corpus/checkpoint/* "$seeds/checkpoint/"
 mbspar=${MBS_MBSPAR:-$root/build/mbspar}
 if [ -x "$mbspar" ]; then
@@ -134,8 +140,10 @@ for t in "${targets[@]}"; do
   fi
   mkdir -p "$corpus"
   maxlen=65536
+  dict=()
   [ "$t" = checkpoint ] && maxlen=16384
-  args=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len="$maxlen"
+  [ "$t" = urdf ] && dict=(-dict="$root/fuzz/urdf.dict")
+  args=("${dict[@]}" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len="$maxlen"
     -print_final_stats=1 -artifact_prefix="$work/findings/$t-" -max_total_time="$tsec")
   [ -z "$runs" ] || args+=(-runs="$runs")
   [ "$smoke" = 0 ] || args+=(-seed=1)

@@ -2123,6 +2123,11 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
     }
   }
   mbs_tipFree(&tips);
+  if (!e && m->nbody_g == 0 && c->urdf) // (found by fuzz_urdf: the message named the config)
+    e = mbs_errSet(MBS_ERR_INPUT,
+                   "%s:1: the robot has no body to simulate (its root link is the ground and every "
+                   "other link is massless on a fixed joint, or there is none)",
+                   c->urdf_path);
   if (!e && m->nbody_g == 0)
     e = mbs_cfgFail(c, model, "empty model: the model has no bodies (give bodies, chain or tree)");
   // cut joints and spring-dampers, after every body (they name bodies anywhere in the file);
