@@ -15,11 +15,14 @@
 
 // the dense system under assembly
 typedef struct {
-  int n;      // order: np + nrow
+  int n;      // order of the tree system: np + nrt
   int np;     // natural coordinates
+  int nrt;    // tree constraint rows (rigid bodies, tree joints); loop rows follow them
   int row;    // next constraint row (counted from 0)
-  double *A;  // n x n, row-major
-  double *b;  // n
+  double *A;  // n x n, row-major: [M Gᵀ; G 0] of the tree
+  double *b;  // n: [f; γ] of the tree
+  double *L;  // (nl x np) the loop rows' G, row-major
+  double *gl; // (nl) their γ
   double *p;  // (np) natural coordinates of the current state
   double *pd; // (np) their rates
 } mbsNat;
@@ -48,10 +51,23 @@ static void mbs_natLocal(const double e[9], const double x[3], double v[3]) {
   for (int k = 0; k < 3; k++) v[k] = e[3 * k] * x[0] + e[3 * k + 1] * x[1] + e[3 * k + 2] * x[2];
 }
 
-// constraint row r of the matrix: the G block (row np + r) and its transpose (column np + r)
+// constraint row r of the matrix: the G block (row np + r) and its transpose (column np + r);
+// loop rows (r >= nrt) go to L
 static void mbs_natG(mbsNat *s, int r, int col, double v) {
+  if (r >= s->nrt) {
+    s->L[(size_t)(r - s->nrt) * (size_t)s->np + (size_t)col] += v;
+    return;
+  }
   s->A[(size_t)(s->np + r) * (size_t)s->n + (size_t)col] += v;
   s->A[(size_t)col * (size_t)s->n + (size_t)(s->np + r)] += v;
+}
+
+// γ of constraint row r
+static void mbs_natGamma(mbsNat *s, int r, double v) {
+  if (r >= s->nrt)
+    s->gl[r - s->nrt] = v;
+  else
+    s->b[s->np + r] = v;
 }
 
 // point coincidence: C_rc p_c - C_rp p_p = 0 (3 rows; linear, γ = 0)
@@ -66,7 +82,7 @@ static void mbs_natPoint(mbsNat *s, int pb, const double rp[3], int cb, const do
       mbs_natG(s, r, 12 * pb + i, -1);
       for (int k = 0; k < 3; k++) mbs_natG(s, r, 12 * pb + 3 + 3 * k + i, -rp[k]);
     }
-    s->b[s->np + r] = 0;
+    mbs_natGamma(s, r, 0);
   }
   s->row += 3;
 }
@@ -85,28 +101,33 @@ static void mbs_natDot(mbsNat *s, int pb, const double h[3], int cb, const doubl
       if (pb >= 0) mbs_natG(s, r, 12 * pb + 3 + 3 * k + i, h[k] * dw[i]);
       if (cb >= 0) mbs_natG(s, r, 12 * cb + 3 + 3 * k + i, d[k] * hw[i]);
     }
-  s->b[s->np + r] = -2 * mbsu_dot3(hd, dd);
+  mbs_natGamma(s, r, -2 * mbsu_dot3(hd, dd));
   s->row++;
 }
 
-// (o_c - C_a p_p) . (C'_h p_p) = 0 at a state where o_c = C_a p_p: the child origin slides
-// perpendicular to the parent-fixed vector h (1 row; γ = -2 ṙ . ḣ with r = o_c - C_a p_p)
-static void mbs_natSlide(mbsNat *s, int pb, const double a[3], const double h[3], int cb) {
+// (C_c p_c - C_a p_p) . (C'_h p_p) = 0 at a state where C_c p_c = C_a p_p: the child point c
+// slides perpendicular to the parent-fixed vector h (1 row; γ = -2 ṙ . ḣ with
+// r = C_c p_c - C_a p_p)
+static void mbs_natSlide(mbsNat *s, int pb, const double a[3], const double h[3], int cb,
+                         const double c[3]) {
   double op[3], ep[9], opd[3], epd[9], oc[3], ec[9], ocd[3], ecd[9];
   mbs_natBody(s, pb, op, ep, opd, epd);
   mbs_natBody(s, cb, oc, ec, ocd, ecd);
-  double hw[3], hd[3], ad[3], rd[3];
-  mbs_natVec(ep, h, hw), mbs_natVec(epd, h, hd), mbs_natVec(epd, a, ad);
-  for (int i = 0; i < 3; i++) rd[i] = ocd[i] - opd[i] - ad[i];
+  double hw[3], hd[3], ad[3], cd[3], rd[3];
+  mbs_natVec(ep, h, hw), mbs_natVec(epd, h, hd), mbs_natVec(epd, a, ad), mbs_natVec(ecd, c, cd);
+  for (int i = 0; i < 3; i++) rd[i] = ocd[i] + cd[i] - opd[i] - ad[i];
   int r = s->row;
   for (int i = 0; i < 3; i++) {
-    if (cb >= 0) mbs_natG(s, r, 12 * cb + i, hw[i]);
+    if (cb >= 0) {
+      mbs_natG(s, r, 12 * cb + i, hw[i]);
+      for (int k = 0; k < 3; k++) mbs_natG(s, r, 12 * cb + 3 + 3 * k + i, c[k] * hw[i]);
+    }
     if (pb >= 0) {
       mbs_natG(s, r, 12 * pb + i, -hw[i]);
       for (int k = 0; k < 3; k++) mbs_natG(s, r, 12 * pb + 3 + 3 * k + i, -a[k] * hw[i]);
     }
   }
-  s->b[s->np + r] = -2 * mbsu_dot3(rd, hd);
+  mbs_natGamma(s, r, -2 * mbsu_dot3(rd, hd));
   s->row++;
 }
 
@@ -128,38 +149,90 @@ static void mbs_natWrench(mbsNat *s, int b, const double x[3], const double n[3]
   }
 }
 
-// dense LU with partial pivoting, in place; solves A x = b (b overwritten by x)
-static int mbs_natSolve(double *A, double *b, int n) {
+// dense LU with partial pivoting, in place (A = P L U, piv the row swaps); -1 if singular
+static int mbs_natFactor(double *A, int *piv, int n) {
   double amax = 0;
   for (size_t i = 0; i < (size_t)n * (size_t)n; i++) amax = fmax(amax, fabs(A[i]));
   for (int k = 0; k < n; k++) {
-    int piv = k;
+    int pk = k;
     for (int i = k + 1; i < n; i++)
-      if (fabs(A[(size_t)i * n + k]) > fabs(A[(size_t)piv * n + k])) piv = i;
-    if (!(fabs(A[(size_t)piv * n + k]) > 1e-14 * amax)) return -1;
-    if (piv != k) {
+      if (fabs(A[(size_t)i * n + k]) > fabs(A[(size_t)pk * n + k])) pk = i;
+    if (!(fabs(A[(size_t)pk * n + k]) > 1e-14 * amax)) return -1;
+    piv[k] = pk;
+    if (pk != k)
       for (int j = 0; j < n; j++) {
         double t = A[(size_t)k * n + j];
-        A[(size_t)k * n + j] = A[(size_t)piv * n + j], A[(size_t)piv * n + j] = t;
+        A[(size_t)k * n + j] = A[(size_t)pk * n + j], A[(size_t)pk * n + j] = t;
       }
-      double t = b[k];
-      b[k] = b[piv], b[piv] = t;
-    }
     double inv = 1 / A[(size_t)k * n + k];
     for (int i = k + 1; i < n; i++) {
       double l = A[(size_t)i * n + k] * inv;
-      if (l == 0) continue;
       A[(size_t)i * n + k] = l;
+      if (l == 0) continue;
       for (int j = k + 1; j < n; j++) A[(size_t)i * n + j] -= l * A[(size_t)k * n + j];
-      b[i] -= l * b[k];
     }
   }
-  for (int i = n - 1; i >= 0; i--) {
-    double x = b[i];
-    for (int j = i + 1; j < n; j++) x -= A[(size_t)i * n + j] * b[j];
-    b[i] = x / A[(size_t)i * n + i];
-  }
   return 0;
+}
+
+// x <- A^{-1} x with the factors of mbs_natFactor
+static void mbs_natSolve(const double *A, const int *piv, int n, double *x) {
+  for (int k = 0; k < n; k++) // the row swaps (whole rows were swapped: P A = L U)
+    if (piv[k] != k) {
+      double t = x[k];
+      x[k] = x[piv[k]], x[piv[k]] = t;
+    }
+  for (int k = 0; k < n; k++)
+    for (int i = k + 1; i < n; i++) x[i] -= A[(size_t)i * n + k] * x[k];
+  for (int i = n - 1; i >= 0; i--) {
+    double v = x[i];
+    for (int j = i + 1; j < n; j++) v -= A[(size_t)i * n + j] * x[j];
+    x[i] = v / A[(size_t)i * n + i];
+  }
+}
+
+// S y = r for the symmetric positive semidefinite S (k x k, destroyed) by Cholesky with diagonal
+// pivoting: a pivot below tol times the largest diagonal drops its row (y = 0 there: constraint
+// partitioning, seed 004 §8); returns the rank
+static int mbs_natPivChol(double *S, int k, double tol, double *r, double *y) {
+  int *perm = malloc(sizeof(int) * (size_t)(k + 1)), rank = 0;
+  if (!perm) return -1;
+  double dmax = 0;
+  for (int i = 0; i < k; i++) perm[i] = i, dmax = fmax(dmax, S[(size_t)i * k + i]);
+  for (; rank < k; rank++) {
+    int j = rank; // the largest remaining diagonal
+    for (int i = rank + 1; i < k; i++)
+      if (S[(size_t)perm[i] * k + perm[i]] > S[(size_t)perm[j] * k + perm[j]]) j = i;
+    double d = S[(size_t)perm[j] * k + perm[j]];
+    if (!(d > tol * dmax) || !(d > 0)) break;
+    int t = perm[rank];
+    perm[rank] = perm[j], perm[j] = t;
+    int pr = perm[rank];
+    d = sqrt(d);
+    for (int i = rank; i < k; i++) S[(size_t)perm[i] * k + pr] /= d; // column pr of L
+    for (int i = rank + 1; i < k; i++) {
+      int pi = perm[i];
+      for (int l = rank + 1; l <= i; l++) {
+        int pl = perm[l];
+        S[(size_t)pi * k + pl] -= S[(size_t)pi * k + pr] * S[(size_t)pl * k + pr];
+        if (l != i) S[(size_t)pl * k + pi] = S[(size_t)pi * k + pl];
+      }
+    }
+  }
+  // forward and back substitution on the kept rows (L stored below the diagonal, by perm)
+  for (int i = 0; i < k; i++) y[i] = 0;
+  for (int i = 0; i < rank; i++) {
+    double v = r[perm[i]];
+    for (int l = 0; l < i; l++) v -= S[(size_t)perm[i] * k + perm[l]] * y[perm[l]];
+    y[perm[i]] = v / S[(size_t)perm[i] * k + perm[i]];
+  }
+  for (int i = rank - 1; i >= 0; i--) {
+    double v = y[perm[i]];
+    for (int l = i + 1; l < rank; l++) v -= S[(size_t)perm[l] * k + perm[i]] * y[perm[l]];
+    y[perm[i]] = v / S[(size_t)perm[i] * k + perm[i]];
+  }
+  free(perm);
+  return rank;
 }
 
 // the joint constraints of body c on its parent (docs/natural.md 3): every vector and point they
@@ -211,7 +284,7 @@ static void mbs_natJoint(const mbsModel *m, const mbsWork *w, mbsNat *s, int c) 
     MBS_NAT_INPARENT(h2, h2p);
     mbs_natDot(s, pb, h1p, c, u), mbs_natDot(s, pb, h2p, c, u);
     if (t == MBS_JNT_PRISMATIC) mbs_natDot(s, pb, h1p, c, h2); // no turn about u
-    mbs_natSlide(s, pb, a, h1p, c), mbs_natSlide(s, pb, a, h2p, c);
+    mbs_natSlide(s, pb, a, h1p, c, zero), mbs_natSlide(s, pb, a, h2p, c, zero);
     break;
   case MBS_JNT_FIXED:
   default: {
@@ -227,19 +300,72 @@ static void mbs_natJoint(const mbsModel *m, const mbsWork *w, mbsNat *s, int c) 
 #undef MBS_NAT_INPARENT
 }
 
+// the closure rows of cut joint k between the frames F1 (body 1) and F2 (body 2) (docs/natural.md
+// 3.2): body 1 plays the parent, body 2 the child; axes are the frames' columns (z the joint axis)
+static void mbs_natLoop(const mbsModel *m, mbsNat *s, int k) {
+  int b1 = m->loop_body[2 * k], b2 = m->loop_body[2 * k + 1], t = m->loop_type[k];
+  const double *F1 = m->loop_frame + 24 * k, *F2 = F1 + 12;
+  double x1[3], y1[3], z1[3], y2[3], z2[3];
+  for (int i = 0; i < 3; i++) {
+    x1[i] = F1[3 + 3 * i], y1[i] = F1[3 + 3 * i + 1], z1[i] = F1[3 + 3 * i + 2];
+    y2[i] = F2[3 + 3 * i + 1], z2[i] = F2[3 + 3 * i + 2];
+  }
+  // frame 2's origin seen from body 1 at this state (the slides' parent point)
+  double o1[3], e1[9], od1[3], ed1[9], o2[3], e2[9], od2[3], ed2[9], c2[3], d[3], a1[3];
+  mbs_natBody(s, b1, o1, e1, od1, ed1);
+  mbs_natBody(s, b2, o2, e2, od2, ed2);
+  mbs_natVec(e2, F2, c2);
+  for (int i = 0; i < 3; i++) d[i] = o2[i] + c2[i] - o1[i];
+  mbs_natLocal(e1, d, a1);
+  switch (t) {
+  case MBS_JNT_SPHERICAL:
+    mbs_natPoint(s, b1, F1, b2, F2);
+    break;
+  case MBS_JNT_REVOLUTE:
+    mbs_natPoint(s, b1, F1, b2, F2);
+    mbs_natDot(s, b1, x1, b2, z2), mbs_natDot(s, b1, y1, b2, z2);
+    break;
+  case MBS_JNT_UNIVERSAL:
+    mbs_natPoint(s, b1, F1, b2, F2);
+    mbs_natDot(s, b1, z1, b2, z2);
+    break;
+  case MBS_JNT_PRISMATIC:
+  case MBS_JNT_CYLINDRICAL:
+    mbs_natDot(s, b1, x1, b2, z2), mbs_natDot(s, b1, y1, b2, z2);
+    if (t == MBS_JNT_PRISMATIC) mbs_natDot(s, b1, x1, b2, y2);
+    mbs_natSlide(s, b1, a1, x1, b2, F2), mbs_natSlide(s, b1, a1, y1, b2, F2);
+    break;
+  case MBS_JNT_FIXED:
+  default:
+    mbs_natPoint(s, b1, F1, b2, F2);
+    mbs_natDot(s, b1, x1, b2, z2), mbs_natDot(s, b1, y1, b2, z2), mbs_natDot(s, b1, x1, b2, y2);
+    break;
+  }
+}
+
 mbsErr mbs_naturalAccelDense(const mbsModel *m, const mbsState *st, mbsWork *w, mbsReal *qdd,
                              mbsNaturalInfo *info) {
   MBS_CHECK(!m->sub, MBS_ERR_UNSUPPORTED,
             "model.formulation = natural: the dense reference needs the whole model");
-  MBS_CHECK(m->nloop == 0, MBS_ERR_UNSUPPORTED,
-            "model.formulation = natural: the dense reference does not take loops yet");
-  int nb = m->nbody, np = 12 * nb, nrow = 6 * nb + m->nlam, n = np + nrow;
-  mbsNat s = {n, np, 0, NULL, NULL, NULL, NULL};
+  int nb = m->nbody, np = 12 * nb, nrt = 6 * nb + m->nlam, n = np + nrt, nl = m->nlam_loop;
+  mbsNat s = {n, np, nrt, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+  double *Z = NULL, *S = NULL, *r = NULL, *mu = NULL, *G = NULL;
+  int *piv = NULL;
   s.A = calloc((size_t)n * (size_t)n, sizeof(double));
   s.b = calloc((size_t)n, sizeof(double));
+  s.L = calloc((size_t)nl * (size_t)np + 1, sizeof(double));
+  s.gl = calloc((size_t)nl + 1, sizeof(double));
   s.p = calloc((size_t)np + 1, sizeof(double));
   s.pd = calloc((size_t)np + 1, sizeof(double));
-  mbsErr e = s.A && s.b && s.p && s.pd ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  piv = malloc(sizeof(int) * (size_t)n);
+  Z = calloc((size_t)nl * (size_t)n + 1, sizeof(double));
+  S = calloc((size_t)nl * (size_t)nl + 1, sizeof(double));
+  r = calloc((size_t)nl + 1, sizeof(double));
+  mu = calloc((size_t)nl + 1, sizeof(double));
+  G = info ? malloc(sizeof(double) * (size_t)(nrt + nl) * (size_t)(np + 1)) : NULL;
+  mbsErr e = s.A && s.b && s.L && s.gl && s.p && s.pd && piv && Z && S && r && mu && (G || !info)
+                 ? MBS_OK
+                 : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   if (e) goto done;
   mbs_fwdPosition(m, st, w);
   mbs_fwdVelocity(m, st, w);
@@ -327,41 +453,77 @@ mbsErr mbs_naturalAccelDense(const mbsModel *m, const mbsState *st, mbsWork *w, 
     }
     s.row += 6;
   }
-  // joint constraints (3)
+  // joint constraints (3), then the cut joints (loops)
   for (int b = 0; b < nb; b++) mbs_natJoint(m, w, &s, b);
-  if (s.row != nrow) {
-    e = mbs_errSet(MBS_ERR_INTERNAL, "natural: %d constraint rows, expected %d", s.row, nrow);
+  for (int k = 0; k < m->nloop; k++) mbs_natLoop(m, &s, k);
+  if (s.row != nrt + nl) {
+    e = mbs_errSet(MBS_ERR_INTERNAL, "natural: %d constraint rows, expected %d", s.row, nrt + nl);
     goto done;
   }
-
-  double *rhs = NULL;
-  if (info) { // keep G and γ for the residual
-    rhs = malloc(sizeof(double) * (size_t)nrow * (size_t)(np + 1));
-    if (!rhs) {
-      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-      goto done;
+  if (info) // keep G and γ for the residual
+    for (int q = 0; q < nrt + nl; q++) {
+      double *g = G + (size_t)q * (size_t)(np + 1);
+      if (q < nrt) {
+        memcpy(g, s.A + (size_t)(np + q) * (size_t)n, sizeof(double) * (size_t)np);
+        g[np] = s.b[np + q];
+      } else {
+        memcpy(g, s.L + (size_t)(q - nrt) * (size_t)np, sizeof(double) * (size_t)np);
+        g[np] = s.gl[q - nrt];
+      }
     }
-    for (int r = 0; r < nrow; r++) {
-      memcpy(rhs + (size_t)r * (size_t)(np + 1), s.A + (size_t)(np + r) * (size_t)n,
-             sizeof(double) * (size_t)np);
-      rhs[(size_t)r * (size_t)(np + 1) + (size_t)np] = s.b[np + r];
-    }
-  }
-  if (mbs_natSolve(s.A, s.b, n)) {
-    free(rhs);
+  if (mbs_natFactor(s.A, piv, n)) {
     e = mbs_errSet(MBS_ERR_NUMERIC, "natural: the augmented matrix [M G'; G 0] is singular");
     goto done;
   }
+  mbs_natSolve(s.A, piv, n, s.b); // the tree's p̈ (and multipliers)
+  int rank = 0;
+  if (nl) { // the loops in the range space: Z = K⁻¹ [Lᵀ; 0], (L Z) μ = L p̈_t - γ_l, p̈ -= Z μ
+    for (int i = 0; i < nl; i++) {
+      double *z = Z + (size_t)i * (size_t)n;
+      memcpy(z, s.L + (size_t)i * (size_t)np, sizeof(double) * (size_t)np);
+      mbs_natSolve(s.A, piv, n, z);
+    }
+    for (int i = 0; i < nl; i++) {
+      const double *li = s.L + (size_t)i * (size_t)np;
+      double v = -s.gl[i];
+      for (int j = 0; j < np; j++) v += li[j] * s.b[j];
+      r[i] = v;
+      for (int k = 0; k < nl; k++) {
+        const double *zk = Z + (size_t)k * (size_t)n;
+        double t = 0;
+        for (int j = 0; j < np; j++) t += li[j] * zk[j];
+        S[(size_t)i * nl + k] = t;
+      }
+    }
+    rank = mbs_natPivChol(S, nl, m->opt.rank_tol > 0 ? m->opt.rank_tol : 1e-10, r, mu);
+    if (rank < 0) {
+      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+      goto done;
+    }
+    for (int k = 0; k < nl; k++) {
+      const double *zk = Z + (size_t)k * (size_t)n;
+      for (int j = 0; j < np; j++) s.b[j] -= zk[j] * mu[k];
+    }
+  }
   if (info) {
     double res = 0, gmax = 1;
-    for (int r = 0; r < nrow; r++) {
-      const double *g = rhs + (size_t)r * (size_t)(np + 1);
+    for (int q = 0; q < nrt + nl; q++) {
+      const double *g = G + (size_t)q * (size_t)(np + 1);
       double v = -g[np];
       for (int j = 0; j < np; j++) v += g[j] * s.b[j];
       res = fmax(res, fabs(v)), gmax = fmax(gmax, fabs(g[np]));
     }
-    free(rhs);
-    info->np = np, info->nrigid = 6 * nb, info->njoint = m->nlam;
+    double vres = 0, vmax = 1e-300;
+    for (int q = 0; q < nrt + nl; q++) {
+      const double *g = G + (size_t)q * (size_t)(np + 1);
+      double v = 0;
+      for (int j = 0; j < np; j++) v += g[j] * s.pd[j];
+      vres = fmax(vres, fabs(v));
+    }
+    for (int j = 0; j < np; j++) vmax = fmax(vmax, fabs(s.pd[j]));
+    info->vel_residual = vres / vmax;
+    info->np = np, info->nrigid = 6 * nb, info->njoint = m->nlam + nl;
+    info->nredundant = nl - rank;
     info->acc_residual = res / gmax;
   }
 
@@ -409,6 +571,7 @@ mbsErr mbs_naturalAccelDense(const mbsModel *m, const mbsState *st, mbsWork *w, 
   if (info) info->qdd_residual = res / fmax(amax, 1e-300);
 
 done:
-  free(s.A), free(s.b), free(s.p), free(s.pd);
+  free(s.A), free(s.b), free(s.L), free(s.gl), free(s.p), free(s.pd);
+  free(piv), free(Z), free(S), free(r), free(mu), free(G);
   return e;
 }

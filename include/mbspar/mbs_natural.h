@@ -25,18 +25,25 @@ extern "C" {
 typedef struct {
   int np;              ///< natural coordinates (12 per body)
   int nrigid;          ///< rigid-body constraints (6 per body)
-  int njoint;          ///< joint constraints (6 - nv per joint: the joint formulation's nlam)
+  int njoint;          ///< joint constraints (6 - nv per joint, cut joints included: nlam +
+                       ///< nlam_loop of the joint formulation)
+  int nredundant;      ///< closure rows dropped as dependent (constraint partitioning)
+  double vel_residual; ///< max |G ṗ| / max |ṗ|: the velocities satisfy the constraints (the
+                       ///< accelerations of two equivalent constraint sets agree only then)
   double acc_residual; ///< max |G p̈ - γ| / max(|γ|, 1): the constraints at acceleration level
   double qdd_residual; ///< max over bodies of |a_b - X a_p - c_b - S q̈_b| / max(|a|, |g|): p̈
                        ///< is a motion of the tree (docs/natural.md 4)
 } mbsNaturalInfo;
 
-/// Joint accelerations of the whole model \p m (no loops; spring-dampers and joint forces as in
-/// the joint formulation) at the state \p s by the natural-coordinate formulation, dense
-/// reference. Runs the position and velocity stages into \p w, writes \p qdd (nv) and, when
-/// \p info is not NULL, the sizes and residuals. Allocates (not for the step loop).
-/// MBS_ERR_UNSUPPORTED for distributed-memory (subset) models and models with loops;
-/// MBS_ERR_NUMERIC when the augmented matrix is singular.
+/// Joint accelerations of the whole model \p m (loops, spring-dampers and joint forces as in the
+/// joint formulation) at the state \p s by the natural-coordinate formulation, dense reference.
+/// The tree's system is factored by LU; the cut joints' rows are added in the range space with a
+/// pivoted Cholesky that drops dependent closure rows below solver.rank_tol (constraint
+/// partitioning). Runs the position and velocity stages into \p w (w->acc: the bodies' true
+/// accelerations, without the gravity offset), writes \p qdd (nv) and, when \p info is not
+/// NULL, the sizes and residuals. Allocates (not for the step loop).
+/// MBS_ERR_UNSUPPORTED for distributed-memory (subset) models; MBS_ERR_NUMERIC when the tree's
+/// augmented matrix is singular.
 mbsErr mbs_naturalAccelDense(const mbsModel *m, const mbsState *s, mbsWork *w, mbsReal *qdd,
                              mbsNaturalInfo *info);
 
