@@ -1,0 +1,53 @@
+/// \file mbs_natural.h
+/// The natural-coordinate formulation of seed 004 (Kraus, Winckler & Bock 2001; docs/natural.md,
+/// ../shared/design.md section 10): every body's state is p = (o, e1, e2, e3), its mass matrix
+/// is constant, rigidity and joints are constraints, and the accelerations solve the augmented
+/// system [M Gᵀ; G 0] [p̈; λ] = [f; γ].
+///
+/// This first part is the dense reference: the system of a whole (replicated) tree model is built
+/// from the position and velocity stages of the joint formulation, solved by dense LU with
+/// partial pivoting (O(n³): small models only, n up to a few hundred bodies), and q̈ is recovered
+/// from p̈. It checks the formulation (the mass matrix, the rigid-body constraints and the joint
+/// constraints of every joint type with their Jacobians and γ) against ABA; the O(n) block-sparse
+/// factorisation, loops, projection and the verbs come next (issue 33).
+#ifndef MBSPAR_MBS_NATURAL_H
+#define MBSPAR_MBS_NATURAL_H
+
+#include "mbspar/mbs_dynamics.h"
+#include "mbspar/mbs_model.h"
+#include "mbspar/mbs_state.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Sizes and checks of one natural-coordinate evaluation.
+typedef struct {
+  int np;              ///< natural coordinates (12 per body)
+  int nrigid;          ///< rigid-body constraints (6 per body)
+  int njoint;          ///< joint constraints (6 - nv per joint, cut joints included: nlam +
+                       ///< nlam_loop of the joint formulation)
+  int nredundant;      ///< closure rows dropped as dependent (constraint partitioning)
+  double vel_residual; ///< max |G ṗ| / max |ṗ|: the velocities satisfy the constraints (the
+                       ///< accelerations of two equivalent constraint sets agree only then)
+  double acc_residual; ///< max |G p̈ - γ| / max(|γ|, 1): the constraints at acceleration level
+  double qdd_residual; ///< max over bodies of |a_b - X a_p - c_b - S q̈_b| / max(|a|, |g|): p̈
+                       ///< is a motion of the tree (docs/natural.md 4)
+} mbsNaturalInfo;
+
+/// Joint accelerations of the whole model \p m (loops, spring-dampers and joint forces as in the
+/// joint formulation) at the state \p s by the natural-coordinate formulation, dense reference.
+/// The tree's system is factored by LU; the cut joints' rows are added in the range space with a
+/// pivoted Cholesky that drops dependent closure rows below solver.rank_tol (constraint
+/// partitioning). Runs the position and velocity stages into \p w (w->acc: the bodies' true
+/// accelerations, without the gravity offset), writes \p qdd (nv) and, when \p info is not
+/// NULL, the sizes and residuals. Allocates (not for the step loop).
+/// MBS_ERR_UNSUPPORTED for distributed-memory (subset) models; MBS_ERR_NUMERIC when the tree's
+/// augmented matrix is singular.
+mbsErr mbs_naturalAccelDense(const mbsModel *m, const mbsState *s, mbsWork *w, mbsReal *qdd,
+                             mbsNaturalInfo *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
