@@ -1,0 +1,59 @@
+/// \file natural_private.h
+/// Internal interface of the natural-coordinate formulation (docs/natural.md): the state of one
+/// assembly (dense or per joint) and the builders of its rows, forces and the recovery of q̈,
+/// shared by the dense reference (natural.c) and the O(n) tree solver (natural_tree.c).
+#ifndef MBSPAR_NATURAL_PRIVATE_H
+#define MBSPAR_NATURAL_PRIVATE_H
+
+#include "mbspar/mbs_natural.h"
+
+/// One assembly. Dense mode (blk = 0): the rows go into A (tree) and L (loops), γ into b and gl.
+/// Joint mode (blk = 1): the rows row0.. of one joint go into Jc (on body bc) and Jp (on bp),
+/// k x 12 each, γ into gj.
+typedef struct {
+  int n;                ///< order of the dense tree system: np + nrt
+  int np;               ///< natural coordinates
+  int nrt;              ///< tree constraint rows (rigid bodies, tree joints); loop rows follow them
+  int row;              ///< next constraint row (counted from 0)
+  double *A;            ///< dense: n x n, row-major, [M Gᵀ; G 0] of the tree
+  double *b;            ///< dense: n, [f; γ] of the tree
+  double *L;            ///< dense: (nl x np) the loop rows' G, row-major
+  double *gl;           ///< (nl) the loop rows' γ
+  double *f;            ///< (np) generalised forces (dense: the first np entries of b)
+  double *p;            ///< (np) natural coordinates of the current state
+  double *pd;           ///< (np) their rates
+  int blk;              ///< joint mode
+  int bc, bp;           ///< joint mode: the child and parent body (-1: the ground)
+  int row0;             ///< joint mode: the joint's first row
+  double *Jc, *Jp, *gj; ///< joint mode: (6 x 12), (6 x 12), (6)
+} mbsNat;
+
+void mbs_natBody(const mbsNat *s, int b, double o[3], double e[9], double od[3], double ed[9]);
+void mbs_natVec(const double e[9], const double v[3], double x[3]);
+void mbs_natLocal(const double e[9], const double x[3], double v[3]);
+void mbs_natG(mbsNat *s, int r, int col, double v);
+void mbs_natGamma(mbsNat *s, int r, double v);
+void mbs_natPoint(mbsNat *s, int pb, const double rp[3], int cb, const double rc[3]);
+void mbs_natDot(mbsNat *s, int pb, const double h[3], int cb, const double d[3]);
+void mbs_natSlide(mbsNat *s, int pb, const double a[3], const double h[3], int cb,
+                  const double c[3]);
+void mbs_natWrench(mbsNat *s, int b, const double x[3], const double n[3], const double f[3]);
+int mbs_natFactor(double *A, int *piv, int n);
+void mbs_natSolve(const double *A, const int *piv, int n, double *x);
+int mbs_natPivChol(double *S, int k, double tol, double *r, double *y);
+void mbs_natJoint(const mbsModel *m, const mbsWork *w, mbsNat *s, int c);
+void mbs_natLoop(const mbsModel *m, mbsNat *s, int k);
+
+/// p and ṗ of every body from the position and velocity stages in w (docs/natural.md 1).
+void mbs_natCoords(const mbsModel *m, const mbsWork *w, mbsNat *s);
+/// The 4 x 4 K of body b's mass matrix K ⊗ I3 (2.1).
+void mbs_natMassK(const mbsModel *m, int b, double K[16]);
+/// The rigid-body rows of body b (2.3): G (6 x 12, on the e blocks) and γ (6).
+void mbs_natRigid(const mbsNat *s, int b, double G[72], double g[6]);
+/// s->f += gravity, external wrenches (w->fext) and joint forces (w->qfrc) (2.2). MBS_ERR_NUMERIC
+/// for a joint with a singular motion subspace.
+mbsErr mbs_natForces(const mbsModel *m, const mbsWork *w, mbsNat *s);
+/// q̈ from p̈ (4); writes w->acc (true accelerations) and returns the tree-motion residual.
+double mbs_natQdd(const mbsModel *m, mbsWork *w, const mbsNat *s, const double *pdd, mbsReal *qdd);
+
+#endif
