@@ -47,6 +47,23 @@ typedef struct {
 mbsErr mbs_naturalAccelDense(const mbsModel *m, const mbsState *s, mbsWork *w, mbsReal *qdd,
                              mbsNaturalInfo *info);
 
+/// Workspace of the O(n) natural-coordinate solver (src/natural_tree.c): the bodies' blocks and
+/// factors, the joints' rows, the cut joints' rows and unit responses. Opaque.
+typedef struct mbsNaturalWork mbsNaturalWork;
+
+/// Allocates the workspace of \p m (whole models only: MBS_ERR_UNSUPPORTED for a subset) and
+/// computes the constant mass matrices. About 7 kB per body.
+mbsErr mbs_naturalWorkCreate(const mbsModel *m, mbsNaturalWork **nw);
+/// Frees it; sets *nw = NULL.
+void mbs_naturalWorkDestroy(mbsNaturalWork **nw);
+
+/// mbs_naturalAccelDense in O(n) (seed 004 §6): the bodies eliminated from the leaves, each
+/// body's 18 x 18 block absorbing its children's joints, the cut joints in the range space with
+/// constraint partitioning (O(n) per closure row). No allocation. \p info's acc_residual and
+/// vel_residual are NAN (the dense reference computes them).
+mbsErr mbs_naturalAccel(const mbsModel *m, const mbsState *s, mbsWork *w, mbsNaturalWork *nw,
+                        mbsReal *qdd, mbsNaturalInfo *info);
+
 #ifdef __cplusplus
 }
 #endif

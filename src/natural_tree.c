@@ -1,0 +1,281 @@
+/// \file natural_tree.c
+/// The natural-coordinate formulation solved in O(n) (seed 004 §6, docs/natural.md 5): the
+/// augmented system is eliminated body by body from the leaves, each body's 18 x 18 block
+/// [M_b G_RCᵀ; G_RC 0] absorbing its children's joints (no fill outside the parent's block on a
+/// tree), then the multipliers and p̈ are recovered from the roots; the cut joints' rows are added
+/// in the range space by unit solves with the same factors, with constraint partitioning.
+///
+/// Elimination of body c with the joint j to its parent p (E_c = [J_c 0], E_p = [J_p 0]):
+///   x_c = z_c − Y_c λ_j,  z_c = B_c⁻¹ r_c,  Y_c = B_c⁻¹ E_cᵀ,  D_j = E_c Y_c,
+///   D_j λ_j = E_c z_c + E_p x_p − γ_j,
+///   B_p += E_pᵀ D_j⁻¹ E_p,  r_p −= E_pᵀ D_j⁻¹ (E_c z_c − γ_j).
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_loops.h"
+#include "natural_private.h"
+#include "spatial.h"
+
+#define NB 18 // unknowns per body: p̈ (12), rigid-body multipliers (6)
+
+struct mbsNaturalWork {
+  int nb, nl;
+  mbsNat s;        // joint-mode assembly state (p, ṗ, f; Jc, Jp, gj point into the arrays below)
+  double *K;       // (nb x 16) mass matrices K (constant)
+  double *B;       // (nb x 18 x 18) the bodies' blocks with their children absorbed, LU factors
+  int *piv;        // (nb x 18)
+  double *Jc;      // (nb x 6 x 12) the rows of each body's joint on the body
+  double *Jp;      // (nb x 6 x 12) ... on the parent
+  double *gj;      // (nb x 6) their γ
+  double *rg;      // (nb x 6) the rigid-body rows' γ
+  double *Y;       // (nb x 18 x 6) B⁻¹ E_cᵀ, column-major per body (column i: 18 values)
+  double *D;       // (nb x 36) Cholesky factors of D_j
+  double *r;       // (nb x 18) right sides (modified by the elimination), then x
+  double *z;       // (nb x 18) B⁻¹ r
+  double *lam;     // (nb x 6) joint multipliers
+  double *pdd;     // (12 nb) p̈
+  double *Lr;      // (nl x 12 nb) the cut joints' rows
+  double *Zl;      // (nl x 12 nb) their unit responses (p̈ part)
+  double *S;       // (nl x nl)
+  double *rl, *mu; // (nl)
+  double *tmp;     // (12 nb) scratch
+};
+
+mbsErr mbs_naturalWorkCreate(const mbsModel *m, mbsNaturalWork **out) {
+  *out = NULL;
+  MBS_CHECK(!m->sub, MBS_ERR_UNSUPPORTED, "model.formulation = natural needs the whole model");
+  mbsNaturalWork *nw = calloc(1, sizeof *nw);
+  MBS_CHECK(nw, MBS_ERR_NOMEM, "out of memory");
+  size_t nb = (size_t)m->nbody, nl = (size_t)m->nlam_loop;
+  nw->nb = m->nbody, nw->nl = m->nlam_loop;
+  nw->s.np = 12 * m->nbody;
+  nw->s.p = calloc(12 * nb, sizeof(double));
+  nw->s.pd = calloc(12 * nb, sizeof(double));
+  nw->s.f = calloc(12 * nb, sizeof(double));
+  nw->s.gl = calloc(nl + 1, sizeof(double));
+  nw->K = calloc(16 * nb, sizeof(double));
+  nw->B = calloc(NB * NB * nb, sizeof(double));
+  nw->piv = calloc(NB * nb, sizeof(int));
+  nw->Jc = calloc(72 * nb, sizeof(double));
+  nw->Jp = calloc(72 * nb, sizeof(double));
+  nw->gj = calloc(6 * nb, sizeof(double));
+  nw->rg = calloc(6 * nb, sizeof(double));
+  nw->Y = calloc(NB * 6 * nb, sizeof(double));
+  nw->D = calloc(36 * nb, sizeof(double));
+  nw->r = calloc(NB * nb, sizeof(double));
+  nw->z = calloc(NB * nb, sizeof(double));
+  nw->lam = calloc(6 * nb, sizeof(double));
+  nw->pdd = calloc(12 * nb, sizeof(double));
+  nw->Lr = calloc(nl * 12 * nb + 1, sizeof(double));
+  nw->Zl = calloc(nl * 12 * nb + 1, sizeof(double));
+  nw->S = calloc(nl * nl + 1, sizeof(double));
+  nw->rl = calloc(nl + 1, sizeof(double));
+  nw->mu = calloc(nl + 1, sizeof(double));
+  nw->tmp = calloc(12 * nb, sizeof(double));
+  if (!(nw->s.p && nw->s.pd && nw->s.f && nw->s.gl && nw->K && nw->B && nw->piv && nw->Jc &&
+        nw->Jp && nw->gj && nw->rg && nw->Y && nw->D && nw->r && nw->z && nw->lam && nw->pdd &&
+        nw->Lr && nw->Zl && nw->S && nw->rl && nw->mu && nw->tmp)) {
+    mbs_naturalWorkDestroy(&nw);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates, %d bodies)", m->nbody);
+  }
+  for (int b = 0; b < m->nbody; b++) mbs_natMassK(m, b, nw->K + 16 * b);
+  *out = nw;
+  return MBS_OK;
+}
+
+void mbs_naturalWorkDestroy(mbsNaturalWork **pnw) {
+  mbsNaturalWork *nw = *pnw;
+  if (!nw) return;
+  free(nw->s.p), free(nw->s.pd), free(nw->s.f), free(nw->s.gl);
+  free(nw->K), free(nw->B), free(nw->piv), free(nw->Jc), free(nw->Jp), free(nw->gj);
+  free(nw->rg), free(nw->Y), free(nw->D), free(nw->r), free(nw->z), free(nw->lam);
+  free(nw->pdd), free(nw->Lr), free(nw->Zl), free(nw->S), free(nw->rl), free(nw->mu);
+  free(nw->tmp);
+  free(nw);
+  *pnw = NULL;
+}
+
+// y (k) = J x for the k x 12 rows J and a body's 12 p̈ values
+static void mbs_ntMulJ(const double *J, int k, const double *x, double *y) {
+  for (int i = 0; i < k; i++) {
+    double v = 0;
+    for (int j = 0; j < 12; j++) v += J[12 * i + j] * x[j];
+    y[i] = v;
+  }
+}
+
+// x (12) -= Jᵀ y
+static void mbs_ntSubJT(const double *J, int k, const double *y, double *x) {
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < 12; j++) x[j] -= J[12 * i + j] * y[i];
+}
+
+// the factorisation at the current state (the right sides stay untouched)
+static mbsErr mbs_ntFactor(const mbsModel *m, mbsNaturalWork *nw) {
+  int nb = nw->nb;
+  for (int b = 0; b < nb; b++) { // each body's block: M_b = K ⊗ I3, the rigid rows
+    double *B = nw->B + NB * NB * b, G[72];
+    memset(B, 0, NB * NB * sizeof(double));
+    const double *K = nw->K + 16 * b;
+    for (int al = 0; al < 4; al++)
+      for (int be = 0; be < 4; be++)
+        for (int i = 0; i < 3; i++) B[NB * (3 * al + i) + 3 * be + i] = K[4 * al + be];
+    mbs_natRigid(&nw->s, b, G, nw->rg + 6 * b);
+    for (int r = 0; r < 6; r++)
+      for (int j = 0; j < 12; j++) B[NB * (12 + r) + j] = B[NB * j + 12 + r] = G[12 * r + j];
+  }
+  for (int c = nb - 1; c >= 0; c--) { // leaves first (a parent precedes its children)
+    double *B = nw->B + NB * NB * c;
+    int *piv = nw->piv + NB * c;
+    MBS_CHECK(!mbs_natFactor(B, piv, NB), MBS_ERR_NUMERIC,
+              "natural: the block of body %d is singular (a body without rotational inertia?)", c);
+    int k = m->body_lamnum[c], p = m->body_parent[c];
+    if (!k) continue;
+    const double *Jc = nw->Jc + 72 * c, *Jp = nw->Jp + 72 * c;
+    double *Y = nw->Y + NB * 6 * c, *D = nw->D + 36 * c;
+    for (int i = 0; i < k; i++) { // Y = B⁻¹ E_cᵀ, D = E_c Y
+      double *y = Y + NB * i;
+      memset(y, 0, NB * sizeof(double));
+      memcpy(y, Jc + 12 * i, 12 * sizeof(double));
+      mbs_natSolve(B, piv, NB, y);
+    }
+    for (int i = 0; i < k; i++)
+      for (int l = 0; l < k; l++) {
+        double v = 0;
+        for (int j = 0; j < 12; j++) v += Jc[12 * i + j] * Y[NB * l + j];
+        D[k * i + l] = v;
+      }
+    for (int i = 0; i < k; i++) // symmetric up to rounding
+      for (int l = 0; l < i; l++) D[k * i + l] = D[k * l + i] = 0.5 * (D[k * i + l] + D[k * l + i]);
+    MBS_CHECK(mbsu_cholFactor(D, k), MBS_ERR_NUMERIC,
+              "natural: the joint of body %d is singular in the assembled tree", c);
+    if (p < 0) continue;
+    // B_p += J_pᵀ D⁻¹ J_p (the parent's p̈ block; the parent is factored later)
+    double *Bp = nw->B + NB * NB * p, W[72];
+    for (int j = 0; j < 12; j++) {
+      double col[6];
+      for (int i = 0; i < k; i++) col[i] = Jp[12 * i + j];
+      mbsu_cholSolve(D, k, col);
+      for (int i = 0; i < k; i++) W[12 * i + j] = col[i];
+    }
+    for (int a = 0; a < 12; a++)
+      for (int bb = 0; bb < 12; bb++) {
+        double v = 0;
+        for (int i = 0; i < k; i++) v += Jp[12 * i + a] * W[12 * i + bb];
+        Bp[NB * a + bb] += v;
+      }
+  }
+  return MBS_OK;
+}
+
+// x = K⁻¹ rhs with the factors: r (NB per body) and gj (k per joint) in, pdd and lam out
+static void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj) {
+  int nb = nw->nb;
+  for (int c = nb - 1; c >= 0; c--) { // backward: z = B⁻¹ r, the parent's right side
+    double *z = nw->z + NB * c;
+    memcpy(z, nw->r + NB * c, NB * sizeof(double));
+    mbs_natSolve(nw->B + NB * NB * c, nw->piv + NB * c, NB, z);
+    int k = m->body_lamnum[c], p = m->body_parent[c];
+    if (!k || p < 0) continue;
+    double t[6];
+    mbs_ntMulJ(nw->Jc + 72 * c, k, z, t);
+    for (int i = 0; i < k; i++) t[i] -= gj[6 * c + i];
+    mbsu_cholSolve(nw->D + 36 * c, k, t);
+    mbs_ntSubJT(nw->Jp + 72 * c, k, t, nw->r + NB * p);
+  }
+  for (int c = 0; c < nb; c++) { // forward: λ_j, x_c
+    int k = m->body_lamnum[c], p = m->body_parent[c];
+    double *x = nw->pdd + 12 * c, *z = nw->z + NB * c, *lam = nw->lam + 6 * c;
+    memcpy(x, z, 12 * sizeof(double));
+    if (!k) continue;
+    double t[6], u[6];
+    mbs_ntMulJ(nw->Jc + 72 * c, k, z, t);
+    if (p >= 0) {
+      mbs_ntMulJ(nw->Jp + 72 * c, k, nw->pdd + 12 * p, u);
+      for (int i = 0; i < k; i++) t[i] += u[i];
+    }
+    for (int i = 0; i < k; i++) t[i] -= gj[6 * c + i];
+    mbsu_cholSolve(nw->D + 36 * c, k, t);
+    memcpy(lam, t, (size_t)k * sizeof(double));
+    const double *Y = nw->Y + NB * 6 * c;
+    for (int i = 0; i < k; i++)
+      for (int j = 0; j < 12; j++) x[j] -= Y[NB * i + j] * t[i];
+  }
+}
+
+mbsErr mbs_naturalAccel(const mbsModel *m, const mbsState *st, mbsWork *w, mbsNaturalWork *nw,
+                        mbsReal *qdd, mbsNaturalInfo *info) {
+  int nb = nw->nb, nl = nw->nl, np = 12 * nb;
+  mbsNat *s = &nw->s;
+  mbs_fwdPosition(m, st, w);
+  mbs_fwdVelocity(m, st, w);
+  if (m->nforce) mbs_fwdForces(m, w); // spring-dampers -> w->fext
+  mbs_natCoords(m, w, s);
+  memset(s->f, 0, (size_t)np * sizeof(double));
+  MBS_CALL(mbs_natForces(m, w, s));
+  // the joints' rows, one joint at a time (joint mode), then the cut joints' (dense rows)
+  memset(nw->Jc, 0, 72 * (size_t)nb * sizeof(double));
+  memset(nw->Jp, 0, 72 * (size_t)nb * sizeof(double));
+  s->blk = 1;
+  for (int c = 0; c < nb; c++) {
+    s->bc = c, s->bp = m->body_parent[c], s->row0 = s->row = 0;
+    s->Jc = nw->Jc + 72 * c, s->Jp = nw->Jp + 72 * c, s->gj = nw->gj + 6 * c;
+    mbs_natJoint(m, w, s, c);
+  }
+  s->blk = 0;
+  if (nl) {
+    memset(nw->Lr, 0, (size_t)nl * (size_t)np * sizeof(double));
+    s->L = nw->Lr, s->nrt = 0, s->row = 0;
+    for (int k = 0; k < m->nloop; k++) mbs_natLoop(m, s, k);
+  }
+  MBS_CALL(mbs_ntFactor(m, nw));
+  // the tree's solution
+  for (int b = 0; b < nb; b++) {
+    memcpy(nw->r + NB * b, s->f + 12 * b, 12 * sizeof(double));
+    memcpy(nw->r + NB * b + 12, nw->rg + 6 * b, 6 * sizeof(double));
+  }
+  mbs_ntSolve(m, nw, nw->gj);
+  int rank = 0;
+  if (nl) { // the cut joints in the range space (as the dense reference)
+    memcpy(nw->tmp, nw->pdd, (size_t)np * sizeof(double));
+    double *zero = nw->lam; // (the unit solves' γ: zero; lam is rewritten by each solve)
+    for (int i = 0; i < nl; i++) {
+      const double *li = nw->Lr + (size_t)i * (size_t)np;
+      for (int b = 0; b < nb; b++) {
+        memcpy(nw->r + NB * b, li + 12 * b, 12 * sizeof(double));
+        memset(nw->r + NB * b + 12, 0, 6 * sizeof(double));
+      }
+      memset(zero, 0, 6 * (size_t)nb * sizeof(double));
+      mbs_ntSolve(m, nw, zero);
+      memcpy(nw->Zl + (size_t)i * (size_t)np, nw->pdd, (size_t)np * sizeof(double));
+    }
+    for (int i = 0; i < nl; i++) {
+      const double *li = nw->Lr + (size_t)i * (size_t)np;
+      double v = -s->gl[i];
+      for (int j = 0; j < np; j++) v += li[j] * nw->tmp[j];
+      nw->rl[i] = v;
+      for (int k = 0; k < nl; k++) {
+        const double *zk = nw->Zl + (size_t)k * (size_t)np;
+        double t = 0;
+        for (int j = 0; j < np; j++) t += li[j] * zk[j];
+        nw->S[(size_t)i * nl + k] = t;
+      }
+    }
+    rank = mbs_natPivChol(nw->S, nl, m->opt.rank_tol > 0 ? m->opt.rank_tol : 1e-10, nw->rl, nw->mu);
+    MBS_CHECK(rank >= 0, MBS_ERR_NOMEM, "out of memory");
+    memcpy(nw->pdd, nw->tmp, (size_t)np * sizeof(double));
+    for (int k = 0; k < nl; k++) {
+      const double *zk = nw->Zl + (size_t)k * (size_t)np;
+      for (int j = 0; j < np; j++) nw->pdd[j] -= zk[j] * nw->mu[k];
+    }
+  }
+  double res = mbs_natQdd(m, w, s, nw->pdd, qdd);
+  if (info) {
+    memset(info, 0, sizeof *info);
+    info->np = np, info->nrigid = 6 * nb, info->njoint = m->nlam + nl;
+    info->nredundant = nl - rank;
+    info->qdd_residual = res;
+    info->acc_residual = NAN, info->vel_residual = NAN; // (the dense reference reports them)
+  }
+  return MBS_OK;
+}
