@@ -22,13 +22,13 @@ struct mbsNaturalWork {
   int nb, nl;
   mbsNat s;        // joint-mode assembly state (p, ṗ, f; Jc, Jp, gj point into the arrays below)
   double *K;       // (nb x 16) mass matrices K (constant)
-  double *B;       // (nb x 18 x 18) the bodies' blocks with their children absorbed, LU factors
-  int *piv;        // (nb x 18)
+  double *Mp;      // (nb x 12 x 12) M_b with the children's joints absorbed
+  double *Ich;     // (nb x 36) Cholesky factor of Nᵀ M_b N (the body's tangent-space inertia)
   double *Jc;      // (nb x 6 x 12) the rows of each body's joint on the body
   double *Jp;      // (nb x 6 x 12) ... on the parent
   double *gj;      // (nb x 6) their γ
   double *rg;      // (nb x 6) the rigid-body rows' γ
-  double *Y;       // (nb x 18 x 6) B⁻¹ E_cᵀ, column-major per body (column i: 18 values)
+  double *Y;       // (nb x 6 x 12) the p̈ part of B⁻¹ E_cᵀ, column i: 12 values
   double *D;       // (nb x 36) Cholesky factors of D_j
   double *r;       // (nb x 18) right sides (modified by the elimination), then x
   double *z;       // (nb x 18) B⁻¹ r
@@ -54,13 +54,13 @@ mbsErr mbs_naturalWorkCreate(const mbsModel *m, mbsNaturalWork **out) {
   nw->s.f = calloc(12 * nb, sizeof(double));
   nw->s.gl = calloc(nl + 1, sizeof(double));
   nw->K = calloc(16 * nb, sizeof(double));
-  nw->B = calloc(NB * NB * nb, sizeof(double));
-  nw->piv = calloc(NB * nb, sizeof(int));
+  nw->Mp = calloc(144 * nb, sizeof(double));
+  nw->Ich = calloc(36 * nb, sizeof(double));
   nw->Jc = calloc(72 * nb, sizeof(double));
   nw->Jp = calloc(72 * nb, sizeof(double));
   nw->gj = calloc(6 * nb, sizeof(double));
   nw->rg = calloc(6 * nb, sizeof(double));
-  nw->Y = calloc(NB * 6 * nb, sizeof(double));
+  nw->Y = calloc(72 * nb, sizeof(double));
   nw->D = calloc(36 * nb, sizeof(double));
   nw->r = calloc(NB * nb, sizeof(double));
   nw->z = calloc(NB * nb, sizeof(double));
@@ -72,7 +72,7 @@ mbsErr mbs_naturalWorkCreate(const mbsModel *m, mbsNaturalWork **out) {
   nw->rl = calloc(nl + 1, sizeof(double));
   nw->mu = calloc(nl + 1, sizeof(double));
   nw->tmp = calloc(12 * nb, sizeof(double));
-  if (!(nw->s.p && nw->s.pd && nw->s.f && nw->s.gl && nw->K && nw->B && nw->piv && nw->Jc &&
+  if (!(nw->s.p && nw->s.pd && nw->s.f && nw->s.gl && nw->K && nw->Mp && nw->Ich && nw->Jc &&
         nw->Jp && nw->gj && nw->rg && nw->Y && nw->D && nw->r && nw->z && nw->lam && nw->pdd &&
         nw->Lr && nw->Zl && nw->S && nw->rl && nw->mu && nw->tmp)) {
     mbs_naturalWorkDestroy(&nw);
@@ -87,7 +87,7 @@ void mbs_naturalWorkDestroy(mbsNaturalWork **pnw) {
   mbsNaturalWork *nw = *pnw;
   if (!nw) return;
   free(nw->s.p), free(nw->s.pd), free(nw->s.f), free(nw->s.gl);
-  free(nw->K), free(nw->B), free(nw->piv), free(nw->Jc), free(nw->Jp), free(nw->gj);
+  free(nw->K), free(nw->Mp), free(nw->Ich), free(nw->Jc), free(nw->Jp), free(nw->gj);
   free(nw->rg), free(nw->Y), free(nw->D), free(nw->r), free(nw->z), free(nw->lam);
   free(nw->pdd), free(nw->Lr), free(nw->Zl), free(nw->S), free(nw->rl), free(nw->mu);
   free(nw->tmp);
@@ -110,39 +110,101 @@ static void mbs_ntSubJT(const double *J, int k, const double *y, double *x) {
     for (int j = 0; j < 12; j++) x[j] -= J[12 * i + j] * y[i];
 }
 
+// The body blocks are solved in the null space of the rigid-body rows (seed 004 eq. 15's
+// null-space variant, docs/natural.md 5): with e orthonormal, G_RC Gᵀ_RC = diag(1, 1, 1, 2, 2, 2)
+// and the tangent vectors are N (v, θ) = (v, θ × e1, θ × e2, θ × e3). For [M Gᵀ; G 0] (x; μ) =
+// (r1; r2): x_g = Gᵀ diag⁻¹ r2, (Nᵀ M N) y = Nᵀ (r1 − M x_g), x = N y + x_g.
+
+// t (6) = Nᵀ u (12) for the body with axes e
+static void mbs_ntNT(const double *e, const double *u, double *t) {
+  t[0] = u[0], t[1] = u[1], t[2] = u[2];
+  t[3] = t[4] = t[5] = 0;
+  for (int k = 0; k < 3; k++) { // Σ_k e_k × u_k (the θ part: (θ × e_k) . u_k = θ . (e_k × u_k))
+    double c[3];
+    mbsu_cross3(e + 3 * k, u + 3 + 3 * k, c);
+    t[3] += c[0], t[4] += c[1], t[5] += c[2];
+  }
+}
+
+// u (12) = N t (6)
+static void mbs_ntN(const double *e, const double *t, double *u) {
+  u[0] = t[0], u[1] = t[1], u[2] = t[2];
+  for (int k = 0; k < 3; k++) mbsu_cross3(t + 3, e + 3 * k, u + 3 + 3 * k);
+}
+
+// x (12) = the body block's solution for (r1 (12), r2 (6)); Ich the tangent inertia's factor
+static void mbs_ntBodySolve(const double *e, const double *Mp, const double *Ich, const double *r1,
+                            const double *r2, double *x) {
+  double xg[12] = {0}, t[12], y[6];
+  if (r2) { // x_g = Gᵀ diag⁻¹ r2: rows (k, k) on e_k; rows (j, k) on e_j and e_k, halved
+    static const int pj[6] = {0, 1, 2, 0, 0, 1}, pk[6] = {0, 1, 2, 1, 2, 2};
+    for (int r = 0; r < 6; r++) {
+      int j = pj[r], k = pk[r];
+      double c = j == k ? r2[r] : 0.5 * r2[r];
+      for (int i = 0; i < 3; i++) {
+        xg[3 + 3 * j + i] += c * e[3 * k + i];
+        if (j != k) xg[3 + 3 * k + i] += c * e[3 * j + i];
+      }
+    }
+  }
+  for (int i = 0; i < 12; i++) {
+    double v = r1[i];
+    if (r2)
+      for (int j = 0; j < 12; j++) v -= Mp[12 * i + j] * xg[j];
+    t[i] = v;
+  }
+  mbs_ntNT(e, t, y);
+  mbsu_cholSolve(Ich, 6, y);
+  mbs_ntN(e, y, x);
+  for (int i = 0; i < 12; i++) x[i] += xg[i];
+}
+
 // the factorisation at the current state (the right sides stay untouched)
 static mbsErr mbs_ntFactor(const mbsModel *m, mbsNaturalWork *nw) {
   int nb = nw->nb;
-  for (int b = 0; b < nb; b++) { // each body's block: M_b = K ⊗ I3, the rigid rows
-    double *B = nw->B + NB * NB * b, G[72];
-    memset(B, 0, NB * NB * sizeof(double));
+  for (int b = 0; b < nb; b++) { // M_b = K ⊗ I3
+    double *M = nw->Mp + 144 * b;
     const double *K = nw->K + 16 * b;
+    memset(M, 0, 144 * sizeof(double));
     for (int al = 0; al < 4; al++)
       for (int be = 0; be < 4; be++)
-        for (int i = 0; i < 3; i++) B[NB * (3 * al + i) + 3 * be + i] = K[4 * al + be];
+        for (int i = 0; i < 3; i++) M[12 * (3 * al + i) + 3 * be + i] = K[4 * al + be];
+    double G[72];
     mbs_natRigid(&nw->s, b, G, nw->rg + 6 * b);
-    for (int r = 0; r < 6; r++)
-      for (int j = 0; j < 12; j++) B[NB * (12 + r) + j] = B[NB * j + 12 + r] = G[12 * r + j];
   }
   for (int c = nb - 1; c >= 0; c--) { // leaves first (a parent precedes its children)
-    double *B = nw->B + NB * NB * c;
-    int *piv = nw->piv + NB * c;
-    MBS_CHECK(!mbs_natFactor(B, piv, NB), MBS_ERR_NUMERIC,
-              "natural: the block of body %d is singular (a body without rotational inertia?)", c);
+    const double *e = nw->s.p + 12 * c + 3, *M = nw->Mp + 144 * c;
+    double *I = nw->Ich + 36 * c, MN[72];
+    for (int j = 0; j < 6; j++) { // Nᵀ M N, column by column
+      double u[12], t[6] = {0, 0, 0, 0, 0, 0};
+      t[j] = 1;
+      mbs_ntN(e, t, u);
+      for (int i = 0; i < 12; i++) {
+        double v = 0;
+        for (int l = 0; l < 12; l++) v += M[12 * i + l] * u[l];
+        MN[6 * i + j] = v;
+      }
+    }
+    for (int j = 0; j < 6; j++) {
+      double col[12], t[6];
+      for (int i = 0; i < 12; i++) col[i] = MN[6 * i + j];
+      mbs_ntNT(e, col, t);
+      for (int i = 0; i < 6; i++) I[6 * i + j] = t[i];
+    }
+    for (int i = 0; i < 6; i++)
+      for (int j = 0; j < i; j++) I[6 * i + j] = I[6 * j + i] = 0.5 * (I[6 * i + j] + I[6 * j + i]);
+    MBS_CHECK(mbsu_cholFactor(I, 6), MBS_ERR_NUMERIC,
+              "natural: body %d has no positive definite inertia in its tangent space", c);
     int k = m->body_lamnum[c], p = m->body_parent[c];
     if (!k) continue;
     const double *Jc = nw->Jc + 72 * c, *Jp = nw->Jp + 72 * c;
-    double *Y = nw->Y + NB * 6 * c, *D = nw->D + 36 * c;
-    for (int i = 0; i < k; i++) { // Y = B⁻¹ E_cᵀ, D = E_c Y
-      double *y = Y + NB * i;
-      memset(y, 0, NB * sizeof(double));
-      memcpy(y, Jc + 12 * i, 12 * sizeof(double));
-      mbs_natSolve(B, piv, NB, y);
-    }
+    double *Y = nw->Y + 72 * c, *D = nw->D + 36 * c;
+    for (int i = 0; i < k; i++) // Y = (B⁻¹ E_cᵀ)_p̈, D = E_c Y
+      mbs_ntBodySolve(e, M, I, Jc + 12 * i, NULL, Y + 12 * i);
     for (int i = 0; i < k; i++)
       for (int l = 0; l < k; l++) {
         double v = 0;
-        for (int j = 0; j < 12; j++) v += Jc[12 * i + j] * Y[NB * l + j];
+        for (int j = 0; j < 12; j++) v += Jc[12 * i + j] * Y[12 * l + j];
         D[k * i + l] = v;
       }
     for (int i = 0; i < k; i++) // symmetric up to rounding
@@ -150,8 +212,8 @@ static mbsErr mbs_ntFactor(const mbsModel *m, mbsNaturalWork *nw) {
     MBS_CHECK(mbsu_cholFactor(D, k), MBS_ERR_NUMERIC,
               "natural: the joint of body %d is singular in the assembled tree", c);
     if (p < 0) continue;
-    // B_p += J_pᵀ D⁻¹ J_p (the parent's p̈ block; the parent is factored later)
-    double *Bp = nw->B + NB * NB * p, W[72];
+    // M_p += J_pᵀ D⁻¹ J_p (the parent is factored later)
+    double *Mpar = nw->Mp + 144 * p, W[72];
     for (int j = 0; j < 12; j++) {
       double col[6];
       for (int i = 0; i < k; i++) col[i] = Jp[12 * i + j];
@@ -162,19 +224,20 @@ static mbsErr mbs_ntFactor(const mbsModel *m, mbsNaturalWork *nw) {
       for (int bb = 0; bb < 12; bb++) {
         double v = 0;
         for (int i = 0; i < k; i++) v += Jp[12 * i + a] * W[12 * i + bb];
-        Bp[NB * a + bb] += v;
+        Mpar[12 * a + bb] += v;
       }
   }
   return MBS_OK;
 }
 
-// x = K⁻¹ rhs with the factors: r (NB per body) and gj (k per joint) in, pdd and lam out
+// x = K⁻¹ rhs with the factors: r (NB per body: 12 forces, 6 rigid γ) and gj (k per joint) in,
+// pdd and lam out
 static void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj) {
   int nb = nw->nb;
   for (int c = nb - 1; c >= 0; c--) { // backward: z = B⁻¹ r, the parent's right side
     double *z = nw->z + NB * c;
-    memcpy(z, nw->r + NB * c, NB * sizeof(double));
-    mbs_natSolve(nw->B + NB * NB * c, nw->piv + NB * c, NB, z);
+    const double *r = nw->r + NB * c;
+    mbs_ntBodySolve(nw->s.p + 12 * c + 3, nw->Mp + 144 * c, nw->Ich + 36 * c, r, r + 12, z);
     int k = m->body_lamnum[c], p = m->body_parent[c];
     if (!k || p < 0) continue;
     double t[6];
@@ -197,9 +260,9 @@ static void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj)
     for (int i = 0; i < k; i++) t[i] -= gj[6 * c + i];
     mbsu_cholSolve(nw->D + 36 * c, k, t);
     memcpy(lam, t, (size_t)k * sizeof(double));
-    const double *Y = nw->Y + NB * 6 * c;
+    const double *Y = nw->Y + 72 * c;
     for (int i = 0; i < k; i++)
-      for (int j = 0; j < 12; j++) x[j] -= Y[NB * i + j] * t[i];
+      for (int j = 0; j < 12; j++) x[j] -= Y[12 * i + j] * t[i];
   }
 }
 
