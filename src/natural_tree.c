@@ -20,23 +20,23 @@
 
 struct mbsNaturalWork {
   int nb, nl;
-  mbsNat s;        // joint-mode assembly state (p, ṗ, f; Jc, Jp, gj point into the arrays below)
-  double *K;       // (nb x 16) mass matrices K (constant)
-  double *Mp;      // (nb x 12 x 12) M_b with the children's joints absorbed
-  double *Ich;     // (nb x 36) Cholesky factor of Nᵀ M_b N (the body's tangent-space inertia)
-  double *Jc;      // (nb x 6 x 12) the rows of each body's joint on the body
-  double *Jp;      // (nb x 6 x 12) ... on the parent
-  double *gj;      // (nb x 6) their γ
-  double *rg;      // (nb x 6) the rigid-body rows' γ
-  double *Y;       // (nb x 6 x 12) the p̈ part of B⁻¹ E_cᵀ, column i: 12 values
-  double *D;       // (nb x 36) Cholesky factors of D_j
-  double *r;       // (nb x 18) right sides (modified by the elimination), then x
-  double *z;       // (nb x 18) B⁻¹ r
-  double *lam;     // (nb x 6) joint multipliers
-  double *pdd;     // (12 nb) p̈
-  double *Lr;      // (nl x 12 nb) the cut joints' rows
-  double *Zl;      // (nl x 12 nb) their unit responses (p̈ part)
-  double *S;       // (nl x nl)
+  mbsNat s;    // joint-mode assembly state (p, ṗ, f; Jc, Jp, gj point into the arrays below)
+  double *K;   // (nb x 16) mass matrices K (constant)
+  double *Ich; // (nb x 36) Cholesky factor of Nᵀ M'_b N (the tangent-space inertia with the
+               // children's joints absorbed)
+  double *Jc;  // (nb x 6 x 12) the rows of each body's joint on the body
+  double *Jp;  // (nb x 6 x 12) ... on the parent
+  double *gj;  // (nb x 6) their γ
+  double *rg;  // (nb x 6) the rigid-body rows' γ
+  double *V;   // (nb x 6 x 6) (Nᵀ M' N)⁻¹ (J_c N)ᵀ, column i: 6 values (B⁻¹ E_cᵀ = N V)
+  double *D;   // (nb x 36) Cholesky factors of D_j
+  double *r;   // (nb x 18) right sides (modified by the elimination), then x
+  double *z;   // (nb x 18) B⁻¹ r
+  double *lam; // (nb x 6) joint multipliers
+  double *pdd; // (12 nb) p̈
+  double *Lr;  // (nl x 12 nb) the cut joints' rows
+  double *Zl;  // (nl x 12 nb) their unit responses (p̈ part)
+  double *S;   // (nl x nl)
   double *rl, *mu; // (nl)
   double *tmp;     // (12 nb) scratch
 };
@@ -54,13 +54,12 @@ mbsErr mbs_naturalWorkCreate(const mbsModel *m, mbsNaturalWork **out) {
   nw->s.f = calloc(12 * nb, sizeof(double));
   nw->s.gl = calloc(nl + 1, sizeof(double));
   nw->K = calloc(16 * nb, sizeof(double));
-  nw->Mp = calloc(144 * nb, sizeof(double));
   nw->Ich = calloc(36 * nb, sizeof(double));
   nw->Jc = calloc(72 * nb, sizeof(double));
   nw->Jp = calloc(72 * nb, sizeof(double));
   nw->gj = calloc(6 * nb, sizeof(double));
   nw->rg = calloc(6 * nb, sizeof(double));
-  nw->Y = calloc(72 * nb, sizeof(double));
+  nw->V = calloc(36 * nb, sizeof(double));
   nw->D = calloc(36 * nb, sizeof(double));
   nw->r = calloc(NB * nb, sizeof(double));
   nw->z = calloc(NB * nb, sizeof(double));
@@ -72,9 +71,9 @@ mbsErr mbs_naturalWorkCreate(const mbsModel *m, mbsNaturalWork **out) {
   nw->rl = calloc(nl + 1, sizeof(double));
   nw->mu = calloc(nl + 1, sizeof(double));
   nw->tmp = calloc(12 * nb, sizeof(double));
-  if (!(nw->s.p && nw->s.pd && nw->s.f && nw->s.gl && nw->K && nw->Mp && nw->Ich && nw->Jc &&
-        nw->Jp && nw->gj && nw->rg && nw->Y && nw->D && nw->r && nw->z && nw->lam && nw->pdd &&
-        nw->Lr && nw->Zl && nw->S && nw->rl && nw->mu && nw->tmp)) {
+  if (!(nw->s.p && nw->s.pd && nw->s.f && nw->s.gl && nw->K && nw->Ich && nw->Jc && nw->Jp &&
+        nw->gj && nw->rg && nw->V && nw->D && nw->r && nw->z && nw->lam && nw->pdd && nw->Lr &&
+        nw->Zl && nw->S && nw->rl && nw->mu && nw->tmp)) {
     mbs_naturalWorkDestroy(&nw);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates, %d bodies)", m->nbody);
   }
@@ -87,8 +86,8 @@ void mbs_naturalWorkDestroy(mbsNaturalWork **pnw) {
   mbsNaturalWork *nw = *pnw;
   if (!nw) return;
   free(nw->s.p), free(nw->s.pd), free(nw->s.f), free(nw->s.gl);
-  free(nw->K), free(nw->Mp), free(nw->Ich), free(nw->Jc), free(nw->Jp), free(nw->gj);
-  free(nw->rg), free(nw->Y), free(nw->D), free(nw->r), free(nw->z), free(nw->lam);
+  free(nw->K), free(nw->Ich), free(nw->Jc), free(nw->Jp), free(nw->gj);
+  free(nw->rg), free(nw->V), free(nw->D), free(nw->r), free(nw->z), free(nw->lam);
   free(nw->pdd), free(nw->Lr), free(nw->Zl), free(nw->S), free(nw->rl), free(nw->mu);
   free(nw->tmp);
   free(nw);
@@ -132,10 +131,37 @@ static void mbs_ntN(const double *e, const double *t, double *u) {
   for (int k = 0; k < 3; k++) mbsu_cross3(t + 3, e + 3 * k, u + 3 + 3 * k);
 }
 
-// x (12) = the body block's solution for (r1 (12), r2 (6)); Ich the tangent inertia's factor
-static void mbs_ntBodySolve(const double *e, const double *Mp, const double *Ich, const double *r1,
+// The inertia of body b's tangent space with its children's joints: Nᵀ M'_b N with
+// M'_b = K_b ⊗ I3 + Σ_children J_pᵀ D⁻¹ J_p. Nᵀ (K ⊗ I3) N in closed form (docs/natural.md 5):
+// [m I, −m [c]×; m [c]×, Σ_kl J_kl ((e_k.e_l) I − e_l e_kᵀ)], c = Σ_k c_k e_k.
+static void mbs_ntTangentInertia(const double *K, const double *e, double *I) {
+  memset(I, 0, 36 * sizeof(double));
+  double c[3] = {0, 0, 0};
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 3; i++) c[i] += K[1 + k] * e[3 * k + i]; // m c
+  for (int i = 0; i < 3; i++) I[6 * i + i] = K[0];
+  // v-θ block −[mc]×, θ-v block [mc]×
+  double X[9] = {0, -c[2], c[1], c[2], 0, -c[0], -c[1], c[0], 0};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) I[6 * i + 3 + j] = -X[3 * i + j], I[6 * (3 + i) + j] = X[3 * i + j];
+  for (int k = 0; k < 3; k++)
+    for (int l = 0; l < 3; l++) {
+      double J = K[4 * (1 + k) + 1 + l];
+      if (J == 0) continue;
+      double d = mbsu_dot3(e + 3 * k, e + 3 * l);
+      for (int i = 0; i < 3; i++) {
+        I[6 * (3 + i) + 3 + i] += J * d;
+        for (int j = 0; j < 3; j++) I[6 * (3 + i) + 3 + j] -= J * e[3 * l + i] * e[3 * k + j];
+      }
+    }
+}
+
+// x (12) = the body block's solution for (r1 (12), r2 (6)) (r2 NULL: zero)
+static void mbs_ntBodySolve(const mbsModel *m, const mbsNaturalWork *nw, int b, const double *r1,
                             const double *r2, double *x) {
+  const double *e = nw->s.p + 12 * b + 3, *K = nw->K + 16 * b;
   double xg[12] = {0}, t[12], y[6];
+  memcpy(t, r1, sizeof t);
   if (r2) { // x_g = Gᵀ diag⁻¹ r2: rows (k, k) on e_k; rows (j, k) on e_j and e_k, halved
     static const int pj[6] = {0, 1, 2, 0, 0, 1}, pk[6] = {0, 1, 2, 1, 2, 2};
     for (int r = 0; r < 6; r++) {
@@ -146,15 +172,20 @@ static void mbs_ntBodySolve(const double *e, const double *Mp, const double *Ich
         if (j != k) xg[3 + 3 * k + i] += c * e[3 * j + i];
       }
     }
-  }
-  for (int i = 0; i < 12; i++) {
-    double v = r1[i];
-    if (r2)
-      for (int j = 0; j < 12; j++) v -= Mp[12 * i + j] * xg[j];
-    t[i] = v;
+    for (int al = 0; al < 4; al++) // t -= (K ⊗ I3) x_g
+      for (int be = 0; be < 4; be++)
+        for (int i = 0; i < 3; i++) t[3 * al + i] -= K[4 * al + be] * xg[3 * be + i];
+    for (int q = 0; q < m->body_childnum[b]; q++) { // t -= J_pᵀ D⁻¹ J_p x_g of each child
+      int c = m->child_list[m->body_childadr[b] + q], kc = m->body_lamnum[c];
+      if (!kc) continue;
+      double u[6];
+      mbs_ntMulJ(nw->Jp + 72 * c, kc, xg, u);
+      mbsu_cholSolve(nw->D + 36 * c, kc, u);
+      mbs_ntSubJT(nw->Jp + 72 * c, kc, u, t);
+    }
   }
   mbs_ntNT(e, t, y);
-  mbsu_cholSolve(Ich, 6, y);
+  mbsu_cholSolve(nw->Ich + 36 * b, 6, y);
   mbs_ntN(e, y, x);
   for (int i = 0; i < 12; i++) x[i] += xg[i];
 }
@@ -162,82 +193,62 @@ static void mbs_ntBodySolve(const double *e, const double *Mp, const double *Ich
 // the factorisation at the current state (the right sides stay untouched)
 static mbsErr mbs_ntFactor(const mbsModel *m, mbsNaturalWork *nw) {
   int nb = nw->nb;
-  for (int b = 0; b < nb; b++) { // M_b = K ⊗ I3
-    double *M = nw->Mp + 144 * b;
-    const double *K = nw->K + 16 * b;
-    memset(M, 0, 144 * sizeof(double));
-    for (int al = 0; al < 4; al++)
-      for (int be = 0; be < 4; be++)
-        for (int i = 0; i < 3; i++) M[12 * (3 * al + i) + 3 * be + i] = K[4 * al + be];
+  for (int b = 0; b < nb; b++) {
     double G[72];
     mbs_natRigid(&nw->s, b, G, nw->rg + 6 * b);
+    mbs_ntTangentInertia(nw->K + 16 * b, nw->s.p + 12 * b + 3, nw->Ich + 36 * b);
   }
   for (int c = nb - 1; c >= 0; c--) { // leaves first (a parent precedes its children)
-    const double *e = nw->s.p + 12 * c + 3, *M = nw->Mp + 144 * c;
-    double *I = nw->Ich + 36 * c, MN[72];
-    for (int j = 0; j < 6; j++) { // Nᵀ M N, column by column
-      double u[12], t[6] = {0, 0, 0, 0, 0, 0};
-      t[j] = 1;
-      mbs_ntN(e, t, u);
-      for (int i = 0; i < 12; i++) {
-        double v = 0;
-        for (int l = 0; l < 12; l++) v += M[12 * i + l] * u[l];
-        MN[6 * i + j] = v;
-      }
-    }
-    for (int j = 0; j < 6; j++) {
-      double col[12], t[6];
-      for (int i = 0; i < 12; i++) col[i] = MN[6 * i + j];
-      mbs_ntNT(e, col, t);
-      for (int i = 0; i < 6; i++) I[6 * i + j] = t[i];
-    }
-    for (int i = 0; i < 6; i++)
-      for (int j = 0; j < i; j++) I[6 * i + j] = I[6 * j + i] = 0.5 * (I[6 * i + j] + I[6 * j + i]);
+    const double *e = nw->s.p + 12 * c + 3;
+    double *I = nw->Ich + 36 * c;
     MBS_CHECK(mbsu_cholFactor(I, 6), MBS_ERR_NUMERIC,
               "natural: body %d has no positive definite inertia in its tangent space", c);
     int k = m->body_lamnum[c], p = m->body_parent[c];
     if (!k) continue;
     const double *Jc = nw->Jc + 72 * c, *Jp = nw->Jp + 72 * c;
-    double *Y = nw->Y + 72 * c, *D = nw->D + 36 * c;
-    for (int i = 0; i < k; i++) // Y = (B⁻¹ E_cᵀ)_p̈, D = E_c Y
-      mbs_ntBodySolve(e, M, I, Jc + 12 * i, NULL, Y + 12 * i);
+    double *V = nw->V + 36 * c, *D = nw->D + 36 * c, A[36];
+    for (int i = 0; i < k; i++) { // A = J_c N, V = (Nᵀ M' N)⁻¹ Aᵀ, D = A V
+      mbs_ntNT(e, Jc + 12 * i, A + 6 * i);
+      memcpy(V + 6 * i, A + 6 * i, 6 * sizeof(double));
+      mbsu_cholSolve(I, 6, V + 6 * i);
+    }
     for (int i = 0; i < k; i++)
-      for (int l = 0; l < k; l++) {
+      for (int l = 0; l <= i; l++) {
         double v = 0;
-        for (int j = 0; j < 12; j++) v += Jc[12 * i + j] * Y[12 * l + j];
-        D[k * i + l] = v;
+        for (int j = 0; j < 6; j++) v += A[6 * i + j] * V[6 * l + j];
+        D[k * i + l] = D[k * l + i] = v;
       }
-    for (int i = 0; i < k; i++) // symmetric up to rounding
-      for (int l = 0; l < i; l++) D[k * i + l] = D[k * l + i] = 0.5 * (D[k * i + l] + D[k * l + i]);
     MBS_CHECK(mbsu_cholFactor(D, k), MBS_ERR_NUMERIC,
               "natural: the joint of body %d is singular in the assembled tree", c);
     if (p < 0) continue;
-    // M_p += J_pᵀ D⁻¹ J_p (the parent is factored later)
-    double *Mpar = nw->Mp + 144 * p, W[72];
-    for (int j = 0; j < 12; j++) {
+    // Nᵀ M'_p N += (J_p N)ᵀ D⁻¹ (J_p N) (the parent is factored later)
+    const double *ep = nw->s.p + 12 * p + 3;
+    double Ap[36], W[36], *Ip = nw->Ich + 36 * p;
+    for (int i = 0; i < k; i++) mbs_ntNT(ep, Jp + 12 * i, Ap + 6 * i);
+    for (int j = 0; j < 6; j++) {
       double col[6];
-      for (int i = 0; i < k; i++) col[i] = Jp[12 * i + j];
+      for (int i = 0; i < k; i++) col[i] = Ap[6 * i + j];
       mbsu_cholSolve(D, k, col);
-      for (int i = 0; i < k; i++) W[12 * i + j] = col[i];
+      for (int i = 0; i < k; i++) W[6 * i + j] = col[i];
     }
-    for (int a = 0; a < 12; a++)
-      for (int bb = 0; bb < 12; bb++) {
+    for (int a = 0; a < 6; a++)
+      for (int bb = 0; bb < 6; bb++) {
         double v = 0;
-        for (int i = 0; i < k; i++) v += Jp[12 * i + a] * W[12 * i + bb];
-        Mpar[12 * a + bb] += v;
+        for (int i = 0; i < k; i++) v += Ap[6 * i + a] * W[6 * i + bb];
+        Ip[6 * a + bb] += v;
       }
   }
   return MBS_OK;
 }
 
 // x = K⁻¹ rhs with the factors: r (NB per body: 12 forces, 6 rigid γ) and gj (k per joint) in,
-// pdd and lam out
-static void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj) {
+// pdd and lam out; rigid: whether the rigid rows' right sides may be nonzero
+static void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj, int rigid) {
   int nb = nw->nb;
   for (int c = nb - 1; c >= 0; c--) { // backward: z = B⁻¹ r, the parent's right side
     double *z = nw->z + NB * c;
     const double *r = nw->r + NB * c;
-    mbs_ntBodySolve(nw->s.p + 12 * c + 3, nw->Mp + 144 * c, nw->Ich + 36 * c, r, r + 12, z);
+    mbs_ntBodySolve(m, nw, c, r, rigid ? r + 12 : NULL, z);
     int k = m->body_lamnum[c], p = m->body_parent[c];
     if (!k || p < 0) continue;
     double t[6];
@@ -246,12 +257,12 @@ static void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj)
     mbsu_cholSolve(nw->D + 36 * c, k, t);
     mbs_ntSubJT(nw->Jp + 72 * c, k, t, nw->r + NB * p);
   }
-  for (int c = 0; c < nb; c++) { // forward: λ_j, x_c
+  for (int c = 0; c < nb; c++) { // forward: λ_j, x_c = z_c − N V λ_j
     int k = m->body_lamnum[c], p = m->body_parent[c];
     double *x = nw->pdd + 12 * c, *z = nw->z + NB * c, *lam = nw->lam + 6 * c;
     memcpy(x, z, 12 * sizeof(double));
     if (!k) continue;
-    double t[6], u[6];
+    double t[6], u[6], y[6] = {0, 0, 0, 0, 0, 0}, dx[12];
     mbs_ntMulJ(nw->Jc + 72 * c, k, z, t);
     if (p >= 0) {
       mbs_ntMulJ(nw->Jp + 72 * c, k, nw->pdd + 12 * p, u);
@@ -260,9 +271,11 @@ static void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj)
     for (int i = 0; i < k; i++) t[i] -= gj[6 * c + i];
     mbsu_cholSolve(nw->D + 36 * c, k, t);
     memcpy(lam, t, (size_t)k * sizeof(double));
-    const double *Y = nw->Y + 72 * c;
+    const double *V = nw->V + 36 * c;
     for (int i = 0; i < k; i++)
-      for (int j = 0; j < 12; j++) x[j] -= Y[12 * i + j] * t[i];
+      for (int j = 0; j < 6; j++) y[j] += V[6 * i + j] * t[i];
+    mbs_ntN(nw->s.p + 12 * c + 3, y, dx);
+    for (int j = 0; j < 12; j++) x[j] -= dx[j];
   }
 }
 
@@ -297,7 +310,7 @@ mbsErr mbs_naturalAccel(const mbsModel *m, const mbsState *st, mbsWork *w, mbsNa
     memcpy(nw->r + NB * b, s->f + 12 * b, 12 * sizeof(double));
     memcpy(nw->r + NB * b + 12, nw->rg + 6 * b, 6 * sizeof(double));
   }
-  mbs_ntSolve(m, nw, nw->gj);
+  mbs_ntSolve(m, nw, nw->gj, 1);
   int rank = 0;
   if (nl) { // the cut joints in the range space (as the dense reference)
     memcpy(nw->tmp, nw->pdd, (size_t)np * sizeof(double));
@@ -309,7 +322,7 @@ mbsErr mbs_naturalAccel(const mbsModel *m, const mbsState *st, mbsWork *w, mbsNa
         memset(nw->r + NB * b + 12, 0, 6 * sizeof(double));
       }
       memset(zero, 0, 6 * (size_t)nb * sizeof(double));
-      mbs_ntSolve(m, nw, zero);
+      mbs_ntSolve(m, nw, zero, 0);
       memcpy(nw->Zl + (size_t)i * (size_t)np, nw->pdd, (size_t)np * sizeof(double));
     }
     for (int i = 0; i < nl; i++) {
