@@ -2,7 +2,7 @@
 # Fuzz the config, URDF and checkpoint readers with libFuzzer (clang, ASan + UBSan): fuzz/.
 #
 #   scripts/fuzz.sh [--smoke] [--target config|urdf|checkpoint|all] [--runs N] [--time SEC]
-#                   [--build-dir DIR] [--work DIR] [--no-setup] [--nice N]
+#                   [--build-dir DIR] [--work DIR] [--no-setup] [--nice N] [--timeout SEC]
 #
 #   --target T     which target(s) to run (default all: config, urdf, then checkpoint)
 #   --runs N       stop each target after N executions (default: no limit)
@@ -14,6 +14,8 @@
 #                  DIR/findings/ holds crash-*, leak-*, timeout-*, oom-* reproducers
 #   --no-setup     do not call scripts/setup.sh --with-fuzz (clang, libclang-rt-14-dev)
 #   --nice N       niceness of the fuzzers (default 19: they share the machine)
+#   --timeout SEC  an input running longer is a finding (default 10; libFuzzer measures wall
+#                  time, so a fuzzer starved by a loaded machine needs more)
 #
 # Seeds: configs/*.cfg, the bad-input corpus mpi-tests/bad/*.cfg (its "# args: --set K=V" lines
 # become "#set K=V" override lines, see fuzz/fuzz_config.c), fuzz/ckpt_model.cfg and the inputs
@@ -36,6 +38,7 @@ tsec=60
 smoke=0
 setup=1
 niceness=19
+timeout=10
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -57,8 +60,9 @@ while [ $# -gt 0 ]; do
   --work) work=$2 && shift ;;
   --no-setup) setup=0 ;;
   --nice) niceness=$2 && shift ;;
+  --timeout) timeout=$2 && shift ;;
   -h | --help)
-    sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *)
@@ -68,8 +72,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-case "$tsec$runs" in *[!0-9]*)
-  echo "fuzz.sh: --time and --runs take whole numbers" >&2
+case "$tsec$runs$timeout" in *[!0-9]*)
+  echo "fuzz.sh: --time, --runs and --timeout take whole numbers" >&2
   exit 2
   ;;
 esac
@@ -143,7 +147,7 @@ for t in "${targets[@]}"; do
   dict=()
   [ "$t" = checkpoint ] && maxlen=16384
   [ "$t" = urdf ] && dict=(-dict="$root/fuzz/urdf.dict")
-  args=("${dict[@]}" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len="$maxlen"
+  args=("${dict[@]}" -timeout="$timeout" -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len="$maxlen"
     -print_final_stats=1 -artifact_prefix="$work/findings/$t-" -max_total_time="$tsec")
   [ -z "$runs" ] || args+=(-runs="$runs")
   [ "$smoke" = 0 ] || args+=(-seed=1)
