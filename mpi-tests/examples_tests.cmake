@@ -1,0 +1,8 @@
+# the shipped example configs behave as their comments say (issue 32)
+find_program(MBS_EXAMPLES_PY NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME arm_limits COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arm_limits.sh
+                                   $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs ${MBS_EXAMPLES_PY})
+  set_tests_properties(arm_limits PROPERTIES LABELS unit PROCESSORS 1 TIMEOUT 120
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
