@@ -86,35 +86,12 @@ mbsErr mbs_naturalAccelDense(const mbsModel *m, const mbsState *st, mbsWork *w, 
     e = mbs_errSet(MBS_ERR_NUMERIC, "natural: the augmented matrix [M G'; G 0] is singular");
     goto done;
   }
-  mbs_natSolve(s.A, piv, n, s.b); // the tree's p̈ (and multipliers)
-  int rank = 0;
-  if (nl) { // the loops in the range space: Z = K⁻¹ [Lᵀ; 0], (L Z) μ = L p̈_t - γ_l, p̈ -= Z μ
-    for (int i = 0; i < nl; i++) {
-      double *z = Z + (size_t)i * (size_t)n;
-      memcpy(z, s.L + (size_t)i * (size_t)np, sizeof(double) * (size_t)np);
-      mbs_natSolve(s.A, piv, n, z);
-    }
-    for (int i = 0; i < nl; i++) {
-      const double *li = s.L + (size_t)i * (size_t)np;
-      double v = -s.gl[i];
-      for (int j = 0; j < np; j++) v += li[j] * s.b[j];
-      r[i] = v;
-      for (int k = 0; k < nl; k++) {
-        const double *zk = Z + (size_t)k * (size_t)n;
-        double t = 0;
-        for (int j = 0; j < np; j++) t += li[j] * zk[j];
-        S[(size_t)i * nl + k] = t;
-      }
-    }
-    rank = mbs_natPivChol(S, nl, m->opt.rank_tol > 0 ? m->opt.rank_tol : 1e-10, r, mu);
-    if (rank < 0) {
-      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-      goto done;
-    }
-    for (int k = 0; k < nl; k++) {
-      const double *zk = Z + (size_t)k * (size_t)n;
-      for (int j = 0; j < np; j++) s.b[j] -= zk[j] * mu[k];
-    }
+  mbs_natSolve(s.A, piv, n, s.b); // the tree's p̈ (and multipliers), then the loops
+  int rank =
+      mbs_natLoopSolve(&s, nl, m->opt.rank_tol > 0 ? m->opt.rank_tol : 1e-10, piv, Z, S, r, mu);
+  if (rank < 0) {
+    e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    goto done;
   }
   if (info) {
     double res = 0, gmax = 1;

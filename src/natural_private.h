@@ -7,6 +7,16 @@
 
 #include "mbspar/mbs_natural.h"
 
+/// A joint row recorded at the assembled state (docs/natural.md 6): its kind, bodies, vectors
+/// (point: a = parent point, b = child point; dot: a = parent vector, b = child vector; slide:
+/// a = parent point, b = parent vector, c = child point) and its value there (dot, slide).
+enum { MBS_NATROW_POINT, MBS_NATROW_DOT, MBS_NATROW_SLIDE };
+typedef struct {
+  int kind, pb, cb;
+  double a[3], b[3], c[3];
+  double c0;
+} mbsNatRec;
+
 /// One assembly. Dense mode (blk = 0): the rows go into A (tree) and L (loops), γ into b and gl.
 /// Joint mode (blk = 1): the rows row0.. of one joint go into Jc (on body bc) and Jp (on bp),
 /// k x 12 each, γ into gj.
@@ -26,6 +36,8 @@ typedef struct {
   int bc, bp;           ///< joint mode: the child and parent body (-1: the ground)
   int row0;             ///< joint mode: the joint's first row
   double *Jc, *Jp, *gj; ///< joint mode: (6 x 12), (6 x 12), (6)
+  mbsNatRec *rec;       ///< record mode (not NULL): the builders append here instead
+  int nrec;             ///< records so far
 } mbsNat;
 
 void mbs_natBody(const mbsNat *s, int b, double o[3], double e[9], double od[3], double ed[9]);
@@ -43,6 +55,17 @@ void mbs_natSolve(const double *A, const int *piv, int n, double *x);
 int mbs_natPivChol(double *S, int k, double tol, double *r, double *y);
 void mbs_natJoint(const mbsModel *m, const mbsWork *w, mbsNat *s, int c);
 void mbs_natLoop(const mbsModel *m, mbsNat *s, int k);
+
+/// The cut joints' rows L (nl) added to the solved tree system (s->A factored with piv, s->b the
+/// tree's solution) in the range space with constraint partitioning below rank_tol: Z (nl x n),
+/// S (nl x nl), r, mu (nl) are scratch. Returns the rank of the closure rows, -1 without memory.
+int mbs_natLoopSolve(mbsNat *s, int nl, double rank_tol, const int *piv, double *Z, double *S,
+                     double *r, double *mu);
+/// The recorded rows again, assembled at the current p, ṗ (dense or joint mode).
+void mbs_natReplay(mbsNat *s, const mbsNatRec *rec, int n);
+/// The position-level value of a recorded row at the current p (3 values for a point, else 1);
+/// returns their number.
+int mbs_natRecValue(const mbsNat *s, const mbsNatRec *r, double *g);
 
 /// p and ṗ of every body from the position and velocity stages in w (docs/natural.md 1).
 void mbs_natCoords(const mbsModel *m, const mbsWork *w, mbsNat *s);

@@ -62,7 +62,24 @@ void mbs_natGamma(mbsNat *s, int r, double v) {
 }
 
 // point coincidence: C_rc p_c - C_rp p_p = 0 (3 rows; linear, γ = 0)
+// record mode: keep the row's bodies, vectors and value at this state instead of assembling it
+static void mbs_natRecord(mbsNat *s, int kind, int pb, int cb, const double *a, const double *b,
+                          const double *c, double c0) {
+  mbsNatRec *r = &s->rec[s->nrec++];
+  r->kind = kind, r->pb = pb, r->cb = cb, r->c0 = c0;
+  memcpy(r->a, a, sizeof r->a), memcpy(r->b, b, sizeof r->b);
+  if (c)
+    memcpy(r->c, c, sizeof r->c);
+  else
+    memset(r->c, 0, sizeof r->c);
+}
+
 void mbs_natPoint(mbsNat *s, int pb, const double rp[3], int cb, const double rc[3]) {
+  if (s->rec) {
+    mbs_natRecord(s, MBS_NATROW_POINT, pb, cb, rp, rc, NULL, 0);
+    s->row += 3;
+    return;
+  }
   for (int i = 0; i < 3; i++) {
     int r = s->row + i;
     if (cb >= 0) {
@@ -86,6 +103,11 @@ void mbs_natDot(mbsNat *s, int pb, const double h[3], int cb, const double d[3])
   mbs_natBody(s, cb, oc, ec, ocd, ecd);
   double hw[3], dw[3], hd[3], dd[3];
   mbs_natVec(ep, h, hw), mbs_natVec(ec, d, dw), mbs_natVec(epd, h, hd), mbs_natVec(ecd, d, dd);
+  if (s->rec) {
+    mbs_natRecord(s, MBS_NATROW_DOT, pb, cb, h, d, NULL, mbsu_dot3(hw, dw));
+    s->row++;
+    return;
+  }
   int r = s->row;
   for (int k = 0; k < 3; k++)
     for (int i = 0; i < 3; i++) {
@@ -104,18 +126,28 @@ void mbs_natSlide(mbsNat *s, int pb, const double a[3], const double h[3], int c
   double op[3], ep[9], opd[3], epd[9], oc[3], ec[9], ocd[3], ecd[9];
   mbs_natBody(s, pb, op, ep, opd, epd);
   mbs_natBody(s, cb, oc, ec, ocd, ecd);
-  double hw[3], hd[3], ad[3], cd[3], rd[3];
+  double hw[3], hd[3], ad[3], cd[3], rd[3], aw[3], cw[3], rr[3];
   mbs_natVec(ep, h, hw), mbs_natVec(epd, h, hd), mbs_natVec(epd, a, ad), mbs_natVec(ecd, c, cd);
-  for (int i = 0; i < 3; i++) rd[i] = ocd[i] + cd[i] - opd[i] - ad[i];
+  mbs_natVec(ep, a, aw), mbs_natVec(ec, c, cw);
+  for (int i = 0; i < 3; i++) {
+    rd[i] = ocd[i] + cd[i] - opd[i] - ad[i];
+    rr[i] = oc[i] + cw[i] - op[i] - aw[i]; // r: zero where a was taken at this state
+  }
+  if (s->rec) {
+    mbs_natRecord(s, MBS_NATROW_SLIDE, pb, cb, a, h, c, mbsu_dot3(rr, hw));
+    s->row++;
+    return;
+  }
   int r = s->row;
   for (int i = 0; i < 3; i++) {
     if (cb >= 0) {
       mbs_natG(s, r, 12 * cb + i, hw[i]);
       for (int k = 0; k < 3; k++) mbs_natG(s, r, 12 * cb + 3 + 3 * k + i, c[k] * hw[i]);
     }
-    if (pb >= 0) {
+    if (pb >= 0) { // -hᵂᵀ C_a, and r . C'_h (h_k r on e_k)
       mbs_natG(s, r, 12 * pb + i, -hw[i]);
-      for (int k = 0; k < 3; k++) mbs_natG(s, r, 12 * pb + 3 + 3 * k + i, -a[k] * hw[i]);
+      for (int k = 0; k < 3; k++)
+        mbs_natG(s, r, 12 * pb + 3 + 3 * k + i, -a[k] * hw[i] + h[k] * rr[i]);
     }
   }
   mbs_natGamma(s, r, -2 * mbsu_dot3(rd, hd));
@@ -452,4 +484,67 @@ double mbs_natQdd(const mbsModel *m, mbsWork *w, const mbsNat *s, const double *
     for (int j = 0; j < 6; j++) res = fmax(res, fabs(r[j]));
   }
   return res / fmax(amax, 1e-300);
+}
+
+void mbs_natReplay(mbsNat *s, const mbsNatRec *rec, int n) {
+  for (int i = 0; i < n; i++) {
+    const mbsNatRec *r = rec + i;
+    if (r->kind == MBS_NATROW_POINT)
+      mbs_natPoint(s, r->pb, r->a, r->cb, r->b);
+    else if (r->kind == MBS_NATROW_DOT)
+      mbs_natDot(s, r->pb, r->a, r->cb, r->b);
+    else
+      mbs_natSlide(s, r->pb, r->a, r->b, r->cb, r->c);
+  }
+}
+
+int mbs_natRecValue(const mbsNat *s, const mbsNatRec *r, double *g) {
+  double op[3], ep[9], opd[3], epd[9], oc[3], ec[9], ocd[3], ecd[9], x[3], y[3], h[3];
+  mbs_natBody(s, r->pb, op, ep, opd, epd);
+  mbs_natBody(s, r->cb, oc, ec, ocd, ecd);
+  if (r->kind == MBS_NATROW_POINT) { // C_b p_c - C_a p_p
+    mbs_natVec(ec, r->b, x), mbs_natVec(ep, r->a, y);
+    for (int i = 0; i < 3; i++) g[i] = oc[i] + x[i] - op[i] - y[i];
+    return 3;
+  }
+  if (r->kind == MBS_NATROW_DOT) {
+    mbs_natVec(ep, r->a, x), mbs_natVec(ec, r->b, y);
+    g[0] = mbsu_dot3(x, y) - r->c0;
+    return 1;
+  }
+  mbs_natVec(ep, r->a, y), mbs_natVec(ep, r->b, h), mbs_natVec(ec, r->c, x);
+  double rr[3];
+  for (int i = 0; i < 3; i++) rr[i] = oc[i] + x[i] - op[i] - y[i];
+  g[0] = mbsu_dot3(rr, h) - r->c0;
+  return 1;
+}
+
+int mbs_natLoopSolve(mbsNat *s, int nl, double rank_tol, const int *piv, double *Z, double *S,
+                     double *r, double *mu) {
+  int n = s->n, np = s->np;
+  if (!nl) return 0;
+  for (int i = 0; i < nl; i++) { // Z = K⁻¹ [Lᵀ; 0]
+    double *z = Z + (size_t)i * (size_t)n;
+    memset(z, 0, sizeof(double) * (size_t)n);
+    memcpy(z, s->L + (size_t)i * (size_t)np, sizeof(double) * (size_t)np);
+    mbs_natSolve(s->A, piv, n, z);
+  }
+  for (int i = 0; i < nl; i++) { // (L Z) μ = L p̈_t − γ_l
+    const double *li = s->L + (size_t)i * (size_t)np;
+    double v = -s->gl[i];
+    for (int j = 0; j < np; j++) v += li[j] * s->b[j];
+    r[i] = v;
+    for (int k = 0; k < nl; k++) {
+      const double *zk = Z + (size_t)k * (size_t)n;
+      double t = 0;
+      for (int j = 0; j < np; j++) t += li[j] * zk[j];
+      S[(size_t)i * nl + k] = t;
+    }
+  }
+  int rank = mbs_natPivChol(S, nl, rank_tol, r, mu);
+  for (int k = 0; k < nl && rank >= 0; k++) { // p̈ −= Z μ
+    const double *zk = Z + (size_t)k * (size_t)n;
+    for (int j = 0; j < np; j++) s->b[j] -= zk[j] * mu[k];
+  }
+  return rank;
 }

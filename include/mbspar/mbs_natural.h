@@ -64,6 +64,29 @@ void mbs_naturalWorkDestroy(mbsNaturalWork **nw);
 mbsErr mbs_naturalAccel(const mbsModel *m, const mbsState *s, mbsWork *w, mbsNaturalWork *nw,
                         mbsReal *qdd, mbsNaturalInfo *info);
 
+/// Motion in natural coordinates (src/natural_run.c, docs/natural.md 7): the state is (p, ṗ),
+/// the joint rows are recorded at the assembled initial state, RK4 steps on the dense system,
+/// projection onto g(p) = 0 and G ṗ = 0. Small models; gravity only (MBS_ERR_UNSUPPORTED for
+/// joint forces, springs, dampers and spring-dampers). Opaque.
+typedef struct mbsNaturalSim mbsNaturalSim;
+
+/// The simulation of \p m from the state \p st (assembled: loops closed), using \p w for the
+/// initial kinematics.
+mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w, mbsNaturalSim **ns);
+/// Frees it; sets *ns = NULL.
+void mbs_naturalSimDestroy(mbsNaturalSim **ns);
+/// One classical Runge–Kutta step of length \p h on (p, ṗ) (no projection).
+mbsErr mbs_naturalSimStep(mbsNaturalSim *ns, double h);
+/// Projects p onto g(p) = 0 (Gauss–Newton, at most \p maxit corrections, until max |g| <= \p tol)
+/// and ṗ onto G ṗ = 0; returns max |g| before the last correction.
+double mbs_naturalSimProject(mbsNaturalSim *ns, double tol, int maxit);
+/// Total energy: kinetic ½ ṗᵀ M ṗ and potential of gravity.
+double mbs_naturalSimEnergy(const mbsNaturalSim *ns);
+/// max |g(p)| over the rigid-body, joint and closure constraints at the current p.
+double mbs_naturalSimViolation(mbsNaturalSim *ns);
+/// The current p (and ṗ in *pd).
+const double *mbs_naturalSimState(const mbsNaturalSim *ns, const double **pd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,252 @@
+/// \file natural_run.c
+/// Motion in natural coordinates (docs/natural.md 7): the state is (p, ṗ) itself, the joint rows
+/// are recorded once at the assembled initial state (their vectors and values, so they can be
+/// evaluated at any p: position-level constraints g(p) = 0), the accelerations come from the
+/// dense augmented system, and after each step p and ṗ are projected back onto g(p) = 0 and
+/// G ṗ = 0 (Gauss–Newton with minimum-norm corrections, the dependent rows dropped by the same
+/// pivoted Cholesky). Dense: small models (the O(n) solver takes the same rows later). Forces:
+/// gravity only for now (joint forces and spring-dampers are functions of q).
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "natural_private.h"
+#include "spatial.h"
+
+struct mbsNaturalSim {
+  const mbsModel *m;
+  int nb, np, nrt, nl, nrec_t, nrec; // rows: 6 nb rigid + tree joints (nrt), loops (nl)
+  mbsNatRec *rec;                    // the tree joints' rows, then the cut joints'
+  mbsNat s;                          // dense assembly (s.p, s.pd: the state)
+  int *piv;
+  double *Z, *S, *r, *mu;                     // loop solve scratch
+  double *G, *g, *W, *y;                      // projection: (R x np), (R), (R x R), (R)
+  double *k1, *k2, *k3, *k4, *p0, *pd0, *pdd; // RK4 stages (2 np each)
+};
+
+mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
+                            mbsNaturalSim **out) {
+  *out = NULL;
+  MBS_CHECK(!m->sub, MBS_ERR_UNSUPPORTED, "model.formulation = natural needs the whole model");
+  MBS_CHECK(!m->nforce, MBS_ERR_UNSUPPORTED,
+            "natural coordinates: runs with spring-dampers are not built yet");
+  for (int d = 0; d < m->nv; d++)
+    MBS_CHECK(m->dof_force[d] == 0 && m->dof_stiffness[d] == 0 && m->dof_damping[d] == 0,
+              MBS_ERR_UNSUPPORTED,
+              "natural coordinates: runs with joint forces, springs or dampers are not built yet");
+  mbsNaturalSim *ns = calloc(1, sizeof *ns);
+  MBS_CHECK(ns, MBS_ERR_NOMEM, "out of memory");
+  int nb = m->nbody, np = 12 * nb, nrt = 6 * nb + m->nlam, nl = m->nlam_loop, n = np + nrt,
+      R = nrt + nl;
+  size_t N = (size_t)n;
+  ns->m = m, ns->nb = nb, ns->np = np, ns->nrt = nrt, ns->nl = nl;
+  ns->rec = calloc((size_t)(2 * nb + 2 * m->nloop) * 6 + 1, sizeof *ns->rec);
+  ns->s.n = n, ns->s.np = np, ns->s.nrt = nrt;
+  ns->s.A = calloc(N * N, sizeof(double));
+  ns->s.b = calloc(N, sizeof(double));
+  ns->s.f = ns->s.b;
+  ns->s.L = calloc((size_t)nl * (size_t)np + 1, sizeof(double));
+  ns->s.gl = calloc((size_t)nl + 1, sizeof(double));
+  ns->s.p = calloc((size_t)np, sizeof(double));
+  ns->s.pd = calloc((size_t)np, sizeof(double));
+  ns->piv = calloc(N, sizeof(int));
+  ns->Z = calloc((size_t)nl * N + 1, sizeof(double));
+  ns->S = calloc((size_t)nl * (size_t)nl + 1, sizeof(double));
+  ns->r = calloc((size_t)nl + 1, sizeof(double));
+  ns->mu = calloc((size_t)nl + 1, sizeof(double));
+  ns->G = calloc((size_t)R * (size_t)np, sizeof(double));
+  ns->g = calloc((size_t)R, sizeof(double));
+  ns->W = calloc((size_t)R * (size_t)R, sizeof(double));
+  ns->y = calloc((size_t)R, sizeof(double));
+  double **st6[] = {&ns->k1, &ns->k2, &ns->k3, &ns->k4, &ns->p0, &ns->pd0, &ns->pdd};
+  int ok = ns->rec && ns->s.A && ns->s.b && ns->s.L && ns->s.gl && ns->s.p && ns->s.pd && ns->piv &&
+           ns->Z && ns->S && ns->r && ns->mu && ns->G && ns->g && ns->W && ns->y;
+  for (int i = 0; i < 7; i++) ok = ok && (*st6[i] = calloc(2 * (size_t)np, sizeof(double)));
+  if (!ok) {
+    mbs_naturalSimDestroy(&ns);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates)");
+  }
+  // the assembled initial state and its rows
+  mbs_fwdPosition(m, st, w);
+  mbs_fwdVelocity(m, st, w);
+  mbs_natCoords(m, w, &ns->s);
+  ns->s.rec = ns->rec;
+  for (int b = 0; b < nb; b++) mbs_natJoint(m, w, &ns->s, b);
+  ns->nrec_t = ns->s.nrec;
+  for (int k = 0; k < m->nloop; k++) mbs_natLoop(m, &ns->s, k);
+  ns->nrec = ns->s.nrec;
+  ns->s.rec = NULL;
+  *out = ns;
+  return MBS_OK;
+}
+
+void mbs_naturalSimDestroy(mbsNaturalSim **pns) {
+  mbsNaturalSim *ns = *pns;
+  if (!ns) return;
+  free(ns->rec), free(ns->s.A), free(ns->s.b), free(ns->s.L), free(ns->s.gl), free(ns->s.p);
+  free(ns->s.pd), free(ns->piv), free(ns->Z), free(ns->S), free(ns->r), free(ns->mu);
+  free(ns->G), free(ns->g), free(ns->W), free(ns->y);
+  free(ns->k1), free(ns->k2), free(ns->k3), free(ns->k4), free(ns->p0), free(ns->pd0);
+  free(ns->pdd);
+  free(ns);
+  *pns = NULL;
+}
+
+const double *mbs_naturalSimState(const mbsNaturalSim *ns, const double **pd) {
+  if (pd) *pd = ns->s.pd;
+  return ns->s.p;
+}
+
+// the whole system at the current s.p, s.pd: [M Gᵀ; G 0] (tree) in A, the loops' rows in L
+static void mbs_nsAssemble(mbsNaturalSim *ns) {
+  const mbsModel *m = ns->m;
+  mbsNat *s = &ns->s;
+  int nb = ns->nb, n = s->n;
+  memset(s->A, 0, sizeof(double) * (size_t)n * (size_t)n);
+  memset(s->b, 0, sizeof(double) * (size_t)n);
+  memset(s->L, 0, sizeof(double) * (size_t)ns->nl * (size_t)ns->np);
+  for (int b = 0; b < nb; b++) {
+    double K[16], G[72], g[6], f[3], x[3], zero[3] = {0, 0, 0};
+    mbs_natMassK(m, b, K);
+    for (int al = 0; al < 4; al++)
+      for (int be = 0; be < 4; be++)
+        for (int i = 0; i < 3; i++)
+          s->A[(size_t)(12 * b + 3 * al + i) * (size_t)n + (size_t)(12 * b + 3 * be + i)] =
+              K[4 * al + be];
+    for (int i = 0; i < 3; i++) f[i] = m->body_mass[b] * m->gravity[i];
+    mbs_natVec(s->p + 12 * b + 3, m->body_com + 3 * b, x);
+    for (int i = 0; i < 3; i++) x[i] += s->p[12 * b + i];
+    mbs_natWrench(s, b, x, zero, f);
+    mbs_natRigid(s, b, G, g);
+    for (int r = 0; r < 6; r++) {
+      for (int j = 3; j < 12; j++)
+        if (G[12 * r + j] != 0) mbs_natG(s, 6 * b + r, 12 * b + j, G[12 * r + j]);
+      mbs_natGamma(s, 6 * b + r, g[r]);
+    }
+  }
+  s->row = 6 * nb;
+  mbs_natReplay(s, ns->rec, ns->nrec);
+}
+
+// p̈ at (p, ṗ) into pdd
+static mbsErr mbs_nsAccel(mbsNaturalSim *ns, const double *p, const double *pd, double *pdd) {
+  mbsNat *s = &ns->s;
+  memcpy(s->p, p, sizeof(double) * (size_t)ns->np);
+  memcpy(s->pd, pd, sizeof(double) * (size_t)ns->np);
+  mbs_nsAssemble(ns);
+  MBS_CHECK(!mbs_natFactor(s->A, ns->piv, s->n), MBS_ERR_NUMERIC,
+            "natural: the augmented matrix [M G'; G 0] is singular");
+  mbs_natSolve(s->A, ns->piv, s->n, s->b);
+  double tol = ns->m->opt.rank_tol > 0 ? ns->m->opt.rank_tol : 1e-10;
+  MBS_CHECK(mbs_natLoopSolve(s, ns->nl, tol, ns->piv, ns->Z, ns->S, ns->r, ns->mu) >= 0,
+            MBS_ERR_NOMEM, "out of memory");
+  memcpy(pdd, s->b, sizeof(double) * (size_t)ns->np);
+  return MBS_OK;
+}
+
+// G (all rows: rigid, tree joints, loops) and the position-level values g at s.p
+static void mbs_nsJacobian(mbsNaturalSim *ns) {
+  mbsNat *s = &ns->s;
+  int np = ns->np, nrt = ns->nrt, nb = ns->nb;
+  mbs_nsAssemble(ns);
+  for (int r = 0; r < nrt; r++)
+    memcpy(ns->G + (size_t)r * (size_t)np, s->A + (size_t)(np + r) * (size_t)s->n,
+           sizeof(double) * (size_t)np);
+  memcpy(ns->G + (size_t)nrt * (size_t)np, s->L, sizeof(double) * (size_t)ns->nl * (size_t)np);
+  for (int b = 0; b < nb; b++) { // rigid: 1/2 (e.e - 1), e_j.e_k
+    const double *e = s->p + 12 * b + 3;
+    static const int pj[6] = {0, 1, 2, 0, 0, 1}, pk[6] = {0, 1, 2, 1, 2, 2};
+    for (int r = 0; r < 6; r++) {
+      double d = mbsu_dot3(e + 3 * pj[r], e + 3 * pk[r]);
+      ns->g[6 * b + r] = pj[r] == pk[r] ? 0.5 * (d - 1) : d;
+    }
+  }
+  int row = 6 * nb;
+  for (int i = 0; i < ns->nrec; i++) row += mbs_natRecValue(s, ns->rec + i, ns->g + row);
+}
+
+// x −= Gᵀ (G Gᵀ)⁺ v, the minimum-norm correction (dependent rows dropped); v (R) is overwritten
+static void mbs_nsCorrect(mbsNaturalSim *ns, double *v, double *x) {
+  int R = ns->nrt + ns->nl, np = ns->np;
+  for (int i = 0; i < R; i++)
+    for (int k = 0; k <= i; k++) {
+      const double *gi = ns->G + (size_t)i * (size_t)np, *gk = ns->G + (size_t)k * (size_t)np;
+      double t = 0;
+      for (int j = 0; j < np; j++) t += gi[j] * gk[j];
+      ns->W[(size_t)i * R + k] = ns->W[(size_t)k * R + i] = t;
+    }
+  mbs_natPivChol(ns->W, R, 1e-12, v, ns->y);
+  for (int i = 0; i < R; i++) {
+    const double *gi = ns->G + (size_t)i * (size_t)np;
+    for (int j = 0; j < np; j++) x[j] -= gi[j] * ns->y[i];
+  }
+}
+
+double mbs_naturalSimProject(mbsNaturalSim *ns, double tol, int maxit) {
+  mbsNat *s = &ns->s;
+  int R = ns->nrt + ns->nl, np = ns->np;
+  double gmax = 0;
+  for (int it = 0; it <= maxit; it++) { // positions: Gauss–Newton on g(p) = 0
+    mbs_nsJacobian(ns);
+    gmax = 0;
+    for (int i = 0; i < R; i++) gmax = fmax(gmax, fabs(ns->g[i]));
+    if (gmax <= tol || it == maxit) break;
+    mbs_nsCorrect(ns, ns->g, s->p);
+  }
+  for (int i = 0; i < R; i++) { // velocities: G ṗ = 0 (G at the projected p)
+    const double *gi = ns->G + (size_t)i * (size_t)np;
+    double t = 0;
+    for (int j = 0; j < np; j++) t += gi[j] * s->pd[j];
+    ns->g[i] = t;
+  }
+  mbs_nsCorrect(ns, ns->g, s->pd);
+  return gmax;
+}
+
+mbsErr mbs_naturalSimStep(mbsNaturalSim *ns, double h) {
+  int np = ns->np;
+  double *p0 = ns->p0, *v0 = ns->pd0, *k[4] = {ns->k1, ns->k2, ns->k3, ns->k4};
+  memcpy(p0, ns->s.p, sizeof(double) * (size_t)np);
+  memcpy(v0, ns->s.pd, sizeof(double) * (size_t)np);
+  static const double c[4] = {0, 0.5, 0.5, 1};
+  double *pp = ns->pdd, *vv = ns->pdd + np;
+  for (int st = 0; st < 4; st++) { // k = (ṗ, p̈) at p0 + c h k_prev
+    for (int j = 0; j < np; j++) {
+      pp[j] = p0[j] + (st ? c[st] * h * k[st - 1][j] : 0);
+      vv[j] = v0[j] + (st ? c[st] * h * k[st - 1][np + j] : 0);
+    }
+    memcpy(k[st], vv, sizeof(double) * (size_t)np);
+    MBS_CALL(mbs_nsAccel(ns, pp, vv, k[st] + np));
+  }
+  for (int j = 0; j < 2 * np; j++) {
+    double d = h / 6 * (k[0][j] + 2 * k[1][j] + 2 * k[2][j] + k[3][j]);
+    if (j < np)
+      ns->s.p[j] = p0[j] + d;
+    else
+      ns->s.pd[j - np] = v0[j - np] + d;
+  }
+  return MBS_OK;
+}
+
+double mbs_naturalSimEnergy(const mbsNaturalSim *ns) {
+  const mbsModel *m = ns->m;
+  double E = 0;
+  for (int b = 0; b < ns->nb; b++) {
+    double K[16], x[3];
+    mbs_natMassK(m, b, K);
+    const double *pd = ns->s.pd + 12 * b, *p = ns->s.p + 12 * b;
+    for (int al = 0; al < 4; al++)
+      for (int be = 0; be < 4; be++)
+        E += 0.5 * K[4 * al + be] * mbsu_dot3(pd + 3 * al, pd + 3 * be);
+    mbs_natVec(p + 3, m->body_com + 3 * b, x);
+    for (int i = 0; i < 3; i++) x[i] += p[i];
+    E -= m->body_mass[b] * mbsu_dot3(m->gravity, x);
+  }
+  return E;
+}
+
+double mbs_naturalSimViolation(mbsNaturalSim *ns) {
+  mbs_nsJacobian(ns);
+  double gmax = 0;
+  for (int i = 0; i < ns->nrt + ns->nl; i++) gmax = fmax(gmax, fabs(ns->g[i]));
+  return gmax;
+}
