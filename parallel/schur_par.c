@@ -1,7 +1,7 @@
 /// \file schur_par.c
 /// The exact distributed constraint-force solver (solver.method = "schur").
 ///
-/// Every rank eliminates the joints of its own bodies (src/schur.c), which leaves, per connected
+/// Every rank eliminates the joints of its own bodies (src/schur/), which leaves, per connected
 /// component of its bodies, a small dense system on the component's cut joints: its upper port
 /// (the root's joint, whose parent lives on a lower rank) and its lower ports (joints of children
 /// on higher ranks). The sum of these systems over all ranks is the cut-joint (interface)
