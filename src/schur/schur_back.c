@@ -78,9 +78,11 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
     }
   }
   // spath components: the spikes p = P pi of the path's bodies, from the port up
+  int tree = 0;
   for (int k = 0; k < s->ncomp; k++) {
     const mbsSchurComp *cp = s->comp + k;
-    if (!cp->spath) continue;
+    if (cp->spath == 2) tree = 1;
+    if (cp->spath != 1) continue;
     int l = s->port_body[cp->p0], nl = m->body_lamnum[l];
     const mbsReal *pi = lam_low + s->port_cadr[cp->p0];
     mbsReal T[36], G[36], p[6] = {0, 0, 0, 0, 0, 0};
@@ -94,6 +96,39 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       if (b == cp->root) break;
       mbs_abaSpikeVec(m, w, b, p);
     }
+  }
+  // trees of paths: p_b = sum of b's own ports' G pi and its path children's spikes carried up
+  // (the root below an upper port gathers its children's alone: its own ports are its
+  // compliance-form port wrenches below)
+  for (int b = s->s0; b < s->s1 && tree; b++) {
+    const mbsSchurComp *cp = s->comp + s->body_comp[b - s->s0];
+    if (cp->spath == 2 && (s->onpath[b - s->s0] || b == cp->root))
+      memset(s->spk + 6 * (b - s->s0), 0, 6 * sizeof(mbsReal));
+  }
+  for (int b = s->s1 - 1; b >= s->s0 && tree; b--) {
+    int lb = b - s->s0;
+    const mbsSchurComp *cp = s->comp + s->body_comp[lb];
+    if (cp->spath != 2 || !s->onpath[lb]) continue;
+    mbsReal *p = s->spk + 6 * lb, v[6];
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int k = 0; k < m->body_childnum[b]; k++) {
+      int l = ch[k], nl = m->body_lamnum[l], q = cp->p0;
+      if (!mbs_schurIsPort(m, s, l)) continue;
+      while (s->port_body[q] != l) q++;
+      const mbsReal *pi = lam_low + s->port_cadr[q];
+      mbsReal T[36], G[36];
+      MBS_FLOPS(mbs_flopSpathVec(nl, mbs_flopSchurT(m, s, l)));
+      mbs_schurT(m, w, s, l, T);
+      mbs_schurG(w->xpar + 12 * l, T, nl, G);
+      for (int j = 0; j < nl; j++)
+        for (int r = 0; r < 6; r++) p[r] += G[6 * j + r] * pi[j];
+    }
+    if (b == cp->root) continue;
+    memcpy(v, p, sizeof v);
+    mbs_abaSpikeVec(m, w, b, v);
+    MBS_FLOPS(6);
+    mbsReal *pp = s->spk + 6 * (m->body_parent[b] - s->s0);
+    for (int r = 0; r < 6; r++) pp[r] += v[r];
   }
   // top-down: children's lambda from the parent's open wrench, then the body's acceleration
   for (int b = s->s0; b < s->s1; b++) {

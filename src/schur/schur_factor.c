@@ -307,20 +307,61 @@ static void mbs_schurSpathStart(const mbsModel *m, mbsWork *w, mbsSchur *s,
   for (int r = 0; r < 6; r++) pA[r] += t[r];
 }
 
+// the spike work of component cp: P (6 rows of ld), Theta (ld x ld), gam; ld = MBS_SPIKE_LD for
+// a path (spath 1), the port columns nc for a tree of paths (spath 2)
+static inline mbsReal *mbs_schurSpw(const mbsSchur *s, const mbsSchurComp *cp, int *ld) {
+  int c = (int)(cp - s->comp);
+  if (cp->spath == 2) {
+    *ld = cp->nc;
+    return s->tpool + s->tp_adr[c];
+  }
+  *ld = MBS_SPIKE_LD;
+  return s->spP + MBS_SPW * c;
+}
+
+// a tree of paths, at path body b before its pass 2 (or at the root below an upper port, known:
+// 0, after its start): the spike columns of b's own ports, P = G_l, and (known) their joints'
+// known forces in b's articulated bias
+static void mbs_schurTpathPorts(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsSchurComp *cp,
+                                int b, int known) {
+  int ld;
+  mbsReal *sw = mbs_schurSpw(s, cp, &ld);
+  const int *ch = m->child_list + m->body_childadr[b];
+  for (int k = 0; k < m->body_childnum[b]; k++) {
+    int l = ch[k], nl = m->body_lamnum[l], q = cp->p0;
+    if (!mbs_schurIsPort(m, s, l)) continue;
+    while (s->port_body[q] != l) q++;
+    int col = s->port_cadr[q] - cp->c0;
+    mbsReal T[36], G[36], f[6], t[6];
+    mbs_schurT(m, w, s, l, T);
+    mbs_schurG(w->xpar + 12 * l, T, nl, G);
+    for (int j = 0; j < nl; j++)
+      for (int r = 0; r < 6; r++) sw[ld * r + col + j] = G[6 * j + r];
+    if (!known) {
+      MBS_FLOPS(mbs_flopTpathPort(nl, mbs_flopSchurT(m, s, l)));
+      continue;
+    }
+    MBS_FLOPS(mbs_flopSpathStart(nl, mbs_flopSchurT(m, s, l), m->body_dofnum[l]));
+    mbs_schurKnownWrench(m, w, l, f);
+    mbsu_xTForce(w->xpar + 12 * l, f, t);
+    mbsReal *pA = w->abar + (size_t)MBS_ABAR * b + MBS_ABAR_PA;
+    for (int r = 0; r < 6; r++) pA[r] += t[r];
+  }
+}
+
 // spath with a grounded root, after the root's spike (P now in ground coordinates): gam +=
 // P^T a0_ground; the port system is C = Theta, g = gam
 static void mbs_schurSpathGround(const mbsModel *m, const mbsWork *w, mbsSchur *s,
                                  mbsSchurComp *cp) {
-  int n = cp->n;
-  const mbsReal *sw = s->spP + MBS_SPW * (cp - s->comp), *Th = sw + MBS_SPW_TH,
-                *ga = sw + MBS_SPW_GA;
+  int n = cp->n, ld;
+  const mbsReal *sw = mbs_schurSpw(s, cp, &ld), *Th = sw + 6 * ld, *ga = sw + 6 * ld + ld * ld;
   mbsReal a0g[6];
   mbs_baseAccel(m, !w->homog, a0g);
   MBS_FLOPS(mbs_flopSpathGround(n));
   for (int i = 0; i < n; i++) {
     mbsReal v = ga[i];
-    for (int r = 0; r < 6; r++) v += sw[MBS_SPIKE_LD * r + i] * a0g[r];
-    for (int j = 0; j < n; j++) cp->C[n * i + j] = Th[MBS_SPIKE_LD * i + j];
+    for (int r = 0; r < 6; r++) v += sw[ld * r + i] * a0g[r];
+    for (int j = 0; j < n; j++) cp->C[n * i + j] = Th[ld * i + j];
     cp->g[i] = v;
   }
 }
@@ -328,27 +369,34 @@ static void mbs_schurSpathGround(const mbsModel *m, const mbsWork *w, mbsSchur *
 // spath below an upper port, at the root (Phi, beta: (I^A)^{-1} and its free acceleration with
 // pi = 0): Psi = -Phi P, Theta += P^T Phi P, gam += P^T beta; mbs_schurFinishComp assembles
 static void mbs_schurSpathUp(mbsSchur *s, const mbsSchurComp *cp) {
-  int lr = cp->root - s->s0, nc = cp->nc;
-  const mbsReal *sw = s->spP + MBS_SPW * (cp - s->comp), *Phi = s->Phi + 36 * lr,
-                *beta = s->beta + 6 * lr;
+  int lr = cp->root - s->s0, nc = cp->nc, ld;
+  const mbsReal *sw = mbs_schurSpw(s, cp, &ld), *Phi = s->Phi + 36 * lr, *beta = s->beta + 6 * lr;
   mbsReal *Psi = s->Psi + s->psi_adr[lr], *Th = s->Theta + s->th_adr[lr],
-          *ga = s->gam + s->gam_adr[lr], P[36];
+          *ga = s->gam + s->gam_adr[lr], pi[6], pj[6];
   MBS_FLOPS(mbs_flopSpathUp(nc));
   for (int j = 0; j < nc; j++) {
-    for (int r = 0; r < 6; r++) P[6 * j + r] = sw[MBS_SPIKE_LD * r + j];
-    mbsu_mul6(Phi, P + 6 * j, Psi + 6 * j);
+    for (int r = 0; r < 6; r++) pj[r] = sw[ld * r + j];
+    mbsu_mul6(Phi, pj, Psi + 6 * j);
     for (int r = 0; r < 6; r++) Psi[6 * j + r] = -Psi[6 * j + r];
-    ga[j] = sw[MBS_SPW_GA + j] + mbsu_dot6(P + 6 * j, beta);
+    ga[j] = sw[6 * ld + ld * ld + j] + mbsu_dot6(pj, beta);
   }
-  for (int i = 0; i < nc; i++)
+  for (int i = 0; i < nc; i++) {
+    for (int r = 0; r < 6; r++) pi[r] = sw[ld * r + i];
     for (int j = 0; j <= i; j++) {
-      mbsReal v = -0.5 * (mbsu_dot6(P + 6 * i, Psi + 6 * j) + mbsu_dot6(P + 6 * j, Psi + 6 * i));
-      Th[nc * i + j] = sw[MBS_SPW_TH + MBS_SPIKE_LD * i + j] + v;
+      for (int r = 0; r < 6; r++) pj[r] = sw[ld * r + j];
+      mbsReal v = -0.5 * (mbsu_dot6(pi, Psi + 6 * j) + mbsu_dot6(pj, Psi + 6 * i));
+      Th[nc * i + j] = sw[6 * ld + ld * i + j] + v;
       Th[nc * j + i] = Th[nc * i + j];
     }
+  }
 }
 
 mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
+  for (int c = 0; c < s->ncomp; c++) // trees of paths: Theta and gam accumulate from zero
+    if (s->comp[c].spath == 2) {
+      int nc = s->comp[c].nc;
+      memset(s->tpool + s->tp_adr[c] + 6 * nc, 0, sizeof(mbsReal) * (size_t)(nc * nc + nc));
+    }
   for (int b = s->s1 - 1; b >= s->s0; b--) {
     int lb = b - s->s0;
     const int *ch = m->child_list + m->body_childadr[b];
@@ -358,8 +406,15 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
       if (s->initp[lb]) mbs_abaBodyInit(m, w, m->body_parent[b]);
       mbsSchurComp *cp = s->comp + s->body_comp[lb];
       if (s->onpath[lb] && b == cp->last) mbs_schurSpathStart(m, w, s, cp);
+      if (s->onpath[lb] && cp->spath == 2) mbs_schurTpathPorts(m, w, s, cp, b, 1);
       if (mbs_abaBodyBack(m, w, b) < 0) return MBS_ERR_NUMERIC;
-      if (s->onpath[lb]) {
+      if (s->onpath[lb] && cp->spath == 2) { // the subtree's columns of the tree's spike
+        int ld, o = s->body_c0[lb] - cp->c0;
+        mbsReal *sw = mbs_schurSpw(s, cp, &ld);
+        mbs_abaSpikeCols(m, w, b, s->body_nc[lb], ld, sw + o, sw + 6 * ld + ld * o + o,
+                         sw + 6 * ld + ld * ld + o, s->tpwork);
+        if (b == cp->root) mbs_schurSpathGround(m, w, s, cp);
+      } else if (s->onpath[lb]) {
         mbsReal *sw = s->spP + MBS_SPW * s->body_comp[lb];
         mbs_abaSpike(m, w, b, sw, sw + MBS_SPW_TH, sw + MBS_SPW_GA);
         if (b == cp->root) mbs_schurSpathGround(m, w, s, cp);
@@ -405,14 +460,16 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
     memcpy(s->beta + 6 * lb, MBS_REC_A0(rec), 6 * sizeof(mbsReal));
     memcpy(s->Phi + 36 * lb, Mb, 36 * sizeof(mbsReal));
     s->cur[lb] = 0;
-    if (s->comp[s->body_comp[lb]].spath) mbs_schurSpathUp(s, s->comp + s->body_comp[lb]);
+    const mbsSchurComp *cpb = s->comp + s->body_comp[lb];
+    if (cpb->spath == 2) mbs_schurTpathPorts(m, w, s, cpb, b, 0); // the root's own ports
+    if (cpb->spath) mbs_schurSpathUp(s, cpb);
     for (int k = 0; k < nch; k++)
       if (ch[k] < s->s1 && !s->mode[ch[k] - s->s0] && !mbs_schurAbsorb(m, w, s, b, ch[k]))
         return mbs_errSet(MBS_ERR_NUMERIC,
                           "schur: pivot block of joint %s is not positive definite",
                           m->body_name[ch[k]]);
     for (int k = 0; k < nch; k++)
-      if (mbs_schurIsPort(m, s, ch[k])) mbs_schurAttach(m, w, s, b, ch[k]);
+      if (mbs_schurIsPort(m, s, ch[k]) && cpb->spath != 2) mbs_schurAttach(m, w, s, b, ch[k]);
     if (m->body_parent[b] < s->s0 && !mbs_schurFinishComp(m, w, s, b))
       return mbs_errSet(MBS_ERR_NUMERIC, "schur: pivot block of joint %s is not positive definite",
                         m->body_name[b]);

@@ -23,6 +23,9 @@
 #define MBS_SPW    (6 * MBS_SPIKE_LD + MBS_SPIKE_LD * MBS_SPIKE_LD + MBS_SPIKE_LD)
 #define MBS_SPW_TH (6 * MBS_SPIKE_LD)
 #define MBS_SPW_GA (6 * MBS_SPIKE_LD + MBS_SPIKE_LD * MBS_SPIKE_LD)
+// a tree of paths (spath = 2), per component of nc port columns: P (6 rows of nc), Theta (nc^2),
+// gam (nc)
+#define MBS_TPW(nc) (6 * (nc) + (nc) * (nc) + (nc))
 
 static inline int mbs_schurRecSize(int l) {
   return 12 + l + l * (l + 1) / 2 + 6 * l;

@@ -29,7 +29,7 @@ void mbs_schurDestroy(mbsSchur **ps) {
                   s->beta,     s->psi_adr,   s->th_adr,    s->gam_adr,  s->v_adr,   s->Psi,
                   s->Theta,    s->gam,       s->V,         s->v_w,      s->v_c0,    s->cur,
                   s->cpool,    s->mode,      s->initp,     s->phi0_adr, s->Phi0,    s->onpath,
-                  s->selfinit, s->spk,       s->spP};
+                  s->selfinit, s->spk,       s->spP,       s->tp_adr,   s->tpool,   s->tpwork};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(s);
   *ps = NULL;
@@ -192,6 +192,49 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     for (int b = last;; b = m->body_parent[b]) {
       if (b != r || pr < 0) s->mode[b - s0] = 1, s->onpath[b - s0] = 1;
       if (b == r) break;
+    }
+  }
+  // a tree of paths (docs/formulation.md 4.9): several lower ports, the same root; the paths from
+  // the root to every port's parent run in inertia form with the ports' spikes (6 x nc, one
+  // column per port unknown), the port block accumulated from positive semidefinite terms. Not
+  // when a body of the component has an outside child without constraints (a free joint)
+  {
+    int *bad = calloc((size_t)ncomp + 1, sizeof(int));
+    if (!bad) {
+      mbs_schurDestroy(&s);
+      return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur ports)");
+    }
+    for (int b = s0; b < s1; b++) {
+      const int *ch = m->child_list + m->body_childadr[b];
+      for (int j = 0; j < m->body_childnum[b]; j++)
+        if (ch[j] >= s1 && m->body_lamnum[ch[j]] == 0) bad[s->body_comp[b - s0]] = 1;
+    }
+    size_t tps = 0;
+    for (int c = 0; c < ncomp; c++) {
+      mbsSchurComp *cp = s->comp + c;
+      int r = cp->root, pr = m->body_parent[r];
+      if (cp->np < 2 || bad[c] || !(pr < 0 || cp->up)) continue;
+      cp->spath = 2, cp->last = -1;
+      for (int q = cp->p0; q < cp->p0 + cp->np; q++)
+        for (int b = m->body_parent[s->port_body[q]];; b = m->body_parent[b]) {
+          if (b != r || pr < 0) s->mode[b - s0] = 1, s->onpath[b - s0] = 1;
+          if (b == r) break;
+        }
+      tps += (size_t)MBS_TPW(cp->nc);
+      if (12 * cp->nc > s->ntpwork) s->ntpwork = 12 * cp->nc;
+    }
+    free(bad);
+    MBS_SALLOC(tp_adr, ncomp);
+    MBS_SALLOC(tpool, tps);
+    MBS_SALLOC(tpwork, s->ntpwork);
+    if (e) {
+      mbs_schurDestroy(&s);
+      return e;
+    }
+    tps = 0;
+    for (int c = 0; c < ncomp; c++) {
+      s->tp_adr[c] = (int)tps;
+      if (s->comp[c].spath == 2) tps += (size_t)MBS_TPW(s->comp[c].nc);
     }
   }
   for (int b = s0; b < s1; b++) {
