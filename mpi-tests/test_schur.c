@@ -1,5 +1,5 @@
 /// \file test_schur.c
-/// The exact elimination (src/schur.c) against the ABA oracle, serially: the whole model as one
+/// The exact elimination (src/schur/) against the ABA oracle, serially: the whole model as one
 /// segment and the model cut into 2, 3, random and one-body segments (each segment eliminates
 /// its own joints, the dense cut-joint system joins them), on random chains and trees with every
 /// joint type and floating bases. Checks qdd, lambda and joint wrenches to 1e-10 relative, and

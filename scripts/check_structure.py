@@ -29,9 +29,12 @@ INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 def files(exts):
     out = []
     for d in DIRS:
-        for f in sorted(os.listdir(os.path.join(ROOT, d))):
-            if f.endswith(exts):
-                out.append(os.path.join(d, f))
+        for top, subs, names in os.walk(os.path.join(ROOT, d)):
+            subs.sort()
+            rel = os.path.relpath(top, ROOT)
+            for f in sorted(names):
+                if f.endswith(exts):
+                    out.append(os.path.join(rel, f))
     return out
 
 

@@ -679,6 +679,76 @@ void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restri
   }
 }
 
+// Spikes of a tree of paths (several ports, nq columns, leading dimension ld): the same steps as
+// mbs_abaSpike on the joint's record written as S, U, D^-1, u (k = dofnum; an axis-specialised
+// revolute joint as S = e_k, U = IA e_k, u = sg u: the signs cancel in every product)
+void mbs_abaSpikeCols(const mbsModel *m, const mbsWork *w, int b, int nq, int ld,
+                      mbsReal *restrict P, mbsReal *restrict Th, mbsReal *restrict gam,
+                      mbsReal *restrict work) {
+  MBS_FLOPS(mbs_flopSpikeCols(mbs_jntSpecial(m, b), m->body_dofnum[b], nq));
+  mbsReal Sb[6], Ub[6], Db[1], ub[1];
+  const mbsReal *S = Sb, *U = Ub, *Dinv = Db, *u = ub;
+  int k;
+  if (mbs_jntSpecial(m, b)) {
+    const int ax = m->jnt_axisk[b];
+    const mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
+    k = 1;
+    memset(Sb, 0, sizeof Sb);
+    Sb[ax] = 1;
+    mbs_abaColK(R, ax, Ub);
+    Db[0] = R[MBS_REC_DINV];
+    ub[0] = m->jnt_axis[3 * b + ax] * R[MBS_REC_U];
+  } else {
+    const int d0 = m->body_dofadr[b];
+    k = m->body_dofnum[b];
+    S = w->sdof + 6 * d0, U = w->U + 6 * d0, Dinv = w->Dinv + 36 * b, u = w->u + d0;
+  }
+  const mbsReal *c6 = w->cacc + 6 * b, *X = w->xpar + 12 * b;
+  mbsReal e[6], r[6], h[6];
+  mbsReal *SP = work, *DSP = work + 6 * (size_t)nq; // k x nq each, row j: S_j^T P
+  // e = c + S D^-1 (u - U^T c): b's acceleration for a motionless parent and pi = 0
+  for (int x = 0; x < 6; x++) e[x] = c6[x];
+  for (int j = 0; j < k; j++) r[j] = u[j] - mbsu_dot6(U + 6 * j, c6);
+  for (int i = 0; i < k; i++) {
+    h[i] = 0;
+    for (int j = 0; j < k; j++) h[i] += Dinv[k * i + j] * r[j];
+    for (int x = 0; x < 6; x++) e[x] += S[6 * i + x] * h[i];
+  }
+  // gam += P^T e, S^T P and D^-1 S^T P of every column
+  for (int q = 0; q < nq; q++) {
+    mbsReal g = 0;
+    for (int x = 0; x < 6; x++) g += P[x * ld + q] * e[x];
+    gam[q] += g;
+    for (int j = 0; j < k; j++) {
+      mbsReal v = 0;
+      for (int x = 0; x < 6; x++) v += S[6 * j + x] * P[x * ld + q];
+      SP[(size_t)nq * j + q] = v;
+    }
+    for (int i = 0; i < k; i++) {
+      mbsReal v = 0;
+      for (int j = 0; j < k; j++) v += Dinv[k * i + j] * SP[(size_t)nq * j + q];
+      DSP[(size_t)nq * i + q] = v;
+    }
+  }
+  // Theta += (S^T P)^T D^-1 (S^T P)
+  for (int a = 0; a < nq && k > 0; a++)
+    for (int q = 0; q < nq; q++) {
+      mbsReal v = 0;
+      for (int i = 0; i < k; i++) v += SP[(size_t)nq * i + a] * DSP[(size_t)nq * i + q];
+      Th[a * ld + q] += v;
+    }
+  // P = X^T (P - U D^-1 S^T P)
+  for (int q = 0; q < nq; q++) {
+    mbsReal pa[6], out[6];
+    for (int x = 0; x < 6; x++) {
+      pa[x] = P[x * ld + q];
+      for (int i = 0; i < k; i++) pa[x] -= U[6 * i + x] * DSP[(size_t)nq * i + q];
+    }
+    mbsu_xTForce(X, pa, out);
+    for (int x = 0; x < 6; x++) P[x * ld + q] = out[x];
+  }
+}
+
 void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,
                          const mbsReal *p) {
   MBS_FLOPS(mbs_flopFwdSpikeBody(m, b, !w->homog));

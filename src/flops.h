@@ -421,6 +421,19 @@ static inline long mbs_flopSpikeBody(const mbsModel *m, int b) {
 static inline long mbs_flopSpikeVecBody(const mbsModel *m, int b) {
   return mbs_jntSpecial(m, b) ? MBS_FL_SPIKEVEC : mbs_flopSpikeVecGeneric(m->body_dofnum[b]);
 }
+/// aba.c mbs_abaSpikeCols (a tree of paths, nq columns, k = dofnum; spec: an axis-specialised
+/// joint, k = 1 and u = sg u): e (24 k + 2 k^2), per column gam (13), S^T P (12 k), D^-1 (2 k^2),
+/// P - U D^-1 S^T P (12 k) and X^T; Theta (2 k + 1 per entry, none when k = 0).
+static inline long mbs_flopSpikeCols(int spec, int k, int nq) {
+  return (spec ? 1 : 0) + 24L * k + 2L * k * k +
+         (long)nq * (13 + 24L * k + 2L * k * k + MBS_FL_XFORCE) +
+         (k > 0 ? (long)nq * nq * (2 * k + 1) : 0);
+}
+/// A tree of paths: a port's G in the spike's columns at a component root below an upper port
+/// (T tcost, X^T per column).
+static inline long mbs_flopTpathPort(int nl, long tcost) {
+  return tcost + 42L * nl;
+}
 /// (jf: with the joint wrench's 6 adds; not in a loop layer's unit solve, mbsWork.homog)
 static inline long mbs_flopFwdSpikeBody(const mbsModel *m, int b, int jf) {
   return (mbs_jntSpecial(m, b) ? MBS_FL_FWDSPIKE : 12L * m->body_dofnum[b] + 6) - (jf ? 0 : 6);

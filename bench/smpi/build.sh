@@ -32,7 +32,7 @@ sed -e "s/@PROJECT_VERSION@/${version:-0}/" -e "s/@MBS_GIT_SHA@/$sha/" \
 
 # parallel/faultwrap.c (the allocation fault points) needs -Wl,--wrap=malloc,...: left out, the
 # fault points (MBS_FAULT=alloc:N) do not exist in the SMPI binary
-srcs=("$here"/src/*.c)
+srcs=("$here"/src/*.c "$here"/src/schur/*.c)
 for f in "$here"/parallel/*.c; do
   [[ $f == */faultwrap.c ]] || srcs+=("$f")
 done

@@ -156,6 +156,11 @@ void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *P, mbsRea
                   mbsReal *gam);
 void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *p);
 void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap, const mbsReal *p);
+/// mbs_abaSpike for the spikes of a tree of paths (several ports: nq columns of any number, row
+/// x of P at P + x ld, Th (nq x nq) at Th + a ld, gam (nq); work: 12 nq scratch values), on any
+/// joint's record. Flops: mbs_flopSpikeCols.
+void mbs_abaSpikeCols(const mbsModel *m, const mbsWork *w, int b, int nq, int ld, mbsReal *P,
+                      mbsReal *Th, mbsReal *gam, mbsReal *work);
 
 /// Articulated-body algorithm (Featherstone), the optimised kernel of solver.method = aba: joint
 /// accelerations from the current position and velocity stages (src/aba.c: packed articulated

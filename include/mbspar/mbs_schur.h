@@ -23,7 +23,8 @@ typedef struct {
   int root;   ///< root body (its parent is outside the segment or the ground)
   int up;     ///< 1: the root's joint is an upper port (remote parent, lamnum > 0)
   int spath;  ///< 1: a path root .. last with one lower port at last: the path runs in inertia
-              ///< form with the port's force as spikes (docs/formulation.md 4.6)
+              ///< form with the port's force as spikes (docs/formulation.md 4.6); 2: a tree of
+              ///< such paths to several lower ports (4.9; last = -1)
   int last;   ///< spath: the body at the end of the path (the port's parent)
   int nup;    ///< components of the upper port (0 or lamnum of the root)
   int p0, np; ///< lower ports [p0, p0 + np) of the segment's port list
@@ -80,7 +81,11 @@ typedef struct mbsSchur {
                            ///< the segment starts its own ABA record
   mbsReal *spk;            ///< (nbody x 6) spath bodies: the spike P pi of the back-substitution
   mbsReal *spP;            ///< (ncomp x 36) spath components: the spike P (6 x nl) while factoring
-  mbsReal *cpool;          ///< condensed systems of the components
+  int *tp_adr;             ///< (ncomp) trees of paths: offset of the component's P, Theta, gam
+  mbsReal *tpool;          ///< ... their storage
+  mbsReal *tpwork;         ///< (ntpwork) scratch of mbs_abaSpikeCols
+  int ntpwork;
+  mbsReal *cpool; ///< condensed systems of the components
 } mbsSchur;
 
 /// Set up a segment [s0, s1) of model \p m: components, ports, workspace. Local.

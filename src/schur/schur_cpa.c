@@ -380,6 +380,34 @@ mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
 // again; the bias passes alone where mbs_schurRhsOnly holds); homog: a homogeneous unit solve;
 // B->smask: a local solve of the masked ranks (mbsp_schurLocal: factor, the rank's cut-joint
 // systems added into the separators' system, back-substitution with the cut joints' lambdas 0)
+// a tree of paths (src/schur/schur_factor.c mbs_schurTpathPorts): one node for the spike columns of
+// body b's own ports (known: with their joints' known forces into b's pA), after dep; 0: no port
+static int mbs_cpaTpathPorts(mbsCpaB *B, const mbsCpaKin *K, const mbsCpaGhost *G,
+                             const mbsSchur *s, int b, int r, int known, int dep, int *out) {
+  const mbsModel *m = B->m;
+  const int *ch = m->child_list + m->body_childadr[b];
+  long long f = 0;
+  int any = 0;
+  for (int k = 0; k < m->body_childnum[b]; k++) {
+    int l = ch[k], nl = m->body_lamnum[l];
+    if (l < s->s1 || nl == 0) continue;
+    any = 1;
+    f += known ? mbs_flopSpathStart(nl, mbs_flopSchurT(m, s, l), m->body_dofnum[l])
+               : mbs_flopTpathPort(nl, mbs_flopSchurT(m, s, l));
+  }
+  if (!any) return 0;
+  int v = mbs_cpaNode(B, MBS_CPA_SCH_SPATH, b, f, PH_P2, 1);
+  mbs_cpaDep(B, dep, v);
+  for (int k = 0; k < m->body_childnum[b]; k++) {
+    int l = ch[k];
+    if (l < s->s1 || m->body_lamnum[l] == 0) continue;
+    mbs_cpaDep(B, mbs_cpaSeen(B, K->joint, G->joint, l, r), v);
+    if (known) mbs_cpaDep(B, mbs_cpaSeen(B, K->force, G->force, l, r), v);
+  }
+  *out = v;
+  return 1;
+}
+
 mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, int homog) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
@@ -424,7 +452,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
       for (int c = 0; c < s->ncomp; c++) cs[t][c] = spk[c] = -1;
       const int rhs = later && mbs_schurRhsOnly(rk); // mbs_schurFactorRhs
       for (int b = s->s1 - 1; b >= s->s0; b--) {
-        int lb = b - s->s0, ci = s->body_comp[lb], p = m->body_parent[b];
+        int lb = b - s->s0, ci = s->body_comp[lb], p = m->body_parent[b], sn2 = -1;
         if (rhs && homog && B->spath && !B->spath[b]) { // off the loaded paths: u = 0, no node
           proj[b] = done[b] = -1;
           continue;
@@ -457,9 +485,15 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
             mbs_cpaDep(B, pAw[b], sn);
             pAw[b] = sn;
           }
+          if (s->onpath[lb] && cp->spath == 2 &&
+              mbs_cpaTpathPorts(B, K, &G, s, b, r, 1, pAw[b], &sn2))
+            pAw[b] = sn2;
           done[b] = mbs_cpaAbaBody(B, K, b, IAw, pAw, proj);
           if (s->onpath[lb]) {
-            int sp = mbs_cpaNode(B, MBS_CPA_SCH_SPIKE, b, mbs_flopSpikeBody(m, b), PH_P2, 1);
+            long long fs = cp->spath == 2 ? mbs_flopSpikeCols(mbs_jntSpecial(m, b),
+                                                              m->body_dofnum[b], s->body_nc[lb])
+                                          : mbs_flopSpikeBody(m, b);
+            int sp = mbs_cpaNode(B, MBS_CPA_SCH_SPIKE, b, fs, PH_P2, 1);
             mbs_cpaDep(B, proj[b], sp);
             mbs_cpaDep(B, K->c[b], sp);
             mbs_cpaDep(B, K->joint[b], sp);
@@ -499,6 +533,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
         B->class_flops[B->cls] += f0;
         stn[b] = done[b] = st;
         int prev = st;
+        if (cp->spath == 2 && mbs_cpaTpathPorts(B, K, &G, s, b, r, 0, prev, &sn2)) prev = sn2;
         if (cp->spath) {
           int su = mbs_cpaNode(B, MBS_CPA_SCH_SPATH, b, mbs_flopSpathUp(cp->nc), PH_P2, 1);
           mbs_cpaDep(B, prev, su);
@@ -522,7 +557,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
         }
         for (int k = 0; k < nch; k++) {
           int l = ch[k];
-          if (!(l >= s->s1 && m->body_lamnum[l] > 0)) continue;
+          if (!(l >= s->s1 && m->body_lamnum[l] > 0) || cp->spath == 2) continue;
           int at = mbs_cpaNode(B, MBS_CPA_SCH_ATTACH, b,
                                mbs_flopSchurAttach(m->body_lamnum[l], mbs_flopSchurT(m, s, l), cur),
                                PH_P2, 1);
@@ -781,7 +816,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
       }
       for (int c = 0; c < s->ncomp; c++) { // spath: the spike vectors from the port up
         const mbsSchurComp *cp = s->comp + c;
-        if (!cp->spath) continue;
+        if (cp->spath != 1) continue;
         int l = s->port_body[cp->p0];
         int prev =
             mbs_cpaNodeOn(B, MBS_CPA_SCH_SPIKEVEC, cp->last,
@@ -797,6 +832,35 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
           mbs_cpaDep(B, proj[b], sv);
           prev = sv;
         }
+      }
+      // trees of paths (mbs_schurBack): per path body its own ports' G pi and, below the root,
+      // the spike vector carried to the parent; the root below an upper port gathers its
+      // children's (no flops)
+      for (int b = s->s1 - 1; b >= s->s0; b--) {
+        int lb = b - s->s0;
+        const mbsSchurComp *cp = s->comp + s->body_comp[lb];
+        if (cp->spath != 2 || !(s->onpath[lb] || b == cp->root)) continue;
+        const int *ch = m->child_list + m->body_childadr[b];
+        long long f = 0;
+        if (s->onpath[lb]) {
+          for (int k = 0; k < m->body_childnum[b]; k++) {
+            int l = ch[k];
+            if (l >= s->s1 && m->body_lamnum[l] > 0)
+              f += mbs_flopSpathVec(m->body_lamnum[l], mbs_flopSchurT(m, s, l));
+          }
+          if (b != cp->root) f += mbs_flopSpikeVecBody(m, b) + 6;
+        }
+        int sv = mbs_cpaNodeOn(B, MBS_CPA_SCH_SPIKEVEC, b, f, -1, -1, -1);
+        mbs_cpaDep(B, lin, sv);
+        if (s->onpath[lb]) mbs_cpaDep(B, proj[b], sv);
+        for (int k = 0; k < m->body_childnum[b]; k++) {
+          int l = ch[k];
+          if (l >= s->s1 && m->body_lamnum[l] > 0 && s->onpath[lb])
+            mbs_cpaDep(B, mbs_cpaSeen(B, K->joint, G.joint, l, r), sv);
+          else if (l < s->s1 && s->onpath[l - s->s0])
+            mbs_cpaDep(B, spv[l], sv);
+        }
+        spv[b] = sv;
       }
       for (int b = s->s0; b < s->s1; b++) { // top-down
         int lb = b - s->s0, nl = m->body_lamnum[b], p = m->body_parent[b];

@@ -1,0 +1,414 @@
+/// \file schur_par_merge.c
+/// The interface solves of the exact distributed solver (solver.method = "schur", see
+/// parallel/schur_par.c and docs/formulation.md 4.4): the recursive-doubling scan of chain
+/// decompositions, the leaf-to-root and root-to-leaf passes over the component tree, and J-CG on
+/// the cut-joint system (solver.interface = jcg). All MPI goes through parallel/comm.c.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "schur_par.h"
+#include "mbspar/mbs_cfs.h"
+#include "mbspar/mbs_critpath.h"
+#include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_solvertype.h"
+#include "flops.h"
+#include "spatial.h"
+#include "schur_par_private.h"
+
+// ---------------------------------------------------------------- chain scan
+
+mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
+  mbsSchur *s = sp->seg;
+  const mbsSchurComp *cp = s->comp;
+  int r = sp->rank, P = sp->size, n = cp->n;
+  sp->x.na = cp->nup, sp->x.nb = cp->nc;
+  memcpy(sp->x.C, cp->C, sizeof(double) * (size_t)n * n);
+  memcpy(sp->x.g, cp->g, sizeof(double) * (size_t)n);
+  sp->acc = sp->x, sp->sacc = sp->x;
+  sp->excl.na = sp->sexcl.na = -1;
+  sp->rounds = 0;
+  int ok = 1, nfloor = 0;
+  for (int d = 1; d < P; d *= 2) {
+    int lo = r - d >= 0 ? r - d : -1, hi = r + d < P ? r + d : -1;
+    mbs_schurPairPack(&sp->acc, sp->pbuf[0]);  // to r + d
+    mbs_schurPairPack(&sp->sacc, sp->pbuf[1]); // to r - d
+    MBS_TIC(w->timer, MBS_TIMER_IFACE);
+    if (lo >= 0) {
+      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->pbuf[2], MBS_SCHUR_PAIR_DOUBLES, lo, MBSP_TAG_SCAN_DOWN,
+                             NULL));
+      MBS_CALL(
+          mbsp_msgIsend(sp->msg, sp->pbuf[1], MBS_SCHUR_PAIR_DOUBLES, lo, MBSP_TAG_SCAN_UP, NULL));
+      sp->messages++;
+    }
+    if (hi >= 0) {
+      MBS_CALL(
+          mbsp_msgIrecv(sp->msg, sp->pbuf[3], MBS_SCHUR_PAIR_DOUBLES, hi, MBSP_TAG_SCAN_UP, NULL));
+      MBS_CALL(mbsp_msgIsend(sp->msg, sp->pbuf[0], MBS_SCHUR_PAIR_DOUBLES, hi, MBSP_TAG_SCAN_DOWN,
+                             NULL));
+      sp->messages++;
+    }
+    MBS_CALL(mbsp_msgWaitAll(sp->msg));
+    MBS_TOC(w->timer, MBS_TIMER_IFACE);
+    if (lo >= 0) { // prefix: the ranks just above this range join in front
+      mbs_schurPairUnpack(sp->pbuf[2], &sp->tmp);
+      mbsSchurPair t;
+      ok &= mbs_schurPairMerge(&sp->tmp, &sp->excl, &t, &nfloor);
+      sp->excl = t;
+      ok &= mbs_schurPairMerge(&sp->tmp, &sp->acc, &t, &nfloor);
+      sp->acc = t;
+    }
+    if (hi >= 0) { // suffix: the ranks just below join behind
+      mbs_schurPairUnpack(sp->pbuf[3], &sp->tmp);
+      mbsSchurPair t;
+      ok &= mbs_schurPairMerge(&sp->sexcl, &sp->tmp, &t, &nfloor);
+      sp->sexcl = t;
+      ok &= mbs_schurPairMerge(&sp->sacc, &sp->tmp, &t, &nfloor);
+      sp->sacc = t;
+    }
+    // a failed merge does not leave the scan: the other ranks wait for this one's messages
+    sp->rounds++;
+  }
+  // own system with everything above added on the upper port and everything below on the lower
+  double M[MBS_SCHUR_PAIR_MAX * MBS_SCHUR_PAIR_MAX], gm[MBS_SCHUR_PAIR_MAX], x[MBS_SCHUR_PAIR_MAX];
+  memcpy(M, cp->C, sizeof(double) * (size_t)n * n);
+  memcpy(gm, cp->g, sizeof(double) * (size_t)n);
+  if (sp->excl.na >= 0) { // over (empty | upper port)
+    int k = sp->excl.nb;
+    MBS_FLOPS(mbs_flopSchurAdd(k));
+    for (int i = 0; i < k; i++) {
+      gm[i] += sp->excl.g[i];
+      for (int j = 0; j < k; j++) M[n * i + j] += sp->excl.C[k * i + j];
+    }
+  }
+  if (sp->sexcl.na >= 0) { // over (lower port | empty)
+    int k = sp->sexcl.na, o = cp->nup;
+    MBS_FLOPS(mbs_flopSchurAdd(k));
+    for (int i = 0; i < k; i++) {
+      gm[o + i] += sp->sexcl.g[i];
+      for (int j = 0; j < k; j++) M[n * (o + i) + o + j] += sp->sexcl.C[k * i + j];
+    }
+  }
+  sp->nfloor += nfloor;
+  if (!ok) return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not finite");
+  if (n > 0) {
+    double dummy;
+    if (!mbs_schurReduce(0, n, M, gm, &dummy, &dummy, &sp->nfloor))
+      return mbs_errSet(MBS_ERR_NUMERIC, "schur: the cut-joint system is not finite");
+    mbs_schurExpand(0, n, M, gm, NULL, x);
+  }
+  memcpy(sp->lam_up, x, sizeof(double) * (size_t)cp->nup);
+  memcpy(sp->lam_low, x + cp->nup, sizeof(double) * (size_t)cp->nc);
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- component-tree passes
+
+// one component's reduction in the leaf-to-root pass (its children's systems are in): add them
+// to its lower ports, eliminate, send the system left on its upper port to the parent's rank
+static mbsErr mbsp_schurTreeUp(mbspSchur *sp, mbsWork *w, int c, int *ok) {
+  const mbsModel *m = sp->m;
+  mbsSchur *s = sp->seg;
+  mbsSchurComp *cp = s->comp + c;
+  int n = cp->n, nup = cp->nup;
+  for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
+    int nl = m->body_lamnum[s->port_body[q]], o = nup + s->port_cadr[q] - cp->c0;
+    const double *rb = sp->rbuf + sp->port_radr[q];
+    MBS_FLOPS(mbs_flopSchurAdd(nl));
+    for (int i = 0; i < nl; i++) {
+      cp->g[o + i] += rb[nl * nl + i];
+      for (int j = 0; j < nl; j++) cp->C[n * (o + i) + o + j] += rb[nl * i + j];
+    }
+  }
+  double *S = sp->S;
+  *ok &= mbs_schurReduce(nup, cp->nc, cp->C, cp->g, S, S + nup * nup, &sp->nfloor);
+  if (cp->up) {
+    double *sb = sp->sbuf + sp->comp_sadr[c];
+    memcpy(sb, S, sizeof(double) * (size_t)(nup * nup + nup));
+    MBS_TIC(w->timer, MBS_TIMER_IFACE);
+    mbsErr e = mbsp_msgIsend(sp->msg, sb, nup * nup + nup, sp->comp_rank[c], sp->comp_tag[c], NULL);
+    MBS_TOC(w->timer, MBS_TIMER_IFACE);
+    MBS_CALL(e);
+    sp->messages++;
+  }
+  return MBS_OK;
+}
+
+// one component's expansion in the root-to-leaf pass (its upper port's lambdas are in): its
+// lower ports' lambdas, sent to the children's ranks
+static mbsErr mbsp_schurTreeDown(mbspSchur *sp, mbsWork *w, int c) {
+  const mbsModel *m = sp->m;
+  mbsSchur *s = sp->seg;
+  mbsSchurComp *cp = s->comp + c;
+  mbs_schurExpand(cp->nup, cp->nc, cp->C, cp->g, sp->lam_up + sp->comp_uadr[c],
+                  sp->lam_low + cp->c0);
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  mbsErr e = MBS_OK;
+  for (int q = cp->p0; q < cp->p0 + cp->np && !e; q++) {
+    e = mbsp_msgIsend(sp->msg, sp->lam_low + s->port_cadr[q], m->body_lamnum[s->port_body[q]],
+                      sp->port_rank[q], sp->port_tag[q] + 1, NULL);
+    sp->messages++;
+  }
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  return e;
+}
+
+// Both passes over the component tree run as a data flow: a component is reduced (expanded) as
+// soon as its own inputs are in, whatever the order of the rank's other components. (Taking them
+// in a fixed order chains the ranks of a depth-first partition: each rank's first component hangs
+// from the previous rank's last one, so a rank that waits for its later components before
+// sending its first makes the pass ~P/2 messages deep instead of the component tree's height.)
+mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
+  const mbsModel *m = sp->m;
+  mbsSchur *s = sp->seg;
+  int *pend = sp->comp_pend;
+  // leaf-to-root: the children's systems on every lower port (receive q is operation q)
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  for (int q = 0; q < s->nport; q++) {
+    int nl = m->body_lamnum[s->port_body[q]];
+    MBS_CALL(mbsp_msgIrecv(sp->msg, sp->rbuf + sp->port_radr[q], nl * nl + nl, sp->port_rank[q],
+                           sp->port_tag[q], NULL));
+  }
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  int ok = 1;
+  for (int c = s->ncomp - 1; c >= 0; c--) {
+    pend[c] = s->comp[c].np;
+    if (pend[c] == 0) MBS_CALL(mbsp_schurTreeUp(sp, w, c, &ok));
+  }
+  for (;;) {
+    int q = -1;
+    MBS_TIC(w->timer, MBS_TIMER_IFACE);
+    mbsErr e = mbsp_msgWaitAny(sp->msg, 0, s->nport, &q);
+    MBS_TOC(w->timer, MBS_TIMER_IFACE);
+    MBS_CALL(e);
+    if (q < 0) break;
+    int c = sp->port_comp[q];
+    if (--pend[c] == 0) MBS_CALL(mbsp_schurTreeUp(sp, w, c, &ok));
+  }
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  MBS_CALL(mbsp_msgWaitAll(sp->msg));
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  // a failed reduction does not leave the passes: the ranks below wait for this one's lambdas
+  // (then computed from a broken factor); the error is agreed on after the passes
+  // root-to-leaf: the upper ports' lambdas (receive k is the k-th component with a remote
+  // parent), then the lower ports' for the children
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  int nrecv = 0;
+  for (int c = 0; c < s->ncomp; c++)
+    if (s->comp[c].up) {
+      sp->up_comp[nrecv++] = c;
+      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->lam_up + sp->comp_uadr[c], s->comp[c].nup,
+                             sp->comp_rank[c], sp->comp_tag[c] + MBSP_PH_LAM, NULL));
+    }
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  for (int c = 0; c < s->ncomp; c++)
+    if (!s->comp[c].up) MBS_CALL(mbsp_schurTreeDown(sp, w, c));
+  for (;;) {
+    int k = -1;
+    MBS_TIC(w->timer, MBS_TIMER_IFACE);
+    mbsErr e = mbsp_msgWaitAny(sp->msg, 0, nrecv, &k);
+    MBS_TOC(w->timer, MBS_TIMER_IFACE);
+    MBS_CALL(e);
+    if (k < 0) break;
+    MBS_CALL(mbsp_schurTreeDown(sp, w, sp->up_comp[k]));
+  }
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  MBS_CALL(mbsp_msgWaitAll(sp->msg));
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  sp->rounds = 2;
+  if (!ok) return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not finite");
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- J-CG on the interface
+
+// owners (child side, upper port) send \p up (per component nup values) to the parent side, which
+// receives them into \p low (port columns); or the reverse with \p reverse (partial sums back to
+// the owners, added to \p up). One message per cut joint.
+static mbsErr mbsp_schurExchange(mbspSchur *sp, double *up, double *low, int reverse, mbsWork *w) {
+  const mbsModel *m = sp->m;
+  mbsSchur *s = sp->seg;
+  int nc = s->ncomp;
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  double *tmp = sp->jt; // the owners' incoming partial sums (reverse)
+  for (int c = 0, at = 0; c < nc; c++) {
+    int k = s->comp[c].nup;
+    if (s->comp[c].up) {
+      if (!reverse)
+        MBS_CALL(mbsp_msgIsend(sp->msg, up + at, k, sp->comp_rank[c], sp->comp_tag[c] + MBSP_PH_JCG,
+                               NULL));
+      else
+        MBS_CALL(mbsp_msgIrecv(sp->msg, tmp + at, k, sp->comp_rank[c],
+                               sp->comp_tag[c] + MBSP_PH_JCG, NULL));
+    }
+    at += k;
+  }
+  for (int q = 0; q < s->nport; q++) {
+    int k = m->body_lamnum[s->port_body[q]];
+    double *b = low + s->port_cadr[q];
+    if (!reverse)
+      MBS_CALL(mbsp_msgIrecv(sp->msg, b, k, sp->port_rank[q], sp->port_tag[q] + MBSP_PH_JCG, NULL));
+    else
+      MBS_CALL(mbsp_msgIsend(sp->msg, b, k, sp->port_rank[q], sp->port_tag[q] + MBSP_PH_JCG, NULL));
+  }
+  sp->messages += reverse ? s->nport : nc;
+  MBS_CALL(mbsp_msgWaitAll(sp->msg));
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  if (reverse)
+    for (int c = 0, at = 0; c < nc; c++) {
+      for (int i = 0; i < s->comp[c].nup; i++) up[at + i] += tmp[at + i];
+      at += s->comp[c].nup;
+    }
+  return MBS_OK;
+}
+
+// q = sum of the components' systems applied to (xu; xl), owned part in qu, partial in ql
+static void mbsp_schurLocalApply(mbspSchur *sp, const double *xu, const double *xl, double *qu,
+                                 double *ql) {
+  mbsSchur *s = sp->seg;
+  for (int c = 0, at = 0; c < s->ncomp; c++) {
+    const mbsSchurComp *cp = s->comp + c;
+    int n = cp->n, nup = cp->nup;
+    for (int i = 0; i < n; i++) {
+      double v = 0;
+      for (int j = 0; j < nup; j++) v += cp->C[n * i + j] * xu[at + j];
+      for (int j = nup; j < n; j++) v += cp->C[n * i + j] * xl[cp->c0 + j - nup];
+      if (i < nup)
+        qu[at + i] = v;
+      else
+        ql[cp->c0 + i - nup] = v;
+    }
+    at += nup;
+  }
+}
+
+// z = D^{-1} r on the owned cut joints
+static void mbsp_schurPrecond(mbspSchur *sp, const double *r, double *z) {
+  mbsSchur *s = sp->seg;
+  for (int c = 0, at = 0; c < s->ncomp; c++) {
+    int k = s->comp[c].nup;
+    for (int i = 0; i < k; i++) z[at + i] = r[at + i];
+    if (k) mbsu_cholSolve(sp->jd + sp->jd_adr[c], k, z + at);
+    at += k;
+  }
+}
+
+static double mbsp_schurDot(const mbspSchur *sp, const double *a, const double *b) {
+  double v = 0;
+  int n = 0;
+  for (int c = 0; c < sp->seg->ncomp; c++) n += sp->seg->comp[c].nup;
+  for (int i = 0; i < n; i++) v += a[i] * b[i];
+  return v;
+}
+
+mbsErr mbsp_schurJcg(mbspSchur *sp, mbsState *st, mbsWork *w) {
+  const mbsModel *m = sp->m;
+  mbsSchur *s = sp->seg;
+  int nc = s->ncomp, nown = 0;
+  for (int c = 0; c < nc; c++) nown += s->comp[c].nup;
+  // the parent side's diagonal blocks and right sides go to the owners
+  for (int q = 0; q < s->nport; q++) {
+    int nl = m->body_lamnum[s->port_body[q]], o = s->port_cadr[q];
+    const mbsSchurComp *cp = s->comp;
+    while (!(o >= cp->c0 && o < cp->c0 + cp->nc)) cp++;
+    int n = cp->n, i0 = cp->nup + o - cp->c0;
+    double *d = sp->dsend + sp->port_radr[q];
+    for (int i = 0; i < nl; i++) {
+      for (int j = 0; j < nl; j++) d[nl * i + j] = cp->C[n * (i0 + i) + i0 + j];
+      d[nl * nl + i] = cp->g[i0 + i];
+    }
+  }
+  MBS_TIC(w->timer, MBS_TIMER_IFACE);
+  for (int c = 0; c < nc; c++)
+    if (s->comp[c].up) {
+      int k = s->comp[c].nup;
+      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->sbuf + sp->comp_sadr[c], k * k + k, sp->comp_rank[c],
+                             sp->comp_tag[c] + MBSP_PH_LAM, NULL));
+    }
+  for (int q = 0; q < s->nport; q++) {
+    int nl = m->body_lamnum[s->port_body[q]];
+    MBS_CALL(mbsp_msgIsend(sp->msg, sp->dsend + sp->port_radr[q], nl * nl + nl, sp->port_rank[q],
+                           sp->port_tag[q] + MBSP_PH_LAM, NULL));
+  }
+  MBS_CALL(mbsp_msgWaitAll(sp->msg));
+  MBS_TOC(w->timer, MBS_TIMER_IFACE);
+  int okd = 1;
+  for (int c = 0, at = 0; c < nc; c++) {
+    const mbsSchurComp *cp = s->comp + c;
+    int k = cp->nup, n = cp->n;
+    if (!k) continue;
+    const double *rb = sp->sbuf + sp->comp_sadr[c];
+    double *D = sp->jd + sp->jd_adr[c];
+    for (int i = 0; i < k; i++) {
+      for (int j = 0; j < k; j++) D[k * i + j] = cp->C[n * i + j] + rb[k * i + j];
+      sp->jg[at + i] = cp->g[i] + rb[k * k + i];
+    }
+    okd &= mbsu_cholFactor(D, k);
+    at += k;
+  }
+  if (!okd) return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
+  // warm start: the owned cut joints' lambdas extrapolated from the history
+  for (int c = 0, at = 0; c < nc; c++) {
+    int k = s->comp[c].nup;
+    for (int i = 0; i < k; i++) sp->jx[at + i] = 0;
+    if (k && m->opt.warm_start != MBS_WARM_NONE && st->nhist[st->stage] > 0 && !w->homog) {
+      int l0 = m->body_lamadr[s->comp[c].root];
+      mbs_cfsWarmStart(m, st, m->opt.warm_start, st->time, l0, l0 + k, w->lam);
+      for (int i = 0; i < k; i++) sp->jx[at + i] = w->lam[l0 + i];
+    }
+    at += k;
+  }
+  // r = g - K x, z = D^{-1} r
+  MBS_CALL(mbsp_schurExchange(sp, sp->jx, sp->lp, 0, w));
+  mbsp_schurLocalApply(sp, sp->jx, sp->lp, sp->jq, sp->lq);
+  MBS_CALL(mbsp_schurExchange(sp, sp->jq, sp->lq, 1, w));
+  for (int i = 0; i < nown; i++) sp->jr[i] = sp->jg[i] - sp->jq[i];
+  mbsp_schurPrecond(sp, sp->jr, sp->jp);
+  mbsp_schurPrecond(sp, sp->jg, sp->jz);
+  double red[2] = {mbsp_schurDot(sp, sp->jr, sp->jp), mbsp_schurDot(sp, sp->jg, sp->jz)};
+  MBS_TIC(w->timer, MBS_TIMER_ALLREDUCE);
+  MBS_CALL(mbsp_allreduceSum(sp->comm, red, 2));
+  MBS_TOC(w->timer, MBS_TIMER_ALLREDUCE);
+  double rho = red[0], gnorm = sqrt(red[1] > 0 ? red[1] : 1), tol = m->opt.tol;
+  int it = 0, reason = MBS_REASON_DIVERGED_MAXIT;
+  double res = sqrt(rho > 0 ? rho : 0) / gnorm;
+  if (res <= tol) reason = MBS_REASON_CONVERGED;
+  while (reason != MBS_REASON_CONVERGED && it < m->opt.max_iter) {
+    // q = K p
+    MBS_CALL(mbsp_schurExchange(sp, sp->jp, sp->lp, 0, w));
+    mbsp_schurLocalApply(sp, sp->jp, sp->lp, sp->jq, sp->lq);
+    MBS_CALL(mbsp_schurExchange(sp, sp->jq, sp->lq, 1, w));
+    double pq = mbsp_schurDot(sp, sp->jp, sp->jq);
+    MBS_TIC(w->timer, MBS_TIMER_ALLREDUCE);
+    MBS_CALL(mbsp_allreduceSum(sp->comm, &pq, 1));
+    MBS_TOC(w->timer, MBS_TIMER_ALLREDUCE);
+    if (!(pq > 0)) {
+      reason = MBS_REASON_DIVERGED_BREAKDOWN;
+      break;
+    }
+    double alpha = rho / pq;
+    for (int i = 0; i < nown; i++) sp->jx[i] += alpha * sp->jp[i], sp->jr[i] -= alpha * sp->jq[i];
+    mbsp_schurPrecond(sp, sp->jr, sp->jz);
+    double rz = mbsp_schurDot(sp, sp->jr, sp->jz);
+    MBS_TIC(w->timer, MBS_TIMER_ALLREDUCE);
+    MBS_CALL(mbsp_allreduceSum(sp->comm, &rz, 1));
+    MBS_TOC(w->timer, MBS_TIMER_ALLREDUCE);
+    it++;
+    res = sqrt(rz > 0 ? rz : 0) / gnorm;
+    if (!isfinite(res)) {
+      reason = MBS_REASON_DIVERGED_NAN;
+      break;
+    }
+    if (res <= tol) reason = MBS_REASON_CONVERGED;
+    double beta = rz / rho;
+    rho = rz;
+    for (int i = 0; i < nown; i++) sp->jp[i] = sp->jz[i] + beta * sp->jp[i];
+  }
+  // both sides of every cut joint get its lambda
+  memcpy(sp->lam_up, sp->jx, sizeof(double) * (size_t)nown);
+  MBS_CALL(mbsp_schurExchange(sp, sp->jx, sp->lam_low, 0, w));
+  sp->rounds = it;
+  sp->reason = reason;
+  sp->residual = res;
+  return MBS_OK;
+}

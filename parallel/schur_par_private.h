@@ -1,0 +1,69 @@
+/// \file schur_par_private.h
+/// Shared by parallel/schur_par.c (setup, evaluation, the solver table entry) and
+/// parallel/schur_par_merge.c (the interface solves): the distributed solver's state and tags.
+#ifndef MBSP_SCHUR_PAR_PRIVATE_H
+#define MBSP_SCHUR_PAR_PRIVATE_H
+
+#include "schur_par.h"
+#include "mbspar/mbs_schur.h"
+
+#define MBSP_TAG_SCAN_DOWN 41
+#define MBSP_TAG_SCAN_UP   42
+// point-to-point tags: MBSP_TAG_BASE + 8 * (index of the cut joint among those between the two
+// ranks, by child body) + phase
+#define MBSP_TAG_BASE 100
+enum { MBSP_PH_SYS = 0, MBSP_PH_LAM, MBSP_PH_ACC, MBSP_PH_JCG, MBSP_PH_STATE };
+#define MBSP_TAG(idx, ph) (MBSP_TAG_BASE + 8 * (idx) + (ph))
+
+struct mbspSchur {
+  mbspComm *comm;
+  const mbsModel *m;
+  int rank, size, b0, b1, iface, chain, nthread;
+  int *start;       // (size + 1)
+  mbsSchurRank *rk; // the rank's segments (one per thread) and their join
+  mbsSchur *seg;    // the rank-level view: components and ports to other ranks
+  // partners: per component (upper port) the parent's rank and tag; per lower port the child's
+  int *comp_rank, *comp_tag, *port_rank, *port_tag;
+  int *ghost; // remote children of owned bodies (their position and velocity stages), in order
+  int nghost;
+  int *ghost_rank, *ghost_tag; // owner of each remote child, tag of its acceleration message
+  int *comp_erank, *comp_etag; // per component with a remote parent: the parent's rank and tag
+  double *rbuf;                // received child systems, per lower port l*l + l, at port_radr
+  int *port_radr;              // (nport + 1)
+  int *port_comp;              // (nport) the component of each lower port
+  int *comp_uadr;              // (ncomp + 1) each component's upper-port lambdas in lam_up
+  int *comp_pend, *up_comp;    // (ncomp) tree passes: ports still awaited; receive -> component
+  double *sbuf;                // reduced systems to send, per component nup^2 + nup
+  int *comp_sadr;              // (ncomp + 1)
+  double *S;                   // scratch nup^2 + nup
+  double *lam_up, *lam_low, *acc_s, *acc_r;
+  double *st_s, *st_r; // joint states (q, qd: 13 reals) to the parents' ranks / of remote children
+  mbspMsg *msg;
+  // scan state
+  mbsSchurPair x, acc, excl, sacc, sexcl, tmp;
+  double pbuf[4][MBS_SCHUR_PAIR_DOUBLES];
+  // J-CG on the interface (solver.interface = jcg): owned cut joints are the upper ports
+  double *jx, *jr, *jz, *jp, *jq, *jt, *jd, *jg; // (nup) owned vectors, diagonal factors
+  double *lp, *lq;                               // (ncol) lower ports: copies of p, partial A p
+  double *dsend;                                 // per lower port l*l + l: diagonal block and g
+  int *jd_adr;                                   // (ncomp + 1) offsets of the diagonal blocks
+  long messages;                                 // point-to-point messages sent (statistics)
+  int nfloor;      // port-system pivots raised to the rounding floor in the last solve (this rank)
+  int posted;      // mbsp_schurBegin posted the state messages of the next solve
+  mbsErr post_err; // ... with this outcome
+  int *goff;       // loop models (full models): first global interface unknown of each cut
+                   // joint (by child body), -1 elsewhere (mbsp_schurLocal)
+  int nglob;       // interface unknowns over all ranks; -1: no local solves (local models)
+  int *gmap;       // scratch: a component's system to the global interface unknowns
+  int rounds;      // scan rounds, pipeline passes or J-CG iterations of the last solve
+  int reason;      // mbsReason of the last solve
+  double residual;
+};
+
+/// The interface (cut-joint) solves of the distributed solver (parallel/schur_par_merge.c): the
+/// recursive-doubling scan of chain decompositions, the component-tree passes, and J-CG.
+mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w);
+mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w);
+mbsErr mbsp_schurJcg(mbspSchur *sp, mbsState *st, mbsWork *w);
+
+#endif
