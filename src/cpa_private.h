@@ -3,7 +3,7 @@
 /// its node and edge primitives (src/critpath.c), the kinematics' nodes (mbsCpaKin), the
 /// constraint-force system's graph pieces (src/cfs_cpa.c), and each method's graph, which lives
 /// beside its kernel: the tree recursions in src/dynamics_cpa.c, the iterative solvers and the
-/// direct one in src/solver_*.c, schur in src/schur_cpa.c, the loop layer in src/loops_cpa.c.
+/// direct one in src/solver_*.c, schur in src/schur/schur_cpa.c, the loop layer in src/loops_cpa.c.
 /// The solver table reaches them through its rows (cpa_build, cpa_loops, cpa_solve); the
 /// analyser's core names no method. docs/cpa.md describes the graph model.
 #ifndef MBS_CPA_PRIVATE_H
@@ -207,7 +207,7 @@ mbsErr mbs_cpaSor(mbsCpaB *B, mbsCpaCfs *C, const mbsCpaKin *K, const int *rhs, 
 // src/solver_direct.c
 mbsErr mbs_cpaDirect(mbsCpaB *B, mbsCpaCfs *C, const int *rhs, int *xn);
 
-// src/schur_cpa.c
+// src/schur/schur_cpa.c
 int mbs_cpaNodeOn(mbsCpaB *B, int kind, int body, long long flops, int pblk, int pbdy, int rank);
 int mbs_cpaLog2(int P);
 void mbs_cpaSchFree(mbsCpaSch *X);

@@ -320,7 +320,7 @@ static inline long mbs_flopLanczosStep(int it) {
   return it > 1 ? 5 : 4;
 }
 
-// ---- exact distributed solver (schur.c, aba.c spikes, schur_par.c, engine.c kinematics)
+// ---- exact distributed solver (src/schur/, aba.c spikes, schur_par.c, engine.c kinematics)
 // Counted as the code is written (loops over the packed and dense port systems included).
 /// mbs_cholPacked(n): column j: 2j (d), sqrt, 1/d; rows below: 2j + 1 each (= mbsu_cholFactor + n).
 static inline long mbs_flopCholPacked(int n) {
@@ -510,7 +510,7 @@ static inline long mbs_flopKinMap(const mbsModel *m, int b, int local_parent, in
 static inline int mbs_schurCached(const mbsSchur *s, int b) {
   return b >= s->s0 && b < s->s1 && s->kind[b - s->s0] == 1;
 }
-/// T of body b as schur.c forms it: 0 when cached, else mbs_bodyComplement.
+/// T of body b as src/schur/ forms it: 0 when cached, else mbs_bodyComplement.
 static inline long mbs_flopSchurT(const mbsModel *m, const mbsSchur *s, int b) {
   return mbs_schurCached(s, b) ? 0 : mbs_flopComplement(m->body_jnttype[b]);
 }
