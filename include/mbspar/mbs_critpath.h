@@ -246,8 +246,8 @@ int mbs_cpaDistributed(int method);
 
 /// The methods' graphs, named by their solver-table rows (cpa_build, cpa_loops; the builder state
 /// is private to src/, src/cpa_private.h): the serial recursions (src/dynamics_cpa.c), the
-/// constraint-force method around the row's cpa_solve (src/cfs_cpa.c), schur (src/schur/schur_cpa.c),
-/// and the loop layer around a method's tree solves (src/loops_cpa.c).
+/// constraint-force method around the row's cpa_solve (src/cfs_cpa.c), schur
+/// (src/schur/schur_cpa.c), and the loop layer around a method's tree solves (src/loops_cpa.c).
 struct mbsCpaB;
 struct mbsCpaKin;
 mbsErr mbs_cpaAbaGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
