@@ -39,6 +39,12 @@ typedef struct {
   int iline;                    // line of <inertial>
   int parent_joint;             // joint whose child this is, -1: a root
   int *child, nchild, capchild; // joints whose parent this is, in file order
+  // merging (mbs_urdfMerge): the link heading the body this link belongs to (itself, -1: the
+  // ground), this link's frame in that link's frame (the ground's: the root's), and for the
+  // links heading a body the body's mass, centre of mass and inertia about it (own link frame)
+  int owner;
+  double fR[9], fp[3];
+  double bm, bc[3], bI[9];
 } mbsUrdfLink;
 
 typedef struct {
@@ -338,11 +344,6 @@ static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
       pa->child = c, pa->capchild = cap;
     }
     pa->child[pa->nchild++] = ch->parent_joint;
-    if (j->type != MBS_URDF_FIXED && !ch->massive)
-      return mbs_urdfFail(u, ch->line,
-                          "link \"%s\" has no mass but joint \"%s\" (%s) moves it: mbspar needs "
-                          "a positive mass and inertia for every moving link",
-                          ch->name, j->name, mbs_urdf_types[j->type]);
   }
   u->root = -1;
   for (int i = 0; i < u->nlink; i++) {
@@ -515,6 +516,8 @@ static xmlDoc *mbs_urdfXmlRead(const char *text, size_t len, const char *file, i
   return doc;
 }
 
+static mbsErr mbs_urdfMerge(mbsUrdf *u);
+
 mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf **out) {
   *out = NULL;
   mbsUrdf *u = calloc(1, sizeof *u);
@@ -568,6 +571,7 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
   for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next)
     if (mbs_urdfIs(n, "joint")) e = mbs_urdfJoint(u, n);
   if (!e) e = mbs_urdfTopology(u, robot);
+  if (!e) e = mbs_urdfMerge(u);
   if (!e) mbs_urdfNote(u);
   xmlFreeDoc(doc);
   return e;
@@ -605,6 +609,101 @@ static void mbs_urdfQuat(const double *R, double *q) {
   for (int k = 0; k < 4; k++) q[k] /= n;
 }
 
+// Fixed-joint links merged into the body of their parent, recursively (docs/urdf.md "Merging",
+// as MuJoCo's and Pinocchio's URDF readers do): a body starts at the root (unless it is the
+// ground), at every moving joint, and at a fixed joint to the ground that carries mass; every
+// other link joins its parent's body with the composed fixed transforms, and the body takes the
+// combined mass, centre of mass and inertia of its links. A body without mass on a moving joint
+// is refused. Linear in the number of links.
+static mbsErr mbs_urdfMerge(mbsUrdf *u) {
+  int n = u->nlink, *order = malloc(sizeof(int) * (size_t)n),
+      *stack = malloc(sizeof(int) * (size_t)n), top = 0, cnt = 0;
+  double *wm = calloc((size_t)n, sizeof(double)); // mass welded at and below each link
+  mbsErr e = order && stack && wm ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  if (!e) stack[top++] = u->root;
+  while (!e && top > 0) { // depth-first preorder, children in file order
+    const mbsUrdfLink *l = &u->link[stack[--top]];
+    order[cnt++] = (int)(l - u->link);
+    for (int c = l->nchild - 1; c >= 0 && top < n; c--) stack[top++] = u->joint[l->child[c]].child;
+  }
+  for (int i = cnt - 1; !e && i >= 0; i--) { // children before parents
+    const mbsUrdfLink *l = &u->link[order[i]];
+    wm[order[i]] += l->massive ? l->mass : 0;
+    if (l->parent_joint >= 0 && u->joint[l->parent_joint].type == MBS_URDF_FIXED)
+      wm[u->joint[l->parent_joint].parent] += wm[order[i]];
+  }
+  for (int i = 0; !e && i < cnt; i++) { // owners and frames, parents before children
+    int L = order[i];
+    mbsUrdfLink *l = &u->link[L];
+    memcpy(l->fR, I3, sizeof I3), memset(l->fp, 0, sizeof l->fp);
+    l->bm = 0, memset(l->bc, 0, sizeof l->bc), memset(l->bI, 0, sizeof l->bI);
+    if (l->parent_joint < 0) { // the root: the ground when massless or named "world"
+      l->owner = l->massive && strcmp(l->name, "world") != 0 ? L : -1;
+      continue;
+    }
+    const mbsUrdfJoint *j = &u->joint[l->parent_joint];
+    const mbsUrdfLink *p = &u->link[j->parent];
+    if (j->type != MBS_URDF_FIXED || (p->owner < 0 && wm[L] > 0)) {
+      l->owner = L;
+      continue;
+    }
+    double Ro[9], t[3];
+    l->owner = p->owner;
+    mbs_urdfRpy(j->rpy, Ro);
+    mbsu_mulMat3(p->fR, Ro, l->fR);
+    mbsu_mulMat3Vec(p->fR, j->xyz, t);
+    for (int k = 0; k < 3; k++) l->fp[k] = p->fp[k] + t[k];
+  }
+  // the bodies' inertials: mass and centre of mass first, then the inertia about that centre
+  for (int pass = 0; !e && pass < 2; pass++) {
+    for (int i = 0; i < cnt; i++) {
+      const mbsUrdfLink *l = &u->link[order[i]];
+      if (!l->massive || l->owner < 0) continue;
+      mbsUrdfLink *o = &u->link[l->owner];
+      double c[3];
+      mbsu_mulMat3Vec(l->fR, l->com, c);
+      for (int k = 0; k < 3; k++) c[k] += l->fp[k];
+      if (pass == 0) {
+        o->bm += l->mass;
+        for (int k = 0; k < 3; k++) o->bc[k] += l->mass * c[k];
+        continue;
+      }
+      // inertia turned from the inertial frame (fR Rin) into the owner's link frame, moved to
+      // the body's centre of mass (parallel axes)
+      double Rin[9], M[9], I[9], T[9], d[3];
+      mbs_urdfRpy(l->rpy, Rin);
+      mbsu_mulMat3(l->fR, Rin, M);
+      I[0] = l->I[0], I[4] = l->I[1], I[8] = l->I[2];
+      I[1] = I[3] = l->I[3], I[2] = I[6] = l->I[4], I[5] = I[7] = l->I[5];
+      mbsu_mulMat3(M, I, T);
+      for (int k = 0; k < 3; k++) d[k] = c[k] - o->bc[k];
+      double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+      for (int r = 0; r < 3; r++)
+        for (int q = 0; q < 3; q++)
+          o->bI[3 * r + q] += T[3 * r] * M[3 * q] + T[3 * r + 1] * M[3 * q + 1] +
+                              T[3 * r + 2] * M[3 * q + 2] +
+                              l->mass * ((r == q ? dd : 0) - d[r] * d[q]);
+    }
+    for (int i = 0; pass == 0 && i < cnt; i++) { // sum m c / sum m
+      mbsUrdfLink *l = &u->link[order[i]];
+      if (l->owner == order[i] && l->bm > 0)
+        for (int k = 0; k < 3; k++) l->bc[k] /= l->bm;
+    }
+  }
+  for (int i = 0; !e && i < cnt; i++) {
+    const mbsUrdfLink *l = &u->link[order[i]];
+    if (l->owner != order[i] || l->bm > 0) continue;
+    const mbsUrdfJoint *j = &u->joint[l->parent_joint]; // the root and welded links have mass
+    e = mbs_urdfFail(u, l->line,
+                     "link \"%s\" has no mass but joint \"%s\" (%s) moves it (and no link with "
+                     "mass is welded to it): mbspar needs a positive mass for every moving body",
+                     l->name, j->name, mbs_urdf_types[j->type]);
+  }
+  free(order), free(stack), free(wm);
+  return e;
+}
+
 void mbs_urdfSizes(const mbsUrdf *u, int *nq, int *nv) {
   if (nq) *nq = u->nq;
   if (nv) *nv = u->nv;
@@ -617,23 +716,20 @@ static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdf
                            const double *RL, const mbsReal *q0, const mbsReal *qd0, int *id) {
   mbsBodySpec sp;
   mbs_bodySpecDefault(&sp);
-  sp.name = l->name, sp.parent = parent, sp.jnttype = jt, sp.mass = l->mass;
+  sp.name = l->name, sp.parent = parent, sp.jnttype = jt, sp.mass = l->bm;
   sp.any_name = 1; // a link may be called "ground" or "world" (mbspar's names for its ground)
   memcpy(sp.origin, org, sizeof sp.origin);
   if (ax) memcpy(sp.axis, ax, sizeof sp.axis);
   mbs_urdfQuat(RL, sp.framequat);
-  // inertial: com and inertia turned from the inertial frame (RL Rin) into the body frame
-  double Rin[9], M[9], I[9], T[9], Ib[9];
-  mbs_urdfRpy(l->rpy, Rin);
-  mbsu_mulMat3(RL, Rin, M);
-  mbsu_mulMat3Vec(RL, l->com, sp.com);
-  I[0] = l->I[0], I[4] = l->I[1], I[8] = l->I[2];
-  I[1] = I[3] = l->I[3], I[2] = I[6] = l->I[4], I[5] = I[7] = l->I[5];
-  mbsu_mulMat3(M, I, T); // Ib = M I M^T
+  // the body's inertial (its links merged, mbs_urdfMerge) turned from the link frame into the
+  // body frame: com RL c, inertia RL I RL^T
+  double T[9], Ib[9];
+  mbsu_mulMat3Vec(RL, l->bc, sp.com);
+  mbsu_mulMat3(RL, l->bI, T);
   for (int r = 0; r < 3; r++)
     for (int c = 0; c < 3; c++)
       Ib[3 * r + c] =
-          T[3 * r] * M[3 * c] + T[3 * r + 1] * M[3 * c + 1] + T[3 * r + 2] * M[3 * c + 2];
+          T[3 * r] * RL[3 * c] + T[3 * r + 1] * RL[3 * c + 1] + T[3 * r + 2] * RL[3 * c + 2];
   sp.inertia[0] = Ib[0], sp.inertia[1] = Ib[4], sp.inertia[2] = Ib[8];
   sp.inertia[3] = 0.5 * (Ib[1] + Ib[3]), sp.inertia[4] = 0.5 * (Ib[2] + Ib[6]);
   sp.inertia[5] = 0.5 * (Ib[5] + Ib[7]);
@@ -670,7 +766,7 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
     const mbsUrdfLink *r = &u->link[u->root];
     body[u->root] = parent;
     memcpy(R + 9 * u->root, I3, sizeof I3), memcpy(p + 3 * u->root, zero, sizeof zero);
-    if (r->massive && strcmp(r->name, "world") != 0)
+    if (r->owner == u->root)
       e = mbs_urdfBody(u, r, NULL, m, parent, MBS_JNT_FIXED, zero, NULL, I3, NULL, NULL,
                        &body[u->root]);
     // children in file order: push in reverse so they come off the stack in order
@@ -687,7 +783,7 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
     mbsu_mulMat3Vec(R + 9 * P, j->xyz, o);
     for (int k = 0; k < 3; k++) o[k] += p[3 * P + k];
     mbsu_mulMat3Vec(RJ, j->axis, ax);
-    if (j->type == MBS_URDF_FIXED && !l->massive) { // merged into the parent's body
+    if (l->owner != L) { // merged into the parent's body (mbs_urdfMerge)
       body[L] = body[P];
       memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, o, sizeof o);
     } else {
@@ -723,6 +819,17 @@ const char *mbs_urdfNotModelled(const mbsUrdf *u) {
   return u->note;
 }
 
+// link \p i merged into a body (mbs_urdfMerge): the body's name ("ground"), the link frame in
+// that body link's frame (position, quaternion w x y z); 0 for the links that head a body
+static int mbs_urdfMerged(const mbsUrdf *u, int i, const char **body, double *xyz, double *q) {
+  const mbsUrdfLink *l = &u->link[i];
+  if (l->owner == i) return 0;
+  *body = l->owner >= 0 ? u->link[l->owner].name : "ground";
+  memcpy(xyz, l->fp, sizeof l->fp);
+  mbs_urdfQuat(l->fR, q);
+  return 1;
+}
+
 void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
   mbs_jsonString(j, "file", u->file);
   mbs_jsonString(j, "robot", u->robot ? u->robot : "");
@@ -749,6 +856,19 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
     mbs_jsonEndObject(j);
   }
   mbs_jsonEndArray(j);
+  mbs_jsonBeginArray(j, "merged"); // links merged into their parent's body (docs/urdf.md)
+  for (int i = 0; i < u->nlink; i++) {
+    const char *body;
+    double xyz[3], q[4];
+    if (i == u->root || !mbs_urdfMerged(u, i, &body, xyz, q)) continue;
+    mbs_jsonBeginObject(j, NULL);
+    mbs_jsonString(j, "link", u->link[i].name);
+    mbs_jsonString(j, "body", body);
+    mbs_jsonNumberArray(j, "xyz", xyz, 3);
+    mbs_jsonNumberArray(j, "quat", q, 4);
+    mbs_jsonEndObject(j);
+  }
+  mbs_jsonEndArray(j);
 }
 
 void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
@@ -770,6 +890,13 @@ void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
     if (jt->velocity > 0) snprintf(ve, sizeof ve, "%.6g", jt->velocity);
     fprintf(f, "  %-24s %-10s %-20s %7s %12s %12s %10s %10s\n", jt->name, mbs_urdf_types[jt->type],
             u->link[jt->child].name, qi, lo, hi, ef, ve);
+  }
+  for (int i = 0; i < u->nlink; i++) { // links merged into their parent's body (docs/urdf.md)
+    const char *body;
+    double x[3], q[4];
+    if (i != u->root && mbs_urdfMerged(u, i, &body, x, q))
+      fprintf(f, "  merged %s -> %s xyz %.6g %.6g %.6g quat %.6g %.6g %.6g %.6g\n", u->link[i].name,
+              body, x[0], x[1], x[2], q[0], q[1], q[2], q[3]);
   }
   if (u->note[0]) fprintf(f, "  not modelled: %s\n", u->note);
 }
