@@ -110,6 +110,125 @@ static inline void mbs_tmjPrincipal(xmlNode *in) {
   }
 }
 
+// a link's inertial: mass, com and the tensor in the link frame (0 without one)
+static inline double mbs_tmjInertial(xmlNode *link, double *c, double *I) {
+  xmlNode *in = mbs_tmjChild(link, "inertial");
+  xmlNode *o = in ? mbs_tmjChild(in, "origin") : NULL,
+          *I0 = in ? mbs_tmjChild(in, "inertia") : NULL;
+  xmlNode *ms = in ? mbs_tmjChild(in, "mass") : NULL;
+  double rpy[3] = {0, 0, 0}, R[9], A[9] = {0}, T[9];
+  memset(c, 0, 3 * sizeof *c), memset(I, 0, 9 * sizeof *I);
+  if (!ms) return 0;
+  if (o) mbs_tmjAttr3(o, "xyz", c), mbs_tmjAttr3(o, "rpy", rpy);
+  if (I0) {
+    A[0] = mbs_tmjAttr(I0, "ixx"), A[4] = mbs_tmjAttr(I0, "iyy"), A[8] = mbs_tmjAttr(I0, "izz");
+    A[1] = A[3] = mbs_tmjAttr(I0, "ixy"), A[2] = A[6] = mbs_tmjAttr(I0, "ixz");
+    A[5] = A[7] = mbs_tmjAttr(I0, "iyz");
+  }
+  mbs_tmjRpyMat(rpy, R);
+  for (int r = 0; r < 3; r++)
+    for (int q = 0; q < 3; q++)
+      T[3 * r + q] = R[3 * r] * A[q] + R[3 * r + 1] * A[3 + q] + R[3 * r + 2] * A[6 + q];
+  for (int r = 0; r < 3; r++)
+    for (int q = 0; q < 3; q++)
+      I[3 * r + q] =
+          T[3 * r] * R[3 * q] + T[3 * r + 1] * R[3 * q + 1] + T[3 * r + 2] * R[3 * q + 2];
+  return mbs_tmjAttr(ms, "value");
+}
+
+// MuJoCo 2.2 refuses a body whose principal moments violate A + B >= C before it fuses static
+// bodies, even where the body is welded to another (real URDFs have such links: TALOS's gripper
+// motor, Go1's dummy root). The same robot for MuJoCo: such a link on a fixed joint gives its
+// inertial to its parent link (mass, centre of mass and inertia combined exactly, written in the
+// parent's frame); the root, welded to the world in MuJoCo, loses it (it moves nothing). Links
+// of moving joints are left as they are. Returns the number of links changed.
+static inline int mbs_tmjFold(xmlNode *robot) {
+  int changed = 0;
+  for (xmlNode *n = robot->children; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE || strcmp((const char *)n->name, "link")) continue;
+    double c[3], I[9], ev[3], V[9];
+    double m = mbs_tmjInertial(n, c, I);
+    if (m <= 0) continue;
+    mbs_tmjEig3(I, ev, V);
+    double big = fmax(ev[0], fmax(ev[1], ev[2])), sum = ev[0] + ev[1] + ev[2];
+    if (2 * big <= sum * (1 + 1e-12)) continue; // A + B >= C: MuJoCo takes it
+    xmlChar *name = xmlGetProp(n, (const xmlChar *)"name");
+    xmlNode *joint = NULL, *parent = NULL;
+    for (xmlNode *j = robot->children; j && name; j = j->next) {
+      if (j->type != XML_ELEMENT_NODE || strcmp((const char *)j->name, "joint")) continue;
+      xmlNode *ch = mbs_tmjChild(j, "child");
+      xmlChar *cl = ch ? xmlGetProp(ch, (const xmlChar *)"link") : NULL;
+      if (cl && !strcmp((const char *)cl, (const char *)name)) joint = j;
+      xmlFree(cl);
+    }
+    xmlChar *type = joint ? xmlGetProp(joint, (const xmlChar *)"type") : NULL;
+    int fixed = type && !strcmp((const char *)type, "fixed");
+    xmlFree(type);
+    if (joint && !fixed) {
+      xmlFree(name);
+      continue;
+    }
+    if (joint) {
+      xmlNode *pj = mbs_tmjChild(joint, "parent");
+      xmlChar *pl = pj ? xmlGetProp(pj, (const xmlChar *)"link") : NULL;
+      for (xmlNode *l = robot->children; l && pl; l = l->next)
+        if (l->type == XML_ELEMENT_NODE && !strcmp((const char *)l->name, "link")) {
+          xmlChar *ln = xmlGetProp(l, (const xmlChar *)"name");
+          if (ln && !strcmp((const char *)ln, (const char *)pl)) parent = l;
+          xmlFree(ln);
+        }
+      xmlFree(pl);
+    }
+    xmlFree(name);
+    if (parent) { // the child's inertial in the parent frame: p + R c, R I R^T
+      xmlNode *o = mbs_tmjChild(joint, "origin");
+      double xyz[3] = {0, 0, 0}, rpy[3] = {0, 0, 0}, R[9], cc[3], Ic[9], T[9];
+      if (o) mbs_tmjAttr3(o, "xyz", xyz), mbs_tmjAttr3(o, "rpy", rpy);
+      mbs_tmjRpyMat(rpy, R);
+      for (int r = 0; r < 3; r++)
+        cc[r] = xyz[r] + R[3 * r] * c[0] + R[3 * r + 1] * c[1] + R[3 * r + 2] * c[2];
+      for (int r = 0; r < 3; r++)
+        for (int q = 0; q < 3; q++)
+          T[3 * r + q] = R[3 * r] * I[q] + R[3 * r + 1] * I[3 + q] + R[3 * r + 2] * I[6 + q];
+      for (int r = 0; r < 3; r++)
+        for (int q = 0; q < 3; q++)
+          Ic[3 * r + q] =
+              T[3 * r] * R[3 * q] + T[3 * r + 1] * R[3 * q + 1] + T[3 * r + 2] * R[3 * q + 2];
+      double cp[3], Ip[9], mp = mbs_tmjInertial(parent, cp, Ip), M = mp + m, C[3], J[9];
+      for (int r = 0; r < 3; r++) C[r] = (mp * cp[r] + m * cc[r]) / M;
+      for (int r = 0; r < 9; r++) J[r] = Ip[r] + Ic[r];
+      for (int side = 0; side < 2; side++) { // parallel axes to the combined centre
+        double mm = side ? m : mp, d[3], dd = 0;
+        for (int r = 0; r < 3; r++) d[r] = (side ? cc[r] : cp[r]) - C[r], dd += d[r] * d[r];
+        for (int r = 0; r < 3; r++)
+          for (int q = 0; q < 3; q++) J[3 * r + q] += mm * ((r == q ? dd : 0) - d[r] * d[q]);
+      }
+      xmlNode *old = mbs_tmjChild(parent, "inertial");
+      if (old) xmlUnlinkNode(old), xmlFreeNode(old);
+      xmlNode *in = xmlNewChild(parent, NULL, (const xmlChar *)"inertial", NULL);
+      char buf[160];
+      xmlNode *on = xmlNewChild(in, NULL, (const xmlChar *)"origin", NULL);
+      snprintf(buf, sizeof buf, "%.17g %.17g %.17g", C[0], C[1], C[2]);
+      xmlNewProp(on, (const xmlChar *)"xyz", (const xmlChar *)buf);
+      xmlNewProp(on, (const xmlChar *)"rpy", (const xmlChar *)"0 0 0");
+      xmlNode *mn = xmlNewChild(in, NULL, (const xmlChar *)"mass", NULL);
+      snprintf(buf, sizeof buf, "%.17g", M);
+      xmlNewProp(mn, (const xmlChar *)"value", (const xmlChar *)buf);
+      xmlNode *In = xmlNewChild(in, NULL, (const xmlChar *)"inertia", NULL);
+      static const char *const nm[6] = {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"};
+      static const int at[6] = {0, 4, 8, 1, 2, 5};
+      for (int k = 0; k < 6; k++) {
+        snprintf(buf, sizeof buf, "%.17g", J[at[k]]);
+        xmlNewProp(In, (const xmlChar *)nm[k], (const xmlChar *)buf);
+      }
+    }
+    xmlNode *old = mbs_tmjChild(n, "inertial");
+    if (old) xmlUnlinkNode(old), xmlFreeNode(old);
+    changed++;
+  }
+  return changed;
+}
+
 /// Write URDF \p text to \p path for MuJoCo: every inertial in its principal axes, everything
 /// else as it is; a <mujoco><compiler fusestatic="false" inertiafromgeom="false"
 /// balanceinertia="false"/></mujoco> added when the file has no <mujoco> element. 0 or -1.
@@ -117,6 +236,8 @@ static inline int mbs_testMujocoFile(const char *text, size_t len, const char *p
   xmlDoc *doc = xmlReadMemory(text, (int)len, "robot.urdf", NULL, XML_PARSE_NONET);
   if (!doc) return -1;
   xmlNode *robot = xmlDocGetRootElement(doc);
+  while (mbs_tmjFold(robot) > 0) { // a parent may now need folding in turn
+  }
   for (xmlNode *n = robot->children; n; n = n->next) {
     if (n->type != XML_ELEMENT_NODE || strcmp((const char *)n->name, "link")) continue;
     xmlNode *in = mbs_tmjChild(n, "inertial");

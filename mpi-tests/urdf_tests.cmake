@@ -9,7 +9,7 @@ if(MBS_ENABLE_URDF)
     set(MBS_DRIVE sh ${CMAKE_CURRENT_SOURCE_DIR}/urdf_drive.sh $<TARGET_FILE:mbspar>
         ${CMAKE_CURRENT_SOURCE_DIR}/urdf_drive)
     add_test(NAME urdf_drive COMMAND ${MBS_DRIVE})
-    set_tests_properties(urdf_drive PROPERTIES LABELS "unit${extra}" PROCESSORS 1 TIMEOUT 120
+    set_tests_properties(urdf_drive PROPERTIES LABELS unit PROCESSORS 1 TIMEOUT 120
                          ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
     add_test(NAME urdf_drive.np2 COMMAND ${MBS_DRIVE} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG}
                                          2 ${MPIEXEC_PREFLAGS} --oversubscribe)
@@ -29,27 +29,20 @@ if(MBS_ENABLE_URDF)
     target_include_directories(test_robots_mujoco PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                ${CMAKE_SOURCE_DIR}/src ${MBS_MUJOCO_INCLUDE})
     if(TARGET mbspar)
-      # talos_reduced and go1 need fixed-joint links merged into their parents (a zero-inertia
-      # sensor frame; a semidefinite dummy root inertia): until the URDF reader does that they
-      # are refused, so their tests carry the label `pending`, which scripts/test.sh leaves out
-      # like `slow` (run them with `ctest -L pending`; issue 30)
-      set(pending_robots talos_reduced go1)
+      # every robot of the corpus; talos_reduced (a zero-inertia sensor frame) and go1 (a
+      # semidefinite dummy root) load since fixed-joint links are merged (issue 30)
       foreach(robot ur5 panda a1 solo12 simple_humanoid talos_reduced go1)
-        set(extra "")
-        if(robot IN_LIST pending_robots)
-          set(extra ";pending")
-        endif()
         set(rcfg ${CMAKE_CURRENT_SOURCE_DIR}/robots/${robot}.cfg)
         set(rcmd sh ${CMAKE_CURRENT_SOURCE_DIR}/robots_mujoco.sh $<TARGET_FILE:mbspar>
                  $<TARGET_FILE:test_robots_mujoco> ${rcfg} schur)
         add_test(NAME urdf_robot.${robot} COMMAND ${rcmd})
-        set_tests_properties(urdf_robot.${robot} PROPERTIES LABELS "unit${extra}" PROCESSORS 1 TIMEOUT 120
+        set_tests_properties(urdf_robot.${robot} PROPERTIES LABELS unit PROCESSORS 1 TIMEOUT 120
                              ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
         foreach(np 2 4)
           add_test(NAME urdf_robot.${robot}.np${np}
                    COMMAND ${rcmd} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
                            ${MPIEXEC_PREFLAGS} --oversubscribe)
-          set_tests_properties(urdf_robot.${robot}.np${np} PROPERTIES LABELS "mpi${extra}" PROCESSORS ${np}
+          set_tests_properties(urdf_robot.${robot}.np${np} PROPERTIES LABELS mpi PROCESSORS ${np}
                                TIMEOUT 120
                                ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
         endforeach()
@@ -69,4 +62,6 @@ endif()
 # hardening, a linear build
 if(MBS_ENABLE_URDF)
   mbs_add_test(test_urdf SOURCES test_urdf.c LIBS mbs_core LABELS unit TIMEOUT 120)
+  # fixed-joint links merged into their parent's body: one closed-form pendulum per class
+  mbs_add_test(test_urdf_merge SOURCES test_urdf_merge.c LIBS mbs_core LABELS unit)
 endif()

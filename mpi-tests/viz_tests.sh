@@ -129,7 +129,7 @@ paraview)
     rc=0
     xvfb-run -a -n $((100 + $$ % 400 + attempt)) -s "-screen 0 1280x1024x24" pvbatch \
       "$src/mpi-tests/check_paraview.py" "$src" "$tmp/png" "$tmp/chain:32:500" \
-      "$tmp/tree:15:500" "$tmp/arm:6:500" "$tmp/pendulum:1:500" >"$tmp/pv.out" 2>&1 || rc=$?
+      "$tmp/tree:15:500" "$tmp/arm:5:500" "$tmp/pendulum:1:500" >"$tmp/pv.out" 2>&1 || rc=$?
     if [ "$rc" -eq 0 ] || ! grep -q 'bad X server connection' "$tmp/pv.out"; then
       break
     fi

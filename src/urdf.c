@@ -1,7 +1,7 @@
 /// \file urdf.c
 /// URDF input (include/mbspar/mbs_urdf.h, docs/urdf.md): libxml2 reads the text, the robot is
-/// kept as links and joints with their line numbers, and mbs_urdfAddBodies converts it into
-/// mbspar bodies in depth-first order from the root.
+/// kept as links and joints with their line numbers; urdf_build.c merges fixed-joint links and
+/// converts it into mbspar bodies.
 #define _POSIX_C_SOURCE 200809L
 #include "mbspar/mbs_urdf.h"
 #include <math.h>
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "spatial.h"
+#include "urdf_internal.h"
 
 #ifdef MBS_HAVE_URDF
 #include <libxml/parser.h>
@@ -20,61 +21,11 @@
 #define MBS_URDF_MAX_BYTES (256 << 20)
 #define MBS_URDF_MAX_DEPTH 32
 
-enum {
-  MBS_URDF_REVOLUTE,
-  MBS_URDF_CONTINUOUS,
-  MBS_URDF_PRISMATIC,
-  MBS_URDF_FIXED,
-  MBS_URDF_FLOATING
-};
-static const char *const mbs_urdf_types[] = {"revolute", "continuous", "prismatic", "fixed",
-                                             "floating"};
-
-typedef struct {
-  char *name;
-  int line;
-  int massive;                  // an inertial with mass > 0
-  double mass, com[3], rpy[3];  // inertial origin
-  double I[6];                  // ixx iyy izz ixy ixz iyz (tensor elements, inertial frame)
-  int iline;                    // line of <inertial>
-  int parent_joint;             // joint whose child this is, -1: a root
-  int *child, nchild, capchild; // joints whose parent this is, in file order
-} mbsUrdfLink;
-
-typedef struct {
-  char *name;
-  int line, type, parent, child; // links
-  int qa, va;                    // first q0 / qd0 entry: file order of the moving joints
-  double xyz[3], rpy[3], axis[3];
-  int has_limit;
-  double lower, upper, effort, velocity;
-  double damping, friction;
-} mbsUrdfJoint;
-
-// names -> indices: open addressing, at most half full (a linear build, docs/urdf.md)
-typedef struct {
-  int *slot; // -1: empty
-  unsigned mask;
-} mbsUrdfIndex;
-
-struct mbsUrdf {
-  char *file, *robot;
-  int nlink, njoint, root;
-  mbsUrdfLink *link;
-  mbsUrdfJoint *joint;
-  mbsUrdfIndex link_index, joint_index;
-  int nq, nv;
-  // what mbspar reads but does not model (counts) and the note made of them
-  int n_limit, n_effort, n_velocity, n_friction, n_mimic, n_safety, n_calib;
-  int n_visual, n_collision, n_transmission, n_gazebo, n_material, n_other;
-  char note[1024];
-};
+const char *const mbs_urdf_types[] = {"revolute", "continuous", "prismatic", "fixed", "floating"};
 
 // ---------------------------------------------------------------- helpers
 
-static mbsErr mbs_urdfFail(const mbsUrdf *u, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static mbsErr mbs_urdfFail(const mbsUrdf *u, int line, const char *fmt, ...) {
+mbsErr mbs_urdfFail(const mbsUrdf *u, int line, const char *fmt, ...) {
   char msg[768];
   va_list ap;
   va_start(ap, fmt);
@@ -338,11 +289,6 @@ static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
       pa->child = c, pa->capchild = cap;
     }
     pa->child[pa->nchild++] = ch->parent_joint;
-    if (j->type != MBS_URDF_FIXED && !ch->massive)
-      return mbs_urdfFail(u, ch->line,
-                          "link \"%s\" has no mass but joint \"%s\" (%s) moves it: mbspar needs "
-                          "a positive mass and inertia for every moving link",
-                          ch->name, j->name, mbs_urdf_types[j->type]);
   }
   u->root = -1;
   for (int i = 0; i < u->nlink; i++) {
@@ -568,210 +514,10 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
   for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next)
     if (mbs_urdfIs(n, "joint")) e = mbs_urdfJoint(u, n);
   if (!e) e = mbs_urdfTopology(u, robot);
+  if (!e) e = mbs_urdfMerge(u);
   if (!e) mbs_urdfNote(u);
   xmlFreeDoc(doc);
   return e;
-}
-
-// ---------------------------------------------------------------- conversion
-
-// R = Rz(yaw) Ry(pitch) Rx(roll): URDF's fixed-axis roll, pitch, yaw
-static void mbs_urdfRpy(const double *rpy, double *R) {
-  double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
-  double cy = cos(rpy[2]), sy = sin(rpy[2]);
-  R[0] = cy * cp, R[1] = cy * sp * sr - sy * cr, R[2] = cy * sp * cr + sy * sr;
-  R[3] = sy * cp, R[4] = sy * sp * sr + cy * cr, R[5] = sy * sp * cr - cy * sr;
-  R[6] = -sp, R[7] = cp * sr, R[8] = cp * cr;
-}
-
-// quaternion [w x y z] (w >= 0) of a rotation matrix
-static void mbs_urdfQuat(const double *R, double *q) {
-  double tr = R[0] + R[4] + R[8];
-  if (tr >= R[0] && tr >= R[4] && tr >= R[8]) {
-    double s = 2 * sqrt(1 + tr);
-    q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
-  } else if (R[0] >= R[4] && R[0] >= R[8]) {
-    double s = 2 * sqrt(1 + R[0] - R[4] - R[8]);
-    q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
-  } else if (R[4] >= R[8]) {
-    double s = 2 * sqrt(1 + R[4] - R[0] - R[8]);
-    q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
-  } else {
-    double s = 2 * sqrt(1 + R[8] - R[0] - R[4]);
-    q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
-  }
-  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (q[0] < 0) n = -n;
-  for (int k = 0; k < 4; k++) q[k] /= n;
-}
-
-void mbs_urdfSizes(const mbsUrdf *u, int *nq, int *nv) {
-  if (nq) *nq = u->nq;
-  if (nv) *nv = u->nv;
-}
-
-// add link \p l as a body: joint \p jt to body \p parent at \p org with axis \p ax (body frame),
-// the link frame at rotation RL in the body frame
-static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdfJoint *j,
-                           mbsModel *m, int parent, int jt, const double *org, const double *ax,
-                           const double *RL, const mbsReal *q0, const mbsReal *qd0, int *id) {
-  mbsBodySpec sp;
-  mbs_bodySpecDefault(&sp);
-  sp.name = l->name, sp.parent = parent, sp.jnttype = jt, sp.mass = l->mass;
-  sp.any_name = 1; // a link may be called "ground" or "world" (mbspar's names for its ground)
-  memcpy(sp.origin, org, sizeof sp.origin);
-  if (ax) memcpy(sp.axis, ax, sizeof sp.axis);
-  mbs_urdfQuat(RL, sp.framequat);
-  // inertial: com and inertia turned from the inertial frame (RL Rin) into the body frame
-  double Rin[9], M[9], I[9], T[9], Ib[9];
-  mbs_urdfRpy(l->rpy, Rin);
-  mbsu_mulMat3(RL, Rin, M);
-  mbsu_mulMat3Vec(RL, l->com, sp.com);
-  I[0] = l->I[0], I[4] = l->I[1], I[8] = l->I[2];
-  I[1] = I[3] = l->I[3], I[2] = I[6] = l->I[4], I[5] = I[7] = l->I[5];
-  mbsu_mulMat3(M, I, T); // Ib = M I M^T
-  for (int r = 0; r < 3; r++)
-    for (int c = 0; c < 3; c++)
-      Ib[3 * r + c] =
-          T[3 * r] * M[3 * c] + T[3 * r + 1] * M[3 * c + 1] + T[3 * r + 2] * M[3 * c + 2];
-  sp.inertia[0] = Ib[0], sp.inertia[1] = Ib[4], sp.inertia[2] = Ib[8];
-  sp.inertia[3] = 0.5 * (Ib[1] + Ib[3]), sp.inertia[4] = 0.5 * (Ib[2] + Ib[6]);
-  sp.inertia[5] = 0.5 * (Ib[5] + Ib[7]);
-  int nq = mbs_jntNq(jt), nv = mbs_jntNv(jt);
-  if (jt == MBS_JNT_FREE) sp.q0[3] = 1;
-  if (q0) memcpy(sp.q0, q0, sizeof(mbsReal) * (size_t)nq);
-  if (qd0) memcpy(sp.qd0, qd0, sizeof(mbsReal) * (size_t)nv);
-  if (j && nv == 1) sp.damping[0] = j->damping;
-  if (j && jt == MBS_JNT_FREE)
-    for (int k = 0; k < 6; k++) sp.damping[k] = 0;
-  mbsErr e = mbs_modelAddBody(m, &sp, id);
-  if (e == MBS_ERR_INPUT) {
-    char msg[768];
-    snprintf(msg, sizeof msg, "%s", mbs_errMsg());
-    int line = strstr(msg, "inertia") || strstr(msg, "mass") ? (l->iline ? l->iline : l->line)
-                                                             : (j ? j->line : l->line);
-    return mbs_urdfFail(u, line, "link \"%s\": %s", l->name, msg);
-  }
-  return e;
-}
-
-mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsReal *q0,
-                         const mbsReal *qd0) {
-  // per link: the body it belongs to, its frame in that body's frame (rotation, position)
-  int *body = malloc(sizeof(int) * (size_t)u->nlink),
-      *stack = malloc(sizeof(int) * (size_t)u->nlink);
-  double *R = malloc(sizeof(double) * 9 * (size_t)u->nlink);
-  double *p = malloc(sizeof(double) * 3 * (size_t)u->nlink);
-  mbsErr e = body && stack && R && p ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
-  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, zero[3] = {0, 0, 0};
-  int top = 0;
-  if (!e) {
-    // the root: the ground when it has no mass (or is named "world"), else a body welded to it
-    const mbsUrdfLink *r = &u->link[u->root];
-    body[u->root] = parent;
-    memcpy(R + 9 * u->root, I3, sizeof I3), memcpy(p + 3 * u->root, zero, sizeof zero);
-    if (r->massive && strcmp(r->name, "world") != 0)
-      e = mbs_urdfBody(u, r, NULL, m, parent, MBS_JNT_FIXED, zero, NULL, I3, NULL, NULL,
-                       &body[u->root]);
-    // children in file order: push in reverse so they come off the stack in order
-    for (int c = r->nchild - 1; c >= 0; c--) stack[top++] = r->child[c];
-  }
-  while (!e && top > 0) {
-    const mbsUrdfJoint *j = &u->joint[stack[--top]];
-    const mbsUrdfLink *l = &u->link[j->child];
-    int P = j->parent, L = j->child;
-    // the joint frame in the parent body's frame: RJ = R_P rpy, origin p_P + R_P xyz
-    double Ro[9], RJ[9], o[3], ax[3];
-    mbs_urdfRpy(j->rpy, Ro);
-    mbsu_mulMat3(R + 9 * P, Ro, RJ);
-    mbsu_mulMat3Vec(R + 9 * P, j->xyz, o);
-    for (int k = 0; k < 3; k++) o[k] += p[3 * P + k];
-    mbsu_mulMat3Vec(RJ, j->axis, ax);
-    if (j->type == MBS_URDF_FIXED && !l->massive) { // merged into the parent's body
-      body[L] = body[P];
-      memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, o, sizeof o);
-    } else {
-      int jt = j->type == MBS_URDF_PRISMATIC  ? MBS_JNT_PRISMATIC
-               : j->type == MBS_URDF_FIXED    ? MBS_JNT_FIXED
-               : j->type == MBS_URDF_FLOATING ? MBS_JNT_FREE
-                                              : MBS_JNT_REVOLUTE;
-      e = mbs_urdfBody(u, l, j, m, body[P], jt, o, jt == MBS_JNT_FIXED ? NULL : ax, RJ,
-                       q0 ? q0 + j->qa : NULL, qd0 ? qd0 + j->va : NULL, &body[L]);
-      memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, zero, sizeof zero);
-    }
-    for (int c = l->nchild - 1; c >= 0; c--) stack[top++] = l->child[c];
-  }
-  free(body), free(stack), free(R), free(p);
-  return e;
-}
-
-int mbs_urdfJointCount(const mbsUrdf *u) {
-  return u->njoint;
-}
-
-void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **child, int *nv,
-                       int *line) {
-  const mbsUrdfJoint *j = &u->joint[i];
-  int t = j->type;
-  if (name) *name = j->name;
-  if (child) *child = u->link[j->child].name;
-  if (nv) *nv = t == MBS_URDF_FLOATING ? 6 : t == MBS_URDF_FIXED ? 0 : 1;
-  if (line) *line = j->line;
-}
-
-const char *mbs_urdfNotModelled(const mbsUrdf *u) {
-  return u->note;
-}
-
-void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
-  mbs_jsonString(j, "file", u->file);
-  mbs_jsonString(j, "robot", u->robot ? u->robot : "");
-  mbs_jsonInt(j, "links", u->nlink);
-  mbs_jsonString(j, "root", u->link[u->root].name);
-  mbs_jsonString(j, "not_modelled", u->note);
-  mbs_jsonBeginArray(j, "joints");
-  for (int i = 0; i < u->njoint; i++) {
-    const mbsUrdfJoint *jt = &u->joint[i];
-    mbs_jsonBeginObject(j, NULL);
-    mbs_jsonString(j, "name", jt->name);
-    mbs_jsonString(j, "type", mbs_urdf_types[jt->type]);
-    mbs_jsonString(j, "parent", u->link[jt->parent].name);
-    mbs_jsonString(j, "child", u->link[jt->child].name);
-    if (jt->type != MBS_URDF_FIXED) mbs_jsonInt(j, "q0_index", jt->qa);
-    if (jt->has_limit) {
-      mbs_jsonNumber(j, "lower", jt->lower);
-      mbs_jsonNumber(j, "upper", jt->upper);
-    }
-    if (jt->effort > 0) mbs_jsonNumber(j, "effort", jt->effort);
-    if (jt->velocity > 0) mbs_jsonNumber(j, "velocity", jt->velocity);
-    if (jt->damping > 0) mbs_jsonNumber(j, "damping", jt->damping);
-    if (jt->friction != 0) mbs_jsonNumber(j, "friction", jt->friction);
-    mbs_jsonEndObject(j);
-  }
-  mbs_jsonEndArray(j);
-}
-
-void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
-  fprintf(f, "URDF %s: robot \"%s\", %d links, %d joints (root link \"%s\")\n", u->file,
-          u->robot ? u->robot : "", u->nlink, u->njoint, u->link[u->root].name);
-  // q0: the joint's entries of model.urdf.q0 (0-based; qd0 likewise, a floating joint's 6)
-  fprintf(f, "  %-24s %-10s %-20s %7s %12s %12s %10s %10s\n", "joint", "type", "child", "q0",
-          "lower", "upper", "effort", "velocity");
-  for (int i = 0; i < u->njoint; i++) {
-    const mbsUrdfJoint *jt = &u->joint[i];
-    char lo[32] = "-", hi[32] = "-", ef[32] = "-", ve[32] = "-", qi[32] = "-";
-    if (jt->type == MBS_URDF_FLOATING)
-      snprintf(qi, sizeof qi, "%d-%d", jt->qa, jt->qa + 6);
-    else if (jt->type != MBS_URDF_FIXED)
-      snprintf(qi, sizeof qi, "%d", jt->qa);
-    if (jt->has_limit) snprintf(lo, sizeof lo, "%.6g", jt->lower);
-    if (jt->has_limit) snprintf(hi, sizeof hi, "%.6g", jt->upper);
-    if (jt->effort > 0) snprintf(ef, sizeof ef, "%.6g", jt->effort);
-    if (jt->velocity > 0) snprintf(ve, sizeof ve, "%.6g", jt->velocity);
-    fprintf(f, "  %-24s %-10s %-20s %7s %12s %12s %10s %10s\n", jt->name, mbs_urdf_types[jt->type],
-            u->link[jt->child].name, qi, lo, hi, ef, ve);
-  }
-  if (u->note[0]) fprintf(f, "  not modelled: %s\n", u->note);
 }
 
 void mbs_urdfDestroy(mbsUrdf **pu) {
@@ -793,34 +539,6 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
                     "%s: URDF input needs a build with libxml2 (Debian libxml2-dev; configure "
                     "with -DMBS_ENABLE_URDF=ON)",
                     filename ? filename : "URDF");
-}
-void mbs_urdfSizes(const mbsUrdf *u, int *nq, int *nv) {
-  (void)u;
-  if (nq) *nq = 0;
-  if (nv) *nv = 0;
-}
-mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsReal *q0,
-                         const mbsReal *qd0) {
-  (void)u, (void)m, (void)parent, (void)q0, (void)qd0;
-  return MBS_ERR_UNSUPPORTED;
-}
-int mbs_urdfJointCount(const mbsUrdf *u) {
-  (void)u;
-  return 0;
-}
-void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **child, int *nv,
-                       int *line) {
-  (void)u, (void)i, (void)name, (void)child, (void)nv, (void)line;
-}
-const char *mbs_urdfNotModelled(const mbsUrdf *u) {
-  (void)u;
-  return "";
-}
-void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
-  (void)u, (void)j;
-}
-void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
-  (void)u, (void)f;
 }
 void mbs_urdfDestroy(mbsUrdf **u) {
   if (u) *u = NULL;

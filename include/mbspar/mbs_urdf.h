@@ -24,9 +24,9 @@ typedef struct mbsUrdf mbsUrdf;
 /// Parse URDF text (\p len bytes) read from \p filename (the name in messages). Errors are
 /// MBS_ERR_INPUT "FILE:LINE: message" (XML syntax, a missing or bad attribute, an unknown link,
 /// a link with two parents, no or several roots, an unsupported joint type such as planar, a
-/// massless link that a moving joint carries, a duplicate link or joint name, a name that breaks
-/// mbs_nameProblem's rule); MBS_ERR_UNSUPPORTED in builds without libxml2.
-/// Local.
+/// moving joint whose body (its link and the links welded to it) has no mass, a duplicate link or
+/// joint name, a name that breaks mbs_nameProblem's rule); MBS_ERR_UNSUPPORTED in builds without
+/// libxml2. Local.
 mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf **u);
 
 /// Position coordinates and degrees of freedom the robot adds to a model. Local.

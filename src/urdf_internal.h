@@ -1,0 +1,72 @@
+/// \file urdf_internal.h
+/// What the URDF reader's two files share (urdf.c: libxml2 and the parse; urdf_build.c: merging,
+/// the conversion into mbspar bodies and the reports): the robot as links and joints. Local.
+#ifndef MBS_URDF_INTERNAL_H
+#define MBS_URDF_INTERNAL_H
+#ifdef MBS_HAVE_URDF
+
+#include "mbspar/mbs_urdf.h"
+
+enum {
+  MBS_URDF_REVOLUTE,
+  MBS_URDF_CONTINUOUS,
+  MBS_URDF_PRISMATIC,
+  MBS_URDF_FIXED,
+  MBS_URDF_FLOATING
+};
+extern const char *const mbs_urdf_types[]; // the names of the enum above
+
+typedef struct {
+  char *name;
+  int line;
+  int massive;                  // an inertial with mass > 0
+  double mass, com[3], rpy[3];  // inertial origin
+  double I[6];                  // ixx iyy izz ixy ixz iyz (tensor elements, inertial frame)
+  int iline;                    // line of <inertial>
+  int parent_joint;             // joint whose child this is, -1: a root
+  int *child, nchild, capchild; // joints whose parent this is, in file order
+  // merging (mbs_urdfMerge): the link heading the body this link belongs to (itself, -1: the
+  // ground), this link's frame in that link's frame (the ground's: the root's), and for the
+  // links heading a body the body's mass, centre of mass and inertia about it (own link frame)
+  int owner;
+  double fR[9], fp[3];
+  double bm, bc[3], bI[9];
+} mbsUrdfLink;
+
+typedef struct {
+  char *name;
+  int line, type, parent, child; // links
+  int qa, va;                    // first q0 / qd0 entry: file order of the moving joints
+  double xyz[3], rpy[3], axis[3];
+  int has_limit;
+  double lower, upper, effort, velocity;
+  double damping, friction;
+} mbsUrdfJoint;
+
+// names -> indices: open addressing, at most half full (a linear build, docs/urdf.md)
+typedef struct {
+  int *slot; // -1: empty
+  unsigned mask;
+} mbsUrdfIndex;
+
+struct mbsUrdf {
+  char *file, *robot;
+  int nlink, njoint, root;
+  mbsUrdfLink *link;
+  mbsUrdfJoint *joint;
+  mbsUrdfIndex link_index, joint_index;
+  int nq, nv;
+  // what mbspar reads but does not model (counts) and the note made of them
+  int n_limit, n_effort, n_velocity, n_friction, n_mimic, n_safety, n_calib;
+  int n_visual, n_collision, n_transmission, n_gazebo, n_material, n_other;
+  char note[1024];
+};
+
+/// MBS_ERR_INPUT "FILE:LINE: message" (\p line 0: "FILE: message").
+mbsErr mbs_urdfFail(const mbsUrdf *u, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/// Fixed-joint links merged into their parent's body (urdf_build.c), after the topology.
+mbsErr mbs_urdfMerge(mbsUrdf *u);
+
+#endif
+#endif
