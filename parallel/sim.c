@@ -26,7 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bodyout.h"
-#include "h5out.h"
 #include "mbspar/mbs_textfile.h"
 #include "mbspar/mbs_checkpoint.h"
 #include "mbspar/mbs_fault.h"
@@ -34,7 +33,7 @@
 #include "mbspar/mbs_loops.h"
 #include "petsc_ts.h"
 #include "rankreport.h"
-#include "xdmf.h"
+#include "simout.h"
 #include "mbspar/mbs_solvertype.h"
 
 static volatile sig_atomic_t mbsp_sim_signal = 0;
@@ -91,18 +90,10 @@ typedef struct {
   mbsState *sout;
   mbsWork *wout;
   int *qcnt, *qdsp, *vcnt, *vdsp, *lcnt, *ldsp;
-  FILE *ftraj, *fenergy;
-  // rank 0: the CSV files' stdio buffers (ours, so that they only reach the file as whole rows,
-  // docs/outputs.md "Flushing"): capacity, the longest row, the file position written so far
-  char *tbuf, *ebuf;
-  size_t tcap, ecap, trowmax, erowmax;
-  long tdone, edone;
+  mbspOut out; // energy.csv and the trajectory writer of output.format (sim_out.c)
   long unflushed;    // output rows since the last flush (every rank)
   double last_flush; // rank 0: wall-clock time of the last flush
-  mbspH5 *h5;        // output.format = hdf5: the trajectory writer (every rank writes its slices)
   mbspBodyOut *bo;   // per-body outputs (poses ...) of the owned bodies (bodyout.c)
-  mbspXdmf *xmf;     // rank 0, HDF5: trajectory.xmf (xdmf.c)
-  double *poses;     // rank 0, CSV: the gathered pose rows (nbody x MBS_POSE_NCOMP)
   char dir[4096];
   int claimed; // rank 0: the output files are this run's (a failed run may write its run.json)
   // bookkeeping (identical on every rank except the local work partial sums)
@@ -321,30 +312,6 @@ static mbsErr mbsp_gatherState(mbspSim *S) {
   return MBS_OK;
 }
 
-static void mbsp_csvHeader(mbspSim *S, int traj, int energy) {
-  const mbsModel *m = S->m;
-  if (S->ftraj && traj) {
-    char nm[400];
-    fprintf(S->ftraj, "t");
-    for (int b = 0; b < m->nbody; b++)
-      for (int k = 0; k < m->body_qnum[b]; k++)
-        fprintf(S->ftraj, ",%s", mbs_coordName(m, "q", b, k, 0, nm, sizeof nm));
-    for (int b = 0; b < m->nbody; b++)
-      for (int k = 0; k < m->body_dofnum[b]; k++)
-        fprintf(S->ftraj, ",%s", mbs_coordName(m, "qd", b, k, 1, nm, sizeof nm));
-    mbsp_bodyOutCsvHeader(m, S->ftraj); // the pose of every body
-    fprintf(S->ftraj, "\n");
-  }
-  if (energy)
-    fprintf(S->fenergy,
-            "step,t,kinetic,potential,total,work,total_minus_work,evaluations,"
-            "avg_iterations%s\n",
-            S->m->nloop ? ",closure_pos,closure_rot,closure_vel" : "");
-}
-
-static int mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long done);
-static void mbsp_rowPass(FILE *f, long *done);
-
 // one output row (collective: gathers; rank 0 writes)
 static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double *pe, double *wk) {
   MBS_TIC(S->tim, MBS_TIMER_OUTPUT);
@@ -353,7 +320,7 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
   if (S->a->cfg && S->a->cfg->torques) // the joint forces of the row's time
     mbs_torquesAt(S->a->cfg->torques, S->m, t, mbsp_bodyOutState(S->bo)->tau);
   MBS_CALL(mbsp_bodyOutCompute(S->bo, t, S->y, S->y + (S->q1 - S->q0)));
-  if (S->ftraj || !S->h5) MBS_CALL(mbsp_bodyOutGather(S->bo, S->poses));
+  if (S->out.ops->gather_poses) MBS_CALL(mbsp_bodyOutGather(S->bo, S->out.poses));
   double wsum = S->work; // the same on every rank (the power is summed over the ranks per step)
   double en[4] = {0, 0, 0, 0}, avg = 0;
   mbsErr e = MBS_OK;
@@ -371,51 +338,18 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
     char phase[160];
     snprintf(phase, sizeof phase, "run: the output row at t = %.9g s (step %ld)", t, step);
     e = mbs_checkFiniteScalars(en, enames, 4, phase);
-  }
-  if (S->rank == 0 && !e) {
-    const mbsModel *m = S->m;
-    long de = S->evals - S->evals_out, di = S->iters - S->iters_out;
-    double k = en[0], p = en[1];
-    // whole rows only reach the files: pass the buffered rows on first if this one might not
-    // fit, in both files alike (so that they hold the same rows but within a write)
-    if (!mbsp_rowRoom(S->ftraj, S->tcap, S->trowmax, S->tdone) ||
-        !mbsp_rowRoom(S->fenergy, S->ecap, S->erowmax, S->edone)) {
-      mbsp_rowPass(S->ftraj, &S->tdone);
-      mbsp_rowPass(S->fenergy, &S->edone);
-    }
-    if (S->ftraj) {
-      fprintf(S->ftraj, "%.17g", t);
-      for (int i = 0; i < m->nq; i++) fprintf(S->ftraj, ",%.17g", S->sout->q[i]);
-      for (int i = 0; i < m->nv; i++) fprintf(S->ftraj, ",%.17g", S->sout->qd[i]);
-      for (size_t i = 0; i < (size_t)m->nbody * MBS_POSE_NCOMP; i++)
-        fprintf(S->ftraj, ",%.17g", S->poses[i]);
-      fprintf(S->ftraj, "\n");
-    }
-    if (m->nloop) { // the closure error of the row's state
+    if (!e && m->nloop) { // the closure error of the row's state
       mbs_loopViolation(m, S->wout, &S->last_pos, &S->last_rot, &S->last_vel);
       S->viol_pos = fmax(S->viol_pos, S->last_pos), S->viol_rot = fmax(S->viol_rot, S->last_rot);
       S->viol_vel = fmax(S->viol_vel, S->last_vel);
     }
-    if (S->fenergy) {
-      fprintf(S->fenergy, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%.6g", step, t, k, p, k + p,
-              wsum, k + p - wsum, S->evals, de > 0 ? (double)di / de : 0.0);
-      if (m->nloop) fprintf(S->fenergy, ",%.3e,%.3e,%.3e", S->last_pos, S->last_rot, S->last_vel);
-      fprintf(S->fenergy, "\n");
-    }
-    if ((S->ftraj && ferror(S->ftraj)) || (S->fenergy && ferror(S->fenergy)) ||
-        MBS_FAULT_WRITE_POINT())
-      e = mbs_errSet(MBS_ERR_IO, "%s: write error at the output row of t = %.9g s (disk full?)",
-                     S->dir, t);
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e)); // rank 0 alone may have failed
-  // HDF5: every rank its owned slices [q_own; qd_own] = S->y (collective, agreed inside); the
-  // XDMF grid of the row is written once the row is flushed (mbsp_simFlushRows)
-  if (S->h5) {
-    mbsp_bodyOutH5Row(S->bo, S->h5);
-    MBS_CALL(mbsp_h5Append(S->h5, t, S->y, S->y + (S->q1 - S->q0), en, avg));
-    if (S->xmf) e = mbsp_xdmfAppend(S->xmf, mbsp_h5Rows(S->h5) - 1, t);
-    MBS_CALL(mbsp_agreeErr(S->comm, e));
-  }
+  int nqo = S->q1 - S->q0;
+  double viol[3] = {S->last_pos, S->last_rot, S->last_vel};
+  mbspOutRow r = {t,        S->y,       S->y + nqo, S->sout ? S->sout->q : NULL,
+                  S->sout ? S->sout->qd : NULL, S->out.poses, en, avg};
+  MBS_CALL(mbsp_outRow(&S->out, &r, step, S->evals, S->m->nloop ? viol : NULL));
   S->unflushed++;
   S->evals_out = S->evals, S->iters_out = S->iters;
   MBS_TOC(S->tim, MBS_TIMER_OUTPUT);
@@ -470,72 +404,14 @@ static void mbsp_progress(mbspSim *S, double t, long step, int final) {
 
 // the format and its reader: src/checkpoint.c (mbs_checkpoint.h)
 
-// Flushing (docs/outputs.md "Flushing"): the CSV files have stdio buffers of our own, large enough
-// for the longest row, and are passed to the file (one write of whole rows) before a row that
-// might not fit and at every flush, so a killed run leaves no half row in them; the HDF5 file is
-// flushed (H5Fflush: the datasets' extents and the chunk index on disk, the file opens after a
-// kill) and only then are the rows' grids added to the XDMF file, which so never lists a row the
-// HDF5 file lacks.
-
-// the longest CSV row of \p nfield fields: "%.17g" needs at most 24 characters, a comma each
-static size_t mbsp_rowMax(long nfield) {
-  return 25 * (size_t)nfield + 2;
-}
-
-// rank 0: give \p f a fully buffered stdio buffer of ours for rows of at most \p rowmax bytes
-// (before any other operation on \p f); the buffer is freed after fclose
-static mbsErr mbsp_rowBuffer(FILE *f, size_t rowmax, char **buf, size_t *cap) {
-  if (!f) return MBS_OK;
-  *cap = rowmax + 65536;
-  *buf = malloc(*cap);
-  MBS_CHECK(*buf, MBS_ERR_NOMEM, "out of memory (output buffer of %zu bytes)", *cap);
-  MBS_CHECK(setvbuf(f, *buf, _IOFBF, *cap) == 0, MBS_ERR_IO, "cannot set an output buffer");
-  return MBS_OK;
-}
-
-// rank 0: does one more row of \p rowmax bytes fit into the buffer of \p f (else stdio would
-// write a part of it)? \p done: the file position written so far
-static int mbsp_rowRoom(FILE *f, size_t cap, size_t rowmax, long done) {
-  if (!f) return 1;
-  long pos = ftell(f);
-  return pos >= 0 && pos >= done && (size_t)(pos - done) + rowmax <= cap;
-}
-
-// rank 0: pass the buffered (whole) rows of \p f to the file
-static void mbsp_rowPass(FILE *f, long *done) {
-  if (!f) return;
-  fflush(f); // an error stays in ferror(f): the output row reports it
-  long pos = ftell(f);
-  *done = pos >= 0 ? pos : 0;
-}
-
-// rank 0: one CSV file's rows to the file (\p sync: also to the disk, fsync)
-static mbsErr mbsp_simSync(FILE *f, long *done, int sync, const char *dir, const char *name) {
-  if (!f) return MBS_OK;
-  errno = 0;
-  int bad =
-      fflush(f) != 0 || ferror(f) || (sync && fsync(fileno(f)) != 0) || MBS_FAULT_WRITE_POINT();
-  MBS_CHECK(!bad, MBS_ERR_IO, "%s/%s: write error (disk full?): %s", dir, name,
-            errno ? strerror(errno) : "stream error");
-  long pos = ftell(f);
-  *done = pos >= 0 ? pos : 0;
-  return MBS_OK;
-}
-
 // every output row so far to the files (\p sync: to the disk, before a checkpoint names its
 // step, so a restart from it finds them all, issue 12.2): CSV files (rank 0), the HDF5 file
 // (collective), then the XDMF grids of the flushed rows (rank 0). Collective.
 static mbsErr mbsp_simFlushRows(mbspSim *S, int sync) {
-  mbsErr e = MBS_OK;
-  if (S->rank == 0) {
-    e = mbsp_simSync(S->ftraj, &S->tdone, sync, S->dir, "trajectory.csv");
-    if (!e) e = mbsp_simSync(S->fenergy, &S->edone, sync, S->dir, "energy.csv");
-    S->last_flush = mbsp_wtime();
-  }
+  mbsErr e = mbsp_outFlush0(&S->out, sync);
+  if (S->rank == 0) S->last_flush = mbsp_wtime();
   MBS_CALL(mbsp_agreeErr(S->comm, e));
-  if (S->h5) MBS_CALL(mbsp_h5Flush(S->h5));
-  if (S->xmf) e = mbsp_xdmfCommit(S->xmf, mbsp_h5Rows(S->h5));
-  MBS_CALL(mbsp_agreeErr(S->comm, e));
+  MBS_CALL(mbsp_outFlush(&S->out));
   S->unflushed = 0;
   return MBS_OK;
 }
@@ -744,148 +620,6 @@ static mbsErr mbsp_mkdirs(const char *dir) {
   return MBS_OK;
 }
 
-// a complete CSV line: ends in a newline and has \p nfield fields (a row cut by a kill has not)
-static int mbsp_csvComplete(const char *line, ssize_t n, int nfield) {
-  if (n <= 0 || line[n - 1] != '\n') return 0;
-  int k = 1;
-  for (ssize_t i = 0; i < n; i++) k += line[i] == ',';
-  return k == nfield;
-}
-
-// the \p k-th field (0-based) of a CSV line, up to the next comma or the end, into buf
-static void mbsp_csvField(const char *line, int k, char *buf, size_t n) {
-  const char *c = line;
-  for (int i = 0; i < k && c; i++) {
-    c = strchr(c, ',');
-    if (c) c++;
-  }
-  size_t len = 0;
-  while (c && c[len] && c[len] != ',' && c[len] != '\n') len++;
-  if (len >= n) len = n - 1;
-  if (c) memcpy(buf, c, len);
-  buf[len] = 0;
-}
-
-// --restart: cut energy.csv and trajectory.csv back to the checkpoint's step, keeping the headers.
-// energy.csv keeps its header and the complete rows (9 fields, newline) with step <= \p step, in
-// order; trajectory.csv keeps its header and as many complete rows, each of which must carry the
-// t of the energy row it belongs to (the two files are written together, row by row). Rows after
-// the checkpoint, a row cut by a kill and rows of a later, killed continuation all go, so the
-// files read as if the run had not been interrupted. Each file is rewritten through a temporary
-// and renamed into place. Rank 0.
-static mbsErr mbsp_truncateFile(const char *path, long *nkeep, int nfield, long step, char **times,
-                                long ntimes) {
-  FILE *in = fopen(path, "r");
-  if (!in) { // nothing to continue: a new file with its header
-    if (nkeep) *nkeep = -1;
-    return MBS_OK;
-  }
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *out = MBS_FAULT_WRITE_POINT() ? NULL : fopen(tmp, "w");
-  if (!out) {
-    fclose(in);
-    return mbs_errSet(MBS_ERR_IO, "%s: cannot rewrite: %s", path, strerror(errno));
-  }
-  char *line = NULL, tf[64];
-  size_t cap = 0;
-  ssize_t n;
-  long row = -1; // -1: the header
-  mbsErr e = MBS_OK;
-  while (!e && (n = getline(&line, &cap, in)) > 0) {
-    if (row < 0) { // the header (a file cut inside its header is refused below)
-      if (n < 2 || line[n - 1] != '\n') break;
-      if (nfield == 0) { // trajectory.csv: the number of columns is the header's
-        nfield = 1;
-        for (ssize_t i = 0; i < n; i++) nfield += line[i] == ',';
-      }
-    } else if (times) { // trajectory.csv: the rows of the kept energy rows, same times
-      if (row >= ntimes || !mbsp_csvComplete(line, n, nfield)) break;
-      mbsp_csvField(line, 0, tf, sizeof tf);
-      if (strcmp(tf, times[row]) != 0)
-        e = mbs_errSet(MBS_ERR_INPUT,
-                       "%s:%ld: row at t = %s, but energy.csv has t = %s there: the files are "
-                       "not of one run (move them away or use another --out)",
-                       path, row + 2, tf, times[row]);
-    } else { // energy.csv: complete rows up to the checkpoint's step
-      if (!mbsp_csvComplete(line, n, nfield)) break;
-      mbsp_csvField(line, 0, tf, sizeof tf);
-      char *end = NULL;
-      long st = strtol(tf, &end, 10);
-      if (end == tf || *end || st > step) break;
-    }
-    if (e) break;
-    if (fwrite(line, 1, (size_t)n, out) != (size_t)n)
-      e = mbs_errSet(MBS_ERR_IO, "%s: write error", tmp);
-    row++;
-  }
-  free(line);
-  fclose(in);
-  int bad = ferror(out) != 0;
-  bad |= fclose(out) != 0;
-  if (!e && row < 0)
-    e = mbs_errSet(MBS_ERR_INPUT, "%s: has no complete header line: not a file of this run", path);
-  if (!e && times && row < ntimes)
-    e = mbs_errSet(MBS_ERR_INPUT,
-                   "%s: has %ld complete rows up to the checkpoint, energy.csv %ld: the rows "
-                   "before the checkpoint are not all there (move the files away to start their "
-                   "outputs anew from the checkpoint)",
-                   path, row, ntimes);
-  if (!e && (bad || MBS_FAULT_WRITE_POINT()))
-    e = mbs_errSet(MBS_ERR_IO, "%s: write error (disk full?): %s", tmp, strerror(errno));
-  if (!e && (MBS_FAULT_WRITE_POINT() || rename(tmp, path) != 0))
-    e = mbs_errSet(MBS_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
-  if (e) remove(tmp);
-  if (nkeep) *nkeep = row;
-  return e;
-}
-
-// the t column of the kept rows of energy.csv (times[k] of row k, malloc'ed strings)
-static mbsErr mbsp_energyTimes(const char *path, long nrow, char ***times) {
-  *times = calloc((size_t)(nrow > 0 ? nrow : 1), sizeof **times);
-  MBS_CHECK(*times, MBS_ERR_NOMEM, "out of memory (restart)");
-  FILE *f = fopen(path, "r");
-  MBS_CHECK(f, MBS_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
-  char *line = NULL;
-  size_t cap = 0;
-  mbsErr e = MBS_OK;
-  for (long k = -1; !e && k < nrow && getline(&line, &cap, f) > 0; k++) {
-    if (k < 0) continue; // header
-    char tf[64];
-    mbsp_csvField(line, 1, tf, sizeof tf);
-    size_t len = strlen(tf) + 1;
-    (*times)[k] = malloc(len);
-    if (!(*times)[k])
-      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (restart)");
-    else
-      memcpy((*times)[k], tf, len);
-  }
-  free(line);
-  fclose(f);
-  return e;
-}
-
-static mbsErr mbsp_truncateOutputs(const char *dir, int csv, long step) {
-  char pt[4200], pe[4200];
-  snprintf(pt, sizeof pt, "%s/trajectory.csv", dir);
-  snprintf(pe, sizeof pe, "%s/energy.csv", dir);
-  long nkeep = 0;
-  MBS_CALL(mbsp_truncateFile(pe, &nkeep, 9, step, NULL, 0));
-  if (!csv) return MBS_OK;
-  if (nkeep < 0) { // no energy.csv: nothing to match the trajectory rows against, start anew
-    struct stat st;
-    if (stat(pt, &st) == 0 && (MBS_FAULT_WRITE_POINT() || remove(pt) != 0))
-      return mbs_errSet(MBS_ERR_IO, "%s: cannot remove: %s", pt, strerror(errno));
-    return MBS_OK;
-  }
-  char **times = NULL;
-  mbsErr e = mbsp_energyTimes(pe, nkeep, &times);
-  if (!e) e = mbsp_truncateFile(pt, NULL, 0, step, times, nkeep);
-  for (long k = 0; times && k < nkeep; k++) free(times[k]);
-  free(times);
-  return e;
-}
-
 typedef struct {
   const mbspSim *S;
   const mbspRankReport *rr; // NULL: a failed run (no collective report pieces)
@@ -1026,8 +760,6 @@ static mbsErr mbsp_simSetupRoot(mbspSim *S, const double *all) {
     MBS_CALL(mbs_stateCreate(m, &S->sout));
     MBS_CALL(mbs_workCreate(m, &S->wout));
   }
-  if (S->a->cfg->out_format != MBS_OUTFMT_HDF5)
-    MBS_ALLOC(S->poses, (size_t)m->nbody * MBS_POSE_NCOMP);
   return MBS_OK;
 }
 
@@ -1047,22 +779,22 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
   MBS_CALL(ea);
   // per-body outputs of the owned bodies; HDF5 rows also hold the joint wrenches (collective,
   // agreed inside)
-  int h5 = a->cfg->out_format == MBS_OUTFMT_HDF5;
-  MBS_CALL(
-      mbsp_bodyOutCreate(S->comm, m, S->eng, S->b0, S->b1, h5 && a->cfg->out_joint_wrench, &S->bo));
+  const mbspWriterOps *W = mbsp_writerOps(a->cfg->out_format);
+  MBS_CALL(mbsp_bodyOutCreate(S->comm, m, S->eng, S->b0, S->b1,
+                              W && W->joint_wrench && a->cfg->out_joint_wrench, &S->bo));
   int nqo = S->q1 - S->q0;
+  snprintf(S->dir, sizeof S->dir, "%s", a->out_dir);
+  mbspOutEnv env = {m, a->cfg, S->comm, rank, S->dir, S->bo, S->q0, nqo, S->v0, S->v1 - S->v0};
+  MBS_CALL(mbsp_agreeErr(S->comm, mbsp_outCreate(&S->out, &env)));
   memcpy(S->y, S->s->q + S->q0, (size_t)nqo * sizeof(double));
   memcpy(S->y + nqo, S->s->qd + S->v0, (size_t)(S->v1 - S->v0) * sizeof(double));
 
   // the output directory: never overwrite an earlier run's files unless --force (a restart
   // continues the files of its own run)
-  snprintf(S->dir, sizeof S->dir, "%s", a->out_dir);
   mbsErr e = MBS_OK;
   if (rank == 0) {
     e = mbsp_mkdirs(S->dir);
-    static const char *const names[] = {"trajectory.csv", "trajectory.h5", "trajectory.xmf",
-                                        "bodies.csv",     "energy.csv",    "run.json",
-                                        "checkpoint.bin"};
+    const char *const *names = mbsp_outFileNames();
     char p[4200];
     // what to suggest: continuing the earlier run if it left a checkpoint (the command as it
     // can be pasted), else another --out or --force
@@ -1076,7 +808,7 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
     }
     // a file name of the run that is not a regular file (a FIFO, a device, a directory, a
     // symbolic link) is never opened or renamed over, also with --force or --restart
-    for (int k = 0; k < 7 && !e; k++) {
+    for (int k = 0; names[k] && !e; k++) {
       struct stat st;
       snprintf(p, sizeof p, "%s/%s", S->dir, names[k]);
       if (lstat(p, &st) == 0 && !S_ISREG(st.st_mode))
@@ -1085,7 +817,7 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
                        "away or use another --out)",
                        p);
     }
-    for (int k = 0; k < 7 && !e && !a->force && !a->restart; k++) {
+    for (int k = 0; names[k] && !e && !a->force && !a->restart; k++) {
       struct stat st;
       snprintf(p, sizeof p, "%s/%s", S->dir, names[k]);
       if (stat(p, &st) == 0)
@@ -1113,14 +845,6 @@ static mbsErr mbsp_simSetup(mbspSim *S) {
   return mbsp_agreeErr(S->comm, e);
 }
 
-// the first line of \p path into \p buf (empty if the file is absent or empty)
-static void mbsp_firstLine(const char *path, char **buf, size_t *cap) {
-  FILE *f = fopen(path, "r");
-  ssize_t n = f ? getline(buf, cap, f) : -1;
-  if (f) fclose(f);
-  if (n < 0 && *buf) (*buf)[0] = 0;
-}
-
 // --restart, rank 0: are the files in the directory this run's? Read-only, before anything in the
 // directory is changed (issue 30: a restart into another model's directory overwrote its CSV
 // files, or cut its energy.csv before HDF5 refused). The directory's own checkpoint must be of
@@ -1142,54 +866,15 @@ static mbsErr mbsp_simCheckDirRoot(mbspSim *S) {
     if (f) fclose(f);
     if (!ok) why = "checkpoint.bin is of another model";
   }
-  // the headers this run writes
-  char *want[2] = {NULL, NULL}, *have = NULL;
-  size_t wlen[2] = {0, 0}, hcap = 0;
-  FILE *mt = open_memstream(&want[0], &wlen[0]), *me = open_memstream(&want[1], &wlen[1]);
-  if (mt && me) {
-    FILE *ft = S->ftraj, *fe = S->fenergy;
-    S->ftraj = mt, S->fenergy = me;
-    mbsp_csvHeader(S, 1, 1);
-    S->ftraj = ft, S->fenergy = fe;
-  }
-  if (mt) fclose(mt);
-  if (me) fclose(me);
-  mbsErr e = want[0] && want[1] ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (restart)");
-  static const char *const csvname[2] = {"trajectory.csv", "energy.csv"};
-  for (int k = 0; k < 2 && !e && !why; k++) {
-    snprintf(p, sizeof p, "%s/%s", dir, csvname[k]);
-    mbsp_firstLine(p, &have, &hcap);
-    if (have && have[0] && strcmp(have, want[k]) != 0)
-      why = k ? "energy.csv has another header" : "trajectory.csv has another model's columns";
-  }
-  // the energies of the checkpoint's state against the row of its step
-  snprintf(p, sizeof p, "%s/energy.csv", dir);
-  FILE *f = !e && !why ? fopen(p, "r") : NULL;
-  if (f) {
-    double t;
-    long step;
-    mbsp_tsGetState(S->ts, &t, &step, &(double){0});
-    mbs_fwdPosition(m, S->sout, S->wout);
-    mbs_fwdVelocity(m, S->sout, S->wout);
-    char row[200], fld[64];
-    snprintf(row, sizeof row, "%ld,%.17g,%.17g,%.17g,", step, t, mbs_kineticEnergy(m, S->wout),
-             mbs_potentialEnergy(m, S->sout, S->wout));
-    snprintf(fld, sizeof fld, "%ld,", step);
-    while (getline(&have, &hcap, f) > 0)
-      if (!strncmp(have, fld, strlen(fld))) {
-        if (strncmp(have, row, strlen(row)) != 0) {
-          why = "energy.csv holds other energies at the checkpoint's step";
-          snprintf(what, sizeof what, " (%.*s... against %s...)", 60, have, row);
-        }
-        break;
-      }
-    fclose(f);
-  }
-  if (!e && !why && S->a->cfg->out_format == MBS_OUTFMT_HDF5) {
-    snprintf(p, sizeof p, "%s/trajectory.h5", dir);
-    e = mbsp_h5Probe(p, m->nq, m->nv);
-  }
-  free(want[0]), free(want[1]), free(have);
+  double t;
+  long step;
+  mbsp_tsGetState(S->ts, &t, &step, &(double){0});
+  mbs_fwdPosition(m, S->sout, S->wout);
+  mbs_fwdVelocity(m, S->sout, S->wout);
+  char row[200];
+  snprintf(row, sizeof row, "%ld,%.17g,%.17g,%.17g,", step, t, mbs_kineticEnergy(m, S->wout),
+           mbs_potentialEnergy(m, S->sout, S->wout));
+  mbsErr e = mbsp_outCheckRoot(&S->out, step, row, &why, what, sizeof what);
   if (!e && why)
     e = mbs_errSet(MBS_ERR_INPUT,
                    "mbspar: --restart %s: %s holds another run's outputs (%s%s); nothing was "
@@ -1202,86 +887,6 @@ static mbsErr mbsp_simCheckDirRoot(mbspSim *S) {
 static mbsErr mbsp_simCheckDir(mbspSim *S) {
   MBS_CALL(mbsp_gatherState(S));
   return mbsp_agreeErr(S->comm, S->rank == 0 ? mbsp_simCheckDirRoot(S) : MBS_OK);
-}
-
-static mbsErr mbsp_simOpenFiles(mbspSim *S, int append, long step) {
-  if (S->rank != 0) return MBS_OK;
-  int csv = S->a->cfg->out_format != MBS_OUTFMT_HDF5;
-  char pt[4200], pe[4200];
-  snprintf(pt, sizeof pt, "%s/trajectory.csv", S->dir);
-  snprintf(pe, sizeof pe, "%s/energy.csv", S->dir);
-  if (append) MBS_CALL(mbsp_truncateOutputs(S->dir, csv, step));
-  // a restart continues the files it found (cut back above), else they start with their header
-  struct stat st;
-  int tnew = !append || stat(pt, &st) != 0, enew = !append || stat(pe, &st) != 0;
-  errno = 0;
-  if (!MBS_FAULT_WRITE_POINT()) {
-    S->ftraj = csv ? fopen(pt, tnew ? "w" : "a") : NULL;
-    S->fenergy = fopen(pe, enew ? "w" : "a");
-  }
-  MBS_CHECK((S->ftraj || !csv) && S->fenergy, MBS_ERR_IO, "%s: cannot open output files: %s",
-            S->dir, strerror(errno));
-  const mbsModel *m = S->m;
-  MBS_CALL(mbsp_rowBuffer(S->ftraj,
-                          mbsp_rowMax(1 + m->nq + m->nv + (long)m->nbody * MBS_POSE_NCOMP),
-                          &S->tbuf, &S->tcap));
-  MBS_CALL(mbsp_rowBuffer(S->fenergy, mbsp_rowMax(12), &S->ebuf, &S->ecap));
-  S->trowmax = mbsp_rowMax(1 + m->nq + m->nv + (long)m->nbody * MBS_POSE_NCOMP);
-  S->erowmax = mbsp_rowMax(12);
-  mbsp_csvHeader(S, tnew, enew);
-  // the headers now (a long header may pass the buffer in parts: only at the start)
-  MBS_CALL(mbsp_simSync(S->ftraj, &S->tdone, 0, S->dir, "trajectory.csv"));
-  MBS_CALL(mbsp_simSync(S->fenergy, &S->edone, 0, S->dir, "energy.csv"));
-  // the bodies and their parents beside the CSV trajectory (HDF5 files hold them in /model)
-  char pb[4200];
-  snprintf(pb, sizeof pb, "%s/bodies.csv", S->dir);
-  if (csv) MBS_CALL(mbsp_bodyOutTopology(S->m, pb));
-  return MBS_OK;
-}
-
-// output.format = hdf5: create (or, on --restart, continue) DIR/trajectory.h5 (collective)
-static mbsErr mbsp_simOpenH5(mbspSim *S, int append, double t_cut) {
-  const mbsModel *m = S->m;
-  char path[4200], **nm = calloc((size_t)(m->nq + m->nv), sizeof(char *));
-  snprintf(path, sizeof path, "%s/trajectory.h5", S->dir);
-  // the CSV column names, q then qd
-  int nomem = !nm;
-  for (int b = 0, i = 0, j = m->nq; nm && b < m->nbody; b++) {
-    size_t len = strlen(m->body_name[b]) + 16;
-    for (int k = 0; k < m->body_qnum[b]; k++, i++)
-      if ((nm[i] = malloc(len)))
-        mbs_coordName(m, "q", b, k, 0, nm[i], len);
-      else
-        nomem = 1;
-    for (int k = 0; k < m->body_dofnum[b]; k++, j++)
-      if ((nm[j] = malloc(len)))
-        mbs_coordName(m, "qd", b, k, 1, nm[j], len);
-      else
-        nomem = 1;
-  }
-  const char *const *cn = (const char *const *)nm;
-  int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
-  mbsErr e = mbsp_agreeErr(
-      S->comm, nomem ? mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 column names)") : MBS_OK);
-  if (!e)
-    e = append
-            ? mbsp_h5Resume(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, t_cut, &S->h5)
-            : mbsp_h5Create(S->comm, path, m->nq, m->nv, S->q0, nqo, S->v0, nvo, cn, &S->h5);
-  for (int i = 0; nm && i < m->nq + m->nv; i++) free(nm[i]);
-  free(nm);
-  // the per-body datasets (/bodies, /joints, /model)
-  if (!e) e = mbsp_bodyOutH5(S->bo, S->h5);
-  // rank 0: the XDMF description for ParaView (a restart continues it from the kept rows)
-  if (!e && S->rank == 0) {
-    char px[4200], pe[4200];
-    snprintf(px, sizeof px, "%s/trajectory.xmf", S->dir);
-    snprintf(pe, sizeof pe, "%s/energy.csv", S->dir);
-    e = mbsp_xdmfOpen(px, "trajectory.h5", m->nbody, S->a->cfg->out_joint_wrench,
-                      mbsp_h5Rows(S->h5), pe, &S->xmf);
-  }
-  e = mbsp_agreeErr(S->comm, e);
-  if (e) mbsp_h5Abandon(&S->h5);
-  return e;
 }
 
 mbsErr mbsp_simRun(const mbspSimArgs *a) {
@@ -1326,8 +931,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   if (!e) {
     mbsp_tsGetState(S->ts, &t, &step, &dt);
     if (a->restart) e = mbsp_simCheckDir(S);
-    if (!e) e = mbsp_agreeErr(a->comm, mbsp_simOpenFiles(S, a->restart != NULL, step));
-    if (!e && a->cfg->out_format == MBS_OUTFMT_HDF5) e = mbsp_simOpenH5(S, a->restart != NULL, t);
+    if (!e) e = mbsp_outOpen(&S->out, a->restart != NULL, step, t);
     // a restart continues the files of its run: they are this run's once they were opened
     if (a->restart && S->rank == 0) S->claimed = !e;
   }
@@ -1409,13 +1013,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   if (!e) mbsp_progress(S, t, step, 1);
   if (e && S->rank == 0 && S->live == 1 && !a->quiet) fputc('\n', stderr); // end the live line
   // the rows written are complete: close (rename into place) also after an error (collective)
-  mbsErr eh5 = mbsp_h5Close(&S->h5);
-  if (!e) e = eh5;
-  mbsErr ec = MBS_OK;
-  if (S->xmf) ec = mbsp_xdmfClose(&S->xmf); // rank 0: the final row count in every grid
-  if (!ec) ec = mbsp_simSync(S->ftraj, &S->tdone, 1, S->dir, "trajectory.csv"); // the last rows
-  if (!ec) ec = mbsp_simSync(S->fenergy, &S->edone, 1, S->dir, "energy.csv");
-  ec = mbsp_agreeErr(a->comm, ec); // rank 0 alone may have failed
+  mbsErr ew = MBS_OK, ec = S->out.ops ? mbsp_outClose(&S->out, &ew) : MBS_OK;
+  if (!e) e = ew;
   if (!e) e = ec;
 
   // final report: complete (t_end) or stopped by a signal
@@ -1446,8 +1045,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
              a->cfg->filename, m->nbody, m->nv, S->size, mbs_solverName(m->opt.solver), o.method, t,
              step, o.rejected, S->evals, S->evals ? (double)S->iters / S->evals : 0.0, ke, pe,
              ke + pe, wk, S->dir,
-             a->cfg->out_format == MBS_OUTFMT_HDF5 ? "trajectory.h5, trajectory.xmf"
-                                                   : "trajectory.csv, bodies.csv");
+             mbsp_outSummary(&S->out));
     if (!a->quiet && !a->no_table && (S->nonconv || S->restarts))
       printf("  solver: %ld of %ld evaluations did not converge (%ld stagnated at the rounding "
              "floor), %ld restarts from b - A lambda\n",
@@ -1474,9 +1072,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   }
 
   mbsp_rankReportFree(&rr);
-  if (S->ftraj) fclose(S->ftraj);
-  if (S->fenergy) fclose(S->fenergy);
-  free(S->tbuf), free(S->ebuf); // after fclose: they were the streams' buffers
+  mbsp_outDestroy(&S->out);
   mbsp_tsDestroy(&S->ts);
   if (S->serial) mbs_workDestroy(&S->w);
   mbsp_engineDestroy(&S->eng);
@@ -1487,7 +1083,6 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   mbs_workDestroy(&S->wfull);
   free(S->fbuf);
   mbsp_bodyOutDestroy(&S->bo);
-  free(S->poses);
   free(S->y), free(S->qcnt), free(S->qdsp), free(S->vcnt), free(S->vdsp), free(S->lcnt);
   free(S->ldsp);
   return e;
