@@ -90,7 +90,7 @@ typedef struct {
   mbsState *sout;
   mbsWork *wout;
   int *qcnt, *qdsp, *vcnt, *vdsp, *lcnt, *ldsp;
-  mbspOut out; // energy.csv and the trajectory writer of output.format (sim_out.c)
+  mbspOut out;       // energy.csv and the trajectory writer of output.format (sim_out.c)
   long unflushed;    // output rows since the last flush (every rank)
   double last_flush; // rank 0: wall-clock time of the last flush
   mbspBodyOut *bo;   // per-body outputs (poses ...) of the owned bodies (bodyout.c)
@@ -347,8 +347,9 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
   MBS_CALL(mbsp_agreeErr(S->comm, e)); // rank 0 alone may have failed
   int nqo = S->q1 - S->q0;
   double viol[3] = {S->last_pos, S->last_rot, S->last_vel};
-  mbspOutRow r = {t,        S->y,       S->y + nqo, S->sout ? S->sout->q : NULL,
-                  S->sout ? S->sout->qd : NULL, S->out.poses, en, avg};
+  mbspOutRow r = {
+      t,  S->y, S->y + nqo, S->sout ? S->sout->q : NULL, S->sout ? S->sout->qd : NULL, S->out.poses,
+      en, avg};
   MBS_CALL(mbsp_outRow(&S->out, &r, step, S->evals, S->m->nloop ? viol : NULL));
   S->unflushed++;
   S->evals_out = S->evals, S->iters_out = S->iters;
@@ -1044,8 +1045,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
              "  outputs in %s/ (%s, energy.csv, run.json)\n",
              a->cfg->filename, m->nbody, m->nv, S->size, mbs_solverName(m->opt.solver), o.method, t,
              step, o.rejected, S->evals, S->evals ? (double)S->iters / S->evals : 0.0, ke, pe,
-             ke + pe, wk, S->dir,
-             mbsp_outSummary(&S->out));
+             ke + pe, wk, S->dir, mbsp_outSummary(&S->out));
     if (!a->quiet && !a->no_table && (S->nonconv || S->restarts))
       printf("  solver: %ld of %ld evaluations did not converge (%ld stagnated at the rounding "
              "floor), %ld restarts from b - A lambda\n",

@@ -105,7 +105,7 @@ void mbsp_csvField(const char *line, int k, char *buf, size_t n) {
 // files read as if the run had not been interrupted. Each file is rewritten through a temporary
 // and renamed into place. Rank 0.
 mbsErr mbsp_csvTruncate(const char *path, long *nkeep, int nfield, long step, char **times,
-                       long ntimes) {
+                        long ntimes) {
   FILE *in = fopen(path, "r");
   if (!in) { // nothing to continue: a new file with its header
     if (nkeep) *nkeep = -1;
@@ -195,7 +195,6 @@ mbsErr mbsp_csvEnergyTimes(const char *path, long nrow, char ***times) {
   fclose(f);
   return e;
 }
-
 
 // ---------------------------------------------------------------- the CSV trajectory writer
 struct mbspWriter {

@@ -16,8 +16,8 @@
 
 struct mbspWriter {
   mbspOutEnv env;
-  mbspH5 *h5;     // every rank
-  mbspXdmf *xmf;  // rank 0
+  mbspH5 *h5;    // every rank
+  mbspXdmf *xmf; // rank 0
 };
 
 static mbsErr mbsp_h5wCreate(const mbspOutEnv *env, mbspWriter **w) {
@@ -60,10 +60,10 @@ static mbsErr mbsp_h5wOpen(mbspWriter *w, int append, long step, double t_cut) {
   mbsErr e = mbsp_agreeErr(
       E->comm, nomem ? mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 column names)") : MBS_OK);
   if (!e)
-    e = append ? mbsp_h5Resume(E->comm, path, m->nq, m->nv, E->q0, E->nqo, E->v0, E->nvo, cn,
-                               t_cut, &w->h5)
-               : mbsp_h5Create(E->comm, path, m->nq, m->nv, E->q0, E->nqo, E->v0, E->nvo, cn,
-                               &w->h5);
+    e = append
+            ? mbsp_h5Resume(E->comm, path, m->nq, m->nv, E->q0, E->nqo, E->v0, E->nvo, cn, t_cut,
+                            &w->h5)
+            : mbsp_h5Create(E->comm, path, m->nq, m->nv, E->q0, E->nqo, E->v0, E->nvo, cn, &w->h5);
   for (int i = 0; nm && i < m->nq + m->nv; i++) free(nm[i]);
   free(nm);
   // the per-body datasets (/bodies, /joints, /model)
@@ -73,8 +73,8 @@ static mbsErr mbsp_h5wOpen(mbspWriter *w, int append, long step, double t_cut) {
     char px[4200], pe[4200];
     snprintf(px, sizeof px, "%s/trajectory.xmf", E->dir);
     snprintf(pe, sizeof pe, "%s/energy.csv", E->dir);
-    e = mbsp_xdmfOpen(px, "trajectory.h5", m->nbody, E->cfg->out_joint_wrench,
-                      mbsp_h5Rows(w->h5), pe, &w->xmf);
+    e = mbsp_xdmfOpen(px, "trajectory.h5", m->nbody, E->cfg->out_joint_wrench, mbsp_h5Rows(w->h5),
+                      pe, &w->xmf);
   }
   e = mbsp_agreeErr(E->comm, e);
   if (e) mbsp_h5Abandon(&w->h5);

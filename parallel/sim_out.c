@@ -124,8 +124,7 @@ mbsErr mbsp_outOpen(mbspOut *o, int append, long step, double t) {
   return o->ops->open(o->w, append, step, t);
 }
 
-mbsErr mbsp_outRow(mbspOut *o, const mbspOutRow *r, long step, long evals,
-                   const double *loopviol) {
+mbsErr mbsp_outRow(mbspOut *o, const mbspOutRow *r, long step, long evals, const double *loopviol) {
   const mbspWriterOps *W = o->ops;
   mbsErr e = MBS_OK;
   if (o->env.rank == 0) {

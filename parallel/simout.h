@@ -41,10 +41,10 @@ typedef struct mbspWriter mbspWriter; // a writer's own state (its .c file)
 /// one output format: its files and its functions (a row of mbsp_writers[])
 typedef struct {
   mbsOutFormat format;
-  const char *summary;            ///< its files for the run's summary line
-  const char *const *files;       ///< its files in DIR, NULL-terminated (clobber checks)
-  int gather_poses;               ///< rank 0 needs the pose rows of every body
-  int joint_wrench;               ///< the rows hold the joint wrenches if output.joint_wrench
+  const char *summary;      ///< its files for the run's summary line
+  const char *const *files; ///< its files in DIR, NULL-terminated (clobber checks)
+  int gather_poses;         ///< rank 0 needs the pose rows of every body
+  int joint_wrench;         ///< the rows hold the joint wrenches if output.joint_wrench
   mbsErr (*create)(const mbspOutEnv *env, mbspWriter **w); ///< allocate (every rank, local)
   /// --restart, rank 0, read-only, before the energy.csv checks: *why if its files are another
   /// model's (NULL: no such check)
@@ -63,7 +63,7 @@ typedef struct {
   /// rank 0: the row to its buffers, before the errors are agreed (NULL: none); an error stays
   /// in the stream until check
   void (*row0)(mbspWriter *w, const mbspOutRow *r);
-  int (*failed)(const mbspWriter *w); ///< rank 0: did a write fail (NULL: never)
+  int (*failed)(const mbspWriter *w);                ///< rank 0: did a write fail (NULL: never)
   mbsErr (*row)(mbspWriter *w, const mbspOutRow *r); ///< the collective part of a row (or NULL)
   /// every row so far to the file (\p sync: to the disk) (rank 0 part; before the collective)
   mbsErr (*flush0)(mbspWriter *w, int sync);
@@ -132,8 +132,7 @@ mbsErr mbsp_outCheckRoot(mbspOut *o, long step, const char *row, const char **wh
 mbsErr mbsp_outOpen(mbspOut *o, int append, long step, double t);
 /// one row: \p r's rank-0 fields; \p step, \p evals, \p loopviol (NULL: no loops) for
 /// energy.csv. Collective.
-mbsErr mbsp_outRow(mbspOut *o, const mbspOutRow *r, long step, long evals,
-                   const double *loopviol);
+mbsErr mbsp_outRow(mbspOut *o, const mbspOutRow *r, long step, long evals, const double *loopviol);
 /// every row so far to the files (\p sync: to the disk): rank 0's part, then the collective one
 mbsErr mbsp_outFlush0(mbspOut *o, int sync);
 mbsErr mbsp_outFlush(mbspOut *o);
