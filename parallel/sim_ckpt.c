@@ -24,7 +24,6 @@ mbsErr mbsp_simGatherState(mbspSim *S) {
   return MBS_OK;
 }
 
-
 // ---------------------------------------------------------------- checkpoints
 
 // the format and its reader: src/checkpoint.c (mbs_checkpoint.h)
@@ -244,4 +243,3 @@ mbsErr mbsp_simMkdirs(const char *dir) {
     return mbs_errSet(MBS_ERR_IO, "%s: exists and is not a directory", p);
   return MBS_OK;
 }
-

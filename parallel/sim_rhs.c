@@ -196,4 +196,3 @@ void mbsp_simPost(void *ctx, double *y) {
     if (t0 == MBS_JNT_FREE) mbsp_quatNormalize(y + qa + 3);
   }
 }
-

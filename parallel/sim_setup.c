@@ -198,4 +198,3 @@ mbsErr mbsp_simCheckDir(mbspSim *S) {
   MBS_CALL(mbsp_simGatherState(S));
   return mbsp_agreeErr(S->comm, S->rank == 0 ? mbsp_simCheckDirRoot(S) : MBS_OK);
 }
-
