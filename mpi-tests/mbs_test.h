@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbspar.h"
+#include "mbspar/mbs_solvertype.h"
 
 static int mbs_test_fail = 0;
 
@@ -41,6 +42,19 @@ static int mbs_test_fail = 0;
               mbs_errString(mbs_e_), mbs_errMsg());                                                \
     }                                                                                              \
   } while (0)
+
+/// The solver rows registered in this program that \p pick accepts (NULL: every row), in id
+/// order, into ids[0..cap); returns their number. Tests iterate the table through this and the
+/// rows' capability flags instead of listing methods, so that a new row is checked against the
+/// oracle without editing a test (docs/code.md "How to add a solver").
+static inline int mbs_test_solvers(int (*pick)(const mbsSolverType *), int *ids, int cap) {
+  int n = 0;
+  for (int id = 0; id < MBS_SOLVER_COUNT && n < cap; id++) {
+    const mbsSolverType *t = mbs_solverFind(id);
+    if (t && (!pick || pick(t))) ids[n++] = id;
+  }
+  return n;
+}
 
 /// Relative norm-wise difference ||a - b|| / max(||b||, floor).
 static inline double mbs_test_relDiff(const double *a, const double *b, int n, double floor) {

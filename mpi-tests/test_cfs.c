@@ -9,8 +9,16 @@
 #include <omp.h>
 #endif
 
-static const int methods[] = {MBS_SOLVER_JCG, MBS_SOLVER_DIRECT, MBS_SOLVER_JACOBI,
-                              MBS_SOLVER_GS,  MBS_SOLVER_SOR,    MBS_SOLVER_CHEBYSHEV};
+// the constraint-force rows of the table that run on a serial whole model (every one but the
+// baselines and the engine-only ones); methods[] is filled in main
+static int pick_serial_cfs(const mbsSolverType *t) {
+  return !t->baseline && !t->engine_only;
+}
+// the rows that read solver.check_every
+static int pick_check_every(const mbsSolverType *t) {
+  return t->check_every;
+}
+static int methods[MBS_SOLVER_COUNT], nmethods;
 
 static double worst[MBS_SOLVER_COUNT];
 static int jacobi_tree_conv, jacobi_tree_div;
@@ -29,7 +37,7 @@ static void check_model(mbsModel *m, const char *what, int is_chain) {
   memcpy(qdd, w->qdd, sizeof(double) * (size_t)m->nv);
   mbs_constraintLambda(m, w);
   memcpy(lam, w->lam, sizeof(double) * (size_t)m->nlam);
-  for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+  for (int k = 0; k < nmethods; k++) {
     int meth = methods[k];
     m->opt.solver = meth;
     m->opt.tol = 1e-12;
@@ -191,8 +199,10 @@ static void check_checkevery(void) {
   MBS_EXPECT_OK(mbs_workCreate(m, &w));
   MBS_EXPECT_OK(mbs_cfsCreate(m, 0, m->nbody, &c));
   double *lam = malloc(sizeof(double) * (size_t)(m->nlam + 1));
-  const int meths[] = {MBS_SOLVER_JACOBI, MBS_SOLVER_GS, MBS_SOLVER_SOR, MBS_SOLVER_CHEBYSHEV};
-  for (size_t k = 0; k < sizeof meths / sizeof meths[0]; k++) {
+  int meths[MBS_SOLVER_COUNT];
+  int nmeths = mbs_test_solvers(pick_check_every, meths, MBS_SOLVER_COUNT);
+  MBS_EXPECT(nmeths >= 4, "only %d solver rows read check_every", nmeths);
+  for (int k = 0; k < nmeths; k++) {
     const char *nm = mbs_solverName(meths[k]);
     m->opt.solver = meths[k];
     m->opt.warm_start = MBS_WARM_NONE;
@@ -221,7 +231,7 @@ static void check_checkevery(void) {
     MBS_EXPECT(w->stat.reason > 0 && w->stat.residual <= 1e-10,
                "%s, check_every 5: not converged (reason %d, %d iterations, residual %.3e)", nm,
                w->stat.reason, it5, w->stat.residual);
-    if (meths[k] == MBS_SOLVER_CHEBYSHEV) continue; // its count includes the estimate's steps
+    if (mbs_solverCaps(meths[k])->segments) continue; // its count includes the estimate's steps
     MBS_EXPECT(it5 % 5 == 0, "%s, check_every 5: stopped after %d sweeps", nm, it5);
     memcpy(lam, w->lam, sizeof(double) * (size_t)m->nlam);
     m->opt.check_every = 1, m->opt.tol = 0, m->opt.max_iter = it5 - 1; // it5 updates
@@ -245,6 +255,8 @@ int main(void) {
                                 {MBS_JNT_REVOLUTE, MBS_JNT_SPHERICAL, MBS_JNT_PRISMATIC}};
   const char *names[] = {"revolute chain", "universal chain", "mixed chain"};
   char what[64];
+  nmethods = mbs_test_solvers(pick_serial_cfs, methods, MBS_SOLVER_COUNT);
+  MBS_EXPECT(nmethods >= 6, "only %d serial constraint-force rows in the solver table", nmethods);
   for (int k = 0; k < 3; k++)
     for (unsigned long long seed = 1; seed <= 4; seed++) {
       mbsModel *m;
@@ -297,7 +309,7 @@ int main(void) {
     mbs_stateDestroy(&s);
     mbs_modelDestroy(&m);
   }
-  for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
+  for (int k = 0; k < nmethods; k++)
     printf("worst qdd rel diff to ABA, %-9s %.3e\n", mbs_solverName(methods[k]), worst[methods[k]]);
   printf("relaxed block Jacobi converged on %d random trees\n", jacobi_tree_conv);
   (void)jacobi_tree_div;

@@ -30,30 +30,14 @@
 #include <sys/stat.h>
 #include "comm_private.h"
 
-// datasets in the order of the ids below
-enum { MBSP_H5_T, MBSP_H5_Q, MBSP_H5_QD, MBSP_H5_E, MBSP_H5_IT, MBSP_H5_NDSET };
+#include "h5out_impl.h"
+
 static const char *const mbsp_h5_dname[MBSP_H5_NDSET] = {"t", "q", "qd", "energy", "iterations"};
 static const char *const mbsp_h5_units[MBSP_H5_NDSET] = {
     "s", "rad (revolute, universal, spherical quaternion: 1), m (prismatic, free translation)",
     "rad/s (angular), m/s (linear)", "J", "1"};
-
-// the per-body row datasets of mbsp_h5Bodies: groups holding (nrow, nbody[, ncomp]) datasets
-#define MBSP_H5_MAXBODYSET 16
+// the groups of the per-body row datasets (h5out_bodies.c)
 static const char *const mbsp_h5_rowgroups[] = {"bodies", "joints"};
-
-struct mbspH5 {
-  mbspComm *comm;
-  int rank;
-  int nq, nv, q0, nqo, v0, nvo;
-  hid_t file, dset[MBSP_H5_NDSET], dxpl;
-  hsize_t nrow;
-  char *path, *tmp;
-  // per-body datasets (mbsp_h5Bodies): this rank writes bodies [b0, b0 + nbo) of every row
-  int nbody, b0, nbo, nbset;
-  mbspH5BodySet bset[MBSP_H5_MAXBODYSET];
-  hid_t bdset[MBSP_H5_MAXBODYSET];
-  const double *brow[MBSP_H5_MAXBODYSET]; // data of the next append (mbsp_h5BodyRow)
-};
 
 // ---------------------------------------------------------------- errors
 
@@ -77,7 +61,7 @@ static herr_t mbsp_h5Walk(unsigned n, const H5E_error2_t *err, void *data) {
 static char mbsp_h5_saved[400];
 
 // save the current error stack's innermost message (if there is one) and clear the stack
-static void mbsp_h5Save(void) {
+void mbsp_h5Save(void) {
   mbspH5ErrInfo info;
   memset(&info, 0, sizeof info);
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, mbsp_h5Walk, &info);
@@ -87,7 +71,7 @@ static void mbsp_h5Save(void) {
 }
 
 // turn the last HDF5 failure into an mbsErr with a user-facing message
-static mbsErr mbsp_h5Fail(const char *file, const char *what) {
+mbsErr mbsp_h5Fail(const char *file, const char *what) {
   mbsp_h5Save();
   mbsErr e = mbsp_h5_saved[0]
                  ? mbs_errSet(MBS_ERR_IO, "%s: HDF5 %s failed: %s", file, what, mbsp_h5_saved)
@@ -102,13 +86,6 @@ static mbsErr mbsp_h5Fail(const char *file, const char *what) {
     if ((expr) < 0) return mbsp_h5Fail((h)->tmp, #expr);                                           \
   } while (0)
 
-// one step of a collective sequence (creating, extending, writing, closing): its outcome is agreed
-// by every rank before the next collective call, so a rank that failed alone (a full disk on one
-// MPI-IO aggregator, an injected fault) cannot leave the others waiting in it; one small
-// allreduce per HDF5 call of a sequence
-#define MBSP_H5_AGREE(h, e)   MBS_CALL(mbsp_agreeErr((h)->comm, (e)))
-#define MBSP_H5_COLL(h, expr) MBSP_H5_AGREE(h, (expr) < 0 ? mbsp_h5Fail((h)->tmp, #expr) : MBS_OK)
-
 // ---------------------------------------------------------------- small helpers
 
 static char *mbsp_h5Strdup(const char *s, const char *suffix) {
@@ -119,7 +96,7 @@ static char *mbsp_h5Strdup(const char *s, const char *suffix) {
 }
 
 // a string attribute on an object (collective: same value on every rank)
-static herr_t mbsp_h5AttrString(hid_t obj, const char *name, const char *val) {
+herr_t mbsp_h5AttrString(hid_t obj, const char *name, const char *val) {
   hid_t st = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
   herr_t rc = -1;
   if (st >= 0 && sp >= 0 && H5Tset_size(st, strlen(val) + 1) >= 0 &&
@@ -134,7 +111,7 @@ static herr_t mbsp_h5AttrString(hid_t obj, const char *name, const char *val) {
   return rc;
 }
 
-static herr_t mbsp_h5AttrInt(hid_t obj, const char *name, int val) {
+herr_t mbsp_h5AttrInt(hid_t obj, const char *name, int val) {
   hid_t sp = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
   herr_t rc = -1;
   if (sp >= 0) a = H5Acreate2(obj, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT);
@@ -166,7 +143,7 @@ static hid_t mbsp_h5Dataset(hid_t file, const char *name, int ncol) {
 
 // an extendible (0, nbody) (ncomp == 0) or (0, nbody, ncomp) dataset of doubles; chunks of
 // about 256 KiB: many rows of narrow data, one row of at most 32768 values for wide data
-static hid_t mbsp_h5BodyDataset(hid_t loc, const char *name, int nbody, int ncomp) {
+hid_t mbsp_h5BodyDataset(hid_t loc, const char *name, int nbody, int ncomp) {
   int rank = ncomp > 0 ? 3 : 2;
   hsize_t nc = ncomp > 0 ? (hsize_t)ncomp : 1;
   hsize_t dims[3] = {0, (hsize_t)nbody, nc}, maxd[3] = {H5S_UNLIMITED, (hsize_t)nbody, nc};
@@ -536,228 +513,6 @@ mbsErr mbsp_h5Probe(const char *path, int nq, int nv) {
   return MBS_OK;
 }
 
-// ---------------------------------------------------------------- per-body datasets
-
-// an int dataset (n0) or (n0, n1) of which this rank writes rows [off, off + n) from buf
-static mbsErr mbsp_h5IntSlice(mbspH5 *h, const char *name, int n0, int n1, int off, int n,
-                              const int *buf, const char *desc) {
-  int rank = n1 > 0 ? 2 : 1;
-  hsize_t nc = n1 > 0 ? (hsize_t)n1 : 1;
-  hsize_t dims[2] = {(hsize_t)n0, nc}, start[2] = {(hsize_t)off, 0}, count[2] = {(hsize_t)n, nc};
-  hsize_t mdim = (hsize_t)n * nc > 0 ? (hsize_t)n * nc : 1;
-  int dummy = 0;
-  hid_t fsp = H5Screate_simple(rank, dims, NULL), msp = H5Screate_simple(1, &mdim, NULL);
-  hid_t d = H5I_INVALID_HID;
-  herr_t rc = -1;
-  if (fsp >= 0 && msp >= 0)
-    d = H5Dcreate2(h->file, name, H5T_NATIVE_INT, fsp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (d >= 0) {
-    rc = n > 0 ? H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL)
-               : H5Sselect_none(fsp);
-    if (rc >= 0 && n == 0) rc = H5Sselect_none(msp);
-    if (rc >= 0) rc = H5Dwrite(d, H5T_NATIVE_INT, msp, fsp, h->dxpl, n > 0 ? buf : &dummy);
-    herr_t ra = mbsp_h5AttrString(d, "description", desc); // collective: also after a failure
-    if (rc >= 0) rc = ra;
-  }
-  if (rc < 0) mbsp_h5Save();
-  if (d >= 0) H5Dclose(d);
-  if (msp >= 0) H5Sclose(msp);
-  if (fsp >= 0) H5Sclose(fsp);
-  if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
-  return rc < 0 ? mbsp_h5Fail(h->tmp, name) : MBS_OK;
-}
-
-// a fixed-length string dataset of ntot names of which this rank holds and writes [off, off + n);
-// the width is agreed over the ranks (collective)
-static mbsErr mbsp_h5NamesOwned(mbspH5 *h, const char *name, const char *const *names, int ntot,
-                                int off, int n) {
-  double wmax = 1;
-  for (int i = 0; i < n; i++)
-    if (names[i] && strlen(names[i]) + 1 > wmax) wmax = (double)(strlen(names[i]) + 1);
-  MBS_CALL(mbsp_allreduceMax(h->comm, &wmax, 1));
-  size_t width = (size_t)wmax;
-  char *buf = calloc((size_t)(n > 0 ? n : 1), width);
-  mbsErr ea = mbsp_agreeErr(h->comm,
-                            buf ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 names)"));
-  if (ea) {
-    free(buf);
-    return ea;
-  }
-  for (int i = 0; i < n; i++)
-    if (names[i]) memcpy(buf + (size_t)i * width, names[i], strlen(names[i]));
-  hsize_t dims = (hsize_t)ntot, start = (hsize_t)off, count = (hsize_t)n,
-          mdim = (hsize_t)(n > 0 ? n : 1);
-  hid_t st = H5Tcopy(H5T_C_S1), fsp = H5Screate_simple(1, &dims, NULL);
-  hid_t msp = H5Screate_simple(1, &mdim, NULL), d = H5I_INVALID_HID;
-  herr_t rc = -1;
-  if (st >= 0 && fsp >= 0 && msp >= 0 && H5Tset_size(st, width) >= 0 &&
-      H5Tset_strpad(st, H5T_STR_NULLTERM) >= 0)
-    d = H5Dcreate2(h->file, name, st, fsp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (d >= 0) {
-    rc = n > 0 ? H5Sselect_hyperslab(fsp, H5S_SELECT_SET, &start, NULL, &count, NULL)
-               : H5Sselect_none(fsp);
-    if (rc >= 0 && n == 0) rc = H5Sselect_none(msp);
-    if (rc >= 0) rc = H5Dwrite(d, st, msp, fsp, h->dxpl, buf);
-  }
-  if (rc < 0) mbsp_h5Save();
-  free(buf);
-  if (d >= 0) H5Dclose(d);
-  if (msp >= 0) H5Sclose(msp);
-  if (fsp >= 0) H5Sclose(fsp);
-  if (st >= 0) H5Tclose(st);
-  if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
-  return rc < 0 ? mbsp_h5Fail(h->tmp, "writing the body names") : MBS_OK;
-}
-
-// create group \p name unless it exists (collective)
-static mbsErr mbsp_h5Group(mbspH5 *h, const char *name) {
-  htri_t ex = H5Lexists(h->file, name, H5P_DEFAULT);
-  if (ex > 0) return MBS_OK;
-  H5Eclear2(H5E_DEFAULT);
-  hid_t g = H5Gcreate2(h->file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  MBSP_H5_COLL(h, g);
-  H5Gclose(g);
-  return MBS_OK;
-}
-
-// new file: the row datasets and the static model datasets; resumed file: open and check them
-static mbsErr mbsp_h5BodiesSetup(mbspH5 *h, const int *parent, const char *const *names) {
-  htri_t ex = H5Lexists(h->file, "model", H5P_DEFAULT);
-  H5Eclear2(H5E_DEFAULT);
-  if (ex > 0) { // a resumed file: the datasets must be there with this model's shapes
-    for (int k = 0; k < h->nbset; k++) {
-      const mbspH5BodySet *b = &h->bset[k];
-      h->bdset[k] = H5Dopen2(h->file, b->name, H5P_DEFAULT);
-      if (h->bdset[k] < 0) H5Eclear2(H5E_DEFAULT);
-      MBSP_H5_AGREE(h, h->bdset[k] >= 0 ? MBS_OK
-                                        : mbs_errSet(MBS_ERR_INPUT,
-                                                     "%s: no dataset /%s (written by another "
-                                                     "mbspar version)",
-                                                     h->path, b->name));
-      hid_t sp = H5Dget_space(h->bdset[k]);
-      hsize_t dims[3] = {0, 0, 0};
-      int r = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, NULL) : -1;
-      if (sp >= 0) H5Sclose(sp);
-      MBS_CHECK(r == (b->ncomp > 0 ? 3 : 2) && dims[0] == h->nrow && dims[1] == (hsize_t)h->nbody &&
-                    (b->ncomp == 0 || dims[2] == (hsize_t)b->ncomp),
-                MBS_ERR_INPUT, "%s: /%s has an unexpected shape (another model?)", h->path,
-                b->name);
-    }
-    return MBS_OK;
-  }
-  MBS_CHECK(h->nrow == 0, MBS_ERR_INPUT,
-            "%s: has %llu rows but no per-body datasets (written by an older mbspar); continue it "
-            "with that version or start a new run",
-            h->path, (unsigned long long)h->nrow);
-  MBSP_H5_AGREE(h, mbsp_h5Group(h, "model"));
-  for (int k = 0; k < h->nbset; k++) {
-    const mbspH5BodySet *b = &h->bset[k];
-    const char *slash = strchr(b->name, '/');
-    if (slash) {
-      char grp[64];
-      snprintf(grp, sizeof grp, "%.*s", (int)(slash - b->name), b->name);
-      MBSP_H5_AGREE(h, mbsp_h5Group(h, grp));
-    }
-    h->bdset[k] = mbsp_h5BodyDataset(h->file, b->name, h->nbody, b->ncomp);
-    MBSP_H5_COLL(h, h->bdset[k]);
-    MBSP_H5_COLL(h, mbsp_h5AttrString(h->bdset[k], "units", b->units ? b->units : ""));
-    MBSP_H5_COLL(h, mbsp_h5AttrString(h->bdset[k], "description", b->desc ? b->desc : ""));
-  }
-  // static: parent index, line cells (parent, body) for viewers, body names
-  int *lines = malloc(sizeof(int) * 2 * (size_t)(h->nbo > 0 ? h->nbo : 1));
-  mbsErr el = mbsp_agreeErr(
-      h->comm, lines ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 lines)"));
-  if (el) {
-    free(lines);
-    return el;
-  }
-  for (int i = 0; i < h->nbo; i++) {
-    int b = h->b0 + i;
-    lines[2 * i] = parent[i] >= 0 ? parent[i] : b, lines[2 * i + 1] = b;
-  }
-  mbsErr e =
-      mbsp_agreeErr(h->comm, mbsp_h5IntSlice(h, "model/parent", h->nbody, 0, h->b0, h->nbo, parent,
-                                             "parent body index of each body, -1: the "
-                                             "ground"));
-  if (!e)
-    e = mbsp_h5IntSlice(h, "model/lines", h->nbody, 2, h->b0, h->nbo, lines,
-                        "one line cell per joint: (parent body, body); a body on the ground: "
-                        "(body, body)");
-  free(lines);
-  MBSP_H5_AGREE(h, e);
-  if (names) MBSP_H5_AGREE(h, mbsp_h5NamesOwned(h, "model/names", names, h->nbody, h->b0, h->nbo));
-  MBSP_H5_COLL(h, mbsp_h5AttrInt(h->file, "nbody", h->nbody));
-  return MBS_OK;
-}
-
-mbsErr mbsp_h5Bodies(mbspH5 *h, int nbody, int b0, int nbo, const mbspH5BodySet *sets, int nset,
-                     const int *parent, const char *const *names) {
-  MBS_CHECK(h, MBS_ERR_INTERNAL, "mbsp_h5Bodies: no HDF5 writer");
-  mbsErr e = MBS_OK;
-  if (nset < 0 || nset > MBSP_H5_MAXBODYSET || h->nbset || nbody < 1 || b0 < 0 || nbo < 0 ||
-      b0 + nbo > nbody)
-    e = mbs_errSet(MBS_ERR_INTERNAL, "mbsp_h5Bodies: bad arguments on rank %d", h->rank);
-  e = mbsp_agreeErr(h->comm, e);
-  if (!e) {
-    double n = nbo;
-    e = mbsp_allreduceSum(h->comm, &n, 1);
-    if (!e && n != nbody)
-      e = mbs_errSet(MBS_ERR_INPUT, "HDF5 output: the ranks' body ranges hold %.0f of %d bodies", n,
-                     nbody);
-  }
-  MBS_CALL(mbsp_agreeErr(h->comm, e));
-  h->nbody = nbody, h->b0 = b0, h->nbo = nbo, h->nbset = nset;
-  for (int k = 0; k < nset; k++) h->bset[k] = sets[k], h->bdset[k] = H5I_INVALID_HID;
-  return mbsp_agreeErr(h->comm, mbsp_h5BodiesSetup(h, parent, names));
-}
-
-// a static (nbody) or (nbody, ncomp) double dataset of which this rank writes its bodies
-static mbsErr mbsp_h5RealSlice(mbspH5 *h, const char *name, int ncomp, const double *buf,
-                               const char *units, const char *desc) {
-  int rank = ncomp > 0 ? 2 : 1;
-  hsize_t nc = ncomp > 0 ? (hsize_t)ncomp : 1;
-  hsize_t dims[2] = {(hsize_t)h->nbody, nc}, start[2] = {(hsize_t)h->b0, 0};
-  hsize_t count[2] = {(hsize_t)h->nbo, nc}, mdim = count[0] * nc > 0 ? count[0] * nc : 1;
-  double dummy = 0;
-  hid_t fsp = H5Screate_simple(rank, dims, NULL), msp = H5Screate_simple(1, &mdim, NULL);
-  hid_t d = H5I_INVALID_HID;
-  herr_t rc = -1;
-  if (fsp >= 0 && msp >= 0)
-    d = H5Dcreate2(h->file, name, H5T_NATIVE_DOUBLE, fsp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (d >= 0) {
-    rc = h->nbo > 0 ? H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL)
-                    : H5Sselect_none(fsp);
-    if (rc >= 0 && h->nbo == 0) rc = H5Sselect_none(msp);
-    if (rc >= 0) rc = H5Dwrite(d, H5T_NATIVE_DOUBLE, msp, fsp, h->dxpl, h->nbo ? buf : &dummy);
-    // the attributes are collective: written also after a failure on this rank
-    herr_t ra = mbsp_h5AttrString(d, "units", units ? units : "");
-    herr_t rb = mbsp_h5AttrString(d, "description", desc ? desc : "");
-    if (rc >= 0) rc = ra < 0 ? ra : rb;
-  }
-  if (rc < 0) mbsp_h5Save();
-  if (d >= 0) H5Dclose(d);
-  if (msp >= 0) H5Sclose(msp);
-  if (fsp >= 0) H5Sclose(fsp);
-  if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
-  return rc < 0 ? mbsp_h5Fail(h->tmp, name) : MBS_OK;
-}
-
-mbsErr mbsp_h5BodyStatic(mbspH5 *h, const char *name, int ncomp, const double *owned,
-                         const int *owned_int, const char *units, const char *desc) {
-  MBS_CHECK(h && h->nbset, MBS_ERR_INTERNAL, "mbsp_h5BodyStatic before mbsp_h5Bodies");
-  // a resumed file has it already
-  htri_t ex = H5Lexists(h->file, name, H5P_DEFAULT);
-  H5Eclear2(H5E_DEFAULT);
-  if (ex > 0) return MBS_OK;
-  mbsErr e = owned_int ? mbsp_h5IntSlice(h, name, h->nbody, ncomp, h->b0, h->nbo, owned_int, desc)
-                       : mbsp_h5RealSlice(h, name, ncomp, owned, units, desc);
-  return mbsp_agreeErr(h->comm, e);
-}
-
-void mbsp_h5BodyRow(mbspH5 *h, const double *const *data) {
-  for (int k = 0; h && k < h->nbset; k++) h->brow[k] = data ? data[k] : NULL;
-}
-
 long mbsp_h5Rows(const mbspH5 *h) {
   return h ? (long)h->nrow : 0;
 }
@@ -888,7 +643,7 @@ mbsErr mbsp_h5Close(mbspH5 **h) {
 
 #else // no HDF5: every entry point says so
 
-static mbsErr mbsp_h5Unsupported(const char *path) {
+mbsErr mbsp_h5Unsupported(const char *path) {
   return mbs_errSet(MBS_ERR_UNSUPPORTED,
                     "%s: output.format = \"hdf5\" needs a build with parallel HDF5 (install the "
                     "Debian package libhdf5-openmpi-dev and configure with -DMBS_ENABLE_HDF5=ON); "
@@ -925,22 +680,6 @@ long mbsp_h5Rows(const mbspH5 *h) {
 mbsErr mbsp_h5Probe(const char *path, int nq, int nv) {
   (void)path, (void)nq, (void)nv;
   return MBS_OK;
-}
-
-mbsErr mbsp_h5Bodies(mbspH5 *h, int nbody, int b0, int nbo, const mbspH5BodySet *sets, int nset,
-                     const int *parent, const char *const *names) {
-  (void)h, (void)nbody, (void)b0, (void)nbo, (void)sets, (void)nset, (void)parent, (void)names;
-  return mbsp_h5Unsupported(NULL);
-}
-
-void mbsp_h5BodyRow(mbspH5 *h, const double *const *data) {
-  (void)h, (void)data;
-}
-
-mbsErr mbsp_h5BodyStatic(mbspH5 *h, const char *name, int ncomp, const double *owned,
-                         const int *owned_int, const char *units, const char *desc) {
-  (void)h, (void)name, (void)ncomp, (void)owned, (void)owned_int, (void)units, (void)desc;
-  return mbsp_h5Unsupported(NULL);
 }
 
 mbsErr mbsp_h5Flush(mbspH5 *h) {

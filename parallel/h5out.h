@@ -105,4 +105,9 @@ mbsErr mbsp_h5Close(mbspH5 **h);
 /// after an error agreed with mbsp_agreeErr.
 void mbsp_h5Abandon(mbspH5 **h);
 
+#ifndef MBS_HAVE_HDF5
+/// a build without HDF5: the error every entry point returns (h5out.c)
+mbsErr mbsp_h5Unsupported(const char *path);
+#endif
+
 #endif

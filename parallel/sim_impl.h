@@ -1,0 +1,80 @@
+/// \file sim_impl.h
+/// `mbspar run`'s state and the functions its files share (sim.c: the loop and the report;
+/// sim_rhs.c: the right side and loop projection; sim_ckpt.c: flushing, checkpoints, restarts;
+/// sim_setup.c: allocations, the output directory and the restart's checks; sim_out.c and the
+/// writers: the output files). Private to them.
+#ifndef MBSP_SIM_IMPL_H
+#define MBSP_SIM_IMPL_H
+#include "bodyout.h"
+#include "cli.h"
+#include "mbspar/mbs_checkpoint.h"
+#include "mbspar/mbs_fault.h"
+#include "mbspar/mbs_finite.h"
+#include "mbspar/mbs_loops.h"
+#include "mbspar/mbs_solvertype.h"
+#include "mbspar/mbs_textfile.h"
+#include "petsc_ts.h"
+#include "rankreport.h"
+#include "sim.h"
+#include "simout.h"
+
+typedef struct {
+  const mbspSimArgs *a;
+  const mbsModel *m;
+  mbspComm *comm;
+  int rank, size, serial;
+  mbspEngine *eng;
+  mbsWork *w;  // the workspace of the evaluations (engine's, or rank 0's for aba/crba)
+  mbsState *s; // every rank: owned slices authoritative
+  mbsTimer tdummy[MBS_TIMER_COUNT], *tim;
+  int b0, b1, q0, q1, v0, v1, l0, l1, nloc;
+  mbspTs *ts;
+  double *y;
+  // rank 0: gathered state for outputs and checkpoints
+  mbsState *sout;
+  mbsWork *wout;
+  int *qcnt, *qdsp, *vcnt, *vdsp, *lcnt, *ldsp;
+  mbspOut out;       // energy.csv and the trajectory writer of output.format (sim_out.c)
+  long unflushed;    // output rows since the last flush (every rank)
+  double last_flush; // rank 0: wall-clock time of the last flush
+  mbspBodyOut *bo;   // per-body outputs (poses ...) of the owned bodies (bodyout.c)
+  char dir[4096];
+  int claimed; // rank 0: the output files are this run's (a failed run may write its run.json)
+  // bookkeeping (identical on every rank except the local work partial sums)
+  double work, pprev; // work of the nonconservative forces and the power of the last step: the
+                      // same on every rank (the power is summed over the ranks at every step, so
+                      // a restart continues the sum bitwise, whatever was summed before)
+  long evals, iters, nonconv, evals_out, iters_out;
+  long restarts, stagnated; // restarts from b - A x; stagnated solves (counted in nonconv too)
+  int warned, stage_count;
+  double t_start, wall0, last_progress;
+  long step_start; // first step of this invocation (progress rate)
+  int live;        // progress display: -1 not decided, 0 plain lines, 1 live line
+  // closed loops (serial baselines, rank 0; docs/loops.md): projection after each step and the
+  // closure error at the output rows
+  long proj_steps, proj_iters, proj_fail;
+  // the constraint-force methods on a model with loops or spring-dampers (built whole on every
+  // rank): the whole state on every rank after each step (projection, the dampers' power)
+  mbsState *sfull;
+  mbsWork *wfull;
+  double *fbuf;
+  double proj_dq, proj_dqd, viol_pos, viol_rot, viol_vel, last_pos, last_rot, last_vel;
+} mbspSim;
+
+double mbsp_simPower(const mbspSim *S, const mbsReal *qd);
+mbsErr mbsp_simProject(mbspSim *S);
+mbsErr mbsp_simFull(mbspSim *S);
+mbsErr mbsp_simProjectFull(mbspSim *S);
+mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f);
+void mbsp_simPost(void *ctx, double *y);
+mbsErr mbsp_simGatherState(mbspSim *S);
+mbsErr mbsp_simFlushRows(mbspSim *S, int sync);
+int mbsp_simFlushDue(const mbspSim *S);
+mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen);
+mbsErr mbsp_simRestore(mbspSim *S, const char *path);
+void mbsp_simContinueCmd(const mbspSim *S, const char *ck, char *buf, size_t n);
+mbsErr mbsp_simMkdirs(const char *dir);
+mbsErr mbsp_simSetup(mbspSim *S);
+mbsErr mbsp_simCheckDir(mbspSim *S);
+
+#endif
