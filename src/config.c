@@ -456,16 +456,7 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
     mbs_jsonEndObject(j);
   }
 
-  const mbsStaticOpt *so = &c->statics;
-  mbs_jsonBeginObject(j, "static");
-  mbs_jsonString(j, "method", mbs_staticMethodName(so->method));
-  mbs_jsonNumber(j, "dt", so->dt);
-  mbs_jsonNumber(j, "ke_tol", so->ke_tol);
-  mbs_jsonNumber(j, "dq_tol", so->dq_tol);
-  mbs_jsonInt(j, "max_iter", so->max_iter);
-  mbs_jsonNumber(j, "omega_d", so->omega_d);
-  mbs_jsonInt(j, "history", so->history);
-  mbs_jsonEndObject(j);
+  mbs_cfgEchoDescs(j, "static", mbs_static_opts, mbs_static_nopt, &c->statics);
 
   mbs_jsonBeginObject(j, "cpa");
   mbs_jsonNumber(j, "latency", c->cpa.latency);

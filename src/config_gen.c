@@ -313,8 +313,7 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTi
 }
 
 // a generator key holds one group or a list of groups
-mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree,
-                                mbsTips *tips) {
+mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree, mbsTips *tips) {
   if (mbs_cfgIsList(s)) {
     for (int k = 0; k < config_setting_length(s); k++) {
       const mbsCs *g = config_setting_get_elem(s, (unsigned)k);

@@ -35,7 +35,7 @@ static void mbs_shapeInertia(int shape, mbsReal mass, mbsReal length, mbsReal ra
 // mass, com and inertia of a body or generator group g: explicit inertia, or a shape
 
 mbsErr mbs_cfgReadGeom(const mbsConfig *c, const mbsCs *g, int generator, const char *what,
-                              mbsGeom *geo) {
+                       mbsGeom *geo) {
   memset(geo, 0, sizeof *geo);
   geo->shape = -1;
   geo->dir[2] = -1; // hanging down
@@ -125,7 +125,7 @@ static int mbs_isJointKey(const char *key) {
 
 // add one body; on failure re-raise the model's message at the setting it is about
 mbsErr mbs_cfgAdd(const mbsConfig *c, mbsModel *m, const mbsBodySpec *sp, const mbsCs *body,
-                         const mbsCs *joint, const mbsGeom *geo, const char *what, int *id) {
+                  const mbsCs *joint, const mbsGeom *geo, const char *what, int *id) {
   mbsErr e = mbs_modelAddBody(m, sp, id);
   if (!e) return MBS_OK;
   if (e != MBS_ERR_INPUT) return e;
@@ -143,7 +143,7 @@ mbsErr mbs_cfgAdd(const mbsConfig *c, mbsModel *m, const mbsBodySpec *sp, const 
 
 // parent name -> index (-1 ground); \p later_list: the bodies list to search for a later definition
 mbsErr mbs_cfgParent(const mbsConfig *c, const mbsModel *m, const mbsCs *g, const char *what,
-                            const mbsCs *later_list, int *parent) {
+                     const mbsCs *later_list, int *parent) {
   const char *pname = "ground";
   MBS_CALL(mbs_cfgGetString(c, g, "parent", &pname));
   if (strcmp(pname, "ground") == 0 || strcmp(pname, "world") == 0) {
@@ -172,7 +172,7 @@ mbsErr mbs_cfgParent(const mbsConfig *c, const mbsModel *m, const mbsCs *g, cons
 
 // per-dof values: scalar broadcast, or exactly n values
 mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *key, int n,
-                               const char *what, mbsReal *out) {
+                        const char *what, mbsReal *out) {
   mbsReal *v;
   int cnt;
   MBS_CALL(mbs_cfgGetValues(c, g, key, &v, &cnt));
@@ -195,8 +195,7 @@ mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *key, int
 
 // a body name (or a generator's prefix) becomes CSV column names and report keys: no control
 // characters (a newline would split the CSV header) and no commas (they would shift columns)
-mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what,
-                               const char *name) {
+mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what, const char *name) {
   const char *why = mbs_nameProblem(name);
   if (why)
     return mbs_cfgFail(c, s, "%s: name \"%s\" contains %s (names become CSV column names)", what,

@@ -3,6 +3,7 @@
 /// names of their enumerated values.
 
 #define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
 #include "config_private.h"
 
 static const char *const mbs_crit_names[] = {"residual", "change", NULL};
@@ -279,35 +280,65 @@ mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
   return MBS_OK;
 }
 
-mbsErr mbs_cfgReadStatic(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"method",   "dt",      "ke_tol",  "dq_tol",
-                                     "max_iter", "omega_d", "history", NULL};
-  static const char *const methods[] = {"kinetic", "drain", NULL};
+// the descriptors' group: check the keys, read each (integers: bounds as read), then the real
+// bounds in row order
+mbsErr mbs_cfgReadDescs(const mbsConfig *c, const mbsCs *root, const char *group,
+                        const mbsOptDesc *d, int n, void *base) {
+  const char *keys[33];
   const mbsCs *g;
-  mbsStaticOpt *so = &c->statics;
-  MBS_CALL(mbs_cfgGetGroup(c, root, "static", &g));
+  char *at = base;
+  if (n > 32) return mbs_errSet(MBS_ERR_INTERNAL, "config: group %s has too many keys", group);
+  MBS_CALL(mbs_cfgGetGroup(c, root, group, &g));
   if (!g) return MBS_OK;
+  for (int k = 0; k < n; k++) keys[k] = d[k].key;
+  keys[n] = NULL;
   MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
-  MBS_CALL(mbs_cfgGetEnum(c, g, "method", methods, &so->method));
-  MBS_CALL(mbs_cfgGetReal(c, g, "dt", &so->dt));
-  MBS_CALL(mbs_cfgGetReal(c, g, "ke_tol", &so->ke_tol));
-  MBS_CALL(mbs_cfgGetReal(c, g, "dq_tol", &so->dq_tol));
-  MBS_CALL(mbs_cfgGetInt(c, g, "max_iter", 1, INT_MAX, &so->max_iter));
-  MBS_CALL(mbs_cfgGetReal(c, g, "omega_d", &so->omega_d));
-  MBS_CALL(mbs_cfgGetInt(c, g, "history", 2, 100000000, &so->history));
-  if (!(so->dt > 0))
-    return mbs_cfgFail(c, config_setting_get_member(g, "dt"), "static.dt must be > 0 (got %g)",
-                       so->dt);
-  if (!(so->ke_tol > 0))
-    return mbs_cfgFail(c, config_setting_get_member(g, "ke_tol"),
-                       "static.ke_tol must be > 0 (got %g)", so->ke_tol);
-  if (!(so->dq_tol > 0))
-    return mbs_cfgFail(c, config_setting_get_member(g, "dq_tol"),
-                       "static.dq_tol must be > 0 (got %g)", so->dq_tol);
-  if (!(so->omega_d >= 0))
-    return mbs_cfgFail(c, config_setting_get_member(g, "omega_d"),
-                       "static.omega_d must be >= 0 (got %g)", so->omega_d);
+  for (int k = 0; k < n; k++) {
+    void *f = at + d[k].offset;
+    if (d[k].type == MBS_OPT_REAL) MBS_CALL(mbs_cfgGetReal(c, g, d[k].key, f));
+    if (d[k].type == MBS_OPT_INT) MBS_CALL(mbs_cfgGetInt(c, g, d[k].key, d[k].ilo, d[k].ihi, f));
+    if (d[k].type == MBS_OPT_ENUM) MBS_CALL(mbs_cfgGetEnum(c, g, d[k].key, d[k].names, f));
+  }
+  for (int k = 0; k < n; k++) {
+    if (d[k].type != MBS_OPT_REAL || d[k].lo == -INFINITY) continue;
+    mbsReal v = *(const mbsReal *)(at + d[k].offset);
+    if (d[k].lo_open ? v > d[k].lo : v >= d[k].lo) continue;
+    return mbs_cfgFail(c, config_setting_get_member(g, d[k].key), "%s.%s must be %s %g (got %g)",
+                       group, d[k].key, d[k].lo_open ? ">" : ">=", d[k].lo, v);
+  }
   return MBS_OK;
+}
+
+void mbs_cfgEchoDescs(mbsJson *j, const char *group, const mbsOptDesc *d, int n, const void *base) {
+  const char *at = base;
+  mbs_jsonBeginObject(j, group);
+  for (int k = 0; k < n; k++) {
+    const void *f = at + d[k].offset;
+    if (d[k].type == MBS_OPT_REAL) mbs_jsonNumber(j, d[k].key, *(const mbsReal *)f);
+    if (d[k].type == MBS_OPT_INT) mbs_jsonInt(j, d[k].key, *(const int *)f);
+    if (d[k].type == MBS_OPT_ENUM) mbs_jsonString(j, d[k].key, d[k].names[*(const int *)f]);
+  }
+  mbs_jsonEndObject(j);
+}
+
+// the static verb's group (docs/static.md); defaults in mbs_staticOptDefault
+static const char *const mbs_static_methods[] = {"kinetic", "drain", NULL};
+#define MBS_SO(f) offsetof(mbsStaticOpt, f)
+const mbsOptDesc mbs_static_opts[] = {
+    {"method", MBS_OPT_ENUM, MBS_SO(method), 0, 0, 0, 0, mbs_static_methods,
+     "kinetic (damped by energy peaks) or drain (a damping operator)"},
+    {"dt", MBS_OPT_REAL, MBS_SO(dt), 0, 1, 0, 0, NULL, "pseudo-time step [s], > 0"},
+    {"ke_tol", MBS_OPT_REAL, MBS_SO(ke_tol), 0, 1, 0, 0, NULL, "kinetic-energy tolerance [J], > 0"},
+    {"dq_tol", MBS_OPT_REAL, MBS_SO(dq_tol), 0, 1, 0, 0, NULL, "coordinate-change tolerance, > 0"},
+    {"max_iter", MBS_OPT_INT, MBS_SO(max_iter), -INFINITY, 0, 1, INT_MAX, NULL, "most steps"},
+    {"omega_d", MBS_OPT_REAL, MBS_SO(omega_d), 0, 0, 0, 0, NULL, "drain damping [rad/s], >= 0"},
+    {"history", MBS_OPT_INT, MBS_SO(history), -INFINITY, 0, 2, 100000000, NULL,
+     "energy-history samples kept"},
+};
+const int mbs_static_nopt = (int)(sizeof mbs_static_opts / sizeof mbs_static_opts[0]);
+
+mbsErr mbs_cfgReadStatic(mbsConfig *c, const mbsCs *root) {
+  return mbs_cfgReadDescs(c, root, "static", mbs_static_opts, mbs_static_nopt, &c->statics);
 }
 
 mbsErr mbs_cfgReadCpa(mbsConfig *c, const mbsCs *root) {

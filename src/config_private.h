@@ -53,22 +53,16 @@ int mbs_cfgIsList(const mbsCs *s);
 mbsErr mbs_cfgCheckKeys(const mbsConfig *c, const mbsCs *g, const char *const *keys);
 mbsErr mbs_cfgNumber(const mbsConfig *c, const mbsCs *s, mbsReal *v);
 mbsErr mbs_cfgGetReal(const mbsConfig *c, const mbsCs *g, const char *key, mbsReal *v);
-mbsErr mbs_cfgInt(const mbsConfig *c, const mbsCs *s, long long lo, long long hi,
-                         long long *v);
-mbsErr mbs_cfgGetInt(const mbsConfig *c, const mbsCs *g, const char *key, int lo, int hi,
-                            int *v);
-mbsErr mbs_cfgGetString(const mbsConfig *c, const mbsCs *g, const char *key,
-                               const char **v);
-mbsErr mbs_cfgGetEnum(const mbsConfig *c, const mbsCs *g, const char *key,
-                             const char *const *names, int *v);
-mbsErr mbs_cfgGetVec(const mbsConfig *c, const mbsCs *g, const char *key, int n,
-                            mbsReal *v);
+mbsErr mbs_cfgInt(const mbsConfig *c, const mbsCs *s, long long lo, long long hi, long long *v);
+mbsErr mbs_cfgGetInt(const mbsConfig *c, const mbsCs *g, const char *key, int lo, int hi, int *v);
+mbsErr mbs_cfgGetString(const mbsConfig *c, const mbsCs *g, const char *key, const char **v);
+mbsErr mbs_cfgGetEnum(const mbsConfig *c, const mbsCs *g, const char *key, const char *const *names,
+                      int *v);
+mbsErr mbs_cfgGetVec(const mbsConfig *c, const mbsCs *g, const char *key, int n, mbsReal *v);
 mbsErr mbs_cfgGetValues(const mbsConfig *c, const mbsCs *g, const char *key, mbsReal **v,
-                               int *count);
-mbsErr mbs_cfgGetGroup(const mbsConfig *c, const mbsCs *g, const char *key,
-                              const mbsCs **out);
-mbsErr mbs_cfgPreprocess(const char *text, const char *filename, const char *set,
-                                char **out);
+                        int *count);
+mbsErr mbs_cfgGetGroup(const mbsConfig *c, const mbsCs *g, const char *key, const mbsCs **out);
+mbsErr mbs_cfgPreprocess(const char *text, const char *filename, const char *set, char **out);
 mbsErr mbs_cfgApplySet(config_t *tree, char *set);
 mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root);
 mbsErr mbs_cfgReadIntegrator(mbsConfig *c, const mbsCs *root);
@@ -79,18 +73,36 @@ mbsErr mbs_cfgReadCpa(mbsConfig *c, const mbsCs *root);
 extern const char *const mbs_shape_names[];
 void mbs_cfgUrdfForces(const mbsConfig *c, mbsModel *m);
 mbsErr mbs_cfgReadGeom(const mbsConfig *c, const mbsCs *g, int generator, const char *what,
-                              mbsGeom *geo);
+                       mbsGeom *geo);
 mbsErr mbs_cfgAdd(const mbsConfig *c, mbsModel *m, const mbsBodySpec *sp, const mbsCs *body,
-                         const mbsCs *joint, const mbsGeom *geo, const char *what, int *id);
+                  const mbsCs *joint, const mbsGeom *geo, const char *what, int *id);
 mbsErr mbs_cfgParent(const mbsConfig *c, const mbsModel *m, const mbsCs *g, const char *what,
-                            const mbsCs *later_list, int *parent);
+                     const mbsCs *later_list, int *parent);
 mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *key, int n,
-                               const char *what, mbsReal *out);
-mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what,
-                               const char *name);
+                        const char *what, mbsReal *out);
+mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what, const char *name);
 mbsErr mbs_tipSetRange(mbsTips *t, int base, int n, const mbsReal *tip);
 const mbsReal *mbs_tipGet(const mbsTips *t, int gid);
-mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree,
-                                mbsTips *tips);
+mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree, mbsTips *tips);
+
+/// One option of a config group, by descriptor: a row drives the key check, the typed read with
+/// its bounds and FILE:LINE messages (mbs_cfgReadDescs) and the JSON echo (mbs_cfgEchoDescs).
+typedef enum { MBS_OPT_REAL, MBS_OPT_INT, MBS_OPT_ENUM } mbsOptType;
+typedef struct {
+  const char *key;          ///< name in its group
+  mbsOptType type;          ///< REAL: mbsReal, INT and ENUM: int
+  size_t offset;            ///< where in the group's struct (offsetof)
+  double lo;                ///< REAL: lower bound checked after every key is read (-INFINITY: none)
+  int lo_open;              ///< REAL: 1: value > lo, 0: value >= lo
+  int ilo, ihi;             ///< INT: bounds, checked as the key is read
+  const char *const *names; ///< ENUM: the value names, NULL-terminated
+  const char *help;         ///< one line: what it is, its unit and default
+} mbsOptDesc;
+
+mbsErr mbs_cfgReadDescs(const mbsConfig *c, const mbsCs *root, const char *group,
+                        const mbsOptDesc *d, int n, void *base);
+void mbs_cfgEchoDescs(mbsJson *j, const char *group, const mbsOptDesc *d, int n, const void *base);
+extern const mbsOptDesc mbs_static_opts[];
+extern const int mbs_static_nopt;
 
 #endif

@@ -144,8 +144,7 @@ mbsErr mbs_cfgGetReal(const mbsConfig *c, const mbsCs *g, const char *key, mbsRe
 
 // The one reader of integers: an integer setting as 64 bits (the preprocessor makes libconfig
 // keep every literal exactly), in [lo, hi]; out-of-range values are printed as written
-mbsErr mbs_cfgInt(const mbsConfig *c, const mbsCs *s, long long lo, long long hi,
-                         long long *v) {
+mbsErr mbs_cfgInt(const mbsConfig *c, const mbsCs *s, long long lo, long long hi, long long *v) {
   char path[256];
   int t = config_setting_type(s);
   mbs_cfgPath(s, path, sizeof path);
@@ -164,8 +163,7 @@ mbsErr mbs_cfgInt(const mbsConfig *c, const mbsCs *s, long long lo, long long hi
 }
 
 // an optional integer member in [lo, hi] (at most 32 bits); *v unchanged if absent
-mbsErr mbs_cfgGetInt(const mbsConfig *c, const mbsCs *g, const char *key, int lo, int hi,
-                            int *v) {
+mbsErr mbs_cfgGetInt(const mbsConfig *c, const mbsCs *g, const char *key, int lo, int hi, int *v) {
   const mbsCs *s = config_setting_get_member(g, key);
   long long x;
   if (!s) return MBS_OK;
@@ -174,8 +172,7 @@ mbsErr mbs_cfgGetInt(const mbsConfig *c, const mbsCs *g, const char *key, int lo
   return MBS_OK;
 }
 
-mbsErr mbs_cfgGetString(const mbsConfig *c, const mbsCs *g, const char *key,
-                               const char **v) {
+mbsErr mbs_cfgGetString(const mbsConfig *c, const mbsCs *g, const char *key, const char **v) {
   const mbsCs *s = config_setting_get_member(g, key);
   if (!s) return MBS_OK;
   if (config_setting_type(s) != CONFIG_TYPE_STRING) {
@@ -188,8 +185,8 @@ mbsErr mbs_cfgGetString(const mbsConfig *c, const mbsCs *g, const char *key,
 }
 
 // an enum given as a string; *v unchanged if absent
-mbsErr mbs_cfgGetEnum(const mbsConfig *c, const mbsCs *g, const char *key,
-                             const char *const *names, int *v) {
+mbsErr mbs_cfgGetEnum(const mbsConfig *c, const mbsCs *g, const char *key, const char *const *names,
+                      int *v) {
   const char *str = NULL;
   MBS_CALL(mbs_cfgGetString(c, g, key, &str));
   if (!str) return MBS_OK;
@@ -212,8 +209,7 @@ mbsErr mbs_cfgGetEnum(const mbsConfig *c, const mbsCs *g, const char *key,
 }
 
 // exactly n numbers
-mbsErr mbs_cfgGetVec(const mbsConfig *c, const mbsCs *g, const char *key, int n,
-                            mbsReal *v) {
+mbsErr mbs_cfgGetVec(const mbsConfig *c, const mbsCs *g, const char *key, int n, mbsReal *v) {
   const mbsCs *s = config_setting_get_member(g, key);
   if (!s) return MBS_OK;
   char path[256];
@@ -231,7 +227,7 @@ mbsErr mbs_cfgGetVec(const mbsConfig *c, const mbsCs *g, const char *key, int n,
 
 // a number or a list of numbers (malloc'ed, *count values; a scalar gives count 1); absent: 0
 mbsErr mbs_cfgGetValues(const mbsConfig *c, const mbsCs *g, const char *key, mbsReal **v,
-                               int *count) {
+                        int *count) {
   *v = NULL;
   *count = 0;
   const mbsCs *s = config_setting_get_member(g, key);
@@ -262,8 +258,7 @@ mbsErr mbs_cfgGetValues(const mbsConfig *c, const mbsCs *g, const char *key, mbs
 }
 
 // a group member that must itself be a group (NULL if absent)
-mbsErr mbs_cfgGetGroup(const mbsConfig *c, const mbsCs *g, const char *key,
-                              const mbsCs **out) {
+mbsErr mbs_cfgGetGroup(const mbsConfig *c, const mbsCs *g, const char *key, const mbsCs **out) {
   const mbsCs *s = config_setting_get_member(g, key);
   *out = NULL;
   if (!s) return MBS_OK;
@@ -316,8 +311,7 @@ static size_t mbs_cfgIntLiteral(const char *p, int *wide) {
 // suffix L (libconfig 1.5 reads a plain literal into an int and wraps it: 4294967297 would be
 // 1); literals beyond 64 bits are refused here, with the digits as written. Line numbers are
 // unchanged. \p set: the --set override the text came from (messages then name it).
-mbsErr mbs_cfgPreprocess(const char *text, const char *filename, const char *set,
-                                char **out) {
+mbsErr mbs_cfgPreprocess(const char *text, const char *filename, const char *set, char **out) {
   if ((unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
       (unsigned char)text[2] == 0xBF)
     text += 3;
