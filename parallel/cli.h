@@ -37,7 +37,8 @@ typedef struct {
 
 /// A verb: runs on every rank with the parsed command line, the config and the model, and
 /// returns a code every rank agrees on (mbsp_agreeErr). Collective.
-typedef mbsErr (*mbspVerbFn)(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m);
+typedef mbsErr (*mbspVerbFn)(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                             const mbsModel *m);
 
 /// One row of the verb table (main.c).
 struct mbspVerb {
@@ -55,12 +56,12 @@ mbsErr mbsp_cliGatherRss(mbspComm *comm);
 
 // ---------------------------------------------------------------- the verbs (verb_*.c)
 
-mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m);
-mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m);
-mbsErr mbsp_verbInverse(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m);
-mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m);
-mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m);
-mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m);
+mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
+mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
+mbsErr mbsp_verbInverse(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
+mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
+mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
+mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 
 // ---------------------------------------------------------------- shared pieces (cli.c)
 

@@ -383,7 +383,7 @@ static void accel_guardWarn(const mbsModel *m, const mbsAccelGuard *g) {
             mbs_solverName(m->opt.solver), g->residual, g->bound, g->cause);
 }
 
-mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
+mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
   int rank = mbsp_rank(comm), size = mbsp_size(comm);
   int serial = mbs_solverIsBaseline(m->opt.solver);
   mbsState *s = NULL;

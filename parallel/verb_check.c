@@ -235,7 +235,7 @@ static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m, const mbsC
            "decomposition", cw->P, cw->cut, cw->cut_max, cw->cut_dfs);
 }
 
-mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
+mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
   mbsErr e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
   if (!e && mbsp_rank(comm) == 0) {
     static const char *const files[] = {"check.json"};

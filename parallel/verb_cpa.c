@@ -189,15 +189,17 @@ static mbsErr mbs_cpaCalibrate(mbspComm *comm, const mbsModel *m, mbsCpaOptions 
   mbsState *s = NULL;
   mbsWork *w = NULL;
   mbsCfs *c = NULL;
-  mbsModel *mm = (mbsModel *)m; // opt only: restored below
-  mbsOption save = m->opt;
-  mm->opt.solver = o->method;
-  mm->opt.warm_start = MBS_WARM_NONE;
+  // the method's options on a view of the model (a struct copy sharing its arrays): the built
+  // model is not written
+  mbsModel view = *m;
+  view.opt.solver = o->method;
+  view.opt.warm_start = MBS_WARM_NONE;
+  m = &view;
   e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(m, &w);
   if (!e) e = mbs_workEnableMethod(m, w);
   if (!e && mbs_cpaIterative(o->method))
-    mm->opt.tol = 0, mm->opt.max_iter = o->iterations; // exactly the graph's iterations
+    view.opt.tol = 0, view.opt.max_iter = o->iterations; // exactly the graph's iterations
   if (!e && !mbs_solverIsBaseline(o->method)) e = mbs_cfsCreate(m, 0, m->nbody, &c);
   int reps = 0;
   double t0 = mbsp_wtime(), t1 = t0;
@@ -206,7 +208,6 @@ static mbsErr mbs_cpaCalibrate(mbspComm *comm, const mbsModel *m, mbsCpaOptions 
     reps++;
     t1 = mbsp_wtime();
   }
-  mm->opt = save;
   if (!e) { // the phase timers of those evaluations give the seconds of each kernel class
     const mbsTimer *tm = w->timer;
     double kin = tm[MBS_TIMER_POSITION].total + tm[MBS_TIMER_VELOCITY].total;
@@ -226,7 +227,7 @@ static mbsErr mbs_cpaCalibrate(mbspComm *comm, const mbsModel *m, mbsCpaOptions 
   return e;
 }
 
-mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
+mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
   int rank = mbsp_rank(comm);
   mbsCpaOptions o;
   mbsCpaOut out;
@@ -299,20 +300,20 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
       mbsState *s = NULL;
       mbsWork *w = NULL;
       mbsCfs *c = NULL;
-      mbsModel *mm = (mbsModel *)m; // opt only: restored below
-      mbsOption save = m->opt;
-      mm->opt.solver = o.method;
-      e = mbs_stateCreate(m, &s);
-      if (!e) e = mbs_workCreate(m, &w);
-      if (!e) e = mbs_cfsCreate(m, 0, m->nbody, &c);
+      mbsModel view = *m; // the method on a view of the model: the model is not written
+      view.opt.solver = o.method;
+      const mbsModel *mv = &view;
+      e = mbs_stateCreate(mv, &s);
+      if (!e) e = mbs_workCreate(mv, &w);
+      if (!e) e = mbs_cfsCreate(mv, 0, mv->nbody, &c);
       // the closure rows in the system, as the engine runs them; the unit path measures solve 0
       // (the spring-dampers' wrenches, no loop wrenches yet)
-      if (!e && lrows) e = mbs_cfsEnableLoopRows(m, c, 1);
+      if (!e && lrows) e = mbs_cfsEnableLoopRows(mv, c, 1);
       if (!e) {
-        mbs_fwdPosition(m, s, w);
-        mbs_fwdVelocity(m, s, w);
-        if (m->nforce) mbs_fwdForces(m, w);
-        e = mbs_cfsSolve(m, s, w, c, NULL);
+        mbs_fwdPosition(mv, s, w);
+        mbs_fwdVelocity(mv, s, w);
+        if (mv->nforce) mbs_fwdForces(mv, w);
+        e = mbs_cfsSolve(mv, s, w, c, NULL);
       }
       if (!e) {
         o.iterations = w->stat.iterations;
@@ -329,7 +330,6 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbs
                          "--iterations K to analyse K iterations",
                          mbs_solverName(o.method), mbs_reasonName(w->stat.reason), o.iterations);
       }
-      mm->opt = save;
       mbs_cfsDestroy(&c);
       mbs_workDestroy(&w);
       mbs_stateDestroy(&s);

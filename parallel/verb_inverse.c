@@ -268,7 +268,8 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
   return e;
 }
 
-mbsErr mbsp_verbInverse(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
+mbsErr mbsp_verbInverse(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                        const mbsModel *m) {
   mbsErr e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
   if (e) return e;
   return mbsp_agreeErr(comm, mbsp_rank(comm) == 0 ? mbs_inverseRun(cli, comm, cfg, m) : MBS_OK);

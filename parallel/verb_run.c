@@ -21,10 +21,14 @@ static mbsErr mbs_runEmit(void *ctx, mbspJsonBody body, const void *bodyctx, int
   return mbsp_emit(&c, r->comm, r->cfg, r->m, body, bodyctx);
 }
 
-mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
-  // seed 002: with an adaptive integrator the constraint-force tolerance is TOL/10 unless set
-  if (m->opt.integrator == MBS_INT_DP5 && !mbs_configIsSet(cfg, "solver.tol"))
-    m->opt.tol = fmax(m->opt.int_tol / 10, MBS_CFG_MINTOL);
+mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
+  // seed 002: with an adaptive integrator the constraint-force tolerance is TOL/10 unless set.
+  // The built model stays as it is: the run sees a view of it (a struct copy sharing its arrays)
+  // that carries the run's solver options.
+  mbsModel view = *m;
+  if (view.opt.integrator == MBS_INT_DP5 && !mbs_configIsSet(cfg, "solver.tol"))
+    view.opt.tol = fmax(view.opt.int_tol / 10, MBS_CFG_MINTOL);
+  m = &view;
   mbsCli c2 = *cli;
   // --restart CK continues into CK's directory unless --out says otherwise (issue 32)
   char ckdir[4096];

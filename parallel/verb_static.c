@@ -160,7 +160,7 @@ static void mbsp_staticProgress(void *ctx, int it, double ke, double dq) {
 /// `mbspar static`: energy drainage from the initial state to the equilibrium (src/static.c).
 /// aba/crba run the loop on rank 0 while the other ranks wait at the agreement; every other
 /// method runs it on all ranks over the distributed engine. Collective.
-mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbsModel *m) {
+mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
   int rank = mbsp_rank(comm), size = mbsp_size(comm);
   int serial = mbs_solverIsBaseline(m->opt.solver);
   mbsState *s = NULL;

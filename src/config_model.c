@@ -1,0 +1,759 @@
+/// \file config_model.c
+/// Model building from the config: geometry, body tips, explicit bodies, loops and forces, the
+/// whole model, the local (distributed-memory) model and the inverse motion.
+
+#define _POSIX_C_SOURCE 200809L
+#include "config_private.h"
+
+// ---------------------------------------------------------------- model: geometry helpers
+
+// inertia about the COM of a shape whose long axis is the unit vector d
+static void mbs_shapeInertia(int shape, mbsReal mass, mbsReal length, mbsReal radius,
+                             const mbsReal *size, const mbsReal *d, mbsReal *I) {
+  if (shape == 0) { // rod: solid cylinder of radius r along d
+    mbsReal r = radius > 0 ? radius : length / 20;
+    mbsReal ip = mass * (3 * r * r + length * length) / 12, ia = mass * r * r / 2;
+    // I = ip (1 - d d^T) + ia d d^T
+    I[0] = ip + (ia - ip) * d[0] * d[0];
+    I[1] = ip + (ia - ip) * d[1] * d[1];
+    I[2] = ip + (ia - ip) * d[2] * d[2];
+    I[3] = (ia - ip) * d[0] * d[1];
+    I[4] = (ia - ip) * d[0] * d[2];
+    I[5] = (ia - ip) * d[1] * d[2];
+  } else if (shape == 1) { // box with full edge lengths along the body axes
+    I[0] = mass * (size[1] * size[1] + size[2] * size[2]) / 12;
+    I[1] = mass * (size[0] * size[0] + size[2] * size[2]) / 12;
+    I[2] = mass * (size[0] * size[0] + size[1] * size[1]) / 12;
+    I[3] = I[4] = I[5] = 0;
+  } else { // solid sphere
+    mbsReal r = radius > 0 ? radius : length / 10;
+    I[0] = I[1] = I[2] = 0.4 * mass * r * r;
+    I[3] = I[4] = I[5] = 0;
+  }
+}
+
+// mass, com and inertia of a body or generator group g: explicit inertia, or a shape
+
+mbsErr mbs_cfgReadGeom(const mbsConfig *c, const mbsCs *g, int generator, const char *what,
+                       mbsGeom *geo) {
+  memset(geo, 0, sizeof *geo);
+  geo->shape = -1;
+  geo->dir[2] = -1; // hanging down
+  const mbsCs *s;
+  if ((s = config_setting_get_member(g, "mass"))) {
+    MBS_CALL(mbs_cfgNumber(c, s, &geo->mass));
+    geo->has_mass = 1;
+  }
+  if (!geo->has_mass) return mbs_cfgFail(c, g, "%s: missing mass", what);
+  MBS_CALL(mbs_cfgGetReal(c, g, "length", &geo->length));
+  if ((s = config_setting_get_member(g, "length")) && !(geo->length > 0))
+    return mbs_cfgFail(c, s, "%s: length must be > 0 (got %g)", what, geo->length);
+  if (generator && !s) return mbs_cfgFail(c, g, "%s: missing length", what);
+  if ((s = config_setting_get_member(g, "direction"))) {
+    MBS_CALL(mbs_cfgGetVec(c, g, "direction", 3, geo->dir));
+    mbsReal n =
+        sqrt(geo->dir[0] * geo->dir[0] + geo->dir[1] * geo->dir[1] + geo->dir[2] * geo->dir[2]);
+    if (!(n > 1e-12)) return mbs_cfgFail(c, s, "%s: direction has zero length", what);
+    for (int k = 0; k < 3; k++) geo->dir[k] /= n;
+  }
+  mbsReal radius = 0, size[3] = {0, 0, 0};
+  MBS_CALL(mbs_cfgGetReal(c, g, "radius", &radius));
+  if ((s = config_setting_get_member(g, "radius")) && !(radius > 0))
+    return mbs_cfgFail(c, s, "%s: radius must be > 0 (got %g)", what, radius);
+  int has_size = config_setting_get_member(g, "size") != NULL;
+  MBS_CALL(mbs_cfgGetVec(c, g, "size", 3, size));
+  if (has_size && !(size[0] > 0 && size[1] > 0 && size[2] > 0))
+    return mbs_cfgFail(c, config_setting_get_member(g, "size"),
+                       "%s: box size must be three positive edge lengths", what);
+  int shape = generator ? 0 : -1; // generators default to rods
+  MBS_CALL(mbs_cfgGetEnum(c, g, "shape", mbs_shape_names, &shape));
+  geo->shape = shape;
+
+  if ((s = config_setting_get_member(g, "inertia"))) {
+    MBS_CALL(mbs_cfgGetVec(c, g, "inertia", 6, geo->inertia));
+    geo->has_inertia = 1;
+    geo->inertia_src = s;
+  } else if (shape >= 0) {
+    if (shape == 1 && !has_size)
+      return mbs_cfgFail(
+          c, config_setting_get_member(g, "shape") ? config_setting_get_member(g, "shape") : g,
+          "%s: shape \"box\" needs size = [a, b, c]", what);
+    if (shape != 1 && !(geo->length > 0) && !(radius > 0))
+      return mbs_cfgFail(c, g, "%s: shape \"%s\" needs length or radius", what,
+                         mbs_shape_names[shape]);
+    mbsReal len = geo->length > 0 ? geo->length : 2 * radius;
+    mbs_shapeInertia(shape, geo->mass, len, radius, size, geo->dir, geo->inertia);
+    geo->has_inertia = 1;
+    geo->inertia_src = config_setting_get_member(g, "shape");
+    if (!geo->inertia_src) geo->inertia_src = config_setting_get_member(g, "radius");
+    if (!geo->inertia_src) geo->inertia_src = g;
+  } else {
+    return mbs_cfgFail(c, g,
+                       "%s: missing inertia (give inertia = [Ixx, Iyy, Izz, Ixy, Ixz, Iyz] "
+                       "or a shape)",
+                       what);
+  }
+  // centre of mass: explicit, else from the shape along the direction, else the origin
+  if (config_setting_get_member(g, "com")) {
+    MBS_CALL(mbs_cfgGetVec(c, g, "com", 3, geo->com));
+  } else if (shape >= 0 && geo->length > 0) {
+    mbsReal f = shape == 2 ? 1.0 : 0.5;
+    for (int k = 0; k < 3; k++) geo->com[k] = f * geo->length * geo->dir[k];
+  }
+  return MBS_OK;
+}
+
+// which setting an mbs_modelAddBody message is about (keywords of its messages)
+static const char *mbs_cfgErrKey(const char *msg) {
+  static const char *const map[][2] = {
+      {"axis2", "axis2"},     {"parallel", "axis2"},  {"axis", "axis"}, {"origin", "origin"},
+      {"quaternion", "q0"},   {"qd0", "qd0"},         {"q0", "q0"},     {"stiffness", "stiffness"},
+      {"damping", "damping"}, {"inertia", "inertia"}, {"mass", "mass"}, {"com ", "com"},
+      {"name", "name"},       {"joint type", "type"}};
+  for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
+    if (strstr(msg, map[k][0])) return map[k][1];
+  return NULL;
+}
+
+static int mbs_isJointKey(const char *key) {
+  static const char *const jk[] = {"type", "axis",      "axis2",   "origin",    "q0",
+                                   "qd0",  "stiffness", "damping", "springref", "force"};
+  for (size_t k = 0; k < sizeof jk / sizeof jk[0]; k++)
+    if (strcmp(jk[k], key) == 0) return 1;
+  return 0;
+}
+
+// add one body; on failure re-raise the model's message at the setting it is about
+mbsErr mbs_cfgAdd(const mbsConfig *c, mbsModel *m, const mbsBodySpec *sp, const mbsCs *body,
+                  const mbsCs *joint, const mbsGeom *geo, const char *what, int *id) {
+  mbsErr e = mbs_modelAddBody(m, sp, id);
+  if (!e) return MBS_OK;
+  if (e != MBS_ERR_INPUT) return e;
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+  const char *key = mbs_cfgErrKey(msg);
+  const mbsCs *at = NULL;
+  if (key && strcmp(key, "inertia") == 0 && geo && geo->inertia_src) at = geo->inertia_src;
+  if (!at && key && joint && mbs_isJointKey(key)) at = config_setting_get_member(joint, key);
+  if (!at && key) at = config_setting_get_member(body, key);
+  if (!at && key && mbs_isJointKey(key) && joint) at = joint;
+  if (!at) at = body;
+  return mbs_cfgFail(c, at, "%s: %s", what, msg);
+}
+
+// parent name -> index (-1 ground); \p later_list: the bodies list to search for a later definition
+mbsErr mbs_cfgParent(const mbsConfig *c, const mbsModel *m, const mbsCs *g, const char *what,
+                     const mbsCs *later_list, int *parent) {
+  const char *pname = "ground";
+  MBS_CALL(mbs_cfgGetString(c, g, "parent", &pname));
+  if (strcmp(pname, "ground") == 0 || strcmp(pname, "world") == 0) {
+    *parent = -1;
+    return MBS_OK;
+  }
+  *parent = mbs_modelFindGlobal(m, pname);
+  if (*parent >= 0) return MBS_OK;
+  const mbsCs *ps = config_setting_get_member(g, "parent");
+  if (later_list) {
+    int n = config_setting_length(later_list);
+    for (int k = 0; k < n; k++) {
+      const mbsCs *b = config_setting_get_elem(later_list, (unsigned)k);
+      const mbsCs *ns = config_setting_get_member(b, "name");
+      if (ns && config_setting_type(ns) == CONFIG_TYPE_STRING &&
+          strcmp(config_setting_get_string(ns), pname) == 0 && b != g)
+        return mbs_cfgFail(c, ps,
+                           "%s: parent \"%s\" is defined later in the file (a body must "
+                           "come after its parent)",
+                           what, pname);
+    }
+  }
+  return mbs_cfgFail(c, ps, "%s: unknown parent \"%s\" (not \"ground\" or an earlier body)", what,
+                     pname);
+}
+
+// per-dof values: scalar broadcast, or exactly n values
+mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *key, int n,
+                        const char *what, mbsReal *out) {
+  mbsReal *v;
+  int cnt;
+  MBS_CALL(mbs_cfgGetValues(c, g, key, &v, &cnt));
+  if (!cnt) return MBS_OK;
+  if (cnt != 1 && cnt != n) {
+    free(v);
+    return mbs_cfgFail(c, config_setting_get_member(g, key),
+                       "%s: wrong array length: %s needs %d value(s) (or one for all), got %d",
+                       what, key, n, cnt);
+  }
+  if (n == 0) {
+    free(v);
+    return mbs_cfgFail(c, config_setting_get_member(g, key),
+                       "%s: %s given for a joint without degrees of freedom", what, key);
+  }
+  for (int k = 0; k < n; k++) out[k] = v[cnt == 1 ? 0 : k];
+  free(v);
+  return MBS_OK;
+}
+
+// a body name (or a generator's prefix) becomes CSV column names and report keys: no control
+// characters (a newline would split the CSV header) and no commas (they would shift columns)
+mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what, const char *name) {
+  const char *why = mbs_nameProblem(name);
+  if (why)
+    return mbs_cfgFail(c, s, "%s: name \"%s\" contains %s (names become CSV column names)", what,
+                       name, why);
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- model: body tips
+
+// the tip of every body built so far: length * direction in its frame for generated bodies and
+// for explicit bodies with a length; a generator hung from such a body starts at its tip. Kept
+// sparse by global body index (every generated body of one generator has the same tip), so a
+// rank that builds only its own bodies knows the tip of any body
+
+static mbsErr mbs_tipGrow(int **a, int **b, mbsReal **p, int *cap, int need) {
+  if (need <= *cap) return MBS_OK;
+  int nc = *cap ? 2 * *cap : 16;
+  int *na = realloc(*a, sizeof(int) * (size_t)nc);
+  if (na) *a = na;
+  int *nb = b ? realloc(*b, sizeof(int) * (size_t)nc) : NULL;
+  if (nb) *b = nb;
+  mbsReal *np = realloc(*p, sizeof(mbsReal) * 3 * (size_t)nc);
+  if (np) *p = np;
+  if (!na || (b && !nb) || !np) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  *cap = nc;
+  return MBS_OK;
+}
+
+// the tip of explicit body gid (NULL: none)
+static mbsErr mbs_tipSet(mbsTips *t, int gid, const mbsReal *tip) {
+  if (!tip) return MBS_OK;
+  MBS_CALL(mbs_tipGrow(&t->gid, NULL, &t->p, &t->cap, t->n + 1));
+  t->gid[t->n] = gid;
+  memcpy(t->p + 3 * t->n, tip, 3 * sizeof(mbsReal));
+  t->n++;
+  return MBS_OK;
+}
+
+// the tip shared by the n bodies of a generator from gid base
+mbsErr mbs_tipSetRange(mbsTips *t, int base, int n, const mbsReal *tip) {
+  MBS_CALL(mbs_tipGrow(&t->gbase, &t->gnum, &t->gp, &t->gcap, t->ng + 1));
+  t->gbase[t->ng] = base, t->gnum[t->ng] = n;
+  memcpy(t->gp + 3 * t->ng, tip, 3 * sizeof(mbsReal));
+  t->ng++;
+  return MBS_OK;
+}
+
+const mbsReal *mbs_tipGet(const mbsTips *t, int gid) {
+  for (int k = 0; k < t->ng; k++)
+    if (gid >= t->gbase[k] && gid < t->gbase[k] + t->gnum[k]) return t->gp + 3 * k;
+  int lo = 0, hi = t->n - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (t->gid[mid] == gid) return t->p + 3 * mid;
+    if (t->gid[mid] < gid)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return NULL;
+}
+
+static void mbs_tipFree(mbsTips *t) {
+  free(t->gid), free(t->p), free(t->gbase), free(t->gnum), free(t->gp);
+}
+
+// ---------------------------------------------------------------- model: explicit bodies
+
+static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const mbsCs *list,
+                          mbsTips *tips) {
+  static const char *const bkeys[] = {"name",  "parent", "joint",  "mass", "com",       "inertia",
+                                      "shape", "length", "radius", "size", "direction", NULL};
+  static const char *const jkeys[] = {"type",      "axis",    "axis2",     "origin", "q0", "qd0",
+                                      "stiffness", "damping", "springref", "force",  NULL};
+  char what[320], path[64];
+  mbs_cfgPath(b, path, sizeof path);
+  if (config_setting_type(b) != CONFIG_TYPE_GROUP)
+    return mbs_cfgFail(c, b, "%s: wrong type: a body is a group { name = ...; ... }, got %s", path,
+                       mbs_cfgTypeName(b));
+  MBS_CALL(mbs_cfgCheckKeys(c, b, bkeys));
+  mbsBodySpec sp;
+  mbs_bodySpecDefault(&sp);
+  // the default axes of the input file, the same for explicit bodies and generators: rotation
+  // about y (swinging in the x-z plane under gravity along -z), universal's second axis x
+  sp.axis[0] = 0, sp.axis[1] = 1, sp.axis[2] = 0;
+  sp.axis2[0] = 1, sp.axis2[1] = 0, sp.axis2[2] = 0;
+  const char *name = NULL;
+  MBS_CALL(mbs_cfgGetString(c, b, "name", &name));
+  if (!name) return mbs_cfgFail(c, b, "%s: missing name", path);
+  MBS_CALL(mbs_cfgCheckName(c, config_setting_get_member(b, "name"), path, name));
+  snprintf(what, sizeof what, "body \"%s\"", name);
+  sp.name = name;
+  sp.keep_name = 1; // explicit bodies may be named as parents anywhere later in the file
+  MBS_CALL(mbs_cfgParent(c, m, b, what, list, &sp.parent));
+
+  // joint
+  const mbsCs *j;
+  MBS_CALL(mbs_cfgGetGroup(c, b, "joint", &j));
+  if (!j) return mbs_cfgFail(c, b, "%s: missing joint = { type = ...; }", what);
+  MBS_CALL(mbs_cfgCheckKeys(c, j, jkeys));
+  const char *type = NULL;
+  MBS_CALL(mbs_cfgGetString(c, j, "type", &type));
+  if (!type) return mbs_cfgFail(c, j, "%s: missing joint type", what);
+  sp.jnttype = mbs_jntFromName(type);
+  if (sp.jnttype < 0)
+    return mbs_cfgFail(c, config_setting_get_member(j, "type"),
+                       "%s: unknown joint type \"%s\" (expected %s)", what, type,
+                       mbs_jntNameList());
+  int nq = mbs_jntNq(sp.jnttype), nv = mbs_jntNv(sp.jnttype);
+  MBS_CALL(mbs_cfgGetVec(c, j, "axis", 3, sp.axis));
+  MBS_CALL(mbs_cfgGetVec(c, j, "axis2", 3, sp.axis2));
+  MBS_CALL(mbs_cfgGetVec(c, j, "origin", 3, sp.origin));
+  mbs_jntDefaultQ0(sp.jnttype, sp.q0);
+  const mbsCs *qs = config_setting_get_member(j, "q0");
+  if (qs) {
+    mbsReal *v;
+    int cnt;
+    MBS_CALL(mbs_cfgGetValues(c, j, "q0", &v, &cnt));
+    if (cnt != nq) {
+      free(v);
+      return mbs_cfgFail(c, qs, "%s: wrong array length: q0 of a %s joint has %d value(s), got %d",
+                         what, type, nq, cnt);
+    }
+    memcpy(sp.q0, v, (size_t)cnt * sizeof *v);
+    free(v);
+  }
+  qs = config_setting_get_member(j, "qd0");
+  if (qs) {
+    mbsReal *v;
+    int cnt;
+    MBS_CALL(mbs_cfgGetValues(c, j, "qd0", &v, &cnt));
+    if (cnt != nv) {
+      free(v);
+      return mbs_cfgFail(c, qs, "%s: wrong array length: qd0 of a %s joint has %d value(s), got %d",
+                         what, type, nv, cnt);
+    }
+    memcpy(sp.qd0, v, (size_t)cnt * sizeof *v);
+    free(v);
+  }
+  MBS_CALL(mbs_cfgDofValues(c, j, "stiffness", nv, what, sp.stiffness));
+  MBS_CALL(mbs_cfgDofValues(c, j, "damping", nv, what, sp.damping));
+  MBS_CALL(mbs_cfgDofValues(c, j, "springref", nv, what, sp.springref));
+  MBS_CALL(mbs_cfgDofValues(c, j, "force", nv, what, sp.force));
+
+  // mass properties
+  mbsGeom geo;
+  MBS_CALL(mbs_cfgReadGeom(c, b, 0, what, &geo));
+  sp.mass = geo.mass;
+  memcpy(sp.com, geo.com, sizeof sp.com);
+  memcpy(sp.inertia, geo.inertia, sizeof sp.inertia);
+  mbsReal tip[3] = {geo.length * geo.dir[0], geo.length * geo.dir[1], geo.length * geo.dir[2]};
+  if (geo.length > 0) memcpy(sp.tip, tip, sizeof sp.tip); // drawn extent (outputs)
+  int id = -1;
+  MBS_CALL(mbs_cfgAdd(c, m, &sp, b, j, &geo, what, &id));
+  return mbs_tipSet(tips, id, geo.length > 0 ? tip : NULL);
+}
+
+// ---------------------------------------------------------------- model: loops and forces
+
+// a body reference: "ground" or "world" -> -1, else the index of a body of the model
+static mbsErr mbs_cfgBodyRef(const mbsConfig *c, const mbsModel *m, const mbsCs *g, const char *key,
+                             const char *what, int *b) {
+  const char *name = NULL;
+  MBS_CALL(mbs_cfgGetString(c, g, key, &name));
+  if (!name) return mbs_cfgFail(c, g, "%s: missing %s (a body name or \"ground\")", what, key);
+  if (!strcmp(name, "ground") || !strcmp(name, "world")) {
+    *b = -1;
+    return MBS_OK;
+  }
+  *b = mbs_modelFindGlobal(m, name);
+  if (*b < 0)
+    return mbs_cfgFail(c, config_setting_get_member(g, key),
+                       "%s: %s: unknown body \"%s\" (a body of the model or \"ground\")", what, key,
+                       name);
+  return MBS_OK;
+}
+
+// frame1 / frame2 = { origin; axis; ref; } of a cut joint of \p type in its body's frame
+static mbsErr mbs_cfgLoopFrame(const mbsConfig *c, const mbsCs *g, const char *key,
+                               const char *what, int type, mbsReal *F) {
+  static const char *const keys[] = {"origin", "axis", "ref", NULL};
+  mbsReal org[3] = {0, 0, 0}, axis[3] = {0, 1, 0}, ref[3] = {0, 0, 0};
+  const mbsCs *f;
+  MBS_CALL(mbs_cfgGetGroup(c, g, key, &f));
+  int has_ref = 0;
+  if (f) {
+    MBS_CALL(mbs_cfgCheckKeys(c, f, keys));
+    MBS_CALL(mbs_cfgGetVec(c, f, "origin", 3, org));
+    MBS_CALL(mbs_cfgGetVec(c, f, "axis", 3, axis));
+    MBS_CALL(mbs_cfgGetVec(c, f, "ref", 3, ref));
+    has_ref = config_setting_get_member(f, "ref") != NULL;
+  }
+  if (!has_ref && (type == MBS_JNT_PRISMATIC || type == MBS_JNT_FIXED))
+    return mbs_cfgFail(c, f ? f : g,
+                       "%s: %s.ref is required for a %s loop (a direction normal to the axis: it "
+                       "locks the rotation about the axis)",
+                       what, key, mbs_jntName(type));
+  if (!mbsu_loopFrame(org, axis, has_ref ? ref : NULL, F)) {
+    const mbsCs *at = f ? config_setting_get_member(f, has_ref ? "ref" : "axis") : g;
+    mbsReal l = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    return mbs_cfgFail(c, at ? at : g, "%s: %s.%s", what, key,
+                       !(l > 1e-12) ? "axis has zero length" : "ref is parallel to the axis");
+  }
+  return MBS_OK;
+}
+
+static mbsErr mbs_cfgLoops(const mbsConfig *c, mbsModel *m, const mbsCs *list) {
+  static const char *const keys[] = {"name", "type", "body1", "frame1", "body2", "frame2", NULL};
+  for (int k = 0; k < config_setting_length(list); k++) {
+    const mbsCs *g = config_setting_get_elem(list, (unsigned)k);
+    char what[320], path[64], dname[32];
+    mbs_cfgPath(g, path, sizeof path);
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+      return mbs_cfgFail(c, g,
+                         "%s: wrong type: a loop is a group { type = ...; body1 = ...; }, got %s",
+                         path, mbs_cfgTypeName(g));
+    MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+    mbsLoopSpec sp;
+    memset(&sp, 0, sizeof sp);
+    snprintf(dname, sizeof dname, "loop%d", k + 1);
+    sp.name = dname;
+    MBS_CALL(mbs_cfgGetString(c, g, "name", &sp.name));
+    MBS_CALL(mbs_cfgCheckName(c, config_setting_get_member(g, "name"), path, sp.name));
+    snprintf(what, sizeof what, "loop \"%s\"", sp.name);
+    const char *type = NULL;
+    MBS_CALL(mbs_cfgGetString(c, g, "type", &type));
+    if (!type) return mbs_cfgFail(c, g, "%s: missing type (the cut joint's joint type)", what);
+    sp.type = mbs_jntFromName(type);
+    if (sp.type < 0 || sp.type == MBS_JNT_FREE)
+      return mbs_cfgFail(c, config_setting_get_member(g, "type"),
+                         "%s: %s joint type \"%s\" (expected revolute, prismatic, cylindrical, "
+                         "universal, spherical or fixed)",
+                         what, sp.type < 0 ? "unknown" : "a cut joint cannot have", type);
+    MBS_CALL(mbs_cfgBodyRef(c, m, g, "body1", what, &sp.body1));
+    MBS_CALL(mbs_cfgBodyRef(c, m, g, "body2", what, &sp.body2));
+    MBS_CALL(mbs_cfgLoopFrame(c, g, "frame1", what, sp.type, sp.frame1));
+    MBS_CALL(mbs_cfgLoopFrame(c, g, "frame2", what, sp.type, sp.frame2));
+    mbsErr e = mbs_modelAddLoop(m, &sp);
+    if (e == MBS_ERR_INPUT) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+      const mbsCs *at = strstr(msg, "name") ? config_setting_get_member(g, "name")
+                                            : config_setting_get_member(g, "body2");
+      return mbs_cfgFail(c, at ? at : g, "%s: %s", what, msg);
+    }
+    MBS_CALL(e);
+  }
+  return MBS_OK;
+}
+
+static mbsErr mbs_cfgForces(const mbsConfig *c, mbsModel *m, const mbsCs *list) {
+  static const char *const keys[] = {"name",   "type",      "body1",       "point1",  "body2",
+                                     "point2", "stiffness", "rest_length", "damping", NULL};
+  static const char *const types[] = {"spring", NULL};
+  for (int k = 0; k < config_setting_length(list); k++) {
+    const mbsCs *g = config_setting_get_elem(list, (unsigned)k);
+    char what[320], path[64], dname[32];
+    mbs_cfgPath(g, path, sizeof path);
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+      return mbs_cfgFail(c, g,
+                         "%s: wrong type: a force is a group { type = \"spring\"; body1 = ...; }, "
+                         "got %s",
+                         path, mbs_cfgTypeName(g));
+    MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
+    mbsForceSpec sp;
+    memset(&sp, 0, sizeof sp);
+    snprintf(dname, sizeof dname, "force%d", k + 1);
+    sp.name = dname;
+    MBS_CALL(mbs_cfgGetString(c, g, "name", &sp.name));
+    MBS_CALL(mbs_cfgCheckName(c, config_setting_get_member(g, "name"), path, sp.name));
+    snprintf(what, sizeof what, "force \"%s\"", sp.name);
+    int type = 0;
+    MBS_CALL(mbs_cfgGetEnum(c, g, "type", types, &type));
+    MBS_CALL(mbs_cfgBodyRef(c, m, g, "body1", what, &sp.body1));
+    MBS_CALL(mbs_cfgBodyRef(c, m, g, "body2", what, &sp.body2));
+    MBS_CALL(mbs_cfgGetVec(c, g, "point1", 3, sp.point1));
+    MBS_CALL(mbs_cfgGetVec(c, g, "point2", 3, sp.point2));
+    MBS_CALL(mbs_cfgGetReal(c, g, "stiffness", &sp.stiffness));
+    MBS_CALL(mbs_cfgGetReal(c, g, "rest_length", &sp.rest_length));
+    MBS_CALL(mbs_cfgGetReal(c, g, "damping", &sp.damping));
+    mbsErr e = mbs_modelAddForce(m, &sp);
+    if (e == MBS_ERR_INPUT) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+      static const char *const ks[] = {"stiffness", "rest_length", "damping", "point"};
+      const mbsCs *at = NULL;
+      for (int i = 0; i < 4 && !at; i++)
+        if (strstr(msg, ks[i])) at = config_setting_get_member(g, i < 3 ? ks[i] : "point1");
+      if (!at) at = config_setting_get_member(g, "body2");
+      return mbs_cfgFail(c, at ? at : g, "%s: %s", what, msg);
+    }
+    MBS_CALL(e);
+  }
+  return MBS_OK;
+}
+
+// every body of the file into m (full, subset or validation build: see mbs_modelSubset)
+static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
+  const config_t *tree = (const config_t *)c->priv;
+  const mbsCs *model = config_setting_get_member(config_root_setting(tree), "model");
+  if (!model)
+    return mbs_errSet(MBS_ERR_INPUT, "%s:1: empty model: there is no model group", c->filename);
+  m->opt = c->opt;
+  memcpy(m->gravity, c->gravity, sizeof m->gravity);
+  mbsErr e = MBS_OK;
+  mbsTips tips;
+  memset(&tips, 0, sizeof tips);
+  // bodies and generators in file order
+  for (int k = 0; k < config_setting_length(model) && !e; k++) {
+    const mbsCs *s = config_setting_get_elem(model, (unsigned)k);
+    const char *name = config_setting_name(s);
+    if (strcmp(name, "bodies") == 0) {
+      if (!mbs_cfgIsList(s)) {
+        e = mbs_cfgFail(c, s, "model.bodies: wrong type: expected a list ( {...}, {...} ), got %s",
+                        mbs_cfgTypeName(s));
+        break;
+      }
+      for (int b = 0; b < config_setting_length(s) && !e; b++)
+        e = mbs_cfgBody(c, m, config_setting_get_elem(s, (unsigned)b), s, &tips);
+    } else if (strcmp(name, "chain") == 0) {
+      e = mbs_cfgGenerators(c, m, s, 0, &tips);
+    } else if (strcmp(name, "tree") == 0) {
+      e = mbs_cfgGenerators(c, m, s, 1, &tips);
+    } else if (strcmp(name, "urdf") == 0) {
+      // the robot, its root on the ground (the text was read by the caller)
+      if (!c->urdf)
+        e = mbs_errSet(MBS_ERR_INTERNAL, "%s: the URDF file %s was not read (mbs_configSetUrdf)",
+                       c->filename, c->urdf_path ? c->urdf_path : "?");
+      else
+        e = mbs_urdfAddBodies(c->urdf, m, -1, c->nurdf_q0 ? c->urdf_q0 : NULL,
+                              c->nurdf_qd0 ? c->urdf_qd0 : NULL);
+      if (!e) mbs_cfgUrdfForces(c, m);
+    }
+  }
+  mbs_tipFree(&tips);
+  if (!e && m->nbody_g == 0 && c->urdf) // (found by fuzz_urdf: the message named the config)
+    e = mbs_errSet(MBS_ERR_INPUT,
+                   "%s:1: the robot has no body to simulate (its root link is the ground and every "
+                   "other link is massless on a fixed joint, or there is none)",
+                   c->urdf_path);
+  if (!e && m->nbody_g == 0)
+    e = mbs_cfgFail(c, model, "empty model: the model has no bodies (give bodies, chain or tree)");
+  // cut joints and spring-dampers, after every body (they name bodies anywhere in the file);
+  // full builds only: main.c builds every model with loops or forces whole on every rank
+  const mbsCs *ls = config_setting_get_member(model, "loops"),
+              *fs = config_setting_get_member(model, "forces");
+  if (!e && ((ls && config_setting_length(ls)) || (fs && config_setting_length(fs))) && m->sub)
+    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                   "%s: a distributed-memory model cannot hold loops or forces (build it whole)",
+                   c->filename);
+  if (!e && ls && !m->names_only) e = mbs_cfgLoops(c, m, ls);
+  if (!e && fs && !m->names_only) e = mbs_cfgForces(c, m, fs);
+  if (!e) {
+    e = mbs_modelFinalize(m);
+    if (e == MBS_ERR_INPUT) e = mbs_configBlame(c, "model", e);
+  }
+  // crba's dense joint-space inertia: refused here, at solver.method, rather than later
+  // without a location (src/dynamics.c keeps the same limit)
+  if (!e && mbs_solverCaps(m->opt.solver)->dense_inertia && m->nv > MBS_CFG_CRBA_MAXNV) {
+    const mbsCs *sm = config_lookup((const config_t *)c->priv, "solver.method");
+    e = mbs_cfgFail(c, sm ? sm : model,
+                    "solver.method = crba needs a dense %d x %d joint-space inertia (%.3g GB); "
+                    "at most %d degrees of freedom: use aba for models this large",
+                    m->nv, m->nv, 8.0 * m->nv * (double)m->nv / 1e9, MBS_CFG_CRBA_MAXNV);
+  }
+  return e;
+}
+
+mbsErr mbs_configBuildModel(const mbsConfig *c, mbsModel **out) {
+  *out = NULL;
+  mbsModel *m;
+  MBS_CALL(mbs_modelCreate(&m, 64));
+  mbsErr e = mbs_cfgBuildInto(c, m);
+  // a q0 off the loops is assembled onto them (Newton-Raphson); loops that cannot close are
+  // input errors at model.loops
+  if (!e && m->nloop) {
+    e = mbs_loopAssemble(m);
+    if (e == MBS_ERR_INPUT) {
+      mbs_errPrefix("model.loops");
+      e = mbs_configBlame(c, "model.loops", e);
+    }
+  }
+  if (e) {
+    mbs_modelDestroy(&m);
+    return e;
+  }
+  *out = m;
+  return MBS_OK;
+}
+
+mbsErr mbs_configValidate(const mbsConfig *c) {
+  mbsModel *m;
+  MBS_CALL(mbs_modelCreate(&m, 16));
+  mbs_modelSubset(m, NULL, 0, 1);
+  mbsErr e = mbs_cfgBuildInto(c, m);
+  mbs_modelDestroy(&m);
+  return e;
+}
+
+static int mbs_cmpInt(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel **out) {
+  *out = NULL;
+  static const int none = -1;
+  mbsModel *m0 = NULL, *m1 = NULL, *m2 = NULL;
+  int *start = NULL, *sub = NULL;
+  mbsErr e = mbs_modelCreate(&m0, 16);
+  // pass 0: the joint types in global order (generators cost O(1)), then the decomposition
+  if (!e) {
+    mbs_modelSubset(m0, &none, 0, 0);
+    e = mbs_cfgBuildInto(c, m0);
+  }
+  if (!e && m0->nrun < 0) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (model structure)");
+  if (!e && !(start = malloc(sizeof(int) * (size_t)(nranks + 1))))
+    e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e) {
+    e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, !m0->run_branched, m0->run_cut,
+                          m0->nrun_cut, nranks, start);
+    if (e == MBS_ERR_INPUT) e = mbs_configBlame(c, "model", e); // too many ranks: name the cause
+  }
+  int b0 = 0, b1 = 0;
+  if (!e) b0 = start[rank], b1 = start[rank + 1];
+  // pass A: the owned bodies' remote parents and remote children (nothing stored)
+  if (!e) e = mbs_modelCreate(&m1, 16);
+  if (!e) {
+    mbs_modelSubset(m1, &none, 0, 0);
+    mbs_modelRecord(m1, b0, b1);
+    e = mbs_cfgBuildInto(c, m1);
+  }
+  // pass B: the local model, [remote parents | owned | remote children] in global order
+  int nsub = 0;
+  if (!e) {
+    int cap = m1->nrec_par + (b1 - b0) + m1->nrec_child;
+    mbs_modelDestroy(&m0);
+    if (!(sub = malloc(sizeof(int) * (size_t)(cap + 1))))
+      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (int i = 0; !e && i < m1->nrec_par; i++) sub[nsub++] = m1->rec_par[i];
+    for (int g = b0; !e && g < b1; g++) sub[nsub++] = g;
+    for (int i = 0; !e && i < m1->nrec_child; i++) sub[nsub++] = m1->rec_child[i];
+    if (!e) {
+      qsort(sub, (size_t)nsub, sizeof *sub, mbs_cmpInt);
+      int u = 0;
+      for (int i = 0; i < nsub; i++)
+        if (!u || sub[u - 1] != sub[i]) sub[u++] = sub[i];
+      nsub = u;
+      mbs_modelDestroy(&m1);
+      e = mbs_modelCreate(&m2, nsub + 1);
+    }
+  }
+  if (!e) {
+    mbs_modelSubset(m2, sub, nsub, 0);
+    int np = 0;
+    while (np < nsub && sub[np] < b0) np++;
+    m2->own0 = np, m2->own1 = np + (b1 - b0);
+    e = mbs_cfgBuildInto(c, m2);
+  }
+  if (!e) {
+    m2->part_start = start, m2->part_n = nranks, start = NULL;
+    m2->sub = NULL; // the array goes away with this function
+  }
+  mbs_modelDestroy(&m0);
+  mbs_modelDestroy(&m1);
+  free(start), free(sub);
+  if (e) {
+    mbs_modelDestroy(&m2);
+    return e;
+  }
+  *out = m2;
+  return MBS_OK;
+}
+
+// ---------------------------------------------------------------- inverse motion
+
+int mbs_configInverseCoords(const mbsModel *m) {
+  int n = 0;
+  for (int b = 0; b < m->nbody; b++)
+    if (m->body_qnum[b] == m->body_dofnum[b]) n += m->body_qnum[b];
+  return n;
+}
+
+mbsErr mbs_configInverseActuated(const mbsConfig *c, const mbsModel *m, int *act) {
+  const mbsInverseSpec *iv = &c->inverse;
+  const config_t *tree = (const config_t *)c->priv;
+  const mbsCs *g = config_setting_get_member(config_root_setting(tree), "inverse");
+  const mbsCs *as = g ? config_setting_get_member(g, "actuated") : NULL;
+  for (int d = 0; d < m->nv; d++) act[d] = 0;
+  if (iv->nactuated && !m->nloop)
+    return mbs_cfgFail(c, as,
+                       "inverse.actuated applies to models with loops (a tree needs a force on "
+                       "every joint)");
+  if (!iv->nactuated && m->nloop)
+    return mbs_cfgFail(c, g ? g : config_setting_get_member(config_root_setting(tree), "model"),
+                       "inverse on a model with loops needs inverse.actuated = [\"BODY\", ...]: "
+                       "the bodies whose joints are driven (the others follow from the loops)");
+  for (int k = 0; k < iv->nactuated; k++) {
+    const mbsCs *e = mbs_cfgIsList(as) ? config_setting_get_elem(as, (unsigned)k) : as;
+    int b = mbs_modelFindBody(m, iv->actuated[k]);
+    if (b < 0) return mbs_cfgFail(c, e, "inverse.actuated: unknown body \"%s\"", iv->actuated[k]);
+    if (!mbs_jntScalar(m->body_jnttype[b]))
+      return mbs_cfgFail(c, e,
+                         "inverse.actuated: the %s joint of \"%s\" cannot follow a profile "
+                         "(revolute, prismatic, cylindrical or universal joints only)",
+                         mbs_jntName(m->body_jnttype[b]), iv->actuated[k]);
+    for (int j = 0; j < m->body_dofnum[b]; j++) act[m->body_dofadr[b] + j] = 1;
+  }
+  return MBS_OK;
+}
+
+mbsErr mbs_configInverse(const mbsConfig *c, const mbsModel *m, mbsReal *qs, mbsReal *qe) {
+  const mbsInverseSpec *iv = &c->inverse;
+  const config_t *tree = (const config_t *)c->priv;
+  const mbsCs *g = config_setting_get_member(config_root_setting(tree), "inverse");
+  int n = mbs_configInverseCoords(m);
+  // loop models: q_start / q_end may list the actuated coordinates only
+  int *act = NULL, na = 0;
+  if (m->nloop && iv->nactuated) {
+    act = calloc((size_t)m->nv + 1, sizeof *act);
+    if (!act) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    mbsErr e = mbs_configInverseActuated(c, m, act);
+    if (e) {
+      free(act);
+      return e;
+    }
+    for (int d = 0; d < m->nv; d++) na += act[d];
+  }
+  memcpy(qs, m->q0, (size_t)m->nq * sizeof *qs);
+  memcpy(qe, m->q0, (size_t)m->nq * sizeof *qe);
+  const int cnts[2] = {iv->nstart, iv->nend};
+  const mbsReal *vals[2] = {iv->q_start, iv->q_end};
+  static const char *const names[2] = {"q_start", "q_end"};
+  mbsReal *dst[2] = {qs, qe};
+  for (int w = 0; w < 2; w++) {
+    if (!cnts[w]) continue;
+    int only_act = act && cnts[w] == na && na != n;
+    if (cnts[w] != 1 && cnts[w] != n && !only_act) {
+      free(act);
+      return mbs_cfgFail(c, g ? config_setting_get_member(g, names[w]) : NULL,
+                         "inverse.%s: wrong array length: %d value(s), but the model has %d "
+                         "scalar joint coordinates (revolute, prismatic, cylindrical, universal)%s",
+                         names[w], cnts[w], n, act ? " (or give the actuated ones only)" : "");
+    }
+    int i = 0;
+    for (int b = 0; b < m->nbody; b++) {
+      int t = m->body_jnttype[b];
+      if (m->body_qnum[b] != m->body_dofnum[b]) continue;
+      if (only_act && !act[m->body_dofadr[b]]) continue;
+      for (int k = 0; k < m->body_qnum[b]; k++, i++) {
+        mbsReal v = vals[w][cnts[w] == 1 ? 0 : i];
+        int rot =
+            t == MBS_JNT_REVOLUTE || t == MBS_JNT_UNIVERSAL || (t == MBS_JNT_CYLINDRICAL && k == 0);
+        if (iv->degrees && rot) v *= M_PI / 180;
+        dst[w][m->body_qadr[b] + k] = v;
+      }
+    }
+  }
+  free(act);
+  return MBS_OK;
+}

@@ -1,0 +1,108 @@
+/// \file config_private.h
+/// Shared inside the config parser only (src/config*.c): the libconfig setting type, the typed
+/// readers and messages (config_read.c), the option groups (config_opts.c), the model builders
+/// (config_model.c) and the generators (config_gen.c). Not installed.
+#ifndef MBS_CONFIG_PRIVATE_H
+#define MBS_CONFIG_PRIVATE_H
+#include <errno.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_config.h"
+#include "mbspar/mbs_loops.h"
+#include "mbspar/mbs_solver.h"
+#include "mbspar/mbs_solvertype.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+typedef config_setting_t mbsCs;
+
+typedef struct {
+  mbsReal mass, com[3], inertia[6], length, dir[3];
+  int has_mass, has_inertia, shape; // shape -1: none
+  const mbsCs *inertia_src;         // the setting that determined the inertia
+} mbsGeom;
+
+typedef struct {
+  int *gid;   // (n) explicit bodies with a tip, increasing
+  mbsReal *p; // (n x 3)
+  int n, cap;
+  int *gbase, *gnum; // (ng) generators: bodies gbase .. gbase + gnum - 1
+  mbsReal *gp;       // (ng x 3)
+  int ng, gcap;
+} mbsTips;
+
+// record "FILE:LINE: msg" (or "--set K=V: msg") for setting s and return the code
+mbsErr mbs_cfgFail(const mbsConfig *c, const mbsCs *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+char *mbs_strdup(const char *s);
+void mbs_cfgPath(const mbsCs *s, char *buf, size_t n);
+const char *mbs_cfgSetOf(const mbsCs *s);
+int mbs_cfgLine(const mbsCs *s);
+const char *mbs_cfgTypeName(const mbsCs *s);
+int mbs_cfgIsList(const mbsCs *s);
+mbsErr mbs_cfgCheckKeys(const mbsConfig *c, const mbsCs *g, const char *const *keys);
+mbsErr mbs_cfgNumber(const mbsConfig *c, const mbsCs *s, mbsReal *v);
+mbsErr mbs_cfgGetReal(const mbsConfig *c, const mbsCs *g, const char *key, mbsReal *v);
+mbsErr mbs_cfgInt(const mbsConfig *c, const mbsCs *s, long long lo, long long hi, long long *v);
+mbsErr mbs_cfgGetInt(const mbsConfig *c, const mbsCs *g, const char *key, int lo, int hi, int *v);
+mbsErr mbs_cfgGetString(const mbsConfig *c, const mbsCs *g, const char *key, const char **v);
+mbsErr mbs_cfgGetEnum(const mbsConfig *c, const mbsCs *g, const char *key, const char *const *names,
+                      int *v);
+mbsErr mbs_cfgGetVec(const mbsConfig *c, const mbsCs *g, const char *key, int n, mbsReal *v);
+mbsErr mbs_cfgGetValues(const mbsConfig *c, const mbsCs *g, const char *key, mbsReal **v,
+                        int *count);
+mbsErr mbs_cfgGetGroup(const mbsConfig *c, const mbsCs *g, const char *key, const mbsCs **out);
+mbsErr mbs_cfgPreprocess(const char *text, const char *filename, const char *set, char **out);
+mbsErr mbs_cfgApplySet(config_t *tree, char *set);
+mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root);
+mbsErr mbs_cfgReadIntegrator(mbsConfig *c, const mbsCs *root);
+mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root);
+mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root);
+mbsErr mbs_cfgReadStatic(mbsConfig *c, const mbsCs *root);
+mbsErr mbs_cfgReadCpa(mbsConfig *c, const mbsCs *root);
+extern const char *const mbs_shape_names[];
+void mbs_cfgUrdfForces(const mbsConfig *c, mbsModel *m);
+mbsErr mbs_cfgReadGeom(const mbsConfig *c, const mbsCs *g, int generator, const char *what,
+                       mbsGeom *geo);
+mbsErr mbs_cfgAdd(const mbsConfig *c, mbsModel *m, const mbsBodySpec *sp, const mbsCs *body,
+                  const mbsCs *joint, const mbsGeom *geo, const char *what, int *id);
+mbsErr mbs_cfgParent(const mbsConfig *c, const mbsModel *m, const mbsCs *g, const char *what,
+                     const mbsCs *later_list, int *parent);
+mbsErr mbs_cfgDofValues(const mbsConfig *c, const mbsCs *g, const char *key, int n,
+                        const char *what, mbsReal *out);
+mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what, const char *name);
+mbsErr mbs_tipSetRange(mbsTips *t, int base, int n, const mbsReal *tip);
+const mbsReal *mbs_tipGet(const mbsTips *t, int gid);
+mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree, mbsTips *tips);
+
+/// One option of a config group, by descriptor: a row drives the key check, the typed read with
+/// its bounds and FILE:LINE messages (mbs_cfgReadDescs) and the JSON echo (mbs_cfgEchoDescs).
+typedef enum { MBS_OPT_REAL, MBS_OPT_INT, MBS_OPT_ENUM } mbsOptType;
+typedef struct {
+  const char *key;          ///< name in its group
+  mbsOptType type;          ///< REAL: mbsReal, INT and ENUM: int
+  size_t offset;            ///< where in the group's struct (offsetof)
+  double lo;                ///< REAL: lower bound checked after every key is read (-INFINITY: none)
+  int lo_open;              ///< REAL: 1: value > lo, 0: value >= lo
+  int ilo, ihi;             ///< INT: bounds, checked as the key is read
+  const char *const *names; ///< ENUM: the value names, NULL-terminated
+  const char *help;         ///< one line: what it is, its unit and default
+} mbsOptDesc;
+
+mbsErr mbs_cfgReadDescs(const mbsConfig *c, const mbsCs *root, const char *group,
+                        const mbsOptDesc *d, int n, void *base);
+void mbs_cfgEchoDescs(mbsJson *j, const char *group, const mbsOptDesc *d, int n, const void *base);
+extern const mbsOptDesc mbs_static_opts[];
+extern const int mbs_static_nopt;
+
+#endif
