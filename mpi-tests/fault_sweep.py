@@ -509,7 +509,10 @@ def main():
             codes, out, err, dt, hung = launch(args(d), {"MBS_FAULT": spec}, "inj")
             stats["injected"] += 1
             covered.append((name, kind, label, r, function_of(label)))
-            lines = [l for l in err.split("\n") if l.strip()]
+            # (the URDF reader's documented warning of what the robot uses and mbspar does not
+            # model comes before any fault: it is not the fault's line)
+            lines = [l for l in err.split("\n")
+                     if l.strip() and not re.match(r"mbspar: warning: .*: not modelled: ", l)]
             want = CODES[kind]
             if hung:
                 fail("%s: hung (> %.0f s): codes so far %s; stderr %s" % (

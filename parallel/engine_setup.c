@@ -332,4 +332,3 @@ void mbsp_engineDestroy(mbspEngine **pe) {
   free(e);
   *pe = NULL;
 }
-

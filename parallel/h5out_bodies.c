@@ -233,7 +233,6 @@ void mbsp_h5BodyRow(mbspH5 *h, const double *const *data) {
   for (int k = 0; h && k < h->nbset; k++) h->brow[k] = data ? data[k] : NULL;
 }
 
-
 #else // no HDF5: every entry point says so (h5out.c)
 
 mbsErr mbsp_h5Bodies(mbspH5 *h, int nbody, int b0, int nbo, const mbspH5BodySet *sets, int nset,
