@@ -41,29 +41,10 @@ mbsErr mbs_naturalAccelDense(const mbsModel *m, const mbsState *st, mbsWork *w, 
   mbs_fwdVelocity(m, st, w);
   if (m->nforce) mbs_fwdForces(m, w); // spring-dampers -> w->fext
 
-  mbs_natCoords(m, w, &s);       // (docs/natural.md 1)
-  for (int b = 0; b < nb; b++) { // mass matrix K ⊗ I3 (2.1)
-    double K[16];
-    mbs_natMassK(m, b, K);
-    for (int al = 0; al < 4; al++)
-      for (int be = 0; be < 4; be++)
-        for (int i = 0; i < 3; i++)
-          s.A[(size_t)(12 * b + 3 * al + i) * (size_t)n + (size_t)(12 * b + 3 * be + i)] =
-              K[4 * al + be];
-  }
-  e = mbs_natForces(m, w, &s); // (2.2)
+  mbs_natCoords(m, w, &s);     // (docs/natural.md 1)
+  mbs_natDenseBodies(m, &s);   // mass blocks, gravity, rigid-body rows (2.1-2.3)
+  e = mbs_natForces(m, w, &s); // external wrenches, joint forces (2.2)
   if (e) goto done;
-
-  for (int b = 0; b < nb; b++) { // rigid-body constraints (2.3)
-    double G[72], g[6];
-    mbs_natRigid(&s, b, G, g);
-    for (int r = 0; r < 6; r++) {
-      for (int j = 3; j < 12; j++)
-        if (G[12 * r + j] != 0) mbs_natG(&s, s.row + r, 12 * b + j, G[12 * r + j]);
-      mbs_natGamma(&s, s.row + r, g[r]);
-    }
-    s.row += 6;
-  }
   // joint constraints (3), then the cut joints (loops)
   for (int b = 0; b < nb; b++) mbs_natJoint(m, w, &s, b);
   for (int k = 0; k < m->nloop; k++) mbs_natLoop(m, &s, k);

@@ -73,8 +73,13 @@ void mbs_natCoords(const mbsModel *m, const mbsWork *w, mbsNat *s);
 void mbs_natMassK(const mbsModel *m, int b, double K[16]);
 /// The rigid-body rows of body b (2.3): G (6 x 12, on the e blocks) and γ (6).
 void mbs_natRigid(const mbsNat *s, int b, double G[72], double g[6]);
-/// s->f += gravity, external wrenches (w->fext) and joint forces (w->qfrc) (2.2). MBS_ERR_NUMERIC
-/// for a joint with a singular motion subspace.
+/// s->f += gravity at each body's centre of mass (2.2).
+void mbs_natGravity(const mbsModel *m, mbsNat *s);
+/// Dense mode: the mass blocks, the rigid-body rows (rows 0 .. 6 nb - 1, s->row after them) and
+/// gravity of every body at the current p, ṗ (s->A and s->b zero before).
+void mbs_natDenseBodies(const mbsModel *m, mbsNat *s);
+/// s->f += external wrenches (w->fext) and joint forces (w->qfrc) (2.2); gravity is
+/// mbs_natGravity's. MBS_ERR_NUMERIC for a joint with a singular motion subspace.
 mbsErr mbs_natForces(const mbsModel *m, const mbsWork *w, mbsNat *s);
 /// q̈ from p̈ (4); writes w->acc (true accelerations) and returns the tree-motion residual.
 double mbs_natQdd(const mbsModel *m, mbsWork *w, const mbsNat *s, const double *pdd, mbsReal *qdd);

@@ -407,14 +407,40 @@ void mbs_natRigid(const mbsNat *s, int b, double G[72], double g[6]) {
   }
 }
 
-mbsErr mbs_natForces(const mbsModel *m, const mbsWork *w, mbsNat *s) {
-  for (int b = 0; b < m->nbody; b++) { // gravity at the centre of mass, external wrenches
+void mbs_natGravity(const mbsModel *m, mbsNat *s) {
+  for (int b = 0; b < m->nbody; b++) { // m g at the centre of mass
     double f[3], x[3], zero[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++) f[i] = m->body_mass[b] * m->gravity[i];
     mbs_natVec(s->p + 12 * b + 3, m->body_com + 3 * b, x);
     for (int i = 0; i < 3; i++) x[i] += s->p[12 * b + i];
     mbs_natWrench(s, b, x, zero, f);
-    if (m->nforce || w->fext_on) { // body coordinates at the body origin, [n; f]
+  }
+}
+
+void mbs_natDenseBodies(const mbsModel *m, mbsNat *s) {
+  int n = s->n;
+  for (int b = 0; b < m->nbody; b++) {
+    double K[16], G[72], g[6];
+    mbs_natMassK(m, b, K); // M_b = K ⊗ I3 (2.1)
+    for (int al = 0; al < 4; al++)
+      for (int be = 0; be < 4; be++)
+        for (int i = 0; i < 3; i++)
+          s->A[(size_t)(12 * b + 3 * al + i) * (size_t)n + (size_t)(12 * b + 3 * be + i)] =
+              K[4 * al + be];
+    mbs_natRigid(s, b, G, g); // the rigid-body rows (2.3), on the e blocks
+    for (int r = 0; r < 6; r++) {
+      for (int j = 3; j < 12; j++)
+        if (G[12 * r + j] != 0) mbs_natG(s, 6 * b + r, 12 * b + j, G[12 * r + j]);
+      mbs_natGamma(s, 6 * b + r, g[r]);
+    }
+  }
+  mbs_natGravity(m, s);
+  s->row = 6 * m->nbody;
+}
+
+mbsErr mbs_natForces(const mbsModel *m, const mbsWork *w, mbsNat *s) {
+  for (int b = 0; b < m->nbody; b++) { // external wrenches
+    if (m->nforce || w->fext_on) {     // body coordinates at the body origin, [n; f]
       double nw[3], fw[3];
       mbsu_mulMat3Vec(w->xmat + 9 * b, w->fext + 6 * b, nw);
       mbsu_mulMat3Vec(w->xmat + 9 * b, w->fext + 6 * b + 3, fw);

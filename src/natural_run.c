@@ -98,32 +98,12 @@ const double *mbs_naturalSimState(const mbsNaturalSim *ns, const double **pd) {
 
 // the whole system at the current s.p, s.pd: [M Gᵀ; G 0] (tree) in A, the loops' rows in L
 static void mbs_nsAssemble(mbsNaturalSim *ns) {
-  const mbsModel *m = ns->m;
   mbsNat *s = &ns->s;
-  int nb = ns->nb, n = s->n;
+  int n = s->n;
   memset(s->A, 0, sizeof(double) * (size_t)n * (size_t)n);
   memset(s->b, 0, sizeof(double) * (size_t)n);
   memset(s->L, 0, sizeof(double) * (size_t)ns->nl * (size_t)ns->np);
-  for (int b = 0; b < nb; b++) {
-    double K[16], G[72], g[6], f[3], x[3], zero[3] = {0, 0, 0};
-    mbs_natMassK(m, b, K);
-    for (int al = 0; al < 4; al++)
-      for (int be = 0; be < 4; be++)
-        for (int i = 0; i < 3; i++)
-          s->A[(size_t)(12 * b + 3 * al + i) * (size_t)n + (size_t)(12 * b + 3 * be + i)] =
-              K[4 * al + be];
-    for (int i = 0; i < 3; i++) f[i] = m->body_mass[b] * m->gravity[i];
-    mbs_natVec(s->p + 12 * b + 3, m->body_com + 3 * b, x);
-    for (int i = 0; i < 3; i++) x[i] += s->p[12 * b + i];
-    mbs_natWrench(s, b, x, zero, f);
-    mbs_natRigid(s, b, G, g);
-    for (int r = 0; r < 6; r++) {
-      for (int j = 3; j < 12; j++)
-        if (G[12 * r + j] != 0) mbs_natG(s, 6 * b + r, 12 * b + j, G[12 * r + j]);
-      mbs_natGamma(s, 6 * b + r, g[r]);
-    }
-  }
-  s->row = 6 * nb;
+  mbs_natDenseBodies(ns->m, s);
   mbs_natReplay(s, ns->rec, ns->nrec);
 }
 

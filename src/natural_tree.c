@@ -288,6 +288,7 @@ mbsErr mbs_naturalAccel(const mbsModel *m, const mbsState *st, mbsWork *w, mbsNa
   if (m->nforce) mbs_fwdForces(m, w); // spring-dampers -> w->fext
   mbs_natCoords(m, w, s);
   memset(s->f, 0, (size_t)np * sizeof(double));
+  mbs_natGravity(m, s);
   MBS_CALL(mbs_natForces(m, w, s));
   // the joints' rows, one joint at a time (joint mode), then the cut joints' (dense rows)
   memset(nw->Jc, 0, 72 * (size_t)nb * sizeof(double));
