@@ -3,3 +3,12 @@
 # configs
 mbs_add_test(test_natural SOURCES test_natural.c LIBS mbs_core LABELS unit
              ARGS ${CMAKE_SOURCE_DIR}/configs)
+# model.formulation = "natural" in the verbs: accel and run against aba at 1 and 3 ranks
+if(MPIEXEC_EXECUTABLE)
+  add_test(NAME natural_cli.np3 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/natural_cli.sh
+                                        $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs
+                                        ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3
+                                        ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(natural_cli.np3 PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+endif()

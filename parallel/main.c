@@ -202,6 +202,11 @@ int main(int argc, char **argv) {
   if (!e && rank == 0 && cfg->urdf && mbs_urdfNotModelled(cfg->urdf)[0])
     fprintf(stderr, "mbspar: warning: %s: not modelled: %s\n", cfg->urdf_path,
             mbs_urdfNotModelled(cfg->urdf));
+  if (!e && rank == 0 && cfg->natural_over)
+    fprintf(stderr,
+            "mbspar: note: %s:%d: solver.method = %s is for the joint formulation; "
+            "model.formulation = natural solves its own system\n",
+            cfg->filename, cfg->natural_over_line, mbs_solverName(cfg->natural_over - 1));
   // PETSc is started for the verbs that need it, for solver.method = petsc, and whenever a
   // PETSc option (single dash, e.g. -log_view) is given; it sees only its own options, collected
   // by mbsp_cliParse wherever they stood

@@ -253,11 +253,20 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   const mbsSolverType *t = mbs_solverFind(o.method);
   // distributed graphs on P ranks: the iterative constraint-force solvers and the exact solver
   int dist = mbs_cpaDistributed(o.method);
-  if (!t || !t->cpa_build) // the solver table names each method's graph
+  if (!t || !t->cpa_build) { // the solver table names each method's graph
+    char with[256] = "";
+    size_t len = 0;
+    for (int k = 0; k < MBS_SOLVER_COUNT && len < sizeof with; k++) {
+      const mbsSolverType *r = mbs_solverFind(k);
+      if (!r || !r->cpa_build) continue;
+      int n = snprintf(with + len, sizeof with - len, "%s%s", len ? ", " : "", r->name);
+      if (n < 0) break;
+      len += (size_t)n;
+    }
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                   "mbspar cpa: --method %s: graphs exist for aba, crba, direct, jcg, jacobi, gs, "
-                   "sor, chebyshev, schur (petsc runs PETSc's own kernels and has none)",
-                   a ? a : mbs_solverName(o.method));
+                   "mbspar cpa: --method %s has no critical-path graph (graphs exist for %s)",
+                   a ? a : mbs_solverName(o.method), with);
+  }
   if (!e && (a = mbs_cpaArg(cli, "--grain")) && (o.grain = mbs_cpaGrainFromName(a)) < 0)
     e = mbs_errSet(MBS_ERR_USAGE, "mbspar cpa: --grain %s: expected op, block or body", a);
   double x = 0;

@@ -78,6 +78,7 @@ void mbs_workDestroy(mbsWork **pw) {
                   w->IA,   w->pA,   w->U,    w->Dinv,  w->u,    w->qdd,      w->acc,   w->jfrc,
                   w->lam,  w->M,    w->Ic,   w->qbias, w->frc,  w->qfrc_inv, w->abar,  w->fext};
   mbs_loopWorkDestroy(&w->loop);
+  if (w->ext_free) w->ext_free(&w->ext);
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(w);
   *pw = NULL;
@@ -487,7 +488,9 @@ void mbs_jointWrenchWorld(const mbsModel *m, const mbsWork *w, mbsReal *out) {
 }
 
 mbsErr mbs_workEnableMethod(const mbsModel *m, mbsWork *w) {
-  return mbs_solverCaps(m->opt.solver)->dense_inertia ? mbs_workEnableCrba(m, w) : MBS_OK;
+  const mbsSolverType *t = mbs_solverCaps(m->opt.solver);
+  if (t->work) return t->work(m, w);
+  return t->dense_inertia ? mbs_workEnableCrba(m, w) : MBS_OK;
 }
 
 // crba's tree solve: the dense joint-space inertia and its LTDL factor
@@ -516,7 +519,7 @@ mbsErr mbs_forward(const mbsModel *m, mbsState *s, mbsWork *w) {
                                        "solver.method \"%s\" is not available in the serial core",
                                        mbs_solverName(m->opt.solver));
   // closed loops: the loop constraint forces on top of the tree solution (docs/loops.md 3)
-  if (!e && m->nloop) e = mbs_loopSolve(m, w);
+  if (!e && m->nloop && !(t && t->loops_inside)) e = mbs_loopSolve(m, w);
   w->stat.method = m->opt.solver;
   w->stat.evals++;
   MBS_TOC(w->timer, MBS_TIMER_EVAL);

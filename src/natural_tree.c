@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_loops.h"
+#include "mbspar/mbs_solvertype.h"
 #include "natural_private.h"
 #include "spatial.h"
 
@@ -279,13 +280,11 @@ static void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj,
   }
 }
 
-mbsErr mbs_naturalAccel(const mbsModel *m, const mbsState *st, mbsWork *w, mbsNaturalWork *nw,
-                        mbsReal *qdd, mbsNaturalInfo *info) {
+// mbs_naturalAccel after the position and velocity stages and the spring-dampers' wrenches
+static mbsErr mbs_naturalSolve(const mbsModel *m, mbsWork *w, mbsNaturalWork *nw, mbsReal *qdd,
+                               mbsNaturalInfo *info) {
   int nb = nw->nb, nl = nw->nl, np = 12 * nb;
   mbsNat *s = &nw->s;
-  mbs_fwdPosition(m, st, w);
-  mbs_fwdVelocity(m, st, w);
-  if (m->nforce) mbs_fwdForces(m, w); // spring-dampers -> w->fext
   mbs_natCoords(m, w, s);
   memset(s->f, 0, (size_t)np * sizeof(double));
   mbs_natGravity(m, s);
@@ -356,3 +355,52 @@ mbsErr mbs_naturalAccel(const mbsModel *m, const mbsState *st, mbsWork *w, mbsNa
   }
   return MBS_OK;
 }
+
+mbsErr mbs_naturalAccel(const mbsModel *m, const mbsState *st, mbsWork *w, mbsNaturalWork *nw,
+                        mbsReal *qdd, mbsNaturalInfo *info) {
+  mbs_fwdPosition(m, st, w);
+  mbs_fwdVelocity(m, st, w);
+  if (m->nforce) mbs_fwdForces(m, w); // spring-dampers -> w->fext
+  return mbs_naturalSolve(m, w, nw, qdd, info);
+}
+
+// ---------------------------------------------------------------- the solver table's row
+
+static void mbs_naturalExtFree(void **ext) {
+  mbsNaturalWork *nw = *ext;
+  mbs_naturalWorkDestroy(&nw);
+  *ext = NULL;
+}
+
+// the workspace of the row below (once, before the step loop: mbs_workEnableMethod)
+static mbsErr mbs_naturalWork(const mbsModel *m, mbsWork *w) {
+  if (w->ext) return MBS_OK;
+  mbsNaturalWork *nw = NULL;
+  MBS_CALL(mbs_naturalWorkCreate(m, &nw));
+  w->ext = nw, w->ext_free = mbs_naturalExtFree;
+  return MBS_OK;
+}
+
+// mbs_forward's tree solve under model.formulation = "natural" (docs/natural.md 8): q̈ by the O(n)
+// elimination, then the body accelerations and joint wrenches that the joint formulation reports
+// (RNEA at that q̈ with the external wrenches: the same quantities, so λ means the same)
+static mbsErr mbs_naturalTree(const mbsModel *m, mbsWork *w) {
+  MBS_CALL(mbs_naturalWork(m, w)); // (the first call allocates, as crba's dense inertia)
+  MBS_CHECK(w->ext_free == mbs_naturalExtFree, MBS_ERR_INTERNAL,
+            "model.formulation = natural: the workspace holds another method's data");
+  MBS_CHECK(!m->nloop, MBS_ERR_UNSUPPORTED,
+            "model.formulation = natural: closed loops are not in the verbs yet (docs/natural.md)");
+  MBS_CALL(mbs_naturalSolve(m, w, w->ext, w->qdd, NULL));
+  mbs_rnea(m, w, w->qdd);
+  memcpy(w->jfrc, w->frc, 6 * (size_t)m->nbody * sizeof(mbsReal));
+  return MBS_OK;
+}
+
+// model.formulation = "natural": a serial whole-model method behind mbs_forward (rank 0), as aba
+// and crba; the config maps the formulation to this row (src/config.c)
+const mbsSolverType mbs_solverNatural = {.name = "natural",
+                                         .method = MBS_SOLVER_NATURAL,
+                                         .baseline = 1,
+                                         .tree = mbs_naturalTree,
+                                         .work = mbs_naturalWork,
+                                         .loops_inside = 1};

@@ -36,6 +36,7 @@ static const mbsSolverType *mbs_solver_table[MBS_SOLVER_COUNT] = {
     [MBS_SOLVER_SOR] = &mbs_solverSor,         [MBS_SOLVER_CHEBYSHEV] = &mbs_solverChebyshev,
     [MBS_SOLVER_JCG] = &mbs_solverJcg,         [MBS_SOLVER_DIRECT] = &mbs_solverDirect,
     [MBS_SOLVER_PETSC] = &mbs_solverPetscName, [MBS_SOLVER_SCHUR] = &mbs_solverSchurName,
+    [MBS_SOLVER_NATURAL] = &mbs_solverNatural,
 };
 
 // ---------------------------------------------------------------- the table

@@ -94,10 +94,13 @@ typedef struct mbsConfig {
   int urdf_torques_line; ///< line of model.urdf.torques in the config
   mbsTorques *torques;   ///< the table (after mbs_configSetTorques)
   int nloops, nforces;   ///< entries of model.loops and model.forces (checked when building)
-  int loop_default_aba;  ///< solver.method was not given and the model has loops or forces: aba
-  int nset;              ///< number of --set overrides applied
-  char **sets;           ///< (nset) the overrides "KEY=VALUE" as given
-  void *priv;            ///< private: the libconfig tree after the overrides
+  int natural_over;      ///< model.formulation = natural replaced this solver.method + 1 (0: none);
+                         ///< main.c notes it, with the line natural_over_line
+  int natural_over_line;
+  int loop_default_aba; ///< solver.method was not given and the model has loops or forces: aba
+  int nset;             ///< number of --set overrides applied
+  char **sets;          ///< (nset) the overrides "KEY=VALUE" as given
+  void *priv;           ///< private: the libconfig tree after the overrides
 } mbsConfig;
 
 /// Parse the text of a config file and apply `--set KEY=VALUE` overrides. Checks syntax, unknown

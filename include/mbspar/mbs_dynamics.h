@@ -75,6 +75,9 @@ typedef struct mbsWork {
   // forces or loops), so tree models are untouched.
   mbsReal *fext; ///< (nbody x 6)
   int fext_on;
+  /// A serial method's own workspace (the solver table's work hook), freed by ext_free.
+  void *ext;
+  void (*ext_free)(void **ext);
   /// Homogeneous evaluation (the unit solves of the distributed loop solver, docs/loops.md 8):
   /// while set, the velocity stage writes zero velocity-product terms, bias forces and joint
   /// forces, the solvers leave gravity out, start from zero and keep no warm-start history, so a

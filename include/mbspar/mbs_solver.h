@@ -20,6 +20,7 @@ typedef enum {
   MBS_SOLVER_DIRECT = 7,    ///< src/solver_direct.c (one rank)
   MBS_SOLVER_PETSC = 8,     ///< parallel/petsc_ref.c, registered by the parallel layer
   MBS_SOLVER_SCHUR = 9,     ///< parallel/schur_par.c, registered by the parallel layer
+  MBS_SOLVER_NATURAL = 10,  ///< serial: model.formulation = "natural" (src/natural_tree.c)
   MBS_SOLVER_COUNT
 } mbsSolverMethod;
 

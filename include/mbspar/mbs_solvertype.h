@@ -98,6 +98,11 @@ typedef struct mbsSolverType {
   /// Optional, for the serial baselines: the tree solve of mbs_forward after the position and
   /// velocity stages and the spring-dampers' wrenches (aba: mbs_aba; crba: mbs_crba).
   mbsErr (*tree)(const mbsModel *m, mbsWork *w);
+  /// Optional, for the serial baselines: the workspace beyond mbs_workCreate that tree needs
+  /// (kept in w->ext, freed by w->ext_free; natural: its block factors).
+  mbsErr (*work)(const mbsModel *m, mbsWork *w);
+  /// 1: tree solves the closed loops itself (mbs_forward skips mbs_loopSolve).
+  int loops_inside;
   /// Optional: the CG (Lanczos) steps of the spectrum estimate cpa assumes when --iterations K
   /// is given (NULL: none).
   int (*cpa_spec)(const mbsModel *m, int iterations);
@@ -174,7 +179,7 @@ mbsErr mbs_cfsCacheRestore(const mbsModel *m, mbsCfs *c, const mbsSolverCache *c
 
 /// The solvers of the core: the serial baselines (src/aba.c, src/dynamics.c) and the
 /// constraint-force solvers (src/solver_*.c).
-extern const mbsSolverType mbs_solverAba, mbs_solverCrba, mbs_solverJcg, mbs_solverJacobi,
-    mbs_solverGs, mbs_solverSor, mbs_solverChebyshev, mbs_solverDirect;
+extern const mbsSolverType mbs_solverAba, mbs_solverCrba, mbs_solverNatural, mbs_solverJcg,
+    mbs_solverJacobi, mbs_solverGs, mbs_solverSor, mbs_solverChebyshev, mbs_solverDirect;
 
 #endif
