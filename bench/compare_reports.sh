@@ -16,7 +16,9 @@
 # stderr lines are equal). Then every method of the table (--methods) on small models (chain of 12,
 # tree of depth 4, fourbar, rope; solver.max_iter = 200): accel with --set solver.method=M at each
 # --np, cpa --method M and cpa --method M --procs 3 at one rank. The
-# reference's results are kept beside its binary and reused (--fresh: rerun them). --only REGEX keeps the cases whose name (CFG.VERB.npN) matches.
+# reference's results are kept beside its binary and reused (--fresh: rerun them); runs against the
+# same reference take turns (a lock), so concurrent ones no longer clash. --only REGEX keeps the
+# cases whose name (CFG.VERB.npN) matches.
 # Prints one line per case and a total; exit code 0 when all are equal, 1 otherwise.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,26 +54,16 @@ curbin=$cur/mbspar
   exit 2
 }
 if [ -z "$refbin" ]; then
-  sha=$(git -C "$here" rev-parse --verify "$ref^{commit}") || {
-    echo "compare_reports: unknown commit $ref" >&2
-    exit 2
-  }
-  rdir=${TMPDIR:-/tmp}/mbs_ref_${sha:0:12}
-  refbin=$rdir/build/mbspar
-  if [ ! -x "$refbin" ]; then
-    echo "compare_reports: building the reference ${sha:0:12} in $rdir" >&2
-    rm -rf "$rdir" && mkdir -p "$rdir/src"
-    git -C "$here" archive "$sha" | tar -x -C "$rdir/src"
-    if ! { cmake -S "$rdir/src" -B "$rdir/build" -DCMAKE_BUILD_TYPE=Release >"$rdir/build.log" 2>&1 &&
-      cmake --build "$rdir/build" -j2 --target mbspar >>"$rdir/build.log" 2>&1; }; then
-      echo "compare_reports: the reference build failed (see $rdir/build.log)" >&2
-      exit 2
-    fi
-  fi
+  # shellcheck source=refbuild.sh
+  . "$here/bench/refbuild.sh"
+  mbs_refbuild compare_reports "$here" "$ref"
 fi
 refout=${refbin%/*}/reports
-[ -n "$fresh" ] && rm -rf "$refout"
 mkdir -p "$refout"
+# the reference's reports are shared by every run against it: one run at a time (another waits)
+exec 9>"$refout.lock"
+flock 9
+[ -n "$fresh" ] && rm -rf "$refout" && mkdir -p "$refout"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 MBS_PROGRESS=0
 work=${keep:-$(mktemp -d)}
 mkdir -p "$work/ref" "$work/cur"

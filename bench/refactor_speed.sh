@@ -34,22 +34,10 @@ while [ $# -gt 0 ]; do
   shift
 done
 [[ -x $cur/mbspar ]] || { echo "refactor_speed.sh: no $cur/mbspar (scripts/build.sh)" >&2; exit 2; }
-sha=$(git -C "$here" rev-parse --verify "$ref^{commit}") || {
-  echo "refactor_speed.sh: unknown commit $ref" >&2
-  exit 2
-}
-rdir=${TMPDIR:-/tmp}/mbs_ref_${sha:0:12}
-refbin=$rdir/build/mbspar
-if [ ! -x "$refbin" ]; then
-  echo "refactor_speed.sh: building the reference ${sha:0:12} in $rdir" >&2
-  rm -rf "$rdir" && mkdir -p "$rdir/src"
-  git -C "$here" archive "$sha" | tar -x -C "$rdir/src"
-  if ! { cmake -S "$rdir/src" -B "$rdir/build" -DCMAKE_BUILD_TYPE=Release >"$rdir/build.log" 2>&1 &&
-    cmake --build "$rdir/build" -j2 --target mbspar >>"$rdir/build.log" 2>&1; }; then
-    echo "refactor_speed.sh: the reference build failed (see $rdir/build.log)" >&2
-    exit 2
-  fi
-fi
+# shellcheck source=refbuild.sh
+. "$here/bench/refbuild.sh"
+mbs_refbuild refactor_speed.sh "$here" "$ref"
+sha=$(git -C "$here" rev-parse --verify "$ref^{commit}")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MBS_PROGRESS=0
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader
 mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$cur/CMakeCache.txt" 2>/dev/null || true)
