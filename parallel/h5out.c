@@ -163,16 +163,18 @@ hid_t mbsp_h5BodyDataset(hid_t loc, const char *name, int nbody, int ncomp) {
   return d;
 }
 
-// the names of this rank's slice [off, off+n) of a string dataset of length ntot
-static mbsErr mbsp_h5Names(mbspH5 *h, const char *name, const char *const *names, int ntot, int off,
-                           int n) {
-  // fixed-length strings (parallel HDF5 cannot write variable-length data collectively); the
-  // width is the same on every rank because every rank holds all names
-  size_t width = 1;
-  for (int i = 0; i < ntot; i++)
-    if (names[i] && strlen(names[i]) + 1 > width) width = strlen(names[i]) + 1;
+// a fixed-length string dataset of ntot names of which this rank holds and writes [off, off + n)
+// (names: this rank's n names); the width is agreed over the ranks, whose slices cover [0, ntot)
+// (collective; parallel HDF5 cannot write variable-length data collectively). \p what names the
+// data in a failure's message
+mbsErr mbsp_h5NameSlice(mbspH5 *h, const char *name, const char *const *names, int ntot, int off,
+                        int n, const char *what) {
+  double wmax = 1;
+  for (int i = 0; i < n; i++)
+    if (names[i] && strlen(names[i]) + 1 > wmax) wmax = (double)(strlen(names[i]) + 1);
+  MBS_CALL(mbsp_allreduceMax(h->comm, &wmax, 1));
+  size_t width = (size_t)wmax;
   char *buf = calloc((size_t)(n > 0 ? n : 1), width);
-  // the dataset is created collectively: every rank must know that every rank can go on
   mbsErr ea = mbsp_agreeErr(h->comm,
                             buf ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 names)"));
   if (ea) {
@@ -180,7 +182,7 @@ static mbsErr mbsp_h5Names(mbspH5 *h, const char *name, const char *const *names
     return ea;
   }
   for (int i = 0; i < n; i++)
-    if (names[off + i]) memcpy(buf + (size_t)i * width, names[off + i], strlen(names[off + i]));
+    if (names[i]) memcpy(buf + (size_t)i * width, names[i], strlen(names[i]));
   hsize_t dims = (hsize_t)ntot, start = (hsize_t)off, count = (hsize_t)n,
           mdim = (hsize_t)(n > 0 ? n : 1);
   hid_t st = H5Tcopy(H5T_C_S1), fsp = H5Screate_simple(1, &dims, NULL);
@@ -202,7 +204,7 @@ static mbsErr mbsp_h5Names(mbspH5 *h, const char *name, const char *const *names
   if (fsp >= 0) H5Sclose(fsp);
   if (st >= 0) H5Tclose(st);
   if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
-  return rc < 0 ? mbsp_h5Fail(h->tmp, "writing the coordinate names") : MBS_OK;
+  return rc < 0 ? mbsp_h5Fail(h->tmp, what) : MBS_OK;
 }
 
 // ---------------------------------------------------------------- lifecycle
@@ -274,8 +276,10 @@ static mbsErr mbsp_h5Layout(mbspH5 *h, const char *const *qnames) {
                                     "row i of /q, /qd, /energy, /iterations belongs to /t[i]; "
                                     "q and qd in dof order (docs/outputs.md)"));
   if (qnames) {
-    MBSP_H5_AGREE(h, mbsp_h5Names(h, "q_names", qnames, h->nq, h->q0, h->nqo));
-    MBSP_H5_AGREE(h, mbsp_h5Names(h, "qd_names", qnames + h->nq, h->nv, h->v0, h->nvo));
+    MBSP_H5_AGREE(h, mbsp_h5NameSlice(h, "q_names", qnames + h->q0, h->nq, h->q0, h->nqo,
+                                      "writing the coordinate names"));
+    MBSP_H5_AGREE(h, mbsp_h5NameSlice(h, "qd_names", qnames + h->nq + h->v0, h->nv, h->v0, h->nvo,
+                                      "writing the coordinate names"));
   }
   return MBS_OK;
 }

@@ -42,48 +42,6 @@ static mbsErr mbsp_h5IntSlice(mbspH5 *h, const char *name, int n0, int n1, int o
   return rc < 0 ? mbsp_h5Fail(h->tmp, name) : MBS_OK;
 }
 
-// a fixed-length string dataset of ntot names of which this rank holds and writes [off, off + n);
-// the width is agreed over the ranks (collective)
-static mbsErr mbsp_h5NamesOwned(mbspH5 *h, const char *name, const char *const *names, int ntot,
-                                int off, int n) {
-  double wmax = 1;
-  for (int i = 0; i < n; i++)
-    if (names[i] && strlen(names[i]) + 1 > wmax) wmax = (double)(strlen(names[i]) + 1);
-  MBS_CALL(mbsp_allreduceMax(h->comm, &wmax, 1));
-  size_t width = (size_t)wmax;
-  char *buf = calloc((size_t)(n > 0 ? n : 1), width);
-  mbsErr ea = mbsp_agreeErr(h->comm,
-                            buf ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (HDF5 names)"));
-  if (ea) {
-    free(buf);
-    return ea;
-  }
-  for (int i = 0; i < n; i++)
-    if (names[i]) memcpy(buf + (size_t)i * width, names[i], strlen(names[i]));
-  hsize_t dims = (hsize_t)ntot, start = (hsize_t)off, count = (hsize_t)n,
-          mdim = (hsize_t)(n > 0 ? n : 1);
-  hid_t st = H5Tcopy(H5T_C_S1), fsp = H5Screate_simple(1, &dims, NULL);
-  hid_t msp = H5Screate_simple(1, &mdim, NULL), d = H5I_INVALID_HID;
-  herr_t rc = -1;
-  if (st >= 0 && fsp >= 0 && msp >= 0 && H5Tset_size(st, width) >= 0 &&
-      H5Tset_strpad(st, H5T_STR_NULLTERM) >= 0)
-    d = H5Dcreate2(h->file, name, st, fsp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (d >= 0) {
-    rc = n > 0 ? H5Sselect_hyperslab(fsp, H5S_SELECT_SET, &start, NULL, &count, NULL)
-               : H5Sselect_none(fsp);
-    if (rc >= 0 && n == 0) rc = H5Sselect_none(msp);
-    if (rc >= 0) rc = H5Dwrite(d, st, msp, fsp, h->dxpl, buf);
-  }
-  if (rc < 0) mbsp_h5Save();
-  free(buf);
-  if (d >= 0) H5Dclose(d);
-  if (msp >= 0) H5Sclose(msp);
-  if (fsp >= 0) H5Sclose(fsp);
-  if (st >= 0) H5Tclose(st);
-  if (rc >= 0 && MBS_FAULT_WRITE_POINT()) rc = -1; // injected (mbs_fault.h)
-  return rc < 0 ? mbsp_h5Fail(h->tmp, "writing the body names") : MBS_OK;
-}
-
 // create group \p name unless it exists (collective)
 static mbsErr mbsp_h5Group(mbspH5 *h, const char *name) {
   htri_t ex = H5Lexists(h->file, name, H5P_DEFAULT);
@@ -160,7 +118,9 @@ static mbsErr mbsp_h5BodiesSetup(mbspH5 *h, const int *parent, const char *const
                         "(body, body)");
   free(lines);
   MBSP_H5_AGREE(h, e);
-  if (names) MBSP_H5_AGREE(h, mbsp_h5NamesOwned(h, "model/names", names, h->nbody, h->b0, h->nbo));
+  if (names)
+    MBSP_H5_AGREE(h, mbsp_h5NameSlice(h, "model/names", names, h->nbody, h->b0, h->nbo,
+                                      "writing the body names"));
   MBSP_H5_COLL(h, mbsp_h5AttrInt(h->file, "nbody", h->nbody));
   return MBS_OK;
 }

@@ -40,5 +40,7 @@ mbsErr mbsp_h5Fail(const char *file, const char *what);
 herr_t mbsp_h5AttrString(hid_t obj, const char *name, const char *val);
 herr_t mbsp_h5AttrInt(hid_t obj, const char *name, int val);
 hid_t mbsp_h5BodyDataset(hid_t loc, const char *name, int nbody, int ncomp);
+mbsErr mbsp_h5NameSlice(mbspH5 *h, const char *name, const char *const *names, int ntot, int off,
+                        int n, const char *what);
 
 #endif
