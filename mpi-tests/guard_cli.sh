@@ -4,7 +4,8 @@
 # several segments (threads or ranks): one warning line names the likely cause and the JSON
 # records it (accuracy.exceeded, accuracy.likely_cause); aba on the same model, schur on the same
 # tree with the light bodies on fixed joints (the trees of paths of 4.9) and schur on
-# configs/chain.cfg stay silent.
+# configs/chain.cfg stay silent. A loop model with closure rows (fourbar.cfg, jcg) is guarded
+# with its closure forces counted; a loose solver.tol there is warned.
 # usage: guard_cli.sh MBSPAR CONFIGS_DIR [LAUNCHER ...]   (LAUNCHER: mpiexec -n 2 ...)
 mbspar=$1
 cfg=$2
@@ -52,6 +53,25 @@ silent() {
   grep -q '"exceeded": false' "$tmp/g.json" || bad "$1: JSON accuracy.exceeded not false"
 }
 
+# small WHAT: the JSON's accuracy.residual and check_residual below 1e-8 and the solve is rows
+small() {
+  python3 - "$tmp/g.json" <<'PY' || bad "$1: residual not below 1e-8 or not rows: $(grep -o '"check_residual": [^,]*' "$tmp/g.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["loops"]["solve"] == "rows" and d["accuracy"]["residual"] < 1e-8
+         and d["check_residual"] < 1e-8 else 1)
+PY
+}
+# loose WHAT VERB: one warning line naming the loose tolerance; the JSON records it
+loose() {
+  n=$(grep -c "warning: $2: the result of jcg misses the equations of motion" "$tmp/err")
+  [ "$n" -eq 1 ] || bad "$1: $n guard warnings (want 1): $(cat "$tmp/err")"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "$1: stderr has more than the warning: $(cat "$tmp/err")"
+  grep -q 'likely cause: solver.tol = 0.01 is loose' "$tmp/err" || bad "$1: cause not named: $(cat "$tmp/err")"
+  grep -q '"exceeded": true' "$tmp/g.json" || bad "$1: JSON accuracy.exceeded not true"
+  grep -q '"likely_cause": "solver.tol = 0.01 is loose' "$tmp/g.json" || bad "$1: JSON likely_cause missing"
+}
+
 if [ $# -eq 0 ]; then
   # one rank, two threads: two segments, the tree's components in compliance form
   run 0 env OMP_NUM_THREADS=2 "$mbspar" accel "$light" --json "$tmp/g.json" -q
@@ -62,6 +82,15 @@ if [ $# -eq 0 ]; then
   silent "schur, fixed joints, 2 threads"
   run 0 env OMP_NUM_THREADS=2 "$mbspar" accel "$cfg/chain.cfg" --json "$tmp/g.json" -q
   silent "chain.cfg, schur, 2 threads"
+  # a loop model with its closure equations as rows of the system (loops.solve = rows): the
+  # residual counts the closure forces (it read 1.1 without them), within 1e-8 and silent
+  run 0 env OMP_NUM_THREADS=1 "$mbspar" accel "$cfg/fourbar.cfg" --set solver.method=jcg --json "$tmp/g.json" -q
+  silent "fourbar.cfg, jcg (closure rows)"
+  small "fourbar.cfg, jcg (closure rows)"
+  # the same with a deliberately loose tolerance: the result misses the equations of motion by
+  # ~1e-2, above the bound's cap 1e-3: one warning naming the tolerance
+  run 0 env OMP_NUM_THREADS=1 "$mbspar" accel "$cfg/fourbar.cfg" --set solver.method=jcg --set solver.tol=1e-2 --json "$tmp/g.json" -q
+  loose "fourbar.cfg, jcg, solver.tol 1e-2" accel
 else
   # distributed-memory model (the default at several ranks): the constraint residual
   run 0 env OMP_NUM_THREADS=1 "$@" "$mbspar" accel "$light" --json "$tmp/g.json" -q

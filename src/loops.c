@@ -308,6 +308,14 @@ void mbs_loopViolation(const mbsModel *m, const mbsWork *w, mbsReal *pos, mbsRea
   if (vel) *vel = v;
 }
 
+void mbs_loopAddForces(const mbsModel *m, mbsWork *w, const mbsReal *lam) {
+  struct mbsLoopWork *lw = w->loop;
+  if (!m->nloop || !lw) return;
+  mbs_loopAll(m, w, lw, 0);
+  mbs_loopAddWrench(m, lw, lam, w->fext);
+  w->fext_on = 1;
+}
+
 // the wrench of loop k (its equations from i0 on) in the ground frame into out (6)
 void mbs_loopWrenchOne(const mbsModel *m, const mbsWork *w, int k, int i0, mbsReal *out) {
   const struct mbsLoopWork *lw = w->loop;
