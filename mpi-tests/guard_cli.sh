@@ -4,7 +4,9 @@
 # several segments (threads or ranks): one warning line names the likely cause and the JSON
 # records it (accuracy.exceeded, accuracy.likely_cause); aba on the same model, schur on the same
 # tree with the light bodies on fixed joints (the trees of paths of 4.9) and schur on
-# configs/chain.cfg stay silent.
+# configs/chain.cfg stay silent. A loop model with closure rows (fourbar.cfg, jcg) is guarded
+# with its closure forces counted; a loose solver.tol there is warned. run and static carry the
+# same guard (first and last evaluation).
 # usage: guard_cli.sh MBSPAR CONFIGS_DIR [LAUNCHER ...]   (LAUNCHER: mpiexec -n 2 ...)
 mbspar=$1
 cfg=$2
@@ -35,9 +37,10 @@ fixed="$tmp/fixed.cfg"
 } >"$fixed"
 sed 's/type = "fixed"; origin/type = "revolute"; axis = [1.0, 0.0, 0.0]; origin/' "$fixed" >"$light"
 
-# warned WHAT: exactly one warning line, naming the light body and its parent; JSON records it
+# warned WHAT [VERB]: exactly one warning line (of VERB, default accel), naming the light body and
+# its parent; JSON records it
 warned() {
-  n=$(grep -c 'warning: accel: the result of schur misses the equations of motion' "$tmp/err")
+  n=$(grep -c "warning: ${2:-accel}: the result of schur misses the equations of motion" "$tmp/err")
   [ "$n" -eq 1 ] || bad "$1: $n guard warnings (want 1): $(cat "$tmp/err")"
   [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "$1: stderr has more than the warning: $(cat "$tmp/err")"
   grep -q 'likely cause: bodies whose masses differ by 8 orders of magnitude: s0 (1e-08 kg) next to l0 (1 kg)' "$tmp/err" ||
@@ -52,6 +55,29 @@ silent() {
   grep -q '"exceeded": false' "$tmp/g.json" || bad "$1: JSON accuracy.exceeded not false"
 }
 
+# small WHAT: the model's loop forces solved as rows; the JSON's accuracy.residual (accel: also
+# check_residual) below 1e-8
+small() {
+  python3 - "$tmp/g.json" <<'PY' || bad "$1: residual not below 1e-8 or not rows: $(grep -o '"residual": [^,]*' "$tmp/g.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = d["model"]["loops"]["solve"] == "rows" and d["accuracy"]["residual"] < 1e-8
+ok = ok and d.get("check_residual", 0) < 1e-8
+sys.exit(0 if ok else 1)
+PY
+}
+# loose WHAT VERB: one warning line naming the loose tolerance; the JSON records it (static adds
+# its own line when the drainage stops at static.max_iter)
+loose() {
+  n=$(grep -c "warning: $2: the result of jcg misses the equations of motion" "$tmp/err")
+  [ "$n" -eq 1 ] || bad "$1: $n guard warnings (want 1): $(cat "$tmp/err")"
+  [ "$(grep -vc 'static did not converge' "$tmp/err")" -eq 1 ] ||
+    bad "$1: stderr has more than the warning: $(cat "$tmp/err")"
+  grep -q 'likely cause: solver.tol = 0.01 is loose' "$tmp/err" || bad "$1: cause not named: $(cat "$tmp/err")"
+  grep -q '"exceeded": true' "$tmp/g.json" || bad "$1: JSON accuracy.exceeded not true"
+  grep -q '"likely_cause": "solver.tol = 0.01 is loose' "$tmp/g.json" || bad "$1: JSON likely_cause missing"
+}
+
 if [ $# -eq 0 ]; then
   # one rank, two threads: two segments, the tree's components in compliance form
   run 0 env OMP_NUM_THREADS=2 "$mbspar" accel "$light" --json "$tmp/g.json" -q
@@ -62,6 +88,27 @@ if [ $# -eq 0 ]; then
   silent "schur, fixed joints, 2 threads"
   run 0 env OMP_NUM_THREADS=2 "$mbspar" accel "$cfg/chain.cfg" --json "$tmp/g.json" -q
   silent "chain.cfg, schur, 2 threads"
+  # a loop model with its closure equations as rows of the system (loops.solve = rows): the
+  # residual counts the closure forces (it read 1.1 without them), within 1e-8 and silent
+  run 0 env OMP_NUM_THREADS=1 "$mbspar" accel "$cfg/fourbar.cfg" --set solver.method=jcg --json "$tmp/g.json" -q
+  silent "fourbar.cfg, jcg (closure rows)"
+  small "fourbar.cfg, jcg (closure rows)"
+  # the same with a deliberately loose tolerance: the result misses the equations of motion by
+  # ~1e-2, above the bound's cap 1e-3: one warning naming the tolerance
+  run 0 env OMP_NUM_THREADS=1 "$mbspar" accel "$cfg/fourbar.cfg" --set solver.method=jcg --set solver.tol=1e-2 --json "$tmp/g.json" -q
+  loose "fourbar.cfg, jcg, solver.tol 1e-2" accel
+  # run and static: the same guard at their first and last evaluation, one warning at most
+  short="--set integrator.t_end=2e-3 --out $tmp/r --force"
+  run 0 env OMP_NUM_THREADS=2 "$mbspar" run "$light" $short --json "$tmp/g.json" -q
+  warned "run, schur, 2 threads" run
+  grep -q '"last": {' "$tmp/g.json" || bad "run: no last evaluation in accuracy"
+  run 0 env OMP_NUM_THREADS=1 "$mbspar" run "$cfg/fourbar.cfg" --set solver.method=jcg $short --json "$tmp/g.json" -q
+  silent "run, fourbar.cfg, jcg"
+  small "run, fourbar.cfg, jcg"
+  run 0 env OMP_NUM_THREADS=1 "$mbspar" static "$cfg/fourbar.cfg" --set solver.method=jcg --set solver.tol=1e-2 --set static.max_iter=20 --json "$tmp/g.json" -q
+  loose "static, fourbar.cfg, jcg, solver.tol 1e-2" static
+  run 0 env OMP_NUM_THREADS=1 "$mbspar" static "$light" --set solver.method=aba --set static.max_iter=20 --json "$tmp/g.json" -q
+  grep -q '"exceeded": false' "$tmp/g.json" || bad "static, aba: JSON accuracy.exceeded not false"
 else
   # distributed-memory model (the default at several ranks): the constraint residual
   run 0 env OMP_NUM_THREADS=1 "$@" "$mbspar" accel "$light" --json "$tmp/g.json" -q
@@ -76,6 +123,9 @@ else
   silent "chain.cfg, schur"
   run 0 env OMP_NUM_THREADS=1 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=jcg --json "$tmp/g.json" -q
   silent "chain.cfg, jcg"
+  # run (a replicated model): the guard at its first and last evaluation
+  run 0 env OMP_NUM_THREADS=1 "$@" "$mbspar" run "$light" --set integrator.t_end=2e-3 --out "$tmp/r" --force --json "$tmp/g.json" -q
+  warned "run, schur, 2 ranks" run
 fi
 [ "$fail" -eq 0 ] && echo "guard_cli: all checks passed"
 exit "$fail"

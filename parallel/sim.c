@@ -190,6 +190,7 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   mbs_jsonInt(j, "rejected", o->rejected);
   mbs_jsonNumber(j, "dt_next", o->dt_last);
   mbs_jsonEndObject(j);
+  if (!o->err) mbsp_guardPairJson(j, &S->guard); // accuracy (docs/formulation.md 4.9)
   if (o->rr) mbsp_rankReportJson(o->rr, j);
   mbs_jsonBeginObject(j, "results");
   // complete: the run reached t_end; a signal stop or an error leave an incomplete run
@@ -268,6 +269,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   // the solver now, not at the first evaluation: its failures are agreed before any solve
   if (!e && !S->serial) e = mbsp_agreeErr(a->comm, mbs_cfsBindSolver(m, mbsp_engineCfs(S->eng)));
   if (!e) e = mbsp_agreeErr(a->comm, mbsp_simSetup(S));
+  if (!e) e = mbsp_simGuardCreate(S); // the accuracy guard (sim_guard.c)
   if (!e)
     e = mbsp_agreeErr(a->comm, mbsp_tsCreate(a->comm, S->nloc, m->opt.integrator, m->opt.dt,
                                              m->opt.int_tol, mbsp_simRhs, mbsp_simPost, S, &S->ts));
@@ -360,6 +362,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     mbsp_progress(S, t, step, 0);
   }
   if (!e) mbsp_progress(S, t, step, 1);
+  if (!e && S->gchecked) e = mbsp_simGuardCheck(S, 1); // the last evaluation (every rank alike)
   if (e && S->rank == 0 && S->live == 1 && !a->quiet) fputc('\n', stderr); // end the live line
   // the rows written are complete: close (rename into place) also after an error (collective)
   mbsErr ew = MBS_OK, ec = S->out.ops ? mbsp_outClose(&S->out, &ew) : MBS_OK;
@@ -430,6 +433,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   mbs_stateDestroy(&S->sfull);
   mbs_workDestroy(&S->wfull);
   free(S->fbuf);
+  mbsp_simGuardDestroy(S);
   mbsp_bodyOutDestroy(&S->bo);
   free(S->y), free(S->qcnt), free(S->qdsp), free(S->vcnt), free(S->vdsp), free(S->lcnt);
   free(S->ldsp);

@@ -7,6 +7,7 @@
 #define MBSP_SIM_IMPL_H
 #include "bodyout.h"
 #include "cli.h"
+#include "guard.h"
 #include "mbspar/mbs_checkpoint.h"
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_finite.h"
@@ -59,6 +60,10 @@ typedef struct {
   mbsWork *wfull;
   double *fbuf;
   double proj_dq, proj_dqd, viol_pos, viol_rot, viol_vel, last_pos, last_rot, last_vel;
+  // the accuracy guard at the first and the last evaluation (sim_guard.c)
+  mbspGuardPair guard;   // rank 0
+  double *gbuf, gtime;   // this rank's slices of the last evaluation's q, qd, qdd; its time
+  int greason, gchecked; // gchecked: the first evaluation's check ran (every rank alike)
 } mbspSim;
 
 double mbsp_simPower(const mbspSim *S, const mbsReal *qd);
@@ -76,5 +81,9 @@ void mbsp_simContinueCmd(const mbspSim *S, const char *ck, char *buf, size_t n);
 mbsErr mbsp_simMkdirs(const char *dir);
 mbsErr mbsp_simSetup(mbspSim *S);
 mbsErr mbsp_simCheckDir(mbspSim *S);
+mbsErr mbsp_simGuardCreate(mbspSim *S);
+void mbsp_simGuardDestroy(mbspSim *S);
+void mbsp_simGuardKeep(mbspSim *S);
+mbsErr mbsp_simGuardCheck(mbspSim *S, int which);
 
 #endif

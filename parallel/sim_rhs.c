@@ -151,6 +151,8 @@ mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
   }
   MBS_CALL(mbsp_agreeErr(S->comm, e)); // nobody continues alone into the next collective
   S->evals++;
+  mbsp_simGuardKeep(S); // the accuracy guard: the first evaluation now, the last at the end
+  if (!S->gchecked) MBS_CALL(mbsp_simGuardCheck(S, 0));
   if (S->w && getenv("MBS_DEBUG_ITERS") && S->rank == 0)
     fprintf(stderr, "eval %ld t=%.17g stage %d nhist %d ws %d it=%d res %g\n", S->evals, t,
             S->s->stage, S->s->nhist[S->s->stage], m->opt.warm_start, S->w->stat.iterations,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "guard.h"
 #include "rankreport.h"
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_finite.h"
@@ -14,17 +15,6 @@
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
 #include "spatial.h"
-
-// The accuracy guard (docs/formulation.md 4.9): the result's residual against the equations of
-// motion, the bound it is held to, and on rank 0 the likely cause when it is exceeded
-typedef struct {
-  double residual, bound;
-  int exceeded, unconverged; // unconverged: mbsp_accelWarn's line stands for the guard's
-  char cause[320];
-} mbsAccelGuard;
-
-#define MBS_GUARD_BOUND 1e-8 // relative residual of a direct method's result
-#define MBS_GUARD_RATIO 1e3  // mass ratio across a joint named as the likely cause
 
 typedef struct {
   const mbsModel *m;
@@ -37,7 +27,7 @@ typedef struct {
   int repeat;
   double residual;
   double kin_residual; // distributed-memory models: the constraint residual (guard)
-  const mbsAccelGuard *guard;
+  const mbspGuard *guard;
   const mbspRankReport *rr; // timers over the ranks, decomposition, affinity
   mbsSolveStat stat;        // the solver's statistics
   const mbsWork *wloop;     // the loop solve's workspace (the engine's on rank 0), else w
@@ -251,16 +241,6 @@ static mbsErr accel_gatherSlices(mbspComm *comm, const double *in, int n, double
 
 // ---------------------------------------------------------------- the accuracy guard
 
-// The bound of the guard: 1e-8 for the direct methods, and for the iterative ones 100 tol when
-// that is larger (their residual is measured on A lambda = b; measured on configs/: the
-// equation-of-motion residual stays below 6 tol, docs/formulation.md 4.9)
-static double accel_guardBound(const mbsModel *m) {
-  const mbsSolverType *t = mbs_solverFind(m->opt.solver);
-  double b = MBS_GUARD_BOUND;
-  if (t && t->iterative && 100 * m->opt.tol > b) b = 100 * m->opt.tol;
-  return b;
-}
-
 // Distributed-memory models: the constraint residual of the owned bodies' accelerations,
 // max_b |a_b - X_b a_p - c_b - S_b qdd_b| / max(max_b |a_b|, |a_ground|), the parents on other
 // ranks through the down halo. The body Newton-Euler residual cannot see an error in a light
@@ -294,93 +274,6 @@ static mbsErr accel_kinResidual(mbspComm *comm, const mbsModel *m, mbspEngine *e
   MBS_CALL(mbsp_allreduceMax(comm, r, 2));
   *res = r[1] > 0 ? r[0] / r[1] : r[0];
   return MBS_OK;
-}
-
-#define MBS_GUARD_CAUSE 240 // characters of a rank's cause text, sent as doubles
-// the joint of [b0, b1) whose two bodies' masses differ most: the ratio, and the pair as text
-static double accel_massRatio(const mbsModel *m, int b0, int b1, char *text, size_t n) {
-  double best_ratio = 0;
-  int best = -1;
-  text[0] = 0;
-  for (int b = b0; b < b1; b++) {
-    int p = m->body_parent[b];
-    if (p < 0) continue;
-    double mb = m->body_mass[b], mp = m->body_mass[p];
-    if (!(mb > 0 && mp > 0)) continue;
-    double ratio = mb > mp ? mb / mp : mp / mb;
-    if (ratio > best_ratio) best_ratio = ratio, best = b;
-  }
-  if (best >= 0) {
-    int p = m->body_parent[best], light = m->body_mass[best] < m->body_mass[p] ? best : p,
-        heavy = light == best ? p : best;
-    snprintf(text, n, "%.80s (%.3g kg) next to %.80s (%.3g kg)", m->body_name[light],
-             m->body_mass[light], m->body_name[heavy], m->body_mass[heavy]);
-  }
-  return best_ratio;
-}
-
-// The likely cause of an exceeded bound, on rank 0: the joint whose two bodies' masses differ
-// most, over the owned bodies [b0, b1) of every rank and their parents. Collective if local
-// (distributed-memory models), else rank 0 alone over the whole model.
-static mbsErr accel_guardCause(mbspComm *comm, const mbsModel *m, int local, int b0, int b1,
-                               char *out, size_t n) {
-  double mine[1 + MBS_GUARD_CAUSE] = {0}, ratio;
-  char text[MBS_GUARD_CAUSE];
-  mine[0] = accel_massRatio(m, b0, b1, text, sizeof text);
-  ratio = mine[0];
-  if (local) {
-    for (int i = 0; i < MBS_GUARD_CAUSE - 1 && text[i]; i++) mine[1 + i] = (unsigned char)text[i];
-    int P = mbsp_size(comm), rank = mbsp_rank(comm);
-    double *all = rank == 0 ? calloc((size_t)P * (1 + MBS_GUARD_CAUSE), sizeof(double)) : NULL;
-    MBS_CALL(mbsp_agreeErr(comm,
-                           rank != 0 || all ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory")));
-    mbsErr e = mbsp_gather(comm, mine, 1 + MBS_GUARD_CAUSE, all);
-    if (!e && rank == 0) {
-      int r = 0;
-      for (int k = 1; k < P; k++)
-        if (all[(size_t)k * (1 + MBS_GUARD_CAUSE)] > all[(size_t)r * (1 + MBS_GUARD_CAUSE)]) r = k;
-      const double *row = all + (size_t)r * (1 + MBS_GUARD_CAUSE);
-      for (int i = 0; i < MBS_GUARD_CAUSE; i++) text[i] = (char)row[1 + i];
-      text[MBS_GUARD_CAUSE - 1] = 0;
-      ratio = row[0];
-    }
-    free(all);
-    MBS_CALL(mbsp_agreeErr(comm, e));
-  }
-  if (ratio >= MBS_GUARD_RATIO)
-    snprintf(out, n, "bodies whose masses differ by %.0f orders of magnitude: %s",
-             floor(log10(ratio)), text);
-  else
-    snprintf(out, n,
-             "no two jointed bodies' masses differ by %g or more; the system is ill-conditioned "
-             "for this method or its tolerance",
-             MBS_GUARD_RATIO);
-  return MBS_OK;
-}
-
-// The guard: compare the residual with the bound; when exceeded, one warning line (rank 0) and
-// the likely cause in the JSON. Collective if local, else rank 0 alone.
-static mbsErr accel_guard(mbspComm *comm, const mbsModel *m, int local, int b0, int b1,
-                          double residual, int reason, mbsAccelGuard *g) {
-  g->residual = residual, g->bound = accel_guardBound(m);
-  g->exceeded = !(residual <= g->bound);
-  g->unconverged = reason < 0;
-  g->cause[0] = 0;
-  if (!g->exceeded) return MBS_OK;
-  if (g->unconverged) { // mbsp_accelWarn has said so
-    snprintf(g->cause, sizeof g->cause, "the solve stopped without converging");
-    return MBS_OK;
-  }
-  return accel_guardCause(comm, m, local, b0, b1, g->cause, sizeof g->cause);
-}
-
-// the guard's one warning line (rank 0)
-static void accel_guardWarn(const mbsModel *m, const mbsAccelGuard *g) {
-  if (g->exceeded && !g->unconverged)
-    fprintf(stderr,
-            "mbspar: warning: accel: the result of %s misses the equations of motion by %.1e "
-            "(relative; bound %.0e); likely cause: %s (docs/formulation.md 4.9)\n",
-            mbs_solverName(m->opt.solver), g->residual, g->bound, g->cause);
 }
 
 mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
@@ -429,7 +322,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
 
   // results to rank 0; timers and decomposition over all ranks
   double local_res = 0, kin_res = 0;
-  mbsAccelGuard guard;
+  mbspGuard guard;
   memset(&guard, 0, sizeof guard);
   if (!e && local) {
     mbsWork *ew = mbsp_engineWork(eng);
@@ -438,7 +331,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
     if (!e) { // the guard on both residuals (docs/formulation.md 4.9)
       mbspDecompInfo di;
       mbsp_engineDecomp(eng, &di);
-      e = accel_guard(comm, m, 1, di.b0, di.b1, fmax(local_res, kin_res), ew->stat.reason, &guard);
+      e = mbsp_guardJudge(comm, m, 1, di.b0, di.b1, fmax(local_res, kin_res), ew->stat.reason,
+                          &guard);
     }
     w->stat = ew->stat;
     memcpy(w->timer, ew->timer, sizeof w->timer);
@@ -495,7 +389,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
       printf("%s\n", show < m->nv_g ? " ..." : "");
     }
     if (stat.reason < 0) mbsp_accelWarn(m, stat.reason, stat.iterations, stat.residual);
-    accel_guardWarn(m, &guard);
+    mbsp_guardWarn("accel", NULL, m, &guard);
     e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
   } else if (!e && rank == 0) {
     if (serial) {
@@ -511,35 +405,27 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
       }
     }
     mbs_jointWrenchWorld(m, w, wrench);
-    // equation-of-motion residual of the result: ||RNEA(q, qd, qdd) - tau|| / scale, with
-    // scale = max(||bias||, ||tau||), bias = RNEA(q, qd, 0) (gravity and velocity terms)
+    // equation-of-motion residual of the result (docs/formulation.md 4.9); the closure rows of
+    // the system (docs/loops.md 8.4) left the loop forces out of w->fext: they join it here
     mbsReal *qdd = malloc((size_t)(m->nv > 0 ? m->nv : 1) * sizeof *qdd);
     mbsReal *acc = malloc((size_t)m->nbody * 6 * sizeof *acc);
-    double num = 0, nb = 0, nt = 0;
+    double eom = 0;
     if (qdd && acc) {
       memcpy(qdd, w->qdd, (size_t)m->nv * sizeof *qdd);
       memcpy(acc, w->acc, (size_t)m->nbody * 6 * sizeof *acc);
-      mbs_rnea(m, w, NULL);
-      for (int d = 0; d < m->nv; d++) nb += w->qfrc_inv[d] * w->qfrc_inv[d];
-      mbs_rnea(m, w, qdd);
-      for (int d = 0; d < m->nv; d++) {
-        double r = w->qfrc_inv[d] - w->qfrc[d];
-        num += r * r;
-        nt += w->qfrc[d] * w->qfrc[d];
+      if (m->nloop && mbs_loopUseRows(m, m->opt.solver)) {
+        if (!w->fext_on) memset(w->fext, 0, 6 * (size_t)m->nbody * sizeof(mbsReal));
+        mbs_loopAddForces(m, w, w->lam + m->nlam);
       }
+      mbsp_guardEom(m, w, qdd, &eom);
       memcpy(w->acc, acc, (size_t)m->nbody * 6 * sizeof *acc);
     } else {
       e = mbs_errSet(MBS_ERR_NOMEM, "mbspar accel: out of memory (equation-of-motion residual)");
     }
     free(acc);
     free(qdd);
-    double scale = sqrt(nb > nt ? nb : nt), eom = scale > 0 ? sqrt(num) / scale : sqrt(num);
-    // the guard (rank 0 alone); not where the closure equations are rows of the system: the
-    // check above does not count their forces yet (fourbar.cfg with jcg: 1.1 for a q̈ within
-    // 1e-13 of aba's)
-    int guarded = !(m->nloop && mbs_loopUseRows(m, m->opt.solver));
-    if (!e && guarded)
-      e = accel_guard(comm, m, 0, 0, m->nbody, eom, serial ? 1 : w->stat.reason, &guard);
+    // the guard (rank 0 alone)
+    if (!e) e = mbsp_guardJudge(comm, m, 0, 0, m->nbody, eom, serial ? 1 : w->stat.reason, &guard);
     mbsAccelOut a = {m,
                      w,
                      w->qdd,
@@ -553,7 +439,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                      cli->repeat,
                      eom,
                      0,
-                     guarded ? &guard : NULL,
+                     &guard,
                      &rr,
                      w->stat,
                      serial ? w : mbsp_engineWork(eng)};
@@ -577,7 +463,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
     }
     if (!e && !serial && w->stat.reason < 0)
       mbsp_accelWarn(m, w->stat.reason, w->stat.iterations, w->stat.residual);
-    if (!e) accel_guardWarn(m, &guard);
+    if (!e) mbsp_guardWarn("accel", NULL, m, &guard);
     if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
   }
   e = mbsp_agreeErr(comm, e);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "guard.h"
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_finite.h"
 #include "mbspar/mbs_solvertype.h"
@@ -24,6 +25,7 @@ typedef struct {
   int b0, b1, d0, d1; // owned bodies and dofs
   mbsReal *buf;       // (nv + 1)
   long evals;         // evaluations so far (messages)
+  mbspGuardPair *gp;  // rank 0: the accuracy guard (first and last evaluation)
 } mbsStaticEngine;
 
 static const char *const mbs_static_enames[2] = {"kinetic energy", "potential energy"};
@@ -56,6 +58,13 @@ static mbsErr mbs_staticEngineForward(void *ctx, mbsState *s, int want_pe, mbsRe
   MBS_CALL(mbsp_allreduceSum(c->comm, c->buf, nv + 1));
   memcpy(qdd, c->buf, (size_t)nv * sizeof *qdd);
   energy[0] = c->buf[nv];
+  // the accuracy guard (rank 0: the replicated state, the summed q̈, the replicated loop forces)
+  mbsErr eg = MBS_OK;
+  if (c->gp) {
+    mbsp_guardPairKeep(c->gp, s, qdd, ew->lam + c->m->nlam, ew->stat.reason);
+    if (c->evals == 1) eg = mbsp_guardPairCheck(c->gp, 0, "static");
+  }
+  MBS_CALL(mbsp_agreeErr(c->comm, eg));
   // potential energy (history samples only): world poses of the replicated state, serially on
   // every rank (the engine forms only parent-relative transforms of its own bodies)
   if (want_pe) {
@@ -72,6 +81,7 @@ static mbsErr mbs_staticEngineForward(void *ctx, mbsState *s, int want_pe, mbsRe
 typedef struct {
   mbsStaticSerial sc;
   long evals;
+  mbspGuardPair *gp; // the accuracy guard (first and last evaluation)
 } mbsStaticSerialChk;
 
 static mbsErr mbs_staticForwardChecked(void *ctx, mbsState *s, int want_pe, mbsReal *qdd,
@@ -82,6 +92,8 @@ static mbsErr mbs_staticForwardChecked(void *ctx, mbsState *s, int want_pe, mbsR
   snprintf(phase, sizeof phase, "static: evaluation %ld (solver.method = %s)", ++c->evals,
            mbs_solverName(c->sc.m->opt.solver));
   MBS_CALL(mbs_checkForward(c->sc.m, c->sc.w, 1, 0, c->sc.m->nv, 0, 0, phase));
+  mbsp_guardPairKeep(c->gp, s, qdd, c->sc.w->lam + c->sc.m->nlam, 1);
+  if (c->evals == 1) MBS_CALL(mbsp_guardPairCheck(c->gp, 0, "static"));
   return mbs_checkFiniteScalars(energy, mbs_static_enames, 2, phase);
 }
 
@@ -90,6 +102,7 @@ typedef struct {
   const mbsStatic *st;
   const mbsState *s;
   const mbsSolveStat *stat; // forward-dynamics solver statistics (rank 0)
+  const mbspGuardPair *gp;  // the accuracy guard
 } mbsStaticOut;
 
 static void mbs_staticJson(mbsJson *j, const void *ctx) {
@@ -104,6 +117,7 @@ static void mbs_staticJson(mbsJson *j, const void *ctx) {
   mbs_jsonInt(j, "restarts", r->stat->total_restarts); // jcg, chebyshev, petsc: from b - A x
   mbs_jsonNumber(j, "tol", m->opt.tol);
   mbs_jsonEndObject(j);
+  mbsp_guardPairJson(j, r->gp); // accuracy (docs/formulation.md 4.9)
   mbs_jsonBeginObject(j, "results");
   mbs_jsonString(j, "drainage", mbs_staticMethodName(st->opt.method));
   mbs_jsonBool(j, "converged", st->reason == MBS_STATIC_CONVERGED);
@@ -167,7 +181,9 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
   mbsWork *w = NULL;
   mbsStatic *st = NULL;
   mbspEngine *eng = NULL;
-  mbsStaticEngine ec = {comm, NULL, m, NULL, 0, 0, 0, 0, NULL, 0};
+  mbsStaticEngine ec = {comm, NULL, m, NULL, 0, 0, 0, 0, NULL, 0, NULL};
+  mbspGuardPair gp;
+  memset(&gp, 0, sizeof gp);
   mbsSolveStat stat;
   memset(&stat, 0, sizeof stat);
   static const char *const files[] = {"static.json", "static_ke.csv"};
@@ -175,6 +191,8 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
   if (!e) e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_staticCreate(m, &cfg->statics, &st);
   if (!e && (rank == 0 || !serial)) e = mbs_workCreate(m, &w);
+  if (!e && rank == 0) e = mbsp_guardPairCreate(m, &gp);
+  if (rank == 0) ec.gp = &gp;
   e = mbsp_agreeErr(comm, e);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
   if (!e && !serial) {
@@ -203,18 +221,20 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
 
   // the drainage loop: rank 0 alone (serial methods) or every rank (engine)
   if (!e && serial && rank == 0) {
-    mbsStaticSerialChk sc = {{m, w}, 0};
+    mbsStaticSerialChk sc = {{m, w}, 0, &gp};
     e = mbs_staticSolve(st, s, mbs_staticForwardChecked, &sc);
     stat = w->stat;
+    if (!e && sc.evals > 0) e = mbsp_guardPairCheck(&gp, 1, "static"); // the last evaluation
   } else if (!e && !serial) {
     e = mbs_staticSolve(st, s, mbs_staticEngineForward, &ec);
     stat = mbsp_engineWork(eng)->stat;
+    if (!e && rank == 0 && ec.evals > 0) e = mbsp_guardPairCheck(&gp, 1, "static"); // the last
   }
   e = mbsp_agreeErr(comm, e);
   if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
 
   if (!e && rank == 0) {
-    mbsStaticOut r = {m, st, s, &stat};
+    mbsStaticOut r = {m, st, s, &stat, &gp};
     int conv = st->reason == MBS_STATIC_CONVERGED;
     if (mbsp_cliTable(cli)) {
       const mbsStaticOpt *o = &st->opt;
@@ -260,6 +280,7 @@ mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, 
   mbsp_engineDestroy(&eng);
   free(ec.buf);
   mbs_staticDestroy(&st);
+  mbsp_guardPairDestroy(&gp);
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);
   return e;

@@ -168,6 +168,12 @@ mbsErr mbs_loopAssemble(mbsModel *m);
 /// the directions of the current position stage (seed 000's C = D* B).
 void mbs_loopJacobian(const mbsModel *m, const mbsWork *w, mbsReal *G);
 
+/// The loop wrenches of the loop forces \p lam (nlam_loop, as w->lam[nlam ..]) added to w->fext
+/// (w->fext_on = 1), with the directions of the current position stage: what a solve with the
+/// closure rows in the system (docs/loops.md 8.4) leaves out of w->fext, for a check of the
+/// result against the equations of motion (mbs_rnea). Nothing for models without loops.
+void mbs_loopAddForces(const mbsModel *m, mbsWork *w, const mbsReal *lam);
+
 /// Inverse dynamics of a loop model at one sample: the coordinates and rates of the dofs with
 /// act[d] = 1 (actuated) are given in s->q, s->qd and qdd; the others are solved from the loops
 /// (positions by Newton-Raphson from s->q, rates and accelerations from the velocity and

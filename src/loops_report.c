@@ -1,0 +1,170 @@
+/// \file loops_report.c
+/// Statistics and reports of the loops (mbs_loops.h): the last solve's statistics, the redundant
+/// equations, the JSON model and result sections and the summary lines of `mbspar check`.
+#include "loops_private.h"
+
+#include <stdio.h>
+#include <string.h>
+#include "mbspar/mbs_config.h"
+#include "mbspar/mbs_joint.h"
+#include "mbspar/mbs_solvertype.h"
+
+void mbs_loopStat(const mbsWork *w, mbsLoopStat *st) {
+  memset(st, 0, sizeof *st);
+  if (!w->loop) return;
+  st->rank = w->loop->rank;
+  st->nzero = w->loop->nzero;
+  st->nredundant = w->loop->n - w->loop->rank;
+  st->min_pivot = w->loop->min_pivot;
+  st->nskip = w->loop->nskip;
+  st->residual = w->loop->resid;
+}
+
+int mbs_loopSkipped(const mbsWork *w, unsigned char *mask) {
+  const struct mbsLoopWork *lw = w->loop;
+  if (!lw) return 0;
+  if (mask) memcpy(mask, lw->skip, (size_t)lw->n);
+  return lw->nskip;
+}
+
+int mbs_loopRedundant(const mbsWork *w, int *idx) {
+  const struct mbsLoopWork *lw = w->loop;
+  if (!lw) return 0;
+  int k = 0;
+  for (int i = lw->rank; i < lw->n; i++) idx[k++] = lw->piv[i];
+  // ascending order for reports
+  for (int i = 1; i < k; i++)
+    for (int j = i; j > 0 && idx[j - 1] > idx[j]; j--) {
+      int t = idx[j];
+      idx[j] = idx[j - 1];
+      idx[j - 1] = t;
+    }
+  return k;
+}
+
+// how solver.method takes the loop forces: 0 the serial baseline's range space (aba, crba), 1
+// unit solves (section 8.1), 2 closure rows in the system (8.4), 3 schur's separators (8.1)
+static int mbs_loopSolveKind(const mbsModel *m) {
+  int sv = m->opt.solver;
+  if (mbs_solverIsBaseline(sv)) return 0;
+  return mbs_loopUseRows(m, sv) ? 2 : mbs_loopSeparators(m, sv) ? 3 : 1;
+}
+static const char *mbs_loopSolveName(const mbsModel *m) {
+  static const char *const nm[] = {"range_space", "unit", "rows", "separators"};
+  return nm[mbs_loopSolveKind(m)];
+}
+
+// ---------------------------------------------------------------- reports
+
+char *mbs_loopEqLabel(const mbsModel *m, int i, char *buf, size_t n) {
+  int k = 0;
+  while (k + 1 < m->nloop && m->loop_lamadr[k + 1] - m->nlam <= i) k++;
+  int r = i - (m->loop_lamadr[k] - m->nlam);
+  snprintf(buf, n, "%s.%s", m->loop_name[k], mbs_loopEqName(m->loop_type[k], r));
+  return buf;
+}
+
+static void mbs_loopJsonRedundant(mbsJson *j, const mbsModel *m, const int *idx, int n) {
+  mbs_jsonBeginArray(j, "redundant");
+  for (int i = 0; i < n; i++) {
+    char lab[300];
+    mbs_jsonString(j, NULL, mbs_loopEqLabel(m, idx[i], lab, sizeof lab));
+  }
+  mbs_jsonEndArray(j);
+}
+
+void mbs_loopJsonModel(mbsJson *j, const mbsModel *m) {
+  if (m->nforce) mbs_jsonInt(j, "forces", m->nforce);
+  if (!m->nloop) return;
+  const mbsLoopAssembly *as = &m->loop_asm;
+  mbs_jsonBeginObject(j, "loops");
+  mbs_jsonInt(j, "count", m->nloop);
+  mbs_jsonInt(j, "closure_equations", m->nlam_loop);
+  mbs_jsonInt(j, "rank", as->rank);
+  mbs_loopJsonRedundant(j, m, as->redundant, as->nredundant);
+  mbs_jsonInt(j, "zero_rows", as->nskip); // G_i = 0 at q0: no unit solve (docs/loops.md 8.1)
+  mbs_jsonInt(j, "mobility", m->nv - as->rank);
+  mbs_jsonString(j, "solve", mbs_loopSolveName(m)); // with solver.method (docs/loops.md 8.4)
+  mbs_jsonBeginObject(j, "assembly");
+  mbs_jsonInt(j, "iterations", as->iterations);
+  mbs_jsonNumber(j, "closure_pos_before", as->c0_pos);
+  mbs_jsonNumber(j, "closure_rot_before", as->c0_rot);
+  mbs_jsonNumber(j, "closure_pos_after", as->c_pos);
+  mbs_jsonNumber(j, "closure_rot_after", as->c_rot);
+  mbs_jsonNumber(j, "dq_max", as->dq_max);
+  mbs_jsonNumber(j, "dqd_max", as->dqd_max);
+  mbs_jsonEndObject(j);
+  mbs_jsonEndObject(j);
+}
+
+void mbs_loopJsonResult(mbsJson *j, const mbsModel *m, const mbsWork *w) {
+  if (!m->nloop || !w->loop) return;
+  // no allocation here: a report cannot come out half-written
+  const struct mbsLoopWork *lw = w->loop;
+  mbs_jsonNumberArray(j, "loop_lambda", w->lam + m->nlam, m->nlam_loop);
+  mbs_jsonBeginArray(j, "loop_wrench");
+  for (int k = 0, i = 0; k < m->nloop; i += m->loop_lamnum[k], k++) {
+    mbsReal wr[6];
+    mbs_loopWrenchOne(m, w, k, i, wr);
+    mbs_jsonNumberArray(j, NULL, wr, 6);
+  }
+  mbs_jsonEndArray(j);
+  mbsLoopStat st;
+  mbs_loopStat(w, &st);
+  mbsReal pos, rot, vel;
+  mbs_loopViolation(m, w, &pos, &rot, &vel);
+  mbs_jsonBeginObject(j, "loops");
+  // how the loop forces were solved: the serial baseline's range space (aba, crba), the engine's
+  // unit solves, or the closure equations as rows of the constraint-force system (section 8.4)
+  mbs_jsonString(j, "solve", mbs_loopSolveName(m));
+  mbs_jsonInt(j, "rank", st.rank);
+  mbs_jsonBeginArray(j, "redundant"); // ascending: the equations past the rank in pivot order
+  for (int i = 0; i < lw->n; i++)
+    for (int q = lw->rank; q < lw->n; q++)
+      if (lw->piv[q] == i) {
+        char lab[300];
+        mbs_jsonString(j, NULL, mbs_loopEqLabel(m, i, lab, sizeof lab));
+      }
+  mbs_jsonEndArray(j);
+  mbs_jsonNumber(j, "min_pivot", st.min_pivot);
+  // zero rows known before the unit solves (G_i = 0): the solves left out (docs/loops.md 8.1)
+  mbs_jsonInt(j, "zero_rows_skipped", st.nskip);
+  mbs_jsonNumber(j, "closure_residual", st.residual);
+  mbs_jsonNumber(j, "violation_pos", pos);
+  mbs_jsonNumber(j, "violation_rot", rot);
+  mbs_jsonNumber(j, "violation_vel", vel);
+  mbs_jsonEndObject(j);
+}
+
+void mbs_loopPrint(FILE *f, const mbsModel *m) {
+  if (m->nforce) fprintf(f, "  %-26s %d\n", "spring-dampers", m->nforce);
+  if (!m->nloop) return;
+  const mbsLoopAssembly *as = &m->loop_asm;
+  fprintf(f, "  %-26s %d (", "loops (cut joints)", m->nloop);
+  for (int k = 0; k < m->nloop && k < 8; k++)
+    fprintf(f, "%s%s %s", k ? ", " : "", m->loop_name[k], mbs_jntName(m->loop_type[k]));
+  fprintf(f, "%s)\n", m->nloop > 8 ? ", ..." : "");
+  fprintf(f, "  %-26s %d, rank %d at q0\n", "closure equations", m->nlam_loop, as->rank);
+  fprintf(f, "  %-26s %d", "redundant equations", as->nredundant);
+  for (int i = 0; i < as->nredundant && i < 12; i++) {
+    char lab[300];
+    fprintf(f, "%s%s", i ? ", " : " (", mbs_loopEqLabel(m, as->redundant[i], lab, sizeof lab));
+  }
+  fprintf(f, "%s\n", as->nredundant > 12 ? ", ...)" : as->nredundant ? ")" : "");
+  fprintf(f, "  %-26s %d of them zero rows (no motion violates them: no unit solve)\n", "",
+          as->nskip);
+  fprintf(f, "  %-26s %d (nv %d - rank %d)\n", "mobility (dofs)", m->nv - as->rank, m->nv,
+          as->rank);
+  static const char *const how[] = {"the serial baseline's range space (section 3)",
+                                    "one unit tree solve per closure equation (section 8.1)",
+                                    "closure equations as rows of the system (section 8.4)",
+                                    "closure equations and cut joints as separators, local "
+                                    "solves (section 8.1)"};
+  fprintf(f, "  %-26s %s: %s, solver.loops = %s\n", "loop forces", mbs_solverName(m->opt.solver),
+          how[mbs_loopSolveKind(m)], mbs_loopModeName(m->opt.loops));
+  fprintf(f,
+          "  %-26s %d Newton-Raphson iteration(s): closure %.3g m / %.3g rad -> %.3g m / "
+          "%.3g rad, max |dq| %.3g, max |dqd| %.3g\n",
+          "assembly of q0", as->iterations, as->c0_pos, as->c0_rot, as->c_pos, as->c_rot,
+          as->dq_max, as->dqd_max);
+}
