@@ -328,11 +328,13 @@ mbsReal mbs_modelTotalMass(const mbsModel *m);
 /// The engine, the local model builder and cpa all call this. Writes start (nranks + 1). Local.
 /// mbs_partitionRunsLight also keeps boundaries off light joints, the joints whose two bodies'
 /// masses are MBS_PARTITION_LIGHT or more apart (\p light: nlight pairs child, parent, ascending
-/// by child): a boundary that such a joint crosses (parent before it, child at or after it) moves
-/// down the same way. A light body on a moving joint whose heavy child is on another rank ends
-/// its segment with a pivot D of its own inertia only (1e-16 and the like); as the root of a rank
-/// its articulated inertia has such an eigenvalue. Both cost schur all its digits
-/// (docs/formulation.md 4.9).
+/// by child): a boundary that such a joint crosses (parent before it, child at or after it), or
+/// at a body on a fixed joint, moves to the nearest place within MBS_PARTITION_FIXED_SKIP bodies
+/// (down first, either side) that is neither, pushing later boundaries down if needed; with none
+/// there, down past fixed joints as above. A light body on a moving joint whose heavy child is on
+/// another rank ends its segment with a pivot D of its own inertia only (1e-16 and the like); as
+/// the root of a rank its articulated inertia has such an eigenvalue. Both cost schur all its
+/// digits (docs/formulation.md 4.9).
 #define MBS_PARTITION_SPIKE      0.15
 #define MBS_PARTITION_SNAP       0.1
 #define MBS_PARTITION_FIXED_SKIP 8
