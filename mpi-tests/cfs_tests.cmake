@@ -43,6 +43,18 @@ foreach(cfg "1;2" "1;4" "2;2")
   set_tests_properties(test_schur_light_tree.threads${nt}.np${np} PROPERTIES PROCESSORS 2
                        TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 endforeach()
+# light bodies (1e-8 kg, 1e-16 kg m^2) on revolute joints, every third link's: chains of 6-12 links
+# and depth-first trees of 9-20 links whose weights put rank or thread boundaries next to them
+# (errors up to 1.0 before the partition's light-joint rule), q̈ and lambda to 1e-10 against ABA
+foreach(cfg "2;1" "4;1" "1;4")
+  list(GET cfg 0 np)
+  list(GET cfg 1 nt)
+  add_test(NAME test_schur_light_moving.threads${nt}.np${np}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
+                   --oversubscribe -x OMP_NUM_THREADS=${nt} $<TARGET_FILE:test_schur_light> moving)
+  set_tests_properties(test_schur_light_moving.threads${nt}.np${np} PROPERTIES PROCESSORS 2
+                       TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+endforeach()
 # the accuracy guard of accel (docs/formulation.md 4.9): a warning naming the light bodies on the
 # model above at 2 threads (serial) or 2 ranks (distributed and full models), none on chain.cfg
 if(TARGET mbspar)

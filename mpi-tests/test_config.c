@@ -376,6 +376,61 @@ static void test_partition_forest(void) {
   mbs_configDestroy(&c);
 }
 
+// light joints (docs/formulation.md 4.9): explicit links alternating with 1e-8 kg bodies on
+// revolute joints, then a generated chain hanging from the last light body (its first joint is
+// light: noted by the structure pass without the bodies). The local builds cut where the full
+// model does, and no boundary is crossed by a light joint (parent before, child at or after it)
+static void test_partition_light(void) {
+  char text[4096];
+  size_t at = 0;
+  at += (size_t)snprintf(text + at, sizeof text - at, "model = { bodies = (");
+  for (int k = 0; k < 6; k++) {
+    char par[16] = "ground";
+    if (k) snprintf(par, sizeof par, "b%d", k - 1);
+    at += (size_t)snprintf(
+        text + at, sizeof text - at,
+        "%s{ name = \"a%d\"; parent = \"%s\"; joint = { type = \"revolute\"; axis = [0, 1, 0]; "
+        "}; mass = 1; inertia = [1, 1, 1, 0, 0, 0]; }, { name = \"b%d\"; parent = \"a%d\"; "
+        "joint = { type = \"revolute\"; axis = [1, 0, 0]; }; mass = 1e-8; inertia = [1e-16, "
+        "1e-16, 1e-16, 0, 0, 0]; }",
+        k ? ", " : "", k, par, k, k);
+  }
+  snprintf(text + at, sizeof text - at,
+           "); chain = { name = \"g\"; n = 20; parent = \"b5\"; joint = \"revolute\"; axis = "
+           "[0, 1, 0]; length = 0.1; mass = 1; radius = 0.01; }; };");
+  mbsConfig *c;
+  mbsModel *m;
+  MBS_EXPECT_OK(build(text, NULL, 0, &c, &m));
+  if (!m) {
+    mbs_configDestroy(&c);
+    return;
+  }
+  for (int P = 2; P <= 5; P++) {
+    int start[8];
+    MBS_EXPECT_OK(mbs_partitionModel(m, P, start));
+    for (int r = 1; r < P; r++)
+      for (int b = start[r]; b < m->nbody; b++) {
+        int p = m->body_parent[b];
+        int light = p >= 0 && (m->body_mass[p] < 1e-3 * m->body_mass[b] ||
+                               m->body_mass[b] < 1e-3 * m->body_mass[p]);
+        MBS_EXPECT(!(light && p < start[r]),
+                   "light P = %d: the light joint %d -> %d crosses the boundary at %d", P, p, b,
+                   start[r]);
+      }
+    for (int r = 0; r < P; r++) {
+      mbsModel *ml = NULL;
+      MBS_EXPECT_OK(mbs_configBuildLocal(c, P, r, &ml));
+      if (!ml) continue;
+      int same = ml->part_n == P;
+      for (int k = 0; same && k <= P; k++) same = ml->part_start[k] == start[k];
+      MBS_EXPECT(same, "light P = %d rank %d: the local build's decomposition differs", P, r);
+      mbs_modelDestroy(&ml);
+    }
+  }
+  mbs_modelDestroy(&m);
+  mbs_configDestroy(&c);
+}
+
 // issue 30: integer literals beyond 32 bits keep their value (libconfig 1.5 wrapped them), the
 // real-number forms around them are untouched, and names, strings and comments with digits too
 static void test_wide_integers(void) {
@@ -451,6 +506,7 @@ int main(int argc, char **argv) {
   test_trajectory();
   test_shipped();
   test_partition_forest();
+  test_partition_light();
   test_wide_integers();
   return mbs_test_finish("test_config");
 }

@@ -171,7 +171,7 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsT
     int gid = base + i, nxt = mbs_modelNextWanted(m, gid);
     if (nxt > gid) {
       int cnt = nxt - gid < gen.n - i ? nxt - gid : gen.n - i;
-      mbs_modelSkipBodies(m, gen.type, cnt, 1, prev);
+      mbs_modelSkipBodies(m, gen.type, cnt, 1, prev, gen.geo.mass);
       i += cnt, prev = base + i - 1;
       continue;
     }
@@ -287,7 +287,7 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTi
         cnt[lvl]++;
         long sz = size[lvl + 1];
         if (!mbs_modelWants(m, base + i, (int)(base + i + sz), path[lvl])) {
-          mbs_modelSkipBodies(m, gen.type, (int)sz, 0, path[lvl]);
+          mbs_modelSkipBodies(m, gen.type, (int)sz, 0, path[lvl], gen.geo.mass);
           i += (int)sz;
           continue;
         }

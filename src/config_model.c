@@ -611,12 +611,13 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
     mbs_modelSubset(m0, &none, 0, 0);
     e = mbs_cfgBuildInto(c, m0);
   }
-  if (!e && m0->nrun < 0) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (model structure)");
+  if (!e && (m0->nrun < 0 || m0->nrun_m < 0))
+    e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (model structure)");
   if (!e && !(start = malloc(sizeof(int) * (size_t)(nranks + 1))))
     e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   if (!e) {
-    e = mbs_partitionRuns(m0->run_type, m0->run_len, m0->nrun, !m0->run_branched, m0->run_cut,
-                          m0->nrun_cut, nranks, start);
+    e = mbs_partitionRunsLight(m0->run_type, m0->run_len, m0->nrun, !m0->run_branched, m0->run_cut,
+                               m0->nrun_cut, m0->run_light, m0->nrun_light, nranks, start);
     if (e == MBS_ERR_INPUT) e = mbs_configBlame(c, "model", e); // too many ranks: name the cause
   }
   int b0 = 0, b1 = 0;

@@ -396,6 +396,7 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   if (m->sub || m->names_only) {
     MBS_CALL(mbs_modelRun(m, t, 1));
     MBS_CALL(mbs_modelCutNote(m, gid, spec->parent));
+    mbs_partitionNoteMass(m, gid, 1, spec->parent, spec->mass, t);
   }
   if (spec->parent != gid - 1) m->run_branched = 1;
   if (m->rec1 > m->rec0) { // structure pass: remote parents and remote children of [rec0, rec1)
@@ -549,11 +550,12 @@ void mbs_modelSubset(mbsModel *m, const int *gids, int n, int names_only) {
   m->local = 1;
 }
 
-int mbs_modelSkipBodies(mbsModel *m, int type, int count, int chain, int parent) {
+int mbs_modelSkipBodies(mbsModel *m, int type, int count, int chain, int parent, double mass) {
   int first = m->nbody_g, nq = mbs_jntNq(type), nv = mbs_jntNv(type);
   if (!chain || parent != first - 1) m->run_branched = 1;
   if (mbs_modelRun(m, type, count)) m->nrun = -1;       // out of memory: no runs (checked by users)
   if (mbs_modelCutNote(m, first, parent)) m->nrun = -1; // (inside the run: parents >= first)
+  mbs_partitionNoteMass(m, first, count, parent, mass, type);
   m->nbody_g += count;
   m->nq_g += count * nq, m->nv_g += count * nv, m->nlam_g += count * (6 - nv);
   return first;
@@ -803,6 +805,7 @@ void mbs_modelDestroy(mbsModel **pm) {
   for (int k = 0; k < m->nprefix; k++) free(m->prefix[k].prefix);
   free(m->prefix), free(m->rec_par), free(m->rec_child), free(m->run_type), free(m->run_len),
       free(m->run_cut);
+  free(m->run_mfirst), free(m->run_mass), free(m->run_light);
   free(m->part_start);
   for (int k = 0; k < m->nloop; k++) free(m->loop_name[k]);
   free(m->loop_name), free(m->loop_type), free(m->loop_body), free(m->loop_lamadr);

@@ -68,6 +68,34 @@ static mbsErr mbs_partitionSnap(const int *run_type, const int *run_len, int nru
 
 mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int chain,
                          const int *cut, int ncut, int P, int *start) {
+  return mbs_partitionRunsLight(run_type, run_len, nrun, chain, cut, ncut, NULL, 0, P, start);
+}
+
+// 1 if a light joint (light: pairs child, parent, ascending by child; sm: the suffix minima of
+// the parents) crosses a boundary at body s: a parent before s, its child at or after it
+static int mbs_partitionCrossLight(const int *light, const int *sm, int n, int s) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (light[2 * mid] < s)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && sm[lo] < s;
+}
+
+// the joint type of body b (runs; O(runs))
+static int mbs_partitionTypeAt(const int *run_type, const int *run_len, int nrun, long b) {
+  long rs = 0;
+  int k = 0;
+  while (k + 1 < nrun && rs + run_len[k] <= b) rs += run_len[k++];
+  return run_type[k];
+}
+
+mbsErr mbs_partitionRunsLight(const int *run_type, const int *run_len, int nrun, int chain,
+                              const int *cut, int ncut, const int *light, int nlight, int P,
+                              int *start) {
   long n = 0;
   double total = 0;
   for (int k = 0; k < nrun; k++) {
@@ -108,16 +136,42 @@ mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int 
     if (start[k] <= start[k - 1]) start[k] = start[k - 1] + 1;
   for (int k = P - 1; k >= 1; k--)
     if (start[k] > n - (P - k)) start[k] = (int)(n - (P - k));
-  // no rank starts at a body on a fixed joint (docs/formulation.md 4.9): move down past it
+  // no rank starts at a body on a fixed joint, and no light joint crosses a boundary
+  // (docs/formulation.md 4.9): move down past them
+  int *sm = nlight > 0 ? malloc(sizeof(int) * (size_t)nlight) : NULL;
+  if (nlight > 0 && !sm) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (partition)");
+  for (int i = nlight - 1; i >= 0; i--)
+    sm[i] = i + 1 < nlight && sm[i + 1] < light[2 * i + 1] ? sm[i + 1] : light[2 * i + 1];
   for (int r2 = 1; r2 < P; r2++) {
+    // the nearest clean place within MBS_PARTITION_FIXED_SKIP bodies (down first), above the
+    // previous boundary; the following boundaries are pushed down if it lies at or past them
+    // (one body per rank kept)
+    int to = -1;
+    for (int d = 0; to < 0 && d <= MBS_PARTITION_FIXED_SKIP; d++)
+      for (int sg = 1; to < 0 && sg >= (d ? -1 : 1); sg -= 2) {
+        long b = (long)start[r2] + sg * d;
+        if (b <= start[r2 - 1] || b > n - (P - r2)) continue;
+        if (mbs_partitionTypeAt(run_type, run_len, nrun, b) != MBS_JNT_FIXED &&
+            !mbs_partitionCrossLight(light, sm, nlight, (int)b))
+          to = (int)b;
+      }
+    if (to >= 0) {
+      start[r2] = to;
+      for (int r3 = r2 + 1; r3 < P && start[r3] <= start[r3 - 1]; r3++)
+        start[r3] = start[r3 - 1] + 1;
+      continue;
+    }
     long rs = 0;
     int k = 0;
+    // none: as far down as the next boundary allows
     for (int step = 0; step < MBS_PARTITION_FIXED_SKIP && start[r2] + 1 < start[r2 + 1]; step++) {
       while (k + 1 < nrun && rs + run_len[k] <= start[r2]) rs += run_len[k++];
-      if (run_type[k] != MBS_JNT_FIXED) break;
+      if (run_type[k] != MBS_JNT_FIXED && !mbs_partitionCrossLight(light, sm, nlight, start[r2]))
+        break;
       start[r2]++;
     }
   }
+  free(sm);
   if (ncut > 0 && P > 1 && !chain)
     return mbs_partitionSnap(run_type, run_len, nrun, total / parts, cut, ncut, P, start);
   return MBS_OK;
@@ -155,7 +209,73 @@ mbsErr mbs_partitionModel(const mbsModel *m, int P, int *start) {
   for (int b = 0; b < m->nbody && chain; b++)
     if (m->body_parent[b] != b - 1) chain = 0;
   int nc = mbs_partitionCuts(m, cut);
-  mbsErr e = mbs_partitionRuns(t, l, nr, chain, cut, nc, P, start);
-  free(t), free(l), free(cut);
+  // the light joints
+  int *lj = malloc(2 * sizeof(int) * (size_t)(m->nbody + 1)), nl = 0;
+  if (!lj) {
+    free(t), free(l), free(cut);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (partition)");
+  }
+  for (int b = 0; b < m->nbody; b++) {
+    int p = m->body_parent[b];
+    if (p >= 0 && mbs_partitionIsLight(m->body_mass[p], m->body_jnttype[p] == MBS_JNT_FIXED,
+                                       m->body_mass[b], m->body_jnttype[b] == MBS_JNT_FIXED))
+      lj[2 * nl] = b, lj[2 * nl + 1] = p, nl++;
+  }
+  mbsErr e = mbs_partitionRunsLight(t, l, nr, chain, cut, nc, lj, nl, P, start);
+  free(t), free(l), free(cut), free(lj);
   return e;
+}
+
+// the masses' runs, and the light joints, of the structure pass (mbs_modelAddBody,
+// mbs_modelSkipBodies); on out of memory nrun_m = -1 and nothing more is noted
+static int mbs_partitionPush(int **a, int *n, int *cap, int v) { // 1 on out of memory
+  if (*n == *cap) {
+    int nc = *cap ? 2 * *cap : 64;
+    int *p = realloc(*a, (size_t)nc * sizeof *p);
+    if (!p) return 1;
+    *a = p, *cap = nc;
+  }
+  (*a)[(*n)++] = v;
+  return 0;
+}
+
+void mbs_partitionNoteMass(mbsModel *m, int first, int count, int parent, double mass, int type) {
+  if (m->nrun_m < 0 || count <= 0) return;
+  int fixed = type == MBS_JNT_FIXED;
+  if (parent >= 0 && m->nrun_m > 0) { // the parent's run: the last one starting at or before it
+    int lo = 0, hi = m->nrun_m;
+    while (hi - lo > 1) {
+      int mid = lo + (hi - lo) / 2;
+      if (m->run_mfirst[mid] <= parent)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    double pm = m->run_mass[lo];
+    if (mbs_partitionIsLight(fabs(pm), pm < 0, mass, fixed)) {
+      int n = 2 * m->nrun_light;
+      if (mbs_partitionPush(&m->run_light, &n, &m->run_lightcap, first) ||
+          mbs_partitionPush(&m->run_light, &n, &m->run_lightcap, parent)) {
+        m->nrun_m = -1;
+        return;
+      }
+      m->nrun_light++;
+    }
+  }
+  if (fixed) mass = -mass;
+  if (m->nrun_m > 0 && m->run_mass[m->nrun_m - 1] == mass) return; // the same run goes on
+  if (m->nrun_m == m->run_mcap) {
+    int nc = m->run_mcap ? 2 * m->run_mcap : 64;
+    double *p = realloc(m->run_mass, (size_t)nc * sizeof *p);
+    if (p) m->run_mass = p;
+    int *q = p ? realloc(m->run_mfirst, (size_t)nc * sizeof *q) : NULL;
+    if (q) m->run_mfirst = q;
+    if (!q) {
+      m->nrun_m = -1;
+      return;
+    }
+    m->run_mcap = nc;
+  }
+  m->run_mfirst[m->nrun_m] = first, m->run_mass[m->nrun_m] = mass;
+  m->nrun_m++;
 }

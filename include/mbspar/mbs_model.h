@@ -232,6 +232,13 @@ typedef struct mbsModel {
   int *run_cut;     ///< (nrun_cut) clean cuts in global order: bodies on the ground that no
                     ///< joint reaches across (mbs_partitionRuns snaps rank boundaries to them)
   int nrun_cut, run_cutcap;
+  int *run_mfirst;      ///< (nrun_m) masses of the global model as runs: first body of each run
+  double *run_mass;     ///< (nrun_m) the mass of the bodies of that run, negative on fixed
+                        ///< joints (mbs_partitionNoteMass)
+  int nrun_m, run_mcap; ///< -1: out of memory (no light joints recorded)
+  int *run_light;       ///< (2 x nrun_light) light joints: (child, parent) whose masses are
+                        ///< MBS_PARTITION_LIGHT apart, ascending by child (mbs_partitionRunsLight)
+  int nrun_light, run_lightcap;
   int cap;           ///< capacity of the per-body arrays
   int *name_table;   ///< (name_tablecap) open-addressing hash of body names, -1 = empty
   int name_tablecap; ///< power of two
@@ -279,8 +286,9 @@ int mbs_modelFindBody(const mbsModel *m, const char *name);
 void mbs_modelSubset(mbsModel *m, const int *gids, int n, int names_only);
 /// Subset builds: advance over \p count bodies of joint type \p type that are not wanted (no
 /// validation, no storage; global addresses advance). \p chain: 1 if each of them is the child
-/// of the body before it, the first the child of \p parent. Returns the global index of the first.
-int mbs_modelSkipBodies(mbsModel *m, int type, int count, int chain, int parent);
+/// of the body before it, the first the child of \p parent. \p mass: theirs (all equal; the
+/// light-joint rule of mbs_partitionRunsLight). Returns the global index of the first.
+int mbs_modelSkipBodies(mbsModel *m, int type, int count, int chain, int parent, double mass);
 /// Local index of global body \p gid, or -1 if this model does not hold it. Local.
 int mbs_modelLocal(const mbsModel *m, int gid);
 /// Global index of a body by name (-1 if unknown): stored bodies, remembered names and the
@@ -318,11 +326,36 @@ mbsReal mbs_modelTotalMass(const mbsModel *m);
 /// compliance in its cut-joint system, which loses digits when the body is light
 /// (docs/formulation.md 4.9); the next joint has fewer constraint components anyway.
 /// The engine, the local model builder and cpa all call this. Writes start (nranks + 1). Local.
+/// mbs_partitionRunsLight also keeps boundaries off light joints, the joints whose two bodies'
+/// masses are MBS_PARTITION_LIGHT or more apart (\p light: nlight pairs child, parent, ascending
+/// by child): a boundary that such a joint crosses (parent before it, child at or after it), or
+/// at a body on a fixed joint, moves to the nearest place within MBS_PARTITION_FIXED_SKIP bodies
+/// (down first, either side) that is neither, pushing later boundaries down if needed; with none
+/// there, down past fixed joints as above. A light body on a moving joint whose heavy child is on
+/// another rank ends its segment with a pivot D of its own inertia only (1e-16 and the like); as
+/// the root of a rank its articulated inertia has such an eigenvalue. Both cost schur all its
+/// digits (docs/formulation.md 4.9).
 #define MBS_PARTITION_SPIKE      0.15
 #define MBS_PARTITION_SNAP       0.1
 #define MBS_PARTITION_FIXED_SKIP 8
+#define MBS_PARTITION_LIGHT      1e3
 mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int chain,
                          const int *cut, int ncut, int nranks, int *start);
+mbsErr mbs_partitionRunsLight(const int *run_type, const int *run_len, int nrun, int chain,
+                              const int *cut, int ncut, const int *light, int nlight, int nranks,
+                              int *start);
+/// 1 if the joint from a parent of mass \p mp (\p pfixed: on a fixed joint itself) to a child of
+/// mass \p mc (\p cfixed) is light: one mass MBS_PARTITION_LIGHT or more times the other, the
+/// lighter body on a moving joint (a light body on a fixed joint is eliminated into its parent in
+/// inertia form wherever the cut is: the fixed-joint rule covers it as a rank root).
+static inline int mbs_partitionIsLight(double mp, int pfixed, double mc, int cfixed) {
+  return (mc >= MBS_PARTITION_LIGHT * mp && !pfixed) || (mp >= MBS_PARTITION_LIGHT * mc && !cfixed);
+}
+/// Structure pass (subset builds): note \p count bodies of mass \p mass on joints of type
+/// \p type from global index \p first (the first one's parent \p parent, the others each the
+/// child of one of the run or of \p parent) and record the first's joint if it is light
+/// (run_light). Local.
+void mbs_partitionNoteMass(mbsModel *m, int first, int count, int parent, double mass, int type);
 /// The clean cuts of a full model (see mbs_partitionRuns) into cut (nbody), their count. Local.
 int mbs_partitionCuts(const mbsModel *m, int *cut);
 /// The clean-cut rule, shared with the structure pass (model.c): a body on the ground is a

@@ -38,6 +38,20 @@ static int mbs_schurScOf(const mbsSchurRank *r, int b) {
   return k;
 }
 
+// 1 if a thread boundary at body s of the rank's range [b0, b1) starts a segment at a body on a
+// fixed joint below a body of the range, or a light joint of the range crosses it
+static int mbs_schurCutBad(const mbsModel *m, int b0, int b1, int s) {
+  if (m->body_jnttype[s] == MBS_JNT_FIXED && m->body_parent[s] >= b0) return 1;
+  for (int b = s; b < b1; b++) {
+    int p = m->body_parent[b];
+    if (p >= b0 && p < s &&
+        mbs_partitionIsLight(m->body_mass[p], m->body_jnttype[p] == MBS_JNT_FIXED, m->body_mass[b],
+                             m->body_jnttype[b] == MBS_JNT_FIXED))
+      return 1;
+  }
+  return 0;
+}
+
 mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchurRank **out) {
   *out = NULL;
   mbsSchurRank *r = calloc(1, sizeof *r);
@@ -87,13 +101,27 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
     if (to >= 0) cut[t] = to;
   }
   free(cl);
-  // no segment starts at a body on a fixed joint below a body of the range (the rule of
-  // mbs_partitionRuns, docs/formulation.md 4.9)
-  for (int t = 1; t < nseg; t++)
+  // no segment starts at a body on a fixed joint below a body of the range, and no light joint
+  // of the range crosses a boundary (the rule of mbs_partitionRunsLight, docs/formulation.md
+  // 4.9): the nearest clean place within MBS_PARTITION_FIXED_SKIP bodies, down first; else as
+  // far down as the next boundary allows
+  for (int t = 1; t < nseg; t++) {
+    int to = -1;
+    for (int d = 0; to < 0 && d <= MBS_PARTITION_FIXED_SKIP; d++)
+      for (int sg = 1; to < 0 && sg >= (d ? -1 : 1); sg -= 2) {
+        int b = cut[t] + sg * d;
+        if (b > cut[t - 1] && b <= b1 - (nseg - t) && !mbs_schurCutBad(m, b0, b1, b)) to = b;
+      }
+    if (to >= 0) {
+      cut[t] = to;
+      for (int t2 = t + 1; t2 < nseg && cut[t2] <= cut[t2 - 1]; t2++) cut[t2] = cut[t2 - 1] + 1;
+      continue;
+    }
     for (int step = 0; step < MBS_PARTITION_FIXED_SKIP && cut[t] + 1 < cut[t + 1] &&
-                       m->body_jnttype[cut[t]] == MBS_JNT_FIXED && m->body_parent[cut[t]] >= b0;
+                       mbs_schurCutBad(m, b0, b1, cut[t]);
          step++)
       cut[t]++;
+  }
   for (int t = 0; t < nseg && !e; t++) {
     int s0 = cut[t], s1 = cut[t + 1];
     e = mbs_schurCreate(m, s0, s1, &r->seg[t]);
