@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "comm_private.h"
 #include "flops.h"
 #include "mbspar/mbs_fault.h"
@@ -145,6 +146,20 @@ mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
   msg[sizeof msg - 1] = 0;
   if (c->rank != root || !local) mbs_errSet((mbsErr)red[0], "%s", msg);
   return (mbsErr)red[0];
+}
+
+mbsErr mbsp_agreeErrIdle(mbspComm *c, mbsErr local) {
+  MPI_Request req;
+  if (MPI_Ibarrier(c->comm, &req) != MPI_SUCCESS)
+    return mbs_errSet(MBS_ERR_MPI, "MPI_Ibarrier failed while waiting");
+  for (int done = 0;;) {
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return mbs_errSet(MBS_ERR_MPI, "MPI_Test failed while waiting");
+    if (done) break;
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+  }
+  return mbsp_agreeErr(c, local);
 }
 
 mbsErr mbsp_bcastFile(mbspComm *c, const char *path, char **text, size_t *len) {

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sim_impl.h"
+#include "solver_auto.h"
 
 static volatile sig_atomic_t mbsp_sim_signal = 0;
 
@@ -170,6 +171,17 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   const mbsModel *m = S->m;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbs_solverName(m->opt.solver));
+  const mbsSolverAuto *sa = S->a->cfg ? &S->a->cfg->sauto : NULL;
+  mbs_jsonBool(j, "auto", sa && sa->decided); // solver.method = auto chose it (docs/outputs.md)
+  if (sa && sa->decided) {
+    mbs_jsonString(j, "auto_rule", sa->rule);
+    mbs_jsonBeginObject(j, "predicted_s"); // the cost model's seconds per evaluation
+    for (int k = 0; k < sa->ncand; k++) mbs_jsonNumber(j, mbs_solverName(sa->cand[k]), sa->pred[k]);
+    mbs_jsonEndObject(j);
+    mbs_jsonInt(j, "auto_ranks", sa->ranks);
+    mbs_jsonInt(j, "auto_threads", sa->threads);
+    mbs_jsonBool(j, "auto_idle_ranks", sa->idle);
+  }
   mbs_jsonNumber(j, "tol", m->opt.tol);
   mbs_jsonInt(j, "evaluations", S->evals);
   mbs_jsonInt(j, "total_iterations", S->iters);
@@ -394,6 +406,9 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
              a->cfg->filename, m->nbody, m->nv, S->size, mbs_solverName(m->opt.solver), o.method, t,
              step, o.rejected, S->evals, S->evals ? (double)S->iters / S->evals : 0.0, ke, pe,
              ke + pe, wk, S->dir, mbsp_outSummary(&S->out));
+    char autos[512];
+    if (a->cfg) mbsp_solverAutoSummary(a->cfg, autos, sizeof autos);
+    if (!a->quiet && !a->no_table && a->cfg && autos[0]) printf("  solver: %s\n", autos);
     if (!a->quiet && !a->no_table && (S->nonconv || S->restarts))
       printf("  solver: %ld of %ld evaluations did not converge (%ld stagnated at the rounding "
              "floor), %ld restarts from b - A lambda\n",

@@ -31,7 +31,7 @@ static mbsErr mbs_cfgLoopMethod(mbsConfig *c, const mbsCs *model) {
     *cnt[k] = config_setting_length(s);
   }
   if (!c->nloops && !c->nforces) return MBS_OK;
-  if (!config_lookup((const config_t *)c->priv, "solver.method")) {
+  if (c->sauto.on) { // auto (docs/model.md): aba for these models
     c->opt.solver = MBS_SOLVER_ABA;
     c->loop_default_aba = 1;
   }
@@ -402,6 +402,7 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   const mbsOption *o = &c->opt;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbs_solverName(o->solver));
+  mbs_jsonBool(j, "auto", c->sauto.on); // the method chosen by solver.method = auto
   mbs_jsonNumber(j, "tol", o->tol);
   mbs_jsonInt(j, "max_iter", o->max_iter);
   mbs_jsonInt(j, "check_every", o->check_every);
