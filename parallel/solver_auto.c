@@ -11,9 +11,11 @@
 #include "mbspar/mbs_solverauto.h"
 #include "mbspar/mbs_solvertype.h"
 
-// above this many bodies the graphs are not built (their cost); the choice follows the rule
-// of the model at that size: schur when the job has processors of its own, else aba
-#define MBSP_AUTO_MAXBODY 131072
+// above this many bodies the graphs are not built (building and scheduling them took ~1 s at
+// 4096 bodies and ~5 s at 16384 on this loaded machine, 2026-11-28); the choice follows what
+// the model says from about 1024 bodies up: schur when the job has processors of its own (more
+// than one, not shared), else aba
+#define MBSP_AUTO_MAXBODY 4096
 
 mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *tc) {
   mbsSolverAuto *a = &cfg->sauto;
@@ -22,8 +24,8 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
   // the job: threads per rank and the slowdown of the busiest rank (ranks x threads sharing its
   // cores, as the thread default counts them)
   int cores = tc && tc->cores > 0 ? tc->cores : 1;
-  double v[3] = {tc ? tc->threads : 1,
-                 tc ? (double)tc->threads * tc->ranks_sharing / cores : 1, -(double)cores};
+  double v[3] = {tc ? tc->threads : 1, tc ? (double)tc->threads * tc->ranks_sharing / cores : 1,
+                 -(double)cores};
   MBS_CALL(mbsp_agreeErr(comm, mbsp_allreduceMax(comm, v, 3)));
   mbsAutoJob j;
   mbs_autoDefaults(&j);

@@ -67,6 +67,8 @@ mbsErr mbs_autoPredict(const mbsModel *m, const mbsAutoJob *j, mbsSolverAuto *ou
     const mbsSolverType *t = mbs_solverFind(id);
     if (!t || !t->cpa_build || t->iterative || t->petsc) continue;
     if (t->dense_inertia && m->nbody > 64) continue; // crba: O(n^2) graph and work
+    // direct (one rank): ~7x aba's work on a chain; its graph is not built for large models
+    if (!t->baseline && !t->distributed && m->nbody > 512) continue;
     int is_serial = t->baseline || !t->distributed;
     if (!t->baseline && !t->distributed && j->ranks > 1) continue; // direct: one rank only
     // a distributed method on R ranks of T threads: the graph over R x T ranks (threads modelled
@@ -79,8 +81,8 @@ mbsErr mbs_autoPredict(const mbsModel *m, const mbsAutoJob *j, mbsSolverAuto *ou
     if (!ok) continue;
     // the engine's agreements per evaluation (the finite check and the outcome): two allreduces
     if (!is_serial && j->ranks > 1)
-      sec += 2 * ceil(log2((double)j->ranks)) * (j->slow > 1 && j->slice > j->latency ? j->slice
-                                                                                     : j->latency);
+      sec += 2 * ceil(log2((double)j->ranks)) *
+             (j->slow > 1 && j->slice > j->latency ? j->slice : j->latency);
     out->cand[out->ncand] = id;
     out->pred[out->ncand++] = sec;
     if (is_serial && sec < best_serial) best_serial = sec, serial = id;
