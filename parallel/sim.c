@@ -180,6 +180,7 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
     mbs_jsonEndObject(j);
     mbs_jsonInt(j, "auto_ranks", sa->ranks);
     mbs_jsonInt(j, "auto_threads", sa->threads);
+    mbs_jsonNumber(j, "auto_slowdown", sa->slow); // > 1: ranks x threads share cores
     mbs_jsonBool(j, "auto_idle_ranks", sa->idle);
   }
   mbs_jsonNumber(j, "tol", m->opt.tol);
