@@ -66,6 +66,26 @@ static const char *mbsp_simSigName(int sig) {
 
 // ---------------------------------------------------------------- outputs
 
+// URDF joint limits at an output row (rank 0, the gathered state): a joint found outside its
+// range after being inside (or at the first row) is one crossing; the first of the run is
+// warned about in one line (mbspar does not model limits, docs/urdf.md)
+static void mbsp_simLimits(mbspSim *S, double t) {
+  for (int k = 0; k < S->nlim; k++) {
+    double q = S->sout->q[S->lim_q[k]];
+    int out = q < S->lim_lo[k] || q > S->lim_hi[k];
+    if (out && !S->lim_out[k]) {
+      S->lim_cross[k]++;
+      if (!S->lim_warned)
+        fprintf(stderr,
+                "mbspar: warning: joint %s left its URDF limits [%g, %g] at t = %.6g s; mbspar "
+                "does not model limits (docs/urdf.md)\n",
+                S->lim_name[k], S->lim_lo[k], S->lim_hi[k], t);
+      S->lim_warned = 1;
+    }
+    S->lim_out[k] = (unsigned char)out;
+  }
+}
+
 // one output row (collective: gathers; rank 0 writes)
 static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double *pe, double *wk) {
   MBS_TIC(S->tim, MBS_TIMER_OUTPUT);
@@ -92,6 +112,7 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
     char phase[160];
     snprintf(phase, sizeof phase, "run: the output row at t = %.9g s (step %ld)", t, step);
     e = mbs_checkFiniteScalars(en, enames, 4, phase);
+    if (!e) mbsp_simLimits(S, t);
     if (!e && m->nloop) { // the closure error of the row's state
       mbs_loopViolation(m, S->wout, &S->last_pos, &S->last_rot, &S->last_vel);
       S->viol_pos = fmax(S->viol_pos, S->last_pos), S->viol_rot = fmax(S->viol_rot, S->last_rot);
@@ -203,6 +224,11 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   mbs_jsonInt(j, "rejected", o->rejected);
   mbs_jsonNumber(j, "dt_next", o->dt_last);
   mbs_jsonEndObject(j);
+  if (S->nlim) { // URDF joint limits: crossings per joint at the output rows (docs/outputs.md)
+    mbs_jsonBeginObject(j, "limits");
+    for (int k = 0; k < S->nlim; k++) mbs_jsonInt(j, S->lim_name[k], S->lim_cross[k]);
+    mbs_jsonEndObject(j);
+  }
   if (o->rr) mbsp_rankReportJson(o->rr, j);
   mbs_jsonBeginObject(j, "results");
   // complete: the run reached t_end; a signal stop or an error leave an incomplete run
@@ -410,6 +436,14 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     char autos[512];
     if (a->cfg) mbsp_solverAutoSummary(a->cfg, autos, sizeof autos);
     if (!a->quiet && !a->no_table && a->cfg && autos[0]) printf("  solver: %s\n", autos);
+    if (!a->quiet && !a->no_table && S->nlim) {
+      long n = 0;
+      int nj = 0;
+      for (int k = 0; k < S->nlim; k++) n += S->lim_cross[k], nj += S->lim_cross[k] > 0;
+      printf("  URDF limits: %ld crossing%s by %d of %d limited joints (run.json limits; not "
+             "modelled, docs/urdf.md)\n",
+             n, n == 1 ? "" : "s", nj, S->nlim);
+    }
     if (!a->quiet && !a->no_table && (S->nonconv || S->restarts))
       printf("  solver: %ld of %ld evaluations did not converge (%ld stagnated at the rounding "
              "floor), %ld restarts from b - A lambda\n",
@@ -449,5 +483,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   mbsp_bodyOutDestroy(&S->bo);
   free(S->y), free(S->qcnt), free(S->qdsp), free(S->vcnt), free(S->vdsp), free(S->lcnt);
   free(S->ldsp);
+  free(S->lim_q), free(S->lim_lo), free(S->lim_hi), free(S->lim_name), free(S->lim_out);
+  free(S->lim_cross);
   return e;
 }

@@ -13,6 +13,7 @@
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbs_textfile.h"
+#include "mbspar/mbs_urdf.h"
 #include "petsc_ts.h"
 #include "rankreport.h"
 #include "sim.h"
@@ -59,6 +60,14 @@ typedef struct {
   mbsWork *wfull;
   double *fbuf;
   double proj_dq, proj_dqd, viol_pos, viol_rot, viol_vel, last_pos, last_rot, last_vel;
+  // URDF joint limits (rank 0, docs/urdf.md): per limited revolute/prismatic joint its
+  // coordinate, range, name, whether the last output row had it outside, and its crossings
+  int nlim, lim_warned;
+  int *lim_q;
+  double *lim_lo, *lim_hi;
+  const char **lim_name;
+  unsigned char *lim_out;
+  long *lim_cross;
 } mbspSim;
 
 double mbsp_simPower(const mbspSim *S, const mbsReal *qd);
