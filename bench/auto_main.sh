@@ -4,7 +4,9 @@
 # solver.method=aba`, whole commands timed with /usr/bin/time in interleaved rounds (A B A B ...,
 # one warm-up pair first), medians of the wall and CPU seconds and the median of the per-round
 # ratios A/B (a ratio per pair holds when the machine's speed drifts). Also the method auto chose
-# and its summary line. Reports, never asserts.
+# and its summary line. Each round also times the launches alone (`mpirun -n P mbspar --version`
+# and `mbspar --version`), so the report separates the launcher's start-up of P processes from the
+# run. Reports, never asserts.
 #
 #   bench/auto_main.sh [--rounds N] [--np P] [BUILD_DIR]     (default 7 rounds, 4 ranks)
 #
@@ -57,6 +59,8 @@ timed() {
 for r in $(seq 0 "$rounds"); do # round 0: warm-up, not counted
   timed A "$r" "${cmd_a[@]}"
   timed B "$r" "${cmd_b[@]}"
+  timed LA "$r" "$mpiexec" -n "$np" "$bdir/mbspar" --version
+  timed LB "$r" "$bdir/mbspar" --version
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 python3 - "$work" "$rounds" "$md" "$(git -C "$here" describe --always --dirty)" "$load0" "$load1" \
@@ -69,6 +73,9 @@ def t(label, r):
 A = [t("A", r) for r in range(1, rounds + 1)]
 B = [t("B", r) for r in range(1, rounds + 1)]
 ratio = [a[0] / b[0] for a, b in zip(A, B)]
+LA = [t("LA", r) for r in range(1, rounds + 1)]
+LB = [t("LB", r) for r in range(1, rounds + 1)]
+net = [(a[0] - la[0]) / max(b[0] - lb[0], 1e-9) for a, b, la, lb in zip(A, B, LA, LB)]
 med = lambda v: st.median(v)
 out = []
 out.append("# The main job with solver.method = auto against serial aba (issue 32)\n")
@@ -81,12 +88,16 @@ out.append(f"- auto's choice (A's summary): `{summary.strip()}`\n")
 out.append(f"{rounds} interleaved rounds A B after one warm-up pair; whole commands, /usr/bin/time.\n")
 out.append("| | wall median [s] | wall min..max [s] | user+sys median [s] |")
 out.append("|---|---:|---:|---:|")
-for name, v in (("A (auto, np %s)" % np, A), ("B (aba, 1 rank)", B)):
+for name, v in (("A (auto, np %s)" % np, A), ("B (aba, 1 rank)", B),
+                ("launch A: `mpirun -n %s mbspar --version`" % np, LA),
+                ("launch B: `mbspar --version`", LB)):
     out.append(f"| {name} | {med([x[0] for x in v]):.2f} | {min(x[0] for x in v):.2f}..{max(x[0] for x in v):.2f} "
                f"| {med([x[1] + x[2] for x in v]):.2f} |")
 out.append("")
 out.append(f"Wall ratio A/B per round: median **{med(ratio):.3f}** (min {min(ratio):.3f}, max {max(ratio):.3f}); "
            "below 1 means the auto job was faster.\n")
+out.append(f"Without the launches ((A - launch A) / (B - launch B) per round): median "
+           f"**{med(net):.3f}** (min {min(net):.3f}, max {max(net):.3f}).\n")
 out.append("| round | A wall [s] | B wall [s] | A/B |")
 out.append("|---:|---:|---:|---:|")
 for r, (a, b, q) in enumerate(zip(A, B, ratio), 1):

@@ -152,11 +152,13 @@ mbsErr mbsp_agreeErrIdle(mbspComm *c, mbsErr local) {
   MPI_Request req;
   if (MPI_Ibarrier(c->comm, &req) != MPI_SUCCESS)
     return mbs_errSet(MBS_ERR_MPI, "MPI_Ibarrier failed while waiting");
-  for (int done = 0;;) {
+  // sleeps from 50 us up to 2 ms: the waiting ranks wake ~500 times a second at most, and the
+  // last one to arrive (rank 0 after its verb) waits at most one sleep of the others
+  for (int done = 0, us = 50;; us = us < 2000 ? 2 * us : 2000) {
     if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
       return mbs_errSet(MBS_ERR_MPI, "MPI_Test failed while waiting");
     if (done) break;
-    struct timespec ts = {0, 200000};
+    struct timespec ts = {0, 1000L * us};
     nanosleep(&ts, NULL);
   }
   return mbsp_agreeErr(c, local);

@@ -31,9 +31,9 @@ const char *mbsp_libraryVersion(void);
 /// Agree on an error: returns the largest code over all ranks; if any rank failed, the message of
 /// the lowest failing rank is copied into every rank's error message. Collective.
 mbsErr mbsp_agreeErr(mbspComm *comm, mbsErr local);
-/// mbsp_agreeErr after a wait that sleeps: a barrier polled every 200 us with the process asleep
-/// in between, so ranks waiting for another rank's long work leave it their cores (a serial
-/// method at several ranks, solver.method = auto). Collective.
+/// mbsp_agreeErr after a wait that sleeps: a barrier polled with the process asleep in between
+/// (50 us growing to 2 ms), so ranks waiting for another rank's long work leave it their cores (a
+/// serial method at several ranks, solver.method = auto). Collective.
 mbsErr mbsp_agreeErrIdle(mbspComm *comm, mbsErr local);
 
 /// Rank 0 reads the whole file \p path; its bytes (NUL-terminated, *text malloc'ed) reach every
