@@ -148,7 +148,39 @@ mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
   return (mbsErr)red[0];
 }
 
-mbsErr mbsp_agreeErrIdle(mbspComm *c, mbsErr local) {
+#define MBSP_RELAY_TAG 7707
+static MPI_Comm mbsp_relay = MPI_COMM_NULL;
+
+mbsErr mbsp_relayBegin(mbspComm *c) {
+  if (mbsp_relay != MPI_COMM_NULL) return MBS_OK;
+  if (MPI_Comm_dup(c->comm, &mbsp_relay) != MPI_SUCCESS) {
+    mbsp_relay = MPI_COMM_NULL;
+    return mbs_errSet(MBS_ERR_MPI, "MPI_Comm_dup failed (signal relay)");
+  }
+  return MBS_OK;
+}
+
+int mbsp_relayPoll(void) {
+  if (mbsp_relay == MPI_COMM_NULL) return 0;
+  int flag = 0, sig = 0;
+  MPI_Status st;
+  if (MPI_Iprobe(MPI_ANY_SOURCE, MBSP_RELAY_TAG, mbsp_relay, &flag, &st) != MPI_SUCCESS || !flag)
+    return 0;
+  MPI_Recv(&sig, 1, MPI_INT, st.MPI_SOURCE, MBSP_RELAY_TAG, mbsp_relay, MPI_STATUS_IGNORE);
+  return sig;
+}
+
+void mbsp_relayEnd(void) {
+  if (mbsp_relay == MPI_COMM_NULL) return;
+  MPI_Barrier(mbsp_relay); // every relayed signal was sent before its rank got here
+  while (mbsp_relayPoll()) {
+  }
+  MPI_Comm_free(&mbsp_relay);
+  mbsp_relay = MPI_COMM_NULL;
+}
+
+mbsErr mbsp_agreeErrIdle(mbspComm *c, mbsErr local, int (*pending)(void)) {
+  int relayed = 0;
   MPI_Request req;
   if (MPI_Ibarrier(c->comm, &req) != MPI_SUCCESS)
     return mbs_errSet(MBS_ERR_MPI, "MPI_Ibarrier failed while waiting");
@@ -158,6 +190,11 @@ mbsErr mbsp_agreeErrIdle(mbspComm *c, mbsErr local) {
     if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
       return mbs_errSet(MBS_ERR_MPI, "MPI_Test failed while waiting");
     if (done) break;
+    int sig = pending && !relayed && c->rank != 0 && mbsp_relay != MPI_COMM_NULL ? pending() : 0;
+    if (sig) { // a signal for the run: rank 0 takes it as its own
+      relayed = 1;
+      MPI_Send(&sig, 1, MPI_INT, 0, MBSP_RELAY_TAG, mbsp_relay);
+    }
     struct timespec ts = {0, 1000L * us};
     nanosleep(&ts, NULL);
   }

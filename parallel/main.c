@@ -252,10 +252,12 @@ int main(int argc, char **argv) {
   // its own: no per-step collectives), the other ranks wait asleep, leaving it their cores
   if (!e && cfg->sauto.idle) {
     mbspComm *self = NULL;
-    if (rank == 0) e = mbsp_commSelf(comm, &self);
+    e = mbsp_agreeErr(comm, mbsp_relayBegin(comm)); // a waiting rank's signal reaches rank 0
+    if (!e && rank == 0) e = mbsp_commSelf(comm, &self);
     if (!e && rank == 0) e = cli.verb->run(&cli, self, cfg, m);
     mbsp_commFree(&self);
-    e = mbsp_agreeErrIdle(comm, e);
+    e = mbsp_agreeErrIdle(comm, e, mbsp_simPendingSignal);
+    mbsp_relayEnd();
   } else if (!e) {
     e = cli.verb->run(&cli, comm, cfg, m);
   }

@@ -59,6 +59,10 @@ void mbsp_simInstallSignals(void) {
   sigaction(SIGINT, &sa, NULL); // Ctrl-C: as SIGTERM; a second one ends at once
 }
 
+int mbsp_simPendingSignal(void) {
+  return mbsp_sim_signal;
+}
+
 // the name of a stopping signal in run.json and the message
 static const char *mbsp_simSigName(int sig) {
   return sig == SIGUSR1 ? "SIGUSR1" : sig == SIGINT ? "SIGINT" : "SIGTERM";
@@ -372,6 +376,10 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     // power of the nonconservative joint forces summed over the ranks, trapezoid rule over the
     // step; the same sum carries a pending signal (a count per kind) and rank 0's decision to
     // flush the rows (output.flush_every): one allreduce per step
+    if (!mbsp_sim_signal && S->rank == 0) { // auto's waiting ranks relay theirs (main.c)
+      int rs = mbsp_relayPoll();
+      if (rs) mbsp_sim_signal = rs;
+    }
     int sg = mbsp_sim_signal;
     double red[5] = {mbsp_simPower(S, S->y + (S->q1 - S->q0)), sg == SIGTERM, sg == SIGUSR1,
                      sg == SIGINT, mbsp_simFlushDue(S)};

@@ -34,7 +34,15 @@ mbsErr mbsp_agreeErr(mbspComm *comm, mbsErr local);
 /// mbsp_agreeErr after a wait that sleeps: a barrier polled with the process asleep in between
 /// (50 us growing to 2 ms), so ranks waiting for another rank's long work leave it their cores (a
 /// serial method at several ranks, solver.method = auto). Collective.
-mbsErr mbsp_agreeErrIdle(mbspComm *comm, mbsErr local);
+/// \p pending (may be NULL) is asked while waiting: a non-zero value (a signal number) is relayed
+/// once to rank 0 (mbsp_relayPoll), so a signal delivered to a waiting rank still stops rank 0's
+/// run (mbsp_relayBegin must have been called).
+mbsErr mbsp_agreeErrIdle(mbspComm *comm, mbsErr local, int (*pending)(void));
+/// The relay of signals from waiting ranks to rank 0: begin (collective over \p comm), poll (rank
+/// 0: a relayed signal number or 0; Local, cheap: one probe), end (drains; collective).
+mbsErr mbsp_relayBegin(mbspComm *comm);
+int mbsp_relayPoll(void);
+void mbsp_relayEnd(void);
 
 /// Rank 0 reads the whole file \p path; its bytes (NUL-terminated, *text malloc'ed) reach every
 /// rank. An unreadable file is an MBS_ERR_INPUT agreed by all ranks. Collective.
