@@ -23,7 +23,18 @@
 struct mbspComm {
   MPI_Comm comm;
   int rank, size, provided;
+  int job; // ranks of the job (mbsp_commIdle: the ranks waiting while this one works; else 0)
 };
+
+int mbsp_jobSize(const mbspComm *c) {
+  return c->job > 0 ? c->job : c->size;
+}
+
+mbsErr mbsp_commIdle(const mbspComm *comm, mbspComm **out) {
+  MBS_CALL(mbsp_commSelf(comm, out));
+  (*out)->job = comm->size;
+  return MBS_OK;
+}
 
 // The SMPI flop-cost build (bench/smpi/build.sh --flops): before every MPI call, the flops counted
 // since the last one are charged to the simulated clock (src/flops.h, mbs_flop_sink); the

@@ -253,7 +253,7 @@ int main(int argc, char **argv) {
   if (!e && cfg->sauto.idle) {
     mbspComm *self = NULL;
     e = mbsp_agreeErr(comm, mbsp_relayBegin(comm)); // a waiting rank's signal reaches rank 0
-    if (!e && rank == 0) e = mbsp_commSelf(comm, &self);
+    if (!e && rank == 0) e = mbsp_commIdle(comm, &self);
     if (!e && rank == 0) e = cli.verb->run(&cli, self, cfg, m);
     mbsp_commFree(&self);
     e = mbsp_agreeErrIdle(comm, e, mbsp_simPendingSignal);

@@ -438,9 +438,10 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
              "  t = %.9g s after %ld steps (%ld rejected), %ld evaluations, %.2f iterations each\n"
              "  energy: kinetic %.9g J, potential %.9g J, total %.9g J, work %.9g J\n"
              "  outputs in %s/ (%s, energy.csv, run.json)\n",
-             a->cfg->filename, m->nbody, m->nv, S->size, mbs_solverName(m->opt.solver), o.method, t,
-             step, o.rejected, S->evals, S->evals ? (double)S->iters / S->evals : 0.0, ke, pe,
-             ke + pe, wk, S->dir, mbsp_outSummary(&S->out));
+             a->cfg->filename, m->nbody, m->nv, mbsp_jobSize(a->comm),
+             mbs_solverName(m->opt.solver), o.method, t, step, o.rejected, S->evals,
+             S->evals ? (double)S->iters / S->evals : 0.0, ke, pe, ke + pe, wk, S->dir,
+             mbsp_outSummary(&S->out));
     char autos[512];
     if (a->cfg) mbsp_solverAutoSummary(a->cfg, autos, sizeof autos);
     if (!a->quiet && !a->no_table && a->cfg && autos[0]) printf("  solver: %s\n", autos);

@@ -18,6 +18,11 @@ void mbsp_finalize(mbspComm **comm);
 /// A communicator holding this rank alone (MPI_COMM_SELF duplicated), for a serial run beside a
 /// distributed one (the tests' rank-count comparisons). Local. Free it with mbsp_commFree.
 mbsErr mbsp_commSelf(const mbspComm *comm, mbspComm **self);
+/// mbsp_commSelf for rank 0 working alone while the other ranks of \p comm wait (solver.method =
+/// auto, a serial method at several ranks): mbsp_jobSize gives \p comm's size. Local.
+mbsErr mbsp_commIdle(const mbspComm *comm, mbspComm **self);
+/// The ranks of the job: mbsp_size, or for mbsp_commIdle's communicator the whole job's. Local.
+int mbsp_jobSize(const mbspComm *comm);
 /// Free a communicator made by mbsp_commSelf. Local. NULL is a no-op.
 void mbsp_commFree(mbspComm **comm);
 /// Rank and size. Local.
