@@ -10,11 +10,11 @@ shift 2
 . "$(dirname "$0")/testlib.sh"
 mbs_test_init mbs_accel_direct
 
-run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=16 --json "$tmp/d.json"
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=schur --set model.chain.n=16 --json "$tmp/d.json"
 grep -q '^  method  *schur (direct)$' "$tmp/out" || bad "table: $(grep method "$tmp/out")"
 grep -q '^  check residual ' "$tmp/out" || bad "table lacks 'check residual'"
 grep -q 'iterations' "$tmp/out" && bad "a direct solve printed iterations: $(cat "$tmp/out")"
-run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=16 --set solver.interface=jcg \
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=schur --set model.chain.n=16 --set solver.interface=jcg \
   --json "$tmp/j.json" --quiet
 python3 - "$tmp/d.json" "$tmp/j.json" <<'PY' || bad "JSON reports"
 import json, sys

@@ -56,3 +56,6 @@ if(TARGET mbs_parallel)
                LABELS mpi TIMEOUT 600 ARGS ${CMAKE_SOURCE_DIR}/configs ${CMAKE_SOURCE_DIR}/mpi-tests)
   set_property(TEST test_cpa_loops.np1 APPEND PROPERTY ENVIRONMENT OMP_NUM_THREADS=1)
 endif()
+
+# solver.method = auto's choice on fixed jobs (issue 32; docs/model.md "Choosing the method")
+mbs_add_test(test_auto SOURCES test_auto.c LIBS mbs_core LABELS unit TIMEOUT 60)

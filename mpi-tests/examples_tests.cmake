@@ -6,3 +6,11 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(arm_limits PROPERTIES LABELS unit PROCESSORS 1 TIMEOUT 120
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# solver.method = auto (issue 32): the choice at 2 ranks, aba on rank 0, the JSON
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME auto_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/auto_cli.sh $<TARGET_FILE:mbspar>
+                                 ${CMAKE_SOURCE_DIR}/configs ${MBS_EXAMPLES_PY}
+                                 ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS})
+  set_tests_properties(auto_cli PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()

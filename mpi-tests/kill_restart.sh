@@ -27,7 +27,7 @@ echo "kill_restart: seed $seed (MBS_KILL_SEED=$seed repeats it), format $fmt"
 # row); no damping or joint forces, so the work column is exactly 0 (its sum over ranks restarts
 # from the checkpoint in another order); 6 s = 1200 rows, long enough for two kills at random
 # rows
-set -- --quiet --set model.chain.n=64 --set integrator.t_end=6 --set output.every=5 \
+set -- --quiet --set solver.method=schur --set model.chain.n=64 --set integrator.t_end=6 --set output.every=5 \
   --set output.checkpoint_every=50 --set output.format="$fmt"
 export OMPI_MCA_orte_execute_quiet=1
 

@@ -470,7 +470,7 @@ static void mbs_jsonRun(mbsJson *j, const mbsCli *cli, mbspComm *comm) {
   if (gmtime_r(&now, &tmv)) strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
   mbs_jsonBeginObject(j, "run");
   mbs_jsonString(j, "verb", cli->verb->name);
-  mbs_jsonInt(j, "ranks", mbsp_size(comm));
+  mbs_jsonInt(j, "ranks", mbsp_jobSize(comm)); // auto: the job's, also while rank 0 works alone
   mbs_jsonInt(j, "mpi_thread_level", mbsp_threadLevel(comm));
   mbs_jsonString(j, "host", host);
   mbs_jsonString(j, "date", date);
@@ -528,7 +528,7 @@ void mbsp_jsonHead(mbsJson *j, const mbsCli *cli, mbspComm *comm, const mbsConfi
   mbs_jsonString(j, "schema", "mbspar-report-1");
   mbs_jsonBuild(j);
   mbs_jsonRun(j, cli, comm);
-  mbs_jsonInt(j, "ranks", mbsp_size(comm));
+  mbs_jsonInt(j, "ranks", mbsp_jobSize(comm)); // auto: the job's, also while rank 0 works alone
   mbs_jsonBeginObject(j, "config");
   mbs_configWriteJson(cfg, j);
   mbs_jsonEndObject(j);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "comm_private.h"
 #include "flops.h"
 #include "mbspar/mbs_fault.h"
@@ -22,7 +23,18 @@
 struct mbspComm {
   MPI_Comm comm;
   int rank, size, provided;
+  int job; // ranks of the job (mbsp_commIdle: the ranks waiting while this one works; else 0)
 };
+
+int mbsp_jobSize(const mbspComm *c) {
+  return c->job > 0 ? c->job : c->size;
+}
+
+mbsErr mbsp_commIdle(const mbspComm *comm, mbspComm **out) {
+  MBS_CALL(mbsp_commSelf(comm, out));
+  (*out)->job = comm->size;
+  return MBS_OK;
+}
 
 // The SMPI flop-cost build (bench/smpi/build.sh --flops): before every MPI call, the flops counted
 // since the last one are charged to the simulated clock (src/flops.h, mbs_flop_sink); the
@@ -145,6 +157,59 @@ mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
   msg[sizeof msg - 1] = 0;
   if (c->rank != root || !local) mbs_errSet((mbsErr)red[0], "%s", msg);
   return (mbsErr)red[0];
+}
+
+#define MBSP_RELAY_TAG 7707
+static MPI_Comm mbsp_relay = MPI_COMM_NULL;
+
+mbsErr mbsp_relayBegin(mbspComm *c) {
+  if (mbsp_relay != MPI_COMM_NULL) return MBS_OK;
+  if (MPI_Comm_dup(c->comm, &mbsp_relay) != MPI_SUCCESS) {
+    mbsp_relay = MPI_COMM_NULL;
+    return mbs_errSet(MBS_ERR_MPI, "MPI_Comm_dup failed (signal relay)");
+  }
+  return MBS_OK;
+}
+
+int mbsp_relayPoll(void) {
+  if (mbsp_relay == MPI_COMM_NULL) return 0;
+  int flag = 0, sig = 0;
+  MPI_Status st;
+  if (MPI_Iprobe(MPI_ANY_SOURCE, MBSP_RELAY_TAG, mbsp_relay, &flag, &st) != MPI_SUCCESS || !flag)
+    return 0;
+  MPI_Recv(&sig, 1, MPI_INT, st.MPI_SOURCE, MBSP_RELAY_TAG, mbsp_relay, MPI_STATUS_IGNORE);
+  return sig;
+}
+
+void mbsp_relayEnd(void) {
+  if (mbsp_relay == MPI_COMM_NULL) return;
+  MPI_Barrier(mbsp_relay); // every relayed signal was sent before its rank got here
+  while (mbsp_relayPoll()) {
+  }
+  MPI_Comm_free(&mbsp_relay);
+  mbsp_relay = MPI_COMM_NULL;
+}
+
+mbsErr mbsp_agreeErrIdle(mbspComm *c, mbsErr local, int (*pending)(void)) {
+  int relayed = 0;
+  MPI_Request req;
+  if (MPI_Ibarrier(c->comm, &req) != MPI_SUCCESS)
+    return mbs_errSet(MBS_ERR_MPI, "MPI_Ibarrier failed while waiting");
+  // sleeps from 50 us up to 2 ms: the waiting ranks wake ~500 times a second at most, and the
+  // last one to arrive (rank 0 after its verb) waits at most one sleep of the others
+  for (int done = 0, us = 50;; us = us < 2000 ? 2 * us : 2000) {
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return mbs_errSet(MBS_ERR_MPI, "MPI_Test failed while waiting");
+    if (done) break;
+    int sig = pending && !relayed && c->rank != 0 && mbsp_relay != MPI_COMM_NULL ? pending() : 0;
+    if (sig) { // a signal for the run: rank 0 takes it as its own
+      relayed = 1;
+      MPI_Send(&sig, 1, MPI_INT, 0, MBSP_RELAY_TAG, mbsp_relay);
+    }
+    struct timespec ts = {0, 1000L * us};
+    nanosleep(&ts, NULL);
+  }
+  return mbsp_agreeErr(c, local);
 }
 
 mbsErr mbsp_bcastFile(mbspComm *c, const char *path, char **text, size_t *len) {

@@ -21,6 +21,7 @@
 #include "petsc_log.h"
 #include "threads.h"
 #include "petsc_ref.h"
+#include "solver_auto.h"
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
@@ -83,7 +84,8 @@ int main(int argc, char **argv) {
   // run: SIGTERM/SIGUSR1/SIGINT from now on only set a flag, honoured after the first step (a
   // signal during the setup is not lost; sim.c installs them again after PETSc's own handlers)
   if (!e && cli.verb && cli.verb->run == mbsp_verbRun) mbsp_simInstallSignals();
-  if (!e) e = mbsp_threadsInit(comm, NULL); // OpenMP threads per rank: never oversubscribe
+  mbspThreadChoice tc = {1, 0, 1, 1};
+  if (!e) e = mbsp_threadsInit(comm, &tc); // OpenMP threads per rank: never oversubscribe
   if (!e && (cli.help || cli.version)) {
     if (rank == 0 && cli.help) mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB, cli.verb);
     fflush(stdout);
@@ -168,6 +170,8 @@ int main(int argc, char **argv) {
     if (!e) e = mbsp_agreeErr(comm, mbs_configSetTorques(cfg, ttext, tlen));
     free(ttext);
   }
+  // solver.method = auto: the method the cost model predicts fastest for this job
+  if (!e && cli.verb->forward) e = mbsp_solverAuto(comm, cfg, &tc);
   int local_model = 0; // distributed-memory model (see below)
   if (!e) {
     int size = mbsp_size(comm);
@@ -249,7 +253,19 @@ int main(int argc, char **argv) {
         "equations with the joints' in one solve (docs/loops.md 8)\n",
         st->name, m->nlam_loop, m->loop_asm.nskip, m->nlam_loop - m->loop_asm.nskip + 2,
         m->opt.tol);
-  if (!e) e = cli.verb->run(&cli, comm, cfg, m);
+  // auto chose a serial method at several ranks: rank 0 runs the verb alone (a communicator of
+  // its own: no per-step collectives), the other ranks wait asleep, leaving it their cores
+  if (!e && cfg->sauto.idle) {
+    mbspComm *self = NULL;
+    e = mbsp_agreeErr(comm, mbsp_relayBegin(comm)); // a waiting rank's signal reaches rank 0
+    if (!e && rank == 0) e = mbsp_commIdle(comm, &self);
+    if (!e && rank == 0) e = cli.verb->run(&cli, self, cfg, m);
+    mbsp_commFree(&self);
+    e = mbsp_agreeErrIdle(comm, e, mbsp_simPendingSignal);
+    mbsp_relayEnd();
+  } else if (!e) {
+    e = cli.verb->run(&cli, comm, cfg, m);
+  }
   // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
   // successful verb (an error stays the only line on stderr)
   if (!e && rank == 0 && cfg->loop_default_aba && !cli.quiet)

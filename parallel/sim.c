@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sim_impl.h"
+#include "solver_auto.h"
 
 static volatile sig_atomic_t mbsp_sim_signal = 0;
 
@@ -58,12 +59,36 @@ void mbsp_simInstallSignals(void) {
   sigaction(SIGINT, &sa, NULL); // Ctrl-C: as SIGTERM; a second one ends at once
 }
 
+int mbsp_simPendingSignal(void) {
+  return mbsp_sim_signal;
+}
+
 // the name of a stopping signal in run.json and the message
 static const char *mbsp_simSigName(int sig) {
   return sig == SIGUSR1 ? "SIGUSR1" : sig == SIGINT ? "SIGINT" : "SIGTERM";
 }
 
 // ---------------------------------------------------------------- outputs
+
+// URDF joint limits at an output row (rank 0, the gathered state): a joint found outside its
+// range after being inside (or at the first row) is one crossing; the first of the run is
+// warned about in one line (mbspar does not model limits, docs/urdf.md)
+static void mbsp_simLimits(mbspSim *S, double t) {
+  for (int k = 0; k < S->nlim; k++) {
+    double q = S->sout->q[S->lim_q[k]];
+    int out = q < S->lim_lo[k] || q > S->lim_hi[k];
+    if (out && !S->lim_out[k]) {
+      S->lim_cross[k]++;
+      if (!S->lim_warned)
+        fprintf(stderr,
+                "mbspar: warning: joint %s left its URDF limits [%g, %g] at t = %.6g s; mbspar "
+                "does not model limits (docs/urdf.md)\n",
+                S->lim_name[k], S->lim_lo[k], S->lim_hi[k], t);
+      S->lim_warned = 1;
+    }
+    S->lim_out[k] = (unsigned char)out;
+  }
+}
 
 // one output row (collective: gathers; rank 0 writes)
 static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double *pe, double *wk) {
@@ -91,6 +116,7 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
     char phase[160];
     snprintf(phase, sizeof phase, "run: the output row at t = %.9g s (step %ld)", t, step);
     e = mbs_checkFiniteScalars(en, enames, 4, phase);
+    if (!e) mbsp_simLimits(S, t);
     if (!e && m->nloop) { // the closure error of the row's state
       mbs_loopViolation(m, S->wout, &S->last_pos, &S->last_rot, &S->last_vel);
       S->viol_pos = fmax(S->viol_pos, S->last_pos), S->viol_rot = fmax(S->viol_rot, S->last_rot);
@@ -170,6 +196,18 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   const mbsModel *m = S->m;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbs_solverName(m->opt.solver));
+  const mbsSolverAuto *sa = S->a->cfg ? &S->a->cfg->sauto : NULL;
+  mbs_jsonBool(j, "auto", sa && sa->decided); // solver.method = auto chose it (docs/outputs.md)
+  if (sa && sa->decided) {
+    mbs_jsonString(j, "auto_rule", sa->rule);
+    mbs_jsonBeginObject(j, "predicted_s"); // the cost model's seconds per evaluation
+    for (int k = 0; k < sa->ncand; k++) mbs_jsonNumber(j, mbs_solverName(sa->cand[k]), sa->pred[k]);
+    mbs_jsonEndObject(j);
+    mbs_jsonInt(j, "auto_ranks", sa->ranks);
+    mbs_jsonInt(j, "auto_threads", sa->threads);
+    mbs_jsonNumber(j, "auto_slowdown", sa->slow); // > 1: ranks x threads share cores
+    mbs_jsonBool(j, "auto_idle_ranks", sa->idle);
+  }
   mbs_jsonNumber(j, "tol", m->opt.tol);
   mbs_jsonInt(j, "evaluations", S->evals);
   mbs_jsonInt(j, "total_iterations", S->iters);
@@ -191,6 +229,11 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   mbs_jsonNumber(j, "dt_next", o->dt_last);
   mbs_jsonEndObject(j);
   if (!o->err) mbsp_guardPairJson(j, &S->guard); // accuracy (docs/formulation.md 4.9)
+  if (S->nlim) { // URDF joint limits: crossings per joint at the output rows (docs/outputs.md)
+    mbs_jsonBeginObject(j, "limits");
+    for (int k = 0; k < S->nlim; k++) mbs_jsonInt(j, S->lim_name[k], S->lim_cross[k]);
+    mbs_jsonEndObject(j);
+  }
   if (o->rr) mbsp_rankReportJson(o->rr, j);
   mbs_jsonBeginObject(j, "results");
   // complete: the run reached t_end; a signal stop or an error leave an incomplete run
@@ -335,6 +378,10 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     // power of the nonconservative joint forces summed over the ranks, trapezoid rule over the
     // step; the same sum carries a pending signal (a count per kind) and rank 0's decision to
     // flush the rows (output.flush_every): one allreduce per step
+    if (!mbsp_sim_signal && S->rank == 0) { // auto's waiting ranks relay theirs (main.c)
+      int rs = mbsp_relayPoll();
+      if (rs) mbsp_sim_signal = rs;
+    }
     int sg = mbsp_sim_signal;
     double red[5] = {mbsp_simPower(S, S->y + (S->q1 - S->q0)), sg == SIGTERM, sg == SIGUSR1,
                      sg == SIGINT, mbsp_simFlushDue(S)};
@@ -394,9 +441,21 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
              "  t = %.9g s after %ld steps (%ld rejected), %ld evaluations, %.2f iterations each\n"
              "  energy: kinetic %.9g J, potential %.9g J, total %.9g J, work %.9g J\n"
              "  outputs in %s/ (%s, energy.csv, run.json)\n",
-             a->cfg->filename, m->nbody, m->nv, S->size, mbs_solverName(m->opt.solver), o.method, t,
-             step, o.rejected, S->evals, S->evals ? (double)S->iters / S->evals : 0.0, ke, pe,
-             ke + pe, wk, S->dir, mbsp_outSummary(&S->out));
+             a->cfg->filename, m->nbody, m->nv, mbsp_jobSize(a->comm),
+             mbs_solverName(m->opt.solver), o.method, t, step, o.rejected, S->evals,
+             S->evals ? (double)S->iters / S->evals : 0.0, ke, pe, ke + pe, wk, S->dir,
+             mbsp_outSummary(&S->out));
+    char autos[512];
+    if (a->cfg) mbsp_solverAutoSummary(a->cfg, autos, sizeof autos);
+    if (!a->quiet && !a->no_table && a->cfg && autos[0]) printf("  solver: %s\n", autos);
+    if (!a->quiet && !a->no_table && S->nlim) {
+      long n = 0;
+      int nj = 0;
+      for (int k = 0; k < S->nlim; k++) n += S->lim_cross[k], nj += S->lim_cross[k] > 0;
+      printf("  URDF limits: %ld crossing%s by %d of %d limited joints (run.json limits; not "
+             "modelled, docs/urdf.md)\n",
+             n, n == 1 ? "" : "s", nj, S->nlim);
+    }
     if (!a->quiet && !a->no_table && (S->nonconv || S->restarts))
       printf("  solver: %ld of %ld evaluations did not converge (%ld stagnated at the rounding "
              "floor), %ld restarts from b - A lambda\n",
@@ -437,5 +496,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   mbsp_bodyOutDestroy(&S->bo);
   free(S->y), free(S->qcnt), free(S->qdsp), free(S->vcnt), free(S->vdsp), free(S->lcnt);
   free(S->ldsp);
+  free(S->lim_q), free(S->lim_lo), free(S->lim_hi), free(S->lim_name), free(S->lim_out);
+  free(S->lim_cross);
   return e;
 }

@@ -36,5 +36,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a);
 /// Install the SIGTERM/SIGUSR1/SIGINT handlers (they only set a flag; a second SIGINT ends the
 /// process at once). Local.
 void mbsp_simInstallSignals(void);
+/// The first stopping signal received (0: none). Local, async-signal-safe to read.
+int mbsp_simPendingSignal(void);
 
 #endif

@@ -14,6 +14,7 @@
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbs_textfile.h"
+#include "mbspar/mbs_urdf.h"
 #include "petsc_ts.h"
 #include "rankreport.h"
 #include "sim.h"
@@ -64,6 +65,14 @@ typedef struct {
   mbspGuardPair guard;   // rank 0
   double *gbuf, gtime;   // this rank's slices of the last evaluation's q, qd, qdd; its time
   int greason, gchecked; // gchecked: the first evaluation's check ran (every rank alike)
+  // URDF joint limits (rank 0, docs/urdf.md): per limited revolute/prismatic joint its
+  // coordinate, range, name, whether the last output row had it outside, and its crossings
+  int nlim, lim_warned;
+  int *lim_q;
+  double *lim_lo, *lim_hi;
+  const char **lim_name;
+  unsigned char *lim_out;
+  long *lim_cross;
 } mbspSim;
 
 double mbsp_simPower(const mbspSim *S, const mbsReal *qd);

@@ -69,6 +69,28 @@ static mbsErr mbsp_simSetupRoot(mbspSim *S, const double *all) {
     }
     MBS_CALL(mbs_stateCreate(m, &S->sout));
     MBS_CALL(mbs_workCreate(m, &S->wout));
+    // URDF joint limits: their crossings are counted at the output rows (mbsp_simLimits)
+    const mbsUrdf *u = S->a->cfg ? S->a->cfg->urdf : NULL;
+    int nj = u ? mbs_urdfJointCount(u) : 0;
+    if (nj > 0) {
+      MBS_ALLOC(S->lim_q, nj);
+      MBS_ALLOC(S->lim_lo, nj);
+      MBS_ALLOC(S->lim_hi, nj);
+      MBS_ALLOC(S->lim_name, nj);
+      MBS_ALLOC(S->lim_out, nj);
+      MBS_ALLOC(S->lim_cross, nj);
+    }
+    for (int i = 0; i < nj; i++) {
+      double lo, hi;
+      const char *name = NULL, *child = NULL;
+      if (!mbs_urdfJointLimit(u, i, &lo, &hi)) continue;
+      mbs_urdfJointInfo(u, i, &name, &child, NULL, NULL);
+      int b = mbs_modelFindBody(m, child);
+      if (b < 0) continue;
+      int k = S->nlim++;
+      S->lim_q[k] = m->body_qadr[b], S->lim_lo[k] = lo, S->lim_hi[k] = hi;
+      S->lim_name[k] = name, S->lim_out[k] = 0, S->lim_cross[k] = 0;
+    }
   }
   return MBS_OK;
 }

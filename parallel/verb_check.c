@@ -220,8 +220,11 @@ static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m, const mbsC
   for (int t = 0; t < MBS_JNT_COUNT; t++)
     if (cnt[t]) printf(" %s %d", mbs_jntName(t), cnt[t]);
   printf("\n");
-  printf("  %-26s %s (tol %g, max_iter %d, warm start %s", "solver", mbs_solverName(m->opt.solver),
-         m->opt.tol, m->opt.max_iter, mbs_warmStartName(m->opt.warm_start));
+  // solver.method = auto: chosen by run, accel and static for their job (docs/model.md)
+  int undecided = cfg->sauto.on && !cfg->sauto.decided && !cfg->nloops && !cfg->nforces;
+  printf("  %-26s %s (tol %g, max_iter %d, warm start %s", "solver",
+         undecided ? "auto" : mbs_solverName(m->opt.solver), m->opt.tol, m->opt.max_iter,
+         mbs_warmStartName(m->opt.warm_start));
   int stat = mbs_solverCaps(m->opt.solver)->check_every;
   if (stat && m->opt.check_every > 1) // solver.check_every (the others ignore it)
     printf(", convergence tested every %d iterations", m->opt.check_every);

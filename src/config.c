@@ -31,7 +31,7 @@ static mbsErr mbs_cfgLoopMethod(mbsConfig *c, const mbsCs *model) {
     *cnt[k] = config_setting_length(s);
   }
   if (!c->nloops && !c->nforces) return MBS_OK;
-  if (!config_lookup((const config_t *)c->priv, "solver.method")) {
+  if (c->sauto.on) { // auto (docs/model.md): aba for these models
     c->opt.solver = MBS_SOLVER_ABA;
     c->loop_default_aba = 1;
   }
@@ -60,7 +60,8 @@ static mbsErr mbs_cfgFormulation(mbsConfig *c, const mbsCs *model) {
           "solver.method = natural is the natural formulation, but model.formulation "
           "= \"joint\"");
     if (!strcmp(v, "natural")) {
-      if (sm && !natural) { // the formulation wins (a --set on a shipped config), with a note
+      if (sm && !natural && !c->sauto.on) { // the formulation wins (a --set on a shipped
+                                            // config), with a note
         c->natural_over = c->opt.solver + 1;
         c->natural_over_line = config_setting_source_line(sm);
       }
@@ -74,6 +75,7 @@ static mbsErr mbs_cfgFormulation(mbsConfig *c, const mbsCs *model) {
                        "(docs/natural.md 8; use the joint formulation)");
   c->opt.solver = MBS_SOLVER_NATURAL;
   c->loop_default_aba = 0;
+  c->sauto.on = 0; // nothing to choose
   return MBS_OK;
 }
 
@@ -442,6 +444,7 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   const mbsOption *o = &c->opt;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbs_solverName(o->solver));
+  mbs_jsonBool(j, "auto", c->sauto.on); // the method chosen by solver.method = auto
   mbs_jsonNumber(j, "tol", o->tol);
   mbs_jsonInt(j, "max_iter", o->max_iter);
   mbs_jsonInt(j, "check_every", o->check_every);

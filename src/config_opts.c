@@ -44,19 +44,23 @@ mbsErr mbs_cfgReadSolver(mbsConfig *c, const mbsCs *root) {
       "method",    "tol",       "max_iter", "criterion",   "omega", "rho",         "warm_start",
       "interface", "baumgarte", "rank_tol", "closure_tol", "loops", "check_every", NULL};
   const mbsCs *g;
+  // solver.method = "auto", the default: cfg->opt.solver keeps the provisional default until
+  // mbsp_solverAuto chooses (parallel/solver_auto.c, docs/model.md "Choosing the method")
+  c->sauto.on = 1;
   MBS_CALL(mbs_cfgGetGroup(c, root, "solver", &g));
   if (!g) return MBS_OK;
   MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
   mbsOption *o = &c->opt;
   const char *method = NULL;
   MBS_CALL(mbs_cfgGetString(c, g, "method", &method));
-  if (method) {
+  if (method && strcmp(method, "auto") != 0) {
+    c->sauto.on = 0;
     o->solver = mbs_solverFromName(method);
     if (o->solver < 0) {
       char allowed[256];
       mbs_solverNames(allowed, sizeof allowed); // the solver table
       return mbs_cfgFail(c, config_setting_get_member(g, "method"),
-                         "solver.method: unknown value \"%s\" (expected one of: %s)", method,
+                         "solver.method: unknown value \"%s\" (expected one of: auto, %s)", method,
                          allowed);
     }
   }

@@ -248,6 +248,13 @@ void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **
   if (line) *line = j->line;
 }
 
+int mbs_urdfJointLimit(const mbsUrdf *u, int i, double *lower, double *upper) {
+  const mbsUrdfJoint *j = &u->joint[i];
+  if (!j->has_limit || (j->type != MBS_URDF_REVOLUTE && j->type != MBS_URDF_PRISMATIC)) return 0;
+  *lower = j->lower, *upper = j->upper;
+  return 1;
+}
+
 const char *mbs_urdfNotModelled(const mbsUrdf *u) {
   return u->note;
 }
@@ -353,6 +360,10 @@ int mbs_urdfJointCount(const mbsUrdf *u) {
 void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **child, int *nv,
                        int *line) {
   (void)u, (void)i, (void)name, (void)child, (void)nv, (void)line;
+}
+int mbs_urdfJointLimit(const mbsUrdf *u, int i, double *lower, double *upper) {
+  (void)u, (void)i, (void)lower, (void)upper;
+  return 0;
 }
 const char *mbs_urdfNotModelled(const mbsUrdf *u) {
   (void)u;

@@ -65,6 +65,22 @@ typedef struct {
   mbsReal flop_time; ///< seconds per flop (default 1e-9)
 } mbsCpaSpec;
 
+/// solver.method = "auto" (the default; docs/model.md "Choosing the method"): the method chosen
+/// before the first evaluation by the critical-path analyser's cost model (src/solver_auto.c,
+/// parallel/solver_auto.c) and what the model predicted.
+#define MBS_AUTO_MAXCAND 4
+typedef struct {
+  int on;                        ///< 1: solver.method = "auto" or not given
+  int decided;                   ///< 1: mbsp_solverAuto chose cfg->opt.solver
+  const char *rule;              ///< "model", "loops" (closed loops, spring-dampers: aba), "size"
+  int ranks, threads, cores;     ///< the job the prediction is for (cores: of the busiest node)
+  double slow;                   ///< compute slowdown of ranks sharing cores (>= 1)
+  int ncand;                     ///< methods predicted
+  int cand[MBS_AUTO_MAXCAND];    ///< their ids
+  double pred[MBS_AUTO_MAXCAND]; ///< predicted seconds per evaluation
+  int idle;                      ///< a serial method at several ranks: rank 0 runs, others wait
+} mbsSolverAuto;
+
 /// Resolved configuration. The libconfig tree itself is private.
 typedef struct mbsConfig {
   char *filename;           ///< the name used in messages ("FILE" of "FILE:LINE: ")
@@ -98,6 +114,7 @@ typedef struct mbsConfig {
                          ///< main.c notes it, with the line natural_over_line
   int natural_over_line;
   int loop_default_aba; ///< solver.method was not given and the model has loops or forces: aba
+  mbsSolverAuto sauto;  ///< solver.method = "auto": the choice (parallel/solver_auto.c)
   int nset;             ///< number of --set overrides applied
   char **sets;          ///< (nset) the overrides "KEY=VALUE" as given
   void *priv;           ///< private: the libconfig tree after the overrides

@@ -18,6 +18,11 @@ void mbsp_finalize(mbspComm **comm);
 /// A communicator holding this rank alone (MPI_COMM_SELF duplicated), for a serial run beside a
 /// distributed one (the tests' rank-count comparisons). Local. Free it with mbsp_commFree.
 mbsErr mbsp_commSelf(const mbspComm *comm, mbspComm **self);
+/// mbsp_commSelf for rank 0 working alone while the other ranks of \p comm wait (solver.method =
+/// auto, a serial method at several ranks): mbsp_jobSize gives \p comm's size. Local.
+mbsErr mbsp_commIdle(const mbspComm *comm, mbspComm **self);
+/// The ranks of the job: mbsp_size, or for mbsp_commIdle's communicator the whole job's. Local.
+int mbsp_jobSize(const mbspComm *comm);
 /// Free a communicator made by mbsp_commSelf. Local. NULL is a no-op.
 void mbsp_commFree(mbspComm **comm);
 /// Rank and size. Local.
@@ -31,6 +36,18 @@ const char *mbsp_libraryVersion(void);
 /// Agree on an error: returns the largest code over all ranks; if any rank failed, the message of
 /// the lowest failing rank is copied into every rank's error message. Collective.
 mbsErr mbsp_agreeErr(mbspComm *comm, mbsErr local);
+/// mbsp_agreeErr after a wait that sleeps: a barrier polled with the process asleep in between
+/// (50 us growing to 2 ms), so ranks waiting for another rank's long work leave it their cores (a
+/// serial method at several ranks, solver.method = auto). Collective.
+/// \p pending (may be NULL) is asked while waiting: a non-zero value (a signal number) is relayed
+/// once to rank 0 (mbsp_relayPoll), so a signal delivered to a waiting rank still stops rank 0's
+/// run (mbsp_relayBegin must have been called).
+mbsErr mbsp_agreeErrIdle(mbspComm *comm, mbsErr local, int (*pending)(void));
+/// The relay of signals from waiting ranks to rank 0: begin (collective over \p comm), poll (rank
+/// 0: a relayed signal number or 0; Local, cheap: one probe), end (drains; collective).
+mbsErr mbsp_relayBegin(mbspComm *comm);
+int mbsp_relayPoll(void);
+void mbsp_relayEnd(void);
 
 /// Rank 0 reads the whole file \p path; its bytes (NUL-terminated, *text malloc'ed) reach every
 /// rank. An unreadable file is an MBS_ERR_INPUT agreed by all ranks. Collective.

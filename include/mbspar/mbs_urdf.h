@@ -48,6 +48,11 @@ int mbs_urdfJointCount(const mbsUrdf *u);
 void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **child, int *nv,
                        int *line);
 
+/// Joint \p i in FILE order: 1 and its <limit lower upper> if it is a revolute or prismatic joint
+/// with limits (mbspar does not model them; `run` counts their crossings, docs/urdf.md), else 0.
+/// Local.
+int mbs_urdfJointLimit(const mbsUrdf *u, int i, double *lower, double *upper);
+
 /// The one-line note of what the robot uses that mbspar does not model (limits, effort,
 /// velocity, friction, mimic joints, transmissions, geometry, ...), "" if nothing. Local.
 const char *mbs_urdfNotModelled(const mbsUrdf *u);

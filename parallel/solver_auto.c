@@ -1,0 +1,104 @@
+/// \file solver_auto.c
+/// solver.method = "auto" (docs/model.md "Choosing the method"): before the model is built, the
+/// job's ranks, threads and cores are agreed, rank 0 builds the whole model once and predicts
+/// each candidate's seconds per evaluation with the critical-path analyser's cost model
+/// (src/solver_auto.c), and broadcasts the choice, which replaces cfg->opt.solver on every rank.
+/// Communication: one allreduce of two numbers, one broadcast of the choice, the agreements.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "solver_auto.h"
+#include "mbspar/mbs_solverauto.h"
+#include "mbspar/mbs_solvertype.h"
+
+// above this many bodies the graphs are not built (building and scheduling them took ~1 s at
+// 4096 bodies and ~5 s at 16384 on this loaded machine, 2026-11-28); the choice follows what
+// the model says from about 1024 bodies up: schur when the job has processors of its own (more
+// than one, not shared), else aba
+#define MBSP_AUTO_MAXBODY 4096
+
+mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *tc) {
+  mbsSolverAuto *a = &cfg->sauto;
+  if (!a->on || a->decided) return MBS_OK;
+  int rank = mbsp_rank(comm), size = mbsp_size(comm);
+  // the job: threads per rank and the slowdown of the busiest rank (ranks x threads sharing its
+  // cores, as the thread default counts them)
+  int cores = tc && tc->cores > 0 ? tc->cores : 1;
+  double v[3] = {tc ? tc->threads : 1, tc ? (double)tc->threads * tc->ranks_sharing / cores : 1,
+                 -(double)cores};
+  MBS_CALL(mbsp_agreeErr(comm, mbsp_allreduceMax(comm, v, 3)));
+  mbsAutoJob j;
+  mbs_autoDefaults(&j);
+  j.ranks = size;
+  j.threads = v[0] < 1 ? 1 : (int)v[0];
+  j.slow = v[1] > 1 ? v[1] : 1;
+  if (mbs_configIsSet(cfg, "cpa.flop_time")) j.flop_time = cfg->cpa.flop_time;
+  if (mbs_configIsSet(cfg, "cpa.latency")) j.latency = cfg->cpa.latency;
+  if (mbs_configIsSet(cfg, "cpa.bandwidth")) j.bandwidth = cfg->cpa.bandwidth;
+  a->ranks = size, a->threads = j.threads, a->cores = (int)-v[2], a->slow = j.slow;
+
+  // rank 0 predicts; the choice and the predictions reach every rank
+  struct {
+    int method, rule, ncand, cand[MBS_AUTO_MAXCAND];
+    double pred[MBS_AUTO_MAXCAND];
+  } c;
+  memset(&c, 0, sizeof c);
+  c.method = cfg->opt.solver;
+  mbsErr e = MBS_OK;
+  if (rank == 0) {
+    long long n = 0;
+    const void *largest = NULL;
+    if (cfg->nloops || cfg->nforces) {
+      c.rule = 1; // closed loops, spring-dampers: aba (mbs_cfgLoopMethod set it)
+    } else if (!(e = mbs_configCountBodies(cfg, &n, &largest)) && n > MBSP_AUTO_MAXBODY) {
+      c.rule = 2;
+      int sch = mbs_solverFromName("schur");
+      c.method = (size * j.threads > 1 && j.slow <= 1 && sch >= 0) ? sch : MBS_SOLVER_ABA;
+    } else if (!e) {
+      mbsModel *m = NULL;
+      mbsSolverAuto out;
+      memset(&out, 0, sizeof out);
+      e = mbs_configBuildModel(cfg, &m);
+      if (!e) e = mbs_autoPredict(m, &j, &out, &c.method);
+      mbs_modelDestroy(&m);
+      c.ncand = out.ncand;
+      memcpy(c.cand, out.cand, sizeof c.cand);
+      memcpy(c.pred, out.pred, sizeof c.pred);
+    }
+  }
+  MBS_CALL(mbsp_agreeErr(comm, e));
+  MBS_CALL(mbsp_agreeErr(comm, mbsp_bcastBytes(comm, &c, sizeof c, 0)));
+  static const char *const rules[] = {"model", "loops", "size"};
+  a->rule = rules[c.rule >= 0 && c.rule < 3 ? c.rule : 0];
+  a->ncand = c.ncand;
+  memcpy(a->cand, c.cand, sizeof a->cand);
+  memcpy(a->pred, c.pred, sizeof a->pred);
+  cfg->opt.solver = c.method;
+  a->decided = 1;
+  a->idle = size > 1 && mbs_solverIsBaseline(c.method);
+  return MBS_OK;
+}
+
+void mbsp_solverAutoSummary(const mbsConfig *cfg, char *buf, size_t n) {
+  const mbsSolverAuto *a = &cfg->sauto;
+  if (!n) return;
+  buf[0] = 0;
+  if (!a->decided) return;
+  size_t len = 0;
+  int w = snprintf(buf, n, "auto -> %s (", mbs_solverName(cfg->opt.solver));
+  len = w > 0 ? (size_t)w : 0;
+  if (!strcmp(a->rule, "loops"))
+    w = snprintf(buf + len, n - len, "closed loops or spring-dampers: aba");
+  else if (!strcmp(a->rule, "size"))
+    w = snprintf(buf + len, n - len, "above %d bodies: no graph built", MBSP_AUTO_MAXBODY);
+  else
+    w = snprintf(buf + len, n - len, "model:");
+  for (int k = 0; k < a->ncand && w >= 0 && (len += (size_t)w) < n; k++)
+    w = snprintf(buf + len, n - len, "%s %s %.2e s", k ? "," : "", mbs_solverName(a->cand[k]),
+                 a->pred[k]);
+  if (w >= 0 && (len += (size_t)w) < n)
+    w = snprintf(buf + len, n - len, " per evaluation at %d rank%s x %d thread%s%s)%s", a->ranks,
+                 a->ranks == 1 ? "" : "s", a->threads, a->threads == 1 ? "" : "s",
+                 a->slow > 1 ? ", sharing cores" : "",
+                 a->idle ? "; rank 0 runs it, the other ranks wait" : "");
+}
