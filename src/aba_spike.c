@@ -261,4 +261,3 @@ void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap
   if (!w->homog)
     for (int x = 0; x < 6; x++) w->jfrc[6 * b + x] += p[x]; // the true pA = pA + P pi
 }
-
