@@ -41,7 +41,9 @@ enum {
 #undef MBS_SOLVER_POS_
 };
 #define MBS_SOLVER_ORDER_(ID, NUMBER, ROW)                                                         \
-  _Static_assert(MBS_SOLVER_POS_##ID == NUMBER, "MBS_SOLVERS: line " #ID " is not line " #NUMBER);
+  _Static_assert(MBS_SOLVER_POS_##ID == NUMBER,                                                    \
+                 "MBS_SOLVERS: the line of " #ID                                                   \
+                 " is not numbered by its place (from 0, no gaps)");
 MBS_SOLVERS(MBS_SOLVER_ORDER_, MBS_SOLVER_ORDER_)
 #undef MBS_SOLVER_ORDER_
 
