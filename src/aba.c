@@ -12,6 +12,7 @@
 ///    symmetric ones); pa_k = sg tau; pass 3 forms y = IA a once for qdd and the joint wrench;
 ///  - every other joint unpacks IA and runs the reference projection (mbs_abaProjectJoint), then
 ///    the packed congruence mbsu_sym6CongruenceAdd.
+/// The spikes of schur's paths (mbs_abaSpike ...) are in aba_spike.c.
 /// Flops: flops.h mbs_flopAba, which also gives the ABA graph's node costs (critpath.c).
 #include <math.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "mbspar/mbs_solvertype.h"
 #include "spatial.h"
 #include "flops.h"
+#include "aba_private.h"
 
 // ---------------------------------------------------------------- the reference (mbs_abaRef)
 
@@ -195,11 +197,6 @@ mbsErr mbs_abaRef(const mbsModel *m, mbsWork *w) {
 }
 
 // ---------------------------------------------------------------- the optimised ABA (mbs_aba)
-
-// the per-body record w->abar: IA packed (sym6), pA, u and 1/D of an axis-specialised joint
-enum { MBS_REC_PA = MBS_ABAR_PA, MBS_REC_U = 27, MBS_REC_DINV = 28 };
-
-#define S3(a, b) mbsu_s3(a, b)
 
 // 2 x 2 symmetric block [a b; b d] of rows/columns (i, j) rotated by E about e_k: Q^T M Q with
 // Q = [c s; -s c], in half-angle form (C2 = cos 2t, S2 = sin 2t; uses c^2 + s^2 = 1): 11 flops
@@ -382,8 +379,6 @@ void mbs_abaBodyInit(const mbsModel *m, mbsWork *w, int b) {
   mbs_abaInitBody(m, w, b);
 }
 
-static MBS_FORCEINLINE void mbs_abaColK(const mbsReal *R, int k, mbsReal col[6]);
-
 void mbs_abaBodyInitRhs(const mbsModel *m, mbsWork *w, int b) {
   (void)m;
   mbs_abaInitBias(w, b);
@@ -509,265 +504,6 @@ int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b) {
 
 void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap) {
   mbs_abaFwd1(m, w, b, ap);
-}
-
-// ---------------------------------------------------------------- spikes (schur paths)
-// An unknown wrench -G pi on a body of a path (a port force, nl columns) enters the articulated
-// bias of every body from there to the path's root as P pi (docs/formulation.md 4.6). Revolute
-// joints about a coordinate axis: S = sg e_k, U = sg IA[:, k], D^-1 = dinv (the record of pass 2).
-
-// column k of the packed articulated inertia of record R
-static MBS_FORCEINLINE void mbs_abaColK(const mbsReal *R, int k, mbsReal col[6]) {
-  const mbsReal *A = R, *B = R + 6;
-  col[0] = A[S3(0, k)], col[1] = A[S3(1, k)], col[2] = A[S3(2, k)];
-  col[3] = B[3 * k], col[4] = B[3 * k + 1], col[5] = B[3 * k + 2];
-}
-
-// P is stored by rows, MBS_SPIKE_LD columns each (the unused ones zero): every step below is the
-// same operation on the columns, which the compiler vectorises
-static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const mbsModel *m, const mbsWork *w, int b,
-                                          mbsReal *restrict P, mbsReal *restrict Th,
-                                          mbsReal *restrict gam) {
-  enum { L = MBS_SPIKE_LD };
-  const int i = (k + 1) % 3, j = (k + 2) % 3;
-  const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *c6 = w->cacc + 6 * b;
-  const mbsReal sg = m->jnt_axis[3 * b + k], dinv = R[MBS_REC_DINV];
-  mbsReal col[6], e[6];
-  mbs_abaColK(R, k, col);
-  // e: the body's acceleration for a zero parent acceleration and pi = 0
-  for (int x = 0; x < 6; x++) e[x] = c6[x];
-  e[k] += dinv * (sg * R[MBS_REC_U] - mbsu_dot6(col, c6));
-  const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j], *r = X + 9;
-  mbsReal pk[L], h[L], pa[6][L];
-  for (int q = 0; q < L; q++) {
-    pk[q] = P[k * L + q];
-    h[q] = dinv * pk[q];
-    mbsReal g = 0;
-    for (int x = 0; x < 6; x++) {
-      g += P[x * L + q] * e[x];
-      pa[x][q] = P[x * L + q] - col[x] * h[q];
-    }
-    gam[q] += g;
-  }
-  // Theta += h pk^T (symmetric: h = dinv pk)
-  for (int a = 0; a < L; a++)
-    for (int q = 0; q < L; q++) Th[a * L + q] += h[a] * pk[q];
-  // P = X^T pa: E^T about e_k on both halves, then the angular half += r x (linear half)
-  for (int q = 0; q < L; q++) {
-    mbsReal n0[3], f0[3];
-    n0[i] = c * pa[i][q] - s * pa[j][q];
-    n0[j] = s * pa[i][q] + c * pa[j][q];
-    n0[k] = pa[k][q];
-    f0[i] = c * pa[3 + i][q] - s * pa[3 + j][q];
-    f0[j] = s * pa[3 + i][q] + c * pa[3 + j][q];
-    f0[k] = pa[3 + k][q];
-    P[0 * L + q] = n0[0] + (r[1] * f0[2] - r[2] * f0[1]);
-    P[1 * L + q] = n0[1] + (r[2] * f0[0] - r[0] * f0[2]);
-    P[2 * L + q] = n0[2] + (r[0] * f0[1] - r[1] * f0[0]);
-    P[3 * L + q] = f0[0];
-    P[4 * L + q] = f0[1];
-    P[5 * L + q] = f0[2];
-  }
-}
-
-// any other joint: the generic record of pass 2 (w->U, w->Dinv, w->u; k = 0 for fixed joints)
-static void mbs_abaSpikeGeneric(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
-                                mbsReal *restrict Th, mbsReal *restrict gam) {
-  enum { L = MBS_SPIKE_LD };
-  const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
-  const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
-  const mbsReal *c6 = w->cacc + 6 * b;
-  mbsReal e[6], r[6], h[6], SP[6][L], DSP[6][L];
-  // e = c + S Dinv (u - U^T c): b's acceleration for a motionless parent and pi = 0
-  for (int x = 0; x < 6; x++) e[x] = c6[x];
-  for (int j = 0; j < k; j++) r[j] = w->u[d0 + j] - mbsu_dot6(U + 6 * j, c6);
-  for (int i = 0; i < k; i++) {
-    h[i] = 0;
-    for (int j = 0; j < k; j++) h[i] += Dinv[k * i + j] * r[j];
-    for (int x = 0; x < 6; x++) e[x] += S[6 * i + x] * h[i];
-  }
-  for (int q = 0; q < L; q++) {
-    mbsReal g = 0;
-    for (int x = 0; x < 6; x++) g += P[x * L + q] * e[x];
-    gam[q] += g;
-    for (int j = 0; j < k; j++) {
-      mbsReal v = 0;
-      for (int x = 0; x < 6; x++) v += S[6 * j + x] * P[x * L + q];
-      SP[j][q] = v;
-    }
-  }
-  for (int i = 0; i < k; i++)
-    for (int q = 0; q < L; q++) {
-      mbsReal v = 0;
-      for (int j = 0; j < k; j++) v += Dinv[k * i + j] * SP[j][q];
-      DSP[i][q] = v;
-    }
-  // Theta += SP^T Dinv SP; P = X^T (P - U Dinv SP)
-  for (int a = 0; a < L; a++)
-    for (int q = 0; q < L; q++) {
-      mbsReal v = 0;
-      for (int i = 0; i < k; i++) v += SP[i][a] * DSP[i][q];
-      Th[a * L + q] += v;
-    }
-  const mbsReal *X = w->xpar + 12 * b;
-  for (int q = 0; q < L; q++) {
-    mbsReal pa[6], out[6];
-    for (int x = 0; x < 6; x++) {
-      pa[x] = P[x * L + q];
-      for (int i = 0; i < k; i++) pa[x] -= U[6 * i + x] * DSP[i][q];
-    }
-    mbsu_xTForce(X, pa, out);
-    for (int x = 0; x < 6; x++) P[x * L + q] = out[x];
-  }
-}
-
-void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
-                  mbsReal *restrict Th, mbsReal *restrict gam) {
-  MBS_FLOPS(mbs_flopSpikeBody(m, b));
-  if (!mbs_jntSpecial(m, b)) {
-    mbs_abaSpikeGeneric(m, w, b, P, Th, gam);
-    return;
-  }
-  switch (m->jnt_axisk[b]) {
-  case 0:
-    mbs_abaSpikeK(0, m, w, b, P, Th, gam);
-    return;
-  case 1:
-    mbs_abaSpikeK(1, m, w, b, P, Th, gam);
-    return;
-  default:
-    mbs_abaSpikeK(2, m, w, b, P, Th, gam);
-  }
-}
-
-static MBS_FORCEINLINE void mbs_abaSpikeVecK(const int k, const mbsWork *w, int b,
-                                             mbsReal *restrict p) {
-  const int i = (k + 1) % 3, j = (k + 2) % 3;
-  const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *X = w->xpar + 12 * b;
-  mbsReal col[6], pa[6];
-  mbs_abaColK(R, k, col);
-  const mbsReal h = R[MBS_REC_DINV] * p[k];
-  for (int x = 0; x < 6; x++) pa[x] = p[x] - col[x] * h;
-  mbsu_xTForceK(k, X[3 * i + i], X[3 * i + j], X + 9, pa, p);
-}
-
-void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict p) {
-  MBS_FLOPS(mbs_flopSpikeVecBody(m, b));
-  if (!mbs_jntSpecial(m, b)) { // p = X^T (p - U Dinv S^T p)
-    const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
-    const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
-    mbsReal sp[6], pa[6];
-    for (int j = 0; j < k; j++) sp[j] = mbsu_dot6(S + 6 * j, p);
-    for (int x = 0; x < 6; x++) pa[x] = p[x];
-    for (int i = 0; i < k; i++) {
-      mbsReal h = 0;
-      for (int j = 0; j < k; j++) h += Dinv[k * i + j] * sp[j];
-      for (int x = 0; x < 6; x++) pa[x] -= U[6 * i + x] * h;
-    }
-    mbsu_xTForce(w->xpar + 12 * b, pa, p);
-    return;
-  }
-  switch (m->jnt_axisk[b]) {
-  case 0:
-    mbs_abaSpikeVecK(0, w, b, p);
-    return;
-  case 1:
-    mbs_abaSpikeVecK(1, w, b, p);
-    return;
-  default:
-    mbs_abaSpikeVecK(2, w, b, p);
-  }
-}
-
-// Spikes of a tree of paths (several ports, nq columns, leading dimension ld): the same steps as
-// mbs_abaSpike on the joint's record written as S, U, D^-1, u (k = dofnum; an axis-specialised
-// revolute joint as S = e_k, U = IA e_k, u = sg u: the signs cancel in every product)
-void mbs_abaSpikeCols(const mbsModel *m, const mbsWork *w, int b, int nq, int ld,
-                      mbsReal *restrict P, mbsReal *restrict Th, mbsReal *restrict gam,
-                      mbsReal *restrict work) {
-  MBS_FLOPS(mbs_flopSpikeCols(mbs_jntSpecial(m, b), m->body_dofnum[b], nq));
-  mbsReal Sb[6], Ub[6], Db[1], ub[1];
-  const mbsReal *S = Sb, *U = Ub, *Dinv = Db, *u = ub;
-  int k;
-  if (mbs_jntSpecial(m, b)) {
-    const int ax = m->jnt_axisk[b];
-    const mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
-    k = 1;
-    memset(Sb, 0, sizeof Sb);
-    Sb[ax] = 1;
-    mbs_abaColK(R, ax, Ub);
-    Db[0] = R[MBS_REC_DINV];
-    ub[0] = m->jnt_axis[3 * b + ax] * R[MBS_REC_U];
-  } else {
-    const int d0 = m->body_dofadr[b];
-    k = m->body_dofnum[b];
-    S = w->sdof + 6 * d0, U = w->U + 6 * d0, Dinv = w->Dinv + 36 * b, u = w->u + d0;
-  }
-  const mbsReal *c6 = w->cacc + 6 * b, *X = w->xpar + 12 * b;
-  mbsReal e[6], r[6], h[6];
-  mbsReal *SP = work, *DSP = work + 6 * (size_t)nq; // k x nq each, row j: S_j^T P
-  // e = c + S D^-1 (u - U^T c): b's acceleration for a motionless parent and pi = 0
-  for (int x = 0; x < 6; x++) e[x] = c6[x];
-  for (int j = 0; j < k; j++) r[j] = u[j] - mbsu_dot6(U + 6 * j, c6);
-  for (int i = 0; i < k; i++) {
-    h[i] = 0;
-    for (int j = 0; j < k; j++) h[i] += Dinv[k * i + j] * r[j];
-    for (int x = 0; x < 6; x++) e[x] += S[6 * i + x] * h[i];
-  }
-  // gam += P^T e, S^T P and D^-1 S^T P of every column
-  for (int q = 0; q < nq; q++) {
-    mbsReal g = 0;
-    for (int x = 0; x < 6; x++) g += P[x * ld + q] * e[x];
-    gam[q] += g;
-    for (int j = 0; j < k; j++) {
-      mbsReal v = 0;
-      for (int x = 0; x < 6; x++) v += S[6 * j + x] * P[x * ld + q];
-      SP[(size_t)nq * j + q] = v;
-    }
-    for (int i = 0; i < k; i++) {
-      mbsReal v = 0;
-      for (int j = 0; j < k; j++) v += Dinv[k * i + j] * SP[(size_t)nq * j + q];
-      DSP[(size_t)nq * i + q] = v;
-    }
-  }
-  // Theta += (S^T P)^T D^-1 (S^T P)
-  for (int a = 0; a < nq && k > 0; a++)
-    for (int q = 0; q < nq; q++) {
-      mbsReal v = 0;
-      for (int i = 0; i < k; i++) v += SP[(size_t)nq * i + a] * DSP[(size_t)nq * i + q];
-      Th[a * ld + q] += v;
-    }
-  // P = X^T (P - U D^-1 S^T P)
-  for (int q = 0; q < nq; q++) {
-    mbsReal pa[6], out[6];
-    for (int x = 0; x < 6; x++) {
-      pa[x] = P[x * ld + q];
-      for (int i = 0; i < k; i++) pa[x] -= U[6 * i + x] * DSP[(size_t)nq * i + q];
-    }
-    mbsu_xTForce(X, pa, out);
-    for (int x = 0; x < 6; x++) P[x * ld + q] = out[x];
-  }
-}
-
-void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,
-                         const mbsReal *p) {
-  MBS_FLOPS(mbs_flopFwdSpikeBody(m, b, !w->homog));
-  if (!mbs_jntSpecial(m, b)) { // u - S^T P pi in the generic record
-    const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
-    const mbsReal *S = w->sdof + 6 * d0;
-    mbsReal u0[6];
-    for (int j = 0; j < k; j++) u0[j] = w->u[d0 + j], w->u[d0 + j] -= mbsu_dot6(S + 6 * j, p);
-    mbs_abaBodyFwd(m, w, b, ap);
-    for (int j = 0; j < k; j++) w->u[d0 + j] = u0[j];
-  } else {
-    const int k = m->jnt_axisk[b];
-    mbsReal *R = w->abar + (size_t)MBS_ABAR * b, u = R[MBS_REC_U];
-    R[MBS_REC_U] = u - m->jnt_axis[3 * b + k] * p[k]; // u - S^T P pi
-    mbs_abaBodyFwd(m, w, b, ap);
-    R[MBS_REC_U] = u;
-  }
-  if (!w->homog)
-    for (int x = 0; x < 6; x++) w->jfrc[6 * b + x] += p[x]; // the true pA = pA + P pi
 }
 
 mbsErr mbs_aba(const mbsModel *m, mbsWork *w) {

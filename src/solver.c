@@ -29,14 +29,32 @@ static const mbsSolverType mbs_solverSchurName = {.name = "schur",
                                                   .engine_only = 1,
                                                   .separators = 1};
 
-// indexed by id; the order of the ids is the order names are listed in
+// the rows of the core's solvers (the CORE lines of MBS_SOLVERS, include/mbspar/mbs_solverlist.h)
+#define MBS_SOLVER_DECL_(ID, NUMBER, ROW) extern const mbsSolverType ROW;
+MBS_SOLVERS(MBS_SOLVER_DECL_, MBS_SOLVERS_SKIP)
+#undef MBS_SOLVER_DECL_
+
+// the ids are the lines' numbers: in order from 0, without gaps (none renumbered or reused)
+enum {
+#define MBS_SOLVER_POS_(ID, NUMBER, ROW) MBS_SOLVER_POS_##ID,
+  MBS_SOLVERS(MBS_SOLVER_POS_, MBS_SOLVER_POS_)
+#undef MBS_SOLVER_POS_
+};
+#define MBS_SOLVER_ORDER_(ID, NUMBER, ROW)                                                         \
+  _Static_assert(MBS_SOLVER_POS_##ID == NUMBER,                                                    \
+                 "MBS_SOLVERS: the line of " #ID                                                   \
+                 " is not numbered by its place (from 0, no gaps)");
+MBS_SOLVERS(MBS_SOLVER_ORDER_, MBS_SOLVER_ORDER_)
+#undef MBS_SOLVER_ORDER_
+
+// indexed by id; the order of the ids is the order names are listed in. The parallel layer's
+// lines have their name rows above until mbsp_init registers them.
 static const mbsSolverType *mbs_solver_table[MBS_SOLVER_COUNT] = {
-    [MBS_SOLVER_ABA] = &mbs_solverAba,         [MBS_SOLVER_CRBA] = &mbs_solverCrba,
-    [MBS_SOLVER_JACOBI] = &mbs_solverJacobi,   [MBS_SOLVER_GS] = &mbs_solverGs,
-    [MBS_SOLVER_SOR] = &mbs_solverSor,         [MBS_SOLVER_CHEBYSHEV] = &mbs_solverChebyshev,
-    [MBS_SOLVER_JCG] = &mbs_solverJcg,         [MBS_SOLVER_DIRECT] = &mbs_solverDirect,
-    [MBS_SOLVER_PETSC] = &mbs_solverPetscName, [MBS_SOLVER_SCHUR] = &mbs_solverSchurName,
-    [MBS_SOLVER_NATURAL] = &mbs_solverNatural,
+#define MBS_SOLVER_ROW_(ID, NUMBER, ROW) [MBS_SOLVER_##ID] = &ROW,
+    MBS_SOLVERS(MBS_SOLVER_ROW_, MBS_SOLVERS_SKIP)
+#undef MBS_SOLVER_ROW_
+        [MBS_SOLVER_PETSC] = &mbs_solverPetscName,
+    [MBS_SOLVER_SCHUR] = &mbs_solverSchurName,
 };
 
 // ---------------------------------------------------------------- the table

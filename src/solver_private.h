@@ -23,7 +23,15 @@ void mbs_solverFree(mbsSolver **sv);
 /// The destroy callback of solvers whose state is one malloc'd block: free and NULL.
 void mbs_solverFreeSelf(void **self);
 
-// ---------------------------------------------------------------- cfs.c
+// ---------------------------------------------------------------- cfs.c, cfs_op.c
+
+/// Loops over fewer bodies than this stay serial (a parallel region costs about a microsecond).
+#define MBS_OMP_MIN 256
+
+/// out (k x k, packed) = A^T M B for 6 x k column sets A, B (columns of 6) and a 6x6 M (add:
+/// accumulate into out).
+void mbs_congruence(const mbsReal *A, int ka, const mbsReal *M, const mbsReal *B, int kb,
+                    mbsReal *out, int add);
 
 /// a.b over the owned constraint-force range [c->l0, c->l1) (threaded when long).
 double mbs_cfsDot(const mbsCfs *c, const mbsReal *a, const mbsReal *b);

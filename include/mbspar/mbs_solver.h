@@ -4,24 +4,18 @@
 #define MBS_SOLVER_H
 
 #include <stddef.h>
+#include "mbs_solverlist.h"
 
 /// Forward-dynamics / constraint-force methods (solver.method): stable ids (checkpoints store
-/// them). Each id has one entry in the solver table (mbs_solvertype.h), which gives its name,
-/// its callbacks and its cpa graph; ids of solvers implemented in the parallel layer are
-/// reserved here and filled when that layer registers them (mbsp_init).
+/// them), one per line of MBS_SOLVERS (mbs_solverlist.h). Each id has one entry in the solver
+/// table (mbs_solvertype.h), which gives its name, its callbacks and its cpa graph; ids of
+/// solvers implemented in the parallel layer are filled when that layer registers them
+/// (mbsp_init).
 typedef enum {
-  MBS_SOLVER_ABA = 0,       ///< serial baseline: articulated-body algorithm (src/dynamics.c)
-  MBS_SOLVER_CRBA = 1,      ///< serial baseline: composite rigid body + LDL^T (src/dynamics.c)
-  MBS_SOLVER_JACOBI = 2,    ///< src/solver_jacobi.c
-  MBS_SOLVER_GS = 3,        ///< src/solver_sor.c (omega = 1)
-  MBS_SOLVER_SOR = 4,       ///< src/solver_sor.c
-  MBS_SOLVER_CHEBYSHEV = 5, ///< src/solver_chebyshev.c
-  MBS_SOLVER_JCG = 6,       ///< src/solver_jcg.c
-  MBS_SOLVER_DIRECT = 7,    ///< src/solver_direct.c (one rank)
-  MBS_SOLVER_PETSC = 8,     ///< parallel/petsc_ref.c, registered by the parallel layer
-  MBS_SOLVER_SCHUR = 9,     ///< parallel/schur_par.c, registered by the parallel layer
-  MBS_SOLVER_NATURAL = 10,  ///< serial: model.formulation = "natural" (src/natural_tree.c)
-  MBS_SOLVER_COUNT
+#define MBS_SOLVER_ID_(ID, NUMBER, ROW) MBS_SOLVER_##ID = NUMBER,
+  MBS_SOLVERS(MBS_SOLVER_ID_, MBS_SOLVER_ID_)
+#undef MBS_SOLVER_ID_
+      MBS_SOLVER_COUNT
 } mbsSolverMethod;
 
 /// Convergence criterion (solver.criterion).

@@ -177,9 +177,4 @@ void mbs_cfsCacheSave(const mbsCfs *c, mbsSolverCache *cache);
 /// cache nothing). Local unless the solver's create is collective.
 mbsErr mbs_cfsCacheRestore(const mbsModel *m, mbsCfs *c, const mbsSolverCache *cache);
 
-/// The solvers of the core: the serial baselines (src/aba.c, src/dynamics.c) and the
-/// constraint-force solvers (src/solver_*.c).
-extern const mbsSolverType mbs_solverAba, mbs_solverCrba, mbs_solverNatural, mbs_solverJcg,
-    mbs_solverJacobi, mbs_solverGs, mbs_solverSor, mbs_solverChebyshev, mbs_solverDirect;
-
 #endif
