@@ -38,47 +38,6 @@ static mbsErr mbs_cfgLoopMethod(mbsConfig *c, const mbsCs *model) {
   return MBS_OK;
 }
 
-// model.formulation = "joint" (the default) or "natural" (docs/natural.md 8): the natural
-// formulation is the serial method `natural` of the solver table, so it excludes another
-// solver.method; solver.method = natural alone means the same. Closed loops: not in the verbs yet.
-static mbsErr mbs_cfgFormulation(mbsConfig *c, const mbsCs *model) {
-  const mbsCs *s = config_setting_get_member(model, "formulation");
-  const mbsCs *sm = config_lookup((const config_t *)c->priv, "solver.method");
-  int natural = c->opt.solver == MBS_SOLVER_NATURAL && sm;
-  if (s) {
-    if (config_setting_type(s) != CONFIG_TYPE_STRING)
-      return mbs_cfgFail(c, s,
-                         "model.formulation: wrong type: expected \"joint\" or \"natural\", got %s",
-                         mbs_cfgTypeName(s));
-    const char *v = config_setting_get_string(s);
-    if (strcmp(v, "joint") && strcmp(v, "natural"))
-      return mbs_cfgFail(
-          c, s, "model.formulation: unknown value \"%s\" (expected \"joint\" or \"natural\")", v);
-    if (!strcmp(v, "joint") && natural)
-      return mbs_cfgFail(
-          c, sm,
-          "solver.method = natural is the natural formulation, but model.formulation "
-          "= \"joint\"");
-    if (!strcmp(v, "natural")) {
-      if (sm && !natural && !c->sauto.on) { // the formulation wins (a --set on a shipped
-                                            // config), with a note
-        c->natural_over = c->opt.solver + 1;
-        c->natural_over_line = config_setting_source_line(sm);
-      }
-      natural = 1;
-    }
-  }
-  if (!natural) return MBS_OK;
-  if (c->nloops)
-    return mbs_cfgFail(c, s ? s : sm,
-                       "model.formulation = \"natural\": closed loops are not in the verbs yet "
-                       "(docs/natural.md 8; use the joint formulation)");
-  c->opt.solver = MBS_SOLVER_NATURAL;
-  c->loop_default_aba = 0;
-  c->sauto.on = 0; // nothing to choose
-  return MBS_OK;
-}
-
 // a file named in the config, relative to the config's directory
 static mbsErr mbs_cfgResolve(const mbsConfig *c, const char *file, char **out) {
   const char *slash = strrchr(c->filename, '/');
@@ -322,7 +281,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
     if (!e) e = mbs_cfgGetVec(c, model, "gravity", 3, c->gravity);
     if (!e) e = mbs_cfgReadUrdf(c, model);
     if (!e) e = mbs_cfgLoopMethod(c, model);
-    if (!e) e = mbs_cfgFormulation(c, model);
+    if (!e) e = mbs_cfgReadFormulation(c, model);
   }
   if (e) {
     mbs_configDestroy(&c);

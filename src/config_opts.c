@@ -284,6 +284,47 @@ mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
   return MBS_OK;
 }
 
+// model.formulation = "joint" (the default) or "natural" (docs/natural.md 8): the natural
+// formulation is the serial method `natural` of the solver table, so it excludes another
+// solver.method; solver.method = natural alone means the same. Closed loops: not in the verbs yet.
+mbsErr mbs_cfgReadFormulation(mbsConfig *c, const mbsCs *model) {
+  const mbsCs *s = config_setting_get_member(model, "formulation");
+  const mbsCs *sm = config_lookup((const config_t *)c->priv, "solver.method");
+  int natural = mbs_solverCaps(c->opt.solver)->natural && sm;
+  if (s) {
+    if (config_setting_type(s) != CONFIG_TYPE_STRING)
+      return mbs_cfgFail(c, s,
+                         "model.formulation: wrong type: expected \"joint\" or \"natural\", got %s",
+                         mbs_cfgTypeName(s));
+    const char *v = config_setting_get_string(s);
+    if (strcmp(v, "joint") && strcmp(v, "natural"))
+      return mbs_cfgFail(
+          c, s, "model.formulation: unknown value \"%s\" (expected \"joint\" or \"natural\")", v);
+    if (!strcmp(v, "joint") && natural)
+      return mbs_cfgFail(
+          c, sm,
+          "solver.method = natural is the natural formulation, but model.formulation "
+          "= \"joint\"");
+    if (!strcmp(v, "natural")) {
+      if (sm && !natural && !c->sauto.on) { // the formulation wins (a --set on a shipped
+                                            // config), with a note
+        c->natural_over = c->opt.solver + 1;
+        c->natural_over_line = config_setting_source_line(sm);
+      }
+      natural = 1;
+    }
+  }
+  if (!natural) return MBS_OK;
+  if (c->nloops)
+    return mbs_cfgFail(c, s ? s : sm,
+                       "model.formulation = \"natural\": closed loops are not in the verbs yet "
+                       "(docs/natural.md 8; use the joint formulation)");
+  c->opt.solver = MBS_SOLVER_NATURAL;
+  c->loop_default_aba = 0;
+  c->sauto.on = 0; // nothing to choose
+  return MBS_OK;
+}
+
 // the descriptors' group: check the keys, read each (integers: bounds as read), then the real
 // bounds in row order
 mbsErr mbs_cfgReadDescs(const mbsConfig *c, const mbsCs *root, const char *group,

@@ -99,6 +99,8 @@ typedef struct {
   const char *help;         ///< one line: what it is, its unit and default
 } mbsOptDesc;
 
+/// model.formulation (src/config_opts.c): after model.loops/forces are counted
+mbsErr mbs_cfgReadFormulation(mbsConfig *c, const mbsCs *model);
 mbsErr mbs_cfgReadDescs(const mbsConfig *c, const mbsCs *root, const char *group,
                         const mbsOptDesc *d, int n, void *base);
 void mbs_cfgEchoDescs(mbsJson *j, const char *group, const mbsOptDesc *d, int n, const void *base);

@@ -403,4 +403,5 @@ const mbsSolverType mbs_solverNatural = {.name = "natural",
                                          .baseline = 1,
                                          .tree = mbs_naturalTree,
                                          .work = mbs_naturalWork,
-                                         .loops_inside = 1};
+                                         .loops_inside = 1,
+                                         .natural = 1};

@@ -103,6 +103,8 @@ typedef struct mbsSolverType {
   mbsErr (*work)(const mbsModel *m, mbsWork *w);
   /// 1: tree solves the closed loops itself (mbs_forward skips mbs_loopSolve).
   int loops_inside;
+  /// 1: a formulation of its own, selected by model.formulation = "natural" (src/config_opts.c)
+  int natural;
   /// Optional: the CG (Lanczos) steps of the spectrum estimate cpa assumes when --iterations K
   /// is given (NULL: none).
   int (*cpa_spec)(const mbsModel *m, int iterations);
