@@ -63,14 +63,15 @@ run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set solver.method=crba --set model
 "$validate" --validate "$tmp/out" qdd lambda joint_wrench || bad "accel --json - is not pure JSON"
 grep -q '"dofs": 16' "$tmp/out" || bad "--set model.chain.n=16 not applied"
 
-# accel on the distributed engine: J-CG (the default) and PETSc (with a PETSc option passed
-# through) reproduce ABA's qdd and lambda; the report has timers, decomposition and affinity
-run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --set solver.tol=1e-12 --json "$tmp/j.json" --quiet
+# accel on the distributed engine: schur (named: auto picks aba for 32 bodies) and PETSc (with a
+# PETSc option passed through) reproduce ABA's qdd and lambda; the report has timers,
+# decomposition and affinity
+run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --set solver.tol=1e-12 --set solver.method=schur --json "$tmp/j.json" --quiet
 run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --set solver.tol=1e-12 --set solver.method=aba --json "$tmp/b.json" --quiet
 run 0 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=32 --set solver.tol=1e-12 --set solver.method=petsc --json "$tmp/p.json" --quiet -ksp_type cg
 "$validate" --validate "$tmp/j.json" qdd lambda joint_wrench solver timers decomposition affinity ||
-  bad "jcg accel JSON"
-python3 - "$tmp/b.json" "$tmp/j.json" "$tmp/p.json" <<'PY' || bad "jcg/petsc accel differ from aba"
+  bad "distributed accel JSON"
+python3 - "$tmp/b.json" "$tmp/j.json" "$tmp/p.json" <<'PY' || bad "schur/petsc accel differ from aba"
 import json, math, sys
 ref = json.load(open(sys.argv[1]))
 for f in sys.argv[2:]:
@@ -121,7 +122,8 @@ one_line() {
 # need ~180 MB for check, ~560 MB for accel): refused before anything is built
 MBS_MEM_AVAILABLE=150M run 2 "$@" "$mbspar" check "$cfg/large_chain.cfg"
 one_line "$cfg/large_chain.cfg:6: model too large for the memory here: 100000 bodies" "(MBS_MEM_AVAILABLE)"
-MBS_MEM_AVAILABLE=150M run 2 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=100000
+MBS_MEM_AVAILABLE=150M run 2 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=100000 \
+  --set solver.method=schur
 one_line "--set model.chain.n=100000: model too large for the memory here" "accel with schur on $ranks rank(s)"
 MBS_MEM_AVAILABLE=1G run 0 "$@" "$mbspar" check "$cfg/large_chain.cfg" --quiet
 # errors found after parsing name the --set that caused them (they said "CONFIG:0:")
