@@ -99,9 +99,11 @@ if [ $# -eq 0 ]; then
   loose "fourbar.cfg, jcg, solver.tol 1e-2" accel
   # run and static: the same guard at their first and last evaluation, one warning at most
   short="--set integrator.t_end=2e-3 --out $tmp/r --force"
+  # shellcheck disable=SC2086 # $short: several arguments
   run 0 env OMP_NUM_THREADS=2 "$mbspar" run "$light" $short --json "$tmp/g.json" -q
   warned "run, schur, 2 threads" run
   grep -q '"last": {' "$tmp/g.json" || bad "run: no last evaluation in accuracy"
+  # shellcheck disable=SC2086
   run 0 env OMP_NUM_THREADS=1 "$mbspar" run "$cfg/fourbar.cfg" --set solver.method=jcg $short --json "$tmp/g.json" -q
   silent "run, fourbar.cfg, jcg"
   small "run, fourbar.cfg, jcg"
