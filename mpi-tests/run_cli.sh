@@ -131,7 +131,7 @@ run 2 "$@" "$mbspar" run "$cfg/chain.cfg" --set integrator.t_end=0 --out "$tmp/n
 one_line "--set integrator.t_end=0: integrator.t_end must be > 0 for run" ""
 [ ! -e "$tmp/never" ] || bad "a refused run created its --out"
 if [ "$ranks" -gt 1 ]; then
-  run 2 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=1
+  run 2 "$@" "$mbspar" accel "$cfg/chain.cfg" --set model.chain.n=1 --set solver.method=schur
   one_line "--set model.chain.n=1: cannot distribute 1 bodies over" ""
 fi
 

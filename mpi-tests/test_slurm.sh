@@ -276,7 +276,8 @@ export MBS_BIN=$bin
 # (1000 steps took 0.05 s with the exact solver, too short: the requeue job finished between
 # the test seeing its first rows and the SIGSTOP, and the test failed on a race, not a bug)
 t_end=4.0
-run_set=(--set model.chain.n=16 --set integrator.method=rk4 --set integrator.dt=1e-4
+# schur named: the distributed run is what this checks (auto would run aba on rank 0 alone)
+run_set=(--set model.chain.n=16 --set solver.method=schur --set integrator.method=rk4 --set integrator.dt=1e-4
   --set "integrator.t_end=$t_end" --set output.every=100 --set output.checkpoint_every=0)
 
 # --- jobs, submitted at once (FIFO on the node's cpus) --------------------------------------------
