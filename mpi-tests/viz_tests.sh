@@ -179,7 +179,8 @@ PY
     -ts_view
   grep -q 'TS Object' "$tmp/out" || bad "-ts_view printed no TS description"
   # also for a verb that does not need PETSc otherwise
-  run 0 "$mbspar" accel "$cfg/chain.cfg" --quiet --set model.chain.n=16 -log_view
+  run 0 "$mbspar" accel "$cfg/chain.cfg" --quiet --set model.chain.n=16 --set solver.method=schur \
+    -log_view
   grep -q '^mbsSolve ' "$tmp/out" || bad "accel -log_view does not list mbsSolve"
   ;;
 json)
