@@ -14,6 +14,11 @@
 #include "mbspar/mbspar.h"
 
 // the cpa options (accepted by mbsp_cliParse, read here): the value of --NAME or NULL
+// the rows that have a critical-path graph (for the message naming them)
+static int mbs_cpaHasGraph(const mbsSolverType *t) {
+  return t->cpa_build != NULL;
+}
+
 static const char *mbs_cpaArg(const mbsCli *cli, const char *name) {
   size_t n = strlen(name);
   const char *v = NULL;
@@ -254,15 +259,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   // distributed graphs on P ranks: the iterative constraint-force solvers and the exact solver
   int dist = mbs_cpaDistributed(o.method);
   if (!t || !t->cpa_build) { // the solver table names each method's graph
-    char with[256] = "";
-    size_t len = 0;
-    for (int k = 0; k < MBS_SOLVER_COUNT && len < sizeof with; k++) {
-      const mbsSolverType *r = mbs_solverFind(k);
-      if (!r || !r->cpa_build) continue;
-      int n = snprintf(with + len, sizeof with - len, "%s%s", len ? ", " : "", r->name);
-      if (n < 0) break;
-      len += (size_t)n;
-    }
+    char with[256];
+    mbs_solverNamesIf(with, sizeof with, mbs_cpaHasGraph);
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar cpa: --method %s has no critical-path graph (graphs exist for %s)",
                    a ? a : mbs_solverName(o.method), with);

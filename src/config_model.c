@@ -262,6 +262,24 @@ static void mbs_tipFree(mbsTips *t) {
   free(t->gid), free(t->p), free(t->gbase), free(t->gnum), free(t->gp);
 }
 
+// a joint's q0 or qd0 (KEY): exactly n values into out when given
+static mbsErr mbs_cfgJointState(const mbsConfig *c, const mbsCs *j, const char *key, int n,
+                                const char *what, const char *type, mbsReal *out) {
+  const mbsCs *qs = config_setting_get_member(j, key);
+  if (!qs) return MBS_OK;
+  mbsReal *v;
+  int cnt;
+  MBS_CALL(mbs_cfgGetValues(c, j, key, &v, &cnt));
+  if (cnt != n) {
+    free(v);
+    return mbs_cfgFail(c, qs, "%s: wrong array length: %s of a %s joint has %d value(s), got %d",
+                       what, key, type, n, cnt);
+  }
+  memcpy(out, v, (size_t)cnt * sizeof *v);
+  free(v);
+  return MBS_OK;
+}
+
 // ---------------------------------------------------------------- model: explicit bodies
 
 static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const mbsCs *list,
@@ -309,32 +327,8 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   MBS_CALL(mbs_cfgGetVec(c, j, "axis2", 3, sp.axis2));
   MBS_CALL(mbs_cfgGetVec(c, j, "origin", 3, sp.origin));
   mbs_jntDefaultQ0(sp.jnttype, sp.q0);
-  const mbsCs *qs = config_setting_get_member(j, "q0");
-  if (qs) {
-    mbsReal *v;
-    int cnt;
-    MBS_CALL(mbs_cfgGetValues(c, j, "q0", &v, &cnt));
-    if (cnt != nq) {
-      free(v);
-      return mbs_cfgFail(c, qs, "%s: wrong array length: q0 of a %s joint has %d value(s), got %d",
-                         what, type, nq, cnt);
-    }
-    memcpy(sp.q0, v, (size_t)cnt * sizeof *v);
-    free(v);
-  }
-  qs = config_setting_get_member(j, "qd0");
-  if (qs) {
-    mbsReal *v;
-    int cnt;
-    MBS_CALL(mbs_cfgGetValues(c, j, "qd0", &v, &cnt));
-    if (cnt != nv) {
-      free(v);
-      return mbs_cfgFail(c, qs, "%s: wrong array length: qd0 of a %s joint has %d value(s), got %d",
-                         what, type, nv, cnt);
-    }
-    memcpy(sp.qd0, v, (size_t)cnt * sizeof *v);
-    free(v);
-  }
+  MBS_CALL(mbs_cfgJointState(c, j, "q0", nq, what, type, sp.q0));
+  MBS_CALL(mbs_cfgJointState(c, j, "qd0", nv, what, type, sp.qd0));
   MBS_CALL(mbs_cfgDofValues(c, j, "stiffness", nv, what, sp.stiffness));
   MBS_CALL(mbs_cfgDofValues(c, j, "damping", nv, what, sp.damping));
   MBS_CALL(mbs_cfgDofValues(c, j, "springref", nv, what, sp.springref));

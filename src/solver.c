@@ -98,10 +98,14 @@ int mbs_solverIsBaseline(int method) {
 }
 
 void mbs_solverNames(char *buf, size_t n) {
+  mbs_solverNamesIf(buf, n, NULL);
+}
+
+void mbs_solverNamesIf(char *buf, size_t n, int (*pick)(const mbsSolverType *)) {
   size_t len = 0;
   if (n) buf[0] = 0;
   for (int k = 0; k < MBS_SOLVER_COUNT && len < n; k++) {
-    if (!mbs_solver_table[k]) continue;
+    if (!mbs_solver_table[k] || (pick && !pick(mbs_solver_table[k]))) continue;
     int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", mbs_solver_table[k]->name);
     if (w < 0) break;
     len += (size_t)w;

@@ -56,6 +56,9 @@ const char *mbs_solverName(int method);
 int mbs_solverFromName(const char *name);
 /// The registered method names in id order, separated by ", ", into buf (truncated to n).
 void mbs_solverNames(char *buf, size_t n);
+/// The same for the rows \p pick accepts (NULL: all).
+struct mbsSolverType;
+void mbs_solverNamesIf(char *buf, size_t n, int (*pick)(const struct mbsSolverType *));
 const char *mbs_reasonName(int reason);
 
 #endif
