@@ -286,7 +286,7 @@ mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
 
 // model.formulation = "joint" (the default) or "natural" (docs/natural.md 8): the natural
 // formulation is the serial method `natural` of the solver table, so it excludes another
-// solver.method; solver.method = natural alone means the same. Closed loops: not in the verbs yet.
+// solver.method; solver.method = natural alone means the same.
 mbsErr mbs_cfgReadFormulation(mbsConfig *c, const mbsCs *model) {
   const mbsCs *s = config_setting_get_member(model, "formulation");
   const mbsCs *sm = config_lookup((const config_t *)c->priv, "solver.method");
@@ -315,10 +315,6 @@ mbsErr mbs_cfgReadFormulation(mbsConfig *c, const mbsCs *model) {
     }
   }
   if (!natural) return MBS_OK;
-  if (c->nloops)
-    return mbs_cfgFail(c, s ? s : sm,
-                       "model.formulation = \"natural\": closed loops are not in the verbs yet "
-                       "(docs/natural.md 8; use the joint formulation)");
   c->opt.solver = MBS_SOLVER_NATURAL;
   c->loop_default_aba = 0;
   c->sauto.on = 0; // nothing to choose

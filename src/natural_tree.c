@@ -14,6 +14,8 @@
 #include <string.h>
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
+#include "flops.h"
+#include "loops_private.h"
 #include "natural_private.h"
 #include "spatial.h"
 
@@ -381,6 +383,46 @@ static mbsErr mbs_naturalWork(const mbsModel *m, mbsWork *w) {
   return MBS_OK;
 }
 
+// The closed loops' forces in the joint formulation's terms (docs/natural.md 8), from the q̈ that
+// the natural solve found with the cut joints among its rows: the closure equations' multipliers
+// λ (w->lam after the tree's, the loop wrenches D λ in w->fext) are what makes the tree's inverse
+// dynamics at that q̈ meet the applied joint forces: G^T λ = e, e = RNEA(q̈; spring-dampers) −
+// Q_applied, with G the closure Jacobian (mbs_loopJacobian). Solved as G G^T λ = G e by the loop
+// layer's rank-revealing factorization (Jacobi-scaled pivoted Cholesky, rank_tol) and its
+// minimum-norm solve: unique where the closure equations are independent, so λ equals the joint
+// formulation's; with redundant equations it is the solution of least sum (G G^T)_ii λ_i^2, where
+// the joint formulation takes least sum (G H^-1 G^T)_ii λ_i^2 (both balance the same joint
+// forces). Cost: O(n_eq * depth) for G, O(n_eq * nv) for the products, O(n_eq^3) the factor.
+static mbsErr mbs_naturalLoopForces(const mbsModel *m, mbsWork *w) {
+  struct mbsLoopWork *lw = w->loop;
+  MBS_CHECK(lw, MBS_ERR_INTERNAL, "natural: the workspace has no loop solver");
+  int n = lw->n, nv = m->nv;
+  mbs_rnea(m, w, w->qdd); // qfrc_inv: the joint forces this q̈ needs without the loop forces
+  mbs_loopAll(m, w, lw, 1);
+  mbs_loopJacobian(m, w, lw->G);
+  for (int i = 0; i < n; i++) {
+    const mbsReal *gi = lw->G + (size_t)i * nv;
+    mbsReal b = 0;
+    for (int d = 0; d < nv; d++) b += gi[d] * (w->qfrc_inv[d] - w->qfrc[d]);
+    lw->rhs[i] = b;
+    for (int j = 0; j <= i; j++) {
+      const mbsReal *gj = lw->G + (size_t)j * nv;
+      mbsReal a = 0;
+      for (int d = 0; d < nv; d++) a += gi[d] * gj[d];
+      lw->A[(size_t)i * n + j] = lw->A[(size_t)j * n + i] = a;
+    }
+  }
+  MBS_FLOPS(2L * nv * n + (long)nv * n * (n + 1));
+  lw->nskip = 0;
+  memset(lw->skip, 0, (size_t)n);
+  mbs_loopFactor(lw, m->opt.rank_tol, NULL);
+  mbs_loopMinNorm(lw, lw->rhs, lw->lam);
+  mbs_loopAddWrench(m, lw, lw->lam, w->fext);
+  w->fext_on = 1;
+  memcpy(w->lam + m->nlam, lw->lam, (size_t)n * sizeof(mbsReal));
+  return MBS_OK;
+}
+
 // mbs_forward's tree solve under model.formulation = "natural" (docs/natural.md 8): q̈ by the O(n)
 // elimination, then the body accelerations and joint wrenches that the joint formulation reports
 // (RNEA at that q̈ with the external wrenches: the same quantities, so λ means the same)
@@ -388,11 +430,18 @@ static mbsErr mbs_naturalTree(const mbsModel *m, mbsWork *w) {
   MBS_CALL(mbs_naturalWork(m, w)); // (the first call allocates, as crba's dense inertia)
   MBS_CHECK(w->ext_free == mbs_naturalExtFree, MBS_ERR_INTERNAL,
             "model.formulation = natural: the workspace holds another method's data");
-  MBS_CHECK(!m->nloop, MBS_ERR_UNSUPPORTED,
-            "model.formulation = natural: closed loops are not in the verbs yet (docs/natural.md)");
   MBS_CALL(mbs_naturalSolve(m, w, w->ext, w->qdd, NULL));
+  if (m->nloop) MBS_CALL(mbs_naturalLoopForces(m, w));
   mbs_rnea(m, w, w->qdd);
   memcpy(w->jfrc, w->frc, 6 * (size_t)m->nbody * sizeof(mbsReal));
+  if (m->nloop) { // the acceleration-level closure at the solution, as mbs_loopSolve reports it
+    struct mbsLoopWork *lw = w->loop;
+    mbsReal ag[6];
+    mbs_baseAccel(m, 1, ag);
+    lw->resid = 0;
+    for (int i = 0; i < lw->n; i++)
+      lw->resid = fmax(lw->resid, fabs(mbs_loopDotAcc(m, lw, i, w->acc, ag) - lw->kappa[i]));
+  }
   return MBS_OK;
 }
 
