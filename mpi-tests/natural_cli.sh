@@ -13,7 +13,7 @@ shift 2
 . "$(dirname "$0")/testlib.sh"
 mbs_test_init mbs_natural_cli
 
-for c in chain tree urdf_arm rssr slider_crank bricard; do
+for c in chain tree urdf_arm rssr slider_crank bricard seed000_fig4; do
   run 0 "$mbspar" accel "$cfg/$c.cfg" --set solver.method=aba --json "$tmp/a_$c.json" --quiet
   run 0 "$@" "$mbspar" accel "$cfg/$c.cfg" --set model.formulation=natural --json "$tmp/n_$c.json" \
     --quiet
@@ -38,7 +38,7 @@ import csv, json, sys
 t = sys.argv[1]
 def flat(x):
     return [v for y in x for v in flat(y)] if isinstance(x, list) else [x]
-for c in ("chain", "tree", "urdf_arm", "rssr", "slider_crank", "bricard"):
+for c in ("chain", "tree", "urdf_arm", "rssr", "slider_crank", "bricard", "seed000_fig4"):
     a, n = (json.load(open(f"{t}/{k}_{c}.json")) for k in "an")
     assert n["solver"]["method"] == "natural", n["solver"]
     keys = ("qdd", "lambda", "joint_wrench")
