@@ -53,6 +53,11 @@ if(NOT MBS_LOOPS_PY)
   find_program(MBS_LOOPS_PY NAMES python3)
 endif()
 if(TARGET mbspar AND MBS_LOOPS_PY)
+  # the velocity transformation of `check` against closed forms (seed 000 Fig. 4, slider-crank)
+  add_test(NAME loops_vmap COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/loops_vmap.sh
+                                   $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(loops_vmap PROPERTIES LABELS unit TIMEOUT 60 PROCESSORS 1
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
   add_test(NAME loops_run COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/loops_run.sh
                                   $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs ${MBS_LOOPS_PY})
   set_tests_properties(loops_run PROPERTIES LABELS unit TIMEOUT 600 PROCESSORS 1

@@ -80,9 +80,108 @@ mbsErr mbs_loopProject(const mbsModel *m, mbsState *s, mbsWork *w, int maxit, mb
   return MBS_OK;
 }
 
+// The velocity transformation at the assembled q0 (mbsLoopAssembly.vmap; seed 000 eqs. 15-18):
+// G qd = 0 split into dependent and independent rates, G_d qd_d = -G_i qd_i. The dependent dofs
+// are picked greedily from the last dof backwards (the coordinates nearest the cut joints, as
+// seed 000's example picks theta3 and theta4 and keeps theta2): a column joins when its part
+// orthogonal to the chosen ones (Gram-Schmidt, twice) keeps more than rank_tol of its norm and of
+// the largest column's. With G_d = Q R, E = -R^-1 Q^T G_i. Stops at the rank the projection found.
+static mbsErr mbs_loopVelocityMap(const mbsModel *m, mbsState *s, mbsWork *w, mbsLoopAssembly *as) {
+  struct mbsLoopWork *lw = w->loop;
+  int n = lw->n, nv = m->nv, r = 0;
+  size_t nn = (size_t)(n > 0 ? n : 1);
+  mbs_fwdPosition(m, s, w);
+  mbs_loopAll(m, w, lw, 0);
+  mbs_loopJacobian(m, w, lw->G);
+  mbsReal *Q = malloc(nn * (size_t)(as->rank + 1) * sizeof(mbsReal)),
+          *v = malloc(nn * sizeof(mbsReal));
+  mbsReal *R = calloc((size_t)(as->rank + 1) * (size_t)(as->rank + 1), sizeof(mbsReal));
+  int *dep = calloc((size_t)nv + 1, sizeof(int));
+  as->vdep = malloc(sizeof(int) * (size_t)(as->rank + 1));
+  as->vind = malloc(sizeof(int) * (size_t)(nv + 1));
+  as->vmap = calloc((size_t)(as->rank + 1) * (size_t)(nv + 1), sizeof(mbsReal));
+  mbsErr e = MBS_OK;
+  if (!Q || !v || !R || !dep || !as->vdep || !as->vind || !as->vmap) {
+    e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  mbsReal cmax = 0, tol = m->opt.rank_tol;
+  for (int d = 0; d < nv; d++) {
+    mbsReal c = 0;
+    for (int i = 0; i < n; i++) c += lw->G[(size_t)i * nv + d] * lw->G[(size_t)i * nv + d];
+    cmax = fmax(cmax, sqrt(c));
+  }
+  int *col = as->vind; // (scratch: the chosen columns in the order chosen)
+  for (int d = nv - 1; d >= 0 && r < as->rank; d--) {
+    mbsReal c0 = 0, c = 0;
+    for (int i = 0; i < n; i++) v[i] = lw->G[(size_t)i * nv + d], c0 += v[i] * v[i];
+    c0 = sqrt(c0);
+    if (!(c0 > tol * cmax)) continue;
+    mbsReal *rr = R + (size_t)r * (size_t)(as->rank + 1); // column r of R, stored as a row
+    for (int k = 0; k < r; k++) rr[k] = 0;
+    for (int pass = 0; pass < 2; pass++)
+      for (int k = 0; k < r; k++) {
+        const mbsReal *q = Q + (size_t)k * nn;
+        mbsReal t = 0;
+        for (int i = 0; i < n; i++) t += q[i] * v[i];
+        for (int i = 0; i < n; i++) v[i] -= t * q[i];
+        rr[k] += t;
+      }
+    for (int i = 0; i < n; i++) c += v[i] * v[i];
+    c = sqrt(c);
+    if (!(c > tol * c0 && c > tol * cmax)) continue;
+    for (int i = 0; i < n; i++) Q[(size_t)r * nn + i] = v[i] / c;
+    rr[r] = c;
+    col[r++] = d, dep[d] = 1;
+  }
+  // E = -R^-1 Q^T G_i, rows in the order chosen, then sorted by dof
+  int ni = 0;
+  mbsReal *Et = calloc((size_t)(r + 1) * (size_t)(nv + 1), sizeof(mbsReal));
+  if (!Et) {
+    e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  for (int d = 0; d < nv; d++) {
+    if (dep[d]) continue;
+    mbsReal *x = Et + (size_t)ni * (size_t)(r + 1); // column ni of E
+    for (int k = 0; k < r; k++) {
+      mbsReal t = 0;
+      for (int i = 0; i < n; i++) t += Q[(size_t)k * nn + i] * lw->G[(size_t)i * nv + d];
+      x[k] = -t;
+    }
+    for (int k = r - 1; k >= 0; k--) { // back substitution, R upper: R[k][j] = row j's entry k
+      mbsReal t = x[k];
+      for (int j = k + 1; j < r; j++) t -= R[(size_t)j * (size_t)(as->rank + 1) + k] * x[j];
+      x[k] = t / R[(size_t)k * (size_t)(as->rank + 1) + k];
+    }
+    ni++;
+  }
+  // the dependent dofs ascending and E's rows with them
+  int nd = 0;
+  for (int d = 0; d < nv; d++)
+    if (dep[d]) as->vdep[nd++] = d;
+  for (int a = 0; a < nd; a++) {
+    int k = 0;
+    while (col[k] != as->vdep[a]) k++;
+    for (int c = 0; c < ni; c++)
+      as->vmap[(size_t)a * (size_t)ni + c] = Et[(size_t)c * (size_t)(r + 1) + k];
+  }
+  for (int d = 0, c = 0; d < nv; d++)
+    if (!dep[d]) as->vind[c++] = d;
+  as->nvdep = nd;
+  free(Et);
+done:
+  free(Q), free(v), free(R), free(dep);
+  if (e) {
+    free(as->vdep), free(as->vind), free(as->vmap);
+    as->vdep = as->vind = NULL, as->vmap = NULL, as->nvdep = 0;
+  }
+  return e;
+}
+
 mbsErr mbs_loopAssemble(mbsModel *m) {
   mbsLoopAssembly *as = &m->loop_asm;
-  free(as->redundant), free(as->skip);
+  free(as->redundant), free(as->skip), free(as->vdep), free(as->vind), free(as->vmap);
   memset(as, 0, sizeof *as);
   if (m->nloop == 0) return MBS_OK;
   mbsState *s = NULL;
@@ -138,6 +237,7 @@ mbsErr mbs_loopAssemble(mbsModel *m) {
       memcpy(as->skip, lw->skip, (size_t)lw->n);
     }
   }
+  if (!e && m->nv <= MBS_LOOP_VMAP_MAX) e = mbs_loopVelocityMap(m, s, w, as);
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);
   return e;

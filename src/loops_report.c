@@ -3,6 +3,7 @@
 /// equations, the JSON model and result sections and the summary lines of `mbspar check`.
 #include "loops_private.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "mbspar/mbs_config.h"
@@ -64,6 +65,37 @@ char *mbs_loopEqLabel(const mbsModel *m, int i, char *buf, size_t n) {
   return buf;
 }
 
+// a dof's label: its body's name, and the coordinate's for joints of several dofs (crank,
+// wrist.wx)
+static char *mbs_loopDofLabel(const mbsModel *m, int d, char *buf, size_t n) {
+  int b = 0;
+  while (b + 1 < m->nbody && m->body_dofadr[b + 1] <= d) b++;
+  const char *c = mbs_jntCoordName(m->body_jnttype[b], d - m->body_dofadr[b], 1);
+  snprintf(buf, n, "%s%s%s", m->body_name[b], c ? "." : "", c ? c : "");
+  return buf;
+}
+
+// the velocity transformation qd_dep = E qd_ind at the assembled q0 (mbsLoopAssembly.vmap)
+static void mbs_loopJsonVmap(mbsJson *j, const mbsModel *m) {
+  const mbsLoopAssembly *as = &m->loop_asm;
+  if (!as->vdep) return;
+  int ni = m->nv - as->nvdep;
+  char lab[300];
+  mbs_jsonBeginObject(j, "velocity_map");
+  mbs_jsonBeginArray(j, "independent");
+  for (int c = 0; c < ni; c++)
+    mbs_jsonString(j, NULL, mbs_loopDofLabel(m, as->vind[c], lab, sizeof lab));
+  mbs_jsonEndArray(j);
+  mbs_jsonBeginArray(j, "dependent");
+  for (int a = 0; a < as->nvdep; a++)
+    mbs_jsonString(j, NULL, mbs_loopDofLabel(m, as->vdep[a], lab, sizeof lab));
+  mbs_jsonEndArray(j);
+  mbs_jsonBeginArray(j, "E"); // rows: dependent, columns: independent
+  for (int a = 0; a < as->nvdep; a++) mbs_jsonNumberArray(j, NULL, as->vmap + (size_t)a * ni, ni);
+  mbs_jsonEndArray(j);
+  mbs_jsonEndObject(j);
+}
+
 static void mbs_loopJsonRedundant(mbsJson *j, const mbsModel *m, const int *idx, int n) {
   mbs_jsonBeginArray(j, "redundant");
   for (int i = 0; i < n; i++) {
@@ -85,6 +117,7 @@ void mbs_loopJsonModel(mbsJson *j, const mbsModel *m) {
   mbs_jsonInt(j, "zero_rows", as->nskip); // G_i = 0 at q0: no unit solve (docs/loops.md 8.1)
   mbs_jsonInt(j, "mobility", m->nv - as->rank);
   mbs_jsonString(j, "solve", mbs_loopSolveName(m)); // with solver.method (docs/loops.md 8.4)
+  mbs_loopJsonVmap(j, m);
   mbs_jsonBeginObject(j, "assembly");
   mbs_jsonInt(j, "iterations", as->iterations);
   mbs_jsonNumber(j, "closure_pos_before", as->c0_pos);
@@ -155,6 +188,28 @@ void mbs_loopPrint(FILE *f, const mbsModel *m) {
           as->nskip);
   fprintf(f, "  %-26s %d (nv %d - rank %d)\n", "mobility (dofs)", m->nv - as->rank, m->nv,
           as->rank);
+  if (as->vdep && as->nvdep <= 12) { // the velocity transformation, one dependent rate a line
+    int ni = m->nv - as->nvdep;
+    for (int a = 0; a < as->nvdep; a++) {
+      char lab[300];
+      fprintf(f, "  %-26s qd(%s) =", a ? "" : "velocity map at q0",
+              mbs_loopDofLabel(m, as->vdep[a], lab, sizeof lab));
+      int terms = 0;
+      mbsReal emax = 0;
+      for (int c = 0; c < ni; c++) emax = fmax(emax, fabs(as->vmap[(size_t)a * ni + c]));
+      for (int c = 0; c < ni; c++) {
+        mbsReal x = as->vmap[(size_t)a * ni + c];
+        if (!(fabs(x) > 1e-12 * fmax(emax, 1))) continue; // roundoff of a zero coefficient
+        fprintf(f, "%s%.6g qd(%s)", terms ? (x < 0 ? " - " : " + ") : (x < 0 ? " -" : " "), fabs(x),
+                mbs_loopDofLabel(m, as->vind[c], lab, sizeof lab));
+        terms++;
+      }
+      fprintf(f, "%s\n", terms ? "" : " 0");
+    }
+  } else if (as->vdep) {
+    fprintf(f, "  %-26s %d dependent rates (in the JSON: loops.velocity_map)\n",
+            "velocity map at q0", as->nvdep);
+  }
   static const char *const how[] = {"the serial baseline's range space (section 3)",
                                     "one unit tree solve per closure equation (section 8.1)",
                                     "closure equations as rows of the system (section 8.4)",

@@ -118,7 +118,19 @@ typedef struct {
   int *redundant;       ///< (nredundant) closure equations found redundant (indices 0..nlam_loop-1)
   unsigned char *skip;  ///< (nlam_loop) zero rows known in advance there (G_i = 0: no unit solve)
   int nskip;            ///< their number
+  /// The velocity transformation at the assembled q0 (seed 000 eq. 16: the dependent joint rates
+  /// from the independent ones, qd_dep = E qd_ind; docs/loops.md 5): the dependent dofs are
+  /// chosen from the last dof backwards (those nearest the cut joints), a dof joining them when
+  /// its column of the closure Jacobian G is independent of theirs. Computed for nv <=
+  /// MBS_LOOP_VMAP_MAX (else nvdep = 0 and the pointers are NULL).
+  int nvdep;     ///< dependent dofs (= rank where computed)
+  int *vdep;     ///< (nvdep) dependent dofs, ascending
+  int *vind;     ///< (nv - nvdep) independent dofs, ascending
+  mbsReal *vmap; ///< (nvdep x (nv - nvdep)) E, row-major, rows as vdep, columns as vind
 } mbsLoopAssembly;
+
+/// Largest nv for which mbs_loopAssemble forms the velocity transformation (O(nv^2) memory).
+#define MBS_LOOP_VMAP_MAX 256
 
 typedef struct mbsModel {
   // sizes
