@@ -1,2 +1,4 @@
 # the optimised ABA (src/aba.c) against the reference kernel
 mbs_add_test(test_aba SOURCES test_aba.c LIBS mbs_core LABELS unit)
+# the body interface (src/body.h): the table's rows complete, a rigid body's inertia and points
+mbs_add_test(test_body SOURCES test_body.c LIBS mbs_core LABELS unit)

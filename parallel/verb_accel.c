@@ -15,6 +15,7 @@
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
 #include "spatial.h"
+#include "body.h"
 
 typedef struct {
   const mbsModel *m;
@@ -180,7 +181,7 @@ static mbsErr accel_localCheck(mbspComm *comm, const mbsModel *m, mbspEngine *en
   double r[2] = {0, 0};
   for (int b = di.b0; b < di.b1 && !e; b++) {
     mbsReal t[6];
-    mbsu_rbiMul(m->body_sinert + 10 * b, w->acc + 6 * b, t);
+    mbs_bodyInertiaMul(m, b, w->acc + 6 * b, t);
     for (int i = 0; i < 6; i++) t[i] += w->cbias[6 * b + i] - w->jfrc[6 * b + i];
     const int *ch = m->child_list + m->body_childadr[b];
     for (int k = 0; k < m->body_childnum[b]; k++)

@@ -16,6 +16,10 @@
    when a.o uses a symbol b.o defines, from `nm`), and its cycles (strongly connected components)
    printed; --strict fails on any (and on the line target of 3). Without --strict only a call
    from parallel/engine.c into a solver file fails (issue 31: the engine names no solver, e.g. no engine.c <-> schur_par.c).
+5. Bodies: a kernel asks the body (src/body.h) for its inertia and points; the rigid body's
+   spatial-inertia array `body_sinert` is named only in src/body.h and src/body.c (the body
+   interface), src/model_build.c (which forms it), src/model.c (its storage) and src/checkpoint.c
+   (the model fingerprint). Fails otherwise.
 Exit code 0: all checks pass; 1: one failed.
 """
 import os
@@ -129,6 +133,24 @@ def check_method_ids():
     return not bad
 
 
+BODY_FILES = {"src/body.h", "src/body.c", "src/model_build.c", "src/model.c", "src/checkpoint.c"}
+
+
+def check_bodies():
+    bad = []
+    for f in files((".c", ".h")):
+        if not f.startswith(("src", "parallel")) or f in BODY_FILES:
+            continue
+        with open(os.path.join(ROOT, f), errors="replace") as fh:
+            for i, line in enumerate(fh, 1):
+                if "body_sinert" in line:
+                    bad.append(f"{f}:{i}: {line.strip()}")
+    for b in bad:
+        print("a body's inertia outside the body interface: " + b)
+    print(f"bodies: {len(bad)} use(s) of body_sinert outside {', '.join(sorted(BODY_FILES))}")
+    return not bad
+
+
 MAX_LINES, BIG_LINES, MAX_BIG = 1000, 600, 5  # issue 31: none over 1000, at most five over 600
 
 
@@ -202,6 +224,7 @@ def main(argv):
         bdir = args[i + 1]
     ok = check_includes()
     ok = check_method_ids() and ok
+    ok = check_bodies() and ok
     ok = check_lines(strict) and ok
     if bdir:
         ok = check_objects(bdir, strict) and ok

@@ -20,6 +20,7 @@
 #include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_solvertype.h"
 #include "spatial.h"
+#include "body.h"
 #include "flops.h"
 #include "aba_private.h"
 
@@ -159,7 +160,7 @@ mbsErr mbs_abaRef(const mbsModel *m, mbsWork *w) {
 
   // pass 1: articulated quantities start as the rigid ones (bias minus external wrenches)
   for (int b = 0; b < n; b++) {
-    mbsu_rbiFull(m->body_sinert + 10 * b, w->IA + 36 * b);
+    mbs_bodyInertiaFull(m, b, w->IA + 36 * b);
     memcpy(w->pA + 6 * b, w->cbias + 6 * b, 6 * sizeof(mbsReal));
   }
   if (w->fext_on) {
@@ -369,7 +370,7 @@ static inline void mbs_abaInitBias(mbsWork *w, int b) {
 
 // pass 1 for body b: articulated quantities start as the rigid ones
 static inline void mbs_abaInitBody(const mbsModel *m, mbsWork *w, int b) {
-  mbsu_sym6FromRbi(m->body_sinert + 10 * b, w->abar + (size_t)MBS_ABAR * b);
+  mbs_bodyInertiaSym6(m, b, w->abar + (size_t)MBS_ABAR * b);
   mbs_abaInitBias(w, b);
 }
 

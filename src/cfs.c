@@ -11,6 +11,7 @@
 #include "mbspar/mbs_loops.h"
 #include "solver_private.h"
 #include "spatial.h"
+#include "body.h"
 #include "flops.h"
 
 // ---------------------------------------------------------------- lifecycle
@@ -59,7 +60,7 @@ mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **out) {
   // inverse spatial inertias (constant in body coordinates)
   for (int b = 0; b < m->nbody; b++) {
     mbsReal I6[36], *Mi = c->Minv + 36 * b;
-    mbsu_rbiFull(m->body_sinert + 10 * b, I6);
+    mbs_bodyInertiaFull(m, b, I6);
     if (!mbsu_cholFactor(I6, 6)) {
       mbs_cfsDestroy(&c);
       return mbs_errSet(MBS_ERR_INPUT, "body %s: spatial inertia is not positive definite",

@@ -9,6 +9,7 @@
 #include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_solvertype.h"
 #include "spatial.h"
+#include "body.h"
 #include "flops.h"
 
 mbsErr mbs_workCreate(const mbsModel *m, mbsWork **out) {
@@ -182,7 +183,7 @@ static inline void mbs_bodyBiasForce(const mbsModel *m, const mbsState *s, mbsWo
   int nd = m->body_dofnum[b], d0 = m->body_dofadr[b], t = m->body_jnttype[b];
   const mbsReal *v = w->cvel + 6 * b, *qd = s->qd + d0;
   mbsReal t6[6];
-  mbsu_rbiMul(m->body_sinert + 10 * b, v, t6);
+  mbs_bodyInertiaMul(m, b, v, t6);
   mbsu_crossForce(v, t6, w->cbias + 6 * b);
   MBS_FLOPS(MBS_FL_VEL_BIAS);
 
@@ -301,7 +302,7 @@ void mbs_rnea(const mbsModel *m, mbsWork *w, const mbsReal *qdd) {
     if (qdd)
       for (int j = 0; j < k; j++)
         for (int i = 0; i < 6; i++) a[i] += S[6 * j + i] * qdd[d0 + j];
-    mbsu_rbiMul(m->body_sinert + 10 * b, a, t6);
+    mbs_bodyInertiaMul(m, b, a, t6);
     for (int i = 0; i < 6; i++) w->frc[6 * b + i] = t6[i] + w->cbias[6 * b + i];
     if (w->fext_on) {
       for (int i = 0; i < 6; i++) w->frc[6 * b + i] -= w->fext[6 * b + i];
@@ -335,7 +336,7 @@ mbsErr mbs_crba(const mbsModel *m, mbsWork *w) {
   memcpy(w->qbias, w->qfrc_inv, (size_t)nv * sizeof(mbsReal));
 
   // composite inertias
-  for (int b = 0; b < n; b++) mbsu_rbiFull(m->body_sinert + 10 * b, w->Ic + 36 * b);
+  for (int b = 0; b < n; b++) mbs_bodyInertiaFull(m, b, w->Ic + 36 * b);
   for (int b = n - 1; b >= 0; b--)
     if (m->body_parent[b] >= 0) {
       mbsu_inertiaCongruenceAdd(w->xpar + 12 * b, w->Ic + 36 * b, w->Ic + 36 * m->body_parent[b]);
@@ -442,7 +443,7 @@ void mbs_constraintLambda(const mbsModel *m, mbsWork *w) {
 mbsReal mbs_kineticEnergy(const mbsModel *m, const mbsWork *w) {
   mbsReal ke = 0, t6[6];
   for (int b = 0; b < m->nbody; b++) {
-    mbsu_rbiMul(m->body_sinert + 10 * b, w->cvel + 6 * b, t6);
+    mbs_bodyInertiaMul(m, b, w->cvel + 6 * b, t6);
     ke += 0.5 * mbsu_dot6(w->cvel + 6 * b, t6);
   }
   return ke;
@@ -451,10 +452,7 @@ mbsReal mbs_kineticEnergy(const mbsModel *m, const mbsWork *w) {
 mbsReal mbs_potentialEnergy(const mbsModel *m, const mbsState *s, const mbsWork *w) {
   mbsReal pe = 0;
   for (int b = 0; b < m->nbody; b++) {
-    mbsReal c[3];
-    mbsu_mulMat3Vec(w->xmat + 9 * b, m->body_com + 3 * b, c);
-    for (int i = 0; i < 3; i++) c[i] += w->xpos[3 * b + i];
-    pe -= m->body_mass[b] * mbsu_dot3(m->gravity, c);
+    pe += mbs_bodyGravityEnergy(m, w, b);
     if (!mbs_jntScalar(m->body_jnttype[b])) continue;
     for (int k = 0; k < m->body_dofnum[b]; k++) {
       int d = m->body_dofadr[b] + k;

@@ -18,6 +18,7 @@
 #include "flops.h"
 #include "mbspar/mbs_joint.h"
 #include "spatial.h"
+#include "body.h"
 
 mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
   *out = NULL;
@@ -80,7 +81,7 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
     int b = m->loop_body[k];
     mbsReal I6[36];
     if (b < 0) continue;
-    mbsu_rbiFull(m->body_sinert + 10 * b, I6);
+    mbs_bodyInertiaFull(m, b, I6);
     if (!mbsu_cholFactor(I6, 6)) continue; // massless: no bound from this side
     mbsu_cholInverse(I6, 6, lw->minv + 36 * k);
     lw->mok[k] = 1;

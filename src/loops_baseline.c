@@ -10,12 +10,13 @@
 #include "flops.h"
 #include "mbspar/mbs_solvertype.h"
 #include "spatial.h"
+#include "body.h"
 
 // articulated inertias and the joint factors U = IA S, Dinv = (S^T U)^-1 from the position stage
 // alone (what mbs_aba computes besides the bias); returns 0 if singular
 int mbs_abaFactor(const mbsModel *m, mbsWork *w) {
   int n = m->nbody;
-  for (int b = 0; b < n; b++) mbsu_rbiFull(m->body_sinert + 10 * b, w->IA + 36 * b);
+  for (int b = 0; b < n; b++) mbs_bodyInertiaFull(m, b, w->IA + 36 * b);
   for (int b = n - 1; b >= 0; b--) {
     int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
     const mbsReal *IA = w->IA + 36 * b, *S = w->sdof + 6 * d0;

@@ -7,34 +7,14 @@
 #include <string.h>
 #include "flops.h"
 #include "spatial.h"
-
-// world position and velocity of a point given in body b's frame (-1: the ground)
-static void mbs_pointWorld(const mbsWork *w, int b, const mbsReal *pt, int vel, mbsReal *p,
-                           mbsReal *pd) {
-  if (b < 0) {
-    memcpy(p, pt, 3 * sizeof(mbsReal));
-    pd[0] = pd[1] = pd[2] = 0;
-    return;
-  }
-  const mbsReal *R = w->xmat + 9 * b, *v = w->cvel + 6 * b;
-  mbsu_mulMat3Vec(R, pt, p);
-  for (int i = 0; i < 3; i++) p[i] += w->xpos[3 * b + i];
-  if (vel) {
-    mbsReal t[3];
-    mbsu_cross3(v, pt, t);
-    for (int i = 0; i < 3; i++) t[i] += v[3 + i];
-    mbsu_mulMat3Vec(R, t, pd);
-  } else {
-    pd[0] = pd[1] = pd[2] = 0;
-  }
-}
+#include "body.h"
 
 // one spring-damper: unit direction u from point 1 to point 2, length, rate of the length
 static void mbs_forceGeom(const mbsModel *m, const mbsWork *w, int j, int vel, mbsReal *u,
                           mbsReal *l, mbsReal *ld, mbsReal *p1) {
   mbsReal p2[3], v1[3], v2[3];
-  mbs_pointWorld(w, m->force_body[2 * j], m->force_point + 6 * j, vel, p1, v1);
-  mbs_pointWorld(w, m->force_body[2 * j + 1], m->force_point + 6 * j + 3, vel, p2, v2);
+  mbs_bodyPointWorld(m, w, m->force_body[2 * j], m->force_point + 6 * j, vel, p1, v1);
+  mbs_bodyPointWorld(m, w, m->force_body[2 * j + 1], m->force_point + 6 * j + 3, vel, p2, v2);
   for (int i = 0; i < 3; i++) u[i] = p2[i] - p1[i];
   *l = sqrt(mbsu_dot3(u, u));
   if (*l > 0)

@@ -497,6 +497,7 @@ void mbs_modelDestroy(mbsModel **pm) {
   free(m->loop_name), free(m->loop_type), free(m->loop_body), free(m->loop_lamadr);
   free(m->loop_lamnum), free(m->loop_frame), free(m->loop_asm.redundant), free(m->loop_asm.skip);
   free(m->loop_asm.vdep), free(m->loop_asm.vind), free(m->loop_asm.vmap);
+  free(m->body_kind);
   for (int k = 0; k < m->nforce; k++) free(m->force_name[k]);
   free(m->force_name), free(m->force_body), free(m->force_point), free(m->force_prm);
   free(m->body_gid), free(m->body_gqadr), free(m->body_gdofadr), free(m->body_glamadr);

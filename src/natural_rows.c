@@ -11,6 +11,7 @@
 #include "mbspar/mbs_poses.h"
 #include "natural_private.h"
 #include "spatial.h"
+#include "body.h"
 
 // natural coordinates of body b (-1: the ground, fixed at the origin with X = I)
 void mbs_natBody(const mbsNat *s, int b, double o[3], double e[9], double od[3], double ed[9]) {
@@ -379,9 +380,9 @@ void mbs_natCoords(const mbsModel *m, const mbsWork *w, mbsNat *s) {
 }
 
 void mbs_natMassK(const mbsModel *m, int b, double K[16]) {
-  double mass = m->body_mass[b], c[3], J[9];
-  memcpy(c, m->body_com + 3 * b, sizeof c);
-  const double *I = m->body_inertia + 6 * b; // [xx yy zz xy xz yz] about the COM
+  double mass = mbs_bodyMass(m, b), c[3], J[9];
+  memcpy(c, mbs_bodyCom(m, b), sizeof c);
+  const double *I = mbs_bodyInertiaCom(m, b); // [xx yy zz xy xz yz] about the COM
   double Ic[9] = {I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2]};
   double tr2 = 0.5 * (I[0] + I[1] + I[2]);
   for (int i = 0; i < 3; i++)
@@ -410,8 +411,8 @@ void mbs_natRigid(const mbsNat *s, int b, double G[72], double g[6]) {
 void mbs_natGravity(const mbsModel *m, mbsNat *s) {
   for (int b = 0; b < m->nbody; b++) { // m g at the centre of mass
     double f[3], x[3], zero[3] = {0, 0, 0};
-    for (int i = 0; i < 3; i++) f[i] = m->body_mass[b] * m->gravity[i];
-    mbs_natVec(s->p + 12 * b + 3, m->body_com + 3 * b, x);
+    for (int i = 0; i < 3; i++) f[i] = mbs_bodyMass(m, b) * m->gravity[i];
+    mbs_natVec(s->p + 12 * b + 3, mbs_bodyCom(m, b), x);
     for (int i = 0; i < 3; i++) x[i] += s->p[12 * b + i];
     mbs_natWrench(s, b, x, zero, f);
   }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "natural_private.h"
 #include "spatial.h"
+#include "body.h"
 
 struct mbsNaturalSim {
   const mbsModel *m;
@@ -217,9 +218,9 @@ double mbs_naturalSimEnergy(const mbsNaturalSim *ns) {
     for (int al = 0; al < 4; al++)
       for (int be = 0; be < 4; be++)
         E += 0.5 * K[4 * al + be] * mbsu_dot3(pd + 3 * al, pd + 3 * be);
-    mbs_natVec(p + 3, m->body_com + 3 * b, x);
+    mbs_natVec(p + 3, mbs_bodyCom(m, b), x);
     for (int i = 0; i < 3; i++) x[i] += p[i];
-    E -= m->body_mass[b] * mbsu_dot3(m->gravity, x);
+    E -= mbs_bodyMass(m, b) * mbsu_dot3(m->gravity, x);
   }
   return E;
 }

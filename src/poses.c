@@ -3,6 +3,7 @@
 #include <math.h>
 #include "mbspar/mbs_poses.h"
 #include "spatial.h"
+#include "body.h"
 
 void mbsu_mat2Quat(const mbsReal *R, mbsReal *q) {
   // Shepperd: pivot on the largest of w^2, x^2, y^2, z^2 for accuracy
@@ -40,7 +41,7 @@ void mbs_bodyPoseWorld(const mbsModel *m, const mbsWork *w, int b, mbsReal *out)
   mbsu_mat2Quat(Rf, out + 3);
   // c_world = p + R c
   mbsReal c[3];
-  mbsu_mulMat3Vec(R, m->body_com + 3 * b, c);
+  mbsu_mulMat3Vec(R, mbs_bodyCom(m, b), c);
   for (int k = 0; k < 3; k++) out[7 + k] = p[k] + c[k];
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "mbspar/mbs_loops.h"
 #include "spatial.h"
+#include "body.h"
 
 static const char *const mbs_static_names[MBS_STATIC_METHOD_COUNT] = {"kinetic", "drain"};
 
@@ -77,13 +78,11 @@ void mbs_staticEnergy(const mbsModel *m, const mbsState *s, const mbsWork *w, in
   mbsReal k = 0, p = 0;
   for (int b = b0; b < b1; b++) {
     // kinetic: v^T I v / 2 in body coordinates
-    mbsReal t6[6], c[3];
-    mbsu_rbiMul(m->body_sinert + 10 * b, w->cvel + 6 * b, t6);
+    mbsReal t6[6];
+    mbs_bodyInertiaMul(m, b, w->cvel + 6 * b, t6);
     k += 0.5 * mbsu_dot6(w->cvel + 6 * b, t6);
     // gravity: -m g . (x_b + R_b com_b)
-    mbsu_mulMat3Vec(w->xmat + 9 * b, m->body_com + 3 * b, c);
-    for (int i = 0; i < 3; i++) c[i] += w->xpos[3 * b + i];
-    p -= m->body_mass[b] * mbsu_dot3(m->gravity, c);
+    p += mbs_bodyGravityEnergy(m, w, b);
     // joint springs (scalar-coordinate joints)
     int t = m->body_jnttype[b];
     if (t == MBS_JNT_SPHERICAL || t == MBS_JNT_FREE) continue;

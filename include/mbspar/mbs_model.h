@@ -163,6 +163,8 @@ typedef struct mbsModel {
   mbsReal *body_inertia; ///< (nbody x 6) inertia about the COM [xx yy zz xy xz yz]
   mbsReal *body_sinert;  ///< (nbody x 10) spatial inertia at the body origin: m, h=m*com (3),
                          ///< rotational inertia about the origin [xx yy zz xy xz yz]
+  /// (nbody) kind of each body (src/body.h: kernels ask the body through it); NULL: all rigid
+  unsigned char *body_kind;
 
   mbsReal *jnt_origin;     ///< (nbody x 3) joint origin in the parent frame
   mbsReal *jnt_axis;       ///< (nbody x 3) unit joint axis

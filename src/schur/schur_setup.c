@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "schur_private.h"
+#include "body.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -296,7 +297,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   for (int b = s0; b < s1; b++) {
     int lb = b - s0;
     mbsReal I6[36];
-    mbsu_rbiFull(m->body_sinert + 10 * b, I6);
+    mbs_bodyInertiaFull(m, b, I6);
     if (!mbsu_cholFactor(I6, 6)) {
       mbs_schurDestroy(&s);
       return mbs_errSet(MBS_ERR_INPUT, "body %s: spatial inertia is not positive definite",
