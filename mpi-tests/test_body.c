@@ -15,13 +15,14 @@ static void expected_inertia(const mbsModel *m, int b, double I6[36]) {
   for (int k = 0; k < 3; k++) cc += c[k] * c[k];
   memset(I6, 0, 36 * sizeof(double));
   for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) I6[6 * i + j] = Ic[3 * i + j] + mass * ((i == j) * cc - c[i] * c[j]);
+    for (int j = 0; j < 3; j++)
+      I6[6 * i + j] = Ic[3 * i + j] + mass * ((i == j) * cc - c[i] * c[j]);
   double h[3] = {mass * c[0], mass * c[1], mass * c[2]};
   double hx[9] = {0, -h[2], h[1], h[2], 0, -h[0], -h[1], h[0], 0};
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
-      I6[6 * i + 3 + j] = hx[3 * i + j];       // upper right h^
-      I6[6 * (3 + i) + j] = -hx[3 * i + j];    // lower left -h^ = (h^)^T
+      I6[6 * i + 3 + j] = hx[3 * i + j];         // upper right h^
+      I6[6 * (3 + i) + j] = -hx[3 * i + j];      // lower left -h^ = (h^)^T
       I6[6 * (3 + i) + 3 + j] = (i == j) * mass; // m 1
     }
 }
@@ -91,7 +92,8 @@ int main(void) {
       mbs_bodyPointWorld(m, w3, b, pt, 0, p2, z);
       double vs = 1e-3;
       for (int i = 0; i < 3; i++) vs = fmax(vs, fabs(pd[i]));
-      for (int i = 0; i < 3; i++) worst_v = fmax(worst_v, fabs((p1[i] - p2[i]) / (2 * eps) - pd[i]) / vs);
+      for (int i = 0; i < 3; i++)
+        worst_v = fmax(worst_v, fabs((p1[i] - p2[i]) / (2 * eps) - pd[i]) / vs);
     }
     mbs_workDestroy(&w), mbs_workDestroy(&w2), mbs_workDestroy(&w3);
     mbs_stateDestroy(&s), mbs_stateDestroy(&s2);

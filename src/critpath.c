@@ -388,6 +388,11 @@ int mbs_cpaConvergedOf(int reason) {
   return reason == MBS_REASON_CONVERGED ? 1 : reason == MBS_REASON_DIVERGED_STAGNATED ? 2 : 0;
 }
 
+// a row of the solver table that has a critical-path graph (the analyser names no method)
+static int mbs_cpaHasGraph(const mbsSolverType *t) {
+  return t->cpa_build != NULL;
+}
+
 int mbs_cpaIterative(int method) {
   const mbsSolverType *t = mbs_solverFind(method);
   return t && t->iterative && t->cpa_build;
@@ -401,10 +406,12 @@ int mbs_cpaDistributed(int method) {
 mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out) {
   *out = NULL;
   const mbsSolverType *t = mbs_solverCaps(o->method);
-  MBS_CHECK(t->cpa_build, MBS_ERR_UNSUPPORTED,
-            "cpa: no graph for method \"%s\" (available: aba, crba, direct, jcg, jacobi, gs, "
-            "sor, chebyshev, schur)",
-            mbs_solverName(o->method));
+  if (!t->cpa_build) {
+    char names[256];
+    mbs_solverNamesIf(names, sizeof names, mbs_cpaHasGraph); // the table's rows with a graph
+    return mbs_errSet(MBS_ERR_UNSUPPORTED, "cpa: no graph for method \"%s\" (available: %s)",
+                      mbs_solverName(o->method), names);
+  }
   for (int k = 0; o->cg && k < o->cg->n; k++)
     MBS_CHECK(k < MBS_CFS_CG_RESTARTS && o->cg->it[k] >= 1 && o->cg->it[k] <= o->iterations &&
                   o->cg->seg[k] >= 0 && o->cg->seg[k] < MBS_CHEB_SEGS,
