@@ -1,0 +1,71 @@
+/// \file mbs_flex.h
+/// Flexible (modal) bodies, part 1: the modal source (../shared/design.md section 9, issue 34;
+/// docs/flexible.md). A built-in Euler–Bernoulli finite-element beam along the body's x axis
+/// (axial, torsion, bending in the x-y and x-z planes), clamped to the body frame at x = 0 (the
+/// body frame is the floating frame of reference), reduced by Craig–Bampton with its attachment
+/// nodes as the interface: six static constraint modes per node besides the root, and the `modes`
+/// lowest fixed-interface normal modes. The result is the body's modal data: the reduced mass and
+/// stiffness matrices, and the shapes (translation and rotation) at every FE node, from which the
+/// dynamics (part 2) forms its inertia shape invariants.
+#ifndef MBS_FLEX_H
+#define MBS_FLEX_H
+
+#include <stddef.h>
+#include "mbspar/mbs_error.h"
+#include "mbspar/mbs_types.h"
+
+/// Largest number of beam elements (dense reduction: O((6 elements)^3) once per body).
+#define MBS_FLEX_MAX_ELEMENTS 400
+/// Largest number of attachment nodes besides the root.
+#define MBS_FLEX_MAX_NODES 16
+
+/// A uniform beam along the body's x axis from x = 0 to length.
+typedef struct {
+  mbsReal length; ///< m
+  mbsReal E;      ///< Young's modulus, Pa
+  mbsReal G;      ///< shear modulus, Pa (torsion; 0: E / 2.6)
+  mbsReal rho;    ///< density, kg/m^3
+  mbsReal area;   ///< cross-section area, m^2
+  mbsReal Iy, Iz; ///< second moments of area about y and z, m^4 (bending in x-z and x-y)
+  mbsReal J;      ///< torsion constant, m^4 (0: Iy + Iz)
+  int elements;   ///< finite elements
+  int modes;      ///< fixed-interface normal modes kept (Craig–Bampton)
+  int nnodes;     ///< attachment nodes besides the root (the interface)
+  mbsReal node_x[MBS_FLEX_MAX_NODES]; ///< their positions along x (each at an FE node)
+} mbsFlexBeamSpec;
+
+/// The modal data of a reduced beam. Coordinates: first 6 per attachment node (the constraint
+/// modes: unit displacement [u v w thx thy thz] of that node, the others held), then the normal
+/// modes (mass-normalised on the fixed interface).
+typedef struct {
+  int m;        ///< modal coordinates: 6 nnodes + modes
+  int nfe;      ///< FE nodes (elements + 1), node 0 the root at x = 0
+  mbsReal *M;   ///< (m x m) reduced mass matrix (symmetric positive definite)
+  mbsReal *K;   ///< (m x m) reduced stiffness matrix (symmetric positive semidefinite)
+  mbsReal *Phi; ///< (6 nfe x m) shapes: row 6 i + k is dof k of FE node i, [u v w thx thy thz]
+  mbsReal *x;   ///< (nfe) FE node positions along x
+  mbsReal *omega_fixed; ///< (modes) fixed-interface natural frequencies, rad/s, ascending
+  mbsReal *Sbar; ///< (3 x m) inertia shape invariant: integral of rho times the translation of each
+                 ///< mode (row k: direction k), so a uniform acceleration a loads the modes with
+                 ///< Sbar^T a
+  mbsReal mass;  ///< rho A length
+} mbsFlexModal;
+
+/// Defaults: no geometry (length 0), modes 4, elements 10, nnodes 0.
+void mbs_flexBeamDefault(mbsFlexBeamSpec *s);
+/// Reduce the beam. Refuses (MBS_ERR_INPUT, with the cause) a non-positive or non-finite
+/// property, elements outside [1, MBS_FLEX_MAX_ELEMENTS], a node off the FE mesh or at the root,
+/// two nodes at one place, and more modes than the interior of the mesh has.
+mbsErr mbs_flexBeamReduce(const mbsFlexBeamSpec *s, mbsFlexModal *out);
+/// Free the arrays (NULL fields are fine) and zero the struct.
+void mbs_flexModalFree(mbsFlexModal *f);
+/// Natural frequencies of the reduced body (K w = omega^2 M w, clamped root): the \p k lowest,
+/// ascending, in rad/s. 0 on success; -1 if M is not positive definite.
+int mbs_flexModalFrequencies(const mbsFlexModal *f, int k, mbsReal *omega);
+/// Symmetric-definite generalized eigenproblem A v = lambda B v (n x n, row-major; A and B are
+/// overwritten): all eigenvalues ascending in lam, eigenvectors as columns of V (n x n, B-normal)
+/// if V is not NULL. Cholesky of B and cyclic Jacobi rotations. 0 on success, -1 if B is not
+/// positive definite, -2 out of memory.
+int mbs_symGenEig(int n, mbsReal *A, mbsReal *B, mbsReal *lam, mbsReal *V);
+
+#endif
