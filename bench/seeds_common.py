@@ -271,7 +271,7 @@ unset multiplot
 LATENCY = 1.5e-6  # s per message, mbspar's cpa.latency default (docs/cpa.md)
 
 CHAIN = """model = { gravity = [0, 0, -9.81];
-  chain = { n = %d; joint = "revolute"; axis = [0, 1, 0]; direction = [1, 0, 0];
+  chain = { n = %d; joint = "%s"; axis = [0, 1, 0]; direction = [1, 0, 0];
             length = 0.1; mass = 0.1; shape = "rod"; radius = 0.005; q0 = 0.01; }; };
 solver = { method = "jcg"; tol = 1e-7; criterion = "change"; warm_start = "cubic"; };
 integrator = { method = "rk4"; dt = 1e-4; t_end = %g; };
@@ -280,6 +280,11 @@ output = { every = 100000; };
 
 
 def fig23(binary, root, ns):
+    # MBS_SEED002_JOINT=universal: the seed's "two degrees of freedom per joint" (alpha 1.17),
+    # results and plots with the suffix _universal
+    joint = os.environ.get("MBS_SEED002_JOINT", "revolute")
+    suffix = "" if joint == "revolute" else "_" + joint
+    seed_alpha = 1.12 if joint == "revolute" else 1.17
     info = machine(root)
     tmp = tempfile.mkdtemp(prefix="seed002_f23_")
     dt = 1e-4
@@ -288,8 +293,8 @@ def fig23(binary, root, ns):
     sfix = 100  # rk4 steps of the trajectory on which iterations are counted (0.01 s)
     for n in ns:
         cfg = os.path.join(tmp, "chain%d.cfg" % n)
-        open(cfg, "w").write(CHAIN % (n, 0.0))
-        row = {"N": n, "dim": 5 * n}
+        open(cfg, "w").write(CHAIN % (n, joint, 0.0))
+        row = {"N": n, "dim": (6 - (2 if joint == "universal" else 1)) * n}
         for meth in ("jcg", "aba"):
             # run 1: the first S1 = 4 rk4 steps (16 evaluations: the cubic warm-start history of
             # every stage fills up); run 2: S2 steps of the same trajectory. Per-evaluation
@@ -368,10 +373,11 @@ def fig23(binary, root, ns):
         else float("nan")
     a_it = lsq_slope([r["N"] for r in fitn], [r["jcg"]["avg_iterations"] for r in fitn]) \
         if len(fitn) > 1 else float("nan")
-    out = os.path.join(root, "bench", "results", "seed002_fig2_3")
+    out = os.path.join(root, "bench", "results", "seed002_fig2_3" + suffix)
     lines = [header(info),
-             "# seed 002 Figs. 2(a)/(b), 3: revolute chains (link 0.1 m, 0.1 kg, horizontal, "
-             "falling), rk4 dt = 1e-4 s, J-CG eps = 1e-7 (relative change), cubic warm start",
+             "# seed 002 Figs. 2(a)/(b), 3: %s chains (link 0.1 m, 0.1 kg, horizontal, "
+             "falling), rk4 dt = 1e-4 s, J-CG eps = 1e-7 (relative change), cubic warm start"
+             % joint,
              "# per evaluation = (run of S steps - run of 4 steps) / their difference in "
              "evaluations: warm-started steady state; time = process CPU time;",
              "# iterations: on the same trajectory for every N (S = %d steps = %g s); CPU: S = "
@@ -380,7 +386,7 @@ def fig23(binary, root, ns):
              "# T_serial = T_CPU x (eval.velocity + comm.allreduce) / eval (in-process timers); "
              "'it. all' = average over the whole S-step run incl. the cold start",
              "",
-             "| N | 5N | S | J-CG avg it. | it. all | J-CG CPU us/eval | ABA CPU us/eval | J-CG/ABA |"
+             "| N | dim A | S | J-CG avg it. | it. all | J-CG CPU us/eval | ABA CPU us/eval | J-CG/ABA |"
              " serial frac. | T_serial us | T_P,i us (20) | T_P,r us (21) | T_R/T_P,r | T_P,net us |"
              " T_R/T_P,net |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -418,21 +424,21 @@ def fig23(binary, root, ns):
                                                    r["jcg"]["avg_iterations"], 5 * r["N"],
                                                    1e6 * r["T_Pi"], 1e6 * r["T_Pr"],
                                                    1e6 * r["T_Pnet"]))
-    png2 = os.path.join(root, "docs", "img", "seed002_fig2.png")
-    png3 = os.path.join(root, "docs", "img", "seed002_fig3.png")
+    png2 = os.path.join(root, "docs", "img", "seed002_fig2%s.png" % suffix)
+    png3 = os.path.join(root, "docs", "img", "seed002_fig3%s.png" % suffix)
     gnuplot("""set terminal pngcairo size 1100,450 font ",10"
 set output '%s'
-set multiplot layout 1,2 title "seed 002 Fig. 2 reproduction (revolute chains, CPU time, %s)"
+set multiplot layout 1,2 title "seed 002 Fig. 2 reproduction (%s chains, CPU time, %s)"
 set logscale xy
 set grid
 set key top left
 set xlabel "N (bodies)"
 set ylabel "CPU time per evaluation [us]"
-set title "(a) J-CG alpha = %.2f (seed 1.12), ABA %.2f"
+set title "(a) J-CG alpha = %.2f (seed %.2f), ABA %.2f"
 plot '%s' using 1:2 with linespoints pt 7 title "J-CG (warm-started)", '' using 1:3 with linespoints pt 5 title "recursive (ABA)"
 set ylabel "iterations"
 set title "(b) J-CG average iterations vs matrix dimension"
-plot '%s' using 1:4 with linespoints pt 7 title "J-CG average iterations", '' using 1:5 with lines dt 2 title "dimension of A = 5N"
+plot '%s' using 1:4 with linespoints pt 7 title "J-CG average iterations", '' using 1:5 with lines dt 2 title "dimension of A"
 unset multiplot
 set output '%s'
 set multiplot layout 1,1
@@ -440,7 +446,7 @@ set title "seed 002 Fig. 3 reproduction: estimated parallel time of J-CG (N proc
 set ylabel "time per evaluation [us]"
 plot '%s' using 1:6 with linespoints pt 6 title "T_{P,i} (eq. 20)", '' using 1:7 with linespoints pt 7 title "T_{P,r} (eq. 21)", '' using 1:8 with linespoints pt 9 title "T_{P,r} + network latency (1.5 us/message)", '' using 1:3 with linespoints pt 5 title "T_R (ABA, serial)", '' using 1:2 with lines dt 3 lw 2 lc rgb "#444444" title "T_{CPU} (J-CG, serial)"
 unset multiplot
-""" % (png2, info["date"], a_jcg, a_aba, dat, dat, png3, dat))
+""" % (png2, joint, info["date"], a_jcg, seed_alpha, a_aba, dat, dat, png3, dat))
     print("results: %s.{txt,csv,json}, %s, %s" % (out, png2, png3))
 
 
