@@ -569,6 +569,122 @@ unset multiplot
     print("results: %s.{txt,csv,json}, %s" % (out, png))
 
 
+# ------------------------------------------------------------------ seed 000 Fig. 6(a), loops
+
+def star_cfg(n):
+    """seed 000 Fig. 5's highly parallel system: n rods hinged to the ground at one point about
+    y, fanned out in the x-z plane"""
+    bodies = []
+    for k in range(n):
+        a = 2 * math.pi * k / max(n, 1)
+        bodies.append('{ name = "r%d"; parent = "ground"; joint = { type = "revolute"; axis = [0, 1, 0]; '
+                      'q0 = [%r]; qd0 = [0.5]; }; mass = 0.1; shape = "rod"; length = 0.1; '
+                      'direction = [1, 0, 0]; radius = 0.005; }' % (k, a))
+    return "model = { gravity = [0, 0, -9.81]; bodies = (%s); };\n" % ",\n".join(bodies)
+
+
+def loop_cfg(n):
+    """a closed planar loop of n links (revolute joints about y) from the ground at the origin
+    to the ground at (2 r, 0, 0), the links' ends on a half circle of radius r (link length l =
+    2 r sin(pi / 2n)), cut at the last revolute: mobility n - 2"""
+    r = 0.5
+    l = 2 * r * math.sin(math.pi / (2 * n))
+    pts = [(r - r * math.cos(math.pi * k / n), -r * math.sin(math.pi * k / n)) for k in range(n + 1)]
+    phis = [math.atan2(-(pts[k + 1][1] - pts[k][1]), pts[k + 1][0] - pts[k][0]) for k in range(n)]
+    bodies = []
+    for k in range(n):
+        q = phis[k] - (phis[k - 1] if k else 0.0)
+        bodies.append('{ name = "l%d"; parent = "%s"; joint = { type = "revolute"; axis = [0, 1, 0]; '
+                      'origin = [%r, 0, 0]; q0 = [%r]; }; mass = 0.1; shape = "rod"; length = %r; '
+                      'direction = [1, 0, 0]; radius = 0.005; }'
+                      % (k, "l%d" % (k - 1) if k else "ground", l if k else 0.0, q, l))
+    loop = ('{ name = "cut"; type = "revolute"; body1 = "l%d"; frame1 = { origin = [%r, 0, 0]; '
+            'axis = [0, 1, 0]; }; body2 = "ground"; frame2 = { origin = [%r, 0, 0]; axis = [0, 1, 0]; }; }'
+            % (n - 1, l, 2 * r))
+    return ("model = { gravity = [0, 0, -9.81]; bodies = (%s); loops = (%s); };\n"
+            % (",\n".join(bodies), loop))
+
+
+def fig6a(binary, root, ns):
+    info = machine(root)
+    tmp = tempfile.mkdtemp(prefix="seed000_f6a_")
+    target = 0.25
+    res = {"star": [], "loop": []}
+    for kind, make in (("star", star_cfg), ("loop", loop_cfg)):
+        for n in ns:
+            if kind == "loop" and n < 3:
+                continue
+            cfg = os.path.join(tmp, "%s%d.cfg" % (kind, n))
+            open(cfg, "w").write(make(n))
+            row = {"N": n}
+            cpu0 = min(run_cpu([binary, "accel", cfg, "--quiet", "--repeat", "1",
+                                "--set", "solver.method=aba"])[1] for _ in range(2))
+            for meth in ("aba", "crba"):
+                base = [binary, "accel", cfg, "--quiet", "--set", "solver.method=" + meth]
+                k = 5000
+                while True:
+                    rc, cpu, _, err = run_cpu(base + ["--repeat", str(k)])
+                    if rc:
+                        row[meth] = None
+                        row[meth + "_err"] = err.strip()[-200:]
+                        break
+                    work = cpu - cpu0
+                    if work >= 0.7 * target or k >= 10 ** 8:
+                        row[meth] = work / k
+                        break
+                    k = int(k * min(100.0, max(1.5, 1.2 * target / max(work, 0.002))))
+            res[kind].append(row)
+            print("# %-5s N=%3d  aba %.3g us  crba %.3g us" % (
+                kind, n, 1e6 * (row["aba"] or float("nan")), 1e6 * (row["crba"] or float("nan"))),
+                flush=True)
+    info["loadavg_end"] = os.getloadavg()[0]
+    out = os.path.join(root, "bench", "results", "seed000_fig6a")
+    lines = [header(info),
+             "# seed 000 Fig. 6(a) and its closed-loop breakpoint: time per forward-dynamics "
+             "evaluation, recursive (ABA; loops: ABA's articulated sweeps for G H^-1 G^T) vs "
+             "nonrecursive (CRBA + LTDL; loops: H^-1 G^T from the factor); CPU time (process CPU "
+             "minus a --repeat 1 baseline) / repeats", "",
+             "| N | star ABA us | star CRBA us | loop ABA us | loop CRBA us |", "|---|---|---|---|---|"]
+    loops = {r["N"]: r for r in res["loop"]}
+    for r in res["star"]:
+        lr = loops.get(r["N"], {})
+        f = lambda v: "%.3f" % (1e6 * v) if v else "-"
+        lines.append("| %d | %s | %s | %s | %s |" % (r["N"], f(r["aba"]), f(r["crba"]),
+                                                     f(lr.get("aba")), f(lr.get("crba"))))
+    lines.append("")
+    for kind in ("star", "loop"):
+        ok = [r for r in res[kind] if r["aba"] and r["crba"]]
+        wins = [r["N"] for r in ok if r["aba"] < r["crba"]]
+        last_crba = max([r["N"] for r in ok if r["aba"] >= r["crba"]] or [0])
+        lines.append("%s: ABA faster at N = %s; CRBA faster up to N = %d" % (kind, wins, last_crba))
+    text = "\n".join(lines) + "\n"
+    open(out + ".txt", "w").write(text)
+    json.dump({"machine": info, "rows": res}, open(out + ".json", "w"), indent=1)
+    print(text)
+    dats = {}
+    for kind in ("star", "loop"):
+        dats[kind] = os.path.join(tmp, kind + ".dat")
+        with open(dats[kind], "w") as f:
+            for r in res[kind]:
+                if r["aba"] and r["crba"]:
+                    f.write("%d %g %g\n" % (r["N"], 1e6 * r["aba"], 1e6 * r["crba"]))
+    png = os.path.join(root, "docs", "img", "seed000_fig6a.png")
+    gnuplot("""set terminal pngcairo size 1100,420 font ",10"
+set output '%s'
+set multiplot layout 1,2 title "seed 000 Fig. 6(a) and the closed-loop breakpoint (%s)"
+set grid
+set key top left
+set xlabel "number of bodies n"
+set ylabel "CPU time per evaluation [us]"
+set title "(a) star: n rods hinged to the ground (seed: nonrecursive always faster)"
+plot '%s' using 1:2 with linespoints pt 7 title "recursive (ABA)", '' using 1:3 with linespoints pt 5 title "nonrecursive (CRBA + LTDL)"
+set title "closed planar loop of n links (seed: recursive from about 12)"
+plot '%s' using 1:2 with linespoints pt 7 title "recursive (ABA + loop)", '' using 1:3 with linespoints pt 5 title "nonrecursive (CRBA + loop)"
+unset multiplot
+""" % (png, info["date"], dats["star"], dats["loop"]))
+    print("results: %s.{txt,json}, %s" % (out, png))
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -581,6 +697,8 @@ def main():
         table2(binary, root)
     elif verb == "fig23":
         fig23(binary, root, ns or [8, 16, 32, 64, 128, 256, 512, 1024, 2048])
+    elif verb == "fig6a":
+        fig6a(binary, root, ns or [1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24])
     elif verb == "fig6":
         fig6(binary, root, ns or [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20])
     else:
