@@ -91,14 +91,14 @@ int main(void) {
       printf("%5d %12llu %12llu %12llu %12llu %14llu %14llu\n", ns[i], c[0], c[1], c[2], c[3],
              c[0] + c[1], c[0] + c[2]);
       if (ns[i] >= 16) { // least squares on the linear range
-        double x = ns[i], y[4] = {(double)(c[0] + c[1]), (double)(c[0] + c[2]), (double)c[1],
-                                  (double)c[2]};
+        double x = ns[i],
+               y[4] = {(double)(c[0] + c[1]), (double)(c[0] + c[2]), (double)c[1], (double)c[2]};
         sx += x, sxx += x * x, k++;
         for (int j = 0; j < 4; j++) sy[j] += y[j], sxy[j] += x * y[j];
       }
     }
-    const char *lab[4] = {"kinematics + RNEA (inverse)", "kinematics + ABA (forward)",
-                          "RNEA alone", "ABA alone"};
+    const char *lab[4] = {"kinematics + RNEA (inverse)", "kinematics + ABA (forward)", "RNEA alone",
+                          "ABA alone"};
     for (int j = 0; j < 4; j++) {
       double a = (k * sxy[j] - sx * sy[j]) / (k * sxx - sx * sx), b = (sy[j] - a * sx) / k;
       printf("  fit n = 16..128, %-28s %8.1f n %+9.1f\n", lab[j], a, b);

@@ -3,8 +3,9 @@
 /// forms of a clamped-free (cantilever) uniform beam:
 /// - bending: omega_k = (beta_k L)^2 sqrt(E I / (rho A L^4)), beta_1 L = 1.87510407,
 ///   beta_2 L = 4.69409113, in both planes; axial: (2k - 1) pi / 2 sqrt(E / rho) / L; torsion:
-///   (2k - 1) pi / 2 sqrt(G J / (rho Ip)) / L; each within 0.5 % (and converging as the mesh grows),
-///   from the fixed-interface modes (no nodes) and from the Craig–Bampton body with a tip node;
+///   (2k - 1) pi / 2 sqrt(G J / (rho Ip)) / L; each within 0.5 % (and converging as the mesh
+///   grows), from the fixed-interface modes (no nodes) and from the Craig–Bampton body with a tip
+///   node;
 /// - the static tip deflection under its weight, w L^4 / (8 E I), from the reduced stiffness and
 ///   the invariant Sbar (the modes' load under a uniform acceleration): exact to rounding (cubic
 ///   Hermite elements are exact at the nodes, and Craig–Bampton's stiffness is block diagonal, so
@@ -54,9 +55,12 @@ int main(void) {
   }
   double EI = E * I2, wb = sqrt(EI / (RHO * A * L * L * L * L));
   double G = E / 2.6, Jt = 2 * I2;
-  double ref[6] = {1.87510407 * 1.87510407 * wb, 4.69409113 * 4.69409113 * wb,
-                   PI / 2 * sqrt(E / RHO) / L, 3 * PI / 2 * sqrt(E / RHO) / L,
-                   PI / 2 * sqrt(G * Jt / (RHO * Jt)) / L, 0};
+  double ref[6] = {1.87510407 * 1.87510407 * wb,
+                   4.69409113 * 4.69409113 * wb,
+                   PI / 2 * sqrt(E / RHO) / L,
+                   3 * PI / 2 * sqrt(E / RHO) / L,
+                   PI / 2 * sqrt(G * Jt / (RHO * Jt)) / L,
+                   0};
   // bending only for the first check (the lowest 4 modes are the two planes' first two)
   double prev = 1;
   printf("cantilever, fixed-interface modes: elements, worst error of bending 1-2 (both planes), "
@@ -141,7 +145,8 @@ int main(void) {
     s.node_x[0] = 0;
     MBS_EXPECT(mbs_flexBeamReduce(&s, &f) == MBS_ERR_INPUT, "a node at the root was accepted");
     beam(&s, 2, 13, 0);
-    MBS_EXPECT(mbs_flexBeamReduce(&s, &f) == MBS_ERR_INPUT, "13 modes of 12 interior dofs accepted");
+    MBS_EXPECT(mbs_flexBeamReduce(&s, &f) == MBS_ERR_INPUT,
+               "13 modes of 12 interior dofs accepted");
     beam(&s, 10, 4, 0);
     s.E = -1;
     MBS_EXPECT(mbs_flexBeamReduce(&s, &f) == MBS_ERR_INPUT, "a negative E was accepted");

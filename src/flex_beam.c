@@ -8,7 +8,8 @@
 ///   torsion  GJ/l [1 -1; -1 1],   rho (Iy + Iz) l/6 [2 1; 1 2]               on (thx1, thx2)
 ///   bending  EI/l^3 [12 6l -12 6l; 6l 4l^2 -6l 2l^2; -12 -6l 12 -6l; 6l 2l^2 -6l 4l^2],
 ///            rho A l/420 [156 22l 54 -13l; 22l 4l^2 13l -3l^2; 54 13l 156 -22l;
-///                         -13l -3l^2 -22l 4l^2]                              on (v1, thz1, v2, thz2)
+///                         -13l -3l^2 -22l 4l^2]                              on (v1, thz1, v2,
+///                         thz2)
 ///   and the same with EIy on (w1, -thy1, w2, -thy2) (the sign of the rotations flipped).
 /// Craig–Bampton with boundary set B (the six dofs of each attachment node) and interior I:
 /// T = [I_B 0; -K_II^-1 K_IB  Phi_k], Phi_k the k lowest modes of (K_II, M_II); M_r = T^T M T,
@@ -103,8 +104,8 @@ int mbs_symGenEig(int n, mbsReal *A, mbsReal *B, mbsReal *lam, mbsReal *V) {
   }
   for (int i = 0; i < n; i++) ord[i] = i;
   for (int i = 1; i < n; i++) // ascending eigenvalues (insertion sort: n is small)
-    for (int j = i; j > 0 && A[(size_t)ord[j - 1] * n + ord[j - 1]] > A[(size_t)ord[j] * n + ord[j]];
-         j--) {
+    for (int j = i;
+         j > 0 && A[(size_t)ord[j - 1] * n + ord[j - 1]] > A[(size_t)ord[j] * n + ord[j]]; j--) {
       int t = ord[j];
       ord[j] = ord[j - 1];
       ord[j - 1] = t;
@@ -143,15 +144,15 @@ static void mbs_flexAdd(mbsReal *A, int N, const int *idx, const mbsReal *sg, in
 }
 
 // the assembled stiffness and mass of the whole mesh, root included (N = 6 nfe)
-static void mbs_flexAssemble(const mbsFlexBeamSpec *s, mbsReal G, mbsReal J, mbsReal *K,
-                             mbsReal *M, int N) {
+static void mbs_flexAssemble(const mbsFlexBeamSpec *s, mbsReal G, mbsReal J, mbsReal *K, mbsReal *M,
+                             int N) {
   int ne = s->elements;
   mbsReal l = s->length / ne, l2 = l * l;
   const mbsReal bar_k[4] = {1, -1, -1, 1}, bar_m[4] = {2, 1, 1, 2};
-  const mbsReal bk[16] = {12, 6 * l,  -12, 6 * l,  6 * l,  4 * l2, -6 * l, 2 * l2,
-                          -12, -6 * l, 12, -6 * l, 6 * l, 2 * l2, -6 * l, 4 * l2};
-  const mbsReal bm[16] = {156,    22 * l, 54,      -13 * l, 22 * l,  4 * l2, 13 * l,  -3 * l2,
-                          54,     13 * l, 156,     -22 * l, -13 * l, -3 * l2, -22 * l, 4 * l2};
+  const mbsReal bk[16] = {12,  6 * l,  -12, 6 * l,  6 * l, 4 * l2, -6 * l, 2 * l2,
+                          -12, -6 * l, 12,  -6 * l, 6 * l, 2 * l2, -6 * l, 4 * l2};
+  const mbsReal bm[16] = {156, 22 * l, 54,  -13 * l, 22 * l,  4 * l2,  13 * l,  -3 * l2,
+                          54,  13 * l, 156, -22 * l, -13 * l, -3 * l2, -22 * l, 4 * l2};
   const mbsReal one[4] = {1, 1, 1, 1}, flip[4] = {1, -1, 1, -1};
   for (int e = 0; e < ne; e++) {
     int a = 6 * e, b = 6 * (e + 1);
@@ -195,9 +196,11 @@ mbsErr mbs_flexBeamReduce(const mbsFlexBeamSpec *s, mbsFlexModal *out) {
                     "of the %g m beam (nodes every %g m)",
                     k + 1, s->node_x[k], ne, s->length, s->length / ne);
     if (i == 0)
-      MBS_FLEX_FAIL("flexible.nodes: node %d is at the root (x = 0), which is the body frame", k + 1);
+      MBS_FLEX_FAIL("flexible.nodes: node %d is at the root (x = 0), which is the body frame",
+                    k + 1);
     for (int j = 0; j < k; j++)
-      if (node[j] == i) MBS_FLEX_FAIL("flexible.nodes: nodes %d and %d are at one place", j + 1, k + 1);
+      if (node[j] == i)
+        MBS_FLEX_FAIL("flexible.nodes: nodes %d and %d are at one place", j + 1, k + 1);
     node[k] = i;
   }
   int nB = 6 * s->nnodes, nI = n - nB, kk = s->modes, m = nB + kk;
@@ -241,7 +244,8 @@ mbsErr mbs_flexBeamReduce(const mbsFlexBeamSpec *s, mbsFlexModal *out) {
       }
   // constraint modes: K_II psi = -K_IB e_j (K_II factored once; a copy, the eigensolver takes it)
   if (nB) {
-    mbsReal *L = malloc(sizeof(mbsReal) * ((size_t)nI * nI + 1)), *r = malloc(sizeof(mbsReal) * ((size_t)nI + 1));
+    mbsReal *L = malloc(sizeof(mbsReal) * ((size_t)nI * nI + 1)),
+            *r = malloc(sizeof(mbsReal) * ((size_t)nI + 1));
     if (!L || !r) {
       free(L), free(r);
       e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible beam of %d elements)", ne);
@@ -250,7 +254,8 @@ mbsErr mbs_flexBeamReduce(const mbsFlexBeamSpec *s, mbsFlexModal *out) {
     memcpy(L, KII, sizeof(mbsReal) * (size_t)nI * nI);
     if (mbs_flexChol(nI, L)) {
       free(L), free(r);
-      e = mbs_errSet(MBS_ERR_NUMERIC, "flexible beam: the interior stiffness is not positive definite");
+      e = mbs_errSet(MBS_ERR_NUMERIC,
+                     "flexible beam: the interior stiffness is not positive definite");
       goto done;
     }
     for (int j = 0; j < nB; j++) {
@@ -320,7 +325,8 @@ mbsErr mbs_flexBeamReduce(const mbsFlexBeamSpec *s, mbsFlexModal *out) {
   out->mass = s->rho * s->area * s->length;
   (void)n;
 done:
-  free(Ka), free(Ma), free(cls), free(loc), free(KII), free(MII), free(lam), free(V), free(T), free(W);
+  free(Ka), free(Ma), free(cls), free(loc), free(KII), free(MII), free(lam), free(V), free(T),
+      free(W);
   if (e) mbs_flexModalFree(out);
   return e;
 }

@@ -1,0 +1,52 @@
+/// \file mbs_abm.h
+/// The variable-step, variable-order Adams–Bashforth–Moulton PECE integrator (issue 36; the
+/// formulas and rules of docs/integrator_abm.md): modified divided differences on a variable
+/// grid, orders 1 to 12, error estimates at the neighbouring orders from the same differences,
+/// Shampine–Gordon-style order and step selection. The core of `integrator.method = "abm"`:
+/// serial, one state vector, a right side given as a callback (the engine's evaluation in the
+/// runs). Not yet wired into `run` (docs/integrator_abm.md "Status").
+#ifndef MBS_ABM_H
+#define MBS_ABM_H
+
+#include "mbspar/mbs_error.h"
+#include "mbspar/mbs_types.h"
+
+/// Highest order.
+#define MBS_ABM_KMAX 12
+
+/// Right side f(t, y) into f (n values); nonzero stops the integration with that code.
+typedef int (*mbsAbmRhs)(void *ctx, mbsReal t, const mbsReal *y, mbsReal *f);
+
+/// The integrator's state: what a restart needs (t, h, k, the grid and the differences) and its
+/// counters. Created by mbs_abmCreate; fields are read-only for callers.
+typedef struct {
+  int n;                 ///< state size
+  int kmax;              ///< highest order allowed (1..MBS_ABM_KMAX)
+  mbsReal tol;           ///< local error tolerance (absolute and relative, per component)
+  mbsReal t, h;          ///< time of y and the next step
+  int k;                 ///< order of the next step
+  int nd;                ///< differences held (points of the history, at most kmax + 2)
+  int start;             ///< 1 in the start phase (order and step growing)
+  int ns;                ///< steps taken with the present step size
+  mbsReal psi[MBS_ABM_KMAX + 3]; ///< psi_i(n) = t_n - t_{n-i}, i = 1.. (psi[i - 1])
+  mbsReal *y, *f;        ///< (n) the state at t and f(t, y)
+  mbsReal *phi;          ///< ((kmax + 2) x n) modified divided differences phi_i(n), i = 1..nd
+  mbsReal *phis;         ///< ((kmax + 2) x n) scratch: phi*_i
+  mbsReal *yp, *fp, *e;  ///< (n) scratch: predicted state, its f, differences
+  long steps, rejected, evaluations, restarts;
+  long order_used[MBS_ABM_KMAX + 1]; ///< accepted steps per order
+} mbsAbm;
+
+/// Allocate for n components, tolerance tol (> 0), highest order kmax (1..12).
+mbsErr mbs_abmCreate(int n, mbsReal tol, int kmax, mbsAbm **out);
+/// Free and NULL (NULL is a no-op).
+void mbs_abmDestroy(mbsAbm **a);
+/// Start (or restart) at t0, y0: evaluates f once, order 1, a first step from the size of f and
+/// the tolerance (h0 > 0: that step instead), history cleared.
+mbsErr mbs_abmStart(mbsAbm *a, mbsReal t0, const mbsReal *y0, mbsReal h0, mbsAbmRhs f, void *ctx);
+/// One accepted step, not past tout (the step is shortened to land on it); rejected attempts
+/// are retried inside with smaller steps. 0, or the right side's code, or MBS_ERR_NUMERIC when
+/// the step falls below the resolution of t.
+mbsErr mbs_abmStep(mbsAbm *a, mbsReal tout, mbsAbmRhs f, void *ctx);
+
+#endif
