@@ -4,10 +4,10 @@
 ///
 /// With psi_i(n+1) = h + psi_{i-1}(n), alpha_i = h / psi_i(n+1), beta_i = prod_{j<i}
 /// psi_j(n+1) / psi_j(n) and phi*_i = beta_i phi_i(n):
-///   predict  y^p = y_n + h sum_{i<=k} g_i phi*_i,   g_i = int_0^1 prod_{j<i} (1 + (s-1) alpha_j) ds
-///   evaluate f^p = f(t_{n+1}, y^p),  phi^p_{k+1} = f^p - sum_{i<=k} phi*_i
-///   correct  y_{n+1} = y^p + h g_{k+1} phi^p_{k+1},  evaluate f_{n+1}
-///   error    LE_k = h |g_{k+1} - g_k| |phi^p_{k+1}| (weighted RMS, relative to tol)
+///   predict  y^p = y_n + h sum_{i<=k} g_i phi*_i,   g_i = int_0^1 prod_{j<i} (1 + (s-1) alpha_j)
+///   ds evaluate f^p = f(t_{n+1}, y^p),  phi^p_{k+1} = f^p - sum_{i<=k} phi*_i correct  y_{n+1} =
+///   y^p + h g_{k+1} phi^p_{k+1},  evaluate f_{n+1} error    LE_k = h |g_{k+1} - g_k| |phi^p_{k+1}|
+///   (weighted RMS, relative to tol)
 /// and the new differences phi_1(n+1) = f_{n+1}, phi_{i+1}(n+1) = phi_i(n+1) - phi*_i(n).
 #include "mbspar/mbs_abm.h"
 
@@ -19,8 +19,8 @@ mbsErr mbs_abmCreate(int n, mbsReal tol, int kmax, mbsAbm **out) {
   *out = NULL;
   MBS_CHECK(n >= 1, MBS_ERR_INPUT, "abm: %d components", n);
   MBS_CHECK(tol > 0 && isfinite(tol), MBS_ERR_INPUT, "abm: tolerance %g is not positive", tol);
-  MBS_CHECK(kmax >= 1 && kmax <= MBS_ABM_KMAX, MBS_ERR_INPUT, "abm: order %d not in [1, %d]",
-            kmax, MBS_ABM_KMAX);
+  MBS_CHECK(kmax >= 1 && kmax <= MBS_ABM_KMAX, MBS_ERR_INPUT, "abm: order %d not in [1, %d]", kmax,
+            MBS_ABM_KMAX);
   mbsAbm *a = calloc(1, sizeof *a);
   MBS_CHECK(a, MBS_ERR_NOMEM, "out of memory");
   size_t nn = (size_t)n, rows = (size_t)kmax + 2;
@@ -45,14 +45,20 @@ void mbs_abmDestroy(mbsAbm **pa) {
   *pa = NULL;
 }
 
-// weighted RMS of v against the state y: sqrt(mean (v_i / (1 + |y_i|))^2) / tol
-static mbsReal mbs_abmNorm(const mbsAbm *a, const mbsReal *v) {
-  mbsReal s = 0;
+// weighted RMS of v against the state y over every rank: sqrt(mean (v_i / (1 + |y_i|))^2)
+static int mbs_abmRms(const mbsAbm *a, const mbsReal *v, mbsReal *out) {
+  mbsReal ss[2] = {0, (mbsReal)a->n};
   for (int i = 0; i < a->n; i++) {
     mbsReal q = v[i] / (1 + fabs(a->y[i]));
-    s += q * q;
+    ss[0] += q * q;
   }
-  return sqrt(s / a->n) / a->tol;
+  int rc = a->reduce ? a->reduce(a->reduce_ctx, ss, 2) : 0;
+  *out = sqrt(ss[0] / (ss[1] > 0 ? ss[1] : 1));
+  return rc;
+}
+
+void mbs_abmSetReduce(mbsAbm *a, int (*reduce)(void *ctx, mbsReal *v, int n), void *ctx) {
+  a->reduce = reduce, a->reduce_ctx = ctx;
 }
 
 // g_i = int_{-1}^{0} prod_{j=1}^{i-1} (1 + alpha_j u) du for i = 1..kk (the polynomial formed
@@ -72,8 +78,7 @@ static void mbs_abmG(int kk, const mbsReal *alpha, mbsReal *g) {
   }
 }
 
-mbsErr mbs_abmStart(mbsAbm *a, mbsReal t0, const mbsReal *y0, mbsReal h0, mbsAbmRhs f,
-                    void *ctx) {
+mbsErr mbs_abmStart(mbsAbm *a, mbsReal t0, const mbsReal *y0, mbsReal h0, mbsAbmRhs f, void *ctx) {
   memcpy(a->y, y0, (size_t)a->n * sizeof(mbsReal));
   a->t = t0;
   int rc = f(ctx, t0, a->y, a->f);
@@ -82,7 +87,9 @@ mbsErr mbs_abmStart(mbsAbm *a, mbsReal t0, const mbsReal *y0, mbsReal h0, mbsAbm
   memcpy(a->phi, a->f, (size_t)a->n * sizeof(mbsReal));
   a->nd = 1, a->k = 1, a->start = 1, a->ns = 0;
   if (!(h0 > 0)) { // order 1: local error ~ h^2 |y''| / 2; without y'', h |f| ~ sqrt(tol)
-    mbsReal fn = mbs_abmNorm(a, a->f) * a->tol;
+    mbsReal fn = 0;
+    rc = mbs_abmRms(a, a->f, &fn);
+    if (rc) return (mbsErr)rc;
     h0 = 0.1 * sqrt(a->tol) / (fn > 1e-10 ? fn : 1e-10);
   }
   a->h = h0;
@@ -99,8 +106,8 @@ mbsErr mbs_abmStep(mbsAbm *a, mbsReal tout, mbsAbmRhs f, void *ctx) {
     if (a->t + 1.0001 * h >= tout) h = tout - a->t, landed = 1;
     MBS_CHECK(h > 1e-14 * fmax(fabs(a->t), fabs(tout)) && h > 0, MBS_ERR_NUMERIC,
               "abm: the step fell to %g at t = %g (below the resolution of t)", h, a->t);
-    int k = a->k < a->nd ? a->k : a->nd;      // the order the history allows
-    int ndu = k + 1 < a->nd ? k + 1 : a->nd;  // differences used (k, and k + 1 for k + 1's estimate)
+    int k = a->k < a->nd ? a->k : a->nd;     // the order the history allows
+    int ndu = k + 1 < a->nd ? k + 1 : a->nd; // differences used (k, and k + 1 for k + 1's estimate)
     mbsReal psin[MBS_ABM_KMAX + 3], alpha[MBS_ABM_KMAX + 3], beta[MBS_ABM_KMAX + 3];
     mbsReal g[MBS_ABM_KMAX + 3];
     for (int i = 1; i <= k + 2; i++) {
@@ -130,7 +137,36 @@ mbsErr mbs_abmStep(mbsAbm *a, mbsReal tout, mbsAbmRhs f, void *ctx) {
       for (int i = 1; i <= k; i++) s += a->phis[(size_t)(i - 1) * n + c];
       a->e[c] = a->fp[c] - s;
     }
-    mbsReal ek = h * fabs(g[k] - g[k - 1]) * mbs_abmNorm(a, a->e);
+    // the weighted sums of squares of phi^p_{k+1} (order k), phi^p_k = phi^p_{k+1} + phi*_k
+    // (k - 1), phi^p_{k-1} = phi^p_k + phi*_{k-1} (k - 2), phi^p_{k+2} = phi^p_{k+1} - phi*_{k+1}
+    // (k + 1), and the component count: one reduction over the ranks per attempt
+    int up = ndu >= k + 1 && k < a->kmax;
+    mbsReal ss[5] = {0, 0, 0, 0, (mbsReal)n};
+    for (int c = 0; c < n; c++) {
+      mbsReal w = 1 / (1 + fabs(a->y[c])), q = a->e[c] * w;
+      ss[0] += q * q;
+      if (k >= 2) {
+        mbsReal pk = a->e[c] + a->phis[(size_t)(k - 1) * n + c];
+        ss[1] += pk * w * pk * w;
+        if (k >= 3) {
+          mbsReal pk1 = (pk + a->phis[(size_t)(k - 2) * n + c]) * w;
+          ss[2] += pk1 * pk1;
+        }
+      }
+      if (up) {
+        mbsReal p2 = (a->e[c] - a->phis[(size_t)k * n + c]) * w;
+        ss[3] += p2 * p2;
+      }
+    }
+    if (a->reduce) {
+      rc = a->reduce(a->reduce_ctx, ss, 5);
+      if (rc) return (mbsErr)rc;
+    }
+    const mbsReal N = ss[4] > 0 ? ss[4] : 1;
+    mbsReal ek = h * fabs(g[k] - g[k - 1]) * sqrt(ss[0] / N) / a->tol;
+    mbsReal ekm1 = k >= 2 ? h * fabs(g[k - 1] - g[k - 2]) * sqrt(ss[1] / N) / a->tol : INFINITY;
+    mbsReal ekm2 = k >= 3 ? h * fabs(g[k - 2] - g[k - 3]) * sqrt(ss[2] / N) / a->tol : INFINITY;
+    mbsReal ekp1 = up ? h * fabs(g[k + 1] - g[k]) * sqrt(ss[3] / N) / a->tol : INFINITY;
     if (!(ek <= 1)) { // rejected (or NaN): a smaller step, order 1 after three failures
       fails++, a->rejected++;
       mbsReal r = isfinite(ek) ? 0.9 * pow(ek, -1.0 / (k + 1)) : 0.1;
@@ -139,35 +175,8 @@ mbsErr mbs_abmStep(mbsAbm *a, mbsReal tout, mbsAbmRhs f, void *ctx) {
       if (fails >= 3) a->k = 1;
       continue;
     }
-    mbsReal ekm1 = INFINITY, ekm2 = INFINITY, ekp1 = INFINITY;
-    // correct, evaluate
-    mbsReal gk1 = g[k];
-    for (int c = 0; c < n; c++) a->yp[c] += h * gk1 * a->e[c]; // y_{n+1}
-    // the neighbouring orders' estimates (the weights still use y_n): phi^p_k = phi^p_{k+1} +
-    // phi*_k, phi^p_{k-1} = phi^p_k + phi*_{k-1}, phi^p_{k+2} = phi^p_{k+1} - phi*_{k+1}
-    if (k >= 2) {
-      mbsReal s = 0, s2 = 0;
-      for (int c = 0; c < n; c++) {
-        mbsReal pk = a->e[c] + a->phis[(size_t)(k - 1) * n + c];
-        mbsReal q = pk / (1 + fabs(a->y[c]));
-        s += q * q;
-        if (k >= 3) {
-          mbsReal pk1 = pk + a->phis[(size_t)(k - 2) * n + c];
-          mbsReal q2 = pk1 / (1 + fabs(a->y[c]));
-          s2 += q2 * q2;
-        }
-      }
-      ekm1 = h * fabs(g[k - 1] - g[k - 2]) * sqrt(s / n) / a->tol;
-      if (k >= 3) ekm2 = h * fabs(g[k - 2] - g[k - 3]) * sqrt(s2 / n) / a->tol;
-    }
-    if (ndu >= k + 1 && k < a->kmax) {
-      mbsReal s = 0;
-      for (int c = 0; c < n; c++) {
-        mbsReal q = (a->e[c] - a->phis[(size_t)k * n + c]) / (1 + fabs(a->y[c]));
-        s += q * q;
-      }
-      ekp1 = h * fabs(g[k + 1] - g[k]) * sqrt(s / n) / a->tol;
-    }
+    // correct (the evaluation follows)
+    for (int c = 0; c < n; c++) a->yp[c] += h * g[k] * a->e[c]; // y_{n+1}
     memcpy(a->y, a->yp, (size_t)n * sizeof(mbsReal));
     a->t = landed ? tout : a->t + h;
     rc = f(ctx, a->t, a->y, a->f);

@@ -20,20 +20,24 @@ typedef int (*mbsAbmRhs)(void *ctx, mbsReal t, const mbsReal *y, mbsReal *f);
 /// The integrator's state: what a restart needs (t, h, k, the grid and the differences) and its
 /// counters. Created by mbs_abmCreate; fields are read-only for callers.
 typedef struct {
-  int n;                 ///< state size
-  int kmax;              ///< highest order allowed (1..MBS_ABM_KMAX)
-  mbsReal tol;           ///< local error tolerance (absolute and relative, per component)
-  mbsReal t, h;          ///< time of y and the next step
-  int k;                 ///< order of the next step
-  int nd;                ///< differences held (points of the history, at most kmax + 2)
-  int start;             ///< 1 in the start phase (order and step growing)
-  int ns;                ///< steps taken with the present step size
+  int n;                         ///< state size
+  int kmax;                      ///< highest order allowed (1..MBS_ABM_KMAX)
+  mbsReal tol;                   ///< local error tolerance (absolute and relative, per component)
+  mbsReal t, h;                  ///< time of y and the next step
+  int k;                         ///< order of the next step
+  int nd;                        ///< differences held (points of the history, at most kmax + 2)
+  int start;                     ///< 1 in the start phase (order and step growing)
+  int ns;                        ///< steps taken with the present step size
   mbsReal psi[MBS_ABM_KMAX + 3]; ///< psi_i(n) = t_n - t_{n-i}, i = 1.. (psi[i - 1])
-  mbsReal *y, *f;        ///< (n) the state at t and f(t, y)
-  mbsReal *phi;          ///< ((kmax + 2) x n) modified divided differences phi_i(n), i = 1..nd
-  mbsReal *phis;         ///< ((kmax + 2) x n) scratch: phi*_i
-  mbsReal *yp, *fp, *e;  ///< (n) scratch: predicted state, its f, differences
+  mbsReal *y, *f;                ///< (n) the state at t and f(t, y)
+  mbsReal *phi;         ///< ((kmax + 2) x n) modified divided differences phi_i(n), i = 1..nd
+  mbsReal *phis;        ///< ((kmax + 2) x n) scratch: phi*_i
+  mbsReal *yp, *fp, *e; ///< (n) scratch: predicted state, its f, differences
   long steps, rejected, evaluations, restarts;
+  /// Sum of v (n values) over the ranks in place (NULL: one rank): the norms are of the whole
+  /// state, so every rank takes the same decisions (one reduction per attempted step).
+  int (*reduce)(void *ctx, mbsReal *v, int n);
+  void *reduce_ctx;
   long order_used[MBS_ABM_KMAX + 1]; ///< accepted steps per order
 } mbsAbm;
 
@@ -41,6 +45,8 @@ typedef struct {
 mbsErr mbs_abmCreate(int n, mbsReal tol, int kmax, mbsAbm **out);
 /// Free and NULL (NULL is a no-op).
 void mbs_abmDestroy(mbsAbm **a);
+/// The reduction over the ranks (a distributed state: each rank holds n of its components).
+void mbs_abmSetReduce(mbsAbm *a, int (*reduce)(void *ctx, mbsReal *v, int n), void *ctx);
 /// Start (or restart) at t0, y0: evaluates f once, order 1, a first step from the size of f and
 /// the tolerance (h0 > 0: that step instead), history cleared.
 mbsErr mbs_abmStart(mbsAbm *a, mbsReal t0, const mbsReal *y0, mbsReal h0, mbsAbmRhs f, void *ctx);
