@@ -64,4 +64,6 @@ if(MBS_ENABLE_URDF)
   mbs_add_test(test_urdf SOURCES test_urdf.c LIBS mbs_core LABELS unit TIMEOUT 120)
   # fixed-joint links merged into their parent's body: one closed-form pendulum per class
   mbs_add_test(test_urdf_merge SOURCES test_urdf_merge.c LIBS mbs_core LABELS unit)
+  # semidefinite body inertias (a thin rod) on moving joints: aba, crba; the others refuse
+  mbs_add_test(test_semidef SOURCES test_semidef.c LIBS mbs_core LABELS unit)
 endif()
