@@ -14,9 +14,9 @@
 #include "mbspar/mbs_urdf.h"
 
 #define MASS 0.3
-#define LEN 0.4
+#define LEN  0.4
 #define GRAV 9.81
-#define Q0 0.7
+#define Q0   0.7
 
 // the rod along -z from the hinge (Izz = 0), joint \p joint, solver.method \p method (NULL: auto)
 static void rodCfg(char *buf, size_t n, const char *joint, const char *method) {
@@ -67,8 +67,8 @@ static void accepted(const char *label, const char *text, const char *urdf) {
   double qdd = 0, want = -(3 * GRAV / (2 * LEN)) * sin(Q0);
   mbsErr e = build(label, text, urdf, &qdd, NULL);
   MBS_EXPECT(!e, "%s: refused: %s", label, mbs_errMsg());
-  MBS_EXPECT(!e && fabs(qdd - want) <= 1e-12 * fabs(want), "%s: q̈ %.17g, closed form %.17g",
-             label, qdd, want);
+  MBS_EXPECT(!e && fabs(qdd - want) <= 1e-12 * fabs(want), "%s: q̈ %.17g, closed form %.17g", label,
+             qdd, want);
 }
 
 static void refused(const char *label, const char *text, const char *urdf, const char *frag) {
@@ -102,8 +102,8 @@ int main(void) {
   rodCfg(buf, sizeof buf, "{ type = \"free\"; }", "aba");
   refused("cfg rod on a free joint", buf, NULL, "free joint's motion has no inertia");
   refused("URDF rod about its own axis",
-          "model = { urdf = \"rod.urdf\"; };\nsolver = { method = \"aba\"; };\n",
-          URDF_ROD("0 0 1"), "joint \"j\" (link \"rod\"): the revolute joint's motion has no");
+          "model = { urdf = \"rod.urdf\"; };\nsolver = { method = \"aba\"; };\n", URDF_ROD("0 0 1"),
+          "joint \"j\" (link \"rod\"): the revolute joint's motion has no");
   // a negative moment is still refused
   snprintf(buf, sizeof buf,
            "model = { bodies = ( { name = \"rod\"; parent = \"ground\"; joint = %s; mass = 1; "
@@ -136,8 +136,8 @@ int main(void) {
     mbs_autoDefaults(&j);
     memset(&out, 0, sizeof out);
     e = mbs_autoPredict(m, &j, &out, &method);
-    MBS_EXPECT(!e && (method == MBS_SOLVER_ABA || method == MBS_SOLVER_CRBA),
-               "auto chose %d (%s)", method, e ? mbs_errMsg() : "");
+    MBS_EXPECT(!e && (method == MBS_SOLVER_ABA || method == MBS_SOLVER_CRBA), "auto chose %d (%s)",
+               method, e ? mbs_errMsg() : "");
     for (int k = 0; k < out.ncand; k++)
       MBS_EXPECT(mbs_solverCaps(out.cand[k])->semidef_bodies, "auto predicted %s",
                  mbs_solverName(out.cand[k]));

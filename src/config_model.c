@@ -560,8 +560,9 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
       !mbs_solverCaps(m->opt.solver)->semidef_bodies) {
     const mbsCs *sm = config_lookup((const config_t *)c->priv, "solver.method");
     e = mbs_cfgFail(c, sm ? sm : model,
-                    "solver.method = %s factors every body's 6 x 6 inertia, and body %s has a "
+                    "%s = %s factors every body's 6 x 6 inertia, and body %s has a "
                     "semidefinite one (a thin rod): use solver.method = aba or crba",
+                    mbs_solverCaps(m->opt.solver)->natural ? "model.formulation" : "solver.method",
                     mbs_solverName(m->opt.solver), m->semidef_name);
   }
   return e;
