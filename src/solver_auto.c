@@ -66,8 +66,9 @@ mbsErr mbs_autoPredict(const mbsModel *m, const mbsAutoJob *j, mbsSolverAuto *ou
   for (int id = 0; id < MBS_SOLVER_COUNT && out->ncand < MBS_AUTO_MAXCAND; id++) {
     const mbsSolverType *t = mbs_solverFind(id);
     if (!t || !t->cpa_build || t->iterative || t->petsc) continue;
-    if (t->dense_inertia && m->nbody > 64) continue;   // crba: O(n^2) graph and work
-    if (m->nsemidef_g && !t->semidef_bodies) continue; // a thin rod: aba, crba only
+    if (t->dense_inertia && m->nbody > 64) continue; // crba: O(n^2) graph and work
+    // a semidefinite body (a thin rod): aba and crba only
+    if (m->nsemidef_g && !t->semidef_bodies) continue;
     // direct (one rank): ~7x aba's work on a chain; its graph is not built for large models
     if (!t->baseline && !t->distributed && m->nbody > 512) continue;
     int is_serial = t->baseline || !t->distributed;
