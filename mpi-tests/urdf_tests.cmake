@@ -64,4 +64,14 @@ if(MBS_ENABLE_URDF)
   mbs_add_test(test_urdf SOURCES test_urdf.c LIBS mbs_core LABELS unit TIMEOUT 120)
   # fixed-joint links merged into their parent's body: one closed-form pendulum per class
   mbs_add_test(test_urdf_merge SOURCES test_urdf_merge.c LIBS mbs_core LABELS unit)
+  # semidefinite body inertias (a thin rod) on moving joints: aba, crba; the others refuse
+  mbs_add_test(test_semidef SOURCES test_semidef.c LIBS mbs_core LABELS unit)
+  if(TARGET mbspar) # the rod that was in the bad-input corpus: valid, q̈ = 0.2 m g / 0.016
+    add_test(NAME semidef_rod_urdf
+             COMMAND $<TARGET_FILE:mbspar> accel ${CMAKE_CURRENT_SOURCE_DIR}/semidef/rod_moving.urdf
+                     --set solver.method=crba --json -)
+    set_tests_properties(semidef_rod_urdf PROPERTIES LABELS unit PROCESSORS 1 TIMEOUT 60
+                         PASS_REGULAR_EXPRESSION "\"qdd\": \\[36\\.78750000000000"
+                         ENVIRONMENT "${MBS_MPI_ENV}")
+  endif()
 endif()

@@ -536,6 +536,7 @@ const mbsSolverType mbs_solverAba = {.name = "aba",
                                      .method = MBS_SOLVER_ABA,
                                      .baseline = 1,
                                      .cpa_graph = MBS_CPA_GRAPH_ABA,
+                                     .semidef_bodies = 1,
                                      .cpa_build = mbs_cpaAbaGraph,
                                      .cpa_loops = mbs_cpaLoopsGraph,
                                      .tree = mbs_aba};

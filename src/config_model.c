@@ -555,6 +555,16 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
                     "at most %d degrees of freedom: use aba for models this large",
                     m->nv, m->nv, 8.0 * m->nv * (double)m->nv / 1e9, MBS_CFG_CRBA_MAXNV);
   }
+  // a semidefinite body (a thin rod): only the methods that do not factor each body's inertia
+  if (!e && m->nsemidef_g && !(c->sauto.on && !c->sauto.decided) &&
+      !mbs_solverCaps(m->opt.solver)->semidef_bodies) {
+    const mbsCs *sm = config_lookup((const config_t *)c->priv, "solver.method");
+    e = mbs_cfgFail(c, sm ? sm : model,
+                    "%s = %s factors every body's 6 x 6 inertia, and body %s has a "
+                    "semidefinite one (a thin rod): use solver.method = aba or crba",
+                    mbs_solverCaps(m->opt.solver)->natural ? "model.formulation" : "solver.method",
+                    mbs_solverName(m->opt.solver), m->semidef_name);
+  }
   return e;
 }
 

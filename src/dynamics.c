@@ -503,6 +503,7 @@ const mbsSolverType mbs_solverCrba = {.name = "crba",
                                       .baseline = 1,
                                       .cpa_graph = MBS_CPA_GRAPH_CRBA,
                                       .dense_inertia = 1,
+                                      .semidef_bodies = 1,
                                       .cpa_build = mbs_cpaCrbaGraph,
                                       .tree = mbs_crbaTree};
 

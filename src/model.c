@@ -12,6 +12,7 @@
 #include <string.h>
 #include "mbspar/mbs_model.h"
 #include "mbspar/mbs_solver.h"
+#include "mbspar/mbs_joint.h"
 #include "spatial.h"
 #include "model_private.h"
 
@@ -320,11 +321,15 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   mbsReal ev[3];
   mbs_symEig3(spec->inertia, ev);
   mbsReal scale = fmax(fabs(ev[0]), fmax(fabs(ev[1]), fabs(ev[2]))); // no overflow, unlike a sum
-  MBS_CHECK(ev[0] > 1e-12 * scale && ev[0] > 0, MBS_ERR_INPUT,
-            "inertia is not positive definite (principal moments %g %g %g)", ev[0], ev[1], ev[2]);
+  // positive semidefinite (a thin rod: no moment about its own axis) is accepted where the
+  // joint's motion still meets inertia, below; negative or non-finite moments are refused
+  MBS_CHECK(ev[0] >= -1e-12 * scale && ev[2] > 0, MBS_ERR_INPUT,
+            "inertia is not positive semidefinite (principal moments %g %g %g)", ev[0], ev[1],
+            ev[2]);
   MBS_CHECK(ev[0] / 2 + ev[1] / 2 >= ev[2] / 2 * (1 - 1e-9), MBS_ERR_INPUT,
             "inertia violates the triangle inequality (principal moments %g + %g < %g)", ev[0],
             ev[1], ev[2]);
+  int semidef = !(ev[0] > 1e-12 * scale);
   // what the solvers factor: the spatial inertia at the joint frame, Io = Ic + m (|c|^2 1 - c c^T)
   // with the coupling m c (as mbs_modelFinalize builds it). Refused here with its cause, so that
   // `check` and every verb agree (the solvers' own test has no location).
@@ -343,11 +348,50 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
               "inertia up to %g)",
               mass, hypot(hypot(c[0], c[1]), c[2]), mass * cc, scale);
     mbsu_rbiFull(si, I6);
-    MBS_CHECK(mbsu_cholFactor(I6, 6), MBS_ERR_INPUT,
-              "inertia is numerically singular at the joint frame: the principal moments about "
-              "the com (%g %g %g) are too small next to mass * |com|^2 = %g (ratio %.1e; double "
-              "precision needs more than about 1e-13)",
-              ev[0], ev[1], ev[2], mass * cc, mass * cc > 0 ? ev[0] / (mass * cc) : 0.0);
+    if (semidef) {
+      // the articulated system stays definite if the body's inertia is definite along its own
+      // joint's motion S (at q0): D = S^T Io S, the pivot ABA divides by when the body has no
+      // children; children only add to it (docs/model.md "Inertia")
+      MBS_CHECK(t != MBS_JNT_FREE, MBS_ERR_INPUT,
+                "the free joint's motion has no inertia: a free body needs a positive definite "
+                "inertia (principal moments %g %g %g)",
+                ev[0], ev[1], ev[2]);
+      mbsReal R[9], r[3], S[36], D[36];
+      mbsu_jointPose(t, spec->origin, spec->axis, spec->axis2, spec->q0, R, r, S);
+      for (int i = 0; i < nv; i++)
+        for (int j = 0; j < nv; j++) {
+          mbsReal IS[6];
+          mbsu_mul6(I6, S + 6 * j, IS);
+          D[nv * i + j] = mbsu_dot6(S + 6 * i, IS);
+        }
+      mbsReal srot = si[4] + si[5] + si[6]; // trace of the rotational block at the joint
+      for (int i = 0; i < nv; i++) {        // Cholesky with a relative pivot bound
+        const mbsReal *Si = S + 6 * i;
+        mbsReal tol = 1e-12 * (mbsu_dot3(Si, Si) * srot + mbsu_dot3(Si + 3, Si + 3) * mass);
+        mbsReal d = D[nv * i + i];
+        for (int k = 0; k < i; k++) d -= D[nv * i + k] * D[nv * i + k];
+        MBS_CHECK(d > tol, MBS_ERR_INPUT,
+                  "the %s joint's motion has no inertia: it turns or moves the body only where "
+                  "the body's inertia is zero (principal moments %g %g %g about the com at %g %g "
+                  "%g m)",
+                  mbs_jntName(t), ev[0], ev[1], ev[2], c[0], c[1], c[2]);
+        d = sqrt(d);
+        D[nv * i + i] = d;
+        for (int j = i + 1; j < nv; j++) {
+          mbsReal v = D[nv * j + i];
+          for (int k = 0; k < i; k++) v -= D[nv * j + k] * D[nv * i + k];
+          D[nv * j + i] = v / d;
+        }
+      }
+      if (!m->nsemidef_g)
+        snprintf(m->semidef_name, sizeof m->semidef_name, "%s", spec->name ? spec->name : "?");
+      m->nsemidef_g++;
+    } else
+      MBS_CHECK(mbsu_cholFactor(I6, 6), MBS_ERR_INPUT,
+                "inertia is numerically singular at the joint frame: the principal moments about "
+                "the com (%g %g %g) are too small next to mass * |com|^2 = %g (ratio %.1e; double "
+                "precision needs more than about 1e-13)",
+                ev[0], ev[1], ev[2], mass * cc, mass * cc > 0 ? ev[0] / (mass * cc) : 0.0);
   }
 
   // axes

@@ -67,6 +67,8 @@ mbsErr mbs_autoPredict(const mbsModel *m, const mbsAutoJob *j, mbsSolverAuto *ou
     const mbsSolverType *t = mbs_solverFind(id);
     if (!t || !t->cpa_build || t->iterative || t->petsc) continue;
     if (t->dense_inertia && m->nbody > 64) continue; // crba: O(n^2) graph and work
+    // a semidefinite body (a thin rod): aba and crba only
+    if (m->nsemidef_g && !t->semidef_bodies) continue;
     // direct (one rank): ~7x aba's work on a chain; its graph is not built for large models
     if (!t->baseline && !t->distributed && m->nbody > 512) continue;
     int is_serial = t->baseline || !t->distributed;

@@ -177,6 +177,8 @@ static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdf
   if (e == MBS_ERR_INPUT) {
     char msg[768];
     snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+    if (j && strstr(msg, "motion has no inertia")) // about the joint: its line and name
+      return mbs_urdfFail(u, j->line, "joint \"%s\" (link \"%s\"): %s", j->name, l->name, msg);
     int line = strstr(msg, "inertia") || strstr(msg, "mass") ? (l->iline ? l->iline : l->line)
                                                              : (j ? j->line : l->line);
     return mbs_urdfFail(u, line, "link \"%s\": %s", l->name, msg);

@@ -257,6 +257,11 @@ typedef struct mbsModel {
   int *name_table;   ///< (name_tablecap) open-addressing hash of body names, -1 = empty
   int name_tablecap; ///< power of two
   int finalized;
+  /// bodies (global, every build) whose own inertia is only positive semidefinite (a thin rod),
+  /// accepted where their joint's motion meets inertia; the constraint-force methods cannot run
+  /// them (mbsSolverType.semidef_bodies). semidef_name: the first of them.
+  int nsemidef_g;
+  char semidef_name[64];
 } mbsModel;
 
 /// The column name PREFIX_BODY or PREFIX_BODY_COMPONENT of coordinate (rate = 0) or rate

@@ -82,16 +82,19 @@ typedef struct mbsSolverType {
   int cpa_graph;    ///< mbsCpaGraphKind
 
   // capability flags: everything outside the solver files asks these, never the method id
-  int check_every;   ///< 1: reads solver.check_every (convergence tested every k sweeps)
-  int stationary;    ///< 1: stationary iteration (of the order of N^2 sweeps on long chains)
-  int restarts;      ///< 1: restarts from the true residual (reported; cpa --iterations trace)
-  int floored;       ///< 1: reports floored pivots (solveStat.floored)
-  int segments;      ///< 1: runs in segments of spectrum estimates and sweeps (chebyshev)
-  int local_model;   ///< 1: runs on a distributed-memory model (each rank holds its bodies)
-  int engine_only;   ///< 1: runs only inside the distributed engine (its create needs it)
-  int petsc;         ///< 1: needs PETSc initialised
-  int dense_inertia; ///< 1: needs the dense joint-space inertia (mbs_workEnableCrba)
-  int separators;    ///< 1: takes closed loops as separators of its own (docs/loops.md 8.1a)
+  int check_every;    ///< 1: reads solver.check_every (convergence tested every k sweeps)
+  int stationary;     ///< 1: stationary iteration (of the order of N^2 sweeps on long chains)
+  int restarts;       ///< 1: restarts from the true residual (reported; cpa --iterations trace)
+  int floored;        ///< 1: reports floored pivots (solveStat.floored)
+  int segments;       ///< 1: runs in segments of spectrum estimates and sweeps (chebyshev)
+  int local_model;    ///< 1: runs on a distributed-memory model (each rank holds its bodies)
+  int engine_only;    ///< 1: runs only inside the distributed engine (its create needs it)
+  int petsc;          ///< 1: needs PETSc initialised
+  int dense_inertia;  ///< 1: needs the dense joint-space inertia (mbs_workEnableCrba)
+  int separators;     ///< 1: takes closed loops as separators of its own (docs/loops.md 8.1a)
+  int semidef_bodies; ///< 1: runs bodies with a semidefinite inertia (mbsModel.nsemidef_g: a
+                      ///< thin rod whose joint's motion meets inertia); 0: factors every body's
+                      ///< 6 x 6 inertia and refuses such models (the constraint-force methods)
   /// Bytes per body the method adds to the memory budget, spread over the ranks (mbspar's
   /// memory check, parallel/memcheck.c); 0: none beyond the engine's.
   double mem_per_body;
