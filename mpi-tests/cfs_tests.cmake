@@ -67,4 +67,10 @@ if(TARGET mbspar)
                    ${MPIEXEC_PREFLAGS} --oversubscribe)
   set_tests_properties(guard_cli.np2 PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  # check reports the engine's rank ranges on a light chain (the light rule of the partition)
+  add_test(NAME check_light.np3
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_light.sh $<TARGET_FILE:mbspar>
+                   ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(check_light.np3 PROPERTIES LABELS mpi TIMEOUT 180 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
 endif()
