@@ -55,6 +55,13 @@ foreach(cfg "2;1" "4;1" "1;4")
   set_tests_properties(test_schur_light_moving.threads${nt}.np${np} PROPERTIES PROCESSORS 2
                        TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 endforeach()
+# every link's body light: no clean place, the layouts solver.method = auto keeps off schur (and
+# none of the models above); about 2 s
+add_test(NAME test_schur_light_layout.np1
+         COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${MPIEXEC_PREFLAGS}
+                 $<TARGET_FILE:test_schur_light> layout)
+set_tests_properties(test_schur_light_layout.np1 PROPERTIES TIMEOUT 60 LABELS mpi
+                     ENVIRONMENT "${MBS_MPI_ENV}")
 # the accuracy guard of accel (docs/formulation.md 4.9): a warning naming the light bodies on the
 # model above at 2 threads (serial) or 2 ranks (distributed and full models), none on chain.cfg
 if(TARGET mbspar)
@@ -66,5 +73,11 @@ if(TARGET mbspar)
                    ${CMAKE_SOURCE_DIR}/configs ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
                    ${MPIEXEC_PREFLAGS} --oversubscribe)
   set_tests_properties(guard_cli.np2 PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  # check reports the engine's rank ranges on a light chain (the light rule of the partition)
+  add_test(NAME check_light.np3
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_light.sh $<TARGET_FILE:mbspar>
+                   ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(check_light.np3 PROPERTIES LABELS mpi TIMEOUT 180 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
 endif()

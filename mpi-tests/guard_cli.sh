@@ -42,7 +42,9 @@ sed 's/type = "fixed"; origin/type = "revolute"; axis = [1.0, 0.0, 0.0]; origin/
 warned() {
   n=$(grep -c "warning: ${2:-accel}: the result of schur misses the equations of motion" "$tmp/err")
   [ "$n" -eq 1 ] || bad "$1: $n guard warnings (want 1): $(cat "$tmp/err")"
-  [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "$1: stderr has more than the warning: $(cat "$tmp/err")"
+  # besides the layout warning of schur (a light joint at a boundary, printed before the run)
+  [ "$(grep -vc 'warning: schur: a rank or thread boundary cuts the light joint' "$tmp/err")" -eq 1 ] ||
+    bad "$1: stderr has more than the warning: $(cat "$tmp/err")"
   grep -q 'likely cause: bodies whose masses differ by 8 orders of magnitude: s0 (1e-08 kg) next to l0 (1 kg)' "$tmp/err" ||
     bad "$1: cause not named: $(cat "$tmp/err")"
   grep -q '"exceeded": true' "$tmp/g.json" || bad "$1: JSON accuracy.exceeded not true"

@@ -15,12 +15,15 @@
 /// bodies (before the light-joint rule of mbs_partitionRunsLight: q̈ off by up to 1.0 at 2 and
 /// 4 ranks and 3 threads); asserts 1e-10 (measured <= 2.3e-11, mostly ~1e-15). "moving_all":
 /// every link's light body on a revolute joint (no boundary avoids them: still fails, not run
-/// by CTest; docs/formulation.md 4.9). LIGHT_DEBUG=1 prints the dofs that differ.
+/// by CTest; docs/formulation.md 4.9). "layout": the light-cut checks that keep solver.method =
+/// auto off schur on the "moving_all" layouts and on on the "moving" ones (no engine; one rank).
+/// LIGHT_DEBUG=1 prints the dofs that differ.
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_config.h"
+#include "mbspar/mbs_schur.h"
 #include "mbs_test.h"
 
 static mbspComm *comm;
@@ -128,6 +131,35 @@ static void check(int n, int tree, int moving, double lm, double li, const char 
   mbs_modelDestroy(&m);
 }
 
+// "layout": what solver.method = auto checks before it picks schur (parallel/solver_auto.c):
+// on every "moving_all" model some rank boundary (2..4 ranks) and some thread boundary (2..4
+// threads of one rank) cuts a light joint (mbs_partitionLightCut, mbs_schurRankLightCut: no
+// clean place, auto picks aba); on every "moving" model none does (the partition found one)
+static void layout(int n, int tree, int moving) {
+  char *text = light_model(n, tree, moving, 1e-8, 1e-16);
+  mbsConfig *c = NULL;
+  mbsModel *m = NULL;
+  MBS_EXPECT(text, "out of memory");
+  if (text) MBS_EXPECT_OK(mbs_configParse(text, "light.cfg", NULL, 0, &c));
+  free(text);
+  if (c) MBS_EXPECT_OK(mbs_configBuildModel(c, &m));
+  mbs_configDestroy(&c);
+  if (!m) return;
+  for (int P = 2; P <= 4; P++) {
+    int st[5], p, cr = -1, ct = -1;
+    mbsSchurRank *rk = NULL;
+    MBS_EXPECT_OK(mbs_partitionModel(m, P, st));
+    cr = mbs_partitionLightCut(m, st, P, &p);
+    MBS_EXPECT_OK(mbs_schurRankCreate(m, 0, m->nbody, P, &rk));
+    if (rk) ct = mbs_schurRankLightCut(m, rk, &p);
+    mbs_schurRankDestroy(&rk);
+    MBS_EXPECT((cr >= 0) == (moving == 1) && (ct >= 0) == (moving == 1),
+               "%s of %d links, %s: %d ranks: light cut at %d, %d threads: at %d",
+               tree ? "tree" : "chain", n, moving == 1 ? "all light" : "every third", P, cr, P, ct);
+  }
+  mbs_modelDestroy(&m);
+}
+
 int main(int argc, char **argv) {
   if (mbsp_init(&argc, &argv, &comm)) {
     fprintf(stderr, "MPI init failed: %s\n", mbs_errMsg());
@@ -147,6 +179,11 @@ int main(int argc, char **argv) {
   } else if (strcmp(which, "moving_all") == 0) {
     for (int n = 5; n <= 10; n++) check(n, 0, 1, 1e-8, 1e-16, NULL);
     for (int n = 9; n <= 20; n++) check(n, 1, 1, 1e-8, 1e-16, NULL);
+  } else if (strcmp(which, "layout") == 0) {
+    for (int mv = 1; mv <= 2; mv++) {
+      for (int n = 6; n <= 10; n++) layout(n, 0, mv);
+      for (int n = 9; n <= 20; n++) layout(n, 1, mv);
+    }
   } else if (strcmp(which, "tree") == 0) {
     // trees: every light body carries two links (trees of paths, docs/formulation.md 4.9)
     check(12, 1, 0, 1e-6, 1e-12, NULL);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "solver_auto.h"
+#include <stdlib.h>
+#include "mbspar/mbs_schur.h"
 #include "mbspar/mbs_solverauto.h"
 #include "mbspar/mbs_solvertype.h"
 
@@ -16,6 +18,23 @@
 // the model says from about 1024 bodies up: schur when the job has processors of its own (more
 // than one, not shared), else aba
 #define MBSP_AUTO_MAXBODY 4096
+
+// 1 if schur's layout on \p P ranks x \p T threads has a light joint at a boundary (no clean
+// place: schur loses its accuracy there, docs/formulation.md 4.9)
+static mbsErr mbsp_autoLightCut(const mbsModel *m, int P, int T, int *cut) {
+  int *start = malloc(sizeof(int) * (size_t)(P + 1)), p;
+  MBS_CHECK(start, MBS_ERR_NOMEM, "out of memory (auto)");
+  mbsErr e = mbs_partitionModel(m, P, start);
+  *cut = !e && mbs_partitionLightCut(m, start, P, &p) >= 0;
+  for (int r = 0; !e && !*cut && T > 1 && r < P; r++) {
+    mbsSchurRank *rk = NULL;
+    e = mbs_schurRankCreate(m, start[r], start[r + 1], T, &rk);
+    *cut = !e && mbs_schurRankLightCut(m, rk, &p) >= 0;
+    mbs_schurRankDestroy(&rk);
+  }
+  free(start);
+  return e;
+}
 
 mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *tc) {
   mbsSolverAuto *a = &cfg->sauto;
@@ -60,6 +79,11 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
       memset(&out, 0, sizeof out);
       e = mbs_configBuildModel(cfg, &m);
       if (!e) e = mbs_autoPredict(m, &j, &out, &c.method);
+      int sch = mbs_solverFromName("schur"), cut = 0;
+      if (!e && c.method == sch && sch >= 0) e = mbsp_autoLightCut(m, size, j.threads, &cut);
+      for (int k = 0, best = -1; cut && k < out.ncand; k++) // the fastest serial method
+        if (mbs_solverIsBaseline(out.cand[k]) && (best < 0 || out.pred[k] < out.pred[best]))
+          best = k, c.method = out.cand[k], c.rule = 3;
       mbs_modelDestroy(&m);
       c.ncand = out.ncand;
       memcpy(c.cand, out.cand, sizeof c.cand);
@@ -68,8 +92,8 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
   }
   MBS_CALL(mbsp_agreeErr(comm, e));
   MBS_CALL(mbsp_agreeErr(comm, mbsp_bcastBytes(comm, &c, sizeof c, 0)));
-  static const char *const rules[] = {"model", "loops", "size"};
-  a->rule = rules[c.rule >= 0 && c.rule < 3 ? c.rule : 0];
+  static const char *const rules[] = {"model", "loops", "size", "light"};
+  a->rule = rules[c.rule >= 0 && c.rule < 4 ? c.rule : 0];
   a->ncand = c.ncand;
   memcpy(a->cand, c.cand, sizeof a->cand);
   memcpy(a->pred, c.pred, sizeof a->pred);
@@ -91,6 +115,10 @@ void mbsp_solverAutoSummary(const mbsConfig *cfg, char *buf, size_t n) {
     w = snprintf(buf + len, n - len, "closed loops or spring-dampers: aba");
   else if (!strcmp(a->rule, "size"))
     w = snprintf(buf + len, n - len, "above %d bodies: no graph built", MBSP_AUTO_MAXBODY);
+  else if (!strcmp(a->rule, "light"))
+    w = snprintf(buf + len, n - len,
+                 "not schur, a light joint at a rank or thread boundary (docs/formulation.md "
+                 "4.9); model:");
   else
     w = snprintf(buf + len, n - len, "model:");
   for (int k = 0; k < a->ncand && w >= 0 && (len += (size_t)w) < n; k++)

@@ -21,6 +21,8 @@ typedef struct {
   // the decomposition over the ranks of this launch (P > 1): joints whose parent is on another
   // rank, with the body order as given and with a depth-first order
   int P, cut, cut_max, cut_dfs, warn_order;
+  int *start; ///< (P + 1) the engine's rank ranges (mbs_partitionModel): rank r owns the bodies
+              ///< start[r] .. start[r + 1])
 } mbsCheckWarn;
 
 static void mbs_checkAdd(mbsCheckWarn *w, int k, const char *fmt, const char *a, const char *b) {
@@ -104,9 +106,10 @@ static int mbs_checkKidCmp(const void *a, const void *b) {
   return (x->body > y->body) - (x->body < y->body);
 }
 
-// the cuts of the body order as given (the engine's own partition, mbs_partitionModel) and of a
-// depth-first order (each subtree contiguous, the lighter subtrees first, as docs/model.md
-// advises) split into contiguous ranges the same way (mbs_partitionRuns on its joint types)
+// the cuts of the body order as given (the engine's own partition, mbs_partitionModel; its rank
+// ranges kept in cw->start) and of a depth-first order (each subtree contiguous, the lighter
+// subtrees first, as docs/model.md advises) split into contiguous ranges the same way
+// (mbs_partitionRunsLight on its joint types and its light joints)
 static mbsErr mbs_checkDecomp(const mbsModel *m, int P, mbsCheckWarn *cw) {
   int n = m->nbody, nr = 0, chain = 1;
   cw->P = P;
@@ -115,11 +118,14 @@ static mbsErr mbs_checkDecomp(const mbsModel *m, int P, mbsCheckWarn *cw) {
   int *stack = malloc(sizeof(int) * (size_t)n), *start = malloc(sizeof(int) * (size_t)(P + 1));
   int *rt = malloc(sizeof(int) * (size_t)n), *rl = malloc(sizeof(int) * (size_t)n);
   mbsCheckKid *kids = malloc(sizeof(mbsCheckKid) * (size_t)n);
-  mbsErr e = (size && byp && stack && start && rt && rl && kids)
+  int *lj = malloc(2 * sizeof(int) * (size_t)n), nl = 0;
+  cw->start = malloc(sizeof(int) * (size_t)(P + 1));
+  mbsErr e = (size && byp && stack && start && rt && rl && kids && lj && cw->start)
                  ? MBS_OK
                  : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   if (!e) e = mbs_partitionModel(m, P, start);
   if (!e) e = mbs_checkCuts(m, NULL, start, P, &cw->cut, &cw->cut_max);
+  if (!e) memcpy(cw->start, start, sizeof(int) * (size_t)(P + 1));
   if (!e) {
     for (int b = 0; b < n; b++) size[b] = 1;
     for (int b = n - 1; b >= 0; b--) // parents come before their children
@@ -151,16 +157,25 @@ static mbsErr mbs_checkDecomp(const mbsModel *m, int P, mbsCheckWarn *cw) {
         rt[nr] = jt, rl[nr] = 1, nr++;
       chain = chain && m->body_parent[i] == i - 1;
     }
+    // the light joints as the engine sees them (mbs_partitionModel), in preorder places: (child,
+    // parent), ascending by child (size is free: the places)
+    for (int i = 0; i < n; i++) size[byp[i]] = i;
+    for (int i = 0; i < n; i++) {
+      int b = byp[i], p = m->body_parent[b];
+      if (p >= 0 && mbs_partitionIsLight(m->body_mass[p], m->body_jnttype[p] == MBS_JNT_FIXED,
+                                         m->body_mass[b], m->body_jnttype[b] == MBS_JNT_FIXED))
+        lj[2 * nl] = i, lj[2 * nl + 1] = size[p], nl++;
+    }
     // the roots start clean cuts (each subtree is contiguous in preorder; the stack is free)
     int nc = 0;
     for (int i = 0; i < n; i++)
       if (m->body_parent[byp[i]] < 0) stack[nc++] = i;
-    e = mbs_partitionRuns(rt, rl, nr, chain, stack, nc, P, start);
+    e = mbs_partitionRunsLight(rt, rl, nr, chain, stack, nc, lj, nl, P, start);
   }
   int dfs_max = 0;
   if (!e) e = mbs_checkCuts(m, byp, start, P, &cw->cut_dfs, &dfs_max);
   cw->warn_order = !e && cw->cut > 2 * cw->cut_dfs + P;
-  free(size), free(byp), free(stack), free(start), free(rt), free(rl), free(kids);
+  free(size), free(byp), free(stack), free(start), free(rt), free(rl), free(kids), free(lj);
   return e;
 }
 
@@ -201,6 +216,7 @@ static void mbs_checkJson(mbsJson *j, const void *ctx) {
     mbs_jsonInt(j, "cut_joints", cw->cut);
     mbs_jsonInt(j, "cut_joints_max_per_rank", cw->cut_max);
     mbs_jsonInt(j, "cut_joints_depth_first", cw->cut_dfs);
+    if (cw->start) mbs_jsonIntArray(j, "first_body", cw->start, cw->P);
     mbs_jsonEndObject(j);
   }
 }
@@ -236,6 +252,11 @@ static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m, const mbsC
     printf("  %-26s %d ranks: %d joint(s) between ranks (at most %d on one rank; %d with a "
            "depth-first body order)\n",
            "decomposition", cw->P, cw->cut, cw->cut_max, cw->cut_dfs);
+  if (cw->P > 1 && cw->start) {
+    printf("  %-26s", "rank ranges (first body)");
+    for (int r = 0; r < cw->P; r++) printf(" %s", m->body_name[cw->start[r]]);
+    printf("\n");
+  }
 }
 
 mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
@@ -274,6 +295,7 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
       fprintf(mbsp_cliTable(cli) ? stdout : stderr, "warning: %s\n", msg);
     }
     if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_checkJson, &cw);
+    free(cw.start);
   }
   return mbsp_agreeErr(comm, e);
 }

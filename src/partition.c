@@ -226,6 +226,21 @@ mbsErr mbs_partitionModel(const mbsModel *m, int P, int *start) {
   return e;
 }
 
+int mbs_partitionLightCut(const mbsModel *m, const int *start, int n, int *parent) {
+  for (int k = 1; k < n; k++)
+    for (int b = start[k]; b < start[n]; b++) {
+      int p = m->body_parent[b];
+      if (p >= start[0] && p < start[k] &&
+          mbs_partitionIsLight(m->body_mass[p], m->body_jnttype[p] == MBS_JNT_FIXED,
+                               m->body_mass[b], m->body_jnttype[b] == MBS_JNT_FIXED)) {
+        *parent = p;
+        return b;
+      }
+    }
+  *parent = -1;
+  return -1;
+}
+
 // the masses' runs, and the light joints, of the structure pass (mbs_modelAddBody,
 // mbs_modelSkipBodies); on out of memory nrun_m = -1 and nothing more is noted
 static int mbs_partitionPush(int **a, int *n, int *cap, int v) { // 1 on out of memory

@@ -386,6 +386,11 @@ static inline int mbs_partitionCutDrop(const int *cut, int nc, int parent) {
 }
 /// The same for a full model. Local.
 mbsErr mbs_partitionModel(const mbsModel *m, int nranks, int *start);
+/// The first body b of [start[0], start[n]) whose joint is light and crosses a boundary start[k]
+/// (0 < k < n: its parent p >= start[0] in an earlier piece), or -1; \p parent gets p. Such a
+/// boundary had no clean place within MBS_PARTITION_FIXED_SKIP bodies: schur loses its accuracy
+/// there (docs/formulation.md 4.9). The bodies and parents of the range must be held. Local.
+int mbs_partitionLightCut(const mbsModel *m, const int *start, int n, int *parent);
 /// Cost weight of one joint of \p type in the decomposition.
 double mbs_partitionWeight(int type);
 

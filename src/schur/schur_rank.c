@@ -52,6 +52,13 @@ static int mbs_schurCutBad(const mbsModel *m, int b0, int b1, int s) {
   return 0;
 }
 
+int mbs_schurRankLightCut(const mbsModel *m, const mbsSchurRank *r, int *parent) {
+  int st[MBS_SCHUR_MAXSEG + 1];
+  for (int t = 0; t < r->nseg; t++) st[t] = r->seg[t]->s0;
+  st[r->nseg] = r->b1;
+  return mbs_partitionLightCut(m, st, r->nseg, parent);
+}
+
 mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchurRank **out) {
   *out = NULL;
   mbsSchurRank *r = calloc(1, sizeof *r);
