@@ -186,7 +186,10 @@ static const char *config_json(const char *text, const char *const *sets, int ns
 
 static void test_option_keys(void) {
   static const char *plain = "model = { chain = { n = 2; length = 1; mass = 1; }; };\n";
-  int n = mbs_configKeyInfo(0, NULL);
+  // with an empty inverse group, so that its defaults are echoed too
+  static const char *plain_inv =
+      "model = { chain = { n = 2; length = 1; mass = 1; }; };\ninverse = { };\n";
+  int n = mbs_configKeyInfo(0, NULL), nset = 0;
   MBS_EXPECT(n >= 30, "%d keys in the option groups", n);
   mbsConfigKeyInfo *ki = calloc((size_t)n, sizeof *ki);
   char(*sets)[320] = calloc((size_t)n, sizeof *sets);
@@ -207,8 +210,8 @@ static void test_option_keys(void) {
   }
   for (int k = 0; k < n; k++) {
     MBS_EXPECT(mbs_configKeyInfo(k, ki + k) == n, "key %d", k);
-    snprintf(sets[k], sizeof sets[k], "%s=%s", ki[k].key, ki[k].def);
-    setp[k] = sets[k];
+    snprintf(sets[k], sizeof sets[k], "%s=%s", ki[k].key, ki[k].sample);
+    if (!strcmp(ki[k].sample, ki[k].def)) setp[nset++] = sets[k]; // keys with a default
     // the help lists the key (a line starting with it) with its type and default
     char line[128];
     snprintf(line, sizeof line, "\n%s ", ki[k].key);
@@ -225,8 +228,9 @@ static void test_option_keys(void) {
     MBS_EXPECT(err == NULL, "--set %s: %s", sets[k], err ? err : "");
   }
   // every default set explicitly echoes as the defaults do
-  MBS_EXPECT(config_json(plain, NULL, 0, want, 1 << 14) == NULL, "plain config");
-  const char *err = config_json(plain, setp, n, got, 1 << 14);
+  MBS_EXPECT(config_json(plain_inv, NULL, 0, want, 1 << 14) == NULL, "plain config");
+  MBS_EXPECT(strstr(want, "\"inverse\""), "inverse echoed");
+  const char *err = config_json(plain_inv, setp, nset, got, 1 << 14);
   MBS_EXPECT(err == NULL, "all defaults by --set: %s", err ? err : "");
   MBS_EXPECT(!strcmp(want, got), "defaults of help config differ from the parser's:\n%s\n%s", want,
              got);

@@ -404,28 +404,12 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   }
   mbs_jsonEndObject(j);
 
-  // the option groups from their descriptors (src/config_opts.c); inverse is written by hand
+  // the option groups from their descriptors (src/config_opts.c)
   mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("solver"));
   mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("integrator"));
   mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("output"));
 
-  const mbsInverseSpec *iv = &c->inverse;
-  if (iv->present) {
-    mbs_jsonBeginObject(j, "inverse");
-    mbs_jsonNumber(j, "T", iv->T);
-    mbs_jsonInt(j, "steps", iv->steps);
-    mbs_jsonString(j, "angle_unit", iv->degrees ? "deg" : "rad");
-    if (iv->nstart) mbs_jsonNumberArray(j, "q_start", iv->q_start, iv->nstart);
-    if (iv->nend) mbs_jsonNumberArray(j, "q_end", iv->q_end, iv->nend);
-    if (iv->motion) mbs_jsonString(j, "motion", iv->motion);
-    if (iv->nactuated) {
-      mbs_jsonBeginArray(j, "actuated");
-      for (int k = 0; k < iv->nactuated; k++) mbs_jsonString(j, NULL, iv->actuated[k]);
-      mbs_jsonEndArray(j);
-    }
-    mbs_jsonEndObject(j);
-  }
-
+  if (c->inverse.present) mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("inverse"));
   mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("static"));
   mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("cpa"));
 }

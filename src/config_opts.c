@@ -42,13 +42,9 @@ const char *mbs_outFormatName(int f) {
 // solver.method: "auto" (the default) or a row of the solver table
 static mbsErr mbs_optReadMethod(mbsConfig *c, const mbsCs *s, void *base) {
   mbsOption *o = base;
+  const char *method = NULL;
   if (!s) return MBS_OK;
-  if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-    char path[256];
-    mbs_cfgPath(s, path, sizeof path);
-    return mbs_cfgFail(c, s, "%s: wrong type: expected a string, got %s", path, mbs_cfgTypeName(s));
-  }
-  const char *method = config_setting_get_string(s);
+  MBS_CALL(mbs_cfgGetString(c, config_setting_parent(s), "method", &method));
   if (!strcmp(method, "auto")) return MBS_OK;
   c->sauto.on = 0;
   o->solver = mbs_solverFromName(method);
@@ -369,56 +365,151 @@ mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root) {
   return mbs_cfgReadDescs(c, root, mbs_cfgOptGroup("output"));
 }
 
-mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
-  static const char *const keys[] = {"T",          "steps",  "q_start",  "q_end",
-                                     "angle_unit", "motion", "actuated", NULL};
-  static const char *const units[] = {"rad", "deg", NULL};
-  const mbsCs *g;
-  mbsInverseSpec *iv = &c->inverse;
-  MBS_CALL(mbs_cfgGetGroup(c, root, "inverse", &g));
-  if (!g) return MBS_OK;
-  iv->present = 1;
-  MBS_CALL(mbs_cfgCheckKeys(c, g, keys));
-  MBS_CALL(mbs_cfgGetReal(c, g, "T", &iv->T));
-  MBS_CALL(mbs_cfgGetInt(c, g, "steps", 1, 100000000, &iv->steps));
-  MBS_CALL(mbs_cfgGetEnum(c, g, "angle_unit", units, &iv->degrees));
-  MBS_CALL(mbs_cfgGetValues(c, g, "q_start", &iv->q_start, &iv->nstart));
-  MBS_CALL(mbs_cfgGetValues(c, g, "q_end", &iv->q_end, &iv->nend));
-  if (!(iv->T > 0))
-    return mbs_cfgFail(c, config_setting_get_member(g, "T"), "inverse.T must be > 0 (got %g)",
-                       iv->T);
-  // a user motion: a CSV file relative to the config's directory
+// inverse.q_start, q_end: one value (broadcast) or one per coordinate
+static mbsErr mbs_optReadQStart(mbsConfig *c, const mbsCs *s, void *base) {
+  mbsInverseSpec *iv = base;
+  return s ? mbs_cfgGetValues(c, config_setting_parent(s), "q_start", &iv->q_start, &iv->nstart)
+           : MBS_OK;
+}
+static mbsErr mbs_optReadQEnd(mbsConfig *c, const mbsCs *s, void *base) {
+  mbsInverseSpec *iv = base;
+  return s ? mbs_cfgGetValues(c, config_setting_parent(s), "q_end", &iv->q_end, &iv->nend) : MBS_OK;
+}
+static void mbs_optEchoQStart(mbsJson *j, const mbsConfig *c, const mbsOptDesc *d,
+                              const void *base) {
+  const mbsInverseSpec *iv = base;
+  (void)c;
+  if (iv->nstart) mbs_jsonNumberArray(j, d->key, iv->q_start, iv->nstart);
+}
+static void mbs_optEchoQEnd(mbsJson *j, const mbsConfig *c, const mbsOptDesc *d, const void *base) {
+  const mbsInverseSpec *iv = base;
+  (void)c;
+  if (iv->nend) mbs_jsonNumberArray(j, d->key, iv->q_end, iv->nend);
+}
+static void mbs_optRangeValues(char *buf, size_t n) {
+  snprintf(buf, n, "a number or a list, one per coordinate");
+}
+static void mbs_optShowNone(char *buf, size_t n, const mbsConfig *c, const void *base) {
+  (void)c, (void)base;
+  snprintf(buf, n, "none");
+}
+
+// inverse.motion: a CSV file relative to the config's directory
+static mbsErr mbs_optReadMotion(mbsConfig *c, const mbsCs *s, void *base) {
+  mbsInverseSpec *iv = base;
   const char *mot = NULL;
-  MBS_CALL(mbs_cfgGetString(c, g, "motion", &mot));
-  if (mot) {
-    const mbsCs *ms = config_setting_get_member(g, "motion");
-    if (!mot[0]) return mbs_cfgFail(c, ms, "inverse.motion: empty file name");
-    const char *slash = strrchr(c->filename, '/');
-    size_t dl = mot[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
-    iv->motion = malloc(dl + strlen(mot) + 1);
-    if (!iv->motion) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-    memcpy(iv->motion, c->filename, dl);
-    memcpy(iv->motion + dl, mot, strlen(mot) + 1);
-    iv->motion_line = mbs_cfgLine(ms);
-  }
-  // the actuated joints of a model with loops: body names (a string or a list of strings)
-  const mbsCs *as = config_setting_get_member(g, "actuated");
-  if (as) {
-    int n = mbs_cfgIsList(as) ? config_setting_length(as) : 1;
-    iv->actuated = calloc((size_t)n + 1, sizeof *iv->actuated);
-    if (!iv->actuated) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-    for (int k = 0; k < n; k++) {
-      const mbsCs *e = mbs_cfgIsList(as) ? config_setting_get_elem(as, (unsigned)k) : as;
-      if (config_setting_type(e) != CONFIG_TYPE_STRING)
-        return mbs_cfgFail(c, e, "inverse.actuated: wrong type: expected body names, got %s",
-                           mbs_cfgTypeName(e));
-      iv->actuated[k] = mbs_strdup(config_setting_get_string(e));
-      if (!iv->actuated[k]) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-      iv->nactuated = k + 1;
-    }
-    if (n == 0) return mbs_cfgFail(c, as, "inverse.actuated: empty list");
-  }
+  if (!s) return MBS_OK;
+  MBS_CALL(mbs_cfgGetString(c, config_setting_parent(s), "motion", &mot));
+  if (!mot[0]) return mbs_cfgFail(c, s, "inverse.motion: empty file name");
+  const char *slash = strrchr(c->filename, '/');
+  size_t dl = mot[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
+  iv->motion = malloc(dl + strlen(mot) + 1);
+  if (!iv->motion) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  memcpy(iv->motion, c->filename, dl);
+  memcpy(iv->motion + dl, mot, strlen(mot) + 1);
+  iv->motion_line = mbs_cfgLine(s);
   return MBS_OK;
+}
+static void mbs_optEchoMotion(mbsJson *j, const mbsConfig *c, const mbsOptDesc *d,
+                              const void *base) {
+  const mbsInverseSpec *iv = base;
+  (void)c;
+  if (iv->motion) mbs_jsonString(j, d->key, iv->motion);
+}
+static void mbs_optRangeFile(char *buf, size_t n) {
+  snprintf(buf, n, "a CSV file (t, q)");
+}
+
+// inverse.actuated: the actuated joints of a model with loops, body names (a string or a list)
+static mbsErr mbs_optReadActuated(mbsConfig *c, const mbsCs *as, void *base) {
+  mbsInverseSpec *iv = base;
+  if (!as) return MBS_OK;
+  int n = mbs_cfgIsList(as) ? config_setting_length(as) : 1;
+  iv->actuated = calloc((size_t)n + 1, sizeof *iv->actuated);
+  if (!iv->actuated) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  for (int k = 0; k < n; k++) {
+    const mbsCs *e = mbs_cfgIsList(as) ? config_setting_get_elem(as, (unsigned)k) : as;
+    if (config_setting_type(e) != CONFIG_TYPE_STRING)
+      return mbs_cfgFail(c, e, "inverse.actuated: wrong type: expected body names, got %s",
+                         mbs_cfgTypeName(e));
+    iv->actuated[k] = mbs_strdup(config_setting_get_string(e));
+    if (!iv->actuated[k]) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    iv->nactuated = k + 1;
+  }
+  if (n == 0) return mbs_cfgFail(c, as, "inverse.actuated: empty list");
+  return MBS_OK;
+}
+static void mbs_optEchoActuated(mbsJson *j, const mbsConfig *c, const mbsOptDesc *d,
+                                const void *base) {
+  const mbsInverseSpec *iv = base;
+  (void)c;
+  if (!iv->nactuated) return;
+  mbs_jsonBeginArray(j, d->key);
+  for (int k = 0; k < iv->nactuated; k++) mbs_jsonString(j, NULL, iv->actuated[k]);
+  mbs_jsonEndArray(j);
+}
+static void mbs_optRangeNames(char *buf, size_t n) {
+  snprintf(buf, n, "a body name or a list of them");
+}
+
+static const char *const mbs_unit_names[] = {"rad", "deg", NULL};
+#define MBS_IO(f) offsetof(mbsInverseSpec, f)
+static const mbsOptDesc mbs_inverse_opts[] = {
+    {.key = "T",
+     .type = MBS_OPT_REAL,
+     .offset = MBS_IO(T),
+     .lo = 0,
+     .lo_open = 1,
+     MBS_NOHI,
+     .help = "duration of the prescribed motion [s]"},
+    {.key = "steps",
+     .type = MBS_OPT_INT,
+     .offset = MBS_IO(steps),
+     .ilo = 1,
+     .ihi = 100000000,
+     .help = "intervals of the motion (steps + 1 samples)"},
+    {.key = "angle_unit",
+     .type = MBS_OPT_ENUM,
+     .offset = MBS_IO(degrees),
+     .names = mbs_unit_names,
+     .help = "unit of the rotation coordinates of q_start and q_end"},
+    {.key = "q_start",
+     .type = MBS_OPT_CUSTOM,
+     .read = mbs_optReadQStart,
+     .echo = mbs_optEchoQStart,
+     .show = mbs_optShowNone,
+     .range = mbs_optRangeValues,
+     .example = "0",
+     .help = "start coordinates (none: q0)"},
+    {.key = "q_end",
+     .type = MBS_OPT_CUSTOM,
+     .read = mbs_optReadQEnd,
+     .echo = mbs_optEchoQEnd,
+     .show = mbs_optShowNone,
+     .range = mbs_optRangeValues,
+     .example = "0.5",
+     .help = "end coordinates (none: q0)"},
+    {.key = "motion",
+     .type = MBS_OPT_CUSTOM,
+     .read = mbs_optReadMotion,
+     .echo = mbs_optEchoMotion,
+     .show = mbs_optShowNone,
+     .range = mbs_optRangeFile,
+     .example = "motion.csv",
+     .help = "a user motion instead of the profile (relative to the config's directory)"},
+    {.key = "actuated",
+     .type = MBS_OPT_CUSTOM,
+     .read = mbs_optReadActuated,
+     .echo = mbs_optEchoActuated,
+     .show = mbs_optShowNone,
+     .range = mbs_optRangeNames,
+     .example = "link1",
+     .help = "closed loops: the bodies whose joints are driven"},
+};
+
+mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root) {
+  if (config_setting_get_member(root, "inverse")) c->inverse.present = 1;
+  return mbs_cfgReadDescs(c, root, mbs_cfgOptGroup("inverse"));
 }
 
 // model.formulation = "joint" (the default) or "natural" (docs/natural.md 8): the natural
@@ -659,6 +750,9 @@ static void *mbs_optBaseOpt(mbsConfig *c) {
 static void *mbs_optBaseCfg(mbsConfig *c) {
   return c;
 }
+static void *mbs_optBaseInverse(mbsConfig *c) {
+  return &c->inverse;
+}
 static void *mbs_optBaseStatic(mbsConfig *c) {
   return &c->statics;
 }
@@ -670,6 +764,7 @@ const mbsOptGroup mbs_opt_groups[] = {
     {"solver", mbs_solver_opts, MBS_NROWS(mbs_solver_opts), mbs_optBaseOpt},
     {"integrator", mbs_integrator_opts, MBS_NROWS(mbs_integrator_opts), mbs_optBaseOpt},
     {"output", mbs_output_opts, MBS_NROWS(mbs_output_opts), mbs_optBaseCfg},
+    {"inverse", mbs_inverse_opts, MBS_NROWS(mbs_inverse_opts), mbs_optBaseInverse},
     {"static", mbs_static_opts, MBS_NROWS(mbs_static_opts), mbs_optBaseStatic},
     {"cpa", mbs_cpa_opts, MBS_NROWS(mbs_cpa_opts), mbs_optBaseCpa},
 };
@@ -773,6 +868,7 @@ int mbs_configKeyInfo(int k, mbsConfigKeyInfo *info) {
   snprintf(info->type, sizeof info->type, "%s", mbs_opt_type_names[d->type]);
   mbs_optRange(d, info->range, sizeof info->range);
   mbs_optShow(d, &c, grp->base(&c), info->def, sizeof info->def);
+  snprintf(info->sample, sizeof info->sample, "%s", d->example ? d->example : info->def);
   info->help = d->help;
   return total;
 }

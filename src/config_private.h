@@ -114,7 +114,8 @@ struct mbsOptDesc {
   void (*echo)(mbsJson *j, const mbsConfig *c, const mbsOptDesc *d, const void *base); ///< CUSTOM
   void (*show)(char *buf, size_t n, const mbsConfig *c, const void *base); ///< CUSTOM: value
   void (*range)(char *buf, size_t n); ///< CUSTOM: the accepted values
-  const char *help;                   ///< one line: what it is and its unit
+  const char *example; ///< a value the reader accepts, when the default cannot be written
+  const char *help;    ///< one line: what it is and its unit
 };
 /// an option group: its name, its rows and the struct they point into
 typedef struct {

@@ -121,13 +121,14 @@ typedef struct mbsConfig {
   void *priv;           ///< private: the libconfig tree after the overrides
 } mbsConfig;
 
-/// One key of the option groups (solver, integrator, output, static, cpa), as `mbspar help
+/// One key of the option groups (solver, integrator, output, inverse, static, cpa), as `mbspar help
 /// config` prints it: made from the group's descriptor table (src/config_opts.c).
 typedef struct {
   char key[64];     ///< "group.key"
   char type[16];    ///< real, int, enum, bool, vec2, string, text
   char range[256];  ///< the accepted values, e.g. "(0, 2)", "csv|hdf5", ">= 1"
-  char def[64];     ///< the default, as a --set value
+  char def[64];     ///< the default, as a --set value ("none": no value)
+  char sample[64];  ///< a value the reader accepts (the default, or an example)
   const char *help; ///< one line
 } mbsConfigKeyInfo;
 
