@@ -1,6 +1,8 @@
 /// \file config_opts.c
-/// The option groups of the config (solver, integrator, output, inverse, static, cpa) and the
-/// names of their enumerated values.
+/// The option groups of the config (solver, integrator, output, inverse, static, cpa) as
+/// descriptor tables (one mbsOptDesc row per key, docs/code.md "Adding a config option"): the
+/// reader (mbs_cfgReadDescs), the JSON echo (mbs_cfgEchoDescs) and `mbspar help config`
+/// (mbs_configHelp) are made from the rows; model.formulation; the names of enumerated values.
 
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
