@@ -44,6 +44,16 @@ check lacks cpa --restart --repeat -ksp_
 check has check --set --json
 check lacks check --restart --repeat --grain
 
+# mbspar help config: the config keys from the descriptor tables (src/config_opts.c), and the
+# block of docs/cli.md made from it is in sync (scripts/config_keys_doc.sh)
+run 0 "$mbspar" help config
+for k in solver.method solver.tol integrator.dt output.flush_every static.method cpa.latency; do
+  grep -q "^$k " "$tmp/out" || bad "help config: $k not listed"
+done
+grep -q '^usage:' "$tmp/out" && bad "help config prints the usage"
+sh "$(dirname "$0")/../scripts/config_keys_doc.sh" --check "$mbspar" 2>"$tmp/doc" ||
+  bad "docs/cli.md Config keys is stale: $(cat "$tmp/doc")"
+
 # an unknown verb: one line, exit 2
 run 2 "$mbspar" help nosuch
 if [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q 'help nosuch: no such verb' "$tmp/err"; then

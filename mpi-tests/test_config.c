@@ -11,6 +11,7 @@
 #include "mbs_json_check.h"
 #include "mbs_test.h"
 #include "mbspar/mbs_config.h"
+#include "mbspar/mbs_report.h"
 #include "mbspar/mbs_trajectory.h"
 
 #ifndef M_PI
@@ -157,6 +158,93 @@ static void test_set(void) {
   const char *bad5[] = {"model.bodies[7].mass=1"};
   MBS_EXPECT(build(mixed, bad5, 1, NULL, &m) == MBS_ERR_USAGE, "index out of range");
   MBS_EXPECT(m == NULL, "model returned on error");
+}
+
+// the option groups by descriptor (src/config_opts.c): every key of the table is listed by
+// `mbspar help config` with its default, the reader accepts that default through --set, and the
+// defaults the help prints are those the parser starts from (mbs_optionDefault and the config's
+// own): the JSON echo of the option groups is the same with every default set explicitly.
+// Iterates the table, so a new row is tested without editing this test.
+static const char *config_json(const char *text, const char *const *sets, int nsets, char *buf,
+                               size_t n) {
+  mbsConfig *c = NULL;
+  mbsJson *j = NULL;
+  buf[0] = 0;
+  mbsErr e = mbs_configParse(text, "t.cfg", sets, nsets, &c);
+  if (!e) e = mbs_jsonOpenMemory(&j);
+  if (!e) {
+    mbs_configWriteJson(c, j);
+    mbs_jsonEndObject(j); // the top level: the buffer is complete
+    const char *from = strstr(mbs_jsonBuffer(j), "\"solver\"");
+    snprintf(buf, n, "%s", from ? from : "(no solver group)");
+    if (!from) e = mbs_errSet(MBS_ERR_INTERNAL, "no solver group in the JSON echo");
+    mbs_jsonAbandon(&j);
+  }
+  mbs_configDestroy(&c);
+  return e ? mbs_errMsg() : NULL;
+}
+
+static void test_option_keys(void) {
+  static const char *plain = "model = { chain = { n = 2; length = 1; mass = 1; }; };\n";
+  // with an empty inverse group, so that its defaults are echoed too
+  static const char *plain_inv =
+      "model = { chain = { n = 2; length = 1; mass = 1; }; };\ninverse = { };\n";
+  int n = mbs_configKeyInfo(0, NULL), nset = 0;
+  MBS_EXPECT(n >= 30, "%d keys in the option groups", n);
+  mbsConfigKeyInfo *ki = calloc((size_t)n, sizeof *ki);
+  char(*sets)[320] = calloc((size_t)n, sizeof *sets);
+  const char **setp = calloc((size_t)n, sizeof *setp);
+  char *help = calloc(1 << 16, 1), *want = calloc(1 << 14, 1), *got = calloc(1 << 14, 1);
+  if (!ki || !sets || !setp || !help || !want || !got) {
+    MBS_EXPECT(0, "out of memory");
+    return;
+  }
+  FILE *f = tmpfile();
+  MBS_EXPECT(f != NULL, "tmpfile");
+  if (f) {
+    mbs_configHelp(f);
+    rewind(f);
+    size_t len = fread(help, 1, (1 << 16) - 1, f);
+    help[len] = 0;
+    fclose(f);
+  }
+  for (int k = 0; k < n; k++) {
+    MBS_EXPECT(mbs_configKeyInfo(k, ki + k) == n, "key %d", k);
+    snprintf(sets[k], sizeof sets[k], "%s=%s", ki[k].key, ki[k].sample);
+    if (!strcmp(ki[k].sample, ki[k].def)) setp[nset++] = sets[k]; // keys with a default
+    // the help lists the key (a line starting with it) with its type and default
+    char line[128];
+    snprintf(line, sizeof line, "\n%s ", ki[k].key);
+    const char *at = strstr(help, line);
+    MBS_EXPECT(at != NULL, "help config lists %s", ki[k].key);
+    const char *eol = at ? strchr(at + 1, '\n') : NULL;
+    const char *d = at ? strstr(at + 1, ki[k].def) : NULL;
+    MBS_EXPECT(d && (!eol || d < eol), "help config: %s shows its default %s", ki[k].key,
+               ki[k].def);
+    MBS_EXPECT(ki[k].help && ki[k].help[0] && ki[k].range[0], "%s: help and range", ki[k].key);
+    // the reader accepts the default as a value of the key
+    const char *one[] = {sets[k]};
+    const char *err = config_json(plain, one, 1, got, 1 << 14);
+    MBS_EXPECT(err == NULL, "--set %s: %s", sets[k], err ? err : "");
+  }
+  // every default set explicitly echoes as the defaults do
+  MBS_EXPECT(config_json(plain_inv, NULL, 0, want, 1 << 14) == NULL, "plain config");
+  MBS_EXPECT(strstr(want, "\"inverse\""), "inverse echoed");
+  const char *err = config_json(plain_inv, setp, nset, got, 1 << 14);
+  MBS_EXPECT(err == NULL, "all defaults by --set: %s", err ? err : "");
+  MBS_EXPECT(!strcmp(want, got), "defaults of help config differ from the parser's:\n%s\n%s", want,
+             got);
+  // a bound through --set: the row's message, located at the --set
+  const char *bad[] = {"solver.omega=3"};
+  MBS_EXPECT(config_json(plain, bad, 1, got, 1 << 14) != NULL, "omega = 3 refused");
+  MBS_EXPECT(!strcmp(mbs_errMsg(), "--set solver.omega=3: solver.omega must be in (0, 2) (got 3)"),
+             "msg: %s", mbs_errMsg());
+  free(ki);
+  free(sets);
+  free(setp);
+  free(help);
+  free(want);
+  free(got);
 }
 
 static void test_errors(void) {
@@ -502,6 +590,7 @@ int main(int argc, char **argv) {
   test_mixed();
   test_defaults();
   test_set();
+  test_option_keys();
   test_errors();
   test_trajectory();
   test_shipped();

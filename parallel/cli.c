@@ -115,6 +115,7 @@ void mbsp_cliUsage(FILE *f, const mbspVerb *verbs, int nverb, const mbspVerb *ve
   } else {
     fputs("usage: mbspar [VERB] CONFIG [options]\n"
           "       mbspar help [VERB]   (the options of one verb: mbspar VERB --help)\n"
+          "       mbspar help config   (every key of the option groups: type, range, default)\n"
           "\nverbs:\n",
           f);
     for (int v = 0; v < nverb; v++) fprintf(f, "  %-9s %s\n", verbs[v].name, verbs[v].help);
@@ -378,6 +379,9 @@ mbsErr mbsp_cliParse(int argc, char **argv, const mbspVerb *verbs, int nverb, mb
     cli->help = 1;
   if (cli->help || cli->version) {
     cli->verb = npos >= 1 ? mbs_verbFind(pos[0], verbs, nverb) : NULL;
+    // mbspar help config: the config keys (no verb is called config)
+    cli->help_config = help_word && npos == 1 && !cli->verb && !strcmp(pos[0], "config");
+    if (cli->help_config) return MBS_OK;
     if (help_word && npos >= 1 && !cli->verb)
       return mbs_errSet(MBS_ERR_USAGE, "mbspar: help %s: no such verb (mbspar help lists them)",
                         pos[0]);

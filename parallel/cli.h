@@ -27,7 +27,8 @@ typedef struct {
   const char *restart;   ///< --restart FILE
   double progress_every; ///< --progress SECONDS (batch logs)
   int quiet, force, help, version;
-  int petsc_help; ///< -help (PETSc's, with mbspar's own options)
+  int petsc_help;  ///< -help (PETSc's, with mbspar's own options)
+  int help_config; ///< mbspar help config: the keys of the option groups (mbs_configHelp)
   int argc;
   char **argv;
   int pargc;           ///< the PETSc options (argv[0] first), for PetscInitialize

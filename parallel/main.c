@@ -87,7 +87,10 @@ int main(int argc, char **argv) {
   mbspThreadChoice tc = {1, 0, 1, 1};
   if (!e) e = mbsp_threadsInit(comm, &tc); // OpenMP threads per rank: never oversubscribe
   if (!e && (cli.help || cli.version)) {
-    if (rank == 0 && cli.help) mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB, cli.verb);
+    if (rank == 0 && cli.help_config)
+      mbs_configHelp(stdout);
+    else if (rank == 0 && cli.help)
+      mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB, cli.verb);
     fflush(stdout);
     // mbspar -help: then PETSc's general options (PetscInitialize prints them)
     if (cli.help && cli.petsc_help) {

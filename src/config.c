@@ -199,16 +199,8 @@ void mbs_cfgUrdfForces(const mbsConfig *c, mbsModel *m) {
   }
 }
 
-mbsErr mbs_configParse(const char *text, const char *filename, const char *const *sets, int nsets,
-                       mbsConfig **out) {
-  *out = NULL;
-  mbsConfig *c;
-  MBS_ALLOC(c, 1);
-  mbsErr e = MBS_OK;
-  config_t *tree = NULL;
-  char *pre = NULL;
-
-  // defaults
+// the defaults of every option but output.dir (mbs_configParse allocates it)
+void mbs_cfgDefaults(mbsConfig *c) {
   mbs_optionDefault(&c->opt);
   c->gravity[0] = 0, c->gravity[1] = 0, c->gravity[2] = -9.81;
   c->out_every = 1;
@@ -220,6 +212,18 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   c->inverse.steps = 100;
   mbs_staticOptDefault(&c->statics);
   c->cpa.latency = 1.5e-6, c->cpa.bandwidth = 5e9, c->cpa.flop_time = 1e-9;
+}
+
+mbsErr mbs_configParse(const char *text, const char *filename, const char *const *sets, int nsets,
+                       mbsConfig **out) {
+  *out = NULL;
+  mbsConfig *c;
+  MBS_ALLOC(c, 1);
+  mbsErr e = MBS_OK;
+  config_t *tree = NULL;
+  char *pre = NULL;
+
+  mbs_cfgDefaults(c);
   c->filename = mbs_strdup(filename ? filename : "(config)");
   c->out_dir = mbs_strdup("out");
   c->sets = calloc((size_t)(nsets > 0 ? nsets : 1), sizeof *c->sets);
@@ -400,71 +404,14 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   }
   mbs_jsonEndObject(j);
 
-  const mbsOption *o = &c->opt;
-  mbs_jsonBeginObject(j, "solver");
-  mbs_jsonString(j, "method", mbs_solverName(o->solver));
-  mbs_jsonBool(j, "auto", c->sauto.on); // the method chosen by solver.method = auto
-  mbs_jsonNumber(j, "tol", o->tol);
-  mbs_jsonInt(j, "max_iter", o->max_iter);
-  mbs_jsonInt(j, "check_every", o->check_every);
-  mbs_jsonString(j, "criterion", mbs_criterionName(o->criterion));
-  mbs_jsonNumber(j, "omega", o->omega);
-  mbs_jsonNumber(j, "rho", o->rho);
-  mbs_jsonString(j, "warm_start", mbs_warmStartName(o->warm_start));
-  mbs_jsonString(j, "interface", mbs_interfaceName(o->iface));
-  mbs_jsonNumberArray(j, "baumgarte", o->baumgarte, 2);
-  mbs_jsonNumber(j, "rank_tol", o->rank_tol);
-  mbs_jsonNumber(j, "closure_tol", o->closure_tol);
-  mbs_jsonString(j, "loops", mbs_loopModeName(o->loops));
-  mbs_jsonEndObject(j);
+  // the option groups from their descriptors (src/config_opts.c)
+  mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("solver"));
+  mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("integrator"));
+  mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("output"));
 
-  mbs_jsonBeginObject(j, "integrator");
-  mbs_jsonString(j, "method", mbs_integratorName(o->integrator));
-  mbs_jsonNumber(j, "dt", o->dt);
-  mbs_jsonNumber(j, "t_end", o->t_end);
-  mbs_jsonNumber(j, "tol", o->int_tol);
-  mbs_jsonBool(j, "projection", o->projection);
-  mbs_jsonEndObject(j);
-
-  mbs_jsonBeginObject(j, "output");
-  mbs_jsonString(j, "dir", c->out_dir);
-  mbs_jsonInt(j, "every", c->out_every);
-  mbs_jsonInt(j, "checkpoint_every", c->out_checkpoint_every);
-  mbs_jsonString(j, "format", mbs_outFormatName(c->out_format));
-  mbs_jsonBool(j, "joint_wrench", c->out_joint_wrench);
-  if (c->out_flush_rows) {
-    char fr[32];
-    snprintf(fr, sizeof fr, "%d rows", c->out_flush_rows);
-    mbs_jsonString(j, "flush_every", fr);
-  } else {
-    mbs_jsonNumber(j, "flush_every", c->out_flush_sec);
-  }
-  mbs_jsonEndObject(j);
-
-  const mbsInverseSpec *iv = &c->inverse;
-  if (iv->present) {
-    mbs_jsonBeginObject(j, "inverse");
-    mbs_jsonNumber(j, "T", iv->T);
-    mbs_jsonInt(j, "steps", iv->steps);
-    mbs_jsonString(j, "angle_unit", iv->degrees ? "deg" : "rad");
-    if (iv->nstart) mbs_jsonNumberArray(j, "q_start", iv->q_start, iv->nstart);
-    if (iv->nend) mbs_jsonNumberArray(j, "q_end", iv->q_end, iv->nend);
-    if (iv->motion) mbs_jsonString(j, "motion", iv->motion);
-    if (iv->nactuated) {
-      mbs_jsonBeginArray(j, "actuated");
-      for (int k = 0; k < iv->nactuated; k++) mbs_jsonString(j, NULL, iv->actuated[k]);
-      mbs_jsonEndArray(j);
-    }
-    mbs_jsonEndObject(j);
-  }
-
-  mbs_cfgEchoDescs(j, "static", mbs_static_opts, mbs_static_nopt, &c->statics);
-
-  mbs_jsonBeginObject(j, "cpa");
-  mbs_jsonNumber(j, "latency", c->cpa.latency);
-  mbs_jsonNumber(j, "bandwidth", c->cpa.bandwidth);
-  mbs_jsonNumber(j, "flop_time", c->cpa.flop_time);
-  mbs_jsonEndObject(j);
+  if (c->inverse.present) mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("inverse"));
+  mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("static"));
+  mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("cpa"));
 }
 
 int mbs_configIsSet(const mbsConfig *cfg, const char *path) {

@@ -86,25 +86,54 @@ const mbsReal *mbs_tipGet(const mbsTips *t, int gid);
 mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree, mbsTips *tips);
 
 /// One option of a config group, by descriptor: a row drives the key check, the typed read with
-/// its bounds and FILE:LINE messages (mbs_cfgReadDescs) and the JSON echo (mbs_cfgEchoDescs).
-typedef enum { MBS_OPT_REAL, MBS_OPT_INT, MBS_OPT_ENUM } mbsOptType;
-typedef struct {
-  const char *key;          ///< name in its group
-  mbsOptType type;          ///< REAL: mbsReal, INT and ENUM: int
-  size_t offset;            ///< where in the group's struct (offsetof)
-  double lo;                ///< REAL: lower bound checked after every key is read (-INFINITY: none)
-  int lo_open;              ///< REAL: 1: value > lo, 0: value >= lo
-  int ilo, ihi;             ///< INT: bounds, checked as the key is read
+/// its bounds and FILE:LINE messages (mbs_cfgReadDescs), the JSON echo (mbs_cfgEchoDescs) and
+/// `mbspar help config` (mbs_configHelp). The default is not in the row: it is the field's value
+/// after mbs_cfgDefaults (mbs_optionDefault for mbsOption), so it has one home.
+typedef enum {
+  MBS_OPT_REAL,   ///< mbsReal
+  MBS_OPT_INT,    ///< int in [ilo, ihi]
+  MBS_OPT_ENUM,   ///< int: an index into names
+  MBS_OPT_BOOL,   ///< int: true or false
+  MBS_OPT_VEC2,   ///< mbsReal[2], each in the real bounds
+  MBS_OPT_STRING, ///< char * (owned, not empty)
+  MBS_OPT_CUSTOM  ///< read, echo and show hooks
+} mbsOptType;
+typedef struct mbsOptDesc mbsOptDesc;
+struct mbsOptDesc {
+  const char *key;      ///< name in its group
+  mbsOptType type;      ///< where it goes: the field at offset in the group's struct
+  size_t offset;        ///< offsetof in the group's struct
+  double lo, hi;        ///< REAL, VEC2: bounds checked after every key is read (+-INFINITY: none)
+  int lo_open, hi_open; ///< REAL, VEC2: 1: strict (lo < v), 0: closed (lo <= v)
+  int ilo, ihi;         ///< INT: bounds, checked as the key is read
   const char *const *names; ///< ENUM: the value names, NULL-terminated
-  const char *help;         ///< one line: what it is, its unit and default
-} mbsOptDesc;
+  const char *msg;          ///< REAL, VEC2: the bounds message (%g: the value(s)); NULL: generic
+  /// a cross-key rule, checked in row order after the bounds (g: the group)
+  mbsErr (*check)(const mbsConfig *c, const mbsCs *g, const void *base);
+  mbsErr (*read)(mbsConfig *c, const mbsCs *s, void *base); ///< CUSTOM (s: NULL if absent)
+  void (*echo)(mbsJson *j, const mbsConfig *c, const mbsOptDesc *d, const void *base); ///< CUSTOM
+  void (*show)(char *buf, size_t n, const mbsConfig *c, const void *base); ///< CUSTOM: value
+  void (*range)(char *buf, size_t n); ///< CUSTOM: the accepted values
+  const char *example; ///< a value the reader accepts, when the default cannot be written
+  const char *help;    ///< one line: what it is and its unit
+};
+/// an option group: its name, its rows and the struct they point into
+typedef struct {
+  const char *name;
+  const mbsOptDesc *rows;
+  int n;
+  void *(*base)(mbsConfig *c);
+} mbsOptGroup;
+extern const mbsOptGroup mbs_opt_groups[];
+extern const int mbs_opt_ngroups;
+/// the defaults of every option (mbs_configParse starts from them; help prints them)
+void mbs_cfgDefaults(mbsConfig *c);
 
 /// model.formulation (src/config_opts.c): after model.loops/forces are counted
 mbsErr mbs_cfgReadFormulation(mbsConfig *c, const mbsCs *model);
-mbsErr mbs_cfgReadDescs(const mbsConfig *c, const mbsCs *root, const char *group,
-                        const mbsOptDesc *d, int n, void *base);
-void mbs_cfgEchoDescs(mbsJson *j, const char *group, const mbsOptDesc *d, int n, const void *base);
-extern const mbsOptDesc mbs_static_opts[];
-extern const int mbs_static_nopt;
+mbsErr mbs_cfgReadDescs(mbsConfig *c, const mbsCs *root, const mbsOptGroup *grp);
+void mbs_cfgEchoDescs(mbsJson *j, const mbsConfig *c, const mbsOptGroup *grp);
+/// the group named name (NULL: none)
+const mbsOptGroup *mbs_cfgOptGroup(const char *name);
 
 #endif

@@ -14,6 +14,7 @@
 #ifndef MBS_CONFIG_H
 #define MBS_CONFIG_H
 
+#include <stdio.h>
 #include "mbs_error.h"
 #include "mbs_model.h"
 #include "mbs_report.h"
@@ -119,6 +120,25 @@ typedef struct mbsConfig {
   char **sets;          ///< (nset) the overrides "KEY=VALUE" as given
   void *priv;           ///< private: the libconfig tree after the overrides
 } mbsConfig;
+
+/// One key of the option groups (solver, integrator, output, inverse, static, cpa), as `mbspar help
+/// config` prints it: made from the group's descriptor table (src/config_opts.c).
+typedef struct {
+  char key[64];     ///< "group.key"
+  char type[16];    ///< real, int, enum, bool, vec2, string, text
+  char range[256];  ///< the accepted values, e.g. "(0, 2)", "csv|hdf5", ">= 1"
+  char def[64];     ///< the default, as a --set value ("none": no value)
+  char sample[64];  ///< a value the reader accepts (the default, or an example)
+  const char *help; ///< one line
+} mbsConfigKeyInfo;
+
+/// The number of keys of the option groups; with 0 <= k < that number, fills *info with the k-th
+/// (info may be NULL). Local, no allocation but a temporary default config.
+int mbs_configKeyInfo(int k, mbsConfigKeyInfo *info);
+
+/// `mbspar help config`: every key of the option groups, one line each (key, type, range,
+/// default, help). Local.
+void mbs_configHelp(FILE *f);
 
 /// Parse the text of a config file and apply `--set KEY=VALUE` overrides. Checks syntax, unknown
 /// keys (at every level, model included), value types, array lengths and every option value.
