@@ -176,11 +176,10 @@ mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
   for (int b = S->b0; b < S->b1; b++) {
     int t0 = m->body_jnttype[b], qa = m->body_qadr[b] - S->q0, da = m->body_dofadr[b] - S->v0;
     const double *q = y + qa, *qd = y + nqo + da;
-    if (t0 == MBS_JNT_SPHERICAL) {
-      mbsp_quatDot(q, qd, f + qa);
-    } else if (t0 == MBS_JNT_FREE) {
-      f[qa] = qd[0], f[qa + 1] = qd[1], f[qa + 2] = qd[2];
-      mbsp_quatDot(q + 3, qd + 3, f + qa + 3);
+    if (mbs_jntHasQuat(t0)) { // scalar coordinates before the quaternion (free: x, y, z)
+      int qq = mbs_jntQuatAdr(t0);
+      for (int k = 0; k < qq; k++) f[qa + k] = qd[k];
+      mbsp_quatDot(q + qq, qd + qq, f + qa + qq);
     } else {
       for (int k = 0; k < m->body_dofnum[b]; k++) f[qa + k] = qd[k];
     }
@@ -194,7 +193,6 @@ void mbsp_simPost(void *ctx, double *y) {
   const mbsModel *m = S->m;
   for (int b = S->b0; b < S->b1; b++) {
     int t0 = m->body_jnttype[b], qa = m->body_qadr[b] - S->q0;
-    if (t0 == MBS_JNT_SPHERICAL) mbsp_quatNormalize(y + qa);
-    if (t0 == MBS_JNT_FREE) mbsp_quatNormalize(y + qa + 3);
+    if (mbs_jntHasQuat(t0)) mbsp_quatNormalize(y + qa + mbs_jntQuatAdr(t0));
   }
 }

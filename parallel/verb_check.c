@@ -46,7 +46,7 @@ static mbsErr mbs_checkGeometry(const mbsModel *m, mbsCheckWarn *cw) {
     for (int b = 0; b < m->nbody; b++) {
       int p = m->body_parent[b];
       const double *x = w->xpos + 3 * b;
-      if (p >= 0 && m->body_jnttype[b] != MBS_JNT_FIXED && m->body_jnttype[p] != MBS_JNT_FIXED) {
+      if (p >= 0 && !mbs_jntIsFixed(m->body_jnttype[b]) && !mbs_jntIsFixed(m->body_jnttype[p])) {
         const double *xp = w->xpos + 3 * p;
         if (fabs(x[0] - xp[0]) + fabs(x[1] - xp[1]) + fabs(x[2] - xp[2]) <= tol)
           mbs_checkAdd(cw, 0, " %s (on %s)", m->body_name[b], m->body_name[p]);

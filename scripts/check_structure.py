@@ -20,6 +20,9 @@
    spatial-inertia array `body_sinert` is named only in src/body.h and src/body.c (the body
    interface), src/model_build.c (which forms it), src/model.c (its storage) and src/checkpoint.c
    (the model fingerprint). Fails otherwise.
+6. Joint types: `grep -rnE "(==|!=) *MBS_JNT_|case MBS_JNT_" src parallel` may list only the joint
+   module (src/joint.c, include/mbspar/mbs_joint.h) and the per-type switches not yet rows of the
+   joint table (src/flops.h, src/natural_rows.c); elsewhere the predicates of mbs_joint.h.
 Exit code 0: all checks pass; 1: one failed.
 """
 import os
@@ -151,6 +154,29 @@ def check_bodies():
     return not bad
 
 
+# The joint module (issue 31 item 5): only these files compare a joint type with MBS_JNT_* by
+# hand; the rest of src/ and parallel/ asks the predicates of mbs_joint.h (mbs_jntIsFixed,
+# mbs_jntHasQuat, ...). flops.h and natural_rows.c keep their per-type switches (flop counts and
+# natural-coordinate rows per type) until those become rows of the joint table.
+JOINT_FILES = ("src/joint.c", "include/mbspar/mbs_joint.h", "src/flops.h", "src/natural_rows.c")
+
+
+def check_joint_types():
+    pat = re.compile(r"(==|!=) *MBS_JNT_|case MBS_JNT_")
+    bad = []
+    for f in files((".c", ".h")):
+        if not f.startswith(("src", "parallel")) or f in JOINT_FILES:
+            continue
+        with open(os.path.join(ROOT, f), errors="replace") as fh:
+            for i, line in enumerate(fh, 1):
+                if pat.search(line):
+                    bad.append(f"{f}:{i}: {line.strip()}")
+    for b in bad:
+        print("joint type compared by hand (use a predicate of mbs_joint.h): " + b)
+    print(f"joint types: {len(bad)} comparison(s) outside {', '.join(JOINT_FILES)}")
+    return not bad
+
+
 MAX_LINES, BIG_LINES, MAX_BIG = 1000, 600, 5  # issue 31: none over 1000, at most five over 600
 
 
@@ -225,6 +251,7 @@ def main(argv):
     ok = check_includes()
     ok = check_method_ids() and ok
     ok = check_bodies() and ok
+    ok = check_joint_types() and ok
     ok = check_lines(strict) and ok
     if bdir:
         ok = check_objects(bdir, strict) and ok

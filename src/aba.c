@@ -84,7 +84,7 @@ static int mbs_abaProjectJoint(const mbsModel *m, mbsWork *w, int b, const mbsRe
   if (k == 1) {
     // one dof: U = IA s, u = tau - s^T pA, D = s^T U is a scalar, Ia = IA - U U^T / D
     mbsReal D;
-    if (m->body_jnttype[b] == MBS_JNT_REVOLUTE) { // s = [axis; 0]
+    if (mbs_jntIsRevolute(m->body_jnttype[b])) { // s = [axis; 0]
       for (int r = 0; r < 6; r++)
         U[r] = IA[6 * r] * S[0] + IA[6 * r + 1] * S[1] + IA[6 * r + 2] * S[2];
       u[0] = w->qfrc[d0] - mbsu_dot3(S, pA);
@@ -320,7 +320,7 @@ static int mbs_abaBackGeneric(const mbsModel *m, mbsWork *w, int b) {
   mbsReal *Rp = w->abar + (size_t)MBS_ABAR * p;
   const mbsReal *X = w->xpar + 12 * b;
   mbsu_sym6FromFull(Ia, P);
-  mbsu_sym6CongruenceAdd(X, t != MBS_JNT_PRISMATIC && t != MBS_JNT_FIXED, P, Rp);
+  mbsu_sym6CongruenceAdd(X, mbs_jntRotates(t), P, Rp);
   MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_CONGR) + mbs_flopAba(m, b, MBS_FLA_CONGR_ACC));
   mbsu_xTForce(X, pa, t6);
   for (int x = 0; x < 6; x++) Rp[MBS_REC_PA + x] += t6[x];

@@ -134,7 +134,7 @@ static mbsErr mbs_genAdd(const mbsConfig *c, mbsModel *m, const mbsGen *gen, int
                      gen->axis[2] * gen->axis[2]);
     for (int k = 0; k < 3; k++) u[k] = n > 0 ? gen->axis[k] / n : (k == 1);
     if (mbs_jntQuatAdr(gen->type) >= 0) mbs_quatTurn(sp.q0 + mbs_jntQuatAdr(gen->type), u, fan);
-    if (mbs_jntScalar(gen->type) && gen->type != MBS_JNT_PRISMATIC) sp.q0[0] += fan;
+    if (mbs_jntScalar(gen->type) && mbs_jntRotates(gen->type)) sp.q0[0] += fan;
   }
   return mbs_cfgAdd(c, m, &sp, gen->g, NULL, &gen->geo, what, id);
 }
@@ -248,8 +248,7 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTi
   }
   mbsErr e = mbs_genRead(c, m, &gen);
   if (!e) e = mbs_cfgGetReal(c, g, "spread", &gen.spread);
-  if (!e && gen.spread != 0 && gen.type != MBS_JNT_REVOLUTE && gen.type != MBS_JNT_SPHERICAL &&
-      gen.type != MBS_JNT_FREE && gen.type != MBS_JNT_CYLINDRICAL && gen.type != MBS_JNT_UNIVERSAL)
+  if (!e && gen.spread != 0 && !mbs_jntRotates(gen.type))
     e = mbs_cfgFail(c, config_setting_get_member(g, "spread"),
                     "tree: spread needs a rotating joint (revolute, cylindrical, universal, "
                     "spherical or free), not %s",

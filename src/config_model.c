@@ -382,7 +382,7 @@ static mbsErr mbs_cfgLoopFrame(const mbsConfig *c, const mbsCs *g, const char *k
     MBS_CALL(mbs_cfgGetVec(c, f, "ref", 3, ref));
     has_ref = config_setting_get_member(f, "ref") != NULL;
   }
-  if (!has_ref && (type == MBS_JNT_PRISMATIC || type == MBS_JNT_FIXED))
+  if (!has_ref && !mbs_jntRotates(type))
     return mbs_cfgFail(c, f ? f : g,
                        "%s: %s.ref is required for a %s loop (a direction normal to the axis: it "
                        "locks the rotation about the axis)",
@@ -418,7 +418,7 @@ static mbsErr mbs_cfgLoops(const mbsConfig *c, mbsModel *m, const mbsCs *list) {
     MBS_CALL(mbs_cfgGetString(c, g, "type", &type));
     if (!type) return mbs_cfgFail(c, g, "%s: missing type (the cut joint's joint type)", what);
     sp.type = mbs_jntFromName(type);
-    if (sp.type < 0 || sp.type == MBS_JNT_FREE)
+    if (sp.type < 0 || mbs_jntIsFree(sp.type))
       return mbs_cfgFail(c, config_setting_get_member(g, "type"),
                          "%s: %s joint type \"%s\" (expected revolute, prismatic, cylindrical, "
                          "universal, spherical or fixed)",
@@ -752,8 +752,7 @@ mbsErr mbs_configInverse(const mbsConfig *c, const mbsModel *m, mbsReal *qs, mbs
       if (only_act && !act[m->body_dofadr[b]]) continue;
       for (int k = 0; k < m->body_qnum[b]; k++, i++) {
         mbsReal v = vals[w][cnts[w] == 1 ? 0 : i];
-        int rot =
-            t == MBS_JNT_REVOLUTE || t == MBS_JNT_UNIVERSAL || (t == MBS_JNT_CYLINDRICAL && k == 0);
+        int rot = mbs_jntCoordIsAngle(t, k);
         if (iv->degrees && rot) v *= M_PI / 180;
         dst[w][m->body_qadr[b] + k] = v;
       }

@@ -424,7 +424,7 @@ void mbs_crbaSolve(const mbsModel *m, const mbsWork *w, mbsReal *x) {
 void mbs_bodyComplement(const mbsModel *m, const mbsWork *w, int b, mbsReal *T) {
   // only the universal joint's directions depend on q (through S); w may be NULL for the others
   int t = m->body_jnttype[b];
-  const mbsReal *S = t == MBS_JNT_UNIVERSAL ? w->sdof + 6 * m->body_dofadr[b] : NULL;
+  const mbsReal *S = mbs_jntHasAxis2(t) ? w->sdof + 6 * m->body_dofadr[b] : NULL;
   mbsu_jointComplement(t, m->jnt_axis + 3 * b, S, T);
 }
 

@@ -108,8 +108,8 @@ static inline long mbs_flopPosJoint(int type) {
 /// vJ = S qd and cJ.
 static inline long mbs_flopVelJoint(int nd, int type) {
   long f = nd == 1 ? 6 : 12L * nd;
-  if (type == MBS_JNT_UNIVERSAL) f += MBS_FL_CROSS3 + 6;
-  if (type == MBS_JNT_FREE) f += MBS_FL_CROSS3;
+  if (mbs_jntHasAxis2(type)) f += MBS_FL_CROSS3 + 6;
+  if (mbs_jntIsFree(type)) f += MBS_FL_CROSS3;
   return f;
 }
 #define MBS_FL_VEL_LINK (MBS_FL_XMOTION + 6)                 // v = X v_p + vJ
@@ -117,7 +117,7 @@ static inline long mbs_flopVelJoint(int nd, int type) {
 #define MBS_FL_VEL_BIAS (MBS_FL_RBIMUL + MBS_FL_CROSSMOTION) // v x* I v
 /// Applied joint forces: constant - damper (2), spring (3, scalar joints), + tau (1).
 static inline long mbs_flopVelForce(int nd, int type, int has_tau) {
-  int scalar = type != MBS_JNT_SPHERICAL && type != MBS_JNT_FREE;
+  int scalar = !mbs_jntHasQuat(type);
   return (long)nd * (2 + (scalar ? 3 : 0) + (has_tau ? 1 : 0));
 }
 
@@ -125,7 +125,7 @@ static inline long mbs_flopVelForce(int nd, int type, int has_tau) {
 // mbs_aba (mbs_flopAba below)
 /// Pass 2 joint projection: k == 1: U, u, D (+ 1/D); k > 1: U, u (78 k) and the block step.
 static inline long mbs_flopAbaU(int k, int type) {
-  if (k == 1) return type == MBS_JNT_REVOLUTE ? 30 + 6 + MBS_FL_DOT3 + 1 : 66 + 12 + 11 + 1;
+  if (k == 1) return mbs_jntIsRevolute(type) ? 30 + 6 + MBS_FL_DOT3 + 1 : 66 + 12 + 11 + 1;
   return 78L * k;
 }
 /// k > 1: D, D^-1, Du, DU, Ia (upper triangle), pa (dynamics.c mbs_abaProjectBlock).
@@ -146,7 +146,7 @@ static inline long mbs_flopAbaQdd(int k) {
 // ---- joint-specialised kernels: revolute joints about a coordinate axis +-e_k (jnt_axisk >= 0)
 /// 1 if body b's joint runs the axis-specialised kernels (position and velocity stages, mbs_aba).
 static inline int mbs_jntSpecial(const mbsModel *m, int b) {
-  return m->body_jnttype[b] == MBS_JNT_REVOLUTE && m->jnt_axisk[b] >= 0;
+  return mbs_jntIsRevolute(m->body_jnttype[b]) && m->jnt_axisk[b] >= 0;
 }
 #define MBS_FL_POS_K     3  // cos, sin, sign of the sine (axis -e_k)
 #define MBS_FL_POSE_K    36 // xmat = xmat_p R: 3 rows x 2 entries x 3; xpos: mat3vec + 3
@@ -211,7 +211,7 @@ static inline long mbs_flopAba(const mbsModel *m, int b, int part) {
   case MBS_FLA_PA:
     return k == 1 ? MBS_FL_ABA_PA1 : (k == 0 ? MBS_FL_ABA_PA0 : 0);
   case MBS_FLA_CONGR:
-    return (t == MBS_JNT_PRISMATIC || t == MBS_JNT_FIXED ? 0 : 240) + 99;
+    return (mbs_jntRotates(t) ? 240 : 0) + 99;
   case MBS_FLA_CONGR_ACC:
     return 21;
   case MBS_FLA_XF:

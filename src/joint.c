@@ -20,6 +20,16 @@ static const struct {
 #undef MBS_JNT_ROW
 };
 
+/// The rest of a type's row: `axis` (uses jnt_axis), `quat` (offset of the orientation
+/// quaternion in q, -1 if none). Designated initialisers: one entry per MBS_JNT_LIST row.
+static const struct {
+  signed char axis, quat;
+} mbs_jnt_flags[MBS_JNT_COUNT] = {
+    [MBS_JNT_FIXED] = {0, -1},       [MBS_JNT_REVOLUTE] = {1, -1},  [MBS_JNT_PRISMATIC] = {1, -1},
+    [MBS_JNT_CYLINDRICAL] = {1, -1}, [MBS_JNT_UNIVERSAL] = {1, -1}, [MBS_JNT_SPHERICAL] = {0, 0},
+    [MBS_JNT_FREE] = {0, 3},
+};
+
 int mbs_jntNq(int type) {
   return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_table[type].nq : 0;
 }
@@ -42,11 +52,10 @@ const char *mbs_jntNameList(void) {
   return "revolute, prismatic, cylindrical, universal, spherical, free or fixed";
 }
 int mbs_jntHasAxis(int type) {
-  return type == MBS_JNT_REVOLUTE || type == MBS_JNT_PRISMATIC || type == MBS_JNT_CYLINDRICAL ||
-         type == MBS_JNT_UNIVERSAL;
+  return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_flags[type].axis : 0;
 }
 int mbs_jntQuatAdr(int type) {
-  return type == MBS_JNT_SPHERICAL ? 0 : type == MBS_JNT_FREE ? 3 : -1;
+  return (type >= 0 && type < MBS_JNT_COUNT) ? mbs_jnt_flags[type].quat : -1;
 }
 int mbs_jntScalar(int type) {
   return mbs_jntNq(type) == mbs_jntNv(type) && mbs_jntNv(type) > 0;

@@ -398,7 +398,7 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
   mbsReal axis[3] = {spec->axis[0], spec->axis[1], spec->axis[2]};
   mbsReal axis2[3] = {spec->axis2[0], spec->axis2[1], spec->axis2[2]};
   if (mbs_jntHasAxis(t)) MBS_CALL(mbs_normalize(axis, "joint axis"));
-  if (t == MBS_JNT_UNIVERSAL) {
+  if (mbs_jntHasAxis2(t)) {
     MBS_CALL(mbs_normalize(axis2, "joint axis2"));
     mbsReal c[3];
     mbsu_cross3(axis, axis2, c);

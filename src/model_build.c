@@ -129,7 +129,7 @@ mbsErr mbs_modelAddLoop(mbsModel *m, const mbsLoopSpec *sp) {
   for (int k = 0; k < n; k++)
     MBS_CHECK(strcmp(m->loop_name[k], sp->name) != 0, MBS_ERR_INPUT, "duplicate loop name \"%s\"",
               sp->name);
-  MBS_CHECK(t >= 0 && t < MBS_JNT_COUNT && t != MBS_JNT_FREE, MBS_ERR_INPUT,
+  MBS_CHECK(t >= 0 && t < MBS_JNT_COUNT && !mbs_jntIsFree(t), MBS_ERR_INPUT,
             "loop joint type must be revolute, prismatic, cylindrical, universal, spherical or "
             "fixed (a free cut joint constrains nothing)");
   int nb = m->nbody;

@@ -213,7 +213,7 @@ mbsErr mbs_motionRead(const mbsModel *m, const char *text, const char *filename,
   }
   for (int b = 0; !e && b < m->nbody; b++) {
     int t = m->body_jnttype[b], qa = m->body_qadr[b], va = m->body_dofadr[b];
-    int quat = t == MBS_JNT_SPHERICAL || t == MBS_JNT_FREE, q0 = t == MBS_JNT_FREE ? 3 : 0;
+    int quat = mbs_jntHasQuat(t), q0 = mbs_jntIsFree(t) ? 3 : 0;
     // scalar coordinates (and the linear part of a free joint)
     for (int c = 0; c < (quat ? q0 : m->body_qnum[b]); c++) {
       int iq = qa + c, iv = va + c;

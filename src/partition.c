@@ -151,7 +151,7 @@ mbsErr mbs_partitionRunsLight(const int *run_type, const int *run_len, int nrun,
       for (int sg = 1; to < 0 && sg >= (d ? -1 : 1); sg -= 2) {
         long b = (long)start[r2] + sg * d;
         if (b <= start[r2 - 1] || b > n - (P - r2)) continue;
-        if (mbs_partitionTypeAt(run_type, run_len, nrun, b) != MBS_JNT_FIXED &&
+        if (!mbs_jntIsFixed(mbs_partitionTypeAt(run_type, run_len, nrun, b)) &&
             !mbs_partitionCrossLight(light, sm, nlight, (int)b))
           to = (int)b;
       }
@@ -166,7 +166,7 @@ mbsErr mbs_partitionRunsLight(const int *run_type, const int *run_len, int nrun,
     // none: as far down as the next boundary allows
     for (int step = 0; step < MBS_PARTITION_FIXED_SKIP && start[r2] + 1 < start[r2 + 1]; step++) {
       while (k + 1 < nrun && rs + run_len[k] <= start[r2]) rs += run_len[k++];
-      if (run_type[k] != MBS_JNT_FIXED && !mbs_partitionCrossLight(light, sm, nlight, start[r2]))
+      if (!mbs_jntIsFixed(run_type[k]) && !mbs_partitionCrossLight(light, sm, nlight, start[r2]))
         break;
       start[r2]++;
     }
@@ -217,8 +217,8 @@ mbsErr mbs_partitionModel(const mbsModel *m, int P, int *start) {
   }
   for (int b = 0; b < m->nbody; b++) {
     int p = m->body_parent[b];
-    if (p >= 0 && mbs_partitionIsLight(m->body_mass[p], m->body_jnttype[p] == MBS_JNT_FIXED,
-                                       m->body_mass[b], m->body_jnttype[b] == MBS_JNT_FIXED))
+    if (p >= 0 && mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]),
+                                       m->body_mass[b], mbs_jntIsFixed(m->body_jnttype[b])))
       lj[2 * nl] = b, lj[2 * nl + 1] = p, nl++;
   }
   mbsErr e = mbs_partitionRunsLight(t, l, nr, chain, cut, nc, lj, nl, P, start);
@@ -256,7 +256,7 @@ static int mbs_partitionPush(int **a, int *n, int *cap, int v) { // 1 on out of 
 
 void mbs_partitionNoteMass(mbsModel *m, int first, int count, int parent, double mass, int type) {
   if (m->nrun_m < 0 || count <= 0) return;
-  int fixed = type == MBS_JNT_FIXED;
+  int fixed = mbs_jntIsFixed(type);
   if (parent >= 0 && m->nrun_m > 0) { // the parent's run: the last one starting at or before it
     int lo = 0, hi = m->nrun_m;
     while (hi - lo > 1) {

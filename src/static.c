@@ -85,7 +85,7 @@ void mbs_staticEnergy(const mbsModel *m, const mbsState *s, const mbsWork *w, in
     p += mbs_bodyGravityEnergy(m, w, b);
     // joint springs (scalar-coordinate joints)
     int t = m->body_jnttype[b];
-    if (t == MBS_JNT_SPHERICAL || t == MBS_JNT_FREE) continue;
+    if (mbs_jntHasQuat(t)) continue;
     for (int j = 0; j < m->body_dofnum[b]; j++) {
       int d = m->body_dofadr[b] + j;
       mbsReal x = s->q[m->body_qadr[b] + j] - m->dof_springref[d];

@@ -167,11 +167,11 @@ static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdf
   sp.inertia[3] = 0.5 * (Ib[1] + Ib[3]), sp.inertia[4] = 0.5 * (Ib[2] + Ib[6]);
   sp.inertia[5] = 0.5 * (Ib[5] + Ib[7]);
   int nq = mbs_jntNq(jt), nv = mbs_jntNv(jt);
-  if (jt == MBS_JNT_FREE) sp.q0[3] = 1;
+  if (mbs_jntIsFree(jt)) sp.q0[3] = 1;
   if (q0) memcpy(sp.q0, q0, sizeof(mbsReal) * (size_t)nq);
   if (qd0) memcpy(sp.qd0, qd0, sizeof(mbsReal) * (size_t)nv);
   if (j && nv == 1) sp.damping[0] = j->damping;
-  if (j && jt == MBS_JNT_FREE)
+  if (j && mbs_jntIsFree(jt))
     for (int k = 0; k < 6; k++) sp.damping[k] = 0;
   mbsErr e = mbs_modelAddBody(m, &sp, id);
   if (e == MBS_ERR_INPUT) {
@@ -226,7 +226,7 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
                : j->type == MBS_URDF_FIXED    ? MBS_JNT_FIXED
                : j->type == MBS_URDF_FLOATING ? MBS_JNT_FREE
                                               : MBS_JNT_REVOLUTE;
-      e = mbs_urdfBody(u, l, j, m, body[P], jt, o, jt == MBS_JNT_FIXED ? NULL : ax, RJ,
+      e = mbs_urdfBody(u, l, j, m, body[P], jt, o, mbs_jntIsFixed(jt) ? NULL : ax, RJ,
                        q0 ? q0 + j->qa : NULL, qd0 ? qd0 + j->va : NULL, &body[L]);
       memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, zero, sizeof zero);
     }

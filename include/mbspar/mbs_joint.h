@@ -48,6 +48,44 @@ int mbs_jntQuatAdr(int type);
 /// 1 if every coordinate is a plain scalar with its own rate (nq == nv > 0: revolute,
 /// prismatic, cylindrical, universal): springs, the inverse profile and spread apply.
 int mbs_jntScalar(int type);
+// Predicates: what the rest of the code asks about a joint type. Code outside the joint module
+// asks these instead of comparing the type with MBS_JNT_* by hand (scripts/check_structure.py
+// checks it), so a new type answers them here. Inline: some are asked in the ABA hot loops.
+
+/// 1 for the fixed (weld) joint: no coordinates, no dofs.
+static inline int mbs_jntIsFixed(int type) {
+  return type == MBS_JNT_FIXED;
+}
+/// 1 for the free (6-dof floating) joint: allowed only at the root of a tree, never as a cut joint.
+static inline int mbs_jntIsFree(int type) {
+  return type == MBS_JNT_FREE;
+}
+/// 1 for the revolute joint: one rotation about `axis`, S = [axis; 0] (the specialised kernels).
+static inline int mbs_jntIsRevolute(int type) {
+  return type == MBS_JNT_REVOLUTE;
+}
+/// 1 if q holds an orientation quaternion (spherical, free; its offset is mbs_jntQuatAdr): q' is
+/// not qd, and the quaternion is renormalised after a step.
+static inline int mbs_jntHasQuat(int type) {
+  return type == MBS_JNT_SPHERICAL || type == MBS_JNT_FREE;
+}
+/// 1 if the joint uses `axis2` (universal); its subspace S then depends on q (the first column is
+/// axis rotated back by the second angle) and so do its constraint directions T.
+static inline int mbs_jntHasAxis2(int type) {
+  return type == MBS_JNT_UNIVERSAL;
+}
+/// 1 if the joint lets the child turn relative to the parent (all but prismatic and fixed): its
+/// transform has a rotation part; a cut joint that does not needs a reference direction.
+static inline int mbs_jntRotates(int type) {
+  return type != MBS_JNT_PRISMATIC && type != MBS_JNT_FIXED;
+}
+/// 1 if scalar coordinate k of a joint is an angle (revolute, universal 0 and 1, cylindrical 0):
+/// the coordinates that `degrees` converts. 0 for quaternions and displacements.
+static inline int mbs_jntCoordIsAngle(int type, int k) {
+  return type == MBS_JNT_REVOLUTE || type == MBS_JNT_UNIVERSAL ||
+         (type == MBS_JNT_CYLINDRICAL && k == 0);
+}
+
 /// Default q0 of a joint type (zeros, identity quaternion) into q0 (nq values).
 void mbs_jntDefaultQ0(int type, mbsReal *q0);
 

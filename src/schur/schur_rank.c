@@ -41,12 +41,12 @@ static int mbs_schurScOf(const mbsSchurRank *r, int b) {
 // 1 if a thread boundary at body s of the rank's range [b0, b1) starts a segment at a body on a
 // fixed joint below a body of the range, or a light joint of the range crosses it
 static int mbs_schurCutBad(const mbsModel *m, int b0, int b1, int s) {
-  if (m->body_jnttype[s] == MBS_JNT_FIXED && m->body_parent[s] >= b0) return 1;
+  if (mbs_jntIsFixed(m->body_jnttype[s]) && m->body_parent[s] >= b0) return 1;
   for (int b = s; b < b1; b++) {
     int p = m->body_parent[b];
     if (p >= b0 && p < s &&
-        mbs_partitionIsLight(m->body_mass[p], m->body_jnttype[p] == MBS_JNT_FIXED, m->body_mass[b],
-                             m->body_jnttype[b] == MBS_JNT_FIXED))
+        mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]), m->body_mass[b],
+                             mbs_jntIsFixed(m->body_jnttype[b])))
       return 1;
   }
   return 0;

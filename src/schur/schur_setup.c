@@ -304,7 +304,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
                         m->body_name[b]);
     }
     mbsu_cholInverse(I6, 6, s->Minv + 36 * lb);
-    if (m->body_jnttype[b] == MBS_JNT_REVOLUTE) {
+    if (mbs_jntIsRevolute(m->body_jnttype[b])) {
       mbsReal T[36];
       mbs_bodyComplement(m, NULL, b, T); // constant for revolute joints
       memcpy(s->tn + 6 * lb, T, 3 * sizeof(mbsReal));
