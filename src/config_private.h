@@ -124,7 +124,9 @@ typedef struct {
   int n;
   void *(*base)(mbsConfig *c);
 } mbsOptGroup;
-extern const mbsOptGroup mbs_opt_groups[];
+extern const mbsOptGroup *const mbs_opt_groups[];
+/// The verbs' groups (config_verbopts.c), entries of mbs_opt_groups.
+extern const mbsOptGroup mbs_opt_group_inverse, mbs_opt_group_static, mbs_opt_group_cpa;
 extern const int mbs_opt_ngroups;
 /// the defaults of every option (mbs_configParse starts from them; help prints them)
 void mbs_cfgDefaults(mbsConfig *c);

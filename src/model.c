@@ -352,7 +352,7 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
       // the articulated system stays definite if the body's inertia is definite along its own
       // joint's motion S (at q0): D = S^T Io S, the pivot ABA divides by when the body has no
       // children; children only add to it (docs/model.md "Inertia")
-      MBS_CHECK(t != MBS_JNT_FREE, MBS_ERR_INPUT,
+      MBS_CHECK(!mbs_jntIsFree(t), MBS_ERR_INPUT,
                 "the free joint's motion has no inertia: a free body needs a positive definite "
                 "inertia (principal moments %g %g %g)",
                 ev[0], ev[1], ev[2]);

@@ -231,8 +231,8 @@ int mbs_partitionLightCut(const mbsModel *m, const int *start, int n, int *paren
     for (int b = start[k]; b < start[n]; b++) {
       int p = m->body_parent[b];
       if (p >= start[0] && p < start[k] &&
-          mbs_partitionIsLight(m->body_mass[p], m->body_jnttype[p] == MBS_JNT_FIXED,
-                               m->body_mass[b], m->body_jnttype[b] == MBS_JNT_FIXED)) {
+          mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]), m->body_mass[b],
+                               mbs_jntIsFixed(m->body_jnttype[b]))) {
         *parent = p;
         return b;
       }
