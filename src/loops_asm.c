@@ -245,15 +245,14 @@ mbsErr mbs_loopAssemble(mbsModel *m) {
 
 // ---------------------------------------------------------------- inverse dynamics
 
-// A = Gu Gu^T for the columns of G with sel[d] = 1, factored (rank in lw->rank)
-static void mbs_loopFactorCols(const mbsModel *m, struct mbsLoopWork *lw, const int *sel) {
+void mbs_loopFactorCols(const mbsModel *m, struct mbsLoopWork *lw, const int *sel) {
   int n = lw->n, nv = m->nv;
   for (int i = 0; i < n; i++)
     for (int j = 0; j <= i; j++) {
       mbsReal s = 0;
       const mbsReal *gi = lw->G + (size_t)i * nv, *gj = lw->G + (size_t)j * nv;
       for (int d = 0; d < nv; d++)
-        if (sel[d]) s += gi[d] * gj[d];
+        if (!sel || sel[d]) s += gi[d] * gj[d];
       lw->A[(size_t)i * n + j] = lw->A[(size_t)j * n + i] = s;
     }
   mbs_loopFactor(lw, m->opt.rank_tol, NULL);

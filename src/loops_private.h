@@ -79,6 +79,10 @@ void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw, 
 void mbs_loopMatrixAba(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw);
 /// pivoted Cholesky of the Jacobi-scaled A, pivots below tol redundant (ref: zero-row scale)
 void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *ref);
+/// A = G_u G_u^T over the columns of lw->G with sel[d] = 1 (NULL: every column), factored by
+/// mbs_loopFactor at solver.rank_tol (rank in lw->rank): the inverse's and the natural
+/// formulation's minimum-norm solves (loops_asm.c)
+void mbs_loopFactorCols(const mbsModel *m, struct mbsLoopWork *lw, const int *sel);
 /// A factored, its zero rows judged against the free-body compliance
 void mbs_loopFactorA(const mbsModel *m, struct mbsLoopWork *lw);
 /// x = the minimum-norm solution of A x = b with the last factorization

@@ -14,7 +14,6 @@
 #include <string.h>
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
-#include "flops.h"
 #include "loops_private.h"
 #include "natural_private.h"
 #include "spatial.h"
@@ -405,17 +404,10 @@ static mbsErr mbs_naturalLoopForces(const mbsModel *m, mbsWork *w) {
     mbsReal b = 0;
     for (int d = 0; d < nv; d++) b += gi[d] * (w->qfrc_inv[d] - w->qfrc[d]);
     lw->rhs[i] = b;
-    for (int j = 0; j <= i; j++) {
-      const mbsReal *gj = lw->G + (size_t)j * nv;
-      mbsReal a = 0;
-      for (int d = 0; d < nv; d++) a += gi[d] * gj[d];
-      lw->A[(size_t)i * n + j] = lw->A[(size_t)j * n + i] = a;
-    }
   }
-  MBS_FLOPS(2L * nv * n + (long)nv * n * (n + 1));
   lw->nskip = 0;
   memset(lw->skip, 0, (size_t)n);
-  mbs_loopFactor(lw, m->opt.rank_tol, NULL);
+  mbs_loopFactorCols(m, lw, NULL); // G G^T, every column
   mbs_loopMinNorm(lw, lw->rhs, lw->lam);
   mbs_loopAddWrench(m, lw, lw->lam, w->fext);
   w->fext_on = 1;
