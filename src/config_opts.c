@@ -94,8 +94,6 @@ static mbsErr mbs_optCheckLoops(const mbsConfig *c, const mbsCs *g, const void *
 }
 
 #define MBS_OO(f) offsetof(mbsOption, f)
-#define MBS_NOLO  .lo = -INFINITY
-#define MBS_NOHI  .hi = INFINITY
 static const mbsOptDesc mbs_solver_opts[] = {
     {.key = "method",
      .type = MBS_OPT_CUSTOM,
@@ -412,7 +410,6 @@ static void *mbs_optBaseOpt(mbsConfig *c) {
 static void *mbs_optBaseCfg(mbsConfig *c) {
   return c;
 }
-#define MBS_NROWS(t) ((int)(sizeof t / sizeof t[0]))
 static const mbsOptGroup mbs_opt_group_solver = {"solver", mbs_solver_opts,
                                                  MBS_NROWS(mbs_solver_opts), mbs_optBaseOpt};
 static const mbsOptGroup mbs_opt_group_integrator = {

@@ -124,6 +124,10 @@ typedef struct {
   int n;
   void *(*base)(mbsConfig *c);
 } mbsOptGroup;
+/// Rows of a descriptor table; a real row without a lower or upper bound.
+#define MBS_NROWS(t) ((int)(sizeof t / sizeof t[0]))
+#define MBS_NOLO     .lo = -INFINITY
+#define MBS_NOHI     .hi = INFINITY
 extern const mbsOptGroup *const mbs_opt_groups[];
 /// The verbs' groups (config_verbopts.c), entries of mbs_opt_groups.
 extern const mbsOptGroup mbs_opt_group_inverse, mbs_opt_group_static, mbs_opt_group_cpa;

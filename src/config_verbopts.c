@@ -9,10 +9,6 @@
 #include <stddef.h>
 #include "config_private.h"
 
-#define MBS_NROWS(t) ((int)(sizeof t / sizeof t[0]))
-#define MBS_NOLO     .lo = -INFINITY
-#define MBS_NOHI     .hi = INFINITY
-
 // inverse.q_start, q_end: one value (broadcast) or one per coordinate
 static mbsErr mbs_optReadQStart(mbsConfig *c, const mbsCs *s, void *base) {
   mbsInverseSpec *iv = base;
