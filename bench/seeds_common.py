@@ -452,6 +452,20 @@ unset multiplot
 
 # ------------------------------------------------------------------ seed 000 Fig. 6
 
+def cpu_per_eval(base, cpu0, target, k):
+    """CPU seconds per evaluation of `base --repeat K` (an accel command), the baseline process
+    cpu0 subtracted: K grows from k until the work reaches 0.7 target (or 10^8 repeats).
+    Returns (seconds per evaluation or None if the command failed, K, its stderr)."""
+    while True:
+        rc, cpu, _, err = run_cpu(base + ["--repeat", str(k)])
+        if rc:
+            return None, k, err
+        work = cpu - cpu0
+        if work >= 0.7 * target or k >= 10 ** 8:
+            return work / k, k, err
+        k = int(k * min(100.0, max(1.5, 1.2 * target / max(work, 0.002))))
+
+
 FIG6 = """model = { gravity = [0, 0, -9.81];
   chain = { n = %d; joint = "%s"; axis = [0, 1, 0]; direction = [1, 0, 0];
             length = 0.1; mass = 0.1; shape = "rod"; radius = 0.005; %s }; };
@@ -478,18 +492,9 @@ def fig6(binary, root, ns):
             row["baseline_cpu_s"] = cpu0
             for meth in ("aba", "crba"):
                 base = [binary, "accel", cfg, "--quiet", "--set", "solver.method=" + meth]
-                k = 20000
-                while True:
-                    rc, cpu, _, err = run_cpu(base + ["--repeat", str(k)])
-                    if rc:
-                        row[meth] = None
-                        break
-                    work = cpu - cpu0
-                    if work >= 0.7 * target or k >= 10 ** 8:
-                        row[meth] = work / k
-                        row[meth + "_repeat"] = k
-                        break
-                    k = int(k * min(100.0, max(1.5, 1.2 * target / max(work, 0.002))))
+                row[meth], k, _ = cpu_per_eval(base, cpu0, target, 20000)
+                if row[meth] is not None:
+                    row[meth + "_repeat"] = k
             res[jt].append(row)
             print("# %-9s N=%3d  aba %.3g us  crba %.3g us" % (
                 jt, n, 1e6 * (row["aba"] or float("nan")), 1e6 * (row["crba"] or float("nan"))),
@@ -621,18 +626,9 @@ def fig6a(binary, root, ns):
                                 "--set", "solver.method=aba"])[1] for _ in range(2))
             for meth in ("aba", "crba"):
                 base = [binary, "accel", cfg, "--quiet", "--set", "solver.method=" + meth]
-                k = 5000
-                while True:
-                    rc, cpu, _, err = run_cpu(base + ["--repeat", str(k)])
-                    if rc:
-                        row[meth] = None
-                        row[meth + "_err"] = err.strip()[-200:]
-                        break
-                    work = cpu - cpu0
-                    if work >= 0.7 * target or k >= 10 ** 8:
-                        row[meth] = work / k
-                        break
-                    k = int(k * min(100.0, max(1.5, 1.2 * target / max(work, 0.002))))
+                row[meth], _, err = cpu_per_eval(base, cpu0, target, 5000)
+                if row[meth] is None:
+                    row[meth + "_err"] = err.strip()[-200:]
             res[kind].append(row)
             print("# %-5s N=%3d  aba %.3g us  crba %.3g us" % (
                 kind, n, 1e6 * (row["aba"] or float("nan")), 1e6 * (row["crba"] or float("nan"))),
