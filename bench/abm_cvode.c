@@ -53,7 +53,7 @@ static const char ABM_CHAIN8[] =
     "integrator = { t_end = 2.0; };\n";
 
 /// --check: abm's error at most this many times CVODE's at the same TOL. Measured on 2026-11-28
-/// (docs/integrator_abm.md section 5): abm/CVODE 0.3 at 1e-6 and 0.7 at 1e-9 on the chain.
+/// (docs/integrator_abm.md section 5): abm/CVODE 0.25 at 1e-6 and 0.20 at 1e-9 on the chain.
 #define ABM_FACTOR 10.0
 
 typedef struct {
