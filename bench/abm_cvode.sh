@@ -45,7 +45,7 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
   echo "commit $(git -C "$here" rev-parse --short HEAD)$(git -C "$here" diff --quiet HEAD -- src bench || echo ' (modified)'),"
   echo "$(uname -n), $(nproc) cpus, load average before: $load0. Command: \`bench/abm_cvode.sh\`."
   echo "SUNDIALS $(dpkg-query -W -f='${Version}' libsundials-dev 2>/dev/null || echo '?')."
-  echo "Evaluations = right-side evaluations (ABA); abm: PECE, 2 per attempted step; CVODE: its nfe"
+  echo "Evaluations = right-side evaluations (ABA); abm: PECE, 2 per accepted step, 1 per rejected one; CVODE: its nfe"
   echo "(fixed-point iteration); dp5: mbspar run's count (PETSc TSRK5DP, 7 per attempted step)."
 } >"$md"
 : >"$csv"
