@@ -1,7 +1,9 @@
 /// \file fuzz_checkpoint.c
 /// libFuzzer target: the checkpoint reader (mbs_ckptParse + mbs_ckptApply, what
 /// `mbspar run --restart FILE` runs on every rank) against the fixed model of
-/// fuzz/ckpt_model.cfg (embedded at build time).
+/// fuzz/ckpt_model.cfg (embedded at build time), twice: as written (rk4) and with
+/// integrator.method = abm, whose checkpoints carry the Adams history (every input is read
+/// against both).
 ///
 /// A checksum guards every checkpoint, so random bytes rarely get past it. Each input is
 /// therefore read three times: as given; with the checksum recomputed (when the length is
@@ -22,6 +24,10 @@
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_solver.h"
 
+// the two readings: [0] the model as written (rk4), [1] with integrator.method = abm
+static mbsModel *fuzz_mm[2];
+static mbsState *fuzz_ss[2];
+static int fuzz_ns[2];
 static mbsModel *fuzz_m;
 static mbsState *fuzz_s;
 static int fuzz_nstage;
@@ -33,17 +39,19 @@ static void fuzz_fail(const char *what, const char *msg) {
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
-  mbsConfig *cfg = NULL;
-  if (mbs_configParse(fuzz_ckpt_model, "ckpt_model.cfg", NULL, 0, &cfg) ||
-      mbs_configBuildModel(cfg, &fuzz_m) || mbs_stateCreate(fuzz_m, &fuzz_s)) {
-    fprintf(stderr, "fuzz_checkpoint: cannot build the model: %s\n", mbs_errMsg());
-    exit(1);
+  for (int k = 0; k < 2; k++) {
+    mbsConfig *cfg = NULL;
+    const char *abm[] = {"integrator.method=abm"};
+    if (mbs_configParse(fuzz_ckpt_model, "ckpt_model.cfg", k ? abm : NULL, k, &cfg) ||
+        mbs_configBuildModel(cfg, &fuzz_mm[k]) || mbs_stateCreate(fuzz_mm[k], &fuzz_ss[k])) {
+      fprintf(stderr, "fuzz_checkpoint: cannot build the model: %s\n", mbs_errMsg());
+      exit(1);
+    }
+    // as parallel/sim.c: the integrator's warm-start slots
+    fuzz_ns[k] = mbs_integratorType(fuzz_mm[k]->opt.integrator)->nstage;
+    if (mbs_stateSetStages(fuzz_mm[k], fuzz_ss[k], fuzz_ns[k])) exit(1);
+    mbs_configDestroy(&cfg);
   }
-  // as parallel/sim.c: one warm-start slot per stage of the integrator
-  int it = fuzz_m->opt.integrator;
-  fuzz_nstage = it == MBS_INT_EULER ? 1 : it == MBS_INT_RK4 ? 4 : 7;
-  if (mbs_stateSetStages(fuzz_m, fuzz_s, fuzz_nstage)) exit(1);
-  mbs_configDestroy(&cfg);
   return 0;
 }
 
@@ -78,7 +86,7 @@ static void fuzz_one(const uint8_t *bytes, size_t len) {
       fuzz_fail("accepted warm-start bookkeeping outside the ring buffer", "");
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+static int fuzz_model(const uint8_t *data, size_t size) {
   fuzz_one(data, size);
   size_t want = mbs_ckptSize(fuzz_m, fuzz_nstage);
   if (size < sizeof(mbsCkptHeader)) return 0;
@@ -96,5 +104,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == want) mbs_ckptSeal(buf, size);
   fuzz_one(buf, size);
   free(buf);
+  return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  for (int k = 0; k < 2; k++) {
+    fuzz_m = fuzz_mm[k], fuzz_s = fuzz_ss[k], fuzz_nstage = fuzz_ns[k];
+    fuzz_model(data, size);
+  }
   return 0;
 }

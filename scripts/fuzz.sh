@@ -117,14 +117,17 @@ cp "$root"/fuzz/corpus/checkpoint/* "$seeds/checkpoint/"
 mbspar=${MBS_MBSPAR:-$root/build/mbspar}
 if [ -x "$mbspar" ]; then
   # fresh checkpoints of the fuzzed model (the committed ones may predate a model change)
-  for t in 0.01 0.03; do
-    d=$work/ckrun
-    rm -rf "$d"
-    if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
-      "$mbspar" run "$root/fuzz/ckpt_model.cfg" --out "$d" --quiet \
-      --set integrator.t_end="$t" >/dev/null 2>&1; then
-      cp "$d/checkpoint.bin" "$seeds/checkpoint/fresh_t$t.bin"
-    fi
+  for im in rk4 abm; do
+    for t in 0.01 0.03; do
+      d=$work/ckrun
+      rm -rf "$d"
+      if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
+        "$mbspar" run "$root/fuzz/ckpt_model.cfg" --out "$d" --quiet \
+        --set integrator.t_end="$t" --set integrator.method=$im \
+        --set output.checkpoint_every=3 >/dev/null 2>&1 && [ -f "$d/checkpoint.bin" ]; then
+        cp "$d/checkpoint.bin" "$seeds/checkpoint/fresh_${im}_t$t.bin"
+      fi
+    done
   done
   rm -rf "$work/ckrun"
 fi
