@@ -6,7 +6,8 @@
 # - accel at the published state at t = 0.03 against its published accelerations and
 #   multipliers (3e-6 rel.: the accuracy of those published values, docs/seeds.md);
 # - run with dp5 (tol 1e-10, the config's) to t = 0.03 against the published angles (3e-9 rad:
-#   the published reference's own error is 1.4e-9 rad in beta and Theta, docs/seeds.md).
+#   the published reference's own error is 1.4e-9 rad in beta and Theta, docs/seeds.md), and
+#   the energy balance with the exact work of the torque, mom (beta - beta0) (1e-9 rel.).
 # About 2 s. usage: squeezer.sh MBSPAR CONFIGS_DIR PYTHON3
 mbspar=$1
 cfg=$2

@@ -14,12 +14,14 @@ usage:
   squeezer_check.py accel0 ACCEL.json          q'' and the loop forces at t = 0
   squeezer_check.py refstate                   --set arguments for the state at t = 0.03, one a line
   squeezer_check.py accel_ref ACCEL.json       q'' and the loop forces at that state
-  squeezer_check.py run RUN_DIR QTOL           the run's final angles against the reference
+  squeezer_check.py run RUN_DIR QTOL           the run's final angles against the reference,
+                                               and its energy balance
   squeezer_check.py refq                       the reference angles at t = 0.03 in mbspar's order
 Exit 0 when the figures are within the tolerances below, 1 otherwise; the figures are printed.
 """
 import json
 import sys
+from math import cos, hypot, sin
 
 PERM = [0, 1, 2, 4, 3, 6, 5]
 
@@ -48,6 +50,14 @@ TOL_ACCEL0 = 1e-12  # relative, q'' and loop forces at t = 0 (measured 2e-15)
 # at t = 0.03 the published q'' and multipliers are accurate to about 1e-6 only: the test set's
 # own equations evaluated at its own (q, q') give what mbspar gives (bench/squeezer_testset.py)
 TOL_ACCEL3 = 3e-6  # relative (measured 1.3e-6)
+
+
+def spring_energy(gamma):
+    """The spring's energy (c0/2)(l - l0)^2 at body K3's angle gamma (the test set's geometry)."""
+    xb, yb, xc, yc, sc, sd, c0, l0 = -0.03635, 0.03273, 0.014, 0.072, 18e-3, 2e-2, 4530.0, 0.07785
+    length = hypot(xb + sd * cos(gamma) + sc * sin(gamma) - xc,
+                   yb + sd * sin(gamma) - sc * cos(gamma) - yc)
+    return 0.5 * c0 * (length - l0)**2
 
 
 def mb(v):
@@ -105,7 +115,14 @@ def main():
               (r["t"], d["solver"]["evaluations"], d["integrator"]["steps"]))
         print("  |q - q_ref| at t = 0.03: " + " ".join("%.2e" % e for e in err) +
               " rad (max %.2e, tolerance %.0e)" % (max(err), tol))
-        ok = abs(r["t"] - 0.03) <= 1e-15 and max(err) <= tol
+        # energy balance with the exact work of the constant torque, mom (beta - beta0) (the
+        # run's `work` is a trapezoid sum over the steps, docs/outputs.md)
+        e0 = spring_energy(Q0[2])
+        de = r["energy"]["total"] - e0 - 0.033 * (q[0] - Q0[0])
+        print("  E(t) - E(0) - mom (beta - beta0) = %.2e J (E(0) = %.6f J; relative %.1e, "
+              "tolerance 1e-9); the run's trapezoid work is off by %.1e J" %
+              (de, e0, abs(de) / e0, r["energy"]["work"] - 0.033 * (q[0] - Q0[0])))
+        ok = abs(r["t"] - 0.03) <= 1e-15 and max(err) <= tol and abs(de) <= 1e-9 * e0
         return 0 if ok else 1
     sys.stderr.write(__doc__)
     return 2
