@@ -16,10 +16,11 @@
 #                       or the Bari test set's published angles at t = 0.03 (squeezer only)
 #     --build DIR       default <repo>/build
 #     --set KEY=VALUE   passed to every run (repeatable)
-# Writes bench/results/workprec_<cfg>_<UTC>.{md,csv} and, with gnuplot, docs/img/workprec_<cfg>.png
-# (evaluations per simulated second against the error, log-log).
-# Examples (this machine, under load): the squeezer ~1 min; the 50-link chain
-#   bench/workprec.sh --config configs/seed001_chain50.cfg --t-end 2      (~2 min)
+#     --plot PNG        default docs/img/workprec_<cfg>.png
+# Writes bench/results/workprec_<cfg>_<UTC>.{md,csv} and, with gnuplot, the plot (evaluations per
+# simulated second against the error, log-log).
+# Examples (this machine, load ~2.5): the squeezer ~25 s; the 50-link pendulum chain
+#   bench/workprec.sh --config configs/seed001_chain50.cfg --t-end 2      (~25 s)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cfg=$root/configs/squeezer.cfg
@@ -30,8 +31,9 @@ tend=""
 ref=dp5
 build=$root/build
 sets=()
+png=""
 usage() {
-  sed -n '2,25p' "$0" >&2
+  sed -n '2,27p' "$0" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
   --ref) ref=$2 ;;
   --build) build=$2 ;;
   --set) sets+=("$2") ;;
+  --plot) png=$2 ;;
   *) usage ;;
   esac
   [ $# -ge 2 ] || usage
@@ -59,7 +62,7 @@ name=$(basename "$cfg" .cfg)
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 md=$root/bench/results/workprec_${name}_$stamp.md
 csv=$root/bench/results/workprec_${name}_$stamp.csv
-png=$root/docs/img/workprec_$name.png
+png=${png:-$root/docs/img/workprec_$name.png}
 mkdir -p "$root/bench/results" "$root/docs/img"
 printf '%s\n' "${sets[@]+"${sets[@]}"}" >"$tmp/sets"
 
