@@ -24,7 +24,6 @@
 #define MBSP_MEM_GATHER 700.0  ///< rank 0: results gathered from a distributed method
 #define MBSP_MEM_ABA    1500.0 ///< rank 0: a serial workspace (aba, crba without its M)
 #define MBSP_MEM_RUN    1100.0 ///< run: integrator vectors, the gathered output state (rank 0)
-#define MBSP_MEM_DP5    600.0  ///< run with dp5: its seven stages
 
 // "123", "1.5G", "800M": bytes; <0 if malformed
 static double mbsp_parseBytes(const char *s) {
@@ -128,7 +127,7 @@ void mbsp_memBudget(const mbsConfig *cfg, const char *verb, int ranks, int ranks
   if (!check && (serial || inverse)) rank0 += MBSP_MEM_ABA;
   if (run) {
     rank0 += MBSP_MEM_RUN;
-    if (cfg->opt.integrator == MBS_INT_DP5) per += MBSP_MEM_DP5 / p;
+    per += mbs_integratorType(cfg->opt.integrator)->bytes_per_body / p; // stages, history
   }
   int here = ranks_here > 0 ? ranks_here : 1;
   // rank 0's extra once per host, spread over its ranks so the budget stays per rank

@@ -8,12 +8,19 @@
 /// are exact, t_k = t_0 + k dt (TS accumulates t += dt; the time is reset after each step). The
 /// vector wraps the local array of each rank; communication happens only inside the RHS callback
 /// (the engine) and in TS's own norms (adaptive error estimate: one allreduce per step).
+///
+/// integrator.method = abm is a TS type of its own, "mbsabm" (TSRegister; docs/integrator_abm.md
+/// section 4): its step is one accepted step of the Adams core (src/abm.c), which chooses its
+/// own step and order (TS's adapter is off) and lands on t_end (TS's max time); the right side
+/// goes through TSComputeRHSFunction, so -ts_monitor and the other TS options apply.
 #include "petsc_ts.h"
 #ifdef MBS_HAVE_PETSC
+#include <petsc/private/tsimpl.h>
 #include <petscts.h>
 #include <stdlib.h>
 #include <string.h>
 #include "comm_private.h"
+#include "mbspar/mbs_abm.h"
 #include "petsc_private.h"
 
 struct mbspTs {
@@ -25,6 +32,8 @@ struct mbspTs {
   void *ctx;
   mbsErr err; // first error raised by the right side
   int fixed;  // no step-size adaptivity (TSADAPTNONE after the options): exact times
+  int abm;    // the TS type is mbsabm (its own step and order control)
+  mbspComm *comm;
   double dt0; // the fixed step
   double tbase;
   long kbase; // fixed step: t_k = tbase + (k - kbase) dt0
@@ -61,8 +70,157 @@ static PetscErrorCode mbsp_tsPost(TS ts) {
   return 0;
 }
 
+// ---------------------------------------------------------------- the TS type "mbsabm"
+
+#define MBSP_TSABM "mbsabm"
+
+typedef struct {
+  mbsAbm *a;
+  Vec vy, vf; // the right side's arguments as TS vectors
+  PetscErrorCode rhs_rc;
+} mbspTsAbm;
+
+// the norms of the Adams core over every rank (the application context is the wrapper)
+static int mbsp_tsAbmReduce(void *ctx, mbsReal *v, int n) {
+  mbspTs *m = ctx;
+  return (int)mbsp_allreduceSum(m->comm, v, n);
+}
+
+// the core's right side through TSComputeRHSFunction (monitors and counters see it)
+static int mbsp_tsAbmRhs(void *ctx, mbsReal t, const mbsReal *y, mbsReal *f) {
+  TS ts = ctx;
+  mbspTsAbm *d = ts->data;
+  PetscInt n;
+  PetscScalar *a;
+  const PetscScalar *b;
+  d->rhs_rc = VecGetLocalSize(d->vy, &n);
+  if (!d->rhs_rc) d->rhs_rc = VecGetArray(d->vy, &a);
+  if (d->rhs_rc) return -1;
+  if (n > 0) memcpy(a, y, (size_t)n * sizeof *a);
+  d->rhs_rc = VecRestoreArray(d->vy, &a);
+  if (!d->rhs_rc) d->rhs_rc = TSComputeRHSFunction(ts, t, d->vy, d->vf);
+  if (!d->rhs_rc) d->rhs_rc = VecGetArrayRead(d->vf, &b);
+  if (d->rhs_rc) return -1;
+  if (n > 0) memcpy(f, b, (size_t)n * sizeof *f);
+  d->rhs_rc = VecRestoreArrayRead(d->vf, &b);
+  return d->rhs_rc ? -1 : 0;
+}
+
+static PetscErrorCode TSSetUp_MbsAbm(TS ts) {
+  mbspTsAbm *d = ts->data;
+  mbspTs *m = NULL;
+  PetscInt n;
+  PetscFunctionBegin;
+  if (d->a) PetscFunctionReturn(0);
+  PetscCall(TSGetApplicationContext(ts, &m));
+  PetscCheck(m, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_WRONGSTATE,
+             "mbsabm runs inside mbspar only");
+  PetscCall(VecDuplicate(ts->vec_sol, &d->vy));
+  PetscCall(VecDuplicate(ts->vec_sol, &d->vf));
+  PetscCall(VecGetLocalSize(ts->vec_sol, &n));
+  // one component at least: a rank without state entries still takes part in the norms
+  double tol = ts->rtol > 0 ? ts->rtol : 1e-6;
+  PetscCheck(mbs_abmCreate(n > 0 ? (int)n : 1, tol, MBS_ABM_KMAX, &d->a) == MBS_OK, PETSC_COMM_SELF,
+             PETSC_ERR_MEM, "abm: out of memory");
+  if (n == 0) d->a->n = 0; // the core's loops run over n entries: none here
+  mbs_abmSetReduce(d->a, mbsp_tsAbmReduce, m);
+  d->a->t = ts->ptime;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TSStep_MbsAbm(TS ts) {
+  mbspTsAbm *d = ts->data;
+  mbspTs *m = NULL;
+  PetscFunctionBegin;
+  PetscCall(TSGetApplicationContext(ts, &m));
+  mbsAbm *a = d->a;
+  if (a->nd == 0) { // no history yet: start from the TS solution at the TS time
+    const PetscScalar *y;
+    PetscCall(VecGetArrayRead(ts->vec_sol, &y));
+    if (a->n > 0) memcpy(a->y, y, (size_t)a->n * sizeof *y);
+    PetscCall(VecRestoreArrayRead(ts->vec_sol, &y));
+    a->t = ts->ptime;
+  }
+  d->rhs_rc = 0;
+  mbsErr e = mbs_abmStep(a, ts->max_time, mbsp_tsAbmRhs, ts);
+  if (e) {
+    // the right side's failure: its code is in the wrapper (m->err) or PETSc's; a step that
+    // fell below the resolution of t: a diverged step (the wrapper reports it)
+    if (d->rhs_rc) PetscFunctionReturn(d->rhs_rc);
+    if (!m->err && e != MBS_ERR_NUMERIC) m->err = e;
+    ts->reason = TS_DIVERGED_STEP_REJECTED;
+    PetscFunctionReturn(0);
+  }
+  PetscScalar *y;
+  PetscCall(VecGetArray(ts->vec_sol, &y));
+  if (a->n > 0) memcpy(y, a->y, (size_t)a->n * sizeof *y);
+  PetscCall(VecRestoreArray(ts->vec_sol, &y));
+  ts->ptime = a->t;
+  ts->time_step = a->h;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TSReset_MbsAbm(TS ts) {
+  mbspTsAbm *d = ts->data;
+  PetscFunctionBegin;
+  mbs_abmDestroy(&d->a);
+  PetscCall(VecDestroy(&d->vy));
+  PetscCall(VecDestroy(&d->vf));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TSDestroy_MbsAbm(TS ts) {
+  PetscFunctionBegin;
+  PetscCall(TSReset_MbsAbm(ts));
+  PetscCall(PetscFree(ts->data));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TSView_MbsAbm(TS ts, PetscViewer v) {
+  mbspTsAbm *d = ts->data;
+  PetscBool ascii;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)v, PETSCVIEWERASCII, &ascii));
+  if (ascii && d->a)
+    PetscCall(PetscViewerASCIIPrintf(v,
+                                     "  Adams-Bashforth-Moulton PECE, orders 1-%d, tol %g: %ld "
+                                     "steps, %ld rejected, %ld restarts, order now %d\n",
+                                     d->a->kmax, d->a->tol, d->a->steps, d->a->rejected,
+                                     d->a->restarts, d->a->k));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TSCreate_MbsAbm(TS ts) {
+  mbspTsAbm *d;
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&d));
+  ts->data = d;
+  ts->ops->setup = TSSetUp_MbsAbm;
+  ts->ops->step = TSStep_MbsAbm;
+  ts->ops->reset = TSReset_MbsAbm;
+  ts->ops->destroy = TSDestroy_MbsAbm;
+  ts->ops->view = TSView_MbsAbm;
+  ts->default_adapt_type = TSADAPTNONE;
+  PetscFunctionReturn(0);
+}
+
+static mbsAbm *mbsp_tsAbmCore(mbspTs *m) {
+  return m && m->abm ? ((mbspTsAbm *)m->ts->data)->a : NULL;
+}
+
+mbsAbm *mbsp_tsAbm(mbspTs *m) {
+  return mbsp_tsAbmCore(m);
+}
+
+// ---------------------------------------------------------------- the wrapper
+
 mbsErr mbsp_tsCreate(mbspComm *comm, int nlocal, int method, double dt, double tol, mbspRhs rhs,
                      mbspPostStep post, void *ctx, mbspTs **out) {
+  static int registered;
+  if (!registered) { // (PETSc is initialised once per process; TSRegister keeps the first)
+    MBS_CALL_PETSC(TSRegister(MBSP_TSABM, TSCreate_MbsAbm));
+    registered = 1;
+  }
   mbspTs *m = calloc(1, sizeof *m);
   *out = NULL;
   // the PETSc objects below are created collectively: agree on the allocation first
@@ -72,7 +230,7 @@ mbsErr mbsp_tsCreate(mbspComm *comm, int nlocal, int method, double dt, double t
     return ea;
   }
   *out = m;
-  m->n = nlocal, m->rhs = rhs, m->post = post, m->ctx = ctx;
+  m->n = nlocal, m->rhs = rhs, m->post = post, m->ctx = ctx, m->comm = comm;
   MPI_Comm mc = mbsp_commRaw(comm);
   MBS_CALL_PETSC(VecCreateMPI(mc, nlocal, PETSC_DETERMINE, &m->y));
   MBS_CALL_PETSC(TSCreate(mc, &m->ts));
@@ -88,13 +246,17 @@ mbsErr mbsp_tsCreate(mbspComm *comm, int nlocal, int method, double dt, double t
     MBS_CALL_PETSC(TSSetType(m->ts, TSRK));
     MBS_CALL_PETSC(TSRKSetType(m->ts, TSRK5DP));
     break;
+  case MBS_INT_ABM:
+    MBS_CALL_PETSC(TSSetType(m->ts, MBSP_TSABM));
+    break;
   default:
     MBS_CALL_PETSC(TSSetType(m->ts, TSRK));
     MBS_CALL_PETSC(TSRKSetType(m->ts, TSRK4));
     m->fixed = 1;
   }
   MBS_CALL_PETSC(TSGetAdapt(m->ts, &adapt));
-  MBS_CALL_PETSC(TSAdaptSetType(adapt, m->fixed ? TSADAPTNONE : TSADAPTBASIC));
+  MBS_CALL_PETSC(
+      TSAdaptSetType(adapt, m->fixed || method == MBS_INT_ABM ? TSADAPTNONE : TSADAPTBASIC));
   MBS_CALL_PETSC(TSSetTolerances(m->ts, tol, NULL, tol, NULL));
   MBS_CALL_PETSC(TSSetRHSFunction(m->ts, NULL, mbsp_tsRhs, m));
   MBS_CALL_PETSC(TSSetTimeStep(m->ts, dt));
@@ -109,11 +271,12 @@ mbsErr mbsp_tsCreate(mbspComm *comm, int nlocal, int method, double dt, double t
   TSAdaptType at = NULL;
   MBS_CALL_PETSC(TSGetAdapt(m->ts, &adapt));
   MBS_CALL_PETSC(TSAdaptGetType(adapt, &at));
-  m->fixed = at && !strcmp(at, TSADAPTNONE);
-  MBS_CALL_PETSC(TSGetTimeStep(m->ts, &m->dt0));
   TSType tt = NULL;
   MBS_CALL_PETSC(TSGetType(m->ts, &tt));
-  snprintf(m->name, sizeof m->name, "%s", tt ? tt : "?");
+  m->abm = tt && !strcmp(tt, MBSP_TSABM);
+  m->fixed = !m->abm && at && !strcmp(at, TSADAPTNONE);
+  MBS_CALL_PETSC(TSGetTimeStep(m->ts, &m->dt0));
+  snprintf(m->name, sizeof m->name, "%s", m->abm ? "abm" : tt ? tt : "?");
   if (tt && !strcmp(tt, TSRK)) {
     TSRKType rt = NULL;
     MBS_CALL_PETSC(TSRKGetType(m->ts, &rt));
@@ -152,7 +315,10 @@ mbsErr mbsp_tsStep(mbspTs *m, double t_end) {
   // land on t_end: a shorter last step only when the step really overshoots (not by the
   // roundoff of the accumulated time), so a run to t_end/2 takes bitwise the same steps as the
   // first half of a run to t_end
-  if (t + dt > t_end + 1e-9 * dt) MBS_CALL_PETSC(TSSetTimeStep(m->ts, t_end - t));
+  if (m->abm) // the Adams core lands on TS's max time itself, with its own next step
+    MBS_CALL_PETSC(TSSetMaxTime(m->ts, t_end));
+  else if (t + dt > t_end + 1e-9 * dt)
+    MBS_CALL_PETSC(TSSetTimeStep(m->ts, t_end - t));
   PetscErrorCode rc = TSStep(m->ts);
   if (m->err) {
     mbsErr e = m->err;
@@ -209,10 +375,16 @@ mbsErr mbsp_tsSetSolution(mbspTs *m, const double *y) {
   if (m->n > 0) memcpy(a, y, (size_t)m->n * sizeof(double)); // a rank without entries: a NULL
   MBS_CALL_PETSC(VecRestoreArray(m->y, &a));
   MBS_CALL_PETSC(TSRestartStep(m->ts));
+  // abm: keep the history for a change within the tolerance, else restart at the next step
+  // (decided now, so a checkpoint written before that step restarts alike)
+  mbsAbm *ab = mbsp_tsAbmCore(m);
+  if (ab) MBS_CALL(mbs_abmSetY(ab, y));
   return MBS_OK;
 }
 
 long mbsp_tsRejected(mbspTs *m) {
+  mbsAbm *a = mbsp_tsAbmCore(m);
+  if (a) return a->rejected;
   PetscInt r = 0;
   TSGetStepRejections(m->ts, &r);
   return (long)r;
@@ -277,5 +449,9 @@ const char *mbsp_tsMethodName(mbspTs *ts) {
 }
 void mbsp_tsDestroy(mbspTs **ts) {
   (void)ts;
+}
+mbsAbm *mbsp_tsAbm(mbspTs *ts) {
+  (void)ts;
+  return NULL;
 }
 #endif

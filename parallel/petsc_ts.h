@@ -3,6 +3,7 @@
 /// part is a plain array. No PETSc types leak out.
 #ifndef MBS_PETSC_TS_H
 #define MBS_PETSC_TS_H
+#include "mbspar/mbs_abm.h"
 #include "mbspar/mbs_parallel.h"
 #include "mbspar/mbs_solver.h"
 
@@ -37,6 +38,8 @@ const char *mbsp_tsTypeName(mbspTs *ts);
 /// The method actually used, in the names of integrator.method where they apply: "euler",
 /// "rk4", "dp5"; otherwise the TS type, "rk" + the TSRK type (e.g. "rk3bs"). Local.
 const char *mbsp_tsMethodName(mbspTs *ts);
+/// The Adams core of an abm integrator (its history, for checkpoints), or NULL. Local.
+mbsAbm *mbsp_tsAbm(mbspTs *ts);
 /// Free and NULL. Collective.
 void mbsp_tsDestroy(mbspTs **ts);
 #endif

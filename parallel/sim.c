@@ -227,6 +227,20 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   mbs_jsonInt(j, "steps", o->steps);
   mbs_jsonInt(j, "rejected", o->rejected);
   mbs_jsonNumber(j, "dt_next", o->dt_last);
+  const mbsAbm *ab = S->ts ? mbsp_tsAbm(S->ts) : NULL;
+  if (ab) { // abm: accepted steps per order (1..12), restarts, the present order
+    double ord[MBS_ABM_KMAX];
+    int kmax = 0;
+    for (int k = 1; k <= MBS_ABM_KMAX; k++) {
+      ord[k - 1] = (double)ab->order_used[k];
+      if (ab->order_used[k]) kmax = k;
+    }
+    mbs_jsonNumberArray(j, "steps_per_order", ord, MBS_ABM_KMAX);
+    mbs_jsonInt(j, "max_order", kmax);
+    mbs_jsonInt(j, "order", ab->k);
+    mbs_jsonInt(j, "restarts", ab->restarts);
+    mbs_jsonInt(j, "evaluations", ab->evaluations);
+  }
   mbs_jsonEndObject(j);
   if (!o->err) mbsp_guardPairJson(j, &S->guard); // accuracy (docs/formulation.md 4.9)
   if (S->nlim) { // URDF joint limits: crossings per joint at the output rows (docs/outputs.md)
@@ -363,8 +377,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
                        "mbspar run: the integration diverged at t = %.9g s (step %ld): the state "
                        "is no longer finite; integrator.dt = %g is probably above the stability "
                        "limit of %s for this model (try a smaller dt or integrator.method = dp5)",
-                       t, step + 1, m->opt.dt,
-                       (const char *[]){"euler", "rk4", "dp5"}[m->opt.integrator]);
+                       t, step + 1, m->opt.dt, mbs_integratorType(m->opt.integrator)->name);
     }
     // closed loops: q and qd back onto the loops (serial baselines; docs/loops.md)
     if (!e && S->serial && m->nloop && m->opt.projection) e = mbsp_simProject(S);
@@ -481,6 +494,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     mbs_errSet(e, "%s", msg);
   }
 
+  // refused before the directory was claimed: remove the (empty) directories this run made
+  if (e && S->rank == 0 && !S->claimed) mbsp_simUnmake(S->dir, S->made);
   mbsp_rankReportFree(&rr);
   mbsp_outDestroy(&S->out);
   mbsp_tsDestroy(&S->ts);

@@ -14,13 +14,56 @@
 #include <unistd.h>
 #include "sim_impl.h"
 
-mbsErr mbsp_simGatherState(mbspSim *S) {
+// a vector laid out as the integrator's ([q_own; qd_own] on each rank) into rank 0's q (nq) and
+// qd (nv) of the whole model. Collective.
+static mbsErr mbsp_simGatherVec(mbspSim *S, const double *y, double *q, double *qd) {
   int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
   double dummy = 0;
-  MBS_CALL(mbsp_gatherv(S->comm, nqo ? S->y : &dummy, nqo, S->rank == 0 ? S->sout->q : &dummy,
-                        S->qcnt, S->qdsp));
-  MBS_CALL(mbsp_gatherv(S->comm, nvo ? S->y + nqo : &dummy, nvo,
-                        S->rank == 0 ? S->sout->qd : &dummy, S->vcnt, S->vdsp));
+  MBS_CALL(
+      mbsp_gatherv(S->comm, nqo ? y : &dummy, nqo, S->rank == 0 ? q : &dummy, S->qcnt, S->qdsp));
+  MBS_CALL(mbsp_gatherv(S->comm, nvo ? y + nqo : &dummy, nvo, S->rank == 0 ? qd : &dummy, S->vcnt,
+                        S->vdsp));
+  return MBS_OK;
+}
+
+// the inverse for a vector every rank holds whole (q then qd): this rank's slices. Local.
+static void mbsp_simSliceVec(const mbspSim *S, const double *all, double *y) {
+  int nqo = S->q1 - S->q0, nvo = S->v1 - S->v0;
+  if (nqo) memcpy(y, all + S->q0, (size_t)nqo * sizeof(double));
+  if (nvo) memcpy(y + nqo, all + S->m->nq + S->v0, (size_t)nvo * sizeof(double));
+}
+
+mbsErr mbsp_simGatherState(mbspSim *S) {
+  return mbsp_simGatherVec(S, S->y, S->rank == 0 ? S->sout->q : NULL,
+                           S->rank == 0 ? S->sout->qd : NULL);
+}
+
+// integrator.method = abm: its scalars, f and every row of phi into the checkpoint buffer
+// (rank 0's \p sec, the section of mbs_ckptAbmDoubles). Collective.
+static mbsErr mbsp_simGatherAbm(mbspSim *S, double *sec) {
+  const mbsAbm *a = mbsp_tsAbm(S->ts);
+  size_t nst = (size_t)S->m->nq + (size_t)S->m->nv;
+  if (S->rank == 0) mbs_abmSave(a, sec);
+  double *v = S->rank == 0 ? sec + MBS_ABM_NSCALAR : NULL;
+  MBS_CALL(mbsp_simGatherVec(S, a->f, v, v ? v + S->m->nq : NULL));
+  for (int r = 0; r < MBS_ABM_KMAX + 2; r++) {
+    v = S->rank == 0 ? sec + MBS_ABM_NSCALAR + (size_t)(r + 1) * nst : NULL;
+    MBS_CALL(
+        mbsp_simGatherVec(S, a->phi + (size_t)r * (size_t)S->nloc, v, v ? v + S->m->nq : NULL));
+  }
+  return MBS_OK;
+}
+
+// the inverse on restore: every rank takes its slices of the section \p sec. Local.
+static mbsErr mbsp_simRestoreAbm(mbspSim *S, const double *sec) {
+  mbsAbm *a = mbsp_tsAbm(S->ts);
+  size_t nst = (size_t)S->m->nq + (size_t)S->m->nv;
+  MBS_CALL(mbs_abmLoad(a, sec));
+  if (S->nloc) memcpy(a->y, S->y, (size_t)S->nloc * sizeof(double));
+  mbsp_simSliceVec(S, sec + MBS_ABM_NSCALAR, a->f);
+  for (int r = 0; r < MBS_ABM_KMAX + 2; r++)
+    mbsp_simSliceVec(S, sec + MBS_ABM_NSCALAR + (size_t)(r + 1) * nst,
+                     a->phi + (size_t)r * (size_t)S->nloc);
   return MBS_OK;
 }
 
@@ -77,6 +120,12 @@ mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen) {
     e = mbsp_gatherv(S->comm, nlo ? src : &dummy, nlo, S->rank == 0 ? hl + (size_t)k * nlh : &dummy,
                      S->lcnt, S->ldsp);
     if (e) break;
+  }
+  double *abm_sec = NULL; // the Adams section, in place in rank 0's buffer
+  if (!e && mbs_ckptAbmDoubles(m)) {
+    double dd[MBS_ABM_NSCALAR + 1];
+    abm_sec = S->rank == 0 ? (double *)(buf + mbs_ckptAbmOffset(m, S->s->nstage)) : dd;
+    e = mbsp_simGatherAbm(S, abm_sec);
   }
   if (!e && S->rank == 0) {
     mbsCkptHeader h;
@@ -160,6 +209,14 @@ mbsErr mbsp_simRestore(mbspSim *S, const char *path) {
   memcpy(S->y, S->s->q + S->q0, (size_t)nqo * sizeof(double));
   memcpy(S->y + nqo, S->s->qd + S->v0, (size_t)nvo * sizeof(double));
   if (!e) e = mbsp_tsSetState(S->ts, h.t, (long)h.step, h.dt_next, S->y);
+  if (!e && mbs_ckptAbmDoubles(m)) { // (a copy: the file's bytes need not be aligned)
+    size_t nsec = mbs_ckptAbmDoubles(m);
+    double *sec = malloc(nsec * sizeof(double));
+    if (!sec) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (checkpoint)");
+    if (sec) memcpy(sec, text + mbs_ckptAbmOffset(m, S->s->nstage), nsec * sizeof(double));
+    if (!e) e = mbsp_simRestoreAbm(S, sec);
+    free(sec);
+  }
   if (!e && S->rank == 0 &&
       (h.ranks != S->size || h.solver != m->opt.solver || h.integrator != m->opt.integrator))
     fprintf(stderr,
@@ -173,6 +230,20 @@ mbsErr mbsp_simRestore(mbspSim *S, const char *path) {
 }
 
 // ---------------------------------------------------------------- setup and report
+
+void mbsp_simUnmake(const char *dir, const char *made) {
+  if (!made[0]) return;
+  char p[4096];
+  snprintf(p, sizeof p, "%s", dir);
+  size_t lm = strlen(made);
+  for (;;) {
+    if (rmdir(p) != 0) return; // not empty (or gone): leave it and its parents
+    if (strlen(p) <= lm) return;
+    char *s = strrchr(p, '/');
+    if (!s || s == p) return;
+    *s = 0;
+  }
+}
 
 // one word of a shell command: as it is if it is made of safe characters, else single-quoted
 static void mbsp_shellWord(char *buf, size_t n, size_t *len, const char *w) {
@@ -226,18 +297,26 @@ void mbsp_simContinueCmd(const mbspSim *S, const char *ck, char *buf, size_t n) 
   mbsp_shellWord(buf, n, &len, ck);
 }
 
-mbsErr mbsp_simMkdirs(const char *dir) {
+mbsErr mbsp_simMkdirs(const char *dir, char *made, size_t n) {
   char p[4096];
   snprintf(p, sizeof p, "%s", dir);
+  made[0] = 0;
   for (char *c = p + 1; *c; c++)
     if (*c == '/') {
       *c = 0;
-      if (mkdir(p, 0777) != 0 && errno != EEXIST)
+      if (mkdir(p, 0777) == 0 && !made[0])
+        snprintf(made, n, "%s", p);
+      else if (errno != EEXIST)
         return mbs_errSet(MBS_ERR_IO, "%s: cannot create directory: %s", p, strerror(errno));
       *c = '/';
     }
-  if (MBS_FAULT_WRITE_POINT() || (mkdir(p, 0777) != 0 && errno != EEXIST))
+  if (MBS_FAULT_WRITE_POINT())
+    return mbs_errSet(MBS_ERR_IO, "%s: cannot create directory: injected fault", p);
+  if (mkdir(p, 0777) == 0) {
+    if (!made[0]) snprintf(made, n, "%s", p);
+  } else if (errno != EEXIST) {
     return mbs_errSet(MBS_ERR_IO, "%s: cannot create directory: %s", p, strerror(errno));
+  }
   struct stat st;
   if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
     return mbs_errSet(MBS_ERR_IO, "%s: exists and is not a directory", p);

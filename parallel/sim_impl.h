@@ -41,7 +41,8 @@ typedef struct {
   double last_flush; // rank 0: wall-clock time of the last flush
   mbspBodyOut *bo;   // per-body outputs (poses ...) of the owned bodies (bodyout.c)
   char dir[4096];
-  int claimed; // rank 0: the output files are this run's (a failed run may write its run.json)
+  char made[4096]; // the topmost directory of dir that this run created (rank 0), or ""
+  int claimed;     // rank 0: the output files are this run's (a failed run may write its run.json)
   // bookkeeping (identical on every rank except the local work partial sums)
   double work, pprev; // work of the nonconservative forces and the power of the last step: the
                       // same on every rank (the power is summed over the ranks at every step, so
@@ -87,7 +88,11 @@ int mbsp_simFlushDue(const mbspSim *S);
 mbsErr mbsp_simCheckpoint(mbspSim *S, char *path_out, size_t pathlen);
 mbsErr mbsp_simRestore(mbspSim *S, const char *path);
 void mbsp_simContinueCmd(const mbspSim *S, const char *ck, char *buf, size_t n);
-mbsErr mbsp_simMkdirs(const char *dir);
+/// mkdir -p \p dir; \p made gets the topmost directory it created ("" if none), so a run that
+/// is refused before it claims the directory can remove what it made (mbsp_simUnmake).
+mbsErr mbsp_simMkdirs(const char *dir, char *made, size_t n);
+/// rmdir \p dir and its parents up to \p made (each only if empty). Local.
+void mbsp_simUnmake(const char *dir, const char *made);
 mbsErr mbsp_simSetup(mbspSim *S);
 mbsErr mbsp_simCheckDir(mbspSim *S);
 mbsErr mbsp_simGuardCreate(mbspSim *S);

@@ -21,7 +21,7 @@ static mbsErr mbsp_simSetupLocal(mbspSim *S, double **all) {
   int rank = S->rank;
   MBS_CALL(mbs_stateCreate(m, &S->s));
   // one warm-start history per Runge–Kutta stage
-  int nst = m->opt.integrator == MBS_INT_EULER ? 1 : m->opt.integrator == MBS_INT_RK4 ? 4 : 7;
+  int nst = mbs_integratorType(m->opt.integrator)->nstage;
   MBS_CALL(mbs_stateSetStages(m, S->s, nst));
   if (S->serial) {
     if (rank == 0) {
@@ -125,7 +125,7 @@ mbsErr mbsp_simSetup(mbspSim *S) {
   // continues the files of its own run)
   mbsErr e = MBS_OK;
   if (rank == 0) {
-    e = mbsp_simMkdirs(S->dir);
+    e = mbsp_simMkdirs(S->dir, S->made, sizeof S->made);
     const char *const *names = mbsp_outFileNames();
     char p[4200];
     // what to suggest: continuing the earlier run if it left a checkpoint (the command as it

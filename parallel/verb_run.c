@@ -26,7 +26,7 @@ mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   // The built model stays as it is: the run sees a view of it (a struct copy sharing its arrays)
   // that carries the run's solver options.
   mbsModel view = *m;
-  if (view.opt.integrator == MBS_INT_DP5 && !mbs_configIsSet(cfg, "solver.tol"))
+  if (mbs_integratorType(view.opt.integrator)->adaptive && !mbs_configIsSet(cfg, "solver.tol"))
     view.opt.tol = fmax(view.opt.int_tol / 10, MBS_CFG_MINTOL);
   m = &view;
   mbsCli c2 = *cli;

@@ -79,7 +79,7 @@ static void mbs_abmG(int kk, const mbsReal *alpha, mbsReal *g) {
 }
 
 mbsErr mbs_abmStart(mbsAbm *a, mbsReal t0, const mbsReal *y0, mbsReal h0, mbsAbmRhs f, void *ctx) {
-  memcpy(a->y, y0, (size_t)a->n * sizeof(mbsReal));
+  if (y0 != a->y) memcpy(a->y, y0, (size_t)a->n * sizeof(mbsReal));
   a->t = t0;
   int rc = f(ctx, t0, a->y, a->f);
   a->evaluations++;
@@ -97,9 +97,93 @@ mbsErr mbs_abmStart(mbsAbm *a, mbsReal t0, const mbsReal *y0, mbsReal h0, mbsAbm
   return MBS_OK;
 }
 
+mbsErr mbs_abmSetY(mbsAbm *a, const mbsReal *y) {
+  if (a->nd > 0) {
+    for (int i = 0; i < a->n; i++) a->e[i] = y[i] - a->y[i];
+    mbsReal d = 0;
+    int rc = mbs_abmRms(a, a->e, &d);
+    if (rc) return (mbsErr)rc;
+    if (!(d <= a->tol)) a->nd = 0; // an assembly-scale jump: restart from y at the next step
+  }
+  memcpy(a->y, y, (size_t)a->n * sizeof(mbsReal));
+  return MBS_OK;
+}
+
+// the saved scalars: [kmax k nd start ns t h steps rejected evaluations restarts] psi[KMAX+3]
+// order_used[KMAX+1]
+enum {
+  MBS_ABM_S_KMAX,
+  MBS_ABM_S_K,
+  MBS_ABM_S_ND,
+  MBS_ABM_S_START,
+  MBS_ABM_S_NS,
+  MBS_ABM_S_T = MBS_ABM_SAVED_T,
+  MBS_ABM_S_H = MBS_ABM_SAVED_H,
+  MBS_ABM_S_STEPS,
+  MBS_ABM_S_REJ,
+  MBS_ABM_S_EVAL,
+  MBS_ABM_S_RESTARTS,
+  MBS_ABM_S_PSI,
+  MBS_ABM_S_ORDER = MBS_ABM_S_PSI + MBS_ABM_KMAX + 3
+};
+
+void mbs_abmSave(const mbsAbm *a, mbsReal *s) {
+  memset(s, 0, MBS_ABM_NSCALAR * sizeof *s);
+  s[MBS_ABM_S_KMAX] = a->kmax, s[MBS_ABM_S_K] = a->k, s[MBS_ABM_S_ND] = a->nd;
+  s[MBS_ABM_S_START] = a->start, s[MBS_ABM_S_NS] = a->ns, s[MBS_ABM_S_T] = a->t;
+  s[MBS_ABM_S_H] = a->h, s[MBS_ABM_S_STEPS] = (mbsReal)a->steps;
+  s[MBS_ABM_S_REJ] = (mbsReal)a->rejected, s[MBS_ABM_S_EVAL] = (mbsReal)a->evaluations;
+  s[MBS_ABM_S_RESTARTS] = (mbsReal)a->restarts;
+  memcpy(s + MBS_ABM_S_PSI, a->psi, sizeof a->psi);
+  for (int i = 0; i <= MBS_ABM_KMAX; i++) s[MBS_ABM_S_ORDER + i] = (mbsReal)a->order_used[i];
+}
+
+// an integer in [lo, hi], exactly
+static int mbs_abmIsInt(mbsReal v, mbsReal lo, mbsReal hi) {
+  return v >= lo && v <= hi && v == floor(v);
+}
+
+const char *mbs_abmSavedInvalid(const mbsReal *s, int kmax) {
+  const mbsReal big = 9.0e15; // counters: exact integers in a double
+  if (s[MBS_ABM_S_KMAX] != kmax) return "another highest order";
+  if (!mbs_abmIsInt(s[MBS_ABM_S_K], 1, kmax) || !mbs_abmIsInt(s[MBS_ABM_S_ND], 0, kmax + 2) ||
+      !mbs_abmIsInt(s[MBS_ABM_S_START], 0, 1) || !mbs_abmIsInt(s[MBS_ABM_S_NS], 0, big))
+    return "invalid order, history length or step counter";
+  if (!isfinite(s[MBS_ABM_S_T]) || !(s[MBS_ABM_S_H] > 0) || !isfinite(s[MBS_ABM_S_H]))
+    return "invalid time or step";
+  for (int i = MBS_ABM_S_STEPS; i <= MBS_ABM_S_RESTARTS; i++)
+    if (!mbs_abmIsInt(s[i], 0, big)) return "invalid counters";
+  for (int i = 0; i < MBS_ABM_KMAX + 3; i++) {
+    mbsReal p = s[MBS_ABM_S_PSI + i];
+    // the grid of the history: psi_i = t_n - t_{n-i} increasing, positive where it is used
+    if (!isfinite(p) || p < 0 || (i + 1 < s[MBS_ABM_S_ND] && !(p > 0)) ||
+        (i > 0 && i + 1 < s[MBS_ABM_S_ND] && !(p > s[MBS_ABM_S_PSI + i - 1])))
+      return "invalid step history";
+  }
+  for (int i = 0; i <= MBS_ABM_KMAX; i++)
+    if (!mbs_abmIsInt(s[MBS_ABM_S_ORDER + i], 0, big)) return "invalid order counts";
+  return NULL;
+}
+
+mbsErr mbs_abmLoad(mbsAbm *a, const mbsReal *s) {
+  const char *why = mbs_abmSavedInvalid(s, a->kmax);
+  MBS_CHECK(!why, MBS_ERR_INPUT, "abm: saved state: %s", why);
+  a->k = (int)s[MBS_ABM_S_K], a->nd = (int)s[MBS_ABM_S_ND], a->start = (int)s[MBS_ABM_S_START];
+  a->ns = (int)s[MBS_ABM_S_NS], a->t = s[MBS_ABM_S_T], a->h = s[MBS_ABM_S_H];
+  a->steps = (long)s[MBS_ABM_S_STEPS], a->rejected = (long)s[MBS_ABM_S_REJ];
+  a->evaluations = (long)s[MBS_ABM_S_EVAL], a->restarts = (long)s[MBS_ABM_S_RESTARTS];
+  memcpy(a->psi, s + MBS_ABM_S_PSI, sizeof a->psi);
+  for (int i = 0; i <= MBS_ABM_KMAX; i++) a->order_used[i] = (long)s[MBS_ABM_S_ORDER + i];
+  return MBS_OK;
+}
+
 mbsErr mbs_abmStep(mbsAbm *a, mbsReal tout, mbsAbmRhs f, void *ctx) {
   const int n = a->n;
   int fails = 0;
+  if (a->nd == 0) { // no history (a fresh state or a restart): order 1 from (t, y)
+    mbsReal t0 = a->t;
+    MBS_CALL(mbs_abmStart(a, t0, a->y, 0, f, ctx));
+  }
   for (;;) {
     mbsReal hnat = a->h, h = hnat;
     int landed = 0;

@@ -6,14 +6,24 @@
 #include "mbspar/mbs_checkpoint.h"
 #include <math.h>
 #include <string.h>
+#include "mbspar/mbs_abm.h"
+#include "mbspar/mbs_solver.h"
 
 _Static_assert(sizeof(mbsCkptHeader) == 464, "the checkpoint header layout is part of the format");
 
-size_t mbs_ckptSize(const mbsModel *m, int nstage) {
+size_t mbs_ckptAbmDoubles(const mbsModel *m) {
+  if (m->opt.integrator != MBS_INT_ABM) return 0;
+  return MBS_ABM_NSCALAR + (size_t)(MBS_ABM_KMAX + 3) * ((size_t)m->nq + (size_t)m->nv);
+}
+
+size_t mbs_ckptAbmOffset(const mbsModel *m, int nstage) {
   return sizeof(mbsCkptHeader) +
          sizeof(double) * ((size_t)m->nq + (size_t)m->nv +
-                           (size_t)nstage * MBS_WARM_HIST * (size_t)mbs_stateHistWidth(m)) +
-         sizeof(uint64_t);
+                           (size_t)nstage * MBS_WARM_HIST * (size_t)mbs_stateHistWidth(m));
+}
+
+size_t mbs_ckptSize(const mbsModel *m, int nstage) {
+  return mbs_ckptAbmOffset(m, nstage) + sizeof(double) * mbs_ckptAbmDoubles(m) + sizeof(uint64_t);
 }
 
 uint64_t mbs_ckptHash(uint64_t h, const void *p, size_t n) {
@@ -88,6 +98,12 @@ mbsErr mbs_ckptParse(const void *bytes, size_t len, const char *path, const mbsM
                       "%s:0: checkpoint was written with another integrator (%d stages; "
                       "integrator.method here has %d)",
                       path, h->nstage, nstage);
+  if ((h->integrator == MBS_INT_ABM) != (m->opt.integrator == MBS_INT_ABM))
+    return mbs_errSet(MBS_ERR_INPUT,
+                      "%s:0: checkpoint was written with another integrator (%s; "
+                      "integrator.method here is %s): the Adams history cannot be carried over",
+                      path, h->integrator == MBS_INT_ABM ? "abm" : "a Runge-Kutta method",
+                      mbs_integratorType(m->opt.integrator)->name);
   if (h->nbody != m->nbody || h->nq != m->nq || h->nv != m->nv || h->nlam != m->nlam)
     return mbs_errSet(MBS_ERR_INPUT,
                       "%s:0: checkpoint was written for another model (%d bodies, %d dofs; this "
@@ -128,9 +144,19 @@ mbsErr mbs_ckptParse(const void *bytes, size_t len, const char *path, const mbsM
   size_t nd = (want - sizeof *h - sizeof sum) / sizeof(double);
   if (!mbs_ckptFinite(text + sizeof *h, nd))
     return mbs_errSet(MBS_ERR_INPUT,
-                      "%s:0: checkpoint holds non-finite values (q, qd or the warm-start "
-                      "history)",
+                      "%s:0: checkpoint holds non-finite values (q, qd, the warm-start "
+                      "history or the Adams history)",
                       path);
+  if (mbs_ckptAbmDoubles(m)) { // the Adams integrator's scalars (its vectors are finite above)
+    double s[MBS_ABM_NSCALAR];
+    memcpy(s, text + mbs_ckptAbmOffset(m, nstage), sizeof s);
+    const char *why = mbs_abmSavedInvalid(s, MBS_ABM_KMAX);
+    if (!why && !(s[MBS_ABM_SAVED_T] == h->t && s[MBS_ABM_SAVED_H] == h->dt_next))
+      why = "time or step differ from the header";
+    if (why)
+      return mbs_errSet(MBS_ERR_INPUT, "%s:0: checkpoint's Adams integrator state is invalid (%s)",
+                        path, why);
+  }
   return MBS_OK;
 }
 

@@ -13,7 +13,6 @@ static const char *const mbs_iface_names[] = {"cr", "jcg", NULL};
 static const char *const mbs_warm_names[] = {"none",      "previous", "linear",
                                              "quadratic", "cubic",    NULL};
 static const char *const mbs_loops_names[] = {"auto", "unit", "rows", NULL};
-static const char *const mbs_int_names[] = {"euler", "rk4", "dp5", NULL};
 static const char *const mbs_fmt_names[] = {"csv", "hdf5", NULL};
 const char *const mbs_shape_names[] = {"rod", "box", "sphere", NULL};
 
@@ -33,7 +32,7 @@ const char *mbs_loopModeName(int k) {
   return mbs_nameOf(mbs_loops_names, 3, k);
 }
 const char *mbs_integratorName(int i) {
-  return mbs_nameOf(mbs_int_names, 3, i);
+  return mbs_nameOf(mbs_integrator_names, 4, i);
 }
 const char *mbs_outFormatName(int f) {
   return mbs_nameOf(mbs_fmt_names, 2, f);
@@ -205,7 +204,7 @@ static mbsErr mbs_optCheckIntTol(const mbsConfig *c, const mbsCs *g, const void 
 static mbsErr mbs_optCheckSteps(const mbsConfig *c, const mbsCs *g, const void *base) {
   const mbsOption *o = base;
   double steps = o->t_end / o->dt;
-  if (o->integrator != MBS_INT_DP5 && steps > MBS_CFG_MAXSTEPS) {
+  if (!mbs_integratorType(o->integrator)->adaptive && steps > MBS_CFG_MAXSTEPS) {
     const mbsCs *sdt = config_setting_get_member(g, "dt"),
                 *stend = config_setting_get_member(g, "t_end");
     // blame the value that came from a --set, else dt, else t_end
@@ -216,8 +215,9 @@ static mbsErr mbs_optCheckSteps(const mbsConfig *c, const mbsCs *g, const void *
     return mbs_cfgFail(c, at,
                        "integrator.dt = %g and t_end = %g s give %.3g steps of %s: at most %.0e "
                        "fixed steps are allowed (use a larger dt, a shorter t_end, or "
-                       "integrator.method = \"dp5\")",
-                       o->dt, o->t_end, steps, mbs_int_names[o->integrator], MBS_CFG_MAXSTEPS);
+                       "integrator.method = \"dp5\" or \"abm\")",
+                       o->dt, o->t_end, steps, mbs_integrator_names[o->integrator],
+                       MBS_CFG_MAXSTEPS);
   }
   return MBS_OK;
 }
@@ -225,15 +225,15 @@ static const mbsOptDesc mbs_integrator_opts[] = {
     {.key = "method",
      .type = MBS_OPT_ENUM,
      .offset = MBS_OO(integrator),
-     .names = mbs_int_names,
-     .help = "time integrator (dp5: adaptive)"},
+     .names = mbs_integrator_names,
+     .help = "time integrator (dp5, abm: adaptive; docs/model.md)"},
     {.key = "dt",
      .type = MBS_OPT_REAL,
      .offset = MBS_OO(dt),
      .lo = 0,
      .lo_open = 1,
      MBS_NOHI,
-     .help = "time step, or the initial step of dp5 [s]"},
+     .help = "time step, or the initial step of dp5 (abm chooses its own) [s]"},
     {.key = "t_end",
      .type = MBS_OPT_REAL,
      .offset = MBS_OO(t_end),
@@ -247,7 +247,7 @@ static const mbsOptDesc mbs_integrator_opts[] = {
      .lo_open = 1,
      MBS_NOHI,
      .check = mbs_optCheckIntTol,
-     .help = "dp5: relative error per step (floor 1e-14)"},
+     .help = "dp5, abm: relative error per step (floor 1e-14)"},
     {.key = "projection",
      .type = MBS_OPT_BOOL,
      .offset = MBS_OO(projection),

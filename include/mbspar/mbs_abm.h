@@ -41,6 +41,12 @@ typedef struct {
   long order_used[MBS_ABM_KMAX + 1]; ///< accepted steps per order
 } mbsAbm;
 
+/// Scalars of the state a bitwise restart needs (mbs_abmSave): kmax, k, nd, start, ns, t, h,
+/// the psi's, the four counters and order_used. The vectors are y, f and the nd rows of phi.
+#define MBS_ABM_NSCALAR (11 + (MBS_ABM_KMAX + 3) + (MBS_ABM_KMAX + 1))
+#define MBS_ABM_SAVED_T 5 ///< index of t among the saved scalars
+#define MBS_ABM_SAVED_H 6 ///< index of h (the next step)
+
 /// Allocate for n components, tolerance tol (> 0), highest order kmax (1..12).
 mbsErr mbs_abmCreate(int n, mbsReal tol, int kmax, mbsAbm **out);
 /// Free and NULL (NULL is a no-op).
@@ -50,8 +56,24 @@ void mbs_abmSetReduce(mbsAbm *a, int (*reduce)(void *ctx, mbsReal *v, int n), vo
 /// Start (or restart) at t0, y0: evaluates f once, order 1, a first step from the size of f and
 /// the tolerance (h0 > 0: that step instead), history cleared.
 mbsErr mbs_abmStart(mbsAbm *a, mbsReal t0, const mbsReal *y0, mbsReal h0, mbsAbmRhs f, void *ctx);
+/// Replace y between steps (a projection onto closed loops, a renormalised quaternion): keep the
+/// history when the change is within the tolerance (weighted RMS of the change <= tol, the norm of
+/// the error control), else restart at the next step (order 1, history cleared). Collective when
+/// a reduction is set (every rank calls it, each with its part). Before the first step: only
+/// sets y (the start evaluates f).
+mbsErr mbs_abmSetY(mbsAbm *a, const mbsReal *y);
+/// The scalars of the state into s (MBS_ABM_NSCALAR values; integers as exact doubles).
+void mbs_abmSave(const mbsAbm *a, mbsReal *s);
+/// Check saved scalars (pure: any values are safe): 0 when they are a state of an integrator
+/// with highest order \p kmax, else a short reason (static text).
+const char *mbs_abmSavedInvalid(const mbsReal *s, int kmax);
+/// Restore the scalars saved by mbs_abmSave (checked with mbs_abmSavedInvalid first); the caller
+/// then fills a->y, a->f and the first nd rows of a->phi. MBS_ERR_INPUT if they are invalid.
+mbsErr mbs_abmLoad(mbsAbm *a, const mbsReal *s);
+
 /// One accepted step, not past tout (the step is shortened to land on it); rejected attempts
-/// are retried inside with smaller steps. 0, or the right side's code, or MBS_ERR_NUMERIC when
+/// are retried inside with smaller steps. A state without history (mbs_abmSetY's restart, or
+/// a->nd == 0) starts first at (a->t, a->y). 0, or the right side's code, or MBS_ERR_NUMERIC when
 /// the step falls below the resolution of t.
 mbsErr mbs_abmStep(mbsAbm *a, mbsReal tout, mbsAbmRhs f, void *ctx);
 

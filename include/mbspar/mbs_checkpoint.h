@@ -1,8 +1,9 @@
 /// \file mbs_checkpoint.h
 /// The checkpoint format of `mbspar run` (docs/outputs.md) and its reader, without MPI: a fixed
 /// header (magic, version, sizes, model fingerprint, integrator state, warm-start bookkeeping),
-/// then q (nq), qd (nv), the warm-start history (nstage x MBS_WARM_HIST x nlam doubles) and a
-/// 64-bit FNV-1a checksum of everything before it. Native byte order (a checkpoint is read back
+/// then q (nq), qd (nv), the warm-start history (nstage x MBS_WARM_HIST x nlam doubles), with
+/// integrator.method = abm the Adams history (mbs_ckptAbmDoubles), and a 64-bit FNV-1a checksum
+/// of everything before it. Native byte order (a checkpoint is read back
 /// on the machine kind that wrote it).
 ///
 /// parallel/sim.c writes checkpoints (rank 0, after gathering) and reads them on every rank with
@@ -41,8 +42,14 @@ typedef struct {
 } mbsCkptHeader;
 
 /// Bytes of a checkpoint of model \p m with \p nstage warm-start slots (header, q, qd, history,
-/// checksum).
+/// the Adams history when m's integrator is abm, checksum).
 size_t mbs_ckptSize(const mbsModel *m, int nstage);
+/// Doubles of the Adams integrator's section (0 unless m's integrator.method is abm):
+/// MBS_ABM_NSCALAR scalars (mbs_abmSave), then f and the MBS_ABM_KMAX + 2 rows of phi, each a
+/// vector of the whole state in the order q (nq), qd (nv).
+size_t mbs_ckptAbmDoubles(const mbsModel *m);
+/// Byte offset of that section (after the warm-start history).
+size_t mbs_ckptAbmOffset(const mbsModel *m, int nstage);
 
 /// One FNV-1a 64-bit step over \p n bytes, starting from \p h (MBS_CKPT_FNV_BASIS at first).
 uint64_t mbs_ckptHash(uint64_t h, const void *p, size_t n);

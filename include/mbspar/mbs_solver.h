@@ -33,8 +33,22 @@ typedef enum {
   MBS_WARM_CUBIC = 4
 } mbsWarmStart;
 
-/// Time integrators (integrator.method).
-typedef enum { MBS_INT_EULER = 0, MBS_INT_RK4 = 1, MBS_INT_DP5 = 2 } mbsIntegrator;
+/// Time integrators (integrator.method): one row each in src/integrator.c.
+typedef enum { MBS_INT_EULER = 0, MBS_INT_RK4 = 1, MBS_INT_DP5 = 2, MBS_INT_ABM = 3 } mbsIntegrator;
+
+/// A row of the integrator table (mbs_integratorType).
+typedef struct {
+  const char *name; ///< its integrator.method value
+  int nstage;       ///< warm-start slots: right-side evaluations per step (a rejected
+                    ///< attempt's share the last)
+  int adaptive;     ///< error-controlled steps (integrator.tol; solver.tol = tol/10 unless set)
+  double bytes_per_body; ///< memory of its stages or history per body beyond rk4's (memcheck)
+  const char *help;      ///< one line for `mbspar help config`
+} mbsIntegratorType;
+/// The row of integrator \p id, or NULL.
+const mbsIntegratorType *mbs_integratorType(int id);
+/// The names in id order, NULL-terminated (the enum descriptor of integrator.method).
+extern const char *const mbs_integrator_names[];
 
 /// Why an iterative solve stopped (a reason, not an error).
 typedef enum {
