@@ -151,13 +151,14 @@ for m in methods.split():
                      "rejected": ig["rejected"], "evaluations": ev,
                      "evals_per_s": ev / r["t"], "err_q": err, "err_qd_rel": errv,
                      "err_over_tol": "" if fixed else err / float(x),
-                     "step_wall_s": j["timers"]["step"]["max"], "t": r["t"]})
+                     "step_wall_s": j["timers"]["step"]["max"], "t": r["t"],
+                     "max_order": ig.get("max_order", ""), "restarts": ig.get("restarts", "")})
         print(f"{m:5s} {rows[-1]['param']:9s} steps {ig['steps']:7d} evals {ev:8d} "
               f"err_q {err:.2e} ({j['timers']['step']['max']:.2f} s)", flush=True)
 
 load1 = os.getloadavg()
 cols = ["method", "param", "steps", "rejected", "evaluations", "evals_per_s", "err_q",
-        "err_qd_rel", "err_over_tol", "step_wall_s"]
+        "err_qd_rel", "err_over_tol", "max_order", "restarts", "step_wall_s"]
 with open(csv, "w") as f:
     f.write(",".join(cols) + "\n")
     for r in rows:
@@ -180,10 +181,11 @@ with open(md, "w") as f:
     f.write("err_q: max over the joint coordinates of |q(t_end) - q_ref| (rad or m); err_qd_rel: "
             "max |qd - qd_ref| / max |qd_ref|; evaluations: forward-dynamics evaluations "
             "(run.json solver.evaluations, rejected steps included); evals/s: per simulated "
-            "second; step wall: the integration's wall time (timers.step).\n\n")
+            "second; max order, restarts: run.json's integrator section where the method "
+            "reports them (abm); step wall: the integration's wall time (timers.step).\n\n")
     f.write("| method | tol or steps | steps | rejected | evaluations | evals/s | err_q | "
-            "err_qd_rel | err_q/tol | step wall s |\n")
-    f.write("|---|---|---|---|---|---|---|---|---|---|\n")
+            "err_qd_rel | err_q/tol | max order | restarts | step wall s |\n")
+    f.write("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     for r in rows:
         f.write("| " + " | ".join(fmt(r[c]) for c in cols) + " |\n")
     if notes:
