@@ -95,8 +95,14 @@ def run(tag, args):
     return j, wall
 
 
-commit = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty"],
-                        capture_output=True, text=True).stdout.strip()
+# the commit, "-dirty" when tracked files other than the results and plots (which this script
+# writes) differ from it
+commit = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+                        capture_output=True, text=True).stdout.strip() or "unknown"
+if subprocess.run(["git", "-C", root, "status", "--porcelain", "-uno", "--", ".",
+                   ":!bench/results", ":!docs/img"], capture_output=True, text=True).stdout.strip():
+    commit += "-dirty"
+open(f"{tmp}/commit", "w").write(commit)
 load0 = os.getloadavg()
 notes = []
 
@@ -209,7 +215,7 @@ done
 gnuplot <<GP
 set terminal pngcairo size 800,560 font "sans,10" noenhanced
 set output "$png"
-set title "work-precision: $name (reference: $ref), $stamp, commit $(git -C "$root" describe --always --dirty)"
+set title "work-precision: $name (reference: $ref), $stamp, commit $(cat "$tmp/commit")"
 set logscale xy
 set format x "%.0e"
 set xlabel "max |q(t_end) - q_ref|"
