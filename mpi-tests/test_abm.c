@@ -154,5 +154,47 @@ int main(void) {
     MBS_EXPECT(mbs_abmCreate(2, -1, 5, &b) == MBS_ERR_INPUT, "a negative tolerance accepted");
     MBS_EXPECT(mbs_abmCreate(2, 1e-6, 13, &b) == MBS_ERR_INPUT, "order 13 accepted");
   }
+  // the saved state (checkpoints): a save/load round trip continues bitwise; values no writer
+  // produces are refused; mbs_abmSetY keeps the history for a small change, not for a large one
+  {
+    mbsAbm *a = NULL, *b = NULL;
+    MBS_EXPECT_OK(mbs_abmCreate(2, 1e-9, MBS_ABM_KMAX, &a));
+    MBS_EXPECT_OK(mbs_abmCreate(2, 1e-9, MBS_ABM_KMAX, &b));
+    if (a && b) {
+      double y0[2] = {1, 0}, s[MBS_ABM_NSCALAR];
+      MBS_EXPECT_OK(mbs_abmStart(a, 0, y0, 0, osc, NULL));
+      while (a->t < 3) MBS_EXPECT_OK(mbs_abmStep(a, 10, osc, NULL));
+      mbs_abmSave(a, s);
+      MBS_EXPECT(!mbs_abmSavedInvalid(s, MBS_ABM_KMAX), "a saved state is refused: %s",
+                 mbs_abmSavedInvalid(s, MBS_ABM_KMAX));
+      MBS_EXPECT_OK(mbs_abmLoad(b, s));
+      memcpy(b->y, a->y, sizeof y0), memcpy(b->f, a->f, sizeof y0);
+      memcpy(b->phi, a->phi, (size_t)(MBS_ABM_KMAX + 2) * 2 * sizeof(double));
+      while (a->t < 10) MBS_EXPECT_OK(mbs_abmStep(a, 10, osc, NULL));
+      while (b->t < 10) MBS_EXPECT_OK(mbs_abmStep(b, 10, osc, NULL));
+      MBS_EXPECT(a->y[0] == b->y[0] && a->y[1] == b->y[1] && a->steps == b->steps,
+                 "save/load: the continuation differs");
+      double bad[MBS_ABM_NSCALAR];
+      const int idx[] = {1, 2, MBS_ABM_SAVED_H, 7};
+      const double val[] = {13, 15, -1, 0.5};
+      for (int c = 0; c < 4; c++) {
+        memcpy(bad, s, sizeof s);
+        bad[idx[c]] = val[c];
+        MBS_EXPECT(mbs_abmSavedInvalid(bad, MBS_ABM_KMAX) != NULL, "scalar %d = %g accepted",
+                   idx[c], val[c]);
+      }
+      MBS_EXPECT(mbs_abmSavedInvalid(s, 5) != NULL, "another highest order accepted");
+      long r0 = a->restarts;
+      double y1[2] = {a->y[0] + 1e-12, a->y[1]};
+      MBS_EXPECT_OK(mbs_abmSetY(a, y1));
+      MBS_EXPECT(a->nd > 0, "a change of 1e-12 at tol 1e-9 dropped the history");
+      y1[0] += 1e-3;
+      MBS_EXPECT_OK(mbs_abmSetY(a, y1));
+      MBS_EXPECT(a->nd == 0, "a change of 1e-3 at tol 1e-9 kept the history");
+      MBS_EXPECT_OK(mbs_abmStep(a, 20, osc, NULL));
+      MBS_EXPECT(a->restarts == r0 + 1 && a->y[0] != y1[0], "no restart from the new state");
+    }
+    mbs_abmDestroy(&a), mbs_abmDestroy(&b);
+  }
   return mbs_test_finish("test_abm");
 }
