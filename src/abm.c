@@ -103,7 +103,8 @@ mbsErr mbs_abmSetY(mbsAbm *a, const mbsReal *y) {
     mbsReal d = 0;
     int rc = mbs_abmRms(a, a->e, &d);
     if (rc) return (mbsErr)rc;
-    if (!(d <= a->tol)) a->nd = 0; // an assembly-scale jump: restart from y at the next step
+    if (!(d <= MBS_ABM_KEEP * a->tol))
+      a->nd = 0; // an assembly-scale jump: restart from y at the next step
   }
   memcpy(a->y, y, (size_t)a->n * sizeof(mbsReal));
   return MBS_OK;

@@ -56,8 +56,14 @@ void mbs_abmSetReduce(mbsAbm *a, int (*reduce)(void *ctx, mbsReal *v, int n), vo
 /// Start (or restart) at t0, y0: evaluates f once, order 1, a first step from the size of f and
 /// the tolerance (h0 > 0: that step instead), history cleared.
 mbsErr mbs_abmStart(mbsAbm *a, mbsReal t0, const mbsReal *y0, mbsReal h0, mbsAbmRhs f, void *ctx);
+/// A change of y between steps up to MBS_ABM_KEEP times the tolerance keeps the history
+/// (mbs_abmSetY): the differences are of f, which such a change moves by O(L change), an error
+/// of O(h L change) in the next steps (measured on the squeezer, docs/integrator_abm.md 5.3:
+/// restarts at 1 x tol cost evaluations and gained no accuracy).
+#define MBS_ABM_KEEP 1e3
+
 /// Replace y between steps (a projection onto closed loops, a renormalised quaternion): keep the
-/// history when the change is within the tolerance (weighted RMS of the change <= tol, the norm of
+/// history when the change is small (weighted RMS of the change <= MBS_ABM_KEEP tol, the norm of
 /// the error control), else restart at the next step (order 1, history cleared). Collective when
 /// a reduction is set (every rank calls it, each with its part). Before the first step: only
 /// sets y (the start evaluates f).
