@@ -8,7 +8,10 @@
 # Reports, never asserts. Interleaved rounds; per model the medians of the run's `step` timer
 # (integration: evaluations, projection; no output) and of its `eval` timer.
 #   bench/seed000_claim.sh [--rounds K] [BUILD_DIR]   (default 5 rounds, <repo>/build; ~2 min)
-# Writes bench/results/seed000_claim_<UTC>.{md,json} (table, commit, load); docs/seeds.md quotes it.
+#   bench/seed000_claim.sh --plot-only                (only the plot, from the committed results)
+# Writes bench/results/seed000_claim_<UTC>.{md,json} (table, commit, load) and, with
+# bench/results/seed000_fig4.csv (bench/seed000_fig4.sh), docs/img/seed000_fig4.png
+# (bench/plot_seeds.py fig4: the newest claim file); docs/seeds.md quotes them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rounds=5
@@ -19,6 +22,7 @@ while [ $# -gt 0 ]; do
     rounds=${2:?--rounds needs a count}
     shift
     ;;
+  --plot-only) exec python3 "$root/bench/plot_seeds.py" fig4 "$root" ;;
   -h | --help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
     exit 0
@@ -90,3 +94,4 @@ base = os.path.join(root, "bench", "results", f"seed000_claim_{stamp}")
 open(base + ".md", "w").write(txt)
 json.dump({"commit": commit, "rounds": rounds, "load": load, "results": res}, open(base + ".json", "w"))
 PY
+python3 "$root/bench/plot_seeds.py" fig4 "$root"

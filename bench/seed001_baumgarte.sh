@@ -14,10 +14,22 @@
 # (Seed 000's Fig. 4 parallelogram is no test of this: its closure is linear in the joint
 # coordinates, theta3 = -theta2, theta4 = theta2, which Runge-Kutta methods keep exactly.)
 #   bench/seed001_baumgarte.sh [BUILD_DIR]     (default <repo>/build; ~30 s)
-# Writes bench/results/seed001_baumgarte.{md,json}; docs/seeds.md quotes it.
+#   bench/seed001_baumgarte.sh --plot-only     (only the plot, from the committed results)
+# Writes bench/results/seed001_baumgarte.{md,json} and docs/img/seed001_baumgarte.png
+# (bench/plot_seeds.py baumgarte); docs/seeds.md quotes them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$root/build}
+plot_only=0
+build=$root/build
+for a in "$@"; do
+  case $a in
+  --plot-only) plot_only=1 ;;
+  *) build=$a ;;
+  esac
+done
+if [ "$plot_only" = 1 ]; then
+  exec python3 "$root/bench/plot_seeds.py" baumgarte "$root"
+fi
 [ -x "$build/mbspar" ] || { echo "seed001_baumgarte.sh: no $build/mbspar (scripts/build.sh)" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 python3 - "$build/mbspar" "$root" <<'PY'
@@ -100,3 +112,4 @@ open(os.path.join(root, "bench", "results", "seed001_baumgarte.md"), "w").write(
 json.dump({"commit": commit, "load": load, "equilibrium": th0, "omega": om, "rows": rows},
           open(os.path.join(root, "bench", "results", "seed001_baumgarte.json"), "w"), indent=1)
 PY
+python3 "$root/bench/plot_seeds.py" baumgarte "$root"

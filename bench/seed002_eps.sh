@@ -8,10 +8,22 @@
 # TOL 1e-12), the steps and rejected steps, J-CG's iterations in all, and the wall time of the
 # integration (the run's `step` timer, median of 3). Reports, never asserts.
 #   bench/seed002_eps.sh [BUILD_DIR]     (default <repo>/build; ~1 min)
-# Writes bench/results/seed002_eps.{md,json}; docs/seeds.md quotes it.
+#   bench/seed002_eps.sh --plot-only     (only the plot, from the committed results)
+# Writes bench/results/seed002_eps.{md,json} and docs/img/seed002_eps.png (bench/plot_seeds.py
+# eps); docs/seeds.md quotes them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$root/build}
+plot_only=0
+build=$root/build
+for a in "$@"; do
+  case $a in
+  --plot-only) plot_only=1 ;;
+  *) build=$a ;;
+  esac
+done
+if [ "$plot_only" = 1 ]; then
+  exec python3 "$root/bench/plot_seeds.py" eps "$root"
+fi
 [ -x "$build/mbspar" ] || { echo "seed002_eps.sh: no $build/mbspar (scripts/build.sh)" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 python3 - "$build/mbspar" "$root" <<'PY'
@@ -82,3 +94,4 @@ open(os.path.join(root, "bench", "results", "seed002_eps.md"), "w").write(txt)
 json.dump({"commit": commit, "load": load, "models": results},
           open(os.path.join(root, "bench", "results", "seed002_eps.json"), "w"), indent=1)
 PY
+python3 "$root/bench/plot_seeds.py" eps "$root"
