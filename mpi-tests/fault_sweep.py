@@ -83,6 +83,10 @@ def parse_args():
     ap.add_argument("--all-methods", action="store_true",
                     help="with --more: also chebyshev, jacobi, gs, sor, petsc, direct (one rank) "
                          "in accel and static, euler and dp5 in run")
+    ap.add_argument("--only-function", default=None, metavar="REGEX",
+                    help="inject only the points whose function (addr2line, or the file of a "
+                         "write point) matches REGEX, e.g. '^mbs_cpa' for the critical-path "
+                         "graph builders that auto's prediction runs")
     ap.add_argument("--only-more", action="store_true",
                     help="with --more: inject only the points the extra scenarios add (the "
                          "others are the plain sweep's)")
@@ -488,6 +492,8 @@ def main():
                 else:
                     key = (kind, label, r)
                 if key in done:
+                    continue
+                if A.only_function and not re.search(A.only_function, function_of(label)):
                     continue
                 done.add(key)
                 plan.append((kind, index, label, r))

@@ -324,7 +324,8 @@ mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
       }
       for (int i = 0; i < nt; i++) {
         int q = touched[i];
-        B->cost[msgq[q]] = o->latency + 18.0 * sizeof(double) * nsq[q] / o->bandwidth;
+        if (msgq[q] >= 0)
+          B->cost[msgq[q]] = o->latency + 18.0 * sizeof(double) * nsq[q] / o->bandwidth;
         for (int b = R[q].b0; b < R[q].b1; b++) {
           int p = m->body_parent[b];
           if (p >= rr->b0 && p < rr->b1) kmsg[b] = msgq[q];

@@ -162,9 +162,11 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
           }
           mbs_cpaDep(B, mbs_cpaSeen(B, K->joint, G.joint, c, r), st);
         }
-        B->flops[st] = f0;
-        B->cost[st] = (double)f0 * mbs_cpaFlopTime(o, B->cls);
-        B->class_flops[B->cls] += f0;
+        if (st >= 0) { // (-1 once the builder ran out of memory: the graph is then dropped)
+          B->flops[st] = f0;
+          B->cost[st] = (double)f0 * mbs_cpaFlopTime(o, B->cls);
+          B->class_flops[B->cls] += f0;
+        }
         stn[b] = done[b] = st;
         int prev = st;
         if (cp->spath == 2 && mbs_cpaTpathPorts(B, K, &G, s, b, r, 0, prev, &sn2)) prev = sn2;
@@ -238,9 +240,11 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
           mbs_cpaDep(B, jn[k2], j);
         }
       }
-      B->flops[j] = f;
-      B->cost[j] = (double)f * mbs_cpaFlopTime(o, B->cls);
-      B->class_flops[B->cls] += f;
+      if (j >= 0) {
+        B->flops[j] = f;
+        B->cost[j] = (double)f * mbs_cpaFlopTime(o, B->cls);
+        B->class_flops[B->cls] += f;
+      }
       jn[k] = j;
       mbs_cpaDep(B, j, fend);
       if (sc->view >= 0) rr->vsys[sc->view] = j;
@@ -375,9 +379,11 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
           f += mbs_flopSchurAdd(m->body_lamnum[v->port_body[q]]);
           mbs_cpaDep(B, portsys[v->port_body[q]], rd);
         }
-        B->flops[rd] = f;
-        B->cost[rd] = (double)f * mbs_cpaFlopTime(o, B->cls);
-        B->class_flops[B->cls] += f;
+        if (rd >= 0) {
+          B->flops[rd] = f;
+          B->cost[rd] = (double)f * mbs_cpaFlopTime(o, B->cls);
+          B->class_flops[B->cls] += f;
+        }
         R[r].vsys[c] = rd;
         if (cp->up)
           portsys[cp->root] =
@@ -412,8 +418,10 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
   int agree2 = -1;
   if (P > 1 && !mask) {
     agree2 = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, 0, -1, -1);
-    B->cost[agree2] = mbs_cpaLog2(P) * (o->latency + 8 / o->bandwidth);
-    B->proc[agree2] = -2;
+    if (agree2 >= 0) {
+      B->cost[agree2] = mbs_cpaLog2(P) * (o->latency + 8 / o->bandwidth);
+      B->proc[agree2] = -2;
+    }
     for (int r = 0; r < P; r++) mbs_cpaDep(B, R[r].if_end, agree2);
   }
 
