@@ -199,7 +199,7 @@ mbsErr mbs_modesSolve(mbsModes *md) {
     for (int i = 1; i < n; i++)
       if (fabs(v[i]) > fabs(v[imax]) * (1 + 1e-12)) imax = i;
     mbsReal sc = v[imax] != 0 ? 1 / v[imax] : 1;
-    for (int i = 0; i < n; i++) md->V[(size_t)i * n + k] = v[i] * sc;
+    for (int i = 0; i < n; i++) md->V[(size_t)i * n + k] = v[i] * sc + 0.0; // + 0: no -0
     mbsReal a = fabs(md->lambda[k]);
     md->zero[k] = a <= 1e-8 * lmax || a <= 1e-12;
   }
