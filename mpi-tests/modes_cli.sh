@@ -10,7 +10,7 @@ cfg=$2
 shift 2
 here=$(dirname "$0")
 # shellcheck source=testlib.sh
-. "$here/testlib.sh"
+. "$(dirname "$0")/testlib.sh"
 mbs_test_init mbs_modes
 
 # omega CSV K: omega [rad/s] of mode K of a modes.csv
@@ -37,7 +37,9 @@ w_q0=$(awk 'BEGIN { printf "%.17g", sqrt(9.81 * 0.5 * cos(0.5) / (0.083358333333
 
 run 0 "$@" "$mbspar" modes "$cfg/pendulum.cfg" --at static --out "$tmp/p"
 grep -q 'omega \[rad/s\]' "$tmp/out" || bad "pendulum table: $(cat "$tmp/out")"
-[ -s "$tmp/p/modes.json" ] && [ -s "$tmp/p/modes.csv" ] || bad "pendulum files missing"
+if [ ! -s "$tmp/p/modes.json" ] || [ ! -s "$tmp/p/modes.csv" ]; then
+  bad "pendulum files missing"
+fi
 w=$(omega "$tmp/p/modes.csv" 1)
 relnear "$w" "$w_eq" $tol || bad "pendulum at static: omega $w != $w_eq"
 grep -q '"at": "static"' "$tmp/p/modes.json" || bad "at static not reported"
@@ -87,12 +89,15 @@ for opt in "--at=nowhere" "--count=0"; do
   run 2 "$@" "$mbspar" modes "$cfg/pendulum.cfg" "$opt" --out "$tmp/bad"
   [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "$opt: not one line: $(cat "$tmp/err")"
   grep -q -- "${opt%%=*}" "$tmp/err" || bad "$opt: option not named: $(cat "$tmp/err")"
-  [ -e "$tmp/bad/modes.json" ] || [ -e "$tmp/bad/modes.csv" ] && bad "$opt: files written"
+  if [ -e "$tmp/bad/modes.json" ] || [ -e "$tmp/bad/modes.csv" ]; then
+    bad "$opt: files written"
+  fi
 done
 # closed loops: refused with one line, exit 8 (not available)
 run 8 "$@" "$mbspar" modes "$cfg/fourbar.cfg" --out "$tmp/loop"
-[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'closed loops' "$tmp/err" ||
+if [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q 'closed loops' "$tmp/err"; then
   bad "loop model refusal: $(cat "$tmp/err")"
+fi
 [ -e "$tmp/loop/modes.json" ] && bad "loop model: files written"
 
 [ "$fail" -eq 0 ] && echo "modes_cli: all checks passed"
