@@ -1,4 +1,7 @@
 # natural frequencies and mode shapes (src/modes.c, the `modes` verb; docs/modes.md)
+mbs_add_test(test_modes SOURCES test_modes.c LIBS mbs_core LABELS unit
+             ARGS ${CMAKE_SOURCE_DIR}/configs)
+
 if(TARGET mbspar)
   # closed forms through the command line, files and refusals; under mpiexec at 2 ranks the same
   # answers (rank 0 computes, the other rank waits at the agreements)
