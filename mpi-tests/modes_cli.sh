@@ -84,6 +84,16 @@ ref=$(awk 'BEGIN { printf "%.17g", sqrt(2 * 9.81 * 0.6 / (0.03 + 2 * 0.36)) }')
 w=$(omega "$tmp/b/modes.csv" 2)
 relnear "$w" "$ref" $tol || bad "spherical pendulum swing: omega $w != $ref"
 
+# the seed-001 50-link chain at its static equilibrium (serially: the drainage takes ~1 s): the
+# lowest mode of the hanging chain against the continuum's, w1 = (j0,1 / 2) sqrt(g / L),
+# L = 75 m; 50 links differ by 1.2e-5 (docs/modes.md)
+if [ $# -eq 0 ]; then
+  run 0 "$mbspar" modes "$cfg/seed001_chain50.cfg" --at static --count 3 --out "$tmp/c"
+  ref=$(awk 'BEGIN { printf "%.17g", 2.404825557695773 / 2 * sqrt(9.81 / 75) }')
+  w=$(omega "$tmp/c/modes.csv" 1)
+  relnear "$w" "$ref" 3e-5 || bad "hanging chain: omega $w != continuum $ref"
+fi
+
 # bad input: one line naming the option, exit 2, nothing written
 for opt in "--at=nowhere" "--count=0"; do
   run 2 "$@" "$mbspar" modes "$cfg/pendulum.cfg" "$opt" --out "$tmp/bad"
