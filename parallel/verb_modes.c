@@ -71,6 +71,7 @@ typedef struct {
   mbsReal dist;        // Newton step to the equilibrium, max |δq|
   mbsReal zacc;        // largest acceleration of a zero mode
   int at_eq;           // dist and zacc within MBS_MODES_EQ_TOL
+  double *buf;         // (nv) scratch of the JSON writer (allocated by the verb)
 } mbsModesOut;
 
 // the label of dof d: its body's name, with .k for a joint of several dofs
@@ -112,8 +113,7 @@ static void mbs_modesJson(mbsJson *j, const void *ctx) {
   mbs_jsonBool(j, "at_equilibrium", r->at_eq);
   mbs_jsonEndObject(j);
   mbs_jsonInt(j, "count", k);
-  double *buf = malloc((size_t)n * sizeof *buf);
-  if (!buf) return; // the writer's own allocation failure shows at close
+  double *buf = r->buf;
   for (int i = 0; i < k; i++) buf[i] = md->lambda[i];
   mbs_jsonNumberArray(j, "eigenvalue", buf, k);
   for (int i = 0; i < k; i++) buf[i] = mbs_modesOmega(md->lambda[i]);
@@ -134,7 +134,6 @@ static void mbs_modesJson(mbsJson *j, const void *ctx) {
     mbs_jsonNumberArray(j, NULL, buf, n);
   }
   mbs_jsonEndArray(j);
-  free(buf);
   mbs_jsonEndObject(j);
 }
 
@@ -215,12 +214,12 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   if (!e && rank == 0) e = mbs_workCreate(&view, &w);
   if (!e && rank == 0) e = mbs_workEnableMethod(&view, w);
   if (!e && rank == 0 && o.at) e = mbs_staticCreate(&view, &cfg->statics, &st);
-  if (!e && rank == 0) dq = malloc((size_t)m->nv * sizeof *dq);
+  if (!e && rank == 0) dq = malloc(2 * (size_t)m->nv * sizeof *dq); // Newton step, JSON scratch
   if (!e && rank == 0 && !dq) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   e = mbsp_agreeErr(comm, e);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
 
-  mbsModesOut r = {m, md, &o, st, NULL, 0, 0, 0, 1};
+  mbsModesOut r = {m, md, &o, st, NULL, 0, 0, 0, 1, dq ? dq + m->nv : NULL};
   if (!e && rank == 0) {
     if (st) { // the equilibrium of `mbspar static` (src/static.c), serially
       mbsStaticSerial sc = {&view, w};

@@ -180,6 +180,11 @@ mbsReal mbs_modesOmega(mbsReal lambda) {
 mbsErr mbs_modesSolve(mbsModes *md) {
   const int n = md->n, itype = 1;
   int info = 0;
+  for (size_t i = 0; i < (size_t)n * n; i++)
+    if (!isfinite(md->K[i]) || !isfinite(md->M[i]))
+      return mbs_errSet(MBS_ERR_NUMERIC,
+                        "modes: the linearised system is not finite (%s, row %d, column %d)",
+                        isfinite(md->M[i]) ? "K" : "M", (int)(i / (size_t)n), (int)(i % (size_t)n));
   memcpy(md->A, md->K, (size_t)n * n * sizeof *md->A);
   memcpy(md->B, md->M, (size_t)n * n * sizeof *md->B);
   dsygv_(&itype, "V", "U", &n, md->A, &n, md->B, &n, md->lambda, md->work, &md->lwork, &info, 1, 1);
