@@ -233,6 +233,8 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
     if (!e) e = mbs_modesLinearise(m, s, w, md);
     if (!e) e = mbs_modesSolve(md);
   }
+  e = mbsp_agreeErr(comm, e);
+  if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm)); // the report head's memory
   if (!e && rank == 0) {
     r.q = s->q;
     r.nshow = o.count < md->n ? o.count : md->n;
