@@ -2,9 +2,8 @@
 /// The linearisation and eigen solve of `mbspar modes` (src/modes.c, docs/modes.md): M against
 /// the kinetic energy on random models of every joint type, dsygv against the library's own
 /// Jacobi solver (mbs_symGenEig) on the same M and K, K of a spring chain without gravity against
-/// diag(k), the zero modes of a free body, the residual away from an equilibrium, the refusal of
-/// loop models.
-/// usage: test_modes CONFIGS_DIR
+/// diag(k), the zero modes of a free body, a turned spherical pendulum (the charts of K and M), the
+/// residual away from an equilibrium, the refusal of loop models. usage: test_modes CONFIGS_DIR
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +161,31 @@ static void test_free_and_tilted(void) {
   mbs_modelDestroy(&m);
 }
 
+// a spherical pendulum whose body frame is turned by 0.7 rad about y at its equilibrium (the com
+// off the body's z axis, q0 turning it under the pivot): K (differences in the joint's local
+// rotation vector) and M (the child-frame angular velocity) must use the same coordinates, else
+// the swings differ from the closed form sqrt(m g d / (I + m d^2)) of the isotropic body
+static void test_turned_spherical(void) {
+  static const char *text =
+      "model = { gravity = [0, 0, -9.81]; bodies = ( { name = \"bob\"; joint = { type = "
+      "\"spherical\"; q0 = [0.9393727128473789, 0.0, 0.34289780745545134, 0.0]; }; mass = 2.0; "
+      "com = [0.3865306123426146, 0.0, -0.4589053123706931]; inertia = [0.02, 0.02, 0.02, 0, 0, "
+      "0]; } ); };\n";
+  mbsModel *m = NULL;
+  mbsModes *md = NULL;
+  MBS_EXPECT_OK(load(text, "turned", &m));
+  if (m) MBS_EXPECT_OK(linearise(m, &md));
+  if (md) {
+    MBS_EXPECT(md->r_max < 1e-12, "turned: residual %g at the equilibrium", md->r_max);
+    MBS_EXPECT_OK(mbs_modesSolve(md));
+    double ref = sqrt(2 * 9.81 * 0.6 / (0.02 + 2 * 0.36));
+    MBS_EXPECT(md->zero[0] && !md->zero[1], "turned: zero modes %d %d", md->zero[0], md->zero[1]);
+    for (int k = 1; k < 3; k++) MBS_EXPECT_NEAR(mbs_modesOmega(md->lambda[k]), ref, 1e-9 * ref);
+  }
+  mbs_modesDestroy(&md);
+  mbs_modelDestroy(&m);
+}
+
 // closed loops: refused
 static void test_loops(void) {
   char path[4096];
@@ -182,6 +206,7 @@ int main(int argc, char **argv) {
   test_random();
   test_spring_chain();
   test_free_and_tilted();
+  test_turned_spherical();
   test_loops();
   return mbs_test_finish("test_modes");
 }
