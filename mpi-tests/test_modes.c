@@ -186,6 +186,28 @@ static void test_turned_spherical(void) {
   mbs_modelDestroy(&m);
 }
 
+// one dof (pendulum.cfg at q0 = 0.5): omega^2 = m g d cos q0 / I_pivot, the residual m g d sin q0
+static void test_pendulum(void) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/pendulum.cfg", cfgdir);
+  char *text = mbs_test_slurp(path);
+  MBS_EXPECT(text != NULL, "cannot read %s", path);
+  mbsModel *m = NULL;
+  mbsModes *md = NULL;
+  if (text) MBS_EXPECT_OK(load(text, path, &m));
+  if (m) MBS_EXPECT_OK(linearise(m, &md));
+  if (md) {
+    const double mgd = 9.81 * 0.5, ip = 0.083358333333333 + 0.25;
+    MBS_EXPECT_NEAR(md->r_max, mgd * sin(0.5), 1e-12);
+    MBS_EXPECT_OK(mbs_modesSolve(md));
+    MBS_EXPECT_NEAR(md->lambda[0], mgd * cos(0.5) / ip, 1e-9 * mgd / ip);
+    MBS_EXPECT_NEAR(md->V[0], 1.0, 0);
+  }
+  mbs_modesDestroy(&md);
+  mbs_modelDestroy(&m);
+  free(text);
+}
+
 // closed loops: refused
 static void test_loops(void) {
   char path[4096];
@@ -207,6 +229,7 @@ int main(int argc, char **argv) {
   test_spring_chain();
   test_free_and_tilted();
   test_turned_spherical();
+  test_pendulum();
   test_loops();
   return mbs_test_finish("test_modes");
 }

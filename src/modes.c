@@ -119,7 +119,7 @@ mbsErr mbs_modesLinearise(const mbsModel *m, const mbsState *s, mbsWork *w, mbsM
 
   // K column by column: (r(q ⊕ h e_j) − r(q ⊖ h e_j)) / 2h; the perturbed state's velocities
   // stay zero, its q is rebuilt from q* each time (no drift)
-  mbsReal *rp = md->A, *rm = md->A + n; // scratch rows (A is free until mbs_modesSolve)
+  mbsReal *rp = md->A, *rm = md->B; // scratch rows (A and B are free until mbs_modesSolve)
   const mbsReal h = md->h;
   for (int j = 0; j < n; j++) {
     e[j] = 1;
