@@ -10,6 +10,7 @@
 #                                          (HDF5_IS_PARALLEL); else pkg-config hdf5-openmpi
 #                                          (Debian), hdf5_openmpi or hdf5
 #   PkgConfig::LIBXML2 (MBS_ENABLE_URDF)   pkg-config libxml-2.0
+#   LAPACK::LAPACK                         find_package(LAPACK) (`mbspar modes`: dsygv)
 # On return MBS_DEPS_MISSING lists what was not found (each as "name: hint"), empty if all were;
 # MBS_PC_REQUIRES, MBS_PC_LIBS, MBS_PC_CFLAGS describe them for mbspar.pc.
 include_guard(GLOBAL)
@@ -84,6 +85,18 @@ macro(mbs_find_deps)
       string(APPEND MBS_PC_REQUIRES " libxml-2.0")
       string(APPEND MBS_PC_CFLAGS " -DMBS_HAVE_URDF")
     endif()
+  endif()
+  # LAPACK (the eigen solve of `mbspar modes`): any implementation FindLAPACK knows (reference,
+  # OpenBLAS, MKL; BLA_VENDOR chooses)
+  if(NOT TARGET LAPACK::LAPACK)
+    find_package(LAPACK QUIET)
+  endif()
+  if(NOT TARGET LAPACK::LAPACK)
+    list(APPEND MBS_DEPS_MISSING "LAPACK: Debian 'liblapack-dev', or set BLA_VENDOR / LAPACK_LIBRARIES")
+  else()
+    foreach(l ${LAPACK_LIBRARIES})
+      string(APPEND MBS_PC_LIBS " ${l}")
+    endforeach()
   endif()
   if(MBS_ENABLE_HDF5 AND NOT TARGET mbspar_dep::hdf5)
     # upstream first: HDF5's own CMake support / FindHDF5 (h5pcc), which must be parallel

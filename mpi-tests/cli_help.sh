@@ -8,7 +8,7 @@ mbs_test_init mbs_cli_help
 
 run 0 "$mbspar" help
 grep -q '^usage: mbspar \[VERB\] CONFIG' "$tmp/out" || bad "help: no usage line"
-for v in run accel inverse static cpa check; do
+for v in run accel inverse static modes cpa check; do
   grep -q "^  $v " "$tmp/out" || bad "help: verb $v not listed"
 done
 cp "$tmp/out" "$tmp/all"
@@ -41,6 +41,8 @@ check has accel --repeat --progress -ksp_
 check lacks accel --restart --method
 check has cpa --method --grain --procs --calibrate --latency --bandwidth --flop-time
 check lacks cpa --restart --repeat -ksp_
+check has modes --count --at --out --force
+check lacks modes --restart --repeat --grain -ksp_
 check has check --set --json
 check lacks check --restart --repeat --grain
 

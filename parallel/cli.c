@@ -46,6 +46,10 @@ static const mbsOpt mbs_opts[] = {
     {"--bind", "MODE", NULL,
      "bind each rank (and its threads) when the launcher did not:\n"
      "core, numa or none (default: leave as launched)"},
+    {"--count", "K", "modes", "the K lowest modes (default 10)"},
+    {"--at", "WHERE", "modes",
+     "q0 (default) or static: linearise at the initial state or at the\n"
+     "equilibrium `mbspar static` finds (the config's static group)"},
     {"--method", "M", "cpa", "aba|crba|direct|jcg|jacobi|gs|sor|chebyshev|schur"},
     {"--grain", "G", "cpa", "op|block|body|flop"},
     {"--iterations", "K", "cpa", "iterative methods; default: measured"},
@@ -216,8 +220,8 @@ static mbsErr mbs_cliWords(int argc, char **argv, const mbspVerb *verbs, int nve
       memcpy(opt, a, n);
       opt[n] = 0;
       const mbsOpt *o = mbs_optFind(opt);
-      // cpa options: accepted here, read by mbsp_verbCpa
-      int cpa_opt = o && o->verbs && !strcmp(o->verbs, "cpa");
+      // cpa and modes options: accepted here, read by mbsp_verbCpa and mbsp_verbModes
+      int cpa_opt = o && o->verbs && (!strcmp(o->verbs, "cpa") || !strcmp(o->verbs, "modes"));
       if (o && o->arg) {
         if (eq)
           val = eq + 1;

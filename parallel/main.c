@@ -41,6 +41,8 @@ static const mbspVerb mbs_verbs[] = {
     {"inverse", mbsp_verbInverse,
      "joint forces along the prescribed motion of the config's inverse group", 0, 0, 0},
     {"static", mbsp_verbStatic, "static equilibrium by energy drainage (docs/static.md)", 0, 0, 1},
+    {"modes", mbsp_verbModes,
+     "natural frequencies and mode shapes, linearised at q0 or the static equilibrium", 0, 0, 0},
     {"cpa", mbsp_verbCpa, "critical-path analysis of one evaluation (docs/cpa.md)", 0, 0, 0},
     {"check", mbsp_verbCheck, "validate the input and summarise the model", 0, 0, 0},
 };

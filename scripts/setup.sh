@@ -8,7 +8,8 @@
 #                 libconfig, libxml2 (URDF input), gnuplot, python3 with h5py and numpy (the
 #                 XDMF/pose checks, scripts/animate.sh on HDF5 runs), SLURM + munge (the
 #                 local-SLURM test, test_slurm.sh), SUNDIALS (CVODE: the reference integrator
-#                 of bench/abm_cvode.c and the abm_cvode test; optional in CMake)
+#                 of bench/abm_cvode.c and the abm_cvode test; optional in CMake), LAPACK
+#                 (liblapack-dev: the eigen solve of mbspar modes)
 #   --with-lint   also clang-format, shellcheck (the lint tests; scripts/test.sh uses this)
 #   --with-tools  --with-lint plus valgrind (scripts/valgrind.sh)
 #   --with-fuzz   also clang and its sanitizer/libFuzzer runtime (scripts/fuzz.sh, the fuzz
@@ -35,6 +36,8 @@ core_pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libhwloc-
 core_pkgs+=(slurmctld slurmd slurm-client munge)
 # CVODE (Adams) as the reference of the Adams integrator (abm_cvode; skipped when absent)
 core_pkgs+=(libsundials-dev)
+# LAPACK (dsygv: the eigen solve of `mbspar modes`, docs/modes.md)
+core_pkgs+=(liblapack-dev)
 lint_pkgs=(clang-format shellcheck)
 peer_pkgs=(libmujoco-dev libsimbody-dev)
 urdf_pkgs=(libmujoco-dev dart-doc)
