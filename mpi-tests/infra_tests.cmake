@@ -28,3 +28,8 @@ if(MBS_SHELLCHECK)
 else()
   message(STATUS "shellcheck not found: test shellcheck not registered (scripts/setup.sh --with-tools)")
 endif()
+
+# the structure checks of issue 31 (scripts/check_structure.py: include cycles, method ids, the
+# body interface, joint types, file lengths reported), without --objects and --strict: a second
+add_test(NAME check_structure COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/check_structure.py)
+set_tests_properties(check_structure PROPERTIES LABELS unit TIMEOUT 60)

@@ -13,6 +13,7 @@
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_report.h"
 #include "mbspar/mbs_trajectory.h"
+#include "config_private.h" // the descriptor tables (test_solver_equal)
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -585,12 +586,41 @@ static void test_wide_integers(void) {
   mbs_modelDestroy(&m);
 }
 
+// the solver options' equality comes from the solver group's descriptor rows: for every row,
+// changing that one field (its first byte at the row's offset: an int, a real or a vector's first
+// entry) flips mbs_configSolverOptEqual, unless the row is left out (no_equal: the loop layer's
+// keys). Iterates the table, so a new row is checked without editing this test.
+static void test_solver_equal(void) {
+  const mbsOptGroup *g = mbs_cfgOptGroup("solver");
+  MBS_EXPECT(g != NULL, "no solver group");
+  if (!g) return;
+  mbsOption a, b;
+  mbs_optionDefault(&a);
+  MBS_EXPECT(mbs_configSolverOptEqual(&a, &a), "equality is not reflexive");
+  int compared = 0, left = 0;
+  for (int k = 0; k < g->n; k++) {
+    const mbsOptDesc *d = g->rows + k;
+    MBS_EXPECT(d->type != MBS_OPT_STRING, "solver.%s: a string (not in mbsOption)", d->key);
+    if (d->type == MBS_OPT_STRING) continue;
+    MBS_EXPECT(d->offset < sizeof a, "solver.%s: offset %zu", d->key, d->offset);
+    memcpy(&b, &a, sizeof b);
+    ((unsigned char *)&b)[d->offset] ^= 1;
+    int eq = mbs_configSolverOptEqual(&a, &b), eq2 = mbs_configSolverOptEqual(&b, &a);
+    MBS_EXPECT(eq == eq2, "solver.%s: equality is not symmetric", d->key);
+    MBS_EXPECT(eq == (d->no_equal != 0), "solver.%s changed: equal = %d (no_equal %d)", d->key, eq,
+               d->no_equal);
+    compared += !d->no_equal, left += d->no_equal != 0;
+  }
+  printf("solver options: %d keys compared, %d left to the loop layer\n", compared, left);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) configs_dir = argv[1];
   test_mixed();
   test_defaults();
   test_set();
   test_option_keys();
+  test_solver_equal();
   test_errors();
   test_trajectory();
   test_shipped();

@@ -1,7 +1,8 @@
 /// \file test_spatial.c
 /// Every inline kernel of src/spatial.h against plain 6x6 matrix algebra, with the full Plücker
 /// matrix X = [E 0; -E r^ E] built explicitly, and mbs_bodyComplement (T^T T = 1, T^T S = 0) for
-/// every joint type on random models. Also the small SPD block kernels (Cholesky and solves).
+/// every joint type on random models. Also the small SPD block kernels (Cholesky and solves), and
+/// that every row of the joint table (mbs_joint.h) is complete and consistent.
 #include "mbs_test.h"
 #include "spatial.h"
 
@@ -419,6 +420,33 @@ static void check_complement(unsigned long long seed, double *worst_orth, double
   mbs_modelDestroy(&m);
 }
 
+// every row of the joint table: named (and found by its name), its functions present, its sizes,
+// flags, column names and closure rows consistent with each other
+static void check_table(void) {
+  for (int t = 0; t < MBS_JNT_COUNT; t++) {
+    const mbsJointType *J = mbs_jntType(t);
+    MBS_EXPECT(J->name && mbs_jntFromName(J->name) == t, "joint type %d: no name or not found", t);
+    const char *nm = J->name ? J->name : "?";
+    MBS_EXPECT(J->pose && J->bias && J->complement && J->integrate, "%s: a function is missing",
+               nm);
+    MBS_EXPECT(J->nv >= 0 && J->nv <= 6 && J->nq >= J->nv, "%s: nq %d nv %d", nm, J->nq, J->nv);
+    MBS_EXPECT((J->quat >= 0) == (J->nq > J->nv) && (J->quat < 0 || J->quat + 4 <= J->nq),
+               "%s: quat %d", nm, J->quat);
+    MBS_EXPECT((J->qnames != NULL) == (J->nq > 1) && (J->vnames != NULL) == (J->nv > 1),
+               "%s: column names", nm);
+    int rows = mbs_jntIsFree(t) ? 0 : 6 - J->nv;
+    MBS_EXPECT(J->n_loop_rows == rows && (rows == 0 || J->loop_rows), "%s: %d closure rows", nm,
+               J->n_loop_rows);
+    // the position update of scalar coordinates is q += h qd exactly
+    if (mbs_jntScalar(t)) {
+      double q[6] = {0.25, -0.5}, qd[6] = {1.5, 3}, h = 0.125;
+      J->integrate(q, qd, h);
+      MBS_EXPECT(q[0] == 0.25 + h * 1.5 && (J->nq < 2 || q[1] == -0.5 + h * 3), "%s: integrate",
+                 nm);
+    }
+  }
+}
+
 int main(void) {
   for (int trial = 0; trial < 2000; trial++) {
     check_kernels(trial);
@@ -427,6 +455,8 @@ int main(void) {
   printf("spatial kernels vs 6x6 algebra (2000 random trials): worst abs error %.3e "
          "(finite-difference derivative checks %.3e)\n",
          worst, worst_fd);
+  check_table();
+  printf("joint table: %d rows checked\n", (int)MBS_JNT_COUNT);
   double worst_orth = 0, worst_ts = 0;
   int count = 0;
   for (unsigned long long seed = 1; seed <= 100; seed++)

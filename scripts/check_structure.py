@@ -21,8 +21,11 @@
    interface), src/model_build.c (which forms it), src/model.c (its storage) and src/checkpoint.c
    (the model fingerprint). Fails otherwise.
 6. Joint types: `grep -rnE "(==|!=) *MBS_JNT_|case MBS_JNT_" src parallel` may list only the joint
-   module (src/joint.c, include/mbspar/mbs_joint.h) and the per-type switches not yet rows of the
-   joint table (src/flops.h, src/natural_rows.c); elsewhere the predicates of mbs_joint.h.
+   module (src/joint.c, include/mbspar/mbs_joint.h: the joint table and its predicates), and no
+   file switches on a model's joint type (`switch (... jnttype ...)`, `switch (... loop_type
+   ...)`, `switch (... type ...)` with MBS_JNT_ cases) outside it: a per-type choice is a row of
+   the joint table (or of a table keyed by its id, e.g. src/natural_joints.c); elsewhere the
+   predicates of mbs_joint.h.
 Exit code 0: all checks pass; 1: one failed.
 """
 import os
@@ -155,14 +158,13 @@ def check_bodies():
 
 
 # The joint module (issue 31 item 5): only these files compare a joint type with MBS_JNT_* by
-# hand; the rest of src/ and parallel/ asks the predicates of mbs_joint.h (mbs_jntIsFixed,
-# mbs_jntHasQuat, ...). flops.h and natural_rows.c keep their per-type switches (flop counts and
-# natural-coordinate rows per type) until those become rows of the joint table.
-JOINT_FILES = ("src/joint.c", "include/mbspar/mbs_joint.h", "src/flops.h", "src/natural_rows.c")
+# hand; the rest of src/ and parallel/ asks the row of the joint table (mbs_jntType) or the
+# predicates of mbs_joint.h (mbs_jntIsFixed, mbs_jntHasQuat, ...), and switches on no joint type.
+JOINT_FILES = ("src/joint.c", "include/mbspar/mbs_joint.h")
 
 
 def check_joint_types():
-    pat = re.compile(r"(==|!=) *MBS_JNT_|case MBS_JNT_")
+    pat = re.compile(r"(==|!=) *MBS_JNT_|case MBS_JNT_|switch *\([^)]*(jnttype|loop_type)")
     bad = []
     for f in files((".c", ".h")):
         if not f.startswith(("src", "parallel")) or f in JOINT_FILES:
@@ -172,8 +174,9 @@ def check_joint_types():
                 if pat.search(line):
                     bad.append(f"{f}:{i}: {line.strip()}")
     for b in bad:
-        print("joint type compared by hand (use a predicate of mbs_joint.h): " + b)
-    print(f"joint types: {len(bad)} comparison(s) outside {', '.join(JOINT_FILES)}")
+        print("joint type compared or switched on by hand (use the joint table's row or a "
+              "predicate of mbs_joint.h): " + b)
+    print(f"joint types: {len(bad)} comparison(s) or switch(es) outside {', '.join(JOINT_FILES)}")
     return not bad
 
 

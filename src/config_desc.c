@@ -115,6 +115,39 @@ void mbs_cfgEchoDescs(mbsJson *j, const mbsConfig *c, const mbsOptGroup *grp) {
   mbs_jsonEndObject(j);
 }
 
+int mbs_cfgDescsEqual(const mbsOptGroup *grp, const void *a, const void *b) {
+  for (int k = 0; k < grp->n; k++) {
+    const mbsOptDesc *d = grp->rows + k;
+    const char *fa = (const char *)a + d->offset, *fb = (const char *)b + d->offset;
+    int eq = 1;
+    if (d->no_equal) continue;
+    switch (d->type) {
+    case MBS_OPT_REAL:
+      eq = *(const mbsReal *)fa == *(const mbsReal *)fb;
+      break;
+    case MBS_OPT_INT:
+    case MBS_OPT_ENUM:
+    case MBS_OPT_BOOL:
+      eq = *(const int *)fa == *(const int *)fb;
+      break;
+    case MBS_OPT_VEC2:
+      eq = ((const mbsReal *)fa)[0] == ((const mbsReal *)fb)[0] &&
+           ((const mbsReal *)fa)[1] == ((const mbsReal *)fb)[1];
+      break;
+    case MBS_OPT_STRING: {
+      const char *sa = *(char *const *)fa, *sb = *(char *const *)fb;
+      eq = sa == sb || (sa && sb && !strcmp(sa, sb));
+      break;
+    }
+    case MBS_OPT_CUSTOM:
+      eq = d->equal && d->equal(fa, fb);
+      break;
+    }
+    if (!eq) return 0;
+  }
+  return 1;
+}
+
 // ---------------------------------------------------------------- help config
 
 static void mbs_optRange(const mbsOptDesc *d, char *buf, size_t n) {

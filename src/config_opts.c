@@ -68,6 +68,9 @@ static void mbs_optRangeMethod(char *buf, size_t n) {
   mbs_solverNames(names, sizeof names);
   snprintf(buf, n, "auto, %s", names);
 }
+static int mbs_optEqualMethod(const void *a, const void *b) {
+  return *(const int *)a == *(const int *)b; // mbsOption.solver
+}
 static void mbs_optShowMethod(char *buf, size_t n, const mbsConfig *c, const void *base) {
   const mbsOption *o = base;
   snprintf(buf, n, "%s", c->sauto.on ? "auto" : mbs_solverName(o->solver));
@@ -101,6 +104,7 @@ static const mbsOptDesc mbs_solver_opts[] = {
      .echo = mbs_optEchoMethod,
      .show = mbs_optShowMethod,
      .range = mbs_optRangeMethod,
+     .equal = mbs_optEqualMethod,
      .help = "auto (chosen for the model and ranks) or a method of the solver table"},
     {.key = "tol",
      .type = MBS_OPT_REAL,
@@ -159,6 +163,7 @@ static const mbsOptDesc mbs_solver_opts[] = {
      .lo = 0,
      MBS_NOHI,
      .msg = "solver.baumgarte = [alpha, beta] must be >= 0 (got [%g, %g])",
+     .no_equal = 1, // the loop layer's (read from the model at each evaluation)
      .help = "closed loops: [alpha, beta] of c'' + 2 alpha c' + beta^2 c = 0"},
     {.key = "rank_tol",
      .type = MBS_OPT_REAL,
@@ -168,6 +173,7 @@ static const mbsOptDesc mbs_solver_opts[] = {
      .hi = 1,
      .hi_open = 1,
      .msg = "solver.rank_tol must be in (0, 1) (a relative pivot; got %g)",
+     .no_equal = 1, // the loop layer's (read from the model at each evaluation)
      .help = "closed loops: relative pivot below which a closure equation is redundant"},
     {.key = "closure_tol",
      .type = MBS_OPT_REAL,
@@ -175,12 +181,14 @@ static const mbsOptDesc mbs_solver_opts[] = {
      .lo = 1e-15,
      .hi = 1e-2,
      .msg = "solver.closure_tol must be in [1e-15, 1e-2] (m or rad; got %g)",
+     .no_equal = 1, // the loop layer's (read from the model at each evaluation)
      .help = "closed loops: Newton-Raphson stops at max |c| below this (m, rad)"},
     {.key = "loops",
      .type = MBS_OPT_ENUM,
      .offset = MBS_OO(loops),
      .names = mbs_loops_names,
      .check = mbs_optCheckLoops,
+     .no_equal = 1, // the loop layer's (read from the model at each evaluation)
      .help = "closure equations in the constraint-force methods (rows: iterative methods)"},
 };
 
@@ -421,6 +429,10 @@ const mbsOptGroup *const mbs_opt_groups[] = {&mbs_opt_group_solver, &mbs_opt_gro
                                              &mbs_opt_group_output, &mbs_opt_group_inverse,
                                              &mbs_opt_group_static, &mbs_opt_group_cpa};
 const int mbs_opt_ngroups = MBS_NROWS(mbs_opt_groups);
+
+int mbs_configSolverOptEqual(const mbsOption *a, const mbsOption *b) {
+  return mbs_cfgDescsEqual(&mbs_opt_group_solver, a, b);
+}
 
 const mbsOptGroup *mbs_cfgOptGroup(const char *name) {
   for (int k = 0; k < mbs_opt_ngroups; k++)

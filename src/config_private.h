@@ -86,7 +86,8 @@ const mbsReal *mbs_tipGet(const mbsTips *t, int gid);
 mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree, mbsTips *tips);
 
 /// One option of a config group, by descriptor: a row drives the key check, the typed read with
-/// its bounds and FILE:LINE messages (mbs_cfgReadDescs), the JSON echo (mbs_cfgEchoDescs) and
+/// its bounds and FILE:LINE messages (mbs_cfgReadDescs), the JSON echo (mbs_cfgEchoDescs),
+/// equality (mbs_cfgDescsEqual: the solver group's decides when a bound solver is re-created) and
 /// `mbspar help config` (mbs_configHelp). The default is not in the row: it is the field's value
 /// after mbs_cfgDefaults (mbs_optionDefault for mbsOption), so it has one home.
 typedef enum {
@@ -116,6 +117,13 @@ struct mbsOptDesc {
   void (*range)(char *buf, size_t n); ///< CUSTOM: the accepted values
   const char *example; ///< a value the reader accepts, when the default cannot be written
   const char *help;    ///< one line: what it is and its unit
+  /// CUSTOM: 1 if the fields at offset of two structs are equal (mbs_cfgDescsEqual; NULL: never
+  /// equal, so a change is never missed)
+  int (*equal)(const void *a, const void *b);
+  /// 1: left out of the group's equality (mbs_cfgDescsEqual). Solver group: a key the bound
+  /// solver does not read (the loop layer reads it from the model at each evaluation), so a
+  /// change keeps the solver (mbs_configSolverOptEqual).
+  int no_equal;
 };
 /// an option group: its name, its rows and the struct they point into
 typedef struct {
@@ -139,6 +147,9 @@ void mbs_cfgDefaults(mbsConfig *c);
 mbsErr mbs_cfgReadFormulation(mbsConfig *c, const mbsCs *model);
 mbsErr mbs_cfgReadDescs(mbsConfig *c, const mbsCs *root, const mbsOptGroup *grp);
 void mbs_cfgEchoDescs(mbsJson *j, const mbsConfig *c, const mbsOptGroup *grp);
+/// 1 if the structs a and b of the group (as grp->base points into) hold equal values in every row
+/// without no_equal: reals and ints by ==, strings by content, CUSTOM rows by their equal.
+int mbs_cfgDescsEqual(const mbsOptGroup *grp, const void *a, const void *b);
 /// the group named name (NULL: none)
 const mbsOptGroup *mbs_cfgOptGroup(const char *name);
 

@@ -146,7 +146,7 @@ void mbs_bodyPosition(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b)
   int t = m->body_jnttype[b];
 
   // joint rotation R (child axes in parent coordinates), translation r, subspace S
-  mbsu_jointPose(t, org, a, a2, q, R, r, S);
+  mbs_jntType(t)->pose(org, a, a2, q, R, r, S);
   MBS_FLOPS(mbs_flopPosJoint(t));
 
   // Plücker transform parent -> body: E = R^T, r
@@ -256,7 +256,7 @@ void mbs_bodyVelocity(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
   }
 
   // cJ = (dS/dt) qd in body coordinates (nonzero for q-dependent subspaces)
-  mbsu_jointBias(t, m->jnt_axis2 + 3 * b, S, qd, vJ, cJ);
+  mbs_jntType(t)->bias(m->jnt_axis2 + 3 * b, S, qd, vJ, cJ);
   MBS_FLOPS(mbs_flopVelJoint(nd, t));
 
   // body velocity v = X v_parent + vJ; velocity-product acceleration c = cJ + v x vJ
@@ -425,7 +425,7 @@ void mbs_bodyComplement(const mbsModel *m, const mbsWork *w, int b, mbsReal *T) 
   // only the universal joint's directions depend on q (through S); w may be NULL for the others
   int t = m->body_jnttype[b];
   const mbsReal *S = mbs_jntHasAxis2(t) ? w->sdof + 6 * m->body_dofadr[b] : NULL;
-  mbsu_jointComplement(t, m->jnt_axis + 3 * b, S, T);
+  mbs_jntType(t)->complement(m->jnt_axis + 3 * b, S, T);
 }
 
 void mbs_constraintLambda(const mbsModel *m, mbsWork *w) {
@@ -468,13 +468,7 @@ void mbs_integratePos(const mbsModel *m, const mbsReal *q, const mbsReal *qd, mb
                       mbsReal *qout) {
   if (qout != q) memcpy(qout, q, (size_t)m->nq * sizeof(mbsReal));
   for (int b = 0; b < m->nbody; b++) {
-    int qa = m->body_qadr[b], da = m->body_dofadr[b], qq = mbs_jntQuatAdr(m->body_jnttype[b]);
-    if (qq >= 0) { // linear coordinates first (free), then the quaternion
-      for (int k = 0; k < qq; k++) qout[qa + k] += h * qd[da + k];
-      mbsu_quatIntegrate(qout + qa + qq, qd + da + qq, h);
-    } else {
-      for (int k = 0; k < m->body_dofnum[b]; k++) qout[qa + k] += h * qd[da + k];
-    }
+    mbs_jntType(m->body_jnttype[b])->integrate(qout + m->body_qadr[b], qd + m->body_dofadr[b], h);
   }
 }
 

@@ -82,35 +82,17 @@ static inline long mbs_flopCongr(int ka, int kb, int add) {
 }
 
 // ---- position stage (mbs_bodyPosition)
-/// Joint rotation and translation by joint type.
+/// Joint rotation and translation by joint type (its row of the joint table, mbs_joint.h).
 static inline long mbs_flopPosJoint(int type) {
-  switch (type) {
-  case MBS_JNT_REVOLUTE:
-    return MBS_FL_ROTAXIS;
-  case MBS_JNT_PRISMATIC:
-    return 6;
-  case MBS_JNT_CYLINDRICAL:
-    return MBS_FL_ROTAXIS + 6;
-  case MBS_JNT_UNIVERSAL:
-    return 2 * MBS_FL_ROTAXIS + MBS_FL_MAT3 + MBS_FL_MAT3VEC;
-  case MBS_JNT_SPHERICAL:
-    return MBS_FL_QUAT2MAT;
-  case MBS_JNT_FREE:
-    return MBS_FL_QUAT2MAT + 3;
-  default:
-    return 0;
-  }
+  return mbs_jntType(type)->flops_pose;
 }
 /// Ground pose of a body with a parent: mat3 + mat3vec + 3 add.
 #define MBS_FL_POSE (MBS_FL_MAT3 + MBS_FL_MAT3VEC + 3)
 
 // ---- velocity stage (mbs_bodyVelocity)
-/// vJ = S qd and cJ.
+/// vJ = S qd and cJ (the joint table's count).
 static inline long mbs_flopVelJoint(int nd, int type) {
-  long f = nd == 1 ? 6 : 12L * nd;
-  if (mbs_jntHasAxis2(type)) f += MBS_FL_CROSS3 + 6;
-  if (mbs_jntIsFree(type)) f += MBS_FL_CROSS3;
-  return f;
+  return (nd == 1 ? 6 : 12L * nd) + mbs_jntType(type)->flops_bias;
 }
 #define MBS_FL_VEL_LINK (MBS_FL_XMOTION + 6)                 // v = X v_p + vJ
 #define MBS_FL_VEL_C    (MBS_FL_CROSSMOTION + 6)             // c = cJ + v x vJ
@@ -247,18 +229,10 @@ static inline long mbs_flopAbaRhs(const mbsModel *m, int b, int homog) {
 #define MBS_FL_RNEA_PF (MBS_FL_XFORCE + 6)  // f_p += X^T f
 
 // ---- constraint-force method (cfs.c)
-/// mbs_bodyComplement: the perpendicular pair (27) or the universal normal (18).
+/// mbs_bodyComplement: the perpendicular pair (27) or the universal normal (18), by the joint
+/// table.
 static inline long mbs_flopComplement(int type) {
-  switch (type) {
-  case MBS_JNT_REVOLUTE:
-  case MBS_JNT_PRISMATIC:
-  case MBS_JNT_CYLINDRICAL:
-    return 2 * MBS_FL_CROSS3 + MBS_FL_DOT3 + 4;
-  case MBS_JNT_UNIVERSAL:
-    return MBS_FL_CROSS3 + MBS_FL_DOT3 + 4;
-  default:
-    return 0;
-  }
+  return mbs_jntType(type)->flops_complement;
 }
 /// Force duals F = S (S^T S)^-1 for nd dofs.
 static inline long mbs_flopCfsF(int nd) {

@@ -357,7 +357,7 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
                 "inertia (principal moments %g %g %g)",
                 ev[0], ev[1], ev[2]);
       mbsReal R[9], r[3], S[36], D[36];
-      mbsu_jointPose(t, spec->origin, spec->axis, spec->axis2, spec->q0, R, r, S);
+      mbs_jntType(t)->pose(spec->origin, spec->axis, spec->axis2, spec->q0, R, r, S);
       for (int i = 0; i < nv; i++)
         for (int j = 0; j < nv; j++) {
           mbsReal IS[6];

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "solver_private.h"
+#include "mbspar/mbs_config.h"
 #include "mbspar/mbs_critpath.h"
 
 // the parallel layer's solvers: names and flags (so every program parses their configs and
@@ -136,16 +137,11 @@ void *mbs_cfsSolverSelf(const mbsCfs *c, const mbsSolverType *t) {
   return c->solver && c->solver->type == t ? c->solver->self : NULL;
 }
 
-static int mbs_solverOptEqual(const mbsSolverOpt *a, const mbsSolverOpt *b) {
-  return a->method == b->method && a->tol == b->tol && a->max_iter == b->max_iter &&
-         a->check_every == b->check_every && a->criterion == b->criterion && a->omega == b->omega &&
-         a->rho == b->rho && a->warm_start == b->warm_start && a->iface == b->iface;
-}
-
 mbsErr mbs_solverBind(const mbsModel *m, mbsCfs *c) {
   mbsSolverOpt o;
   mbs_solverOptions(m, &o);
-  if (c->solver && mbs_solverOptEqual(&c->solver->opt, &o)) return MBS_OK;
+  // the solver group's descriptors decide which options re-create the solver
+  if (c->solver && mbs_configSolverOptEqual(&c->solver->from, &m->opt)) return MBS_OK;
   const mbsSolverType *t = mbs_solverFind(o.method);
   MBS_CHECK(t && (t->solve || t->forward || !t->baseline), MBS_ERR_UNSUPPORTED,
             "solver.method \"%s\" is not a constraint-force solver", mbs_solverName(o.method));
@@ -163,7 +159,7 @@ mbsErr mbs_solverBind(const mbsModel *m, mbsCfs *c) {
     if (self) t->destroy(&self);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (solver %s)", t->name);
   }
-  sv->type = t, sv->opt = o, sv->self = self;
+  sv->type = t, sv->opt = o, sv->from = m->opt, sv->self = self;
   c->solver = sv;
   return MBS_OK;
 }

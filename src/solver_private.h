@@ -10,7 +10,8 @@
 /// A solver bound to an mbsCfs: its table entry, the options it was created with, its state.
 struct mbsSolver {
   const mbsSolverType *type;
-  mbsSolverOpt opt;
+  mbsSolverOpt opt; ///< the solver's options (mbs_solverOptions)
+  mbsOption from;   ///< the model options they came from (mbs_configSolverOptEqual)
   void *self;
 };
 

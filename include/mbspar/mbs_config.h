@@ -136,6 +136,12 @@ typedef struct {
 /// (info may be NULL). Local, no allocation but a temporary default config.
 int mbs_configKeyInfo(int k, mbsConfigKeyInfo *info);
 
+/// 1 if \p a and \p b agree on every key of the solver group that a bound solver reads: the rows
+/// of its descriptor table (src/config_opts.c) without no_equal (the loop layer's keys, read
+/// from the model at each evaluation). mbs_solverBind re-creates the bound solver when they do
+/// not. Local.
+int mbs_configSolverOptEqual(const mbsOption *a, const mbsOption *b);
+
 /// `mbspar help config`: every key of the option groups, one line each (key, type, range,
 /// default, help). Local.
 void mbs_configHelp(FILE *f);

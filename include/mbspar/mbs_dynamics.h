@@ -206,7 +206,7 @@ void mbs_jointWrenchWorld(const mbsModel *m, const mbsWork *w, mbsReal *out);
 /// Orthonormal basis T of the constraint-force directions of body b's joint: body_lamnum[b]
 /// columns of 6 reals, T^T S = 0, a smooth function of q (needs the position stage; \p w may be
 /// NULL unless the joint is universal). The directions themselves live in the joint module
-/// (mbsu_jointComplement, mbs_joint.h).
+/// (the complement of its row of the joint table, mbs_joint.h).
 void mbs_bodyComplement(const mbsModel *m, const mbsWork *w, int b, mbsReal *T);
 
 /// Constraint-force components lam = T^T jfrc for every joint. Writes: w->lam.

@@ -2,9 +2,10 @@
 /// The joint module: everything that depends on the joint type, for the tree joints (a body and
 /// its parent) and for the cut joints that close loops (docs/loops.md).
 ///
-/// Tree joints (docs/formulation.md 1.4): the type table (coordinates, dofs, names), the joint
-/// transform and motion subspace S, the velocity-product term c_J and the orthonormal
-/// constraint-force directions T (T^T S = 0).
+/// Tree joints (docs/formulation.md 1.4): the joint table, one mbsJointType row per type
+/// (coordinates, dofs, names, flags, flop counts) with its functions: the joint transform and
+/// motion subspace S, the velocity-product term c_J, the orthonormal constraint-force directions
+/// T (T^T S = 0) and the position update.
 ///
 /// Cut joints: a loop k closes a joint of type loop_type[k] between frame 1 fixed in body1 and
 /// frame 2 fixed in body2 (either may be the ground). Its m_k = 6 - nv(type) closure equations
@@ -31,6 +32,55 @@
 
 #include "mbs_types.h"
 
+/// One row of the joint table (`mbs_jnt_types`, src/joint.c, indexed by the MBS_JNT_* id): all a
+/// tree or cut joint of the type is: its sizes and flags, its kinematics as functions, its
+/// closure rows and its flop counts. A new joint type is an id (mbs_types.h) and a row with its
+/// functions; the rest of the code asks the row (mbs_jntType) or the predicates below, never the
+/// id by hand (scripts/check_structure.py).
+typedef struct mbsJointType {
+  const char *name; ///< the name in configs and reports ("revolute", ...)
+  int nq;           ///< position coordinates
+  int nv;           ///< degrees of freedom (rates)
+  int axis;         ///< 1: uses `axis`
+  int axis2;        ///< 1: uses `axis2`; S then depends on q, and so do T and c_J
+  int quat;         ///< offset of the orientation quaternion in q, -1 if none
+  int rotates;      ///< 1: the child turns relative to the parent (the transform rotates)
+  unsigned angles;  ///< bit k: scalar coordinate k is an angle (what `degrees` converts)
+  /// Suffixes of the CSV columns of the q components and of the rate components (nq and nv
+  /// names; NULL for a one-coordinate type: its column is PREFIX_BODY), docs/outputs.md.
+  const char *const *qnames, *const *vnames;
+  /// Its closure rows as a cut joint: n_loop_rows ids of src/joint.c's row kinds (rotation rows
+  /// first, then position rows; docs/loops.md 2); 0 rows: may not close a loop (free).
+  const int *loop_rows;
+  int n_loop_rows;
+  /// Joint transform of a tree joint: rotation R (child axes in parent coordinates, 9
+  /// row-major), translation r (child origin in parent coordinates) and motion subspace S (nv
+  /// columns of 6 reals, child coordinates) at position coordinates q. Pure.
+  void (*pose)(const mbsReal *origin, const mbsReal *axis, const mbsReal *axis2, const mbsReal *q,
+               mbsReal *R, mbsReal *r, mbsReal *S);
+  /// Velocity-product term c_J = (dS/dt) qd in child coordinates (6 reals; zero unless S moves
+  /// with q) from its subspace S, rates qd and joint velocity vJ = S qd. Pure.
+  void (*bias)(const mbsReal *axis2, const mbsReal *S, const mbsReal *qd, const mbsReal *vJ,
+               mbsReal *cJ);
+  /// Orthonormal constraint-force directions T: 6 - nv columns of 6 reals with T^T S = 0
+  /// (docs/formulation.md 1.4, table of T); S is read only by an axis2 type. Pure.
+  void (*complement)(const mbsReal *axis, const mbsReal *S, mbsReal *T);
+  /// Position update of the joint's nq coordinates by a step h with its nv rates qd: scalar
+  /// coordinates q_k += h qd_k, a quaternion turned by the rotation vector h omega. Pure.
+  void (*integrate)(mbsReal *q, const mbsReal *qd, mbsReal h);
+  /// Flops as written, for src/flops.h: pose; the c_J part of the velocity stage (beyond
+  /// vJ = S qd); complement.
+  long flops_pose, flops_bias, flops_complement;
+} mbsJointType;
+
+/// The joint table: one row per MBS_JNT_* id (src/joint.c).
+extern const mbsJointType mbs_jnt_types[MBS_JNT_COUNT];
+
+/// The row of a joint type (0 <= type < MBS_JNT_COUNT: a model's types are checked when built).
+static inline const mbsJointType *mbs_jntType(int type) {
+  return &mbs_jnt_types[type];
+}
+
 /// Number of position coordinates of a joint type.
 int mbs_jntNq(int type);
 /// Number of degrees of freedom of a joint type.
@@ -49,8 +99,10 @@ int mbs_jntQuatAdr(int type);
 /// prismatic, cylindrical, universal): springs, the inverse profile and spread apply.
 int mbs_jntScalar(int type);
 // Predicates: what the rest of the code asks about a joint type. Code outside the joint module
-// asks these instead of comparing the type with MBS_JNT_* by hand (scripts/check_structure.py
-// checks it), so a new type answers them here. Inline: some are asked in the ABA hot loops.
+// asks these (or the row) instead of comparing the type with MBS_JNT_* by hand
+// (scripts/check_structure.py checks it). The identity tests (fixed, free, revolute: the
+// specialised kernels) compare the id; the others read the row, so a new type answers them there.
+// Inline: some are asked in the ABA hot loops.
 
 /// 1 for the fixed (weld) joint: no coordinates, no dofs.
 static inline int mbs_jntIsFixed(int type) {
@@ -67,23 +119,23 @@ static inline int mbs_jntIsRevolute(int type) {
 /// 1 if q holds an orientation quaternion (spherical, free; its offset is mbs_jntQuatAdr): q' is
 /// not qd, and the quaternion is renormalised after a step.
 static inline int mbs_jntHasQuat(int type) {
-  return type == MBS_JNT_SPHERICAL || type == MBS_JNT_FREE;
+  return type >= 0 && type < MBS_JNT_COUNT && mbs_jnt_types[type].quat >= 0;
 }
 /// 1 if the joint uses `axis2` (universal); its subspace S then depends on q (the first column is
 /// axis rotated back by the second angle) and so do its constraint directions T.
 static inline int mbs_jntHasAxis2(int type) {
-  return type == MBS_JNT_UNIVERSAL;
+  return type >= 0 && type < MBS_JNT_COUNT && mbs_jnt_types[type].axis2;
 }
 /// 1 if the joint lets the child turn relative to the parent (all but prismatic and fixed): its
 /// transform has a rotation part; a cut joint that does not needs a reference direction.
 static inline int mbs_jntRotates(int type) {
-  return type != MBS_JNT_PRISMATIC && type != MBS_JNT_FIXED;
+  return type >= 0 && type < MBS_JNT_COUNT && mbs_jnt_types[type].rotates;
 }
 /// 1 if scalar coordinate k of a joint is an angle (revolute, universal 0 and 1, cylindrical 0):
 /// the coordinates that `degrees` converts. 0 for quaternions and displacements.
 static inline int mbs_jntCoordIsAngle(int type, int k) {
-  return type == MBS_JNT_REVOLUTE || type == MBS_JNT_UNIVERSAL ||
-         (type == MBS_JNT_CYLINDRICAL && k == 0);
+  return type >= 0 && type < MBS_JNT_COUNT && k >= 0 && k < 32 &&
+         ((mbs_jnt_types[type].angles >> k) & 1u);
 }
 
 /// Default q0 of a joint type (zeros, identity quaternion) into q0 (nq values).
@@ -96,22 +148,9 @@ void mbs_jntDefaultQ0(int type, mbsReal *q0);
 /// "qw", "qx", "qy", "qz", rates "vx", "vy", "vz", "wx", "wy", "wz".
 const char *mbs_jntCoordName(int type, int k, int rate);
 
-/// Joint transform of a tree joint: rotation R (child axes in parent coordinates, 9 row-major),
-/// translation r (child origin in parent coordinates) and motion subspace S (nv columns of 6
-/// reals, child coordinates) at position coordinates q. Pure.
-void mbsu_jointPose(int type, const mbsReal *origin, const mbsReal *axis, const mbsReal *axis2,
-                    const mbsReal *q, mbsReal *R, mbsReal *r, mbsReal *S);
-/// Velocity-product term c_J = (dS/dt) qd of a tree joint in child coordinates (nonzero for the
-/// universal and free joints) from its subspace S, rates qd and joint velocity vJ = S qd. Pure.
-void mbsu_jointBias(int type, const mbsReal *axis2, const mbsReal *S, const mbsReal *qd,
-                    const mbsReal *vJ, mbsReal *cJ);
 /// Two unit vectors n1, n2 completing the unit vector a to a right-handed orthonormal basis
 /// (a continuous choice per axis: n1 = a x e_i / |.| with e_i the axis least aligned with a).
 void mbsu_perpPair(const mbsReal *a, mbsReal *n1, mbsReal *n2);
-/// Orthonormal constraint-force directions T of a tree joint: 6 - nv columns of 6 reals with
-/// T^T S = 0 (docs/formulation.md 1.4, table of T). \p S is needed by the universal joint only.
-void mbsu_jointComplement(int type, const mbsReal *axis, const mbsReal *S, mbsReal *T);
-
 // ------------------------------------------------------------------ cut joints (closed loops)
 
 /// Number of closure equations m = 6 - nv of a cut joint of \p type (0 for free: not allowed).

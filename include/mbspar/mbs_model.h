@@ -52,7 +52,7 @@ typedef enum {
 typedef struct {
   const char *name;     ///< unique name (copied)
   int parent;           ///< index of an earlier body, or -1 for the ground
-  int jnttype;          ///< mbsJointType
+  int jnttype;          ///< mbsJointId
   mbsReal origin[3];    ///< joint (child frame) origin in the parent frame
   mbsReal axis[3];      ///< joint axis (revolute, prismatic, cylindrical, universal)
   mbsReal axis2[3];     ///< second axis of a universal joint, in the once-rotated frame
@@ -88,7 +88,7 @@ const char *mbs_nameProblem(const char *name);
 /// One cut joint that closes a loop (mbs_modelAddLoop).
 typedef struct {
   const char *name;               ///< unique among the loops (copied)
-  int type;                       ///< mbsJointType, not free
+  int type;                       ///< mbsJointId, not free
   int body1, body2;               ///< body indices, -1 for the ground (not both)
   mbsReal frame1[12], frame2[12]; ///< frames in their bodies (mbsu_loopFrame: origin, rotation)
 } mbsLoopSpec;
@@ -144,7 +144,7 @@ typedef struct mbsModel {
 
   // bodies and their joints (nbody)
   int *body_parent;     ///< (nbody) parent index, -1 for the ground
-  int *body_jnttype;    ///< (nbody) mbsJointType
+  int *body_jnttype;    ///< (nbody) mbsJointId
   int *body_qadr;       ///< (nbody) first position coordinate
   int *body_qnum;       ///< (nbody) number of position coordinates
   int *body_dofadr;     ///< (nbody) first degree of freedom
@@ -209,7 +209,7 @@ typedef struct mbsModel {
   int nloop;                ///< number of cut joints
   int nlam_loop;            ///< closure equations, sum of loop_lamnum
   char **loop_name;         ///< (nloop)
-  int *loop_type;           ///< (nloop) mbsJointType of the cut joint (not free)
+  int *loop_type;           ///< (nloop) mbsJointId of the cut joint (not free)
   int *loop_body;           ///< (nloop x 2) body1, body2; -1: the ground
   int *loop_lamadr;         ///< (nloop) first component: nlam + sum of the earlier loop_lamnum
   int *loop_lamnum;         ///< (nloop) closure equations m_k = 6 - nv(type)
