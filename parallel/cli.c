@@ -760,3 +760,17 @@ mbsErr mbsp_tmpClose(FILE *f, const char *tmp, const char *path) {
   }
   return MBS_OK;
 }
+
+const char *mbsp_cliArg(const mbsCli *cli, const char *name) {
+  size_t n = strlen(name);
+  const char *v = NULL;
+  for (int i = 1; i < cli->argc; i++) {
+    const char *a = cli->argv[i];
+    if (strncmp(a, name, n)) continue;
+    if (a[n] == '=')
+      v = a + n + 1;
+    else if (!a[n])
+      v = i + 1 < cli->argc ? cli->argv[i + 1] : "";
+  }
+  return v;
+}

@@ -72,6 +72,9 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
 /// with their values) are collected in pargv; -ts_dt and -ts_max_time become --set overrides.
 /// With help set, verb is the verb whose usage is asked (NULL: all). Free with mbsp_cliFree (also
 /// after an error). Local.
+/// A verb's own option: the value of \p name ("--NAME=VALUE" or "--NAME VALUE", the last one
+/// given; "" when it ends the command line), or NULL if absent (cpa, modes). Local.
+const char *mbsp_cliArg(const mbsCli *cli, const char *name);
 mbsErr mbsp_cliParse(int argc, char **argv, const mbspVerb *verbs, int nverb, mbsCli *cli);
 void mbsp_cliFree(mbsCli *cli);
 /// An error of the config about a value that came from -ts_dt or -ts_max_time names that option

@@ -204,12 +204,8 @@ static PetscErrorCode TSCreate_MbsAbm(TS ts) {
   PetscFunctionReturn(0);
 }
 
-static mbsAbm *mbsp_tsAbmCore(mbspTs *m) {
-  return m && m->abm ? ((mbspTsAbm *)m->ts->data)->a : NULL;
-}
-
 mbsAbm *mbsp_tsAbm(mbspTs *m) {
-  return mbsp_tsAbmCore(m);
+  return m && m->abm ? ((mbspTsAbm *)m->ts->data)->a : NULL;
 }
 
 // ---------------------------------------------------------------- the wrapper
@@ -377,13 +373,13 @@ mbsErr mbsp_tsSetSolution(mbspTs *m, const double *y) {
   MBS_CALL_PETSC(TSRestartStep(m->ts));
   // abm: keep the history for a change within the tolerance, else restart at the next step
   // (decided now, so a checkpoint written before that step restarts alike)
-  mbsAbm *ab = mbsp_tsAbmCore(m);
+  mbsAbm *ab = mbsp_tsAbm(m);
   if (ab) MBS_CALL(mbs_abmSetY(ab, y));
   return MBS_OK;
 }
 
 long mbsp_tsRejected(mbspTs *m) {
-  mbsAbm *a = mbsp_tsAbmCore(m);
+  mbsAbm *a = mbsp_tsAbm(m);
   if (a) return a->rejected;
   PetscInt r = 0;
   TSGetStepRejections(m->ts, &r);

@@ -19,20 +19,6 @@ static int mbs_cpaHasGraph(const mbsSolverType *t) {
   return t->cpa_build != NULL;
 }
 
-static const char *mbs_cpaArg(const mbsCli *cli, const char *name) {
-  size_t n = strlen(name);
-  const char *v = NULL;
-  for (int i = 1; i < cli->argc; i++) {
-    const char *a = cli->argv[i];
-    if (strncmp(a, name, n)) continue;
-    if (a[n] == '=')
-      v = a + n + 1;
-    else if (!a[n])
-      v = i + 1 < cli->argc ? cli->argv[i + 1] : "";
-  }
-  return v;
-}
-
 static mbsErr mbs_cpaNumber(const char *opt, const char *v, double lo, double *out) {
   char *end = NULL;
   double x = v ? strtod(v, &end) : 0;
@@ -253,7 +239,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   // options (every rank parses the same command line)
   const char *a;
   o.method = m->opt.solver;
-  if ((a = mbs_cpaArg(cli, "--method"))) o.method = mbs_solverFromName(a);
+  if ((a = mbsp_cliArg(cli, "--method"))) o.method = mbs_solverFromName(a);
   int iterative = mbs_cpaIterative(o.method);
   const mbsSolverType *t = mbs_solverFind(o.method);
   // distributed graphs on P ranks: the iterative constraint-force solvers and the exact solver
@@ -265,10 +251,10 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
                    "mbspar cpa: --method %s has no critical-path graph (graphs exist for %s)",
                    a ? a : mbs_solverName(o.method), with);
   }
-  if (!e && (a = mbs_cpaArg(cli, "--grain")) && (o.grain = mbs_cpaGrainFromName(a)) < 0)
+  if (!e && (a = mbsp_cliArg(cli, "--grain")) && (o.grain = mbs_cpaGrainFromName(a)) < 0)
     e = mbs_errSet(MBS_ERR_USAGE, "mbspar cpa: --grain %s: expected op, block or body", a);
   double x = 0;
-  if (!e && (a = mbs_cpaArg(cli, "--iterations"))) {
+  if (!e && (a = mbsp_cliArg(cli, "--iterations"))) {
     e = mbs_cpaNumber("--iterations", a, 0, &x);
     o.iterations = (int)x;
     out.iter_source = "given";
@@ -276,14 +262,14 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
     const mbsSolverType *ts = mbs_solverCaps(o.method);
     if (ts->cpa_spec) o.spec_iterations = ts->cpa_spec(m, o.iterations);
   }
-  if (!e && (a = mbs_cpaArg(cli, "--procs"))) {
+  if (!e && (a = mbsp_cliArg(cli, "--procs"))) {
     e = mbs_cpaNumber("--procs", a, 1, &x);
     pmax = x > 65536 ? 65536 : (int)x;
   }
-  if (!e && (a = mbs_cpaArg(cli, "--latency"))) e = mbs_cpaNumber("--latency", a, 0, &o.latency);
-  if (!e && (a = mbs_cpaArg(cli, "--bandwidth")))
+  if (!e && (a = mbsp_cliArg(cli, "--latency"))) e = mbs_cpaNumber("--latency", a, 0, &o.latency);
+  if (!e && (a = mbsp_cliArg(cli, "--bandwidth")))
     e = mbs_cpaNumber("--bandwidth", a, 1e-300, &o.bandwidth);
-  if (!e && (a = mbs_cpaArg(cli, "--flop-time")))
+  if (!e && (a = mbsp_cliArg(cli, "--flop-time")))
     e = mbs_cpaNumber("--flop-time", a, 1e-300, &o.flop_time);
   o.criterion = m->opt.criterion;
   o.check_every = m->opt.check_every;
@@ -351,16 +337,16 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
     if (!e) e = mbsp_bcastBytes(comm, &cg, sizeof cg, 0);
     if (cg.n > 0 && mbs_solverCaps(o.method)->restarts) o.cg = &cg;
   }
-  if (!e && mbs_cpaArg(cli, "--calibrate") && mbs_solverCaps(o.method)->engine_only)
+  if (!e && mbsp_cliArg(cli, "--calibrate") && mbs_solverCaps(o.method)->engine_only)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar cpa: --calibrate times one evaluation on rank 0, but schur runs on the "
                    "distributed engine only (time it with accel --repeat; give --latency, "
                    "--bandwidth, --flop-time)");
-  if (!e && mbs_cpaArg(cli, "--calibrate") && (m->nloop || m->nforce))
+  if (!e && mbsp_cliArg(cli, "--calibrate") && (m->nloop || m->nforce))
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar cpa: --calibrate times a tree evaluation; models with closed loops or "
                    "spring-dampers are not calibrated yet (time them with accel --repeat)");
-  if (!e && mbs_cpaArg(cli, "--calibrate")) e = mbs_cpaCalibrate(comm, m, &o, &out);
+  if (!e && mbsp_cliArg(cli, "--calibrate")) e = mbs_cpaCalibrate(comm, m, &o, &out);
   if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
   if (e || rank != 0) return mbsp_agreeErr(comm, e);
 
@@ -407,7 +393,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
       mbs_cpaDestroy(&gd);
     }
   }
-  if (!e && (a = mbs_cpaArg(cli, "--dot"))) e = mbs_cpaWriteDot(g, &r, a, 2000);
+  if (!e && (a = mbsp_cliArg(cli, "--dot"))) e = mbs_cpaWriteDot(g, &r, a, 2000);
 
   // table
   if (!e && mbsp_cliTable(cli)) {

@@ -22,26 +22,11 @@ typedef struct {
   int at;    // 0: q0, 1: static equilibrium (--at q0|static)
 } mbsModesArgs;
 
-// the value of --NAME (NAME=VALUE or NAME VALUE), the last one given; NULL if absent
-static const char *mbs_modesArg(const mbsCli *cli, const char *name) {
-  size_t n = strlen(name);
-  const char *v = NULL;
-  for (int i = 1; i < cli->argc; i++) {
-    const char *a = cli->argv[i];
-    if (strncmp(a, name, n)) continue;
-    if (a[n] == '=')
-      v = a + n + 1;
-    else if (!a[n])
-      v = i + 1 < cli->argc ? cli->argv[i + 1] : "";
-  }
-  return v;
-}
-
 static mbsErr mbs_modesArgs(const mbsCli *cli, mbsModesArgs *o) {
   o->count = 10;
   o->at = 0;
   const char *a;
-  if ((a = mbs_modesArg(cli, "--count"))) {
+  if ((a = mbsp_cliArg(cli, "--count"))) {
     char *end = NULL;
     long k = strtol(a, &end, 10);
     if (end == a || *end || k < 1 || k > 1000000000L)
@@ -49,7 +34,7 @@ static mbsErr mbs_modesArgs(const mbsCli *cli, mbsModesArgs *o) {
                         "mbspar modes: --count %s: expected a positive integer number of modes", a);
     o->count = (int)k;
   }
-  if ((a = mbs_modesArg(cli, "--at"))) {
+  if ((a = mbsp_cliArg(cli, "--at"))) {
     if (!strcmp(a, "q0"))
       o->at = 0;
     else if (!strcmp(a, "static"))
