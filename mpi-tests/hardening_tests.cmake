@@ -27,13 +27,14 @@ if(TARGET mbspar)
     set_tests_properties(fault_sweep.${verb}.np4 PROPERTIES LABELS "mpi;fault;slow")
   endforeach()
   # the critical-path graph builders that solver.method = auto runs for its prediction (in every
-  # run, accel and static without solver.method): every 2nd allocation site of a mbs_cpa*
-  # function (about 50 of 100), at its first occurrence. The complete 1-rank run sweep at e38e67f
-  # found a node id of -1, returned after a failed allocation, written through in schur's graph
-  # (a double free, exit 134); this test failed on it (alloc 315 and 316, mbs_cpaDep)
+  # run, accel and static without solver.method): every allocation site of the graphs' growth
+  # (mbs_cpaNode, mbs_cpaDep: 9 sites), at its first occurrence. The complete 1-rank run sweep at
+  # e38e67f found a node id of -1, returned after a failed allocation, written through in schur's
+  # graph (a double free, exit 134); this test fails on e6288b7^ (mbs_cpaDep) and passes after.
+  # The other ~110 allocation sites of mbs_cpa* are in the complete sweeps (fault_sweep_full.*)
   add_test(NAME fault_sweep.cpa_graphs
            COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/fault_sweep.py --verb run --np 1
-                   --mode all --every 2 --only-function "^mbs_cpa" -- ${MBS_HARDEN_ARGS})
+                   --mode all --only-function "^mbs_cpa(Node|Dep)$" -- ${MBS_HARDEN_ARGS})
   set_tests_properties(fault_sweep.cpa_graphs PROPERTIES LABELS "mpi;fault" TIMEOUT 600
                        PROCESSORS 1 ENVIRONMENT "${MBS_MPI_ENV}")
   # ... and complete (every distinct point on every rank, no sampling; ~25 min in all here):
