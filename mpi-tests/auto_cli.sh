@@ -2,8 +2,9 @@
 # solver.method = auto (issue 32, docs/model.md "Choosing the method"): a tiny chain at 2 ranks
 # runs aba on rank 0 (the cost model: schur over 2 ranks is slower), with the same trajectory as
 # one rank; the 63-body spherical tree at 2 ranks runs schur when the ranks have cores of their
-# own (the model predicts ~1.8x) and aba when they share them; the choice is consistent with the
-# predicted times in run.json; an explicit method is not auto.
+# own (the model predicts ~1.8x) and aba when they share them; at 4 ranks on fewer cores schur on
+# one rank per core while the others wait (and relay a signal); the choice is consistent with
+# the predicted times in run.json; an explicit method is not auto.
 # usage: auto_cli.sh MBSPAR CONFIGS_DIR PYTHON3 MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 cfg=$2 py=$3 mpiexec=$4 npflag=$5
 shift 5
@@ -48,6 +49,47 @@ case "$r" in
 *) bad "tree depth 6 at 2 ranks: want schur (own cores) or aba (shared), got $r" ;;
 esac
 echo "tree depth 6 at 2 ranks: $r"
+# 4 ranks: on a machine of fewer cores (CI's 2) schur runs on one rank per core and the others
+# wait (the same trajectory as schur forced at that many ranks, byte for byte); a SIGTERM to a
+# waiting rank stops the run with a checkpoint (exit 10); with 4 cores or more, all 4 run it
+# shellcheck disable=SC2086
+run 0 "$mpiexec" "$npflag" 4 "$@" "$mbspar" run "$cfg/tree.cfg" $short --set model.tree.depth=6 \
+  --out "$tmp/t4"
+act=$("$py" -c 'import json,sys; s=json.load(open(sys.argv[1]))["solver"]
+print(s["method"], s["auto_active_ranks"], s["auto_ranks"])' "$tmp/t4/run.json") ||
+  bad "tree np4: run.json"
+echo "tree depth 6 at 4 ranks: method, active ranks, ranks predicted: $act"
+case "$act" in
+"schur 4 4") ;;
+schur\ [23]\ [23])
+  a=${act#schur }
+  a=${a% *}
+  # shellcheck disable=SC2086
+  run 0 "$mpiexec" "$npflag" "$a" "$@" "$mbspar" run "$cfg/tree.cfg" $short \
+    --set model.tree.depth=6 --set solver.method=schur --out "$tmp/t4s"
+  cmp -s "$tmp/t4/trajectory.csv" "$tmp/t4s/trajectory.csv" ||
+    bad "tree np4, schur on $a active ranks: trajectory differs from schur at $a ranks"
+  # a signal to a waiting rank (the last) reaches the run through rank 0
+  # shellcheck disable=SC2086
+  "$mpiexec" "$npflag" 4 "$@" "$mbspar" run "$cfg/tree.cfg" --quiet --set model.tree.depth=6 \
+    --set output.every=1 --set integrator.t_end=100 --out "$tmp/t4g" 2>"$tmp/t4g.err" &
+  launcher=$!
+  n=0
+  while [ "$(wc -l 2>/dev/null <"$tmp/t4g/energy.csv" || echo 0)" -lt 5 ] && [ $n -lt 600 ]; do
+    sleep 0.1
+    n=$((n + 1))
+  done
+  for p in $(pgrep -P "$launcher"); do
+    r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+    [ "$r" = 3 ] && kill -TERM "$p"
+  done
+  wait "$launcher"
+  rc=$?
+  [ "$rc" -eq 10 ] && [ -s "$tmp/t4g/checkpoint.bin" ] && grep -q "SIGTERM received" "$tmp/t4g.err" ||
+    bad "tree np4: SIGTERM to waiting rank 3: exit $rc, $(cat "$tmp/t4g.err")"
+  ;;
+*) bad "tree depth 6 at 4 ranks: want schur on 2-4 ranks, got $act" ;;
+esac
 # shellcheck disable=SC2086
 run 0 "$mbspar" run "$cfg/chain.cfg" $short --set model.chain.n=4 --set solver.method=schur \
   --out "$tmp/s1"

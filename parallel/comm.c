@@ -112,6 +112,24 @@ mbsErr mbsp_commSelf(const mbspComm *comm, mbspComm **out) {
   return MBS_OK;
 }
 
+mbsErr mbsp_commSplit(const mbspComm *comm, int keep, mbspComm **out) {
+  *out = NULL;
+  MPI_Comm sub = MPI_COMM_NULL;
+  MBS_CALL_MPI(MPI_Comm_split(comm->comm, keep ? 0 : MPI_UNDEFINED, comm->rank, &sub));
+  if (sub == MPI_COMM_NULL) return MBS_OK;
+  mbspComm *c = calloc(1, sizeof *c);
+  if (!c) {
+    MPI_Comm_free(&sub);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  }
+  MPI_Comm_set_errhandler(sub, MPI_ERRORS_RETURN);
+  c->comm = sub, c->provided = comm->provided, c->job = comm->size;
+  MPI_Comm_rank(sub, &c->rank);
+  MPI_Comm_size(sub, &c->size);
+  *out = c;
+  return MBS_OK;
+}
+
 void mbsp_commFree(mbspComm **pc) {
   if (!pc || !*pc) return;
   MPI_Comm_free(&(*pc)->comm);

@@ -177,36 +177,46 @@ int main(int argc, char **argv) {
   }
   // solver.method = auto: the method the cost model predicts fastest for this job
   if (!e && cli.verb->forward) e = mbsp_solverAuto(comm, cfg, &tc);
+  // ... a distributed method where ranks share cores: it runs on one rank per core (the ranks of
+  // `sub`), the others build nothing and wait asleep until the verb ends (below)
+  mbspComm *sub = NULL, *vc = comm; // vc: the ranks that build the model and run the verb
+  int split = !e && cfg->sauto.active > 0, waiting = 0;
+  if (split) {
+    e = mbsp_agreeErr(comm, mbsp_commSplit(comm, cfg->sauto.mine, &sub));
+    waiting = !sub;
+    vc = sub ? sub : comm;
+  }
   int local_model = 0; // distributed-memory model (see below)
-  if (!e) {
-    int size = mbsp_size(comm);
+  if (!e && !waiting) {
+    int size = mbsp_size(vc);
     local_model = size > 1 && cli.verb->local && mbs_solverCaps(cfg->opt.solver)->local_model;
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
     if ((env && strcmp(env, "full") == 0) || cfg->urdf_path) local_model = 0; // robots are small
     if (cfg->nloops || cfg->nforces) local_model = 0; // loop models: serial baselines, whole
   }
-  if (!e) e = mbsp_memCheck(comm, cfg, cli.verb->name, local_model); // before building: too big?
-  if (!e) {
+  if (!e && !waiting) e = mbsp_memCheck(vc, cfg, cli.verb->name, local_model); // too big?
+  if (!e && !waiting) {
     // distributed-memory model: each rank builds only its bodies, their remote parents and
     // children (O(N/P)); rank 0 validates every body first (names, values) so every error is
     // found whatever the rank count. For verbs and methods that need the whole model on every
     // rank (or on rank 0) everybody builds the full model.
-    int size = mbsp_size(comm);
+    int size = mbsp_size(vc), vrank = mbsp_rank(vc);
     if (local_model) {
-      e = mbsp_agreeErr(comm, rank == 0 ? mbs_configValidate(cfg) : MBS_OK);
-      if (!e) e = mbsp_agreeErr(comm, mbs_configBuildLocal(cfg, size, rank, &m));
+      e = mbsp_agreeErr(vc, vrank == 0 ? mbs_configValidate(cfg) : MBS_OK);
+      if (!e) e = mbsp_agreeErr(vc, mbs_configBuildLocal(cfg, size, vrank, &m));
       if (!e) { // totals over all ranks for the reports
         double t[1 + MBS_JNT_COUNT] = {0};
         for (int b = m->own0; b < m->own1; b++)
           t[0] += m->body_mass[b], t[1 + m->body_jnttype[b]]++;
-        e = mbsp_allreduceSum(comm, t, 1 + MBS_JNT_COUNT);
+        e = mbsp_allreduceSum(vc, t, 1 + MBS_JNT_COUNT);
         m->sum_mass = t[0];
         for (int k = 0; k < MBS_JNT_COUNT; k++) m->sum_jnt[k] = (int)t[1 + k];
       }
     } else {
-      e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
+      e = mbsp_agreeErr(vc, mbs_configBuildModel(cfg, &m));
     }
   }
+  if (split) e = mbsp_agreeErr(comm, e); // the waiting ranks learn how the build went
   // what the robot has that mbspar does not model: one warning
   if (!e && rank == 0 && cfg->urdf && mbs_urdfNotModelled(cfg->urdf)[0])
     fprintf(stderr, "mbspar: warning: %s: not modelled: %s\n", cfg->urdf_path,
@@ -219,7 +229,8 @@ int main(int argc, char **argv) {
   // PETSc is started for the verbs that need it, for solver.method = petsc, and whenever a
   // PETSc option (single dash, e.g. -log_view) is given; it sees only its own options, collected
   // by mbsp_cliParse wherever they stood
-  if (!e && (mbs_solverCaps(m->opt.solver)->petsc || cli.verb->petsc || cli.pargc > 1)) {
+  if (!e && (mbs_solverCaps(m ? m->opt.solver : cfg->opt.solver)->petsc || cli.verb->petsc ||
+             cli.pargc > 1)) {
     // -help: mbspar's own options first, then PETSc's as its objects ask for them
     if (cli.petsc_help && rank == 0) {
       mbsp_cliUsage(stdout, mbs_verbs, MBS_NVERB, cli.verb);
@@ -247,7 +258,7 @@ int main(int argc, char **argv) {
   mbs_faultMark("verb"); // fault injection: what came before is every verb's common setup
   // an iterative method on a model with many closure equations: one tree solve per equation in
   // every evaluation (docs/loops.md 8): say so before a long silence
-  const mbsSolverType *st = !e && cli.verb->forward ? mbs_solverFind(m->opt.solver) : NULL;
+  const mbsSolverType *st = !e && m && cli.verb->forward ? mbs_solverFind(m->opt.solver) : NULL;
   if (st && st->iterative && m->nlam_loop >= MBS_LOOP_NOTE_EQ &&
       !mbs_loopUseRows(m, m->opt.solver) && rank == 0 && !cli.quiet)
     fprintf(
@@ -259,12 +270,13 @@ int main(int argc, char **argv) {
         st->name, m->nlam_loop, m->loop_asm.nskip, m->nlam_loop - m->loop_asm.nskip + 2,
         m->opt.tol);
   // auto chose a serial method at several ranks: rank 0 runs the verb alone (a communicator of
-  // its own: no per-step collectives), the other ranks wait asleep, leaving it their cores
-  if (!e && cfg->sauto.idle) {
+  // its own: no per-step collectives), the other ranks wait asleep, leaving it their cores; or a
+  // distributed method where ranks share cores: the ranks of `sub` run it, the others wait
+  if (!e && (cfg->sauto.idle || split)) {
     mbspComm *self = NULL;
     e = mbsp_agreeErr(comm, mbsp_relayBegin(comm)); // a waiting rank's signal reaches rank 0
-    if (!e && rank == 0) e = mbsp_commIdle(comm, &self);
-    if (!e && rank == 0) e = cli.verb->run(&cli, self, cfg, m);
+    if (!e && cfg->sauto.idle && rank == 0) e = mbsp_commIdle(comm, &self);
+    if (!e && (self || sub)) e = cli.verb->run(&cli, self ? self : sub, cfg, m);
     mbsp_commFree(&self);
     e = mbsp_agreeErrIdle(comm, e, mbsp_simPendingSignal);
     mbsp_relayEnd();
@@ -280,6 +292,7 @@ int main(int argc, char **argv) {
             m->nloop ? "closed loops" : "spring-dampers");
 
   if (e && rank == 0) mbs_printError();
+  mbsp_commFree(&sub);
   mbs_modelDestroy(&m);
   mbs_configDestroy(&cfg);
   free(text);

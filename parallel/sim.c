@@ -207,6 +207,7 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
     mbs_jsonInt(j, "auto_threads", sa->threads);
     mbs_jsonNumber(j, "auto_slowdown", sa->slow); // > 1: ranks x threads share cores
     mbs_jsonBool(j, "auto_idle_ranks", sa->idle);
+    mbs_jsonInt(j, "auto_active_ranks", sa->active ? sa->active : sa->idle ? 1 : sa->job);
   }
   mbs_jsonNumber(j, "tol", m->opt.tol);
   mbs_jsonInt(j, "evaluations", S->evals);

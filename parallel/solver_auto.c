@@ -3,7 +3,10 @@
 /// job's ranks, threads and cores are agreed, rank 0 builds the whole model once and predicts
 /// each candidate's seconds per evaluation with the critical-path analyser's cost model
 /// (src/solver_auto.c), and broadcasts the choice, which replaces cfg->opt.solver on every rank.
-/// Communication: one allreduce of two numbers, one broadcast of the choice, the agreements.
+/// Where ranks share cores, a distributed method is predicted (and then run, main.c) on one rank
+/// per core of each node, the others waiting asleep. Communication: one allreduce of three
+/// numbers, one broadcast of the choice, the agreements; sharing cores, a node split and one
+/// allreduce more.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,10 +54,23 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
   j.ranks = size;
   j.threads = v[0] < 1 ? 1 : (int)v[0];
   j.slow = v[1] > 1 ? v[1] : 1;
+  // ranks sharing cores: a distributed method would run on one rank per core of each node (the
+  // node's first cores / threads ranks), unshared, while the others wait asleep (main.c)
+  int mine = 1, nact = size;
+  if (j.slow > 1 && size > 1) {
+    int lr = 0, nl = 1, cap = (tc && tc->threads > 0 ? cores / tc->threads : cores);
+    MBS_CALL(mbsp_agreeErr(comm, mbsp_localRank(comm, &lr, &nl)));
+    mine = lr < (cap > 1 ? cap : 1);
+    double act = mine;
+    MBS_CALL(mbsp_agreeErr(comm, mbsp_allreduceSum(comm, &act, 1)));
+    nact = (int)act;
+    if (nact > 1 && nact < size) j.ranks = nact, j.slow = 1;
+  }
   if (mbs_configIsSet(cfg, "cpa.flop_time")) j.flop_time = cfg->cpa.flop_time;
   if (mbs_configIsSet(cfg, "cpa.latency")) j.latency = cfg->cpa.latency;
   if (mbs_configIsSet(cfg, "cpa.bandwidth")) j.bandwidth = cfg->cpa.bandwidth;
-  a->ranks = size, a->threads = j.threads, a->cores = (int)-v[2], a->slow = j.slow;
+  a->ranks = j.ranks, a->threads = j.threads, a->cores = (int)-v[2], a->slow = j.slow;
+  a->job = size;
 
   // rank 0 predicts; the choice and the predictions reach every rank
   struct {
@@ -72,7 +88,7 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
     } else if (!(e = mbs_configCountBodies(cfg, &n, &largest)) && n > MBSP_AUTO_MAXBODY) {
       c.rule = 2;
       int sch = mbs_solverFromName("schur");
-      c.method = (size * j.threads > 1 && j.slow <= 1 && sch >= 0) ? sch : MBS_SOLVER_ABA;
+      c.method = (j.ranks * j.threads > 1 && j.slow <= 1 && sch >= 0) ? sch : MBS_SOLVER_ABA;
     } else if (!e) {
       mbsModel *m = NULL;
       mbsSolverAuto out;
@@ -80,7 +96,7 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
       e = mbs_configBuildModel(cfg, &m);
       if (!e) e = mbs_autoPredict(m, &j, &out, &c.method);
       int sch = mbs_solverFromName("schur"), cut = 0;
-      if (!e && c.method == sch && sch >= 0) e = mbsp_autoLightCut(m, size, j.threads, &cut);
+      if (!e && c.method == sch && sch >= 0) e = mbsp_autoLightCut(m, j.ranks, j.threads, &cut);
       for (int k = 0, best = -1; cut && k < out.ncand; k++) // the fastest serial method
         if (mbs_solverIsBaseline(out.cand[k]) && (best < 0 || out.pred[k] < out.pred[best]))
           best = k, c.method = out.cand[k], c.rule = 3;
@@ -100,6 +116,8 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
   cfg->opt.solver = c.method;
   a->decided = 1;
   a->idle = size > 1 && mbs_solverIsBaseline(c.method);
+  a->active = !a->idle && j.ranks < size ? j.ranks : 0; // the distributed method on those ranks
+  a->mine = mine;
   return MBS_OK;
 }
 
@@ -129,4 +147,7 @@ void mbsp_solverAutoSummary(const mbsConfig *cfg, char *buf, size_t n) {
                  a->ranks == 1 ? "" : "s", a->threads, a->threads == 1 ? "" : "s",
                  a->slow > 1 ? ", sharing cores" : "",
                  a->idle ? "; rank 0 runs it, the other ranks wait" : "");
+  if (w >= 0 && (len += (size_t)w) < n && a->active)
+    snprintf(buf + len, n - len, "; %d of the job's %d ranks run it, one per core, the others wait",
+             a->active, a->job);
 }

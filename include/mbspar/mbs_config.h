@@ -80,6 +80,10 @@ typedef struct {
   int cand[MBS_AUTO_MAXCAND];    ///< their ids
   double pred[MBS_AUTO_MAXCAND]; ///< predicted seconds per evaluation
   int idle;                      ///< a serial method at several ranks: rank 0 runs, others wait
+  int active;                    ///< > 0: ranks share cores and the distributed method runs on
+                                 ///< this many of them (one per core), the others wait
+  int mine;                      ///< local: this rank is one of those \p active
+  int job;                       ///< the job's ranks
 } mbsSolverAuto;
 
 /// Resolved configuration. The libconfig tree itself is private.

@@ -21,7 +21,12 @@ mbsErr mbsp_commSelf(const mbspComm *comm, mbspComm **self);
 /// mbsp_commSelf for rank 0 working alone while the other ranks of \p comm wait (solver.method =
 /// auto, a serial method at several ranks): mbsp_jobSize gives \p comm's size. Local.
 mbsErr mbsp_commIdle(const mbspComm *comm, mbspComm **self);
-/// The ranks of the job: mbsp_size, or for mbsp_commIdle's communicator the whole job's. Local.
+/// The ranks of \p comm with \p keep != 0 as a communicator of their own, in \p comm's order
+/// (solver.method = auto, ranks sharing cores: the distributed method runs on one rank per core,
+/// the others wait); *sub is NULL on the others. mbsp_jobSize gives \p comm's size. Collective.
+mbsErr mbsp_commSplit(const mbspComm *comm, int keep, mbspComm **sub);
+/// The ranks of the job: mbsp_size, or for mbsp_commIdle's and mbsp_commSplit's communicators the
+/// whole job's. Local.
 int mbsp_jobSize(const mbspComm *comm);
 /// Free a communicator made by mbsp_commSelf. Local. NULL is a no-op.
 void mbsp_commFree(mbspComm **comm);
