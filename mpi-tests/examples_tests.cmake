@@ -6,6 +6,15 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(arm_limits PROPERTIES LABELS unit PROCESSORS 1 TIMEOUT 120
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# driven joints in run (issue 34 item 5): closed forms, the guard, the energy balance, methods,
+# ranks, restart, bad input
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME drive_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/drive_cli.sh $<TARGET_FILE:mbspar>
+                                  ${MBS_EXAMPLES_PY} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG}
+                                  ${MPIEXEC_PREFLAGS})
+  set_tests_properties(drive_cli PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 180
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
 # solver.method = auto (issue 32): the choice at 2 ranks, aba on rank 0, the JSON
 if(TARGET mbspar AND MBS_EXAMPLES_PY)
   add_test(NAME auto_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/auto_cli.sh $<TARGET_FILE:mbspar>

@@ -221,6 +221,14 @@ int main(int argc, char **argv) {
   if (!e && rank == 0 && cfg->urdf && mbs_urdfNotModelled(cfg->urdf)[0])
     fprintf(stderr, "mbspar: warning: %s: not modelled: %s\n", cfg->urdf_path,
             mbs_urdfNotModelled(cfg->urdf));
+  if (!e && cfg->ndrive && !local_model && !waiting) { // the drives' bodies and joints, any verb
+    int dof[MBS_DRIVE_MAX], qa[MBS_DRIVE_MAX];
+    e = mbsp_agreeErr(vc, mbs_configDrives(cfg, m, dof, qa));
+  }
+  if (split) e = mbsp_agreeErr(comm, e);
+  if (!e && rank == 0 && cfg->ndrive && cli.verb->run != mbsp_verbRun && !cli.quiet)
+    fprintf(stderr, "mbspar: note: %s:%d: drive applies to `run` only; %s ignores it\n",
+            cfg->filename, cfg->drives[0].line, cli.verb->name);
   if (!e && rank == 0 && cfg->natural_over)
     fprintf(stderr,
             "mbspar: note: %s:%d: solver.method = %s is for the joint formulation; "

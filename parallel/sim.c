@@ -211,6 +211,7 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   }
   mbs_jsonNumber(j, "tol", m->opt.tol);
   mbs_jsonInt(j, "evaluations", S->evals);
+  mbsp_simDriveJson(S, j); // driven joints: their forces (rank 0)
   mbs_jsonInt(j, "total_iterations", S->iters);
   mbs_jsonNumber(j, "avg_iterations", S->evals ? (double)S->iters / S->evals : 0);
   mbs_jsonInt(j, "nonconverged", S->nonconv);
@@ -352,6 +353,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     S->live = -1;
     S->wall0 = S->last_progress = mbsp_wtime();
     if (S->sfull) e = mbsp_simFull(S);
+    if (!e && a->cfg->ndrive) // the driving forces at the first state (its power; restarts too)
+      e = mbsp_agreeErr(a->comm, S->rank == 0 ? mbsp_simDriveAt(S, t) : MBS_OK);
     S->pprev = mbsp_simPower(S, S->y + (S->q1 - S->q0));
     if (!e) e = mbsp_allreduceSum(a->comm, &S->pprev, 1);
     if (!e && !a->restart) e = mbsp_simOutput(S, t, step, &ke, &pe, &wk);
@@ -389,6 +392,11 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     }
     if (e) break;
     mbsp_tsGetState(S->ts, &t, &step, &dt);
+    // driven joints: their forces at the step's end state (the power below; k + 1 solves)
+    if (a->cfg->ndrive) {
+      e = mbsp_agreeErr(a->comm, S->rank == 0 ? mbsp_simDriveAt(S, t) : MBS_OK);
+      if (e) break;
+    }
     // power of the nonconservative joint forces summed over the ranks, trapezoid rule over the
     // step; the same sum carries a pending signal (a count per kind) and rank 0's decision to
     // flush the rows (output.flush_every): one allreduce per step
@@ -470,6 +478,10 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
              "modelled, docs/urdf.md)\n",
              n, n == 1 ? "" : "s", nj, S->nlim);
     }
+    for (int k = 0; !a->quiet && !a->no_table && k < S->ndrv; k++)
+      printf("  drive %-12s %s: driving force %.6g at the end, largest %.6g (N m or N)\n",
+             a->cfg->drives[k].body, mbs_drive_profile_names[a->cfg->drives[k].profile],
+             S->drv_last[k], S->drv_max[k]);
     if (!a->quiet && !a->no_table && (S->nonconv || S->restarts))
       printf("  solver: %ld of %ld evaluations did not converge (%ld stagnated at the rounding "
              "floor), %ld restarts from b - A lambda\n",
@@ -514,5 +526,6 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   free(S->ldsp);
   free(S->lim_q), free(S->lim_lo), free(S->lim_hi), free(S->lim_name), free(S->lim_out);
   free(S->lim_cross);
+  mbsp_simDriveFree(S);
   return e;
 }

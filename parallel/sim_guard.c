@@ -58,6 +58,8 @@ mbsErr mbsp_simGuardCheck(mbspSim *S, int which) {
     memcpy(gp->qdd, sum + m->nq + m->nv, (size_t)m->nv * sizeof(double));
     s->time = S->gtime;
     if (s->tau && S->s->tau) memcpy(s->tau, S->s->tau, (size_t)m->nv * sizeof(double));
+    for (int j = 0; s->tau && j < S->ndrv; j++) // driven joints: the forces of that evaluation
+      s->tau[S->drv_dof[j]] = S->drv_keep[j];
     gp->reason = S->greason;
     e = mbsp_guardPairCheck(gp, which, "run");
   }

@@ -74,9 +74,27 @@ typedef struct {
   const char **lim_name;
   unsigned char *lim_out;
   long *lim_cross;
+  // driven joints (the config's `drive`, sim_drive.c; rank 0, serial methods): dofs, position
+  // coordinates; in drv_buf the responses and per drive its initial coordinate, the profile's
+  // rate and acceleration of the last evaluation, the applied force as given, the driving force
+  // of the last evaluation and its largest magnitude, the applied force of the last right side
+  int ndrv;
+  int *drv_dof, *drv_q;
+  double *drv_buf, *drv_a0, *drv_col, *drv_K, *drv_rhs, *drv_q0, *drv_vel, *drv_acc, *drv_base,
+      *drv_last, *drv_max, *drv_keep;
+  long drv_solves;
 } mbspSim;
 
 double mbsp_simPower(const mbspSim *S, const mbsReal *qd);
+// driven joints (sim_drive.c)
+mbsErr mbsp_simDriveSetup(mbspSim *S);
+void mbsp_simDriveStart(mbspSim *S);
+void mbsp_simDriveFree(mbspSim *S);
+mbsErr mbsp_simDriveForward(mbspSim *S, double t);
+mbsErr mbsp_simDriveAt(mbspSim *S, double t);
+void mbsp_simDriveRates(const mbspSim *S, double *f);
+void mbsp_simDriveKeep(mbspSim *S);
+void mbsp_simDriveJson(const mbspSim *S, mbsJson *j);
 mbsErr mbsp_simProject(mbspSim *S);
 mbsErr mbsp_simFull(mbspSim *S);
 mbsErr mbsp_simProjectFull(mbspSim *S);

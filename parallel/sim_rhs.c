@@ -138,7 +138,8 @@ mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
   S->stage_count++;
   long restarts0 = S->w ? S->w->stat.total_restarts : 0;
   if (S->serial) {
-    if (S->rank == 0) e = mbs_forward(m, S->s, S->w);
+    if (S->rank == 0) e = S->ndrv ? mbsp_simDriveForward(S, t) : mbs_forward(m, S->s, S->w);
+    if (!e && S->ndrv) mbsp_simDriveKeep(S); // this evaluation's driving forces, for the guard
   } else {
     e = mbsp_engineForward(S->eng, S->s);
   }
@@ -184,6 +185,7 @@ mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
       for (int k = 0; k < m->body_dofnum[b]; k++) f[qa + k] = qd[k];
     }
   }
+  if (S->ndrv) mbsp_simDriveRates(S, f); // rank 0, the whole state: q' from the profiles
   if (nvo) memcpy(f + nqo, S->w->qdd + S->v0, (size_t)nvo * sizeof(double));
   return MBS_OK;
 }

@@ -102,7 +102,9 @@ mbsErr mbsp_simSetup(mbspSim *S) {
   const mbspSimArgs *a = S->a;
   int rank = S->rank;
   double *all = NULL;
-  mbsErr ea = mbsp_agreeErr(S->comm, mbsp_simSetupLocal(S, &all));
+  mbsErr ea = mbsp_agreeErr(S->comm, mbsp_simDriveSetup(S)); // before any file is touched
+  if (ea) return ea;
+  ea = mbsp_agreeErr(S->comm, mbsp_simSetupLocal(S, &all));
   // gather layout on rank 0
   double mine[6] = {S->q0, S->q1 - S->q0, S->v0, S->v1 - S->v0, S->l0, S->l1 - S->l0};
   if (!ea) ea = mbsp_gather(S->comm, mine, 6, rank == 0 ? all : mine);
@@ -120,6 +122,7 @@ mbsErr mbsp_simSetup(mbspSim *S) {
   MBS_CALL(mbsp_agreeErr(S->comm, mbsp_outCreate(&S->out, &env)));
   memcpy(S->y, S->s->q + S->q0, (size_t)nqo * sizeof(double));
   memcpy(S->y + nqo, S->s->qd + S->v0, (size_t)(S->v1 - S->v0) * sizeof(double));
+  mbsp_simDriveStart(S); // driven joints start on their profiles
 
   // the output directory: never overwrite an earlier run's files unless --force (a restart
   // continues the files of its own run)

@@ -83,7 +83,10 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
   if (rank == 0) {
     long long n = 0;
     const void *largest = NULL;
-    if (cfg->nloops || cfg->nforces) {
+    if (cfg->ndrive) {
+      c.rule = 4; // driven joints: the serial methods take them (sim_drive.c)
+      c.method = MBS_SOLVER_ABA;
+    } else if (cfg->nloops || cfg->nforces) {
       c.rule = 1; // closed loops, spring-dampers: aba (mbs_cfgLoopMethod set it)
     } else if (!(e = mbs_configCountBodies(cfg, &n, &largest)) && n > MBSP_AUTO_MAXBODY) {
       c.rule = 2;
@@ -108,8 +111,8 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
   }
   MBS_CALL(mbsp_agreeErr(comm, e));
   MBS_CALL(mbsp_agreeErr(comm, mbsp_bcastBytes(comm, &c, sizeof c, 0)));
-  static const char *const rules[] = {"model", "loops", "size", "light"};
-  a->rule = rules[c.rule >= 0 && c.rule < 4 ? c.rule : 0];
+  static const char *const rules[] = {"model", "loops", "size", "light", "drive"};
+  a->rule = rules[c.rule >= 0 && c.rule < 5 ? c.rule : 0];
   a->ncand = c.ncand;
   memcpy(a->cand, c.cand, sizeof a->cand);
   memcpy(a->pred, c.pred, sizeof a->pred);
@@ -131,6 +134,8 @@ void mbsp_solverAutoSummary(const mbsConfig *cfg, char *buf, size_t n) {
   len = w > 0 ? (size_t)w : 0;
   if (!strcmp(a->rule, "loops"))
     w = snprintf(buf + len, n - len, "closed loops or spring-dampers: aba");
+  else if (!strcmp(a->rule, "drive"))
+    w = snprintf(buf + len, n - len, "driven joints: aba");
   else if (!strcmp(a->rule, "size"))
     w = snprintf(buf + len, n - len, "above %d bodies: no graph built", MBSP_AUTO_MAXBODY);
   else if (!strcmp(a->rule, "light"))

@@ -262,7 +262,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   // top level and options
   const mbsCs *root = config_root_setting(tree);
   static const char *const top[] = {"model",  "solver",      "integrator", "output", "inverse",
-                                    "static", "description", "cpa",        NULL};
+                                    "static", "description", "cpa",        "drive",  NULL};
   if (!e) e = mbs_cfgCheckKeys(c, root, top);
   if (!e) {
     const char *desc = NULL;
@@ -274,6 +274,7 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   if (!e) e = mbs_cfgReadInverse(c, root);
   if (!e) e = mbs_cfgReadStatic(c, root);
   if (!e) e = mbs_cfgReadCpa(c, root);
+  if (!e) e = mbs_cfgReadDrives(c, root);
   if (!e) {
     static const char *const mkeys[] = {"gravity", "bodies", "chain",       "tree", "urdf",
                                         "loops",   "forces", "formulation", NULL};
@@ -311,6 +312,8 @@ void mbs_configDestroy(mbsConfig **pc) {
   free(c->inverse.motion);
   for (int k = 0; k < c->inverse.nactuated; k++) free(c->inverse.actuated[k]);
   free(c->inverse.actuated);
+  for (int k = 0; k < c->ndrive; k++) free(c->drives[k].body);
+  free(c->drives);
   free(c->urdf_path);
   free(c->urdf_q0);
   free(c->urdf_qd0);
@@ -412,6 +415,22 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
   if (c->inverse.present) mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("inverse"));
   mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("static"));
   mbs_cfgEchoDescs(j, c, mbs_cfgOptGroup("cpa"));
+  if (c->ndrive) { // the driven joints of run, as read
+    mbs_jsonBeginArray(j, "drive");
+    for (int k = 0; k < c->ndrive; k++) {
+      const mbsDriveSpec *d = &c->drives[k];
+      mbs_jsonBeginObject(j, NULL);
+      mbs_jsonString(j, "body", d->body);
+      mbs_jsonString(j, "profile", mbs_drive_profile_names[d->profile]);
+      if (d->profile == MBS_DRIVE_SPINUP) mbs_jsonNumber(j, "speed", d->speed);
+      if (d->profile == MBS_DRIVE_CYCLOIDAL) mbs_jsonNumber(j, "q_end", d->q_end);
+      if (d->profile != MBS_DRIVE_SINE) mbs_jsonNumber(j, "T", d->T);
+      if (d->profile == MBS_DRIVE_SINE) mbs_jsonNumber(j, "amplitude", d->amp);
+      if (d->profile == MBS_DRIVE_SINE) mbs_jsonNumber(j, "frequency", d->freq);
+      mbs_jsonEndObject(j);
+    }
+    mbs_jsonEndArray(j);
+  }
 }
 
 int mbs_configIsSet(const mbsConfig *cfg, const char *path) {

@@ -70,6 +70,7 @@ mbsErr mbs_cfgReadOutput(mbsConfig *c, const mbsCs *root);
 mbsErr mbs_cfgReadInverse(mbsConfig *c, const mbsCs *root);
 mbsErr mbs_cfgReadStatic(mbsConfig *c, const mbsCs *root);
 mbsErr mbs_cfgReadCpa(mbsConfig *c, const mbsCs *root);
+mbsErr mbs_cfgReadDrives(mbsConfig *c, const mbsCs *root);
 extern const char *const mbs_shape_names[];
 void mbs_cfgUrdfForces(const mbsConfig *c, mbsModel *m);
 mbsErr mbs_cfgReadGeom(const mbsConfig *c, const mbsCs *g, int generator, const char *what,

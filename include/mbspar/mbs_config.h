@@ -15,6 +15,7 @@
 #define MBS_CONFIG_H
 
 #include <stdio.h>
+#include "mbs_drive.h"
 #include "mbs_error.h"
 #include "mbs_model.h"
 #include "mbs_report.h"
@@ -100,13 +101,15 @@ typedef struct mbsConfig {
                             ///< 0: after every row); unused when out_flush_rows > 0
   int out_flush_rows;       ///< output.flush_every = "N rows": after every N-th row (0: by time)
   mbsInverseSpec inverse;   ///< the `inverse` group
-  mbsStaticOpt statics;     ///< the `static` group (the `static` verb; defaults if absent)
-  mbsCpaSpec cpa;           ///< the `cpa` group (the `cpa` verb's cost model)
-  char *urdf_path;          ///< model.urdf: the URDF file, relative to the config's directory
-                            ///< resolved (NULL: none); its text comes with mbs_configSetUrdf
-  int urdf_line;            ///< line of model.urdf in the config
-  mbsUrdf *urdf;            ///< the parsed URDF robot (after mbs_configSetUrdf)
-  int nurdf_q0, nurdf_qd0;  ///< values given in model.urdf.q0 / qd0 (0: defaults)
+  mbsDriveSpec *drives;     ///< (ndrive) the top-level list `drive`: driven joints of `run`
+  int ndrive;
+  mbsStaticOpt statics;    ///< the `static` group (the `static` verb; defaults if absent)
+  mbsCpaSpec cpa;          ///< the `cpa` group (the `cpa` verb's cost model)
+  char *urdf_path;         ///< model.urdf: the URDF file, relative to the config's directory
+                           ///< resolved (NULL: none); its text comes with mbs_configSetUrdf
+  int urdf_line;           ///< line of model.urdf in the config
+  mbsUrdf *urdf;           ///< the parsed URDF robot (after mbs_configSetUrdf)
+  int nurdf_q0, nurdf_qd0; ///< values given in model.urdf.q0 / qd0 (0: defaults)
   mbsReal *urdf_q0, *urdf_qd0;
   mbsUrdfJointForce *urdf_jf; ///< (nurdf_jf) model.urdf.joints, resolved by mbs_configSetUrdf
   int nurdf_jf;
@@ -198,6 +201,10 @@ mbsErr mbs_configInverse(const mbsConfig *cfg, const mbsModel *m, mbsReal *q_sta
 /// cannot follow a profile, actuated joints on a model without loops, or a loop model without
 /// inverse.actuated. Local.
 mbsErr mbs_configInverseActuated(const mbsConfig *cfg, const mbsModel *m, int *act);
+/// The driven joints of the config's `drive` list on model \p m (a whole model): their dof and
+/// position coordinate. MBS_ERR_INPUT with FILE:LINE for an unknown body or a joint that is not
+/// revolute or prismatic.
+mbsErr mbs_configDrives(const mbsConfig *cfg, const mbsModel *m, int *dof, int *qadr);
 
 /// Number of coordinates the inverse motion prescribes: the sum of nq over joints with nq == nv
 /// > 0 (revolute, prismatic, cylindrical, universal).
