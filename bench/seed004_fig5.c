@@ -8,6 +8,10 @@
 /// counters, the achieved error max |p(T) - p_ref(T)| against a reference run (tolerance
 /// 1e-12, projection tolerance 1e-12) and the largest residuals seen. Reports, never asserts.
 ///   build/bench/seed004_fig5 configs/sixbar.cfg 10 3 1e-3,1e-4 1e-2,1e-8 [--set K=V ...]
+/// With --trace: one run of CONFIG over T at (TOL, PTOL), a row every DT: time, CPU, the relative
+/// energy error, max |g| and max |G ṗ| (after a step, before any projection, the largest so far),
+/// the counters (docs/natural.md 10, the hexapod).
+///   build/bench/seed004_fig5 --trace configs/hexapod.cfg 1 0.1 1e-8 1e-10
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +72,67 @@ out:
   return rc;
 }
 
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = len >= 0 ? calloc((size_t)len + 1, 1) : NULL;
+  if (text && fread(text, 1, (size_t)len, f) != (size_t)len) free(text), text = NULL;
+  fclose(f);
+  return text;
+}
+
+static int trace(int argc, char **argv) {
+  if (argc != 7) {
+    fprintf(stderr, "usage: seed004_fig5 --trace CONFIG T DT TOL PTOL\n");
+    return 2;
+  }
+  double T = atof(argv[3]), dt = atof(argv[4]), tol = atof(argv[5]), ptol = atof(argv[6]);
+  char *text = slurp(argv[2]);
+  mbsConfig *cfg = NULL;
+  mbsModel *m = NULL;
+  mbsState *s = NULL;
+  mbsWork *w = NULL;
+  mbsNaturalSim *ns = NULL;
+  if (!text || !(T > 0 && dt > 0 && tol > 0 && ptol > 0)) {
+    fprintf(stderr, "seed004_fig5: cannot read %s or bad T, DT, TOL, PTOL\n", argv[2]);
+    return 2;
+  }
+  if (mbs_configParse(text, argv[2], NULL, 0, &cfg) || mbs_configBuildModel(cfg, &m) ||
+      mbs_stateCreate(m, &s) || mbs_workCreate(m, &w) || mbs_naturalSimCreate(m, s, w, &ns)) {
+    fprintf(stderr, "%s\n", mbs_errMsg());
+    return 2;
+  }
+  double E0 = mbs_naturalSimEnergy(ns), c0 = cpu_now();
+  mbsNaturalSimStats st;
+  printf("# %s: %d bodies, natural run, dp5 tol %g, projection tol %g; E0 = %.9g J, initial "
+         "violation %.2e\n",
+         argv[2], m->nbody, tol, ptol, E0, mbs_naturalSimViolation(ns));
+  printf("t,cpu,energy_rel,gmax,gvmax,steps,rejected,evals,projections\n");
+  int n = (int)(T / dt + 0.5);
+  for (int i = 1; i <= n; i++) {
+    if (mbs_naturalSimAdvance(ns, dt, tol, ptol)) {
+      fprintf(stderr, "%s\n", mbs_errMsg());
+      return 1;
+    }
+    mbs_naturalSimGetStats(ns, &st);
+    printf("%.4f,%.3f,%.3e,%.3e,%.3e,%ld,%ld,%ld,%ld\n", st.t, cpu_now() - c0,
+           (mbs_naturalSimEnergy(ns) - E0) / fabs(E0), st.gmax, st.gvmax, st.steps, st.rejected,
+           st.evals, st.projections);
+  }
+  mbs_naturalSimDestroy(&ns);
+  mbs_workDestroy(&w);
+  mbs_stateDestroy(&s);
+  mbs_configDestroy(&cfg);
+  mbs_modelDestroy(&m);
+  free(text);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--trace")) return trace(argc, argv);
   if (argc < 6) {
     fprintf(stderr, "usage: seed004_fig5 CONFIG T ROUNDS TOLS PTOLS [--set K=V ...]\n");
     return 2;
@@ -84,17 +148,11 @@ int main(int argc, char **argv) {
   int nsets = 0;
   for (int i = 6; i + 1 < argc && nsets < 32; i += 2)
     if (!strcmp(argv[i], "--set")) sets[nsets++] = argv[i + 1];
-  FILE *f = fopen(argv[1], "rb");
-  if (!f) {
-    fprintf(stderr, "seed004_fig5: cannot open %s\n", argv[1]);
+  char *text = slurp(argv[1]);
+  if (!text) {
+    fprintf(stderr, "seed004_fig5: cannot read %s\n", argv[1]);
     return 2;
   }
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = calloc((size_t)len + 1, 1);
-  if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) return 3;
-  fclose(f);
   mbsConfig *cfg = NULL;
   mbsModel *m = NULL;
   if (mbs_configParse(text, argv[1], sets, nsets, &cfg) || mbs_configBuildModel(cfg, &m)) {
