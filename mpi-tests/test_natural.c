@@ -180,10 +180,13 @@ int main(int argc, char **argv) {
              "relative, max constraint violation %.2e; %ld steps, %ld rejected, %ld evaluations, "
              "%ld projections\n",
              tol, ptol, rel, viol, st.steps, st.rejected, st.evals, st.projections);
-      MBS_EXPECT(rel <= 1e-8 && viol <= ptol, "fourbar dp5: energy error %.3e, violation %.3e", rel,
+      MBS_EXPECT(rel <= 1e-9 && viol <= ptol, "fourbar dp5: energy error %.3e, violation %.3e", rel,
                  viol);
-      MBS_EXPECT(fabs(st.t - 3) <= 1e-12 && st.steps > 10 && st.rejected < st.steps &&
-                     st.evals >= 6 * st.steps && st.evals <= 7 * (st.steps + st.rejected) + 30,
+      // a fifth-order method: 867 steps here (a wrong tableau entry keeps the error by taking
+      // 2.4x as many: the bound catches it)
+      MBS_EXPECT(fabs(st.t - 3) <= 1e-12 && st.steps > 10 && st.steps <= 1300 &&
+                     st.rejected < st.steps && st.evals >= 6 * st.steps &&
+                     st.evals <= 7 * (st.steps + st.rejected) + 30,
                  "fourbar dp5 counters: t %.15g, %ld steps, %ld rejected, %ld evaluations", st.t,
                  st.steps, st.rejected, st.evals);
       // a loose projection tolerance lets the constraints drift (and is refused below 0)
