@@ -169,7 +169,9 @@ int main(int argc, char **argv) {
     if (ns) {
       double E0 = mbs_naturalSimEnergy(ns), dE = 0, viol = 0, tol = 1e-10, ptol = 1e-10;
       for (int i = 0; i < 30; i++) { // 3 s in pieces of 0.1 s (the step size carries over)
-        MBS_EXPECT_OK(mbs_naturalSimAdvance(ns, 0.1, tol, ptol));
+        mbsErr e = mbs_naturalSimAdvance(ns, 0.1, tol, ptol);
+        MBS_EXPECT(e == MBS_OK, "fourbar dp5 at t = %g: %s", 0.1 * i, mbs_errMsg());
+        if (e) break;
         viol = fmax(viol, mbs_naturalSimViolation(ns));
         dE = fmax(dE, fabs(mbs_naturalSimEnergy(ns) - E0));
       }

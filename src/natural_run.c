@@ -332,7 +332,10 @@ mbsErr mbs_naturalSimAdvance(mbsNaturalSim *ns, double T, double tol, double pto
   double *y0 = ns->y0, *y1 = ns->y1, *yt = ns->yt, **k = ns->dk;
   if (ns->h <= 0) ns->h = fmin(1e-3, T > 0 ? T : 1e-3);
   double t = 0;
+  long attempts = 0; // a bound on the work of one call: a broken error estimate cannot spin
   while (t < T) {
+    MBS_CHECK(++attempts <= 1000000, MBS_ERR_NUMERIC,
+              "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
     memcpy(y0, ns->s.p, sizeof(double) * (size_t)np);
     memcpy(y0 + np, ns->s.pd, sizeof(double) * (size_t)np);
     if (!ns->fsal) MBS_CALL(mbs_nsRhs(ns, y0, k[0]));
@@ -360,6 +363,8 @@ mbsErr mbs_naturalSimAdvance(mbsNaturalSim *ns, double T, double tol, double pto
       err = sqrt(e2 / N);
       if (err <= 1) break;
       ns->st.rejected++;
+      MBS_CHECK(++attempts <= 1000000, MBS_ERR_NUMERIC,
+                "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
       h *= fmax(0.2, 0.9 * pow(err, -0.2));
       last = 0;
       MBS_CHECK(h > 1e-14 * fmax(T, 1), MBS_ERR_NUMERIC,

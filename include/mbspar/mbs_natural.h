@@ -101,7 +101,8 @@ double mbs_naturalSimProject(mbsNaturalSim *ns, double tol, int maxit);
 /// tolerance) p and ṗ are projected (to max |g| <= 1e-13, at most 8 corrections) and the next
 /// step starts with a fresh evaluation (otherwise the last stage is reused). Keeps its step size
 /// between calls. MBS_ERR_INPUT for T < 0 or a tolerance <= 0; MBS_ERR_NUMERIC when the step
-/// size falls below 1e-14 T or the augmented matrix is singular.
+/// size falls below 1e-14 T, after 10^6 step attempts in one call, or when the augmented matrix
+/// is singular.
 mbsErr mbs_naturalSimAdvance(mbsNaturalSim *ns, double T, double tol, double ptol);
 /// The counters so far.
 void mbs_naturalSimGetStats(const mbsNaturalSim *ns, mbsNaturalSimStats *st);
