@@ -13,7 +13,9 @@ bench/seeds_common.py. Run by the items' bench scripts after they write their re
                                           -> docs/img/seed003_counts.png
     bench/plot_seeds.py baumgarte [ROOT]  seed 001 Baumgarte w_n: bench/results/
                                           seed001_baumgarte.json -> docs/img/seed001_baumgarte.png
-    bench/plot_seeds.py all       [ROOT]  the four
+    bench/plot_seeds.py fig5      [ROOT]  seed 004 Fig. 5: bench/results/seed004_fig5.csv
+                                          -> docs/img/seed004_fig5.png
+    bench/plot_seeds.py all       [ROOT]  all of them
 
 ROOT defaults to the repository this script is in. Reads results, never runs mbspar; a missing
 results file or a failing gnuplot is reported on stderr with exit code 1.
@@ -21,6 +23,7 @@ results file or a failing gnuplot is reported on stderr with exit code 1.
 import csv
 import glob
 import json
+import math
 import os
 import subprocess
 import sys
@@ -258,7 +261,52 @@ unset multiplot
     return png
 
 
-PLOTS = {"fig4": fig4, "eps": eps, "counts": counts, "baumgarte": baumgarte}
+# ------------------------------------------------------------------ seed 004 Fig. 5
+
+def fig5(root, tmp):
+    lines = open(os.path.join(root, "bench", "results", "seed004_fig5.csv")).read().splitlines()
+    meta = [x[2:] for x in lines if x.startswith("# ")]
+    rows = list(csv.DictReader(x for x in lines if not x.startswith("#")))
+    ptols = []
+    for r in rows:
+        if r["ptol"] not in ptols:
+            ptols.append(r["ptol"])
+    colors = ["#d62728", "#ff7f0e", "#2ca02c", "#1f77b4", "#9467bd", "#555555"]
+    dats = []
+    for i, p in enumerate(ptols):
+        dats.append(write(tmp, "f5_%d.dat" % i, [
+            (-math.log10(float(r["tol"])), float(r["cpu_median"]),
+             -math.log10(max(float(r["err"]), 1e-300)), int(r["evals"]), int(r["projections"]))
+            for r in rows if r["ptol"] == p]))
+    def plot(using, extra=""):
+        return "plot " + ", \\\n     ".join(
+            "'%s' using %s with linespoints pt %d lw 1.5 lc rgb \"%s\" %s title \"proj. tol %s\"" %
+            (d, using, 4 + i, colors[i % len(colors)], extra, p)
+            for i, (d, p) in enumerate(zip(dats, ptols))) + "\n"
+    png = os.path.join(root, "docs", "img", "seed004_fig5.png")
+    head = meta[0].replace("_", "\\\\_") if meta else ""
+    gnuplot(HEAD % (1500, 450, png) + """
+set multiplot layout 1,3 title "%s" font ",9"
+set grid
+set key top left font ",8"
+set xlabel "-log10(integration tolerance)"
+set title "(a) the seed's Fig. 5: CPU time of 10 s"
+set ylabel "CPU [s] (median, under load)"
+""" % head + plot("1:2") + """
+set title "(b) work against achieved accuracy"
+set xlabel "-log10(max |p(10) - p_{ref}(10)|)"
+""" + plot("3:2") + """
+set title "(c) evaluations (solid), projections (dashed)"
+set xlabel "-log10(integration tolerance)"
+set ylabel "count"
+set logscale y
+""" + plot("1:4")[:-1] + ", \\\n     " + ", \\\n     ".join(
+        "'%s' using 1:($5>0?$5:1/0) with linespoints pt %d dt 2 lc rgb \"%s\" notitle" %
+        (d, 4 + i, colors[i % len(colors)]) for i, d in enumerate(dats)) + "\nunset multiplot\n")
+    return png
+
+
+PLOTS = {"fig4": fig4, "eps": eps, "counts": counts, "baumgarte": baumgarte, "fig5": fig5}
 
 
 def main():

@@ -3,7 +3,8 @@
 # joint formulation) in q̈, λ and the joint wrenches on the shipped tree configs (revolute chain,
 # a tree of every joint type, the URDF arm with joint springs) and on the loop configs (q̈, λ and
 # the closure multipliers where the closure equations are independent: rssr, sixbar's independent
-# rows, slider_crank; q̈ and the equations of motion on the redundant bricard); short runs equal
+# rows, slider_crank, the hexapod of seed 004 with 6 loops, moving; q̈ and the equations of motion
+# on the redundant bricard); short runs equal
 # aba's (tree, rssr); the formulation's refusals are one FILE:LINE line with exit 2.
 # usage: natural_cli.sh MBSPAR CONFIGS_DIR [LAUNCHER ...]   (LAUNCHER: mpiexec -n 3)
 mbspar=$1
@@ -18,6 +19,13 @@ for c in chain tree urdf_arm rssr slider_crank bricard seed000_fig4; do
   run 0 "$@" "$mbspar" accel "$cfg/$c.cfg" --set model.formulation=natural --json "$tmp/n_$c.json" \
     --quiet
 done
+# seed 004's hexapod (13 bodies, 6 spherical loops), the platform moving (the assembly projects
+# the legs' rates onto the closure)
+hexv='model.bodies[0].joint.qd0=[0.1,-0.05,0.2,0.3,-0.2,0.5]'
+run 0 "$mbspar" accel "$cfg/hexapod.cfg" --set solver.method=aba --set "$hexv" \
+  --json "$tmp/a_hexapod.json" --quiet
+run 0 "$@" "$mbspar" accel "$cfg/hexapod.cfg" --set model.formulation=natural --set "$hexv" \
+  --json "$tmp/n_hexapod.json" --quiet
 # a shipped config's solver.method gives way to the formulation, with one note
 run 0 "$mbspar" accel "$cfg/stanford_arm.cfg" --set model.formulation=natural --quiet
 grep -q "stanford_arm.cfg:[0-9]*: solver.method = [a-z]* is for the joint" "$tmp/err" ||
@@ -38,7 +46,8 @@ import csv, json, sys
 t = sys.argv[1]
 def flat(x):
     return [v for y in x for v in flat(y)] if isinstance(x, list) else [x]
-for c in ("chain", "tree", "urdf_arm", "rssr", "slider_crank", "bricard", "seed000_fig4"):
+for c in ("chain", "tree", "urdf_arm", "rssr", "slider_crank", "bricard", "seed000_fig4",
+          "hexapod"):
     a, n = (json.load(open(f"{t}/{k}_{c}.json")) for k in "an")
     assert n["solver"]["method"] == "natural", n["solver"]
     keys = ("qdd", "lambda", "joint_wrench")

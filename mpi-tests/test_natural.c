@@ -156,5 +156,48 @@ int main(int argc, char **argv) {
     mbs_stateDestroy(&s);
     mbs_modelDestroy(&m);
   }
+  { // the adaptive core (docs/natural.md 7.1): Dormand–Prince 5(4) with a projection tolerance
+    mbsModel *m = mbs_test_loadConfig(argv[1], "fourbar.cfg", NULL, 0);
+    mbsState *s = NULL;
+    mbsWork *w = NULL;
+    mbsNaturalSim *ns = NULL;
+    if (m) {
+      MBS_EXPECT_OK(mbs_stateCreate(m, &s));
+      MBS_EXPECT_OK(mbs_workCreate(m, &w));
+      MBS_EXPECT_OK(mbs_naturalSimCreate(m, s, w, &ns));
+    }
+    if (ns) {
+      double E0 = mbs_naturalSimEnergy(ns), dE = 0, viol = 0, tol = 1e-10, ptol = 1e-10;
+      for (int i = 0; i < 30; i++) { // 3 s in pieces of 0.1 s (the step size carries over)
+        mbsErr e = mbs_naturalSimAdvance(ns, 0.1, tol, ptol);
+        MBS_EXPECT(e == MBS_OK, "fourbar dp5 at t = %g: %s", 0.1 * i, mbs_errMsg());
+        if (e) break;
+        viol = fmax(viol, mbs_naturalSimViolation(ns));
+        dE = fmax(dE, fabs(mbs_naturalSimEnergy(ns) - E0));
+      }
+      mbsNaturalSimStats st;
+      mbs_naturalSimGetStats(ns, &st);
+      double rel = dE / fmax(fabs(E0), 1e-300);
+      printf("natural run fourbar.cfg: 3 s, dp5 tol %g, projection tol %g: energy error %.2e "
+             "relative, max constraint violation %.2e; %ld steps, %ld rejected, %ld evaluations, "
+             "%ld projections\n",
+             tol, ptol, rel, viol, st.steps, st.rejected, st.evals, st.projections);
+      MBS_EXPECT(rel <= 1e-9 && viol <= ptol, "fourbar dp5: energy error %.3e, violation %.3e", rel,
+                 viol);
+      // a fifth-order method: 867 steps here (a wrong tableau entry keeps the error by taking
+      // 2.4x as many: the bound catches it)
+      MBS_EXPECT(fabs(st.t - 3) <= 1e-12 && st.steps > 10 && st.steps <= 1300 &&
+                     st.rejected < st.steps && st.evals >= 6 * st.steps &&
+                     st.evals <= 7 * (st.steps + st.rejected) + 30,
+                 "fourbar dp5 counters: t %.15g, %ld steps, %ld rejected, %ld evaluations", st.t,
+                 st.steps, st.rejected, st.evals);
+      // a loose projection tolerance lets the constraints drift (and is refused below 0)
+      MBS_EXPECT(mbs_naturalSimAdvance(ns, 0.1, tol, -1) == MBS_ERR_INPUT, "negative ptol");
+    }
+    mbs_naturalSimDestroy(&ns);
+    mbs_workDestroy(&w);
+    mbs_stateDestroy(&s);
+    mbs_modelDestroy(&m);
+  }
   return mbs_test_finish("test_natural");
 }

@@ -5,7 +5,10 @@
 /// dense augmented system, and after each step p and ṗ are projected back onto g(p) = 0 and
 /// G ṗ = 0 (Gauss–Newton with minimum-norm corrections, the dependent rows dropped by the same
 /// pivoted Cholesky). Dense: small models (the O(n) solver takes the same rows later). Forces:
-/// gravity only for now (joint forces and spring-dampers are functions of q).
+/// gravity and the point-to-point spring-dampers (functions of p and ṗ); joint forces, springs
+/// and dampers are functions of q (not yet). Two integrators: fixed-step RK4
+/// (mbs_naturalSimStep, projection by the caller) and an adaptive Dormand–Prince 5(4) with
+/// a projection tolerance (mbs_naturalSimAdvance, docs/natural.md 7.1).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +25,16 @@ struct mbsNaturalSim {
   double *Z, *S, *r, *mu;                     // loop solve scratch
   double *G, *g, *W, *y;                      // projection: (R x np), (R), (R x R), (R)
   double *k1, *k2, *k3, *k4, *p0, *pd0, *pdd; // RK4 stages (2 np each)
+  double *dk[7], *y0, *y1, *yt;               // DP5 stages and states y = (p, ṗ) (2 np each)
+  double h;                                   // DP5: the next step (0: not chosen yet)
+  int fsal;                                   // DP5: dk[0] is f at the current state
+  mbsNaturalSimStats st;                      // counters
 };
 
 mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
                             mbsNaturalSim **out) {
   *out = NULL;
   MBS_CHECK(!m->sub, MBS_ERR_UNSUPPORTED, "model.formulation = natural needs the whole model");
-  MBS_CHECK(!m->nforce, MBS_ERR_UNSUPPORTED,
-            "natural coordinates: runs with spring-dampers are not built yet");
   for (int d = 0; d < m->nv; d++)
     MBS_CHECK(m->dof_force[d] == 0 && m->dof_stiffness[d] == 0 && m->dof_damping[d] == 0,
               MBS_ERR_UNSUPPORTED,
@@ -58,10 +63,12 @@ mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
   ns->g = calloc((size_t)R, sizeof(double));
   ns->W = calloc((size_t)R * (size_t)R, sizeof(double));
   ns->y = calloc((size_t)R, sizeof(double));
-  double **st6[] = {&ns->k1, &ns->k2, &ns->k3, &ns->k4, &ns->p0, &ns->pd0, &ns->pdd};
+  double **st6[] = {&ns->k1,    &ns->k2,    &ns->k3,    &ns->k4,    &ns->p0,    &ns->pd0,
+                    &ns->pdd,   &ns->dk[0], &ns->dk[1], &ns->dk[2], &ns->dk[3], &ns->dk[4],
+                    &ns->dk[5], &ns->dk[6], &ns->y0,    &ns->y1,    &ns->yt};
   int ok = ns->rec && ns->s.A && ns->s.b && ns->s.L && ns->s.gl && ns->s.p && ns->s.pd && ns->piv &&
            ns->Z && ns->S && ns->r && ns->mu && ns->G && ns->g && ns->W && ns->y;
-  for (int i = 0; i < 7; i++) ok = ok && (*st6[i] = calloc(2 * (size_t)np, sizeof(double)));
+  for (int i = 0; i < 17; i++) ok = ok && (*st6[i] = calloc(2 * (size_t)np, sizeof(double)));
   if (!ok) {
     mbs_naturalSimDestroy(&ns);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates)");
@@ -87,7 +94,8 @@ void mbs_naturalSimDestroy(mbsNaturalSim **pns) {
   free(ns->s.pd), free(ns->piv), free(ns->Z), free(ns->S), free(ns->r), free(ns->mu);
   free(ns->G), free(ns->g), free(ns->W), free(ns->y);
   free(ns->k1), free(ns->k2), free(ns->k3), free(ns->k4), free(ns->p0), free(ns->pd0);
-  free(ns->pdd);
+  free(ns->pdd), free(ns->y0), free(ns->y1), free(ns->yt);
+  for (int i = 0; i < 7; i++) free(ns->dk[i]);
   free(ns);
   *pns = NULL;
 }
@@ -108,12 +116,56 @@ static void mbs_nsAssemble(mbsNaturalSim *ns) {
   mbs_natReplay(s, ns->rec, ns->nrec);
 }
 
+// the body point r (body coordinates) of body b (-1: the ground) at p, ṗ: x = C_r p, ẋ = C_r ṗ
+static void mbs_nsPoint(const mbsNat *s, int b, const double *r, double *x, double *xd) {
+  for (int i = 0; i < 3; i++)
+    x[i] = b < 0 ? r[i] : s->p[12 * b + i], xd[i] = b < 0 ? 0 : s->pd[12 * b + i];
+  if (b < 0) return;
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 3; i++)
+      x[i] += r[k] * s->p[12 * b + 3 + 3 * k + i], xd[i] += r[k] * s->pd[12 * b + 3 + 3 * k + i];
+}
+
+// spring-damper j at s.p, s.pd: the unit direction u from point 1 to point 2, length, its rate
+static void mbs_nsSpring(const mbsNaturalSim *ns, int j, double u[3], double *l, double *ld) {
+  const mbsModel *m = ns->m;
+  double x1[3], x2[3], v1[3], v2[3];
+  mbs_nsPoint(&ns->s, m->force_body[2 * j], m->force_point + 6 * j, x1, v1);
+  mbs_nsPoint(&ns->s, m->force_body[2 * j + 1], m->force_point + 6 * j + 3, x2, v2);
+  for (int i = 0; i < 3; i++) u[i] = x2[i] - x1[i], v2[i] -= v1[i];
+  *l = sqrt(mbsu_dot3(u, u));
+  for (int i = 0; i < 3; i++) u[i] = *l > 0 ? u[i] / *l : 0; // coincident points: no force
+  *ld = mbsu_dot3(u, v2);
+}
+
+// s.f += the spring-dampers' generalised forces C_rᵀ F (docs/natural.md 2.2): the tension T
+// = k (l - l0) + c l̇ pulls point 1 towards point 2 and point 2 towards point 1
+static void mbs_nsSprings(mbsNaturalSim *ns) {
+  const mbsModel *m = ns->m;
+  for (int j = 0; j < m->nforce; j++) {
+    double u[3], l, ld;
+    mbs_nsSpring(ns, j, u, &l, &ld);
+    const mbsReal *prm = m->force_prm + 3 * j;
+    double T = prm[0] * (l - prm[1]) + prm[2] * ld;
+    for (int e = 0; e < 2; e++) {
+      int b = m->force_body[2 * j + e];
+      const mbsReal *r = m->force_point + 6 * j + 3 * e;
+      double sg = e ? -T : T, rho[4] = {1, r[0], r[1], r[2]};
+      if (b < 0) continue;
+      for (int al = 0; al < 4; al++)
+        for (int i = 0; i < 3; i++) ns->s.f[12 * b + 3 * al + i] += rho[al] * sg * u[i];
+    }
+  }
+}
+
 // p̈ at (p, ṗ) into pdd
 static mbsErr mbs_nsAccel(mbsNaturalSim *ns, const double *p, const double *pd, double *pdd) {
   mbsNat *s = &ns->s;
   memcpy(s->p, p, sizeof(double) * (size_t)ns->np);
   memcpy(s->pd, pd, sizeof(double) * (size_t)ns->np);
+  ns->st.evals++;
   mbs_nsAssemble(ns);
+  mbs_nsSprings(ns);
   MBS_CHECK(!mbs_natFactor(s->A, ns->piv, s->n), MBS_ERR_NUMERIC,
             "natural: the augmented matrix [M G'; G 0] is singular");
   mbs_natSolve(s->A, ns->piv, s->n, s->b);
@@ -172,6 +224,7 @@ double mbs_naturalSimProject(mbsNaturalSim *ns, double tol, int maxit) {
     for (int i = 0; i < R; i++) gmax = fmax(gmax, fabs(ns->g[i]));
     if (gmax <= tol || it == maxit) break;
     mbs_nsCorrect(ns, ns->g, s->p);
+    ns->st.corrections++;
   }
   for (int i = 0; i < R; i++) { // velocities: G ṗ = 0 (G at the projected p)
     const double *gi = ns->G + (size_t)i * (size_t)np;
@@ -222,6 +275,12 @@ double mbs_naturalSimEnergy(const mbsNaturalSim *ns) {
     for (int i = 0; i < 3; i++) x[i] += p[i];
     E -= mbs_bodyMass(m, b) * mbsu_dot3(m->gravity, x);
   }
+  for (int j = 0; j < m->nforce; j++) { // ½ k (l - l0)²
+    double u[3], l, ld, e;
+    mbs_nsSpring(ns, j, u, &l, &ld);
+    e = l - m->force_prm[3 * j + 1];
+    E += 0.5 * m->force_prm[3 * j] * e * e;
+  }
   return E;
 }
 
@@ -230,4 +289,109 @@ double mbs_naturalSimViolation(mbsNaturalSim *ns) {
   double gmax = 0;
   for (int i = 0; i < ns->nrt + ns->nl; i++) gmax = fmax(gmax, fabs(ns->g[i]));
   return gmax;
+}
+
+// max |g(p)| and max |G ṗ| at s.p, s.pd (the Jacobian assembled into ns->G)
+static void mbs_nsResiduals(mbsNaturalSim *ns, double *gpos, double *gvel) {
+  int R = ns->nrt + ns->nl, np = ns->np;
+  mbs_nsJacobian(ns);
+  double a = 0, b = 0;
+  for (int i = 0; i < R; i++) {
+    const double *gi = ns->G + (size_t)i * (size_t)np;
+    double t = 0;
+    for (int j = 0; j < np; j++) t += gi[j] * ns->s.pd[j];
+    a = fmax(a, fabs(ns->g[i])), b = fmax(b, fabs(t));
+  }
+  *gpos = a, *gvel = b;
+}
+
+// f(y) = (ṗ, p̈) at y = (p, ṗ)
+static mbsErr mbs_nsRhs(mbsNaturalSim *ns, const double *y, double *k) {
+  int np = ns->np;
+  memcpy(k, y + np, sizeof(double) * (size_t)np);
+  return mbs_nsAccel(ns, y, y + np, k + np);
+}
+
+// Dormand–Prince 5(4) (Hairer, Nørsett & Wanner, Solving ODEs I, II.5): the stages' a_ij, the
+// fifth-order weights b (= the last stage's row: first same as last) and b - b̂ for the error
+static const double mbs_dpA[7][6] = {
+    {0},
+    {1.0 / 5},
+    {3.0 / 40, 9.0 / 40},
+    {44.0 / 45, -56.0 / 15, 32.0 / 9},
+    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+    {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
+static const double mbs_dpE[7] = {71.0 / 57600,      0,          -71.0 / 16695, 71.0 / 1920,
+                                  -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
+
+mbsErr mbs_naturalSimAdvance(mbsNaturalSim *ns, double T, double tol, double ptol) {
+  MBS_CHECK(T >= 0 && tol > 0 && ptol > 0, MBS_ERR_INPUT,
+            "natural: advance needs T >= 0 and positive tolerances");
+  int np = ns->np, N = 2 * np;
+  double *y0 = ns->y0, *y1 = ns->y1, *yt = ns->yt, **k = ns->dk;
+  if (ns->h <= 0) ns->h = fmin(1e-3, T > 0 ? T : 1e-3);
+  double t = 0;
+  long attempts = 0; // a bound on the work of one call: a broken error estimate cannot spin
+  while (t < T) {
+    MBS_CHECK(++attempts <= 1000000, MBS_ERR_NUMERIC,
+              "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
+    memcpy(y0, ns->s.p, sizeof(double) * (size_t)np);
+    memcpy(y0 + np, ns->s.pd, sizeof(double) * (size_t)np);
+    if (!ns->fsal) MBS_CALL(mbs_nsRhs(ns, y0, k[0]));
+    ns->fsal = 1;
+    double h = ns->h, err;
+    int last = t + h >= T * (1 - 1e-14);
+    if (last) h = T - t;
+    for (;;) { // one attempt: stages 2..7, y1 the fifth-order solution
+      for (int st = 1; st < 7; st++) {
+        double *z = st == 6 ? y1 : yt;
+        for (int j = 0; j < N; j++) {
+          double d = 0;
+          for (int l = 0; l < st; l++) d += mbs_dpA[st][l] * k[l][j];
+          z[j] = y0[j] + h * d;
+        }
+        MBS_CALL(mbs_nsRhs(ns, z, k[st]));
+      }
+      double e2 = 0; // RMS of the error over sc = tol (1 + |y|) (absolute for |y| < 1)
+      for (int j = 0; j < N; j++) {
+        double d = 0;
+        for (int l = 0; l < 7; l++) d += mbs_dpE[l] * k[l][j];
+        double sc = tol * (1 + fmax(fabs(y0[j]), fabs(y1[j])));
+        e2 += (h * d / sc) * (h * d / sc);
+      }
+      err = sqrt(e2 / N);
+      if (err <= 1) break;
+      ns->st.rejected++;
+      MBS_CHECK(++attempts <= 1000000, MBS_ERR_NUMERIC,
+                "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
+      h *= fmax(0.2, 0.9 * pow(err, -0.2));
+      last = 0;
+      MBS_CHECK(h > 1e-14 * fmax(T, 1), MBS_ERR_NUMERIC,
+                "natural: the step size fell below 1e-14 (tolerance %g)", tol);
+    }
+    ns->st.steps++;
+    t = last ? T : t + h;
+    ns->st.t += h;
+    double fac = err > 0 ? fmin(5, fmax(0.2, 0.9 * pow(err, -0.2))) : 5;
+    if (!last || fac < 1) ns->h = h * fac;
+    memcpy(ns->s.p, y1, sizeof(double) * (size_t)np);
+    memcpy(ns->s.pd, y1 + np, sizeof(double) * (size_t)np);
+    double *sw = k[0]; // first same as last
+    k[0] = k[6], k[6] = sw;
+    // the projection tolerance: project only when a residual exceeds it (then to 1e-13)
+    double gp, gv;
+    mbs_nsResiduals(ns, &gp, &gv);
+    ns->st.gmax = fmax(ns->st.gmax, gp), ns->st.gvmax = fmax(ns->st.gvmax, gv);
+    if (gp > ptol || gv > ptol) {
+      mbs_naturalSimProject(ns, 1e-13, 8);
+      ns->st.projections++;
+      ns->fsal = 0; // the state moved: f again
+    }
+  }
+  return MBS_OK;
+}
+
+void mbs_naturalSimGetStats(const mbsNaturalSim *ns, mbsNaturalSimStats *st) {
+  *st = ns->st;
 }

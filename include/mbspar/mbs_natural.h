@@ -65,10 +65,23 @@ mbsErr mbs_naturalAccel(const mbsModel *m, const mbsState *s, mbsWork *w, mbsNat
                         mbsReal *qdd, mbsNaturalInfo *info);
 
 /// Motion in natural coordinates (src/natural_run.c, docs/natural.md 7): the state is (p, ṗ),
-/// the joint rows are recorded at the assembled initial state, RK4 steps on the dense system,
-/// projection onto g(p) = 0 and G ṗ = 0. Small models; gravity only (MBS_ERR_UNSUPPORTED for
-/// joint forces, springs, dampers and spring-dampers). Opaque.
+/// the joint rows are recorded at the assembled initial state, RK4 steps (or adaptive
+/// Dormand–Prince 5(4) with a projection tolerance) on the dense system, projection onto
+/// g(p) = 0 and G ṗ = 0. Small models; gravity and spring-dampers (MBS_ERR_UNSUPPORTED for
+/// joint forces, springs and dampers). Opaque.
 typedef struct mbsNaturalSim mbsNaturalSim;
+
+/// Counters of a natural-coordinate run (accumulated since mbs_naturalSimCreate).
+typedef struct {
+  long steps;       ///< accepted steps (mbs_naturalSimAdvance)
+  long rejected;    ///< rejected steps
+  long evals;       ///< evaluations of p̈ (one factorisation of the augmented system each)
+  long projections; ///< projections triggered by the projection tolerance
+  long corrections; ///< Gauss–Newton corrections of p (all projections, also the caller's)
+  double t;         ///< time integrated by mbs_naturalSimAdvance
+  double gmax;      ///< largest max |g(p)| seen after an accepted step, before any projection
+  double gvmax;     ///< the same for max |G ṗ|
+} mbsNaturalSimStats;
 
 /// The simulation of \p m from the state \p st (assembled: loops closed), using \p w for the
 /// initial kinematics.
@@ -80,7 +93,20 @@ mbsErr mbs_naturalSimStep(mbsNaturalSim *ns, double h);
 /// Projects p onto g(p) = 0 (Gauss–Newton, at most \p maxit corrections, until max |g| <= \p tol)
 /// and ṗ onto G ṗ = 0; returns max |g| before the last correction.
 double mbs_naturalSimProject(mbsNaturalSim *ns, double tol, int maxit);
-/// Total energy: kinetic ½ ṗᵀ M ṗ and potential of gravity.
+/// Integrates by \p T from the current state with adaptive Dormand–Prince 5(4) on (p, ṗ)
+/// (docs/natural.md 7.1): a step is accepted when the RMS of its error estimate over
+/// tol (1 + |y|) is at most 1 (absolute for |y| < 1), the next step is h · min(5, max(0.2,
+/// 0.9 err^(-1/5))), and the last step ends exactly at T. After each accepted step the
+/// residuals max |g(p)| and max |G ṗ| are checked: if either exceeds \p ptol (the projection
+/// tolerance) p and ṗ are projected (to max |g| <= 1e-13, at most 8 corrections) and the next
+/// step starts with a fresh evaluation (otherwise the last stage is reused). Keeps its step size
+/// between calls. MBS_ERR_INPUT for T < 0 or a tolerance <= 0; MBS_ERR_NUMERIC when the step
+/// size falls below 1e-14 T, after 10^6 step attempts in one call, or when the augmented matrix
+/// is singular.
+mbsErr mbs_naturalSimAdvance(mbsNaturalSim *ns, double T, double tol, double ptol);
+/// The counters so far.
+void mbs_naturalSimGetStats(const mbsNaturalSim *ns, mbsNaturalSimStats *st);
+/// Total energy: kinetic ½ ṗᵀ M ṗ, potential of gravity and of the spring-dampers.
 double mbs_naturalSimEnergy(const mbsNaturalSim *ns);
 /// max |g(p)| over the rigid-body, joint and closure constraints at the current p.
 double mbs_naturalSimViolation(mbsNaturalSim *ns);
