@@ -8,6 +8,8 @@
 #    second order in dt (the work of the drive by the trapezoid rule, as for dampers), crba and
 #    natural give aba's trajectory, 2 ranks (auto: aba on rank 0) the same bytes, a restart from a
 #    checkpoint the same bytes;
+#  - profile motion (a CSV of t, q): against the analytic cycloid it samples, second order in
+#    the sample spacing;
 #  - bad input: one line FILE:LINE, exit 2, nothing written.
 # usage: drive_cli.sh MBSPAR PYTHON3 MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 py=$2 mpiexec=$3 npflag=$4
@@ -120,6 +122,40 @@ sed 's/joint = "revolute"/joint = "spherical"/; s/q0 = 0.3; qd0 = 0.0;/q0 = [1.0
 run 2 "$mbspar" run "$tmp/sph.cfg" --out "$tmp/bad_sph"
 grep -q "sph.cfg:6: drive: the spherical joint of \"link1\" cannot be driven" "$tmp/err" ||
   bad "spherical drive: $(cat "$tmp/err")"
+# profile motion: a CSV of the cycloid sampled at 240 and 960 intervals against the cycloid
+# itself on a 3-link chain: the spline's q'' is second order in the sample spacing
+for ns in 240 960; do
+  "$py" -c 'import math, sys
+n = int(sys.argv[1]); T, qe = 0.5, 0.5
+print("t,q_link1")
+for i in range(n + 1):
+    t = i * 0.6 / n; tt = min(t, T); w = 2 * math.pi / T
+    print("%.17g,%.17g" % (t, qe / T * (tt - math.sin(w * tt) / w)))' "$ns" >"$tmp/cyc$ns.csv"
+  run 0 "$mbspar" run "$tmp/d3.cfg" --quiet --out "$tmp/mo$ns" --set integrator.t_end=0.6 \
+    --set model.chain.q0=0.0 --set "drive=({body=\"link1\";profile=\"motion\";file=\"cyc$ns.csv\";})"
+done
+run 0 "$mbspar" run "$tmp/d3.cfg" --quiet --out "$tmp/mocy" --set integrator.t_end=0.6 \
+  --set model.chain.q0=0.0 --set 'drive=({body="link1";profile="cycloidal";q_end=0.5;T=0.5;})'
+r=$("$py" - "$tmp" <<'PY'
+import csv, sys
+t = sys.argv[1]
+def diff(a, b):
+    a, b = (list(csv.reader(open(t + "/" + f + "/trajectory.csv"))) for f in (a, b))
+    return max(abs(float(x) - float(y)) for ra, rb in zip(a[1:], b[1:]) for x, y in zip(ra[1:], rb[1:]))
+d1, d2 = diff("mo240", "mocy"), diff("mo960", "mocy")
+print("%.2e %.2e %.1f" % (d1, d2, d1 / d2))
+sys.exit(0 if d1 <= 5e-5 and d1 / d2 >= 10 else 1)
+PY
+) || bad "motion drive against its cycloid (240, 960 samples, ratio): $r"
+echo "motion drive against its cycloid at 240 and 960 samples, ratio: $r"
+run 2 "$mbspar" run "$tmp/d3.cfg" --out "$tmp/bad_mo1" --set integrator.t_end=0.7 \
+  --set 'drive=({body="link1";profile="motion";file="cyc240.csv";})'
+grep -q "covers t = 0 ... 0.6 s, the run needs 0 ... 0.7 s" "$tmp/err" && [ ! -e "$tmp/bad_mo1" ] ||
+  bad "motion too short: $(cat "$tmp/err")"
+run 2 "$mbspar" run "$tmp/d3.cfg" --out "$tmp/bad_mo2" --set integrator.t_end=0.5 \
+  --set 'drive=({body="link2";profile="motion";file="cyc240.csv";})'
+grep -q "has no column q_link2" "$tmp/err" && [ ! -e "$tmp/bad_mo2" ] ||
+  bad "motion without the column: $(cat "$tmp/err")"
 # check validates the drives too (and the other verbs say they ignore them)
 run 2 "$mbspar" check "$tmp/d3.cfg" --set 'drive=({body="linkX";profile="sine";amplitude=1.0;frequency=1.0;})'
 grep -q 'drive: unknown body "linkX"' "$tmp/err" || bad "check with an unknown drive body: $(cat "$tmp/err")"

@@ -14,6 +14,62 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim_impl.h"
+#include "mbspar/mbs_motion.h"
+
+// the prescribed q, q̇, q̈ of drive j at time t (a profile, or its motion file's interpolant)
+static void mbsp_driveAt(const mbspSim *S, int j, double t, double *q, double *qd, double *qdd) {
+  const mbsDriveSpec *d = &S->a->cfg->drives[j];
+  const mbsMotion *mo = S->drv_mo ? S->drv_mo[j] : NULL;
+  if (d->profile == MBS_DRIVE_MOTION && mo)
+    mbs_driveMotionEval(mo->ns, mo->t, mo->q, mo->qd, S->m->nq, S->m->nv, S->drv_q[j],
+                        S->drv_dof[j], t, q, qd, qdd);
+  else
+    mbs_driveEval(d, S->drv_q0[j], t, q, qd, qdd);
+}
+
+// drive j's motion file (rank 0): read, its column of the driven coordinate, and times that cover
+// the run from 0 to t_end
+static mbsErr mbsp_driveMotionLoad(mbspSim *S, int j, int b) {
+  const mbsConfig *c = S->a->cfg;
+  const mbsDriveSpec *d = &c->drives[j];
+  const mbsModel *m = S->m;
+  char *text = NULL, col[256], msg[1024];
+  size_t n = 0;
+  mbsErr e = mbs_fileRead(d->file, &text, &n); // regular files only, never blocks
+  if (!e) e = mbs_textCheck(text, n, d->file);
+  if (e == MBS_ERR_INPUT) {
+    snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+    free(text);
+    return mbs_errSet(MBS_ERR_INPUT, "%s:%d: drive: cannot read %s (%s)", c->filename, d->line,
+                      d->file, msg);
+  }
+  if (!e) e = mbs_motionRead(m, text, d->file, &S->drv_mo[j]);
+  // the header must name the driven coordinate (mbs_motionRead leaves a missing one at rest)
+  mbs_coordName(m, "q", b, 0, 0, col, sizeof col);
+  int found = 0;
+  for (const char *p = text; !e && p && *p && *p != '\n';) {
+    size_t len = strcspn(p, ",\r\n");
+    found |= len == strlen(col) && !strncmp(p, col, len);
+    p += len;
+    if (*p == ',')
+      p++;
+    else
+      break;
+  }
+  free(text);
+  MBS_CALL(e);
+  const mbsMotion *mo = S->drv_mo[j];
+  if (!found)
+    return mbs_errSet(MBS_ERR_INPUT,
+                      "%s:%d: drive: %s has no column %s for the driven joint of \"%s\"",
+                      c->filename, d->line, d->file, col, d->body);
+  if (mo->t[0] > 0 || mo->t[mo->ns - 1] < m->opt.t_end)
+    return mbs_errSet(MBS_ERR_INPUT,
+                      "%s:%d: drive: the motion of %s covers t = %g ... %g s, the run needs 0 ... "
+                      "%g s (integrator.t_end)",
+                      c->filename, d->line, d->file, mo->t[0], mo->t[mo->ns - 1], m->opt.t_end);
+  return MBS_OK;
+}
 
 mbsErr mbsp_simDriveSetup(mbspSim *S) {
   const mbsConfig *c = S->a->cfg;
@@ -47,21 +103,27 @@ mbsErr mbsp_simDriveSetup(mbspSim *S) {
   S->drv_max = p, p += k;
   S->drv_keep = p, p += k;
   for (int j = 0; j < k; j++) S->drv_q0[j] = m->q0[S->drv_q[j]];
+  S->drv_mo = calloc((size_t)k, sizeof *S->drv_mo);
+  if (!S->drv_mo) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  for (int j = 0; j < k; j++)
+    if (c->drives[j].profile == MBS_DRIVE_MOTION)
+      MBS_CALL(mbsp_driveMotionLoad(S, j, mbs_modelFindBody(m, c->drives[j].body)));
   return MBS_OK;
 }
 
 void mbsp_simDriveStart(mbspSim *S) {
-  const mbsConfig *c = S->a->cfg;
   if (!S->ndrv || S->a->restart) return; // a restart continues the checkpoint's state
   for (int j = 0; j < S->ndrv; j++) {
     double q, qd, qdd;
-    mbs_driveEval(&c->drives[j], S->drv_q0[j], S->s->time, &q, &qd, &qdd);
+    mbsp_driveAt(S, j, S->s->time, &q, &qd, &qdd);
     S->y[S->drv_q[j]] = q;               // rank 0 holds the whole state (serial methods)
     S->y[S->m->nq + S->drv_dof[j]] = qd; // the profile's rate replaces the model's q̇0
   }
 }
 
 void mbsp_simDriveFree(mbspSim *S) {
+  for (int j = 0; S->drv_mo && j < S->ndrv; j++) mbs_motionDestroy(&S->drv_mo[j]);
+  free(S->drv_mo), S->drv_mo = NULL;
   free(S->drv_dof), free(S->drv_q), free(S->drv_buf);
   S->drv_dof = S->drv_q = NULL, S->drv_buf = NULL, S->ndrv = 0;
 }
@@ -74,7 +136,7 @@ mbsErr mbsp_simDriveForward(mbspSim *S, double t) {
   int k = S->ndrv, nv = m->nv;
   for (int j = 0; j < k; j++) {
     double q;
-    mbs_driveEval(&c->drives[j], S->drv_q0[j], t, &q, &S->drv_vel[j], &S->drv_acc[j]);
+    mbsp_driveAt(S, j, t, &q, &S->drv_vel[j], &S->drv_acc[j]);
     s->q[S->drv_q[j]] = q, s->qd[S->drv_dof[j]] = S->drv_vel[j];
     // the applied force as given: the torques file's, else 0 (s->tau holds the last driving force)
     S->drv_base[j] = c->torques ? s->tau[S->drv_dof[j]] : 0;

@@ -12,6 +12,7 @@
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_finite.h"
 #include "mbspar/mbs_loops.h"
+#include "mbspar/mbs_motion.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbs_textfile.h"
 #include "mbspar/mbs_urdf.h"
@@ -82,6 +83,7 @@ typedef struct {
   int *drv_dof, *drv_q;
   double *drv_buf, *drv_a0, *drv_col, *drv_K, *drv_rhs, *drv_q0, *drv_vel, *drv_acc, *drv_base,
       *drv_last, *drv_max, *drv_keep;
+  mbsMotion **drv_mo; // (ndrv) profile motion: the file's samples, else NULL
   long drv_solves;
 } mbspSim;
 

@@ -312,7 +312,7 @@ void mbs_configDestroy(mbsConfig **pc) {
   free(c->inverse.motion);
   for (int k = 0; k < c->inverse.nactuated; k++) free(c->inverse.actuated[k]);
   free(c->inverse.actuated);
-  for (int k = 0; k < c->ndrive; k++) free(c->drives[k].body);
+  for (int k = 0; k < c->ndrive; k++) free(c->drives[k].body), free(c->drives[k].file);
   free(c->drives);
   free(c->urdf_path);
   free(c->urdf_q0);
@@ -424,9 +424,10 @@ void mbs_configWriteJson(const mbsConfig *c, mbsJson *j) {
       mbs_jsonString(j, "profile", mbs_drive_profile_names[d->profile]);
       if (d->profile == MBS_DRIVE_SPINUP) mbs_jsonNumber(j, "speed", d->speed);
       if (d->profile == MBS_DRIVE_CYCLOIDAL) mbs_jsonNumber(j, "q_end", d->q_end);
-      if (d->profile != MBS_DRIVE_SINE) mbs_jsonNumber(j, "T", d->T);
+      if (d->profile < MBS_DRIVE_SINE) mbs_jsonNumber(j, "T", d->T);
       if (d->profile == MBS_DRIVE_SINE) mbs_jsonNumber(j, "amplitude", d->amp);
       if (d->profile == MBS_DRIVE_SINE) mbs_jsonNumber(j, "frequency", d->freq);
+      if (d->profile == MBS_DRIVE_MOTION) mbs_jsonString(j, "file", d->file);
       mbs_jsonEndObject(j);
     }
     mbs_jsonEndArray(j);

@@ -42,7 +42,8 @@ mbsErr mbs_cfgReadDrives(mbsConfig *c, const mbsCs *root) {
   static const char *const keys[MBS_DRIVE_NPROFILE][5] = {
       {"body", "profile", "speed", "T", NULL},
       {"body", "profile", "q_end", "T", NULL},
-      {"body", "profile", "amplitude", "frequency", NULL}};
+      {"body", "profile", "amplitude", "frequency", NULL},
+      {"body", "profile", "file", NULL, NULL}};
   for (int k = 0; k < n; k++) {
     const mbsCs *g = group ? l : config_setting_get_elem(l, (unsigned)k);
     mbsDriveSpec *d = &c->drives[k];
@@ -58,7 +59,8 @@ mbsErr mbs_cfgReadDrives(mbsConfig *c, const mbsCs *root) {
     if (!body) return mbs_cfgFail(c, g, "drive: entry %d has no body = \"NAME\"", k + 1);
     MBS_CALL(mbs_cfgGetEnum(c, g, "profile", mbs_drive_profile_names, &d->profile));
     if (d->profile < 0)
-      return mbs_cfgFail(c, g, "drive: entry %d has no profile (spinup, cycloidal or sine)", k + 1);
+      return mbs_cfgFail(c, g, "drive: entry %d has no profile (spinup, cycloidal, sine or motion)",
+                         k + 1);
     MBS_CALL(mbs_cfgCheckKeys(c, g, keys[d->profile]));
     for (int j = 0; j < k; j++)
       if (!strcmp(c->drives[j].body, body))
@@ -72,9 +74,19 @@ mbsErr mbs_cfgReadDrives(mbsConfig *c, const mbsCs *root) {
     } else if (d->profile == MBS_DRIVE_CYCLOIDAL) {
       MBS_CALL(mbs_cfgDriveReal(c, g, "q_end", 0, prof, &d->q_end));
       MBS_CALL(mbs_cfgDriveReal(c, g, "T", 1, prof, &d->T));
-    } else {
+    } else if (d->profile == MBS_DRIVE_SINE) {
       MBS_CALL(mbs_cfgDriveReal(c, g, "amplitude", 0, prof, &d->amp));
       MBS_CALL(mbs_cfgDriveReal(c, g, "frequency", 1, prof, &d->freq));
+    } else { // motion: a CSV relative to the config's directory
+      const char *f = NULL;
+      MBS_CALL(mbs_cfgGetString(c, g, "file", &f));
+      if (!f || !f[0]) return mbs_cfgFail(c, g, "drive: profile \"motion\" needs file = \"CSV\"");
+      const char *slash = strrchr(c->filename, '/');
+      size_t dl = f[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
+      if (!(d->file = malloc(dl + strlen(f) + 1)))
+        return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+      memcpy(d->file, c->filename, dl);
+      memcpy(d->file + dl, f, strlen(f) + 1);
     }
   }
   return MBS_OK;
