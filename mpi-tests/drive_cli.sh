@@ -40,6 +40,10 @@ run 0 "$mbspar" run "$tmp/rod.cfg" --quiet --out "$tmp/hold"
 f=$(drv "$tmp/hold" force_last)
 want=$("$py" -c 'import math; print(1.0*9.81*0.25*math.sin(0.5))')
 near "${f#-}" "$want" 1e-9 || bad "rod held at 0.5 rad: driving force $f, want +-$want"
+# energy.csv's column drive_link1: the force of the last row is run.json's force_last
+head -n 1 "$tmp/hold/energy.csv" | grep -q ',drive_link1$' || bad "energy.csv lacks drive_link1"
+near "$(tail -n 1 "$tmp/hold/energy.csv" | awk -F, '{print $NF}')" "$f" 0 ||
+  bad "energy.csv's last drive_link1 is not force_last $f: $(tail -n 1 "$tmp/hold/energy.csv")"
 run 0 "$mbspar" run "$tmp/rod.cfg" --quiet --out "$tmp/spin" --set model.gravity=[0.0,0.0,0.0] \
   --set 'drive=({body="link1";profile="spinup";speed=10.0;T=0.4;})'
 f=$(drv "$tmp/spin" force_max_abs)

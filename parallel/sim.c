@@ -129,7 +129,9 @@ static mbsErr mbsp_simOutput(mbspSim *S, double t, long step, double *ke, double
   mbspOutRow r = {
       t,  S->y, S->y + nqo, S->sout ? S->sout->q : NULL, S->sout ? S->sout->qd : NULL, S->out.poses,
       en, avg};
-  MBS_CALL(mbsp_outRow(&S->out, &r, step, S->evals, S->m->nloop ? viol : NULL));
+  // driven joints (rank 0): their forces at the row's state (sim_drive.c: evaluated there)
+  MBS_CALL(mbsp_outRow(&S->out, &r, step, S->evals, S->m->nloop ? viol : NULL,
+                       S->ndrv ? S->drv_last : NULL));
   S->unflushed++;
   S->evals_out = S->evals, S->iters_out = S->iters;
   MBS_TOC(S->tim, MBS_TIMER_OUTPUT);

@@ -50,11 +50,19 @@ const char *mbsp_outSummary(const mbspOut *o) {
   return o->ops->summary;
 }
 
-static void mbsp_outEnergyHeader(const mbsModel *m, FILE *f) {
+static void mbsp_outEnergyHeader(const mbspOutEnv *env, FILE *f) {
   fprintf(f,
           "step,t,kinetic,potential,total,work,total_minus_work,evaluations,"
-          "avg_iterations%s\n",
-          m->nloop ? ",closure_pos,closure_rot,closure_vel" : "");
+          "avg_iterations%s",
+          env->m->nloop ? ",closure_pos,closure_rot,closure_vel" : "");
+  for (int k = 0; env->cfg && k < env->cfg->ndrive; k++) // driven joints: their forces
+    fprintf(f, ",drive_%s", env->cfg->drives[k].body);
+  fputc('\n', f);
+}
+
+// the fields of an energy.csv row: 9, the closure errors of a loop model, the driving forces
+static int mbsp_outEnergyFields(const mbspOutEnv *env) {
+  return 9 + (env->m->nloop ? 3 : 0) + (env->cfg ? env->cfg->ndrive : 0);
 }
 
 // --restart, rank 0 (issue 30): the writer's files, energy.csv's header and its row at the
@@ -68,7 +76,7 @@ mbsErr mbsp_outCheckRoot(mbspOut *o, long step, const char *row, const char **wh
   size_t wlen = 0, hcap = 0;
   FILE *me = open_memstream(&want, &wlen);
   if (me) {
-    mbsp_outEnergyHeader(o->env.m, me);
+    mbsp_outEnergyHeader(&o->env, me);
     fclose(me);
   }
   mbsErr e = want ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (restart)");
@@ -103,7 +111,7 @@ static mbsErr mbsp_outOpenEnergy(mbspOut *o, int append, long step) {
   snprintf(pe, sizeof pe, "%s/energy.csv", o->env.dir);
   if (append) {
     long nkeep = 0;
-    MBS_CALL(mbsp_csvTruncate(pe, &nkeep, 9, step, NULL, 0));
+    MBS_CALL(mbsp_csvTruncate(pe, &nkeep, mbsp_outEnergyFields(&o->env), step, NULL, 0));
     if (o->ops->truncate) MBS_CALL(o->ops->truncate(o->w, step, nkeep));
   }
   // a restart continues the file it found (cut back above), else it starts with its header
@@ -113,8 +121,8 @@ static mbsErr mbsp_outOpenEnergy(mbspOut *o, int append, long step) {
   if (!MBS_FAULT_WRITE_POINT()) o->energy.f = fopen(pe, enew ? "w" : "a");
   MBS_CHECK(o->energy.f, MBS_ERR_IO, "%s: cannot open output files: %s", o->env.dir,
             strerror(errno));
-  MBS_CALL(mbsp_csvBuffer(&o->energy, 12));
-  if (enew) mbsp_outEnergyHeader(o->env.m, o->energy.f);
+  MBS_CALL(mbsp_csvBuffer(&o->energy, mbsp_outEnergyFields(&o->env)));
+  if (enew) mbsp_outEnergyHeader(&o->env, o->energy.f);
   return mbsp_csvSync(&o->energy, 0, o->env.dir);
 }
 
@@ -124,7 +132,8 @@ mbsErr mbsp_outOpen(mbspOut *o, int append, long step, double t) {
   return o->ops->open(o->w, append, step, t);
 }
 
-mbsErr mbsp_outRow(mbspOut *o, const mbspOutRow *r, long step, long evals, const double *loopviol) {
+mbsErr mbsp_outRow(mbspOut *o, const mbspOutRow *r, long step, long evals, const double *loopviol,
+                   const double *drive) {
   const mbspWriterOps *W = o->ops;
   mbsErr e = MBS_OK;
   if (o->env.rank == 0) {
@@ -140,6 +149,7 @@ mbsErr mbsp_outRow(mbspOut *o, const mbspOutRow *r, long step, long evals, const
     fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%.6g", step, r->t, en[0], en[1],
             en[0] + en[1], en[3], en[0] + en[1] - en[3], evals, r->avg);
     if (loopviol) fprintf(f, ",%.3e,%.3e,%.3e", loopviol[0], loopviol[1], loopviol[2]);
+    for (int k = 0; drive && k < o->env.cfg->ndrive; k++) fprintf(f, ",%.17g", drive[k]);
     fprintf(f, "\n");
     if ((W->failed && W->failed(o->w)) || ferror(f) || MBS_FAULT_WRITE_POINT())
       e = mbs_errSet(MBS_ERR_IO, "%s: write error at the output row of t = %.9g s (disk full?)",

@@ -132,7 +132,8 @@ mbsErr mbsp_outCheckRoot(mbspOut *o, long step, const char *row, const char **wh
 mbsErr mbsp_outOpen(mbspOut *o, int append, long step, double t);
 /// one row: \p r's rank-0 fields; \p step, \p evals, \p loopviol (NULL: no loops) for
 /// energy.csv. Collective.
-mbsErr mbsp_outRow(mbspOut *o, const mbspOutRow *r, long step, long evals, const double *loopviol);
+mbsErr mbsp_outRow(mbspOut *o, const mbspOutRow *r, long step, long evals, const double *loopviol,
+                   const double *drive);
 /// every row so far to the files (\p sync: to the disk): rank 0's part, then the collective one
 mbsErr mbsp_outFlush0(mbspOut *o, int sync);
 mbsErr mbsp_outFlush(mbspOut *o);
