@@ -85,7 +85,7 @@ schur\ [23]\ [23])
   done
   wait "$launcher"
   rc=$?
-  [ "$rc" -eq 10 ] && [ -s "$tmp/t4g/checkpoint.bin" ] && grep -q "SIGTERM received" "$tmp/t4g.err" ||
+  { [ "$rc" -eq 10 ] && [ -s "$tmp/t4g/checkpoint.bin" ] && grep -q "SIGTERM received" "$tmp/t4g.err"; } ||
     bad "tree np4: SIGTERM to waiting rank 3: exit $rc, $(cat "$tmp/t4g.err")"
   ;;
 *) bad "tree depth 6 at 4 ranks: want schur on 2-4 ranks, got $act" ;;

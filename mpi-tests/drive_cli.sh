@@ -44,7 +44,7 @@ near "${f#-}" "$want" 1e-9 || bad "rod held at 0.5 rad: driving force $f, want +
 head -n 1 "$tmp/hold/energy.csv" | grep -q ',drive_link1$' || bad "energy.csv lacks drive_link1"
 near "$(tail -n 1 "$tmp/hold/energy.csv" | awk -F, '{print $NF}')" "$f" 0 ||
   bad "energy.csv's last drive_link1 is not force_last $f: $(tail -n 1 "$tmp/hold/energy.csv")"
-run 0 "$mbspar" run "$tmp/rod.cfg" --quiet --out "$tmp/spin" --set model.gravity=[0.0,0.0,0.0] \
+run 0 "$mbspar" run "$tmp/rod.cfg" --quiet --out "$tmp/spin" --set 'model.gravity=[0.0,0.0,0.0]' \
   --set 'drive=({body="link1";profile="spinup";speed=10.0;T=0.4;})'
 f=$(drv "$tmp/spin" force_max_abs)
 want=$("$py" -c 'print((0.01**2/4 + 0.5**2/3) * 2 * 10.0 / 0.4)')
@@ -98,7 +98,7 @@ cmp -s "$tmp/a1/trajectory.csv" "$tmp/p2/trajectory.csv" || bad "2 ranks: trajec
 run 0 "$mbspar" run "$tmp/d3.cfg" --quiet --out "$tmp/r" --set integrator.t_end=0.5 \
   --set output.checkpoint_every=500
 run 0 "$mbspar" run "$tmp/d3.cfg" --quiet --out "$tmp/r" --restart "$tmp/r/checkpoint.bin"
-cmp -s "$tmp/a1/energy.csv" "$tmp/r/energy.csv" && cmp -s "$tmp/a1/trajectory.csv" "$tmp/r/trajectory.csv" ||
+{ cmp -s "$tmp/a1/energy.csv" "$tmp/r/energy.csv" && cmp -s "$tmp/a1/trajectory.csv" "$tmp/r/trajectory.csv"; } ||
   bad "restart: energy.csv or trajectory.csv differ from the uninterrupted run"
 
 # bad input: KEY=VALUE of the drive entry, the expected message part
@@ -107,7 +107,7 @@ while IFS="|" read -r drive pat; do
   n=$((n + 1))
   run 2 "$mbspar" run "$tmp/d3.cfg" --out "$tmp/bad$n" --set "drive=($drive)"
   [ -e "$tmp/bad$n" ] && bad "bad drive $n: $tmp/bad$n was created"
-  [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$pat" "$tmp/err" ||
+  { [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$pat" "$tmp/err"; } ||
     bad "bad drive $n ($drive): want one line with '$pat', got: $(cat "$tmp/err")"
 done <<'EOF'
 {body="link1";profile="wobble";amplitude=1.0;frequency=1.0;}|unknown value "wobble"
@@ -119,7 +119,7 @@ done <<'EOF'
 {profile="sine";amplitude=1.0;frequency=1.0;}|has no body
 EOF
 run 2 "$mbspar" run "$tmp/d3.cfg" --out "$tmp/bad_schur" --set solver.method=\"schur\"
-[ ! -e "$tmp/bad_schur" ] && grep -q "d3.cfg:6: drive: solver.method = schur" "$tmp/err" ||
+{ [ ! -e "$tmp/bad_schur" ] && grep -q "d3.cfg:6: drive: solver.method = schur" "$tmp/err"; } ||
   bad "drive with schur: $(cat "$tmp/err")"
 sed 's/joint = "revolute"/joint = "spherical"/; s/q0 = 0.3; qd0 = 0.0;/q0 = [1.0, 0.0, 0.0, 0.0]; qd0 = [0.0, 0.0, 0.0];/' \
   "$tmp/d3.cfg" >"$tmp/sph.cfg"
@@ -154,11 +154,11 @@ PY
 echo "motion drive against its cycloid at 240 and 960 samples, ratio: $r"
 run 2 "$mbspar" run "$tmp/d3.cfg" --out "$tmp/bad_mo1" --set integrator.t_end=0.7 \
   --set 'drive=({body="link1";profile="motion";file="cyc240.csv";})'
-grep -q "covers t = 0 ... 0.6 s, the run needs 0 ... 0.7 s" "$tmp/err" && [ ! -e "$tmp/bad_mo1" ] ||
+{ grep -q "covers t = 0 ... 0.6 s, the run needs 0 ... 0.7 s" "$tmp/err" && [ ! -e "$tmp/bad_mo1" ]; } ||
   bad "motion too short: $(cat "$tmp/err")"
 run 2 "$mbspar" run "$tmp/d3.cfg" --out "$tmp/bad_mo2" --set integrator.t_end=0.5 \
   --set 'drive=({body="link2";profile="motion";file="cyc240.csv";})'
-grep -q "has no column q_link2" "$tmp/err" && [ ! -e "$tmp/bad_mo2" ] ||
+{ grep -q "has no column q_link2" "$tmp/err" && [ ! -e "$tmp/bad_mo2" ]; } ||
   bad "motion without the column: $(cat "$tmp/err")"
 # check validates the drives too (and the other verbs say they ignore them)
 run 2 "$mbspar" check "$tmp/d3.cfg" --set 'drive=({body="linkX";profile="sine";amplitude=1.0;frequency=1.0;})'

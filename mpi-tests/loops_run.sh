@@ -61,8 +61,8 @@ sys.exit(0 if a['q'] == b['q'] and a['qd'] == b['qd'] else 1)
 " "$tmp/full/run.json" "$tmp/ck/run.json" || bad "restart is not bitwise the uninterrupted run"
 # ... and its files are the uninterrupted run's, byte for byte (energy.csv of a loop model has 12
 # fields: before 2026-11-28's sixth session the restart's cut counted 9 and dropped every row)
-cmp -s "$tmp/full/energy.csv" "$tmp/ck/energy.csv" &&
-  cmp -s "$tmp/full/trajectory.csv" "$tmp/ck/trajectory.csv" ||
+{ cmp -s "$tmp/full/energy.csv" "$tmp/ck/energy.csv" &&
+  cmp -s "$tmp/full/trajectory.csv" "$tmp/ck/trajectory.csv"; } ||
   bad "restart of a loop model: energy.csv or trajectory.csv differ from the uninterrupted run"
 
 # the constraint-force methods (the engine's loop solve, docs/loops.md 8): schur over 10 s with
