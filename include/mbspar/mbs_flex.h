@@ -11,6 +11,7 @@
 #define MBS_FLEX_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "mbspar/mbs_error.h"
 #include "mbspar/mbs_types.h"
 
@@ -67,5 +68,58 @@ int mbs_flexModalFrequencies(const mbsFlexModal *f, int k, mbsReal *omega);
 /// if V is not NULL. Cholesky of B and cyclic Jacobi rotations. 0 on success, -1 if B is not
 /// positive definite, -2 out of memory.
 int mbs_symGenEig(int n, mbsReal *A, mbsReal *B, mbsReal *lam, mbsReal *V);
+
+/// Longest node name (with its terminating NUL).
+#define MBS_FLEX_NAME 64
+
+/// A flexible body of a model (part 2a: the input; docs/flexible.md): the beam it was built
+/// from, its reduced modal data, its modal damping ratio and its named attachment nodes. The
+/// model (immutable after build) owns it through mbsModel.flex.
+typedef struct {
+  int body;                 ///< the model's (local) body index as added (-1: not in this build)
+  char name[MBS_FLEX_NAME]; ///< the body's name
+  int line;                 ///< line of its flexible group in the config (messages)
+  mbsFlexBeamSpec spec;     ///< the beam and its reduction settings, as given
+  mbsFlexModal modal;       ///< the reduced data (mbs_flexBeamReduce)
+  mbsReal damping;          ///< modal damping ratio (of the fixed-interface modes), >= 0
+  int nnodes;               ///< named nodes (= spec.nnodes), node k at spec.node_x[k] on the x axis
+  char node_name[MBS_FLEX_MAX_NODES][MBS_FLEX_NAME];
+} mbsFlexBody;
+
+/// The flexible bodies of a model and the children that hang from their nodes.
+typedef struct mbsFlexSet {
+  mbsFlexBody *b; ///< (n) in the order of their bodies
+  int n, cap;
+  int *att_child; ///< (natt) a child body attached to a node of its (flexible) parent
+  int *att_node;  ///< (natt) that node's index in its parent's mbsFlexBody
+  int natt, attcap;
+} mbsFlexSet;
+
+/// Append flexible body \p fb (its modal data moves into the set: \p fb is zeroed) to *set
+/// (created when NULL).
+mbsErr mbs_flexSetAdd(mbsFlexSet **set, mbsFlexBody *fb);
+/// Record that body \p child hangs from node \p node of its parent's flexible body.
+mbsErr mbs_flexSetAttach(mbsFlexSet *set, int child, int node);
+/// The flexible body of model body \p body, or NULL.
+const mbsFlexBody *mbs_flexSetFind(const mbsFlexSet *set, int body);
+/// The flexible body named \p name, or NULL.
+const mbsFlexBody *mbs_flexSetFindName(const mbsFlexSet *set, const char *name);
+/// The node of \p set a child body hangs from (-1: none, or the body's joint frame).
+int mbs_flexSetAttachedNode(const mbsFlexSet *set, int child);
+/// Free the set and everything in it (NULL is fine).
+void mbs_flexSetFree(mbsFlexSet *set);
+/// The rigid body the undeformed beam is (its finite-element mass matrix's rigid-body part):
+/// mass rho A L, com (L/2, 0, 0), inertia about the com [Ixx Iyy Izz Ixy Ixz Iyz] with
+/// Ixx = rho L (Iy + Iz) and Iyy = Izz = rho A L^3 / 12 (the elements carry the cross-section's
+/// rotary inertia in torsion only).
+/// The check verb's lines for every flexible body: its modal coordinates, fixed-interface
+/// frequencies (Hz) and nodes.
+void mbs_flexReport(FILE *f, const mbsFlexSet *set);
+struct mbsJson;
+/// The same as JSON: "flexible": [{body, modal_coordinates, constraint_modes,
+/// fixed_interface_modes, omega_fixed (rad/s), nodes: [{name, x}]}] (nothing without any).
+void mbs_flexJson(struct mbsJson *j, const mbsFlexSet *set);
+void mbs_flexRigidEquivalent(const mbsFlexBeamSpec *s, mbsReal *mass, mbsReal com[3],
+                             mbsReal inertia[6]);
 
 #endif
