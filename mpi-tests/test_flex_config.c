@@ -8,19 +8,19 @@
 #include "mbspar/mbs_flex.h"
 
 static const char *const GOOD =
-    "model = { gravity = [0.0, 0.0, -9.81];\n"                                          // 1
-    "  bodies = (\n"                                                                    // 2
-    "    { name = \"beam\"; parent = \"ground\"; joint = { type = \"fixed\"; };\n"      // 3
-    "      flexible = {\n"                                                              // 4
-    "        beam = { length = 1.0; E = 2.1e11; rho = 7850.0; area = 1.0e-4;\n"         // 5
-    "                 Iy = 8.3333e-10; Iz = 8.3333e-10; elements = 10; };\n"            // 6
-    "        modes = 6;\n"                                                              // 7
-    "        damping = 0.01;\n"                                                         // 8
-    "        nodes = ( { name = \"tip\"; position = [1.0, 0.0, 0.0]; } );\n"            // 9
-    "      }; },\n"                                                                     // 10
-    "    { name = \"bob\"; parent = \"beam\";\n"                                        // 11
+    "model = { gravity = [0.0, 0.0, -9.81];\n"                                            // 1
+    "  bodies = (\n"                                                                      // 2
+    "    { name = \"beam\"; parent = \"ground\"; joint = { type = \"fixed\"; };\n"        // 3
+    "      flexible = {\n"                                                                // 4
+    "        beam = { length = 1.0; E = 2.1e11; rho = 7850.0; area = 1.0e-4;\n"           // 5
+    "                 Iy = 8.3333e-10; Iz = 8.3333e-10; elements = 10; };\n"              // 6
+    "        modes = 6;\n"                                                                // 7
+    "        damping = 0.01;\n"                                                           // 8
+    "        nodes = ( { name = \"tip\"; position = [1.0, 0.0, 0.0]; } );\n"              // 9
+    "      }; },\n"                                                                       // 10
+    "    { name = \"bob\"; parent = \"beam\";\n"                                          // 11
     "      joint = { type = \"revolute\"; node = \"tip\"; origin = [0.1, 0.0, 0.0]; };\n" // 12
-    "      mass = 1.0; inertia = [0.1, 0.1, 0.1, 0.0, 0.0, 0.0]; }\n"                  // 13
+    "      mass = 1.0; inertia = [0.1, 0.1, 0.1, 0.0, 0.0, 0.0]; }\n"                     // 13
     "  ); };\n";
 
 // GOOD with the first occurrence of from replaced by to
@@ -71,8 +71,8 @@ int main(void) {
       {"[1.0, 0.0, 0.0]; } )", "[0.55, 0.0, 0.0]; } )", "t.cfg:9:", "not on a node"},
       {"[1.0, 0.0, 0.0]; } )", "[2.0, 0.0, 0.0]; } )", "t.cfg:9:", "off the beam"},
       {"\"fixed\"; };\n", "\"fixed\"; }; mass = 2.0;\n", "t.cfg:3:", "mass given"},
-      {"\"fixed\"; };\n", "\"fixed\"; }; inertia = [1.0,1.0,1.0,0.0,0.0,0.0];\n", "t.cfg:3:",
-       "inertia given"},
+      {"\"fixed\"; };\n", "\"fixed\"; }; inertia = [1.0,1.0,1.0,0.0,0.0,0.0];\n",
+       "t.cfg:3:", "inertia given"},
       {"Iy = 8.3333e-10; ", "", "t.cfg:5:", "missing Iy"},
       {"elements = 10;", "elements = 10; foo = 1;", "t.cfg:6:", "unknown key"},
       {"damping = 0.01;", "dampin = 0.01;", "t.cfg:8:", "unknown key"},
@@ -88,10 +88,9 @@ int main(void) {
     if (!t) continue;
     mbsErr e = build(t, &m);
     MBS_EXPECT(e == MBS_ERR_INPUT, "case %zu: expected an input error, got %d", k, (int)e);
-    MBS_EXPECT(strncmp(mbs_errMsg(), bad[k][2], strlen(bad[k][2])) == 0 &&
-                   strstr(mbs_errMsg(), bad[k][3]),
-               "case %zu: message \"%s\" (expected %s ... %s)", k, mbs_errMsg(), bad[k][2],
-               bad[k][3]);
+    MBS_EXPECT(
+        strncmp(mbs_errMsg(), bad[k][2], strlen(bad[k][2])) == 0 && strstr(mbs_errMsg(), bad[k][3]),
+        "case %zu: message \"%s\" (expected %s ... %s)", k, mbs_errMsg(), bad[k][2], bad[k][3]);
     mbs_modelDestroy(&m);
     free(t);
   }

@@ -84,12 +84,14 @@ void mbs_flexRigidEquivalent(const mbsFlexBeamSpec *s, mbsReal *mass, mbsReal co
 void mbs_flexReport(FILE *f, const mbsFlexSet *s) {
   for (int k = 0; s && k < s->n; k++) {
     const mbsFlexBody *b = s->b + k;
-    fprintf(f, "  flexible body %-12s %d modal coordinates (%d constraint modes of %d node(s), %d "
-               "fixed-interface modes), beam %g m of %d elements, damping %g\n",
+    fprintf(f,
+            "  flexible body %-12s %d modal coordinates (%d constraint modes of %d node(s), %d "
+            "fixed-interface modes), beam %g m of %d elements, damping %g\n",
             b->name, b->modal.m, 6 * b->nnodes, b->nnodes, b->spec.modes, b->spec.length,
             b->spec.elements, b->damping);
     fprintf(f, "    fixed-interface frequencies (Hz):");
-    for (int i = 0; i < b->spec.modes; i++) fprintf(f, " %.6g", b->modal.omega_fixed[i] / (2 * M_PI));
+    for (int i = 0; i < b->spec.modes; i++)
+      fprintf(f, " %.6g", b->modal.omega_fixed[i] / (2 * M_PI));
     if (!b->spec.modes) fprintf(f, " none");
     fprintf(f, "\n");
     for (int i = 0; i < b->nnodes; i++)

@@ -45,8 +45,10 @@ static mbsErr mbs_cfgFlexNodes(const mbsConfig *c, const mbsCs *fl, const char *
   for (int k = 0; k < n; k++) {
     const mbsCs *nd = config_setting_get_elem(ns, (unsigned)k);
     if (config_setting_type(nd) != CONFIG_TYPE_GROUP)
-      return mbs_cfgFail(c, nd, "%s: flexible.nodes: wrong type: a node is a group { name = ...; "
-                         "position = [x, 0, 0]; }, got %s", what, mbs_cfgTypeName(nd));
+      return mbs_cfgFail(c, nd,
+                         "%s: flexible.nodes: wrong type: a node is a group { name = ...; "
+                         "position = [x, 0, 0]; }, got %s",
+                         what, mbs_cfgTypeName(nd));
     MBS_CALL(mbs_cfgCheckKeys(c, nd, nkeys));
     const char *name = NULL;
     MBS_CALL(mbs_cfgGetString(c, nd, "name", &name));
@@ -54,16 +56,16 @@ static mbsErr mbs_cfgFlexNodes(const mbsConfig *c, const mbsCs *fl, const char *
     MBS_CALL(mbs_cfgCheckName(c, config_setting_get_member(nd, "name"), what, name));
     if (strlen(name) >= MBS_FLEX_NAME)
       return mbs_cfgFail(c, config_setting_get_member(nd, "name"),
-                         "%s: flexible.nodes: name \"%.20s...\" is longer than %d characters",
-                         what, name, MBS_FLEX_NAME - 1);
+                         "%s: flexible.nodes: name \"%.20s...\" is longer than %d characters", what,
+                         name, MBS_FLEX_NAME - 1);
     for (int j = 0; j < k; j++)
       if (!strcmp(fb->node_name[j], name))
         return mbs_cfgFail(c, config_setting_get_member(nd, "name"),
                            "%s: flexible.nodes: two nodes are named \"%s\"", what, name);
     const mbsCs *ps = config_setting_get_member(nd, "position");
     if (!ps)
-      return mbs_cfgFail(c, nd, "%s: flexible.nodes: node \"%s\" has no position = [x, 0, 0]",
-                         what, name);
+      return mbs_cfgFail(c, nd, "%s: flexible.nodes: node \"%s\" has no position = [x, 0, 0]", what,
+                         name);
     mbsReal p[3];
     MBS_CALL(mbs_cfgGetVec(c, nd, "position", 3, p));
     if (fabs(p[1]) > 1e-12 * L || fabs(p[2]) > 1e-12 * L || !(p[0] > 0) || p[0] > L * (1 + 1e-12))
@@ -84,8 +86,8 @@ mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, cons
   static const char *const bkeys[] = {"length", "E", "rho", "area",     "Iy",
                                       "Iz",     "G", "J",   "elements", NULL};
   // the body's mass properties follow from the beam: giving them too is an error
-  static const char *const rigid[] = {"mass", "com",  "inertia",   "shape",
-                                      "size", "radius", "direction", "length", NULL};
+  static const char *const rigid[] = {"mass",   "com",       "inertia", "shape", "size",
+                                      "radius", "direction", "length",  NULL};
   memset(fb, 0, sizeof *fb);
   mbs_flexBeamDefault(&fb->spec);
   for (int k = 0; rigid[k]; k++) {
@@ -105,8 +107,8 @@ mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, cons
                        "built-in beam is the only modal source)",
                        what);
   MBS_CALL(mbs_cfgCheckKeys(c, beam, bkeys));
-  mbsReal *dst[] = {&fb->spec.length, &fb->spec.E, &fb->spec.rho, &fb->spec.area,
-                    &fb->spec.Iy,     &fb->spec.Iz, &fb->spec.G,  &fb->spec.J};
+  mbsReal *dst[] = {&fb->spec.length, &fb->spec.E,  &fb->spec.rho, &fb->spec.area,
+                    &fb->spec.Iy,     &fb->spec.Iz, &fb->spec.G,   &fb->spec.J};
   for (int k = 0; k < 8; k++) {
     if (k < 6 && !config_setting_get_member(beam, bkeys[k]))
       return mbs_cfgFail(c, beam, "%s: flexible.beam: missing %s", what, bkeys[k]);
@@ -119,7 +121,7 @@ mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, cons
   if (ds && !(fb->damping >= 0 && isfinite(fb->damping)))
     return mbs_cfgFail(c, ds, "%s: flexible.damping must be >= 0 (got %g)", what, fb->damping);
   // the beam's properties before the nodes (a node is checked against the length)
-  const mbsReal pos[] = {fb->spec.length, fb->spec.E, fb->spec.rho,
+  const mbsReal pos[] = {fb->spec.length, fb->spec.E,  fb->spec.rho,
                          fb->spec.area,   fb->spec.Iy, fb->spec.Iz};
   for (int k = 0; k < 6; k++)
     if (!(pos[k] > 0 && isfinite(pos[k])))

@@ -122,4 +122,32 @@ void mbs_flexJson(struct mbsJson *j, const mbsFlexSet *set);
 void mbs_flexRigidEquivalent(const mbsFlexBeamSpec *s, mbsReal *mass, mbsReal com[3],
                              mbsReal inertia[6]);
 
+/// The serial oracle of a tree of rigid and flexible bodies (src/flex_oracle.c, docs/flexible.md
+/// 5). Generalized velocities y = [v (nv); etad (each flexible body's m, in mbsModel.flex
+/// order)]; positions q (nq) and eta. Not yet: children on a node of a flexible body
+/// (MBS_ERR_UNSUPPORTED), subset builds.
+struct mbsModel;
+typedef struct mbsFlexOracle mbsFlexOracle;
+mbsErr mbs_flexOracleCreate(const struct mbsModel *m, mbsFlexOracle **o);
+void mbs_flexOracleDestroy(mbsFlexOracle **o);
+/// N = nv + the modal coordinates of every flexible body.
+int mbs_flexOracleSize(const mbsFlexOracle *o);
+/// The column of flexible body k's first modal coordinate in y.
+int mbs_flexOracleCol(const mbsFlexOracle *o, int k);
+/// The system M(q, eta) ydd = f(q, y, eta): *M (N x N, row-major) and *f (N) point into the
+/// oracle (valid until its next call). f = applied joint forces - K eta - D etad - the
+/// velocity-product and gravity terms.
+mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                            const mbsReal *eta, mbsReal **M, mbsReal **f);
+/// ydd (N) by Cholesky of M (MBS_ERR_NUMERIC if not positive definite).
+mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                           mbsReal *ydd);
+/// Kinetic energy y^T M y / 2 and potential energy: gravity, joint springs (and constant joint
+/// forces), elastic eta^T K eta / 2.
+mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                            const mbsReal *eta, mbsReal *kin, mbsReal *pot);
+/// Cholesky solve of the symmetric positive definite A x = b (A overwritten, b becomes x); -1 if
+/// A is not positive definite.
+int mbs_flexCholSolve(int n, mbsReal *A, mbsReal *b);
+
 #endif
