@@ -183,8 +183,7 @@ int main(void) {
   MBS_EXPECT(r >= 0 && r < 1e-12, "rigid equivalence %g", r);
   double fe, de;
   cantilever(&fe, &de);
-  printf("(b) cantilever: worst bending frequency error %.3g, tip deflection error %.3g\n", fe,
-         de);
+  printf("(b) cantilever: worst bending frequency error %.3g, tip deflection error %.3g\n", fe, de);
   MBS_EXPECT(fe < 1e-3, "frequencies %g", fe);
   MBS_EXPECT(de < 1e-2, "deflection %g", de);
   double e1, e2, mgl = 7850 * 1e-4 * 9.81 * 1.0;

@@ -20,22 +20,22 @@
 
 typedef struct {
   const mbsFlexBody *fb;
-  int col;         ///< first column of its eta in [v; eta]
-  int np;          ///< quadrature points
-  mbsReal *x;      ///< (np) their positions along the beam axis
-  mbsReal *dm;     ///< (np) their masses, rho A w
-  mbsReal *jt;     ///< (np) their cross-sections' polar inertia, rho (Iy + Iz) w
-  mbsReal *phit;   ///< (np x 3 x m) translation shapes at the points (body frame)
-  mbsReal *phix;   ///< (np x m) torsion rotation shapes at the points
-  mbsReal *D;      ///< (m x m) modal damping
+  int col;       ///< first column of its eta in [v; eta]
+  int np;        ///< quadrature points
+  mbsReal *x;    ///< (np) their positions along the beam axis
+  mbsReal *dm;   ///< (np) their masses, rho A w
+  mbsReal *jt;   ///< (np) their cross-sections' polar inertia, rho (Iy + Iz) w
+  mbsReal *phit; ///< (np x 3 x m) translation shapes at the points (body frame)
+  mbsReal *phix; ///< (np x m) torsion rotation shapes at the points
+  mbsReal *D;    ///< (m x m) modal damping
 } mbsFoBody;
 
 struct mbsFlexOracle {
   const mbsModel *m;
-  int N;           ///< nv + sum of the modal coordinates
-  int nf;          ///< flexible bodies
+  int N;  ///< nv + sum of the modal coordinates
+  int nf; ///< flexible bodies
   mbsFoBody *f;
-  int *flexof;     ///< (nbody) index into f, -1 for a rigid body
+  int *flexof; ///< (nbody) index into f, -1 for a rigid body
   // per-evaluation workspace
   mbsReal *Rw, *pw, *om, *vo, *al, *ao; ///< (nbody x 9 / 3) world pose, twist, bias accelerations
   mbsReal *Jw, *Jv;                     ///< (nbody x 3 x N) angular and linear (origin) Jacobians
@@ -101,10 +101,10 @@ static mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
         // rows of Phi: [u v w thx thy thz] of node i (Pi) and node i + 1 (Pj); thz = v',
         // thy = -w'
         T[c] = (1 - xi) * Pi[0 * m + c] + xi * Pj[0 * m + c];
-        T[m + c] = N1 * Pi[1 * m + c] + N2 * Pi[5 * m + c] + N3 * Pj[1 * m + c] +
-                   N4 * Pj[5 * m + c];
-        T[2 * m + c] = N1 * Pi[2 * m + c] - N2 * Pi[4 * m + c] + N3 * Pj[2 * m + c] -
-                       N4 * Pj[4 * m + c];
+        T[m + c] =
+            N1 * Pi[1 * m + c] + N2 * Pi[5 * m + c] + N3 * Pj[1 * m + c] + N4 * Pj[5 * m + c];
+        T[2 * m + c] =
+            N1 * Pi[2 * m + c] - N2 * Pi[4 * m + c] + N3 * Pj[2 * m + c] - N4 * Pj[4 * m + c];
         X[c] = (1 - xi) * Pi[3 * m + c] + xi * Pj[3 * m + c];
       }
     }
@@ -175,8 +175,8 @@ static void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *
     int d0 = m->body_dofadr[b];
     const mbsJointType *jt = mbs_jntType(t);
     mbsReal R[9], r[3], S[36], vJ[6] = {0, 0, 0, 0, 0, 0}, cJ[6] = {0, 0, 0, 0, 0, 0};
-    jt->pose(m->jnt_origin + 3 * b, m->jnt_axis + 3 * b, m->jnt_axis2 + 3 * b,
-             q + m->body_qadr[b], R, r, S);
+    jt->pose(m->jnt_origin + 3 * b, m->jnt_axis + 3 * b, m->jnt_axis2 + 3 * b, q + m->body_qadr[b],
+             R, r, S);
     for (int k = 0; k < nd; k++)
       for (int i = 0; i < 6; i++) vJ[i] += S[6 * k + i] * y[d0 + k];
     if (jt->bias && nd) jt->bias(m->jnt_axis2 + 3 * b, S, y + d0, vJ, cJ);
@@ -351,9 +351,8 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
       for (int c = 0; c < N; c++) js[c] = ex[0] * Jw[c] + ex[1] * Jw[N + c] + ex[2] * Jw[2 * N + c];
       for (int c = 0; c < mm; c++) js[col + c] += X[c];
       for (int r = 0; r < N; r++) {
-        mbsReal gr = jt * js[r] * exa + jt * spin *
-                                            (oxe[0] * Jw[r] + oxe[1] * Jw[N + r] +
-                                             oxe[2] * Jw[2 * N + r]);
+        mbsReal gr = jt * js[r] * exa +
+                     jt * spin * (oxe[0] * Jw[r] + oxe[1] * Jw[N + r] + oxe[2] * Jw[2 * N + r]);
         o->f_[r] -= gr;
         if (js[r] == 0) continue;
         mbsReal *Mr = o->M + (size_t)r * N;
@@ -399,8 +398,8 @@ int mbs_flexCholSolve(int n, mbsReal *A, mbsReal *b) {
   return 0;
 }
 
-mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
-                           const mbsReal *eta, mbsReal *ydd) {
+mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                           mbsReal *ydd) {
   mbsReal *M, *f;
   MBS_CALL(mbs_flexOracleSystem(o, q, y, eta, &M, &f));
   memcpy(ydd, f, sizeof(mbsReal) * (size_t)o->N);
@@ -426,7 +425,8 @@ mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
     if (mbs_jntQuatAdr(m->body_jnttype[b]) < 0)
       for (int i = 0; i < nd; i++) {
         mbsReal dq = q[m->body_qadr[b] + i] - m->dof_springref[d0 + i];
-        V += 0.5 * m->dof_stiffness[d0 + i] * dq * dq - m->dof_force[d0 + i] * q[m->body_qadr[b] + i];
+        V += 0.5 * m->dof_stiffness[d0 + i] * dq * dq -
+             m->dof_force[d0 + i] * q[m->body_qadr[b] + i];
       }
     if (k < 0) {
       mbsReal rc[3];
