@@ -18,6 +18,7 @@
 #include "affinity.h"
 #include "cli.h"
 #include "memcheck.h"
+#include "mbspar/mbs_flex.h"
 #include "petsc_log.h"
 #include "threads.h"
 #include "petsc_ref.h"
@@ -217,6 +218,19 @@ int main(int argc, char **argv) {
     }
   }
   if (split) e = mbsp_agreeErr(comm, e); // the waiting ranks learn how the build went
+  // flexible bodies (issue 34): read and reduced, run by no verb but check yet (docs/flexible.md);
+  // every rank agrees (a distributed build may hold none of them)
+  if (!e) {
+    mbsErr fe = MBS_OK;
+    if (m && m->nflex_g && cli.verb->run != mbsp_verbCheck) { // m: NULL on auto's waiting ranks
+      const mbsFlexBody *fb = m->flex && m->flex->n ? m->flex->b : NULL;
+      fe = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "%s:%d: body \"%s\" is flexible: the %s verb cannot run flexible bodies yet "
+                      "(check reads them; docs/flexible.md)",
+                      cfg->filename, fb ? fb->line : 1, fb ? fb->name : "?", cli.verb->name);
+    }
+    e = mbsp_agreeErr(comm, fe);
+  }
   // what the robot has that mbspar does not model: one warning
   if (!e && rank == 0 && cfg->urdf && mbs_urdfNotModelled(cfg->urdf)[0])
     fprintf(stderr, "mbspar: warning: %s: not modelled: %s\n", cfg->urdf_path,

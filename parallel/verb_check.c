@@ -9,6 +9,7 @@
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
+#include "mbspar/mbs_flex.h"
 
 #define MBS_CHECK_NWARN 2
 
@@ -23,6 +24,7 @@ typedef struct {
   int P, cut, cut_max, cut_dfs, warn_order;
   int *start; ///< (P + 1) the engine's rank ranges (mbs_partitionModel): rank r owns the bodies
               ///< start[r] .. start[r + 1])
+  const mbsModel *model; ///< its flexible bodies in the JSON (mbs_flexJson)
 } mbsCheckWarn;
 
 static void mbs_checkAdd(mbsCheckWarn *w, int k, const char *fmt, const char *a, const char *b) {
@@ -210,6 +212,7 @@ static void mbs_checkJson(mbsJson *j, const void *ctx) {
     mbs_jsonString(j, NULL, msg);
   }
   mbs_jsonEndArray(j);
+  mbs_flexJson(j, cw->model->flex);
   if (cw->P > 1) {
     mbs_jsonBeginObject(j, "decomposition");
     mbs_jsonInt(j, "ranks", cw->P);
@@ -267,9 +270,11 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
     memset(&cw, 0, sizeof cw);
     e = mbsp_outPrepare(cli, files, 1);
     if (!e) e = mbs_checkGeometry(m, &cw);
+    cw.model = m; // (mbs_checkGeometry zeroes cw)
     if (!e) e = mbs_checkDecomp(m, mbsp_size(comm), &cw);
     if (!e && mbsp_cliTable(cli)) {
       mbs_printSummary(cfg, m, &cw);
+      mbs_flexReport(stdout, m->flex);
       if (cfg->urdf) mbs_urdfPrint(cfg->urdf, stdout);
       for (int k = 0; k < cfg->nurdf_jf; k++) { // model.urdf.joints (docs/urdf.md)
         const mbsUrdfJointForce *f = &cfg->urdf_jf[k];

@@ -282,12 +282,39 @@ static mbsErr mbs_cfgJointState(const mbsConfig *c, const mbsCs *j, const char *
 
 // ---------------------------------------------------------------- model: explicit bodies
 
+// joint.node = "NAME": the parent is a flexible body with that node; the joint's origin (in the
+// parent's frame) is measured from the node's undeformed position
+static mbsErr mbs_cfgFlexNode(const mbsConfig *c, const mbsModel *m, const mbsCs *b, const mbsCs *j,
+                              const char *what, mbsReal *origin, int *node) {
+  const char *nname = NULL, *pname = "ground";
+  *node = -1;
+  MBS_CALL(mbs_cfgGetString(c, j, "node", &nname));
+  if (!nname) return MBS_OK;
+  const mbsCs *ns = config_setting_get_member(j, "node");
+  MBS_CALL(mbs_cfgGetString(c, b, "parent", &pname));
+  const mbsFlexBody *fp = mbs_flexSetFindName(m->flex, pname);
+  if (!fp)
+    return mbs_cfgFail(c, ns,
+                       "%s: joint.node = \"%s\": the parent \"%s\" is not a flexible body defined "
+                       "before this one",
+                       what, nname, pname);
+  for (int k = 0; k < fp->nnodes; k++)
+    if (!strcmp(fp->node_name[k], nname)) {
+      *node = k;
+      origin[0] += fp->spec.node_x[k];
+      return MBS_OK;
+    }
+  return mbs_cfgFail(c, ns, "%s: joint.node = \"%s\": the flexible parent \"%s\" has no such node",
+                     what, nname, pname);
+}
+
 static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const mbsCs *list,
                           mbsTips *tips) {
-  static const char *const bkeys[] = {"name",  "parent", "joint",  "mass", "com",       "inertia",
-                                      "shape", "length", "radius", "size", "direction", NULL};
-  static const char *const jkeys[] = {"type",      "axis",    "axis2",     "origin", "q0", "qd0",
-                                      "stiffness", "damping", "springref", "force",  NULL};
+  static const char *const bkeys[] = {"name",      "parent",   "joint",  "mass",   "com",
+                                      "inertia",   "shape",    "length", "radius", "size",
+                                      "direction", "flexible", NULL};
+  static const char *const jkeys[] = {"type",      "axis",    "axis2",     "origin", "q0",   "qd0",
+                                      "stiffness", "damping", "springref", "force",  "node", NULL};
   char what[320], path[64];
   mbs_cfgPath(b, path, sizeof path);
   if (config_setting_type(b) != CONFIG_TYPE_GROUP)
@@ -334,16 +361,41 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   MBS_CALL(mbs_cfgDofValues(c, j, "springref", nv, what, sp.springref));
   MBS_CALL(mbs_cfgDofValues(c, j, "force", nv, what, sp.force));
 
-  // mass properties
+  // a joint on a node of a flexible parent (docs/flexible.md): its origin is from that node
+  int node = -1;
+  MBS_CALL(mbs_cfgFlexNode(c, m, b, j, what, sp.origin, &node));
+
+  // mass properties (a flexible body's follow from its beam, src/flex_config.c)
   mbsGeom geo;
-  MBS_CALL(mbs_cfgReadGeom(c, b, 0, what, &geo));
+  const mbsCs *fl;
+  mbsFlexBody fb;
+  memset(&fb, 0, sizeof fb);
+  MBS_CALL(mbs_cfgGetGroup(c, b, "flexible", &fl));
+  if (fl) {
+    MBS_CALL(mbs_cfgFlexible(c, b, fl, what, &fb));
+    memset(&geo, 0, sizeof geo);
+    mbs_flexRigidEquivalent(&fb.spec, &geo.mass, geo.com, geo.inertia);
+    geo.length = fb.spec.length, geo.dir[0] = 1; // drawn along the beam
+    snprintf(fb.name, sizeof fb.name, "%s", name);
+    fb.line = mbs_cfgLine(fl);
+  } else {
+    MBS_CALL(mbs_cfgReadGeom(c, b, 0, what, &geo));
+  }
   sp.mass = geo.mass;
   memcpy(sp.com, geo.com, sizeof sp.com);
   memcpy(sp.inertia, geo.inertia, sizeof sp.inertia);
   mbsReal tip[3] = {geo.length * geo.dir[0], geo.length * geo.dir[1], geo.length * geo.dir[2]};
   if (geo.length > 0) memcpy(sp.tip, tip, sizeof sp.tip); // drawn extent (outputs)
   int id = -1;
-  MBS_CALL(mbs_cfgAdd(c, m, &sp, b, j, &geo, what, &id));
+  mbsErr e = mbs_cfgAdd(c, m, &sp, b, j, &geo, what, &id);
+  if (!e && fl) {
+    fb.body = id;
+    e = mbs_flexSetAdd(&m->flex, &fb);
+    if (!e) m->nflex_g++;
+  }
+  if (fl) mbs_flexModalFree(&fb.modal); // moved into the set, or dropped on an error
+  if (!e && node >= 0 && id >= 0) e = mbs_flexSetAttach(m->flex, id, node);
+  if (e) return e;
   return mbs_tipSet(tips, id, geo.length > 0 ? tip : NULL);
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_config.h"
+#include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solver.h"
 #include "mbspar/mbs_solvertype.h"
@@ -85,6 +86,9 @@ mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what, co
 mbsErr mbs_tipSetRange(mbsTips *t, int base, int n, const mbsReal *tip);
 const mbsReal *mbs_tipGet(const mbsTips *t, int gid);
 mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree, mbsTips *tips);
+/// flexible = { ... } (fl) of body b (src/flex_config.c): read, checked and reduced into *fb
+mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, const char *what,
+                       mbsFlexBody *fb);
 
 /// One option of a config group, by descriptor: a row drives the key check, the typed read with
 /// its bounds and FILE:LINE messages (mbs_cfgReadDescs), the JSON echo (mbs_cfgEchoDescs),

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_model.h"
+#include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_solver.h"
 #include "mbspar/mbs_joint.h"
 #include "spatial.h"
@@ -546,6 +547,7 @@ void mbs_modelDestroy(mbsModel **pm) {
   free(m->force_name), free(m->force_body), free(m->force_point), free(m->force_prm);
   free(m->body_gid), free(m->body_gqadr), free(m->body_gdofadr), free(m->body_glamadr);
   free(m->body_tip);
+  mbs_flexSetFree(m->flex);
   void *arrs[] = {
       m->body_parent,   m->body_jnttype,   m->body_qadr,       m->body_qnum,     m->body_dofadr,
       m->body_dofnum,   m->body_lamadr,    m->body_lamnum,     m->body_childadr, m->body_childnum,

@@ -11,6 +11,7 @@
 #define MBS_FLEX_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "mbspar/mbs_error.h"
 #include "mbspar/mbs_types.h"
 
@@ -67,5 +68,86 @@ int mbs_flexModalFrequencies(const mbsFlexModal *f, int k, mbsReal *omega);
 /// if V is not NULL. Cholesky of B and cyclic Jacobi rotations. 0 on success, -1 if B is not
 /// positive definite, -2 out of memory.
 int mbs_symGenEig(int n, mbsReal *A, mbsReal *B, mbsReal *lam, mbsReal *V);
+
+/// Longest node name (with its terminating NUL).
+#define MBS_FLEX_NAME 64
+
+/// A flexible body of a model (part 2a: the input; docs/flexible.md): the beam it was built
+/// from, its reduced modal data, its modal damping ratio and its named attachment nodes. The
+/// model (immutable after build) owns it through mbsModel.flex.
+typedef struct {
+  int body;                 ///< the model's (local) body index as added (-1: not in this build)
+  char name[MBS_FLEX_NAME]; ///< the body's name
+  int line;                 ///< line of its flexible group in the config (messages)
+  mbsFlexBeamSpec spec;     ///< the beam and its reduction settings, as given
+  mbsFlexModal modal;       ///< the reduced data (mbs_flexBeamReduce)
+  mbsReal damping;          ///< modal damping ratio (of the fixed-interface modes), >= 0
+  int nnodes;               ///< named nodes (= spec.nnodes), node k at spec.node_x[k] on the x axis
+  char node_name[MBS_FLEX_MAX_NODES][MBS_FLEX_NAME];
+} mbsFlexBody;
+
+/// The flexible bodies of a model and the children that hang from their nodes.
+typedef struct mbsFlexSet {
+  mbsFlexBody *b; ///< (n) in the order of their bodies
+  int n, cap;
+  int *att_child; ///< (natt) a child body attached to a node of its (flexible) parent
+  int *att_node;  ///< (natt) that node's index in its parent's mbsFlexBody
+  int natt, attcap;
+} mbsFlexSet;
+
+/// Append flexible body \p fb (its modal data moves into the set: \p fb is zeroed) to *set
+/// (created when NULL).
+mbsErr mbs_flexSetAdd(mbsFlexSet **set, mbsFlexBody *fb);
+/// Record that body \p child hangs from node \p node of its parent's flexible body.
+mbsErr mbs_flexSetAttach(mbsFlexSet *set, int child, int node);
+/// The flexible body of model body \p body, or NULL.
+const mbsFlexBody *mbs_flexSetFind(const mbsFlexSet *set, int body);
+/// The flexible body named \p name, or NULL.
+const mbsFlexBody *mbs_flexSetFindName(const mbsFlexSet *set, const char *name);
+/// The node of \p set a child body hangs from (-1: none, or the body's joint frame).
+int mbs_flexSetAttachedNode(const mbsFlexSet *set, int child);
+/// Free the set and everything in it (NULL is fine).
+void mbs_flexSetFree(mbsFlexSet *set);
+/// The rigid body the undeformed beam is (its finite-element mass matrix's rigid-body part):
+/// mass rho A L, com (L/2, 0, 0), inertia about the com [Ixx Iyy Izz Ixy Ixz Iyz] with
+/// Ixx = rho L (Iy + Iz) and Iyy = Izz = rho A L^3 / 12 (the elements carry the cross-section's
+/// rotary inertia in torsion only).
+/// The check verb's lines for every flexible body: its modal coordinates, fixed-interface
+/// frequencies (Hz) and nodes.
+void mbs_flexReport(FILE *f, const mbsFlexSet *set);
+struct mbsJson;
+/// The same as JSON: "flexible": [{body, modal_coordinates, constraint_modes,
+/// fixed_interface_modes, omega_fixed (rad/s), nodes: [{name, x}]}] (nothing without any).
+void mbs_flexJson(struct mbsJson *j, const mbsFlexSet *set);
+void mbs_flexRigidEquivalent(const mbsFlexBeamSpec *s, mbsReal *mass, mbsReal com[3],
+                             mbsReal inertia[6]);
+
+/// The serial oracle of a tree of rigid and flexible bodies (src/flex_oracle.c, docs/flexible.md
+/// 5). Generalized velocities y = [v (nv); etad (each flexible body's m, in mbsModel.flex
+/// order)]; positions q (nq) and eta. Not yet: children on a node of a flexible body
+/// (MBS_ERR_UNSUPPORTED), subset builds.
+struct mbsModel;
+typedef struct mbsFlexOracle mbsFlexOracle;
+mbsErr mbs_flexOracleCreate(const struct mbsModel *m, mbsFlexOracle **o);
+void mbs_flexOracleDestroy(mbsFlexOracle **o);
+/// N = nv + the modal coordinates of every flexible body.
+int mbs_flexOracleSize(const mbsFlexOracle *o);
+/// The column of flexible body k's first modal coordinate in y.
+int mbs_flexOracleCol(const mbsFlexOracle *o, int k);
+/// The system M(q, eta) ydd = f(q, y, eta): *M (N x N, row-major) and *f (N) point into the
+/// oracle (valid until its next call). f = applied joint forces - K eta - D etad - the
+/// velocity-product and gravity terms.
+mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                            const mbsReal *eta, mbsReal **M, mbsReal **f);
+/// ydd (N) by Cholesky of M (MBS_ERR_NUMERIC if not positive definite).
+mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                           mbsReal *ydd);
+/// Kinetic energy y^T M y / 2 and potential energy: gravity, joint springs (and constant joint
+/// forces), elastic eta^T K eta / 2.
+mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                            const mbsReal *eta, mbsReal *kin, mbsReal *pot);
+/// Cholesky solve of the symmetric positive definite A x = b (A overwritten, b becomes x); -1 if
+/// A is not positive definite.
+int mbs_flexCholSolve(int n, mbsReal *A, mbsReal *b);
 
 #endif

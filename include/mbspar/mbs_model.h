@@ -262,6 +262,10 @@ typedef struct mbsModel {
   /// them (mbsSolverType.semidef_bodies). semidef_name: the first of them.
   int nsemidef_g;
   char semidef_name[64];
+  /// flexible bodies (issue 34, mbs_flex.h; docs/flexible.md): their modal data and nodes, NULL
+  /// when none; nflex_g counts them in every build (the verbs that cannot run them refuse)
+  struct mbsFlexSet *flex;
+  int nflex_g;
 } mbsModel;
 
 /// The column name PREFIX_BODY or PREFIX_BODY_COMPONENT of coordinate (rate = 0) or rate

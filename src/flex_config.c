@@ -1,0 +1,139 @@
+/// \file flex_config.c
+/// The config keys of a flexible body (issue 34 part 2a; ../shared/design.md section 9;
+/// docs/flexible.md): `flexible = { beam = {...}; modes; damping; nodes = (...); }` inside a
+/// body, read strictly (FILE:LINE, one line) and reduced by Craig–Bampton (flex_beam.c) while
+/// the model is built. Called from config_model.c (mbs_cfgBody).
+
+#define _POSIX_C_SOURCE 200809L
+#include "config_private.h"
+#include "mbspar/mbs_flex.h"
+
+// the setting a message of mbs_flexBeamReduce is about (it names flexible.KEY or flexible.beam.KEY)
+static const mbsCs *mbs_flexBlame(const mbsCs *fl, const mbsCs *beam, const char *msg) {
+  static const char *const bk[] = {"length", "E", "rho", "area", "Iy", "Iz", "elements", NULL};
+  const mbsCs *s = NULL;
+  const char *p = strstr(msg, "flexible.beam.");
+  if (p && beam)
+    for (int k = 0; bk[k] && !s; k++) {
+      size_t n = strlen(bk[k]);
+      const char *q = p + strlen("flexible.beam.");
+      if (!strncmp(q, bk[k], n) && (q[n] == ' ' || q[n] == 0))
+        s = config_setting_get_member(beam, bk[k]);
+    }
+  if (!s && strstr(msg, "flexible.beam:") && beam) s = beam;
+  if (!s && strstr(msg, "flexible.modes")) s = config_setting_get_member(fl, "modes");
+  if (!s && strstr(msg, "flexible.nodes")) s = config_setting_get_member(fl, "nodes");
+  return s ? s : fl;
+}
+
+// the attachment nodes: a list of { name; position = [x, 0, 0]; } on the beam's axis
+static mbsErr mbs_cfgFlexNodes(const mbsConfig *c, const mbsCs *fl, const char *what,
+                               mbsFlexBody *fb) {
+  static const char *const nkeys[] = {"name", "position", NULL};
+  const mbsCs *ns = config_setting_get_member(fl, "nodes");
+  if (!ns) return MBS_OK;
+  if (!mbs_cfgIsList(ns))
+    return mbs_cfgFail(c, ns,
+                       "%s: flexible.nodes: wrong type: expected a list ( { name = ...; position = "
+                       "[x, 0, 0]; }, ... ), got %s",
+                       what, mbs_cfgTypeName(ns));
+  int n = config_setting_length(ns);
+  if (n > MBS_FLEX_MAX_NODES)
+    return mbs_cfgFail(c, ns, "%s: flexible.nodes: at most %d nodes (got %d)", what,
+                       MBS_FLEX_MAX_NODES, n);
+  mbsReal L = fb->spec.length;
+  for (int k = 0; k < n; k++) {
+    const mbsCs *nd = config_setting_get_elem(ns, (unsigned)k);
+    if (config_setting_type(nd) != CONFIG_TYPE_GROUP)
+      return mbs_cfgFail(c, nd,
+                         "%s: flexible.nodes: wrong type: a node is a group { name = ...; "
+                         "position = [x, 0, 0]; }, got %s",
+                         what, mbs_cfgTypeName(nd));
+    MBS_CALL(mbs_cfgCheckKeys(c, nd, nkeys));
+    const char *name = NULL;
+    MBS_CALL(mbs_cfgGetString(c, nd, "name", &name));
+    if (!name || !name[0]) return mbs_cfgFail(c, nd, "%s: flexible.nodes: missing name", what);
+    MBS_CALL(mbs_cfgCheckName(c, config_setting_get_member(nd, "name"), what, name));
+    if (strlen(name) >= MBS_FLEX_NAME)
+      return mbs_cfgFail(c, config_setting_get_member(nd, "name"),
+                         "%s: flexible.nodes: name \"%.20s...\" is longer than %d characters", what,
+                         name, MBS_FLEX_NAME - 1);
+    for (int j = 0; j < k; j++)
+      if (!strcmp(fb->node_name[j], name))
+        return mbs_cfgFail(c, config_setting_get_member(nd, "name"),
+                           "%s: flexible.nodes: two nodes are named \"%s\"", what, name);
+    const mbsCs *ps = config_setting_get_member(nd, "position");
+    if (!ps)
+      return mbs_cfgFail(c, nd, "%s: flexible.nodes: node \"%s\" has no position = [x, 0, 0]", what,
+                         name);
+    mbsReal p[3];
+    MBS_CALL(mbs_cfgGetVec(c, nd, "position", 3, p));
+    if (fabs(p[1]) > 1e-12 * L || fabs(p[2]) > 1e-12 * L || !(p[0] > 0) || p[0] > L * (1 + 1e-12))
+      return mbs_cfgFail(c, ps,
+                         "%s: flexible.nodes: node \"%s\" at [%g, %g, %g] is off the beam (its "
+                         "axis runs from [0, 0, 0] (the body frame) to [%g, 0, 0])",
+                         what, name, p[0], p[1], p[2], L);
+    snprintf(fb->node_name[k], MBS_FLEX_NAME, "%s", name);
+    fb->spec.node_x[k] = p[0];
+  }
+  fb->spec.nnodes = fb->nnodes = n;
+  return MBS_OK;
+}
+
+mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, const char *what,
+                       mbsFlexBody *fb) {
+  static const char *const fkeys[] = {"beam", "modes", "damping", "nodes", NULL};
+  static const char *const bkeys[] = {"length", "E", "rho", "area",     "Iy",
+                                      "Iz",     "G", "J",   "elements", NULL};
+  // the body's mass properties follow from the beam: giving them too is an error
+  static const char *const rigid[] = {"mass",   "com",       "inertia", "shape", "size",
+                                      "radius", "direction", "length",  NULL};
+  memset(fb, 0, sizeof *fb);
+  mbs_flexBeamDefault(&fb->spec);
+  for (int k = 0; rigid[k]; k++) {
+    const mbsCs *s = config_setting_get_member(b, rigid[k]);
+    if (s)
+      return mbs_cfgFail(c, s,
+                         "%s: %s given for a flexible body (its mass properties and extent follow "
+                         "from flexible.beam)",
+                         what, rigid[k]);
+  }
+  MBS_CALL(mbs_cfgCheckKeys(c, fl, fkeys));
+  const mbsCs *beam;
+  MBS_CALL(mbs_cfgGetGroup(c, fl, "beam", &beam));
+  if (!beam)
+    return mbs_cfgFail(c, fl,
+                       "%s: flexible: missing beam = { length; E; rho; area; Iy; Iz; ... } (the "
+                       "built-in beam is the only modal source)",
+                       what);
+  MBS_CALL(mbs_cfgCheckKeys(c, beam, bkeys));
+  mbsReal *dst[] = {&fb->spec.length, &fb->spec.E,  &fb->spec.rho, &fb->spec.area,
+                    &fb->spec.Iy,     &fb->spec.Iz, &fb->spec.G,   &fb->spec.J};
+  for (int k = 0; k < 8; k++) {
+    if (k < 6 && !config_setting_get_member(beam, bkeys[k]))
+      return mbs_cfgFail(c, beam, "%s: flexible.beam: missing %s", what, bkeys[k]);
+    MBS_CALL(mbs_cfgGetReal(c, beam, bkeys[k], dst[k]));
+  }
+  MBS_CALL(mbs_cfgGetInt(c, beam, "elements", 1, MBS_FLEX_MAX_ELEMENTS, &fb->spec.elements));
+  MBS_CALL(mbs_cfgGetInt(c, fl, "modes", 0, INT_MAX, &fb->spec.modes));
+  MBS_CALL(mbs_cfgGetReal(c, fl, "damping", &fb->damping));
+  const mbsCs *ds = config_setting_get_member(fl, "damping");
+  if (ds && !(fb->damping >= 0 && isfinite(fb->damping)))
+    return mbs_cfgFail(c, ds, "%s: flexible.damping must be >= 0 (got %g)", what, fb->damping);
+  // the beam's properties before the nodes (a node is checked against the length)
+  const mbsReal pos[] = {fb->spec.length, fb->spec.E,  fb->spec.rho,
+                         fb->spec.area,   fb->spec.Iy, fb->spec.Iz};
+  for (int k = 0; k < 6; k++)
+    if (!(pos[k] > 0 && isfinite(pos[k])))
+      return mbs_cfgFail(c, config_setting_get_member(beam, bkeys[k]),
+                         "%s: flexible.beam.%s must be positive and finite (got %g)", what,
+                         bkeys[k], pos[k]);
+  MBS_CALL(mbs_cfgFlexNodes(c, fl, what, fb));
+  mbsErr e = mbs_flexBeamReduce(&fb->spec, &fb->modal);
+  if (e == MBS_ERR_INPUT) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+    return mbs_cfgFail(c, mbs_flexBlame(fl, beam, msg), "%s: %s", what, msg);
+  }
+  return e;
+}

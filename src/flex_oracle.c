@@ -1,0 +1,454 @@
+/// \file flex_oracle.c
+/// The serial oracle of flexible bodies (issue 34 part 2a; docs/flexible.md 5): the equations of
+/// motion of a tree of rigid and flexible bodies in the generalized coordinates [q; eta] (the
+/// joints' rates, then each flexible body's modal coordinates), assembled from every body's
+/// Jacobians: M = sum J^T M_body J, the velocity-product and gravity terms from the bias
+/// accelerations (the accelerations at zero generalized acceleration), solved by Cholesky. A
+/// flexible body's mass is its finite-element beam's, integrated at 4 Gauss points per element
+/// with the elements' shape functions (exact for the consistent mass matrix), so the inertia
+/// shape invariants are the sums over those points, formed once in mbs_flexOracleCreate. A
+/// reference, not a fast path: O(points N^2) per evaluation.
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_flex.h"
+#include "mbspar/mbs_joint.h"
+#include "mbspar/mbs_model.h"
+
+#define MBS_FO_GAUSS 4
+
+typedef struct {
+  const mbsFlexBody *fb;
+  int col;       ///< first column of its eta in [v; eta]
+  int np;        ///< quadrature points
+  mbsReal *x;    ///< (np) their positions along the beam axis
+  mbsReal *dm;   ///< (np) their masses, rho A w
+  mbsReal *jt;   ///< (np) their cross-sections' polar inertia, rho (Iy + Iz) w
+  mbsReal *phit; ///< (np x 3 x m) translation shapes at the points (body frame)
+  mbsReal *phix; ///< (np x m) torsion rotation shapes at the points
+  mbsReal *D;    ///< (m x m) modal damping
+} mbsFoBody;
+
+struct mbsFlexOracle {
+  const mbsModel *m;
+  int N;  ///< nv + sum of the modal coordinates
+  int nf; ///< flexible bodies
+  mbsFoBody *f;
+  int *flexof; ///< (nbody) index into f, -1 for a rigid body
+  // per-evaluation workspace
+  mbsReal *Rw, *pw, *om, *vo, *al, *ao; ///< (nbody x 9 / 3) world pose, twist, bias accelerations
+  mbsReal *Jw, *Jv;                     ///< (nbody x 3 x N) angular and linear (origin) Jacobians
+  mbsReal *Jg;                          ///< (3 x N) scratch
+  mbsReal *M, *f_;                      ///< (N x N), (N)
+};
+
+static void mbs_foCross(const mbsReal *a, const mbsReal *b, mbsReal *c) {
+  mbsReal x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2],
+          z = a[0] * b[1] - a[1] * b[0];
+  c[0] = x, c[1] = y, c[2] = z;
+}
+static void mbs_foMat3Vec(const mbsReal *R, const mbsReal *v, mbsReal *o) {
+  mbsReal x = R[0] * v[0] + R[1] * v[1] + R[2] * v[2], y = R[3] * v[0] + R[4] * v[1] + R[5] * v[2],
+          z = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
+  o[0] = x, o[1] = y, o[2] = z;
+}
+
+void mbs_flexOracleDestroy(mbsFlexOracle **po) {
+  if (!po || !*po) return;
+  mbsFlexOracle *o = *po;
+  for (int k = 0; o->f && k < o->nf; k++) {
+    mbsFoBody *b = o->f + k;
+    free(b->x), free(b->dm), free(b->jt), free(b->phit), free(b->phix), free(b->D);
+  }
+  free(o->f), free(o->flexof), free(o->Rw), free(o->pw), free(o->om), free(o->vo), free(o->al);
+  free(o->ao), free(o->Jw), free(o->Jv), free(o->Jg), free(o->M), free(o->f_);
+  free(o);
+  *po = NULL;
+}
+
+// the points of body fb: positions, masses and the shapes interpolated by the element functions
+static mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
+  static const double gx[MBS_FO_GAUSS] = {0.0694318442029737, 0.3300094782075719,
+                                          0.6699905217924281, 0.9305681557970263};
+  static const double gw[MBS_FO_GAUSS] = {0.1739274225687269, 0.3260725774312731,
+                                          0.3260725774312731, 0.1739274225687269};
+  const mbsFlexBeamSpec *s = &fb->spec;
+  const mbsFlexModal *md = &fb->modal;
+  int ne = s->elements, m = md->m, np = MBS_FO_GAUSS * ne;
+  b->fb = fb, b->np = np;
+  b->x = malloc(sizeof(mbsReal) * (size_t)np);
+  b->dm = malloc(sizeof(mbsReal) * (size_t)np);
+  b->jt = malloc(sizeof(mbsReal) * (size_t)np);
+  b->phit = calloc((size_t)np * 3 * (size_t)m + 1, sizeof(mbsReal));
+  b->phix = calloc((size_t)np * (size_t)m + 1, sizeof(mbsReal));
+  b->D = calloc((size_t)m * (size_t)m + 1, sizeof(mbsReal));
+  if (!b->x || !b->dm || !b->jt || !b->phit || !b->phix || !b->D)
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible oracle)");
+  for (int e = 0; e < ne; e++) {
+    mbsReal x0 = md->x[e], h = md->x[e + 1] - md->x[e];
+    const mbsReal *Pi = md->Phi + (size_t)6 * e * m, *Pj = md->Phi + (size_t)6 * (e + 1) * m;
+    for (int g = 0; g < MBS_FO_GAUSS; g++) {
+      int p = MBS_FO_GAUSS * e + g;
+      double xi = gx[g], w = gw[g] * h;
+      double N1 = 1 - 3 * xi * xi + 2 * xi * xi * xi, N2 = (xi - 2 * xi * xi + xi * xi * xi) * h,
+             N3 = 3 * xi * xi - 2 * xi * xi * xi, N4 = (-xi * xi + xi * xi * xi) * h;
+      b->x[p] = x0 + xi * h;
+      b->dm[p] = s->rho * s->area * w;
+      b->jt[p] = s->rho * (s->Iy + s->Iz) * w;
+      mbsReal *T = b->phit + (size_t)3 * p * m, *X = b->phix + (size_t)p * m;
+      for (int c = 0; c < m; c++) {
+        // rows of Phi: [u v w thx thy thz] of node i (Pi) and node i + 1 (Pj); thz = v',
+        // thy = -w'
+        T[c] = (1 - xi) * Pi[0 * m + c] + xi * Pj[0 * m + c];
+        T[m + c] =
+            N1 * Pi[1 * m + c] + N2 * Pi[5 * m + c] + N3 * Pj[1 * m + c] + N4 * Pj[5 * m + c];
+        T[2 * m + c] =
+            N1 * Pi[2 * m + c] - N2 * Pi[4 * m + c] + N3 * Pj[2 * m + c] - N4 * Pj[4 * m + c];
+        X[c] = (1 - xi) * Pi[3 * m + c] + xi * Pj[3 * m + c];
+      }
+    }
+  }
+  // modal damping: 2 zeta omega_k on the fixed-interface modes (mass-normalised), none on the
+  // constraint modes
+  int nb = 6 * fb->nnodes;
+  for (int k = 0; k < s->modes; k++)
+    b->D[(size_t)(nb + k) * m + nb + k] = 2 * fb->damping * md->omega_fixed[k];
+  return MBS_OK;
+}
+
+mbsErr mbs_flexOracleCreate(const mbsModel *m, mbsFlexOracle **po) {
+  *po = NULL;
+  const mbsFlexSet *set = m->flex;
+  if (set && set->natt)
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "flexible oracle: a body on a node of a flexible body is not supported yet");
+  mbsFlexOracle *o = calloc(1, sizeof *o);
+  if (!o) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  *po = o;
+  o->m = m;
+  o->nf = set ? set->n : 0;
+  o->N = m->nv;
+  o->flexof = malloc(sizeof(int) * (size_t)(m->nbody + 1));
+  o->f = calloc((size_t)o->nf + 1, sizeof *o->f);
+  if (!o->flexof || !o->f) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  for (int b = 0; b < m->nbody; b++) o->flexof[b] = -1;
+  for (int k = 0; k < o->nf; k++) {
+    const mbsFlexBody *fb = set->b + k;
+    if (fb->body < 0 || fb->body >= m->nbody)
+      return mbs_errSet(MBS_ERR_UNSUPPORTED, "flexible oracle: needs the whole model");
+    MBS_CALL(mbs_foPoints(fb, o->f + k));
+    o->f[k].col = o->N;
+    o->N += fb->modal.m;
+    o->flexof[fb->body] = k;
+  }
+  size_t nb = (size_t)m->nbody, N = (size_t)o->N;
+  o->Rw = malloc(sizeof(mbsReal) * 9 * nb + 1);
+  mbsReal **v3[] = {&o->pw, &o->om, &o->vo, &o->al, &o->ao};
+  for (int k = 0; k < 5; k++) *v3[k] = malloc(sizeof(mbsReal) * 3 * nb + 1);
+  o->Jw = malloc(sizeof(mbsReal) * 3 * nb * N + 1);
+  o->Jv = malloc(sizeof(mbsReal) * 3 * nb * N + 1);
+  o->Jg = malloc(sizeof(mbsReal) * 3 * N + 1);
+  o->M = malloc(sizeof(mbsReal) * N * N + 1);
+  o->f_ = malloc(sizeof(mbsReal) * N + 1);
+  if (!o->Rw || !o->pw || !o->om || !o->vo || !o->al || !o->ao || !o->Jw || !o->Jv || !o->Jg ||
+      !o->M || !o->f_)
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible oracle of %d coordinates)", o->N);
+  return MBS_OK;
+}
+
+int mbs_flexOracleSize(const mbsFlexOracle *o) {
+  return o->N;
+}
+
+int mbs_flexOracleCol(const mbsFlexOracle *o, int k) {
+  return o->f[k].col;
+}
+
+// kinematics of every body: world pose, twist (omega, velocity of the origin), the accelerations
+// at zero generalized acceleration and the Jacobians of the twist
+static void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y) {
+  const mbsModel *m = o->m;
+  int N = o->N;
+  for (int b = 0; b < m->nbody; b++) {
+    int p = m->body_parent[b], t = m->body_jnttype[b], nd = m->body_dofnum[b];
+    int d0 = m->body_dofadr[b];
+    const mbsJointType *jt = mbs_jntType(t);
+    mbsReal R[9], r[3], S[36], vJ[6] = {0, 0, 0, 0, 0, 0}, cJ[6] = {0, 0, 0, 0, 0, 0};
+    jt->pose(m->jnt_origin + 3 * b, m->jnt_axis + 3 * b, m->jnt_axis2 + 3 * b, q + m->body_qadr[b],
+             R, r, S);
+    for (int k = 0; k < nd; k++)
+      for (int i = 0; i < 6; i++) vJ[i] += S[6 * k + i] * y[d0 + k];
+    if (jt->bias && nd) jt->bias(m->jnt_axis2 + 3 * b, S, y + d0, vJ, cJ);
+    static const mbsReal I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, z3[3] = {0, 0, 0};
+    const mbsReal *Rp = p < 0 ? I3 : o->Rw + 9 * p, *pp = p < 0 ? z3 : o->pw + 3 * p;
+    const mbsReal *omp = p < 0 ? z3 : o->om + 3 * p, *vop = p < 0 ? z3 : o->vo + 3 * p;
+    const mbsReal *alp = p < 0 ? z3 : o->al + 3 * p, *aop = p < 0 ? z3 : o->ao + 3 * p;
+    mbsReal *Rw = o->Rw + 9 * b, *pw = o->pw + 3 * b, *om = o->om + 3 * b, *vo = o->vo + 3 * b;
+    mbsReal *al = o->al + 3 * b, *ao = o->ao + 3 * b;
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        Rw[3 * i + j] = Rp[3 * i] * R[j] + Rp[3 * i + 1] * R[3 + j] + Rp[3 * i + 2] * R[6 + j];
+    mbsReal d[3], wrel[3], vrel[3], c1[3], c2[3], c3[3];
+    mbs_foMat3Vec(Rp, r, d);
+    mbs_foMat3Vec(Rw, vJ, wrel);
+    mbs_foMat3Vec(Rw, vJ + 3, vrel);
+    for (int i = 0; i < 3; i++) pw[i] = pp[i] + d[i], om[i] = omp[i] + wrel[i];
+    mbs_foCross(omp, d, c1);
+    for (int i = 0; i < 3; i++) vo[i] = vop[i] + c1[i] + vrel[i];
+    mbsReal cw[3], cv[3];
+    mbs_foMat3Vec(Rw, cJ, cw);
+    mbs_foMat3Vec(Rw, cJ + 3, cv);
+    mbs_foCross(omp, wrel, c2);
+    for (int i = 0; i < 3; i++) al[i] = alp[i] + c2[i] + cw[i];
+    // a = a_p + al_p x d + om_p x (om_p x d) + om_p x vrel + om x vrel + R cJ_v
+    mbs_foCross(alp, d, c2);
+    mbs_foCross(omp, c1, c3);
+    for (int i = 0; i < 3; i++) ao[i] = aop[i] + c2[i] + c3[i] + cv[i];
+    mbs_foCross(omp, vrel, c2);
+    mbs_foCross(om, vrel, c3);
+    for (int i = 0; i < 3; i++) ao[i] += c2[i] + c3[i];
+    // Jacobians: Jw = Jw_p + R S_w E, Jv = Jv_p - [d]x Jw_p + R S_v E
+    mbsReal *Jw = o->Jw + (size_t)3 * b * N, *Jv = o->Jv + (size_t)3 * b * N;
+    if (p < 0) {
+      memset(Jw, 0, sizeof(mbsReal) * 3 * (size_t)N);
+      memset(Jv, 0, sizeof(mbsReal) * 3 * (size_t)N);
+    } else {
+      const mbsReal *Jwp = o->Jw + (size_t)3 * p * N, *Jvp = o->Jv + (size_t)3 * p * N;
+      for (int c = 0; c < N; c++) {
+        mbsReal w[3] = {Jwp[c], Jwp[N + c], Jwp[2 * N + c]}, x[3];
+        mbs_foCross(d, w, x);
+        for (int i = 0; i < 3; i++) Jw[i * N + c] = w[i], Jv[i * N + c] = Jvp[i * N + c] - x[i];
+      }
+    }
+    for (int k = 0; k < nd; k++) {
+      mbsReal sw[3], sv[3];
+      mbs_foMat3Vec(Rw, S + 6 * k, sw);
+      mbs_foMat3Vec(Rw, S + 6 * k + 3, sv);
+      for (int i = 0; i < 3; i++) Jw[i * N + d0 + k] += sw[i], Jv[i * N + d0 + k] += sv[i];
+    }
+  }
+}
+
+// a point mass dm at rs (world, from the body origin) moving with Jacobian Jg (3 x N) and bias
+// acceleration a: M += dm Jg^T Jg, h += dm Jg^T (a - g)
+static void mbs_foPoint(mbsFlexOracle *o, mbsReal dm, const mbsReal *Jg, const mbsReal *a) {
+  int N = o->N;
+  const mbsReal *g = o->m->gravity;
+  mbsReal ag[3] = {a[0] - g[0], a[1] - g[1], a[2] - g[2]};
+  for (int r = 0; r < N; r++) {
+    mbsReal j0 = Jg[r], j1 = Jg[N + r], j2 = Jg[2 * N + r];
+    if (j0 == 0 && j1 == 0 && j2 == 0) continue;
+    o->f_[r] -= dm * (j0 * ag[0] + j1 * ag[1] + j2 * ag[2]);
+    mbsReal *Mr = o->M + (size_t)r * N;
+    for (int c = 0; c < N; c++) Mr[c] += dm * (j0 * Jg[c] + j1 * Jg[N + c] + j2 * Jg[2 * N + c]);
+  }
+}
+
+// Jg = Jv - [rs]x Jw (+ R Phi_t E in the body's eta columns, added by the caller)
+static void mbs_foPointJac(int N, const mbsReal *Jw, const mbsReal *Jv, const mbsReal *rs,
+                           mbsReal *Jg) {
+  for (int c = 0; c < N; c++) {
+    mbsReal w[3] = {Jw[c], Jw[N + c], Jw[2 * N + c]}, x[3];
+    mbs_foCross(rs, w, x);
+    for (int i = 0; i < 3; i++) Jg[i * N + c] = Jv[i * N + c] - x[i];
+  }
+}
+
+mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                            const mbsReal *eta, mbsReal **M, mbsReal **f) {
+  const mbsModel *m = o->m;
+  int N = o->N;
+  mbs_foKinematics(o, q, y);
+  memset(o->M, 0, sizeof(mbsReal) * (size_t)N * N);
+  memset(o->f_, 0, sizeof(mbsReal) * (size_t)N);
+  // applied joint forces
+  for (int b = 0; b < m->nbody; b++) {
+    int nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    int scalar = mbs_jntQuatAdr(m->body_jnttype[b]) < 0;
+    const mbsReal *qb = q + m->body_qadr[b];
+    for (int k = 0; k < nd; k++) {
+      int d = d0 + k;
+      o->f_[d] += m->dof_force[d] - m->dof_damping[d] * y[d];
+      if (scalar) o->f_[d] -= m->dof_stiffness[d] * (qb[k] - m->dof_springref[d]);
+    }
+  }
+  mbsReal *Jg = o->Jg;
+  for (int b = 0; b < m->nbody; b++) {
+    const mbsReal *Rw = o->Rw + 9 * b, *om = o->om + 3 * b, *al = o->al + 3 * b;
+    const mbsReal *ao = o->ao + 3 * b;
+    const mbsReal *Jw = o->Jw + (size_t)3 * b * N, *Jv = o->Jv + (size_t)3 * b * N;
+    int k = o->flexof[b];
+    if (k < 0) { // rigid: the com's translation and the rotation about it
+      mbsReal rc[3], a[3], c1[3], c2[3], Ic[9], Iw[9], T[9];
+      mbs_foMat3Vec(Rw, m->body_com + 3 * b, rc);
+      mbs_foPointJac(N, Jw, Jv, rc, Jg);
+      mbs_foCross(al, rc, c1);
+      mbs_foCross(om, rc, c2);
+      mbs_foCross(om, c2, a);
+      for (int i = 0; i < 3; i++) a[i] += ao[i] + c1[i];
+      mbs_foPoint(o, m->body_mass[b], Jg, a);
+      const mbsReal *in = m->body_inertia + 6 * b; // [Ixx Iyy Izz Ixy Ixz Iyz] about the com
+      Ic[0] = in[0], Ic[4] = in[1], Ic[8] = in[2];
+      Ic[1] = Ic[3] = in[3], Ic[2] = Ic[6] = in[4], Ic[5] = Ic[7] = in[5];
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+          T[3 * i + j] = Ic[3 * i] * Rw[3 * j] + Ic[3 * i + 1] * Rw[3 * j + 1] +
+                         Ic[3 * i + 2] * Rw[3 * j + 2]; // Ic R^T
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+          Iw[3 * i + j] = Rw[3 * i] * T[j] + Rw[3 * i + 1] * T[3 + j] + Rw[3 * i + 2] * T[6 + j];
+      mbsReal Ia[3], Io[3], gy[3];
+      mbs_foMat3Vec(Iw, al, Ia);
+      mbs_foMat3Vec(Iw, om, Io);
+      mbs_foCross(om, Io, gy);
+      for (int r = 0; r < N; r++) {
+        mbsReal j0 = Jw[r], j1 = Jw[N + r], j2 = Jw[2 * N + r];
+        if (j0 == 0 && j1 == 0 && j2 == 0) continue;
+        o->f_[r] -= j0 * (Ia[0] + gy[0]) + j1 * (Ia[1] + gy[1]) + j2 * (Ia[2] + gy[2]);
+        mbsReal u[3] = {Iw[0] * j0 + Iw[1] * j1 + Iw[2] * j2, Iw[3] * j0 + Iw[4] * j1 + Iw[5] * j2,
+                        Iw[6] * j0 + Iw[7] * j1 + Iw[8] * j2};
+        mbsReal *Mr = o->M + (size_t)r * N;
+        for (int c = 0; c < N; c++) Mr[c] += u[0] * Jw[c] + u[1] * Jw[N + c] + u[2] * Jw[2 * N + c];
+      }
+      continue;
+    }
+    // flexible: the points of the beam at r = x e_x + Phi_t eta (body frame)
+    const mbsFoBody *fo = o->f + k;
+    const mbsFlexModal *md = &fo->fb->modal;
+    int mm = md->m, col = fo->col;
+    const mbsReal *et = eta + (col - m->nv), *etd = y + col;
+    mbsReal ex[3] = {Rw[0], Rw[3], Rw[6]}; // body x in world
+    for (int p = 0; p < fo->np; p++) {
+      const mbsReal *T = fo->phit + (size_t)3 * p * mm, *X = fo->phix + (size_t)p * mm;
+      mbsReal s[3] = {fo->x[p], 0, 0}, ud[3] = {0, 0, 0}, rs[3], uw[3], a[3], c1[3], c2[3];
+      mbsReal thd = 0;
+      for (int c = 0; c < mm; c++) {
+        for (int i = 0; i < 3; i++) s[i] += T[i * mm + c] * et[c], ud[i] += T[i * mm + c] * etd[c];
+        thd += X[c] * etd[c];
+      }
+      mbs_foMat3Vec(Rw, s, rs);
+      mbs_foMat3Vec(Rw, ud, uw);
+      mbs_foPointJac(N, Jw, Jv, rs, Jg);
+      for (int c = 0; c < mm; c++) { // + R Phi_t in the eta columns
+        mbsReal t[3] = {T[c], T[mm + c], T[2 * mm + c]}, tw[3];
+        mbs_foMat3Vec(Rw, t, tw);
+        for (int i = 0; i < 3; i++) Jg[i * N + col + c] += tw[i];
+      }
+      // a = ao + al x rs + om x (om x rs) + 2 om x (R Phi_t etad)
+      mbs_foCross(al, rs, c1);
+      mbs_foCross(om, rs, c2);
+      mbs_foCross(om, c2, a);
+      mbs_foCross(om, uw, c2);
+      for (int i = 0; i < 3; i++) a[i] += ao[i] + c1[i] + 2 * c2[i];
+      mbs_foPoint(o, fo->dm[p], Jg, a);
+      // the cross-section's polar inertia jt about body x, spinning at e_x . omega + phi_x etad
+      // (T = jt/2 (e_x . omega_body + phi_x etad)^2): js = e_x^T Jw + phi_x E
+      mbsReal jt = fo->jt[p], spin = ex[0] * om[0] + ex[1] * om[1] + ex[2] * om[2] + thd;
+      mbsReal exa = ex[0] * al[0] + ex[1] * al[1] + ex[2] * al[2], oxe[3];
+      mbs_foCross(om, ex, oxe);
+      mbsReal *js = Jg; // reuse row 0 of the scratch
+      for (int c = 0; c < N; c++) js[c] = ex[0] * Jw[c] + ex[1] * Jw[N + c] + ex[2] * Jw[2 * N + c];
+      for (int c = 0; c < mm; c++) js[col + c] += X[c];
+      for (int r = 0; r < N; r++) {
+        mbsReal gr = jt * js[r] * exa +
+                     jt * spin * (oxe[0] * Jw[r] + oxe[1] * Jw[N + r] + oxe[2] * Jw[2 * N + r]);
+        o->f_[r] -= gr;
+        if (js[r] == 0) continue;
+        mbsReal *Mr = o->M + (size_t)r * N;
+        for (int c = 0; c < N; c++) Mr[c] += jt * js[r] * js[c];
+      }
+    }
+    // elastic and damping forces
+    for (int i = 0; i < mm; i++) {
+      mbsReal fe = 0;
+      for (int j = 0; j < mm; j++)
+        fe += md->K[(size_t)i * mm + j] * et[j] + fo->D[(size_t)i * mm + j] * etd[j];
+      o->f_[col + i] -= fe;
+    }
+  }
+  if (M) *M = o->M;
+  if (f) *f = o->f_;
+  return MBS_OK;
+}
+
+int mbs_flexCholSolve(int n, mbsReal *A, mbsReal *b) {
+  for (int j = 0; j < n; j++) {
+    mbsReal d = A[(size_t)j * n + j];
+    for (int k = 0; k < j; k++) d -= A[(size_t)j * n + k] * A[(size_t)j * n + k];
+    if (!(d > 0)) return -1;
+    d = sqrt(d);
+    A[(size_t)j * n + j] = d;
+    for (int i = j + 1; i < n; i++) {
+      mbsReal s = A[(size_t)i * n + j];
+      for (int k = 0; k < j; k++) s -= A[(size_t)i * n + k] * A[(size_t)j * n + k];
+      A[(size_t)i * n + j] = s / d;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    mbsReal s = b[i];
+    for (int k = 0; k < i; k++) s -= A[(size_t)i * n + k] * b[k];
+    b[i] = s / A[(size_t)i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    mbsReal s = b[i];
+    for (int k = i + 1; k < n; k++) s -= A[(size_t)k * n + i] * b[k];
+    b[i] = s / A[(size_t)i * n + i];
+  }
+  return 0;
+}
+
+mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                           mbsReal *ydd) {
+  mbsReal *M, *f;
+  MBS_CALL(mbs_flexOracleSystem(o, q, y, eta, &M, &f));
+  memcpy(ydd, f, sizeof(mbsReal) * (size_t)o->N);
+  if (mbs_flexCholSolve(o->N, M, ydd))
+    return mbs_errSet(MBS_ERR_NUMERIC, "flexible oracle: the mass matrix is not positive definite");
+  return MBS_OK;
+}
+
+mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                            const mbsReal *eta, mbsReal *kin, mbsReal *pot) {
+  const mbsModel *m = o->m;
+  int N = o->N;
+  mbsReal *M;
+  MBS_CALL(mbs_flexOracleSystem(o, q, y, eta, &M, NULL));
+  mbsReal T = 0, V = 0;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) T += 0.5 * y[i] * M[(size_t)i * N + j] * y[j];
+  const mbsReal *g = m->gravity;
+  for (int b = 0; b < m->nbody; b++) {
+    const mbsReal *Rw = o->Rw + 9 * b, *pw = o->pw + 3 * b;
+    int k = o->flexof[b];
+    int nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    if (mbs_jntQuatAdr(m->body_jnttype[b]) < 0)
+      for (int i = 0; i < nd; i++) {
+        mbsReal dq = q[m->body_qadr[b] + i] - m->dof_springref[d0 + i];
+        V += 0.5 * m->dof_stiffness[d0 + i] * dq * dq -
+             m->dof_force[d0 + i] * q[m->body_qadr[b] + i];
+      }
+    if (k < 0) {
+      mbsReal rc[3];
+      mbs_foMat3Vec(Rw, m->body_com + 3 * b, rc);
+      for (int i = 0; i < 3; i++) V -= m->body_mass[b] * g[i] * (pw[i] + rc[i]);
+      continue;
+    }
+    const mbsFoBody *fo = o->f + k;
+    const mbsFlexModal *md = &fo->fb->modal;
+    int mm = md->m;
+    const mbsReal *et = eta + (fo->col - m->nv);
+    for (int p = 0; p < fo->np; p++) {
+      const mbsReal *Tp = fo->phit + (size_t)3 * p * mm;
+      mbsReal s[3] = {fo->x[p], 0, 0}, rs[3];
+      for (int c = 0; c < mm; c++)
+        for (int i = 0; i < 3; i++) s[i] += Tp[i * mm + c] * et[c];
+      mbs_foMat3Vec(Rw, s, rs);
+      for (int i = 0; i < 3; i++) V -= fo->dm[p] * g[i] * (pw[i] + rs[i]);
+    }
+    for (int i = 0; i < mm; i++)
+      for (int j = 0; j < mm; j++) V += 0.5 * et[i] * md->K[(size_t)i * mm + j] * et[j];
+  }
+  *kin = T, *pot = V;
+  return MBS_OK;
+}
