@@ -38,8 +38,8 @@ static mbsErr mbs_cfgLoopMethod(mbsConfig *c, const mbsCs *model) {
   return MBS_OK;
 }
 
-// a file named in the config, relative to the config's directory
-static mbsErr mbs_cfgResolve(const mbsConfig *c, const char *file, char **out) {
+// a file named in the config, relative to the config's directory (config_private.h)
+mbsErr mbs_cfgResolve(const mbsConfig *c, const char *file, char **out) {
   const char *slash = strrchr(c->filename, '/');
   size_t dl = file[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
   free(*out);

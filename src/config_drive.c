@@ -81,12 +81,7 @@ mbsErr mbs_cfgReadDrives(mbsConfig *c, const mbsCs *root) {
       const char *f = NULL;
       MBS_CALL(mbs_cfgGetString(c, g, "file", &f));
       if (!f || !f[0]) return mbs_cfgFail(c, g, "drive: profile \"motion\" needs file = \"CSV\"");
-      const char *slash = strrchr(c->filename, '/');
-      size_t dl = f[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
-      if (!(d->file = malloc(dl + strlen(f) + 1)))
-        return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-      memcpy(d->file, c->filename, dl);
-      memcpy(d->file + dl, f, strlen(f) + 1);
+      MBS_CALL(mbs_cfgResolve(c, f, &d->file));
     }
   }
   return MBS_OK;

@@ -46,6 +46,8 @@ mbsErr mbs_cfgFail(const mbsConfig *c, const mbsCs *s, const char *fmt, ...)
 #endif
     ;
 char *mbs_strdup(const char *s);
+// *out (freed first) = \p file resolved against the config's directory (absolute names kept)
+mbsErr mbs_cfgResolve(const mbsConfig *c, const char *file, char **out);
 void mbs_cfgPath(const mbsCs *s, char *buf, size_t n);
 const char *mbs_cfgSetOf(const mbsCs *s);
 int mbs_cfgLine(const mbsCs *s);

@@ -45,12 +45,7 @@ static mbsErr mbs_optReadMotion(mbsConfig *c, const mbsCs *s, void *base) {
   if (!s) return MBS_OK;
   MBS_CALL(mbs_cfgGetString(c, config_setting_parent(s), "motion", &mot));
   if (!mot[0]) return mbs_cfgFail(c, s, "inverse.motion: empty file name");
-  const char *slash = strrchr(c->filename, '/');
-  size_t dl = mot[0] == '/' || !slash ? 0 : (size_t)(slash - c->filename + 1);
-  iv->motion = malloc(dl + strlen(mot) + 1);
-  if (!iv->motion) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  memcpy(iv->motion, c->filename, dl);
-  memcpy(iv->motion + dl, mot, strlen(mot) + 1);
+  MBS_CALL(mbs_cfgResolve(c, mot, &iv->motion));
   iv->motion_line = mbs_cfgLine(s);
   return MBS_OK;
 }

@@ -39,6 +39,21 @@ static int mbs_flexChol(int n, mbsReal *A) {
   return 0;
 }
 
+int mbs_flexCholSolve(int n, mbsReal *A, mbsReal *b) {
+  if (mbs_flexChol(n, A)) return -1;
+  for (int i = 0; i < n; i++) {
+    mbsReal s = b[i];
+    for (int k = 0; k < i; k++) s -= A[(size_t)i * n + k] * b[k];
+    b[i] = s / A[(size_t)i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    mbsReal s = b[i];
+    for (int k = i + 1; k < n; k++) s -= A[(size_t)k * n + i] * b[k];
+    b[i] = s / A[(size_t)i * n + i];
+  }
+  return 0;
+}
+
 int mbs_symGenEig(int n, mbsReal *A, mbsReal *B, mbsReal *lam, mbsReal *V) {
   if (n <= 0) return 0;
   size_t nn = (size_t)n * (size_t)n;

@@ -372,32 +372,6 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
   return MBS_OK;
 }
 
-int mbs_flexCholSolve(int n, mbsReal *A, mbsReal *b) {
-  for (int j = 0; j < n; j++) {
-    mbsReal d = A[(size_t)j * n + j];
-    for (int k = 0; k < j; k++) d -= A[(size_t)j * n + k] * A[(size_t)j * n + k];
-    if (!(d > 0)) return -1;
-    d = sqrt(d);
-    A[(size_t)j * n + j] = d;
-    for (int i = j + 1; i < n; i++) {
-      mbsReal s = A[(size_t)i * n + j];
-      for (int k = 0; k < j; k++) s -= A[(size_t)i * n + k] * A[(size_t)j * n + k];
-      A[(size_t)i * n + j] = s / d;
-    }
-  }
-  for (int i = 0; i < n; i++) {
-    mbsReal s = b[i];
-    for (int k = 0; k < i; k++) s -= A[(size_t)i * n + k] * b[k];
-    b[i] = s / A[(size_t)i * n + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    mbsReal s = b[i];
-    for (int k = i + 1; k < n; k++) s -= A[(size_t)k * n + i] * b[k];
-    b[i] = s / A[(size_t)i * n + i];
-  }
-  return 0;
-}
-
 mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                            mbsReal *ydd) {
   mbsReal *M, *f;
