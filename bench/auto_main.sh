@@ -8,12 +8,12 @@
 # and `mbspar --version`), so the report separates the launcher's start-up of P processes from the
 # run. Reports, never asserts.
 #
-#   bench/auto_main.sh [--rounds N] [--np P] [BUILD_DIR]     (default 7 rounds, 4 ranks)
+#   bench/auto_main.sh [--rounds N] [--np P] [BUILD_DIR]     (default 10 rounds, 4 ranks)
 #
 # Writes bench/results/auto_main_<UTC>.md (commit, load before and after, every round).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-rounds=7
+rounds=10
 np=4
 bdir=""
 while (($#)); do
