@@ -105,6 +105,10 @@ static void mbs_checkEquality(mbsModel *m, const char *what, int method, int ite
   unsigned long long cnt = mbs_countEval(m, method, iters, conv_run, &o);
   MBS_EXPECT(cnt > 0, "%s: the instrumented build counted no flops", what);
   for (int grain = 0; grain < 4; grain++) { // op, block, body, flop
+    // the flop grain (one node per flop) of the long solves to convergence (jacobi and gs on the
+    // chains of 12: 4-19 Mflop) took most of this test's minute; their iterations have the graph
+    // of the short runs checked at the flop grain above, and the stops are grain-independent
+    if (grain == 3 && cnt > 2000000ULL) continue;
     o.grain = grain;
     int iterative = mbs_cpaIterative(method);
     int maxr = iterative ? (m->nbody < 3 ? m->nbody : 3) : 0;
@@ -201,13 +205,18 @@ int main(void) {
     mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CHEBYSHEV, 40, 0);
     m->opt.check_every = 1;
     if (cases[k].n <= 12) {
+      // jacobi and gs to convergence (thousands of sweeps) only where the axes are general: with
+      // axes along e_k they took 16 of this test's 43 s, and their sweeps' graphs (the
+      // axis-specialised kernels) are checked by the short runs above; the stopping logic does
+      // not depend on the kernels
+      int sweeps = cases[k].coord == 0;
       m->opt.check_every = 4; // to convergence: the stop falls on a tested sweep
-      mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JACOBI, 0, 1);
-      mbs_checkEquality(m, cases[k].name, MBS_SOLVER_GS, 0, 1);
+      if (sweeps) mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JACOBI, 0, 1);
+      if (sweeps) mbs_checkEquality(m, cases[k].name, MBS_SOLVER_GS, 0, 1);
       mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CHEBYSHEV, 0, 1);
       m->opt.check_every = 1;
-      mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JACOBI, 0, 1);
-      mbs_checkEquality(m, cases[k].name, MBS_SOLVER_GS, 0, 1);
+      if (sweeps) mbs_checkEquality(m, cases[k].name, MBS_SOLVER_JACOBI, 0, 1);
+      if (sweeps) mbs_checkEquality(m, cases[k].name, MBS_SOLVER_GS, 0, 1);
       mbs_checkEquality(m, cases[k].name, MBS_SOLVER_SOR, 0, 1);
       mbs_checkEquality(m, cases[k].name, MBS_SOLVER_CHEBYSHEV, 0, 1);
       mbs_conv_tol = 1e-14; // b - A x confirms the stops of the estimate CG and of the sweeps
