@@ -105,9 +105,9 @@ static void mbs_checkEquality(mbsModel *m, const char *what, int method, int ite
   unsigned long long cnt = mbs_countEval(m, method, iters, conv_run, &o);
   MBS_EXPECT(cnt > 0, "%s: the instrumented build counted no flops", what);
   for (int grain = 0; grain < 4; grain++) { // op, block, body, flop
-    // the flop grain (one node per flop) of the long solves to convergence (jacobi and gs on the
-    // chains of 12: 4-19 Mflop) took most of this test's minute; their iterations have the graph
-    // of the short runs checked at the flop grain above, and the stops are grain-independent
+    // not the flop grain (one node per flop) of the long solves to convergence (jacobi and gs on
+    // the chains of 12: 4-19 Mflop): their sweeps have the graphs of the short runs checked at
+    // the flop grain, and the stops are grain-independent
     if (grain == 3 && cnt > 2000000ULL) continue;
     o.grain = grain;
     int iterative = mbs_cpaIterative(method);
