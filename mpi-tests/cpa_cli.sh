@@ -59,6 +59,10 @@ jcheck "$tmp/ch.json" "c['spectrum_estimate_iterations'] == 30 and not c['spectr
 # built for P ranks (their own work, messages); no calibration (it runs on the engine only)
 run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=64 --method schur --procs 8 --json "$tmp/sc.json" --quiet
 jcheck "$tmp/sc.json" "c['method'] == 'schur' and c['schedule'][0]['distributed_messages'] == 0"
+# per-rank work by engine phase (issue 35 item 5): at P = 1 the phases add up to T1, every schur
+# kind has a phase, and at P = 8 every rank has kinematics, elimination and back-substitution
+ph="['kinematics', 'factor', 'interface', 'acceleration', 'other']"
+jcheck "$tmp/sc.json" "sum(c['schedule'][0]['ranks'][0][p + '_flops'] for p in $ph) == c['work_flops'] and all(r['other_flops'] == 0 and r['kinematics_flops'] > 0 and r['factor_flops'] > 0 and r['acceleration_flops'] > 0 for s in c['schedule'] for r in s['ranks']) and [len(s['ranks']) for s in c['schedule']] == [1, 2, 4, 8]"
 jcheck "$tmp/sc.json" "all(s['distributed_messages'] > 0 and s['distributed_s'] > 0 for s in c['schedule'][1:])"
 run 0 "$@" "$mbspar" cpa "$cfg/chain.cfg" --set model.chain.n=64 --method aba --procs 1 --json "$tmp/sa.json" --quiet
 python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['cpa']; b=json.load(open(sys.argv[2]))['cpa']; sys.exit(0 if b['work_flops'] - a['work_flops'] == 10 * 64 else 1)" "$tmp/sa.json" "$tmp/sc.json" ||

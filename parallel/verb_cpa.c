@@ -39,6 +39,9 @@ typedef struct {
   int P[16];
   double tp[16], tdist[16], sdist[16]; // list schedule, distributed schedule / span (NAN: none)
   int nmsg[16];
+  // per-rank phase sums of the distributed graph (P <= 8; NULL: none), mbs_cpaRankPhases
+  long long *rk_flops[16];
+  double *rk_sec[16];
   int calibrated;
   double t_eval, allreduce; // calibration: seconds per evaluation, per allreduce (NAN: none)
   double t_class[MBS_CPA_CLASS_COUNT]; // calibration: seconds per evaluation in each class
@@ -132,6 +135,22 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
     mbs_jsonNumber(j, "distributed_speedup", r->work / c->tdist[i]);
     mbs_jsonNumber(j, "distributed_span_s", c->sdist[i]);
     mbs_jsonInt(j, "distributed_messages", c->nmsg[i]);
+    if (c->rk_flops[i]) { // what each rank computes, by the engine phase that times it
+      mbs_jsonBeginArray(j, "ranks");
+      for (int q = 0; q < P; q++) {
+        mbs_jsonBeginObject(j, NULL);
+        mbs_jsonInt(j, "rank", q);
+        for (int ph = 0; ph < MBS_CPA_PHASE_COUNT; ph++) {
+          char key[40];
+          snprintf(key, sizeof key, "%s_flops", mbs_cpaPhaseName(ph));
+          mbs_jsonInt(j, key, c->rk_flops[i][q * MBS_CPA_PHASE_COUNT + ph]);
+          snprintf(key, sizeof key, "%s_s", mbs_cpaPhaseName(ph));
+          mbs_jsonNumber(j, key, c->rk_sec[i][q * MBS_CPA_PHASE_COUNT + ph]);
+        }
+        mbs_jsonEndObject(j);
+      }
+      mbs_jsonEndArray(j);
+    }
     mbs_jsonEndObject(j);
   }
   mbs_jsonEndArray(j);
@@ -388,6 +407,17 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
         e = mbs_cpaSchedule(gd, P, &out.tdist[i]);
         out.sdist[i] = rd.span;
         out.nmsg[i] = rd.nmsg;
+        if (!e && P <= 8) {
+          size_t nrp = (size_t)P * MBS_CPA_PHASE_COUNT;
+          out.rk_flops[i] = malloc(nrp * sizeof *out.rk_flops[i]);
+          out.rk_sec[i] = malloc(nrp * sizeof *out.rk_sec[i]);
+          if (out.rk_flops[i] && out.rk_sec[i]) {
+            mbs_cpaRankPhases(gd, out.rk_flops[i], out.rk_sec[i]);
+          } else { // the report leaves the per-rank sums out
+            free(out.rk_flops[i]), free(out.rk_sec[i]);
+            out.rk_flops[i] = NULL, out.rk_sec[i] = NULL;
+          }
+        }
         mbs_cpaResultFree(&rd);
       }
       mbs_cpaDestroy(&gd);
@@ -460,5 +490,6 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_cpaJson, &out);
   if (have_r) mbs_cpaResultFree(&r);
   mbs_cpaDestroy(&g);
+  for (int i = 0; i < 16; i++) free(out.rk_flops[i]), free(out.rk_sec[i]);
   return mbsp_agreeErr(comm, e);
 }

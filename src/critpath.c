@@ -33,6 +33,48 @@ const char *mbs_cpaKindName(int kind) {
   return kind >= 0 && kind < MBS_CPA_KIND_COUNT ? mbs_cpa_kind_names[kind] : "?";
 }
 
+static const char *const mbs_cpa_phase_names[MBS_CPA_PHASE_COUNT] = {
+    "kinematics", "factor", "interface", "acceleration", "other"};
+
+const char *mbs_cpaPhaseName(int phase) {
+  return phase >= 0 && phase < MBS_CPA_PHASE_COUNT ? mbs_cpa_phase_names[phase] : "?";
+}
+
+int mbs_cpaKindPhase(int kind) {
+  switch (kind) {
+  case MBS_CPA_ABA_A:
+  case MBS_CPA_ABA_QDD:
+  case MBS_CPA_ABA_F:
+  case MBS_CPA_SCH_LAM:
+  case MBS_CPA_SCH_SPIKEVEC:
+  case MBS_CPA_SCH_ACC:
+  case MBS_CPA_SCH_QDD:
+    return MBS_CPA_PHASE_ACCELERATION;
+  case MBS_CPA_SCH_MERGE:
+  case MBS_CPA_SCH_SOLVE:
+    return MBS_CPA_PHASE_INTERFACE;
+  default:
+    break;
+  }
+  const char *n = mbs_cpaKindName(kind);
+  if (!strncmp(n, "pos.", 4) || !strncmp(n, "vel.", 4) || !strncmp(n, "kin.", 4))
+    return MBS_CPA_PHASE_KINEMATICS;
+  if (!strncmp(n, "aba.", 4) || !strncmp(n, "schur.", 6)) return MBS_CPA_PHASE_FACTOR;
+  return MBS_CPA_PHASE_OTHER;
+}
+
+void mbs_cpaRankPhases(const mbsCpaGraph *g, long long *flops, double *seconds) {
+  int np = MBS_CPA_PHASE_COUNT, phase[MBS_CPA_KIND_COUNT];
+  for (int k = 0; k < MBS_CPA_KIND_COUNT; k++) phase[k] = mbs_cpaKindPhase(k);
+  for (int i = 0; i < g->ranks * np; i++) flops[i] = 0, seconds[i] = 0;
+  for (int v = 0; v < g->nnode; v++) {
+    int r = g->proc[v], k = g->kind[v];
+    if (r < 0 || r >= g->ranks || k < 0 || k >= MBS_CPA_KIND_COUNT) continue;
+    flops[r * np + phase[k]] += g->flops[v];
+    seconds[r * np + phase[k]] += g->cost[v];
+  }
+}
+
 static const char *const mbs_cpa_grain_names[] = {"op", "block", "body", "flop"};
 
 const char *mbs_cpaGrainName(int grain) {

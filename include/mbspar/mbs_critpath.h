@@ -283,6 +283,29 @@ mbsErr mbs_cpaWriteDot(const mbsCpaGraph *g, const mbsCpaResult *r, const char *
 const char *mbs_cpaClassName(int cls);
 /// Dotted name of a kind.
 const char *mbs_cpaKindName(int kind);
+
+/// The engine phase a node kind is timed in, for comparing a distributed graph's per-rank work
+/// with the engine's per-rank phase timers (docs/cpa.md "Checked against the engine's timers"):
+/// kinematics (eval.position + eval.velocity: pos.*, vel.*, kin.*), factor
+/// (eval.constraint.factor: the elimination, aba.* and schur.* but the ones below), interface
+/// (eval.constraint.solve: schur.merge, schur.solve), acceleration (eval.acceleration: aba.a,
+/// aba.qdd, aba.f, schur.lam, schur.spikevec, schur.acc, schur.qdd) and other (messages and the
+/// kinds of the other methods).
+typedef enum {
+  MBS_CPA_PHASE_KINEMATICS,
+  MBS_CPA_PHASE_FACTOR,
+  MBS_CPA_PHASE_INTERFACE,
+  MBS_CPA_PHASE_ACCELERATION,
+  MBS_CPA_PHASE_OTHER,
+  MBS_CPA_PHASE_COUNT
+} mbsCpaPhase;
+int mbs_cpaKindPhase(int kind);
+/// "kinematics", "factor", "interface", "acceleration", "other".
+const char *mbs_cpaPhaseName(int phase);
+/// Per-rank sums of a distributed graph (g->ranks >= 1): flops[r * MBS_CPA_PHASE_COUNT + p] and
+/// seconds (node costs) of rank r in phase p; message nodes are not counted. Arrays of
+/// g->ranks * MBS_CPA_PHASE_COUNT, zeroed here.
+void mbs_cpaRankPhases(const mbsCpaGraph *g, long long *flops, double *seconds);
 /// Name of a grain ("op", "block", "body", "flop"); mbs_cpaGrainFromName returns -1 if unknown.
 const char *mbs_cpaGrainName(int grain);
 int mbs_cpaGrainFromName(const char *name);
