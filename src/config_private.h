@@ -88,6 +88,9 @@ mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what, co
 mbsErr mbs_tipSetRange(mbsTips *t, int base, int n, const mbsReal *tip);
 const mbsReal *mbs_tipGet(const mbsTips *t, int gid);
 mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree, mbsTips *tips);
+/// model.loops (list) and model.forces (list) into the model being built (src/config_loops.c)
+mbsErr mbs_cfgLoops(const mbsConfig *c, mbsModel *m, const mbsCs *list);
+mbsErr mbs_cfgForces(const mbsConfig *c, mbsModel *m, const mbsCs *list);
 /// flexible = { ... } (fl) of body b (src/flex_config.c): read, checked and reduced into *fb
 mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, const char *what,
                        mbsFlexBody *fb);
