@@ -124,8 +124,8 @@ void mbs_flexRigidEquivalent(const mbsFlexBeamSpec *s, mbsReal *mass, mbsReal co
 
 /// The serial oracle of a tree of rigid and flexible bodies (src/flex_oracle.c, docs/flexible.md
 /// 5). Generalized velocities y = [v (nv); etad (each flexible body's m, in mbsModel.flex
-/// order)]; positions q (nq) and eta. Not yet: children on a node of a flexible body
-/// (MBS_ERR_UNSUPPORTED), subset builds.
+/// order)]; positions q (nq) and eta. Children on a node hang from the node frame (docs/flexible.md
+/// 5.5). Not yet: subset builds (MBS_ERR_UNSUPPORTED).
 struct mbsModel;
 typedef struct mbsFlexOracle mbsFlexOracle;
 mbsErr mbs_flexOracleCreate(const struct mbsModel *m, mbsFlexOracle **o);
