@@ -28,11 +28,11 @@
 typedef struct {
   const mbsModel *m;
   mbsFlexOracle *o;
-  int nq, nv, ne, nx; ///< sizes: nx = nq + ne + nv + ne
-  double *ydd;        ///< (nv + ne)
+  int nq, nv, ne, nx;           ///< sizes: nx = nq + ne + nv + ne
+  double *ydd;                  ///< (nv + ne)
   double *k[7], *xs, *xn, *err; ///< integrator stages and scratch (nx each)
   long evals, steps, rejected;
-  double t, h;   ///< time and (dp5) the next step
+  double t, h;      ///< time and (dp5) the next step
   double E0, drift; ///< energy at the start of this run and the largest |E - E0|
   double emax;      ///< largest elastic energy
 } mbspFlexRun;
@@ -118,16 +118,15 @@ static mbsErr mbsp_flexFixed(mbspFlexRun *R, int method, const double *x, double
 
 // one Dormand-Prince 5(4) attempt from x with step h: R->xn (5th order) and the scaled error norm
 static mbsErr mbsp_flexDp5(mbspFlexRun *R, const double *x, double h, double tol, double *enorm) {
-  static const double a[7][6] = {{0},
-                                 {1.0 / 5},
-                                 {3.0 / 40, 9.0 / 40},
-                                 {44.0 / 45, -56.0 / 15, 32.0 / 9},
-                                 {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
-                                 {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176,
-                                  -5103.0 / 18656},
-                                 {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784,
-                                  11.0 / 84}};
-  static const double e[7] = {71.0 / 57600,      0, -71.0 / 16695, 71.0 / 1920,
+  static const double a[7][6] = {
+      {0},
+      {1.0 / 5},
+      {3.0 / 40, 9.0 / 40},
+      {44.0 / 45, -56.0 / 15, 32.0 / 9},
+      {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+      {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+      {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
+  static const double e[7] = {71.0 / 57600,      0,          -71.0 / 16695, 71.0 / 1920,
                               -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
   int n = R->nx;
   MBS_CALL(mbsp_flexRhs(R, x, R->k[0]));
@@ -334,8 +333,9 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
   snprintf(pe, sizeof pe, "%s/energy.csv", dir);
   struct stat st;
   if (!cli->restart && !cli->force && stat(pe, &st) == 0)
-    return mbs_errSet(MBS_ERR_IO, "%s exists; not overwriting an earlier run's output (use --force "
-                                  "or another --out)",
+    return mbs_errSet(MBS_ERR_IO,
+                      "%s exists; not overwriting an earlier run's output (use --force "
+                      "or another --out)",
                       pe);
   FILE *ft = fopen(pt, cli->restart ? "a" : "w"), *fe = fopen(pe, cli->restart ? "a" : "w");
   if (!ft || !fe) {
@@ -467,7 +467,7 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at 1 rank only yet "
                       "(the serial oracle; got %d ranks; docs/flexible.md 6)",
                       f, line, name, cli->verb->name, mbsp_size(comm));
-  if (!cfg->sauto.on && m->opt.solver != MBS_SOLVER_ABA)
+  if (!cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba"))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = %s cannot run flexible "
                       "bodies yet (aba or auto: the serial oracle; docs/flexible.md 6)",
@@ -478,9 +478,10 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "runs yet (csv does; docs/flexible.md 6)",
                       f, line, name);
   if (m->nloop || m->nforce || cfg->ndrive || cfg->torques || !fb || m->local)
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "%s:%d: body \"%s\" is flexible: closed loops, spring-dampers, drives and "
-                      "joint torque tables cannot run with flexible bodies yet (docs/flexible.md 6)",
-                      f, line, name);
+    return mbs_errSet(
+        MBS_ERR_UNSUPPORTED,
+        "%s:%d: body \"%s\" is flexible: closed loops, spring-dampers, drives and "
+        "joint torque tables cannot run with flexible bodies yet (docs/flexible.md 6)",
+        f, line, name);
   return MBS_OK;
 }
