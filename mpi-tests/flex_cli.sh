@@ -8,6 +8,10 @@
 #    dp5 (tol 1e-8): the largest |E(t) - E(0)| <= 1e-8 |E(0)|, the beam bends (elastic energy in
 #    energy.csv > 1e-6 J), eta and etad in trajectory.csv;
 #  - restart: rk4 to 0.1 s, --restart to 0.2 s gives the same bytes as one run to 0.2 s;
+#  - modes (configs/cantilever.cfg): the four lowest bending frequencies within 0.5 % of
+#    Euler-Bernoulli (beta_1 L = 1.8751, beta_2 L = 4.6941, both planes), the error shrinking from
+#    4 elements / 4 modes to 16 elements / 16 modes;
+#  - static (configs/cantilever.cfg): the tip node's deflection within 1 % of w L^4 / (8 E I);
 #  - refusals: another method, 2 ranks, another verb: one line, exit 8.
 # usage: flex_cli.sh MBSPAR PYTHON3 CONFIGS MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 py=$2 configs=$3 mpiexec=$4 npflag=$5
@@ -89,12 +93,48 @@ run 0 "$mbspar" run "$cfg" --quiet --restart "$tmp/half/checkpoint.bin" --set in
 cmp -s "$tmp/full/trajectory.csv" "$tmp/half/trajectory.csv" || bad "restart: trajectory.csv differs"
 cmp -s "$tmp/full/energy.csv" "$tmp/half/energy.csv" || bad "restart: energy.csv differs"
 
+# modes of the cantilever against Euler-Bernoulli, and their convergence
+cant="$configs/cantilever.cfg"
+sed 's/elements = 10/elements = 4/; s/modes = 8/modes = 4/' "$cant" >"$tmp/c4.cfg"
+sed 's/elements = 10/elements = 16/; s/modes = 8/modes = 16/' "$cant" >"$tmp/c16.cfg"
+for c in "$cant" "$tmp/c4.cfg" "$tmp/c16.cfg"; do
+  run 0 "$mbspar" modes "$c" --count 4 --quiet --json "$tmp/m_$(basename "$c").json"
+done
+r=$("$py" - "$tmp" "$(basename "$cant")" <<'PY'
+import json, math, sys
+t, c = sys.argv[1], sys.argv[2]
+w = [b * b * math.sqrt(2.1e11 * 8.3333e-10 / (7850 * 1e-4)) for b in (1.87510407, 4.69409113)]
+def err(f):
+    om = json.load(open(t + "/m_" + f + ".json"))["results"]["omega"]
+    return max(abs(om[i] - w[i // 2]) / w[i // 2] for i in range(4))
+e10, e4, e16 = err(c), err("c4.cfg"), err("c16.cfg")
+print("worst of the 4 lowest: %.2e (10 el., 8 modes), %.2e (4, 4), %.2e (16, 16)" % (e10, e4, e16))
+sys.exit(0 if e10 <= 5e-3 and e16 < e4 and e16 <= 5e-3 else 1)
+PY
+) || bad "cantilever modes: $r"
+echo "cantilever modes: $r"
+# static tip deflection under gravity
+run 0 "$mbspar" static "$cant" --quiet --json "$tmp/s.json"
+r=$("$py" - "$tmp/s.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["results"]
+z = -j["nodes"][0]["position"][2]
+ref = 7850 * 1e-4 * 9.81 / (8 * 2.1e11 * 8.3333e-10)
+print("tip %.10g m, w L^4/(8 E I) = %.10g m, relative error %.2e, %d evaluations" %
+      (z, ref, abs(z - ref) / ref, j["iterations"]))
+sys.exit(0 if j["converged"] and abs(z - ref) <= 1e-2 * ref else 1)
+PY
+) || bad "cantilever static: $r"
+echo "cantilever static: $r"
+
 # refusals: exit 8, one line, on every rank
 run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=jcg
 [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'flex_pendulum.cfg:[0-9]*: body "beam" is flexible: solver.method = jcg' "$tmp/err" ||
   bad "jcg refusal: $(cat "$tmp/err")"
 run 8 "$mbspar" inverse "$cfg" --quiet
 grep -q 'the inverse verb cannot run flexible bodies yet' "$tmp/err" || bad "inverse refusal: $(cat "$tmp/err")"
+run 8 "$mbspar" modes "$cfg" --quiet --at static
+grep -q 'modes --at static cannot run flexible bodies yet' "$tmp/err" || bad "modes --at static refusal: $(cat "$tmp/err")"
 run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --quiet
 grep -q 'at 1 rank only' "$tmp/err" || bad "2-rank refusal: $(cat "$tmp/err")"
 [ "$fail" -eq 0 ] && echo "flex_cli: all checks passed"

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "sim.h"
 #include "mbspar/mbs_flex.h"
+#include "mbspar/mbs_flexmodes.h"
 #include "mbspar/mbs_joint.h"
 #include "mbspar/mbs_model.h"
 #include "mbspar/mbs_report.h"
@@ -24,6 +25,9 @@
 #include "mbspar/mbs_timer.h"
 
 #define MBSP_FLEX_MAGIC "MBSFLEX1"
+
+static void mbsp_flexNodesJson(mbsJson *j, const mbsModel *m, mbsFlexOracle *o, const double *x,
+                               int nq, int ne);
 
 typedef struct {
   const mbsModel *m;
@@ -258,25 +262,27 @@ static void mbsp_flexInitial(const mbspFlexRun *R, double *x) {
 // ---------------------------------------------------------------- accel
 
 typedef struct {
-  const mbspFlexRun *R;
+  mbspFlexRun *R;
   double time_per_eval;
+  const double *x;
 } mbspFlexAccelOut;
 
 static void mbsp_flexAccelJson(mbsJson *j, const void *ctx) {
   const mbspFlexAccelOut *a = ctx;
-  const mbspFlexRun *R = a->R;
+  mbspFlexRun *R = a->R;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", "flex_oracle");
   mbs_jsonEndObject(j);
   mbs_jsonNumber(j, "time_per_eval_s", a->time_per_eval);
   mbs_jsonNumberArray(j, "qdd", R->ydd, R->nv);
   mbs_jsonNumberArray(j, "etadd", R->ydd + R->nv, R->ne);
+  mbsp_flexNodesJson(j, R->m, R->o, a->x, R->nq, R->ne);
 }
 
 // ---------------------------------------------------------------- run
 
 typedef struct {
-  const mbspFlexRun *R;
+  mbspFlexRun *R;
   const double *x;
   const char *integrator;
   double E_final;
@@ -284,7 +290,7 @@ typedef struct {
 
 static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
   const mbspFlexRunOut *r = ctx;
-  const mbspFlexRun *R = r->R;
+  mbspFlexRun *R = r->R;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", "flex_oracle");
   mbs_jsonEndObject(j);
@@ -301,6 +307,7 @@ static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
   mbs_jsonNumberArray(j, "eta", r->x + R->nq, R->ne);
   mbs_jsonNumberArray(j, "qd", r->x + R->nq + R->ne, R->nv);
   mbs_jsonNumberArray(j, "etad", r->x + R->nq + R->ne + R->nv, R->ne);
+  mbsp_flexNodesJson(j, R->m, R->o, r->x, R->nq, R->ne);
 }
 
 static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
@@ -418,8 +425,91 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
   return mbsp_emit(&c, comm, cfg, m, mbsp_flexRunJson, &ro);
 }
 
+// "nodes": [{body, node, position (world), rotation (3 x 3 row-major, world)}] of every named node
+static void mbsp_flexNodesJson(mbsJson *j, const mbsModel *m, mbsFlexOracle *o, const double *x,
+                               int nq, int ne) {
+  mbs_jsonBeginArray(j, "nodes");
+  for (int k = 0; k < m->flex->n; k++)
+    for (int n = 0; n < m->flex->b[k].nnodes; n++) {
+      double p[3], R[9];
+      if (mbs_flexOracleNodePose(o, x, x + nq + ne, x + nq, k, n, p, R)) continue;
+      mbs_jsonBeginObject(j, NULL);
+      mbs_jsonString(j, "body", m->flex->b[k].name);
+      mbs_jsonString(j, "node", m->flex->b[k].node_name[n]);
+      mbs_jsonNumberArray(j, "position", p, 3);
+      mbs_jsonNumberArray(j, "rotation", R, 9);
+      mbs_jsonEndObject(j);
+    }
+  mbs_jsonEndArray(j);
+}
+
+// ---------------------------------------------------------------- static
+
+typedef struct {
+  mbspFlexRun *R;
+  const double *x;
+  const mbsFlexStatic *st;
+  const mbsStaticOpt *opt;
+} mbspFlexStaticOut;
+
+static void mbsp_flexStaticJson(mbsJson *j, const void *ctx) {
+  const mbspFlexStaticOut *r = ctx;
+  const mbsFlexStatic *st = r->st;
+  mbspFlexRun *R = r->R;
+  mbs_jsonBeginObject(j, "solver");
+  mbs_jsonString(j, "method", "flex_oracle");
+  mbs_jsonInt(j, "evaluations", st->iterations);
+  mbs_jsonEndObject(j);
+  mbs_jsonBeginObject(j, "results");
+  mbs_jsonString(j, "drainage", mbs_staticMethodName(r->opt->method));
+  mbs_jsonBool(j, "converged", st->reason == MBS_STATIC_CONVERGED);
+  mbs_jsonString(j, "reason", st->reason == MBS_STATIC_CONVERGED ? "converged" : "max_iter");
+  mbs_jsonInt(j, "iterations", st->iterations);
+  mbs_jsonInt(j, "velocity_resets", st->resets);
+  mbs_jsonNumber(j, "potential_energy", st->pe);
+  mbs_jsonNumber(j, "potential_energy_initial", st->pe0);
+  mbs_jsonNumber(j, "kinetic_energy", st->ke);
+  mbs_jsonNumber(j, "dq_max", st->dq_max);
+  mbs_jsonNumber(j, "qdd_residual", st->qdd_res);
+  mbs_jsonNumber(j, "pseudo_time_step", st->h);
+  mbs_jsonNumber(j, "pseudo_time", st->iterations * st->h);
+  mbs_jsonNumber(j, "time_s", st->wall);
+  mbs_jsonNumberArray(j, "q", r->x, R->nq);
+  mbs_jsonNumberArray(j, "eta", r->x + R->nq, R->ne);
+  mbsp_flexNodesJson(j, R->m, R->o, r->x, R->nq, R->ne);
+  mbs_jsonEndObject(j);
+}
+
+static mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                              mbspFlexRun *R, double *x) {
+  mbsFlexStatic st;
+  mbsp_flexInitial(R, x);
+  MBS_CALL(mbs_flexStaticSolve(R->m, R->o, &cfg->statics, x, &st));
+  if (st.reason != MBS_STATIC_CONVERGED)
+    fprintf(stderr,
+            "mbspar: warning: static: not converged in static.max_iter = %d evaluations "
+            "(kinetic energy %.3e J, pseudo-time step %g s)\n",
+            cfg->statics.max_iter, st.ke, st.h);
+  if (mbsp_cliTable(cli)) {
+    printf("flexible static (serial oracle, %s drainage): %s after %d evaluations (%d resets, "
+           "step %g s); potential energy %.12g -> %.12g J, max |acceleration| at rest %.3e\n",
+           mbs_staticMethodName(cfg->statics.method),
+           st.reason == MBS_STATIC_CONVERGED ? "converged" : "NOT converged", st.iterations,
+           st.resets, st.h, st.pe0, st.pe, st.qdd_res);
+    for (int k = 0; k < R->m->flex->n; k++)
+      for (int n = 0; n < R->m->flex->b[k].nnodes; n++) {
+        double p[3], Rn[9];
+        if (!mbs_flexOracleNodePose(R->o, x, x + R->nq + R->ne, x + R->nq, k, n, p, Rn))
+          printf("  node %s.%s at [%.10g, %.10g, %.10g]\n", R->m->flex->b[k].name,
+                 R->m->flex->b[k].node_name[n], p[0], p[1], p[2]);
+      }
+  }
+  mbspFlexStaticOut so = {R, x, &st, &cfg->statics};
+  return mbsp_emit(cli, comm, cfg, R->m, mbsp_flexStaticJson, &so);
+}
+
 mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
-  if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun)
+  if (cli->verb->run == mbsp_verbModes)
     return cli->verb->run(cli, comm, cfg, m); // modes: its own verb (parallel/verb_modes.c)
   mbspFlexRun R;
   mbsErr e = mbsp_flexCreate(m, &R);
@@ -435,7 +525,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     double t0 = mbs_wtime();
     for (int r = 0; r < rep && !e; r++)
       e = mbs_flexOracleAccel(R.o, x, x + R.nq + R.ne, x + R.nq, R.ydd);
-    mbspFlexAccelOut a = {&R, (mbs_wtime() - t0) / rep};
+    mbspFlexAccelOut a = {&R, (mbs_wtime() - t0) / rep, x};
     if (!e && mbsp_cliTable(cli)) {
       printf("flexible accel (serial oracle): qdd =");
       for (int i = 0; i < R.nv; i++) printf(" %.10g", R.ydd[i]);
@@ -444,6 +534,8 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
       printf("\n");
     }
     if (!e) e = mbsp_emit(cli, comm, cfg, m, mbsp_flexAccelJson, &a);
+  } else if (!e && cli->verb->run == mbsp_verbStatic) {
+    e = mbsp_flexStatic(cli, comm, cfg, &R, x);
   } else if (!e) {
     e = mbsp_flexRunLoop(cli, comm, cfg, m, &R, x);
   }
@@ -457,10 +549,11 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   const char *f = cfg->filename, *name = fb ? fb->name : "?";
   int line = fb ? fb->line : 1;
   if (cli->verb->run == mbsp_verbModes) return MBS_OK; // rank 0 at any rank count, as rigid
-  if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun)
+  if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun &&
+      cli->verb->run != mbsp_verbStatic)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: the %s verb cannot run flexible bodies yet "
-                      "(check, accel, run and modes do; docs/flexible.md)",
+                      "(check, accel, run, static and modes do; docs/flexible.md)",
                       f, line, name, cli->verb->name);
   if (mbsp_size(comm) != 1)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,

@@ -555,3 +555,16 @@ mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
   *kin = T, *pot = V;
   return MBS_OK;
 }
+
+mbsErr mbs_flexOracleNodePose(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                              const mbsReal *eta, int k, int j, mbsReal *pos, mbsReal *R) {
+  const mbsFlexBody *fb = o->f[k].fb;
+  const mbsFlexModal *md = &fb->modal;
+  mbsReal x = fb->spec.node_x[j], om[3], v[3], al[3], a[3];
+  int fe = 0;
+  for (int i = 1; i < md->nfe; i++)
+    if (fabs(md->x[i] - x) < fabs(md->x[fe] - x)) fe = i;
+  mbs_foKinematics(o, q, y, eta);
+  mbs_foNodeFrame(o, fb->body, fe, x, y, eta, R, pos, om, v, al, a);
+  return MBS_OK;
+}

@@ -146,6 +146,10 @@ mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
 /// forces), elastic eta^T K eta / 2.
 mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
                             const mbsReal *eta, mbsReal *kin, mbsReal *pot);
+/// World position and rotation (3 x 3, row-major) of node \p j of flexible body \p k (mbsModel.flex
+/// order) at (q, y, eta): the node frame of docs/flexible.md 5.5.
+mbsErr mbs_flexOracleNodePose(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                              const mbsReal *eta, int k, int j, mbsReal *pos, mbsReal *R);
 /// Cholesky solve of the symmetric positive definite A x = b (A overwritten, b becomes x); -1 if
 /// A is not positive definite.
 int mbs_flexCholSolve(int n, mbsReal *A, mbsReal *b);
