@@ -7,7 +7,8 @@
 #  - configs/flex_pendulum.cfg (a beam with a bob on its tip node, conservative) over 0.5 s with
 #    dp5 (tol 1e-8): the largest |E(t) - E(0)| <= 1e-8 |E(0)|, the beam bends (elastic energy in
 #    energy.csv > 1e-6 J), eta and etad in trajectory.csv;
-#  - restart: rk4 to 0.1 s, --restart to 0.2 s gives the same bytes as one run to 0.2 s;
+#  - restart: rk4 to 0.01 s, --restart to 0.02 s gives the same bytes as one run to 0.02 s; a
+#    checkpoint of another model of the same size is refused (exit 2, nothing written);
 #  - modes (configs/cantilever.cfg): the four lowest bending frequencies within 0.5 % of
 #    Euler-Bernoulli (beta_1 L = 1.8751, beta_2 L = 4.6941, both planes), the error shrinking from
 #    4 elements / 4 modes to 16 elements / 16 modes;
@@ -92,6 +93,12 @@ run 0 "$mbspar" run "$cfg" --quiet --restart "$tmp/half/checkpoint.bin" --set in
   bad "restart: the last rows differ"
 cmp -s "$tmp/full/trajectory.csv" "$tmp/half/trajectory.csv" || bad "restart: trajectory.csv differs"
 cmp -s "$tmp/full/energy.csv" "$tmp/half/energy.csv" || bad "restart: energy.csv differs"
+# a checkpoint of another model of the same size (a stiffer beam) is refused: one line, exit 2
+run 2 "$mbspar" run "$cfg" --quiet --out "$tmp/other" --restart "$tmp/half/checkpoint.bin" \
+  --set integrator.method=rk4 --set integrator.dt=5e-5 --set integrator.t_end=0.03 \
+  --set 'model.bodies.[0].flexible.beam.E=2.2e11'
+[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'not a checkpoint of this flexible model' "$tmp/err" &&
+  [ ! -e "$tmp/other" ] || bad "restart from another model: $(cat "$tmp/err")"
 
 # modes of the cantilever against Euler-Bernoulli, and their convergence
 cant="$configs/cantilever.cfg"
@@ -126,6 +133,14 @@ sys.exit(0 if j["converged"] and abs(z - ref) <= 1e-2 * ref else 1)
 PY
 ) || bad "cantilever static: $r"
 echo "cantilever static: $r"
+
+# check reads a flexible model and runs nothing (no run directory appears)
+cfgabs="$(cd "$(dirname "$cfg")" && pwd)/$(basename "$cfg")"
+mbsabs="$(cd "$(dirname "$mbspar")" && pwd)/$(basename "$mbspar")"
+mkdir "$tmp/ck"
+(cd "$tmp/ck" && "$mbsabs" check "$cfgabs" --quiet --json "$tmp/check.json") || bad "check failed"
+[ ! -e "$tmp/ck/out" ] || bad "check wrote a run directory: $(ls "$tmp/ck/out")"
+grep -q '"modal_coordinates": *10' "$tmp/check.json" || bad "check.json lacks the flexible body"
 
 # refusals: exit 8, one line, on every rank
 run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=jcg

@@ -160,18 +160,36 @@ static uint64_t mbsp_flexFnv(const unsigned char *p, size_t n) {
   return h;
 }
 
-// checkpoint: magic, nx, step, t, h, x, FNV-1a of everything before it
+// the model's fingerprint in a checkpoint: sizes, joint types, masses and every flexible body's
+// reduced M and K (a checkpoint of another model of the same size is refused)
+static uint64_t mbsp_flexFingerprint(const mbsModel *m) {
+  int64_t sz[3] = {m->nq, m->nv, m->nbody};
+  uint64_t h = mbsp_flexFnv((const unsigned char *)sz, sizeof sz);
+  h ^= mbsp_flexFnv((const unsigned char *)m->body_jnttype, sizeof(int) * (size_t)m->nbody) * 31;
+  h ^= mbsp_flexFnv((const unsigned char *)m->body_mass, sizeof(mbsReal) * (size_t)m->nbody) * 37;
+  for (int k = 0; m->flex && k < m->flex->n; k++) {
+    const mbsFlexModal *md = &m->flex->b[k].modal;
+    size_t n2 = sizeof(mbsReal) * (size_t)md->m * (size_t)md->m;
+    h ^= mbsp_flexFnv((const unsigned char *)md->M, n2) * (41 + 2 * (uint64_t)k);
+    h ^= mbsp_flexFnv((const unsigned char *)md->K, n2) * (43 + 2 * (uint64_t)k);
+  }
+  return h;
+}
+
+// checkpoint: magic, nx, step, t, h, fingerprint, x, FNV-1a of everything before it
 static mbsErr mbsp_flexCkptWrite(const char *dir, const mbspFlexRun *R, const double *x) {
   char p[4200], tmp[4210];
   snprintf(p, sizeof p, "%s/checkpoint.bin", dir);
   snprintf(tmp, sizeof tmp, "%s.tmp", p);
-  size_t n = 8 + 8 + 8 + 8 + 8 + sizeof(double) * (size_t)R->nx;
+  size_t n = 48 + sizeof(double) * (size_t)R->nx;
   unsigned char *b = malloc(n + 8);
   if (!b) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (checkpoint)");
   int64_t nx = R->nx, st = R->steps;
+  uint64_t fp = mbsp_flexFingerprint(R->m);
   memcpy(b, MBSP_FLEX_MAGIC, 8);
   memcpy(b + 8, &nx, 8), memcpy(b + 16, &st, 8), memcpy(b + 24, &R->t, 8), memcpy(b + 32, &R->h, 8);
-  memcpy(b + 40, x, sizeof(double) * (size_t)R->nx);
+  memcpy(b + 40, &fp, 8);
+  memcpy(b + 48, x, sizeof(double) * (size_t)R->nx);
   uint64_t c = mbsp_flexFnv(b, n);
   memcpy(b + n, &c, 8);
   FILE *f = fopen(tmp, "wb");
@@ -186,7 +204,7 @@ static mbsErr mbsp_flexCkptWrite(const char *dir, const mbspFlexRun *R, const do
 static mbsErr mbsp_flexCkptRead(const char *path, mbspFlexRun *R, double *x) {
   FILE *f = fopen(path, "rb");
   if (!f) return mbs_errSet(MBS_ERR_IO, "--restart %s: cannot open: %s", path, strerror(errno));
-  size_t n = 40 + sizeof(double) * (size_t)R->nx;
+  size_t n = 48 + sizeof(double) * (size_t)R->nx;
   unsigned char *b = malloc(n + 9);
   if (!b) {
     fclose(f);
@@ -195,13 +213,14 @@ static mbsErr mbsp_flexCkptRead(const char *path, mbspFlexRun *R, double *x) {
   size_t got = fread(b, 1, n + 9, f);
   fclose(f);
   int64_t nx = 0, st = 0;
-  uint64_t c = 0;
-  if (got == n + 8) memcpy(&nx, b + 8, 8), memcpy(&st, b + 16, 8), memcpy(&c, b + n, 8);
+  uint64_t c = 0, fp = 0;
+  if (got == n + 8)
+    memcpy(&nx, b + 8, 8), memcpy(&st, b + 16, 8), memcpy(&fp, b + 40, 8), memcpy(&c, b + n, 8);
   int bad = got != n + 8 || memcmp(b, MBSP_FLEX_MAGIC, 8) || nx != R->nx ||
-            c != mbsp_flexFnv(b, n) || st < 0;
+            c != mbsp_flexFnv(b, n) || st < 0 || fp != mbsp_flexFingerprint(R->m);
   if (!bad) {
     memcpy(&R->t, b + 24, 8), memcpy(&R->h, b + 32, 8);
-    memcpy(x, b + 40, sizeof(double) * (size_t)R->nx);
+    memcpy(x, b + 48, sizeof(double) * (size_t)R->nx);
     R->steps = st;
     for (int i = 0; i < R->nx; i++) bad |= !isfinite(x[i]);
     bad |= !isfinite(R->t) || !(R->h > 0);
@@ -209,8 +228,8 @@ static mbsErr mbsp_flexCkptRead(const char *path, mbspFlexRun *R, double *x) {
   free(b);
   if (bad)
     return mbs_errSet(MBS_ERR_INPUT,
-                      "--restart %s: not a checkpoint of this flexible model (size, magic or "
-                      "checksum differ)",
+                      "--restart %s: not a checkpoint of this flexible model (size, model "
+                      "fingerprint, magic or checksum differ)",
                       path);
   return MBS_OK;
 }
@@ -509,8 +528,9 @@ static mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig
 }
 
 mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
-  if (cli->verb->run == mbsp_verbModes)
-    return cli->verb->run(cli, comm, cfg, m); // modes: its own verb (parallel/verb_modes.c)
+  if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun &&
+      cli->verb->run != mbsp_verbStatic)
+    return cli->verb->run(cli, comm, cfg, m); // check, modes: their own verbs
   mbspFlexRun R;
   mbsErr e = mbsp_flexCreate(m, &R);
   double *x = NULL;

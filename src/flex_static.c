@@ -29,14 +29,15 @@ mbsErr mbs_flexStaticStep(const mbsModel *m, const mbsStaticOpt *opt, mbsReal *h
     int bad = md->m > 0 && mbs_flexModalFrequencies(md, md->m, om);
     if (!bad && md->m > 0) wmax = fmax(wmax, om[md->m - 1]);
     free(om);
-    if (bad) return mbs_errSet(MBS_ERR_NUMERIC, "static: a flexible body's mass matrix is singular");
+    if (bad)
+      return mbs_errSet(MBS_ERR_NUMERIC, "static: a flexible body's mass matrix is singular");
   }
   *h = wmax > 0 ? fmin(opt->dt, 0.5 / wmax) : opt->dt;
   return MBS_OK;
 }
 
-mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt,
-                           mbsReal *x, mbsFlexStatic *res) {
+mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt, mbsReal *x,
+                           mbsFlexStatic *res) {
   const int nq = m->nq, nv = m->nv, n = mbs_flexOracleSize(o), ne = n - nv;
   mbsReal *q = x, *eta = x + nq, *y = x + nq + ne;
   mbsReal h, wd = opt->omega_d, ke_prev = 0, dq_prev = INFINITY, kin;
