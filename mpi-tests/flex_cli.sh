@@ -67,7 +67,7 @@ echo "m = 0 run (rk4 0.2 s) against aba: $d"
 run 0 "$mbspar" run "$configs/flex_pendulum.cfg" --quiet --out "$tmp/fp" --set integrator.t_end=0.5 \
   --set integrator.tol=1e-8
 r=$("$py" - "$tmp/fp" <<'PY'
-import csv, json, sys
+import csv, json, math, sys
 d = sys.argv[1]
 j = json.load(open(d + "/run.json"))
 rows = list(csv.DictReader(open(d + "/energy.csv")))
@@ -75,8 +75,13 @@ e0 = float(rows[0]["total"])
 drift = max(abs(float(x["total"]) - e0) for x in rows)
 el = max(float(x["elastic"]) for x in rows)
 h = open(d + "/trajectory.csv").readline()
+# the last row's tip node is run.json's nodes[0].position
+last = list(csv.DictReader(open(d + "/trajectory.csv")))[-1]
+tip = [float(last["node_beam_tip_" + c]) for c in "xyz"]
+tip_ok = tip == j["nodes"][0]["position"] and abs(math.hypot(tip[0], tip[2]) - 1) < 1e-2
 ok = drift <= 1e-8 * abs(e0) and j["energy_drift_max"] <= 1e-8 * abs(e0) and el > 1e-6 \
-    and "eta_beam_0" in h and "etad_beam_9" in h and abs(j["t"] - 0.5) < 1e-12
+    and "eta_beam_0" in h and "etad_beam_9" in h and abs(j["t"] - 0.5) < 1e-12 \
+    and tip_ok
 print("drift %.3e relative (run.json %.3e), largest elastic %.3e J, %d steps" %
       (drift / abs(e0), j["energy_drift_max"] / abs(e0), el, j["steps"]))
 sys.exit(0 if ok else 1)

@@ -4,8 +4,9 @@
 /// x = [q (nq); eta (ne); qd (nv); etad (ne)] with each flexible body's modal coordinates in
 /// mbsModel.flex order; integrators euler, rk4 (fixed step integrator.dt) and dp5 (adaptive,
 /// integrator.tol, step control of its own). Outputs in the run directory: trajectory.csv (t, q,
-/// qd, eta, etad), energy.csv (t, kinetic, potential, elastic, total), checkpoint.bin (every
-/// output.checkpoint_every steps and at the end; --restart continues bitwise) and run.json.
+/// qd, eta, etad, the named nodes' world positions), energy.csv (t, kinetic, potential, elastic,
+/// total), checkpoint.bin (every output.checkpoint_every steps and at the end; --restart continues
+/// bitwise) and run.json.
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -248,6 +249,13 @@ static void mbsp_flexTrajRow(FILE *f, const mbspFlexRun *R, const double *x) {
   for (int i = 0; i < nv; i++) fprintf(f, ",%.17g", x[nq + ne + i]);
   for (int i = 0; i < ne; i++) fprintf(f, ",%.17g", x[nq + i]);
   for (int i = 0; i < ne; i++) fprintf(f, ",%.17g", x[nq + ne + nv + i]);
+  const mbsFlexSet *set = R->m->flex; // the named nodes' world positions
+  for (int k = 0; k < set->n; k++)
+    for (int n = 0; n < set->b[k].nnodes; n++) {
+      double p[3] = {NAN, NAN, NAN}, Rn[9];
+      mbs_flexOracleNodePose(R->o, x, x + nq + ne, x + nq, k, n, p, Rn);
+      fprintf(f, ",%.17g,%.17g,%.17g", p[0], p[1], p[2]);
+    }
   fputc('\n', f);
 }
 
@@ -382,6 +390,10 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
       for (int k = 0; k < m->flex->n; k++)
         for (int i = 0; i < m->flex->b[k].modal.m; i++)
           fprintf(ft, ",%s_%s_%d", r ? "etad" : "eta", m->flex->b[k].name, i);
+    for (int k = 0; k < m->flex->n; k++)
+      for (int n = 0; n < m->flex->b[k].nnodes; n++)
+        for (int c = 0; c < 3; c++)
+          fprintf(ft, ",node_%s_%s_%c", m->flex->b[k].name, m->flex->b[k].node_name[n], "xyz"[c]);
     fputc('\n', ft);
     fputs("t,kinetic,potential,elastic,total\n", fe);
   }
