@@ -12,7 +12,9 @@
 #  - modes (configs/cantilever.cfg): the four lowest bending frequencies within 0.5 % of
 #    Euler-Bernoulli (beta_1 L = 1.8751, beta_2 L = 4.6941, both planes), the error shrinking from
 #    4 elements / 4 modes to 16 elements / 16 modes;
-#  - static (configs/cantilever.cfg): the tip node's deflection within 1 % of w L^4 / (8 E I);
+#  - static (configs/cantilever.cfg): the tip node's deflection within 1e-8 of w L^4 / (8 E I)
+#    (the issue asks 1 %; drained and Newton-polished it is exact); modes --at static of the
+#    flexible pendulum: at its equilibrium (residual < 1e-9);
 #  - refusals: another method, 2 ranks, another verb: one line, exit 8.
 # usage: flex_cli.sh MBSPAR PYTHON3 CONFIGS MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 py=$2 configs=$3 mpiexec=$4 npflag=$5
@@ -134,10 +136,23 @@ z = -j["nodes"][0]["position"][2]
 ref = 7850 * 1e-4 * 9.81 / (8 * 2.1e11 * 8.3333e-10)
 print("tip %.10g m, w L^4/(8 E I) = %.10g m, relative error %.2e, %d evaluations" %
       (z, ref, abs(z - ref) / ref, j["iterations"]))
-sys.exit(0 if j["converged"] and abs(z - ref) <= 1e-2 * ref else 1)
+sys.exit(0 if j["converged"] and abs(z - ref) <= 1e-8 * ref else 1)
 PY
 ) || bad "cantilever static: $r"
 echo "cantilever static: $r"
+# modes at the flexible pendulum's equilibrium (drained and polished): at rest there, the hanging
+# bob and beam
+run 0 "$mbspar" modes "$cfg" --at static --count 3 --quiet --json "$tmp/ms.json"
+r=$("$py" - "$tmp/ms.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["results"]
+l = j["linearisation"]
+print("residual %.2e, at_equilibrium %s, omega %s" % (l["residual_max"], l["at_equilibrium"],
+      " ".join("%.6g" % w for w in j["omega"])))
+sys.exit(0 if l["at_equilibrium"] and l["residual_max"] < 1e-9 and j["omega"][0] > 0 else 1)
+PY
+) || bad "pendulum modes at static: $r"
+echo "flexible pendulum modes --at static: $r"
 
 # check reads a flexible model and runs nothing (no run directory appears)
 cfgabs="$(cd "$(dirname "$cfg")" && pwd)/$(basename "$cfg")"
@@ -153,8 +168,6 @@ run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=jcg
   bad "jcg refusal: $(cat "$tmp/err")"
 run 8 "$mbspar" inverse "$cfg" --quiet
 grep -q 'the inverse verb cannot run flexible bodies yet' "$tmp/err" || bad "inverse refusal: $(cat "$tmp/err")"
-run 8 "$mbspar" modes "$cfg" --quiet --at static
-grep -q 'modes --at static cannot run flexible bodies yet' "$tmp/err" || bad "modes --at static refusal: $(cat "$tmp/err")"
 run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --quiet
 grep -q 'at 1 rank only' "$tmp/err" || bad "2-rank refusal: $(cat "$tmp/err")"
 [ "$fail" -eq 0 ] && echo "flex_cli: all checks passed"

@@ -497,6 +497,7 @@ static void mbsp_flexStaticJson(mbsJson *j, const void *ctx) {
   mbs_jsonString(j, "reason", st->reason == MBS_STATIC_CONVERGED ? "converged" : "max_iter");
   mbs_jsonInt(j, "iterations", st->iterations);
   mbs_jsonInt(j, "velocity_resets", st->resets);
+  mbs_jsonInt(j, "newton_steps", st->newton);
   mbs_jsonNumber(j, "potential_energy", st->pe);
   mbs_jsonNumber(j, "potential_energy_initial", st->pe0);
   mbs_jsonNumber(j, "kinetic_energy", st->ke);
@@ -523,10 +524,11 @@ static mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig
             cfg->statics.max_iter, st.ke, st.h);
   if (mbsp_cliTable(cli)) {
     printf("flexible static (serial oracle, %s drainage): %s after %d evaluations (%d resets, "
-           "step %g s); potential energy %.12g -> %.12g J, max |acceleration| at rest %.3e\n",
+           "step %g s, %d Newton steps); potential energy %.12g -> %.12g J, max |acceleration| "
+           "at rest %.3e\n",
            mbs_staticMethodName(cfg->statics.method),
            st.reason == MBS_STATIC_CONVERGED ? "converged" : "NOT converged", st.iterations,
-           st.resets, st.h, st.pe0, st.pe, st.qdd_res);
+           st.resets, st.h, st.newton, st.pe0, st.pe, st.qdd_res);
     for (int k = 0; k < R->m->flex->n; k++)
       for (int n = 0; n < R->m->flex->b[k].nnodes; n++) {
         double p[3], Rn[9];

@@ -202,11 +202,6 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   if (!e && rank == 0) e = mbsp_outPrepare(cli, files, 2);
   mbsFlexOracle *fo = NULL; // flexible bodies: the oracle's system (docs/flexible.md 7)
   mbsReal *eta0 = NULL;
-  if (!e && rank == 0 && m->nflex_g && o.at)
-    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                   "%s: modes --at static cannot run flexible bodies yet (--at q0 does; "
-                   "docs/flexible.md 7)",
-                   cfg->filename);
   if (!e && rank == 0 && m->nflex_g) e = mbs_flexOracleCreate(m, &fo);
   if (!e && rank == 0 && fo) e = mbs_flexModesCreate(m, fo, &md);
   if (!e && rank == 0 && fo && !(eta0 = calloc((size_t)md->n + 1, sizeof *eta0)))
@@ -215,7 +210,7 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   if (!e && rank == 0) e = mbs_stateCreate(m, &s);
   if (!e && rank == 0) e = mbs_workCreate(&view, &w);
   if (!e && rank == 0) e = mbs_workEnableMethod(&view, w);
-  if (!e && rank == 0 && o.at) e = mbs_staticCreate(&view, &cfg->statics, &st);
+  if (!e && rank == 0 && o.at && !fo) e = mbs_staticCreate(&view, &cfg->statics, &st);
   if (!e && rank == 0) dq = malloc(2 * (size_t)md->n * sizeof *dq); // Newton step, JSON scratch
   if (!e && rank == 0 && !dq) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   e = mbsp_agreeErr(comm, e);
@@ -232,6 +227,7 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                 "%d evaluations (kinetic energy %.3e J): linearising where it stopped\n",
                 st->opt.max_iter, st->ke);
     }
+    if (!e && fo && o.at) e = mbs_flexStaticAt(m, fo, &cfg->statics, s->q, eta0); // flexible 8
     if (!e)
       e = fo ? mbs_flexModesLinearise(m, fo, s->q, eta0, md) : mbs_modesLinearise(m, s, w, md);
     if (!e) e = mbs_modesSolve(md);

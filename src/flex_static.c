@@ -6,8 +6,10 @@
 /// step is static.dt or 0.5 / omega_max, whichever is smaller, with omega_max the highest
 /// frequency of the flexible bodies' reduced (K, M) (clamped root): semi-implicit Euler is
 /// stable below 2 / omega, and at 1 / omega kinetic damping was measured to lock into a
-/// two-step cycle of the stiffest mode (docs/flexible.md 8).
+/// two-step cycle of the stiffest mode (docs/flexible.md 8). A converged drainage is polished by
+/// Newton steps on the linearised force balance.
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_dynamics.h"
@@ -34,6 +36,69 @@ mbsErr mbs_flexStaticStep(const mbsModel *m, const mbsStaticOpt *opt, mbsReal *h
   }
   *h = wmax > 0 ? fmin(opt->dt, 0.5 / wmax) : opt->dt;
   return MBS_OK;
+}
+
+// max |f| of the oracle at (q, eta) at rest: the force residual (fr: n)
+static mbsErr mbs_fsResidual(mbsFlexOracle *o, const mbsReal *q, const mbsReal *eta,
+                             const mbsReal *y0, int n, mbsReal *fr, mbsReal *rmax) {
+  mbsReal *f;
+  MBS_CALL(mbs_flexOracleSystem(o, q, y0, eta, NULL, &f));
+  memcpy(fr, f, sizeof(mbsReal) * (size_t)n);
+  *rmax = mbs_fsMaxAbs(fr, n);
+  return MBS_OK;
+}
+
+// Newton polish of the drained state (at most 4 steps, each kept only if it lowers max |f|):
+// K dx = f with K = -df/dx by central differences (as the modes verb) and Cholesky (K positive
+// definite at a stable equilibrium; an indefinite K ends the polish). The drainage stops at an
+// acceleration of order dq_tol / h^2, large for the small pseudo-time steps of stiff beams; the
+// polish takes the force residual to rounding.
+static mbsErr mbs_fsNewton(const mbsModel *m, mbsFlexOracle *o, mbsReal *x, int *steps) {
+  const int nq = m->nq, nv = m->nv, n = mbs_flexOracleSize(o), ne = n - nv;
+  size_t sz = (size_t)n * (size_t)n + (size_t)(6 * n + 2 * nq + 2 * ne) + 1;
+  mbsReal *K = calloc(sz, sizeof *K);
+  if (!K) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  mbsReal *y0 = K + (size_t)n * n, *f0 = y0 + n, *fp = f0 + n, *fm = fp + n, *dx = fm + n;
+  mbsReal *e = dx + n, *qt = e + n, *et = qt + nq, *f1 = et + ne, rmax, r1;
+  const mbsReal h = 1e-6;
+  mbsErr err = MBS_OK;
+  *steps = 0;
+  for (int it = 0; it < 4 && !err; it++) {
+    err = mbs_fsResidual(o, x, x + nq, y0, n, f0, &rmax);
+    for (int j = 0; j < n && !err; j++) {
+      for (int sgn = 0; sgn < 2 && !err; sgn++) {
+        mbsReal hs = sgn ? -h : h;
+        memcpy(qt, x, sizeof(mbsReal) * (size_t)nq);
+        memcpy(et, x + nq, sizeof(mbsReal) * (size_t)ne);
+        if (j < nv) {
+          e[j] = 1;
+          mbs_integratePos(m, x, e, hs, qt);
+          e[j] = 0;
+        } else {
+          et[j - nv] += hs;
+        }
+        err = mbs_fsResidual(o, qt, et, y0, n, sgn ? fm : fp, &r1);
+      }
+      for (int i = 0; i < n && !err; i++) K[(size_t)i * n + j] = -(fp[i] - fm[i]) / (2 * h);
+    }
+    if (err) break;
+    for (int i = 0; i < n; i++) // symmetrise (a Hessian at an equilibrium)
+      for (int j = i + 1; j < n; j++)
+        K[(size_t)i * n + j] = K[(size_t)j * n + i] =
+            0.5 * (K[(size_t)i * n + j] + K[(size_t)j * n + i]);
+    memcpy(dx, f0, sizeof(mbsReal) * (size_t)n);
+    if (mbs_flexCholSolve(n, K, dx)) break; // not positive definite: keep the drained state
+    memcpy(qt, x, sizeof(mbsReal) * (size_t)nq);
+    mbs_integratePos(m, x, dx, 1, qt);
+    for (int i = 0; i < ne; i++) et[i] = x[nq + i] + dx[nv + i];
+    err = mbs_fsResidual(o, qt, et, y0, n, f1, &r1);
+    if (err || !(r1 < rmax)) break;
+    memcpy(x, qt, sizeof(mbsReal) * (size_t)nq);
+    memcpy(x + nq, et, sizeof(mbsReal) * (size_t)ne);
+    (*steps)++;
+  }
+  free(K);
+  return err;
 }
 
 mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt, mbsReal *x,
@@ -94,13 +159,34 @@ mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticO
     dq_prev = res->dq_max;
     res->dq_max = mbs_fsMaxAbs(dx, n);
   }
-  if (!e) {
-    memset(y, 0, sizeof(mbsReal) * (size_t)n);
-    e = mbs_flexOracleAccel(o, q, y, eta, ydd);
-  }
+  memset(y, 0, sizeof(mbsReal) * (size_t)n);
+  if (!e && res->reason == MBS_STATIC_CONVERGED) e = mbs_fsNewton(m, o, x, &res->newton);
+  if (!e) e = mbs_flexOracleAccel(o, q, y, eta, ydd);
   if (!e) e = mbs_flexOracleEnergy(o, q, y, eta, &kin, &res->pe);
   if (!e) res->qdd_res = mbs_fsMaxAbs(ydd, n);
   res->wall = mbs_wtime() - t0;
   free(ydd), free(dx);
+  return e;
+}
+
+mbsErr mbs_flexStaticAt(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt, mbsReal *q,
+                        mbsReal *eta) {
+  int n = mbs_flexOracleSize(o), ne = n - m->nv;
+  mbsReal *x = calloc((size_t)(m->nq + ne + n) + 1, sizeof *x);
+  if (!x) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  memcpy(x, q, sizeof(mbsReal) * (size_t)m->nq);
+  memcpy(x + m->nq, eta, sizeof(mbsReal) * (size_t)ne);
+  mbsFlexStatic st;
+  mbsErr e = mbs_flexStaticSolve(m, o, opt, x, &st);
+  if (!e && st.reason != MBS_STATIC_CONVERGED)
+    fprintf(stderr,
+            "mbspar: warning: modes: the static solve did not converge in static.max_iter = %d "
+            "evaluations (kinetic energy %.3e J): linearising where it stopped\n",
+            opt->max_iter, st.ke);
+  if (!e) {
+    memcpy(q, x, sizeof(mbsReal) * (size_t)m->nq);
+    memcpy(eta, x + m->nq, sizeof(mbsReal) * (size_t)ne);
+  }
+  free(x);
   return e;
 }

@@ -21,6 +21,7 @@ typedef struct {
   int reason;      ///< mbsStaticReason
   int iterations;  ///< oracle evaluations
   int resets;      ///< velocity resets (kinetic)
+  int newton;      ///< Newton steps of the polish after a converged drainage
   mbsReal h;       ///< pseudo-time step used
   mbsReal ke;      ///< kinetic energy when it stopped
   mbsReal dq_max;  ///< largest coordinate change of the last step
@@ -35,5 +36,9 @@ mbsErr mbs_flexStaticStep(const mbsModel *m, const mbsStaticOpt *opt, mbsReal *h
 /// Drain state x = [q; eta; qd; etad] (in place) to rest at a minimum of the potential energy.
 mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt, mbsReal *x,
                            mbsFlexStatic *res);
+/// `modes --at static`: drain (q, eta) (in place, q of nq, eta of the modal coordinates) from
+/// rest to the equilibrium; a warning line on stderr when it does not converge.
+mbsErr mbs_flexStaticAt(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt, mbsReal *q,
+                        mbsReal *eta);
 
 #endif
