@@ -218,8 +218,9 @@ int main(int argc, char **argv) {
     }
   }
   if (split) e = mbsp_agreeErr(comm, e); // the waiting ranks learn how the build went
-  // flexible bodies (issue 34): read and reduced, run by no verb but check yet (docs/flexible.md);
-  // every rank agrees (a distributed build may hold none of them)
+  // flexible bodies (issue 34): check, modes, and accel/run/static at one rank on the serial
+  // oracle (parallel/flex_run.c, docs/flexible.md); the rest refused, every rank agreeing (a
+  // distributed build may hold none of them)
   if (!e) {
     mbsErr fe = MBS_OK;
     if (m && m->nflex_g && cli.verb->run != mbsp_verbCheck) // m: NULL on auto's waiting ranks
