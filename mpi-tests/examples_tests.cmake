@@ -23,3 +23,19 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(auto_cli PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# flexible bodies in accel and run (issue 34, docs/flexible.md 6): m = 0 against aba, the energy
+# of a conservative flexible pendulum, restart bytes, refusals
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_cli.sh $<TARGET_FILE:mbspar>
+                                 ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs ${MPIEXEC_EXECUTABLE}
+                                 ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS})
+  set_tests_properties(flex_cli PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
+# the same pendulum over the issue's 10 s (slow)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_energy_10s COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_slow.sh
+                                        $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(flex_energy_10s PROPERTIES LABELS "unit;slow" PROCESSORS 1 TIMEOUT 300
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()

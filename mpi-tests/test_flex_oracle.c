@@ -135,14 +135,8 @@ static void cantilever(double *freq_err, double *defl_err) {
   mbs_modelDestroy(&m);
 }
 
-// RK4 on [q (nq = nv here: revolute joints); eta; y] for 1 s: the largest |E(t) - E(0)|
-static double pendulum(double h, double *emax) {
-  char t[2048];
-  snprintf(t, sizeof t,
-           "model = { gravity = [0.0, 0.0, -9.81]; bodies = ( { name = \"p\"; parent = "
-           "\"ground\"; joint = { type = \"revolute\"; axis = [0.0, 1.0, 0.0]; }; flexible = { %s "
-           "modes = 4; }; } ); };\n",
-           BEAM);
+// RK4 on [q (nq = nv here: scalar joints); eta; y] for tend: the largest |E(t) - E(0)|
+static double drift(const char *t, double tend, double h, double *emax) {
   mbsModel *m = build(t);
   mbsFlexOracle *o = NULL;
   double drift = 1;
@@ -151,9 +145,11 @@ static double pendulum(double h, double *emax) {
   MBS_EXPECT_OK(mbs_flexOracleCreate(m, &o));
   if (o) {
     int n = mbs_flexOracleSize(o), nv = m->nv, ne = n - nv, S = nv + ne + n;
-    double x[32] = {0}, k[4][32], xs[32], E0 = 0, T, V;
+    double x[96] = {0}, k[4][96], xs[96], E0 = 0, T, V;
+    MBS_EXPECT(S <= 96 && m->nq == nv, "state of %d", S);
     // x = [q (nv); eta (ne); y (n)]
-    for (int st = 0; st <= (int)lround(1.0 / h); st++) {
+    for (int i = 0; i < nv; i++) x[i] = m->q0[i], x[nv + ne + i] = m->qd0[i];
+    for (int st = 0; S <= 96 && st <= (int)lround(tend / h); st++) {
       MBS_EXPECT_OK(mbs_flexOracleEnergy(o, x, x + nv + ne, x + nv, &T, &V));
       double ee = 0;
       const mbsFlexModal *md = &m->flex->b[0].modal;
@@ -177,6 +173,66 @@ static double pendulum(double h, double *emax) {
   return drift;
 }
 
+static double pendulum(double h, double *emax) {
+  char t[2048];
+  snprintf(t, sizeof t,
+           "model = { gravity = [0.0, 0.0, -9.81]; bodies = ( { name = \"p\"; parent = "
+           "\"ground\"; joint = { type = \"revolute\"; axis = [0.0, 1.0, 0.0]; }; flexible = { %s "
+           "modes = 4; }; } ); };\n",
+           BEAM);
+  return drift(t, 1.0, h, emax);
+}
+
+// (d) a rigid body fixed to the tip node of a cantilever, com c along x: the static tip
+// deflection is w L^4/(8 EI) + P L^3/(3 EI) + P c L^2/(2 EI) (P = M g; exact for the
+// Craig-Bampton body with the tip as interface); returns the relative error
+static double tipMass(void) {
+  char t[2048];
+  snprintf(t, sizeof t,
+           "model = { gravity = [0.0, 0.0, -9.81]; bodies = ( { name = \"c\"; parent = "
+           "\"ground\"; joint = { type = \"fixed\"; }; flexible = { %s modes = 4; nodes = ( { "
+           "name = \"tip\"; position = [1.0, 0.0, 0.0]; } ); }; },\n { name = \"m\"; parent = "
+           "\"c\"; joint = { type = \"fixed\"; node = \"tip\"; }; mass = 0.5; com = [0.2, 0.0, "
+           "0.0]; inertia = [0.01, 0.01, 0.01, 0.0, 0.0, 0.0]; } ); };\n",
+           BEAM);
+  mbsModel *m = build(t);
+  mbsFlexOracle *o = NULL;
+  double err = 1;
+  if (!m) return err;
+  MBS_EXPECT_OK(mbs_flexOracleCreate(m, &o));
+  if (o) {
+    int n = mbs_flexOracleSize(o);
+    double y[64] = {0}, eta[64] = {0}, *f, K[64 * 64], rhs[64];
+    MBS_EXPECT(n == m->flex->b[0].modal.m && n <= 64, "n = %d", n);
+    MBS_EXPECT_OK(mbs_flexOracleSystem(o, NULL, y, eta, NULL, &f));
+    memcpy(K, m->flex->b[0].modal.K, sizeof(double) * (size_t)n * n);
+    memcpy(rhs, f, sizeof(double) * (size_t)n);
+    MBS_EXPECT(mbs_flexCholSolve(n, K, rhs) == 0, "K not positive definite");
+    double EI = 2.1e11 * 8.3333e-10, wl = 7850 * 1e-4 * 9.81, P = 0.5 * 9.81;
+    double ref = wl / (8 * EI) + P / (3 * EI) + P * 0.2 / (2 * EI);
+    err = fabs(-rhs[2] - ref) / ref;
+  }
+  mbs_flexOracleDestroy(&o);
+  mbs_modelDestroy(&m);
+  return err;
+}
+
+// (e) a flexible pendulum with a rigid body on a universal joint at its tip node, swinging in
+// 3-D: exercises the node frame's rotation (exp of the node's rotation vector) and its bias
+static double nodePendulum(double h, double *emax) {
+  char t[2048];
+  snprintf(t, sizeof t,
+           "model = { gravity = [0.0, 0.0, -9.81]; bodies = ( { name = \"p\"; parent = "
+           "\"ground\"; joint = { type = \"revolute\"; axis = [0.0, 1.0, 0.0]; qd0 = 0.5; }; "
+           "flexible = { %s modes = 2; nodes = ( { name = \"tip\"; position = [1.0, 0.0, 0.0]; } "
+           "); }; },\n { name = \"b\"; parent = \"p\"; joint = { type = \"universal\"; node = "
+           "\"tip\"; axis = [0.0, 0.0, 1.0]; axis2 = [0.0, 1.0, 0.0]; q0 = [0.3, 0.2]; qd0 = "
+           "[2.0, -1.0]; }; mass = 0.2; com = [0.2, 0.02, 0.0]; inertia = [0.002, 0.003, 0.004, "
+           "0.0, 0.0, 0.0]; } ); };\n",
+           BEAM);
+  return drift(t, 0.25, h, emax);
+}
+
 int main(void) {
   double r = rigidCase();
   printf("(a) m = 0 against aba: worst |qdd| difference (scaled) %.3g\n", r);
@@ -194,5 +250,15 @@ int main(void) {
   MBS_EXPECT(d1 < 1e-6 * mgl, "energy drift %g", d1);
   MBS_EXPECT(d2 < d1 / 8 || d2 < 1e-12 * mgl, "drift does not converge: %g %g", d1, d2);
   MBS_EXPECT(e1 > 1e-6, "the beam did not bend: %g", e1);
+  double tm = tipMass();
+  printf("(d) tip mass on the tip node (com offset): static tip deflection error %.3g\n", tm);
+  MBS_EXPECT(tm < 1e-9, "tip mass deflection %g", tm);
+  double n1 = nodePendulum(2e-4, &e1), n2 = nodePendulum(1e-4, &e2);
+  printf("(e) body on the tip node, 3-D, 0.25 s: energy drift %.3g J (h = 2e-4), %.3g J (h = "
+         "1e-4), largest elastic energy %.3g J\n",
+         n1, n2, e1);
+  MBS_EXPECT(n1 < 1e-6 * mgl, "energy drift %g", n1);
+  MBS_EXPECT(n2 < n1 / 8 || n2 < 1e-12 * mgl, "drift does not converge: %g %g", n1, n2);
+  MBS_EXPECT(e1 > 1e-7, "the beam did not bend: %g", e1);
   return mbs_test_finish("test_flex_oracle");
 }

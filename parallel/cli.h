@@ -58,6 +58,11 @@ mbsErr mbsp_cliGatherRss(mbspComm *comm);
 // ---------------------------------------------------------------- the verbs (verb_*.c)
 
 mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
+/// Flexible models (parallel/flex_run.c, docs/flexible.md 6): MBS_OK when the verb, its method
+/// and the rank count can run them (set the error otherwise: one line, exit 8), and the verb
+/// itself.
+mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
+mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 mbsErr mbsp_verbInverse(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);

@@ -218,17 +218,13 @@ int main(int argc, char **argv) {
     }
   }
   if (split) e = mbsp_agreeErr(comm, e); // the waiting ranks learn how the build went
-  // flexible bodies (issue 34): read and reduced, run by no verb but check yet (docs/flexible.md);
-  // every rank agrees (a distributed build may hold none of them)
+  // flexible bodies (issue 34): check, modes, and accel/run/static at one rank on the serial
+  // oracle (parallel/flex_run.c, docs/flexible.md); the rest refused, every rank agreeing (a
+  // distributed build may hold none of them)
   if (!e) {
     mbsErr fe = MBS_OK;
-    if (m && m->nflex_g && cli.verb->run != mbsp_verbCheck) { // m: NULL on auto's waiting ranks
-      const mbsFlexBody *fb = m->flex && m->flex->n ? m->flex->b : NULL;
-      fe = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "%s:%d: body \"%s\" is flexible: the %s verb cannot run flexible bodies yet "
-                      "(check reads them; docs/flexible.md)",
-                      cfg->filename, fb ? fb->line : 1, fb ? fb->name : "?", cli.verb->name);
-    }
+    if (m && m->nflex_g && cli.verb->run != mbsp_verbCheck) // m: NULL on auto's waiting ranks
+      fe = mbsp_flexRoute(&cli, comm, cfg, m);
     e = mbsp_agreeErr(comm, fe);
   }
   // what the robot has that mbspar does not model: one warning
@@ -303,7 +299,7 @@ int main(int argc, char **argv) {
     e = mbsp_agreeErrIdle(comm, e, mbsp_simPendingSignal);
     mbsp_relayEnd();
   } else if (!e) {
-    e = cli.verb->run(&cli, comm, cfg, m);
+    e = m && m->nflex_g ? mbsp_flexVerb(&cli, comm, cfg, m) : cli.verb->run(&cli, comm, cfg, m);
   }
   // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
   // successful verb (an error stays the only line on stderr)

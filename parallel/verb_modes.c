@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "mbspar/mbs_flexmodes.h"
 #include "mbspar/mbs_modes.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbs_static.h"
@@ -61,6 +62,11 @@ typedef struct {
 
 // the label of dof d: its body's name, with .k for a joint of several dofs
 static void mbs_modesDofName(const mbsModel *m, int d, char *buf, size_t n) {
+  for (int k = 0, c = m->nv; d >= m->nv && m->flex && k < m->flex->n; c += m->flex->b[k++].modal.m)
+    if (d < c + m->flex->b[k].modal.m) { // a modal coordinate of a flexible body
+      snprintf(buf, n, "%s.eta%d", m->flex->b[k].name, d - c);
+      return;
+    }
   int b = 0;
   while (b + 1 < m->nbody && m->body_dofadr[b + 1] <= d) b++;
   while (b < m->nbody && m->body_dofnum[b] == 0) b++; // fixed joints own no dof
@@ -194,17 +200,23 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   static const char *const files[] = {"modes.json", "modes.csv"};
   mbsErr e = mbs_modesArgs(cli, &o); // the same argv on every rank
   if (!e && rank == 0) e = mbsp_outPrepare(cli, files, 2);
-  if (!e && rank == 0) e = mbs_modesCreate(m, &md);
+  mbsFlexOracle *fo = NULL; // flexible bodies: the oracle's system (docs/flexible.md 7)
+  mbsReal *eta0 = NULL;
+  if (!e && rank == 0 && m->nflex_g) e = mbs_flexOracleCreate(m, &fo);
+  if (!e && rank == 0 && fo) e = mbs_flexModesCreate(m, fo, &md);
+  if (!e && rank == 0 && fo && !(eta0 = calloc((size_t)md->n + 1, sizeof *eta0)))
+    e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e && rank == 0 && !fo) e = mbs_modesCreate(m, &md);
   if (!e && rank == 0) e = mbs_stateCreate(m, &s);
   if (!e && rank == 0) e = mbs_workCreate(&view, &w);
   if (!e && rank == 0) e = mbs_workEnableMethod(&view, w);
-  if (!e && rank == 0 && o.at) e = mbs_staticCreate(&view, &cfg->statics, &st);
-  if (!e && rank == 0) dq = malloc(2 * (size_t)m->nv * sizeof *dq); // Newton step, JSON scratch
+  if (!e && rank == 0 && o.at && !fo) e = mbs_staticCreate(&view, &cfg->statics, &st);
+  if (!e && rank == 0) dq = malloc(2 * (size_t)md->n * sizeof *dq); // Newton step, JSON scratch
   if (!e && rank == 0 && !dq) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   e = mbsp_agreeErr(comm, e);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
 
-  mbsModesOut r = {m, md, &o, st, NULL, 0, 0, 0, 1, dq ? dq + m->nv : NULL};
+  mbsModesOut r = {m, md, &o, st, NULL, 0, 0, 0, 1, dq ? dq + md->n : NULL};
   if (!e && rank == 0) {
     if (st) { // the equilibrium of `mbspar static` (src/static.c), serially
       mbsStaticSerial sc = {&view, w};
@@ -215,7 +227,9 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                 "%d evaluations (kinetic energy %.3e J): linearising where it stopped\n",
                 st->opt.max_iter, st->ke);
     }
-    if (!e) e = mbs_modesLinearise(m, s, w, md);
+    if (!e && fo && o.at) e = mbs_flexStaticAt(m, fo, &cfg->statics, s->q, eta0); // flexible 8
+    if (!e)
+      e = fo ? mbs_flexModesLinearise(m, fo, s->q, eta0, md) : mbs_modesLinearise(m, s, w, md);
     if (!e) e = mbs_modesSolve(md);
   }
   e = mbsp_agreeErr(comm, e);
@@ -261,7 +275,8 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
     mbsp_outDiscard(&set);
   }
   e = mbsp_agreeErr(comm, e);
-  free(dq);
+  free(dq), free(eta0);
+  mbs_flexOracleDestroy(&fo);
   mbs_staticDestroy(&st);
   mbs_modesDestroy(&md);
   mbs_workDestroy(&w);

@@ -35,11 +35,14 @@ struct mbsFlexOracle {
   int N;  ///< nv + sum of the modal coordinates
   int nf; ///< flexible bodies
   mbsFoBody *f;
-  int *flexof; ///< (nbody) index into f, -1 for a rigid body
+  int *flexof;    ///< (nbody) index into f, -1 for a rigid body
+  int *nodefe;    ///< (nbody) FE node of the parent a body hangs from (-1: the parent's frame)
+  mbsReal *nodex; ///< (nbody) that node's undeformed position along the parent's x axis
   // per-evaluation workspace
   mbsReal *Rw, *pw, *om, *vo, *al, *ao; ///< (nbody x 9 / 3) world pose, twist, bias accelerations
   mbsReal *Jw, *Jv;                     ///< (nbody x 3 x N) angular and linear (origin) Jacobians
   mbsReal *Jg;                          ///< (3 x N) scratch
+  mbsReal *Jwn, *Jvn;                   ///< (3 x N) the Jacobians of a node frame
   mbsReal *M, *f_;                      ///< (N x N), (N)
 };
 
@@ -61,8 +64,10 @@ void mbs_flexOracleDestroy(mbsFlexOracle **po) {
     mbsFoBody *b = o->f + k;
     free(b->x), free(b->dm), free(b->jt), free(b->phit), free(b->phix), free(b->D);
   }
-  free(o->f), free(o->flexof), free(o->Rw), free(o->pw), free(o->om), free(o->vo), free(o->al);
-  free(o->ao), free(o->Jw), free(o->Jv), free(o->Jg), free(o->M), free(o->f_);
+  free(o->f), free(o->flexof), free(o->nodefe), free(o->nodex), free(o->Rw), free(o->pw),
+      free(o->om), free(o->vo), free(o->al);
+  free(o->ao), free(o->Jw), free(o->Jv), free(o->Jg), free(o->Jwn), free(o->Jvn), free(o->M),
+      free(o->f_);
   free(o);
   *po = NULL;
 }
@@ -120,9 +125,6 @@ static mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
 mbsErr mbs_flexOracleCreate(const mbsModel *m, mbsFlexOracle **po) {
   *po = NULL;
   const mbsFlexSet *set = m->flex;
-  if (set && set->natt)
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "flexible oracle: a body on a node of a flexible body is not supported yet");
   mbsFlexOracle *o = calloc(1, sizeof *o);
   if (!o) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   *po = o;
@@ -130,9 +132,12 @@ mbsErr mbs_flexOracleCreate(const mbsModel *m, mbsFlexOracle **po) {
   o->nf = set ? set->n : 0;
   o->N = m->nv;
   o->flexof = malloc(sizeof(int) * (size_t)(m->nbody + 1));
+  o->nodefe = malloc(sizeof(int) * (size_t)(m->nbody + 1));
+  o->nodex = malloc(sizeof(mbsReal) * (size_t)(m->nbody + 1));
   o->f = calloc((size_t)o->nf + 1, sizeof *o->f);
-  if (!o->flexof || !o->f) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  for (int b = 0; b < m->nbody; b++) o->flexof[b] = -1;
+  if (!o->flexof || !o->nodefe || !o->nodex || !o->f)
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  for (int b = 0; b < m->nbody; b++) o->flexof[b] = o->nodefe[b] = -1, o->nodex[b] = 0;
   for (int k = 0; k < o->nf; k++) {
     const mbsFlexBody *fb = set->b + k;
     if (fb->body < 0 || fb->body >= m->nbody)
@@ -142,6 +147,19 @@ mbsErr mbs_flexOracleCreate(const mbsModel *m, mbsFlexOracle **po) {
     o->N += fb->modal.m;
     o->flexof[fb->body] = k;
   }
+  // children on nodes: the FE node each hangs from
+  for (int a = 0; set && a < set->natt; a++) {
+    int c = set->att_child[a], p = c >= 0 && c < m->nbody ? m->body_parent[c] : -1;
+    int k = p >= 0 ? o->flexof[p] : -1, nd = set->att_node[a];
+    if (k < 0 || nd < 0 || nd >= set->b[k].nnodes)
+      return mbs_errSet(MBS_ERR_UNSUPPORTED, "flexible oracle: needs the whole model");
+    const mbsFlexModal *md = &set->b[k].modal;
+    mbsReal x = set->b[k].spec.node_x[nd];
+    int best = 0;
+    for (int i = 1; i < md->nfe; i++)
+      if (fabs(md->x[i] - x) < fabs(md->x[best] - x)) best = i;
+    o->nodefe[c] = best, o->nodex[c] = x;
+  }
   size_t nb = (size_t)m->nbody, N = (size_t)o->N;
   o->Rw = malloc(sizeof(mbsReal) * 9 * nb + 1);
   mbsReal **v3[] = {&o->pw, &o->om, &o->vo, &o->al, &o->ao};
@@ -149,10 +167,12 @@ mbsErr mbs_flexOracleCreate(const mbsModel *m, mbsFlexOracle **po) {
   o->Jw = malloc(sizeof(mbsReal) * 3 * nb * N + 1);
   o->Jv = malloc(sizeof(mbsReal) * 3 * nb * N + 1);
   o->Jg = malloc(sizeof(mbsReal) * 3 * N + 1);
+  o->Jwn = malloc(sizeof(mbsReal) * 3 * N + 1);
+  o->Jvn = malloc(sizeof(mbsReal) * 3 * N + 1);
   o->M = malloc(sizeof(mbsReal) * N * N + 1);
   o->f_ = malloc(sizeof(mbsReal) * N + 1);
   if (!o->Rw || !o->pw || !o->om || !o->vo || !o->al || !o->ao || !o->Jw || !o->Jv || !o->Jg ||
-      !o->M || !o->f_)
+      !o->Jwn || !o->Jvn || !o->M || !o->f_)
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible oracle of %d coordinates)", o->N);
   return MBS_OK;
 }
@@ -165,9 +185,111 @@ int mbs_flexOracleCol(const mbsFlexOracle *o, int k) {
   return o->f[k].col;
 }
 
+// the rotation vector th: R = exp([th]x) and the coefficients of the tangent map
+// T(th) = I + ca [th]x + cb [th]x^2 (the world angular velocity of R is T th_dot), with
+// da = (dca/dphi)/phi and db = (dcb/dphi)/phi (phi = |th|); series below phi = 0.1
+static void mbs_foRotvec(const mbsReal *th, mbsReal *R, mbsReal *ca, mbsReal *cb, mbsReal *da,
+                         mbsReal *db) {
+  mbsReal p2 = th[0] * th[0] + th[1] * th[1] + th[2] * th[2], phi = sqrt(p2), sa;
+  if (phi < 0.1) {
+    sa = 1 - p2 / 6 * (1 - p2 / 20 * (1 - p2 / 42));
+    *ca = 0.5 - p2 / 24 * (1 - p2 / 30 * (1 - p2 / 56));
+    *cb = 1.0 / 6 - p2 / 120 * (1 - p2 / 42 * (1 - p2 / 72));
+    *da = -1.0 / 12 + p2 / 180 - p2 * p2 / 6720;
+    *db = -1.0 / 60 + p2 / 1260 - p2 * p2 / 60480;
+  } else {
+    mbsReal sn = sin(phi), cs = cos(phi);
+    sa = sn / phi;
+    *ca = (1 - cs) / p2;
+    *cb = (phi - sn) / (p2 * phi);
+    *da = sn / (p2 * phi) - 2 * (1 - cs) / (p2 * p2);
+    *db = (1 - cs) / (p2 * p2) - 3 * (phi - sn) / (p2 * p2 * phi);
+  }
+  // R = I + sa [th]x + ca [th]x^2, [th]x^2 = th th^T - p2 I
+  mbsReal x = th[0], y = th[1], z = th[2];
+  R[0] = 1 + *ca * (x * x - p2), R[1] = -sa * z + *ca * x * y, R[2] = sa * y + *ca * x * z;
+  R[3] = sa * z + *ca * x * y, R[4] = 1 + *ca * (y * y - p2), R[5] = -sa * x + *ca * y * z;
+  R[6] = -sa * y + *ca * x * z, R[7] = sa * x + *ca * y * z, R[8] = 1 + *ca * (z * z - p2);
+}
+
+// T(th) v = v + ca th x v + cb th x (th x v)
+static void mbs_foTangent(const mbsReal *th, mbsReal ca, mbsReal cb, const mbsReal *v, mbsReal *o) {
+  mbsReal c1[3], c2[3];
+  mbs_foCross(th, v, c1);
+  mbs_foCross(th, c1, c2);
+  for (int i = 0; i < 3; i++) o[i] = v[i] + ca * c1[i] + cb * c2[i];
+}
+
+// The frame of node fe of flexible body p (its world pose, twist, bias accelerations and
+// Jacobians into o->Jwn, o->Jvn): origin at the deformed node s = x e_x + Phi_t eta, rotation
+// R_p exp([th]x) with th = Phi_r eta (docs/flexible.md 5.5)
+static void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const mbsReal *y,
+                            const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn,
+                            mbsReal *von, mbsReal *aln, mbsReal *aon) {
+  const mbsModel *m = o->m;
+  int N = o->N;
+  const mbsFoBody *fo = o->f + o->flexof[p];
+  const mbsFlexModal *md = &fo->fb->modal;
+  int mm = md->m, col = fo->col;
+  const mbsReal *et = eta + (col - m->nv), *etd = y + col;
+  const mbsReal *Ph = md->Phi + (size_t)6 * fe * mm;
+  const mbsReal *Rp = o->Rw + 9 * p, *pp = o->pw + 3 * p, *omp = o->om + 3 * p;
+  const mbsReal *vop = o->vo + 3 * p, *alp = o->al + 3 * p, *aop = o->ao + 3 * p;
+  mbsReal s[3] = {xn, 0, 0}, ud[3] = {0, 0, 0}, th[3] = {0, 0, 0}, thd[3] = {0, 0, 0};
+  for (int c = 0; c < mm; c++)
+    for (int i = 0; i < 3; i++) {
+      s[i] += Ph[i * mm + c] * et[c], ud[i] += Ph[i * mm + c] * etd[c];
+      th[i] += Ph[(3 + i) * mm + c] * et[c], thd[i] += Ph[(3 + i) * mm + c] * etd[c];
+    }
+  mbsReal E[9], ca, cb, da, db;
+  mbs_foRotvec(th, E, &ca, &cb, &da, &db);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      Rn[3 * i + j] = Rp[3 * i] * E[j] + Rp[3 * i + 1] * E[3 + j] + Rp[3 * i + 2] * E[6 + j];
+  // relative angular velocity w = T th_dot and its bias T_dot th_dot =
+  // da (th.thd) th x thd + db (th.thd) th x (th x thd) + cb thd x (th x thd)
+  mbsReal w[3], wb[3], d[3], uw[3], ww[3], c1[3], c2[3], c3[3];
+  mbs_foTangent(th, ca, cb, thd, w);
+  mbsReal tt = th[0] * thd[0] + th[1] * thd[1] + th[2] * thd[2];
+  mbs_foCross(th, thd, c1);
+  mbs_foCross(th, c1, c2);
+  mbs_foCross(thd, c1, c3);
+  for (int i = 0; i < 3; i++) wb[i] = da * tt * c1[i] + db * tt * c2[i] + cb * c3[i];
+  mbs_foMat3Vec(Rp, s, d);
+  mbs_foMat3Vec(Rp, ud, uw);
+  mbs_foMat3Vec(Rp, w, ww);
+  mbs_foMat3Vec(Rp, wb, c3);
+  for (int i = 0; i < 3; i++) pn[i] = pp[i] + d[i], omn[i] = omp[i] + ww[i];
+  mbs_foCross(omp, d, c1);
+  for (int i = 0; i < 3; i++) von[i] = vop[i] + c1[i] + uw[i];
+  mbs_foCross(omp, ww, c2);
+  for (int i = 0; i < 3; i++) aln[i] = alp[i] + c2[i] + c3[i];
+  // a = a_p + al_p x d + om_p x (om_p x d) + 2 om_p x (R_p Phi_t etad)
+  mbs_foCross(alp, d, c2);
+  mbs_foCross(omp, c1, c3);
+  mbs_foCross(omp, uw, c1);
+  for (int i = 0; i < 3; i++) aon[i] = aop[i] + c2[i] + c3[i] + 2 * c1[i];
+  // Jacobians: Jw = Jw_p + R_p T Phi_r E, Jv = Jv_p - [d]x Jw_p + R_p Phi_t E
+  const mbsReal *Jwp = o->Jw + (size_t)3 * p * N, *Jvp = o->Jv + (size_t)3 * p * N;
+  for (int c = 0; c < N; c++) {
+    mbsReal v[3] = {Jwp[c], Jwp[N + c], Jwp[2 * N + c]}, x[3];
+    mbs_foCross(d, v, x);
+    for (int i = 0; i < 3; i++) o->Jwn[i * N + c] = v[i], o->Jvn[i * N + c] = Jvp[i * N + c] - x[i];
+  }
+  for (int c = 0; c < mm; c++) {
+    mbsReal r[3] = {Ph[3 * mm + c], Ph[4 * mm + c], Ph[5 * mm + c]}, t[3], tw[3];
+    mbsReal u[3] = {Ph[c], Ph[mm + c], Ph[2 * mm + c]};
+    mbs_foTangent(th, ca, cb, r, t);
+    mbs_foMat3Vec(Rp, t, tw);
+    mbs_foMat3Vec(Rp, u, t);
+    for (int i = 0; i < 3; i++) o->Jwn[i * N + col + c] += tw[i], o->Jvn[i * N + col + c] += t[i];
+  }
+}
+
 // kinematics of every body: world pose, twist (omega, velocity of the origin), the accelerations
 // at zero generalized acceleration and the Jacobians of the twist
-static void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y) {
+static void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                             const mbsReal *eta) {
   const mbsModel *m = o->m;
   int N = o->N;
   for (int b = 0; b < m->nbody; b++) {
@@ -184,6 +306,14 @@ static void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *
     const mbsReal *Rp = p < 0 ? I3 : o->Rw + 9 * p, *pp = p < 0 ? z3 : o->pw + 3 * p;
     const mbsReal *omp = p < 0 ? z3 : o->om + 3 * p, *vop = p < 0 ? z3 : o->vo + 3 * p;
     const mbsReal *alp = p < 0 ? z3 : o->al + 3 * p, *aop = p < 0 ? z3 : o->ao + 3 * p;
+    const mbsReal *Jwp = p < 0 ? NULL : o->Jw + (size_t)3 * p * N;
+    const mbsReal *Jvp = p < 0 ? NULL : o->Jv + (size_t)3 * p * N;
+    mbsReal Rn[9], pn[3], omn[3], von[3], aln[3], aon[3];
+    if (p >= 0 && o->nodefe[b] >= 0) { // on a node: the parent frame is the node's
+      mbs_foNodeFrame(o, p, o->nodefe[b], o->nodex[b], y, eta, Rn, pn, omn, von, aln, aon);
+      Rp = Rn, pp = pn, omp = omn, vop = von, alp = aln, aop = aon, Jwp = o->Jwn, Jvp = o->Jvn;
+      r[0] -= o->nodex[b]; // the joint's origin is measured from the node
+    }
     mbsReal *Rw = o->Rw + 9 * b, *pw = o->pw + 3 * b, *om = o->om + 3 * b, *vo = o->vo + 3 * b;
     mbsReal *al = o->al + 3 * b, *ao = o->ao + 3 * b;
     for (int i = 0; i < 3; i++)
@@ -214,7 +344,6 @@ static void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *
       memset(Jw, 0, sizeof(mbsReal) * 3 * (size_t)N);
       memset(Jv, 0, sizeof(mbsReal) * 3 * (size_t)N);
     } else {
-      const mbsReal *Jwp = o->Jw + (size_t)3 * p * N, *Jvp = o->Jv + (size_t)3 * p * N;
       for (int c = 0; c < N; c++) {
         mbsReal w[3] = {Jwp[c], Jwp[N + c], Jwp[2 * N + c]}, x[3];
         mbs_foCross(d, w, x);
@@ -259,7 +388,7 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
                             const mbsReal *eta, mbsReal **M, mbsReal **f) {
   const mbsModel *m = o->m;
   int N = o->N;
-  mbs_foKinematics(o, q, y);
+  mbs_foKinematics(o, q, y, eta);
   memset(o->M, 0, sizeof(mbsReal) * (size_t)N * N);
   memset(o->f_, 0, sizeof(mbsReal) * (size_t)N);
   // applied joint forces
@@ -424,5 +553,18 @@ mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
       for (int j = 0; j < mm; j++) V += 0.5 * et[i] * md->K[(size_t)i * mm + j] * et[j];
   }
   *kin = T, *pot = V;
+  return MBS_OK;
+}
+
+mbsErr mbs_flexOracleNodePose(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                              const mbsReal *eta, int k, int j, mbsReal *pos, mbsReal *R) {
+  const mbsFlexBody *fb = o->f[k].fb;
+  const mbsFlexModal *md = &fb->modal;
+  mbsReal x = fb->spec.node_x[j], om[3], v[3], al[3], a[3];
+  int fe = 0;
+  for (int i = 1; i < md->nfe; i++)
+    if (fabs(md->x[i] - x) < fabs(md->x[fe] - x)) fe = i;
+  mbs_foKinematics(o, q, y, eta);
+  mbs_foNodeFrame(o, fb->body, fe, x, y, eta, R, pos, om, v, al, a);
   return MBS_OK;
 }

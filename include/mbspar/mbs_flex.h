@@ -124,8 +124,8 @@ void mbs_flexRigidEquivalent(const mbsFlexBeamSpec *s, mbsReal *mass, mbsReal co
 
 /// The serial oracle of a tree of rigid and flexible bodies (src/flex_oracle.c, docs/flexible.md
 /// 5). Generalized velocities y = [v (nv); etad (each flexible body's m, in mbsModel.flex
-/// order)]; positions q (nq) and eta. Not yet: children on a node of a flexible body
-/// (MBS_ERR_UNSUPPORTED), subset builds.
+/// order)]; positions q (nq) and eta. Children on a node hang from the node frame (docs/flexible.md
+/// 5.5). Not yet: subset builds (MBS_ERR_UNSUPPORTED).
 struct mbsModel;
 typedef struct mbsFlexOracle mbsFlexOracle;
 mbsErr mbs_flexOracleCreate(const struct mbsModel *m, mbsFlexOracle **o);
@@ -146,6 +146,10 @@ mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
 /// forces), elastic eta^T K eta / 2.
 mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
                             const mbsReal *eta, mbsReal *kin, mbsReal *pot);
+/// World position and rotation (3 x 3, row-major) of node \p j of flexible body \p k (mbsModel.flex
+/// order) at (q, y, eta): the node frame of docs/flexible.md 5.5.
+mbsErr mbs_flexOracleNodePose(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                              const mbsReal *eta, int k, int j, mbsReal *pos, mbsReal *R);
 /// Cholesky solve of the symmetric positive definite A x = b (A overwritten, b becomes x); -1 if
 /// A is not positive definite.
 int mbs_flexCholSolve(int n, mbsReal *A, mbsReal *b);

@@ -1,0 +1,614 @@
+/// \file flex_run.c
+/// `mbspar accel` and `mbspar run` on models with flexible bodies (issue 34; docs/flexible.md 6):
+/// the serial oracle (src/flex_oracle.c) as the method, at one rank. The state is
+/// x = [q (nq); eta (ne); qd (nv); etad (ne)] with each flexible body's modal coordinates in
+/// mbsModel.flex order; integrators euler, rk4 (fixed step integrator.dt) and dp5 (adaptive,
+/// integrator.tol, step control of its own). Outputs in the run directory: trajectory.csv (t, q,
+/// qd, eta, etad, the named nodes' world positions), energy.csv (t, kinetic, potential, elastic,
+/// total), checkpoint.bin (every output.checkpoint_every steps and at the end; --restart continues
+/// bitwise) and run.json.
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli.h"
+#include "sim.h"
+#include "mbspar/mbs_flex.h"
+#include "mbspar/mbs_flexmodes.h"
+#include "mbspar/mbs_joint.h"
+#include "mbspar/mbs_model.h"
+#include "mbspar/mbs_report.h"
+#include "mbspar/mbs_solver.h"
+#include "mbspar/mbs_timer.h"
+
+#define MBSP_FLEX_MAGIC "MBSFLEX1"
+
+static void mbsp_flexNodesJson(mbsJson *j, const mbsModel *m, mbsFlexOracle *o, const double *x,
+                               int nq, int ne);
+
+typedef struct {
+  const mbsModel *m;
+  mbsFlexOracle *o;
+  int nq, nv, ne, nx;           ///< sizes: nx = nq + ne + nv + ne
+  double *ydd;                  ///< (nv + ne)
+  double *k[7], *xs, *xn, *err; ///< integrator stages and scratch (nx each)
+  long evals, steps, rejected;
+  double t, h;      ///< time and (dp5) the next step
+  double E0, drift; ///< energy at the start of this run and the largest |E - E0|
+  double emax;      ///< largest elastic energy
+} mbspFlexRun;
+
+// x' = f(x): q' from qd (quaternions: q' = q (x) (0, w) / 2, w in the body frame), eta' = etad,
+// [qd; etad]' from the oracle
+static mbsErr mbsp_flexRhs(mbspFlexRun *R, const double *x, double *f) {
+  const mbsModel *m = R->m;
+  int nq = R->nq, nv = R->nv, ne = R->ne;
+  const double *q = x, *eta = x + nq, *y = x + nq + ne;
+  for (int b = 0; b < m->nbody; b++) {
+    int t0 = m->body_jnttype[b], qa = m->body_qadr[b], da = m->body_dofadr[b];
+    if (mbs_jntHasQuat(t0)) {
+      int qq = mbs_jntQuatAdr(t0);
+      for (int k = 0; k < qq; k++) f[qa + k] = y[da + k];
+      const double *u = q + qa + qq, *w = y + da + qq;
+      double *o = f + qa + qq;
+      o[0] = -0.5 * (u[1] * w[0] + u[2] * w[1] + u[3] * w[2]);
+      o[1] = 0.5 * (u[0] * w[0] + u[2] * w[2] - u[3] * w[1]);
+      o[2] = 0.5 * (u[0] * w[1] + u[3] * w[0] - u[1] * w[2]);
+      o[3] = 0.5 * (u[0] * w[2] + u[1] * w[1] - u[2] * w[0]);
+    } else {
+      for (int k = 0; k < m->body_dofnum[b]; k++) f[qa + k] = y[da + k];
+    }
+  }
+  memcpy(f + nq, y + nv, sizeof(double) * (size_t)ne);
+  MBS_CALL(mbs_flexOracleAccel(R->o, q, y, eta, f + nq + ne));
+  R->evals++;
+  for (int i = 0; i < nv + ne; i++)
+    if (!isfinite(f[nq + ne + i]))
+      return mbs_errSet(MBS_ERR_NUMERIC,
+                        "run: the accelerations are not finite at t = %.9g s (integrator.dt = %g "
+                        "is probably above the stability limit; try a smaller dt or dp5)",
+                        R->t, m->opt.dt);
+  return MBS_OK;
+}
+
+static void mbsp_flexNormalize(const mbsModel *m, double *x) {
+  for (int b = 0; b < m->nbody; b++) {
+    int t0 = m->body_jnttype[b];
+    if (!mbs_jntHasQuat(t0)) continue;
+    double *u = x + m->body_qadr[b] + mbs_jntQuatAdr(t0);
+    double n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3]);
+    if (n > 0)
+      for (int k = 0; k < 4; k++) u[k] /= n;
+  }
+}
+
+// kinetic, potential (gravity, joint springs) and elastic energy of state x
+static mbsErr mbsp_flexEnergy(mbspFlexRun *R, const double *x, double *kin, double *pot,
+                              double *ela) {
+  const mbsModel *m = R->m;
+  int nq = R->nq, ne = R->ne;
+  MBS_CALL(mbs_flexOracleEnergy(R->o, x, x + nq + ne, x + nq, kin, pot));
+  double el = 0;
+  for (int k = 0; k < m->flex->n; k++) {
+    const mbsFlexModal *md = &m->flex->b[k].modal;
+    const double *et = x + nq + mbs_flexOracleCol(R->o, k) - R->nv;
+    for (int i = 0; i < md->m; i++)
+      for (int j = 0; j < md->m; j++) el += 0.5 * et[i] * md->K[(size_t)i * md->m + j] * et[j];
+  }
+  *pot -= el, *ela = el;
+  return MBS_OK;
+}
+
+// one fixed step (euler, rk4) from x to R->xn
+static mbsErr mbsp_flexFixed(mbspFlexRun *R, int method, const double *x, double h) {
+  int n = R->nx;
+  MBS_CALL(mbsp_flexRhs(R, x, R->k[0]));
+  if (method == MBS_INT_EULER) {
+    for (int i = 0; i < n; i++) R->xn[i] = x[i] + h * R->k[0][i];
+    return MBS_OK;
+  }
+  static const double c[3] = {0.5, 0.5, 1};
+  for (int s = 1; s < 4; s++) {
+    for (int i = 0; i < n; i++) R->xs[i] = x[i] + c[s - 1] * h * R->k[s - 1][i];
+    MBS_CALL(mbsp_flexRhs(R, R->xs, R->k[s]));
+  }
+  for (int i = 0; i < n; i++)
+    R->xn[i] = x[i] + h / 6 * (R->k[0][i] + 2 * R->k[1][i] + 2 * R->k[2][i] + R->k[3][i]);
+  return MBS_OK;
+}
+
+// one Dormand-Prince 5(4) attempt from x with step h: R->xn (5th order) and the scaled error norm
+static mbsErr mbsp_flexDp5(mbspFlexRun *R, const double *x, double h, double tol, double *enorm) {
+  static const double a[7][6] = {
+      {0},
+      {1.0 / 5},
+      {3.0 / 40, 9.0 / 40},
+      {44.0 / 45, -56.0 / 15, 32.0 / 9},
+      {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+      {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+      {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
+  static const double e[7] = {71.0 / 57600,      0,          -71.0 / 16695, 71.0 / 1920,
+                              -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
+  int n = R->nx;
+  MBS_CALL(mbsp_flexRhs(R, x, R->k[0]));
+  for (int s = 1; s < 7; s++) {
+    for (int i = 0; i < n; i++) {
+      double acc = 0;
+      for (int j = 0; j < s; j++) acc += a[s][j] * R->k[j][i];
+      R->xs[i] = x[i] + h * acc;
+    }
+    MBS_CALL(mbsp_flexRhs(R, R->xs, R->k[s]));
+  }
+  memcpy(R->xn, R->xs, sizeof(double) * (size_t)n); // stage 7 is at the 5th-order solution
+  double sum = 0;
+  for (int i = 0; i < n; i++) {
+    double ei = 0;
+    for (int s = 0; s < 7; s++) ei += e[s] * R->k[s][i];
+    double sc = tol + tol * fmax(fabs(x[i]), fabs(R->xn[i]));
+    sum += (h * ei / sc) * (h * ei / sc);
+  }
+  *enorm = sqrt(sum / n);
+  return MBS_OK;
+}
+
+static uint64_t mbsp_flexFnv(const unsigned char *p, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+// the model's fingerprint in a checkpoint: sizes, joint types, masses and every flexible body's
+// reduced M and K (a checkpoint of another model of the same size is refused)
+static uint64_t mbsp_flexFingerprint(const mbsModel *m) {
+  int64_t sz[3] = {m->nq, m->nv, m->nbody};
+  uint64_t h = mbsp_flexFnv((const unsigned char *)sz, sizeof sz);
+  h ^= mbsp_flexFnv((const unsigned char *)m->body_jnttype, sizeof(int) * (size_t)m->nbody) * 31;
+  h ^= mbsp_flexFnv((const unsigned char *)m->body_mass, sizeof(mbsReal) * (size_t)m->nbody) * 37;
+  for (int k = 0; m->flex && k < m->flex->n; k++) {
+    const mbsFlexModal *md = &m->flex->b[k].modal;
+    size_t n2 = sizeof(mbsReal) * (size_t)md->m * (size_t)md->m;
+    h ^= mbsp_flexFnv((const unsigned char *)md->M, n2) * (41 + 2 * (uint64_t)k);
+    h ^= mbsp_flexFnv((const unsigned char *)md->K, n2) * (43 + 2 * (uint64_t)k);
+  }
+  return h;
+}
+
+// checkpoint: magic, nx, step, t, h, fingerprint, x, FNV-1a of everything before it
+static mbsErr mbsp_flexCkptWrite(const char *dir, const mbspFlexRun *R, const double *x) {
+  char p[4200], tmp[4210];
+  snprintf(p, sizeof p, "%s/checkpoint.bin", dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", p);
+  size_t n = 48 + sizeof(double) * (size_t)R->nx;
+  unsigned char *b = malloc(n + 8);
+  if (!b) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (checkpoint)");
+  int64_t nx = R->nx, st = R->steps;
+  uint64_t fp = mbsp_flexFingerprint(R->m);
+  memcpy(b, MBSP_FLEX_MAGIC, 8);
+  memcpy(b + 8, &nx, 8), memcpy(b + 16, &st, 8), memcpy(b + 24, &R->t, 8), memcpy(b + 32, &R->h, 8);
+  memcpy(b + 40, &fp, 8);
+  memcpy(b + 48, x, sizeof(double) * (size_t)R->nx);
+  uint64_t c = mbsp_flexFnv(b, n);
+  memcpy(b + n, &c, 8);
+  FILE *f = fopen(tmp, "wb");
+  int ok = f && fwrite(b, 1, n + 8, f) == n + 8;
+  if (f && fclose(f)) ok = 0;
+  free(b);
+  if (!ok || rename(tmp, p))
+    return mbs_errSet(MBS_ERR_IO, "%s: cannot write: %s", p, strerror(errno));
+  return MBS_OK;
+}
+
+static mbsErr mbsp_flexCkptRead(const char *path, mbspFlexRun *R, double *x) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return mbs_errSet(MBS_ERR_IO, "--restart %s: cannot open: %s", path, strerror(errno));
+  size_t n = 48 + sizeof(double) * (size_t)R->nx;
+  unsigned char *b = malloc(n + 9);
+  if (!b) {
+    fclose(f);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (checkpoint)");
+  }
+  size_t got = fread(b, 1, n + 9, f);
+  fclose(f);
+  int64_t nx = 0, st = 0;
+  uint64_t c = 0, fp = 0;
+  if (got == n + 8)
+    memcpy(&nx, b + 8, 8), memcpy(&st, b + 16, 8), memcpy(&fp, b + 40, 8), memcpy(&c, b + n, 8);
+  int bad = got != n + 8 || memcmp(b, MBSP_FLEX_MAGIC, 8) || nx != R->nx ||
+            c != mbsp_flexFnv(b, n) || st < 0 || fp != mbsp_flexFingerprint(R->m);
+  if (!bad) {
+    memcpy(&R->t, b + 24, 8), memcpy(&R->h, b + 32, 8);
+    memcpy(x, b + 48, sizeof(double) * (size_t)R->nx);
+    R->steps = st;
+    for (int i = 0; i < R->nx; i++) bad |= !isfinite(x[i]);
+    bad |= !isfinite(R->t) || !(R->h > 0);
+  }
+  free(b);
+  if (bad)
+    return mbs_errSet(MBS_ERR_INPUT,
+                      "--restart %s: not a checkpoint of this flexible model (size, model "
+                      "fingerprint, magic or checksum differ)",
+                      path);
+  return MBS_OK;
+}
+
+static void mbsp_flexCsvRow(FILE *f, double t, const double *v, int n) {
+  fprintf(f, "%.17g", t);
+  for (int i = 0; i < n; i++) fprintf(f, ",%.17g", v[i]);
+  fputc('\n', f);
+}
+
+// a row of trajectory.csv: t, q, qd, eta, etad (the state is [q; eta; qd; etad])
+static void mbsp_flexTrajRow(FILE *f, const mbspFlexRun *R, const double *x) {
+  fprintf(f, "%.17g", R->t);
+  int nq = R->nq, ne = R->ne, nv = R->nv;
+  for (int i = 0; i < nq; i++) fprintf(f, ",%.17g", x[i]);
+  for (int i = 0; i < nv; i++) fprintf(f, ",%.17g", x[nq + ne + i]);
+  for (int i = 0; i < ne; i++) fprintf(f, ",%.17g", x[nq + i]);
+  for (int i = 0; i < ne; i++) fprintf(f, ",%.17g", x[nq + ne + nv + i]);
+  const mbsFlexSet *set = R->m->flex; // the named nodes' world positions
+  for (int k = 0; k < set->n; k++)
+    for (int n = 0; n < set->b[k].nnodes; n++) {
+      double p[3] = {NAN, NAN, NAN}, Rn[9];
+      mbs_flexOracleNodePose(R->o, x, x + nq + ne, x + nq, k, n, p, Rn);
+      fprintf(f, ",%.17g,%.17g,%.17g", p[0], p[1], p[2]);
+    }
+  fputc('\n', f);
+}
+
+static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R) {
+  memset(R, 0, sizeof *R);
+  R->m = m;
+  MBS_CALL(mbs_flexOracleCreate(m, &R->o));
+  R->nq = m->nq, R->nv = m->nv, R->ne = mbs_flexOracleSize(R->o) - m->nv;
+  R->nx = R->nq + 2 * R->ne + R->nv;
+  size_t n = (size_t)R->nx + 1;
+  for (int s = 0; s < 7; s++) MBS_ALLOC(R->k[s], n);
+  MBS_ALLOC(R->xs, n);
+  MBS_ALLOC(R->xn, n);
+  MBS_ALLOC(R->err, n);
+  return MBS_OK;
+}
+
+static void mbsp_flexFree(mbspFlexRun *R) {
+  mbs_flexOracleDestroy(&R->o);
+  for (int s = 0; s < 7; s++) free(R->k[s]);
+  free(R->xs), free(R->xn), free(R->err);
+}
+
+// the initial state: q0, qd0, eta = etad = 0
+static void mbsp_flexInitial(const mbspFlexRun *R, double *x) {
+  memset(x, 0, sizeof(double) * (size_t)R->nx);
+  memcpy(x, R->m->q0, sizeof(double) * (size_t)R->nq);
+  memcpy(x + R->nq + R->ne, R->m->qd0, sizeof(double) * (size_t)R->nv);
+}
+
+// ---------------------------------------------------------------- accel
+
+typedef struct {
+  mbspFlexRun *R;
+  double time_per_eval;
+  const double *x;
+} mbspFlexAccelOut;
+
+static void mbsp_flexAccelJson(mbsJson *j, const void *ctx) {
+  const mbspFlexAccelOut *a = ctx;
+  mbspFlexRun *R = a->R;
+  mbs_jsonBeginObject(j, "solver");
+  mbs_jsonString(j, "method", "flex_oracle");
+  mbs_jsonEndObject(j);
+  mbs_jsonNumber(j, "time_per_eval_s", a->time_per_eval);
+  mbs_jsonNumberArray(j, "qdd", R->ydd, R->nv);
+  mbs_jsonNumberArray(j, "etadd", R->ydd + R->nv, R->ne);
+  mbsp_flexNodesJson(j, R->m, R->o, a->x, R->nq, R->ne);
+}
+
+// ---------------------------------------------------------------- run
+
+typedef struct {
+  mbspFlexRun *R;
+  const double *x;
+  const char *integrator;
+  double E_final;
+} mbspFlexRunOut;
+
+static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
+  const mbspFlexRunOut *r = ctx;
+  mbspFlexRun *R = r->R;
+  mbs_jsonBeginObject(j, "solver");
+  mbs_jsonString(j, "method", "flex_oracle");
+  mbs_jsonEndObject(j);
+  mbs_jsonString(j, "integrator", r->integrator);
+  mbs_jsonNumber(j, "t", R->t);
+  mbs_jsonInt(j, "steps", R->steps);
+  mbs_jsonInt(j, "rejected_steps", R->rejected);
+  mbs_jsonInt(j, "evaluations", R->evals);
+  mbs_jsonNumber(j, "energy_initial", R->E0);
+  mbs_jsonNumber(j, "energy_final", r->E_final);
+  mbs_jsonNumber(j, "energy_drift_max", R->drift);
+  mbs_jsonNumber(j, "elastic_energy_max", R->emax);
+  mbs_jsonNumberArray(j, "q", r->x, R->nq);
+  mbs_jsonNumberArray(j, "eta", r->x + R->nq, R->ne);
+  mbs_jsonNumberArray(j, "qd", r->x + R->nq + R->ne, R->nv);
+  mbs_jsonNumberArray(j, "etad", r->x + R->nq + R->ne + R->nv, R->ne);
+  mbsp_flexNodesJson(j, R->m, R->o, r->x, R->nq, R->ne);
+}
+
+static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                               const mbsModel *m, mbspFlexRun *R, double *x) {
+  const mbsOption *op = &m->opt;
+  int method = op->integrator;
+  if (method != MBS_INT_EULER && method != MBS_INT_RK4 && method != MBS_INT_DP5)
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "%s:%d: body \"%s\" is flexible: integrator.method = %s cannot run flexible "
+                      "bodies yet (euler, rk4 or dp5; docs/flexible.md 6)",
+                      cfg->filename, m->flex->b[0].line, m->flex->b[0].name,
+                      mbs_integratorName(method));
+  char dir[4096];
+  const char *out = cli->out ? cli->out : cfg->out_dir;
+  if (!cli->out && cli->restart) { // --restart CK continues into CK's directory
+    const char *slash = strrchr(cli->restart, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - cli->restart) : 1,
+             slash ? cli->restart : ".");
+    if (slash == cli->restart) snprintf(dir, sizeof dir, "/");
+  } else {
+    snprintf(dir, sizeof dir, "%s", out);
+  }
+  mbsp_flexInitial(R, x);
+  R->t = 0, R->h = op->dt;
+  if (cli->restart) MBS_CALL(mbsp_flexCkptRead(cli->restart, R, x));
+  if (mkdir(dir, 0777) && errno != EEXIST)
+    return mbs_errSet(MBS_ERR_IO, "%s: cannot create: %s", dir, strerror(errno));
+  char pt[4200], pe[4200];
+  snprintf(pt, sizeof pt, "%s/trajectory.csv", dir);
+  snprintf(pe, sizeof pe, "%s/energy.csv", dir);
+  struct stat st;
+  if (!cli->restart && !cli->force && stat(pe, &st) == 0)
+    return mbs_errSet(MBS_ERR_IO,
+                      "%s exists; not overwriting an earlier run's output (use --force "
+                      "or another --out)",
+                      pe);
+  FILE *ft = fopen(pt, cli->restart ? "a" : "w"), *fe = fopen(pe, cli->restart ? "a" : "w");
+  if (!ft || !fe) {
+    if (ft) fclose(ft);
+    if (fe) fclose(fe);
+    return mbs_errSet(MBS_ERR_IO, "%s: cannot write: %s", dir, strerror(errno));
+  }
+  if (!cli->restart) { // t, q, qd (named as the rigid run names them), eta, etad
+    char nm[400];
+    fputs("t", ft);
+    for (int b = 0; b < m->nbody; b++)
+      for (int k = 0; k < m->body_qnum[b]; k++)
+        fprintf(ft, ",%s", mbs_coordName(m, "q", b, k, 0, nm, sizeof nm));
+    for (int b = 0; b < m->nbody; b++)
+      for (int k = 0; k < m->body_dofnum[b]; k++)
+        fprintf(ft, ",%s", mbs_coordName(m, "qd", b, k, 1, nm, sizeof nm));
+    for (int r = 0; r < 2; r++)
+      for (int k = 0; k < m->flex->n; k++)
+        for (int i = 0; i < m->flex->b[k].modal.m; i++)
+          fprintf(ft, ",%s_%s_%d", r ? "etad" : "eta", m->flex->b[k].name, i);
+    for (int k = 0; k < m->flex->n; k++)
+      for (int n = 0; n < m->flex->b[k].nnodes; n++)
+        for (int c = 0; c < 3; c++)
+          fprintf(ft, ",node_%s_%s_%c", m->flex->b[k].name, m->flex->b[k].node_name[n], "xyz"[c]);
+    fputc('\n', ft);
+    fputs("t,kinetic,potential,elastic,total\n", fe);
+  }
+  mbsErr e = MBS_OK;
+  double kin, pot, ela, ev[4];
+  e = mbsp_flexEnergy(R, x, &kin, &pot, &ela);
+  R->E0 = kin + pot + ela;
+  int every = cfg->out_every > 0 ? cfg->out_every : 1, ckev = cfg->out_checkpoint_every;
+  if (!e && !cli->restart) {
+    mbsp_flexTrajRow(ft, R, x);
+    ev[0] = kin, ev[1] = pot, ev[2] = ela, ev[3] = kin + pot + ela;
+    mbsp_flexCsvRow(fe, R->t, ev, 4);
+  }
+  double tend = op->t_end, tol = op->int_tol;
+  while (!e && R->t < tend * (1 - 1e-14)) {
+    double h = fmin(R->h, tend - R->t);
+    if (method == MBS_INT_DP5) {
+      double en;
+      e = mbsp_flexDp5(R, x, h, tol, &en);
+      if (e) break;
+      double fac = en > 0 ? fmin(5.0, fmax(0.2, 0.9 * pow(en, -0.2))) : 5.0;
+      if (en > 1) {
+        R->rejected++;
+        R->h = h * fac;
+        if (R->h < 1e-14 * fmax(1, tend))
+          e = mbs_errSet(MBS_ERR_NUMERIC, "run: dp5 step size underflow at t = %.9g s", R->t);
+        continue;
+      }
+      if (h == R->h || fac < 1) R->h = h * fac; // a step cut to t_end keeps the controller's h
+      R->t += h;
+    } else {
+      e = mbsp_flexFixed(R, method, x, op->dt);
+      if (e) break;
+      R->t = (double)(R->steps + 1) * op->dt;
+    }
+    memcpy(x, R->xn, sizeof(double) * (size_t)R->nx);
+    mbsp_flexNormalize(m, x);
+    R->steps++;
+    e = mbsp_flexEnergy(R, x, &kin, &pot, &ela);
+    if (e) break;
+    R->drift = fmax(R->drift, fabs(kin + pot + ela - R->E0)), R->emax = fmax(R->emax, ela);
+    int last = R->t >= tend * (1 - 1e-14);
+    if (R->steps % every == 0 || last) {
+      mbsp_flexTrajRow(ft, R, x);
+      ev[0] = kin, ev[1] = pot, ev[2] = ela, ev[3] = kin + pot + ela;
+      mbsp_flexCsvRow(fe, R->t, ev, 4);
+    }
+    if ((ckev > 0 && R->steps % ckev == 0) || last) e = mbsp_flexCkptWrite(dir, R, x);
+  }
+  if (fclose(ft) | fclose(fe) && !e) e = mbs_errSet(MBS_ERR_IO, "%s: write failed", dir);
+  if (e) return e;
+  mbsCli c = *cli;
+  c.out = dir, c.force = 1;
+  mbspFlexRunOut ro = {R, x, mbs_integratorName(method), kin + pot + ela};
+  if (mbsp_cliTable(cli))
+    printf("flexible run (serial oracle, %s): t = %.6g s, %ld steps (%ld rejected), %ld "
+           "evaluations; energy %.12g -> %.12g J (largest drift %.3g J, largest elastic %.3g J)\n",
+           ro.integrator, R->t, R->steps, R->rejected, R->evals, R->E0, ro.E_final, R->drift,
+           R->emax);
+  return mbsp_emit(&c, comm, cfg, m, mbsp_flexRunJson, &ro);
+}
+
+// "nodes": [{body, node, position (world), rotation (3 x 3 row-major, world)}] of every named node
+static void mbsp_flexNodesJson(mbsJson *j, const mbsModel *m, mbsFlexOracle *o, const double *x,
+                               int nq, int ne) {
+  mbs_jsonBeginArray(j, "nodes");
+  for (int k = 0; k < m->flex->n; k++)
+    for (int n = 0; n < m->flex->b[k].nnodes; n++) {
+      double p[3], R[9];
+      if (mbs_flexOracleNodePose(o, x, x + nq + ne, x + nq, k, n, p, R)) continue;
+      mbs_jsonBeginObject(j, NULL);
+      mbs_jsonString(j, "body", m->flex->b[k].name);
+      mbs_jsonString(j, "node", m->flex->b[k].node_name[n]);
+      mbs_jsonNumberArray(j, "position", p, 3);
+      mbs_jsonNumberArray(j, "rotation", R, 9);
+      mbs_jsonEndObject(j);
+    }
+  mbs_jsonEndArray(j);
+}
+
+// ---------------------------------------------------------------- static
+
+typedef struct {
+  mbspFlexRun *R;
+  const double *x;
+  const mbsFlexStatic *st;
+  const mbsStaticOpt *opt;
+} mbspFlexStaticOut;
+
+static void mbsp_flexStaticJson(mbsJson *j, const void *ctx) {
+  const mbspFlexStaticOut *r = ctx;
+  const mbsFlexStatic *st = r->st;
+  mbspFlexRun *R = r->R;
+  mbs_jsonBeginObject(j, "solver");
+  mbs_jsonString(j, "method", "flex_oracle");
+  mbs_jsonInt(j, "evaluations", st->iterations);
+  mbs_jsonEndObject(j);
+  mbs_jsonBeginObject(j, "results");
+  mbs_jsonString(j, "drainage", mbs_staticMethodName(r->opt->method));
+  mbs_jsonBool(j, "converged", st->reason == MBS_STATIC_CONVERGED);
+  mbs_jsonString(j, "reason", st->reason == MBS_STATIC_CONVERGED ? "converged" : "max_iter");
+  mbs_jsonInt(j, "iterations", st->iterations);
+  mbs_jsonInt(j, "velocity_resets", st->resets);
+  mbs_jsonInt(j, "newton_steps", st->newton);
+  mbs_jsonNumber(j, "potential_energy", st->pe);
+  mbs_jsonNumber(j, "potential_energy_initial", st->pe0);
+  mbs_jsonNumber(j, "kinetic_energy", st->ke);
+  mbs_jsonNumber(j, "dq_max", st->dq_max);
+  mbs_jsonNumber(j, "qdd_residual", st->qdd_res);
+  mbs_jsonNumber(j, "pseudo_time_step", st->h);
+  mbs_jsonNumber(j, "pseudo_time", st->iterations * st->h);
+  mbs_jsonNumber(j, "time_s", st->wall);
+  mbs_jsonNumberArray(j, "q", r->x, R->nq);
+  mbs_jsonNumberArray(j, "eta", r->x + R->nq, R->ne);
+  mbsp_flexNodesJson(j, R->m, R->o, r->x, R->nq, R->ne);
+  mbs_jsonEndObject(j);
+}
+
+static mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                              mbspFlexRun *R, double *x) {
+  mbsFlexStatic st;
+  mbsp_flexInitial(R, x);
+  MBS_CALL(mbs_flexStaticSolve(R->m, R->o, &cfg->statics, x, &st));
+  if (st.reason != MBS_STATIC_CONVERGED)
+    fprintf(stderr,
+            "mbspar: warning: static: not converged in static.max_iter = %d evaluations "
+            "(kinetic energy %.3e J, pseudo-time step %g s)\n",
+            cfg->statics.max_iter, st.ke, st.h);
+  if (mbsp_cliTable(cli)) {
+    printf("flexible static (serial oracle, %s drainage): %s after %d evaluations (%d resets, "
+           "step %g s, %d Newton steps); potential energy %.12g -> %.12g J, max |acceleration| "
+           "at rest %.3e\n",
+           mbs_staticMethodName(cfg->statics.method),
+           st.reason == MBS_STATIC_CONVERGED ? "converged" : "NOT converged", st.iterations,
+           st.resets, st.h, st.newton, st.pe0, st.pe, st.qdd_res);
+    for (int k = 0; k < R->m->flex->n; k++)
+      for (int n = 0; n < R->m->flex->b[k].nnodes; n++) {
+        double p[3], Rn[9];
+        if (!mbs_flexOracleNodePose(R->o, x, x + R->nq + R->ne, x + R->nq, k, n, p, Rn))
+          printf("  node %s.%s at [%.10g, %.10g, %.10g]\n", R->m->flex->b[k].name,
+                 R->m->flex->b[k].node_name[n], p[0], p[1], p[2]);
+      }
+  }
+  mbspFlexStaticOut so = {R, x, &st, &cfg->statics};
+  return mbsp_emit(cli, comm, cfg, R->m, mbsp_flexStaticJson, &so);
+}
+
+mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
+  if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun &&
+      cli->verb->run != mbsp_verbStatic)
+    return cli->verb->run(cli, comm, cfg, m); // check, modes: their own verbs
+  mbspFlexRun R;
+  mbsErr e = mbsp_flexCreate(m, &R);
+  double *x = NULL;
+  if (!e) {
+    x = calloc((size_t)R.nx + 1, sizeof(double));
+    R.ydd = calloc((size_t)(R.nv + R.ne) + 1, sizeof(double));
+    if (!x || !R.ydd) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  }
+  if (!e && cli->verb->run == mbsp_verbAccel) {
+    mbsp_flexInitial(&R, x);
+    int rep = cli->repeat > 0 ? cli->repeat : 1;
+    double t0 = mbs_wtime();
+    for (int r = 0; r < rep && !e; r++)
+      e = mbs_flexOracleAccel(R.o, x, x + R.nq + R.ne, x + R.nq, R.ydd);
+    mbspFlexAccelOut a = {&R, (mbs_wtime() - t0) / rep, x};
+    if (!e && mbsp_cliTable(cli)) {
+      printf("flexible accel (serial oracle): qdd =");
+      for (int i = 0; i < R.nv; i++) printf(" %.10g", R.ydd[i]);
+      printf("\n  etadd =");
+      for (int i = 0; i < R.ne; i++) printf(" %.6g", R.ydd[R.nv + i]);
+      printf("\n");
+    }
+    if (!e) e = mbsp_emit(cli, comm, cfg, m, mbsp_flexAccelJson, &a);
+  } else if (!e && cli->verb->run == mbsp_verbStatic) {
+    e = mbsp_flexStatic(cli, comm, cfg, &R, x);
+  } else if (!e) {
+    e = mbsp_flexRunLoop(cli, comm, cfg, m, &R, x);
+  }
+  free(x), free(R.ydd);
+  mbsp_flexFree(&R);
+  return e;
+}
+
+mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
+  const mbsFlexBody *fb = m->flex && m->flex->n ? m->flex->b : NULL;
+  const char *f = cfg->filename, *name = fb ? fb->name : "?";
+  int line = fb ? fb->line : 1;
+  if (cli->verb->run == mbsp_verbModes) return MBS_OK; // rank 0 at any rank count, as rigid
+  if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun &&
+      cli->verb->run != mbsp_verbStatic)
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "%s:%d: body \"%s\" is flexible: the %s verb cannot run flexible bodies yet "
+                      "(check, accel, run, static and modes do; docs/flexible.md)",
+                      f, line, name, cli->verb->name);
+  if (mbsp_size(comm) != 1)
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at 1 rank only yet "
+                      "(the serial oracle; got %d ranks; docs/flexible.md 6)",
+                      f, line, name, cli->verb->name, mbsp_size(comm));
+  if (!cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba"))
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "%s:%d: body \"%s\" is flexible: solver.method = %s cannot run flexible "
+                      "bodies yet (aba or auto: the serial oracle; docs/flexible.md 6)",
+                      f, line, name, mbs_solverName(m->opt.solver));
+  if (cli->verb->run == mbsp_verbRun && cfg->out_format != MBS_OUTFMT_CSV)
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "%s:%d: body \"%s\" is flexible: output.format = hdf5 cannot hold flexible "
+                      "runs yet (csv does; docs/flexible.md 6)",
+                      f, line, name);
+  if (m->nloop || m->nforce || cfg->ndrive || cfg->torques || !fb || m->local)
+    return mbs_errSet(
+        MBS_ERR_UNSUPPORTED,
+        "%s:%d: body \"%s\" is flexible: closed loops, spring-dampers, drives and "
+        "joint torque tables cannot run with flexible bodies yet (docs/flexible.md 6)",
+        f, line, name);
+  return MBS_OK;
+}
