@@ -104,8 +104,8 @@ cmp -s "$tmp/full/energy.csv" "$tmp/half/energy.csv" || bad "restart: energy.csv
 run 2 "$mbspar" run "$cfg" --quiet --out "$tmp/other" --restart "$tmp/half/checkpoint.bin" \
   --set integrator.method=rk4 --set integrator.dt=5e-5 --set integrator.t_end=0.03 \
   --set 'model.bodies.[0].flexible.beam.E=2.2e11'
-[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'not a checkpoint of this flexible model' "$tmp/err" &&
-  [ ! -e "$tmp/other" ] || bad "restart from another model: $(cat "$tmp/err")"
+{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'not a checkpoint of this flexible model' "$tmp/err" &&
+  [ ! -e "$tmp/other" ]; } || bad "restart from another model: $(cat "$tmp/err")"
 
 # modes of the cantilever against Euler-Bernoulli, and their convergence
 cant="$configs/cantilever.cfg"
@@ -162,9 +162,33 @@ mkdir "$tmp/ck"
 [ ! -e "$tmp/ck/out" ] || bad "check wrote a run directory: $(ls "$tmp/ck/out")"
 grep -q '"modal_coordinates": *10' "$tmp/check.json" || bad "check.json lacks the flexible body"
 
+# SIGTERM during a run: exit 10 with a checkpoint after the step, every row flushed, and the
+# restart from it ends with the uninterrupted run's bytes (the rigid runs' rule, parallel/sim.c)
+sig="--set integrator.method=rk4 --set integrator.dt=1e-4 --set integrator.t_end=2 --set output.every=7"
+# shellcheck disable=SC2086 # $sig: the options, split on blanks
+run 0 "$mbspar" run "$cfg" --quiet --out "$tmp/sfull" $sig
+# shellcheck disable=SC2086
+"$mbspar" run "$cfg" --quiet --out "$tmp/sint" $sig 2>"$tmp/serr" &
+spid=$!
+for _ in $(seq 1 400); do # the run has written rows: its handlers are in place
+  [ "$(wc -l <"$tmp/sint/trajectory.csv" 2>/dev/null || echo 0)" -lt 30 ] || break
+  sleep 0.05
+done
+kill -TERM "$spid"
+wait "$spid"
+src=$?
+{ [ "$src" -eq 10 ] && grep -q 'SIGTERM received: stopped at t = ' "$tmp/serr"; } ||
+  bad "SIGTERM: exit $src, $(cat "$tmp/serr")"
+grep -q '"complete": *false' "$tmp/sint/run.json" || bad "SIGTERM: run.json not marked incomplete"
+# shellcheck disable=SC2086
+run 0 "$mbspar" run "$cfg" --quiet --restart "$tmp/sint/checkpoint.bin" $sig
+{ cmp -s "$tmp/sfull/trajectory.csv" "$tmp/sint/trajectory.csv" &&
+  cmp -s "$tmp/sfull/energy.csv" "$tmp/sint/energy.csv"; } ||
+  bad "SIGTERM: the restarted run's outputs differ from the uninterrupted run's"
+
 # refusals: exit 8, one line, on every rank
 run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=jcg
-[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'flex_pendulum.cfg:[0-9]*: body "beam" is flexible: solver.method = jcg' "$tmp/err" ||
+{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'flex_pendulum.cfg:[0-9]*: body "beam" is flexible: solver.method = jcg' "$tmp/err"; } ||
   bad "jcg refusal: $(cat "$tmp/err")"
 run 8 "$mbspar" inverse "$cfg" --quiet
 grep -q 'the inverse verb cannot run flexible bodies yet' "$tmp/err" || bad "inverse refusal: $(cat "$tmp/err")"

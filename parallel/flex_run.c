@@ -9,6 +9,7 @@
 /// bitwise) and run.json.
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -313,6 +314,7 @@ typedef struct {
   const double *x;
   const char *integrator;
   double E_final;
+  const char *stop; ///< "t_end", or the signal that stopped the run
 } mbspFlexRunOut;
 
 static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
@@ -322,6 +324,8 @@ static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
   mbs_jsonString(j, "method", "flex_oracle");
   mbs_jsonEndObject(j);
   mbs_jsonString(j, "integrator", r->integrator);
+  mbs_jsonString(j, "stop", r->stop);
+  mbs_jsonBool(j, "complete", !strcmp(r->stop, "t_end"));
   mbs_jsonNumber(j, "t", R->t);
   mbs_jsonInt(j, "steps", R->steps);
   mbs_jsonInt(j, "rejected_steps", R->rejected);
@@ -408,7 +412,12 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
     mbsp_flexCsvRow(fe, R->t, ev, 4);
   }
   double tend = op->t_end, tol = op->int_tol;
-  while (!e && R->t < tend * (1 - 1e-14)) {
+  // SIGTERM, SIGUSR1, SIGINT: finish the step, write the checkpoint and stop (exit 10), as the
+  // rigid runs do (parallel/sim.c); PETSc may have replaced main's handlers
+  mbsp_simInstallSignals();
+  int sig = 0;
+  fflush(ft), fflush(fe);
+  while (!e && R->t < tend * (1 - 1e-14) && !(sig = mbsp_simPendingSignal())) {
     double h = fmin(R->h, tend - R->t);
     if (method == MBS_INT_DP5) {
       double en;
@@ -440,20 +449,34 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
       mbsp_flexTrajRow(ft, R, x);
       ev[0] = kin, ev[1] = pot, ev[2] = ela, ev[3] = kin + pot + ela;
       mbsp_flexCsvRow(fe, R->t, ev, 4);
+      fflush(ft), fflush(fe); // every output row reaches the file (a kill loses no complete row)
     }
-    if ((ckev > 0 && R->steps % ckev == 0) || last) e = mbsp_flexCkptWrite(dir, R, x);
+    int stopping = mbsp_simPendingSignal() != 0;
+    if ((ckev > 0 && R->steps % ckev == 0) || last || stopping) e = mbsp_flexCkptWrite(dir, R, x);
   }
+  sig = e ? 0 : mbsp_simPendingSignal();
+  const char *stop = !sig             ? "t_end"
+                     : sig == SIGUSR1 ? "SIGUSR1"
+                     : sig == SIGINT  ? "SIGINT"
+                                      : "SIGTERM";
   if (fclose(ft) | fclose(fe) && !e) e = mbs_errSet(MBS_ERR_IO, "%s: write failed", dir);
   if (e) return e;
   mbsCli c = *cli;
   c.out = dir, c.force = 1;
-  mbspFlexRunOut ro = {R, x, mbs_integratorName(method), kin + pot + ela};
+  mbspFlexRunOut ro = {R, x, mbs_integratorName(method), kin + pot + ela, stop};
   if (mbsp_cliTable(cli))
     printf("flexible run (serial oracle, %s): t = %.6g s, %ld steps (%ld rejected), %ld "
            "evaluations; energy %.12g -> %.12g J (largest drift %.3g J, largest elastic %.3g J)\n",
            ro.integrator, R->t, R->steps, R->rejected, R->evals, R->E0, ro.E_final, R->drift,
            R->emax);
-  return mbsp_emit(&c, comm, cfg, m, mbsp_flexRunJson, &ro);
+  e = mbsp_emit(&c, comm, cfg, m, mbsp_flexRunJson, &ro);
+  if (!e && sig)
+    e = mbs_errSet(MBS_INTERRUPTED,
+                   "mbspar: %s received: stopped at t = %.9g s (step %ld) after finishing the "
+                   "step; checkpoint written to %s/checkpoint.bin (continue with: mbspar run %s "
+                   "--restart %s/checkpoint.bin)",
+                   stop, R->t, R->steps, dir, cfg->filename, dir);
+  return e;
 }
 
 // "nodes": [{body, node, position (world), rotation (3 x 3 row-major, world)}] of every named node
