@@ -12,3 +12,5 @@ if(MPIEXEC_EXECUTABLE)
   set_tests_properties(natural_cli.np3 PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
 endif()
+# q, q̇ from (p, ṗ) per joint type (round trip) and joint forces in (p, ṗ) runs against ABA
+mbs_add_test(test_natural_coords SOURCES test_natural_coords.c LIBS mbs_core LABELS unit)

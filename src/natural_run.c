@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mbspar/mbs_joint.h"
 #include "natural_private.h"
 #include "spatial.h"
 #include "body.h"
@@ -29,18 +30,23 @@ struct mbsNaturalSim {
   double h;                                   // DP5: the next step (0: not chosen yet)
   int fsal;                                   // DP5: dk[0] is f at the current state
   mbsNaturalSimStats st;                      // counters
+  // joint coordinates (docs/natural.md 11): q, q̇ recovered from (p, ṗ) into qs; qref the q of
+  // the last accepted state (angles continue from it); w the joint kinematics at qs for the joint
+  // forces (jforces: the model has joint forces, springs or dampers) and for q̈
+  mbsState *qs;
+  mbsWork *w;
+  double *qref;
+  int jforces;
 };
 
 mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
                             mbsNaturalSim **out) {
   *out = NULL;
   MBS_CHECK(!m->sub, MBS_ERR_UNSUPPORTED, "model.formulation = natural needs the whole model");
-  for (int d = 0; d < m->nv; d++)
-    MBS_CHECK(m->dof_force[d] == 0 && m->dof_stiffness[d] == 0 && m->dof_damping[d] == 0,
-              MBS_ERR_UNSUPPORTED,
-              "natural coordinates: runs with joint forces, springs or dampers are not built yet");
   mbsNaturalSim *ns = calloc(1, sizeof *ns);
   MBS_CHECK(ns, MBS_ERR_NOMEM, "out of memory");
+  for (int d = 0; d < m->nv; d++)
+    if (m->dof_force[d] != 0 || m->dof_stiffness[d] != 0 || m->dof_damping[d] != 0) ns->jforces = 1;
   int nb = m->nbody, np = 12 * nb, nrt = 6 * nb + m->nlam, nl = m->nlam_loop, n = np + nrt,
       R = nrt + nl;
   size_t N = (size_t)n;
@@ -69,6 +75,8 @@ mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
   int ok = ns->rec && ns->s.A && ns->s.b && ns->s.L && ns->s.gl && ns->s.p && ns->s.pd && ns->piv &&
            ns->Z && ns->S && ns->r && ns->mu && ns->G && ns->g && ns->W && ns->y;
   for (int i = 0; i < 17; i++) ok = ok && (*st6[i] = calloc(2 * (size_t)np, sizeof(double)));
+  ok = ok && !mbs_stateCreate(m, &ns->qs) && !mbs_workCreate(m, &ns->w) &&
+       (ns->qref = calloc((size_t)m->nq + 1, sizeof(double)));
   if (!ok) {
     mbs_naturalSimDestroy(&ns);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates)");
@@ -83,6 +91,7 @@ mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
   for (int k = 0; k < m->nloop; k++) mbs_natLoop(m, &ns->s, k);
   ns->nrec = ns->s.nrec;
   ns->s.rec = NULL;
+  memcpy(ns->qref, st->q, sizeof(double) * (size_t)m->nq);
   *out = ns;
   return MBS_OK;
 }
@@ -96,6 +105,9 @@ void mbs_naturalSimDestroy(mbsNaturalSim **pns) {
   free(ns->k1), free(ns->k2), free(ns->k3), free(ns->k4), free(ns->p0), free(ns->pd0);
   free(ns->pdd), free(ns->y0), free(ns->y1), free(ns->yt);
   for (int i = 0; i < 7; i++) free(ns->dk[i]);
+  mbs_stateDestroy(&ns->qs);
+  mbs_workDestroy(&ns->w);
+  free(ns->qref);
   free(ns);
   *pns = NULL;
 }
@@ -103,6 +115,18 @@ void mbs_naturalSimDestroy(mbsNaturalSim **pns) {
 const double *mbs_naturalSimState(const mbsNaturalSim *ns, const double **pd) {
   if (pd) *pd = ns->s.pd;
   return ns->s.p;
+}
+
+// q, q̇ of the current (p, ṗ) into qs, continued from qref; qref follows (an accepted state)
+static void mbs_nsSync(mbsNaturalSim *ns) {
+  mbs_naturalJointCoords(ns->m, ns->s.p, ns->s.pd, ns->qref, ns->qs->q, ns->qs->qd);
+  memcpy(ns->qref, ns->qs->q, sizeof(double) * (size_t)ns->m->nq);
+}
+
+void mbs_naturalSimJoint(mbsNaturalSim *ns, mbsReal *q, mbsReal *qd) {
+  mbs_nsSync(ns);
+  if (q) memcpy(q, ns->qs->q, sizeof(double) * (size_t)ns->m->nq);
+  if (qd) memcpy(qd, ns->qs->qd, sizeof(double) * (size_t)ns->m->nv);
 }
 
 // the whole system at the current s.p, s.pd: [M Gᵀ; G 0] (tree) in A, the loops' rows in L
@@ -166,6 +190,12 @@ static mbsErr mbs_nsAccel(mbsNaturalSim *ns, const double *p, const double *pd, 
   ns->st.evals++;
   mbs_nsAssemble(ns);
   mbs_nsSprings(ns);
+  if (ns->jforces) { // q, q̇ from p, ṗ, then the joint formulation's joint forces at them
+    mbs_naturalJointCoords(ns->m, p, pd, ns->qref, ns->qs->q, ns->qs->qd);
+    mbs_fwdPosition(ns->m, ns->qs, ns->w);
+    mbs_fwdVelocity(ns->m, ns->qs, ns->w);
+    MBS_CALL(mbs_natJointForces(ns->m, ns->w, s));
+  }
   MBS_CHECK(!mbs_natFactor(s->A, ns->piv, s->n), MBS_ERR_NUMERIC,
             "natural: the augmented matrix [M G'; G 0] is singular");
   mbs_natSolve(s->A, ns->piv, s->n, s->b);
@@ -233,6 +263,7 @@ double mbs_naturalSimProject(mbsNaturalSim *ns, double tol, int maxit) {
     ns->g[i] = t;
   }
   mbs_nsCorrect(ns, ns->g, s->pd);
+  mbs_nsSync(ns);
   return gmax;
 }
 
@@ -258,6 +289,19 @@ mbsErr mbs_naturalSimStep(mbsNaturalSim *ns, double h) {
     else
       ns->s.pd[j - np] = v0[j - np] + d;
   }
+  mbs_nsSync(ns);
+  return MBS_OK;
+}
+
+mbsErr mbs_naturalSimAccel(mbsNaturalSim *ns, mbsReal *qdd) {
+  int np = ns->np;
+  memcpy(ns->p0, ns->s.p, sizeof(double) * (size_t)np);
+  memcpy(ns->pd0, ns->s.pd, sizeof(double) * (size_t)np);
+  MBS_CALL(mbs_nsAccel(ns, ns->p0, ns->pd0, ns->pdd));
+  mbs_nsSync(ns);
+  mbs_fwdPosition(ns->m, ns->qs, ns->w);
+  mbs_fwdVelocity(ns->m, ns->qs, ns->w);
+  mbs_natQdd(ns->m, ns->w, &ns->s, ns->pdd, qdd);
   return MBS_OK;
 }
 
@@ -274,6 +318,14 @@ double mbs_naturalSimEnergy(const mbsNaturalSim *ns) {
     mbs_natVec(p + 3, mbs_bodyCom(m, b), x);
     for (int i = 0; i < 3; i++) x[i] += p[i];
     E -= mbs_bodyMass(m, b) * mbsu_dot3(m->gravity, x);
+  }
+  for (int b = 0; b < ns->nb; b++) { // joint springs ½ k (q - q_ref)² at the last accepted q
+    int t = m->body_jnttype[b], d0 = m->body_dofadr[b], q0 = m->body_qadr[b];
+    if (!mbs_jntScalar(t)) continue;
+    for (int k = 0; k < m->body_dofnum[b]; k++) {
+      double e = ns->qref[q0 + k] - m->dof_springref[d0 + k];
+      E += 0.5 * m->dof_stiffness[d0 + k] * e * e;
+    }
   }
   for (int j = 0; j < m->nforce; j++) { // ½ k (l - l0)²
     double u[3], l, ld, e;
@@ -379,6 +431,7 @@ mbsErr mbs_naturalSimAdvance(mbsNaturalSim *ns, double T, double tol, double pto
     memcpy(ns->s.pd, y1 + np, sizeof(double) * (size_t)np);
     double *sw = k[0]; // first same as last
     k[0] = k[6], k[6] = sw;
+    mbs_nsSync(ns);
     // the projection tolerance: project only when a residual exceeds it (then to 1e-13)
     double gp, gv;
     mbs_nsResiduals(ns, &gp, &gv);
