@@ -22,8 +22,10 @@ int main(void) {
     MBS_EXPECT_OK(mbs_stateCreate(m, &s));
     MBS_EXPECT_OK(mbs_workCreate(m, &w));
     int np = 12 * m->nbody, nq = m->nq, nv = m->nv;
-    double *p = calloc((size_t)np + 1, sizeof(double)), *pd = calloc((size_t)np + 1, sizeof(double));
-    double *q = calloc((size_t)nq + 1, sizeof(double)), *qd = calloc((size_t)nv + 1, sizeof(double));
+    double *p = calloc((size_t)np + 1, sizeof(double)),
+           *pd = calloc((size_t)np + 1, sizeof(double));
+    double *q = calloc((size_t)nq + 1, sizeof(double)),
+           *qd = calloc((size_t)nv + 1, sizeof(double));
     double *qref = calloc((size_t)nq + 1, sizeof(double)), *qexp = calloc((size_t)nq + 1, 8);
     double *qdd_aba = calloc((size_t)nv + 1, sizeof(double));
     double *qdd_nat = calloc((size_t)nv + 1, sizeof(double));

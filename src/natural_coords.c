@@ -54,8 +54,9 @@ static void mbs_natQuat(const double R[9], const double *qref, double *q) {
     q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
   }
   double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  double sg = qref ? (q[0] * qref[0] + q[1] * qref[1] + q[2] * qref[2] + q[3] * qref[3] < 0 ? -1 : 1)
-                   : (q[0] < 0 ? -1 : 1);
+  double sg = qref
+                  ? (q[0] * qref[0] + q[1] * qref[1] + q[2] * qref[2] + q[3] * qref[3] < 0 ? -1 : 1)
+                  : (q[0] < 0 ? -1 : 1);
   for (int i = 0; i < 4; i++) q[i] *= sg / n;
 }
 
@@ -120,7 +121,7 @@ static void mbs_natQFree(const mbsNatRel *J, const double *qref, double *q, doub
 /// type adds a row here too; docs/natural.md 11 derives each).
 static void (*const mbs_nat_joint_coords[MBS_JNT_COUNT])(const mbsNatRel *, const double *,
                                                          double *, double *) = {
-    [MBS_JNT_FIXED] = mbs_natQNone,         [MBS_JNT_REVOLUTE] = mbs_natQRevolute,
+    [MBS_JNT_FIXED] = mbs_natQNone,          [MBS_JNT_REVOLUTE] = mbs_natQRevolute,
     [MBS_JNT_PRISMATIC] = mbs_natQPrismatic, [MBS_JNT_CYLINDRICAL] = mbs_natQCylindrical,
     [MBS_JNT_UNIVERSAL] = mbs_natQUniversal, [MBS_JNT_SPHERICAL] = mbs_natQSpherical,
     [MBS_JNT_FREE] = mbs_natQFree,
@@ -149,8 +150,8 @@ void mbs_naturalJointCoords(const mbsModel *m, const double *p, const double *pd
     double Xp[9], op[3], Xpd[9], opd[3], Xc[9], oc[3], Xcd[9], ocd[3], d[3], dd[3], t9[9], u9[9];
     mbs_natPose(p, pd, pb, Xp, op, Xpd, opd);
     mbs_natPose(p, pd, b, Xc, oc, Xcd, ocd);
-    mbsNatRel J = {.a = m->jnt_axis + 3 * b, .a2 = m->jnt_axis2 + 3 * b,
-                   .org = m->jnt_origin + 3 * b};
+    mbsNatRel J = {
+        .a = m->jnt_axis + 3 * b, .a2 = m->jnt_axis2 + 3 * b, .org = m->jnt_origin + 3 * b};
     // R = Xpᵀ Xc, r = Xpᵀ (oc - op), ṙ = Xṗᵀ (oc - op) + Xpᵀ (ȯc - ȯp)
     for (int i = 0; i < 3; i++) d[i] = oc[i] - op[i], dd[i] = ocd[i] - opd[i];
     for (int i = 0; i < 3; i++) {

@@ -377,72 +377,107 @@ static const double mbs_dpA[7][6] = {
 static const double mbs_dpE[7] = {71.0 / 57600,      0,          -71.0 / 16695, 71.0 / 1920,
                                   -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
 
+// one accepted Dormand–Prince step from *t towards T (the last one ends exactly at T), with the
+// projection tolerance ptol (docs/natural.md 7.1); *attempts bounds the work of the caller's call
+static mbsErr mbs_nsDp5(mbsNaturalSim *ns, double *tp, double T, double tol, double ptol,
+                        long *attempts) {
+  int np = ns->np, N = 2 * np;
+  double *y0 = ns->y0, *y1 = ns->y1, *yt = ns->yt, **k = ns->dk, t = *tp;
+  MBS_CHECK(++*attempts <= 1000000, MBS_ERR_NUMERIC,
+            "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
+  memcpy(y0, ns->s.p, sizeof(double) * (size_t)np);
+  memcpy(y0 + np, ns->s.pd, sizeof(double) * (size_t)np);
+  if (!ns->fsal) MBS_CALL(mbs_nsRhs(ns, y0, k[0]));
+  ns->fsal = 1;
+  double h = ns->h, err;
+  int last = t + h >= T * (1 - 1e-14);
+  if (last) h = T - t;
+  for (;;) { // one attempt: stages 2..7, y1 the fifth-order solution
+    for (int st = 1; st < 7; st++) {
+      double *z = st == 6 ? y1 : yt;
+      for (int j = 0; j < N; j++) {
+        double d = 0;
+        for (int l = 0; l < st; l++) d += mbs_dpA[st][l] * k[l][j];
+        z[j] = y0[j] + h * d;
+      }
+      MBS_CALL(mbs_nsRhs(ns, z, k[st]));
+    }
+    double e2 = 0; // RMS of the error over sc = tol (1 + |y|) (absolute for |y| < 1)
+    for (int j = 0; j < N; j++) {
+      double d = 0;
+      for (int l = 0; l < 7; l++) d += mbs_dpE[l] * k[l][j];
+      double sc = tol * (1 + fmax(fabs(y0[j]), fabs(y1[j])));
+      e2 += (h * d / sc) * (h * d / sc);
+    }
+    err = sqrt(e2 / N);
+    if (err <= 1) break;
+    ns->st.rejected++;
+    MBS_CHECK(++*attempts <= 1000000, MBS_ERR_NUMERIC,
+              "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
+    h *= fmax(0.2, 0.9 * pow(err, -0.2));
+    last = 0;
+    MBS_CHECK(h > 1e-14 * fmax(T, 1), MBS_ERR_NUMERIC,
+              "natural: the step size fell below 1e-14 (tolerance %g)", tol);
+  }
+  ns->st.steps++;
+  *tp = last ? T : t + h;
+  ns->st.t += h;
+  double fac = err > 0 ? fmin(5, fmax(0.2, 0.9 * pow(err, -0.2))) : 5;
+  if (!last || fac < 1) ns->h = h * fac;
+  memcpy(ns->s.p, y1, sizeof(double) * (size_t)np);
+  memcpy(ns->s.pd, y1 + np, sizeof(double) * (size_t)np);
+  double *sw = k[0]; // first same as last
+  k[0] = k[6], k[6] = sw;
+  mbs_nsSync(ns);
+  // the projection tolerance: project only when a residual exceeds it (then to 1e-13)
+  double gp, gv;
+  mbs_nsResiduals(ns, &gp, &gv);
+  ns->st.gmax = fmax(ns->st.gmax, gp), ns->st.gvmax = fmax(ns->st.gvmax, gv);
+  if (gp > ptol || gv > ptol) {
+    mbs_naturalSimProject(ns, 1e-13, 8);
+    ns->st.projections++;
+    ns->fsal = 0; // the state moved: f again
+  }
+  return MBS_OK;
+}
+
 mbsErr mbs_naturalSimAdvance(mbsNaturalSim *ns, double T, double tol, double ptol) {
   MBS_CHECK(T >= 0 && tol > 0 && ptol > 0, MBS_ERR_INPUT,
             "natural: advance needs T >= 0 and positive tolerances");
-  int np = ns->np, N = 2 * np;
-  double *y0 = ns->y0, *y1 = ns->y1, *yt = ns->yt, **k = ns->dk;
   if (ns->h <= 0) ns->h = fmin(1e-3, T > 0 ? T : 1e-3);
   double t = 0;
   long attempts = 0; // a bound on the work of one call: a broken error estimate cannot spin
-  while (t < T) {
-    MBS_CHECK(++attempts <= 1000000, MBS_ERR_NUMERIC,
-              "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
-    memcpy(y0, ns->s.p, sizeof(double) * (size_t)np);
-    memcpy(y0 + np, ns->s.pd, sizeof(double) * (size_t)np);
-    if (!ns->fsal) MBS_CALL(mbs_nsRhs(ns, y0, k[0]));
-    ns->fsal = 1;
-    double h = ns->h, err;
-    int last = t + h >= T * (1 - 1e-14);
-    if (last) h = T - t;
-    for (;;) { // one attempt: stages 2..7, y1 the fifth-order solution
-      for (int st = 1; st < 7; st++) {
-        double *z = st == 6 ? y1 : yt;
-        for (int j = 0; j < N; j++) {
-          double d = 0;
-          for (int l = 0; l < st; l++) d += mbs_dpA[st][l] * k[l][j];
-          z[j] = y0[j] + h * d;
-        }
-        MBS_CALL(mbs_nsRhs(ns, z, k[st]));
-      }
-      double e2 = 0; // RMS of the error over sc = tol (1 + |y|) (absolute for |y| < 1)
-      for (int j = 0; j < N; j++) {
-        double d = 0;
-        for (int l = 0; l < 7; l++) d += mbs_dpE[l] * k[l][j];
-        double sc = tol * (1 + fmax(fabs(y0[j]), fabs(y1[j])));
-        e2 += (h * d / sc) * (h * d / sc);
-      }
-      err = sqrt(e2 / N);
-      if (err <= 1) break;
-      ns->st.rejected++;
-      MBS_CHECK(++attempts <= 1000000, MBS_ERR_NUMERIC,
-                "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
-      h *= fmax(0.2, 0.9 * pow(err, -0.2));
-      last = 0;
-      MBS_CHECK(h > 1e-14 * fmax(T, 1), MBS_ERR_NUMERIC,
-                "natural: the step size fell below 1e-14 (tolerance %g)", tol);
-    }
-    ns->st.steps++;
-    t = last ? T : t + h;
-    ns->st.t += h;
-    double fac = err > 0 ? fmin(5, fmax(0.2, 0.9 * pow(err, -0.2))) : 5;
-    if (!last || fac < 1) ns->h = h * fac;
-    memcpy(ns->s.p, y1, sizeof(double) * (size_t)np);
-    memcpy(ns->s.pd, y1 + np, sizeof(double) * (size_t)np);
-    double *sw = k[0]; // first same as last
-    k[0] = k[6], k[6] = sw;
-    mbs_nsSync(ns);
-    // the projection tolerance: project only when a residual exceeds it (then to 1e-13)
-    double gp, gv;
-    mbs_nsResiduals(ns, &gp, &gv);
-    ns->st.gmax = fmax(ns->st.gmax, gp), ns->st.gvmax = fmax(ns->st.gvmax, gv);
-    if (gp > ptol || gv > ptol) {
-      mbs_naturalSimProject(ns, 1e-13, 8);
-      ns->st.projections++;
-      ns->fsal = 0; // the state moved: f again
-    }
-  }
+  while (t < T) MBS_CALL(mbs_nsDp5(ns, &t, T, tol, ptol, &attempts));
   return MBS_OK;
+}
+
+mbsErr mbs_naturalSimStepAdaptive(mbsNaturalSim *ns, double hmax, double tol, double ptol,
+                                  double *hdone) {
+  MBS_CHECK(hmax > 0 && tol > 0 && ptol > 0, MBS_ERR_INPUT,
+            "natural: an adaptive step needs hmax > 0 and positive tolerances");
+  if (ns->h <= 0) ns->h = fmin(1e-3, hmax);
+  double t = 0;
+  long attempts = 0;
+  MBS_CALL(mbs_nsDp5(ns, &t, hmax, tol, ptol, &attempts));
+  *hdone = t;
+  return MBS_OK;
+}
+
+void mbs_naturalSimSetJoint(mbsNaturalSim *ns, const mbsReal *q, const mbsReal *qd) {
+  const mbsModel *m = ns->m;
+  memcpy(ns->qs->q, q, sizeof(double) * (size_t)m->nq);
+  memcpy(ns->qs->qd, qd, sizeof(double) * (size_t)m->nv);
+  mbs_naturalFromJoint(m, ns->qs, ns->w, ns->s.p, ns->s.pd);
+  memcpy(ns->qref, q, sizeof(double) * (size_t)m->nq);
+  ns->fsal = 0;
+}
+
+void mbs_naturalSimSetStep(mbsNaturalSim *ns, double h) {
+  ns->h = h;
+}
+
+double mbs_naturalSimGetStep(const mbsNaturalSim *ns) {
+  return ns->h;
 }
 
 void mbs_naturalSimGetStats(const mbsNaturalSim *ns, mbsNaturalSimStats *st) {

@@ -122,6 +122,19 @@ void mbs_naturalSimJoint(mbsNaturalSim *ns, mbsReal *q, mbsReal *qd);
 /// q̈ (nv) at the current (p, ṗ): one evaluation of p̈ (joint forces, springs and dampers at the
 /// recovered q, q̇), then q̈ from p̈ (docs/natural.md 4).
 mbsErr mbs_naturalSimAccel(mbsNaturalSim *ns, mbsReal *qdd);
+/// One accepted adaptive step (as mbs_naturalSimAdvance's, with its projection tolerance) of at
+/// most \p hmax (the step ends exactly at hmax when the next step would reach it); *hdone gets
+/// its length. The next step's size is kept (mbs_naturalSimGetStep).
+mbsErr mbs_naturalSimStepAdaptive(mbsNaturalSim *ns, double hmax, double tol, double ptol,
+                                  double *hdone);
+/// Sets (p, ṗ) from the joint state (q, q̇) by the forward kinematics (mbs_naturalFromJoint); the
+/// recorded rows stay those of the creation; angles continue from q; the next adaptive step
+/// evaluates its first stage afresh. `mbspar run` sets each step's start so, which makes a
+/// checkpoint of (q, q̇) and the step size a complete state of the natural run (docs/natural.md 12).
+void mbs_naturalSimSetJoint(mbsNaturalSim *ns, const mbsReal *q, const mbsReal *qd);
+/// The size of the next adaptive step (0: not chosen yet), and its setter.
+double mbs_naturalSimGetStep(const mbsNaturalSim *ns);
+void mbs_naturalSimSetStep(mbsNaturalSim *ns, double h);
 /// The counters so far.
 void mbs_naturalSimGetStats(const mbsNaturalSim *ns, mbsNaturalSimStats *st);
 /// Total energy: kinetic ½ ṗᵀ M ṗ, potential of gravity, of the spring-dampers and of the joint
