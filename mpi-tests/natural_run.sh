@@ -75,6 +75,9 @@ fi
 run 2 "$mbspar" run "$cfg/pendulum.cfg" --set "$nat" --set integrator.method=euler --quiet
 grep -q "integrator.method = euler: model.formulation = natural runs rk4 or dp5" "$tmp/err" ||
   bad "$(cat "$tmp/err")"
+run 8 "$mbspar" run "$cfg/tree.cfg" --set "$nat" --out "$tmp/big" --quiet
+grep -q "at most 128 bodies, the model has 255" "$tmp/err" || bad "$(cat "$tmp/err")"
+[ ! -e "$tmp/big" ] || bad "the refused run wrote $tmp/big"
 
 [ "$fail" -eq 0 ] || exit 1
 echo "natural_run: all checks passed"

@@ -12,6 +12,10 @@
 #include "mbspar/mbs_natural.h"
 #include "sim_impl.h"
 
+// the largest model a natural run takes (dense system: about 1.7 ms per evaluation at the
+// hexapod's 13 bodies, minutes per step at 255)
+#define MBSP_NAT_RUN_MAXBODY 128
+
 int mbsp_simNatural(const mbsModel *m) {
   return mbs_solverCaps(m->opt.solver)->natural;
 }
@@ -31,6 +35,11 @@ mbsErr mbsp_simNatCheck(const mbspSimArgs *a) {
         mbs_errSet(MBS_ERR_INPUT,
                    "integrator.method = %s: model.formulation = natural runs rk4 or dp5 only",
                    mbs_integratorType(m->opt.integrator)->name));
+  else if (m->nbody > MBSP_NAT_RUN_MAXBODY) // dense: minutes per step beyond (docs/natural.md 12)
+    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                   "mbspar run: model.formulation = natural integrates the dense system (O(n^3) "
+                   "per evaluation): at most %d bodies, the model has %d (docs/natural.md 12)",
+                   MBSP_NAT_RUN_MAXBODY, m->nbody);
   else if (a->cfg && (a->cfg->torques || a->cfg->ndrive))
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar run: model.formulation = natural does not take joint inputs over time "

@@ -5,10 +5,10 @@
 /// dense augmented system, and after each step p and ṗ are projected back onto g(p) = 0 and
 /// G ṗ = 0 (Gauss–Newton with minimum-norm corrections, the dependent rows dropped by the same
 /// pivoted Cholesky). Dense: small models (the O(n) solver takes the same rows later). Forces:
-/// gravity and the point-to-point spring-dampers (functions of p and ṗ); joint forces, springs
-/// and dampers are functions of q (not yet). Two integrators: fixed-step RK4
-/// (mbs_naturalSimStep, projection by the caller) and an adaptive Dormand–Prince 5(4) with
-/// a projection tolerance (mbs_naturalSimAdvance, docs/natural.md 7.1).
+/// gravity, the point-to-point spring-dampers (functions of p and ṗ) and the joint forces,
+/// springs and dampers (functions of q, q̇ recovered from p, ṗ: natural_coords.c). Two integrators:
+/// fixed-step RK4 (mbs_naturalSimStep, projection by the caller) and an adaptive Dormand–Prince
+/// 5(4) with a projection tolerance (mbs_naturalSimAdvance, docs/natural.md 7.1).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
