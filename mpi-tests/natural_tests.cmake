@@ -12,3 +12,19 @@ if(MPIEXEC_EXECUTABLE)
   set_tests_properties(natural_cli.np3 PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
 endif()
+# q, q̇ from (p, ṗ) per joint type (round trip) and joint forces in (p, ṗ) runs against ABA
+mbs_add_test(test_natural_coords SOURCES test_natural_coords.c LIBS mbs_core LABELS unit)
+# mbspar run under model.formulation = natural: (p, ṗ) with projection, the four-bar over 2 s
+# (energy, constraints), bitwise restart, trees against aba, the refusal at 2 ranks; the 10 s of
+# issue 33's acceptance in the slow test natural_run_10s
+if(MPIEXEC_EXECUTABLE)
+  add_test(NAME natural_run.np2 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/natural_run.sh
+                                        $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs 2
+                                        ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
+                                        ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(natural_run.np2 PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+endif()
+add_test(NAME natural_run_10s COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/natural_run.sh
+                                      $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs 10)
+set_tests_properties(natural_run_10s PROPERTIES LABELS slow TIMEOUT 300)

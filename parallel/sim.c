@@ -196,6 +196,8 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   const mbspRunOut *o = ctx;
   const mbspSim *S = o->S;
   const mbsModel *m = S->m;
+  mbs_jsonString(j, "formulation", S->nat ? "natural" : "joint"); // docs/natural.md 12
+  if (S->nat) mbsp_simNatJson(S, j);
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbs_solverName(m->opt.solver));
   const mbsSolverAuto *sa = S->a->cfg ? &S->a->cfg->sauto : NULL;
@@ -324,6 +326,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   else if (a->restart && S->rank == 0 && access(a->restart, R_OK) != 0) // nor a missing one
     e = mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot open file for reading: %s", a->restart,
                    strerror(errno));
+  if (!e) e = mbsp_simNatCheck(a); // natural: 1 rank, rk4 or dp5 (before anything is written)
   MBS_CALL(mbsp_agreeErr(a->comm, e));
   if (!S->serial) e = mbsp_engineCreate(a->comm, m, MBSP_HALO_P2P, &S->eng);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(a->cfg, "model", e);
@@ -334,6 +337,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   if (!e)
     e = mbsp_agreeErr(a->comm, mbsp_tsCreate(a->comm, S->nloc, m->opt.integrator, m->opt.dt,
                                              m->opt.int_tol, mbsp_simRhs, mbsp_simPost, S, &S->ts));
+  if (!e && mbsp_simNatural(m)) e = mbsp_agreeErr(a->comm, mbsp_simNatCreate(S));
   if (!e && a->restart)
     e = mbsp_simRestore(S, a->restart);
   else if (!e)
@@ -370,8 +374,9 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     MBS_TIC(S->tim, MBS_TIMER_STEP);
     double told = t;
     S->stage_count = 0;
-    e = mbsp_tsStep(S->ts, m->opt.t_end);
-    if (!e) e = mbsp_tsGetSolution(S->ts, S->y);
+    int nat = mbsp_simNatural(m); // natural: a step of (p, ṗ), y the joint state recovered
+    e = nat ? mbsp_simNatStep(S) : mbsp_tsStep(S->ts, m->opt.t_end);
+    if (!e && !nat) e = mbsp_tsGetSolution(S->ts, S->y);
     e = mbsp_agreeErr(a->comm, e); // TS's own failures (step-size control, PETSc) on every rank
     if (!e) { // an explicit integrator beyond its stability limit: say so, not what it broke
       double bad = 0;
@@ -386,7 +391,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
                        t, step + 1, m->opt.dt, mbs_integratorType(m->opt.integrator)->name);
     }
     // closed loops: q and qd back onto the loops (serial baselines; docs/loops.md)
-    if (!e && S->serial && m->nloop && m->opt.projection) e = mbsp_simProject(S);
+    if (!e && S->serial && !nat && m->nloop && m->opt.projection) e = mbsp_simProject(S);
     if (!e && S->sfull) { // the engine: the whole state, projected on every rank alike
       e = mbsp_simFull(S);
       if (!e && m->nloop && m->opt.projection) e = mbsp_simProjectFull(S);
@@ -514,6 +519,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   mbsp_rankReportFree(&rr);
   mbsp_outDestroy(&S->out);
   mbsp_tsDestroy(&S->ts);
+  mbsp_simNatDestroy(S);
   if (S->serial) mbs_workDestroy(&S->w);
   mbsp_engineDestroy(&S->eng);
   mbs_stateDestroy(&S->s);

@@ -85,6 +85,11 @@ typedef struct {
       *drv_last, *drv_max, *drv_keep;
   mbsMotion **drv_mo; // (ndrv) profile motion: the file's samples, else NULL
   long drv_solves;
+  // model.formulation = natural (sim_natural.c; rank 0): the (p, ṗ) simulation, its projections
+  // and rejected steps, the largest constraint violation after a step's projection
+  struct mbsNaturalSim *nat;
+  long nat_proj, nat_rejected;
+  double nat_viol;
 } mbspSim;
 
 double mbsp_simPower(const mbspSim *S, const mbsReal *qd);
@@ -97,6 +102,13 @@ mbsErr mbsp_simDriveAt(mbspSim *S, double t);
 void mbsp_simDriveRates(const mbspSim *S, double *f);
 void mbsp_simDriveKeep(mbspSim *S);
 void mbsp_simDriveJson(const mbspSim *S, mbsJson *j);
+// model.formulation = natural (sim_natural.c)
+int mbsp_simNatural(const mbsModel *m);
+mbsErr mbsp_simNatCheck(const mbspSimArgs *a);
+mbsErr mbsp_simNatCreate(mbspSim *S);
+void mbsp_simNatDestroy(mbspSim *S);
+mbsErr mbsp_simNatStep(mbspSim *S);
+void mbsp_simNatJson(const mbspSim *S, mbsJson *j);
 mbsErr mbsp_simProject(mbspSim *S);
 mbsErr mbsp_simFull(mbspSim *S);
 mbsErr mbsp_simProjectFull(mbspSim *S);

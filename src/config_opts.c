@@ -261,6 +261,14 @@ static const mbsOptDesc mbs_integrator_opts[] = {
      .offset = MBS_OO(projection),
      .check = mbs_optCheckSteps,
      .help = "closed loops: project q and qd onto the loops after each step"},
+    {.key = "projection_tol",
+     .type = MBS_OPT_REAL,
+     .offset = MBS_OO(proj_tol),
+     .lo = 0,
+     .lo_open = 1,
+     MBS_NOHI,
+     .help = "model.formulation = natural, dp5: project (p, pd) when a constraint residual "
+             "exceeds this (rk4 projects after every step; docs/natural.md 12)"},
 };
 
 mbsErr mbs_cfgReadIntegrator(mbsConfig *c, const mbsCs *root) {

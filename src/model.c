@@ -57,6 +57,7 @@ void mbs_optionDefault(mbsOption *opt) {
   opt->dt = 1e-3;
   opt->t_end = 1;
   opt->int_tol = 1e-6;
+  opt->proj_tol = 1e-10;
   opt->rank_tol = 1e-9;
   opt->closure_tol = 1e-10;
   opt->projection = 1;

@@ -81,6 +81,9 @@ void mbs_natDenseBodies(const mbsModel *m, mbsNat *s);
 /// s->f += external wrenches (w->fext) and joint forces (w->qfrc) (2.2); gravity is
 /// mbs_natGravity's. MBS_ERR_NUMERIC for a joint with a singular motion subspace.
 mbsErr mbs_natForces(const mbsModel *m, const mbsWork *w, mbsNat *s);
+/// s->f += the joint forces w->qfrc alone (the second half of mbs_natForces): at each joint the
+/// wrench F = S y with SᵀS y = τ on the child at its origin, −F on the parent (2.2).
+mbsErr mbs_natJointForces(const mbsModel *m, const mbsWork *w, mbsNat *s);
 /// q̈ from p̈ (4); writes w->acc (true accelerations) and returns the tree-motion residual.
 double mbs_natQdd(const mbsModel *m, mbsWork *w, const mbsNat *s, const double *pdd, mbsReal *qdd);
 

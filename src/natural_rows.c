@@ -340,6 +340,10 @@ mbsErr mbs_natForces(const mbsModel *m, const mbsWork *w, mbsNat *s) {
       mbs_natWrench(s, b, s->p + 12 * b, nw, fw);
     }
   }
+  return mbs_natJointForces(m, w, s);
+}
+
+mbsErr mbs_natJointForces(const mbsModel *m, const mbsWork *w, mbsNat *s) {
   // joint forces: a wrench F = S y with SᵀS y = τ on the child at its origin, -F on the parent
   for (int b = 0; b < m->nbody; b++) {
     int k = m->body_dofnum[b], d0 = m->body_dofadr[b];

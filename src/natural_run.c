@@ -5,13 +5,14 @@
 /// dense augmented system, and after each step p and ṗ are projected back onto g(p) = 0 and
 /// G ṗ = 0 (Gauss–Newton with minimum-norm corrections, the dependent rows dropped by the same
 /// pivoted Cholesky). Dense: small models (the O(n) solver takes the same rows later). Forces:
-/// gravity and the point-to-point spring-dampers (functions of p and ṗ); joint forces, springs
-/// and dampers are functions of q (not yet). Two integrators: fixed-step RK4
-/// (mbs_naturalSimStep, projection by the caller) and an adaptive Dormand–Prince 5(4) with
-/// a projection tolerance (mbs_naturalSimAdvance, docs/natural.md 7.1).
+/// gravity, the point-to-point spring-dampers (functions of p and ṗ) and the joint forces,
+/// springs and dampers (functions of q, q̇ recovered from p, ṗ: natural_coords.c). Two integrators:
+/// fixed-step RK4 (mbs_naturalSimStep, projection by the caller) and an adaptive Dormand–Prince
+/// 5(4) with a projection tolerance (mbs_naturalSimAdvance, docs/natural.md 7.1).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mbspar/mbs_joint.h"
 #include "natural_private.h"
 #include "spatial.h"
 #include "body.h"
@@ -29,18 +30,23 @@ struct mbsNaturalSim {
   double h;                                   // DP5: the next step (0: not chosen yet)
   int fsal;                                   // DP5: dk[0] is f at the current state
   mbsNaturalSimStats st;                      // counters
+  // joint coordinates (docs/natural.md 11): q, q̇ recovered from (p, ṗ) into qs; qref the q of
+  // the last accepted state (angles continue from it); w the joint kinematics at qs for the joint
+  // forces (jforces: the model has joint forces, springs or dampers) and for q̈
+  mbsState *qs;
+  mbsWork *w;
+  double *qref;
+  int jforces;
 };
 
 mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
                             mbsNaturalSim **out) {
   *out = NULL;
   MBS_CHECK(!m->sub, MBS_ERR_UNSUPPORTED, "model.formulation = natural needs the whole model");
-  for (int d = 0; d < m->nv; d++)
-    MBS_CHECK(m->dof_force[d] == 0 && m->dof_stiffness[d] == 0 && m->dof_damping[d] == 0,
-              MBS_ERR_UNSUPPORTED,
-              "natural coordinates: runs with joint forces, springs or dampers are not built yet");
   mbsNaturalSim *ns = calloc(1, sizeof *ns);
   MBS_CHECK(ns, MBS_ERR_NOMEM, "out of memory");
+  for (int d = 0; d < m->nv; d++)
+    if (m->dof_force[d] != 0 || m->dof_stiffness[d] != 0 || m->dof_damping[d] != 0) ns->jforces = 1;
   int nb = m->nbody, np = 12 * nb, nrt = 6 * nb + m->nlam, nl = m->nlam_loop, n = np + nrt,
       R = nrt + nl;
   size_t N = (size_t)n;
@@ -69,6 +75,8 @@ mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
   int ok = ns->rec && ns->s.A && ns->s.b && ns->s.L && ns->s.gl && ns->s.p && ns->s.pd && ns->piv &&
            ns->Z && ns->S && ns->r && ns->mu && ns->G && ns->g && ns->W && ns->y;
   for (int i = 0; i < 17; i++) ok = ok && (*st6[i] = calloc(2 * (size_t)np, sizeof(double)));
+  ok = ok && !mbs_stateCreate(m, &ns->qs) && !mbs_workCreate(m, &ns->w) &&
+       (ns->qref = calloc((size_t)m->nq + 1, sizeof(double)));
   if (!ok) {
     mbs_naturalSimDestroy(&ns);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates)");
@@ -83,6 +91,7 @@ mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
   for (int k = 0; k < m->nloop; k++) mbs_natLoop(m, &ns->s, k);
   ns->nrec = ns->s.nrec;
   ns->s.rec = NULL;
+  memcpy(ns->qref, st->q, sizeof(double) * (size_t)m->nq);
   *out = ns;
   return MBS_OK;
 }
@@ -96,6 +105,9 @@ void mbs_naturalSimDestroy(mbsNaturalSim **pns) {
   free(ns->k1), free(ns->k2), free(ns->k3), free(ns->k4), free(ns->p0), free(ns->pd0);
   free(ns->pdd), free(ns->y0), free(ns->y1), free(ns->yt);
   for (int i = 0; i < 7; i++) free(ns->dk[i]);
+  mbs_stateDestroy(&ns->qs);
+  mbs_workDestroy(&ns->w);
+  free(ns->qref);
   free(ns);
   *pns = NULL;
 }
@@ -103,6 +115,18 @@ void mbs_naturalSimDestroy(mbsNaturalSim **pns) {
 const double *mbs_naturalSimState(const mbsNaturalSim *ns, const double **pd) {
   if (pd) *pd = ns->s.pd;
   return ns->s.p;
+}
+
+// q, q̇ of the current (p, ṗ) into qs, continued from qref; qref follows (an accepted state)
+static void mbs_nsSync(mbsNaturalSim *ns) {
+  mbs_naturalJointCoords(ns->m, ns->s.p, ns->s.pd, ns->qref, ns->qs->q, ns->qs->qd);
+  memcpy(ns->qref, ns->qs->q, sizeof(double) * (size_t)ns->m->nq);
+}
+
+void mbs_naturalSimJoint(mbsNaturalSim *ns, mbsReal *q, mbsReal *qd) {
+  mbs_nsSync(ns);
+  if (q) memcpy(q, ns->qs->q, sizeof(double) * (size_t)ns->m->nq);
+  if (qd) memcpy(qd, ns->qs->qd, sizeof(double) * (size_t)ns->m->nv);
 }
 
 // the whole system at the current s.p, s.pd: [M Gᵀ; G 0] (tree) in A, the loops' rows in L
@@ -166,6 +190,12 @@ static mbsErr mbs_nsAccel(mbsNaturalSim *ns, const double *p, const double *pd, 
   ns->st.evals++;
   mbs_nsAssemble(ns);
   mbs_nsSprings(ns);
+  if (ns->jforces) { // q, q̇ from p, ṗ, then the joint formulation's joint forces at them
+    mbs_naturalJointCoords(ns->m, p, pd, ns->qref, ns->qs->q, ns->qs->qd);
+    mbs_fwdPosition(ns->m, ns->qs, ns->w);
+    mbs_fwdVelocity(ns->m, ns->qs, ns->w);
+    MBS_CALL(mbs_natJointForces(ns->m, ns->w, s));
+  }
   MBS_CHECK(!mbs_natFactor(s->A, ns->piv, s->n), MBS_ERR_NUMERIC,
             "natural: the augmented matrix [M G'; G 0] is singular");
   mbs_natSolve(s->A, ns->piv, s->n, s->b);
@@ -233,6 +263,7 @@ double mbs_naturalSimProject(mbsNaturalSim *ns, double tol, int maxit) {
     ns->g[i] = t;
   }
   mbs_nsCorrect(ns, ns->g, s->pd);
+  mbs_nsSync(ns);
   return gmax;
 }
 
@@ -258,6 +289,19 @@ mbsErr mbs_naturalSimStep(mbsNaturalSim *ns, double h) {
     else
       ns->s.pd[j - np] = v0[j - np] + d;
   }
+  mbs_nsSync(ns);
+  return MBS_OK;
+}
+
+mbsErr mbs_naturalSimAccel(mbsNaturalSim *ns, mbsReal *qdd) {
+  int np = ns->np;
+  memcpy(ns->p0, ns->s.p, sizeof(double) * (size_t)np);
+  memcpy(ns->pd0, ns->s.pd, sizeof(double) * (size_t)np);
+  MBS_CALL(mbs_nsAccel(ns, ns->p0, ns->pd0, ns->pdd));
+  mbs_nsSync(ns);
+  mbs_fwdPosition(ns->m, ns->qs, ns->w);
+  mbs_fwdVelocity(ns->m, ns->qs, ns->w);
+  mbs_natQdd(ns->m, ns->w, &ns->s, ns->pdd, qdd);
   return MBS_OK;
 }
 
@@ -274,6 +318,14 @@ double mbs_naturalSimEnergy(const mbsNaturalSim *ns) {
     mbs_natVec(p + 3, mbs_bodyCom(m, b), x);
     for (int i = 0; i < 3; i++) x[i] += p[i];
     E -= mbs_bodyMass(m, b) * mbsu_dot3(m->gravity, x);
+  }
+  for (int b = 0; b < ns->nb; b++) { // joint springs ½ k (q - q_ref)² at the last accepted q
+    int t = m->body_jnttype[b], d0 = m->body_dofadr[b], q0 = m->body_qadr[b];
+    if (!mbs_jntScalar(t)) continue;
+    for (int k = 0; k < m->body_dofnum[b]; k++) {
+      double e = ns->qref[q0 + k] - m->dof_springref[d0 + k];
+      E += 0.5 * m->dof_stiffness[d0 + k] * e * e;
+    }
   }
   for (int j = 0; j < m->nforce; j++) { // ½ k (l - l0)²
     double u[3], l, ld, e;
@@ -325,71 +377,107 @@ static const double mbs_dpA[7][6] = {
 static const double mbs_dpE[7] = {71.0 / 57600,      0,          -71.0 / 16695, 71.0 / 1920,
                                   -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
 
+// one accepted Dormand–Prince step from *t towards T (the last one ends exactly at T), with the
+// projection tolerance ptol (docs/natural.md 7.1); *attempts bounds the work of the caller's call
+static mbsErr mbs_nsDp5(mbsNaturalSim *ns, double *tp, double T, double tol, double ptol,
+                        long *attempts) {
+  int np = ns->np, N = 2 * np;
+  double *y0 = ns->y0, *y1 = ns->y1, *yt = ns->yt, **k = ns->dk, t = *tp;
+  MBS_CHECK(++*attempts <= 1000000, MBS_ERR_NUMERIC,
+            "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
+  memcpy(y0, ns->s.p, sizeof(double) * (size_t)np);
+  memcpy(y0 + np, ns->s.pd, sizeof(double) * (size_t)np);
+  if (!ns->fsal) MBS_CALL(mbs_nsRhs(ns, y0, k[0]));
+  ns->fsal = 1;
+  double h = ns->h, err;
+  int last = t + h >= T * (1 - 1e-14);
+  if (last) h = T - t;
+  for (;;) { // one attempt: stages 2..7, y1 the fifth-order solution
+    for (int st = 1; st < 7; st++) {
+      double *z = st == 6 ? y1 : yt;
+      for (int j = 0; j < N; j++) {
+        double d = 0;
+        for (int l = 0; l < st; l++) d += mbs_dpA[st][l] * k[l][j];
+        z[j] = y0[j] + h * d;
+      }
+      MBS_CALL(mbs_nsRhs(ns, z, k[st]));
+    }
+    double e2 = 0; // RMS of the error over sc = tol (1 + |y|) (absolute for |y| < 1)
+    for (int j = 0; j < N; j++) {
+      double d = 0;
+      for (int l = 0; l < 7; l++) d += mbs_dpE[l] * k[l][j];
+      double sc = tol * (1 + fmax(fabs(y0[j]), fabs(y1[j])));
+      e2 += (h * d / sc) * (h * d / sc);
+    }
+    err = sqrt(e2 / N);
+    if (err <= 1) break;
+    ns->st.rejected++;
+    MBS_CHECK(++*attempts <= 1000000, MBS_ERR_NUMERIC,
+              "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
+    h *= fmax(0.2, 0.9 * pow(err, -0.2));
+    last = 0;
+    MBS_CHECK(h > 1e-14 * fmax(T, 1), MBS_ERR_NUMERIC,
+              "natural: the step size fell below 1e-14 (tolerance %g)", tol);
+  }
+  ns->st.steps++;
+  *tp = last ? T : t + h;
+  ns->st.t += h;
+  double fac = err > 0 ? fmin(5, fmax(0.2, 0.9 * pow(err, -0.2))) : 5;
+  if (!last || fac < 1) ns->h = h * fac;
+  memcpy(ns->s.p, y1, sizeof(double) * (size_t)np);
+  memcpy(ns->s.pd, y1 + np, sizeof(double) * (size_t)np);
+  double *sw = k[0]; // first same as last
+  k[0] = k[6], k[6] = sw;
+  mbs_nsSync(ns);
+  // the projection tolerance: project only when a residual exceeds it (then to 1e-13)
+  double gp, gv;
+  mbs_nsResiduals(ns, &gp, &gv);
+  ns->st.gmax = fmax(ns->st.gmax, gp), ns->st.gvmax = fmax(ns->st.gvmax, gv);
+  if (gp > ptol || gv > ptol) {
+    mbs_naturalSimProject(ns, 1e-13, 8);
+    ns->st.projections++;
+    ns->fsal = 0; // the state moved: f again
+  }
+  return MBS_OK;
+}
+
 mbsErr mbs_naturalSimAdvance(mbsNaturalSim *ns, double T, double tol, double ptol) {
   MBS_CHECK(T >= 0 && tol > 0 && ptol > 0, MBS_ERR_INPUT,
             "natural: advance needs T >= 0 and positive tolerances");
-  int np = ns->np, N = 2 * np;
-  double *y0 = ns->y0, *y1 = ns->y1, *yt = ns->yt, **k = ns->dk;
   if (ns->h <= 0) ns->h = fmin(1e-3, T > 0 ? T : 1e-3);
   double t = 0;
   long attempts = 0; // a bound on the work of one call: a broken error estimate cannot spin
-  while (t < T) {
-    MBS_CHECK(++attempts <= 1000000, MBS_ERR_NUMERIC,
-              "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
-    memcpy(y0, ns->s.p, sizeof(double) * (size_t)np);
-    memcpy(y0 + np, ns->s.pd, sizeof(double) * (size_t)np);
-    if (!ns->fsal) MBS_CALL(mbs_nsRhs(ns, y0, k[0]));
-    ns->fsal = 1;
-    double h = ns->h, err;
-    int last = t + h >= T * (1 - 1e-14);
-    if (last) h = T - t;
-    for (;;) { // one attempt: stages 2..7, y1 the fifth-order solution
-      for (int st = 1; st < 7; st++) {
-        double *z = st == 6 ? y1 : yt;
-        for (int j = 0; j < N; j++) {
-          double d = 0;
-          for (int l = 0; l < st; l++) d += mbs_dpA[st][l] * k[l][j];
-          z[j] = y0[j] + h * d;
-        }
-        MBS_CALL(mbs_nsRhs(ns, z, k[st]));
-      }
-      double e2 = 0; // RMS of the error over sc = tol (1 + |y|) (absolute for |y| < 1)
-      for (int j = 0; j < N; j++) {
-        double d = 0;
-        for (int l = 0; l < 7; l++) d += mbs_dpE[l] * k[l][j];
-        double sc = tol * (1 + fmax(fabs(y0[j]), fabs(y1[j])));
-        e2 += (h * d / sc) * (h * d / sc);
-      }
-      err = sqrt(e2 / N);
-      if (err <= 1) break;
-      ns->st.rejected++;
-      MBS_CHECK(++attempts <= 1000000, MBS_ERR_NUMERIC,
-                "natural: more than 10^6 steps in one advance of %g s (tolerance %g)", T, tol);
-      h *= fmax(0.2, 0.9 * pow(err, -0.2));
-      last = 0;
-      MBS_CHECK(h > 1e-14 * fmax(T, 1), MBS_ERR_NUMERIC,
-                "natural: the step size fell below 1e-14 (tolerance %g)", tol);
-    }
-    ns->st.steps++;
-    t = last ? T : t + h;
-    ns->st.t += h;
-    double fac = err > 0 ? fmin(5, fmax(0.2, 0.9 * pow(err, -0.2))) : 5;
-    if (!last || fac < 1) ns->h = h * fac;
-    memcpy(ns->s.p, y1, sizeof(double) * (size_t)np);
-    memcpy(ns->s.pd, y1 + np, sizeof(double) * (size_t)np);
-    double *sw = k[0]; // first same as last
-    k[0] = k[6], k[6] = sw;
-    // the projection tolerance: project only when a residual exceeds it (then to 1e-13)
-    double gp, gv;
-    mbs_nsResiduals(ns, &gp, &gv);
-    ns->st.gmax = fmax(ns->st.gmax, gp), ns->st.gvmax = fmax(ns->st.gvmax, gv);
-    if (gp > ptol || gv > ptol) {
-      mbs_naturalSimProject(ns, 1e-13, 8);
-      ns->st.projections++;
-      ns->fsal = 0; // the state moved: f again
-    }
-  }
+  while (t < T) MBS_CALL(mbs_nsDp5(ns, &t, T, tol, ptol, &attempts));
   return MBS_OK;
+}
+
+mbsErr mbs_naturalSimStepAdaptive(mbsNaturalSim *ns, double hmax, double tol, double ptol,
+                                  double *hdone) {
+  MBS_CHECK(hmax > 0 && tol > 0 && ptol > 0, MBS_ERR_INPUT,
+            "natural: an adaptive step needs hmax > 0 and positive tolerances");
+  if (ns->h <= 0) ns->h = fmin(1e-3, hmax);
+  double t = 0;
+  long attempts = 0;
+  MBS_CALL(mbs_nsDp5(ns, &t, hmax, tol, ptol, &attempts));
+  *hdone = t;
+  return MBS_OK;
+}
+
+void mbs_naturalSimSetJoint(mbsNaturalSim *ns, const mbsReal *q, const mbsReal *qd) {
+  const mbsModel *m = ns->m;
+  memcpy(ns->qs->q, q, sizeof(double) * (size_t)m->nq);
+  memcpy(ns->qs->qd, qd, sizeof(double) * (size_t)m->nv);
+  mbs_naturalFromJoint(m, ns->qs, ns->w, ns->s.p, ns->s.pd);
+  memcpy(ns->qref, q, sizeof(double) * (size_t)m->nq);
+  ns->fsal = 0;
+}
+
+void mbs_naturalSimSetStep(mbsNaturalSim *ns, double h) {
+  ns->h = h;
+}
+
+double mbs_naturalSimGetStep(const mbsNaturalSim *ns) {
+  return ns->h;
 }
 
 void mbs_naturalSimGetStats(const mbsNaturalSim *ns, mbsNaturalSimStats *st) {

@@ -36,8 +36,10 @@ typedef struct {
                         ///< redundant (pivoted Cholesky of the Jacobi-scaled G H^-1 G^T)
   mbsReal closure_tol;  ///< solver.closure_tol: Newton-Raphson stops at max |c| below this (m, rad)
   int projection;       ///< integrator.projection: project q and qd onto the loops after each step
-  int loops;            ///< solver.loops (mbsLoopMode): how the constraint-force methods take
-                        ///< the closure equations (docs/loops.md 8.4)
+  mbsReal proj_tol;     ///< integrator.projection_tol: model.formulation = natural with dp5,
+                    ///< project (p, ṗ) when a constraint residual exceeds it (docs/natural.md 12)
+  int loops; ///< solver.loops (mbsLoopMode): how the constraint-force methods take
+             ///< the closure equations (docs/loops.md 8.4)
 } mbsOption;
 
 /// solver.loops: the closure equations in the constraint-force methods (docs/loops.md 8.4).

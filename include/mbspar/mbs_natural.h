@@ -64,11 +64,23 @@ void mbs_naturalWorkDestroy(mbsNaturalWork **nw);
 mbsErr mbs_naturalAccel(const mbsModel *m, const mbsState *s, mbsWork *w, mbsNaturalWork *nw,
                         mbsReal *qdd, mbsNaturalInfo *info);
 
+/// Joint coordinates from natural coordinates (src/natural_coords.c, docs/natural.md 11): q (nq)
+/// and q̇ (nv) of every tree joint of \p m from p, ṗ (12 per body, o then e1, e2, e3), the inverse
+/// of the joint formulation's forward kinematics for every joint type. Angles are the branch
+/// nearest \p qref's, quaternions take its sign (\p qref NULL: angles in (-π, π], w >= 0).
+/// Pure, no allocation.
+void mbs_naturalJointCoords(const mbsModel *m, const double *p, const double *pd,
+                            const mbsReal *qref, mbsReal *q, mbsReal *qd);
+
+/// p and ṗ (12 per body) of the joint state \p s: the position and velocity stages into \p w,
+/// then o = xpos, e_k = the columns of xmat, ȯ and ė_k = ω × e_k (docs/natural.md 1).
+void mbs_naturalFromJoint(const mbsModel *m, const mbsState *s, mbsWork *w, double *p, double *pd);
+
 /// Motion in natural coordinates (src/natural_run.c, docs/natural.md 7): the state is (p, ṗ),
 /// the joint rows are recorded at the assembled initial state, RK4 steps (or adaptive
 /// Dormand–Prince 5(4) with a projection tolerance) on the dense system, projection onto
-/// g(p) = 0 and G ṗ = 0. Small models; gravity and spring-dampers (MBS_ERR_UNSUPPORTED for
-/// joint forces, springs and dampers). Opaque.
+/// g(p) = 0 and G ṗ = 0. Small models; gravity, spring-dampers and joint forces, springs and
+/// dampers (functions of q, q̇ recovered from p, ṗ; no state input τ). Opaque.
 typedef struct mbsNaturalSim mbsNaturalSim;
 
 /// Counters of a natural-coordinate run (accumulated since mbs_naturalSimCreate).
@@ -104,9 +116,29 @@ double mbs_naturalSimProject(mbsNaturalSim *ns, double tol, int maxit);
 /// size falls below 1e-14 T, after 10^6 step attempts in one call, or when the augmented matrix
 /// is singular.
 mbsErr mbs_naturalSimAdvance(mbsNaturalSim *ns, double T, double tol, double ptol);
+/// q (nq) and q̇ (nv) of the current (p, ṗ) (mbs_naturalJointCoords, angles continued from the
+/// last accepted state's); either may be NULL.
+void mbs_naturalSimJoint(mbsNaturalSim *ns, mbsReal *q, mbsReal *qd);
+/// q̈ (nv) at the current (p, ṗ): one evaluation of p̈ (joint forces, springs and dampers at the
+/// recovered q, q̇), then q̈ from p̈ (docs/natural.md 4).
+mbsErr mbs_naturalSimAccel(mbsNaturalSim *ns, mbsReal *qdd);
+/// One accepted adaptive step (as mbs_naturalSimAdvance's, with its projection tolerance) of at
+/// most \p hmax (the step ends exactly at hmax when the next step would reach it); *hdone gets
+/// its length. The next step's size is kept (mbs_naturalSimGetStep).
+mbsErr mbs_naturalSimStepAdaptive(mbsNaturalSim *ns, double hmax, double tol, double ptol,
+                                  double *hdone);
+/// Sets (p, ṗ) from the joint state (q, q̇) by the forward kinematics (mbs_naturalFromJoint); the
+/// recorded rows stay those of the creation; angles continue from q; the next adaptive step
+/// evaluates its first stage afresh. `mbspar run` sets each step's start so, which makes a
+/// checkpoint of (q, q̇) and the step size a complete state of the natural run (docs/natural.md 12).
+void mbs_naturalSimSetJoint(mbsNaturalSim *ns, const mbsReal *q, const mbsReal *qd);
+/// The size of the next adaptive step (0: not chosen yet), and its setter.
+double mbs_naturalSimGetStep(const mbsNaturalSim *ns);
+void mbs_naturalSimSetStep(mbsNaturalSim *ns, double h);
 /// The counters so far.
 void mbs_naturalSimGetStats(const mbsNaturalSim *ns, mbsNaturalSimStats *st);
-/// Total energy: kinetic ½ ṗᵀ M ṗ, potential of gravity and of the spring-dampers.
+/// Total energy: kinetic ½ ṗᵀ M ṗ, potential of gravity, of the spring-dampers and of the joint
+/// springs (at the last accepted q).
 double mbs_naturalSimEnergy(const mbsNaturalSim *ns);
 /// max |g(p)| over the rigid-body, joint and closure constraints at the current p.
 double mbs_naturalSimViolation(mbsNaturalSim *ns);

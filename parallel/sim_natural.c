@@ -1,0 +1,113 @@
+/// \file sim_natural.c
+/// `mbspar run` under model.formulation = "natural" (docs/natural.md 12): the steps integrate the
+/// natural coordinates (p, ṗ) of seed 004 (src/natural_run.c) instead of the joint state, with
+/// the projection onto the rigid-body, joint and closure constraints after each step; the rest of
+/// the run (outputs in joint coordinates, energies, checkpoints, restarts) is sim.c's, on the
+/// joint state recovered from (p, ṗ) after each step. Each step starts from p, ṗ of the joint
+/// state by the forward kinematics, so (q, q̇) and the step size are the complete state of the run
+/// between steps: the checkpoint holds them and a restart continues bitwise. Rank 0 alone, at one
+/// rank (other rank counts are refused before anything is written).
+#include <math.h>
+#include <string.h>
+#include "mbspar/mbs_natural.h"
+#include "sim_impl.h"
+
+// the largest model a natural run takes (dense system: about 1.7 ms per evaluation at the
+// hexapod's 13 bodies, minutes per step at 255)
+#define MBSP_NAT_RUN_MAXBODY 128
+
+int mbsp_simNatural(const mbsModel *m) {
+  return mbs_solverCaps(m->opt.solver)->natural;
+}
+
+mbsErr mbsp_simNatCheck(const mbspSimArgs *a) {
+  const mbsModel *m = a->m;
+  if (!mbsp_simNatural(m)) return MBS_OK;
+  mbsErr e = MBS_OK;
+  if (mbsp_jobSize(a->comm) > 1)
+    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                   "mbspar run: model.formulation = natural runs at 1 rank only (%d ranks given; "
+                   "the distribution of the natural formulation is not built, docs/natural.md 12)",
+                   mbsp_jobSize(a->comm));
+  else if (m->opt.integrator != MBS_INT_RK4 && m->opt.integrator != MBS_INT_DP5)
+    e = mbs_configBlame(
+        a->cfg, "integrator.method",
+        mbs_errSet(MBS_ERR_INPUT,
+                   "integrator.method = %s: model.formulation = natural runs rk4 or dp5 only",
+                   mbs_integratorType(m->opt.integrator)->name));
+  else if (m->nbody > MBSP_NAT_RUN_MAXBODY) // dense: minutes per step beyond (docs/natural.md 12)
+    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                   "mbspar run: model.formulation = natural integrates the dense system (O(n^3) "
+                   "per evaluation): at most %d bodies, the model has %d (docs/natural.md 12)",
+                   MBSP_NAT_RUN_MAXBODY, m->nbody);
+  else if (a->cfg && (a->cfg->torques || a->cfg->ndrive))
+    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                   "mbspar run: model.formulation = natural does not take joint inputs over time "
+                   "(model.urdf.torques, drive) yet (docs/natural.md 12)");
+  return e;
+}
+
+mbsErr mbsp_simNatCreate(mbspSim *S) {
+  if (S->rank != 0) return MBS_OK;
+  mbsState *s0 = NULL; // the model's assembled initial state: the rows are recorded there, also
+  mbsWork *w0 = NULL;  // on a restart (the same rows, bit for bit)
+  mbsErr e = mbs_stateCreate(S->m, &s0);
+  if (!e) e = mbs_workCreate(S->m, &w0);
+  if (!e) e = mbs_naturalSimCreate(S->m, s0, w0, &S->nat);
+  mbs_workDestroy(&w0);
+  mbs_stateDestroy(&s0);
+  return e;
+}
+
+void mbsp_simNatDestroy(mbspSim *S) {
+  mbs_naturalSimDestroy(&S->nat);
+}
+
+mbsErr mbsp_simNatStep(mbspSim *S) {
+  const mbsModel *m = S->m;
+  double t = 0, dt = 0, tn = 0, hn = 0;
+  long step = 0;
+  mbsp_tsGetState(S->ts, &t, &step, &dt);
+  mbsErr e = MBS_OK;
+  if (S->rank == 0) {
+    mbsNaturalSimStats st0, st1;
+    mbs_naturalSimGetStats(S->nat, &st0);
+    mbs_naturalSimSetJoint(S->nat, S->y, S->y + m->nq);
+    double tend = m->opt.t_end;
+    if (m->opt.integrator == MBS_INT_RK4) { // fixed steps k dt, the last one to t_end
+      tn = (double)(step + 1) * m->opt.dt;
+      if (tn > tend - 1e-9 * m->opt.dt) tn = tend;
+      hn = m->opt.dt;
+      e = mbs_naturalSimStep(S->nat, tn - t);
+      if (!e) {
+        mbs_naturalSimProject(S->nat, 1e-13, 8);
+        S->nat_proj++;
+      }
+    } else { // dp5: the step size carried in the integrator's state (checkpoints keep it)
+      double h = 0;
+      mbs_naturalSimSetStep(S->nat, dt);
+      e = mbs_naturalSimStepAdaptive(S->nat, tend - t, m->opt.int_tol, m->opt.proj_tol, &h);
+      tn = h >= tend - t ? tend : t + h, hn = mbs_naturalSimGetStep(S->nat);
+    }
+    if (!e) {
+      mbs_naturalSimJoint(S->nat, S->y, S->y + m->nq);
+      S->nat_viol = fmax(S->nat_viol, mbs_naturalSimViolation(S->nat));
+      mbs_naturalSimGetStats(S->nat, &st1);
+      S->evals += st1.evals - st0.evals;
+      S->nat_proj += st1.projections - st0.projections;
+      S->nat_rejected += st1.rejected - st0.rejected;
+    }
+  }
+  MBS_CALL(mbsp_agreeErr(S->comm, e));
+  return mbsp_agreeErr(S->comm, mbsp_tsSetState(S->ts, tn, step + 1, hn, S->y));
+}
+
+void mbsp_simNatJson(const mbspSim *S, mbsJson *j) {
+  mbs_jsonBeginObject(j, "natural");
+  mbs_jsonInt(j, "coordinates", 12L * S->m->nbody);
+  mbs_jsonInt(j, "projections", S->nat_proj);
+  mbs_jsonInt(j, "rejected", S->nat_rejected);
+  mbs_jsonNumber(j, "projection_tol", S->m->opt.proj_tol);
+  mbs_jsonNumber(j, "violation_max", S->nat_viol);
+  mbs_jsonEndObject(j);
+}
