@@ -180,8 +180,10 @@ src=$?
 { [ "$src" -eq 10 ] && grep -q 'SIGTERM received: stopped at t = ' "$tmp/serr"; } ||
   bad "SIGTERM: exit $src, $(cat "$tmp/serr")"
 grep -q '"complete": *false' "$tmp/sint/run.json" || bad "SIGTERM: run.json not marked incomplete"
-# shellcheck disable=SC2086
-run 0 "$mbspar" run "$cfg" --quiet --restart "$tmp/sint/checkpoint.bin" $sig
+# the printed command continues the run as printed (it repeats the --set options)
+cont=$(sed -n 's/.*(continue with: \(.*\))$/\1/p' "$tmp/serr")
+[ -n "$cont" ] || bad "SIGTERM: no continue command in: $(cat "$tmp/serr")"
+eval "$cont" >/dev/null 2>"$tmp/err" || bad "SIGTERM: the continue command failed: $(cat "$tmp/err")"
 { cmp -s "$tmp/sfull/trajectory.csv" "$tmp/sint/trajectory.csv" &&
   cmp -s "$tmp/sfull/energy.csv" "$tmp/sint/energy.csv"; } ||
   bad "SIGTERM: the restarted run's outputs differ from the uninterrupted run's"

@@ -470,12 +470,15 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
            ro.integrator, R->t, R->steps, R->rejected, R->evals, R->E0, ro.E_final, R->drift,
            R->emax);
   e = mbsp_emit(&c, comm, cfg, m, mbsp_flexRunJson, &ro);
-  if (!e && sig)
+  if (!e && sig) {
+    char ck[4200], cmd[7000];
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+    mbsp_continueCmd(cli->argc, cli->argv, 1, ck, cmd, sizeof cmd);
     e = mbs_errSet(MBS_INTERRUPTED,
                    "mbspar: %s received: stopped at t = %.9g s (step %ld) after finishing the "
-                   "step; checkpoint written to %s/checkpoint.bin (continue with: mbspar run %s "
-                   "--restart %s/checkpoint.bin)",
-                   stop, R->t, R->steps, dir, cfg->filename, dir);
+                   "step; checkpoint written to %s (continue with: %s)",
+                   stop, R->t, R->steps, ck, cmd);
+  }
   return e;
 }
 

@@ -38,5 +38,8 @@ mbsErr mbsp_simRun(const mbspSimArgs *a);
 void mbsp_simInstallSignals(void);
 /// The first stopping signal received (0: none). Local, async-signal-safe to read.
 int mbsp_simPendingSignal(void);
+/// The command that continues a stopped run from checkpoint \p ck: the command line (argc, argv;
+/// without its --restart) run on \p size ranks, then --restart ck, shell-quoted (sim_ckpt.c).
+void mbsp_continueCmd(int argc, char *const *argv, int size, const char *ck, char *buf, size_t n);
 
 #endif

@@ -273,19 +273,18 @@ static void mbsp_shellWord(char *buf, size_t n, size_t *len, const char *w) {
 // the command that continues this run from checkpoint \p ck, as the user can paste it: the
 // command line of this run with --restart CK instead of any --restart it had (under an MPI
 // launcher, prefixed with "mpiexec -n SIZE")
-void mbsp_simContinueCmd(const mbspSim *S, const char *ck, char *buf, size_t n) {
-  const mbspSimArgs *a = S->a;
+void mbsp_continueCmd(int argc, char *const *argv, int size, const char *ck, char *buf, size_t n) {
   size_t len = 0;
   buf[0] = 0;
-  if (S->size > 1) {
+  if (size > 1) {
     char pre[32];
     mbsp_shellWord(buf, n, &len, "mpiexec");
     mbsp_shellWord(buf, n, &len, "-n");
-    snprintf(pre, sizeof pre, "%d", S->size);
+    snprintf(pre, sizeof pre, "%d", size);
     mbsp_shellWord(buf, n, &len, pre);
   }
-  for (int i = 0; i < a->argc && a->argv; i++) {
-    const char *w = a->argv[i];
+  for (int i = 0; i < argc && argv; i++) {
+    const char *w = argv[i];
     if (i > 0 && !strcmp(w, "--restart")) {
       i++; // and its value
       continue;
@@ -295,6 +294,10 @@ void mbsp_simContinueCmd(const mbspSim *S, const char *ck, char *buf, size_t n) 
   }
   mbsp_shellWord(buf, n, &len, "--restart");
   mbsp_shellWord(buf, n, &len, ck);
+}
+
+void mbsp_simContinueCmd(const mbspSim *S, const char *ck, char *buf, size_t n) {
+  mbsp_continueCmd(S->a->argc, S->a->argv, S->size, ck, buf, n);
 }
 
 mbsErr mbsp_simMkdirs(const char *dir, char *made, size_t n) {
