@@ -53,6 +53,7 @@ static int mbsp_schurOwner(const mbspSchur *sp, int b) {
 void mbsp_schurDestroy(mbspSchur **psp) {
   if (!psp || !*psp) return;
   mbspSchur *sp = *psp;
+  mbsp_schurRedDestroy(sp);
   mbs_schurRankDestroy(&sp->rk);
   mbsp_msgDestroy(&sp->msg);
   void *arrs[] = {sp->start,      sp->comp_rank, sp->comp_tag,   sp->port_rank, sp->port_tag,
@@ -85,7 +86,7 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   int nup = 0, maxup = 0;
   for (int c = 0; c < nc; c++) {
     const mbsSchurComp *cp = s->comp + c;
-    sp->comp_sadr[c + 1] = sp->comp_sadr[c] + cp->nup * cp->nup + cp->nup;
+    sp->comp_sadr[c + 1] = sp->comp_sadr[c] + cp->nup * cp->nup + cp->nup + 1;
     nup += cp->nup;
     if (cp->nup > maxup) maxup = cp->nup;
     if (!cp->up) continue;
@@ -99,7 +100,7 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
     for (int q2 = 0; q2 < np; q2++)
       if (s->port_body[q2] < l && mbsp_schurOwner(sp, s->port_body[q2]) == cr) idx++;
     sp->port_rank[q] = cr, sp->port_tag[q] = MBSP_TAG(idx, 0);
-    sp->port_radr[q + 1] = sp->port_radr[q] + nl * nl + nl;
+    sp->port_radr[q + 1] = sp->port_radr[q] + nl * nl + nl + 1; // + the pass's depth stamp
   }
   MBS_ALLOC(sp->port_comp, np + 1);
   MBS_ALLOC(sp->comp_uadr, nc + 1);
@@ -111,7 +112,7 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   }
   MBS_ALLOC(sp->rbuf, sp->port_radr[np]);
   MBS_ALLOC(sp->sbuf, sp->comp_sadr[nc]);
-  MBS_ALLOC(sp->S, maxup * maxup + maxup);
+  MBS_ALLOC(sp->S, maxup * maxup + maxup + 1);
   MBS_ALLOC(sp->lam_up, nup);
   MBS_ALLOC(sp->lam_low, s->ncol);
   MBS_ALLOC(sp->acc_s, 6 * np);
@@ -186,8 +187,12 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   int chain = nc == 1 && np <= 1;
   if (chain && s->comp[0].up && sp->comp_rank[0] != sp->rank - 1) chain = 0;
   if (chain && np == 1 && sp->port_rank[0] != sp->rank + 1) chain = 0;
-  const char *mode = getenv("MBSPAR_SCHUR_MERGE"); // "tree": no scan (tests, measurements)
-  sp->chain = chain && !(mode && strcmp(mode, "tree") == 0);
+  // MBSPAR_SCHUR_MERGE (tests, measurements): "tree" no scan (the interval contraction), "pass"
+  // no scan and the leaf-to-root / root-to-leaf passes over the component tree
+  const char *mode = getenv("MBSPAR_SCHUR_MERGE");
+  int nochain = mode && (strcmp(mode, "tree") == 0 || strcmp(mode, "pass") == 0);
+  sp->chain = chain && !nochain;
+  sp->red = !(mode && strcmp(mode, "pass") == 0);
   return MBS_OK;
 }
 
@@ -244,6 +249,11 @@ mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int
     double ok = sp->chain;
     e = mbsp_allreduceMin(comm, &ok, 1);
     sp->chain = ok > 0;
+  }
+  // trees: the log-depth contraction's lists and buffers (collective)
+  if (!e) {
+    sp->red = sp->red && !sp->chain && sp->size > 1 && iface != MBSP_IFACE_JCG;
+    if (sp->red) e = mbsp_agreeErr(comm, mbsp_schurRedSetup(sp));
   }
   if (!e) e = mbsp_schurLightWarn(sp);
   if (e) {
@@ -329,6 +339,8 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
       e = mbsp_schurJcg(sp, st, w);
     else if (sp->chain)
       e = mbsp_schurScan(sp, w);
+    else if (sp->red)
+      e = mbsp_schurRed(sp, w);
     else
       e = mbsp_schurTree(sp, w);
   } else {
@@ -363,6 +375,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   // rank count, as direct and aba do
   int iters = sp->iface == MBSP_IFACE_JCG && sp->size > 1 ? sp->rounds : 0;
   w->stat.iterations = iters;
+  w->stat.iface_rounds = sp->iface != MBSP_IFACE_JCG && sp->size > 1 ? sp->rounds : 0;
   w->stat.reason = sp->reason;
   w->stat.residual = sp->residual;
   w->stat.evals++;
