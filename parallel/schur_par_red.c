@@ -17,10 +17,11 @@
 #include "flops.h"
 #include "schur_par_private.h"
 
-#define MBSP_TAG_RED_SYS  43 // round k: the cluster's system to rank r - 2^k
-#define MBSP_TAG_RED_LAM  44 // ... and its joints' lambdas back
-#define MBSP_TAG_RED_CNT  45 // setup: the number of joints of the cluster
-#define MBSP_TAG_RED_LIST 46 // setup: the joints (global child body, lambdas, child rank, parent rank)
+#define MBSP_TAG_RED_SYS 43 // round k: the cluster's system to rank r - 2^k
+#define MBSP_TAG_RED_LAM 44 // ... and its joints' lambdas back
+#define MBSP_TAG_RED_CNT 45 // setup: the number of joints of the cluster
+#define MBSP_TAG_RED_LIST                                                                          \
+  46 // setup: the joints (global child body, lambdas, child rank, parent rank)
 
 // a cut joint of a cluster: global index of the child body, its lambdas, the ranks of its child
 // and parent sides
@@ -72,7 +73,8 @@ static mbsErr mbsp_redCombine(const mbspRedJoint *a, int na, const mbspRedJoint 
     uidx[i] = k;
   }
   // kept joints first, in input order, then the interior ones
-  int *ord = malloc(sizeof(int) * (size_t)(nu ? nu : 1)), *off = malloc(sizeof(int) * (size_t)(nu ? nu : 1));
+  int *ord = malloc(sizeof(int) * (size_t)(nu ? nu : 1)),
+      *off = malloc(sizeof(int) * (size_t)(nu ? nu : 1));
   mbspRedJoint *o = malloc(sizeof *o * (size_t)(nu ? nu : 1));
   if (!ord || !off || !o) {
     free(u), free(uidx), free(ord), free(off), free(o);
@@ -177,8 +179,8 @@ mbsErr mbsp_schurRedSetup(mbspSchur *sp) {
   }
   mbspRedLev *lv = sp->red_lev;
   int ncur = 0, nkept = 0;
-  mbsErr e = mbsp_redCombine(in, nin, NULL, 0, r, r + 1, &cur, &ncur, &nkept, &lv->nk, &lv->n,
-                             jpos);
+  mbsErr e =
+      mbsp_redCombine(in, nin, NULL, 0, r, r + 1, &cur, &ncur, &nkept, &lv->nk, &lv->n, jpos);
   lv->partner = -1, lv->na = nun, lv->nb = 0;
   if (!e) {
     lv->mapa = malloc(sizeof(int) * (size_t)(nun ? nun : 1));
@@ -217,8 +219,7 @@ mbsErr mbsp_schurRedSetup(mbspSchur *sp) {
     int *pos = malloc(sizeof(int) * (size_t)(nkept + nb + 1));
     if (!pos && !e) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     int nn = 0, nkp = 0, hi = r + 2 * d < P ? r + 2 * d : P;
-    if (!e)
-      e = mbsp_redCombine(cur, nkept, b, nb, r, hi, &nxt, &nn, &nkp, &l2->nk, &l2->n, pos);
+    if (!e) e = mbsp_redCombine(cur, nkept, b, nb, r, hi, &nxt, &nn, &nkp, &l2->nk, &l2->n, pos);
     if (!e) {
       l2->na = 0, l2->nb = 0;
       for (int i = 0; i < nkept; i++) l2->na += cur[i].l;
@@ -256,7 +257,8 @@ mbsErr mbsp_schurRed(mbspSchur *sp, mbsWork *w) {
       MBS_FLOPS(mbs_flopSchurAdd(cp->n));
       for (int i = 0; i < cp->n; i++) {
         lv->g[mp[i]] += cp->g[i];
-        for (int j = 0; j < cp->n; j++) lv->M[(size_t)lv->n * mp[i] + mp[j]] += cp->C[cp->n * i + j];
+        for (int j = 0; j < cp->n; j++)
+          lv->M[(size_t)lv->n * mp[i] + mp[j]] += cp->C[cp->n * i + j];
       }
       u0 += cp->n;
     }
@@ -278,11 +280,13 @@ mbsErr mbsp_schurRed(mbspSchur *sp, mbsWork *w) {
     MBS_FLOPS(mbs_flopSchurAdd(na) + mbs_flopSchurAdd(nb));
     for (int i = 0; i < na; i++) {
       lv->g[lv->mapa[i]] += pv->S[pv->nk * pv->nk + i];
-      for (int j = 0; j < na; j++) lv->M[(size_t)n * lv->mapa[i] + lv->mapa[j]] += pv->S[na * i + j];
+      for (int j = 0; j < na; j++)
+        lv->M[(size_t)n * lv->mapa[i] + lv->mapa[j]] += pv->S[na * i + j];
     }
     for (int i = 0; i < nb; i++) {
       lv->g[lv->mapb[i]] += lv->rb[nb * nb + i];
-      for (int j = 0; j < nb; j++) lv->M[(size_t)n * lv->mapb[i] + lv->mapb[j]] += lv->rb[nb * i + j];
+      for (int j = 0; j < nb; j++)
+        lv->M[(size_t)n * lv->mapb[i] + lv->mapb[j]] += lv->rb[nb * i + j];
     }
     ok &= mbs_schurReduce(lv->nk, n - lv->nk, lv->M, lv->g, lv->S, lv->S + lv->nk * lv->nk,
                           &sp->nfloor);

@@ -39,6 +39,7 @@ typedef struct {
   int P[16];
   double tp[16], tdist[16], sdist[16]; // list schedule, distributed schedule / span (NAN: none)
   int nmsg[16];
+  int irounds[16]; // schur: interface rounds of the distributed graph
   int calibrated;
   double t_eval, allreduce; // calibration: seconds per evaluation, per allreduce (NAN: none)
   double t_class[MBS_CPA_CLASS_COUNT]; // calibration: seconds per evaluation in each class
@@ -132,6 +133,7 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
     mbs_jsonNumber(j, "distributed_speedup", r->work / c->tdist[i]);
     mbs_jsonNumber(j, "distributed_span_s", c->sdist[i]);
     mbs_jsonInt(j, "distributed_messages", c->nmsg[i]);
+    mbs_jsonInt(j, "interface_rounds", c->irounds[i]);
     mbs_jsonEndObject(j);
   }
   mbs_jsonEndArray(j);
@@ -373,7 +375,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
     int i = out.nP++;
     out.P[i] = P;
     out.tp[i] = out.tdist[i] = out.sdist[i] = NAN;
-    out.nmsg[i] = 0;
+    out.nmsg[i] = 0, out.irounds[i] = 0;
     if (g->fine) continue; // flop grain: Brent bound only
     e = mbs_cpaSchedule(g, P, &out.tp[i]);
     if (!e && dist && P <= m->nbody) {
@@ -388,6 +390,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
         e = mbs_cpaSchedule(gd, P, &out.tdist[i]);
         out.sdist[i] = rd.span;
         out.nmsg[i] = rd.nmsg;
+        out.irounds[i] = gd->iface_rounds;
         mbs_cpaResultFree(&rd);
       }
       mbs_cpaDestroy(&gd);
@@ -435,7 +438,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
            r.span / o.flop_time, r.span, r.path_nodes);
     printf("  %-24s %14.2f\n", "T1/T_inf (max speedup)", r.parallelism);
     printf("\n  %6s %12s %9s %12s", "P", "list T_P [s]", "speedup", "T1/P+T_inf");
-    if (dist) printf(" %14s %9s %7s", "distrib T_P", "speedup", "msgs");
+    if (dist) printf(" %14s %9s %7s %7s", "distrib T_P", "speedup", "msgs", "rounds");
     printf("\n");
     for (int i = 0; i < out.nP; i++) {
       int P = out.P[i];
@@ -445,9 +448,10 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
         printf("  %6d %12s %9s %12.4e", P, "-", "-", r.work / P + r.span);
       if (dist) {
         if (isfinite(out.tdist[i]))
-          printf(" %14.4e %9.2f %7d", out.tdist[i], r.work / out.tdist[i], out.nmsg[i]);
+          printf(" %14.4e %9.2f %7d %7d", out.tdist[i], r.work / out.tdist[i], out.nmsg[i],
+                 out.irounds[i]);
         else
-          printf(" %14s %9s %7s", "-", "-", "-");
+          printf(" %14s %9s %7s %7s", "-", "-", "-", "-");
       }
       printf("\n");
     }

@@ -270,6 +270,8 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
       R[r].if_end = sc;
     }
   } else if (P > 1 && chain) { // recursive-doubling scan of the pair systems (mbsp_schurScan)
+    B->iface_rounds = 0;
+    for (int d = 1; d < P; d *= 2) B->iface_rounds++;
     int *an = malloc((size_t)P * sizeof(int)), *xn = malloc((size_t)P * sizeof(int));
     int *sn = malloc((size_t)P * sizeof(int)), *sxn = malloc((size_t)P * sizeof(int));
     int *dims = malloc(8 * (size_t)P * sizeof(int)), *nan_ = malloc(2 * (size_t)P * sizeof(int));
@@ -367,11 +369,20 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
       return e;
     }
     for (int b = 0; b < n; b++) portsys[b] = portlam[b] = -1;
+    // interface rounds: the solver's contraction over rank intervals (parallel/schur_par_red.c)
+    // runs ceil(log2 P); the passes (MBSPAR_SCHUR_MERGE=pass) as many as the longest chain of
+    // messages, counted here through portlam (free until the root-to-leaf pass)
+    const char *sm = getenv("MBSPAR_SCHUR_MERGE");
+    int pass = sm && !strcmp(sm, "pass"), depth = 0;
     for (int r = P - 1; r >= 0; r--) {
       const mbsSchur *v = &R[r].rk->view;
       for (int c = v->ncomp - 1; c >= 0; c--) {
         const mbsSchurComp *cp = v->comp + c;
         long long f = mbs_flopSchurReduce(cp->nup, cp->nc);
+        int dc = 0;
+        for (int q = cp->p0; q < cp->p0 + cp->np; q++)
+          if (portlam[v->port_body[q]] > dc) dc = portlam[v->port_body[q]];
+        if (cp->up) portlam[cp->root] = dc + 1, depth = dc + 1 > depth ? dc + 1 : depth;
         int rd = mbs_cpaNodeOn(B, MBS_CPA_SCH_MERGE, R[r].b0, 0, -1, -1, -1);
         mbs_cpaDep(B, R[r].vsys[c], rd);
         mbs_cpaDep(B, R[r].fac_end, rd);
@@ -390,6 +401,9 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
               mbs_cpaMsg(B, (double)(cp->nup * cp->nup + cp->nup) * sizeof(double), rd);
       }
     }
+    B->iface_rounds = pass ? depth : 0;
+    for (int d = 1; d < P && !pass; d *= 2) B->iface_rounds++;
+    for (int b = 0; b < n; b++) portlam[b] = -1;
     // root to leaf: the upper ports' lambdas, then the lower ports' to the children
     for (int r = 0; r < P; r++) {
       const mbsSchur *v = &R[r].rk->view;
