@@ -192,7 +192,7 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   const char *mode = getenv("MBSPAR_SCHUR_MERGE");
   int nochain = mode && (strcmp(mode, "tree") == 0 || strcmp(mode, "pass") == 0);
   sp->chain = chain && !nochain;
-  sp->red = !(mode && strcmp(mode, "pass") == 0);
+  sp->red = !(mode && strcmp(mode, "pass") == 0) + (mode && strcmp(mode, "tree") == 0);
   return MBS_OK;
 }
 
@@ -252,8 +252,18 @@ mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int
   }
   // trees: the log-depth contraction's lists and buffers (collective)
   if (!e) {
+    // the passes where they are at most ceil(log2 P) messages deep (their messages are one
+    // component's upper port; the contraction's carry a whole interval's boundary), else the
+    // contraction (MBSPAR_SCHUR_MERGE: sp->red 2 forces it, 0 the passes)
+    int forced = sp->red;
     sp->red = sp->red && !sp->chain && sp->size > 1 && iface != MBSP_IFACE_JCG;
-    if (sp->red) e = mbsp_agreeErr(comm, mbsp_schurRedSetup(sp));
+    if (sp->red && forced == 1) {
+      int depth = 0, K = 0;
+      while ((1 << K) < sp->size) K++;
+      e = mbsp_schurPassDepth(sp, &depth);
+      if (!e && depth <= K) sp->red = 0;
+    }
+    if (!e && sp->red) e = mbsp_agreeErr(comm, mbsp_schurRedSetup(sp));
   }
   if (!e) e = mbsp_schurLightWarn(sp);
   if (e) {

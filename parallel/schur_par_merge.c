@@ -224,6 +224,51 @@ mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
   return MBS_OK;
 }
 
+// The passes' depth (cross-rank hops of the longest chain of messages in the leaf-to-root pass),
+// the largest over all ranks, in *depth: the same data flow with one stamp per message. Setup
+// only (allocates); collective. Every rank posts and completes all its messages before the
+// agreement, so no rank waits for one that failed.
+mbsErr mbsp_schurPassDepth(mbspSchur *sp, int *depth) {
+  mbsSchur *s = sp->seg;
+  int np = s->nport, nc = s->ncomp;
+  double *rin = calloc((size_t)np + 1, sizeof(double)),
+         *out = calloc((size_t)nc + 1, sizeof(double));
+  int *pend = calloc((size_t)nc + 1, sizeof(int));
+  mbsErr e = rin && out && pend ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur)");
+  double dmax = 0;
+  e = mbsp_agreeErr(sp->comm, e);
+  for (int q = 0; q < np && !e; q++)
+    e = mbsp_msgIrecv(sp->msg, rin + q, 1, sp->port_rank[q], sp->port_tag[q] + MBSP_PH_SYS, NULL);
+  // a component whose children's stamps are all in sends its own: 1 + the largest of them
+  for (int c = nc - 1; c >= 0 && !e; c--) {
+    pend[c] = s->comp[c].np;
+    if (pend[c] == 0 && s->comp[c].up) {
+      out[c] = 1, dmax = dmax > 1 ? dmax : 1;
+      e = mbsp_msgIsend(sp->msg, out + c, 1, sp->comp_rank[c], sp->comp_tag[c] + MBSP_PH_SYS, NULL);
+    }
+  }
+  while (!e) {
+    int q = -1;
+    e = mbsp_msgWaitAny(sp->msg, 0, np, &q);
+    if (e || q < 0) break;
+    int c = sp->port_comp[q];
+    if (rin[q] > dmax) dmax = rin[q];
+    if (--pend[c] > 0) continue;
+    double d = 0;
+    for (int k = s->comp[c].p0; k < s->comp[c].p0 + s->comp[c].np; k++) d = rin[k] > d ? rin[k] : d;
+    if (s->comp[c].up) {
+      out[c] = d + 1, dmax = d + 1 > dmax ? d + 1 : dmax;
+      e = mbsp_msgIsend(sp->msg, out + c, 1, sp->comp_rank[c], sp->comp_tag[c] + MBSP_PH_SYS, NULL);
+    }
+  }
+  if (!e) e = mbsp_msgWaitAll(sp->msg);
+  free(rin), free(out), free(pend);
+  e = mbsp_agreeErr(sp->comm, e);
+  if (!e) e = mbsp_allreduceMax(sp->comm, &dmax, 1);
+  *depth = (int)dmax;
+  return e;
+}
+
 // ---------------------------------------------------------------- J-CG on the interface
 
 // owners (child side, upper port) send \p up (per component nup values) to the parent side, which

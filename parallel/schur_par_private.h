@@ -74,6 +74,8 @@ mbsErr mbsp_schurJcg(mbspSchur *sp, mbsState *st, mbsWork *w);
 /// The log-depth contraction over rank intervals (parallel/schur_par_red.c): its joint lists,
 /// maps and buffers (collective, once), its solve, and its memory.
 mbsErr mbsp_schurRedSetup(mbspSchur *sp);
+/// The component-tree passes' depth over all ranks (setup; collective).
+mbsErr mbsp_schurPassDepth(mbspSchur *sp, int *depth);
 mbsErr mbsp_schurRed(mbspSchur *sp, mbsWork *w);
 void mbsp_schurRedDestroy(mbspSchur *sp);
 
