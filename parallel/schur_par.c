@@ -15,8 +15,9 @@
 ///  - any other decomposition (trees): a leaf-to-root pass over the component tree (each
 ///    component adds its children's reduced systems to its lower ports, eliminates them and sends
 ///    the system left on its upper port to the parent's rank), then a root-to-leaf pass with the
-///    cut-joint lambdas. Its depth is the height of the rank tree (about log2 P for the subtree
-///    decompositions of balanced trees). Messages: one per cut joint and pass.
+///    cut-joint lambdas, where its depth (the height of the rank tree, measured at setup) is at
+///    most ceil(log2 P); else the contraction over rank intervals (schur_par_red.c): ceil(log2 P)
+///    rounds each way whatever the tree, exact (docs/formulation.md 4.4).
 ///  - solver.interface = "jcg": conjugate gradients preconditioned by the cut joints' diagonal
 ///    blocks on the same interface system (the seed's J-CG, about P iterations instead of N),
 ///    with two neighbour exchanges and one fused allreduce per iteration.
