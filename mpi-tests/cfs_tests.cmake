@@ -6,6 +6,9 @@ mbs_add_test(test_engine SOURCES test_engine.c LIBS mbs_parallel NPROCS 1 2 3 4 
 mbs_add_test(test_schur SOURCES test_schur.c LIBS mbs_core LABELS unit TIMEOUT 300)
 # the exact distributed solver against ABA at several rank counts (scan and component tree)
 mbs_add_test(test_schur_par SOURCES test_schur_par.c LIBS mbs_parallel NPROCS 1 2 3 4 8 LABELS mpi TIMEOUT 300)
+# issue 35: trees with a deep rank tree (caterpillar, random tree): schur against ABA to 1e-12
+# and at most ceil(log2 P) interface rounds (the contraction over rank intervals, 4.4)
+mbs_add_test(test_schur_deep SOURCES test_schur_deep.c LIBS mbs_parallel NPROCS 3 4 8 LABELS mpi TIMEOUT 120)
 # the same with three OpenMP threads per rank: each rank's range is cut into three segments whose
 # cut joints are joined inside the rank (OMP_NUM_THREADS overrides the default of the test env)
 foreach(np 1 2)

@@ -15,8 +15,9 @@
 ///  - any other decomposition (trees): a leaf-to-root pass over the component tree (each
 ///    component adds its children's reduced systems to its lower ports, eliminates them and sends
 ///    the system left on its upper port to the parent's rank), then a root-to-leaf pass with the
-///    cut-joint lambdas. Its depth is the height of the rank tree (about log2 P for the subtree
-///    decompositions of balanced trees). Messages: one per cut joint and pass.
+///    cut-joint lambdas, where its depth (the height of the rank tree, measured at setup) is at
+///    most ceil(log2 P); else the contraction over rank intervals (schur_par_red.c): ceil(log2 P)
+///    rounds each way whatever the tree, exact (docs/formulation.md 4.4).
 ///  - solver.interface = "jcg": conjugate gradients preconditioned by the cut joints' diagonal
 ///    blocks on the same interface system (the seed's J-CG, about P iterations instead of N),
 ///    with two neighbour exchanges and one fused allreduce per iteration.
@@ -53,6 +54,7 @@ static int mbsp_schurOwner(const mbspSchur *sp, int b) {
 void mbsp_schurDestroy(mbspSchur **psp) {
   if (!psp || !*psp) return;
   mbspSchur *sp = *psp;
+  mbsp_schurRedDestroy(sp);
   mbs_schurRankDestroy(&sp->rk);
   mbsp_msgDestroy(&sp->msg);
   void *arrs[] = {sp->start,      sp->comp_rank, sp->comp_tag,   sp->port_rank, sp->port_tag,
@@ -85,7 +87,7 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   int nup = 0, maxup = 0;
   for (int c = 0; c < nc; c++) {
     const mbsSchurComp *cp = s->comp + c;
-    sp->comp_sadr[c + 1] = sp->comp_sadr[c] + cp->nup * cp->nup + cp->nup;
+    sp->comp_sadr[c + 1] = sp->comp_sadr[c] + cp->nup * cp->nup + cp->nup + 1;
     nup += cp->nup;
     if (cp->nup > maxup) maxup = cp->nup;
     if (!cp->up) continue;
@@ -99,7 +101,7 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
     for (int q2 = 0; q2 < np; q2++)
       if (s->port_body[q2] < l && mbsp_schurOwner(sp, s->port_body[q2]) == cr) idx++;
     sp->port_rank[q] = cr, sp->port_tag[q] = MBSP_TAG(idx, 0);
-    sp->port_radr[q + 1] = sp->port_radr[q] + nl * nl + nl;
+    sp->port_radr[q + 1] = sp->port_radr[q] + nl * nl + nl + 1; // + the pass's depth stamp
   }
   MBS_ALLOC(sp->port_comp, np + 1);
   MBS_ALLOC(sp->comp_uadr, nc + 1);
@@ -111,7 +113,7 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   }
   MBS_ALLOC(sp->rbuf, sp->port_radr[np]);
   MBS_ALLOC(sp->sbuf, sp->comp_sadr[nc]);
-  MBS_ALLOC(sp->S, maxup * maxup + maxup);
+  MBS_ALLOC(sp->S, maxup * maxup + maxup + 1);
   MBS_ALLOC(sp->lam_up, nup);
   MBS_ALLOC(sp->lam_low, s->ncol);
   MBS_ALLOC(sp->acc_s, 6 * np);
@@ -186,8 +188,12 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   int chain = nc == 1 && np <= 1;
   if (chain && s->comp[0].up && sp->comp_rank[0] != sp->rank - 1) chain = 0;
   if (chain && np == 1 && sp->port_rank[0] != sp->rank + 1) chain = 0;
-  const char *mode = getenv("MBSPAR_SCHUR_MERGE"); // "tree": no scan (tests, measurements)
-  sp->chain = chain && !(mode && strcmp(mode, "tree") == 0);
+  // MBSPAR_SCHUR_MERGE (tests, measurements): "tree" no scan (the interval contraction), "pass"
+  // no scan and the leaf-to-root / root-to-leaf passes over the component tree
+  const char *mode = getenv("MBSPAR_SCHUR_MERGE");
+  int nochain = mode && (strcmp(mode, "tree") == 0 || strcmp(mode, "pass") == 0);
+  sp->chain = chain && !nochain;
+  sp->red = !(mode && strcmp(mode, "pass") == 0) + (mode && strcmp(mode, "tree") == 0);
   return MBS_OK;
 }
 
@@ -244,6 +250,21 @@ mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int
     double ok = sp->chain;
     e = mbsp_allreduceMin(comm, &ok, 1);
     sp->chain = ok > 0;
+  }
+  // trees: the log-depth contraction's lists and buffers (collective)
+  if (!e) {
+    // the passes where they are at most ceil(log2 P) messages deep (their messages are one
+    // component's upper port; the contraction's carry a whole interval's boundary), else the
+    // contraction (MBSPAR_SCHUR_MERGE: sp->red 2 forces it, 0 the passes)
+    int forced = sp->red;
+    sp->red = sp->red && !sp->chain && sp->size > 1 && iface != MBSP_IFACE_JCG;
+    if (sp->red && forced == 1) {
+      int depth = 0, K = 0;
+      while ((1 << K) < sp->size) K++;
+      e = mbsp_schurPassDepth(sp, &depth);
+      if (!e && depth <= K) sp->red = 0;
+    }
+    if (!e && sp->red) e = mbsp_agreeErr(comm, mbsp_schurRedSetup(sp));
   }
   if (!e) e = mbsp_schurLightWarn(sp);
   if (e) {
@@ -329,6 +350,8 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
       e = mbsp_schurJcg(sp, st, w);
     else if (sp->chain)
       e = mbsp_schurScan(sp, w);
+    else if (sp->red)
+      e = mbsp_schurRed(sp, w);
     else
       e = mbsp_schurTree(sp, w);
   } else {
@@ -363,6 +386,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   // rank count, as direct and aba do
   int iters = sp->iface == MBSP_IFACE_JCG && sp->size > 1 ? sp->rounds : 0;
   w->stat.iterations = iters;
+  w->stat.iface_rounds = sp->iface != MBSP_IFACE_JCG && sp->size > 1 ? sp->rounds : 0;
   w->stat.reason = sp->reason;
   w->stat.residual = sp->residual;
   w->stat.evals++;

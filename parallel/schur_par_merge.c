@@ -110,23 +110,27 @@ static mbsErr mbsp_schurTreeUp(mbspSchur *sp, mbsWork *w, int c, int *ok) {
   const mbsModel *m = sp->m;
   mbsSchur *s = sp->seg;
   mbsSchurComp *cp = s->comp + c;
-  int n = cp->n, nup = cp->nup;
+  int n = cp->n, nup = cp->nup, depth = 0;
   for (int q = cp->p0; q < cp->p0 + cp->np; q++) {
     int nl = m->body_lamnum[s->port_body[q]], o = nup + s->port_cadr[q] - cp->c0;
     const double *rb = sp->rbuf + sp->port_radr[q];
+    if ((int)rb[nl * nl + nl] > depth) depth = (int)rb[nl * nl + nl]; // the child's stamp
     MBS_FLOPS(mbs_flopSchurAdd(nl));
     for (int i = 0; i < nl; i++) {
       cp->g[o + i] += rb[nl * nl + i];
       for (int j = 0; j < nl; j++) cp->C[n * (o + i) + o + j] += rb[nl * i + j];
     }
   }
+  if (depth > sp->rounds) sp->rounds = depth;
   double *S = sp->S;
   *ok &= mbs_schurReduce(nup, cp->nc, cp->C, cp->g, S, S + nup * nup, &sp->nfloor);
   if (cp->up) {
     double *sb = sp->sbuf + sp->comp_sadr[c];
     memcpy(sb, S, sizeof(double) * (size_t)(nup * nup + nup));
+    sb[nup * nup + nup] = ++depth; // cross-rank hops of the longest message chain to here
     MBS_TIC(w->timer, MBS_TIMER_IFACE);
-    mbsErr e = mbsp_msgIsend(sp->msg, sb, nup * nup + nup, sp->comp_rank[c], sp->comp_tag[c], NULL);
+    mbsErr e =
+        mbsp_msgIsend(sp->msg, sb, nup * nup + nup + 1, sp->comp_rank[c], sp->comp_tag[c], NULL);
     MBS_TOC(w->timer, MBS_TIMER_IFACE);
     MBS_CALL(e);
     sp->messages++;
@@ -166,11 +170,12 @@ mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
   MBS_TIC(w->timer, MBS_TIMER_IFACE);
   for (int q = 0; q < s->nport; q++) {
     int nl = m->body_lamnum[s->port_body[q]];
-    MBS_CALL(mbsp_msgIrecv(sp->msg, sp->rbuf + sp->port_radr[q], nl * nl + nl, sp->port_rank[q],
+    MBS_CALL(mbsp_msgIrecv(sp->msg, sp->rbuf + sp->port_radr[q], nl * nl + nl + 1, sp->port_rank[q],
                            sp->port_tag[q], NULL));
   }
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
   int ok = 1;
+  sp->rounds = 0;
   for (int c = s->ncomp - 1; c >= 0; c--) {
     pend[c] = s->comp[c].np;
     if (pend[c] == 0) MBS_CALL(mbsp_schurTreeUp(sp, w, c, &ok));
@@ -215,9 +220,53 @@ mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
   MBS_TIC(w->timer, MBS_TIMER_IFACE);
   MBS_CALL(mbsp_msgWaitAll(sp->msg));
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
-  sp->rounds = 2;
   if (!ok) return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not finite");
   return MBS_OK;
+}
+
+// The passes' depth (cross-rank hops of the longest chain of messages in the leaf-to-root pass),
+// the largest over all ranks, in *depth: the same data flow with one stamp per message. Setup
+// only (allocates); collective. Every rank posts and completes all its messages before the
+// agreement, so no rank waits for one that failed.
+mbsErr mbsp_schurPassDepth(mbspSchur *sp, int *depth) {
+  mbsSchur *s = sp->seg;
+  int np = s->nport, nc = s->ncomp;
+  double *rin = calloc((size_t)np + 1, sizeof(double)),
+         *out = calloc((size_t)nc + 1, sizeof(double));
+  int *pend = calloc((size_t)nc + 1, sizeof(int));
+  mbsErr e = rin && out && pend ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur)");
+  double dmax = 0;
+  e = mbsp_agreeErr(sp->comm, e);
+  for (int q = 0; q < np && !e; q++)
+    e = mbsp_msgIrecv(sp->msg, rin + q, 1, sp->port_rank[q], sp->port_tag[q] + MBSP_PH_SYS, NULL);
+  // a component whose children's stamps are all in sends its own: 1 + the largest of them
+  for (int c = nc - 1; c >= 0 && !e; c--) {
+    pend[c] = s->comp[c].np;
+    if (pend[c] == 0 && s->comp[c].up) {
+      out[c] = 1, dmax = dmax > 1 ? dmax : 1;
+      e = mbsp_msgIsend(sp->msg, out + c, 1, sp->comp_rank[c], sp->comp_tag[c] + MBSP_PH_SYS, NULL);
+    }
+  }
+  while (!e) {
+    int q = -1;
+    e = mbsp_msgWaitAny(sp->msg, 0, np, &q);
+    if (e || q < 0) break;
+    int c = sp->port_comp[q];
+    if (rin[q] > dmax) dmax = rin[q];
+    if (--pend[c] > 0) continue;
+    double d = 0;
+    for (int k = s->comp[c].p0; k < s->comp[c].p0 + s->comp[c].np; k++) d = rin[k] > d ? rin[k] : d;
+    if (s->comp[c].up) {
+      out[c] = d + 1, dmax = d + 1 > dmax ? d + 1 : dmax;
+      e = mbsp_msgIsend(sp->msg, out + c, 1, sp->comp_rank[c], sp->comp_tag[c] + MBSP_PH_SYS, NULL);
+    }
+  }
+  if (!e) e = mbsp_msgWaitAll(sp->msg);
+  free(rin), free(out), free(pend);
+  e = mbsp_agreeErr(sp->comm, e);
+  if (!e) e = mbsp_allreduceMax(sp->comm, &dmax, 1);
+  *depth = (int)dmax;
+  return e;
 }
 
 // ---------------------------------------------------------------- J-CG on the interface

@@ -15,6 +15,8 @@
 enum { MBSP_PH_SYS = 0, MBSP_PH_LAM, MBSP_PH_ACC, MBSP_PH_JCG, MBSP_PH_STATE };
 #define MBSP_TAG(idx, ph) (MBSP_TAG_BASE + 8 * (idx) + (ph))
 
+typedef struct mbspRedLev mbspRedLev; // one combine of the interval reduction (schur_par_red.c)
+
 struct mbspSchur {
   mbspComm *comm;
   const mbsModel *m;
@@ -55,8 +57,12 @@ struct mbspSchur {
                    // joint (by child body), -1 elsewhere (mbsp_schurLocal)
   int nglob;       // interface unknowns over all ranks; -1: no local solves (local models)
   int *gmap;       // scratch: a component's system to the global interface unknowns
-  int rounds;      // scan rounds, pipeline passes or J-CG iterations of the last solve
-  int reason;      // mbsReason of the last solve
+  int rounds; // interface rounds of the last solve: scan or contraction rounds, the pass's depth
+              // (cross-rank hops of its longest message chain seen here), J-CG iterations
+  int red;    // 1: non-chain decompositions run the interval contraction (schur_par_red.c)
+  mbspRedLev *red_lev; // (red_nlev) the rank's own components, then one per receiving round
+  int red_nlev, red_send, red_rounds; // ... the rank it sends to (-1: none), ceil(log2 P)
+  int reason;                         // mbsReason of the last solve
   double residual;
 };
 
@@ -65,5 +71,12 @@ struct mbspSchur {
 mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w);
 mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w);
 mbsErr mbsp_schurJcg(mbspSchur *sp, mbsState *st, mbsWork *w);
+/// The log-depth contraction over rank intervals (parallel/schur_par_red.c): its joint lists,
+/// maps and buffers (collective, once), its solve, and its memory.
+mbsErr mbsp_schurRedSetup(mbspSchur *sp);
+/// The component-tree passes' depth over all ranks (setup; collective).
+mbsErr mbsp_schurPassDepth(mbspSchur *sp, int *depth);
+mbsErr mbsp_schurRed(mbspSchur *sp, mbsWork *w);
+void mbsp_schurRedDestroy(mbspSchur *sp);
 
 #endif

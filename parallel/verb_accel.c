@@ -131,6 +131,7 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   const mbsSolverType *t = mbs_solverCaps(m->opt.solver);
   if (t->restarts) mbs_jsonInt(j, "restarts", st->total_restarts); // from the true residual
   if (t->floored) mbs_jsonInt(j, "floored_pivots", st->floored);
+  if (t->floored) mbs_jsonInt(j, "interface_rounds", st->iface_rounds);
   mbs_jsonEndObject(j);
   // one check of the result under one name at every rank count, its kind beside it: full
   // models: ||RNEA(q, qd, qdd) - tau|| relative ("eom"); distributed-memory models: the largest
@@ -349,6 +350,9 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   e = mbsp_agreeErr(comm, e);
   mbsSolveStat stat = w ? w->stat : (mbsSolveStat){0};
   if (!e) e = mbsp_allreduceSumLong(comm, &stat.floored, 1);
+  double irounds = stat.iface_rounds; // the deepest any rank saw (schur, docs/formulation.md 4.4)
+  if (!e) e = mbsp_allreduceMax(comm, &irounds, 1);
+  stat.iface_rounds = (int)irounds;
   if (!e && local) { // free the engine and the workspaces, then the global arrays on rank 0
     mbsp_engineDestroy(&eng);
     mbs_workDestroy(&w);

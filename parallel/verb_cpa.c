@@ -42,6 +42,7 @@ typedef struct {
   // per-rank phase sums of the distributed graph (P <= 8; NULL: none), mbs_cpaRankPhases
   long long *rk_flops[16];
   double *rk_sec[16];
+  int irounds[16]; // schur: interface rounds of the distributed graph
   int calibrated;
   double t_eval, allreduce; // calibration: seconds per evaluation, per allreduce (NAN: none)
   double t_class[MBS_CPA_CLASS_COUNT]; // calibration: seconds per evaluation in each class
@@ -151,6 +152,7 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
       }
       mbs_jsonEndArray(j);
     }
+    mbs_jsonInt(j, "interface_rounds", c->irounds[i]);
     mbs_jsonEndObject(j);
   }
   mbs_jsonEndArray(j);
@@ -397,7 +399,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
     int i = out.nP++;
     out.P[i] = P;
     out.tp[i] = out.tdist[i] = out.sdist[i] = NAN;
-    out.nmsg[i] = 0;
+    out.nmsg[i] = 0, out.irounds[i] = 0;
     if (g->fine) continue; // flop grain: Brent bound only
     e = mbs_cpaSchedule(g, P, &out.tp[i]);
     if (!e && dist && P <= m->nbody) {
@@ -423,6 +425,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
             out.rk_flops[i] = NULL, out.rk_sec[i] = NULL;
           }
         }
+        out.irounds[i] = gd->iface_rounds;
         mbs_cpaResultFree(&rd);
       }
       mbs_cpaDestroy(&gd);
@@ -470,7 +473,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
            r.span / o.flop_time, r.span, r.path_nodes);
     printf("  %-24s %14.2f\n", "T1/T_inf (max speedup)", r.parallelism);
     printf("\n  %6s %12s %9s %12s", "P", "list T_P [s]", "speedup", "T1/P+T_inf");
-    if (dist) printf(" %14s %9s %7s", "distrib T_P", "speedup", "msgs");
+    if (dist) printf(" %14s %9s %7s %7s", "distrib T_P", "speedup", "msgs", "rounds");
     printf("\n");
     for (int i = 0; i < out.nP; i++) {
       int P = out.P[i];
@@ -480,9 +483,10 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
         printf("  %6d %12s %9s %12.4e", P, "-", "-", r.work / P + r.span);
       if (dist) {
         if (isfinite(out.tdist[i]))
-          printf(" %14.4e %9.2f %7d", out.tdist[i], r.work / out.tdist[i], out.nmsg[i]);
+          printf(" %14.4e %9.2f %7d %7d", out.tdist[i], r.work / out.tdist[i], out.nmsg[i],
+                 out.irounds[i]);
         else
-          printf(" %14s %9s %7s", "-", "-", "-");
+          printf(" %14s %9s %7s %7s", "-", "-", "-", "-");
       }
       printf("\n");
     }

@@ -186,12 +186,55 @@ static mbsErr mbs_cfgChain(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsT
   return e;
 }
 
+// parent lists (1-based, 0 = the tree's parent) of the generated shapes: a caterpillar of \p nn
+// spine links or a random recursive tree of \p nn bodies in depth-first preorder
+static mbsErr mbs_genShape(int caterpillar, int nn, unsigned seed, int **out, int *n) {
+  *out = NULL;
+  if (caterpillar) {
+    int *pl = malloc(sizeof *pl * 2 * (size_t)nn);
+    if (!pl) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < nn; i++) pl[2 * i] = i == 0 ? 0 : 2 * i - 1, pl[2 * i + 1] = 2 * i + 1;
+    *out = pl, *n = 2 * nn;
+    return MBS_OK;
+  }
+  int *par = malloc(sizeof(int) * (size_t)nn), *cadr = calloc((size_t)nn + 1, sizeof(int));
+  int *clist = malloc(sizeof(int) * (size_t)nn), *num = malloc(sizeof(int) * (size_t)nn);
+  int *stack = malloc(sizeof(int) * (size_t)nn), *pl = malloc(sizeof(int) * (size_t)nn);
+  mbsErr e = par && cadr && clist && num && stack && pl
+                 ? MBS_OK
+                 : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  unsigned long long x = 0x9e3779b97f4a7c15ull ^ seed;
+  for (int i = 0; i < nn && !e; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17; // xorshift64
+    par[i] = i == 0 ? -1 : (int)((x >> 11) % (unsigned long long)i);
+    if (i) cadr[par[i] + 1]++;
+  }
+  if (!e) {
+    for (int i = 0; i < nn; i++) cadr[i + 1] += cadr[i];
+    for (int i = 1; i < nn; i++) clist[cadr[par[i]]++] = i; // cadr[p] now ends p's children
+    for (int i = nn; i > 0; i--) cadr[i] = cadr[i - 1];
+    cadr[0] = 0;
+    // preorder: children in increasing index (pushed in reverse)
+    int top = 0, cnt = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+      int v = stack[--top];
+      num[v] = ++cnt;
+      pl[cnt - 1] = v == 0 ? 0 : num[par[v]];
+      for (int k = cadr[v + 1] - 1; k >= cadr[v]; k--) stack[top++] = clist[k];
+    }
+    *out = pl, pl = NULL, *n = nn;
+  }
+  free(par), free(cadr), free(clist), free(num), free(stack), free(pl);
+  return e;
+}
+
 static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTips *tips) {
-  static const char *const keys[] = {"branching", "depth",     "parents", "name",   "parent",
-                                     "joint",     "axis",      "axis2",   "origin", "length",
-                                     "direction", "mass",      "shape",   "radius", "size",
-                                     "inertia",   "com",       "q0",      "qd0",    "stiffness",
-                                     "damping",   "springref", "force",   "spread", NULL};
+  static const char *const keys[] = {
+      "branching", "depth",   "parents", "name",        "parent", "joint",     "axis",
+      "axis2",     "origin",  "length",  "direction",   "mass",   "shape",     "radius",
+      "size",      "inertia", "com",     "q0",          "qd0",    "stiffness", "damping",
+      "springref", "force",   "spread",  "caterpillar", "random", "seed",      NULL};
   if (config_setting_type(g) != CONFIG_TYPE_GROUP)
     return mbs_cfgFail(c, g, "tree: wrong type: expected a group { branching = ...; ... }, got %s",
                        mbs_cfgTypeName(g));
@@ -204,9 +247,29 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTi
   const mbsCs *ps = config_setting_get_member(g, "parents");
   const mbsCs *ks = config_setting_get_member(g, "branching"),
               *ds = config_setting_get_member(g, "depth");
+  const mbsCs *cs = config_setting_get_member(g, "caterpillar"),
+              *rs = config_setting_get_member(g, "random"),
+              *ss = config_setting_get_member(g, "seed");
   int k = 0, d = 0;
   int *plist = NULL;
-  if (ps) {
+  if ((cs != NULL) + (rs != NULL) + (ps != NULL) + (ks || ds) > 1)
+    return mbs_cfgFail(c,
+                       cs   ? cs
+                       : rs ? rs
+                            : ps,
+                       "tree: give one of branching and depth, parents, caterpillar or random");
+  if (ss && !rs) return mbs_cfgFail(c, ss, "tree: seed needs random");
+  if (cs || rs) {
+    // generated shapes with a deep component tree (docs/scaling.md): a caterpillar (a spine of N
+    // links, a leaf on every link, in preorder: spine1, leaf1, spine2, leaf2, ...) or a random
+    // recursive tree of N bodies (body k hangs from a uniformly drawn earlier body), renumbered
+    // into depth-first preorder so that every subtree is a contiguous range
+    int nn = 0, seed = 1;
+    MBS_CALL(mbs_cfgGetInt(c, g, cs ? "caterpillar" : "random", 1,
+                           cs ? MBS_CFG_MAXBODIES / 2 : MBS_CFG_MAXBODIES, &nn));
+    if (ss) MBS_CALL(mbs_cfgGetInt(c, g, "seed", 0, INT_MAX, &seed));
+    MBS_CALL(mbs_genShape(cs != NULL, nn, (unsigned)seed, &plist, &gen.n));
+  } else if (ps) {
     if (ks || ds)
       return mbs_cfgFail(c, ps, "tree: give either parents or branching and depth, not both");
     if (!mbs_cfgIsList(ps) || config_setting_length(ps) < 1)
@@ -254,7 +317,8 @@ static mbsErr mbs_cfgTree(const mbsConfig *c, mbsModel *m, const mbsCs *g, mbsTi
                     "spherical or free), not %s",
                     mbs_jntName(gen.type));
   if (!e && plist) {
-    // explicit parent list: tree body i+1 hangs from tree body plist[i] (0 = the tree's parent)
+    // explicit or generated parent list: tree body i+1 hangs from tree body plist[i] (0 = the
+    // tree's parent)
     int *ids = malloc((size_t)gen.n * sizeof *ids), base = m->nbody_g;
     if (!ids) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     // sibling rank and count of every tree body (the spread fans siblings out)

@@ -37,8 +37,9 @@ typedef struct mbsCpaB {
   int cls;                                    // kernel class of the nodes being built (mbsCpaClass)
   long long class_flops[MBS_CPA_CLASS_COUNT]; // work per class (compute nodes)
   int fext;                                   // the tree solve being built has external wrenches
-  int phoff;                                  // phase offset of the tree solve being built
-  struct mbsCpaSch *sch;                      // schur: the graph's state over its tree solves
+  int iface_rounds;      // schur: interface rounds of the distributed solve (mbsCpaGraph)
+  int phoff;             // phase offset of the tree solve being built
+  struct mbsCpaSch *sch; // schur: the graph's state over its tree solves
   // the loop layer's tree solves after the first (w->reuse): the constraint-force blocks and
   // direct's factor are solve 0's, kept in keep: T, F, D (nbody each), direct's fac, wp (nbody
   // each) and ws (one per sibling pair); NULL outside loop graphs

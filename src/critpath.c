@@ -495,6 +495,7 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   if (!e && B.err) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory building the graph");
   g->nbody = n, g->ranks = o->ranks;
   memcpy(g->class_flops, B.class_flops, sizeof g->class_flops);
+  g->iface_rounds = B.iface_rounds;
   if (!e) e = mbs_cpaFinalize(&B, g);
   free(buf), free(B.owner), free(B.flops), free(B.cost), free(B.kind), free(B.body), free(B.proc);
   free(B.pblk), free(B.pbdy), free(B.esrc), free(B.edst);

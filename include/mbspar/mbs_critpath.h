@@ -218,6 +218,8 @@ typedef struct {
   int *succ_adr;    ///< (nnode+1) CSR successors
   int *succ;        ///< (nedge)
   long long class_flops[MBS_CPA_CLASS_COUNT]; ///< work of each kernel class [flops]
+  int iface_rounds; ///< schur on ranks > 1: interface rounds (scan or contraction: ceil(log2 P);
+                    ///< MBSPAR_SCHUR_MERGE=pass: the component-tree passes' depth)
 } mbsCpaGraph;
 
 /// Analysis of a graph.

@@ -28,6 +28,8 @@ typedef struct {
   long total_restarts;   ///< jcg, chebyshev: restarts over all solves (unit solves included)
   long floored;          ///< schur: port-system pivots raised to the rounding floor, all
                          ///< evaluations (this rank; docs/formulation.md 4.7)
+  int iface_rounds;      ///< schur: rounds of the last interface solve (scan or contraction
+                         ///< rounds, the component-tree pass's depth seen on this rank; 4.4)
 } mbsSolveStat;
 
 /// Reals per body in mbsWork.abar.

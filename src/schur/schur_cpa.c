@@ -215,7 +215,7 @@ mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
   // the measurement switches of the engine (MBSPAR_PREFIX=pipeline, MBSPAR_SCHUR_MERGE=tree)
   const char *pm = getenv("MBSPAR_PREFIX"), *sm = getenv("MBSPAR_SCHUR_MERGE");
   if (pm && !strcmp(pm, "pipeline")) use_scan = 0;
-  if (sm && !strcmp(sm, "tree")) chain = 0;
+  if (sm && (!strcmp(sm, "tree") || !strcmp(sm, "pass"))) chain = 0;
   int defer = m->nforce == 0 && m->nloop == 0;
   X->G = G, X->use_scan = use_scan, X->chain = chain, X->defer = defer;
 

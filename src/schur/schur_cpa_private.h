@@ -14,4 +14,14 @@ int mbs_cpaSeen(const mbsCpaB *B, const int *own, const int *ghost, int l, int r
 /// The remote children's stages on their parent's rank (in every tree solve).
 void mbs_cpaSchGhosts(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X);
 
+/// schur's choice for a decomposition that is not a chain: 1 the contraction over rank
+/// intervals, 0 the component-tree passes, -1 out of memory (schur_cpa_red.c).
+int mbs_cpaSchUseRed(const mbsCpaB *B, const mbsCpaRank *R, int P);
+/// The component-tree passes' depth (cross-rank hops of the longest message chain; -1: out of
+/// memory).
+int mbs_cpaSchPassDepth(const mbsCpaB *B, const mbsCpaRank *R, int P);
+/// The contraction's nodes and messages after the rank systems (R[r].vsys, fac_end); sets
+/// R[r].if_end and B->iface_rounds.
+mbsErr mbs_cpaSchRed(mbsCpaB *B, mbsCpaRank *R, int P);
+
 #endif

@@ -46,7 +46,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
   const unsigned char *mask = B->smask;
-  int n = m->nbody, P = X->P, chain = X->chain;
+  int n = m->nbody, P = X->P, chain = X->chain, ured = 0;
   mbsErr e = MBS_OK;
   size_t nb = (size_t)n + 1;
   mbsCpaRank *R = X->R;
@@ -270,6 +270,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
       R[r].if_end = sc;
     }
   } else if (P > 1 && chain) { // recursive-doubling scan of the pair systems (mbsp_schurScan)
+    for (B->iface_rounds = 0; (1 << B->iface_rounds) < P;) B->iface_rounds++;
     int *an = malloc((size_t)P * sizeof(int)), *xn = malloc((size_t)P * sizeof(int));
     int *sn = malloc((size_t)P * sizeof(int)), *sxn = malloc((size_t)P * sizeof(int));
     int *dims = malloc(8 * (size_t)P * sizeof(int)), *nan_ = malloc(2 * (size_t)P * sizeof(int));
@@ -358,7 +359,10 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
       R[r].if_end = sv;
     }
     free(an), free(xn), free(sn), free(sxn), free(dims), free(nan_);
-  } else if (P > 1) { // component-tree passes (mbsp_schurTree)
+  } else if (P > 1 && (ured = mbs_cpaSchUseRed(B, R, P)) != 0) { // contraction over intervals
+    if (ured < 0) return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    MBS_CALL(mbs_cpaSchRed(B, R, P));
+  } else if (P > 1) { // component-tree passes (mbsp_schurTree, MBSPAR_SCHUR_MERGE=pass)
     // leaf to root: ranks from the last (children's components live on higher ranks)
     int *portsys = malloc(nb * sizeof(int)), *portlam = malloc(nb * sizeof(int));
     if (!portsys || !portlam) {
@@ -390,6 +394,8 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
               mbs_cpaMsg(B, (double)(cp->nup * cp->nup + cp->nup) * sizeof(double), rd);
       }
     }
+    B->iface_rounds = mbs_cpaSchPassDepth(B, R, P); // (-1: out of memory)
+    if (B->iface_rounds < 0) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
     // root to leaf: the upper ports' lambdas, then the lower ports' to the children
     for (int r = 0; r < P; r++) {
       const mbsSchur *v = &R[r].rk->view;
