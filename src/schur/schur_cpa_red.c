@@ -162,4 +162,3 @@ mbsErr mbs_cpaSchRed(mbsCpaB *B, mbsCpaRank *R, int P) {
   free(J), free(nj), free(up), free(down), free(dim);
   return ok ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
 }
-
