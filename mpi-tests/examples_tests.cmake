@@ -36,6 +36,6 @@ endif()
 if(TARGET mbspar AND MBS_EXAMPLES_PY)
   add_test(NAME flex_energy_10s COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_slow.sh
                                         $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs)
-  set_tests_properties(flex_energy_10s PROPERTIES LABELS "unit;slow" PROCESSORS 1 TIMEOUT 300
+  set_tests_properties(flex_energy_10s PROPERTIES LABELS slow PROCESSORS 1 TIMEOUT 300
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()

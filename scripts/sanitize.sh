@@ -38,10 +38,10 @@ cli_tests='^(bad_input|bad_input2|cli|accel_direct|guard_cli|cpa_cli|static_cli|
 asan_skip='^(cli_help|cli_petsc|install|clobber|urdf_drive|urdf_robot\..*|arm_limits|test_cpa|loops_run)$'
 [ "${MBS_ASAN_ALL:-0}" = 0 ] || asan_skip='^$'
 set +e
-ctest --output-on-failure --no-tests=error -j "$(nproc)" -L unit -LE "lint|pending" -E "$cli_tests|$asan_skip" "$@"
+ctest --output-on-failure --no-tests=error -j "$(nproc)" -L unit -LE "lint|pending|slow" -E "$cli_tests|$asan_skip" "$@"
 rc=$?
 ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} \
-  ctest --output-on-failure --no-tests=error -j "$(nproc)" -L unit -LE "lint|pending" -R "$cli_tests" -E "$asan_skip" "$@"
+  ctest --output-on-failure --no-tests=error -j "$(nproc)" -L unit -LE "lint|pending|slow" -R "$cli_tests" -E "$asan_skip" "$@"
 rc2=$?
 [ "$rc" -ne 0 ] || rc=$rc2
 set -e
