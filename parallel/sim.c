@@ -196,7 +196,7 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   const mbspRunOut *o = ctx;
   const mbspSim *S = o->S;
   const mbsModel *m = S->m;
-  mbs_jsonString(j, "formulation", S->nat ? "natural" : "joint"); // docs/natural.md 12
+  mbs_jsonString(j, "formulation", mbs_solverCaps(m->opt.solver)->natural ? "natural" : "joint");
   if (S->nat) mbsp_simNatJson(S, j);
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbs_solverName(m->opt.solver));
@@ -337,7 +337,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
   if (!e)
     e = mbsp_agreeErr(a->comm, mbsp_tsCreate(a->comm, S->nloc, m->opt.integrator, m->opt.dt,
                                              m->opt.int_tol, mbsp_simRhs, mbsp_simPost, S, &S->ts));
-  if (!e && mbsp_simNatural(m)) e = mbsp_agreeErr(a->comm, mbsp_simNatCreate(S));
+  if (!e && mbsp_simNatural(a)) e = mbsp_agreeErr(a->comm, mbsp_simNatCreate(S));
   if (!e && a->restart)
     e = mbsp_simRestore(S, a->restart);
   else if (!e)
@@ -374,7 +374,7 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
     MBS_TIC(S->tim, MBS_TIMER_STEP);
     double told = t;
     S->stage_count = 0;
-    int nat = mbsp_simNatural(m); // natural: a step of (p, ṗ), y the joint state recovered
+    int nat = mbsp_simNatural(a); // natural: a step of (p, ṗ), y the joint state recovered
     e = nat ? mbsp_simNatStep(S) : mbsp_tsStep(S->ts, m->opt.t_end);
     if (!e && !nat) e = mbsp_tsGetSolution(S->ts, S->y);
     e = mbsp_agreeErr(a->comm, e); // TS's own failures (step-size control, PETSc) on every rank

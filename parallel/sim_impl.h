@@ -103,7 +103,7 @@ void mbsp_simDriveRates(const mbspSim *S, double *f);
 void mbsp_simDriveKeep(mbspSim *S);
 void mbsp_simDriveJson(const mbspSim *S, mbsJson *j);
 // model.formulation = natural (sim_natural.c)
-int mbsp_simNatural(const mbsModel *m);
+int mbsp_simNatural(const mbspSimArgs *a);
 mbsErr mbsp_simNatCheck(const mbspSimArgs *a);
 mbsErr mbsp_simNatCreate(mbspSim *S);
 void mbsp_simNatDestroy(mbspSim *S);
