@@ -124,16 +124,7 @@ static mbsErr mbsp_flexFixed(mbspFlexRun *R, int method, const double *x, double
 
 // one Dormand-Prince 5(4) attempt from x with step h: R->xn (5th order) and the scaled error norm
 static mbsErr mbsp_flexDp5(mbspFlexRun *R, const double *x, double h, double tol, double *enorm) {
-  static const double a[7][6] = {
-      {0},
-      {1.0 / 5},
-      {3.0 / 40, 9.0 / 40},
-      {44.0 / 45, -56.0 / 15, 32.0 / 9},
-      {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
-      {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
-      {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
-  static const double e[7] = {71.0 / 57600,      0,          -71.0 / 16695, 71.0 / 1920,
-                              -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
+  const double(*a)[6] = mbs_dp5A, *e = mbs_dp5E; // src/integrator.c
   int n = R->nx;
   MBS_CALL(mbsp_flexRhs(R, x, R->k[0]));
   for (int s = 1; s < 7; s++) {

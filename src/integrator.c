@@ -23,3 +23,16 @@ const mbsIntegratorType *mbs_integratorType(int id) {
   if (id < 0 || id >= (int)(sizeof mbs_integrators / sizeof mbs_integrators[0])) return NULL;
   return &mbs_integrators[id];
 }
+
+// Dormand–Prince 5(4) (Hairer, Nørsett & Wanner, Solving ODEs I, II.5): the stages' a_ij, the
+// fifth-order weights b (= the last stage's row: first same as last) and b - b̂ for the error
+const double mbs_dp5A[7][6] = {
+    {0},
+    {1.0 / 5},
+    {3.0 / 40, 9.0 / 40},
+    {44.0 / 45, -56.0 / 15, 32.0 / 9},
+    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+    {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
+const double mbs_dp5E[7] = {71.0 / 57600,      0,          -71.0 / 16695, 71.0 / 1920,
+                            -17253.0 / 339200, 22.0 / 525, -1.0 / 40};

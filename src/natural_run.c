@@ -9,6 +9,7 @@
 /// springs and dampers (functions of q, q̇ recovered from p, ṗ: natural_coords.c). Two integrators:
 /// fixed-step RK4 (mbs_naturalSimStep, projection by the caller) and an adaptive Dormand–Prince
 /// 5(4) with a projection tolerance (mbs_naturalSimAdvance, docs/natural.md 7.1).
+#include "mbspar/mbs_solver.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,19 +365,6 @@ static mbsErr mbs_nsRhs(mbsNaturalSim *ns, const double *y, double *k) {
   return mbs_nsAccel(ns, y, y + np, k + np);
 }
 
-// Dormand–Prince 5(4) (Hairer, Nørsett & Wanner, Solving ODEs I, II.5): the stages' a_ij, the
-// fifth-order weights b (= the last stage's row: first same as last) and b - b̂ for the error
-static const double mbs_dpA[7][6] = {
-    {0},
-    {1.0 / 5},
-    {3.0 / 40, 9.0 / 40},
-    {44.0 / 45, -56.0 / 15, 32.0 / 9},
-    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
-    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
-    {35.0 / 384, 0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
-static const double mbs_dpE[7] = {71.0 / 57600,      0,          -71.0 / 16695, 71.0 / 1920,
-                                  -17253.0 / 339200, 22.0 / 525, -1.0 / 40};
-
 // one accepted Dormand–Prince step from *t towards T (the last one ends exactly at T), with the
 // projection tolerance ptol (docs/natural.md 7.1); *attempts bounds the work of the caller's call
 static mbsErr mbs_nsDp5(mbsNaturalSim *ns, double *tp, double T, double tol, double ptol,
@@ -397,7 +385,7 @@ static mbsErr mbs_nsDp5(mbsNaturalSim *ns, double *tp, double T, double tol, dou
       double *z = st == 6 ? y1 : yt;
       for (int j = 0; j < N; j++) {
         double d = 0;
-        for (int l = 0; l < st; l++) d += mbs_dpA[st][l] * k[l][j];
+        for (int l = 0; l < st; l++) d += mbs_dp5A[st][l] * k[l][j];
         z[j] = y0[j] + h * d;
       }
       MBS_CALL(mbs_nsRhs(ns, z, k[st]));
@@ -405,7 +393,7 @@ static mbsErr mbs_nsDp5(mbsNaturalSim *ns, double *tp, double T, double tol, dou
     double e2 = 0; // RMS of the error over sc = tol (1 + |y|) (absolute for |y| < 1)
     for (int j = 0; j < N; j++) {
       double d = 0;
-      for (int l = 0; l < 7; l++) d += mbs_dpE[l] * k[l][j];
+      for (int l = 0; l < 7; l++) d += mbs_dp5E[l] * k[l][j];
       double sc = tol * (1 + fmax(fabs(y0[j]), fabs(y1[j])));
       e2 += (h * d / sc) * (h * d / sc);
     }

@@ -75,4 +75,10 @@ struct mbsSolverType;
 void mbs_solverNamesIf(char *buf, size_t n, int (*pick)(const struct mbsSolverType *));
 const char *mbs_reasonName(int reason);
 
+/// The Dormand–Prince 5(4) tableau (src/integrator.c): stage coefficients a_ij (row 6 = the
+/// fifth-order weights, first same as last) and b - b̂ for the error estimate. Used by the
+/// natural-coordinate and flexible-body cores, which step their own state vectors.
+extern const double mbs_dp5A[7][6];
+extern const double mbs_dp5E[7];
+
 #endif
