@@ -570,6 +570,12 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     R.ydd = calloc((size_t)(R.nv + R.ne) + 1, sizeof(double));
     if (!x || !R.ydd) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
+  // --out DIR: accel.json / static.json go there as in the rigid verbs (created, never overwritten
+  // without --force); run prepares its own files in mbsp_flexRunLoop
+  if (!e && cli->verb->run != mbsp_verbRun) {
+    const char *files[1] = {cli->verb->run == mbsp_verbAccel ? "accel.json" : "static.json"};
+    e = mbsp_agreeErr(comm, mbsp_rank(comm) == 0 ? mbsp_outPrepare(cli, files, 1) : MBS_OK);
+  }
   if (!e && cli->verb->run == mbsp_verbAccel) {
     mbsp_flexInitial(&R, x);
     int rep = cli->repeat > 0 ? cli->repeat : 1;
