@@ -122,11 +122,21 @@ void mbsp_guardWarn(const char *verb, const char *where, const mbsModel *m, cons
 }
 
 void mbsp_guardEom(const mbsModel *m, mbsWork *w, const mbsReal *qdd, double *res) {
-  // ||RNEA(q, qd, qdd) - tau|| / scale, scale = max(||bias||, ||tau||), bias = RNEA(q, qd, 0)
-  // (gravity and velocity terms)
+  // ||RNEA(q, qd, qdd) - tau|| / scale, scale = max(||bias||, ||bias_0||, ||tau||), bias =
+  // RNEA(q, qd, 0) with the external wrenches (spring-dampers, loop forces), bias_0 without them:
+  // at an equilibrium the loop or spring forces cancel gravity in bias, which then says nothing
+  // of the forces' size (the four-bar at rest: ||bias|| ~ 1e-7 against gravity's ~ 30)
   double num = 0, nb = 0, nt = 0;
   mbs_rnea(m, w, NULL);
   for (int d = 0; d < m->nv; d++) nb += w->qfrc_inv[d] * w->qfrc_inv[d];
+  if (w->fext_on) {
+    double n0 = 0;
+    w->fext_on = 0;
+    mbs_rnea(m, w, NULL);
+    w->fext_on = 1;
+    for (int d = 0; d < m->nv; d++) n0 += w->qfrc_inv[d] * w->qfrc_inv[d];
+    if (n0 > nb) nb = n0;
+  }
   mbs_rnea(m, w, qdd);
   for (int d = 0; d < m->nv; d++) {
     double r = w->qfrc_inv[d] - w->qfrc[d];

@@ -32,8 +32,10 @@ mbsErr mbsp_guardJudge(mbspComm *comm, const mbsModel *m, int local, int b0, int
 void mbsp_guardWarn(const char *verb, const char *where, const mbsModel *m, const mbspGuard *g);
 
 /// The equation-of-motion residual of \p qdd at the position and velocity stages of \p w, with
-/// the external wrenches w->fext (w->fext_on): ||RNEA(q, qd, qdd) - tau|| / max(||bias||, ||tau||)
-/// with bias = RNEA(q, qd, 0). Overwrites w->acc, frc and qfrc_inv (mbs_rnea). Local.
+/// the external wrenches w->fext (w->fext_on): ||RNEA(q, qd, qdd) - tau|| / max(||bias||,
+/// ||bias_0||, ||tau||) with bias = RNEA(q, qd, 0), bias_0 the same without the external wrenches
+/// (they may cancel gravity at an equilibrium). Overwrites w->acc, frc and qfrc_inv (mbs_rnea).
+/// Local.
 void mbsp_guardEom(const mbsModel *m, mbsWork *w, const mbsReal *qdd, double *res);
 
 /// The guard at the first and the last evaluation of `run` and `static` (one rank holds the
