@@ -16,7 +16,8 @@
 #    (the issue asks 1 %; drained and Newton-polished it is exact); modes --at static of the
 #    flexible pendulum: at its equilibrium (residual < 1e-9); `static`/`accel --out DIR` write
 #    DIR/static.json (equal to --json's) and DIR/accel.json, and refuse to overwrite (exit 3);
-#  - refusals: another method, 2 ranks, another verb: one line, exit 8.
+#  - refusals: another method, 2 ranks, another verb: one line, exit 8; -ts_* options (PETSc TS
+#    is not used): exit 2, nothing written.
 # usage: flex_cli.sh MBSPAR PYTHON3 CONFIGS MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 py=$2 configs=$3 mpiexec=$4 npflag=$5
 shift 5
@@ -201,6 +202,10 @@ run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=jcg
   bad "jcg refusal: $(cat "$tmp/err")"
 run 8 "$mbspar" inverse "$cfg" --quiet
 grep -q 'the inverse verb cannot run flexible bodies yet' "$tmp/err" || bad "inverse refusal: $(cat "$tmp/err")"
+# PETSc TS options would not reach the flexible run's own steppers: refused, nothing written
+run 2 "$mbspar" run "$cfg" --quiet --out "$tmp/tsopt" -ts_monitor
+grep -q -- '-ts_monitor: a model with flexible bodies steps' "$tmp/err" || bad "-ts_monitor not refused: $(cat "$tmp/err")"
+[ ! -e "$tmp/tsopt" ] || bad "the refused run wrote $tmp/tsopt"
 run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --quiet
 grep -q 'at 1 rank only' "$tmp/err" || bad "2-rank refusal: $(cat "$tmp/err")"
 [ "$fail" -eq 0 ] && echo "flex_cli: all checks passed"

@@ -78,6 +78,11 @@ grep -q "integrator.method = euler: model.formulation = natural runs rk4 or dp5"
 run 8 "$mbspar" run "$cfg/tree.cfg" --set "$nat" --out "$tmp/big" --quiet
 grep -q "at most 128 bodies, the model has 255" "$tmp/err" || bad "$(cat "$tmp/err")"
 [ ! -e "$tmp/big" ] || bad "the refused run wrote $tmp/big"
+# PETSc TS options would not reach the natural steppers: refused (before, -ts_type rk
+# -ts_rk_type 3 was consumed by an unused TS and the summary said "natural + rk3" of a dp5 run)
+run 2 "$mbspar" run "$cfg/pendulum.cfg" --set "$nat" --out "$tmp/tsopt" --quiet -ts_type rk -ts_rk_type 3
+grep -q -- '-ts_type: model.formulation = natural steps' "$tmp/err" || bad "-ts_type not refused: $(cat "$tmp/err")"
+[ ! -e "$tmp/tsopt" ] || bad "the refused run wrote $tmp/tsopt"
 
 [ "$fail" -eq 0 ] || exit 1
 echo "natural_run: all checks passed"

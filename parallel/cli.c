@@ -327,6 +327,14 @@ static mbsErr mbs_cliPetsc(int argc, char **argv, const unsigned char *kind, mbs
   return MBS_OK;
 }
 
+const char *mbsp_cliTsOption(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strncmp(argv[i], "-ts_", 4) && strcmp(argv[i], "-ts_dt") &&
+        strcmp(argv[i], "-ts_max_time"))
+      return argv[i];
+  return NULL;
+}
+
 mbsErr mbsp_cliParse(int argc, char **argv, const mbspVerb *verbs, int nverb, mbsCli *cli) {
   memset(cli, 0, sizeof *cli);
   cli->repeat = 1;

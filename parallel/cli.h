@@ -72,6 +72,12 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
 
 // ---------------------------------------------------------------- shared pieces (cli.c)
 
+/// The first PETSc TS option on the command line that a run without PETSc TS cannot honour
+/// (every -ts_* word but -ts_dt and -ts_max_time, which mbspar maps onto integrator.dt and
+/// integrator.t_end), or NULL. The natural-coordinate and flexible runs integrate with mbspar's
+/// own steppers and refuse such options rather than ignore them. Local.
+const char *mbsp_cliTsOption(int argc, char **argv);
+
 /// Parse argv against the verb table \p verbs (\p nverb rows; row 0 is the default verb). Usage
 /// errors return MBS_ERR_USAGE with the one-line message. PETSc's options (single dash, anywhere,
 /// with their values) are collected in pargv; -ts_dt and -ts_max_time become --set overrides.

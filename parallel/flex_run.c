@@ -342,6 +342,12 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
                       "bodies yet (euler, rk4 or dp5; docs/flexible.md 6)",
                       cfg->filename, m->flex->b[0].line, m->flex->b[0].name,
                       mbs_integratorName(method));
+  if (mbsp_cliTsOption(cli->argc, cli->argv)) // its own steppers: PETSc TS would not see them
+    return mbs_errSet(MBS_ERR_USAGE,
+                      "mbspar run: %s: a model with flexible bodies steps with mbspar's own %s "
+                      "(integrator.method), not PETSc TS: of the -ts_* options only -ts_dt and "
+                      "-ts_max_time apply (docs/flexible.md 6)",
+                      mbsp_cliTsOption(cli->argc, cli->argv), mbs_integratorName(method));
   char dir[4096];
   const char *out = cli->out ? cli->out : cfg->out_dir;
   if (!cli->out && cli->restart) { // --restart CK continues into CK's directory

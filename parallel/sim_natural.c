@@ -39,6 +39,12 @@ mbsErr mbsp_simNatCheck(const mbspSimArgs *a) {
         mbs_errSet(MBS_ERR_INPUT,
                    "integrator.method = %s: model.formulation = natural runs rk4 or dp5 only",
                    mbs_integratorType(m->opt.integrator)->name));
+  else if (mbsp_cliTsOption(a->argc, a->argv)) // its own steppers: PETSc TS would not see them
+    e = mbs_errSet(MBS_ERR_USAGE,
+                   "mbspar run: %s: model.formulation = natural steps (p, pd) with mbspar's own %s "
+                   "(integrator.method), not PETSc TS: of the -ts_* options only -ts_dt and "
+                   "-ts_max_time apply (docs/natural.md 12)",
+                   mbsp_cliTsOption(a->argc, a->argv), mbs_integratorType(m->opt.integrator)->name);
   else if (m->nbody > MBSP_NAT_RUN_MAXBODY) // dense: minutes per step beyond (docs/natural.md 12)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar run: model.formulation = natural integrates the dense system (O(n^3) "
