@@ -202,6 +202,11 @@ run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=jcg
   bad "jcg refusal: $(cat "$tmp/err")"
 run 8 "$mbspar" inverse "$cfg" --quiet
 grep -q 'the inverse verb cannot run flexible bodies yet' "$tmp/err" || bad "inverse refusal: $(cat "$tmp/err")"
+# a degenerate beam (valid numbers, matrices that cannot be factored): FILE:LINE, exit 2
+sed 's/length = 1.0;/length = 1e-200;/; s/position = \[1.0, 0.0, 0.0\]/position = [1e-200, 0.0, 0.0]/' "$cant" >"$tmp/degen.cfg"
+run 2 "$mbspar" check "$tmp/degen.cfg" --quiet
+{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'degen.cfg:[0-9]*: body "beam": flexible beam: .*a degenerate beam' "$tmp/err"; } ||
+  bad "degenerate beam: $(cat "$tmp/err")"
 # PETSc TS options would not reach the flexible run's own steppers: refused, nothing written
 run 2 "$mbspar" run "$cfg" --quiet --out "$tmp/tsopt" -ts_monitor
 grep -q -- '-ts_monitor: a model with flexible bodies steps' "$tmp/err" || bad "-ts_monitor not refused: $(cat "$tmp/err")"

@@ -135,5 +135,13 @@ mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, cons
     snprintf(msg, sizeof msg, "%s", mbs_errMsg());
     return mbs_cfgFail(c, mbs_flexBlame(fl, beam, msg), "%s: %s", what, msg);
   }
+  if (e == MBS_ERR_NUMERIC) { // valid numbers, a degenerate beam (e.g. length 1e-200 m): input
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+    return mbs_cfgFail(c, beam ? beam : fl,
+                       "%s: %s (a degenerate beam: its length, E, rho, area, Iy and Iz give "
+                       "matrices that cannot be factored in double precision)",
+                       what, msg);
+  }
   return e;
 }
