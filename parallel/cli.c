@@ -264,8 +264,8 @@ static mbsErr mbs_cliWords(int argc, char **argv, const mbspVerb *verbs, int nve
         long k = strtol(val, &end, 10);
         if (end == val || *end || k < 1 || k > 1000000000L)
           return mbs_errSet(MBS_ERR_USAGE,
-                            "mbspar: --repeat %s: expected a positive integer number of "
-                            "evaluations",
+                            "mbspar: --repeat %s: expected an integer number of evaluations "
+                            "in [1, 1000000000]",
                             val);
         cli->repeat = (int)k;
       } else if (cpa_opt || !strcmp(opt, "--calibrate")) {

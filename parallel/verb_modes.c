@@ -32,7 +32,9 @@ static mbsErr mbs_modesArgs(const mbsCli *cli, mbsModesArgs *o) {
     long k = strtol(a, &end, 10);
     if (end == a || *end || k < 1 || k > 1000000000L)
       return mbs_errSet(MBS_ERR_USAGE,
-                        "mbspar modes: --count %s: expected a positive integer number of modes", a);
+                        "mbspar modes: --count %s: expected an integer number of modes in [1, "
+                        "1000000000]",
+                        a);
     o->count = (int)k;
   }
   if ((a = mbsp_cliArg(cli, "--at"))) {
