@@ -137,6 +137,9 @@ else
   # run (a replicated model): the guard at its first and last evaluation
   run 0 env OMP_NUM_THREADS=1 "$@" "$mbspar" run "$light" --set integrator.t_end=2e-3 --out "$tmp/r" --force --json "$tmp/g.json" -q
   warned "run, schur, 2 ranks" run
+  # run.json carries schur's interface rounds as accel's report does (the deepest over the ranks)
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["solver"].get("interface_rounds"); sys.exit(0 if isinstance(r, int) and r >= 1 else 1)' "$tmp/g.json" ||
+    bad "run, schur, 2 ranks: solver.interface_rounds missing or < 1 in the run report"
 fi
 [ "$fail" -eq 0 ] && echo "guard_cli: all checks passed"
 exit "$fail"

@@ -221,6 +221,7 @@ static void mbsp_runJson(mbsJson *j, const void *ctx) {
   mbs_jsonInt(j, "nonconverged", S->nonconv);
   mbs_jsonInt(j, "stagnated", S->stagnated); // of the nonconverged: at the rounding floor
   mbs_jsonInt(j, "restarts", S->restarts);   // jcg, chebyshev, petsc: from b - A x
+  if (mbs_solverCaps(m->opt.solver)->floored) mbs_jsonInt(j, "interface_rounds", S->irounds);
   mbs_jsonString(
       j, "warm_start",
       (const char *[]){"none", "previous", "linear", "quadratic", "cubic"}[m->opt.warm_start]);
@@ -463,6 +464,11 @@ mbsErr mbsp_simRun(const mbspSimArgs *a) {
                   0,
                   NULL};
   if (!e) e = mbsp_rankReportCollect(a->comm, S->eng, S->w, &rr);
+  if (!e) { // schur's interface rounds: the deepest any rank saw (docs/formulation.md 4.4)
+    double ir = S->irounds;
+    e = mbsp_allreduceMax(a->comm, &ir, 1);
+    S->irounds = (int)ir;
+  }
   if (!e) e = mbsp_agreeErr(a->comm, mbsp_cliGatherRss(a->comm));
   if (!e && S->rank == 0) {
     if (!a->quiet && !a->no_table)

@@ -49,6 +49,7 @@ typedef struct {
                       // same on every rank (the power is summed over the ranks at every step, so
                       // a restart continues the sum bitwise, whatever was summed before)
   long evals, iters, nonconv, evals_out, iters_out;
+  int irounds; // schur: the most interface rounds of an evaluation (this rank; all at the end)
   long restarts, stagnated; // restarts from b - A x; stagnated solves (counted in nonconv too)
   int warned, stage_count;
   double t_start, wall0, last_progress;

@@ -160,6 +160,7 @@ mbsErr mbsp_simRhs(void *ctx, double t, const double *y, double *f) {
             S->w->stat.residual);
   if (S->w) {
     S->iters += S->w->stat.iterations;
+    if (S->w->stat.iface_rounds > S->irounds) S->irounds = S->w->stat.iface_rounds;
     if (!S->serial) S->restarts += S->w->stat.total_restarts - restarts0;
     if (!S->serial && S->w->stat.reason < 0) {
       S->nonconv++;
