@@ -1,0 +1,242 @@
+/// \file natural_part.c
+/// The O(n) natural-coordinate solver distributed over parts (docs/natural.md 13). Part r owns
+/// the bodies [b0, b1) and eliminates them as natural_tree.c does a whole model, with the joints
+/// to parents on earlier parts removed (its roots float). Those part-cut joints' rows and the
+/// closed loops' cut-joint rows are the interface rows L: with K the block-diagonal matrix of the
+/// parts' forests,
+///   p̈ = p̈_F − Z μ,  Z = K⁻¹ Lᵀ,  (L Z) μ = L p̈_F − γ_L,
+/// and since K is block-diagonal over the parts, S = L Z = Σ_r L_r Z_r and L p̈_F = Σ_r L_r p̈_F,r:
+/// each part computes the unit responses Z_r of the rows that touch its bodies (every interface
+/// row touches at most two bodies, so at most two parts) with its own factors. The caller sums
+/// the contributions (the parallel layer: one allreduce), every part factors S alike with the
+/// pivoted Cholesky of the cut joints (constraint partitioning, solver.rank_tol) and corrects its
+/// own p̈. No MPI here.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_loops.h"
+#include "natural_private.h"
+
+struct mbsNatPart {
+  int nif, nifc;        // interface rows; of them the part-cut joints' (first)
+  int *bpart;           // (nb) the part of each body
+  int *cut;             // (nifc) the child body of each part-cut joint row (rows in body order)
+  int *ib;              // (2 nif) the (at most two) bodies of each row, -1: none
+  double *iw;           // (2 nif x 12) the row's coefficients on those bodies
+  double *ig;           // (nif) γ
+  unsigned char *touch; // (nif) the row touches this part
+  double *Z;            // (nif x 12 nloc) unit responses on this part's bodies
+  double *buf;          // (nif² + nif) contributions to S and its right side
+  double *mu;           // (nif)
+  double *pf;           // (12 nloc) the forest's p̈
+  double *zero;         // (6 nb) zero joint right sides for the unit solves
+  double *full;         // (12 nb) the gather's target
+  int rank;
+  long evals, factored, unit;
+};
+
+void mbs_naturalPartFree(mbsNaturalWork *nw) {
+  struct mbsNatPart *pt = nw->pt;
+  free(nw->starts);
+  nw->starts = NULL;
+  if (!pt) return;
+  free(pt->bpart), free(pt->cut), free(pt->ib), free(pt->iw), free(pt->ig), free(pt->touch);
+  free(pt->Z), free(pt->buf), free(pt->mu), free(pt->pf), free(pt->zero), free(pt->full);
+  free(pt);
+  nw->pt = NULL;
+}
+
+void mbs_naturalPartStarts(int nbody, int nparts, int *starts) {
+  for (int r = 0; r <= nparts; r++) starts[r] = (int)((long long)nbody * r / nparts);
+}
+
+mbsErr mbs_naturalPartSet(const mbsModel *m, mbsNaturalWork *nw, int nparts, int part,
+                          const int *starts) {
+  MBS_CHECK(nparts >= 1 && part >= 0 && part < nparts, MBS_ERR_INTERNAL, "natural: part %d of %d",
+            part, nparts);
+  mbs_naturalPartFree(nw);
+  int nb = nw->nb;
+  nw->starts = malloc(sizeof(int) * (size_t)(nparts + 1));
+  struct mbsNatPart *pt = nw->pt = calloc(1, sizeof *pt);
+  if (!nw->starts || !pt) {
+    mbs_naturalPartFree(nw);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates over %d parts)", nparts);
+  }
+  if (starts)
+    memcpy(nw->starts, starts, sizeof(int) * (size_t)(nparts + 1));
+  else
+    mbs_naturalPartStarts(nb, nparts, nw->starts);
+  nw->nparts = nparts, nw->part = part;
+  nw->b0 = nw->starts[part], nw->b1 = nw->starts[part + 1];
+  pt->bpart = malloc(sizeof(int) * (size_t)(nb + 1));
+  if (!pt->bpart) {
+    mbs_naturalPartFree(nw);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  }
+  for (int r = 0; r < nparts; r++)
+    for (int b = nw->starts[r]; b < nw->starts[r + 1]; b++) pt->bpart[b] = r;
+  int nifc = 0;
+  for (int c = 0; c < nb; c++) {
+    int p = m->body_parent[c];
+    if (p >= 0 && pt->bpart[p] != pt->bpart[c]) nifc += m->body_lamnum[c];
+  }
+  int nif = nifc + nw->nl;
+  size_t nloc = (size_t)(nw->b1 - nw->b0), ni = (size_t)nif;
+  pt->nif = nif, pt->nifc = nifc;
+  pt->cut = malloc(sizeof(int) * (ni + 1));
+  pt->ib = malloc(sizeof(int) * (2 * ni + 1));
+  pt->iw = calloc(24 * ni + 1, sizeof(double));
+  pt->ig = calloc(ni + 1, sizeof(double));
+  pt->touch = calloc(ni + 1, 1);
+  pt->Z = calloc(12 * ni * nloc + 1, sizeof(double));
+  pt->buf = calloc(ni * ni + ni + 1, sizeof(double));
+  pt->mu = calloc(ni + 1, sizeof(double));
+  pt->pf = calloc(12 * nloc + 1, sizeof(double));
+  pt->zero = calloc(6 * (size_t)nb + 1, sizeof(double));
+  pt->full = calloc(12 * (size_t)nb + 1, sizeof(double));
+  if (!(pt->cut && pt->ib && pt->iw && pt->ig && pt->touch && pt->Z && pt->buf && pt->mu &&
+        pt->pf && pt->zero && pt->full)) {
+    mbs_naturalPartFree(nw);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates: %d interface rows)", nif);
+  }
+  for (int c = 0, i = 0; c < nb; c++) {
+    int p = m->body_parent[c];
+    if (p >= 0 && pt->bpart[p] != pt->bpart[c])
+      for (int k = 0; k < m->body_lamnum[c]; k++) pt->cut[i++] = c;
+  }
+  return MBS_OK;
+}
+
+// the interface rows at this state: the part-cut joints' from the joint rows (J_c on the child,
+// J_p on the parent), the cut joints' from their dense rows (at most two bodies each)
+static mbsErr mbs_npRows(const mbsModel *m, mbsNaturalWork *nw) {
+  struct mbsNatPart *pt = nw->pt;
+  int np = 12 * nw->nb;
+  for (int i = 0, prev = -1, k = 0; i < pt->nifc; i++) {
+    int c = pt->cut[i];
+    k = c == prev ? k + 1 : 0, prev = c;
+    pt->ib[2 * i] = c, pt->ib[2 * i + 1] = m->body_parent[c];
+    memcpy(pt->iw + 24 * i, nw->Jc + 72 * c + 12 * k, 12 * sizeof(double));
+    memcpy(pt->iw + 24 * i + 12, nw->Jp + 72 * c + 12 * k, 12 * sizeof(double));
+    pt->ig[i] = nw->gj[6 * c + k];
+  }
+  for (int l = 0; l < nw->nl; l++) {
+    int i = pt->nifc + l, nfound = 0;
+    const double *row = nw->Lr + (size_t)l * (size_t)np;
+    pt->ib[2 * i] = pt->ib[2 * i + 1] = -1;
+    memset(pt->iw + 24 * i, 0, 24 * sizeof(double));
+    for (int b = 0; b < nw->nb; b++) {
+      int nz = 0;
+      for (int j = 0; j < 12; j++) nz |= row[12 * b + j] != 0;
+      if (!nz) continue;
+      MBS_CHECK(nfound < 2, MBS_ERR_INTERNAL, "natural: a cut joint's row on three bodies");
+      pt->ib[2 * i + nfound] = b;
+      memcpy(pt->iw + 24 * i + 12 * nfound, row + 12 * b, 12 * sizeof(double));
+      nfound++;
+    }
+    pt->ig[i] = nw->s.gl[l];
+  }
+  return MBS_OK;
+}
+
+// the row's coefficients on this part's bodies times a vector x (12 per local body)
+static double mbs_npDot(const mbsNaturalWork *nw, int i, const double *x) {
+  const struct mbsNatPart *pt = nw->pt;
+  double v = 0;
+  for (int h = 0; h < 2; h++) {
+    int b = pt->ib[2 * i + h];
+    if (b < nw->b0 || b >= nw->b1) continue;
+    const double *c = pt->iw + 24 * i + 12 * h, *y = x + 12 * (b - nw->b0);
+    for (int j = 0; j < 12; j++) v += c[j] * y[j];
+  }
+  return v;
+}
+
+mbsErr mbs_naturalPartLocal(const mbsModel *m, const mbsState *s, mbsWork *w, mbsNaturalWork *nw,
+                            double **buf, int *n) {
+  struct mbsNatPart *pt = nw->pt;
+  MBS_CHECK(pt, MBS_ERR_INTERNAL, "natural: the workspace is not distributed");
+  int b0 = nw->b0, b1 = nw->b1, nif = pt->nif;
+  size_t nl12 = 12 * (size_t)(b1 - b0);
+  mbs_fwdPosition(m, s, w);
+  mbs_fwdVelocity(m, s, w);
+  if (m->nforce) mbs_fwdForces(m, w); // spring-dampers -> w->fext
+  MBS_CALL(mbs_ntAssemble(m, w, nw));
+  MBS_CALL(mbs_npRows(m, nw));
+  MBS_CALL(mbs_ntFactor(m, nw));
+  pt->evals++, pt->factored += b1 - b0;
+  // this forest's solution
+  for (int b = b0; b < b1; b++) {
+    memcpy(nw->r + NB * b, nw->s.f + 12 * b, 12 * sizeof(double));
+    memcpy(nw->r + NB * b + 12, nw->rg + 6 * b, 6 * sizeof(double));
+  }
+  mbs_ntSolve(m, nw, nw->gj, 1);
+  memcpy(pt->pf, nw->pdd + 12 * b0, nl12 * sizeof(double));
+  // the unit responses of the interface rows that touch this part
+  for (int i = 0; i < nif; i++) {
+    int a = pt->ib[2 * i], c = pt->ib[2 * i + 1];
+    pt->touch[i] = (a >= b0 && a < b1) || (c >= b0 && c < b1);
+    if (!pt->touch[i]) continue;
+    for (int b = b0; b < b1; b++) memset(nw->r + NB * b, 0, NB * sizeof(double));
+    for (int h = 0; h < 2; h++) {
+      int b = pt->ib[2 * i + h];
+      if (b < b0 || b >= b1) continue;
+      for (int j = 0; j < 12; j++) nw->r[NB * b + j] += pt->iw[24 * i + 12 * h + j];
+    }
+    mbs_ntSolve(m, nw, pt->zero, 0);
+    memcpy(pt->Z + (size_t)i * nl12, nw->pdd + 12 * b0, nl12 * sizeof(double));
+    pt->unit++;
+  }
+  // contributions: S_ik = Σ_r L_i,r Z_k,r, the right side Σ_r L_i,r p̈_F,r − γ_i (γ added by the
+  // part of the row's first body)
+  double *S = pt->buf, *rhs = pt->buf + (size_t)nif * nif;
+  memset(pt->buf, 0, ((size_t)nif * nif + nif) * sizeof(double));
+  for (int i = 0; i < nif; i++) {
+    if (!pt->touch[i]) continue;
+    for (int k = 0; k < nif; k++)
+      if (pt->touch[k]) S[(size_t)i * nif + k] = mbs_npDot(nw, i, pt->Z + (size_t)k * nl12);
+    rhs[i] = mbs_npDot(nw, i, pt->pf);
+    int first = pt->ib[2 * i] >= 0 ? pt->ib[2 * i] : pt->ib[2 * i + 1];
+    if (first >= b0 && first < b1) rhs[i] -= pt->ig[i];
+  }
+  *buf = pt->buf, *n = nif * nif + nif;
+  return MBS_OK;
+}
+
+mbsErr mbs_naturalPartFinish(const mbsModel *m, mbsNaturalWork *nw, const double **local, int *n,
+                             double **full) {
+  struct mbsNatPart *pt = nw->pt;
+  MBS_CHECK(pt, MBS_ERR_INTERNAL, "natural: the workspace is not distributed");
+  int b0 = nw->b0, b1 = nw->b1, nif = pt->nif;
+  size_t nl12 = 12 * (size_t)(b1 - b0);
+  double *x = nw->pdd + 12 * b0;
+  memcpy(x, pt->pf, nl12 * sizeof(double));
+  pt->rank = 0;
+  if (nif) {
+    double *S = pt->buf, *rhs = pt->buf + (size_t)nif * nif;
+    pt->rank = mbs_natPivChol(S, nif, m->opt.rank_tol > 0 ? m->opt.rank_tol : 1e-10, rhs, pt->mu);
+    MBS_CHECK(pt->rank >= 0, MBS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < nif; k++) {
+      if (!pt->touch[k] || pt->mu[k] == 0) continue;
+      const double *z = pt->Z + (size_t)k * nl12;
+      for (size_t j = 0; j < nl12; j++) x[j] -= z[j] * pt->mu[k];
+    }
+  }
+  *local = x, *n = (int)nl12, *full = pt->full;
+  return MBS_OK;
+}
+
+void mbs_naturalPartGiven(mbsNaturalWork *nw) {
+  if (!nw->pt) return;
+  memcpy(nw->pdd, nw->pt->full, 12 * (size_t)nw->nb * sizeof(double));
+  nw->given = 1;
+}
+
+void mbs_naturalPartGetInfo(const mbsNaturalWork *nw, mbsNaturalPartInfo *info) {
+  memset(info, 0, sizeof *info);
+  const struct mbsNatPart *pt = nw->pt;
+  if (!pt) return;
+  info->nparts = nw->nparts, info->part = nw->part, info->b0 = nw->b0, info->b1 = nw->b1;
+  info->nif = pt->nif, info->nif_cut = pt->nifc, info->rank = pt->rank;
+  info->evals = pt->evals, info->factored = pt->factored, info->unit_solves = pt->unit;
+}
