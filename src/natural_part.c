@@ -20,6 +20,11 @@
 struct mbsNatPart {
   int nif, nifc;        // interface rows; of them the part-cut joints' (first)
   int *bpart;           // (nb) the part of each body
+  int *need, nneed;     // the bodies whose p, ṗ this part reads: its own, their parents and
+                        // children, the cut joints' bodies
+  int *jnt, njnt;       // the joints whose rows and forces it assembles: its bodies' and those
+                        // of its bodies' children on later parts
+  int *lrow;            // (nl) the cut joint of each of their rows
   int *cut;             // (nifc) the child body of each part-cut joint row (rows in body order)
   int *ib;              // (2 nif) the (at most two) bodies of each row, -1: none
   double *iw;           // (2 nif x 12) the row's coefficients on those bodies
@@ -40,7 +45,8 @@ void mbs_naturalPartFree(mbsNaturalWork *nw) {
   free(nw->starts);
   nw->starts = NULL;
   if (!pt) return;
-  free(pt->bpart), free(pt->cut), free(pt->ib), free(pt->iw), free(pt->ig), free(pt->touch);
+  free(pt->bpart), free(pt->need), free(pt->jnt), free(pt->lrow), free(pt->cut), free(pt->ib),
+      free(pt->iw), free(pt->ig), free(pt->touch);
   free(pt->Z), free(pt->buf), free(pt->mu), free(pt->pf), free(pt->zero), free(pt->full);
   free(pt);
   nw->pt = NULL;
@@ -69,12 +75,35 @@ mbsErr mbs_naturalPartSet(const mbsModel *m, mbsNaturalWork *nw, int nparts, int
   nw->nparts = nparts, nw->part = part;
   nw->b0 = nw->starts[part], nw->b1 = nw->starts[part + 1];
   pt->bpart = malloc(sizeof(int) * (size_t)(nb + 1));
-  if (!pt->bpart) {
+  pt->need = malloc(sizeof(int) * (size_t)(nb + 1));
+  pt->jnt = malloc(sizeof(int) * (size_t)(nb + 1));
+  pt->lrow = malloc(sizeof(int) * (size_t)(nw->nl + 1));
+  unsigned char *mark = calloc((size_t)nb + 1, 1);
+  if (!pt->bpart || !pt->need || !pt->jnt || !pt->lrow || !mark) {
+    free(mark);
     mbs_naturalPartFree(nw);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
   for (int r = 0; r < nparts; r++)
     for (int b = nw->starts[r]; b < nw->starts[r + 1]; b++) pt->bpart[b] = r;
+  // what this part assembles (in body order)
+  for (int b = nw->b0; b < nw->b1; b++) {
+    int p = m->body_parent[b];
+    mark[b] = 1;
+    if (p >= 0) mark[p] = 1;
+    for (int q = 0; q < m->body_childnum[b]; q++) {
+      int c = m->child_list[m->body_childadr[b] + q];
+      mark[c] = 1;
+      if (c >= nw->b1) pt->jnt[pt->njnt++] = c; // children on later parts first
+    }
+  }
+  for (int k = 0; k < m->nloop; k++)
+    for (int h = 0; h < 2; h++)
+      if (m->loop_body[2 * k + h] >= 0) mark[m->loop_body[2 * k + h]] = 1;
+  for (int b = 0; b < nb; b++)
+    if (mark[b]) pt->need[pt->nneed++] = b;
+  free(mark);
+  for (int b = nw->b0; b < nw->b1; b++) pt->jnt[pt->njnt++] = b; // (then this part's joints)
   int nifc = 0;
   for (int c = 0; c < nb; c++) {
     int p = m->body_parent[c];
@@ -107,6 +136,39 @@ mbsErr mbs_naturalPartSet(const mbsModel *m, mbsNaturalWork *nw, int nparts, int
   return MBS_OK;
 }
 
+// The assembly of mbs_ntAssemble restricted to what this part reads: p, ṗ of the needed bodies,
+// the forces on its bodies (gravity, external wrenches, the joint forces of its joints and of its
+// children's on later parts), those joints' rows and every cut joint's rows (each row's two
+// body blocks copied out of the dense rows, which are zeroed again there: O(1) per row)
+static mbsErr mbs_npAssemble(const mbsModel *m, const mbsWork *w, mbsNaturalWork *nw) {
+  struct mbsNatPart *pt = nw->pt;
+  mbsNat *s = &nw->s;
+  for (int i = 0; i < pt->nneed; i++) {
+    int b = pt->need[i];
+    mbs_natCoordsBody(m, w, s, b);
+    memset(s->f + 12 * b, 0, 12 * sizeof(double));
+  }
+  for (int b = nw->b0; b < nw->b1; b++) mbs_natGravityBody(m, s, b), mbs_natFextBody(m, w, s, b);
+  s->blk = 1;
+  for (int i = 0; i < pt->njnt; i++) {
+    int c = pt->jnt[i];
+    MBS_CALL(mbs_natJointForceBody(m, w, s, c));
+    memset(nw->Jc + 72 * c, 0, 72 * sizeof(double));
+    memset(nw->Jp + 72 * c, 0, 72 * sizeof(double));
+    s->bc = c, s->bp = m->body_parent[c], s->row0 = s->row = 0;
+    s->Jc = nw->Jc + 72 * c, s->Jp = nw->Jp + 72 * c, s->gj = nw->gj + 6 * c;
+    mbs_natJoint(m, w, s, c);
+  }
+  s->blk = 0;
+  s->L = nw->Lr, s->nrt = 0, s->row = 0;
+  for (int k = 0; k < m->nloop; k++) {
+    int r0 = s->row;
+    mbs_natLoop(m, s, k);
+    for (int l = r0; l < s->row; l++) pt->lrow[l] = k;
+  }
+  return MBS_OK;
+}
+
 // the interface rows at this state: the part-cut joints' from the joint rows (J_c on the child,
 // J_p on the parent), the cut joints' from their dense rows (at most two bodies each)
 static mbsErr mbs_npRows(const mbsModel *m, mbsNaturalWork *nw) {
@@ -120,19 +182,16 @@ static mbsErr mbs_npRows(const mbsModel *m, mbsNaturalWork *nw) {
     memcpy(pt->iw + 24 * i + 12, nw->Jp + 72 * c + 12 * k, 12 * sizeof(double));
     pt->ig[i] = nw->gj[6 * c + k];
   }
-  for (int l = 0; l < nw->nl; l++) {
-    int i = pt->nifc + l, nfound = 0;
-    const double *row = nw->Lr + (size_t)l * (size_t)np;
-    pt->ib[2 * i] = pt->ib[2 * i + 1] = -1;
+  for (int l = 0; l < nw->nl; l++) { // body 1, body 2 of the cut joint (-1: the ground)
+    int i = pt->nifc + l, k = pt->lrow[l];
+    double *row = nw->Lr + (size_t)l * (size_t)np;
     memset(pt->iw + 24 * i, 0, 24 * sizeof(double));
-    for (int b = 0; b < nw->nb; b++) {
-      int nz = 0;
-      for (int j = 0; j < 12; j++) nz |= row[12 * b + j] != 0;
-      if (!nz) continue;
-      MBS_CHECK(nfound < 2, MBS_ERR_INTERNAL, "natural: a cut joint's row on three bodies");
-      pt->ib[2 * i + nfound] = b;
-      memcpy(pt->iw + 24 * i + 12 * nfound, row + 12 * b, 12 * sizeof(double));
-      nfound++;
+    for (int h = 0; h < 2; h++) {
+      int b = m->loop_body[2 * k + h];
+      pt->ib[2 * i + h] = b;
+      if (b < 0 || (h == 1 && b == pt->ib[2 * i])) continue;
+      memcpy(pt->iw + 24 * i + 12 * h, row + 12 * b, 12 * sizeof(double));
+      memset(row + 12 * b, 0, 12 * sizeof(double));
     }
     pt->ig[i] = nw->s.gl[l];
   }
@@ -161,7 +220,7 @@ mbsErr mbs_naturalPartLocal(const mbsModel *m, const mbsState *s, mbsWork *w, mb
   mbs_fwdPosition(m, s, w);
   mbs_fwdVelocity(m, s, w);
   if (m->nforce) mbs_fwdForces(m, w); // spring-dampers -> w->fext
-  MBS_CALL(mbs_ntAssemble(m, w, nw));
+  MBS_CALL(mbs_npAssemble(m, w, nw));
   MBS_CALL(mbs_npRows(m, nw));
   MBS_CALL(mbs_ntFactor(m, nw));
   pt->evals++, pt->factored += b1 - b0;

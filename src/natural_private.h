@@ -84,6 +84,13 @@ mbsErr mbs_natForces(const mbsModel *m, const mbsWork *w, mbsNat *s);
 /// s->f += the joint forces w->qfrc alone (the second half of mbs_natForces): at each joint the
 /// wrench F = S y with SᵀS y = τ on the child at its origin, −F on the parent (2.2).
 mbsErr mbs_natJointForces(const mbsModel *m, const mbsWork *w, mbsNat *s);
+/// The per-body pieces of mbs_natCoords, mbs_natGravity, the external wrenches of mbs_natForces
+/// and mbs_natJointForces (the joint of body b: on b and its parent), for an assembly restricted
+/// to some bodies (natural_part.c).
+void mbs_natCoordsBody(const mbsModel *m, const mbsWork *w, mbsNat *s, int b);
+void mbs_natGravityBody(const mbsModel *m, mbsNat *s, int b);
+void mbs_natFextBody(const mbsModel *m, const mbsWork *w, mbsNat *s, int b);
+mbsErr mbs_natJointForceBody(const mbsModel *m, const mbsWork *w, mbsNat *s, int b);
 /// q̈ from p̈ (4); writes w->acc (true accelerations) and returns the tree-motion residual.
 double mbs_natQdd(const mbsModel *m, mbsWork *w, const mbsNat *s, const double *pdd, mbsReal *qdd);
 
