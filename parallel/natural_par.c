@@ -68,14 +68,15 @@ mbsErr mbsp_naturalParReport(mbspComm *comm, mbsWork *w, const mbsModel *m,
   MBS_CALL(mbsp_allreduceMax(comm, &any, 1));
   if (any == 0) return MBS_OK;
   int P = mbsp_size(comm), rank0 = mbsp_rank(comm) == 0;
-  double mine[4] = {pi.b0, pi.b1, (double)pi.factored, (double)pi.unit_solves};
-  double *all = rank0 ? calloc(4 * (size_t)P, sizeof(double)) : NULL;
-  long *per = rank0 ? calloc(4 * (size_t)P, sizeof(long)) : NULL;
+  double mine[5] = {pi.b0, pi.b1, (double)pi.factored, (double)pi.unit_solves,
+                    (double)pi.root_solves};
+  double *all = rank0 ? calloc(5 * (size_t)P, sizeof(double)) : NULL;
+  long *per = rank0 ? calloc(5 * (size_t)P, sizeof(long)) : NULL;
   mbsErr e = !rank0 || (all && per) ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   e = mbsp_agreeErr(comm, e);
-  if (!e) e = mbsp_gather(comm, mine, 4, all);
+  if (!e) e = mbsp_gather(comm, mine, 5, all);
   if (!e && rank0) {
-    for (int k = 0; k < 4 * P; k++) per[k] = (long)all[k];
+    for (int k = 0; k < 5 * P; k++) per[k] = (long)all[k];
     r->nparts = P, r->nif = pi.nif, r->nif_cut = pi.nif_cut, r->rank = pi.rank, r->per = per;
     per = NULL;
   }

@@ -12,7 +12,7 @@ typedef struct {
   int nparts;       ///< ranks (0: the solve was not distributed)
   int nif, nif_cut; ///< interface rows, of them the rank-cut joints'
   int rank;         ///< rank of the interface matrix (nif - rank rows dropped)
-  long *per;        ///< (nparts x 4) first body, end, bodies factored, unit solves
+  long *per;        ///< (nparts x 5) first body, end, bodies factored, unit solves, root solves
 } mbspNaturalParReport;
 
 /// 1 when \p m under model.formulation = natural evaluates distributed over \p comm's ranks (a

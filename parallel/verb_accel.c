@@ -147,13 +147,14 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
     mbs_jsonInt(j, "interface_rank", n->rank);
     mbs_jsonBeginArray(j, "parts");
     for (int r = 0; r < n->nparts; r++) {
-      const long *p = n->per + 4 * r;
+      const long *p = n->per + 5 * r;
       mbs_jsonBeginObject(j, NULL);
       mbs_jsonInt(j, "rank", r);
       mbs_jsonInt(j, "body_first", p[0]);
       mbs_jsonInt(j, "body_end", p[1]);
       mbs_jsonInt(j, "bodies_factored", p[2]);
       mbs_jsonInt(j, "unit_solves", p[3]);
+      mbs_jsonInt(j, "root_solves", p[4]);
       mbs_jsonEndObject(j);
     }
     mbs_jsonEndArray(j);

@@ -30,6 +30,8 @@ struct mbsNatPart {
   double *iw;           // (2 nif x 12) the row's coefficients on those bodies
   double *ig;           // (nif) γ
   unsigned char *touch; // (nif) the row touches this part
+  unsigned char *root;  // (nif) its one body here is a root of this part's forest: its response
+                        // is needed (and computed) at that root only
   double *Z;            // (nif x 12 nloc) unit responses on this part's bodies
   double *buf;          // (nif² + nif) contributions to S and its right side
   double *mu;           // (nif)
@@ -37,7 +39,7 @@ struct mbsNatPart {
   double *zero;         // (6 nb) zero joint right sides for the unit solves
   double *full;         // (12 nb) the gather's target
   int rank;
-  long evals, factored, unit;
+  long evals, factored, unit, rootsolve;
 };
 
 void mbs_naturalPartFree(mbsNaturalWork *nw) {
@@ -46,7 +48,7 @@ void mbs_naturalPartFree(mbsNaturalWork *nw) {
   nw->starts = NULL;
   if (!pt) return;
   free(pt->bpart), free(pt->need), free(pt->jnt), free(pt->lrow), free(pt->cut), free(pt->ib),
-      free(pt->iw), free(pt->ig), free(pt->touch);
+      free(pt->iw), free(pt->ig), free(pt->touch), free(pt->root);
   free(pt->Z), free(pt->buf), free(pt->mu), free(pt->pf), free(pt->zero), free(pt->full);
   free(pt);
   nw->pt = NULL;
@@ -117,14 +119,15 @@ mbsErr mbs_naturalPartSet(const mbsModel *m, mbsNaturalWork *nw, int nparts, int
   pt->iw = calloc(24 * ni + 1, sizeof(double));
   pt->ig = calloc(ni + 1, sizeof(double));
   pt->touch = calloc(ni + 1, 1);
+  pt->root = calloc(ni + 1, 1);
   pt->Z = calloc(12 * ni * nloc + 1, sizeof(double));
   pt->buf = calloc(ni * ni + ni + 1, sizeof(double));
   pt->mu = calloc(ni + 1, sizeof(double));
   pt->pf = calloc(12 * nloc + 1, sizeof(double));
   pt->zero = calloc(6 * (size_t)nb + 1, sizeof(double));
   pt->full = calloc(12 * (size_t)nb + 1, sizeof(double));
-  if (!(pt->cut && pt->ib && pt->iw && pt->ig && pt->touch && pt->Z && pt->buf && pt->mu &&
-        pt->pf && pt->zero && pt->full)) {
+  if (!(pt->cut && pt->ib && pt->iw && pt->ig && pt->touch && pt->root && pt->Z && pt->buf &&
+        pt->mu && pt->pf && pt->zero && pt->full)) {
     mbs_naturalPartFree(nw);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates: %d interface rows)", nif);
   }
@@ -198,6 +201,15 @@ static mbsErr mbs_npRows(const mbsModel *m, mbsNaturalWork *nw) {
   return MBS_OK;
 }
 
+// the body of row i on this part (the first; -1: none)
+static int mbs_npBody(const mbsNaturalWork *nw, int i) {
+  for (int h = 0; h < 2; h++) {
+    int b = nw->pt->ib[2 * i + h];
+    if (b >= nw->b0 && b < nw->b1) return b;
+  }
+  return -1;
+}
+
 // the row's coefficients on this part's bodies times a vector x (12 per local body)
 static double mbs_npDot(const mbsNaturalWork *nw, int i, const double *x) {
   const struct mbsNatPart *pt = nw->pt;
@@ -231,11 +243,24 @@ mbsErr mbs_naturalPartLocal(const mbsModel *m, const mbsState *s, mbsWork *w, mb
   }
   mbs_ntSolve(m, nw, nw->gj, 1);
   memcpy(pt->pf, nw->pdd + 12 * b0, nl12 * sizeof(double));
-  // the unit responses of the interface rows that touch this part
+  // the unit responses of the interface rows that touch this part: a rank-cut row on a root of
+  // this forest needs its response at that root only (O(1): the other entries of S it meets come
+  // from the other rows' responses by symmetry, the correction is one solve in Finish)
   for (int i = 0; i < nif; i++) {
-    int a = pt->ib[2 * i], c = pt->ib[2 * i + 1];
-    pt->touch[i] = (a >= b0 && a < b1) || (c >= b0 && c < b1);
+    int a = pt->ib[2 * i], c = pt->ib[2 * i + 1], ain = a >= b0 && a < b1, cin = c >= b0 && c < b1;
+    pt->touch[i] = ain || cin;
+    pt->root[i] = 0;
     if (!pt->touch[i]) continue;
+    if (i < pt->nifc && ain != cin) {
+      int b = ain ? a : c;
+      if (m->body_parent[b] < b0) {
+        pt->root[i] = 1;
+        mbs_ntRootSolve(m, nw, b, pt->iw + 24 * i + 12 * (ain ? 0 : 1),
+                        pt->Z + (size_t)i * nl12 + 12 * (size_t)(b - b0));
+        pt->rootsolve++;
+        continue;
+      }
+    }
     for (int b = b0; b < b1; b++) memset(nw->r + NB * b, 0, NB * sizeof(double));
     for (int h = 0; h < 2; h++) {
       int b = pt->ib[2 * i + h];
@@ -252,8 +277,17 @@ mbsErr mbs_naturalPartLocal(const mbsModel *m, const mbsState *s, mbsWork *w, mb
   memset(pt->buf, 0, ((size_t)nif * nif + nif) * sizeof(double));
   for (int i = 0; i < nif; i++) {
     if (!pt->touch[i]) continue;
-    for (int k = 0; k < nif; k++)
-      if (pt->touch[k]) S[(size_t)i * nif + k] = mbs_npDot(nw, i, pt->Z + (size_t)k * nl12);
+    for (int k = 0; k < nif; k++) {
+      if (!pt->touch[k]) continue;
+      double v = 0;
+      if (!pt->root[k]) // (Z_k everywhere)
+        v = mbs_npDot(nw, i, pt->Z + (size_t)k * nl12);
+      else if (!pt->root[i]) // symmetry: Z_i everywhere
+        v = mbs_npDot(nw, k, pt->Z + (size_t)i * nl12);
+      else if (mbs_npBody(nw, i) == mbs_npBody(nw, k)) // two rows on one root (else: two trees)
+        v = mbs_npDot(nw, i, pt->Z + (size_t)k * nl12);
+      S[(size_t)i * nif + k] = v;
+    }
     rhs[i] = mbs_npDot(nw, i, pt->pf);
     int first = pt->ib[2 * i] >= 0 ? pt->ib[2 * i] : pt->ib[2 * i + 1];
     if (first >= b0 && first < b1) rhs[i] -= pt->ig[i];
@@ -275,8 +309,21 @@ mbsErr mbs_naturalPartFinish(const mbsModel *m, mbsNaturalWork *nw, const double
     double *S = pt->buf, *rhs = pt->buf + (size_t)nif * nif;
     pt->rank = mbs_natPivChol(S, nif, m->opt.rank_tol > 0 ? m->opt.rank_tol : 1e-10, rhs, pt->mu);
     MBS_CHECK(pt->rank >= 0, MBS_ERR_NOMEM, "out of memory");
+    int nroot = 0; // the rows on roots: p̈ −= K⁻¹ Σ μ_k l_kᵀ, one solve
+    for (int b = b0; b < b1; b++) memset(nw->r + NB * b, 0, NB * sizeof(double));
     for (int k = 0; k < nif; k++) {
-      if (!pt->touch[k] || pt->mu[k] == 0) continue;
+      if (!pt->touch[k] || !pt->root[k] || pt->mu[k] == 0) continue;
+      int b = mbs_npBody(nw, k), h = pt->ib[2 * k] == b ? 0 : 1;
+      for (int j = 0; j < 12; j++) nw->r[NB * b + j] += pt->mu[k] * pt->iw[24 * k + 12 * h + j];
+      nroot++;
+    }
+    if (nroot) {
+      mbs_ntSolve(m, nw, pt->zero, 0);
+      for (size_t j = 0; j < nl12; j++) x[j] = pt->pf[j] - x[j];
+      pt->unit++;
+    }
+    for (int k = 0; k < nif; k++) {
+      if (!pt->touch[k] || pt->root[k] || pt->mu[k] == 0) continue;
       const double *z = pt->Z + (size_t)k * nl12;
       for (size_t j = 0; j < nl12; j++) x[j] -= z[j] * pt->mu[k];
     }
@@ -298,4 +345,5 @@ void mbs_naturalPartGetInfo(const mbsNaturalWork *nw, mbsNaturalPartInfo *info) 
   info->nparts = nw->nparts, info->part = nw->part, info->b0 = nw->b0, info->b1 = nw->b1;
   info->nif = pt->nif, info->nif_cut = pt->nifc, info->rank = pt->rank;
   info->evals = pt->evals, info->factored = pt->factored, info->unit_solves = pt->unit;
+  info->root_solves = pt->rootsolve;
 }

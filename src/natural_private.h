@@ -135,6 +135,10 @@ struct mbsNaturalWork {
 mbsErr mbs_ntAssemble(const mbsModel *m, const mbsWork *w, mbsNaturalWork *nw);
 mbsErr mbs_ntFactor(const mbsModel *m, mbsNaturalWork *nw);
 void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj, int rigid);
+/// x (12) = p̈ of the forest root b (its parent before b0, or the ground) of K⁻¹ applied to a right
+/// side r1 (12) on b alone (zero γ): O(1), the only body of the solve whose value it needs.
+void mbs_ntRootSolve(const mbsModel *m, const mbsNaturalWork *nw, int b, const double *r1,
+                     double *x);
 /// 1 when the joint of body c is removed from this part's forest (its parent lies before b0)
 int mbs_ntCutJoint(const mbsModel *m, const mbsNaturalWork *nw, int c);
 /// natural_part.c: frees nw->pt and nw->starts

@@ -286,6 +286,21 @@ mbsErr mbs_ntAssemble(const mbsModel *m, const mbsWork *w, mbsNaturalWork *nw) {
   return MBS_OK;
 }
 
+void mbs_ntRootSolve(const mbsModel *m, const mbsNaturalWork *nw, int b, const double *r1,
+                     double *x) {
+  mbs_ntBodySolve(m, nw, b, r1, NULL, x); // (the children's right sides are zero: no input)
+  int k = m->body_lamnum[b];
+  if (!k || mbs_ntCutJoint(m, nw, b)) return;
+  double t[6], y[6] = {0, 0, 0, 0, 0, 0}, dx[12]; // the joint to the ground: x = z − N V λ
+  mbs_ntMulJ(nw->Jc + 72 * b, k, x, t);
+  mbsu_cholSolve(nw->D + 36 * b, k, t);
+  const double *V = nw->V + 36 * b;
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < 6; j++) y[j] += V[6 * i + j] * t[i];
+  mbs_ntN(nw->s.p + 12 * b + 3, y, dx);
+  for (int j = 0; j < 12; j++) x[j] -= dx[j];
+}
+
 // mbs_naturalAccel after the position and velocity stages and the spring-dampers' wrenches (a
 // distributed solve's p̈ given: only q̈ from it, mbs_naturalPartGiven)
 static mbsErr mbs_naturalSolve(const mbsModel *m, mbsWork *w, mbsNaturalWork *nw, mbsReal *qdd,

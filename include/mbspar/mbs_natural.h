@@ -164,7 +164,9 @@ typedef struct {
   int rank;         ///< rank of S at the last evaluation (nif - rank rows dropped as dependent)
   long evals;       ///< evaluations
   long factored;    ///< bodies this part factored, over all evaluations
-  long unit_solves; ///< unit solves (one per interface row touching this part) over all of them
+  long unit_solves; ///< solves over this part's forest beyond its own (one per interface row
+                    ///< touching it that is not on a root, one for the roots' correction)
+  long root_solves; ///< O(1) solves at a forest root (a rank-cut row on a root of this part)
 } mbsNaturalPartInfo;
 
 /// A balanced split of nbody bodies into nparts contiguous ranges: starts (nparts + 1). Pure.
