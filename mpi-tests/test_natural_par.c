@@ -66,7 +66,10 @@ static void check(mbsModel *m, const char *what, int loops) {
     mbsNaturalPartInfo pi;
     mbs_naturalPartGetInfo(pw, &pi);
     int *st = calloc((size_t)P + 1, sizeof(int));
-    mbs_naturalPartStarts(nb, P, st);
+    MBS_EXPECT_OK(mbs_naturalPartSplit(m, P, st));
+    for (int r = 0; r < P; r++)
+      MBS_EXPECT(st[r] <= st[r + 1] && st[0] == 0 && st[P] == nb, "%s: split %d..%d", what, st[r],
+                 st[r + 1]);
     int nifc = 0, touch = 0;
     for (int c = 0; c < nb; c++) {
       int p = m->body_parent[c], rc = 0, rp = 0;

@@ -1,7 +1,7 @@
 /// \file natural_par.c
 /// The natural-coordinate formulation over the ranks (docs/natural.md 13): the MPI half of
 /// src/natural_part.c. Every rank holds the whole model and eliminates the bodies of its balanced
-/// contiguous range (mbs_naturalPartStarts) as a forest; the interface system (the rank-cut
+/// contiguous range (mbs_naturalPartSplit) as a forest; the interface system (the rank-cut
 /// joints' and the loops' cut joints' rows) is the sum of the ranks' contributions.
 #include <stdlib.h>
 #include <string.h>
@@ -35,17 +35,16 @@ mbsErr mbsp_naturalForward(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWo
   MBS_CALL(mbsp_agreeErr(comm, e));
   // p̈ to rank 0 (the ranges in rank order: the global body order)
   int *cnt = calloc((size_t)P, sizeof(int)), *dsp = calloc((size_t)P, sizeof(int));
-  int *st = calloc((size_t)P + 1, sizeof(int));
-  e = cnt && dsp && st ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  e = cnt && dsp ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   if (!e) {
-    mbs_naturalPartStarts(m->nbody, P, st);
+    mbs_naturalPartGetInfo(nw, &pi);
     for (int k = 0, at = 0; k < P; k++)
-      cnt[k] = 12 * (st[k + 1] - st[k]), dsp[k] = at, at += cnt[k];
+      cnt[k] = 12 * (pi.starts[k + 1] - pi.starts[k]), dsp[k] = at, at += cnt[k];
   }
   e = mbsp_agreeErr(comm, e);
   double dummy = 0;
   if (!e) e = mbsp_gatherv(comm, nmine ? mine : &dummy, nmine, full, cnt, dsp);
-  free(cnt), free(dsp), free(st);
+  free(cnt), free(dsp);
   MBS_CALL(e);
   // rank 0: q̈ from p̈, the multipliers and wrenches (the whole model's O(n) recovery)
   if (r == 0) {

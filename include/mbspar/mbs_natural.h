@@ -157,21 +157,26 @@ mbsErr mbs_naturalWorkOf(const mbsModel *m, mbsWork *w, mbsNaturalWork **nw);
 /// responses); the caller sums them (MPI: an allreduce), every part factors S alike (pivoted
 /// Cholesky, solver.rank_tol: constraint partitioning) and corrects its bodies' p̈.
 typedef struct {
-  int nparts, part; ///< the parts and this one
-  int b0, b1;       ///< this part's bodies
-  int nif;          ///< interface rows: the part-cut joints' and the cut joints' (loops)
-  int nif_cut;      ///< of which the part-cut joints'
-  int rank;         ///< rank of S at the last evaluation (nif - rank rows dropped as dependent)
-  long evals;       ///< evaluations
-  long factored;    ///< bodies this part factored, over all evaluations
-  long unit_solves; ///< solves over this part's forest beyond its own (one per interface row
-                    ///< touching it that is not on a root, one for the roots' correction)
-  long root_solves; ///< O(1) solves at a forest root (a rank-cut row on a root of this part)
+  int nparts, part;  ///< the parts and this one
+  int b0, b1;        ///< this part's bodies
+  int nif;           ///< interface rows: the part-cut joints' and the cut joints' (loops)
+  int nif_cut;       ///< of which the part-cut joints'
+  int rank;          ///< rank of S at the last evaluation (nif - rank rows dropped as dependent)
+  long evals;        ///< evaluations
+  long factored;     ///< bodies this part factored, over all evaluations
+  long unit_solves;  ///< solves over this part's forest beyond its own (one per interface row
+                     ///< touching it that is not on a root, one for the roots' correction)
+  long root_solves;  ///< O(1) solves at a forest root (a rank-cut row on a root of this part)
+  const int *starts; ///< (nparts + 1) every part's first body (the workspace's)
 } mbsNaturalPartInfo;
 
 /// A balanced split of nbody bodies into nparts contiguous ranges: starts (nparts + 1). Pure.
 void mbs_naturalPartStarts(int nbody, int nparts, int *starts);
-/// Makes \p nw part \p part of the split \p starts (NULL: mbs_naturalPartStarts); allocates the
+/// The split the solver uses: contiguous ranges weighted by a cost model of each part's work (its
+/// factorisation and its solves, counted on the balanced split; docs/natural.md 13). The same
+/// on every rank (a function of the model). Allocates scratch.
+mbsErr mbs_naturalPartSplit(const mbsModel *m, int nparts, int *starts);
+/// Makes \p nw part \p part of the split \p starts (NULL: mbs_naturalPartSplit); allocates the
 /// interface rows' arrays (whole models only). Call once, before the evaluations.
 mbsErr mbs_naturalPartSet(const mbsModel *m, mbsNaturalWork *nw, int nparts, int part,
                           const int *starts);
