@@ -28,3 +28,8 @@ endif()
 add_test(NAME natural_run_10s COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/natural_run.sh
                                       $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs 10)
 set_tests_properties(natural_run_10s PROPERTIES LABELS slow TIMEOUT 300)
+# the formulation distributed over the ranks (docs/natural.md 13): q̈ against aba and the
+# whole-model solve on random trees, chains and loop models with every joint type, and the split
+# of the work (each rank factors its range only), at 1 to 4 ranks
+mbs_add_test(test_natural_par SOURCES test_natural_par.c LIBS mbs_parallel NPROCS 1 2 3 4
+             LABELS mpi ARGS ${CMAKE_SOURCE_DIR}/configs TIMEOUT 120)

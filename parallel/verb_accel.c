@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli.h"
 #include "guard.h"
+#include "natural_par.h"
 #include "rankreport.h"
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_finite.h"
@@ -29,9 +30,10 @@ typedef struct {
   double residual;
   double kin_residual; // distributed-memory models: the constraint residual (guard)
   const mbspGuard *guard;
-  const mbspRankReport *rr; // timers over the ranks, decomposition, affinity
-  mbsSolveStat stat;        // the solver's statistics
-  const mbsWork *wloop;     // the loop solve's workspace (the engine's on rank 0), else w
+  const mbspRankReport *rr;        // timers over the ranks, decomposition, affinity
+  mbsSolveStat stat;               // the solver's statistics
+  const mbsWork *wloop;            // the loop solve's workspace (the engine's on rank 0), else w
+  const mbspNaturalParReport *nat; // natural over several ranks: what each rank did
 } mbsAccelOut;
 
 // a line on standard error at every tick while an iterative solve runs (rank 0): on the ladder
@@ -76,6 +78,12 @@ static void mbsp_accelWarn(const mbsModel *m, int reason, int iterations, double
 /// distributed engine \p eng. Writes (rank 0, serial) or the engine's workspace (distributed).
 static mbsErr accel_compute(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWork *w,
                             mbspEngine *eng) {
+  if (mbsp_naturalParActive(comm, m)) { // natural, distributed (docs/natural.md 13)
+    MBS_CALL(mbsp_naturalForward(comm, m, s, w));
+    w->stat.iterations = 0;
+    w->stat.reason = MBS_REASON_CONVERGED_DIRECT;
+    return MBS_OK;
+  }
   if (mbs_solverIsBaseline(m->opt.solver)) {
     if (mbsp_rank(comm) != 0) return MBS_OK;
     MBS_CALL(mbs_forward(m, s, w));
@@ -132,6 +140,25 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   if (t->restarts) mbs_jsonInt(j, "restarts", st->total_restarts); // from the true residual
   if (t->floored) mbs_jsonInt(j, "floored_pivots", st->floored);
   if (t->floored) mbs_jsonInt(j, "interface_rounds", st->iface_rounds);
+  if (a->nat && a->nat->nparts) { // natural over the ranks (docs/natural.md 13)
+    const mbspNaturalParReport *n = a->nat;
+    mbs_jsonInt(j, "interface_rows", n->nif);
+    mbs_jsonInt(j, "interface_rows_cut", n->nif_cut);
+    mbs_jsonInt(j, "interface_rank", n->rank);
+    mbs_jsonBeginArray(j, "parts");
+    for (int r = 0; r < n->nparts; r++) {
+      const long *p = n->per + 5 * r;
+      mbs_jsonBeginObject(j, NULL);
+      mbs_jsonInt(j, "rank", r);
+      mbs_jsonInt(j, "body_first", p[0]);
+      mbs_jsonInt(j, "body_end", p[1]);
+      mbs_jsonInt(j, "bodies_factored", p[2]);
+      mbs_jsonInt(j, "unit_solves", p[3]);
+      mbs_jsonInt(j, "root_solves", p[4]);
+      mbs_jsonEndObject(j);
+    }
+    mbs_jsonEndArray(j);
+  }
   mbs_jsonEndObject(j);
   // one check of the result under one name at every rank count, its kind beside it: full
   // models: ||RNEA(q, qd, qdd) - tau|| relative ("eom"); distributed-memory models: the largest
@@ -287,6 +314,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   mbsReal *wrench = NULL;
   mbspRankReport rr;
   memset(&rr, 0, sizeof rr);
+  mbspNaturalParReport natrep;
+  memset(&natrep, 0, sizeof natrep);
   static const char *const files[] = {"accel.json"};
   mbsErr e = rank == 0 ? mbsp_outPrepare(cli, files, 1) : MBS_OK;
   if (!e) e = mbs_stateCreate(m, &s);
@@ -356,6 +385,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   }
   e = mbsp_agreeErr(comm, e);
   if (!e) e = mbsp_rankReportCollect(comm, eng, w, &rr);
+  if (!e && !local) e = mbsp_naturalParReport(comm, w, m, &natrep);
   e = mbsp_agreeErr(comm, e);
   mbsSolveStat stat = w ? w->stat : (mbsSolveStat){0};
   if (!e) e = mbsp_allreduceSumLong(comm, &stat.floored, 1);
@@ -383,7 +413,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   if (!e && rank == 0 && local) {
     mbsAccelOut a = {m,       NULL,      gqdd, glam, wrench,      m->nbody_g,
                      m->nv_g, m->nlam_g, 1,    tpe,  cli->repeat, local_res,
-                     kin_res, &guard,    &rr,  stat, NULL};
+                     kin_res, &guard,    &rr,  stat, NULL,        NULL};
     if (mbsp_cliTable(cli)) {
       double qn = 0;
       for (int d = 0; d < m->nv_g; d++) qn += gqdd[d] * gqdd[d];
@@ -456,7 +486,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                      &guard,
                      &rr,
                      w->stat,
-                     serial ? w : mbsp_engineWork(eng)};
+                     serial ? w : mbsp_engineWork(eng),
+                     &natrep};
     if (!e && mbsp_cliTable(cli)) {
       double qn = 0;
       for (int d = 0; d < m->nv; d++) qn += w->qdd[d] * w->qdd[d];
@@ -484,6 +515,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   mbsp_engineDestroy(&eng);
   free(wrench), free(gqdd), free(glam), free(own.qdd), free(own.lam), free(own.wr);
   mbsp_rankReportFree(&rr);
+  mbsp_naturalParReportFree(&natrep);
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);
   return e;

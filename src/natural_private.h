@@ -84,7 +84,64 @@ mbsErr mbs_natForces(const mbsModel *m, const mbsWork *w, mbsNat *s);
 /// s->f += the joint forces w->qfrc alone (the second half of mbs_natForces): at each joint the
 /// wrench F = S y with SᵀS y = τ on the child at its origin, −F on the parent (2.2).
 mbsErr mbs_natJointForces(const mbsModel *m, const mbsWork *w, mbsNat *s);
+/// The per-body pieces of mbs_natCoords, mbs_natGravity, the external wrenches of mbs_natForces
+/// and mbs_natJointForces (the joint of body b: on b and its parent), for an assembly restricted
+/// to some bodies (natural_part.c).
+void mbs_natCoordsBody(const mbsModel *m, const mbsWork *w, mbsNat *s, int b);
+void mbs_natGravityBody(const mbsModel *m, mbsNat *s, int b);
+void mbs_natFextBody(const mbsModel *m, const mbsWork *w, mbsNat *s, int b);
+mbsErr mbs_natJointForceBody(const mbsModel *m, const mbsWork *w, mbsNat *s, int b);
 /// q̈ from p̈ (4); writes w->acc (true accelerations) and returns the tree-motion residual.
 double mbs_natQdd(const mbsModel *m, mbsWork *w, const mbsNat *s, const double *pdd, mbsReal *qdd);
+
+#define NB 18 // unknowns per body of the O(n) solver: p̈ (12), rigid-body multipliers (6)
+
+/// The O(n) solver's workspace (natural_tree.c; the distribution: natural_part.c)
+struct mbsNaturalWork {
+  int nb, nl;
+  mbsNat s;    // joint-mode assembly state (p, ṗ, f; Jc, Jp, gj point into the arrays below)
+  double *K;   // (nb x 16) mass matrices K (constant)
+  double *Ich; // (nb x 36) Cholesky factor of Nᵀ M'_b N (the tangent-space inertia with the
+               // children's joints absorbed)
+  double *Jc;  // (nb x 6 x 12) the rows of each body's joint on the body
+  double *Jp;  // (nb x 6 x 12) ... on the parent
+  double *gj;  // (nb x 6) their γ
+  double *rg;  // (nb x 6) the rigid-body rows' γ
+  double *V;   // (nb x 6 x 6) (Nᵀ M' N)⁻¹ (J_c N)ᵀ, column i: 6 values (B⁻¹ E_cᵀ = N V)
+  double *D;   // (nb x 36) Cholesky factors of D_j
+  double *r;   // (nb x 18) right sides (modified by the elimination), then x
+  double *z;   // (nb x 18) B⁻¹ r
+  double *lam; // (nb x 6) joint multipliers
+  double *pdd; // (12 nb) p̈
+  double *Lr;  // (nl x 12 nb) the cut joints' rows
+  double *Zl;  // (nl x 12 nb) their unit responses (p̈ part)
+  double *S;   // (nl x nl)
+  double *rl, *mu; // (nl)
+  double *tmp;     // (12 nb) scratch
+  // the distribution over parts (src/natural_part.c, docs/natural.md 13): this part eliminates
+  // the bodies [b0, b1) with the joints to parents outside the range removed (its roots float);
+  // a whole-model solve is the one part [0, nb)
+  int b0, b1;
+  int nparts, part;      // (nparts 0: not distributed)
+  int *starts;           // (nparts + 1) the parts' first bodies
+  int given;             // 1: pdd holds the p̈ of a distributed solve (mbs_naturalPartGiven)
+  struct mbsNatPart *pt; // the interface rows and their responses (natural_part.c)
+};
+
+/// The O(n) solver's steps (natural_tree.c), on the bodies [nw->b0, nw->b1): the assembly at the
+/// stages in w (p, ṗ, forces, every joint's rows, the cut joints' dense rows), the factorisation,
+/// and a solve of K x = rhs with the right sides nw->r (NB per body) and gj (6 per joint) into
+/// nw->pdd and nw->lam (rigid: the rigid rows' right sides may be nonzero).
+mbsErr mbs_ntAssemble(const mbsModel *m, const mbsWork *w, mbsNaturalWork *nw);
+mbsErr mbs_ntFactor(const mbsModel *m, mbsNaturalWork *nw);
+void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj, int rigid);
+/// x (12) = p̈ of the forest root b (its parent before b0, or the ground) of K⁻¹ applied to a right
+/// side r1 (12) on b alone (zero γ): O(1), the only body of the solve whose value it needs.
+void mbs_ntRootSolve(const mbsModel *m, const mbsNaturalWork *nw, int b, const double *r1,
+                     double *x);
+/// 1 when the joint of body c is removed from this part's forest (its parent lies before b0)
+int mbs_ntCutJoint(const mbsModel *m, const mbsNaturalWork *nw, int c);
+/// natural_part.c: frees nw->pt and nw->starts
+void mbs_naturalPartFree(mbsNaturalWork *nw);
 
 #endif

@@ -258,17 +258,19 @@ int mbs_natPivChol(double *S, int k, double tol, double *r, double *y) {
   return rank;
 }
 
+void mbs_natCoordsBody(const mbsModel *m, const mbsWork *w, mbsNat *s, int b) {
+  const double *X = w->xmat + 9 * b;
+  double *p = s->p + 12 * b, *pd = s->pd + 12 * b, vel[3], om[3];
+  memcpy(p, w->xpos + 3 * b, 3 * sizeof(double));
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 3; i++) p[3 + 3 * k + i] = X[3 * i + k];
+  mbs_bodyVelocityWorld(m, w, b, vel, om);
+  memcpy(pd, vel, sizeof vel);
+  for (int k = 0; k < 3; k++) mbsu_cross3(om, p + 3 + 3 * k, pd + 3 + 3 * k);
+}
+
 void mbs_natCoords(const mbsModel *m, const mbsWork *w, mbsNat *s) {
-  for (int b = 0; b < m->nbody; b++) {
-    const double *X = w->xmat + 9 * b;
-    double *p = s->p + 12 * b, *pd = s->pd + 12 * b, vel[3], om[3];
-    memcpy(p, w->xpos + 3 * b, 3 * sizeof(double));
-    for (int k = 0; k < 3; k++)
-      for (int i = 0; i < 3; i++) p[3 + 3 * k + i] = X[3 * i + k];
-    mbs_bodyVelocityWorld(m, w, b, vel, om);
-    memcpy(pd, vel, sizeof vel);
-    for (int k = 0; k < 3; k++) mbsu_cross3(om, p + 3 + 3 * k, pd + 3 + 3 * k);
-  }
+  for (int b = 0; b < m->nbody; b++) mbs_natCoordsBody(m, w, s, b);
 }
 
 void mbs_natMassK(const mbsModel *m, int b, double K[16]) {
@@ -300,14 +302,16 @@ void mbs_natRigid(const mbsNat *s, int b, double G[72], double g[6]) {
   }
 }
 
+void mbs_natGravityBody(const mbsModel *m, mbsNat *s, int b) { // m g at the centre of mass
+  double f[3], x[3], zero[3] = {0, 0, 0};
+  for (int i = 0; i < 3; i++) f[i] = mbs_bodyMass(m, b) * m->gravity[i];
+  mbs_natVec(s->p + 12 * b + 3, mbs_bodyCom(m, b), x);
+  for (int i = 0; i < 3; i++) x[i] += s->p[12 * b + i];
+  mbs_natWrench(s, b, x, zero, f);
+}
+
 void mbs_natGravity(const mbsModel *m, mbsNat *s) {
-  for (int b = 0; b < m->nbody; b++) { // m g at the centre of mass
-    double f[3], x[3], zero[3] = {0, 0, 0};
-    for (int i = 0; i < 3; i++) f[i] = mbs_bodyMass(m, b) * m->gravity[i];
-    mbs_natVec(s->p + 12 * b + 3, mbs_bodyCom(m, b), x);
-    for (int i = 0; i < 3; i++) x[i] += s->p[12 * b + i];
-    mbs_natWrench(s, b, x, zero, f);
-  }
+  for (int b = 0; b < m->nbody; b++) mbs_natGravityBody(m, s, b);
 }
 
 void mbs_natDenseBodies(const mbsModel *m, mbsNat *s) {
@@ -331,39 +335,44 @@ void mbs_natDenseBodies(const mbsModel *m, mbsNat *s) {
   s->row = 6 * m->nbody;
 }
 
-mbsErr mbs_natForces(const mbsModel *m, const mbsWork *w, mbsNat *s) {
-  for (int b = 0; b < m->nbody; b++) { // external wrenches
-    if (m->nforce || w->fext_on) {     // body coordinates at the body origin, [n; f]
-      double nw[3], fw[3];
-      mbsu_mulMat3Vec(w->xmat + 9 * b, w->fext + 6 * b, nw);
-      mbsu_mulMat3Vec(w->xmat + 9 * b, w->fext + 6 * b + 3, fw);
-      mbs_natWrench(s, b, s->p + 12 * b, nw, fw);
-    }
+void mbs_natFextBody(const mbsModel *m, const mbsWork *w, mbsNat *s, int b) {
+  if (m->nforce || w->fext_on) { // body coordinates at the body origin, [n; f]
+    double nw[3], fw[3];
+    mbsu_mulMat3Vec(w->xmat + 9 * b, w->fext + 6 * b, nw);
+    mbsu_mulMat3Vec(w->xmat + 9 * b, w->fext + 6 * b + 3, fw);
+    mbs_natWrench(s, b, s->p + 12 * b, nw, fw);
   }
+}
+
+mbsErr mbs_natForces(const mbsModel *m, const mbsWork *w, mbsNat *s) {
+  for (int b = 0; b < m->nbody; b++) mbs_natFextBody(m, w, s, b); // external wrenches
   return mbs_natJointForces(m, w, s);
 }
 
 mbsErr mbs_natJointForces(const mbsModel *m, const mbsWork *w, mbsNat *s) {
+  for (int b = 0; b < m->nbody; b++) MBS_CALL(mbs_natJointForceBody(m, w, s, b));
+  return MBS_OK;
+}
+
+mbsErr mbs_natJointForceBody(const mbsModel *m, const mbsWork *w, mbsNat *s, int b) {
   // joint forces: a wrench F = S y with SᵀS y = τ on the child at its origin, -F on the parent
-  for (int b = 0; b < m->nbody; b++) {
-    int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
-    if (!k) continue;
-    const double *S = w->sdof + 6 * d0;
-    double G[36], y[6], F[6] = {0, 0, 0, 0, 0, 0}, nw[3], fw[3];
-    for (int i = 0; i < k; i++) {
-      y[i] = w->qfrc[d0 + i];
-      for (int j = 0; j < k; j++) G[k * i + j] = mbsu_dot6(S + 6 * i, S + 6 * j);
-    }
-    MBS_CHECK(mbsu_cholFactor(G, k), MBS_ERR_NUMERIC,
-              "natural: the joint of body %d has a singular motion subspace", b);
-    mbsu_cholSolve(G, k, y);
-    for (int i = 0; i < k; i++)
-      for (int j = 0; j < 6; j++) F[j] += S[6 * i + j] * y[i];
-    mbsu_mulMat3Vec(w->xmat + 9 * b, F, nw), mbsu_mulMat3Vec(w->xmat + 9 * b, F + 3, fw);
-    mbs_natWrench(s, b, s->p + 12 * b, nw, fw);
-    for (int i = 0; i < 3; i++) nw[i] = -nw[i], fw[i] = -fw[i];
-    mbs_natWrench(s, m->body_parent[b], s->p + 12 * b, nw, fw);
+  int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
+  if (!k) return MBS_OK;
+  const double *S = w->sdof + 6 * d0;
+  double G[36], y[6], F[6] = {0, 0, 0, 0, 0, 0}, nw[3], fw[3];
+  for (int i = 0; i < k; i++) {
+    y[i] = w->qfrc[d0 + i];
+    for (int j = 0; j < k; j++) G[k * i + j] = mbsu_dot6(S + 6 * i, S + 6 * j);
   }
+  MBS_CHECK(mbsu_cholFactor(G, k), MBS_ERR_NUMERIC,
+            "natural: the joint of body %d has a singular motion subspace", b);
+  mbsu_cholSolve(G, k, y);
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < 6; j++) F[j] += S[6 * i + j] * y[i];
+  mbsu_mulMat3Vec(w->xmat + 9 * b, F, nw), mbsu_mulMat3Vec(w->xmat + 9 * b, F + 3, fw);
+  mbs_natWrench(s, b, s->p + 12 * b, nw, fw);
+  for (int i = 0; i < 3; i++) nw[i] = -nw[i], fw[i] = -fw[i];
+  mbs_natWrench(s, m->body_parent[b], s->p + 12 * b, nw, fw);
   return MBS_OK;
 }
 

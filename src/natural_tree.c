@@ -18,31 +18,6 @@
 #include "natural_private.h"
 #include "spatial.h"
 
-#define NB 18 // unknowns per body: p̈ (12), rigid-body multipliers (6)
-
-struct mbsNaturalWork {
-  int nb, nl;
-  mbsNat s;    // joint-mode assembly state (p, ṗ, f; Jc, Jp, gj point into the arrays below)
-  double *K;   // (nb x 16) mass matrices K (constant)
-  double *Ich; // (nb x 36) Cholesky factor of Nᵀ M'_b N (the tangent-space inertia with the
-               // children's joints absorbed)
-  double *Jc;  // (nb x 6 x 12) the rows of each body's joint on the body
-  double *Jp;  // (nb x 6 x 12) ... on the parent
-  double *gj;  // (nb x 6) their γ
-  double *rg;  // (nb x 6) the rigid-body rows' γ
-  double *V;   // (nb x 6 x 6) (Nᵀ M' N)⁻¹ (J_c N)ᵀ, column i: 6 values (B⁻¹ E_cᵀ = N V)
-  double *D;   // (nb x 36) Cholesky factors of D_j
-  double *r;   // (nb x 18) right sides (modified by the elimination), then x
-  double *z;   // (nb x 18) B⁻¹ r
-  double *lam; // (nb x 6) joint multipliers
-  double *pdd; // (12 nb) p̈
-  double *Lr;  // (nl x 12 nb) the cut joints' rows
-  double *Zl;  // (nl x 12 nb) their unit responses (p̈ part)
-  double *S;   // (nl x nl)
-  double *rl, *mu; // (nl)
-  double *tmp;     // (12 nb) scratch
-};
-
 mbsErr mbs_naturalWorkCreate(const mbsModel *m, mbsNaturalWork **out) {
   *out = NULL;
   MBS_CHECK(!m->sub, MBS_ERR_UNSUPPORTED, "model.formulation = natural needs the whole model");
@@ -50,6 +25,7 @@ mbsErr mbs_naturalWorkCreate(const mbsModel *m, mbsNaturalWork **out) {
   MBS_CHECK(nw, MBS_ERR_NOMEM, "out of memory");
   size_t nb = (size_t)m->nbody, nl = (size_t)m->nlam_loop;
   nw->nb = m->nbody, nw->nl = m->nlam_loop;
+  nw->b0 = 0, nw->b1 = m->nbody;
   nw->s.np = 12 * m->nbody;
   nw->s.p = calloc(12 * nb, sizeof(double));
   nw->s.pd = calloc(12 * nb, sizeof(double));
@@ -92,6 +68,7 @@ void mbs_naturalWorkDestroy(mbsNaturalWork **pnw) {
   free(nw->rg), free(nw->V), free(nw->D), free(nw->r), free(nw->z), free(nw->lam);
   free(nw->pdd), free(nw->Lr), free(nw->Zl), free(nw->S), free(nw->rl), free(nw->mu);
   free(nw->tmp);
+  mbs_naturalPartFree(nw);
   free(nw);
   *pnw = NULL;
 }
@@ -179,7 +156,7 @@ static void mbs_ntBodySolve(const mbsModel *m, const mbsNaturalWork *nw, int b, 
         for (int i = 0; i < 3; i++) t[3 * al + i] -= K[4 * al + be] * xg[3 * be + i];
     for (int q = 0; q < m->body_childnum[b]; q++) { // t -= J_pᵀ D⁻¹ J_p x_g of each child
       int c = m->child_list[m->body_childadr[b] + q], kc = m->body_lamnum[c];
-      if (!kc) continue;
+      if (!kc || c >= nw->b1) continue; // (a child on a later part: not in this forest)
       double u[6];
       mbs_ntMulJ(nw->Jp + 72 * c, kc, xg, u);
       mbsu_cholSolve(nw->D + 36 * c, kc, u);
@@ -192,21 +169,25 @@ static void mbs_ntBodySolve(const mbsModel *m, const mbsNaturalWork *nw, int b, 
   for (int i = 0; i < 12; i++) x[i] += xg[i];
 }
 
+int mbs_ntCutJoint(const mbsModel *m, const mbsNaturalWork *nw, int c) {
+  int p = m->body_parent[c];
+  return p >= 0 && p < nw->b0;
+}
+
 // the factorisation at the current state (the right sides stay untouched)
-static mbsErr mbs_ntFactor(const mbsModel *m, mbsNaturalWork *nw) {
-  int nb = nw->nb;
-  for (int b = 0; b < nb; b++) {
+mbsErr mbs_ntFactor(const mbsModel *m, mbsNaturalWork *nw) {
+  for (int b = nw->b0; b < nw->b1; b++) {
     double G[72];
     mbs_natRigid(&nw->s, b, G, nw->rg + 6 * b);
     mbs_ntTangentInertia(nw->K + 16 * b, nw->s.p + 12 * b + 3, nw->Ich + 36 * b);
   }
-  for (int c = nb - 1; c >= 0; c--) { // leaves first (a parent precedes its children)
+  for (int c = nw->b1 - 1; c >= nw->b0; c--) { // leaves first (a parent precedes its children)
     const double *e = nw->s.p + 12 * c + 3;
     double *I = nw->Ich + 36 * c;
     MBS_CHECK(mbsu_cholFactor(I, 6), MBS_ERR_NUMERIC,
               "natural: body %d has no positive definite inertia in its tangent space", c);
     int k = m->body_lamnum[c], p = m->body_parent[c];
-    if (!k) continue;
+    if (!k || mbs_ntCutJoint(m, nw, c)) continue;
     const double *Jc = nw->Jc + 72 * c, *Jp = nw->Jp + 72 * c;
     double *V = nw->V + 36 * c, *D = nw->D + 36 * c, A[36];
     for (int i = 0; i < k; i++) { // A = J_c N, V = (Nᵀ M' N)⁻¹ Aᵀ, D = A V
@@ -245,25 +226,24 @@ static mbsErr mbs_ntFactor(const mbsModel *m, mbsNaturalWork *nw) {
 
 // x = K⁻¹ rhs with the factors: r (NB per body: 12 forces, 6 rigid γ) and gj (k per joint) in,
 // pdd and lam out; rigid: whether the rigid rows' right sides may be nonzero
-static void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj, int rigid) {
-  int nb = nw->nb;
-  for (int c = nb - 1; c >= 0; c--) { // backward: z = B⁻¹ r, the parent's right side
+void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj, int rigid) {
+  for (int c = nw->b1 - 1; c >= nw->b0; c--) { // backward: z = B⁻¹ r, the parent's right side
     double *z = nw->z + NB * c;
     const double *r = nw->r + NB * c;
     mbs_ntBodySolve(m, nw, c, r, rigid ? r + 12 : NULL, z);
     int k = m->body_lamnum[c], p = m->body_parent[c];
-    if (!k || p < 0) continue;
+    if (!k || p < 0 || mbs_ntCutJoint(m, nw, c)) continue;
     double t[6];
     mbs_ntMulJ(nw->Jc + 72 * c, k, z, t);
     for (int i = 0; i < k; i++) t[i] -= gj[6 * c + i];
     mbsu_cholSolve(nw->D + 36 * c, k, t);
     mbs_ntSubJT(nw->Jp + 72 * c, k, t, nw->r + NB * p);
   }
-  for (int c = 0; c < nb; c++) { // forward: λ_j, x_c = z_c − N V λ_j
+  for (int c = nw->b0; c < nw->b1; c++) { // forward: λ_j, x_c = z_c − N V λ_j
     int k = m->body_lamnum[c], p = m->body_parent[c];
     double *x = nw->pdd + 12 * c, *z = nw->z + NB * c, *lam = nw->lam + 6 * c;
     memcpy(x, z, 12 * sizeof(double));
-    if (!k) continue;
+    if (!k || mbs_ntCutJoint(m, nw, c)) continue;
     double t[6], u[6], y[6] = {0, 0, 0, 0, 0, 0}, dx[12];
     mbs_ntMulJ(nw->Jc + 72 * c, k, z, t);
     if (p >= 0) {
@@ -281,9 +261,7 @@ static void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj,
   }
 }
 
-// mbs_naturalAccel after the position and velocity stages and the spring-dampers' wrenches
-static mbsErr mbs_naturalSolve(const mbsModel *m, mbsWork *w, mbsNaturalWork *nw, mbsReal *qdd,
-                               mbsNaturalInfo *info) {
+mbsErr mbs_ntAssemble(const mbsModel *m, const mbsWork *w, mbsNaturalWork *nw) {
   int nb = nw->nb, nl = nw->nl, np = 12 * nb;
   mbsNat *s = &nw->s;
   mbs_natCoords(m, w, s);
@@ -305,6 +283,44 @@ static mbsErr mbs_naturalSolve(const mbsModel *m, mbsWork *w, mbsNaturalWork *nw
     s->L = nw->Lr, s->nrt = 0, s->row = 0;
     for (int k = 0; k < m->nloop; k++) mbs_natLoop(m, s, k);
   }
+  return MBS_OK;
+}
+
+void mbs_ntRootSolve(const mbsModel *m, const mbsNaturalWork *nw, int b, const double *r1,
+                     double *x) {
+  mbs_ntBodySolve(m, nw, b, r1, NULL, x); // (the children's right sides are zero: no input)
+  int k = m->body_lamnum[b];
+  if (!k || mbs_ntCutJoint(m, nw, b)) return;
+  double t[6], y[6] = {0, 0, 0, 0, 0, 0}, dx[12]; // the joint to the ground: x = z − N V λ
+  mbs_ntMulJ(nw->Jc + 72 * b, k, x, t);
+  mbsu_cholSolve(nw->D + 36 * b, k, t);
+  const double *V = nw->V + 36 * b;
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < 6; j++) y[j] += V[6 * i + j] * t[i];
+  mbs_ntN(nw->s.p + 12 * b + 3, y, dx);
+  for (int j = 0; j < 12; j++) x[j] -= dx[j];
+}
+
+// mbs_naturalAccel after the position and velocity stages and the spring-dampers' wrenches (a
+// distributed solve's p̈ given: only q̈ from it, mbs_naturalPartGiven)
+static mbsErr mbs_naturalSolve(const mbsModel *m, mbsWork *w, mbsNaturalWork *nw, mbsReal *qdd,
+                               mbsNaturalInfo *info) {
+  int nb = nw->nb, nl = nw->nl, np = 12 * nb;
+  mbsNat *s = &nw->s;
+  if (nw->given) {
+    nw->given = 0;
+    mbs_natCoords(m, w, s);
+    double res = mbs_natQdd(m, w, s, nw->pdd, qdd);
+    if (info) {
+      memset(info, 0, sizeof *info);
+      info->np = np, info->nrigid = 6 * nb, info->njoint = m->nlam + nl;
+      info->qdd_residual = res, info->acc_residual = NAN, info->vel_residual = NAN;
+    }
+    return MBS_OK;
+  }
+  MBS_CHECK(nw->b0 == 0 && nw->b1 == nb, MBS_ERR_INTERNAL,
+            "natural: a distributed workspace in the whole-model solve");
+  MBS_CALL(mbs_ntAssemble(m, w, nw));
   MBS_CALL(mbs_ntFactor(m, nw));
   // the tree's solution
   for (int b = 0; b < nb; b++) {
@@ -379,6 +395,15 @@ static mbsErr mbs_naturalWork(const mbsModel *m, mbsWork *w) {
   mbsNaturalWork *nw = NULL;
   MBS_CALL(mbs_naturalWorkCreate(m, &nw));
   w->ext = nw, w->ext_free = mbs_naturalExtFree;
+  return MBS_OK;
+}
+
+mbsErr mbs_naturalWorkOf(const mbsModel *m, mbsWork *w, mbsNaturalWork **nw) {
+  *nw = NULL;
+  MBS_CALL(mbs_naturalWork(m, w));
+  MBS_CHECK(w->ext_free == mbs_naturalExtFree, MBS_ERR_INTERNAL,
+            "model.formulation = natural: the workspace holds another method's data");
+  *nw = w->ext;
   return MBS_OK;
 }
 

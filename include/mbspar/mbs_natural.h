@@ -145,6 +145,58 @@ double mbs_naturalSimViolation(mbsNaturalSim *ns);
 /// The current p (and ṗ in *pd).
 const double *mbs_naturalSimState(const mbsNaturalSim *ns, const double **pd);
 
+/// The O(n) solver's workspace of \p w (the solver table's row for model.formulation =
+/// natural: made at the first call, kept in w->ext).
+mbsErr mbs_naturalWorkOf(const mbsModel *m, mbsWork *w, mbsNaturalWork **nw);
+
+/// The O(n) solver distributed over parts (src/natural_part.c, docs/natural.md 13). Part r of
+/// nparts eliminates the bodies [starts[r], starts[r + 1]) as a forest of its own: a joint whose
+/// parent lies on an earlier part (a part-cut joint) leaves the forest, and its rows join the cut
+/// joints' rows as interface rows, added in the range space. The interface matrix S = L K⁻¹ Lᵀ
+/// and its right side are sums of the parts' contributions (each part only its bodies' unit
+/// responses); the caller sums them (MPI: an allreduce), every part factors S alike (pivoted
+/// Cholesky, solver.rank_tol: constraint partitioning) and corrects its bodies' p̈.
+typedef struct {
+  int nparts, part;  ///< the parts and this one
+  int b0, b1;        ///< this part's bodies
+  int nif;           ///< interface rows: the part-cut joints' and the cut joints' (loops)
+  int nif_cut;       ///< of which the part-cut joints'
+  int rank;          ///< rank of S at the last evaluation (nif - rank rows dropped as dependent)
+  long evals;        ///< evaluations
+  long factored;     ///< bodies this part factored, over all evaluations
+  long unit_solves;  ///< solves over this part's forest beyond its own (one per interface row
+                     ///< touching it that is not on a root, one for the roots' correction)
+  long root_solves;  ///< O(1) solves at a forest root (a rank-cut row on a root of this part)
+  const int *starts; ///< (nparts + 1) every part's first body (the workspace's)
+} mbsNaturalPartInfo;
+
+/// A balanced split of nbody bodies into nparts contiguous ranges: starts (nparts + 1). Pure.
+void mbs_naturalPartStarts(int nbody, int nparts, int *starts);
+/// The split the solver uses: contiguous ranges weighted by a cost model of each part's work (its
+/// factorisation and its solves, counted on the balanced split; docs/natural.md 13). The same
+/// on every rank (a function of the model). Allocates scratch.
+mbsErr mbs_naturalPartSplit(const mbsModel *m, int nparts, int *starts);
+/// Makes \p nw part \p part of the split \p starts (NULL: mbs_naturalPartSplit); allocates the
+/// interface rows' arrays (whole models only). Call once, before the evaluations.
+mbsErr mbs_naturalPartSet(const mbsModel *m, mbsNaturalWork *nw, int nparts, int part,
+                          const int *starts);
+/// This part's contributions at the state \p s: the position and velocity stages into \p w,
+/// the assembly, the factorisation of its bodies, its forest's solution and the unit responses
+/// of the interface rows that touch it. *buf (n = nif² + nif doubles: S row-major, then the right
+/// side) receives the contributions, to be summed over the parts in place. No allocation.
+mbsErr mbs_naturalPartLocal(const mbsModel *m, const mbsState *s, mbsWork *w, mbsNaturalWork *nw,
+                            double **buf, int *n);
+/// After the sum of the buffers: factors S (every part alike), μ, and this part's p̈ corrected.
+/// *local, *n: this part's p̈ (12 per body of [b0, b1)); *full: a 12 nb array for the gather of
+/// every part's p̈ (to be given to mbs_naturalPartGiven). MBS_ERR_NOMEM (the factor's scratch).
+mbsErr mbs_naturalPartFinish(const mbsModel *m, mbsNaturalWork *nw, const double **local, int *n,
+                             double **full);
+/// The whole p̈ (full, as gathered) for the next evaluation of \p nw's model (mbs_forward under
+/// natural, or mbs_naturalAccel): it recovers q̈ and the reports from it instead of solving.
+void mbs_naturalPartGiven(mbsNaturalWork *nw);
+/// The counters (zero for a workspace never distributed).
+void mbs_naturalPartGetInfo(const mbsNaturalWork *nw, mbsNaturalPartInfo *info);
+
 #ifdef __cplusplus
 }
 #endif

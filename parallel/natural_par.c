@@ -1,0 +1,89 @@
+/// \file natural_par.c
+/// The natural-coordinate formulation over the ranks (docs/natural.md 13): the MPI half of
+/// src/natural_part.c. Every rank holds the whole model and eliminates the bodies of its balanced
+/// contiguous range (mbs_naturalPartSplit) as a forest; the interface system (the rank-cut
+/// joints' and the loops' cut joints' rows) is the sum of the ranks' contributions.
+#include <stdlib.h>
+#include <string.h>
+#include "natural_par.h"
+#include "mbspar/mbs_solvertype.h"
+
+int mbsp_naturalParActive(mbspComm *comm, const mbsModel *m) {
+  return mbsp_size(comm) > 1 && !m->sub && mbs_solverCaps(m->opt.solver)->natural;
+}
+
+mbsErr mbsp_naturalForward(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWork *w) {
+  int P = mbsp_size(comm), r = mbsp_rank(comm);
+  mbsNaturalWork *nw = NULL;
+  mbsErr e = mbs_naturalWorkOf(m, w, &nw);
+  mbsNaturalPartInfo pi;
+  if (!e) mbs_naturalPartGetInfo(nw, &pi);
+  if (!e && (pi.nparts != P || pi.part != r)) e = mbs_naturalPartSet(m, nw, P, r, NULL);
+  MBS_CALL(mbsp_agreeErr(comm, e));
+  double *buf = NULL;
+  int n = 0;
+  e = mbs_naturalPartLocal(m, s, w, nw, &buf, &n);
+  MBS_CALL(mbsp_agreeErr(comm, e));
+  if (n) { // the sum, bitwise the same on every rank (rank 0's broadcast)
+    MBS_CALL(mbsp_allreduceSum(comm, buf, n));
+    MBS_CALL(mbsp_bcastBytes(comm, buf, sizeof(double) * (size_t)n, 0));
+  }
+  const double *mine = NULL;
+  double *full = NULL;
+  int nmine = 0;
+  e = mbs_naturalPartFinish(m, nw, &mine, &nmine, &full);
+  MBS_CALL(mbsp_agreeErr(comm, e));
+  // p̈ to rank 0 (the ranges in rank order: the global body order)
+  int *cnt = calloc((size_t)P, sizeof(int)), *dsp = calloc((size_t)P, sizeof(int));
+  e = cnt && dsp ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e) {
+    mbs_naturalPartGetInfo(nw, &pi);
+    for (int k = 0, at = 0; k < P; k++)
+      cnt[k] = 12 * (pi.starts[k + 1] - pi.starts[k]), dsp[k] = at, at += cnt[k];
+  }
+  e = mbsp_agreeErr(comm, e);
+  double dummy = 0;
+  if (!e) e = mbsp_gatherv(comm, nmine ? mine : &dummy, nmine, full, cnt, dsp);
+  free(cnt), free(dsp);
+  MBS_CALL(e);
+  // rank 0: q̈ from p̈, the multipliers and wrenches (the whole model's O(n) recovery)
+  if (r == 0) {
+    mbs_naturalPartGiven(nw);
+    e = mbs_forward(m, s, w);
+  }
+  return mbsp_agreeErr(comm, e);
+}
+
+mbsErr mbsp_naturalParReport(mbspComm *comm, mbsWork *w, const mbsModel *m,
+                             mbspNaturalParReport *r) {
+  memset(r, 0, sizeof *r);
+  mbsNaturalPartInfo pi;
+  memset(&pi, 0, sizeof pi);
+  if (w && w->ext && mbs_solverCaps(m->opt.solver)->natural) {
+    mbsNaturalWork *nw = NULL;
+    if (!mbs_naturalWorkOf(m, w, &nw)) mbs_naturalPartGetInfo(nw, &pi);
+  }
+  double any = pi.nparts;
+  MBS_CALL(mbsp_allreduceMax(comm, &any, 1));
+  if (any == 0) return MBS_OK;
+  int P = mbsp_size(comm), rank0 = mbsp_rank(comm) == 0;
+  double mine[5] = {pi.b0, pi.b1, (double)pi.factored, (double)pi.unit_solves,
+                    (double)pi.root_solves};
+  double *all = rank0 ? calloc(5 * (size_t)P, sizeof(double)) : NULL;
+  long *per = rank0 ? calloc(5 * (size_t)P, sizeof(long)) : NULL;
+  mbsErr e = !rank0 || (all && per) ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  e = mbsp_agreeErr(comm, e);
+  if (!e) e = mbsp_gather(comm, mine, 5, all);
+  if (!e && rank0) {
+    for (int k = 0; k < 5 * P; k++) per[k] = (long)all[k];
+    r->nparts = P, r->nif = pi.nif, r->nif_cut = pi.nif_cut, r->rank = pi.rank, r->per = per;
+    per = NULL;
+  }
+  free(all), free(per);
+  return e;
+}
+
+void mbsp_naturalParReportFree(mbspNaturalParReport *r) {
+  free(r->per);
+  r->per = NULL;
+}
