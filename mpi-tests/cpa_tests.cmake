@@ -4,7 +4,7 @@
 add_library(mbs_core_flops STATIC EXCLUDE_FROM_ALL ${MBS_CORE_SOURCES})
 target_include_directories(mbs_core_flops PUBLIC ${CMAKE_SOURCE_DIR}/include
                            ${CMAKE_BINARY_DIR}/generated PRIVATE ${CMAKE_SOURCE_DIR}/src)
-target_link_libraries(mbs_core_flops PUBLIC ${MATH_LIB} OpenMP::OpenMP_C PkgConfig::LIBCONFIG)
+target_link_libraries(mbs_core_flops PUBLIC ${MATH_LIB} OpenMP::OpenMP_C PkgConfig::LIBCONFIG LAPACK::LAPACK)
 target_compile_definitions(mbs_core_flops PRIVATE MBS_COUNT_FLOPS)
 mbs_add_test(test_cpa SOURCES test_cpa.c LIBS mbs_core_flops LABELS unit TIMEOUT 600)
 
