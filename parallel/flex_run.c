@@ -154,7 +154,8 @@ static uint64_t mbsp_flexFnv(const unsigned char *p, size_t n) {
 }
 
 // the model's fingerprint in a checkpoint: sizes, joint types, masses and every flexible body's
-// reduced M and K (a checkpoint of another model of the same size is refused)
+// reduced M and K, and which have stiffening off (a checkpoint of another model of the same size
+// is refused)
 static uint64_t mbsp_flexFingerprint(const mbsModel *m) {
   int64_t sz[3] = {m->nq, m->nv, m->nbody};
   uint64_t h = mbsp_flexFnv((const unsigned char *)sz, sizeof sz);
@@ -165,6 +166,7 @@ static uint64_t mbsp_flexFingerprint(const mbsModel *m) {
     size_t n2 = sizeof(mbsReal) * (size_t)md->m * (size_t)md->m;
     h ^= mbsp_flexFnv((const unsigned char *)md->M, n2) * (41 + 2 * (uint64_t)k);
     h ^= mbsp_flexFnv((const unsigned char *)md->K, n2) * (43 + 2 * (uint64_t)k);
+    if (!m->flex->b[k].stiffening) h ^= 0x9e3779b97f4a7c15ull * (47 + 2 * (uint64_t)k);
   }
   return h;
 }
