@@ -6,7 +6,10 @@
 #    the largest |E - E0| falls more than 10 times (RK4's h^4: the shortening's Jacobian, bias and
 #    mass terms are consistent) and is below 1e-6 E0 at the smaller step;
 #  - the key: flexible.stiffening = false is reported by check, a non-boolean is refused (FILE:LINE,
-#    exit 2).
+#    exit 2);
+#  - drives (docs/flexible.md 9): configs/spinup.cfg with no modes (the rigid beam) needs the
+#    torque (rho A L^3/3) w'(t) of the profile (to 1e-9) and its work is the kinetic energy; a
+#    driven rk4 run restarted halfway writes the same bytes; profile = "motion" is refused (exit 8).
 # usage: flex_spin.sh MBSPAR PYTHON3 CONFIGS
 mbspar=$1 py=$2 configs=$3
 here=$(dirname "$0")
@@ -48,5 +51,42 @@ grep -q 'stiffening off' "$tmp/out" || bad "check does not report stiffening off
 run 2 "$mbspar" check "$tmp/swing.cfg" --set 'model.bodies.[0].flexible.stiffening=1'
 { [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'flexible.stiffening: wrong type' "$tmp/err"; } ||
   bad "stiffening = 1 not refused: $(cat "$tmp/err")"
+
+# driven joints (docs/flexible.md 9): configs/spinup.cfg with m = 0 is the rigid beam spun up about
+# its root: the driving torque is (rho A L^3 / 3) w'(t) = 400 (6/15)(1 - cos(2 pi t/15)) N m, at
+# t = 2 s 52.939102982582... (to 1e-9), the work is the kinetic energy
+cfg="$configs/spinup.cfg"
+rk='--set integrator.method=rk4 --set integrator.dt=1e-3'
+# shellcheck disable=SC2086 # $rk: several options
+run 0 "$mbspar" run "$cfg" --quiet --out "$tmp/m0" --set 'model.bodies.[0].flexible.modes=0' \
+  --set 'model.bodies.[0].flexible.nodes=()' $rk --set integrator.t_end=2
+r=$("$py" - "$tmp/m0" <<'PY'
+import json, math, sys
+j = json.load(open(sys.argv[1] + "/run.json"))
+d = j["solver"]["drives"][0]
+want = 400 * 0.4 * (1 - math.cos(2 * math.pi * 2 / 15))
+err = abs(d["force_last"] - want) / want
+q = 0.4 * (2 * 2 / 2 + (15 / (2 * math.pi)) ** 2 * (math.cos(2 * math.pi * 2 / 15) - 1))
+print("torque %.12g against %.12g (rel %.1e), q %.12g against %.12g, E - W drift %.1e J"
+      % (d["force_last"], want, err, j["q"][0], q, j["energy_drift_max"]))
+sys.exit(0 if err < 1e-9 and abs(j["q"][0] - q) < 1e-12 and j["energy_drift_max"] < 1e-9
+         and d["body"] == "beam" and d["profile"] == "spinup" else 1)
+PY
+) || bad "m = 0 spin-up torque: $r"
+echo "m = 0 spin-up, 2 s: $r"
+# restart with a drive: the same bytes as one run (the work W is in the checkpointed state)
+# shellcheck disable=SC2086
+run 0 "$mbspar" run "$cfg" --quiet --out "$tmp/d1" $rk --set integrator.t_end=0.2
+# shellcheck disable=SC2086
+run 0 "$mbspar" run "$cfg" --quiet --out "$tmp/d2" $rk --set integrator.t_end=0.1
+# shellcheck disable=SC2086
+run 0 "$mbspar" run "$cfg" --quiet --restart "$tmp/d2/checkpoint.bin" $rk --set integrator.t_end=0.2
+{ cmp -s "$tmp/d1/trajectory.csv" "$tmp/d2/trajectory.csv" &&
+  cmp -s "$tmp/d1/energy.csv" "$tmp/d2/energy.csv"; } || bad "driven restart: outputs differ"
+head -n 1 "$tmp/d1/energy.csv" | grep -q ',work,total_minus_work,drive_beam$' ||
+  bad "energy.csv header: $(head -n 1 "$tmp/d1/energy.csv")"
+run 8 "$mbspar" run "$cfg" --quiet --out "$tmp/mo" --set 'drive=({body="beam"; profile="motion"; file="x.csv";})'
+{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'profile = "motion" cannot drive a model with flexible' "$tmp/err" &&
+  [ ! -e "$tmp/mo" ]; } || bad "motion drive: $(cat "$tmp/err")"
 [ "$fail" -eq 0 ] && echo "flex_spin: all checks passed"
 exit "$fail"
