@@ -39,3 +39,17 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(flex_energy_10s PROPERTIES LABELS slow PROCESSORS 1 TIMEOUT 300
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# geometric stiffening and drives of flexible bodies (issue 34, docs/flexible.md 5.3, 6, 9)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_spin COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_spin.sh $<TARGET_FILE:mbspar>
+                                  ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(flex_spin PROPERTIES LABELS mpi PROCESSORS 1 TIMEOUT 120
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
+# the spin-up beam over 30 s against 100 lumped links (slow)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_spinup_30s COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_spinup_slow.sh
+                                        $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(flex_spinup_30s PROPERTIES LABELS slow PROCESSORS 1 TIMEOUT 1500
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "flex_drive.h"
 #include "sim.h"
 #include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_flexmodes.h"
@@ -33,9 +34,12 @@ static void mbsp_flexNodesJson(mbsJson *j, const mbsModel *m, mbsFlexOracle *o, 
 
 typedef struct {
   const mbsModel *m;
+  const mbsConfig *cfg;
   mbsFlexOracle *o;
-  int nq, nv, ne, nx;           ///< sizes: nx = nq + ne + nv + ne
-  double *ydd;                  ///< (nv + ne)
+  mbspFlexDrive dr;   ///< driven joints (run only; flex_drive.h)
+  double *xd;         ///< (nx) scratch: the state with the driven joints on their profiles
+  int nq, nv, ne, nx; ///< sizes: nx = nq + ne + nv + ne, + 1 with drives (their work W, x[nx - 1])
+  double *ydd;        ///< (nv + ne)
   double *k[7], *xs, *xn, *err; ///< integrator stages and scratch (nx each)
   long evals, steps, rejected;
   double t, h;      ///< time and (dp5) the next step
@@ -45,9 +49,14 @@ typedef struct {
 
 // x' = f(x): q' from qd (quaternions: q' = q (x) (0, w) / 2, w in the body frame), eta' = etad,
 // [qd; etad]' from the oracle
-static mbsErr mbsp_flexRhs(mbspFlexRun *R, const double *x, double *f) {
+static mbsErr mbsp_flexRhs(mbspFlexRun *R, double t, const double *x, double *f) {
   const mbsModel *m = R->m;
   int nq = R->nq, nv = R->nv, ne = R->ne;
+  if (R->dr.k) { // driven joints on their profiles at the stage time t
+    memcpy(R->xd, x, sizeof(double) * (size_t)R->nx);
+    mbsp_flexDriveState(&R->dr, R->cfg, t, R->xd, R->xd + nq + ne);
+    x = R->xd;
+  }
   const double *q = x, *eta = x + nq, *y = x + nq + ne;
   for (int b = 0; b < m->nbody; b++) {
     int t0 = m->body_jnttype[b], qa = m->body_qadr[b], da = m->body_dofadr[b];
@@ -65,7 +74,11 @@ static mbsErr mbsp_flexRhs(mbspFlexRun *R, const double *x, double *f) {
     }
   }
   memcpy(f + nq, y + nv, sizeof(double) * (size_t)ne);
-  MBS_CALL(mbs_flexOracleAccel(R->o, q, y, eta, f + nq + ne));
+  if (R->dr.k) { // the prescribed accelerations, the driving forces and their power W'
+    MBS_CALL(mbsp_flexDriveAccel(&R->dr, R->cfg, R->o, t, q, y, eta, f + nq + ne, f + R->nx - 1));
+  } else {
+    MBS_CALL(mbs_flexOracleAccel(R->o, q, y, eta, f + nq + ne));
+  }
   R->evals++;
   for (int i = 0; i < nv + ne; i++)
     if (!isfinite(f[nq + ne + i]))
@@ -104,10 +117,24 @@ static mbsErr mbsp_flexEnergy(mbspFlexRun *R, const double *x, double *kin, doub
   return MBS_OK;
 }
 
+// an energy.csv row's values: kinetic, potential, elastic, total and with drives the work W,
+// total - W and the driving forces at state x (one more evaluation)
+static mbsErr mbsp_flexEnergyRow(mbspFlexRun *R, const double *x, double kin, double pot,
+                                 double ela, double *ev) {
+  ev[0] = kin, ev[1] = pot, ev[2] = ela, ev[3] = kin + pot + ela;
+  if (!R->dr.k) return MBS_OK;
+  double W = x[R->nx - 1], P;
+  int nq = R->nq, ne = R->ne;
+  ev[4] = W, ev[5] = ev[3] - W;
+  MBS_CALL(mbsp_flexDriveAccel(&R->dr, R->cfg, R->o, R->t, x, x + nq + ne, x + nq, R->ydd, &P));
+  for (int k = 0; k < R->dr.k; k++) ev[6 + k] = R->dr.tau[k];
+  return MBS_OK;
+}
+
 // one fixed step (euler, rk4) from x to R->xn
 static mbsErr mbsp_flexFixed(mbspFlexRun *R, int method, const double *x, double h) {
   int n = R->nx;
-  MBS_CALL(mbsp_flexRhs(R, x, R->k[0]));
+  MBS_CALL(mbsp_flexRhs(R, R->t, x, R->k[0]));
   if (method == MBS_INT_EULER) {
     for (int i = 0; i < n; i++) R->xn[i] = x[i] + h * R->k[0][i];
     return MBS_OK;
@@ -115,7 +142,7 @@ static mbsErr mbsp_flexFixed(mbspFlexRun *R, int method, const double *x, double
   static const double c[3] = {0.5, 0.5, 1};
   for (int s = 1; s < 4; s++) {
     for (int i = 0; i < n; i++) R->xs[i] = x[i] + c[s - 1] * h * R->k[s - 1][i];
-    MBS_CALL(mbsp_flexRhs(R, R->xs, R->k[s]));
+    MBS_CALL(mbsp_flexRhs(R, R->t + c[s - 1] * h, R->xs, R->k[s]));
   }
   for (int i = 0; i < n; i++)
     R->xn[i] = x[i] + h / 6 * (R->k[0][i] + 2 * R->k[1][i] + 2 * R->k[2][i] + R->k[3][i]);
@@ -126,14 +153,16 @@ static mbsErr mbsp_flexFixed(mbspFlexRun *R, int method, const double *x, double
 static mbsErr mbsp_flexDp5(mbspFlexRun *R, const double *x, double h, double tol, double *enorm) {
   const double(*a)[6] = mbs_dp5A, *e = mbs_dp5E; // src/integrator.c
   int n = R->nx;
-  MBS_CALL(mbsp_flexRhs(R, x, R->k[0]));
+  MBS_CALL(mbsp_flexRhs(R, R->t, x, R->k[0]));
   for (int s = 1; s < 7; s++) {
+    double cs = 0; // the stage's time: c_s = the row sum of a
+    for (int j = 0; j < s; j++) cs += a[s][j];
     for (int i = 0; i < n; i++) {
       double acc = 0;
       for (int j = 0; j < s; j++) acc += a[s][j] * R->k[j][i];
       R->xs[i] = x[i] + h * acc;
     }
-    MBS_CALL(mbsp_flexRhs(R, R->xs, R->k[s]));
+    MBS_CALL(mbsp_flexRhs(R, R->t + cs * h, R->xs, R->k[s]));
   }
   memcpy(R->xn, R->xs, sizeof(double) * (size_t)n); // stage 7 is at the 5th-order solution
   double sum = 0;
@@ -154,7 +183,8 @@ static uint64_t mbsp_flexFnv(const unsigned char *p, size_t n) {
 }
 
 // the model's fingerprint in a checkpoint: sizes, joint types, masses and every flexible body's
-// reduced M and K (a checkpoint of another model of the same size is refused)
+// reduced M and K, and which have stiffening off (a checkpoint of another model of the same size
+// is refused)
 static uint64_t mbsp_flexFingerprint(const mbsModel *m) {
   int64_t sz[3] = {m->nq, m->nv, m->nbody};
   uint64_t h = mbsp_flexFnv((const unsigned char *)sz, sizeof sz);
@@ -165,6 +195,7 @@ static uint64_t mbsp_flexFingerprint(const mbsModel *m) {
     size_t n2 = sizeof(mbsReal) * (size_t)md->m * (size_t)md->m;
     h ^= mbsp_flexFnv((const unsigned char *)md->M, n2) * (41 + 2 * (uint64_t)k);
     h ^= mbsp_flexFnv((const unsigned char *)md->K, n2) * (43 + 2 * (uint64_t)k);
+    if (!m->flex->b[k].stiffening) h ^= 0x9e3779b97f4a7c15ull * (47 + 2 * (uint64_t)k);
   }
   return h;
 }
@@ -257,18 +288,20 @@ static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R) {
   MBS_CALL(mbs_flexOracleCreate(m, &R->o));
   R->nq = m->nq, R->nv = m->nv, R->ne = mbs_flexOracleSize(R->o) - m->nv;
   R->nx = R->nq + 2 * R->ne + R->nv;
-  size_t n = (size_t)R->nx + 1;
+  size_t n = (size_t)R->nx + 2; // + the drives' work (mbsp_flexVerb)
   for (int s = 0; s < 7; s++) MBS_ALLOC(R->k[s], n);
   MBS_ALLOC(R->xs, n);
   MBS_ALLOC(R->xn, n);
   MBS_ALLOC(R->err, n);
+  MBS_ALLOC(R->xd, n);
   return MBS_OK;
 }
 
 static void mbsp_flexFree(mbspFlexRun *R) {
   mbs_flexOracleDestroy(&R->o);
   for (int s = 0; s < 7; s++) free(R->k[s]);
-  free(R->xs), free(R->xn), free(R->err);
+  free(R->xs), free(R->xn), free(R->err), free(R->xd);
+  mbsp_flexDriveFree(&R->dr);
 }
 
 // the initial state: q0, qd0, eta = etad = 0
@@ -313,7 +346,22 @@ static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
   mbspFlexRun *R = r->R;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", "flex_oracle");
+  if (R->dr.k) { // driven joints: as the rigid runs report them (parallel/sim_drive.c)
+    mbs_jsonBeginArray(j, "drives");
+    for (int k = 0; k < R->dr.k; k++) {
+      mbs_jsonBeginObject(j, NULL);
+      mbs_jsonString(j, "body", R->cfg->drives[k].body);
+      mbs_jsonString(j, "profile", mbs_drive_profile_names[R->cfg->drives[k].profile]);
+      mbs_jsonInt(j, "dof", R->dr.dof[k]);
+      mbs_jsonNumber(j, "force_last", R->dr.tau[k]);
+      mbs_jsonNumber(j, "force_max_abs", R->dr.max[k]);
+      mbs_jsonEndObject(j);
+    }
+    mbs_jsonEndArray(j);
+    mbs_jsonInt(j, "drive_solves", R->dr.solves);
+  }
   mbs_jsonEndObject(j);
+  if (R->dr.k) mbs_jsonNumber(j, "work", r->x[R->nx - 1]);
   mbs_jsonString(j, "integrator", r->integrator);
   mbs_jsonString(j, "stop", r->stop);
   mbs_jsonBool(j, "complete", !strcmp(r->stop, "t_end"));
@@ -360,6 +408,7 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
   }
   mbsp_flexInitial(R, x);
   R->t = 0, R->h = op->dt;
+  if (R->dr.k) mbsp_flexDriveState(&R->dr, cfg, 0, x, x + R->nq + R->ne); // on the profiles
   if (cli->restart) MBS_CALL(mbsp_flexCkptRead(cli->restart, R, x));
   if (mkdir(dir, 0777) && errno != EEXIST)
     return mbs_errSet(MBS_ERR_IO, "%s: cannot create: %s", dir, strerror(errno));
@@ -396,17 +445,21 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
         for (int c = 0; c < 3; c++)
           fprintf(ft, ",node_%s_%s_%c", m->flex->b[k].name, m->flex->b[k].node_name[n], "xyz"[c]);
     fputc('\n', ft);
-    fputs("t,kinetic,potential,elastic,total\n", fe);
+    fputs("t,kinetic,potential,elastic,total", fe);
+    if (R->dr.k) fputs(",work,total_minus_work", fe);
+    for (int k = 0; k < R->dr.k; k++) fprintf(fe, ",drive_%s", cfg->drives[k].body);
+    fputc('\n', fe);
   }
   mbsErr e = MBS_OK;
-  double kin, pot, ela, ev[4];
+  double kin, pot, ela, ev[6 + MBS_DRIVE_MAX];
+  int nev = R->dr.k ? 6 + R->dr.k : 4;
   e = mbsp_flexEnergy(R, x, &kin, &pot, &ela);
-  R->E0 = kin + pot + ela;
+  R->E0 = kin + pot + ela - (R->dr.k ? x[R->nx - 1] : 0); // E - W is conserved
   int every = cfg->out_every > 0 ? cfg->out_every : 1, ckev = cfg->out_checkpoint_every;
   if (!e && !cli->restart) {
     mbsp_flexTrajRow(ft, R, x);
-    ev[0] = kin, ev[1] = pot, ev[2] = ela, ev[3] = kin + pot + ela;
-    mbsp_flexCsvRow(fe, R->t, ev, 4);
+    e = mbsp_flexEnergyRow(R, x, kin, pot, ela, ev);
+    if (!e) mbsp_flexCsvRow(fe, R->t, ev, nev);
   }
   double tend = op->t_end, tol = op->int_tol;
   // SIGTERM, SIGUSR1, SIGINT: finish the step, write the checkpoint and stop (exit 10), as the
@@ -437,15 +490,18 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
     }
     memcpy(x, R->xn, sizeof(double) * (size_t)R->nx);
     mbsp_flexNormalize(m, x);
+    if (R->dr.k) mbsp_flexDriveState(&R->dr, cfg, R->t, x, x + R->nq + R->ne);
     R->steps++;
     e = mbsp_flexEnergy(R, x, &kin, &pot, &ela);
     if (e) break;
-    R->drift = fmax(R->drift, fabs(kin + pot + ela - R->E0)), R->emax = fmax(R->emax, ela);
+    double W = R->dr.k ? x[R->nx - 1] : 0;
+    R->drift = fmax(R->drift, fabs(kin + pot + ela - W - R->E0)), R->emax = fmax(R->emax, ela);
     int last = R->t >= tend * (1 - 1e-14);
     if (R->steps % every == 0 || last) {
       mbsp_flexTrajRow(ft, R, x);
-      ev[0] = kin, ev[1] = pot, ev[2] = ela, ev[3] = kin + pot + ela;
-      mbsp_flexCsvRow(fe, R->t, ev, 4);
+      e = mbsp_flexEnergyRow(R, x, kin, pot, ela, ev);
+      if (e) break;
+      mbsp_flexCsvRow(fe, R->t, ev, nev);
       fflush(ft), fflush(fe); // every output row reaches the file (a kill loses no complete row)
     }
     int stopping = mbsp_simPendingSignal() != 0;
@@ -463,9 +519,15 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
   mbspFlexRunOut ro = {R, x, mbs_integratorName(method), kin + pot + ela, stop};
   if (mbsp_cliTable(cli))
     printf("flexible run (serial oracle, %s): t = %.6g s, %ld steps (%ld rejected), %ld "
-           "evaluations; energy %.12g -> %.12g J (largest drift %.3g J, largest elastic %.3g J)\n",
+           "evaluations; energy %.12g -> %.12g J (largest drift %.3g J%s, largest elastic %.3g "
+           "J)\n",
            ro.integrator, R->t, R->steps, R->rejected, R->evals, R->E0, ro.E_final, R->drift,
-           R->emax);
+           R->dr.k ? " of E - W" : "", R->emax);
+  for (int k = 0; mbsp_cliTable(cli) && k < R->dr.k; k++)
+    printf("  drive %-12s %s: driving force %.6g at the end, largest %.6g (N m or N); work %.12g "
+           "J\n",
+           cfg->drives[k].body, mbs_drive_profile_names[cfg->drives[k].profile], R->dr.tau[k],
+           R->dr.max[k], x[R->nx - 1]);
   e = mbsp_emit(&c, comm, cfg, m, mbsp_flexRunJson, &ro);
   if (!e && sig) {
     char ck[4200], cmd[7000];
@@ -572,7 +634,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   mbsErr e = mbsp_flexCreate(m, &R);
   double *x = NULL;
   if (!e) {
-    x = calloc((size_t)R.nx + 1, sizeof(double));
+    x = calloc((size_t)R.nx + 2, sizeof(double)); // + the drives' work
     R.ydd = calloc((size_t)(R.nv + R.ne) + 1, sizeof(double));
     if (!x || !R.ydd) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
@@ -600,7 +662,10 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   } else if (!e && cli->verb->run == mbsp_verbStatic) {
     e = mbsp_flexStatic(cli, comm, cfg, &R, x);
   } else if (!e) {
-    e = mbsp_flexRunLoop(cli, comm, cfg, m, &R, x);
+    R.cfg = cfg;
+    e = mbsp_flexDriveSetup(&R.dr, cfg, m, R.nv + R.ne);
+    if (!e && R.dr.k) R.nx++; // the drives' work W joins the state (its rate is their power)
+    if (!e) e = mbsp_flexRunLoop(cli, comm, cfg, m, &R, x);
   }
   free(x), free(R.ydd);
   mbsp_flexFree(&R);
@@ -633,11 +698,11 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "%s:%d: body \"%s\" is flexible: output.format = hdf5 cannot hold flexible "
                       "runs yet (csv does; docs/flexible.md 6)",
                       f, line, name);
-  if (m->nloop || m->nforce || cfg->ndrive || cfg->torques || !fb || m->local)
+  if (m->nloop || m->nforce || cfg->torques || !fb || m->local)
     return mbs_errSet(
         MBS_ERR_UNSUPPORTED,
-        "%s:%d: body \"%s\" is flexible: closed loops, spring-dampers, drives and "
-        "joint torque tables cannot run with flexible bodies yet (docs/flexible.md 6)",
+        "%s:%d: body \"%s\" is flexible: closed loops, spring-dampers and joint torque tables "
+        "cannot run with flexible bodies yet (docs/flexible.md 6)",
         f, line, name);
   return MBS_OK;
 }

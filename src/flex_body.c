@@ -86,9 +86,9 @@ void mbs_flexReport(FILE *f, const mbsFlexSet *s) {
     const mbsFlexBody *b = s->b + k;
     fprintf(f,
             "  flexible body %-12s %d modal coordinates (%d constraint modes of %d node(s), %d "
-            "fixed-interface modes), beam %g m of %d elements, damping %g\n",
+            "fixed-interface modes), beam %g m of %d elements, damping %g, stiffening %s\n",
             b->name, b->modal.m, 6 * b->nnodes, b->nnodes, b->spec.modes, b->spec.length,
-            b->spec.elements, b->damping);
+            b->spec.elements, b->damping, b->stiffening ? "on" : "off");
     fprintf(f, "    fixed-interface frequencies (Hz):");
     for (int i = 0; i < b->spec.modes; i++)
       fprintf(f, " %.6g", b->modal.omega_fixed[i] / (2 * M_PI));
@@ -110,6 +110,7 @@ void mbs_flexJson(mbsJson *j, const mbsFlexSet *s) {
     mbs_jsonInt(j, "constraint_modes", 6 * b->nnodes);
     mbs_jsonInt(j, "fixed_interface_modes", b->spec.modes);
     mbs_jsonNumberArray(j, "omega_fixed", b->modal.omega_fixed, b->spec.modes);
+    mbs_jsonBool(j, "stiffening", b->stiffening);
     mbs_jsonBeginArray(j, "nodes");
     for (int i = 0; i < b->nnodes; i++) {
       mbs_jsonBeginObject(j, NULL);

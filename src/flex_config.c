@@ -82,7 +82,7 @@ static mbsErr mbs_cfgFlexNodes(const mbsConfig *c, const mbsCs *fl, const char *
 
 mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, const char *what,
                        mbsFlexBody *fb) {
-  static const char *const fkeys[] = {"beam", "modes", "damping", "nodes", NULL};
+  static const char *const fkeys[] = {"beam", "modes", "damping", "nodes", "stiffening", NULL};
   static const char *const bkeys[] = {"length", "E", "rho", "area",     "Iy",
                                       "Iz",     "G", "J",   "elements", NULL};
   // the body's mass properties follow from the beam: giving them too is an error
@@ -90,6 +90,7 @@ mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, cons
                                       "radius", "direction", "length",  NULL};
   memset(fb, 0, sizeof *fb);
   mbs_flexBeamDefault(&fb->spec);
+  fb->stiffening = 1;
   for (int k = 0; rigid[k]; k++) {
     const mbsCs *s = config_setting_get_member(b, rigid[k]);
     if (s)
@@ -120,6 +121,14 @@ mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, cons
   const mbsCs *ds = config_setting_get_member(fl, "damping");
   if (ds && !(fb->damping >= 0 && isfinite(fb->damping)))
     return mbs_cfgFail(c, ds, "%s: flexible.damping must be >= 0 (got %g)", what, fb->damping);
+  const mbsCs *st = config_setting_get_member(fl, "stiffening");
+  if (st) {
+    if (config_setting_type(st) != CONFIG_TYPE_BOOL)
+      return mbs_cfgFail(c, st,
+                         "%s: flexible.stiffening: wrong type: expected true or false, got %s",
+                         what, mbs_cfgTypeName(st));
+    fb->stiffening = config_setting_get_bool(st);
+  }
   // the beam's properties before the nodes (a node is checked against the length)
   const mbsReal pos[] = {fb->spec.length, fb->spec.E,  fb->spec.rho,
                          fb->spec.area,   fb->spec.Iy, fb->spec.Iz};

@@ -20,14 +20,18 @@
 
 typedef struct {
   const mbsFlexBody *fb;
-  int col;       ///< first column of its eta in [v; eta]
-  int np;        ///< quadrature points
-  mbsReal *x;    ///< (np) their positions along the beam axis
-  mbsReal *dm;   ///< (np) their masses, rho A w
-  mbsReal *jt;   ///< (np) their cross-sections' polar inertia, rho (Iy + Iz) w
-  mbsReal *phit; ///< (np x 3 x m) translation shapes at the points (body frame)
-  mbsReal *phix; ///< (np x m) torsion rotation shapes at the points
-  mbsReal *D;    ///< (m x m) modal damping
+  int col;        ///< first column of its eta in [v; eta]
+  int np;         ///< quadrature points
+  mbsReal *x;     ///< (np) their positions along the beam axis
+  mbsReal *dm;    ///< (np) their masses, rho A w
+  mbsReal *jt;    ///< (np) their cross-sections' polar inertia, rho (Iy + Iz) w
+  mbsReal *phit;  ///< (np x 3 x m) translation shapes at the points (body frame)
+  mbsReal *phix;  ///< (np x m) torsion rotation shapes at the points
+  mbsReal *D;     ///< (m x m) modal damping
+  mbsReal *G;     ///< (np x m x m) geometric stiffening: int_0^x (v'^T v' + w'^T w') at the points,
+                  ///< so the axial shortening there is -eta^T G eta / 2 (NULL: stiffening off)
+  mbsReal *Gnode; ///< (nnodes x m x m) G at the named nodes (NULL: stiffening off)
+  mbsReal *ge;    ///< (2 m) scratch
 } mbsFoBody;
 
 struct mbsFlexOracle {
@@ -38,6 +42,7 @@ struct mbsFlexOracle {
   int *flexof;    ///< (nbody) index into f, -1 for a rigid body
   int *nodefe;    ///< (nbody) FE node of the parent a body hangs from (-1: the parent's frame)
   mbsReal *nodex; ///< (nbody) that node's undeformed position along the parent's x axis
+  const mbsReal **nodeG; ///< (nbody) G (m x m) of the parent at that node (NULL: none or off)
   // per-evaluation workspace
   mbsReal *Rw, *pw, *om, *vo, *al, *ao; ///< (nbody x 9 / 3) world pose, twist, bias accelerations
   mbsReal *Jw, *Jv;                     ///< (nbody x 3 x N) angular and linear (origin) Jacobians
@@ -62,8 +67,10 @@ void mbs_flexOracleDestroy(mbsFlexOracle **po) {
   mbsFlexOracle *o = *po;
   for (int k = 0; o->f && k < o->nf; k++) {
     mbsFoBody *b = o->f + k;
-    free(b->x), free(b->dm), free(b->jt), free(b->phit), free(b->phix), free(b->D);
+    free(b->x), free(b->dm), free(b->jt), free(b->phit), free(b->phix), free(b->D), free(b->G),
+        free(b->Gnode), free(b->ge);
   }
+  free(o->nodeG);
   free(o->f), free(o->flexof), free(o->nodefe), free(o->nodex), free(o->Rw), free(o->pw),
       free(o->om), free(o->vo), free(o->al);
   free(o->ao), free(o->Jw), free(o->Jv), free(o->Jg), free(o->Jwn), free(o->Jvn), free(o->M),
@@ -72,12 +79,71 @@ void mbs_flexOracleDestroy(mbsFlexOracle **po) {
   *po = NULL;
 }
 
+static const double mbs_fo_gx[MBS_FO_GAUSS] = {0.0694318442029737, 0.3300094782075719,
+                                               0.6699905217924281, 0.9305681557970263};
+static const double mbs_fo_gw[MBS_FO_GAUSS] = {0.1739274225687269, 0.3260725774312731,
+                                               0.3260725774312731, 0.1739274225687269};
+
+// the transverse slopes v' and w' (m each) of the modes at local coordinate xi of element e
+// (the derivatives of the cubic Hermite functions; thz = v', thy = -w')
+static void mbs_foSlopes(const mbsFlexModal *md, int e, double xi, mbsReal *sv, mbsReal *sw) {
+  int m = md->m;
+  mbsReal h = md->x[e + 1] - md->x[e];
+  const mbsReal *Pi = md->Phi + (size_t)6 * e * m, *Pj = md->Phi + (size_t)6 * (e + 1) * m;
+  double d1 = (-6 * xi + 6 * xi * xi) / h, d2 = 1 - 4 * xi + 3 * xi * xi,
+         d3 = (6 * xi - 6 * xi * xi) / h, d4 = -2 * xi + 3 * xi * xi;
+  for (int c = 0; c < m; c++) {
+    sv[c] = d1 * Pi[1 * m + c] + d2 * Pi[5 * m + c] + d3 * Pj[1 * m + c] + d4 * Pj[5 * m + c];
+    sw[c] = d1 * Pi[2 * m + c] - d2 * Pi[4 * m + c] + d3 * Pj[2 * m + c] - d4 * Pj[4 * m + c];
+  }
+}
+
+// G(x) = int_0^x (v'^T v' + w'^T w') dx (m x m) at local coordinate xi of element e, by 4-point
+// Gauss on each whole element before e and on [0, xi] of e (the integrand is a polynomial of
+// degree 4 in x: exact); sv, sw scratch (m each)
+static void mbs_foGAt(const mbsFlexModal *md, int e, double xi, mbsReal *G, mbsReal *sv,
+                      mbsReal *sw) {
+  int m = md->m;
+  memset(G, 0, sizeof(mbsReal) * (size_t)m * (size_t)m);
+  for (int k = 0; k <= e; k++) {
+    double span = k < e ? 1.0 : xi, h = md->x[k + 1] - md->x[k];
+    if (span <= 0) continue;
+    for (int g = 0; g < MBS_FO_GAUSS; g++) {
+      double w = mbs_fo_gw[g] * span * h;
+      mbs_foSlopes(md, k, mbs_fo_gx[g] * span, sv, sw);
+      for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) G[(size_t)i * m + j] += w * (sv[i] * sv[j] + sw[i] * sw[j]);
+    }
+  }
+}
+
+// the FE node nearest to x
+static int mbs_foNearestFe(const mbsFlexModal *md, mbsReal x) {
+  int best = 0;
+  for (int i = 1; i < md->nfe; i++)
+    if (fabs(md->x[i] - x) < fabs(md->x[best] - x)) best = i;
+  return best;
+}
+
+// the axial shortening -eta^T G eta / 2 at a point (docs/flexible.md 5.3): u2, its rate
+// u2d = -(G eta) . etad (so its Jacobian in the eta columns is -(G eta) = -ge) and its bias
+// acceleration (at etadd = 0) u2b = -etad^T G etad
+static void mbs_foShorten(int m, const mbsReal *G, const mbsReal *et, const mbsReal *etd,
+                          mbsReal *ge, mbsReal *u2, mbsReal *u2d, mbsReal *u2b) {
+  mbsReal a = 0, b = 0, c = 0;
+  for (int i = 0; i < m; i++) {
+    mbsReal gi = 0, hi = 0;
+    const mbsReal *Gi = G + (size_t)i * m;
+    for (int j = 0; j < m; j++) gi += Gi[j] * et[j], hi += Gi[j] * etd[j];
+    ge[i] = gi;
+    a += et[i] * gi, b += etd[i] * gi, c += etd[i] * hi;
+  }
+  *u2 = -0.5 * a, *u2d = -b, *u2b = -c;
+}
+
 // the points of body fb: positions, masses and the shapes interpolated by the element functions
 static mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
-  static const double gx[MBS_FO_GAUSS] = {0.0694318442029737, 0.3300094782075719,
-                                          0.6699905217924281, 0.9305681557970263};
-  static const double gw[MBS_FO_GAUSS] = {0.1739274225687269, 0.3260725774312731,
-                                          0.3260725774312731, 0.1739274225687269};
+  const double *gx = mbs_fo_gx, *gw = mbs_fo_gw;
   const mbsFlexBeamSpec *s = &fb->spec;
   const mbsFlexModal *md = &fb->modal;
   int ne = s->elements, m = md->m, np = MBS_FO_GAUSS * ne;
@@ -90,6 +156,20 @@ static mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
   b->D = calloc((size_t)m * (size_t)m + 1, sizeof(mbsReal));
   if (!b->x || !b->dm || !b->jt || !b->phit || !b->phix || !b->D)
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible oracle)");
+  if (fb->stiffening && m > 0) {
+    b->G = malloc(sizeof(mbsReal) * (size_t)np * (size_t)m * (size_t)m);
+    b->ge = malloc(sizeof(mbsReal) * 2 * (size_t)m);
+    if (!b->G || !b->ge) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible oracle)");
+    for (int e = 0; e < ne; e++)
+      for (int g = 0; g < MBS_FO_GAUSS; g++)
+        mbs_foGAt(md, e, gx[g], b->G + (size_t)(MBS_FO_GAUSS * e + g) * m * m, b->ge, b->ge + m);
+    b->Gnode = calloc((size_t)fb->nnodes * (size_t)m * (size_t)m + 1, sizeof(mbsReal));
+    if (!b->Gnode) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible oracle)");
+    for (int j = 0; j < fb->nnodes; j++) { // at the end of the element before the node
+      int fe = mbs_foNearestFe(md, s->node_x[j]);
+      if (fe > 0) mbs_foGAt(md, fe - 1, 1.0, b->Gnode + (size_t)j * m * m, b->ge, b->ge + m);
+    }
+  }
   for (int e = 0; e < ne; e++) {
     mbsReal x0 = md->x[e], h = md->x[e + 1] - md->x[e];
     const mbsReal *Pi = md->Phi + (size_t)6 * e * m, *Pj = md->Phi + (size_t)6 * (e + 1) * m;
@@ -134,8 +214,9 @@ mbsErr mbs_flexOracleCreate(const mbsModel *m, mbsFlexOracle **po) {
   o->flexof = malloc(sizeof(int) * (size_t)(m->nbody + 1));
   o->nodefe = malloc(sizeof(int) * (size_t)(m->nbody + 1));
   o->nodex = malloc(sizeof(mbsReal) * (size_t)(m->nbody + 1));
+  o->nodeG = calloc((size_t)m->nbody + 1, sizeof *o->nodeG);
   o->f = calloc((size_t)o->nf + 1, sizeof *o->f);
-  if (!o->flexof || !o->nodefe || !o->nodex || !o->f)
+  if (!o->flexof || !o->nodefe || !o->nodex || !o->nodeG || !o->f)
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   for (int b = 0; b < m->nbody; b++) o->flexof[b] = o->nodefe[b] = -1, o->nodex[b] = 0;
   for (int k = 0; k < o->nf; k++) {
@@ -159,6 +240,7 @@ mbsErr mbs_flexOracleCreate(const mbsModel *m, mbsFlexOracle **po) {
     for (int i = 1; i < md->nfe; i++)
       if (fabs(md->x[i] - x) < fabs(md->x[best] - x)) best = i;
     o->nodefe[c] = best, o->nodex[c] = x;
+    if (o->f[k].Gnode) o->nodeG[c] = o->f[k].Gnode + (size_t)nd * md->m * md->m;
   }
   size_t nb = (size_t)m->nbody, N = (size_t)o->N;
   o->Rw = malloc(sizeof(mbsReal) * 9 * nb + 1);
@@ -223,9 +305,9 @@ static void mbs_foTangent(const mbsReal *th, mbsReal ca, mbsReal cb, const mbsRe
 // The frame of node fe of flexible body p (its world pose, twist, bias accelerations and
 // Jacobians into o->Jwn, o->Jvn): origin at the deformed node s = x e_x + Phi_t eta, rotation
 // R_p exp([th]x) with th = Phi_r eta (docs/flexible.md 5.5)
-static void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const mbsReal *y,
-                            const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn,
-                            mbsReal *von, mbsReal *aln, mbsReal *aon) {
+static void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const mbsReal *Gn,
+                            const mbsReal *y, const mbsReal *eta, mbsReal *Rn, mbsReal *pn,
+                            mbsReal *omn, mbsReal *von, mbsReal *aln, mbsReal *aon) {
   const mbsModel *m = o->m;
   int N = o->N;
   const mbsFoBody *fo = o->f + o->flexof[p];
@@ -241,6 +323,9 @@ static void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const m
       s[i] += Ph[i * mm + c] * et[c], ud[i] += Ph[i * mm + c] * etd[c];
       th[i] += Ph[(3 + i) * mm + c] * et[c], thd[i] += Ph[(3 + i) * mm + c] * etd[c];
     }
+  mbsReal u2 = 0, u2d = 0, u2b = 0; // the axial shortening at the node (5.3)
+  if (Gn) mbs_foShorten(mm, Gn, et, etd, fo->ge, &u2, &u2d, &u2b);
+  s[0] += u2, ud[0] += u2d;
   mbsReal E[9], ca, cb, da, db;
   mbs_foRotvec(th, E, &ca, &cb, &da, &db);
   for (int i = 0; i < 3; i++)
@@ -268,7 +353,7 @@ static void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const m
   mbs_foCross(alp, d, c2);
   mbs_foCross(omp, c1, c3);
   mbs_foCross(omp, uw, c1);
-  for (int i = 0; i < 3; i++) aon[i] = aop[i] + c2[i] + c3[i] + 2 * c1[i];
+  for (int i = 0; i < 3; i++) aon[i] = aop[i] + c2[i] + c3[i] + 2 * c1[i] + u2b * Rp[3 * i];
   // Jacobians: Jw = Jw_p + R_p T Phi_r E, Jv = Jv_p - [d]x Jw_p + R_p Phi_t E
   const mbsReal *Jwp = o->Jw + (size_t)3 * p * N, *Jvp = o->Jv + (size_t)3 * p * N;
   for (int c = 0; c < N; c++) {
@@ -278,7 +363,7 @@ static void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const m
   }
   for (int c = 0; c < mm; c++) {
     mbsReal r[3] = {Ph[3 * mm + c], Ph[4 * mm + c], Ph[5 * mm + c]}, t[3], tw[3];
-    mbsReal u[3] = {Ph[c], Ph[mm + c], Ph[2 * mm + c]};
+    mbsReal u[3] = {Ph[c] - (Gn ? fo->ge[c] : 0), Ph[mm + c], Ph[2 * mm + c]};
     mbs_foTangent(th, ca, cb, r, t);
     mbs_foMat3Vec(Rp, t, tw);
     mbs_foMat3Vec(Rp, u, t);
@@ -310,7 +395,8 @@ static void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *
     const mbsReal *Jvp = p < 0 ? NULL : o->Jv + (size_t)3 * p * N;
     mbsReal Rn[9], pn[3], omn[3], von[3], aln[3], aon[3];
     if (p >= 0 && o->nodefe[b] >= 0) { // on a node: the parent frame is the node's
-      mbs_foNodeFrame(o, p, o->nodefe[b], o->nodex[b], y, eta, Rn, pn, omn, von, aln, aon);
+      mbs_foNodeFrame(o, p, o->nodefe[b], o->nodex[b], o->nodeG[b], y, eta, Rn, pn, omn, von, aln,
+                      aon);
       Rp = Rn, pp = pn, omp = omn, vop = von, alp = aln, aop = aon, Jwp = o->Jwn, Jvp = o->Jvn;
       r[0] -= o->nodex[b]; // the joint's origin is measured from the node
     }
@@ -451,25 +537,28 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
     for (int p = 0; p < fo->np; p++) {
       const mbsReal *T = fo->phit + (size_t)3 * p * mm, *X = fo->phix + (size_t)p * mm;
       mbsReal s[3] = {fo->x[p], 0, 0}, ud[3] = {0, 0, 0}, rs[3], uw[3], a[3], c1[3], c2[3];
-      mbsReal thd = 0;
+      mbsReal thd = 0, u2 = 0, u2d = 0, u2b = 0;
       for (int c = 0; c < mm; c++) {
         for (int i = 0; i < 3; i++) s[i] += T[i * mm + c] * et[c], ud[i] += T[i * mm + c] * etd[c];
         thd += X[c] * etd[c];
       }
+      const mbsReal *Gp = fo->G ? fo->G + (size_t)p * mm * mm : NULL;
+      if (Gp) mbs_foShorten(mm, Gp, et, etd, fo->ge, &u2, &u2d, &u2b); // 5.3
+      s[0] += u2, ud[0] += u2d;
       mbs_foMat3Vec(Rw, s, rs);
       mbs_foMat3Vec(Rw, ud, uw);
       mbs_foPointJac(N, Jw, Jv, rs, Jg);
-      for (int c = 0; c < mm; c++) { // + R Phi_t in the eta columns
-        mbsReal t[3] = {T[c], T[mm + c], T[2 * mm + c]}, tw[3];
+      for (int c = 0; c < mm; c++) { // + R (Phi_t - e_x (G eta)^T) in the eta columns
+        mbsReal t[3] = {T[c] - (Gp ? fo->ge[c] : 0), T[mm + c], T[2 * mm + c]}, tw[3];
         mbs_foMat3Vec(Rw, t, tw);
         for (int i = 0; i < 3; i++) Jg[i * N + col + c] += tw[i];
       }
-      // a = ao + al x rs + om x (om x rs) + 2 om x (R Phi_t etad)
+      // a = ao + al x rs + om x (om x rs) + 2 om x (R s_dot) + R e_x u2b
       mbs_foCross(al, rs, c1);
       mbs_foCross(om, rs, c2);
       mbs_foCross(om, c2, a);
       mbs_foCross(om, uw, c2);
-      for (int i = 0; i < 3; i++) a[i] += ao[i] + c1[i] + 2 * c2[i];
+      for (int i = 0; i < 3; i++) a[i] += ao[i] + c1[i] + 2 * c2[i] + u2b * ex[i];
       mbs_foPoint(o, fo->dm[p], Jg, a);
       // the cross-section's polar inertia jt about body x, spinning at e_x . omega + phi_x etad
       // (T = jt/2 (e_x . omega_body + phi_x etad)^2): js = e_x^T Jw + phi_x E
@@ -543,9 +632,11 @@ mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
     const mbsReal *et = eta + (fo->col - m->nv);
     for (int p = 0; p < fo->np; p++) {
       const mbsReal *Tp = fo->phit + (size_t)3 * p * mm;
-      mbsReal s[3] = {fo->x[p], 0, 0}, rs[3];
+      mbsReal s[3] = {fo->x[p], 0, 0}, rs[3], u2 = 0, u2d, u2b;
       for (int c = 0; c < mm; c++)
         for (int i = 0; i < 3; i++) s[i] += Tp[i * mm + c] * et[c];
+      if (fo->G) mbs_foShorten(mm, fo->G + (size_t)p * mm * mm, et, et, fo->ge, &u2, &u2d, &u2b);
+      s[0] += u2;
       mbs_foMat3Vec(Rw, s, rs);
       for (int i = 0; i < 3; i++) V -= fo->dm[p] * g[i] * (pw[i] + rs[i]);
     }
@@ -561,10 +652,9 @@ mbsErr mbs_flexOracleNodePose(mbsFlexOracle *o, const mbsReal *q, const mbsReal 
   const mbsFlexBody *fb = o->f[k].fb;
   const mbsFlexModal *md = &fb->modal;
   mbsReal x = fb->spec.node_x[j], om[3], v[3], al[3], a[3];
-  int fe = 0;
-  for (int i = 1; i < md->nfe; i++)
-    if (fabs(md->x[i] - x) < fabs(md->x[fe] - x)) fe = i;
+  int fe = mbs_foNearestFe(md, x);
+  const mbsReal *Gn = o->f[k].Gnode ? o->f[k].Gnode + (size_t)j * md->m * md->m : NULL;
   mbs_foKinematics(o, q, y, eta);
-  mbs_foNodeFrame(o, fb->body, fe, x, y, eta, R, pos, om, v, al, a);
+  mbs_foNodeFrame(o, fb->body, fe, x, Gn, y, eta, R, pos, om, v, al, a);
   return MBS_OK;
 }

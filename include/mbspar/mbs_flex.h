@@ -84,7 +84,9 @@ typedef struct {
   mbsFlexBeamSpec spec;     ///< the beam and its reduction settings, as given
   mbsFlexModal modal;       ///< the reduced data (mbs_flexBeamReduce)
   mbsReal damping;          ///< modal damping ratio (of the fixed-interface modes), >= 0
-  int nnodes;               ///< named nodes (= spec.nnodes), node k at spec.node_x[k] on the x axis
+  int stiffening; ///< 1: the axial shortening of the transverse modes in the kinematics (geometric
+                  ///< stiffening, docs/flexible.md 5.3; flexible.stiffening, default true)
+  int nnodes;     ///< named nodes (= spec.nnodes), node k at spec.node_x[k] on the x axis
   char node_name[MBS_FLEX_MAX_NODES][MBS_FLEX_NAME];
 } mbsFlexBody;
 
