@@ -82,18 +82,25 @@ for model in "${mlist[@]}"; do
     ;;
   esac
   for storage in "${storages[@]}"; do
+    # one rank: the default method (auto: aba), and schur for the same method as at several
+    # ranks; several: schur, the distributed method auto picks when every rank has a core (on a
+    # machine with fewer cores than ranks auto runs it on one rank per core and the others hold
+    # nothing, which would not measure P ranks)
+    cases=()
     for np in "${rlist[@]}"; do
+      ((np == 1)) && cases+=("1:default")
+      cases+=("$np:schur")
+    done
+    for c in "${cases[@]}"; do
+      np=${c%%:*}
       env=()
       [[ $storage == replicated ]] && env=(-x MBSPAR_MODEL=full)
       rm -f "$work/a.json"
-      # one rank: the default method (auto: aba); several: schur, the distributed method auto
-      # picks when every rank has a core (on a machine with fewer cores than ranks auto runs it
-      # on one rank per core and the others hold nothing, which would not measure P ranks)
       meth=()
-      ((np > 1)) && meth=(--set 'solver.method="schur"')
+      [[ ${c#*:} == schur ]] && meth=(--set 'solver.method="schur"')
       if ! mpirun -n "$np" --oversubscribe "${env[@]}" "$bdir/mbspar" accel "${args[@]}" \
         "${meth[@]}" --quiet --json "$work/a.json" --force 2>"$work/err"; then
-        echo "memory.sh: $model $storage np=$np failed: $(head -c 300 "$work/err")" >&2
+        echo "memory.sh: $model $storage np=$np ${c#*:} failed: $(head -c 300 "$work/err")" >&2
         continue
       fi
       python3 - "$work/a.json" "$model" "$storage" "$np" >>"$out" <<'PY'
@@ -106,7 +113,7 @@ print(json.dumps({"kind": "run", "model": sys.argv[2], "storage": sys.argv[3],
                   "max_rank": r["max_rank"], "model_storage": d["model"].get("storage"),
                   "method": d["solver"]["method"], "time_per_eval_s": d["time_per_eval_s"]}))
 PY
-      echo "memory.sh: $model $storage np=$np done" >&2
+      echo "memory.sh: $model $storage np=$np ${c#*:} done" >&2
     done
   done
 done
@@ -129,24 +136,32 @@ with open(sys.argv[2], "w") as f:
             sel = [r for r in runs if r["model"] == mo and r["storage"] == st]
             if not sel:
                 continue
-            base = [r for r in sel if r["ranks"] == 1]
-            b = base[0]["rss_max"] if base else float("nan")
+            one = [r for r in sel if r["ranks"] == 1]
+            dflt = [r for r in one if r["method"] != "schur"] or one
+            sch = [r for r in one if r["method"] == "schur"] or one
+            b = dflt[0]["rss_max"] if dflt else float("nan")
+            bs = sch[0]["rss_max"] if sch else float("nan")
             how = "the engine's storage" if st == "distributed" else "MBSPAR_MODEL=full"
             f.write(f"\n## {names.get(mo, mo)}, {how}\n\n")
+            f.write(f"One-rank peaks: {b / mb:.0f} MiB with {dflt[0]['method'] if dflt else '?'} "
+                    f"(the default), {bs / mb:.0f} MiB with schur.\n\n")
             f.write("| P | bodies | method | model storage | min MiB | max MiB (rank) | max / one rank "
-                    "| target 1.5/P | excess over 1.5/P, MiB |\n")
-            f.write("|---:|---:|---|---|---:|---:|---:|---:|---:|\n")
+                    "(default) | max / one rank (schur) | target 1.5/P | excess over 1.5/P x "
+                    "one-rank (default), MiB |\n")
+            f.write("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|\n")
             for r in sel:
                 p = r["ranks"]
                 ex = max(0.0, r["rss_max"] - 1.5 / p * b) / mb if p > 1 else 0.0
                 f.write(f"| {p} | {r['bodies']} | {r['method']} | {r['model_storage']} | "
                         f"{r['rss_min'] / mb:.0f} | {r['rss_max'] / mb:.0f} ({r['max_rank']}) | "
-                        f"{r['rss_max'] / b:.3f} | {min(1.0, 1.5 / p):.3f} | {ex:.0f} |\n")
+                        f"{r['rss_max'] / b:.3f} | {r['rss_max'] / bs:.3f} | "
+                        f"{min(1.0, 1.5 / p):.3f} | {ex:.0f} |\n")
 with open(sys.argv[3], "w") as f:
     for mo in ("chain", "urdf", "ladder"):
         f.write(f"# {mo}\n")
         for r in (x for x in runs if x["model"] == mo and x["storage"] == "distributed"):
-            f.write(f"{r['ranks']} {r['rss_max'] / mb:.1f}\n")
+            if r["ranks"] > 1 or r["method"] != "schur":
+                f.write(f"{r['ranks']} {r['rss_max'] / mb:.1f}\n")
         f.write("\n\n")
 print(open(sys.argv[2]).read())
 PY
