@@ -15,6 +15,13 @@ if(MBS_ENABLE_URDF)
                                          2 ${MPIEXEC_PREFLAGS} --oversubscribe)
     set_tests_properties(urdf_drive.np2 PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
                          ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+    # URDF robots as distributed-memory models (issue 35 item 4, docs/urdf.md "Memory")
+    add_test(NAME urdf_local.np3
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/urdf_local.sh $<TARGET_FILE:mbspar>
+                     ${CMAKE_SOURCE_DIR} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3
+                     ${MPIEXEC_PREFLAGS} --oversubscribe)
+    set_tests_properties(urdf_local.np3 PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
+                         ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
   endif()
   find_library(MBS_MUJOCO_LIBRARY mujoco)
   find_path(MBS_MUJOCO_INCLUDE mujoco/mujoco.h)

@@ -192,8 +192,8 @@ int main(int argc, char **argv) {
     int size = mbsp_size(vc);
     local_model = size > 1 && cli.verb->local && mbs_solverCaps(cfg->opt.solver)->local_model;
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
-    if ((env && strcmp(env, "full") == 0) || cfg->urdf_path) local_model = 0; // robots are small
-    if (cfg->nloops || cfg->nforces) local_model = 0; // loop models: serial baselines, whole
+    if (env && strcmp(env, "full") == 0) local_model = 0; // URDF robots too (issue 35 item 4)
+    if (cfg->nloops || cfg->nforces) local_model = 0;     // loop models: serial baselines, whole
   }
   if (!e && !waiting) e = mbsp_memCheck(vc, cfg, cli.verb->name, local_model); // too big?
   if (!e && !waiting) {

@@ -16,10 +16,9 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-// limits of the input: a URDF is a few kB to a few MB (a 100,000-link chain: 27 MB) and a few
-// levels deep (robot, link, inertial, inertia)
+// limit of the input: a URDF is a few kB to a few MB (a 100,000-link chain: 27 MB); the depth
+// cap is urdf_xml.c's
 #define MBS_URDF_MAX_BYTES (256 << 20)
-#define MBS_URDF_MAX_DEPTH 32
 
 const char *const mbs_urdf_types[] = {"revolute", "continuous", "prismatic", "fixed", "floating"};
 
@@ -253,24 +252,29 @@ static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
   return MBS_OK;
 }
 
-// parent and child of every joint; one root; every link reached once
-static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
-  int k = 0;
-  for (const xmlNode *n = robot->children; n; n = n->next) {
-    if (!mbs_urdfIs(n, "joint")) continue;
-    mbsUrdfJoint *j = &u->joint[k++];
+// a joint's <parent link=.../> and <child link=.../>, kept from the parse until the links are
+// all known (mbs_urdfTopology): the link's name (NULL: absent) and the element's line (0: none)
+typedef struct {
+  char *link[2];
+  int line[2];
+} mbsUrdfSides;
+
+// parent and child of every joint; one root; every link reached once (\p robot_line: the line of
+// <robot>)
+static mbsErr mbs_urdfTopology(mbsUrdf *u, const mbsUrdfSides *sides, int robot_line) {
+  for (int k = 0; k < u->njoint; k++) {
+    mbsUrdfJoint *j = &u->joint[k];
     for (int side = 0; side < 2; side++) {
-      const xmlNode *c = mbs_urdfChild(n, side ? "child" : "parent");
-      char *ln = c ? mbs_urdfAttr(c, "link") : NULL;
+      const char *ln = sides[k].link[side];
+      int cl = sides[k].line[side];
       int id = ln ? mbs_urdfFindLink(u, ln) : -1;
       mbsErr e = MBS_OK;
       if (!ln)
-        e = mbs_urdfFail(u, c ? mbs_urdfLine(c) : j->line, "joint \"%s\" needs <%s link=\"...\"/>",
-                         j->name, side ? "child" : "parent");
+        e = mbs_urdfFail(u, cl ? cl : j->line, "joint \"%s\" needs <%s link=\"...\"/>", j->name,
+                         side ? "child" : "parent");
       else if (id < 0)
-        e = mbs_urdfFail(u, mbs_urdfLine(c), "joint \"%s\": unknown %s link \"%s\"", j->name,
+        e = mbs_urdfFail(u, cl, "joint \"%s\": unknown %s link \"%s\"", j->name,
                          side ? "child" : "parent", ln);
-      xmlFree(ln);
       MBS_CALL(e);
       if (side)
         j->child = id;
@@ -300,8 +304,7 @@ static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
                           u->link[u->root].name, u->link[i].name);
     u->root = i;
   }
-  if (u->root < 0)
-    return mbs_urdfFail(u, mbs_urdfLine(robot), "no root link: the joints form a loop");
+  if (u->root < 0) return mbs_urdfFail(u, robot_line, "no root link: the joints form a loop");
   // every link must hang from the root (a loop elsewhere leaves links unreached)
   int *stack = malloc(sizeof(int) * (size_t)u->nlink), top = 0, seen = 0;
   MBS_CHECK(stack, MBS_ERR_NOMEM, "out of memory (URDF)");
@@ -314,7 +317,7 @@ static mbsErr mbs_urdfTopology(mbsUrdf *u, const xmlNode *robot) {
   }
   free(stack);
   if (seen != u->nlink)
-    return mbs_urdfFail(u, mbs_urdfLine(robot),
+    return mbs_urdfFail(u, robot_line,
                         "the joints do not form a tree from the root link "
                         "\"%s\" (a loop)",
                         u->link[u->root].name);
@@ -357,108 +360,89 @@ static void mbs_urdfNote(mbsUrdf *u) {
   }
 }
 
-// ---------------------------------------------------------------- libxml2, hardened
-
-// what the parser's callbacks found first: the error mbspar reports (one line)
+// the parse in one pass over the document (mbs_urdfXmlRead's visitor): links and joints are read
+// as their elements end and their elements freed. The errors mbspar reports are those of reading
+// every link first, then every joint, then the topology: the first error of each kind is kept
+// (links and joints are read on after the other kind fails), and a syntax error of the XML wins
+// over both
 typedef struct {
-  int line; // 0: nothing yet
-  char msg[256];
-  startElementNsSAX2Func start; // libxml2's own tree builder
-} mbsUrdfXml;
+  mbsUrdf *u;
+  int capl, capj;       // room in u->link, u->joint, sides
+  mbsUrdfSides *sides;  // per joint (mbs_urdfTopology)
+  mbsErr elink, ejoint; // the first error among the links, among the joints
+  char mlink[2048], mjoint[2048];
+} mbsUrdfRead;
 
-static void mbs_urdfXmlStop(xmlParserCtxt *ctxt, int line, const char *msg) {
-  mbsUrdfXml *x = ctxt->_private;
-  if (!x->line) {
-    x->line = line > 0 ? line : 1;
-    snprintf(x->msg, sizeof x->msg, "%s", msg);
+// room for one more entry of an array and its name index (kept at most half full)
+static mbsErr mbs_urdfRoom(void **a, int *cap, int n, size_t size, mbsUrdfIndex *x, size_t stride) {
+  if (n == *cap) {
+    int nc = *cap ? 2 * *cap : 64;
+    void *p = realloc(*a, (size_t)nc * size);
+    MBS_CHECK(p, MBS_ERR_NOMEM, "out of memory (URDF)");
+    *a = p, *cap = nc;
   }
-  xmlStopParser(ctxt);
+  if (!x || 2u * (unsigned)(n + 1) <= x->mask + 1) return MBS_OK;
+  mbsUrdfIndex y;
+  MBS_CALL(mbs_urdfIndexCreate(&y, 2 * (n + 1)));
+  for (int i = 0; i < n; i++)
+    *mbs_urdfIndexSlot(&y, (char *const *)*a, stride,
+                       *(char *const *)((const char *)*a + stride * (size_t)i)) = i;
+  free(x->slot);
+  *x = y;
+  return MBS_OK;
 }
 
-// libxml2's errors (any level above a warning) come here instead of its multi-line report on
-// standard error; the first one is kept (what follows is a consequence of it)
-static void mbs_urdfXmlError(void *ctx, xmlError *err) {
-  xmlParserCtxt *ctxt = ctx;
-  mbsUrdfXml *x = ctxt ? ctxt->_private : NULL;
-  if (!x || !err || err->level <= XML_ERR_WARNING || x->line) return;
-  char msg[256];
-  snprintf(msg, sizeof msg, "XML syntax error: %s", err->message ? err->message : "unreadable");
-  msg[strcspn(msg, "\r\n")] = 0; // libxml2 ends its messages with a newline
-  x->line = err->line > 0 ? err->line : 1;
-  snprintf(x->msg, sizeof x->msg, "%s", msg);
-}
-
-// entities are refused where they are declared: nothing is ever expanded (no billion laughs,
-// no external files)
-static void mbs_urdfXmlEntity(void *ctx, const xmlChar *name, int type, const xmlChar *publicId,
-                              const xmlChar *systemId, xmlChar *content) {
-  (void)type, (void)publicId, (void)systemId, (void)content;
-  xmlParserCtxt *ctxt = ctx;
-  char msg[256];
-  snprintf(msg, sizeof msg,
-           "the document declares the entity \"%.64s\": URDF input takes no DOCTYPE entities",
-           (const char *)name);
-  mbs_urdfXmlStop(ctxt, ctxt->input ? ctxt->input->line : 0, msg);
-}
-
-// every element: its line (exact beyond 65535) and a depth cap
-static void mbs_urdfXmlStart(void *ctx, const xmlChar *localname, const xmlChar *prefix,
-                             const xmlChar *URI, int nb_namespaces, const xmlChar **namespaces,
-                             int nb_attributes, int nb_defaulted, const xmlChar **attributes) {
-  xmlParserCtxt *ctxt = ctx;
-  mbsUrdfXml *x = ctxt->_private;
-  int line = ctxt->input ? ctxt->input->line : 0;
-  if (ctxt->nameNr > MBS_URDF_MAX_DEPTH) {
-    char msg[128];
-    snprintf(msg, sizeof msg, "elements nested deeper than %d levels", MBS_URDF_MAX_DEPTH);
-    mbs_urdfXmlStop(ctxt, line, msg);
-    return;
+static void mbs_urdfVisit(void *arg, const xmlNode *n) {
+  mbsUrdfRead *r = arg;
+  mbsUrdf *u = r->u;
+  if (n->type != XML_ELEMENT_NODE || !mbs_urdfIs(n->parent, "robot")) return; // else: not read
+  if (mbs_urdfIs(n, "link")) {
+    if (r->elink) return;
+    mbsErr e = mbs_urdfRoom((void **)&u->link, &r->capl, u->nlink, sizeof *u->link, &u->link_index,
+                            sizeof *u->link);
+    if (!e) e = mbs_urdfLink(u, n);
+    if (e) r->elink = e, snprintf(r->mlink, sizeof r->mlink, "%s", mbs_errMsg());
+  } else if (mbs_urdfIs(n, "joint")) {
+    if (r->ejoint) return;
+    int cap = r->capj;
+    mbsErr e = mbs_urdfRoom((void **)&u->joint, &r->capj, u->njoint, sizeof *u->joint,
+                            &u->joint_index, sizeof *u->joint);
+    if (!e && cap != r->capj) {
+      mbsUrdfSides *p = realloc(r->sides, (size_t)r->capj * sizeof *p);
+      if (p)
+        r->sides = p;
+      else
+        e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+    }
+    if (!e) {
+      mbsUrdfSides *sd = &r->sides[u->njoint];
+      for (int side = 0; side < 2; side++) {
+        const xmlNode *c = mbs_urdfChild(n, side ? "child" : "parent");
+        char *ln = c ? mbs_urdfAttr(c, "link") : NULL;
+        sd->link[side] = ln ? mbs_urdfStrdup(ln) : NULL;
+        sd->line[side] = c ? mbs_urdfLine(c) : 0;
+        if (ln && !sd->link[side]) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+        xmlFree(ln);
+      }
+      if (e) free(sd->link[0]), free(sd->link[1]);
+    }
+    if (!e) {
+      e = mbs_urdfJoint(u, n);
+      if (e) { // the joint counted (its name is freed with the robot): its sides go with it
+        free(r->sides[u->njoint - 1].link[0]), free(r->sides[u->njoint - 1].link[1]);
+        r->sides[u->njoint - 1].link[0] = r->sides[u->njoint - 1].link[1] = NULL;
+      }
+    }
+    if (e) r->ejoint = e, snprintf(r->mjoint, sizeof r->mjoint, "%s", mbs_errMsg());
+  } else if (mbs_urdfIs(n, "material")) {
+    u->n_material++;
+  } else if (mbs_urdfIs(n, "transmission")) {
+    u->n_transmission++;
+  } else if (mbs_urdfIs(n, "gazebo")) {
+    u->n_gazebo++;
+  } else if (!mbs_urdfIs(n, "mujoco")) {
+    u->n_other++;
   }
-  x->start(ctx, localname, prefix, URI, nb_namespaces, namespaces, nb_attributes, nb_defaulted,
-           attributes);
-  if (ctxt->node && ctxt->node->type == XML_ELEMENT_NODE)
-    ctxt->node->_private = (void *)(intptr_t)line;
-}
-
-static void mbs_urdfXmlQuiet(void *ctx, const char *fmt, ...) {
-  (void)ctx, (void)fmt;
-}
-
-// the document of \p text, or NULL with *line, msg set
-static xmlDoc *mbs_urdfXmlRead(const char *text, size_t len, const char *file, int *line, char *msg,
-                               size_t msglen) {
-  mbsUrdfXml x = {0, "", NULL};
-  xmlParserCtxt *ctxt = xmlNewParserCtxt();
-  if (!ctxt || !ctxt->sax) {
-    xmlFreeParserCtxt(ctxt);
-    *line = 1;
-    snprintf(msg, msglen, "out of memory (URDF)");
-    return NULL;
-  }
-  ctxt->_private = &x;
-  x.start = ctxt->sax->startElementNs;
-  ctxt->sax->startElementNs = mbs_urdfXmlStart;
-  ctxt->sax->entityDecl = mbs_urdfXmlEntity;
-  ctxt->sax->serror = mbs_urdfXmlError;
-  ctxt->sax->error = ctxt->sax->fatalError = ctxt->sax->warning = NULL;
-  ctxt->vctxt.error = ctxt->vctxt.warning = NULL;
-  // no network, no DTD loading, no entity substitution (XML_PARSE_NOENT is not given), line
-  // numbers beyond 65535
-  // anything libxml2 would report without a parser context (it has none to route) is silenced
-  xmlGenericErrorFunc generic = xmlGenericError;
-  void *generic_ctx = xmlGenericErrorContext;
-  xmlSetGenericErrorFunc(NULL, mbs_urdfXmlQuiet);
-  xmlDoc *doc =
-      xmlCtxtReadMemory(ctxt, text, (int)len, file, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES);
-  xmlSetGenericErrorFunc(generic_ctx, generic);
-  if (x.line || !doc || !ctxt->wellFormed) {
-    xmlFreeDoc(doc);
-    doc = NULL;
-    *line = x.line ? x.line : 1;
-    snprintf(msg, msglen, "%s", x.line ? x.msg : "XML syntax error: unreadable");
-  }
-  xmlFreeParserCtxt(ctxt);
-  return doc;
 }
 
 mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf **out) {
@@ -476,46 +460,40 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
                         MBS_URDF_MAX_BYTES >> 20);
   char msg[256];
   int line = 0;
-  xmlDoc *doc = mbs_urdfXmlRead(text, len, u->file, &line, msg, sizeof msg);
-  if (!doc) return mbs_urdfFail(u, line, "%s", msg);
-  mbsErr e = MBS_OK;
-  xmlNode *robot = xmlDocGetRootElement(doc);
-  if (!robot || !mbs_urdfIs(robot, "robot"))
+  mbsUrdfRead *r = calloc(1, sizeof *r);
+  MBS_CHECK(r, MBS_ERR_NOMEM, "out of memory (URDF)");
+  r->u = u;
+  mbsErr e = mbs_urdfIndexCreate(&u->link_index, 0);
+  if (!e) e = mbs_urdfIndexCreate(&u->joint_index, 0);
+  xmlDoc *doc = NULL;
+  if (!e) {
+    doc = mbs_urdfXmlRead(text, len, u->file, &line, msg, sizeof msg, mbs_urdfVisit, r);
+    if (!doc) e = mbs_urdfFail(u, line, "%s", msg);
+  }
+  xmlNode *robot = doc ? xmlDocGetRootElement(doc) : NULL;
+  if (!e && (!robot || !mbs_urdfIs(robot, "robot")))
     e = mbs_urdfFail(u, robot ? mbs_urdfLine(robot) : 1,
                      "not a URDF robot: the root element is "
                      "<%s>, expected <robot>",
                      robot ? (const char *)robot->name : "");
-  int nl = 0, nj = 0;
-  for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next) {
-    nl += mbs_urdfIs(n, "link"), nj += mbs_urdfIs(n, "joint");
-    if (n->type != XML_ELEMENT_NODE || mbs_urdfIs(n, "link") || mbs_urdfIs(n, "joint")) continue;
-    if (mbs_urdfIs(n, "material"))
-      u->n_material++;
-    else if (mbs_urdfIs(n, "transmission"))
-      u->n_transmission++;
-    else if (mbs_urdfIs(n, "gazebo"))
-      u->n_gazebo++;
-    else if (!mbs_urdfIs(n, "mujoco"))
-      u->n_other++;
-  }
-  if (!e && nl == 0) e = mbs_urdfFail(u, mbs_urdfLine(robot), "the robot has no links");
+  if (!e && u->nlink == 0 && !r->elink)
+    e = mbs_urdfFail(u, mbs_urdfLine(robot), "the robot has no links");
+  if (!e && r->elink) e = mbs_errSet(r->elink, "%s", r->mlink);
+  if (!e && r->ejoint) e = mbs_errSet(r->ejoint, "%s", r->mjoint);
   if (!e) {
     char *rn = mbs_urdfAttr(robot, "name");
     u->robot = mbs_urdfStrdup(rn ? rn : "");
     xmlFree(rn);
-    u->link = calloc((size_t)nl, sizeof *u->link);
-    u->joint = calloc((size_t)(nj > 0 ? nj : 1), sizeof *u->joint);
-    if (!u->robot || !u->link || !u->joint) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+    if (!u->robot) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
   }
-  if (!e) e = mbs_urdfIndexCreate(&u->link_index, nl);
-  if (!e) e = mbs_urdfIndexCreate(&u->joint_index, nj);
-  for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next)
-    if (mbs_urdfIs(n, "link")) e = mbs_urdfLink(u, n);
-  for (xmlNode *n = robot ? robot->children : NULL; !e && n; n = n->next)
-    if (mbs_urdfIs(n, "joint")) e = mbs_urdfJoint(u, n);
-  if (!e) e = mbs_urdfTopology(u, robot);
+  if (!e && !u->joint && !(u->joint = calloc(1, sizeof *u->joint)))
+    e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+  if (!e) e = mbs_urdfTopology(u, r->sides, mbs_urdfLine(robot));
   if (!e) e = mbs_urdfMerge(u);
   if (!e) mbs_urdfNote(u);
+  for (int k = 0; r->sides && k < u->njoint; k++)
+    free(r->sides[k].link[0]), free(r->sides[k].link[1]);
+  free(r->sides), free(r);
   xmlFreeDoc(doc);
   return e;
 }

@@ -1,6 +1,7 @@
 /// \file urdf_internal.h
-/// What the URDF reader's two files share (urdf.c: libxml2 and the parse; urdf_build.c: merging,
-/// the conversion into mbspar bodies and the reports): the robot as links and joints. Local.
+/// What the URDF reader's files share (urdf_xml.c: libxml2; urdf.c: the parse; urdf_build.c:
+/// merging, the conversion into mbspar bodies and the reports): the robot as links and joints.
+/// Local.
 #ifndef MBS_URDF_INTERNAL_H
 #define MBS_URDF_INTERNAL_H
 #ifdef MBS_HAVE_URDF
@@ -67,6 +68,14 @@ mbsErr mbs_urdfFail(const mbsUrdf *u, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /// Fixed-joint links merged into their parent's body (urdf_build.c), after the topology.
 mbsErr mbs_urdfMerge(mbsUrdf *u);
+
+#include <libxml/tree.h>
+/// The document of \p text (urdf_xml.c), or NULL with *line and \p msg set (XML syntax errors,
+/// entities, the depth cap); \p visit (if not NULL) sees every child of the root element as it
+/// ends, in file order, after which it is freed: the document returned holds the root element
+/// alone. Free with xmlFreeDoc.
+xmlDoc *mbs_urdfXmlRead(const char *text, size_t len, const char *file, int *line, char *msg,
+                        size_t msglen, void (*visit)(void *, const xmlNode *), void *arg);
 
 #endif
 #endif
