@@ -90,8 +90,15 @@ def parse_args():
     ap.add_argument("--only-more", action="store_true",
                     help="with --more: inject only the points the extra scenarios add (the "
                          "others are the plain sweep's)")
+    ap.add_argument("--new", action="store_true",
+                    help="inject only the points of the scenarios added on 2026-11-29 for the code "
+                         "merged after the last complete sweeps: accel under the natural "
+                         "formulation (the distributed solve at 2+ ranks, on the six-bar and a "
+                         "chain), accel of the URDF arm (the distributed URDF build), and at one "
+                         "rank run under natural and accel, static, run of a flexible model with "
+                         "a drive (the other scenarios run dry, to skip the points they cover)")
     a = ap.parse_args(argv[:k])
-    a.more = a.more or a.only_more or a.all_methods
+    a.more = a.more or a.only_more or a.all_methods or a.new
     pos = argv[k + 1:]
     if len(pos) < 4:
         sys.exit("fault_sweep.py: need MBSPAR CONFIGS_DIR MPIEXEC NPFLAG after --")
@@ -119,6 +126,9 @@ signal.signal(signal.SIGTERM, on_term)
 signal.signal(signal.SIGINT, on_term)
 MBSPAR = os.path.abspath(A.mbspar)
 CHAIN = os.path.join(os.path.abspath(A.configs), "chain.cfg")
+FLEXP = os.path.join(os.path.abspath(A.configs), "flex_pendulum.cfg")
+SPINUP = os.path.join(os.path.abspath(A.configs), "spinup.cfg")
+FOURBAR = os.path.join(os.path.abspath(A.configs), "fourbar.cfg")
 SIXBAR = os.path.join(os.path.abspath(A.configs), "sixbar.cfg")
 URDF = os.path.join(os.path.abspath(A.configs), "urdf_arm.cfg")  # configs/arm.urdf (libxml2)
 TMP = tempfile.mkdtemp(prefix="mbs_fault_%s_np%d." % (A.verb, A.np))
@@ -415,7 +425,18 @@ def scenarios(verb):
                                     "--set", "output.every=1", "--set",
                                     "output.checkpoint_every=2"],
              run_prepare_fresh, run_check_fresh),
-        ] if A.more else [])
+        ] if A.more else []) + ([
+            ("new run natural", lambda d: ["run", FOURBAR, "--out", d, "--quiet", "--set",
+                                           "model.formulation=natural", "--set",
+                                           "integrator.t_end=0.003", "--set", "output.every=1",
+                                           "--set", "output.checkpoint_every=2"],
+             run_prepare_fresh, run_check_fresh),
+            ("new run flex", lambda d: ["run", SPINUP, "--out", d, "--quiet", "--set",
+                                        "integrator.t_end=0.004", "--set", "integrator.dt=0.001",
+                                        "--set", "integrator.method=rk4", "--set",
+                                        "output.every=1", "--set", "output.checkpoint_every=2"],
+             run_prepare_fresh, run_check_fresh),
+        ] if A.new and A.np == 1 else [])
     jt = os.path.join(TMP, "json_target.json")
     files = {"accel": ["accel.json"], "static": ["static.json", "static_ke.csv"],
              "inverse": ["inverse.json", "inverse.csv"]}[verb]
@@ -449,6 +470,23 @@ def scenarios(verb):
             out.append(("accel urdf",
                         lambda d: ["accel", URDF, "--out", d, "--force", "--json", jt, "--quiet"],
                         sentinel_prepare(files), sentinel_check(files, "accel.json")))
+    if A.new and verb == "accel":
+        out.append(("new accel natural loops",
+                    lambda d: ["accel", SIXBAR, "--out", d, "--force", "--json", jt, "--quiet",
+                               "--set", "model.formulation=natural"],
+                    sentinel_prepare(files), sentinel_check(files, "accel.json")))
+        out.append(("new accel natural chain",
+                    lambda d: [verb, CHAIN, "--out", d, "--force", "--json", jt] + MODEL +
+                    ["--set", "model.formulation=natural"],
+                    sentinel_prepare(files), sentinel_check(files, "accel.json")))
+        out.append(("new accel urdf",  # the distributed URDF build at 2+ ranks (schur)
+                    lambda d: ["accel", URDF, "--out", d, "--force", "--json", jt, "--quiet",
+                               "--set", "solver.method=schur"],
+                    sentinel_prepare(files), sentinel_check(files, "accel.json")))
+    if A.new and A.np == 1 and verb in ("accel", "static"):
+        out.append(("new %s flex" % verb,
+                    lambda d: [verb, FLEXP, "--out", d, "--force", "--json", jt, "--quiet"],
+                    sentinel_prepare(files[:1]), sentinel_check(files[:1], verb + ".json")))
     return out
 
 
@@ -508,7 +546,8 @@ def main():
             plan = keep
         else:
             stats["planned"] += len(plan)
-        if A.plan_only or (A.only_more and name.split()[-1] in ("csv", "hdf5", "schur", "aba")):
+        if A.plan_only or (A.only_more and name.split()[-1] in ("csv", "hdf5", "schur", "aba")) or \
+                (A.new and not name.startswith("new ")):
             plan = []
         for kind, index, label, r in plan:
             prepare(d)

@@ -49,6 +49,18 @@ if(TARGET mbspar)
                            TIMEOUT 1800 PROCESSORS 2 RUN_SERIAL TRUE ENVIRONMENT "${MBS_MPI_ENV}")
     endforeach()
   endforeach()
+  # the code merged after the last complete sweeps (2026-11-29: the natural formulation over ranks,
+  # flexible bodies with drives, the distributed URDF build): their scenarios alone, complete
+  # (fault_sweep.py --new; ~2 min in all here; label slow, docs/hardening.md)
+  foreach(spec "accel;1" "static;1" "run;1" "accel;2" "accel;3")
+    list(GET spec 0 verb)
+    list(GET spec 1 np)
+    add_test(NAME fault_sweep_new.${verb}.np${np}
+             COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/fault_sweep.py --verb ${verb} --np ${np}
+                     --new --ranks all -- ${MBS_HARDEN_ARGS})
+    set_tests_properties(fault_sweep_new.${verb}.np${np} PROPERTIES LABELS "slow;mpi;fault"
+                         TIMEOUT 900 PROCESSORS 2 ENVIRONMENT "${MBS_MPI_ENV}")
+  endforeach()
   # 12.2: kill -9 of one rank at a random step, twice, then restart: CSVs bitwise equal
   add_test(NAME kill_restart.np2 COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/kill_restart.sh
                                          ${MBS_HARDEN_ARGS})

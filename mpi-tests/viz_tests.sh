@@ -267,9 +267,10 @@ progress)
     exit 77
   }
   # shellcheck disable=SC2086
-  # 4000 steps of the 256-link chain: about 2 s here unloaded, so several 0.2 s updates
+  # 4000 steps of a 1024-link chain: about 1.7 s here unloaded (2026-11-29), so several 0.2 s
+  # updates (the 256-link chain.cfg itself now takes 0.5 s: two updates, the test failed)
   cmd="$mpiexec $npflag 2 $pre $mbspar run $cfg/chain.cfg --out $tmp/p"
-  cmd="$cmd --set integrator.t_end=4 --set output.every=1000"
+  cmd="$cmd --set integrator.t_end=4 --set output.every=1000 --set model.chain.n=1024"
   script -qec "$cmd" "$tmp/typescript" >/dev/null 2>&1 </dev/null || bad "run under script failed"
   "$py" - "$tmp/typescript" <<'PY' || bad "no live progress line under mpirun on a terminal"
 import re, sys

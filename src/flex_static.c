@@ -28,11 +28,11 @@ mbsErr mbs_flexStaticStep(const mbsModel *m, const mbsStaticOpt *opt, mbsReal *h
     const mbsFlexModal *md = &m->flex->b[k].modal;
     mbsReal *om = malloc(sizeof(mbsReal) * (size_t)(md->m + 1));
     if (!om) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-    int bad = md->m > 0 && mbs_flexModalFrequencies(md, md->m, om);
-    if (!bad && md->m > 0) wmax = fmax(wmax, om[md->m - 1]);
+    int rc = md->m > 0 ? mbs_flexModalFrequencies(md, md->m, om) : 0; // -1 singular, -2 memory
+    if (!rc && md->m > 0) wmax = fmax(wmax, om[md->m - 1]);
     free(om);
-    if (bad)
-      return mbs_errSet(MBS_ERR_NUMERIC, "static: a flexible body's mass matrix is singular");
+    if (rc == -2) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible body's frequencies)");
+    if (rc) return mbs_errSet(MBS_ERR_NUMERIC, "static: a flexible body's mass matrix is singular");
   }
   *h = wmax > 0 ? fmin(opt->dt, 0.5 / wmax) : opt->dt;
   return MBS_OK;

@@ -61,7 +61,7 @@ mbsErr mbs_flexBeamReduce(const mbsFlexBeamSpec *s, mbsFlexModal *out);
 /// Free the arrays (NULL fields are fine) and zero the struct.
 void mbs_flexModalFree(mbsFlexModal *f);
 /// Natural frequencies of the reduced body (K w = omega^2 M w, clamped root): the \p k lowest,
-/// ascending, in rad/s. 0 on success; -1 if M is not positive definite.
+/// ascending, in rad/s. 0 on success; -1 if M is not positive definite, -2 out of memory.
 int mbs_flexModalFrequencies(const mbsFlexModal *f, int k, mbsReal *omega);
 /// Symmetric-definite generalized eigenproblem A v = lambda B v (n x n, row-major; A and B are
 /// overwritten): all eigenvalues ascending in lam, eigenvectors as columns of V (n x n, B-normal)
