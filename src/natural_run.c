@@ -2,9 +2,11 @@
 /// Motion in natural coordinates (docs/natural.md 7): the state is (p, ṗ) itself, the joint rows
 /// are recorded once at the assembled initial state (their vectors and values, so they can be
 /// evaluated at any p: position-level constraints g(p) = 0), the accelerations come from the
-/// dense augmented system, and after each step p and ṗ are projected back onto g(p) = 0 and
+/// augmented system, and after each step p and ṗ are projected back onto g(p) = 0 and
 /// G ṗ = 0 (Gauss–Newton with minimum-norm corrections, the dependent rows dropped by the same
-/// pivoted Cholesky). Dense: small models (the O(n) solver takes the same rows later). Forces:
+/// pivoted Cholesky). Both in O(n) by the block elimination (natural_tree.c, natural_runon.c: the
+/// projection with the identity in place of M); the dense system (dense = 1) is the reference of
+/// the tests (O(n³), small models). Forces:
 /// gravity, the point-to-point spring-dampers (functions of p and ṗ) and the joint forces,
 /// springs and dampers (functions of q, q̇ recovered from p, ṗ: natural_coords.c). Two integrators:
 /// fixed-step RK4 (mbs_naturalSimStep, projection by the caller) and an adaptive Dormand–Prince
