@@ -53,6 +53,8 @@ void mbs_natWrench(mbsNat *s, int b, const double x[3], const double n[3], const
 int mbs_natFactor(double *A, int *piv, int n);
 void mbs_natSolve(const double *A, const int *piv, int n, double *x);
 int mbs_natPivChol(double *S, int k, double tol, double *r, double *y);
+/// The same with the permutation's scratch perm (k ints) given: no allocation (the step loop).
+int mbs_natPivCholP(double *S, int k, double tol, double *r, double *y, int *perm);
 void mbs_natJoint(const mbsModel *m, const mbsWork *w, mbsNat *s, int c);
 void mbs_natLoop(const mbsModel *m, mbsNat *s, int k);
 
@@ -117,6 +119,7 @@ struct mbsNaturalWork {
   double *Zl;  // (nl x 12 nb) their unit responses (p̈ part)
   double *S;   // (nl x nl)
   double *rl, *mu; // (nl)
+  int *perm;       // (nl) the pivoted Cholesky's permutation
   double *tmp;     // (12 nb) scratch
   // the distribution over parts (src/natural_part.c, docs/natural.md 13): this part eliminates
   // the bodies [b0, b1) with the joints to parents outside the range removed (its roots float);
@@ -138,7 +141,7 @@ void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj, int ri
 /// The cut joints' rows (nw->Lr) added to the tree's solution in nw->pdd in the range space
 /// (docs/natural.md 3.2): the unit responses K⁻¹ l_iᵀ (fresh: solved now with the current factors;
 /// else those of the last fresh call, the factors unchanged since), S = L K⁻¹ Lᵀ factored by the
-/// pivoted Cholesky below tol, μ from L p̈ − gl, p̈ corrected. Returns the rank, -1 without memory.
+/// pivoted Cholesky below tol, μ from L p̈ − gl, p̈ corrected. Returns the rank (allocates nothing).
 int mbs_ntLoops(const mbsModel *m, mbsNaturalWork *nw, const double *gl, double tol, int fresh);
 /// x (12) = p̈ of the forest root b (its parent before b0, or the ground) of K⁻¹ applied to a right
 /// side r1 (12) on b alone (zero γ): O(1), the only body of the solve whose value it needs.

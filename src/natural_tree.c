@@ -48,10 +48,11 @@ mbsErr mbs_naturalWorkCreate(const mbsModel *m, mbsNaturalWork **out) {
   nw->S = calloc(nl * nl + 1, sizeof(double));
   nw->rl = calloc(nl + 1, sizeof(double));
   nw->mu = calloc(nl + 1, sizeof(double));
+  nw->perm = calloc(nl + 1, sizeof(int));
   nw->tmp = calloc(12 * nb, sizeof(double));
   if (!(nw->s.p && nw->s.pd && nw->s.f && nw->s.gl && nw->K && nw->Ich && nw->Jc && nw->Jp &&
         nw->gj && nw->rg && nw->V && nw->D && nw->r && nw->z && nw->lam && nw->pdd && nw->Lr &&
-        nw->Zl && nw->S && nw->rl && nw->mu && nw->tmp)) {
+        nw->Zl && nw->S && nw->rl && nw->mu && nw->perm && nw->tmp)) {
     mbs_naturalWorkDestroy(&nw);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates, %d bodies)", m->nbody);
   }
@@ -67,7 +68,7 @@ void mbs_naturalWorkDestroy(mbsNaturalWork **pnw) {
   free(nw->K), free(nw->Ich), free(nw->Jc), free(nw->Jp), free(nw->gj);
   free(nw->rg), free(nw->V), free(nw->D), free(nw->r), free(nw->z), free(nw->lam);
   free(nw->pdd), free(nw->Lr), free(nw->Zl), free(nw->S), free(nw->rl), free(nw->mu);
-  free(nw->tmp);
+  free(nw->tmp), free(nw->perm);
   mbs_naturalPartFree(nw);
   free(nw);
   *pnw = NULL;
@@ -340,9 +341,8 @@ int mbs_ntLoops(const mbsModel *m, mbsNaturalWork *nw, const double *gl, double 
       nw->S[(size_t)i * nl + k] = t;
     }
   }
-  int rank = mbs_natPivChol(nw->S, nl, tol, nw->rl, nw->mu);
+  int rank = mbs_natPivCholP(nw->S, nl, tol, nw->rl, nw->mu, nw->perm);
   memcpy(nw->pdd, nw->tmp, (size_t)np * sizeof(double));
-  if (rank < 0) return -1;
   for (int k = 0; k < nl; k++) {
     const double *zk = nw->Zl + (size_t)k * (size_t)np;
     for (int j = 0; j < np; j++) nw->pdd[j] -= zk[j] * nw->mu[k];
