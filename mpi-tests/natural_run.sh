@@ -29,6 +29,19 @@ run 0 "$mbspar" run "$cfg/fourbar.cfg" --set "$nat" --set integrator.method=rk4 
 { cmp -s "$tmp/energy.csv" "$tmp/fb/energy.csv" &&
   cmp -s "$tmp/trajectory.csv" "$tmp/fb/trajectory.csv"; } ||
   bad "natural restart: energy.csv or trajectory.csv differ from the uninterrupted run"
+# dp5 (the step size in the checkpoint) on the hexapod (6 loops, spring-dampers, O(n) with the
+# closure rows in the range space): the restart from step 80 rewrites the files bit for bit
+hx="--set $nat --set integrator.method=dp5 --set integrator.tol=1e-8 --set integrator.t_end=0.3"
+# shellcheck disable=SC2086 # (hx: several words)
+run 0 "$mbspar" run "$cfg/hexapod.cfg" $hx --set output.every=5 --set output.checkpoint_every=40 \
+  --out "$tmp/hx" --quiet
+mkdir -p "$tmp/hx0" && cp "$tmp/hx/energy.csv" "$tmp/hx/trajectory.csv" "$tmp/hx0"
+# shellcheck disable=SC2086
+run 0 "$mbspar" run "$cfg/hexapod.cfg" $hx --set output.every=5 --set output.checkpoint_every=40 \
+  --out "$tmp/hx" --restart "$tmp/hx/checkpoint.bin" --quiet
+{ cmp -s "$tmp/hx0/energy.csv" "$tmp/hx/energy.csv" &&
+  cmp -s "$tmp/hx0/trajectory.csv" "$tmp/hx/trajectory.csv"; } ||
+  bad "natural dp5 restart (hexapod): energy.csv or trajectory.csv differ"
 # trees: natural against the joint formulation (aba), dp5 at tol 1e-10 both
 for c in tree urdf_arm; do # (tree: depth 3, 7 bodies: the comparison is at dp5 tol 1e-10)
   for f in aba natural; do
