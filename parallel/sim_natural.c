@@ -29,7 +29,7 @@ mbsErr mbsp_simNatCheck(const mbspSimArgs *a) {
   if (mbsp_jobSize(a->comm) > 1)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar run: model.formulation = natural runs at 1 rank only (%d ranks given; "
-                   "the distribution of the natural formulation is not built, docs/natural.md 12)",
+                   "the distributed (p, pd) run is not built, docs/natural.md 12)",
                    mbsp_jobSize(a->comm));
   else if (m->opt.integrator != MBS_INT_RK4 && m->opt.integrator != MBS_INT_DP5)
     e = mbs_configBlame(
