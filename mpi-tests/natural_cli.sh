@@ -30,7 +30,7 @@ run 0 "$@" "$mbspar" accel "$cfg/hexapod.cfg" --set model.formulation=natural --
 run 0 "$mbspar" accel "$cfg/stanford_arm.cfg" --set model.formulation=natural --quiet
 grep -q "stanford_arm.cfg:[0-9]*: solver.method = [a-z]* is for the joint" "$tmp/err" ||
   bad "no note on solver.method: $(cat "$tmp/err")"
-# runs integrate (p, ṗ) at 1 rank (docs/natural.md 12; natural_run.sh), dense: a small tree
+# runs integrate (p, ṗ) at 1 rank (docs/natural.md 12; natural_run.sh): a small tree against aba
 run 0 "$mbspar" run "$cfg/tree.cfg" --set solver.method=aba --set integrator.t_end=0.02 \
   --set model.tree.depth=3 --out "$tmp/ra" --quiet
 run 0 "$mbspar" run "$cfg/tree.cfg" --set model.formulation=natural --set integrator.t_end=0.02 \

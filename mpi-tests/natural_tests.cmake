@@ -33,3 +33,7 @@ set_tests_properties(natural_run_10s PROPERTIES LABELS slow TIMEOUT 300)
 # of the work (each rank factors its range only), at 1 to 4 ranks
 mbs_add_test(test_natural_par SOURCES test_natural_par.c LIBS mbs_parallel NPROCS 1 2 3 4
              LABELS mpi ARGS ${CMAKE_SOURCE_DIR}/configs TIMEOUT 120)
+# a natural run in O(n) (evaluations and projection by the block elimination) against the dense
+# reference of the same run on the loop configs, the URDF arm and a small tree (docs/natural.md 12)
+mbs_add_test(test_natural_runon SOURCES test_natural_runon.c LIBS mbs_core LABELS unit
+             ARGS ${CMAKE_SOURCE_DIR}/configs)

@@ -5,16 +5,14 @@
 /// the run (outputs in joint coordinates, energies, checkpoints, restarts) is sim.c's, on the
 /// joint state recovered from (p, ṗ) after each step. Each step starts from p, ṗ of the joint
 /// state by the forward kinematics, so (q, q̇) and the step size are the complete state of the run
-/// between steps: the checkpoint holds them and a restart continues bitwise. Rank 0 alone, at one
-/// rank (other rank counts are refused before anything is written).
+/// between steps: the checkpoint holds them and a restart continues bitwise. The evaluations and
+/// the projection are the O(n) block elimination (no limit on the model's size since 2026-11-29;
+/// the dense system was O(n³) and refused more than 128 bodies). Rank 0 alone, at one rank (other
+/// rank counts are refused before anything is written).
 #include <math.h>
 #include <string.h>
 #include "mbspar/mbs_natural.h"
 #include "sim_impl.h"
-
-// the largest model a natural run takes (dense system: about 1.7 ms per evaluation at the
-// hexapod's 13 bodies, minutes per step at 255)
-#define MBSP_NAT_RUN_MAXBODY 128
 
 int mbsp_simNatural(const mbspSimArgs *a) {
   // joint inputs over time (torque tables, drives) are not mapped onto (p, ṗ) yet: such runs
@@ -31,7 +29,7 @@ mbsErr mbsp_simNatCheck(const mbspSimArgs *a) {
   if (mbsp_jobSize(a->comm) > 1)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "mbspar run: model.formulation = natural runs at 1 rank only (%d ranks given; "
-                   "the distribution of the natural formulation is not built, docs/natural.md 12)",
+                   "the distributed (p, pd) run is not built, docs/natural.md 12)",
                    mbsp_jobSize(a->comm));
   else if (m->opt.integrator != MBS_INT_RK4 && m->opt.integrator != MBS_INT_DP5)
     e = mbs_configBlame(
@@ -45,11 +43,6 @@ mbsErr mbsp_simNatCheck(const mbspSimArgs *a) {
                    "(integrator.method), not PETSc TS: of the -ts_* options only -ts_dt and "
                    "-ts_max_time apply (docs/natural.md 12)",
                    mbsp_cliTsOption(a->argc, a->argv), mbs_integratorType(m->opt.integrator)->name);
-  else if (m->nbody > MBSP_NAT_RUN_MAXBODY) // dense: minutes per step beyond (docs/natural.md 12)
-    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                   "mbspar run: model.formulation = natural integrates the dense system (O(n^3) "
-                   "per evaluation): at most %d bodies, the model has %d (docs/natural.md 12)",
-                   MBSP_NAT_RUN_MAXBODY, m->nbody);
   return e;
 }
 

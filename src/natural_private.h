@@ -53,6 +53,8 @@ void mbs_natWrench(mbsNat *s, int b, const double x[3], const double n[3], const
 int mbs_natFactor(double *A, int *piv, int n);
 void mbs_natSolve(const double *A, const int *piv, int n, double *x);
 int mbs_natPivChol(double *S, int k, double tol, double *r, double *y);
+/// The same with the permutation's scratch perm (k ints) given: no allocation (the step loop).
+int mbs_natPivCholP(double *S, int k, double tol, double *r, double *y, int *perm);
 void mbs_natJoint(const mbsModel *m, const mbsWork *w, mbsNat *s, int c);
 void mbs_natLoop(const mbsModel *m, mbsNat *s, int k);
 
@@ -117,6 +119,7 @@ struct mbsNaturalWork {
   double *Zl;  // (nl x 12 nb) their unit responses (p̈ part)
   double *S;   // (nl x nl)
   double *rl, *mu; // (nl)
+  int *perm;       // (nl) the pivoted Cholesky's permutation
   double *tmp;     // (12 nb) scratch
   // the distribution over parts (src/natural_part.c, docs/natural.md 13): this part eliminates
   // the bodies [b0, b1) with the joints to parents outside the range removed (its roots float);
@@ -135,12 +138,33 @@ struct mbsNaturalWork {
 mbsErr mbs_ntAssemble(const mbsModel *m, const mbsWork *w, mbsNaturalWork *nw);
 mbsErr mbs_ntFactor(const mbsModel *m, mbsNaturalWork *nw);
 void mbs_ntSolve(const mbsModel *m, mbsNaturalWork *nw, const double *gj, int rigid);
+/// The cut joints' rows (nw->Lr) added to the tree's solution in nw->pdd in the range space
+/// (docs/natural.md 3.2): the unit responses K⁻¹ l_iᵀ (fresh: solved now with the current factors;
+/// else those of the last fresh call, the factors unchanged since), S = L K⁻¹ Lᵀ factored by the
+/// pivoted Cholesky below tol, μ from L p̈ − gl, p̈ corrected. Returns the rank (allocates nothing).
+int mbs_ntLoops(const mbsModel *m, mbsNaturalWork *nw, const double *gl, double tol, int fresh);
 /// x (12) = p̈ of the forest root b (its parent before b0, or the ground) of K⁻¹ applied to a right
 /// side r1 (12) on b alone (zero γ): O(1), the only body of the solve whose value it needs.
 void mbs_ntRootSolve(const mbsModel *m, const mbsNaturalWork *nw, int b, const double *r1,
                      double *x);
 /// 1 when the joint of body c is removed from this part's forest (its parent lies before b0)
 int mbs_ntCutJoint(const mbsModel *m, const mbsNaturalWork *nw, int c);
+/// natural_runon.c, a natural run in O(n) (docs/natural.md 7, 12). The recorded rows (rec: each
+/// body's joint's rows rec[rec0[c] .. rec0[c + 1]), then the cut joints' up to nrec) assembled at
+/// nw->s.p, nw->s.pd into nw (Jc, Jp, gj by joint; Lr, s.gl the cut joints').
+void mbs_ntReplay(const mbsModel *m, mbsNaturalWork *nw, const mbsNatRec *rec, const int *rec0,
+                  int nrec);
+/// The rows' values g(p) at nw->s.p into g (12 nb + nl: rigid 6 per body, the joint's rows in 6
+/// slots per body, the cut joints'); returns max |g|.
+double mbs_ntValues(const mbsModel *m, const mbsNaturalWork *nw, const mbsNatRec *rec,
+                    const int *rec0, int nrec, double *g);
+/// G v (the same layout) for the rows of the last mbs_ntReplay; returns max |G v|.
+double mbs_ntJacMul(const mbsModel *m, const mbsNaturalWork *nw, const double *v, double *gv);
+/// With nw factored (mbs_ntFactor) for the identity in place of the mass matrices (K = I₄):
+/// x (12 nb) −= Gᵀ (G Gᵀ)⁺ v, v in the layout above; the cut joints' rows by mbs_ntLoops (fresh,
+/// pivots below tol dropped). Returns the closure rows' rank, -1 without memory.
+int mbs_ntCorrect(const mbsModel *m, mbsNaturalWork *nw, const double *v, int fresh, double tol,
+                  double *x);
 /// natural_part.c: frees nw->pt and nw->starts
 void mbs_naturalPartFree(mbsNaturalWork *nw);
 

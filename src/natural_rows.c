@@ -218,8 +218,15 @@ void mbs_natSolve(const double *A, const int *piv, int n, double *x) {
 // pivoting: a pivot below tol times the largest diagonal drops its row (y = 0 there: constraint
 // partitioning, seed 004 §8); returns the rank
 int mbs_natPivChol(double *S, int k, double tol, double *r, double *y) {
-  int *perm = malloc(sizeof(int) * (size_t)(k + 1)), rank = 0;
+  int *perm = malloc(sizeof(int) * (size_t)(k + 1));
   if (!perm) return -1;
+  int rank = mbs_natPivCholP(S, k, tol, r, y, perm);
+  free(perm);
+  return rank;
+}
+
+int mbs_natPivCholP(double *S, int k, double tol, double *r, double *y, int *perm) {
+  int rank = 0;
   double dmax = 0;
   for (int i = 0; i < k; i++) perm[i] = i, dmax = fmax(dmax, S[(size_t)i * k + i]);
   for (; rank < k; rank++) {
@@ -254,7 +261,6 @@ int mbs_natPivChol(double *S, int k, double tol, double *r, double *y) {
     for (int l = i + 1; l < rank; l++) v -= S[(size_t)perm[l] * k + perm[i]] * y[perm[l]];
     y[perm[i]] = v / S[(size_t)perm[i] * k + perm[i]];
   }
-  free(perm);
   return rank;
 }
 

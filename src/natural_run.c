@@ -2,9 +2,11 @@
 /// Motion in natural coordinates (docs/natural.md 7): the state is (p, ṗ) itself, the joint rows
 /// are recorded once at the assembled initial state (their vectors and values, so they can be
 /// evaluated at any p: position-level constraints g(p) = 0), the accelerations come from the
-/// dense augmented system, and after each step p and ṗ are projected back onto g(p) = 0 and
+/// augmented system, and after each step p and ṗ are projected back onto g(p) = 0 and
 /// G ṗ = 0 (Gauss–Newton with minimum-norm corrections, the dependent rows dropped by the same
-/// pivoted Cholesky). Dense: small models (the O(n) solver takes the same rows later). Forces:
+/// pivoted Cholesky). Both in O(n) by the block elimination (natural_tree.c, natural_runon.c: the
+/// projection with the identity in place of M); the dense system (dense = 1) is the reference of
+/// the tests (O(n³), small models). Forces:
 /// gravity, the point-to-point spring-dampers (functions of p and ṗ) and the joint forces,
 /// springs and dampers (functions of q, q̇ recovered from p, ṗ: natural_coords.c). Two integrators:
 /// fixed-step RK4 (mbs_naturalSimStep, projection by the caller) and an adaptive Dormand–Prince
@@ -38,10 +40,21 @@ struct mbsNaturalSim {
   mbsWork *w;
   double *qref;
   int jforces;
+  // O(n) (dense 0, docs/natural.md 12): the elimination with the mass matrices (nwM) and with the
+  // identity (nwI, the projection); rec0 (nb + 1) the tree records' ranges by body; g and y hold
+  // the rows' values and products in natural_runon.c's layout (12 nb + nl)
+  int dense;
+  mbsNaturalWork *nwM, *nwI;
+  int *rec0;
 };
 
 mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
                             mbsNaturalSim **out) {
+  return mbs_naturalSimCreateOpt(m, st, w, 0, out);
+}
+
+mbsErr mbs_naturalSimCreateOpt(const mbsModel *m, const mbsState *st, mbsWork *w, int dense,
+                               mbsNaturalSim **out) {
   *out = NULL;
   MBS_CHECK(!m->sub, MBS_ERR_UNSUPPORTED, "model.formulation = natural needs the whole model");
   mbsNaturalSim *ns = calloc(1, sizeof *ns);
@@ -50,34 +63,40 @@ mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
     if (m->dof_force[d] != 0 || m->dof_stiffness[d] != 0 || m->dof_damping[d] != 0) ns->jforces = 1;
   int nb = m->nbody, np = 12 * nb, nrt = 6 * nb + m->nlam, nl = m->nlam_loop, n = np + nrt,
       R = nrt + nl;
-  size_t N = (size_t)n;
-  ns->m = m, ns->nb = nb, ns->np = np, ns->nrt = nrt, ns->nl = nl;
+  size_t N = dense ? (size_t)n : 0, RD = dense ? (size_t)R : 0, NPD = dense ? (size_t)np : 0;
+  ns->m = m, ns->nb = nb, ns->np = np, ns->nrt = nrt, ns->nl = nl, ns->dense = dense;
   ns->rec = calloc((size_t)(2 * nb + 2 * m->nloop) * 6 + 1, sizeof *ns->rec);
+  ns->rec0 = calloc((size_t)nb + 1, sizeof(int));
   ns->s.n = n, ns->s.np = np, ns->s.nrt = nrt;
-  ns->s.A = calloc(N * N, sizeof(double));
-  ns->s.b = calloc(N, sizeof(double));
-  ns->s.f = ns->s.b;
-  ns->s.L = calloc((size_t)nl * (size_t)np + 1, sizeof(double));
+  ns->s.A = calloc(N * N + 1, sizeof(double));
+  ns->s.b = calloc(N + 1, sizeof(double));
+  ns->s.L = calloc((size_t)nl * NPD + 1, sizeof(double));
   ns->s.gl = calloc((size_t)nl + 1, sizeof(double));
   ns->s.p = calloc((size_t)np, sizeof(double));
   ns->s.pd = calloc((size_t)np, sizeof(double));
-  ns->piv = calloc(N, sizeof(int));
+  ns->piv = calloc(N + 1, sizeof(int));
   ns->Z = calloc((size_t)nl * N + 1, sizeof(double));
   ns->S = calloc((size_t)nl * (size_t)nl + 1, sizeof(double));
   ns->r = calloc((size_t)nl + 1, sizeof(double));
   ns->mu = calloc((size_t)nl + 1, sizeof(double));
-  ns->G = calloc((size_t)R * (size_t)np, sizeof(double));
-  ns->g = calloc((size_t)R, sizeof(double));
-  ns->W = calloc((size_t)R * (size_t)R, sizeof(double));
-  ns->y = calloc((size_t)R, sizeof(double));
+  ns->G = calloc(RD * NPD + 1, sizeof(double));
+  ns->g = calloc((size_t)R + 12 * (size_t)nb + (size_t)nl, sizeof(double));
+  ns->W = calloc(RD * RD + 1, sizeof(double));
+  ns->y = calloc((size_t)R + 12 * (size_t)nb + (size_t)nl, sizeof(double));
   double **st6[] = {&ns->k1,    &ns->k2,    &ns->k3,    &ns->k4,    &ns->p0,    &ns->pd0,
                     &ns->pdd,   &ns->dk[0], &ns->dk[1], &ns->dk[2], &ns->dk[3], &ns->dk[4],
                     &ns->dk[5], &ns->dk[6], &ns->y0,    &ns->y1,    &ns->yt};
-  int ok = ns->rec && ns->s.A && ns->s.b && ns->s.L && ns->s.gl && ns->s.p && ns->s.pd && ns->piv &&
-           ns->Z && ns->S && ns->r && ns->mu && ns->G && ns->g && ns->W && ns->y;
+  int ok = ns->rec && ns->rec0 && ns->s.A && ns->s.b && ns->s.L && ns->s.gl && ns->s.p &&
+           ns->s.pd && ns->piv && ns->Z && ns->S && ns->r && ns->mu && ns->G && ns->g && ns->W &&
+           ns->y;
   for (int i = 0; i < 17; i++) ok = ok && (*st6[i] = calloc(2 * (size_t)np, sizeof(double)));
   ok = ok && !mbs_stateCreate(m, &ns->qs) && !mbs_workCreate(m, &ns->w) &&
        (ns->qref = calloc((size_t)m->nq + 1, sizeof(double)));
+  if (ok && !dense) { // the O(n) workspaces; the projection's has K = I₄ (M replaced by I)
+    ok = !mbs_naturalWorkCreate(m, &ns->nwM) && !mbs_naturalWorkCreate(m, &ns->nwI);
+    for (int b = 0; ok && b < nb; b++)
+      for (int i = 0; i < 16; i++) ns->nwI->K[16 * b + i] = i % 5 == 0;
+  }
   if (!ok) {
     mbs_naturalSimDestroy(&ns);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates)");
@@ -86,9 +105,13 @@ mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
   mbs_fwdPosition(m, st, w);
   mbs_fwdVelocity(m, st, w);
   mbs_natCoords(m, w, &ns->s);
+  ns->s.f = dense ? ns->s.b : ns->nwM->s.f; // the forces go where the solve reads them
   ns->s.rec = ns->rec;
-  for (int b = 0; b < nb; b++) mbs_natJoint(m, w, &ns->s, b);
-  ns->nrec_t = ns->s.nrec;
+  for (int b = 0; b < nb; b++) {
+    ns->rec0[b] = ns->s.nrec;
+    mbs_natJoint(m, w, &ns->s, b);
+  }
+  ns->nrec_t = ns->rec0[nb] = ns->s.nrec;
   for (int k = 0; k < m->nloop; k++) mbs_natLoop(m, &ns->s, k);
   ns->nrec = ns->s.nrec;
   ns->s.rec = NULL;
@@ -109,6 +132,9 @@ void mbs_naturalSimDestroy(mbsNaturalSim **pns) {
   mbs_stateDestroy(&ns->qs);
   mbs_workDestroy(&ns->w);
   free(ns->qref);
+  free(ns->rec0);
+  mbs_naturalWorkDestroy(&ns->nwM);
+  mbs_naturalWorkDestroy(&ns->nwI);
   free(ns);
   *pns = NULL;
 }
@@ -183,13 +209,27 @@ static void mbs_nsSprings(mbsNaturalSim *ns) {
   }
 }
 
+// the closure rows' pivot tolerance of the evaluations (solver.rank_tol)
+static double mbs_nsRankTol(const mbsNaturalSim *ns) {
+  return ns->m->opt.rank_tol > 0 ? ns->m->opt.rank_tol : 1e-10;
+}
+
 // p̈ at (p, ṗ) into pdd
 static mbsErr mbs_nsAccel(mbsNaturalSim *ns, const double *p, const double *pd, double *pdd) {
   mbsNat *s = &ns->s;
   memcpy(s->p, p, sizeof(double) * (size_t)ns->np);
   memcpy(s->pd, pd, sizeof(double) * (size_t)ns->np);
   ns->st.evals++;
-  mbs_nsAssemble(ns);
+  if (ns->dense)
+    mbs_nsAssemble(ns);
+  else { // O(n): the forces into nwM->s.f (= s->f), the recorded rows joint by joint
+    mbsNaturalWork *nw = ns->nwM;
+    memcpy(nw->s.p, p, sizeof(double) * (size_t)ns->np);
+    memcpy(nw->s.pd, pd, sizeof(double) * (size_t)ns->np);
+    memset(s->f, 0, sizeof(double) * (size_t)ns->np);
+    mbs_natGravity(ns->m, &nw->s);
+    mbs_ntReplay(ns->m, nw, ns->rec, ns->rec0, ns->nrec);
+  }
   mbs_nsSprings(ns);
   if (ns->jforces) { // q, q̇ from p, ṗ, then the joint formulation's joint forces at them
     mbs_naturalJointCoords(ns->m, p, pd, ns->qref, ns->qs->q, ns->qs->qd);
@@ -197,11 +237,24 @@ static mbsErr mbs_nsAccel(mbsNaturalSim *ns, const double *p, const double *pd, 
     mbs_fwdVelocity(ns->m, ns->qs, ns->w);
     MBS_CALL(mbs_natJointForces(ns->m, ns->w, s));
   }
+  if (!ns->dense) { // the elimination of docs/natural.md 5, the cut joints in the range space
+    mbsNaturalWork *nw = ns->nwM;
+    MBS_CALL(mbs_ntFactor(ns->m, nw));
+    for (int b = 0; b < ns->nb; b++) {
+      memcpy(nw->r + NB * b, s->f + 12 * b, 12 * sizeof(double));
+      memcpy(nw->r + NB * b + 12, nw->rg + 6 * b, 6 * sizeof(double));
+    }
+    mbs_ntSolve(ns->m, nw, nw->gj, 1);
+    MBS_CHECK(mbs_ntLoops(ns->m, nw, nw->s.gl, mbs_nsRankTol(ns), 1) >= 0, MBS_ERR_NOMEM,
+              "out of memory");
+    memcpy(pdd, nw->pdd, sizeof(double) * (size_t)ns->np);
+    return MBS_OK;
+  }
   MBS_CHECK(!mbs_natFactor(s->A, ns->piv, s->n), MBS_ERR_NUMERIC,
             "natural: the augmented matrix [M G'; G 0] is singular");
   mbs_natSolve(s->A, ns->piv, s->n, s->b);
-  double tol = ns->m->opt.rank_tol > 0 ? ns->m->opt.rank_tol : 1e-10;
-  MBS_CHECK(mbs_natLoopSolve(s, ns->nl, tol, ns->piv, ns->Z, ns->S, ns->r, ns->mu) >= 0,
+  MBS_CHECK(mbs_natLoopSolve(s, ns->nl, mbs_nsRankTol(ns), ns->piv, ns->Z, ns->S, ns->r, ns->mu) >=
+                0,
             MBS_ERR_NOMEM, "out of memory");
   memcpy(pdd, s->b, sizeof(double) * (size_t)ns->np);
   return MBS_OK;
@@ -245,7 +298,39 @@ static void mbs_nsCorrect(mbsNaturalSim *ns, double *v, double *x) {
   }
 }
 
+// the rows assembled at s.p, s.pd into nwI (not factored); returns max |g(p)| (g into ns->g)
+static double mbs_nsRowsOn(mbsNaturalSim *ns) {
+  mbsNaturalWork *nw = ns->nwI;
+  memcpy(nw->s.p, ns->s.p, sizeof(double) * (size_t)ns->np);
+  memcpy(nw->s.pd, ns->s.pd, sizeof(double) * (size_t)ns->np);
+  mbs_ntReplay(ns->m, nw, ns->rec, ns->rec0, ns->nrec);
+  return mbs_ntValues(ns->m, nw, ns->rec, ns->rec0, ns->nrec, ns->g);
+}
+
+// the projection of docs/natural.md 7 in O(n): the same Gauss–Newton iterations and minimum-norm
+// corrections as the dense one, each solved by the block elimination of [I Gᵀ; G 0] (nwI); the
+// velocities reuse the factors of the last position iterate (the one at the projected p)
+static double mbs_nsProjectOn(mbsNaturalSim *ns, double tol, int maxit) {
+  mbsNaturalWork *nw = ns->nwI;
+  double gmax = 0;
+  int fresh = 1;
+  for (int it = 0; it <= maxit; it++) {
+    gmax = mbs_nsRowsOn(ns);
+    if (mbs_ntFactor(ns->m, nw)) return gmax; // (not on a manifold that a run reaches)
+    fresh = 1;
+    if (gmax <= tol || it == maxit) break;
+    mbs_ntCorrect(ns->m, nw, ns->g, 1, 1e-12, ns->s.p);
+    fresh = 0;
+    ns->st.corrections++;
+  }
+  mbs_ntJacMul(ns->m, nw, ns->s.pd, ns->y); // G ṗ with G at the projected p
+  mbs_ntCorrect(ns->m, nw, ns->y, fresh, 1e-12, ns->s.pd);
+  mbs_nsSync(ns);
+  return gmax;
+}
+
 double mbs_naturalSimProject(mbsNaturalSim *ns, double tol, int maxit) {
+  if (!ns->dense) return mbs_nsProjectOn(ns, tol, maxit);
   mbsNat *s = &ns->s;
   int R = ns->nrt + ns->nl, np = ns->np;
   double gmax = 0;
@@ -338,6 +423,11 @@ double mbs_naturalSimEnergy(const mbsNaturalSim *ns) {
 }
 
 double mbs_naturalSimViolation(mbsNaturalSim *ns) {
+  if (!ns->dense) {
+    mbsNaturalWork *nw = ns->nwI;
+    memcpy(nw->s.p, ns->s.p, sizeof(double) * (size_t)ns->np);
+    return mbs_ntValues(ns->m, nw, ns->rec, ns->rec0, ns->nrec, ns->g);
+  }
   mbs_nsJacobian(ns);
   double gmax = 0;
   for (int i = 0; i < ns->nrt + ns->nl; i++) gmax = fmax(gmax, fabs(ns->g[i]));
@@ -347,6 +437,11 @@ double mbs_naturalSimViolation(mbsNaturalSim *ns) {
 // max |g(p)| and max |G ṗ| at s.p, s.pd (the Jacobian assembled into ns->G)
 static void mbs_nsResiduals(mbsNaturalSim *ns, double *gpos, double *gvel) {
   int R = ns->nrt + ns->nl, np = ns->np;
+  if (!ns->dense) {
+    *gpos = mbs_nsRowsOn(ns);
+    *gvel = mbs_ntJacMul(ns->m, ns->nwI, ns->s.pd, ns->y);
+    return;
+  }
   mbs_nsJacobian(ns);
   double a = 0, b = 0;
   for (int i = 0; i < R; i++) {

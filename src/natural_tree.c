@@ -48,10 +48,11 @@ mbsErr mbs_naturalWorkCreate(const mbsModel *m, mbsNaturalWork **out) {
   nw->S = calloc(nl * nl + 1, sizeof(double));
   nw->rl = calloc(nl + 1, sizeof(double));
   nw->mu = calloc(nl + 1, sizeof(double));
+  nw->perm = calloc(nl + 1, sizeof(int));
   nw->tmp = calloc(12 * nb, sizeof(double));
   if (!(nw->s.p && nw->s.pd && nw->s.f && nw->s.gl && nw->K && nw->Ich && nw->Jc && nw->Jp &&
         nw->gj && nw->rg && nw->V && nw->D && nw->r && nw->z && nw->lam && nw->pdd && nw->Lr &&
-        nw->Zl && nw->S && nw->rl && nw->mu && nw->tmp)) {
+        nw->Zl && nw->S && nw->rl && nw->mu && nw->perm && nw->tmp)) {
     mbs_naturalWorkDestroy(&nw);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (natural coordinates, %d bodies)", m->nbody);
   }
@@ -67,7 +68,7 @@ void mbs_naturalWorkDestroy(mbsNaturalWork **pnw) {
   free(nw->K), free(nw->Ich), free(nw->Jc), free(nw->Jp), free(nw->gj);
   free(nw->rg), free(nw->V), free(nw->D), free(nw->r), free(nw->z), free(nw->lam);
   free(nw->pdd), free(nw->Lr), free(nw->Zl), free(nw->S), free(nw->rl), free(nw->mu);
-  free(nw->tmp);
+  free(nw->tmp), free(nw->perm);
   mbs_naturalPartFree(nw);
   free(nw);
   *pnw = NULL;
@@ -141,16 +142,28 @@ static void mbs_ntBodySolve(const mbsModel *m, const mbsNaturalWork *nw, int b, 
   const double *e = nw->s.p + 12 * b + 3, *K = nw->K + 16 * b;
   double xg[12] = {0}, t[12], y[6];
   memcpy(t, r1, sizeof t);
-  if (r2) { // x_g = Gᵀ diag⁻¹ r2: rows (k, k) on e_k; rows (j, k) on e_j and e_k, halved
+  if (r2) { // x_g = Gᵀ (G Gᵀ)⁻¹ r2: rows (k, k) e_k on e_k; rows (j, k) e_k on e_j, e_j on e_k.
+    // G Gᵀ = diag(1, 1, 1, 2, 2, 2) where e is orthonormal; off the manifold (a run's stage
+    // states, docs/natural.md 7) the exact 6 x 6 keeps the solve that of the dense system
     static const int pj[6] = {0, 1, 2, 0, 0, 1}, pk[6] = {0, 1, 2, 1, 2, 2};
+    double G[54] = {0}, W[36], y[6]; // G (6 x 9) on the e blocks
     for (int r = 0; r < 6; r++) {
       int j = pj[r], k = pk[r];
-      double c = j == k ? r2[r] : 0.5 * r2[r];
       for (int i = 0; i < 3; i++) {
-        xg[3 + 3 * j + i] += c * e[3 * k + i];
-        if (j != k) xg[3 + 3 * k + i] += c * e[3 * j + i];
+        G[9 * r + 3 * j + i] += e[3 * k + i];
+        if (j != k) G[9 * r + 3 * k + i] += e[3 * j + i];
       }
     }
+    for (int a = 0; a < 6; a++)
+      for (int c = 0; c <= a; c++) {
+        double v = 0;
+        for (int i = 0; i < 9; i++) v += G[9 * a + i] * G[9 * c + i];
+        W[6 * a + c] = W[6 * c + a] = v;
+      }
+    memcpy(y, r2, sizeof y);
+    if (mbsu_cholFactor(W, 6)) mbsu_cholSolve(W, 6, y);
+    for (int r = 0; r < 6; r++)
+      for (int i = 0; i < 9; i++) xg[3 + i] += G[9 * r + i] * y[r];
     for (int al = 0; al < 4; al++) // t -= (K ⊗ I3) x_g
       for (int be = 0; be < 4; be++)
         for (int i = 0; i < 3; i++) t[3 * al + i] -= K[4 * al + be] * xg[3 * be + i];
@@ -301,6 +314,42 @@ void mbs_ntRootSolve(const mbsModel *m, const mbsNaturalWork *nw, int b, const d
   for (int j = 0; j < 12; j++) x[j] -= dx[j];
 }
 
+int mbs_ntLoops(const mbsModel *m, mbsNaturalWork *nw, const double *gl, double tol, int fresh) {
+  int nb = nw->nb, nl = nw->nl, np = 12 * nb;
+  if (!nl) return 0;
+  memcpy(nw->tmp, nw->pdd, (size_t)np * sizeof(double));
+  double *zero = nw->lam; // (the unit solves' γ: zero; lam is rewritten by each solve)
+  for (int i = 0; fresh && i < nl; i++) {
+    const double *li = nw->Lr + (size_t)i * (size_t)np;
+    for (int b = 0; b < nb; b++) {
+      memcpy(nw->r + NB * b, li + 12 * b, 12 * sizeof(double));
+      memset(nw->r + NB * b + 12, 0, 6 * sizeof(double));
+    }
+    memset(zero, 0, 6 * (size_t)nb * sizeof(double));
+    mbs_ntSolve(m, nw, zero, 0);
+    memcpy(nw->Zl + (size_t)i * (size_t)np, nw->pdd, (size_t)np * sizeof(double));
+  }
+  for (int i = 0; i < nl; i++) {
+    const double *li = nw->Lr + (size_t)i * (size_t)np;
+    double v = -gl[i];
+    for (int j = 0; j < np; j++) v += li[j] * nw->tmp[j];
+    nw->rl[i] = v;
+    for (int k = 0; k < nl; k++) {
+      const double *zk = nw->Zl + (size_t)k * (size_t)np;
+      double t = 0;
+      for (int j = 0; j < np; j++) t += li[j] * zk[j];
+      nw->S[(size_t)i * nl + k] = t;
+    }
+  }
+  int rank = mbs_natPivCholP(nw->S, nl, tol, nw->rl, nw->mu, nw->perm);
+  memcpy(nw->pdd, nw->tmp, (size_t)np * sizeof(double));
+  for (int k = 0; k < nl; k++) {
+    const double *zk = nw->Zl + (size_t)k * (size_t)np;
+    for (int j = 0; j < np; j++) nw->pdd[j] -= zk[j] * nw->mu[k];
+  }
+  return rank;
+}
+
 // mbs_naturalAccel after the position and velocity stages and the spring-dampers' wrenches (a
 // distributed solve's p̈ given: only q̈ from it, mbs_naturalPartGiven)
 static mbsErr mbs_naturalSolve(const mbsModel *m, mbsWork *w, mbsNaturalWork *nw, mbsReal *qdd,
@@ -328,40 +377,8 @@ static mbsErr mbs_naturalSolve(const mbsModel *m, mbsWork *w, mbsNaturalWork *nw
     memcpy(nw->r + NB * b + 12, nw->rg + 6 * b, 6 * sizeof(double));
   }
   mbs_ntSolve(m, nw, nw->gj, 1);
-  int rank = 0;
-  if (nl) { // the cut joints in the range space (as the dense reference)
-    memcpy(nw->tmp, nw->pdd, (size_t)np * sizeof(double));
-    double *zero = nw->lam; // (the unit solves' γ: zero; lam is rewritten by each solve)
-    for (int i = 0; i < nl; i++) {
-      const double *li = nw->Lr + (size_t)i * (size_t)np;
-      for (int b = 0; b < nb; b++) {
-        memcpy(nw->r + NB * b, li + 12 * b, 12 * sizeof(double));
-        memset(nw->r + NB * b + 12, 0, 6 * sizeof(double));
-      }
-      memset(zero, 0, 6 * (size_t)nb * sizeof(double));
-      mbs_ntSolve(m, nw, zero, 0);
-      memcpy(nw->Zl + (size_t)i * (size_t)np, nw->pdd, (size_t)np * sizeof(double));
-    }
-    for (int i = 0; i < nl; i++) {
-      const double *li = nw->Lr + (size_t)i * (size_t)np;
-      double v = -s->gl[i];
-      for (int j = 0; j < np; j++) v += li[j] * nw->tmp[j];
-      nw->rl[i] = v;
-      for (int k = 0; k < nl; k++) {
-        const double *zk = nw->Zl + (size_t)k * (size_t)np;
-        double t = 0;
-        for (int j = 0; j < np; j++) t += li[j] * zk[j];
-        nw->S[(size_t)i * nl + k] = t;
-      }
-    }
-    rank = mbs_natPivChol(nw->S, nl, m->opt.rank_tol > 0 ? m->opt.rank_tol : 1e-10, nw->rl, nw->mu);
-    MBS_CHECK(rank >= 0, MBS_ERR_NOMEM, "out of memory");
-    memcpy(nw->pdd, nw->tmp, (size_t)np * sizeof(double));
-    for (int k = 0; k < nl; k++) {
-      const double *zk = nw->Zl + (size_t)k * (size_t)np;
-      for (int j = 0; j < np; j++) nw->pdd[j] -= zk[j] * nw->mu[k];
-    }
-  }
+  int rank = mbs_ntLoops(m, nw, s->gl, m->opt.rank_tol > 0 ? m->opt.rank_tol : 1e-10, 1);
+  MBS_CHECK(rank >= 0, MBS_ERR_NOMEM, "out of memory");
   double res = mbs_natQdd(m, w, s, nw->pdd, qdd);
   if (info) {
     memset(info, 0, sizeof *info);

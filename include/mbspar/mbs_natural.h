@@ -96,8 +96,13 @@ typedef struct {
 } mbsNaturalSimStats;
 
 /// The simulation of \p m from the state \p st (assembled: loops closed), using \p w for the
-/// initial kinematics.
+/// initial kinematics. Its evaluations and projections use the O(n) block elimination
+/// (docs/natural.md 5, 7, 12).
 mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w, mbsNaturalSim **ns);
+/// The same with \p dense = 1: the dense system of docs/natural.md 4 instead (O(n³) per
+/// evaluation, O(n²) memory: the reference of the O(n) path in tests, small models only).
+mbsErr mbs_naturalSimCreateOpt(const mbsModel *m, const mbsState *st, mbsWork *w, int dense,
+                               mbsNaturalSim **ns);
 /// Frees it; sets *ns = NULL.
 void mbs_naturalSimDestroy(mbsNaturalSim **ns);
 /// One classical Runge–Kutta step of length \p h on (p, ṗ) (no projection).
