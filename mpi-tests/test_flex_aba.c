@@ -13,7 +13,8 @@
 ///     block and the modal block each relative to its largest entry (measured 6.2e-10: the
 ///     systems are ill-conditioned — stiff constraint modes, light rotations — and both solutions
 ///     carry rounding of the order cond(M) eps), and the recursive solution's backward error in
-///     the oracle's own system, |M ydd - f| / (|M| |ydd| + |f|), is below 1e-13.
+///     the oracle's own system, |M ydd - f| / (|M| |ydd| + |f|), is below 1e-13; the O(n)
+///     energies (relative) and every node's pose equal the oracle's to 1e-12.
 #include <stdarg.h>
 #include "mbs_test.h"
 #include "mbspar/mbs_config.h"
@@ -190,7 +191,7 @@ static double againstAba(mbsModel *mf, mbsModel *mr) {
 
 // flexAba against the oracle at a random modal state: the largest error of the joint block and
 // of the modal block, each relative to the block's largest entry
-static double againstOracle(mbsModel *m, double *scale, double *resid) {
+static double againstOracle(mbsModel *m, double *scale, double *resid, double *edev) {
   mbsState *st = NULL;
   mbsFlexAba *a = NULL;
   mbsFlexOracle *o = NULL;
@@ -227,6 +228,20 @@ static double againstOracle(mbsModel *m, double *scale, double *resid) {
       ra = fmax(ra, fabs(r)), ym = fmax(ym, fabs(ya[i])), fm = fmax(fm, fabs(f[i]));
     }
     *resid = ra / (Mm * ym + fm);
+    // the O(n) energies and node poses against the oracle's
+    double ka, pa, ko, po;
+    MBS_EXPECT_OK(mbs_flexAbaEnergy(a, st->q, y, eta, &ka, &pa));
+    MBS_EXPECT_OK(mbs_flexOracleEnergy(o, st->q, y, eta, &ko, &po));
+    double de = fmax(fabs(ka - ko), fabs(pa - po)) / (fabs(ko) + fabs(po));
+    for (int k = 0; k < m->flex->n; k++)
+      for (int j = 0; j < m->flex->b[k].nnodes; j++) {
+        double p1[3], R1[9], p2[3], R2[9];
+        MBS_EXPECT_OK(mbs_flexAbaNodePose(a, st->q, y, eta, k, j, p1, R1));
+        MBS_EXPECT_OK(mbs_flexOracleNodePose(o, st->q, y, eta, k, j, p2, R2));
+        for (int i = 0; i < 9; i++)
+          de = fmax(de, fabs(R1[i] - R2[i]) + (i < 3 ? fabs(p1[i] - p2[i]) : 0));
+      }
+    *edev = de;
     *scale = fmax(sj, se);
   }
   free(y), free(eta), free(ya), free(yo);
@@ -239,7 +254,7 @@ int main(void) {
   enum { NB = 9, CAP = 1 << 16 };
   Body B[NB];
   char *t1 = malloc(CAP), *t2 = malloc(CAP);
-  double wa = 0, wb = 0, wc = 0, sc = 0, wr = 0;
+  double wa = 0, wb = 0, wc = 0, sc = 0, wr = 0, we = 0;
   int nflex = 0, nnode = 0, nstiff = 0;
   for (int trial = 0; t1 && t2 && trial < 24; trial++) {
     int chain = trial % 3 == 0, nb = 3 + trial % (NB - 2);
@@ -264,8 +279,9 @@ int main(void) {
     MBS_EXPECT(text(B, nb, 0, t1, CAP) == 0, "text");
     m = build(t1);
     MBS_EXPECT(m != NULL, "trial %d (c): model\n%s", trial, t1);
-    double s = 0, r = 1;
-    if (m) wc = fmax(wc, againstOracle(m, &s, &r)), sc = fmax(sc, s), wr = fmax(wr, r);
+    double s = 0, r = 1, ed = 1;
+    if (m) wc = fmax(wc, againstOracle(m, &s, &r, &ed)), sc = fmax(sc, s), wr = fmax(wr, r);
+    we = fmax(we, ed);
     mbs_modelDestroy(&m);
   }
   free(t1), free(t2);
@@ -281,6 +297,8 @@ int main(void) {
   MBS_EXPECT(wb >= 0 && wb < 1e-12, "(b) %g", wb);
   MBS_EXPECT(wc >= 0 && wc < 1e-9, "(c) %g", wc);
   MBS_EXPECT(wr < 1e-13, "(c) backward error %g", wr);
+  printf("(c) mbs_flexAbaEnergy and mbs_flexAbaNodePose against the oracle's: %.2e (1e-12)\n", we);
+  MBS_EXPECT(we < 1e-12, "(c) energy / node poses %g", we);
   MBS_EXPECT(nnode > 5 && nstiff > 5, "coverage: %d nodes, %d stiffening", nnode, nstiff);
   return mbs_test_finish("test_flex_aba");
 }

@@ -233,17 +233,17 @@ static void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *et
 // The node frame a child of flexible body p hangs from (docs/flexible.md 5.5): world pose Rn,
 // pn, twist omn, von, the map A (6 x nz_p: the node's twist is A z_p) and the bias cn (6: the
 // node's acceleration at zdot_p = 0)
-static void mbs_faNode(mbsFlexAba *a, int b, int p, const mbsReal *y, const mbsReal *eta,
-                       mbsReal *Rn, mbsReal *pn, mbsReal *omn, mbsReal *von, mbsReal *A,
-                       mbsReal *cn) {
+static void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int p,
+                       const mbsReal *y, const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn,
+                       mbsReal *von, mbsReal *A, mbsReal *cn) {
   const mbsModel *m = a->m;
   const mbsFoBody *fo = a->f + a->flexof[p];
   const mbsFlexModal *md = &fo->fb->modal;
   int mm = md->m, col = fo->col, np = a->nz[p];
-  const mbsReal *et = eta + (col - m->nv), *etd = y + col, *Gn = a->nodeG[b];
-  const mbsReal *Ph = md->Phi + (size_t)6 * a->nodefe[b] * mm;
+  const mbsReal *et = eta + (col - m->nv), *etd = y + col;
+  const mbsReal *Ph = md->Phi + (size_t)6 * fe * mm;
   const mbsReal *Rp = a->Rw + 9 * p, *omp = a->om + 3 * p;
-  mbsReal s[3] = {a->nodex[b], 0, 0}, ud[3] = {0, 0, 0}, th[3] = {0, 0, 0}, thd[3] = {0, 0, 0};
+  mbsReal s[3] = {xn, 0, 0}, ud[3] = {0, 0, 0}, th[3] = {0, 0, 0}, thd[3] = {0, 0, 0};
   for (int c = 0; c < mm; c++)
     for (int i = 0; i < 3; i++) {
       s[i] += Ph[i * mm + c] * et[c], ud[i] += Ph[i * mm + c] * etd[c];
@@ -276,6 +276,7 @@ static void mbs_faNode(mbsFlexAba *a, int b, int p, const mbsReal *y, const mbsR
   mbs_faCross(omp, c1, c3);
   mbs_faCross(omp, uw, c2);
   for (int i = 0; i < 3; i++) cn[3 + i] = c3[i] + 2 * c2[i] + u2b * Rp[3 * i];
+  if (!A) return;
   // A = [[I, 0, R_p T Phi_r], [-[d]x, I, R_p (Phi_t - e_x (G eta)^T)]]
   memset(A, 0, sizeof(mbsReal) * 6 * (size_t)np);
   for (int i = 0; i < 6; i++) A[i * np + i] = 1;
@@ -324,12 +325,11 @@ static void mbs_faLTsolve(int n, const mbsReal *L, mbsReal *x) {
   }
 }
 
-mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
-                        mbsReal *ydd) {
+// pass 1 (root to leaves): poses, twists, the maps P from the parent's z, the biases c, the
+// bodies' own M and h (the articulated quantities' starting values, in IA and pA)
+static void mbs_faForward(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta) {
   const mbsModel *m = a->m;
   static const mbsReal I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, z3[3] = {0, 0, 0};
-  // pass 1 (root to leaves): poses, twists, the maps P from the parent's z, the biases c, the
-  // bodies' own M and h (the articulated quantities' starting values)
   for (int b = 0; b < m->nbody; b++) {
     int p = m->body_parent[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
     int npz = p < 0 ? 0 : a->nz[p];
@@ -344,7 +344,7 @@ mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const
     const mbsReal *Rn = I3, *pn = z3, *omn = z3, *von = z3;
     mbsReal *P = a->P + a->oP[b];
     if (p >= 0 && a->nodefe[b] >= 0) {
-      mbs_faNode(a, b, p, y, eta, Rnb, pnb, omnb, vonb, P, cn);
+      mbs_faNode(a, a->nodefe[b], a->nodex[b], a->nodeG[b], p, y, eta, Rnb, pnb, omnb, vonb, P, cn);
       Rn = Rnb, pn = pnb, omn = omnb, von = vonb;
       r[0] -= a->nodex[b]; // the joint's origin is measured from the node
     } else if (p >= 0) {
@@ -387,6 +387,12 @@ mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const
     }
     mbs_faBody(a, b, y, eta, a->IA + a->oq[b], a->pA + a->ov[b]);
   }
+}
+
+mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                        mbsReal *ydd) {
+  const mbsModel *m = a->m;
+  mbs_faForward(a, q, y, eta);
   // pass 2 (leaves to root): project out the joint's dofs and the modal coordinates. With
   // Sf = blkdiag(S, I_m), U = IA Sf, D = Sf^T U = L L^T (Cholesky), the parent sees the twist
   // block of IA - U D^-1 U^T = IA - W^T W with W = L^-1 U^T (the 6 twist rows of U only)
@@ -503,5 +509,62 @@ mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const
     for (int k = 0; k < nd; k++) ydd[d0 + k] = ud[k];
     for (int j = 0; j < mm; j++) zd[6 + j] = ud[nd + j], ydd[a->col[b] + j] = ud[nd + j];
   }
+  return MBS_OK;
+}
+
+mbsErr mbs_flexAbaEnergy(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                         mbsReal *kin, mbsReal *pot) {
+  const mbsModel *m = a->m;
+  const mbsReal *g = m->gravity;
+  mbs_faForward(a, q, y, eta);
+  mbsReal T = 0, V = 0;
+  for (int b = 0; b < m->nbody; b++) {
+    int n = a->nz[b], k = a->flexof[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    const mbsReal *M = a->IA + a->oq[b], *Rw = a->Rw + 9 * b, *pw = a->pw + 3 * b;
+    mbsReal *z = a->wk + 4 * (size_t)n; // after mbs_faBody's scratch
+    for (int i = 0; i < 3; i++) z[i] = a->om[3 * b + i], z[3 + i] = a->vo[3 * b + i];
+    for (int j = 6; j < n; j++) z[j] = y[a->col[b] + j - 6];
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) T += 0.5 * z[i] * M[(size_t)i * n + j] * z[j];
+    if (mbs_jntQuatAdr(m->body_jnttype[b]) < 0)
+      for (int i = 0; i < nd; i++) {
+        mbsReal qi = q[m->body_qadr[b] + i], dq = qi - m->dof_springref[d0 + i];
+        V += 0.5 * m->dof_stiffness[d0 + i] * dq * dq - m->dof_force[d0 + i] * qi;
+      }
+    if (k < 0) {
+      mbsReal rc[3];
+      mbs_faMat3Vec(Rw, m->body_com + 3 * b, rc);
+      for (int i = 0; i < 3; i++) V -= m->body_mass[b] * g[i] * (pw[i] + rc[i]);
+      continue;
+    }
+    const mbsFoBody *fo = a->f + k;
+    const mbsFlexModal *md = &fo->fb->modal;
+    int mm = md->m;
+    const mbsReal *et = eta + (fo->col - m->nv);
+    for (int p = 0; p < fo->np; p++) {
+      const mbsReal *Tp = fo->phit + (size_t)3 * p * mm;
+      mbsReal s[3] = {fo->x[p], 0, 0}, rs[3], u2 = 0, u2d, u2b;
+      for (int c = 0; c < mm; c++)
+        for (int i = 0; i < 3; i++) s[i] += Tp[i * mm + c] * et[c];
+      if (fo->G) mbs_foShorten(mm, fo->G + (size_t)p * mm * mm, et, et, fo->ge, &u2, &u2d, &u2b);
+      s[0] += u2;
+      mbs_faMat3Vec(Rw, s, rs);
+      for (int i = 0; i < 3; i++) V -= fo->dm[p] * g[i] * (pw[i] + rs[i]);
+    }
+    for (int i = 0; i < mm; i++)
+      for (int j = 0; j < mm; j++) V += 0.5 * et[i] * md->K[(size_t)i * mm + j] * et[j];
+  }
+  *kin = T, *pot = V;
+  return MBS_OK;
+}
+
+mbsErr mbs_flexAbaNodePose(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                           int k, int j, mbsReal *pos, mbsReal *R) {
+  const mbsFlexBody *fb = a->f[k].fb;
+  const mbsFlexModal *md = &fb->modal;
+  mbsReal x = fb->spec.node_x[j], om[3], v[3], cn[6];
+  const mbsReal *Gn = a->f[k].Gnode ? a->f[k].Gnode + (size_t)j * md->m * md->m : NULL;
+  mbs_faForward(a, q, y, eta);
+  mbs_faNode(a, mbs_foNearestFe(md, x), x, Gn, fb->body, y, eta, R, pos, om, v, NULL, cn);
   return MBS_OK;
 }

@@ -168,6 +168,13 @@ int mbs_flexAbaSize(const mbsFlexAba *a);
 /// not positive definite).
 mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                         mbsReal *ydd);
+/// The energies of mbs_flexOracleEnergy in O(bodies): the kinetic energy as the sum of the
+/// bodies' z^T M_body z / 2.
+mbsErr mbs_flexAbaEnergy(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                         mbsReal *kin, mbsReal *pot);
+/// As mbs_flexOracleNodePose.
+mbsErr mbs_flexAbaNodePose(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                           int k, int j, mbsReal *pos, mbsReal *R);
 /// Cholesky solve of the symmetric positive definite A x = b (A overwritten, b becomes x); -1 if
 /// A is not positive definite.
 int mbs_flexCholSolve(int n, mbsReal *A, mbsReal *b);
