@@ -8,5 +8,6 @@ mbs_add_test(test_flex_beam SOURCES test_flex_beam.c LIBS mbs_core LABELS unit)
 mbs_add_test(test_flex_config SOURCES test_flex_config.c LIBS mbs_core LABELS unit)
 # flexible bodies, the serial oracle (issue 34 part 2a): rigid limit, cantilever, energy
 mbs_add_test(test_flex_oracle SOURCES test_flex_oracle.c LIBS mbs_core LABELS unit)
+mbs_add_test(test_flex_aba SOURCES test_flex_aba.c LIBS mbs_core LABELS unit)
 # the Adams-Bashforth-Moulton PECE core (issue 36) against closed forms
 mbs_add_test(test_abm SOURCES test_abm.c LIBS mbs_core LABELS unit)

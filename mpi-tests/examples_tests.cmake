@@ -32,6 +32,13 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(flex_cli PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# the recursive flexible algorithm in accel and run of a large chain (docs/flexible.md 10)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_aba_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_aba_cli.sh
+                                     $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(flex_aba_cli PROPERTIES LABELS mpi PROCESSORS 1 TIMEOUT 60
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
 # the same pendulum over the issue's 10 s (slow)
 if(TARGET mbspar AND MBS_EXAMPLES_PY)
   add_test(NAME flex_energy_10s COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_slow.sh

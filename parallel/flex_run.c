@@ -29,13 +29,17 @@
 
 #define MBSP_FLEX_MAGIC "MBSFLEX1"
 
-static void mbsp_flexNodesJson(mbsJson *j, const mbsModel *m, mbsFlexOracle *o, const double *x,
-                               int nq, int ne);
+/// Above this many generalized coordinates (nv + the modal ones) `accel` and an undriven `run`
+/// evaluate on the recursive O(n) algorithm (src/flex_aba.c, docs/flexible.md 10) instead of
+/// the dense oracle (O(N^2) memory, O(N^3) per evaluation): 1000 coordinates is a 8 MB mass
+/// matrix and about 0.1 s per dense evaluation.
+#define MBSP_FLEX_DENSE_MAX 1000
 
 typedef struct {
   const mbsModel *m;
   const mbsConfig *cfg;
-  mbsFlexOracle *o;
+  mbsFlexOracle *o;   ///< the dense oracle, or NULL when a is used
+  mbsFlexAba *a;      ///< the recursive algorithm (large undriven accel and run), or NULL
   mbspFlexDrive dr;   ///< driven joints (run only; flex_drive.h)
   double *xd;         ///< (nx) scratch: the state with the driven joints on their profiles
   int nq, nv, ne, nx; ///< sizes: nx = nq + ne + nv + ne, + 1 with drives (their work W, x[nx - 1])
@@ -46,6 +50,28 @@ typedef struct {
   double E0, drift; ///< energy at the start of this run and the largest |E - E0|
   double emax;      ///< largest elastic energy
 } mbspFlexRun;
+
+static void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x);
+
+// the method's accelerations, energies, node poses and modal columns
+static mbsErr mbsp_flexAccel(const mbspFlexRun *R, const double *q, const double *y,
+                             const double *eta, double *ydd) {
+  return R->o ? mbs_flexOracleAccel(R->o, q, y, eta, ydd) : mbs_flexAbaAccel(R->a, q, y, eta, ydd);
+}
+static mbsErr mbsp_flexNodePose(const mbspFlexRun *R, const double *x, int k, int n, double *p,
+                                double *Rn) {
+  const double *q = x, *eta = x + R->nq, *y = x + R->nq + R->ne;
+  return R->o ? mbs_flexOracleNodePose(R->o, q, y, eta, k, n, p, Rn)
+              : mbs_flexAbaNodePose(R->a, q, y, eta, k, n, p, Rn);
+}
+static int mbsp_flexCol(const mbspFlexRun *R, int k) {
+  int c = R->nv;
+  for (int j = 0; j < k; j++) c += R->m->flex->b[j].modal.m;
+  return c;
+}
+static const char *mbsp_flexMethod(const mbspFlexRun *R) {
+  return R->o ? "flex_oracle" : "flex_aba";
+}
 
 // x' = f(x): q' from qd (quaternions: q' = q (x) (0, w) / 2, w in the body frame), eta' = etad,
 // [qd; etad]' from the oracle
@@ -77,7 +103,7 @@ static mbsErr mbsp_flexRhs(mbspFlexRun *R, double t, const double *x, double *f)
   if (R->dr.k) { // the prescribed accelerations, the driving forces and their power W'
     MBS_CALL(mbsp_flexDriveAccel(&R->dr, R->cfg, R->o, t, q, y, eta, f + nq + ne, f + R->nx - 1));
   } else {
-    MBS_CALL(mbs_flexOracleAccel(R->o, q, y, eta, f + nq + ne));
+    MBS_CALL(mbsp_flexAccel(R, q, y, eta, f + nq + ne));
   }
   R->evals++;
   for (int i = 0; i < nv + ne; i++)
@@ -105,11 +131,14 @@ static mbsErr mbsp_flexEnergy(mbspFlexRun *R, const double *x, double *kin, doub
                               double *ela) {
   const mbsModel *m = R->m;
   int nq = R->nq, ne = R->ne;
-  MBS_CALL(mbs_flexOracleEnergy(R->o, x, x + nq + ne, x + nq, kin, pot));
+  if (R->o)
+    MBS_CALL(mbs_flexOracleEnergy(R->o, x, x + nq + ne, x + nq, kin, pot));
+  else
+    MBS_CALL(mbs_flexAbaEnergy(R->a, x, x + nq + ne, x + nq, kin, pot));
   double el = 0;
   for (int k = 0; k < m->flex->n; k++) {
     const mbsFlexModal *md = &m->flex->b[k].modal;
-    const double *et = x + nq + mbs_flexOracleCol(R->o, k) - R->nv;
+    const double *et = x + nq + mbsp_flexCol(R, k) - R->nv;
     for (int i = 0; i < md->m; i++)
       for (int j = 0; j < md->m; j++) el += 0.5 * et[i] * md->K[(size_t)i * md->m + j] * et[j];
   }
@@ -276,17 +305,22 @@ static void mbsp_flexTrajRow(FILE *f, const mbspFlexRun *R, const double *x) {
   for (int k = 0; k < set->n; k++)
     for (int n = 0; n < set->b[k].nnodes; n++) {
       double p[3] = {NAN, NAN, NAN}, Rn[9];
-      mbs_flexOracleNodePose(R->o, x, x + nq + ne, x + nq, k, n, p, Rn);
+      mbsp_flexNodePose(R, x, k, n, p, Rn);
       fprintf(f, ",%.17g,%.17g,%.17g", p[0], p[1], p[2]);
     }
   fputc('\n', f);
 }
 
-static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R) {
+// the dense oracle, or the recursive algorithm when \p recursive
+static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive) {
   memset(R, 0, sizeof *R);
   R->m = m;
-  MBS_CALL(mbs_flexOracleCreate(m, &R->o));
-  R->nq = m->nq, R->nv = m->nv, R->ne = mbs_flexOracleSize(R->o) - m->nv;
+  if (recursive)
+    MBS_CALL(mbs_flexAbaCreate(m, &R->a));
+  else
+    MBS_CALL(mbs_flexOracleCreate(m, &R->o));
+  R->nq = m->nq, R->nv = m->nv;
+  R->ne = (R->o ? mbs_flexOracleSize(R->o) : mbs_flexAbaSize(R->a)) - m->nv;
   R->nx = R->nq + 2 * R->ne + R->nv;
   size_t n = (size_t)R->nx + 2; // + the drives' work (mbsp_flexVerb)
   for (int s = 0; s < 7; s++) MBS_ALLOC(R->k[s], n);
@@ -299,6 +333,7 @@ static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R) {
 
 static void mbsp_flexFree(mbspFlexRun *R) {
   mbs_flexOracleDestroy(&R->o);
+  mbs_flexAbaDestroy(&R->a);
   for (int s = 0; s < 7; s++) free(R->k[s]);
   free(R->xs), free(R->xn), free(R->err), free(R->xd);
   mbsp_flexDriveFree(&R->dr);
@@ -323,12 +358,12 @@ static void mbsp_flexAccelJson(mbsJson *j, const void *ctx) {
   const mbspFlexAccelOut *a = ctx;
   mbspFlexRun *R = a->R;
   mbs_jsonBeginObject(j, "solver");
-  mbs_jsonString(j, "method", "flex_oracle");
+  mbs_jsonString(j, "method", mbsp_flexMethod(R));
   mbs_jsonEndObject(j);
   mbs_jsonNumber(j, "time_per_eval_s", a->time_per_eval);
   mbs_jsonNumberArray(j, "qdd", R->ydd, R->nv);
   mbs_jsonNumberArray(j, "etadd", R->ydd + R->nv, R->ne);
-  mbsp_flexNodesJson(j, R->m, R->o, a->x, R->nq, R->ne);
+  mbsp_flexNodesJson(j, R, a->x);
 }
 
 // ---------------------------------------------------------------- run
@@ -345,7 +380,7 @@ static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
   const mbspFlexRunOut *r = ctx;
   mbspFlexRun *R = r->R;
   mbs_jsonBeginObject(j, "solver");
-  mbs_jsonString(j, "method", "flex_oracle");
+  mbs_jsonString(j, "method", mbsp_flexMethod(R));
   if (R->dr.k) { // driven joints: as the rigid runs report them (parallel/sim_drive.c)
     mbs_jsonBeginArray(j, "drives");
     for (int k = 0; k < R->dr.k; k++) {
@@ -377,7 +412,7 @@ static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
   mbs_jsonNumberArray(j, "eta", r->x + R->nq, R->ne);
   mbs_jsonNumberArray(j, "qd", r->x + R->nq + R->ne, R->nv);
   mbs_jsonNumberArray(j, "etad", r->x + R->nq + R->ne + R->nv, R->ne);
-  mbsp_flexNodesJson(j, R->m, R->o, r->x, R->nq, R->ne);
+  mbsp_flexNodesJson(j, R, r->x);
 }
 
 static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
@@ -542,18 +577,18 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
 }
 
 // "nodes": [{body, node, position (world), rotation (3 x 3 row-major, world)}] of every named node
-static void mbsp_flexNodesJson(mbsJson *j, const mbsModel *m, mbsFlexOracle *o, const double *x,
-                               int nq, int ne) {
+static void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x) {
+  const mbsModel *m = R->m;
   mbs_jsonBeginArray(j, "nodes");
   for (int k = 0; k < m->flex->n; k++)
     for (int n = 0; n < m->flex->b[k].nnodes; n++) {
-      double p[3], R[9];
-      if (mbs_flexOracleNodePose(o, x, x + nq + ne, x + nq, k, n, p, R)) continue;
+      double p[3], Rm[9];
+      if (mbsp_flexNodePose(R, x, k, n, p, Rm)) continue;
       mbs_jsonBeginObject(j, NULL);
       mbs_jsonString(j, "body", m->flex->b[k].name);
       mbs_jsonString(j, "node", m->flex->b[k].node_name[n]);
       mbs_jsonNumberArray(j, "position", p, 3);
-      mbs_jsonNumberArray(j, "rotation", R, 9);
+      mbs_jsonNumberArray(j, "rotation", Rm, 9);
       mbs_jsonEndObject(j);
     }
   mbs_jsonEndArray(j);
@@ -593,7 +628,7 @@ static void mbsp_flexStaticJson(mbsJson *j, const void *ctx) {
   mbs_jsonNumber(j, "time_s", st->wall);
   mbs_jsonNumberArray(j, "q", r->x, R->nq);
   mbs_jsonNumberArray(j, "eta", r->x + R->nq, R->ne);
-  mbsp_flexNodesJson(j, R->m, R->o, r->x, R->nq, R->ne);
+  mbsp_flexNodesJson(j, R, r->x);
   mbs_jsonEndObject(j);
 }
 
@@ -617,7 +652,7 @@ static mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig
     for (int k = 0; k < R->m->flex->n; k++)
       for (int n = 0; n < R->m->flex->b[k].nnodes; n++) {
         double p[3], Rn[9];
-        if (!mbs_flexOracleNodePose(R->o, x, x + R->nq + R->ne, x + R->nq, k, n, p, Rn))
+        if (!mbsp_flexNodePose(R, x, k, n, p, Rn))
           printf("  node %s.%s at [%.10g, %.10g, %.10g]\n", R->m->flex->b[k].name,
                  R->m->flex->b[k].node_name[n], p[0], p[1], p[2]);
       }
@@ -631,7 +666,10 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
       cli->verb->run != mbsp_verbStatic)
     return cli->verb->run(cli, comm, cfg, m); // check, modes: their own verbs
   mbspFlexRun R;
-  mbsErr e = mbsp_flexCreate(m, &R);
+  int N = m->nv; // the recursive algorithm for large models in accel and undriven runs
+  for (int k = 0; k < m->flex->n; k++) N += m->flex->b[k].modal.m;
+  int recursive = N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !cfg->ndrive;
+  mbsErr e = mbsp_flexCreate(m, &R, recursive);
   double *x = NULL;
   if (!e) {
     x = calloc((size_t)R.nx + 2, sizeof(double)); // + the drives' work
@@ -648,11 +686,10 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     mbsp_flexInitial(&R, x);
     int rep = cli->repeat > 0 ? cli->repeat : 1;
     double t0 = mbs_wtime();
-    for (int r = 0; r < rep && !e; r++)
-      e = mbs_flexOracleAccel(R.o, x, x + R.nq + R.ne, x + R.nq, R.ydd);
+    for (int r = 0; r < rep && !e; r++) e = mbsp_flexAccel(&R, x, x + R.nq + R.ne, x + R.nq, R.ydd);
     mbspFlexAccelOut a = {&R, (mbs_wtime() - t0) / rep, x};
     if (!e && mbsp_cliTable(cli)) {
-      printf("flexible accel (serial oracle): qdd =");
+      printf("flexible accel (%s): qdd =", R.o ? "serial oracle" : "recursive, flex_aba");
       for (int i = 0; i < R.nv; i++) printf(" %.10g", R.ydd[i]);
       printf("\n  etadd =");
       for (int i = 0; i < R.ne; i++) printf(" %.6g", R.ydd[R.nv + i]);

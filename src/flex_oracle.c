@@ -15,24 +15,7 @@
 #include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_joint.h"
 #include "mbspar/mbs_model.h"
-
-#define MBS_FO_GAUSS 4
-
-typedef struct {
-  const mbsFlexBody *fb;
-  int col;        ///< first column of its eta in [v; eta]
-  int np;         ///< quadrature points
-  mbsReal *x;     ///< (np) their positions along the beam axis
-  mbsReal *dm;    ///< (np) their masses, rho A w
-  mbsReal *jt;    ///< (np) their cross-sections' polar inertia, rho (Iy + Iz) w
-  mbsReal *phit;  ///< (np x 3 x m) translation shapes at the points (body frame)
-  mbsReal *phix;  ///< (np x m) torsion rotation shapes at the points
-  mbsReal *D;     ///< (m x m) modal damping
-  mbsReal *G;     ///< (np x m x m) geometric stiffening: int_0^x (v'^T v' + w'^T w') at the points,
-                  ///< so the axial shortening there is -eta^T G eta / 2 (NULL: stiffening off)
-  mbsReal *Gnode; ///< (nnodes x m x m) G at the named nodes (NULL: stiffening off)
-  mbsReal *ge;    ///< (2 m) scratch
-} mbsFoBody;
+#include "flex_private.h"
 
 struct mbsFlexOracle {
   const mbsModel *m;
@@ -62,13 +45,16 @@ static void mbs_foMat3Vec(const mbsReal *R, const mbsReal *v, mbsReal *o) {
   o[0] = x, o[1] = y, o[2] = z;
 }
 
+void mbs_foBodyFree(mbsFoBody *b) {
+  free(b->x), free(b->dm), free(b->jt), free(b->phit), free(b->phix), free(b->D), free(b->G),
+      free(b->Gnode), free(b->ge);
+}
+
 void mbs_flexOracleDestroy(mbsFlexOracle **po) {
   if (!po || !*po) return;
   mbsFlexOracle *o = *po;
   for (int k = 0; o->f && k < o->nf; k++) {
-    mbsFoBody *b = o->f + k;
-    free(b->x), free(b->dm), free(b->jt), free(b->phit), free(b->phix), free(b->D), free(b->G),
-        free(b->Gnode), free(b->ge);
+    mbs_foBodyFree(o->f + k);
   }
   free(o->nodeG);
   free(o->f), free(o->flexof), free(o->nodefe), free(o->nodex), free(o->Rw), free(o->pw),
@@ -118,7 +104,7 @@ static void mbs_foGAt(const mbsFlexModal *md, int e, double xi, mbsReal *G, mbsR
 }
 
 // the FE node nearest to x
-static int mbs_foNearestFe(const mbsFlexModal *md, mbsReal x) {
+int mbs_foNearestFe(const mbsFlexModal *md, mbsReal x) {
   int best = 0;
   for (int i = 1; i < md->nfe; i++)
     if (fabs(md->x[i] - x) < fabs(md->x[best] - x)) best = i;
@@ -128,8 +114,8 @@ static int mbs_foNearestFe(const mbsFlexModal *md, mbsReal x) {
 // the axial shortening -eta^T G eta / 2 at a point (docs/flexible.md 5.3): u2, its rate
 // u2d = -(G eta) . etad (so its Jacobian in the eta columns is -(G eta) = -ge) and its bias
 // acceleration (at etadd = 0) u2b = -etad^T G etad
-static void mbs_foShorten(int m, const mbsReal *G, const mbsReal *et, const mbsReal *etd,
-                          mbsReal *ge, mbsReal *u2, mbsReal *u2d, mbsReal *u2b) {
+void mbs_foShorten(int m, const mbsReal *G, const mbsReal *et, const mbsReal *etd, mbsReal *ge,
+                   mbsReal *u2, mbsReal *u2d, mbsReal *u2b) {
   mbsReal a = 0, b = 0, c = 0;
   for (int i = 0; i < m; i++) {
     mbsReal gi = 0, hi = 0;
@@ -142,7 +128,7 @@ static void mbs_foShorten(int m, const mbsReal *G, const mbsReal *et, const mbsR
 }
 
 // the points of body fb: positions, masses and the shapes interpolated by the element functions
-static mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
+mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
   const double *gx = mbs_fo_gx, *gw = mbs_fo_gw;
   const mbsFlexBeamSpec *s = &fb->spec;
   const mbsFlexModal *md = &fb->modal;
@@ -270,8 +256,8 @@ int mbs_flexOracleCol(const mbsFlexOracle *o, int k) {
 // the rotation vector th: R = exp([th]x) and the coefficients of the tangent map
 // T(th) = I + ca [th]x + cb [th]x^2 (the world angular velocity of R is T th_dot), with
 // da = (dca/dphi)/phi and db = (dcb/dphi)/phi (phi = |th|); series below phi = 0.1
-static void mbs_foRotvec(const mbsReal *th, mbsReal *R, mbsReal *ca, mbsReal *cb, mbsReal *da,
-                         mbsReal *db) {
+void mbs_foRotvec(const mbsReal *th, mbsReal *R, mbsReal *ca, mbsReal *cb, mbsReal *da,
+                  mbsReal *db) {
   mbsReal p2 = th[0] * th[0] + th[1] * th[1] + th[2] * th[2], phi = sqrt(p2), sa;
   if (phi < 0.1) {
     sa = 1 - p2 / 6 * (1 - p2 / 20 * (1 - p2 / 42));
@@ -295,7 +281,7 @@ static void mbs_foRotvec(const mbsReal *th, mbsReal *R, mbsReal *ca, mbsReal *cb
 }
 
 // T(th) v = v + ca th x v + cb th x (th x v)
-static void mbs_foTangent(const mbsReal *th, mbsReal ca, mbsReal cb, const mbsReal *v, mbsReal *o) {
+void mbs_foTangent(const mbsReal *th, mbsReal ca, mbsReal cb, const mbsReal *v, mbsReal *o) {
   mbsReal c1[3], c2[3];
   mbs_foCross(th, v, c1);
   mbs_foCross(th, c1, c2);

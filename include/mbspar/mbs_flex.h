@@ -154,6 +154,27 @@ mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
 /// order) at (q, y, eta): the node frame of docs/flexible.md 5.5.
 mbsErr mbs_flexOracleNodePose(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
                               const mbsReal *eta, int k, int j, mbsReal *pos, mbsReal *R);
+/// The recursive O(n) algorithm of the same equations (src/flex_aba.c, docs/flexible.md 10): an
+/// articulated-body algorithm whose flexible bodies carry (6 + m) x (6 + m) articulated
+/// quantities, their modal coordinates condensed into the 6 x 6 inertia their parent sees. Same
+/// y layout and the same terms as the oracle (geometric stiffening included); O(bodies (6 + m)^3)
+/// per evaluation and O(bodies (6 + m)^2) memory. Not yet: subset builds (MBS_ERR_UNSUPPORTED).
+typedef struct mbsFlexAba mbsFlexAba;
+mbsErr mbs_flexAbaCreate(const struct mbsModel *m, mbsFlexAba **a);
+void mbs_flexAbaDestroy(mbsFlexAba **a);
+/// N = nv + the modal coordinates (as mbs_flexOracleSize).
+int mbs_flexAbaSize(const mbsFlexAba *a);
+/// ydd (N) at (q, y, eta), as mbs_flexOracleAccel (MBS_ERR_NUMERIC if an articulated inertia is
+/// not positive definite).
+mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                        mbsReal *ydd);
+/// The energies of mbs_flexOracleEnergy in O(bodies): the kinetic energy as the sum of the
+/// bodies' z^T M_body z / 2.
+mbsErr mbs_flexAbaEnergy(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                         mbsReal *kin, mbsReal *pot);
+/// As mbs_flexOracleNodePose.
+mbsErr mbs_flexAbaNodePose(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                           int k, int j, mbsReal *pos, mbsReal *R);
 /// Cholesky solve of the symmetric positive definite A x = b (A overwritten, b becomes x); -1 if
 /// A is not positive definite.
 int mbs_flexCholSolve(int n, mbsReal *A, mbsReal *b);

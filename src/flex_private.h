@@ -1,0 +1,45 @@
+/// \file flex_private.h
+/// The per-body data of a flexible body shared by the dense oracle (src/flex_oracle.c) and the
+/// recursive algorithm (src/flex_aba.c): the beam's quadrature points with their shapes, the
+/// modal damping and the geometric-stiffening matrices (docs/flexible.md 5.2, 5.3), and the
+/// node-frame helpers of 5.5. Not installed.
+#ifndef MBS_FLEX_PRIVATE_H
+#define MBS_FLEX_PRIVATE_H
+
+#include "mbspar/mbs_flex.h"
+
+#define MBS_FO_GAUSS 4
+
+typedef struct mbsFoBody {
+  const mbsFlexBody *fb;
+  int col;        ///< first column of its eta in [v; eta]
+  int np;         ///< quadrature points
+  mbsReal *x;     ///< (np) their positions along the beam axis
+  mbsReal *dm;    ///< (np) their masses, rho A w
+  mbsReal *jt;    ///< (np) their cross-sections' polar inertia, rho (Iy + Iz) w
+  mbsReal *phit;  ///< (np x 3 x m) translation shapes at the points (body frame)
+  mbsReal *phix;  ///< (np x m) torsion rotation shapes at the points
+  mbsReal *D;     ///< (m x m) modal damping
+  mbsReal *G;     ///< (np x m x m) geometric stiffening: int_0^x (v'^T v' + w'^T w') at the points,
+                  ///< so the axial shortening there is -eta^T G eta / 2 (NULL: stiffening off)
+  mbsReal *Gnode; ///< (nnodes x m x m) G at the named nodes (NULL: stiffening off)
+  mbsReal *ge;    ///< (2 m) scratch
+} mbsFoBody;
+
+/// The points of flexible body fb (positions, masses, shapes; G when stiffening is on).
+mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b);
+/// Free the arrays of b.
+void mbs_foBodyFree(mbsFoBody *b);
+/// The FE node nearest to x.
+int mbs_foNearestFe(const mbsFlexModal *md, mbsReal x);
+/// The axial shortening at a point: u2 = -eta^T G eta / 2, its rate u2d = -(G eta) . etad (ge =
+/// G eta, m) and its bias acceleration u2b = -etad^T G etad.
+void mbs_foShorten(int m, const mbsReal *G, const mbsReal *et, const mbsReal *etd, mbsReal *ge,
+                   mbsReal *u2, mbsReal *u2d, mbsReal *u2b);
+/// R = exp([th]x) and the tangent-map coefficients ca, cb with their derivatives over phi, da, db.
+void mbs_foRotvec(const mbsReal *th, mbsReal *R, mbsReal *ca, mbsReal *cb, mbsReal *da,
+                  mbsReal *db);
+/// o = T(th) v = v + ca th x v + cb th x (th x v).
+void mbs_foTangent(const mbsReal *th, mbsReal ca, mbsReal cb, const mbsReal *v, mbsReal *o);
+
+#endif
