@@ -78,7 +78,7 @@ static void mbsp_accelWarn(const mbsModel *m, int reason, int iterations, double
 /// distributed engine \p eng. Writes (rank 0, serial) or the engine's workspace (distributed).
 static mbsErr accel_compute(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWork *w,
                             mbspEngine *eng) {
-  if (mbsp_naturalParActive(comm, m)) { // natural, distributed (docs/natural.md 13)
+  if (mbsp_naturalParActive(comm, m)) { // natural, by parts (docs/natural.md 13)
     MBS_CALL(mbsp_naturalForward(comm, m, s, w));
     w->stat.iterations = 0;
     w->stat.reason = MBS_REASON_CONVERGED_DIRECT;
