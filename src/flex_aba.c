@@ -33,17 +33,6 @@ struct mbsFlexAba {
   mbsReal *wk;                ///< scratch
 };
 
-static void mbs_faCross(const mbsReal *a, const mbsReal *b, mbsReal *c) {
-  mbsReal x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2],
-          z = a[0] * b[1] - a[1] * b[0];
-  c[0] = x, c[1] = y, c[2] = z;
-}
-static void mbs_faMat3Vec(const mbsReal *R, const mbsReal *v, mbsReal *o) {
-  mbsReal x = R[0] * v[0] + R[1] * v[1] + R[2] * v[2], y = R[3] * v[0] + R[4] * v[1] + R[5] * v[2],
-          z = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
-  o[0] = x, o[1] = y, o[2] = z;
-}
-
 void mbs_flexAbaDestroy(mbsFlexAba **pa) {
   if (!pa || !*pa) return;
   mbsFlexAba *a = *pa;
@@ -159,10 +148,10 @@ static void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *et
   memset(h, 0, sizeof(mbsReal) * (size_t)n);
   if (k < 0) { // rigid: the com's translation and the rotation about it
     mbsReal rc[3], c1[3], kap[3], Ic[9], T[9], Iw[9], Io[3];
-    mbs_faMat3Vec(Rw, m->body_com + 3 * b, rc);
+    mbs_foMat3Vec(Rw, m->body_com + 3 * b, rc);
     mbs_faPointJac(6, rc, J);
-    mbs_faCross(om, rc, c1);
-    mbs_faCross(om, c1, kap);
+    mbs_foCross(om, rc, c1);
+    mbs_foCross(om, c1, kap);
     mbs_faPoint(6, m->body_mass[b], J, kap, g, M, h);
     const mbsReal *in = m->body_inertia + 6 * b;
     Ic[0] = in[0], Ic[4] = in[1], Ic[8] = in[2];
@@ -176,8 +165,8 @@ static void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *et
         Iw[3 * i + j] = Rw[3 * i] * T[j] + Rw[3 * i + 1] * T[3 + j] + Rw[3 * i + 2] * T[6 + j];
         M[i * 6 + j] += Iw[3 * i + j];
       }
-    mbs_faMat3Vec(Iw, om, Io);
-    mbs_faCross(om, Io, c1);
+    mbs_foMat3Vec(Iw, om, Io);
+    mbs_foCross(om, Io, c1);
     for (int i = 0; i < 3; i++) h[i] += c1[i];
     return;
   }
@@ -186,7 +175,7 @@ static void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *et
   int mm = md->m, col = fo->col;
   const mbsReal *et = eta + (col - m->nv), *etd = y + col;
   mbsReal ex[3] = {Rw[0], Rw[3], Rw[6]}, oxe[3];
-  mbs_faCross(om, ex, oxe);
+  mbs_foCross(om, ex, oxe);
   mbsReal *js = J + 3 * n;
   for (int p = 0; p < fo->np; p++) {
     const mbsReal *T = fo->phit + (size_t)3 * p * mm, *X = fo->phix + (size_t)p * mm;
@@ -199,18 +188,18 @@ static void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *et
     const mbsReal *Gp = fo->G ? fo->G + (size_t)p * mm * mm : NULL;
     if (Gp) mbs_foShorten(mm, Gp, et, etd, fo->ge, &u2, &u2d, &u2b); // 5.3
     s[0] += u2, ud[0] += u2d;
-    mbs_faMat3Vec(Rw, s, rs);
-    mbs_faMat3Vec(Rw, ud, uw);
+    mbs_foMat3Vec(Rw, s, rs);
+    mbs_foMat3Vec(Rw, ud, uw);
     mbs_faPointJac(n, rs, J);
     for (int c = 0; c < mm; c++) { // R (Phi_t - e_x (G eta)^T) in the eta columns
       mbsReal t[3] = {T[c] - (Gp ? fo->ge[c] : 0), T[mm + c], T[2 * mm + c]}, tw[3];
-      mbs_faMat3Vec(Rw, t, tw);
+      mbs_foMat3Vec(Rw, t, tw);
       for (int i = 0; i < 3; i++) J[i * n + 6 + c] = tw[i];
     }
     // kap = om x (om x rs) + 2 om x (R s_dot) + R e_x u2b
-    mbs_faCross(om, rs, c1);
-    mbs_faCross(om, c1, kap);
-    mbs_faCross(om, uw, c2);
+    mbs_foCross(om, rs, c1);
+    mbs_foCross(om, c1, kap);
+    mbs_foCross(om, uw, c2);
     for (int i = 0; i < 3; i++) kap[i] += 2 * c2[i] + u2b * ex[i];
     mbs_faPoint(n, fo->dm[p], J, kap, g, M, h);
     // the cross-section's spin e_x . omega + phi_x etad: M += jt js js^T, h += jt spin (om x e_x)
@@ -260,21 +249,21 @@ static void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int
   mbsReal w[3], wb[3], d[3], uw[3], ww[3], c1[3], c2[3], c3[3];
   mbs_foTangent(th, ca, cb, thd, w);
   mbsReal tt = th[0] * thd[0] + th[1] * thd[1] + th[2] * thd[2];
-  mbs_faCross(th, thd, c1);
-  mbs_faCross(th, c1, c2);
-  mbs_faCross(thd, c1, c3);
+  mbs_foCross(th, thd, c1);
+  mbs_foCross(th, c1, c2);
+  mbs_foCross(thd, c1, c3);
   for (int i = 0; i < 3; i++) wb[i] = da * tt * c1[i] + db * tt * c2[i] + cb * c3[i];
-  mbs_faMat3Vec(Rp, s, d);
-  mbs_faMat3Vec(Rp, ud, uw);
-  mbs_faMat3Vec(Rp, w, ww);
-  mbs_faMat3Vec(Rp, wb, c3);
+  mbs_foMat3Vec(Rp, s, d);
+  mbs_foMat3Vec(Rp, ud, uw);
+  mbs_foMat3Vec(Rp, w, ww);
+  mbs_foMat3Vec(Rp, wb, c3);
   for (int i = 0; i < 3; i++) pn[i] = a->pw[3 * p + i] + d[i], omn[i] = omp[i] + ww[i];
-  mbs_faCross(omp, d, c1);
+  mbs_foCross(omp, d, c1);
   for (int i = 0; i < 3; i++) von[i] = a->vo[3 * p + i] + c1[i] + uw[i];
-  mbs_faCross(omp, ww, c2);
+  mbs_foCross(omp, ww, c2);
   for (int i = 0; i < 3; i++) cn[i] = c2[i] + c3[i];
-  mbs_faCross(omp, c1, c3);
-  mbs_faCross(omp, uw, c2);
+  mbs_foCross(omp, c1, c3);
+  mbs_foCross(omp, uw, c2);
   for (int i = 0; i < 3; i++) cn[3 + i] = c3[i] + 2 * c2[i] + u2b * Rp[3 * i];
   if (!A) return;
   // A = [[I, 0, R_p T Phi_r], [-[d]x, I, R_p (Phi_t - e_x (G eta)^T)]]
@@ -286,8 +275,8 @@ static void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int
     mbsReal r[3] = {Ph[3 * mm + c], Ph[4 * mm + c], Ph[5 * mm + c]}, t[3], tw[3];
     mbsReal uu[3] = {Ph[c] - (Gn ? fo->ge[c] : 0), Ph[mm + c], Ph[2 * mm + c]};
     mbs_foTangent(th, ca, cb, r, t);
-    mbs_faMat3Vec(Rp, t, tw);
-    mbs_faMat3Vec(Rp, uu, t);
+    mbs_foMat3Vec(Rp, t, tw);
+    mbs_foMat3Vec(Rp, uu, t);
     for (int i = 0; i < 3; i++) A[i * np + 6 + c] = tw[i], A[(3 + i) * np + 6 + c] = t[i];
   }
 }
@@ -357,33 +346,33 @@ static void mbs_faForward(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, con
       for (int j = 0; j < 3; j++)
         Rw[3 * i + j] = Rn[3 * i] * R[j] + Rn[3 * i + 1] * R[3 + j] + Rn[3 * i + 2] * R[6 + j];
     mbsReal d[3], wrel[3], vrel[3], cw[3], cv[3], c1[3], c2[3];
-    mbs_faMat3Vec(Rn, r, d);
-    mbs_faMat3Vec(Rw, vJ, wrel);
-    mbs_faMat3Vec(Rw, vJ + 3, vrel);
-    mbs_faMat3Vec(Rw, cJ, cw);
-    mbs_faMat3Vec(Rw, cJ + 3, cv);
+    mbs_foMat3Vec(Rn, r, d);
+    mbs_foMat3Vec(Rw, vJ, wrel);
+    mbs_foMat3Vec(Rw, vJ + 3, vrel);
+    mbs_foMat3Vec(Rw, cJ, cw);
+    mbs_foMat3Vec(Rw, cJ + 3, cv);
     for (int i = 0; i < 3; i++) a->pw[3 * b + i] = pn[i] + d[i], om[i] = omn[i] + wrel[i];
-    mbs_faCross(omn, d, c1);
+    mbs_foCross(omn, d, c1);
     for (int i = 0; i < 3; i++) vo[i] = von[i] + c1[i] + vrel[i];
     // c = X c_node + the joint's velocity products; X = [[I, 0], [-[d]x, I]]
-    mbs_faCross(omn, wrel, c2);
+    mbs_foCross(omn, wrel, c2);
     for (int i = 0; i < 3; i++) c[i] = cn[i] + c2[i] + cw[i];
-    mbs_faCross(cn, d, c2);
+    mbs_foCross(cn, d, c2);
     for (int i = 0; i < 3; i++) c[3 + i] = cn[3 + i] + c2[i] + cv[i];
-    mbs_faCross(omn, c1, c2);
+    mbs_foCross(omn, c1, c2);
     for (int i = 0; i < 3; i++) c[3 + i] += c2[i];
-    mbs_faCross(omn, vrel, c1);
-    mbs_faCross(om, vrel, c2);
+    mbs_foCross(omn, vrel, c1);
+    mbs_foCross(om, vrel, c2);
     for (int i = 0; i < 3; i++) c[3 + i] += c1[i] + c2[i];
     for (int k = 0; k < npz; k++) { // P = X A: the v rows gain A_omega x d
       mbsReal w[3] = {P[k], P[npz + k], P[2 * npz + k]};
-      mbs_faCross(w, d, c1);
+      mbs_foCross(w, d, c1);
       for (int i = 0; i < 3; i++) P[(3 + i) * npz + k] += c1[i];
     }
     mbsReal *Sw = a->S + 36 * b;
     for (int k = 0; k < nd; k++) {
-      mbs_faMat3Vec(Rw, S + 6 * k, Sw + 6 * k);
-      mbs_faMat3Vec(Rw, S + 6 * k + 3, Sw + 6 * k + 3);
+      mbs_foMat3Vec(Rw, S + 6 * k, Sw + 6 * k);
+      mbs_foMat3Vec(Rw, S + 6 * k + 3, Sw + 6 * k + 3);
     }
     mbs_faBody(a, b, y, eta, a->IA + a->oq[b], a->pA + a->ov[b]);
   }
@@ -515,44 +504,17 @@ mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const
 mbsErr mbs_flexAbaEnergy(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                          mbsReal *kin, mbsReal *pot) {
   const mbsModel *m = a->m;
-  const mbsReal *g = m->gravity;
   mbs_faForward(a, q, y, eta);
   mbsReal T = 0, V = 0;
   for (int b = 0; b < m->nbody; b++) {
-    int n = a->nz[b], k = a->flexof[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    int n = a->nz[b], k = a->flexof[b];
     const mbsReal *M = a->IA + a->oq[b], *Rw = a->Rw + 9 * b, *pw = a->pw + 3 * b;
     mbsReal *z = a->wk + 4 * (size_t)n; // after mbs_faBody's scratch
     for (int i = 0; i < 3; i++) z[i] = a->om[3 * b + i], z[3 + i] = a->vo[3 * b + i];
     for (int j = 6; j < n; j++) z[j] = y[a->col[b] + j - 6];
     for (int i = 0; i < n; i++)
       for (int j = 0; j < n; j++) T += 0.5 * z[i] * M[(size_t)i * n + j] * z[j];
-    if (mbs_jntQuatAdr(m->body_jnttype[b]) < 0)
-      for (int i = 0; i < nd; i++) {
-        mbsReal qi = q[m->body_qadr[b] + i], dq = qi - m->dof_springref[d0 + i];
-        V += 0.5 * m->dof_stiffness[d0 + i] * dq * dq - m->dof_force[d0 + i] * qi;
-      }
-    if (k < 0) {
-      mbsReal rc[3];
-      mbs_faMat3Vec(Rw, m->body_com + 3 * b, rc);
-      for (int i = 0; i < 3; i++) V -= m->body_mass[b] * g[i] * (pw[i] + rc[i]);
-      continue;
-    }
-    const mbsFoBody *fo = a->f + k;
-    const mbsFlexModal *md = &fo->fb->modal;
-    int mm = md->m;
-    const mbsReal *et = eta + (fo->col - m->nv);
-    for (int p = 0; p < fo->np; p++) {
-      const mbsReal *Tp = fo->phit + (size_t)3 * p * mm;
-      mbsReal s[3] = {fo->x[p], 0, 0}, rs[3], u2 = 0, u2d, u2b;
-      for (int c = 0; c < mm; c++)
-        for (int i = 0; i < 3; i++) s[i] += Tp[i * mm + c] * et[c];
-      if (fo->G) mbs_foShorten(mm, fo->G + (size_t)p * mm * mm, et, et, fo->ge, &u2, &u2d, &u2b);
-      s[0] += u2;
-      mbs_faMat3Vec(Rw, s, rs);
-      for (int i = 0; i < 3; i++) V -= fo->dm[p] * g[i] * (pw[i] + rs[i]);
-    }
-    for (int i = 0; i < mm; i++)
-      for (int j = 0; j < mm; j++) V += 0.5 * et[i] * md->K[(size_t)i * mm + j] * et[j];
+    mbs_foBodyPotential(m, b, k < 0 ? NULL : a->f + k, q, eta, Rw, pw, &V);
   }
   *kin = T, *pot = V;
   return MBS_OK;

@@ -34,12 +34,12 @@ struct mbsFlexOracle {
   mbsReal *M, *f_;                      ///< (N x N), (N)
 };
 
-static void mbs_foCross(const mbsReal *a, const mbsReal *b, mbsReal *c) {
+void mbs_foCross(const mbsReal *a, const mbsReal *b, mbsReal *c) {
   mbsReal x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2],
           z = a[0] * b[1] - a[1] * b[0];
   c[0] = x, c[1] = y, c[2] = z;
 }
-static void mbs_foMat3Vec(const mbsReal *R, const mbsReal *v, mbsReal *o) {
+void mbs_foMat3Vec(const mbsReal *R, const mbsReal *v, mbsReal *o) {
   mbsReal x = R[0] * v[0] + R[1] * v[1] + R[2] * v[2], y = R[3] * v[0] + R[4] * v[1] + R[5] * v[2],
           z = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
   o[0] = x, o[1] = y, o[2] = z;
@@ -586,6 +586,41 @@ mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
   return MBS_OK;
 }
 
+void mbs_foBodyPotential(const mbsModel *m, int b, const mbsFoBody *fo, const mbsReal *q,
+                         const mbsReal *eta, const mbsReal *Rw, const mbsReal *pw, mbsReal *pV) {
+  const mbsReal *g = m->gravity;
+  mbsReal V = *pV; // added to in the order the two energies always summed
+  int nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+  if (mbs_jntQuatAdr(m->body_jnttype[b]) < 0)
+    for (int i = 0; i < nd; i++) {
+      mbsReal dq = q[m->body_qadr[b] + i] - m->dof_springref[d0 + i];
+      V += 0.5 * m->dof_stiffness[d0 + i] * dq * dq - m->dof_force[d0 + i] * q[m->body_qadr[b] + i];
+    }
+  if (!fo) {
+    mbsReal rc[3];
+    mbs_foMat3Vec(Rw, m->body_com + 3 * b, rc);
+    for (int i = 0; i < 3; i++) V -= m->body_mass[b] * g[i] * (pw[i] + rc[i]);
+    *pV = V;
+    return;
+  }
+  const mbsFlexModal *md = &fo->fb->modal;
+  int mm = md->m;
+  const mbsReal *et = eta + (fo->col - m->nv);
+  for (int p = 0; p < fo->np; p++) {
+    const mbsReal *Tp = fo->phit + (size_t)3 * p * mm;
+    mbsReal s[3] = {fo->x[p], 0, 0}, rs[3], u2 = 0, u2d, u2b;
+    for (int c = 0; c < mm; c++)
+      for (int i = 0; i < 3; i++) s[i] += Tp[i * mm + c] * et[c];
+    if (fo->G) mbs_foShorten(mm, fo->G + (size_t)p * mm * mm, et, et, fo->ge, &u2, &u2d, &u2b);
+    s[0] += u2;
+    mbs_foMat3Vec(Rw, s, rs);
+    for (int i = 0; i < 3; i++) V -= fo->dm[p] * g[i] * (pw[i] + rs[i]);
+  }
+  for (int i = 0; i < mm; i++)
+    for (int j = 0; j < mm; j++) V += 0.5 * et[i] * md->K[(size_t)i * mm + j] * et[j];
+  *pV = V;
+}
+
 mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
                             const mbsReal *eta, mbsReal *kin, mbsReal *pot) {
   const mbsModel *m = o->m;
@@ -595,39 +630,9 @@ mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
   mbsReal T = 0, V = 0;
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++) T += 0.5 * y[i] * M[(size_t)i * N + j] * y[j];
-  const mbsReal *g = m->gravity;
   for (int b = 0; b < m->nbody; b++) {
-    const mbsReal *Rw = o->Rw + 9 * b, *pw = o->pw + 3 * b;
     int k = o->flexof[b];
-    int nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
-    if (mbs_jntQuatAdr(m->body_jnttype[b]) < 0)
-      for (int i = 0; i < nd; i++) {
-        mbsReal dq = q[m->body_qadr[b] + i] - m->dof_springref[d0 + i];
-        V += 0.5 * m->dof_stiffness[d0 + i] * dq * dq -
-             m->dof_force[d0 + i] * q[m->body_qadr[b] + i];
-      }
-    if (k < 0) {
-      mbsReal rc[3];
-      mbs_foMat3Vec(Rw, m->body_com + 3 * b, rc);
-      for (int i = 0; i < 3; i++) V -= m->body_mass[b] * g[i] * (pw[i] + rc[i]);
-      continue;
-    }
-    const mbsFoBody *fo = o->f + k;
-    const mbsFlexModal *md = &fo->fb->modal;
-    int mm = md->m;
-    const mbsReal *et = eta + (fo->col - m->nv);
-    for (int p = 0; p < fo->np; p++) {
-      const mbsReal *Tp = fo->phit + (size_t)3 * p * mm;
-      mbsReal s[3] = {fo->x[p], 0, 0}, rs[3], u2 = 0, u2d, u2b;
-      for (int c = 0; c < mm; c++)
-        for (int i = 0; i < 3; i++) s[i] += Tp[i * mm + c] * et[c];
-      if (fo->G) mbs_foShorten(mm, fo->G + (size_t)p * mm * mm, et, et, fo->ge, &u2, &u2d, &u2b);
-      s[0] += u2;
-      mbs_foMat3Vec(Rw, s, rs);
-      for (int i = 0; i < 3; i++) V -= fo->dm[p] * g[i] * (pw[i] + rs[i]);
-    }
-    for (int i = 0; i < mm; i++)
-      for (int j = 0; j < mm; j++) V += 0.5 * et[i] * md->K[(size_t)i * mm + j] * et[j];
+    mbs_foBodyPotential(m, b, k < 0 ? NULL : o->f + k, q, eta, o->Rw + 9 * b, o->pw + 3 * b, &V);
   }
   *kin = T, *pot = V;
   return MBS_OK;

@@ -41,5 +41,15 @@ void mbs_foRotvec(const mbsReal *th, mbsReal *R, mbsReal *ca, mbsReal *cb, mbsRe
                   mbsReal *db);
 /// o = T(th) v = v + ca th x v + cb th x (th x v).
 void mbs_foTangent(const mbsReal *th, mbsReal ca, mbsReal cb, const mbsReal *v, mbsReal *o);
+/// c = a x b (c may alias a or b).
+void mbs_foCross(const mbsReal *a, const mbsReal *b, mbsReal *c);
+/// o = R v, R 3 x 3 row-major (o may alias v).
+void mbs_foMat3Vec(const mbsReal *R, const mbsReal *v, mbsReal *o);
+/// Body b's potential energy at (q, eta) with its frame at (Rw, pw): joint springs and constant
+/// joint forces, gravity on its mass (fo NULL: rigid) or on its points with the axial shortening,
+/// and the modal strain energy, added to *pV. The oracle's and the recursive algorithm's energies
+/// share it.
+void mbs_foBodyPotential(const mbsModel *m, int b, const mbsFoBody *fo, const mbsReal *q,
+                         const mbsReal *eta, const mbsReal *Rw, const mbsReal *pw, mbsReal *pV);
 
 #endif
