@@ -10,6 +10,7 @@
 #include <string.h>
 #include "mbspar/mbspar.h"
 #include "mbspar/mbs_solvertype.h"
+#include "mbspar/mbs_config.h"
 
 static int mbs_test_fail = 0;
 
@@ -191,6 +192,17 @@ static inline char *mbs_test_slurp(const char *path) {
   if (b) b[n > 0 ? n : 0] = 0;
   fclose(f);
   return b;
+}
+
+// The model of config text (file name "t.cfg" in messages), or NULL with the error printed.
+static inline mbsModel *mbs_test_buildText(const char *text) {
+  mbsConfig *cfg = NULL;
+  mbsModel *m = NULL;
+  mbsErr e = mbs_configParse(text, "t.cfg", NULL, 0, &cfg);
+  if (!e) e = mbs_configBuildModel(cfg, &m);
+  if (e) fprintf(stderr, "build: %s\n", mbs_errMsg());
+  mbs_configDestroy(&cfg);
+  return m;
 }
 
 static const int mbs_test_alltypes[] = {MBS_JNT_FIXED,       MBS_JNT_REVOLUTE,  MBS_JNT_PRISMATIC,

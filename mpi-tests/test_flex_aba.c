@@ -29,16 +29,6 @@ static double sym(double a) {
   return a * (2 * rnd() - 1);
 }
 
-static mbsModel *build(const char *text) {
-  mbsConfig *cfg = NULL;
-  mbsModel *m = NULL;
-  mbsErr e = mbs_configParse(text, "t.cfg", NULL, 0, &cfg);
-  if (!e) e = mbs_configBuildModel(cfg, &m);
-  if (e) fprintf(stderr, "build: %s\n", mbs_errMsg());
-  mbs_configDestroy(&cfg);
-  return m;
-}
-
 static const char *const JT[] = {"revolute",  "prismatic", "cylindrical", "universal",
                                  "spherical", "free",      "fixed"};
 
@@ -261,14 +251,14 @@ int main(void) {
     // (a) rigid
     gen(B, nb, chain, 0);
     MBS_EXPECT(text(B, nb, 0, t1, CAP) == 0, "text");
-    mbsModel *m = build(t1);
+    mbsModel *m = mbs_test_buildText(t1);
     MBS_EXPECT(m != NULL, "trial %d (a): model", trial);
     if (m) wa = fmax(wa, againstAba(m, m));
     mbs_modelDestroy(&m);
     // (b) flexible with m = 0 against the rigid equivalents
     gen(B, nb, chain, 1);
     MBS_EXPECT(text(B, nb, 0, t1, CAP) == 0 && text(B, nb, 1, t2, CAP) == 0, "text");
-    mbsModel *mf = build(t1), *mr = build(t2);
+    mbsModel *mf = mbs_test_buildText(t1), *mr = mbs_test_buildText(t2);
     MBS_EXPECT(mf && mr, "trial %d (b): models", trial);
     if (mf && mr) wb = fmax(wb, againstAba(mf, mr));
     mbs_modelDestroy(&mf), mbs_modelDestroy(&mr);
@@ -277,7 +267,7 @@ int main(void) {
     for (int b = 0; b < nb; b++)
       nflex += B[b].flex, nnode += B[b].onnode > 0, nstiff += B[b].flex && B[b].stiff;
     MBS_EXPECT(text(B, nb, 0, t1, CAP) == 0, "text");
-    m = build(t1);
+    m = mbs_test_buildText(t1);
     MBS_EXPECT(m != NULL, "trial %d (c): model\n%s", trial, t1);
     double s = 0, r = 1, ed = 1;
     if (m) wc = fmax(wc, againstOracle(m, &s, &r, &ed)), sc = fmax(sc, s), wr = fmax(wr, r);

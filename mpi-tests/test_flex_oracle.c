@@ -21,16 +21,6 @@ static const char *const BEAM =
     "beam = { length = 1.0; E = 2.1e11; rho = 7850.0; area = 1.0e-4; Iy = 8.3333e-10; "
     "Iz = 4.0e-10; elements = 10; };";
 
-static mbsModel *build(const char *text) {
-  mbsConfig *cfg = NULL;
-  mbsModel *m = NULL;
-  mbsErr e = mbs_configParse(text, "t.cfg", NULL, 0, &cfg);
-  if (!e) e = mbs_configBuildModel(cfg, &m);
-  if (e) fprintf(stderr, "build: %s\n", mbs_errMsg());
-  mbs_configDestroy(&cfg);
-  return m;
-}
-
 static double rigidCase(void) {
   char a[4096], b[4096];
   mbsFlexBeamSpec s;
@@ -56,7 +46,7 @@ static double rigidCase(void) {
            "%s  { name = \"link\"; %s; mass = %.17g; com = [%.17g, 0.0, 0.0]; inertia = [%.17g, "
            "%.17g, %.17g, 0.0, 0.0, 0.0]; },\n%s",
            head, joint, mass, com[0], in[0], in[1], in[2], rest);
-  mbsModel *ma = build(a), *mb = build(b);
+  mbsModel *ma = mbs_test_buildText(a), *mb = mbs_test_buildText(b);
   double worst = -1;
   if (ma && mb) {
     mbsState *st = NULL;
@@ -96,7 +86,7 @@ static void cantilever(double *freq_err, double *defl_err) {
            "\"ground\"; joint = { type = \"fixed\"; }; flexible = { %s modes = 8; nodes = ( { "
            "name = \"tip\"; position = [1.0, 0.0, 0.0]; } ); }; } ); };\n",
            BEAM);
-  mbsModel *m = build(t);
+  mbsModel *m = mbs_test_buildText(t);
   mbsFlexOracle *o = NULL;
   *freq_err = *defl_err = 1;
   if (!m) return;
@@ -137,7 +127,7 @@ static void cantilever(double *freq_err, double *defl_err) {
 
 // RK4 on [q (nq = nv here: scalar joints); eta; y] for tend: the largest |E(t) - E(0)|
 static double drift(const char *t, double tend, double h, double *emax) {
-  mbsModel *m = build(t);
+  mbsModel *m = mbs_test_buildText(t);
   mbsFlexOracle *o = NULL;
   double drift = 1;
   *emax = 0;
@@ -195,7 +185,7 @@ static double tipMass(void) {
            "\"c\"; joint = { type = \"fixed\"; node = \"tip\"; }; mass = 0.5; com = [0.2, 0.0, "
            "0.0]; inertia = [0.01, 0.01, 0.01, 0.0, 0.0, 0.0]; } ); };\n",
            BEAM);
-  mbsModel *m = build(t);
+  mbsModel *m = mbs_test_buildText(t);
   mbsFlexOracle *o = NULL;
   double err = 1;
   if (!m) return err;
