@@ -9,7 +9,8 @@
 #include "mbspar/mbs_solvertype.h"
 
 int mbsp_naturalParActive(mbspComm *comm, const mbsModel *m) {
-  return mbsp_size(comm) >= 1 && !m->sub && mbs_solverCaps(m->opt.solver)->natural;
+  (void)comm; // by parts at every rank count (one part at one rank)
+  return !m->sub && mbs_solverCaps(m->opt.solver)->natural;
 }
 
 mbsErr mbsp_naturalForward(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWork *w) {
