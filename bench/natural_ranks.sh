@@ -7,7 +7,8 @@
 #
 #   bench/natural_ranks.sh [--rounds N] [--allow-dirty] [BUILD_DIR]
 #
-# Writes bench/results/natural_ranks_<UTC>.md and .jsonl.
+# Writes bench/results/natural_ranks_<UTC>.md and .jsonl, then docs/img/natural_ranks.png from the
+# newest results (bench/plot_seeds.py natranks; alone: bench/natural_ranks.sh --plot-only).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 rounds=10
@@ -23,6 +24,7 @@ while [ $# -gt 0 ]; do
     dirty=(--allow-dirty)
     shift
     ;;
+  --plot-only) exec python3 "$here/bench/plot_seeds.py" natranks "$here" ;;
   -h | --help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
     exit 0
@@ -65,3 +67,4 @@ print(json.dumps({"title": "natural coordinates against aba and schur (time per 
                   "mbspar accel --repeat)", "baseline": "aba", "cases": cases}))
 PY
 python3 "$here/bench/protocol.py" --name natural_ranks --spec "$spec" --rounds "$rounds" "${dirty[@]}"
+python3 "$here/bench/plot_seeds.py" natranks "$here"

@@ -15,6 +15,8 @@ bench/seeds_common.py. Run by the items' bench scripts after they write their re
                                           seed001_baumgarte.json -> docs/img/seed001_baumgarte.png
     bench/plot_seeds.py fig5      [ROOT]  seed 004 Fig. 5: bench/results/seed004_fig5.csv
                                           -> docs/img/seed004_fig5.png
+    bench/plot_seeds.py natranks  [ROOT]  issue 33: the newest bench/results/natural_ranks_*.jsonl
+                                          (bench/natural_ranks.sh) -> docs/img/natural_ranks.png
     bench/plot_seeds.py all       [ROOT]  all of them
 
 ROOT defaults to the repository this script is in. Reads results, never runs mbspar; a missing
@@ -306,7 +308,57 @@ set logscale y
     return png
 
 
-PLOTS = {"fig4": fig4, "eps": eps, "counts": counts, "baumgarte": baumgarte, "fig5": fig5}
+# ------------------------------------------------------------------ issue 33: natural vs aba/schur
+
+def natranks(root, tmp):
+    files = sorted(glob.glob(os.path.join(root, "bench", "results", "natural_ranks_*.jsonl")))
+    if not files:
+        raise FileNotFoundError(os.path.join(root, "bench", "results", "natural_ranks_*.jsonl"))
+    recs = [json.loads(x) for x in open(files[-1]) if x.strip()]
+    meta = next(r for r in recs if r.get("kind") == "meta")
+    labels = [v["label"] for v in meta["spec"]["cases"][0]["variants"]]
+    rows = []
+    for c in meta["spec"]["cases"]:
+        t = {}
+        for r in recs:  # the timed rounds (round -1 is the warm-up)
+            if r.get("case") == c["case"] and r.get("round", -1) >= 0 and r.get("rc") == 0:
+                t.setdefault(r["label"], []).append(1e3 * r["time_per_eval_s"])
+        if any(lb not in t for lb in labels):
+            raise ValueError("%s: case %s lacks a variant" % (files[-1], c["case"]))
+        name = c["case"].split(" (")[0]
+        row = ['"%s"' % name]
+        for lb in labels:
+            v = sorted(t[lb])
+            row += [v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2]),
+                    v[0], v[-1]]
+        rows.append(row)
+    dat = write(tmp, "natranks.dat", rows)
+    colors = ["#2ca02c", "#1f77b4", "#ff7f0e", "#d62728"]
+    png = os.path.join(root, "docs", "img", "natural_ranks.png")
+    stamp = os.path.basename(files[-1])[len("natural_ranks_"):-len(".jsonl")]
+    plots = []
+    for i, lb in enumerate(labels):
+        col = 2 + 3 * i
+        plots.append("'%s' using %d:%d:%d%s lc rgb \"%s\" title \"%s\"" % (
+            dat, col, col + 1, col + 2, ":xtic(1)" if i == 0 else "", colors[i % len(colors)], lb))
+    gnuplot(HEAD % (1000, 450, png) + """
+set title "natural coordinates against aba and schur: time per evaluation (mbspar accel --repeat)\\n\
+bench/natural_ranks.sh, natural_ranks_%s, commit %s, %d interleaved pinned rounds: medians, bars min..max" font ",10" noenhanced
+set style data histograms
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set grid noxtics ytics
+set logscale y
+set yrange [1:1000]
+set ylabel "time per evaluation [ms]"
+set key top left
+plot """ % (stamp, meta["git"], meta["rounds"]) + ", \\\n     ".join(plots) + "\n")
+    return png
+
+
+PLOTS = {"fig4": fig4, "eps": eps, "counts": counts, "baumgarte": baumgarte, "fig5": fig5,
+         "natranks": natranks}
 
 
 def main():
