@@ -488,7 +488,7 @@ void mbs_faTransfer(mbsFlexAba *a, int b, int inertia, const mbsReal *pa) {
 }
 
 void mbs_faApply(const mbsFlexAba *a, int b, const mbsReal *zp, const mbsReal *c, mbsReal *ap) {
-  int p = a->m->body_parent[b], np = p < 0 ? 0 : a->nz[p];
+  int p = a->m->body_parent[b], np = p < 0 || !zp ? 0 : a->nz[p];
   const mbsReal *P = a->P + a->oP[b];
   for (int i = 0; i < 6; i++) {
     mbsReal s = c ? c[i] : 0;

@@ -94,7 +94,8 @@ void mbs_faBiasUp(const mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y
 /// zd = [a' + S q''; eta''] (nz).
 void mbs_faDown(const mbsFlexAba *a, int b, const mbsReal *ap, const mbsReal *v, mbsReal *ud,
                 mbsReal *zd);
-/// ap = P zp (+ c when c is not NULL), P the map of body b from its parent (6 x nz_p).
+/// ap = P zp (+ c when c is not NULL; zp NULL: zero), P the map of body b from its parent
+/// (6 x nz_p).
 void mbs_faApply(const mbsFlexAba *a, int b, const mbsReal *zp, const mbsReal *c, mbsReal *ap);
 
 #endif
