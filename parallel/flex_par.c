@@ -157,3 +157,26 @@ mbsErr mbsp_flexParServe(mbspFlexPar *p) {
 mbsErr mbsp_flexParStop(mbspFlexPar *p) {
   return mbsp_fpSend(p, MBSP_FP_STOP, NULL, NULL, NULL);
 }
+
+mbsErr mbsp_flexParBegin(mbspComm *comm, const mbsModel *m, mbspFlexPar **par, mbspComm **self,
+                         int *worker) {
+  *worker = mbsp_rank(comm) != 0, *self = NULL;
+  MBS_CALL(mbsp_flexParCreate(comm, m, par)); // (agreed)
+  mbsErr e = mbsp_flexParServe(*par);
+  if (*worker) {
+    mbsp_flexParDestroy(par);
+    return mbsp_agreeErr(comm, e);
+  }
+  if (!e) e = mbsp_commIdle(comm, self);
+  if (e) { // rank 0 alone here: release the others first
+    mbsp_flexParStop(*par), mbsp_flexParDestroy(par);
+    return mbsp_agreeErr(comm, e);
+  }
+  return MBS_OK;
+}
+
+mbsErr mbsp_flexParEnd(mbspComm *job, mbspFlexPar **par, mbspComm **self, mbsErr e) {
+  mbsErr es = mbsp_flexParStop(*par);
+  mbsp_flexParDestroy(par), mbsp_commFree(self);
+  return mbsp_agreeErr(job, e ? e : es);
+}

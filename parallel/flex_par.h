@@ -30,6 +30,15 @@ mbsErr mbsp_flexParEnergy(mbspFlexPar *p, const double *q, const double *y, cons
 mbsErr mbsp_flexParServe(mbspFlexPar *p);
 /// Rank 0 of a served p: releases the others from mbsp_flexParServe. Collective with them.
 mbsErr mbsp_flexParStop(mbspFlexPar *p);
+/// The verbs' way (parallel/flex_run.c): creates *par on every rank; ranks other than 0 serve
+/// rank 0 until it is done (*worker = 1; the returned code is the job's, agreed); rank 0 gets
+/// *self, a communicator of its own (the report still counts the job's ranks) to run the verb
+/// on. On an error *par is freed and the error agreed. Collective.
+mbsErr mbsp_flexParBegin(mbspComm *comm, const mbsModel *m, mbspFlexPar **par, mbspComm **self,
+                         int *worker);
+/// Rank 0 after the verb (its code e): releases the others, frees *par and *self and agrees
+/// the job's code with them. Collective with mbsp_flexParBegin's workers.
+mbsErr mbsp_flexParEnd(mbspComm *job, mbspFlexPar **par, mbspComm **self, mbsErr e);
 /// The whole model's recursive workspace of this rank's part (node poses). Local.
 mbsFlexAba *mbsp_flexParAba(mbspFlexPar *p);
 /// Ranks, cut joints, interface unknowns, evaluations and unit-response columns of this rank.
