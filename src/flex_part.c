@@ -33,7 +33,8 @@ struct mbsFlexPart {
   int *walk;           ///< (nbody) stamp: on the current spike's way up
   int stamp;           ///< the current spike's stamp
   mbsReal *hb;         ///< (sv) the bodies' own h
-  mbsReal *dpA, *dv, *dz; ///< (sv) unit responses: bias, L^-1 u, zdot
+  size_t sv;              ///< the bodies' z entries in all
+  mbsReal *dpA, *dv, *dz; ///< (6 x sv) the 6 unit responses of a cut: bias, L^-1 u, zdot
   mbsReal *buf;           ///< (nif^2 + nif) this part's rows of the interface system, then the sum
   mbsReal *x;             ///< (nif) the interface unknowns [a_g; f_g] per cut
   int *piv;               ///< (nif)
@@ -57,10 +58,10 @@ void mbs_flexPartDestroy(mbsFlexPart **pp) {
 // (6 + m)^2; the kinematics of a part's ancestors cost MBS_FP_KIN each; every unit-response
 // column walks its path (MBS_FP_COL per body): 12 per bottom cut along its way to the part root,
 // 6 per top cut over the path bodies of its tree; the finish pass 2 MBS_FP_COL per body. Measured
-// on the 4096-link chain (under load): 6.2 us per link, 0.8 us per ancestor's kinematics, 0.28 us
-// per body and column.
-#define MBS_FP_KIN 0.13
-#define MBS_FP_COL 0.045
+// on the 4096-link chain (one process, load about 3): 3.8 us per link, 0.14 us per body's
+// kinematics, 0.05 us per body and column walk (the 6 columns of a cut at each body in turn).
+#define MBS_FP_KIN 0.04
+#define MBS_FP_COL 0.013
 
 static double mbs_fpBodyCost(const mbsFlexAba *a, int b) {
   int n = a->nz[b], np = a->flexof[b] < 0 ? 1 : a->f[a->flexof[b]].np;
@@ -145,8 +146,8 @@ mbsErr mbs_flexPartCreate(const mbsModel *m, int nparts, int part, mbsFlexPart *
   p->cutid = malloc(sizeof(int) * nbs), p->top = malloc(sizeof(int) * nbs);
   p->bot = malloc(sizeof(int) * nbs), p->rootof = malloc(sizeof(int) * nbs);
   p->kin = calloc(nbs, 1), p->path = calloc(nbs, 1), p->walk = calloc(nbs, sizeof(int));
-  p->hb = malloc(sizeof(mbsReal) * sv), p->dpA = malloc(sizeof(mbsReal) * sv);
-  p->dv = malloc(sizeof(mbsReal) * sv), p->dz = malloc(sizeof(mbsReal) * sv);
+  p->sv = sv, p->hb = malloc(sizeof(mbsReal) * sv), p->dpA = malloc(sizeof(mbsReal) * 6 * sv);
+  p->dv = malloc(sizeof(mbsReal) * 6 * sv), p->dz = malloc(sizeof(mbsReal) * 6 * sv);
   p->ydd = malloc(sizeof(mbsReal) * ((size_t)p->N + 1));
   if (!p->starts || !p->cutid || !p->top || !p->bot || !p->rootof || !p->kin || !p->path ||
       !p->walk || !p->hb || !p->dpA || !p->dv || !p->dz || !p->ydd)
@@ -202,23 +203,28 @@ static void mbs_fpForward(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, co
   for (int i = 0; i < p->nbot; i++) mbs_faKin(a, p->bot[i], q, y, eta); // their maps P
 }
 
-// the pass 3 response to a unit change at the part root c of the tree: a' (6) there and the
-// spike in dv on the bodies stamped in walk; dz on the tree's path bodies
-static void mbs_fpDown(mbsFlexPart *p, int c, const mbsReal *ac) {
+// the pass 3 responses to the 6 unit changes of a cut at the part root c of the tree: a' there
+// (6 x 6, column j at ac + 6 j) and the spikes in dv on the bodies stamped in walk (v: 1);
+// dz (column j at dz + j sv) on the tree's path bodies, the 6 columns at each body in turn
+static void mbs_fpDown(mbsFlexPart *p, int c, const mbsReal *ac, int v) {
   mbsFlexAba *a = p->a;
   const mbsModel *m = p->m;
   mbsReal ap[6], *ud = a->wk;
   for (int b = c; b < p->b1; b++) {
     if (!p->path[b] || p->rootof[b] != c) continue;
-    if (b == c)
-      memcpy(ap, ac, sizeof ap);
-    else
-      mbs_faApply(a, b, p->dz + a->ov[m->body_parent[b]], NULL, ap);
-    mbs_faDown(a, b, ap, p->walk[b] == p->stamp ? p->dv + a->ov[b] : NULL, ud, p->dz + a->ov[b]);
+    int on = v && p->walk[b] == p->stamp;
+    for (int j = 0; j < 6; j++) {
+      size_t o = (size_t)j * p->sv;
+      if (b == c)
+        memcpy(ap, ac + 6 * j, sizeof ap);
+      else
+        mbs_faApply(a, b, p->dz + o + a->ov[m->body_parent[b]], NULL, ap);
+      mbs_faDown(a, b, ap, on ? p->dv + o + a->ov[b] : NULL, ud, p->dz + o + a->ov[b]);
+    }
   }
 }
 
-// the bottom cuts' rows gain -(P_k dz_{p_k}) in column col, for the bottom cuts of tree c
+// the bottom cuts' rows of tree c gain -(P_k dz_{p_k}) in the columns col..col + 5
 static void mbs_fpBottomCols(mbsFlexPart *p, int c, int col) {
   const mbsModel *m = p->m;
   mbsFlexAba *a = p->a;
@@ -226,9 +232,12 @@ static void mbs_fpBottomCols(mbsFlexPart *p, int c, int col) {
   for (int i = 0; i < p->nbot; i++) {
     int k = p->bot[i], pk = m->body_parent[k];
     if (p->rootof[pk] != c) continue;
-    mbsReal ak[6];
-    mbs_faApply(a, k, p->dz + a->ov[pk], NULL, ak);
-    for (int j = 0; j < 6; j++) p->buf[(size_t)(12 * p->cutid[k] + 6 + j) * ni + col] -= ak[j];
+    for (int j = 0; j < 6; j++) {
+      mbsReal ak[6];
+      mbs_faApply(a, k, p->dz + (size_t)j * p->sv + a->ov[pk], NULL, ak);
+      for (int r = 0; r < 6; r++)
+        p->buf[(size_t)(12 * p->cutid[k] + 6 + r) * ni + col + j] -= ak[r];
+    }
   }
 }
 
@@ -278,44 +287,48 @@ mbsErr mbs_flexPartLocal(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, con
       rhs[12 * g + r] = pa[r];
     }
     if (!p->path[c]) continue; // no bottom cut below c
-    for (int j = 0; j < 6; j++) {
-      mbsReal e[6] = {0, 0, 0, 0, 0, 0};
-      e[j] = 1;
-      p->stamp++, p->unit++;
-      mbs_fpDown(p, c, e);
-      mbs_fpBottomCols(p, c, 12 * g + j);
-    }
+    mbsReal e[36];
+    for (int j = 0; j < 36; j++) e[j] = j % 7 == 0;
+    p->unit += 6;
+    mbs_fpDown(p, c, e, 0);
+    mbs_fpBottomCols(p, c, 12 * g);
   }
-  // bottom cuts' unit forces: up the path to the root (B), down the paths (E)
+  // bottom cuts' unit forces: up the path to the root (B), down the paths (E); the 6 columns at
+  // each body in turn
   for (int i = 0; i < p->nbot; i++) {
-    int k = p->bot[i], h = p->cutid[k], pk = m->body_parent[k], npk = a->nz[pk];
+    int k = p->bot[i], h = p->cutid[k], pk = m->body_parent[k], npk = a->nz[pk], b = pk;
     const mbsReal *P = a->P + a->oP[k];
-    for (int j = 0; j < 6; j++) {
-      p->stamp++, p->unit++;
-      mbsReal *dp = p->dpA + a->ov[pk], pa[6];
-      for (int r = 0; r < npk; r++) dp[r] = P[j * npk + r]; // P_k^T e_j
-      int b = pk;
-      for (;;) {
-        mbs_faBiasUp(a, b, q, y, p->dpA + a->ov[b], 1, p->dv + a->ov[b], pa);
-        p->walk[b] = p->stamp;
-        int pb = m->body_parent[b];
-        if (pb < b0) break;
-        int np = a->nz[pb];
-        const mbsReal *Pb = a->P + a->oP[b];
-        mbsReal *dq = p->dpA + a->ov[pb];
+    mbsReal pa[36];
+    p->stamp++, p->unit += 6;
+    for (int j = 0; j < 6; j++) // P_k^T e_j
+      for (int r = 0; r < npk; r++) p->dpA[(size_t)j * p->sv + a->ov[pk] + r] = P[j * npk + r];
+    for (;;) {
+      for (int j = 0; j < 6; j++) {
+        size_t o = (size_t)j * p->sv + a->ov[b];
+        mbs_faBiasUp(a, b, q, y, p->dpA + o, 1, p->dv + o, pa + 6 * j);
+      }
+      p->walk[b] = p->stamp;
+      int pb = m->body_parent[b];
+      if (pb < b0) break;
+      int np = a->nz[pb];
+      const mbsReal *Pb = a->P + a->oP[b];
+      for (int j = 0; j < 6; j++) {
+        mbsReal *dq = p->dpA + (size_t)j * p->sv + a->ov[pb];
         for (int r = 0; r < np; r++) {
           mbsReal t = 0;
-          for (int s = 0; s < 6; s++) t += Pb[s * np + r] * pa[s];
+          for (int s = 0; s < 6; s++) t += Pb[s * np + r] * pa[6 * j + s];
           dq[r] = t;
         }
-        b = pb;
       }
-      int c = b, g = p->cutid[c], col = 12 * h + 6 + j;
-      for (int r = 0; g >= 0 && r < 6; r++) p->buf[(size_t)(12 * g + r) * ni + col] -= pa[r];
-      mbsReal z6[6] = {0, 0, 0, 0, 0, 0};
-      mbs_fpDown(p, c, z6);
-      mbs_fpBottomCols(p, c, col);
+      b = pb;
     }
+    int g = p->cutid[b], col = 12 * h + 6; // b: the part root
+    for (int j = 0; g >= 0 && j < 6; j++)
+      for (int r = 0; r < 6; r++) p->buf[(size_t)(12 * g + r) * ni + col + j] -= pa[6 * j + r];
+    mbsReal z[36];
+    memset(z, 0, sizeof z);
+    mbs_fpDown(p, b, z, 1);
+    mbs_fpBottomCols(p, b, col);
   }
   return MBS_OK;
 }
