@@ -15,26 +15,7 @@
 #include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_model.h"
 #include "mbspar/mbs_timer.h"
-
-static char *chainText(int n) {
-  size_t cap = (size_t)n * 400 + 256, len = 0;
-  char *t = malloc(cap);
-  if (!t) return NULL;
-  len += (size_t)snprintf(t, cap, "model = { gravity = [0.0, 0.0, -9.81]; bodies = (\n");
-  for (int i = 0; i < n; i++) {
-    char par[32];
-    snprintf(par, sizeof par, i ? "l%d" : "ground", i - 1);
-    len += (size_t)snprintf(
-        t + len, cap - len,
-        "{ name = \"l%d\"; parent = \"%s\"; joint = { type = \"revolute\"; axis = [0.0, 1.0, "
-        "0.0]; origin = [%s, 0.0, 0.0]; }; flexible = { beam = { length = 0.25; E = 7.0e10; "
-        "rho = 2700.0; area = 2.0e-5; Iy = 3.0e-11; Iz = 3.0e-11; elements = 4; }; modes = 4; "
-        "}; }%s\n",
-        i, par, i ? "0.25" : "0.0", i + 1 < n ? "," : "");
-  }
-  snprintf(t + len, cap - len, "); };\n");
-  return t;
-}
+#include "flex_chain_text.h"
 
 // seconds per evaluation (best of 3 batches of at least ~0.2 s or 1 evaluation)
 static double timeit(int which, void *obj, const double *q, const double *y, const double *eta,

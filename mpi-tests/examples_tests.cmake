@@ -32,6 +32,14 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(flex_cli PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# flexible models over the ranks in accel and run: solver.method = schur (docs/flexible.md 11)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_par_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_par_cli.sh
+                                     $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs
+                                     ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS})
+  set_tests_properties(flex_par_cli PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
 # the recursive flexible algorithm in accel and run of a large chain (docs/flexible.md 10)
 if(TARGET mbspar AND MBS_EXAMPLES_PY)
   add_test(NAME flex_aba_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_aba_cli.sh

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include "cli.h"
 #include "flex_drive.h"
+#include "flex_par.h"
 #include "sim.h"
 #include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_flexmodes.h"
@@ -40,6 +41,7 @@ typedef struct {
   const mbsConfig *cfg;
   mbsFlexOracle *o;   ///< the dense oracle, or NULL when a is used
   mbsFlexAba *a;      ///< the recursive algorithm (large undriven accel and run), or NULL
+  mbspFlexPar *par;   ///< solver.method = schur: the ranges over the ranks (flex_par.h), or NULL
   mbspFlexDrive dr;   ///< driven joints (run only; flex_drive.h)
   double *xd;         ///< (nx) scratch: the state with the driven joints on their profiles
   int nq, nv, ne, nx; ///< sizes: nx = nq + ne + nv + ne, + 1 with drives (their work W, x[nx - 1])
@@ -56,21 +58,27 @@ static void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x
 // the method's accelerations, energies, node poses and modal columns
 static mbsErr mbsp_flexAccel(const mbspFlexRun *R, const double *q, const double *y,
                              const double *eta, double *ydd) {
+  if (R->par) return mbsp_flexParAccel(R->par, q, y, eta, ydd);
   return R->o ? mbs_flexOracleAccel(R->o, q, y, eta, ydd) : mbs_flexAbaAccel(R->a, q, y, eta, ydd);
 }
 static mbsErr mbsp_flexNodePose(const mbspFlexRun *R, const double *x, int k, int n, double *p,
                                 double *Rn) {
   const double *q = x, *eta = x + R->nq, *y = x + R->nq + R->ne;
   return R->o ? mbs_flexOracleNodePose(R->o, q, y, eta, k, n, p, Rn)
-              : mbs_flexAbaNodePose(R->a, q, y, eta, k, n, p, Rn);
+              : mbs_flexAbaNodePose(R->a ? R->a : mbsp_flexParAba(R->par), q, y, eta, k, n, p, Rn);
 }
 static int mbsp_flexCol(const mbspFlexRun *R, int k) {
   int c = R->nv;
   for (int j = 0; j < k; j++) c += R->m->flex->b[j].modal.m;
   return c;
 }
+// solver.method = schur on a flexible model: the ranges over the ranks (flex_par.h)
+static int mbsp_flexPart(const mbsConfig *cfg, const mbsModel *m) {
+  return !cfg->sauto.on && !strcmp(mbs_solverName(m->opt.solver), "schur");
+}
+
 static const char *mbsp_flexMethod(const mbspFlexRun *R) {
-  return R->o ? "flex_oracle" : "flex_aba";
+  return R->par ? "flex_part" : R->o ? "flex_oracle" : "flex_aba";
 }
 
 // x' = f(x): q' from qd (quaternions: q' = q (x) (0, w) / 2, w in the body frame), eta' = etad,
@@ -131,7 +139,9 @@ static mbsErr mbsp_flexEnergy(mbspFlexRun *R, const double *x, double *kin, doub
                               double *ela) {
   const mbsModel *m = R->m;
   int nq = R->nq, ne = R->ne;
-  if (R->o)
+  if (R->par)
+    MBS_CALL(mbsp_flexParEnergy(R->par, x, x + nq + ne, x + nq, kin, pot));
+  else if (R->o)
     MBS_CALL(mbs_flexOracleEnergy(R->o, x, x + nq + ne, x + nq, kin, pot));
   else
     MBS_CALL(mbs_flexAbaEnergy(R->a, x, x + nq + ne, x + nq, kin, pot));
@@ -311,16 +321,17 @@ static void mbsp_flexTrajRow(FILE *f, const mbspFlexRun *R, const double *x) {
   fputc('\n', f);
 }
 
-// the dense oracle, or the recursive algorithm when \p recursive
-static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive) {
+// the dense oracle, the recursive algorithm when \p recursive, or the ranges over the ranks par
+static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, mbspFlexPar *par) {
   memset(R, 0, sizeof *R);
-  R->m = m;
-  if (recursive)
+  R->m = m, R->par = par;
+  if (recursive && !par)
     MBS_CALL(mbs_flexAbaCreate(m, &R->a));
-  else
+  else if (!par)
     MBS_CALL(mbs_flexOracleCreate(m, &R->o));
   R->nq = m->nq, R->nv = m->nv;
-  R->ne = (R->o ? mbs_flexOracleSize(R->o) : mbs_flexAbaSize(R->a)) - m->nv;
+  R->ne = (R->o ? mbs_flexOracleSize(R->o) : mbs_flexAbaSize(R->a ? R->a : mbsp_flexParAba(par))) -
+          m->nv;
   R->nx = R->nq + 2 * R->ne + R->nv;
   size_t n = (size_t)R->nx + 2; // + the drives' work (mbsp_flexVerb)
   for (int s = 0; s < 7; s++) MBS_ALLOC(R->k[s], n);
@@ -354,11 +365,24 @@ typedef struct {
   const double *x;
 } mbspFlexAccelOut;
 
+// solver.method = schur routed to the ranges over the ranks: what ran
+static void mbsp_flexParJson(mbsJson *j, const mbspFlexRun *R) {
+  if (!R->par) return;
+  int ranks, ncut, nif;
+  long ev, unit;
+  mbsp_flexParInfo(R->par, &ranks, &ncut, &nif, &ev, &unit);
+  mbs_jsonString(j, "requested", "schur");
+  mbs_jsonInt(j, "parts", ranks);
+  mbs_jsonInt(j, "cut_joints", ncut);
+  mbs_jsonInt(j, "interface_unknowns", nif);
+}
+
 static void mbsp_flexAccelJson(mbsJson *j, const void *ctx) {
   const mbspFlexAccelOut *a = ctx;
   mbspFlexRun *R = a->R;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbsp_flexMethod(R));
+  mbsp_flexParJson(j, R);
   mbs_jsonEndObject(j);
   mbs_jsonNumber(j, "time_per_eval_s", a->time_per_eval);
   mbs_jsonNumberArray(j, "qdd", R->ydd, R->nv);
@@ -381,6 +405,7 @@ static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
   mbspFlexRun *R = r->R;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbsp_flexMethod(R));
+  mbsp_flexParJson(j, R);
   if (R->dr.k) { // driven joints: as the rigid runs report them (parallel/sim_drive.c)
     mbs_jsonBeginArray(j, "drives");
     for (int k = 0; k < R->dr.k; k++) {
@@ -553,11 +578,11 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
   c.out = dir, c.force = 1;
   mbspFlexRunOut ro = {R, x, mbs_integratorName(method), kin + pot + ela, stop};
   if (mbsp_cliTable(cli))
-    printf("flexible run (serial oracle, %s): t = %.6g s, %ld steps (%ld rejected), %ld "
+    printf("flexible run (%s, %s): t = %.6g s, %ld steps (%ld rejected), %ld "
            "evaluations; energy %.12g -> %.12g J (largest drift %.3g J%s, largest elastic %.3g "
            "J)\n",
-           ro.integrator, R->t, R->steps, R->rejected, R->evals, R->E0, ro.E_final, R->drift,
-           R->dr.k ? " of E - W" : "", R->emax);
+           mbsp_flexMethod(R), ro.integrator, R->t, R->steps, R->rejected, R->evals, R->E0,
+           ro.E_final, R->drift, R->dr.k ? " of E - W" : "", R->emax);
   for (int k = 0; mbsp_cliTable(cli) && k < R->dr.k; k++)
     printf("  drive %-12s %s: driving force %.6g at the end, largest %.6g (N m or N); work %.12g "
            "J\n",
@@ -669,7 +694,18 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   int N = m->nv; // the recursive algorithm for large models in accel and undriven runs
   for (int k = 0; k < m->flex->n; k++) N += m->flex->b[k].modal.m;
   int recursive = N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !cfg->ndrive;
-  mbsErr e = mbsp_flexCreate(m, &R, recursive);
+  // solver.method = schur: the ranges over the ranks (docs/flexible.md 11); rank 0 runs the verb
+  // on a communicator of its own (the report still counts the job's ranks), the others evaluate
+  // their ranges whenever it asks
+  mbspFlexPar *par = NULL;
+  mbspComm *self = NULL, *job = comm;
+  if (mbsp_flexPart(cfg, m)) {
+    int worker = 0;
+    mbsErr e = mbsp_flexParBegin(comm, m, &par, &self, &worker);
+    if (worker || e) return e;
+    comm = self;
+  }
+  mbsErr e = mbsp_flexCreate(m, &R, recursive, par);
   double *x = NULL;
   if (!e) {
     x = calloc((size_t)R.nx + 2, sizeof(double)); // + the drives' work
@@ -689,7 +725,9 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     for (int r = 0; r < rep && !e; r++) e = mbsp_flexAccel(&R, x, x + R.nq + R.ne, x + R.nq, R.ydd);
     mbspFlexAccelOut a = {&R, (mbs_wtime() - t0) / rep, x};
     if (!e && mbsp_cliTable(cli)) {
-      printf("flexible accel (%s): qdd =", R.o ? "serial oracle" : "recursive, flex_aba");
+      printf("flexible accel (%s): qdd =", R.par ? "flex_part, ranges over the ranks"
+                                           : R.o ? "serial oracle"
+                                                 : "recursive, flex_aba");
       for (int i = 0; i < R.nv; i++) printf(" %.10g", R.ydd[i]);
       printf("\n  etadd =");
       for (int i = 0; i < R.ne; i++) printf(" %.6g", R.ydd[R.nv + i]);
@@ -706,7 +744,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   }
   free(x), free(R.ydd);
   mbsp_flexFree(&R);
-  return e;
+  return par ? mbsp_flexParEnd(job, &par, &self, e) : e;
 }
 
 mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
@@ -720,15 +758,24 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "%s:%d: body \"%s\" is flexible: the %s verb cannot run flexible bodies yet "
                       "(check, accel, run, static and modes do; docs/flexible.md)",
                       f, line, name, cli->verb->name);
-  if (mbsp_size(comm) != 1)
+  int part = mbsp_flexPart(cfg, m);
+  if (part && (cli->verb->run == mbsp_verbStatic || cfg->ndrive))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at 1 rank only yet "
-                      "(the serial oracle; got %d ranks; docs/flexible.md 6)",
-                      f, line, name, cli->verb->name, mbsp_size(comm));
-  if (!cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba"))
+                      "%s:%d: body \"%s\" is flexible: solver.method = schur runs flexible bodies "
+                      "in accel and undriven run only yet (%s: solver.method = aba at one rank, "
+                      "the serial oracle; docs/flexible.md 11)",
+                      f, line, name, cfg->ndrive ? "driven joints" : cli->verb->name);
+  if (!part && mbsp_size(comm) != 1)
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at several ranks "
+                      "with solver.method = schur only (got %s at %d ranks; docs/flexible.md 11)",
+                      f, line, name, cli->verb->name,
+                      cfg->sauto.on ? "auto" : mbs_solverName(m->opt.solver), mbsp_size(comm));
+  if (!part && !cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba"))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = %s cannot run flexible "
-                      "bodies yet (aba or auto: the serial oracle; docs/flexible.md 6)",
+                      "bodies yet (aba or auto: the serial oracles; schur: the distributed "
+                      "elimination; docs/flexible.md 6, 11)",
                       f, line, name, mbs_solverName(m->opt.solver));
   if (cli->verb->run == mbsp_verbRun && cfg->out_format != MBS_OUTFMT_CSV)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,

@@ -194,6 +194,7 @@ int main(int argc, char **argv) {
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
     if (env && strcmp(env, "full") == 0) local_model = 0; // URDF robots too (issue 35 item 4)
     if (cfg->nloops || cfg->nforces) local_model = 0;     // loop models: serial baselines, whole
+    if (mbs_configHasFlexible(cfg)) local_model = 0;      // flexible: whole (docs/flexible.md 11)
   }
   if (!e && !waiting) e = mbsp_memCheck(vc, cfg, cli.verb->name, local_model); // too big?
   if (!e && !waiting) {

@@ -15,24 +15,6 @@
 #include "mbspar/mbs_model.h"
 #include "flex_private.h"
 
-struct mbsFlexAba {
-  const mbsModel *m;
-  int N, nf;
-  mbsFoBody *f;
-  int *flexof;                ///< (nbody) index into f, -1 rigid
-  int *nodefe;                ///< (nbody) FE node of the parent a body hangs from (-1: its frame)
-  mbsReal *nodex;             ///< (nbody) that node's undeformed x
-  const mbsReal **nodeG;      ///< (nbody) G of the parent at that node (NULL: none or off)
-  int *nz;                    ///< (nbody) 6 + m
-  int *col;                   ///< (nbody) first column of its eta in y (-1 rigid)
-  size_t *oq, *ov, *oP;       ///< (nbody) offsets of the nz^2, nz and 6 x nz(parent) blocks
-  mbsReal *Rw, *pw, *om, *vo; ///< (nbody x 9 / 3) world pose and twist
-  mbsReal *IA, *pA;           ///< articulated inertia (nz^2) and bias force (nz)
-  mbsReal *U, *Dinv, *u;      ///< W = L^-1 U6^T (nu x 6), L (nu^2), L^-1 u (nu); nu = ndof + m
-  mbsReal *P, *c, *S, *zd;    ///< parent map (6 x nz_p), bias (6), S (6 x ndof, 36), zdot (nz)
-  mbsReal *wk;                ///< scratch
-};
-
 void mbs_flexAbaDestroy(mbsFlexAba **pa) {
   if (!pa || !*pa) return;
   mbsFlexAba *a = *pa;
@@ -40,7 +22,7 @@ void mbs_flexAbaDestroy(mbsFlexAba **pa) {
   free(a->f), free(a->flexof), free(a->nodefe), free(a->nodex), free(a->nodeG), free(a->nz);
   free(a->col), free(a->oq), free(a->ov), free(a->oP), free(a->Rw), free(a->pw), free(a->om);
   free(a->vo), free(a->IA), free(a->pA), free(a->U), free(a->Dinv), free(a->u), free(a->P);
-  free(a->c), free(a->S), free(a->zd), free(a->wk);
+  free(a->c), free(a->S), free(a->zd), free(a->wk), free(a->Ia), free(a->pa);
   free(a);
   *pa = NULL;
 }
@@ -103,9 +85,10 @@ mbsErr mbs_flexAbaCreate(const mbsModel *m, mbsFlexAba **pa) {
   a->zd = malloc(sizeof(mbsReal) * (sv + 1));
   a->P = malloc(sizeof(mbsReal) * (sp + 1));
   a->c = malloc(sizeof(mbsReal) * 6 * nb), a->S = malloc(sizeof(mbsReal) * 36 * nb);
+  a->Ia = malloc(sizeof(mbsReal) * 36 * nb), a->pa = malloc(sizeof(mbsReal) * 6 * nb);
   a->wk = malloc(sizeof(mbsReal) * (size_t)(8 * nzmax * nzmax + 64));
   if (!a->Rw || !a->pw || !a->om || !a->vo || !a->IA || !a->U || !a->Dinv || !a->pA || !a->u ||
-      !a->zd || !a->P || !a->c || !a->S || !a->wk)
+      !a->zd || !a->P || !a->c || !a->S || !a->wk || !a->Ia || !a->pa)
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible ABA of %d bodies)", m->nbody);
   return MBS_OK;
 }
@@ -138,8 +121,8 @@ static void mbs_faPointJac(int n, const mbsReal *rs, mbsReal *J) {
 
 // the body's own mass matrix M (nz x nz) and bias force h (nz) in z = [omega; v_o; etad]:
 // docs/flexible.md 5.2 with the terms of the parent's motion left to the recursion
-static void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *eta, mbsReal *M,
-                       mbsReal *h) {
+void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *eta, mbsReal *M,
+                mbsReal *h) {
   const mbsModel *m = a->m;
   int n = a->nz[b], k = a->flexof[b];
   const mbsReal *Rw = a->Rw + 9 * b, *om = a->om + 3 * b, *g = m->gravity;
@@ -314,12 +297,11 @@ static void mbs_faLTsolve(int n, const mbsReal *L, mbsReal *x) {
   }
 }
 
-// pass 1 (root to leaves): poses, twists, the maps P from the parent's z, the biases c, the
-// bodies' own M and h (the articulated quantities' starting values, in IA and pA)
-static void mbs_faForward(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta) {
+// pass 1 at body b: pose, twist, the map P from the parent's z, the bias c, S in world axes
+void mbs_faKin(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y, const mbsReal *eta) {
   const mbsModel *m = a->m;
   static const mbsReal I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, z3[3] = {0, 0, 0};
-  for (int b = 0; b < m->nbody; b++) {
+  {
     int p = m->body_parent[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
     int npz = p < 0 ? 0 : a->nz[p];
     const mbsJointType *jt = mbs_jntType(m->body_jnttype[b]);
@@ -374,129 +356,185 @@ static void mbs_faForward(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, con
       mbs_foMat3Vec(Rw, S + 6 * k, Sw + 6 * k);
       mbs_foMat3Vec(Rw, S + 6 * k + 3, Sw + 6 * k + 3);
     }
-    mbs_faBody(a, b, y, eta, a->IA + a->oq[b], a->pA + a->ov[b]);
   }
 }
 
-mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
-                        mbsReal *ydd) {
+// pass 1 (root to leaves): kinematics and the bodies' own M and h (the articulated quantities'
+// starting values, in IA and pA); kin: the kinematics alone
+static void mbs_faForward(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                          int kin) {
+  for (int b = 0; b < a->m->nbody; b++) {
+    mbs_faKin(a, b, q, y, eta);
+    if (!kin) mbs_faBody(a, b, y, eta, a->IA + a->oq[b], a->pA + a->ov[b]);
+  }
+}
+
+mbsErr mbs_faCondense(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y) {
   const mbsModel *m = a->m;
-  mbs_faForward(a, q, y, eta);
-  // pass 2 (leaves to root): project out the joint's dofs and the modal coordinates. With
-  // Sf = blkdiag(S, I_m), U = IA Sf, D = Sf^T U = L L^T (Cholesky), the parent sees the twist
-  // block of IA - U D^-1 U^T = IA - W^T W with W = L^-1 U^T (the 6 twist rows of U only)
-  for (int b = m->nbody - 1; b >= 0; b--) {
-    int p = m->body_parent[b], n = a->nz[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
-    int mm = n - 6, nu = nd + mm;
-    const mbsReal *IA = a->IA + a->oq[b], *pA = a->pA + a->ov[b], *Sw = a->S + 36 * b;
-    mbsReal *W = a->U + a->oq[b], *L = a->Dinv + a->oq[b], *v = a->u + a->ov[b];
-    mbsReal *U = a->wk; // (n x nu)
-    for (int r = 0; r < n; r++)
-      for (int k = 0; k < nu; k++) {
-        mbsReal t = 0;
-        if (k < nd)
-          for (int i = 0; i < 6; i++) t += IA[r * n + i] * Sw[6 * k + i];
-        else
-          t = IA[r * n + 6 + k - nd];
-        U[r * nu + k] = t;
-      }
-    const mbsReal *qb = q + m->body_qadr[b];
-    int scalar = mbs_jntQuatAdr(m->body_jnttype[b]) < 0;
+  int n = a->nz[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+  int mm = n - 6, nu = nd + mm;
+  const mbsReal *IA = a->IA + a->oq[b], *pA = a->pA + a->ov[b], *Sw = a->S + 36 * b;
+  mbsReal *W = a->U + a->oq[b], *L = a->Dinv + a->oq[b], *v = a->u + a->ov[b];
+  mbsReal *U = a->wk; // (n x nu)
+  for (int r = 0; r < n; r++)
     for (int k = 0; k < nu; k++) {
-      for (int j = 0; j <= k; j++) {
-        mbsReal t = 0;
-        if (k < nd)
-          for (int i = 0; i < 6; i++) t += Sw[6 * k + i] * U[i * nu + j];
-        else
-          t = U[(6 + k - nd) * nu + j];
-        L[k * nu + j] = t;
-      }
       mbsReal t = 0;
-      if (k < nd) {
-        int dd = d0 + k;
-        t = m->dof_force[dd] - m->dof_damping[dd] * y[dd];
-        if (scalar) t -= m->dof_stiffness[dd] * (qb[k] - m->dof_springref[dd]);
-        for (int i = 0; i < 6; i++) t -= Sw[6 * k + i] * pA[i];
-      } else {
-        t = -pA[6 + k - nd];
-      }
-      v[k] = t; // u = Q - Sf^T pA
+      if (k < nd)
+        for (int i = 0; i < 6; i++) t += IA[r * n + i] * Sw[6 * k + i];
+      else
+        t = IA[r * n + 6 + k - nd];
+      U[r * nu + k] = t;
     }
-    if (nu && mbs_faChol(nu, L))
-      return mbs_errSet(MBS_ERR_NUMERIC,
-                        "flexible ABA: the articulated inertia of body %d is not positive definite",
-                        b);
-    // W = L^-1 U6^T (nu x 6, column i stored at W + i nu), v = L^-1 u
-    for (int i = 0; i < 6; i++) {
-      mbsReal *Wi = W + i * nu;
-      for (int k = 0; k < nu; k++) Wi[k] = U[i * nu + k];
-      mbs_faLsolve(nu, L, Wi);
+  const mbsReal *qb = q + m->body_qadr[b];
+  int scalar = mbs_jntQuatAdr(m->body_jnttype[b]) < 0;
+  for (int k = 0; k < nu; k++) {
+    for (int j = 0; j <= k; j++) {
+      mbsReal t = 0;
+      if (k < nd)
+        for (int i = 0; i < 6; i++) t += Sw[6 * k + i] * U[i * nu + j];
+      else
+        t = U[(6 + k - nd) * nu + j];
+      L[k * nu + j] = t;
     }
-    mbs_faLsolve(nu, L, v);
-    if (p < 0) continue;
-    // the parent sees Ia = IA6 - W^T W and pa = pA6 + Ia c + W^T v
-    mbsReal Ia[36], pa[6];
-    const mbsReal *c = a->c + 6 * b;
-    for (int i = 0; i < 6; i++)
-      for (int j = 0; j <= i; j++) {
-        mbsReal t = IA[i * n + j];
-        for (int k = 0; k < nu; k++) t -= W[i * nu + k] * W[j * nu + k];
-        Ia[i * 6 + j] = Ia[j * 6 + i] = t;
-      }
-    for (int i = 0; i < 6; i++) {
-      mbsReal t = pA[i];
-      for (int j = 0; j < 6; j++) t += Ia[i * 6 + j] * c[j];
-      for (int k = 0; k < nu; k++) t += W[i * nu + k] * v[k];
-      pa[i] = t;
+    mbsReal t = 0;
+    if (k < nd) {
+      int dd = d0 + k;
+      t = m->dof_force[dd] - m->dof_damping[dd] * y[dd];
+      if (scalar) t -= m->dof_stiffness[dd] * (qb[k] - m->dof_springref[dd]);
+      for (int i = 0; i < 6; i++) t -= Sw[6 * k + i] * pA[i];
+    } else {
+      t = -pA[6 + k - nd];
     }
-    // IA_p += P^T Ia P, pA_p += P^T pa
-    int np = a->nz[p];
-    const mbsReal *P = a->P + a->oP[b];
-    mbsReal *IAp = a->IA + a->oq[p], *pAp = a->pA + a->ov[p], *IP = a->wk;
+    v[k] = t; // u = Q - Sf^T pA
+  }
+  if (nu && mbs_faChol(nu, L))
+    return mbs_errSet(MBS_ERR_NUMERIC,
+                      "flexible ABA: the articulated inertia of body %d is not positive definite",
+                      b);
+  // W = L^-1 U6^T (nu x 6, column i stored at W + i nu), v = L^-1 u
+  for (int i = 0; i < 6; i++) {
+    mbsReal *Wi = W + i * nu;
+    for (int k = 0; k < nu; k++) Wi[k] = U[i * nu + k];
+    mbs_faLsolve(nu, L, Wi);
+  }
+  mbs_faLsolve(nu, L, v);
+  // the parent sees Ia = IA6 - W^T W and pa = pA6 + Ia c + W^T v
+  mbsReal *Ia = a->Ia + 36 * b, *pa = a->pa + 6 * b;
+  const mbsReal *c = a->c + 6 * b;
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j <= i; j++) {
+      mbsReal t = IA[i * n + j];
+      for (int k = 0; k < nu; k++) t -= W[i * nu + k] * W[j * nu + k];
+      Ia[i * 6 + j] = Ia[j * 6 + i] = t;
+    }
+  for (int i = 0; i < 6; i++) {
+    mbsReal t = pA[i];
+    for (int j = 0; j < 6; j++) t += Ia[i * 6 + j] * c[j];
+    for (int k = 0; k < nu; k++) t += W[i * nu + k] * v[k];
+    pa[i] = t;
+  }
+  return MBS_OK;
+}
+
+void mbs_faBiasUp(const mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y, const mbsReal *pA,
+                  int homog, mbsReal *v, mbsReal *pa) {
+  const mbsModel *m = a->m;
+  int n = a->nz[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b], nu = nd + n - 6;
+  const mbsReal *Sw = a->S + 36 * b, *W = a->U + a->oq[b], *L = a->Dinv + a->oq[b];
+  const mbsReal *qb = q + m->body_qadr[b], *Ia = a->Ia + 36 * b, *c = a->c + 6 * b;
+  int scalar = mbs_jntQuatAdr(m->body_jnttype[b]) < 0;
+  for (int k = 0; k < nu; k++) {
+    mbsReal t = 0;
+    if (k < nd) {
+      int dd = d0 + k;
+      if (!homog) t = m->dof_force[dd] - m->dof_damping[dd] * y[dd];
+      if (!homog && scalar) t -= m->dof_stiffness[dd] * (qb[k] - m->dof_springref[dd]);
+      for (int i = 0; i < 6; i++) t -= Sw[6 * k + i] * pA[i];
+    } else {
+      t = -pA[6 + k - nd];
+    }
+    v[k] = t;
+  }
+  mbs_faLsolve(nu, L, v);
+  for (int i = 0; i < 6; i++) {
+    mbsReal t = pA[i];
+    for (int j = 0; !homog && j < 6; j++) t += Ia[i * 6 + j] * c[j];
+    for (int k = 0; k < nu; k++) t += W[i * nu + k] * v[k];
+    pa[i] = t;
+  }
+}
+
+void mbs_faTransfer(mbsFlexAba *a, int b, int inertia, const mbsReal *pa) {
+  int p = a->m->body_parent[b], np = a->nz[p];
+  const mbsReal *P = a->P + a->oP[b], *Ia = a->Ia + 36 * b;
+  mbsReal *IAp = a->IA + a->oq[p], *pAp = a->pA + a->ov[p], *IP = a->wk;
+  if (inertia) // IP = Ia P
     for (int i = 0; i < 6; i++)
       for (int k = 0; k < np; k++) {
         mbsReal t = 0;
         for (int j = 0; j < 6; j++) t += Ia[i * 6 + j] * P[j * np + k];
         IP[i * np + k] = t;
       }
-    for (int r = 0; r < np; r++) {
-      mbsReal t = 0;
-      for (int i = 0; i < 6; i++) t += P[i * np + r] * pa[i];
-      pAp[r] += t;
-      for (int k = 0; k < np; k++) {
-        mbsReal s = 0;
-        for (int i = 0; i < 6; i++) s += P[i * np + r] * IP[i * np + k];
-        IAp[r * np + k] += s;
-      }
+  for (int r = 0; r < np; r++) { // IA_p += P^T Ia P, pA_p += P^T pa
+    mbsReal t = 0;
+    for (int i = 0; i < 6; i++) t += P[i * np + r] * pa[i];
+    pAp[r] += t;
+    for (int k = 0; inertia && k < np; k++) {
+      mbsReal s = 0;
+      for (int i = 0; i < 6; i++) s += P[i * np + r] * IP[i * np + k];
+      IAp[r * np + k] += s;
     }
+  }
+}
+
+void mbs_faApply(const mbsFlexAba *a, int b, const mbsReal *zp, const mbsReal *c, mbsReal *ap) {
+  int p = a->m->body_parent[b], np = p < 0 || !zp ? 0 : a->nz[p];
+  const mbsReal *P = a->P + a->oP[b];
+  for (int i = 0; i < 6; i++) {
+    mbsReal s = c ? c[i] : 0;
+    for (int k = 0; k < np; k++) s += P[i * np + k] * zp[k];
+    ap[i] = s;
+  }
+}
+
+void mbs_faDown(const mbsFlexAba *a, int b, const mbsReal *ap, const mbsReal *v, mbsReal *ud,
+                mbsReal *zd) {
+  int n = a->nz[b], nd = a->m->body_dofnum[b], mm = n - 6, nu = nd + mm;
+  const mbsReal *Sw = a->S + 36 * b, *W = a->U + a->oq[b], *L = a->Dinv + a->oq[b];
+  for (int k = 0; k < nu; k++) {
+    mbsReal s = v ? v[k] : 0;
+    for (int i = 0; i < 6; i++) s -= W[i * nu + k] * ap[i];
+    ud[k] = s;
+  }
+  mbs_faLTsolve(nu, L, ud);
+  for (int i = 0; i < 6; i++) {
+    mbsReal s = ap[i];
+    for (int k = 0; k < nd; k++) s += Sw[6 * k + i] * ud[k];
+    zd[i] = s;
+  }
+  for (int j = 0; j < mm; j++) zd[6 + j] = ud[nd + j];
+}
+
+mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                        mbsReal *ydd) {
+  const mbsModel *m = a->m;
+  mbs_faForward(a, q, y, eta, 0);
+  // pass 2 (leaves to root): project out the joint's dofs and the modal coordinates. With
+  // Sf = blkdiag(S, I_m), U = IA Sf, D = Sf^T U = L L^T (Cholesky), the parent sees the twist
+  // block of IA - U D^-1 U^T = IA - W^T W with W = L^-1 U^T (the 6 twist rows of U only)
+  for (int b = m->nbody - 1; b >= 0; b--) {
+    MBS_CALL(mbs_faCondense(a, b, q, y));
+    if (m->body_parent[b] >= 0) mbs_faTransfer(a, b, 1, a->pa + 6 * b);
   }
   // pass 3 (root to leaves): a' = P zdot_p + c, (q'', eta'') = L^-T (v - W a'),
   // zdot = [a' + S q''; eta'']
   for (int b = 0; b < m->nbody; b++) {
-    int p = m->body_parent[b], n = a->nz[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
-    int mm = n - 6, nu = nd + mm, np = p < 0 ? 0 : a->nz[p];
-    const mbsReal *P = a->P + a->oP[b], *c = a->c + 6 * b, *Sw = a->S + 36 * b;
-    const mbsReal *W = a->U + a->oq[b], *L = a->Dinv + a->oq[b], *v = a->u + a->ov[b];
-    const mbsReal *zp = p < 0 ? NULL : a->zd + a->ov[p];
-    mbsReal ap[6], *ud = a->wk, *zd = a->zd + a->ov[b];
-    for (int i = 0; i < 6; i++) {
-      mbsReal s = c[i];
-      for (int k = 0; k < np; k++) s += P[i * np + k] * zp[k];
-      ap[i] = s;
-    }
-    for (int k = 0; k < nu; k++) {
-      mbsReal s = v[k];
-      for (int i = 0; i < 6; i++) s -= W[i * nu + k] * ap[i];
-      ud[k] = s;
-    }
-    mbs_faLTsolve(nu, L, ud);
-    for (int i = 0; i < 6; i++) {
-      mbsReal s = ap[i];
-      for (int k = 0; k < nd; k++) s += Sw[6 * k + i] * ud[k];
-      zd[i] = s;
-    }
+    int p = m->body_parent[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    mbsReal ap[6], *ud = a->wk;
+    mbs_faApply(a, b, p < 0 ? NULL : a->zd + a->ov[p], a->c + 6 * b, ap);
+    mbs_faDown(a, b, ap, a->u + a->ov[b], ud, a->zd + a->ov[b]);
     for (int k = 0; k < nd; k++) ydd[d0 + k] = ud[k];
-    for (int j = 0; j < mm; j++) zd[6 + j] = ud[nd + j], ydd[a->col[b] + j] = ud[nd + j];
+    for (int j = 0; j < a->nz[b] - 6; j++) ydd[a->col[b] + j] = ud[nd + j];
   }
   return MBS_OK;
 }
@@ -504,7 +542,7 @@ mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const
 mbsErr mbs_flexAbaEnergy(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                          mbsReal *kin, mbsReal *pot) {
   const mbsModel *m = a->m;
-  mbs_faForward(a, q, y, eta);
+  mbs_faForward(a, q, y, eta, 0);
   mbsReal T = 0, V = 0;
   for (int b = 0; b < m->nbody; b++) {
     int n = a->nz[b], k = a->flexof[b];
@@ -526,7 +564,7 @@ mbsErr mbs_flexAbaNodePose(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, co
   const mbsFlexModal *md = &fb->modal;
   mbsReal x = fb->spec.node_x[j], om[3], v[3], cn[6];
   const mbsReal *Gn = a->f[k].Gnode ? a->f[k].Gnode + (size_t)j * md->m * md->m : NULL;
-  mbs_faForward(a, q, y, eta);
+  mbs_faForward(a, q, y, eta, 1); // the poses alone
   mbs_faNode(a, mbs_foNearestFe(md, x), x, Gn, fb->body, y, eta, R, pos, om, v, NULL, cn);
   return MBS_OK;
 }

@@ -154,3 +154,17 @@ mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, cons
   }
   return e;
 }
+
+int mbs_configHasFlexible(const mbsConfig *cfg) {
+  const config_t *tree = (const config_t *)cfg->priv;
+  const mbsCs *model = config_setting_get_member(config_root_setting(tree), "model");
+  const mbsCs *bodies = model ? config_setting_get_member(model, "bodies") : NULL;
+  if (!bodies || !mbs_cfgIsList(bodies)) return 0;
+  for (int k = 0; k < config_setting_length(bodies); k++) {
+    const mbsCs *b = config_setting_get_elem(bodies, (unsigned)k);
+    if (b && config_setting_type(b) == CONFIG_TYPE_GROUP &&
+        config_setting_get_member(b, "flexible"))
+      return 1;
+  }
+  return 0;
+}

@@ -7,6 +7,7 @@
 #define MBS_FLEX_PRIVATE_H
 
 #include "mbspar/mbs_flex.h"
+#include "mbspar/mbs_model.h"
 
 #define MBS_FO_GAUSS 4
 
@@ -51,5 +52,50 @@ void mbs_foMat3Vec(const mbsReal *R, const mbsReal *v, mbsReal *o);
 /// share it.
 void mbs_foBodyPotential(const mbsModel *m, int b, const mbsFoBody *fo, const mbsReal *q,
                          const mbsReal *eta, const mbsReal *Rw, const mbsReal *pw, mbsReal *pV);
+
+/// The recursive algorithm's workspace (src/flex_aba.c; docs/flexible.md 10), shared with its
+/// split over body ranges (src/flex_part.c).
+struct mbsFlexAba {
+  const mbsModel *m;
+  int N, nf;
+  mbsFoBody *f;
+  int *flexof;                ///< (nbody) index into f, -1 rigid
+  int *nodefe;                ///< (nbody) FE node of the parent a body hangs from (-1: its frame)
+  mbsReal *nodex;             ///< (nbody) that node's undeformed x
+  const mbsReal **nodeG;      ///< (nbody) G of the parent at that node (NULL: none or off)
+  int *nz;                    ///< (nbody) 6 + m
+  int *col;                   ///< (nbody) first column of its eta in y (-1 rigid)
+  size_t *oq, *ov, *oP;       ///< (nbody) offsets of the nz^2, nz and 6 x nz(parent) blocks
+  mbsReal *Rw, *pw, *om, *vo; ///< (nbody x 9 / 3) world pose and twist
+  mbsReal *IA, *pA;           ///< articulated inertia (nz^2) and bias force (nz)
+  mbsReal *U, *Dinv, *u;      ///< W = L^-1 U6^T (nu x 6), L (nu^2), L^-1 u (nu); nu = ndof + m
+  mbsReal *P, *c, *S, *zd;    ///< parent map (6 x nz_p), bias (6), S (6 x ndof, 36), zdot (nz)
+  mbsReal *Ia, *pa;           ///< (nbody x 36 / 6) what the parent sees (pass 2)
+  mbsReal *wk;                ///< scratch
+};
+
+/// Body b's kinematics (pass 1 without the body's inertia): world pose, twist, the map P from its
+/// parent's z, the bias c and the world motion subspace S.
+void mbs_faKin(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y, const mbsReal *eta);
+/// Body b's own M and h into IA and pA (after mbs_faKin of b).
+void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *eta, mbsReal *M, mbsReal *h);
+/// Pass 2 at body b: with IA and pA complete (its children added), the Cholesky L of
+/// Sf^T IA Sf, W = L^-1 U6^T, v = L^-1 u and what the parent sees, Ia (a->Ia) and pa (a->pa).
+/// MBS_ERR_NUMERIC if not positive definite.
+mbsErr mbs_faCondense(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y);
+/// The parent of b gains P^T Ia P (when inertia) and P^T pa.
+void mbs_faTransfer(mbsFlexAba *a, int b, int inertia, const mbsReal *pa);
+/// Pass 2's bias part alone at body b, with b's factors: v = L^-1 u from the bias pA (nz) and
+/// pa = pA6 + Ia c + W^T v; homog: without the applied joint forces and Ia c (the response to a
+/// change of pA).
+void mbs_faBiasUp(const mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y, const mbsReal *pA,
+                  int homog, mbsReal *v, mbsReal *pa);
+/// Pass 3 at body b: from a' (6; P zdot_p + c) and v, ud = L^-T (v - W a') (nu) and
+/// zd = [a' + S q''; eta''] (nz).
+void mbs_faDown(const mbsFlexAba *a, int b, const mbsReal *ap, const mbsReal *v, mbsReal *ud,
+                mbsReal *zd);
+/// ap = P zp (+ c when c is not NULL; zp NULL: zero), P the map of body b from its parent
+/// (6 x nz_p).
+void mbs_faApply(const mbsFlexAba *a, int b, const mbsReal *zp, const mbsReal *c, mbsReal *ap);
 
 #endif

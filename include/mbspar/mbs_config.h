@@ -263,6 +263,9 @@ mbsErr mbs_configBlame(const mbsConfig *cfg, const char *path, mbsErr e);
 /// \param[out] largest  (may be NULL) the setting behind the largest contribution, for messages
 /// \return MBS_OK; MBS_ERR_INPUT/USAGE when all together exceed MBS_CFG_MAXBODIES.
 mbsErr mbs_configCountBodies(const mbsConfig *cfg, long long *nbody, const void **largest);
+/// 1 when a body of model.bodies has a `flexible` group (docs/flexible.md): such models are
+/// built whole on every rank (parallel/flex_run.c).
+int mbs_configHasFlexible(const mbsConfig *cfg);
 
 /// What a model may cost on one host, for mbs_configCheckMemory.
 typedef struct {

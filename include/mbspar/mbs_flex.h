@@ -175,6 +175,37 @@ mbsErr mbs_flexAbaEnergy(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, cons
 /// As mbs_flexOracleNodePose.
 mbsErr mbs_flexAbaNodePose(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                            int k, int j, mbsReal *pos, mbsReal *R);
+/// The recursive algorithm split over contiguous body ranges, "parts" (src/flex_part.c,
+/// docs/flexible.md 11): part \p part of \p nparts eliminates its bodies as a forest; each cut
+/// joint (child and parent on two parts) has 12 interface unknowns (the parent frame's
+/// acceleration, the transmitted force). mbs_flexPartLocal gives this part's rows of the
+/// interface system (nif^2 matrix, row-major, then nif right side; the parts' rows are disjoint,
+/// so the system is their sum), mbs_flexPartFinish solves the summed system (LU, partial
+/// pivoting) and writes this part's entries of ydd. Every part holds the whole model. No MPI.
+typedef struct mbsFlexPart mbsFlexPart;
+mbsErr mbs_flexPartCreate(const struct mbsModel *m, int nparts, int part, mbsFlexPart **p);
+void mbs_flexPartDestroy(mbsFlexPart **p);
+/// nif: 12 per cut joint.
+int mbs_flexPartIfSize(const mbsFlexPart *p);
+/// The whole model's recursive workspace the part uses (node poses).
+mbsFlexAba *mbs_flexPartAba(mbsFlexPart *p);
+/// Its range [b0, b1), the cut joints of the split and the unit-response columns so far.
+void mbs_flexPartInfo(const mbsFlexPart *p, int *b0, int *b1, int *ncut, long *unit);
+/// This part's contribution *buf (owned by p, n = nif^2 + nif doubles) at (q, y, eta); the
+/// caller sums the parts' contributions into it before mbs_flexPartFinish.
+mbsErr mbs_flexPartLocal(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                         mbsReal **buf, int *n);
+/// With the summed system in the buffer: this part's q'' and eta'' into ydd (N, its entries only).
+mbsErr mbs_flexPartFinish(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, mbsReal *ydd);
+/// Part r's entries of ydd (its dofs, then its flexible bodies' modal accelerations, body by
+/// body): their count, packed from ydd, unpacked into ydd.
+int mbs_flexPartCount(const mbsFlexPart *p, int r);
+void mbs_flexPartPack(const mbsFlexPart *p, int r, const mbsReal *ydd, mbsReal *buf);
+void mbs_flexPartUnpack(const mbsFlexPart *p, int r, const mbsReal *buf, mbsReal *ydd);
+/// This part's bodies' kinetic and potential energies (as mbs_flexAbaEnergy; the parts' sum is
+/// the whole model's).
+mbsErr mbs_flexPartEnergy(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                          mbsReal *kin, mbsReal *pot);
 /// Cholesky solve of the symmetric positive definite A x = b (A overwritten, b becomes x); -1 if
 /// A is not positive definite.
 int mbs_flexCholSolve(int n, mbsReal *A, mbsReal *b);

@@ -1,0 +1,67 @@
+#!/bin/sh
+# Flexible models over the ranks in the verbs (issue 34; docs/flexible.md 11):
+#  - `accel` of configs/flex_chain.cfg with solver.method = schur at 1, 2 and 3 ranks reports
+#    solver.method = flex_part (requested schur, the parts and cut joints) and its qdd and etadd
+#    equal the serial recursive algorithm's (1 rank, aba) to 1e-9 relative;
+#  - an rk4 `run` (100 steps) at 2 ranks: run.json reports flex_part over 2 parts, its final q and
+#    eta equal the 1-rank run's to 1e-9 and energy.csv has the 1-rank run's rows;
+#  - refusals, one line and exit 8 on every rank: static and driven runs with schur, auto at 2
+#    ranks.
+# usage: flex_par_cli.sh MBSPAR PYTHON3 CONFIGS MPIEXEC NPFLAG [PREFLAGS...]
+mbspar=$1 py=$2 configs=$3 mpiexec=$4 npflag=$5
+shift 5
+here=$(dirname "$0")
+# shellcheck source=testlib.sh
+. "$here/testlib.sh"
+mbs_test_init mbs_flex_par_cli
+cfg=$configs/flex_chain.cfg
+run 0 "$mbspar" accel "$cfg" --quiet --set solver.method=aba \
+  --json "$tmp/a0.json"
+for n in 1 2 3; do
+  run 0 "$mpiexec" "$npflag" "$n" "$@" "$mbspar" accel "$cfg" --quiet --set solver.method=schur \
+    --json "$tmp/a$n.json"
+done
+steps="--set integrator.method=rk4 --set integrator.dt=1e-5 --set integrator.t_end=0.001"
+# shellcheck disable=SC2086
+run 0 "$mbspar" run "$cfg" --quiet $steps --out "$tmp/r1"
+# shellcheck disable=SC2086
+run 0 "$mpiexec" "$npflag" 2 "$@" "$mbspar" run "$cfg" --quiet $steps --set solver.method=schur \
+  --out "$tmp/r2"
+r=$("$py" - "$tmp" <<'PY'
+import csv, json, sys
+t = sys.argv[1]
+a0 = json.load(open(t + "/a0.json"))
+for n in (1, 2, 3):
+    a = json.load(open("%s/a%d.json" % (t, n)))
+    s = a["solver"]
+    assert s["method"] == "flex_part" and s["requested"] == "schur", s
+    assert s["parts"] == n and s["cut_joints"] == n - 1, s
+    for key in ("qdd", "etadd"):
+        ref = max(abs(v) for v in a0[key])
+        d = max(abs(x - y) for x, y in zip(a[key], a0[key])) / ref
+        assert d < 1e-9, (n, key, d)
+r1 = json.load(open(t + "/r1/run.json"))
+r2 = json.load(open(t + "/r2/run.json"))
+assert r2["solver"]["method"] == "flex_part" and r2["solver"]["parts"] == 2, r2["solver"]
+assert r2["steps"] == r1["steps"] == 100, (r1["steps"], r2["steps"])
+for key in ("q", "eta"):
+    ref = max(abs(v) for v in r1[key])
+    d = max(abs(x - y) for x, y in zip(r2[key], r1[key])) / ref
+    assert d < 1e-9, (key, d)
+rows = [list(csv.reader(open(t + "/r%d/energy.csv" % n))) for n in (1, 2)]
+assert len(rows[1]) == len(rows[0]) > 2, (len(rows[0]), len(rows[1]))
+print("ok")
+PY
+)
+[ "$r" = ok ] || bad "flex_part against the serial algorithm: $r"
+run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" static "$cfg" --quiet --set solver.method=schur
+{ [ "$(grep -c 'is flexible' "$tmp/err")" -eq 1 ] &&
+  grep -q 'solver.method = schur runs flexible bodies in accel and undriven run only' "$tmp/err"; } ||
+  bad "static refusal: $(cat "$tmp/err")"
+run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" run "$configs/spinup.cfg" --quiet --set solver.method=schur
+grep -q 'driven joints: solver.method = aba at one rank' "$tmp/err" || bad "drive refusal: $(cat "$tmp/err")"
+run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --quiet
+grep -q 'at several ranks with solver.method = schur only (got auto at 2 ranks' "$tmp/err" ||
+  bad "auto refusal: $(cat "$tmp/err")"
+[ "$fail" -eq 0 ] && echo "flex_par_cli: all checks passed"
+exit "$fail"
