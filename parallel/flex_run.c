@@ -74,7 +74,8 @@ static int mbsp_flexCol(const mbspFlexRun *R, int k) {
 }
 // solver.method = schur on a flexible model: the ranges over the ranks (flex_par.h)
 static int mbsp_flexPart(const mbsConfig *cfg, const mbsModel *m) {
-  return !cfg->sauto.on && !strcmp(mbs_solverName(m->opt.solver), "schur");
+  (void)cfg; // explicit, or auto's choice (parallel/solver_auto.c)
+  return !strcmp(mbs_solverName(m->opt.solver), "schur");
 }
 
 static const char *mbsp_flexMethod(const mbspFlexRun *R) {
@@ -365,13 +366,23 @@ typedef struct {
   const double *x;
 } mbspFlexAccelOut;
 
+// solver.method = auto chose it: the rule (docs/model.md "Choosing the method")
+static void mbsp_flexAutoJson(mbsJson *j, const mbspFlexRun *R) {
+  const mbsSolverAuto *sa = R->cfg ? &R->cfg->sauto : NULL;
+  mbs_jsonBool(j, "auto", sa && sa->decided);
+  if (sa && sa->decided) {
+    mbs_jsonString(j, "auto_rule", sa->rule);
+    mbs_jsonBool(j, "auto_idle_ranks", sa->idle);
+  }
+}
+
 // solver.method = schur routed to the ranges over the ranks: what ran
 static void mbsp_flexParJson(mbsJson *j, const mbspFlexRun *R) {
   if (!R->par) return;
   int ranks, ncut, nif;
   long ev, unit;
   mbsp_flexParInfo(R->par, &ranks, &ncut, &nif, &ev, &unit);
-  mbs_jsonString(j, "requested", "schur");
+  mbs_jsonString(j, "requested", R->cfg && R->cfg->sauto.decided ? "auto" : "schur");
   mbs_jsonInt(j, "parts", ranks);
   mbs_jsonInt(j, "cut_joints", ncut);
   mbs_jsonInt(j, "interface_unknowns", nif);
@@ -382,6 +393,7 @@ static void mbsp_flexAccelJson(mbsJson *j, const void *ctx) {
   mbspFlexRun *R = a->R;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbsp_flexMethod(R));
+  mbsp_flexAutoJson(j, R);
   mbsp_flexParJson(j, R);
   mbs_jsonEndObject(j);
   mbs_jsonNumber(j, "time_per_eval_s", a->time_per_eval);
@@ -405,6 +417,7 @@ static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
   mbspFlexRun *R = r->R;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", mbsp_flexMethod(R));
+  mbsp_flexAutoJson(j, R);
   mbsp_flexParJson(j, R);
   if (R->dr.k) { // driven joints: as the rigid runs report them (parallel/sim_drive.c)
     mbs_jsonBeginArray(j, "drives");
@@ -634,6 +647,7 @@ static void mbsp_flexStaticJson(mbsJson *j, const void *ctx) {
   mbspFlexRun *R = r->R;
   mbs_jsonBeginObject(j, "solver");
   mbs_jsonString(j, "method", "flex_oracle");
+  mbsp_flexAutoJson(j, R);
   mbs_jsonInt(j, "evaluations", st->iterations);
   mbs_jsonEndObject(j);
   mbs_jsonBeginObject(j, "results");
@@ -706,6 +720,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     comm = self;
   }
   mbsErr e = mbsp_flexCreate(m, &R, recursive, par);
+  R.cfg = cfg; // the reports' auto fields, the drives
   double *x = NULL;
   if (!e) {
     x = calloc((size_t)R.nx + 2, sizeof(double)); // + the drives' work
@@ -737,7 +752,6 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   } else if (!e && cli->verb->run == mbsp_verbStatic) {
     e = mbsp_flexStatic(cli, comm, cfg, &R, x);
   } else if (!e) {
-    R.cfg = cfg;
     e = mbsp_flexDriveSetup(&R.dr, cfg, m, R.nv + R.ne);
     if (!e && R.dr.k) R.nx++; // the drives' work W joins the state (its rate is their power)
     if (!e) e = mbsp_flexRunLoop(cli, comm, cfg, m, &R, x);
@@ -765,7 +779,7 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "in accel and undriven run only yet (%s: solver.method = aba at one rank, "
                       "the serial oracle; docs/flexible.md 11)",
                       f, line, name, cfg->ndrive ? "driven joints" : cli->verb->name);
-  if (!part && mbsp_size(comm) != 1)
+  if (!part && mbsp_size(comm) != 1 && !cfg->sauto.idle) // auto's serial choice: rank 0 alone
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at several ranks "
                       "with solver.method = schur only (got %s at %d ranks; docs/flexible.md 11)",

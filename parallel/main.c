@@ -177,7 +177,9 @@ int main(int argc, char **argv) {
     free(ttext);
   }
   // solver.method = auto: the method the cost model predicts fastest for this job
-  if (!e && cli.verb->forward) e = mbsp_solverAuto(comm, cfg, &tc);
+  if (!e && cli.verb->forward)
+    e = mbsp_solverAuto(comm, cfg, &tc,
+                        cli.verb->run == mbsp_verbAccel || cli.verb->run == mbsp_verbRun);
   // ... a distributed method where ranks share cores: it runs on one rank per core (the ranks of
   // `sub`), the others build nothing and wait asleep until the verb ends (below)
   mbspComm *sub = NULL, *vc = comm; // vc: the ranks that build the model and run the verb
@@ -295,7 +297,9 @@ int main(int argc, char **argv) {
     mbspComm *self = NULL;
     e = mbsp_agreeErr(comm, mbsp_relayBegin(comm)); // a waiting rank's signal reaches rank 0
     if (!e && cfg->sauto.idle && rank == 0) e = mbsp_commIdle(comm, &self);
-    if (!e && (self || sub)) e = cli.verb->run(&cli, self ? self : sub, cfg, m);
+    mbspComm *vcomm = self ? self : sub;
+    if (!e && vcomm)
+      e = m && m->nflex_g ? mbsp_flexVerb(&cli, vcomm, cfg, m) : cli.verb->run(&cli, vcomm, cfg, m);
     mbsp_commFree(&self);
     e = mbsp_agreeErrIdle(comm, e, mbsp_simPendingSignal);
     mbsp_relayEnd();

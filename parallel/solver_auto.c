@@ -21,6 +21,9 @@
 // the model says from about 1024 bodies up: schur when the job has processors of its own (more
 // than one, not shared), else aba
 #define MBSP_AUTO_MAXBODY 4096
+// flexible models (docs/flexible.md 11): the distributed elimination (solver.method = schur)
+// when every rank gets at least this many bodies, else the serial oracles on rank 0
+#define MBSP_AUTO_FLEXMIN 64
 
 // 1 if schur's layout on \p P ranks x \p T threads has a light joint at a boundary (no clean
 // place: schur loses its accuracy there, docs/formulation.md 4.9)
@@ -39,7 +42,7 @@ static mbsErr mbsp_autoLightCut(const mbsModel *m, int P, int T, int *cut) {
   return e;
 }
 
-mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *tc) {
+mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *tc, int dyn) {
   mbsSolverAuto *a = &cfg->sauto;
   if (!a->on || a->decided) return MBS_OK;
   int rank = mbsp_rank(comm), size = mbsp_size(comm);
@@ -86,6 +89,15 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
     if (cfg->ndrive) {
       c.rule = 4; // driven joints: the serial methods take them (sim_drive.c)
       c.method = MBS_SOLVER_ABA;
+    } else if (mbs_configHasFlexible(cfg)) {
+      // flexible bodies: the distributed elimination (accel, undriven run) on unshared ranks
+      // with enough bodies each, else the serial oracles (docs/flexible.md 11)
+      int sch = mbs_solverFromName("schur");
+      c.rule = 5;
+      c.method = MBS_SOLVER_ABA;
+      if (!(e = mbs_configCountBodies(cfg, &n, &largest)) && dyn && sch >= 0 && j.ranks == size &&
+          size > 1 && j.slow <= 1 && n >= (long long)MBSP_AUTO_FLEXMIN * size)
+        c.method = sch;
     } else if (cfg->nloops || cfg->nforces) {
       c.rule = 1; // closed loops, spring-dampers: aba (mbs_cfgLoopMethod set it)
     } else if (!(e = mbs_configCountBodies(cfg, &n, &largest)) && n > MBSP_AUTO_MAXBODY) {
@@ -111,8 +123,8 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
   }
   MBS_CALL(mbsp_agreeErr(comm, e));
   MBS_CALL(mbsp_agreeErr(comm, mbsp_bcastBytes(comm, &c, sizeof c, 0)));
-  static const char *const rules[] = {"model", "loops", "size", "light", "drive"};
-  a->rule = rules[c.rule >= 0 && c.rule < 5 ? c.rule : 0];
+  static const char *const rules[] = {"model", "loops", "size", "light", "drive", "flexible"};
+  a->rule = rules[c.rule >= 0 && c.rule < 6 ? c.rule : 0];
   a->ncand = c.ncand;
   memcpy(a->cand, c.cand, sizeof a->cand);
   memcpy(a->pred, c.pred, sizeof a->pred);
@@ -136,6 +148,11 @@ void mbsp_solverAutoSummary(const mbsConfig *cfg, char *buf, size_t n) {
     w = snprintf(buf + len, n - len, "closed loops or spring-dampers: aba");
   else if (!strcmp(a->rule, "drive"))
     w = snprintf(buf + len, n - len, "driven joints: aba");
+  else if (!strcmp(a->rule, "flexible"))
+    w = snprintf(buf + len, n - len,
+                 "flexible bodies: %s",
+                 a->idle || a->ranks == 1 ? "the serial oracles"
+                                          : "the distributed elimination, docs/flexible.md 11");
   else if (!strcmp(a->rule, "size"))
     w = snprintf(buf + len, n - len, "above %d bodies: no graph built", MBSP_AUTO_MAXBODY);
   else if (!strcmp(a->rule, "light"))
