@@ -149,8 +149,7 @@ void mbsp_solverAutoSummary(const mbsConfig *cfg, char *buf, size_t n) {
   else if (!strcmp(a->rule, "drive"))
     w = snprintf(buf + len, n - len, "driven joints: aba");
   else if (!strcmp(a->rule, "flexible"))
-    w = snprintf(buf + len, n - len,
-                 "flexible bodies: %s",
+    w = snprintf(buf + len, n - len, "flexible bodies: %s",
                  a->idle || a->ranks == 1 ? "the serial oracles"
                                           : "the distributed elimination, docs/flexible.md 11");
   else if (!strcmp(a->rule, "size"))
