@@ -520,6 +520,14 @@ mbsErr mbs_flexAbaEnergy(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, cons
   return MBS_OK;
 }
 
+mbsErr mbs_flexAbaBodyPoses(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                            mbsReal *R, mbsReal *pos) {
+  mbs_faForward(a, q, y, eta);
+  memcpy(R, a->Rw, sizeof(mbsReal) * 9 * (size_t)a->m->nbody);
+  memcpy(pos, a->pw, sizeof(mbsReal) * 3 * (size_t)a->m->nbody);
+  return MBS_OK;
+}
+
 mbsErr mbs_flexAbaNodePose(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                            int k, int j, mbsReal *pos, mbsReal *R) {
   const mbsFlexBody *fb = a->f[k].fb;
