@@ -202,8 +202,8 @@ eval "$cont" >/dev/null 2>"$tmp/err" || bad "SIGTERM: the continue command faile
 run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=jcg
 { [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'flex_pendulum.cfg:[0-9]*: body "beam" is flexible: solver.method = jcg' "$tmp/err"; } ||
   bad "jcg refusal: $(cat "$tmp/err")"
-run 8 "$mbspar" inverse "$cfg" --quiet
-grep -q 'the inverse verb cannot run flexible bodies yet' "$tmp/err" || bad "inverse refusal: $(cat "$tmp/err")"
+run 8 "$mbspar" cpa "$cfg" --quiet
+grep -q 'the cpa verb cannot run flexible bodies yet' "$tmp/err" || bad "cpa refusal: $(cat "$tmp/err")"
 # a degenerate beam (valid numbers, matrices that cannot be factored): FILE:LINE, exit 2
 sed 's/length = 1.0;/length = 1e-200;/; s/position = \[1.0, 0.0, 0.0\]/position = [1e-200, 0.0, 0.0]/' "$cant" >"$tmp/degen.cfg"
 run 2 "$mbspar" check "$tmp/degen.cfg" --quiet

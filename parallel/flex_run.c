@@ -150,7 +150,7 @@ static mbsErr mbsp_flexEnergyRow(mbspFlexRun *R, const double *x, double kin, do
 }
 
 // one fixed step (euler, rk4) from x to R->xn
-static mbsErr mbsp_flexFixed(mbspFlexRun *R, int method, const double *x, double h) {
+mbsErr mbsp_flexFixed(mbspFlexRun *R, int method, const double *x, double h) {
   int n = R->nx;
   MBS_CALL(mbsp_flexRhs(R, R->t, x, R->k[0]));
   if (method == MBS_INT_EULER) {
@@ -624,12 +624,14 @@ static mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig
 
 mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
   if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun &&
-      cli->verb->run != mbsp_verbStatic)
+      cli->verb->run != mbsp_verbStatic && cli->verb->run != mbsp_verbInverse)
     return cli->verb->run(cli, comm, cfg, m); // check, modes: their own verbs
+  int inverse = cli->verb->run == mbsp_verbInverse;
   mbspFlexRun R;
   int N = m->nv; // the recursive algorithm for large models in accel and undriven runs
   for (int k = 0; k < m->flex->n; k++) N += m->flex->b[k].modal.m;
-  int recursive = N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !cfg->ndrive;
+  int recursive =
+      N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !cfg->ndrive && !inverse;
   mbsErr e = mbsp_flexCreate(m, &R, recursive);
   double *x = NULL;
   if (!e) {
@@ -639,7 +641,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   }
   // --out DIR: accel.json / static.json go there as in the rigid verbs (created, never overwritten
   // without --force); run prepares its own files in mbsp_flexRunLoop
-  if (!e && cli->verb->run != mbsp_verbRun) {
+  if (!e && cli->verb->run != mbsp_verbRun && !inverse) {
     const char *files[1] = {cli->verb->run == mbsp_verbAccel ? "accel.json" : "static.json"};
     e = mbsp_agreeErr(comm, mbsp_rank(comm) == 0 ? mbsp_outPrepare(cli, files, 1) : MBS_OK);
   }
@@ -659,6 +661,9 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     if (!e) e = mbsp_emit(cli, comm, cfg, m, mbsp_flexAccelJson, &a);
   } else if (!e && cli->verb->run == mbsp_verbStatic) {
     e = mbsp_flexStatic(cli, comm, cfg, &R, x);
+  } else if (!e && inverse) {
+    R.cfg = cfg;
+    e = mbsp_flexInverse(cli, comm, cfg, &R, x);
   } else if (!e) {
     R.cfg = cfg;
     e = mbsp_flexDriveSetup(&R.dr, cfg, m, R.nv + R.ne);
@@ -676,10 +681,10 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   int line = fb ? fb->line : 1;
   if (cli->verb->run == mbsp_verbModes) return MBS_OK; // rank 0 at any rank count, as rigid
   if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun &&
-      cli->verb->run != mbsp_verbStatic)
+      cli->verb->run != mbsp_verbStatic && cli->verb->run != mbsp_verbInverse)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: the %s verb cannot run flexible bodies yet "
-                      "(check, accel, run, static and modes do; docs/flexible.md)",
+                      "(check, accel, run, static, modes and inverse do; docs/flexible.md)",
                       f, line, name, cli->verb->name);
   if (mbsp_size(comm) != 1)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,

@@ -5,6 +5,7 @@
 #ifndef MBSP_FLEX_RUN_H
 #define MBSP_FLEX_RUN_H
 
+#include "cli.h"
 #include "flex_drive.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_flex.h"
@@ -32,6 +33,14 @@ mbsErr mbsp_flexNodePose(const mbspFlexRun *R, const double *x, int k, int n, do
                          double *Rn);
 /// World rotations (nbody x 9) and origins (nbody x 3) of every body frame at state \p x.
 mbsErr mbsp_flexBodyPoses(const mbspFlexRun *R, const double *x, double *Rw, double *pw);
+
+/// One fixed step (MBS_INT_EULER or MBS_INT_RK4) of size \p h from state \p x at time R->t into
+/// R->xn (the drives, if any, on their profiles at the stage times).
+mbsErr mbsp_flexFixed(mbspFlexRun *R, int method, const double *x, double h);
+/// The inverse verb on a flexible model (flex_inverse.c; docs/flexible.md 11): R has the dense
+/// oracle and R->cfg; \p x holds R->nx + 2 values (the state grows by the drives' work).
+mbsErr mbsp_flexInverse(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbspFlexRun *R,
+                        double *x);
 
 /// The trajectory output of a flexible run (flex_out.c): trajectory.csv (output.format csv) or
 /// trajectory.h5 with trajectory.xmf (hdf5).
