@@ -4,6 +4,7 @@
 /// prescribed exactly by a solve on the free block of the oracle's mass matrix, the driving forces
 /// from the driven rows.
 #include "flex_drive.h"
+#include "cli.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -45,16 +46,14 @@ mbsErr mbsp_flexDriveSetup(mbspFlexDrive *d, const mbsConfig *cfg, const mbsMode
   memset(d, 0, sizeof *d);
   int k = cfg ? cfg->ndrive : 0;
   if (!k) return MBS_OK;
-  for (int j = 0; j < k; j++)
-    if (cfg->drives[j].profile == MBS_DRIVE_MOTION)
-      return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                        "%s:%d: drive: profile = \"motion\" cannot drive a model with flexible "
-                        "bodies yet (spinup, cycloidal and sine can; docs/flexible.md 9)",
-                        cfg->filename, cfg->drives[j].line);
   MBS_CALL(mbsp_flexDriveAlloc(d, k, N));
   d->nq = m->nq, d->nv = m->nv;
   MBS_CALL(mbs_configDrives(cfg, m, d->dof, d->qa));
-  for (int j = 0; j < k; j++) d->q0[j] = m->q0[d->qa[j]];
+  for (int j = 0; j < k; j++) {
+    d->q0[j] = m->q0[d->qa[j]];
+    if (cfg->drives[j].profile == MBS_DRIVE_MOTION) // its file, as the rigid runs read it
+      MBS_CALL(mbsp_driveMotionRead(cfg, m, j, &d->mo[j]));
+  }
   return mbsp_flexDriveFree_(d, cfg);
 }
 
