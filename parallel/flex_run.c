@@ -681,10 +681,11 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   int line = fb ? fb->line : 1;
   if (cli->verb->run == mbsp_verbModes) return MBS_OK; // rank 0 at any rank count, as rigid
   if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun &&
-      cli->verb->run != mbsp_verbStatic && cli->verb->run != mbsp_verbInverse)
+      cli->verb->run != mbsp_verbStatic && cli->verb->run != mbsp_verbInverse &&
+      cli->verb->run != mbsp_verbCpa)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: the %s verb cannot run flexible bodies yet "
-                      "(check, accel, run, static, modes and inverse do; docs/flexible.md)",
+                      "(check, accel, run, static, modes, inverse and cpa do; docs/flexible.md)",
                       f, line, name, cli->verb->name);
   if (mbsp_size(comm) != 1)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,

@@ -13,6 +13,7 @@
 #include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_joint.h"
 #include "mbspar/mbs_model.h"
+#include "flex_flops.h"
 #include "flex_private.h"
 
 struct mbsFlexAba {
@@ -168,6 +169,7 @@ static void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *et
     mbs_foMat3Vec(Iw, om, Io);
     mbs_foCross(om, Io, c1);
     for (int i = 0; i < 3; i++) h[i] += c1[i];
+    MBS_FLOPS(MBS_FL_FA_BODY_RIGID);
     return;
   }
   const mbsFoBody *fo = a->f + k;
@@ -176,6 +178,7 @@ static void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *et
   const mbsReal *et = eta + (col - m->nv), *etd = y + col;
   mbsReal ex[3] = {Rw[0], Rw[3], Rw[6]}, oxe[3];
   mbs_foCross(om, ex, oxe);
+  MBS_FLOPS(mbs_flopFaBodyFlex(mm, fo->np, fo->G != NULL, 0)); // + the spin rows' 3 n below
   mbsReal *js = J + 3 * n;
   for (int p = 0; p < fo->np; p++) {
     const mbsReal *T = fo->phit + (size_t)3 * p * mm, *X = fo->phix + (size_t)p * mm;
@@ -207,9 +210,11 @@ static void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *et
     memset(js, 0, sizeof(mbsReal) * (size_t)n);
     for (int i = 0; i < 3; i++) js[i] = ex[i], h[i] += jt * spin * oxe[i];
     for (int c = 0; c < mm; c++) js[6 + c] = X[c];
-    for (int r = 0; r < n; r++)
-      if (js[r] != 0)
+    for (int r = 0; r < n; r++) // rows 0-2 always (the counts: flex_flops.h), then X's nonzeros
+      if (r < 3 || js[r] != 0) {
         for (int c = 0; c < n; c++) M[(size_t)r * n + c] += jt * js[r] * js[c];
+        if (r >= 3) MBS_FLOPS(3 * n);
+      }
   }
   for (int i = 0; i < mm; i++) {
     mbsReal fe = 0;
@@ -266,6 +271,8 @@ static void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int
   mbs_foCross(omp, uw, c2);
   for (int i = 0; i < 3; i++) cn[3 + i] = c3[i] + 2 * c2[i] + u2b * Rp[3 * i];
   if (!A) return;
+  MBS_FLOPS(
+      mbs_flopFaNode(mm, Gn != NULL, sqrt(th[0] * th[0] + th[1] * th[1] + th[2] * th[2]) < 0.1));
   // A = [[I, 0, R_p T Phi_r], [-[d]x, I, R_p (Phi_t - e_x (G eta)^T)]]
   memset(A, 0, sizeof(mbsReal) * 6 * (size_t)np);
   for (int i = 0; i < 6; i++) A[i * np + i] = 1;
@@ -329,6 +336,7 @@ static void mbs_faForward(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, con
     for (int k = 0; k < nd; k++)
       for (int i = 0; i < 6; i++) vJ[i] += S[6 * k + i] * y[d0 + k];
     if (jt->bias && nd) jt->bias(m->jnt_axis2 + 3 * b, S, y + d0, vJ, cJ);
+    MBS_FLOPS(mbs_flopFaJoint(m, b) + mbs_flopFaKin(nd, npz, p >= 0 && a->nodefe[b] >= 0));
     mbsReal Rnb[9], pnb[3], omnb[3], vonb[3], cn[6] = {0, 0, 0, 0, 0, 0};
     const mbsReal *Rn = I3, *pn = z3, *omn = z3, *von = z3;
     mbsReal *P = a->P + a->oP[b];
@@ -422,6 +430,7 @@ mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const
       }
       v[k] = t; // u = Q - Sf^T pA
     }
+    MBS_FLOPS(mbs_flopFaCondense(n, nd, nu, scalar));
     if (nu && mbs_faChol(nu, L))
       return mbs_errSet(MBS_ERR_NUMERIC,
                         "flexible ABA: the articulated inertia of body %d is not positive definite",
@@ -451,6 +460,7 @@ mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const
     }
     // IA_p += P^T Ia P, pA_p += P^T pa
     int np = a->nz[p];
+    MBS_FLOPS(mbs_flopFaTransfer(nu, np));
     const mbsReal *P = a->P + a->oP[b];
     mbsReal *IAp = a->IA + a->oq[p], *pAp = a->pA + a->ov[p], *IP = a->wk;
     for (int i = 0; i < 6; i++)
@@ -479,6 +489,7 @@ mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const
     const mbsReal *W = a->U + a->oq[b], *L = a->Dinv + a->oq[b], *v = a->u + a->ov[b];
     const mbsReal *zp = p < 0 ? NULL : a->zd + a->ov[p];
     mbsReal ap[6], *ud = a->wk, *zd = a->zd + a->ov[b];
+    MBS_FLOPS(mbs_flopFaAcc(nd, nu, np));
     for (int i = 0; i < 6; i++) {
       mbsReal s = c[i];
       for (int k = 0; k < np; k++) s += P[i * np + k] * zp[k];
