@@ -4,7 +4,8 @@
 #  - rigid limit: a flexible link with m = 0 (a revolute joint with spring and damper, a universal
 #    joint child, gravity off-axis) against the rigid inverse (aba's RNEA) of its rigid equivalent:
 #    tau, q, qd, qdd to 1e-12 relative to 1 + |value|, with the cycloid profile and with a user
-#    motion (inverse.motion: the profile run's inverse.csv fed back);
+#    motion (inverse.motion: the profile run's inverse.csv fed back), and with a spherical child
+#    (held at q_start at rest, as the rigid verb holds it; a user motion with it: exit 8);
 #  - against `run` with the same drive: configs/flex_pendulum.cfg (beam and bob on revolute
 #    joints, 10 modal coordinates), inverse along the cycloid to q_end = [0.9, 0.4] over T =
 #    0.02 s in 4 samples, rk4 dt = 1e-4, against a run with two cycloidal drives at the same dt:
@@ -29,6 +30,20 @@ printf 'model = { gravity = [0.3, -0.2, -9.81]; bodies = ( { name = "link"; %s f
   "$joint" "$beam" "$rest" "$tail" >"$tmp/flex0.cfg"
 printf 'model = { gravity = [0.3, -0.2, -9.81]; bodies = ( { name = "link"; %s %s },\n %s ); };\n%s\nsolver = { method = "aba"; };\n' \
   "$joint" "$eq" "$rest" "$tail" >"$tmp/rigid.cfg"
+# the same with a spherical child (held at q_start at rest, as the rigid verb holds it)
+sph='joint = { type = "spherical"; origin = [1.0, 0.0, 0.0]; q0 = [0.92338051687663869, 0.10259783520851541, -0.30779350562554619, 0.20519567041703082]; };'
+for f in flex0 rigid; do
+  sed "s/joint = { type = \"universal\";[^}]*};/$sph/; s/q_end = \[1.5, 0.9, 0.2\]/q_end = 1.5/" \
+    "$tmp/$f.cfg" >"$tmp/${f}s.cfg"
+done
+grep -q spherical "$tmp/flex0s.cfg" || bad "the spherical variant was not written"
+run 0 "$mbspar" inverse "$tmp/flex0s.cfg" --quiet --json "$tmp/f0s.json"
+run 0 "$mbspar" inverse "$tmp/rigids.cfg" --quiet --json "$tmp/r0s.json"
+# a user motion cannot drive a spherical joint of a flexible model (exit 8)
+printf 't,q_link\n0,0.7\n1,0.8\n' >"$tmp/m.csv"
+run 8 "$mbspar" inverse "$tmp/flex0s.cfg" --quiet --set "inverse.motion=\"$tmp/m.csv\""
+grep -q 'inverse.motion drives flexible models whose joints have scalar coordinates' "$tmp/err" ||
+  bad "motion with a spherical joint: $(cat "$tmp/err")"
 run 0 "$mbspar" inverse "$tmp/flex0.cfg" --quiet --out "$tmp/f0" --json "$tmp/f0.json"
 run 0 "$mbspar" inverse "$tmp/rigid.cfg" --quiet --out "$tmp/r0" --json "$tmp/r0.json"
 run 0 "$mbspar" inverse "$tmp/flex0.cfg" --quiet --set "inverse.motion=\"$tmp/r0/inverse.csv\"" \
@@ -55,13 +70,13 @@ inv = lambda n: json.load(open("%s/%s.json" % (t, n)))["inverse"]
 def rel(a, b):
     return max(abs(x - y) / (1 + abs(y)) for ra, rb in zip(a, b) for x, y in zip(ra, rb))
 out = []
-for f, r in (("f0", "r0"), ("f0m", "r0m")):  # rigid limit, profile and user motion
+for f, r in (("f0", "r0"), ("f0m", "r0m"), ("f0s", "r0s")):  # profile, user motion, spherical
     a, b = inv(f), inv(r)
     assert a["eta"] == [[] for _ in a["t"]] and a["method"] == "flex_oracle", a.get("method")
     assert a["t"] == b["t"] and len(a["t"]) == 11
     w = max(rel(a[k], b[k]) for k in ("q", "qd", "qdd", "tau"))
     assert w <= 1e-12, (f, w)
-    out.append("m = 0 %s %.1e" % ("motion" if f.endswith("m") else "profile", w))
+    out.append("m = 0 %s %.1e" % ({"f0": "profile", "f0m": "motion", "f0s": "spherical"}[f], w))
 # inverse against run with the same drives
 a = inv("p4")
 rows = list(csv.DictReader(open(t + "/run/energy.csv")))

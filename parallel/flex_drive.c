@@ -16,13 +16,15 @@
 static mbsErr mbsp_flexDriveAlloc(mbspFlexDrive *d, int k, int N) {
   d->k = k, d->N = N;
   size_t kk = (size_t)k + 1;
-  d->dof = calloc(kk, sizeof(int)), d->qa = calloc(kk, sizeof(int));
+  d->dof = calloc(5 * kk, sizeof(int)), d->qa = d->dof + kk, d->hb = d->qa + kk;
+  d->nqadr = d->hb + kk, d->nqnum = d->nqadr + kk;
+  for (int j = 0; j < k; j++) d->hb[j] = -1;
   d->q0 = calloc(6 * kk, sizeof(double));
   d->free_ = malloc(sizeof(int) * (size_t)N + 1);
   d->Mf = malloc(sizeof(double) * (size_t)N * (size_t)N + 1);
   d->bf = malloc(sizeof(double) * (size_t)N + 1);
   d->mo = calloc(kk, sizeof *d->mo);
-  if (!d->dof || !d->qa || !d->q0 || !d->free_ || !d->Mf || !d->bf || !d->mo)
+  if (!d->dof || !d->q0 || !d->free_ || !d->Mf || !d->bf || !d->mo)
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   d->vel = d->q0 + kk, d->acc = d->vel + kk, d->tau = d->acc + kk, d->max = d->tau + kk;
   return MBS_OK;
@@ -60,32 +62,43 @@ mbsErr mbsp_flexDriveSetup(mbspFlexDrive *d, const mbsConfig *cfg, const mbsMode
 mbsErr mbsp_flexDriveInverse(mbspFlexDrive *d, const mbsConfig *cfg, const mbsModel *m, int N,
                              const mbsMotion *imo, const double *qs, const double *qe, double T) {
   memset(d, 0, sizeof *d);
-  for (int b = 0; b < m->nbody; b++)
+  for (int b = 0; imo && b < m->nbody; b++)
     if (m->body_qnum[b] != m->body_dofnum[b]) {
       const mbsFlexBody *fb = m->flex && m->flex->n ? m->flex->b : NULL;
       return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                        "%s:%d: body \"%s\" is flexible: the inverse verb runs flexible models "
+                        "%s:%d: body \"%s\" is flexible: inverse.motion drives flexible models "
                         "whose joints have scalar coordinates (body \"%s\" has a spherical or "
-                        "free joint; docs/flexible.md 11)",
+                        "free joint; the profile holds it; docs/flexible.md 11)",
                         cfg->filename, fb ? fb->line : 1, fb ? fb->name : "?", m->body_name[b]);
     }
   MBS_CALL(mbsp_flexDriveAlloc(d, m->nv, N));
   d->nq = m->nq, d->nv = m->nv;
-  for (int j = 0; j < m->nv; j++) d->dof[j] = j, d->qa[j] = j, d->q0[j] = m->q0[j];
+  // every dof driven: a scalar coordinate along the motion; a spherical or free joint held at
+  // q_start at rest, as the rigid verb holds it (qa -1; hb: its body at the joint's first dof)
+  for (int b = 0; b < m->nbody; b++)
+    for (int k = 0; k < m->body_dofnum[b]; k++) {
+      int j = m->body_dofadr[b] + k, scalar = m->body_qnum[b] == m->body_dofnum[b];
+      d->dof[j] = j, d->qa[j] = scalar ? m->body_qadr[b] + k : -1;
+      d->hb[j] = !scalar && k == 0 ? b : -1;
+      d->nqadr[j] = m->body_qadr[b], d->nqnum[j] = m->body_qnum[b];
+      d->q0[j] = scalar ? m->q0[d->qa[j]] : 0;
+    }
   d->imo = imo, d->qs = qs, d->qe = qe, d->T = T;
   return mbsp_flexDriveFree_(d, cfg);
 }
 
 void mbsp_flexDriveFree(mbspFlexDrive *d) {
   for (int j = 0; d->mo && j < d->k; j++) mbs_motionDestroy(&d->mo[j]);
-  free(d->dof), free(d->qa), free(d->q0), free(d->free_), free(d->Mf), free(d->bf), free(d->mo);
+  free(d->dof), free(d->q0), free(d->free_), free(d->Mf), free(d->bf), free(d->mo);
   memset(d, 0, sizeof *d);
 }
 
 // the prescribed q, q', q'' of driven dof j at time t
 static void mbsp_flexDriveAt(const mbspFlexDrive *d, const mbsConfig *cfg, int j, double t,
                              double *q, double *v, double *a) {
-  if (d->imo) // inverse with a user motion: its cubic Hermite interpolant between the samples
+  if (d->qa[j] < 0) // inverse: a spherical or free joint held at q_start
+    *q = 0, *v = 0, *a = 0;
+  else if (d->imo) // inverse with a user motion: its cubic Hermite interpolant between the samples
     mbs_driveMotionEval(d->imo->ns, d->imo->t, d->imo->q, d->imo->qd, d->nq, d->nv, d->qa[j],
                         d->dof[j], t, q, v, a);
   else if (d->qs) // inverse with the profile: the cycloid of every coordinate
@@ -101,7 +114,11 @@ void mbsp_flexDriveState(mbspFlexDrive *d, const mbsConfig *cfg, double t, doubl
   for (int j = 0; j < d->k; j++) {
     double qq, acc;
     mbsp_flexDriveAt(d, cfg, j, t, &qq, &d->vel[j], &acc);
-    q[d->qa[j]] = qq, y[d->dof[j]] = d->vel[j];
+    y[d->dof[j]] = d->vel[j];
+    if (d->qa[j] >= 0)
+      q[d->qa[j]] = qq;
+    else if (d->hb[j] >= 0) // a held joint's coordinates (a quaternion and its position)
+      memcpy(q + d->nqadr[j], d->qs + d->nqadr[j], sizeof(double) * (size_t)d->nqnum[j]);
   }
 }
 

@@ -18,7 +18,10 @@ typedef struct {
   int N;           ///< the oracle's generalized velocities
   int nq, nv;      ///< the model's coordinates and rates (a motion's strides)
   int *dof;        ///< (k) their dofs
-  int *qa;         ///< (k) their coordinates
+  int *qa;         ///< (k) their coordinates (-1: inverse mode, a spherical or free joint held)
+  int *hb;         ///< (k) inverse mode: the body of a held joint at its first dof, else -1
+  int *nqadr;      ///< (k) inverse mode: the first coordinate of the dof's joint
+  int *nqnum;      ///< (k) inverse mode: the joint's coordinates
   double *q0;      ///< (k) the model's initial coordinates (the profiles start there)
   double *vel;     ///< (k) the last evaluation's prescribed rates
   double *acc;     ///< (k) the last evaluation's prescribed accelerations
@@ -41,8 +44,9 @@ typedef struct {
 /// read, has no column of the driven coordinate or does not cover 0 ... t_end).
 mbsErr mbsp_flexDriveSetup(mbspFlexDrive *d, const mbsConfig *cfg, const mbsModel *m, int N);
 /// Inverse mode: every dof of \p m's joints driven, by the user motion \p imo (not NULL) or the
-/// cycloid of every coordinate from \p qs to \p qe over \p T (mbsu_cycloid, as the rigid
-/// inverse); the joints must have scalar coordinates (MBS_ERR_UNSUPPORTED otherwise).
+/// cycloid of every scalar coordinate from \p qs to \p qe over \p T (mbsu_cycloid), spherical
+/// and free joints held at \p qs at rest (as the rigid inverse); a user motion needs joints with
+/// scalar coordinates (MBS_ERR_UNSUPPORTED otherwise).
 mbsErr mbsp_flexDriveInverse(mbspFlexDrive *d, const mbsConfig *cfg, const mbsModel *m, int N,
                              const mbsMotion *imo, const double *qs, const double *qe, double T);
 void mbsp_flexDriveFree(mbspFlexDrive *d);
