@@ -16,9 +16,7 @@
 static mbsErr mbsp_flexDriveAlloc(mbspFlexDrive *d, int k, int N) {
   d->k = k, d->N = N;
   size_t kk = (size_t)k + 1;
-  d->dof = calloc(5 * kk, sizeof(int)), d->qa = d->dof + kk, d->hb = d->qa + kk;
-  d->nqadr = d->hb + kk, d->nqnum = d->nqadr + kk;
-  for (int j = 0; j < k; j++) d->hb[j] = -1;
+  d->dof = calloc(5 * kk, sizeof(int));
   d->q0 = calloc(6 * kk, sizeof(double));
   d->free_ = malloc(sizeof(int) * (size_t)N + 1);
   d->Mf = malloc(sizeof(double) * (size_t)N * (size_t)N + 1);
@@ -26,6 +24,8 @@ static mbsErr mbsp_flexDriveAlloc(mbspFlexDrive *d, int k, int N) {
   d->mo = calloc(kk, sizeof *d->mo);
   if (!d->dof || !d->q0 || !d->free_ || !d->Mf || !d->bf || !d->mo)
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  d->qa = d->dof + kk, d->hb = d->qa + kk, d->nqadr = d->hb + kk, d->nqnum = d->nqadr + kk;
+  for (int j = 0; j < k; j++) d->hb[j] = -1;
   d->vel = d->q0 + kk, d->acc = d->vel + kk, d->tau = d->acc + kk, d->max = d->tau + kk;
   return MBS_OK;
 }
