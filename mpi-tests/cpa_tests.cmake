@@ -7,6 +7,8 @@ target_include_directories(mbs_core_flops PUBLIC ${CMAKE_SOURCE_DIR}/include
 target_link_libraries(mbs_core_flops PUBLIC ${MATH_LIB} OpenMP::OpenMP_C PkgConfig::LIBCONFIG LAPACK::LAPACK)
 target_compile_definitions(mbs_core_flops PRIVATE MBS_COUNT_FLOPS)
 mbs_add_test(test_cpa SOURCES test_cpa.c LIBS mbs_core_flops LABELS unit TIMEOUT 600)
+# the recursive flexible algorithm's graph (docs/cpa.md "Flexible models"): T1 == counted flops
+mbs_add_test(test_flex_cpa SOURCES test_flex_cpa.c LIBS mbs_core_flops LABELS unit TIMEOUT 60)
 
 # the cpa verb end to end (serial, and with two ranks for --calibrate's message timing)
 if(TARGET mbspar)

@@ -47,6 +47,22 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(flex_aba_cli PROPERTIES LABELS mpi PROCESSORS 1 TIMEOUT 60
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# the outputs of a flexible run: trajectory.h5 against trajectory.csv, the deformed shape, the
+# XDMF's references, restart, ParaView's default reader (docs/flexible.md 6, docs/outputs.md)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_h5 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_h5.sh $<TARGET_FILE:mbspar>
+                                ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(flex_h5 PROPERTIES LABELS mpi PROCESSORS 1 TIMEOUT 120 SKIP_RETURN_CODE 77
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
+# inverse of flexible models: the rigid limit, against run with the same drives, user motions
+# (docs/flexible.md 11)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_inverse COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_inverse.sh
+                                     $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(flex_inverse PROPERTIES LABELS mpi PROCESSORS 1 TIMEOUT 120
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
 # the same pendulum over the issue's 10 s (slow)
 if(TARGET mbspar AND MBS_EXAMPLES_PY)
   add_test(NAME flex_energy_10s COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_slow.sh

@@ -487,6 +487,11 @@ def scenarios(verb):
         out.append(("new %s flex" % verb,
                     lambda d: [verb, FLEXP, "--out", d, "--force", "--json", jt, "--quiet"],
                     sentinel_prepare(files[:1]), sentinel_check(files[:1], verb + ".json")))
+    if A.new and A.np == 1 and verb == "inverse":  # flexible inverse (docs/flexible.md 11)
+        out.append(("new inverse flex",
+                    lambda d: [verb, FLEXP, "--out", d, "--force", "--json", jt, "--quiet",
+                               "--set", "inverse.steps=2", "--set", "inverse.T=0.002"],
+                    sentinel_prepare(files), sentinel_check(files, "inverse.json")))
     return out
 
 

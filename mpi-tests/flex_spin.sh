@@ -9,7 +9,9 @@
 #    exit 2);
 #  - drives (docs/flexible.md 9): configs/spinup.cfg with no modes (the rigid beam) needs the
 #    torque (rho A L^3/3) w'(t) of the profile (to 1e-9) and its work is the kinetic energy; a
-#    driven rk4 run restarted halfway writes the same bytes; profile = "motion" is refused (exit 8);
+#    driven rk4 run restarted halfway writes the same bytes; profile = "motion" (a file sampling the
+#    spin-up profile at 20 and 80 intervals) approaches the profile's run as h^2, and a file that
+#    does not cover t_end is refused (exit 2, nothing written);
 #  - the spin-up beam's first 10 s against a lumped model of 20 links, and its divergence without
 #    stiffening (below).
 # usage: flex_spin.sh MBSPAR PYTHON3 CONFIGS
@@ -87,9 +89,54 @@ run 0 "$mbspar" run "$cfg" --quiet --restart "$tmp/d2/checkpoint.bin" $rk --set 
   cmp -s "$tmp/d1/energy.csv" "$tmp/d2/energy.csv"; } || bad "driven restart: outputs differ"
 head -n 1 "$tmp/d1/energy.csv" | grep -q ',work,total_minus_work,drive_beam$' ||
   bad "energy.csv header: $(head -n 1 "$tmp/d1/energy.csv")"
-run 8 "$mbspar" run "$cfg" --quiet --out "$tmp/mo" --set 'drive=({body="beam"; profile="motion"; file="x.csv";})'
-{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'profile = "motion" cannot drive a model with flexible' "$tmp/err" &&
-  [ ! -e "$tmp/mo" ]; } || bad "motion drive: $(cat "$tmp/err")"
+# motion drives: the spin-up profile sampled (t, q, qd exact) at 20 and 80 intervals over 2 s as a
+# motion file drives the beam (4 modes, tip node) as the profile does: the driving torque and the
+# tip's deflection approach the profile run's (the cubic Hermite interpolant's q'' error falls as
+# h^2: the ratio of the errors is above 4); a file that does not cover t_end is refused (exit 2)
+for n in 20 80; do
+  "$py" - "$n" >"$tmp/spin$n.csv" <<'PY'
+import math, sys
+n, w, T = int(sys.argv[1]), 6.0, 15.0
+c = T / (2 * math.pi)
+print("t,q_beam,qd_beam")
+for i in range(n + 1):
+    t = 2.0 * i / n
+    a = 2 * math.pi * t / T
+    print("%.17g,%.17g,%.17g" % (t, w / T * (0.5 * t * t + c * c * (math.cos(a) - 1)), w / T * (t - c * math.sin(a))))
+PY
+  # shellcheck disable=SC2086
+  run 0 "$mbspar" run "$cfg" --quiet --out "$tmp/mo$n" $rk --set integrator.t_end=2 --set output.every=100 \
+    --set "drive=({body=\"beam\"; profile=\"motion\"; file=\"$tmp/spin$n.csv\";})"
+done
+# shellcheck disable=SC2086
+run 0 "$mbspar" run "$cfg" --quiet --out "$tmp/mop" $rk --set integrator.t_end=2 --set output.every=100
+r=$("$py" - "$tmp" <<'PY'
+import csv, sys
+t = sys.argv[1]
+rows = lambda d, f: list(csv.DictReader(open("%s/%s/%s" % (t, d, f))))
+ref, reft = rows("mop", "energy.csv"), rows("mop", "trajectory.csv")
+scale = max(abs(float(r["drive_beam"])) for r in ref)
+tip = max(abs(float(r["node_beam_tip_y"])) for r in reft)
+err = {}
+for n in (20, 80):
+    e, tr = rows("mo%d" % n, "energy.csv"), rows("mo%d" % n, "trajectory.csv")
+    assert len(e) == len(ref) == 21 and len(tr) == len(reft)
+    assert all(a["t"] == b["t"] for a, b in zip(e, ref))
+    et = max(abs(float(a["drive_beam"]) - float(b["drive_beam"])) for a, b in zip(e, ref)) / scale
+    ey = max(abs(float(a["node_beam_tip_y"]) - float(b["node_beam_tip_y"])) for a, b in zip(tr, reft)) / tip
+    err[n] = (et, ey)
+ok = err[80][0] < err[20][0] / 4 and err[80][1] < err[20][1] / 4 and max(err[80]) < 1e-3
+print("torque %.1e / %.1e, tip %.1e / %.1e (20 / 80 intervals; largest torque %.4g N m, tip y %.4g m)"
+      % (err[20][0], err[80][0], err[20][1], err[80][1], scale, tip))
+sys.exit(0 if ok else 1)
+PY
+) || bad "motion drive: $r"
+echo "motion drive against the profile: $r"
+# shellcheck disable=SC2086
+run 2 "$mbspar" run "$cfg" --quiet --out "$tmp/mo_short" $rk --set integrator.t_end=3 \
+  --set "drive=({body=\"beam\"; profile=\"motion\"; file=\"$tmp/spin20.csv\";})"
+{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'drive: the motion of .* covers t = 0 ... 2 s' "$tmp/err" &&
+  [ ! -e "$tmp/mo_short" ]; } || bad "motion drive not covering t_end: $(cat "$tmp/err")"
 
 # the spin-up beam's first 10 s (docs/flexible.md 9; the full 30 s against 100 links is the slow
 # test flex_spinup_30s): configs/spinup.cfg with stiffening against the lumped beam of 20 links

@@ -52,7 +52,7 @@ if(TARGET mbspar)
   # the code merged after the last complete sweeps (2026-11-29: the natural formulation over ranks,
   # flexible bodies with drives, the distributed URDF build): their scenarios alone, complete
   # (fault_sweep.py --new; ~2 min in all here; label slow, docs/hardening.md)
-  foreach(spec "accel;1" "static;1" "run;1" "accel;2" "accel;3")
+  foreach(spec "accel;1" "static;1" "run;1" "inverse;1" "accel;2" "accel;3")
     list(GET spec 0 verb)
     list(GET spec 1 np)
     add_test(NAME fault_sweep_new.${verb}.np${np}

@@ -94,6 +94,33 @@ static double againstOracle(mbsModel *m, double *scale, double *resid, double *e
         for (int i = 0; i < 9; i++)
           de = fmax(de, fabs(R1[i] - R2[i]) + (i < 3 ? fabs(p1[i] - p2[i]) : 0));
       }
+    { // every body frame (the trajectory's poses) and every flexible body's deformed FE nodes
+      int nb = m->nbody;
+      double *R1 = malloc(sizeof(double) * 24 * (size_t)nb), *R2 = R1 + 9 * nb, *p1 = R2 + 9 * nb,
+             *p2 = p1 + 3 * nb, s1[3 * (MBS_FLEX_MAX_ELEMENTS + 1)],
+             s2[3 * (MBS_FLEX_MAX_ELEMENTS + 1)];
+      double *scr = malloc(sizeof(double) * (2 * (size_t)N + 2));
+      if (R1 && scr) {
+        MBS_EXPECT_OK(mbs_flexAbaBodyPoses(a, st->q, y, eta, R1, p1));
+        MBS_EXPECT_OK(mbs_flexOracleBodyPoses(o, st->q, y, eta, R2, p2));
+        for (int i = 0; i < 9 * nb; i++)
+          de = fmax(de, fabs(R1[i] - R2[i]) + (i < 3 * nb ? fabs(p1[i] - p2[i]) : 0));
+        for (int k = 0; k < m->flex->n; k++) { // the shape's last node at a named node: its pose
+          const mbsFlexBody *fb = m->flex->b + k;
+          int col = mbs_flexOracleCol(o, k) - m->nv, nfe = fb->modal.nfe;
+          mbs_flexShape(fb, eta + col, R1 + 9 * fb->body, p1 + 3 * fb->body, scr, s1);
+          mbs_flexShape(fb, eta + col, R2 + 9 * fb->body, p2 + 3 * fb->body, scr, s2);
+          for (int i = 0; i < 3 * nfe; i++) de = fmax(de, fabs(s1[i] - s2[i]));
+          for (int j = 0; j < fb->nnodes; j++) {
+            double pn[3], Rn[9];
+            int fe = mbs_flexNodeFe(fb, j);
+            MBS_EXPECT_OK(mbs_flexOracleNodePose(o, st->q, y, eta, k, j, pn, Rn));
+            for (int i = 0; i < 3; i++) de = fmax(de, fabs(s1[3 * fe + i] - pn[i]));
+          }
+        }
+      }
+      free(R1), free(scr);
+    }
     *edev = de;
     *scale = fmax(sj, se);
   }
@@ -150,7 +177,9 @@ int main(void) {
   MBS_EXPECT(wb >= 0 && wb < 1e-12, "(b) %g", wb);
   MBS_EXPECT(wc >= 0 && wc < 1e-9, "(c) %g", wc);
   MBS_EXPECT(wr < 1e-13, "(c) backward error %g", wr);
-  printf("(c) mbs_flexAbaEnergy and mbs_flexAbaNodePose against the oracle's: %.2e (1e-12)\n", we);
+  printf("(c) mbs_flexAbaEnergy, mbs_flexAbaNodePose, mbs_flexAbaBodyPoses and the deformed shapes "
+         "(mbs_flexShape at the named nodes) against the oracle's: %.2e (1e-12)\n",
+         we);
   MBS_EXPECT(we < 1e-12, "(c) energy / node poses %g", we);
   MBS_EXPECT(nnode > 5 && nstiff > 5, "coverage: %d nodes, %d stiffening", nnode, nstiff);
   return mbs_test_finish("test_flex_aba");

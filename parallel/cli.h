@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include "mbspar/mbs_config.h"
+#include "mbspar/mbs_motion.h"
 #include "mbspar/mbs_parallel.h"
 #include "mbspar/mbs_report.h"
 #include "sim.h"
@@ -65,6 +66,19 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
 mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 mbsErr mbsp_verbInverse(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
+/// inverse.motion of \p cfg read for model \p m (rank 0; verb_inverse.c).
+mbsErr mbsp_inverseMotion(const mbsConfig *cfg, const mbsModel *m, mbsMotion **mo);
+/// The motion file of drive \p j of \p cfg (profile motion) read for model \p m: FILE:LINE,
+/// MBS_ERR_INPUT, if it cannot be read, lacks the driven coordinate's column or does not cover
+/// 0 ... integrator.t_end (sim_drive.c; rank 0).
+mbsErr mbsp_driveMotionRead(const mbsConfig *cfg, const mbsModel *m, int j, mbsMotion **mo);
+/// The inverse verb's table, inverse.csv and inverse.json for a flexible model (the samples t,
+/// q, qd, qdd, tau of every dof, the modal coordinates eta (ns x ne); docs/flexible.md 11; rank 0;
+/// non-finite values refused as in the rigid verb).
+mbsErr mbsp_inverseFlexWrite(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                             const mbsModel *m, int ns, const mbsReal *t, const mbsReal *q,
+                             const mbsReal *qd, const mbsReal *qdd, const mbsReal *tau,
+                             const mbsMotion *mo, const mbsReal *eta, int ne);
 mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);

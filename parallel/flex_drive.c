@@ -1,53 +1,124 @@
 /// \file flex_drive.c
-/// Driven joints in `run` of a model with flexible bodies (flex_drive.h; docs/flexible.md 9): the
-/// profiles of src/drive.c, the driven accelerations prescribed exactly by a solve on the free
-/// block of the oracle's mass matrix, the driving forces from the driven rows.
+/// Driven joints of a model with flexible bodies (flex_drive.h; docs/flexible.md 9, 11): the
+/// profiles of src/drive.c (run) or the inverse group's motion (inverse), the driven accelerations
+/// prescribed exactly by a solve on the free block of the oracle's mass matrix, the driving forces
+/// from the driven rows.
 #include "flex_drive.h"
+#include "cli.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_drive.h"
+#include "mbspar/mbs_trajectory.h"
+
+// the arrays of k drives and the free block of N velocities
+static mbsErr mbsp_flexDriveAlloc(mbspFlexDrive *d, int k, int N) {
+  d->k = k, d->N = N;
+  size_t kk = (size_t)k + 1;
+  d->dof = calloc(5 * kk, sizeof(int));
+  d->q0 = calloc(6 * kk, sizeof(double));
+  d->free_ = malloc(sizeof(int) * (size_t)N + 1);
+  d->Mf = malloc(sizeof(double) * (size_t)N * (size_t)N + 1);
+  d->bf = malloc(sizeof(double) * (size_t)N + 1);
+  d->mo = calloc(kk, sizeof *d->mo);
+  if (!d->dof || !d->q0 || !d->free_ || !d->Mf || !d->bf || !d->mo)
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  d->qa = d->dof + kk, d->hb = d->qa + kk, d->nqadr = d->hb + kk, d->nqnum = d->nqadr + kk;
+  for (int j = 0; j < k; j++) d->hb[j] = -1;
+  d->vel = d->q0 + kk, d->acc = d->vel + kk, d->tau = d->acc + kk, d->max = d->tau + kk;
+  return MBS_OK;
+}
+
+// the undriven velocity indices
+static mbsErr mbsp_flexDriveFree_(mbspFlexDrive *d, const mbsConfig *cfg) {
+  int nf = 0;
+  for (int i = 0; i < d->N; i++) {
+    int driven = 0;
+    for (int j = 0; j < d->k; j++) driven |= d->dof[j] == i;
+    if (!driven) d->free_[nf++] = i;
+  }
+  if (nf != d->N - d->k)
+    return mbs_errSet(MBS_ERR_INPUT, "%s:%d: drive: a joint is driven twice", cfg->filename,
+                      cfg->ndrive ? cfg->drives[0].line : 1);
+  return MBS_OK;
+}
 
 mbsErr mbsp_flexDriveSetup(mbspFlexDrive *d, const mbsConfig *cfg, const mbsModel *m, int N) {
   memset(d, 0, sizeof *d);
   int k = cfg ? cfg->ndrive : 0;
   if (!k) return MBS_OK;
-  for (int j = 0; j < k; j++)
-    if (cfg->drives[j].profile == MBS_DRIVE_MOTION)
-      return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                        "%s:%d: drive: profile = \"motion\" cannot drive a model with flexible "
-                        "bodies yet (spinup, cycloidal and sine can; docs/flexible.md 9)",
-                        cfg->filename, cfg->drives[j].line);
-  d->k = k, d->N = N;
+  MBS_CALL(mbsp_flexDriveAlloc(d, k, N));
+  d->nq = m->nq, d->nv = m->nv;
   MBS_CALL(mbs_configDrives(cfg, m, d->dof, d->qa));
-  for (int j = 0; j < k; j++) d->q0[j] = m->q0[d->qa[j]];
-  d->free_ = malloc(sizeof(int) * (size_t)N + 1);
-  d->Mf = malloc(sizeof(double) * (size_t)N * (size_t)N + 1);
-  d->bf = malloc(sizeof(double) * (size_t)N + 1);
-  if (!d->free_ || !d->Mf || !d->bf) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  int nf = 0;
-  for (int i = 0; i < N; i++) {
-    int driven = 0;
-    for (int j = 0; j < k; j++) driven |= d->dof[j] == i;
-    if (!driven) d->free_[nf++] = i;
+  for (int j = 0; j < k; j++) {
+    d->q0[j] = m->q0[d->qa[j]];
+    if (cfg->drives[j].profile == MBS_DRIVE_MOTION) // its file, as the rigid runs read it
+      MBS_CALL(mbsp_driveMotionRead(cfg, m, j, &d->mo[j]));
   }
-  if (nf != N - k)
-    return mbs_errSet(MBS_ERR_INPUT, "%s:%d: drive: a joint is driven twice", cfg->filename,
-                      cfg->drives[0].line);
-  return MBS_OK;
+  return mbsp_flexDriveFree_(d, cfg);
+}
+
+mbsErr mbsp_flexDriveInverse(mbspFlexDrive *d, const mbsConfig *cfg, const mbsModel *m, int N,
+                             const mbsMotion *imo, const double *qs, const double *qe, double T) {
+  memset(d, 0, sizeof *d);
+  for (int b = 0; imo && b < m->nbody; b++)
+    if (m->body_qnum[b] != m->body_dofnum[b]) {
+      const mbsFlexBody *fb = m->flex && m->flex->n ? m->flex->b : NULL;
+      return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                        "%s:%d: body \"%s\" is flexible: inverse.motion drives flexible models "
+                        "whose joints have scalar coordinates (body \"%s\" has a spherical or "
+                        "free joint; the profile holds it; docs/flexible.md 11)",
+                        cfg->filename, fb ? fb->line : 1, fb ? fb->name : "?", m->body_name[b]);
+    }
+  MBS_CALL(mbsp_flexDriveAlloc(d, m->nv, N));
+  d->nq = m->nq, d->nv = m->nv;
+  // every dof driven: a scalar coordinate along the motion; a spherical or free joint held at
+  // q_start at rest, as the rigid verb holds it (qa -1; hb: its body at the joint's first dof)
+  for (int b = 0; b < m->nbody; b++)
+    for (int k = 0; k < m->body_dofnum[b]; k++) {
+      int j = m->body_dofadr[b] + k, scalar = m->body_qnum[b] == m->body_dofnum[b];
+      d->dof[j] = j, d->qa[j] = scalar ? m->body_qadr[b] + k : -1;
+      d->hb[j] = !scalar && k == 0 ? b : -1;
+      d->nqadr[j] = m->body_qadr[b], d->nqnum[j] = m->body_qnum[b];
+      d->q0[j] = scalar ? m->q0[d->qa[j]] : 0;
+    }
+  d->imo = imo, d->qs = qs, d->qe = qe, d->T = T;
+  return mbsp_flexDriveFree_(d, cfg);
 }
 
 void mbsp_flexDriveFree(mbspFlexDrive *d) {
-  free(d->free_), free(d->Mf), free(d->bf);
-  d->free_ = NULL, d->Mf = d->bf = NULL, d->k = 0;
+  for (int j = 0; d->mo && j < d->k; j++) mbs_motionDestroy(&d->mo[j]);
+  free(d->dof), free(d->q0), free(d->free_), free(d->Mf), free(d->bf), free(d->mo);
+  memset(d, 0, sizeof *d);
+}
+
+// the prescribed q, q', q'' of driven dof j at time t
+static void mbsp_flexDriveAt(const mbspFlexDrive *d, const mbsConfig *cfg, int j, double t,
+                             double *q, double *v, double *a) {
+  if (d->qa[j] < 0) // inverse: a spherical or free joint held at q_start
+    *q = 0, *v = 0, *a = 0;
+  else if (d->imo) // inverse with a user motion: its cubic Hermite interpolant between the samples
+    mbs_driveMotionEval(d->imo->ns, d->imo->t, d->imo->q, d->imo->qd, d->nq, d->nv, d->qa[j],
+                        d->dof[j], t, q, v, a);
+  else if (d->qs) // inverse with the profile: the cycloid of every coordinate
+    mbsu_cycloid(d->qs[d->qa[j]], d->qe[d->qa[j]], d->T, t, q, v, a);
+  else if (d->mo[j]) // a `motion` drive
+    mbs_driveMotionEval(d->mo[j]->ns, d->mo[j]->t, d->mo[j]->q, d->mo[j]->qd, d->nq, d->nv,
+                        d->qa[j], d->dof[j], t, q, v, a);
+  else
+    mbs_driveEval(&cfg->drives[j], d->q0[j], t, q, v, a);
 }
 
 void mbsp_flexDriveState(mbspFlexDrive *d, const mbsConfig *cfg, double t, double *q, double *y) {
   for (int j = 0; j < d->k; j++) {
     double qq, acc;
-    mbs_driveEval(&cfg->drives[j], d->q0[j], t, &qq, &d->vel[j], &acc);
-    q[d->qa[j]] = qq, y[d->dof[j]] = d->vel[j];
+    mbsp_flexDriveAt(d, cfg, j, t, &qq, &d->vel[j], &acc);
+    y[d->dof[j]] = d->vel[j];
+    if (d->qa[j] >= 0)
+      q[d->qa[j]] = qq;
+    else if (d->hb[j] >= 0) // a held joint's coordinates (a quaternion and its position)
+      memcpy(q + d->nqadr[j], d->qs + d->nqadr[j], sizeof(double) * (size_t)d->nqnum[j]);
   }
 }
 
@@ -55,10 +126,11 @@ mbsErr mbsp_flexDriveAccel(mbspFlexDrive *d, const mbsConfig *cfg, mbsFlexOracle
                            const double *q, const double *y, const double *eta, double *ydd,
                            double *power) {
   int N = d->N, k = d->k, nf = N - k;
-  double acc[MBS_DRIVE_MAX];
+  double *acc = d->acc;
   for (int j = 0; j < k; j++) {
     double qq, v;
-    mbs_driveEval(&cfg->drives[j], d->q0[j], t, &qq, &v, &acc[j]);
+    mbsp_flexDriveAt(d, cfg, j, t, &qq, &v, &acc[j]);
+    if (d->acc_at) acc[j] = d->acc_at[d->dof[j]];
   }
   mbsReal *M, *f;
   MBS_CALL(mbs_flexOracleSystem(o, q, y, eta, &M, &f));
@@ -72,7 +144,7 @@ mbsErr mbsp_flexDriveAccel(mbspFlexDrive *d, const mbsConfig *cfg, mbsFlexOracle
   }
   if (nf > 0 && mbs_flexCholSolve(nf, d->Mf, d->bf))
     return mbs_errSet(MBS_ERR_NUMERIC,
-                      "run: the mass matrix of the undriven coordinates is not positive definite "
+                      "the mass matrix of the undriven coordinates is not positive definite "
                       "at t = %.9g s",
                       t);
   for (int r = 0; r < nf; r++) ydd[d->free_[r]] = d->bf[r];

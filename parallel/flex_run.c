@@ -3,10 +3,10 @@
 /// the serial oracle (src/flex_oracle.c) as the method, at one rank. The state is
 /// x = [q (nq); eta (ne); qd (nv); etad (ne)] with each flexible body's modal coordinates in
 /// mbsModel.flex order; integrators euler, rk4 (fixed step integrator.dt) and dp5 (adaptive,
-/// integrator.tol, step control of its own). Outputs in the run directory: trajectory.csv (t, q,
-/// qd, eta, etad, the named nodes' world positions), energy.csv (t, kinetic, potential, elastic,
-/// total), checkpoint.bin (every output.checkpoint_every steps and at the end; --restart continues
-/// bitwise) and run.json.
+/// integrator.tol, step control of its own). Outputs in the run directory: the trajectory
+/// (parallel/flex_out.c: trajectory.csv, or trajectory.h5 and trajectory.xmf), energy.csv (t,
+/// kinetic, potential, elastic, total), checkpoint.bin (every output.checkpoint_every steps and at
+/// the end; --restart continues bitwise) and run.json.
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <signal.h>
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
-#include "flex_drive.h"
 #include "flex_par.h"
+#include "flex_run.h"
 #include "sim.h"
 #include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_flexmodes.h"
@@ -36,23 +36,6 @@
 /// matrix and about 0.1 s per dense evaluation.
 #define MBSP_FLEX_DENSE_MAX 1000
 
-typedef struct {
-  const mbsModel *m;
-  const mbsConfig *cfg;
-  mbsFlexOracle *o;   ///< the dense oracle, or NULL when a is used
-  mbsFlexAba *a;      ///< the recursive algorithm (large undriven accel and run), or NULL
-  mbspFlexPar *par;   ///< solver.method = schur: the ranges over the ranks (flex_par.h), or NULL
-  mbspFlexDrive dr;   ///< driven joints (run only; flex_drive.h)
-  double *xd;         ///< (nx) scratch: the state with the driven joints on their profiles
-  int nq, nv, ne, nx; ///< sizes: nx = nq + ne + nv + ne, + 1 with drives (their work W, x[nx - 1])
-  double *ydd;        ///< (nv + ne)
-  double *k[7], *xs, *xn, *err; ///< integrator stages and scratch (nx each)
-  long evals, steps, rejected;
-  double t, h;      ///< time and (dp5) the next step
-  double E0, drift; ///< energy at the start of this run and the largest |E - E0|
-  double emax;      ///< largest elastic energy
-} mbspFlexRun;
-
 static void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x);
 
 // the method's accelerations, energies, node poses and modal columns
@@ -61,11 +44,16 @@ static mbsErr mbsp_flexAccel(const mbspFlexRun *R, const double *q, const double
   if (R->par) return mbsp_flexParAccel(R->par, q, y, eta, ydd);
   return R->o ? mbs_flexOracleAccel(R->o, q, y, eta, ydd) : mbs_flexAbaAccel(R->a, q, y, eta, ydd);
 }
-static mbsErr mbsp_flexNodePose(const mbspFlexRun *R, const double *x, int k, int n, double *p,
-                                double *Rn) {
+mbsErr mbsp_flexNodePose(const mbspFlexRun *R, const double *x, int k, int n, double *p,
+                         double *Rn) {
   const double *q = x, *eta = x + R->nq, *y = x + R->nq + R->ne;
   return R->o ? mbs_flexOracleNodePose(R->o, q, y, eta, k, n, p, Rn)
               : mbs_flexAbaNodePose(R->a ? R->a : mbsp_flexParAba(R->par), q, y, eta, k, n, p, Rn);
+}
+mbsErr mbsp_flexBodyPoses(const mbspFlexRun *R, const double *x, double *Rw, double *pw) {
+  const double *q = x, *eta = x + R->nq, *y = x + R->nq + R->ne;
+  return R->o ? mbs_flexOracleBodyPoses(R->o, q, y, eta, Rw, pw)
+              : mbs_flexAbaBodyPoses(R->a ? R->a : mbsp_flexParAba(R->par), q, y, eta, Rw, pw);
 }
 static int mbsp_flexCol(const mbspFlexRun *R, int k) {
   int c = R->nv;
@@ -74,8 +62,8 @@ static int mbsp_flexCol(const mbspFlexRun *R, int k) {
 }
 // solver.method = schur on a flexible model: the ranges over the ranks (flex_par.h)
 static int mbsp_flexPart(const mbsConfig *cfg, const mbsModel *m) {
-  (void)cfg; // explicit, or auto's choice (parallel/solver_auto.c)
-  return !strcmp(mbs_solverName(m->opt.solver), "schur");
+  // explicit, or auto's choice (parallel/solver_auto.c; verbs without auto keep its placeholder)
+  return (!cfg->sauto.on || cfg->sauto.decided) && !strcmp(mbs_solverName(m->opt.solver), "schur");
 }
 
 static const char *mbsp_flexMethod(const mbspFlexRun *R) {
@@ -172,7 +160,7 @@ static mbsErr mbsp_flexEnergyRow(mbspFlexRun *R, const double *x, double kin, do
 }
 
 // one fixed step (euler, rk4) from x to R->xn
-static mbsErr mbsp_flexFixed(mbspFlexRun *R, int method, const double *x, double h) {
+mbsErr mbsp_flexFixed(mbspFlexRun *R, int method, const double *x, double h) {
   int n = R->nx;
   MBS_CALL(mbsp_flexRhs(R, R->t, x, R->k[0]));
   if (method == MBS_INT_EULER) {
@@ -301,24 +289,6 @@ static mbsErr mbsp_flexCkptRead(const char *path, mbspFlexRun *R, double *x) {
 static void mbsp_flexCsvRow(FILE *f, double t, const double *v, int n) {
   fprintf(f, "%.17g", t);
   for (int i = 0; i < n; i++) fprintf(f, ",%.17g", v[i]);
-  fputc('\n', f);
-}
-
-// a row of trajectory.csv: t, q, qd, eta, etad (the state is [q; eta; qd; etad])
-static void mbsp_flexTrajRow(FILE *f, const mbspFlexRun *R, const double *x) {
-  fprintf(f, "%.17g", R->t);
-  int nq = R->nq, ne = R->ne, nv = R->nv;
-  for (int i = 0; i < nq; i++) fprintf(f, ",%.17g", x[i]);
-  for (int i = 0; i < nv; i++) fprintf(f, ",%.17g", x[nq + ne + i]);
-  for (int i = 0; i < ne; i++) fprintf(f, ",%.17g", x[nq + i]);
-  for (int i = 0; i < ne; i++) fprintf(f, ",%.17g", x[nq + ne + nv + i]);
-  const mbsFlexSet *set = R->m->flex; // the named nodes' world positions
-  for (int k = 0; k < set->n; k++)
-    for (int n = 0; n < set->b[k].nnodes; n++) {
-      double p[3] = {NAN, NAN, NAN}, Rn[9];
-      mbsp_flexNodePose(R, x, k, n, p, Rn);
-      fprintf(f, ",%.17g,%.17g,%.17g", p[0], p[1], p[2]);
-    }
   fputc('\n', f);
 }
 
@@ -485,39 +455,24 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
   if (cli->restart) MBS_CALL(mbsp_flexCkptRead(cli->restart, R, x));
   if (mkdir(dir, 0777) && errno != EEXIST)
     return mbs_errSet(MBS_ERR_IO, "%s: cannot create: %s", dir, strerror(errno));
-  char pt[4200], pe[4200];
-  snprintf(pt, sizeof pt, "%s/trajectory.csv", dir);
+  char pe[4200], ph[4200];
   snprintf(pe, sizeof pe, "%s/energy.csv", dir);
+  snprintf(ph, sizeof ph, "%s/trajectory.h5", dir);
   struct stat st;
-  if (!cli->restart && !cli->force && stat(pe, &st) == 0)
+  const char *exists = stat(pe, &st) == 0 ? pe : stat(ph, &st) == 0 ? ph : NULL;
+  if (!cli->restart && !cli->force && exists)
     return mbs_errSet(MBS_ERR_IO,
                       "%s exists; not overwriting an earlier run's output (use --force "
                       "or another --out)",
-                      pe);
-  FILE *ft = fopen(pt, cli->restart ? "a" : "w"), *fe = fopen(pe, cli->restart ? "a" : "w");
-  if (!ft || !fe) {
-    if (ft) fclose(ft);
-    if (fe) fclose(fe);
-    return mbs_errSet(MBS_ERR_IO, "%s: cannot write: %s", dir, strerror(errno));
+                      exists);
+  mbspFlexOut *fo = NULL;
+  MBS_CALL(mbsp_flexOutOpen(R, dir, cli->restart != NULL, &fo));
+  FILE *fe = fopen(pe, cli->restart ? "a" : "w");
+  if (!fe) {
+    mbsp_flexOutClose(&fo, 0);
+    return mbs_errSet(MBS_ERR_IO, "%s: cannot write: %s", pe, strerror(errno));
   }
-  if (!cli->restart) { // t, q, qd (named as the rigid run names them), eta, etad
-    char nm[400];
-    fputs("t", ft);
-    for (int b = 0; b < m->nbody; b++)
-      for (int k = 0; k < m->body_qnum[b]; k++)
-        fprintf(ft, ",%s", mbs_coordName(m, "q", b, k, 0, nm, sizeof nm));
-    for (int b = 0; b < m->nbody; b++)
-      for (int k = 0; k < m->body_dofnum[b]; k++)
-        fprintf(ft, ",%s", mbs_coordName(m, "qd", b, k, 1, nm, sizeof nm));
-    for (int r = 0; r < 2; r++)
-      for (int k = 0; k < m->flex->n; k++)
-        for (int i = 0; i < m->flex->b[k].modal.m; i++)
-          fprintf(ft, ",%s_%s_%d", r ? "etad" : "eta", m->flex->b[k].name, i);
-    for (int k = 0; k < m->flex->n; k++)
-      for (int n = 0; n < m->flex->b[k].nnodes; n++)
-        for (int c = 0; c < 3; c++)
-          fprintf(ft, ",node_%s_%s_%c", m->flex->b[k].name, m->flex->b[k].node_name[n], "xyz"[c]);
-    fputc('\n', ft);
+  if (!cli->restart) {
     fputs("t,kinetic,potential,elastic,total", fe);
     if (R->dr.k) fputs(",work,total_minus_work", fe);
     for (int k = 0; k < R->dr.k; k++) fprintf(fe, ",drive_%s", cfg->drives[k].body);
@@ -530,8 +485,8 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
   R->E0 = kin + pot + ela - (R->dr.k ? x[R->nx - 1] : 0); // E - W is conserved
   int every = cfg->out_every > 0 ? cfg->out_every : 1, ckev = cfg->out_checkpoint_every;
   if (!e && !cli->restart) {
-    mbsp_flexTrajRow(ft, R, x);
     e = mbsp_flexEnergyRow(R, x, kin, pot, ela, ev);
+    if (!e) e = mbsp_flexOutRow(fo, x, ev, R->dr.k ? 6 : 4);
     if (!e) mbsp_flexCsvRow(fe, R->t, ev, nev);
   }
   double tend = op->t_end, tol = op->int_tol;
@@ -539,7 +494,7 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
   // rigid runs do (parallel/sim.c); PETSc may have replaced main's handlers
   mbsp_simInstallSignals();
   int sig = 0;
-  fflush(ft), fflush(fe);
+  fflush(fe);
   while (!e && R->t < tend * (1 - 1e-14) && !(sig = mbsp_simPendingSignal())) {
     double h = fmin(R->h, tend - R->t);
     if (method == MBS_INT_DP5) {
@@ -571,21 +526,26 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
     R->drift = fmax(R->drift, fabs(kin + pot + ela - W - R->E0)), R->emax = fmax(R->emax, ela);
     int last = R->t >= tend * (1 - 1e-14);
     if (R->steps % every == 0 || last) {
-      mbsp_flexTrajRow(ft, R, x);
       e = mbsp_flexEnergyRow(R, x, kin, pot, ela, ev);
+      if (!e) e = mbsp_flexOutRow(fo, x, ev, R->dr.k ? 6 : 4);
       if (e) break;
       mbsp_flexCsvRow(fe, R->t, ev, nev);
-      fflush(ft), fflush(fe); // every output row reaches the file (a kill loses no complete row)
+      fflush(fe); // every output row reaches the file (a kill loses no complete row)
     }
     int stopping = mbsp_simPendingSignal() != 0;
-    if ((ckev > 0 && R->steps % ckev == 0) || last || stopping) e = mbsp_flexCkptWrite(dir, R, x);
+    if ((ckev > 0 && R->steps % ckev == 0) || last || stopping) {
+      e = mbsp_flexOutFlush(fo); // the rows the checkpoint refers to are on disk
+      if (!e) e = mbsp_flexCkptWrite(dir, R, x);
+    }
   }
   sig = e ? 0 : mbsp_simPendingSignal();
   const char *stop = !sig             ? "t_end"
                      : sig == SIGUSR1 ? "SIGUSR1"
                      : sig == SIGINT  ? "SIGINT"
                                       : "SIGTERM";
-  if (fclose(ft) | fclose(fe) && !e) e = mbs_errSet(MBS_ERR_IO, "%s: write failed", dir);
+  mbsErr eo = mbsp_flexOutClose(&fo, !e);
+  if (!e) e = eo;
+  if (fclose(fe) && !e) e = mbs_errSet(MBS_ERR_IO, "%s: write failed", pe);
   if (e) return e;
   mbsCli c = *cli;
   c.out = dir, c.force = 1;
@@ -702,12 +662,14 @@ static mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig
 
 mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
   if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun &&
-      cli->verb->run != mbsp_verbStatic)
+      cli->verb->run != mbsp_verbStatic && cli->verb->run != mbsp_verbInverse)
     return cli->verb->run(cli, comm, cfg, m); // check, modes: their own verbs
+  int inverse = cli->verb->run == mbsp_verbInverse;
   mbspFlexRun R;
   int N = m->nv; // the recursive algorithm for large models in accel and undriven runs
   for (int k = 0; k < m->flex->n; k++) N += m->flex->b[k].modal.m;
-  int recursive = N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !cfg->ndrive;
+  int recursive =
+      N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !cfg->ndrive && !inverse;
   // solver.method = schur: the ranges over the ranks (docs/flexible.md 11); rank 0 runs the verb
   // on a communicator of its own (the report still counts the job's ranks), the others evaluate
   // their ranges whenever it asks
@@ -729,7 +691,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   }
   // --out DIR: accel.json / static.json go there as in the rigid verbs (created, never overwritten
   // without --force); run prepares its own files in mbsp_flexRunLoop
-  if (!e && cli->verb->run != mbsp_verbRun) {
+  if (!e && cli->verb->run != mbsp_verbRun && !inverse) {
     const char *files[1] = {cli->verb->run == mbsp_verbAccel ? "accel.json" : "static.json"};
     e = mbsp_agreeErr(comm, mbsp_rank(comm) == 0 ? mbsp_outPrepare(cli, files, 1) : MBS_OK);
   }
@@ -751,6 +713,8 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     if (!e) e = mbsp_emit(cli, comm, cfg, m, mbsp_flexAccelJson, &a);
   } else if (!e && cli->verb->run == mbsp_verbStatic) {
     e = mbsp_flexStatic(cli, comm, cfg, &R, x);
+  } else if (!e && inverse) {
+    e = mbsp_flexInverse(cli, comm, cfg, &R, x);
   } else if (!e) {
     e = mbsp_flexDriveSetup(&R.dr, cfg, m, R.nv + R.ne);
     if (!e && R.dr.k) R.nx++; // the drives' work W joins the state (its rate is their power)
@@ -767,13 +731,15 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   int line = fb ? fb->line : 1;
   if (cli->verb->run == mbsp_verbModes) return MBS_OK; // rank 0 at any rank count, as rigid
   if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun &&
-      cli->verb->run != mbsp_verbStatic)
+      cli->verb->run != mbsp_verbStatic && cli->verb->run != mbsp_verbInverse &&
+      cli->verb->run != mbsp_verbCpa)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: the %s verb cannot run flexible bodies yet "
-                      "(check, accel, run, static and modes do; docs/flexible.md)",
+                      "(check, accel, run, static, modes, inverse and cpa do; docs/flexible.md)",
                       f, line, name, cli->verb->name);
   int part = mbsp_flexPart(cfg, m);
-  if (part && (cli->verb->run == mbsp_verbStatic || cfg->ndrive))
+  if (part && (cli->verb->run == mbsp_verbStatic || cli->verb->run == mbsp_verbInverse ||
+               cfg->ndrive))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = schur runs flexible bodies "
                       "in accel and undriven run only yet (%s: solver.method = aba at one rank, "
@@ -791,11 +757,6 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "bodies yet (aba or auto: the serial oracles; schur: the distributed "
                       "elimination; docs/flexible.md 6, 11)",
                       f, line, name, mbs_solverName(m->opt.solver));
-  if (cli->verb->run == mbsp_verbRun && cfg->out_format != MBS_OUTFMT_CSV)
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "%s:%d: body \"%s\" is flexible: output.format = hdf5 cannot hold flexible "
-                      "runs yet (csv does; docs/flexible.md 6)",
-                      f, line, name);
   if (m->nloop || m->nforce || cfg->torques || !fb || m->local)
     return mbs_errSet(
         MBS_ERR_UNSUPPORTED,

@@ -28,11 +28,10 @@ static void mbsp_driveAt(const mbspSim *S, int j, double t, double *q, double *q
 }
 
 // drive j's motion file (rank 0): read, its column of the driven coordinate, and times that cover
-// the run from 0 to t_end
-static mbsErr mbsp_driveMotionLoad(mbspSim *S, int j, int b) {
-  const mbsConfig *c = S->a->cfg;
+// the run from 0 to t_end (also the flexible runs', flex_drive.c)
+mbsErr mbsp_driveMotionRead(const mbsConfig *c, const mbsModel *m, int j, mbsMotion **pmo) {
   const mbsDriveSpec *d = &c->drives[j];
-  const mbsModel *m = S->m;
+  int b = mbs_modelFindBody(m, d->body);
   char *text = NULL, col[256], msg[1024];
   size_t n = 0;
   mbsErr e = mbs_fileRead(d->file, &text, &n); // regular files only, never blocks
@@ -43,7 +42,7 @@ static mbsErr mbsp_driveMotionLoad(mbspSim *S, int j, int b) {
     return mbs_errSet(MBS_ERR_INPUT, "%s:%d: drive: cannot read %s (%s)", c->filename, d->line,
                       d->file, msg);
   }
-  if (!e) e = mbs_motionRead(m, text, d->file, &S->drv_mo[j]);
+  if (!e) e = mbs_motionRead(m, text, d->file, pmo);
   // the header must name the driven coordinate (mbs_motionRead leaves a missing one at rest)
   mbs_coordName(m, "q", b, 0, 0, col, sizeof col);
   int found = 0;
@@ -58,7 +57,7 @@ static mbsErr mbsp_driveMotionLoad(mbspSim *S, int j, int b) {
   }
   free(text);
   MBS_CALL(e);
-  const mbsMotion *mo = S->drv_mo[j];
+  const mbsMotion *mo = *pmo;
   if (!found)
     return mbs_errSet(MBS_ERR_INPUT,
                       "%s:%d: drive: %s has no column %s for the driven joint of \"%s\"",
@@ -107,7 +106,7 @@ mbsErr mbsp_simDriveSetup(mbspSim *S) {
   if (!S->drv_mo) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   for (int j = 0; j < k; j++)
     if (c->drives[j].profile == MBS_DRIVE_MOTION)
-      MBS_CALL(mbsp_driveMotionLoad(S, j, mbs_modelFindBody(m, c->drives[j].body)));
+      MBS_CALL(mbsp_driveMotionRead(c, m, j, &S->drv_mo[j]));
   return MBS_OK;
 }
 

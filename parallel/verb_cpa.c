@@ -53,7 +53,7 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
   const mbsCpaOptions *o = c->o;
   const mbsCpaResult *r = c->r;
   mbs_jsonBeginObject(j, "cpa");
-  mbs_jsonString(j, "method", mbs_solverName(o->method));
+  mbs_jsonString(j, "method", c->m->nflex_g ? "flex_aba" : mbs_solverName(o->method));
   mbs_jsonString(j, "grain", mbs_cpaGrainName(o->grain));
   if (c->loops_solve) mbs_jsonString(j, "loops_solve", c->loops_solve);
   if (c->iter_source) {
@@ -266,11 +266,24 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   const char *a;
   o.method = m->opt.solver;
   if ((a = mbsp_cliArg(cli, "--method"))) o.method = mbs_solverFromName(a);
+  if (m->nflex_g) { // flexible bodies: the recursive algorithm's graph (docs/cpa.md "Flexible")
+    int aba = mbs_solverFromName("aba");
+    if (a && o.method != aba && strcmp(a, "flex_aba"))
+      e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                     "mbspar cpa: --method %s: a model with flexible bodies has the graph of the "
+                     "recursive algorithm only (--method aba or flex_aba; docs/cpa.md)",
+                     a);
+    else if (mbsp_cliArg(cli, "--calibrate"))
+      e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                     "mbspar cpa: --calibrate times a rigid evaluation; a model with flexible "
+                     "bodies is not calibrated yet (time it with accel --repeat)");
+    o.method = aba;
+  }
   int iterative = mbs_cpaIterative(o.method);
   const mbsSolverType *t = mbs_solverFind(o.method);
   // distributed graphs on P ranks: the iterative constraint-force solvers and the exact solver
   int dist = mbs_cpaDistributed(o.method);
-  if (!t || !t->cpa_build) { // the solver table names each method's graph
+  if (!e && (!t || !t->cpa_build)) { // the solver table names each method's graph
     char with[256];
     mbs_solverNamesIf(with, sizeof with, mbs_cpaHasGraph);
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
@@ -435,7 +448,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
 
   // table
   if (!e && mbsp_cliTable(cli)) {
-    printf("mbspar cpa %s: method %s", cfg->filename, mbs_solverName(o.method));
+    printf("mbspar cpa %s: method %s", cfg->filename,
+           m->nflex_g ? "flex_aba" : mbs_solverName(o.method));
     if (iterative) {
       printf(" (%d iterations, %s%s", o.iterations, out.iter_source,
              o.converged == 2 ? ", stagnated"

@@ -27,6 +27,8 @@ typedef struct {
   const mbsReal *tmax; // (nv) max |tau| per dof
   const mbsReal *llam; // (ns x nlam_loop) loop models: the loop forces of every sample
   double lresid;       // loop models: largest relative part the actuators cannot produce
+  const mbsReal *eta;  // (ns x ne) flexible models: the modal coordinates of every sample
+  int ne;
 } mbsInverseOut;
 
 static void mbs_inverseJson(mbsJson *j, const void *ctx) {
@@ -55,6 +57,12 @@ static void mbs_inverseJson(mbsJson *j, const void *ctx) {
     mbs_jsonEndArray(j);
   }
   mbs_jsonNumberArray(j, "tau_max_abs", r->tmax, m->nv);
+  if (r->eta) { // flexible models (docs/flexible.md 11): the free modal coordinates
+    mbs_jsonString(j, "method", "flex_oracle");
+    mbs_jsonBeginArray(j, "eta");
+    for (int i = 0; i < r->ns; i++) mbs_jsonNumberArray(j, NULL, r->eta + (size_t)i * r->ne, r->ne);
+    mbs_jsonEndArray(j);
+  }
   if (r->llam) { // closed loops: actuated joints, loop forces (docs/loops.md)
     mbs_jsonBeginArray(j, "actuated");
     for (int k = 0; k < r->cfg->inverse.nactuated; k++)
@@ -115,7 +123,7 @@ static mbsErr mbs_inverseCheck(const mbsModel *m, int i, double t, const mbsReal
 }
 
 // a user motion: rank 0 reads inverse.motion (a CSV of t, q and optionally qd, qdd)
-static mbsErr mbs_inverseMotion(const mbsConfig *cfg, const mbsModel *m, mbsMotion **mo) {
+mbsErr mbsp_inverseMotion(const mbsConfig *cfg, const mbsModel *m, mbsMotion **mo) {
   const char *path = cfg->inverse.motion;
   char *text = NULL;
   size_t n = 0;
@@ -129,6 +137,60 @@ static mbsErr mbs_inverseMotion(const mbsConfig *cfg, const mbsModel *m, mbsMoti
   if (!e) e = mbs_textCheck(text, n, path);
   if (!e) e = mbs_motionRead(m, text, path, mo);
   free(text);
+  return e;
+}
+
+// the table, inverse.csv and inverse.json of a finished inverse run
+static mbsErr mbsp_inverseWrite(const mbsCli *cli, mbspComm *comm, const mbsInverseOut *rp) {
+  const mbsInverseOut r = *rp;
+  const mbsModel *m = r.m;
+  const mbsConfig *cfg = r.cfg;
+  const mbsInverseSpec *iv = &cfg->inverse;
+  int ns = r.ns, nv = m->nv;
+  const mbsReal *t = r.t, *tau = r.tau;
+  const mbsMotion *mo = r.mo;
+  mbsErr e = MBS_OK;
+  if (mbsp_cliTable(cli)) {
+    printf("mbspar inverse %s: %d bodies, %d dofs, %d samples over T = %g s%s%s%s\n", cfg->filename,
+           m->nbody, nv, ns, t[ns - 1] - t[0], mo ? ", motion " : "", mo ? iv->motion : "",
+           r.eta ? " (flexible: joints on the motion, modal coordinates free)" : "");
+    printf("  %-12s %14s %14s %14s\n", "dof", "tau(0)", "tau(T/4)", "max |tau|");
+    int show = nv < 16 ? nv : 16;
+    for (int d = 0; d < show; d++) {
+      double mx = 0;
+      for (int i = 0; i < ns; i++) mx = fmax(mx, fabs(tau[(size_t)i * nv + d]));
+      int b = m->dof_body[d];
+      printf("  %-12s %14.6g %14.6g %14.6g\n", m->body_name[b], tau[d],
+             tau[(size_t)(ns / 4) * nv + d], mx);
+    }
+    if (show < nv) printf("  ... (%d more)\n", nv - show);
+  }
+  // inverse.csv and inverse.json (and --json PATH) are put in place together or not at all
+  mbspOutSet set;
+  mbsp_outInit(&set);
+  if (cli->out) {
+    char p[4096];
+    e = mbsp_outPath(cli, "inverse.csv", p, sizeof p);
+    if (!e) e = mbs_inverseCsv(p, &r, !cli->force, &set);
+  }
+  if (!e) e = mbsp_emitStaged(cli, comm, cfg, m, mbs_inverseJson, &r, &set);
+  if (!e) e = mbsp_outCommit(&set);
+  mbsp_outDiscard(&set);
+  return e;
+}
+
+mbsErr mbsp_inverseFlexWrite(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
+                             const mbsModel *m, int ns, const mbsReal *t, const mbsReal *q,
+                             const mbsReal *qd, const mbsReal *qdd, const mbsReal *tau,
+                             const mbsMotion *mo, const mbsReal *eta, int ne) {
+  mbsReal *tmax = calloc((size_t)m->nv + 1, sizeof *tmax);
+  if (!tmax) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  mbsErr e = MBS_OK;
+  for (int i = 0; i < ns && !e; i++)
+    e = mbs_inverseCheck(m, i, t[i], qdd + (size_t)i * m->nv, tau + (size_t)i * m->nv, tmax);
+  mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, tmax, NULL, 0, eta, ne};
+  if (!e) e = mbsp_inverseWrite(cli, comm, &r);
+  free(tmax);
   return e;
 }
 
@@ -147,7 +209,7 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
   mbsErr e = MBS_OK;
   static const char *const files[] = {"inverse.csv", "inverse.json"};
   e = mbsp_outPrepare(cli, files, 2);
-  if (!e && iv->motion) e = mbs_inverseMotion(cfg, m, &mo);
+  if (!e && iv->motion) e = mbsp_inverseMotion(cfg, m, &mo);
   int ns = mo ? mo->ns : iv->steps + 1;
   if (!e) e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(m, &w);
@@ -225,32 +287,8 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     e = mbs_inverseCheck(m, i, t[i], qdd + (size_t)i * nv, tau + (size_t)i * nv, tmax);
   }
   if (!e) {
-    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, tmax, llam, lres};
-    if (mbsp_cliTable(cli)) {
-      printf("mbspar inverse %s: %d bodies, %d dofs, %d samples over T = %g s%s%s\n", cfg->filename,
-             m->nbody, nv, ns, t[ns - 1] - t[0], mo ? ", motion " : "", mo ? iv->motion : "");
-      printf("  %-12s %14s %14s %14s\n", "dof", "tau(0)", "tau(T/4)", "max |tau|");
-      int show = nv < 16 ? nv : 16;
-      for (int d = 0; d < show; d++) {
-        double mx = 0;
-        for (int i = 0; i < ns; i++) mx = fmax(mx, fabs(tau[(size_t)i * nv + d]));
-        int b = m->dof_body[d];
-        printf("  %-12s %14.6g %14.6g %14.6g\n", m->body_name[b], tau[d],
-               tau[(size_t)(ns / 4) * nv + d], mx);
-      }
-      if (show < nv) printf("  ... (%d more)\n", nv - show);
-    }
-    // inverse.csv and inverse.json (and --json PATH) are put in place together or not at all
-    mbspOutSet set;
-    mbsp_outInit(&set);
-    if (cli->out) {
-      char p[4096];
-      e = mbsp_outPath(cli, "inverse.csv", p, sizeof p);
-      if (!e) e = mbs_inverseCsv(p, &r, !cli->force, &set);
-    }
-    if (!e) e = mbsp_emitStaged(cli, comm, cfg, m, mbs_inverseJson, &r, &set);
-    if (!e) e = mbsp_outCommit(&set);
-    mbsp_outDiscard(&set);
+    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, tmax, llam, lres, NULL, 0};
+    e = mbsp_inverseWrite(cli, comm, &r);
   }
   free(qs);
   free(qe);

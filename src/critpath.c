@@ -50,7 +50,10 @@ int mbs_cpaKindPhase(int kind) {
   case MBS_CPA_SCH_SPIKEVEC:
   case MBS_CPA_SCH_ACC:
   case MBS_CPA_SCH_QDD:
+  case MBS_CPA_FLEX_ACC:
     return MBS_CPA_PHASE_ACCELERATION;
+  case MBS_CPA_FLEX_KIN:
+    return MBS_CPA_PHASE_KINEMATICS;
   case MBS_CPA_SCH_MERGE:
   case MBS_CPA_SCH_SOLVE:
     return MBS_CPA_PHASE_INTERFACE;
@@ -60,7 +63,8 @@ int mbs_cpaKindPhase(int kind) {
   const char *n = mbs_cpaKindName(kind);
   if (!strncmp(n, "pos.", 4) || !strncmp(n, "vel.", 4) || !strncmp(n, "kin.", 4))
     return MBS_CPA_PHASE_KINEMATICS;
-  if (!strncmp(n, "aba.", 4) || !strncmp(n, "schur.", 6)) return MBS_CPA_PHASE_FACTOR;
+  if (!strncmp(n, "aba.", 4) || !strncmp(n, "schur.", 6) || !strncmp(n, "flex.", 5))
+    return MBS_CPA_PHASE_FACTOR;
   return MBS_CPA_PHASE_OTHER;
 }
 
@@ -437,7 +441,11 @@ int mbs_cpaDistributed(int method) {
 mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out) {
   *out = NULL;
   const mbsSolverType *t = mbs_solverCaps(o->method);
-  if (!t->cpa_build) {
+  int flex = m->nflex_g > 0; // the recursive flexible algorithm's graph
+  MBS_CHECK(!flex || o->ranks == 0, MBS_ERR_UNSUPPORTED,
+            "cpa: a model with flexible bodies has the data-flow graph of the recursive algorithm "
+            "only (no distributed graph yet)");
+  if (!t->cpa_build && !flex) {
     char names[256];
     mbs_solverNamesIf(names, sizeof names, mbs_cpaHasGraph); // the table's rows with a graph
     return mbs_errSet(MBS_ERR_UNSUPPORTED, "cpa: no graph for method \"%s\" (available: %s)",
@@ -490,7 +498,9 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   K.bias = buf + 5 * nb, K.force = buf + 6 * nb, K.scr = buf + 7 * nb;
   // the method's graph (its row): on loop models the loop layer's around its tree solves
   B.cls = MBS_CPA_CLASS_DYN;
-  e = m->nloop || m->nforce ? t->cpa_loops(&B, &K) : t->cpa_build(&B, &K);
+  e = flex                    ? mbs_cpaFlexGraph(&B, &K)
+      : m->nloop || m->nforce ? t->cpa_loops(&B, &K)
+                              : t->cpa_build(&B, &K);
   if (!e && o->ranks >= 1) mbs_cpaMessages(&B);
   if (!e && B.err) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory building the graph");
   g->nbody = n, g->ranks = o->ranks;

@@ -13,6 +13,7 @@
 #include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_joint.h"
 #include "mbspar/mbs_model.h"
+#include "flex_flops.h"
 #include "flex_private.h"
 
 void mbs_flexAbaDestroy(mbsFlexAba **pa) {
@@ -151,6 +152,7 @@ void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *eta, mbsR
     mbs_foMat3Vec(Iw, om, Io);
     mbs_foCross(om, Io, c1);
     for (int i = 0; i < 3; i++) h[i] += c1[i];
+    MBS_FLOPS(MBS_FL_FA_BODY_RIGID);
     return;
   }
   const mbsFoBody *fo = a->f + k;
@@ -159,6 +161,7 @@ void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *eta, mbsR
   const mbsReal *et = eta + (col - m->nv), *etd = y + col;
   mbsReal ex[3] = {Rw[0], Rw[3], Rw[6]}, oxe[3];
   mbs_foCross(om, ex, oxe);
+  MBS_FLOPS(mbs_flopFaBodyFlex(mm, fo->np, fo->G != NULL, 0)); // + the spin rows' 3 n below
   mbsReal *js = J + 3 * n;
   for (int p = 0; p < fo->np; p++) {
     const mbsReal *T = fo->phit + (size_t)3 * p * mm, *X = fo->phix + (size_t)p * mm;
@@ -190,9 +193,11 @@ void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *eta, mbsR
     memset(js, 0, sizeof(mbsReal) * (size_t)n);
     for (int i = 0; i < 3; i++) js[i] = ex[i], h[i] += jt * spin * oxe[i];
     for (int c = 0; c < mm; c++) js[6 + c] = X[c];
-    for (int r = 0; r < n; r++)
-      if (js[r] != 0)
+    for (int r = 0; r < n; r++) // rows 0-2 always (the counts: flex_flops.h), then X's nonzeros
+      if (r < 3 || js[r] != 0) {
         for (int c = 0; c < n; c++) M[(size_t)r * n + c] += jt * js[r] * js[c];
+        if (r >= 3) MBS_FLOPS(3 * n);
+      }
   }
   for (int i = 0; i < mm; i++) {
     mbsReal fe = 0;
@@ -249,6 +254,8 @@ static void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int
   mbs_foCross(omp, uw, c2);
   for (int i = 0; i < 3; i++) cn[3 + i] = c3[i] + 2 * c2[i] + u2b * Rp[3 * i];
   if (!A) return;
+  MBS_FLOPS(
+      mbs_flopFaNode(mm, Gn != NULL, sqrt(th[0] * th[0] + th[1] * th[1] + th[2] * th[2]) < 0.1));
   // A = [[I, 0, R_p T Phi_r], [-[d]x, I, R_p (Phi_t - e_x (G eta)^T)]]
   memset(A, 0, sizeof(mbsReal) * 6 * (size_t)np);
   for (int i = 0; i < 6; i++) A[i * np + i] = 1;
@@ -311,6 +318,7 @@ void mbs_faKin(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y, const m
     for (int k = 0; k < nd; k++)
       for (int i = 0; i < 6; i++) vJ[i] += S[6 * k + i] * y[d0 + k];
     if (jt->bias && nd) jt->bias(m->jnt_axis2 + 3 * b, S, y + d0, vJ, cJ);
+    MBS_FLOPS(mbs_flopFaJoint(m, b) + mbs_flopFaKin(nd, npz, p >= 0 && a->nodefe[b] >= 0));
     mbsReal Rnb[9], pnb[3], omnb[3], vonb[3], cn[6] = {0, 0, 0, 0, 0, 0};
     const mbsReal *Rn = I3, *pn = z3, *omn = z3, *von = z3;
     mbsReal *P = a->P + a->oP[b];
@@ -407,6 +415,7 @@ mbsErr mbs_faCondense(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y) 
     }
     v[k] = t; // u = Q - Sf^T pA
   }
+  MBS_FLOPS(mbs_flopFaCondense(n, nd, nu, scalar));
   if (nu && mbs_faChol(nu, L))
     return mbs_errSet(MBS_ERR_NUMERIC,
                       "flexible ABA: the articulated inertia of body %d is not positive definite",
@@ -524,13 +533,16 @@ mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const
   // block of IA - U D^-1 U^T = IA - W^T W with W = L^-1 U^T (the 6 twist rows of U only)
   for (int b = m->nbody - 1; b >= 0; b--) {
     MBS_CALL(mbs_faCondense(a, b, q, y));
-    if (m->body_parent[b] >= 0) mbs_faTransfer(a, b, 1, a->pa + 6 * b);
+    if (m->body_parent[b] < 0) continue;
+    MBS_FLOPS(mbs_flopFaTransfer(m->body_dofnum[b] + a->nz[b] - 6, a->nz[m->body_parent[b]]));
+    mbs_faTransfer(a, b, 1, a->pa + 6 * b);
   }
   // pass 3 (root to leaves): a' = P zdot_p + c, (q'', eta'') = L^-T (v - W a'),
   // zdot = [a' + S q''; eta'']
   for (int b = 0; b < m->nbody; b++) {
     int p = m->body_parent[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
     mbsReal ap[6], *ud = a->wk;
+    MBS_FLOPS(mbs_flopFaAcc(nd, nd + a->nz[b] - 6, p < 0 ? 0 : a->nz[p]));
     mbs_faApply(a, b, p < 0 ? NULL : a->zd + a->ov[p], a->c + 6 * b, ap);
     mbs_faDown(a, b, ap, a->u + a->ov[b], ud, a->zd + a->ov[b]);
     for (int k = 0; k < nd; k++) ydd[d0 + k] = ud[k];
@@ -555,6 +567,14 @@ mbsErr mbs_flexAbaEnergy(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, cons
     mbs_foBodyPotential(m, b, k < 0 ? NULL : a->f + k, q, eta, Rw, pw, &V);
   }
   *kin = T, *pot = V;
+  return MBS_OK;
+}
+
+mbsErr mbs_flexAbaBodyPoses(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                            mbsReal *R, mbsReal *pos) {
+  mbs_faForward(a, q, y, eta, 1); // the poses alone
+  memcpy(R, a->Rw, sizeof(mbsReal) * 9 * (size_t)a->m->nbody);
+  memcpy(pos, a->pw, sizeof(mbsReal) * 3 * (size_t)a->m->nbody);
   return MBS_OK;
 }
 

@@ -65,14 +65,14 @@ void mbs_flexOracleDestroy(mbsFlexOracle **po) {
   *po = NULL;
 }
 
-static const double mbs_fo_gx[MBS_FO_GAUSS] = {0.0694318442029737, 0.3300094782075719,
-                                               0.6699905217924281, 0.9305681557970263};
-static const double mbs_fo_gw[MBS_FO_GAUSS] = {0.1739274225687269, 0.3260725774312731,
-                                               0.3260725774312731, 0.1739274225687269};
+const double mbs_fo_gx[MBS_FO_GAUSS] = {0.0694318442029737, 0.3300094782075719, 0.6699905217924281,
+                                        0.9305681557970263};
+const double mbs_fo_gw[MBS_FO_GAUSS] = {0.1739274225687269, 0.3260725774312731, 0.3260725774312731,
+                                        0.1739274225687269};
 
 // the transverse slopes v' and w' (m each) of the modes at local coordinate xi of element e
 // (the derivatives of the cubic Hermite functions; thz = v', thy = -w')
-static void mbs_foSlopes(const mbsFlexModal *md, int e, double xi, mbsReal *sv, mbsReal *sw) {
+void mbs_foSlopes(const mbsFlexModal *md, int e, double xi, mbsReal *sv, mbsReal *sw) {
   int m = md->m;
   mbsReal h = md->x[e + 1] - md->x[e];
   const mbsReal *Pi = md->Phi + (size_t)6 * e * m, *Pj = md->Phi + (size_t)6 * (e + 1) * m;
@@ -635,6 +635,14 @@ mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
     mbs_foBodyPotential(m, b, k < 0 ? NULL : o->f + k, q, eta, o->Rw + 9 * b, o->pw + 3 * b, &V);
   }
   *kin = T, *pot = V;
+  return MBS_OK;
+}
+
+mbsErr mbs_flexOracleBodyPoses(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                               const mbsReal *eta, mbsReal *R, mbsReal *pos) {
+  mbs_foKinematics(o, q, y, eta);
+  memcpy(R, o->Rw, sizeof(mbsReal) * 9 * (size_t)o->m->nbody);
+  memcpy(pos, o->pw, sizeof(mbsReal) * 3 * (size_t)o->m->nbody);
   return MBS_OK;
 }
 

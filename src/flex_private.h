@@ -27,6 +27,10 @@ typedef struct mbsFoBody {
   mbsReal *ge;    ///< (2 m) scratch
 } mbsFoBody;
 
+/// The 4-point Gauss rule on [0, 1]: abscissae and weights.
+extern const double mbs_fo_gx[MBS_FO_GAUSS], mbs_fo_gw[MBS_FO_GAUSS];
+/// The transverse slopes v' and w' (m each) of the modes at local coordinate xi of element e.
+void mbs_foSlopes(const mbsFlexModal *md, int e, double xi, mbsReal *sv, mbsReal *sw);
 /// The points of flexible body fb (positions, masses, shapes; G when stiffening is on).
 mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b);
 /// Free the arrays of b.

@@ -119,7 +119,12 @@
   X(MBS_CPA_ROWS_BLOCK, "rows.block")                                                              \
   X(MBS_CPA_ROWS_UPDATE, "rows.update")                                                            \
   X(MBS_CPA_MSG_HALO, "msg.halo")                                                                  \
-  X(MBS_CPA_MSG_ALLREDUCE, "msg.allreduce")
+  X(MBS_CPA_MSG_ALLREDUCE, "msg.allreduce")                                                        \
+  X(MBS_CPA_FLEX_KIN, "flex.kin")                                                                  \
+  X(MBS_CPA_FLEX_BODY, "flex.body")                                                                \
+  X(MBS_CPA_FLEX_CONDENSE, "flex.condense")                                                        \
+  X(MBS_CPA_FLEX_TRANSFER, "flex.transfer")                                                        \
+  X(MBS_CPA_FLEX_ACC, "flex.acc")
 
 typedef enum {
 #define MBS_CPA_KIND_ENUM(id, name) id,
@@ -258,6 +263,9 @@ mbsErr mbs_cpaCfsGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
 mbsErr mbs_cpaSchurGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
 mbsErr mbs_cpaSchurLoops(struct mbsCpaB *B, struct mbsCpaKin *K);
 mbsErr mbs_cpaLoopsGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
+/// Models with flexible bodies: the graph of the recursive algorithm (src/flex_cpa.c), whatever
+/// the method; data flow only.
+mbsErr mbs_cpaFlexGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
 
 /// mbsCpaOptions.converged of a measured solve's mbsReason: 1 converged, 2 stagnated, else 0.
 int mbs_cpaConvergedOf(int reason);

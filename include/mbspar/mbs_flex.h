@@ -154,6 +154,19 @@ mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
 /// order) at (q, y, eta): the node frame of docs/flexible.md 5.5.
 mbsErr mbs_flexOracleNodePose(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
                               const mbsReal *eta, int k, int j, mbsReal *pos, mbsReal *R);
+/// World rotation (nbody x 9, row-major) and frame origin (nbody x 3) of every body at
+/// (q, y, eta): the floating frame of a flexible body, the body frame of a rigid one.
+mbsErr mbs_flexOracleBodyPoses(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                               const mbsReal *eta, mbsReal *R, mbsReal *pos);
+/// The deformed shape of flexible body \p fb with modal coordinates \p eta (its m) and its frame
+/// at (\p Rw, \p pw): the world positions of its modal.nfe FE nodes (\p pts, nfe x 3; node 0 the
+/// root), s_i = x_i e_x + Phi_t,i eta plus the axial shortening -eta^T G(x_i) eta / 2 when
+/// stiffening is on (docs/flexible.md 5.3; the named nodes' positions are these points).
+/// \p scratch: 2 m values. O(nfe m) (src/flex_shape.c).
+void mbs_flexShape(const mbsFlexBody *fb, const mbsReal *eta, const mbsReal *Rw, const mbsReal *pw,
+                   mbsReal *scratch, mbsReal *pts);
+/// The FE node (index into modal.x) of named node \p node of \p fb.
+int mbs_flexNodeFe(const mbsFlexBody *fb, int node);
 /// The recursive O(n) algorithm of the same equations (src/flex_aba.c, docs/flexible.md 10): an
 /// articulated-body algorithm whose flexible bodies carry (6 + m) x (6 + m) articulated
 /// quantities, their modal coordinates condensed into the 6 x 6 inertia their parent sees. Same
@@ -172,6 +185,9 @@ mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const
 /// bodies' z^T M_body z / 2.
 mbsErr mbs_flexAbaEnergy(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                          mbsReal *kin, mbsReal *pot);
+/// As mbs_flexOracleBodyPoses.
+mbsErr mbs_flexAbaBodyPoses(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                            mbsReal *R, mbsReal *pos);
 /// As mbs_flexOracleNodePose.
 mbsErr mbs_flexAbaNodePose(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                            int k, int j, mbsReal *pos, mbsReal *R);

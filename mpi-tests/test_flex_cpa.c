@@ -1,0 +1,165 @@
+/// \file test_flex_cpa.c
+/// The critical-path graph of the recursive flexible algorithm (src/flex_cpa.c) against the real
+/// kernels. Linked to mbs_core_flops (MBS_COUNT_FLOPS): the graph's T1 must equal the counted
+/// flops of mbs_flexAbaAccel exactly, at every grain, on a tree that mixes rigid and flexible
+/// bodies (every joint type with dofs but fixed, children on nodes of flexible parents, stiffening
+/// on and off, torsion shapes with zero entries) with its node frames' rotations below 0.1 rad
+/// (the graph's assumption), and on chains and a star of flexible links; a chain's T∞ grows
+/// linearly with its length (the same flops per link), a star's parallelism is 3 times a chain's;
+/// above 0.1 rad the count is 10 flops per node frame under T1 (mbs_foRotvec's closed forms).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbs_test.h"
+#include "mbspar/mbs_critpath.h"
+#include "mbspar/mbs_flex.h"
+#include "flops.h"
+
+#define BEAM(L, EL)                                                                                \
+  "beam = { length = " #L "; E = 7e9; rho = 2700.0; area = 4e-4; Iy = 1e-6; Iz = 2e-6; "           \
+  "elements = " #EL "; };"
+
+static const char tree[] =
+    "model = { gravity = [0.4, -1.1, -9.81]; bodies = (\n"
+    "{ name = \"f1\"; parent = \"ground\"; joint = { type = \"revolute\"; axis = [0.0, 1.0, 0.0]; "
+    "q0 = 0.3; qd0 = 0.5; stiffness = 2.0; damping = 0.1; }; flexible = { " BEAM(
+        0.8,
+        4) " modes = 3; damping = 0.02; nodes = ( { name = \"tip\"; position = [0.8, 0.0, 0.0]; }, "
+           "{ name = \"mid\"; position = [0.4, 0.0, 0.0]; } ); }; },\n"
+           "{ name = \"r1\"; parent = \"f1\"; joint = { type = \"universal\"; node = \"tip\"; "
+           "axis = [0.0, 1.0, 0.0]; axis2 = [1.0, 0.0, 0.0]; q0 = [0.2, -0.1]; qd0 = [0.3, 0.4]; "
+           "}; "
+           "mass = 0.5; com = [0.1, 0.0, 0.0]; inertia = [0.01, 0.012, 0.011, 0.0, 0.0, 0.0]; },\n"
+           "{ name = \"f2\"; parent = \"f1\"; joint = { type = \"prismatic\"; node = \"mid\"; "
+           "axis = [0.0, 0.0, 1.0]; q0 = 0.05; qd0 = 0.1; }; flexible = { " BEAM(
+               0.6, 6) " modes = 2; stiffening = false; nodes = ( { name = \"tip\"; position = "
+                       "[0.6, 0.0, 0.0]; } ); "
+                       "}; },\n"
+                       "{ name = \"c1\"; parent = \"f2\"; joint = { type = \"cylindrical\"; node = "
+                       "\"tip\"; "
+                       "axis = [1.0, 0.0, 0.0]; qd0 = [0.7, -0.2]; }; mass = 0.2; com = [0.05, "
+                       "0.0, 0.0]; "
+                       "inertia = [0.001, 0.002, 0.002, 0.0, 0.0, 0.0]; },\n"
+                       "{ name = \"r2\"; parent = \"ground\"; joint = { type = \"spherical\"; "
+                       "origin = [1.0, 0.0, "
+                       "0.0]; qd0 = [0.2, -0.3, 0.5]; }; mass = 1.0; com = [0.0, 0.0, -0.3]; "
+                       "inertia = [0.02, 0.02, 0.01, 0.0, 0.0, 0.0]; },\n"
+                       "{ name = \"f3\"; parent = \"r2\"; joint = { type = \"free\"; origin = "
+                       "[0.0, 0.0, -0.6]; "
+                       "qd0 = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]; }; flexible = { " BEAM(
+                           0.5, 4) " modes = 2; }; }\n"
+                                   "); };\n";
+
+// the counted flops of one mbs_flexAbaAccel at q0, qd0 and the modal state eta = a s_i,
+// etad = 0.3 s_i (s_i a fixed pattern of signs and sizes)
+static unsigned long long count(const mbsModel *m, double a) {
+  mbsFlexAba *fa = NULL;
+  unsigned long long cnt = 0;
+  MBS_EXPECT_OK(mbs_flexAbaCreate(m, &fa));
+  if (!fa) return 0;
+  int N = mbs_flexAbaSize(fa);
+  double *y = calloc((size_t)N + 1, sizeof(double)), *eta = calloc((size_t)N + 1, sizeof(double));
+  double *ydd = calloc((size_t)N + 1, sizeof(double));
+  if (y && eta && ydd) {
+    memcpy(y, m->qd0, sizeof(double) * (size_t)m->nv);
+    for (int k = m->nv; k < N; k++) {
+      double s = ((k * 7) % 5 - 2) * 0.5;
+      eta[k - m->nv] = a * s, y[k] = 0.3 * s;
+    }
+    mbs_flop_count = 0;
+    MBS_EXPECT_OK(mbs_flexAbaAccel(fa, m->q0, y, eta, ydd));
+    cnt = mbs_flop_count;
+    for (int k = 0; k < N; k++) MBS_EXPECT(isfinite(ydd[k]), "ydd[%d] = %g", k, ydd[k]);
+  }
+  free(y), free(eta), free(ydd);
+  mbs_flexAbaDestroy(&fa);
+  return cnt;
+}
+
+// T1 of the graph at each grain equals cnt; returns the op graph's T∞ (flops) and parallelism
+static long long check(const mbsModel *m, unsigned long long cnt, const char *what, double *par) {
+  long long span = -1;
+  for (int grain = 0; grain < 4; grain++) {
+    mbsCpaOptions o;
+    mbs_cpaDefaults(&o);
+    o.method = mbs_solverFromName("aba");
+    o.grain = grain;
+    mbsCpaGraph *g = NULL;
+    mbsCpaResult r;
+    MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));
+    if (!g) continue;
+    MBS_EXPECT_OK(mbs_cpaAnalyse(g, &r));
+    MBS_EXPECT((unsigned long long)r.work_flops == cnt, "%s grain %d: T1 %lld, counted %llu", what,
+               grain, r.work_flops, cnt);
+    if (grain == 0) {
+      span = r.span_flops, *par = r.parallelism;
+      printf("%s: T1 %lld flops = counted %llu; T_inf %lld flops (%d nodes), T1/T_inf %.2f\n", what,
+             r.work_flops, cnt, r.span_flops, r.path_nodes, r.parallelism);
+    }
+    mbs_cpaResultFree(&r);
+    mbs_cpaDestroy(&g);
+  }
+  return span;
+}
+
+// n flexible links (4 elements, 4 modes, no nodes): a chain (each on the previous link's
+// undeformed tip) or a star (all on the ground)
+static mbsModel *links(int n, int chain) {
+  size_t cap = 600 * (size_t)n + 200, len = 0;
+  char *t = malloc(cap);
+  if (!t) return NULL;
+  len += (size_t)snprintf(t + len, cap - len, "model = { gravity = [0, 0, -9.81]; bodies = (\n");
+  for (int i = 0; i < n; i++) {
+    char par[32];
+    snprintf(par, sizeof par, i && chain ? "l%d" : "ground", i - 1);
+    len += (size_t)snprintf(t + len, cap - len,
+                            "%s{ name = \"l%d\"; parent = \"%s\"; joint = { type = \"revolute\"; "
+                            "axis = [0.0, 1.0, 0.0]; origin = [%s, 0.0, 0.0]; qd0 = 0.3; }; "
+                            "flexible = { " BEAM(0.25, 4) " modes = 4; }; }\n",
+                            i ? "," : "", i, par, i && chain ? "0.25" : "0.0");
+  }
+  snprintf(t + len, cap - len, "); };\n");
+  mbsModel *m = mbs_test_buildText(t);
+  free(t);
+  return m;
+}
+
+int main(void) {
+  double par;
+  mbsModel *m = mbs_test_buildText(tree);
+  MBS_EXPECT(m && m->flex && m->flex->n == 3 && m->flex->natt == 3, "the tree: %d flexible",
+             m && m->flex ? m->flex->n : -1);
+  if (m) {
+    unsigned long long c = count(m, 1e-3);
+    check(m, c, "tree (6 bodies, 3 flexible, 3 children on nodes)", &par);
+    // node rotations above 0.1 rad: mbs_foRotvec's closed forms, 10 flops fewer per node frame
+    unsigned long long big = count(m, 2.0);
+    MBS_EXPECT(big + 30 == c, "large rotations: counted %llu, small %llu (want 30 fewer)", big, c);
+    printf("node rotations above 0.1 rad: counted %llu = T1 - 3 x 10\n", big);
+    mbs_modelDestroy(&m);
+  }
+  long long span[3] = {0, 0, 0};
+  double pc = 0, ps = 0;
+  for (int k = 0; k < 3; k++) {
+    int n = 8 * (k + 1);
+    mbsModel *mc = links(n, 1);
+    if (!mc) continue;
+    char what[64];
+    snprintf(what, sizeof what, "chain of %d flexible links", n);
+    span[k] = check(mc, count(mc, 1e-3), what, k == 1 ? &pc : &ps);
+    mbs_modelDestroy(&mc);
+  }
+  // T_inf = a + b n: every link adds the same path (its kin, condense, transfer, acc)
+  printf("chain T_inf grows by %lld flops per 8 links, then %lld (linear)\n", span[1] - span[0],
+         span[2] - span[1]);
+  MBS_EXPECT(span[1] - span[0] == span[2] - span[1] && span[1] > span[0],
+             "chain T_inf %lld %lld %lld", span[0], span[1], span[2]);
+  mbsModel *ms = links(16, 0);
+  if (ms) {
+    check(ms, count(ms, 1e-3), "star of 16 flexible links", &ps);
+    mbs_modelDestroy(&ms);
+  }
+  MBS_EXPECT(ps > 3 * pc, "star parallelism %g against the 16-link chain's %g", ps, pc);
+  return mbs_test_finish("test_flex_cpa");
+}

@@ -1,0 +1,79 @@
+/// \file flex_flops.h
+/// Flop counts of the recursive flexible algorithm's kernels (src/flex_aba.c), defined once for
+/// its MBS_FLOPS call sites and the nodes of its critical-path graph (src/flex_cpa.c), under the
+/// counting rule of flops.h (one flop per +, -, *, /, sqrt, sin, cos on reals; constants folded
+/// by the compiler count zero). Derived line by line from flex_aba.c and the helpers it calls
+/// (flex_oracle.c: mbs_foCross 9, mbs_foMat3Vec 15, mbs_foShorten, mbs_foRotvec, mbs_foTangent);
+/// docs/cpa.md "Flexible models" lists them. m: the body's modal coordinates, n = 6 + m, nd its
+/// joint's dofs, nu = nd + m, np the parent's n (0 at the root), g = 1 with geometric
+/// stiffening.
+#ifndef MBS_FLEX_FLOPS_H
+#define MBS_FLEX_FLOPS_H
+
+#include "mbspar/mbs_joint.h"
+#include "flops.h"
+
+/// mbs_foShorten: per i, m terms of 2 sums (4 m), 3 dots (6), u2 = -a / 2 (1).
+static inline long mbs_flopFoShorten(int m) {
+  return 4L * m * m + 6L * m + 1;
+}
+/// mbs_foRotvec: p2 (5), sqrt (1), R (3 diagonal x 4 + 6 off-diagonal x 4 = 36), the
+/// coefficients: the series below phi = 0.1 (sa, ca, cb 8 each; da, db 5 each: 34) or the closed
+/// forms (sin, cos and 22: 24).
+static inline long mbs_flopFoRotvec(int series) {
+  return 42 + (series ? 34 : 24);
+}
+/// mbs_foTangent: 2 crosses and 3 x (2 mul + 2 add).
+#define MBS_FL_FO_TANGENT 30
+/// mbs_faPoint(n): ag (3), per row h (7) and n entries of M (7 each).
+static inline long mbs_flopFaPoint(int n) {
+  return 3 + 7L * n + 7L * n * n;
+}
+/// mbs_faBody of a rigid body: the com (mat3vec, 2 crosses), mbs_faPoint(6), the rotated inertia
+/// (45 + 54), omega x I omega (mat3vec, cross) and its 3 adds.
+#define MBS_FL_FA_BODY_RIGID (15 + 9 + 9 + (3 + 42 + 252) + 45 + 54 + 15 + 9 + 3)
+/// mbs_faBody of a flexible body: om x e_x (9) once; per quadrature point the deformed position
+/// and rates (14 m), the shortening (g), s, ud updates (2), 2 mat3vec, the eta columns of J
+/// ((15 + g) m), kap (3 crosses + 12), mbs_faPoint(n), the spin (6), its bias (9); the rows of
+/// the spin's rank-one update (3 n each; rows 0-2 always, the torsion shape's nonzero entries:
+/// \p nnzx over all points); K eta + D etad into h (4 m^2 + m).
+static inline long mbs_flopFaBodyFlex(int m, int npt, int g, long nnzx) {
+  long n = 6 + m;
+  long pt = 86 + 29L * m + (g ? mbs_flopFoShorten(m) + m : 0) + mbs_flopFaPoint((int)n) + 9 * n;
+  return 9 + npt * pt + 3 * n * nnzx + 4L * m * m + m;
+}
+/// mbs_faNode with the map A (pass 1 of a child on a node of a flexible parent with m modal
+/// coordinates): the node's deformation and rates (24 m), shortening (g: + 1 for u2 into s),
+/// mbs_foRotvec, the frame and its twist and bias (253), A's eta columns ((60 + g) m).
+static inline long mbs_flopFaNode(int m, int g, int series) {
+  return 253 + mbs_flopFoRotvec(series) + 84L * m + (g ? mbs_flopFoShorten(m) + m : 0);
+}
+/// mbs_faForward's own work for one body besides its joint (pose, vJ = S qd, bias), node frame
+/// and mbs_faBody: the rotation, twists and biases (207), P = X A (12 np), S in world axes
+/// (30 nd), the node origin (1 on a node).
+static inline long mbs_flopFaKin(int nd, int np, int on_node) {
+  return 207 + 12L * np + 30L * nd + (on_node ? 1 : 0);
+}
+/// The joint's part of pass 1: pose, vJ = S qd (12 nd), the bias cJ when the joint has one.
+static inline long mbs_flopFaJoint(const mbsModel *m, int b) {
+  const mbsJointType *jt = mbs_jntType(m->body_jnttype[b]);
+  int nd = m->body_dofnum[b];
+  return jt->flops_pose + 12L * nd + (jt->bias && nd ? jt->flops_bias : 0);
+}
+/// Pass 2's condensation of body b: U (12 n nd), D (6 nd (nd + 1)), u (nd (14 + 3 scalar)), the
+/// Cholesky of D (nu), W and v (7 nu^2: 7 triangular solves).
+static inline long mbs_flopFaCondense(int n, int nd, int nu, int scalar) {
+  return 12L * n * nd + 6L * nd * (nd + 1) + (long)nd * (14 + 3 * scalar) + mbs_flopChol(nu) +
+         7L * nu * nu;
+}
+/// Pass 2's transfer to the parent: Ia (21 entries of 2 nu), pa (6 (12 + 2 nu)), Ia P (72 np),
+/// P^T pa and P^T Ia P accumulated (13 np + 13 np^2).
+static inline long mbs_flopFaTransfer(int nu, int np) {
+  return 42L * nu + 72 + 12L * nu + 72L * np + 13L * np + 13L * np * np;
+}
+/// Pass 3 of body b: a' (12 np), v - W a' (12 nu), L^-T (nu^2), zdot (12 nd).
+static inline long mbs_flopFaAcc(int nd, int nu, int np) {
+  return 12L * np + 12L * nu + (long)nu * nu + 12L * nd;
+}
+
+#endif
