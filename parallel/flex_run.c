@@ -738,8 +738,8 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "(check, accel, run, static, modes, inverse and cpa do; docs/flexible.md)",
                       f, line, name, cli->verb->name);
   int part = mbsp_flexPart(cfg, m);
-  if (part && (cli->verb->run == mbsp_verbStatic || cli->verb->run == mbsp_verbInverse ||
-               cfg->ndrive))
+  if (part &&
+      (cli->verb->run == mbsp_verbStatic || cli->verb->run == mbsp_verbInverse || cfg->ndrive))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = schur runs flexible bodies "
                       "in accel and undriven run only yet (%s: solver.method = aba at one rank, "
