@@ -15,7 +15,7 @@ endif()
 # q, q̇ from (p, ṗ) per joint type (round trip) and joint forces in (p, ṗ) runs against ABA
 mbs_add_test(test_natural_coords SOURCES test_natural_coords.c LIBS mbs_core LABELS unit)
 # mbspar run under model.formulation = natural: (p, ṗ) with projection, the four-bar over 2 s
-# (energy, constraints), bitwise restart, trees against aba, the refusal at 2 ranks; the 10 s of
+# (energy, constraints), bitwise restart, trees against aba, a run at 2 ranks; the 10 s of
 # issue 33's acceptance in the slow test natural_run_10s
 if(MPIEXEC_EXECUTABLE)
   add_test(NAME natural_run.np2 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/natural_run.sh
@@ -37,3 +37,16 @@ mbs_add_test(test_natural_par SOURCES test_natural_par.c LIBS mbs_parallel NPROC
 # reference of the same run on the loop configs, the URDF arm and a small tree (docs/natural.md 12)
 mbs_add_test(test_natural_runon SOURCES test_natural_runon.c LIBS mbs_core LABELS unit
              ARGS ${CMAKE_SOURCE_DIR}/configs)
+# mbspar run under natural at 2 and 3 ranks (the evaluations' solve distributed, docs/natural.md
+# 13): the trajectories and energies of a chain, a tree, the six-bar and the hexapod against the
+# one-rank runs, and a bitwise restart at those rank counts
+if(MPIEXEC_EXECUTABLE)
+  foreach(np 2 3)
+    add_test(NAME natural_run_ranks.np${np}
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/natural_run_ranks.sh $<TARGET_FILE:mbspar>
+                     ${CMAKE_SOURCE_DIR}/configs ${np} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG}
+                     ${np} ${MPIEXEC_PREFLAGS} --oversubscribe)
+    set_tests_properties(natural_run_ranks.np${np} PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
+                         ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  endforeach()
+endif()

@@ -55,6 +55,58 @@ mbsErr mbsp_naturalForward(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWo
   return mbsp_agreeErr(comm, e);
 }
 
+mbsErr mbsp_naturalRunCreate(mbspComm *comm, const mbsModel *m, mbspNaturalRun **out) {
+  int P = mbsp_size(comm);
+  mbspNaturalRun *r = calloc(1, sizeof *r);
+  if (r) r->cnt = calloc((size_t)P, sizeof(int)), r->dsp = calloc((size_t)P, sizeof(int));
+  if (!r || !r->cnt || !r->dsp) {
+    mbsp_naturalRunDestroy(&r);
+    *out = NULL;
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  }
+  r->comm = comm, r->m = m;
+  *out = r;
+  return MBS_OK;
+}
+
+void mbsp_naturalRunDestroy(mbspNaturalRun **pr) {
+  if (!*pr) return;
+  free((*pr)->cnt), free((*pr)->dsp), free(*pr);
+  *pr = NULL;
+}
+
+mbsErr mbsp_naturalRunSolve(void *ctx, mbsNaturalWork *nw, double *pdd) {
+  mbspNaturalRun *R = ctx;
+  mbspComm *comm = R->comm;
+  const mbsModel *m = R->m;
+  int P = mbsp_size(comm), r = mbsp_rank(comm);
+  mbsNaturalPartInfo pi;
+  mbs_naturalPartGetInfo(nw, &pi);
+  mbsErr e = MBS_OK;
+  if (pi.nparts != P || pi.part != r) { // the first evaluation: this rank's part of the split
+    e = mbs_naturalPartSet(m, nw, P, r, NULL);
+    if (!e) mbs_naturalPartGetInfo(nw, &pi);
+    for (int k = 0, at = 0; !e && k < P; k++)
+      R->cnt[k] = 12 * (pi.starts[k + 1] - pi.starts[k]), R->dsp[k] = at, at += R->cnt[k];
+  }
+  MBS_CALL(mbsp_agreeErr(comm, e));
+  double *buf = NULL;
+  int n = 0;
+  MBS_CALL(mbsp_agreeErr(comm, mbs_naturalPartLocalAt(m, nw, &buf, &n)));
+  if (n) {
+    MBS_CALL(mbsp_allreduceSum(comm, buf, n));
+    MBS_CALL(mbsp_bcastBytes(comm, buf, sizeof(double) * (size_t)n, 0));
+  }
+  const double *mine = NULL;
+  double *full = NULL, dummy = 0;
+  int nmine = 0;
+  MBS_CALL(mbsp_agreeErr(comm, mbs_naturalPartFinish(m, nw, &mine, &nmine, &full)));
+  MBS_CALL(mbsp_gatherv(comm, nmine ? mine : &dummy, nmine, full, R->cnt, R->dsp));
+  MBS_CALL(mbsp_bcastBytes(comm, full, sizeof(double) * 12 * (size_t)m->nbody, 0));
+  memcpy(pdd, full, sizeof(double) * 12 * (size_t)m->nbody);
+  return MBS_OK;
+}
+
 mbsErr mbsp_naturalParReport(mbspComm *comm, mbsWork *w, const mbsModel *m,
                              mbspNaturalParReport *r) {
   memset(r, 0, sizeof *r);

@@ -33,7 +33,7 @@ struct mbsFlexPart {
   int *walk;           ///< (nbody) stamp: on the current spike's way up
   int stamp;           ///< the current spike's stamp
   mbsReal *hb;         ///< (sv) the bodies' own h
-  size_t sv;              ///< the bodies' z entries in all
+  size_t sv;           ///< the bodies' z entries in all
   mbsReal *dpA, *dv, *dz; ///< (6 x sv) the 6 unit responses of a cut: bias, L^-1 u, zdot
   mbsReal *buf;           ///< (nif^2 + nif) this part's rows of the interface system, then the sum
   mbsReal *x;             ///< (nif) the interface unknowns [a_g; f_g] per cut

@@ -293,16 +293,31 @@ static double mbs_npDot(const mbsNaturalWork *nw, int i, const double *x) {
   return v;
 }
 
+static mbsErr mbs_npEliminate(const mbsModel *m, mbsNaturalWork *nw, double **buf, int *n);
+
 mbsErr mbs_naturalPartLocal(const mbsModel *m, const mbsState *s, mbsWork *w, mbsNaturalWork *nw,
                             double **buf, int *n) {
-  struct mbsNatPart *pt = nw->pt;
-  MBS_CHECK(pt, MBS_ERR_INTERNAL, "natural: the workspace is not distributed");
-  int b0 = nw->b0, b1 = nw->b1, nif = pt->nif;
-  size_t nl12 = 12 * (size_t)(b1 - b0);
+  MBS_CHECK(nw->pt, MBS_ERR_INTERNAL, "natural: the workspace is not distributed");
   mbs_fwdPosition(m, s, w);
   mbs_fwdVelocity(m, s, w);
   if (m->nforce) mbs_fwdForces(m, w); // spring-dampers -> w->fext
   MBS_CALL(mbs_npAssemble(m, w, nw));
+  return mbs_npEliminate(m, nw, buf, n);
+}
+
+mbsErr mbs_naturalPartLocalAt(const mbsModel *m, mbsNaturalWork *nw, double **buf, int *n) {
+  struct mbsNatPart *pt = nw->pt;
+  MBS_CHECK(pt, MBS_ERR_INTERNAL, "natural: the workspace is not distributed");
+  for (int k = 0, l = 0; k < m->nloop; k++) // the cut joint of each row (loop_lamnum rows each)
+    for (int i = 0; i < m->loop_lamnum[k] && l < nw->nl; i++) pt->lrow[l++] = k;
+  return mbs_npEliminate(m, nw, buf, n);
+}
+
+// the part's elimination after the assembly (rows in Jc, Jp, gj, Lr, s.gl; forces in s.f)
+static mbsErr mbs_npEliminate(const mbsModel *m, mbsNaturalWork *nw, double **buf, int *n) {
+  struct mbsNatPart *pt = nw->pt;
+  int b0 = nw->b0, b1 = nw->b1, nif = pt->nif;
+  size_t nl12 = 12 * (size_t)(b1 - b0);
   MBS_CALL(mbs_npRows(m, nw));
   MBS_CALL(mbs_ntFactor(m, nw));
   pt->evals++, pt->factored += b1 - b0;

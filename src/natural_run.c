@@ -46,6 +46,8 @@ struct mbsNaturalSim {
   int dense;
   mbsNaturalWork *nwM, *nwI;
   int *rec0;
+  mbsNaturalSolveFn solve; // (not NULL: the evaluations' solve, e.g. distributed over ranks)
+  void *solve_ctx;
 };
 
 mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
@@ -237,6 +239,7 @@ static mbsErr mbs_nsAccel(mbsNaturalSim *ns, const double *p, const double *pd, 
     mbs_fwdVelocity(ns->m, ns->qs, ns->w);
     MBS_CALL(mbs_natJointForces(ns->m, ns->w, s));
   }
+  if (!ns->dense && ns->solve) return ns->solve(ns->solve_ctx, ns->nwM, pdd);
   if (!ns->dense) { // the elimination of docs/natural.md 5, the cut joints in the range space
     mbsNaturalWork *nw = ns->nwM;
     MBS_CALL(mbs_ntFactor(ns->m, nw));
@@ -553,6 +556,10 @@ void mbs_naturalSimSetJoint(mbsNaturalSim *ns, const mbsReal *q, const mbsReal *
   mbs_naturalFromJoint(m, ns->qs, ns->w, ns->s.p, ns->s.pd);
   memcpy(ns->qref, q, sizeof(double) * (size_t)m->nq);
   ns->fsal = 0;
+}
+
+void mbs_naturalSimSetSolve(mbsNaturalSim *ns, mbsNaturalSolveFn fn, void *ctx) {
+  ns->solve = ns->dense ? NULL : fn, ns->solve_ctx = ctx;
 }
 
 void mbs_naturalSimSetStep(mbsNaturalSim *ns, double h) {
