@@ -50,3 +50,15 @@ if(MPIEXEC_EXECUTABLE)
                          ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
   endforeach()
 endif()
+# static, inverse and check under natural at 3 ranks (rank 0 works; the others wait): the JSON
+# results and inverse.csv equal the one-rank ones bit for bit, a refusal is the same one line
+# (natural_verbs_ranks.sh also runs by hand at 2 and 4: sh natural_verbs_ranks.sh MBSPAR CONFIGS
+# 4 mpiexec -n 4 --oversubscribe)
+if(MPIEXEC_EXECUTABLE)
+  add_test(NAME natural_verbs_ranks.np3
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/natural_verbs_ranks.sh $<TARGET_FILE:mbspar>
+                   ${CMAKE_SOURCE_DIR}/configs 3 ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3
+                   ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(natural_verbs_ranks.np3 PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+endif()
