@@ -62,3 +62,10 @@ if(MPIEXEC_EXECUTABLE)
   set_tests_properties(natural_verbs_ranks.np3 PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
 endif()
+# mbspar cpa under natural (src/natural_cpa.c): the critical paths of a chain and a binary tree,
+# the calibrated one-processor prediction, the refusal on loop models
+if(TARGET mbspar)
+  add_test(NAME natural_cpa COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/natural_cpa.sh
+                                    $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(natural_cpa PROPERTIES LABELS unit TIMEOUT 120 PROCESSORS 1)
+endif()

@@ -119,7 +119,11 @@
   X(MBS_CPA_ROWS_BLOCK, "rows.block")                                                              \
   X(MBS_CPA_ROWS_UPDATE, "rows.update")                                                            \
   X(MBS_CPA_MSG_HALO, "msg.halo")                                                                  \
-  X(MBS_CPA_MSG_ALLREDUCE, "msg.allreduce")
+  X(MBS_CPA_MSG_ALLREDUCE, "msg.allreduce")                                                        \
+  X(MBS_CPA_NAT_ASM, "natural.assemble")                                                           \
+  X(MBS_CPA_NAT_FACTOR, "natural.factor")                                                          \
+  X(MBS_CPA_NAT_FWD, "natural.forward")                                                            \
+  X(MBS_CPA_NAT_QDD, "natural.qdd")
 
 typedef enum {
 #define MBS_CPA_KIND_ENUM(id, name) id,
@@ -253,6 +257,8 @@ int mbs_cpaDistributed(int method);
 struct mbsCpaB;
 struct mbsCpaKin;
 mbsErr mbs_cpaAbaGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
+/// The natural formulation's O(n) solve (src/natural_cpa.c; one rank, trees).
+mbsErr mbs_cpaNaturalGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
 mbsErr mbs_cpaCrbaGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
 mbsErr mbs_cpaCfsGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
 mbsErr mbs_cpaSchurGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
