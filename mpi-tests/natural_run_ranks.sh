@@ -71,6 +71,14 @@ for name in ("chain", "tree", "sixbar", "hexapod"):
     assert b["results"]["complete"] and nb.get("solve_ranks") == np_, (name, nb)
     assert max(worst.values()) <= 1e-12, (name, worst)
     assert a["solver"]["evaluations"] == b["solver"]["evaluations"], name
+    # the evaluations and the projection's corrections by parts: rank 0 factored its range only
+    # (fewer bodies than the model's per call)
+    calls = nb["parts_solves"] + nb["parts_corrections"]
+    nbody = na["coordinates"] // 12
+    print(f"  {name}: {nb['parts_solves']} solves and {nb['parts_corrections']} corrections by "
+          f"parts, rank 0 factored {nb['parts_factored_rank0'] / calls:.1f} of {nbody} bodies each")
+    assert nb["parts_solves"] >= 1 and nb["parts_corrections"] >= 1, nb
+    assert nb["parts_factored_rank0"] < calls * nbody, nb
     assert na["projections"] == nb["projections"] and nb["violation_max"] <= 1e-10, (name, na, nb)
 PY
 

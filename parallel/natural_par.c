@@ -75,8 +75,10 @@ void mbsp_naturalRunDestroy(mbspNaturalRun **pr) {
   *pr = NULL;
 }
 
-mbsErr mbsp_naturalRunSolve(void *ctx, mbsNaturalWork *nw, double *pdd) {
-  mbspNaturalRun *R = ctx;
+// the part's contributions by local (the evaluation's or the correction's), the sum, this part's
+// result and the whole of it on every rank into out (12 nb)
+static mbsErr mbsp_natRunParts(mbspNaturalRun *R, mbsNaturalWork *nw, const double *v,
+                               double *out) {
   mbspComm *comm = R->comm;
   const mbsModel *m = R->m;
   int P = mbsp_size(comm), r = mbsp_rank(comm);
@@ -92,7 +94,8 @@ mbsErr mbsp_naturalRunSolve(void *ctx, mbsNaturalWork *nw, double *pdd) {
   MBS_CALL(mbsp_agreeErr(comm, e));
   double *buf = NULL;
   int n = 0;
-  MBS_CALL(mbsp_agreeErr(comm, mbs_naturalPartLocalAt(m, nw, &buf, &n)));
+  MBS_CALL(mbsp_agreeErr(comm, v ? mbs_naturalPartCorrectLocal(m, nw, v, &buf, &n)
+                                 : mbs_naturalPartLocalAt(m, nw, &buf, &n)));
   if (n) {
     MBS_CALL(mbsp_allreduceSum(comm, buf, n));
     MBS_CALL(mbsp_bcastBytes(comm, buf, sizeof(double) * (size_t)n, 0));
@@ -103,8 +106,21 @@ mbsErr mbsp_naturalRunSolve(void *ctx, mbsNaturalWork *nw, double *pdd) {
   MBS_CALL(mbsp_agreeErr(comm, mbs_naturalPartFinish(m, nw, &mine, &nmine, &full)));
   MBS_CALL(mbsp_gatherv(comm, nmine ? mine : &dummy, nmine, full, R->cnt, R->dsp));
   MBS_CALL(mbsp_bcastBytes(comm, full, sizeof(double) * 12 * (size_t)m->nbody, 0));
-  memcpy(pdd, full, sizeof(double) * 12 * (size_t)m->nbody);
+  memcpy(out, full, sizeof(double) * 12 * (size_t)m->nbody);
+  if (v)
+    R->corrections++;
+  else
+    R->solves++;
+  R->factored += pi.b1 - pi.b0;
   return MBS_OK;
+}
+
+mbsErr mbsp_naturalRunSolve(void *ctx, mbsNaturalWork *nw, double *pdd) {
+  return mbsp_natRunParts(ctx, nw, NULL, pdd);
+}
+
+mbsErr mbsp_naturalRunCorrect(void *ctx, mbsNaturalWork *nw, const double *v, double *dx) {
+  return mbsp_natRunParts(ctx, nw, v, dx);
 }
 
 mbsErr mbsp_naturalParReport(mbspComm *comm, mbsWork *w, const mbsModel *m,

@@ -56,7 +56,8 @@ mbsErr mbsp_simNatCreate(mbspSim *S) {
   mbs_stateDestroy(&s0);
   if (!e && mbsp_size(S->comm) > 1) { // the evaluations' solve over the ranks
     e = mbsp_naturalRunCreate(S->comm, m, &S->nat_run);
-    if (!e) mbs_naturalSimSetSolve(S->nat, mbsp_naturalRunSolve, S->nat_run);
+    if (!e)
+      mbs_naturalSimSetSolve(S->nat, mbsp_naturalRunSolve, mbsp_naturalRunCorrect, S->nat_run);
     if (!e && !(S->nat_y = calloc((size_t)(m->nq + m->nv + 3), sizeof(double))))
       e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
@@ -125,6 +126,11 @@ void mbsp_simNatJson(const mbspSim *S, mbsJson *j) {
   mbs_jsonBeginObject(j, "natural");
   mbs_jsonInt(j, "coordinates", 12L * S->m->nbody);
   mbs_jsonInt(j, "solve_ranks", S->nat_run ? mbsp_size(S->comm) : 1); // (the evaluations' solve)
+  if (S->nat_run) { // rank 0's share: the distributed solves, corrections and bodies it factored
+    mbs_jsonInt(j, "parts_solves", S->nat_run->solves);
+    mbs_jsonInt(j, "parts_corrections", S->nat_run->corrections);
+    mbs_jsonInt(j, "parts_factored_rank0", S->nat_run->factored);
+  }
   mbs_jsonInt(j, "projections", S->nat_proj);
   mbs_jsonInt(j, "rejected", S->nat_rejected);
   mbs_jsonNumber(j, "projection_tol", S->m->opt.proj_tol);

@@ -46,7 +46,8 @@ struct mbsNaturalSim {
   int dense;
   mbsNaturalWork *nwM, *nwI;
   int *rec0;
-  mbsNaturalSolveFn solve; // (not NULL: the evaluations' solve, e.g. distributed over ranks)
+  mbsNaturalSolveFn solve;     // (not NULL: the evaluations' solve, e.g. distributed over ranks)
+  mbsNaturalCorrectFn correct; // (not NULL: the projection's corrections, likewise)
   void *solve_ctx;
 };
 
@@ -310,6 +311,17 @@ static double mbs_nsRowsOn(mbsNaturalSim *ns) {
   return mbs_ntValues(ns->m, nw, ns->rec, ns->rec0, ns->nrec, ns->g);
 }
 
+// x += −Gᵀ (G Gᵀ)⁺ v by nwI (factored at the iterate unless a correct callback does it all)
+static void mbs_nsCorr(mbsNaturalSim *ns, const double *v, int fresh, double *x) {
+  if (!ns->correct) {
+    mbs_ntCorrect(ns->m, ns->nwI, v, fresh, 1e-12, x);
+    return;
+  }
+  double *dx = ns->yt; // (DP5's stage scratch: free after a step)
+  if (ns->correct(ns->solve_ctx, ns->nwI, v, dx)) return; // (an agreed error: no correction)
+  for (int j = 0; j < ns->np; j++) x[j] += dx[j];
+}
+
 // the projection of docs/natural.md 7 in O(n): the same Gauss–Newton iterations and minimum-norm
 // corrections as the dense one, each solved by the block elimination of [I Gᵀ; G 0] (nwI); the
 // velocities reuse the factors of the last position iterate (the one at the projected p)
@@ -319,15 +331,15 @@ static double mbs_nsProjectOn(mbsNaturalSim *ns, double tol, int maxit) {
   int fresh = 1;
   for (int it = 0; it <= maxit; it++) {
     gmax = mbs_nsRowsOn(ns);
-    if (mbs_ntFactor(ns->m, nw)) return gmax; // (not on a manifold that a run reaches)
+    if (!ns->correct && mbs_ntFactor(ns->m, nw)) return gmax; // (not on a run's manifold)
     fresh = 1;
     if (gmax <= tol || it == maxit) break;
-    mbs_ntCorrect(ns->m, nw, ns->g, 1, 1e-12, ns->s.p);
+    mbs_nsCorr(ns, ns->g, 1, ns->s.p);
     fresh = 0;
     ns->st.corrections++;
   }
   mbs_ntJacMul(ns->m, nw, ns->s.pd, ns->y); // G ṗ with G at the projected p
-  mbs_ntCorrect(ns->m, nw, ns->y, fresh, 1e-12, ns->s.pd);
+  mbs_nsCorr(ns, ns->y, fresh, ns->s.pd);
   mbs_nsSync(ns);
   return gmax;
 }
@@ -558,8 +570,10 @@ void mbs_naturalSimSetJoint(mbsNaturalSim *ns, const mbsReal *q, const mbsReal *
   ns->fsal = 0;
 }
 
-void mbs_naturalSimSetSolve(mbsNaturalSim *ns, mbsNaturalSolveFn fn, void *ctx) {
-  ns->solve = ns->dense ? NULL : fn, ns->solve_ctx = ctx;
+void mbs_naturalSimSetSolve(mbsNaturalSim *ns, mbsNaturalSolveFn fn, mbsNaturalCorrectFn cfn,
+                            void *ctx) {
+  ns->solve = ns->dense ? NULL : fn, ns->correct = ns->dense ? NULL : cfn, ns->solve_ctx = ctx;
+  if (ns->nwI) ns->nwI->ptol = 1e-12; // (the parts' pivots: mbs_ntCorrect's tolerance)
 }
 
 void mbs_naturalSimSetStep(mbsNaturalSim *ns, double h) {
