@@ -61,9 +61,9 @@ run 2 "$@" "$mbspar" inverse "$cfg/fourbar.cfg" --set "$nat" --out "$tmp/invnp" 
 line=$(grep -c "inverse on a model with loops needs inverse.actuated" "$tmp/err")
 [ "$line" -eq 1 ] || bad "the refusal at $np ranks: $(cat "$tmp/err")"
 grep -q "inverse on a model with loops needs inverse.actuated" "$tmp/err1" || bad "$(cat "$tmp/err1")"
-# (the verb makes the --out directory before the check, at any rank count and formulation: an
-# empty directory is left; no file is written)
-[ -z "$(ls -A "$tmp/invnp" 2>/dev/null)" ] || bad "the refused inverse wrote into $tmp/invnp"
+# nothing written, not even the --out directory (until 2026-11-29 the verb made it before the
+# check, under either formulation: an empty directory was left)
+{ [ ! -e "$tmp/inv1" ] && [ ! -e "$tmp/invnp" ]; } || bad "the refused inverse made its --out directory"
 
 [ "$fail" -eq 0 ] || exit 1
 echo "natural_verbs_ranks: all checks passed"
