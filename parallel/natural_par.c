@@ -65,8 +65,14 @@ mbsErr mbsp_naturalRunCreate(mbspComm *comm, const mbsModel *m, mbspNaturalRun *
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
   r->comm = comm, r->m = m;
+  int *st = malloc(sizeof(int) * (size_t)(P + 1)); // the split's ranges (the workspaces' own)
+  mbsErr e = st ? mbs_naturalPartSplit(m, P, st) : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  for (int k = 0, at = 0; !e && k < P; k++)
+    r->cnt[k] = 12 * (st[k + 1] - st[k]), r->dsp[k] = at, at += r->cnt[k];
+  free(st);
+  if (e) mbsp_naturalRunDestroy(&r);
   *out = r;
-  return MBS_OK;
+  return e;
 }
 
 void mbsp_naturalRunDestroy(mbspNaturalRun **pr) {
@@ -85,11 +91,9 @@ static mbsErr mbsp_natRunParts(mbspNaturalRun *R, mbsNaturalWork *nw, const doub
   mbsNaturalPartInfo pi;
   mbs_naturalPartGetInfo(nw, &pi);
   mbsErr e = MBS_OK;
-  if (pi.nparts != P || pi.part != r) { // the first evaluation: this rank's part of the split
+  if (pi.nparts != P || pi.part != r) { // (not made before: this rank's part of the split now)
     e = mbs_naturalPartSet(m, nw, P, r, NULL);
     if (!e) mbs_naturalPartGetInfo(nw, &pi);
-    for (int k = 0, at = 0; !e && k < P; k++)
-      R->cnt[k] = 12 * (pi.starts[k + 1] - pi.starts[k]), R->dsp[k] = at, at += R->cnt[k];
   }
   MBS_CALL(mbsp_agreeErr(comm, e));
   double *buf = NULL;

@@ -56,6 +56,7 @@ mbsErr mbsp_simNatCreate(mbspSim *S) {
   mbs_stateDestroy(&s0);
   if (!e && mbsp_size(S->comm) > 1) { // the evaluations' solve over the ranks
     e = mbsp_naturalRunCreate(S->comm, m, &S->nat_run);
+    if (!e) e = mbs_naturalSimSetParts(S->nat, mbsp_size(S->comm), S->rank);
     if (!e)
       mbs_naturalSimSetSolve(S->nat, mbsp_naturalRunSolve, mbsp_naturalRunCorrect, S->nat_run);
     if (!e && !(S->nat_y = calloc((size_t)(m->nq + m->nv + 3), sizeof(double))))

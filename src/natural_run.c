@@ -576,6 +576,12 @@ void mbs_naturalSimSetSolve(mbsNaturalSim *ns, mbsNaturalSolveFn fn, mbsNaturalC
   if (ns->nwI) ns->nwI->ptol = 1e-12; // (the parts' pivots: mbs_ntCorrect's tolerance)
 }
 
+mbsErr mbs_naturalSimSetParts(mbsNaturalSim *ns, int nparts, int part) {
+  MBS_CHECK(!ns->dense, MBS_ERR_INTERNAL, "natural: the dense run has no parts");
+  MBS_CALL(mbs_naturalPartSet(ns->m, ns->nwM, nparts, part, NULL));
+  return mbs_naturalPartSet(ns->m, ns->nwI, nparts, part, NULL);
+}
+
 void mbs_naturalSimSetStep(mbsNaturalSim *ns, double h) {
   ns->h = h;
 }

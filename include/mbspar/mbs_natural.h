@@ -149,6 +149,9 @@ void mbs_naturalSimSetStep(mbsNaturalSim *ns, double h);
 /// at the iterate and the rows' right sides v (the layout of mbs_naturalPartCorrectLocal), it
 /// leaves Δx = −Gᵀ (G Gᵀ)⁺ v (12 nb) in its last argument.
 typedef mbsErr (*mbsNaturalSolveFn)(void *ctx, mbsNaturalWork *nw, double *pdd);
+/// Makes the run's two workspaces (the evaluations' and the projection's) part \p part of
+/// mbs_naturalPartSplit's \p nparts parts before the steps (the callbacks then allocate nothing).
+mbsErr mbs_naturalSimSetParts(mbsNaturalSim *ns, int nparts, int part);
 typedef mbsErr (*mbsNaturalCorrectFn)(void *ctx, mbsNaturalWork *nw, const double *v, double *dx);
 void mbs_naturalSimSetSolve(mbsNaturalSim *ns, mbsNaturalSolveFn fn, mbsNaturalCorrectFn cfn,
                             void *ctx);
