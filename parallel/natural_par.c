@@ -55,6 +55,78 @@ mbsErr mbsp_naturalForward(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWo
   return mbsp_agreeErr(comm, e);
 }
 
+mbsErr mbsp_naturalRunCreate(mbspComm *comm, const mbsModel *m, mbspNaturalRun **out) {
+  int P = mbsp_size(comm);
+  mbspNaturalRun *r = calloc(1, sizeof *r);
+  if (r) r->cnt = calloc((size_t)P, sizeof(int)), r->dsp = calloc((size_t)P, sizeof(int));
+  if (!r || !r->cnt || !r->dsp) {
+    mbsp_naturalRunDestroy(&r);
+    *out = NULL;
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  }
+  r->comm = comm, r->m = m;
+  int *st = malloc(sizeof(int) * (size_t)(P + 1)); // the split's ranges (the workspaces' own)
+  mbsErr e = st ? mbs_naturalPartSplit(m, P, st) : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  for (int k = 0, at = 0; !e && k < P; k++)
+    r->cnt[k] = 12 * (st[k + 1] - st[k]), r->dsp[k] = at, at += r->cnt[k];
+  free(st);
+  if (e) mbsp_naturalRunDestroy(&r);
+  *out = r;
+  return e;
+}
+
+void mbsp_naturalRunDestroy(mbspNaturalRun **pr) {
+  if (!*pr) return;
+  free((*pr)->cnt), free((*pr)->dsp), free(*pr);
+  *pr = NULL;
+}
+
+// the part's contributions by local (the evaluation's or the correction's), the sum, this part's
+// result and the whole of it on every rank into out (12 nb)
+static mbsErr mbsp_natRunParts(mbspNaturalRun *R, mbsNaturalWork *nw, const double *v,
+                               double *out) {
+  mbspComm *comm = R->comm;
+  const mbsModel *m = R->m;
+  int P = mbsp_size(comm), r = mbsp_rank(comm);
+  mbsNaturalPartInfo pi;
+  mbs_naturalPartGetInfo(nw, &pi);
+  mbsErr e = MBS_OK;
+  if (pi.nparts != P || pi.part != r) { // (not made before: this rank's part of the split now)
+    e = mbs_naturalPartSet(m, nw, P, r, NULL);
+    if (!e) mbs_naturalPartGetInfo(nw, &pi);
+  }
+  MBS_CALL(mbsp_agreeErr(comm, e));
+  double *buf = NULL;
+  int n = 0;
+  MBS_CALL(mbsp_agreeErr(comm, v ? mbs_naturalPartCorrectLocal(m, nw, v, &buf, &n)
+                                 : mbs_naturalPartLocalAt(m, nw, &buf, &n)));
+  if (n) {
+    MBS_CALL(mbsp_allreduceSum(comm, buf, n));
+    MBS_CALL(mbsp_bcastBytes(comm, buf, sizeof(double) * (size_t)n, 0));
+  }
+  const double *mine = NULL;
+  double *full = NULL, dummy = 0;
+  int nmine = 0;
+  MBS_CALL(mbsp_agreeErr(comm, mbs_naturalPartFinish(m, nw, &mine, &nmine, &full)));
+  MBS_CALL(mbsp_gatherv(comm, nmine ? mine : &dummy, nmine, full, R->cnt, R->dsp));
+  MBS_CALL(mbsp_bcastBytes(comm, full, sizeof(double) * 12 * (size_t)m->nbody, 0));
+  memcpy(out, full, sizeof(double) * 12 * (size_t)m->nbody);
+  if (v)
+    R->corrections++;
+  else
+    R->solves++;
+  R->factored += pi.b1 - pi.b0;
+  return MBS_OK;
+}
+
+mbsErr mbsp_naturalRunSolve(void *ctx, mbsNaturalWork *nw, double *pdd) {
+  return mbsp_natRunParts(ctx, nw, NULL, pdd);
+}
+
+mbsErr mbsp_naturalRunCorrect(void *ctx, mbsNaturalWork *nw, const double *v, double *dx) {
+  return mbsp_natRunParts(ctx, nw, v, dx);
+}
+
 mbsErr mbsp_naturalParReport(mbspComm *comm, mbsWork *w, const mbsModel *m,
                              mbspNaturalParReport *r) {
   memset(r, 0, sizeof *r);

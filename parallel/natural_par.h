@@ -25,6 +25,25 @@ int mbsp_naturalParActive(mbspComm *comm, const mbsModel *m);
 /// gather of p̈ to rank 0, which runs mbs_forward on it (q̈, λ, the joint wrenches, the closure
 /// multipliers into \p w). Errors are agreed. Collective.
 mbsErr mbsp_naturalForward(mbspComm *comm, const mbsModel *m, mbsState *s, mbsWork *w);
+/// The distributed solve of a natural run's evaluations (docs/natural.md 13;
+/// mbs_naturalSimSetSolve): every rank runs a replica of the (p, ṗ) integration, eliminates its own
+/// bodies at each evaluation, the interface system is summed by one allreduce (and rank 0's
+/// broadcast), and p̈ is gathered and broadcast so every replica continues from the same numbers.
+/// Made once per run (no allocation per evaluation).
+typedef struct mbspNaturalRun {
+  mbspComm *comm;
+  const mbsModel *m;
+  int *cnt, *dsp;           // (size) the gather's counts and displacements (12 per body)
+  long solves, corrections; // calls of the evaluations' solve and of the projection's corrections
+  long factored;            // bodies this rank factored in them (its range each time)
+} mbspNaturalRun;
+mbsErr mbsp_naturalRunCreate(mbspComm *comm, const mbsModel *m, mbspNaturalRun **out);
+void mbsp_naturalRunDestroy(mbspNaturalRun **r);
+/// The mbsNaturalSolveFn (ctx: an mbspNaturalRun). Collective; errors agreed.
+mbsErr mbsp_naturalRunSolve(void *ctx, mbsNaturalWork *nw, double *pdd);
+/// The mbsNaturalCorrectFn: the projection's corrections by the same split (the K = I workspace,
+/// mbs_naturalPartCorrectLocal), one allreduce, Δx gathered and broadcast. Collective.
+mbsErr mbsp_naturalRunCorrect(void *ctx, mbsNaturalWork *nw, const double *v, double *dx);
 /// The counters of every rank to rank 0 (*r zero when \p w never ran distributed). Collective.
 mbsErr mbsp_naturalParReport(mbspComm *comm, mbsWork *w, const mbsModel *m,
                              mbspNaturalParReport *r);

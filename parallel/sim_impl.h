@@ -86,9 +86,12 @@ typedef struct {
       *drv_last, *drv_max, *drv_keep;
   mbsMotion **drv_mo; // (ndrv) profile motion: the file's samples, else NULL
   long drv_solves;
-  // model.formulation = natural (sim_natural.c; rank 0): the (p, ṗ) simulation, its projections
-  // and rejected steps, the largest constraint violation after a step's projection
+  // model.formulation = natural (sim_natural.c; a replica on every rank): the (p, ṗ) simulation,
+  // its projections and rejected steps, the largest constraint violation after a step's
+  // projection; at 2+ ranks the distributed solve (nat_run) and the broadcast joint state nat_y
   struct mbsNaturalSim *nat;
+  struct mbspNaturalRun *nat_run;
+  double *nat_y;
   long nat_proj, nat_rejected;
   double nat_viol;
 } mbspSim;

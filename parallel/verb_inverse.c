@@ -208,8 +208,7 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
   double lres = 0;
   mbsErr e = MBS_OK;
   static const char *const files[] = {"inverse.csv", "inverse.json"};
-  e = mbsp_outPrepare(cli, files, 2);
-  if (!e && iv->motion) e = mbsp_inverseMotion(cfg, m, &mo);
+  if (iv->motion) e = mbsp_inverseMotion(cfg, m, &mo);
   int ns = mo ? mo->ns : iv->steps + 1;
   if (!e) e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(m, &w);
@@ -233,6 +232,8 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     if (!act || !llam) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     if (!e) e = mbs_configInverseActuated(cfg, m, act);
   }
+  // the output directory once the input is known good (a refused input leaves nothing behind)
+  if (!e) e = mbsp_outPrepare(cli, files, 2);
   for (int i = 0; i < ns && !e && m->nloop; i++) {
     // the sample: actuated coordinates from the motion; the others start from the motion (user
     // file) or the previous sample (the profile; the assembled q0 first) and follow the loops

@@ -51,6 +51,8 @@ int mbs_cpaKindPhase(int kind) {
   case MBS_CPA_SCH_ACC:
   case MBS_CPA_SCH_QDD:
   case MBS_CPA_FLEX_ACC:
+  case MBS_CPA_NAT_FWD:
+  case MBS_CPA_NAT_QDD:
     return MBS_CPA_PHASE_ACCELERATION;
   case MBS_CPA_FLEX_KIN:
     return MBS_CPA_PHASE_KINEMATICS;
@@ -63,7 +65,8 @@ int mbs_cpaKindPhase(int kind) {
   const char *n = mbs_cpaKindName(kind);
   if (!strncmp(n, "pos.", 4) || !strncmp(n, "vel.", 4) || !strncmp(n, "kin.", 4))
     return MBS_CPA_PHASE_KINEMATICS;
-  if (!strncmp(n, "aba.", 4) || !strncmp(n, "schur.", 6) || !strncmp(n, "flex.", 5))
+  if (!strncmp(n, "aba.", 4) || !strncmp(n, "schur.", 6) || !strncmp(n, "flex.", 5) ||
+      !strncmp(n, "natural.", 8))
     return MBS_CPA_PHASE_FACTOR;
   return MBS_CPA_PHASE_OTHER;
 }

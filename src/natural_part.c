@@ -293,23 +293,58 @@ static double mbs_npDot(const mbsNaturalWork *nw, int i, const double *x) {
   return v;
 }
 
+static mbsErr mbs_npEliminate(const mbsModel *m, mbsNaturalWork *nw, const double *v, double **buf,
+                              int *n);
+
 mbsErr mbs_naturalPartLocal(const mbsModel *m, const mbsState *s, mbsWork *w, mbsNaturalWork *nw,
                             double **buf, int *n) {
-  struct mbsNatPart *pt = nw->pt;
-  MBS_CHECK(pt, MBS_ERR_INTERNAL, "natural: the workspace is not distributed");
-  int b0 = nw->b0, b1 = nw->b1, nif = pt->nif;
-  size_t nl12 = 12 * (size_t)(b1 - b0);
+  MBS_CHECK(nw->pt, MBS_ERR_INTERNAL, "natural: the workspace is not distributed");
   mbs_fwdPosition(m, s, w);
   mbs_fwdVelocity(m, s, w);
   if (m->nforce) mbs_fwdForces(m, w); // spring-dampers -> w->fext
   MBS_CALL(mbs_npAssemble(m, w, nw));
+  return mbs_npEliminate(m, nw, NULL, buf, n);
+}
+
+mbsErr mbs_naturalPartLocalAt(const mbsModel *m, mbsNaturalWork *nw, double **buf, int *n) {
+  struct mbsNatPart *pt = nw->pt;
+  MBS_CHECK(pt, MBS_ERR_INTERNAL, "natural: the workspace is not distributed");
+  for (int k = 0, l = 0; k < m->nloop; k++) // the cut joint of each row (loop_lamnum rows each)
+    for (int i = 0; i < m->loop_lamnum[k] && l < nw->nl; i++) pt->lrow[l++] = k;
+  return mbs_npEliminate(m, nw, NULL, buf, n);
+}
+
+mbsErr mbs_naturalPartCorrectLocal(const mbsModel *m, mbsNaturalWork *nw, const double *v,
+                                   double **buf, int *n) {
+  struct mbsNatPart *pt = nw->pt;
+  MBS_CHECK(pt, MBS_ERR_INTERNAL, "natural: the workspace is not distributed");
+  for (int k = 0, l = 0; k < m->nloop; k++)
+    for (int i = 0; i < m->loop_lamnum[k] && l < nw->nl; i++) pt->lrow[l++] = k;
+  int nb = nw->nb; // the rows' right sides −v (natural_runon.c's layout), as mbs_ntCorrect's
+  for (int i = 0; i < 6 * nb; i++) nw->gj[i] = -v[6 * nb + i];
+  for (int i = 0; i < nw->nl; i++) nw->s.gl[i] = -v[12 * nb + i];
+  return mbs_npEliminate(m, nw, v, buf, n);
+}
+
+// the part's elimination after the assembly (rows in Jc, Jp, gj, Lr, s.gl; forces in s.f; v not
+// NULL: the projection's right sides, zero on p̈ and −v on the rigid rows)
+static mbsErr mbs_npEliminate(const mbsModel *m, mbsNaturalWork *nw, const double *v, double **buf,
+                              int *n) {
+  struct mbsNatPart *pt = nw->pt;
+  int b0 = nw->b0, b1 = nw->b1, nif = pt->nif;
+  size_t nl12 = 12 * (size_t)(b1 - b0);
   MBS_CALL(mbs_npRows(m, nw));
   MBS_CALL(mbs_ntFactor(m, nw));
   pt->evals++, pt->factored += b1 - b0;
   // this forest's solution
   for (int b = b0; b < b1; b++) {
-    memcpy(nw->r + NB * b, nw->s.f + 12 * b, 12 * sizeof(double));
-    memcpy(nw->r + NB * b + 12, nw->rg + 6 * b, 6 * sizeof(double));
+    if (v) {
+      memset(nw->r + NB * b, 0, 12 * sizeof(double));
+      for (int r = 0; r < 6; r++) nw->r[NB * b + 12 + r] = -v[6 * b + r];
+    } else {
+      memcpy(nw->r + NB * b, nw->s.f + 12 * b, 12 * sizeof(double));
+      memcpy(nw->r + NB * b + 12, nw->rg + 6 * b, 6 * sizeof(double));
+    }
   }
   mbs_ntSolve(m, nw, nw->gj, 1);
   memcpy(pt->pf, nw->pdd + 12 * b0, nl12 * sizeof(double));
@@ -377,7 +412,11 @@ mbsErr mbs_naturalPartFinish(const mbsModel *m, mbsNaturalWork *nw, const double
   pt->rank = 0;
   if (nif) {
     double *S = pt->buf, *rhs = pt->buf + (size_t)nif * nif;
-    pt->rank = mbs_natPivChol(S, nif, m->opt.rank_tol > 0 ? m->opt.rank_tol : 1e-10, rhs, pt->mu);
+    pt->rank = mbs_natPivChol(S, nif,
+                              nw->ptol > 0          ? nw->ptol
+                              : m->opt.rank_tol > 0 ? m->opt.rank_tol
+                                                    : 1e-10,
+                              rhs, pt->mu);
     MBS_CHECK(pt->rank >= 0, MBS_ERR_NOMEM, "out of memory");
     int nroot = 0; // the rows on roots: p̈ −= K⁻¹ Σ μ_k l_kᵀ, one solve
     for (int b = b0; b < b1; b++) memset(nw->r + NB * b, 0, NB * sizeof(double));

@@ -128,6 +128,7 @@ struct mbsNaturalWork {
   int nparts, part;      // (nparts 0: not distributed)
   int *starts;           // (nparts + 1) the parts' first bodies
   int given;             // 1: pdd holds the p̈ of a distributed solve (mbs_naturalPartGiven)
+  double ptol;           // the interface pivots' tolerance (0: solver.rank_tol, else 1e-10)
   struct mbsNatPart *pt; // the interface rows and their responses (natural_part.c)
 };
 

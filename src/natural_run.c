@@ -46,6 +46,9 @@ struct mbsNaturalSim {
   int dense;
   mbsNaturalWork *nwM, *nwI;
   int *rec0;
+  mbsNaturalSolveFn solve;     // (not NULL: the evaluations' solve, e.g. distributed over ranks)
+  mbsNaturalCorrectFn correct; // (not NULL: the projection's corrections, likewise)
+  void *solve_ctx;
 };
 
 mbsErr mbs_naturalSimCreate(const mbsModel *m, const mbsState *st, mbsWork *w,
@@ -237,6 +240,7 @@ static mbsErr mbs_nsAccel(mbsNaturalSim *ns, const double *p, const double *pd, 
     mbs_fwdVelocity(ns->m, ns->qs, ns->w);
     MBS_CALL(mbs_natJointForces(ns->m, ns->w, s));
   }
+  if (!ns->dense && ns->solve) return ns->solve(ns->solve_ctx, ns->nwM, pdd);
   if (!ns->dense) { // the elimination of docs/natural.md 5, the cut joints in the range space
     mbsNaturalWork *nw = ns->nwM;
     MBS_CALL(mbs_ntFactor(ns->m, nw));
@@ -307,6 +311,17 @@ static double mbs_nsRowsOn(mbsNaturalSim *ns) {
   return mbs_ntValues(ns->m, nw, ns->rec, ns->rec0, ns->nrec, ns->g);
 }
 
+// x += −Gᵀ (G Gᵀ)⁺ v by nwI (factored at the iterate unless a correct callback does it all)
+static void mbs_nsCorr(mbsNaturalSim *ns, const double *v, int fresh, double *x) {
+  if (!ns->correct) {
+    mbs_ntCorrect(ns->m, ns->nwI, v, fresh, 1e-12, x);
+    return;
+  }
+  double *dx = ns->yt; // (DP5's stage scratch: free after a step)
+  if (ns->correct(ns->solve_ctx, ns->nwI, v, dx)) return; // (an agreed error: no correction)
+  for (int j = 0; j < ns->np; j++) x[j] += dx[j];
+}
+
 // the projection of docs/natural.md 7 in O(n): the same Gauss–Newton iterations and minimum-norm
 // corrections as the dense one, each solved by the block elimination of [I Gᵀ; G 0] (nwI); the
 // velocities reuse the factors of the last position iterate (the one at the projected p)
@@ -316,15 +331,15 @@ static double mbs_nsProjectOn(mbsNaturalSim *ns, double tol, int maxit) {
   int fresh = 1;
   for (int it = 0; it <= maxit; it++) {
     gmax = mbs_nsRowsOn(ns);
-    if (mbs_ntFactor(ns->m, nw)) return gmax; // (not on a manifold that a run reaches)
+    if (!ns->correct && mbs_ntFactor(ns->m, nw)) return gmax; // (not on a run's manifold)
     fresh = 1;
     if (gmax <= tol || it == maxit) break;
-    mbs_ntCorrect(ns->m, nw, ns->g, 1, 1e-12, ns->s.p);
+    mbs_nsCorr(ns, ns->g, 1, ns->s.p);
     fresh = 0;
     ns->st.corrections++;
   }
   mbs_ntJacMul(ns->m, nw, ns->s.pd, ns->y); // G ṗ with G at the projected p
-  mbs_ntCorrect(ns->m, nw, ns->y, fresh, 1e-12, ns->s.pd);
+  mbs_nsCorr(ns, ns->y, fresh, ns->s.pd);
   mbs_nsSync(ns);
   return gmax;
 }
@@ -553,6 +568,18 @@ void mbs_naturalSimSetJoint(mbsNaturalSim *ns, const mbsReal *q, const mbsReal *
   mbs_naturalFromJoint(m, ns->qs, ns->w, ns->s.p, ns->s.pd);
   memcpy(ns->qref, q, sizeof(double) * (size_t)m->nq);
   ns->fsal = 0;
+}
+
+void mbs_naturalSimSetSolve(mbsNaturalSim *ns, mbsNaturalSolveFn fn, mbsNaturalCorrectFn cfn,
+                            void *ctx) {
+  ns->solve = ns->dense ? NULL : fn, ns->correct = ns->dense ? NULL : cfn, ns->solve_ctx = ctx;
+  if (ns->nwI) ns->nwI->ptol = 1e-12; // (the parts' pivots: mbs_ntCorrect's tolerance)
+}
+
+mbsErr mbs_naturalSimSetParts(mbsNaturalSim *ns, int nparts, int part) {
+  MBS_CHECK(!ns->dense, MBS_ERR_INTERNAL, "natural: the dense run has no parts");
+  MBS_CALL(mbs_naturalPartSet(ns->m, ns->nwM, nparts, part, NULL));
+  return mbs_naturalPartSet(ns->m, ns->nwI, nparts, part, NULL);
 }
 
 void mbs_naturalSimSetStep(mbsNaturalSim *ns, double h) {

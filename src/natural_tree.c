@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
 #include "loops_private.h"
@@ -487,4 +488,5 @@ const mbsSolverType mbs_solverNatural = {.name = "natural",
                                          .tree = mbs_naturalTree,
                                          .work = mbs_naturalWork,
                                          .loops_inside = 1,
+                                         .cpa_build = mbs_cpaNaturalGraph,
                                          .natural = 1};

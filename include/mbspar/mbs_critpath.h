@@ -124,7 +124,11 @@
   X(MBS_CPA_FLEX_BODY, "flex.body")                                                                \
   X(MBS_CPA_FLEX_CONDENSE, "flex.condense")                                                        \
   X(MBS_CPA_FLEX_TRANSFER, "flex.transfer")                                                        \
-  X(MBS_CPA_FLEX_ACC, "flex.acc")
+  X(MBS_CPA_FLEX_ACC, "flex.acc")                                                                  \
+  X(MBS_CPA_NAT_ASM, "natural.assemble")                                                           \
+  X(MBS_CPA_NAT_FACTOR, "natural.factor")                                                          \
+  X(MBS_CPA_NAT_FWD, "natural.forward")                                                            \
+  X(MBS_CPA_NAT_QDD, "natural.qdd")
 
 typedef enum {
 #define MBS_CPA_KIND_ENUM(id, name) id,
@@ -258,6 +262,8 @@ int mbs_cpaDistributed(int method);
 struct mbsCpaB;
 struct mbsCpaKin;
 mbsErr mbs_cpaAbaGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
+/// The natural formulation's O(n) solve (src/natural_cpa.c; one rank, trees).
+mbsErr mbs_cpaNaturalGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
 mbsErr mbs_cpaCrbaGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
 mbsErr mbs_cpaCfsGraph(struct mbsCpaB *B, struct mbsCpaKin *K);
 mbsErr mbs_cpaSchurGraph(struct mbsCpaB *B, struct mbsCpaKin *K);

@@ -140,6 +140,21 @@ void mbs_naturalSimSetJoint(mbsNaturalSim *ns, const mbsReal *q, const mbsReal *
 /// The size of the next adaptive step (0: not chosen yet), and its setter.
 double mbs_naturalSimGetStep(const mbsNaturalSim *ns);
 void mbs_naturalSimSetStep(mbsNaturalSim *ns, double h);
+/// A solver of the O(n) evaluations in place of the run's own (the distributed one, parallel/
+/// natural_par.c): called with the workspace assembled at the stage (p, ṗ, the forces of every
+/// body, the recorded rows replayed), it leaves the whole p̈ (12 nb) in its second argument. NULL:
+/// the run's own whole-model solve. Every process of a distributed run calls it at the same
+/// evaluations (their runs are replicas), so it may be collective.
+/// The projection's corrections likewise (cfn, not NULL): called with the K = I workspace replayed
+/// at the iterate and the rows' right sides v (the layout of mbs_naturalPartCorrectLocal), it
+/// leaves Δx = −Gᵀ (G Gᵀ)⁺ v (12 nb) in its last argument.
+typedef mbsErr (*mbsNaturalSolveFn)(void *ctx, mbsNaturalWork *nw, double *pdd);
+/// Makes the run's two workspaces (the evaluations' and the projection's) part \p part of
+/// mbs_naturalPartSplit's \p nparts parts before the steps (the callbacks then allocate nothing).
+mbsErr mbs_naturalSimSetParts(mbsNaturalSim *ns, int nparts, int part);
+typedef mbsErr (*mbsNaturalCorrectFn)(void *ctx, mbsNaturalWork *nw, const double *v, double *dx);
+void mbs_naturalSimSetSolve(mbsNaturalSim *ns, mbsNaturalSolveFn fn, mbsNaturalCorrectFn cfn,
+                            void *ctx);
 /// The counters so far.
 void mbs_naturalSimGetStats(const mbsNaturalSim *ns, mbsNaturalSimStats *st);
 /// Total energy: kinetic ½ ṗᵀ M ṗ, potential of gravity, of the spring-dampers and of the joint
@@ -191,6 +206,18 @@ mbsErr mbs_naturalPartSet(const mbsModel *m, mbsNaturalWork *nw, int nparts, int
 /// side) receives the contributions, to be summed over the parts in place. No allocation.
 mbsErr mbs_naturalPartLocal(const mbsModel *m, const mbsState *s, mbsWork *w, mbsNaturalWork *nw,
                             double **buf, int *n);
+/// The same for an assembly already made by the caller (a natural run, src/natural_run.c: p, ṗ
+/// and the forces of every body in the workspace's state, the recorded rows replayed into it):
+/// the factorisation of this part's bodies, its forest's solution, the interface rows' responses
+/// and the contributions into *buf. No allocation.
+mbsErr mbs_naturalPartLocalAt(const mbsModel *m, mbsNaturalWork *nw, double **buf, int *n);
+/// The projection's correction by parts (a natural run's K = I workspace, the rows replayed at
+/// the projected p): the right sides −v on the rows (v: 6 per body rigid, 6 slots per body for its
+/// joint, the cut joints'; src/natural_runon.c's layout), zero on p̈; the factorisation, responses
+/// and contributions as mbs_naturalPartLocalAt. After the sum and mbs_naturalPartFinish the
+/// gathered result is Δx = −Gᵀ (G Gᵀ)⁺ v. No allocation.
+mbsErr mbs_naturalPartCorrectLocal(const mbsModel *m, mbsNaturalWork *nw, const double *v,
+                                   double **buf, int *n);
 /// After the sum of the buffers: factors S (every part alike), μ, and this part's p̈ corrected.
 /// *local, *n: this part's p̈ (12 per body of [b0, b1)); *full: a 12 nb array for the gather of
 /// every part's p̈ (to be given to mbs_naturalPartGiven). MBS_ERR_NOMEM (the factor's scratch).
