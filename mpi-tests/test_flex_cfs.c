@@ -1,0 +1,91 @@
+/// \file test_flex_cfs.c
+/// The constraint-force system with flexible bodies (src/flex_cfs.c; docs/flexible.md 12; issue
+/// 34) at one process: on random trees and chains of rigid and flexible bodies (flex_gen.h: every
+/// joint type, beams with 0-3 modes, tip and mid nodes, children on nodes, damping, stiffening on
+/// and off), at a random modal state, ydd by each method equals the dense oracle's
+/// (mbs_flexOracleAccel) to 1e-9, the joint block and the modal block each relative to its
+/// largest entry (as test_flex_aba (c)):
+/// (a) direct and jcg on 16 models of 6 to 15 bodies;
+/// (b) gs and sor (block, on the assembled A) on 8 models of 3 to 6 bodies (the stationary
+///     methods need many sweeps: small models only, docs/flexible.md 12.3).
+#include <stdlib.h>
+#include "mbs_test.h"
+#include "flex_gen.h"
+#include "flex_cfs.h"
+#include "mbspar/mbs_config.h"
+#include "mbspar/mbs_flex.h"
+
+static double blockDiff(const double *ya, const double *yo, int N, int nv) {
+  double sj = 1e-300, se = 1e-300, ej = 0, ee = 0;
+  for (int k = 0; k < N; k++) {
+    double d = fabs(ya[k] - yo[k]);
+    if (k < nv)
+      sj = fmax(sj, fabs(yo[k])), ej = fmax(ej, d);
+    else
+      se = fmax(se, fabs(yo[k])), ee = fmax(ee, d);
+  }
+  return fmax(ej / sj, N > nv ? ee / se : 0);
+}
+
+int main(void) {
+  enum { NB = 16, CAP = 1 << 16 };
+  Body B[NB];
+  char *t1 = malloc(CAP);
+  double worst[MBS_FCFS_NMETHOD] = {0}, wa[MBS_FCFS_NMETHOD] = {0}, wo = 0;
+  int ntrial[MBS_FCFS_NMETHOD] = {0}, itmax[MBS_FCFS_NMETHOD] = {0}, nflex = 0, nnode = 0;
+  int nmodal = 0;
+  for (int trial = 0; t1 && trial < 24; trial++) {
+    int small = trial >= 16, chain = trial % 3 == 0;
+    int nb = small ? 3 + trial % 4 : 6 + trial % (NB - 6);
+    gen(B, nb, chain, 2);
+    for (int b = 0; b < nb; b++) nflex += B[b].flex, nnode += B[b].onnode > 0;
+    MBS_EXPECT(text(B, nb, 0, t1, CAP) == 0, "text");
+    mbsModel *m = mbs_test_buildText(t1);
+    MBS_EXPECT(m != NULL, "trial %d: model", trial);
+    if (!m) break;
+    mbsFlexOracle *o = NULL;
+    mbsFlexCfs *f = NULL;
+    mbsFlexAba *a = NULL;
+    MBS_EXPECT_OK(mbs_flexAbaCreate(m, &a));
+    MBS_EXPECT_OK(mbs_flexOracleCreate(m, &o));
+    MBS_EXPECT_OK(mbs_flexCfsCreate(m, &f));
+    int N = o ? mbs_flexOracleSize(o) : 0, nv = m->nv;
+    double *y = calloc((size_t)N + 1, sizeof(double)), *eta = calloc((size_t)N + 1, sizeof(double));
+    double *yo = calloc((size_t)N + 1, sizeof(double)), *yc = calloc((size_t)N + 1, sizeof(double));
+    double *ya = calloc((size_t)N + 1, sizeof(double));
+    if (o && f && a && y && eta && yo && yc && ya) {
+      nmodal += N - nv;
+      memcpy(y, m->qd0, sizeof(double) * (size_t)nv);
+      for (int k = nv; k < N; k++) y[k] = sym(0.3), eta[k - nv] = sym(0.01);
+      MBS_EXPECT_OK(mbs_flexOracleAccel(o, m->q0, y, eta, yo));
+      MBS_EXPECT_OK(mbs_flexAbaAccel(a, m->q0, y, eta, ya));
+      wo = fmax(wo, blockDiff(ya, yo, N, nv));
+      for (int k = 0; k < MBS_FCFS_NMETHOD; k++) {
+        int stationary = k == MBS_FCFS_GS || k == MBS_FCFS_SOR, it = 0;
+        if (stationary != small) continue;
+        memset(yc, 0, sizeof(double) * (size_t)N);
+        mbsErr e = mbs_flexCfsAccel(f, k, 1e-14, m->q0, y, eta, yc, &it);
+        MBS_EXPECT(e == MBS_OK, "trial %d %s: %s", trial, mbs_flexCfsName(k), mbs_errMsg());
+        double d = blockDiff(yc, yo, N, nv);
+        MBS_EXPECT(d < 1e-9, "trial %d (%d bodies) %s: %.3e", trial, nb, mbs_flexCfsName(k), d);
+        worst[k] = fmax(worst[k], d), ntrial[k]++;
+        wa[k] = fmax(wa[k], blockDiff(yc, ya, N, nv));
+        if (it > itmax[k]) itmax[k] = it;
+      }
+    }
+    free(y), free(eta), free(yo), free(yc), free(ya);
+    mbs_flexCfsDestroy(&f), mbs_flexOracleDestroy(&o), mbs_flexAbaDestroy(&a);
+    mbs_modelDestroy(&m);
+  }
+  free(t1);
+  printf("%d flexible bodies, %d children on nodes, %d modal coordinates in all\n", nflex, nnode,
+         nmodal);
+  for (int k = 0; k < MBS_FCFS_NMETHOD; k++)
+    printf("%-6s against the dense oracle: %.2e over %d models (bound 1e-9; the recursive "
+           "algorithm: %.2e), at most %d iterations\n",
+           mbs_flexCfsName(k), worst[k], ntrial[k], wa[k], itmax[k]);
+  printf("(the recursive algorithm against the dense oracle on the same models: %.2e)\n", wo);
+  MBS_EXPECT(ntrial[0] == 16 && ntrial[1] == 16 && ntrial[2] == 8 && ntrial[3] == 8, "coverage");
+  MBS_EXPECT(nnode > 5 && nmodal > 20, "coverage: %d nodes %d modal", nnode, nmodal);
+  return mbs_test_finish("test_flex_cfs");
+}

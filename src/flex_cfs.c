@@ -1,0 +1,414 @@
+/// \file flex_cfs.c
+/// The constraint-force system with flexible bodies (docs/flexible.md 12; seed 002's method,
+/// docs/formulation.md parts 2-3, with a body's 6 x 6 mobility replaced by its (6 + m)^2 one).
+/// Body b is free with z_b = [omega; v_o; etad] (world axes at its origin, as src/flex_aba.c) and
+/// M_b zdot_b + h_b = Q_b. Joint b exerts f_b = F_b tau_b + T_b lam_b on body b (F_b = S (S^T
+/// S)^-1, T_b the orthonormal complement of S_b: S^T f = tau, T^T S = 0) and -P_b^T f_b on the
+/// generalized forces of its parent (P_b: the parent's z to b's frame twist, through a node frame
+/// of a flexible parent). Its rows: T_b^T (zdot_b6 - P_b zdot_p - c_b) = 0. So A = G M^-1 G^T,
+/// the operator in three sweeps (wrenches up, accelerations, rows down) as src/cfs_op.c.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mbspar/mbs_joint.h"
+#include "flex_cfs.h"
+#include "flex_private.h"
+
+struct mbsFlexCfs {
+  const mbsModel *m;
+  mbsFlexAba *a;
+  int nb, nl, N;
+  int *nlb, *la;         ///< (nbody) rows of joint b and their first index
+  mbsReal *T, *F, *SSi;  ///< (nbody x 36) T (6 x nl), F (6 x nd), (S^T S)^-1 (nd^2)
+  mbsReal *Minv, *h, *Q; ///< M_b^-1 (nz^2 at a->oq), h_b and Q_b / zdot_b (nz at a->ov)
+  mbsReal *wr, *tau;     ///< (nbody x 6) joint wrenches, (nv) joint forces
+  mbsReal *Dinv;         ///< (nbody x 36) the diagonal blocks' inverses
+  mbsReal *A;            ///< (nl^2) the assembled A (direct, gs, sor), or NULL
+  mbsReal *x, *b, *r, *z, *p, *q;
+  mbsReal *wk; ///< scratch (nzmax^2 + 12 nzmax)
+};
+
+static const char *const mbs_fcfsNames[MBS_FCFS_NMETHOD] = {"direct", "jcg", "gs", "sor"};
+
+const char *mbs_flexCfsName(int k) {
+  return k >= 0 && k < MBS_FCFS_NMETHOD ? mbs_fcfsNames[k] : "?";
+}
+
+int mbs_flexCfsRows(const mbsFlexCfs *f) {
+  return f->nl;
+}
+
+void mbs_flexCfsDestroy(mbsFlexCfs **pf) {
+  if (!pf || !*pf) return;
+  mbsFlexCfs *f = *pf;
+  mbs_flexAbaDestroy(&f->a);
+  void *arr[] = {f->nlb,  f->la, f->T, f->F, f->SSi, f->Minv, f->h, f->Q, f->wr, f->tau,
+                 f->Dinv, f->A,  f->x, f->b, f->r,   f->z,    f->p, f->q, f->wk};
+  for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++) free(arr[k]);
+  free(f);
+  *pf = NULL;
+}
+
+mbsErr mbs_flexCfsCreate(const mbsModel *m, mbsFlexCfs **out) {
+  *out = NULL;
+  mbsFlexCfs *f = calloc(1, sizeof *f);
+  if (!f) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  *out = f;
+  f->m = m, f->nb = m->nbody;
+  MBS_CALL(mbs_flexAbaCreate(m, &f->a));
+  f->N = mbs_flexAbaSize(f->a);
+  size_t nb = (size_t)m->nbody + 1, sq = 1, sv = 1;
+  int nzmax = 6;
+  f->nlb = malloc(sizeof(int) * nb), f->la = malloc(sizeof(int) * nb);
+  if (!f->nlb || !f->la) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  for (int b = 0; b < m->nbody; b++) {
+    int n = f->a->nz[b];
+    f->la[b] = f->nl, f->nlb[b] = 6 - m->body_dofnum[b], f->nl += f->nlb[b];
+    sq += (size_t)n * n, sv += (size_t)n;
+    if (n > nzmax) nzmax = n;
+  }
+  size_t nl = (size_t)f->nl + 1;
+  mbsReal **a36[] = {&f->T, &f->F, &f->SSi, &f->Dinv};
+  for (int k = 0; k < 4; k++) *a36[k] = calloc(36 * nb, sizeof(mbsReal));
+  f->Minv = calloc(sq, sizeof(mbsReal)), f->h = calloc(sv, sizeof(mbsReal));
+  f->Q = calloc(sv, sizeof(mbsReal)), f->wr = calloc(6 * nb, sizeof(mbsReal));
+  f->tau = calloc((size_t)m->nv + 1, sizeof(mbsReal));
+  mbsReal **vl[] = {&f->x, &f->b, &f->r, &f->z, &f->p, &f->q};
+  for (int k = 0; k < 6; k++) *vl[k] = calloc(nl, sizeof(mbsReal));
+  f->wk = calloc((size_t)nzmax * nzmax + 12 * (size_t)nzmax + 64, sizeof(mbsReal));
+  if (!f->T || !f->F || !f->SSi || !f->Dinv || !f->Minv || !f->h || !f->Q || !f->wr || !f->tau ||
+      !f->x || !f->b || !f->r || !f->z || !f->p || !f->q || !f->wk)
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible constraint-force system)");
+  return MBS_OK;
+}
+
+// Cholesky L L^T of the n x n A in place (lower triangle); -1 if not positive definite
+static int mbs_fcChol(int n, mbsReal *A) {
+  for (int j = 0; j < n; j++) {
+    mbsReal s = A[j * n + j];
+    for (int k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
+    if (!(s > 0)) return -1;
+    A[j * n + j] = sqrt(s);
+    for (int i = j + 1; i < n; i++) {
+      mbsReal t = A[i * n + j];
+      for (int k = 0; k < j; k++) t -= A[i * n + k] * A[j * n + k];
+      A[i * n + j] = t / A[j * n + j];
+    }
+  }
+  return 0;
+}
+
+// x := (L L^T)^-1 x
+static void mbs_fcCholSolve(int n, const mbsReal *L, mbsReal *x) {
+  for (int i = 0; i < n; i++) {
+    mbsReal t = x[i];
+    for (int k = 0; k < i; k++) t -= L[i * n + k] * x[k];
+    x[i] = t / L[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    mbsReal t = x[i];
+    for (int k = i + 1; k < n; k++) t -= L[k * n + i] * x[k];
+    x[i] = t / L[i * n + i];
+  }
+}
+
+// Ai (n x n, full) = A^-1 from A's Cholesky factor L
+static void mbs_fcCholInverse(int n, const mbsReal *L, mbsReal *Ai) {
+  for (int j = 0; j < n; j++) {
+    mbsReal *e = Ai + (size_t)j * n; // column j, stored as row j (symmetric)
+    for (int i = 0; i < n; i++) e[i] = i == j;
+    mbs_fcCholSolve(n, L, e);
+  }
+}
+
+// T: an orthonormal basis (columns of 6) of the complement of the nd columns of S (world)
+static void mbs_fcComplement(const mbsReal *S, int nd, mbsReal *T) {
+  mbsReal Qs[72];
+  int nq = 0, nt = 0;
+  for (int k = 0; k < nd + 6 && nt < 6 - nd; k++) {
+    mbsReal v[6];
+    for (int i = 0; i < 6; i++) v[i] = k < nd ? S[6 * k + i] : (i == k - nd);
+    for (int pass = 0; pass < 2; pass++) // Gram-Schmidt, twice for accuracy
+      for (int j = 0; j < nq; j++) {
+        mbsReal d = 0;
+        for (int i = 0; i < 6; i++) d += Qs[6 * j + i] * v[i];
+        for (int i = 0; i < 6; i++) v[i] -= d * Qs[6 * j + i];
+      }
+    mbsReal n2 = 0;
+    for (int i = 0; i < 6; i++) n2 += v[i] * v[i];
+    if (k >= nd && n2 < 0.25) continue; // a unit vector nearly in the span so far
+    mbsReal s = 1 / sqrt(n2);
+    for (int i = 0; i < 6; i++) Qs[6 * nq + i] = v[i] * s;
+    if (k >= nd) memcpy(T + 6 * nt++, Qs + 6 * nq, 6 * sizeof(mbsReal));
+    nq++;
+  }
+}
+
+// the position- and velocity-dependent data: kinematics, M_b^-1, h_b, T, F, tau, D_b^-1
+static mbsErr mbs_fcPrepare(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, const mbsReal *eta) {
+  const mbsModel *m = f->m;
+  mbsFlexAba *a = f->a;
+  for (int b = 0; b < m->nbody; b++) {
+    int n = a->nz[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    mbs_faKin(a, b, q, y, eta);
+    mbsReal *Mf = f->wk;
+    mbs_faBody(a, b, y, eta, Mf, f->h + a->ov[b]);
+    if (mbs_fcChol(n, Mf))
+      return mbs_errSet(MBS_ERR_NUMERIC, "body %s: mass matrix is not positive definite",
+                        m->body_name[b]);
+    mbs_fcCholInverse(n, Mf, f->Minv + a->oq[b]);
+    const mbsReal *S = a->S + 36 * b;
+    mbs_fcComplement(S, nd, f->T + 36 * b);
+    if (nd) { // F = S (S^T S)^-1
+      mbsReal SS[36], *Si = f->SSi + 36 * b;
+      for (int i = 0; i < nd; i++)
+        for (int j = 0; j < nd; j++) {
+          mbsReal t = 0;
+          for (int r = 0; r < 6; r++) t += S[6 * i + r] * S[6 * j + r];
+          SS[nd * i + j] = t;
+        }
+      if (mbs_fcChol(nd, SS))
+        return mbs_errSet(MBS_ERR_NUMERIC, "body %s: degenerate joint subspace", m->body_name[b]);
+      mbs_fcCholInverse(nd, SS, Si);
+      for (int j = 0; j < nd; j++)
+        for (int r = 0; r < 6; r++) {
+          mbsReal t = 0;
+          for (int i = 0; i < nd; i++) t += S[6 * i + r] * Si[nd * i + j];
+          f->F[36 * b + 6 * j + r] = t;
+        }
+    }
+    const mbsReal *qb = q + m->body_qadr[b];
+    int scalar = mbs_jntQuatAdr(m->body_jnttype[b]) < 0;
+    for (int k = 0; k < nd; k++) {
+      int dd = d0 + k;
+      f->tau[dd] = m->dof_force[dd] - m->dof_damping[dd] * y[dd];
+      if (scalar) f->tau[dd] -= m->dof_stiffness[dd] * (qb[k] - m->dof_springref[dd]);
+    }
+  }
+  // the diagonal blocks D_b = T^T [M_b^-1]_66 T + (P^T T)^T M_p^-1 (P^T T), inverted
+  for (int b = 0; b < m->nbody; b++) {
+    int nl = f->nlb[b], n = a->nz[b], p = m->body_parent[b];
+    if (!nl) continue;
+    const mbsReal *T = f->T + 36 * b, *Mi = f->Minv + a->oq[b];
+    mbsReal D[36];
+    for (int i = 0; i < nl; i++)
+      for (int j = 0; j < nl; j++) {
+        mbsReal t = 0;
+        for (int r = 0; r < 6; r++)
+          for (int s = 0; s < 6; s++) t += T[6 * i + r] * Mi[r * n + s] * T[6 * j + s];
+        D[nl * i + j] = t;
+      }
+    if (p >= 0) {
+      int np = a->nz[p];
+      const mbsReal *P = a->P + a->oP[b], *Mp = f->Minv + a->oq[p];
+      mbsReal *PT = f->wk, *MPT = f->wk + 6 * (size_t)np;
+      for (int i = 0; i < nl; i++) // PT column i (np) = P^T T_i, MPT column i = M_p^-1 PT_i
+        for (int k = 0; k < np; k++) {
+          mbsReal t = 0;
+          for (int r = 0; r < 6; r++) t += P[r * np + k] * T[6 * i + r];
+          PT[i * np + k] = t;
+        }
+      for (int i = 0; i < nl; i++)
+        for (int k = 0; k < np; k++) {
+          mbsReal t = 0;
+          for (int j = 0; j < np; j++) t += Mp[k * np + j] * PT[i * np + j];
+          MPT[i * np + k] = t;
+        }
+      for (int i = 0; i < nl; i++)
+        for (int j = 0; j < nl; j++) {
+          mbsReal t = 0;
+          for (int k = 0; k < np; k++) t += PT[i * np + k] * MPT[j * np + k];
+          D[nl * i + j] += t;
+        }
+    }
+    if (mbs_fcChol(nl, D))
+      return mbs_errSet(MBS_ERR_NUMERIC,
+                        "body %s: diagonal block of the constraint-force system is not positive "
+                        "definite",
+                        m->body_name[b]);
+    mbs_fcCholInverse(nl, D, f->Dinv + 36 * b);
+  }
+  return MBS_OK;
+}
+
+// y = A x (known = 0) or A x + the affine part (known = 1: joint forces, bias forces, c): the
+// three sweeps. Leaves zdot_b in f->Q.
+static void mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo) {
+  const mbsModel *m = f->m;
+  const mbsFlexAba *a = f->a;
+  for (int b = 0; b < m->nbody; b++) { // up: the joint wrenches
+    int nl = f->nlb[b], la = f->la[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    const mbsReal *T = f->T + 36 * b, *F = f->F + 36 * b;
+    mbsReal *wr = f->wr + 6 * b;
+    for (int i = 0; i < 6; i++) wr[i] = 0;
+    for (int k = 0; k < nl; k++)
+      for (int i = 0; i < 6; i++) wr[i] += T[6 * k + i] * x[la + k];
+    for (int k = 0; known && k < nd; k++)
+      for (int i = 0; i < 6; i++) wr[i] += F[6 * k + i] * f->tau[d0 + k];
+  }
+  for (int b = 0; b < m->nbody; b++) { // mid: Q_b and zdot_b = M_b^-1 Q_b
+    int n = a->nz[b];
+    mbsReal *Qb = f->wk, *zd = f->Q + a->ov[b];
+    const mbsReal *hb = f->h + a->ov[b], *Mi = f->Minv + a->oq[b];
+    for (int i = 0; i < n; i++) Qb[i] = (i < 6 ? f->wr[6 * b + i] : 0) - (known ? hb[i] : 0);
+    const int *ch = m->child_list + m->body_childadr[b];
+    for (int k = 0; k < m->body_childnum[b]; k++) {
+      const mbsReal *P = a->P + a->oP[ch[k]], *wc = f->wr + 6 * ch[k];
+      for (int j = 0; j < n; j++) {
+        mbsReal t = 0;
+        for (int i = 0; i < 6; i++) t += P[i * n + j] * wc[i];
+        Qb[j] -= t;
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      mbsReal t = 0;
+      for (int j = 0; j < n; j++) t += Mi[i * n + j] * Qb[j];
+      zd[i] = t;
+    }
+  }
+  for (int b = 0; b < m->nbody; b++) { // down: the rows
+    int nl = f->nlb[b], la = f->la[b], p = m->body_parent[b];
+    mbsReal ap[6], d[6];
+    mbs_faApply(a, b, p < 0 ? NULL : f->Q + a->ov[p], known ? a->c + 6 * b : NULL, ap);
+    for (int i = 0; i < 6; i++) d[i] = f->Q[a->ov[b] + i] - ap[i];
+    const mbsReal *T = f->T + 36 * b;
+    for (int k = 0; k < nl; k++) {
+      mbsReal t = 0;
+      for (int i = 0; i < 6; i++) t += T[6 * k + i] * d[i];
+      yo[la + k] = t;
+    }
+  }
+}
+
+static void mbs_fcPrecond(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z) {
+  for (int b = 0; b < f->nb; b++) {
+    int nl = f->nlb[b], la = f->la[b];
+    const mbsReal *Di = f->Dinv + 36 * b;
+    for (int i = 0; i < nl; i++) {
+      mbsReal t = 0;
+      for (int j = 0; j < nl; j++) t += Di[i * nl + j] * r[la + j];
+      z[la + i] = t;
+    }
+  }
+}
+
+static double mbs_fcDot(int n, const mbsReal *a, const mbsReal *b) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+// preconditioned CG on A x = b from x = 0
+static mbsErr mbs_fcCG(mbsFlexCfs *f, double tol, int *it) {
+  int n = f->nl, maxit = 20 * n + 100;
+  double bn = sqrt(mbs_fcDot(n, f->b, f->b));
+  memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
+  memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
+  if (bn == 0) return MBS_OK;
+  mbs_fcPrecond(f, f->r, f->z);
+  memcpy(f->p, f->z, sizeof(mbsReal) * (size_t)n);
+  double rz = mbs_fcDot(n, f->r, f->z);
+  for (*it = 0; *it < maxit; (*it)++) {
+    if (sqrt(mbs_fcDot(n, f->r, f->r)) <= tol * bn) return MBS_OK;
+    mbs_fcApply(f, f->p, 0, f->q);
+    double al = rz / mbs_fcDot(n, f->p, f->q);
+    for (int i = 0; i < n; i++) f->x[i] += al * f->p[i], f->r[i] -= al * f->q[i];
+    mbs_fcPrecond(f, f->r, f->z);
+    double rz1 = mbs_fcDot(n, f->r, f->z);
+    for (int i = 0; i < n; i++) f->p[i] = f->z[i] + rz1 / rz * f->p[i];
+    rz = rz1;
+  }
+  return mbs_errSet(MBS_ERR_NUMERIC, "flexible jcg: no convergence in %d iterations", maxit);
+}
+
+// the explicit A, column by column from the operator (small models)
+static mbsErr mbs_fcAssemble(mbsFlexCfs *f) {
+  int n = f->nl;
+  if (!f->A && !(f->A = malloc(sizeof(mbsReal) * ((size_t)n * n + 1))))
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (assembled flexible A, %d rows)", n);
+  memset(f->z, 0, sizeof(mbsReal) * (size_t)n);
+  for (int j = 0; j < n; j++) {
+    f->z[j] = 1;
+    mbs_fcApply(f, f->z, 0, f->q);
+    f->z[j] = 0;
+    for (int i = 0; i < n; i++) f->A[(size_t)i * n + j] = f->q[i];
+  }
+  return MBS_OK;
+}
+
+// block Gauss-Seidel (omega 1) or SOR sweeps on the assembled A from x = 0
+static mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it) {
+  int n = f->nl, maxit = 200000;
+  const mbsReal *A = f->A;
+  double bn = sqrt(mbs_fcDot(n, f->b, f->b));
+  memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
+  if (bn == 0) return MBS_OK;
+  for (*it = 0; *it < maxit; (*it)++) {
+    double rr = 0;
+    for (int b = 0; b < f->nb; b++) {
+      int nl = f->nlb[b], la = f->la[b];
+      mbsReal rb[6];
+      for (int i = 0; i < nl; i++) {
+        mbsReal t = f->b[la + i];
+        const mbsReal *Ar = A + (size_t)(la + i) * n;
+        for (int j = 0; j < n; j++) t -= Ar[j] * f->x[j];
+        rb[i] = t, rr += t * t;
+      }
+      const mbsReal *Di = f->Dinv + 36 * b;
+      for (int i = 0; i < nl; i++) {
+        mbsReal t = 0;
+        for (int j = 0; j < nl; j++) t += Di[i * nl + j] * rb[j];
+        f->x[la + i] += omega * t;
+      }
+    }
+    if (sqrt(rr) <= tol * bn) return MBS_OK; // the residual met by the sweep's blocks
+  }
+  return mbs_errSet(MBS_ERR_NUMERIC, "flexible %s: no convergence in %d sweeps",
+                    omega == 1 ? "gs" : "sor", maxit);
+}
+
+mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q, const mbsReal *y,
+                        const mbsReal *eta, mbsReal *ydd, int *it) {
+  const mbsModel *m = f->m;
+  const mbsFlexAba *a = f->a;
+  int n = f->nl;
+  *it = 0;
+  MBS_CHECK(method >= 0 && method < MBS_FCFS_NMETHOD, MBS_ERR_INTERNAL, "flexible cfs: method");
+  MBS_CALL(mbs_fcPrepare(f, q, y, eta));
+  memset(f->z, 0, sizeof(mbsReal) * ((size_t)n + 1));
+  mbs_fcApply(f, f->z, 1, f->b); // b = -(the affine part at lam = 0)
+  for (int i = 0; i < n; i++) f->b[i] = -f->b[i];
+  if (method == MBS_FCFS_JCG) {
+    MBS_CALL(mbs_fcCG(f, tol, it));
+  } else {
+    MBS_CALL(mbs_fcAssemble(f));
+    if (method == MBS_FCFS_DIRECT) {
+      if (mbs_fcChol(n, f->A))
+        return mbs_errSet(MBS_ERR_NUMERIC, "flexible direct: A is not positive definite");
+      memcpy(f->x, f->b, sizeof(mbsReal) * (size_t)n);
+      mbs_fcCholSolve(n, f->A, f->x);
+    } else {
+      MBS_CALL(mbs_fcSOR(f, method == MBS_FCFS_GS ? 1.0 : 1.3, tol, it));
+    }
+  }
+  // the accelerations at lam: zdot_b, then q'' = (S^T S)^-1 S^T (zdot_b6 - P zdot_p - c)
+  mbs_fcApply(f, f->x, 1, f->q);
+  for (int b = 0; b < m->nbody; b++) {
+    int nd = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
+    mbsReal ap[6], d[6], sd[6];
+    const mbsReal *zd = f->Q + a->ov[b], *S = a->S + 36 * b, *Si = f->SSi + 36 * b;
+    mbs_faApply(a, b, p < 0 ? NULL : f->Q + a->ov[p], a->c + 6 * b, ap);
+    for (int i = 0; i < 6; i++) d[i] = zd[i] - ap[i];
+    for (int k = 0; k < nd; k++) {
+      sd[k] = 0;
+      for (int i = 0; i < 6; i++) sd[k] += S[6 * k + i] * d[i];
+    }
+    for (int k = 0; k < nd; k++) {
+      mbsReal t = 0;
+      for (int j = 0; j < nd; j++) t += Si[nd * k + j] * sd[j];
+      ydd[d0 + k] = t;
+    }
+    for (int j = 0; j < a->nz[b] - 6; j++) ydd[a->col[b] + j] = zd[6 + j];
+  }
+  return MBS_OK;
+}
