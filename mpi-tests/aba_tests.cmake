@@ -9,13 +9,14 @@ mbs_add_test(test_flex_config SOURCES test_flex_config.c LIBS mbs_core LABELS un
 # flexible bodies, the serial oracle (issue 34 part 2a): rigid limit, cantilever, energy
 mbs_add_test(test_flex_oracle SOURCES test_flex_oracle.c LIBS mbs_core LABELS unit)
 mbs_add_test(test_flex_aba SOURCES test_flex_aba.c LIBS mbs_core LABELS unit)
-# the constraint-force system with flexible bodies (docs/flexible.md 12): direct, jcg, gs, sor
-# against the dense oracle on random flexible trees and chains
-mbs_add_test(test_flex_cfs SOURCES test_flex_cfs.c LIBS mbs_core LABELS unit)
 # flexible models over the ranks (docs/flexible.md 11): the distributed elimination against the
 # dense oracle on random flexible trees and chains, and every 2-4 part split in one process
 if(TARGET mbs_parallel)
   mbs_add_test(test_flex_par SOURCES test_flex_par.c LIBS mbs_parallel NPROCS 1 2 3 4 LABELS mpi
+               TIMEOUT 120)
+  # the constraint-force system with flexible bodies (docs/flexible.md 12): direct, jcg, gs, sor
+  # over body ranges against the dense oracle on random flexible trees and chains
+  mbs_add_test(test_flex_cfs SOURCES test_flex_cfs.c LIBS mbs_parallel NPROCS 1 2 3 4 LABELS mpi
                TIMEOUT 120)
 endif()
 # the Adams-Bashforth-Moulton PECE core (issue 36) against closed forms

@@ -1,8 +1,9 @@
 /// \file test_flex_cfs.c
-/// The constraint-force system with flexible bodies (src/flex_cfs.c; docs/flexible.md 12; issue
-/// 34) at one process: on random trees and chains of rigid and flexible bodies (flex_gen.h: every
-/// joint type, beams with 0-3 modes, tip and mid nodes, children on nodes, damping, stiffening on
-/// and off), at a random modal state, ydd by each method equals the dense oracle's
+/// The constraint-force system with flexible bodies (src/flex_cfs.c, parallel/flex_cfs_par.c;
+/// docs/flexible.md 12; issue 34) at this run's rank count (CTest: 1, 2, 3, 4), each rank owning
+/// a contiguous body range: on random trees and chains of rigid and flexible bodies (flex_gen.h:
+/// every joint type, beams with 0-3 modes, tip and mid nodes, children on nodes, damping,
+/// stiffening on and off), at a random modal state, ydd by each method equals the dense oracle's
 /// (mbs_flexOracleAccel) to 1e-9, the joint block and the modal block each relative to its
 /// largest entry (as test_flex_aba (c)):
 /// (a) direct and jcg on 16 models of 6 to 15 bodies;
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include "mbs_test.h"
 #include "flex_gen.h"
-#include "flex_cfs.h"
+#include "flex_cfs_par.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_flex.h"
 
@@ -27,7 +28,13 @@ static double blockDiff(const double *ya, const double *yo, int N, int nv) {
   return fmax(ej / sj, N > nv ? ee / se : 0);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  mbspComm *comm = NULL;
+  if (mbsp_init(&argc, &argv, &comm)) {
+    fprintf(stderr, "MPI init failed: %s\n", mbs_errMsg());
+    return 1;
+  }
+  int P = mbsp_size(comm), rank = mbsp_rank(comm);
   enum { NB = 16, CAP = 1 << 16 };
   Body B[NB];
   char *t1 = malloc(CAP);
@@ -49,6 +56,7 @@ int main(void) {
     MBS_EXPECT_OK(mbs_flexAbaCreate(m, &a));
     MBS_EXPECT_OK(mbs_flexOracleCreate(m, &o));
     MBS_EXPECT_OK(mbs_flexCfsCreate(m, &f));
+    if (f) MBS_EXPECT_OK(mbsp_flexCfsBind(comm, f, m));
     int N = o ? mbs_flexOracleSize(o) : 0, nv = m->nv;
     double *y = calloc((size_t)N + 1, sizeof(double)), *eta = calloc((size_t)N + 1, sizeof(double));
     double *yo = calloc((size_t)N + 1, sizeof(double)), *yc = calloc((size_t)N + 1, sizeof(double));
@@ -78,14 +86,23 @@ int main(void) {
     mbs_modelDestroy(&m);
   }
   free(t1);
-  printf("%d flexible bodies, %d children on nodes, %d modal coordinates in all\n", nflex, nnode,
-         nmodal);
-  for (int k = 0; k < MBS_FCFS_NMETHOD; k++)
+  if (rank == 0) printf("np=%d: ", P);
+  if (rank == 0)
+    printf("%d flexible bodies, %d children on nodes, %d modal coordinates in all\n", nflex, nnode,
+           nmodal);
+  for (int k = 0; rank == 0 && k < MBS_FCFS_NMETHOD; k++)
     printf("%-6s against the dense oracle: %.2e over %d models (bound 1e-9; the recursive "
            "algorithm: %.2e), at most %d iterations\n",
            mbs_flexCfsName(k), worst[k], ntrial[k], wa[k], itmax[k]);
-  printf("(the recursive algorithm against the dense oracle on the same models: %.2e)\n", wo);
+  if (rank == 0)
+    printf("(the recursive algorithm against the dense oracle on the same models: %.2e)\n", wo);
   MBS_EXPECT(ntrial[0] == 16 && ntrial[1] == 16 && ntrial[2] == 8 && ntrial[3] == 8, "coverage");
   MBS_EXPECT(nnode > 5 && nmodal > 20, "coverage: %d nodes %d modal", nnode, nmodal);
-  return mbs_test_finish("test_flex_cfs");
+  long fails = mbs_test_fail;
+  mbsp_allreduceSumLong(comm, &fails, 1);
+  if (rank == 0)
+    printf("test_flex_cfs np=%d: %s (%ld failure(s) over all ranks)\n", P,
+           fails ? "FAILED" : "all checks passed", fails);
+  mbsp_finalize(&comm);
+  return fails ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_joint.h"
 #include "flex_cfs.h"
 #include "flex_private.h"
@@ -25,7 +26,11 @@ struct mbsFlexCfs {
   mbsReal *Dinv;         ///< (nbody x 36) the diagonal blocks' inverses
   mbsReal *A;            ///< (nl^2) the assembled A (direct, gs, sor), or NULL
   mbsReal *x, *b, *r, *z, *p, *q;
-  mbsReal *wk; ///< scratch (nzmax^2 + 12 nzmax)
+  mbsReal *wk;        ///< scratch (nzmax^2 + 12 nzmax)
+  int b0, b1, l0, l1; ///< the owned bodies and their rows
+  char *need;         ///< (nbody) the body's M^-1 is used here: owned, or the parent of one
+  mbsCfsComm comm;    ///< reduce only (NULL: one process)
+  size_t sv;          ///< the length of h, Q
 };
 
 static const char *const mbs_fcfsNames[MBS_FCFS_NMETHOD] = {"direct", "jcg", "gs", "sor"};
@@ -68,6 +73,7 @@ mbsErr mbs_flexCfsCreate(const mbsModel *m, mbsFlexCfs **out) {
     if (n > nzmax) nzmax = n;
   }
   size_t nl = (size_t)f->nl + 1;
+  f->sv = sv, f->need = calloc(nb, 1);
   mbsReal **a36[] = {&f->T, &f->F, &f->SSi, &f->Dinv};
   for (int k = 0; k < 4; k++) *a36[k] = calloc(36 * nb, sizeof(mbsReal));
   f->Minv = calloc(sq, sizeof(mbsReal)), f->h = calloc(sv, sizeof(mbsReal));
@@ -77,9 +83,29 @@ mbsErr mbs_flexCfsCreate(const mbsModel *m, mbsFlexCfs **out) {
   for (int k = 0; k < 6; k++) *vl[k] = calloc(nl, sizeof(mbsReal));
   f->wk = calloc((size_t)nzmax * nzmax + 12 * (size_t)nzmax + 64, sizeof(mbsReal));
   if (!f->T || !f->F || !f->SSi || !f->Dinv || !f->Minv || !f->h || !f->Q || !f->wr || !f->tau ||
-      !f->x || !f->b || !f->r || !f->z || !f->p || !f->q || !f->wk)
+      !f->x || !f->b || !f->r || !f->z || !f->p || !f->q || !f->wk || !f->need)
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible constraint-force system)");
+  return mbs_flexCfsSetRange(f, 0, m->nbody, NULL);
+}
+
+mbsErr mbs_flexCfsSetRange(mbsFlexCfs *f, int b0, int b1, const mbsCfsComm *comm) {
+  const mbsModel *m = f->m;
+  MBS_CHECK(b0 >= 0 && b0 <= b1 && b1 <= m->nbody, MBS_ERR_INTERNAL, "flexible cfs: range");
+  f->b0 = b0, f->b1 = b1;
+  f->l0 = b0 < m->nbody ? f->la[b0] : f->nl, f->l1 = b1 < m->nbody ? f->la[b1] : f->nl;
+  memset(&f->comm, 0, sizeof f->comm);
+  if (comm) f->comm = *comm;
+  memset(f->need, 0, (size_t)m->nbody);
+  for (int b = b0; b < b1; b++) {
+    f->need[b] = 1;
+    if (m->body_parent[b] >= 0) f->need[m->body_parent[b]] = 1;
+  }
   return MBS_OK;
+}
+
+// the in-place sum over the ranks (nothing at one process)
+static mbsErr mbs_fcReduce(const mbsFlexCfs *f, double *v, int n) {
+  return f->comm.reduce ? f->comm.reduce(f->comm.ctx, v, n) : MBS_OK;
 }
 
 // Cholesky L L^T of the n x n A in place (lower triangle); -1 if not positive definite
@@ -151,6 +177,7 @@ static mbsErr mbs_fcPrepare(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, c
   for (int b = 0; b < m->nbody; b++) {
     int n = a->nz[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
     mbs_faKin(a, b, q, y, eta);
+    if (!f->need[b]) continue;
     mbsReal *Mf = f->wk;
     mbs_faBody(a, b, y, eta, Mf, f->h + a->ov[b]);
     if (mbs_fcChol(n, Mf))
@@ -186,7 +213,7 @@ static mbsErr mbs_fcPrepare(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, c
     }
   }
   // the diagonal blocks D_b = T^T [M_b^-1]_66 T + (P^T T)^T M_p^-1 (P^T T), inverted
-  for (int b = 0; b < m->nbody; b++) {
+  for (int b = f->b0; b < f->b1; b++) {
     int nl = f->nlb[b], n = a->nz[b], p = m->body_parent[b];
     if (!nl) continue;
     const mbsReal *T = f->T + 36 * b, *Mi = f->Minv + a->oq[b];
@@ -233,10 +260,14 @@ static mbsErr mbs_fcPrepare(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, c
 
 // y = A x (known = 0) or A x + the affine part (known = 1: joint forces, bias forces, c): the
 // three sweeps. Leaves zdot_b in f->Q.
-static void mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo) {
+static mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo) {
   const mbsModel *m = f->m;
   const mbsFlexAba *a = f->a;
-  for (int b = 0; b < m->nbody; b++) { // up: the joint wrenches
+  if (f->comm.reduce) { // the other ranks' entries are summed in: zero here
+    memset(f->wr, 0, sizeof(mbsReal) * 6 * (size_t)m->nbody);
+    memset(f->Q, 0, sizeof(mbsReal) * f->sv);
+  }
+  for (int b = f->b0; b < f->b1; b++) { // up: the joint wrenches
     int nl = f->nlb[b], la = f->la[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
     const mbsReal *T = f->T + 36 * b, *F = f->F + 36 * b;
     mbsReal *wr = f->wr + 6 * b;
@@ -246,7 +277,8 @@ static void mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo)
     for (int k = 0; known && k < nd; k++)
       for (int i = 0; i < 6; i++) wr[i] += F[6 * k + i] * f->tau[d0 + k];
   }
-  for (int b = 0; b < m->nbody; b++) { // mid: Q_b and zdot_b = M_b^-1 Q_b
+  MBS_CALL(mbs_fcReduce(f, f->wr, 6 * m->nbody)); // the children's wrenches
+  for (int b = f->b0; b < f->b1; b++) {           // mid: Q_b and zdot_b = M_b^-1 Q_b
     int n = a->nz[b];
     mbsReal *Qb = f->wk, *zd = f->Q + a->ov[b];
     const mbsReal *hb = f->h + a->ov[b], *Mi = f->Minv + a->oq[b];
@@ -266,7 +298,8 @@ static void mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo)
       zd[i] = t;
     }
   }
-  for (int b = 0; b < m->nbody; b++) { // down: the rows
+  MBS_CALL(mbs_fcReduce(f, f->Q, (int)f->sv)); // the parents' accelerations
+  for (int b = f->b0; b < f->b1; b++) {        // down: the rows
     int nl = f->nlb[b], la = f->la[b], p = m->body_parent[b];
     mbsReal ap[6], d[6];
     mbs_faApply(a, b, p < 0 ? NULL : f->Q + a->ov[p], known ? a->c + 6 * b : NULL, ap);
@@ -278,10 +311,11 @@ static void mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo)
       yo[la + k] = t;
     }
   }
+  return MBS_OK;
 }
 
 static void mbs_fcPrecond(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z) {
-  for (int b = 0; b < f->nb; b++) {
+  for (int b = f->b0; b < f->b1; b++) {
     int nl = f->nlb[b], la = f->la[b];
     const mbsReal *Di = f->Dinv + 36 * b;
     for (int i = 0; i < nl; i++) {
@@ -292,55 +326,71 @@ static void mbs_fcPrecond(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z) {
   }
 }
 
-static double mbs_fcDot(int n, const mbsReal *a, const mbsReal *b) {
+static double mbs_fcDotN(int n, const mbsReal *a, const mbsReal *b) {
   double s = 0;
   for (int i = 0; i < n; i++) s += a[i] * b[i];
   return s;
 }
 
-// preconditioned CG on A x = b from x = 0
-static mbsErr mbs_fcCG(mbsFlexCfs *f, double tol, int *it) {
-  int n = f->nl, maxit = 20 * n + 100;
-  double bn = sqrt(mbs_fcDot(n, f->b, f->b));
-  memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
-  memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
-  if (bn == 0) return MBS_OK;
-  mbs_fcPrecond(f, f->r, f->z);
-  memcpy(f->p, f->z, sizeof(mbsReal) * (size_t)n);
-  double rz = mbs_fcDot(n, f->r, f->z);
-  for (*it = 0; *it < maxit; (*it)++) {
-    if (sqrt(mbs_fcDot(n, f->r, f->r)) <= tol * bn) return MBS_OK;
-    mbs_fcApply(f, f->p, 0, f->q);
-    double al = rz / mbs_fcDot(n, f->p, f->q);
-    for (int i = 0; i < n; i++) f->x[i] += al * f->p[i], f->r[i] -= al * f->q[i];
-    mbs_fcPrecond(f, f->r, f->z);
-    double rz1 = mbs_fcDot(n, f->r, f->z);
-    for (int i = 0; i < n; i++) f->p[i] = f->z[i] + rz1 / rz * f->p[i];
-    rz = rz1;
-  }
-  return mbs_errSet(MBS_ERR_NUMERIC, "flexible jcg: no convergence in %d iterations", maxit);
+// a . b over the owned rows, summed over the ranks (a failed sum gives NaN: no convergence)
+static double mbs_fcDot(const mbsFlexCfs *f, const mbsReal *a, const mbsReal *b) {
+  double s = 0;
+  for (int i = f->l0; i < f->l1; i++) s += a[i] * b[i];
+  if (mbs_fcReduce(f, &s, 1)) return NAN;
+  return s;
 }
 
-// the explicit A, column by column from the operator (small models)
+// preconditioned CG on A x = b from x = 0, on the owned rows (the sums over the ranks in the
+// operator and the dots)
+static mbsErr mbs_fcCG(mbsFlexCfs *f, double tol, int *it) {
+  int n = f->nl, maxit = 20 * n + 100, l0 = f->l0, l1 = f->l1;
+  double bn = sqrt(mbs_fcDot(f, f->b, f->b));
+  memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
+  memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
+  if (!(bn > 0)) return bn == 0 ? MBS_OK : mbs_errSet(MBS_ERR_NUMERIC, "flexible jcg: NaN");
+  mbs_fcPrecond(f, f->r, f->z);
+  memcpy(f->p, f->z, sizeof(mbsReal) * (size_t)n);
+  double rz = mbs_fcDot(f, f->r, f->z);
+  for (*it = 0; *it < maxit; (*it)++) {
+    double rr = mbs_fcDot(f, f->r, f->r);
+    if (!isfinite(rr)) break;
+    if (sqrt(rr) <= tol * bn) return MBS_OK;
+    MBS_CALL(mbs_fcApply(f, f->p, 0, f->q));
+    double al = rz / mbs_fcDot(f, f->p, f->q);
+    for (int i = l0; i < l1; i++) f->x[i] += al * f->p[i], f->r[i] -= al * f->q[i];
+    mbs_fcPrecond(f, f->r, f->z);
+    double rz1 = mbs_fcDot(f, f->r, f->z);
+    for (int i = l0; i < l1; i++) f->p[i] = f->z[i] + rz1 / rz * f->p[i];
+    rz = rz1;
+  }
+  return mbs_errSet(MBS_ERR_NUMERIC, "flexible jcg: no convergence in %d iterations", *it);
+}
+
+// the explicit A on every rank (column by column from the operator, each rank its rows, then one
+// sum) and b likewise: small models
 static mbsErr mbs_fcAssemble(mbsFlexCfs *f) {
   int n = f->nl;
   if (!f->A && !(f->A = malloc(sizeof(mbsReal) * ((size_t)n * n + 1))))
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (assembled flexible A, %d rows)", n);
+  memset(f->A, 0, sizeof(mbsReal) * (size_t)n * n);
   memset(f->z, 0, sizeof(mbsReal) * (size_t)n);
   for (int j = 0; j < n; j++) {
     f->z[j] = 1;
-    mbs_fcApply(f, f->z, 0, f->q);
+    MBS_CALL(mbs_fcApply(f, f->z, 0, f->q));
     f->z[j] = 0;
-    for (int i = 0; i < n; i++) f->A[(size_t)i * n + j] = f->q[i];
+    for (int i = f->l0; i < f->l1; i++) f->A[(size_t)i * n + j] = f->q[i];
   }
-  return MBS_OK;
+  MBS_CALL(mbs_fcReduce(f, f->A, n * n));
+  for (int i = 0; i < n; i++)
+    if (i < f->l0 || i >= f->l1) f->b[i] = 0;
+  return mbs_fcReduce(f, f->b, n);
 }
 
-// block Gauss-Seidel (omega 1) or SOR sweeps on the assembled A from x = 0
+// block Gauss-Seidel (omega 1) or SOR sweeps on the assembled A from x = 0 (every rank the same)
 static mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it) {
   int n = f->nl, maxit = 200000;
   const mbsReal *A = f->A;
-  double bn = sqrt(mbs_fcDot(n, f->b, f->b));
+  double bn = sqrt(mbs_fcDotN(n, f->b, f->b));
   memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
   if (bn == 0) return MBS_OK;
   for (*it = 0; *it < maxit; (*it)++) {
@@ -354,17 +404,21 @@ static mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it) {
         for (int j = 0; j < n; j++) t -= Ar[j] * f->x[j];
         rb[i] = t, rr += t * t;
       }
-      const mbsReal *Di = f->Dinv + 36 * b;
-      for (int i = 0; i < nl; i++) {
-        mbsReal t = 0;
-        for (int j = 0; j < nl; j++) t += Di[i * nl + j] * rb[j];
-        f->x[la + i] += omega * t;
-      }
+      // D_b^-1 from A's diagonal block (every rank: Dinv holds the owned blocks only)
+      mbsReal D[36];
+      for (int i = 0; i < nl; i++)
+        for (int j = 0; j < nl; j++) D[nl * i + j] = A[(size_t)(la + i) * n + la + j];
+      if (nl && mbs_fcChol(nl, D))
+        return mbs_errSet(MBS_ERR_NUMERIC,
+                          "flexible gs: a diagonal block is not positive definite");
+      if (nl) mbs_fcCholSolve(nl, D, rb);
+      for (int i = 0; i < nl; i++) f->x[la + i] += omega * rb[i];
     }
+    if (!isfinite(rr)) break;
     if (sqrt(rr) <= tol * bn) return MBS_OK; // the residual met by the sweep's blocks
   }
   return mbs_errSet(MBS_ERR_NUMERIC, "flexible %s: no convergence in %d sweeps",
-                    omega == 1 ? "gs" : "sor", maxit);
+                    omega == 1 ? "gs" : "sor", *it);
 }
 
 mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q, const mbsReal *y,
@@ -374,9 +428,17 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
   int n = f->nl;
   *it = 0;
   MBS_CHECK(method >= 0 && method < MBS_FCFS_NMETHOD, MBS_ERR_INTERNAL, "flexible cfs: method");
-  MBS_CALL(mbs_fcPrepare(f, q, y, eta));
+  mbsErr e = mbs_fcPrepare(f, q, y, eta);
+  if (f->comm.reduce) { // every rank must agree before the collective sweeps
+    double bad = e ? 1 : 0;
+    MBS_CALL(mbs_fcReduce(f, &bad, 1));
+    if (bad > 0 && !e)
+      e = mbs_errSet(MBS_ERR_NUMERIC, "flexible cfs: a block failed on another rank");
+  }
+  if (e) return e;
   memset(f->z, 0, sizeof(mbsReal) * ((size_t)n + 1));
-  mbs_fcApply(f, f->z, 1, f->b); // b = -(the affine part at lam = 0)
+  memset(f->b, 0, sizeof(mbsReal) * ((size_t)n + 1));
+  MBS_CALL(mbs_fcApply(f, f->z, 1, f->b)); // b = -(the affine part at lam = 0)
   for (int i = 0; i < n; i++) f->b[i] = -f->b[i];
   if (method == MBS_FCFS_JCG) {
     MBS_CALL(mbs_fcCG(f, tol, it));
@@ -391,9 +453,11 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
       MBS_CALL(mbs_fcSOR(f, method == MBS_FCFS_GS ? 1.0 : 1.3, tol, it));
     }
   }
-  // the accelerations at lam: zdot_b, then q'' = (S^T S)^-1 S^T (zdot_b6 - P zdot_p - c)
-  mbs_fcApply(f, f->x, 1, f->q);
-  for (int b = 0; b < m->nbody; b++) {
+  // the accelerations at lam: zdot_b, then q'' = (S^T S)^-1 S^T (zdot_b6 - P zdot_p - c), each
+  // rank its bodies' entries, summed
+  MBS_CALL(mbs_fcApply(f, f->x, 1, f->q));
+  memset(ydd, 0, sizeof(mbsReal) * (size_t)f->N);
+  for (int b = f->b0; b < f->b1; b++) {
     int nd = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
     mbsReal ap[6], d[6], sd[6];
     const mbsReal *zd = f->Q + a->ov[b], *S = a->S + 36 * b, *Si = f->SSi + 36 * b;
@@ -410,5 +474,5 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
     }
     for (int j = 0; j < a->nz[b] - 6; j++) ydd[a->col[b] + j] = zd[6 + j];
   }
-  return MBS_OK;
+  return mbs_fcReduce(f, ydd, f->N);
 }

@@ -8,6 +8,7 @@
 #ifndef MBS_FLEX_CFS_H
 #define MBS_FLEX_CFS_H
 
+#include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_model.h"
 
@@ -25,6 +26,12 @@ typedef struct mbsFlexCfs mbsFlexCfs;
 /// The workspace of model m (its flexible set complete: the whole model).
 mbsErr mbs_flexCfsCreate(const mbsModel *m, mbsFlexCfs **out);
 void mbs_flexCfsDestroy(mbsFlexCfs **f);
+/// Own bodies [b0, b1) (contiguous) and their rows; comm->reduce (an in-place sum over the ranks;
+/// comm NULL: one process) joins the ranges: the operator's two exchanges, the dots, and for
+/// direct, gs and sor the assembled A. Every rank computes the kinematics of the whole model and
+/// the body data of its bodies and their parents. Collective from then on: every rank calls
+/// mbs_flexCfsAccel with the same arguments and gets the whole ydd.
+mbsErr mbs_flexCfsSetRange(mbsFlexCfs *f, int b0, int b1, const mbsCfsComm *comm);
 /// The name of method k ("direct", "jcg", "gs", "sor").
 const char *mbs_flexCfsName(int k);
 /// ydd (N = nv + the modal coordinates, laid out as mbs_flexOracleAccel's) at (q, y, eta) by
