@@ -33,7 +33,8 @@ struct mbsFlexCfs {
   size_t sv;          ///< the length of h, Q
 };
 
-static const char *const mbs_fcfsNames[MBS_FCFS_NMETHOD] = {"direct", "jcg", "gs", "sor"};
+static const char *const mbs_fcfsNames[MBS_FCFS_NMETHOD] = {"direct", "jcg",    "gs",
+                                                            "sor",    "jacobi", "chebyshev"};
 
 const char *mbs_flexCfsName(int k) {
   return k >= 0 && k < MBS_FCFS_NMETHOD ? mbs_fcfsNames[k] : "?";
@@ -421,6 +422,107 @@ static mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it) {
                     omega == 1 ? "gs" : "sor", *it);
 }
 
+// the number of eigenvalues below x of the symmetric tridiagonal (d, e: e[j] couples j-1, j)
+static int mbs_fcSturm(int k, const double *d, const double *e, double x) {
+  int cnt = 0;
+  double q = 1;
+  for (int j = 0; j < k; j++) {
+    q = d[j] - x - (j ? e[j] * e[j] / q : 0);
+    if (q == 0) q = 1e-300;
+    cnt += q < 0;
+  }
+  return cnt;
+}
+
+// estimates of the extreme eigenvalues of D^-1 A: the Ritz values of up to 40 PCG steps from
+// x = 0 (the Lanczos tridiagonal from CG's coefficients, bisection on its Sturm counts); lmax
+// raised 5 % (the Ritz value lies below the true one; Chebyshev and Jacobi diverge above it)
+static mbsErr mbs_fcBounds(mbsFlexCfs *f, double *lmin, double *lmax) {
+  enum { K = 40 };
+  double al[K], be[K], d[K], e[K];
+  int n = f->nl, l0 = f->l0, l1 = f->l1, k = 0;
+  memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
+  memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
+  double bn = sqrt(mbs_fcDot(f, f->b, f->b));
+  mbs_fcPrecond(f, f->r, f->z);
+  memcpy(f->p, f->z, sizeof(mbsReal) * (size_t)n);
+  double rz = mbs_fcDot(f, f->r, f->z);
+  while (k < K && k < n && bn > 0) {
+    MBS_CALL(mbs_fcApply(f, f->p, 0, f->q));
+    al[k] = rz / mbs_fcDot(f, f->p, f->q);
+    for (int i = l0; i < l1; i++) f->r[i] -= al[k] * f->q[i];
+    mbs_fcPrecond(f, f->r, f->z);
+    double rz1 = mbs_fcDot(f, f->r, f->z);
+    be[k] = rz1 / rz, rz = rz1;
+    for (int i = l0; i < l1; i++) f->p[i] = f->z[i] + be[k] * f->p[i];
+    k++;
+    if (!(sqrt(mbs_fcDot(f, f->r, f->r)) > 1e-15 * bn)) break; // the Krylov space exhausted
+  }
+  if (!k) return *lmin = *lmax = 1, MBS_OK;
+  for (int j = 0; j < k; j++) {
+    d[j] = 1 / al[j] + (j ? be[j - 1] / al[j - 1] : 0);
+    e[j] = j ? sqrt(be[j - 1]) / al[j - 1] : 0;
+  }
+  double lo = 0, hi = 0;
+  for (int j = 0; j < k; j++)
+    hi = fmax(hi, fabs(d[j]) + fabs(e[j]) + (j + 1 < k ? fabs(e[j + 1]) : 0));
+  double a = lo, b = hi;
+  for (int it = 0; it < 200; it++) { // the smallest: the first x with one eigenvalue below
+    double c = 0.5 * (a + b);
+    if (mbs_fcSturm(k, d, e, c) >= 1)
+      b = c;
+    else
+      a = c;
+  }
+  *lmin = b, a = lo, b = hi;
+  for (int it = 0; it < 200; it++) { // the largest: the first x with all k below
+    double c = 0.5 * (a + b);
+    if (mbs_fcSturm(k, d, e, c) >= k)
+      b = c;
+    else
+      a = c;
+  }
+  *lmax = 1.05 * b;
+  if (!(*lmin > 0 && *lmax > *lmin))
+    return mbs_errSet(MBS_ERR_NUMERIC, "flexible cfs: spectrum estimate failed (%g, %g)", *lmin,
+                      *lmax);
+  return MBS_OK;
+}
+
+// block Jacobi (Richardson with D^-1, omega = 2 / (lmin + lmax)) or Chebyshev on the interval
+// [lmin, lmax] (Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., alg. 12.1), matrix-free
+// from x = 0
+static mbsErr mbs_fcPoly(mbsFlexCfs *f, int cheb, double tol, int *it) {
+  int n = f->nl, l0 = f->l0, l1 = f->l1, maxit = 2000000;
+  double lmin, lmax;
+  MBS_CALL(mbs_fcBounds(f, &lmin, &lmax));
+  double bn = sqrt(mbs_fcDot(f, f->b, f->b));
+  memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
+  memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
+  if (bn == 0) return MBS_OK;
+  double th = 0.5 * (lmax + lmin), de = 0.5 * (lmax - lmin), s1 = th / de, r0 = 1 / s1;
+  mbs_fcPrecond(f, f->r, f->p);
+  for (int i = l0; i < l1; i++) f->p[i] /= th;
+  for (*it = 0; *it < maxit; (*it)++) {
+    for (int i = l0; i < l1; i++) f->x[i] += f->p[i];
+    MBS_CALL(mbs_fcApply(f, f->p, 0, f->q));
+    for (int i = l0; i < l1; i++) f->r[i] -= f->q[i];
+    double rr = mbs_fcDot(f, f->r, f->r);
+    if (!isfinite(rr) || rr > 1e24 * bn * bn) break;
+    if (sqrt(rr) <= tol * bn) return (*it)++, MBS_OK;
+    mbs_fcPrecond(f, f->r, f->z);
+    if (cheb) {
+      double r1 = 1 / (2 * s1 - r0);
+      for (int i = l0; i < l1; i++) f->p[i] = r1 * r0 * f->p[i] + 2 * r1 / de * f->z[i];
+      r0 = r1;
+    } else {
+      for (int i = l0; i < l1; i++) f->p[i] = f->z[i] / th;
+    }
+  }
+  return mbs_errSet(MBS_ERR_NUMERIC, "flexible %s: no convergence in %d iterations",
+                    cheb ? "chebyshev" : "jacobi", *it);
+}
+
 mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q, const mbsReal *y,
                         const mbsReal *eta, mbsReal *ydd, int *it) {
   const mbsModel *m = f->m;
@@ -442,6 +544,8 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
   for (int i = 0; i < n; i++) f->b[i] = -f->b[i];
   if (method == MBS_FCFS_JCG) {
     MBS_CALL(mbs_fcCG(f, tol, it));
+  } else if (method == MBS_FCFS_JACOBI || method == MBS_FCFS_CHEB) {
+    MBS_CALL(mbs_fcPoly(f, method == MBS_FCFS_CHEB, tol, it));
   } else {
     MBS_CALL(mbs_fcAssemble(f));
     if (method == MBS_FCFS_DIRECT) {

@@ -18,6 +18,8 @@ enum {
   MBS_FCFS_JCG,        ///< CG with the block-diagonal (per joint) preconditioner, matrix-free
   MBS_FCFS_GS,         ///< block Gauss-Seidel on the assembled A (small models)
   MBS_FCFS_SOR,        ///< block SOR (omega 1.3) on the assembled A (small models)
+  MBS_FCFS_JACOBI,     ///< block Jacobi, damped by the spectrum estimate, matrix-free (small)
+  MBS_FCFS_CHEB,       ///< Chebyshev on the spectrum estimate, block-preconditioned, matrix-free
   MBS_FCFS_NMETHOD
 };
 
@@ -32,7 +34,7 @@ void mbs_flexCfsDestroy(mbsFlexCfs **f);
 /// the body data of its bodies and their parents. Collective from then on: every rank calls
 /// mbs_flexCfsAccel with the same arguments and gets the whole ydd.
 mbsErr mbs_flexCfsSetRange(mbsFlexCfs *f, int b0, int b1, const mbsCfsComm *comm);
-/// The name of method k ("direct", "jcg", "gs", "sor").
+/// The name of method k ("direct", "jcg", "gs", "sor", "jacobi", "chebyshev").
 const char *mbs_flexCfsName(int k);
 /// ydd (N = nv + the modal coordinates, laid out as mbs_flexOracleAccel's) at (q, y, eta) by
 /// method (MBS_FCFS_*), to the relative residual tol (iterative methods); *it: iterations (0 for
