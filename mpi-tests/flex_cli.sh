@@ -16,8 +16,10 @@
 #    (the issue asks 1 %; drained and Newton-polished it is exact); modes --at static of the
 #    flexible pendulum: at its equilibrium (residual < 1e-9); `static`/`accel --out DIR` write
 #    DIR/static.json (equal to --json's) and DIR/accel.json, and refuse to overwrite (exit 3);
-#  - refusals: another method, 2 ranks, another verb: one line, exit 8; -ts_* options (PETSc TS
-#    is not used): exit 2, nothing written.
+#  - the constraint-force methods direct, jcg, gs, sor, jacobi, chebyshev (docs/flexible.md 12):
+#    accel's printed qdd and etadd equal the oracle's;
+#  - refusals: another method (petsc), 2 ranks, another verb, jcg in static or at 2 ranks: one
+#    line, exit 8; -ts_* options (PETSc TS is not used): exit 2, nothing written.
 # usage: flex_cli.sh MBSPAR PYTHON3 CONFIGS MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 py=$2 configs=$3 mpiexec=$4 npflag=$5
 shift 5
@@ -197,9 +199,24 @@ eval "$cont" >/dev/null 2>"$tmp/err" || bad "SIGTERM: the continue command faile
   bad "SIGTERM: the restarted run's outputs differ from the uninterrupted run's"
 
 # refusals: exit 8, one line, on every rank
-run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=jcg
-{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'flex_pendulum.cfg:[0-9]*: body "beam" is flexible: solver.method = jcg' "$tmp/err"; } ||
-  bad "jcg refusal: $(cat "$tmp/err")"
+run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=petsc
+{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'flex_pendulum.cfg:[0-9]*: body "beam" is flexible: solver.method = petsc' "$tmp/err"; } ||
+  bad "petsc refusal: $(cat "$tmp/err")"
+run 8 "$mbspar" static "$cfg" --quiet --set solver.method=jcg
+{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'solver.method = jcg runs flexible bodies in accel and undriven run at one rank only' "$tmp/err"; } ||
+  bad "jcg static refusal: $(cat "$tmp/err")"
+run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --quiet --set solver.method=jcg
+grep -q 'solver.method = jcg runs flexible bodies in accel and undriven run at one rank only' "$tmp/err" || bad "jcg 2-rank refusal: $(cat "$tmp/err")"
+# the constraint-force methods at one rank (docs/flexible.md 12): accel's printed qdd and etadd
+# (10 and 6 digits) as the oracle's
+run 0 "$mbspar" accel "$cfg" --set solver.method=aba
+sed -n 's/.*qdd =//p; s/.*etadd =//p' "$tmp/out" >"$tmp/acc_aba"
+for meth in direct jcg gs sor jacobi chebyshev; do
+  run 0 "$mbspar" accel "$cfg" --set solver.method=$meth
+  grep -q 'flex_cfs, constraint forces' "$tmp/out" || bad "$meth: not on flex_cfs: $(cat "$tmp/out")"
+  sed -n 's/.*qdd =//p; s/.*etadd =//p' "$tmp/out" >"$tmp/acc_$meth"
+  { [ -s "$tmp/acc_aba" ] && cmp -s "$tmp/acc_aba" "$tmp/acc_$meth"; } || bad "$meth: accel differs from the oracle's: $(cat "$tmp/acc_$meth")"
+done
 run 8 "$mbspar" inverse "$cfg" --quiet
 grep -q 'the inverse verb cannot run flexible bodies yet' "$tmp/err" || bad "inverse refusal: $(cat "$tmp/err")"
 # a degenerate beam (valid numbers, matrices that cannot be factored): FILE:LINE, exit 2

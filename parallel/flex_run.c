@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "flex_cfs.h"
 #include "flex_drive.h"
 #include "flex_par.h"
 #include "sim.h"
@@ -42,6 +43,8 @@ typedef struct {
   mbsFlexOracle *o;   ///< the dense oracle, or NULL when a is used
   mbsFlexAba *a;      ///< the recursive algorithm (large undriven accel and run), or NULL
   mbspFlexPar *par;   ///< solver.method = schur: the ranges over the ranks (flex_par.h), or NULL
+  mbsFlexCfs *cfs;    ///< a constraint-force method at one rank (src/flex_cfs.c; a too), or NULL
+  int cfsm;           ///< its MBS_FCFS_* method
   mbspFlexDrive dr;   ///< driven joints (run only; flex_drive.h)
   double *xd;         ///< (nx) scratch: the state with the driven joints on their profiles
   int nq, nv, ne, nx; ///< sizes: nx = nq + ne + nv + ne, + 1 with drives (their work W, x[nx - 1])
@@ -59,6 +62,10 @@ static void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x
 static mbsErr mbsp_flexAccel(const mbspFlexRun *R, const double *q, const double *y,
                              const double *eta, double *ydd) {
   if (R->par) return mbsp_flexParAccel(R->par, q, y, eta, ydd);
+  if (R->cfs) {
+    int it;
+    return mbs_flexCfsAccel(R->cfs, R->cfsm, R->m->opt.tol, q, y, eta, ydd, &it);
+  }
   return R->o ? mbs_flexOracleAccel(R->o, q, y, eta, ydd) : mbs_flexAbaAccel(R->a, q, y, eta, ydd);
 }
 static mbsErr mbsp_flexNodePose(const mbspFlexRun *R, const double *x, int k, int n, double *p,
@@ -78,7 +85,7 @@ static int mbsp_flexPart(const mbsConfig *cfg, const mbsModel *m) {
 }
 
 static const char *mbsp_flexMethod(const mbspFlexRun *R) {
-  return R->par ? "flex_part" : R->o ? "flex_oracle" : "flex_aba";
+  return R->par ? "flex_part" : R->cfs ? "flex_cfs" : R->o ? "flex_oracle" : "flex_aba";
 }
 
 // x' = f(x): q' from qd (quaternions: q' = q (x) (0, w) / 2, w in the body frame), eta' = etad,
@@ -321,11 +328,21 @@ static void mbsp_flexTrajRow(FILE *f, const mbspFlexRun *R, const double *x) {
   fputc('\n', f);
 }
 
-// the dense oracle, the recursive algorithm when \p recursive, or the ranges over the ranks par
-static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, mbspFlexPar *par) {
+// the constraint-force method of m->opt at one rank (docs/flexible.md 12), or -1
+static int mbsp_flexCfsMethod(const mbsConfig *cfg, const mbsModel *m) {
+  for (int k = 0; !cfg->sauto.on && k < MBS_FCFS_NMETHOD; k++)
+    if (!strcmp(mbs_solverName(m->opt.solver), mbs_flexCfsName(k))) return k;
+  return -1;
+}
+
+// the dense oracle, the recursive algorithm when \p recursive (or with the constraint-force
+// method cfsm >= 0), or the ranges over the ranks par
+static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, mbspFlexPar *par,
+                              int cfsm) {
   memset(R, 0, sizeof *R);
-  R->m = m, R->par = par;
-  if (recursive && !par)
+  R->m = m, R->par = par, R->cfsm = cfsm;
+  if (cfsm >= 0 && !par) MBS_CALL(mbs_flexCfsCreate(m, &R->cfs));
+  if ((recursive || cfsm >= 0) && !par)
     MBS_CALL(mbs_flexAbaCreate(m, &R->a));
   else if (!par)
     MBS_CALL(mbs_flexOracleCreate(m, &R->o));
@@ -345,6 +362,7 @@ static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, 
 static void mbsp_flexFree(mbspFlexRun *R) {
   mbs_flexOracleDestroy(&R->o);
   mbs_flexAbaDestroy(&R->a);
+  mbs_flexCfsDestroy(&R->cfs);
   for (int s = 0; s < 7; s++) free(R->k[s]);
   free(R->xs), free(R->xn), free(R->err), free(R->xd);
   mbsp_flexDriveFree(&R->dr);
@@ -705,7 +723,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     if (worker || e) return e;
     comm = self;
   }
-  mbsErr e = mbsp_flexCreate(m, &R, recursive, par);
+  mbsErr e = mbsp_flexCreate(m, &R, recursive, par, mbsp_flexCfsMethod(cfg, m));
   double *x = NULL;
   if (!e) {
     x = calloc((size_t)R.nx + 2, sizeof(double)); // + the drives' work
@@ -725,9 +743,10 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     for (int r = 0; r < rep && !e; r++) e = mbsp_flexAccel(&R, x, x + R.nq + R.ne, x + R.nq, R.ydd);
     mbspFlexAccelOut a = {&R, (mbs_wtime() - t0) / rep, x};
     if (!e && mbsp_cliTable(cli)) {
-      printf("flexible accel (%s): qdd =", R.par ? "flex_part, ranges over the ranks"
-                                           : R.o ? "serial oracle"
-                                                 : "recursive, flex_aba");
+      printf("flexible accel (%s): qdd =", R.par   ? "flex_part, ranges over the ranks"
+                                           : R.cfs ? "flex_cfs, constraint forces"
+                                           : R.o   ? "serial oracle"
+                                                   : "recursive, flex_aba");
       for (int i = 0; i < R.nv; i++) printf(" %.10g", R.ydd[i]);
       printf("\n  etadd =");
       for (int i = 0; i < R.ne; i++) printf(" %.6g", R.ydd[R.nv + i]);
@@ -758,7 +777,12 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "%s:%d: body \"%s\" is flexible: the %s verb cannot run flexible bodies yet "
                       "(check, accel, run, static and modes do; docs/flexible.md)",
                       f, line, name, cli->verb->name);
-  int part = mbsp_flexPart(cfg, m);
+  int part = mbsp_flexPart(cfg, m), cfsm = mbsp_flexCfsMethod(cfg, m);
+  if (cfsm >= 0 && (cli->verb->run == mbsp_verbStatic || cfg->ndrive || mbsp_size(comm) != 1))
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "%s:%d: body \"%s\" is flexible: solver.method = %s runs flexible bodies in "
+                      "accel and undriven run at one rank only yet (docs/flexible.md 12)",
+                      f, line, name, mbs_flexCfsName(cfsm));
   if (part && (cli->verb->run == mbsp_verbStatic || cfg->ndrive))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = schur runs flexible bodies "
@@ -771,11 +795,12 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "with solver.method = schur only (got %s at %d ranks; docs/flexible.md 11)",
                       f, line, name, cli->verb->name,
                       cfg->sauto.on ? "auto" : mbs_solverName(m->opt.solver), mbsp_size(comm));
-  if (!part && !cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba"))
+  if (!part && cfsm < 0 && !cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba"))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = %s cannot run flexible "
                       "bodies yet (aba or auto: the serial oracles; schur: the distributed "
-                      "elimination; docs/flexible.md 6, 11)",
+                      "elimination; direct, jcg, gs, sor, jacobi, chebyshev at one rank; "
+                      "docs/flexible.md 6, 11, 12)",
                       f, line, name, mbs_solverName(m->opt.solver));
   if (cli->verb->run == mbsp_verbRun && cfg->out_format != MBS_OUTFMT_CSV)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
