@@ -12,4 +12,17 @@
 /// over comm. Collective.
 mbsErr mbsp_flexCfsBind(mbspComm *comm, mbsFlexCfs *f, const mbsModel *m);
 
+/// The verbs at several ranks (as flex_par.h's Begin/End): every rank builds the system and
+/// binds its range; the workers (*worker = 1) serve rank 0's evaluations until it stops them and
+/// return; rank 0 gets *par and a communicator of its own (*self) for the verb's loop.
+typedef struct mbspFlexCfsPar mbspFlexCfsPar;
+mbsErr mbsp_flexCfsParBegin(mbspComm *comm, const mbsModel *m, int method, double tol,
+                            mbspFlexCfsPar **par, mbspComm **self, int *worker);
+/// rank 0: ydd (N) at (q, y, eta) by the ranges of every rank (the state sent to them).
+mbsErr mbsp_flexCfsParAccel(mbspFlexCfsPar *p, const double *q, const double *y, const double *eta,
+                            double *ydd);
+/// rank 0: stop the workers, free, agree e over job.
+mbsErr mbsp_flexCfsParEnd(mbspComm *job, mbspFlexCfsPar **par, mbspComm **self, mbsErr e);
+void mbsp_flexCfsParDestroy(mbspFlexCfsPar **p);
+
 #endif

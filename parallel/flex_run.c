@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
-#include "flex_cfs.h"
+#include "flex_cfs_par.h"
 #include "flex_drive.h"
 #include "flex_par.h"
 #include "sim.h"
@@ -40,15 +40,16 @@
 typedef struct {
   const mbsModel *m;
   const mbsConfig *cfg;
-  mbsFlexOracle *o;   ///< the dense oracle, or NULL when a is used
-  mbsFlexAba *a;      ///< the recursive algorithm (large undriven accel and run), or NULL
-  mbspFlexPar *par;   ///< solver.method = schur: the ranges over the ranks (flex_par.h), or NULL
-  mbsFlexCfs *cfs;    ///< a constraint-force method at one rank (src/flex_cfs.c; a too), or NULL
-  int cfsm;           ///< its MBS_FCFS_* method
-  mbspFlexDrive dr;   ///< driven joints (run only; flex_drive.h)
-  double *xd;         ///< (nx) scratch: the state with the driven joints on their profiles
-  int nq, nv, ne, nx; ///< sizes: nx = nq + ne + nv + ne, + 1 with drives (their work W, x[nx - 1])
-  double *ydd;        ///< (nv + ne)
+  mbsFlexOracle *o;    ///< the dense oracle, or NULL when a is used
+  mbsFlexAba *a;       ///< the recursive algorithm (large undriven accel and run), or NULL
+  mbspFlexPar *par;    ///< solver.method = schur: the ranges over the ranks (flex_par.h), or NULL
+  mbsFlexCfs *cfs;     ///< a constraint-force method at one rank (src/flex_cfs.c; a too), or NULL
+  mbspFlexCfsPar *fcp; ///< the same at several ranks (flex_cfs_par.h; a too), or NULL
+  int cfsm;            ///< its MBS_FCFS_* method
+  mbspFlexDrive dr;    ///< driven joints (run only; flex_drive.h)
+  double *xd;          ///< (nx) scratch: the state with the driven joints on their profiles
+  int nq, nv, ne, nx;  ///< sizes: nx = nq + ne + nv + ne, + 1 with drives (their work W, x[nx - 1])
+  double *ydd;         ///< (nv + ne)
   double *k[7], *xs, *xn, *err; ///< integrator stages and scratch (nx each)
   long evals, steps, rejected;
   double t, h;      ///< time and (dp5) the next step
@@ -62,6 +63,7 @@ static void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x
 static mbsErr mbsp_flexAccel(const mbspFlexRun *R, const double *q, const double *y,
                              const double *eta, double *ydd) {
   if (R->par) return mbsp_flexParAccel(R->par, q, y, eta, ydd);
+  if (R->fcp) return mbsp_flexCfsParAccel(R->fcp, q, y, eta, ydd);
   if (R->cfs) {
     int it;
     return mbs_flexCfsAccel(R->cfs, R->cfsm, R->m->opt.tol, q, y, eta, ydd, &it);
@@ -85,7 +87,7 @@ static int mbsp_flexPart(const mbsConfig *cfg, const mbsModel *m) {
 }
 
 static const char *mbsp_flexMethod(const mbspFlexRun *R) {
-  return R->par ? "flex_part" : R->cfs ? "flex_cfs" : R->o ? "flex_oracle" : "flex_aba";
+  return R->par ? "flex_part" : R->cfs || R->fcp ? "flex_cfs" : R->o ? "flex_oracle" : "flex_aba";
 }
 
 // x' = f(x): q' from qd (quaternions: q' = q (x) (0, w) / 2, w in the body frame), eta' = etad,
@@ -338,10 +340,10 @@ static int mbsp_flexCfsMethod(const mbsConfig *cfg, const mbsModel *m) {
 // the dense oracle, the recursive algorithm when \p recursive (or with the constraint-force
 // method cfsm >= 0), or the ranges over the ranks par
 static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, mbspFlexPar *par,
-                              int cfsm) {
+                              int cfsm, mbspFlexCfsPar *fcp) {
   memset(R, 0, sizeof *R);
-  R->m = m, R->par = par, R->cfsm = cfsm;
-  if (cfsm >= 0 && !par) MBS_CALL(mbs_flexCfsCreate(m, &R->cfs));
+  R->m = m, R->par = par, R->cfsm = cfsm, R->fcp = fcp;
+  if (cfsm >= 0 && !par && !fcp) MBS_CALL(mbs_flexCfsCreate(m, &R->cfs));
   if ((recursive || cfsm >= 0) && !par)
     MBS_CALL(mbs_flexAbaCreate(m, &R->a));
   else if (!par)
@@ -716,14 +718,21 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   // on a communicator of its own (the report still counts the job's ranks), the others evaluate
   // their ranges whenever it asks
   mbspFlexPar *par = NULL;
+  mbspFlexCfsPar *fcp = NULL;
   mbspComm *self = NULL, *job = comm;
+  int cfsm = mbsp_flexCfsMethod(cfg, m);
   if (mbsp_flexPart(cfg, m)) {
     int worker = 0;
     mbsErr e = mbsp_flexParBegin(comm, m, &par, &self, &worker);
     if (worker || e) return e;
     comm = self;
+  } else if (cfsm >= 0 && mbsp_size(comm) > 1) { // the same with the constraint-force ranges
+    int worker = 0;
+    mbsErr e = mbsp_flexCfsParBegin(comm, m, cfsm, m->opt.tol, &fcp, &self, &worker);
+    if (worker || e) return e;
+    comm = self;
   }
-  mbsErr e = mbsp_flexCreate(m, &R, recursive, par, mbsp_flexCfsMethod(cfg, m));
+  mbsErr e = mbsp_flexCreate(m, &R, recursive, par, cfsm, fcp);
   double *x = NULL;
   if (!e) {
     x = calloc((size_t)R.nx + 2, sizeof(double)); // + the drives' work
@@ -743,10 +752,10 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     for (int r = 0; r < rep && !e; r++) e = mbsp_flexAccel(&R, x, x + R.nq + R.ne, x + R.nq, R.ydd);
     mbspFlexAccelOut a = {&R, (mbs_wtime() - t0) / rep, x};
     if (!e && mbsp_cliTable(cli)) {
-      printf("flexible accel (%s): qdd =", R.par   ? "flex_part, ranges over the ranks"
-                                           : R.cfs ? "flex_cfs, constraint forces"
-                                           : R.o   ? "serial oracle"
-                                                   : "recursive, flex_aba");
+      printf("flexible accel (%s): qdd =", R.par            ? "flex_part, ranges over the ranks"
+                                           : R.cfs || R.fcp ? "flex_cfs, constraint forces"
+                                           : R.o            ? "serial oracle"
+                                                            : "recursive, flex_aba");
       for (int i = 0; i < R.nv; i++) printf(" %.10g", R.ydd[i]);
       printf("\n  etadd =");
       for (int i = 0; i < R.ne; i++) printf(" %.6g", R.ydd[R.nv + i]);
@@ -763,6 +772,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   }
   free(x), free(R.ydd);
   mbsp_flexFree(&R);
+  if (fcp) return mbsp_flexCfsParEnd(job, &fcp, &self, e);
   return par ? mbsp_flexParEnd(job, &par, &self, e) : e;
 }
 
@@ -778,10 +788,10 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "(check, accel, run, static and modes do; docs/flexible.md)",
                       f, line, name, cli->verb->name);
   int part = mbsp_flexPart(cfg, m), cfsm = mbsp_flexCfsMethod(cfg, m);
-  if (cfsm >= 0 && (cli->verb->run == mbsp_verbStatic || cfg->ndrive || mbsp_size(comm) != 1))
+  if (cfsm >= 0 && (cli->verb->run == mbsp_verbStatic || cfg->ndrive))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = %s runs flexible bodies in "
-                      "accel and undriven run at one rank only yet (docs/flexible.md 12)",
+                      "accel and undriven run only yet (docs/flexible.md 12)",
                       f, line, name, mbs_flexCfsName(cfsm));
   if (part && (cli->verb->run == mbsp_verbStatic || cfg->ndrive))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
@@ -789,10 +799,11 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "in accel and undriven run only yet (%s: solver.method = aba at one rank, "
                       "the serial oracle; docs/flexible.md 11)",
                       f, line, name, cfg->ndrive ? "driven joints" : cli->verb->name);
-  if (!part && mbsp_size(comm) != 1)
+  if (!part && cfsm < 0 && mbsp_size(comm) != 1)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at several ranks "
-                      "with solver.method = schur only (got %s at %d ranks; docs/flexible.md 11)",
+                      "with solver.method = schur, direct, jcg, gs, sor, jacobi or chebyshev only "
+                      "(got %s at %d ranks; docs/flexible.md 11, 12)",
                       f, line, name, cli->verb->name,
                       cfg->sauto.on ? "auto" : mbs_solverName(m->opt.solver), mbsp_size(comm));
   if (!part && cfsm < 0 && !cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba"))

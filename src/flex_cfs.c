@@ -40,6 +40,10 @@ const char *mbs_flexCfsName(int k) {
   return k >= 0 && k < MBS_FCFS_NMETHOD ? mbs_fcfsNames[k] : "?";
 }
 
+int mbs_flexCfsSize(const mbsFlexCfs *f) {
+  return f->N;
+}
+
 int mbs_flexCfsRows(const mbsFlexCfs *f) {
   return f->nl;
 }

@@ -41,6 +41,8 @@ const char *mbs_flexCfsName(int k);
 /// direct). MBS_ERR_NUMERIC if a block is not positive definite or an iteration does not converge.
 mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q, const mbsReal *y,
                         const mbsReal *eta, mbsReal *ydd, int *it);
+/// N = nv + the modal coordinates (the length of ydd).
+int mbs_flexCfsSize(const mbsFlexCfs *f);
 /// The number of constraint rows (the unknowns of A).
 int mbs_flexCfsRows(const mbsFlexCfs *f);
 
