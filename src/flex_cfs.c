@@ -14,24 +14,7 @@
 #include "mbspar/mbs_joint.h"
 #include "flex_cfs.h"
 #include "flex_private.h"
-
-struct mbsFlexCfs {
-  const mbsModel *m;
-  mbsFlexAba *a;
-  int nb, nl, N;
-  int *nlb, *la;         ///< (nbody) rows of joint b and their first index
-  mbsReal *T, *F, *SSi;  ///< (nbody x 36) T (6 x nl), F (6 x nd), (S^T S)^-1 (nd^2)
-  mbsReal *Minv, *h, *Q; ///< M_b^-1 (nz^2 at a->oq), h_b and Q_b / zdot_b (nz at a->ov)
-  mbsReal *wr, *tau;     ///< (nbody x 6) joint wrenches, (nv) joint forces
-  mbsReal *Dinv;         ///< (nbody x 36) the diagonal blocks' inverses
-  mbsReal *A;            ///< (nl^2) the assembled A (direct, gs, sor), or NULL
-  mbsReal *x, *b, *r, *z, *p, *q;
-  mbsReal *wk;        ///< scratch (nzmax^2 + 12 nzmax)
-  int b0, b1, l0, l1; ///< the owned bodies and their rows
-  char *need;         ///< (nbody) the body's M^-1 is used here: owned, or the parent of one
-  mbsCfsComm comm;    ///< reduce only (NULL: one process)
-  size_t sv;          ///< the length of h, Q
-};
+#include "flex_cfs_private.h"
 
 static const char *const mbs_fcfsNames[MBS_FCFS_NMETHOD] = {"direct", "jcg",    "gs",
                                                             "sor",    "jacobi", "chebyshev"};
@@ -109,12 +92,12 @@ mbsErr mbs_flexCfsSetRange(mbsFlexCfs *f, int b0, int b1, const mbsCfsComm *comm
 }
 
 // the in-place sum over the ranks (nothing at one process)
-static mbsErr mbs_fcReduce(const mbsFlexCfs *f, double *v, int n) {
+mbsErr mbs_fcReduce(const mbsFlexCfs *f, double *v, int n) {
   return f->comm.reduce ? f->comm.reduce(f->comm.ctx, v, n) : MBS_OK;
 }
 
 // Cholesky L L^T of the n x n A in place (lower triangle); -1 if not positive definite
-static int mbs_fcChol(int n, mbsReal *A) {
+int mbs_fcChol(int n, mbsReal *A) {
   for (int j = 0; j < n; j++) {
     mbsReal s = A[j * n + j];
     for (int k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
@@ -130,7 +113,7 @@ static int mbs_fcChol(int n, mbsReal *A) {
 }
 
 // x := (L L^T)^-1 x
-static void mbs_fcCholSolve(int n, const mbsReal *L, mbsReal *x) {
+void mbs_fcCholSolve(int n, const mbsReal *L, mbsReal *x) {
   for (int i = 0; i < n; i++) {
     mbsReal t = x[i];
     for (int k = 0; k < i; k++) t -= L[i * n + k] * x[k];
@@ -265,7 +248,7 @@ static mbsErr mbs_fcPrepare(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, c
 
 // y = A x (known = 0) or A x + the affine part (known = 1: joint forces, bias forces, c): the
 // three sweeps. Leaves zdot_b in f->Q.
-static mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo) {
+mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo) {
   const mbsModel *m = f->m;
   const mbsFlexAba *a = f->a;
   if (f->comm.reduce) { // the other ranks' entries are summed in: zero here
@@ -319,7 +302,7 @@ static mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *y
   return MBS_OK;
 }
 
-static void mbs_fcPrecond(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z) {
+void mbs_fcPrecond(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z) {
   for (int b = f->b0; b < f->b1; b++) {
     int nl = f->nlb[b], la = f->la[b];
     const mbsReal *Di = f->Dinv + 36 * b;
@@ -331,44 +314,18 @@ static void mbs_fcPrecond(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z) {
   }
 }
 
-static double mbs_fcDotN(int n, const mbsReal *a, const mbsReal *b) {
+double mbs_fcDotN(int n, const mbsReal *a, const mbsReal *b) {
   double s = 0;
   for (int i = 0; i < n; i++) s += a[i] * b[i];
   return s;
 }
 
 // a . b over the owned rows, summed over the ranks (a failed sum gives NaN: no convergence)
-static double mbs_fcDot(const mbsFlexCfs *f, const mbsReal *a, const mbsReal *b) {
+double mbs_fcDot(const mbsFlexCfs *f, const mbsReal *a, const mbsReal *b) {
   double s = 0;
   for (int i = f->l0; i < f->l1; i++) s += a[i] * b[i];
   if (mbs_fcReduce(f, &s, 1)) return NAN;
   return s;
-}
-
-// preconditioned CG on A x = b from x = 0, on the owned rows (the sums over the ranks in the
-// operator and the dots)
-static mbsErr mbs_fcCG(mbsFlexCfs *f, double tol, int *it) {
-  int n = f->nl, maxit = 20 * n + 100, l0 = f->l0, l1 = f->l1;
-  double bn = sqrt(mbs_fcDot(f, f->b, f->b));
-  memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
-  memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
-  if (!(bn > 0)) return bn == 0 ? MBS_OK : mbs_errSet(MBS_ERR_NUMERIC, "flexible jcg: NaN");
-  mbs_fcPrecond(f, f->r, f->z);
-  memcpy(f->p, f->z, sizeof(mbsReal) * (size_t)n);
-  double rz = mbs_fcDot(f, f->r, f->z);
-  for (*it = 0; *it < maxit; (*it)++) {
-    double rr = mbs_fcDot(f, f->r, f->r);
-    if (!isfinite(rr)) break;
-    if (sqrt(rr) <= tol * bn) return MBS_OK;
-    MBS_CALL(mbs_fcApply(f, f->p, 0, f->q));
-    double al = rz / mbs_fcDot(f, f->p, f->q);
-    for (int i = l0; i < l1; i++) f->x[i] += al * f->p[i], f->r[i] -= al * f->q[i];
-    mbs_fcPrecond(f, f->r, f->z);
-    double rz1 = mbs_fcDot(f, f->r, f->z);
-    for (int i = l0; i < l1; i++) f->p[i] = f->z[i] + rz1 / rz * f->p[i];
-    rz = rz1;
-  }
-  return mbs_errSet(MBS_ERR_NUMERIC, "flexible jcg: no convergence in %d iterations", *it);
 }
 
 // the explicit A on every rank (column by column from the operator, each rank its rows, then one
@@ -389,142 +346,6 @@ static mbsErr mbs_fcAssemble(mbsFlexCfs *f) {
   for (int i = 0; i < n; i++)
     if (i < f->l0 || i >= f->l1) f->b[i] = 0;
   return mbs_fcReduce(f, f->b, n);
-}
-
-// block Gauss-Seidel (omega 1) or SOR sweeps on the assembled A from x = 0 (every rank the same)
-static mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it) {
-  int n = f->nl, maxit = 200000;
-  const mbsReal *A = f->A;
-  double bn = sqrt(mbs_fcDotN(n, f->b, f->b));
-  memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
-  if (bn == 0) return MBS_OK;
-  for (*it = 0; *it < maxit; (*it)++) {
-    double rr = 0;
-    for (int b = 0; b < f->nb; b++) {
-      int nl = f->nlb[b], la = f->la[b];
-      mbsReal rb[6];
-      for (int i = 0; i < nl; i++) {
-        mbsReal t = f->b[la + i];
-        const mbsReal *Ar = A + (size_t)(la + i) * n;
-        for (int j = 0; j < n; j++) t -= Ar[j] * f->x[j];
-        rb[i] = t, rr += t * t;
-      }
-      // D_b^-1 from A's diagonal block (every rank: Dinv holds the owned blocks only)
-      mbsReal D[36];
-      for (int i = 0; i < nl; i++)
-        for (int j = 0; j < nl; j++) D[nl * i + j] = A[(size_t)(la + i) * n + la + j];
-      if (nl && mbs_fcChol(nl, D))
-        return mbs_errSet(MBS_ERR_NUMERIC,
-                          "flexible gs: a diagonal block is not positive definite");
-      if (nl) mbs_fcCholSolve(nl, D, rb);
-      for (int i = 0; i < nl; i++) f->x[la + i] += omega * rb[i];
-    }
-    if (!isfinite(rr)) break;
-    if (sqrt(rr) <= tol * bn) return MBS_OK; // the residual met by the sweep's blocks
-  }
-  return mbs_errSet(MBS_ERR_NUMERIC, "flexible %s: no convergence in %d sweeps",
-                    omega == 1 ? "gs" : "sor", *it);
-}
-
-// the number of eigenvalues below x of the symmetric tridiagonal (d, e: e[j] couples j-1, j)
-static int mbs_fcSturm(int k, const double *d, const double *e, double x) {
-  int cnt = 0;
-  double q = 1;
-  for (int j = 0; j < k; j++) {
-    q = d[j] - x - (j ? e[j] * e[j] / q : 0);
-    if (q == 0) q = 1e-300;
-    cnt += q < 0;
-  }
-  return cnt;
-}
-
-// estimates of the extreme eigenvalues of D^-1 A: the Ritz values of up to 40 PCG steps from
-// x = 0 (the Lanczos tridiagonal from CG's coefficients, bisection on its Sturm counts); lmax
-// raised 5 % (the Ritz value lies below the true one; Chebyshev and Jacobi diverge above it)
-static mbsErr mbs_fcBounds(mbsFlexCfs *f, double *lmin, double *lmax) {
-  enum { K = 40 };
-  double al[K], be[K], d[K], e[K];
-  int n = f->nl, l0 = f->l0, l1 = f->l1, k = 0;
-  memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
-  memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
-  double bn = sqrt(mbs_fcDot(f, f->b, f->b));
-  mbs_fcPrecond(f, f->r, f->z);
-  memcpy(f->p, f->z, sizeof(mbsReal) * (size_t)n);
-  double rz = mbs_fcDot(f, f->r, f->z);
-  while (k < K && k < n && bn > 0) {
-    MBS_CALL(mbs_fcApply(f, f->p, 0, f->q));
-    al[k] = rz / mbs_fcDot(f, f->p, f->q);
-    for (int i = l0; i < l1; i++) f->r[i] -= al[k] * f->q[i];
-    mbs_fcPrecond(f, f->r, f->z);
-    double rz1 = mbs_fcDot(f, f->r, f->z);
-    be[k] = rz1 / rz, rz = rz1;
-    for (int i = l0; i < l1; i++) f->p[i] = f->z[i] + be[k] * f->p[i];
-    k++;
-    if (!(sqrt(mbs_fcDot(f, f->r, f->r)) > 1e-15 * bn)) break; // the Krylov space exhausted
-  }
-  if (!k) return *lmin = *lmax = 1, MBS_OK;
-  for (int j = 0; j < k; j++) {
-    d[j] = 1 / al[j] + (j ? be[j - 1] / al[j - 1] : 0);
-    e[j] = j ? sqrt(be[j - 1]) / al[j - 1] : 0;
-  }
-  double lo = 0, hi = 0;
-  for (int j = 0; j < k; j++)
-    hi = fmax(hi, fabs(d[j]) + fabs(e[j]) + (j + 1 < k ? fabs(e[j + 1]) : 0));
-  double a = lo, b = hi;
-  for (int it = 0; it < 200; it++) { // the smallest: the first x with one eigenvalue below
-    double c = 0.5 * (a + b);
-    if (mbs_fcSturm(k, d, e, c) >= 1)
-      b = c;
-    else
-      a = c;
-  }
-  *lmin = b, a = lo, b = hi;
-  for (int it = 0; it < 200; it++) { // the largest: the first x with all k below
-    double c = 0.5 * (a + b);
-    if (mbs_fcSturm(k, d, e, c) >= k)
-      b = c;
-    else
-      a = c;
-  }
-  *lmax = 1.05 * b;
-  if (!(*lmin > 0 && *lmax > *lmin))
-    return mbs_errSet(MBS_ERR_NUMERIC, "flexible cfs: spectrum estimate failed (%g, %g)", *lmin,
-                      *lmax);
-  return MBS_OK;
-}
-
-// block Jacobi (Richardson with D^-1, omega = 2 / (lmin + lmax)) or Chebyshev on the interval
-// [lmin, lmax] (Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., alg. 12.1), matrix-free
-// from x = 0
-static mbsErr mbs_fcPoly(mbsFlexCfs *f, int cheb, double tol, int *it) {
-  int n = f->nl, l0 = f->l0, l1 = f->l1, maxit = 2000000;
-  double lmin, lmax;
-  MBS_CALL(mbs_fcBounds(f, &lmin, &lmax));
-  double bn = sqrt(mbs_fcDot(f, f->b, f->b));
-  memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
-  memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
-  if (bn == 0) return MBS_OK;
-  double th = 0.5 * (lmax + lmin), de = 0.5 * (lmax - lmin), s1 = th / de, r0 = 1 / s1;
-  mbs_fcPrecond(f, f->r, f->p);
-  for (int i = l0; i < l1; i++) f->p[i] /= th;
-  for (*it = 0; *it < maxit; (*it)++) {
-    for (int i = l0; i < l1; i++) f->x[i] += f->p[i];
-    MBS_CALL(mbs_fcApply(f, f->p, 0, f->q));
-    for (int i = l0; i < l1; i++) f->r[i] -= f->q[i];
-    double rr = mbs_fcDot(f, f->r, f->r);
-    if (!isfinite(rr) || rr > 1e24 * bn * bn) break;
-    if (sqrt(rr) <= tol * bn) return (*it)++, MBS_OK;
-    mbs_fcPrecond(f, f->r, f->z);
-    if (cheb) {
-      double r1 = 1 / (2 * s1 - r0);
-      for (int i = l0; i < l1; i++) f->p[i] = r1 * r0 * f->p[i] + 2 * r1 / de * f->z[i];
-      r0 = r1;
-    } else {
-      for (int i = l0; i < l1; i++) f->p[i] = f->z[i] / th;
-    }
-  }
-  return mbs_errSet(MBS_ERR_NUMERIC, "flexible %s: no convergence in %d iterations",
-                    cheb ? "chebyshev" : "jacobi", *it);
 }
 
 mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q, const mbsReal *y,
