@@ -16,9 +16,11 @@
 #    (the issue asks 1 %; drained and Newton-polished it is exact); modes --at static of the
 #    flexible pendulum: at its equilibrium (residual < 1e-9); `static`/`accel --out DIR` write
 #    DIR/static.json (equal to --json's) and DIR/accel.json, and refuse to overwrite (exit 3);
-#  - the constraint-force methods direct, jcg, gs, sor, jacobi, chebyshev (docs/flexible.md 12):
-#    accel's printed qdd and etadd equal the oracle's (jcg and chebyshev also at 2 ranks);
-#  - refusals: another method (petsc), 2 ranks, another verb, jcg in static: one line, exit 8; -ts_* options (PETSc TS is not used): exit 2, nothing written.
+#  - the constraint-force methods direct, jcg, gs, sor, jacobi, chebyshev, petsc
+#    (docs/flexible.md 12): accel's printed qdd and etadd equal the oracle's (jcg, chebyshev and
+#    petsc also at 2 ranks);
+#  - refusals: another method (crba), 2 ranks with auto, another verb, jcg in static: one line,
+#    exit 8; -ts_* options (PETSc TS is not used): exit 2, nothing written.
 # usage: flex_cli.sh MBSPAR PYTHON3 CONFIGS MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 py=$2 configs=$3 mpiexec=$4 npflag=$5
 shift 5
@@ -198,9 +200,9 @@ eval "$cont" >/dev/null 2>"$tmp/err" || bad "SIGTERM: the continue command faile
   bad "SIGTERM: the restarted run's outputs differ from the uninterrupted run's"
 
 # refusals: exit 8, one line, on every rank
-run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=petsc
-{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'flex_pendulum.cfg:[0-9]*: body "beam" is flexible: solver.method = petsc' "$tmp/err"; } ||
-  bad "petsc refusal: $(cat "$tmp/err")"
+run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=crba
+{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'flex_pendulum.cfg:[0-9]*: body "beam" is flexible: solver.method = crba' "$tmp/err"; } ||
+  bad "crba refusal: $(cat "$tmp/err")"
 run 8 "$mbspar" static "$cfg" --quiet --set solver.method=jcg
 { [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'solver.method = jcg runs flexible bodies in accel and undriven run only' "$tmp/err"; } ||
   bad "jcg static refusal: $(cat "$tmp/err")"
@@ -208,14 +210,14 @@ run 8 "$mbspar" static "$cfg" --quiet --set solver.method=jcg
 # (10 and 6 digits) as the oracle's
 run 0 "$mbspar" accel "$cfg" --set solver.method=aba
 sed -n 's/.*qdd =//p; s/.*etadd =//p' "$tmp/out" >"$tmp/acc_aba"
-for meth in direct jcg gs sor jacobi chebyshev; do
+for meth in direct jcg gs sor jacobi chebyshev petsc; do
   run 0 "$mbspar" accel "$cfg" --set solver.method=$meth
   grep -q 'flex_cfs, constraint forces' "$tmp/out" || bad "$meth: not on flex_cfs: $(cat "$tmp/out")"
   sed -n 's/.*qdd =//p; s/.*etadd =//p' "$tmp/out" >"$tmp/acc_$meth"
   { [ -s "$tmp/acc_aba" ] && cmp -s "$tmp/acc_aba" "$tmp/acc_$meth"; } || bad "$meth: accel differs from the oracle's: $(cat "$tmp/acc_$meth")"
 done
-# ... and jcg and chebyshev over 2 ranks (the body ranges of flex_cfs_par.c, rank 0 serving the verb)
-for meth in jcg chebyshev; do
+# ... and jcg, chebyshev and petsc over 2 ranks (the body ranges of flex_cfs_par.c, rank 0 serving the verb)
+for meth in jcg chebyshev petsc; do
   run 0 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --set solver.method=$meth
   sed -n 's/.*qdd =//p; s/.*etadd =//p' "$tmp/out" >"$tmp/acc2_$meth"
   cmp -s "$tmp/acc_aba" "$tmp/acc2_$meth" || bad "$meth at 2 ranks: accel differs from the oracle's: $(cat "$tmp/out")"
@@ -232,6 +234,6 @@ run 2 "$mbspar" run "$cfg" --quiet --out "$tmp/tsopt" -ts_monitor
 grep -q -- '-ts_monitor: a model with flexible bodies steps' "$tmp/err" || bad "-ts_monitor not refused: $(cat "$tmp/err")"
 [ ! -e "$tmp/tsopt" ] || bad "the refused run wrote $tmp/tsopt"
 run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --quiet
-grep -q 'at several ranks with solver.method = schur, direct, jcg, gs, sor, jacobi or chebyshev only' "$tmp/err" || bad "2-rank refusal: $(cat "$tmp/err")"
+grep -q 'at several ranks with solver.method = schur, direct, jcg, gs, sor, jacobi, chebyshev or petsc only' "$tmp/err" || bad "2-rank refusal: $(cat "$tmp/err")"
 [ "$fail" -eq 0 ] && echo "flex_cli: all checks passed"
 exit "$fail"

@@ -61,7 +61,7 @@ run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" static "$cfg" --quiet --set solver.m
 run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" run "$configs/spinup.cfg" --quiet --set solver.method=schur
 grep -q 'driven joints: solver.method = aba at one rank' "$tmp/err" || bad "drive refusal: $(cat "$tmp/err")"
 run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --quiet
-grep -q 'at several ranks with solver.method = schur, direct, jcg, gs, sor, jacobi or chebyshev only (got auto at 2 ranks' "$tmp/err" ||
+grep -q 'at several ranks with solver.method = schur, direct, jcg, gs, sor, jacobi, chebyshev or petsc only (got auto at 2 ranks' "$tmp/err" ||
   bad "auto refusal: $(cat "$tmp/err")"
 [ "$fail" -eq 0 ] && echo "flex_par_cli: all checks passed"
 exit "$fail"

@@ -6,7 +6,8 @@
 /// stiffening on and off), at a random modal state, ydd by each method equals the dense oracle's
 /// (mbs_flexOracleAccel) to 1e-9, the joint block and the modal block each relative to its
 /// largest entry (as test_flex_aba (c)):
-/// (a) direct and jcg on 16 models of 6 to 11 bodies (as test_flex_par: with larger ones the dense
+/// (a) direct, jcg and petsc (KSP CG on the operator) on 16 models of 6 to 11 bodies (as
+/// test_flex_par: with larger ones the dense
 ///     oracle's own difference to the recursive algorithm nears 1e-9);
 /// (b) gs and sor (block, on the assembled A) and chebyshev on 8 models of 3 to 6 bodies, jacobi
 ///     on the 4 of them with 3 or 4 bodies (the stationary methods need 10^4 to 3 10^5 sweeps:
@@ -15,6 +16,7 @@
 #include "mbs_test.h"
 #include "flex_gen.h"
 #include "flex_cfs_par.h"
+#include "petsc_ref.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_flex.h"
 
@@ -37,6 +39,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   int P = mbsp_size(comm), rank = mbsp_rank(comm);
+  if (mbsp_petscInitialize(&argc, &argv)) {
+    fprintf(stderr, "PETSc init failed: %s\n", mbs_errMsg());
+    return 1;
+  }
   enum { NB = 12, CAP = 1 << 16 };
   Body B[NB];
   char *t1 = malloc(CAP);
@@ -71,10 +77,10 @@ int main(int argc, char **argv) {
       MBS_EXPECT_OK(mbs_flexAbaAccel(a, m->q0, y, eta, ya));
       wo = fmax(wo, blockDiff(ya, yo, N, nv));
       for (int k = 0; k < MBS_FCFS_NMETHOD; k++) {
-        int stationary = k >= MBS_FCFS_GS, it = 0;
+        int stationary = k >= MBS_FCFS_GS && k != MBS_FCFS_PETSC, it = 0;
         if (stationary != small || (k == MBS_FCFS_JACOBI && nb > 4)) continue;
         memset(yc, 0, sizeof(double) * (size_t)N);
-        mbsErr e = mbs_flexCfsAccel(f, k, 1e-14, m->q0, y, eta, yc, &it);
+        mbsErr e = mbsp_flexCfsSolve(comm, f, k, 1e-14, m->q0, y, eta, yc, &it);
         MBS_EXPECT(e == MBS_OK, "trial %d %s: %s", trial, mbs_flexCfsName(k), mbs_errMsg());
         double d = blockDiff(yc, yo, N, nv);
         MBS_EXPECT(d < 1e-9, "trial %d (%d bodies) %s: %.3e", trial, nb, mbs_flexCfsName(k), d);
@@ -99,7 +105,7 @@ int main(int argc, char **argv) {
   if (rank == 0)
     printf("(the recursive algorithm against the dense oracle on the same models: %.2e)\n", wo);
   MBS_EXPECT(ntrial[0] == 16 && ntrial[1] == 16 && ntrial[2] == 8 && ntrial[3] == 8 &&
-                 ntrial[4] == 4 && ntrial[5] == 8,
+                 ntrial[4] == 4 && ntrial[5] == 8 && ntrial[6] == 16,
              "coverage");
   MBS_EXPECT(nnode > 5 && nmodal > 20, "coverage: %d nodes %d modal", nnode, nmodal);
   long fails = mbs_test_fail;
@@ -107,6 +113,7 @@ int main(int argc, char **argv) {
   if (rank == 0)
     printf("test_flex_cfs np=%d: %s (%ld failure(s) over all ranks)\n", P,
            fails ? "FAILED" : "all checks passed", fails);
+  mbsp_petscFinalize();
   mbsp_finalize(&comm);
   return fails ? 1 : 0;
 }

@@ -59,7 +59,8 @@ static mbsErr mbsp_fcsSend(mbspFlexCfsPar *p, int cmd, const double *q, const do
 static mbsErr mbsp_fcsAccel(mbspFlexCfsPar *p, const double *q, const double *y, const double *eta,
                             double *ydd) {
   int it;
-  return mbsp_agreeErr(p->comm, mbs_flexCfsAccel(p->f, p->method, p->tol, q, y, eta, ydd, &it));
+  return mbsp_agreeErr(p->comm,
+                       mbsp_flexCfsSolve(p->comm, p->f, p->method, p->tol, q, y, eta, ydd, &it));
 }
 
 mbsErr mbsp_flexCfsParAccel(mbspFlexCfsPar *p, const double *q, const double *y, const double *eta,

@@ -12,6 +12,11 @@
 /// over comm. Collective.
 mbsErr mbsp_flexCfsBind(mbspComm *comm, mbsFlexCfs *f, const mbsModel *m);
 
+/// ydd by method: petsc here (parallel/flex_cfs_petsc.c, KSP on the operator), the others by
+/// mbs_flexCfsAccel. Collective over comm (the communicator f was bound to; one process: any).
+mbsErr mbsp_flexCfsSolve(mbspComm *comm, mbsFlexCfs *f, int method, double tol, const double *q,
+                         const double *y, const double *eta, double *ydd, int *it);
+
 /// The verbs at several ranks (as flex_par.h's Begin/End): every rank builds the system and
 /// binds its range; the workers (*worker = 1) serve rank 0's evaluations until it stops them and
 /// return; rank 0 gets *par and a communicator of its own (*self) for the verb's loop.

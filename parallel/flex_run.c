@@ -46,6 +46,7 @@ typedef struct {
   mbsFlexCfs *cfs;     ///< a constraint-force method at one rank (src/flex_cfs.c; a too), or NULL
   mbspFlexCfsPar *fcp; ///< the same at several ranks (flex_cfs_par.h; a too), or NULL
   int cfsm;            ///< its MBS_FCFS_* method
+  mbspComm *cfscomm;   ///< the one-rank communicator cfs's petsc solves on
   mbspFlexDrive dr;    ///< driven joints (run only; flex_drive.h)
   double *xd;          ///< (nx) scratch: the state with the driven joints on their profiles
   int nq, nv, ne, nx;  ///< sizes: nx = nq + ne + nv + ne, + 1 with drives (their work W, x[nx - 1])
@@ -66,7 +67,7 @@ static mbsErr mbsp_flexAccel(const mbspFlexRun *R, const double *q, const double
   if (R->fcp) return mbsp_flexCfsParAccel(R->fcp, q, y, eta, ydd);
   if (R->cfs) {
     int it;
-    return mbs_flexCfsAccel(R->cfs, R->cfsm, R->m->opt.tol, q, y, eta, ydd, &it);
+    return mbsp_flexCfsSolve(R->cfscomm, R->cfs, R->cfsm, R->m->opt.tol, q, y, eta, ydd, &it);
   }
   return R->o ? mbs_flexOracleAccel(R->o, q, y, eta, ydd) : mbs_flexAbaAccel(R->a, q, y, eta, ydd);
 }
@@ -733,6 +734,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     comm = self;
   }
   mbsErr e = mbsp_flexCreate(m, &R, recursive, par, cfsm, fcp);
+  R.cfscomm = comm;
   double *x = NULL;
   if (!e) {
     x = calloc((size_t)R.nx + 2, sizeof(double)); // + the drives' work
@@ -800,17 +802,20 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "the serial oracle; docs/flexible.md 11)",
                       f, line, name, cfg->ndrive ? "driven joints" : cli->verb->name);
   if (!part && cfsm < 0 && mbsp_size(comm) != 1)
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at several ranks "
-                      "with solver.method = schur, direct, jcg, gs, sor, jacobi or chebyshev only "
-                      "(got %s at %d ranks; docs/flexible.md 11, 12)",
-                      f, line, name, cli->verb->name,
-                      cfg->sauto.on ? "auto" : mbs_solverName(m->opt.solver), mbsp_size(comm));
+    return mbs_errSet(
+        MBS_ERR_UNSUPPORTED,
+        "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at several ranks "
+        "with solver.method = schur, direct, jcg, gs, sor, jacobi, chebyshev or petsc "
+        "only "
+        "(got %s at %d ranks; docs/flexible.md 11, 12)",
+        f, line, name, cli->verb->name, cfg->sauto.on ? "auto" : mbs_solverName(m->opt.solver),
+        mbsp_size(comm));
   if (!part && cfsm < 0 && !cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba"))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = %s cannot run flexible "
                       "bodies yet (aba or auto: the serial oracles; schur: the distributed "
-                      "elimination; direct, jcg, gs, sor, jacobi, chebyshev at one rank; "
+                      "elimination; direct, jcg, gs, sor, jacobi, chebyshev, petsc: the "
+                      "constraint-force system; "
                       "docs/flexible.md 6, 11, 12)",
                       f, line, name, mbs_solverName(m->opt.solver));
   if (cli->verb->run == mbsp_verbRun && cfg->out_format != MBS_OUTFMT_CSV)

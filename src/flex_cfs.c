@@ -16,8 +16,8 @@
 #include "flex_private.h"
 #include "flex_cfs_private.h"
 
-static const char *const mbs_fcfsNames[MBS_FCFS_NMETHOD] = {"direct", "jcg",    "gs",
-                                                            "sor",    "jacobi", "chebyshev"};
+static const char *const mbs_fcfsNames[MBS_FCFS_NMETHOD] = {"direct", "jcg",       "gs",   "sor",
+                                                            "jacobi", "chebyshev", "petsc"};
 
 const char *mbs_flexCfsName(int k) {
   return k >= 0 && k < MBS_FCFS_NMETHOD ? mbs_fcfsNames[k] : "?";
@@ -348,13 +348,9 @@ static mbsErr mbs_fcAssemble(mbsFlexCfs *f) {
   return mbs_fcReduce(f, f->b, n);
 }
 
-mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q, const mbsReal *y,
-                        const mbsReal *eta, mbsReal *ydd, int *it) {
-  const mbsModel *m = f->m;
-  const mbsFlexAba *a = f->a;
+mbsErr mbs_flexCfsBegin(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                        const mbsReal **b, int *l0, int *l1) {
   int n = f->nl;
-  *it = 0;
-  MBS_CHECK(method >= 0 && method < MBS_FCFS_NMETHOD, MBS_ERR_INTERNAL, "flexible cfs: method");
   mbsErr e = mbs_fcPrepare(f, q, y, eta);
   if (f->comm.reduce) { // every rank must agree before the collective sweeps
     double bad = e ? 1 : 0;
@@ -367,6 +363,25 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
   memset(f->b, 0, sizeof(mbsReal) * ((size_t)n + 1));
   MBS_CALL(mbs_fcApply(f, f->z, 1, f->b)); // b = -(the affine part at lam = 0)
   for (int i = 0; i < n; i++) f->b[i] = -f->b[i];
+  *b = f->b, *l0 = f->l0, *l1 = f->l1;
+  return MBS_OK;
+}
+
+mbsErr mbs_flexCfsOp(mbsFlexCfs *f, const mbsReal *x, mbsReal *y) {
+  return mbs_fcApply(f, x, 0, y);
+}
+
+void mbs_flexCfsPrec(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z) {
+  mbs_fcPrecond(f, r, z);
+}
+
+mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q, const mbsReal *y,
+                        const mbsReal *eta, mbsReal *ydd, int *it) {
+  int n = f->nl, l0, l1;
+  const mbsReal *b;
+  *it = 0;
+  MBS_CHECK(method >= 0 && method < MBS_FCFS_PETSC, MBS_ERR_INTERNAL, "flexible cfs: method");
+  MBS_CALL(mbs_flexCfsBegin(f, q, y, eta, &b, &l0, &l1));
   if (method == MBS_FCFS_JCG) {
     MBS_CALL(mbs_fcCG(f, tol, it));
   } else if (method == MBS_FCFS_JACOBI || method == MBS_FCFS_CHEB) {
@@ -382,9 +397,15 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
       MBS_CALL(mbs_fcSOR(f, method == MBS_FCFS_GS ? 1.0 : 1.3, tol, it));
     }
   }
+  return mbs_flexCfsEnd(f, f->x, ydd);
+}
+
+mbsErr mbs_flexCfsEnd(mbsFlexCfs *f, const mbsReal *x, mbsReal *ydd) {
+  const mbsModel *m = f->m;
+  const mbsFlexAba *a = f->a;
   // the accelerations at lam: zdot_b, then q'' = (S^T S)^-1 S^T (zdot_b6 - P zdot_p - c), each
   // rank its bodies' entries, summed
-  MBS_CALL(mbs_fcApply(f, f->x, 1, f->q));
+  MBS_CALL(mbs_fcApply(f, x, 1, f->q));
   memset(ydd, 0, sizeof(mbsReal) * (size_t)f->N);
   for (int b = f->b0; b < f->b1; b++) {
     int nd = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];

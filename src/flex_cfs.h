@@ -20,6 +20,7 @@ enum {
   MBS_FCFS_SOR,        ///< block SOR (omega 1.3) on the assembled A (small models)
   MBS_FCFS_JACOBI,     ///< block Jacobi, damped by the spectrum estimate, matrix-free (small)
   MBS_FCFS_CHEB,       ///< Chebyshev on the spectrum estimate, block-preconditioned, matrix-free
+  MBS_FCFS_PETSC,      ///< KSP on the operator (parallel/flex_cfs_petsc.c; not mbs_flexCfsAccel)
   MBS_FCFS_NMETHOD
 };
 
@@ -34,7 +35,7 @@ void mbs_flexCfsDestroy(mbsFlexCfs **f);
 /// the body data of its bodies and their parents. Collective from then on: every rank calls
 /// mbs_flexCfsAccel with the same arguments and gets the whole ydd.
 mbsErr mbs_flexCfsSetRange(mbsFlexCfs *f, int b0, int b1, const mbsCfsComm *comm);
-/// The name of method k ("direct", "jcg", "gs", "sor", "jacobi", "chebyshev").
+/// The name of method k ("direct", "jcg", "gs", "sor", "jacobi", "chebyshev", "petsc").
 const char *mbs_flexCfsName(int k);
 /// ydd (N = nv + the modal coordinates, laid out as mbs_flexOracleAccel's) at (q, y, eta) by
 /// method (MBS_FCFS_*), to the relative residual tol (iterative methods); *it: iterations (0 for
@@ -43,6 +44,15 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
                         const mbsReal *eta, mbsReal *ydd, int *it);
 /// N = nv + the modal coordinates (the length of ydd).
 int mbs_flexCfsSize(const mbsFlexCfs *f);
+/// The pieces of mbs_flexCfsAccel for an outside solver (parallel/flex_cfs_petsc.c), all
+/// collective: the system at (q, y, eta) and its right side *b (rows indexed globally; the owned
+/// rows [*l0, *l1) valid); y = A x and z = D^-1 r on the owned rows; ydd from the solution x (its
+/// owned rows read).
+mbsErr mbs_flexCfsBegin(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                        const mbsReal **b, int *l0, int *l1);
+mbsErr mbs_flexCfsOp(mbsFlexCfs *f, const mbsReal *x, mbsReal *y);
+void mbs_flexCfsPrec(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z);
+mbsErr mbs_flexCfsEnd(mbsFlexCfs *f, const mbsReal *x, mbsReal *ydd);
 /// The number of constraint rows (the unknowns of A).
 int mbs_flexCfsRows(const mbsFlexCfs *f);
 
