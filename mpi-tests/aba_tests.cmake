@@ -14,6 +14,10 @@ mbs_add_test(test_flex_aba SOURCES test_flex_aba.c LIBS mbs_core LABELS unit)
 if(TARGET mbs_parallel)
   mbs_add_test(test_flex_par SOURCES test_flex_par.c LIBS mbs_parallel NPROCS 1 2 3 4 LABELS mpi
                TIMEOUT 120)
+  # the constraint-force system with flexible bodies (docs/flexible.md 12): direct, jcg, gs, sor
+  # over body ranges against the dense oracle on random flexible trees and chains
+  mbs_add_test(test_flex_cfs SOURCES test_flex_cfs.c LIBS mbs_parallel NPROCS 1 2 3 4 LABELS mpi
+               TIMEOUT 120)
 endif()
 # the Adams-Bashforth-Moulton PECE core (issue 36) against closed forms
 mbs_add_test(test_abm SOURCES test_abm.c LIBS mbs_core LABELS unit)

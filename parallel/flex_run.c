@@ -42,6 +42,11 @@ static void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x
 static mbsErr mbsp_flexAccel(const mbspFlexRun *R, const double *q, const double *y,
                              const double *eta, double *ydd) {
   if (R->par) return mbsp_flexParAccel(R->par, q, y, eta, ydd);
+  if (R->fcp) return mbsp_flexCfsParAccel(R->fcp, q, y, eta, ydd);
+  if (R->cfs) {
+    int it;
+    return mbsp_flexCfsSolve(R->cfscomm, R->cfs, R->cfsm, R->m->opt.tol, q, y, eta, ydd, &it);
+  }
   return R->o ? mbs_flexOracleAccel(R->o, q, y, eta, ydd) : mbs_flexAbaAccel(R->a, q, y, eta, ydd);
 }
 mbsErr mbsp_flexNodePose(const mbspFlexRun *R, const double *x, int k, int n, double *p,
@@ -67,7 +72,7 @@ static int mbsp_flexPart(const mbsConfig *cfg, const mbsModel *m) {
 }
 
 static const char *mbsp_flexMethod(const mbspFlexRun *R) {
-  return R->par ? "flex_part" : R->o ? "flex_oracle" : "flex_aba";
+  return R->par ? "flex_part" : R->cfs || R->fcp ? "flex_cfs" : R->o ? "flex_oracle" : "flex_aba";
 }
 
 // x' = f(x): q' from qd (quaternions: q' = q (x) (0, w) / 2, w in the body frame), eta' = etad,
@@ -292,11 +297,21 @@ static void mbsp_flexCsvRow(FILE *f, double t, const double *v, int n) {
   fputc('\n', f);
 }
 
-// the dense oracle, the recursive algorithm when \p recursive, or the ranges over the ranks par
-static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, mbspFlexPar *par) {
+// the constraint-force method of m->opt at one rank (docs/flexible.md 12), or -1
+static int mbsp_flexCfsMethod(const mbsConfig *cfg, const mbsModel *m) {
+  for (int k = 0; !cfg->sauto.on && k < MBS_FCFS_NMETHOD; k++)
+    if (!strcmp(mbs_solverName(m->opt.solver), mbs_flexCfsName(k))) return k;
+  return -1;
+}
+
+// the dense oracle, the recursive algorithm when \p recursive (or with the constraint-force
+// method cfsm >= 0), or the ranges over the ranks par
+static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, mbspFlexPar *par,
+                              int cfsm, mbspFlexCfsPar *fcp) {
   memset(R, 0, sizeof *R);
-  R->m = m, R->par = par;
-  if (recursive && !par)
+  R->m = m, R->par = par, R->cfsm = cfsm, R->fcp = fcp;
+  if (cfsm >= 0 && !par && !fcp) MBS_CALL(mbs_flexCfsCreate(m, &R->cfs));
+  if ((recursive || cfsm >= 0) && !par)
     MBS_CALL(mbs_flexAbaCreate(m, &R->a));
   else if (!par)
     MBS_CALL(mbs_flexOracleCreate(m, &R->o));
@@ -316,6 +331,7 @@ static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, 
 static void mbsp_flexFree(mbspFlexRun *R) {
   mbs_flexOracleDestroy(&R->o);
   mbs_flexAbaDestroy(&R->a);
+  mbs_flexCfsDestroy(&R->cfs);
   for (int s = 0; s < 7; s++) free(R->k[s]);
   free(R->xs), free(R->xn), free(R->err), free(R->xd);
   mbsp_flexDriveFree(&R->dr);
@@ -674,14 +690,22 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   // on a communicator of its own (the report still counts the job's ranks), the others evaluate
   // their ranges whenever it asks
   mbspFlexPar *par = NULL;
+  mbspFlexCfsPar *fcp = NULL;
   mbspComm *self = NULL, *job = comm;
+  int cfsm = mbsp_flexCfsMethod(cfg, m);
   if (mbsp_flexPart(cfg, m)) {
     int worker = 0;
     mbsErr e = mbsp_flexParBegin(comm, m, &par, &self, &worker);
     if (worker || e) return e;
     comm = self;
+  } else if (cfsm >= 0 && mbsp_size(comm) > 1) { // the same with the constraint-force ranges
+    int worker = 0;
+    mbsErr e = mbsp_flexCfsParBegin(comm, m, cfsm, m->opt.tol, &fcp, &self, &worker);
+    if (worker || e) return e;
+    comm = self;
   }
-  mbsErr e = mbsp_flexCreate(m, &R, recursive, par);
+  mbsErr e = mbsp_flexCreate(m, &R, recursive, par, cfsm, fcp);
+  R.cfscomm = comm;
   R.cfg = cfg; // the reports' auto fields, the drives
   double *x = NULL;
   if (!e) {
@@ -702,9 +726,10 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     for (int r = 0; r < rep && !e; r++) e = mbsp_flexAccel(&R, x, x + R.nq + R.ne, x + R.nq, R.ydd);
     mbspFlexAccelOut a = {&R, (mbs_wtime() - t0) / rep, x};
     if (!e && mbsp_cliTable(cli)) {
-      printf("flexible accel (%s): qdd =", R.par ? "flex_part, ranges over the ranks"
-                                           : R.o ? "serial oracle"
-                                                 : "recursive, flex_aba");
+      printf("flexible accel (%s): qdd =", R.par            ? "flex_part, ranges over the ranks"
+                                           : R.cfs || R.fcp ? "flex_cfs, constraint forces"
+                                           : R.o            ? "serial oracle"
+                                                            : "recursive, flex_aba");
       for (int i = 0; i < R.nv; i++) printf(" %.10g", R.ydd[i]);
       printf("\n  etadd =");
       for (int i = 0; i < R.ne; i++) printf(" %.6g", R.ydd[R.nv + i]);
@@ -722,6 +747,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   }
   free(x), free(R.ydd);
   mbsp_flexFree(&R);
+  if (fcp) return mbsp_flexCfsParEnd(job, &fcp, &self, e);
   return par ? mbsp_flexParEnd(job, &par, &self, e) : e;
 }
 
@@ -737,7 +763,13 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "%s:%d: body \"%s\" is flexible: the %s verb cannot run flexible bodies yet "
                       "(check, accel, run, static, modes, inverse and cpa do; docs/flexible.md)",
                       f, line, name, cli->verb->name);
-  int part = mbsp_flexPart(cfg, m);
+  int part = mbsp_flexPart(cfg, m), cfsm = mbsp_flexCfsMethod(cfg, m);
+  if (cfsm >= 0 &&
+      (cli->verb->run == mbsp_verbStatic || cli->verb->run == mbsp_verbInverse || cfg->ndrive))
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "%s:%d: body \"%s\" is flexible: solver.method = %s runs flexible bodies in "
+                      "accel and undriven run only yet (docs/flexible.md 13)",
+                      f, line, name, mbs_flexCfsName(cfsm));
   if (part &&
       (cli->verb->run == mbsp_verbStatic || cli->verb->run == mbsp_verbInverse || cfg->ndrive))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
@@ -745,17 +777,21 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "in accel and undriven run only yet (%s: solver.method = aba at one rank, "
                       "the serial oracle; docs/flexible.md 11)",
                       f, line, name, cfg->ndrive ? "driven joints" : cli->verb->name);
-  if (!part && mbsp_size(comm) != 1 && !cfg->sauto.idle) // auto's serial choice: rank 0 alone
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at several ranks "
-                      "with solver.method = schur only (got %s at %d ranks; docs/flexible.md 11)",
-                      f, line, name, cli->verb->name,
-                      cfg->sauto.on ? "auto" : mbs_solverName(m->opt.solver), mbsp_size(comm));
-  if (!part && !cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba"))
+  if (!part && cfsm < 0 && mbsp_size(comm) != 1 && !cfg->sauto.idle) // auto: rank 0 alone
+    return mbs_errSet(
+        MBS_ERR_UNSUPPORTED,
+        "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at several ranks "
+        "with solver.method = schur, direct, jcg, gs, sor, jacobi, chebyshev, petsc or auto "
+        "only (got %s at %d ranks; docs/flexible.md 11, 13)",
+        f, line, name, cli->verb->name, cfg->sauto.on ? "auto" : mbs_solverName(m->opt.solver),
+        mbsp_size(comm));
+  if (!part && cfsm < 0 && !cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba"))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = %s cannot run flexible "
                       "bodies yet (aba or auto: the serial oracles; schur: the distributed "
-                      "elimination; docs/flexible.md 6, 11)",
+                      "elimination; direct, jcg, gs, sor, jacobi, chebyshev, petsc: the "
+                      "constraint-force system; "
+                      "docs/flexible.md 6, 11, 12)",
                       f, line, name, mbs_solverName(m->opt.solver));
   if (m->nloop || m->nforce || cfg->torques || !fb || m->local)
     return mbs_errSet(

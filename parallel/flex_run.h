@@ -6,6 +6,7 @@
 #define MBSP_FLEX_RUN_H
 
 #include "cli.h"
+#include "flex_cfs_par.h"
 #include "flex_drive.h"
 #include "flex_par.h"
 #include "mbspar/mbs_config.h"
@@ -15,13 +16,17 @@
 typedef struct {
   const mbsModel *m;
   const mbsConfig *cfg;
-  mbsFlexOracle *o;   ///< the dense oracle, or NULL when a is used
-  mbsFlexAba *a;      ///< the recursive algorithm (large undriven accel and run), or NULL
-  mbspFlexPar *par;   ///< solver.method = schur: the ranges over the ranks (flex_par.h), or NULL
-  mbspFlexDrive dr;   ///< driven joints (run only; flex_drive.h)
-  double *xd;         ///< (nx) scratch: the state with the driven joints on their profiles
-  int nq, nv, ne, nx; ///< sizes: nx = nq + ne + nv + ne, + 1 with drives (their work W, x[nx - 1])
-  double *ydd;        ///< (nv + ne)
+  mbsFlexOracle *o;    ///< the dense oracle, or NULL when a is used
+  mbsFlexAba *a;       ///< the recursive algorithm (large undriven accel and run), or NULL
+  mbspFlexPar *par;    ///< solver.method = schur: the ranges over the ranks (flex_par.h), or NULL
+  mbsFlexCfs *cfs;     ///< a constraint-force method at one rank (src/flex_cfs.c; a too), or NULL
+  mbspFlexCfsPar *fcp; ///< the same at several ranks (flex_cfs_par.h; a too), or NULL
+  int cfsm;            ///< its MBS_FCFS_* method
+  mbspComm *cfscomm;   ///< the one-rank communicator cfs's petsc solves on
+  mbspFlexDrive dr;    ///< driven joints (run only; flex_drive.h)
+  double *xd;          ///< (nx) scratch: the state with the driven joints on their profiles
+  int nq, nv, ne, nx;  ///< sizes: nx = nq + ne + nv + ne, + 1 with drives (their work W, x[nx - 1])
+  double *ydd;         ///< (nv + ne)
   double *k[7], *xs, *xn, *err; ///< integrator stages and scratch (nx each)
   long evals, steps, rejected;
   double t, h;      ///< time and (dp5) the next step

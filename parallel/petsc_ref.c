@@ -11,7 +11,7 @@
 /// Communication: PETSc's own (MatMult halo, VecDot allreduce), on the engine's communicator.
 /// Registered in the solver table as solver.method = petsc (mbsp_solverPetsc); its solver state
 /// reaches the engine through the context the engine attaches to its mbsCfs. This file and
-/// petsc_ts.c are the only ones that include PETSc.
+/// petsc_ts.c and flex_cfs_petsc.c are the only ones that include PETSc.
 #include "petsc_ref.h"
 #include <stdlib.h>
 #include "mbspar/mbs_engine.h"

@@ -1,0 +1,51 @@
+/// \file flex_cfs_private.h
+/// The workspace of the constraint-force system with flexible bodies and the kernels its solvers
+/// share (src/flex_cfs.c: the data, the operator, the direct solve; src/flex_cfs_iter.c: the
+/// iterations; docs/flexible.md 13). Not installed.
+#ifndef MBS_FLEX_CFS_PRIVATE_H
+#define MBS_FLEX_CFS_PRIVATE_H
+
+#include "mbspar/mbs_cfs.h"
+#include "flex_cfs.h"
+#include "flex_private.h"
+
+struct mbsFlexCfs {
+  const mbsModel *m;
+  mbsFlexAba *a;
+  int nb, nl, N;
+  int *nlb, *la;         ///< (nbody) rows of joint b and their first index
+  mbsReal *T, *F, *SSi;  ///< (nbody x 36) T (6 x nl), F (6 x nd), (S^T S)^-1 (nd^2)
+  mbsReal *Minv, *h, *Q; ///< M_b^-1 (nz^2 at a->oq), h_b and Q_b / zdot_b (nz at a->ov)
+  mbsReal *wr, *tau;     ///< (nbody x 6) joint wrenches, (nv) joint forces
+  mbsReal *Dinv;         ///< (nbody x 36) the diagonal blocks' inverses
+  mbsReal *A;            ///< (nl^2) the assembled A (direct, gs, sor), or NULL
+  mbsReal *x, *b, *r, *z, *p, *q;
+  mbsReal *wk;        ///< scratch (nzmax^2 + 12 nzmax)
+  int b0, b1, l0, l1; ///< the owned bodies and their rows
+  char *need;         ///< (nbody) the body's M^-1 is used here: owned, or the parent of one
+  mbsCfsComm comm;    ///< reduce only (NULL: one process)
+  size_t sv;          ///< the length of h, Q
+};
+
+/// The in-place sum over the ranks (nothing at one process).
+mbsErr mbs_fcReduce(const mbsFlexCfs *f, double *v, int n);
+/// Cholesky L L^T of the n x n A in place (lower triangle); -1 if not positive definite.
+int mbs_fcChol(int n, mbsReal *A);
+/// x := (L L^T)^-1 x.
+void mbs_fcCholSolve(int n, const mbsReal *L, mbsReal *x);
+/// y = A x (known = 0) or A x + the affine part (known = 1), on the owned rows. Collective.
+mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo);
+/// z = D^-1 r on the owned rows (the diagonal blocks).
+void mbs_fcPrecond(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z);
+/// a . b over n entries (local).
+double mbs_fcDotN(int n, const mbsReal *a, const mbsReal *b);
+/// a . b over the owned rows, summed over the ranks (NaN if the sum fails). Collective.
+double mbs_fcDot(const mbsFlexCfs *f, const mbsReal *a, const mbsReal *b);
+/// PCG on A x = f->b from x = 0 to the relative residual tol. Collective.
+mbsErr mbs_fcCG(mbsFlexCfs *f, double tol, int *it);
+/// Block Gauss-Seidel (omega 1) or SOR sweeps on the assembled f->A (every rank the same).
+mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it);
+/// Block Jacobi (cheb 0) or Chebyshev (1) on the estimated spectrum of D^-1 A. Collective.
+mbsErr mbs_fcPoly(mbsFlexCfs *f, int cheb, double tol, int *it);
+
+#endif
