@@ -101,22 +101,171 @@ static mbsErr mbs_fsNewton(const mbsModel *m, mbsFlexOracle *o, mbsReal *x, int 
   return err;
 }
 
-mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt, mbsReal *x,
-                           mbsFlexStatic *res) {
+// The elastic coordinates held at their equilibrium for the current joints (docs/flexible.md 8):
+// eta <- eta + K_r^-1 f_eta body by body (each body's own reduced K, clamped root, positive
+// definite), repeated until the largest change is below tol. K_r is the elastic coordinates'
+// stiffness up to the load-dependent (geometric, gravity) terms, which are small for stiff bodies,
+// so the iteration contracts by their ratio (measured: 1 to 3 evaluations per drainage step on the
+// chains). Kf: the bodies' factors of K_r (their blocks along the diagonal, in y order); returns
+// the oracle's M and f at the last evaluation (at the eta before the last, sub-tol change) and
+// *ev the evaluations; *stalled = 1 when the iteration did not contract (the caller falls back).
+static mbsErr mbs_fsRelax(const mbsModel *m, mbsFlexOracle *o, const mbsReal *Kf, const mbsReal *q,
+                          const mbsReal *y, mbsReal *eta, mbsReal tol, mbsReal *de, mbsReal **M,
+                          mbsReal **f, int *ev, int *stalled) {
+  const int nv = m->nv, ne = mbs_flexOracleSize(o) - nv;
+  mbsReal prev = INFINITY;
+  *stalled = 0;
+  for (int it = 0; it < 30; it++) {
+    MBS_CALL(mbs_flexOracleSystem(o, q, y, eta, M, f));
+    (*ev)++;
+    memcpy(de, *f + nv, sizeof(mbsReal) * (size_t)ne);
+    for (int k = 0, c = 0; m->flex && k < m->flex->n; k++) {
+      int mk = m->flex->b[k].modal.m;
+      const mbsReal *L = Kf + (size_t)c * (size_t)ne + (size_t)c;
+      mbsReal *b = de + c;
+      for (int i = 0; i < mk; i++) { // L L^T b = f (L in the rows of Kf, stride ne)
+        mbsReal s = b[i];
+        for (int j = 0; j < i; j++) s -= L[(size_t)i * ne + j] * b[j];
+        b[i] = s / L[(size_t)i * ne + i];
+      }
+      for (int i = mk - 1; i >= 0; i--) {
+        mbsReal s = b[i];
+        for (int j = i + 1; j < mk; j++) s -= L[(size_t)j * ne + i] * b[j];
+        b[i] = s / L[(size_t)i * ne + i];
+      }
+      c += mk;
+    }
+    mbsReal d = mbs_fsMaxAbs(de, ne);
+    for (int i = 0; i < ne; i++) eta[i] += de[i];
+    if (d <= tol) return MBS_OK;
+    if (it > 2 && !(d < 0.5 * prev)) break; // not contracting: soft bodies
+    prev = d;
+  }
+  *stalled = 1;
+  return MBS_OK;
+}
+
+// The factors of the flexible bodies' K_r on the diagonal of Kf (ne x ne, zero elsewhere).
+static mbsErr mbs_fsStiffness(const mbsModel *m, int ne, mbsReal *Kf) {
+  for (int k = 0, c = 0; m->flex && k < m->flex->n; k++) {
+    const mbsFlexModal *md = &m->flex->b[k].modal;
+    mbsReal *L = Kf + (size_t)c * (size_t)ne + (size_t)c;
+    for (int i = 0; i < md->m; i++)
+      for (int j = 0; j <= i; j++) L[(size_t)i * ne + j] = md->K[(size_t)i * md->m + j];
+    for (int j = 0; j < md->m; j++) { // Cholesky in place (lower triangle)
+      mbsReal d = L[(size_t)j * ne + j];
+      for (int p = 0; p < j; p++) d -= L[(size_t)j * ne + p] * L[(size_t)j * ne + p];
+      if (!(d > 0))
+        return mbs_errSet(MBS_ERR_NUMERIC,
+                          "static: flexible body \"%s\": its stiffness matrix is not positive "
+                          "definite",
+                          m->flex->b[k].name);
+      d = sqrt(d);
+      L[(size_t)j * ne + j] = d;
+      for (int i = j + 1; i < md->m; i++) {
+        mbsReal s = L[(size_t)i * ne + j];
+        for (int p = 0; p < j; p++) s -= L[(size_t)i * ne + p] * L[(size_t)j * ne + p];
+        L[(size_t)i * ne + j] = s / d;
+      }
+    }
+    c += md->m;
+  }
+  return MBS_OK;
+}
+
+// The drainage of the joints with the elastic coordinates held quasi-statically (mbs_fsRelax at
+// every step): kinetic damping or the drain operator on the joints alone, their mass the joint
+// block M_qq of the oracle's M, the step static.dt (the elastic modes no longer bound it). The
+// equilibria are those of the full system (f = 0 in every coordinate); the path to them is not
+// the physical motion. *stalled: the elastic iteration did not contract (the caller drains
+// everything instead, the state as it was on entry).
+static mbsErr mbs_fsDrainJoints(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt,
+                                mbsReal *x, mbsFlexStatic *res, int *stalled) {
   const int nq = m->nq, nv = m->nv, n = mbs_flexOracleSize(o), ne = n - nv;
   mbsReal *q = x, *eta = x + nq, *y = x + nq + ne;
-  mbsReal h, wd = opt->omega_d, ke_prev = 0, dq_prev = INFINITY, kin;
+  const mbsReal h = opt->dt, wd = opt->omega_d;
+  mbsReal ke_prev = 0, dq_prev = INFINITY;
+  size_t sz =
+      (size_t)ne * (size_t)ne + (size_t)nv * (size_t)nv + (size_t)(3 * nv + 2 * ne + n + nq);
+  mbsReal *Kf = calloc(sz + 1, sizeof *Kf);
+  if (!Kf) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  mbsReal *Mq = Kf + (size_t)ne * ne, *a = Mq + (size_t)nv * nv, *dx = a + nv, *de = dx + nv;
+  mbsReal *yv = de + ne, *save = yv + n;
+  memcpy(save, x, sizeof(mbsReal) * (size_t)(nq + ne));
+  mbsErr e = mbs_fsStiffness(m, ne, Kf);
+  res->h = h, res->reason = MBS_STATIC_MAXITER, res->dq_max = INFINITY, *stalled = 0;
+  memset(y + nv, 0, sizeof(mbsReal) * (size_t)ne);
+  const mbsReal etol = fmax(opt->dq_tol, 1e-14);
+  for (int it = 0; !e && res->iterations < opt->max_iter; it++) {
+    mbsReal *M, *f, ke = 0;
+    memcpy(yv, y, sizeof(mbsReal) * (size_t)n); // the joints' velocities, the elastic ones zero
+    e = mbs_fsRelax(m, o, Kf, q, yv, eta, etol, de, &M, &f, &res->iterations, stalled);
+    if (e || *stalled) break;
+    for (int i = 0; i < nv; i++)
+      for (int j = 0; j < nv; j++) Mq[(size_t)i * nv + j] = M[(size_t)i * n + j];
+    for (int i = 0; i < nv; i++) {
+      mbsReal r = 0;
+      for (int j = 0; j < nv; j++) r += Mq[(size_t)i * nv + j] * y[j];
+      ke += 0.5 * y[i] * r;
+    }
+    memcpy(a, f, sizeof(mbsReal) * (size_t)nv);
+    if (mbs_flexCholSolve(nv, Mq, a)) {
+      e = mbs_errSet(MBS_ERR_NUMERIC, "static: the joints' mass matrix is not positive definite");
+      break;
+    }
+    if (!isfinite(ke)) {
+      e = mbs_errSet(MBS_ERR_NUMERIC,
+                     "mbspar static: the kinetic energy became %g after %d steps (static.dt = %g "
+                     "too large?)",
+                     ke, it, h);
+      break;
+    }
+    res->ke = ke;
+    if (res->progress) res->progress(res->progress_ctx, res->iterations, ke, res->dq_max);
+    if (ke < opt->ke_tol && res->dq_max < opt->dq_tol && dq_prev < opt->dq_tol) {
+      res->reason = MBS_STATIC_CONVERGED;
+      break;
+    }
+    if (opt->method == MBS_STATIC_KINETIC && ke < ke_prev) {
+      memset(y, 0, sizeof(mbsReal) * (size_t)nv);
+      ke_prev = 0;
+      res->resets++;
+      continue;
+    }
+    ke_prev = ke;
+    if (opt->method == MBS_STATIC_DRAIN)
+      for (int d = 0; d < nv; d++) a[d] -= 2 * wd * y[d] + wd * wd * dx[d];
+    for (int d = 0; d < nv; d++) y[d] += h * a[d], dx[d] = h * y[d];
+    mbs_integratePos(m, q, y, h, q);
+    dq_prev = res->dq_max;
+    res->dq_max = mbs_fsMaxAbs(dx, nv);
+    res->steps++;
+  }
+  if (*stalled) { // back to the entry state: the full drainage starts from there
+    memcpy(x, save, sizeof(mbsReal) * (size_t)(nq + ne));
+    memset(y, 0, sizeof(mbsReal) * (size_t)n);
+  }
+  free(Kf);
+  return e;
+}
+
+// The drainage of every coordinate (joints and elastic) on the oracle's dynamics, the step
+// bounded by the bodies' clamped-root frequencies (mbs_flexStaticStep): used when the elastic
+// coordinates cannot be held quasi-statically (mbs_fsRelax does not contract).
+static mbsErr mbs_fsDrainAll(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt,
+                             mbsReal *x, mbsFlexStatic *res) {
+  const int nq = m->nq, nv = m->nv, n = mbs_flexOracleSize(o), ne = n - nv;
+  mbsReal *q = x, *eta = x + nq, *y = x + nq + ne;
+  mbsReal h, wd = opt->omega_d, ke_prev = 0, dq_prev = INFINITY;
   MBS_CALL(mbs_flexStaticStep(m, opt, &h));
   mbsReal *ydd = calloc((size_t)n + 1, sizeof *ydd), *dx = calloc((size_t)n + 1, sizeof *dx);
   if (!ydd || !dx) {
     free(ydd), free(dx);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
-  double t0 = mbs_wtime();
-  memset(res, 0, sizeof *res);
   res->h = h, res->reason = MBS_STATIC_MAXITER, res->dq_max = INFINITY;
-  mbsErr e = mbs_flexOracleEnergy(o, q, y, eta, &kin, &res->pe0);
-  for (int it = 0; !e && it < opt->max_iter; it++) {
+  mbsErr e = MBS_OK;
+  for (int it = 0; !e && res->iterations < opt->max_iter; it++) {
     // the system once: the kinetic energy y^T M y / 2, then ydd by Cholesky of M
     mbsReal *M, *f, ke = 0;
     e = mbs_flexOracleSystem(o, q, y, eta, &M, &f);
@@ -131,7 +280,7 @@ mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticO
       e = mbs_errSet(MBS_ERR_NUMERIC, "static: the mass matrix is not positive definite");
       break;
     }
-    res->iterations = it + 1;
+    res->iterations++;
     if (!isfinite(ke)) {
       e = mbs_errSet(MBS_ERR_NUMERIC,
                      "mbspar static: the kinetic energy became %g after %d steps (pseudo-time "
@@ -140,6 +289,7 @@ mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticO
       break;
     }
     res->ke = ke;
+    if (res->progress) res->progress(res->progress_ctx, res->iterations, ke, res->dq_max);
     if (ke < opt->ke_tol && res->dq_max < opt->dq_tol && dq_prev < opt->dq_tol) {
       res->reason = MBS_STATIC_CONVERGED;
       break;
@@ -159,13 +309,33 @@ mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticO
     dq_prev = res->dq_max;
     res->dq_max = mbs_fsMaxAbs(dx, n);
   }
+  free(ydd), free(dx);
+  return e;
+}
+
+mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt, mbsReal *x,
+                           mbsFlexStatic *res) {
+  const int nq = m->nq, nv = m->nv, n = mbs_flexOracleSize(o), ne = n - nv;
+  mbsReal *q = x, *eta = x + nq, *y = x + nq + ne, kin;
+  mbsReal *ydd = calloc((size_t)n + 1, sizeof *ydd);
+  if (!ydd) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  double t0 = mbs_wtime();
+  void (*prog)(void *, int, double, double) = res->progress;
+  void *pctx = res->progress_ctx;
+  memset(res, 0, sizeof *res);
+  res->progress = prog, res->progress_ctx = pctx;
+  int stalled = 0;
+  mbsErr e = mbs_flexOracleEnergy(o, q, y, eta, &kin, &res->pe0);
+  if (!e) e = mbs_fsDrainJoints(m, o, opt, x, res, &stalled);
+  res->quasi = !stalled;
+  if (!e && stalled) e = mbs_fsDrainAll(m, o, opt, x, res);
   memset(y, 0, sizeof(mbsReal) * (size_t)n);
   if (!e && res->reason == MBS_STATIC_CONVERGED) e = mbs_fsNewton(m, o, x, &res->newton);
   if (!e) e = mbs_flexOracleAccel(o, q, y, eta, ydd);
   if (!e) e = mbs_flexOracleEnergy(o, q, y, eta, &kin, &res->pe);
   if (!e) res->qdd_res = mbs_fsMaxAbs(ydd, n);
   res->wall = mbs_wtime() - t0;
-  free(ydd), free(dx);
+  free(ydd);
   return e;
 }
 
@@ -176,7 +346,7 @@ mbsErr mbs_flexStaticAt(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt 
   if (!x) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   memcpy(x, q, sizeof(mbsReal) * (size_t)m->nq);
   memcpy(x + m->nq, eta, sizeof(mbsReal) * (size_t)ne);
-  mbsFlexStatic st;
+  mbsFlexStatic st = {0};
   mbsErr e = mbs_flexStaticSolve(m, o, opt, x, &st);
   if (!e && st.reason != MBS_STATIC_CONVERGED)
     fprintf(stderr,
