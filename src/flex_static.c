@@ -16,6 +16,11 @@
 #include "mbspar/mbs_flexmodes.h"
 #include "mbspar/mbs_timer.h"
 
+// Drainage steps between two evaluations of the joints' mass matrix (and at every restart): the
+// mass of the pseudo-dynamics only shapes the path, not the equilibrium, and the oracle's f alone
+// costs O(N) a mass point against O(N^2) with M.
+#define MBS_FS_MASS_AGE 256
+
 static mbsReal mbs_fsMaxAbs(const mbsReal *v, int n) {
   mbsReal mx = 0;
   for (int i = 0; i < n; i++) mx = fmax(mx, fabs(v[i]));
@@ -101,38 +106,42 @@ static mbsErr mbs_fsNewton(const mbsModel *m, mbsFlexOracle *o, mbsReal *x, int 
   return err;
 }
 
+// Solve L L^T b = b in place (L lower triangular, n x n in the rows of stride ld).
+static void mbs_fsCholBack(int n, size_t ld, const mbsReal *L, mbsReal *b) {
+  for (int i = 0; i < n; i++) {
+    mbsReal s = b[i];
+    for (int j = 0; j < i; j++) s -= L[(size_t)i * ld + j] * b[j];
+    b[i] = s / L[(size_t)i * ld + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    mbsReal s = b[i];
+    for (int j = i + 1; j < n; j++) s -= L[(size_t)j * ld + i] * b[j];
+    b[i] = s / L[(size_t)i * ld + i];
+  }
+}
+
 // The elastic coordinates held at their equilibrium for the current joints (docs/flexible.md 8):
 // eta <- eta + K_r^-1 f_eta body by body (each body's own reduced K, clamped root, positive
 // definite), repeated until the largest change is below tol. K_r is the elastic coordinates'
 // stiffness up to the load-dependent (geometric, gravity) terms, which are small for stiff bodies,
 // so the iteration contracts by their ratio (measured: 1 to 3 evaluations per drainage step on the
 // chains). Kf: the bodies' factors of K_r (their blocks along the diagonal, in y order); returns
-// the oracle's M and f at the last evaluation (at the eta before the last, sub-tol change) and
-// *ev the evaluations; *stalled = 1 when the iteration did not contract (the caller falls back).
+// the oracle's f at the last evaluation (f alone, no M: at the eta before the last, sub-tol
+// change) and *ev the evaluations; *stalled = 1 when the iteration did not contract (the caller
+// falls back).
 static mbsErr mbs_fsRelax(const mbsModel *m, mbsFlexOracle *o, const mbsReal *Kf, const mbsReal *q,
-                          const mbsReal *y, mbsReal *eta, mbsReal tol, mbsReal *de, mbsReal **M,
-                          mbsReal **f, int *ev, int *stalled) {
+                          const mbsReal *y, mbsReal *eta, mbsReal tol, mbsReal *de, mbsReal **f,
+                          int *ev, int *stalled) {
   const int nv = m->nv, ne = mbs_flexOracleSize(o) - nv;
   mbsReal prev = INFINITY;
   *stalled = 0;
   for (int it = 0; it < 30; it++) {
-    MBS_CALL(mbs_flexOracleSystem(o, q, y, eta, M, f));
+    MBS_CALL(mbs_flexOracleSystem(o, q, y, eta, NULL, f));
     (*ev)++;
     memcpy(de, *f + nv, sizeof(mbsReal) * (size_t)ne);
     for (int k = 0, c = 0; m->flex && k < m->flex->n; k++) {
       int mk = m->flex->b[k].modal.m;
-      const mbsReal *L = Kf + (size_t)c * (size_t)ne + (size_t)c;
-      mbsReal *b = de + c;
-      for (int i = 0; i < mk; i++) { // L L^T b = f (L in the rows of Kf, stride ne)
-        mbsReal s = b[i];
-        for (int j = 0; j < i; j++) s -= L[(size_t)i * ne + j] * b[j];
-        b[i] = s / L[(size_t)i * ne + i];
-      }
-      for (int i = mk - 1; i >= 0; i--) {
-        mbsReal s = b[i];
-        for (int j = i + 1; j < mk; j++) s -= L[(size_t)j * ne + i] * b[j];
-        b[i] = s / L[(size_t)i * ne + i];
-      }
+      mbs_fsCholBack(mk, (size_t)ne, Kf + (size_t)c * (size_t)ne + (size_t)c, de + c);
       c += mk;
     }
     mbsReal d = mbs_fsMaxAbs(de, ne);
@@ -196,23 +205,31 @@ static mbsErr mbs_fsDrainJoints(const mbsModel *m, mbsFlexOracle *o, const mbsSt
   res->h = h, res->reason = MBS_STATIC_MAXITER, res->dq_max = INFINITY, *stalled = 0;
   memset(y + nv, 0, sizeof(mbsReal) * (size_t)ne);
   const mbsReal etol = fmax(opt->dq_tol, 1e-14);
-  for (int it = 0; !e && res->iterations < opt->max_iter; it++) {
+  for (int it = 0, age = 1 << 30; !e && res->iterations < opt->max_iter; it++) {
     mbsReal *M, *f, ke = 0;
     memcpy(yv, y, sizeof(mbsReal) * (size_t)n); // the joints' velocities, the elastic ones zero
-    e = mbs_fsRelax(m, o, Kf, q, yv, eta, etol, de, &M, &f, &res->iterations, stalled);
+    e = mbs_fsRelax(m, o, Kf, q, yv, eta, etol, de, &f, &res->iterations, stalled);
     if (e || *stalled) break;
-    for (int i = 0; i < nv; i++)
-      for (int j = 0; j < nv; j++) Mq[(size_t)i * nv + j] = M[(size_t)i * n + j];
-    for (int i = 0; i < nv; i++) {
+    if (age >= MBS_FS_MASS_AGE) { // the joints' mass M_qq afresh (the oracle's M, O(N^2) a point)
+      e = mbs_flexOracleSystem(o, q, yv, eta, &M, &f);
+      if (e) break;
+      res->iterations++, age = 0;
+      for (int i = 0; i < nv; i++)
+        for (int j = 0; j <= i; j++) Mq[(size_t)i * nv + j] = M[(size_t)i * n + j];
+      memset(a, 0, sizeof(mbsReal) * (size_t)nv);
+      if (mbs_flexCholSolve(nv, Mq, a)) { // factors Mq in place (lower triangle)
+        e = mbs_errSet(MBS_ERR_NUMERIC, "static: the joints' mass matrix is not positive definite");
+        break;
+      }
+    }
+    age++;
+    for (int i = 0; i < nv; i++) { // |L^T v|^2 / 2
       mbsReal r = 0;
-      for (int j = 0; j < nv; j++) r += Mq[(size_t)i * nv + j] * y[j];
-      ke += 0.5 * y[i] * r;
+      for (int j = i; j < nv; j++) r += Mq[(size_t)j * nv + i] * y[j];
+      ke += 0.5 * r * r;
     }
     memcpy(a, f, sizeof(mbsReal) * (size_t)nv);
-    if (mbs_flexCholSolve(nv, Mq, a)) {
-      e = mbs_errSet(MBS_ERR_NUMERIC, "static: the joints' mass matrix is not positive definite");
-      break;
-    }
+    mbs_fsCholBack(nv, (size_t)nv, Mq, a);
     if (!isfinite(ke)) {
       e = mbs_errSet(MBS_ERR_NUMERIC,
                      "mbspar static: the kinetic energy became %g after %d steps (static.dt = %g "
@@ -230,6 +247,7 @@ static mbsErr mbs_fsDrainJoints(const mbsModel *m, mbsFlexOracle *o, const mbsSt
       memset(y, 0, sizeof(mbsReal) * (size_t)nv);
       ke_prev = 0;
       res->resets++;
+      age = MBS_FS_MASS_AGE; // the mass afresh at every restart
       continue;
     }
     ke_prev = ke;
