@@ -32,6 +32,13 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(flex_cli PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# static on the 16-link flexible chain (issue 34 item 3, docs/flexible.md 8): the hanging chain's
+# closed form
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_static_chain COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_static_chain.sh
+                                          $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(flex_static_chain PROPERTIES TIMEOUT 120)
+endif()
 # flexible models over the ranks in accel and run: solver.method = schur (docs/flexible.md 11)
 if(TARGET mbspar AND MBS_EXAMPLES_PY)
   add_test(NAME flex_par_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_par_cli.sh

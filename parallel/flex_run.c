@@ -633,6 +633,8 @@ static void mbsp_flexStaticJson(mbsJson *j, const void *ctx) {
   mbs_jsonInt(j, "iterations", st->iterations);
   mbs_jsonInt(j, "velocity_resets", st->resets);
   mbs_jsonInt(j, "newton_steps", st->newton);
+  mbs_jsonInt(j, "drainage_steps", st->steps);
+  mbs_jsonString(j, "elastic_coordinates", st->quasi ? "quasi_static" : "drained");
   mbs_jsonNumber(j, "potential_energy", st->pe);
   mbs_jsonNumber(j, "potential_energy_initial", st->pe0);
   mbs_jsonNumber(j, "kinetic_energy", st->ke);
@@ -647,9 +649,28 @@ static void mbsp_flexStaticJson(mbsJson *j, const void *ctx) {
   mbs_jsonEndObject(j);
 }
 
+// a progress line on standard error at every tick of the drainage (as the rigid static verb's)
+typedef struct {
+  const mbsStaticOpt *o;
+  mbspTicker tick;
+} mbspFlexStaticProgress;
+
+static void mbsp_flexStaticProgress(void *ctx, int it, double ke, double dq) {
+  mbspFlexStaticProgress *p = ctx;
+  double t;
+  if (mbsp_tickerDue(&p->tick, &t))
+    fprintf(stderr,
+            "mbspar: static: %d of at most %d evaluations, kinetic energy %.3g J (ke_tol %.3g), "
+            "step %.3g (dq_tol %.3g), %.1f s\n",
+            it, p->o->max_iter, ke, p->o->ke_tol, dq, p->o->dq_tol, t);
+}
+
 static mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
                               mbspFlexRun *R, double *x) {
-  mbsFlexStatic st;
+  mbsFlexStatic st = {0};
+  mbspFlexStaticProgress prog = {.o = &cfg->statics};
+  mbsp_tickerStart(&prog.tick, cli);
+  if (!cli->quiet) st.progress = mbsp_flexStaticProgress, st.progress_ctx = &prog;
   mbsp_flexInitial(R, x);
   MBS_CALL(mbs_flexStaticSolve(R->m, R->o, &cfg->statics, x, &st));
   if (st.reason != MBS_STATIC_CONVERGED)
@@ -659,11 +680,13 @@ static mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig
             cfg->statics.max_iter, st.ke, st.h);
   if (mbsp_cliTable(cli)) {
     printf("flexible static (serial oracle, %s drainage): %s after %d evaluations (%d resets, "
-           "step %g s, %d Newton steps); potential energy %.12g -> %.12g J, max |acceleration| "
+           "step %g s, %d Newton steps, elastic coordinates %s); potential energy %.12g -> %.12g "
+           "J, max |acceleration| "
            "at rest %.3e\n",
            mbs_staticMethodName(cfg->statics.method),
            st.reason == MBS_STATIC_CONVERGED ? "converged" : "NOT converged", st.iterations,
-           st.resets, st.h, st.newton, st.pe0, st.pe, st.qdd_res);
+           st.resets, st.h, st.newton, st.quasi ? "quasi-static" : "drained", st.pe0, st.pe,
+           st.qdd_res);
     for (int k = 0; k < R->m->flex->n; k++)
       for (int n = 0; n < R->m->flex->b[k].nnodes; n++) {
         double p[3], Rn[9];

@@ -19,8 +19,9 @@
 
 struct mbsFlexOracle {
   const mbsModel *m;
-  int N;  ///< nv + sum of the modal coordinates
-  int nf; ///< flexible bodies
+  int formM; ///< 1: mbs_flexOracleSystem forms M (0: f alone, the caller passed M = NULL)
+  int N;     ///< nv + sum of the modal coordinates
+  int nf;    ///< flexible bodies
   mbsFoBody *f;
   int *flexof;    ///< (nbody) index into f, -1 for a rigid body
   int *nodefe;    ///< (nbody) FE node of the parent a body hangs from (-1: the parent's frame)
@@ -441,6 +442,7 @@ static void mbs_foPoint(mbsFlexOracle *o, mbsReal dm, const mbsReal *Jg, const m
     mbsReal j0 = Jg[r], j1 = Jg[N + r], j2 = Jg[2 * N + r];
     if (j0 == 0 && j1 == 0 && j2 == 0) continue;
     o->f_[r] -= dm * (j0 * ag[0] + j1 * ag[1] + j2 * ag[2]);
+    if (!o->formM) continue;
     mbsReal *Mr = o->M + (size_t)r * N;
     for (int c = 0; c < N; c++) Mr[c] += dm * (j0 * Jg[c] + j1 * Jg[N + c] + j2 * Jg[2 * N + c]);
   }
@@ -461,7 +463,8 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
   const mbsModel *m = o->m;
   int N = o->N;
   mbs_foKinematics(o, q, y, eta);
-  memset(o->M, 0, sizeof(mbsReal) * (size_t)N * N);
+  o->formM = M != NULL;
+  if (o->formM) memset(o->M, 0, sizeof(mbsReal) * (size_t)N * N);
   memset(o->f_, 0, sizeof(mbsReal) * (size_t)N);
   // applied joint forces
   for (int b = 0; b < m->nbody; b++) {
@@ -507,6 +510,7 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
         mbsReal j0 = Jw[r], j1 = Jw[N + r], j2 = Jw[2 * N + r];
         if (j0 == 0 && j1 == 0 && j2 == 0) continue;
         o->f_[r] -= j0 * (Ia[0] + gy[0]) + j1 * (Ia[1] + gy[1]) + j2 * (Ia[2] + gy[2]);
+        if (!o->formM) continue;
         mbsReal u[3] = {Iw[0] * j0 + Iw[1] * j1 + Iw[2] * j2, Iw[3] * j0 + Iw[4] * j1 + Iw[5] * j2,
                         Iw[6] * j0 + Iw[7] * j1 + Iw[8] * j2};
         mbsReal *Mr = o->M + (size_t)r * N;
@@ -558,7 +562,7 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
         mbsReal gr = jt * js[r] * exa +
                      jt * spin * (oxe[0] * Jw[r] + oxe[1] * Jw[N + r] + oxe[2] * Jw[2 * N + r]);
         o->f_[r] -= gr;
-        if (js[r] == 0) continue;
+        if (js[r] == 0 || !o->formM) continue;
         mbsReal *Mr = o->M + (size_t)r * N;
         for (int c = 0; c < N; c++) Mr[c] += jt * js[r] * js[c];
       }

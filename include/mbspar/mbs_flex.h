@@ -140,7 +140,8 @@ int mbs_flexOracleSize(const mbsFlexOracle *o);
 int mbs_flexOracleCol(const mbsFlexOracle *o, int k);
 /// The system M(q, eta) ydd = f(q, y, eta): *M (N x N, row-major) and *f (N) point into the
 /// oracle (valid until its next call). f = applied joint forces - K eta - D etad - the
-/// velocity-product and gravity terms.
+/// velocity-product and gravity terms. M = NULL: f alone (M is not formed: O(N) a mass point
+/// instead of O(N^2); the static solve and the finite differences of modes use that).
 mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
                             const mbsReal *eta, mbsReal **M, mbsReal **f);
 /// ydd (N) by Cholesky of M (MBS_ERR_NUMERIC if not positive definite).

@@ -28,6 +28,12 @@ typedef struct {
   mbsReal qdd_res; ///< max |acceleration| at rest at the result
   mbsReal pe0, pe; ///< potential energy (gravity, springs, elastic) before and after
   mbsReal wall;    ///< seconds
+  int steps;       ///< drainage steps (evaluations: iterations)
+  int quasi;       ///< 1: the joints drained with the elastic coordinates held quasi-statically
+  /// in: called after every drainage step with the evaluations so far, the kinetic energy and the
+  /// largest step (NULL: none); kept by mbs_flexStaticSolve, which zeroes the rest
+  void (*progress)(void *ctx, int it, double ke, double dq);
+  void *progress_ctx;
 } mbsFlexStatic;
 
 /// The pseudo-time step: opt->dt or 0.5 / (the highest frequency of the flexible bodies' reduced
