@@ -445,7 +445,29 @@ static void mbs_urdfVisit(void *arg, const xmlNode *n) {
   }
 }
 
+// the text in memory, handed to libxml2 a piece at a time
+typedef struct {
+  const char *text;
+  size_t len, at;
+} mbsUrdfSrc;
+
+static int mbs_urdfMemRead(void *ctx, char *buf, int len) {
+  mbsUrdfSrc *src = ctx;
+  size_t n = src->len - src->at;
+  if (len > 0 && n > (size_t)len) n = (size_t)len;
+  if (len <= 0) n = 0;
+  memcpy(buf, src->text + src->at, n);
+  src->at += n;
+  return (int)n;
+}
+
 mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf **out) {
+  mbsUrdfSrc src = {text, len, 0};
+  return mbs_urdfParseStream(mbs_urdfMemRead, &src, len, filename, out);
+}
+
+mbsErr mbs_urdfParseStream(mbsUrdfReadFn rd, void *rctx, size_t len, const char *filename,
+                           mbsUrdf **out) {
   *out = NULL;
   mbsUrdf *u = calloc(1, sizeof *u);
   MBS_CHECK(u, MBS_ERR_NOMEM, "out of memory (URDF)");
@@ -467,7 +489,7 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
   if (!e) e = mbs_urdfIndexCreate(&u->joint_index, 0);
   xmlDoc *doc = NULL;
   if (!e) {
-    doc = mbs_urdfXmlRead(text, len, u->file, &line, msg, sizeof msg, mbs_urdfVisit, r);
+    doc = mbs_urdfXmlRead(rd, rctx, u->file, &line, msg, sizeof msg, mbs_urdfVisit, r);
     if (!doc) e = mbs_urdfFail(u, line, "%s", msg);
   }
   xmlNode *robot = doc ? xmlDocGetRootElement(doc) : NULL;
@@ -502,6 +524,8 @@ void mbs_urdfDestroy(mbsUrdf **pu) {
   if (!pu || !*pu) return;
   mbsUrdf *u = *pu;
   for (int i = 0; u->link && i < u->nlink; i++) free(u->link[i].name), free(u->link[i].child);
+  for (int i = 0; u->lname && i < u->nlink; i++) free(u->lname[i].name);
+  free(u->lname), free(u->mframe);
   for (int i = 0; u->joint && i < u->njoint; i++) free(u->joint[i].name);
   free(u->link_index.slot), free(u->joint_index.slot);
   free(u->link), free(u->joint), free(u->file), free(u->robot), free(u);
@@ -517,6 +541,11 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
                     "%s: URDF input needs a build with libxml2 (Debian libxml2-dev; configure "
                     "with -DMBS_ENABLE_URDF=ON)",
                     filename ? filename : "URDF");
+}
+mbsErr mbs_urdfParseStream(mbsUrdfReadFn rd, void *ctx, size_t len, const char *filename,
+                           mbsUrdf **u) {
+  (void)rd, (void)ctx;
+  return mbs_urdfParse(NULL, len, filename, u);
 }
 void mbs_urdfDestroy(mbsUrdf **u) {
   if (u) *u = NULL;

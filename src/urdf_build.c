@@ -188,6 +188,7 @@ static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdf
 
 mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsReal *q0,
                          const mbsReal *qd0) {
+  MBS_CHECK(u->link, MBS_ERR_INTERNAL, "mbs_urdfAddBodies: the robot was compacted");
   // per link: the body it belongs to, its frame in that body's frame (rotation, position)
   int *body = malloc(sizeof(int) * (size_t)u->nlink),
       *stack = malloc(sizeof(int) * (size_t)u->nlink);
@@ -236,6 +237,35 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
   return e;
 }
 
+// the name of link i, before and after mbs_urdfCompact
+static const char *mbs_urdfLinkName(const mbsUrdf *u, int i) {
+  return u->link ? u->link[i].name : u->lname[i].name;
+}
+
+void mbs_urdfCompact(mbsUrdf *u) {
+  if (!u || !u->link) return;
+  int nm = 0;
+  for (int i = 0; i < u->nlink; i++) nm += i != u->root && u->link[i].owner != i;
+  mbsUrdfLinkName *ln = malloc(sizeof *ln * (size_t)(u->nlink > 0 ? u->nlink : 1));
+  double *mf = malloc(sizeof(double) * 12 * (size_t)(nm > 0 ? nm : 1));
+  if (!ln || !mf) { // keep the robot as it is (only memory is at stake)
+    free(ln), free(mf);
+    return;
+  }
+  for (int i = 0, k = 0; i < u->nlink; i++) {
+    const mbsUrdfLink *l = &u->link[i];
+    ln[i].name = l->name, ln[i].owner = l->owner, ln[i].mframe = -1;
+    if (i != u->root && l->owner != i) {
+      memcpy(mf + 12 * k, l->fR, sizeof l->fR), memcpy(mf + 12 * k + 9, l->fp, sizeof l->fp);
+      ln[i].mframe = k++;
+    }
+    free(l->child);
+  }
+  free(u->link), free(u->link_index.slot);
+  u->link = NULL, u->link_index.slot = NULL, u->link_index.mask = 0;
+  u->lname = ln, u->mframe = mf;
+}
+
 int mbs_urdfJointCount(const mbsUrdf *u) {
   return u->njoint;
 }
@@ -245,7 +275,7 @@ void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **
   const mbsUrdfJoint *j = &u->joint[i];
   int t = j->type;
   if (name) *name = j->name;
-  if (child) *child = u->link[j->child].name;
+  if (child) *child = mbs_urdfLinkName(u, j->child);
   if (nv) *nv = t == MBS_URDF_FLOATING ? 6 : t == MBS_URDF_FIXED ? 0 : 1;
   if (line) *line = j->line;
 }
@@ -264,11 +294,13 @@ const char *mbs_urdfNotModelled(const mbsUrdf *u) {
 // link \p i merged into a body (mbs_urdfMerge): the body's name ("ground"), the link frame in
 // that body link's frame (position, quaternion w x y z); 0 for the links that head a body
 static int mbs_urdfMerged(const mbsUrdf *u, int i, const char **body, double *xyz, double *q) {
-  const mbsUrdfLink *l = &u->link[i];
-  if (l->owner == i) return 0;
-  *body = l->owner >= 0 ? u->link[l->owner].name : "ground";
-  memcpy(xyz, l->fp, sizeof l->fp);
-  mbs_urdfQuat(l->fR, q);
+  int owner = u->link ? u->link[i].owner : u->lname[i].owner;
+  if (owner == i) return 0;
+  *body = owner >= 0 ? mbs_urdfLinkName(u, owner) : "ground";
+  const double *fR = u->link ? u->link[i].fR : u->mframe + 12 * u->lname[i].mframe;
+  const double *fp = u->link ? u->link[i].fp : fR + 9;
+  memcpy(xyz, fp, 3 * sizeof *fp);
+  mbs_urdfQuat(fR, q);
   return 1;
 }
 
@@ -276,7 +308,7 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
   mbs_jsonString(j, "file", u->file);
   mbs_jsonString(j, "robot", u->robot ? u->robot : "");
   mbs_jsonInt(j, "links", u->nlink);
-  mbs_jsonString(j, "root", u->link[u->root].name);
+  mbs_jsonString(j, "root", mbs_urdfLinkName(u, u->root));
   mbs_jsonString(j, "not_modelled", u->note);
   mbs_jsonBeginArray(j, "joints");
   for (int i = 0; i < u->njoint; i++) {
@@ -284,8 +316,8 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
     mbs_jsonBeginObject(j, NULL);
     mbs_jsonString(j, "name", jt->name);
     mbs_jsonString(j, "type", mbs_urdf_types[jt->type]);
-    mbs_jsonString(j, "parent", u->link[jt->parent].name);
-    mbs_jsonString(j, "child", u->link[jt->child].name);
+    mbs_jsonString(j, "parent", mbs_urdfLinkName(u, jt->parent));
+    mbs_jsonString(j, "child", mbs_urdfLinkName(u, jt->child));
     if (jt->type != MBS_URDF_FIXED) mbs_jsonInt(j, "q0_index", jt->qa);
     if (jt->has_limit) {
       mbs_jsonNumber(j, "lower", jt->lower);
@@ -304,7 +336,7 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
     double xyz[3], q[4];
     if (i == u->root || !mbs_urdfMerged(u, i, &body, xyz, q)) continue;
     mbs_jsonBeginObject(j, NULL);
-    mbs_jsonString(j, "link", u->link[i].name);
+    mbs_jsonString(j, "link", mbs_urdfLinkName(u, i));
     mbs_jsonString(j, "body", body);
     mbs_jsonNumberArray(j, "xyz", xyz, 3);
     mbs_jsonNumberArray(j, "quat", q, 4);
@@ -315,7 +347,7 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
 
 void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
   fprintf(f, "URDF %s: robot \"%s\", %d links, %d joints (root link \"%s\")\n", u->file,
-          u->robot ? u->robot : "", u->nlink, u->njoint, u->link[u->root].name);
+          u->robot ? u->robot : "", u->nlink, u->njoint, mbs_urdfLinkName(u, u->root));
   // q0: the joint's entries of model.urdf.q0 (0-based; qd0 likewise, a floating joint's 6)
   fprintf(f, "  %-24s %-10s %-20s %7s %12s %12s %10s %10s\n", "joint", "type", "child", "q0",
           "lower", "upper", "effort", "velocity");
@@ -331,14 +363,14 @@ void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
     if (jt->effort > 0) snprintf(ef, sizeof ef, "%.6g", jt->effort);
     if (jt->velocity > 0) snprintf(ve, sizeof ve, "%.6g", jt->velocity);
     fprintf(f, "  %-24s %-10s %-20s %7s %12s %12s %10s %10s\n", jt->name, mbs_urdf_types[jt->type],
-            u->link[jt->child].name, qi, lo, hi, ef, ve);
+            mbs_urdfLinkName(u, jt->child), qi, lo, hi, ef, ve);
   }
   for (int i = 0; i < u->nlink; i++) { // links merged into their parent's body (docs/urdf.md)
     const char *body;
     double x[3], q[4];
     if (i != u->root && mbs_urdfMerged(u, i, &body, x, q))
-      fprintf(f, "  merged %s -> %s xyz %.6g %.6g %.6g quat %.6g %.6g %.6g %.6g\n", u->link[i].name,
-              body, x[0], x[1], x[2], q[0], q[1], q[2], q[3]);
+      fprintf(f, "  merged %s -> %s xyz %.6g %.6g %.6g quat %.6g %.6g %.6g %.6g\n",
+              mbs_urdfLinkName(u, i), body, x[0], x[1], x[2], q[0], q[1], q[2], q[3]);
   }
   if (u->note[0]) fprintf(f, "  not modelled: %s\n", u->note);
 }
@@ -370,6 +402,9 @@ int mbs_urdfJointLimit(const mbsUrdf *u, int i, double *lower, double *upper) {
 const char *mbs_urdfNotModelled(const mbsUrdf *u) {
   (void)u;
   return "";
+}
+void mbs_urdfCompact(mbsUrdf *u) {
+  (void)u;
 }
 void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
   (void)u, (void)j;

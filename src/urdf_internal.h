@@ -44,6 +44,13 @@ typedef struct {
   double damping, friction;
 } mbsUrdfJoint;
 
+// a link after mbs_urdfCompact: what the reports read (its name, the link heading its body, the
+// index of its frame in mbsUrdf.mframe if it is merged into another link's body, else -1)
+typedef struct {
+  char *name;
+  int owner, mframe;
+} mbsUrdfLinkName;
+
 // names -> indices: open addressing, at most half full (a linear build, docs/urdf.md)
 typedef struct {
   int *slot; // -1: empty
@@ -53,8 +60,10 @@ typedef struct {
 struct mbsUrdf {
   char *file, *robot;
   int nlink, njoint, root;
-  mbsUrdfLink *link;
+  mbsUrdfLink *link; // NULL after mbs_urdfCompact: then lname
   mbsUrdfJoint *joint;
+  mbsUrdfLinkName *lname; // (nlink) after mbs_urdfCompact
+  double *mframe;         // (12 per merged link) after mbs_urdfCompact: fR then fp
   mbsUrdfIndex link_index, joint_index;
   int nq, nv;
   // what mbspar reads but does not model (counts) and the note made of them
@@ -70,11 +79,11 @@ mbsErr mbs_urdfFail(const mbsUrdf *u, int line, const char *fmt, ...)
 mbsErr mbs_urdfMerge(mbsUrdf *u);
 
 #include <libxml/tree.h>
-/// The document of \p text (urdf_xml.c), or NULL with *line and \p msg set (XML syntax errors,
-/// entities, the depth cap); \p visit (if not NULL) sees every child of the root element as it
-/// ends, in file order, after which it is freed: the document returned holds the root element
+/// The document of the text \p rd reads (urdf_xml.c), or NULL with *line and \p msg set (XML syntax
+/// errors, entities, the depth cap); \p visit (if not NULL) sees every child of the root element as
+/// it ends, in file order, after which it is freed: the document returned holds the root element
 /// alone. Free with xmlFreeDoc.
-xmlDoc *mbs_urdfXmlRead(const char *text, size_t len, const char *file, int *line, char *msg,
+xmlDoc *mbs_urdfXmlRead(mbsUrdfReadFn rd, void *rctx, const char *file, int *line, char *msg,
                         size_t msglen, void (*visit)(void *, const xmlNode *), void *arg);
 
 #endif
