@@ -186,54 +186,67 @@ static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdf
   return e;
 }
 
+// a joint waiting to be visited (mbs_urdfAddBodies): its parent link's body and that link's
+// frame in the body's frame (rotation, position)
+typedef struct {
+  int joint, body;
+  double R[9], p[3];
+} mbsUrdfVisit;
+
+// push the joints below link \p l (their parent: \p body, frame R, p) in reverse file order, so
+// they come off the stack in file order
+static void mbs_urdfPush(const mbsUrdfLink *l, int body, const double *R, const double *p,
+                         mbsUrdfVisit *stack, int *top) {
+  for (int c = l->nchild - 1; c >= 0; c--) {
+    mbsUrdfVisit *v = &stack[(*top)++];
+    v->joint = l->child[c], v->body = body;
+    memcpy(v->R, R, sizeof v->R), memcpy(v->p, p, sizeof v->p);
+  }
+}
+
 mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsReal *q0,
                          const mbsReal *qd0) {
   MBS_CHECK(u->link, MBS_ERR_INTERNAL, "mbs_urdfAddBodies: the robot was compacted");
-  // per link: the body it belongs to, its frame in that body's frame (rotation, position)
-  int *body = malloc(sizeof(int) * (size_t)u->nlink),
-      *stack = malloc(sizeof(int) * (size_t)u->nlink);
-  double *R = malloc(sizeof(double) * 9 * (size_t)u->nlink);
-  double *p = malloc(sizeof(double) * 3 * (size_t)u->nlink);
-  mbsErr e = body && stack && R && p ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+  // depth first from the root; the frames live on the stack with the joints waiting below them
+  // (memory: the pending joints only, not ~0.1 kB per link)
+  mbsUrdfVisit *stack = malloc(sizeof *stack * (size_t)(u->njoint > 0 ? u->njoint : 1));
+  mbsErr e = stack ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
   static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, zero[3] = {0, 0, 0};
   int top = 0;
   if (!e) {
     // the root: the ground when it has no mass (or is named "world"), else a body welded to it
     const mbsUrdfLink *r = &u->link[u->root];
-    body[u->root] = parent;
-    memcpy(R + 9 * u->root, I3, sizeof I3), memcpy(p + 3 * u->root, zero, sizeof zero);
+    int rb = parent;
     if (r->owner == u->root)
-      e = mbs_urdfBody(u, r, NULL, m, parent, MBS_JNT_FIXED, zero, NULL, I3, NULL, NULL,
-                       &body[u->root]);
-    // children in file order: push in reverse so they come off the stack in order
-    for (int c = r->nchild - 1; c >= 0; c--) stack[top++] = r->child[c];
+      e = mbs_urdfBody(u, r, NULL, m, parent, MBS_JNT_FIXED, zero, NULL, I3, NULL, NULL, &rb);
+    mbs_urdfPush(r, rb, I3, zero, stack, &top);
   }
   while (!e && top > 0) {
-    const mbsUrdfJoint *j = &u->joint[stack[--top]];
+    mbsUrdfVisit v = stack[--top];
+    const mbsUrdfJoint *j = &u->joint[v.joint];
     const mbsUrdfLink *l = &u->link[j->child];
-    int P = j->parent, L = j->child;
+    int L = j->child, bl;
     // the joint frame in the parent body's frame: RJ = R_P rpy, origin p_P + R_P xyz
     double Ro[9], RJ[9], o[3], ax[3];
     mbs_urdfRpy(j->rpy, Ro);
-    mbsu_mulMat3(R + 9 * P, Ro, RJ);
-    mbsu_mulMat3Vec(R + 9 * P, j->xyz, o);
-    for (int k = 0; k < 3; k++) o[k] += p[3 * P + k];
+    mbsu_mulMat3(v.R, Ro, RJ);
+    mbsu_mulMat3Vec(v.R, j->xyz, o);
+    for (int k = 0; k < 3; k++) o[k] += v.p[k];
     mbsu_mulMat3Vec(RJ, j->axis, ax);
     if (l->owner != L) { // merged into the parent's body (mbs_urdfMerge)
-      body[L] = body[P];
-      memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, o, sizeof o);
+      bl = v.body;
+      mbs_urdfPush(l, bl, RJ, o, stack, &top);
     } else {
       int jt = j->type == MBS_URDF_PRISMATIC  ? MBS_JNT_PRISMATIC
                : j->type == MBS_URDF_FIXED    ? MBS_JNT_FIXED
                : j->type == MBS_URDF_FLOATING ? MBS_JNT_FREE
                                               : MBS_JNT_REVOLUTE;
-      e = mbs_urdfBody(u, l, j, m, body[P], jt, o, mbs_jntIsFixed(jt) ? NULL : ax, RJ,
-                       q0 ? q0 + j->qa : NULL, qd0 ? qd0 + j->va : NULL, &body[L]);
-      memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, zero, sizeof zero);
+      e = mbs_urdfBody(u, l, j, m, v.body, jt, o, mbs_jntIsFixed(jt) ? NULL : ax, RJ,
+                       q0 ? q0 + j->qa : NULL, qd0 ? qd0 + j->va : NULL, &bl);
+      mbs_urdfPush(l, bl, RJ, zero, stack, &top);
     }
-    for (int c = l->nchild - 1; c >= 0; c--) stack[top++] = l->child[c];
   }
-  free(body), free(stack), free(R), free(p);
+  free(stack);
   return e;
 }
 
