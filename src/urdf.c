@@ -253,9 +253,12 @@ static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
 }
 
 // a joint's <parent link=.../> and <child link=.../>, kept from the parse until the links are
-// all known (mbs_urdfTopology): the link's name (NULL: absent) and the element's line (0: none)
+// all known (mbs_urdfTopology): the link if it was read before the joint (id >= 0; its name is
+// not kept, issue 35 item 4: ~64 B per joint less at the parse's peak), else its name (NULL:
+// absent), and the element's line (0: none)
 typedef struct {
   char *link[2];
+  int id[2];
   int line[2];
 } mbsUrdfSides;
 
@@ -267,9 +270,9 @@ static mbsErr mbs_urdfTopology(mbsUrdf *u, const mbsUrdfSides *sides, int robot_
     for (int side = 0; side < 2; side++) {
       const char *ln = sides[k].link[side];
       int cl = sides[k].line[side];
-      int id = ln ? mbs_urdfFindLink(u, ln) : -1;
+      int id = sides[k].id[side] >= 0 ? sides[k].id[side] : ln ? mbs_urdfFindLink(u, ln) : -1;
       mbsErr e = MBS_OK;
-      if (!ln)
+      if (!ln && sides[k].id[side] < 0)
         e = mbs_urdfFail(u, cl ? cl : j->line, "joint \"%s\" needs <%s link=\"...\"/>", j->name,
                          side ? "child" : "parent");
       else if (id < 0)
@@ -419,9 +422,12 @@ static void mbs_urdfVisit(void *arg, const xmlNode *n) {
       for (int side = 0; side < 2; side++) {
         const xmlNode *c = mbs_urdfChild(n, side ? "child" : "parent");
         char *ln = c ? mbs_urdfAttr(c, "link") : NULL;
-        sd->link[side] = ln ? mbs_urdfStrdup(ln) : NULL;
+        // a link read already (a duplicate link name fails the parse before the topology)
+        sd->id[side] = ln && u->nlink > 0 && !r->elink ? mbs_urdfFindLink(u, (const char *)ln) : -1;
+        sd->link[side] = ln && sd->id[side] < 0 ? mbs_urdfStrdup(ln) : NULL;
         sd->line[side] = c ? mbs_urdfLine(c) : 0;
-        if (ln && !sd->link[side]) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+        if (ln && sd->id[side] < 0 && !sd->link[side])
+          e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
         xmlFree(ln);
       }
       if (e) free(sd->link[0]), free(sd->link[1]);
