@@ -53,7 +53,7 @@ mbsErr mbs_urdfMerge(mbsUrdf *u) {
       *stack = malloc(sizeof(int) * (size_t)n), top = 0, cnt = 0;
   double *wm = calloc((size_t)n, sizeof(double)); // mass welded at and below each link
   mbsErr e = order && stack && wm ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
-  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, z3[3] = {0, 0, 0};
   if (!e) stack[top++] = u->root;
   while (!e && top > 0) { // depth-first preorder, children in file order
     const mbsUrdfLink *l = &u->link[stack[--top]];
@@ -69,24 +69,27 @@ mbsErr mbs_urdfMerge(mbsUrdf *u) {
   for (int i = 0; !e && i < cnt; i++) { // owners and frames, parents before children
     int L = order[i];
     mbsUrdfLink *l = &u->link[L];
-    memcpy(l->fR, I3, sizeof I3), memset(l->fp, 0, sizeof l->fp);
-    l->bm = 0, memset(l->bc, 0, sizeof l->bc), memset(l->bI, 0, sizeof l->bI);
-    if (l->parent_joint < 0) { // the root: the ground when massless or named "world"
+    const mbsUrdfJoint *j = l->parent_joint >= 0 ? &u->joint[l->parent_joint] : NULL;
+    const mbsUrdfLink *p = j ? &u->link[j->parent] : NULL;
+    if (!j) // the root: the ground when massless or named "world"
       l->owner = l->massive && strcmp(l->name, "world") != 0 ? L : -1;
-      continue;
-    }
-    const mbsUrdfJoint *j = &u->joint[l->parent_joint];
-    const mbsUrdfLink *p = &u->link[j->parent];
-    if (j->type != MBS_URDF_FIXED || (p->owner < 0 && wm[L] > 0)) {
+    else if (j->type != MBS_URDF_FIXED || (p->owner < 0 && wm[L] > 0))
       l->owner = L;
+    else
+      l->owner = p->owner;
+    if (l->owner == L) { // heading a body: its inertial, summed below
+      l->bm = 0, memset(l->bc, 0, sizeof l->bc), memset(l->bI, 0, sizeof l->bI);
       continue;
     }
+    memcpy(l->fR, I3, sizeof I3), memset(l->fp, 0, sizeof l->fp);
+    if (!j) continue;
+    // the parent's frame: the identity if it heads a body
+    const double *pR = p->owner == j->parent ? I3 : p->fR, *pp = p->owner == j->parent ? z3 : p->fp;
     double Ro[9], t[3];
-    l->owner = p->owner;
     mbs_urdfRpy(j->rpy, Ro);
-    mbsu_mulMat3(p->fR, Ro, l->fR);
-    mbsu_mulMat3Vec(p->fR, j->xyz, t);
-    for (int k = 0; k < 3; k++) l->fp[k] = p->fp[k] + t[k];
+    mbsu_mulMat3(pR, Ro, l->fR);
+    mbsu_mulMat3Vec(pR, j->xyz, t);
+    for (int k = 0; k < 3; k++) l->fp[k] = pp[k] + t[k];
   }
   // the bodies' inertials: mass and centre of mass first, then the inertia about that centre
   for (int pass = 0; !e && pass < 2; pass++) {
@@ -94,9 +97,11 @@ mbsErr mbs_urdfMerge(mbsUrdf *u) {
       const mbsUrdfLink *l = &u->link[order[i]];
       if (!l->massive || l->owner < 0) continue;
       mbsUrdfLink *o = &u->link[l->owner];
+      // this link's frame in the owner's: the identity if it is the owner
+      const double *lR = l->owner == order[i] ? I3 : l->fR, *lp = l->owner == order[i] ? z3 : l->fp;
       double c[3];
-      mbsu_mulMat3Vec(l->fR, l->com, c);
-      for (int k = 0; k < 3; k++) c[k] += l->fp[k];
+      mbsu_mulMat3Vec(lR, l->com, c);
+      for (int k = 0; k < 3; k++) c[k] += lp[k];
       if (pass == 0) {
         o->bm += l->mass;
         for (int k = 0; k < 3; k++) o->bc[k] += l->mass * c[k];
@@ -106,7 +111,7 @@ mbsErr mbs_urdfMerge(mbsUrdf *u) {
       // the body's centre of mass (parallel axes)
       double Rin[9], M[9], I[9], T[9], d[3];
       mbs_urdfRpy(l->rpy, Rin);
-      mbsu_mulMat3(l->fR, Rin, M);
+      mbsu_mulMat3(lR, Rin, M);
       I[0] = l->I[0], I[4] = l->I[1], I[8] = l->I[2];
       I[1] = I[3] = l->I[3], I[2] = I[6] = l->I[4], I[5] = I[7] = l->I[5];
       mbsu_mulMat3(M, I, T);
