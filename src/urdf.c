@@ -40,6 +40,28 @@ static char *mbs_urdfStrdup(const char *s) {
   return c;
 }
 
+// a name of a link or joint, kept with the robot's others in blocks of 64 kB (a copy of its own
+// took 32 B for up to 24 characters; issue 35 item 4); freed with the robot
+static char *mbs_urdfName(mbsUrdf *u, const char *s) {
+  size_t n = strlen(s) + 1;
+  if (n > u->nleft) {
+    size_t sz = n > ((size_t)64 << 10) ? n : ((size_t)64 << 10);
+    if (u->nnblk == u->capnblk) {
+      int cap = u->capnblk ? 2 * u->capnblk : 16;
+      char **b = realloc(u->nblk, sizeof *b * (size_t)cap);
+      if (!b) return NULL;
+      u->nblk = b, u->capnblk = cap;
+    }
+    char *b = malloc(sz);
+    if (!b) return NULL;
+    u->nblk[u->nnblk++] = b, u->nat = b, u->nleft = sz;
+  }
+  char *c = u->nat;
+  memcpy(c, s, n);
+  u->nat += n, u->nleft -= n;
+  return c;
+}
+
 // the line of element \p n: recorded when the parser opened it (exact past line 65535, where
 // libxml2's own node line stops), else libxml2's
 static int mbs_urdfLine(const xmlNode *n) {
@@ -152,7 +174,7 @@ static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
   }
   mbsUrdfLink *l = &u->link[u->nlink];
   memset(l, 0, sizeof *l);
-  l->name = mbs_urdfStrdup(name);
+  l->name = mbs_urdfName(u, name);
   xmlFree(name);
   MBS_CHECK(l->name, MBS_ERR_NOMEM, "out of memory (URDF)");
   u->nlink++;
@@ -189,7 +211,7 @@ static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
   memset(j, 0, sizeof *j);
   j->line = mbs_urdfLine(n), j->parent = j->child = -1, j->axis[0] = 1; // URDF's default axis
   char *name = mbs_urdfAttr(n, "name"), *type = mbs_urdfAttr(n, "type");
-  j->name = mbs_urdfStrdup(name ? name : "");
+  j->name = mbs_urdfName(u, name ? name : "");
   xmlFree(name);
   MBS_CHECK(j->name, MBS_ERR_NOMEM, "out of memory (URDF)");
   if (!j->name[0]) {
@@ -529,10 +551,9 @@ mbsErr mbs_urdfParseStream(mbsUrdfReadFn rd, void *rctx, size_t len, const char 
 void mbs_urdfDestroy(mbsUrdf **pu) {
   if (!pu || !*pu) return;
   mbsUrdf *u = *pu;
-  for (int i = 0; u->link && i < u->nlink; i++) free(u->link[i].name), free(u->link[i].child);
-  for (int i = 0; u->lname && i < u->nlink; i++) free(u->lname[i].name);
-  free(u->lname), free(u->mframe);
-  for (int i = 0; u->joint && i < u->njoint; i++) free(u->joint[i].name);
+  for (int i = 0; u->link && i < u->nlink; i++) free(u->link[i].child);
+  for (int i = 0; i < u->nnblk; i++) free(u->nblk[i]); // the names
+  free(u->nblk), free(u->lname), free(u->mframe);
   free(u->link_index.slot), free(u->joint_index.slot);
   free(u->link), free(u->joint), free(u->file), free(u->robot), free(u);
   *pu = NULL;

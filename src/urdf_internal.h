@@ -72,6 +72,10 @@ struct mbsUrdf {
   mbsUrdfLinkName *lname; // (nlink) after mbs_urdfCompact
   double *mframe;         // (12 per merged link) after mbs_urdfCompact: fR then fp
   mbsUrdfIndex link_index, joint_index;
+  // the names of the links and joints, packed in blocks (mbs_urdfName)
+  char **nblk, *nat;
+  int nnblk, capnblk;
+  size_t nleft;
   int nq, nv;
   // what mbspar reads but does not model (counts) and the note made of them
   int n_limit, n_effort, n_velocity, n_friction, n_mimic, n_safety, n_calib;
