@@ -274,27 +274,30 @@ static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
   return MBS_OK;
 }
 
-// a joint's <parent link=.../> and <child link=.../>, kept from the parse until the links are
-// all known (mbs_urdfTopology): the link if it was read before the joint (id >= 0; its name is
-// not kept, issue 35 item 4: ~64 B per joint less at the parse's peak), else its name (NULL:
-// absent), and the element's line (0: none)
+// a joint's <parent link=.../> or <child link=.../> whose link was not read before the joint,
+// kept from the parse until the links are all known (mbs_urdfTopology): the joint, the side (0
+// parent, 1 child), the link's name (NULL: absent) and the element's line (0: none). The sides
+// whose link was read already go straight into the joint (issue 35 item 4: no per-joint record)
 typedef struct {
-  char *link[2];
-  int id[2];
-  int line[2];
+  int joint, side, line;
+  char *link;
 } mbsUrdfSides;
 
 // parent and child of every joint; one root; every link reached once (\p robot_line: the line of
 // <robot>)
-static mbsErr mbs_urdfTopology(mbsUrdf *u, const mbsUrdfSides *sides, int robot_line) {
-  for (int k = 0; k < u->njoint; k++) {
+static mbsErr mbs_urdfTopology(mbsUrdf *u, const mbsUrdfSides *sides, int nside, int robot_line) {
+  for (int k = 0, at = 0; k < u->njoint; k++) {
     mbsUrdfJoint *j = &u->joint[k];
     for (int side = 0; side < 2; side++) {
-      const char *ln = sides[k].link[side];
-      int cl = sides[k].line[side];
-      int id = sides[k].id[side] >= 0 ? sides[k].id[side] : ln ? mbs_urdfFindLink(u, ln) : -1;
+      int id = side ? j->child : j->parent; // read before the joint, else -1 and a record
+      if (id >= 0) continue;
+      MBS_CHECK(at < nside && sides[at].joint == k && sides[at].side == side, MBS_ERR_INTERNAL,
+                "URDF: joint %d lost its %s link", k, side ? "child" : "parent");
+      const char *ln = sides[at].link;
+      int cl = sides[at++].line;
+      id = ln ? mbs_urdfFindLink(u, ln) : -1;
       mbsErr e = MBS_OK;
-      if (!ln && sides[k].id[side] < 0)
+      if (!ln)
         e = mbs_urdfFail(u, cl ? cl : j->line, "joint \"%s\" needs <%s link=\"...\"/>", j->name,
                          side ? "child" : "parent");
       else if (id < 0)
@@ -392,8 +395,9 @@ static void mbs_urdfNote(mbsUrdf *u) {
 // over both
 typedef struct {
   mbsUrdf *u;
-  int capl, capj;       // room in u->link, u->joint, sides
-  mbsUrdfSides *sides;  // per joint (mbs_urdfTopology)
+  int capl, capj;      // room in u->link, u->joint
+  mbsUrdfSides *sides; // the sides whose link came after the joint (mbs_urdfTopology)
+  int nside, capside;
   mbsErr elink, ejoint; // the first error among the links, among the joints
   char mlink[2048], mjoint[2048];
 } mbsUrdfRead;
@@ -429,38 +433,32 @@ static void mbs_urdfVisit(void *arg, const xmlNode *n) {
     if (e) r->elink = e, snprintf(r->mlink, sizeof r->mlink, "%s", mbs_errMsg());
   } else if (mbs_urdfIs(n, "joint")) {
     if (r->ejoint) return;
-    int cap = r->capj;
     mbsErr e = mbs_urdfRoom((void **)&u->joint, &r->capj, u->njoint, sizeof *u->joint,
                             &u->joint_index, sizeof *u->joint);
-    if (!e && cap != r->capj) {
-      mbsUrdfSides *p = realloc(r->sides, (size_t)r->capj * sizeof *p);
-      if (p)
-        r->sides = p;
-      else
-        e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
-    }
-    if (!e) {
-      mbsUrdfSides *sd = &r->sides[u->njoint];
-      for (int side = 0; side < 2; side++) {
-        const xmlNode *c = mbs_urdfChild(n, side ? "child" : "parent");
-        char *ln = c ? mbs_urdfAttr(c, "link") : NULL;
-        // a link read already (a duplicate link name fails the parse before the topology)
-        sd->id[side] = ln && u->nlink > 0 && !r->elink ? mbs_urdfFindLink(u, (const char *)ln) : -1;
-        sd->link[side] = ln && sd->id[side] < 0 ? mbs_urdfStrdup(ln) : NULL;
-        sd->line[side] = c ? mbs_urdfLine(c) : 0;
-        if (ln && sd->id[side] < 0 && !sd->link[side])
+    int id[2] = {-1, -1};
+    for (int side = 0; side < 2 && !e; side++) {
+      const xmlNode *c = mbs_urdfChild(n, side ? "child" : "parent");
+      char *ln = c ? mbs_urdfAttr(c, "link") : NULL;
+      // a link read already (a duplicate link name fails the parse before the topology)
+      id[side] = ln && u->nlink > 0 && !r->elink ? mbs_urdfFindLink(u, (const char *)ln) : -1;
+      if (id[side] < 0 && r->nside == r->capside) {
+        int cap = r->capside ? 2 * r->capside : 16;
+        mbsUrdfSides *p = realloc(r->sides, (size_t)cap * sizeof *p);
+        if (p)
+          r->sides = p, r->capside = cap;
+        else
           e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
-        xmlFree(ln);
       }
-      if (e) free(sd->link[0]), free(sd->link[1]);
-    }
-    if (!e) {
-      e = mbs_urdfJoint(u, n);
-      if (e) { // the joint counted (its name is freed with the robot): its sides go with it
-        free(r->sides[u->njoint - 1].link[0]), free(r->sides[u->njoint - 1].link[1]);
-        r->sides[u->njoint - 1].link[0] = r->sides[u->njoint - 1].link[1] = NULL;
+      if (!e && id[side] < 0) {
+        mbsUrdfSides *sd = &r->sides[r->nside++];
+        sd->joint = u->njoint, sd->side = side, sd->line = c ? mbs_urdfLine(c) : 0;
+        sd->link = ln ? mbs_urdfStrdup(ln) : NULL;
+        if (ln && !sd->link) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
       }
+      xmlFree(ln);
     }
+    if (!e) e = mbs_urdfJoint(u, n);
+    if (!e) u->joint[u->njoint - 1].parent = id[0], u->joint[u->njoint - 1].child = id[1];
     if (e) r->ejoint = e, snprintf(r->mjoint, sizeof r->mjoint, "%s", mbs_errMsg());
   } else if (mbs_urdfIs(n, "material")) {
     u->n_material++;
@@ -538,11 +536,10 @@ mbsErr mbs_urdfParseStream(mbsUrdfReadFn rd, void *rctx, size_t len, const char 
   }
   if (!e && !u->joint && !(u->joint = calloc(1, sizeof *u->joint)))
     e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
-  if (!e) e = mbs_urdfTopology(u, r->sides, mbs_urdfLine(robot));
+  if (!e) e = mbs_urdfTopology(u, r->sides, r->nside, mbs_urdfLine(robot));
   if (!e) e = mbs_urdfMerge(u);
   if (!e) mbs_urdfNote(u);
-  for (int k = 0; r->sides && k < u->njoint; k++)
-    free(r->sides[k].link[0]), free(r->sides[k].link[1]);
+  for (int k = 0; k < r->nside; k++) free(r->sides[k].link);
   free(r->sides), free(r);
   xmlFreeDoc(doc);
   return e;
