@@ -540,6 +540,9 @@ mbsErr mbs_urdfParseStream(mbsUrdfReadFn rd, void *rctx, size_t len, const char 
   if (!e) e = mbs_urdfMerge(u);
   if (!e) mbs_urdfNote(u);
   for (int k = 0; k < r->nside; k++) free(r->sides[k].link);
+  // the name indexes served the parse and the topology (~1 MB each for 2^16 links)
+  free(u->link_index.slot), free(u->joint_index.slot);
+  u->link_index.slot = u->joint_index.slot = NULL, u->link_index.mask = u->joint_index.mask = 0;
   free(r->sides), free(r);
   xmlFreeDoc(doc);
   return e;
