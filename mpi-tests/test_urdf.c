@@ -9,7 +9,9 @@
 ///   line each: mpi-tests/bad/urdf_entity_*, urdf_depth, urdf_big_lines);
 /// - a linear build: 10,000 and 40,000-link chains;
 /// - links named "ground" and "world" are accepted (duplicate and malformed names are refused:
-///   mpi-tests/bad/urdf_duplicate_*.urdf, urdf_name_*.urdf).
+///   mpi-tests/bad/urdf_duplicate_*.urdf, urdf_name_*.urdf);
+/// - read in pieces (mbs_urdfParseStream) the robot and its errors are those of the whole text;
+///   mbs_urdfCompact keeps check's table and the JSON report and refuses a second build.
 #define _POSIX_C_SOURCE 200809L
 #include <libxml/parser.h>
 #include <stdarg.h>
@@ -189,6 +191,101 @@ static void checkTable(void) {
   mbs_urdfDestroy(&u);
 }
 
+// check's table and the report's JSON of a robot, in one string
+static char *describe(const mbsUrdf *u) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return NULL;
+  mbs_urdfPrint(u, f);
+  fclose(f);
+  mbsJson *j = NULL;
+  text t = {0};
+  put(&t, "%s", buf);
+  free(buf);
+  if (!mbs_jsonOpenMemory(&j)) {
+    mbs_urdfJson(u, j);
+    put(&t, "%s", mbs_jsonBuffer(j));
+    mbs_jsonClose(&j);
+  }
+  return t.buf;
+}
+
+// a reader handing out 1 to 13 bytes at a time (the pieces of parallel/urdf_stream.c are 1 MiB)
+typedef struct {
+  const char *s;
+  size_t len, at, k;
+} pieces;
+static int pieceRead(void *ctx, char *buf, int len) {
+  pieces *p = ctx;
+  size_t n = 1 + p->k++ % 13;
+  if (n > p->len - p->at) n = p->len - p->at;
+  if (n > (size_t)len) n = (size_t)len;
+  memcpy(buf, p->s + p->at, n);
+  p->at += n;
+  return (int)n;
+}
+
+// issue 35 item 4: the robot read in pieces is the robot read whole (same table, same JSON, same
+// first error); mbs_urdfCompact keeps the table and the JSON and refuses a further build
+static void streamCompact(void) {
+  static const char robot[] =
+      "<robot name=\"r\">\n"
+      "<link name=\"world\"/>\n"
+      "<link name=\"plate\"/>\n" // massless on a fixed joint below the ground: merged into it
+      "<link name=\"a\"><inertial><origin xyz=\"0 0 0.1\" rpy=\"0.1 0 0\"/><mass value=\"2\"/>"
+      "<inertia ixx=\"1\" iyy=\"2\" izz=\"3\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+      "<link name=\"tool\"/>\n" // massless on a fixed joint below a: merged into a
+      "<link name=\"b\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" "
+      "ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+      "<joint name=\"jp\" type=\"fixed\"><parent link=\"world\"/><child link=\"plate\"/>"
+      "<origin xyz=\"0 0 1\" rpy=\"0 0.2 0\"/></joint>\n"
+      "<joint name=\"ja\" type=\"revolute\"><parent link=\"plate\"/><child link=\"a\"/>"
+      "<axis xyz=\"0 1 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"5\" velocity=\"2\"/></joint>\n"
+      "<joint name=\"jt\" type=\"fixed\"><parent link=\"a\"/><child link=\"tool\"/>"
+      "<origin xyz=\"0.3 0 0\" rpy=\"0.5 0 0\"/></joint>\n"
+      "<joint name=\"jb\" type=\"prismatic\"><parent link=\"tool\"/><child link=\"b\"/>"
+      "<dynamics damping=\"0.3\"/></joint>\n"
+      "</robot>\n";
+  mbsUrdf *u = NULL, *v = NULL;
+  MBS_EXPECT_OK(mbs_urdfParse(robot, sizeof robot - 1, "t.urdf", &u));
+  pieces p = {robot, sizeof robot - 1, 0, 0};
+  MBS_EXPECT_OK(mbs_urdfParseStream(pieceRead, &p, sizeof robot - 1, "t.urdf", &v));
+  char *du = u ? describe(u) : NULL, *dv = v ? describe(v) : NULL;
+  MBS_EXPECT(du && dv && !strcmp(du, dv), "read in pieces, the robot differs:\n%s\n--\n%s",
+             du ? du : "", dv ? dv : "");
+  MBS_EXPECT(du && strstr(du, "merged tool -> a") && strstr(du, "merged plate -> ground"),
+             "the test robot has no merged links:\n%s", du ? du : "");
+  if (v) mbs_urdfCompact(v);
+  char *dc = v ? describe(v) : NULL;
+  MBS_EXPECT(du && dc && !strcmp(du, dc), "compacted, the robot reports differently:\n%s\n--\n%s",
+             du ? du : "", dc ? dc : "");
+  const char *child = NULL;
+  if (v) mbs_urdfJointInfo(v, 3, NULL, &child, NULL, NULL);
+  MBS_EXPECT(child && !strcmp(child, "b"), "compacted: joint jb's child is %s",
+             child ? child : "?");
+  mbsModel *m = NULL;
+  MBS_EXPECT_OK(mbs_modelCreate(&m, 4));
+  MBS_EXPECT(v && m && mbs_urdfAddBodies(v, m, -1, NULL, NULL) == MBS_ERR_INTERNAL,
+             "a compacted robot was built again");
+  mbs_modelDestroy(&m);
+  free(du), free(dv), free(dc);
+  mbs_urdfDestroy(&u), mbs_urdfDestroy(&v);
+  // a bad robot: the same first error, line included, whole or in pieces
+  static const char bad[] = "<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n"
+                            "<joint name=\"j\" type=\"revolute\"><parent link=\"a\"/>\n"
+                            "<child link=\"c\"/></joint>\n</robot>\n";
+  char m1[512] = "", m2[512] = "";
+  mbsErr e1 = mbs_urdfParse(bad, sizeof bad - 1, "t.urdf", &u);
+  snprintf(m1, sizeof m1, "%s", mbs_errMsg());
+  pieces q = {bad, sizeof bad - 1, 0, 0};
+  mbsErr e2 = mbs_urdfParseStream(pieceRead, &q, sizeof bad - 1, "t.urdf", &v);
+  snprintf(m2, sizeof m2, "%s", mbs_errMsg());
+  MBS_EXPECT(e1 == MBS_ERR_INPUT && e2 == e1 && !strcmp(m1, m2) && strstr(m1, "t.urdf:5:"),
+             "a bad robot whole (%d, %s) and in pieces (%d, %s)", e1, m1, e2, m2);
+  mbs_urdfDestroy(&u), mbs_urdfDestroy(&v);
+}
+
 // links named "ground" and "world" (mbspar's names for its ground) are ordinary URDF links: a
 // moving link of either name is a body; a massless root of either name is the ground
 static void groundNames(void) {
@@ -342,6 +439,7 @@ int main(void) {
   compareOrders("tree, branches interleaved", tlinks, 7, tree, tfile, tdfs, 6);
   compareOrders("chain listed in reverse", clinks, 5, chain, crev, cfwd, 4);
   checkTable();
+  streamCompact();
   groundNames();
   entityExpansion();
   linearBuild();

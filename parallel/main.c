@@ -21,6 +21,7 @@
 #include "mbspar/mbs_flex.h"
 #include "petsc_log.h"
 #include "threads.h"
+#include "urdf_stream.h"
 #include "petsc_ref.h"
 #include "solver_auto.h"
 #include "mbspar/mbs_fault.h"
@@ -147,19 +148,17 @@ int main(int argc, char **argv) {
   if (!e)
     e = mbsp_agreeErr(
         comm, mbsp_cliBlameTs(&cli, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg)));
-  // model.urdf: rank 0 reads the robot, every rank parses the same bytes
+  // model.urdf: rank 0 reads the robot in pieces, every rank parses the same bytes as they come
+  // (no rank holds the whole file: urdf_stream.h)
   if (!e && cfg->urdf_path) {
-    char *utext = NULL;
-    size_t ulen = 0;
-    e = mbsp_bcastFile(comm, cfg->urdf_path, &utext, &ulen);
-    if (e == MBS_ERR_INPUT && !urdf_only) { // say which line of the config wants the file
+    int unread = 0;
+    e = mbsp_urdfStream(comm, cfg, &unread);
+    if (e == MBS_ERR_INPUT && unread && !urdf_only) { // say which line of the config wants it
       char msg[1024];
       snprintf(msg, sizeof msg, "%s", mbs_errMsg());
       e = mbs_errSet(MBS_ERR_INPUT, "%s:%d: model.urdf: cannot read %s (%s)", cfg->filename,
                      cfg->urdf_line, cfg->urdf_path, msg);
     }
-    if (!e) e = mbsp_agreeErr(comm, mbs_configSetUrdf(cfg, utext, ulen));
-    free(utext);
   }
   // model.urdf.torques: the joint forces over time, read the same way
   if (!e && cfg->urdf_torques) {
@@ -208,6 +207,9 @@ int main(int argc, char **argv) {
     if (local_model) {
       e = mbsp_agreeErr(vc, vrank == 0 ? mbs_configValidate(cfg) : MBS_OK);
       if (!e) e = mbsp_agreeErr(vc, mbs_configBuildLocal(cfg, size, vrank, &m));
+      // the robot's inertials and frames were for the build: the reports need only names and
+      // joints (the links' 23 MB of a 2^16-link tree go back before the verb's own allocations)
+      if (!e) mbs_urdfCompact(cfg->urdf);
       if (!e) { // totals over all ranks for the reports
         double t[1 + MBS_JNT_COUNT] = {0};
         for (int b = m->own0; b < m->own1; b++)

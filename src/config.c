@@ -142,10 +142,24 @@ static mbsErr mbs_cfgUrdfJoint(mbsConfig *c, const mbsCs *g, int k, mbsUrdfJoint
   return MBS_OK;
 }
 
+static mbsErr mbs_cfgUrdfCheck(mbsConfig *c);
+
 mbsErr mbs_configSetUrdf(mbsConfig *c, const char *text, size_t len) {
   MBS_CHECK(c->urdf_path, MBS_ERR_INTERNAL, "mbs_configSetUrdf: the config has no model.urdf");
   mbs_urdfDestroy(&c->urdf);
   MBS_CALL(mbs_urdfParse(text, len, c->urdf_path, &c->urdf));
+  return mbs_cfgUrdfCheck(c);
+}
+
+mbsErr mbs_configSetUrdfStream(mbsConfig *c, mbsUrdfReadFn rd, void *ctx, size_t len) {
+  MBS_CHECK(c->urdf_path, MBS_ERR_INTERNAL, "mbs_configSetUrdf: the config has no model.urdf");
+  mbs_urdfDestroy(&c->urdf);
+  MBS_CALL(mbs_urdfParseStream(rd, ctx, len, c->urdf_path, &c->urdf));
+  return mbs_cfgUrdfCheck(c);
+}
+
+// model.urdf.q0, qd0 against the robot; model.urdf.joints
+static mbsErr mbs_cfgUrdfCheck(mbsConfig *c) {
   int nq, nv;
   mbs_urdfSizes(c->urdf, &nq, &nv);
   const mbsCs *s = config_setting_get_member(

@@ -26,9 +26,8 @@ const char *mbs_fileNotRegular(const char *path) {
   return mbs_fileKind(st.st_mode);
 }
 
-mbsErr mbs_fileRead(const char *path, char **text, size_t *len) {
-  *text = NULL;
-  if (len) *len = 0;
+mbsErr mbs_fileOpen(const char *path, int *pfd, size_t *size) {
+  *pfd = -1;
   // O_NONBLOCK: opening a FIFO for reading returns at once (a blocking open waits for a writer)
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   if (fd < 0)
@@ -45,8 +44,31 @@ mbsErr mbs_fileRead(const char *path, char **text, size_t *len) {
     return mbs_errSet(MBS_ERR_INPUT, "%s:0: cannot read: is %s, not a regular file", path,
                       mbs_fileKind(st.st_mode));
   }
+  *pfd = fd, *size = (size_t)st.st_size;
+  return MBS_OK;
+}
+
+mbsErr mbs_fileReadSome(int fd, const char *path, char *buf, size_t cap, size_t *n) {
+  *n = 0;
+  while (*n < cap) {
+    ssize_t k = read(fd, buf + *n, cap - *n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return mbs_errSet(MBS_ERR_INPUT, "%s:0: read error: %s", path, strerror(errno));
+    if (k == 0) break;
+    *n += (size_t)k;
+  }
+  return MBS_OK;
+}
+
+mbsErr mbs_fileRead(const char *path, char **text, size_t *len) {
+  *text = NULL;
+  if (len) *len = 0;
+  int fd;
+  size_t size;
+  mbsErr oe = mbs_fileOpen(path, &fd, &size);
+  if (oe) return oe;
   // the size fstat gives, then to the end (a file that grows meanwhile is read as it is then)
-  size_t cap = (size_t)st.st_size + 1, n = 0;
+  size_t cap = size + 1, n = 0;
   char *buf = malloc(cap);
   mbsErr e = buf ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "%s: out of memory reading file", path);
   while (!e) {

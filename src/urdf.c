@@ -40,6 +40,28 @@ static char *mbs_urdfStrdup(const char *s) {
   return c;
 }
 
+// a name of a link or joint, kept with the robot's others in blocks of 64 kB (a copy of its own
+// took 32 B for up to 24 characters; issue 35 item 4); freed with the robot
+static char *mbs_urdfName(mbsUrdf *u, const char *s) {
+  size_t n = strlen(s) + 1;
+  if (n > u->nleft) {
+    size_t sz = n > ((size_t)64 << 10) ? n : ((size_t)64 << 10);
+    if (u->nnblk == u->capnblk) {
+      int cap = u->capnblk ? 2 * u->capnblk : 16;
+      char **b = realloc(u->nblk, sizeof *b * (size_t)cap);
+      if (!b) return NULL;
+      u->nblk = b, u->capnblk = cap;
+    }
+    char *b = malloc(sz);
+    if (!b) return NULL;
+    u->nblk[u->nnblk++] = b, u->nat = b, u->nleft = sz;
+  }
+  char *c = u->nat;
+  memcpy(c, s, n);
+  u->nat += n, u->nleft -= n;
+  return c;
+}
+
 // the line of element \p n: recorded when the parser opened it (exact past line 65535, where
 // libxml2's own node line stops), else libxml2's
 static int mbs_urdfLine(const xmlNode *n) {
@@ -152,7 +174,7 @@ static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
   }
   mbsUrdfLink *l = &u->link[u->nlink];
   memset(l, 0, sizeof *l);
-  l->name = mbs_urdfStrdup(name);
+  l->name = mbs_urdfName(u, name);
   xmlFree(name);
   MBS_CHECK(l->name, MBS_ERR_NOMEM, "out of memory (URDF)");
   u->nlink++;
@@ -189,7 +211,7 @@ static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
   memset(j, 0, sizeof *j);
   j->line = mbs_urdfLine(n), j->parent = j->child = -1, j->axis[0] = 1; // URDF's default axis
   char *name = mbs_urdfAttr(n, "name"), *type = mbs_urdfAttr(n, "type");
-  j->name = mbs_urdfStrdup(name ? name : "");
+  j->name = mbs_urdfName(u, name ? name : "");
   xmlFree(name);
   MBS_CHECK(j->name, MBS_ERR_NOMEM, "out of memory (URDF)");
   if (!j->name[0]) {
@@ -252,22 +274,28 @@ static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
   return MBS_OK;
 }
 
-// a joint's <parent link=.../> and <child link=.../>, kept from the parse until the links are
-// all known (mbs_urdfTopology): the link's name (NULL: absent) and the element's line (0: none)
+// a joint's <parent link=.../> or <child link=.../> whose link was not read before the joint,
+// kept from the parse until the links are all known (mbs_urdfTopology): the joint, the side (0
+// parent, 1 child), the link's name (NULL: absent) and the element's line (0: none). The sides
+// whose link was read already go straight into the joint (issue 35 item 4: no per-joint record)
 typedef struct {
-  char *link[2];
-  int line[2];
+  int joint, side, line;
+  char *link;
 } mbsUrdfSides;
 
 // parent and child of every joint; one root; every link reached once (\p robot_line: the line of
 // <robot>)
-static mbsErr mbs_urdfTopology(mbsUrdf *u, const mbsUrdfSides *sides, int robot_line) {
-  for (int k = 0; k < u->njoint; k++) {
+static mbsErr mbs_urdfTopology(mbsUrdf *u, const mbsUrdfSides *sides, int nside, int robot_line) {
+  for (int k = 0, at = 0; k < u->njoint; k++) {
     mbsUrdfJoint *j = &u->joint[k];
     for (int side = 0; side < 2; side++) {
-      const char *ln = sides[k].link[side];
-      int cl = sides[k].line[side];
-      int id = ln ? mbs_urdfFindLink(u, ln) : -1;
+      int id = side ? j->child : j->parent; // read before the joint, else -1 and a record
+      if (id >= 0) continue;
+      MBS_CHECK(at < nside && sides[at].joint == k && sides[at].side == side, MBS_ERR_INTERNAL,
+                "URDF: joint %d lost its %s link", k, side ? "child" : "parent");
+      const char *ln = sides[at].link;
+      int cl = sides[at++].line;
+      id = ln ? mbs_urdfFindLink(u, ln) : -1;
       mbsErr e = MBS_OK;
       if (!ln)
         e = mbs_urdfFail(u, cl ? cl : j->line, "joint \"%s\" needs <%s link=\"...\"/>", j->name,
@@ -367,8 +395,9 @@ static void mbs_urdfNote(mbsUrdf *u) {
 // over both
 typedef struct {
   mbsUrdf *u;
-  int capl, capj;       // room in u->link, u->joint, sides
-  mbsUrdfSides *sides;  // per joint (mbs_urdfTopology)
+  int capl, capj;      // room in u->link, u->joint
+  mbsUrdfSides *sides; // the sides whose link came after the joint (mbs_urdfTopology)
+  int nside, capside;
   mbsErr elink, ejoint; // the first error among the links, among the joints
   char mlink[2048], mjoint[2048];
 } mbsUrdfRead;
@@ -404,35 +433,32 @@ static void mbs_urdfVisit(void *arg, const xmlNode *n) {
     if (e) r->elink = e, snprintf(r->mlink, sizeof r->mlink, "%s", mbs_errMsg());
   } else if (mbs_urdfIs(n, "joint")) {
     if (r->ejoint) return;
-    int cap = r->capj;
     mbsErr e = mbs_urdfRoom((void **)&u->joint, &r->capj, u->njoint, sizeof *u->joint,
                             &u->joint_index, sizeof *u->joint);
-    if (!e && cap != r->capj) {
-      mbsUrdfSides *p = realloc(r->sides, (size_t)r->capj * sizeof *p);
-      if (p)
-        r->sides = p;
-      else
-        e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
-    }
-    if (!e) {
-      mbsUrdfSides *sd = &r->sides[u->njoint];
-      for (int side = 0; side < 2; side++) {
-        const xmlNode *c = mbs_urdfChild(n, side ? "child" : "parent");
-        char *ln = c ? mbs_urdfAttr(c, "link") : NULL;
-        sd->link[side] = ln ? mbs_urdfStrdup(ln) : NULL;
-        sd->line[side] = c ? mbs_urdfLine(c) : 0;
-        if (ln && !sd->link[side]) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
-        xmlFree(ln);
+    int id[2] = {-1, -1};
+    for (int side = 0; side < 2 && !e; side++) {
+      const xmlNode *c = mbs_urdfChild(n, side ? "child" : "parent");
+      char *ln = c ? mbs_urdfAttr(c, "link") : NULL;
+      // a link read already (a duplicate link name fails the parse before the topology)
+      id[side] = ln && u->nlink > 0 && !r->elink ? mbs_urdfFindLink(u, (const char *)ln) : -1;
+      if (id[side] < 0 && r->nside == r->capside) {
+        int cap = r->capside ? 2 * r->capside : 16;
+        mbsUrdfSides *p = realloc(r->sides, (size_t)cap * sizeof *p);
+        if (p)
+          r->sides = p, r->capside = cap;
+        else
+          e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
       }
-      if (e) free(sd->link[0]), free(sd->link[1]);
-    }
-    if (!e) {
-      e = mbs_urdfJoint(u, n);
-      if (e) { // the joint counted (its name is freed with the robot): its sides go with it
-        free(r->sides[u->njoint - 1].link[0]), free(r->sides[u->njoint - 1].link[1]);
-        r->sides[u->njoint - 1].link[0] = r->sides[u->njoint - 1].link[1] = NULL;
+      if (!e && id[side] < 0) {
+        mbsUrdfSides *sd = &r->sides[r->nside++];
+        sd->joint = u->njoint, sd->side = side, sd->line = c ? mbs_urdfLine(c) : 0;
+        sd->link = ln ? mbs_urdfStrdup(ln) : NULL;
+        if (ln && !sd->link) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
       }
+      xmlFree(ln);
     }
+    if (!e) e = mbs_urdfJoint(u, n);
+    if (!e) u->joint[u->njoint - 1].parent = id[0], u->joint[u->njoint - 1].child = id[1];
     if (e) r->ejoint = e, snprintf(r->mjoint, sizeof r->mjoint, "%s", mbs_errMsg());
   } else if (mbs_urdfIs(n, "material")) {
     u->n_material++;
@@ -445,7 +471,29 @@ static void mbs_urdfVisit(void *arg, const xmlNode *n) {
   }
 }
 
+// the text in memory, handed to libxml2 a piece at a time
+typedef struct {
+  const char *text;
+  size_t len, at;
+} mbsUrdfSrc;
+
+static int mbs_urdfMemRead(void *ctx, char *buf, int len) {
+  mbsUrdfSrc *src = ctx;
+  size_t n = src->len - src->at;
+  if (len > 0 && n > (size_t)len) n = (size_t)len;
+  if (len <= 0) n = 0;
+  memcpy(buf, src->text + src->at, n);
+  src->at += n;
+  return (int)n;
+}
+
 mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf **out) {
+  mbsUrdfSrc src = {text, len, 0};
+  return mbs_urdfParseStream(mbs_urdfMemRead, &src, len, filename, out);
+}
+
+mbsErr mbs_urdfParseStream(mbsUrdfReadFn rd, void *rctx, size_t len, const char *filename,
+                           mbsUrdf **out) {
   *out = NULL;
   mbsUrdf *u = calloc(1, sizeof *u);
   MBS_CHECK(u, MBS_ERR_NOMEM, "out of memory (URDF)");
@@ -467,7 +515,7 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
   if (!e) e = mbs_urdfIndexCreate(&u->joint_index, 0);
   xmlDoc *doc = NULL;
   if (!e) {
-    doc = mbs_urdfXmlRead(text, len, u->file, &line, msg, sizeof msg, mbs_urdfVisit, r);
+    doc = mbs_urdfXmlRead(rd, rctx, u->file, &line, msg, sizeof msg, mbs_urdfVisit, r);
     if (!doc) e = mbs_urdfFail(u, line, "%s", msg);
   }
   xmlNode *robot = doc ? xmlDocGetRootElement(doc) : NULL;
@@ -488,11 +536,13 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
   }
   if (!e && !u->joint && !(u->joint = calloc(1, sizeof *u->joint)))
     e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
-  if (!e) e = mbs_urdfTopology(u, r->sides, mbs_urdfLine(robot));
+  if (!e) e = mbs_urdfTopology(u, r->sides, r->nside, mbs_urdfLine(robot));
   if (!e) e = mbs_urdfMerge(u);
   if (!e) mbs_urdfNote(u);
-  for (int k = 0; r->sides && k < u->njoint; k++)
-    free(r->sides[k].link[0]), free(r->sides[k].link[1]);
+  for (int k = 0; k < r->nside; k++) free(r->sides[k].link);
+  // the name indexes served the parse and the topology (~1 MB each for 2^16 links)
+  free(u->link_index.slot), free(u->joint_index.slot);
+  u->link_index.slot = u->joint_index.slot = NULL, u->link_index.mask = u->joint_index.mask = 0;
   free(r->sides), free(r);
   xmlFreeDoc(doc);
   return e;
@@ -501,8 +551,9 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
 void mbs_urdfDestroy(mbsUrdf **pu) {
   if (!pu || !*pu) return;
   mbsUrdf *u = *pu;
-  for (int i = 0; u->link && i < u->nlink; i++) free(u->link[i].name), free(u->link[i].child);
-  for (int i = 0; u->joint && i < u->njoint; i++) free(u->joint[i].name);
+  for (int i = 0; u->link && i < u->nlink; i++) free(u->link[i].child);
+  for (int i = 0; i < u->nnblk; i++) free(u->nblk[i]); // the names
+  free(u->nblk), free(u->lname), free(u->mframe);
   free(u->link_index.slot), free(u->joint_index.slot);
   free(u->link), free(u->joint), free(u->file), free(u->robot), free(u);
   *pu = NULL;
@@ -517,6 +568,11 @@ mbsErr mbs_urdfParse(const char *text, size_t len, const char *filename, mbsUrdf
                     "%s: URDF input needs a build with libxml2 (Debian libxml2-dev; configure "
                     "with -DMBS_ENABLE_URDF=ON)",
                     filename ? filename : "URDF");
+}
+mbsErr mbs_urdfParseStream(mbsUrdfReadFn rd, void *ctx, size_t len, const char *filename,
+                           mbsUrdf **u) {
+  (void)rd, (void)ctx;
+  return mbs_urdfParse(NULL, len, filename, u);
 }
 void mbs_urdfDestroy(mbsUrdf **u) {
   if (u) *u = NULL;

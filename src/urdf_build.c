@@ -53,7 +53,7 @@ mbsErr mbs_urdfMerge(mbsUrdf *u) {
       *stack = malloc(sizeof(int) * (size_t)n), top = 0, cnt = 0;
   double *wm = calloc((size_t)n, sizeof(double)); // mass welded at and below each link
   mbsErr e = order && stack && wm ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
-  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, z3[3] = {0, 0, 0};
   if (!e) stack[top++] = u->root;
   while (!e && top > 0) { // depth-first preorder, children in file order
     const mbsUrdfLink *l = &u->link[stack[--top]];
@@ -69,24 +69,27 @@ mbsErr mbs_urdfMerge(mbsUrdf *u) {
   for (int i = 0; !e && i < cnt; i++) { // owners and frames, parents before children
     int L = order[i];
     mbsUrdfLink *l = &u->link[L];
-    memcpy(l->fR, I3, sizeof I3), memset(l->fp, 0, sizeof l->fp);
-    l->bm = 0, memset(l->bc, 0, sizeof l->bc), memset(l->bI, 0, sizeof l->bI);
-    if (l->parent_joint < 0) { // the root: the ground when massless or named "world"
+    const mbsUrdfJoint *j = l->parent_joint >= 0 ? &u->joint[l->parent_joint] : NULL;
+    const mbsUrdfLink *p = j ? &u->link[j->parent] : NULL;
+    if (!j) // the root: the ground when massless or named "world"
       l->owner = l->massive && strcmp(l->name, "world") != 0 ? L : -1;
-      continue;
-    }
-    const mbsUrdfJoint *j = &u->joint[l->parent_joint];
-    const mbsUrdfLink *p = &u->link[j->parent];
-    if (j->type != MBS_URDF_FIXED || (p->owner < 0 && wm[L] > 0)) {
+    else if (j->type != MBS_URDF_FIXED || (p->owner < 0 && wm[L] > 0))
       l->owner = L;
+    else
+      l->owner = p->owner;
+    if (l->owner == L) { // heading a body: its inertial, summed below
+      l->bm = 0, memset(l->bc, 0, sizeof l->bc), memset(l->bI, 0, sizeof l->bI);
       continue;
     }
+    memcpy(l->fR, I3, sizeof I3), memset(l->fp, 0, sizeof l->fp);
+    if (!j) continue;
+    // the parent's frame: the identity if it heads a body
+    const double *pR = p->owner == j->parent ? I3 : p->fR, *pp = p->owner == j->parent ? z3 : p->fp;
     double Ro[9], t[3];
-    l->owner = p->owner;
     mbs_urdfRpy(j->rpy, Ro);
-    mbsu_mulMat3(p->fR, Ro, l->fR);
-    mbsu_mulMat3Vec(p->fR, j->xyz, t);
-    for (int k = 0; k < 3; k++) l->fp[k] = p->fp[k] + t[k];
+    mbsu_mulMat3(pR, Ro, l->fR);
+    mbsu_mulMat3Vec(pR, j->xyz, t);
+    for (int k = 0; k < 3; k++) l->fp[k] = pp[k] + t[k];
   }
   // the bodies' inertials: mass and centre of mass first, then the inertia about that centre
   for (int pass = 0; !e && pass < 2; pass++) {
@@ -94,9 +97,11 @@ mbsErr mbs_urdfMerge(mbsUrdf *u) {
       const mbsUrdfLink *l = &u->link[order[i]];
       if (!l->massive || l->owner < 0) continue;
       mbsUrdfLink *o = &u->link[l->owner];
+      // this link's frame in the owner's: the identity if it is the owner
+      const double *lR = l->owner == order[i] ? I3 : l->fR, *lp = l->owner == order[i] ? z3 : l->fp;
       double c[3];
-      mbsu_mulMat3Vec(l->fR, l->com, c);
-      for (int k = 0; k < 3; k++) c[k] += l->fp[k];
+      mbsu_mulMat3Vec(lR, l->com, c);
+      for (int k = 0; k < 3; k++) c[k] += lp[k];
       if (pass == 0) {
         o->bm += l->mass;
         for (int k = 0; k < 3; k++) o->bc[k] += l->mass * c[k];
@@ -106,7 +111,7 @@ mbsErr mbs_urdfMerge(mbsUrdf *u) {
       // the body's centre of mass (parallel axes)
       double Rin[9], M[9], I[9], T[9], d[3];
       mbs_urdfRpy(l->rpy, Rin);
-      mbsu_mulMat3(l->fR, Rin, M);
+      mbsu_mulMat3(lR, Rin, M);
       I[0] = l->I[0], I[4] = l->I[1], I[8] = l->I[2];
       I[1] = I[3] = l->I[3], I[2] = I[6] = l->I[4], I[5] = I[7] = l->I[5];
       mbsu_mulMat3(M, I, T);
@@ -186,54 +191,97 @@ static mbsErr mbs_urdfBody(const mbsUrdf *u, const mbsUrdfLink *l, const mbsUrdf
   return e;
 }
 
+// a joint waiting to be visited (mbs_urdfAddBodies): its parent link's body and that link's
+// frame in the body's frame (rotation, position)
+typedef struct {
+  int joint, body;
+  double R[9], p[3];
+} mbsUrdfVisit;
+
+// push the joints below link \p l (their parent: \p body, frame R, p) in reverse file order, so
+// they come off the stack in file order
+static void mbs_urdfPush(const mbsUrdfLink *l, int body, const double *R, const double *p,
+                         mbsUrdfVisit *stack, int *top) {
+  for (int c = l->nchild - 1; c >= 0; c--) {
+    mbsUrdfVisit *v = &stack[(*top)++];
+    v->joint = l->child[c], v->body = body;
+    memcpy(v->R, R, sizeof v->R), memcpy(v->p, p, sizeof v->p);
+  }
+}
+
 mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsReal *q0,
                          const mbsReal *qd0) {
-  // per link: the body it belongs to, its frame in that body's frame (rotation, position)
-  int *body = malloc(sizeof(int) * (size_t)u->nlink),
-      *stack = malloc(sizeof(int) * (size_t)u->nlink);
-  double *R = malloc(sizeof(double) * 9 * (size_t)u->nlink);
-  double *p = malloc(sizeof(double) * 3 * (size_t)u->nlink);
-  mbsErr e = body && stack && R && p ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+  MBS_CHECK(u->link, MBS_ERR_INTERNAL, "mbs_urdfAddBodies: the robot was compacted");
+  // depth first from the root; the frames live on the stack with the joints waiting below them
+  // (memory: the pending joints only, not ~0.1 kB per link)
+  mbsUrdfVisit *stack = malloc(sizeof *stack * (size_t)(u->njoint > 0 ? u->njoint : 1));
+  mbsErr e = stack ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
   static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, zero[3] = {0, 0, 0};
   int top = 0;
   if (!e) {
     // the root: the ground when it has no mass (or is named "world"), else a body welded to it
     const mbsUrdfLink *r = &u->link[u->root];
-    body[u->root] = parent;
-    memcpy(R + 9 * u->root, I3, sizeof I3), memcpy(p + 3 * u->root, zero, sizeof zero);
+    int rb = parent;
     if (r->owner == u->root)
-      e = mbs_urdfBody(u, r, NULL, m, parent, MBS_JNT_FIXED, zero, NULL, I3, NULL, NULL,
-                       &body[u->root]);
-    // children in file order: push in reverse so they come off the stack in order
-    for (int c = r->nchild - 1; c >= 0; c--) stack[top++] = r->child[c];
+      e = mbs_urdfBody(u, r, NULL, m, parent, MBS_JNT_FIXED, zero, NULL, I3, NULL, NULL, &rb);
+    mbs_urdfPush(r, rb, I3, zero, stack, &top);
   }
   while (!e && top > 0) {
-    const mbsUrdfJoint *j = &u->joint[stack[--top]];
+    mbsUrdfVisit v = stack[--top];
+    const mbsUrdfJoint *j = &u->joint[v.joint];
     const mbsUrdfLink *l = &u->link[j->child];
-    int P = j->parent, L = j->child;
+    int L = j->child, bl;
     // the joint frame in the parent body's frame: RJ = R_P rpy, origin p_P + R_P xyz
     double Ro[9], RJ[9], o[3], ax[3];
     mbs_urdfRpy(j->rpy, Ro);
-    mbsu_mulMat3(R + 9 * P, Ro, RJ);
-    mbsu_mulMat3Vec(R + 9 * P, j->xyz, o);
-    for (int k = 0; k < 3; k++) o[k] += p[3 * P + k];
+    mbsu_mulMat3(v.R, Ro, RJ);
+    mbsu_mulMat3Vec(v.R, j->xyz, o);
+    for (int k = 0; k < 3; k++) o[k] += v.p[k];
     mbsu_mulMat3Vec(RJ, j->axis, ax);
     if (l->owner != L) { // merged into the parent's body (mbs_urdfMerge)
-      body[L] = body[P];
-      memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, o, sizeof o);
+      bl = v.body;
+      mbs_urdfPush(l, bl, RJ, o, stack, &top);
     } else {
       int jt = j->type == MBS_URDF_PRISMATIC  ? MBS_JNT_PRISMATIC
                : j->type == MBS_URDF_FIXED    ? MBS_JNT_FIXED
                : j->type == MBS_URDF_FLOATING ? MBS_JNT_FREE
                                               : MBS_JNT_REVOLUTE;
-      e = mbs_urdfBody(u, l, j, m, body[P], jt, o, mbs_jntIsFixed(jt) ? NULL : ax, RJ,
-                       q0 ? q0 + j->qa : NULL, qd0 ? qd0 + j->va : NULL, &body[L]);
-      memcpy(R + 9 * L, RJ, sizeof RJ), memcpy(p + 3 * L, zero, sizeof zero);
+      e = mbs_urdfBody(u, l, j, m, v.body, jt, o, mbs_jntIsFixed(jt) ? NULL : ax, RJ,
+                       q0 ? q0 + j->qa : NULL, qd0 ? qd0 + j->va : NULL, &bl);
+      mbs_urdfPush(l, bl, RJ, zero, stack, &top);
     }
-    for (int c = l->nchild - 1; c >= 0; c--) stack[top++] = l->child[c];
   }
-  free(body), free(stack), free(R), free(p);
+  free(stack);
   return e;
+}
+
+// the name of link i, before and after mbs_urdfCompact
+static const char *mbs_urdfLinkName(const mbsUrdf *u, int i) {
+  return u->link ? u->link[i].name : u->lname[i].name;
+}
+
+void mbs_urdfCompact(mbsUrdf *u) {
+  if (!u || !u->link) return;
+  int nm = 0;
+  for (int i = 0; i < u->nlink; i++) nm += i != u->root && u->link[i].owner != i;
+  mbsUrdfLinkName *ln = malloc(sizeof *ln * (size_t)(u->nlink > 0 ? u->nlink : 1));
+  double *mf = malloc(sizeof(double) * 12 * (size_t)(nm > 0 ? nm : 1));
+  if (!ln || !mf) { // keep the robot as it is (only memory is at stake)
+    free(ln), free(mf);
+    return;
+  }
+  for (int i = 0, k = 0; i < u->nlink; i++) {
+    const mbsUrdfLink *l = &u->link[i];
+    ln[i].name = l->name, ln[i].owner = l->owner, ln[i].mframe = -1;
+    if (i != u->root && l->owner != i) {
+      memcpy(mf + 12 * k, l->fR, sizeof l->fR), memcpy(mf + 12 * k + 9, l->fp, sizeof l->fp);
+      ln[i].mframe = k++;
+    }
+    free(l->child);
+  }
+  free(u->link), free(u->link_index.slot);
+  u->link = NULL, u->link_index.slot = NULL, u->link_index.mask = 0;
+  u->lname = ln, u->mframe = mf;
 }
 
 int mbs_urdfJointCount(const mbsUrdf *u) {
@@ -245,7 +293,7 @@ void mbs_urdfJointInfo(const mbsUrdf *u, int i, const char **name, const char **
   const mbsUrdfJoint *j = &u->joint[i];
   int t = j->type;
   if (name) *name = j->name;
-  if (child) *child = u->link[j->child].name;
+  if (child) *child = mbs_urdfLinkName(u, j->child);
   if (nv) *nv = t == MBS_URDF_FLOATING ? 6 : t == MBS_URDF_FIXED ? 0 : 1;
   if (line) *line = j->line;
 }
@@ -264,11 +312,13 @@ const char *mbs_urdfNotModelled(const mbsUrdf *u) {
 // link \p i merged into a body (mbs_urdfMerge): the body's name ("ground"), the link frame in
 // that body link's frame (position, quaternion w x y z); 0 for the links that head a body
 static int mbs_urdfMerged(const mbsUrdf *u, int i, const char **body, double *xyz, double *q) {
-  const mbsUrdfLink *l = &u->link[i];
-  if (l->owner == i) return 0;
-  *body = l->owner >= 0 ? u->link[l->owner].name : "ground";
-  memcpy(xyz, l->fp, sizeof l->fp);
-  mbs_urdfQuat(l->fR, q);
+  int owner = u->link ? u->link[i].owner : u->lname[i].owner;
+  if (owner == i) return 0;
+  *body = owner >= 0 ? mbs_urdfLinkName(u, owner) : "ground";
+  const double *fR = u->link ? u->link[i].fR : u->mframe + 12 * u->lname[i].mframe;
+  const double *fp = u->link ? u->link[i].fp : fR + 9;
+  memcpy(xyz, fp, 3 * sizeof *fp);
+  mbs_urdfQuat(fR, q);
   return 1;
 }
 
@@ -276,7 +326,7 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
   mbs_jsonString(j, "file", u->file);
   mbs_jsonString(j, "robot", u->robot ? u->robot : "");
   mbs_jsonInt(j, "links", u->nlink);
-  mbs_jsonString(j, "root", u->link[u->root].name);
+  mbs_jsonString(j, "root", mbs_urdfLinkName(u, u->root));
   mbs_jsonString(j, "not_modelled", u->note);
   mbs_jsonBeginArray(j, "joints");
   for (int i = 0; i < u->njoint; i++) {
@@ -284,8 +334,8 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
     mbs_jsonBeginObject(j, NULL);
     mbs_jsonString(j, "name", jt->name);
     mbs_jsonString(j, "type", mbs_urdf_types[jt->type]);
-    mbs_jsonString(j, "parent", u->link[jt->parent].name);
-    mbs_jsonString(j, "child", u->link[jt->child].name);
+    mbs_jsonString(j, "parent", mbs_urdfLinkName(u, jt->parent));
+    mbs_jsonString(j, "child", mbs_urdfLinkName(u, jt->child));
     if (jt->type != MBS_URDF_FIXED) mbs_jsonInt(j, "q0_index", jt->qa);
     if (jt->has_limit) {
       mbs_jsonNumber(j, "lower", jt->lower);
@@ -304,7 +354,7 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
     double xyz[3], q[4];
     if (i == u->root || !mbs_urdfMerged(u, i, &body, xyz, q)) continue;
     mbs_jsonBeginObject(j, NULL);
-    mbs_jsonString(j, "link", u->link[i].name);
+    mbs_jsonString(j, "link", mbs_urdfLinkName(u, i));
     mbs_jsonString(j, "body", body);
     mbs_jsonNumberArray(j, "xyz", xyz, 3);
     mbs_jsonNumberArray(j, "quat", q, 4);
@@ -315,7 +365,7 @@ void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
 
 void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
   fprintf(f, "URDF %s: robot \"%s\", %d links, %d joints (root link \"%s\")\n", u->file,
-          u->robot ? u->robot : "", u->nlink, u->njoint, u->link[u->root].name);
+          u->robot ? u->robot : "", u->nlink, u->njoint, mbs_urdfLinkName(u, u->root));
   // q0: the joint's entries of model.urdf.q0 (0-based; qd0 likewise, a floating joint's 6)
   fprintf(f, "  %-24s %-10s %-20s %7s %12s %12s %10s %10s\n", "joint", "type", "child", "q0",
           "lower", "upper", "effort", "velocity");
@@ -331,14 +381,14 @@ void mbs_urdfPrint(const mbsUrdf *u, FILE *f) {
     if (jt->effort > 0) snprintf(ef, sizeof ef, "%.6g", jt->effort);
     if (jt->velocity > 0) snprintf(ve, sizeof ve, "%.6g", jt->velocity);
     fprintf(f, "  %-24s %-10s %-20s %7s %12s %12s %10s %10s\n", jt->name, mbs_urdf_types[jt->type],
-            u->link[jt->child].name, qi, lo, hi, ef, ve);
+            mbs_urdfLinkName(u, jt->child), qi, lo, hi, ef, ve);
   }
   for (int i = 0; i < u->nlink; i++) { // links merged into their parent's body (docs/urdf.md)
     const char *body;
     double x[3], q[4];
     if (i != u->root && mbs_urdfMerged(u, i, &body, x, q))
-      fprintf(f, "  merged %s -> %s xyz %.6g %.6g %.6g quat %.6g %.6g %.6g %.6g\n", u->link[i].name,
-              body, x[0], x[1], x[2], q[0], q[1], q[2], q[3]);
+      fprintf(f, "  merged %s -> %s xyz %.6g %.6g %.6g quat %.6g %.6g %.6g %.6g\n",
+              mbs_urdfLinkName(u, i), body, x[0], x[1], x[2], q[0], q[1], q[2], q[3]);
   }
   if (u->note[0]) fprintf(f, "  not modelled: %s\n", u->note);
 }
@@ -370,6 +420,9 @@ int mbs_urdfJointLimit(const mbsUrdf *u, int i, double *lower, double *upper) {
 const char *mbs_urdfNotModelled(const mbsUrdf *u) {
   (void)u;
   return "";
+}
+void mbs_urdfCompact(mbsUrdf *u) {
+  (void)u;
 }
 void mbs_urdfJson(const mbsUrdf *u, mbsJson *j) {
   (void)u, (void)j;

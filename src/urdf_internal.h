@@ -27,11 +27,18 @@ typedef struct {
   int parent_joint;             // joint whose child this is, -1: a root
   int *child, nchild, capchild; // joints whose parent this is, in file order
   // merging (mbs_urdfMerge): the link heading the body this link belongs to (itself, -1: the
-  // ground), this link's frame in that link's frame (the ground's: the root's), and for the
-  // links heading a body the body's mass, centre of mass and inertia about it (own link frame)
+  // ground); for the other links their frame in that link's frame (the ground's: the root's),
+  // for the links heading a body (their frame: the identity) the body's mass, centre of mass and
+  // inertia about it (own link frame). One or the other: ~0.1 kB per link less (issue 35 item 4)
   int owner;
-  double fR[9], fp[3];
-  double bm, bc[3], bI[9];
+  union {
+    struct {
+      double fR[9], fp[3];
+    };
+    struct {
+      double bm, bc[3], bI[9];
+    };
+  };
 } mbsUrdfLink;
 
 typedef struct {
@@ -44,6 +51,13 @@ typedef struct {
   double damping, friction;
 } mbsUrdfJoint;
 
+// a link after mbs_urdfCompact: what the reports read (its name, the link heading its body, the
+// index of its frame in mbsUrdf.mframe if it is merged into another link's body, else -1)
+typedef struct {
+  char *name;
+  int owner, mframe;
+} mbsUrdfLinkName;
+
 // names -> indices: open addressing, at most half full (a linear build, docs/urdf.md)
 typedef struct {
   int *slot; // -1: empty
@@ -53,9 +67,15 @@ typedef struct {
 struct mbsUrdf {
   char *file, *robot;
   int nlink, njoint, root;
-  mbsUrdfLink *link;
+  mbsUrdfLink *link; // NULL after mbs_urdfCompact: then lname
   mbsUrdfJoint *joint;
+  mbsUrdfLinkName *lname; // (nlink) after mbs_urdfCompact
+  double *mframe;         // (12 per merged link) after mbs_urdfCompact: fR then fp
   mbsUrdfIndex link_index, joint_index;
+  // the names of the links and joints, packed in blocks (mbs_urdfName)
+  char **nblk, *nat;
+  int nnblk, capnblk;
+  size_t nleft;
   int nq, nv;
   // what mbspar reads but does not model (counts) and the note made of them
   int n_limit, n_effort, n_velocity, n_friction, n_mimic, n_safety, n_calib;
@@ -70,11 +90,11 @@ mbsErr mbs_urdfFail(const mbsUrdf *u, int line, const char *fmt, ...)
 mbsErr mbs_urdfMerge(mbsUrdf *u);
 
 #include <libxml/tree.h>
-/// The document of \p text (urdf_xml.c), or NULL with *line and \p msg set (XML syntax errors,
-/// entities, the depth cap); \p visit (if not NULL) sees every child of the root element as it
-/// ends, in file order, after which it is freed: the document returned holds the root element
+/// The document of the text \p rd reads (urdf_xml.c), or NULL with *line and \p msg set (XML syntax
+/// errors, entities, the depth cap); \p visit (if not NULL) sees every child of the root element as
+/// it ends, in file order, after which it is freed: the document returned holds the root element
 /// alone. Free with xmlFreeDoc.
-xmlDoc *mbs_urdfXmlRead(const char *text, size_t len, const char *file, int *line, char *msg,
+xmlDoc *mbs_urdfXmlRead(mbsUrdfReadFn rd, void *rctx, const char *file, int *line, char *msg,
                         size_t msglen, void (*visit)(void *, const xmlNode *), void *arg);
 
 #endif

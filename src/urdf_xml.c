@@ -98,27 +98,11 @@ static void mbs_urdfXmlEnd(void *ctx, const xmlChar *localname, const xmlChar *p
   }
 }
 
-// the text, handed to libxml2 a piece at a time
-typedef struct {
-  const char *text;
-  size_t len, at;
-} mbsUrdfSrc;
-
-static int mbs_urdfXmlInput(void *ctx, char *buf, int len) {
-  mbsUrdfSrc *src = ctx;
-  size_t n = src->len - src->at;
-  if (len > 0 && n > (size_t)len) n = (size_t)len;
-  if (len <= 0) n = 0;
-  memcpy(buf, src->text + src->at, n);
-  src->at += n;
-  return (int)n;
-}
-
 static void mbs_urdfXmlQuiet(void *ctx, const char *fmt, ...) {
   (void)ctx, (void)fmt;
 }
 
-xmlDoc *mbs_urdfXmlRead(const char *text, size_t len, const char *file, int *line, char *msg,
+xmlDoc *mbs_urdfXmlRead(mbsUrdfReadFn rd, void *rctx, const char *file, int *line, char *msg,
                         size_t msglen, void (*visit)(void *, const xmlNode *), void *arg) {
   mbsUrdfXml x = {0, "", NULL, NULL, visit, arg};
   xmlParserCtxt *ctxt = xmlNewParserCtxt();
@@ -144,10 +128,10 @@ xmlDoc *mbs_urdfXmlRead(const char *text, size_t len, const char *file, int *lin
   void *generic_ctx = xmlGenericErrorContext;
   xmlSetGenericErrorFunc(NULL, mbs_urdfXmlQuiet);
   // read through a callback rather than from memory: libxml2 then holds a few kB of the text at a
-  // time, where xmlCtxtReadMemory copies all of it first
-  mbsUrdfSrc src = {text, len, 0};
-  xmlDoc *doc = xmlCtxtReadIO(ctxt, mbs_urdfXmlInput, NULL, &src, file, NULL,
-                              XML_PARSE_NONET | XML_PARSE_BIG_LINES);
+  // time, where xmlCtxtReadMemory copies all of it first (and the caller's reader need not hold
+  // the text at all: mbspar's ranks receive it in pieces, parallel/urdf_stream.c)
+  xmlDoc *doc =
+      xmlCtxtReadIO(ctxt, rd, NULL, rctx, file, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES);
   xmlSetGenericErrorFunc(generic_ctx, generic);
   if (x.line || !doc || !ctxt->wellFormed) {
     xmlFreeDoc(doc);

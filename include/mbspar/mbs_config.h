@@ -170,6 +170,9 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
 /// the bytes) into cfg->urdf and check model.urdf.q0 / qd0 against it. Errors: "FILE:LINE:
 /// message" of the URDF file or of the config. Local.
 mbsErr mbs_configSetUrdf(mbsConfig *cfg, const char *text, size_t len);
+/// mbs_configSetUrdf of the text \p rd reads a piece at a time (\p len: the file's size;
+/// mbs_urdfParseStream): nobody holds the whole text. Local.
+mbsErr mbs_configSetUrdfStream(mbsConfig *cfg, mbsUrdfReadFn rd, void *ctx, size_t len);
 
 /// Read the joint-force table of cfg->urdf_torques (after mbs_configSetUrdf; the caller reads
 /// the file: rank 0 reads, every rank gets the bytes) into cfg->torques (mbs_torques.h). Errors:

@@ -16,6 +16,12 @@
 /// reading, without blocking: the file is opened with O_NONBLOCK and checked with fstat.
 mbsErr mbs_fileRead(const char *path, char **text, size_t *len);
 
+/// Open \p path for mbs_fileReadSome with mbs_fileRead's checks and messages (regular files only,
+/// never blocking); *fd (close it) and the size fstat gives.
+mbsErr mbs_fileOpen(const char *path, int *fd, size_t *size);
+/// Read up to \p cap bytes of \p fd into \p buf (fewer only at the end of the file): *n read.
+mbsErr mbs_fileReadSome(int fd, const char *path, char *buf, size_t cap, size_t *n);
+
 /// What \p path is if it exists and is not a regular file ("a directory", "a FIFO (named pipe)",
 /// ...; for messages that refuse it before anything is created), else NULL. Never blocks (stat).
 const char *mbs_fileNotRegular(const char *path);
