@@ -12,7 +12,6 @@
 #include <string.h>
 #include "solver_auto.h"
 #include <stdlib.h>
-#include "mbspar/mbs_schur.h"
 #include "mbspar/mbs_solverauto.h"
 #include "mbspar/mbs_solvertype.h"
 
