@@ -58,13 +58,21 @@ foreach(cfg "2;1" "4;1" "1;4")
   set_tests_properties(test_schur_light_moving.threads${nt}.np${np} PROPERTIES PROCESSORS 2
                        TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 endforeach()
-# every link's body light: no clean place, the layouts solver.method = auto keeps off schur (and
-# none of the models above); about 2 s
+# every link's body light: no clean place, the rank layouts solver.method = auto keeps off schur
+# (and none of the models above), the thread segments joined instead (fewer than asked); about 2 s
 add_test(NAME test_schur_light_layout.np1
          COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${MPIEXEC_PREFLAGS}
                  $<TARGET_FILE:test_schur_light> layout)
 set_tests_properties(test_schur_light_layout.np1 PROPERTIES TIMEOUT 60 LABELS mpi
                      ENVIRONMENT "${MBS_MPI_ENV}")
+# every link's body light at 4 threads of one rank: the segments joined across the light
+# boundaries, q̈ and lambda to 1e-10 against ABA (0 measured; 1.02 before the join); across ranks
+# still failing (docs/formulation.md 4.9), not run; about 2 s
+add_test(NAME test_schur_light_moving_all.threads4.np1
+         COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${MPIEXEC_PREFLAGS}
+                 --oversubscribe -x OMP_NUM_THREADS=4 $<TARGET_FILE:test_schur_light> moving_all)
+set_tests_properties(test_schur_light_moving_all.threads4.np1 PROPERTIES PROCESSORS 2 TIMEOUT 120
+                     LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 # the accuracy guard of accel (docs/formulation.md 4.9): a warning naming the light bodies on the
 # model above at 2 threads (serial) or 2 ranks (distributed and full models), none on chain.cfg
 if(TARGET mbspar)

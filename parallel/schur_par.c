@@ -197,21 +197,22 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   return MBS_OK;
 }
 
-// a light joint at a rank or thread boundary (no clean place within MBS_PARTITION_FIXED_SKIP
-// bodies, docs/formulation.md 4.9): one warning line before the run, printed by the rank that
-// holds the lowest such child. Collective.
+// a light joint at a rank boundary (no clean place within MBS_PARTITION_FIXED_SKIP bodies,
+// docs/formulation.md 4.9; thread boundaries never cut one, mbs_schurRankCreate joins the
+// segments instead): one warning line before the run, printed by the rank that holds the lowest
+// such child. Collective.
 static mbsErr mbsp_schurLightWarn(const mbspSchur *sp) {
   const mbsModel *m = sp->m;
-  int p = -1, b = mbs_schurRankLightCut(m, sp->rk, &p), g = b >= 0 ? m->body_gid[b] : -1;
-  const char *pname = p >= 0 ? m->body_name[p] : NULL;
+  int b = -1, g = -1;
+  const char *pname = NULL;
   if (!m->local && sp->rank == 0) { // the rank boundaries of a full model
     int pr, br = mbs_partitionLightCut(m, sp->start, sp->size, &pr);
-    if (br >= 0 && (g < 0 || br < g)) b = br, g = br, pname = m->body_name[pr];
+    if (br >= 0) b = br, g = br, pname = m->body_name[pr];
   } else if (m->local) { // the light joints of the structure pass that reach into this rank
     for (int k = 0; k < m->nrun_light; k++) {
       int gc = m->run_light[2 * k], gp = m->run_light[2 * k + 1], lc = mbs_modelLocal(m, gc);
       if (gc >= sp->start[sp->rank] && gc < sp->start[sp->rank + 1] && gp < sp->start[sp->rank] &&
-          lc >= 0 && (g < 0 || gc < g)) {
+          lc >= 0) {
         int lp = mbs_modelLocal(m, gp);
         b = lc, g = gc, pname = lp >= 0 ? m->body_name[lp] : "its parent on another rank";
         break;
@@ -222,7 +223,7 @@ static mbsErr mbsp_schurLightWarn(const mbspSchur *sp) {
   MBS_CALL(mbsp_allreduceMin(sp->comm, &first, 1));
   if (g >= 0 && (double)g == first)
     fprintf(stderr,
-            "mbspar: warning: schur: a rank or thread boundary cuts the light joint between %s "
+            "mbspar: warning: schur: a rank boundary cuts the light joint between %s "
             "and %s (no clean place within %d bodies): schur may lose its accuracy on this "
             "layout; solver.method = \"aba\" is exact (docs/formulation.md 4.9)\n",
             pname, m->body_name[b], MBS_PARTITION_FIXED_SKIP);

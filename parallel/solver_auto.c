@@ -12,7 +12,6 @@
 #include <string.h>
 #include "solver_auto.h"
 #include <stdlib.h>
-#include "mbspar/mbs_schur.h"
 #include "mbspar/mbs_solverauto.h"
 #include "mbspar/mbs_solvertype.h"
 
@@ -25,19 +24,14 @@
 // when every rank gets at least this many bodies, else the serial oracles on rank 0
 #define MBSP_AUTO_FLEXMIN 64
 
-// 1 if schur's layout on \p P ranks x \p T threads has a light joint at a boundary (no clean
-// place: schur loses its accuracy there, docs/formulation.md 4.9)
-static mbsErr mbsp_autoLightCut(const mbsModel *m, int P, int T, int *cut) {
+// 1 if schur's partition on \p P ranks has a light joint at a boundary (no clean place: schur
+// loses its accuracy there, docs/formulation.md 4.9; thread boundaries never cut one,
+// mbs_schurRankCreate joins the segments instead)
+static mbsErr mbsp_autoLightCut(const mbsModel *m, int P, int *cut) {
   int *start = malloc(sizeof(int) * (size_t)(P + 1)), p;
   MBS_CHECK(start, MBS_ERR_NOMEM, "out of memory (auto)");
   mbsErr e = mbs_partitionModel(m, P, start);
   *cut = !e && mbs_partitionLightCut(m, start, P, &p) >= 0;
-  for (int r = 0; !e && !*cut && T > 1 && r < P; r++) {
-    mbsSchurRank *rk = NULL;
-    e = mbs_schurRankCreate(m, start[r], start[r + 1], T, &rk);
-    *cut = !e && mbs_schurRankLightCut(m, rk, &p) >= 0;
-    mbs_schurRankDestroy(&rk);
-  }
   free(start);
   return e;
 }
@@ -111,7 +105,7 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
       e = mbs_configBuildModel(cfg, &m);
       if (!e) e = mbs_autoPredict(m, &j, &out, &c.method);
       int sch = mbs_solverFromName("schur"), cut = 0;
-      if (!e && c.method == sch && sch >= 0) e = mbsp_autoLightCut(m, j.ranks, j.threads, &cut);
+      if (!e && c.method == sch && sch >= 0) e = mbsp_autoLightCut(m, j.ranks, &cut);
       for (int k = 0, best = -1; cut && k < out.ncand; k++) // the fastest serial method
         if (mbs_solverIsBaseline(out.cand[k]) && (best < 0 || out.pred[k] < out.pred[best]))
           best = k, c.method = out.cand[k], c.rule = 3;
@@ -156,7 +150,7 @@ void mbsp_solverAutoSummary(const mbsConfig *cfg, char *buf, size_t n) {
     w = snprintf(buf + len, n - len, "above %d bodies: no graph built", MBSP_AUTO_MAXBODY);
   else if (!strcmp(a->rule, "light"))
     w = snprintf(buf + len, n - len,
-                 "not schur, a light joint at a rank or thread boundary (docs/formulation.md "
+                 "not schur, a light joint at a rank boundary (docs/formulation.md "
                  "4.9); model:");
   else
     w = snprintf(buf + len, n - len, "model:");

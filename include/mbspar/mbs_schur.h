@@ -169,9 +169,6 @@ typedef struct {
 /// Cut [b0, b1) into \p nseg segments (fewer if the range is shorter) and plan their join.
 /// Local.
 mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchurRank **r);
-/// The first body whose light joint crosses a boundary between \p r's thread segments
-/// (mbs_partitionLightCut), or -1; \p parent gets its parent. Local.
-int mbs_schurRankLightCut(const mbsModel *m, const mbsSchurRank *r, int *parent);
 /// The bias passes of a homogeneous solve with external wrenches on \p load (nload bodies; others
 /// of the model are ignored) alone: only the loaded bodies' root paths on this rank, where the
 /// bias is nonzero, and u = 0 for every other body (docs/loops.md 8.1a). Needs w->reuse, w->homog

@@ -38,10 +38,8 @@ static int mbs_schurScOf(const mbsSchurRank *r, int b) {
   return k;
 }
 
-// 1 if a thread boundary at body s of the rank's range [b0, b1) starts a segment at a body on a
-// fixed joint below a body of the range, or a light joint of the range crosses it
-static int mbs_schurCutBad(const mbsModel *m, int b0, int b1, int s) {
-  if (mbs_jntIsFixed(m->body_jnttype[s]) && m->body_parent[s] >= b0) return 1;
+// 1 if a light joint of the rank's range [b0, b1) crosses a thread boundary at body s
+static int mbs_schurCutLight(const mbsModel *m, int b0, int b1, int s) {
   for (int b = s; b < b1; b++) {
     int p = m->body_parent[b];
     if (p >= b0 && p < s &&
@@ -52,11 +50,11 @@ static int mbs_schurCutBad(const mbsModel *m, int b0, int b1, int s) {
   return 0;
 }
 
-int mbs_schurRankLightCut(const mbsModel *m, const mbsSchurRank *r, int *parent) {
-  int st[MBS_SCHUR_MAXSEG + 1];
-  for (int t = 0; t < r->nseg; t++) st[t] = r->seg[t]->s0;
-  st[r->nseg] = r->b1;
-  return mbs_partitionLightCut(m, st, r->nseg, parent);
+// 1 if a thread boundary at body s of the rank's range [b0, b1) starts a segment at a body on a
+// fixed joint below a body of the range, or a light joint of the range crosses it
+static int mbs_schurCutBad(const mbsModel *m, int b0, int b1, int s) {
+  if (mbs_jntIsFixed(m->body_jnttype[s]) && m->body_parent[s] >= b0) return 1;
+  return mbs_schurCutLight(m, b0, b1, s);
 }
 
 mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchurRank **out) {
@@ -129,6 +127,15 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
          step++)
       cut[t]++;
   }
+  // a boundary that a light joint still crosses (every joint near it light: no clean place) is
+  // dropped, its two segments joined: schur loses its digits across such a boundary (a light
+  // body ending a segment without its children, or rooting one; docs/formulation.md 4.9), and
+  // one thread less on that stretch keeps them
+  int kept = 1;
+  for (int t = 1; t < nseg; t++)
+    if (!mbs_schurCutLight(m, b0, b1, cut[t])) cut[kept++] = cut[t];
+  cut[kept] = b1;
+  nseg = r->nseg = kept;
   for (int t = 0; t < nseg && !e; t++) {
     int s0 = cut[t], s1 = cut[t + 1];
     e = mbs_schurCreate(m, s0, s1, &r->seg[t]);
