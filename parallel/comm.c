@@ -16,6 +16,7 @@
 #include <time.h>
 #include "comm_private.h"
 #include "flops.h"
+#include "fmtoff.h"
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_textfile.h"
 #include "solvers.h"
@@ -214,18 +215,20 @@ mbsErr mbsp_agreeErrIdle(mbspComm *c, mbsErr local, int (*pending)(void)) {
   if (MPI_Ibarrier(c->comm, &req) != MPI_SUCCESS)
     return mbs_errSet(MBS_ERR_MPI, "MPI_Ibarrier failed while waiting");
   // sleeps from 50 us up to 2 ms: the waiting ranks wake ~500 times a second at most, and the
-  // last one to arrive (rank 0 after its verb) waits at most one sleep of the others
-  for (int done = 0, us = 50;; us = us < 2000 ? 2 * us : 2000) {
+  // last one to arrive (rank 0 after its verb) waits at most one sleep of the others. The rank
+  // that formats rank 0's output rows (fmtoff.h) serves them here and sleeps 50 us at most.
+  for (int done = 0, us = 50;; us = us < 2000 && !mbsp_fmtServing() ? 2 * us : us) {
     if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
       return mbs_errSet(MBS_ERR_MPI, "MPI_Test failed while waiting");
     if (done) break;
+    int served = mbsp_fmtServe(); // then no sleep: the next row may be there already
     int sig = pending && !relayed && c->rank != 0 && mbsp_relay != MPI_COMM_NULL ? pending() : 0;
     if (sig) { // a signal for the run: rank 0 takes it as its own
       relayed = 1;
       MPI_Send(&sig, 1, MPI_INT, 0, MBSP_RELAY_TAG, mbsp_relay);
     }
     struct timespec ts = {0, 1000L * us};
-    nanosleep(&ts, NULL);
+    if (!served) nanosleep(&ts, NULL);
   }
   return mbsp_agreeErr(c, local);
 }
