@@ -1,8 +1,9 @@
 #!/bin/sh
 # Output rows formatted by a waiting rank (issue 32, docs/model.md "Choosing the method"): when
 # solver.method = auto runs a serial method on rank 0 of several ranks, rank 1 formats the CSV
-# trajectory rows. The files are the bytes of the one-rank run and of the run without the
-# offload (MBSPAR_FMT_RANK=0), also with a restart from a checkpoint; a write error on rank 0
+# trajectory rows (rank 0 a share of each row while it would wait). The files are the bytes of
+# the one-rank run and of the run without the offload (MBSPAR_FMT_RANK=0), also with fixed
+# shares of rank 0 (MBSPAR_FMT_SPLIT) and with a restart from a checkpoint; a write error on rank 0
 # mid-run ends the job with exit 3 and one line; SIGTERM to the formatting rank stops the run
 # with a checkpoint (exit 10) and files of whole, equal rows; SIGKILL to it ends the job (no hang).
 # usage: fmt_offload.sh MBSPAR CONFIGS_DIR PYTHON3 MPIEXEC NPFLAG [PREFLAGS...]
@@ -34,6 +35,13 @@ same "$tmp/a" "$tmp/b" "offloaded rows against one rank"
 # shellcheck disable=SC2086
 MBSPAR_FMT_RANK=0 run 0 "$mpiexec" "$npflag" 2 "$@" "$mbspar" run "$cfg" $small --out "$tmp/c"
 same "$tmp/a" "$tmp/c" "offloaded rows against MBSPAR_FMT_RANK=0"
+# rank 0 formats a share of each row itself while it would wait (adaptive); fixed shares: the
+# same bytes (the first field only, half, all but the last)
+for f in 0.001 0.5 1; do
+  # shellcheck disable=SC2086
+  MBSPAR_FMT_SPLIT=$f run 0 "$mpiexec" "$npflag" 2 "$@" "$mbspar" run "$cfg" $small --out "$tmp/p$f"
+  same "$tmp/p$f" "$tmp/b" "rank 0's share $f of each row"
+done
 # a restart from a checkpoint at step 100 continues the files to the same bytes
 # shellcheck disable=SC2086
 run 0 "$mpiexec" "$npflag" 2 "$@" "$mbspar" run "$cfg" $small --set integrator.t_end=0.1 \

@@ -88,13 +88,16 @@ mbsErr mbsp_fmtSubmit(const double *v, long n) {
   return MBS_OK;
 }
 
-mbsErr mbsp_fmtCollect(const char **text, size_t *len) {
+mbsErr mbsp_fmtCollect(const char **text, size_t *len, int *waited) {
   *text = mbsp_fmt.text, *len = 0;
+  if (waited) *waited = 0;
   if (!mbsp_fmt.pending) return MBS_OK;
   MPI_Status st;
-  int cnt = 0;
+  int cnt = 0, done = 0;
   mbsp_fmt.pending = 0;
-  int rc = MPI_Wait(&mbsp_fmt.req, &st);
+  int rc = MPI_Test(&mbsp_fmt.req, &done, &st); // was the text there before we asked?
+  if (rc == MPI_SUCCESS && !done) rc = MPI_Wait(&mbsp_fmt.req, &st);
+  if (waited) *waited = !done;
   if (MPI_Wait(&mbsp_fmt.sreq, MPI_STATUS_IGNORE) != MPI_SUCCESS) rc = MPI_ERR_OTHER;
   if (rc != MPI_SUCCESS || MPI_Get_count(&st, MPI_CHAR, &cnt) != MPI_SUCCESS || cnt <= 0)
     return mbs_errSet(MBS_ERR_MPI, "receiving an output row's text failed");
@@ -106,7 +109,7 @@ void mbsp_fmtDrain(void) {
   const char *t;
   size_t n;
   if (mbsp_fmt.comm == MPI_COMM_NULL || mbsp_fmt.rank != 0) return;
-  (void)mbsp_fmtCollect(&t, &n);
+  (void)mbsp_fmtCollect(&t, &n, NULL);
   mbsp_fmt.on = 0;
 }
 

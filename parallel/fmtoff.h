@@ -21,9 +21,10 @@ mbsErr mbsp_fmtReserve(long n);
 /// mbsp_fmtCollect before the next row is sent. Local (a send).
 mbsErr mbsp_fmtSubmit(const double *v, long n);
 /// Rank 0: the text of the row sent last (*len 0 if none is outstanding); valid until the next
-/// submit; also completes the send (\p v of mbsp_fmtSubmit may change after it). Local (waits
-/// for the formatting rank).
-mbsErr mbsp_fmtCollect(const char **text, size_t *len);
+/// submit; also completes the send (\p v of mbsp_fmtSubmit may change after it); *waited (may be
+/// NULL): the text was not there yet, rank 0 had to wait for it. Local (waits for the formatting
+/// rank).
+mbsErr mbsp_fmtCollect(const char **text, size_t *len, int *waited);
 /// Rank 0: collect whatever is outstanding and stop offering rows (after the verb, also after a
 /// failure, before mbsp_agreeErrIdle). Local.
 void mbsp_fmtDrain(void);

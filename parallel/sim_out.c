@@ -134,7 +134,15 @@ static mbsErr mbsp_outOffload(mbspOut *o) {
   o->en_cap = mbsp_csvRowMax(mbsp_outEnergyFields(&o->env));
   MBS_ALLOC(o->offrow, (size_t)o->offn);
   o->en_line = malloc(o->en_cap);
-  MBS_CHECK(o->en_line, MBS_ERR_NOMEM, "out of memory (output rows)");
+  o->pre = malloc(mbsp_fmtTextMax(o->offn));
+  MBS_CHECK(o->en_line && o->pre, MBS_ERR_NOMEM, "out of memory (output rows)");
+  o->offp = 0, o->prelen = 0, o->offfix = 0;
+  const char *split = getenv("MBSPAR_FMT_SPLIT"); // a fixed share of rank 0 (tests)
+  if (split && split[0]) {
+    double f = atof(split);
+    o->offp = (long)((f < 0 ? 0 : f > 1 ? 1 : f) * (double)(o->offn - 1));
+    o->offfix = 1;
+  }
   MBS_CALL(mbsp_fmtReserve(o->offn));
   o->off = 1;
   return MBS_OK;
@@ -154,12 +162,19 @@ static mbsErr mbsp_outSettle(mbspOut *o) {
   const mbspWriterOps *W = o->ops;
   const char *text = NULL;
   size_t len = 0;
+  int waited = 0;
   o->pend = 0;
-  MBS_CALL(mbsp_fmtCollect(&text, &len));
+  MBS_CALL(mbsp_fmtCollect(&text, &len, &waited));
+  // balance: rank 0 takes a 64th more of the next rows while it waits for rank 1, less while
+  // rank 1 is done first (the bytes do not depend on the split)
+  long d = o->offfix ? 0 : o->offn / 64 > 0 ? o->offn / 64 : 1;
+  o->offp = waited ? o->offp + d : o->offp - d;
+  o->offp = o->offp < 0 ? 0 : o->offp > o->offn - 1 ? o->offn - 1 : o->offp;
   if ((W->room && !W->room(o->w)) || !mbsp_csvRoom(&o->energy)) {
     if (W->pass) W->pass(o->w);
     mbsp_csvPass(&o->energy);
   }
+  if (o->prelen) W->rowtext(o->w, o->pre, o->prelen);
   W->rowtext(o->w, text, len);
   fputs(o->en_line, o->energy.f);
   if ((W->failed && W->failed(o->w)) || ferror(o->energy.f) || MBS_FAULT_WRITE_POINT())
@@ -182,8 +197,11 @@ static mbsErr mbsp_outRowOff(mbspOut *o, const mbspOutRow *r, long step, long ev
     p += snprintf(p, (size_t)(end - p), ",%.17g", drive[k]);
   snprintf(p, (size_t)(end - p), "\n");
   o->ops->rowpack(o->w, r, o->offrow);
-  MBS_CALL(mbsp_fmtSubmit(o->offrow, o->offn));
+  long p0 = o->offp; // rank 1 formats the values from p0 on, rank 0 the ones before meanwhile
+  MBS_CALL(mbsp_fmtSubmit(o->offrow + p0, o->offn - p0));
   o->pend = 1, o->pend_t = r->t;
+  o->prelen = p0 ? mbsp_fmtRow(o->offrow, p0, o->pre) : 0;
+  if (o->prelen) o->pre[o->prelen - 1] = ','; // its newline: the comma before rank 1's part
   return MBS_OK;
 }
 
@@ -247,5 +265,6 @@ void mbsp_outDestroy(mbspOut *o) {
   free(o->poses);
   free(o->offrow);
   free(o->en_line);
-  o->poses = NULL, o->offrow = NULL, o->en_line = NULL;
+  free(o->pre);
+  o->poses = NULL, o->offrow = NULL, o->en_line = NULL, o->pre = NULL;
 }

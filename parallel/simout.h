@@ -127,8 +127,12 @@ typedef struct {
   // when the next one is sent, or at a flush or the close
   int off, pend;  // offloading; a row is out (its energy.csv line waits in en_line)
   long offn;      // values per row
+  long offp;      // rank 0 formats the first offp of them itself (grown while it waits)
+  int offfix;     // offp fixed (MBSPAR_FMT_SPLIT)
   double *offrow; // the row's values
-  char *en_line;  // its energy.csv line
+  char *pre;      // the text of rank 0's part of the row that is out (fields and commas)
+  size_t prelen;
+  char *en_line; // its energy.csv line
   size_t en_cap;
   double pend_t; // its time (for an error message)
 } mbspOut;
