@@ -1,5 +1,6 @@
 /// \file comm.c
-/// The only file that calls MPI. Communication patterns used by mbspar:
+/// The file that calls MPI (with comm_fmt.c, the rows formatted by a waiting rank). Communication
+/// patterns used by mbspar:
 ///  - setup: rank 0 reads input files and broadcasts their bytes (every rank parses the same
 ///    text, so no rank touches the file system but rank 0);
 ///  - errors: mbsp_agreeErr is one MPI_Allreduce (MAX of the codes) plus, on failure, one
