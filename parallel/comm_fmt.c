@@ -3,8 +3,9 @@
 /// serial verb alone, and rank 1, which formats its trajectory rows while rank 0 computes the
 /// next ones. A duplicate of the job's communicator; one row in flight at most: rank 0 sends the
 /// doubles of row k (MPI_Isend: \p v stays untouched until the collect) and posts the receive of
-/// its text, and waits for that text before it sends row k+1. Rank 1 answers every row it receives,
-/// so rank 0's wait always ends; rank 0 collects the outstanding text before it enters the job's
+/// its text, and waits for that text before it sends row k+1. Rank 1 answers every row it receives
+/// (MPI_Isend, then back to its sleeps: it does not spin until rank 0 takes the text), so rank
+/// 0's wait always ends; rank 0 collects the outstanding text before it enters the job's
 /// closing barrier (mbsp_fmtDrain), so no message is left when the channel is freed. A failing rank
 /// 0 (an error return) drains the same way; a crashed or killed rank ends the job through the
 /// launcher.
@@ -24,7 +25,7 @@ static struct {
   MPI_Comm comm;
   int rank, on;
   // rank 0: the outstanding receive of a row's text
-  MPI_Request req, sreq; // the text's receive, the row's send
+  MPI_Request req, sreq; // rank 0: the text's receive, the row's send; rank 1: the text's send
   int pending;
   char *text;
   size_t textcap, textlen;
@@ -124,6 +125,8 @@ int mbsp_fmtServe(void) {
     int flag = 0, n = 0;
     MPI_Status st;
     if (MPI_Iprobe(0, MBSP_FMT_ROW, mbsp_fmt.comm, &flag, &st) != MPI_SUCCESS || !flag) break;
+    // the previous text has reached rank 0 (it collects a row's text before it sends the next)
+    MPI_Wait(&mbsp_fmt.sreq, MPI_STATUS_IGNORE);
     MPI_Get_count(&st, MPI_DOUBLE, &n);
     size_t need = mbsp_fmtTextMax(n);
     if (n > mbsp_fmt.rowcap) { // rows keep their length: this happens once
@@ -141,7 +144,8 @@ int mbsp_fmtServe(void) {
     MPI_Recv(ok ? (void *)mbsp_fmt.row : (void *)&dummy, ok ? n : 0, MPI_DOUBLE, 0, MBSP_FMT_ROW,
              mbsp_fmt.comm, MPI_STATUS_IGNORE);
     size_t len = ok ? mbsp_fmtRow(mbsp_fmt.row, n, mbsp_fmt.out) : 0;
-    MPI_Send(mbsp_fmt.out, (int)len, MPI_CHAR, 0, MBSP_FMT_TEXT, mbsp_fmt.comm);
+    // a send that does not wait for rank 0 to take it: this rank goes back to its sleeps
+    MPI_Isend(mbsp_fmt.out, (int)len, MPI_CHAR, 0, MBSP_FMT_TEXT, mbsp_fmt.comm, &mbsp_fmt.sreq);
     served++;
   }
   return served;
@@ -150,6 +154,7 @@ int mbsp_fmtServe(void) {
 void mbsp_fmtEnd(void) {
   if (mbsp_fmt.comm == MPI_COMM_NULL) return;
   mbsp_fmtDrain();
+  if (mbsp_fmt.rank == 1) MPI_Wait(&mbsp_fmt.sreq, MPI_STATUS_IGNORE); // taken by rank 0's drain
   MPI_Comm_free(&mbsp_fmt.comm);
   mbsp_fmt.comm = MPI_COMM_NULL;
   free(mbsp_fmt.text), free(mbsp_fmt.row), free(mbsp_fmt.out);
