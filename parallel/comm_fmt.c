@@ -100,7 +100,8 @@ mbsErr mbsp_fmtCollect(const char **text, size_t *len, int *waited) {
   if (rc == MPI_SUCCESS && !done) rc = MPI_Wait(&mbsp_fmt.req, &st);
   if (waited) *waited = !done;
   if (MPI_Wait(&mbsp_fmt.sreq, MPI_STATUS_IGNORE) != MPI_SUCCESS) rc = MPI_ERR_OTHER;
-  if (rc != MPI_SUCCESS || MPI_Get_count(&st, MPI_CHAR, &cnt) != MPI_SUCCESS || cnt <= 0)
+  // an empty text: rank 1 could not format the row (out of memory); *len 0 says so
+  if (rc != MPI_SUCCESS || MPI_Get_count(&st, MPI_CHAR, &cnt) != MPI_SUCCESS || cnt < 0)
     return mbs_errSet(MBS_ERR_MPI, "receiving an output row's text failed");
   *len = (size_t)cnt;
   return MBS_OK;
@@ -138,8 +139,8 @@ int mbsp_fmtServe(void) {
       if (o) mbsp_fmt.out = o, mbsp_fmt.outcap = need;
     }
     int ok = n <= mbsp_fmt.rowcap && need <= mbsp_fmt.outcap;
-    // out of memory: the row is taken (into a byte) and answered with an empty text, which rank
-    // 0 reports as a failed row
+    // out of memory: the row is taken (no room: a truncated receive) and answered with an empty
+    // text; rank 0 then formats it and the later rows itself
     double dummy;
     MPI_Recv(ok ? (void *)mbsp_fmt.row : (void *)&dummy, ok ? n : 0, MPI_DOUBLE, 0, MBSP_FMT_ROW,
              mbsp_fmt.comm, MPI_STATUS_IGNORE);

@@ -20,7 +20,8 @@ mbsErr mbsp_fmtReserve(long n);
 /// Rank 0: the row \p v of \p n doubles to the formatting rank; its text is collected by
 /// mbsp_fmtCollect before the next row is sent. Local (a send).
 mbsErr mbsp_fmtSubmit(const double *v, long n);
-/// Rank 0: the text of the row sent last (*len 0 if none is outstanding); valid until the next
+/// Rank 0: the text of the row sent last (*len 0 if none is outstanding, or if the formatting
+/// rank could not format it: out of memory; rank 0 then formats it itself); valid until the next
 /// submit; also completes the send (\p v of mbsp_fmtSubmit may change after it); *waited (may be
 /// NULL): the text was not there yet, rank 0 had to wait for it. Local (waits for the formatting
 /// rank).

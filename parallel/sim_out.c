@@ -165,6 +165,10 @@ static mbsErr mbsp_outSettle(mbspOut *o) {
   int waited = 0;
   o->pend = 0;
   MBS_CALL(mbsp_fmtCollect(&text, &len, &waited));
+  if (!len) { // rank 1 could not format it (out of memory): rank 0 formats it and the next rows
+    o->prelen += mbsp_fmtRow(o->offrow + o->offsent, o->offn - o->offsent, o->pre + o->prelen);
+    o->off = 0;
+  }
   // balance: rank 0 takes a 64th more of the next rows while it waits for rank 1, less while
   // rank 1 is done first (the bytes do not depend on the split)
   long d = o->offfix ? 0 : o->offn / 64 > 0 ? o->offn / 64 : 1;
@@ -175,7 +179,7 @@ static mbsErr mbsp_outSettle(mbspOut *o) {
     mbsp_csvPass(&o->energy);
   }
   if (o->prelen) W->rowtext(o->w, o->pre, o->prelen);
-  W->rowtext(o->w, text, len);
+  if (len) W->rowtext(o->w, text, len);
   fputs(o->en_line, o->energy.f);
   if ((W->failed && W->failed(o->w)) || ferror(o->energy.f) || MBS_FAULT_WRITE_POINT())
     return mbs_errSet(MBS_ERR_IO, "%s: write error at the output row of t = %.9g s (disk full?)",
@@ -200,6 +204,7 @@ static mbsErr mbsp_outRowOff(mbspOut *o, const mbspOutRow *r, long step, long ev
   long p0 = o->offp; // rank 1 formats the values from p0 on, rank 0 the ones before meanwhile
   MBS_CALL(mbsp_fmtSubmit(o->offrow + p0, o->offn - p0));
   o->pend = 1, o->pend_t = r->t;
+  o->offsent = p0;
   o->prelen = p0 ? mbsp_fmtRow(o->offrow, p0, o->pre) : 0;
   if (o->prelen) o->pre[o->prelen - 1] = ','; // its newline: the comma before rank 1's part
   return MBS_OK;

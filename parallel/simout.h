@@ -129,6 +129,7 @@ typedef struct {
   long offn;      // values per row
   long offp;      // rank 0 formats the first offp of them itself (grown while it waits)
   int offfix;     // offp fixed (MBSPAR_FMT_SPLIT)
+  long offsent;   // the row that is out: rank 1 formats its values from this one on
   double *offrow; // the row's values
   char *pre;      // the text of rank 0's part of the row that is out (fields and commas)
   size_t prelen;
