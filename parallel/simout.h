@@ -125,11 +125,13 @@ typedef struct {
   double *poses;  // rank 0, if the writer gathers them: nbody x MBS_POSE_NCOMP
   // rank 0, the writer's rows formatted by another rank (fmtoff.h): each row reaches the files
   // when the next one is sent, or at a flush or the close
-  int off, pend;  // offloading; a row is out (its energy.csv line waits in en_line)
-  long offn;      // values per row
-  long offp;      // rank 0 formats the first offp of them itself (grown while it waits)
-  int offfix;     // offp fixed (MBSPAR_FMT_SPLIT)
-  long offsent;   // the row that is out: rank 1 formats its values from this one on
+  int off, pend; // offloading; a row is out (its energy.csv line waits in en_line)
+  long offn;     // values per row
+  long offp;     // rank 0 formats the first offp of them itself (grown while it waits)
+  int offfix;    // offp fixed (MBSPAR_FMT_SPLIT)
+  long offsent;  // the row that is out: rank 1 formats its values from this one on
+  int nwin;      // rows in the current window of rank 0's CPU/wall check (mbsp_outShared)
+  double cpu0, wall0;
   double *offrow; // the row's values
   char *pre;      // the text of rank 0's part of the row that is out (fields and commas)
   size_t prelen;
