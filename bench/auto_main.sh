@@ -6,7 +6,9 @@
 # ratios A/B (a ratio per pair holds when the machine's speed drifts). Also the method auto chose
 # and its summary line. Each round also times the launches alone (`mpirun -n P mbspar --version`
 # and `mbspar --version`), so the report separates the launcher's start-up of P processes from the
-# run. Reports, never asserts.
+# run, and A0, the job A without rank 1 formatting the rows (MBSPAR_FMT_RANK=0, docs/model.md), so
+# it shows what that offload gains; and rank 0's run.json timers (output rows, steps) of A and B.
+# Reports, never asserts.
 #
 #   bench/auto_main.sh [--rounds N] [--np P] [BUILD_DIR]     (default 10 rounds, 4 ranks)
 #
@@ -58,7 +60,10 @@ timed() {
 }
 for r in $(seq 0 "$rounds"); do # round 0: warm-up, not counted
   timed A "$r" "${cmd_a[@]}"
+  cp "$work/a/run.json" "$work/j.A.$r" 2>/dev/null || true
   timed B "$r" "${cmd_b[@]}"
+  cp "$work/b/run.json" "$work/j.B.$r" 2>/dev/null || true
+  MBSPAR_FMT_RANK=0 timed A0 "$r" "${cmd_a[@]}"
   timed LA "$r" "$mpiexec" -n "$np" "$bdir/mbspar" --version
   timed LB "$r" "$bdir/mbspar" --version
 done
@@ -75,6 +80,14 @@ B = [t("B", r) for r in range(1, rounds + 1)]
 ratio = [a[0] / b[0] for a, b in zip(A, B)]
 LA = [t("LA", r) for r in range(1, rounds + 1)]
 LB = [t("LB", r) for r in range(1, rounds + 1)]
+A0 = [t("A0", r) for r in range(1, rounds + 1)]
+ratio0 = [a[0] / b[0] for a, b in zip(A0, B)]
+def timer(label, r, name):
+    try:
+        import json
+        return json.load(open(f"{work}/j.{label}.{r}"))["timers"][name]["max"]
+    except Exception:
+        return float("nan")
 net = [(a[0] - la[0]) / max(b[0] - lb[0], 1e-9) for a, b, la, lb in zip(A, B, LA, LB)]
 med = lambda v: st.median(v)
 out = []
@@ -89,6 +102,7 @@ out.append(f"{rounds} interleaved rounds A B after one warm-up pair; whole comma
 out.append("| | wall median [s] | wall min..max [s] | user+sys median [s] |")
 out.append("|---|---:|---:|---:|")
 for name, v in (("A (auto, np %s)" % np, A), ("B (aba, 1 rank)", B),
+                ("A0: A with `MBSPAR_FMT_RANK=0` (rank 0 formats its rows)", A0),
                 ("launch A: `mpirun -n %s mbspar --version`" % np, LA),
                 ("launch B: `mbspar --version`", LB)):
     out.append(f"| {name} | {med([x[0] for x in v]):.2f} | {min(x[0] for x in v):.2f}..{max(x[0] for x in v):.2f} "
@@ -96,6 +110,12 @@ for name, v in (("A (auto, np %s)" % np, A), ("B (aba, 1 rank)", B),
 out.append("")
 out.append(f"Wall ratio A/B per round: median **{med(ratio):.3f}** (min {min(ratio):.3f}, max {max(ratio):.3f}); "
            "below 1 means the auto job was faster.\n")
+out.append(f"A0/B (the job without rank 1 formatting the rows) per round: median "
+           f"**{med(ratio0):.3f}** (min {min(ratio0):.3f}, max {max(ratio0):.3f}).\n")
+out.append("Rank 0's run.json timers, medians [s]: "
+           + ", ".join(f"{lab} output {med([timer(lab, r, 'output') for r in range(1, rounds + 1)]):.3f}"
+                       f" steps {med([timer(lab, r, 'step') for r in range(1, rounds + 1)]):.3f}"
+                       for lab in ("A", "B")) + ".\n")
 out.append(f"Without the launches ((A - launch A) / (B - launch B) per round): median "
            f"**{med(net):.3f}** (min {min(net):.3f}, max {max(net):.3f}).\n")
 out.append("| round | A wall [s] | B wall [s] | A/B |")

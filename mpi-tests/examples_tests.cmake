@@ -23,6 +23,16 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(auto_cli PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# auto's serial method at several ranks: rank 1 formats the CSV rows (issue 32): the same bytes
+# as one rank, a restart, a failing rank 0, signals to the formatting rank (no hang)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME fmt_offload COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/fmt_offload.sh
+                                    $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs
+                                    ${MBS_EXAMPLES_PY} ${MPIEXEC_EXECUTABLE}
+                                    ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS})
+  set_tests_properties(fmt_offload PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 180
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
 # flexible bodies in accel and run (issue 34, docs/flexible.md 6): m = 0 against aba, the energy
 # of a conservative flexible pendulum, restart bytes, refusals
 if(TARGET mbspar AND MBS_EXAMPLES_PY)

@@ -1,6 +1,6 @@
 /// \file comm_private.h
 /// Raw MPI communicator of an mbspComm, for the modules that hand it to a library (PETSc).
-/// Included only by parallel/comm.c, parallel/petsc_*.c and parallel/h5out.c.
+/// Included only by parallel/comm.c, parallel/comm_fmt.c, parallel/petsc_*.c and parallel/h5out.c.
 #ifndef MBS_COMM_PRIVATE_H
 #define MBS_COMM_PRIVATE_H
 #include <mpi.h>

@@ -17,6 +17,7 @@
 #include "build_info.h"
 #include "affinity.h"
 #include "cli.h"
+#include "fmtoff.h"
 #include "memcheck.h"
 #include "mbspar/mbs_flex.h"
 #include "petsc_log.h"
@@ -298,12 +299,21 @@ int main(int argc, char **argv) {
   if (!e && (cfg->sauto.idle || split)) {
     mbspComm *self = NULL;
     e = mbsp_agreeErr(comm, mbsp_relayBegin(comm)); // a waiting rank's signal reaches rank 0
+    // run with CSV outputs: rank 1 formats rank 0's trajectory rows while rank 0 computes on
+    // (fmtoff.h; MBSPAR_FMT_RANK=0 turns it off, for measurements)
+    const char *fenv = getenv("MBSPAR_FMT_RANK");
+    double fon = cfg->sauto.idle && cli.verb->run == mbsp_verbRun &&
+                 cfg->out_format == MBS_OUTFMT_CSV && !(fenv && strcmp(fenv, "0") == 0);
+    if (!e) e = mbsp_agreeErr(comm, mbsp_allreduceMin(comm, &fon, 1)); // the same on every rank
+    if (!e) e = mbsp_agreeErr(comm, mbsp_fmtBegin(comm, fon > 0));
     if (!e && cfg->sauto.idle && rank == 0) e = mbsp_commIdle(comm, &self);
     mbspComm *vcomm = self ? self : sub;
     if (!e && vcomm)
       e = m && m->nflex_g ? mbsp_flexVerb(&cli, vcomm, cfg, m) : cli.verb->run(&cli, vcomm, cfg, m);
     mbsp_commFree(&self);
+    mbsp_fmtDrain(); // rank 0: nothing of it left in flight, also after a failure
     e = mbsp_agreeErrIdle(comm, e, mbsp_simPendingSignal);
+    mbsp_fmtEnd();
     mbsp_relayEnd();
   } else if (!e) {
     e = m && m->nflex_g ? mbsp_flexVerb(&cli, comm, cfg, m) : cli.verb->run(&cli, comm, cfg, m);

@@ -306,6 +306,23 @@ static void mbsp_csvWRow0(mbspWriter *w, const mbspOutRow *r) {
   fprintf(f, "\n");
 }
 
+// rows formatted by another rank (fmtoff.h): the values of mbsp_csvWRow0's row, in its order
+static long mbsp_csvWPack(const mbspWriter *w, const mbspOutRow *r, double *dst) {
+  const mbsModel *m = w->env.m;
+  long n = mbsp_csvWFields(m);
+  if (!dst) return n;
+  size_t np = (size_t)m->nbody * MBS_POSE_NCOMP;
+  dst[0] = r->t;
+  memcpy(dst + 1, r->q, (size_t)m->nq * sizeof *dst);
+  memcpy(dst + 1 + m->nq, r->qd, (size_t)m->nv * sizeof *dst);
+  memcpy(dst + 1 + m->nq + m->nv, r->poses, np * sizeof *dst);
+  return n;
+}
+
+static void mbsp_csvWText(mbspWriter *w, const char *text, size_t len) {
+  if (w->traj.f) fwrite(text, 1, len, w->traj.f); // an error stays in ferror: failed
+}
+
 static int mbsp_csvWFailed(const mbspWriter *w) {
   return w->traj.f && ferror(w->traj.f);
 }
@@ -339,6 +356,8 @@ const mbspWriterOps mbsp_writerCsv = {
     .room = mbsp_csvWRoom,
     .pass = mbsp_csvWPass,
     .row0 = mbsp_csvWRow0,
+    .rowpack = mbsp_csvWPack,
+    .rowtext = mbsp_csvWText,
     .failed = mbsp_csvWFailed,
     .flush0 = mbsp_csvWFlush0,
     .close0 = mbsp_csvWClose0,

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include "fmtoff.h"
 #include "mbspar/mbs_fault.h"
 #include "simout.h"
 
@@ -126,17 +128,118 @@ static mbsErr mbsp_outOpenEnergy(mbspOut *o, int append, long step) {
   return mbsp_csvSync(&o->energy, 0, o->env.dir);
 }
 
+// rank 0: the writer's rows formatted by another rank, if there is one (fmtoff.h)
+static mbsErr mbsp_outOffload(mbspOut *o) {
+  if (!mbsp_fmtActive() || !o->ops->rowpack || !o->ops->rowtext) return MBS_OK;
+  o->offn = o->ops->rowpack(o->w, NULL, NULL);
+  o->en_cap = mbsp_csvRowMax(mbsp_outEnergyFields(&o->env));
+  MBS_ALLOC(o->offrow, (size_t)o->offn);
+  o->en_line = malloc(o->en_cap);
+  o->pre = malloc(mbsp_fmtTextMax(o->offn));
+  MBS_CHECK(o->en_line && o->pre, MBS_ERR_NOMEM, "out of memory (output rows)");
+  o->offp = 0, o->prelen = 0, o->offfix = 0, o->nwin = 0;
+  const char *split = getenv("MBSPAR_FMT_SPLIT"); // a fixed share of rank 0 (tests)
+  if (split && split[0]) {
+    double f = atof(split);
+    o->offp = (long)((f < 0 ? 0 : f > 1 ? 1 : f) * (double)(o->offn - 1));
+    o->offfix = 1;
+  }
+  MBS_CALL(mbsp_fmtReserve(o->offn));
+  o->off = 1;
+  return MBS_OK;
+}
+
 mbsErr mbsp_outOpen(mbspOut *o, int append, long step, double t) {
   mbsErr e = o->env.rank == 0 ? mbsp_outOpenEnergy(o, append, step) : MBS_OK;
+  if (!e && o->env.rank == 0) e = mbsp_outOffload(o);
   MBS_CALL(mbsp_agreeErr(o->env.comm, e));
   return o->ops->open(o->w, append, step, t);
+}
+
+// rank 0, rows formatted by another rank: the row that is out to the files, as row() below
+// writes a row (whole rows, the same rows in every file)
+static mbsErr mbsp_outSettle(mbspOut *o) {
+  if (!o->pend) return MBS_OK;
+  const mbspWriterOps *W = o->ops;
+  const char *text = NULL;
+  size_t len = 0;
+  int waited = 0;
+  o->pend = 0;
+  MBS_CALL(mbsp_fmtCollect(&text, &len, &waited));
+  if (!len) { // rank 1 could not format it (out of memory): rank 0 formats it and the next rows
+    o->prelen += mbsp_fmtRow(o->offrow + o->offsent, o->offn - o->offsent, o->pre + o->prelen);
+    o->off = 0;
+  }
+  // balance: rank 0 takes a 64th more of the next rows while it waits for rank 1, less while
+  // rank 1 is done first (the bytes do not depend on the split)
+  long d = o->offfix ? 0 : o->offn / 64 > 0 ? o->offn / 64 : 1;
+  o->offp = waited ? o->offp + d : o->offp - d;
+  o->offp = o->offp < 0 ? 0 : o->offp > o->offn - 1 ? o->offn - 1 : o->offp;
+  if ((W->room && !W->room(o->w)) || !mbsp_csvRoom(&o->energy)) {
+    if (W->pass) W->pass(o->w);
+    mbsp_csvPass(&o->energy);
+  }
+  if (o->prelen) W->rowtext(o->w, o->pre, o->prelen);
+  if (len) W->rowtext(o->w, text, len);
+  fputs(o->en_line, o->energy.f);
+  if ((W->failed && W->failed(o->w)) || ferror(o->energy.f) || MBS_FAULT_WRITE_POINT())
+    return mbs_errSet(MBS_ERR_IO, "%s: write error at the output row of t = %.9g s (disk full?)",
+                      o->env.dir, o->pend_t);
+  return MBS_OK;
+}
+
+// rank 0, rows formatted by another rank: the previous row to the files, this one out
+static mbsErr mbsp_outRowOff(mbspOut *o, const mbspOutRow *r, long step, long evals,
+                             const double *loopviol, const double *drive) {
+  MBS_CALL(mbsp_outSettle(o));
+  const double *en = r->en;
+  char *p = o->en_line, *end = o->en_line + o->en_cap;
+  p += snprintf(p, (size_t)(end - p), "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%.6g", step,
+                r->t, en[0], en[1], en[0] + en[1], en[3], en[0] + en[1] - en[3], evals, r->avg);
+  if (loopviol)
+    p += snprintf(p, (size_t)(end - p), ",%.3e,%.3e,%.3e", loopviol[0], loopviol[1], loopviol[2]);
+  for (int k = 0; drive && k < o->env.cfg->ndrive; k++)
+    p += snprintf(p, (size_t)(end - p), ",%.17g", drive[k]);
+  snprintf(p, (size_t)(end - p), "\n");
+  o->ops->rowpack(o->w, r, o->offrow);
+  long p0 = o->offp; // rank 1 formats the values from p0 on, rank 0 the ones before meanwhile
+  MBS_CALL(mbsp_fmtSubmit(o->offrow + p0, o->offn - p0));
+  o->pend = 1, o->pend_t = r->t;
+  o->offsent = p0;
+  o->prelen = p0 ? mbsp_fmtRow(o->offrow, p0, o->pre) : 0;
+  if (o->prelen) o->pre[o->prelen - 1] = ','; // its newline: the comma before rank 1's part
+  return MBS_OK;
+}
+
+// rank 0, rows formatted by another rank: does rank 0 have its core to itself? Over every 16
+// rows its thread's CPU time against the wall-clock time; below 0.8 the cores are all busy (other
+// jobs, or rank 1 itself on rank 0's core), and formatting on rank 1 only takes rank 0's time
+// with messages and wake-ups on top: rank 0 then formats the rows itself for the rest of the run
+static int mbsp_outShared(mbspOut *o) {
+  struct timespec c, w;
+  if (o->offfix || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c) != 0 ||
+      clock_gettime(CLOCK_MONOTONIC, &w) != 0)
+    return 0;
+  double cpu = (double)c.tv_sec + 1e-9 * (double)c.tv_nsec;
+  double wall = (double)w.tv_sec + 1e-9 * (double)w.tv_nsec;
+  if (o->nwin++ == 0) o->cpu0 = cpu, o->wall0 = wall;
+  if (o->nwin <= 16) return 0;
+  o->nwin = 0;
+  return wall - o->wall0 > 0 && cpu - o->cpu0 < 0.8 * (wall - o->wall0);
 }
 
 mbsErr mbsp_outRow(mbspOut *o, const mbspOutRow *r, long step, long evals, const double *loopviol,
                    const double *drive) {
   const mbspWriterOps *W = o->ops;
   mbsErr e = MBS_OK;
-  if (o->env.rank == 0) {
+  if (o->env.rank == 0 && o->off && mbsp_outShared(o)) { // the row out first, then rank 0 alone
+    e = mbsp_outSettle(o);
+    o->off = 0;
+  }
+  if (e) {
+  } else if (o->env.rank == 0 && o->off) {
+    e = mbsp_outRowOff(o, r, step, evals, loopviol, drive);
+  } else if (o->env.rank == 0) {
     // whole rows only reach the files: pass the buffered rows on first if this one might not
     // fit, in every file alike (so that they hold the same rows but within a write)
     if ((W->room && !W->room(o->w)) || !mbsp_csvRoom(&o->energy)) {
@@ -161,7 +264,8 @@ mbsErr mbsp_outRow(mbspOut *o, const mbspOutRow *r, long step, long evals, const
 
 mbsErr mbsp_outFlush0(mbspOut *o, int sync) {
   if (o->env.rank != 0) return MBS_OK;
-  mbsErr e = o->ops->flush0 ? o->ops->flush0(o->w, sync) : MBS_OK;
+  mbsErr e = mbsp_outSettle(o);
+  if (!e && o->ops->flush0) e = o->ops->flush0(o->w, sync);
   if (!e) e = mbsp_csvSync(&o->energy, sync, o->env.dir);
   return e;
 }
@@ -174,8 +278,11 @@ mbsErr mbsp_outFlush(mbspOut *o) {
 // rank 0's error, agreed
 mbsErr mbsp_outClose(mbspOut *o, mbsErr *e_collective) {
   *e_collective = o->w && o->ops->close ? o->ops->close(o->w) : MBS_OK;
-  mbsErr ec = MBS_OK;
-  if (o->w && o->ops->close0) ec = o->ops->close0(o->w);
+  mbsErr ec = o->env.rank == 0 ? mbsp_outSettle(o) : MBS_OK;
+  if (o->w && o->ops->close0) {
+    mbsErr e0 = o->ops->close0(o->w);
+    if (!ec) ec = e0;
+  }
   if (!ec) ec = mbsp_csvSync(&o->energy, 1, o->env.dir);
   return mbsp_agreeErr(o->env.comm, ec);
 }
@@ -184,5 +291,8 @@ void mbsp_outDestroy(mbspOut *o) {
   if (o->ops && o->w) o->ops->destroy(&o->w);
   mbsp_csvClose(&o->energy);
   free(o->poses);
-  o->poses = NULL;
+  free(o->offrow);
+  free(o->en_line);
+  free(o->pre);
+  o->poses = NULL, o->offrow = NULL, o->en_line = NULL, o->pre = NULL;
 }

@@ -63,6 +63,11 @@ typedef struct {
   /// rank 0: the row to its buffers, before the errors are agreed (NULL: none); an error stays
   /// in the stream until check
   void (*row0)(mbspWriter *w, const mbspOutRow *r);
+  /// rank 0, rows formatted by another rank (fmtoff.h; NULL: the writer cannot): the row as
+  /// the values of its text ("%.17g" each, commas, a newline) into \p dst (NULL: only their
+  /// number, returned), and the text into its buffers in place of row0
+  long (*rowpack)(const mbspWriter *w, const mbspOutRow *r, double *dst);
+  void (*rowtext)(mbspWriter *w, const char *text, size_t len);
   int (*failed)(const mbspWriter *w);                ///< rank 0: did a write fail (NULL: never)
   mbsErr (*row)(mbspWriter *w, const mbspOutRow *r); ///< the collective part of a row (or NULL)
   /// every row so far to the file (\p sync: to the disk) (rank 0 part; before the collective)
@@ -118,6 +123,21 @@ typedef struct {
   mbspOutEnv env;
   mbspCsv energy; // rank 0
   double *poses;  // rank 0, if the writer gathers them: nbody x MBS_POSE_NCOMP
+  // rank 0, the writer's rows formatted by another rank (fmtoff.h): each row reaches the files
+  // when the next one is sent, or at a flush or the close
+  int off, pend; // offloading; a row is out (its energy.csv line waits in en_line)
+  long offn;     // values per row
+  long offp;     // rank 0 formats the first offp of them itself (grown while it waits)
+  int offfix;    // offp fixed (MBSPAR_FMT_SPLIT)
+  long offsent;  // the row that is out: rank 1 formats its values from this one on
+  int nwin;      // rows in the current window of rank 0's CPU/wall check (mbsp_outShared)
+  double cpu0, wall0;
+  double *offrow; // the row's values
+  char *pre;      // the text of rank 0's part of the row that is out (fields and commas)
+  size_t prelen;
+  char *en_line; // its energy.csv line
+  size_t en_cap;
+  double pend_t; // its time (for an error message)
 } mbspOut;
 
 /// set up the outputs of format output.format (every rank; local failures, agree them)
