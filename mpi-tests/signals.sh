@@ -12,6 +12,8 @@
 # MBS_SIGNALS_MAXMS: the bound on the time to exit (10000 ms).
 # MBS_SIGNALS_NP=N: N ranks instead of 2 (signals.np8, signals.np16: oversubscribed, label slow);
 # the rank cases then signal rank N-1 and rank 0, and SIGINT is sent to rank N-1 too.
+# MBS_SIGNALS_METHOD=M: solver.method = M (signals.np8/np16: schur, so that every rank computes;
+# by default auto, which runs this small chain on rank 0 while the others wait).
 mbspar=$1
 cfg=$2/chain.cfg
 mpiexec=$3
@@ -23,11 +25,12 @@ pre="$*"
 mbs_test_init mbs_signals
 export OMPI_MCA_orte_execute_quiet=1
 np=${MBS_SIGNALS_NP:-2}
+method=${MBS_SIGNALS_METHOD:-auto}
 
 mpi2() {
   # shellcheck disable=SC2086
   "$mpiexec" "$npflag" "$np" $pre "$mbspar" run "$cfg" --quiet --set model.chain.n=24 \
-    --set output.every=1 "$@"
+    --set output.every=1 --set solver.method="$method" "$@"
 }
 
 # sig_case NAME SIGNAL TARGET(mpirun|rank0|rank1) WANT_RC
@@ -40,7 +43,8 @@ sig_case() {
   # mpiexec itself in the background (not a function: that would be a subshell)
   # shellcheck disable=SC2086
   "$mpiexec" "$npflag" "$np" $pre "$mbspar" run "$cfg" --quiet --set model.chain.n=24 \
-    --set output.every=1 --out "$out" --set integrator.t_end=100 2>"$tmp/$name.err" &
+    --set output.every=1 --set solver.method="$method" --out "$out" --set integrator.t_end=100 \
+    2>"$tmp/$name.err" &
   launcher=$!
   n=0
   while [ "$(wc -l 2>/dev/null <"$out/energy.csv" || echo 0)" -lt 5 ] && [ $n -lt 600 ]; do
