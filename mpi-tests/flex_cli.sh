@@ -19,7 +19,9 @@
 #  - the constraint-force methods direct, jcg, gs, sor, jacobi, chebyshev, petsc
 #    (docs/flexible.md 13): accel's printed qdd and etadd equal the oracle's (jcg, chebyshev and
 #    petsc also at 2 ranks);
-#  - refusals: another method (crba) at 1 and 2 ranks, jcg in static: one line, exit 8 (every verb
+#  - crba (the dense oracle) at 1 rank, aba and crba at 2 ranks (rank 0 alone): the oracle's
+#    printed qdd and etadd;
+#  - refusals: another method (natural) at 1 and 2 ranks, jcg in static: one line, exit 8 (every verb
 #    runs flexible models now); -ts_* options (PETSc TS is not used): exit 2, nothing written.
 # usage: flex_cli.sh MBSPAR PYTHON3 CONFIGS MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 py=$2 configs=$3 mpiexec=$4 npflag=$5
@@ -202,9 +204,9 @@ eval "$cont" >/dev/null 2>"$tmp/err" || bad "SIGTERM: the continue command faile
   bad "SIGTERM: the restarted run's outputs differ from the uninterrupted run's"
 
 # refusals: exit 8, one line, on every rank
-run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=crba
-{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'flex_pendulum.cfg:[0-9]*: body "beam" is flexible: solver.method = crba' "$tmp/err"; } ||
-  bad "crba refusal: $(cat "$tmp/err")"
+run 8 "$mbspar" accel "$cfg" --quiet --set solver.method=natural
+{ [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'flex_pendulum.cfg:[0-9]*: body "beam" is flexible: solver.method = natural' "$tmp/err"; } ||
+  bad "natural refusal: $(cat "$tmp/err")"
 run 8 "$mbspar" static "$cfg" --quiet --set solver.method=jcg
 { [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'solver.method = jcg runs flexible bodies in accel and undriven run only' "$tmp/err"; } ||
   bad "jcg static refusal: $(cat "$tmp/err")"
@@ -221,6 +223,15 @@ for meth in direct jcg gs sor jacobi chebyshev $withpetsc; do
   sed -n 's/.*qdd =//p; s/.*etadd =//p' "$tmp/out" >"$tmp/acc_$meth"
   { [ -s "$tmp/acc_aba" ] && cmp -s "$tmp/acc_aba" "$tmp/acc_$meth"; } || bad "$meth: accel differs from the oracle's: $(cat "$tmp/acc_$meth")"
 done
+# crba (the dense oracle) at 1 rank, aba and crba at 2 ranks (rank 0 runs it alone)
+run 0 "$mbspar" accel "$cfg" --set solver.method=crba
+sed -n 's/.*qdd =//p; s/.*etadd =//p' "$tmp/out" >"$tmp/acc_crba"
+cmp -s "$tmp/acc_aba" "$tmp/acc_crba" || bad "crba: accel differs from the oracle's: $(cat "$tmp/out")"
+for meth in aba crba; do
+  run 0 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --set solver.method="$meth"
+  sed -n 's/.*qdd =//p; s/.*etadd =//p' "$tmp/out" >"$tmp/acc2s_$meth"
+  cmp -s "$tmp/acc_aba" "$tmp/acc2s_$meth" || bad "$meth at 2 ranks: accel differs: $(cat "$tmp/out")"
+done
 # ... and jcg, chebyshev and petsc over 2 ranks (the body ranges of flex_cfs_par.c, rank 0 serving the verb)
 for meth in jcg chebyshev $withpetsc; do
   run 0 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --set solver.method="$meth"
@@ -236,8 +247,8 @@ run 2 "$mbspar" check "$tmp/degen.cfg" --quiet
 run 2 "$mbspar" run "$cfg" --quiet --out "$tmp/tsopt" -ts_monitor
 grep -q -- '-ts_monitor: a model with flexible bodies steps' "$tmp/err" || bad "-ts_monitor not refused: $(cat "$tmp/err")"
 [ ! -e "$tmp/tsopt" ] || bad "the refused run wrote $tmp/tsopt"
-run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --quiet --set solver.method=crba
-grep -q 'at several ranks with solver.method = schur, direct, jcg, gs, sor, jacobi, chebyshev, petsc or auto only (got crba at 2 ranks' "$tmp/err" ||
+run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --quiet --set solver.method=natural
+grep -q 'at several ranks with solver.method = aba, crba, schur, direct, jcg, gs, sor, jacobi, chebyshev, petsc or auto only (got natural at 2 ranks' "$tmp/err" ||
   bad "2-rank refusal: $(cat "$tmp/err")"
 [ "$fail" -eq 0 ] && echo "flex_cli: all checks passed"
 exit "$fail"

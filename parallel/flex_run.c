@@ -707,8 +707,10 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   mbspFlexRun R;
   int N = m->nv; // the recursive algorithm for large models in accel and undriven runs
   for (int k = 0; k < m->flex->n; k++) N += m->flex->b[k].modal.m;
-  int recursive =
-      N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !cfg->ndrive && !inverse;
+  // crba: the assembled mass matrix always (the dense oracle is the flexible CRBA + Cholesky)
+  int crba = !cfg->sauto.on && !strcmp(mbs_solverName(m->opt.solver), "crba");
+  int recursive = N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !cfg->ndrive &&
+                  !inverse && !crba;
   // solver.method = schur: the ranges over the ranks (docs/flexible.md 11); rank 0 runs the verb
   // on a communicator of its own (the report still counts the job's ranks), the others evaluate
   // their ranges whenever it asks
@@ -804,17 +806,18 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
     return mbs_errSet(
         MBS_ERR_UNSUPPORTED,
         "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at several ranks "
-        "with solver.method = schur, direct, jcg, gs, sor, jacobi, chebyshev, petsc or auto "
-        "only (got %s at %d ranks; docs/flexible.md 11, 13)",
+        "with solver.method = aba, crba, schur, direct, jcg, gs, sor, jacobi, chebyshev, petsc "
+        "or auto only (got %s at %d ranks; docs/flexible.md 6, 11, 13)",
         f, line, name, cli->verb->name, cfg->sauto.on ? "auto" : mbs_solverName(m->opt.solver),
         mbsp_size(comm));
-  if (!part && cfsm < 0 && !cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba"))
+  if (!part && cfsm < 0 && !cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba") &&
+      strcmp(mbs_solverName(m->opt.solver), "crba"))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = %s cannot run flexible "
-                      "bodies yet (aba or auto: the serial oracles; schur: the distributed "
+                      "bodies yet (aba, crba or auto: the serial oracles; schur: the distributed "
                       "elimination; direct, jcg, gs, sor, jacobi, chebyshev, petsc: the "
                       "constraint-force system; "
-                      "docs/flexible.md 6, 11, 12)",
+                      "docs/flexible.md 6, 11, 13)",
                       f, line, name, mbs_solverName(m->opt.solver));
   if (m->nloop || m->nforce || cfg->torques || !fb || m->local)
     return mbs_errSet(
