@@ -12,6 +12,20 @@
 #include <string.h>
 #include "mbspar/mbs_flex.h"
 
+// worst of the joint block's and the modal block's differences (the first nv of N entries and
+// the rest), each relative to its largest entry of the reference yo
+static double blockDiff(const double *ya, const double *yo, int N, int nv) {
+  double sj = 1e-300, se = 1e-300, ej = 0, ee = 0;
+  for (int k = 0; k < N; k++) {
+    double d = fabs(ya[k] - yo[k]);
+    if (k < nv)
+      sj = fmax(sj, fabs(yo[k])), ej = fmax(ej, d);
+    else
+      se = fmax(se, fabs(yo[k])), ee = fmax(ee, d);
+  }
+  return fmax(ej / sj, N > nv ? ee / se : 0);
+}
+
 static unsigned long long rng = 88172645463325252ULL;
 static double rnd(void) { // uniform in [0, 1)
   rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;

@@ -62,15 +62,7 @@ static double againstOracle(mbsModel *m, double *scale, double *resid, double *e
     for (int k = nv; k < N; k++) y[k] = sym(0.3), eta[k - nv] = sym(0.01);
     MBS_EXPECT_OK(mbs_flexOracleAccel(o, st->q, y, eta, yo));
     MBS_EXPECT_OK(mbs_flexAbaAccel(a, st->q, y, eta, ya));
-    double sj = 1e-300, se = 1e-300, ej = 0, ee = 0;
-    for (int k = 0; k < N; k++) {
-      double d = fabs(ya[k] - yo[k]);
-      if (k < nv)
-        sj = fmax(sj, fabs(yo[k])), ej = fmax(ej, d);
-      else
-        se = fmax(se, fabs(yo[k])), ee = fmax(ee, d);
-    }
-    worst = fmax(ej / sj, N > nv ? ee / se : 0);
+    worst = blockDiff(ya, yo, N, nv);
     // the backward error: the residual of the oracle's own system at the recursive solution
     double *M, *f, ra = 0, Mm = 0, ym = 0, fm = 0;
     MBS_EXPECT_OK(mbs_flexOracleSystem(o, st->q, y, eta, &M, &f));
@@ -122,7 +114,9 @@ static double againstOracle(mbsModel *m, double *scale, double *resid, double *e
       free(R1), free(scr);
     }
     *edev = de;
-    *scale = fmax(sj, se);
+    double sc = 1e-300; // the largest |yo| (blockDiff's two block scales, the larger)
+    for (int k = 0; k < N; k++) sc = fmax(sc, fabs(yo[k]));
+    *scale = sc;
   }
   free(y), free(eta), free(ya), free(yo);
 done:

@@ -20,18 +20,6 @@
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_flex.h"
 
-static double blockDiff(const double *ya, const double *yo, int N, int nv) {
-  double sj = 1e-300, se = 1e-300, ej = 0, ee = 0;
-  for (int k = 0; k < N; k++) {
-    double d = fabs(ya[k] - yo[k]);
-    if (k < nv)
-      sj = fmax(sj, fabs(yo[k])), ej = fmax(ej, d);
-    else
-      se = fmax(se, fabs(yo[k])), ee = fmax(ee, d);
-  }
-  return fmax(ej / sj, N > nv ? ee / se : 0);
-}
-
 int main(int argc, char **argv) {
   mbspComm *comm = NULL;
   if (mbsp_init(&argc, &argv, &comm)) {

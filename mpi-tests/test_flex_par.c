@@ -17,19 +17,6 @@
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_flex.h"
 
-// worst of the joint block's and the modal block's differences, each relative to its largest
-static double blockDiff(const double *ya, const double *yo, int N, int nv) {
-  double sj = 1e-300, se = 1e-300, ej = 0, ee = 0;
-  for (int k = 0; k < N; k++) {
-    double d = fabs(ya[k] - yo[k]);
-    if (k < nv)
-      sj = fmax(sj, fabs(yo[k])), ej = fmax(ej, d);
-    else
-      se = fmax(se, fabs(yo[k])), ee = fmax(ee, d);
-  }
-  return fmax(ej / sj, N > nv ? ee / se : 0);
-}
-
 // the split into P parts in this process: ydd (N)
 static mbsErr splitHere(const mbsModel *m, int P, const double *q, const double *y,
                         const double *eta, double *ydd, int *ncut) {
