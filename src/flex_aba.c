@@ -273,7 +273,7 @@ static void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int
 
 // Cholesky A = L L^T of the n x n symmetric positive definite A (lower triangle read, L
 // written there); -1 if not positive definite
-static int mbs_faChol(int n, mbsReal *A) {
+int mbs_faChol(int n, mbsReal *A) {
   for (int j = 0; j < n; j++) {
     mbsReal s = A[j * n + j];
     for (int k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
@@ -288,7 +288,7 @@ static int mbs_faChol(int n, mbsReal *A) {
   return 0;
 }
 // x := L^-1 x
-static void mbs_faLsolve(int n, const mbsReal *L, mbsReal *x) {
+void mbs_faLsolve(int n, const mbsReal *L, mbsReal *x) {
   for (int i = 0; i < n; i++) {
     mbsReal t = x[i];
     for (int k = 0; k < i; k++) t -= L[i * n + k] * x[k];
@@ -296,12 +296,17 @@ static void mbs_faLsolve(int n, const mbsReal *L, mbsReal *x) {
   }
 }
 // x := L^-T x
-static void mbs_faLTsolve(int n, const mbsReal *L, mbsReal *x) {
+void mbs_faLTsolve(int n, const mbsReal *L, mbsReal *x) {
   for (int i = n - 1; i >= 0; i--) {
     mbsReal t = x[i];
     for (int k = i + 1; k < n; k++) t -= L[k * n + i] * x[k];
     x[i] = t / L[i * n + i];
   }
+}
+// x := (L L^T)^-1 x
+void mbs_faCholSolve(int n, const mbsReal *L, mbsReal *x) {
+  mbs_faLsolve(n, L, x);
+  mbs_faLTsolve(n, L, x);
 }
 
 // pass 1 at body b: pose, twist, the map P from the parent's z, the bias c, S in world axes

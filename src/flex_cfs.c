@@ -96,42 +96,12 @@ mbsErr mbs_fcReduce(const mbsFlexCfs *f, double *v, int n) {
   return f->comm.reduce ? f->comm.reduce(f->comm.ctx, v, n) : MBS_OK;
 }
 
-// Cholesky L L^T of the n x n A in place (lower triangle); -1 if not positive definite
-int mbs_fcChol(int n, mbsReal *A) {
-  for (int j = 0; j < n; j++) {
-    mbsReal s = A[j * n + j];
-    for (int k = 0; k < j; k++) s -= A[j * n + k] * A[j * n + k];
-    if (!(s > 0)) return -1;
-    A[j * n + j] = sqrt(s);
-    for (int i = j + 1; i < n; i++) {
-      mbsReal t = A[i * n + j];
-      for (int k = 0; k < j; k++) t -= A[i * n + k] * A[j * n + k];
-      A[i * n + j] = t / A[j * n + j];
-    }
-  }
-  return 0;
-}
-
-// x := (L L^T)^-1 x
-void mbs_fcCholSolve(int n, const mbsReal *L, mbsReal *x) {
-  for (int i = 0; i < n; i++) {
-    mbsReal t = x[i];
-    for (int k = 0; k < i; k++) t -= L[i * n + k] * x[k];
-    x[i] = t / L[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    mbsReal t = x[i];
-    for (int k = i + 1; k < n; k++) t -= L[k * n + i] * x[k];
-    x[i] = t / L[i * n + i];
-  }
-}
-
 // Ai (n x n, full) = A^-1 from A's Cholesky factor L
 static void mbs_fcCholInverse(int n, const mbsReal *L, mbsReal *Ai) {
   for (int j = 0; j < n; j++) {
     mbsReal *e = Ai + (size_t)j * n; // column j, stored as row j (symmetric)
     for (int i = 0; i < n; i++) e[i] = i == j;
-    mbs_fcCholSolve(n, L, e);
+    mbs_faCholSolve(n, L, e);
   }
 }
 
@@ -168,7 +138,7 @@ static mbsErr mbs_fcPrepare(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, c
     if (!f->need[b]) continue;
     mbsReal *Mf = f->wk;
     mbs_faBody(a, b, y, eta, Mf, f->h + a->ov[b]);
-    if (mbs_fcChol(n, Mf))
+    if (mbs_faChol(n, Mf))
       return mbs_errSet(MBS_ERR_NUMERIC, "body %s: mass matrix is not positive definite",
                         m->body_name[b]);
     mbs_fcCholInverse(n, Mf, f->Minv + a->oq[b]);
@@ -182,7 +152,7 @@ static mbsErr mbs_fcPrepare(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, c
           for (int r = 0; r < 6; r++) t += S[6 * i + r] * S[6 * j + r];
           SS[nd * i + j] = t;
         }
-      if (mbs_fcChol(nd, SS))
+      if (mbs_faChol(nd, SS))
         return mbs_errSet(MBS_ERR_NUMERIC, "body %s: degenerate joint subspace", m->body_name[b]);
       mbs_fcCholInverse(nd, SS, Si);
       for (int j = 0; j < nd; j++)
@@ -236,7 +206,7 @@ static mbsErr mbs_fcPrepare(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, c
           D[nl * i + j] += t;
         }
     }
-    if (mbs_fcChol(nl, D))
+    if (mbs_faChol(nl, D))
       return mbs_errSet(MBS_ERR_NUMERIC,
                         "body %s: diagonal block of the constraint-force system is not positive "
                         "definite",
@@ -389,10 +359,10 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
   } else {
     MBS_CALL(mbs_fcAssemble(f));
     if (method == MBS_FCFS_DIRECT) {
-      if (mbs_fcChol(n, f->A))
+      if (mbs_faChol(n, f->A))
         return mbs_errSet(MBS_ERR_NUMERIC, "flexible direct: A is not positive definite");
       memcpy(f->x, f->b, sizeof(mbsReal) * (size_t)n);
-      mbs_fcCholSolve(n, f->A, f->x);
+      mbs_faCholSolve(n, f->A, f->x);
     } else {
       MBS_CALL(mbs_fcSOR(f, method == MBS_FCFS_GS ? 1.0 : 1.3, tol, it));
     }

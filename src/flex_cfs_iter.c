@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flex_cfs_private.h"
+#include "flex_private.h"
 
 // preconditioned CG on A x = b from x = 0, on the owned rows (the sums over the ranks in the
 // operator and the dots)
@@ -56,10 +57,10 @@ mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it) {
       mbsReal D[36];
       for (int i = 0; i < nl; i++)
         for (int j = 0; j < nl; j++) D[nl * i + j] = A[(size_t)(la + i) * n + la + j];
-      if (nl && mbs_fcChol(nl, D))
+      if (nl && mbs_faChol(nl, D))
         return mbs_errSet(MBS_ERR_NUMERIC,
                           "flexible gs: a diagonal block is not positive definite");
-      if (nl) mbs_fcCholSolve(nl, D, rb);
+      if (nl) mbs_faCholSolve(nl, D, rb);
       for (int i = 0; i < nl; i++) f->x[la + i] += omega * rb[i];
     }
     if (!isfinite(rr)) break;

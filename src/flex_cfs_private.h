@@ -29,10 +29,6 @@ struct mbsFlexCfs {
 
 /// The in-place sum over the ranks (nothing at one process).
 mbsErr mbs_fcReduce(const mbsFlexCfs *f, double *v, int n);
-/// Cholesky L L^T of the n x n A in place (lower triangle); -1 if not positive definite.
-int mbs_fcChol(int n, mbsReal *A);
-/// x := (L L^T)^-1 x.
-void mbs_fcCholSolve(int n, const mbsReal *L, mbsReal *x);
 /// y = A x (known = 0) or A x + the affine part (known = 1), on the owned rows. Collective.
 mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo);
 /// z = D^-1 r on the owned rows (the diagonal blocks).

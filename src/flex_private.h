@@ -46,6 +46,13 @@ void mbs_foRotvec(const mbsReal *th, mbsReal *R, mbsReal *ca, mbsReal *cb, mbsRe
                   mbsReal *db);
 /// o = T(th) v = v + ca th x v + cb th x (th x v).
 void mbs_foTangent(const mbsReal *th, mbsReal ca, mbsReal cb, const mbsReal *v, mbsReal *o);
+/// Cholesky A = L L^T of the n x n symmetric positive definite A in place (lower triangle read,
+/// L written there); -1 if not positive definite (flex_aba.c; the constraint-force methods too).
+int mbs_faChol(int n, mbsReal *A);
+/// x := L^-1 x, x := L^-T x and x := (L L^T)^-1 x with the factor of mbs_faChol.
+void mbs_faLsolve(int n, const mbsReal *L, mbsReal *x);
+void mbs_faLTsolve(int n, const mbsReal *L, mbsReal *x);
+void mbs_faCholSolve(int n, const mbsReal *L, mbsReal *x);
 /// c = a x b (c may alias a or b).
 void mbs_foCross(const mbsReal *a, const mbsReal *b, mbsReal *c);
 /// o = R v, R 3 x 3 row-major (o may alias v).
