@@ -170,6 +170,16 @@ int mbsp_tickerDue(mbspTicker *k, double *elapsed) {
   return 1;
 }
 
+void mbsp_staticProgress(void *ctx, int it, double ke, double dq) {
+  mbspStaticProgress *p = ctx;
+  double t;
+  if (mbsp_tickerDue(&p->tick, &t))
+    fprintf(stderr,
+            "mbspar: static: %d of at most %d evaluations, kinetic energy %.3g J (ke_tol %.3g), "
+            "step %.3g (dq_tol %.3g), %.1f s\n",
+            it, p->o->max_iter, ke, p->o->ke_tol, dq, p->o->dq_tol, t);
+}
+
 // ---------------------------------------------------------------- command line
 
 // a number, negative too ("-1", "-2.5e-3"): the value of a PETSc option, not an option

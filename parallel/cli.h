@@ -165,5 +165,12 @@ void mbsp_tickerStart(mbspTicker *k, const mbsCli *cli);
 /// 1 when a line is due (the next one is then `every` later), with the seconds since the start
 /// in *elapsed; 0 otherwise.
 int mbsp_tickerDue(mbspTicker *k, double *elapsed);
+/// The static verbs' progress (rigid and flexible): a line on standard error at every tick of
+/// the drainage loop, as mbsStatic's / mbsFlexStatic's progress callback with this as its context.
+typedef struct {
+  const mbsStaticOpt *o;
+  mbspTicker tick;
+} mbspStaticProgress;
+void mbsp_staticProgress(void *ctx, int it, double ke, double dq);
 
 #endif

@@ -649,28 +649,12 @@ static void mbsp_flexStaticJson(mbsJson *j, const void *ctx) {
   mbs_jsonEndObject(j);
 }
 
-// a progress line on standard error at every tick of the drainage (as the rigid static verb's)
-typedef struct {
-  const mbsStaticOpt *o;
-  mbspTicker tick;
-} mbspFlexStaticProgress;
-
-static void mbsp_flexStaticProgress(void *ctx, int it, double ke, double dq) {
-  mbspFlexStaticProgress *p = ctx;
-  double t;
-  if (mbsp_tickerDue(&p->tick, &t))
-    fprintf(stderr,
-            "mbspar: static: %d of at most %d evaluations, kinetic energy %.3g J (ke_tol %.3g), "
-            "step %.3g (dq_tol %.3g), %.1f s\n",
-            it, p->o->max_iter, ke, p->o->ke_tol, dq, p->o->dq_tol, t);
-}
-
 static mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
                               mbspFlexRun *R, double *x) {
   mbsFlexStatic st = {0};
-  mbspFlexStaticProgress prog = {.o = &cfg->statics};
+  mbspStaticProgress prog = {.o = &cfg->statics};
   mbsp_tickerStart(&prog.tick, cli);
-  if (!cli->quiet) st.progress = mbsp_flexStaticProgress, st.progress_ctx = &prog;
+  if (!cli->quiet) st.progress = mbsp_staticProgress, st.progress_ctx = &prog;
   mbsp_flexInitial(R, x);
   MBS_CALL(mbs_flexStaticSolve(R->m, R->o, &cfg->statics, x, &st));
   if (st.reason != MBS_STATIC_CONVERGED)

@@ -155,22 +155,6 @@ static mbsErr mbs_staticCsv(const char *path, const mbsStatic *st, int exclusive
   return mbsp_outStage(set, tmp, path, exclusive);
 }
 
-// a line on standard error at every tick of the drainage loop (rank 0)
-typedef struct {
-  const mbsStaticOpt *o;
-  mbspTicker tick;
-} mbspStaticProgress;
-
-static void mbsp_staticProgress(void *ctx, int it, double ke, double dq) {
-  mbspStaticProgress *p = ctx;
-  double t;
-  if (mbsp_tickerDue(&p->tick, &t))
-    fprintf(stderr,
-            "mbspar: static: %d of at most %d evaluations, kinetic energy %.3g J (ke_tol %.3g), "
-            "step %.3g (dq_tol %.3g), %.1f s\n",
-            it, p->o->max_iter, ke, p->o->ke_tol, dq, p->o->dq_tol, t);
-}
-
 /// `mbspar static`: energy drainage from the initial state to the equilibrium (src/static.c).
 /// aba/crba run the loop on rank 0 while the other ranks wait at the agreement; every other
 /// method runs it on all ranks over the distributed engine. Collective.
