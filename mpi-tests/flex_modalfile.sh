@@ -4,7 +4,7 @@
 #    flex_modalfile.cfg (the same pendulum, its beam from that file) then gives accel's qdd, etadd
 #    and nodes, modes' omega and a 0.01 s rk4 run's trajectory.csv and energy.csv bit for bit equal
 #    to the beam's (the file holds the same doubles the dynamics read), and so does the committed
-#    configs/flex_modalfile.h5; accel at 2 ranks (schur) equal too;
+#    configs/flex_modalfile.h5 (all three with modal damping 0.02); accel at 2 ranks (schur) too;
 #  - an independent file: scripts/gen_modal_file.py (a cantilever's unreduced FE dofs, textbook
 #    element matrices, numpy's eigenvalues): check's omega_body (from the file's M, K) to 1e-9 and
 #    modes' omega (the oracle's linearisation, its own mass integration) to 1e-7 of numpy's, the
@@ -28,10 +28,18 @@ run 0 "$mbspar" check "$configs/flex_pendulum.cfg" --quiet --modal-out "$tmp/w"
 run 3 "$mbspar" check "$configs/flex_pendulum.cfg" --quiet --modal-out "$tmp/w"
 grep -q "exists (--force" "$tmp/err" || bad "--modal-out over an existing file: $(cat "$tmp/err")"
 run 0 "$mbspar" check "$configs/flex_pendulum.cfg" --quiet --modal-out "$tmp/w" --force
-mkdir "$tmp/rt"
-cp "$configs/flex_modalfile.cfg" "$tmp/rt/"
+# the three configs with modal damping 0.02 (so the run exercises /omega_fixed too)
+mkdir "$tmp/rt" "$tmp/configs"
+sed 's/damping = 0.0;/damping = 0.02;/' "$configs/flex_modalfile.cfg" >"$tmp/rt/flex_modalfile.cfg"
 cp "$tmp/w/beam.h5" "$tmp/rt/flex_modalfile.h5"
-for c in "$configs/flex_pendulum.cfg" "$tmp/rt/flex_modalfile.cfg" "$configs/flex_modalfile.cfg"; do
+sed 's/damping = 0.0;/damping = 0.02;/' "$configs/flex_modalfile.cfg" >"$tmp/configs/flex_modalfile.cfg"
+cp "$configs/flex_modalfile.h5" "$tmp/configs/"
+sed 's/damping = 0.0;/damping = 0.02;/' "$configs/flex_pendulum.cfg" >"$tmp/configs/flex_pendulum.cfg"
+for c in "$tmp/rt/flex_modalfile.cfg" "$tmp/configs/flex_modalfile.cfg"; do
+  grep -q "damping = 0.02;" "$c" || bad "$c: no damping = 0.02"
+done
+for c in "$tmp/configs/flex_pendulum.cfg" "$tmp/rt/flex_modalfile.cfg" \
+  "$tmp/configs/flex_modalfile.cfg"; do
   n=$(basename "$(dirname "$c")")_$(basename "$c" .cfg)
   run 0 "$mbspar" accel "$c" --quiet --json "$tmp/a_$n.json"
   run 0 "$mbspar" modes "$c" --quiet --count 6 --json "$tmp/m_$n.json"
