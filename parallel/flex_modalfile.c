@@ -56,8 +56,7 @@ static mbsErr mbsp_mfDouble(hid_t f, const char *path, const char *name, int ran
   mbsErr e = MBS_OK;
   H5T_class_t cl = ty >= 0 ? H5Tget_class(ty) : H5T_NO_CLASS;
   if (cl != H5T_FLOAT && cl != H5T_INTEGER)
-    e = mbs_errSet(MBS_ERR_INPUT, "%s: %s: not numbers (expected a dataset of floats)", path,
-                   name);
+    e = mbs_errSet(MBS_ERR_INPUT, "%s: %s: not numbers (expected a dataset of floats)", path, name);
   if (!e && (r < 0 || r > 4))
     e = mbs_errSet(MBS_ERR_INPUT, "%s: %s: cannot read its shape", path, name);
   if (!e) H5Sget_simple_extent_dims(sp, d, NULL);
@@ -94,8 +93,9 @@ static mbsErr mbsp_mfNodes(hid_t f, const char *path, int nfe, mbsFlexFileData *
       hf = H5Lexists(f, "/node_fe", H5P_DEFAULT) > 0;
   if (!hn && !hf) return MBS_OK;
   if (hn != hf)
-    return mbs_errSet(MBS_ERR_INPUT, "%s: %s: missing dataset (/node_names and /node_fe go together)",
-                      path, hn ? "/node_fe" : "/node_names");
+    return mbs_errSet(MBS_ERR_INPUT,
+                      "%s: %s: missing dataset (/node_names and /node_fe go together)", path,
+                      hn ? "/node_fe" : "/node_names");
   hsize_t want[1] = {0}, got[1] = {0};
   mbsReal *fe = NULL;
   MBS_CALL(mbsp_mfDouble(f, path, "/node_fe", 1, want, got, &fe));
@@ -107,9 +107,9 @@ static mbsErr mbsp_mfNodes(hid_t f, const char *path, int nfe, mbsFlexFileData *
   int nn = (int)got[0];
   for (int k = 0; k < nn; k++) {
     if (!(fe[k] >= 0 && fe[k] < nfe && fe[k] == (int)fe[k])) {
-      mbsErr e = mbs_errSet(MBS_ERR_INPUT,
-                            "%s: /node_fe: entry %d is %g, not an FE node index (0 .. %d)", path, k,
-                            fe[k], nfe - 1);
+      mbsErr e =
+          mbs_errSet(MBS_ERR_INPUT, "%s: /node_fe: entry %d is %g, not an FE node index (0 .. %d)",
+                     path, k, fe[k], nfe - 1);
       free(fe);
       return e;
     }
@@ -236,9 +236,8 @@ static mbsErr mbsp_flexFileRead(const char *path, mbsFlexFileData *d) {
 // dataset NAME (rank 0: a scalar) of doubles
 static int mbsp_mfPut(hid_t f, const char *name, int rank, const hsize_t *dims, const mbsReal *a) {
   hid_t sp = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
-  hid_t ds = sp >= 0 ? H5Dcreate2(f, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT,
-                                  H5P_DEFAULT)
-                     : -1;
+  hid_t ds =
+      sp >= 0 ? H5Dcreate2(f, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
   size_t n = 1;
   for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
   int bad = ds < 0 || (n && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) < 0);

@@ -350,8 +350,8 @@ mbsErr mbs_flexBeamReduce(const mbsFlexBeamSpec *s, mbsFlexModal *out) {
   out->Sbar = calloc(3 * (size_t)(m + 1), sizeof(mbsReal));
   out->rhoA = calloc((size_t)ne, sizeof(mbsReal));
   out->rhoJ = calloc((size_t)ne, sizeof(mbsReal));
-  if (!out->rhoA || !out->rhoJ ||!Ka || !Ma || !cls || !loc || !KII || !MII || !lam || !V || !T || !W || !out->M || !out->K ||
-      !out->Phi || !out->x || !out->omega_fixed || !out->Sbar) {
+  if (!out->rhoA || !out->rhoJ || !Ka || !Ma || !cls || !loc || !KII || !MII || !lam || !V || !T ||
+      !W || !out->M || !out->K || !out->Phi || !out->x || !out->omega_fixed || !out->Sbar) {
     e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible beam of %d elements)", ne);
     goto done;
   }
@@ -450,7 +450,8 @@ mbsErr mbs_flexBeamReduce(const mbsFlexBeamSpec *s, mbsFlexModal *out) {
   out->m = m, out->nfe = nfe;
   out->mass = s->rho * s->area * s->length;
   out->nbound = 6 * s->nnodes, out->nmodes = kk;
-  for (int k = 0; k < ne; k++) out->rhoA[k] = s->rho * s->area, out->rhoJ[k] = s->rho * (s->Iy + s->Iz);
+  for (int k = 0; k < ne; k++)
+    out->rhoA[k] = s->rho * s->area, out->rhoJ[k] = s->rho * (s->Iy + s->Iz);
   (void)n;
 done:
   free(Ka), free(Ma), free(cls), free(loc), free(KII), free(MII), free(lam), free(V), free(T),

@@ -109,9 +109,8 @@ static mbsErr mbs_cfgFlexFile(const mbsConfig *c, const mbsCs *fl, const mbsCs *
     return mbs_cfgFail(c, fs, "%s: flexible.file: expected a file name \"BODY.h5\"", what);
   const mbsCs *ms = config_setting_get_member(fl, "modes");
   if (ms)
-    return mbs_cfgFail(c, ms,
-                       "%s: flexible.modes: not with flexible.file (the file's modes are all kept)",
-                       what);
+    return mbs_cfgFail(
+        c, ms, "%s: flexible.modes: not with flexible.file (the file's modes are all kept)", what);
   MBS_CALL(mbs_cfgFlexDamping(c, fl, what, fb));
   mbsFlexFileReader rd = mbs_flexFileGetReader();
   if (!rd)
@@ -163,9 +162,9 @@ static mbsErr mbs_cfgFlexFile(const mbsConfig *c, const mbsCs *fl, const mbsCs *
   for (int k = 0; k < n; k++) {
     const mbsCs *nd = config_setting_get_elem(ns, (unsigned)k);
     if (config_setting_type(nd) != CONFIG_TYPE_GROUP)
-      return mbs_cfgFail(c, nd,
-                         "%s: flexible.nodes: wrong type: a node is a group { name = ...; }, got %s",
-                         what, mbs_cfgTypeName(nd));
+      return mbs_cfgFail(
+          c, nd, "%s: flexible.nodes: wrong type: a node is a group { name = ...; }, got %s", what,
+          mbs_cfgTypeName(nd));
     MBS_CALL(mbs_cfgCheckKeys(c, nd, nkeys));
     const char *name = NULL;
     MBS_CALL(mbs_cfgGetString(c, nd, "name", &name));
@@ -201,7 +200,8 @@ static mbsErr mbs_cfgFlexFile(const mbsConfig *c, const mbsCs *fl, const mbsCs *
 
 mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, const char *what,
                        mbsFlexBody *fb) {
-  static const char *const fkeys[] = {"beam", "file", "modes", "damping", "nodes", "stiffening", NULL};
+  static const char *const fkeys[] = {"beam",  "file",       "modes", "damping",
+                                      "nodes", "stiffening", NULL};
   static const char *const bkeys[] = {"length", "E", "rho", "area",     "Iy",
                                       "Iz",     "G", "J",   "elements", NULL};
   // the body's mass properties follow from the beam: giving them too is an error
@@ -222,10 +222,14 @@ mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, cons
   const mbsCs *fs = config_setting_get_member(fl, "file");
   if (fs) {
     if (config_setting_get_member(fl, "beam"))
-      return mbs_cfgFail(c, fs,
-                         "%s: flexible: beam and file both given (a body has one modal source)",
-                         what);
-    return mbs_cfgFlexFile(c, fl, fs, what, fb);
+      return mbs_cfgFail(
+          c, fs, "%s: flexible: beam and file both given (a body has one modal source)", what);
+    mbsErr e = mbs_cfgFlexFile(c, fl, fs, what, fb);
+    if (e) { // the caller frees nothing on an error
+      mbs_flexModalFree(&fb->modal);
+      free(fb->file), fb->file = NULL;
+    }
+    return e;
   }
   const mbsCs *beam;
   MBS_CALL(mbs_cfgGetGroup(c, fl, "beam", &beam));

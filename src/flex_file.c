@@ -163,7 +163,8 @@ static mbsErr mbs_ffConsistent(const char *path, const mbsFlexFileData *d) {
   mbsFoBody fo;
   memset(&fo, 0, sizeof fo);
   mbsErr e = mbs_foPoints(&fb, &fo);
-  mbsReal *Mp = calloc((size_t)m * m + 1, sizeof(mbsReal)), *Sp = calloc(3 * (size_t)m + 1, sizeof(mbsReal));
+  mbsReal *Mp = calloc((size_t)m * m + 1, sizeof(mbsReal)),
+          *Sp = calloc(3 * (size_t)m + 1, sizeof(mbsReal));
   if (!e && (!Mp || !Sp)) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (modal file)");
   mbsReal mass = 0, mx = 0, ixx = 0, iyy = 0;
   for (int p = 0; !e && p < fo.np; p++) {
@@ -182,17 +183,19 @@ static mbsErr mbs_ffConsistent(const char *path, const mbsFlexFileData *d) {
   for (int p = 0; !e && p < fo.np; p++) iyy += fo.dm[p] * (fo.x[p] - c) * (fo.x[p] - c);
   mbsReal L = md->x[md->nfe - 1];
   if (!e && fabs(md->mass - mass) > 1e-10 * mass)
-    e = mbs_errSet(MBS_ERR_INPUT, "%s: /mass: %.17g kg, but the elements (/x, /rhoA) weigh %.17g kg",
-                   path, md->mass, mass);
+    e = mbs_errSet(MBS_ERR_INPUT,
+                   "%s: /mass: %.17g kg, but the elements (/x, /rhoA) weigh %.17g kg", path,
+                   md->mass, mass);
   if (!e && fabs(d->mass - mass) > 1e-10 * mass)
     e = mbs_errSet(MBS_ERR_INPUT,
                    "%s: /rigid/mass: %.17g kg, but the elements (/x, /rhoA) weigh %.17g kg", path,
                    d->mass, mass);
-  if (!e && (fabs(d->com[0] - c) > 1e-9 * L || fabs(d->com[1]) > 1e-9 * L ||
-             fabs(d->com[2]) > 1e-9 * L))
-    e = mbs_errSet(MBS_ERR_INPUT,
-                   "%s: /rigid/com: [%g, %g, %g], but the elements' centre of mass is [%.17g, 0, 0]",
-                   path, d->com[0], d->com[1], d->com[2], c);
+  if (!e &&
+      (fabs(d->com[0] - c) > 1e-9 * L || fabs(d->com[1]) > 1e-9 * L || fabs(d->com[2]) > 1e-9 * L))
+    e = mbs_errSet(
+        MBS_ERR_INPUT,
+        "%s: /rigid/com: [%g, %g, %g], but the elements' centre of mass is [%.17g, 0, 0]", path,
+        d->com[0], d->com[1], d->com[2], c);
   mbsReal iref[6] = {ixx, iyy, iyy, 0, 0, 0}, is = fmax(ixx, iyy);
   for (int k = 0; !e && k < 6; k++)
     if (fabs(d->inertia[k] - iref[k]) > 1e-9 * is)

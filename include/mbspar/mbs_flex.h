@@ -51,9 +51,10 @@ typedef struct {
                  ///< Sbar^T a
   mbsReal mass;  ///< rho A length
   int nbound;    ///< constraint modes (the first nbound coordinates; undamped): 6 nnodes for a beam
-  int nmodes;    ///< fixed-interface normal modes (coordinates nbound.., omega_fixed each): m - nbound
+  int nmodes; ///< fixed-interface normal modes (coordinates nbound.., omega_fixed each): m - nbound
   mbsReal *rhoA; ///< (nfe - 1) mass per length of each element, kg/m (a beam: rho A)
-  mbsReal *rhoJ; ///< (nfe - 1) polar rotary inertia per length of each element, kg m (rho (Iy + Iz))
+  mbsReal
+      *rhoJ; ///< (nfe - 1) polar rotary inertia per length of each element, kg m (rho (Iy + Iz))
 } mbsFlexModal;
 
 /// Defaults: no geometry (length 0), modes 4, elements 10, nnodes 0.
@@ -101,11 +102,11 @@ typedef struct {
 #define MBS_FLEX_FILE_VERSION 1
 /// A modal file's contents as read (the parallel layer's HDF5 reader fills it; src/ has no HDF5).
 typedef struct {
-  mbsFlexModal modal;                 ///< M, K, Phi, x, omega_fixed, Sbar, mass, rhoA, rhoJ
-  mbsReal mass, com[3], inertia[6];   ///< /rigid: the undeformed body as a rigid one
-  int nnodes;                         ///< named nodes in the file
+  mbsFlexModal modal;               ///< M, K, Phi, x, omega_fixed, Sbar, mass, rhoA, rhoJ
+  mbsReal mass, com[3], inertia[6]; ///< /rigid: the undeformed body as a rigid one
+  int nnodes;                       ///< named nodes in the file
   char node_name[MBS_FLEX_MAX_NODES][MBS_FLEX_NAME];
-  int node_fe[MBS_FLEX_MAX_NODES];    ///< their FE nodes (1 .. nfe - 1)
+  int node_fe[MBS_FLEX_MAX_NODES]; ///< their FE nodes (1 .. nfe - 1)
 } mbsFlexFileData;
 /// Reads \p path into \p d (zeroed first); MBS_ERR_INPUT with "PATH: /DATASET: problem" set by
 /// mbs_errSet. Registered by the parallel layer (mbsp_init); NULL until then.
