@@ -84,6 +84,7 @@ static mbsErr ff_read(const char *path, mbsFlexFileData *d) {
   if (ff_fault == 6) o->Phi[(6 * 5 + 2) * m + 2] += 1e-3; // M no longer the elements'
   if (ff_fault == 7) o->x[3] = o->x[2];                   // mesh not increasing
   if (ff_fault == 8) d->node_fe[0] = 0;                   // a node at the root
+  if (ff_fault == 9) memcpy(d->node_name[0], "t,p", 4);   // a name a CSV header cannot hold
   return MBS_OK;
 }
 
@@ -178,7 +179,8 @@ int main(void) {
                                        "x.h5: /K: not positive semidefinite",
                                        "x.h5: /M: differs from the mass of the elements",
                                        "x.h5: /x: the FE node positions must increase",
-                                       "x.h5: /node_fe: node \"tip\" at FE node 0"};
+                                       "x.h5: /node_fe: node \"tip\" at FE node 0",
+                                       "x.h5: /node_names: name 0: "};
     for (ff_fault = 1; ff_fault < (int)(sizeof want / sizeof want[0]); ff_fault++) {
       e = build(ft, &m);
       MBS_EXPECT(e == MBS_ERR_INPUT && !strncmp(mbs_errMsg(), "t.cfg:5:", 8) &&

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_flex.h"
+#include "mbspar/mbs_model.h"
 #include "flex_private.h"
 
 static mbsFlexFileReader mbs_flex_reader;
@@ -106,6 +107,8 @@ static mbsErr mbs_ffBasic(const char *path, const mbsFlexFileData *d) {
                     path, r, c, md->Phi[(size_t)r * m + c]);
   for (int k = 0; k < d->nnodes; k++) {
     if (!d->node_name[k][0]) MBS_FF_FAIL("%s: /node_names: name %d is empty", path, k);
+    const char *why = mbs_nameProblem(d->node_name[k]);
+    if (why) MBS_FF_FAIL("%s: /node_names: name %d: %s", path, k, why);
     if (d->node_fe[k] < 1 || d->node_fe[k] >= nfe)
       MBS_FF_FAIL("%s: /node_fe: node \"%s\" at FE node %d (expected 1 .. %d: not the root)", path,
                   d->node_name[k], d->node_fe[k], nfe - 1);
