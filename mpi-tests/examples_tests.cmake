@@ -101,3 +101,21 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(flex_spinup_30s PROPERTIES LABELS slow PROCESSORS 1 TIMEOUT 1500
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# flexible bodies from a modal file (HDF5; docs/flexible.md 14): the round trip from the built-in
+# beam (check --modal-out) bit for bit, an independent file of scripts/gen_modal_file.py against
+# numpy's and Euler-Bernoulli's frequencies, the refusals of bad files; .np2 adds accel at 2 ranks
+# (schur) and a refusal at 2 ranks
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_modalfile COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_modalfile.sh
+                                       $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY}
+                                       ${CMAKE_SOURCE_DIR}/configs ${CMAKE_SOURCE_DIR}/scripts)
+  set_tests_properties(flex_modalfile PROPERTIES LABELS unit PROCESSORS 1 TIMEOUT 120
+                       SKIP_RETURN_CODE 77 ENVIRONMENT "${MBS_MPI_ENV}")
+  add_test(NAME flex_modalfile.np2 COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_modalfile.sh
+                                           $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY}
+                                           ${CMAKE_SOURCE_DIR}/configs ${CMAKE_SOURCE_DIR}/scripts
+                                           ${MPIEXEC_EXECUTABLE})
+  set_tests_properties(flex_modalfile.np2 PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 180
+                       SKIP_RETURN_CODE 77
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+endif()

@@ -2,7 +2,10 @@
 /// The config keys of flexible bodies (issue 34 part 2a; docs/flexible.md; src/flex_config.c):
 /// a cantilever with a tip node and a body hung from it is built with its modal data (m = 6 per
 /// node + modes), the rigid-equivalent mass properties and the child's joint at the node; bad
-/// input is refused with MBS_ERR_INPUT and "FILE:LINE:" of the setting at fault.
+/// input is refused with MBS_ERR_INPUT and "FILE:LINE:" of the setting at fault. flexible.file
+/// (docs/flexible.md 14) without HDF5: a stand-in reader hands the core the beam's own modal data
+/// (the model then holds the same doubles), or that data with one thing wrong (mbs_flexFileCheck
+/// refuses it naming the dataset); without a reader the key is refused.
 #include "mbs_test.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_flex.h"
@@ -41,6 +44,48 @@ static mbsErr build(const char *text, mbsModel **m) {
   if (!e) e = mbs_configBuildModel(cfg, m);
   mbs_configDestroy(&cfg);
   return e;
+}
+
+// flexible.file through a stand-in reader: the beam of GOOD's modal data, deep-copied, with
+// fault `ff_fault` (0: none)
+static const mbsFlexBody *ff_src;
+static int ff_fault;
+
+static mbsReal *ff_dup(const mbsReal *a, size_t n) {
+  mbsReal *b = malloc(sizeof(mbsReal) * (n + 1));
+  if (b && n) memcpy(b, a, sizeof(mbsReal) * n);
+  return b;
+}
+
+static mbsErr ff_read(const char *path, mbsFlexFileData *d) {
+  (void)path;
+  memset(d, 0, sizeof *d);
+  const mbsFlexModal *s = &ff_src->modal;
+  mbsFlexModal *o = &d->modal;
+  size_t m = (size_t)s->m, nfe = (size_t)s->nfe;
+  *o = *s;
+  o->M = ff_dup(s->M, m * m), o->K = ff_dup(s->K, m * m), o->Phi = ff_dup(s->Phi, 6 * nfe * m);
+  o->x = ff_dup(s->x, nfe), o->omega_fixed = ff_dup(s->omega_fixed, (size_t)s->nmodes);
+  o->Sbar = ff_dup(s->Sbar, 3 * m), o->rhoA = ff_dup(s->rhoA, nfe - 1);
+  o->rhoJ = ff_dup(s->rhoJ, nfe - 1);
+  d->mass = ff_src->rigid_mass;
+  memcpy(d->com, ff_src->rigid_com, sizeof d->com);
+  memcpy(d->inertia, ff_src->rigid_inertia, sizeof d->inertia);
+  d->nnodes = ff_src->nnodes;
+  for (int k = 0; k < d->nnodes; k++) {
+    memcpy(d->node_name[k], ff_src->node_name[k], MBS_FLEX_NAME);
+    d->node_fe[k] = mbs_flexNodeFe(ff_src, k);
+  }
+  if (ff_fault == 1) o->M[1] += 1e-3 * o->M[0];           // M not symmetric
+  if (ff_fault == 2) o->Sbar[2 * m + 2] *= 1.001;         // Sbar off
+  if (ff_fault == 3) d->mass *= 1.001;                    // rigid mass off
+  if (ff_fault == 4) o->Phi[0] = 1e-3;                    // the root moves
+  if (ff_fault == 5) o->K[(m - 1) * m + m - 1] *= -1;     // K indefinite
+  if (ff_fault == 6) o->Phi[(6 * 5 + 2) * m + 2] += 1e-3; // M no longer the elements'
+  if (ff_fault == 7) o->x[3] = o->x[2];                   // mesh not increasing
+  if (ff_fault == 8) d->node_fe[0] = 0;                   // a node at the root
+  if (ff_fault == 9) memcpy(d->node_name[0], "t,p", 4);   // a name a CSV header cannot hold
+  return MBS_OK;
 }
 
 int main(void) {
@@ -94,5 +139,67 @@ int main(void) {
     mbs_modelDestroy(&m);
     free(t);
   }
+  // flexible.file with the stand-in reader
+  mbsModel *mb = NULL;
+  MBS_EXPECT_OK(build(GOOD, &mb));
+  char *ft = edit("beam = { length = 1.0; E = 2.1e11; rho = 7850.0; area = 1.0e-4;\n"
+                  "                 Iy = 8.3333e-10; Iz = 8.3333e-10; elements = 10; };\n"
+                  "        modes = 6;\n",
+                  "file = \"x.h5\";\n\n\n");
+  MBS_EXPECT(ft && mb, "file config");
+  if (ft && mb) {
+    ff_src = mbs_flexSetFindName(mb->flex, "beam");
+    mbsErr e = build(ft, &m); // no reader registered
+    MBS_EXPECT(e == MBS_ERR_INPUT && !strncmp(mbs_errMsg(), "t.cfg:5:", 8) &&
+                   strstr(mbs_errMsg(), "no HDF5 reader"),
+               "no reader: %d %s", (int)e, mbs_errMsg());
+    mbs_modelDestroy(&m);
+    mbs_flexFileSetReader(ff_read);
+    MBS_EXPECT_OK(build(ft, &m));
+    const mbsFlexBody *fb = m ? mbs_flexSetFindName(m->flex, "beam") : NULL;
+    MBS_EXPECT(fb && fb->file && strstr(fb->file, "x.h5"), "the file body");
+    if (fb) {
+      const mbsFlexModal *a = &fb->modal, *b = &ff_src->modal;
+      size_t mm = (size_t)b->m * (size_t)b->m;
+      MBS_EXPECT(a->m == b->m && a->nfe == b->nfe && a->nbound == b->nbound &&
+                     a->nmodes == b->nmodes && !memcmp(a->M, b->M, sizeof(mbsReal) * mm) &&
+                     !memcmp(a->K, b->K, sizeof(mbsReal) * mm) &&
+                     !memcmp(a->Phi, b->Phi, sizeof(mbsReal) * 6 * (size_t)b->nfe * (size_t)b->m),
+                 "the file body's modal data is the beam's");
+      MBS_EXPECT(m->body_mass[fb->body] == mb->body_mass[ff_src->body] && fb->nnodes == 1 &&
+                     fb->spec.node_x[0] == 1.0 && fb->damping == 0.01,
+                 "mass, node, damping");
+    }
+    mbs_modelDestroy(&m);
+    static const char *const want[] = {NULL,
+                                       "x.h5: /M: not symmetric",
+                                       "x.h5: /Sbar: differs",
+                                       "x.h5: /rigid/mass:",
+                                       "x.h5: /Phi: row 0, column 0",
+                                       "x.h5: /K: not positive semidefinite",
+                                       "x.h5: /M: differs from the mass of the elements",
+                                       "x.h5: /x: the FE node positions must increase",
+                                       "x.h5: /node_fe: node \"tip\" at FE node 0",
+                                       "x.h5: /node_names: name 0: "};
+    for (ff_fault = 1; ff_fault < (int)(sizeof want / sizeof want[0]); ff_fault++) {
+      e = build(ft, &m);
+      MBS_EXPECT(e == MBS_ERR_INPUT && !strncmp(mbs_errMsg(), "t.cfg:5:", 8) &&
+                     strstr(mbs_errMsg(), want[ff_fault]),
+                 "fault %d: %d \"%s\" (expected %s)", ff_fault, (int)e, mbs_errMsg(),
+                 want[ff_fault]);
+      mbs_modelDestroy(&m);
+    }
+    ff_fault = 0;
+    char *both = edit("modes = 6;", "file = \"x.h5\"; modes = 6;");
+    e = both ? build(both, &m) : MBS_ERR_INTERNAL;
+    MBS_EXPECT(e == MBS_ERR_INPUT && !strncmp(mbs_errMsg(), "t.cfg:7:", 8) &&
+                   strstr(mbs_errMsg(), "beam and file both given"),
+               "beam and file: %s", mbs_errMsg());
+    mbs_modelDestroy(&m);
+    free(both);
+    mbs_flexFileSetReader(NULL);
+  }
+  free(ft);
+  mbs_modelDestroy(&mb);
   return mbs_test_finish("test_flex_config");
 }

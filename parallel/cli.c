@@ -47,6 +47,9 @@ static const mbsOpt mbs_opts[] = {
      "bind each rank (and its threads) when the launcher did not:\n"
      "core, numa or none (default: leave as launched)"},
     {"--count", "K", "modes", "the K lowest modes (default 10)"},
+    {"--modal-out", "DIR", "check",
+     "write each flexible body's modal file, DIR/BODY.h5 (flexible.file\n"
+     "reads it; docs/flexible.md 14)"},
     {"--at", "WHERE", "modes",
      "q0 (default) or static: linearise at the initial state or at the\n"
      "equilibrium `mbspar static` finds (the config's static group)"},
@@ -256,6 +259,9 @@ static mbsErr mbs_cliWords(int argc, char **argv, const mbspVerb *verbs, int nve
       } else if (!strcmp(opt, "--out")) {
         if (!val[0]) return mbs_errSet(MBS_ERR_USAGE, "mbspar: --out needs a directory");
         cli->out = val;
+      } else if (!strcmp(opt, "--modal-out")) {
+        if (!val[0]) return mbs_errSet(MBS_ERR_USAGE, "mbspar: --modal-out needs a directory");
+        cli->modal_out = val;
       } else if (!strcmp(opt, "--restart")) {
         if (!val[0]) return mbs_errSet(MBS_ERR_USAGE, "mbspar: --restart needs a checkpoint file");
         cli->restart = val;

@@ -26,6 +26,7 @@ typedef struct {
   int repeat;            ///< --repeat K
   const char *bind;      ///< --bind core|numa|none
   const char *restart;   ///< --restart FILE
+  const char *modal_out; ///< check --modal-out DIR (NULL: none)
   double progress_every; ///< --progress SECONDS (batch logs)
   int quiet, force, help, version;
   int petsc_help;  ///< -help (PETSc's, with mbspar's own options)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "flex_modalfile.h"
 #include "comm_private.h"
 #include "flops.h"
 #include "fmtoff.h"
@@ -69,6 +70,7 @@ mbsErr mbsp_init(int *argc, char ***argv, mbspComm **out) {
   int inited = 0;
   *out = NULL;
   MBS_CALL(mbsp_solversRegister()); // the parallel layer's entries of the solver table
+  mbsp_flexFileRegister();          // the HDF5 reader of flexible.file (docs/flexible.md 14)
   MPI_Initialized(&inited);
   mbspComm *c = calloc(1, sizeof *c);
   if (!c) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");

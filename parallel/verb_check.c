@@ -1,15 +1,19 @@
 /// \file verb_check.c
 /// `mbspar check`: validate the input and summarise the model (rank 0 prints and writes; the
 /// other ranks wait at the agreement).
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "mbspar/mbs_loops.h"
 #include "mbspar/mbs_solvertype.h"
 #include "mbspar/mbspar.h"
 #include "mbspar/mbs_flex.h"
+#include "flex_modalfile.h"
 
 #define MBS_CHECK_NWARN 2
 
@@ -262,6 +266,38 @@ static void mbs_printSummary(const mbsConfig *cfg, const mbsModel *m, const mbsC
   }
 }
 
+// --modal-out DIR: every flexible body's modal file DIR/BODY.h5 (docs/flexible.md 14); an
+// existing file only with --force
+static mbsErr mbs_checkModalOut(const mbsCli *cli, const mbsModel *m) {
+  const mbsFlexSet *set = m->flex;
+  const char *dir = cli->modal_out;
+  if (!set || !set->n)
+    return mbs_errSet(MBS_ERR_USAGE, "mbspar: --modal-out %s: the model has no flexible body", dir);
+  struct stat st;
+  if (stat(dir, &st) != 0 && mkdir(dir, 0777) != 0)
+    return mbs_errSet(MBS_ERR_IO, "mbspar: --modal-out %s: cannot create directory (%s)", dir,
+                      strerror(errno));
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    return mbs_errSet(MBS_ERR_IO, "mbspar: --modal-out %s: exists and is not a directory", dir);
+  for (int pass = 0; pass < 2; pass++) // first the clobber checks, then the files
+    for (int k = 0; k < set->n; k++) {
+      char path[4096];
+      int w = snprintf(path, sizeof path, "%s/%s.h5", dir, set->b[k].name);
+      if (w < 0 || (size_t)w >= sizeof path)
+        return mbs_errSet(MBS_ERR_USAGE, "mbspar: --modal-out %s: path too long", dir);
+      if (!pass && !cli->force && stat(path, &st) == 0)
+        return mbs_errSet(MBS_ERR_IO, "mbspar: --modal-out: %s exists (--force overwrites it)",
+                          path);
+      if (pass) {
+        MBS_CALL(mbsp_flexModalWrite(set->b + k, path));
+        if (mbsp_cliTable(cli))
+          printf("  modal file %s (body %s, %d modal coordinates)\n", path, set->b[k].name,
+                 set->b[k].modal.m);
+      }
+    }
+  return MBS_OK;
+}
+
 mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
   mbsErr e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
   if (!e && mbsp_rank(comm) == 0) {
@@ -299,6 +335,7 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
       mbs_checkOrderMsg(&cw, msg, sizeof msg);
       fprintf(mbsp_cliTable(cli) ? stdout : stderr, "warning: %s\n", msg);
     }
+    if (!e && cli->modal_out) e = mbs_checkModalOut(cli, m);
     if (!e) e = mbsp_emit(cli, comm, cfg, m, mbs_checkJson, &cw);
     free(cw.start);
   }

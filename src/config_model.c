@@ -375,7 +375,9 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
   if (fl) {
     MBS_CALL(mbs_cfgFlexible(c, b, fl, what, &fb));
     memset(&geo, 0, sizeof geo);
-    mbs_flexRigidEquivalent(&fb.spec, &geo.mass, geo.com, geo.inertia);
+    geo.mass = fb.rigid_mass; // the beam's rigid equivalent, or the file's /rigid
+    memcpy(geo.com, fb.rigid_com, sizeof geo.com);
+    memcpy(geo.inertia, fb.rigid_inertia, sizeof geo.inertia);
     geo.length = fb.spec.length, geo.dir[0] = 1; // drawn along the beam
     snprintf(fb.name, sizeof fb.name, "%s", name);
     fb.line = mbs_cfgLine(fl);
@@ -394,7 +396,7 @@ static mbsErr mbs_cfgBody(const mbsConfig *c, mbsModel *m, const mbsCs *b, const
     e = mbs_flexSetAdd(&m->flex, &fb);
     if (!e) m->nflex_g++;
   }
-  if (fl) mbs_flexModalFree(&fb.modal); // moved into the set, or dropped on an error
+  if (fl) mbs_flexModalFree(&fb.modal), free(fb.file); // moved into the set, or dropped
   if (!e && node >= 0 && id >= 0) e = mbs_flexSetAttach(m->flex, id, node);
   if (e) return e;
   return mbs_tipSet(tips, id, geo.length > 0 ? tip : NULL);

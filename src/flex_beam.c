@@ -255,6 +255,7 @@ void mbs_flexBeamDefault(mbsFlexBeamSpec *s) {
 
 void mbs_flexModalFree(mbsFlexModal *f) {
   free(f->M), free(f->K), free(f->Phi), free(f->x), free(f->omega_fixed), free(f->Sbar);
+  free(f->rhoA), free(f->rhoJ);
   memset(f, 0, sizeof *f);
 }
 
@@ -347,8 +348,10 @@ mbsErr mbs_flexBeamReduce(const mbsFlexBeamSpec *s, mbsFlexModal *out) {
   out->x = calloc((size_t)nfe, sizeof(mbsReal));
   out->omega_fixed = calloc((size_t)kk + 1, sizeof(mbsReal));
   out->Sbar = calloc(3 * (size_t)(m + 1), sizeof(mbsReal));
-  if (!Ka || !Ma || !cls || !loc || !KII || !MII || !lam || !V || !T || !W || !out->M || !out->K ||
-      !out->Phi || !out->x || !out->omega_fixed || !out->Sbar) {
+  out->rhoA = calloc((size_t)ne, sizeof(mbsReal));
+  out->rhoJ = calloc((size_t)ne, sizeof(mbsReal));
+  if (!out->rhoA || !out->rhoJ || !Ka || !Ma || !cls || !loc || !KII || !MII || !lam || !V || !T ||
+      !W || !out->M || !out->K || !out->Phi || !out->x || !out->omega_fixed || !out->Sbar) {
     e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible beam of %d elements)", ne);
     goto done;
   }
@@ -446,6 +449,9 @@ mbsErr mbs_flexBeamReduce(const mbsFlexBeamSpec *s, mbsFlexModal *out) {
   for (int i = 0; i < nfe; i++) out->x[i] = s->length * i / ne;
   out->m = m, out->nfe = nfe;
   out->mass = s->rho * s->area * s->length;
+  out->nbound = 6 * s->nnodes, out->nmodes = kk;
+  for (int k = 0; k < ne; k++)
+    out->rhoA[k] = s->rho * s->area, out->rhoJ[k] = s->rho * (s->Iy + s->Iz);
   (void)n;
 done:
   free(Ka), free(Ma), free(cls), free(loc), free(KII), free(MII), free(lam), free(V), free(T),

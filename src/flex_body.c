@@ -62,7 +62,7 @@ int mbs_flexSetAttachedNode(const mbsFlexSet *s, int child) {
 
 void mbs_flexSetFree(mbsFlexSet *s) {
   if (!s) return;
-  for (int k = 0; k < s->n; k++) mbs_flexModalFree(&s->b[k].modal);
+  for (int k = 0; k < s->n; k++) mbs_flexModalFree(&s->b[k].modal), free(s->b[k].file);
   free(s->b), free(s->att_child), free(s->att_node);
   free(s);
 }
@@ -84,15 +84,19 @@ void mbs_flexRigidEquivalent(const mbsFlexBeamSpec *s, mbsReal *mass, mbsReal co
 void mbs_flexReport(FILE *f, const mbsFlexSet *s) {
   for (int k = 0; s && k < s->n; k++) {
     const mbsFlexBody *b = s->b + k;
+    const mbsFlexModal *md = &b->modal;
     fprintf(f,
             "  flexible body %-12s %d modal coordinates (%d constraint modes of %d node(s), %d "
-            "fixed-interface modes), beam %g m of %d elements, damping %g, stiffening %s\n",
-            b->name, b->modal.m, 6 * b->nnodes, b->nnodes, b->spec.modes, b->spec.length,
-            b->spec.elements, b->damping, b->stiffening ? "on" : "off");
+            "fixed-interface modes), ",
+            b->name, md->m, md->nbound, b->nnodes, md->nmodes);
+    if (b->file)
+      fprintf(f, "file %s (%g m, %d elements)", b->file, md->x[md->nfe - 1], md->nfe - 1);
+    else
+      fprintf(f, "beam %g m of %d elements", b->spec.length, b->spec.elements);
+    fprintf(f, ", damping %g, stiffening %s\n", b->damping, b->stiffening ? "on" : "off");
     fprintf(f, "    fixed-interface frequencies (Hz):");
-    for (int i = 0; i < b->spec.modes; i++)
-      fprintf(f, " %.6g", b->modal.omega_fixed[i] / (2 * M_PI));
-    if (!b->spec.modes) fprintf(f, " none");
+    for (int i = 0; i < md->nmodes; i++) fprintf(f, " %.6g", md->omega_fixed[i] / (2 * M_PI));
+    if (!md->nmodes) fprintf(f, " none");
     fprintf(f, "\n");
     for (int i = 0; i < b->nnodes; i++)
       fprintf(f, "    node %-12s x = %g m\n", b->node_name[i], b->spec.node_x[i]);
@@ -107,9 +111,15 @@ void mbs_flexJson(mbsJson *j, const mbsFlexSet *s) {
     mbs_jsonBeginObject(j, NULL);
     mbs_jsonString(j, "body", b->name);
     mbs_jsonInt(j, "modal_coordinates", b->modal.m);
-    mbs_jsonInt(j, "constraint_modes", 6 * b->nnodes);
-    mbs_jsonInt(j, "fixed_interface_modes", b->spec.modes);
-    mbs_jsonNumberArray(j, "omega_fixed", b->modal.omega_fixed, b->spec.modes);
+    mbs_jsonInt(j, "constraint_modes", b->modal.nbound);
+    mbs_jsonInt(j, "fixed_interface_modes", b->modal.nmodes);
+    mbs_jsonNumberArray(j, "omega_fixed", b->modal.omega_fixed, b->modal.nmodes);
+    if (b->file) mbs_jsonString(j, "file", b->file);
+    // the body's own frequencies, K w = omega^2 M w (root clamped), the 10 lowest (rad/s)
+    mbsReal om[10];
+    int no = b->modal.m < 10 ? b->modal.m : 10;
+    if (no > 0 && !mbs_flexModalFrequencies(&b->modal, no, om))
+      mbs_jsonNumberArray(j, "omega_body", om, no);
     mbs_jsonBool(j, "stiffening", b->stiffening);
     mbs_jsonBeginArray(j, "nodes");
     for (int i = 0; i < b->nnodes; i++) {

@@ -2,7 +2,8 @@
 /// The config keys of a flexible body (issue 34 part 2a; ../shared/design.md section 9;
 /// docs/flexible.md): `flexible = { beam = {...}; modes; damping; nodes = (...); }` inside a
 /// body, read strictly (FILE:LINE, one line) and reduced by Craig–Bampton (flex_beam.c) while
-/// the model is built. Called from config_model.c (mbs_cfgBody).
+/// the model is built, or `flexible = { file = "BODY.h5"; ... }` read from a modal file
+/// (docs/flexible.md 14). Called from config_model.c (mbs_cfgBody).
 
 #define _POSIX_C_SOURCE 200809L
 #include "config_private.h"
@@ -80,9 +81,127 @@ static mbsErr mbs_cfgFlexNodes(const mbsConfig *c, const mbsCs *fl, const char *
   return MBS_OK;
 }
 
+// flexible.damping and flexible.stiffening (both sources)
+static mbsErr mbs_cfgFlexDamping(const mbsConfig *c, const mbsCs *fl, const char *what,
+                                 mbsFlexBody *fb) {
+  MBS_CALL(mbs_cfgGetReal(c, fl, "damping", &fb->damping));
+  const mbsCs *ds = config_setting_get_member(fl, "damping");
+  if (ds && !(fb->damping >= 0 && isfinite(fb->damping)))
+    return mbs_cfgFail(c, ds, "%s: flexible.damping must be >= 0 (got %g)", what, fb->damping);
+  const mbsCs *st = config_setting_get_member(fl, "stiffening");
+  if (st) {
+    if (config_setting_type(st) != CONFIG_TYPE_BOOL)
+      return mbs_cfgFail(c, st,
+                         "%s: flexible.stiffening: wrong type: expected true or false, got %s",
+                         what, mbs_cfgTypeName(st));
+    fb->stiffening = config_setting_get_bool(st);
+  }
+  return MBS_OK;
+}
+
+// flexible.file: the modal data, nodes and rigid properties from a modal file (docs/flexible.md
+// 14), read by the reader the parallel layer registered (HDF5) and checked by mbs_flexFileCheck;
+// the config's nodes, when given, pick the file's nodes by name (in the config's order)
+static mbsErr mbs_cfgFlexFile(const mbsConfig *c, const mbsCs *fl, const mbsCs *fs,
+                              const char *what, mbsFlexBody *fb) {
+  static const char *const nkeys[] = {"name", "position", NULL};
+  if (config_setting_type(fs) != CONFIG_TYPE_STRING || !config_setting_get_string(fs)[0])
+    return mbs_cfgFail(c, fs, "%s: flexible.file: expected a file name \"BODY.h5\"", what);
+  const mbsCs *ms = config_setting_get_member(fl, "modes");
+  if (ms)
+    return mbs_cfgFail(
+        c, ms, "%s: flexible.modes: not with flexible.file (the file's modes are all kept)", what);
+  MBS_CALL(mbs_cfgFlexDamping(c, fl, what, fb));
+  mbsFlexFileReader rd = mbs_flexFileGetReader();
+  if (!rd)
+    return mbs_cfgFail(c, fs,
+                       "%s: flexible.file: modal files are read by the mbspar program (this "
+                       "program has no HDF5 reader)",
+                       what);
+  MBS_CALL(mbs_cfgResolve(c, config_setting_get_string(fs), &fb->file));
+  mbsFlexFileData d;
+  memset(&d, 0, sizeof d);
+  mbsErr e = rd(fb->file, &d);
+  if (!e) e = mbs_flexFileCheck(fb->file, &d);
+  if (e == MBS_ERR_INPUT) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", mbs_errMsg());
+    mbs_flexFileFree(&d);
+    return mbs_cfgFail(c, fs, "%s: flexible.file: %s", what, msg);
+  }
+  if (e) {
+    mbs_flexFileFree(&d);
+    return e;
+  }
+  fb->modal = d.modal; // moved
+  const mbsFlexModal *md = &fb->modal;
+  fb->spec.length = md->x[md->nfe - 1];
+  fb->spec.elements = md->nfe - 1;
+  fb->spec.modes = md->nmodes;
+  fb->rigid_mass = d.mass;
+  memcpy(fb->rigid_com, d.com, sizeof d.com);
+  memcpy(fb->rigid_inertia, d.inertia, sizeof d.inertia);
+  const mbsCs *ns = config_setting_get_member(fl, "nodes");
+  if (!ns) { // every node of the file
+    for (int k = 0; k < d.nnodes; k++) {
+      snprintf(fb->node_name[k], MBS_FLEX_NAME, "%s", d.node_name[k]);
+      fb->spec.node_x[k] = md->x[d.node_fe[k]];
+    }
+    fb->spec.nnodes = fb->nnodes = d.nnodes;
+    return MBS_OK;
+  }
+  if (!mbs_cfgIsList(ns))
+    return mbs_cfgFail(c, ns,
+                       "%s: flexible.nodes: wrong type: expected a list ( { name = ...; }, ... ), "
+                       "got %s",
+                       what, mbs_cfgTypeName(ns));
+  int n = config_setting_length(ns);
+  if (n > MBS_FLEX_MAX_NODES)
+    return mbs_cfgFail(c, ns, "%s: flexible.nodes: at most %d nodes (got %d)", what,
+                       MBS_FLEX_MAX_NODES, n);
+  for (int k = 0; k < n; k++) {
+    const mbsCs *nd = config_setting_get_elem(ns, (unsigned)k);
+    if (config_setting_type(nd) != CONFIG_TYPE_GROUP)
+      return mbs_cfgFail(
+          c, nd, "%s: flexible.nodes: wrong type: a node is a group { name = ...; }, got %s", what,
+          mbs_cfgTypeName(nd));
+    MBS_CALL(mbs_cfgCheckKeys(c, nd, nkeys));
+    const char *name = NULL;
+    MBS_CALL(mbs_cfgGetString(c, nd, "name", &name));
+    if (!name || !name[0]) return mbs_cfgFail(c, nd, "%s: flexible.nodes: missing name", what);
+    int f = -1;
+    for (int j = 0; j < d.nnodes && f < 0; j++)
+      if (!strcmp(d.node_name[j], name)) f = j;
+    if (f < 0)
+      return mbs_cfgFail(c, config_setting_get_member(nd, "name"),
+                         "%s: flexible.nodes: node \"%s\" is not in %s (/node_names)", what, name,
+                         fb->file);
+    for (int j = 0; j < k; j++)
+      if (!strcmp(fb->node_name[j], name))
+        return mbs_cfgFail(c, config_setting_get_member(nd, "name"),
+                           "%s: flexible.nodes: node \"%s\" is named twice", what, name);
+    mbsReal x = md->x[d.node_fe[f]];
+    if (config_setting_get_member(nd, "position")) {
+      mbsReal p[3];
+      MBS_CALL(mbs_cfgGetVec(c, nd, "position", 3, p));
+      mbsReal L = fb->spec.length;
+      if (fabs(p[0] - x) > 1e-12 * L || fabs(p[1]) > 1e-12 * L || fabs(p[2]) > 1e-12 * L)
+        return mbs_cfgFail(c, config_setting_get_member(nd, "position"),
+                           "%s: flexible.nodes: node \"%s\" is at [%g, 0, 0] in %s, not at "
+                           "[%g, %g, %g]",
+                           what, name, x, fb->file, p[0], p[1], p[2]);
+    }
+    snprintf(fb->node_name[k], MBS_FLEX_NAME, "%s", name);
+    fb->spec.node_x[k] = x;
+  }
+  fb->spec.nnodes = fb->nnodes = n;
+  return MBS_OK;
+}
+
 mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, const char *what,
                        mbsFlexBody *fb) {
-  static const char *const fkeys[] = {"beam", "modes", "damping", "nodes", "stiffening", NULL};
+  static const char *const fkeys[] = {"beam",  "file",       "modes", "damping",
+                                      "nodes", "stiffening", NULL};
   static const char *const bkeys[] = {"length", "E", "rho", "area",     "Iy",
                                       "Iz",     "G", "J",   "elements", NULL};
   // the body's mass properties follow from the beam: giving them too is an error
@@ -100,12 +219,24 @@ mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, cons
                          what, rigid[k]);
   }
   MBS_CALL(mbs_cfgCheckKeys(c, fl, fkeys));
+  const mbsCs *fs = config_setting_get_member(fl, "file");
+  if (fs) {
+    if (config_setting_get_member(fl, "beam"))
+      return mbs_cfgFail(
+          c, fs, "%s: flexible: beam and file both given (a body has one modal source)", what);
+    mbsErr e = mbs_cfgFlexFile(c, fl, fs, what, fb);
+    if (e) { // the caller frees nothing on an error
+      mbs_flexModalFree(&fb->modal);
+      free(fb->file), fb->file = NULL;
+    }
+    return e;
+  }
   const mbsCs *beam;
   MBS_CALL(mbs_cfgGetGroup(c, fl, "beam", &beam));
   if (!beam)
     return mbs_cfgFail(c, fl,
-                       "%s: flexible: missing beam = { length; E; rho; area; Iy; Iz; ... } (the "
-                       "built-in beam is the only modal source)",
+                       "%s: flexible: missing beam = { length; E; rho; area; Iy; Iz; ... } or "
+                       "file = \"BODY.h5\" (the modal source)",
                        what);
   MBS_CALL(mbs_cfgCheckKeys(c, beam, bkeys));
   mbsReal *dst[] = {&fb->spec.length, &fb->spec.E,  &fb->spec.rho, &fb->spec.area,
@@ -117,18 +248,7 @@ mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, cons
   }
   MBS_CALL(mbs_cfgGetInt(c, beam, "elements", 1, MBS_FLEX_MAX_ELEMENTS, &fb->spec.elements));
   MBS_CALL(mbs_cfgGetInt(c, fl, "modes", 0, INT_MAX, &fb->spec.modes));
-  MBS_CALL(mbs_cfgGetReal(c, fl, "damping", &fb->damping));
-  const mbsCs *ds = config_setting_get_member(fl, "damping");
-  if (ds && !(fb->damping >= 0 && isfinite(fb->damping)))
-    return mbs_cfgFail(c, ds, "%s: flexible.damping must be >= 0 (got %g)", what, fb->damping);
-  const mbsCs *st = config_setting_get_member(fl, "stiffening");
-  if (st) {
-    if (config_setting_type(st) != CONFIG_TYPE_BOOL)
-      return mbs_cfgFail(c, st,
-                         "%s: flexible.stiffening: wrong type: expected true or false, got %s",
-                         what, mbs_cfgTypeName(st));
-    fb->stiffening = config_setting_get_bool(st);
-  }
+  MBS_CALL(mbs_cfgFlexDamping(c, fl, what, fb));
   // the beam's properties before the nodes (a node is checked against the length)
   const mbsReal pos[] = {fb->spec.length, fb->spec.E,  fb->spec.rho,
                          fb->spec.area,   fb->spec.Iy, fb->spec.Iz};
@@ -139,6 +259,7 @@ mbsErr mbs_cfgFlexible(const mbsConfig *c, const mbsCs *b, const mbsCs *fl, cons
                          bkeys[k], pos[k]);
   MBS_CALL(mbs_cfgFlexNodes(c, fl, what, fb));
   mbsErr e = mbs_flexBeamReduce(&fb->spec, &fb->modal);
+  if (!e) mbs_flexRigidEquivalent(&fb->spec, &fb->rigid_mass, fb->rigid_com, fb->rigid_inertia);
   if (e == MBS_ERR_INPUT) {
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", mbs_errMsg());

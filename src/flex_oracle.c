@@ -133,7 +133,7 @@ mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
   const double *gx = mbs_fo_gx, *gw = mbs_fo_gw;
   const mbsFlexBeamSpec *s = &fb->spec;
   const mbsFlexModal *md = &fb->modal;
-  int ne = s->elements, m = md->m, np = MBS_FO_GAUSS * ne;
+  int ne = md->nfe - 1, m = md->m, np = MBS_FO_GAUSS * ne;
   b->fb = fb, b->np = np;
   b->x = malloc(sizeof(mbsReal) * (size_t)np);
   b->dm = malloc(sizeof(mbsReal) * (size_t)np);
@@ -166,8 +166,8 @@ mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
       double N1 = 1 - 3 * xi * xi + 2 * xi * xi * xi, N2 = (xi - 2 * xi * xi + xi * xi * xi) * h,
              N3 = 3 * xi * xi - 2 * xi * xi * xi, N4 = (-xi * xi + xi * xi * xi) * h;
       b->x[p] = x0 + xi * h;
-      b->dm[p] = s->rho * s->area * w;
-      b->jt[p] = s->rho * (s->Iy + s->Iz) * w;
+      b->dm[p] = md->rhoA[e] * w;
+      b->jt[p] = md->rhoJ[e] * w;
       mbsReal *T = b->phit + (size_t)3 * p * m, *X = b->phix + (size_t)p * m;
       for (int c = 0; c < m; c++) {
         // rows of Phi: [u v w thx thy thz] of node i (Pi) and node i + 1 (Pj); thz = v',
@@ -183,8 +183,8 @@ mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
   }
   // modal damping: 2 zeta omega_k on the fixed-interface modes (mass-normalised), none on the
   // constraint modes
-  int nb = 6 * fb->nnodes;
-  for (int k = 0; k < s->modes; k++)
+  int nb = md->nbound;
+  for (int k = 0; k < md->nmodes; k++)
     b->D[(size_t)(nb + k) * m + nb + k] = 2 * fb->damping * md->omega_fixed[k];
   return MBS_OK;
 }

@@ -50,6 +50,11 @@ typedef struct {
                  ///< mode (row k: direction k), so a uniform acceleration a loads the modes with
                  ///< Sbar^T a
   mbsReal mass;  ///< rho A length
+  int nbound;    ///< constraint modes (the first nbound coordinates; undamped): 6 nnodes for a beam
+  int nmodes; ///< fixed-interface normal modes (coordinates nbound.., omega_fixed each): m - nbound
+  mbsReal *rhoA; ///< (nfe - 1) mass per length of each element, kg/m (a beam: rho A)
+  mbsReal
+      *rhoJ; ///< (nfe - 1) polar rotary inertia per length of each element, kg m (rho (Iy + Iz))
 } mbsFlexModal;
 
 /// Defaults: no geometry (length 0), modes 4, elements 10, nnodes 0.
@@ -88,7 +93,33 @@ typedef struct {
                   ///< stiffening, docs/flexible.md 5.3; flexible.stiffening, default true)
   int nnodes;     ///< named nodes (= spec.nnodes), node k at spec.node_x[k] on the x axis
   char node_name[MBS_FLEX_MAX_NODES][MBS_FLEX_NAME];
+  char *file; ///< the modal file it was read from (NULL: the built-in beam; owned)
+  mbsReal rigid_mass, rigid_com[3], rigid_inertia[6]; ///< the undeformed body as a rigid one
+                                                      ///< (the model's body; about the com)
 } mbsFlexBody;
+
+/// Modal files (docs/flexible.md 14): version of the format this build reads and writes.
+#define MBS_FLEX_FILE_VERSION 1
+/// A modal file's contents as read (the parallel layer's HDF5 reader fills it; src/ has no HDF5).
+typedef struct {
+  mbsFlexModal modal;               ///< M, K, Phi, x, omega_fixed, Sbar, mass, rhoA, rhoJ
+  mbsReal mass, com[3], inertia[6]; ///< /rigid: the undeformed body as a rigid one
+  int nnodes;                       ///< named nodes in the file
+  char node_name[MBS_FLEX_MAX_NODES][MBS_FLEX_NAME];
+  int node_fe[MBS_FLEX_MAX_NODES]; ///< their FE nodes (1 .. nfe - 1)
+} mbsFlexFileData;
+/// Reads \p path into \p d (zeroed first); MBS_ERR_INPUT with "PATH: /DATASET: problem" set by
+/// mbs_errSet. Registered by the parallel layer (mbsp_init); NULL until then.
+typedef mbsErr (*mbsFlexFileReader)(const char *path, mbsFlexFileData *d);
+void mbs_flexFileSetReader(mbsFlexFileReader r);
+mbsFlexFileReader mbs_flexFileGetReader(void);
+/// The value checks of a read file (src/flex_file.c): finite entries, the mesh, M symmetric
+/// positive definite, K symmetric positive semidefinite, the root at rest, M, Sbar, mass and the
+/// rigid properties consistent with the elements' mass (the dynamics integrate that), the nodes.
+/// MBS_ERR_INPUT "PATH: /DATASET: problem".
+mbsErr mbs_flexFileCheck(const char *path, const mbsFlexFileData *d);
+/// Free the arrays of \p d.
+void mbs_flexFileFree(mbsFlexFileData *d);
 
 /// The flexible bodies of a model and the children that hang from their nodes.
 typedef struct mbsFlexSet {
