@@ -222,6 +222,7 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   if (!e) e = mbs_stateCreate(m, &s);
   if (!e) e = mbs_workCreate(&view, &w);
   if (!e) e = mbs_workEnableMethod(&view, w);
+  if (!e && rank != 0) mbs_modesTrim(md); // the others evaluate columns only: M, K, B (3 n^2)
   if (!e && rank == 0 && o.at && !fo) e = mbs_staticCreate(&view, &cfg->statics, &st);
   if (!e && rank == 0) dq = malloc(2 * (size_t)md->n * sizeof *dq); // Newton step, JSON scratch
   if (!e && rank == 0 && !dq) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
@@ -238,12 +239,15 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
               "%d evaluations (kinetic energy %.3e J): linearising where it stopped\n",
               st->opt.max_iter, st->ke);
   }
-  if (o.at && !fo && size > 1) { // rank 0's equilibrium to the others
+  // (the decisions on replicated data, m->nflex_g, not on fo: a failed create leaves it NULL on
+  // one rank only)
+  if (o.at && !m->nflex_g && size > 1) { // rank 0's equilibrium to the others
     e = mbsp_agreeErr(comm, e);
     if (!e) e = mbsp_bcastBytes(comm, s->q, sizeof *s->q * (size_t)m->nq, 0);
   }
   e = mbsp_agreeErr(comm, e);
-  if (!e && fo && o.at) e = mbs_flexStaticAt(m, fo, &cfg->statics, s->q, eta0, csp); // flexible 8
+  if (!e && m->nflex_g && o.at)
+    e = mbs_flexStaticAt(m, fo, &cfg->statics, s->q, eta0, csp); // flexible 8
   e = mbsp_agreeErr(comm, e);
   if (!e)
     e = fo ? mbs_flexModesLinearisePart(m, fo, s->q, eta0, md, csp)

@@ -47,6 +47,14 @@ mbsErr mbs_modesCreate(const mbsModel *m, mbsModes **md) {
   return mbs_stateCreate(m, &d->sp);
 }
 
+void mbs_modesTrim(mbsModes *md) {
+  free(md->V), md->V = NULL;
+  // A shrinks to the linearisation's scratch row (a failed shrink keeps the block); B stays
+  // whole: the accelerations at rest factor M in it
+  mbsReal *a = realloc(md->A, sizeof *a * (size_t)md->n);
+  if (a) md->A = a;
+}
+
 void mbs_modesDestroy(mbsModes **md) {
   if (!md || !*md) return;
   mbsModes *d = *md;

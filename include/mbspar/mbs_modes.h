@@ -61,6 +61,11 @@ mbsErr mbs_modesLinearise(const mbsModel *m, const mbsState *s, mbsWork *w, mbsM
 /// part ends with the same bits as one part alone. Collective over the parts of \p cs.
 mbsErr mbs_modesLinearisePart(const mbsModel *m, const mbsState *s, mbsWork *w, mbsModes *md,
                               const mbsColSplit *cs);
+/// A part that only evaluates columns (mbs_modesLinearisePart at a rank other than the one that
+/// solves): frees V and shrinks A to n (M, K and B stay whole: the gather fills M and K, B
+/// factors M for the accelerations at rest). The
+/// result must not be passed to mbs_modesSolve. Local.
+void mbs_modesTrim(mbsModes *md);
 /// K v = λ M v by LAPACK dsygv: lambda ascending, V, zero.
 /// \return MBS_ERR_NUMERIC when M is not positive definite (massless bodies) or LAPACK fails.
 mbsErr mbs_modesSolve(mbsModes *md);
