@@ -65,6 +65,7 @@ typedef struct {
   int at_eq;           // dist and zacc within MBS_MODES_EQ_TOL
   double *buf;         // (nv) scratch of the JSON writer (allocated by the verb)
   int ranks;           // the ranks the columns were split over
+  double lin_s;        // wall time of the linearisation on rank 0 (seconds)
 } mbsModesOut;
 
 // the label of dof d: its body's name, with .k for a joint of several dofs
@@ -102,6 +103,7 @@ static void mbs_modesJson(mbsJson *j, const void *ctx) {
   mbs_jsonInt(j, "n", n);
   mbs_jsonNumber(j, "fd_step", md->h);
   mbs_jsonInt(j, "column_parts", r->ranks); // the ranks that evaluated its columns
+  mbs_jsonNumber(j, "time_s", r->lin_s);
   mbs_jsonNumber(j, "k_max", md->k_max);
   mbs_jsonNumber(j, "k_asymmetry", md->k_asym);
   mbs_jsonNumber(j, "m_asymmetry", md->m_asym);
@@ -229,7 +231,7 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   e = mbsp_agreeErr(comm, e);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
 
-  mbsModesOut r = {m, md, &o, st, NULL, 0, 0, 0, 1, dq ? dq + md->n : NULL, size};
+  mbsModesOut r = {m, md, &o, st, NULL, 0, 0, 0, 1, dq ? dq + md->n : NULL, size, 0};
   if (!e && rank == 0 && st) { // the equilibrium of `mbspar static` (src/static.c), serially
     mbsStaticSerial sc = {&view, w};
     e = mbs_staticSolve(st, s, mbs_staticForwardSerial, &sc);
@@ -249,9 +251,11 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   if (!e && m->nflex_g && o.at)
     e = mbs_flexStaticAt(m, fo, &cfg->statics, s->q, eta0, csp); // flexible 8
   e = mbsp_agreeErr(comm, e);
+  double t0 = mbs_wtime();
   if (!e)
     e = fo ? mbs_flexModesLinearisePart(m, fo, s->q, eta0, md, csp)
            : mbs_modesLinearisePart(m, s, w, md, csp);
+  r.lin_s = mbs_wtime() - t0; // rank 0's wall time of the linearisation (its gather included)
   e = mbsp_agreeErr(comm, e);
   if (!e && rank == 0) e = mbs_modesSolve(md);
   e = mbsp_agreeErr(comm, e);
