@@ -57,6 +57,17 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(flex_par_cli PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# modes and static over the ranks: the columns split, the 1-rank bits (docs/flexible.md 7, 8)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  foreach(np 2 3)
+    add_test(NAME flex_modes_ranks.np${np}
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_modes_ranks.sh ${np} $<TARGET_FILE:mbspar>
+                     ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs ${MPIEXEC_EXECUTABLE}
+                     ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS})
+    set_tests_properties(flex_modes_ranks.np${np} PROPERTIES LABELS mpi PROCESSORS ${np}
+                         TIMEOUT 120 ENVIRONMENT "${MBS_MPI_ENV}")
+  endforeach()
+endif()
 # the recursive flexible algorithm in accel and run of a large chain (docs/flexible.md 10)
 if(TARGET mbspar AND MBS_EXAMPLES_PY)
   add_test(NAME flex_aba_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_aba_cli.sh

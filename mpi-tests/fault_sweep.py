@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fault-injection sweep of one verb (issue 12.1, docs/hardening.md "Fault injection").
 
-    fault_sweep.py --verb run|accel|static|inverse --np N [--mode all|grouped]
+    fault_sweep.py --verb run|accel|static|inverse|modes --np N [--mode all|grouped]
                    [--ranks R,...|all] [--every K] [--more] [--all-methods] [--only-more]
                    -- MBSPAR CONFIGS_DIR MPIEXEC NPFLAG [PREFLAGS...]
 
@@ -64,7 +64,7 @@ def parse_args():
                  "[PREFLAGS...]")
     k = argv.index("--")
     ap = argparse.ArgumentParser()
-    ap.add_argument("--verb", required=True, choices=["run", "accel", "static", "inverse"])
+    ap.add_argument("--verb", required=True, choices=["run", "accel", "static", "inverse", "modes"])
     ap.add_argument("--np", type=int, default=1)
     ap.add_argument("--mode", choices=["all", "grouped", "every"], default="all",
                     help="all: every distinct point at its first occurrence; grouped: one per "
@@ -438,6 +438,16 @@ def scenarios(verb):
              run_prepare_fresh, run_check_fresh),
         ] if A.new and A.np == 1 else [])
     jt = os.path.join(TMP, "json_target.json")
+    if verb == "modes":  # the linearisation's columns over the ranks (docs/flexible.md 7)
+        mf = ["modes.json", "modes.csv"]
+        return [
+            ("new modes rigid",  # the rigid drainage on rank 0, q broadcast, the columns split
+             lambda d: ["modes", CHAIN, "--out", d, "--force", "--json", jt, "--at", "static"] +
+             MODEL, sentinel_prepare(mf), sentinel_check(mf, "modes.json")),
+            ("new modes flex",  # the flexible drainage replicated, its Newton columns split
+             lambda d: ["modes", FLEXP, "--out", d, "--force", "--json", jt, "--quiet", "--at",
+                        "static"], sentinel_prepare(mf), sentinel_check(mf, "modes.json")),
+        ]
     files = {"accel": ["accel.json"], "static": ["static.json", "static_ke.csv"],
              "inverse": ["inverse.json", "inverse.csv"]}[verb]
     extra = {"accel": [], "static": ["--set", "static.max_iter=50"],
@@ -483,7 +493,8 @@ def scenarios(verb):
                     lambda d: ["accel", URDF, "--out", d, "--force", "--json", jt, "--quiet",
                                "--set", "solver.method=schur"],
                     sentinel_prepare(files), sentinel_check(files, "accel.json")))
-    if A.new and A.np == 1 and verb in ("accel", "static"):
+    # (static at several ranks: every rank, the Newton polish's columns split; docs/flexible.md 8)
+    if A.new and (A.np == 1 and verb == "accel" or verb == "static"):
         out.append(("new %s flex" % verb,
                     lambda d: [verb, FLEXP, "--out", d, "--force", "--json", jt, "--quiet"],
                     sentinel_prepare(files[:1]), sentinel_check(files[:1], verb + ".json")))

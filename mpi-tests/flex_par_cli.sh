@@ -8,7 +8,7 @@
 #  - refusals, one line and exit 8 on every rank: static and driven runs with schur;
 #  - solver.method = auto (the default) at 2 ranks: on flex_chain.cfg (16 bodies, fewer than 64
 #    per rank) the serial algorithm on rank 0 alone, its qdd those of 1 rank bit for bit, and
-#    `static` of flex_pendulum.cfg the 1-rank equilibrium; on a 128-link chain of the same links
+#    `static` of flex_pendulum.cfg the 1-rank equilibrium on both ranks (not idle); on a 128-link chain of the same links
 #    the distributed elimination (flex_part, requested auto, rule flexible).
 # usage: flex_par_cli.sh MBSPAR PYTHON3 CONFIGS MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 py=$2 configs=$3 mpiexec=$4 npflag=$5
@@ -93,7 +93,8 @@ assert s["method"] == a1["solver"]["method"] and s["auto"] and s["auto_rule"] ==
 assert s["auto_idle_ranks"], s
 assert a2["qdd"] == a1["qdd"] and a2["etadd"] == a1["etadd"], "auto at 2 ranks differs"
 s1, s2 = (json.load(open("%s/st%d.json" % (t, n))) for n in (1, 2))
-assert s2["solver"]["auto_rule"] == "flexible" and s2["solver"]["auto_idle_ranks"], s2["solver"]
+assert s2["solver"]["auto_rule"] == "flexible" and not s2["solver"]["auto_idle_ranks"], s2["solver"]
+assert s2["solver"]["ranks_used"] == 2, s2["solver"]  # every rank (docs/flexible.md 8)
 r1, r2 = ({k: v for k, v in s["results"].items() if k != "time_s"} for s in (s1, s2))
 assert r2 == r1, "static at 2 ranks differs"
 c1, c2 = (json.load(open("%s/c%d.json" % (t, n))) for n in (1, 2))

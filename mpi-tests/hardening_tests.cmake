@@ -52,7 +52,9 @@ if(TARGET mbspar)
   # the code merged after the last complete sweeps (2026-11-29: the natural formulation over ranks,
   # flexible bodies with drives, the distributed URDF build): their scenarios alone, complete
   # (fault_sweep.py --new; ~2 min in all here; label slow, docs/hardening.md)
-  foreach(spec "accel;1" "static;1" "run;1" "inverse;1" "accel;2" "accel;3")
+  # (2026-11-29, tenth session: modes and the flexible static over the ranks, the column split)
+  foreach(spec "accel;1" "static;1" "run;1" "inverse;1" "accel;2" "accel;3" "static;2" "modes;1"
+               "modes;2")
     list(GET spec 0 verb)
     list(GET spec 1 np)
     add_test(NAME fault_sweep_new.${verb}.np${np}

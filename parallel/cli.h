@@ -7,6 +7,7 @@
 #define MBSP_CLI_H
 
 #include <stdio.h>
+#include "mbspar/mbs_colsplit.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_motion.h"
 #include "mbspar/mbs_parallel.h"
@@ -65,6 +66,14 @@ mbsErr mbsp_verbRun(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
 /// itself.
 mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
+/// Flexible models at several ranks (parallel/flex_verbs.c): sets cfg->sauto.idle where the
+/// serial oracles run on rank 0 alone (accel, run, inverse with aba or crba) and clears it for
+/// static, which runs on every rank (docs/flexible.md 8). Nothing for rigid models (m NULL or
+/// without flexible bodies) or one rank. Local (the same on every rank).
+void mbsp_flexRanks(const mbsCli *cli, mbspComm *comm, mbsConfig *cfg, const mbsModel *m);
+/// The column split (mbs_colsplit.h) over the ranks of \p comm: this rank's part, the gather by
+/// one broadcast per rank, the agreements. Local (the hooks are collective).
+void mbsp_colSplitInit(mbsColSplit *cs, mbspComm *comm);
 mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 mbsErr mbsp_verbInverse(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 /// inverse.motion of \p cfg read for model \p m (rank 0; verb_inverse.c).

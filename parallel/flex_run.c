@@ -6,7 +6,7 @@
 /// integrator.tol, step control of its own). Outputs in the run directory: the trajectory
 /// (parallel/flex_out.c: trajectory.csv, or trajectory.h5 and trajectory.xmf), energy.csv (t,
 /// kinetic, potential, elastic, total), checkpoint.bin (every output.checkpoint_every steps and at
-/// the end; --restart continues bitwise) and run.json.
+/// the end; --restart continues bitwise) and run.json. `static` and the routing: flex_verbs.c.
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <signal.h>
@@ -36,8 +36,6 @@
 /// matrix and about 0.1 s per dense evaluation.
 #define MBSP_FLEX_DENSE_MAX 1000
 
-static void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x);
-
 // the method's accelerations, energies, node poses and modal columns
 static mbsErr mbsp_flexAccel(const mbspFlexRun *R, const double *q, const double *y,
                              const double *eta, double *ydd) {
@@ -66,7 +64,7 @@ static int mbsp_flexCol(const mbspFlexRun *R, int k) {
   return c;
 }
 // solver.method = schur on a flexible model: the ranges over the ranks (flex_par.h)
-static int mbsp_flexPart(const mbsConfig *cfg, const mbsModel *m) {
+int mbsp_flexPart(const mbsConfig *cfg, const mbsModel *m) {
   // explicit, or auto's choice (parallel/solver_auto.c; verbs without auto keep its placeholder)
   return (!cfg->sauto.on || cfg->sauto.decided) && !strcmp(mbs_solverName(m->opt.solver), "schur");
 }
@@ -298,7 +296,7 @@ static void mbsp_flexCsvRow(FILE *f, double t, const double *v, int n) {
 }
 
 // the constraint-force method of m->opt at one rank (docs/flexible.md 12), or -1
-static int mbsp_flexCfsMethod(const mbsConfig *cfg, const mbsModel *m) {
+int mbsp_flexCfsMethod(const mbsConfig *cfg, const mbsModel *m) {
   for (int k = 0; !cfg->sauto.on && k < MBS_FCFS_NMETHOD; k++)
     if (!strcmp(mbs_solverName(m->opt.solver), mbs_flexCfsName(k))) return k;
   return -1;
@@ -338,7 +336,7 @@ static void mbsp_flexFree(mbspFlexRun *R) {
 }
 
 // the initial state: q0, qd0, eta = etad = 0
-static void mbsp_flexInitial(const mbspFlexRun *R, double *x) {
+void mbsp_flexInitial(const mbspFlexRun *R, double *x) {
   memset(x, 0, sizeof(double) * (size_t)R->nx);
   memcpy(x, R->m->q0, sizeof(double) * (size_t)R->nq);
   memcpy(x + R->nq + R->ne, R->m->qd0, sizeof(double) * (size_t)R->nv);
@@ -353,7 +351,7 @@ typedef struct {
 } mbspFlexAccelOut;
 
 // solver.method = auto chose it: the rule (docs/model.md "Choosing the method")
-static void mbsp_flexAutoJson(mbsJson *j, const mbspFlexRun *R) {
+void mbsp_flexAutoJson(mbsJson *j, const mbspFlexRun *R) {
   const mbsSolverAuto *sa = R->cfg ? &R->cfg->sauto : NULL;
   mbs_jsonBool(j, "auto", sa && sa->decided);
   if (sa && sa->decided) {
@@ -591,7 +589,7 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
 }
 
 // "nodes": [{body, node, position (world), rotation (3 x 3 row-major, world)}] of every named node
-static void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x) {
+void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x) {
   const mbsModel *m = R->m;
   mbs_jsonBeginArray(j, "nodes");
   for (int k = 0; k < m->flex->n; k++)
@@ -606,81 +604,6 @@ static void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x
       mbs_jsonEndObject(j);
     }
   mbs_jsonEndArray(j);
-}
-
-// ---------------------------------------------------------------- static
-
-typedef struct {
-  mbspFlexRun *R;
-  const double *x;
-  const mbsFlexStatic *st;
-  const mbsStaticOpt *opt;
-} mbspFlexStaticOut;
-
-static void mbsp_flexStaticJson(mbsJson *j, const void *ctx) {
-  const mbspFlexStaticOut *r = ctx;
-  const mbsFlexStatic *st = r->st;
-  mbspFlexRun *R = r->R;
-  mbs_jsonBeginObject(j, "solver");
-  mbs_jsonString(j, "method", "flex_oracle");
-  mbsp_flexAutoJson(j, R);
-  mbs_jsonInt(j, "evaluations", st->iterations);
-  mbs_jsonEndObject(j);
-  mbs_jsonBeginObject(j, "results");
-  mbs_jsonString(j, "drainage", mbs_staticMethodName(r->opt->method));
-  mbs_jsonBool(j, "converged", st->reason == MBS_STATIC_CONVERGED);
-  mbs_jsonString(j, "reason", st->reason == MBS_STATIC_CONVERGED ? "converged" : "max_iter");
-  mbs_jsonInt(j, "iterations", st->iterations);
-  mbs_jsonInt(j, "velocity_resets", st->resets);
-  mbs_jsonInt(j, "newton_steps", st->newton);
-  mbs_jsonInt(j, "drainage_steps", st->steps);
-  mbs_jsonString(j, "elastic_coordinates", st->quasi ? "quasi_static" : "drained");
-  mbs_jsonNumber(j, "potential_energy", st->pe);
-  mbs_jsonNumber(j, "potential_energy_initial", st->pe0);
-  mbs_jsonNumber(j, "kinetic_energy", st->ke);
-  mbs_jsonNumber(j, "dq_max", st->dq_max);
-  mbs_jsonNumber(j, "qdd_residual", st->qdd_res);
-  mbs_jsonNumber(j, "pseudo_time_step", st->h);
-  mbs_jsonNumber(j, "pseudo_time", st->iterations * st->h);
-  mbs_jsonNumber(j, "time_s", st->wall);
-  mbs_jsonNumberArray(j, "q", r->x, R->nq);
-  mbs_jsonNumberArray(j, "eta", r->x + R->nq, R->ne);
-  mbsp_flexNodesJson(j, R, r->x);
-  mbs_jsonEndObject(j);
-}
-
-static mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
-                              mbspFlexRun *R, double *x) {
-  mbsFlexStatic st = {0};
-  mbspStaticProgress prog = {.o = &cfg->statics};
-  mbsp_tickerStart(&prog.tick, cli);
-  if (!cli->quiet) st.progress = mbsp_staticProgress, st.progress_ctx = &prog;
-  mbsp_flexInitial(R, x);
-  MBS_CALL(mbs_flexStaticSolve(R->m, R->o, &cfg->statics, x, &st));
-  if (st.reason != MBS_STATIC_CONVERGED)
-    fprintf(stderr,
-            "mbspar: warning: static: not converged in static.max_iter = %d evaluations "
-            "(kinetic energy %.3e J, pseudo-time step %g s)\n",
-            cfg->statics.max_iter, st.ke, st.h);
-  if (mbsp_cliTable(cli)) {
-    printf("flexible static (serial oracle, %s drainage): %s after %d evaluations (%d resets, "
-           "step %g s, %d Newton steps, elastic coordinates %s); potential energy %.12g -> %.12g "
-           "J, max |acceleration| "
-           "at rest %.3e\n",
-           mbs_staticMethodName(cfg->statics.method),
-           st.reason == MBS_STATIC_CONVERGED ? "converged" : "NOT converged", st.iterations,
-           st.resets, st.h, st.newton, st.quasi ? "quasi-static" : "drained", st.pe0, st.pe,
-           st.qdd_res);
-    for (int k = 0; k < R->m->flex->n; k++)
-      for (int n = 0; n < R->m->flex->b[k].nnodes; n++) {
-        double p[3], Rn[9];
-        if (!mbsp_flexNodePose(R, x, k, n, p, Rn))
-          printf("  node %s.%s at [%.10g, %.10g, %.10g]\n", R->m->flex->b[k].name,
-                 R->m->flex->b[k].node_name[n], p[0], p[1], p[2]);
-      }
-  }
-  mbspFlexStaticOut so = {R, x, &st, &cfg->statics};
-  return mbsp_emit(cli, comm, cfg, R->m, mbsp_flexStaticJson, &so);
 }
 
 mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
@@ -724,9 +647,10 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   }
   // --out DIR: accel.json / static.json go there as in the rigid verbs (created, never overwritten
   // without --force); run prepares its own files in mbsp_flexRunLoop
-  if (!e && cli->verb->run != mbsp_verbRun && !inverse) {
+  // (agreed also after a local failure above: static runs on every rank of comm)
+  if (cli->verb->run != mbsp_verbRun && !inverse) {
     const char *files[1] = {cli->verb->run == mbsp_verbAccel ? "accel.json" : "static.json"};
-    e = mbsp_agreeErr(comm, mbsp_rank(comm) == 0 ? mbsp_outPrepare(cli, files, 1) : MBS_OK);
+    e = mbsp_agreeErr(comm, e || mbsp_rank(comm) ? e : mbsp_outPrepare(cli, files, 1));
   }
   if (!e && cli->verb->run == mbsp_verbAccel) {
     mbsp_flexInitial(&R, x);
@@ -758,56 +682,4 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   mbsp_flexFree(&R);
   if (fcp) return mbsp_flexCfsParEnd(job, &fcp, &self, e);
   return par ? mbsp_flexParEnd(job, &par, &self, e) : e;
-}
-
-mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
-  const mbsFlexBody *fb = m->flex && m->flex->n ? m->flex->b : NULL;
-  const char *f = cfg->filename, *name = fb ? fb->name : "?";
-  int line = fb ? fb->line : 1;
-  if (cli->verb->run == mbsp_verbModes) return MBS_OK; // rank 0 at any rank count, as rigid
-  if (cli->verb->run != mbsp_verbAccel && cli->verb->run != mbsp_verbRun &&
-      cli->verb->run != mbsp_verbStatic && cli->verb->run != mbsp_verbInverse &&
-      cli->verb->run != mbsp_verbCpa)
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "%s:%d: body \"%s\" is flexible: the %s verb cannot run flexible bodies yet "
-                      "(check, accel, run, static, modes, inverse and cpa do; docs/flexible.md)",
-                      f, line, name, cli->verb->name);
-  int part = mbsp_flexPart(cfg, m), cfsm = mbsp_flexCfsMethod(cfg, m);
-  if (cfsm >= 0 &&
-      (cli->verb->run == mbsp_verbStatic || cli->verb->run == mbsp_verbInverse || cfg->ndrive))
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "%s:%d: body \"%s\" is flexible: solver.method = %s runs flexible bodies in "
-                      "accel and undriven run only yet (docs/flexible.md 13)",
-                      f, line, name, mbs_flexCfsName(cfsm));
-  if (part &&
-      (cli->verb->run == mbsp_verbStatic || cli->verb->run == mbsp_verbInverse || cfg->ndrive))
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "%s:%d: body \"%s\" is flexible: solver.method = schur runs flexible bodies "
-                      "in accel and undriven run only yet (%s: solver.method = aba at one rank, "
-                      "the serial oracle; docs/flexible.md 11)",
-                      f, line, name, cfg->ndrive ? "driven joints" : cli->verb->name);
-  if (!part && cfsm < 0 && mbsp_size(comm) != 1 && !cfg->sauto.idle) // auto: rank 0 alone
-    return mbs_errSet(
-        MBS_ERR_UNSUPPORTED,
-        "%s:%d: body \"%s\" is flexible: %s runs flexible bodies at several ranks "
-        "with solver.method = aba, crba, schur, direct, jcg, gs, sor, jacobi, chebyshev, petsc "
-        "or auto only (got %s at %d ranks; docs/flexible.md 6, 11, 13)",
-        f, line, name, cli->verb->name, cfg->sauto.on ? "auto" : mbs_solverName(m->opt.solver),
-        mbsp_size(comm));
-  if (!part && cfsm < 0 && !cfg->sauto.on && strcmp(mbs_solverName(m->opt.solver), "aba") &&
-      strcmp(mbs_solverName(m->opt.solver), "crba"))
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "%s:%d: body \"%s\" is flexible: solver.method = %s cannot run flexible "
-                      "bodies yet (aba, crba or auto: the serial oracles; schur: the distributed "
-                      "elimination; direct, jcg, gs, sor, jacobi, chebyshev, petsc: the "
-                      "constraint-force system; "
-                      "docs/flexible.md 6, 11, 13)",
-                      f, line, name, mbs_solverName(m->opt.solver));
-  if (m->nloop || m->nforce || cfg->torques || !fb || m->local)
-    return mbs_errSet(
-        MBS_ERR_UNSUPPORTED,
-        "%s:%d: body \"%s\" is flexible: closed loops, spring-dampers and joint torque tables "
-        "cannot run with flexible bodies yet (docs/flexible.md 6)",
-        f, line, name);
-  return MBS_OK;
 }

@@ -12,6 +12,7 @@
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_model.h"
+#include "mbspar/mbs_report.h"
 
 typedef struct {
   const mbsModel *m;
@@ -33,6 +34,22 @@ typedef struct {
   double E0, drift; ///< energy at the start of this run and the largest |E - E0|
   double emax;      ///< largest elastic energy
 } mbspFlexRun;
+
+/// solver.method = schur (explicit or auto's choice): the ranges over the ranks (flex_par.h).
+int mbsp_flexPart(const mbsConfig *cfg, const mbsModel *m);
+/// The constraint-force method of m->opt (docs/flexible.md 13), or -1.
+int mbsp_flexCfsMethod(const mbsConfig *cfg, const mbsModel *m);
+/// The initial state: q0, qd0, eta = etad = 0.
+void mbsp_flexInitial(const mbspFlexRun *R, double *x);
+/// The reports' "auto", "auto_rule", "auto_idle_ranks" (inside the solver object).
+void mbsp_flexAutoJson(mbsJson *j, const mbspFlexRun *R);
+/// The reports' "nodes" of state x.
+void mbsp_flexNodesJson(mbsJson *j, const mbspFlexRun *R, const double *x);
+/// `mbspar static` of a flexible model (parallel/flex_verbs.c, docs/flexible.md 8): the drainage
+/// replicated on every rank of \p comm, the Newton polish's columns split over them, rank 0
+/// reports. Collective.
+mbsErr mbsp_flexStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, mbspFlexRun *R,
+                       double *x);
 
 /// World position and rotation (3 x 3 row-major) of named node \p n of flexible body \p k at
 /// state \p x = [q; eta; qd; etad].

@@ -227,11 +227,9 @@ int main(int argc, char **argv) {
   // flexible bodies (issue 34): check, modes, and accel/run/static at one rank on the serial
   // oracle (parallel/flex_run.c, docs/flexible.md); the rest refused, every rank agreeing (a
   // distributed build may hold none of them)
-  // ... an explicit serial method (aba, crba) on a flexible model at several ranks: rank 0 runs
-  // it alone as auto's serial choice does (docs/flexible.md 6)
-  if (!e && m && m->nflex_g && cli.verb->forward && !cfg->sauto.on && mbsp_size(comm) > 1 &&
-      mbs_solverIsBaseline(m->opt.solver) && !mbs_solverCaps(m->opt.solver)->natural)
-    cfg->sauto.idle = 1;
+  // ... where the serial oracles run at several ranks: rank 0 alone (accel, run, inverse with an
+  // explicit aba or crba, as auto's serial choice) or every rank (static; parallel/flex_verbs.c)
+  if (!e) mbsp_flexRanks(&cli, comm, cfg, m);
   if (!e) {
     mbsErr fe = MBS_OK;
     if (m && m->nflex_g && cli.verb->run != mbsp_verbCheck) // m: NULL on auto's waiting ranks

@@ -1,7 +1,11 @@
 /// \file verb_modes.c
 /// `mbspar modes`: natural frequencies and mode shapes of the model linearised at q0 or at the
-/// static equilibrium (src/modes.c, docs/modes.md). Rank 0 computes (a dense eigen solve of the
-/// nv x nv system, LAPACK dsygv); the other ranks wait at the agreements. Collective.
+/// static equilibrium (src/modes.c, docs/modes.md). The linearisation's columns (one RNEA or
+/// oracle evaluation pair each) are split over the ranks (mbs_colsplit.h, parallel/flex_verbs.c:
+/// one broadcast per rank gathers them), so every rank holds M and K with the bits of one rank;
+/// rank 0 solves the eigenproblem (LAPACK dsygv) and reports. `--at static`: the rigid drainage
+/// on rank 0 (its q broadcast), the flexible one replicated with its Newton columns split.
+/// Collective.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +64,8 @@ typedef struct {
   mbsReal zacc;        // largest acceleration of a zero mode
   int at_eq;           // dist and zacc within MBS_MODES_EQ_TOL
   double *buf;         // (nv) scratch of the JSON writer (allocated by the verb)
+  int ranks;           // the ranks the columns were split over
+  double lin_s;        // wall time of the linearisation on rank 0 (seconds)
 } mbsModesOut;
 
 // the label of dof d: its body's name, with .k for a joint of several dofs
@@ -96,6 +102,8 @@ static void mbs_modesJson(mbsJson *j, const void *ctx) {
   mbs_jsonBeginObject(j, "linearisation");
   mbs_jsonInt(j, "n", n);
   mbs_jsonNumber(j, "fd_step", md->h);
+  mbs_jsonInt(j, "column_parts", r->ranks); // the ranks that evaluated its columns
+  mbs_jsonNumber(j, "time_s", r->lin_s);
   mbs_jsonNumber(j, "k_max", md->k_max);
   mbs_jsonNumber(j, "k_asymmetry", md->k_asym);
   mbs_jsonNumber(j, "m_asymmetry", md->m_asym);
@@ -185,16 +193,19 @@ static void mbs_modesDistance(const mbsModes *md, mbsModesOut *r, mbsReal *dq) {
   r->at_eq = r->dist <= MBS_MODES_EQ_TOL && r->zacc <= MBS_MODES_EQ_TOL;
 }
 
-/// `mbspar modes`: linearise at q0 (or the static equilibrium with --at static) and solve the
-/// eigenproblem on rank 0. Collective.
+/// `mbspar modes`: linearise at q0 (or the static equilibrium with --at static), the columns
+/// split over the ranks, and solve the eigenproblem on rank 0. Collective.
 mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
-  int rank = mbsp_rank(comm);
+  int rank = mbsp_rank(comm), size = mbsp_size(comm);
   mbsModesArgs o;
   mbsState *s = NULL;
   mbsWork *w = NULL;
   mbsModes *md = NULL;
   mbsStatic *st = NULL;
   mbsReal *dq = NULL;
+  mbsColSplit cs;
+  mbsp_colSplitInit(&cs, comm);
+  const mbsColSplit *csp = size > 1 ? &cs : NULL;
   // the drainage needs a serial forward-dynamics method: the configured one if it is aba or
   // crba, else aba (a view of the model: the model is not written)
   mbsModel view = *m;
@@ -204,36 +215,49 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   if (!e && rank == 0) e = mbsp_outPrepare(cli, files, 2);
   mbsFlexOracle *fo = NULL; // flexible bodies: the oracle's system (docs/flexible.md 7)
   mbsReal *eta0 = NULL;
-  if (!e && rank == 0 && m->nflex_g) e = mbs_flexOracleCreate(m, &fo);
-  if (!e && rank == 0 && fo) e = mbs_flexModesCreate(m, fo, &md);
-  if (!e && rank == 0 && fo && !(eta0 = calloc((size_t)md->n + 1, sizeof *eta0)))
+  // every rank: the model's system (its columns); rank 0: the rigid drainage, the report
+  if (!e && m->nflex_g) e = mbs_flexOracleCreate(m, &fo);
+  if (!e && fo) e = mbs_flexModesCreate(m, fo, &md);
+  if (!e && fo && !(eta0 = calloc((size_t)md->n + 1, sizeof *eta0)))
     e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  if (!e && rank == 0 && !fo) e = mbs_modesCreate(m, &md);
-  if (!e && rank == 0) e = mbs_stateCreate(m, &s);
-  if (!e && rank == 0) e = mbs_workCreate(&view, &w);
-  if (!e && rank == 0) e = mbs_workEnableMethod(&view, w);
+  if (!e && !fo) e = mbs_modesCreate(m, &md);
+  if (!e) e = mbs_stateCreate(m, &s);
+  if (!e) e = mbs_workCreate(&view, &w);
+  if (!e) e = mbs_workEnableMethod(&view, w);
+  if (!e && rank != 0) mbs_modesTrim(md); // the others evaluate columns only: M, K, B (3 n^2)
   if (!e && rank == 0 && o.at && !fo) e = mbs_staticCreate(&view, &cfg->statics, &st);
   if (!e && rank == 0) dq = malloc(2 * (size_t)md->n * sizeof *dq); // Newton step, JSON scratch
   if (!e && rank == 0 && !dq) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   e = mbsp_agreeErr(comm, e);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
 
-  mbsModesOut r = {m, md, &o, st, NULL, 0, 0, 0, 1, dq ? dq + md->n : NULL};
-  if (!e && rank == 0) {
-    if (st) { // the equilibrium of `mbspar static` (src/static.c), serially
-      mbsStaticSerial sc = {&view, w};
-      e = mbs_staticSolve(st, s, mbs_staticForwardSerial, &sc);
-      if (!e && st->reason != MBS_STATIC_CONVERGED)
-        fprintf(stderr,
-                "mbspar: warning: modes: the static solve did not converge in static.max_iter = "
-                "%d evaluations (kinetic energy %.3e J): linearising where it stopped\n",
-                st->opt.max_iter, st->ke);
-    }
-    if (!e && fo && o.at) e = mbs_flexStaticAt(m, fo, &cfg->statics, s->q, eta0); // flexible 8
-    if (!e)
-      e = fo ? mbs_flexModesLinearise(m, fo, s->q, eta0, md) : mbs_modesLinearise(m, s, w, md);
-    if (!e) e = mbs_modesSolve(md);
+  mbsModesOut r = {m, md, &o, st, NULL, 0, 0, 0, 1, dq ? dq + md->n : NULL, size, 0};
+  if (!e && rank == 0 && st) { // the equilibrium of `mbspar static` (src/static.c), serially
+    mbsStaticSerial sc = {&view, w};
+    e = mbs_staticSolve(st, s, mbs_staticForwardSerial, &sc);
+    if (!e && st->reason != MBS_STATIC_CONVERGED)
+      fprintf(stderr,
+              "mbspar: warning: modes: the static solve did not converge in static.max_iter = "
+              "%d evaluations (kinetic energy %.3e J): linearising where it stopped\n",
+              st->opt.max_iter, st->ke);
   }
+  // (the decisions on replicated data, m->nflex_g, not on fo: a failed create leaves it NULL on
+  // one rank only)
+  if (o.at && !m->nflex_g && size > 1) { // rank 0's equilibrium to the others
+    e = mbsp_agreeErr(comm, e);
+    if (!e) e = mbsp_bcastBytes(comm, s->q, sizeof *s->q * (size_t)m->nq, 0);
+  }
+  e = mbsp_agreeErr(comm, e);
+  if (!e && m->nflex_g && o.at)
+    e = mbs_flexStaticAt(m, fo, &cfg->statics, s->q, eta0, csp); // flexible 8
+  e = mbsp_agreeErr(comm, e);
+  double t0 = mbs_wtime();
+  if (!e)
+    e = fo ? mbs_flexModesLinearisePart(m, fo, s->q, eta0, md, csp)
+           : mbs_modesLinearisePart(m, s, w, md, csp);
+  r.lin_s = mbs_wtime() - t0; // rank 0's wall time of the linearisation (its gather included)
+  e = mbsp_agreeErr(comm, e);
+  if (!e && rank == 0) e = mbs_modesSolve(md);
   e = mbsp_agreeErr(comm, e);
   if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm)); // the report head's memory
   if (!e && rank == 0) {
@@ -253,8 +277,10 @@ mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
       if (st)
         printf("  %-22s %s after %d evaluations\n", "static",
                st->reason == MBS_STATIC_CONVERGED ? "converged" : "NOT converged", st->iterations);
-      printf("  %-22s max |C - tau| %.3e, max |qdd| %.3e, K asymmetry %.2e, step h %g\n",
-             "linearisation", md->r_max, md->qdd_max, md->k_asym, md->h);
+      printf("  %-22s max |C - tau| %.3e, max |qdd| %.3e, K asymmetry %.2e, step h %g, columns "
+             "over %d rank%s\n",
+             "linearisation", md->r_max, md->qdd_max, md->k_asym, md->h, r.ranks,
+             r.ranks == 1 ? "" : "s");
       printf("  %4s  %22s  %22s\n", "mode", "omega [rad/s]", "f [Hz]");
       for (int k = 0; k < r.nshow; k++) {
         mbsReal om = mbs_modesOmega(md->lambda[k]);

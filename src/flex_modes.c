@@ -6,7 +6,8 @@
 /// M is the oracle's mass matrix at rest; K the central difference of the residual
 /// r = -f(q, 0, eta) along each coordinate (joint coordinates on the configuration manifold by
 /// mbs_integratePos, as the rigid verb; eta by plain differences, where r is affine in eta up to
-/// the node frames' rotations).
+/// the node frames' rotations). The columns of K split over the ranks by mbs_colSplit hooks
+/// (mbs_colsplit.h): bitwise the one-rank K.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,22 +60,28 @@ static void mbs_fmSym(int n, mbsReal *A, mbsReal *amax, mbsReal *asym) {
 
 mbsErr mbs_flexModesLinearise(const mbsModel *m, mbsFlexOracle *o, const mbsReal *q,
                               const mbsReal *eta, mbsModes *md) {
+  return mbs_flexModesLinearisePart(m, o, q, eta, md, NULL);
+}
+
+mbsErr mbs_flexModesLinearisePart(const mbsModel *m, mbsFlexOracle *o, const mbsReal *q,
+                                  const mbsReal *eta, mbsModes *md, const mbsColSplit *cs) {
   const int n = md->n, nv = m->nv, ne = n - nv;
+  int j0, j1;
+  mbs_colRange(cs, n, &j0, &j1);
   mbsReal *y = calloc((size_t)n + 1, sizeof *y), *qp = malloc(sizeof(mbsReal) * (m->nq + 1));
   mbsReal *ep = malloc(sizeof(mbsReal) * (size_t)(ne + 1)), *e = md->col;
-  if (!y || !qp || !ep) {
-    free(y), free(qp), free(ep);
-    return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  }
+  mbsErr err = y && qp && ep ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   mbsReal *M, *f;
-  mbsErr err = mbs_flexOracleSystem(o, q, y, eta, &M, &f);
+  if (!err) err = mbs_flexOracleSystem(o, q, y, eta, &M, &f);
   if (!err) {
     memcpy(md->M, M, sizeof(mbsReal) * (size_t)n * n);
     for (int i = 0; i < n; i++) md->r[i] = -f[i];
   }
+  // K column by column, this part's columns; column j stored in row j (contiguous for the
+  // gather; the symmetrisation gives the same bits for K and its transpose)
   mbsReal *rp = md->A, *rm = md->B, h = md->h;
   memset(e, 0, sizeof(mbsReal) * (size_t)n);
-  for (int j = 0; j < n && !err; j++) {
+  for (int j = j0; j < j1 && !err; j++) {
     for (int s = 0; s < 2 && !err; s++) {
       mbsReal hs = s ? -h : h, *r = s ? rm : rp;
       memcpy(qp, q, sizeof(mbsReal) * (size_t)m->nq);
@@ -89,9 +96,10 @@ mbsErr mbs_flexModesLinearise(const mbsModel *m, mbsFlexOracle *o, const mbsReal
       err = mbs_flexOracleSystem(o, qp, y, ep, NULL, &f);
       for (int i = 0; !err && i < n; i++) r[i] = -f[i];
     }
-    for (int i = 0; !err && i < n; i++) md->K[(size_t)i * n + j] = (rp[i] - rm[i]) / (2 * h);
+    for (int i = 0; !err && i < n; i++) md->K[(size_t)j * n + i] = (rp[i] - rm[i]) / (2 * h);
   }
   free(y), free(qp), free(ep);
+  if (cs) err = cs->gather(cs->ctx, err, md->K, n, n); // every part's columns to every part
   MBS_CALL(err);
   mbsReal mmax;
   mbs_fmSym(n, md->M, &mmax, &md->m_asym);

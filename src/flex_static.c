@@ -9,7 +9,8 @@
 /// bodies), every coordinate is drained together on [q; eta; qd; etad] with the step static.dt,
 /// 0.5 / omega_max of the bodies' clamped-root (K, M) or 0.5 / (1.2 omega) of the coupled system's
 /// power-iteration estimate, whichever is smallest. A converged drainage is polished by Newton
-/// steps on the linearised force balance.
+/// steps on the linearised force balance, whose tangent's columns may be split over the ranks
+/// (mbsFlexStatic.split, mbs_colsplit.h; docs/flexible.md 8).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,20 +60,30 @@ static mbsErr mbs_fsResidual(mbsFlexOracle *o, const mbsReal *q, const mbsReal *
 // K dx = f with K = -df/dx by central differences (as the modes verb) and Cholesky (K positive
 // definite at a stable equilibrium; an indefinite K ends the polish). The drainage stops at an
 // acceleration of order dq_tol / h^2, large for the small pseudo-time steps of stiff beams; the
-// polish takes the force residual to rounding.
-static mbsErr mbs_fsNewton(const mbsModel *m, mbsFlexOracle *o, mbsReal *x, int *steps) {
+// polish takes the force residual to rounding. cs: K's columns split over the parts, the rest
+// replicated (every part the same bits, so the same decisions); every failure path agreed.
+static mbsErr mbs_fsNewton(const mbsModel *m, mbsFlexOracle *o, mbsReal *x, int *steps,
+                           const mbsColSplit *cs) {
   const int nq = m->nq, nv = m->nv, n = mbs_flexOracleSize(o), ne = n - nv;
   size_t sz = (size_t)n * (size_t)n + (size_t)(6 * n + 2 * nq + 2 * ne) + 1;
   mbsReal *K = calloc(sz, sizeof *K);
-  if (!K) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  mbsErr err = K ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (cs) err = cs->agree(cs->ctx, err);
+  if (err) {
+    free(K);
+    return err;
+  }
   mbsReal *y0 = K + (size_t)n * n, *f0 = y0 + n, *fp = f0 + n, *fm = fp + n, *dx = fm + n;
-  mbsReal *e = dx + n, *qt = e + n, *et = qt + nq, *f1 = et + ne, rmax, r1;
+  mbsReal *e = dx + n, *qt = e + n, *et = qt + nq, *f1 = et + ne, rmax = 0, r1 = 0;
   const mbsReal h = 1e-6;
-  mbsErr err = MBS_OK;
+  int j0, j1;
+  mbs_colRange(cs, n, &j0, &j1);
   *steps = 0;
   for (int it = 0; it < 4 && !err; it++) {
     err = mbs_fsResidual(o, x, x + nq, y0, n, f0, &rmax);
-    for (int j = 0; j < n && !err; j++) {
+    // this part's columns of K, column j in row j (the symmetrisation below gives the same bits
+    // for K and its transpose)
+    for (int j = j0; j < j1 && !err; j++) {
       for (int sgn = 0; sgn < 2 && !err; sgn++) {
         mbsReal hs = sgn ? -h : h;
         memcpy(qt, x, sizeof(mbsReal) * (size_t)nq);
@@ -86,8 +97,9 @@ static mbsErr mbs_fsNewton(const mbsModel *m, mbsFlexOracle *o, mbsReal *x, int 
         }
         err = mbs_fsResidual(o, qt, et, y0, n, sgn ? fm : fp, &r1);
       }
-      for (int i = 0; i < n && !err; i++) K[(size_t)i * n + j] = -(fp[i] - fm[i]) / (2 * h);
+      for (int i = 0; i < n && !err; i++) K[(size_t)j * n + i] = -(fp[i] - fm[i]) / (2 * h);
     }
+    if (cs) err = cs->gather(cs->ctx, err, K, n, n); // every part's columns to every part
     if (err) break;
     for (int i = 0; i < n; i++) // symmetrise (a Hessian at an equilibrium)
       for (int j = i + 1; j < n; j++)
@@ -99,6 +111,7 @@ static mbsErr mbs_fsNewton(const mbsModel *m, mbsFlexOracle *o, mbsReal *x, int 
     mbs_integratePos(m, x, dx, 1, qt);
     for (int i = 0; i < ne; i++) et[i] = x[nq + i] + dx[nv + i];
     err = mbs_fsResidual(o, qt, et, y0, n, f1, &r1);
+    if (cs) err = cs->agree(cs->ctx, err); // replicated: the same decision on every part
     if (err || !(r1 < rmax)) break;
     memcpy(x, qt, sizeof(mbsReal) * (size_t)nq);
     memcpy(x + nq, et, sizeof(mbsReal) * (size_t)ne);
@@ -387,19 +400,22 @@ mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticO
   const int nq = m->nq, nv = m->nv, n = mbs_flexOracleSize(o), ne = n - nv;
   mbsReal *q = x, *eta = x + nq, *y = x + nq + ne, kin;
   mbsReal *ydd = calloc((size_t)n + 1, sizeof *ydd);
-  if (!ydd) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   double t0 = mbs_wtime();
   void (*prog)(void *, int, double, double) = res->progress;
   void *pctx = res->progress_ctx;
+  const mbsColSplit *cs = res->split;
   memset(res, 0, sizeof *res);
-  res->progress = prog, res->progress_ctx = pctx;
+  res->progress = prog, res->progress_ctx = pctx, res->split = cs;
   int stalled = 0;
-  mbsErr e = mbs_flexOracleEnergy(o, q, y, eta, &kin, &res->pe0);
+  mbsErr e = ydd ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  // the drainage (replicated over the parts of cs: no communication)
+  if (!e) e = mbs_flexOracleEnergy(o, q, y, eta, &kin, &res->pe0);
   if (!e) e = mbs_fsDrainJoints(m, o, opt, x, res, &stalled);
   res->quasi = !stalled;
   if (!e && stalled) e = mbs_fsDrainAll(m, o, opt, x, res);
   memset(y, 0, sizeof(mbsReal) * (size_t)n);
-  if (!e && res->reason == MBS_STATIC_CONVERGED) e = mbs_fsNewton(m, o, x, &res->newton);
+  if (cs) e = cs->agree(cs->ctx, e); // every part reaches the polish together, or none
+  if (!e && res->reason == MBS_STATIC_CONVERGED) e = mbs_fsNewton(m, o, x, &res->newton, cs);
   if (!e) e = mbs_flexOracleAccel(o, q, y, eta, ydd);
   if (!e) e = mbs_flexOracleEnergy(o, q, y, eta, &kin, &res->pe);
   if (!e) res->qdd_res = mbs_fsMaxAbs(ydd, n);
@@ -409,15 +425,19 @@ mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticO
 }
 
 mbsErr mbs_flexStaticAt(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt, mbsReal *q,
-                        mbsReal *eta) {
+                        mbsReal *eta, const mbsColSplit *cs) {
   int n = mbs_flexOracleSize(o), ne = n - m->nv;
   mbsReal *x = calloc((size_t)(m->nq + ne + n) + 1, sizeof *x);
-  if (!x) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!x) { // the parts that got theirs wait at the solve's first agreement
+    mbsErr e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    return cs ? cs->agree(cs->ctx, e) : e;
+  }
   memcpy(x, q, sizeof(mbsReal) * (size_t)m->nq);
   memcpy(x + m->nq, eta, sizeof(mbsReal) * (size_t)ne);
   mbsFlexStatic st = {0};
+  st.split = cs;
   mbsErr e = mbs_flexStaticSolve(m, o, opt, x, &st);
-  if (!e && st.reason != MBS_STATIC_CONVERGED)
+  if (!e && st.reason != MBS_STATIC_CONVERGED && (!cs || cs->part == 0))
     fprintf(stderr,
             "mbspar: warning: modes: the static solve did not converge in static.max_iter = %d "
             "evaluations (kinetic energy %.3e J): linearising where it stopped\n",

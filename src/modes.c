@@ -47,6 +47,14 @@ mbsErr mbs_modesCreate(const mbsModel *m, mbsModes **md) {
   return mbs_stateCreate(m, &d->sp);
 }
 
+void mbs_modesTrim(mbsModes *md) {
+  free(md->V), md->V = NULL;
+  // A shrinks to the linearisation's scratch row (a failed shrink keeps the block); B stays
+  // whole: the accelerations at rest factor M in it
+  mbsReal *a = realloc(md->A, sizeof *a * (size_t)md->n);
+  if (a) md->A = a;
+}
+
 void mbs_modesDestroy(mbsModes **md) {
   if (!md || !*md) return;
   mbsModes *d = *md;
@@ -88,8 +96,25 @@ static void mbs_modesSymmetrise(int n, mbsReal *X, mbsReal *xmax, mbsReal *xasym
   *xasym = mx > 0 ? as / mx : 0;
 }
 
+void mbs_colRange(const mbsColSplit *cs, int n, int *j0, int *j1) {
+  if (!cs || cs->parts <= 1) {
+    *j0 = 0, *j1 = n;
+    return;
+  }
+  int q = n / cs->parts, r = n % cs->parts, p = cs->part;
+  *j0 = p * q + (p < r ? p : r);
+  *j1 = *j0 + q + (p < r);
+}
+
 mbsErr mbs_modesLinearise(const mbsModel *m, const mbsState *s, mbsWork *w, mbsModes *md) {
+  return mbs_modesLinearisePart(m, s, w, md, NULL);
+}
+
+mbsErr mbs_modesLinearisePart(const mbsModel *m, const mbsState *s, mbsWork *w, mbsModes *md,
+                              const mbsColSplit *cs) {
   const int n = md->n;
+  int j0, j1;
+  mbs_colRange(cs, n, &j0, &j1);
   const size_t nq = (size_t)m->nq;
   mbsState *sp = md->sp;
   sp->time = s->time;
@@ -102,35 +127,42 @@ mbsErr mbs_modesLinearise(const mbsModel *m, const mbsState *s, mbsWork *w, mbsM
   mbs_modesResidual(m, sp, w, md->r);
 
   // M column by column: RNEA(q, 0, e_j) with gravity and external wrenches off is M e_j (a view
-  // of the model without gravity: the model itself is not written)
+  // of the model without gravity: the model itself is not written). Column j is stored in row j
+  // (M and K transposed: this part's columns are contiguous for the gather); the symmetrisation
+  // below gives the same bits for a matrix and its transpose.
   mbsModel view = *m;
   view.gravity[0] = view.gravity[1] = view.gravity[2] = 0;
   w->fext_on = 0;
   mbsReal *e = md->col;
   memset(e, 0, (size_t)n * sizeof *e);
-  for (int j = 0; j < n; j++) {
+  for (int j = j0; j < j1; j++) {
     e[j] = 1;
     mbs_rnea(&view, w, e);
     e[j] = 0;
-    for (int i = 0; i < n; i++) md->M[(size_t)i * n + j] = w->qfrc_inv[i];
+    for (int i = 0; i < n; i++) md->M[(size_t)j * n + i] = w->qfrc_inv[i];
   }
-  mbsReal mmax;
-  mbs_modesSymmetrise(n, md->M, &mmax, &md->m_asym);
 
   // K column by column: (r(q ⊕ h e_j) − r(q ⊖ h e_j)) / 2h; the perturbed state's velocities
   // stay zero, its q is rebuilt from q* each time (no drift)
   mbsReal *rp = md->A, *rm = md->B; // scratch rows (A and B are free until mbs_modesSolve)
   const mbsReal h = md->h;
-  for (int j = 0; j < n; j++) {
+  for (int j = j0; j < j1; j++) {
     e[j] = 1;
     mbs_integratePos(m, s->q, e, h, sp->q);
     mbs_modesResidual(m, sp, w, rp);
     mbs_integratePos(m, s->q, e, -h, sp->q);
     mbs_modesResidual(m, sp, w, rm);
     e[j] = 0;
-    for (int i = 0; i < n; i++) md->K[(size_t)i * n + j] = (rp[i] - rm[i]) / (2 * h);
+    for (int i = 0; i < n; i++) md->K[(size_t)j * n + i] = (rp[i] - rm[i]) / (2 * h);
   }
   memcpy(sp->q, s->q, nq * sizeof *sp->q);
+  w->fext_on = fext_on;
+  if (cs) { // every part's columns to every part
+    MBS_CALL(cs->gather(cs->ctx, MBS_OK, md->M, n, n));
+    MBS_CALL(cs->gather(cs->ctx, MBS_OK, md->K, n, n));
+  }
+  mbsReal mmax;
+  mbs_modesSymmetrise(n, md->M, &mmax, &md->m_asym);
   mbs_modesSymmetrise(n, md->K, &md->k_max, &md->k_asym);
 
   // accelerations of the model at rest at q*: M qdd = −r (Cholesky of a copy of M)
@@ -140,7 +172,6 @@ mbsErr mbs_modesLinearise(const mbsModel *m, const mbsState *s, mbsWork *w, mbsM
     mbsReal d = L[(size_t)j * n + j];
     for (int k = 0; k < j; k++) d -= L[(size_t)j * n + k] * L[(size_t)j * n + k];
     if (!(d > 0)) {
-      w->fext_on = fext_on;
       return mbs_errSet(MBS_ERR_NUMERIC,
                         "modes: the joint-space inertia is not positive definite (dof %d): "
                         "massless bodies or joints without inertia behind them",
@@ -169,7 +200,6 @@ mbsErr mbs_modesLinearise(const mbsModel *m, const mbsState *s, mbsWork *w, mbsM
     if (fabs(md->r[i]) > md->r_max) md->r_max = fabs(md->r[i]);
     if (fabs(md->qdd[i]) > md->qdd_max) md->qdd_max = fabs(md->qdd[i]);
   }
-  w->fext_on = fext_on;
   return MBS_OK;
 }
 

@@ -15,6 +15,10 @@ mbsErr mbs_flexModesCreate(const mbsModel *m, const mbsFlexOracle *o, mbsModes *
 /// M, K, r, qdd at (q, eta) at rest.
 mbsErr mbs_flexModesLinearise(const mbsModel *m, mbsFlexOracle *o, const mbsReal *q,
                               const mbsReal *eta, mbsModes *md);
+/// As mbs_flexModesLinearise with K's columns split over the parts of \p cs (NULL: one part;
+/// mbs_colsplit.h): the same bits on every part as one part alone. Collective over \p cs.
+mbsErr mbs_flexModesLinearisePart(const mbsModel *m, mbsFlexOracle *o, const mbsReal *q,
+                                  const mbsReal *eta, mbsModes *md, const mbsColSplit *cs);
 
 /// The static solve of a flexible model (src/flex_static.c; docs/flexible.md 8).
 typedef struct {
@@ -34,6 +38,9 @@ typedef struct {
   /// largest step (NULL: none); kept by mbs_flexStaticSolve, which zeroes the rest
   void (*progress)(void *ctx, int it, double ke, double dq);
   void *progress_ctx;
+  /// in: the Newton polish's columns split over the ranks (NULL: one rank; kept like progress).
+  /// The drainage itself runs replicated: every part the same steps on the same bits.
+  const mbsColSplit *split;
 } mbsFlexStatic;
 
 /// The pseudo-time step: opt->dt or 0.5 / (the highest frequency of the flexible bodies' reduced
@@ -44,7 +51,9 @@ mbsErr mbs_flexStaticSolve(const mbsModel *m, mbsFlexOracle *o, const mbsStaticO
                            mbsFlexStatic *res);
 /// `modes --at static`: drain (q, eta) (in place, q of nq, eta of the modal coordinates) from
 /// rest to the equilibrium; a warning line on stderr when it does not converge.
+/// \p cs: the Newton polish's columns split over the parts (NULL: one part; only part 0 warns).
+/// Collective over \p cs.
 mbsErr mbs_flexStaticAt(const mbsModel *m, mbsFlexOracle *o, const mbsStaticOpt *opt, mbsReal *q,
-                        mbsReal *eta);
+                        mbsReal *eta, const mbsColSplit *cs);
 
 #endif

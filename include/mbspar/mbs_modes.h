@@ -15,6 +15,7 @@
 #ifndef MBS_MODES_H
 #define MBS_MODES_H
 
+#include "mbs_colsplit.h"
 #include "mbs_dynamics.h"
 #include "mbs_model.h"
 #include "mbs_state.h"
@@ -55,6 +56,16 @@ mbsErr mbs_modesCreate(const mbsModel *m, mbsModes **md);
 /// M, K, r, qdd at s->q with q̇ = 0 (s->qd is not used; s->tau and s->time are).
 /// \p w is a serial workspace of \p m (its position and velocity stages are overwritten).
 mbsErr mbs_modesLinearise(const mbsModel *m, const mbsState *s, mbsWork *w, mbsModes *md);
+/// As mbs_modesLinearise with the columns of M and K split over the parts of \p cs (NULL: one
+/// part): this part evaluates its columns (mbs_colRange), cs->gather brings the others; every
+/// part ends with the same bits as one part alone. Collective over the parts of \p cs.
+mbsErr mbs_modesLinearisePart(const mbsModel *m, const mbsState *s, mbsWork *w, mbsModes *md,
+                              const mbsColSplit *cs);
+/// A part that only evaluates columns (mbs_modesLinearisePart at a rank other than the one that
+/// solves): frees V and shrinks A to n (M, K and B stay whole: the gather fills M and K, B
+/// factors M for the accelerations at rest). The
+/// result must not be passed to mbs_modesSolve. Local.
+void mbs_modesTrim(mbsModes *md);
 /// K v = λ M v by LAPACK dsygv: lambda ascending, V, zero.
 /// \return MBS_ERR_NUMERIC when M is not positive definite (massless bodies) or LAPACK fails.
 mbsErr mbs_modesSolve(mbsModes *md);
