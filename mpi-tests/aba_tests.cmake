@@ -8,6 +8,9 @@ mbs_add_test(test_flex_beam SOURCES test_flex_beam.c LIBS mbs_core LABELS unit)
 mbs_add_test(test_flex_config SOURCES test_flex_config.c LIBS mbs_core LABELS unit)
 # flexible bodies, the serial oracle (issue 34 part 2a): rigid limit, cantilever, energy
 mbs_add_test(test_flex_oracle SOURCES test_flex_oracle.c LIBS mbs_core LABELS unit)
+# flexible bodies in closed loops (docs/flexible.md 14): the oracle's KKT rows against the rigid
+# loop baseline (m = 0) and finite differences of the closure through a node
+mbs_add_test(test_flex_loops SOURCES test_flex_loops.c LIBS mbs_core LABELS unit)
 mbs_add_test(test_flex_aba SOURCES test_flex_aba.c LIBS mbs_core LABELS unit)
 # flexible models over the ranks (docs/flexible.md 11): the distributed elimination against the
 # dense oracle on random flexible trees and chains, and every 2-4 part split in one process

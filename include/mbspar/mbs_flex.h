@@ -97,6 +97,9 @@ typedef struct mbsFlexSet {
   int *att_child; ///< (natt) a child body attached to a node of its (flexible) parent
   int *att_node;  ///< (natt) that node's index in its parent's mbsFlexBody
   int natt, attcap;
+  int *loop_node; ///< (2 nloop_node) per closed loop and side, the node of a flexible body the cut
+                  ///< joint's frame is on (-1: the body frame; docs/flexible.md 14)
+  int nloop_node; ///< loops recorded (later loops: -1 on both sides)
 } mbsFlexSet;
 
 /// Append flexible body \p fb (its modal data moves into the set: \p fb is zeroed) to *set
@@ -108,6 +111,11 @@ mbsErr mbs_flexSetAttach(mbsFlexSet *set, int child, int node);
 const mbsFlexBody *mbs_flexSetFind(const mbsFlexSet *set, int body);
 /// The flexible body named \p name, or NULL.
 const mbsFlexBody *mbs_flexSetFindName(const mbsFlexSet *set, const char *name);
+/// Record that side \p side (0, 1) of closed loop \p loop sits on node \p node of its flexible
+/// body.
+mbsErr mbs_flexSetLoopNode(mbsFlexSet *set, int loop, int side, int node);
+/// The node side \p side of loop \p loop sits on (-1: the body frame, or no flexible body).
+int mbs_flexSetLoopNodeOf(const mbsFlexSet *set, int loop, int side);
 /// The node of \p set a child body hangs from (-1: none, or the body's joint frame).
 int mbs_flexSetAttachedNode(const mbsFlexSet *set, int child);
 /// Free the set and everything in it (NULL is fine).
@@ -147,6 +155,18 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
 /// ydd (N) by Cholesky of M (MBS_ERR_NUMERIC if not positive definite).
 mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                            mbsReal *ydd);
+/// The closed loops' state of the oracle's last mbs_flexOracleAccel on a model with loops
+/// (docs/flexible.md 14): pointers into the oracle, valid until its next call.
+typedef struct {
+  int n;                   ///< closure equations (nlam_loop)
+  const mbsReal *lam;      ///< (n) their multipliers (minimum norm when redundant)
+  const mbsReal *c, *cdot; ///< (n) closure error and its rate
+  const mbsReal *G;        ///< (n x N) the closure Jacobian in y = [v; etad]
+  int rank;                ///< rank of G M^-1 G^T (Jacobi-scaled pivoted Cholesky)
+  mbsReal min_pivot;       ///< smallest accepted pivot
+  mbsReal resid;           ///< max |G ydd - kappa' + D^T abar| after the solve
+} mbsFlexLoopInfo;
+mbsErr mbs_flexOracleLoopInfo(const mbsFlexOracle *o, mbsFlexLoopInfo *info);
 /// Kinetic energy y^T M y / 2 and potential energy: gravity, joint springs (and constant joint
 /// forces), elastic eta^T K eta / 2.
 mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
