@@ -32,6 +32,8 @@ typedef struct {
   double t, h;      ///< time and (dp5) the next step
   double E0, drift; ///< energy at the start of this run and the largest |E - E0|
   double emax;      ///< largest elastic energy
+  double cmax;      ///< closed loops: the largest closure error max |c| after a step (m, rad)
+  long nproj;       ///< closed loops: Newton steps of the projections
 } mbspFlexRun;
 
 /// World position and rotation (3 x 3 row-major) of named node \p n of flexible body \p k at

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "flex_private.h"
 #include "loops_private.h"
+#include "mbspar/mbs_dynamics.h"
 #include "mbspar/mbs_joint.h"
 
 struct mbsFoLoops {
@@ -164,8 +165,10 @@ static void mbs_foLoopRows(mbsFlexOracle *o, const mbsReal *y, const mbsReal *et
   }
 }
 
-mbsErr mbs_foLoopAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
-                       mbsReal *ydd) {
+// M (factored in place), G, rhs, Y = rows of M^-1 G^T and the factored A = G M^-1 G^T at
+// (q, y, eta); M and f left in *pM, *pf
+static mbsErr mbs_foLoopFactor(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
+                               const mbsReal *eta, mbsReal **pM, mbsReal **pf) {
   MBS_CALL(mbs_foLoopsCreate(o));
   struct mbsFoLoops *lp = o->lp;
   struct mbsLoopWork *lw = lp->lw;
@@ -175,17 +178,12 @@ mbsErr mbs_foLoopAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, con
   mbs_foLoopRows(o, y, eta);
   if (mbs_faChol(N, M))
     return mbs_errSet(MBS_ERR_NUMERIC, "flexible oracle: the mass matrix is not positive definite");
-  memcpy(lp->y0, f, sizeof(mbsReal) * (size_t)N);
-  mbs_faCholSolve(N, M, lp->y0);
   for (int i = 0; i < n; i++) {
     memcpy(lp->Y + (size_t)i * N, lp->G + (size_t)i * N, sizeof(mbsReal) * (size_t)N);
     mbs_faCholSolve(N, M, lp->Y + (size_t)i * N);
   }
   for (int i = 0; i < n; i++) {
     const mbsReal *Gi = lp->G + (size_t)i * N;
-    mbsReal b = lp->rhs[i];
-    for (int c = 0; c < N; c++) b -= Gi[c] * lp->y0[c];
-    lw->rhs[i] = b;
     for (int j = 0; j < n; j++) {
       const mbsReal *Yj = lp->Y + (size_t)j * N;
       mbsReal a = 0;
@@ -194,6 +192,73 @@ mbsErr mbs_foLoopAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, con
     }
   }
   mbs_loopFactorA(o->m, lw);
+  *pM = M, *pf = f;
+  return MBS_OK;
+}
+
+// d := d - M^-1 G^T A^+ r (the minimum-kinetic-energy correction removing r = G d)
+static void mbs_foLoopCorrect(mbsFlexOracle *o, const mbsReal *r, mbsReal *d) {
+  struct mbsFoLoops *lp = o->lp;
+  int N = o->N;
+  mbs_loopMinNorm(lp->lw, r, lp->lw->nu);
+  for (int j = 0; j < lp->n; j++) {
+    const mbsReal *Yj = lp->Y + (size_t)j * N;
+    for (int c = 0; c < N; c++) d[c] -= Yj[c] * lp->lw->nu[j];
+  }
+}
+
+mbsErr mbs_flexOracleLoopProject(mbsFlexOracle *o, mbsReal *q, mbsReal *eta, mbsReal *y,
+                                 mbsReal tol, int maxit, mbsFlexLoopProj *info) {
+  const mbsModel *m = o->m;
+  int N = o->N, nv = m->nv, n = m->nlam_loop;
+  mbsReal *M, *f;
+  memset(info, 0, sizeof *info);
+  MBS_CALL(mbs_foLoopsCreate(o));
+  struct mbsFoLoops *lp = o->lp;
+  mbsReal *d = lp->y0, *qn = lp->lw->vq; // scratch: N, and nq (room for nv + 7 nbody)
+  for (int it = 0;; it++) {
+    MBS_CALL(mbs_foLoopFactor(o, q, y, eta, &M, &f));
+    mbsReal cmax = 0;
+    for (int i = 0; i < n; i++) cmax = fmax(cmax, fabs(lp->c[i]));
+    if (it == 0) info->c_before = cmax;
+    info->c_after = cmax;
+    if (cmax <= tol || it >= maxit) break;
+    memset(d, 0, sizeof(mbsReal) * (size_t)N);
+    mbs_foLoopCorrect(o, lp->c, d); // d = -M^-1 G^T A^+ c
+    mbs_integratePos(m, q, d, 1.0, qn);
+    memcpy(q, qn, sizeof(mbsReal) * (size_t)m->nq);
+    for (int i = nv; i < N; i++) eta[i - nv] += d[i];
+    info->iterations = it + 1;
+  }
+  // the rates at the final positions (M, G, Y of the last factorization): the H-orthogonal
+  // projection onto G y = 0
+  for (int i = 0; i < n; i++) {
+    const mbsReal *Gi = lp->G + (size_t)i * N;
+    mbsReal r = 0;
+    for (int c = 0; c < N; c++) r += Gi[c] * y[c];
+    lp->lw->rhs[i] = r;
+    info->cdot_before = fmax(info->cdot_before, fabs(r));
+  }
+  mbs_foLoopCorrect(o, lp->lw->rhs, y);
+  (void)f;
+  return MBS_OK;
+}
+
+mbsErr mbs_foLoopAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                       mbsReal *ydd) {
+  mbsReal *M, *f;
+  MBS_CALL(mbs_foLoopFactor(o, q, y, eta, &M, &f));
+  struct mbsFoLoops *lp = o->lp;
+  struct mbsLoopWork *lw = lp->lw;
+  int N = o->N, n = lp->n;
+  memcpy(lp->y0, f, sizeof(mbsReal) * (size_t)N);
+  mbs_faCholSolve(N, M, lp->y0);
+  for (int i = 0; i < n; i++) {
+    const mbsReal *Gi = lp->G + (size_t)i * N;
+    mbsReal b = lp->rhs[i];
+    for (int c = 0; c < N; c++) b -= Gi[c] * lp->y0[c];
+    lw->rhs[i] = b;
+  }
   mbs_loopMinNorm(lw, lw->rhs, lw->lam);
   memcpy(ydd, lp->y0, sizeof(mbsReal) * (size_t)N);
   for (int j = 0; j < n; j++) {

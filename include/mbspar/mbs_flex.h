@@ -167,6 +167,20 @@ typedef struct {
   mbsReal resid;           ///< max |G ydd - kappa' + D^T abar| after the solve
 } mbsFlexLoopInfo;
 mbsErr mbs_flexOracleLoopInfo(const mbsFlexOracle *o, mbsFlexLoopInfo *info);
+/// What mbs_flexOracleLoopProject did.
+typedef struct {
+  int iterations;      ///< Newton steps on the positions
+  mbsReal c_before;    ///< max |c| before (m, rad)
+  mbsReal c_after;     ///< and after
+  mbsReal cdot_before; ///< max |G y| before the rate projection
+} mbsFlexLoopProj;
+/// Put a state of a model with loops back on them (docs/flexible.md 14, docs/loops.md 5): the
+/// positions (q, eta) by Newton-Raphson on c = 0 with the minimum-kinetic-energy correction
+/// dy = -M^-1 G^T (G M^-1 G^T)^+ c (quaternions on the manifold, mbs_integratePos) until max |c|
+/// <= tol or maxit steps, then the rates y -= M^-1 G^T (G M^-1 G^T)^+ G y (the M-orthogonal
+/// projection: it never adds kinetic energy).
+mbsErr mbs_flexOracleLoopProject(mbsFlexOracle *o, mbsReal *q, mbsReal *eta, mbsReal *y,
+                                 mbsReal tol, int maxit, mbsFlexLoopProj *info);
 /// Kinetic energy y^T M y / 2 and potential energy: gravity, joint springs (and constant joint
 /// forces), elastic eta^T K eta / 2.
 mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
