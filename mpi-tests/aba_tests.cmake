@@ -21,6 +21,10 @@ if(TARGET mbs_parallel)
   # over body ranges against the dense oracle on random flexible trees and chains
   mbs_add_test(test_flex_cfs SOURCES test_flex_cfs.c LIBS mbs_parallel NPROCS 1 2 3 4 LABELS mpi
                TIMEOUT 120)
+  # closed loops through flexible bodies in that system (docs/flexible.md 14.2): direct and jcg
+  # with the cut joints' rows against the dense oracle's KKT solve on random flexible loop models
+  mbs_add_test(test_flex_cfs_loops SOURCES test_flex_cfs_loops.c LIBS mbs_parallel NPROCS 1 2 3 4
+               LABELS mpi TIMEOUT 120)
 endif()
 # the Adams-Bashforth-Moulton PECE core (issue 36) against closed forms
 mbs_add_test(test_abm SOURCES test_abm.c LIBS mbs_core LABELS unit)

@@ -315,6 +315,7 @@ static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, 
     MBS_CALL(mbs_flexAbaCreate(m, &R->a));
   else if (!par)
     MBS_CALL(mbs_flexOracleCreate(m, &R->o));
+  if (m->nloop && !R->o) MBS_CALL(mbs_flexOracleCreate(m, &R->lo)); // the loops' projection
   R->nq = m->nq, R->nv = m->nv;
   R->ne = (R->o ? mbs_flexOracleSize(R->o) : mbs_flexAbaSize(R->a ? R->a : mbsp_flexParAba(par))) -
           m->nv;
@@ -330,6 +331,7 @@ static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, 
 
 static void mbsp_flexFree(mbspFlexRun *R) {
   mbs_flexOracleDestroy(&R->o);
+  mbs_flexOracleDestroy(&R->lo);
   mbs_flexAbaDestroy(&R->a);
   mbs_flexCfsDestroy(&R->cfs);
   for (int s = 0; s < 7; s++) free(R->k[s]);
@@ -450,11 +452,12 @@ static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
 // integrator.projection (the default) x put back on the loops first (mbs_flexOracleLoopProject)
 static mbsErr mbsp_flexLoopStep(mbspFlexRun *R, double *x) {
   const mbsModel *m = R->m;
-  if (!m->nloop || !R->o) return MBS_OK;
+  mbsFlexOracle *o = R->o ? R->o : R->lo;
+  if (!m->nloop || !o) return MBS_OK;
   double *q = x, *eta = x + R->nq, *y = x + R->nq + R->ne;
   mbsFlexLoopProj pj;
-  MBS_CALL(mbs_flexOracleLoopProject(R->o, q, eta, y, m->opt.closure_tol,
-                                     m->opt.projection ? 10 : 0, &pj));
+  MBS_CALL(
+      mbs_flexOracleLoopProject(o, q, eta, y, m->opt.closure_tol, m->opt.projection ? 10 : 0, &pj));
   if (m->opt.projection) mbsp_flexNormalize(m, x);
   R->cmax = fmax(R->cmax, m->opt.projection ? pj.c_after : pj.c_before);
   R->nproj += pj.iterations;
@@ -832,12 +835,13 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "docs/flexible.md 6, 11, 13)",
                       f, line, name, mbs_solverName(m->opt.solver));
   int fwd = cli->verb->run == mbsp_verbAccel || cli->verb->run == mbsp_verbRun;
-  if (m->nloop && (part || cfsm >= 0 || !fwd || cfg->ndrive))
+  int lcfs = cfsm == MBS_FCFS_DIRECT || cfsm == MBS_FCFS_JCG; // the loop rows (14.2)
+  if (m->nloop && (part || (cfsm >= 0 && !lcfs) || !fwd || cfg->ndrive))
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: closed loops with flexible bodies run in "
-                      "accel and undriven run on the dense oracle only yet (%s%s: use "
-                      "solver.method = aba, crba or auto; docs/flexible.md 14)",
-                      f, line, name, part || cfsm >= 0 ? "solver.method = " : "",
+                      "accel and undriven run with solver.method = aba, crba, auto, direct or jcg "
+                      "only yet (%s%s; docs/flexible.md 14)",
+                      f, line, name, part || cfsm >= 0 ? "got solver.method = " : "",
                       part || cfsm >= 0 ? mbs_solverName(m->opt.solver)
                       : cfg->ndrive     ? "driven joints"
                                         : cli->verb->name);

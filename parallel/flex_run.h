@@ -17,6 +17,7 @@ typedef struct {
   const mbsModel *m;
   const mbsConfig *cfg;
   mbsFlexOracle *o;    ///< the dense oracle, or NULL when a is used
+  mbsFlexOracle *lo;   ///< closed loops on another method: the dense oracle of the projection
   mbsFlexAba *a;       ///< the recursive algorithm (large undriven accel and run), or NULL
   mbspFlexPar *par;    ///< solver.method = schur: the ranges over the ranks (flex_par.h), or NULL
   mbsFlexCfs *cfs;     ///< a constraint-force method at one rank (src/flex_cfs.c; a too), or NULL

@@ -140,6 +140,12 @@ void mbs_faBiasUp(const mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y
 /// zd = [a' + S q''; eta''] (nz).
 void mbs_faDown(const mbsFlexAba *a, int b, const mbsReal *ap, const mbsReal *v, mbsReal *ud,
                 mbsReal *zd);
+/// The frame of FE node fe (at xn, G there Gn or NULL) of flexible body p after its mbs_faKin:
+/// world pose Rn, pn, twist omn, von, the map A (6 x nz_p, NULL: not formed: the node's twist is
+/// A z_p) and the bias cn (6: the node's acceleration at zdot_p = 0; docs/flexible.md 5.5).
+void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int p, const mbsReal *y,
+                const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn, mbsReal *von,
+                mbsReal *A, mbsReal *cn);
 /// ap = P zp (+ c when c is not NULL; zp NULL: zero), P the map of body b from its parent
 /// (6 x nz_p).
 void mbs_faApply(const mbsFlexAba *a, int b, const mbsReal *zp, const mbsReal *c, mbsReal *ap);
