@@ -1,7 +1,9 @@
 #!/bin/sh
 # Closed loops through flexible bodies (issue 34; docs/flexible.md 14), configs/flex_fourbar.cfg
 # (a four-bar whose coupler is a flexible beam, the revolute cut joint on its tip node):
-#  - check reports the loop (its closure equations at the rigid-equivalent q0);
+#  - check reports the loop: the rigid-equivalent tree's closure rank 2 of 5 (the planar four-bar)
+#    and, with the beam's modal coordinates, rank 5 of 5 (the beam bends out of the plane), the
+#    side on the tip node, in the table and in check.json;
 #  - run, dp5 at tol 1e-10 for 0.1 s: the closure error stays at closure_tol (1e-10 m/rad, the
 #    projection after every step) and the energy is kept to 1e-8 of E0 (dp5's local error bound
 #    is 1e-10 per step and the system is conservative; measured 1e-11 relative), the beam bends;
@@ -18,8 +20,11 @@ here=$(dirname "$0")
 . "$here/testlib.sh"
 mbs_test_init mbs_flex_loops
 cfg="$configs/flex_fourbar.cfg"
-run 0 "$mbspar" check "$cfg"
-{ grep -q 'loops (cut joints) *1 (C revolute)' "$tmp/out" && grep -q 'flexible body coupler' "$tmp/out"; } ||
+run 0 "$mbspar" check "$cfg" --json "$tmp/check.json"
+{ grep -q 'loops (cut joints) *1 (C revolute)' "$tmp/out" && grep -q 'flexible body coupler' "$tmp/out" &&
+  grep -q 'closure rank 5 of 5 with the modal coordinates' "$tmp/out" &&
+  grep -q 'loop C side 1 on node coupler.tip' "$tmp/out" &&
+  "$py" -c 'import json, sys; f = json.load(open(sys.argv[1]))["flexible_loops"]; sys.exit(0 if f["rank"] == 5 and f["nodes"][0]["node"] == "tip" else 1)' "$tmp/check.json"; } ||
   bad "check does not report the loop: $(cat "$tmp/out")"
 run 0 "$mbspar" run "$cfg" --quiet --out "$tmp/d" --set integrator.t_end=0.1
 run 0 "$mbspar" run "$cfg" --quiet --out "$tmp/p1" --set integrator.method=rk4 \
