@@ -9,6 +9,7 @@
 #    is 1e-10 per step and the system is conservative; measured 1e-11 relative), the beam bends;
 #  - run, rk4 at dt = 4e-4 for 0.1 s: the projection keeps max |c| <= 1e-10, without it the
 #    closure drifts above that;
+#  - a run restarted from its checkpoint halfway ends in the same state to the bit;
 #  - accel with direct and jcg (the loop rows in the constraint-force system) prints the oracle's
 #    qdd digits;
 #  - the methods that cannot take flexible loops refuse (one line, exit 8), and node1 on a rigid
@@ -45,6 +46,18 @@ sys.exit(0 if c <= 1e-10 and d["energy_drift_max"] < 1e-8 * e0 and d["elastic_en
 PY
 ) || bad "flexible four-bar run: $r"
 echo "flexible four-bar: $r"
+# a restart from the checkpoint halfway continues bitwise (the projected state is checkpointed)
+rk='--set integrator.method=rk4 --set integrator.dt=4e-4'
+# shellcheck disable=SC2086 # $rk: several options
+{ run 0 "$mbspar" run "$cfg" --quiet --out "$tmp/rA" $rk --set integrator.t_end=0.02 &&
+  run 0 "$mbspar" run "$cfg" --quiet --out "$tmp/rB" $rk --set integrator.t_end=0.01 &&
+  run 0 "$mbspar" run "$cfg" --quiet --restart "$tmp/rB/checkpoint.bin" $rk --set integrator.t_end=0.02; }
+"$py" - "$tmp" <<'PY' || bad "restart of a flexible loop run is not bitwise"
+import json, sys
+a = json.load(open(sys.argv[1] + "/rA/run.json"))
+b = json.load(open(sys.argv[1] + "/rB/run.json"))
+sys.exit(0 if all(a[k] == b[k] for k in ("q", "eta", "qd", "etad")) and a["t"] == b["t"] else 1)
+PY
 # the constraint-force methods with the loop rows print the oracle's digits (10 significant)
 run 0 "$mbspar" accel "$cfg"
 oracle=$(grep 'qdd =' "$tmp/out" | sed 's/.*qdd =//')

@@ -230,6 +230,7 @@ mbsErr mbs_flexOracleLoopProject(mbsFlexOracle *o, mbsReal *q, mbsReal *eta, mbs
     for (int i = nv; i < N; i++) eta[i - nv] += d[i];
     info->iterations = it + 1;
   }
+  if (maxit <= 0) return MBS_OK; // measured only (integrator.projection = false)
   // the rates at the final positions (M, G, Y of the last factorization): the H-orthogonal
   // projection onto G y = 0
   for (int i = 0; i < n; i++) {

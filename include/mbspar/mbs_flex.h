@@ -178,7 +178,7 @@ typedef struct {
 /// positions (q, eta) by Newton-Raphson on c = 0 with the minimum-kinetic-energy correction
 /// dy = -M^-1 G^T (G M^-1 G^T)^+ c (quaternions on the manifold, mbs_integratePos) until max |c|
 /// <= tol or maxit steps, then the rates y -= M^-1 G^T (G M^-1 G^T)^+ G y (the M-orthogonal
-/// projection: it never adds kinetic energy).
+/// projection: it never adds kinetic energy). maxit = 0: nothing changed, info->c_before measured.
 mbsErr mbs_flexOracleLoopProject(mbsFlexOracle *o, mbsReal *q, mbsReal *eta, mbsReal *y,
                                  mbsReal tol, int maxit, mbsFlexLoopProj *info);
 /// Kinetic energy y^T M y / 2 and potential energy: gravity, joint springs (and constant joint
