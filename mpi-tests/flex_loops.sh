@@ -10,8 +10,8 @@
 #  - run, rk4 at dt = 4e-4 for 0.1 s: the projection keeps max |c| <= 1e-10, without it the
 #    closure drifts above that;
 #  - a run restarted from its checkpoint halfway ends in the same state to the bit;
-#  - accel with direct and jcg (the loop rows in the constraint-force system) prints the oracle's
-#    qdd digits;
+#  - accel with direct, jcg and petsc (if built; the loop rows in the constraint-force system)
+#    prints the oracle's qdd digits;
 #  - the methods that cannot take flexible loops refuse (one line, exit 8), and node1 on a rigid
 #    body is an input error (exit 2).
 # usage: flex_loops.sh MBSPAR PYTHON3 CONFIGS
@@ -61,14 +61,17 @@ PY
 # the constraint-force methods with the loop rows print the oracle's digits (10 significant)
 run 0 "$mbspar" accel "$cfg"
 oracle=$(grep 'qdd =' "$tmp/out" | sed 's/.*qdd =//')
-for m in direct jcg; do
-  run 0 "$mbspar" accel "$cfg" --set solver.method=$m
+# petsc only when built with it (--version says "PETSc -" otherwise)
+withpetsc=petsc
+"$mbspar" --version | grep -q 'PETSc -,' && withpetsc=
+for m in direct jcg $withpetsc; do
+  run 0 "$mbspar" accel "$cfg" --set solver.method="$m"
   got=$(grep 'qdd =' "$tmp/out" | sed 's/.*qdd =//')
   { [ -n "$oracle" ] && [ "$got" = "$oracle" ]; } || bad "$m: qdd$got against the oracle's$oracle"
 done
-echo "accel: the oracle, direct and jcg give qdd =$oracle"
+echo "accel: the oracle, direct, jcg and petsc give qdd =$oracle"
 for m in gs chebyshev schur; do
-  run 8 "$mbspar" accel "$cfg" --set solver.method=$m
+  run 8 "$mbspar" accel "$cfg" --set solver.method="$m"
   { [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "got solver.method = $m" "$tmp/err"; } ||
     bad "$m not refused: $(cat "$tmp/err")"
 done

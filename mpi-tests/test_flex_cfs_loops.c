@@ -4,7 +4,8 @@
 /// and chains of rigid and flexible bodies (flex_gen.h) closed by 1 or 2 cut joints of every type
 /// between random bodies or a body and the ground, a side on a named node of a flexible body
 /// when it has one (the frames placed so that the loops close at q0, eta = 0), at a random
-/// state (eta, etad, the rates off the closure): ydd of direct and jcg equals the dense oracle's
+/// state (eta, etad, the rates off the closure): ydd of direct, jcg and petsc (KSP CG on the
+/// operator, when built with PETSc) equals the dense oracle's
 /// (mbs_flexOracleAccel with the KKT rows, src/flex_oracle_loops.c) to 1e-9, the joint block and
 /// the modal block each relative to its largest entry (at least 1 % of the largest of all: some
 /// random loops lock the mechanism, whose joint accelerations are then roundoff). The state is
@@ -14,6 +15,7 @@
 #include "mbs_test.h"
 #include "flex_gen.h"
 #include "flex_cfs_par.h"
+#include "petsc_ref.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_flex.h"
 
@@ -104,11 +106,16 @@ int main(int argc, char **argv) {
     return 1;
   }
   int P = mbsp_size(comm), rank = mbsp_rank(comm);
+  int petsc = mbsp_petscVersion()[0] != 0; // built with PETSc: petsc is checked too
+  if (petsc && mbsp_petscInitialize(&argc, &argv)) {
+    fprintf(stderr, "PETSc init failed: %s\n", mbs_errMsg());
+    return 1;
+  }
   enum { NB = 9, CAP = 1 << 16, NTRIAL = 12 };
   (void)blockDiff; // flex_gen.h's plain form: blockDiffFloor here
   Body B[NB];
   char *t1 = malloc(CAP);
-  double worst[2] = {0, 0};
+  double worst[3] = {0, 0, 0};
   int ntrial = 0, itmax = 0, nnode = 0, nflex = 0, nloops = 0, nred = 0;
   for (int trial = 0; t1 && trial < NTRIAL; trial++) {
     int chain = trial % 3 == 0, nb = 4 + trial % (NB - 3), nl = 1 + trial % 2;
@@ -157,8 +164,8 @@ int main(int argc, char **argv) {
       mbsFlexLoopInfo li;
       MBS_EXPECT_OK(mbs_flexOracleLoopInfo(o, &li));
       nred += li.rank < li.n;
-      for (int k = 0; k < 2; k++) {
-        int meth = k ? MBS_FCFS_JCG : MBS_FCFS_DIRECT, it = 0;
+      for (int k = 0; k < 2 + petsc; k++) {
+        int meth = k == 2 ? MBS_FCFS_PETSC : k ? MBS_FCFS_JCG : MBS_FCFS_DIRECT, it = 0;
         memset(yc, 0, sizeof(double) * (size_t)N);
         mbsErr e = mbsp_flexCfsSolve(comm, f, meth, 1e-14, q, y, eta, yc, &it);
         MBS_EXPECT(e == MBS_OK, "trial %d %s: %s", trial, mbs_flexCfsName(meth), mbs_errMsg());
@@ -166,7 +173,7 @@ int main(int argc, char **argv) {
         MBS_EXPECT(d < 1e-9, "trial %d (%d bodies, %d loop rows, rank %d) %s: %.3e", trial, nb,
                    li.n, li.rank, mbs_flexCfsName(meth), d);
         worst[k] = fmax(worst[k], d);
-        if (k && it > itmax) itmax = it;
+        if (k == 1 && it > itmax) itmax = it;
       }
       ntrial++;
       free(q);
@@ -178,9 +185,10 @@ int main(int argc, char **argv) {
   free(t1);
   if (rank == 0)
     printf("np=%d: %d models, %d flexible bodies, %d loops (%d sides on nodes, %d models with "
-           "redundant closure rows): direct %.2e, jcg %.2e against the dense oracle (bound 1e-9), "
-           "jcg at most %d iterations\n",
-           P, ntrial, nflex, nloops, nnode, nred, worst[0], worst[1], itmax);
+           "redundant closure rows): direct %.2e, jcg %.2e, petsc %.2e%s against the dense oracle "
+           "(bound 1e-9), jcg at most %d iterations\n",
+           P, ntrial, nflex, nloops, nnode, nred, worst[0], worst[1], worst[2],
+           petsc ? "" : " (not built)", itmax);
   MBS_EXPECT(ntrial == NTRIAL && nnode >= 3 && nloops >= 16, "coverage: %d models %d nodes", ntrial,
              nnode);
   long fails = mbs_test_fail;
@@ -188,6 +196,7 @@ int main(int argc, char **argv) {
   if (rank == 0)
     printf("test_flex_cfs_loops np=%d: %s (%ld failure(s) over all ranks)\n", P,
            fails ? "FAILED" : "all checks passed", fails);
+  if (petsc) mbsp_petscFinalize();
   mbsp_finalize(&comm);
   return fails ? 1 : 0;
 }

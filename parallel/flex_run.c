@@ -835,16 +835,17 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "docs/flexible.md 6, 11, 13)",
                       f, line, name, mbs_solverName(m->opt.solver));
   int fwd = cli->verb->run == mbsp_verbAccel || cli->verb->run == mbsp_verbRun;
-  int lcfs = cfsm == MBS_FCFS_DIRECT || cfsm == MBS_FCFS_JCG; // the loop rows (14.2)
+  int lcfs = cfsm == MBS_FCFS_DIRECT || cfsm == MBS_FCFS_JCG || cfsm == MBS_FCFS_PETSC; // (14.2)
   if (m->nloop && (part || (cfsm >= 0 && !lcfs) || !fwd || cfg->ndrive))
-    return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                      "%s:%d: body \"%s\" is flexible: closed loops with flexible bodies run in "
-                      "accel and undriven run with solver.method = aba, crba, auto, direct or jcg "
-                      "only yet (%s%s; docs/flexible.md 14)",
-                      f, line, name, part || cfsm >= 0 ? "got solver.method = " : "",
-                      part || cfsm >= 0 ? mbs_solverName(m->opt.solver)
-                      : cfg->ndrive     ? "driven joints"
-                                        : cli->verb->name);
+    return mbs_errSet(
+        MBS_ERR_UNSUPPORTED,
+        "%s:%d: body \"%s\" is flexible: closed loops with flexible bodies run in "
+        "accel and undriven run with solver.method = aba, crba, auto, direct, jcg or petsc "
+        "only yet (%s%s; docs/flexible.md 14)",
+        f, line, name, part || cfsm >= 0 ? "got solver.method = " : "",
+        part || cfsm >= 0 ? mbs_solverName(m->opt.solver)
+        : cfg->ndrive     ? "driven joints"
+                          : cli->verb->name);
   if (m->nforce || cfg->torques || !fb || m->local)
     return mbs_errSet(
         MBS_ERR_UNSUPPORTED,
