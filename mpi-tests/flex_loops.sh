@@ -10,8 +10,8 @@
 #  - run, rk4 at dt = 4e-4 for 0.1 s: the projection keeps max |c| <= 1e-10, without it the
 #    closure drifts above that;
 #  - a run restarted from its checkpoint halfway ends in the same state to the bit;
-#  - accel with direct, jcg and petsc (if built; the loop rows in the constraint-force system)
-#    prints the oracle's qdd digits;
+#  - accel with direct, jcg, gs, sor and petsc (if built; the loop rows in the constraint-force
+#    system) prints the oracle's qdd digits;
 #  - the methods that cannot take flexible loops refuse (one line, exit 8), and node1 on a rigid
 #    body is an input error (exit 2).
 # usage: flex_loops.sh MBSPAR PYTHON3 CONFIGS
@@ -64,13 +64,13 @@ oracle=$(grep 'qdd =' "$tmp/out" | sed 's/.*qdd =//')
 # petsc only when built with it (--version says "PETSc -" otherwise)
 withpetsc=petsc
 "$mbspar" --version | grep -q 'PETSc -,' && withpetsc=
-for m in direct jcg $withpetsc; do
+for m in direct jcg gs sor $withpetsc; do
   run 0 "$mbspar" accel "$cfg" --set solver.method="$m"
   got=$(grep 'qdd =' "$tmp/out" | sed 's/.*qdd =//')
   { [ -n "$oracle" ] && [ "$got" = "$oracle" ]; } || bad "$m: qdd$got against the oracle's$oracle"
 done
-echo "accel: the oracle, direct, jcg and petsc give qdd =$oracle"
-for m in gs chebyshev schur; do
+echo "accel: the oracle, direct, jcg, gs, sor and petsc give qdd =$oracle"
+for m in jacobi chebyshev schur; do
   run 8 "$mbspar" accel "$cfg" --set solver.method="$m"
   { [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "got solver.method = $m" "$tmp/err"; } ||
     bad "$m not refused: $(cat "$tmp/err")"

@@ -835,12 +835,13 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "docs/flexible.md 6, 11, 13)",
                       f, line, name, mbs_solverName(m->opt.solver));
   int fwd = cli->verb->run == mbsp_verbAccel || cli->verb->run == mbsp_verbRun;
-  int lcfs = cfsm == MBS_FCFS_DIRECT || cfsm == MBS_FCFS_JCG || cfsm == MBS_FCFS_PETSC; // (14.2)
+  int lcfs = cfsm >= 0 && cfsm != MBS_FCFS_JACOBI && cfsm != MBS_FCFS_CHEB; // the loop rows (14.2)
   if (m->nloop && (part || (cfsm >= 0 && !lcfs) || !fwd || cfg->ndrive))
     return mbs_errSet(
         MBS_ERR_UNSUPPORTED,
         "%s:%d: body \"%s\" is flexible: closed loops with flexible bodies run in "
-        "accel and undriven run with solver.method = aba, crba, auto, direct, jcg or petsc "
+        "accel and undriven run with solver.method = aba, crba, auto, direct, jcg, gs, sor or "
+        "petsc "
         "only yet (%s%s; docs/flexible.md 14)",
         f, line, name, part || cfsm >= 0 ? "got solver.method = " : "",
         part || cfsm >= 0 ? mbs_solverName(m->opt.solver)
