@@ -105,6 +105,13 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(flex_spin PROPERTIES LABELS mpi PROCESSORS 1 TIMEOUT 120
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# closed loops through flexible bodies (issue 34, docs/flexible.md 15): the flexible four-bar
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_loops COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_loops.sh $<TARGET_FILE:mbspar>
+                                   ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs)
+  set_tests_properties(flex_loops PROPERTIES LABELS mpi PROCESSORS 1 TIMEOUT 120
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
 # the spin-up beam over 30 s against 100 lumped links (slow)
 if(TARGET mbspar AND MBS_EXAMPLES_PY)
   add_test(NAME flex_spinup_30s COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_spinup_slow.sh

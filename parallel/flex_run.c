@@ -313,6 +313,7 @@ static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, 
     MBS_CALL(mbs_flexAbaCreate(m, &R->a));
   else if (!par)
     MBS_CALL(mbs_flexOracleCreate(m, &R->o));
+  if (m->nloop && !R->o) MBS_CALL(mbs_flexOracleCreate(m, &R->lo)); // the loops' projection
   R->nq = m->nq, R->nv = m->nv;
   R->ne = (R->o ? mbs_flexOracleSize(R->o) : mbs_flexAbaSize(R->a ? R->a : mbsp_flexParAba(par))) -
           m->nv;
@@ -328,6 +329,7 @@ static mbsErr mbsp_flexCreate(const mbsModel *m, mbspFlexRun *R, int recursive, 
 
 static void mbsp_flexFree(mbspFlexRun *R) {
   mbs_flexOracleDestroy(&R->o);
+  mbs_flexOracleDestroy(&R->lo);
   mbs_flexAbaDestroy(&R->a);
   mbs_flexCfsDestroy(&R->cfs);
   for (int s = 0; s < 7; s++) free(R->k[s]);
@@ -418,6 +420,13 @@ static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
     mbs_jsonInt(j, "drive_solves", R->dr.solves);
   }
   mbs_jsonEndObject(j);
+  if (R->m->nloop) { // closed loops (docs/flexible.md 15)
+    mbs_jsonBeginObject(j, "loops");
+    mbs_jsonBool(j, "projection", R->m->opt.projection);
+    mbs_jsonNumber(j, "closure_max", R->cmax);
+    mbs_jsonInt(j, "projection_iterations", R->nproj);
+    mbs_jsonEndObject(j);
+  }
   if (R->dr.k) mbs_jsonNumber(j, "work", r->x[R->nx - 1]);
   mbs_jsonString(j, "integrator", r->integrator);
   mbs_jsonString(j, "stop", r->stop);
@@ -435,6 +444,22 @@ static void mbsp_flexRunJson(mbsJson *j, const void *ctx) {
   mbs_jsonNumberArray(j, "qd", r->x + R->nq + R->ne, R->nv);
   mbs_jsonNumberArray(j, "etad", r->x + R->nq + R->ne + R->nv, R->ne);
   mbsp_flexNodesJson(j, R, r->x);
+}
+
+// closed loops (docs/flexible.md 15): the closure error of state x after a step, and with
+// integrator.projection (the default) x put back on the loops first (mbs_flexOracleLoopProject)
+static mbsErr mbsp_flexLoopStep(mbspFlexRun *R, double *x) {
+  const mbsModel *m = R->m;
+  mbsFlexOracle *o = R->o ? R->o : R->lo;
+  if (!m->nloop || !o) return MBS_OK;
+  double *q = x, *eta = x + R->nq, *y = x + R->nq + R->ne;
+  mbsFlexLoopProj pj;
+  MBS_CALL(
+      mbs_flexOracleLoopProject(o, q, eta, y, m->opt.closure_tol, m->opt.projection ? 10 : 0, &pj));
+  if (m->opt.projection) mbsp_flexNormalize(m, x);
+  R->cmax = fmax(R->cmax, m->opt.projection ? pj.c_after : pj.c_before);
+  R->nproj += pj.iterations;
+  return MBS_OK;
 }
 
 static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
@@ -534,6 +559,8 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
     mbsp_flexNormalize(m, x);
     if (R->dr.k) mbsp_flexDriveState(&R->dr, cfg, R->t, x, x + R->nq + R->ne);
     R->steps++;
+    e = mbsp_flexLoopStep(R, x);
+    if (e) break;
     e = mbsp_flexEnergy(R, x, &kin, &pot, &ela);
     if (e) break;
     double W = R->dr.k ? x[R->nx - 1] : 0;
@@ -570,6 +597,10 @@ static mbsErr mbsp_flexRunLoop(const mbsCli *cli, mbspComm *comm, const mbsConfi
            "J)\n",
            mbsp_flexMethod(R), ro.integrator, R->t, R->steps, R->rejected, R->evals, R->E0,
            ro.E_final, R->drift, R->dr.k ? " of E - W" : "", R->emax);
+  if (mbsp_cliTable(cli) && m->nloop)
+    printf("  loops: largest closure error after a step %.3g (m, rad; projection %s, %ld Newton "
+           "steps)\n",
+           R->cmax, m->opt.projection ? "on" : "off", R->nproj);
   for (int k = 0; mbsp_cliTable(cli) && k < R->dr.k; k++)
     printf("  drive %-12s %s: driving force %.6g at the end, largest %.6g (N m or N); work %.12g "
            "J\n",
@@ -617,7 +648,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   // crba: the assembled mass matrix always (the dense oracle is the flexible CRBA + Cholesky)
   int crba = !cfg->sauto.on && !strcmp(mbs_solverName(m->opt.solver), "crba");
   int recursive = N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !cfg->ndrive &&
-                  !inverse && !crba;
+                  !inverse && !crba && !m->nloop; // loops: the dense oracle (docs/flexible.md 15)
   // solver.method = schur: the ranges over the ranks (docs/flexible.md 11); rank 0 runs the verb
   // on a communicator of its own (the report still counts the job's ranks), the others evaluate
   // their ranges whenever it asks

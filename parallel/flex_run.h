@@ -18,6 +18,7 @@ typedef struct {
   const mbsModel *m;
   const mbsConfig *cfg;
   mbsFlexOracle *o;    ///< the dense oracle, or NULL when a is used
+  mbsFlexOracle *lo;   ///< closed loops on another method: the dense oracle of the projection
   mbsFlexAba *a;       ///< the recursive algorithm (large undriven accel and run), or NULL
   mbspFlexPar *par;    ///< solver.method = schur: the ranges over the ranks (flex_par.h), or NULL
   mbsFlexCfs *cfs;     ///< a constraint-force method at one rank (src/flex_cfs.c; a too), or NULL
@@ -33,6 +34,8 @@ typedef struct {
   double t, h;      ///< time and (dp5) the next step
   double E0, drift; ///< energy at the start of this run and the largest |E - E0|
   double emax;      ///< largest elastic energy
+  double cmax;      ///< closed loops: the largest closure error max |c| after a step (m, rad)
+  long nproj;       ///< closed loops: Newton steps of the projections
 } mbspFlexRun;
 
 /// solver.method = schur (explicit or auto's choice): the ranges over the ranks (flex_par.h).

@@ -323,7 +323,11 @@ int main(int argc, char **argv) {
   }
   // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
   // successful verb (an error stays the only line on stderr)
-  if (!e && rank == 0 && cfg->loop_default_aba && !cli.quiet)
+  if (!e && rank == 0 && cfg->loop_default_aba && !cli.quiet && m && m->nflex_g)
+    fprintf(stderr,
+            "mbspar: note: solver.method = aba for this model with closed loops and "
+            "flexible bodies: the dense oracle with the loops' rows (docs/flexible.md 15)\n");
+  else if (!e && rank == 0 && cfg->loop_default_aba && !cli.quiet)
     fprintf(stderr,
             "mbspar: note: solver.method = aba for this model with %s (the default for such "
             "models: the serial baseline, exact and the fastest at one rank; docs/loops.md 8)\n",

@@ -29,7 +29,31 @@ typedef struct {
   int *start; ///< (P + 1) the engine's rank ranges (mbs_partitionModel): rank r owns the bodies
               ///< start[r] .. start[r + 1])
   const mbsModel *model; ///< its flexible bodies in the JSON (mbs_flexJson)
+  int frank, fneq;       ///< loops through flexible bodies: the closure rank with the modal
+                         ///< coordinates at q0 (the dense oracle), of fneq equations (0: none)
+  double fpivot;         ///< its smallest accepted pivot
 } mbsCheckWarn;
+
+// loops through flexible bodies (docs/flexible.md 15): the closure rank with the modal
+// coordinates, at q0 with eta = 0 (the rigid report above counts the joints' rates only)
+static mbsErr mbs_checkFlexLoops(const mbsModel *m, mbsCheckWarn *cw) {
+  if (!m->flex || !m->flex->n || !m->nloop) return MBS_OK;
+  mbsFlexOracle *o = NULL;
+  mbsErr e = mbs_flexOracleCreate(m, &o);
+  int N = o ? mbs_flexOracleSize(o) : 0;
+  double *y = e ? NULL : calloc(2 * (size_t)N + 1, sizeof(double)), *eta = y ? y + N : NULL;
+  if (!e && !y) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e) memcpy(y, m->qd0, sizeof(double) * (size_t)m->nv);
+  double *ydd = y ? malloc(sizeof(double) * ((size_t)N + 1)) : NULL;
+  if (!e && !ydd) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e) e = mbs_flexOracleAccel(o, m->q0, y, eta, ydd);
+  mbsFlexLoopInfo li;
+  if (!e) e = mbs_flexOracleLoopInfo(o, &li);
+  if (!e) cw->frank = li.rank, cw->fneq = li.n, cw->fpivot = li.min_pivot;
+  free(y), free(ydd);
+  mbs_flexOracleDestroy(&o);
+  return e;
+}
 
 static void mbs_checkAdd(mbsCheckWarn *w, int k, const char *fmt, const char *a, const char *b) {
   if (w->count[k]++ >= 4) return; // name the first four
@@ -217,6 +241,28 @@ static void mbs_checkJson(mbsJson *j, const void *ctx) {
   }
   mbs_jsonEndArray(j);
   mbs_flexJson(j, cw->model->flex);
+  if (cw->fneq) {
+    const mbsModel *m = cw->model;
+    mbs_jsonBeginObject(j, "flexible_loops");
+    mbs_jsonInt(j, "equations", cw->fneq);
+    mbs_jsonInt(j, "rank", cw->frank);
+    mbs_jsonNumber(j, "min_pivot", cw->fpivot);
+    mbs_jsonBeginArray(j, "nodes"); // the cut joints' sides on named nodes
+    for (int k = 0; k < m->nloop; k++)
+      for (int s = 0; s < 2; s++) {
+        int nd = mbs_flexSetLoopNodeOf(m->flex, k, s);
+        const mbsFlexBody *fb = mbs_flexSetFind(m->flex, m->loop_body[2 * k + s]);
+        if (nd < 0 || !fb) continue;
+        mbs_jsonBeginObject(j, NULL);
+        mbs_jsonString(j, "loop", m->loop_name[k]);
+        mbs_jsonInt(j, "side", s + 1);
+        mbs_jsonString(j, "body", fb->name);
+        mbs_jsonString(j, "node", fb->node_name[nd]);
+        mbs_jsonEndObject(j);
+      }
+    mbs_jsonEndArray(j);
+    mbs_jsonEndObject(j);
+  }
   if (cw->P > 1) {
     mbs_jsonBeginObject(j, "decomposition");
     mbs_jsonInt(j, "ranks", cw->P);
@@ -308,9 +354,24 @@ mbsErr mbsp_verbCheck(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
     if (!e) e = mbs_checkGeometry(m, &cw);
     cw.model = m; // (mbs_checkGeometry zeroes cw)
     if (!e) e = mbs_checkDecomp(m, mbsp_size(comm), &cw);
+    if (!e) e = mbs_checkFlexLoops(m, &cw);
     if (!e && mbsp_cliTable(cli)) {
       mbs_printSummary(cfg, m, &cw);
       mbs_flexReport(stdout, m->flex);
+      if (cw.fneq) {
+        printf(
+            "  flexible loops             closure rank %d of %d with the modal coordinates at q0 "
+            "(dense oracle, eta = 0; smallest pivot %.3g)\n",
+            cw.frank, cw.fneq, cw.fpivot);
+        for (int k = 0; k < m->nloop; k++)
+          for (int s = 0; s < 2; s++) {
+            int nd = mbs_flexSetLoopNodeOf(m->flex, k, s);
+            const mbsFlexBody *fb = mbs_flexSetFind(m->flex, m->loop_body[2 * k + s]);
+            if (nd >= 0 && fb)
+              printf("    loop %s side %d on node %s.%s\n", m->loop_name[k], s + 1, fb->name,
+                     fb->node_name[nd]);
+          }
+      }
       if (cfg->urdf) mbs_urdfPrint(cfg->urdf, stdout);
       for (int k = 0; k < cfg->nurdf_jf; k++) { // model.urdf.joints (docs/urdf.md)
         const mbsUrdfJointForce *f = &cfg->urdf_jf[k];

@@ -54,8 +54,33 @@ static mbsErr mbs_cfgLoopFrame(const mbsConfig *c, const mbsCs *g, const char *k
   return MBS_OK;
 }
 
+// node1 / node2 = "NAME": that side's frame is on a named node of its flexible body (the frame's
+// origin measured from the node's undeformed position, as a child's joint.node; docs/flexible.md
+// 14); the frame kept in the body's coordinates, for the rigid-equivalent assembly of q0
+static mbsErr mbs_cfgLoopNode(const mbsConfig *c, const mbsModel *m, const mbsCs *g,
+                              const char *key, const char *what, int body, mbsReal *F, int *node) {
+  const char *nname = NULL;
+  *node = -1;
+  MBS_CALL(mbs_cfgGetString(c, g, key, &nname));
+  if (!nname) return MBS_OK;
+  const mbsCs *ns = config_setting_get_member(g, key);
+  const mbsFlexBody *fb = body >= 0 ? mbs_flexSetFind(m->flex, body) : NULL;
+  if (!fb)
+    return mbs_cfgFail(c, ns, "%s: %s = \"%s\": body%c is not a flexible body", what, key, nname,
+                       key[4]);
+  for (int k = 0; k < fb->nnodes; k++)
+    if (!strcmp(fb->node_name[k], nname)) {
+      *node = k;
+      F[0] += fb->spec.node_x[k];
+      return MBS_OK;
+    }
+  return mbs_cfgFail(c, ns, "%s: %s = \"%s\": the flexible body \"%s\" has no such node", what, key,
+                     nname, fb->name);
+}
+
 mbsErr mbs_cfgLoops(const mbsConfig *c, mbsModel *m, const mbsCs *list) {
-  static const char *const keys[] = {"name", "type", "body1", "frame1", "body2", "frame2", NULL};
+  static const char *const keys[] = {"name",   "type",  "body1", "frame1", "body2",
+                                     "frame2", "node1", "node2", NULL};
   for (int k = 0; k < config_setting_length(list); k++) {
     const mbsCs *g = config_setting_get_elem(list, (unsigned)k);
     char what[320], path[64], dname[32];
@@ -85,6 +110,9 @@ mbsErr mbs_cfgLoops(const mbsConfig *c, mbsModel *m, const mbsCs *list) {
     MBS_CALL(mbs_cfgBodyRef(c, m, g, "body2", what, &sp.body2));
     MBS_CALL(mbs_cfgLoopFrame(c, g, "frame1", what, sp.type, sp.frame1));
     MBS_CALL(mbs_cfgLoopFrame(c, g, "frame2", what, sp.type, sp.frame2));
+    int node[2];
+    MBS_CALL(mbs_cfgLoopNode(c, m, g, "node1", what, sp.body1, sp.frame1, node));
+    MBS_CALL(mbs_cfgLoopNode(c, m, g, "node2", what, sp.body2, sp.frame2, node + 1));
     mbsErr e = mbs_modelAddLoop(m, &sp);
     if (e == MBS_ERR_INPUT) {
       char msg[1024];
@@ -94,6 +122,8 @@ mbsErr mbs_cfgLoops(const mbsConfig *c, mbsModel *m, const mbsCs *list) {
       return mbs_cfgFail(c, at ? at : g, "%s: %s", what, msg);
     }
     MBS_CALL(e);
+    for (int side = 0; side < 2; side++)
+      if (node[side] >= 0) MBS_CALL(mbs_flexSetLoopNode(m->flex, m->nloop - 1, side, node[side]));
   }
   return MBS_OK;
 }

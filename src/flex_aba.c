@@ -210,9 +210,9 @@ void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *eta, mbsR
 // The node frame a child of flexible body p hangs from (docs/flexible.md 5.5): world pose Rn,
 // pn, twist omn, von, the map A (6 x nz_p: the node's twist is A z_p) and the bias cn (6: the
 // node's acceleration at zdot_p = 0)
-static void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int p,
-                       const mbsReal *y, const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn,
-                       mbsReal *von, mbsReal *A, mbsReal *cn) {
+void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int p, const mbsReal *y,
+                const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn, mbsReal *von,
+                mbsReal *A, mbsReal *cn) {
   const mbsModel *m = a->m;
   const mbsFoBody *fo = a->f + a->flexof[p];
   const mbsFlexModal *md = &fo->fb->modal;

@@ -60,10 +60,27 @@ int mbs_flexSetAttachedNode(const mbsFlexSet *s, int child) {
   return -1;
 }
 
+mbsErr mbs_flexSetLoopNode(mbsFlexSet *s, int loop, int side, int node) {
+  if (!s || loop < 0 || side < 0 || side > 1)
+    return mbs_errSet(MBS_ERR_INTERNAL, "flexible: loop node without a flexible body");
+  if (loop >= s->nloop_node) {
+    int *n = realloc(s->loop_node, sizeof *n * 2 * (size_t)(loop + 1));
+    if (!n) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+    for (int k = 2 * s->nloop_node; k < 2 * (loop + 1); k++) n[k] = -1;
+    s->loop_node = n, s->nloop_node = loop + 1;
+  }
+  s->loop_node[2 * loop + side] = node;
+  return MBS_OK;
+}
+
+int mbs_flexSetLoopNodeOf(const mbsFlexSet *s, int loop, int side) {
+  return s && loop >= 0 && loop < s->nloop_node ? s->loop_node[2 * loop + side] : -1;
+}
+
 void mbs_flexSetFree(mbsFlexSet *s) {
   if (!s) return;
   for (int k = 0; k < s->n; k++) mbs_flexModalFree(&s->b[k].modal), free(s->b[k].file);
-  free(s->b), free(s->att_child), free(s->att_node);
+  free(s->b), free(s->att_child), free(s->att_node), free(s->loop_node);
   free(s);
 }
 

@@ -35,6 +35,7 @@ void mbs_flexCfsDestroy(mbsFlexCfs **pf) {
   if (!pf || !*pf) return;
   mbsFlexCfs *f = *pf;
   mbs_flexAbaDestroy(&f->a);
+  mbs_fcLoopFree(f);
   void *arr[] = {f->nlb,  f->la, f->T, f->F, f->SSi, f->Minv, f->h, f->Q, f->wr, f->tau,
                  f->Dinv, f->A,  f->x, f->b, f->r,   f->z,    f->p, f->q, f->wk};
   for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++) free(arr[k]);
@@ -60,6 +61,8 @@ mbsErr mbs_flexCfsCreate(const mbsModel *m, mbsFlexCfs **out) {
     sq += (size_t)n * n, sv += (size_t)n;
     if (n > nzmax) nzmax = n;
   }
+  MBS_CALL(mbs_fcLoopCreate(f)); // the closure rows follow the tree's
+  f->nl += f->nle;
   size_t nl = (size_t)f->nl + 1;
   f->sv = sv, f->need = calloc(nb, 1);
   mbsReal **a36[] = {&f->T, &f->F, &f->SSi, &f->Dinv};
@@ -88,6 +91,7 @@ mbsErr mbs_flexCfsSetRange(mbsFlexCfs *f, int b0, int b1, const mbsCfsComm *comm
     f->need[b] = 1;
     if (m->body_parent[b] >= 0) f->need[m->body_parent[b]] = 1;
   }
+  mbs_fcLoopNeed(f);
   return MBS_OK;
 }
 
@@ -170,6 +174,7 @@ static mbsErr mbs_fcPrepare(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, c
       if (scalar) f->tau[dd] -= m->dof_stiffness[dd] * (qb[k] - m->dof_springref[dd]);
     }
   }
+  if (f->nle) mbs_fcLoopPrepare(f, y, eta);
   // the diagonal blocks D_b = T^T [M_b^-1]_66 T + (P^T T)^T M_p^-1 (P^T T), inverted
   for (int b = f->b0; b < f->b1; b++) {
     int nl = f->nlb[b], n = a->nz[b], p = m->body_parent[b];
@@ -236,6 +241,7 @@ mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo) {
       for (int i = 0; i < 6; i++) wr[i] += F[6 * k + i] * f->tau[d0 + k];
   }
   MBS_CALL(mbs_fcReduce(f, f->wr, 6 * m->nbody)); // the children's wrenches
+  MBS_CALL(mbs_fcLoopGather(f, x));               // the loop multipliers
   for (int b = f->b0; b < f->b1; b++) {           // mid: Q_b and zdot_b = M_b^-1 Q_b
     int n = a->nz[b];
     mbsReal *Qb = f->wk, *zd = f->Q + a->ov[b];
@@ -250,6 +256,7 @@ mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo) {
         Qb[j] -= t;
       }
     }
+    if (f->nle) mbs_fcLoopForce(f, b, Qb);
     for (int i = 0; i < n; i++) {
       mbsReal t = 0;
       for (int j = 0; j < n; j++) t += Mi[i * n + j] * Qb[j];
@@ -269,6 +276,7 @@ mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo) {
       yo[la + k] = t;
     }
   }
+  if (f->nle) mbs_fcLoopRows(f, known, yo);
   return MBS_OK;
 }
 
@@ -282,6 +290,7 @@ void mbs_fcPrecond(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z) {
       z[la + i] = t;
     }
   }
+  if (f->nle) mbs_fcLoopPrecond(f, r, z);
 }
 
 double mbs_fcDotN(int n, const mbsReal *a, const mbsReal *b) {
@@ -351,6 +360,10 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
   const mbsReal *b;
   *it = 0;
   MBS_CHECK(method >= 0 && method < MBS_FCFS_PETSC, MBS_ERR_INTERNAL, "flexible cfs: method");
+  MBS_CHECK(!f->nle || (method != MBS_FCFS_JACOBI && method != MBS_FCFS_CHEB), MBS_ERR_UNSUPPORTED,
+            "flexible %s: closed loops run with direct, jcg, gs, sor or petsc only "
+            "(docs/flexible.md 15)",
+            mbs_flexCfsName(method));
   MBS_CALL(mbs_flexCfsBegin(f, q, y, eta, &b, &l0, &l1));
   if (method == MBS_FCFS_JCG) {
     MBS_CALL(mbs_fcCG(f, tol, it));
@@ -359,9 +372,10 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
   } else {
     MBS_CALL(mbs_fcAssemble(f));
     if (method == MBS_FCFS_DIRECT) {
-      if (mbs_faChol(n, f->A))
-        return mbs_errSet(MBS_ERR_NUMERIC, "flexible direct: A is not positive definite");
+      int nd; // redundant closure equations dropped (their lam = 0; docs/flexible.md 15.2)
       memcpy(f->x, f->b, sizeof(mbsReal) * (size_t)n);
+      if (mbs_fcCholDrop(n, n - f->nle, f->m->opt.rank_tol, f->A, f->x, &nd))
+        return mbs_errSet(MBS_ERR_NUMERIC, "flexible direct: A is not positive definite");
       mbs_faCholSolve(n, f->A, f->x);
     } else {
       MBS_CALL(mbs_fcSOR(f, method == MBS_FCFS_GS ? 1.0 : 1.3, tol, it));

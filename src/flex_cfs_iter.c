@@ -42,6 +42,8 @@ mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it) {
   double bn = sqrt(mbs_fcDotN(n, f->b, f->b));
   memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
   if (bn == 0) return MBS_OK;
+  double dmax = 0; // the closure rows' largest diagonal entry (the zero-row scale)
+  for (int i = n - f->nle; i < n; i++) dmax = fmax(dmax, A[(size_t)i * n + i]);
   for (*it = 0; *it < maxit; (*it)++) {
     double rr = 0;
     for (int b = 0; b < f->nb; b++) {
@@ -62,6 +64,13 @@ mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it) {
                           "flexible gs: a diagonal block is not positive definite");
       if (nl) mbs_faCholSolve(nl, D, rb);
       for (int i = 0; i < nl; i++) f->x[la + i] += omega * rb[i];
+    }
+    for (int i = n - f->nle; i < n; i++) { // closure rows one at a time (docs/flexible.md 15.2)
+      const mbsReal *Ar = A + (size_t)i * n;
+      mbsReal t = f->b[i];
+      for (int j = 0; j < n; j++) t -= Ar[j] * f->x[j];
+      rr += t * t;
+      if (Ar[i] > 1e-20 * dmax) f->x[i] += omega * t / Ar[i]; // a zero row left alone
     }
     if (!isfinite(rr)) break;
     if (sqrt(rr) <= tol * bn) return MBS_OK; // the residual met by the sweep's blocks

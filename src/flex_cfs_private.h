@@ -25,6 +25,13 @@ struct mbsFlexCfs {
   char *need;         ///< (nbody) the body's M^-1 is used here: owned, or the parent of one
   mbsCfsComm comm;    ///< reduce only (NULL: one process)
   size_t sv;          ///< the length of h, Q
+  // closed loops (src/flex_cfs_loops.c): their nle rows follow the tree's, to nl
+  int nle, nzmax;
+  mbsReal *lg; ///< (nle x 2 x nzmax) per loop row and side: A_s^T dw on its body's z
+  mbsReal *lk; ///< (nle) the rows' affine parts
+  mbsReal *ld; ///< (nle) the rows' diagonal entries of A (preconditioner; the owner's)
+  mbsReal *xl; ///< (nle) the loop multipliers on every rank
+  mbsReal *lA; ///< (2 x 6 x nzmax) scratch: the sides' node maps
 };
 
 /// The in-place sum over the ranks (nothing at one process).
@@ -43,5 +50,28 @@ mbsErr mbs_fcCG(mbsFlexCfs *f, double tol, int *it);
 mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it);
 /// Block Jacobi (cheb 0) or Chebyshev (1) on the estimated spectrum of D^-1 A. Collective.
 mbsErr mbs_fcPoly(mbsFlexCfs *f, int cheb, double tol, int *it);
+
+/// Closed loops (src/flex_cfs_loops.c; docs/flexible.md 15.2). Create: f->nle and the arrays (after
+/// the tree's rows are counted); Free: the arrays.
+mbsErr mbs_fcLoopCreate(mbsFlexCfs *f);
+void mbs_fcLoopFree(mbsFlexCfs *f);
+/// 1 on the rank that owns the loop rows (its row range ends at nl).
+int mbs_fcLoopOwner(const mbsFlexCfs *f);
+/// Mark the sides' bodies as needed (their M^-1) on the owner of the loop rows.
+void mbs_fcLoopNeed(mbsFlexCfs *f);
+/// The rows' directions, affine parts and diagonal at the current kinematics (after M^-1).
+void mbs_fcLoopPrepare(mbsFlexCfs *f, const mbsReal *y, const mbsReal *eta);
+/// The loop multipliers of x into f->xl on every rank (one sum). Collective.
+mbsErr mbs_fcLoopGather(mbsFlexCfs *f, const mbsReal *x);
+/// Q_b += the loop multipliers' generalized forces on body b.
+void mbs_fcLoopForce(const mbsFlexCfs *f, int b, mbsReal *Qb);
+/// The loop rows of y = A x (+ the affine part when known) from the summed zdot (owner only).
+void mbs_fcLoopRows(const mbsFlexCfs *f, int known, mbsReal *yo);
+/// z = r / diag on the loop rows (owner only).
+void mbs_fcLoopPrecond(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z);
+/// Cholesky of the n x n A in place (as mbs_faChol) that drops rows k >= nfree whose pivot is
+/// at most tol times their diagonal (redundant closure equations: b_k = 0, so their x_k = 0);
+/// -1 if another pivot is not positive.
+int mbs_fcCholDrop(int n, int nfree, mbsReal tol, mbsReal *A, mbsReal *b, int *ndrop);
 
 #endif

@@ -17,24 +17,6 @@
 #include "mbspar/mbs_model.h"
 #include "flex_private.h"
 
-struct mbsFlexOracle {
-  const mbsModel *m;
-  int formM; ///< 1: mbs_flexOracleSystem forms M (0: f alone, the caller passed M = NULL)
-  int N;     ///< nv + sum of the modal coordinates
-  int nf;    ///< flexible bodies
-  mbsFoBody *f;
-  int *flexof;    ///< (nbody) index into f, -1 for a rigid body
-  int *nodefe;    ///< (nbody) FE node of the parent a body hangs from (-1: the parent's frame)
-  mbsReal *nodex; ///< (nbody) that node's undeformed position along the parent's x axis
-  const mbsReal **nodeG; ///< (nbody) G (m x m) of the parent at that node (NULL: none or off)
-  // per-evaluation workspace
-  mbsReal *Rw, *pw, *om, *vo, *al, *ao; ///< (nbody x 9 / 3) world pose, twist, bias accelerations
-  mbsReal *Jw, *Jv;                     ///< (nbody x 3 x N) angular and linear (origin) Jacobians
-  mbsReal *Jg;                          ///< (3 x N) scratch
-  mbsReal *Jwn, *Jvn;                   ///< (3 x N) the Jacobians of a node frame
-  mbsReal *M, *f_;                      ///< (N x N), (N)
-};
-
 void mbs_foCross(const mbsReal *a, const mbsReal *b, mbsReal *c) {
   mbsReal x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2],
           z = a[0] * b[1] - a[1] * b[0];
@@ -58,6 +40,7 @@ void mbs_flexOracleDestroy(mbsFlexOracle **po) {
     mbs_foBodyFree(o->f + k);
   }
   free(o->nodeG);
+  mbs_foLoopsFree(&o->lp);
   free(o->f), free(o->flexof), free(o->nodefe), free(o->nodex), free(o->Rw), free(o->pw),
       free(o->om), free(o->vo), free(o->al);
   free(o->ao), free(o->Jw), free(o->Jv), free(o->Jg), free(o->Jwn), free(o->Jvn), free(o->M),
@@ -292,9 +275,9 @@ void mbs_foTangent(const mbsReal *th, mbsReal ca, mbsReal cb, const mbsReal *v, 
 // The frame of node fe of flexible body p (its world pose, twist, bias accelerations and
 // Jacobians into o->Jwn, o->Jvn): origin at the deformed node s = x e_x + Phi_t eta, rotation
 // R_p exp([th]x) with th = Phi_r eta (docs/flexible.md 5.5)
-static void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const mbsReal *Gn,
-                            const mbsReal *y, const mbsReal *eta, mbsReal *Rn, mbsReal *pn,
-                            mbsReal *omn, mbsReal *von, mbsReal *aln, mbsReal *aon) {
+void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const mbsReal *Gn,
+                     const mbsReal *y, const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn,
+                     mbsReal *von, mbsReal *aln, mbsReal *aon) {
   const mbsModel *m = o->m;
   int N = o->N;
   const mbsFoBody *fo = o->f + o->flexof[p];
@@ -360,8 +343,7 @@ static void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const m
 
 // kinematics of every body: world pose, twist (omega, velocity of the origin), the accelerations
 // at zero generalized acceleration and the Jacobians of the twist
-static void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
-                             const mbsReal *eta) {
+void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta) {
   const mbsModel *m = o->m;
   int N = o->N;
   for (int b = 0; b < m->nbody; b++) {
@@ -582,6 +564,7 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
 
 mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                            mbsReal *ydd) {
+  if (o->m->nloop) return mbs_foLoopAccel(o, q, y, eta, ydd); // src/flex_oracle_loops.c
   mbsReal *M, *f;
   MBS_CALL(mbs_flexOracleSystem(o, q, y, eta, &M, &f));
   memcpy(ydd, f, sizeof(mbsReal) * (size_t)o->N);

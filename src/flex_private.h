@@ -64,6 +64,41 @@ void mbs_foMat3Vec(const mbsReal *R, const mbsReal *v, mbsReal *o);
 void mbs_foBodyPotential(const mbsModel *m, int b, const mbsFoBody *fo, const mbsReal *q,
                          const mbsReal *eta, const mbsReal *Rw, const mbsReal *pw, mbsReal *pV);
 
+/// The dense oracle's workspace (src/flex_oracle.c), shared with its closed loops
+/// (src/flex_oracle_loops.c).
+struct mbsFlexOracle {
+  const mbsModel *m;
+  int formM; ///< 1: mbs_flexOracleSystem forms M (0: f alone, the caller passed M = NULL)
+  int N;     ///< nv + sum of the modal coordinates
+  int nf;    ///< flexible bodies
+  mbsFoBody *f;
+  int *flexof;    ///< (nbody) index into f, -1 for a rigid body
+  int *nodefe;    ///< (nbody) FE node of the parent a body hangs from (-1: the parent's frame)
+  mbsReal *nodex; ///< (nbody) that node's undeformed position along the parent's x axis
+  const mbsReal **nodeG; ///< (nbody) G (m x m) of the parent at that node (NULL: none or off)
+  // per-evaluation workspace
+  mbsReal *Rw, *pw, *om, *vo, *al, *ao; ///< (nbody x 9 / 3) world pose, twist, bias accelerations
+  mbsReal *Jw, *Jv;                     ///< (nbody x 3 x N) angular and linear (origin) Jacobians
+  mbsReal *Jg;                          ///< (3 x N) scratch
+  mbsReal *Jwn, *Jvn;                   ///< (3 x N) the Jacobians of a node frame
+  mbsReal *M, *f_;                      ///< (N x N), (N)
+  struct mbsFoLoops *lp; ///< closed loops (src/flex_oracle_loops.c; NULL: none or not yet)
+};
+/// The kinematics of every body at (q, y, eta) into o (poses, twists, bias accelerations,
+/// Jacobians).
+void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta);
+/// The frame of FE node fe (at xn, G there Gn or NULL) of flexible body p after the kinematics:
+/// pose, twist, bias accelerations, and its Jacobians into o->Jwn, o->Jvn (docs/flexible.md 5.5).
+void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const mbsReal *Gn,
+                     const mbsReal *y, const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn,
+                     mbsReal *von, mbsReal *aln, mbsReal *aon);
+/// ydd of a model with closed loops: the KKT system M ydd - G^T lam = f, G ydd = kappa' - D^T abar
+/// in the range space (src/flex_oracle_loops.c; docs/flexible.md 15).
+mbsErr mbs_foLoopAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                       mbsReal *ydd);
+/// Free the loop workspace (NULL fine).
+void mbs_foLoopsFree(struct mbsFoLoops **lp);
+
 /// The recursive algorithm's workspace (src/flex_aba.c; docs/flexible.md 10), shared with its
 /// split over body ranges (src/flex_part.c).
 struct mbsFlexAba {
@@ -105,6 +140,12 @@ void mbs_faBiasUp(const mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y
 /// zd = [a' + S q''; eta''] (nz).
 void mbs_faDown(const mbsFlexAba *a, int b, const mbsReal *ap, const mbsReal *v, mbsReal *ud,
                 mbsReal *zd);
+/// The frame of FE node fe (at xn, G there Gn or NULL) of flexible body p after its mbs_faKin:
+/// world pose Rn, pn, twist omn, von, the map A (6 x nz_p, NULL: not formed: the node's twist is
+/// A z_p) and the bias cn (6: the node's acceleration at zdot_p = 0; docs/flexible.md 5.5).
+void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int p, const mbsReal *y,
+                const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn, mbsReal *von,
+                mbsReal *A, mbsReal *cn);
 /// ap = P zp (+ c when c is not NULL; zp NULL: zero), P the map of body b from its parent
 /// (6 x nz_p).
 void mbs_faApply(const mbsFlexAba *a, int b, const mbsReal *zp, const mbsReal *c, mbsReal *ap);

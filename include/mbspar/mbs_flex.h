@@ -128,6 +128,9 @@ typedef struct mbsFlexSet {
   int *att_child; ///< (natt) a child body attached to a node of its (flexible) parent
   int *att_node;  ///< (natt) that node's index in its parent's mbsFlexBody
   int natt, attcap;
+  int *loop_node; ///< (2 nloop_node) per closed loop and side, the node of a flexible body the cut
+                  ///< joint's frame is on (-1: the body frame; docs/flexible.md 15)
+  int nloop_node; ///< loops recorded (later loops: -1 on both sides)
 } mbsFlexSet;
 
 /// Append flexible body \p fb (its modal data moves into the set: \p fb is zeroed) to *set
@@ -139,6 +142,11 @@ mbsErr mbs_flexSetAttach(mbsFlexSet *set, int child, int node);
 const mbsFlexBody *mbs_flexSetFind(const mbsFlexSet *set, int body);
 /// The flexible body named \p name, or NULL.
 const mbsFlexBody *mbs_flexSetFindName(const mbsFlexSet *set, const char *name);
+/// Record that side \p side (0, 1) of closed loop \p loop sits on node \p node of its flexible
+/// body.
+mbsErr mbs_flexSetLoopNode(mbsFlexSet *set, int loop, int side, int node);
+/// The node side \p side of loop \p loop sits on (-1: the body frame, or no flexible body).
+int mbs_flexSetLoopNodeOf(const mbsFlexSet *set, int loop, int side);
 /// The node of \p set a child body hangs from (-1: none, or the body's joint frame).
 int mbs_flexSetAttachedNode(const mbsFlexSet *set, int child);
 /// Free the set and everything in it (NULL is fine).
@@ -178,6 +186,32 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
 /// ydd (N) by Cholesky of M (MBS_ERR_NUMERIC if not positive definite).
 mbsErr mbs_flexOracleAccel(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                            mbsReal *ydd);
+/// The closed loops' state of the oracle's last mbs_flexOracleAccel on a model with loops
+/// (docs/flexible.md 15): pointers into the oracle, valid until its next call.
+typedef struct {
+  int n;                   ///< closure equations (nlam_loop)
+  const mbsReal *lam;      ///< (n) their multipliers (minimum norm when redundant)
+  const mbsReal *c, *cdot; ///< (n) closure error and its rate
+  const mbsReal *G;        ///< (n x N) the closure Jacobian in y = [v; etad]
+  int rank;                ///< rank of G M^-1 G^T (Jacobi-scaled pivoted Cholesky)
+  mbsReal min_pivot;       ///< smallest accepted pivot
+  mbsReal resid;           ///< max |G ydd - kappa' + D^T abar| after the solve
+} mbsFlexLoopInfo;
+mbsErr mbs_flexOracleLoopInfo(const mbsFlexOracle *o, mbsFlexLoopInfo *info);
+/// What mbs_flexOracleLoopProject did.
+typedef struct {
+  int iterations;      ///< Newton steps on the positions
+  mbsReal c_before;    ///< max |c| before (m, rad)
+  mbsReal c_after;     ///< and after
+  mbsReal cdot_before; ///< max |G y| before the rate projection
+} mbsFlexLoopProj;
+/// Put a state of a model with loops back on them (docs/flexible.md 15, docs/loops.md 5): the
+/// positions (q, eta) by Newton-Raphson on c = 0 with the minimum-kinetic-energy correction
+/// dy = -M^-1 G^T (G M^-1 G^T)^+ c (quaternions on the manifold, mbs_integratePos) until max |c|
+/// <= tol or maxit steps, then the rates y -= M^-1 G^T (G M^-1 G^T)^+ G y (the M-orthogonal
+/// projection: it never adds kinetic energy). maxit = 0: nothing changed, info->c_before measured.
+mbsErr mbs_flexOracleLoopProject(mbsFlexOracle *o, mbsReal *q, mbsReal *eta, mbsReal *y,
+                                 mbsReal tol, int maxit, mbsFlexLoopProj *info);
 /// Kinetic energy y^T M y / 2 and potential energy: gravity, joint springs (and constant joint
 /// forces), elastic eta^T K eta / 2.
 mbsErr mbs_flexOracleEnergy(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y,
