@@ -704,7 +704,8 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   int cfsm = mbsp_flexCfsMethod(cfg, m);
   if (mbsp_flexPart(cfg, m)) {
     int worker = 0;
-    mbsErr e = mbsp_flexParBegin(comm, m, &par, &self, &worker);
+    int mode = cli->verb->run == mbsp_verbRun ? 1 : inverse ? 2 : 0; // driven joints
+    mbsErr e = mbsp_flexParBeginVerb(comm, cfg, m, mode, &par, &self, &worker);
     if (worker || e) return e;
     comm = self;
   } else if (cfsm >= 0 && mbsp_size(comm) > 1) { // the same with the constraint-force ranges
@@ -751,6 +752,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     e = mbsp_flexInverse(cli, comm, cfg, &R, x);
   } else if (!e) {
     e = mbsp_flexDriveSetup(&R.dr, cfg, m, R.nv + R.ne);
+    R.dr.par = par;
     if (!e && R.dr.k) R.nx++; // the drives' work W joins the state (its rate is their power)
     if (!e) e = mbsp_flexRunLoop(cli, comm, cfg, m, &R, x);
   }
@@ -779,13 +781,12 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "%s:%d: body \"%s\" is flexible: solver.method = %s runs flexible bodies in "
                       "accel and undriven run only yet (docs/flexible.md 13)",
                       f, line, name, mbs_flexCfsName(cfsm));
-  if (part &&
-      (cli->verb->run == mbsp_verbStatic || cli->verb->run == mbsp_verbInverse || cfg->ndrive))
+  if (part && cli->verb->run == mbsp_verbStatic)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = schur runs flexible bodies "
-                      "in accel and undriven run only yet (%s: solver.method = aba at one rank, "
-                      "the serial oracle; docs/flexible.md 11)",
-                      f, line, name, cfg->ndrive ? "driven joints" : cli->verb->name);
+                      "in accel, run and inverse only yet (static: solver.method = aba at one "
+                      "rank, the serial oracle; docs/flexible.md 11)",
+                      f, line, name);
   if (!part && cfsm < 0 && mbsp_size(comm) != 1 && !cfg->sauto.idle) // auto: rank 0 alone
     return mbs_errSet(
         MBS_ERR_UNSUPPORTED,

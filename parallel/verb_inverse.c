@@ -58,7 +58,10 @@ static void mbs_inverseJson(mbsJson *j, const void *ctx) {
   }
   mbs_jsonNumberArray(j, "tau_max_abs", r->tmax, m->nv);
   if (r->eta) { // flexible models (docs/flexible.md 11): the free modal coordinates
-    mbs_jsonString(j, "method", "flex_oracle");
+    // schur (explicit or auto's choice): the ranges over the ranks (docs/flexible.md 12)
+    int part = (!r->cfg->sauto.on || r->cfg->sauto.decided) &&
+               !strcmp(mbs_solverName(m->opt.solver), "schur");
+    mbs_jsonString(j, "method", part ? "flex_part" : "flex_oracle");
     mbs_jsonBeginArray(j, "eta");
     for (int i = 0; i < r->ns; i++) mbs_jsonNumberArray(j, NULL, r->eta + (size_t)i * r->ne, r->ne);
     mbs_jsonEndArray(j);

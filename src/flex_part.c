@@ -259,12 +259,11 @@ mbsErr mbs_flexPartLocal(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, con
   }
   // pass 3 with the top cuts' a_g zero: the baseline; d_k = P_k zdot_{p_k}
   for (int b = b0; b < b1; b++) {
-    int pb = m->body_parent[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    int pb = m->body_parent[b];
     mbsReal ap[6], *ud = a->wk;
     mbs_faApply(a, b, pb >= b0 ? a->zd + a->ov[pb] : NULL, a->c + 6 * b, ap); // a_g = 0
     mbs_faDown(a, b, ap, a->u + a->ov[b], ud, a->zd + a->ov[b]);
-    for (int k = 0; k < nd; k++) p->ydd[d0 + k] = ud[k];
-    for (int j = 0; j < a->nz[b] - 6; j++) p->ydd[a->col[b] + j] = ud[nd + j];
+    mbs_faOut(a, b, q, y, ud, p->ydd);
   }
   mbsReal *rhs = p->buf + (size_t)ni * ni;
   for (int i = 0; i < p->nbot; i++) {
@@ -394,7 +393,7 @@ mbsErr mbs_flexPartFinish(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, mb
   }
   // pass 3 from the top cuts' a_g
   for (int b = b0; b < b1; b++) {
-    int pb = m->body_parent[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    int pb = m->body_parent[b];
     mbsReal ap[6], *ud = a->wk;
     if (pb >= b0) {
       mbs_faApply(a, b, a->zd + a->ov[pb], a->c + 6 * b, ap);
@@ -403,8 +402,7 @@ mbsErr mbs_flexPartFinish(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, mb
       for (int i = 0; i < 6; i++) ap[i] = a->c[6 * b + i] + (ag ? ag[i] : 0);
     }
     mbs_faDown(a, b, ap, a->u + a->ov[b], ud, a->zd + a->ov[b]);
-    for (int k = 0; k < nd; k++) ydd[d0 + k] = ud[k];
-    for (int j = 0; j < a->nz[b] - 6; j++) ydd[a->col[b] + j] = ud[nd + j];
+    mbs_faOut(a, b, q, y, ud, ydd);
   }
   return MBS_OK;
 }

@@ -83,7 +83,18 @@ struct mbsFlexAba {
   mbsReal *P, *c, *S, *zd;    ///< parent map (6 x nz_p), bias (6), S (6 x ndof, 36), zdot (nz)
   mbsReal *Ia, *pa;           ///< (nbody x 36 / 6) what the parent sees (pass 2)
   mbsReal *wk;                ///< scratch
+  unsigned char *drv;         ///< (nbody) the body's joint is driven (NULL: none; flex_hybrid.c)
+  mbsReal *acD, *tauD;        ///< (nv each) the driven dofs' accelerations and driving forces
 };
+
+/// The joint dofs of body b among its free directions: 0 when its joint is driven.
+static inline int mbs_faNd(const mbsFlexAba *a, int b) {
+  return a->drv && a->drv[b] ? 0 : a->m->body_dofnum[b];
+}
+/// Pass 3's result at body b into ydd: ud's joint and modal accelerations; a driven joint's
+/// prescribed ones, and its driving force into tauD (from IA zdot + pA, after mbs_faDown).
+void mbs_faOut(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y, const mbsReal *ud,
+               mbsReal *ydd);
 
 /// Body b's kinematics (pass 1 without the body's inertia): world pose, twist, the map P from its
 /// parent's z, the bias c and the world motion subspace S.
