@@ -103,6 +103,85 @@ static long long check(const mbsModel *m, unsigned long long cnt, const char *wh
   return span;
 }
 
+// the counted flops of the distributed elimination over P parts (src/flex_part.c): every part's
+// mbs_flexPartLocal, their rows summed (as the allreduce does), every part's mbs_flexPartFinish;
+// *diff: the largest |ydd - the serial algorithm's| relative to the largest |ydd|
+static unsigned long long countParts(const mbsModel *m, int P, double *diff) {
+  mbsFlexPart **fp = calloc((size_t)P, sizeof *fp);
+  mbsFlexAba *fa = NULL;
+  unsigned long long cnt = 0;
+  MBS_EXPECT_OK(mbs_flexAbaCreate(m, &fa));
+  int N = fa ? mbs_flexAbaSize(fa) : 0;
+  double *y = calloc((size_t)N + 1, sizeof(double)), *eta = calloc((size_t)N + 1, sizeof(double));
+  double *ydd = calloc((size_t)N + 1, sizeof(double)), *ref = calloc((size_t)N + 1, sizeof(double));
+  double *sum = NULL;
+  *diff = 1;
+  if (!fp || !fa || !y || !eta || !ydd || !ref) goto out;
+  memcpy(y, m->qd0, sizeof(double) * (size_t)m->nv);
+  for (int k = m->nv; k < N; k++) {
+    double s = ((k * 7) % 5 - 2) * 0.5;
+    eta[k - m->nv] = 1e-3 * s, y[k] = 0.3 * s;
+  }
+  MBS_EXPECT_OK(mbs_flexAbaAccel(fa, m->q0, y, eta, ref));
+  for (int r = 0; r < P; r++) MBS_EXPECT_OK(mbs_flexPartCreate(m, P, r, &fp[r]));
+  for (int r = 0; r < P; r++)
+    if (!fp[r]) goto out;
+  int ni = mbs_flexPartIfSize(fp[0]), nn = ni * ni + ni;
+  sum = calloc((size_t)nn + 1, sizeof(double));
+  if (!sum) goto out;
+  double *bufs[4] = {NULL, NULL, NULL, NULL};
+  mbs_flop_count = 0;
+  for (int r = 0; r < P; r++) { // (each part has a workspace of its own)
+    int n = 0;
+    MBS_EXPECT_OK(mbs_flexPartLocal(fp[r], m->q0, y, eta, &bufs[r], &n));
+    for (int i = 0; bufs[r] && i < n; i++) sum[i] += bufs[r][i];
+  }
+  for (int r = 0; r < P; r++) {
+    if (bufs[r]) memcpy(bufs[r], sum, sizeof(double) * (size_t)nn);
+    MBS_EXPECT_OK(mbs_flexPartFinish(fp[r], m->q0, y, ydd));
+  }
+  cnt = mbs_flop_count;
+  double big = 0, d = 0;
+  for (int k = 0; k < N; k++) big = fmax(big, fabs(ref[k])), d = fmax(d, fabs(ydd[k] - ref[k]));
+  *diff = d / big;
+out:
+  for (int r = 0; fp && r < P; r++) mbs_flexPartDestroy(&fp[r]);
+  free(fp), free(y), free(eta), free(ydd), free(ref), free(sum);
+  mbs_flexAbaDestroy(&fa);
+  return cnt;
+}
+
+// the distributed graph over P = 1..4 ranks (cpa --procs, method schur): T1 equals the counted
+// flops of the parts; returns T1 at 2 ranks
+static long long checkParts(const mbsModel *m, const char *what) {
+  long long t2 = 0;
+  for (int P = 1; P <= 4 && P <= m->nbody; P++) {
+    double diff;
+    unsigned long long cnt = countParts(m, P, &diff);
+    MBS_EXPECT(diff < 1e-9, "%s, %d parts: accelerations differ by %g", what, P, diff);
+    mbsCpaOptions o;
+    mbs_cpaDefaults(&o);
+    o.method = mbs_solverFromName("schur");
+    o.ranks = P;
+    mbsCpaGraph *g = NULL;
+    mbsCpaResult r;
+    MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));
+    if (!g) continue;
+    MBS_EXPECT_OK(mbs_cpaAnalyse(g, &r));
+    MBS_EXPECT((unsigned long long)r.work_flops == cnt, "%s, %d ranks: T1 %lld, counted %llu", what,
+               P, r.work_flops, cnt);
+    double tp = 0;
+    MBS_EXPECT_OK(mbs_cpaSchedule(g, P, &tp));
+    printf("%s over %d ranks: T1 %lld flops = counted %llu; T_inf %.3g s, scheduled %.3g s "
+           "(%d messages)\n",
+           what, P, r.work_flops, cnt, r.span, tp, r.nmsg);
+    if (P == 2) t2 = r.work_flops;
+    mbs_cpaResultFree(&r);
+    mbs_cpaDestroy(&g);
+  }
+  return t2;
+}
+
 // n flexible links (4 elements, 4 modes, no nodes): a chain (each on the previous link's
 // undeformed tip) or a star (all on the ground)
 static mbsModel *links(int n, int chain) {
@@ -137,6 +216,7 @@ int main(void) {
     unsigned long long big = count(m, 2.0);
     MBS_EXPECT(big + 30 == c, "large rotations: counted %llu, small %llu (want 30 fewer)", big, c);
     printf("node rotations above 0.1 rad: counted %llu = T1 - 3 x 10\n", big);
+    checkParts(m, "tree");
     mbs_modelDestroy(&m);
   }
   long long span[3] = {0, 0, 0};
@@ -148,6 +228,7 @@ int main(void) {
     char what[64];
     snprintf(what, sizeof what, "chain of %d flexible links", n);
     span[k] = check(mc, count(mc, 1e-3), what, k == 1 ? &pc : &ps);
+    if (k == 1) checkParts(mc, what);
     mbs_modelDestroy(&mc);
   }
   // T_inf = a + b n: every link adds the same path (its kin, condense, transfer, acc)

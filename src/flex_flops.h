@@ -75,5 +75,38 @@ static inline long mbs_flopFaTransfer(int nu, int np) {
 static inline long mbs_flopFaAcc(int nd, int nu, int np) {
   return 12L * np + 12L * nu + (long)nu * nu + 12L * nd;
 }
+/// mbs_faApply: a' = P z_p (+ c): 12 np (np = 0 without a parent's z).
+static inline long mbs_flopFaApply(int np) {
+  return 12L * np;
+}
+/// mbs_faDown: v - W a' (12 nu), L^-T (nu^2), zdot's twist rows (12 nd).
+static inline long mbs_flopFaDown(int nd, int nu) {
+  return 12L * nu + (long)nu * nu + 12L * nd;
+}
+/// mbs_faCondense's output for the parent, Ia (21 entries of 2 nu) and pa (6 (12 + 2 nu)): counted
+/// by the distributed elimination (src/flex_part.c) at every condensation, by the serial
+/// algorithm with the transfer (mbs_flopFaTransfer = this + mbs_flopFaTransferOnly).
+static inline long mbs_flopFaCondenseOut(int nu) {
+  return 42L * nu + 72 + 12L * nu;
+}
+/// mbs_faTransfer proper: with the inertia Ia P (72 np), P^T pa and P^T Ia P (13 np + 13 np^2);
+/// the bias alone 13 np.
+static inline long mbs_flopFaTransferOnly(int np, int inertia) {
+  return inertia ? 72L * np + 13L * np + 13L * np * np : 13L * np;
+}
+/// mbs_faBiasUp: u (nd (12 + 2 + 3 scalar), the applied forces not in the homogeneous form), L^-1
+/// (nu^2), pa (12 nu, + 72 for Ia c).
+static inline long mbs_flopFaBiasUp(int nd, int nu, int scalar, int homog) {
+  return (long)nd * (12 + (homog ? 0 : 2 + 3 * scalar)) + (long)nu * nu + 12L * nu +
+         (homog ? 0 : 72);
+}
+/// The distributed elimination's LU with partial pivoting of its n x n interface system and the
+/// solve (src/flex_part.c): per column k the multipliers (1 each), the updates (2 per entry) and
+/// the right side (2 per row); the back substitution n^2.
+static inline long long mbs_flopFpLu(int n) {
+  long long f = (long long)n * n;
+  for (long long k = 0; k < n; k++) f += (n - k - 1) * (1 + 2 * (n - k - 1) + 2);
+  return f;
+}
 
 #endif

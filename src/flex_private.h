@@ -120,4 +120,29 @@ void mbs_faDown(const mbsFlexAba *a, int b, const mbsReal *ap, const mbsReal *v,
 /// (6 x nz_p).
 void mbs_faApply(const mbsFlexAba *a, int b, const mbsReal *zp, const mbsReal *c, mbsReal *ap);
 
+/// The recursive algorithm over a contiguous body range (src/flex_part.c; docs/flexible.md 11),
+/// read by its critical-path graph (src/flex_part_cpa.c).
+struct mbsFlexPart {
+  const mbsModel *m;
+  mbsFlexAba *a;
+  int P, r, b0, b1, N, nif, ncut;
+  int *starts;         ///< (P + 1) the parts' first bodies
+  int *cutid;          ///< (nbody) the cut of the joint to b's parent, -1 none
+  int *top, ntop;      ///< this part's bodies whose joint is cut (its roots with a remote parent)
+  int *bot, nbot;      ///< the cut bodies whose parent is here (later parts)
+  int *rootof;         ///< (nbody) the part's root of b's tree (b in range)
+  unsigned char *kin;  ///< (nbody) kinematics needed: the range and its ancestors
+  unsigned char *path; ///< (nbody) b is (an ancestor of) a bottom cut's parent, here
+  int *walk;           ///< (nbody) stamp: on the current spike's way up
+  int stamp;           ///< the current spike's stamp
+  mbsReal *hb;         ///< (sv) the bodies' own h
+  size_t sv;           ///< the bodies' z entries in all
+  mbsReal *dpA, *dv, *dz; ///< (6 x sv) the 6 unit responses of a cut: bias, L^-1 u, zdot
+  mbsReal *buf;           ///< (nif^2 + nif) this part's rows of the interface system, then the sum
+  mbsReal *x;             ///< (nif) the interface unknowns [a_g; f_g] per cut
+  int *piv;               ///< (nif)
+  mbsReal *ydd;           ///< (N) the baseline pass's accelerations (parts without cuts)
+  long evals, unit;       ///< evaluations, unit-response columns
+};
+
 #endif

@@ -125,6 +125,10 @@
   X(MBS_CPA_FLEX_CONDENSE, "flex.condense")                                                        \
   X(MBS_CPA_FLEX_TRANSFER, "flex.transfer")                                                        \
   X(MBS_CPA_FLEX_ACC, "flex.acc")                                                                  \
+  X(MBS_CPA_FLEX_SPIKE, "flex.spike")                                                              \
+  X(MBS_CPA_FLEX_ROWS, "flex.rows")                                                                \
+  X(MBS_CPA_FLEX_SOLVE, "flex.solve")                                                              \
+  X(MBS_CPA_FLEX_FINISH, "flex.finish")                                                            \
   X(MBS_CPA_NAT_ASM, "natural.assemble")                                                           \
   X(MBS_CPA_NAT_FACTOR, "natural.factor")                                                          \
   X(MBS_CPA_NAT_FWD, "natural.forward")                                                            \
