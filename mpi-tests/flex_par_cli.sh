@@ -10,7 +10,9 @@
 #  - solver.method = auto (the default) at 2 ranks: on flex_chain.cfg (16 bodies, fewer than 64
 #    per rank) the serial algorithm on rank 0 alone, its qdd those of 1 rank bit for bit, and
 #    `static` of flex_pendulum.cfg the 1-rank equilibrium; on a 128-link chain of the same links
-#    the distributed elimination (flex_part, requested auto, rule flexible).
+#    the distributed elimination (flex_part, requested auto, rule flexible);
+#  - cpa --procs 4 of flex_chain.cfg: the distributed columns are flex_part's graph, their
+#    predicted times fall from 1 to 2 to 4 ranks.
 # usage: flex_par_cli.sh MBSPAR PYTHON3 CONFIGS MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 py=$2 configs=$3 mpiexec=$4 npflag=$5
 shift 5
@@ -107,5 +109,20 @@ print("ok")
 PY
 )
 [ "$r" = ok ] || bad "auto at 2 ranks: $r"
+# cpa --procs: the distributed columns are flex_part's graph (docs/cpa.md "Flexible models")
+run 0 "$mbspar" cpa "$cfg" --procs 4 --quiet --json "$tmp/cpa.json"
+r=$("$py" - "$tmp/cpa.json" <<'PY'
+import json, math, sys
+c = json.load(open(sys.argv[1]))["cpa"]
+assert c["method"] == "flex_aba" and c["distributed_method"] == "flex_part", c["method"]
+s = c["schedule"]
+assert [x["P"] for x in s] == [1, 2, 4], s
+assert all(math.isfinite(x["distributed_s"]) for x in s), s
+assert s[0]["distributed_s"] > s[1]["distributed_s"] > s[2]["distributed_s"], s
+assert len(s[1]["ranks"]) == 2, s[1]
+print("ok")
+PY
+)
+[ "$r" = ok ] || bad "cpa --procs of a flexible model: $r"
 [ "$fail" -eq 0 ] && echo "flex_par_cli: all checks passed"
 exit "$fail"

@@ -54,6 +54,7 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
   const mbsCpaResult *r = c->r;
   mbs_jsonBeginObject(j, "cpa");
   mbs_jsonString(j, "method", c->m->nflex_g ? "flex_aba" : mbs_solverName(o->method));
+  if (c->m->nflex_g) mbs_jsonString(j, "distributed_method", "flex_part");
   mbs_jsonString(j, "grain", mbs_cpaGrainName(o->grain));
   if (c->loops_solve) mbs_jsonString(j, "loops_solve", c->loops_solve);
   if (c->iter_source) {
@@ -282,7 +283,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   int iterative = mbs_cpaIterative(o.method);
   const mbsSolverType *t = mbs_solverFind(o.method);
   // distributed graphs on P ranks: the iterative constraint-force solvers and the exact solver
-  int dist = mbs_cpaDistributed(o.method);
+  // (flexible models: the distributed elimination, flex_part; docs/flexible.md 11)
+  int dist = mbs_cpaDistributed(o.method) || m->nflex_g;
   if (!e && (!t || !t->cpa_build)) { // the solver table names each method's graph
     char with[256];
     mbs_solverNamesIf(with, sizeof with, mbs_cpaHasGraph);
@@ -421,6 +423,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
       mbsCpaGraph *gd = NULL;
       mbsCpaResult rd;
       od.ranks = P;
+      if (m->nflex_g) od.method = mbs_solverFromName("schur"); // flex_part's graph
       e = mbs_cpaBuild(m, &od, &gd);
       if (!e) e = mbs_cpaAnalyse(gd, &rd);
       if (!e) {
@@ -464,6 +467,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
       printf(")");
     }
     printf(", grain %s, %d bodies, %d dofs", mbs_cpaGrainName(o.grain), m->nbody, m->nv);
+    if (m->nflex_g) printf(" (distrib: flex_part, the ranges over the ranks)");
     if (out.loops_solve)
       printf(", %d closure equations %s", m->nlam_loop,
              strcmp(out.loops_solve, "rows") == 0         ? "as rows of the system"
