@@ -12,7 +12,8 @@
 #    `static` of flex_pendulum.cfg the 1-rank equilibrium; on a 128-link chain of the same links
 #    the distributed elimination (flex_part, requested auto, rule flexible);
 #  - cpa --procs 4 of flex_chain.cfg: the distributed columns are flex_part's graph, their
-#    predicted times fall from 1 to 2 to 4 ranks.
+#    predicted times fall from 1 to 2 to 4 ranks; --method direct: the constraint-force direct
+#    method's graphs (flex_cfs_direct).
 # usage: flex_par_cli.sh MBSPAR PYTHON3 CONFIGS MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 py=$2 configs=$3 mpiexec=$4 npflag=$5
 shift 5
@@ -124,5 +125,15 @@ print("ok")
 PY
 )
 [ "$r" = ok ] || bad "cpa --procs of a flexible model: $r"
+run 0 "$mbspar" cpa "$cfg" --method direct --procs 2 --quiet --json "$tmp/cpad.json"
+r=$("$py" - "$tmp/cpad.json" <<'PY'
+import json, math, sys
+c = json.load(open(sys.argv[1]))["cpa"]
+assert c["method"] == c["distributed_method"] == "flex_cfs_direct", c["method"]
+assert all(math.isfinite(x["distributed_s"]) for x in c["schedule"]), c["schedule"]
+print("ok")
+PY
+)
+[ "$r" = ok ] || bad "cpa --method direct of a flexible model: $r"
 [ "$fail" -eq 0 ] && echo "flex_par_cli: all checks passed"
 exit "$fail"

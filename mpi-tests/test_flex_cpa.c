@@ -14,6 +14,7 @@
 #include "mbs_test.h"
 #include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_flex.h"
+#include "flex_cfs.h"
 #include "flops.h"
 
 #define BEAM(L, EL)                                                                                \
@@ -182,6 +183,55 @@ static long long checkParts(const mbsModel *m, const char *what) {
   return t2;
 }
 
+// the constraint-force direct method (src/flex_cfs.c) at one process: its counted flops equal the
+// data-flow graph's T1 (cpa --method direct); the distributed graphs at 2 and 3 ranks build, and
+// their work exceeds it only by what is replicated (kinematics, parents' prepare, the solve)
+static void checkCfs(const mbsModel *m, const char *what) {
+  mbsFlexCfs *f = NULL;
+  MBS_EXPECT_OK(mbs_flexCfsCreate(m, &f));
+  int N = f ? mbs_flexCfsSize(f) : 0, it = 0;
+  double *y = calloc((size_t)N + 1, sizeof(double)), *eta = calloc((size_t)N + 1, sizeof(double));
+  double *ydd = calloc((size_t)N + 1, sizeof(double));
+  if (f && y && eta && ydd) {
+    memcpy(y, m->qd0, sizeof(double) * (size_t)m->nv);
+    for (int k = m->nv; k < N; k++) {
+      double s = ((k * 7) % 5 - 2) * 0.5;
+      eta[k - m->nv] = 1e-3 * s, y[k] = 0.3 * s;
+    }
+    mbs_flop_count = 0;
+    MBS_EXPECT_OK(mbs_flexCfsAccel(f, MBS_FCFS_DIRECT, 1e-12, m->q0, y, eta, ydd, &it));
+    unsigned long long cnt = mbs_flop_count;
+    long long t1 = 0;
+    for (int P = 0; P <= 3; P++) {
+      mbsCpaOptions o;
+      mbs_cpaDefaults(&o);
+      o.method = mbs_solverFromName("direct");
+      o.ranks = P;
+      mbsCpaGraph *g = NULL;
+      mbsCpaResult r;
+      MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));
+      if (!g) continue;
+      MBS_EXPECT_OK(mbs_cpaAnalyse(g, &r));
+      if (P == 0) {
+        t1 = r.work_flops;
+        MBS_EXPECT((unsigned long long)r.work_flops == cnt, "%s direct: T1 %lld, counted %llu",
+                   what, r.work_flops, cnt);
+      } else {
+        MBS_EXPECT(r.work_flops >= t1, "%s direct over %d ranks: T1 %lld < %lld", what, P,
+                   r.work_flops, t1);
+      }
+      printf("%s, flex_cfs direct%s%.0d: T1 %lld flops%s%llu%s; T_inf %.3g s, T1/T_inf %.2f\n",
+             what, P ? " over ranks " : "", P, r.work_flops,
+             P ? " (counted at one process " : " = counted ", cnt, P ? ")" : "", r.span,
+             r.parallelism);
+      mbs_cpaResultFree(&r);
+      mbs_cpaDestroy(&g);
+    }
+  }
+  free(y), free(eta), free(ydd);
+  mbs_flexCfsDestroy(&f);
+}
+
 // n flexible links (4 elements, 4 modes, no nodes): a chain (each on the previous link's
 // undeformed tip) or a star (all on the ground)
 static mbsModel *links(int n, int chain) {
@@ -217,6 +267,7 @@ int main(void) {
     MBS_EXPECT(big + 30 == c, "large rotations: counted %llu, small %llu (want 30 fewer)", big, c);
     printf("node rotations above 0.1 rad: counted %llu = T1 - 3 x 10\n", big);
     checkParts(m, "tree");
+    checkCfs(m, "tree");
     mbs_modelDestroy(&m);
   }
   long long span[3] = {0, 0, 0};
@@ -228,7 +279,7 @@ int main(void) {
     char what[64];
     snprintf(what, sizeof what, "chain of %d flexible links", n);
     span[k] = check(mc, count(mc, 1e-3), what, k == 1 ? &pc : &ps);
-    if (k == 1) checkParts(mc, what);
+    if (k == 1) checkParts(mc, what), checkCfs(mc, what);
     mbs_modelDestroy(&mc);
   }
   // T_inf = a + b n: every link adds the same path (its kin, condense, transfer, acc)

@@ -220,6 +220,9 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
 mbsErr mbs_cpaFlexCosts(const mbsModel *m, int *nz, long long *kin, long long *body);
 /// The distributed elimination (src/flex_part.c) over B->o->ranks parts.
 mbsErr mbs_cpaFlexPartGraph(mbsCpaB *B, const int *nz, const long long *kin, const long long *body);
+/// The constraint-force system's direct method with flexible bodies (src/flex_cfs.c) on
+/// B->o->ranks ranks (0: data flow).
+mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, const long long *body);
 
 // src/loops_cpa.c
 int mbs_cpaSync(mbsCpaB *B, int n0, int n1);

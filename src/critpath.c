@@ -51,6 +51,7 @@ int mbs_cpaKindPhase(int kind) {
   case MBS_CPA_SCH_ACC:
   case MBS_CPA_SCH_QDD:
   case MBS_CPA_FLEX_ACC:
+  case MBS_CPA_FLEX_CFS_END:
   case MBS_CPA_NAT_FWD:
   case MBS_CPA_NAT_QDD:
     return MBS_CPA_PHASE_ACCELERATION;
@@ -59,6 +60,7 @@ int mbs_cpaKindPhase(int kind) {
   case MBS_CPA_SCH_MERGE:
   case MBS_CPA_SCH_SOLVE:
   case MBS_CPA_FLEX_SOLVE:
+  case MBS_CPA_FLEX_CFS_SOLVE:
     return MBS_CPA_PHASE_INTERFACE;
   default:
     break;
@@ -446,10 +448,12 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   *out = NULL;
   const mbsSolverType *t = mbs_solverCaps(o->method);
   int flex = m->nflex_g > 0; // the recursive flexible algorithm's graph
-  MBS_CHECK(!flex || o->ranks == 0 || !strcmp(mbs_solverName(o->method), "schur"),
+  MBS_CHECK(!flex || o->ranks == 0 || !strcmp(mbs_solverName(o->method), "schur") ||
+                !strcmp(mbs_solverName(o->method), "direct"),
             MBS_ERR_UNSUPPORTED,
-            "cpa: a model with flexible bodies has the data-flow graph of the recursive algorithm "
-            "and, over ranks, the distributed elimination's (schur) only");
+            "cpa: a model with flexible bodies has the graphs of the recursive algorithm (aba; "
+            "over ranks: schur, the distributed elimination) and of the constraint-force "
+            "direct method only");
   if (!t->cpa_build && !flex) {
     char names[256];
     mbs_solverNamesIf(names, sizeof names, mbs_cpaHasGraph); // the table's rows with a graph

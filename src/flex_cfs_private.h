@@ -27,6 +27,8 @@ struct mbsFlexCfs {
   size_t sv;          ///< the length of h, Q
 };
 
+/// T (6 x (6 - nd)): the orthonormal complement of S's nd columns by Gram-Schmidt; its flops.
+long mbs_fcComplement(const mbsReal *S, int nd, mbsReal *T);
 /// The in-place sum over the ranks (nothing at one process).
 mbsErr mbs_fcReduce(const mbsFlexCfs *f, double *v, int n);
 /// y = A x (known = 0) or A x + the affine part (known = 1), on the owned rows. Collective.

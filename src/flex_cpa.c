@@ -11,6 +11,7 @@
 /// branch of mbs_foRotvec; 10 flops fewer per node frame above). With ranks (cpa --procs): the
 /// distributed elimination's graph instead (src/flex_part_cpa.c).
 #include <stdlib.h>
+#include <string.h>
 #include "cpa_private.h"
 #include "flex_flops.h"
 #include "flex_private.h"
@@ -62,9 +63,12 @@ mbsErr mbs_cpaFlexGraph(mbsCpaB *B, mbsCpaKin *K) {
                  ? MBS_OK
                  : mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   if (!e) e = mbs_cpaFlexCosts(m, nz, kc, body);
-  if (!e && B->o->ranks >= 1) { // the distributed elimination over the ranks (flex_part_cpa.c)
+  if (!e && !strcmp(mbs_solverName(B->o->method), "direct")) { // flex_cfs_cpa.c
+    e = mbs_cpaFlexCfsGraph(B, nz, kc, body);
+    n = 0;                             // (not the recursive algorithm's graph)
+  } else if (!e && B->o->ranks >= 1) { // the distributed elimination (flex_part_cpa.c)
     e = mbs_cpaFlexPartGraph(B, nz, kc, body);
-    n = 0; // (no serial graph)
+    n = 0;
   }
   for (int b = 0; !e && b < n; b++) { // pass 1
     int p = m->body_parent[b];

@@ -109,4 +109,37 @@ static inline long long mbs_flopFpLu(int n) {
   return f;
 }
 
+/// The constraint-force system with flexible bodies (src/flex_cfs.c; docs/flexible.md 13), per
+/// body of its operator: up, the joint wrench T x (+ F tau when known); mid, Q_b (- h_b when
+/// known) minus each of its nch children's P^T f (13 n each) and M_b^-1 Q_b (2 n^2); down, a' = P
+/// zdot_p (+ c), d = zdot - a' (6) and the rows T^T d (12 nl).
+static inline long mbs_flopFcUp(int nl, int nd, int known) {
+  return 12L * nl + (known ? 12L * nd : 0);
+}
+static inline long mbs_flopFcMid(int n, int nch, int known) {
+  return (known ? n : 0) + 13L * n * nch + 2L * n * n;
+}
+static inline long mbs_flopFcDown(int np, int nl) {
+  return 12L * np + 6 + 12L * nl;
+}
+/// mbs_fcPrepare of a body whose M^-1 is needed (besides mbs_faKin, mbs_faBody and the
+/// complement's Gram-Schmidt, counted as it runs): the Cholesky of M_b and its inverse (n
+/// solves), (S^T S)^-1 and F (24 nd^2 + its Cholesky and inverse), the applied joint forces.
+static inline long mbs_flopFcPrepare(int n, int nd, int scalar) {
+  return mbs_flopChol(n) + 2L * n * n * n +
+         (nd ? 24L * nd * nd + mbs_flopChol(nd) + 2L * nd * nd * nd : 0) +
+         (long)nd * (2 + 3 * scalar);
+}
+/// An owned joint's diagonal block D_b (its nl rows; np its parent's size, 0 at a root): T^T
+/// M_b^-1 T (108 nl^2), (P^T T)^T M_p^-1 (P^T T), its Cholesky and inverse.
+static inline long mbs_flopFcBlock(int nl, int np) {
+  return 108L * nl * nl +
+         (np ? 12L * nl * np + 2L * nl * np * np + (long)nl * nl * (2L * np + 1) : 0) +
+         mbs_flopChol(nl) + 2L * nl * nl * nl;
+}
+/// mbs_flexCfsEnd's accelerations of a body: a' (12 np), d (6), S^T d (12 nd), (S^T S)^-1 (2 nd^2).
+static inline long mbs_flopFcEnd(int np, int nd) {
+  return 12L * np + 6 + 12L * nd + 2L * nd * nd;
+}
+
 #endif
