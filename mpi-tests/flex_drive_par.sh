@@ -7,7 +7,8 @@
 #    rk4, 100 steps of 1e-5 s; at 1, 2 and 3 ranks: run.json says flex_part with the parts and
 #    the drives; trajectory.csv (q, qd, eta, etad, each group relative to its largest entry) and
 #    energy.csv (every column: energies, work, E - W, the driving forces) equal the 1-rank run's
-#    to 1e-10, and the 1-rank run equals the serial oracle's (aba, the dense M) to 1e-9;
+#    to 1e-10, and the 1-rank run equals the serial oracle's (aba, the dense M) to 1e-9; the
+#    2-rank run stopped halfway and restarted from its checkpoint writes the same bytes;
 #  - inverse: configs/flex_pendulum.cfg (the bob on the beam's tip node: at 2 ranks the cut joint
 #    is on a node) along the cycloid (T = 0.02 s, 4 intervals, rk4 dt 1e-4) at 1, 2, 3 ranks:
 #    method flex_part, tau and eta equal the 1-rank ones to 1e-10 and the oracle's to 1e-9; a
@@ -34,6 +35,14 @@ for n in 1 2 3; do
   run 0 "$mpiexec" "$npflag" "$n" "$@" "$mbspar" run "$cfg" --quiet --set solver.method=schur \
     --set "$steps" --set output.every=10 --out "$tmp/r$n"
 done
+# a 2-rank driven run stopped halfway and restarted writes the 2-rank run's bytes
+half='integrator={method="rk4";dt=1e-5;t_end=0.0005;}'
+run 0 "$mpiexec" "$npflag" 2 "$@" "$mbspar" run "$cfg" --quiet --set solver.method=schur \
+  --set "$half" --set output.every=10 --out "$tmp/h2"
+run 0 "$mpiexec" "$npflag" 2 "$@" "$mbspar" run "$cfg" --quiet --set solver.method=schur \
+  --set "$steps" --set output.every=10 --restart "$tmp/h2/checkpoint.bin"
+{ cmp -s "$tmp/r2/trajectory.csv" "$tmp/h2/trajectory.csv" &&
+  cmp -s "$tmp/r2/energy.csv" "$tmp/h2/energy.csv"; } || bad "driven 2-rank restart: outputs differ"
 pend=$configs/flex_pendulum.cfg
 pinv() { # RANKS METHOD JSON [PREFLAGS...]
   n=$1 meth=$2 js=$3
