@@ -37,7 +37,7 @@ void mbs_flexCfsDestroy(mbsFlexCfs **pf) {
   mbsFlexCfs *f = *pf;
   mbs_flexAbaDestroy(&f->a);
   void *arr[] = {f->nlb,  f->la, f->T, f->F, f->SSi, f->Minv, f->h, f->Q, f->wr, f->tau,
-                 f->Dinv, f->A,  f->x, f->b, f->r,   f->z,    f->p, f->q, f->wk};
+                 f->Dinv, f->A,  f->x, f->b, f->r,   f->z,    f->p, f->q, f->wk, f->need};
   for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++) free(arr[k]);
   free(f);
   *pf = NULL;
