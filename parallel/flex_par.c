@@ -7,7 +7,10 @@
 /// their loop on rank 0 alone and the other ranks serve it (mbsp_flexParServe): rank 0 then
 /// broadcasts the state before each evaluation (nq + N + ne doubles), which a replicated
 /// integration would save; the kinematics of each range's ancestors are recomputed by its rank
-/// (O(n) per rank, a tenth of an evaluation's flops on the chain of links).
+/// (O(n) per rank, a tenth of an evaluation's flops on the chain of links). Driven joints
+/// (mbsp_flexParBeginDriven; src/flex_hybrid.c): their k prescribed accelerations travel with the
+/// state, each rank computes the driving forces of its own bodies and one allreduce of k doubles
+/// sums them.
 #include <stdlib.h>
 #include <string.h>
 #include "flex_par.h"
