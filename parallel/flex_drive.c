@@ -155,6 +155,16 @@ mbsErr mbsp_flexDriveAccel(mbspFlexDrive *d, const mbsConfig *cfg, mbsFlexOracle
                            const double *q, const double *y, const double *eta, double *ydd,
                            double *power) {
   if (d->par) return mbsp_flexDriveAccelPar(d, cfg, d->par, t, q, y, eta, ydd, power);
+  if (d->aba) { // the recursive algorithm with the driven joints' accelerations prescribed
+    mbsp_flexDriveAcc(d, cfg, t);
+    mbsReal *ac = mbs_flexAbaDriveAcc(d->aba);
+    for (int j = 0; j < d->k; j++) ac[d->dof[j]] = d->acc[j];
+    MBS_CALL(mbs_flexAbaAccel(d->aba, q, y, eta, ydd));
+    const mbsReal *tD = mbs_flexAbaDriveForce(d->aba);
+    for (int j = 0; j < d->k; j++) d->tau[j] = tD[d->dof[j]];
+    *power = mbsp_flexDrivePower(d, y);
+    return MBS_OK;
+  }
   int N = d->N, k = d->k, nf = N - k;
   double *acc = d->acc;
   mbsp_flexDriveAcc(d, cfg, t);
@@ -184,6 +194,11 @@ mbsErr mbsp_flexDriveAccel(mbspFlexDrive *d, const mbsConfig *cfg, mbsFlexOracle
   }
   *power = mbsp_flexDrivePower(d, y);
   return MBS_OK;
+}
+
+mbsErr mbsp_flexDriveUse(mbspFlexDrive *d, mbspFlexPar *par, mbsFlexAba *aba) {
+  d->par = par, d->aba = par ? NULL : aba;
+  return d->aba && d->k ? mbs_flexAbaDrive(d->aba, d->dof, d->k) : MBS_OK;
 }
 
 mbsErr mbsp_flexParBeginVerb(mbspComm *comm, const mbsConfig *cfg, const mbsModel *m, int mode,

@@ -39,6 +39,7 @@ typedef struct {
                          ///< instead of the interpolant's (a user motion's q'' at its samples)
   double T;              ///< the cycloid's duration
   mbspFlexPar *par;      ///< not NULL: evaluate on the ranges over the ranks (flex_par.h)
+  mbsFlexAba *aba;       ///< not NULL: on the serial recursive algorithm (src/flex_hybrid.c)
 } mbspFlexDrive;
 
 /// Set up the drives of \p cfg on model \p m (the oracle has \p N generalized velocities): the
@@ -68,6 +69,10 @@ mbsErr mbsp_flexDriveAccel(mbspFlexDrive *d, const mbsConfig *cfg, mbsFlexOracle
 mbsErr mbsp_flexDriveAccelPar(mbspFlexDrive *d, const mbsConfig *cfg, mbspFlexPar *par, double t,
                               const double *q, const double *y, const double *eta, double *ydd,
                               double *power);
+/// Evaluate the drives on \p par (the ranges over the ranks, set up with d's dofs) or on the
+/// serial recursive algorithm \p aba (its hybrid mode set to d's dofs here); both NULL: the
+/// dense oracle passed to mbsp_flexDriveAccel.
+mbsErr mbsp_flexDriveUse(mbspFlexDrive *d, mbspFlexPar *par, mbsFlexAba *aba);
 /// mbsp_flexParBegin for a verb: \p mode 1 (run) with the config's drives, 2 (inverse) with every
 /// dof driven, 0 undriven. Collective.
 mbsErr mbsp_flexParBeginVerb(mbspComm *comm, const mbsConfig *cfg, const mbsModel *m, int mode,

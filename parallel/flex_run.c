@@ -689,12 +689,11 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     return cli->verb->run(cli, comm, cfg, m); // check, modes: their own verbs
   int inverse = cli->verb->run == mbsp_verbInverse;
   mbspFlexRun R;
-  int N = m->nv; // the recursive algorithm for large models in accel and undriven runs
+  int N = m->nv; // the recursive algorithm for large models in accel, run and inverse
   for (int k = 0; k < m->flex->n; k++) N += m->flex->b[k].modal.m;
   // crba: the assembled mass matrix always (the dense oracle is the flexible CRBA + Cholesky)
   int crba = !cfg->sauto.on && !strcmp(mbs_solverName(m->opt.solver), "crba");
-  int recursive = N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !cfg->ndrive &&
-                  !inverse && !crba;
+  int recursive = N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !crba;
   // solver.method = schur: the ranges over the ranks (docs/flexible.md 11); rank 0 runs the verb
   // on a communicator of its own (the report still counts the job's ranks), the others evaluate
   // their ranges whenever it asks
@@ -752,7 +751,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     e = mbsp_flexInverse(cli, comm, cfg, &R, x);
   } else if (!e) {
     e = mbsp_flexDriveSetup(&R.dr, cfg, m, R.nv + R.ne);
-    R.dr.par = par;
+    if (!e) e = mbsp_flexDriveUse(&R.dr, par, R.a);
     if (!e && R.dr.k) R.nx++; // the drives' work W joins the state (its rate is their power)
     if (!e) e = mbsp_flexRunLoop(cli, comm, cfg, m, &R, x);
   }
