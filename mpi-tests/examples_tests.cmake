@@ -68,6 +68,14 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
                          TIMEOUT 120 ENVIRONMENT "${MBS_MPI_ENV}")
   endforeach()
 endif()
+# driven runs and inverse of flexible models over the ranks (docs/flexible.md 9, 12)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_drive_par COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_drive_par.sh
+                                       $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs
+                                       ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS})
+  set_tests_properties(flex_drive_par PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
 # the recursive flexible algorithm in accel and run of a large chain (docs/flexible.md 10)
 if(TARGET mbspar AND MBS_EXAMPLES_PY)
   add_test(NAME flex_aba_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_aba_cli.sh

@@ -52,7 +52,8 @@ PY
 ) || bad "flex_aba in accel/run: $r"
 echo "flex_aba_cli: $r"
 # cpa of a flexible model: the recursive algorithm's graph (docs/cpa.md "Flexible models"; its
-# T1 against the counted flops is test_flex_cpa's); other methods and --calibrate refused (exit 8)
+# T1 against the counted flops is test_flex_cpa's); methods other than aba and direct, and
+# --calibrate, refused (exit 8)
 run 0 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --json "$tmp/cpa.json"
 "$py" - "$tmp/cpa.json" <<'PY' || bad "cpa of flex_chain.cfg: $(head -c 300 "$tmp/cpa.json")"
 import json, sys
@@ -64,7 +65,7 @@ assert kinds and all(k.startswith("flex.") for k in kinds), kinds
 assert c["critical_path"]["by_kind"][0]["nodes"] == 16, c["critical_path"]
 PY
 run 8 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --method jcg
-grep -q 'has the graph of the recursive algorithm only' "$tmp/err" || bad "cpa --method jcg: $(cat "$tmp/err")"
+grep -q 'and of the constraint-force direct method (--method direct) only' "$tmp/err" || bad "cpa --method jcg: $(cat "$tmp/err")"
 run 8 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --calibrate
 grep -q 'not calibrated yet' "$tmp/err" || bad "cpa --calibrate: $(cat "$tmp/err")"
 [ "$fail" -eq 0 ] && echo "flex_aba_cli: all checks passed"

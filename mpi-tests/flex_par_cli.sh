@@ -5,11 +5,15 @@
 #    equal the serial recursive algorithm's (1 rank, aba) to 1e-9 relative;
 #  - an rk4 `run` (100 steps) at 2 ranks: run.json reports flex_part over 2 parts, its final q and
 #    eta equal the 1-rank run's to 1e-9 and energy.csv has the 1-rank run's rows;
-#  - refusals, one line and exit 8 on every rank: static and driven runs with schur;
+#  - the refusal, one line and exit 8 on every rank: static with schur (driven runs and inverse:
+#    flex_drive_par);
 #  - solver.method = auto (the default) at 2 ranks: on flex_chain.cfg (16 bodies, fewer than 64
 #    per rank) the serial algorithm on rank 0 alone, its qdd those of 1 rank bit for bit, and
-#    `static` of flex_pendulum.cfg the 1-rank equilibrium on both ranks (not idle); on a 128-link chain of the same links
-#    the distributed elimination (flex_part, requested auto, rule flexible).
+#    `static` of flex_pendulum.cfg the 1-rank equilibrium on both ranks (not idle); on a 128-link
+#    chain of the same links the distributed elimination (flex_part, requested auto, rule flexible);
+#  - cpa --procs 4 of flex_chain.cfg: the distributed columns are flex_part's graph, their
+#    predicted times fall from 1 to 2 to 4 ranks; --method direct: the constraint-force direct
+#    method's graphs (flex_cfs_direct).
 # usage: flex_par_cli.sh MBSPAR PYTHON3 CONFIGS MPIEXEC NPFLAG [PREFLAGS...]
 mbspar=$1 py=$2 configs=$3 mpiexec=$4 npflag=$5
 shift 5
@@ -59,10 +63,8 @@ PY
 [ "$r" = ok ] || bad "flex_part against the serial algorithm: $r"
 run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" static "$cfg" --quiet --set solver.method=schur
 { [ "$(grep -c 'is flexible' "$tmp/err")" -eq 1 ] &&
-  grep -q 'solver.method = schur runs flexible bodies in accel and undriven run only' "$tmp/err"; } ||
+  grep -q 'solver.method = schur runs flexible bodies in accel, run and inverse only' "$tmp/err"; } ||
   bad "static refusal: $(cat "$tmp/err")"
-run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" run "$configs/spinup.cfg" --quiet --set solver.method=schur
-grep -q 'driven joints: solver.method = aba at one rank' "$tmp/err" || bad "drive refusal: $(cat "$tmp/err")"
 run 0 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$cfg" --quiet --json "$tmp/auto2.json"
 run 0 "$mbspar" accel "$cfg" --quiet --json "$tmp/auto1.json"
 pend=$configs/flex_pendulum.cfg
@@ -109,5 +111,30 @@ print("ok")
 PY
 )
 [ "$r" = ok ] || bad "auto at 2 ranks: $r"
+# cpa --procs: the distributed columns are flex_part's graph (docs/cpa.md "Flexible models")
+run 0 "$mbspar" cpa "$cfg" --procs 4 --quiet --json "$tmp/cpa.json"
+r=$("$py" - "$tmp/cpa.json" <<'PY'
+import json, math, sys
+c = json.load(open(sys.argv[1]))["cpa"]
+assert c["method"] == "flex_aba" and c["distributed_method"] == "flex_part", c["method"]
+s = c["schedule"]
+assert [x["P"] for x in s] == [1, 2, 4], s
+assert all(math.isfinite(x["distributed_s"]) for x in s), s
+assert s[0]["distributed_s"] > s[1]["distributed_s"] > s[2]["distributed_s"], s
+assert len(s[1]["ranks"]) == 2, s[1]
+print("ok")
+PY
+)
+[ "$r" = ok ] || bad "cpa --procs of a flexible model: $r"
+run 0 "$mbspar" cpa "$cfg" --method direct --procs 2 --quiet --json "$tmp/cpad.json"
+r=$("$py" - "$tmp/cpad.json" <<'PY'
+import json, math, sys
+c = json.load(open(sys.argv[1]))["cpa"]
+assert c["method"] == c["distributed_method"] == "flex_cfs_direct", c["method"]
+assert all(math.isfinite(x["distributed_s"]) for x in c["schedule"]), c["schedule"]
+print("ok")
+PY
+)
+[ "$r" = ok ] || bad "cpa --method direct of a flexible model: $r"
 [ "$fail" -eq 0 ] && echo "flex_par_cli: all checks passed"
 exit "$fail"

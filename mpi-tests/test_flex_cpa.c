@@ -7,13 +7,18 @@
 /// (the graph's assumption), and on chains and a star of flexible links; a chain's T∞ grows
 /// linearly with its length (the same flops per link), a star's parallelism is 3 times a chain's;
 /// above 0.1 rad the count is 10 flops per node frame under T1 (mbs_foRotvec's closed forms).
+/// Over ranks: the distributed elimination's graph (src/flex_part_cpa.c) against all parts'
+/// counted flops at 1-4 parts, and the constraint-force direct method's (src/flex_cfs_cpa.c)
+/// against its one-process count and, at 2 and 3 ranks, OpenMP threads playing the ranks.
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mbs_test.h"
 #include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_flex.h"
+#include "flex_cfs.h"
 #include "flops.h"
 
 #define BEAM(L, EL)                                                                                \
@@ -103,6 +108,202 @@ static long long check(const mbsModel *m, unsigned long long cnt, const char *wh
   return span;
 }
 
+// the counted flops of the distributed elimination over P parts (src/flex_part.c): every part's
+// mbs_flexPartLocal, their rows summed (as the allreduce does), every part's mbs_flexPartFinish;
+// *diff: the largest |ydd - the serial algorithm's| relative to the largest |ydd|
+static unsigned long long countParts(const mbsModel *m, int P, double *diff) {
+  mbsFlexPart **fp = calloc((size_t)P, sizeof *fp);
+  mbsFlexAba *fa = NULL;
+  unsigned long long cnt = 0;
+  MBS_EXPECT_OK(mbs_flexAbaCreate(m, &fa));
+  int N = fa ? mbs_flexAbaSize(fa) : 0;
+  double *y = calloc((size_t)N + 1, sizeof(double)), *eta = calloc((size_t)N + 1, sizeof(double));
+  double *ydd = calloc((size_t)N + 1, sizeof(double)), *ref = calloc((size_t)N + 1, sizeof(double));
+  double *sum = NULL;
+  *diff = 1;
+  if (!fp || !fa || !y || !eta || !ydd || !ref) goto out;
+  memcpy(y, m->qd0, sizeof(double) * (size_t)m->nv);
+  for (int k = m->nv; k < N; k++) {
+    double s = ((k * 7) % 5 - 2) * 0.5;
+    eta[k - m->nv] = 1e-3 * s, y[k] = 0.3 * s;
+  }
+  MBS_EXPECT_OK(mbs_flexAbaAccel(fa, m->q0, y, eta, ref));
+  for (int r = 0; r < P; r++) MBS_EXPECT_OK(mbs_flexPartCreate(m, P, r, &fp[r]));
+  for (int r = 0; r < P; r++)
+    if (!fp[r]) goto out;
+  int ni = mbs_flexPartIfSize(fp[0]), nn = ni * ni + ni;
+  sum = calloc((size_t)nn + 1, sizeof(double));
+  if (!sum) goto out;
+  double *bufs[4] = {NULL, NULL, NULL, NULL};
+  mbs_flop_count = 0;
+  for (int r = 0; r < P; r++) { // (each part has a workspace of its own)
+    int n = 0;
+    MBS_EXPECT_OK(mbs_flexPartLocal(fp[r], m->q0, y, eta, &bufs[r], &n));
+    for (int i = 0; bufs[r] && i < n; i++) sum[i] += bufs[r][i];
+  }
+  for (int r = 0; r < P; r++) {
+    if (bufs[r]) memcpy(bufs[r], sum, sizeof(double) * (size_t)nn);
+    MBS_EXPECT_OK(mbs_flexPartFinish(fp[r], m->q0, y, ydd));
+  }
+  cnt = mbs_flop_count;
+  double big = 0, d = 0;
+  for (int k = 0; k < N; k++) big = fmax(big, fabs(ref[k])), d = fmax(d, fabs(ydd[k] - ref[k]));
+  *diff = d / big;
+out:
+  for (int r = 0; fp && r < P; r++) mbs_flexPartDestroy(&fp[r]);
+  free(fp), free(y), free(eta), free(ydd), free(ref), free(sum);
+  mbs_flexAbaDestroy(&fa);
+  return cnt;
+}
+
+// the distributed graph over P = 1..4 ranks (cpa --procs, method schur): T1 equals the counted
+// flops of the parts; returns T1 at 2 ranks
+static long long checkParts(const mbsModel *m, const char *what) {
+  long long t2 = 0;
+  for (int P = 1; P <= 4 && P <= m->nbody; P++) {
+    double diff;
+    unsigned long long cnt = countParts(m, P, &diff);
+    MBS_EXPECT(diff < 1e-9, "%s, %d parts: accelerations differ by %g", what, P, diff);
+    mbsCpaOptions o;
+    mbs_cpaDefaults(&o);
+    o.method = mbs_solverFromName("schur");
+    o.ranks = P;
+    mbsCpaGraph *g = NULL;
+    mbsCpaResult r;
+    MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));
+    if (!g) continue;
+    MBS_EXPECT_OK(mbs_cpaAnalyse(g, &r));
+    MBS_EXPECT((unsigned long long)r.work_flops == cnt, "%s, %d ranks: T1 %lld, counted %llu", what,
+               P, r.work_flops, cnt);
+    double tp = 0;
+    MBS_EXPECT_OK(mbs_cpaSchedule(g, P, &tp));
+    printf("%s over %d ranks: T1 %lld flops = counted %llu; T_inf %.3g s, scheduled %.3g s "
+           "(%d messages)\n",
+           what, P, r.work_flops, cnt, r.span, tp, r.nmsg);
+    if (P == 2) t2 = r.work_flops;
+    mbs_cpaResultFree(&r);
+    mbs_cpaDestroy(&g);
+  }
+  return t2;
+}
+
+// P ranks of the constraint-force direct method as P OpenMP threads in this process: each its
+// body range (flex_cfs_par.c's split), the sums over the ranks through a shared buffer between
+// barriers; returns the flops counted by all of them (0 if P threads were not granted)
+static double *g_red;
+static mbsErr redThreads(void *ctx, double *v, int n) {
+  (void)ctx;
+#pragma omp barrier
+#pragma omp single
+  memset(g_red, 0, sizeof(double) * (size_t)n);
+#pragma omp critical
+  for (int i = 0; i < n; i++) g_red[i] += v[i];
+#pragma omp barrier
+  memcpy(v, g_red, sizeof(double) * (size_t)n);
+#pragma omp barrier
+  return MBS_OK;
+}
+static unsigned long long countCfsRanks(const mbsModel *m, int P, const double *y,
+                                        const double *eta, double *ydd) {
+  mbsFlexCfs *f[4] = {NULL, NULL, NULL, NULL};
+  mbsCfsComm comm = {0};
+  comm.reduce = redThreads;
+  int ok = 1, got = 0;
+  for (int r = 0; r < P; r++) {
+    MBS_EXPECT_OK(mbs_flexCfsCreate(m, &f[r]));
+    ok = ok && f[r];
+    if (f[r])
+      MBS_EXPECT_OK(mbs_flexCfsSetRange(f[r], (int)((long)m->nbody * r / P),
+                                        (int)((long)m->nbody * (r + 1) / P), &comm));
+  }
+  int nl = ok ? mbs_flexCfsRows(f[0]) : 0, N = ok ? mbs_flexCfsSize(f[0]) : 0;
+  g_red =
+      calloc((size_t)(nl + 1) * (nl + 1) + 12 * (size_t)N + 6 * (size_t)m->nbody, sizeof(double));
+  unsigned long long cnt = 0;
+  double *yr = calloc((size_t)P * ((size_t)N + 1), sizeof(double)); // each rank's ydd
+  if (ok && g_red && yr) {
+    mbs_flop_count = 0;
+    omp_set_dynamic(0);
+#pragma omp parallel num_threads(P)
+    {
+      int r = omp_get_thread_num(), it = 0;
+#pragma omp single
+      got = omp_get_num_threads();
+      if (got == P) { // (the implicit barrier of single: every thread sees got)
+        double *yo = yr + (size_t)r * ((size_t)N + 1);
+        mbsErr e = mbs_flexCfsAccel(f[r], MBS_FCFS_DIRECT, 1e-12, m->q0, y, eta, yo, &it);
+        MBS_EXPECT(e == MBS_OK, "rank %d of %d: %s", r, P, mbs_errMsg());
+      }
+    }
+    cnt = got == P ? mbs_flop_count : 0;
+    memcpy(ydd, yr, sizeof(double) * (size_t)N); // rank 0's (every rank has the sum)
+  }
+  free(g_red), free(yr);
+  for (int r = 0; r < P; r++) mbs_flexCfsDestroy(&f[r]);
+  return cnt;
+}
+
+// the constraint-force direct method (src/flex_cfs.c) at one process: its counted flops equal the
+// data-flow graph's T1 (cpa --method direct); the distributed graphs at 2 and 3 ranks build, and
+// their work exceeds it only by what is replicated (kinematics, parents' prepare, the solve)
+static void checkCfs(const mbsModel *m, const char *what) {
+  mbsFlexCfs *f = NULL;
+  MBS_EXPECT_OK(mbs_flexCfsCreate(m, &f));
+  int N = f ? mbs_flexCfsSize(f) : 0, it = 0;
+  double *y = calloc((size_t)N + 1, sizeof(double)), *eta = calloc((size_t)N + 1, sizeof(double));
+  double *ydd = calloc((size_t)N + 1, sizeof(double));
+  if (f && y && eta && ydd) {
+    memcpy(y, m->qd0, sizeof(double) * (size_t)m->nv);
+    for (int k = m->nv; k < N; k++) {
+      double s = ((k * 7) % 5 - 2) * 0.5;
+      eta[k - m->nv] = 1e-3 * s, y[k] = 0.3 * s;
+    }
+    mbs_flop_count = 0;
+    MBS_EXPECT_OK(mbs_flexCfsAccel(f, MBS_FCFS_DIRECT, 1e-12, m->q0, y, eta, ydd, &it));
+    unsigned long long cnt = mbs_flop_count;
+    for (int P = 0; P <= 3; P++) {
+      mbsCpaOptions o;
+      mbs_cpaDefaults(&o);
+      o.method = mbs_solverFromName("direct");
+      o.ranks = P;
+      mbsCpaGraph *g = NULL;
+      mbsCpaResult r;
+      MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));
+      if (!g) continue;
+      MBS_EXPECT_OK(mbs_cpaAnalyse(g, &r));
+      if (P == 0) {
+        MBS_EXPECT((unsigned long long)r.work_flops == cnt, "%s direct: T1 %lld, counted %llu",
+                   what, r.work_flops, cnt);
+      } else { // the ranks as threads: their counted flops, their accelerations
+        double *yr = calloc((size_t)N + 1, sizeof(double));
+        unsigned long long cr = yr ? countCfsRanks(m, P, y, eta, yr) : 0;
+        double big = 0, d = 0;
+        for (int k = 0; yr && k < N; k++)
+          big = fmax(big, fabs(ydd[k])), d = fmax(d, fabs(yr[k] - ydd[k]));
+        if (cr) {
+          MBS_EXPECT((unsigned long long)r.work_flops == cr,
+                     "%s direct over %d ranks: T1 %lld, counted %llu", what, P, r.work_flops, cr);
+          MBS_EXPECT(d <= 1e-9 * big, "%s direct over %d ranks: ydd differs by %g", what, P,
+                     d / big);
+        } else {
+          printf("%s direct over %d ranks: %d threads not granted, count not checked\n", what, P,
+                 P);
+        }
+        cnt = cr ? cr : cnt;
+        free(yr);
+      }
+      printf("%s, flex_cfs direct%s%.0d: T1 %lld flops%s%llu%s; T_inf %.3g s, T1/T_inf %.2f\n",
+             what, P ? " over ranks " : "", P, r.work_flops,
+             P ? " = counted over the ranks (threads) " : " = counted ", cnt, "", r.span,
+             r.parallelism);
+      mbs_cpaResultFree(&r);
+      mbs_cpaDestroy(&g);
+    }
+  }
+  free(y), free(eta), free(ydd);
+  mbs_flexCfsDestroy(&f);
+}
+
 // n flexible links (4 elements, 4 modes, no nodes): a chain (each on the previous link's
 // undeformed tip) or a star (all on the ground)
 static mbsModel *links(int n, int chain) {
@@ -137,6 +338,8 @@ int main(void) {
     unsigned long long big = count(m, 2.0);
     MBS_EXPECT(big + 30 == c, "large rotations: counted %llu, small %llu (want 30 fewer)", big, c);
     printf("node rotations above 0.1 rad: counted %llu = T1 - 3 x 10\n", big);
+    checkParts(m, "tree");
+    checkCfs(m, "tree");
     mbs_modelDestroy(&m);
   }
   long long span[3] = {0, 0, 0};
@@ -148,6 +351,7 @@ int main(void) {
     char what[64];
     snprintf(what, sizeof what, "chain of %d flexible links", n);
     span[k] = check(mc, count(mc, 1e-3), what, k == 1 ? &pc : &ps);
+    if (k == 1) checkParts(mc, what), checkCfs(mc, what);
     mbs_modelDestroy(&mc);
   }
   // T_inf = a + b n: every link adds the same path (its kin, condense, transfer, acc)

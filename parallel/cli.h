@@ -84,11 +84,11 @@ mbsErr mbsp_inverseMotion(const mbsConfig *cfg, const mbsModel *m, mbsMotion **m
 mbsErr mbsp_driveMotionRead(const mbsConfig *cfg, const mbsModel *m, int j, mbsMotion **mo);
 /// The inverse verb's table, inverse.csv and inverse.json for a flexible model (the samples t,
 /// q, qd, qdd, tau of every dof, the modal coordinates eta (ns x ne); docs/flexible.md 11; rank 0;
-/// non-finite values refused as in the rigid verb).
+/// non-finite values refused as in the rigid verb); \p method: inverse.method of the JSON.
 mbsErr mbsp_inverseFlexWrite(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
                              const mbsModel *m, int ns, const mbsReal *t, const mbsReal *q,
                              const mbsReal *qd, const mbsReal *qdd, const mbsReal *tau,
-                             const mbsMotion *mo, const mbsReal *eta, int ne);
+                             const mbsMotion *mo, const mbsReal *eta, int ne, const char *method);
 mbsErr mbsp_verbStatic(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 mbsErr mbsp_verbModes(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);
 mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m);

@@ -122,16 +122,52 @@ void mbsp_flexDriveState(mbspFlexDrive *d, const mbsConfig *cfg, double t, doubl
   }
 }
 
+// the prescribed accelerations at time t into d->acc
+static void mbsp_flexDriveAcc(mbspFlexDrive *d, const mbsConfig *cfg, double t) {
+  for (int j = 0; j < d->k; j++) {
+    double qq, v;
+    mbsp_flexDriveAt(d, cfg, j, t, &qq, &v, &d->acc[j]);
+    if (d->acc_at) d->acc[j] = d->acc_at[d->dof[j]];
+  }
+}
+
+// the driving forces' bookkeeping and power
+static double mbsp_flexDrivePower(mbspFlexDrive *d, const double *y) {
+  double p = 0;
+  for (int j = 0; j < d->k; j++) {
+    d->max[j] = fmax(d->max[j], fabs(d->tau[j]));
+    p += d->tau[j] * y[d->dof[j]];
+  }
+  d->solves++;
+  return p;
+}
+
+mbsErr mbsp_flexDriveAccelPar(mbspFlexDrive *d, const mbsConfig *cfg, mbspFlexPar *par, double t,
+                              const double *q, const double *y, const double *eta, double *ydd,
+                              double *power) {
+  mbsp_flexDriveAcc(d, cfg, t);
+  MBS_CALL(mbsp_flexParAccelDriven(par, q, y, eta, d->acc, ydd, d->tau));
+  *power = mbsp_flexDrivePower(d, y);
+  return MBS_OK;
+}
+
 mbsErr mbsp_flexDriveAccel(mbspFlexDrive *d, const mbsConfig *cfg, mbsFlexOracle *o, double t,
                            const double *q, const double *y, const double *eta, double *ydd,
                            double *power) {
+  if (d->par) return mbsp_flexDriveAccelPar(d, cfg, d->par, t, q, y, eta, ydd, power);
+  if (d->aba) { // the recursive algorithm with the driven joints' accelerations prescribed
+    mbsp_flexDriveAcc(d, cfg, t);
+    mbsReal *ac = mbs_flexAbaDriveAcc(d->aba);
+    for (int j = 0; j < d->k; j++) ac[d->dof[j]] = d->acc[j];
+    MBS_CALL(mbs_flexAbaAccel(d->aba, q, y, eta, ydd));
+    const mbsReal *tD = mbs_flexAbaDriveForce(d->aba);
+    for (int j = 0; j < d->k; j++) d->tau[j] = tD[d->dof[j]];
+    *power = mbsp_flexDrivePower(d, y);
+    return MBS_OK;
+  }
   int N = d->N, k = d->k, nf = N - k;
   double *acc = d->acc;
-  for (int j = 0; j < k; j++) {
-    double qq, v;
-    mbsp_flexDriveAt(d, cfg, j, t, &qq, &v, &acc[j]);
-    if (d->acc_at) acc[j] = d->acc_at[d->dof[j]];
-  }
+  mbsp_flexDriveAcc(d, cfg, t);
   mbsReal *M, *f;
   MBS_CALL(mbs_flexOracleSystem(o, q, y, eta, &M, &f));
   // M_FF y''_F = f_F - M_FD a_D
@@ -150,15 +186,30 @@ mbsErr mbsp_flexDriveAccel(mbspFlexDrive *d, const mbsConfig *cfg, mbsFlexOracle
   for (int r = 0; r < nf; r++) ydd[d->free_[r]] = d->bf[r];
   for (int j = 0; j < k; j++) ydd[d->dof[j]] = acc[j];
   // tau_D = (M y'' - f)_D
-  double p = 0;
   for (int j = 0; j < k; j++) {
     const mbsReal *Mr = M + (size_t)d->dof[j] * N;
     double s = -f[d->dof[j]];
     for (int c = 0; c < N; c++) s += Mr[c] * ydd[c];
-    d->tau[j] = s, d->max[j] = fmax(d->max[j], fabs(s));
-    p += s * y[d->dof[j]];
+    d->tau[j] = s;
   }
-  d->solves++;
-  *power = p;
+  *power = mbsp_flexDrivePower(d, y);
   return MBS_OK;
+}
+
+mbsErr mbsp_flexDriveUse(mbspFlexDrive *d, mbspFlexPar *par, mbsFlexAba *aba) {
+  d->par = par, d->aba = par ? NULL : aba;
+  return d->aba && d->k ? mbs_flexAbaDrive(d->aba, d->dof, d->k) : MBS_OK;
+}
+
+mbsErr mbsp_flexParBeginVerb(mbspComm *comm, const mbsConfig *cfg, const mbsModel *m, int mode,
+                             mbspFlexPar **par, mbspComm **self, int *worker) {
+  int k = mode == 2 ? m->nv : mode == 1 ? cfg->ndrive : 0;
+  int *dof = malloc(sizeof(int) * (size_t)(2 * k + 1)); // dofs, then coordinates
+  mbsErr e = dof ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  for (int j = 0; !e && mode == 2 && j < k; j++) dof[j] = j;
+  if (!e && mode == 1 && k) e = mbs_configDrives(cfg, m, dof, dof + k);
+  e = mbsp_agreeErr(comm, e);
+  if (!e) e = mbsp_flexParBeginDriven(comm, m, dof, k, par, self, worker);
+  free(dof);
+  return e;
 }

@@ -12,6 +12,7 @@
 #include "mbspar/mbs_flex.h"
 #include "mbspar/mbs_model.h"
 #include "mbspar/mbs_motion.h"
+#include "flex_par.h"
 
 typedef struct {
   int k;           ///< driven joints (0: none); in inverse mode every dof of the joints
@@ -37,6 +38,8 @@ typedef struct {
   const double *acc_at;  ///< not NULL: the accelerations (nv) mbsp_flexDriveAccel prescribes
                          ///< instead of the interpolant's (a user motion's q'' at its samples)
   double T;              ///< the cycloid's duration
+  mbspFlexPar *par;      ///< not NULL: evaluate on the ranges over the ranks (flex_par.h)
+  mbsFlexAba *aba;       ///< not NULL: on the serial recursive algorithm (src/flex_hybrid.c)
 } mbspFlexDrive;
 
 /// Set up the drives of \p cfg on model \p m (the oracle has \p N generalized velocities): the
@@ -58,5 +61,21 @@ void mbsp_flexDriveState(mbspFlexDrive *d, const mbsConfig *cfg, double t, doubl
 mbsErr mbsp_flexDriveAccel(mbspFlexDrive *d, const mbsConfig *cfg, mbsFlexOracle *o, double t,
                            const double *q, const double *y, const double *eta, double *ydd,
                            double *power);
+
+/// The same on the ranges over the ranks (solver.method = schur; flex_par.h, src/flex_hybrid.c):
+/// the driven joints' accelerations prescribed in the recursive algorithm's passes, their
+/// driving forces summed over the ranges. Rank 0 of a served \p par set up with d's dofs
+/// (mbsp_flexParBeginDriven).
+mbsErr mbsp_flexDriveAccelPar(mbspFlexDrive *d, const mbsConfig *cfg, mbspFlexPar *par, double t,
+                              const double *q, const double *y, const double *eta, double *ydd,
+                              double *power);
+/// Evaluate the drives on \p par (the ranges over the ranks, set up with d's dofs) or on the
+/// serial recursive algorithm \p aba (its hybrid mode set to d's dofs here); both NULL: the
+/// dense oracle passed to mbsp_flexDriveAccel.
+mbsErr mbsp_flexDriveUse(mbspFlexDrive *d, mbspFlexPar *par, mbsFlexAba *aba);
+/// mbsp_flexParBegin for a verb: \p mode 1 (run) with the config's drives, 2 (inverse) with every
+/// dof driven, 0 undriven. Collective.
+mbsErr mbsp_flexParBeginVerb(mbspComm *comm, const mbsConfig *cfg, const mbsModel *m, int mode,
+                             mbspFlexPar **par, mbspComm **self, int *worker);
 
 #endif

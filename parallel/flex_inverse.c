@@ -37,6 +37,8 @@ mbsErr mbsp_flexInverse(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
     e = mbs_errSet(MBS_ERR_NOMEM, "mbspar inverse: out of memory for %d samples", ns);
   if (!e && !mo) e = mbs_configInverse(cfg, m, qs, qe);
   if (!e) e = mbsp_flexDriveInverse(&R->dr, cfg, m, nv + ne, mo, qs, qe, iv->T);
+  // schur: the ranges over the ranks (flex_par.h); above the dense limit the recursive algorithm
+  if (!e) e = mbsp_flexDriveUse(&R->dr, R->par, R->a);
   if (!e) R->nx++; // the work of the joint forces joins the state (its rate is their power)
   double dtmax = m->opt.dt > 0 ? m->opt.dt : 1e-3, P;
   double *y = x + nq + ne;
@@ -93,10 +95,17 @@ mbsErr mbsp_flexInverse(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
     for (int j = 0; j < R->dr.k; j++) tau[(size_t)i * nv + R->dr.dof[j]] = R->dr.tau[j];
   }
   if (!e && mbsp_cliTable(cli) && ne > 0)
-    printf("flexible inverse (serial oracle): %ld rk4 steps of the modal coordinates (at most "
+    printf("flexible inverse (%s): %ld rk4 steps of the modal coordinates (at most "
            "integrator.dt = %g s), %ld evaluations; work of the joint forces %.12g J\n",
+           R->par ? "flex_part, ranges over the ranks"
+           : R->a ? "flex_aba"
+                  : "serial oracle",
            R->steps, dtmax, R->evals, x[R->nx - 1]);
-  if (!e) e = mbsp_inverseFlexWrite(cli, comm, cfg, m, ns, t, q, qd, qdd, tau, mo, eta, ne);
+  if (!e)
+    e = mbsp_inverseFlexWrite(cli, comm, cfg, m, ns, t, q, qd, qdd, tau, mo, eta, ne,
+                              R->par ? "flex_part"
+                              : R->a ? "flex_aba"
+                                     : "flex_oracle");
   free(qs), free(qe), free(t), free(q), free(qd), free(qdd), free(tau), free(eta);
   mbs_motionDestroy(&mo);
   return e;

@@ -7,7 +7,10 @@
 /// their loop on rank 0 alone and the other ranks serve it (mbsp_flexParServe): rank 0 then
 /// broadcasts the state before each evaluation (nq + N + ne doubles), which a replicated
 /// integration would save; the kinematics of each range's ancestors are recomputed by its rank
-/// (O(n) per rank, a tenth of an evaluation's flops on the chain of links).
+/// (O(n) per rank, a tenth of an evaluation's flops on the chain of links). Driven joints
+/// (mbsp_flexParBeginDriven; src/flex_hybrid.c): their k prescribed accelerations travel with the
+/// state, each rank computes the driving forces of its own bodies and one allreduce of k doubles
+/// sums them.
 #include <stdlib.h>
 #include <string.h>
 #include "flex_par.h"
@@ -26,6 +29,10 @@ struct mbspFlexPar {
   double *msg;    ///< (served: 1 + nq + N + ne) the command and the state
   double *ydd;    ///< (workers: N)
   long evals;
+  int k;              ///< driven dofs (mbsp_flexParBeginDriven; 0: none)
+  int *dof;           ///< (k) their velocity indices
+  double *tau;        ///< (k) their driving forces (the ranks' sum)
+  unsigned char *own; ///< (k) the dof's body is in this rank's range
 };
 
 mbsErr mbsp_flexParCreate(mbspComm *comm, const mbsModel *m, mbspFlexPar **out) {
@@ -42,7 +49,7 @@ mbsErr mbsp_flexParCreate(mbspComm *comm, const mbsModel *m, mbspFlexPar **out) 
     p->cnt = malloc(sizeof(int) * (size_t)p->P), p->dsp = malloc(sizeof(int) * (size_t)p->P);
     p->mine = malloc(sizeof(double) * ((size_t)p->N + 1));
     p->all = malloc(sizeof(double) * ((size_t)p->N + 1));
-    p->msg = malloc(sizeof(double) * ((size_t)(m->nq + p->N + p->ne) + 1));
+    p->msg = malloc(sizeof(double) * ((size_t)(m->nq + p->N + p->ne + m->nv) + 1));
     p->ydd = malloc(sizeof(double) * ((size_t)p->N + 1));
     if (!p->cnt || !p->dsp || !p->mine || !p->all || !p->msg || !p->ydd)
       e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
@@ -59,6 +66,7 @@ void mbsp_flexParDestroy(mbspFlexPar **pp) {
   mbspFlexPar *p = *pp;
   mbs_flexPartDestroy(&p->part);
   free(p->cnt), free(p->dsp), free(p->mine), free(p->all), free(p->msg), free(p->ydd);
+  free(p->dof), free(p->tau), free(p->own);
   free(p);
   *pp = NULL;
 }
@@ -84,8 +92,11 @@ static mbsErr mbsp_fpSend(mbspFlexPar *p, int cmd, const double *q, const double
     memcpy(p->msg + 1, q, sizeof(double) * (size_t)nq);
     memcpy(p->msg + 1 + nq, y, sizeof(double) * (size_t)p->N);
     memcpy(p->msg + 1 + nq + p->N, eta, sizeof(double) * (size_t)p->ne);
+    for (int j = 0; j < p->k; j++) // the driven dofs' prescribed accelerations
+      p->msg[1 + nq + p->N + p->ne + j] = mbs_flexAbaDriveAcc(mbsp_flexParAba(p))[p->dof[j]];
   }
-  return mbsp_bcastBytes(p->comm, p->msg, sizeof(double) * (size_t)(1 + nq + p->N + p->ne), 0);
+  return mbsp_bcastBytes(p->comm, p->msg, sizeof(double) * (size_t)(1 + nq + p->N + p->ne + p->k),
+                         0);
 }
 
 // the evaluation proper (every rank)
@@ -110,6 +121,13 @@ static mbsErr mbsp_fpAccel(mbspFlexPar *p, const double *q, const double *y, con
   return MBS_OK;
 }
 
+// the driving forces: each rank's for its own bodies, summed (exact: one nonzero term each)
+static mbsErr mbsp_fpTau(mbspFlexPar *p) {
+  const mbsReal *tD = mbs_flexAbaDriveForce(mbsp_flexParAba(p));
+  for (int j = 0; j < p->k; j++) p->tau[j] = p->own[j] ? tD[p->dof[j]] : 0;
+  return p->P > 1 && p->k ? mbsp_allreduceSum(p->comm, p->tau, p->k) : MBS_OK;
+}
+
 static mbsErr mbsp_fpEnergy(mbspFlexPar *p, const double *q, const double *y, const double *eta,
                             double *kin, double *pot) {
   double v[2] = {0, 0};
@@ -126,7 +144,8 @@ static mbsErr mbsp_fpEnergy(mbspFlexPar *p, const double *q, const double *y, co
 mbsErr mbsp_flexParAccel(mbspFlexPar *p, const double *q, const double *y, const double *eta,
                          double *ydd) {
   MBS_CALL(mbsp_fpSend(p, MBSP_FP_ACCEL, q, y, eta));
-  return mbsp_fpAccel(p, q, y, eta, ydd);
+  MBS_CALL(mbsp_fpAccel(p, q, y, eta, ydd));
+  return mbsp_fpTau(p); // (the served ranks reduce the driving forces of every evaluation)
 }
 
 mbsErr mbsp_flexParEnergy(mbspFlexPar *p, const double *q, const double *y, const double *eta,
@@ -139,7 +158,7 @@ mbsErr mbsp_flexParServe(mbspFlexPar *p) {
   p->served = 1;
   if (p->rank == 0 || p->P == 1) return MBS_OK;
   int nq = p->m->nq;
-  size_t bytes = sizeof(double) * (size_t)(1 + nq + p->N + p->ne);
+  size_t bytes = sizeof(double) * (size_t)(1 + nq + p->N + p->ne + p->k);
   for (;;) {
     MBS_CALL(mbsp_bcastBytes(p->comm, p->msg, bytes, 0));
     int cmd = (int)p->msg[0];
@@ -147,9 +166,11 @@ mbsErr mbsp_flexParServe(mbspFlexPar *p) {
     const double *q = p->msg + 1, *y = q + nq, *eta = y + p->N;
     double kin, pot;
     // an evaluation's error is agreed inside it and rank 0 reports it; keep serving
-    if (cmd == MBSP_FP_ACCEL)
-      (void)mbsp_fpAccel(p, q, y, eta, p->ydd);
-    else
+    if (cmd == MBSP_FP_ACCEL) {
+      mbsReal *acc = mbs_flexAbaDriveAcc(mbsp_flexParAba(p));
+      for (int j = 0; j < p->k; j++) acc[p->dof[j]] = eta[p->ne + j];
+      if (!mbsp_fpAccel(p, q, y, eta, p->ydd)) (void)mbsp_fpTau(p);
+    } else
       (void)mbsp_fpEnergy(p, q, y, eta, &kin, &pot);
   }
 }
@@ -158,11 +179,51 @@ mbsErr mbsp_flexParStop(mbspFlexPar *p) {
   return mbsp_fpSend(p, MBSP_FP_STOP, NULL, NULL, NULL);
 }
 
+// the driven dofs (every rank alike): the recursive workspace's hybrid mode and the forces' owners
+static mbsErr mbsp_fpDrive(mbspFlexPar *p, const int *dof, int k) {
+  if (k <= 0) return MBS_OK;
+  const mbsModel *m = p->m;
+  int b0, b1, ncut;
+  long unit;
+  mbs_flexPartInfo(p->part, &b0, &b1, &ncut, &unit);
+  p->k = k;
+  p->dof = malloc(sizeof(int) * (size_t)k), p->tau = calloc((size_t)k, sizeof(double));
+  p->own = calloc((size_t)k, 1);
+  if (!p->dof || !p->tau || !p->own) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  memcpy(p->dof, dof, sizeof(int) * (size_t)k);
+  for (int j = 0; j < k; j++)
+    for (int b = b0; b < b1; b++)
+      if (dof[j] >= m->body_dofadr[b] && dof[j] < m->body_dofadr[b] + m->body_dofnum[b])
+        p->own[j] = 1;
+  return mbs_flexAbaDrive(mbsp_flexParAba(p), dof, k);
+}
+
+mbsErr mbsp_flexParAccelDriven(mbspFlexPar *p, const double *q, const double *y, const double *eta,
+                               const double *acc, double *ydd, double *tau) {
+  mbsReal *ac = mbs_flexAbaDriveAcc(mbsp_flexParAba(p));
+  for (int j = 0; j < p->k; j++) ac[p->dof[j]] = acc[j];
+  MBS_CALL(mbsp_fpSend(p, MBSP_FP_ACCEL, q, y, eta));
+  MBS_CALL(mbsp_fpAccel(p, q, y, eta, ydd));
+  MBS_CALL(mbsp_fpTau(p));
+  memcpy(tau, p->tau, sizeof(double) * (size_t)p->k);
+  return MBS_OK;
+}
+
 mbsErr mbsp_flexParBegin(mbspComm *comm, const mbsModel *m, mbspFlexPar **par, mbspComm **self,
                          int *worker) {
+  return mbsp_flexParBeginDriven(comm, m, NULL, 0, par, self, worker);
+}
+
+mbsErr mbsp_flexParBeginDriven(mbspComm *comm, const mbsModel *m, const int *dof, int k,
+                               mbspFlexPar **par, mbspComm **self, int *worker) {
   *worker = mbsp_rank(comm) != 0, *self = NULL;
   MBS_CALL(mbsp_flexParCreate(comm, m, par)); // (agreed)
-  mbsErr e = mbsp_flexParServe(*par);
+  mbsErr e = mbsp_agreeErr(comm, mbsp_fpDrive(*par, dof, k));
+  if (e) {
+    mbsp_flexParDestroy(par);
+    return e;
+  }
+  e = mbsp_flexParServe(*par);
   if (*worker) {
     mbsp_flexParDestroy(par);
     return mbsp_agreeErr(comm, e);

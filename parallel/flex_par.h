@@ -36,6 +36,16 @@ mbsErr mbsp_flexParStop(mbspFlexPar *p);
 /// on. On an error *par is freed and the error agreed. Collective.
 mbsErr mbsp_flexParBegin(mbspComm *comm, const mbsModel *m, mbspFlexPar **par, mbspComm **self,
                          int *worker);
+/// mbsp_flexParBegin with the \p k driven dofs \p dof (velocity indices, every rank the same; all
+/// dofs of a driven joint): their accelerations are prescribed per evaluation
+/// (mbsp_flexParAccelDriven; docs/flexible.md 9). Collective.
+mbsErr mbsp_flexParBeginDriven(mbspComm *comm, const mbsModel *m, const int *dof, int k,
+                               mbspFlexPar **par, mbspComm **self, int *worker);
+/// ydd as mbsp_flexParAccel with the driven dofs' accelerations \p acc (k, in the order given to
+/// mbsp_flexParBeginDriven) and their driving forces into \p tau (k; the ranges' sum). Rank 0 of
+/// a served p.
+mbsErr mbsp_flexParAccelDriven(mbspFlexPar *p, const double *q, const double *y, const double *eta,
+                               const double *acc, double *ydd, double *tau);
 /// Rank 0 after the verb (its code e): releases the others, frees *par and *self and agrees
 /// the job's code with them. Collective with mbsp_flexParBegin's workers.
 mbsErr mbsp_flexParEnd(mbspComm *job, mbspFlexPar **par, mbspComm **self, mbsErr e);

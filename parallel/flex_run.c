@@ -643,12 +643,12 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     return cli->verb->run(cli, comm, cfg, m); // check, modes: their own verbs
   int inverse = cli->verb->run == mbsp_verbInverse;
   mbspFlexRun R;
-  int N = m->nv; // the recursive algorithm for large models in accel and undriven runs
+  int N = m->nv; // the recursive algorithm for large models in accel, run and inverse
   for (int k = 0; k < m->flex->n; k++) N += m->flex->b[k].modal.m;
   // crba: the assembled mass matrix always (the dense oracle is the flexible CRBA + Cholesky)
   int crba = !cfg->sauto.on && !strcmp(mbs_solverName(m->opt.solver), "crba");
-  int recursive = N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !cfg->ndrive &&
-                  !inverse && !crba && !m->nloop; // loops: the dense oracle (docs/flexible.md 15)
+  int recursive = N > MBSP_FLEX_DENSE_MAX && cli->verb->run != mbsp_verbStatic && !crba &&
+                  !m->nloop; // loops: the dense oracle (docs/flexible.md 15)
   // solver.method = schur: the ranges over the ranks (docs/flexible.md 11); rank 0 runs the verb
   // on a communicator of its own (the report still counts the job's ranks), the others evaluate
   // their ranges whenever it asks
@@ -658,7 +658,8 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
   int cfsm = mbsp_flexCfsMethod(cfg, m);
   if (mbsp_flexPart(cfg, m)) {
     int worker = 0;
-    mbsErr e = mbsp_flexParBegin(comm, m, &par, &self, &worker);
+    int mode = cli->verb->run == mbsp_verbRun ? 1 : inverse ? 2 : 0; // driven joints
+    mbsErr e = mbsp_flexParBeginVerb(comm, cfg, m, mode, &par, &self, &worker);
     if (worker || e) return e;
     comm = self;
   } else if (cfsm >= 0 && mbsp_size(comm) > 1) { // the same with the constraint-force ranges
@@ -706,6 +707,7 @@ mbsErr mbsp_flexVerb(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, co
     e = mbsp_flexInverse(cli, comm, cfg, &R, x);
   } else if (!e) {
     e = mbsp_flexDriveSetup(&R.dr, cfg, m, R.nv + R.ne);
+    if (!e) e = mbsp_flexDriveUse(&R.dr, par, R.a);
     if (!e && R.dr.k) R.nx++; // the drives' work W joins the state (its rate is their power)
     if (!e) e = mbsp_flexRunLoop(cli, comm, cfg, m, &R, x);
   }

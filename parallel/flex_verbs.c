@@ -171,16 +171,13 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "%s:%d: body \"%s\" is flexible: solver.method = %s runs flexible bodies in "
                       "accel and undriven run only yet (docs/flexible.md 13)",
                       f, line, name, mbs_flexCfsName(cfsm));
-  if (part &&
-      (cli->verb->run == mbsp_verbStatic || cli->verb->run == mbsp_verbInverse || cfg->ndrive))
+  if (part && cli->verb->run == mbsp_verbStatic)
     return mbs_errSet(MBS_ERR_UNSUPPORTED,
                       "%s:%d: body \"%s\" is flexible: solver.method = schur runs flexible bodies "
-                      "in accel and undriven run only yet (%s: solver.method = %s; "
+                      "in accel, run and inverse only yet (static: solver.method = aba or auto, "
+                      "the serial oracle on every rank, its Newton columns split; "
                       "docs/flexible.md 8, 11)",
-                      f, line, name, cfg->ndrive ? "driven joints" : cli->verb->name,
-                      cli->verb->run == mbsp_verbStatic && !cfg->ndrive
-                          ? "aba or auto, the serial oracle on every rank, its Newton columns split"
-                          : "aba at one rank, the serial oracle");
+                      f, line, name);
   if (!part && cfsm < 0 && mbsp_size(comm) != 1 && !cfg->sauto.idle &&
       cli->verb->run != mbsp_verbStatic) // auto: rank 0 alone; static: every rank
     return mbs_errSet(

@@ -53,7 +53,13 @@ static void mbs_cpaJson(mbsJson *j, const void *ctx) {
   const mbsCpaOptions *o = c->o;
   const mbsCpaResult *r = c->r;
   mbs_jsonBeginObject(j, "cpa");
-  mbs_jsonString(j, "method", c->m->nflex_g ? "flex_aba" : mbs_solverName(o->method));
+  int fdirect = c->m->nflex_g && !strcmp(mbs_solverName(o->method), "direct");
+  mbs_jsonString(j, "method",
+                 fdirect         ? "flex_cfs_direct"
+                 : c->m->nflex_g ? "flex_aba"
+                                 : mbs_solverName(o->method));
+  if (c->m->nflex_g)
+    mbs_jsonString(j, "distributed_method", fdirect ? "flex_cfs_direct" : "flex_part");
   mbs_jsonString(j, "grain", mbs_cpaGrainName(o->grain));
   if (c->loops_solve) mbs_jsonString(j, "loops_solve", c->loops_solve);
   if (c->iter_source) {
@@ -266,23 +272,28 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   const char *a;
   o.method = m->opt.solver;
   if ((a = mbsp_cliArg(cli, "--method"))) o.method = mbs_solverFromName(a);
+  int fdirect = 0;  // flexible bodies with --method direct: the constraint-force system's graph
   if (m->nflex_g) { // flexible bodies: the recursive algorithm's graph (docs/cpa.md "Flexible")
     int aba = mbs_solverFromName("aba");
-    if (a && o.method != aba && strcmp(a, "flex_aba"))
+    fdirect = a && !strcmp(a, "direct");
+    if (a && o.method != aba && strcmp(a, "flex_aba") && !fdirect)
       e = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                     "mbspar cpa: --method %s: a model with flexible bodies has the graph of the "
-                     "recursive algorithm only (--method aba or flex_aba; docs/cpa.md)",
+                     "mbspar cpa: --method %s: a model with flexible bodies has the graphs of the "
+                     "recursive algorithm (--method aba or flex_aba; over ranks the distributed "
+                     "elimination) and of the constraint-force direct method (--method direct) "
+                     "only (docs/cpa.md)",
                      a);
     else if (mbsp_cliArg(cli, "--calibrate"))
       e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                      "mbspar cpa: --calibrate times a rigid evaluation; a model with flexible "
                      "bodies is not calibrated yet (time it with accel --repeat)");
-    o.method = aba;
+    o.method = fdirect ? mbs_solverFromName("direct") : aba;
   }
   int iterative = mbs_cpaIterative(o.method);
   const mbsSolverType *t = mbs_solverFind(o.method);
   // distributed graphs on P ranks: the iterative constraint-force solvers and the exact solver
-  int dist = mbs_cpaDistributed(o.method);
+  // (flexible models: the distributed elimination, flex_part; docs/flexible.md 11)
+  int dist = mbs_cpaDistributed(o.method) || m->nflex_g;
   if (!e && (!t || !t->cpa_build)) { // the solver table names each method's graph
     char with[256];
     mbs_solverNamesIf(with, sizeof with, mbs_cpaHasGraph);
@@ -421,6 +432,7 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
       mbsCpaGraph *gd = NULL;
       mbsCpaResult rd;
       od.ranks = P;
+      if (m->nflex_g && !fdirect) od.method = mbs_solverFromName("schur"); // flex_part's graph
       e = mbs_cpaBuild(m, &od, &gd);
       if (!e) e = mbs_cpaAnalyse(gd, &rd);
       if (!e) {
@@ -449,7 +461,9 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   // table
   if (!e && mbsp_cliTable(cli)) {
     printf("mbspar cpa %s: method %s", cfg->filename,
-           m->nflex_g ? "flex_aba" : mbs_solverName(o.method));
+           fdirect      ? "flex_cfs_direct"
+           : m->nflex_g ? "flex_aba"
+                        : mbs_solverName(o.method));
     if (iterative) {
       printf(" (%d iterations, %s%s", o.iterations, out.iter_source,
              o.converged == 2 ? ", stagnated"
@@ -464,6 +478,9 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
       printf(")");
     }
     printf(", grain %s, %d bodies, %d dofs", mbs_cpaGrainName(o.grain), m->nbody, m->nv);
+    if (m->nflex_g)
+      printf(" (distrib: %s)", fdirect ? "flex_cfs_direct, equal body ranges"
+                                       : "flex_part, the ranges over the ranks");
     if (out.loops_solve)
       printf(", %d closure equations %s", m->nlam_loop,
              strcmp(out.loops_solve, "rows") == 0         ? "as rows of the system"

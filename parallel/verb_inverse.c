@@ -29,6 +29,7 @@ typedef struct {
   double lresid;       // loop models: largest relative part the actuators cannot produce
   const mbsReal *eta;  // (ns x ne) flexible models: the modal coordinates of every sample
   int ne;
+  const char *fmethod; // flexible models: flex_oracle, flex_aba or flex_part
 } mbsInverseOut;
 
 static void mbs_inverseJson(mbsJson *j, const void *ctx) {
@@ -58,7 +59,7 @@ static void mbs_inverseJson(mbsJson *j, const void *ctx) {
   }
   mbs_jsonNumberArray(j, "tau_max_abs", r->tmax, m->nv);
   if (r->eta) { // flexible models (docs/flexible.md 11): the free modal coordinates
-    mbs_jsonString(j, "method", "flex_oracle");
+    mbs_jsonString(j, "method", r->fmethod ? r->fmethod : "flex_oracle");
     mbs_jsonBeginArray(j, "eta");
     for (int i = 0; i < r->ns; i++) mbs_jsonNumberArray(j, NULL, r->eta + (size_t)i * r->ne, r->ne);
     mbs_jsonEndArray(j);
@@ -182,13 +183,13 @@ static mbsErr mbsp_inverseWrite(const mbsCli *cli, mbspComm *comm, const mbsInve
 mbsErr mbsp_inverseFlexWrite(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg,
                              const mbsModel *m, int ns, const mbsReal *t, const mbsReal *q,
                              const mbsReal *qd, const mbsReal *qdd, const mbsReal *tau,
-                             const mbsMotion *mo, const mbsReal *eta, int ne) {
+                             const mbsMotion *mo, const mbsReal *eta, int ne, const char *method) {
   mbsReal *tmax = calloc((size_t)m->nv + 1, sizeof *tmax);
   if (!tmax) return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   mbsErr e = MBS_OK;
   for (int i = 0; i < ns && !e; i++)
     e = mbs_inverseCheck(m, i, t[i], qdd + (size_t)i * m->nv, tau + (size_t)i * m->nv, tmax);
-  mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, tmax, NULL, 0, eta, ne};
+  mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, tmax, NULL, 0, eta, ne, method};
   if (!e) e = mbsp_inverseWrite(cli, comm, &r);
   free(tmax);
   return e;
@@ -288,7 +289,7 @@ static mbsErr mbs_inverseRun(const mbsCli *cli, mbspComm *comm, const mbsConfig 
     e = mbs_inverseCheck(m, i, t[i], qdd + (size_t)i * nv, tau + (size_t)i * nv, tmax);
   }
   if (!e) {
-    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, tmax, llam, lres, NULL, 0};
+    mbsInverseOut r = {m, cfg, ns, t, q, qd, qdd, tau, mo, tmax, llam, lres, NULL, 0, NULL};
     e = mbsp_inverseWrite(cli, comm, &r);
   }
   free(qs);

@@ -215,6 +215,15 @@ void mbs_cpaSchFree(mbsCpaSch *X);
 mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X);
 mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, int homog);
 
+// src/flex_cpa.c, src/flex_part_cpa.c: the recursive flexible algorithm's graphs
+/// nz (6 + m), the pass-1 kinematics' flops kin and the body's own M, h flops body, per body.
+mbsErr mbs_cpaFlexCosts(const mbsModel *m, int *nz, long long *kin, long long *body);
+/// The distributed elimination (src/flex_part.c) over B->o->ranks parts.
+mbsErr mbs_cpaFlexPartGraph(mbsCpaB *B, const int *nz, const long long *kin, const long long *body);
+/// The constraint-force system's direct method with flexible bodies (src/flex_cfs.c) on
+/// B->o->ranks ranks (0: data flow).
+mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, const long long *body);
+
 // src/loops_cpa.c
 int mbs_cpaSync(mbsCpaB *B, int n0, int n1);
 int mbs_cpaLoopReduce(mbsCpaB *B, double nd, int bcast, int after);

@@ -51,6 +51,7 @@ int mbs_cpaKindPhase(int kind) {
   case MBS_CPA_SCH_ACC:
   case MBS_CPA_SCH_QDD:
   case MBS_CPA_FLEX_ACC:
+  case MBS_CPA_FLEX_CFS_END:
   case MBS_CPA_NAT_FWD:
   case MBS_CPA_NAT_QDD:
     return MBS_CPA_PHASE_ACCELERATION;
@@ -58,6 +59,8 @@ int mbs_cpaKindPhase(int kind) {
     return MBS_CPA_PHASE_KINEMATICS;
   case MBS_CPA_SCH_MERGE:
   case MBS_CPA_SCH_SOLVE:
+  case MBS_CPA_FLEX_SOLVE:
+  case MBS_CPA_FLEX_CFS_SOLVE:
     return MBS_CPA_PHASE_INTERFACE;
   default:
     break;
@@ -445,9 +448,12 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   *out = NULL;
   const mbsSolverType *t = mbs_solverCaps(o->method);
   int flex = m->nflex_g > 0; // the recursive flexible algorithm's graph
-  MBS_CHECK(!flex || o->ranks == 0, MBS_ERR_UNSUPPORTED,
-            "cpa: a model with flexible bodies has the data-flow graph of the recursive algorithm "
-            "only (no distributed graph yet)");
+  MBS_CHECK(!flex || o->ranks == 0 || !strcmp(mbs_solverName(o->method), "schur") ||
+                !strcmp(mbs_solverName(o->method), "direct"),
+            MBS_ERR_UNSUPPORTED,
+            "cpa: a model with flexible bodies has the graphs of the recursive algorithm (aba; "
+            "over ranks: schur, the distributed elimination) and of the constraint-force "
+            "direct method only");
   if (!t->cpa_build && !flex) {
     char names[256];
     mbs_solverNamesIf(names, sizeof names, mbs_cpaHasGraph); // the table's rows with a graph
@@ -472,7 +478,7 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   MBS_CHECK(o->iterations >= 0, MBS_ERR_INPUT, "cpa: iterations must be >= 0");
   MBS_CHECK(o->ranks >= 0 && o->ranks <= m->nbody, MBS_ERR_INPUT,
             "cpa: cannot distribute %d bodies over %d ranks", m->nbody, o->ranks);
-  MBS_CHECK(o->ranks == 0 || mbs_cpaDistributed(o->method), MBS_ERR_UNSUPPORTED,
+  MBS_CHECK(o->ranks == 0 || flex || mbs_cpaDistributed(o->method), MBS_ERR_UNSUPPORTED,
             "cpa: the distributed graph exists for the constraint-force methods only; aba and "
             "crba run on one rank");
   MBS_CHECK(o->flop_time > 0 && o->latency >= 0 && o->bandwidth > 0, MBS_ERR_INPUT,

@@ -23,7 +23,8 @@ void mbs_flexAbaDestroy(mbsFlexAba **pa) {
   free(a->f), free(a->flexof), free(a->nodefe), free(a->nodex), free(a->nodeG), free(a->nz);
   free(a->col), free(a->oq), free(a->ov), free(a->oP), free(a->Rw), free(a->pw), free(a->om);
   free(a->vo), free(a->IA), free(a->pA), free(a->U), free(a->Dinv), free(a->u), free(a->P);
-  free(a->c), free(a->S), free(a->zd), free(a->wk), free(a->Ia), free(a->pa);
+  free(a->c), free(a->S), free(a->zd), free(a->wk), free(a->Ia), free(a->pa), free(a->drv);
+  free(a->acD);
   free(a);
   *pa = NULL;
 }
@@ -369,6 +370,10 @@ void mbs_faKin(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y, const m
       mbs_foMat3Vec(Rw, S + 6 * k, Sw + 6 * k);
       mbs_foMat3Vec(Rw, S + 6 * k + 3, Sw + 6 * k + 3);
     }
+    for (int k = 0; a->drv && a->drv[b] && k < nd; k++) { // driven: S a_D joins the bias
+      MBS_FLOPS(12);
+      for (int i = 0; i < 6; i++) c[i] += Sw[6 * k + i] * a->acD[d0 + k];
+    }
   }
 }
 
@@ -384,7 +389,7 @@ static void mbs_faForward(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, con
 
 mbsErr mbs_faCondense(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y) {
   const mbsModel *m = a->m;
-  int n = a->nz[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+  int n = a->nz[b], nd = mbs_faNd(a, b), d0 = m->body_dofadr[b];
   int mm = n - 6, nu = nd + mm;
   const mbsReal *IA = a->IA + a->oq[b], *pA = a->pA + a->ov[b], *Sw = a->S + 36 * b;
   mbsReal *W = a->U + a->oq[b], *L = a->Dinv + a->oq[b], *v = a->u + a->ov[b];
@@ -453,7 +458,7 @@ mbsErr mbs_faCondense(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y) 
 void mbs_faBiasUp(const mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y, const mbsReal *pA,
                   int homog, mbsReal *v, mbsReal *pa) {
   const mbsModel *m = a->m;
-  int n = a->nz[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b], nu = nd + n - 6;
+  int n = a->nz[b], nd = mbs_faNd(a, b), d0 = m->body_dofadr[b], nu = nd + n - 6;
   const mbsReal *Sw = a->S + 36 * b, *W = a->U + a->oq[b], *L = a->Dinv + a->oq[b];
   const mbsReal *qb = q + m->body_qadr[b], *Ia = a->Ia + 36 * b, *c = a->c + 6 * b;
   int scalar = mbs_jntQuatAdr(m->body_jnttype[b]) < 0;
@@ -513,7 +518,7 @@ void mbs_faApply(const mbsFlexAba *a, int b, const mbsReal *zp, const mbsReal *c
 
 void mbs_faDown(const mbsFlexAba *a, int b, const mbsReal *ap, const mbsReal *v, mbsReal *ud,
                 mbsReal *zd) {
-  int n = a->nz[b], nd = a->m->body_dofnum[b], mm = n - 6, nu = nd + mm;
+  int n = a->nz[b], nd = mbs_faNd(a, b), mm = n - 6, nu = nd + mm;
   const mbsReal *Sw = a->S + 36 * b, *W = a->U + a->oq[b], *L = a->Dinv + a->oq[b];
   for (int k = 0; k < nu; k++) {
     mbsReal s = v ? v[k] : 0;
@@ -539,19 +544,18 @@ mbsErr mbs_flexAbaAccel(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const
   for (int b = m->nbody - 1; b >= 0; b--) {
     MBS_CALL(mbs_faCondense(a, b, q, y));
     if (m->body_parent[b] < 0) continue;
-    MBS_FLOPS(mbs_flopFaTransfer(m->body_dofnum[b] + a->nz[b] - 6, a->nz[m->body_parent[b]]));
+    MBS_FLOPS(mbs_flopFaTransfer(mbs_faNd(a, b) + a->nz[b] - 6, a->nz[m->body_parent[b]]));
     mbs_faTransfer(a, b, 1, a->pa + 6 * b);
   }
   // pass 3 (root to leaves): a' = P zdot_p + c, (q'', eta'') = L^-T (v - W a'),
   // zdot = [a' + S q''; eta'']
   for (int b = 0; b < m->nbody; b++) {
-    int p = m->body_parent[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    int p = m->body_parent[b];
     mbsReal ap[6], *ud = a->wk;
-    MBS_FLOPS(mbs_flopFaAcc(nd, nd + a->nz[b] - 6, p < 0 ? 0 : a->nz[p]));
+    MBS_FLOPS(mbs_flopFaAcc(mbs_faNd(a, b), mbs_faNd(a, b) + a->nz[b] - 6, p < 0 ? 0 : a->nz[p]));
     mbs_faApply(a, b, p < 0 ? NULL : a->zd + a->ov[p], a->c + 6 * b, ap);
     mbs_faDown(a, b, ap, a->u + a->ov[b], ud, a->zd + a->ov[b]);
-    for (int k = 0; k < nd; k++) ydd[d0 + k] = ud[k];
-    for (int j = 0; j < a->nz[b] - 6; j++) ydd[a->col[b] + j] = ud[nd + j];
+    mbs_faOut(a, b, q, y, ud, ydd);
   }
   return MBS_OK;
 }

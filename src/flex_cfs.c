@@ -13,6 +13,7 @@
 #include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_joint.h"
 #include "flex_cfs.h"
+#include "flex_flops.h"
 #include "flex_private.h"
 #include "flex_cfs_private.h"
 
@@ -37,7 +38,7 @@ void mbs_flexCfsDestroy(mbsFlexCfs **pf) {
   mbs_flexAbaDestroy(&f->a);
   mbs_fcLoopFree(f);
   void *arr[] = {f->nlb,  f->la, f->T, f->F, f->SSi, f->Minv, f->h, f->Q, f->wr, f->tau,
-                 f->Dinv, f->A,  f->x, f->b, f->r,   f->z,    f->p, f->q, f->wk};
+                 f->Dinv, f->A,  f->x, f->b, f->r,   f->z,    f->p, f->q, f->wk, f->need};
   for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++) free(arr[k]);
   free(f);
   *pf = NULL;
@@ -109,11 +110,14 @@ static void mbs_fcCholInverse(int n, const mbsReal *L, mbsReal *Ai) {
   }
 }
 
-// T: an orthonormal basis (columns of 6) of the complement of the nd columns of S (world)
-static void mbs_fcComplement(const mbsReal *S, int nd, mbsReal *T) {
+// T: an orthonormal basis (columns of 6) of the complement of the nd columns of S (world);
+// returns its flops (they depend on which unit vectors are rejected)
+long mbs_fcComplement(const mbsReal *S, int nd, mbsReal *T) {
   mbsReal Qs[72];
   int nq = 0, nt = 0;
+  long fl = 0;
   for (int k = 0; k < nd + 6 && nt < 6 - nd; k++) {
+    fl += 48L * nq + 12;
     mbsReal v[6];
     for (int i = 0; i < 6; i++) v[i] = k < nd ? S[6 * k + i] : (i == k - nd);
     for (int pass = 0; pass < 2; pass++) // Gram-Schmidt, twice for accuracy
@@ -125,11 +129,13 @@ static void mbs_fcComplement(const mbsReal *S, int nd, mbsReal *T) {
     mbsReal n2 = 0;
     for (int i = 0; i < 6; i++) n2 += v[i] * v[i];
     if (k >= nd && n2 < 0.25) continue; // a unit vector nearly in the span so far
+    fl += 8;
     mbsReal s = 1 / sqrt(n2);
     for (int i = 0; i < 6; i++) Qs[6 * nq + i] = v[i] * s;
     if (k >= nd) memcpy(T + 6 * nt++, Qs + 6 * nq, 6 * sizeof(mbsReal));
     nq++;
   }
+  return fl;
 }
 
 // the position- and velocity-dependent data: kinematics, M_b^-1, h_b, T, F, tau, D_b^-1
@@ -147,7 +153,9 @@ static mbsErr mbs_fcPrepare(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, c
                         m->body_name[b]);
     mbs_fcCholInverse(n, Mf, f->Minv + a->oq[b]);
     const mbsReal *S = a->S + 36 * b;
-    mbs_fcComplement(S, nd, f->T + 36 * b);
+    long gs = mbs_fcComplement(S, nd, f->T + 36 * b);
+    MBS_FLOPS(gs + mbs_flopFcPrepare(n, nd, mbs_jntQuatAdr(m->body_jnttype[b]) < 0));
+    (void)gs;
     if (nd) { // F = S (S^T S)^-1
       mbsReal SS[36], *Si = f->SSi + 36 * b;
       for (int i = 0; i < nd; i++)
@@ -181,6 +189,7 @@ static mbsErr mbs_fcPrepare(mbsFlexCfs *f, const mbsReal *q, const mbsReal *y, c
     if (!nl) continue;
     const mbsReal *T = f->T + 36 * b, *Mi = f->Minv + a->oq[b];
     mbsReal D[36];
+    MBS_FLOPS(mbs_flopFcBlock(nl, p >= 0 ? a->nz[p] : 0));
     for (int i = 0; i < nl; i++)
       for (int j = 0; j < nl; j++) {
         mbsReal t = 0;
@@ -234,6 +243,7 @@ mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo) {
     int nl = f->nlb[b], la = f->la[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
     const mbsReal *T = f->T + 36 * b, *F = f->F + 36 * b;
     mbsReal *wr = f->wr + 6 * b;
+    MBS_FLOPS(mbs_flopFcUp(nl, nd, known));
     for (int i = 0; i < 6; i++) wr[i] = 0;
     for (int k = 0; k < nl; k++)
       for (int i = 0; i < 6; i++) wr[i] += T[6 * k + i] * x[la + k];
@@ -246,6 +256,7 @@ mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo) {
     int n = a->nz[b];
     mbsReal *Qb = f->wk, *zd = f->Q + a->ov[b];
     const mbsReal *hb = f->h + a->ov[b], *Mi = f->Minv + a->oq[b];
+    MBS_FLOPS(mbs_flopFcMid(n, m->body_childnum[b], known));
     for (int i = 0; i < n; i++) Qb[i] = (i < 6 ? f->wr[6 * b + i] : 0) - (known ? hb[i] : 0);
     const int *ch = m->child_list + m->body_childadr[b];
     for (int k = 0; k < m->body_childnum[b]; k++) {
@@ -267,6 +278,7 @@ mbsErr mbs_fcApply(mbsFlexCfs *f, const mbsReal *x, int known, mbsReal *yo) {
   for (int b = f->b0; b < f->b1; b++) {        // down: the rows
     int nl = f->nlb[b], la = f->la[b], p = m->body_parent[b];
     mbsReal ap[6], d[6];
+    MBS_FLOPS(mbs_flopFcDown(p < 0 ? 0 : a->nz[p], nl));
     mbs_faApply(a, b, p < 0 ? NULL : f->Q + a->ov[p], known ? a->c + 6 * b : NULL, ap);
     for (int i = 0; i < 6; i++) d[i] = f->Q[a->ov[b] + i] - ap[i];
     const mbsReal *T = f->T + 36 * b;
@@ -374,6 +386,7 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
     if (method == MBS_FCFS_DIRECT) {
       int nd; // redundant closure equations dropped (their lam = 0; docs/flexible.md 15.2)
       memcpy(f->x, f->b, sizeof(mbsReal) * (size_t)n);
+      MBS_FLOPS(mbs_flopChol(n) + mbs_flopCholSolve(n));
       if (mbs_fcCholDrop(n, n - f->nle, f->m->opt.rank_tol, f->A, f->x, &nd))
         return mbs_errSet(MBS_ERR_NUMERIC, "flexible direct: A is not positive definite");
       mbs_faCholSolve(n, f->A, f->x);
@@ -395,6 +408,7 @@ mbsErr mbs_flexCfsEnd(mbsFlexCfs *f, const mbsReal *x, mbsReal *ydd) {
     int nd = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
     mbsReal ap[6], d[6], sd[6];
     const mbsReal *zd = f->Q + a->ov[b], *S = a->S + 36 * b, *Si = f->SSi + 36 * b;
+    MBS_FLOPS(mbs_flopFcEnd(p < 0 ? 0 : a->nz[p], nd));
     mbs_faApply(a, b, p < 0 ? NULL : f->Q + a->ov[p], a->c + 6 * b, ap);
     for (int i = 0; i < 6; i++) d[i] = zd[i] - ap[i];
     for (int k = 0; k < nd; k++) {

@@ -34,6 +34,8 @@ struct mbsFlexCfs {
   mbsReal *lA; ///< (2 x 6 x nzmax) scratch: the sides' node maps
 };
 
+/// T (6 x (6 - nd)): the orthonormal complement of S's nd columns by Gram-Schmidt; its flops.
+long mbs_fcComplement(const mbsReal *S, int nd, mbsReal *T);
 /// The in-place sum over the ranks (nothing at one process).
 mbsErr mbs_fcReduce(const mbsFlexCfs *f, double *v, int n);
 /// y = A x (known = 0) or A x + the affine part (known = 1), on the owned rows. Collective.

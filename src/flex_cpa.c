@@ -8,26 +8,20 @@
 /// body order as the code adds them), pass 3 (root to leaves) flex.acc. Node costs: flex_flops.h,
 /// the counts of flex_aba.c's MBS_FLOPS call sites (so T1 equals the counted flops of
 /// mbs_flexAbaAccel; test_flex_cpa), with the node frames' rotations below 0.1 rad (the series
-/// branch of mbs_foRotvec; 10 flops fewer per node frame above). Data flow only (no ranks).
+/// branch of mbs_foRotvec; 10 flops fewer per node frame above). With ranks (cpa --procs): the
+/// distributed elimination's graph instead (src/flex_part_cpa.c).
 #include <stdlib.h>
+#include <string.h>
 #include "cpa_private.h"
 #include "flex_flops.h"
 #include "flex_private.h"
 #include "mbspar/mbs_flex.h"
 
-mbsErr mbs_cpaFlexGraph(mbsCpaB *B, mbsCpaKin *K) {
-  (void)K; // the rigid kinematics' nodes are not used: pass 1 is flex.kin
-  const mbsModel *m = B->m;
+mbsErr mbs_cpaFlexCosts(const mbsModel *m, int *nz, long long *kin, long long *body) {
   const mbsFlexSet *set = m->flex;
   int n = m->nbody;
-  size_t nb = (size_t)n + 1;
-  int *nz = calloc(nb, sizeof(int)), *g = calloc(nb, sizeof(int)), *kin = malloc(nb * sizeof(int));
-  int *IAw = malloc(nb * sizeof(int)), *cond = malloc(nb * sizeof(int));
-  int *acc = malloc(nb * sizeof(int));
-  long long *body = calloc(nb, sizeof(long long));
-  mbsErr e = nz && g && kin && IAw && cond && acc && body
-                 ? MBS_OK
-                 : mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  int *g = calloc((size_t)n + 1, sizeof(int));
+  mbsErr e = g ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   // each body's size and own work: a flexible body's from its quadrature points
   for (int b = 0; !e && b < n; b++) {
     const mbsFlexBody *fb = mbs_flexSetFind(set, b);
@@ -46,13 +40,40 @@ mbsErr mbs_cpaFlexGraph(mbsCpaB *B, mbsCpaKin *K) {
     }
     mbs_foBodyFree(&fo);
   }
-  for (int b = 0; !e && b < n; b++) { // pass 1
+  for (int b = 0; !e && b < n; b++) { // pass 1's kinematics: joint, frame, node frame
     int p = m->body_parent[b], nd = m->body_dofnum[b], np = p < 0 ? 0 : nz[p];
     int node = p >= 0 && mbs_flexSetFind(set, p) ? mbs_flexSetAttachedNode(set, b) : -1;
+    kin[b] = mbs_flopFaJoint(m, b) + mbs_flopFaKin(nd, np, node >= 0) +
+             (node >= 0 ? mbs_flopFaNode(nz[p] - 6, g[p], 1) : 0);
+  }
+  free(g);
+  return e;
+}
+
+mbsErr mbs_cpaFlexGraph(mbsCpaB *B, mbsCpaKin *K) {
+  (void)K; // the rigid kinematics' nodes are not used: pass 1 is flex.kin
+  const mbsModel *m = B->m;
+  int n = m->nbody;
+  size_t nb = (size_t)n + 1;
+  int *nz = calloc(nb, sizeof(int)), *kin = malloc(nb * sizeof(int));
+  int *IAw = malloc(nb * sizeof(int)), *cond = malloc(nb * sizeof(int));
+  int *acc = malloc(nb * sizeof(int));
+  long long *body = calloc(nb, sizeof(long long)), *kc = calloc(nb, sizeof(long long));
+  mbsErr e = nz && kin && IAw && cond && acc && body && kc
+                 ? MBS_OK
+                 : mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  if (!e) e = mbs_cpaFlexCosts(m, nz, kc, body);
+  if (!e && !strcmp(mbs_solverName(B->o->method), "direct")) { // flex_cfs_cpa.c
+    e = mbs_cpaFlexCfsGraph(B, nz, kc, body);
+    n = 0;                             // (not the recursive algorithm's graph)
+  } else if (!e && B->o->ranks >= 1) { // the distributed elimination (flex_part_cpa.c)
+    e = mbs_cpaFlexPartGraph(B, nz, kc, body);
+    n = 0;
+  }
+  for (int b = 0; !e && b < n; b++) { // pass 1
+    int p = m->body_parent[b];
     B->cls = MBS_CPA_CLASS_KIN;
-    long long c = mbs_flopFaJoint(m, b) + mbs_flopFaKin(nd, np, node >= 0) +
-                  (node >= 0 ? mbs_flopFaNode(nz[p] - 6, g[p], 1) : 0);
-    kin[b] = mbs_cpaNode(B, MBS_CPA_FLEX_KIN, b, c, PH_POS, 0);
+    kin[b] = mbs_cpaNode(B, MBS_CPA_FLEX_KIN, b, kc[b], PH_POS, 0);
     if (p >= 0) mbs_cpaDep(B, kin[p], kin[b]);
     B->cls = MBS_CPA_CLASS_DYN;
     IAw[b] = mbs_cpaNode(B, MBS_CPA_FLEX_BODY, b, body[b], PH_VEL, 0);
@@ -79,6 +100,6 @@ mbsErr mbs_cpaFlexGraph(mbsCpaB *B, mbsCpaKin *K) {
     mbs_cpaDep(B, cond[b], acc[b]);
     if (p >= 0) mbs_cpaDep(B, acc[p], acc[b]);
   }
-  free(nz), free(g), free(kin), free(IAw), free(cond), free(acc), free(body);
+  free(nz), free(kin), free(IAw), free(cond), free(acc), free(body), free(kc);
   return e;
 }

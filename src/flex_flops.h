@@ -75,5 +75,71 @@ static inline long mbs_flopFaTransfer(int nu, int np) {
 static inline long mbs_flopFaAcc(int nd, int nu, int np) {
   return 12L * np + 12L * nu + (long)nu * nu + 12L * nd;
 }
+/// mbs_faApply: a' = P z_p (+ c): 12 np (np = 0 without a parent's z).
+static inline long mbs_flopFaApply(int np) {
+  return 12L * np;
+}
+/// mbs_faDown: v - W a' (12 nu), L^-T (nu^2), zdot's twist rows (12 nd).
+static inline long mbs_flopFaDown(int nd, int nu) {
+  return 12L * nu + (long)nu * nu + 12L * nd;
+}
+/// mbs_faCondense's output for the parent, Ia (21 entries of 2 nu) and pa (6 (12 + 2 nu)): counted
+/// by the distributed elimination (src/flex_part.c) at every condensation, by the serial
+/// algorithm with the transfer (mbs_flopFaTransfer = this + mbs_flopFaTransferOnly).
+static inline long mbs_flopFaCondenseOut(int nu) {
+  return 42L * nu + 72 + 12L * nu;
+}
+/// mbs_faTransfer proper: with the inertia Ia P (72 np), P^T pa and P^T Ia P (13 np + 13 np^2);
+/// the bias alone 13 np.
+static inline long mbs_flopFaTransferOnly(int np, int inertia) {
+  return inertia ? 72L * np + 13L * np + 13L * np * np : 13L * np;
+}
+/// mbs_faBiasUp: u (nd (12 + 2 + 3 scalar), the applied forces not in the homogeneous form), L^-1
+/// (nu^2), pa (12 nu, + 72 for Ia c).
+static inline long mbs_flopFaBiasUp(int nd, int nu, int scalar, int homog) {
+  return (long)nd * (12 + (homog ? 0 : 2 + 3 * scalar)) + (long)nu * nu + 12L * nu +
+         (homog ? 0 : 72);
+}
+/// The distributed elimination's LU with partial pivoting of its n x n interface system and the
+/// solve (src/flex_part.c): per column k the multipliers (1 each), the updates (2 per entry) and
+/// the right side (2 per row); the back substitution n^2.
+static inline long long mbs_flopFpLu(int n) {
+  long long f = (long long)n * n;
+  for (long long k = 0; k < n; k++) f += (n - k - 1) * (1 + 2 * (n - k - 1) + 2);
+  return f;
+}
+
+/// The constraint-force system with flexible bodies (src/flex_cfs.c; docs/flexible.md 13), per
+/// body of its operator: up, the joint wrench T x (+ F tau when known); mid, Q_b (- h_b when
+/// known) minus each of its nch children's P^T f (13 n each) and M_b^-1 Q_b (2 n^2); down, a' = P
+/// zdot_p (+ c), d = zdot - a' (6) and the rows T^T d (12 nl).
+static inline long mbs_flopFcUp(int nl, int nd, int known) {
+  return 12L * nl + (known ? 12L * nd : 0);
+}
+static inline long mbs_flopFcMid(int n, int nch, int known) {
+  return (known ? n : 0) + 13L * n * nch + 2L * n * n;
+}
+static inline long mbs_flopFcDown(int np, int nl) {
+  return 12L * np + 6 + 12L * nl;
+}
+/// mbs_fcPrepare of a body whose M^-1 is needed (besides mbs_faKin, mbs_faBody and the
+/// complement's Gram-Schmidt, counted as it runs): the Cholesky of M_b and its inverse (n
+/// solves), (S^T S)^-1 and F (24 nd^2 + its Cholesky and inverse), the applied joint forces.
+static inline long mbs_flopFcPrepare(int n, int nd, int scalar) {
+  return mbs_flopChol(n) + 2L * n * n * n +
+         (nd ? 24L * nd * nd + mbs_flopChol(nd) + 2L * nd * nd * nd : 0) +
+         (long)nd * (2 + 3 * scalar);
+}
+/// An owned joint's diagonal block D_b (its nl rows; np its parent's size, 0 at a root): T^T
+/// M_b^-1 T (108 nl^2), (P^T T)^T M_p^-1 (P^T T), its Cholesky and inverse.
+static inline long mbs_flopFcBlock(int nl, int np) {
+  return 108L * nl * nl +
+         (np ? 12L * nl * np + 2L * nl * np * np + (long)nl * nl * (2L * np + 1) : 0) +
+         mbs_flopChol(nl) + 2L * nl * nl * nl;
+}
+/// mbs_flexCfsEnd's accelerations of a body: a' (12 np), d (6), S^T d (12 nd), (S^T S)^-1 (2 nd^2).
+static inline long mbs_flopFcEnd(int np, int nd) {
+  return 12L * np + 6 + 12L * nd + 2L * nd * nd;
+}
 
 #endif

@@ -16,31 +16,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_flex.h"
+#include "mbspar/mbs_joint.h"
 #include "mbspar/mbs_model.h"
+#include "flex_flops.h"
 #include "flex_private.h"
 
-struct mbsFlexPart {
-  const mbsModel *m;
-  mbsFlexAba *a;
-  int P, r, b0, b1, N, nif, ncut;
-  int *starts;         ///< (P + 1) the parts' first bodies
-  int *cutid;          ///< (nbody) the cut of the joint to b's parent, -1 none
-  int *top, ntop;      ///< this part's bodies whose joint is cut (its roots with a remote parent)
-  int *bot, nbot;      ///< the cut bodies whose parent is here (later parts)
-  int *rootof;         ///< (nbody) the part's root of b's tree (b in range)
-  unsigned char *kin;  ///< (nbody) kinematics needed: the range and its ancestors
-  unsigned char *path; ///< (nbody) b is (an ancestor of) a bottom cut's parent, here
-  int *walk;           ///< (nbody) stamp: on the current spike's way up
-  int stamp;           ///< the current spike's stamp
-  mbsReal *hb;         ///< (sv) the bodies' own h
-  size_t sv;           ///< the bodies' z entries in all
-  mbsReal *dpA, *dv, *dz; ///< (6 x sv) the 6 unit responses of a cut: bias, L^-1 u, zdot
-  mbsReal *buf;           ///< (nif^2 + nif) this part's rows of the interface system, then the sum
-  mbsReal *x;             ///< (nif) the interface unknowns [a_g; f_g] per cut
-  int *piv;               ///< (nif)
-  mbsReal *ydd;           ///< (N) the baseline pass's accelerations (parts without cuts)
-  long evals, unit;       ///< evaluations, unit-response columns
-};
+// body b's free directions (the joint's undriven dofs and the modal coordinates) and its
+// parent's z size (0 at a root); the counts of flex_flops.h at this file's call sites are the
+// costs of its critical-path graph (src/flex_part_cpa.c)
+static inline int mbs_fpNu(const mbsFlexAba *a, int b) {
+  return mbs_faNd(a, b) + a->nz[b] - 6;
+}
+static inline int mbs_fpNp(const mbsFlexAba *a, int b) {
+  int q = a->m->body_parent[b];
+  return q < 0 ? 0 : a->nz[q];
+}
+static inline int mbs_fpScalar(const mbsModel *m, int b) {
+  return mbs_jntQuatAdr(m->body_jnttype[b]) < 0;
+}
 
 void mbs_flexPartDestroy(mbsFlexPart **pp) {
   if (!pp || !*pp) return;
@@ -215,6 +208,8 @@ static void mbs_fpDown(mbsFlexPart *p, int c, const mbsReal *ac, int v) {
     int on = v && p->walk[b] == p->stamp;
     for (int j = 0; j < 6; j++) {
       size_t o = (size_t)j * p->sv;
+      MBS_FLOPS((b == c ? 0 : mbs_flopFaApply(mbs_fpNp(a, b))) +
+                mbs_flopFaDown(mbs_faNd(a, b), mbs_fpNu(a, b)));
       if (b == c)
         memcpy(ap, ac + 6 * j, sizeof ap);
       else
@@ -232,6 +227,7 @@ static void mbs_fpBottomCols(mbsFlexPart *p, int c, int col) {
   for (int i = 0; i < p->nbot; i++) {
     int k = p->bot[i], pk = m->body_parent[k];
     if (p->rootof[pk] != c) continue;
+    MBS_FLOPS(6 * (mbs_flopFaApply(a->nz[pk]) + 6));
     for (int j = 0; j < 6; j++) {
       mbsReal ak[6];
       mbs_faApply(a, k, p->dz + (size_t)j * p->sv + a->ov[pk], NULL, ak);
@@ -255,21 +251,26 @@ mbsErr mbs_flexPartLocal(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, con
   // pass 2 on the forest (the bottom cuts' forces zero)
   for (int b = b1 - 1; b >= b0; b--) {
     MBS_CALL(mbs_faCondense(a, b, q, y));
-    if (m->body_parent[b] >= b0) mbs_faTransfer(a, b, 1, a->pa + 6 * b);
+    MBS_FLOPS(mbs_flopFaCondenseOut(mbs_fpNu(a, b)));
+    if (m->body_parent[b] < b0) continue;
+    MBS_FLOPS(mbs_flopFaTransferOnly(mbs_fpNp(a, b), 1));
+    mbs_faTransfer(a, b, 1, a->pa + 6 * b);
   }
   // pass 3 with the top cuts' a_g zero: the baseline; d_k = P_k zdot_{p_k}
   for (int b = b0; b < b1; b++) {
-    int pb = m->body_parent[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    int pb = m->body_parent[b];
     mbsReal ap[6], *ud = a->wk;
+    MBS_FLOPS(mbs_flopFaApply(pb >= b0 ? a->nz[pb] : 0) +
+              mbs_flopFaDown(mbs_faNd(a, b), mbs_fpNu(a, b)));
     mbs_faApply(a, b, pb >= b0 ? a->zd + a->ov[pb] : NULL, a->c + 6 * b, ap); // a_g = 0
     mbs_faDown(a, b, ap, a->u + a->ov[b], ud, a->zd + a->ov[b]);
-    for (int k = 0; k < nd; k++) p->ydd[d0 + k] = ud[k];
-    for (int j = 0; j < a->nz[b] - 6; j++) p->ydd[a->col[b] + j] = ud[nd + j];
+    mbs_faOut(a, b, q, y, ud, p->ydd);
   }
   mbsReal *rhs = p->buf + (size_t)ni * ni;
   for (int i = 0; i < p->nbot; i++) {
     int k = p->bot[i], g = p->cutid[k], pk = m->body_parent[k];
     mbsReal ak[6];
+    MBS_FLOPS(mbs_flopFaApply(a->nz[pk]) + 6);
     mbs_faApply(a, k, a->zd + a->ov[pk], NULL, ak);
     for (int j = 0; j < 6; j++) {
       rhs[12 * g + 6 + j] = ak[j];
@@ -280,6 +281,7 @@ mbsErr mbs_flexPartLocal(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, con
   for (int i = 0; i < p->ntop; i++) {
     int c = p->top[i], g = p->cutid[c];
     const mbsReal *Ia = a->Ia + 36 * c, *pa = a->pa + 6 * c;
+    MBS_FLOPS(42);
     for (int r = 0; r < 6; r++) {
       mbsReal *row = p->buf + (size_t)(12 * g + r) * ni;
       row[12 * g + 6 + r] += 1;
@@ -303,12 +305,14 @@ mbsErr mbs_flexPartLocal(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, con
     for (int j = 0; j < 6; j++) // P_k^T e_j
       for (int r = 0; r < npk; r++) p->dpA[(size_t)j * p->sv + a->ov[pk] + r] = P[j * npk + r];
     for (;;) {
+      int pb = m->body_parent[b];
+      MBS_FLOPS(6 * (mbs_flopFaBiasUp(mbs_faNd(a, b), mbs_fpNu(a, b), mbs_fpScalar(m, b), 1) +
+                     (pb >= b0 ? 12L * a->nz[pb] : 0)));
       for (int j = 0; j < 6; j++) {
         size_t o = (size_t)j * p->sv + a->ov[b];
         mbs_faBiasUp(a, b, q, y, p->dpA + o, 1, p->dv + o, pa + 6 * j);
       }
       p->walk[b] = p->stamp;
-      int pb = m->body_parent[b];
       if (pb < b0) break;
       int np = a->nz[pb];
       const mbsReal *Pb = a->P + a->oP[b];
@@ -323,6 +327,7 @@ mbsErr mbs_flexPartLocal(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, con
       b = pb;
     }
     int g = p->cutid[b], col = 12 * h + 6; // b: the part root
+    MBS_FLOPS(g >= 0 ? 36 : 0);
     for (int j = 0; g >= 0 && j < 6; j++)
       for (int r = 0; r < 6; r++) p->buf[(size_t)(12 * g + r) * ni + col + j] -= pa[6 * j + r];
     mbsReal z[36];
@@ -371,6 +376,7 @@ mbsErr mbs_flexPartFinish(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, mb
   int b0 = p->b0, b1 = p->b1, ni = p->nif;
   if (ni) {
     memcpy(p->x, p->buf + (size_t)ni * ni, sizeof(mbsReal) * (size_t)ni);
+    MBS_FLOPS(mbs_flopFpLu(ni));
     if (mbs_fpLu(ni, p->buf, p->piv, p->x))
       return mbs_errSet(MBS_ERR_NUMERIC, "flexible parts: the interface system is singular");
   }
@@ -386,16 +392,22 @@ mbsErr mbs_flexPartFinish(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, mb
   // pass 2's bias with the bottom cuts' forces f_k applied to their parents
   for (int b = b0; b < b1; b++)
     memcpy(a->pA + a->ov[b], p->hb + a->ov[b], sizeof(mbsReal) * (size_t)a->nz[b]);
-  for (int i = 0; i < p->nbot; i++)
+  for (int i = 0; i < p->nbot; i++) {
+    MBS_FLOPS(mbs_flopFaTransferOnly(mbs_fpNp(a, p->bot[i]), 0));
     mbs_faTransfer(a, p->bot[i], 0, p->x + 12 * p->cutid[p->bot[i]] + 6);
+  }
   for (int b = b1 - 1; b >= b0; b--) {
+    MBS_FLOPS(mbs_flopFaBiasUp(mbs_faNd(a, b), mbs_fpNu(a, b), mbs_fpScalar(m, b), 0) +
+              (m->body_parent[b] >= b0 ? mbs_flopFaTransferOnly(mbs_fpNp(a, b), 0) : 0));
     mbs_faBiasUp(a, b, q, y, a->pA + a->ov[b], 0, a->u + a->ov[b], a->pa + 6 * b);
     if (m->body_parent[b] >= b0) mbs_faTransfer(a, b, 0, a->pa + 6 * b);
   }
   // pass 3 from the top cuts' a_g
   for (int b = b0; b < b1; b++) {
-    int pb = m->body_parent[b], nd = m->body_dofnum[b], d0 = m->body_dofadr[b];
+    int pb = m->body_parent[b];
     mbsReal ap[6], *ud = a->wk;
+    MBS_FLOPS((pb >= b0 ? mbs_flopFaApply(a->nz[pb]) : 6) +
+              mbs_flopFaDown(mbs_faNd(a, b), mbs_fpNu(a, b)));
     if (pb >= b0) {
       mbs_faApply(a, b, a->zd + a->ov[pb], a->c + 6 * b, ap);
     } else {
@@ -403,8 +415,7 @@ mbsErr mbs_flexPartFinish(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, mb
       for (int i = 0; i < 6; i++) ap[i] = a->c[6 * b + i] + (ag ? ag[i] : 0);
     }
     mbs_faDown(a, b, ap, a->u + a->ov[b], ud, a->zd + a->ov[b]);
-    for (int k = 0; k < nd; k++) ydd[d0 + k] = ud[k];
-    for (int j = 0; j < a->nz[b] - 6; j++) ydd[a->col[b] + j] = ud[nd + j];
+    mbs_faOut(a, b, q, y, ud, ydd);
   }
   return MBS_OK;
 }

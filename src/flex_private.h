@@ -118,7 +118,18 @@ struct mbsFlexAba {
   mbsReal *P, *c, *S, *zd;    ///< parent map (6 x nz_p), bias (6), S (6 x ndof, 36), zdot (nz)
   mbsReal *Ia, *pa;           ///< (nbody x 36 / 6) what the parent sees (pass 2)
   mbsReal *wk;                ///< scratch
+  unsigned char *drv;         ///< (nbody) the body's joint is driven (NULL: none; flex_hybrid.c)
+  mbsReal *acD, *tauD;        ///< (nv each) the driven dofs' accelerations and driving forces
 };
+
+/// The joint dofs of body b among its free directions: 0 when its joint is driven.
+static inline int mbs_faNd(const mbsFlexAba *a, int b) {
+  return a->drv && a->drv[b] ? 0 : a->m->body_dofnum[b];
+}
+/// Pass 3's result at body b into ydd: ud's joint and modal accelerations; a driven joint's
+/// prescribed ones, and its driving force into tauD (from IA zdot + pA, after mbs_faDown).
+void mbs_faOut(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y, const mbsReal *ud,
+               mbsReal *ydd);
 
 /// Body b's kinematics (pass 1 without the body's inertia): world pose, twist, the map P from its
 /// parent's z, the bias c and the world motion subspace S.
@@ -149,5 +160,30 @@ void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int p, con
 /// ap = P zp (+ c when c is not NULL; zp NULL: zero), P the map of body b from its parent
 /// (6 x nz_p).
 void mbs_faApply(const mbsFlexAba *a, int b, const mbsReal *zp, const mbsReal *c, mbsReal *ap);
+
+/// The recursive algorithm over a contiguous body range (src/flex_part.c; docs/flexible.md 11),
+/// read by its critical-path graph (src/flex_part_cpa.c).
+struct mbsFlexPart {
+  const mbsModel *m;
+  mbsFlexAba *a;
+  int P, r, b0, b1, N, nif, ncut;
+  int *starts;         ///< (P + 1) the parts' first bodies
+  int *cutid;          ///< (nbody) the cut of the joint to b's parent, -1 none
+  int *top, ntop;      ///< this part's bodies whose joint is cut (its roots with a remote parent)
+  int *bot, nbot;      ///< the cut bodies whose parent is here (later parts)
+  int *rootof;         ///< (nbody) the part's root of b's tree (b in range)
+  unsigned char *kin;  ///< (nbody) kinematics needed: the range and its ancestors
+  unsigned char *path; ///< (nbody) b is (an ancestor of) a bottom cut's parent, here
+  int *walk;           ///< (nbody) stamp: on the current spike's way up
+  int stamp;           ///< the current spike's stamp
+  mbsReal *hb;         ///< (sv) the bodies' own h
+  size_t sv;           ///< the bodies' z entries in all
+  mbsReal *dpA, *dv, *dz; ///< (6 x sv) the 6 unit responses of a cut: bias, L^-1 u, zdot
+  mbsReal *buf;           ///< (nif^2 + nif) this part's rows of the interface system, then the sum
+  mbsReal *x;             ///< (nif) the interface unknowns [a_g; f_g] per cut
+  int *piv;               ///< (nif)
+  mbsReal *ydd;           ///< (N) the baseline pass's accelerations (parts without cuts)
+  long evals, unit;       ///< evaluations, unit-response columns
+};
 
 #endif

@@ -125,6 +125,17 @@
   X(MBS_CPA_FLEX_CONDENSE, "flex.condense")                                                        \
   X(MBS_CPA_FLEX_TRANSFER, "flex.transfer")                                                        \
   X(MBS_CPA_FLEX_ACC, "flex.acc")                                                                  \
+  X(MBS_CPA_FLEX_SPIKE, "flex.spike")                                                              \
+  X(MBS_CPA_FLEX_ROWS, "flex.rows")                                                                \
+  X(MBS_CPA_FLEX_SOLVE, "flex.solve")                                                              \
+  X(MBS_CPA_FLEX_FINISH, "flex.finish")                                                            \
+  X(MBS_CPA_FLEX_CFS_PREP, "flex.cfs.prepare")                                                     \
+  X(MBS_CPA_FLEX_CFS_BLOCK, "flex.cfs.block")                                                      \
+  X(MBS_CPA_FLEX_CFS_UP, "flex.cfs.up")                                                            \
+  X(MBS_CPA_FLEX_CFS_MID, "flex.cfs.mid")                                                          \
+  X(MBS_CPA_FLEX_CFS_DOWN, "flex.cfs.down")                                                        \
+  X(MBS_CPA_FLEX_CFS_SOLVE, "flex.cfs.solve")                                                      \
+  X(MBS_CPA_FLEX_CFS_END, "flex.cfs.end")                                                          \
   X(MBS_CPA_NAT_ASM, "natural.assemble")                                                           \
   X(MBS_CPA_NAT_FACTOR, "natural.factor")                                                          \
   X(MBS_CPA_NAT_FWD, "natural.forward")                                                            \

@@ -257,6 +257,17 @@ mbsErr mbs_flexAbaBodyPoses(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, c
 /// As mbs_flexOracleNodePose.
 mbsErr mbs_flexAbaNodePose(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
                            int k, int j, mbsReal *pos, mbsReal *R);
+/// Driven joints in the recursive algorithm and its parts (hybrid dynamics; src/flex_hybrid.c,
+/// docs/flexible.md 9): the joints of the \p k dofs \p dof (velocity indices; every dof of such a
+/// joint must be listed, else MBS_ERR_UNSUPPORTED) follow the accelerations the caller writes
+/// into mbs_flexAbaDriveAcc (nv, by dof) before each evaluation; they leave the bodies' free
+/// directions (only their modal coordinates are condensed), the prescribed acceleration joins
+/// the joint's bias, and the evaluation writes each driven dof's acceleration into ydd and its
+/// driving force (the joint force beyond the applied, spring and damper forces) into
+/// mbs_flexAbaDriveForce (nv, by dof; a part writes those of its own bodies). k = 0: undriven.
+mbsErr mbs_flexAbaDrive(mbsFlexAba *a, const int *dof, int k);
+mbsReal *mbs_flexAbaDriveAcc(mbsFlexAba *a);
+const mbsReal *mbs_flexAbaDriveForce(const mbsFlexAba *a);
 /// The recursive algorithm split over contiguous body ranges, "parts" (src/flex_part.c,
 /// docs/flexible.md 11): part \p part of \p nparts eliminates its bodies as a forest; each cut
 /// joint (child and parent on two parts) has 12 interface unknowns (the parent frame's
