@@ -21,17 +21,21 @@ typedef struct {
   char *name;
   int line;
   int massive;                  // an inertial with mass > 0
-  double mass, com[3], rpy[3];  // inertial origin
-  double I[6];                  // ixx iyy izz ixy ixz iyz (tensor elements, inertial frame)
   int iline;                    // line of <inertial>
   int parent_joint;             // joint whose child this is, -1: a root
   int *child, nchild, capchild; // joints whose parent this is, in file order
   // merging (mbs_urdfMerge): the link heading the body this link belongs to (itself, -1: the
-  // ground); for the other links their frame in that link's frame (the ground's: the root's),
-  // for the links heading a body (their frame: the identity) the body's mass, centre of mass and
-  // inertia about it (own link frame). One or the other: ~0.1 kB per link less (issue 35 item 4)
+  // ground)
   int owner;
+  // One of three, ~0.1 kB per link each (issue 35 item 4): the parse's inertial (mass, centre of
+  // mass and inertial frame rpy in the link frame, tensor elements ixx iyy izz ixy ixz iyz); after
+  // mbs_urdfMerge, for the links heading a body (their frame: the identity) the body's mass,
+  // centre of mass and inertia about it (own link frame), for the other links their frame in the
+  // head's frame (the ground's: the root's). The merge reads a body's inertials before it writes.
   union {
+    struct {
+      double mass, com[3], rpy[3], I[6];
+    };
     struct {
       double fR[9], fp[3];
     };
