@@ -62,9 +62,9 @@ static void mbs_urdfMergeBody(mbsUrdf *u, const int *g, const int *gp, int ng, d
     const double *pR = p->owner == j->parent ? I3 : F + 12 * gp[i];
     const double *pp = p->owner == j->parent ? z3 : F + 12 * gp[i] + 9;
     double Ro[9], t[3];
-    mbs_urdfRpy(j->rpy, Ro);
+    mbs_urdfRpy(MBS_URDF_JRPY(u, l->parent_joint), Ro);
     mbsu_mulMat3(pR, Ro, fR);
-    mbsu_mulMat3Vec(pR, j->xyz, t);
+    mbsu_mulMat3Vec(pR, MBS_URDF_JXYZ(u, l->parent_joint), t);
     for (int k = 0; k < 3; k++) fp[k] = pp[k] + t[k];
   }
   // the body's inertial: mass and centre of mass first, then the inertia about that centre
@@ -284,11 +284,11 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
     int L = j->child, bl;
     // the joint frame in the parent body's frame: RJ = R_P rpy, origin p_P + R_P xyz
     double Ro[9], RJ[9], o[3], ax[3];
-    mbs_urdfRpy(j->rpy, Ro);
+    mbs_urdfRpy(MBS_URDF_JRPY(u, v.joint), Ro);
     mbsu_mulMat3(v.R, Ro, RJ);
-    mbsu_mulMat3Vec(v.R, j->xyz, o);
+    mbsu_mulMat3Vec(v.R, MBS_URDF_JXYZ(u, v.joint), o);
     for (int k = 0; k < 3; k++) o[k] += v.p[k];
-    mbsu_mulMat3Vec(RJ, j->axis, ax);
+    mbsu_mulMat3Vec(RJ, MBS_URDF_JAXIS(u, v.joint), ax);
     if (l->owner != L) { // merged into the parent's body (mbs_urdfMerge)
       bl = v.body;
       mbs_urdfPush(l, bl, RJ, o, stack, &top);
@@ -330,8 +330,9 @@ void mbs_urdfCompact(mbsUrdf *u) {
     }
     free(l->child);
   }
-  free(u->link), free(u->link_index.slot);
+  free(u->link), free(u->link_index.slot), free(u->jgeo);
   u->link = NULL, u->link_index.slot = NULL, u->link_index.mask = 0;
+  u->jgeo = NULL, u->capjgeo = 0;
   u->lname = ln, u->mframe = mf;
 }
 
