@@ -149,6 +149,8 @@ int main(int argc, char **argv) {
   if (!e)
     e = mbsp_agreeErr(
         comm, mbsp_cliBlameTs(&cli, mbs_configParse(text, cli.config, cli.sets, cli.nset, &cfg)));
+  free(text); // the config's text is parsed: not held through the build (issue 35 item 4)
+  text = NULL;
   // model.urdf: rank 0 reads the robot in pieces, every rank parses the same bytes as they come
   // (no rank holds the whole file: urdf_stream.h)
   if (!e && cfg->urdf_path) {

@@ -209,7 +209,10 @@ static mbsErr mbs_urdfLink(mbsUrdf *u, const xmlNode *n) {
 static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
   mbsUrdfJoint *j = &u->joint[u->njoint++];
   memset(j, 0, sizeof *j);
-  j->line = mbs_urdfLine(n), j->parent = j->child = -1, j->axis[0] = 1; // URDF's default axis
+  double *xyz = MBS_URDF_JXYZ(u, u->njoint - 1), *rpy = MBS_URDF_JRPY(u, u->njoint - 1),
+         *axis = MBS_URDF_JAXIS(u, u->njoint - 1);
+  memset(xyz, 0, 9 * sizeof *xyz);
+  j->line = mbs_urdfLine(n), j->parent = j->child = -1, axis[0] = 1; // URDF's default axis
   char *name = mbs_urdfAttr(n, "name"), *type = mbs_urdfAttr(n, "type");
   j->name = mbs_urdfName(u, name ? name : "");
   xmlFree(name);
@@ -243,10 +246,10 @@ static mbsErr mbs_urdfJoint(mbsUrdf *u, const xmlNode *n) {
   }
   xmlFree(type);
   // parent and child links (defined anywhere in the file: resolved after all links are read)
-  MBS_CALL(mbs_urdfOrigin(u, n, j->xyz, j->rpy));
+  MBS_CALL(mbs_urdfOrigin(u, n, xyz, rpy));
   const xmlNode *ax = mbs_urdfChild(n, "axis");
-  if (ax) MBS_CALL(mbs_urdfNumbers(u, ax, "xyz", 3, j->axis, NULL));
-  double na = sqrt(j->axis[0] * j->axis[0] + j->axis[1] * j->axis[1] + j->axis[2] * j->axis[2]);
+  if (ax) MBS_CALL(mbs_urdfNumbers(u, ax, "xyz", 3, axis, NULL));
+  double na = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
   if (j->type != MBS_URDF_FIXED && j->type != MBS_URDF_FLOATING && !(na > 0))
     return mbs_urdfFail(u, ax ? mbs_urdfLine(ax) : j->line, "joint \"%s\": axis has zero length",
                         j->name);
@@ -435,6 +438,13 @@ static void mbs_urdfVisit(void *arg, const xmlNode *n) {
     if (r->ejoint) return;
     mbsErr e = mbs_urdfRoom((void **)&u->joint, &r->capj, u->njoint, sizeof *u->joint,
                             &u->joint_index, sizeof *u->joint);
+    if (!e && r->capj > u->capjgeo) { // the joints' origins and axes, in step
+      double *g = realloc(u->jgeo, 9 * sizeof(double) * (size_t)r->capj);
+      if (g)
+        u->jgeo = g, u->capjgeo = r->capj;
+      else
+        e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+    }
     int id[2] = {-1, -1};
     for (int side = 0; side < 2 && !e; side++) {
       const xmlNode *c = mbs_urdfChild(n, side ? "child" : "parent");
@@ -555,7 +565,7 @@ void mbs_urdfDestroy(mbsUrdf **pu) {
   for (int i = 0; i < u->nnblk; i++) free(u->nblk[i]); // the names
   free(u->nblk), free(u->lname), free(u->mframe);
   free(u->link_index.slot), free(u->joint_index.slot);
-  free(u->link), free(u->joint), free(u->file), free(u->robot), free(u);
+  free(u->link), free(u->joint), free(u->jgeo), free(u->file), free(u->robot), free(u);
   *pu = NULL;
 }
 

@@ -42,18 +42,89 @@ static void mbs_urdfQuat(const double *R, double *q) {
   for (int k = 0; k < 4; k++) q[k] /= n;
 }
 
+// One body's links merged in place: \p g (\p ng links) its head first, then the links welded to
+// it in depth-first preorder (children in file order), \p gp the position in \p g of each one's
+// parent (-1: the head). Their frames in the head's frame (the ground's: the root's) into the
+// scratch \p F (12 per link), the body's inertial summed from theirs in that order (the order of
+// the whole robot's preorder), and only then written over their inertials (mbsUrdfLink's union).
+static void mbs_urdfMergeBody(mbsUrdf *u, const int *g, const int *gp, int ng, double *F) {
+  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, z3[3] = {0, 0, 0};
+  int head = g[0], owner = u->link[head].owner;
+  for (int i = 0; i < ng; i++) { // frames, parents before children
+    const mbsUrdfLink *l = &u->link[g[i]];
+    if (l->owner == g[i]) continue; // the head of a body: the identity
+    double *fR = F + 12 * i, *fp = fR + 9;
+    memcpy(fR, I3, sizeof I3), memset(fp, 0, 3 * sizeof *fp);
+    if (l->parent_joint < 0) continue; // the root, merged into the ground
+    const mbsUrdfJoint *j = &u->joint[l->parent_joint];
+    const mbsUrdfLink *p = &u->link[j->parent];
+    // the parent's frame: the identity if it heads a body
+    const double *pR = p->owner == j->parent ? I3 : F + 12 * gp[i];
+    const double *pp = p->owner == j->parent ? z3 : F + 12 * gp[i] + 9;
+    double Ro[9], t[3];
+    mbs_urdfRpy(MBS_URDF_JRPY(u, l->parent_joint), Ro);
+    mbsu_mulMat3(pR, Ro, fR);
+    mbsu_mulMat3Vec(pR, MBS_URDF_JXYZ(u, l->parent_joint), t);
+    for (int k = 0; k < 3; k++) fp[k] = pp[k] + t[k];
+  }
+  // the body's inertial: mass and centre of mass first, then the inertia about that centre
+  double bm = 0, bc[3] = {0, 0, 0}, bI[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int pass = 0; owner >= 0 && pass < 2; pass++) {
+    for (int i = 0; i < ng; i++) {
+      const mbsUrdfLink *l = &u->link[g[i]];
+      if (!l->massive) continue;
+      // this link's frame in the owner's: the identity if it is the owner
+      const double *lR = i == 0 ? I3 : F + 12 * i, *lp = i == 0 ? z3 : F + 12 * i + 9;
+      double c[3];
+      mbsu_mulMat3Vec(lR, l->com, c);
+      for (int k = 0; k < 3; k++) c[k] += lp[k];
+      if (pass == 0) {
+        bm += l->mass;
+        for (int k = 0; k < 3; k++) bc[k] += l->mass * c[k];
+        continue;
+      }
+      // inertia turned from the inertial frame (fR Rin) into the owner's link frame, moved to
+      // the body's centre of mass (parallel axes)
+      double Rin[9], M[9], I[9], T[9], d[3];
+      mbs_urdfRpy(l->rpy, Rin);
+      mbsu_mulMat3(lR, Rin, M);
+      I[0] = l->I[0], I[4] = l->I[1], I[8] = l->I[2];
+      I[1] = I[3] = l->I[3], I[2] = I[6] = l->I[4], I[5] = I[7] = l->I[5];
+      mbsu_mulMat3(M, I, T);
+      for (int k = 0; k < 3; k++) d[k] = c[k] - bc[k];
+      double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+      for (int r = 0; r < 3; r++)
+        for (int q = 0; q < 3; q++)
+          bI[3 * r + q] += T[3 * r] * M[3 * q] + T[3 * r + 1] * M[3 * q + 1] +
+                           T[3 * r + 2] * M[3 * q + 2] +
+                           l->mass * ((r == q ? dd : 0) - d[r] * d[q]);
+    }
+    if (pass == 0 && bm > 0) // sum m c / sum m
+      for (int k = 0; k < 3; k++) bc[k] /= bm;
+  }
+  // every inertial read: write the results over them
+  for (int i = 0; i < ng; i++) {
+    mbsUrdfLink *l = &u->link[g[i]];
+    if (l->owner == g[i]) {
+      l->bm = bm, memcpy(l->bc, bc, sizeof bc), memcpy(l->bI, bI, sizeof bI);
+      continue;
+    }
+    memcpy(l->fR, F + 12 * i, sizeof l->fR), memcpy(l->fp, F + 12 * i + 9, sizeof l->fp);
+  }
+}
+
 // Fixed-joint links merged into the body of their parent, recursively (docs/urdf.md "Merging",
 // as MuJoCo's and Pinocchio's URDF readers do): a body starts at the root (unless it is the
 // ground), at every moving joint, and at a fixed joint to the ground that carries mass; every
 // other link joins its parent's body with the composed fixed transforms, and the body takes the
 // combined mass, centre of mass and inertia of its links. A body without mass on a moving joint
-// is refused. Linear in the number of links.
+// is refused. Linear in the number of links; the results replace the links' inertials in place
+// (one body at a time, mbs_urdfMergeBody), scratch for the largest body's links.
 mbsErr mbs_urdfMerge(mbsUrdf *u) {
   int n = u->nlink, *order = malloc(sizeof(int) * (size_t)n),
       *stack = malloc(sizeof(int) * (size_t)n), top = 0, cnt = 0;
   double *wm = calloc((size_t)n, sizeof(double)); // mass welded at and below each link
   mbsErr e = order && stack && wm ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
-  static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, z3[3] = {0, 0, 0};
   if (!e) stack[top++] = u->root;
   while (!e && top > 0) { // depth-first preorder, children in file order
     const mbsUrdfLink *l = &u->link[stack[--top]];
@@ -66,7 +137,7 @@ mbsErr mbs_urdfMerge(mbsUrdf *u) {
     if (l->parent_joint >= 0 && u->joint[l->parent_joint].type == MBS_URDF_FIXED)
       wm[u->joint[l->parent_joint].parent] += wm[order[i]];
   }
-  for (int i = 0; !e && i < cnt; i++) { // owners and frames, parents before children
+  for (int i = 0; !e && i < cnt; i++) { // owners, parents before children
     int L = order[i];
     mbsUrdfLink *l = &u->link[L];
     const mbsUrdfJoint *j = l->parent_joint >= 0 ? &u->joint[l->parent_joint] : NULL;
@@ -77,58 +148,38 @@ mbsErr mbs_urdfMerge(mbsUrdf *u) {
       l->owner = L;
     else
       l->owner = p->owner;
-    if (l->owner == L) { // heading a body: its inertial, summed below
-      l->bm = 0, memset(l->bc, 0, sizeof l->bc), memset(l->bI, 0, sizeof l->bI);
-      continue;
-    }
-    memcpy(l->fR, I3, sizeof I3), memset(l->fp, 0, sizeof l->fp);
-    if (!j) continue;
-    // the parent's frame: the identity if it heads a body
-    const double *pR = p->owner == j->parent ? I3 : p->fR, *pp = p->owner == j->parent ? z3 : p->fp;
-    double Ro[9], t[3];
-    mbs_urdfRpy(j->rpy, Ro);
-    mbsu_mulMat3(pR, Ro, l->fR);
-    mbsu_mulMat3Vec(pR, j->xyz, t);
-    for (int k = 0; k < 3; k++) l->fp[k] = pp[k] + t[k];
   }
-  // the bodies' inertials: mass and centre of mass first, then the inertia about that centre
-  for (int pass = 0; !e && pass < 2; pass++) {
-    for (int i = 0; i < cnt; i++) {
-      const mbsUrdfLink *l = &u->link[order[i]];
-      if (!l->massive || l->owner < 0) continue;
-      mbsUrdfLink *o = &u->link[l->owner];
-      // this link's frame in the owner's: the identity if it is the owner
-      const double *lR = l->owner == order[i] ? I3 : l->fR, *lp = l->owner == order[i] ? z3 : l->fp;
-      double c[3];
-      mbsu_mulMat3Vec(lR, l->com, c);
-      for (int k = 0; k < 3; k++) c[k] += lp[k];
-      if (pass == 0) {
-        o->bm += l->mass;
-        for (int k = 0; k < 3; k++) o->bc[k] += l->mass * c[k];
-        continue;
+  free(wm), free(stack);
+  // one body at a time (the ground's: the root and the massless links welded to it), its links
+  // in preorder: g, the position of each one's parent in gp, pairs (link, parent position) on st
+  int *g = malloc(sizeof(int) * (size_t)(n + 1)), *gp = malloc(sizeof(int) * (size_t)(n + 1)),
+      *st = malloc(2 * sizeof(int) * (size_t)(n + 1)), capf = 0;
+  double *F = NULL;
+  if (!e && (!g || !gp || !st)) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+  for (int i = 0; !e && i < cnt; i++) {
+    int H = order[i], own = u->link[H].owner, ng = 0, ns = 0;
+    if (own != H && !(own < 0 && u->link[H].parent_joint < 0)) continue; // not a body's head
+    st[ns++] = H, st[ns++] = -1;
+    while (ns > 0) {
+      const mbsUrdfLink *l = &u->link[st[ns - 2]];
+      g[ng] = st[ns - 2], gp[ng] = st[ns - 1], ns -= 2;
+      for (int c = l->nchild - 1; c >= 0 && ns < 2 * n; c--) {
+        int cl = u->joint[l->child[c]].child;
+        if (u->link[cl].owner == own && cl != own) st[ns++] = cl, st[ns++] = ng;
       }
-      // inertia turned from the inertial frame (fR Rin) into the owner's link frame, moved to
-      // the body's centre of mass (parallel axes)
-      double Rin[9], M[9], I[9], T[9], d[3];
-      mbs_urdfRpy(l->rpy, Rin);
-      mbsu_mulMat3(lR, Rin, M);
-      I[0] = l->I[0], I[4] = l->I[1], I[8] = l->I[2];
-      I[1] = I[3] = l->I[3], I[2] = I[6] = l->I[4], I[5] = I[7] = l->I[5];
-      mbsu_mulMat3(M, I, T);
-      for (int k = 0; k < 3; k++) d[k] = c[k] - o->bc[k];
-      double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-      for (int r = 0; r < 3; r++)
-        for (int q = 0; q < 3; q++)
-          o->bI[3 * r + q] += T[3 * r] * M[3 * q] + T[3 * r + 1] * M[3 * q + 1] +
-                              T[3 * r + 2] * M[3 * q + 2] +
-                              l->mass * ((r == q ? dd : 0) - d[r] * d[q]);
+      ng++;
     }
-    for (int i = 0; pass == 0 && i < cnt; i++) { // sum m c / sum m
-      mbsUrdfLink *l = &u->link[order[i]];
-      if (l->owner == order[i] && l->bm > 0)
-        for (int k = 0; k < 3; k++) l->bc[k] /= l->bm;
+    if (ng > capf) {
+      double *f = realloc(F, 12 * sizeof(double) * (size_t)ng);
+      if (!f) {
+        e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (URDF)");
+        break;
+      }
+      F = f, capf = ng;
     }
+    mbs_urdfMergeBody(u, g, gp, ng, F);
   }
+  free(g), free(gp), free(st), free(F);
   for (int i = 0; !e && i < cnt; i++) {
     const mbsUrdfLink *l = &u->link[order[i]];
     if (l->owner != order[i] || l->bm > 0) continue;
@@ -138,7 +189,7 @@ mbsErr mbs_urdfMerge(mbsUrdf *u) {
                      "mass is welded to it): mbspar needs a positive mass for every moving body",
                      l->name, j->name, mbs_urdf_types[j->type]);
   }
-  free(order), free(stack), free(wm);
+  free(order);
   return e;
 }
 
@@ -233,11 +284,11 @@ mbsErr mbs_urdfAddBodies(const mbsUrdf *u, mbsModel *m, int parent, const mbsRea
     int L = j->child, bl;
     // the joint frame in the parent body's frame: RJ = R_P rpy, origin p_P + R_P xyz
     double Ro[9], RJ[9], o[3], ax[3];
-    mbs_urdfRpy(j->rpy, Ro);
+    mbs_urdfRpy(MBS_URDF_JRPY(u, v.joint), Ro);
     mbsu_mulMat3(v.R, Ro, RJ);
-    mbsu_mulMat3Vec(v.R, j->xyz, o);
+    mbsu_mulMat3Vec(v.R, MBS_URDF_JXYZ(u, v.joint), o);
     for (int k = 0; k < 3; k++) o[k] += v.p[k];
-    mbsu_mulMat3Vec(RJ, j->axis, ax);
+    mbsu_mulMat3Vec(RJ, MBS_URDF_JAXIS(u, v.joint), ax);
     if (l->owner != L) { // merged into the parent's body (mbs_urdfMerge)
       bl = v.body;
       mbs_urdfPush(l, bl, RJ, o, stack, &top);
@@ -279,8 +330,9 @@ void mbs_urdfCompact(mbsUrdf *u) {
     }
     free(l->child);
   }
-  free(u->link), free(u->link_index.slot);
+  free(u->link), free(u->link_index.slot), free(u->jgeo);
   u->link = NULL, u->link_index.slot = NULL, u->link_index.mask = 0;
+  u->jgeo = NULL, u->capjgeo = 0;
   u->lname = ln, u->mframe = mf;
 }
 

@@ -21,17 +21,21 @@ typedef struct {
   char *name;
   int line;
   int massive;                  // an inertial with mass > 0
-  double mass, com[3], rpy[3];  // inertial origin
-  double I[6];                  // ixx iyy izz ixy ixz iyz (tensor elements, inertial frame)
   int iline;                    // line of <inertial>
   int parent_joint;             // joint whose child this is, -1: a root
   int *child, nchild, capchild; // joints whose parent this is, in file order
   // merging (mbs_urdfMerge): the link heading the body this link belongs to (itself, -1: the
-  // ground); for the other links their frame in that link's frame (the ground's: the root's),
-  // for the links heading a body (their frame: the identity) the body's mass, centre of mass and
-  // inertia about it (own link frame). One or the other: ~0.1 kB per link less (issue 35 item 4)
+  // ground)
   int owner;
+  // One of three, ~0.1 kB per link each (issue 35 item 4): the parse's inertial (mass, centre of
+  // mass and inertial frame rpy in the link frame, tensor elements ixx iyy izz ixy ixz iyz); after
+  // mbs_urdfMerge, for the links heading a body (their frame: the identity) the body's mass,
+  // centre of mass and inertia about it (own link frame), for the other links their frame in the
+  // head's frame (the ground's: the root's). The merge reads a body's inertials before it writes.
   union {
+    struct {
+      double mass, com[3], rpy[3], I[6];
+    };
     struct {
       double fR[9], fp[3];
     };
@@ -45,7 +49,6 @@ typedef struct {
   char *name;
   int line, type, parent, child; // links
   int qa, va;                    // first q0 / qd0 entry: file order of the moving joints
-  double xyz[3], rpy[3], axis[3];
   int has_limit;
   double lower, upper, effort, velocity;
   double damping, friction;
@@ -69,6 +72,10 @@ struct mbsUrdf {
   int nlink, njoint, root;
   mbsUrdfLink *link; // NULL after mbs_urdfCompact: then lname
   mbsUrdfJoint *joint;
+  // (9 per joint: origin xyz, rpy, axis) what the merge and the build read of the joints, apart
+  // from what the reports read: mbs_urdfCompact frees it (72 B per joint, issue 35 item 4)
+  double *jgeo;
+  int capjgeo;
   mbsUrdfLinkName *lname; // (nlink) after mbs_urdfCompact
   double *mframe;         // (12 per merged link) after mbs_urdfCompact: fR then fp
   mbsUrdfIndex link_index, joint_index;
@@ -82,6 +89,11 @@ struct mbsUrdf {
   int n_visual, n_collision, n_transmission, n_gazebo, n_material, n_other;
   char note[1024];
 };
+
+// joint k's origin (xyz, then rpy) and axis in mbsUrdf.jgeo
+#define MBS_URDF_JXYZ(u, k)  ((u)->jgeo + 9 * (size_t)(k))
+#define MBS_URDF_JRPY(u, k)  ((u)->jgeo + 9 * (size_t)(k) + 3)
+#define MBS_URDF_JAXIS(u, k) ((u)->jgeo + 9 * (size_t)(k) + 6)
 
 /// MBS_ERR_INPUT "FILE:LINE: message" (\p line 0: "FILE: message").
 mbsErr mbs_urdfFail(const mbsUrdf *u, int line, const char *fmt, ...)
