@@ -46,6 +46,10 @@ foreach(cfg "1;2" "1;4" "2;2")
   set_tests_properties(test_schur_light_tree.threads${nt}.np${np} PROPERTIES PROCESSORS 2
                        TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 endforeach()
+# issue 30 item 3: the numerics of the planned fix for a light leaf at a rank cut (quasi-definite
+# port system; change of variables for one cut child) on synthetic port systems against a long
+# double oracle (docs/formulation.md 4.9); serial, < 1 s
+mbs_add_test(test_schur_lightport SOURCES test_schur_lightport.c LIBS mbs_core LABELS unit)
 # light bodies (1e-8 kg, 1e-16 kg m^2) on revolute joints, every third link's: chains of 6-12 links
 # and depth-first trees of 9-20 links whose weights put rank or thread boundaries next to them
 # (errors up to 1.0 before the partition's light-joint rule), q̈ and lambda to 1e-10 against ABA
