@@ -76,6 +76,10 @@ static char *light_model(int n, int tree, int moving, double lm, double li) {
 
 static void check(int n, int tree, int moving, double lm, double li, const char *merge) {
   const double tol = moving ? 1e-10 : 1e-12; // the bound for moving light bodies
+  const char *only = getenv("LIGHT_ONLY");   // "chain10", "tree12": that model alone
+  char name[32];
+  snprintf(name, sizeof name, "%s%d", tree ? "tree" : "chain", n);
+  if (only && strcmp(only, name) != 0) return;
   char *text = light_model(n, tree, moving, lm, li);
   MBS_EXPECT(text, "out of memory");
   if (!text) return;
@@ -94,6 +98,7 @@ static void check(int n, int tree, int moving, double lm, double li, const char 
   m->opt.solver = MBS_SOLVER_ABA;
   MBS_EXPECT_OK(mbs_forward(m, s, wo));
   mbs_constraintLambda(m, wo);
+  if (!merge) merge = getenv("LIGHT_MERGE"); // pass / tree: the other merges on the same models
   if (merge) setenv("MBSPAR_SCHUR_MERGE", merge, 1);
   m->opt.solver = MBS_SOLVER_SCHUR;
   m->opt.warm_start = MBS_WARM_NONE;

@@ -57,14 +57,14 @@ void mbsp_schurDestroy(mbspSchur **psp) {
   mbsp_schurRedDestroy(sp);
   mbs_schurRankDestroy(&sp->rk);
   mbsp_msgDestroy(&sp->msg);
-  void *arrs[] = {sp->start,      sp->comp_rank, sp->comp_tag,   sp->port_rank, sp->port_tag,
-                  sp->ghost,      sp->rbuf,      sp->port_radr,  sp->sbuf,      sp->comp_sadr,
-                  sp->S,          sp->lam_up,    sp->lam_low,    sp->acc_s,     sp->acc_r,
-                  sp->ghost_rank, sp->ghost_tag, sp->comp_erank, sp->comp_etag, sp->jx,
-                  sp->jr,         sp->jz,        sp->jp,         sp->jq,        sp->jd,
-                  sp->jg,         sp->lp,        sp->lq,         sp->dsend,     sp->jd_adr,
-                  sp->jt,         sp->st_s,      sp->st_r,       sp->port_comp, sp->comp_uadr,
-                  sp->comp_pend,  sp->up_comp,   sp->goff,       sp->gmap};
+  void *arrs[] = {
+      sp->start,     sp->comp_rank, sp->comp_tag, sp->port_rank,  sp->port_tag,  sp->ghost,
+      sp->rbuf,      sp->port_radr, sp->sbuf,     sp->comp_sadr,  sp->S,         sp->lam_up,
+      sp->lam_low,   sp->acc_s,     sp->acc_r,    sp->ghost_rank, sp->ghost_tag, sp->comp_erank,
+      sp->comp_etag, sp->jx,        sp->jr,       sp->jz,         sp->jp,        sp->jq,
+      sp->jd,        sp->jg,        sp->lp,       sp->lq,         sp->dsend,     sp->jd_adr,
+      sp->jt,        sp->st_s,      sp->st_r,     sp->port_comp,  sp->comp_uadr, sp->comp_pend,
+      sp->up_comp,   sp->goff,      sp->gmap,     sp->light_up,   sp->light_low};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(sp);
   *psp = NULL;
@@ -245,6 +245,7 @@ mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int
     memcpy(sp->start, start, sizeof(int) * (size_t)(sp->size + 1));
     sp->b0 = b0, sp->b1 = b1; // the model's indices (local models: not the global ones)
     e = mbsp_schurSetup(sp);
+    if (!e) e = mbsp_schurLightSetup(sp);
   }
   e = mbsp_agreeErr(comm, e);
   if (!e) { // the scan needs every rank to be a chain element
@@ -337,6 +338,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   mbsErr e = mbs_schurRankFactor(m, w, sp->rk);
   MBS_TOC(w->timer, MBS_TIMER_FACTOR);
   sp->nfloor = sp->rk->nfloor;
+  if (!e && sp->light) mbsp_schurLightFwd(sp, w);
   // the cut-joint system. A failed factor does not leave the solve: the interface's messages
   // follow the decomposition, not the data, so every rank goes through them (with whatever the
   // failed factor left) and one agreement after them covers both phases (one allreduce per
@@ -364,6 +366,7 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   MBS_CALL(mbsp_agreeErr(sp->comm, e));
   // back-substitution, then the parents' accelerations for the roots with remote parents
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
+  if (sp->light) mbsp_schurLightBack(sp, w);
   mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low, NULL, 0);
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);
   if (sp->size > 1) {

@@ -64,7 +64,16 @@ struct mbspSchur {
   int red_nlev, red_send, red_rounds; // ... the rank it sends to (-1: none), ceil(log2 P)
   int reason;                         // mbsReason of the last solve
   double residual;
+  int light;                           // 1: this rank has light-leaf cut joints (schur_par_light.c)
+  unsigned char *light_up, *light_low; // (view ncomp, nport) 1: the upper port / lower port is one
 };
+
+/// Light-leaf cut joints (parallel/schur_par_light.c, docs/formulation.md 4.9): flags (once,
+/// local), the change of variables on the rank-level port systems after the factor, and back on
+/// the merged lambdas before the back-substitution.
+mbsErr mbsp_schurLightSetup(mbspSchur *sp);
+void mbsp_schurLightFwd(mbspSchur *sp, const mbsWork *w);
+void mbsp_schurLightBack(mbspSchur *sp, const mbsWork *w);
 
 /// The interface (cut-joint) solves of the distributed solver (parallel/schur_par_merge.c): the
 /// recursive-doubling scan of chain decompositions, the component-tree passes, and J-CG.

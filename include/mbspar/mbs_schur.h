@@ -86,7 +86,25 @@ typedef struct mbsSchur {
   mbsReal *tpwork;         ///< (ntpwork) scratch of mbs_abaSpikeCols
   int ntpwork;
   mbsReal *cpool; ///< condensed systems of the components
+  mbsReal *light; ///< (nport x MBS_SCHUR_LW) or NULL: light-leaf cut joints
+                  ///< (src/schur/schur_light.c): state (0 none, 1 cut, 2 leaf term left out by the
+                  ///< factor), 1/D, phi, sqrt(Ds), t; set by the parallel layer
 } mbsSchur;
+
+/// Values per port in mbsSchur.light.
+#define MBS_SCHUR_LW 6
+/// 1 if the joint of body \p l is a light-leaf cut between ranks (\p start: the P ranks' first
+/// bodies of a full model): its parent s is a light body (mbs_partitionIsLight, lighter than l)
+/// on an axis-specialised revolute joint, l is s's only child and lies on another rank than s,
+/// and s's parent is on s's rank (docs/formulation.md 4.9). Local.
+int mbs_schurLightCut(const mbsModel *m, const int *start, int P, int l);
+/// The change of variables of that joint's lambda (lamnum nl): R (nl x nl, row-major),
+/// lambda = R (y; t); returns sqrt(Ds) (0: R = identity, v or Ds vanish). Needs w->xpar of l.
+mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int l, mbsReal *R);
+/// C <- R^T C R, g <- R^T g on the unknowns [o, o + nl) of an n x n system. Local.
+void mbs_schurLightApply(int n, int o, int nl, const mbsReal *R, mbsReal *C, mbsReal *g);
+/// x <- R x (nl values). Local.
+void mbs_schurLightVec(int nl, const mbsReal *R, mbsReal *x);
 
 /// Set up a segment [s0, s1) of model \p m: components, ports, workspace. Local.
 mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **s);
