@@ -64,7 +64,7 @@ void mbsp_schurDestroy(mbspSchur **psp) {
       sp->comp_etag, sp->jx,        sp->jr,       sp->jz,         sp->jp,        sp->jq,
       sp->jd,        sp->jg,        sp->lp,       sp->lq,         sp->dsend,     sp->jd_adr,
       sp->jt,        sp->st_s,      sp->st_r,     sp->port_comp,  sp->comp_uadr, sp->comp_pend,
-      sp->up_comp,   sp->goff,      sp->gmap,     sp->light_up,   sp->light_low};
+      sp->up_comp,   sp->goff,      sp->gmap,     sp->light_b,    sp->light_blk};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(sp);
   *psp = NULL;
@@ -253,6 +253,17 @@ mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int
     e = mbsp_allreduceMin(comm, &ok, 1);
     sp->chain = ok > 0;
   }
+  if (!e) { // light leaves at rank cuts (schur_par_light.c) are taken by the passes alone
+    double nl = -(double)sp->light;
+    e = mbsp_allreduceMin(comm, &nl, 1);
+    if (nl < 0) sp->chain = 0, sp->red = 0, sp->light_all = 1;
+    int mc = 1;
+    for (int c = 0; c < sp->seg->ncomp; c++)
+      if (sp->seg->comp[c].nc > mc) mc = sp->seg->comp[c].nc;
+    if (!e && sp->light_all && !(sp->light_blk = malloc(sizeof(int) * (size_t)mc)))
+      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur light)");
+    e = mbsp_agreeErr(comm, e);
+  }
   // trees: the log-depth contraction's lists and buffers (collective)
   if (!e) {
     // the passes where they are at most ceil(log2 P) messages deep (their messages are one
@@ -338,7 +349,6 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   mbsErr e = mbs_schurRankFactor(m, w, sp->rk);
   MBS_TOC(w->timer, MBS_TIMER_FACTOR);
   sp->nfloor = sp->rk->nfloor;
-  if (!e && sp->light) mbsp_schurLightFwd(sp, w);
   // the cut-joint system. A failed factor does not leave the solve: the interface's messages
   // follow the decomposition, not the data, so every rank goes through them (with whatever the
   // failed factor left) and one agreement after them covers both phases (one allreduce per
@@ -366,7 +376,6 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   MBS_CALL(mbsp_agreeErr(sp->comm, e));
   // back-substitution, then the parents' accelerations for the roots with remote parents
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
-  if (sp->light) mbsp_schurLightBack(sp, w);
   mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low, NULL, 0);
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);
   if (sp->size > 1) {

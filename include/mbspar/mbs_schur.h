@@ -91,16 +91,18 @@ typedef struct mbsSchur {
                   ///< factor), 1/D, phi, sqrt(Ds), t; set by the parallel layer
 } mbsSchur;
 
-/// Values per port in mbsSchur.light.
-#define MBS_SCHUR_LW 6
-/// 1 if the joint of body \p l is a light-leaf cut between ranks (\p start: the P ranks' first
-/// bodies of a full model): its parent s is a light body (mbs_partitionIsLight, lighter than l)
-/// on an axis-specialised revolute joint, l is s's only child and lies on another rank than s,
-/// and s's parent is on s's rank (docs/formulation.md 4.9). Local.
-int mbs_schurLightCut(const mbsModel *m, const int *start, int P, int l);
-/// The change of variables of that joint's lambda (lamnum nl): R (nl x nl, row-major),
-/// lambda = R (y; t); returns sqrt(Ds) (0: R = identity, v or Ds vanish). Needs w->xpar of l.
-mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int l, mbsReal *R);
+/// Values per port in mbsSchur.light; most cut-joint unknowns below one light leaf.
+#define MBS_SCHUR_LW       6
+#define MBS_SCHUR_LIGHTMAX 24
+/// 1 if body \p b (its parent in the rank, whose bodies end before \p b1) is a light leaf: a light
+/// body (mbs_partitionIsLight, lighter than each child) on an axis-specialised revolute joint
+/// whose children all lie on other ranks (at most MBS_SCHUR_LIGHTMAX cut-joint unknowns;
+/// docs/formulation.md 4.9). Local.
+int mbs_schurLightLeaf(const mbsModel *m, int b, int b1);
+/// The change of variables of the light leaf \p b's children's cut joints (*ncol unknowns, child
+/// order): R (ncol x ncol, row-major), lambda = R (y; t); returns sqrt(Ds) (0: R = identity, v or
+/// Ds vanish). Needs w->xpar of b's children. Local.
+mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int b, mbsReal *R, int *ncol);
 /// C <- R^T C R, g <- R^T g on the unknowns [o, o + nl) of an n x n system. Local.
 void mbs_schurLightApply(int n, int o, int nl, const mbsReal *R, mbsReal *C, mbsReal *g);
 /// x <- R x (nl values). Local.
@@ -220,6 +222,11 @@ void mbs_schurRankBack(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const mbs
 /// C_ee is not finite or zero. Local.
 #define MBS_SCHUR_PIVOT_FLOOR 1e-13
 int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor);
+/// mbs_schurReduce with the pivot floor per block of the eliminated unknowns (\p blk: ne block
+/// labels, equal within a block, blocks contiguous): 1e-13 times the block's largest diagonal
+/// (the schur passes on models with light leaves, docs/formulation.md 4.9). Local.
+int mbs_schurReduceBlk(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor,
+                       const int *blk);
 /// After mbs_schurReduce: x_e = L^{-T} (z - Z x_k). Local.
 void mbs_schurExpand(int nk, int ne, const mbsReal *C, const mbsReal *g, const mbsReal *xk,
                      mbsReal *xe);

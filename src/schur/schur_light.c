@@ -1,66 +1,69 @@
 /// \file schur_light.c
 /// Light leaves at rank cuts (docs/formulation.md 4.9): a light body s on a revolute joint whose
-/// only child l lies on another rank ends the upper side's path without its children; its spike
-/// term v v^T / D (D = S^T I_s S ~ 1e-16, v = (S^T G_l)^T) in the port system of joint l cancelled
-/// everything else on that joint. Both sides of the cut instead write joint l's unknowns as
-/// lambda = R (y; t), R = Q diag(1, .., 1, -sqrt(Ds)/|v|), Q orthogonal with last column v/|v|
-/// (Ds: s's inertia about its axis from the model, the same on both ranks); the upper side leaves
-/// the leaf's term out of its spikes and adds it in (y, t), where it is Ds/D at (t, t) and
-/// -phi sqrt(Ds) at t (phi: s's acceleration along its joint for a motionless parent, pi = 0):
-/// a positive definite system of the joint's own size, moderate entries, nothing cancelled. Back:
-/// v^T pi = -sqrt(Ds) t exactly, which replaces the spike's S^T p at s. Checked on synthetic
-/// systems by test_schur_lightport, on models by test_schur_light moving_all.
+/// children all lie on other ranks ends the upper side's path without them; its spike term
+/// v v^T / D (D = S^T I_s S ~ 1e-16, v = P_s^T S over the children's cut joints) in the port
+/// system cancelled everything else on those joints. The component that eliminates those joints
+/// (the upper side, in the component-tree passes) writes their unknowns as lambda = R (y; t),
+/// R = Q diag(1, .., 1, -sqrt(Ds)/|v|), Q orthogonal with last column v/|v| (Ds: s's inertia
+/// about its axis), once the children's systems are added; the factor leaves the leaf's term out
+/// of the spikes and it is added in (y, t), where it is Ds/D at (t, t) and -phi sqrt(Ds) at t
+/// (phi: s's acceleration along its joint for a motionless parent, pi = 0): moderate entries,
+/// nothing cancelled. Back: v^T pi = -sqrt(Ds) t exactly, which replaces the spike's S^T p at s.
+/// Checked on synthetic systems by test_schur_lightport, on models by test_schur_light moving_all.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "schur_private.h"
 #include "aba_private.h"
 
-static int mbs_schurRankOf(const int *start, int P, int b) {
-  int r = 0;
-  while (r + 1 < P && start[r + 1] <= b) r++;
-  return r;
+int mbs_schurLightLeaf(const mbsModel *m, int b, int b1) {
+  int nch = m->body_childnum[b], ncol = 0;
+  if (m->body_parent[b] < 0 || nch < 1 || m->body_dofnum[b] != 1 || !mbs_jntSpecial(m, b)) return 0;
+  const int *ch = m->child_list + m->body_childadr[b];
+  for (int k = 0; k < nch; k++) {
+    int l = ch[k];
+    if (l < b1 || m->body_lamnum[l] < 1 || !(m->body_mass[b] < m->body_mass[l]) ||
+        !mbs_partitionIsLight(m->body_mass[b], mbs_jntIsFixed(m->body_jnttype[b]), m->body_mass[l],
+                              mbs_jntIsFixed(m->body_jnttype[l])))
+      return 0;
+    ncol += m->body_lamnum[l];
+  }
+  return ncol <= MBS_SCHUR_LIGHTMAX;
 }
 
-int mbs_schurLightCut(const mbsModel *m, const int *start, int P, int l) {
-  int p = l >= 0 && l < m->nbody ? m->body_parent[l] : -1, nl = p >= 0 ? m->body_lamnum[l] : 0;
-  if (p < 0 || m->body_parent[p] < 0 || nl < 1 || nl > 6 || m->body_childnum[p] != 1 ||
-      m->body_dofnum[p] != 1 || !mbs_jntSpecial(m, p) || !(m->body_mass[p] < m->body_mass[l]) ||
-      !mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]), m->body_mass[l],
-                            mbs_jntIsFixed(m->body_jnttype[l])))
-    return 0;
-  int rp = mbs_schurRankOf(start, P, p);
-  return mbs_schurRankOf(start, P, l) != rp && mbs_schurRankOf(start, P, m->body_parent[p]) == rp;
-}
-
-mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int l, mbsReal *R) {
-  int p = m->body_parent[l], k = m->jnt_axisk[p], nl = m->body_lamnum[l];
-  mbsReal T[36], G[36], v[6], u[6], nv = 0, uu = 0;
-  mbs_bodyComplement(m, w, l, T);
-  mbs_schurG(w->xpar + 12 * l, T, nl, G);
-  for (int j = 0; j < nl; j++) v[j] = G[6 * j + k], nv += v[j] * v[j];
+mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int b, mbsReal *R, int *ncol) {
+  const int k = m->jnt_axisk[b], *ch = m->child_list + m->body_childadr[b];
+  mbsReal T[36], G[36], v[MBS_SCHUR_LIGHTMAX], u[MBS_SCHUR_LIGHTMAX], nv = 0, uu = 0;
+  int n = 0;
+  for (int c = 0; c < m->body_childnum[b]; c++) { // v = P_b^T S_b over b's ports, in child order
+    int l = ch[c], nl = m->body_lamnum[l];
+    mbs_bodyComplement(m, w, l, T);
+    mbs_schurG(w->xpar + 12 * l, T, nl, G);
+    for (int j = 0; j < nl; j++) v[n] = G[6 * j + k], nv += v[n] * v[n], n++;
+  }
+  *ncol = n;
   nv = sqrt(nv);
-  const mbsReal *c = m->body_com + 3 * p, *in = m->body_inertia + 6 * p;
-  mbsReal Ds = in[k] + m->body_mass[p] * (c[0] * c[0] + c[1] * c[1] + c[2] * c[2] - c[k] * c[k]);
+  const mbsReal *c = m->body_com + 3 * b, *in = m->body_inertia + 6 * b;
+  mbsReal Ds = in[k] + m->body_mass[b] * (c[0] * c[0] + c[1] * c[1] + c[2] * c[2] - c[k] * c[k]);
   mbsReal sd = Ds > 0 ? sqrt(Ds) : 0;
-  for (int i = 0; i < nl * nl; i++) R[i] = 0;
+  for (int i = 0; i < n * n; i++) R[i] = 0;
   if (!(nv > 0) || !(sd > 0) || !isfinite(nv)) {
-    for (int i = 0; i < nl; i++) R[nl * i + i] = 1;
+    for (int i = 0; i < n; i++) R[n * i + i] = 1;
     return 0;
   }
   // Householder H = I - 2 u u^T / u^T u, u = v/|v| + sg e_last: H e_last = -sg v/|v|
-  const mbsReal sg = v[nl - 1] >= 0 ? 1 : -1;
-  for (int i = 0; i < nl; i++) u[i] = v[i] / nv;
-  u[nl - 1] += sg;
-  for (int i = 0; i < nl; i++) uu += u[i] * u[i];
-  for (int i = 0; i < nl; i++)
-    for (int j = 0; j < nl; j++)
-      R[nl * i + j] = ((i == j) - 2 * u[i] * u[j] / uu) * (j == nl - 1 ? sg * sd / nv : 1);
+  const mbsReal sg = v[n - 1] >= 0 ? 1 : -1;
+  for (int i = 0; i < n; i++) u[i] = v[i] / nv;
+  u[n - 1] += sg;
+  for (int i = 0; i < n; i++) uu += u[i] * u[i];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      R[n * i + j] = ((i == j) - 2 * u[i] * u[j] / uu) * (j == n - 1 ? sg * sd / nv : 1);
   return sd;
 }
 
 void mbs_schurLightApply(int n, int o, int nl, const mbsReal *R, mbsReal *C, mbsReal *g) {
-  mbsReal t[6];
+  mbsReal t[MBS_SCHUR_LIGHTMAX];
   for (int i = 0; i < n; i++) { // C[:, o..] R
     for (int a = 0; a < nl; a++) {
       t[a] = 0;
@@ -88,7 +91,7 @@ void mbs_schurLightApply(int n, int o, int nl, const mbsReal *R, mbsReal *C, mbs
 }
 
 void mbs_schurLightVec(int nl, const mbsReal *R, mbsReal *x) {
-  mbsReal t[6];
+  mbsReal t[MBS_SCHUR_LIGHTMAX];
   for (int i = 0; i < nl; i++) {
     t[i] = 0;
     for (int j = 0; j < nl; j++) t[i] += R[nl * i + j] * x[j];
@@ -97,7 +100,7 @@ void mbs_schurLightVec(int nl, const mbsReal *R, mbsReal *x) {
 }
 
 int mbs_schurLightAt(const mbsModel *m, const mbsSchur *s, int b) {
-  if (!s->light || m->body_childnum[b] != 1) return -1;
+  if (!s->light || m->body_childnum[b] < 1) return -1;
   int l = m->child_list[m->body_childadr[b]];
   if (!mbs_schurIsPort(m, s, l)) return -1;
   for (int q = 0; q < s->nport; q++)
@@ -109,7 +112,8 @@ void mbs_schurLightSpike(const mbsModel *m, const mbsWork *w, mbsSchur *s, int q
                          int nq, mbsReal *P, mbsReal *Th, mbsReal *gam) {
   const int k = m->jnt_axisk[b];
   const mbsReal *Rb = w->abar + (size_t)MBS_ABAR * b, *c6 = w->cacc + 6 * b;
-  mbsReal th[36], ga[6], gp[6], col[6];
+  mbsReal th[MBS_SCHUR_LIGHTMAX * MBS_SCHUR_LIGHTMAX], ga[MBS_SCHUR_LIGHTMAX],
+      gp[MBS_SCHUR_LIGHTMAX], col[6];
   for (int a = 0; a < nq; a++) {
     ga[a] = gam[a], gp[a] = 0;
     for (int x = 0; x < 6; x++) gp[a] += P[ld * x + a] * c6[x];
