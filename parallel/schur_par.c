@@ -210,7 +210,8 @@ static mbsErr mbsp_schurLightWarn(const mbspSchur *sp) {
     if (br >= 0) b = br, g = br, pname = m->body_name[pr];
   } else if (m->local) { // the light joints of the structure pass that reach into this rank
     for (int k = 0; k < m->nrun_light; k++) {
-      int gc = m->run_light[2 * k], gp = m->run_light[2 * k + 1], lc = mbs_modelLocal(m, gc);
+      int gc = m->run_light[2 * k], gp = mbs_partitionLightParentOf(m->run_light[2 * k + 1]),
+          lc = mbs_modelLocal(m, gc);
       if (gc >= sp->start[sp->rank] && gc < sp->start[sp->rank + 1] && gp < sp->start[sp->rank] &&
           lc >= 0) {
         int lp = mbs_modelLocal(m, gp);

@@ -5,7 +5,8 @@
 /// the children's systems are added) and back on the lambdas before they go down. Only that
 /// component changes its unknowns, so no other rank needs to know. Full models, one segment per
 /// rank, no loops, the exact merge (the passes: mbsp_schurCreate turns the scan and the
-/// contraction off when any rank has a light leaf); elsewhere nothing changes.
+/// contraction off when any rank has a light leaf); elsewhere nothing changes. MBSPAR_SCHUR_LIGHT=0
+/// turns it off (tests of the accuracy guard).
 #include <stdlib.h>
 #include <string.h>
 #include "schur_par_private.h"
@@ -14,9 +15,10 @@ mbsErr mbsp_schurLightSetup(mbspSchur *sp) {
   const mbsModel *m = sp->m;
   const mbsSchur *v = sp->seg;
   sp->light = 0;
-  if (sp->size < 2 || sp->iface == MBSP_IFACE_JCG || m->nloop > 0 || sp->rk->nseg != 1 ||
-      m->nbody != sp->start[sp->size] || sp->b0 != sp->start[sp->rank] ||
-      sp->b1 != sp->start[sp->rank + 1])
+  const char *env = getenv("MBSPAR_SCHUR_LIGHT"); // "0": off (tests: the layout as before)
+  if ((env && strcmp(env, "0") == 0) || sp->size < 2 || sp->iface == MBSP_IFACE_JCG ||
+      m->nloop > 0 || sp->rk->nseg != 1 || m->nbody != sp->start[sp->size] ||
+      sp->b0 != sp->start[sp->rank] || sp->b1 != sp->start[sp->rank + 1])
     return MBS_OK;
   mbsSchur *s = sp->rk->seg[0];
   int n = 0;
