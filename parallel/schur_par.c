@@ -57,14 +57,14 @@ void mbsp_schurDestroy(mbspSchur **psp) {
   mbsp_schurRedDestroy(sp);
   mbs_schurRankDestroy(&sp->rk);
   mbsp_msgDestroy(&sp->msg);
-  void *arrs[] = {sp->start,      sp->comp_rank, sp->comp_tag,   sp->port_rank, sp->port_tag,
-                  sp->ghost,      sp->rbuf,      sp->port_radr,  sp->sbuf,      sp->comp_sadr,
-                  sp->S,          sp->lam_up,    sp->lam_low,    sp->acc_s,     sp->acc_r,
-                  sp->ghost_rank, sp->ghost_tag, sp->comp_erank, sp->comp_etag, sp->jx,
-                  sp->jr,         sp->jz,        sp->jp,         sp->jq,        sp->jd,
-                  sp->jg,         sp->lp,        sp->lq,         sp->dsend,     sp->jd_adr,
-                  sp->jt,         sp->st_s,      sp->st_r,       sp->port_comp, sp->comp_uadr,
-                  sp->comp_pend,  sp->up_comp,   sp->goff,       sp->gmap};
+  void *arrs[] = {
+      sp->start,     sp->comp_rank, sp->comp_tag, sp->port_rank,  sp->port_tag,  sp->ghost,
+      sp->rbuf,      sp->port_radr, sp->sbuf,     sp->comp_sadr,  sp->S,         sp->lam_up,
+      sp->lam_low,   sp->acc_s,     sp->acc_r,    sp->ghost_rank, sp->ghost_tag, sp->comp_erank,
+      sp->comp_etag, sp->jx,        sp->jr,       sp->jz,         sp->jp,        sp->jq,
+      sp->jd,        sp->jg,        sp->lp,       sp->lq,         sp->dsend,     sp->jd_adr,
+      sp->jt,        sp->st_s,      sp->st_r,     sp->port_comp,  sp->comp_uadr, sp->comp_pend,
+      sp->up_comp,   sp->goff,      sp->gmap,     sp->light_b,    sp->light_blk};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(sp);
   *psp = NULL;
@@ -210,7 +210,8 @@ static mbsErr mbsp_schurLightWarn(const mbspSchur *sp) {
     if (br >= 0) b = br, g = br, pname = m->body_name[pr];
   } else if (m->local) { // the light joints of the structure pass that reach into this rank
     for (int k = 0; k < m->nrun_light; k++) {
-      int gc = m->run_light[2 * k], gp = m->run_light[2 * k + 1], lc = mbs_modelLocal(m, gc);
+      int gc = m->run_light[2 * k], gp = mbs_partitionLightParentOf(m->run_light[2 * k + 1]),
+          lc = mbs_modelLocal(m, gc);
       if (gc >= sp->start[sp->rank] && gc < sp->start[sp->rank + 1] && gp < sp->start[sp->rank] &&
           lc >= 0) {
         int lp = mbs_modelLocal(m, gp);
@@ -245,12 +246,24 @@ mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int
     memcpy(sp->start, start, sizeof(int) * (size_t)(sp->size + 1));
     sp->b0 = b0, sp->b1 = b1; // the model's indices (local models: not the global ones)
     e = mbsp_schurSetup(sp);
+    if (!e) e = mbsp_schurLightSetup(sp);
   }
   e = mbsp_agreeErr(comm, e);
   if (!e) { // the scan needs every rank to be a chain element
     double ok = sp->chain;
     e = mbsp_allreduceMin(comm, &ok, 1);
     sp->chain = ok > 0;
+  }
+  if (!e) { // light leaves at rank cuts (schur_par_light.c) are taken by the passes alone
+    double nl = -(double)sp->light;
+    e = mbsp_allreduceMin(comm, &nl, 1);
+    if (nl < 0) sp->chain = 0, sp->red = 0, sp->light_all = 1;
+    int mc = 1;
+    for (int c = 0; c < sp->seg->ncomp; c++)
+      if (sp->seg->comp[c].nc > mc) mc = sp->seg->comp[c].nc;
+    if (!e && sp->light_all && !(sp->light_blk = malloc(sizeof(int) * (size_t)mc)))
+      e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur light)");
+    e = mbsp_agreeErr(comm, e);
   }
   // trees: the log-depth contraction's lists and buffers (collective)
   if (!e) {

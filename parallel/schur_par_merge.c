@@ -122,8 +122,11 @@ static mbsErr mbsp_schurTreeUp(mbspSchur *sp, mbsWork *w, int c, int *ok) {
     }
   }
   if (depth > sp->rounds) sp->rounds = depth;
+  if (sp->light) mbsp_schurLightUp(sp, w, c);
   double *S = sp->S;
-  *ok &= mbs_schurReduce(nup, cp->nc, cp->C, cp->g, S, S + nup * nup, &sp->nfloor);
+  *ok &= sp->light_all ? mbs_schurReduceBlk(nup, cp->nc, cp->C, cp->g, S, S + nup * nup,
+                                            &sp->nfloor, mbsp_schurLightBlocks(sp, c))
+                       : mbs_schurReduce(nup, cp->nc, cp->C, cp->g, S, S + nup * nup, &sp->nfloor);
   if (cp->up) {
     double *sb = sp->sbuf + sp->comp_sadr[c];
     memcpy(sb, S, sizeof(double) * (size_t)(nup * nup + nup));
@@ -146,6 +149,7 @@ static mbsErr mbsp_schurTreeDown(mbspSchur *sp, mbsWork *w, int c) {
   mbsSchurComp *cp = s->comp + c;
   mbs_schurExpand(cp->nup, cp->nc, cp->C, cp->g, sp->lam_up + sp->comp_uadr[c],
                   sp->lam_low + cp->c0);
+  if (sp->light) mbsp_schurLightDown(sp, w, c);
   MBS_TIC(w->timer, MBS_TIMER_IFACE);
   mbsErr e = MBS_OK;
   for (int q = cp->p0; q < cp->p0 + cp->np && !e; q++) {

@@ -64,7 +64,21 @@ struct mbspSchur {
   int red_nlev, red_send, red_rounds; // ... the rank it sends to (-1: none), ceil(log2 P)
   int reason;                         // mbsReason of the last solve
   double residual;
+  int light;      // light leaves of this rank (schur_par_light.c)
+  int *light_b;   // (3 light) per light leaf: body, rank-level component, port of its first child
+  int light_all;  // some rank has light leaves: the passes, with a pivot floor per cut joint
+  int *light_blk; // (largest nc) a component's lower-port columns: block labels of that floor
 };
+
+/// Light leaves (parallel/schur_par_light.c, docs/formulation.md 4.9): found once (local); in the
+/// passes, the change of variables of a component's light leaves' cut joints before it
+/// eliminates them (Up) and back on their lambdas after its expansion (Down).
+mbsErr mbsp_schurLightSetup(mbspSchur *sp);
+void mbsp_schurLightUp(mbspSchur *sp, const mbsWork *w, int c);
+void mbsp_schurLightDown(mbspSchur *sp, const mbsWork *w, int c);
+/// The block labels of component c's lower-port columns (one block per cut joint, one per light
+/// leaf's joints) for mbs_schurReduceBlk.
+const int *mbsp_schurLightBlocks(mbspSchur *sp, int c);
 
 /// The interface (cut-joint) solves of the distributed solver (parallel/schur_par_merge.c): the
 /// recursive-doubling scan of chain decompositions, the component-tree passes, and J-CG.

@@ -193,8 +193,11 @@ static mbsErr mbs_checkDecomp(const mbsModel *m, int P, mbsCheckWarn *cw) {
     for (int i = 0; i < n; i++) {
       int b = byp[i], p = m->body_parent[b];
       if (p >= 0 && mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]),
-                                         m->body_mass[b], mbs_jntIsFixed(m->body_jnttype[b])))
-        lj[2 * nl] = i, lj[2 * nl + 1] = size[p], nl++;
+                                         m->body_mass[b], mbs_jntIsFixed(m->body_jnttype[b]))) {
+        lj[2 * nl] = i;
+        lj[2 * nl + 1] = mbs_partitionLightParent(size[p], m->body_mass[b], m->body_mass[p]);
+        nl++;
+      }
     }
     // the roots start clean cuts (each subtree is contiguous in preorder; the stack is free)
     int nc = 0;

@@ -6,6 +6,7 @@
 /// Bodies come as runs of one joint type (a generator is one run), so a model of any size is
 /// partitioned in O(runs + P) without its bodies. A forest's trees listed one after another give
 /// clean cuts (a tree's root, no joint across it); a boundary near one moves there.
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include "mbspar/mbs_model.h"
@@ -138,10 +139,13 @@ mbsErr mbs_partitionRunsLight(const int *run_type, const int *run_len, int nrun,
     if (start[k] > n - (P - k)) start[k] = (int)(n - (P - k));
   // no rank starts at a body on a fixed joint, and no light joint crosses a boundary
   // (docs/formulation.md 4.9): move down past them
-  int *sm = nlight > 0 ? malloc(sizeof(int) * (size_t)nlight) : NULL;
+  int *sm = nlight > 0 ? malloc(2 * sizeof(int) * (size_t)nlight) : NULL, *sr = sm + nlight;
   if (nlight > 0 && !sm) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (partition)");
-  for (int i = nlight - 1; i >= 0; i--)
-    sm[i] = i + 1 < nlight && sm[i + 1] < light[2 * i + 1] ? sm[i + 1] : light[2 * i + 1];
+  for (int i = nlight - 1; i >= 0; i--) { // all light joints; the light roots' alone (sr)
+    int pe = light[2 * i + 1], pa = pe < 0 ? -1 - pe : pe, pr = pe < 0 ? pa : INT_MAX;
+    sm[i] = i + 1 < nlight && sm[i + 1] < pa ? sm[i + 1] : pa;
+    sr[i] = i + 1 < nlight && sr[i + 1] < pr ? sr[i + 1] : pr;
+  }
   for (int r2 = 1; r2 < P; r2++) {
     // the nearest clean place within MBS_PARTITION_FIXED_SKIP bodies (down first), above the
     // previous boundary; the following boundaries are pushed down if it lies at or past them
@@ -153,6 +157,17 @@ mbsErr mbs_partitionRunsLight(const int *run_type, const int *run_len, int nrun,
         if (b <= start[r2 - 1] || b > n - (P - r2)) continue;
         if (!mbs_jntIsFixed(mbs_partitionTypeAt(run_type, run_len, nrun, b)) &&
             !mbs_partitionCrossLight(light, sm, nlight, (int)b))
+          to = (int)b;
+      }
+    // none: the nearest place that no light root crosses (a light joint whose child is the light
+    // body: the rank below would start at a light body with its soft direction; a light leaf,
+    // the light body above the boundary, is taken exactly by schur, docs/formulation.md 4.9)
+    for (int d = 0; to < 0 && nlight > 0 && d <= MBS_PARTITION_FIXED_SKIP; d++)
+      for (int sg = 1; to < 0 && sg >= (d ? -1 : 1); sg -= 2) {
+        long b = (long)start[r2] + sg * d;
+        if (b <= start[r2 - 1] || b > n - (P - r2)) continue;
+        if (!mbs_jntIsFixed(mbs_partitionTypeAt(run_type, run_len, nrun, b)) &&
+            !mbs_partitionCrossLight(light, sr, nlight, (int)b))
           to = (int)b;
       }
     if (to >= 0) {
@@ -218,8 +233,11 @@ mbsErr mbs_partitionModel(const mbsModel *m, int P, int *start) {
   for (int b = 0; b < m->nbody; b++) {
     int p = m->body_parent[b];
     if (p >= 0 && mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]),
-                                       m->body_mass[b], mbs_jntIsFixed(m->body_jnttype[b])))
-      lj[2 * nl] = b, lj[2 * nl + 1] = p, nl++;
+                                       m->body_mass[b], mbs_jntIsFixed(m->body_jnttype[b]))) {
+      lj[2 * nl] = b,
+             lj[2 * nl + 1] = mbs_partitionLightParent(p, m->body_mass[b], m->body_mass[p]);
+      nl++;
+    }
   }
   mbsErr e = mbs_partitionRunsLight(t, l, nr, chain, cut, nc, lj, nl, P, start);
   free(t), free(l), free(cut), free(lj);
@@ -270,7 +288,8 @@ void mbs_partitionNoteMass(mbsModel *m, int first, int count, int parent, double
     if (mbs_partitionIsLight(fabs(pm), pm < 0, mass, fixed)) {
       int n = 2 * m->nrun_light;
       if (mbs_partitionPush(&m->run_light, &n, &m->run_lightcap, first) ||
-          mbs_partitionPush(&m->run_light, &n, &m->run_lightcap, parent)) {
+          mbs_partitionPush(&m->run_light, &n, &m->run_lightcap,
+                            mbs_partitionLightParent(parent, mass, fabs(pm)))) {
         m->nrun_m = -1;
         return;
       }

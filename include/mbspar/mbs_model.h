@@ -253,7 +253,8 @@ typedef struct mbsModel {
                         ///< joints (mbs_partitionNoteMass)
   int nrun_m, run_mcap; ///< -1: out of memory (no light joints recorded)
   int *run_light;       ///< (2 x nrun_light) light joints: (child, parent) whose masses are
-                        ///< MBS_PARTITION_LIGHT apart, ascending by child (mbs_partitionRunsLight)
+                        ///< MBS_PARTITION_LIGHT apart, ascending by child (mbs_partitionRunsLight;
+  ///< parent as mbs_partitionLightParent: -1 - parent if the child is lighter)
   int nrun_light, run_lightcap;
   int cap;           ///< capacity of the per-body arrays
   int *name_table;   ///< (name_tablecap) open-addressing hash of body names, -1 = empty
@@ -373,6 +374,15 @@ mbsErr mbs_partitionRunsLight(const int *run_type, const int *run_len, int nrun,
 /// mass \p mc (\p cfixed) is light: one mass MBS_PARTITION_LIGHT or more times the other, the
 /// lighter body on a moving joint (a light body on a fixed joint is eliminated into its parent in
 /// inertia form wherever the cut is: the fixed-joint rule covers it as a rank root).
+/// A light joint's parent entry in the light lists of mbs_partitionRunsLight: the parent, or
+/// -1 - parent when the child is the lighter body (a light root: a boundary there starts a rank
+/// at the light body). mbs_partitionLightParentOf decodes it.
+static inline int mbs_partitionLightParent(int parent, double mchild, double mparent) {
+  return mchild < mparent ? -1 - parent : parent;
+}
+static inline int mbs_partitionLightParentOf(int entry) {
+  return entry < 0 ? -1 - entry : entry;
+}
 static inline int mbs_partitionIsLight(double mp, int pfixed, double mc, int cfixed) {
   return (mc >= MBS_PARTITION_LIGHT * mp && !pfixed) || (mp >= MBS_PARTITION_LIGHT * mc && !cfixed);
 }

@@ -86,7 +86,27 @@ typedef struct mbsSchur {
   mbsReal *tpwork;         ///< (ntpwork) scratch of mbs_abaSpikeCols
   int ntpwork;
   mbsReal *cpool; ///< condensed systems of the components
+  mbsReal *light; ///< (nport x MBS_SCHUR_LW) or NULL: light-leaf cut joints
+                  ///< (src/schur/schur_light.c): state (0 none, 1 cut, 2 leaf term left out by the
+                  ///< factor), 1/D, phi, sqrt(Ds), t; set by the parallel layer
 } mbsSchur;
+
+/// Values per port in mbsSchur.light; most cut-joint unknowns below one light leaf.
+#define MBS_SCHUR_LW       6
+#define MBS_SCHUR_LIGHTMAX 24
+/// 1 if body \p b (its parent in the rank, whose bodies end before \p b1) is a light leaf: a light
+/// body (mbs_partitionIsLight, lighter than each child) on an axis-specialised revolute joint
+/// whose children all lie on other ranks (at most MBS_SCHUR_LIGHTMAX cut-joint unknowns;
+/// docs/formulation.md 4.9). Local.
+int mbs_schurLightLeaf(const mbsModel *m, int b, int b1);
+/// The change of variables of the light leaf \p b's children's cut joints (*ncol unknowns, child
+/// order): R (ncol x ncol, row-major), lambda = R (y; t); returns sqrt(Ds) (0: R = identity, v or
+/// Ds vanish). Needs w->xpar of b's children. Local.
+mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int b, mbsReal *R, int *ncol);
+/// C <- R^T C R, g <- R^T g on the unknowns [o, o + nl) of an n x n system. Local.
+void mbs_schurLightApply(int n, int o, int nl, const mbsReal *R, mbsReal *C, mbsReal *g);
+/// x <- R x (nl values). Local.
+void mbs_schurLightVec(int nl, const mbsReal *R, mbsReal *x);
 
 /// Set up a segment [s0, s1) of model \p m: components, ports, workspace. Local.
 mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **s);
@@ -202,6 +222,11 @@ void mbs_schurRankBack(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const mbs
 /// C_ee is not finite or zero. Local.
 #define MBS_SCHUR_PIVOT_FLOOR 1e-13
 int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor);
+/// mbs_schurReduce with the pivot floor per block of the eliminated unknowns (\p blk: ne block
+/// labels, equal within a block, blocks contiguous): 1e-13 times the block's largest diagonal
+/// (the schur passes on models with light leaves, docs/formulation.md 4.9). Local.
+int mbs_schurReduceBlk(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor,
+                       const int *blk);
 /// After mbs_schurReduce: x_e = L^{-T} (z - Z x_k). Local.
 void mbs_schurExpand(int nk, int ne, const mbsReal *C, const mbsReal *g, const mbsReal *xk,
                      mbsReal *xe);

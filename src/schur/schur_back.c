@@ -91,6 +91,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
     mbs_schurG(w->xpar + 12 * l, T, nl, G);
     for (int j = 0; j < nl; j++)
       for (int r = 0; r < 6; r++) p[r] += G[6 * j + r] * pi[j];
+    if (s->light) mbs_schurLightSpikeBack(m, s, cp->last, p);
     for (int b = cp->last;; b = m->body_parent[b]) {
       memcpy(s->spk + 6 * (b - s->s0), p, sizeof p);
       if (b == cp->root) break;
@@ -123,6 +124,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       for (int j = 0; j < nl; j++)
         for (int r = 0; r < 6; r++) p[r] += G[6 * j + r] * pi[j];
     }
+    if (s->light) mbs_schurLightSpikeBack(m, s, b, p);
     if (b == cp->root) continue;
     memcpy(v, p, sizeof v);
     mbs_abaSpikeVec(m, w, b, v);

@@ -411,12 +411,22 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
       if (s->onpath[lb] && cp->spath == 2) { // the subtree's columns of the tree's spike
         int ld, o = s->body_c0[lb] - cp->c0;
         mbsReal *sw = mbs_schurSpw(s, cp, &ld);
-        mbs_abaSpikeCols(m, w, b, s->body_nc[lb], ld, sw + o, sw + 6 * ld + ld * o + o,
-                         sw + 6 * ld + ld * ld + o, s->tpwork);
+        int lq = mbs_schurLightAt(m, s, b);
+        if (lq >= 0)
+          mbs_schurLightSpike(m, w, s, lq, b, ld, s->body_nc[lb], sw + o, sw + 6 * ld + ld * o + o,
+                              sw + 6 * ld + ld * ld + o);
+        else
+          mbs_abaSpikeCols(m, w, b, s->body_nc[lb], ld, sw + o, sw + 6 * ld + ld * o + o,
+                           sw + 6 * ld + ld * ld + o, s->tpwork);
         if (b == cp->root) mbs_schurSpathGround(m, w, s, cp);
       } else if (s->onpath[lb]) {
         mbsReal *sw = s->spP + MBS_SPW * s->body_comp[lb];
-        mbs_abaSpike(m, w, b, sw, sw + MBS_SPW_TH, sw + MBS_SPW_GA);
+        int lq = b == cp->last ? mbs_schurLightAt(m, s, b) : -1;
+        if (lq >= 0)
+          mbs_schurLightSpike(m, w, s, lq, b, MBS_SPIKE_LD, MBS_SPIKE_LD, sw, sw + MBS_SPW_TH,
+                              sw + MBS_SPW_GA);
+        else
+          mbs_abaSpike(m, w, b, sw, sw + MBS_SPW_TH, sw + MBS_SPW_GA);
         if (b == cp->root) mbs_schurSpathGround(m, w, s, cp);
       }
       continue;

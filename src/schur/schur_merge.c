@@ -14,17 +14,30 @@
 // ---------------------------------------------------------------- dense port systems
 
 int mbs_schurReduce(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor) {
+  return mbs_schurReduceBlk(nk, ne, C, g, S, sg, nfloor, NULL);
+}
+
+int mbs_schurReduceBlk(int nk, int ne, mbsReal *C, mbsReal *g, mbsReal *S, mbsReal *sg, int *nfloor,
+                       const int *blk) {
   int n = nk + ne;
   MBS_FLOPS(mbs_flopSchurReduce(nk, ne));
   // the pivot floor: a port system is positive semidefinite up to rounding that grows with the
   // length of the pieces it condenses (docs/formulation.md, 4.7); pivots below the floor are
-  // raised to it (or to their own magnitude, the rounding level they show)
+  // raised to it (or to their own magnitude, the rounding level they show). With blocks: the
+  // largest diagonal of the pivot's own block (light bodies, 4.9: a childless light body's
+  // compliance, ~1e16, sets no floor for the moderate joints beside it)
   mbsReal smax = 0;
   for (int j = nk; j < n; j++)
     if (fabs(C[(size_t)n * j + j]) > smax) smax = fabs(C[(size_t)n * j + j]);
-  const mbsReal floor_ = MBS_SCHUR_PIVOT_FLOOR * smax;
+  mbsReal floor_ = MBS_SCHUR_PIVOT_FLOOR * smax;
   // Cholesky of C_ee in place (rows/columns nk..n-1, lower triangle)
   for (int j = nk; j < n; j++) {
+    if (blk && (j == nk || blk[j - nk] != blk[j - nk - 1])) { // a new block: its own floor
+      mbsReal bmax = 0;
+      for (int i = j; i < n && blk[i - nk] == blk[j - nk]; i++)
+        if (fabs(C[(size_t)n * i + i]) > bmax) bmax = fabs(C[(size_t)n * i + i]);
+      floor_ = MBS_SCHUR_PIVOT_FLOOR * bmax;
+    }
     mbsReal d = C[(size_t)n * j + j];
     for (int l = nk; l < j; l++) d -= C[(size_t)n * j + l] * C[(size_t)n * j + l];
     if (!isfinite(d) || !(smax > 0)) return 0;

@@ -146,6 +146,14 @@ static inline const mbsReal *mbs_schurPhi0(const mbsSchur *s, int lb) {
   return s->phi0_adr[lb] < 0 ? s->Minv + 36 * lb : s->Phi0 + s->phi0_adr[lb];
 }
 
+// light leaves (schur_light.c): the light-leaf port below path body b (its only child), or -1;
+// its spike step with the leaf's own term left out (ld, nq: the spike's leading dimension and
+// columns, MBS_SPIKE_LD both for a path); in the back-substitution, S^T p at b from t
+int mbs_schurLightAt(const mbsModel *m, const mbsSchur *s, int b);
+void mbs_schurLightSpike(const mbsModel *m, const mbsWork *w, mbsSchur *s, int q, int b, int ld,
+                         int nq, mbsReal *P, mbsReal *Th, mbsReal *gam);
+void mbs_schurLightSpikeBack(const mbsModel *m, const mbsSchur *s, int b, mbsReal *p);
+
 // f -= X^T (T lam) for joint c: the wrench its constraint force puts on the parent (schur_back.c)
 void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int c,
                               const mbsReal *lam, mbsReal *f);

@@ -30,7 +30,8 @@ void mbs_schurDestroy(mbsSchur **ps) {
                   s->beta,     s->psi_adr,   s->th_adr,    s->gam_adr,  s->v_adr,   s->Psi,
                   s->Theta,    s->gam,       s->V,         s->v_w,      s->v_c0,    s->cur,
                   s->cpool,    s->mode,      s->initp,     s->phi0_adr, s->Phi0,    s->onpath,
-                  s->selfinit, s->spk,       s->spP,       s->tp_adr,   s->tpool,   s->tpwork};
+                  s->selfinit, s->spk,       s->spP,       s->tp_adr,   s->tpool,   s->tpwork,
+                  s->light};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(s);
   *ps = NULL;
