@@ -90,8 +90,8 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
       int sch = mbs_solverFromName("schur");
       c.rule = 5;
       c.method = MBS_SOLVER_ABA;
-      if (!(e = mbs_configCountBodies(cfg, &n, &largest)) && dyn && sch >= 0 &&
-          j.ranks == size && size > 1 && j.slow <= 1 && n >= (long long)MBSP_AUTO_FLEXMIN * size)
+      if (!(e = mbs_configCountBodies(cfg, &n, &largest)) && dyn && sch >= 0 && j.ranks == size &&
+          size > 1 && j.slow <= 1 && n >= (long long)MBSP_AUTO_FLEXMIN * size)
         c.method = sch;
     } else if (cfg->nloops || cfg->nforces) {
       c.rule = 1; // closed loops, spring-dampers: aba (mbs_cfgLoopMethod set it)
