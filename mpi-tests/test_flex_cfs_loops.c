@@ -14,7 +14,9 @@
 /// consistent, as along a motion. The same models on schur's distributed elimination
 /// (src/flex_part_loops.c over parallel/flex_par.c, docs/flexible.md 15.4: one tree solve with
 /// the applied forces and one homogeneous unit solve per closure row on the ranks' body ranges,
-/// the k x k system's minimum-norm solution) against the oracle to 1e-9 as well.
+/// the k x k system's minimum-norm solution) against the oracle to 1e-9 as well, and on the
+/// models with independent closure rows also at the state before the projection with
+/// solver.baumgarte = [3, 4] (the rows' bias with its cdot and c terms).
 #include <stdlib.h>
 #include "mbs_test.h"
 #include "flex_gen.h"
