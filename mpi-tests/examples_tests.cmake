@@ -120,6 +120,14 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(flex_loops PROPERTIES LABELS mpi PROCESSORS 1 TIMEOUT 120
                        ENVIRONMENT "${MBS_MPI_ENV}")
 endif()
+# the same loops on schur's distributed elimination at 2 and 3 ranks (docs/flexible.md 15.4)
+if(TARGET mbspar AND MBS_EXAMPLES_PY)
+  add_test(NAME flex_loops_par COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_loops_par.sh
+                                       $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY} ${CMAKE_SOURCE_DIR}/configs
+                                       ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS})
+  set_tests_properties(flex_loops_par PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 120
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endif()
 # the spin-up beam over 30 s against 100 lumped links (slow)
 if(TARGET mbspar AND MBS_EXAMPLES_PY)
   add_test(NAME flex_spinup_30s COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_spinup_slow.sh

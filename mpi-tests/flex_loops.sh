@@ -11,7 +11,8 @@
 #    closure drifts above that;
 #  - a run restarted from its checkpoint halfway ends in the same state to the bit;
 #  - accel with direct, jcg, gs, sor and petsc (if built; the loop rows in the constraint-force
-#    system) prints the oracle's qdd digits;
+#    system) and schur (the loop layer on the distributed elimination, here one range) prints the
+#    oracle's qdd digits (schur over 2 and 3 ranks: flex_loops_par.sh);
 #  - the methods that cannot take flexible loops refuse (one line, exit 8), and node1 on a rigid
 #    body is an input error (exit 2).
 # usage: flex_loops.sh MBSPAR PYTHON3 CONFIGS
@@ -64,13 +65,13 @@ oracle=$(grep 'qdd =' "$tmp/out" | sed 's/.*qdd =//')
 # petsc only when built with it (--version says "PETSc -" otherwise)
 withpetsc=petsc
 "$mbspar" --version | grep -q 'PETSc -,' && withpetsc=
-for m in direct jcg gs sor $withpetsc; do
+for m in direct jcg gs sor schur $withpetsc; do
   run 0 "$mbspar" accel "$cfg" --set solver.method="$m"
   got=$(grep 'qdd =' "$tmp/out" | sed 's/.*qdd =//')
   { [ -n "$oracle" ] && [ "$got" = "$oracle" ]; } || bad "$m: qdd$got against the oracle's$oracle"
 done
-echo "accel: the oracle, direct, jcg, gs, sor and petsc give qdd =$oracle"
-for m in jacobi chebyshev schur; do
+echo "accel: the oracle, direct, jcg, gs, sor, schur and petsc give qdd =$oracle"
+for m in jacobi chebyshev; do
   run 8 "$mbspar" accel "$cfg" --set solver.method="$m"
   { [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "got solver.method = $m" "$tmp/err"; } ||
     bad "$m not refused: $(cat "$tmp/err")"

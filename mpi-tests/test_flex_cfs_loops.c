@@ -11,11 +11,17 @@
 /// block and the modal block each relative to its largest entry (at least 1 % of the largest of
 /// all: some random loops lock the mechanism, whose joint accelerations are then roundoff). The
 /// state is first put on the loops (mbs_flexOracleLoopProject), where redundant closure rows are
-/// consistent, as along a motion.
+/// consistent, as along a motion. The same models on schur's distributed elimination
+/// (src/flex_part_loops.c over parallel/flex_par.c, docs/flexible.md 15.4: one tree solve with
+/// the applied forces and one homogeneous unit solve per closure row on the ranks' body ranges,
+/// the k x k system's minimum-norm solution) against the oracle to 1e-9 as well, and on the
+/// models with independent closure rows also at the state before the projection with
+/// solver.baumgarte = [3, 4] (the rows' bias with its cdot and c terms).
 #include <stdlib.h>
 #include "mbs_test.h"
 #include "flex_gen.h"
 #include "flex_cfs_par.h"
+#include "flex_par.h"
 #include "petsc_ref.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_flex.h"
@@ -116,7 +122,8 @@ int main(int argc, char **argv) {
   (void)blockDiff; // flex_gen.h's plain form: blockDiffFloor here
   Body B[NB];
   char *t1 = malloc(CAP);
-  double worst[5] = {0, 0, 0, 0, 0};
+  double worst[7] = {0, 0, 0, 0, 0, 0, 0};
+  int nbaum = 0;
   int nsmall = 0, itgs[2] = {0, 0};
   int ntrial = 0, itmax = 0, nnode = 0, nflex = 0, nloops = 0, nred = 0;
   for (int trial = 0; t1 && trial < NTRIAL; trial++) {
@@ -155,6 +162,10 @@ int main(int argc, char **argv) {
       // onto the loops (positions and rates): the closure rows are then consistent where they
       // are redundant, as along a motion
       double *q = malloc(sizeof(double) * ((size_t)m->nq + 1));
+      double *yb = malloc(sizeof(double) * ((size_t)N + 1)),
+             *eb = malloc(sizeof(double) * ((size_t)N + 1));
+      if (yb && eb) // the state off the loops: schur with Baumgarte's terms below
+        memcpy(yb, y, sizeof(double) * (size_t)N), memcpy(eb, eta, sizeof(double) * (size_t)N);
       mbsFlexLoopProj pj;
       if (q) {
         memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
@@ -184,6 +195,34 @@ int main(int argc, char **argv) {
         if (k == 1 && it > itmax) itmax = it;
         if (k >= 3 && it > itgs[k - 3]) itgs[k - 3] = it;
       }
+      // schur: the loop layer on the ranges (every rank calls; ydd complete on rank 0)
+      mbspFlexPar *fp = NULL;
+      MBS_EXPECT_OK(mbsp_flexParCreate(comm, m, &fp));
+      if (fp && q) {
+        memset(yc, 0, sizeof(double) * (size_t)N);
+        mbsErr e = mbsp_flexParAccel(fp, q, y, eta, yc);
+        MBS_EXPECT(e == MBS_OK, "trial %d schur: %s", trial, mbs_errMsg());
+        double d = rank == 0 ? blockDiffFloor(yc, yo, N, nv) : 0;
+        MBS_EXPECT(d < 1e-9, "trial %d (%d bodies, %d loop rows, rank %d) schur: %.3e", trial, nb,
+                   li.n, li.rank, d);
+        worst[5] = fmax(worst[5], d);
+      }
+      // off the loops (c, cdot not zero) with solver.baumgarte = [3, 4]: the bias k's closure
+      // and Baumgarte terms against the oracle's; models whose closure rows are independent (the
+      // redundant rows of the others are then inconsistent)
+      if (fp && yb && eb && li.rank == li.n) {
+        double *yo2 = calloc((size_t)N + 1, sizeof(double));
+        m->opt.baumgarte[0] = 3, m->opt.baumgarte[1] = 4;
+        MBS_EXPECT_OK(mbs_flexOracleAccel(o, m->q0, yb, eb, yo2));
+        MBS_EXPECT_OK(mbsp_flexParAccel(fp, m->q0, yb, eb, yc));
+        double d = rank == 0 && yo2 ? blockDiffFloor(yc, yo2, N, nv) : 0;
+        MBS_EXPECT(d < 1e-9, "trial %d schur with Baumgarte off the loops: %.3e", trial, d);
+        worst[6] = fmax(worst[6], d), nbaum++;
+        m->opt.baumgarte[0] = m->opt.baumgarte[1] = 0;
+        free(yo2);
+      }
+      free(yb), free(eb);
+      mbsp_flexParDestroy(&fp);
       ntrial++;
       free(q);
     }
@@ -194,11 +233,13 @@ int main(int argc, char **argv) {
   free(t1);
   if (rank == 0)
     printf("np=%d: %d models, %d flexible bodies, %d loops (%d sides on nodes, %d models with "
-           "redundant closure rows): direct %.2e, jcg %.2e, petsc %.2e%s against the dense oracle "
-           "(bound 1e-9), jcg at most %d iterations; on the %d models of 4-5 bodies gs %.2e, sor "
-           "%.2e (at most %d, %d sweeps; locked models skipped)\n",
+           "redundant closure rows): direct %.2e, jcg %.2e, petsc %.2e%s, schur %.2e against the "
+           "dense oracle (bound 1e-9), jcg at most %d iterations; on the %d models of 4-5 bodies "
+           "gs %.2e, sor %.2e (at most %d, %d sweeps; locked models skipped); schur off the loops "
+           "with Baumgarte [3, 4] on the %d models with independent rows %.2e\n",
            P, ntrial, nflex, nloops, nnode, nred, worst[0], worst[1], worst[2],
-           petsc ? "" : " (not built)", itmax, nsmall, worst[3], worst[4], itgs[0], itgs[1]);
+           petsc ? "" : " (not built)", worst[5], itmax, nsmall, worst[3], worst[4], itgs[0],
+           itgs[1], nbaum, worst[6]);
   MBS_EXPECT(ntrial == NTRIAL && nnode >= 3 && nloops >= 16, "coverage: %d models %d nodes", ntrial,
              nnode);
   long fails = mbs_test_fail;

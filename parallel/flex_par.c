@@ -7,10 +7,11 @@
 /// their loop on rank 0 alone and the other ranks serve it (mbsp_flexParServe): rank 0 then
 /// broadcasts the state before each evaluation (nq + N + ne doubles), which a replicated
 /// integration would save; the kinematics of each range's ancestors are recomputed by its rank
-/// (O(n) per rank, a tenth of an evaluation's flops on the chain of links). Driven joints
-/// (mbsp_flexParBeginDriven; src/flex_hybrid.c): their k prescribed accelerations travel with the
-/// state, each rank computes the driving forces of its own bodies and one allreduce of k doubles
-/// sums them.
+/// (O(n) per rank, a tenth of an evaluation's flops on the chain of links). Closed loops
+/// (mbsp_fpLoops): 1 + (closure rows) tree solves and one more sum of n^2 + n doubles. Driven
+/// joints (mbsp_flexParBeginDriven; src/flex_hybrid.c): their k prescribed accelerations travel
+/// with the state, each rank computes the driving forces of its own bodies and one allreduce of k
+/// doubles sums them.
 #include <stdlib.h>
 #include <string.h>
 #include "flex_par.h"
@@ -99,12 +100,11 @@ static mbsErr mbsp_fpSend(mbspFlexPar *p, int cmd, const double *q, const double
                          0);
 }
 
-// the evaluation proper (every rank)
-static mbsErr mbsp_fpAccel(mbspFlexPar *p, const double *q, const double *y, const double *eta,
-                           double *ydd) {
+// one tree solve (every rank): the ranges' passes, the interface system's sum, the finish
+static mbsErr mbsp_fpTree(mbspFlexPar *p, const double *q, const double *y, const double *eta,
+                          double *ydd) {
   double *buf = NULL;
   int n = 0;
-  p->evals++;
   mbsErr e = mbs_flexPartLocal(p->part, q, y, eta, &buf, &n);
   MBS_CALL(mbsp_agreeErr(p->comm, e));
   if (n && p->P > 1) { // the sum, bitwise the same on every rank (rank 0's broadcast)
@@ -112,7 +112,42 @@ static mbsErr mbsp_fpAccel(mbspFlexPar *p, const double *q, const double *y, con
     MBS_CALL(mbsp_bcastBytes(p->comm, buf, sizeof(double) * (size_t)n, 0));
   }
   e = mbs_flexPartFinish(p->part, q, y, ydd);
-  MBS_CALL(mbsp_agreeErr(p->comm, e));
+  return mbsp_agreeErr(p->comm, e);
+}
+
+// closed loops (src/flex_part_loops.c, docs/flexible.md 15.4): tree solve 0, one homogeneous
+// unit solve per closure row that is not a zero row, one sum of A and G ydd0 (n^2 + n doubles)
+// and rank 0's broadcast of it, the range-space combination on each rank's own entries
+static mbsErr mbsp_fpLoops(mbspFlexPar *p, const double *q, const double *y, const double *eta,
+                           double *ydd, int nab, double *Ab) {
+  int n = p->m->nlam_loop;
+  (void)mbs_flexPartLoopUnit(p->part, -1);
+  MBS_CALL(mbsp_fpTree(p, q, y, eta, ydd));
+  mbs_flexPartLoopDots(p->part, ydd);
+  for (int j = 0; j < n; j++) {
+    double *yj = mbs_flexPartLoopUnit(p->part, j);
+    if (!yj) continue; // a zero row: no motion violates it
+    mbsErr e = mbsp_fpTree(p, q, y, eta, yj);
+    mbs_flexPartLoopDots(p->part, yj); // (also back to the applied forces)
+    MBS_CALL(e);
+  }
+  if (p->P > 1) {
+    MBS_CALL(mbsp_allreduceSum(p->comm, Ab, nab));
+    MBS_CALL(mbsp_bcastBytes(p->comm, Ab, sizeof(double) * (size_t)nab, 0));
+  }
+  return mbsp_agreeErr(p->comm, mbs_flexPartLoopSolve(p->part, ydd));
+}
+
+// the evaluation proper (every rank)
+static mbsErr mbsp_fpAccel(mbspFlexPar *p, const double *q, const double *y, const double *eta,
+                           double *ydd) {
+  double *Ab = NULL;
+  p->evals++;
+  int nab = mbs_flexPartLoopRows(p->part, q, y, eta, &Ab);
+  if (nab)
+    MBS_CALL(mbsp_fpLoops(p, q, y, eta, ydd, nab, Ab));
+  else
+    MBS_CALL(mbsp_fpTree(p, q, y, eta, ydd));
   if (p->P == 1) return MBS_OK;
   mbs_flexPartPack(p->part, p->rank, ydd, p->mine);
   MBS_CALL(mbsp_gatherv(p->comm, p->mine, p->cnt[p->rank], p->all, p->cnt, p->dsp));

@@ -85,13 +85,13 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
       c.method = MBS_SOLVER_ABA;
     } else if (mbs_configHasFlexible(cfg)) {
       // flexible bodies: the distributed elimination (accel, undriven run) on unshared ranks
-      // with enough bodies each, else the serial oracles (docs/flexible.md 11); closed loops:
-      // the dense oracle, the only method that takes them with flexible bodies (14)
+      // with enough bodies each, else the serial oracles (docs/flexible.md 11); closed loops
+      // too (its loop layer, docs/flexible.md 15.4)
       int sch = mbs_solverFromName("schur");
       c.rule = 5;
       c.method = MBS_SOLVER_ABA;
-      if (!(e = mbs_configCountBodies(cfg, &n, &largest)) && dyn && sch >= 0 && !cfg->nloops &&
-          j.ranks == size && size > 1 && j.slow <= 1 && n >= (long long)MBSP_AUTO_FLEXMIN * size)
+      if (!(e = mbs_configCountBodies(cfg, &n, &largest)) && dyn && sch >= 0 && j.ranks == size &&
+          size > 1 && j.slow <= 1 && n >= (long long)MBSP_AUTO_FLEXMIN * size)
         c.method = sch;
     } else if (cfg->nloops || cfg->nforces) {
       c.rule = 1; // closed loops, spring-dampers: aba (mbs_cfgLoopMethod set it)

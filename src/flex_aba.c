@@ -417,8 +417,8 @@ mbsErr mbs_faCondense(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y) 
     mbsReal t = 0;
     if (k < nd) {
       int dd = d0 + k;
-      t = m->dof_force[dd] - m->dof_damping[dd] * y[dd];
-      if (scalar) t -= m->dof_stiffness[dd] * (qb[k] - m->dof_springref[dd]);
+      if (!a->homog) t = m->dof_force[dd] - m->dof_damping[dd] * y[dd];
+      if (!a->homog && scalar) t -= m->dof_stiffness[dd] * (qb[k] - m->dof_springref[dd]);
       for (int i = 0; i < 6; i++) t -= Sw[6 * k + i] * pA[i];
     } else {
       t = -pA[6 + k - nd];
@@ -448,7 +448,7 @@ mbsErr mbs_faCondense(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y) 
     }
   for (int i = 0; i < 6; i++) {
     mbsReal t = pA[i];
-    for (int j = 0; j < 6; j++) t += Ia[i * 6 + j] * c[j];
+    for (int j = 0; !a->homog && j < 6; j++) t += Ia[i * 6 + j] * c[j];
     for (int k = 0; k < nu; k++) t += W[i * nu + k] * v[k];
     pa[i] = t;
   }

@@ -57,77 +57,25 @@ void mbs_fcLoopNeed(mbsFlexCfs *f) {
 void mbs_fcLoopPrepare(mbsFlexCfs *f, const mbsReal *y, const mbsReal *eta) {
   const mbsModel *m = f->m;
   mbsFlexAba *a = f->a;
-  int nzmax = f->nzmax, owner = mbs_fcLoopOwner(f);
-  mbsReal al = m->opt.baumgarte[0], be = m->opt.baumgarte[1];
-  for (int k = 0, i0 = 0; k < m->nloop; k++) {
-    int nk = m->loop_lamnum[k];
-    mbsReal R[2][9], p[2][3], om[2][3], vo[2][3], cs[2][6], v[2][6], Fo[24];
-    mbsLoopSide ls[2] = {{NULL, NULL, NULL}, {NULL, NULL, NULL}};
-    for (int s = 0; s < 2; s++) {
-      int b = m->loop_body[2 * k + s], nd = mbs_flexSetLoopNodeOf(m->flex, k, s);
-      memcpy(Fo + 12 * s, m->loop_frame + 24 * k + 12 * s, 12 * sizeof(mbsReal));
-      if (b < 0) continue;
-      int n = a->nz[b], fk = a->flexof[b];
-      mbsReal *A = f->lA + (size_t)6 * nzmax * s; // 6 x n
-      if (nd >= 0 && fk >= 0) {
-        const mbsFlexBody *fb = a->f[fk].fb;
-        const mbsFlexModal *md = &fb->modal;
-        mbsReal x = fb->spec.node_x[nd];
-        const mbsReal *Gn = a->f[fk].Gnode ? a->f[fk].Gnode + (size_t)nd * md->m * md->m : NULL;
-        mbs_faNode(a, mbs_foNearestFe(md, x), x, Gn, b, y, eta, R[s], p[s], om[s], vo[s], A, cs[s]);
-        Fo[12 * s] -= x; // the frame's origin is measured from the node
-      } else {
-        memcpy(R[s], a->Rw + 9 * b, sizeof R[s]);
-        memcpy(p[s], a->pw + 3 * b, sizeof p[s]);
-        memcpy(om[s], a->om + 3 * b, sizeof om[s]);
-        memcpy(vo[s], a->vo + 3 * b, sizeof vo[s]);
-        memset(A, 0, sizeof(mbsReal) * 6 * (size_t)n);
-        for (int i = 0; i < 6; i++) A[i * n + i] = 1, cs[s][i] = 0;
-      }
-      for (int i = 0; i < 3; i++) { // body-coordinate velocity of the frame
-        v[s][i] = R[s][i] * om[s][0] + R[s][3 + i] * om[s][1] + R[s][6 + i] * om[s][2];
-        v[s][3 + i] = R[s][i] * vo[s][0] + R[s][3 + i] * vo[s][1] + R[s][6 + i] * vo[s][2];
-      }
-      ls[s].R = R[s], ls[s].x = p[s], ls[s].v = v[s];
-    }
-    mbsReal D[2][36], c[6], cd[6], kap[6];
-    mbsu_loopClosure(m->loop_type[k], Fo, Fo + 12, ls, ls + 1, D[0], D[1], c, cd, kap);
-    for (int r = 0; r < nk; r++) {
+  int nzmax = f->nzmax;
+  mbs_faLoopRows(a, y, eta, nzmax, f->lA, f->lg, f->lk, NULL); // (src/flex_part_loops.c)
+  if (!mbs_fcLoopOwner(f)) return;
+  for (int k = 0, i0 = 0; k < m->nloop; i0 += m->loop_lamnum[k], k++)
+    for (int r = 0; r < m->loop_lamnum[k]; r++) { // the preconditioner's diagonal g^T M_b^-1 g
       int i = i0 + r;
-      mbsReal lk = -kap[r] + 2 * al * cd[r] + be * be * c[r], ld = 0;
+      mbsReal ld = 0;
       for (int s = 0; s < 2; s++) {
-        int b = m->loop_body[2 * k + s];
-        mbsReal *g = f->lg + (size_t)(2 * i + s) * nzmax;
-        if (b < 0) {
-          memset(g, 0, sizeof(mbsReal) * (size_t)nzmax);
-          continue;
-        }
-        int n = a->nz[b];
-        const mbsReal *A = f->lA + (size_t)6 * nzmax * s;
-        mbsReal dw[6], t[3];
-        mbs_foMat3Vec(R[s], D[s] + 6 * r, dw);
-        mbs_foMat3Vec(R[s], D[s] + 6 * r + 3, dw + 3);
+        int b = m->loop_body[2 * k + s], n = b < 0 ? 0 : a->nz[b];
+        const mbsReal *g = f->lg + (size_t)(2 * i + s) * nzmax,
+                      *Mi = b < 0 ? NULL : f->Minv + a->oq[b];
         for (int j = 0; j < n; j++) {
           mbsReal sum = 0;
-          for (int q = 0; q < 6; q++) sum += A[q * n + j] * dw[q];
-          g[j] = sum;
-        }
-        mbs_foCross(om[s], vo[s], t);
-        for (int q = 0; q < 6; q++) lk += dw[q] * cs[s][q];
-        lk -= dw[3] * t[0] + dw[4] * t[1] + dw[5] * t[2];
-        if (owner) { // the preconditioner's diagonal g^T M_b^-1 g
-          const mbsReal *Mi = f->Minv + a->oq[b];
-          for (int j = 0; j < n; j++) {
-            mbsReal sum = 0;
-            for (int q = 0; q < n; q++) sum += Mi[j * n + q] * g[q];
-            ld += g[j] * sum;
-          }
+          for (int q = 0; q < n; q++) sum += Mi[j * n + q] * g[q];
+          ld += g[j] * sum;
         }
       }
-      f->lk[i] = lk, f->ld[i] = ld;
+      f->ld[i] = ld;
     }
-    i0 += nk;
-  }
 }
 
 mbsErr mbs_fcLoopGather(mbsFlexCfs *f, const mbsReal *x) {

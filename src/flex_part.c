@@ -42,6 +42,7 @@ void mbs_flexPartDestroy(mbsFlexPart **pp) {
   free(p->starts), free(p->cutid), free(p->top), free(p->bot), free(p->rootof), free(p->kin);
   free(p->path), free(p->walk), free(p->hb), free(p->dpA), free(p->dv), free(p->dz), free(p->buf);
   free(p->x), free(p->piv), free(p->ydd);
+  mbs_fplFree(p);
   free(p);
   *pp = NULL;
 }
@@ -169,7 +170,7 @@ mbsErr mbs_flexPartCreate(const mbsModel *m, int nparts, int part, mbsFlexPart *
   for (int i = 0; i < p->nbot; i++) // the spikes' paths
     for (int b = m->body_parent[p->bot[i]]; b >= b0 && !p->path[b]; b = m->body_parent[b])
       p->path[b] = 1;
-  return MBS_OK;
+  return mbs_fplCreate(p);
 }
 
 int mbs_flexPartIfSize(const mbsFlexPart *p) {
@@ -246,6 +247,7 @@ mbsErr mbs_flexPartLocal(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, con
   *buf = p->buf, *n = ni * ni + ni;
   memset(p->buf, 0, sizeof(mbsReal) * (size_t)(*n));
   mbs_fpForward(p, q, y, eta);
+  mbs_fplForce(p); // a loop's unit solve: its forces alone
   for (int b = b0; b < b1; b++)
     memcpy(p->hb + a->ov[b], a->pA + a->ov[b], sizeof(mbsReal) * (size_t)a->nz[b]);
   // pass 2 on the forest (the bottom cuts' forces zero)
@@ -262,7 +264,8 @@ mbsErr mbs_flexPartLocal(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, con
     mbsReal ap[6], *ud = a->wk;
     MBS_FLOPS(mbs_flopFaApply(pb >= b0 ? a->nz[pb] : 0) +
               mbs_flopFaDown(mbs_faNd(a, b), mbs_fpNu(a, b)));
-    mbs_faApply(a, b, pb >= b0 ? a->zd + a->ov[pb] : NULL, a->c + 6 * b, ap); // a_g = 0
+    mbs_faApply(a, b, pb >= b0 ? a->zd + a->ov[pb] : NULL, a->homog ? NULL : a->c + 6 * b,
+                ap); // a_g = 0
     mbs_faDown(a, b, ap, a->u + a->ov[b], ud, a->zd + a->ov[b]);
     mbs_faOut(a, b, q, y, ud, p->ydd);
   }
@@ -399,7 +402,7 @@ mbsErr mbs_flexPartFinish(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, mb
   for (int b = b1 - 1; b >= b0; b--) {
     MBS_FLOPS(mbs_flopFaBiasUp(mbs_faNd(a, b), mbs_fpNu(a, b), mbs_fpScalar(m, b), 0) +
               (m->body_parent[b] >= b0 ? mbs_flopFaTransferOnly(mbs_fpNp(a, b), 0) : 0));
-    mbs_faBiasUp(a, b, q, y, a->pA + a->ov[b], 0, a->u + a->ov[b], a->pa + 6 * b);
+    mbs_faBiasUp(a, b, q, y, a->pA + a->ov[b], a->homog, a->u + a->ov[b], a->pa + 6 * b);
     if (m->body_parent[b] >= b0) mbs_faTransfer(a, b, 0, a->pa + 6 * b);
   }
   // pass 3 from the top cuts' a_g
@@ -409,10 +412,10 @@ mbsErr mbs_flexPartFinish(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, mb
     MBS_FLOPS((pb >= b0 ? mbs_flopFaApply(a->nz[pb]) : 6) +
               mbs_flopFaDown(mbs_faNd(a, b), mbs_fpNu(a, b)));
     if (pb >= b0) {
-      mbs_faApply(a, b, a->zd + a->ov[pb], a->c + 6 * b, ap);
+      mbs_faApply(a, b, a->zd + a->ov[pb], a->homog ? NULL : a->c + 6 * b, ap);
     } else {
       const mbsReal *ag = pb >= 0 ? p->x + 12 * p->cutid[b] : NULL;
-      for (int i = 0; i < 6; i++) ap[i] = a->c[6 * b + i] + (ag ? ag[i] : 0);
+      for (int i = 0; i < 6; i++) ap[i] = (a->homog ? 0 : a->c[6 * b + i]) + (ag ? ag[i] : 0);
     }
     mbs_faDown(a, b, ap, a->u + a->ov[b], ud, a->zd + a->ov[b]);
     mbs_faOut(a, b, q, y, ud, ydd);

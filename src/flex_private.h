@@ -120,6 +120,7 @@ struct mbsFlexAba {
   mbsReal *wk;                ///< scratch
   unsigned char *drv;         ///< (nbody) the body's joint is driven (NULL: none; flex_hybrid.c)
   mbsReal *acD, *tauD;        ///< (nv each) the driven dofs' accelerations and driving forces
+  int homog; ///< 1: a homogeneous solve (no joint forces, no velocity products; flex_part_loops.c)
 };
 
 /// The joint dofs of body b among its free directions: 0 when its joint is driven.
@@ -184,6 +185,19 @@ struct mbsFlexPart {
   int *piv;               ///< (nif)
   mbsReal *ydd;           ///< (N) the baseline pass's accelerations (parts without cuts)
   long evals, unit;       ///< evaluations, unit-response columns
+  struct mbsFpLoops *lp;  ///< closed loops (src/flex_part_loops.c; NULL: none)
 };
+
+/// The closure rows at a's kinematics (the sides' bodies done; docs/flexible.md 15.2): per row i
+/// and side s the generalised force g_s = A_s^T dw on body b_s's z (at lg + (2 i + s) nzmax), the
+/// bias k_i (lk) and, when D is not NULL, the directions at the bodies' origins in body
+/// coordinates (n x 12, the zero-row test's scale); lA: 12 nzmax scratch.
+void mbs_faLoopRows(mbsFlexAba *a, const mbsReal *y, const mbsReal *eta, int nzmax, mbsReal *lA,
+                    mbsReal *lg, mbsReal *lk, mbsReal *D);
+/// The loop layer of a part (flex_part_loops.c): created with the part, freed with it; the unit
+/// force of the current solve applied to the range's bias forces (after pass 1).
+mbsErr mbs_fplCreate(mbsFlexPart *p);
+void mbs_fplFree(mbsFlexPart *p);
+void mbs_fplForce(mbsFlexPart *p);
 
 #endif

@@ -295,6 +295,18 @@ mbsErr mbs_flexPartFinish(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, mb
 int mbs_flexPartCount(const mbsFlexPart *p, int r);
 void mbs_flexPartPack(const mbsFlexPart *p, int r, const mbsReal *ydd, mbsReal *buf);
 void mbs_flexPartUnpack(const mbsFlexPart *p, int r, const mbsReal *buf, mbsReal *ydd);
+/// Closed loops on the parts (src/flex_part_loops.c, docs/flexible.md 15.4), one evaluation:
+/// mbs_flexPartLoopRows (every part alike: the closure rows at (q, y, eta); *Ab the buffer of
+/// this part's share of A = G M^-1 G^T and G ydd0, its length returned, 0 without loops); tree
+/// solve 0 (mbs_flexPartLoopUnit(p, -1), Local, sum, Finish into ydd) and
+/// mbs_flexPartLoopDots(p, ydd); for each row j a unit solve where mbs_flexPartLoopUnit(p, j)
+/// returns its scratch (NULL: a zero row, skipped) and mbs_flexPartLoopDots with it; the parts'
+/// *Ab summed; mbs_flexPartLoopSolve writes this part's entries of ydd.
+int mbs_flexPartLoopRows(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
+                         mbsReal **Ab);
+mbsReal *mbs_flexPartLoopUnit(mbsFlexPart *p, int j);
+void mbs_flexPartLoopDots(mbsFlexPart *p, const mbsReal *ydd);
+mbsErr mbs_flexPartLoopSolve(mbsFlexPart *p, mbsReal *ydd);
 /// This part's bodies' kinetic and potential energies (as mbs_flexAbaEnergy; the parts' sum is
 /// the whole model's).
 mbsErr mbs_flexPartEnergy(mbsFlexPart *p, const mbsReal *q, const mbsReal *y, const mbsReal *eta,
