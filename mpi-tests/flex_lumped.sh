@@ -1,0 +1,204 @@
+#!/bin/sh
+# Modal files in the lumped form (issue 34 item 1; docs/flexible.md 14, version 2):
+#  - the same beam twice: configs/flex_modalfile.h5 (the line form) and its lumped form written by
+#    scripts/gen_lumped_file.py from-line (the Gauss points with their masses, polar inertias and
+#    interpolated shapes, the FE nodes as massless points) give accel's qdd, etadd and nodes,
+#    modes' omega and a 0.01 s rk4 run's positions and energies equal to 1e-12 (stiffening off:
+#    the lumped form has none; damping 0.02);
+#  - a node off the body's axes: a child on a point of the plate file that no mode moves moves as
+#    the same child on the body frame with the node's position added to its joint origin;
+#  - an independent 3-D body (gen_lumped_file.py plate: a plate with a full rotary inertia tensor
+#    and three point masses off the axes, on springs): check's omega_body (the file's M, K) and
+#    modes' omega (the oracle's linearisation with its own mass from the points) against the
+#    closed forms sqrt(k/m), sqrt(k_rot/lambda_i(J)) to 1e-9;
+#  - bad input in the new datasets: one line FILE:LINE naming the HDF5 file and the dataset,
+#    exit 2, nothing written.
+# usage: flex_lumped.sh MBSPAR PYTHON3 CONFIGS SCRIPTS
+mbspar=$1 py=$2 configs=$3 scripts=$4
+here=$(dirname "$0")
+# shellcheck source=testlib.sh
+. "$here/testlib.sh"
+mbs_test_init mbs_flex_lumped
+"$py" -c "import h5py, numpy" 2>/dev/null || {
+  echo "python3-h5py or python3-numpy not found: skipped"
+  exit 77
+}
+
+# ---- the same beam, line and lumped
+mkdir "$tmp/line" "$tmp/lump"
+sed 's/damping = 0.0;/damping = 0.02; stiffening = false;/' "$configs/flex_modalfile.cfg" \
+  >"$tmp/line/b.cfg"
+grep -q "stiffening = false;" "$tmp/line/b.cfg" || bad "no stiffening = false in b.cfg"
+cp "$configs/flex_modalfile.h5" "$tmp/line/"
+sed 's/flex_modalfile.h5/lumped.h5/' "$tmp/line/b.cfg" >"$tmp/lump/b.cfg"
+"$py" "$scripts/gen_lumped_file.py" from-line "$configs/flex_modalfile.h5" "$tmp/lump/lumped.h5" ||
+  bad "gen_lumped_file.py from-line"
+for n in line lump; do
+  run 0 "$mbspar" accel "$tmp/$n/b.cfg" --quiet --json "$tmp/a_$n.json"
+  run 0 "$mbspar" modes "$tmp/$n/b.cfg" --quiet --count 6 --json "$tmp/m_$n.json"
+  run 0 "$mbspar" run "$tmp/$n/b.cfg" --quiet --set integrator.method=rk4 \
+    --set integrator.dt=1e-4 --set integrator.t_end=0.01 --out "$tmp/r_$n"
+done
+r=$("$py" - "$tmp" <<'PY'
+import csv, json, sys
+t = sys.argv[1]
+L = lambda p: json.load(open(t + "/" + p))
+def flat(v):
+    if isinstance(v, dict):
+        return [x for k in sorted(v) for x in flat(v[k])]
+    if isinstance(v, list):
+        return [x for e in v for x in flat(e)]
+    return [v] if isinstance(v, (int, float)) else []
+def diff(a, b):
+    a, b = flat(a), flat(b)
+    assert len(a) == len(b) and a, (len(a), len(b))
+    s = max(abs(x) for x in a) or 1.0
+    return max(abs(x - y) for x, y in zip(a, b)) / s
+worst = 0.0
+a0, a1 = L("a_line.json"), L("a_lump.json")
+for k in ("qdd", "etadd", "nodes"):
+    worst = max(worst, diff(a0[k], a1[k]))
+worst = max(worst, diff(L("m_line.json")["results"]["omega"], L("m_lump.json")["results"]["omega"]))
+def table(n, f):
+    rows = list(csv.DictReader(open("%s/r_%s/%s" % (t, n, f))))
+    return {k: [float(r[k]) for r in rows] for k in rows[0] if not k.startswith("shape_")}
+for f in ("trajectory.csv", "energy.csv"):
+    t0, t1 = table("line", f), table("lump", f)
+    assert sorted(t0) == sorted(t1), (f, sorted(t0), sorted(t1))
+    for k in t0:
+        worst = max(worst, diff(t0[k], t1[k]))
+assert worst < 1e-12, worst
+print("ok %.2g" % worst)
+PY
+) || bad "line vs lumped: $r"
+case $r in ok*) echo "line vs lumped beam: accel, modes, run: largest relative difference $r" ;; *) bad "line vs lumped: $r" ;; esac
+
+# ---- an independent 3-D body: the plate and three masses on springs
+"$py" "$scripts/gen_lumped_file.py" plate "$tmp/plate.h5" >"$tmp/plate.json" ||
+  bad "gen_lumped_file.py plate"
+cat >"$tmp/plate.cfg" <<'EOF'
+model = { gravity = [0, 0, 0];
+  bodies = ( { name = "plate"; parent = "ground"; joint = { type = "fixed"; };
+      flexible = { file = "plate.h5"; }; } ); };
+EOF
+run 0 "$mbspar" check "$tmp/plate.cfg" --quiet --json "$tmp/plate_check.json"
+run 0 "$mbspar" modes "$tmp/plate.cfg" --quiet --count 15 --json "$tmp/plate_modes.json"
+r=$("$py" - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+ref = json.load(open(t + "/plate.json"))["omega"]
+body = json.load(open(t + "/plate_check.json"))["flexible"][0]
+modes = json.load(open(t + "/plate_modes.json"))["results"]["omega"]
+rel = lambda a, b: abs(a - b) / abs(b)
+assert len(body["omega_body"]) >= 6 and len(modes) == 15, (body["omega_body"], modes)
+e1 = max(rel(a, b) for a, b in zip(body["omega_body"], ref))
+e2 = max(rel(a, b) for a, b in zip(modes, ref))
+assert e1 < 1e-9 and e2 < 1e-9, (e1, e2)
+print("ok %.2g %.2g" % (e1, e2))
+PY
+) || bad "plate: $r"
+case $r in ok*) echo "plate: check's omega_body, modes' omega vs closed form: $r" ;; *) bad "plate: $r" ;; esac
+
+# ---- a node off the axes: a child on point "rim" (no mode moves it) = the child on the frame
+"$py" - "$tmp" <<'PY' || bad "making rim.h5"
+import shutil, sys
+import h5py, numpy as np
+t = sys.argv[1]
+shutil.copy(t + "/plate.h5", t + "/rim.h5")
+with h5py.File(t + "/rim.h5", "r+") as f:
+    def grow(k, row):
+        v = f[k][()]
+        del f[k]
+        f[k] = np.vstack([v, row]) if v.ndim == 2 else np.append(v, row)
+    grow("points/pos", [[0.2, -0.4, 0.3]])
+    grow("points/mass", 0.0)
+    grow("points/inertia", [[0.0] * 6])
+    grow("Phi", np.zeros((6, f["Phi"].shape[1])))
+    f["node_names"] = np.array(["rim"], dtype="S64")
+    f["node_fe"] = np.array([4], dtype=np.int32)
+PY
+for w in node frame; do
+  if [ "$w" = node ]; then j='node = "rim"; origin = [0.1, 0, 0];'; else j='origin = [0.3, -0.4, 0.3];'; fi
+  cat >"$tmp/rim_$w.cfg" <<EOF
+model = { gravity = [0, 0, -9.81];
+  bodies = ( { name = "plate"; parent = "ground"; joint = { type = "revolute"; axis = [0, 0, 1]; q0 = [0.4]; qd0 = [1.5]; };
+      flexible = { file = "rim.h5"; }; },
+    { name = "arm"; parent = "plate"; joint = { type = "revolute"; $j axis = [1, 0, 0]; q0 = [0.7]; qd0 = [-2]; };
+      mass = 0.4; com = [0, 0.2, 0]; inertia = [1e-3, 1e-3, 1e-3, 0, 0, 0]; } ); };
+EOF
+  run 0 "$mbspar" accel "$tmp/rim_$w.cfg" --quiet --json "$tmp/rim_$w.json"
+done
+r=$("$py" - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+a, b = (json.load(open("%s/rim_%s.json" % (t, w))) for w in ("node", "frame"))
+d = max(abs(x - y) for k in ("qdd", "etadd") for x, y in zip(a[k], b[k]))
+s = max(abs(x) for k in ("qdd", "etadd") for x in a[k])
+assert s > 0.1 and d < 1e-12 * s, (d, s, a["qdd"], b["qdd"])
+print("ok %.2g" % (d / s))
+PY
+) || bad "node off the axes: $r"
+case $r in ok*) echo "node off the axes vs the frame: $r" ;; *) bad "node off the axes: $r" ;; esac
+run 0 "$mbspar" check "$tmp/rim_node.cfg"
+grep -q "node rim .*at \[0.2, -0.4, 0.3\]" "$tmp/out" || bad "check's node line: $(cat "$tmp/out")"
+
+# ---- bad input: a copy of plate.h5 (or rim.h5) changed by one thing; the file key on line 3
+"$py" - "$tmp" <<'PY' || bad "making the bad files"
+import shutil, sys
+import h5py, numpy as np
+t = sys.argv[1]
+def make(name, fn, src="plate"):
+    shutil.copy("%s/%s.h5" % (t, src), "%s/%s.h5" % (t, name))
+    with h5py.File("%s/%s.h5" % (t, name), "r+") as f:
+        fn(f)
+def put(f, k, v):
+    del f[k]
+    f[k] = v
+def setat(k, i, v):
+    def fn(f):
+        a = f[k][()]
+        a[i] = v
+        put(f, k, a)
+    return fn
+make("posshape", lambda f: put(f, "points/pos", f["points/pos"][:, :2]))
+make("massshape", lambda f: put(f, "points/mass", f["points/mass"][1:]))
+make("inshape", lambda f: put(f, "points/inertia", f["points/inertia"][:, :3]))
+make("phishape", lambda f: put(f, "Phi", f["Phi"][1:]))
+make("nomass", lambda f: f.__delitem__("points/mass"))
+make("negmass", setat("points/mass", 2, -0.1))
+make("nanpos", setat("points/pos", (1, 2), np.nan))
+make("infj", setat("points/inertia", (0, 3), np.inf))
+make("jneg", setat("points/inertia", (0, 0), -1.0))
+make("nodeout", lambda f: put(f, "node_fe", np.array([9], dtype=np.int32)), "rim")
+make("massdiff", setat("M", (0, 0), 2.02))
+make("version", lambda f: f.attrs.__setitem__("mbspar_modal_version", np.int64(3)))
+PY
+refuse() {
+  cat >"$tmp/bad.cfg" <<EOF
+model = { gravity = [0, 0, -9.81];
+  bodies = ( { name = "plate"; parent = "ground"; joint = { type = "fixed"; };
+      flexible = { file = "$2"; $4 }; } ); };
+integrator = { method = "rk4"; dt = 1e-4; t_end = 1e-3; };
+EOF
+  run 2 "$mbspar" run "$tmp/bad.cfg" --quiet --out "$tmp/o_$1"
+  [ -e "$tmp/o_$1" ] && bad "$1: --out directory created"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "$1: stderr is not one line: $(cat "$tmp/err")"
+  grep -q "$3" "$tmp/err" || bad "$1: message: $(cat "$tmp/err")"
+}
+f3() { echo "bad.cfg:3: body \"plate\": flexible.file: .*$1: $2"; }
+refuse posshape posshape.h5 "$(f3 posshape.h5 "/points/pos: shape (4, 2), expected (\*, 3)")"
+refuse massshape massshape.h5 "$(f3 massshape.h5 "/points/mass: shape (3), expected (4)")"
+refuse inshape inshape.h5 "$(f3 inshape.h5 "/points/inertia: shape (4, 3), expected (4, 6)")"
+refuse phishape phishape.h5 "$(f3 phishape.h5 "/Phi: shape (23, 15), expected (24, 15)")"
+refuse nomass nomass.h5 "$(f3 nomass.h5 "/points/mass: missing dataset")"
+refuse negmass negmass.h5 "$(f3 negmass.h5 "/points/mass: point 2 has a negative mass")"
+refuse nanpos nanpos.h5 "$(f3 nanpos.h5 "/points/pos: entry 5 is not finite")"
+refuse infj infj.h5 "$(f3 infj.h5 "/points/inertia: entry 3 is not finite")"
+refuse jneg jneg.h5 "$(f3 jneg.h5 "/points/inertia: point 0: not positive semidefinite")"
+refuse nodeout nodeout.h5 "$(f3 nodeout.h5 "/node_fe: entry 0 is 9, not an FE node index")"
+refuse massdiff massdiff.h5 "$(f3 massdiff.h5 "/M: differs from the mass of the points")"
+refuse version version.h5 "$(f3 version.h5 "/mbspar_modal_version = 3: this mbspar reads versions 1")"
+refuse stiff plate.h5 'bad.cfg:3: .*flexible.stiffening: a lumped modal file .* has no geometric stiffness' \
+  "stiffening = true;"
+[ "$fail" -eq 0 ] || exit 1
+echo "flex_lumped: pass"
