@@ -1,7 +1,7 @@
 #!/bin/sh
 # Modal files in the lumped form (issue 34 item 1; docs/flexible.md 14, version 2):
-#  - the same beam twice: configs/flex_modalfile.h5 (the line form) and its lumped form written by
-#    scripts/gen_lumped_file.py from-line (the Gauss points with their masses, polar inertias and
+#  - the same beam twice (its joints' axes tilted, a joint rate): configs/flex_modalfile.h5 (the
+#    line form) and its lumped form written by scripts/gen_lumped_file.py from-line (the Gauss points with their masses, polar inertias and
 #    interpolated shapes, the FE nodes as massless points) give accel's qdd, etadd and nodes,
 #    modes' omega and a 0.01 s rk4 run's positions and energies equal to 1e-12 (stiffening off:
 #    the lumped form has none; damping 0.02);
@@ -10,7 +10,9 @@
 #  - an independent 3-D body (gen_lumped_file.py plate: a plate with a full rotary inertia tensor
 #    and three point masses off the axes, on springs): check's omega_body (the file's M, K) and
 #    modes' omega (the oracle's linearisation with its own mass from the points) against the
-#    closed forms sqrt(k/m), sqrt(k_rot/lambda_i(J)) to 1e-9;
+#    closed forms sqrt(k/m), sqrt(k_rot/lambda_i(J)) to 1e-9; spinning with a child on a rim node
+#    for 0.3 s of rk4, its energy to 1e-9;
+#  - check --modal-out writes a lumped body back: read again, accel's numbers bit for bit;
 #  - bad input in the new datasets: one line FILE:LINE naming the HDF5 file and the dataset,
 #    exit 2, nothing written.
 # usage: flex_lumped.sh MBSPAR PYTHON3 CONFIGS SCRIPTS
@@ -26,8 +28,11 @@ mbs_test_init mbs_flex_lumped
 
 # ---- the same beam, line and lumped
 mkdir "$tmp/line" "$tmp/lump"
-sed 's/damping = 0.0;/damping = 0.02; stiffening = false;/' "$configs/flex_modalfile.cfg" \
-  >"$tmp/line/b.cfg"
+# the joints' axes tilted (torsion and both bending planes move) and a joint rate
+sed -e 's/damping = 0.0;/damping = 0.02; stiffening = false;/' \
+  -e 's/axis = \[0, 1, 0\]; q0 = \[0.3\]/axis = [0.6, 0.8, 0]; q0 = [0.3]; qd0 = [2]/' \
+  -e 's/axis = \[0, 1, 0\]/axis = [0, 0.8, 0.6]/' "$configs/flex_modalfile.cfg" >"$tmp/line/b.cfg"
+grep -q "qd0 = \[2\]" "$tmp/line/b.cfg" || bad "no qd0 in b.cfg"
 grep -q "stiffening = false;" "$tmp/line/b.cfg" || bad "no stiffening = false in b.cfg"
 cp "$configs/flex_modalfile.h5" "$tmp/line/"
 sed 's/flex_modalfile.h5/lumped.h5/' "$tmp/line/b.cfg" >"$tmp/lump/b.cfg"
@@ -99,6 +104,46 @@ PY
 ) || bad "plate: $r"
 case $r in ok*) echo "plate: check's omega_body, modes' omega vs closed form: $r" ;; *) bad "plate: $r" ;; esac
 
+# ---- no modal coordinates: a lumped body of 3 points (a full rotary inertia tensor on two of
+# them) spinning on a spherical joint is the rigid body of its totals (the file's /rigid), the
+# rigid dynamics' q'' to 1e-13 (positions off the axes, the rotary inertias' gyroscopic terms)
+"$py" - "$tmp" "$scripts" <<'PY' || bad "making rig.h5"
+import sys
+import numpy as np
+import h5py
+t = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+import gen_lumped_file as g
+c, s = np.cos(0.7), np.sin(0.7)
+Q = np.array([[1, 0, 0], [0, c, -s], [0, s, c]]) @ np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+J = Q @ np.diag([0.02, 0.05, 0.09]) @ Q.T
+g.write(t + "/rig.h5", [[0.3, 0.2, 0.1], [1.0, 0.0, -0.2], [-0.5, 0.866, 0.2]], [2.0, 0.5, 0.7],
+        [[J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[0, 2], J[1, 2]],
+         [0.01, 0.02, 0.03, 0.001, 0, 0.002], [0.0] * 6],
+        np.zeros((18, 0)), np.zeros((0, 0)), np.zeros((0, 0)), [], [])
+with h5py.File(t + "/rig.h5", "r") as f:
+    m, com, inert = f["rigid/mass"][()], f["rigid/com"][()], f["rigid/inertia"][()]
+v = lambda a: "[" + ", ".join(repr(float(x)) for x in a) + "]"
+b = ('{ name = "b"; parent = "ground"; joint = { type = "spherical"; qd0 = [3, -2, 5]; '
+     'q0 = [0.9, 0.3, 0.1, 0.3]; };')
+open(t + "/rig_flex.cfg", "w").write(
+    'model = { gravity = [0, 0, -9.81]; bodies = ( %s flexible = { file = "rig.h5"; }; } ); };\n' % b)
+open(t + "/rig_rigid.cfg", "w").write(
+    'model = { gravity = [0, 0, -9.81]; bodies = ( %s mass = %r; com = %s; inertia = %s; } ); };\n'
+    % (b, float(m), v(com), v(inert)))
+PY
+for w in flex rigid; do run 0 "$mbspar" accel "$tmp/rig_$w.cfg" --quiet --json "$tmp/rig_$w.json"; done
+r=$("$py" - "$tmp" <<'PY'
+import json, sys
+a, b = (json.load(open("%s/rig_%s.json" % (sys.argv[1], w)))["qdd"] for w in ("flex", "rigid"))
+s = max(abs(x) for x in b)
+d = max(abs(x - y) for x, y in zip(a, b)) / s
+assert len(a) == 3 and s > 1 and d < 1e-13, (a, b, d)
+print("ok %.2g" % d)
+PY
+) || bad "lumped m = 0 vs rigid: $r"
+case $r in ok*) echo "lumped body without modes vs the rigid body: $r" ;; *) bad "rigid: $r" ;; esac
+
 # ---- a node off the axes: a child on point "rim" (no mode moves it) = the child on the frame
 "$py" - "$tmp" <<'PY' || bad "making rim.h5"
 import shutil, sys
@@ -128,19 +173,52 @@ model = { gravity = [0, 0, -9.81];
 EOF
   run 0 "$mbspar" accel "$tmp/rim_$w.cfg" --quiet --json "$tmp/rim_$w.json"
 done
+# the recursive algorithm (flex_part under schur; flex_aba's body terms) on the same model
+run 0 "$mbspar" accel "$tmp/rim_node.cfg" --quiet --set solver.method=schur --json "$tmp/rim_aba.json"
 r=$("$py" - "$tmp" <<'PY'
 import json, sys
 t = sys.argv[1]
-a, b = (json.load(open("%s/rim_%s.json" % (t, w))) for w in ("node", "frame"))
+a, b, c = (json.load(open("%s/rim_%s.json" % (t, w))) for w in ("node", "frame", "aba"))
 d = max(abs(x - y) for k in ("qdd", "etadd") for x, y in zip(a[k], b[k]))
+e = max(abs(x - y) for k in ("qdd", "etadd") for x, y in zip(a[k], c[k]))
 s = max(abs(x) for k in ("qdd", "etadd") for x in a[k])
-assert s > 0.1 and d < 1e-12 * s, (d, s, a["qdd"], b["qdd"])
-print("ok %.2g" % (d / s))
+assert s > 0.1 and d < 1e-12 * s and e < 1e-12 * s, (d, e, s, a["qdd"], b["qdd"], c["qdd"])
+print("ok %.2g, recursive algorithm vs oracle %.2g" % (d / s, e / s))
 PY
 ) || bad "node off the axes: $r"
 case $r in ok*) echo "node off the axes vs the frame: $r" ;; *) bad "node off the axes: $r" ;; esac
+# --modal-out writes the lumped body back (version 2): read again, accel bit for bit
+run 0 "$mbspar" check "$tmp/rim_node.cfg" --quiet --modal-out "$tmp/w"
+sed 's|"rim.h5"|"w/plate.h5"|' "$tmp/rim_node.cfg" >"$tmp/rim_back.cfg"
+run 0 "$mbspar" accel "$tmp/rim_back.cfg" --quiet --json "$tmp/rim_back.json"
+r=$("$py" -c 'import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+print("ok" if all(a[k] == b[k] for k in ("qdd", "etadd", "nodes")) else "differ")' \
+  "$tmp/rim_node.json" "$tmp/rim_back.json")
+[ "$r" = ok ] || bad "--modal-out of a lumped body read back: $r"
 run 0 "$mbspar" check "$tmp/rim_node.cfg"
 grep -q "node rim .*at \[0.2, -0.4, 0.3\]" "$tmp/out" || bad "check's node line: $(cat "$tmp/out")"
+
+# energy: the plate spinning on a spherical joint, the arm on the rim node, gravity; 0.3 s of rk4
+# at 1e-4: the total stays to 1e-9 while about 1.3 J go into the springs (the rotary inertia's
+# gyroscopic terms h agree with its mass terms M)
+sed -e 's/type = "revolute"; axis = \[0, 0, 1\]; q0 = \[0.4\]; qd0 = \[1.5\];/type = "spherical"; qd0 = [3, -2, 5];/' \
+  "$tmp/rim_node.cfg" >"$tmp/spin.cfg"
+echo 'integrator = { method = "rk4"; dt = 1e-4; t_end = 0.3; }; output = { every = 100; };' \
+  >>"$tmp/spin.cfg"
+grep -q spherical "$tmp/spin.cfg" || bad "no spherical joint in spin.cfg"
+run 0 "$mbspar" run "$tmp/spin.cfg" --quiet --out "$tmp/r_spin"
+r=$("$py" - "$tmp/r_spin/energy.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+tot = [float(r["total"]) for r in rows]
+el = max(float(r["elastic"]) for r in rows)
+d = max(abs(x - tot[0]) for x in tot) / abs(tot[0])
+assert el > 0.1 and d < 1e-9, (el, d)
+print("ok %.2g (elastic up to %.2g J)" % (d, el))
+PY
+) || bad "spinning plate energy: $r"
+case $r in ok*) echo "spinning plate: energy drift $r" ;; *) bad "spinning plate: $r" ;; esac
 
 # ---- bad input: a copy of plate.h5 (or rim.h5) changed by one thing; the file key on line 3
 "$py" - "$tmp" <<'PY' || bad "making the bad files"
