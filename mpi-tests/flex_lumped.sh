@@ -12,6 +12,7 @@
 #    modes' omega (the oracle's linearisation with its own mass from the points) against the
 #    closed forms sqrt(k/m), sqrt(k_rot/lambda_i(J)) to 1e-9; spinning with a child on a rim node
 #    for 0.3 s of rk4, its energy to 1e-9;
+#  - the HDF5 drawing: a lumped body's points a cloud (no segments between them);
 #  - check --modal-out writes a lumped body back: read again, accel's numbers bit for bit;
 #  - bad input in the new datasets: one line FILE:LINE naming the HDF5 file and the dataset,
 #    exit 2, nothing written.
@@ -196,6 +197,14 @@ a, b = (json.load(open(p)) for p in sys.argv[1:])
 print("ok" if all(a[k] == b[k] for k in ("qdd", "etadd", "nodes")) else "differ")' \
   "$tmp/rim_node.json" "$tmp/rim_back.json")
 [ "$r" = ok ] || bad "--modal-out of a lumped body read back: $r"
+# the drawing: the plate's 5 points a cloud (no segment joins them), the arm's 3 points
+# (origin, com, shape end) joined, hanging from the rim node's point (4)
+run 0 "$mbspar" run "$tmp/rim_node.cfg" --quiet --set output.format=hdf5 \
+  --set integrator.method=rk4 --set integrator.dt=1e-3 --set integrator.t_end=0.002 --out "$tmp/h5"
+r=$("$py" -c 'import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+print(f["/points"].shape[1:], f["/model/segments"][()].tolist())' "$tmp/h5/trajectory.h5")
+[ "$r" = "(8, 3) [[4, 5], [5, 6], [6, 7]]" ] || bad "the drawing of a lumped body: $r"
 run 0 "$mbspar" check "$tmp/rim_node.cfg"
 grep -q "node rim .*at \[0.2, -0.4, 0.3\]" "$tmp/out" || bad "check's node line: $(cat "$tmp/out")"
 
