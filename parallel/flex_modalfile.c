@@ -1,5 +1,6 @@
 /// \file flex_modalfile.c
-/// Modal files of flexible bodies (issue 34 item 1; docs/flexible.md 14), HDF5: the reader the
+/// Modal files of flexible bodies (issue 34 item 1; docs/flexible.md 14), HDF5, in the line form
+/// (version 1: /x, /rhoA, /rhoJ) or the lumped form (version 2: /points/...): the reader the
 /// config's `flexible.file` calls (registered with the core by mbsp_init; the core has no HDF5)
 /// and the writer of `mbspar check CONFIG --modal-out DIR`. Serial HDF5 (the default file access
 /// property list) on whichever rank calls: every rank reads the file while it builds the model,

@@ -1,9 +1,10 @@
 /// \file flex_file.c
 /// Modal files (issue 34 item 1; docs/flexible.md 14): the reader hook the parallel layer fills
-/// (HDF5 lives there) and the value checks of a file's contents. The dynamics take a file body's
-/// mass from its elements (mass per length and polar inertia per length, the shapes interpolated
-/// as the beam's: flex_oracle.c mbs_foPoints), so a file's modal mass, Sbar, mass and rigid
-/// properties are checked against that distribution here: the file cannot say one mass and
+/// (HDF5 lives there) and the value checks of a file's contents, line or lumped form (a lumped
+/// body's points: mbs_ffLumped, and the consistency below over either's points). The dynamics take
+/// a file body's mass from its elements (mass per length and polar inertia per length, the shapes
+/// interpolated as the beam's: flex_oracle.c mbs_foPoints), so a file's modal mass, Sbar, mass and
+/// rigid properties are checked against that distribution here: the file cannot say one mass and
 /// simulate another.
 
 #include <math.h>

@@ -123,9 +123,11 @@ typedef struct {
 typedef mbsErr (*mbsFlexFileReader)(const char *path, mbsFlexFileData *d);
 void mbs_flexFileSetReader(mbsFlexFileReader r);
 mbsFlexFileReader mbs_flexFileGetReader(void);
-/// The value checks of a read file (src/flex_file.c): finite entries, the mesh, M symmetric
-/// positive definite, K symmetric positive semidefinite, the root at rest, M, Sbar, mass and the
-/// rigid properties consistent with the elements' mass (the dynamics integrate that), the nodes.
+/// The value checks of a read file (src/flex_file.c): finite entries, the mesh (the line form) or
+/// the points' masses and rotary inertias (the lumped form), M symmetric positive definite, K
+/// symmetric positive semidefinite, the root at rest (line form), M, Sbar, mass and the rigid
+/// properties consistent with the elements' or points' mass (the dynamics integrate that), the
+/// nodes.
 /// MBS_ERR_INPUT "PATH: /DATASET: problem".
 mbsErr mbs_flexFileCheck(const char *path, const mbsFlexFileData *d);
 /// Free the arrays of \p d.
