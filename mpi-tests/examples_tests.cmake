@@ -152,4 +152,11 @@ if(TARGET mbspar AND MBS_EXAMPLES_PY)
   set_tests_properties(flex_modalfile.np2 PROPERTIES LABELS mpi PROCESSORS 2 TIMEOUT 180
                        SKIP_RETURN_CODE 77
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  # the lumped form (points anywhere, version 2): the same beam line and lumped to 1e-12, a node
+  # off the axes, a 3-D body against closed-form frequencies, the refusals of its datasets
+  add_test(NAME flex_lumped COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/flex_lumped.sh
+                                    $<TARGET_FILE:mbspar> ${MBS_EXAMPLES_PY}
+                                    ${CMAKE_SOURCE_DIR}/configs ${CMAKE_SOURCE_DIR}/scripts)
+  set_tests_properties(flex_lumped PROPERTIES LABELS unit PROCESSORS 1 TIMEOUT 120
+                       SKIP_RETURN_CODE 77 ENVIRONMENT "${MBS_MPI_ENV}")
 endif()

@@ -119,7 +119,7 @@ make("nonfinite", lambda f: put(f, "M", np.where(np.eye(48, dtype=bool) & (np.ar
 make("notspd", lambda f: put(f, "M", -f["M"][()]))
 make("kasym", lambda f: put(f, "K", f["K"][()] + np.triu(np.ones((48, 48)), 1) * 1e3))
 make("kneg", lambda f: put(f, "K", -f["K"][()]))
-make("version", lambda f: f.attrs.__setitem__("mbspar_modal_version", np.int64(2)))
+make("version", lambda f: f.attrs.__setitem__("mbspar_modal_version", np.int64(3)))
 make("noversion", lambda f: f.attrs.__delitem__("mbspar_modal_version"))
 make("mass", lambda f: put(f, "rhoA", f["rhoA"][()] * 1.01))
 make("root", lambda f: f["Phi"].__setitem__((0, 0), 1.0))
@@ -154,7 +154,7 @@ refuse nonfinite nonfinite.h5 "$(f3 nonfinite.h5 "/M: entry 147 is not finite")"
 refuse notspd notspd.h5 "$(f3 notspd.h5 "/M: not positive definite")"
 refuse kasym kasym.h5 "$(f3 kasym.h5 "/K: not symmetric")"
 refuse kneg kneg.h5 "$(f3 kneg.h5 "/K: not positive semidefinite")"
-refuse version version.h5 "$(f3 version.h5 "/mbspar_modal_version = 2: this mbspar reads version 1")"
+refuse version version.h5 "$(f3 version.h5 "/mbspar_modal_version = 3: this mbspar reads versions 1 (line) and 2")"
 refuse noversion noversion.h5 "$(f3 noversion.h5 "/: no attribute mbspar_modal_version")"
 refuse mass mass.h5 "$(f3 mass.h5 "/mass: ")"
 refuse root root.h5 "$(f3 root.h5 "/Phi: row 0, column 0")"

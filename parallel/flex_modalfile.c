@@ -1,5 +1,6 @@
 /// \file flex_modalfile.c
-/// Modal files of flexible bodies (issue 34 item 1; docs/flexible.md 14), HDF5: the reader the
+/// Modal files of flexible bodies (issue 34 item 1; docs/flexible.md 14), HDF5, in the line form
+/// (version 1: /x, /rhoA, /rhoJ) or the lumped form (version 2: /points/...): the reader the
 /// config's `flexible.file` calls (registered with the core by mbsp_init; the core has no HDF5)
 /// and the writer of `mbspar check CONFIG --modal-out DIR`. Serial HDF5 (the default file access
 /// property list) on whichever rank calls: every rank reads the file while it builds the model,
@@ -107,9 +108,10 @@ static mbsErr mbsp_mfNodes(hid_t f, const char *path, int nfe, mbsFlexFileData *
   int nn = (int)got[0];
   for (int k = 0; k < nn; k++) {
     if (!(fe[k] >= 0 && fe[k] < nfe && fe[k] == (int)fe[k])) {
-      mbsErr e =
-          mbs_errSet(MBS_ERR_INPUT, "%s: /node_fe: entry %d is %g, not an FE node index (0 .. %d)",
-                     path, k, fe[k], nfe - 1);
+      mbsErr e = mbs_errSet(
+          MBS_ERR_INPUT,
+          "%s: /node_fe: entry %d is %g, not an FE node index (0 .. %d; lumped: a point)", path, k,
+          fe[k], nfe - 1);
       free(fe);
       return e;
     }
@@ -166,17 +168,34 @@ static mbsErr mbsp_mfReadOpen(hid_t f, const char *path, mbsFlexFileData *d) {
   if (a >= 0) H5Aclose(a);
   if (rc < 0)
     return mbs_errSet(MBS_ERR_INPUT, "%s: /%s: not an integer", path, MBSP_MF_VERSION_ATTR);
-  if (ver != MBS_FLEX_FILE_VERSION)
-    return mbs_errSet(MBS_ERR_INPUT, "%s: /%s = %lld: this mbspar reads version %d", path,
-                      MBSP_MF_VERSION_ATTR, ver, MBS_FLEX_FILE_VERSION);
+  if (ver != MBS_FLEX_FILE_VERSION && ver != MBS_FLEX_FILE_VERSION_LUMPED)
+    return mbs_errSet(
+        MBS_ERR_INPUT, "%s: /%s = %lld: this mbspar reads versions %d (line) and %d (lumped)", path,
+        MBSP_MF_VERSION_ATTR, ver, MBS_FLEX_FILE_VERSION, MBS_FLEX_FILE_VERSION_LUMPED);
+  int lumped = ver == MBS_FLEX_FILE_VERSION_LUMPED;
   mbsFlexModal *md = &d->modal;
   hsize_t w[2] = {0, 0}, g[2] = {0, 0};
-  MBS_CALL(mbsp_mfDouble(f, path, "/x", 1, w, g, &md->x));
-  int nfe = (int)g[0];
+  int nfe;
+  if (lumped) { // the points: positions, masses, optional rotary inertias (docs/flexible.md 14)
+    hsize_t w3[2] = {0, 3};
+    MBS_CALL(mbsp_mfDouble(f, path, "/points/pos", 2, w3, g, &md->pos));
+    nfe = (int)g[0];
+    if (nfe < 1) return mbs_errSet(MBS_ERR_INPUT, "%s: /points/pos: at least one point", path);
+    hsize_t pn[1] = {(hsize_t)nfe}, p6[2] = {(hsize_t)nfe, 6};
+    MBS_CALL(mbsp_mfDouble(f, path, "/points/mass", 1, pn, g, &md->pmass));
+    if (H5Lexists(f, "/points/inertia", H5P_DEFAULT) > 0)
+      MBS_CALL(mbsp_mfDouble(f, path, "/points/inertia", 2, p6, g, &md->pJ));
+    md->x = malloc(sizeof(mbsReal) * (size_t)nfe);
+    if (!md->x) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (%s)", path);
+    for (int i = 0; i < nfe; i++) md->x[i] = md->pos[3 * i];
+  } else {
+    MBS_CALL(mbsp_mfDouble(f, path, "/x", 1, w, g, &md->x));
+    nfe = (int)g[0];
+    if (nfe < 2)
+      return mbs_errSet(MBS_ERR_INPUT, "%s: /x: at least 2 FE nodes (one element), got %d", path,
+                        nfe);
+  }
   md->nfe = nfe;
-  if (nfe < 2)
-    return mbs_errSet(MBS_ERR_INPUT, "%s: /x: at least 2 FE nodes (one element), got %d", path,
-                      nfe);
   MBS_CALL(mbsp_mfDouble(f, path, "/M", 2, w, g, &md->M));
   int m = (int)g[0];
   if (g[1] != g[0])
@@ -187,8 +206,10 @@ static mbsErr mbsp_mfReadOpen(hid_t f, const char *path, mbsFlexFileData *d) {
   hsize_t el[1] = {(hsize_t)nfe - 1}, sb[2] = {3, (hsize_t)m}, v3[1] = {3}, v6[1] = {6};
   MBS_CALL(mbsp_mfDouble(f, path, "/K", 2, mm, g, &md->K));
   MBS_CALL(mbsp_mfDouble(f, path, "/Phi", 2, ph, g, &md->Phi));
-  MBS_CALL(mbsp_mfDouble(f, path, "/rhoA", 1, el, g, &md->rhoA));
-  MBS_CALL(mbsp_mfDouble(f, path, "/rhoJ", 1, el, g, &md->rhoJ));
+  if (!lumped) {
+    MBS_CALL(mbsp_mfDouble(f, path, "/rhoA", 1, el, g, &md->rhoA));
+    MBS_CALL(mbsp_mfDouble(f, path, "/rhoJ", 1, el, g, &md->rhoJ));
+  }
   MBS_CALL(mbsp_mfDouble(f, path, "/Sbar", 2, sb, g, &md->Sbar));
   hsize_t any[1] = {0};
   MBS_CALL(mbsp_mfDouble(f, path, "/omega_fixed", 1, any, g, &md->omega_fixed));
@@ -249,7 +270,7 @@ static int mbsp_mfPut(hid_t f, const char *name, int rank, const hsize_t *dims, 
 static int mbsp_mfWriteOpen(hid_t f, const mbsFlexBody *fb) {
   const mbsFlexModal *md = &fb->modal;
   int bad = 0, m = md->m, nfe = md->nfe;
-  long long ver = MBS_FLEX_FILE_VERSION;
+  long long ver = md->pos ? MBS_FLEX_FILE_VERSION_LUMPED : MBS_FLEX_FILE_VERSION;
   hid_t as = H5Screate(H5S_SCALAR);
   hid_t a = H5Acreate2(f, MBSP_MF_VERSION_ATTR, H5T_STD_I64LE, as, H5P_DEFAULT, H5P_DEFAULT);
   bad |= a < 0 || H5Awrite(a, H5T_NATIVE_LLONG, &ver) < 0;
@@ -258,10 +279,19 @@ static int mbsp_mfWriteOpen(hid_t f, const mbsFlexBody *fb) {
   hsize_t mm[2] = {(hsize_t)m, (hsize_t)m}, ph[2] = {6 * (hsize_t)nfe, (hsize_t)m};
   hsize_t nx[1] = {(hsize_t)nfe}, el[1] = {(hsize_t)nfe - 1}, sb[2] = {3, (hsize_t)m};
   hsize_t nm[1] = {(hsize_t)md->nmodes}, v3[1] = {3}, v6[1] = {6};
-  bad |= mbsp_mfPut(f, "/x", 1, nx, md->x) || mbsp_mfPut(f, "/M", 2, mm, md->M) ||
-         mbsp_mfPut(f, "/K", 2, mm, md->K) || mbsp_mfPut(f, "/Phi", 2, ph, md->Phi) ||
-         mbsp_mfPut(f, "/rhoA", 1, el, md->rhoA) || mbsp_mfPut(f, "/rhoJ", 1, el, md->rhoJ) ||
-         mbsp_mfPut(f, "/Sbar", 2, sb, md->Sbar) ||
+  if (md->pos) { // the lumped form
+    hsize_t p3[2] = {(hsize_t)nfe, 3}, p6[2] = {(hsize_t)nfe, 6};
+    hid_t pg = H5Gcreate2(f, "/points", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    bad |= pg < 0;
+    if (pg >= 0) H5Gclose(pg);
+    bad |= mbsp_mfPut(f, "/points/pos", 2, p3, md->pos) ||
+           mbsp_mfPut(f, "/points/mass", 1, nx, md->pmass) ||
+           (md->pJ && mbsp_mfPut(f, "/points/inertia", 2, p6, md->pJ));
+  } else
+    bad |= mbsp_mfPut(f, "/x", 1, nx, md->x) || mbsp_mfPut(f, "/rhoA", 1, el, md->rhoA) ||
+           mbsp_mfPut(f, "/rhoJ", 1, el, md->rhoJ);
+  bad |= mbsp_mfPut(f, "/M", 2, mm, md->M) || mbsp_mfPut(f, "/K", 2, mm, md->K) ||
+         mbsp_mfPut(f, "/Phi", 2, ph, md->Phi) || mbsp_mfPut(f, "/Sbar", 2, sb, md->Sbar) ||
          mbsp_mfPut(f, "/omega_fixed", 1, nm, md->omega_fixed) ||
          mbsp_mfPut(f, "/mass", 0, NULL, &md->mass);
   hid_t g = H5Gcreate2(f, "/rigid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

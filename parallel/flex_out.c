@@ -41,8 +41,9 @@ struct mbspFlexOut {
 };
 
 // the drawing points and segments: a rigid body has 3 points (origin, com, shape end) and 2
-// segments, a flexible body its nfe FE nodes and nfe - 1 segments; a body with a parent also
-// the segment from the point it hangs from (the parent's origin, or the FE node of its node)
+// segments, a flexible body its nfe FE nodes and nfe - 1 segments (a lumped body: its points and
+// no segments, a point cloud); a body with a parent also the segment from the point it hangs
+// from (the parent's origin, or the FE node of its node) to its first point
 static mbsErr mbsp_foLayout(mbspFlexOut *o) {
   const mbsModel *m = o->R->m;
   const mbsFlexSet *set = m->flex;
@@ -56,8 +57,8 @@ static mbsErr mbsp_foLayout(mbspFlexOut *o) {
   }
   for (int b = 0; b < nb; b++) {
     const mbsFlexBody *fb = mbs_flexSetFind(set, b);
-    int n = fb ? fb->modal.nfe : 3;
-    o->pt0[b] = np, np += n, ns += n - 1 + (m->body_parent[b] >= 0);
+    int n = fb ? fb->modal.nfe : 3, cloud = fb && fb->modal.pos; // lumped: a point cloud
+    o->pt0[b] = np, np += n, ns += (cloud ? 0 : n - 1) + (m->body_parent[b] >= 0);
   }
   o->pt0[nb] = np, o->npt = np, o->nseg = ns, o->nbody = nb;
   MBS_ALLOC(o->seg, 2 * (size_t)ns + 2);
@@ -71,7 +72,8 @@ static mbsErr mbsp_foLayout(mbspFlexOut *o) {
       if (fp && node >= 0) at += mbs_flexNodeFe(fp, node);
       o->seg[2 * ns] = at, o->seg[2 * ns + 1] = o->pt0[b], o->segbody[ns++] = b;
     }
-    for (int i = o->pt0[b]; i + 1 < o->pt0[b + 1]; i++)
+    const mbsFlexBody *fb = mbs_flexSetFind(set, b);
+    for (int i = o->pt0[b]; !(fb && fb->modal.pos) && i + 1 < o->pt0[b + 1]; i++)
       o->seg[2 * ns] = i, o->seg[2 * ns + 1] = i + 1, o->segbody[ns++] = b;
   }
   MBS_ALLOC(o->Rw, 9 * (size_t)nb);

@@ -71,7 +71,7 @@ static mbsErr mbs_cfgLoopNode(const mbsConfig *c, const mbsModel *m, const mbsCs
   for (int k = 0; k < fb->nnodes; k++)
     if (!strcmp(fb->node_name[k], nname)) {
       *node = k;
-      F[0] += fb->spec.node_x[k];
+      F[0] += fb->spec.node_x[k], F[1] += fb->node_yz[k][0], F[2] += fb->node_yz[k][1];
       return MBS_OK;
     }
   return mbs_cfgFail(c, ns, "%s: %s = \"%s\": the flexible body \"%s\" has no such node", what, key,

@@ -302,7 +302,8 @@ static mbsErr mbs_cfgFlexNode(const mbsConfig *c, const mbsModel *m, const mbsCs
   for (int k = 0; k < fp->nnodes; k++)
     if (!strcmp(fp->node_name[k], nname)) {
       *node = k;
-      origin[0] += fp->spec.node_x[k];
+      origin[0] += fp->spec.node_x[k], origin[1] += fp->node_yz[k][0];
+      origin[2] += fp->node_yz[k][1];
       return MBS_OK;
     }
   return mbs_cfgFail(c, ns, "%s: joint.node = \"%s\": the flexible parent \"%s\" has no such node",

@@ -40,7 +40,7 @@ mbsErr mbs_flexAbaCreate(const mbsModel *m, mbsFlexAba **pa) {
   a->N = m->nv;
   size_t nb = (size_t)m->nbody + 1;
   a->flexof = malloc(sizeof(int) * nb), a->nodefe = malloc(sizeof(int) * nb);
-  a->nodex = malloc(sizeof(mbsReal) * nb), a->nodeG = calloc(nb, sizeof *a->nodeG);
+  a->nodex = calloc(3 * nb, sizeof(mbsReal)), a->nodeG = calloc(nb, sizeof *a->nodeG);
   a->nz = malloc(sizeof(int) * nb), a->col = malloc(sizeof(int) * nb);
   a->oq = malloc(sizeof(size_t) * nb), a->ov = malloc(sizeof(size_t) * nb);
   a->oP = malloc(sizeof(size_t) * nb);
@@ -48,7 +48,7 @@ mbsErr mbs_flexAbaCreate(const mbsModel *m, mbsFlexAba **pa) {
   if (!a->flexof || !a->nodefe || !a->nodex || !a->nodeG || !a->nz || !a->col || !a->oq || !a->ov ||
       !a->oP || !a->f)
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  for (int b = 0; b < m->nbody; b++) a->flexof[b] = a->nodefe[b] = a->col[b] = -1, a->nodex[b] = 0;
+  for (int b = 0; b < m->nbody; b++) a->flexof[b] = a->nodefe[b] = a->col[b] = -1;
   for (int k = 0; k < a->nf; k++) {
     const mbsFlexBody *fb = set->b + k;
     if (fb->body < 0 || fb->body >= m->nbody)
@@ -64,8 +64,7 @@ mbsErr mbs_flexAbaCreate(const mbsModel *m, mbsFlexAba **pa) {
     if (k < 0 || nd < 0 || nd >= set->b[k].nnodes)
       return mbs_errSet(MBS_ERR_UNSUPPORTED, "flexible ABA: needs the whole model");
     const mbsFlexModal *md = &set->b[k].modal;
-    a->nodex[c] = set->b[k].spec.node_x[nd];
-    a->nodefe[c] = mbs_foNearestFe(md, a->nodex[c]);
+    a->nodefe[c] = mbs_foNodeAt(set->b + k, nd, a->nodex + 3 * c);
     if (a->f[k].Gnode) a->nodeG[c] = a->f[k].Gnode + (size_t)nd * md->m * md->m;
   }
   size_t sq = 0, sv = 0, sp = 0;
@@ -160,18 +159,15 @@ void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *eta, mbsR
   const mbsFlexModal *md = &fo->fb->modal;
   int mm = md->m, col = fo->col;
   const mbsReal *et = eta + (col - m->nv), *etd = y + col;
-  mbsReal ex[3] = {Rw[0], Rw[3], Rw[6]}, oxe[3];
-  mbs_foCross(om, ex, oxe);
+  mbsReal ex[3] = {Rw[0], Rw[3], Rw[6]};
   MBS_FLOPS(mbs_flopFaBodyFlex(mm, fo->np, fo->G != NULL, 0)); // + the spin rows' 3 n below
   mbsReal *js = J + 3 * n;
   for (int p = 0; p < fo->np; p++) {
-    const mbsReal *T = fo->phit + (size_t)3 * p * mm, *X = fo->phix + (size_t)p * mm;
-    mbsReal s[3] = {fo->x[p], 0, 0}, ud[3] = {0, 0, 0}, rs[3], uw[3], kap[3], c1[3], c2[3];
-    mbsReal thd = 0, u2 = 0, u2d = 0, u2b = 0;
-    for (int c = 0; c < mm; c++) {
+    const mbsReal *T = fo->phit + (size_t)3 * p * mm;
+    mbsReal s[3] = {fo->x[3 * p], fo->x[3 * p + 1], fo->x[3 * p + 2]}, ud[3] = {0, 0, 0};
+    mbsReal rs[3], uw[3], kap[3], c1[3], c2[3], u2 = 0, u2d = 0, u2b = 0;
+    for (int c = 0; c < mm; c++)
       for (int i = 0; i < 3; i++) s[i] += T[i * mm + c] * et[c], ud[i] += T[i * mm + c] * etd[c];
-      thd += X[c] * etd[c];
-    }
     const mbsReal *Gp = fo->G ? fo->G + (size_t)p * mm * mm : NULL;
     if (Gp) mbs_foShorten(mm, Gp, et, etd, fo->ge, &u2, &u2d, &u2b); // 5.3
     s[0] += u2, ud[0] += u2d;
@@ -189,16 +185,7 @@ void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *eta, mbsR
     mbs_foCross(om, uw, c2);
     for (int i = 0; i < 3; i++) kap[i] += 2 * c2[i] + u2b * ex[i];
     mbs_faPoint(n, fo->dm[p], J, kap, g, M, h);
-    // the cross-section's spin e_x . omega + phi_x etad: M += jt js js^T, h += jt spin (om x e_x)
-    mbsReal jt = fo->jt[p], spin = ex[0] * om[0] + ex[1] * om[1] + ex[2] * om[2] + thd;
-    memset(js, 0, sizeof(mbsReal) * (size_t)n);
-    for (int i = 0; i < 3; i++) js[i] = ex[i], h[i] += jt * spin * oxe[i];
-    for (int c = 0; c < mm; c++) js[6 + c] = X[c];
-    for (int r = 0; r < n; r++) // rows 0-2 always (the counts: flex_flops.h), then X's nonzeros
-      if (r < 3 || js[r] != 0) {
-        for (int c = 0; c < n; c++) M[(size_t)r * n + c] += jt * js[r] * js[c];
-        if (r >= 3) MBS_FLOPS(3 * n);
-      }
+    mbs_faSpin(fo, p, Rw, om, etd, n, js, M, h);
   }
   for (int i = 0; i < mm; i++) {
     mbsReal fe = 0;
@@ -211,9 +198,9 @@ void mbs_faBody(mbsFlexAba *a, int b, const mbsReal *y, const mbsReal *eta, mbsR
 // The node frame a child of flexible body p hangs from (docs/flexible.md 5.5): world pose Rn,
 // pn, twist omn, von, the map A (6 x nz_p: the node's twist is A z_p) and the bias cn (6: the
 // node's acceleration at zdot_p = 0)
-void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int p, const mbsReal *y,
-                const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn, mbsReal *von,
-                mbsReal *A, mbsReal *cn) {
+void mbs_faNode(mbsFlexAba *a, int fe, const mbsReal *xn, const mbsReal *Gn, int p,
+                const mbsReal *y, const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn,
+                mbsReal *von, mbsReal *A, mbsReal *cn) {
   const mbsModel *m = a->m;
   const mbsFoBody *fo = a->f + a->flexof[p];
   const mbsFlexModal *md = &fo->fb->modal;
@@ -221,7 +208,7 @@ void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int p, con
   const mbsReal *et = eta + (col - m->nv), *etd = y + col;
   const mbsReal *Ph = md->Phi + (size_t)6 * fe * mm;
   const mbsReal *Rp = a->Rw + 9 * p, *omp = a->om + 3 * p;
-  mbsReal s[3] = {xn, 0, 0}, ud[3] = {0, 0, 0}, th[3] = {0, 0, 0}, thd[3] = {0, 0, 0};
+  mbsReal s[3] = {xn[0], xn[1], xn[2]}, ud[3] = {0, 0, 0}, th[3] = {0, 0, 0}, thd[3] = {0, 0, 0};
   for (int c = 0; c < mm; c++)
     for (int i = 0; i < 3; i++) {
       s[i] += Ph[i * mm + c] * et[c], ud[i] += Ph[i * mm + c] * etd[c];
@@ -329,9 +316,10 @@ void mbs_faKin(mbsFlexAba *a, int b, const mbsReal *q, const mbsReal *y, const m
     const mbsReal *Rn = I3, *pn = z3, *omn = z3, *von = z3;
     mbsReal *P = a->P + a->oP[b];
     if (p >= 0 && a->nodefe[b] >= 0) {
-      mbs_faNode(a, a->nodefe[b], a->nodex[b], a->nodeG[b], p, y, eta, Rnb, pnb, omnb, vonb, P, cn);
+      mbs_faNode(a, a->nodefe[b], a->nodex + 3 * b, a->nodeG[b], p, y, eta, Rnb, pnb, omnb, vonb, P,
+                 cn);
       Rn = Rnb, pn = pnb, omn = omnb, von = vonb;
-      r[0] -= a->nodex[b]; // the joint's origin is measured from the node
+      for (int i = 0; i < 3; i++) r[i] -= a->nodex[3 * b + i]; // measured from the node
     } else if (p >= 0) {
       Rn = a->Rw + 9 * p, pn = a->pw + 3 * p, omn = a->om + 3 * p, von = a->vo + 3 * p;
       memset(P, 0, sizeof(mbsReal) * 6 * (size_t)npz);
@@ -591,9 +579,10 @@ mbsErr mbs_flexAbaNodePose(mbsFlexAba *a, const mbsReal *q, const mbsReal *y, co
                            int k, int j, mbsReal *pos, mbsReal *R) {
   const mbsFlexBody *fb = a->f[k].fb;
   const mbsFlexModal *md = &fb->modal;
-  mbsReal x = fb->spec.node_x[j], om[3], v[3], cn[6];
+  mbsReal x[3], om[3], v[3], cn[6];
+  int fe = mbs_foNodeAt(fb, j, x);
   const mbsReal *Gn = a->f[k].Gnode ? a->f[k].Gnode + (size_t)j * md->m * md->m : NULL;
   mbs_faForward(a, q, y, eta, 1); // the poses alone
-  mbs_faNode(a, mbs_foNearestFe(md, x), x, Gn, fb->body, y, eta, R, pos, om, v, NULL, cn);
+  mbs_faNode(a, fe, x, Gn, fb->body, y, eta, R, pos, om, v, NULL, cn);
   return MBS_OK;
 }

@@ -255,7 +255,7 @@ void mbs_flexBeamDefault(mbsFlexBeamSpec *s) {
 
 void mbs_flexModalFree(mbsFlexModal *f) {
   free(f->M), free(f->K), free(f->Phi), free(f->x), free(f->omega_fixed), free(f->Sbar);
-  free(f->rhoA), free(f->rhoJ);
+  free(f->rhoA), free(f->rhoJ), free(f->pos), free(f->pmass), free(f->pJ);
   memset(f, 0, sizeof *f);
 }
 

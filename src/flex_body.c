@@ -106,7 +106,9 @@ void mbs_flexReport(FILE *f, const mbsFlexSet *s) {
             "  flexible body %-12s %d modal coordinates (%d constraint modes of %d node(s), %d "
             "fixed-interface modes), ",
             b->name, md->m, md->nbound, b->nnodes, md->nmodes);
-    if (b->file)
+    if (b->file && md->pos)
+      fprintf(f, "file %s (%d points)", b->file, md->nfe);
+    else if (b->file)
       fprintf(f, "file %s (%g m, %d elements)", b->file, md->x[md->nfe - 1], md->nfe - 1);
     else
       fprintf(f, "beam %g m of %d elements", b->spec.length, b->spec.elements);
@@ -116,7 +118,11 @@ void mbs_flexReport(FILE *f, const mbsFlexSet *s) {
     if (!md->nmodes) fprintf(f, " none");
     fprintf(f, "\n");
     for (int i = 0; i < b->nnodes; i++)
-      fprintf(f, "    node %-12s x = %g m\n", b->node_name[i], b->spec.node_x[i]);
+      if (md->pos)
+        fprintf(f, "    node %-12s at [%g, %g, %g] m\n", b->node_name[i], b->spec.node_x[i],
+                b->node_yz[i][0], b->node_yz[i][1]);
+      else
+        fprintf(f, "    node %-12s x = %g m\n", b->node_name[i], b->spec.node_x[i]);
   }
 }
 
@@ -143,6 +149,10 @@ void mbs_flexJson(mbsJson *j, const mbsFlexSet *s) {
       mbs_jsonBeginObject(j, NULL);
       mbs_jsonString(j, "name", b->node_name[i]);
       mbs_jsonNumber(j, "x", b->spec.node_x[i]);
+      if (b->modal.pos) { // a lumped body's nodes are anywhere
+        mbs_jsonNumber(j, "y", b->node_yz[i][0]);
+        mbs_jsonNumber(j, "z", b->node_yz[i][1]);
+      }
       mbs_jsonEndObject(j);
     }
     mbs_jsonEndArray(j);

@@ -136,6 +136,18 @@ static mbsErr mbs_cfgFlexFile(const mbsConfig *c, const mbsCs *fl, const mbsCs *
   fb->modal = d.modal; // moved
   const mbsFlexModal *md = &fb->modal;
   fb->spec.length = md->x[md->nfe - 1];
+  if (md->pos) { // the lumped form: no geometric stiffness (docs/flexible.md 14)
+    const mbsCs *st = config_setting_get_member(fl, "stiffening");
+    if (st && fb->stiffening)
+      return mbs_cfgFail(c, st,
+                         "%s: flexible.stiffening: a lumped modal file (%s) has no geometric "
+                         "stiffness: stiffening is off for it",
+                         what, fb->file);
+    fb->stiffening = 0;
+    fb->spec.length = 0;
+    for (int i = 0; i < md->nfe; i++)
+      for (int k = 0; k < 3; k++) fb->spec.length = fmax(fb->spec.length, fabs(md->pos[3 * i + k]));
+  }
   fb->spec.elements = md->nfe - 1;
   fb->spec.modes = md->nmodes;
   fb->rigid_mass = d.mass;
@@ -146,6 +158,8 @@ static mbsErr mbs_cfgFlexFile(const mbsConfig *c, const mbsCs *fl, const mbsCs *
     for (int k = 0; k < d.nnodes; k++) {
       snprintf(fb->node_name[k], MBS_FLEX_NAME, "%s", d.node_name[k]);
       fb->spec.node_x[k] = md->x[d.node_fe[k]];
+      if (md->pos) // a lumped body: the node's point
+        for (int i = 0; i < 2; i++) fb->node_yz[k][i] = md->pos[3 * d.node_fe[k] + 1 + i];
     }
     fb->spec.nnodes = fb->nnodes = d.nnodes;
     return MBS_OK;
@@ -181,18 +195,22 @@ static mbsErr mbs_cfgFlexFile(const mbsConfig *c, const mbsCs *fl, const mbsCs *
         return mbs_cfgFail(c, config_setting_get_member(nd, "name"),
                            "%s: flexible.nodes: node \"%s\" is named twice", what, name);
     mbsReal x = md->x[d.node_fe[f]];
+    mbsReal yz[2] = {md->pos ? md->pos[3 * d.node_fe[f] + 1] : 0,
+                     md->pos ? md->pos[3 * d.node_fe[f] + 2] : 0};
     if (config_setting_get_member(nd, "position")) {
       mbsReal p[3];
       MBS_CALL(mbs_cfgGetVec(c, nd, "position", 3, p));
       mbsReal L = fb->spec.length;
-      if (fabs(p[0] - x) > 1e-12 * L || fabs(p[1]) > 1e-12 * L || fabs(p[2]) > 1e-12 * L)
+      if (fabs(p[0] - x) > 1e-12 * L || fabs(p[1] - yz[0]) > 1e-12 * L ||
+          fabs(p[2] - yz[1]) > 1e-12 * L)
         return mbs_cfgFail(c, config_setting_get_member(nd, "position"),
-                           "%s: flexible.nodes: node \"%s\" is at [%g, 0, 0] in %s, not at "
+                           "%s: flexible.nodes: node \"%s\" is at [%g, %g, %g] in %s, not at "
                            "[%g, %g, %g]",
-                           what, name, x, fb->file, p[0], p[1], p[2]);
+                           what, name, x, yz[0], yz[1], fb->file, p[0], p[1], p[2]);
     }
     snprintf(fb->node_name[k], MBS_FLEX_NAME, "%s", name);
     fb->spec.node_x[k] = x;
+    fb->node_yz[k][0] = yz[0], fb->node_yz[k][1] = yz[1];
   }
   fb->spec.nnodes = fb->nnodes = n;
   return MBS_OK;

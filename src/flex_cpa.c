@@ -34,7 +34,7 @@ mbsErr mbs_cpaFlexCosts(const mbsModel *m, int *nz, long long *kin, long long *b
     e = mbs_foPoints(fb, &fo);
     if (!e) {
       long nnzx = 0;
-      for (long i = 0; i < (long)fo.np * fb->modal.m; i++) nnzx += fo.phix[i] != 0;
+      for (long i = 0; i < (long)fo.np * fo.nax * fb->modal.m; i++) nnzx += fo.phix[i] != 0;
       g[b] = fo.G != NULL;
       body[b] = mbs_flopFaBodyFlex(fb->modal.m, fo.np, g[b], 0) + 3LL * nz[b] * nnzx;
     }

@@ -1,9 +1,10 @@
 /// \file flex_file.c
 /// Modal files (issue 34 item 1; docs/flexible.md 14): the reader hook the parallel layer fills
-/// (HDF5 lives there) and the value checks of a file's contents. The dynamics take a file body's
-/// mass from its elements (mass per length and polar inertia per length, the shapes interpolated
-/// as the beam's: flex_oracle.c mbs_foPoints), so a file's modal mass, Sbar, mass and rigid
-/// properties are checked against that distribution here: the file cannot say one mass and
+/// (HDF5 lives there) and the value checks of a file's contents, line or lumped form (a lumped
+/// body's points: mbs_ffLumped, and the consistency below over either's points). The dynamics take
+/// a file body's mass from its elements (mass per length and polar inertia per length, the shapes
+/// interpolated as the beam's: flex_oracle.c mbs_foPoints), so a file's modal mass, Sbar, mass and
+/// rigid properties are checked against that distribution here: the file cannot say one mass and
 /// simulate another.
 
 #include <math.h>
@@ -54,10 +55,82 @@ static mbsReal mbs_ffAsym(int m, const mbsReal *A, int *pi, int *pj) {
 
 #define MBS_FF_FAIL(...) return mbs_errSet(MBS_ERR_INPUT, __VA_ARGS__)
 
+// the lumped form (docs/flexible.md 14): finite entries, masses >= 0 (some > 0), rotary
+// inertias symmetric positive semidefinite, the nodes among the points
+static mbsErr mbs_ffLumped(const char *path, const mbsFlexFileData *d) {
+  const mbsFlexModal *md = &d->modal;
+  int m = md->m, n = md->nfe;
+  struct {
+    const char *name;
+    const mbsReal *a;
+    long n;
+  } arr[] = {{"/M", md->M, (long)m * m},
+             {"/K", md->K, (long)m * m},
+             {"/Phi", md->Phi, 6L * n * m},
+             {"/points/pos", md->pos, 3L * n},
+             {"/points/mass", md->pmass, n},
+             {"/points/inertia", md->pJ, md->pJ ? 6L * n : 0},
+             {"/omega_fixed", md->omega_fixed, md->nmodes},
+             {"/Sbar", md->Sbar, 3L * m},
+             {"/mass", &md->mass, 1},
+             {"/rigid/mass", &d->mass, 1},
+             {"/rigid/com", d->com, 3},
+             {"/rigid/inertia", d->inertia, 6}};
+  for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++) {
+    long i = mbs_ffNonFinite(arr[k].a, arr[k].n);
+    if (i >= 0)
+      MBS_FF_FAIL("%s: %s: entry %ld is not finite (%g)", path, arr[k].name, i, arr[k].a[i]);
+  }
+  if (n < 1) MBS_FF_FAIL("%s: /points/pos: at least one point", path);
+  mbsReal tot = 0;
+  for (int i = 0; i < n; i++) {
+    if (!(md->pmass[i] >= 0))
+      MBS_FF_FAIL("%s: /points/mass: point %d has a negative mass (%g)", path, i, md->pmass[i]);
+    tot += md->pmass[i];
+  }
+  if (!(tot > 0)) MBS_FF_FAIL("%s: /points/mass: the points weigh nothing", path);
+  for (int i = 0; md->pJ && i < n; i++) {
+    const mbsReal *J = md->pJ + 6 * i;
+    mbsReal A[9] = {J[0], J[3], J[4], J[3], J[1], J[5], J[4], J[5], J[2]};
+    mbsReal B[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, lam[3];
+    if (mbs_symGenEig(3, A, B, lam, NULL) == -2)
+      return mbs_errSet(MBS_ERR_NOMEM, "out of memory (modal file)");
+    if (lam[0] < -1e-12 * fmax(fabs(lam[2]), 1e-300))
+      MBS_FF_FAIL("%s: /points/inertia: point %d: not positive semidefinite (eigenvalue %g)", path,
+                  i, lam[0]);
+  }
+  for (int k = 0; k < md->nmodes; k++)
+    if (!(md->omega_fixed[k] >= 0))
+      MBS_FF_FAIL("%s: /omega_fixed: entry %d is negative (%g)", path, k, md->omega_fixed[k]);
+  for (int k = 0; k < d->nnodes; k++) {
+    if (!d->node_name[k][0]) MBS_FF_FAIL("%s: /node_names: name %d is empty", path, k);
+    const char *why = mbs_nameProblem(d->node_name[k]);
+    if (why) MBS_FF_FAIL("%s: /node_names: name %d: %s", path, k, why);
+    int p = d->node_fe[k];
+    if (p < 0 || p >= n)
+      MBS_FF_FAIL("%s: /node_fe: node \"%s\" at point %d, not among the points (0 .. %d)", path,
+                  d->node_name[k], p, n - 1);
+    const mbsReal *q = md->pos + 3 * p;
+    for (int j = 0; j < k; j++) {
+      if (!strcmp(d->node_name[j], d->node_name[k]))
+        MBS_FF_FAIL("%s: /node_names: two nodes are named \"%s\"", path, d->node_name[k]);
+      if (d->node_fe[j] == p)
+        MBS_FF_FAIL("%s: /node_fe: nodes \"%s\" and \"%s\" are both at point %d", path,
+                    d->node_name[j], d->node_name[k], p);
+    }
+    for (int j = 0; j < p; j++) // the kinematics find a node's point by its position
+      if (md->pos[3 * j] == q[0] && md->pos[3 * j + 1] == q[1] && md->pos[3 * j + 2] == q[2])
+        MBS_FF_FAIL("%s: /node_fe: node \"%s\": points %d and %d are both at [%g, %g, %g]", path,
+                    d->node_name[k], j, p, q[0], q[1], q[2]);
+  }
+  return MBS_OK;
+}
+
 // finite entries, shapes of the mesh, the nodes
 static mbsErr mbs_ffBasic(const char *path, const mbsFlexFileData *d) {
   const mbsFlexModal *md = &d->modal;
   int m = md->m, nfe = md->nfe;
+  if (md->pos) return mbs_ffLumped(path, d);
   struct {
     const char *name;
     const mbsReal *a;
@@ -169,57 +242,73 @@ static mbsErr mbs_ffConsistent(const char *path, const mbsFlexFileData *d) {
   mbsReal *Mp = calloc((size_t)m * m + 1, sizeof(mbsReal)),
           *Sp = calloc(3 * (size_t)m + 1, sizeof(mbsReal));
   if (!e && (!Mp || !Sp)) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (modal file)");
-  mbsReal mass = 0, mx = 0, ixx = 0, iyy = 0;
+  const char *src = md->pos ? "the points (/points)" : "the elements (/x, /rhoA)";
+  mbsReal mass = 0, mx[3] = {0, 0, 0};
   for (int p = 0; !e && p < fo.np; p++) {
-    const mbsReal *T = fo.phit + (size_t)3 * p * m, *X = fo.phix + (size_t)p * m;
-    mass += fo.dm[p], mx += fo.dm[p] * fo.x[p], ixx += fo.jt[p];
+    const mbsReal *T = fo.phit + (size_t)3 * p * m;
+    mass += fo.dm[p];
+    for (int k = 0; k < 3; k++) mx[k] += fo.dm[p] * fo.x[3 * p + k];
     for (int i = 0; i < m; i++) {
       for (int k = 0; k < 3; k++) Sp[(size_t)k * m + i] += fo.dm[p] * T[(size_t)k * m + i];
       for (int j = 0; j < m; j++) {
-        mbsReal t = fo.jt[p] * X[i] * X[j];
+        mbsReal t = 0;
         for (int k = 0; k < 3; k++) t += fo.dm[p] * T[(size_t)k * m + i] * T[(size_t)k * m + j];
+        for (int a = 0; a < fo.nax; a++) {
+          const mbsReal *X = fo.phix + (size_t)(fo.nax * p + a) * m;
+          t += fo.jt[fo.nax * p + a] * X[i] * X[j];
+        }
         Mp[(size_t)i * m + j] += t;
       }
     }
   }
-  mbsReal c = mass > 0 ? mx / mass : 0;
-  for (int p = 0; !e && p < fo.np; p++) iyy += fo.dm[p] * (fo.x[p] - c) * (fo.x[p] - c);
-  mbsReal L = md->x[md->nfe - 1];
+  mbsReal c[3], iref[6] = {0, 0, 0, 0, 0, 0}, L = 0;
+  for (int k = 0; k < 3; k++) c[k] = mass > 0 ? mx[k] / mass : 0;
+  for (int p = 0; !e && p < fo.np; p++) {
+    mbsReal r[3];
+    for (int k = 0; k < 3; k++) r[k] = fo.x[3 * p + k] - c[k], L = fmax(L, fabs(fo.x[3 * p + k]));
+    mbsReal dm = fo.dm[p];
+    iref[0] += dm * (r[1] * r[1] + r[2] * r[2]), iref[1] += dm * (r[0] * r[0] + r[2] * r[2]);
+    iref[2] += dm * (r[0] * r[0] + r[1] * r[1]), iref[3] -= dm * r[0] * r[1];
+    iref[4] -= dm * r[0] * r[2], iref[5] -= dm * r[1] * r[2];
+    for (int a = 0; a < fo.nax; a++) { // jt a a^T
+      const mbsReal *ax = fo.ax + 3 * ((size_t)fo.nax * p + a);
+      mbsReal jt = fo.jt[fo.nax * p + a];
+      iref[0] += jt * ax[0] * ax[0], iref[1] += jt * ax[1] * ax[1], iref[2] += jt * ax[2] * ax[2];
+      iref[3] += jt * ax[0] * ax[1], iref[4] += jt * ax[0] * ax[2], iref[5] += jt * ax[1] * ax[2];
+    }
+  }
   if (!e && fabs(md->mass - mass) > 1e-10 * mass)
-    e = mbs_errSet(MBS_ERR_INPUT,
-                   "%s: /mass: %.17g kg, but the elements (/x, /rhoA) weigh %.17g kg", path,
-                   md->mass, mass);
+    e = mbs_errSet(MBS_ERR_INPUT, "%s: /mass: %.17g kg, but %s weigh %.17g kg", path, md->mass, src,
+                   mass);
   if (!e && fabs(d->mass - mass) > 1e-10 * mass)
+    e = mbs_errSet(MBS_ERR_INPUT, "%s: /rigid/mass: %.17g kg, but %s weigh %.17g kg", path, d->mass,
+                   src, mass);
+  if (!e && (fabs(d->com[0] - c[0]) > 1e-9 * L || fabs(d->com[1] - c[1]) > 1e-9 * L ||
+             fabs(d->com[2] - c[2]) > 1e-9 * L))
     e = mbs_errSet(MBS_ERR_INPUT,
-                   "%s: /rigid/mass: %.17g kg, but the elements (/x, /rhoA) weigh %.17g kg", path,
-                   d->mass, mass);
-  if (!e &&
-      (fabs(d->com[0] - c) > 1e-9 * L || fabs(d->com[1]) > 1e-9 * L || fabs(d->com[2]) > 1e-9 * L))
-    e = mbs_errSet(
-        MBS_ERR_INPUT,
-        "%s: /rigid/com: [%g, %g, %g], but the elements' centre of mass is [%.17g, 0, 0]", path,
-        d->com[0], d->com[1], d->com[2], c);
-  mbsReal iref[6] = {ixx, iyy, iyy, 0, 0, 0}, is = fmax(ixx, iyy);
+                   "%s: /rigid/com: [%g, %g, %g], but the centre of mass of %s is [%.17g, %.17g, "
+                   "%.17g]",
+                   path, d->com[0], d->com[1], d->com[2], src, c[0], c[1], c[2]);
+  mbsReal is = fmax(iref[0], fmax(iref[1], iref[2]));
   for (int k = 0; !e && k < 6; k++)
     if (fabs(d->inertia[k] - iref[k]) > 1e-9 * is)
       e = mbs_errSet(MBS_ERR_INPUT,
-                     "%s: /rigid/inertia: entry %d is %.17g, but the elements give %.17g "
+                     "%s: /rigid/inertia: entry %d is %.17g, but %s give %.17g "
                      "([Ixx Iyy Izz Ixy Ixz Iyz] about the centre of mass)",
-                     path, k, d->inertia[k], iref[k]);
+                     path, k, d->inertia[k], src, iref[k]);
   mbsReal mm = mbs_ffMaxAbs(md->M, (long)m * m), dmax = 0;
   for (long i = 0; !e && i < (long)m * m; i++) dmax = fmax(dmax, fabs(Mp[i] - md->M[i]));
   if (!e && dmax > 1e-8 * mm)
     e = mbs_errSet(MBS_ERR_INPUT,
-                   "%s: /M: differs from the mass of the elements (/rhoA, /rhoJ) moved by /Phi by "
-                   "up to %g (largest entry %g; the dynamics integrate the elements' mass, "
-                   "docs/flexible.md 14)",
-                   path, dmax, mm);
+                   "%s: /M: differs from the mass of %s moved by /Phi by up to %g (largest entry "
+                   "%g; the dynamics integrate that mass, docs/flexible.md 14)",
+                   path, src, dmax, mm);
   mbsReal smax = 0, sscale = sqrt(mass * mm);
   for (long i = 0; !e && i < 3L * m; i++) smax = fmax(smax, fabs(Sp[i] - md->Sbar[i]));
   if (!e && smax > 1e-8 * sscale)
     e = mbs_errSet(MBS_ERR_INPUT,
-                   "%s: /Sbar: differs from the elements' integral of rho Phi_t by up to %g", path,
-                   smax);
+                   "%s: /Sbar: differs from the sum over %s of mass times Phi_t by up to %g", path,
+                   src, smax);
   free(Mp), free(Sp);
   mbs_foBodyFree(&fo);
   return e;

@@ -29,8 +29,8 @@ void mbs_foMat3Vec(const mbsReal *R, const mbsReal *v, mbsReal *o) {
 }
 
 void mbs_foBodyFree(mbsFoBody *b) {
-  free(b->x), free(b->dm), free(b->jt), free(b->phit), free(b->phix), free(b->D), free(b->G),
-      free(b->Gnode), free(b->ge);
+  free(b->x), free(b->dm), free(b->ax), free(b->jt), free(b->phit), free(b->phix), free(b->D),
+      free(b->G), free(b->Gnode), free(b->ge);
 }
 
 void mbs_flexOracleDestroy(mbsFlexOracle **po) {
@@ -112,21 +112,27 @@ void mbs_foShorten(int m, const mbsReal *G, const mbsReal *et, const mbsReal *et
 }
 
 // the points of body fb: positions, masses and the shapes interpolated by the element functions
+// (a lumped body: its points)
 mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
   const double *gx = mbs_fo_gx, *gw = mbs_fo_gw;
   const mbsFlexBeamSpec *s = &fb->spec;
   const mbsFlexModal *md = &fb->modal;
-  int ne = md->nfe - 1, m = md->m, np = MBS_FO_GAUSS * ne;
+  int lumped = md->pos != NULL;
+  int ne = md->nfe - 1, m = md->m, np = lumped ? md->nfe : MBS_FO_GAUSS * ne;
   b->fb = fb, b->np = np;
-  b->x = malloc(sizeof(mbsReal) * (size_t)np);
-  b->dm = malloc(sizeof(mbsReal) * (size_t)np);
-  b->jt = malloc(sizeof(mbsReal) * (size_t)np);
+  b->nax = lumped ? (md->pJ ? 3 : 0) : 1;
+  size_t na = (size_t)np * (size_t)b->nax;
+  b->x = malloc(sizeof(mbsReal) * 3 * (size_t)np + 1);
+  b->dm = malloc(sizeof(mbsReal) * (size_t)np + 1);
+  b->ax = calloc(3 * na + 1, sizeof(mbsReal));
+  b->jt = calloc(na + 1, sizeof(mbsReal));
   b->phit = calloc((size_t)np * 3 * (size_t)m + 1, sizeof(mbsReal));
-  b->phix = calloc((size_t)np * (size_t)m + 1, sizeof(mbsReal));
+  b->phix = calloc(na * (size_t)m + 1, sizeof(mbsReal));
   b->D = calloc((size_t)m * (size_t)m + 1, sizeof(mbsReal));
-  if (!b->x || !b->dm || !b->jt || !b->phit || !b->phix || !b->D)
+  if (!b->x || !b->dm || !b->ax || !b->jt || !b->phit || !b->phix || !b->D)
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible oracle)");
-  if (fb->stiffening && m > 0) {
+  if (lumped) MBS_CALL(mbs_foLumped(md, b));
+  if (fb->stiffening && m > 0 && !lumped) {
     b->G = malloc(sizeof(mbsReal) * (size_t)np * (size_t)m * (size_t)m);
     b->ge = malloc(sizeof(mbsReal) * 2 * (size_t)m);
     if (!b->G || !b->ge) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (flexible oracle)");
@@ -140,7 +146,7 @@ mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
       if (fe > 0) mbs_foGAt(md, fe - 1, 1.0, b->Gnode + (size_t)j * m * m, b->ge, b->ge + m);
     }
   }
-  for (int e = 0; e < ne; e++) {
+  for (int e = 0; !lumped && e < ne; e++) {
     mbsReal x0 = md->x[e], h = md->x[e + 1] - md->x[e];
     const mbsReal *Pi = md->Phi + (size_t)6 * e * m, *Pj = md->Phi + (size_t)6 * (e + 1) * m;
     for (int g = 0; g < MBS_FO_GAUSS; g++) {
@@ -148,9 +154,10 @@ mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b) {
       double xi = gx[g], w = gw[g] * h;
       double N1 = 1 - 3 * xi * xi + 2 * xi * xi * xi, N2 = (xi - 2 * xi * xi + xi * xi * xi) * h,
              N3 = 3 * xi * xi - 2 * xi * xi * xi, N4 = (-xi * xi + xi * xi * xi) * h;
-      b->x[p] = x0 + xi * h;
+      b->x[3 * p] = x0 + xi * h, b->x[3 * p + 1] = b->x[3 * p + 2] = 0;
       b->dm[p] = md->rhoA[e] * w;
       b->jt[p] = md->rhoJ[e] * w;
+      b->ax[3 * p] = 1;
       mbsReal *T = b->phit + (size_t)3 * p * m, *X = b->phix + (size_t)p * m;
       for (int c = 0; c < m; c++) {
         // rows of Phi: [u v w thx thy thz] of node i (Pi) and node i + 1 (Pj); thz = v',
@@ -183,12 +190,12 @@ mbsErr mbs_flexOracleCreate(const mbsModel *m, mbsFlexOracle **po) {
   o->N = m->nv;
   o->flexof = malloc(sizeof(int) * (size_t)(m->nbody + 1));
   o->nodefe = malloc(sizeof(int) * (size_t)(m->nbody + 1));
-  o->nodex = malloc(sizeof(mbsReal) * (size_t)(m->nbody + 1));
+  o->nodex = calloc(3 * (size_t)m->nbody + 1, sizeof(mbsReal));
   o->nodeG = calloc((size_t)m->nbody + 1, sizeof *o->nodeG);
   o->f = calloc((size_t)o->nf + 1, sizeof *o->f);
   if (!o->flexof || !o->nodefe || !o->nodex || !o->nodeG || !o->f)
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  for (int b = 0; b < m->nbody; b++) o->flexof[b] = o->nodefe[b] = -1, o->nodex[b] = 0;
+  for (int b = 0; b < m->nbody; b++) o->flexof[b] = o->nodefe[b] = -1;
   for (int k = 0; k < o->nf; k++) {
     const mbsFlexBody *fb = set->b + k;
     if (fb->body < 0 || fb->body >= m->nbody)
@@ -205,11 +212,7 @@ mbsErr mbs_flexOracleCreate(const mbsModel *m, mbsFlexOracle **po) {
     if (k < 0 || nd < 0 || nd >= set->b[k].nnodes)
       return mbs_errSet(MBS_ERR_UNSUPPORTED, "flexible oracle: needs the whole model");
     const mbsFlexModal *md = &set->b[k].modal;
-    mbsReal x = set->b[k].spec.node_x[nd];
-    int best = 0;
-    for (int i = 1; i < md->nfe; i++)
-      if (fabs(md->x[i] - x) < fabs(md->x[best] - x)) best = i;
-    o->nodefe[c] = best, o->nodex[c] = x;
+    o->nodefe[c] = mbs_foNodeAt(set->b + k, nd, o->nodex + 3 * c);
     if (o->f[k].Gnode) o->nodeG[c] = o->f[k].Gnode + (size_t)nd * md->m * md->m;
   }
   size_t nb = (size_t)m->nbody, N = (size_t)o->N;
@@ -275,7 +278,7 @@ void mbs_foTangent(const mbsReal *th, mbsReal ca, mbsReal cb, const mbsReal *v, 
 // The frame of node fe of flexible body p (its world pose, twist, bias accelerations and
 // Jacobians into o->Jwn, o->Jvn): origin at the deformed node s = x e_x + Phi_t eta, rotation
 // R_p exp([th]x) with th = Phi_r eta (docs/flexible.md 5.5)
-void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const mbsReal *Gn,
+void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, const mbsReal *xn, const mbsReal *Gn,
                      const mbsReal *y, const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn,
                      mbsReal *von, mbsReal *aln, mbsReal *aon) {
   const mbsModel *m = o->m;
@@ -287,7 +290,7 @@ void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const mbsReal 
   const mbsReal *Ph = md->Phi + (size_t)6 * fe * mm;
   const mbsReal *Rp = o->Rw + 9 * p, *pp = o->pw + 3 * p, *omp = o->om + 3 * p;
   const mbsReal *vop = o->vo + 3 * p, *alp = o->al + 3 * p, *aop = o->ao + 3 * p;
-  mbsReal s[3] = {xn, 0, 0}, ud[3] = {0, 0, 0}, th[3] = {0, 0, 0}, thd[3] = {0, 0, 0};
+  mbsReal s[3] = {xn[0], xn[1], xn[2]}, ud[3] = {0, 0, 0}, th[3] = {0, 0, 0}, thd[3] = {0, 0, 0};
   for (int c = 0; c < mm; c++)
     for (int i = 0; i < 3; i++) {
       s[i] += Ph[i * mm + c] * et[c], ud[i] += Ph[i * mm + c] * etd[c];
@@ -364,10 +367,10 @@ void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, cons
     const mbsReal *Jvp = p < 0 ? NULL : o->Jv + (size_t)3 * p * N;
     mbsReal Rn[9], pn[3], omn[3], von[3], aln[3], aon[3];
     if (p >= 0 && o->nodefe[b] >= 0) { // on a node: the parent frame is the node's
-      mbs_foNodeFrame(o, p, o->nodefe[b], o->nodex[b], o->nodeG[b], y, eta, Rn, pn, omn, von, aln,
-                      aon);
+      mbs_foNodeFrame(o, p, o->nodefe[b], o->nodex + 3 * b, o->nodeG[b], y, eta, Rn, pn, omn, von,
+                      aln, aon);
       Rp = Rn, pp = pn, omp = omn, vop = von, alp = aln, aop = aon, Jwp = o->Jwn, Jvp = o->Jvn;
-      r[0] -= o->nodex[b]; // the joint's origin is measured from the node
+      for (int i = 0; i < 3; i++) r[i] -= o->nodex[3 * b + i]; // measured from the node
     }
     mbsReal *Rw = o->Rw + 9 * b, *pw = o->pw + 3 * b, *om = o->om + 3 * b, *vo = o->vo + 3 * b;
     mbsReal *al = o->al + 3 * b, *ao = o->ao + 3 * b;
@@ -507,13 +510,11 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
     const mbsReal *et = eta + (col - m->nv), *etd = y + col;
     mbsReal ex[3] = {Rw[0], Rw[3], Rw[6]}; // body x in world
     for (int p = 0; p < fo->np; p++) {
-      const mbsReal *T = fo->phit + (size_t)3 * p * mm, *X = fo->phix + (size_t)p * mm;
-      mbsReal s[3] = {fo->x[p], 0, 0}, ud[3] = {0, 0, 0}, rs[3], uw[3], a[3], c1[3], c2[3];
-      mbsReal thd = 0, u2 = 0, u2d = 0, u2b = 0;
-      for (int c = 0; c < mm; c++) {
+      const mbsReal *T = fo->phit + (size_t)3 * p * mm;
+      mbsReal s[3] = {fo->x[3 * p], fo->x[3 * p + 1], fo->x[3 * p + 2]}, ud[3] = {0, 0, 0};
+      mbsReal rs[3], uw[3], a[3], c1[3], c2[3], u2 = 0, u2d = 0, u2b = 0;
+      for (int c = 0; c < mm; c++)
         for (int i = 0; i < 3; i++) s[i] += T[i * mm + c] * et[c], ud[i] += T[i * mm + c] * etd[c];
-        thd += X[c] * etd[c];
-      }
       const mbsReal *Gp = fo->G ? fo->G + (size_t)p * mm * mm : NULL;
       if (Gp) mbs_foShorten(mm, Gp, et, etd, fo->ge, &u2, &u2d, &u2b); // 5.3
       s[0] += u2, ud[0] += u2d;
@@ -532,21 +533,30 @@ mbsErr mbs_flexOracleSystem(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y
       mbs_foCross(om, uw, c2);
       for (int i = 0; i < 3; i++) a[i] += ao[i] + c1[i] + 2 * c2[i] + u2b * ex[i];
       mbs_foPoint(o, fo->dm[p], Jg, a);
-      // the cross-section's polar inertia jt about body x, spinning at e_x . omega + phi_x etad
-      // (T = jt/2 (e_x . omega_body + phi_x etad)^2): js = e_x^T Jw + phi_x E
-      mbsReal jt = fo->jt[p], spin = ex[0] * om[0] + ex[1] * om[1] + ex[2] * om[2] + thd;
-      mbsReal exa = ex[0] * al[0] + ex[1] * al[1] + ex[2] * al[2], oxe[3];
-      mbs_foCross(om, ex, oxe);
-      mbsReal *js = Jg; // reuse row 0 of the scratch
-      for (int c = 0; c < N; c++) js[c] = ex[0] * Jw[c] + ex[1] * Jw[N + c] + ex[2] * Jw[2 * N + c];
-      for (int c = 0; c < mm; c++) js[col + c] += X[c];
-      for (int r = 0; r < N; r++) {
-        mbsReal gr = jt * js[r] * exa +
-                     jt * spin * (oxe[0] * Jw[r] + oxe[1] * Jw[N + r] + oxe[2] * Jw[2 * N + r]);
-        o->f_[r] -= gr;
-        if (js[r] == 0 || !o->formM) continue;
-        mbsReal *Mr = o->M + (size_t)r * N;
-        for (int c = 0; c < N; c++) Mr[c] += jt * js[r] * js[c];
+      // the rotary inertia jt about each spin axis a (body frame; a beam: its cross-section's
+      // polar inertia about e_x), spinning at a_w . omega + phi_a etad (T = jt/2 (a_w . omega +
+      // phi_a etad)^2, a_w = R a): js = a_w^T Jw + phi_a E
+      for (int k = 0; k < fo->nax; k++) {
+        const mbsReal *X = fo->phix + (size_t)(fo->nax * p + k) * mm;
+        mbsReal aw[3], thd = 0;
+        mbs_foMat3Vec(Rw, fo->ax + 3 * ((size_t)fo->nax * p + k), aw);
+        for (int c = 0; c < mm; c++) thd += X[c] * etd[c];
+        mbsReal jt = fo->jt[fo->nax * p + k],
+                spin = aw[0] * om[0] + aw[1] * om[1] + aw[2] * om[2] + thd;
+        mbsReal exa = aw[0] * al[0] + aw[1] * al[1] + aw[2] * al[2], oxe[3];
+        mbs_foCross(om, aw, oxe);
+        mbsReal *js = Jg; // reuse row 0 of the scratch
+        for (int c = 0; c < N; c++)
+          js[c] = aw[0] * Jw[c] + aw[1] * Jw[N + c] + aw[2] * Jw[2 * N + c];
+        for (int c = 0; c < mm; c++) js[col + c] += X[c];
+        for (int r = 0; r < N; r++) {
+          mbsReal gr = jt * js[r] * exa +
+                       jt * spin * (oxe[0] * Jw[r] + oxe[1] * Jw[N + r] + oxe[2] * Jw[2 * N + r]);
+          o->f_[r] -= gr;
+          if (js[r] == 0 || !o->formM) continue;
+          mbsReal *Mr = o->M + (size_t)r * N;
+          for (int c = 0; c < N; c++) Mr[c] += jt * js[r] * js[c];
+        }
       }
     }
     // elastic and damping forces
@@ -595,7 +605,7 @@ void mbs_foBodyPotential(const mbsModel *m, int b, const mbsFoBody *fo, const mb
   const mbsReal *et = eta + (fo->col - m->nv);
   for (int p = 0; p < fo->np; p++) {
     const mbsReal *Tp = fo->phit + (size_t)3 * p * mm;
-    mbsReal s[3] = {fo->x[p], 0, 0}, rs[3], u2 = 0, u2d, u2b;
+    mbsReal s[3] = {fo->x[3 * p], fo->x[3 * p + 1], fo->x[3 * p + 2]}, rs[3], u2 = 0, u2d, u2b;
     for (int c = 0; c < mm; c++)
       for (int i = 0; i < 3; i++) s[i] += Tp[i * mm + c] * et[c];
     if (fo->G) mbs_foShorten(mm, fo->G + (size_t)p * mm * mm, et, et, fo->ge, &u2, &u2d, &u2b);
@@ -637,8 +647,8 @@ mbsErr mbs_flexOracleNodePose(mbsFlexOracle *o, const mbsReal *q, const mbsReal 
                               const mbsReal *eta, int k, int j, mbsReal *pos, mbsReal *R) {
   const mbsFlexBody *fb = o->f[k].fb;
   const mbsFlexModal *md = &fb->modal;
-  mbsReal x = fb->spec.node_x[j], om[3], v[3], al[3], a[3];
-  int fe = mbs_foNearestFe(md, x);
+  mbsReal x[3], om[3], v[3], al[3], a[3];
+  int fe = mbs_foNodeAt(fb, j, x);
   const mbsReal *Gn = o->f[k].Gnode ? o->f[k].Gnode + (size_t)j * md->m * md->m : NULL;
   mbs_foKinematics(o, q, y, eta);
   mbs_foNodeFrame(o, fb->body, fe, x, Gn, y, eta, R, pos, om, v, al, a);

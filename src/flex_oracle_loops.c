@@ -79,11 +79,11 @@ static void mbs_foSide(mbsFlexOracle *o, int k, int side, const mbsReal *y, cons
   if (nd >= 0 && fk >= 0) {
     const mbsFlexBody *fb = o->f[fk].fb;
     const mbsFlexModal *md = &fb->modal;
-    mbsReal x = fb->spec.node_x[nd];
+    mbsReal x[3];
+    int fe = mbs_foNodeAt(fb, nd, x);
     const mbsReal *Gn = o->f[fk].Gnode ? o->f[fk].Gnode + (size_t)nd * md->m * md->m : NULL;
-    mbs_foNodeFrame(o, b, mbs_foNearestFe(md, x), x, Gn, y, eta, s->R, s->p, s->om, s->vo, s->al,
-                    s->ao);
-    Fo[0] -= x; // the frame's origin is measured from the node
+    mbs_foNodeFrame(o, b, fe, x, Gn, y, eta, s->R, s->p, s->om, s->vo, s->al, s->ao);
+    for (int i = 0; i < 3; i++) Fo[i] -= x[i]; // the frame's origin is measured from the node
     memcpy(J, o->Jwn, 3 * sizeof(mbsReal) * (size_t)N);
     memcpy(J + 3 * (size_t)N, o->Jvn, 3 * sizeof(mbsReal) * (size_t)N);
   } else {

@@ -47,10 +47,11 @@ void mbs_faLoopRows(mbsFlexAba *a, const mbsReal *y, const mbsReal *eta, int nzm
       if (nd >= 0 && fk >= 0) {
         const mbsFlexBody *fb = a->f[fk].fb;
         const mbsFlexModal *md = &fb->modal;
-        mbsReal x = fb->spec.node_x[nd];
+        mbsReal x[3];
+        int fe = mbs_foNodeAt(fb, nd, x);
         const mbsReal *Gn = a->f[fk].Gnode ? a->f[fk].Gnode + (size_t)nd * md->m * md->m : NULL;
-        mbs_faNode(a, mbs_foNearestFe(md, x), x, Gn, b, y, eta, R[s], p[s], om[s], vo[s], A, cs[s]);
-        Fo[12 * s] -= x; // the frame's origin is measured from the node
+        mbs_faNode(a, fe, x, Gn, b, y, eta, R[s], p[s], om[s], vo[s], A, cs[s]);
+        for (int i = 0; i < 3; i++) Fo[12 * s + i] -= x[i]; // measured from the node
       } else {
         memcpy(R[s], a->Rw + 9 * b, sizeof R[s]);
         memcpy(p[s], a->pw + 3 * b, sizeof p[s]);

@@ -15,11 +15,13 @@ typedef struct mbsFoBody {
   const mbsFlexBody *fb;
   int col;        ///< first column of its eta in [v; eta]
   int np;         ///< quadrature points
-  mbsReal *x;     ///< (np) their positions along the beam axis
+  mbsReal *x;     ///< (np x 3) their positions in the body frame (a beam: [x 0 0])
   mbsReal *dm;    ///< (np) their masses, rho A w
-  mbsReal *jt;    ///< (np) their cross-sections' polar inertia, rho (Iy + Iz) w
+  int nax;        ///< spin axes per point: 1 (a beam: e_x) or 3 (lumped: J's eigenvectors)
+  mbsReal *ax;    ///< (np x nax x 3) the spin axes (body frame, unit)
+  mbsReal *jt;    ///< (np x nax) the rotary inertia about each axis (a beam: rho (Iy + Iz) w)
   mbsReal *phit;  ///< (np x 3 x m) translation shapes at the points (body frame)
-  mbsReal *phix;  ///< (np x m) torsion rotation shapes at the points
+  mbsReal *phix;  ///< (np x nax x m) rotation shapes about each axis at the points
   mbsReal *D;     ///< (m x m) modal damping
   mbsReal *G;     ///< (np x m x m) geometric stiffening: int_0^x (v'^T v' + w'^T w') at the points,
                   ///< so the axial shortening there is -eta^T G eta / 2 (NULL: stiffening off)
@@ -35,8 +37,17 @@ void mbs_foSlopes(const mbsFlexModal *md, int e, double xi, mbsReal *sv, mbsReal
 mbsErr mbs_foPoints(const mbsFlexBody *fb, mbsFoBody *b);
 /// Free the arrays of b.
 void mbs_foBodyFree(mbsFoBody *b);
+/// The points of a lumped body into b (arrays allocated, b->nax set; src/flex_points.c).
+mbsErr mbs_foLumped(const mbsFlexModal *md, mbsFoBody *b);
+/// The recursive algorithm's rotary-inertia terms of point p about each spin axis into M and h
+/// (n = 6 + m; js scratch of n; src/flex_points.c).
+void mbs_faSpin(const mbsFoBody *fo, int p, const mbsReal *Rw, const mbsReal *om,
+                const mbsReal *etd, int n, mbsReal *js, mbsReal *M, mbsReal *h);
 /// The FE node nearest to x.
 int mbs_foNearestFe(const mbsFlexModal *md, mbsReal x);
+/// Named node j of fb: its undeformed position s (3, body frame) and its FE node (a lumped body:
+/// the first point at s).
+int mbs_foNodeAt(const mbsFlexBody *fb, int j, mbsReal *s);
 /// The axial shortening at a point: u2 = -eta^T G eta / 2, its rate u2d = -(G eta) . etad (ge =
 /// G eta, m) and its bias acceleration u2b = -etad^T G etad.
 void mbs_foShorten(int m, const mbsReal *G, const mbsReal *et, const mbsReal *etd, mbsReal *ge,
@@ -74,7 +85,7 @@ struct mbsFlexOracle {
   mbsFoBody *f;
   int *flexof;    ///< (nbody) index into f, -1 for a rigid body
   int *nodefe;    ///< (nbody) FE node of the parent a body hangs from (-1: the parent's frame)
-  mbsReal *nodex; ///< (nbody) that node's undeformed position along the parent's x axis
+  mbsReal *nodex; ///< (nbody x 3) that node's undeformed position in the parent's frame
   const mbsReal **nodeG; ///< (nbody) G (m x m) of the parent at that node (NULL: none or off)
   // per-evaluation workspace
   mbsReal *Rw, *pw, *om, *vo, *al, *ao; ///< (nbody x 9 / 3) world pose, twist, bias accelerations
@@ -89,7 +100,7 @@ struct mbsFlexOracle {
 void mbs_foKinematics(mbsFlexOracle *o, const mbsReal *q, const mbsReal *y, const mbsReal *eta);
 /// The frame of FE node fe (at xn, G there Gn or NULL) of flexible body p after the kinematics:
 /// pose, twist, bias accelerations, and its Jacobians into o->Jwn, o->Jvn (docs/flexible.md 5.5).
-void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, mbsReal xn, const mbsReal *Gn,
+void mbs_foNodeFrame(mbsFlexOracle *o, int p, int fe, const mbsReal *xn, const mbsReal *Gn,
                      const mbsReal *y, const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn,
                      mbsReal *von, mbsReal *aln, mbsReal *aon);
 /// ydd of a model with closed loops: the KKT system M ydd - G^T lam = f, G ydd = kappa' - D^T abar
@@ -107,7 +118,7 @@ struct mbsFlexAba {
   mbsFoBody *f;
   int *flexof;                ///< (nbody) index into f, -1 rigid
   int *nodefe;                ///< (nbody) FE node of the parent a body hangs from (-1: its frame)
-  mbsReal *nodex;             ///< (nbody) that node's undeformed x
+  mbsReal *nodex;             ///< (nbody x 3) that node's undeformed position
   const mbsReal **nodeG;      ///< (nbody) G of the parent at that node (NULL: none or off)
   int *nz;                    ///< (nbody) 6 + m
   int *col;                   ///< (nbody) first column of its eta in y (-1 rigid)
@@ -155,9 +166,9 @@ void mbs_faDown(const mbsFlexAba *a, int b, const mbsReal *ap, const mbsReal *v,
 /// The frame of FE node fe (at xn, G there Gn or NULL) of flexible body p after its mbs_faKin:
 /// world pose Rn, pn, twist omn, von, the map A (6 x nz_p, NULL: not formed: the node's twist is
 /// A z_p) and the bias cn (6: the node's acceleration at zdot_p = 0; docs/flexible.md 5.5).
-void mbs_faNode(mbsFlexAba *a, int fe, mbsReal xn, const mbsReal *Gn, int p, const mbsReal *y,
-                const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn, mbsReal *von,
-                mbsReal *A, mbsReal *cn);
+void mbs_faNode(mbsFlexAba *a, int fe, const mbsReal *xn, const mbsReal *Gn, int p,
+                const mbsReal *y, const mbsReal *eta, mbsReal *Rn, mbsReal *pn, mbsReal *omn,
+                mbsReal *von, mbsReal *A, mbsReal *cn);
 /// ap = P zp (+ c when c is not NULL; zp NULL: zero), P the map of body b from its parent
 /// (6 x nz_p).
 void mbs_faApply(const mbsFlexAba *a, int b, const mbsReal *zp, const mbsReal *c, mbsReal *ap);

@@ -19,7 +19,7 @@ void mbs_flexShape(const mbsFlexBody *fb, const mbsReal *eta, const mbsReal *Rw,
   int m = md->m;
   mbsReal u2 = 0, *sv = scratch, *sw = scratch + m;
   for (int i = 0; i < md->nfe; i++) {
-    if (i > 0 && fb->stiffening && m > 0) { // the shortening gained over element i - 1
+    if (i > 0 && fb->stiffening && m > 0 && !md->pos) { // the shortening gained over element i - 1
       mbsReal h = md->x[i] - md->x[i - 1], acc = 0;
       for (int g = 0; g < MBS_FO_GAUSS; g++) {
         mbs_foSlopes(md, i - 1, mbs_fo_gx[g], sv, sw);
@@ -30,7 +30,8 @@ void mbs_flexShape(const mbsFlexBody *fb, const mbsReal *eta, const mbsReal *Rw,
       u2 -= 0.5 * acc;
     }
     const mbsReal *Ph = md->Phi + (size_t)6 * i * m;
-    mbsReal s[3] = {md->x[i], 0, 0}, d[3];
+    mbsReal s[3] = {md->x[i], md->pos ? md->pos[3 * i + 1] : 0, md->pos ? md->pos[3 * i + 2] : 0};
+    mbsReal d[3];
     for (int c = 0; c < m; c++)
       for (int k = 0; k < 3; k++) s[k] += Ph[k * m + c] * eta[c];
     s[0] += u2; // in the order of the node frames' (flex_oracle.c)
@@ -40,5 +41,6 @@ void mbs_flexShape(const mbsFlexBody *fb, const mbsReal *eta, const mbsReal *Rw,
 }
 
 int mbs_flexNodeFe(const mbsFlexBody *fb, int node) {
-  return mbs_foNearestFe(&fb->modal, fb->spec.node_x[node]);
+  mbsReal s[3];
+  return mbs_foNodeAt(fb, node, s);
 }

@@ -55,6 +55,12 @@ typedef struct {
   mbsReal *rhoA; ///< (nfe - 1) mass per length of each element, kg/m (a beam: rho A)
   mbsReal
       *rhoJ; ///< (nfe - 1) polar rotary inertia per length of each element, kg m (rho (Iy + Iz))
+  /// The lumped form of a modal file (docs/flexible.md 14; NULL: the line form above, rhoA and
+  /// rhoJ set): the nfe "FE nodes" are points anywhere in the body frame, x their x coordinates.
+  mbsReal *pos;   ///< (nfe x 3) the points' positions in the body frame, m
+  mbsReal *pmass; ///< (nfe) their masses, kg (>= 0)
+  mbsReal *pJ;    ///< (nfe x 6) their rotary inertias [Jxx Jyy Jzz Jxy Jxz Jyz] (the tensor's
+                  ///< entries, kg m^2; NULL: none)
 } mbsFlexModal;
 
 /// Defaults: no geometry (length 0), modes 4, elements 10, nnodes 0.
@@ -93,6 +99,8 @@ typedef struct {
                   ///< stiffening, docs/flexible.md 5.3; flexible.stiffening, default true)
   int nnodes;     ///< named nodes (= spec.nnodes), node k at spec.node_x[k] on the x axis
   char node_name[MBS_FLEX_MAX_NODES][MBS_FLEX_NAME];
+  mbsReal node_yz[MBS_FLEX_MAX_NODES][2]; ///< node k's y and z (0 on a beam; a lumped file's
+                                          ///< nodes are points anywhere: [node_x, y, z])
   char *file; ///< the modal file it was read from (NULL: the built-in beam; owned)
   mbsReal rigid_mass, rigid_com[3], rigid_inertia[6]; ///< the undeformed body as a rigid one
                                                       ///< (the model's body; about the com)
@@ -100,22 +108,26 @@ typedef struct {
 
 /// Modal files (docs/flexible.md 14): version of the format this build reads and writes.
 #define MBS_FLEX_FILE_VERSION 1
+/// The lumped form (points anywhere in the body with masses, rotary inertias and shapes).
+#define MBS_FLEX_FILE_VERSION_LUMPED 2
 /// A modal file's contents as read (the parallel layer's HDF5 reader fills it; src/ has no HDF5).
 typedef struct {
   mbsFlexModal modal;               ///< M, K, Phi, x, omega_fixed, Sbar, mass, rhoA, rhoJ
   mbsReal mass, com[3], inertia[6]; ///< /rigid: the undeformed body as a rigid one
   int nnodes;                       ///< named nodes in the file
   char node_name[MBS_FLEX_MAX_NODES][MBS_FLEX_NAME];
-  int node_fe[MBS_FLEX_MAX_NODES]; ///< their FE nodes (1 .. nfe - 1)
+  int node_fe[MBS_FLEX_MAX_NODES]; ///< their FE nodes (1 .. nfe - 1; lumped form: points 0 ..)
 } mbsFlexFileData;
 /// Reads \p path into \p d (zeroed first); MBS_ERR_INPUT with "PATH: /DATASET: problem" set by
 /// mbs_errSet. Registered by the parallel layer (mbsp_init); NULL until then.
 typedef mbsErr (*mbsFlexFileReader)(const char *path, mbsFlexFileData *d);
 void mbs_flexFileSetReader(mbsFlexFileReader r);
 mbsFlexFileReader mbs_flexFileGetReader(void);
-/// The value checks of a read file (src/flex_file.c): finite entries, the mesh, M symmetric
-/// positive definite, K symmetric positive semidefinite, the root at rest, M, Sbar, mass and the
-/// rigid properties consistent with the elements' mass (the dynamics integrate that), the nodes.
+/// The value checks of a read file (src/flex_file.c): finite entries, the mesh (the line form) or
+/// the points' masses and rotary inertias (the lumped form), M symmetric positive definite, K
+/// symmetric positive semidefinite, the root at rest (line form), M, Sbar, mass and the rigid
+/// properties consistent with the elements' or points' mass (the dynamics integrate that), the
+/// nodes.
 /// MBS_ERR_INPUT "PATH: /DATASET: problem".
 mbsErr mbs_flexFileCheck(const char *path, const mbsFlexFileData *d);
 /// Free the arrays of \p d.
