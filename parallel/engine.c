@@ -200,13 +200,39 @@ static void mbsp_composeK(int k, const mbsReal *Xb, const mbsReal *Xgp, mbsReal 
 // bodies; chains exchange only the map of each rank's segment by a recursive-doubling scan
 // (ceil(log2 P) rounds), trees pass the boundary bodies' values down the rank tree (depth: the
 // rank tree's height); then every rank finishes its own bodies.
+// A chain's segment (the scan) takes its poses from its parents' in order, as the serial
+// recursion does (the ghost's pose from the scan); the pipeline from the maps Xg, as the poses
+// it sends down were made.
 static void mbsp_enginePoses(mbspEngine *e) {
   mbsWork *w = e->w;
   if (e->size == 1 || !e->ghosted) return;
   MBS_TIC(w->timer, MBS_TIMER_POSITION);
   for (int b = e->b0; b < e->b1; b++) {
     int g = e->gho[b];
-    if (g >= 0) mbsp_poseFromGhost(e, w, b, g);
+    if (g < 0) continue;
+    if (e->use_scan)
+      mbs_bodyPose(e->m, w, b);
+    else
+      mbsp_poseFromGhost(e, w, b, g);
+  }
+  MBS_TOC(w->timer, MBS_TIMER_POSITION);
+}
+
+// the position stage of the owned bodies: joints, and the poses of the bodies rooted at the
+// ground on this rank (the others' need their ghost parent's: mbsp_enginePoses)
+static void mbsp_enginePosition(mbspEngine *e, const mbsState *s) {
+  const mbsModel *m = e->m;
+  mbsWork *w = e->w;
+  MBS_TIC(w->timer, MBS_TIMER_POSITION);
+  if (e->size == 1 || !e->ghosted) {
+    for (int b = e->b0; b < e->b1; b++) mbs_bodyPosition(m, s->q, w, b);
+  } else {
+    for (int b = e->b0; b < e->b1; b++) {
+      if (e->gho[b] < 0)
+        mbs_bodyPosition(m, s->q, w, b);
+      else
+        mbs_bodyJoint(m, s->q, w, b);
+    }
   }
   MBS_TOC(w->timer, MBS_TIMER_POSITION);
 }
@@ -219,8 +245,10 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
     // local maps from the ghost parents (parallel, no communication): the transform Xg from
     // the ghost's frame (it gives the pose too) and the velocity with the ghost's set to zero (a
     // rank without ghost parents: its velocities alone, so the ranks below get their prefix
-    // early; the rest of the velocity stage follows the prefix)
-    for (int b = e->b0; b < e->b1; b++) {
+    // early; the rest of the velocity stage follows the prefix). The scan's last rank sends its
+    // map to nobody, and its poses follow the recursion (mbsp_enginePoses): no maps there.
+    const int maps = !(e->use_scan && e->rank == e->size - 1);
+    for (int b = e->b0; b < e->b1 && maps; b++) {
       int p = m->body_parent[b], nd = m->body_dofnum[b], da = m->body_dofadr[b];
       mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, *vl = e->vloc + 6 * b;
       const mbsReal *X = w->xpar + 12 * b;
@@ -260,7 +288,9 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
     if (e->use_scan) {
       double mine[30], pre[30];
       int valid = 0, last = e->b1 - 1;
-      if (e->gho[last] >= 0) {
+      if (!maps) { // read by nobody (MBSPAR_EXSCAN=mpi may still combine it)
+        memset(mine, 0, sizeof mine);
+      } else if (e->gho[last] >= 0) {
         const double *Xl = e->Xg + 12 * last; // R = E^T, p = r
         for (int i = 0; i < 3; i++)
           for (int j = 0; j < 3; j++) mine[3 * i + j] = Xl[3 * j + i];
@@ -403,9 +433,7 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   mbsWork *w = e->w;
   MBS_TIC(w->timer, MBS_TIMER_EVAL);
   // joint transforms and subspaces are local to each joint
-  MBS_TIC(w->timer, MBS_TIMER_POSITION);
-  for (int b = e->b0; b < e->b1; b++) mbs_bodyPosition(m, s->q, w, b);
-  MBS_TOC(w->timer, MBS_TIMER_POSITION);
+  mbsp_enginePosition(e, s);
   e->defer_poses = m->nforce == 0 && m->nloop == 0;
   mbsErr err = mbs_cfsBegin(m, s, e->c); // e.g. the remote joints' states on their way
   if (!err) err = mbsp_kinematics(e, s);
@@ -438,11 +466,7 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
 }
 
 mbsErr mbsp_engineKinematics(mbspEngine *e, mbsState *s) {
-  const mbsModel *m = e->m;
-  mbsWork *w = e->w;
-  MBS_TIC(w->timer, MBS_TIMER_POSITION);
-  for (int b = e->b0; b < e->b1; b++) mbs_bodyPosition(m, s->q, w, b);
-  MBS_TOC(w->timer, MBS_TIMER_POSITION);
+  mbsp_enginePosition(e, s);
   return mbsp_kinematics(e, s);
 }
 
