@@ -114,7 +114,7 @@ static void mbs_abaSpikeGeneric(const mbsModel *m, const mbsWork *w, int b, mbsR
 }
 
 MBS_CLONES void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
-                  mbsReal *restrict Th, mbsReal *restrict gam) {
+                             mbsReal *restrict Th, mbsReal *restrict gam) {
   MBS_FLOPS(mbs_flopSpikeBody(m, b));
   if (!mbs_jntSpecial(m, b)) {
     mbs_abaSpikeGeneric(m, w, b, P, Th, gam);

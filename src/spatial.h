@@ -24,7 +24,7 @@
 /// only). For kernels vectorised over several columns (the spikes): AVX2's 4 doubles per
 /// instruction against SSE2's 2. No FMA (avx2 alone does not enable it, and ISO C does not
 /// contract): every entry is the same arithmetic in the same order, the results bitwise equal.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&     \
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&       \
     !defined(MBS_NO_CLONES)
 #define MBS_CLONES __attribute__((target_clones("avx2", "default")))
 #else
