@@ -361,7 +361,7 @@ mbsReal mbs_modelTotalMass(const mbsModel *m);
 /// another rank ends its segment with a pivot D of its own inertia only (1e-16 and the like); as
 /// the root of a rank its articulated inertia has such an eigenvalue. Both cost schur all its
 /// digits (docs/formulation.md 4.9).
-#define MBS_PARTITION_SPIKE      0.35
+#define MBS_PARTITION_SPIKE      0.25
 #define MBS_PARTITION_SNAP       0.1
 #define MBS_PARTITION_FIXED_SKIP 8
 #define MBS_PARTITION_LIGHT      1e3
