@@ -237,6 +237,59 @@ static void mbsp_enginePosition(mbspEngine *e, const mbsState *s) {
   MBS_TOC(w->timer, MBS_TIMER_POSITION);
 }
 
+// the joint velocity vJ = S qd of body b
+static inline void mbsp_jointVel(const mbsModel *m, const mbsWork *w, const mbsState *s, int b,
+                                 mbsReal vJ[6]) {
+  const int nd = m->body_dofnum[b], da = m->body_dofadr[b];
+  for (int i = 0; i < 6; i++) vJ[i] = 0;
+  if (mbs_jntSpecial(m, b)) {
+    vJ[m->jnt_axisk[b]] = m->jnt_axis[3 * b + m->jnt_axisk[b]] * s->qd[da];
+  } else {
+    for (int k = 0; k < nd; k++)
+      for (int i = 0; i < 6; i++) vJ[i] += w->sdof[6 * (da + k) + i] * s->qd[da + k];
+  }
+}
+
+// a chain's segment (the scan): the map of its last body from the ghost parent (or the ground),
+// the velocity with the ghost's set to zero and the composed transform carried from body to body
+// in registers, only the last body's stored (e->vloc, e->Xg): the scan reads nothing else (the
+// poses follow the recursion, mbsp_enginePoses). The same arithmetic as the general loop.
+static void mbsp_segmentMap(mbspEngine *e, const mbsState *s) {
+  const mbsModel *m = e->m;
+  const mbsWork *w = e->w;
+  const int ghosted = m->body_parent[e->b0] >= 0;
+  mbsReal v[6], t[6], Xc[12], Xt[12];
+  for (int b = e->b0; b < e->b1; b++) {
+    mbsReal vJ[6];
+    const mbsReal *X = w->xpar + 12 * b;
+    const int spec = mbs_jntSpecial(m, b);
+    mbsp_jointVel(m, w, s, b, vJ);
+    if (b == e->b0) {
+      memcpy(v, vJ, sizeof vJ);
+      if (ghosted) memcpy(Xc, X, sizeof Xc);
+    } else {
+      if (spec) {
+        const int k = m->jnt_axisk[b], i = (k + 1) % 3, j = (k + 2) % 3;
+        mbsu_xMotionK(k, X[3 * i + i], X[3 * i + j], X + 9, v, t);
+      } else {
+        mbsu_xMotion(X, v, t);
+      }
+      for (int i = 0; i < 6; i++) v[i] = t[i] + vJ[i];
+      if (ghosted) {
+        if (spec)
+          mbsp_composeK(m->jnt_axisk[b], X, Xc, Xt);
+        else
+          mbsp_compose(X, Xc, Xt);
+        memcpy(Xc, Xt, sizeof Xc);
+      }
+    }
+    MBS_FLOPS(mbs_flopKinMap(m, b, b > e->b0, b > e->b0 && ghosted));
+  }
+  const int last = e->b1 - 1;
+  memcpy(e->vloc + 6 * last, v, sizeof v);
+  if (ghosted) memcpy(e->Xg + 12 * last, Xc, sizeof Xc);
+}
+
 static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
   const mbsModel *m = e->m;
   mbsWork *w = e->w;
@@ -248,17 +301,13 @@ static mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
     // early; the rest of the velocity stage follows the prefix). The scan's last rank sends its
     // map to nobody, and its poses follow the recursion (mbsp_enginePoses): no maps there.
     const int maps = !(e->use_scan && e->rank == e->size - 1);
-    for (int b = e->b0; b < e->b1 && maps; b++) {
-      int p = m->body_parent[b], nd = m->body_dofnum[b], da = m->body_dofadr[b];
-      mbsReal vJ[6] = {0, 0, 0, 0, 0, 0}, *vl = e->vloc + 6 * b;
+    if (e->use_scan && maps) mbsp_segmentMap(e, s);
+    for (int b = e->b0; b < e->b1 && maps && !e->use_scan; b++) {
+      int p = m->body_parent[b];
+      mbsReal vJ[6], *vl = e->vloc + 6 * b;
       const mbsReal *X = w->xpar + 12 * b;
       const int spec = mbs_jntSpecial(m, b);
-      if (spec) {
-        vJ[m->jnt_axisk[b]] = m->jnt_axis[3 * b + m->jnt_axisk[b]] * s->qd[da];
-      } else {
-        for (int k = 0; k < nd; k++)
-          for (int i = 0; i < 6; i++) vJ[i] += w->sdof[6 * (da + k) + i] * s->qd[da + k];
-      }
+      mbsp_jointVel(m, w, s, b, vJ);
       if (p < 0) {
         e->gho[b] = -1;
         memcpy(vl, vJ, sizeof vJ);
