@@ -121,13 +121,13 @@ void mbsp_enginePoses(mbspEngine *e) {
   mbsWork *w = e->w;
   if (e->size == 1 || !e->ghosted) return;
   MBS_TIC(w->timer, MBS_TIMER_POSITION);
-  for (int b = e->b0; b < e->b1; b++) {
-    int g = e->gho[b];
-    if (g < 0) continue;
-    if (e->use_scan)
-      mbs_bodyPose(e->m, w, b);
-    else
-      mbsp_poseFromGhost(e, w, b, g);
+  if (e->use_scan) { // one segment below its ghost parent: every owned body
+    mbs_bodyPoses(e->m, w, e->b0, e->b1);
+  } else {
+    for (int b = e->b0; b < e->b1; b++) {
+      int g = e->gho[b];
+      if (g >= 0) mbsp_poseFromGhost(e, w, b, g);
+    }
   }
   MBS_TOC(w->timer, MBS_TIMER_POSITION);
 }

@@ -194,6 +194,25 @@ void mbs_bodyPose(const mbsModel *m, mbsWork *w, int b) {
   }
 }
 
+void mbs_bodyPoses(const mbsModel *m, mbsWork *w, int b0, int b1) {
+  for (int b = b0; b < b1; b++) {
+    if (!mbs_jntSpecial(m, b)) {
+      mbs_bodyPose(m, w, b);
+      continue;
+    }
+    switch (m->jnt_axisk[b]) { // inlined per axis: a chain's segment calls it once
+    case 0:
+      mbs_bodyPoseK(0, m, w, b);
+      break;
+    case 1:
+      mbs_bodyPoseK(1, m, w, b);
+      break;
+    default:
+      mbs_bodyPoseK(2, m, w, b);
+    }
+  }
+}
+
 void mbs_bodyPosition(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b) {
   if (mbs_jntSpecial(m, b)) {
     switch (m->jnt_axisk[b]) {

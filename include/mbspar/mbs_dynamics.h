@@ -125,6 +125,8 @@ void mbs_bodyPosition(const mbsModel *m, const mbsReal *q, mbsWork *w, int b);
 /// and b's joint present). The parallel engine finishes the poses below a ghost parent this way.
 void mbs_bodyJoint(const mbsModel *m, const mbsReal *q, mbsWork *w, int b);
 void mbs_bodyPose(const mbsModel *m, mbsWork *w, int b);
+/// mbs_bodyPose of the bodies b0 .. b1 - 1 in order.
+void mbs_bodyPoses(const mbsModel *m, mbsWork *w, int b0, int b1);
 /// Body velocities, velocity-product terms, bias forces, applied joint forces.
 /// Writes: w->cvel, cacc, cbias, qfrc.
 void mbs_fwdVelocity(const mbsModel *m, const mbsState *s, mbsWork *w);
