@@ -152,11 +152,11 @@ void mbsp_enginePosition(mbspEngine *e, const mbsState *s) {
 }
 
 // the joint velocity vJ = S qd of body b
-static inline void mbsp_jointVel(const mbsModel *m, const mbsWork *w, const mbsState *s, int b,
-                                 mbsReal vJ[6]) {
+static MBS_FORCEINLINE void mbsp_jointVel(const mbsModel *m, const mbsWork *w, const mbsState *s,
+                                          int b, int spec, mbsReal vJ[6]) {
   const int nd = m->body_dofnum[b], da = m->body_dofadr[b];
   for (int i = 0; i < 6; i++) vJ[i] = 0;
-  if (mbs_jntSpecial(m, b)) {
+  if (spec) {
     vJ[m->jnt_axisk[b]] = m->jnt_axis[3 * b + m->jnt_axisk[b]] * s->qd[da];
   } else {
     for (int k = 0; k < nd; k++)
@@ -177,7 +177,7 @@ static void mbsp_segmentMap(mbspEngine *e, const mbsState *s) {
     mbsReal vJ[6];
     const mbsReal *X = w->xpar + 12 * b;
     const int spec = mbs_jntSpecial(m, b);
-    mbsp_jointVel(m, w, s, b, vJ);
+    mbsp_jointVel(m, w, s, b, spec, vJ);
     if (b == e->b0) {
       memcpy(v, vJ, sizeof vJ);
       if (ghosted) memcpy(Xc, X, sizeof Xc);
@@ -221,7 +221,7 @@ mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
       mbsReal vJ[6], *vl = e->vloc + 6 * b;
       const mbsReal *X = w->xpar + 12 * b;
       const int spec = mbs_jntSpecial(m, b);
-      mbsp_jointVel(m, w, s, b, vJ);
+      mbsp_jointVel(m, w, s, b, spec, vJ);
       if (p < 0) {
         e->gho[b] = -1;
         memcpy(vl, vJ, sizeof vJ);
