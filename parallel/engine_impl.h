@@ -50,5 +50,11 @@ int mbsp_engineOwner(const mbspEngine *e, int b);
 mbsErr mbsp_engineHaloUpHook(void *ctx, mbsReal *up);
 mbsErr mbsp_engineHaloDownHook(void *ctx, mbsReal *acc);
 mbsErr mbsp_engineReduceHook(void *ctx, double *v, int n);
+/// engine_kin.c: the position stage of the owned bodies (joints; poses where no ghost parent is
+/// above them), the velocities across ranks (scan or pipeline; the poses below a ghost parent
+/// too unless e->defer_poses) and those deferred poses
+void mbsp_enginePosition(mbspEngine *e, const mbsState *s);
+mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s);
+void mbsp_enginePoses(mbspEngine *e);
 
 #endif

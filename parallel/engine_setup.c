@@ -219,8 +219,7 @@ static mbsErr mbsp_kinDeps(mbspEngine *e) {
       if (dep[(size_t)j * nn + k]) e->kin_dep[nd++] = k, e->kin_need[k]++;
   }
   e->kin_dadr[nn] = nd;
-  for (int b = e->b0; b < e->b1; b++) e->gho[b] = -1;
-  free(dep);
+  free(dep); // e->gho stays: the position stage reads it before the kinematics (re)set it
   return MBS_OK;
 }
 

@@ -113,8 +113,8 @@ static void mbs_abaSpikeGeneric(const mbsModel *m, const mbsWork *w, int b, mbsR
   }
 }
 
-void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
-                  mbsReal *restrict Th, mbsReal *restrict gam) {
+MBS_CLONES void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
+                             mbsReal *restrict Th, mbsReal *restrict gam) {
   MBS_FLOPS(mbs_flopSpikeBody(m, b));
   if (!mbs_jntSpecial(m, b)) {
     mbs_abaSpikeGeneric(m, w, b, P, Th, gam);
@@ -143,7 +143,7 @@ static MBS_FORCEINLINE void mbs_abaSpikeVecK(const int k, const mbsWork *w, int 
   mbsu_xTForceK(k, X[3 * i + i], X[3 * i + j], X + 9, pa, p);
 }
 
-void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict p) {
+MBS_CLONES void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict p) {
   MBS_FLOPS(mbs_flopSpikeVecBody(m, b));
   if (!mbs_jntSpecial(m, b)) { // p = X^T (p - U Dinv S^T p)
     const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];

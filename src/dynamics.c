@@ -88,9 +88,9 @@ void mbs_workDestroy(mbsWork **pw) {
 // ---------------------------------------------------------------- position stage
 
 // revolute joint about sg e_k (jnt_axisk): R, X and S are placements of cos and sin (3 flops, not
-// 36), and the pose xmat = xmat_p R mixes two columns of xmat_p (36 flops with xpos, not 63)
-static MBS_FORCEINLINE void mbs_bodyPositionK(const int k, const mbsModel *m, const mbsReal *qall,
-                                              mbsWork *w, int b) {
+// 36)
+static MBS_FORCEINLINE void mbs_bodyJointK(const int k, const mbsModel *m, const mbsReal *qall,
+                                           mbsWork *w, int b) {
   const int i = (k + 1) % 3, j = (k + 2) % 3;
   const mbsReal *org = m->jnt_origin + 3 * b, sg = m->jnt_axis[3 * b + k];
   mbsReal q = qall[m->body_qadr[b]], c = cos(q), s = sg * sin(q);
@@ -104,8 +104,13 @@ static MBS_FORCEINLINE void mbs_bodyPositionK(const int k, const mbsModel *m, co
   X[9] = org[0], X[10] = org[1], X[11] = org[2];
   S[0] = S[1] = S[2] = S[3] = S[4] = S[5] = 0;
   S[k] = sg;
+}
 
-  // pose in the ground frame: columns i and j of xmat_p rotate, column k stays
+// the pose in the ground frame for a revolute joint about e_k (X from mbs_bodyJointK): columns i
+// and j of xmat_p rotate, column k stays (36 flops with xpos, not 63)
+static MBS_FORCEINLINE void mbs_bodyPoseK(const int k, const mbsModel *m, mbsWork *w, int b) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
+  const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j], *org = X + 9;
   int p = m->body_parent[b];
   mbsReal *xm = w->xmat + 9 * b, *xp = w->xpos + 3 * b;
   if (p < 0) {
@@ -125,17 +130,17 @@ static MBS_FORCEINLINE void mbs_bodyPositionK(const int k, const mbsModel *m, co
   }
 }
 
-void mbs_bodyPosition(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b) {
+void mbs_bodyJoint(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b) {
   if (mbs_jntSpecial(m, b)) {
     switch (m->jnt_axisk[b]) {
     case 0:
-      mbs_bodyPositionK(0, m, qall, w, b);
+      mbs_bodyJointK(0, m, qall, w, b);
       return;
     case 1:
-      mbs_bodyPositionK(1, m, qall, w, b);
+      mbs_bodyJointK(1, m, qall, w, b);
       return;
     default:
-      mbs_bodyPositionK(2, m, qall, w, b);
+      mbs_bodyJointK(2, m, qall, w, b);
       return;
     }
   }
@@ -154,13 +159,32 @@ void mbs_bodyPosition(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b)
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) X[3 * i + j] = R[3 * j + i];
   X[9] = r[0], X[10] = r[1], X[11] = r[2];
+}
 
-  // pose in the ground frame
+void mbs_bodyPose(const mbsModel *m, mbsWork *w, int b) {
+  if (mbs_jntSpecial(m, b)) {
+    switch (m->jnt_axisk[b]) {
+    case 0:
+      mbs_bodyPoseK(0, m, w, b);
+      return;
+    case 1:
+      mbs_bodyPoseK(1, m, w, b);
+      return;
+    default:
+      mbs_bodyPoseK(2, m, w, b);
+      return;
+    }
+  }
+  // the joint rotation R = E^T and translation r from X = (E, r)
+  const mbsReal *X = w->xpar + 12 * b, *r = X + 9;
+  mbsReal R[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) R[3 * i + j] = X[3 * j + i];
   int p = m->body_parent[b];
   mbsReal *xm = w->xmat + 9 * b, *xp = w->xpos + 3 * b;
   if (p < 0) {
     memcpy(xm, R, sizeof R);
-    memcpy(xp, r, sizeof r);
+    memcpy(xp, r, 3 * sizeof(mbsReal));
   } else {
     const mbsReal *pm = w->xmat + 9 * p, *pp = w->xpos + 3 * p;
     mbsu_mulMat3(pm, R, xm);
@@ -168,6 +192,43 @@ void mbs_bodyPosition(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b)
     xp[0] += pp[0], xp[1] += pp[1], xp[2] += pp[2];
     MBS_FLOPS(MBS_FL_POSE);
   }
+}
+
+void mbs_bodyPoses(const mbsModel *m, mbsWork *w, int b0, int b1) {
+  for (int b = b0; b < b1; b++) {
+    if (!mbs_jntSpecial(m, b)) {
+      mbs_bodyPose(m, w, b);
+      continue;
+    }
+    switch (m->jnt_axisk[b]) { // inlined per axis: a chain's segment calls it once
+    case 0:
+      mbs_bodyPoseK(0, m, w, b);
+      break;
+    case 1:
+      mbs_bodyPoseK(1, m, w, b);
+      break;
+    default:
+      mbs_bodyPoseK(2, m, w, b);
+    }
+  }
+}
+
+void mbs_bodyPosition(const mbsModel *m, const mbsReal *qall, mbsWork *w, int b) {
+  if (mbs_jntSpecial(m, b)) {
+    switch (m->jnt_axisk[b]) {
+    case 0:
+      mbs_bodyJointK(0, m, qall, w, b), mbs_bodyPoseK(0, m, w, b);
+      return;
+    case 1:
+      mbs_bodyJointK(1, m, qall, w, b), mbs_bodyPoseK(1, m, w, b);
+      return;
+    default:
+      mbs_bodyJointK(2, m, qall, w, b), mbs_bodyPoseK(2, m, w, b);
+      return;
+    }
+  }
+  mbs_bodyJoint(m, qall, w, b);
+  mbs_bodyPose(m, w, b);
 }
 
 void mbs_fwdPosition(const mbsModel *m, const mbsState *s, mbsWork *w) {

@@ -86,6 +86,18 @@ static int mbs_partitionCrossLight(const int *light, const int *sm, int n, int s
   return lo < n && sm[lo] < s;
 }
 
+// sigma of a chain's partition: MBS_PARTITION_SPIKE, or MBSPAR_PARTITION_SPIKE from the
+// environment (a measurement switch, docs/scaling.md; the same on every rank, as mpirun passes it)
+static double mbs_partitionSpike(void) {
+  const char *v = getenv("MBSPAR_PARTITION_SPIKE");
+  if (v && *v) {
+    char *end;
+    double x = strtod(v, &end);
+    if (*end == 0 && x >= 0 && x <= 10) return x;
+  }
+  return MBS_PARTITION_SPIKE;
+}
+
 // the joint type of body b (runs; O(runs))
 static int mbs_partitionTypeAt(const int *run_type, const int *run_len, int nrun, long b) {
   long rs = 0;
@@ -111,7 +123,7 @@ mbsErr mbs_partitionRunsLight(const int *run_type, const int *run_len, int nrun,
   // start[r] = first body b whose weight before it, acc(b), reaches total * r / P; on a chain
   // ranks 0 .. P-2 cost 1 + sigma per unit weight (their spikes), the last 1: equal times give
   // each of them total / (P + sigma)
-  const double parts = chain && P > 1 ? P + MBS_PARTITION_SPIKE : P;
+  const double parts = chain && P > 1 ? P + mbs_partitionSpike() : P;
   int r = 1;
   long b0 = 0;
   double acc0 = 0;

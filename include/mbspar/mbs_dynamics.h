@@ -120,6 +120,13 @@ void mbs_workDestroy(mbsWork **w);
 void mbs_fwdPosition(const mbsModel *m, const mbsState *s, mbsWork *w);
 /// Per-body part of mbs_fwdPosition for body b (parent data must be present).
 void mbs_bodyPosition(const mbsModel *m, const mbsReal *q, mbsWork *w, int b);
+/// The two halves of mbs_bodyPosition: mbs_bodyJoint writes w->xpar and sdof of body b (its joint
+/// alone); mbs_bodyPose its ground pose xmat, xpos from the parent's pose and xpar (parent pose
+/// and b's joint present). The parallel engine finishes the poses below a ghost parent this way.
+void mbs_bodyJoint(const mbsModel *m, const mbsReal *q, mbsWork *w, int b);
+void mbs_bodyPose(const mbsModel *m, mbsWork *w, int b);
+/// mbs_bodyPose of the bodies b0 .. b1 - 1 in order.
+void mbs_bodyPoses(const mbsModel *m, mbsWork *w, int b0, int b1);
 /// Body velocities, velocity-product terms, bias forces, applied joint forces.
 /// Writes: w->cvel, cacc, cbias, qfrc.
 void mbs_fwdVelocity(const mbsModel *m, const mbsState *s, mbsWork *w);

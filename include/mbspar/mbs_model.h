@@ -342,7 +342,8 @@ mbsReal mbs_modelTotalMass(const mbsModel *m);
 /// The decomposition of every global model: contiguous body ranges balanced by a per-joint cost
 /// weight, every rank at least one body; the joint types in global order as runs (type, length).
 /// \p chain: the bodies form one chain in order; every rank but the last then carries the spikes
-/// of its lower port (docs/formulation.md 4.6) and gets MBS_PARTITION_SPIKE less weight.
+/// of its lower port (docs/formulation.md 4.6) and gets MBS_PARTITION_SPIKE less weight
+/// (MBSPAR_PARTITION_SPIKE in the environment overrides it, a measurement switch).
 /// \p cut (ncut, ascending): clean cuts, bodies on the ground whose position no joint reaches
 /// across (a forest's trees listed one after another); a rank boundary within
 /// MBS_PARTITION_SNAP of a part's weight from one moves to it, so that no joint is cut there (no
@@ -361,7 +362,7 @@ mbsReal mbs_modelTotalMass(const mbsModel *m);
 /// another rank ends its segment with a pivot D of its own inertia only (1e-16 and the like); as
 /// the root of a rank its articulated inertia has such an eigenvalue. Both cost schur all its
 /// digits (docs/formulation.md 4.9).
-#define MBS_PARTITION_SPIKE      0.15
+#define MBS_PARTITION_SPIKE      0.25
 #define MBS_PARTITION_SNAP       0.1
 #define MBS_PARTITION_FIXED_SKIP 8
 #define MBS_PARTITION_LIGHT      1e3

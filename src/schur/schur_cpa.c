@@ -126,15 +126,18 @@ static void mbs_cpaSchPoses(mbsCpaB *B, mbsCpaSch *X) {
   for (int r = 0; P > 1 && r < P; r++) {
     const mbsCpaRank *rr = R + r;
     if (!rr->ghosted) continue;
+    int prev = -1; // a chain's segment: the pose recursion from the ghost's (mbs_bodyPose)
     for (int b = rr->b0; b < rr->b1; b++) {
       if (gho[b] < 0) continue;
       int pg = B->cls;
       B->cls = MBS_CPA_CLASS_KIN;
-      int pn = mbs_cpaNode(B, MBS_CPA_KIN_GHOST, b, MBS_FL_KIN_GHOSTPOSE, -1, -1);
+      int pn = mbs_cpaNode(B, MBS_CPA_KIN_GHOST, b,
+                           use_scan ? mbs_flopPoseBody(B->m, b) : MBS_FL_KIN_GHOSTPOSE, -1, -1);
       B->cls = pg;
-      mbs_cpaDep(B, map[b], pn);
+      mbs_cpaDep(B, use_scan ? prev : map[b], pn);
       mbs_cpaDep(B, use_scan ? rr->kin_in : kmsg[fwdn[b]], pn);
       if (defer) mbs_cpaDep(B, rr->if_end, pn);
+      prev = pn;
     }
   }
 }
@@ -226,12 +229,25 @@ mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
     const mbsCpaRank *rr = R + r;
     for (int b = rr->b0; b < rr->b1; b++) {
       int p = m->body_parent[b];
+      gho[b] = P < 2 || p < 0 ? -1 : (p < rr->b0 ? p : gho[p]);
+      if (gho[b] >= 0) { // below a ghost parent: the joint alone (engine.c mbsp_enginePosition)
+        K->joint[b] = K->pose[b] =
+            mbs_cpaNodeOn(B, MBS_CPA_POS_JOINT, b, mbs_flopPosBody(m, b), PH_POS, 0, -1);
+        continue;
+      }
       mbs_cpaBodyPos(B, b, -1, -1, p >= rr->b0 ? K->pose[p] : -1, 1, &K->joint[b], &K->pose[b]);
     }
-    if (P > 1) // local maps from the ghost parents (ranks without: the velocities alone)
+    // local maps from the ghost parents (ranks without: the velocities alone); none on the
+    // scan's last rank (its map goes to nobody)
+    if (P > 1 && use_scan && r == P - 1)
+      for (int b = rr->b0; b < rr->b1; b++) {
+        int p = m->body_parent[b];
+        fwdn[b] = p < 0 ? -1 : (p < rr->b0 ? b : fwdn[p]);
+        map[b] = -1;
+      }
+    else if (P > 1)
       for (int b = rr->b0; b < rr->b1; b++) {
         int p = m->body_parent[b], lp = p >= rr->b0;
-        gho[b] = p < 0 ? -1 : (p < rr->b0 ? p : gho[p]);
         fwdn[b] = p < 0 ? -1 : (p < rr->b0 ? b : fwdn[p]); // the body below the ghost parent
         map[b] = mbs_cpaNode(B, MBS_CPA_KIN_MAP, b, mbs_flopKinMap(m, b, lp, lp && gho[b] >= 0),
                              PH_KMAP, PH_KMAP);
