@@ -19,9 +19,10 @@
 /// .threads4.np1) and at 2 and 3 ranks of one thread (the light leaves at the rank cuts taken
 /// exactly by the passes, parallel/schur_par_light.c; .threads1.np2, .threads1.np3; before: 0.54
 /// at 2, 1.19 at 3 ranks); at 4 ranks three chains still miss by up to 1.2e-9 (docs/formulation.md
-/// 4.9). LIGHT_ONLY=chain10 runs one model, LIGHT_MERGE=pass|tree sets MBSPAR_SCHUR_MERGE. "layout": the light-cut check that keeps solver.method = auto off
-/// schur on the "moving_all" rank layouts and on on the "moving" ones, and the thread
-/// segmentation's joins (no engine; one rank). LIGHT_DEBUG=1 prints the dofs that differ.
+/// 4.9). LIGHT_ONLY=chain10 runs one model, LIGHT_MERGE=pass|tree sets MBSPAR_SCHUR_MERGE.
+/// "layout": the light-cut check that keeps solver.method = auto off schur on the "moving_all" rank
+/// layouts and on on the "moving" ones, and the thread segmentation's joins (no engine; one rank).
+/// LIGHT_DEBUG=1 prints the dofs that differ.
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
