@@ -20,10 +20,15 @@
 #            (the 1024-link chain, `mpirun -n 1`, steady: its data stays in the cache between
 #            evaluations as a real rank's does); the per-block costs of the simulation (cold
 #            caches, 64 copies of the code) do not enter; one pair
-# Speedups are against serial ABA timed here (best of 3 launches of --repeat 30; --repeat 10 for
-# 2^20). Each SMPI point is pairs of launches with --repeat 1 and 1 + K (the steady time per
-# evaluation without the first, as in schur.sh); timed modes N pairs (default 3; one at 2^20), the
-# best and the median reported.
+# Real runs (serial ABA, the baseline of every speedup; the one-rank schur runs that set the flop
+# modes' host speeds) are timed by their CPU time: two launches of --repeat 1 and K, (CPU(K) -
+# CPU(1)) / (K - 1) from /usr/bin/time, best of 2 pairs. On this shared VM the wall clock of a
+# launch includes the time it waited for a core (at load 15 the 65536 chain's ABA took 20-42 ms
+# wall per evaluation against ~8.5 ms quiet), its CPU time does not; single-threaded, the two
+# agree on a quiet machine. SMPI's own block timer is a CPU timer too.
+# Each SMPI point is pairs of launches with --repeat 1 and 1 + K (the steady time per
+# evaluation without the first, as in schur.sh); timed modes N pairs (default 3; one at 2^20),
+# the best and the median reported.
 # --no-big: skip the 2^20 points (flops, flops-warm and cold only there: the warm re-reads of 1024
 #   ranks would take hours).
 # Writes bench/results/smpi_issue35_<UTC>.jsonl and .md (the load average at every launch).
@@ -87,16 +92,35 @@ rec() {
 }
 timed() { /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/log" 2>&1; }
 
-# aba N K : serial ABA for real, best of 3 launches of --repeat K
-aba() {
-  local i
-  model "$1"
-  for i in 1 2 3; do
-    timed "$mbspar" accel "${margs[@]}" --set solver.method=aba --repeat "$2" --quiet --json "$work/a.json" ||
-      { log "ABA N=$1 failed: $(tail -2 "$work/log")"; return 0; }
-    rec "$work/a.json" real aba "$1" 1 "launch $i"
+# cpusteady J1 J2 : CPU seconds per evaluation without the first, from two launches of K1 < K2
+# evaluations (their records' user + system time, /usr/bin/time; the setup cancels): on a loaded
+# machine the wall clock of a launch includes the time it waited for a core, its CPU time does
+# not (a single-threaded rank: CPU time = its compute)
+cpusteady() {
+  python3 -c 'import json,sys
+a,b=[json.loads(open(f).read().splitlines()[-1]) for f in sys.argv[1:3]]
+print("%.6g" % (((b["launch_user_s"]+b["launch_sys_s"])-(a["launch_user_s"]+a["launch_sys_s"]))/(b["repeat"]-a["repeat"])))' "$1" "$2"
+}
+
+# realrun LABEL N K METHOD [PREFIX...] : 2 pairs of launches (--repeat 1 and K) of [PREFIX] mbspar
+# accel on the N-link chain with solver.method METHOD; prints the best pair's CPU-steady seconds
+# per evaluation
+realrun() {
+  local label=$1 n=$2 k2=$3 meth=$4 i k t best=""
+  shift 4
+  model "$n"
+  margs+=(--set "solver.method=$meth")
+  for i in 1 2; do
+    for k in 1 "$k2"; do
+      timed "$@" "$mbspar" accel "${margs[@]}" --repeat "$k" --quiet --json "$work/r_$k.json" ||
+        { log "$label N=$n failed: $(tail -2 "$work/log")"; return 1; }
+      rec "$work/r_$k.json" real "$label" "$n" 1 "pair $i"
+      tail -1 "$out" >"$work/rec_$k.json"
+    done
+    t=$(cpusteady "$work/rec_1.json" "$work/rec_$k2.json")
+    best=$(python3 -c 'import sys; a=[float(x) for x in sys.argv[1:] if x]; print(min(a))' "$t" "$best")
   done
-  log "ABA N=$1 done"
+  echo "$best"
 }
 
 # sim MODE N P NPAIRS : SMPI pairs of launches (--repeat 1 and 1 + K)
@@ -130,35 +154,31 @@ printf '{"kind":"meta","git":"%s","machine":"%s","simgrid":"%s","date":"%s","loa
   "$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)" \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(smpirun -version 2>/dev/null | head -1)" \
   "$stamp" "$(load)" "$pairs" "$rep" >>"$out"
-aba 65536 30
-((big)) && aba 1048576 10
+# serial ABA (one thread), the baseline of every speedup
+aba=$(realrun aba 65536 101 aba)
+abab=""
+((big)) && abab=$(realrun aba 1048576 11 aba)
+log "serial ABA: N = 65536 $aba s/eval, N = 2^20 ${abab:-(skipped)} s/eval (CPU time, steady)"
 # the flop modes' host speeds: flops of one evaluation (one simulated host) / the real one-rank
-# schur time (steady: launches of --repeat 1 and 1 + K, best of 2 pairs); flops: the whole 65536
-# chain on one rank; flops-warm: a rank's share, the 1024-link chain, on one rank
+# schur time (`mpirun -n 1`, CPU-steady as above); flops: the whole 65536 chain on one rank,
+# flops-warm: a rank's share, the 1024-link chain, on one rank (its data stays in the cache
+# between evaluations, as a real rank's does)
 bash "$here/bench/smpi/platform.sh" 1 1Gf "$work/f1"
-# hostspeed N K -> "seconds host_speed" of the N-link chain
+# hostspeed N SECONDS -> the host speed that makes one simulated host take SECONDS on the N chain
 hostspeed() {
-  local i k t best=""
   model "$1"
-  for i in 1 2; do
-    for k in 1 "$2"; do
-      timed mpirun -n 1 --bind-to core "$mbspar" accel "${margs[@]}" --set solver.method=schur \
-        --repeat "$k" --quiet --json "$work/r_$k.json" || { log "real schur failed: $(tail -2 "$work/log")"; exit 1; }
-      rec "$work/r_$k.json" real calib "$1" 1 "pair $i"
-    done
-    t=$(python3 "$report" steady "$work/r_1.json" "$work/r_$2.json")
-    best=$(python3 -c 'import sys; a=[float(x) for x in sys.argv[1:] if x]; print(min(a))' "$t" "$best")
-  done
   smpirun -np 1 -platform "$work/f1/cluster_1.xml" -hostfile "$work/f1/hosts_1.txt" \
     --cfg=smpi/simulate-computation:no "$sbuild/mbspar_smpi_flops" accel "${margs[@]}" \
     --set solver.method=schur --repeat 1 --quiet --json "$work/f.json" >"$work/log" 2>&1
-  python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["time_per_eval_s"]*1e9; print(sys.argv[2], "%.0ff" % (f / float(sys.argv[2])))' "$work/f.json" "$best"
+  python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["time_per_eval_s"]*1e9; print("%.0ff" % (f / float(sys.argv[2])))' "$work/f.json" "$2"
 }
-read -r best fspeed < <(hostspeed 65536 31)
-read -r wbest wspeed < <(hostspeed 1024 301)
+best=$(realrun calib 65536 101 schur mpirun -n 1 --bind-to core)
+wbest=$(realrun calib 1024 10001 schur mpirun -n 1 --bind-to core)
+fspeed=$(hostspeed 65536 "$best")
+wspeed=$(hostspeed 1024 "$wbest")
 log "real schur P = 1: N = 65536 $best s/eval (flop mode host speed $fspeed), N = 1024 $wbest s/eval (flops-warm host speed $wspeed)"
-printf '{"kind":"flops_calibration","real_schur_p1_s":%s,"host_speed":"%s","real_schur_1024_s":%s,"host_speed_warm":"%s"}\n' \
-  "$best" "$fspeed" "$wbest" "$wspeed" >>"$out"
+printf '{"kind":"baseline","aba_65536_s":%s,"aba_1048576_s":%s,"real_schur_p1_s":%s,"host_speed":"%s","real_schur_1024_s":%s,"host_speed_warm":"%s"}\n' \
+  "$aba" "${abab:-null}" "$best" "$fspeed" "$wbest" "$wspeed" >>"$out"
 
 sim flops 65536 1 1
 sim flops 65536 64 1
