@@ -21,7 +21,9 @@
 /// The re-read is skipped when no other rank ran since this rank's last one (a process-wide
 /// counter; the program's globals are per rank, the environment is shared, so its address is
 /// passed through the environment variable MBS_SMPI_WARM_SHARED). MBS_SMPI_WARM=0 turns the
-/// re-read off: the binary then times blocks as the plain timed build does (the control).
+/// re-read off: the binary then times blocks with the same own timer and no re-read (the
+/// control). MBS_SMPI_WARM_VERBOSE=1 prints, per rank, the re-reads so far and the live blocks
+/// and bytes after its 50th and 300th MPI call.
 /// Not part of the CMake build; no MPI call.
 #include <stddef.h>
 #include <stdint.h>
