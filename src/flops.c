@@ -5,3 +5,4 @@
 
 unsigned long long mbs_flop_count = 0;
 void (*mbs_flop_sink)(void) = NULL;
+void (*mbs_wtime_resume)(void) = NULL;

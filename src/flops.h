@@ -27,6 +27,10 @@ extern unsigned long long mbs_flop_count;
 /// every MPI call of parallel/comm.c call it first, so the simulated time of each compute stretch
 /// is its counted flops times the simulated host's time per flop. NULL (nothing) otherwise.
 extern void (*mbs_flop_sink)(void);
+/// Called by mbs_wtime after it read the clock: the SMPI warm-cache timed build
+/// (bench/smpi/build.sh: mbspar_smpi_warm) re-reads the rank's own data there, untimed, as after
+/// every MPI call (parallel/comm.c). NULL (nothing) otherwise.
+extern void (*mbs_wtime_resume)(void);
 
 #ifdef MBS_COUNT_FLOPS
 #define MBS_FLOPS(n)                                                                               \

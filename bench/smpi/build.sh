@@ -10,7 +10,8 @@
 #   * no allocation fault points (parallel/faultwrap.c needs the linker's --wrap=malloc),
 #   * smpicc builds a shared object that smpirun loads once per simulated rank.
 # Writes OUTDIR/mbspar_smpi (compute blocks timed: SMPI charges each the time it took here),
-# OUTDIR/mbspar_smpi_flops (compute charged by counted flops, below) and OUTDIR/build_flags.txt.
+# OUTDIR/mbspar_smpi_flops (compute charged by counted flops, below), OUTDIR/mbspar_smpi_warm
+# (compute blocks timed with the rank's own data re-read first, below) and OUTDIR/build_flags.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$here/build-smpi}
@@ -37,6 +38,7 @@ for f in "$here"/parallel/*.c; do
   [[ $f == */faultwrap.c ]] || srcs+=("$f")
 done
 read -r -a libs < <(pkg-config --libs libconfig)
+libs+=(-llapack) # flex_beam.c and modes.c call LAPACK (dsygv, dsbgvx), as the CMake build does
 # shellcheck disable=SC2086 # cflags is a list of flags
 smpicc $cflags -Wall -Wno-unknown-pragmas -I"$here/include" -I"$here/src" -I"$here/parallel" \
   -I"$out/generated" "${srcs[@]}" -o "$out/mbspar_smpi" "${libs[@]}" -lm
@@ -47,10 +49,21 @@ smpicc $cflags -Wall -Wno-unknown-pragmas -I"$here/include" -I"$here/src" -I"$he
 smpicc $cflags -DMBS_COUNT_FLOPS -DMBS_SMPI_FLOPS -Wall -Wno-unknown-pragmas -I"$here/include" \
   -I"$here/src" -I"$here/parallel" -I"$out/generated" "${srcs[@]}" -o "$out/mbspar_smpi_flops" \
   "${libs[@]}" -lm
+# the warm-cache timed binary: compute blocks timed by SMPI as in mbspar_smpi, but after every MPI
+# call the rank re-reads its own live heap blocks before its next block is timed (MBS_SMPI_WARM,
+# parallel/comm.c; the allocation table and the re-read in bench/smpi/warmwrap.c): a real node's
+# cache holds its own rank's data, not the other simulated ranks'. MBS_SMPI_WARM=0 at run time
+# turns the re-read off (the control)
+# shellcheck disable=SC2086 # cflags is a list of flags
+smpicc $cflags -DMBS_SMPI_WARM -Wall -Wno-unknown-pragmas -I"$here/include" -I"$here/src" \
+  -I"$here/parallel" -I"$out/generated" "${srcs[@]}" "$here/bench/smpi/warmwrap.c" \
+  -Wl,--wrap=smpi_shared_malloc_intercept,--wrap=smpi_shared_calloc_intercept \
+  -Wl,--wrap=smpi_shared_realloc_intercept,--wrap=smpi_shared_free -o "$out/mbspar_smpi_warm" \
+  "${libs[@]}" -lm
 {
   echo "git $sha"
   echo "compiler smpicc ($sgver) on $(cc --version | head -1)"
   echo "flags $cflags (no PETSc, no hwloc, no OpenMP)"
   echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$out/build_flags.txt"
-echo "smpi/build.sh: built $out/mbspar_smpi and $out/mbspar_smpi_flops"
+echo "smpi/build.sh: built $out/mbspar_smpi, $out/mbspar_smpi_flops and $out/mbspar_smpi_warm"

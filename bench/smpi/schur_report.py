@@ -63,6 +63,8 @@ def cmd_record(a):
         r["method"] = s.get("method")
         r["iterations"] = s.get("iterations")
         r["timers"] = {k: v["max"] for k, v in d.get("timers", {}).items()}
+        r["timers_avg"] = {k: v.get("avg") for k, v in d.get("timers", {}).items()}
+        r["timers_max_rank"] = {k: v.get("max_rank") for k, v in d.get("timers", {}).items()}
     print(json.dumps(r))
 
 
