@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpa_private.h"
+#include "flex_cfs.h"
 #include "flex_cfs_private.h"
 #include "flex_flops.h"
 #include "flex_private.h"
@@ -32,6 +33,8 @@ typedef struct {
   int **prep;         ///< (R x nbody) prepare nodes per rank (-1: not needed there)
   int *up, *mid, *dn; ///< (nbody) the current application's nodes
   int *ends;          ///< (nl + 2) scratch: the applications' closing nodes
+  long long *rows;    ///< (R) rows of each rank (jcg's vector operations)
+  int *dot;           ///< (R) scratch: each rank's dot node
 } mbsFcc;
 
 // a sync node (no cost, no processor) after nodes v[0..n)
@@ -42,9 +45,10 @@ static int mbs_fccSync(mbsCpaB *B, const int *v, int n) {
   return s;
 }
 
-// one application of the operator (known: with the affine part) after node `after` (-1: none);
-// returns its closing node (the downs' sync)
-static int mbs_fccApply(mbsFcc *X, int known, int after) {
+// one application of the operator (known: with the affine part) after node `after` (-1: none),
+// body b's wrench after in[b] (its rows of x) and gate[its rank] (NULL: none); returns its
+// closing node (the downs' sync)
+static int mbs_fccApply(mbsFcc *X, int known, int after, const int *in, const int *gate) {
   mbsCpaB *B = X->B;
   const mbsModel *m = X->m;
   int n = m->nbody;
@@ -54,6 +58,8 @@ static int mbs_fccApply(mbsFcc *X, int known, int after) {
                              mbs_flopFcUp(X->nl[b], m->body_dofnum[b], known), -1, -1, r);
     mbs_cpaDep(B, X->prep[r][b], X->up[b]);
     if (after >= 0) mbs_cpaDep(B, after, X->up[b]);
+    if (in) mbs_cpaDep(B, in[b], X->up[b]);
+    if (gate) mbs_cpaDep(B, gate[r], X->up[b]);
   }
   int red = X->dist ? mbs_cpaLoopReduce(B, 6.0 * n, 0, mbs_fccSync(B, X->up, n)) : -1;
   for (int b = 0; b < n; b++) {
@@ -79,22 +85,102 @@ static int mbs_fccApply(mbsFcc *X, int known, int after) {
   return mbs_fccSync(B, X->dn, n);
 }
 
+// a dot product over every rank's owned rows (2 flops a row) of the vectors body b's entries of
+// which nodes s1[b], s2[b] wrote (NULL: none), its sum over the ranks (one double) and sc scalar
+// flops on every rank after it (out[r]; after g[r] too, NULL: none), as mbs_fcDot and its caller
+static void mbs_fccDot(mbsFcc *X, const int *s1, const int *s2, const int *g, long long sc,
+                       int *out) {
+  mbsCpaB *B = X->B;
+  int n = X->m->nbody;
+  for (int r = 0; r < X->R; r++)
+    X->dot[r] = mbs_cpaNodeOn(B, MBS_CPA_DOT_LEAF, -1, 2LL * X->rows[r], -1, -1, r);
+  for (int b = 0; b < n; b++) {
+    if (s1) mbs_cpaDep(B, s1[b], X->dot[X->owner[b]]);
+    if (s2) mbs_cpaDep(B, s2[b], X->dot[X->owner[b]]);
+  }
+  int red = X->dist ? mbs_cpaLoopReduce(B, 1.0, 0, mbs_fccSync(B, X->dot, X->R)) : -1;
+  for (int r = 0; r < X->R; r++) {
+    int v = mbs_cpaNodeOn(B, MBS_CPA_SCALAR, -1, sc, -1, -1, r);
+    mbs_cpaDep(B, red >= 0 ? red : X->dot[r], v);
+    if (g) mbs_cpaDep(B, g[r], v);
+    out[r] = v;
+  }
+}
+
+// per body a node of the kind on its rank (fl = 1: the preconditioner's 2 nl^2 flops, 0: the
+// update's 4 nl) after a[b], c[b] and g[its rank] (NULL: none); written to out[b]
+static void mbs_fccBodies(mbsFcc *X, int kind, int fl, const int *a, const int *c, const int *g,
+                          int *out) {
+  for (int b = 0; b < X->m->nbody; b++) {
+    int r = X->owner[b], nl = X->nl[b];
+    int v = mbs_cpaNodeOn(X->B, kind, b, fl ? 2LL * nl * nl : 4LL * nl, -1, -1, r);
+    if (a) mbs_cpaDep(X->B, a[b], v);
+    if (c) mbs_cpaDep(X->B, c[b], v);
+    if (g) mbs_cpaDep(X->B, g[r], v);
+    out[b] = v;
+  }
+}
+
+// preconditioned CG (flex_cfs_iter.c mbs_fcCG) of B->o->iterations operator applications from
+// x = 0 after the right side's application (X->dn: b); leaves x's writers in xn and the last
+// convergence test in conv (per rank)
+static void mbs_fccCg(mbsFcc *X, int *xn, int *rn, int *zn, int *pn, int *un, int **g) {
+  mbsCpaB *B = X->B;
+  int n = X->m->nbody, iters = B->o->iterations > 0 ? B->o->iterations : 0;
+  int *bn = g[0], *rz = g[1], *conv = g[2], *al = g[3];
+  for (int b = 0; b < n; b++) rn[b] = X->dn[b], xn[b] = -1;
+  mbs_fccDot(X, rn, NULL, NULL, 1, bn);                       // |b|
+  mbs_fccBodies(X, MBS_CPA_CFS_PRECOND, 1, rn, NULL, bn, zn); // z = D^-1 r
+  memcpy(pn, zn, sizeof(int) * (size_t)n);                    // p = z
+  mbs_fccDot(X, rn, zn, NULL, 0, rz);                         // r.z
+  for (int it = 0;; it++) {
+    mbs_fccDot(X, rn, NULL, bn, 2, conv); // r.r and the test
+    if (it == iters) break;
+    mbs_fccApply(X, 0, -1, pn, conv);                          // q = A p
+    mbs_fccDot(X, pn, X->dn, rz, 1, al);                       // alpha = rz / p.q
+    mbs_fccBodies(X, MBS_CPA_CG_UPDATE, 0, X->dn, xn, al, un); // x += alpha p, r -= alpha q
+    for (int b = 0; b < n; b++) mbs_cpaDep(B, pn[b], un[b]), mbs_cpaDep(B, rn[b], un[b]);
+    memcpy(xn, un, sizeof(int) * (size_t)n), memcpy(rn, un, sizeof(int) * (size_t)n);
+    mbs_fccBodies(X, MBS_CPA_CFS_PRECOND, 1, rn, NULL, NULL, zn); // z = D^-1 r
+    mbs_fccDot(X, zn, NULL, rz, 1, rz);                           // beta = r.z / rz
+    for (int b = 0; b < n; b++) {                                 // p = z + beta p (2 a row)
+      int r = X->owner[b], v = mbs_cpaNodeOn(B, MBS_CPA_CG_P, b, 2LL * X->nl[b], -1, -1, r);
+      mbs_cpaDep(B, zn[b], v), mbs_cpaDep(B, pn[b], v), mbs_cpaDep(B, rz[r], v);
+      mbs_cpaDep(B, un[b], v); // (the application read p)
+      pn[b] = v;
+    }
+  }
+}
+
 mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, const long long *body) {
   const mbsModel *m = B->m;
   int n = m->nbody, R = B->o->ranks > 0 ? B->o->ranks : 1, nlt = 0;
   size_t nb = (size_t)n + 1;
-  mbsFcc X = {B, m, nz, NULL, B->owner, R, B->o->ranks > 1, NULL, NULL, NULL, NULL, NULL};
+  mbsFcc X = {B,    m,    nz,   NULL, B->owner, R,    B->o->ranks > 1,
+              NULL, NULL, NULL, NULL, NULL,     NULL, NULL};
   int *nl = malloc(nb * sizeof(int)), *buf = malloc((size_t)(R + 4) * nb * sizeof(int));
   long *gs = calloc(nb, sizeof(long));
   X.prep = malloc((size_t)R * sizeof(int *));
   mbsFlexAba *a = NULL;
   mbsErr e = nl && buf && gs && X.prep ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  int jcg = !strcmp(mbs_solverName(B->o->method), "jcg");
+  long long its = B->o->iterations > 0 ? B->o->iterations : 0;
   for (int b = 0; !e && b < n; b++) nl[b] = 6 - m->body_dofnum[b], nlt += nl[b];
-  if (!e && (long long)(nlt + 2) * 3 * n + (long long)R * n > MBS_FCC_MAXNODES)
+  if (!e && m->nloop)
+    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                   "cpa: the constraint-force graphs of a flexible model have no closure rows "
+                   "(flexible.md 15): a model with closed loops is analysed with the recursive "
+                   "algorithm's graph only");
+  if (!e && !jcg && (long long)(nlt + 2) * 3 * n + (long long)R * n > MBS_FCC_MAXNODES)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "cpa: the direct method's graph of a flexible model has O(rows x bodies) "
                    "nodes: %d rows x %d bodies is too large (the method is for small models)",
                    nlt, n);
+  if (!e && jcg && (its + 2) * (6LL * n + 8LL * R) + 3LL * R * n > MBS_FCC_MAXNODES)
+    e = mbs_errSet(MBS_ERR_UNSUPPORTED,
+                   "cpa: the jcg graph of a flexible model: %lld iterations x %d bodies is too "
+                   "large",
+                   its, n);
   if (!e) e = mbs_flexAbaCreate(m, &a);
   if (!e) { // the complement's Gram-Schmidt at q0 (which unit vectors it rejects)
     mbsReal *y = calloc((size_t)a->N + 1, sizeof(mbsReal));
@@ -136,23 +222,38 @@ mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, cons
     }
     for (int b = 0; b < n; b++) {
       int p = m->body_parent[b];
+      X.ends[b] = -1;
       if (B->owner[b] != r || !nl[b]) continue;
       int v = mbs_cpaNodeOn(B, MBS_CPA_FLEX_CFS_BLOCK, b, mbs_flopFcBlock(nl[b], p < 0 ? 0 : nz[p]),
                             -1, -1, r);
       mbs_cpaDep(B, pr[b], v);
-      if (p >= 0) mbs_cpaDep(B, pr[p], v);
-      pr[b] = v; // the applications wait for the whole prepare (as the code runs it)
+      if (p >= 0) mbs_cpaDep(B, pr[p], v); // (the parent's prepare, not its block)
+      X.ends[b] = v;
     }
+    for (int b = 0; b < n; b++) // the applications wait for the block too (as the code runs it)
+      if (X.ends[b] >= 0) pr[b] = X.ends[b];
   }
-  int *cols = NULL;
+  int *cols = NULL, *cgb = NULL;
   if (!e) {
     B->cls = MBS_CPA_CLASS_SOLVE;
     cols = malloc(((size_t)nlt + 2) * sizeof(int));
-    if (!cols) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    cgb = malloc((5 * nb + 5 * (size_t)R) * sizeof(int));
+    X.rows = calloc((size_t)R, sizeof(long long));
+    if (!cols || !cgb || !X.rows) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   }
-  if (!e) {
-    cols[0] = mbs_fccApply(&X, 1, -1);                                   // b
-    for (int j = 0; j < nlt; j++) cols[j + 1] = mbs_fccApply(&X, 0, -1); // the columns of A
+  if (!e && jcg) { // b, the CG (flex_cfs_iter.c), the application at the solution
+    int *xn = cgb, *rn = xn + nb, *zn = rn + nb, *pn = zn + nb, *un = pn + nb, *g[4];
+    for (int d = 0; d < 4; d++) g[d] = un + nb + (size_t)d * R;
+    X.dot = g[3] + R;
+    for (int b = 0; b < n; b++) X.rows[B->owner[b]] += nl[b];
+    mbs_fccApply(&X, 1, -1, NULL, NULL);
+    mbs_fccCg(&X, xn, rn, zn, pn, un, g);
+    B->cls = MBS_CPA_CLASS_FINISH;
+    mbs_fccApply(&X, 1, -1, xn, g[2]);
+  } else if (!e) {
+    cols[0] = mbs_fccApply(&X, 1, -1, NULL, NULL); // b
+    for (int j = 0; j < nlt; j++)
+      cols[j + 1] = mbs_fccApply(&X, 0, -1, NULL, NULL); // the columns of A
     int all = mbs_fccSync(B, cols, nlt + 1), red = -1;
     if (X.dist) red = mbs_cpaLoopReduce(B, (double)nlt * nlt + nlt, 0, all);
     int done = mbs_cpaNode(B, MBS_CPA_LOOP_SYNC, -1, 0, -1, -1);
@@ -163,7 +264,9 @@ mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, cons
       mbs_cpaDep(B, s, done);
     }
     B->cls = MBS_CPA_CLASS_FINISH;
-    mbs_fccApply(&X, 1, done); // at the solution
+    mbs_fccApply(&X, 1, done, NULL, NULL); // at the solution
+  }
+  if (!e) {
     for (int b = 0; b < n; b++) {
       int p = m->body_parent[b];
       int v =
@@ -176,6 +279,22 @@ mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, cons
     if (X.dist) mbs_cpaLoopReduce(B, (double)N, 0, fin); // the accelerations' sum
   }
   B->cls = MBS_CPA_CLASS_DYN;
-  free(nl), free(buf), free(gs), free(X.prep), free(cols);
+  free(nl), free(buf), free(gs), free(X.prep), free(cols), free(cgb), free(X.rows);
+  return e;
+}
+
+mbsErr mbs_flexCfsIterations(const mbsModel *m, int method, double tol, int *it) {
+  mbsFlexCfs *f = NULL;
+  *it = 0;
+  mbsErr e = mbs_flexCfsCreate(m, &f);
+  int N = e ? 0 : mbs_flexCfsSize(f);
+  mbsReal *y = e ? NULL : calloc(3 * ((size_t)N + 1), sizeof(mbsReal));
+  if (!e && !y) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+  if (!e) {
+    memcpy(y, m->qd0, sizeof(mbsReal) * (size_t)m->nv);
+    e = mbs_flexCfsAccel(f, method, tol, m->q0, y, y + N + 1, y + 2 * ((size_t)N + 1), it);
+  }
+  free(y);
+  mbs_flexCfsDestroy(&f);
   return e;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flex_cfs_private.h"
+#include "flex_flops.h"
 #include "flex_private.h"
 
 // preconditioned CG on A x = b from x = 0, on the owned rows (the sums over the ranks in the
@@ -14,6 +15,7 @@
 mbsErr mbs_fcCG(mbsFlexCfs *f, double tol, int *it) {
   int n = f->nl, maxit = 20 * n + 100, l0 = f->l0, l1 = f->l1;
   double bn = sqrt(mbs_fcDot(f, f->b, f->b));
+  MBS_FLOPS(1); // (the counts: src/flex_cfs_cpa.c's graph, docs/cpa.md "Flexible models")
   memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
   memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
   if (!(bn > 0)) return bn == 0 ? MBS_OK : mbs_errSet(MBS_ERR_NUMERIC, "flexible jcg: NaN");
@@ -22,14 +24,17 @@ mbsErr mbs_fcCG(mbsFlexCfs *f, double tol, int *it) {
   double rz = mbs_fcDot(f, f->r, f->z);
   for (*it = 0; *it < maxit; (*it)++) {
     double rr = mbs_fcDot(f, f->r, f->r);
+    MBS_FLOPS(2); // the test
     if (!isfinite(rr)) break;
     if (sqrt(rr) <= tol * bn) return MBS_OK;
     MBS_CALL(mbs_fcApply(f, f->p, 0, f->q));
     double al = rz / mbs_fcDot(f, f->p, f->q);
+    MBS_FLOPS(1 + 4L * (l1 - l0));
     for (int i = l0; i < l1; i++) f->x[i] += al * f->p[i], f->r[i] -= al * f->q[i];
     mbs_fcPrecond(f, f->r, f->z);
-    double rz1 = mbs_fcDot(f, f->r, f->z);
-    for (int i = l0; i < l1; i++) f->p[i] = f->z[i] + rz1 / rz * f->p[i];
+    double rz1 = mbs_fcDot(f, f->r, f->z), be = rz1 / rz; // (rz1 / rz * p: the same rounding)
+    MBS_FLOPS(1 + 2L * (l1 - l0));
+    for (int i = l0; i < l1; i++) f->p[i] = f->z[i] + be * f->p[i];
     rz = rz1;
   }
   return mbs_errSet(MBS_ERR_NUMERIC, "flexible jcg: no convergence in %d iterations", *it);
