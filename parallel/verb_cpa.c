@@ -55,6 +55,8 @@ static const char *mbs_cpaFlexName(const mbsModel *m, int method) {
   return !m->nflex_g            ? NULL
          : !strcmp(a, "direct") ? "flex_cfs_direct"
          : !strcmp(a, "jcg")    ? "flex_cfs_jcg"
+         : !strcmp(a, "gs")     ? "flex_cfs_gs"
+         : !strcmp(a, "sor")    ? "flex_cfs_sor"
                                 : "flex_aba";
 }
 
@@ -282,13 +284,14 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   int fdirect = 0;  // flexible bodies with --method direct or jcg: the constraint-force graphs
   if (m->nflex_g) { // flexible bodies: the recursive algorithm's graph (docs/cpa.md "Flexible")
     int aba = mbs_solverFromName("aba");
-    fdirect = a && (!strcmp(a, "direct") || !strcmp(a, "jcg"));
+    fdirect =
+        a && (!strcmp(a, "direct") || !strcmp(a, "jcg") || !strcmp(a, "gs") || !strcmp(a, "sor"));
     if (a && o.method != aba && strcmp(a, "flex_aba") && !fdirect)
       e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                      "mbspar cpa: --method %s: a model with flexible bodies has the graphs of the "
                      "recursive algorithm (--method aba or flex_aba; over ranks the distributed "
-                     "elimination) and of the constraint-force direct and jcg methods (--method "
-                     "direct, jcg) only (docs/cpa.md)",
+                     "elimination) and of the constraint-force direct, jcg, gs and sor methods "
+                     "(--method direct, jcg, gs, sor) only (docs/cpa.md)",
                      a);
     else if (mbsp_cliArg(cli, "--calibrate"))
       e = mbs_errSet(MBS_ERR_UNSUPPORTED,
@@ -343,11 +346,15 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   int lrows = m->nloop && iterative && mbs_loopUseRows(m, o.method);
   if (m->nloop)
     out.loops_solve = lrows ? "rows" : mbs_loopSeparators(m, o.method) ? "separators" : "unit";
-  // flexible jcg: the iterations of the flexible system's solve at the initial state (rank 0)
+  // flexible jcg, gs, sor: the iterations of the flexible system's solve at the initial state
+  // (rank 0)
   if (!e && iterative && m->nflex_g && !out.iter_source) {
     out.iter_source = "measured";
-    o.converged = 1; // (mbs_fcCG returns at the tolerance or fails)
-    if (rank == 0) e = mbs_flexCfsIterations(m, MBS_FCFS_JCG, m->opt.tol, &o.iterations);
+    o.converged = 1; // (the flexible iterations return at the tolerance or fail)
+    int fm = MBS_FCFS_JCG;
+    for (int k = 0; k < MBS_FCFS_NMETHOD; k++)
+      if (!strcmp(mbs_flexCfsName(k), mbs_solverName(o.method))) fm = k;
+    if (rank == 0) e = mbs_flexCfsIterations(m, fm, m->opt.tol, &o.iterations);
     e = mbsp_agreeErr(comm, e);
     if (!e) e = mbsp_bcastBytes(comm, &o.iterations, sizeof o.iterations, 0);
   }

@@ -450,11 +450,13 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   int flex = m->nflex_g > 0; // the recursive flexible algorithm's graph
   MBS_CHECK(!flex || o->ranks == 0 || !strcmp(mbs_solverName(o->method), "schur") ||
                 !strcmp(mbs_solverName(o->method), "direct") ||
-                !strcmp(mbs_solverName(o->method), "jcg"),
+                !strcmp(mbs_solverName(o->method), "jcg") ||
+                !strcmp(mbs_solverName(o->method), "gs") ||
+                !strcmp(mbs_solverName(o->method), "sor"),
             MBS_ERR_UNSUPPORTED,
             "cpa: a model with flexible bodies has the graphs of the recursive algorithm (aba; "
             "over ranks: schur, the distributed elimination) and of the constraint-force "
-            "direct and jcg methods only");
+            "direct, jcg, gs and sor methods only");
   if (!t->cpa_build && !flex) {
     char names[256];
     mbs_solverNamesIf(names, sizeof names, mbs_cpaHasGraph); // the table's rows with a graph

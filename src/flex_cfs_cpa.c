@@ -163,7 +163,8 @@ mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, cons
   X.prep = malloc((size_t)R * sizeof(int *));
   mbsFlexAba *a = NULL;
   mbsErr e = nl && buf && gs && X.prep ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
-  int jcg = !strcmp(mbs_solverName(B->o->method), "jcg");
+  const char *mn = mbs_solverName(B->o->method);
+  int jcg = !strcmp(mn, "jcg"), sor = !strcmp(mn, "gs") || !strcmp(mn, "sor");
   long long its = B->o->iterations > 0 ? B->o->iterations : 0;
   for (int b = 0; !e && b < n; b++) nl[b] = 6 - m->body_dofnum[b], nlt += nl[b];
   if (!e && m->nloop)
@@ -171,11 +172,12 @@ mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, cons
                    "cpa: the constraint-force graphs of a flexible model have no closure rows "
                    "(flexible.md 15): a model with closed loops is analysed with the recursive "
                    "algorithm's graph only");
-  if (!e && !jcg && (long long)(nlt + 2) * 3 * n + (long long)R * n > MBS_FCC_MAXNODES)
+  if (!e && !jcg &&
+      (long long)(nlt + 2) * 3 * n + (long long)R * (n + (sor ? its + 2 : 0)) > MBS_FCC_MAXNODES)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                   "cpa: the direct method's graph of a flexible model has O(rows x bodies) "
-                   "nodes: %d rows x %d bodies is too large (the method is for small models)",
-                   nlt, n);
+                   "cpa: the %s graph of a flexible model has O(rows x bodies) nodes (+ the "
+                   "sweeps): %d rows x %d bodies is too large (the method is for small models)",
+                   mn, nlt, n);
   if (!e && jcg && (its + 2) * (6LL * n + 8LL * R) + 3LL * R * n > MBS_FCC_MAXNODES)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "cpa: the jcg graph of a flexible model: %lld iterations x %d bodies is too "
@@ -257,10 +259,16 @@ mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, cons
     int all = mbs_fccSync(B, cols, nlt + 1), red = -1;
     if (X.dist) red = mbs_cpaLoopReduce(B, (double)nlt * nlt + nlt, 0, all);
     int done = mbs_cpaNode(B, MBS_CPA_LOOP_SYNC, -1, 0, -1, -1);
-    for (int r = 0; r < R; r++) { // the Cholesky and solve on every rank
+    for (int r = 0; r < R; r++) { // the Cholesky and solve, or the sweeps, on every rank
       int s = mbs_cpaNodeOn(B, MBS_CPA_FLEX_CFS_SOLVE, -1,
-                            mbs_flopChol(nlt) + mbs_flopCholSolve(nlt), -1, -1, r);
+                            sor ? 2LL * nlt + 1 : mbs_flopChol(nlt) + mbs_flopCholSolve(nlt), -1,
+                            -1, r);
       mbs_cpaDep(B, red >= 0 ? red : all, s);
+      for (long long k = 0; sor && k <= its; k++) { // K + 1 sweeps (the last meets the test)
+        int v = mbs_cpaNodeOn(B, MBS_CPA_SOR_UPDATE, -1, mbs_flopFcSweep(nlt, nl, n, 0), -1, -1, r);
+        mbs_cpaDep(B, s, v);
+        s = v;
+      }
       mbs_cpaDep(B, s, done);
     }
     B->cls = MBS_CPA_CLASS_FINISH;

@@ -45,12 +45,16 @@ mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it) {
   int n = f->nl, maxit = 200000;
   const mbsReal *A = f->A;
   double bn = sqrt(mbs_fcDotN(n, f->b, f->b));
+  long long sweep = mbs_flopFcSweep(n, f->nlb, f->nb, f->nle); // (the counts: flex_cfs_cpa.c)
+  MBS_FLOPS(2LL * n + 1);
+  (void)sweep;
   memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
   if (bn == 0) return MBS_OK;
   double dmax = 0; // the closure rows' largest diagonal entry (the zero-row scale)
   for (int i = n - f->nle; i < n; i++) dmax = fmax(dmax, A[(size_t)i * n + i]);
   for (*it = 0; *it < maxit; (*it)++) {
     double rr = 0;
+    MBS_FLOPS(sweep);
     for (int b = 0; b < f->nb; b++) {
       int nl = f->nlb[b], la = f->la[b];
       mbsReal rb[6];
