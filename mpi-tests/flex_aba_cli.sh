@@ -53,7 +53,8 @@ PY
 echo "flex_aba_cli: $r"
 # cpa of a flexible model: the recursive algorithm's graph (docs/cpa.md "Flexible models"; its
 # T1 against the counted flops is test_flex_cpa's); --method jcg the flexible constraint-force
-# CG's with the iterations of a real solve; methods other than aba, direct, jcg, gs, sor, and
+# CG's with the iterations of a real solve; methods other than aba and the constraint-force
+# direct, jcg, gs, sor, jacobi, chebyshev (crba, petsc), and
 # --calibrate, refused (exit 8)
 run 0 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --json "$tmp/cpa.json"
 "$py" - "$tmp/cpa.json" <<'PY' || bad "cpa of flex_chain.cfg: $(head -c 300 "$tmp/cpa.json")"
@@ -73,8 +74,8 @@ assert c["method"] == c["distributed_method"] == "flex_cfs_jcg", c["method"]
 assert c["iterations"] > 0 and c["iterations_source"] == "measured", c["iterations"]
 assert c["work_flops"] > c["span_flops"] > 0, (c["work_flops"], c["span_flops"])
 PY
-run 8 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --method jacobi
-grep -q 'direct, jcg, gs and sor methods' "$tmp/err" || bad "cpa --method jacobi: $(cat "$tmp/err")"
+run 8 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --method crba
+grep -q 'direct, jcg, gs, sor, jacobi and chebyshev (not petsc' "$tmp/err" || bad "cpa --method crba: $(cat "$tmp/err")"
 run 8 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --calibrate
 grep -q 'not calibrated yet' "$tmp/err" || bad "cpa --calibrate: $(cat "$tmp/err")"
 [ "$fail" -eq 0 ] && echo "flex_aba_cli: all checks passed"

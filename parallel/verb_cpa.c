@@ -52,12 +52,14 @@ typedef struct {
 // a flexible model's graph: the recursive algorithm's or a constraint-force method's (NULL: rigid)
 static const char *mbs_cpaFlexName(const mbsModel *m, int method) {
   const char *a = mbs_solverName(method);
-  return !m->nflex_g            ? NULL
-         : !strcmp(a, "direct") ? "flex_cfs_direct"
-         : !strcmp(a, "jcg")    ? "flex_cfs_jcg"
-         : !strcmp(a, "gs")     ? "flex_cfs_gs"
-         : !strcmp(a, "sor")    ? "flex_cfs_sor"
-                                : "flex_aba";
+  return !m->nflex_g               ? NULL
+         : !strcmp(a, "direct")    ? "flex_cfs_direct"
+         : !strcmp(a, "jcg")       ? "flex_cfs_jcg"
+         : !strcmp(a, "gs")        ? "flex_cfs_gs"
+         : !strcmp(a, "sor")       ? "flex_cfs_sor"
+         : !strcmp(a, "jacobi")    ? "flex_cfs_jacobi"
+         : !strcmp(a, "chebyshev") ? "flex_cfs_chebyshev"
+                                   : "flex_aba";
 }
 
 static void mbs_cpaJson(mbsJson *j, const void *ctx) {
@@ -284,14 +286,14 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   int fdirect = 0;  // flexible bodies with --method direct or jcg: the constraint-force graphs
   if (m->nflex_g) { // flexible bodies: the recursive algorithm's graph (docs/cpa.md "Flexible")
     int aba = mbs_solverFromName("aba");
-    fdirect =
-        a && (!strcmp(a, "direct") || !strcmp(a, "jcg") || !strcmp(a, "gs") || !strcmp(a, "sor"));
+    fdirect = a && (!strcmp(a, "direct") || !strcmp(a, "jcg") || !strcmp(a, "gs") ||
+                    !strcmp(a, "sor") || !strcmp(a, "jacobi") || !strcmp(a, "chebyshev"));
     if (a && o.method != aba && strcmp(a, "flex_aba") && !fdirect)
       e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                      "mbspar cpa: --method %s: a model with flexible bodies has the graphs of the "
                      "recursive algorithm (--method aba or flex_aba; over ranks the distributed "
-                     "elimination) and of the constraint-force direct, jcg, gs and sor methods "
-                     "(--method direct, jcg, gs, sor) only (docs/cpa.md)",
+                     "elimination) and of the constraint-force methods direct, jcg, gs, sor, "
+                     "jacobi and chebyshev (not petsc; docs/cpa.md)",
                      a);
     else if (mbsp_cliArg(cli, "--calibrate"))
       e = mbs_errSet(MBS_ERR_UNSUPPORTED,
@@ -320,7 +322,12 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
     out.iter_source = "given";
     // a spectrum estimate that is part of the solve is assumed to run its full length
     const mbsSolverType *ts = mbs_solverCaps(o.method);
-    if (ts->cpa_spec) o.spec_iterations = ts->cpa_spec(m, o.iterations);
+    if (ts->cpa_spec && !m->nflex_g) o.spec_iterations = ts->cpa_spec(m, o.iterations);
+    if (ts->cpa_spec && m->nflex_g) { // flexible: up to 40 CG steps, at most the rows
+      int rows = 0;
+      for (int b = 0; b < m->nbody; b++) rows += 6 - m->body_dofnum[b];
+      o.spec_iterations = rows < 40 ? rows : 40;
+    }
   }
   if (!e && (a = mbsp_cliArg(cli, "--procs"))) {
     e = mbs_cpaNumber("--procs", a, 1, &x);
@@ -354,9 +361,11 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
     int fm = MBS_FCFS_JCG;
     for (int k = 0; k < MBS_FCFS_NMETHOD; k++)
       if (!strcmp(mbs_flexCfsName(k), mbs_solverName(o.method))) fm = k;
-    if (rank == 0) e = mbs_flexCfsIterations(m, fm, m->opt.tol, &o.iterations);
+    if (rank == 0) e = mbs_flexCfsIterations(m, fm, m->opt.tol, &o.iterations, &o.spec_iterations);
     e = mbsp_agreeErr(comm, e);
     if (!e) e = mbsp_bcastBytes(comm, &o.iterations, sizeof o.iterations, 0);
+    if (!e) e = mbsp_bcastBytes(comm, &o.spec_iterations, sizeof o.spec_iterations, 0);
+    o.spec_converged = 0;
   }
   // J-CG iterations: measured by a real solve at the initial state unless given
   if (!e && iterative && !out.iter_source) {

@@ -452,11 +452,13 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
                 !strcmp(mbs_solverName(o->method), "direct") ||
                 !strcmp(mbs_solverName(o->method), "jcg") ||
                 !strcmp(mbs_solverName(o->method), "gs") ||
-                !strcmp(mbs_solverName(o->method), "sor"),
+                !strcmp(mbs_solverName(o->method), "sor") ||
+                !strcmp(mbs_solverName(o->method), "jacobi") ||
+                !strcmp(mbs_solverName(o->method), "chebyshev"),
             MBS_ERR_UNSUPPORTED,
             "cpa: a model with flexible bodies has the graphs of the recursive algorithm (aba; "
             "over ranks: schur, the distributed elimination) and of the constraint-force "
-            "direct, jcg, gs and sor methods only");
+            "direct, jcg, gs, sor, jacobi and chebyshev methods only");
   if (!t->cpa_build && !flex) {
     char names[256];
     mbs_solverNamesIf(names, sizeof names, mbs_cpaHasGraph); // the table's rows with a graph

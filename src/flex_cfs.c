@@ -32,6 +32,10 @@ int mbs_flexCfsRows(const mbsFlexCfs *f) {
   return f->nl;
 }
 
+int mbs_flexCfsSpecIterations(const mbsFlexCfs *f) {
+  return f->spec_it;
+}
+
 void mbs_flexCfsDestroy(mbsFlexCfs **pf) {
   if (!pf || !*pf) return;
   mbsFlexCfs *f = *pf;

@@ -107,13 +107,14 @@ static void mbs_fccDot(mbsFcc *X, const int *s1, const int *s2, const int *g, lo
   }
 }
 
-// per body a node of the kind on its rank (fl = 1: the preconditioner's 2 nl^2 flops, 0: the
-// update's 4 nl) after a[b], c[b] and g[its rank] (NULL: none); written to out[b]
-static void mbs_fccBodies(mbsFcc *X, int kind, int fl, const int *a, const int *c, const int *g,
-                          int *out) {
+// per body a node of the kind on its rank (sq: the preconditioner's 2 nl^2 flops; + rowfl a row)
+// after a[b], c[b] and g[its rank] (NULL: none); written to out[b]
+static void mbs_fccBodies(mbsFcc *X, int kind, int sq, int rowfl, const int *a, const int *c,
+                          const int *g, int *out) {
   for (int b = 0; b < X->m->nbody; b++) {
-    int r = X->owner[b], nl = X->nl[b];
-    int v = mbs_cpaNodeOn(X->B, kind, b, fl ? 2LL * nl * nl : 4LL * nl, -1, -1, r);
+    int r = X->owner[b];
+    long long nl = X->nl[b];
+    int v = mbs_cpaNodeOn(X->B, kind, b, (sq ? 2 * nl * nl : 0) + rowfl * nl, -1, -1, r);
     if (a) mbs_cpaDep(X->B, a[b], v);
     if (c) mbs_cpaDep(X->B, c[b], v);
     if (g) mbs_cpaDep(X->B, g[r], v);
@@ -129,26 +130,84 @@ static void mbs_fccCg(mbsFcc *X, int *xn, int *rn, int *zn, int *pn, int *un, in
   int n = X->m->nbody, iters = B->o->iterations > 0 ? B->o->iterations : 0;
   int *bn = g[0], *rz = g[1], *conv = g[2], *al = g[3];
   for (int b = 0; b < n; b++) rn[b] = X->dn[b], xn[b] = -1;
-  mbs_fccDot(X, rn, NULL, NULL, 1, bn);                       // |b|
-  mbs_fccBodies(X, MBS_CPA_CFS_PRECOND, 1, rn, NULL, bn, zn); // z = D^-1 r
-  memcpy(pn, zn, sizeof(int) * (size_t)n);                    // p = z
-  mbs_fccDot(X, rn, zn, NULL, 0, rz);                         // r.z
+  mbs_fccDot(X, rn, NULL, NULL, 1, bn);                          // |b|
+  mbs_fccBodies(X, MBS_CPA_CFS_PRECOND, 1, 0, rn, NULL, bn, zn); // z = D^-1 r
+  memcpy(pn, zn, sizeof(int) * (size_t)n);                       // p = z
+  mbs_fccDot(X, rn, zn, NULL, 0, rz);                            // r.z
   for (int it = 0;; it++) {
     mbs_fccDot(X, rn, NULL, bn, 2, conv); // r.r and the test
     if (it == iters) break;
-    mbs_fccApply(X, 0, -1, pn, conv);                          // q = A p
-    mbs_fccDot(X, pn, X->dn, rz, 1, al);                       // alpha = rz / p.q
-    mbs_fccBodies(X, MBS_CPA_CG_UPDATE, 0, X->dn, xn, al, un); // x += alpha p, r -= alpha q
+    mbs_fccApply(X, 0, -1, pn, conv);                             // q = A p
+    mbs_fccDot(X, pn, X->dn, rz, 1, al);                          // alpha = rz / p.q
+    mbs_fccBodies(X, MBS_CPA_CG_UPDATE, 0, 4, X->dn, xn, al, un); // x += alpha p, r -= alpha q
     for (int b = 0; b < n; b++) mbs_cpaDep(B, pn[b], un[b]), mbs_cpaDep(B, rn[b], un[b]);
     memcpy(xn, un, sizeof(int) * (size_t)n), memcpy(rn, un, sizeof(int) * (size_t)n);
-    mbs_fccBodies(X, MBS_CPA_CFS_PRECOND, 1, rn, NULL, NULL, zn); // z = D^-1 r
-    mbs_fccDot(X, zn, NULL, rz, 1, rz);                           // beta = r.z / rz
-    for (int b = 0; b < n; b++) {                                 // p = z + beta p (2 a row)
+    mbs_fccBodies(X, MBS_CPA_CFS_PRECOND, 1, 0, rn, NULL, NULL, zn); // z = D^-1 r
+    mbs_fccDot(X, zn, NULL, rz, 1, rz);                              // beta = r.z / rz
+    for (int b = 0; b < n; b++) {                                    // p = z + beta p (2 a row)
       int r = X->owner[b], v = mbs_cpaNodeOn(B, MBS_CPA_CG_P, b, 2LL * X->nl[b], -1, -1, r);
       mbs_cpaDep(B, zn[b], v), mbs_cpaDep(B, pn[b], v), mbs_cpaDep(B, rz[r], v);
       mbs_cpaDep(B, un[b], v); // (the application read p)
       pn[b] = v;
     }
+  }
+}
+
+// block Jacobi or Chebyshev (flex_cfs_iter.c mbs_fcPoly) after b's application (X->dn): the
+// spectrum estimate (mbs_fcBounds: B->o->spec_iterations CG steps from x = 0 without x, their
+// tests, the tridiagonal's scalar work on every rank), then B->o->iterations applications of the
+// polynomial iteration from x = 0 (x += p, q = A p, r -= q, r.r and its tests; between them z =
+// D^-1 r and the new p); leaves x's writers in xn and the last test in g[2]
+static void mbs_fccPoly(mbsFcc *X, int cheb, int *xn, int *rn, int *zn, int *pn, int **g) {
+  mbsCpaB *B = X->B;
+  int n = X->m->nbody, R = X->R, K = B->o->iterations > 0 ? B->o->iterations : 0;
+  int k = B->o->spec_iterations > 0 ? B->o->spec_iterations : 0;
+  int *bn = g[0], *rz = g[1], *conv = g[2], *al = g[3], *bw = X->ends, *gate = bn;
+  for (int b = 0; b < n; b++) rn[b] = bw[b] = X->dn[b];
+  mbs_fccDot(X, rn, NULL, NULL, 1, bn);                          // |b|
+  mbs_fccBodies(X, MBS_CPA_CFS_PRECOND, 1, 0, rn, NULL, bn, zn); // z = D^-1 r
+  memcpy(pn, zn, sizeof(int) * (size_t)n);                       // p = z
+  mbs_fccDot(X, rn, zn, NULL, 0, rz);                            // r.z
+  for (int j = 0; j < k; j++) {
+    mbs_fccApply(X, 0, -1, pn, gate);                                // q = A p
+    mbs_fccDot(X, pn, X->dn, rz, 1, al);                             // alpha
+    mbs_fccBodies(X, MBS_CPA_CG_UPDATE, 0, 2, X->dn, rn, al, rn);    // r -= alpha q
+    mbs_fccBodies(X, MBS_CPA_CFS_PRECOND, 1, 0, rn, NULL, NULL, zn); // z = D^-1 r
+    mbs_fccDot(X, zn, NULL, rz, 1, rz);                              // beta
+    mbs_fccBodies(X, MBS_CPA_CG_P, 0, 2, zn, pn, rz, pn);            // p = z + beta p
+    mbs_fccDot(X, rn, NULL, NULL, 2, conv);                          // r.r, the test
+    gate = conv;
+  }
+  for (int r = 0; k && r < R; r++) { // the tridiagonal, its bound, the bisections
+    int v = mbs_cpaNodeOn(B, MBS_CPA_EIG, -1, mbs_flopFcSpectrum(k), -1, -1, r);
+    mbs_cpaDep(B, gate[r], v);
+    al[r] = v;
+  }
+  gate = k ? al : gate;
+  mbs_fccDot(X, bw, NULL, gate, 7, bn);                          // |b|, the interval's constants
+  mbs_fccBodies(X, MBS_CPA_CFS_PRECOND, 1, 1, bw, NULL, bn, pn); // p = D^-1 b / th
+  for (int b = 0; b < n; b++) rn[b] = bw[b], xn[b] = -1;
+  for (int r = 0; r < R; r++) conv[r] = bn[r];
+  gate = bn;
+  for (int it = 0; it < K; it++) {
+    mbs_fccBodies(X, MBS_CPA_CHEB_X, 0, 1, pn, xn, gate, xn);      // x += p
+    mbs_fccApply(X, 0, -1, pn, gate);                              // q = A p
+    mbs_fccBodies(X, MBS_CPA_CG_RESID, 0, 1, X->dn, rn, NULL, rn); // r -= q
+    mbs_fccDot(X, rn, NULL, NULL, 4, conv);                        // r.r, the tests
+    if (it == K - 1) break;
+    mbs_fccBodies(X, MBS_CPA_CFS_PRECOND, 1, 0, rn, NULL, conv, zn); // z = D^-1 r
+    gate = conv;
+    if (cheb) { // r1, its two coefficients
+      for (int r = 0; r < R; r++) {
+        al[r] = mbs_cpaNodeOn(B, MBS_CPA_SCALAR, -1, 6, -1, -1, r);
+        mbs_cpaDep(B, conv[r], al[r]);
+        if (it) mbs_cpaDep(B, rz[r], al[r]); // (r0: the previous r1)
+        rz[r] = al[r];
+      }
+      gate = al;
+    }
+    mbs_fccBodies(X, cheb ? MBS_CPA_CHEB_D : MBS_CPA_JAC_UPDATE, 0, cheb ? 3 : 1, zn, xn, gate,
+                  pn); // the new p (after x += p read the old)
   }
 }
 
@@ -164,7 +223,9 @@ mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, cons
   mbsFlexAba *a = NULL;
   mbsErr e = nl && buf && gs && X.prep ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   const char *mn = mbs_solverName(B->o->method);
-  int jcg = !strcmp(mn, "jcg"), sor = !strcmp(mn, "gs") || !strcmp(mn, "sor");
+  int sor = !strcmp(mn, "gs") || !strcmp(mn, "sor");
+  int jcg =
+      !strcmp(mn, "jcg") || !strcmp(mn, "jacobi") || !strcmp(mn, "chebyshev"); // (matrix-free)
   long long its = B->o->iterations > 0 ? B->o->iterations : 0;
   for (int b = 0; !e && b < n; b++) nl[b] = 6 - m->body_dofnum[b], nlt += nl[b];
   if (!e && m->nloop)
@@ -178,11 +239,12 @@ mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, cons
                    "cpa: the %s graph of a flexible model has O(rows x bodies) nodes (+ the "
                    "sweeps): %d rows x %d bodies is too large (the method is for small models)",
                    mn, nlt, n);
-  if (!e && jcg && (its + 2) * (6LL * n + 8LL * R) + 3LL * R * n > MBS_FCC_MAXNODES)
+  if (!e && jcg &&
+      (its + B->o->spec_iterations + 2) * (8LL * n + 8LL * R) + 3LL * R * n > MBS_FCC_MAXNODES)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                   "cpa: the jcg graph of a flexible model: %lld iterations x %d bodies is too "
+                   "cpa: the %s graph of a flexible model: %lld iterations x %d bodies is too "
                    "large",
-                   its, n);
+                   mn, its, n);
   if (!e) e = mbs_flexAbaCreate(m, &a);
   if (!e) { // the complement's Gram-Schmidt at q0 (which unit vectors it rejects)
     mbsReal *y = calloc((size_t)a->N + 1, sizeof(mbsReal));
@@ -243,13 +305,16 @@ mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, cons
     X.rows = calloc((size_t)R, sizeof(long long));
     if (!cols || !cgb || !X.rows) e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   }
-  if (!e && jcg) { // b, the CG (flex_cfs_iter.c), the application at the solution
+  if (!e && jcg) { // b, the CG or the polynomial iteration, the application at the solution
     int *xn = cgb, *rn = xn + nb, *zn = rn + nb, *pn = zn + nb, *un = pn + nb, *g[4];
     for (int d = 0; d < 4; d++) g[d] = un + nb + (size_t)d * R;
     X.dot = g[3] + R;
     for (int b = 0; b < n; b++) X.rows[B->owner[b]] += nl[b];
     mbs_fccApply(&X, 1, -1, NULL, NULL);
-    mbs_fccCg(&X, xn, rn, zn, pn, un, g);
+    if (!strcmp(mn, "jcg"))
+      mbs_fccCg(&X, xn, rn, zn, pn, un, g);
+    else
+      mbs_fccPoly(&X, !strcmp(mn, "chebyshev"), xn, rn, zn, pn, g);
     B->cls = MBS_CPA_CLASS_FINISH;
     mbs_fccApply(&X, 1, -1, xn, g[2]);
   } else if (!e) {
@@ -291,7 +356,7 @@ mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, cons
   return e;
 }
 
-mbsErr mbs_flexCfsIterations(const mbsModel *m, int method, double tol, int *it) {
+mbsErr mbs_flexCfsIterations(const mbsModel *m, int method, double tol, int *it, int *spec) {
   mbsFlexCfs *f = NULL;
   *it = 0;
   mbsErr e = mbs_flexCfsCreate(m, &f);
@@ -302,6 +367,7 @@ mbsErr mbs_flexCfsIterations(const mbsModel *m, int method, double tol, int *it)
     memcpy(y, m->qd0, sizeof(mbsReal) * (size_t)m->nv);
     e = mbs_flexCfsAccel(f, method, tol, m->q0, y, y + N + 1, y + 2 * ((size_t)N + 1), it);
   }
+  if (spec) *spec = f ? mbs_flexCfsSpecIterations(f) : 0;
   free(y);
   mbs_flexCfsDestroy(&f);
   return e;

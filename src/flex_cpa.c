@@ -65,7 +65,8 @@ mbsErr mbs_cpaFlexGraph(mbsCpaB *B, mbsCpaKin *K) {
   if (!e) e = mbs_cpaFlexCosts(m, nz, kc, body);
   const char *meth = mbs_solverName(B->o->method);
   if (!e && (!strcmp(meth, "direct") || !strcmp(meth, "jcg") || !strcmp(meth, "gs") ||
-             !strcmp(meth, "sor"))) { // flex_cfs_cpa.c
+             !strcmp(meth, "sor") || !strcmp(meth, "jacobi") ||
+             !strcmp(meth, "chebyshev"))) { // flex_cfs_cpa.c
     e = mbs_cpaFlexCfsGraph(B, nz, kc, body);
     n = 0;                             // (not the recursive algorithm's graph)
   } else if (!e && B->o->ranks >= 1) { // the distributed elimination (flex_part_cpa.c)

@@ -152,5 +152,11 @@ static inline long long mbs_flopFcSweep(int n, const int *nlb, int nb, int nle) 
          (nlb[b] ? mbs_flopChol(nlb[b]) + mbs_flopCholSolve(nlb[b]) : 0);
   return f;
 }
+/// The spectrum estimate's scalar work after k CG steps (src/flex_cfs_iter.c mbs_fcBounds, a
+/// convention): the Lanczos tridiagonal 5 k, its Gershgorin bound 3 k, lmax 1, two bisections of
+/// 200 steps each (the midpoint 2, a Sturm count 4 k).
+static inline long mbs_flopFcSpectrum(int k) {
+  return 8L * k + 1 + 400L * (2 + 4L * k);
+}
 
 #endif
