@@ -475,7 +475,7 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
                                            ? MBS_CHEB_SEGS * MBS_CFS_CHEB_STEPS
                                            : MBS_CFS_SPEC_STEPS),
             MBS_ERR_INPUT, "cpa: spectrum-estimate iterations %d out of range", o->spec_iterations);
-  MBS_CHECK(!mbs_solverCaps(o->method)->segments || m->opt.rho > 0 ||
+  MBS_CHECK(flex || !mbs_solverCaps(o->method)->segments || m->opt.rho > 0 || // (flexible: apart)
                 o->spec_iterations <= o->iterations,
             MBS_ERR_INPUT, "cpa: chebyshev: %d estimate iterations exceed the %d in total",
             o->spec_iterations, o->iterations);
