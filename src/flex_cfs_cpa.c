@@ -1,5 +1,5 @@
 /// \file flex_cfs_cpa.c
-/// The critical-path graph of the constraint-force system's direct method with flexible bodies
+/// The critical-path graphs of the constraint-force system's methods with flexible bodies
 /// (src/flex_cfs.c, docs/flexible.md 13; `mbspar cpa --method direct` on a flexible model,
 /// docs/cpa.md "Flexible models"). Bodies on equal-count ranges as parallel/flex_cfs_par.c
 /// splits them (ranks = 0: data flow). Per rank: flex.kin of every body (each rank computes the
@@ -14,6 +14,12 @@
 /// call sites, with the complement's Gram-Schmidt counted at q0 (which unit vectors it rejects
 /// depends on the joint axes); T1 equals the counted flops of mbs_flexCfsAccel at one process
 /// (test_flex_cpa). O(rows x bodies) nodes: small models only (the method is).
+/// The iterative methods (flex_cfs_iter.c; --method jcg, gs, sor, jacobi, chebyshev) share the
+/// kinematics, prepare, blocks and applications: gs and sor the assembled A, then their sweeps in a
+/// chain on every rank; jcg the CG, jacobi and chebyshev the spectrum estimate and the polynomial
+/// iteration, each dot a per-rank node with its allreduce of one double and the scalars on every
+/// rank; their iteration counts those of a real solve (mbs_flexCfsIterations). Not built: petsc,
+/// closure rows (refused).
 #include <stdlib.h>
 #include <string.h>
 #include "cpa_private.h"
