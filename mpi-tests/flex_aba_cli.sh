@@ -52,7 +52,9 @@ PY
 ) || bad "flex_aba in accel/run: $r"
 echo "flex_aba_cli: $r"
 # cpa of a flexible model: the recursive algorithm's graph (docs/cpa.md "Flexible models"; its
-# T1 against the counted flops is test_flex_cpa's); methods other than aba and direct, and
+# T1 against the counted flops is test_flex_cpa's); --method jcg the flexible constraint-force
+# CG's with the iterations of a real solve; methods other than aba and the constraint-force
+# direct, jcg, gs, sor, jacobi, chebyshev (crba, petsc), and
 # --calibrate, refused (exit 8)
 run 0 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --json "$tmp/cpa.json"
 "$py" - "$tmp/cpa.json" <<'PY' || bad "cpa of flex_chain.cfg: $(head -c 300 "$tmp/cpa.json")"
@@ -64,8 +66,16 @@ assert kinds and all(k.startswith("flex.") for k in kinds), kinds
 # the 16-link chain: every link's kin, condense and acc on the path (a chain has no parallel pass)
 assert c["critical_path"]["by_kind"][0]["nodes"] == 16, c["critical_path"]
 PY
-run 8 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --method jcg
-grep -q 'and of the constraint-force direct method (--method direct) only' "$tmp/err" || bad "cpa --method jcg: $(cat "$tmp/err")"
+run 0 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --method jcg --procs 2 --json "$tmp/cpaj.json"
+"$py" - "$tmp/cpaj.json" <<'PY' || bad "cpa --method jcg: $(head -c 300 "$tmp/cpaj.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))["cpa"]
+assert c["method"] == c["distributed_method"] == "flex_cfs_jcg", c["method"]
+assert c["iterations"] > 0 and c["iterations_source"] == "measured", c["iterations"]
+assert c["work_flops"] > c["span_flops"] > 0, (c["work_flops"], c["span_flops"])
+PY
+run 8 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --method crba
+grep -q 'direct, jcg, gs, sor, jacobi and chebyshev (not petsc' "$tmp/err" || bad "cpa --method crba: $(cat "$tmp/err")"
 run 8 "$mbspar" cpa "$configs/flex_chain.cfg" --quiet --calibrate
 grep -q 'not calibrated yet' "$tmp/err" || bad "cpa --calibrate: $(cat "$tmp/err")"
 [ "$fail" -eq 0 ] && echo "flex_aba_cli: all checks passed"

@@ -8,8 +8,9 @@
 /// linearly with its length (the same flops per link), a star's parallelism is 3 times a chain's;
 /// above 0.1 rad the count is 10 flops per node frame under T1 (mbs_foRotvec's closed forms).
 /// Over ranks: the distributed elimination's graph (src/flex_part_cpa.c) against all parts'
-/// counted flops at 1-4 parts, and the constraint-force direct method's (src/flex_cfs_cpa.c)
-/// against its one-process count and, at 2 and 3 ranks, OpenMP threads playing the ranks.
+/// counted flops at 1-4 parts, and the constraint-force direct method's and jcg's
+/// (src/flex_cfs_cpa.c) against their one-process count and, at 2 and 3 ranks, OpenMP threads
+/// playing the ranks.
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -203,8 +204,8 @@ static mbsErr redThreads(void *ctx, double *v, int n) {
 #pragma omp barrier
   return MBS_OK;
 }
-static unsigned long long countCfsRanks(const mbsModel *m, int P, const double *y,
-                                        const double *eta, double *ydd) {
+static unsigned long long countCfsRanks(const mbsModel *m, int meth, int P, const double *y,
+                                        const double *eta, double *ydd, int *its) {
   mbsFlexCfs *f[4] = {NULL, NULL, NULL, NULL};
   mbsCfsComm comm = {0};
   comm.reduce = redThreads;
@@ -231,8 +232,9 @@ static unsigned long long countCfsRanks(const mbsModel *m, int P, const double *
       got = omp_get_num_threads();
       if (got == P) { // (the implicit barrier of single: every thread sees got)
         double *yo = yr + (size_t)r * ((size_t)N + 1);
-        mbsErr e = mbs_flexCfsAccel(f[r], MBS_FCFS_DIRECT, 1e-12, m->q0, y, eta, yo, &it);
+        mbsErr e = mbs_flexCfsAccel(f[r], meth, 1e-12, m->q0, y, eta, yo, &it);
         MBS_EXPECT(e == MBS_OK, "rank %d of %d: %s", r, P, mbs_errMsg());
+        if (r == 0) its[0] = it, its[1] = mbs_flexCfsSpecIterations(f[r]);
       }
     }
     cnt = got == P ? mbs_flop_count : 0;
@@ -243,11 +245,14 @@ static unsigned long long countCfsRanks(const mbsModel *m, int P, const double *
   return cnt;
 }
 
-// the constraint-force direct method (src/flex_cfs.c) at one process: its counted flops equal the
-// data-flow graph's T1 (cpa --method direct); the distributed graphs at 2 and 3 ranks build, and
-// their work exceeds it only by what is replicated (kinematics, parents' prepare, the solve)
-static void checkCfs(const mbsModel *m, const char *what) {
+// the constraint-force direct method or jcg (src/flex_cfs.c, flex_cfs_iter.c) at one process: its
+// counted flops equal the data-flow graph's T1 (cpa --method direct, jcg; jcg's graph with the
+// iterations of the counted solve); at 2 and 3 ranks the graph's T1 equals the flops counted by
+// as many threads playing the ranks (the replicated work included: kinematics, parents' prepare,
+// the direct solve, jcg's scalars)
+static void checkCfs(const mbsModel *m, const char *what, int meth) {
   mbsFlexCfs *f = NULL;
+  const char *mn = mbs_flexCfsName(meth);
   MBS_EXPECT_OK(mbs_flexCfsCreate(m, &f));
   int N = f ? mbs_flexCfsSize(f) : 0, it = 0;
   double *y = calloc((size_t)N + 1, sizeof(double)), *eta = calloc((size_t)N + 1, sizeof(double));
@@ -259,43 +264,52 @@ static void checkCfs(const mbsModel *m, const char *what) {
       eta[k - m->nv] = 1e-3 * s, y[k] = 0.3 * s;
     }
     mbs_flop_count = 0;
-    MBS_EXPECT_OK(mbs_flexCfsAccel(f, MBS_FCFS_DIRECT, 1e-12, m->q0, y, eta, ydd, &it));
+    MBS_EXPECT_OK(mbs_flexCfsAccel(f, meth, 1e-12, m->q0, y, eta, ydd, &it));
     unsigned long long cnt = mbs_flop_count;
+    MBS_EXPECT(meth == MBS_FCFS_DIRECT || it > 2, "%s %s: %d iterations", what, mn, it);
     for (int P = 0; P <= 3; P++) {
       mbsCpaOptions o;
       mbs_cpaDefaults(&o);
-      o.method = mbs_solverFromName("direct");
+      o.method = mbs_solverFromName(mn);
       o.ranks = P;
+      o.iterations = it;
+      o.spec_iterations = mbs_flexCfsSpecIterations(f);
+      unsigned long long cr = 0;
+      double *yr = P ? calloc((size_t)N + 1, sizeof(double)) : NULL;
+      int itp[2] = {it, 0}; // the ranks' iterations (their sums round in another order)
+      if (yr) cr = countCfsRanks(m, meth, P, y, eta, yr, itp);
+      if (cr) o.iterations = itp[0], o.spec_iterations = itp[1];
       mbsCpaGraph *g = NULL;
       mbsCpaResult r;
       MBS_EXPECT_OK(mbs_cpaBuild(m, &o, &g));
-      if (!g) continue;
+      if (!g) {
+        free(yr);
+        continue;
+      }
       MBS_EXPECT_OK(mbs_cpaAnalyse(g, &r));
       if (P == 0) {
-        MBS_EXPECT((unsigned long long)r.work_flops == cnt, "%s direct: T1 %lld, counted %llu",
-                   what, r.work_flops, cnt);
+        MBS_EXPECT((unsigned long long)r.work_flops == cnt, "%s %s: T1 %lld, counted %llu", what,
+                   mn, r.work_flops, cnt);
       } else { // the ranks as threads: their counted flops, their accelerations
-        double *yr = calloc((size_t)N + 1, sizeof(double));
-        unsigned long long cr = yr ? countCfsRanks(m, P, y, eta, yr) : 0;
         double big = 0, d = 0;
         for (int k = 0; yr && k < N; k++)
           big = fmax(big, fabs(ydd[k])), d = fmax(d, fabs(yr[k] - ydd[k]));
         if (cr) {
           MBS_EXPECT((unsigned long long)r.work_flops == cr,
-                     "%s direct over %d ranks: T1 %lld, counted %llu", what, P, r.work_flops, cr);
-          MBS_EXPECT(d <= 1e-9 * big, "%s direct over %d ranks: ydd differs by %g", what, P,
+                     "%s %s over %d ranks: T1 %lld, counted %llu", what, mn, P, r.work_flops, cr);
+          MBS_EXPECT(d <= 1e-9 * big, "%s %s over %d ranks: ydd differs by %g", what, mn, P,
                      d / big);
         } else {
-          printf("%s direct over %d ranks: %d threads not granted, count not checked\n", what, P,
+          printf("%s %s over %d ranks: %d threads not granted, count not checked\n", what, mn, P,
                  P);
         }
-        cnt = cr ? cr : cnt;
-        free(yr);
       }
-      printf("%s, flex_cfs direct%s%.0d: T1 %lld flops%s%llu%s; T_inf %.3g s, T1/T_inf %.2f\n",
-             what, P ? " over ranks " : "", P, r.work_flops,
-             P ? " = counted over the ranks (threads) " : " = counted ", cnt, "", r.span,
-             r.parallelism);
+      printf("%s, flex_cfs %s%s%.0d: T1 %lld flops%s%llu (%d iterations); T_inf %.3g s, T1/T_inf "
+             "%.2f\n",
+             what, mn, P ? " over ranks " : "", P, r.work_flops,
+             P ? " = counted over the ranks (threads) " : " = counted ", P && cr ? cr : cnt,
+             o.iterations, r.span, r.parallelism);
+      free(yr);
       mbs_cpaResultFree(&r);
       mbs_cpaDestroy(&g);
     }
@@ -339,7 +353,8 @@ int main(void) {
     MBS_EXPECT(big + 30 == c, "large rotations: counted %llu, small %llu (want 30 fewer)", big, c);
     printf("node rotations above 0.1 rad: counted %llu = T1 - 3 x 10\n", big);
     checkParts(m, "tree");
-    checkCfs(m, "tree");
+    checkCfs(m, "tree", MBS_FCFS_DIRECT);
+    for (int k = MBS_FCFS_JCG; k <= MBS_FCFS_CHEB; k++) checkCfs(m, "tree", k);
     mbs_modelDestroy(&m);
   }
   long long span[3] = {0, 0, 0};
@@ -351,7 +366,8 @@ int main(void) {
     char what[64];
     snprintf(what, sizeof what, "chain of %d flexible links", n);
     span[k] = check(mc, count(mc, 1e-3), what, k == 1 ? &pc : &ps);
-    if (k == 1) checkParts(mc, what), checkCfs(mc, what);
+    if (k == 1)
+      checkParts(mc, what), checkCfs(mc, what, MBS_FCFS_DIRECT), checkCfs(mc, what, MBS_FCFS_JCG);
     mbs_modelDestroy(&mc);
   }
   // T_inf = a + b n: every link adds the same path (its kin, condense, transfer, acc)

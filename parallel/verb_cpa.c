@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "flex_cfs.h"
 #include "mbspar/mbs_cfs.h"
 #include "mbspar/mbs_critpath.h"
 #include "mbspar/mbs_loops.h"
@@ -48,18 +49,28 @@ typedef struct {
   double t_class[MBS_CPA_CLASS_COUNT]; // calibration: seconds per evaluation in each class
 } mbsCpaOut;
 
+// a flexible model's graph: the recursive algorithm's or a constraint-force method's (NULL: rigid)
+static const char *mbs_cpaFlexName(const mbsModel *m, int method) {
+  const char *a = mbs_solverName(method);
+  return !m->nflex_g               ? NULL
+         : !strcmp(a, "direct")    ? "flex_cfs_direct"
+         : !strcmp(a, "jcg")       ? "flex_cfs_jcg"
+         : !strcmp(a, "gs")        ? "flex_cfs_gs"
+         : !strcmp(a, "sor")       ? "flex_cfs_sor"
+         : !strcmp(a, "jacobi")    ? "flex_cfs_jacobi"
+         : !strcmp(a, "chebyshev") ? "flex_cfs_chebyshev"
+                                   : "flex_aba";
+}
+
 static void mbs_cpaJson(mbsJson *j, const void *ctx) {
   const mbsCpaOut *c = ctx;
   const mbsCpaOptions *o = c->o;
   const mbsCpaResult *r = c->r;
   mbs_jsonBeginObject(j, "cpa");
-  int fdirect = c->m->nflex_g && !strcmp(mbs_solverName(o->method), "direct");
-  mbs_jsonString(j, "method",
-                 fdirect         ? "flex_cfs_direct"
-                 : c->m->nflex_g ? "flex_aba"
-                                 : mbs_solverName(o->method));
+  const char *fn = mbs_cpaFlexName(c->m, o->method);
+  mbs_jsonString(j, "method", fn ? fn : mbs_solverName(o->method));
   if (c->m->nflex_g)
-    mbs_jsonString(j, "distributed_method", fdirect ? "flex_cfs_direct" : "flex_part");
+    mbs_jsonString(j, "distributed_method", strcmp(fn, "flex_aba") ? fn : "flex_part");
   mbs_jsonString(j, "grain", mbs_cpaGrainName(o->grain));
   if (c->loops_solve) mbs_jsonString(j, "loops_solve", c->loops_solve);
   if (c->iter_source) {
@@ -272,22 +283,23 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   const char *a;
   o.method = m->opt.solver;
   if ((a = mbsp_cliArg(cli, "--method"))) o.method = mbs_solverFromName(a);
-  int fdirect = 0;  // flexible bodies with --method direct: the constraint-force system's graph
+  int fdirect = 0;  // flexible bodies with --method direct or jcg: the constraint-force graphs
   if (m->nflex_g) { // flexible bodies: the recursive algorithm's graph (docs/cpa.md "Flexible")
     int aba = mbs_solverFromName("aba");
-    fdirect = a && !strcmp(a, "direct");
+    fdirect = a && (!strcmp(a, "direct") || !strcmp(a, "jcg") || !strcmp(a, "gs") ||
+                    !strcmp(a, "sor") || !strcmp(a, "jacobi") || !strcmp(a, "chebyshev"));
     if (a && o.method != aba && strcmp(a, "flex_aba") && !fdirect)
       e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                      "mbspar cpa: --method %s: a model with flexible bodies has the graphs of the "
                      "recursive algorithm (--method aba or flex_aba; over ranks the distributed "
-                     "elimination) and of the constraint-force direct method (--method direct) "
-                     "only (docs/cpa.md)",
+                     "elimination) and of the constraint-force methods direct, jcg, gs, sor, "
+                     "jacobi and chebyshev (not petsc; docs/cpa.md)",
                      a);
     else if (mbsp_cliArg(cli, "--calibrate"))
       e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                      "mbspar cpa: --calibrate times a rigid evaluation; a model with flexible "
                      "bodies is not calibrated yet (time it with accel --repeat)");
-    o.method = fdirect ? mbs_solverFromName("direct") : aba;
+    o.method = fdirect ? mbs_solverFromName(a) : aba;
   }
   int iterative = mbs_cpaIterative(o.method);
   const mbsSolverType *t = mbs_solverFind(o.method);
@@ -310,7 +322,12 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
     out.iter_source = "given";
     // a spectrum estimate that is part of the solve is assumed to run its full length
     const mbsSolverType *ts = mbs_solverCaps(o.method);
-    if (ts->cpa_spec) o.spec_iterations = ts->cpa_spec(m, o.iterations);
+    if (ts->cpa_spec && !m->nflex_g) o.spec_iterations = ts->cpa_spec(m, o.iterations);
+    if (ts->cpa_spec && m->nflex_g) { // flexible: up to 40 CG steps, at most the rows
+      int rows = 0;
+      for (int b = 0; b < m->nbody; b++) rows += 6 - m->body_dofnum[b];
+      o.spec_iterations = rows < 40 ? rows : 40;
+    }
   }
   if (!e && (a = mbsp_cliArg(cli, "--procs"))) {
     e = mbs_cpaNumber("--procs", a, 1, &x);
@@ -336,6 +353,20 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
   int lrows = m->nloop && iterative && mbs_loopUseRows(m, o.method);
   if (m->nloop)
     out.loops_solve = lrows ? "rows" : mbs_loopSeparators(m, o.method) ? "separators" : "unit";
+  // flexible jcg, gs, sor: the iterations of the flexible system's solve at the initial state
+  // (rank 0)
+  if (!e && iterative && m->nflex_g && !out.iter_source) {
+    out.iter_source = "measured";
+    o.converged = 1; // (the flexible iterations return at the tolerance or fail)
+    int fm = MBS_FCFS_JCG;
+    for (int k = 0; k < MBS_FCFS_NMETHOD; k++)
+      if (!strcmp(mbs_flexCfsName(k), mbs_solverName(o.method))) fm = k;
+    if (rank == 0) e = mbs_flexCfsIterations(m, fm, m->opt.tol, &o.iterations, &o.spec_iterations);
+    e = mbsp_agreeErr(comm, e);
+    if (!e) e = mbsp_bcastBytes(comm, &o.iterations, sizeof o.iterations, 0);
+    if (!e) e = mbsp_bcastBytes(comm, &o.spec_iterations, sizeof o.spec_iterations, 0);
+    o.spec_converged = 0;
+  }
   // J-CG iterations: measured by a real solve at the initial state unless given
   if (!e && iterative && !out.iter_source) {
     out.iter_source = "measured";
@@ -460,10 +491,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
 
   // table
   if (!e && mbsp_cliTable(cli)) {
-    printf("mbspar cpa %s: method %s", cfg->filename,
-           fdirect      ? "flex_cfs_direct"
-           : m->nflex_g ? "flex_aba"
-                        : mbs_solverName(o.method));
+    const char *fn = mbs_cpaFlexName(m, o.method);
+    printf("mbspar cpa %s: method %s", cfg->filename, fn ? fn : mbs_solverName(o.method));
     if (iterative) {
       printf(" (%d iterations, %s%s", o.iterations, out.iter_source,
              o.converged == 2 ? ", stagnated"
@@ -479,8 +508,8 @@ mbsErr mbsp_verbCpa(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, con
     }
     printf(", grain %s, %d bodies, %d dofs", mbs_cpaGrainName(o.grain), m->nbody, m->nv);
     if (m->nflex_g)
-      printf(" (distrib: %s)", fdirect ? "flex_cfs_direct, equal body ranges"
-                                       : "flex_part, the ranges over the ranks");
+      printf(" (distrib: %s%s)", fdirect ? fn : "flex_part",
+             fdirect ? ", equal body ranges" : ", the ranges over the ranks");
     if (out.loops_solve)
       printf(", %d closure equations %s", m->nlam_loop,
              strcmp(out.loops_solve, "rows") == 0         ? "as rows of the system"

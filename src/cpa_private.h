@@ -220,8 +220,8 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
 mbsErr mbs_cpaFlexCosts(const mbsModel *m, int *nz, long long *kin, long long *body);
 /// The distributed elimination (src/flex_part.c) over B->o->ranks parts.
 mbsErr mbs_cpaFlexPartGraph(mbsCpaB *B, const int *nz, const long long *kin, const long long *body);
-/// The constraint-force system's direct method with flexible bodies (src/flex_cfs.c) on
-/// B->o->ranks ranks (0: data flow).
+/// The constraint-force system's methods with flexible bodies (src/flex_cfs.c: direct, jcg, gs,
+/// sor, jacobi, chebyshev by B->o->method) on B->o->ranks ranks (0: data flow).
 mbsErr mbs_cpaFlexCfsGraph(mbsCpaB *B, const int *nz, const long long *kin, const long long *body);
 
 // src/loops_cpa.c

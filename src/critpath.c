@@ -449,11 +449,16 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
   const mbsSolverType *t = mbs_solverCaps(o->method);
   int flex = m->nflex_g > 0; // the recursive flexible algorithm's graph
   MBS_CHECK(!flex || o->ranks == 0 || !strcmp(mbs_solverName(o->method), "schur") ||
-                !strcmp(mbs_solverName(o->method), "direct"),
+                !strcmp(mbs_solverName(o->method), "direct") ||
+                !strcmp(mbs_solverName(o->method), "jcg") ||
+                !strcmp(mbs_solverName(o->method), "gs") ||
+                !strcmp(mbs_solverName(o->method), "sor") ||
+                !strcmp(mbs_solverName(o->method), "jacobi") ||
+                !strcmp(mbs_solverName(o->method), "chebyshev"),
             MBS_ERR_UNSUPPORTED,
             "cpa: a model with flexible bodies has the graphs of the recursive algorithm (aba; "
             "over ranks: schur, the distributed elimination) and of the constraint-force "
-            "direct method only");
+            "direct, jcg, gs, sor, jacobi and chebyshev methods only");
   if (!t->cpa_build && !flex) {
     char names[256];
     mbs_solverNamesIf(names, sizeof names, mbs_cpaHasGraph); // the table's rows with a graph
@@ -470,7 +475,7 @@ mbsErr mbs_cpaBuild(const mbsModel *m, const mbsCpaOptions *o, mbsCpaGraph **out
                                            ? MBS_CHEB_SEGS * MBS_CFS_CHEB_STEPS
                                            : MBS_CFS_SPEC_STEPS),
             MBS_ERR_INPUT, "cpa: spectrum-estimate iterations %d out of range", o->spec_iterations);
-  MBS_CHECK(!mbs_solverCaps(o->method)->segments || m->opt.rho > 0 ||
+  MBS_CHECK(flex || !mbs_solverCaps(o->method)->segments || m->opt.rho > 0 || // (flexible: apart)
                 o->spec_iterations <= o->iterations,
             MBS_ERR_INPUT, "cpa: chebyshev: %d estimate iterations exceed the %d in total",
             o->spec_iterations, o->iterations);

@@ -32,6 +32,10 @@ int mbs_flexCfsRows(const mbsFlexCfs *f) {
   return f->nl;
 }
 
+int mbs_flexCfsSpecIterations(const mbsFlexCfs *f) {
+  return f->spec_it;
+}
+
 void mbs_flexCfsDestroy(mbsFlexCfs **pf) {
   if (!pf || !*pf) return;
   mbsFlexCfs *f = *pf;
@@ -296,6 +300,7 @@ void mbs_fcPrecond(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z) {
   for (int b = f->b0; b < f->b1; b++) {
     int nl = f->nlb[b], la = f->la[b];
     const mbsReal *Di = f->Dinv + 36 * b;
+    MBS_FLOPS(2L * nl * nl);
     for (int i = 0; i < nl; i++) {
       mbsReal t = 0;
       for (int j = 0; j < nl; j++) t += Di[i * nl + j] * r[la + j];
@@ -314,6 +319,7 @@ double mbs_fcDotN(int n, const mbsReal *a, const mbsReal *b) {
 // a . b over the owned rows, summed over the ranks (a failed sum gives NaN: no convergence)
 double mbs_fcDot(const mbsFlexCfs *f, const mbsReal *a, const mbsReal *b) {
   double s = 0;
+  MBS_FLOPS(2L * (f->l1 - f->l0));
   for (int i = f->l0; i < f->l1; i++) s += a[i] * b[i];
   if (mbs_fcReduce(f, &s, 1)) return NAN;
   return s;

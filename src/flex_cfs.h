@@ -55,5 +55,11 @@ void mbs_flexCfsPrec(const mbsFlexCfs *f, const mbsReal *r, mbsReal *z);
 mbsErr mbs_flexCfsEnd(mbsFlexCfs *f, const mbsReal *x, mbsReal *ydd);
 /// The number of constraint rows (the unknowns of A).
 int mbs_flexCfsRows(const mbsFlexCfs *f);
+/// The iterations of one solve by method at the initial state (q0, qd0, the modal coordinates and
+/// their rates zero) at one process: the count `mbspar cpa --method jcg` builds its graph with
+/// (src/flex_cfs_cpa.c); *spec (may be NULL): the spectrum estimate's CG steps (jacobi, chebyshev).
+mbsErr mbs_flexCfsIterations(const mbsModel *m, int method, double tol, int *it, int *spec);
+/// The CG steps of the last spectrum estimate (jacobi, chebyshev; 0: none yet).
+int mbs_flexCfsSpecIterations(const mbsFlexCfs *f);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flex_cfs_private.h"
+#include "flex_flops.h"
 #include "flex_private.h"
 
 // preconditioned CG on A x = b from x = 0, on the owned rows (the sums over the ranks in the
@@ -14,6 +15,7 @@
 mbsErr mbs_fcCG(mbsFlexCfs *f, double tol, int *it) {
   int n = f->nl, maxit = 20 * n + 100, l0 = f->l0, l1 = f->l1;
   double bn = sqrt(mbs_fcDot(f, f->b, f->b));
+  MBS_FLOPS(1); // (the counts: src/flex_cfs_cpa.c's graph, docs/cpa.md "Flexible models")
   memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
   memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
   if (!(bn > 0)) return bn == 0 ? MBS_OK : mbs_errSet(MBS_ERR_NUMERIC, "flexible jcg: NaN");
@@ -22,14 +24,17 @@ mbsErr mbs_fcCG(mbsFlexCfs *f, double tol, int *it) {
   double rz = mbs_fcDot(f, f->r, f->z);
   for (*it = 0; *it < maxit; (*it)++) {
     double rr = mbs_fcDot(f, f->r, f->r);
+    MBS_FLOPS(2); // the test
     if (!isfinite(rr)) break;
     if (sqrt(rr) <= tol * bn) return MBS_OK;
     MBS_CALL(mbs_fcApply(f, f->p, 0, f->q));
     double al = rz / mbs_fcDot(f, f->p, f->q);
+    MBS_FLOPS(1 + 4L * (l1 - l0));
     for (int i = l0; i < l1; i++) f->x[i] += al * f->p[i], f->r[i] -= al * f->q[i];
     mbs_fcPrecond(f, f->r, f->z);
-    double rz1 = mbs_fcDot(f, f->r, f->z);
-    for (int i = l0; i < l1; i++) f->p[i] = f->z[i] + rz1 / rz * f->p[i];
+    double rz1 = mbs_fcDot(f, f->r, f->z), be = rz1 / rz; // (rz1 / rz * p: the same rounding)
+    MBS_FLOPS(1 + 2L * (l1 - l0));
+    for (int i = l0; i < l1; i++) f->p[i] = f->z[i] + be * f->p[i];
     rz = rz1;
   }
   return mbs_errSet(MBS_ERR_NUMERIC, "flexible jcg: no convergence in %d iterations", *it);
@@ -40,12 +45,16 @@ mbsErr mbs_fcSOR(mbsFlexCfs *f, double omega, double tol, int *it) {
   int n = f->nl, maxit = 200000;
   const mbsReal *A = f->A;
   double bn = sqrt(mbs_fcDotN(n, f->b, f->b));
+  long long sweep = mbs_flopFcSweep(n, f->nlb, f->nb, f->nle); // (the counts: flex_cfs_cpa.c)
+  MBS_FLOPS(2LL * n + 1);
+  (void)sweep;
   memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
   if (bn == 0) return MBS_OK;
   double dmax = 0; // the closure rows' largest diagonal entry (the zero-row scale)
   for (int i = n - f->nle; i < n; i++) dmax = fmax(dmax, A[(size_t)i * n + i]);
   for (*it = 0; *it < maxit; (*it)++) {
     double rr = 0;
+    MBS_FLOPS(sweep);
     for (int b = 0; b < f->nb; b++) {
       int nl = f->nlb[b], la = f->la[b];
       mbsReal rb[6];
@@ -101,21 +110,28 @@ static mbsErr mbs_fcBounds(mbsFlexCfs *f, double *lmin, double *lmax) {
   memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
   memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
   double bn = sqrt(mbs_fcDot(f, f->b, f->b));
+  MBS_FLOPS(1); // (the counts: src/flex_cfs_cpa.c's graph)
   mbs_fcPrecond(f, f->r, f->z);
   memcpy(f->p, f->z, sizeof(mbsReal) * (size_t)n);
   double rz = mbs_fcDot(f, f->r, f->z);
+  f->spec_it = 0;
   while (k < K && k < n && bn > 0) {
     MBS_CALL(mbs_fcApply(f, f->p, 0, f->q));
     al[k] = rz / mbs_fcDot(f, f->p, f->q);
+    MBS_FLOPS(1 + 2L * (l1 - l0));
     for (int i = l0; i < l1; i++) f->r[i] -= al[k] * f->q[i];
     mbs_fcPrecond(f, f->r, f->z);
     double rz1 = mbs_fcDot(f, f->r, f->z);
     be[k] = rz1 / rz, rz = rz1;
+    MBS_FLOPS(1 + 2L * (l1 - l0));
     for (int i = l0; i < l1; i++) f->p[i] = f->z[i] + be[k] * f->p[i];
     k++;
+    MBS_FLOPS(2);
     if (!(sqrt(mbs_fcDot(f, f->r, f->r)) > 1e-15 * bn)) break; // the Krylov space exhausted
   }
+  f->spec_it = k;
   if (!k) return *lmin = *lmax = 1, MBS_OK;
+  MBS_FLOPS(mbs_flopFcSpectrum(k)); // the tridiagonal, its bound and the two bisections
   for (int j = 0; j < k; j++) {
     d[j] = 1 / al[j] + (j ? be[j - 1] / al[j - 1] : 0);
     e[j] = j ? sqrt(be[j - 1]) / al[j - 1] : 0;
@@ -154,13 +170,16 @@ mbsErr mbs_fcPoly(mbsFlexCfs *f, int cheb, double tol, int *it) {
   double lmin, lmax;
   MBS_CALL(mbs_fcBounds(f, &lmin, &lmax));
   double bn = sqrt(mbs_fcDot(f, f->b, f->b));
+  MBS_FLOPS(7); // |b|, th, de, s1, r0
   memset(f->x, 0, sizeof(mbsReal) * (size_t)n);
   memcpy(f->r, f->b, sizeof(mbsReal) * (size_t)n);
   if (bn == 0) return MBS_OK;
   double th = 0.5 * (lmax + lmin), de = 0.5 * (lmax - lmin), s1 = th / de, r0 = 1 / s1;
   mbs_fcPrecond(f, f->r, f->p);
+  MBS_FLOPS(l1 - l0);
   for (int i = l0; i < l1; i++) f->p[i] /= th;
   for (*it = 0; *it < maxit; (*it)++) {
+    MBS_FLOPS(2L * (l1 - l0) + 4); // x += p, r -= q, the tests
     for (int i = l0; i < l1; i++) f->x[i] += f->p[i];
     MBS_CALL(mbs_fcApply(f, f->p, 0, f->q));
     for (int i = l0; i < l1; i++) f->r[i] -= f->q[i];
@@ -168,11 +187,13 @@ mbsErr mbs_fcPoly(mbsFlexCfs *f, int cheb, double tol, int *it) {
     if (!isfinite(rr) || rr > 1e24 * bn * bn) break;
     if (sqrt(rr) <= tol * bn) return (*it)++, MBS_OK;
     mbs_fcPrecond(f, f->r, f->z);
-    if (cheb) {
-      double r1 = 1 / (2 * s1 - r0);
-      for (int i = l0; i < l1; i++) f->p[i] = r1 * r0 * f->p[i] + 2 * r1 / de * f->z[i];
+    if (cheb) { // (r1 * r0 * p and 2 * r1 / de * z: the same rounding hoisted)
+      double r1 = 1 / (2 * s1 - r0), c1 = r1 * r0, c2 = 2 * r1 / de;
+      MBS_FLOPS(6 + 3L * (l1 - l0));
+      for (int i = l0; i < l1; i++) f->p[i] = c1 * f->p[i] + c2 * f->z[i];
       r0 = r1;
     } else {
+      MBS_FLOPS(l1 - l0);
       for (int i = l0; i < l1; i++) f->p[i] = f->z[i] / th;
     }
   }

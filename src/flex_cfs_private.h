@@ -27,6 +27,7 @@ struct mbsFlexCfs {
   size_t sv;          ///< the length of h, Q
   // closed loops (src/flex_cfs_loops.c): their nle rows follow the tree's, to nl
   int nle, nzmax;
+  int spec_it; ///< the last spectrum estimate's CG steps (mbs_fcBounds; cpa's graph)
   mbsReal *lg; ///< (nle x 2 x nzmax) per loop row and side: A_s^T dw on its body's z
   mbsReal *lk; ///< (nle) the rows' affine parts
   mbsReal *ld; ///< (nle) the rows' diagonal entries of A (preconditioner; the owner's)

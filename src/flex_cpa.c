@@ -63,7 +63,10 @@ mbsErr mbs_cpaFlexGraph(mbsCpaB *B, mbsCpaKin *K) {
                  ? MBS_OK
                  : mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
   if (!e) e = mbs_cpaFlexCosts(m, nz, kc, body);
-  if (!e && !strcmp(mbs_solverName(B->o->method), "direct")) { // flex_cfs_cpa.c
+  const char *meth = mbs_solverName(B->o->method);
+  if (!e && (!strcmp(meth, "direct") || !strcmp(meth, "jcg") || !strcmp(meth, "gs") ||
+             !strcmp(meth, "sor") || !strcmp(meth, "jacobi") ||
+             !strcmp(meth, "chebyshev"))) { // flex_cfs_cpa.c
     e = mbs_cpaFlexCfsGraph(B, nz, kc, body);
     n = 0;                             // (not the recursive algorithm's graph)
   } else if (!e && B->o->ranks >= 1) { // the distributed elimination (flex_part_cpa.c)

@@ -141,5 +141,22 @@ static inline long mbs_flopFcBlock(int nl, int np) {
 static inline long mbs_flopFcEnd(int np, int nd) {
   return 12L * np + 6 + 12L * nd + 2L * nd * nd;
 }
+/// One block Gauss-Seidel / SOR sweep of src/flex_cfs_iter.c on the assembled n x n A (every
+/// rank the whole sweep): per joint block of nl rows its residual (2 n + 2 a row, with r.r), the
+/// Cholesky of its diagonal block and the solve, x += omega d (2 a row); per closure row (nle) its
+/// residual, 2 n + 2, and the update, 3; the convergence test 2.
+static inline long long mbs_flopFcSweep(int n, const int *nlb, int nb, int nle) {
+  long long f = 2 + (long long)nle * (2LL * n + 5);
+  for (int b = 0; b < nb; b++)
+    f += (long long)nlb[b] * (2LL * n + 4) +
+         (nlb[b] ? mbs_flopChol(nlb[b]) + mbs_flopCholSolve(nlb[b]) : 0);
+  return f;
+}
+/// The spectrum estimate's scalar work after k CG steps (src/flex_cfs_iter.c mbs_fcBounds, a
+/// convention): the Lanczos tridiagonal 5 k, its Gershgorin bound 3 k, lmax 1, two bisections of
+/// 200 steps each (the midpoint 2, a Sturm count 4 k).
+static inline long mbs_flopFcSpectrum(int k) {
+  return 8L * k + 1 + 400L * (2 + 4L * k);
+}
 
 #endif
