@@ -197,17 +197,11 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "docs/flexible.md 6, 11, 13)",
                       f, line, name, mbs_solverName(m->opt.solver));
   int fwd = cli->verb->run == mbsp_verbAccel || cli->verb->run == mbsp_verbRun;
-  int lcfs = cfsm >= 0 && cfsm != MBS_FCFS_JACOBI && cfsm != MBS_FCFS_CHEB; // the loop rows (15.2)
-  if (m->nloop && ((cfsm >= 0 && !lcfs) || !fwd || cfg->ndrive))
-    return mbs_errSet(
-        MBS_ERR_UNSUPPORTED,
-        "%s:%d: body \"%s\" is flexible: closed loops with flexible bodies run in "
-        "accel and undriven run with solver.method = aba, crba, auto, schur, direct, jcg, gs, sor "
-        "or petsc only yet (%s%s; docs/flexible.md 15)",
-        f, line, name, cfsm >= 0 ? "got solver.method = " : "",
-        cfsm >= 0     ? mbs_solverName(m->opt.solver)
-        : cfg->ndrive ? "driven joints"
-                      : cli->verb->name);
+  if (m->nloop && (!fwd || cfg->ndrive)) // (every constraint-force method takes the loop rows)
+    return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                      "%s:%d: body \"%s\" is flexible: closed loops with flexible bodies run in "
+                      "accel and undriven run only yet (%s; docs/flexible.md 15)",
+                      f, line, name, cfg->ndrive ? "driven joints" : cli->verb->name);
   if (m->nforce || cfg->torques || !fb || m->local)
     return mbs_errSet(
         MBS_ERR_UNSUPPORTED,

@@ -378,10 +378,6 @@ mbsErr mbs_flexCfsAccel(mbsFlexCfs *f, int method, double tol, const mbsReal *q,
   const mbsReal *b;
   *it = 0;
   MBS_CHECK(method >= 0 && method < MBS_FCFS_PETSC, MBS_ERR_INTERNAL, "flexible cfs: method");
-  MBS_CHECK(!f->nle || (method != MBS_FCFS_JACOBI && method != MBS_FCFS_CHEB), MBS_ERR_UNSUPPORTED,
-            "flexible %s: closed loops run with direct, jcg, gs, sor or petsc only "
-            "(docs/flexible.md 15)",
-            mbs_flexCfsName(method));
   MBS_CALL(mbs_flexCfsBegin(f, q, y, eta, &b, &l0, &l1));
   if (method == MBS_FCFS_JCG) {
     MBS_CALL(mbs_fcCG(f, tol, it));
