@@ -96,7 +96,11 @@ def parse_args():
                          "formulation (the distributed solve at 2+ ranks, on the six-bar and a "
                          "chain), accel of the URDF arm (the distributed URDF build), and at one "
                          "rank run under natural and accel, static, run of a flexible model with "
-                         "a drive (the other scenarios run dry, to skip the points they cover)")
+                         "a drive; since the tenth session also modes, the flexible static over "
+                         "the ranks, accel of a loop through a flexible body (aba, schur) and of "
+                         "a modal file, the flexible inverse through schur, a short run of the "
+                         "flexible four-bar (the other scenarios run dry, to skip the points "
+                         "they cover)")
     a = ap.parse_args(argv[:k])
     a.more = a.more or a.only_more or a.all_methods or a.new
     pos = argv[k + 1:]
@@ -131,6 +135,8 @@ SPINUP = os.path.join(os.path.abspath(A.configs), "spinup.cfg")
 FOURBAR = os.path.join(os.path.abspath(A.configs), "fourbar.cfg")
 SIXBAR = os.path.join(os.path.abspath(A.configs), "sixbar.cfg")
 URDF = os.path.join(os.path.abspath(A.configs), "urdf_arm.cfg")  # configs/arm.urdf (libxml2)
+FLEXFB = os.path.join(os.path.abspath(A.configs), "flex_fourbar.cfg")  # a loop through a beam
+MODALF = os.path.join(os.path.abspath(A.configs), "flex_modalfile.cfg")  # an HDF5 modal file
 TMP = tempfile.mkdtemp(prefix="mbs_fault_%s_np%d." % (A.verb, A.np))
 if A.ranks == "all":
     RANKS = list(range(A.np))
@@ -431,6 +437,11 @@ def scenarios(verb):
                                            "integrator.t_end=0.003", "--set", "output.every=1",
                                            "--set", "output.checkpoint_every=2"],
              run_prepare_fresh, run_check_fresh),
+            ("new run flex loops",  # the loops' projection after each step (flexible.md 15)
+             lambda d: ["run", FLEXFB, "--out", d, "--quiet", "--set", "integrator.t_end=0.002",
+                        "--set", "integrator.dt=0.001", "--set", "integrator.method=rk4", "--set",
+                        "output.every=1", "--set", "output.checkpoint_every=1"],
+             run_prepare_fresh, run_check_fresh),
             ("new run flex", lambda d: ["run", SPINUP, "--out", d, "--quiet", "--set",
                                         "integrator.t_end=0.004", "--set", "integrator.dt=0.001",
                                         "--set", "integrator.method=rk4", "--set",
@@ -498,6 +509,22 @@ def scenarios(verb):
         out.append(("new %s flex" % verb,
                     lambda d: [verb, FLEXP, "--out", d, "--force", "--json", jt, "--quiet"],
                     sentinel_prepare(files[:1]), sentinel_check(files[:1], verb + ".json")))
+    if A.new and verb == "accel":  # tenth session: loops through flexible bodies (flexible.md
+        # 15: the oracle's KKT rows, schur's loop layer over the ranks) and modal files (14)
+        for meth in ("aba", "schur"):
+            out.append(("new accel flex loops %s" % meth,
+                        lambda d, meth=meth: ["accel", FLEXFB, "--out", d, "--force", "--json", jt,
+                                              "--quiet", "--set", "solver.method=" + meth],
+                        sentinel_prepare(files), sentinel_check(files, "accel.json")))
+        out.append(("new accel modal file",
+                    lambda d: ["accel", MODALF, "--out", d, "--force", "--json", jt, "--quiet"],
+                    sentinel_prepare(files), sentinel_check(files, "accel.json")))
+    if A.new and verb == "inverse":  # inverse of a flexible model through flex_part (12)
+        out.append(("new inverse flex schur",
+                    lambda d: [verb, FLEXP, "--out", d, "--force", "--json", jt, "--quiet",
+                               "--set", "inverse.steps=2", "--set", "inverse.T=0.002",
+                               "--set", "solver.method=schur"],
+                    sentinel_prepare(files), sentinel_check(files, "inverse.json")))
     if A.new and A.np == 1 and verb == "inverse":  # flexible inverse (docs/flexible.md 11)
         out.append(("new inverse flex",
                     lambda d: [verb, FLEXP, "--out", d, "--force", "--json", jt, "--quiet",

@@ -13,6 +13,7 @@
 #  - accel with direct, jcg, gs, sor, jacobi, chebyshev and petsc (if built; the loop rows in the
 #    constraint-force system) and schur (the loop layer on the distributed elimination, here one range) prints the
 #    oracle's qdd digits (schur over 2 and 3 ranks: flex_loops_par.sh);
+#  - jacobi and chebyshev refuse redundant closure equations (a rigid-like coupler: rank 2 of 5);
 #  - static (a verb that cannot take flexible loops yet) refuses (one line, exit 8), and node2 on a
 #    rigid body is an input error (exit 2).
 # usage: flex_loops.sh MBSPAR PYTHON3 CONFIGS
@@ -72,6 +73,18 @@ for m in direct jcg gs sor jacobi chebyshev schur $withpetsc; do
 done
 echo "accel: the oracle, direct, jcg, gs, sor, jacobi, chebyshev, schur and petsc give qdd =$oracle"
 # the verbs that cannot take flexible loops yet refuse (one line, exit 8)
+# jacobi and chebyshev need independent closure equations: the same four-bar with a rigid-like
+# coupler (m = 0, no node) has the rigid four-bar's 5 equations of rank 2, refused (one line, exit 8)
+sed -e 's/modes = 2;/modes = 0;/' \
+  -e 's/^ *nodes = ( { name = "tip"; position = \[0.7, 0.0, 0.0\]; } ); }; },/        }; },/' \
+  -e 's/node1 = "tip"; frame1 = { origin = \[0.0, 0.0, 0.0\]/frame1 = { origin = [0.7, 0.0, 0.0]/' \
+  "$cfg" >"$tmp/fb0.cfg"
+for m in jacobi chebyshev; do
+  run 8 "$mbspar" accel "$tmp/fb0.cfg" --quiet --set solver.method=$m
+  { [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "fb0.cfg:30: .*solver.method = $m needs independent closure equations, and this model's 5 have rank 2 at q0" "$tmp/err"; } ||
+    bad "$m on redundant closure rows not refused: $(cat "$tmp/err")"
+done
+run 0 "$mbspar" accel "$tmp/fb0.cfg" --quiet --set solver.method=direct
 run 8 "$mbspar" static "$cfg"
 { [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "accel and undriven run only yet (static" "$tmp/err"; } ||
   bad "static not refused: $(cat "$tmp/err")"

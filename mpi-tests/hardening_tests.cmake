@@ -53,8 +53,9 @@ if(TARGET mbspar)
   # flexible bodies with drives, the distributed URDF build): their scenarios alone, complete
   # (fault_sweep.py --new; ~2 min in all here; label slow, docs/hardening.md)
   # (2026-11-29, tenth session: modes and the flexible static over the ranks, the column split)
+  # (tenth session too: loops through flexible bodies, modal files, the flexible inverse on schur)
   foreach(spec "accel;1" "static;1" "run;1" "inverse;1" "accel;2" "accel;3" "static;2" "modes;1"
-               "modes;2")
+               "modes;2" "inverse;2")
     list(GET spec 0 verb)
     list(GET spec 1 np)
     add_test(NAME fault_sweep_new.${verb}.np${np}

@@ -202,6 +202,19 @@ mbsErr mbsp_flexRoute(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                       "%s:%d: body \"%s\" is flexible: closed loops with flexible bodies run in "
                       "accel and undriven run only yet (%s; docs/flexible.md 15)",
                       f, line, name, cfg->ndrive ? "driven joints" : cli->verb->name);
+  if (m->nloop && (cfsm == MBS_FCFS_JACOBI || cfsm == MBS_FCFS_CHEB)) {
+    // the stationary/polynomial methods need independent closure rows: on redundant ones jacobi
+    // does not converge and chebyshev stops at a wrong result (docs/flexible.md 15.2)
+    int rank, neq;
+    mbsReal piv;
+    MBS_CALL(mbs_flexLoopRankQ0(m, &rank, &neq, &piv));
+    if (rank < neq)
+      return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                        "%s:%d: body \"%s\" is flexible: solver.method = %s needs independent "
+                        "closure equations, and this model's %d have rank %d at q0 "
+                        "(direct, jcg, gs, sor, petsc or schur solve them; docs/flexible.md 15)",
+                        f, line, name, mbs_flexCfsName(cfsm), neq, rank);
+  }
   if (m->nforce || cfg->torques || !fb || m->local)
     return mbs_errSet(
         MBS_ERR_UNSUPPORTED,

@@ -37,22 +37,7 @@ typedef struct {
 // loops through flexible bodies (docs/flexible.md 15): the closure rank with the modal
 // coordinates, at q0 with eta = 0 (the rigid report above counts the joints' rates only)
 static mbsErr mbs_checkFlexLoops(const mbsModel *m, mbsCheckWarn *cw) {
-  if (!m->flex || !m->flex->n || !m->nloop) return MBS_OK;
-  mbsFlexOracle *o = NULL;
-  mbsErr e = mbs_flexOracleCreate(m, &o);
-  int N = o ? mbs_flexOracleSize(o) : 0;
-  double *y = e ? NULL : calloc(2 * (size_t)N + 1, sizeof(double)), *eta = y ? y + N : NULL;
-  if (!e && !y) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  if (!e) memcpy(y, m->qd0, sizeof(double) * (size_t)m->nv);
-  double *ydd = y ? malloc(sizeof(double) * ((size_t)N + 1)) : NULL;
-  if (!e && !ydd) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  if (!e) e = mbs_flexOracleAccel(o, m->q0, y, eta, ydd);
-  mbsFlexLoopInfo li;
-  if (!e) e = mbs_flexOracleLoopInfo(o, &li);
-  if (!e) cw->frank = li.rank, cw->fneq = li.n, cw->fpivot = li.min_pivot;
-  free(y), free(ydd);
-  mbs_flexOracleDestroy(&o);
-  return e;
+  return mbs_flexLoopRankQ0(m, &cw->frank, &cw->fneq, &cw->fpivot);
 }
 
 static void mbs_checkAdd(mbsCheckWarn *w, int k, const char *fmt, const char *a, const char *b) {

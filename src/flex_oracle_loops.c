@@ -289,3 +289,21 @@ mbsErr mbs_flexOracleLoopInfo(const mbsFlexOracle *o, mbsFlexLoopInfo *info) {
   info->resid = lp->resid;
   return MBS_OK;
 }
+
+mbsErr mbs_flexLoopRankQ0(const struct mbsModel *m, int *rank, int *neq, mbsReal *min_pivot) {
+  *rank = *neq = 0, *min_pivot = 0;
+  if (!m->flex || !m->flex->n || !m->nloop) return MBS_OK;
+  mbsFlexOracle *o = NULL;
+  mbsErr e = mbs_flexOracleCreate(m, &o);
+  int N = o ? mbs_flexOracleSize(o) : 0;
+  mbsReal *y = e ? NULL : calloc(3 * (size_t)N + 1, sizeof(mbsReal)); // y, eta = 0, ydd
+  if (!e && !y) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
+  if (!e) memcpy(y, m->qd0, sizeof(mbsReal) * (size_t)m->nv);
+  if (!e) e = mbs_flexOracleAccel(o, m->q0, y, y + N, y + 2 * (size_t)N);
+  mbsFlexLoopInfo li = {0};
+  if (!e) e = mbs_flexOracleLoopInfo(o, &li);
+  if (!e) *rank = li.rank, *neq = li.n, *min_pivot = li.min_pivot;
+  free(y);
+  mbs_flexOracleDestroy(&o);
+  return e;
+}

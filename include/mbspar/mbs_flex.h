@@ -210,6 +210,11 @@ typedef struct {
   mbsReal resid;           ///< max |G ydd - kappa' + D^T abar| after the solve
 } mbsFlexLoopInfo;
 mbsErr mbs_flexOracleLoopInfo(const mbsFlexOracle *o, mbsFlexLoopInfo *info);
+/// The closure rank of a model with loops through flexible bodies at q0, qd0 with eta = 0 (the
+/// oracle's G M^-1 G^T, as mbs_flexOracleLoopInfo): rank, equations and the smallest accepted
+/// pivot; all zero without such loops. For `check` and the route of the methods that need
+/// independent closure rows (jacobi, chebyshev; docs/flexible.md 15).
+mbsErr mbs_flexLoopRankQ0(const struct mbsModel *m, int *rank, int *neq, mbsReal *min_pivot);
 /// What mbs_flexOracleLoopProject did.
 typedef struct {
   int iterations;      ///< Newton steps on the positions
