@@ -27,7 +27,7 @@ cd "$bdir"
 # the tests that drive the mbspar executable start MPI as a singleton: Open MPI's own
 # allocations (libmpi and its unloaded components) cannot be suppressed by name, so those tests
 # run with LeakSanitizer off (address and UB checks stay on); the library tests keep it on
-cli_tests='^(bad_input|bad_input2|cli|flex_modalfile|accel_direct|guard_cli|cpa_cli|natural_cpa|static_cli|modes_cli|plot_run|threads_cli|loops_run|loops_vmap|squeezer|nan_exit|arm_limits)$'
+cli_tests='^(bad_input|bad_input2|cli|flex_modalfile|flex_lumped|accel_direct|guard_cli|cpa_cli|natural_cpa|static_cli|modes_cli|plot_run|threads_cli|loops_run|loops_vmap|squeezer|nan_exit|arm_limits)$'
 # left out of the sanitizer run (CI budget; they run in the normal suite): tests that drive the
 # executable through paths the ones above already take (help text, PETSc options, the install
 # tree, file ownership checks, the MuJoCo robot comparisons, torque tables, the example arm),
