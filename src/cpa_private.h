@@ -159,6 +159,9 @@ double mbs_cpaFlopTime(const mbsCpaOptions *o, int cls);
 int mbs_cpaNode(mbsCpaB *B, int kind, int body, long long flops, int pblk, int pbdy);
 int mbs_cpaOwner(const mbsCpaB *B, int b);
 void mbs_cpaDep(mbsCpaB *B, int from, int to);
+/// A point-to-point message of \p bytes after node \p from (time alpha + bytes beta, no
+/// processor; src/schur/schur_cpa.c): schur's graphs and the flexible distributed elimination's.
+int mbs_cpaMsg(mbsCpaB *B, double bytes, int from);
 
 // src/dynamics_cpa.c
 int mbs_cpaAbaBody(mbsCpaB *B, const mbsCpaKin *K, int b, int *IAw, int *pAw, int *proj);

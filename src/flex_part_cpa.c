@@ -172,16 +172,6 @@ static int mbs_fpcFinish(mbsCpaB *B, const mbsFlexPart *p, mbsFpcN *N, int lu) {
   return end;
 }
 
-// a message of `bytes` (latency + bytes / bandwidth, no processor) after node `from`
-static int mbs_fpcMsg(mbsCpaB *B, double bytes, int from) {
-  int v = mbs_cpaNode(B, MBS_CPA_MSG_HALO, -1, 0, -1, -1);
-  if (v < 0) return v;
-  B->cost[v] = B->o->latency + bytes / B->o->bandwidth;
-  B->proc[v] = -2;
-  mbs_cpaDep(B, from, v);
-  return v;
-}
-
 mbsErr mbs_cpaFlexPartGraph(mbsCpaB *B, const int *nz, const long long *kin,
                             const long long *body) {
   (void)nz;
@@ -215,7 +205,7 @@ mbsErr mbs_cpaFlexPartGraph(mbsCpaB *B, const int *nz, const long long *kin,
     B->cls = MBS_CPA_CLASS_FINISH;
     int end = mbs_fpcFinish(B, fp[r], &N[r], lu);
     if (r > 0) // the gather of its accelerations to rank 0
-      end = mbs_fpcMsg(B, 8.0 * mbs_flexPartCount(fp[r], r), end);
+      end = mbs_cpaMsg(B, 8.0 * mbs_flexPartCount(fp[r], r), end);
     mbs_cpaDep(B, end, gat);
   }
   B->cls = MBS_CPA_CLASS_DYN;

@@ -6,9 +6,6 @@
 
 #include "cpa_private.h"
 
-/// A point-to-point message of \p bytes after node \p from (time alpha + bytes beta, no
-/// processor).
-int mbs_cpaMsg(mbsCpaB *B, double bytes, int from);
 /// The node of body l's joint transform / joint force as seen from rank r.
 int mbs_cpaSeen(const mbsCpaB *B, const int *own, const int *ghost, int l, int r);
 /// The remote children's stages on their parent's rank (in every tree solve).
