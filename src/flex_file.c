@@ -55,32 +55,49 @@ static mbsReal mbs_ffAsym(int m, const mbsReal *A, int *pi, int *pj) {
 
 #define MBS_FF_FAIL(...) return mbs_errSet(MBS_ERR_INPUT, __VA_ARGS__)
 
+// a dataset of the file as read: its path in the file, its values, their count
+typedef struct {
+  const char *name;
+  const mbsReal *a;
+  long n;
+} mbsFfArr;
+
+// every entry of every dataset finite
+static mbsErr mbs_ffFinite(const char *path, const mbsFfArr *arr, size_t narr) {
+  for (size_t k = 0; k < narr; k++) {
+    long i = mbs_ffNonFinite(arr[k].a, arr[k].n);
+    if (i >= 0)
+      MBS_FF_FAIL("%s: %s: entry %ld is not finite (%g)", path, arr[k].name, i, arr[k].a[i]);
+  }
+  return MBS_OK;
+}
+
+// the fixed-interface frequencies >= 0
+static mbsErr mbs_ffOmega(const char *path, const mbsFlexModal *md) {
+  for (int k = 0; k < md->nmodes; k++)
+    if (!(md->omega_fixed[k] >= 0))
+      MBS_FF_FAIL("%s: /omega_fixed: entry %d is negative (%g)", path, k, md->omega_fixed[k]);
+  return MBS_OK;
+}
+
 // the lumped form (docs/flexible.md 14): finite entries, masses >= 0 (some > 0), rotary
 // inertias symmetric positive semidefinite, the nodes among the points
 static mbsErr mbs_ffLumped(const char *path, const mbsFlexFileData *d) {
   const mbsFlexModal *md = &d->modal;
   int m = md->m, n = md->nfe;
-  struct {
-    const char *name;
-    const mbsReal *a;
-    long n;
-  } arr[] = {{"/M", md->M, (long)m * m},
-             {"/K", md->K, (long)m * m},
-             {"/Phi", md->Phi, 6L * n * m},
-             {"/points/pos", md->pos, 3L * n},
-             {"/points/mass", md->pmass, n},
-             {"/points/inertia", md->pJ, md->pJ ? 6L * n : 0},
-             {"/omega_fixed", md->omega_fixed, md->nmodes},
-             {"/Sbar", md->Sbar, 3L * m},
-             {"/mass", &md->mass, 1},
-             {"/rigid/mass", &d->mass, 1},
-             {"/rigid/com", d->com, 3},
-             {"/rigid/inertia", d->inertia, 6}};
-  for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++) {
-    long i = mbs_ffNonFinite(arr[k].a, arr[k].n);
-    if (i >= 0)
-      MBS_FF_FAIL("%s: %s: entry %ld is not finite (%g)", path, arr[k].name, i, arr[k].a[i]);
-  }
+  const mbsFfArr arr[] = {{"/M", md->M, (long)m * m},
+                          {"/K", md->K, (long)m * m},
+                          {"/Phi", md->Phi, 6L * n * m},
+                          {"/points/pos", md->pos, 3L * n},
+                          {"/points/mass", md->pmass, n},
+                          {"/points/inertia", md->pJ, md->pJ ? 6L * n : 0},
+                          {"/omega_fixed", md->omega_fixed, md->nmodes},
+                          {"/Sbar", md->Sbar, 3L * m},
+                          {"/mass", &md->mass, 1},
+                          {"/rigid/mass", &d->mass, 1},
+                          {"/rigid/com", d->com, 3},
+                          {"/rigid/inertia", d->inertia, 6}};
+  MBS_CALL(mbs_ffFinite(path, arr, sizeof arr / sizeof arr[0]));
   if (n < 1) MBS_FF_FAIL("%s: /points/pos: at least one point", path);
   mbsReal tot = 0;
   for (int i = 0; i < n; i++) {
@@ -99,9 +116,7 @@ static mbsErr mbs_ffLumped(const char *path, const mbsFlexFileData *d) {
       MBS_FF_FAIL("%s: /points/inertia: point %d: not positive semidefinite (eigenvalue %g)", path,
                   i, lam[0]);
   }
-  for (int k = 0; k < md->nmodes; k++)
-    if (!(md->omega_fixed[k] >= 0))
-      MBS_FF_FAIL("%s: /omega_fixed: entry %d is negative (%g)", path, k, md->omega_fixed[k]);
+  MBS_CALL(mbs_ffOmega(path, md));
   for (int k = 0; k < d->nnodes; k++) {
     if (!d->node_name[k][0]) MBS_FF_FAIL("%s: /node_names: name %d is empty", path, k);
     const char *why = mbs_nameProblem(d->node_name[k]);
@@ -131,27 +146,19 @@ static mbsErr mbs_ffBasic(const char *path, const mbsFlexFileData *d) {
   const mbsFlexModal *md = &d->modal;
   int m = md->m, nfe = md->nfe;
   if (md->pos) return mbs_ffLumped(path, d);
-  struct {
-    const char *name;
-    const mbsReal *a;
-    long n;
-  } arr[] = {{"/M", md->M, (long)m * m},
-             {"/K", md->K, (long)m * m},
-             {"/Phi", md->Phi, 6L * nfe * m},
-             {"/x", md->x, nfe},
-             {"/omega_fixed", md->omega_fixed, md->nmodes},
-             {"/Sbar", md->Sbar, 3L * m},
-             {"/mass", &md->mass, 1},
-             {"/rhoA", md->rhoA, nfe - 1},
-             {"/rhoJ", md->rhoJ, nfe - 1},
-             {"/rigid/mass", &d->mass, 1},
-             {"/rigid/com", d->com, 3},
-             {"/rigid/inertia", d->inertia, 6}};
-  for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++) {
-    long i = mbs_ffNonFinite(arr[k].a, arr[k].n);
-    if (i >= 0)
-      MBS_FF_FAIL("%s: %s: entry %ld is not finite (%g)", path, arr[k].name, i, arr[k].a[i]);
-  }
+  const mbsFfArr arr[] = {{"/M", md->M, (long)m * m},
+                          {"/K", md->K, (long)m * m},
+                          {"/Phi", md->Phi, 6L * nfe * m},
+                          {"/x", md->x, nfe},
+                          {"/omega_fixed", md->omega_fixed, md->nmodes},
+                          {"/Sbar", md->Sbar, 3L * m},
+                          {"/mass", &md->mass, 1},
+                          {"/rhoA", md->rhoA, nfe - 1},
+                          {"/rhoJ", md->rhoJ, nfe - 1},
+                          {"/rigid/mass", &d->mass, 1},
+                          {"/rigid/com", d->com, 3},
+                          {"/rigid/inertia", d->inertia, 6}};
+  MBS_CALL(mbs_ffFinite(path, arr, sizeof arr / sizeof arr[0]));
   if (nfe < 2) MBS_FF_FAIL("%s: /x: at least 2 FE nodes (one element), got %d", path, nfe);
   if (md->x[0] != 0)
     MBS_FF_FAIL("%s: /x: the first FE node is the root at x = 0 (the body frame), got %g", path,
@@ -168,9 +175,7 @@ static mbsErr mbs_ffBasic(const char *path, const mbsFlexFileData *d) {
       MBS_FF_FAIL("%s: /rhoJ: the polar inertia per length must be >= 0 (element %d: %g)", path, e,
                   md->rhoJ[e]);
   }
-  for (int k = 0; k < md->nmodes; k++)
-    if (!(md->omega_fixed[k] >= 0))
-      MBS_FF_FAIL("%s: /omega_fixed: entry %d is negative (%g)", path, k, md->omega_fixed[k]);
+  MBS_CALL(mbs_ffOmega(path, md));
   mbsReal pmax = mbs_ffMaxAbs(md->Phi, 6L * nfe * m);
   for (int r = 0; r < 6; r++)
     for (int c = 0; c < m; c++)
