@@ -23,7 +23,8 @@
 /// "mixed": the middle half of the links light (rank cuts at light leaves, thread cuts in the
 /// heavy ends), chains and trees of 24-36 links. LIGHT_LOCAL=1: every model also as the
 /// distributed-memory (local) build of each rank, against ABA and against the full model's schur
-/// (1e-12; measured bitwise equal).
+/// (1e-12; measured bitwise equal). LIGHT_JOINT=general / prismatic: the light bodies on a
+/// revolute joint about a non-coordinate axis / a prismatic joint (the generic ABA record).
 /// "layout": the light-cut check that keeps solver.method = auto off schur on the "moving_all" rank
 /// layouts and on on the "moving" ones, and the thread segmentation's joins (no engine; one rank).
 /// LIGHT_DEBUG=1 prints the dofs that differ.
@@ -36,6 +37,17 @@
 #include "mbs_test.h"
 
 static mbspComm *comm;
+
+// the light bodies' moving joint: LIGHT_JOINT=general (a revolute about a non-coordinate axis:
+// the generic ABA record, not the axis-specialised kernels), prismatic, else revolute about x
+static const char *light_joint(void) {
+  const char *j = getenv("LIGHT_JOINT");
+  if (j && strcmp(j, "general") == 0)
+    return "revolute\"; axis = [0.6, 0.8, 0.0]; q0 = [0.1]; qd0 = [0.2]";
+  if (j && strcmp(j, "prismatic") == 0)
+    return "prismatic\"; axis = [0.0, 0.6, 0.8]; q0 = [0.01]; qd0 = [0.2]";
+  return "revolute\"; axis = [1.0, 0.0, 0.0]; q0 = [0.1]; qd0 = [0.2]";
+}
 
 // n links; link k hangs from light body s_{k-1} (chain) or s_{(k-1)/2} (tree)
 static char *light_model(int n, int tree, int moving, double lm, double li) {
@@ -75,8 +87,7 @@ static char *light_model(int n, int tree, int moving, double lm, double li) {
         "{ name = \"s%d\"; parent = \"l%d\"; joint = { type = \"%s; origin = [0.01, 0.0, "
         "-0.3]; }; mass = %.17g; com = [0.0, 0.0, 0.0]; inertia = [%.17g, %.17g, %.17g, 0.0, "
         "0.0, 0.0]; }",
-        k ? "," : "", k, par, 0.1 * (k % 5), 0.05 * k, k, k,
-        moving ? "revolute\"; axis = [1.0, 0.0, 0.0]; q0 = [0.1]; qd0 = [0.2]" : "fixed\"",
+        k ? "," : "", k, par, 0.1 * (k % 5), 0.05 * k, k, k, moving ? light_joint() : "fixed\"",
         light ? lm : 0.5, light ? li : 0.01, light ? li : 0.01, light ? li : 0.01);
   }
   snprintf(t + at, cap - at, "); };");
