@@ -96,7 +96,7 @@ typedef struct mbsSchur {
 #define MBS_SCHUR_LIGHTMAX 24
 /// 1 if body \p b (its parent in the rank, whose bodies end before \p b1) is a light leaf: a light
 /// body (mbs_partitionIsLight, lighter than each child) on a one-dof joint (revolute about any
-/// axis, prismatic, helical) whose children all lie on other ranks (at most MBS_SCHUR_LIGHTMAX
+/// axis, prismatic) whose children all lie on other ranks (at most MBS_SCHUR_LIGHTMAX
 /// cut-joint unknowns; docs/formulation.md 4.9). Local.
 int mbs_schurLightLeaf(const mbsModel *m, int b, int b1);
 /// The change of variables of the light leaf \p b's children's cut joints (*ncol unknowns, child

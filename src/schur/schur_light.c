@@ -19,7 +19,7 @@
 
 // the leaf's direction d (body coordinates): e_k of an axis-specialised revolute joint (its
 // record's 1/D, u and spikes are along e_k, the joint's sign folded in), else the joint's motion
-// subspace column S (any other one-dof joint: general-axis revolute, prismatic, helical; its
+// subspace column S (any other one-dof joint: general-axis revolute, prismatic; its
 // generic record w->U, w->Dinv, w->u)
 static void mbs_schurLightDir(const mbsModel *m, const mbsWork *w, int b, mbsReal d[6]) {
   if (mbs_jntSpecial(m, b)) {
