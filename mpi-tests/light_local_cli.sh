@@ -3,7 +3,8 @@
 # 4.9): `mbspar accel` with schur on models whose every moving link carries a light body
 # (1e-8 kg, 1e-16 kg m^2) on a revolute joint, the next link hanging from it (no clean place for
 # a rank boundary: a light leaf at every cut): a chain of 10 links and a breadth-first tree of 14
-# links from a cfg, and a URDF robot of the tree's shape (light moving links, q0 in file order).
+# links from a cfg, and a URDF robot of the tree's shape (light moving links on a general-axis
+# revolute or a prismatic joint, q0 in file order).
 # At 2 ranks of one thread and 3 ranks of 2 threads (CONFS="2:1 3:2", RANKS:THREADS; the
 # thread segments of a rank are joined on such models, "mixed" of test_schur_light keeps them),
 # the distributed-memory model (the
@@ -40,7 +41,8 @@ for name, n, tree in (("chain", 10, 0), ("tree", 14, 1)):
         f.write("model = { gravity = [0.0, 0.0, -9.81]; bodies = (\n" + ",\n".join(bodies)
                 + "); };\nsolver = { method = \"schur\"; };\n")
 # the URDF robot: base (fixed to the world), l_k on a revolute about y from s_((k-1)/2) (base for
-# k = 0), s_k (1e-8 kg) on a revolute about x from l_k
+# k = 0), s_k (1e-8 kg) from l_k on a revolute about [0.6, 0.8, 0] (k even) or a prismatic joint
+# along [0, 0.6, 0.8] (k odd)
 n = 14
 x = ['<robot name="light">', '<link name="base"><inertial><mass value="1"/>'
      '<inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>']
@@ -54,10 +56,12 @@ for k in range(n):
     x.append(f'<joint name="j{k}" type="revolute"><parent link="{par}"/><child link="l{k}"/>'
              '<origin xyz="0 0 -0.2"/><axis xyz="0 1 0"/>'
              '<limit lower="-10" upper="10" effort="100" velocity="100"/></joint>')
-    x.append(f'<joint name="k{k}" type="revolute"><parent link="l{k}"/><child link="s{k}"/>'
-             '<origin xyz="0.01 0 -0.3"/><axis xyz="1 0 0"/>'
+    # the light links on joints without the axis-specialised kernels (generic ABA record)
+    jt, ax = ("revolute", "0.6 0.8 0") if k % 2 == 0 else ("prismatic", "0 0.6 0.8")
+    x.append(f'<joint name="k{k}" type="{jt}"><parent link="l{k}"/><child link="s{k}"/>'
+             f'<origin xyz="0.01 0 -0.3"/><axis xyz="{ax}"/>'
              '<limit lower="-10" upper="10" effort="100" velocity="100"/></joint>')
-    q0 += [0.1 * (k % 5), 0.1]
+    q0 += [0.1 * (k % 5), 0.01]
 x.append("</robot>")
 with open(f"{d}/light.urdf", "w") as f:
     f.write("\n".join(x) + "\n")
