@@ -20,6 +20,11 @@
 /// exactly by the passes, parallel/schur_par_light.c; .threads1.np2, .threads1.np3; before: 0.54
 /// at 2, 1.19 at 3 ranks); at 4 ranks three chains still miss by up to 1.2e-9 (docs/formulation.md
 /// 4.9). LIGHT_ONLY=chain10 runs one model, LIGHT_MERGE=pass|tree sets MBSPAR_SCHUR_MERGE.
+/// "mixed": the middle half of the links light (rank cuts at light leaves, thread cuts in the
+/// heavy ends), chains and trees of 24-36 links. LIGHT_LOCAL=1: every model also as the
+/// distributed-memory (local) build of each rank, against ABA and against the full model's schur
+/// (1e-12; measured bitwise equal). LIGHT_JOINT=general / prismatic: the light bodies on a
+/// revolute joint about a non-coordinate axis / a prismatic joint (the generic ABA record).
 /// "layout": the light-cut check that keeps solver.method = auto off schur on the "moving_all" rank
 /// layouts and on on the "moving" ones, and the thread segmentation's joins (no engine; one rank).
 /// LIGHT_DEBUG=1 prints the dofs that differ.
@@ -32,6 +37,17 @@
 #include "mbs_test.h"
 
 static mbspComm *comm;
+
+// the light bodies' moving joint: LIGHT_JOINT=general (a revolute about a non-coordinate axis:
+// the generic ABA record, not the axis-specialised kernels), prismatic, else revolute about x
+static const char *light_joint(void) {
+  const char *j = getenv("LIGHT_JOINT");
+  if (j && strcmp(j, "general") == 0)
+    return "revolute\"; axis = [0.6, 0.8, 0.0]; q0 = [0.1]; qd0 = [0.2]";
+  if (j && strcmp(j, "prismatic") == 0)
+    return "prismatic\"; axis = [0.0, 0.6, 0.8]; q0 = [0.01]; qd0 = [0.2]";
+  return "revolute\"; axis = [1.0, 0.0, 0.0]; q0 = [0.1]; qd0 = [0.2]";
+}
 
 // n links; link k hangs from light body s_{k-1} (chain) or s_{(k-1)/2} (tree)
 static char *light_model(int n, int tree, int moving, double lm, double li) {
@@ -53,7 +69,9 @@ static char *light_model(int n, int tree, int moving, double lm, double li) {
   at += (size_t)snprintf(t + at, cap - at, "model = { gravity = [0.0, 0.0, -9.81]; bodies = (");
   for (int k = 0; k < n; k++) {
     char par[32];
-    int light = moving != 2 || k % 3 == 1; // moving = 2: every third s light, the others 0.5 kg
+    // moving = 2: every third s light, the others 0.5 kg; moving = 3: the links of the middle
+    // half light (a rank cut there has no clean place), the others 0.5 kg (thread cuts do)
+    int light = moving == 3 ? 4 * k >= n && 4 * k < 3 * n : moving != 2 || k % 3 == 1;
     if (k == 0)
       snprintf(par, sizeof par, "ground");
     else
@@ -69,12 +87,56 @@ static char *light_model(int n, int tree, int moving, double lm, double li) {
         "{ name = \"s%d\"; parent = \"l%d\"; joint = { type = \"%s; origin = [0.01, 0.0, "
         "-0.3]; }; mass = %.17g; com = [0.0, 0.0, 0.0]; inertia = [%.17g, %.17g, %.17g, 0.0, "
         "0.0, 0.0]; }",
-        k ? "," : "", k, par, 0.1 * (k % 5), 0.05 * k, k, k,
-        moving ? "revolute\"; axis = [1.0, 0.0, 0.0]; q0 = [0.1]; qd0 = [0.2]" : "fixed\"",
+        k ? "," : "", k, par, 0.1 * (k % 5), 0.05 * k, k, k, moving ? light_joint() : "fixed\"",
         light ? lm : 0.5, light ? li : 0.01, light ? li : 0.01, light ? li : 0.01);
   }
   snprintf(t + at, cap - at, "); };");
   return t;
+}
+
+// LIGHT_LOCAL=1 (the "_local" tests): the same model as a distributed-memory (local) build, each
+// rank holding its bodies, their remote parents and children (the CLI's default at 2+ ranks);
+// against ABA (tol) and against the full model's schur (1e-12)
+static int local_too;
+
+static void check_local(const mbsConfig *c, const mbsModel *m, const mbsWork *wo,
+                        const double *qdd_full, const double *lam_full, const char *name,
+                        double tol) {
+  mbsModel *ml = NULL;
+  mbsState *s = NULL;
+  mbspEngine *e = NULL;
+  MBS_EXPECT_OK(mbs_configBuildLocal(c, mbsp_size(comm), mbsp_rank(comm), &ml));
+  mbsErr err = ml ? MBS_OK : MBS_ERR_INTERNAL;
+  if (!err) {
+    ml->opt.solver = MBS_SOLVER_SCHUR;
+    ml->opt.warm_start = MBS_WARM_NONE;
+    MBS_EXPECT(ml->local || mbsp_size(comm) == 1, "%s: the build is not local", name);
+    err = mbs_stateCreate(ml, &s);
+  }
+  if (!err) err = mbsp_engineCreate(comm, ml, MBSP_HALO_P2P, &e);
+  MBS_EXPECT_OK(err);
+  if (!err) {
+    double *qdd = calloc((size_t)m->nv + 1, sizeof(double));
+    double *lam = calloc((size_t)m->nlam + 1, sizeof(double));
+    MBS_EXPECT_OK(mbsp_engineForward(e, s));
+    MBS_EXPECT_OK(mbsp_engineGatherSome(e, qdd, lam, NULL, 3));
+    if (mbsp_rank(comm) == 0) {
+      double dq = mbs_test_relDiff(qdd, wo->qdd, m->nv, 1e-300);
+      double dl = mbs_test_relDiff(lam, wo->lam, m->nlam, 1e-300);
+      double fq = mbs_test_relDiff(qdd, qdd_full, m->nv, 1e-300);
+      double fl = mbs_test_relDiff(lam, lam_full, m->nlam, 1e-300);
+      printf("  %s distributed-memory model, np=%d: qdd %.3e, lambda %.3e to ABA; %.3e, %.3e to "
+             "the full model's schur\n",
+             name, mbsp_size(comm), dq, dl, fq, fl);
+      MBS_EXPECT(dq <= tol && dl <= tol && fq <= 1e-12 && fl <= 1e-12,
+                 "%s np=%d local model: qdd %.3e, lambda %.3e to ABA, %.3e, %.3e to full", name,
+                 mbsp_size(comm), dq, dl, fq, fl);
+    }
+    free(qdd), free(lam);
+  }
+  mbsp_engineDestroy(&e);
+  mbs_stateDestroy(&s);
+  mbs_modelDestroy(&ml);
 }
 
 static void check(int n, int tree, int moving, double lm, double li, const char *merge) {
@@ -92,8 +154,10 @@ static void check(int n, int tree, int moving, double lm, double li, const char 
   free(text);
   if (!c) return;
   MBS_EXPECT_OK(mbs_configBuildModel(c, &m));
-  mbs_configDestroy(&c);
-  if (!m) return;
+  if (!m) {
+    mbs_configDestroy(&c);
+    return;
+  }
   mbsState *s;
   mbsWork *wo;
   MBS_EXPECT_OK(mbs_stateCreate(m, &s));
@@ -117,8 +181,17 @@ static void check(int n, int tree, int moving, double lm, double li, const char 
     if (mbsp_rank(comm) == 0) {
       int st[9] = {0};
       if (mbsp_size(comm) <= 8 && !mbs_partitionModel(m, mbsp_size(comm), st))
-        for (int r = 1; r < mbsp_size(comm); r++)
-          printf("  rank %d starts at %s\n", r, m->body_name[st[r]]);
+        for (int r = 0; r < mbsp_size(comm); r++) {
+          const char *nt = getenv("OMP_NUM_THREADS");
+          mbsSchurRank *rk = NULL; // the rank's thread segments, as the engine makes them
+          st[mbsp_size(comm)] = m->nbody;
+          if (nt && atoi(nt) > 1 && !mbs_schurRankCreate(m, st[r], st[r + 1], atoi(nt), &rk))
+            printf("  rank %d starts at %s, %d thread segments\n", r, m->body_name[st[r]],
+                   rk->nseg);
+          else if (r)
+            printf("  rank %d starts at %s\n", r, m->body_name[st[r]]);
+          mbs_schurRankDestroy(&rk);
+        }
       double dq = mbs_test_relDiff(qdd, wo->qdd, m->nv, 1e-300);
       double dl = mbs_test_relDiff(lam, wo->lam, m->nlam, 1e-300);
       if (getenv("LIGHT_DEBUG"))
@@ -132,9 +205,11 @@ static void check(int n, int tree, int moving, double lm, double li, const char 
       MBS_EXPECT(dq <= tol && dl <= tol, "%s n=%d np=%d: qdd %.3e, lambda %.3e to ABA",
                  tree ? "tree" : "chain", n, mbsp_size(comm), dq, dl);
     }
+    if (local_too) check_local(c, m, wo, qdd, lam, name, tol);
     free(qdd), free(lam), free(jf);
     mbsp_engineDestroy(&e);
   }
+  mbs_configDestroy(&c);
   unsetenv("MBSPAR_SCHUR_MERGE");
   mbs_workDestroy(&wo);
   mbs_stateDestroy(&s);
@@ -184,6 +259,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   const char *which = argc > 1 ? argv[1] : "chain";
+  local_too = getenv("LIGHT_LOCAL") && strcmp(getenv("LIGHT_LOCAL"), "1") == 0;
   if (strcmp(which, "chain") == 0) {
     // chains of 9 and 10 links: the weights alone cut at the fixed joint above s4 (2 ranks) or
     // s2 and s7 (4 ranks), and the 3 thread segments of one rank there too; the partition moves
@@ -197,6 +273,10 @@ int main(int argc, char **argv) {
   } else if (strcmp(which, "moving_all") == 0) {
     for (int n = 5; n <= 10; n++) check(n, 0, 1, 1e-8, 1e-16, NULL);
     for (int n = 9; n <= 20; n++) check(n, 1, 1, 1e-8, 1e-16, NULL);
+  } else if (strcmp(which, "mixed") == 0) {
+    // light in the middle only: the rank cuts at light leaves, the thread cuts in the heavy parts
+    for (int n = 24; n <= 36; n += 6) check(n, 0, 3, 1e-8, 1e-16, NULL);
+    for (int n = 24; n <= 36; n += 6) check(n, 1, 3, 1e-8, 1e-16, NULL);
   } else if (strcmp(which, "layout") == 0) {
     for (int mv = 1; mv <= 2; mv++) {
       for (int n = 6; n <= 10; n++) layout(n, 0, mv);

@@ -3,13 +3,30 @@
 /// of this rank whose children all lie on other ranks (once), and in the component-tree passes the
 /// change of variables of their children's cut joints in the component that eliminates them (after
 /// the children's systems are added) and back on the lambdas before they go down. Only that
-/// component changes its unknowns, so no other rank needs to know. Full models, one segment per
-/// rank, no loops, the exact merge (the passes: mbsp_schurCreate turns the scan and the
-/// contraction off when any rank has a light leaf); elsewhere nothing changes. MBSPAR_SCHUR_LIGHT=0
-/// turns it off (tests of the accuracy guard).
+/// component changes its unknowns, so no other rank needs to know. Full and distributed-memory
+/// (local) models alike (a local model holds the remote children with their joints and masses,
+/// and their stages come from the ghost states); any number of thread segments per rank (the leaf's
+/// slot lives in the segment that holds it and its parent; the thread join adds nothing to the
+/// leaf's term, which touches only rank ports); no loops, the exact merge (the passes:
+/// mbsp_schurCreate turns the scan and the contraction off when any rank has a light leaf);
+/// elsewhere nothing changes. MBSPAR_SCHUR_LIGHT=0 turns it off (tests of the accuracy guard).
 #include <stdlib.h>
 #include <string.h>
 #include "schur_par_private.h"
+
+// the segment of the rank that holds body b
+static mbsSchur *mbsp_schurLightSeg(const mbspSchur *sp, int b) {
+  const mbsSchurRank *rk = sp->rk;
+  for (int t = 0; t < rk->nseg; t++)
+    if (b >= rk->seg[t]->s0 && b < rk->seg[t]->s1) return rk->seg[t];
+  return NULL;
+}
+
+// 1 if b is a light leaf this rank takes: its parent in the same segment
+static int mbsp_schurLightIs(const mbspSchur *sp, int b) {
+  const mbsSchur *s = mbsp_schurLightSeg(sp, b);
+  return s && sp->m->body_parent[b] >= s->s0 && mbs_schurLightLeaf(sp->m, b, sp->b1);
+}
 
 mbsErr mbsp_schurLightSetup(mbspSchur *sp) {
   const mbsModel *m = sp->m;
@@ -17,19 +34,18 @@ mbsErr mbsp_schurLightSetup(mbspSchur *sp) {
   sp->light = 0;
   const char *env = getenv("MBSPAR_SCHUR_LIGHT"); // "0": off (tests: the layout as before)
   if ((env && strcmp(env, "0") == 0) || sp->size < 2 || sp->iface == MBSP_IFACE_JCG ||
-      m->nloop > 0 || sp->rk->nseg != 1 || m->nbody != sp->start[sp->size] ||
-      sp->b0 != sp->start[sp->rank] || sp->b1 != sp->start[sp->rank + 1])
+      m->nloop > 0 || sp->b1 - sp->b0 != sp->start[sp->rank + 1] - sp->start[sp->rank])
     return MBS_OK;
-  mbsSchur *s = sp->rk->seg[0];
   int n = 0;
-  for (int b = sp->b0; b < sp->b1; b++)
-    if (m->body_parent[b] >= sp->b0 && mbs_schurLightLeaf(m, b, sp->b1)) n++;
+  for (int b = sp->b0; b < sp->b1; b++) n += mbsp_schurLightIs(sp, b);
   if (n == 0) return MBS_OK;
   sp->light_b = malloc(sizeof(int) * (size_t)n * 3);
-  s->light = calloc((size_t)s->nport * MBS_SCHUR_LW + 1, sizeof(mbsReal));
-  if (!sp->light_b || !s->light) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur light)");
+  if (!sp->light_b) return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur light)");
   for (int b = sp->b0; b < sp->b1; b++) {
-    if (m->body_parent[b] < sp->b0 || !mbs_schurLightLeaf(m, b, sp->b1)) continue;
+    if (!mbsp_schurLightIs(sp, b)) continue;
+    mbsSchur *s = mbsp_schurLightSeg(sp, b);
+    if (!s->light && !(s->light = calloc((size_t)s->nport * MBS_SCHUR_LW + 1, sizeof(mbsReal))))
+      return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur light)");
     int l = m->child_list[m->body_childadr[b]], q = 0, k = 0;
     while (q < v->nport && v->port_body[q] != l) q++; // the rank-level port of its first child
     while (k < s->nport && s->port_body[k] != l) k++;
@@ -44,10 +60,10 @@ mbsErr mbsp_schurLightSetup(mbspSchur *sp) {
   return MBS_OK;
 }
 
-// the segment's light slot of port body l
-static mbsReal *mbsp_schurLightSlot(const mbspSchur *sp, int l) {
-  const mbsSchur *s = sp->rk->seg[0];
-  for (int k = 0; k < s->nport; k++)
+// the light slot of port body l (child of the light leaf b) in the segment that holds b
+static mbsReal *mbsp_schurLightSlot(const mbspSchur *sp, int b, int l) {
+  const mbsSchur *s = mbsp_schurLightSeg(sp, b);
+  for (int k = 0; s && s->light && k < s->nport; k++)
     if (s->port_body[k] == l) return s->light + MBS_SCHUR_LW * k;
   return NULL;
 }
@@ -61,7 +77,7 @@ void mbsp_schurLightUp(mbspSchur *sp, const mbsWork *w, int c) {
     int b = sp->light_b[3 * i], q = sp->light_b[3 * i + 2], nl;
     int o = cp->nup + sp->seg->port_cadr[q] - cp->c0;
     mbsReal sd = mbs_schurLightBasis(m, w, b, R, &nl);
-    mbsReal *L = mbsp_schurLightSlot(sp, sp->seg->port_body[q]);
+    mbsReal *L = mbsp_schurLightSlot(sp, b, sp->seg->port_body[q]);
     mbs_schurLightApply(cp->n, o, nl, R, cp->C, cp->g);
     L[3] = sd;
     if (L[0] > 1) { // the leaf's term in (y, t): Ds/D at (t, t), -phi sqrt(Ds) at t
@@ -79,7 +95,7 @@ void mbsp_schurLightDown(mbspSchur *sp, const mbsWork *w, int c) {
     if (sp->light_b[3 * i + 1] != c) continue;
     int b = sp->light_b[3 * i], q = sp->light_b[3 * i + 2], nl;
     mbsReal *x = sp->lam_low + sp->seg->port_cadr[q];
-    mbsReal *L = mbsp_schurLightSlot(sp, sp->seg->port_body[q]);
+    mbsReal *L = mbsp_schurLightSlot(sp, b, sp->seg->port_body[q]);
     mbs_schurLightBasis(m, w, b, R, &nl);
     L[4] = x[nl - 1];
     mbs_schurLightVec(nl, R, x);

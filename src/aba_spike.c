@@ -243,18 +243,24 @@ void mbs_abaSpikeCols(const mbsModel *m, const mbsWork *w, int b, int nq, int ld
 
 void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,
                          const mbsReal *p) {
+  mbs_abaBodyFwdSpikeSp(m, w, b, ap, p, NULL);
+}
+
+void mbs_abaBodyFwdSpikeSp(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,
+                           const mbsReal *p, const mbsReal *sp) {
   MBS_FLOPS(mbs_flopFwdSpikeBody(m, b, !w->homog));
   if (!mbs_jntSpecial(m, b)) { // u - S^T P pi in the generic record
     const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
     const mbsReal *S = w->sdof + 6 * d0;
     mbsReal u0[6];
-    for (int j = 0; j < k; j++) u0[j] = w->u[d0 + j], w->u[d0 + j] -= mbsu_dot6(S + 6 * j, p);
+    for (int j = 0; j < k; j++)
+      u0[j] = w->u[d0 + j], w->u[d0 + j] -= sp ? sp[j] : mbsu_dot6(S + 6 * j, p);
     mbs_abaBodyFwd(m, w, b, ap);
     for (int j = 0; j < k; j++) w->u[d0 + j] = u0[j];
   } else {
     const int k = m->jnt_axisk[b];
     mbsReal *R = w->abar + (size_t)MBS_ABAR * b, u = R[MBS_REC_U];
-    R[MBS_REC_U] = u - m->jnt_axis[3 * b + k] * p[k]; // u - S^T P pi
+    R[MBS_REC_U] = u - (sp ? sp[0] : m->jnt_axis[3 * b + k] * p[k]); // u - S^T P pi
     mbs_abaBodyFwd(m, w, b, ap);
     R[MBS_REC_U] = u;
   }

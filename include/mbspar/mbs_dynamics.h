@@ -162,12 +162,16 @@ void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap);
 /// += P^T S D^-1 S^T P, gam += P^T e (e: b's acceleration for a zero parent acceleration and
 /// pi = 0), and P becomes the parent's, X^T (P - U D^-1 S^T P); P is stored by rows (6 rows of
 /// MBS_SPIKE_LD, unused columns zero). mbs_abaSpikeVec: the same for one column p = P pi.
-/// mbs_abaBodyFwdSpike: mbs_abaBodyFwd with the spike p = P pi of b.
+/// mbs_abaBodyFwdSpike: mbs_abaBodyFwd with the spike p = P pi of b; mbs_abaBodyFwdSpikeSp the
+/// same with S^T p given in \p sp (dofnum values; NULL: from p), for a light leaf whose S^T p is
+/// known more precisely than its rounded dot product (docs/formulation.md 4.9).
 #define MBS_SPIKE_LD 6
 void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *P, mbsReal *Th,
                   mbsReal *gam);
 void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *p);
 void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap, const mbsReal *p);
+void mbs_abaBodyFwdSpikeSp(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,
+                           const mbsReal *p, const mbsReal *sp);
 /// mbs_abaSpike for the spikes of a tree of paths (several ports: nq columns of any number, row
 /// x of P at P + x ld, Th (nq x nq) at Th + a ld, gam (nq); work: 12 nq scratch values), on any
 /// joint's record. Flops: mbs_flopSpikeCols.

@@ -95,9 +95,9 @@ typedef struct mbsSchur {
 #define MBS_SCHUR_LW       6
 #define MBS_SCHUR_LIGHTMAX 24
 /// 1 if body \p b (its parent in the rank, whose bodies end before \p b1) is a light leaf: a light
-/// body (mbs_partitionIsLight, lighter than each child) on an axis-specialised revolute joint
-/// whose children all lie on other ranks (at most MBS_SCHUR_LIGHTMAX cut-joint unknowns;
-/// docs/formulation.md 4.9). Local.
+/// body (mbs_partitionIsLight, lighter than each child) on a one-dof joint (revolute about any
+/// axis, prismatic) whose children all lie on other ranks (at most MBS_SCHUR_LIGHTMAX
+/// cut-joint unknowns; docs/formulation.md 4.9). Local.
 int mbs_schurLightLeaf(const mbsModel *m, int b, int b1);
 /// The change of variables of the light leaf \p b's children's cut joints (*ncol unknowns, child
 /// order): R (ncol x ncol, row-major), lambda = R (y; t); returns sqrt(Ds) (0: R = identity, v or

@@ -91,7 +91,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
     mbs_schurG(w->xpar + 12 * l, T, nl, G);
     for (int j = 0; j < nl; j++)
       for (int r = 0; r < 6; r++) p[r] += G[6 * j + r] * pi[j];
-    if (s->light) mbs_schurLightSpikeBack(m, s, cp->last, p);
+    if (s->light) mbs_schurLightSpikeBack(m, w, s, cp->last, p);
     for (int b = cp->last;; b = m->body_parent[b]) {
       memcpy(s->spk + 6 * (b - s->s0), p, sizeof p);
       if (b == cp->root) break;
@@ -124,7 +124,7 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
       for (int j = 0; j < nl; j++)
         for (int r = 0; r < 6; r++) p[r] += G[6 * j + r] * pi[j];
     }
-    if (s->light) mbs_schurLightSpikeBack(m, s, b, p);
+    if (s->light) mbs_schurLightSpikeBack(m, w, s, b, p);
     if (b == cp->root) continue;
     memcpy(v, p, sizeof v);
     mbs_abaSpikeVec(m, w, b, v);
@@ -137,8 +137,10 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
     int lb = b - s->s0, nl = m->body_lamnum[b], p = m->body_parent[b];
     if (first && first[b] > lim) continue; // not needed, nor is its subtree
     if (s->mode[lb]) { // inertia form: ABA's pass 3, then lambda = T^T (joint wrench)
+      mbsReal lsp;
       if (s->onpath[lb])
-        mbs_abaBodyFwdSpike(m, w, b, p < 0 ? a0g : w->acc + 6 * p, s->spk + 6 * lb);
+        mbs_abaBodyFwdSpikeSp(m, w, b, p < 0 ? a0g : w->acc + 6 * p, s->spk + 6 * lb,
+                              s->light && mbs_schurLightSp(m, s, b, &lsp) ? &lsp : NULL);
       else
         mbs_abaBodyFwd(m, w, b, p < 0 ? a0g : w->acc + 6 * p);
       if (w->homog) continue; // a loop layer's unit solve: the accelerations alone

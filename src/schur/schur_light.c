@@ -1,5 +1,5 @@
 /// \file schur_light.c
-/// Light leaves at rank cuts (docs/formulation.md 4.9): a light body s on a revolute joint whose
+/// Light leaves at rank cuts (docs/formulation.md 4.9): a light body s on a one-dof joint whose
 /// children all lie on other ranks ends the upper side's path without them; its spike term
 /// v v^T / D (D = S^T I_s S ~ 1e-16, v = P_s^T S over the children's cut joints) in the port
 /// system cancelled everything else on those joints. The component that eliminates those joints
@@ -15,10 +15,23 @@
 #include <string.h>
 #include "schur_private.h"
 #include "aba_private.h"
+#include "body.h"
+
+// the leaf's direction d (body coordinates): e_k of an axis-specialised revolute joint (its
+// record's 1/D, u and spikes are along e_k, the joint's sign folded in), else the joint's motion
+// subspace column S (any other one-dof joint: general-axis revolute, prismatic; its
+// generic record w->U, w->Dinv, w->u)
+static void mbs_schurLightDir(const mbsModel *m, const mbsWork *w, int b, mbsReal d[6]) {
+  if (mbs_jntSpecial(m, b)) {
+    for (int x = 0; x < 6; x++) d[x] = x == m->jnt_axisk[b];
+    return;
+  }
+  memcpy(d, w->sdof + 6 * m->body_dofadr[b], 6 * sizeof(mbsReal));
+}
 
 int mbs_schurLightLeaf(const mbsModel *m, int b, int b1) {
   int nch = m->body_childnum[b], ncol = 0;
-  if (m->body_parent[b] < 0 || nch < 1 || m->body_dofnum[b] != 1 || !mbs_jntSpecial(m, b)) return 0;
+  if (m->body_parent[b] < 0 || nch < 1 || m->body_dofnum[b] != 1) return 0;
   const int *ch = m->child_list + m->body_childadr[b];
   for (int k = 0; k < nch; k++) {
     int l = ch[k];
@@ -32,19 +45,27 @@ int mbs_schurLightLeaf(const mbsModel *m, int b, int b1) {
 }
 
 mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int b, mbsReal *R, int *ncol) {
-  const int k = m->jnt_axisk[b], *ch = m->child_list + m->body_childadr[b];
-  mbsReal T[36], G[36], v[MBS_SCHUR_LIGHTMAX], u[MBS_SCHUR_LIGHTMAX], nv = 0, uu = 0;
+  const int *ch = m->child_list + m->body_childadr[b];
+  mbsReal T[36], G[36], v[MBS_SCHUR_LIGHTMAX], u[MBS_SCHUR_LIGHTMAX], nv = 0, uu = 0, d[6];
   int n = 0;
-  for (int c = 0; c < m->body_childnum[b]; c++) { // v = P_b^T S_b over b's ports, in child order
+  mbs_schurLightDir(m, w, b, d);
+  for (int c = 0; c < m->body_childnum[b]; c++) { // v = P_b^T d over b's ports, in child order
     int l = ch[c], nl = m->body_lamnum[l];
     mbs_bodyComplement(m, w, l, T);
     mbs_schurG(w->xpar + 12 * l, T, nl, G);
-    for (int j = 0; j < nl; j++) v[n] = G[6 * j + k], nv += v[n] * v[n], n++;
+    for (int j = 0; j < nl; j++) v[n] = mbsu_dot6(G + 6 * j, d), nv += v[n] * v[n], n++;
   }
   *ncol = n;
   nv = sqrt(nv);
-  const mbsReal *c = m->body_com + 3 * b, *in = m->body_inertia + 6 * b;
-  mbsReal Ds = in[k] + m->body_mass[b] * (c[0] * c[0] + c[1] * c[1] + c[2] * c[2] - c[k] * c[k]);
+  mbsReal Ds, f[6]; // d^T I_b d: the leaf's own inertia along its joint
+  if (mbs_jntSpecial(m, b)) {
+    const int k = m->jnt_axisk[b];
+    const mbsReal *c = m->body_com + 3 * b, *in = m->body_inertia + 6 * b;
+    Ds = in[k] + m->body_mass[b] * (c[0] * c[0] + c[1] * c[1] + c[2] * c[2] - c[k] * c[k]);
+  } else {
+    mbs_bodyInertiaMul(m, b, d, f);
+    Ds = mbsu_dot6(d, f);
+  }
   mbsReal sd = Ds > 0 ? sqrt(Ds) : 0;
   for (int i = 0; i < n * n; i++) R[i] = 0;
   if (!(nv > 0) || !(sd > 0) || !isfinite(nv)) {
@@ -110,7 +131,6 @@ int mbs_schurLightAt(const mbsModel *m, const mbsSchur *s, int b) {
 
 void mbs_schurLightSpike(const mbsModel *m, const mbsWork *w, mbsSchur *s, int q, int b, int ld,
                          int nq, mbsReal *P, mbsReal *Th, mbsReal *gam) {
-  const int k = m->jnt_axisk[b];
   const mbsReal *Rb = w->abar + (size_t)MBS_ABAR * b, *c6 = w->cacc + 6 * b;
   mbsReal th[MBS_SCHUR_LIGHTMAX * MBS_SCHUR_LIGHTMAX], ga[MBS_SCHUR_LIGHTMAX],
       gp[MBS_SCHUR_LIGHTMAX], col[6];
@@ -119,9 +139,18 @@ void mbs_schurLightSpike(const mbsModel *m, const mbsWork *w, mbsSchur *s, int q
     for (int x = 0; x < 6; x++) gp[a] += P[ld * x + a] * c6[x];
     for (int c = 0; c < nq; c++) th[nq * a + c] = Th[ld * a + c];
   }
-  mbs_abaColK(Rb, k, col);
-  const mbsReal dinv = Rb[MBS_REC_DINV];
-  const mbsReal phi = dinv * (m->jnt_axis[3 * b + k] * Rb[MBS_REC_U] - mbsu_dot6(col, c6));
+  // 1/D and phi = 1/D (u - U^T c) along the leaf's direction (mbs_schurLightDir)
+  mbsReal dinv, phi;
+  if (mbs_jntSpecial(m, b)) {
+    const int k = m->jnt_axisk[b];
+    mbs_abaColK(Rb, k, col);
+    dinv = Rb[MBS_REC_DINV];
+    phi = dinv * (m->jnt_axis[3 * b + k] * Rb[MBS_REC_U] - mbsu_dot6(col, c6));
+  } else {
+    const int d0 = m->body_dofadr[b];
+    dinv = w->Dinv[36 * b];
+    phi = dinv * (w->u[d0] - mbsu_dot6(w->U + 6 * d0, c6));
+  }
   if (ld == MBS_SPIKE_LD && nq == MBS_SPIKE_LD)
     mbs_abaSpike(m, w, b, P, Th, gam);
   else
@@ -135,9 +164,28 @@ void mbs_schurLightSpike(const mbsModel *m, const mbsWork *w, mbsSchur *s, int q
   L[0] = 2, L[1] = dinv, L[2] = phi;
 }
 
-void mbs_schurLightSpikeBack(const mbsModel *m, const mbsSchur *s, int b, mbsReal *p) {
+void mbs_schurLightSpikeBack(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int b,
+                             mbsReal *p) {
   int q = mbs_schurLightAt(m, s, b);
   if (q < 0 || s->light[MBS_SCHUR_LW * q] < 2) return;
   const mbsReal *L = s->light + MBS_SCHUR_LW * q;
-  p[m->jnt_axisk[b]] = -L[3] * L[4]; // v^T pi = -sqrt(Ds) t
+  if (mbs_jntSpecial(m, b)) {
+    p[m->jnt_axisk[b]] = -L[3] * L[4]; // v^T pi = -sqrt(Ds) t
+    return;
+  }
+  mbsReal d[6], dd; // d^T p = -sqrt(Ds) t: p moved along d only (for the wrench and the spike
+                    // carried up; the leaf's qdd takes S^T p from mbs_schurLightSp, unrounded)
+  mbs_schurLightDir(m, w, b, d);
+  dd = mbsu_dot6(d, d);
+  if (!(dd > 0)) return;
+  const mbsReal h = (-L[3] * L[4] - mbsu_dot6(d, p)) / dd;
+  for (int x = 0; x < 6; x++) p[x] += h * d[x];
+}
+
+int mbs_schurLightSp(const mbsModel *m, const mbsSchur *s, int b, mbsReal *sp) {
+  int q = mbs_schurLightAt(m, s, b);
+  if (q < 0 || s->light[MBS_SCHUR_LW * q] < 2 || mbs_jntSpecial(m, b)) return 0;
+  const mbsReal *L = s->light + MBS_SCHUR_LW * q;
+  *sp = -L[3] * L[4]; // S^T p = v^T pi = -sqrt(Ds) t, d = S
+  return 1;
 }

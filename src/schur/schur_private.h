@@ -152,7 +152,11 @@ static inline const mbsReal *mbs_schurPhi0(const mbsSchur *s, int lb) {
 int mbs_schurLightAt(const mbsModel *m, const mbsSchur *s, int b);
 void mbs_schurLightSpike(const mbsModel *m, const mbsWork *w, mbsSchur *s, int q, int b, int ld,
                          int nq, mbsReal *P, mbsReal *Th, mbsReal *gam);
-void mbs_schurLightSpikeBack(const mbsModel *m, const mbsSchur *s, int b, mbsReal *p);
+void mbs_schurLightSpikeBack(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int b,
+                             mbsReal *p);
+// 1 and *sp = S^T p of light leaf b on a joint without the axis-specialised kernels (whose
+// rounded dot product S^T p would lose what D^-1 ~ 1e16 multiplies), else 0
+int mbs_schurLightSp(const mbsModel *m, const mbsSchur *s, int b, mbsReal *sp);
 
 // f -= X^T (T lam) for joint c: the wrench its constraint force puts on the parent (schur_back.c)
 void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int c,
