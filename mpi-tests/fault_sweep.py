@@ -3,11 +3,12 @@
 
     fault_sweep.py --verb run|accel|static|inverse|modes --np N [--mode all|grouped]
                    [--ranks R,...|all] [--every K] [--more] [--all-methods] [--only-more]
+                   [--only-scenario REGEX] [--only-function REGEX] [--new]
                    -- MBSPAR CONFIGS_DIR MPIEXEC NPFLAG [PREFLAGS...]
 
 --more adds the scenarios of the other code paths (solver.method = jcg on the chain; the six-bar
-with closed loops and a spring-damper under schur: the engine's loop solve, the whole-model
-gather of accel); --all-methods also chebyshev, jacobi, gs, sor, petsc and direct (one rank) in
+with closed loops and a spring-damper under schur, above 5 ranks the hexapod: the engine's loop
+solve, the whole-model gather of accel); --all-methods also chebyshev, jacobi, gs, sor, petsc and direct (one rank) in
 accel and static and euler and dp5 in run; --only-more injects only the points those add.
 
 The complete sweep (every distinct point on every rank, no sampling) is the default mode with
@@ -87,6 +88,9 @@ def parse_args():
                     help="inject only the points whose function (addr2line, or the file of a "
                          "write point) matches REGEX, e.g. '^mbs_cpa' for the critical-path "
                          "graph builders that auto's prediction runs")
+    ap.add_argument("--only-scenario", default=None, metavar="REGEX",
+                    help="inject only the points of the scenarios whose name matches REGEX "
+                         "(e.g. 'loops$'); the others run dry, so a point they cover is skipped")
     ap.add_argument("--only-more", action="store_true",
                     help="with --more: inject only the points the extra scenarios add (the "
                          "others are the plain sweep's)")
@@ -134,6 +138,9 @@ FLEXP = os.path.join(os.path.abspath(A.configs), "flex_pendulum.cfg")
 SPINUP = os.path.join(os.path.abspath(A.configs), "spinup.cfg")
 FOURBAR = os.path.join(os.path.abspath(A.configs), "fourbar.cfg")
 SIXBAR = os.path.join(os.path.abspath(A.configs), "sixbar.cfg")
+# the loop scenarios' model: the six-bar (5 bodies) up to 5 ranks; above, the hexapod (13 bodies,
+# six spherical cut joints and six spring-dampers), since a model needs a body per rank
+LOOPS = SIXBAR if A.np <= 5 else os.path.join(os.path.abspath(A.configs), "hexapod.cfg")
 URDF = os.path.join(os.path.abspath(A.configs), "urdf_arm.cfg")  # configs/arm.urdf (libxml2)
 FLEXFB = os.path.join(os.path.abspath(A.configs), "flex_fourbar.cfg")  # a loop through a beam
 MODALF = os.path.join(os.path.abspath(A.configs), "flex_modalfile.cfg")  # an HDF5 modal file
@@ -421,7 +428,7 @@ def scenarios(verb):
              ["--set", "integrator.method=" + im], run_prepare_fresh, run_check_fresh)
             for im in (("euler", "dp5") if A.all_methods else ())
         ] + [
-            ("run loops", lambda d: ["run", SIXBAR, "--out", d, "--quiet", "--set",
+            ("run loops", lambda d: ["run", LOOPS, "--out", d, "--quiet", "--set",
                                      "integrator.t_end=0.004", "--set", "integrator.dt=0.001",
                                      "--set", "output.every=1", "--set",
                                      "output.checkpoint_every=2", "--set", "solver.method=schur"],
@@ -483,7 +490,7 @@ def scenarios(verb):
                     ["--set", "solver.method=jcg"],
                     sentinel_prepare(files), sentinel_check(files, verb + ".json")))
         out.append(("%s loops" % verb,
-                    lambda d: [verb, SIXBAR, "--out", d, "--force", "--json", jt, "--quiet"] +
+                    lambda d: [verb, LOOPS, "--out", d, "--force", "--json", jt, "--quiet"] +
                     (["--set", "static.max_iter=1000"] if verb == "static" else []) +  # (converged
                     ["--set", "solver.method=schur"],  # at 516: no warning besides the fault's line)
                     sentinel_prepare(files), sentinel_check(files, verb + ".json")))
@@ -590,7 +597,8 @@ def main():
         else:
             stats["planned"] += len(plan)
         if A.plan_only or (A.only_more and name.split()[-1] in ("csv", "hdf5", "schur", "aba")) or \
-                (A.new and not name.startswith("new ")):
+                (A.new and not name.startswith("new ")) or \
+                (A.only_scenario and not re.search(A.only_scenario, name)):
             plan = []
         for kind, index, label, r in plan:
             prepare(d)
