@@ -40,7 +40,7 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
                    &lw->nu, &lw->sc,   &lw->tmp,   &lw->col};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) *v[k] = calloc(n, sizeof(mbsReal));
   lw->A = calloc(n * n, sizeof(mbsReal));
-  lw->L = calloc(n * n, sizeof(mbsReal));
+  lw->L = lw->A; // the factor overwrites A (mbs_loopFactor: nothing reads A after it)
   lw->M = calloc(n * n, sizeof(mbsReal));
   lw->G = calloc(n * nv, sizeof(mbsReal));
   lw->Y = calloc(n * nv, sizeof(mbsReal));
@@ -101,12 +101,12 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
 void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
   if (!plw || !*plw) return;
   struct mbsLoopWork *lw = *plw;
-  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv,  lw->nz,   lw->D,       lw->c,       lw->cdot,
-                  lw->kappa,   lw->rhs,    lw->lam,  lw->nu,   lw->sc,      lw->tmp,     lw->col,
-                  lw->A,       lw->L,      lw->M,    lw->G,    lw->Y,       lw->qdd0,    lw->uz,
-                  lw->dz,      lw->vq,     lw->vq2,  lw->fz,   lw->pz,      lw->az,      lw->zg,
-                  lw->skip,    lw->zt,     lw->sg,   lw->zacc, lw->sub,     lw->minv,    lw->mok,
-                  lw->ord,     lw->first,  lw->dinv, lw->ia,   lw->ia_slot, lw->ia_free, lw->anc};
+  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv,  lw->nz,      lw->D,       lw->c,   lw->cdot,
+                  lw->kappa,   lw->rhs,    lw->lam,  lw->nu,      lw->sc,      lw->tmp, lw->col,
+                  lw->A,       lw->M,      lw->G,    lw->Y,       lw->qdd0,    lw->uz,  lw->dz,
+                  lw->vq,      lw->vq2,    lw->fz,   lw->pz,      lw->az,      lw->zg,  lw->skip,
+                  lw->zt,      lw->sg,     lw->zacc, lw->sub,     lw->minv,    lw->mok, lw->ord,
+                  lw->first,   lw->dinv,   lw->ia,   lw->ia_slot, lw->ia_free, lw->anc};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(lw);
   *plw = NULL;

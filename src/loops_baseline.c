@@ -268,6 +268,8 @@ void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *ref) {
   // update); the others keep their order, so the pivots are those of the whole matrix
   int nn = n - nzero;
   for (int i = 0, a = 0, z = nn; i < n; i++) lw->piv[lw->sc[i] > 0 ? a++ : z++] = i;
+  // L is A's storage, overwritten in place: piv[i] >= i (a stable partition), so entry (i, j)
+  // reads (piv[i], piv[j]), at or after it in row order, which no earlier write has touched
   for (int i = 0; i < n; i++) {
     mbsReal *Li = L + (size_t)i * n;
     if (i >= nn) {

@@ -15,7 +15,8 @@ struct mbsLoopWork {
   mbsReal *kappa, *rhs;  // (n) closure right side (with Baumgarte) and b of A lambda = b
   mbsReal *lam, *nu;     // (n) solutions
   mbsReal *A;            // (n x n) G H^-1 G^T
-  mbsReal *L;            // (n x n) its pivoted Cholesky factor (Jacobi-scaled, permuted)
+  mbsReal *L;            // (n x n) its pivoted Cholesky factor (Jacobi-scaled, permuted), in
+                         // A's storage: mbs_loopFactor overwrites A
   mbsReal *M;            // (n x n) Cholesky factor of L^T L (rank x rank), min-norm solves
   mbsReal *sc;           // (n) Jacobi scaling 1/sqrt(A_ii) (0: a zero row)
   mbsReal *tmp;          // (n) scratch
