@@ -167,20 +167,11 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
     }
     sp->comp_erank[c] = pr, sp->comp_etag[c] = MBSP_TAG(idx, 0);
   }
-  // the interface over all ranks, numbered by child body (loop models: mbsp_schurLocal). Loop
-  // models are full models: every rank sees every joint
+  // the interface over all ranks (loop models: mbsp_schurLocal) is numbered collectively, after
+  // the setup (mbsp_schurGlobalIface); here only its scratch
   sp->nglob = -1;
-  if (m->nloop && !m->local) {
-    MBS_ALLOC(sp->goff, m->nbody + 1);
+  if (m->nloop) {
     int maxn = 1;
-    sp->nglob = 0;
-    for (int b = 0; b < m->nbody; b++) {
-      int p = m->body_parent[b];
-      sp->goff[b] = -1;
-      if (p < 0 || mbsp_schurOwner(sp, p) == mbsp_schurOwner(sp, b)) continue;
-      sp->goff[b] = sp->nglob;
-      sp->nglob += m->body_lamnum[b];
-    }
     for (int c = 0; c < nc; c++) maxn = s->comp[c].n > maxn ? s->comp[c].n : maxn;
     MBS_ALLOC(sp->gmap, maxn);
   }
@@ -231,6 +222,62 @@ static mbsErr mbsp_schurLightWarn(const mbspSchur *sp) {
   return MBS_OK;
 }
 
+// the interface over all ranks for the loops' local solves (mbsp_schurLocal): the cut joints
+// between two ranks numbered by child body, each counted by the rank that owns its child (parents
+// come first, so the cut joints of a rank's owned children are those with a parent below its
+// range). A rank needs the first unknown of its components' upper ports and of its ports only:
+// from a table of every cut joint's child (global index) and size, O(cut joints) on every rank,
+// not the whole model's parents (local models too). Collective.
+static mbsErr mbsp_schurGlobalIface(mbspSchur *sp) {
+  const mbsModel *m = sp->m;
+  const mbsSchur *v = sp->seg;
+  sp->nglob = -1;
+  if (!m->nloop) return MBS_OK;
+  int P = sp->size, mine = 0;
+  for (int b = sp->b0; b < sp->b1; b++)
+    if (m->body_parent[b] >= 0 && m->body_parent[b] < sp->b0) mine++;
+  double *cnt = calloc((size_t)P + 1, sizeof(double)), *tab = NULL;
+  mbsErr e = mbsp_agreeErr(sp->comm, cnt ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory"));
+  if (!e) cnt[sp->rank] = mine, e = mbsp_allreduceSum(sp->comm, cnt, P);
+  int total = 0, base = 0;
+  for (int r = 0; !e && r < P; r++) total += (int)cnt[r], base += r < sp->rank ? (int)cnt[r] : 0;
+  if (!e) { // (global child, size) of every cut joint, in rank order: increasing child
+    tab = calloc(2 * (size_t)total + 1, sizeof(double));
+    sp->goff = malloc(sizeof(int) * ((size_t)m->nbody + 1));
+    e = mbsp_agreeErr(sp->comm,
+                      tab && sp->goff ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory"));
+  }
+  if (!e) {
+    for (int b = sp->b0, k = base; b < sp->b1; b++)
+      if (m->body_parent[b] >= 0 && m->body_parent[b] < sp->b0)
+        tab[2 * k] = m->body_gid[b], tab[2 * k + 1] = m->body_lamnum[b], k++;
+    if (total > 0) e = mbsp_allreduceSum(sp->comm, tab, 2 * total);
+  }
+  if (!e) {
+    double off = 0; // tab[2 k + 1]: the first unknown of cut joint k
+    for (int k = 0; k < total; k++) {
+      double nl = tab[2 * k + 1];
+      tab[2 * k + 1] = off, off += nl;
+    }
+    sp->nglob = (int)off;
+    for (int b = 0; b <= m->nbody; b++) sp->goff[b] = -1;
+    for (int c = 0; c < v->ncomp + v->nport; c++) { // the upper ports, then the ports
+      int l = c < v->ncomp ? v->comp[c].root : v->port_body[c - v->ncomp], lo = 0, hi = total;
+      double g = m->body_gid[l];
+      while (lo < hi) { // the first entry at or above g
+        int mid = (lo + hi) / 2;
+        if (tab[2 * mid] < g)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      if (lo < total && tab[2 * lo] == g) sp->goff[l] = (int)tab[2 * lo + 1];
+    }
+  }
+  free(cnt), free(tab);
+  return e;
+}
+
 mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int b0, int b1,
                         int iface, int nthread, mbspSchur **out) {
   *out = NULL;
@@ -249,6 +296,7 @@ mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int
     if (!e) e = mbsp_schurLightSetup(sp);
   }
   e = mbsp_agreeErr(comm, e);
+  if (!e) e = mbsp_schurGlobalIface(sp);
   if (!e) { // the scan needs every rank to be a chain element
     double ok = sp->chain;
     e = mbsp_allreduceMin(comm, &ok, 1);
@@ -420,7 +468,7 @@ mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, doubl
                        const int *load, int nload, const int *first, int lim) {
   const mbsModel *m = sp->m;
   const mbsSchur *v = sp->seg;
-  MBS_CHECK(sp->nglob >= 0, MBS_ERR_INTERNAL, "schur: no local solves on a local model");
+  MBS_CHECK(sp->nglob >= 0, MBS_ERR_INTERNAL, "schur: no local solves without loops");
   mbsp_schurGhostStages(sp, st, w); // their states arrived with the last full solve
   MBS_TIC(w->timer, MBS_TIMER_FACTOR);
   mbsErr e = MBS_OK; // the bias passes along the loaded paths alone where they can be

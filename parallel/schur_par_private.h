@@ -53,9 +53,10 @@ struct mbspSchur {
   int nfloor;      // port-system pivots raised to the rounding floor in the last solve (this rank)
   int posted;      // mbsp_schurBegin posted the state messages of the next solve
   mbsErr post_err; // ... with this outcome
-  int *goff;       // loop models (full models): first global interface unknown of each cut
-                   // joint (by child body), -1 elsewhere (mbsp_schurLocal)
-  int nglob;       // interface unknowns over all ranks; -1: no local solves (local models)
+  int *goff;       // loop models: first global interface unknown of the cut joint of each
+                   // upper port's root and port body (by child body), -1 elsewhere
+                   // (mbsp_schurLocal; mbsp_schurGlobalIface)
+  int nglob;       // interface unknowns over all ranks; -1: no local solves (no loops)
   int *gmap;       // scratch: a component's system to the global interface unknowns
   int rounds; // interface rounds of the last solve: scan or contraction rounds, the pass's depth
               // (cross-rank hops of its longest message chain seen here), J-CG iterations

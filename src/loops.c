@@ -40,7 +40,7 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
                    &lw->nu, &lw->sc,   &lw->tmp,   &lw->col};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) *v[k] = calloc(n, sizeof(mbsReal));
   lw->A = calloc(n * n, sizeof(mbsReal));
-  lw->L = calloc(n * n, sizeof(mbsReal));
+  lw->L = lw->A; // the factor overwrites A (mbs_loopFactor: nothing reads A after it)
   lw->M = calloc(n * n, sizeof(mbsReal));
   lw->G = calloc(n * nv, sizeof(mbsReal));
   lw->Y = calloc(n * nv, sizeof(mbsReal));
@@ -62,10 +62,18 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
   lw->mok = calloc(2 * nlp, 1);
   lw->ord = calloc(n, sizeof(int));
   lw->first = calloc(nb, sizeof(int));
-  int ok = lw->minv && lw->mok && lw->ord && lw->first && lw->eq_loop && lw->eq_row && lw->piv &&
-           lw->nz && lw->D && lw->A && lw->L && lw->M && lw->G && lw->Y && lw->qdd0 && lw->uz &&
-           lw->dz && lw->vq && lw->vq2 && lw->fz && lw->pz && lw->az && lw->zg && lw->skip &&
-           lw->zt && lw->sg && lw->zacc;
+  lw->ia_cap = mbs_loopIaSlots(m);
+  lw->dinv = calloc(6 * nv, sizeof(mbsReal));
+  lw->ia = calloc(36 * (size_t)(lw->ia_cap > 0 ? lw->ia_cap : 1), sizeof(mbsReal));
+  lw->ia_slot = calloc(nb, sizeof(int));
+  lw->ia_free = calloc((size_t)(lw->ia_cap > 0 ? lw->ia_cap : 1), sizeof(int));
+  lw->anc = calloc(2 * nlp, sizeof(int));
+  lw->anc_b0 = lw->anc_b1 = -1;
+  int ok = lw->anc && lw->dinv && lw->ia && lw->ia_slot && lw->ia_free && lw->minv && lw->mok &&
+           lw->ord && lw->first && lw->eq_loop && lw->eq_row && lw->piv && lw->nz && lw->D &&
+           lw->A && lw->L && lw->M && lw->G && lw->Y && lw->qdd0 && lw->uz && lw->dz && lw->vq &&
+           lw->vq2 && lw->fz && lw->pz && lw->az && lw->zg && lw->skip && lw->zt && lw->sg &&
+           lw->zacc;
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) ok = ok && *v[k];
   if (!ok) {
     mbs_loopWorkDestroy(&lw);
@@ -93,12 +101,12 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
 void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
   if (!plw || !*plw) return;
   struct mbsLoopWork *lw = *plw;
-  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv, lw->nz,   lw->D,   lw->c,    lw->cdot,
-                  lw->kappa,   lw->rhs,    lw->lam, lw->nu,   lw->sc,  lw->tmp,  lw->col,
-                  lw->A,       lw->L,      lw->M,   lw->G,    lw->Y,   lw->qdd0, lw->uz,
-                  lw->dz,      lw->vq,     lw->vq2, lw->fz,   lw->pz,  lw->az,   lw->zg,
-                  lw->skip,    lw->zt,     lw->sg,  lw->zacc, lw->sub, lw->minv, lw->mok,
-                  lw->ord,     lw->first};
+  void *arrs[] = {lw->eq_loop, lw->eq_row, lw->piv,  lw->nz,      lw->D,       lw->c,   lw->cdot,
+                  lw->kappa,   lw->rhs,    lw->lam,  lw->nu,      lw->sc,      lw->tmp, lw->col,
+                  lw->A,       lw->M,      lw->G,    lw->Y,       lw->qdd0,    lw->uz,  lw->dz,
+                  lw->vq,      lw->vq2,    lw->fz,   lw->pz,      lw->az,      lw->zg,  lw->skip,
+                  lw->zt,      lw->sg,     lw->zacc, lw->sub,     lw->minv,    lw->mok, lw->ord,
+                  lw->first,   lw->dinv,   lw->ia,   lw->ia_slot, lw->ia_free, lw->anc};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(lw);
   *plw = NULL;
@@ -132,7 +140,7 @@ mbsReal mbs_loopDotOwned(const mbsModel *m, const struct mbsLoopWork *lw, int i,
     if (b >= b0 && b < b1) {
       s += mbsu_dot6(D, acc + 6 * b);
       MBS_FLOPS(MBS_FL_LOOP_DOT);
-    } else if (b < 0 && ag) {
+    } else if (b == -1 && ag) { // the ground (not a side another rank holds, local models)
       s += mbsu_dot6(D, ag);
       MBS_FLOPS(MBS_FL_LOOP_DOT);
     }
@@ -217,6 +225,7 @@ void mbs_loopZeroSums(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *l
   int n = lw->n;
   mbsReal *g = lw->zacc; // per dof and row of the loop: G_id, zero between loops
   mbsReal *sg = lw->sg;  // per dof: S^g (6) and |S^g|^2
+  const int *anc = mbs_loopAncestors(m, lw, b0, b1);
   for (int i = 0; i < 2 * n; i++) lw->zg[i] = 0;
   memset(lw->nz, 0, (size_t)m->nbody); // the visited flags (the sweeps leave theirs there)
   for (int c = b0; c < b1; c++) {
@@ -236,8 +245,10 @@ void mbs_loopZeroSums(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *l
   for (int k = 0, i0 = 0; k < m->nloop; i0 += m->loop_lamnum[k], k++) {
     int nk = m->loop_lamnum[k], nt = 0;
     for (int side = 0; side < 2; side++) {
-      int b = m->loop_body[2 * k + side];
-      if (b < 0 || b < b0) continue; // the ground, or no body of the path here
+      // from the first body of the path here (no walk across the bodies above the range): a
+      // path without one adds nothing (its s2 would be 0)
+      int b = m->loop_body[2 * k + side], a = anc[2 * k + side];
+      if (a < 0) continue; // the ground, or no body of the path here
       const mbsReal *R = w->xmat + 9 * b;
       mbsReal F[36], t[3], s2 = 0;
       for (int r = 0; r < nk; r++) {
@@ -249,9 +260,9 @@ void mbs_loopZeroSums(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *l
         for (int x = 0; x < 3; x++) Fr[x] += t[x];
       }
       MBS_FLOPS((long)nk * MBS_FL_LOOP_ZSIDE);
-      for (int c = b; c >= b0; c = m->body_parent[c]) {
+      for (int c = a; c >= b0; c = m->body_parent[c]) { // (parents come first: all in range)
         int nd = m->body_dofnum[c], d0 = m->body_dofadr[c];
-        if (c >= b1 || nd == 0) continue;
+        if (nd == 0) continue;
         if (!lw->nz[c]) lw->nz[c] = 1, lw->zt[nt++] = c;
         for (int j = 0; j < nd; j++) {
           const mbsReal *o = sg + 7 * (d0 + j);
@@ -276,6 +287,19 @@ void mbs_loopZeroSums(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *l
       MBS_FLOPS(2L * nd * nk);
     }
   }
+}
+
+// Full models: one walk up body_parent per side when the range changes (a local model's builder
+// records them: docs/scaling.md, (iii))
+const int *mbs_loopAncestors(const mbsModel *m, struct mbsLoopWork *lw, int b0, int b1) {
+  if (lw->anc_b0 == b0 && lw->anc_b1 == b1) return lw->anc;
+  for (int s = 0; s < 2 * m->nloop; s++) {
+    int c = m->loop_body[s];
+    while (c >= b1) c = m->body_parent[c];
+    lw->anc[s] = c >= b0 ? c : -1;
+  }
+  lw->anc_b0 = b0, lw->anc_b1 = b1;
+  return lw->anc;
 }
 
 // the equations to skip from the summed zg: G_i below 1e-9 of the size of its terms (A_ii then

@@ -12,15 +12,47 @@
 #include "spatial.h"
 #include "body.h"
 
-// articulated inertias and the joint factors U = IA S, Dinv = (S^T U)^-1 from the position stage
-// alone (what mbs_aba computes besides the bias); returns 0 if singular
+// the most bodies mbs_abaFactor has begun and not yet done (tip to base: a body is begun by its
+// first child, or by itself if a leaf, and done right after; its slot is free again then)
+int mbs_loopIaSlots(const mbsModel *m) {
+  int n = m->nbody, cur = 0, most = 0;
+  unsigned char *begun = calloc((size_t)(n > 0 ? n : 1), 1);
+  if (!begun) return n; // (the bound: every body)
+  for (int b = n - 1; b >= 0; b--) {
+    int p = m->body_parent[b];
+    if (!begun[b]) begun[b] = 1, cur++;
+    most = cur > most ? cur : most;
+    cur--;
+    if (p >= 0 && !begun[p]) begun[p] = 1, cur++;
+    most = cur > most ? cur : most;
+  }
+  free(begun);
+  return most;
+}
+
+// the slot of body b's articulated inertia, begun with its rigid inertia if it has none
+static mbsReal *mbs_loopIaBegin(const mbsModel *m, struct mbsLoopWork *lw, int *nfree, int b) {
+  if (lw->ia_slot[b] < 0) {
+    lw->ia_slot[b] = lw->ia_free[--*nfree];
+    mbs_bodyInertiaFull(m, b, lw->ia + 36 * lw->ia_slot[b]);
+  }
+  return lw->ia + 36 * lw->ia_slot[b];
+}
+
+// articulated inertias and the joint factors U = IA S (w->U), Dinv = (S^T U)^-1 (lw->dinv) from
+// the position stage alone (what mbs_aba computes besides the bias); returns 0 if singular. Each
+// articulated inertia lives in a slot from its first contribution until its body is done (the
+// same sums in the same order as a whole-model array: the rigid inertia, then the children's
+// congruences in decreasing body order), so the memory is that of the pending bodies.
 int mbs_abaFactor(const mbsModel *m, mbsWork *w) {
-  int n = m->nbody;
-  for (int b = 0; b < n; b++) mbs_bodyInertiaFull(m, b, w->IA + 36 * b);
+  struct mbsLoopWork *lw = w->loop;
+  int n = m->nbody, nfree = lw->ia_cap;
+  for (int b = 0; b < n; b++) lw->ia_slot[b] = -1;
+  for (int s = 0; s < nfree; s++) lw->ia_free[s] = nfree - 1 - s;
   for (int b = n - 1; b >= 0; b--) {
     int k = m->body_dofnum[b], d0 = m->body_dofadr[b], p = m->body_parent[b];
-    const mbsReal *IA = w->IA + 36 * b, *S = w->sdof + 6 * d0;
-    mbsReal *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b, Ia[36], Dm[36];
+    const mbsReal *IA = mbs_loopIaBegin(m, lw, &nfree, b), *S = w->sdof + 6 * d0;
+    mbsReal *U = w->U + 6 * d0, *Dinv = lw->dinv + 6 * d0, Ia[36], Dm[36];
     memcpy(Ia, IA, sizeof Ia);
     if (k > 0) {
       for (int j = 0; j < k; j++) mbsu_mul6(IA, S + 6 * j, U + 6 * j);
@@ -36,7 +68,8 @@ int mbs_abaFactor(const mbsModel *m, mbsWork *w) {
           Ia[6 * r + c] -= sum;
         }
     }
-    if (p >= 0) mbsu_inertiaCongruenceAdd(w->xpar + 12 * b, Ia, w->IA + 36 * p);
+    lw->ia_free[nfree++] = lw->ia_slot[b], lw->ia_slot[b] = -1; // done: Ia is a copy
+    if (p >= 0) mbsu_inertiaCongruenceAdd(w->xpar + 12 * b, Ia, mbs_loopIaBegin(m, lw, &nfree, p));
     MBS_FLOPS(mbs_flopLoopAbaFactor(k, p >= 0));
   }
   return 1;
@@ -63,7 +96,7 @@ void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw, 
       for (int j = 0; j < k; j++) u[j] = 0;
       continue;
     }
-    const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
+    const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = lw->dinv + 6 * d0;
     mbsReal *pb = lw->pz + 6 * b, pa[6], du[6], t6[6];
     for (int j = 0; j < k; j++) u[j] = -mbsu_dot6(S + 6 * j, pb);
     MBS_FLOPS(mbs_flopLoopSweepBack(k, p >= 0));
@@ -89,7 +122,7 @@ void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw, 
       for (int j = 0; j < k; j++) qdd[j] = 0;
       continue;
     }
-    const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
+    const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = lw->dinv + 6 * d0;
     if (p >= 0)
       mbsu_xMotion(w->xpar + 12 * b, lw->az + 6 * p, a);
     else
@@ -116,23 +149,16 @@ static int mbs_loopCmpPair(const void *a, const void *b) {
 
 int mbs_loopColumnOrder(const mbsModel *m, int *ord, int *first) {
   int n = m->nlam_loop, nb = m->nbody;
-  int *depth = malloc((size_t)(nb > 0 ? nb : 1) * sizeof(int));
   int *key = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof(int));
-  if (!depth || !key) {
-    free(depth), free(key);
-    return 1;
-  }
-  for (int b = 0; b < nb; b++) { // parents come before their children
-    int p = m->body_parent[b];
-    depth[b] = p < 0 ? 0 : depth[p] + 1;
-  }
-  // each equation keyed by the depth of its loop's deeper body (ground sides -1): sorted with
-  // its index, the shallowest first and ties in equation order
+  if (!key) return 1;
+  // each equation keyed by the depth of its loop's deeper body (only the loop bodies' depths
+  // are read; ground sides -1): sorted with its index, the shallowest first and ties in
+  // equation order
   for (int k = 0, i = 0; k < m->nloop; k++) {
     int d = -1;
     for (int side = 0; side < 2; side++) {
       int b = m->loop_body[2 * k + side];
-      if (b >= 0 && depth[b] > d) d = depth[b];
+      if (b >= 0 && m->body_depth[b] - 1 > d) d = m->body_depth[b] - 1; // a root: 0
     }
     for (int r = 0; r < m->loop_lamnum[k]; r++, i++) key[2 * i] = d, key[2 * i + 1] = i;
   }
@@ -150,7 +176,7 @@ int mbs_loopColumnOrder(const mbsModel *m, int *ord, int *first) {
     int p = m->body_parent[b];
     if (p >= 0 && first[p] > first[b]) first[p] = first[b];
   }
-  free(depth), free(key);
+  free(key);
   return 0;
 }
 
@@ -242,6 +268,8 @@ void mbs_loopFactor(struct mbsLoopWork *lw, mbsReal tol, const mbsReal *ref) {
   // update); the others keep their order, so the pivots are those of the whole matrix
   int nn = n - nzero;
   for (int i = 0, a = 0, z = nn; i < n; i++) lw->piv[lw->sc[i] > 0 ? a++ : z++] = i;
+  // L is A's storage, overwritten in place: piv[i] >= i (a stable partition), so entry (i, j)
+  // reads (piv[i], piv[j]), at or after it in row order, which no earlier write has touched
   for (int i = 0; i < n; i++) {
     mbsReal *Li = L + (size_t)i * n;
     if (i >= nn) {

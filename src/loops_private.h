@@ -15,7 +15,8 @@ struct mbsLoopWork {
   mbsReal *kappa, *rhs;  // (n) closure right side (with Baumgarte) and b of A lambda = b
   mbsReal *lam, *nu;     // (n) solutions
   mbsReal *A;            // (n x n) G H^-1 G^T
-  mbsReal *L;            // (n x n) its pivoted Cholesky factor (Jacobi-scaled, permuted)
+  mbsReal *L;            // (n x n) its pivoted Cholesky factor (Jacobi-scaled, permuted), in
+                         // A's storage: mbs_loopFactor overwrites A
   mbsReal *M;            // (n x n) Cholesky factor of L^T L (rank x rank), min-norm solves
   mbsReal *sc;           // (n) Jacobi scaling 1/sqrt(A_ii) (0: a zero row)
   mbsReal *tmp;          // (n) scratch
@@ -44,6 +45,16 @@ struct mbsLoopWork {
   unsigned char *mok;    // (nloop x 2) 1: that side has one (not the ground, not massless)
   int *ord;              // (n) aba's column order (mbs_loopColumnOrder): shallowest first
   int *first;            // (nb) the first column position whose pass 3 needs the body
+  // mbs_abaFactor's own records (only the sweeps read them; docs/loops.md 5 "Memory"): Dinv of
+  // each joint at 6 per dof (k^2 <= 6 k), the articulated inertias only of the bodies begun and
+  // not yet done (tip to base: a pool of ia_cap slots, the most mbs_loopIaSlots finds pending)
+  mbsReal *dinv; // (nv x 6) (S^T IA S)^-1 of body b at 6 * body_dofadr[b], k x k
+  mbsReal *ia;   // (ia_cap x 36) articulated inertias of the pending bodies
+  int *ia_slot;  // (nb) slot of a pending body, -1 otherwise
+  int *ia_free;  // (ia_cap) free slots (a stack)
+  int ia_cap;
+  int *anc; // (nloop x 2) mbs_loopAncestors for the range [anc_b0, anc_b1)
+  int anc_b0, anc_b1;
 };
 
 // ---- loops.c: closure kinematics
@@ -65,14 +76,20 @@ void mbs_loopAddUnit(const mbsModel *m, const struct mbsLoopWork *lw, int i, mbs
 void mbs_loopClearUnit(const mbsModel *m, const struct mbsLoopWork *lw, int i, mbsReal *wr);
 /// the zero-row test's sums over the dofs of the bodies [b0, b1) into lw->zg
 void mbs_loopZeroSums(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw, int b0, int b1);
+/// the first body of each loop side's path to the ground inside [b0, b1): the side's body or its
+/// nearest ancestor there, -1 if none (or the ground); (nloop x 2), kept for the range
+const int *mbs_loopAncestors(const mbsModel *m, struct mbsLoopWork *lw, int b0, int b1);
 /// the equations to skip (lw->skip, lw->nskip) from the summed lw->zg
 void mbs_loopZeroDecide(struct mbsLoopWork *lw);
 /// the wrench of loop k (its equations from i0 on) in the ground frame into out (6)
 void mbs_loopWrenchOne(const mbsModel *m, const mbsWork *w, int k, int i0, mbsReal *out);
 
 // ---- loops_baseline.c: sweeps and factorization
-/// articulated inertias and joint factors from the position stage alone; 0 if singular
+/// articulated inertias and joint factors from the position stage alone (w->U, lw->dinv); 0 if
+/// singular
 int mbs_abaFactor(const mbsModel *m, mbsWork *w);
+/// the slots mbs_abaFactor needs: the most articulated inertias pending at once, tip to base
+int mbs_loopIaSlots(const mbsModel *m);
 /// response of the tree at rest without gravity to the wrenches lw->fz into lw->az, lw->dz
 void mbs_loopSweep(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *lw, int lim);
 /// A = G H^-1 G^T by one sweep per closure equation (articulated factors in w)
