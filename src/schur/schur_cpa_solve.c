@@ -126,7 +126,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
           if (s->onpath[lb]) {
             long long fs = cp->spath == 2 ? mbs_flopSpikeCols(mbs_jntSpecial(m, b),
                                                               m->body_dofnum[b], s->body_nc[lb])
-                                          : mbs_flopSpikeBody(m, b);
+                                          : mbs_flopSpikeBody(m, b, cp->nc);
             int sp = mbs_cpaNode(B, MBS_CPA_SCH_SPIKE, b, fs, PH_P2, 1);
             mbs_cpaDep(B, proj[b], sp);
             mbs_cpaDep(B, K->c[b], sp);
