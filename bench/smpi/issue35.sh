@@ -32,7 +32,7 @@
 # the best and the median reported.
 # --no-big: skip the 2^20 points (flops, flops-warm and cold only there: the warm re-reads of 1024
 #   ranks would take hours).
-# --flops64 SPEED: only the flops point at 64 hosts (one pair, ~3 min per launch here), at the
+# --flops64 SPEED: only the flops point at 64 hosts (one pair, seconds per launch here), at the
 #   given host speed (e.g. 3.87Gf, the quiet calibration of docs/scaling.md) instead of one
 #   measured here: no real runs, only mbspar_smpi_flops built; the speedup is then taken against
 #   the quiet ABA reference by hand (the flop figure is deterministic given SPEED).
