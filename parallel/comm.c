@@ -27,6 +27,11 @@ struct mbspComm {
   MPI_Comm comm;
   int rank, size, provided;
   int job; // ranks of the job (mbsp_commIdle: the ranks waiting while this one works; else 0)
+  // a split agreement in flight (mbsp_agreeErrStart .. End): the request, the codes, and the
+  // message of this rank's error as it was when the agreement started
+  MPI_Request areq;
+  int aopen, acodes[2], ared[2];
+  char amsg[2048];
 };
 
 int mbsp_jobSize(const mbspComm *c) {
@@ -196,6 +201,20 @@ const char *mbsp_libraryVersion(void) {
   return v;
 }
 
+// the end of an agreement once the codes are reduced (red): on failure the lowest failing rank's
+// message (own: this rank's, as it was when the agreement started) to every rank
+static mbsErr mbsp_agreeFinish(mbspComm *c, mbsErr local, const int *red, const char *own) {
+  if (red[0] == MBS_OK) return MBS_OK;
+  int root = -red[1];
+  if (root < 0 || root >= c->size) root = 0;
+  char msg[2048];
+  if (c->rank == root) snprintf(msg, sizeof msg, "%s", own);
+  MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, root, c->comm);
+  msg[sizeof msg - 1] = 0;
+  if (c->rank != root || !local) mbs_errSet((mbsErr)red[0], "%s", msg);
+  return (mbsErr)red[0];
+}
+
 mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
   mbs_faultPhase(); // fault injection: the points between two agreements form one stretch
   int codes[2] = {(int)local, local ? -c->rank : -c->size}, red[2];
@@ -205,15 +224,32 @@ mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
   MBSP_RESUME();
   if (arc != MPI_SUCCESS)
     return mbs_errSet(MBS_ERR_MPI, "MPI_Allreduce failed while agreeing on an error");
-  if (red[0] == MBS_OK) return MBS_OK;
-  int root = -red[1];
-  if (root < 0 || root >= c->size) root = 0;
-  char msg[2048];
-  if (c->rank == root) snprintf(msg, sizeof msg, "%s", mbs_errMsg());
-  MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, root, c->comm);
-  msg[sizeof msg - 1] = 0;
-  if (c->rank != root || !local) mbs_errSet((mbsErr)red[0], "%s", msg);
-  return (mbsErr)red[0];
+  return mbsp_agreeFinish(c, local, red, local ? mbs_errMsg() : "");
+}
+
+mbsErr mbsp_agreeErrStart(mbspComm *c, mbsErr local) {
+  mbs_faultPhase(); // the same stretch boundary as mbsp_agreeErr's
+  c->acodes[0] = (int)local, c->acodes[1] = local ? -c->rank : -c->size;
+  c->amsg[0] = 0;
+  if (local) snprintf(c->amsg, sizeof c->amsg, "%s", mbs_errMsg());
+  MBSP_SINK();
+  int arc = MPI_Iallreduce(c->acodes, c->ared, 2, MPI_INT, MPI_MAX, c->comm, &c->areq);
+  MBSP_RESUME();
+  c->aopen = arc == MPI_SUCCESS;
+  if (arc != MPI_SUCCESS)
+    return mbs_errSet(MBS_ERR_MPI, "MPI_Iallreduce failed while agreeing on an error");
+  return MBS_OK;
+}
+
+mbsErr mbsp_agreeErrEnd(mbspComm *c) {
+  if (!c->aopen) return mbs_errSet(MBS_ERR_INTERNAL, "agreement: none started");
+  c->aopen = 0;
+  MBSP_SINK();
+  int arc = MPI_Wait(&c->areq, MPI_STATUS_IGNORE);
+  MBSP_RESUME();
+  if (arc != MPI_SUCCESS)
+    return mbs_errSet(MBS_ERR_MPI, "MPI_Wait failed while agreeing on an error");
+  return mbsp_agreeFinish(c, (mbsErr)c->acodes[0], c->ared, c->amsg);
 }
 
 #define MBSP_RELAY_TAG 7707

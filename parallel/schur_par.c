@@ -422,11 +422,16 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   }
   MBS_TOC(w->timer, MBS_TIMER_SOLVE);
   if (ef) e = mbs_errSet(ef, "%s", fmsg); // the factor's error (it caused whatever followed)
-  MBS_CALL(mbsp_agreeErr(sp->comm, e));
+  // the agreement overlaps the back-substitution (local arithmetic, no messages, no allocation:
+  // on a failure somewhere it runs on whatever the solve left and its results are dropped), so
+  // the reduction's rounds are off the critical path; it completes before the first message
+  // that follows
+  MBS_CALL(mbsp_agreeErrStart(sp->comm, e));
   // back-substitution, then the parents' accelerations for the roots with remote parents
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
   mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low, NULL, 0);
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);
+  MBS_CALL(mbsp_agreeErrEnd(sp->comm));
   if (sp->size > 1) {
     MBS_TIC(w->timer, MBS_TIMER_HALO);
     for (int c = 0; c < s->ncomp && !e; c++)
@@ -550,9 +555,13 @@ static mbsErr mbsp_schurSolverCreate(const mbsModel *m, const mbsCfs *c, const m
 
 static mbsErr mbsp_schurSolverForward(void *self, const mbsModel *m, mbsState *s, mbsWork *w,
                                       mbsCfs *c, const mbsCfsComm *comm) {
-  (void)m, (void)c, (void)comm; // the exact solver sends its own messages
+  (void)m, (void)c; // the exact solver sends its own messages
   mbspSchurSolver *sv = self;
-  return mbsp_schurSolve(sv->sp, s, w);
+  // the owner's idle work (the engine's deferred poses) runs during the chain scan's first round
+  sv->sp->idle = comm ? comm->idle : NULL, sv->sp->idle_ctx = comm ? comm->ctx : NULL;
+  mbsErr e = mbsp_schurSolve(sv->sp, s, w);
+  sv->sp->idle = NULL, sv->sp->idle_ctx = NULL;
+  return e;
 }
 
 static mbsErr mbsp_schurSolverBegin(void *self, const mbsModel *m, const mbsState *s) {

@@ -15,11 +15,14 @@
 // bias of every body from there to the path's root as P pi (docs/formulation.md 4.6). Revolute
 // joints about a coordinate axis: S = sg e_k, U = sg IA[:, k], D^-1 = dinv (the record of pass 2).
 
-// P is stored by rows, MBS_SPIKE_LD columns each (the unused ones zero): every step below is the
-// same operation on the columns, which the compiler vectorises
-static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const mbsModel *m, const mbsWork *w, int b,
-                                          mbsReal *restrict P, mbsReal *restrict Th,
-                                          mbsReal *restrict gam) {
+// P is stored by rows, MBS_SPIKE_LD apart; only the first nq columns (the port's constraint
+// directions) are live and touched, the others stay zero. nq is a compile-time constant in the
+// kernels below (mbs_abaSpike dispatches), so every step is the same operation on the columns,
+// which the compiler vectorises. Theta is symmetric: only its lower triangle (a >= q) is
+// accumulated; the readers (schur_factor.c) read that triangle.
+static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsModel *m,
+                                          const mbsWork *w, int b, mbsReal *restrict P,
+                                          mbsReal *restrict Th, mbsReal *restrict gam) {
   enum { L = MBS_SPIKE_LD };
   const int i = (k + 1) % 3, j = (k + 2) % 3;
   const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *c6 = w->cacc + 6 * b;
@@ -31,7 +34,7 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const mbsModel *m, const 
   e[k] += dinv * (sg * R[MBS_REC_U] - mbsu_dot6(col, c6));
   const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j], *r = X + 9;
   mbsReal pk[L], h[L], pa[6][L];
-  for (int q = 0; q < L; q++) {
+  for (int q = 0; q < nq; q++) {
     pk[q] = P[k * L + q];
     h[q] = dinv * pk[q];
     mbsReal g = 0;
@@ -41,11 +44,11 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const mbsModel *m, const 
     }
     gam[q] += g;
   }
-  // Theta += h pk^T (symmetric: h = dinv pk)
-  for (int a = 0; a < L; a++)
-    for (int q = 0; q < L; q++) Th[a * L + q] += h[a] * pk[q];
+  // Theta += h pk^T (symmetric: h = dinv pk), lower triangle
+  for (int a = 0; a < nq; a++)
+    for (int q = 0; q <= a; q++) Th[a * L + q] += h[a] * pk[q];
   // P = X^T pa: E^T about e_k on both halves, then the angular half += r x (linear half)
-  for (int q = 0; q < L; q++) {
+  for (int q = 0; q < nq; q++) {
     mbsReal n0[3], f0[3];
     n0[i] = c * pa[i][q] - s * pa[j][q];
     n0[j] = s * pa[i][q] + c * pa[j][q];
@@ -63,8 +66,8 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const mbsModel *m, const 
 }
 
 // any other joint: the generic record of pass 2 (w->U, w->Dinv, w->u; k = 0 for fixed joints)
-static void mbs_abaSpikeGeneric(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
-                                mbsReal *restrict Th, mbsReal *restrict gam) {
+static void mbs_abaSpikeGeneric(const mbsModel *m, const mbsWork *w, int b, int nq,
+                                mbsReal *restrict P, mbsReal *restrict Th, mbsReal *restrict gam) {
   enum { L = MBS_SPIKE_LD };
   const int k = m->body_dofnum[b], d0 = m->body_dofadr[b];
   const mbsReal *S = w->sdof + 6 * d0, *U = w->U + 6 * d0, *Dinv = w->Dinv + 36 * b;
@@ -78,7 +81,7 @@ static void mbs_abaSpikeGeneric(const mbsModel *m, const mbsWork *w, int b, mbsR
     for (int j = 0; j < k; j++) h[i] += Dinv[k * i + j] * r[j];
     for (int x = 0; x < 6; x++) e[x] += S[6 * i + x] * h[i];
   }
-  for (int q = 0; q < L; q++) {
+  for (int q = 0; q < nq; q++) {
     mbsReal g = 0;
     for (int x = 0; x < 6; x++) g += P[x * L + q] * e[x];
     gam[q] += g;
@@ -89,20 +92,20 @@ static void mbs_abaSpikeGeneric(const mbsModel *m, const mbsWork *w, int b, mbsR
     }
   }
   for (int i = 0; i < k; i++)
-    for (int q = 0; q < L; q++) {
+    for (int q = 0; q < nq; q++) {
       mbsReal v = 0;
       for (int j = 0; j < k; j++) v += Dinv[k * i + j] * SP[j][q];
       DSP[i][q] = v;
     }
-  // Theta += SP^T Dinv SP; P = X^T (P - U Dinv SP)
-  for (int a = 0; a < L; a++)
-    for (int q = 0; q < L; q++) {
+  // Theta += SP^T Dinv SP (lower triangle); P = X^T (P - U Dinv SP)
+  for (int a = 0; a < nq && k > 0; a++)
+    for (int q = 0; q <= a; q++) {
       mbsReal v = 0;
       for (int i = 0; i < k; i++) v += SP[i][a] * DSP[i][q];
       Th[a * L + q] += v;
     }
   const mbsReal *X = w->xpar + 12 * b;
-  for (int q = 0; q < L; q++) {
+  for (int q = 0; q < nq; q++) {
     mbsReal pa[6], out[6];
     for (int x = 0; x < 6; x++) {
       pa[x] = P[x * L + q];
@@ -113,22 +116,35 @@ static void mbs_abaSpikeGeneric(const mbsModel *m, const mbsWork *w, int b, mbsR
   }
 }
 
-MBS_CLONES void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict P,
-                             mbsReal *restrict Th, mbsReal *restrict gam) {
-  MBS_FLOPS(mbs_flopSpikeBody(m, b));
+// the axis-specialised kernel for nq live columns: the port of a revolute joint (5), any
+// 6-constraint joint, or any other count (a loop bound known at run time)
+static MBS_FORCEINLINE void mbs_abaSpikeNq(const int k, const mbsModel *m, const mbsWork *w, int b,
+                                           int nq, mbsReal *restrict P, mbsReal *restrict Th,
+                                           mbsReal *restrict gam) {
+  if (nq == 5)
+    mbs_abaSpikeK(k, 5, m, w, b, P, Th, gam);
+  else if (nq == 6)
+    mbs_abaSpikeK(k, 6, m, w, b, P, Th, gam);
+  else
+    mbs_abaSpikeK(k, nq, m, w, b, P, Th, gam);
+}
+
+MBS_CLONES void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, int nq,
+                             mbsReal *restrict P, mbsReal *restrict Th, mbsReal *restrict gam) {
+  MBS_FLOPS(mbs_flopSpikeBody(m, b, nq));
   if (!mbs_jntSpecial(m, b)) {
-    mbs_abaSpikeGeneric(m, w, b, P, Th, gam);
+    mbs_abaSpikeGeneric(m, w, b, nq, P, Th, gam);
     return;
   }
   switch (m->jnt_axisk[b]) {
   case 0:
-    mbs_abaSpikeK(0, m, w, b, P, Th, gam);
+    mbs_abaSpikeNq(0, m, w, b, nq, P, Th, gam);
     return;
   case 1:
-    mbs_abaSpikeK(1, m, w, b, P, Th, gam);
+    mbs_abaSpikeNq(1, m, w, b, nq, P, Th, gam);
     return;
   default:
-    mbs_abaSpikeK(2, m, w, b, P, Th, gam);
+    mbs_abaSpikeNq(2, m, w, b, nq, P, Th, gam);
   }
 }
 

@@ -374,27 +374,30 @@ static inline long mbs_flopSpathGround(int n) {
 static inline long mbs_flopSpathUp(int nc) {
   return 78L * nc + 25L * nc * (nc + 1) / 2;
 }
-/// aba.c mbs_abaSpike (all MBS_SPIKE_LD = 6 columns): e (15), per column h, g, pa, gam (26),
-/// Theta += h pk^T (72), P = X^T pa (24 per column).
-#define MBS_FL_SPIKE 387
+/// aba.c mbs_abaSpike (nq live columns): e (15), per column h, g, pa, gam (26) and P = X^T pa
+/// (24), Theta += h pk^T on its lower triangle (2 per entry).
+static inline long mbs_flopSpikeSpec(int nq) {
+  return 15 + 50L * nq + (long)nq * (nq + 1);
+}
 /// mbs_abaSpikeVec: h, pa (13) and xTForceK (24); mbs_abaBodyFwdSpike adds u - S^T p (2) and
 /// the spike to the joint wrench (6).
 #define MBS_FL_SPIKEVEC 37
 #define MBS_FL_FWDSPIKE 8
-/// The generic spike kernels (any other joint, k = dofnum; the same 6 columns): e (24 k + 2 k^2),
-/// per column gam and S^T P (12 + 12 k), D^-1 S^T P (12 k^2), Theta (72 k), P - U D^-1 S^T P
-/// (72 k) and X^T (6 xTForce).
-static inline long mbs_flopSpikeGeneric(int k) {
-  return 72 + 240L * k + 14L * k * k + 6L * MBS_FL_XFORCE;
+/// The generic spike kernels (any other joint, k = dofnum; nq columns): e (24 k + 2 k^2), per
+/// column gam and S^T P (12 + 12 k), D^-1 S^T P (2 k^2), P - U D^-1 S^T P (12 k) and X^T
+/// (xTForce); Theta's lower triangle (2 k per entry).
+static inline long mbs_flopSpikeGeneric(int k, int nq) {
+  return 24L * k + 2L * k * k + (long)nq * (12 + 24L * k + 2L * k * k + MBS_FL_XFORCE) +
+         (long)nq * (nq + 1) * k;
 }
 /// ... the spike vector: S^T p (11 k), D^-1 and U (2 k^2 + 12 k), X^T; pass 3: u - S^T p (12 k)
 /// and the joint wrench (6).
 static inline long mbs_flopSpikeVecGeneric(int k) {
   return 23L * k + 2L * k * k + MBS_FL_XFORCE;
 }
-/// The spike kernels of path body b (axis-specialised or generic).
-static inline long mbs_flopSpikeBody(const mbsModel *m, int b) {
-  return mbs_jntSpecial(m, b) ? MBS_FL_SPIKE : mbs_flopSpikeGeneric(m->body_dofnum[b]);
+/// The spike kernels of path body b (axis-specialised or generic), nq port columns.
+static inline long mbs_flopSpikeBody(const mbsModel *m, int b, int nq) {
+  return mbs_jntSpecial(m, b) ? mbs_flopSpikeSpec(nq) : mbs_flopSpikeGeneric(m->body_dofnum[b], nq);
 }
 static inline long mbs_flopSpikeVecBody(const mbsModel *m, int b) {
   return mbs_jntSpecial(m, b) ? MBS_FL_SPIKEVEC : mbs_flopSpikeVecGeneric(m->body_dofnum[b]);

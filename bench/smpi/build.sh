@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the real mbspar sources (src/*.c, parallel/*.c) with SimGrid's smpicc into a separate
-# binary for simulated clusters: bench/smpi/build.sh [OUTDIR]   (default <repo>/build-smpi)
+# binary for simulated clusters: bench/smpi/build.sh [--flops-only] [OUTDIR]   (default
+# <repo>/build-smpi; --flops-only: mbspar_smpi_flops alone, for the flop-mode points)
 #
 # Differences from the CMake build, all on the command line (no source is changed):
 #   * no PETSc (MBS_HAVE_PETSC undefined: petsc_ref.c / petsc_ts.c compile their stubs, so the
@@ -14,6 +15,11 @@
 # (compute blocks timed with the rank's own data re-read first, below) and OUTDIR/build_flags.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
+only=0
+if [[ ${1:-} == --flops-only ]]; then
+  only=1
+  shift
+fi
 out=${1:-$here/build-smpi}
 command -v smpicc >/dev/null 2>&1 || {
   echo "smpi/build.sh: smpicc not found: install libsimgrid-dev (scripts/setup.sh --with-smpi)" >&2
@@ -40,8 +46,8 @@ done
 read -r -a libs < <(pkg-config --libs libconfig)
 libs+=(-llapack) # flex_beam.c and modes.c call LAPACK (dsygv, dsbgvx), as the CMake build does
 # shellcheck disable=SC2086 # cflags is a list of flags
-smpicc $cflags -Wall -Wno-unknown-pragmas -I"$here/include" -I"$here/src" -I"$here/parallel" \
-  -I"$out/generated" "${srcs[@]}" -o "$out/mbspar_smpi" "${libs[@]}" -lm
+((only)) || smpicc $cflags -Wall -Wno-unknown-pragmas -I"$here/include" -I"$here/src" \
+  -I"$here/parallel" -I"$out/generated" "${srcs[@]}" -o "$out/mbspar_smpi" "${libs[@]}" -lm
 # the flop-cost binary: the kernels count their flops (MBS_COUNT_FLOPS, the counts cpa's graphs
 # use) and every MPI call first charges the flops counted since the last one to the simulated
 # clock (MBS_SMPI_FLOPS, src/flops.h); run it with --cfg=smpi/simulate-computation:no
@@ -55,7 +61,7 @@ smpicc $cflags -DMBS_COUNT_FLOPS -DMBS_SMPI_FLOPS -Wall -Wno-unknown-pragmas -I"
 # cache holds its own rank's data, not the other simulated ranks'. MBS_SMPI_WARM=0 at run time
 # turns the re-read off (the control)
 # shellcheck disable=SC2086 # cflags is a list of flags
-smpicc $cflags -DMBS_SMPI_WARM -Wall -Wno-unknown-pragmas -I"$here/include" -I"$here/src" \
+((only)) || smpicc $cflags -DMBS_SMPI_WARM -Wall -Wno-unknown-pragmas -I"$here/include" -I"$here/src" \
   -I"$here/parallel" -I"$out/generated" "${srcs[@]}" "$here/bench/smpi/warmwrap.c" \
   -Wl,--wrap=smpi_shared_malloc_intercept,--wrap=smpi_shared_calloc_intercept \
   -Wl,--wrap=smpi_shared_realloc_intercept,--wrap=smpi_shared_free -o "$out/mbspar_smpi_warm" \
@@ -66,4 +72,8 @@ smpicc $cflags -DMBS_SMPI_WARM -Wall -Wno-unknown-pragmas -I"$here/include" -I"$
   echo "flags $cflags (no PETSc, no hwloc, no OpenMP)"
   echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$out/build_flags.txt"
-echo "smpi/build.sh: built $out/mbspar_smpi, $out/mbspar_smpi_flops and $out/mbspar_smpi_warm"
+if ((only)); then
+  echo "smpi/build.sh: built $out/mbspar_smpi_flops"
+else
+  echo "smpi/build.sh: built $out/mbspar_smpi, $out/mbspar_smpi_flops and $out/mbspar_smpi_warm"
+fi

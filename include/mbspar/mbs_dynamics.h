@@ -158,15 +158,17 @@ void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap);
 /// MBS_SPIKE_LD values) on a body of a path adds P pi to the articulated bias of every body from
 /// there to the path's root; every joint type (axis-specialised kernels for revolute joints about
 /// a coordinate axis, ABA's generic record otherwise). mbs_abaSpike, after mbs_abaBodyBack of path
-/// body b: Th (MBS_SPIKE_LD^2, row-major)
+/// body b, on the first nq (1 .. MBS_SPIKE_LD: the port's constraint count) columns only:
+/// Th (row-major, leading dimension MBS_SPIKE_LD; its lower triangle, a >= q, alone)
 /// += P^T S D^-1 S^T P, gam += P^T e (e: b's acceleration for a zero parent acceleration and
 /// pi = 0), and P becomes the parent's, X^T (P - U D^-1 S^T P); P is stored by rows (6 rows of
-/// MBS_SPIKE_LD, unused columns zero). mbs_abaSpikeVec: the same for one column p = P pi.
+/// MBS_SPIKE_LD, the columns from nq on untouched). Flops: mbs_flopSpikeBody.
+/// mbs_abaSpikeVec: the same for one column p = P pi.
 /// mbs_abaBodyFwdSpike: mbs_abaBodyFwd with the spike p = P pi of b; mbs_abaBodyFwdSpikeSp the
 /// same with S^T p given in \p sp (dofnum values; NULL: from p), for a light leaf whose S^T p is
 /// known more precisely than its rounded dot product (docs/formulation.md 4.9).
 #define MBS_SPIKE_LD 6
-void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, mbsReal *P, mbsReal *Th,
+void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, int nq, mbsReal *P, mbsReal *Th,
                   mbsReal *gam);
 void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *p);
 void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap, const mbsReal *p);

@@ -41,6 +41,13 @@ const char *mbsp_libraryVersion(void);
 /// Agree on an error: returns the largest code over all ranks; if any rank failed, the message of
 /// the lowest failing rank is copied into every rank's error message. Collective.
 mbsErr mbsp_agreeErr(mbspComm *comm, mbsErr local);
+/// mbsp_agreeErr in two halves: Start posts the reduction of the codes (MPI_Iallreduce) and
+/// returns (an error only if MPI refuses it); End waits for it and returns what mbsp_agreeErr
+/// would have (the message: the failing rank's as it was at Start). Work between the two that
+/// sends no message overlaps the reduction's latency. One open agreement per communicator.
+/// Collective.
+mbsErr mbsp_agreeErrStart(mbspComm *comm, mbsErr local);
+mbsErr mbsp_agreeErrEnd(mbspComm *comm);
 /// mbsp_agreeErr after a wait that sleeps: a barrier polled with the process asleep in between
 /// (50 us growing to 2 ms), so ranks waiting for another rank's long work leave it their cores (a
 /// serial method at several ranks, solver.method = auto). Collective.

@@ -126,7 +126,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
           if (s->onpath[lb]) {
             long long fs = cp->spath == 2 ? mbs_flopSpikeCols(mbs_jntSpecial(m, b),
                                                               m->body_dofnum[b], s->body_nc[lb])
-                                          : mbs_flopSpikeBody(m, b);
+                                          : mbs_flopSpikeBody(m, b, cp->nc);
             int sp = mbs_cpaNode(B, MBS_CPA_SCH_SPIKE, b, fs, PH_P2, 1);
             mbs_cpaDep(B, proj[b], sp);
             mbs_cpaDep(B, K->c[b], sp);
@@ -436,16 +436,16 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
     mbsCpaRank *rr = R + r;
     mbsSchurRank *rk = rr->rk;
     if (mask && !mask[r]) continue;
+    // the agreement overlaps the back-substitution (mbsp_agreeErrStart .. End): it gates only
+    // the messages that follow (the accelerations to the remote children, below)
     int lin = mbs_cpaNodeOn(B, MBS_CPA_SCH_SOLVE, rr->b0, 0, -1, -1, -1);
     mbs_cpaDep(B, rr->if_end, lin);
-    mbs_cpaDep(B, agree2, lin);
     for (int k = 0; k < rk->nsc; k++) { // the ports eliminated in the join
       const mbsSchurSc *sc = rk->sc + k;
       if (sc->ne == 0) continue;
       int ex = mbs_cpaNodeOn(B, MBS_CPA_SCH_SOLVE, rr->b0,
                              mbs_flopSchurExpand(sc->nup + sc->nk, sc->ne), -1, -1, -1);
       mbs_cpaDep(B, rr->if_end, ex);
-      mbs_cpaDep(B, agree2, ex);
       mbs_cpaDep(B, rr->fac_end, ex);
       mbs_cpaDep(B, ex, lin);
     }
@@ -586,6 +586,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
       int rt = v->comp[c].root, p = m->body_parent[rt];
       if (p < 0 || p >= R[r].b0) continue;
       int msg = mbs_cpaMsg(B, 6 * sizeof(double), acc[p]);
+      mbs_cpaDep(B, agree2, msg);
       if (m->body_dofnum[rt] > 0) {
         int qn =
             mbs_cpaNode(B, MBS_CPA_SCH_QDD, rt, mbs_flopSchurQdd(m->body_dofnum[rt]), PH_P3, 2);

@@ -350,18 +350,20 @@ static void mbs_schurTpathPorts(const mbsModel *m, mbsWork *w, mbsSchur *s, cons
 }
 
 // spath with a grounded root, after the root's spike (P now in ground coordinates): gam +=
-// P^T a0_ground; the port system is C = Theta, g = gam
+// P^T a0_ground; the port system is C = Theta, g = gam (a path's spike keeps Theta's lower
+// triangle alone, mbs_abaSpike: mirrored here; a tree of paths' is full)
 static void mbs_schurSpathGround(const mbsModel *m, const mbsWork *w, mbsSchur *s,
                                  mbsSchurComp *cp) {
   int n = cp->n, ld;
   const mbsReal *sw = mbs_schurSpw(s, cp, &ld), *Th = sw + 6 * ld, *ga = sw + 6 * ld + ld * ld;
+  const int low = cp->spath == 1;
   mbsReal a0g[6];
   mbs_baseAccel(m, !w->homog, a0g);
   MBS_FLOPS(mbs_flopSpathGround(n));
   for (int i = 0; i < n; i++) {
     mbsReal v = ga[i];
     for (int r = 0; r < 6; r++) v += sw[ld * r + i] * a0g[r];
-    for (int j = 0; j < n; j++) cp->C[n * i + j] = Th[ld * i + j];
+    for (int j = 0; j < n; j++) cp->C[n * i + j] = low && j > i ? Th[ld * j + i] : Th[ld * i + j];
     cp->g[i] = v;
   }
 }
@@ -423,10 +425,10 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
         mbsReal *sw = s->spP + MBS_SPW * s->body_comp[lb];
         int lq = b == cp->last ? mbs_schurLightAt(m, s, b) : -1;
         if (lq >= 0)
-          mbs_schurLightSpike(m, w, s, lq, b, MBS_SPIKE_LD, MBS_SPIKE_LD, sw, sw + MBS_SPW_TH,
+          mbs_schurLightSpike(m, w, s, lq, b, MBS_SPIKE_LD, cp->nc, sw, sw + MBS_SPW_TH,
                               sw + MBS_SPW_GA);
-        else
-          mbs_abaSpike(m, w, b, sw, sw + MBS_SPW_TH, sw + MBS_SPW_GA);
+        else // the port's nc columns alone, Theta's lower triangle
+          mbs_abaSpike(m, w, b, cp->nc, sw, sw + MBS_SPW_TH, sw + MBS_SPW_GA);
         if (b == cp->root) mbs_schurSpathGround(m, w, s, cp);
       }
       continue;

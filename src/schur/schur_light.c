@@ -151,8 +151,8 @@ void mbs_schurLightSpike(const mbsModel *m, const mbsWork *w, mbsSchur *s, int q
     dinv = w->Dinv[36 * b];
     phi = dinv * (w->u[d0] - mbsu_dot6(w->U + 6 * d0, c6));
   }
-  if (ld == MBS_SPIKE_LD && nq == MBS_SPIKE_LD)
-    mbs_abaSpike(m, w, b, P, Th, gam);
+  if (s->comp[s->body_comp[b - s->s0]].spath == 1) // a path: nq columns, Theta's lower half
+    mbs_abaSpike(m, w, b, nq, P, Th, gam);
   else
     mbs_abaSpikeCols(m, w, b, nq, ld, P, Th, gam, s->tpwork);
   // the leaf's own term (P^T S D^-1 S^T P and its part of P^T e) left out: added in (y, t)
