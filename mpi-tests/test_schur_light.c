@@ -16,10 +16,13 @@
 /// 4 ranks and 3 threads); asserts 1e-10 (measured <= 2.3e-11, mostly ~1e-15). "moving_all":
 /// every link's light body on a revolute joint (no boundary avoids them): asserts 1e-10; passes
 /// on threads of one rank (mbs_schurRankCreate joins the segments across such boundaries: CTest
-/// .threads4.np1) and at 2 and 3 ranks of one thread (the light leaves at the rank cuts taken
-/// exactly by the passes, parallel/schur_par_light.c; .threads1.np2, .threads1.np3; before: 0.54
-/// at 2, 1.19 at 3 ranks); at 4 ranks three chains still miss by up to 1.2e-9 (docs/formulation.md
-/// 4.9). LIGHT_ONLY=chain10 runs one model, LIGHT_MERGE=pass|tree sets MBSPAR_SCHUR_MERGE.
+/// .threads4.np1) and at 2, 3 and 4 ranks of one thread (the light leaves at the rank cuts taken
+/// exactly by the passes, parallel/schur_par_light.c; .threads1.np2, .np3, .np4; before: 0.54
+/// at 2, 1.19 at 3 ranks; at 4 ranks two chains missed by up to 1.2e-9 in their childless last
+/// light body, ABA's error as much as schur's: the rounded zero v_o x (m v_o) of its velocity
+/// product, dropped since for bodies of small radius of gyration, mbs_bodyBias;
+/// docs/formulation.md 4.9). LIGHT_ONLY=chain10 runs one model, LIGHT_MERGE=pass|tree sets
+/// MBSPAR_SCHUR_MERGE.
 /// "layout": the light-cut check that keeps solver.method = auto off schur on the "moving_all" rank
 /// layouts and on on the "moving" ones, and the thread segmentation's joins (no engine; one rank).
 /// LIGHT_DEBUG=1 prints the dofs that differ.
