@@ -6,9 +6,10 @@
 # accel's `decomposition` (the engine, distributed and replicated models) at 3 ranks, and differ
 # from the partition of the same chain without light bodies (so that the light rule is what is
 # compared: [0 8 17] against [0 8 16]), and no warning. With every link's body light there is no
-# clean place (docs/formulation.md 4.9): an explicit schur at 2 ranks prints one warning line
-# naming the light joint at the boundary before the run (then the guard's); at 2 threads of one
-# rank the segments are joined (mbs_schurRankCreate): no warning. 30 s under load.
+# clean place (docs/formulation.md 4.9): an explicit schur at 2 ranks of the distributed model
+# prints one warning line naming the light joint at the boundary before the run (then the
+# guard's); on the replicated model the cut is a light leaf made exact: no warning; at 2 threads
+# of one rank the segments are joined (mbs_schurRankCreate): no warning. 30 s under load.
 # usage: check_light.sh MBSPAR MPIEXEC NPFLAG [PREFLAGS ...]
 mbspar=$1
 mpiexec=$2
@@ -76,8 +77,9 @@ done
 run 0 "$mpiexec" "$npflag" "$np" $pre "$mbspar" check "$heavy" --json "$tmp/h.json"
 [ "$(firsts "$tmp/h.json")" = "$c" ] || differ=1
 echo "np=$np: light chain ranks start at [$c], without light bodies at [$(firsts "$tmp/h.json")]"
-# every link's body light (no clean place anywhere): an explicit schur at 2 ranks warns once
-# before the run, naming the light joint at the rank boundary, besides the guard
+# every link's body light (no clean place anywhere): an explicit schur at 2 ranks of the
+# distributed model (no light-leaf change of variables there) warns once before the run, naming
+# the light joint at the rank boundary, besides the guard
 sed 's/mass = 0.5;/mass = 1e-8;/; s/0.01, 0.01, 0.01/1e-16, 1e-16, 1e-16/' "$light" >"$tmp/all.cfg"
 # shellcheck disable=SC2086
 run 0 "$mpiexec" "$npflag" 2 $pre -x OMP_NUM_THREADS=1 "$mbspar" accel "$tmp/all.cfg"
@@ -86,6 +88,11 @@ run 0 "$mpiexec" "$npflag" 2 $pre -x OMP_NUM_THREADS=1 "$mbspar" accel "$tmp/all
 head -n 1 "$tmp/err" | grep -q 'warning: schur:.*solver.method = "aba" is exact' ||
   bad "all light, 2 ranks: the layout warning is not the first line: $(cat "$tmp/err")"
 grep -q 'warning: accel: the result of schur misses' "$tmp/err" || bad "all light, 2 ranks: guard silent"
+# the replicated model (MBSPAR_MODEL=full) at 2 ranks, one thread: the cut is a light leaf, made
+# exact by the change of variables (docs/formulation.md 4.9): no layout warning, no guard warning
+# shellcheck disable=SC2086
+run 0 env MBSPAR_MODEL=full "$mpiexec" "$npflag" 2 $pre -x OMP_NUM_THREADS=1 -x MBSPAR_MODEL "$mbspar" accel "$tmp/all.cfg"
+if grep -q 'warning' "$tmp/err"; then bad "all light, 2 ranks, full model: a warning: $(cat "$tmp/err")"; fi
 # the same at 2 threads of one rank: the segments joined, exact, silent
 run 0 env OMP_NUM_THREADS=2 "$mbspar" accel "$tmp/all.cfg"
 if grep -q 'warning' "$tmp/err"; then bad "all light, 2 threads: a warning: $(cat "$tmp/err")"; fi

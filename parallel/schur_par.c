@@ -199,14 +199,17 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
 
 // a light joint at a rank boundary (no clean place within MBS_PARTITION_FIXED_SKIP bodies,
 // docs/formulation.md 4.9; thread boundaries never cut one, mbs_schurRankCreate joins the
-// segments instead): one warning line before the run, printed by the rank that holds the lowest
-// such child. Collective.
+// segments instead) that the light-leaf change of variables does not make exact (where every
+// rank takes its light leaves: full models, one segment per rank, mbsp_schurLightSetup): one
+// warning line before the run, printed by the rank that holds the lowest such child. Collective.
 static mbsErr mbsp_schurLightWarn(const mbspSchur *sp) {
   const mbsModel *m = sp->m;
   int b = -1, g = -1;
   const char *pname = NULL;
+  double ok = sp->light_ok;
+  MBS_CALL(mbsp_allreduceMin(sp->comm, &ok, 1));
   if (!m->local && sp->rank == 0) { // the rank boundaries of a full model
-    int pr, br = mbs_partitionLightCut(m, sp->start, sp->size, &pr);
+    int pr, br = mbs_schurLightCut(m, sp->start, sp->size, ok > 0, &pr);
     if (br >= 0) b = br, g = br, pname = m->body_name[pr];
   } else if (m->local) { // the light joints of the structure pass that reach into this rank
     for (int k = 0; k < m->nrun_light; k++) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include "mbspar/mbs_solverauto.h"
 #include "mbspar/mbs_solvertype.h"
+#include "mbspar/mbs_schur.h"
 
 // above this many bodies the graphs are not built (building and scheduling them took ~1 s at
 // 4096 bodies and ~5 s at 16384 on this loaded machine, 2026-11-28); the choice follows what
@@ -26,12 +27,17 @@
 
 // 1 if schur's partition on \p P ranks has a light joint at a boundary (no clean place: schur
 // loses its accuracy there, docs/formulation.md 4.9; thread boundaries never cut one,
-// mbs_schurRankCreate joins the segments instead)
-static mbsErr mbsp_autoLightCut(const mbsModel *m, int P, int *cut) {
+// mbs_schurRankCreate joins the segments instead) that it does not take exactly: the light leaves
+// are exact on the replicated model (MBSPAR_MODEL=full) with one thread per rank and the merge
+// (parallel/schur_par_light.c); elsewhere every light joint at a boundary counts
+static mbsErr mbsp_autoLightCut(const mbsModel *m, int P, int threads, int *cut) {
   int *start = malloc(sizeof(int) * (size_t)(P + 1)), p;
   MBS_CHECK(start, MBS_ERR_NOMEM, "out of memory (auto)");
+  const char *full = getenv("MBSPAR_MODEL"), *off = getenv("MBSPAR_SCHUR_LIGHT");
+  int exact = full && strcmp(full, "full") == 0 && threads == 1 && m->opt.iface == 0 &&
+              !(off && strcmp(off, "0") == 0);
   mbsErr e = mbs_partitionModel(m, P, start);
-  *cut = !e && mbs_partitionLightCut(m, start, P, &p) >= 0;
+  *cut = !e && mbs_schurLightCut(m, start, P, exact, &p) >= 0;
   free(start);
   return e;
 }
@@ -106,7 +112,7 @@ mbsErr mbsp_solverAuto(mbspComm *comm, mbsConfig *cfg, const mbspThreadChoice *t
       e = mbs_configBuildModel(cfg, &m);
       if (!e) e = mbs_autoPredict(m, &j, &out, &c.method);
       int sch = mbs_solverFromName("schur"), cut = 0;
-      if (!e && c.method == sch && sch >= 0) e = mbsp_autoLightCut(m, j.ranks, &cut);
+      if (!e && c.method == sch && sch >= 0) e = mbsp_autoLightCut(m, j.ranks, j.threads, &cut);
       for (int k = 0, best = -1; cut && k < out.ncand; k++) // the fastest serial method
         if (mbs_solverIsBaseline(out.cand[k]) && (best < 0 || out.pred[k] < out.pred[best]))
           best = k, c.method = out.cand[k], c.rule = 3;
