@@ -74,16 +74,19 @@ static inline void mbs_bodyInertiaMul(const mbsModel *m, int b, const mbsReal *a
 static inline void mbs_bodyBias(const mbsModel *m, int b, const mbsReal *v, mbsReal *f) {
   mbsReal t6[6];
   mbs_bodyInertiaMul(m, b, v, t6);
-  const mbsReal *si = m->body_sinert + 10 * b;
-  if (mbs_bodyKindOf(m, b) == MBS_BODY_RIGID && si[4] + si[5] + si[6] < 3 * MBS_BIAS_RG2 * si[0]) {
-    mbsReal hw[3], vh[3];
-    mbsu_cross3(si + 1, v, hw); // h x w
-    mbsu_cross3(v + 3, hw, vh);
-    mbsu_cross3(v, t6, f);
-    mbsu_cross3(v, t6 + 3, f + 3);
-    f[0] -= vh[0], f[1] -= vh[1], f[2] -= vh[2];
-  } else
-    mbsu_crossForce(v, t6, f);
+  if (mbs_bodyKindOf(m, b) == MBS_BODY_RIGID) {
+    const mbsReal *si = m->body_sinert + 10 * b;
+    if (si[4] + si[5] + si[6] < 3 * MBS_BIAS_RG2 * si[0]) {
+      mbsReal hw[3], vh[3];
+      mbsu_cross3(si + 1, v, hw); // h x w
+      mbsu_cross3(v + 3, hw, vh);
+      mbsu_cross3(v, t6, f);
+      mbsu_cross3(v, t6 + 3, f + 3);
+      f[0] -= vh[0], f[1] -= vh[1], f[2] -= vh[2];
+      return;
+    }
+  }
+  mbsu_crossForce(v, t6, f);
 }
 /// I_b as a full row-major 6 x 6.
 static inline void mbs_bodyInertiaFull(const mbsModel *m, int b, mbsReal *I6) {
