@@ -90,10 +90,18 @@ static int mbs_partitionCrossLight(const int *light, const int *sm, int n, int s
 // across s whose parent p (in [s0, s)) is the lighter body, p's own joint light with a heavier
 // parent before s0 (light: pairs child, parent as mbs_partitionLightParent, ascending by child)
 static int mbs_partitionIsolates(const int *light, int n, int s0, int s) {
-  for (int i = 0; i < n; i++) {
-    int c = light[2 * i], p = light[2 * i + 1];
-    if (c < s || p < 0 || p >= s || p < s0) continue; // p >= 0: the parent is the lighter body
-    int lo = 0, hi = n;                               // p's own entry
+  int i0 = 0, i1 = n; // the first entry with child >= s
+  while (i0 < i1) {
+    int mid = i0 + (i1 - i0) / 2;
+    if (light[2 * mid] < s)
+      i0 = mid + 1;
+    else
+      i1 = mid;
+  }
+  for (int i = i0; i < n; i++) {
+    int p = light[2 * i + 1];
+    if (p < 0 || p >= s || p < s0) continue; // p >= 0: the parent is the lighter body
+    int lo = 0, hi = n;                      // p's own entry
     while (lo < hi) {
       int mid = lo + (hi - lo) / 2;
       if (light[2 * mid] < p)
