@@ -6,10 +6,11 @@
 # accel's `decomposition` (the engine, distributed and replicated models) at 3 ranks, and differ
 # from the partition of the same chain without light bodies (so that the light rule is what is
 # compared: [0 8 17] against [0 8 16]), and no warning. With every link's body light there is no
-# clean place (docs/formulation.md 4.9): an explicit schur at 2 ranks prints one warning line
-# naming the light joint at the boundary before the run (the guard silent: the light leaf at the
-# cut is taken exactly, on the distributed-memory model too); at 2 threads of one
-# rank the segments are joined (mbs_schurRankCreate): no warning. 30 s under load.
+# clean place (docs/formulation.md 4.9), but every cut is a light leaf, made exact by the change
+# of variables on the distributed and the replicated model alike: an explicit schur at 2 ranks
+# prints no warning; with that off (MBSPAR_SCHUR_LIGHT=0) it prints one warning line naming the
+# light joint at the boundary before the run (then the guard's); at 2 threads of one rank the
+# segments are joined (mbs_schurRankCreate): no warning. 30 s under load.
 # usage: check_light.sh MBSPAR MPIEXEC NPFLAG [PREFLAGS ...]
 mbspar=$1
 mpiexec=$2
@@ -77,17 +78,26 @@ done
 run 0 "$mpiexec" "$npflag" "$np" $pre "$mbspar" check "$heavy" --json "$tmp/h.json"
 [ "$(firsts "$tmp/h.json")" = "$c" ] || differ=1
 echo "np=$np: light chain ranks start at [$c], without light bodies at [$(firsts "$tmp/h.json")]"
-# every link's body light (no clean place anywhere): an explicit schur at 2 ranks warns once
-# before the run, naming the light joint at the rank boundary
+# every link's body light (no clean place anywhere): an explicit schur at 2 ranks of the
+# distributed model, one thread: the cut is a light leaf, made exact (4.9): no layout warning,
+# no guard warning
 sed 's/mass = 0.5;/mass = 1e-8;/; s/0.01, 0.01, 0.01/1e-16, 1e-16, 1e-16/' "$light" >"$tmp/all.cfg"
 # shellcheck disable=SC2086
 run 0 "$mpiexec" "$npflag" 2 $pre -x OMP_NUM_THREADS=1 "$mbspar" accel "$tmp/all.cfg"
+if grep -q 'warning' "$tmp/err"; then bad "all light, 2 ranks: a warning: $(cat "$tmp/err")"; fi
+# the replicated model (MBSPAR_MODEL=full) at 2 ranks, one thread: the same, no warning
+# shellcheck disable=SC2086
+run 0 env MBSPAR_MODEL=full "$mpiexec" "$npflag" 2 $pre -x OMP_NUM_THREADS=1 -x MBSPAR_MODEL "$mbspar" accel "$tmp/all.cfg"
+if grep -q 'warning' "$tmp/err"; then bad "all light, 2 ranks, full model: a warning: $(cat "$tmp/err")"; fi
+# the light leaves off (MBSPAR_SCHUR_LIGHT=0), distributed model: one layout warning before the
+# run, naming the light joint at the rank boundary, then the guard's
+# shellcheck disable=SC2086
+run 0 env MBSPAR_SCHUR_LIGHT=0 "$mpiexec" "$npflag" 2 $pre -x OMP_NUM_THREADS=1 -x MBSPAR_SCHUR_LIGHT "$mbspar" accel "$tmp/all.cfg"
 [ "$(grep -c 'warning: schur: a rank boundary cuts the light joint between [ls][0-9]* and [ls][0-9]* (no clean place within 8 bodies)' "$tmp/err")" -eq 1 ] ||
-  bad "all light, 2 ranks: want one layout warning: $(cat "$tmp/err")"
+  bad "all light, 2 ranks, light leaves off: want one layout warning: $(cat "$tmp/err")"
 head -n 1 "$tmp/err" | grep -q 'warning: schur:.*solver.method = "aba" is exact' ||
-  bad "all light, 2 ranks: the layout warning is not the first line: $(cat "$tmp/err")"
-# the light leaves at the cut taken exactly (4.9, distributed-memory model): the guard silent
-if grep -q 'warning: accel:' "$tmp/err"; then bad "all light, 2 ranks: guard warns: $(cat "$tmp/err")"; fi
+  bad "all light, 2 ranks, light leaves off: the layout warning is not the first line: $(cat "$tmp/err")"
+grep -q 'warning: accel: the result of schur misses' "$tmp/err" || bad "all light, 2 ranks, light leaves off: guard silent"
 # the same at 2 threads of one rank: the segments joined, exact, silent
 run 0 env OMP_NUM_THREADS=2 "$mbspar" accel "$tmp/all.cfg"
 if grep -q 'warning' "$tmp/err"; then bad "all light, 2 threads: a warning: $(cat "$tmp/err")"; fi

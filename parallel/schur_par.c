@@ -188,27 +188,45 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   return MBS_OK;
 }
 
+// a local model's light joint from global gp (local lp, -1 if not held) to gc that crosses a
+// rank edge and stays inexact, decided by one rank only: a light root (the child the lighter
+// body, \p light_parent 0) by the child's rank; a light parent by the parent's rank, exact if
+// this rank takes it as a light leaf (mbsp_schurLightSetup) or keeps one of its children (its D
+// includes that child: no light leaf, as mbs_schurLightCut)
+static int mbsp_schurLightInexact(const mbspSchur *sp, int light_parent, int gc, int gp, int lp) {
+  const mbsModel *m = sp->m;
+  const int s0 = sp->start[sp->rank], s1 = sp->start[sp->rank + 1];
+  if (!light_parent) return gc >= s0 && gc < s1 && gp < s0;
+  if (gp < s0 || gp >= s1 || gc < s1 || lp < 0) return 0;
+  for (int i = 0; i < sp->light; i++)
+    if (sp->light_b[3 * i] == lp) return 0;
+  const int *ch = m->child_list + m->body_childadr[lp];
+  for (int c = 0; c < m->body_childnum[lp]; c++)
+    if (m->body_gid[ch[c]] < s1) return 0;
+  return 1;
+}
+
 // a light joint at a rank boundary (no clean place within MBS_PARTITION_FIXED_SKIP bodies,
 // docs/formulation.md 4.9; thread boundaries never cut one, mbs_schurRankCreate joins the
-// segments instead): one warning line before the run, printed by the rank that holds the lowest
-// such child. Collective.
+// segments instead) that the light-leaf change of variables does not make exact (where every
+// rank takes its light leaves, mbsp_schurLightSetup: full and local models, any number of
+// segments; not with loops, the J-CG interface or MBSPAR_SCHUR_LIGHT=0; never a light root): one
+// warning line before the run, printed by the rank that holds the lowest such child. Collective.
 static mbsErr mbsp_schurLightWarn(const mbspSchur *sp) {
   const mbsModel *m = sp->m;
   int b = -1, g = -1;
   const char *pname = NULL;
+  double ok = sp->light_ok;
+  MBS_CALL(mbsp_allreduceMin(sp->comm, &ok, 1));
   if (!m->local && sp->rank == 0) { // the rank boundaries of a full model
-    int pr, br = mbs_partitionLightCut(m, sp->start, sp->size, &pr);
+    int pr, br = mbs_schurLightCut(m, sp->start, sp->size, ok > 0, &pr);
     if (br >= 0) b = br, g = br, pname = m->body_name[pr];
-  } else if (m->local) { // the light joints of the structure pass that reach into this rank
-    for (int k = 0; k < m->nrun_light; k++) {
+  } else if (m->local) { // the light joints of the structure pass that cross this rank's edges
+    for (int k = 0; k < m->nrun_light && g < 0; k++) {
       int gc = m->run_light[2 * k], gp = mbs_partitionLightParentOf(m->run_light[2 * k + 1]),
-          lc = mbs_modelLocal(m, gc);
-      if (gc >= sp->start[sp->rank] && gc < sp->start[sp->rank + 1] && gp < sp->start[sp->rank] &&
-          lc >= 0) {
-        int lp = mbs_modelLocal(m, gp);
+          lc = mbs_modelLocal(m, gc), lp = mbs_modelLocal(m, gp);
+      if (lc >= 0 && mbsp_schurLightInexact(sp, m->run_light[2 * k + 1] >= 0, gc, gp, lp))
         b = lc, g = gc, pname = lp >= 0 ? m->body_name[lp] : "its parent on another rank";
-        break;
-      }
     }
   }
   double first = g >= 0 ? (double)g : 1e300;

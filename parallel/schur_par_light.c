@@ -31,11 +31,12 @@ static int mbsp_schurLightIs(const mbspSchur *sp, int b) {
 mbsErr mbsp_schurLightSetup(mbspSchur *sp) {
   const mbsModel *m = sp->m;
   const mbsSchur *v = sp->seg;
-  sp->light = 0;
+  sp->light = 0, sp->light_ok = 0;
   const char *env = getenv("MBSPAR_SCHUR_LIGHT"); // "0": off (tests: the layout as before)
   if ((env && strcmp(env, "0") == 0) || sp->size < 2 || sp->iface == MBSP_IFACE_JCG ||
       m->nloop > 0 || sp->b1 - sp->b0 != sp->start[sp->rank + 1] - sp->start[sp->rank])
     return MBS_OK;
+  sp->light_ok = 1; // the layout's light leaves are taken exactly (mbsp_schurLightWarn)
   int n = 0;
   for (int b = sp->b0; b < sp->b1; b++) n += mbsp_schurLightIs(sp, b);
   if (n == 0) return MBS_OK;

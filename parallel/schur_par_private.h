@@ -70,6 +70,7 @@ struct mbspSchur {
   int reason;                         // mbsReason of the last solve
   double residual;
   int light;      // light leaves of this rank (schur_par_light.c)
+  int light_ok;   // this rank takes its light leaves exactly (no loops, merge, not switched off)
   int *light_b;   // (3 light) per light leaf: body, rank-level component, port of its first child
   int light_all;  // some rank has light leaves: the passes, with a pivot floor per cut joint
   int *light_blk; // (largest nc) a component's lower-port columns: block labels of that floor

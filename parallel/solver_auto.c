@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include "mbspar/mbs_solverauto.h"
 #include "mbspar/mbs_solvertype.h"
+#include "mbspar/mbs_schur.h"
 
 // above this many bodies the graphs are not built (building and scheduling them took ~1 s at
 // 4096 bodies and ~5 s at 16384 on this loaded machine, 2026-11-28); the choice follows what
@@ -26,12 +27,17 @@
 
 // 1 if schur's partition on \p P ranks has a light joint at a boundary (no clean place: schur
 // loses its accuracy there, docs/formulation.md 4.9; thread boundaries never cut one,
-// mbs_schurRankCreate joins the segments instead)
+// mbs_schurRankCreate joins the segments instead) that it does not take exactly: the light leaves
+// are exact with the merge interface and no loops, on full and distributed-memory models and at
+// any number of threads per rank (parallel/schur_par_light.c); with MBSPAR_SCHUR_LIGHT=0, the
+// J-CG interface or loops every light joint at a boundary counts
 static mbsErr mbsp_autoLightCut(const mbsModel *m, int P, int *cut) {
   int *start = malloc(sizeof(int) * (size_t)(P + 1)), p;
   MBS_CHECK(start, MBS_ERR_NOMEM, "out of memory (auto)");
+  const char *off = getenv("MBSPAR_SCHUR_LIGHT");
+  int exact = m->opt.iface == 0 && m->nloop == 0 && !(off && strcmp(off, "0") == 0);
   mbsErr e = mbs_partitionModel(m, P, start);
-  *cut = !e && mbs_partitionLightCut(m, start, P, &p) >= 0;
+  *cut = !e && mbs_schurLightCut(m, start, P, exact, &p) >= 0;
   free(start);
   return e;
 }

@@ -239,13 +239,12 @@ void mbs_fwdPosition(const mbsModel *m, const mbsState *s, mbsWork *w) {
 
 // ---------------------------------------------------------------- velocity stage
 
-// bias force v x* I v and the applied joint forces of body b (every joint type)
+// bias force v x* I v (mbs_bodyBias: a body of small radius of gyration without the rounded zero
+// term of its moment) and the applied joint forces of body b (every joint type)
 static inline void mbs_bodyBiasForce(const mbsModel *m, const mbsState *s, mbsWork *w, int b) {
   int nd = m->body_dofnum[b], d0 = m->body_dofadr[b], t = m->body_jnttype[b];
   const mbsReal *v = w->cvel + 6 * b, *qd = s->qd + d0;
-  mbsReal t6[6];
-  mbs_bodyInertiaMul(m, b, v, t6);
-  mbsu_crossForce(v, t6, w->cbias + 6 * b);
+  mbs_bodyBias(m, b, v, w->cbias + 6 * b);
   MBS_FLOPS(MBS_FL_VEL_BIAS);
 
   // applied joint forces: constant + spring + damper + user

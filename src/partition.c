@@ -86,6 +86,35 @@ static int mbs_partitionCrossLight(const int *light, const int *sm, int n, int s
   return lo < n && sm[lo] < s;
 }
 
+// 1 if a boundary at body s, the previous one at s0, leaves a light body isolated: a light joint
+// across s whose parent p (in [s0, s)) is the lighter body, p's own joint light with a heavier
+// parent before s0 (light: pairs child, parent as mbs_partitionLightParent, ascending by child)
+static int mbs_partitionIsolates(const int *light, int n, int s0, int s) {
+  int i0 = 0, i1 = n; // the first entry with child >= s
+  while (i0 < i1) {
+    int mid = i0 + (i1 - i0) / 2;
+    if (light[2 * mid] < s)
+      i0 = mid + 1;
+    else
+      i1 = mid;
+  }
+  for (int i = i0; i < n; i++) {
+    int p = light[2 * i + 1];
+    if (p < 0 || p >= s || p < s0) continue; // p >= 0: the parent is the lighter body
+    int lo = 0, hi = n;                      // p's own entry
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      if (light[2 * mid] < p)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < n && light[2 * lo] == p && light[2 * lo + 1] < 0 && -1 - light[2 * lo + 1] < s0)
+      return 1;
+  }
+  return 0;
+}
+
 // sigma of a chain's partition: MBS_PARTITION_SPIKE, or MBSPAR_PARTITION_SPIKE from the
 // environment (a measurement switch, docs/scaling.md; the same on every rank, as mpirun passes it)
 static double mbs_partitionSpike(void) {
@@ -173,13 +202,27 @@ mbsErr mbs_partitionRunsLight(const int *run_type, const int *run_len, int nrun,
       }
     // none: the nearest place that no light root crosses (a light joint whose child is the light
     // body: the rank below would start at a light body with its soft direction; a light leaf,
-    // the light body above the boundary, is taken exactly by schur, docs/formulation.md 4.9)
+    // the light body above the boundary, is taken exactly by schur, docs/formulation.md 4.9) and
+    // that isolates no light body (below)
     for (int d = 0; to < 0 && nlight > 0 && d <= MBS_PARTITION_FIXED_SKIP; d++)
       for (int sg = 1; to < 0 && sg >= (d ? -1 : 1); sg -= 2) {
         long b = (long)start[r2] + sg * d;
         if (b <= start[r2 - 1] || b > n - (P - r2)) continue;
         if (!mbs_jntIsFixed(mbs_partitionTypeAt(run_type, run_len, nrun, b)) &&
-            !mbs_partitionCrossLight(light, sr, nlight, (int)b))
+            !mbs_partitionCrossLight(light, sr, nlight, (int)b) &&
+            !mbs_partitionIsolates(light, nlight, start[r2 - 1], (int)b))
+          to = (int)b;
+      }
+    // none: the nearest place that isolates no light body (a light parent of a light joint
+    // across it, whose own parent is a heavier body before the previous boundary: it would be a
+    // rank's root with children on the next rank, its compliance undamped on both cut joints;
+    // a light root alone loses about eight digits, docs/formulation.md 4.9)
+    for (int d = 0; to < 0 && nlight > 0 && d <= MBS_PARTITION_FIXED_SKIP; d++)
+      for (int sg = 1; to < 0 && sg >= (d ? -1 : 1); sg -= 2) {
+        long b = (long)start[r2] + sg * d;
+        if (b <= start[r2 - 1] || b > n - (P - r2)) continue;
+        if (!mbs_jntIsFixed(mbs_partitionTypeAt(run_type, run_len, nrun, b)) &&
+            !mbs_partitionIsolates(light, nlight, start[r2 - 1], (int)b))
           to = (int)b;
       }
     if (to >= 0) {

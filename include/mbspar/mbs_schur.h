@@ -99,6 +99,13 @@ typedef struct mbsSchur {
 /// axis, prismatic) whose children all lie on other ranks (at most MBS_SCHUR_LIGHTMAX
 /// cut-joint unknowns; docs/formulation.md 4.9). Local.
 int mbs_schurLightLeaf(const mbsModel *m, int b, int b1);
+/// mbs_partitionLightCut (the first body after a boundary of \p start[0..n] whose joint to a
+/// parent before it is light, *parent that parent; -1 if none) without the light joints that the
+/// light-leaf change of variables makes exact when \p exact: a light parent that is a light leaf
+/// of its range (mbs_schurLightLeaf, its own parent in the range). What remains: light roots (a
+/// range starting at a light body), light leaves on other joints or with their parent on another
+/// range (docs/formulation.md 4.9). \p exact = 0: mbs_partitionLightCut itself. Local.
+int mbs_schurLightCut(const mbsModel *m, const int *start, int n, int exact, int *parent);
 /// The change of variables of the light leaf \p b's children's cut joints (*ncol unknowns, child
 /// order): R (ncol x ncol, row-major), lambda = R (y; t); returns sqrt(Ds) (0: R = identity, v or
 /// Ds vanish). Needs w->xpar of b's children. Local.

@@ -44,6 +44,30 @@ int mbs_schurLightLeaf(const mbsModel *m, int b, int b1) {
   return ncol <= MBS_SCHUR_LIGHTMAX;
 }
 
+int mbs_schurLightCut(const mbsModel *m, const int *start, int n, int exact, int *parent) {
+  if (!exact) return mbs_partitionLightCut(m, start, n, parent);
+  for (int k = 1; k < n; k++)
+    for (int b = start[k]; b < start[n]; b++) {
+      int p = m->body_parent[b], r = 0;
+      if (p < start[0] || p >= start[k] ||
+          !mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]),
+                                m->body_mass[b], mbs_jntIsFixed(m->body_jnttype[b])))
+        continue;
+      while (start[r + 1] <= p) r++;           // p's range
+      if (m->body_mass[p] < m->body_mass[b]) { // p the light body
+        const int *ch = m->child_list + m->body_childadr[p];
+        int kept = 0; // a child on p's range: p's D includes it (no light leaf)
+        for (int c = 0; c < m->body_childnum[p]; c++) kept |= ch[c] < start[r + 1];
+        if (kept || (m->body_parent[p] >= start[r] && mbs_schurLightLeaf(m, p, start[r + 1])))
+          continue;
+      }
+      *parent = p;
+      return b;
+    }
+  *parent = -1;
+  return -1;
+}
+
 mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int b, mbsReal *R, int *ncol) {
   const int *ch = m->child_list + m->body_childadr[b];
   mbsReal T[36], G[36], v[MBS_SCHUR_LIGHTMAX], u[MBS_SCHUR_LIGHTMAX], nv = 0, uu = 0, d[6];
