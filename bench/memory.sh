@@ -6,17 +6,20 @@
 #   chain   configs/chain.cfg with model.chain.n = 2^20
 #   urdf    a generated URDF binary tree of 2^16 revolute links (scripts/gen_urdf_tree.py)
 #   ladder  the 2^16-body ladder of scripts/gen_ladder.py (32514 links per side, a rung every 64:
-#           508 loops)
+#           508 loops), written with the ladder generator (gen_ladder.py --generated: O(1) in
+#           the config; --explicit-ladder: every left link and rung listed, as before 2026-11-29)
 # Reports, never asserts. Target of issue 35 item 4: the largest rank's peak at P ranks
 # <= 1.5/P x the one-rank peak plus a documented constant; the table gives the ratio, 1.5/P and
 # the excess over 1.5/P in MiB (that constant).
 #
-#   bench/memory.sh [--quick] [--models LIST] [--ranks LIST] [--replicated] [BUILD_DIR]
+#   bench/memory.sh [--quick] [--models LIST] [--ranks LIST] [--replicated] [--explicit-ladder]
+#                   [BUILD_DIR]
 #       --quick       sizes / 8 (chain 2^17, tree 2^13, ladder 8192 bodies)
 #       --models      comma-separated subset of chain,urdf,ladder (default all three)
 #       --ranks       comma-separated rank counts (default 1,2,4,8,16)
 #       --replicated  also the replicated model (MBSPAR_MODEL=full) for comparison (the chain
 #                     needs ranks x ~2.6 GB at 2^20)
+#       --explicit-ladder  the ladder's explicit form (bodies listed) instead of the generator
 #       BUILD_DIR     the directory holding mbspar (default <repo>/build)
 #
 # Writes bench/results/memory_<UTC>.jsonl and .md, docs/img/memory_rss.png (gnuplot).
@@ -27,6 +30,7 @@ bdir=""
 models=chain,urdf,ladder
 ranks=1,2,4,8,16
 storages=(distributed)
+ladform=--generated
 while (($#)); do
   case $1 in
   --quick) scale=8 ;;
@@ -39,6 +43,7 @@ while (($#)); do
     shift
     ;;
   --replicated) storages=(distributed replicated) ;;
+  --explicit-ladder) ladform="" ;;
   --no-replicated) storages=(distributed) ;; # the default; kept for old command lines
   -h | --help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -62,10 +67,11 @@ nchain=$((1048576 / scale)) ntree=$((65536 / scale))
 # the ladder: 2 L + floor(L / 64) bodies (65536 at L = 32514)
 nlad=$((32514 / scale))
 python3 "$here/scripts/gen_urdf_tree.py" "$ntree" >"$work/tree.urdf"
-python3 "$here/scripts/gen_ladder.py" "$nlad" 64 >"$work/ladder.cfg"
+python3 "$here/scripts/gen_ladder.py" ${ladform:+"$ladform"} "$nlad" 64 >"$work/ladder.cfg"
 printf '{"kind":"meta","git":"%s","date":"%s","chain_n":%d,"tree_n":%d,"ladder_links":%d,' \
   "$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)" "$stamp" "$nchain" \
   "$ntree" "$nlad" >"$out"
+printf '"ladder_form":"%s",' "$([[ -n $ladform ]] && echo generated || echo explicit)" >>"$out"
 printf '"machine":"%s","mem_total_kb":%s}\n' \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" \
   "$(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)" >>"$out"
@@ -126,7 +132,7 @@ mb = 2.0 ** 20
 names = {"chain": f"chain of {meta['chain_n']} bodies (configs/chain.cfg)",
          "urdf": f"URDF binary tree of {meta['tree_n']} links (scripts/gen_urdf_tree.py)",
          "ladder": f"ladder, {meta['ladder_links']} links per side, a rung every 64 "
-                   "(scripts/gen_ladder.py)"}
+                   f"(scripts/gen_ladder.py, {meta.get('ladder_form', 'explicit')} form)"}
 with open(sys.argv[2], "w") as f:
     f.write("# Peak resident memory per rank, `mbspar accel` (bench/memory.sh)\n\n")
     f.write(f"git {meta['git']}, {meta['date']}, {meta['machine']}; target: largest rank <= "

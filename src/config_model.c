@@ -413,6 +413,8 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
   mbsErr e = MBS_OK;
   mbsTips tips;
   memset(&tips, 0, sizeof tips);
+  const mbsCs *lad = NULL; // model.ladder: its loops come after every body
+  int lad_base = -1;
   // bodies and generators in file order
   for (int k = 0; k < config_setting_length(model) && !e; k++) {
     const mbsCs *s = config_setting_get_elem(model, (unsigned)k);
@@ -429,6 +431,9 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
       e = mbs_cfgGenerators(c, m, s, 0, &tips);
     } else if (strcmp(name, "tree") == 0) {
       e = mbs_cfgGenerators(c, m, s, 1, &tips);
+    } else if (strcmp(name, "ladder") == 0) {
+      lad = s;
+      e = mbs_cfgLadder(c, m, s, &lad_base);
     } else if (strcmp(name, "urdf") == 0) {
       // the robot, its root on the ground (the text was read by the caller)
       if (!c->urdf)
@@ -447,15 +452,18 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
                    "other link is massless on a fixed joint, or there is none)",
                    c->urdf_path);
   if (!e && m->nbody_g == 0)
-    e = mbs_cfgFail(c, model, "empty model: the model has no bodies (give bodies, chain or tree)");
+    e = mbs_cfgFail(c, model,
+                    "empty model: the model has no bodies (give bodies, chain, tree or ladder)");
   // cut joints and spring-dampers, after every body (they name bodies anywhere in the file);
   // full builds only: main.c builds every model with loops or forces whole on every rank
   const mbsCs *ls = config_setting_get_member(model, "loops"),
               *fs = config_setting_get_member(model, "forces");
-  if (!e && ((ls && config_setting_length(ls)) || (fs && config_setting_length(fs))) && m->sub)
+  if (!e && (lad || (ls && config_setting_length(ls)) || (fs && config_setting_length(fs))) &&
+      m->sub)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
                    "%s: a distributed-memory model cannot hold loops or forces (build it whole)",
                    c->filename);
+  if (!e && lad && !m->names_only) e = mbs_cfgLadderLoops(c, m, lad, lad_base);
   if (!e && ls && !m->names_only) e = mbs_cfgLoops(c, m, ls);
   if (!e && fs && !m->names_only) e = mbs_cfgForces(c, m, fs);
   if (!e) {
