@@ -21,6 +21,7 @@ static mbsErr mbs_ladAdd(const mbsConfig *c, mbsModel *m, const mbsLadder *L, co
                          int *id) {
   mbsBodySpec sp;
   mbs_bodySpecDefault(&sp);
+  sp.keep_name = name[0] == 'r' && name[1] == 'u'; // subset builds: rungs by name, links by prefix
   char what[160];
   snprintf(what, sizeof what, "ladder body \"%s\"", name);
   sp.name = name;
@@ -123,7 +124,9 @@ static mbsErr mbs_ladBodies(const mbsConfig *c, mbsModel *m, mbsLadder *L) {
     MBS_CALL(
         mbs_ladAdd(c, m, L, name, prev, i == 1 ? rorg : ltip, i == 1 ? L->tilt : L->q0, lk, &prev));
   }
-  // subset builds find the right chain by its prefix (the left one interleaves the rungs)
+  // subset builds find the links by their prefixes (the left chain's skips the rungs, whose
+  // names are kept: at most MBS_MAX_LOOPS of them)
+  if (m->local) MBS_CALL(mbs_modelAddPrefixEvery(m, "left", L->base, L->links, L->every));
   if (m->local) MBS_CALL(mbs_modelAddPrefix(m, "right", rbase, L->links));
   return MBS_OK;
 }

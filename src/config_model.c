@@ -458,13 +458,14 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
   // full builds only: main.c builds every model with loops or forces whole on every rank
   const mbsCs *ls = config_setting_get_member(model, "loops"),
               *fs = config_setting_get_member(model, "forces");
-  if (!e && (lad || (ls && config_setting_length(ls)) || (fs && config_setting_length(fs))) &&
-      m->sub)
+  // (subset builds: loops only in the local model's pass, mbs_modelTrackLoops; no forces)
+  if (!e && (fs && config_setting_length(fs)) && m->sub)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                   "%s: a distributed-memory model cannot hold loops or forces (build it whole)",
+                   "%s: a distributed-memory model cannot hold forces (build it whole)",
                    c->filename);
-  if (!e && lad && !m->names_only) e = mbs_cfgLadderLoops(c, m, lad, lad_base);
-  if (!e && ls && !m->names_only) e = mbs_cfgLoops(c, m, ls);
+  int want_loops = !m->names_only && (!m->sub || m->trk_on);
+  if (!e && lad && want_loops) e = mbs_cfgLadderLoops(c, m, lad, lad_base);
+  if (!e && ls && want_loops) e = mbs_cfgLoops(c, m, ls);
   if (!e && fs && !m->names_only) e = mbs_cfgForces(c, m, fs);
   if (!e) {
     e = mbs_modelFinalize(m);
@@ -582,6 +583,7 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
     int np = 0;
     while (np < nsub && sub[np] < b0) np++;
     m2->own0 = np, m2->own1 = np + (b1 - b0);
+    if (c->nloops) mbs_modelTrackLoops(m2, b0, b1); // every loop, with its sides' paths
     e = mbs_cfgBuildInto(c, m2);
   }
   if (!e) {
