@@ -3,9 +3,10 @@
 /// docs/scaling.md "Memory"), one process playing every rank: the generated ladder of 2 x 64
 /// links with a rung every 8 (8 loops), and the same ladder with a chain-generated right side
 /// and explicit loops (scripts/gen_ladder.py's explicit form), at 2, 3, 4, 8 and 16 ranks. Each
-/// rank's model must hold every loop (names, types, frames as the whole model's), each side's
-/// global body, its depth, its local index where held (MBS_LOOP_REMOTE elsewhere) and the nearest
-/// owned ancestor-or-self, all against the whole model walked up body_parent (the oracle).
+/// rank's model must hold every loop (names, types, frames as the whole model's) and every loop
+/// body (its local index; one that is neither owned nor a relative of an owned body on a remote
+/// parent, -1), each side's global body, its depth and the nearest owned ancestor-or-self, all
+/// against the whole model walked up body_parent (the oracle).
 #include "mbs_test.h"
 
 static const char *ladder_gen =
@@ -53,7 +54,7 @@ static void check(const char *what, const char *text) {
   }
   static const int Ps[] = {2, 3, 4, 8, 16};
   for (size_t pi = 0; pi < sizeof Ps / sizeof Ps[0]; pi++) {
-    int P = Ps[pi], held = 0, remote = 0, withanc = 0;
+    int P = Ps[pi], held = 0, remote = 0, withanc = 0, apart = 0;
     for (int r = 0; r < P; r++) {
       mbsModel *ml = NULL;
       MBS_EXPECT_OK(mbs_configBuildLocal(c, P, r, &ml));
@@ -80,14 +81,15 @@ static void check(const char *what, const char *text) {
             continue;
           }
           int loc = mbs_modelLocal(ml, g);
-          if (loc >= 0) {
-            held++;
-            MBS_EXPECT(lb == loc && ml->body_gid[lb] == g, "%s P %d r %d: side %d local %d", what,
-                       P, r, s, lb);
-          } else {
-            remote++;
-            MBS_EXPECT(lb == MBS_LOOP_REMOTE, "%s P %d r %d: side %d not held but %d", what, P, r,
-                       s, lb);
+          held += loc >= 0, remote += loc < 0;
+          MBS_EXPECT(loc >= 0 && lb == loc && ml->body_gid[lb] == g,
+                     "%s P %d r %d: side %d (global %d) held at %d, loop_body %d", what, P, r, s, g,
+                     loc, lb);
+          if (loc >= 0) { // its parent: held, or remote (-1 locally)
+            int p = ml->body_parent[loc], gp = mf->body_parent[g];
+            MBS_EXPECT(p < 0 ? gp < 0 || mbs_modelLocal(ml, gp) < 0 : ml->body_gid[p] == gp,
+                       "%s P %d r %d: loop body %d parent %d", what, P, r, g, p);
+            apart += p < 0 && gp >= 0 && (loc < ml->own0 || loc >= ml->own1);
           }
           int want = g; // the oracle: up the whole model's parents to the owned range
           while (want >= 0 && !(want >= b0 && want < b1)) want = mf->body_parent[want];
@@ -101,10 +103,11 @@ static void check(const char *what, const char *text) {
       }
       mbs_modelDestroy(&ml);
     }
-    // the cases the checks must have met: sides held, held elsewhere, with and without an
-    // owned ancestor
-    MBS_EXPECT(held > 0 && remote > 0 && withanc > 0, "%s P %d: held %d remote %d with anc %d",
-               what, P, held, remote, withanc);
+    // the cases the checks must have met: every side held, some only as a loop body (its parent
+    // elsewhere), with an owned ancestor
+    MBS_EXPECT(held > 0 && remote == 0 && apart > 0 && withanc > 0,
+               "%s P %d: held %d not held %d apart %d with anc %d", what, P, held, remote, apart,
+               withanc);
   }
   mbs_modelDestroy(&mf);
   mbs_configDestroy(&c);

@@ -538,6 +538,7 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
   // pass 0: the joint types in global order (generators cost O(1)), then the decomposition
   if (!e) {
     mbs_modelSubset(m0, &none, 0, 0);
+    if (c->nloops) mbs_modelTrackLoops(m0, 0, 0); // the loops' bodies (global), for pass B
     e = mbs_cfgBuildInto(c, m0);
   }
   if (!e && (m0->nrun < 0 || m0->nrun_m < 0))
@@ -558,16 +559,21 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
     mbs_modelRecord(m1, b0, b1);
     e = mbs_cfgBuildInto(c, m1);
   }
-  // pass B: the local model, [remote parents | owned | remote children] in global order
+  // pass B: the local model, [remote parents | owned | remote children] and the loops' bodies, in
+  // global order
   int nsub = 0;
   if (!e) {
-    int cap = m1->nrec_par + (b1 - b0) + m1->nrec_child;
-    mbs_modelDestroy(&m0);
+    int cap = m1->nrec_par + (b1 - b0) + m1->nrec_child + 2 * m0->nloop;
     if (!(sub = malloc(sizeof(int) * (size_t)(cap + 1))))
       e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     for (int i = 0; !e && i < m1->nrec_par; i++) sub[nsub++] = m1->rec_par[i];
     for (int g = b0; !e && g < b1; g++) sub[nsub++] = g;
     for (int i = 0; !e && i < m1->nrec_child; i++) sub[nsub++] = m1->rec_child[i];
+    // every loop's bodies too: the loop layer keeps their poses at their local indices (a body
+    // neither owned nor a relative of an owned one hangs from a remote parent, -1 locally)
+    for (int i = 0; !e && i < 2 * m0->nloop; i++)
+      if (m0->loop_gbody[i] >= 0) sub[nsub++] = m0->loop_gbody[i];
+    mbs_modelDestroy(&m0);
     if (!e) {
       qsort(sub, (size_t)nsub, sizeof *sub, mbs_cmpInt);
       int u = 0;

@@ -218,7 +218,8 @@ typedef struct mbsModel {
   char **loop_name;         ///< (nloop)
   int *loop_type;           ///< (nloop) mbsJointId of the cut joint (not free)
   int *loop_body;           ///< (nloop x 2) body1, body2 (local); -1: the ground;
-                            ///< MBS_LOOP_REMOTE: not held here (local models)
+                            ///< MBS_LOOP_REMOTE: not held here (a local model of
+                            ///< mbs_configBuildLocal holds every loop body: never)
   int *loop_gbody;          ///< (nloop x 2) global index of each side's body, -1: the ground
   int *loop_depth;          ///< (nloop x 2) depth of each side's body (a root: 0), -1: ground
   int *loop_anc;            ///< (nloop x 2) local index of the side's body or of its nearest
