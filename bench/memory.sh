@@ -13,13 +13,16 @@
 # the excess over 1.5/P in MiB (that constant).
 #
 #   bench/memory.sh [--quick] [--models LIST] [--ranks LIST] [--replicated] [--explicit-ladder]
-#                   [BUILD_DIR]
+#                   [--loops-local] [BUILD_DIR]
 #       --quick       sizes / 8 (chain 2^17, tree 2^13, ladder 8192 bodies)
 #       --models      comma-separated subset of chain,urdf,ladder (default all three)
 #       --ranks       comma-separated rank counts (default 1,2,4,8,16)
 #       --replicated  also the replicated model (MBSPAR_MODEL=full) for comparison (the chain
 #                     needs ranks x ~2.6 GB at 2^20)
 #       --explicit-ladder  the ladder's explicit form (bodies listed) instead of the generator
+#       --loops-local also the ladder built distributed (MBSPAR_LOOPS_LOCAL=1, P > 1): the peak
+#                     after the build, from the message of the refused verb (exit 8: the loop
+#                     layer does not run on a distributed loop model yet; docs/scaling.md)
 #       BUILD_DIR     the directory holding mbspar (default <repo>/build)
 #
 # Writes bench/results/memory_<UTC>.jsonl and .md, docs/img/memory_rss.png (gnuplot).
@@ -31,6 +34,7 @@ models=chain,urdf,ladder
 ranks=1,2,4,8,16
 storages=(distributed)
 ladform=--generated
+loopslocal=0
 while (($#)); do
   case $1 in
   --quick) scale=8 ;;
@@ -44,6 +48,7 @@ while (($#)); do
     ;;
   --replicated) storages=(distributed replicated) ;;
   --explicit-ladder) ladform="" ;;
+  --loops-local) loopslocal=1 ;;
   --no-replicated) storages=(distributed) ;; # the default; kept for old command lines
   -h | --help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -122,6 +127,33 @@ PY
       echo "memory.sh: $model $storage np=$np ${c#*:} done" >&2
     done
   done
+  # the ladder's distributed build alone (the verb is refused with exit 8 and the build's peak)
+  if [[ $model == ladder ]] && ((loopslocal)); then
+    for np in "${rlist[@]}"; do
+      ((np > 1)) || continue
+      rc=0
+      mpirun -n "$np" --oversubscribe -x MBSPAR_LOOPS_LOCAL=1 "$bdir/mbspar" accel "${args[@]}" \
+        --set 'solver.method="schur"' --quiet 2>"$work/err" >/dev/null || rc=$?
+      if ((rc != 8)) || ! grep -q 'MBSPAR_LOOPS_LOCAL:' "$work/err"; then
+        echo "memory.sh: ladder loops-local np=$np: exit $rc: $(head -c 300 "$work/err")" >&2
+        continue
+      fi
+      python3 - "$work/err" "$np" >>"$out" <<'PY'
+import json, re, sys
+t = open(sys.argv[1]).read()
+b = re.search(r"bodies held per rank ([0-9]+) to ([0-9]+)", t)
+r = re.search(r"after the build ([0-9.]+) to ([0-9.]+) MiB, largest on rank ([0-9]+)", t)
+mb = 2.0 ** 20
+print(json.dumps({"kind": "run", "model": "ladder", "storage": "loops-local",
+                  "ranks": int(sys.argv[2]), "bodies": int(b.group(2)),
+                  "rss_min": float(r.group(1)) * mb, "rss_avg": None,
+                  "rss_max": float(r.group(2)) * mb, "max_rank": int(r.group(3)),
+                  "model_storage": "distributed (build only)", "method": "schur (refused)",
+                  "time_per_eval_s": None}))
+PY
+      echo "memory.sh: ladder loops-local np=$np done" >&2
+    done
+  fi
 done
 python3 - "$out" "$md" "$work/rss.dat" <<'PY'
 import json, sys
@@ -138,16 +170,21 @@ with open(sys.argv[2], "w") as f:
     f.write(f"git {meta['git']}, {meta['date']}, {meta['machine']}; target: largest rank <= "
             "1.5/P x the one-rank peak plus a constant (the excess column)\n")
     for mo in dict.fromkeys(r["model"] for r in runs):
-        for st in ("distributed", "replicated"):
+        for st in ("distributed", "replicated", "loops-local"):
             sel = [r for r in runs if r["model"] == mo and r["storage"] == st]
             if not sel:
                 continue
-            one = [r for r in sel if r["ranks"] == 1]
+            # the distributed build alone has no one-rank run: the engine's storage's
+            one = [r for r in (sel if st != "loops-local" else
+                               [x for x in runs if x["model"] == mo and
+                                x["storage"] == "distributed"]) if r["ranks"] == 1]
             dflt = [r for r in one if r["method"] != "schur"] or one
             sch = [r for r in one if r["method"] == "schur"] or one
             b = dflt[0]["rss_max"] if dflt else float("nan")
             bs = sch[0]["rss_max"] if sch else float("nan")
-            how = "the engine's storage" if st == "distributed" else "MBSPAR_MODEL=full"
+            how = {"distributed": "the engine's storage", "replicated": "MBSPAR_MODEL=full",
+                   "loops-local": "MBSPAR_LOOPS_LOCAL=1: the distributed build only (the verb "
+                   "is refused)"}[st]
             f.write(f"\n## {names.get(mo, mo)}, {how}\n\n")
             f.write(f"One-rank peaks: {b / mb:.0f} MiB with {dflt[0]['method'] if dflt else '?'} "
                     f"(the default), {bs / mb:.0f} MiB with schur.\n\n")
