@@ -17,7 +17,8 @@ static const char *ladder_gen =
     "radius = 0.005; }; }; };\n";
 
 // a left chain with rungs from the ladder generator of 16 links every 4, then a chain of 16
-// and explicit loops between the rungs and that chain (generated and listed names mixed)
+// and explicit loops between the ladder and that chain (generated and listed names mixed; left14
+// is found in subset builds by the prefix that skips the rungs)
 static const char *ladder_mixed =
     "model = { ladder = { links = 16; every = 4; tilt = 0.2;\n"
     "  link = { mass = 0.01; length = 0.01; };\n"
@@ -28,7 +29,10 @@ static const char *ladder_mixed =
     "  loops = ( { name = \"X4\"; type = \"spherical\"; body1 = \"right4\"; body2 = \"side4\";"
     " frame1 = { origin = [0.0, 0.0, -0.01]; }; frame2 = { origin = [-1.0, 0.0, -0.01]; }; },\n"
     "            { name = \"X12\"; type = \"spherical\"; body1 = \"rung12\"; body2 = \"side12\";"
-    " frame1 = { origin = [2.0, 0.0, 0.0]; }; frame2 = { origin = [0.0, 0.0, -0.01]; }; } ); };\n";
+    " frame1 = { origin = [2.0, 0.0, 0.0]; }; frame2 = { origin = [0.0, 0.0, -0.01]; }; },\n"
+    "            { name = \"X14\"; type = \"spherical\"; body1 = \"left14\"; body2 = \"side14\";"
+    " frame1 = { origin = [0.0, 0.0, -0.01]; }; frame2 = { origin = [-2.0, 0.0, -0.01]; }; } ); "
+    "};\n";
 
 static int depth_of(const mbsModel *m, int b) {
   int d = 0;
