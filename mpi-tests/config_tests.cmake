@@ -2,6 +2,9 @@
 mbs_add_test(test_config SOURCES test_config.c LIBS mbs_core LABELS unit
              ARGS ${CMAKE_SOURCE_DIR}/configs)
 mbs_add_test(test_report SOURCES test_report.c LIBS mbs_core LABELS unit)
+# loop models built distributed (the model side: every loop, its sides' global bodies, depths and
+# nearest owned ancestors against the whole model; docs/scaling.md "Memory")
+mbs_add_test(test_ladder_local SOURCES test_ladder_local.c LIBS mbs_core LABELS unit)
 
 if(TARGET mbspar)
   # bad-input corpus: exit code 2, one stderr line FILE:LINE: ..., expected fragment; serially

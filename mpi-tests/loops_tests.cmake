@@ -58,6 +58,14 @@ if(TARGET mbspar AND MBS_LOOPS_PY)
                                    $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs)
   set_tests_properties(loops_vmap PROPERTIES LABELS unit TIMEOUT 60 PROCESSORS 1
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  # the ladder generator: the same model as the explicit ladder (bitwise at one rank), schur at
+  # 2 and 4 ranks equal to one rank's to 1e-12 (2 x 64 links, 8 loops; a few seconds)
+  add_test(NAME ladder_gen
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ladder_gen.sh $<TARGET_FILE:mbspar>
+                   ${CMAKE_SOURCE_DIR}/scripts ${MBS_LOOPS_PY} ${MPIEXEC_EXECUTABLE}
+                   ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(ladder_gen PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
   add_test(NAME loops_run COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/loops_run.sh
                                   $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs ${MBS_LOOPS_PY})
   set_tests_properties(loops_run PROPERTIES LABELS unit TIMEOUT 600 PROCESSORS 1

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include "build_info.h"
 #include "affinity.h"
@@ -60,6 +61,24 @@ static void mbs_printError(void) {
   fprintf(stderr, "%s\n", msg[0] ? msg : "mbspar: error");
   if (getenv("MBS_TRACEBACK") && mbs_errTraceback()[0])
     fprintf(stderr, "traceback:\n%s", mbs_errTraceback());
+}
+
+// MBSPAR_LOOPS_LOCAL=1: a loop model built distributed (each rank its bodies and every loop:
+// type, frames, the sides' global bodies, depths and nearest owned ancestors). The loop layer
+// does not run on it yet (it would take a side held elsewhere for the ground): the build's peak
+// memory over the ranks goes into the message and the verb is refused (exit 8).
+static mbsErr mbsp_loopsLocalStop(mbspComm *vc, const mbsModel *m) {
+  struct rusage ru;
+  double v[2] = {getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : -1,
+                 (double)m->nbody},
+         st[10];
+  MBS_CALL(mbsp_stats(vc, v, 2, st));
+  return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                    "MBSPAR_LOOPS_LOCAL: the distributed-memory model with %d loops is built "
+                    "(bodies held per rank %.0f to %.0f; peak resident memory after the build "
+                    "%.1f to %.1f MiB, largest on rank %.0f); the loop layer does not run on it "
+                    "yet (docs/scaling.md \"Memory\")",
+                    m->nloop, st[5], st[7], st[0], st[2], st[4]);
 }
 
 int main(int argc, char **argv) {
@@ -197,8 +216,12 @@ int main(int argc, char **argv) {
     local_model = size > 1 && cli.verb->local && mbs_solverCaps(cfg->opt.solver)->local_model;
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
     if (env && strcmp(env, "full") == 0) local_model = 0; // URDF robots too (issue 35 item 4)
-    if (cfg->nloops || cfg->nforces) local_model = 0;     // loop models: serial baselines, whole
-    if (mbs_configHasFlexible(cfg)) local_model = 0;      // flexible: whole (docs/flexible.md 11)
+    // loop models: whole, but with MBSPAR_LOOPS_LOCAL=1 (the model side of a distributed loop
+    // model, docs/scaling.md "Memory": built and measured, the verb refused; not for use yet)
+    const char *ll = getenv("MBSPAR_LOOPS_LOCAL");
+    int loops_local = ll && strcmp(ll, "1") == 0;
+    if ((cfg->nloops && !loops_local) || cfg->nforces) local_model = 0;
+    if (mbs_configHasFlexible(cfg)) local_model = 0; // flexible: whole (docs/flexible.md 11)
   }
   if (!e && !waiting) e = mbsp_memCheck(vc, cfg, cli.verb->name, local_model); // too big?
   if (!e && !waiting) {
@@ -221,6 +244,7 @@ int main(int argc, char **argv) {
         m->sum_mass = t[0];
         for (int k = 0; k < MBS_JNT_COUNT; k++) m->sum_jnt[k] = (int)t[1 + k];
       }
+      if (!e && m->nloop) e = mbsp_loopsLocalStop(vc, m);
     } else {
       e = mbsp_agreeErr(vc, mbs_configBuildModel(cfg, &m));
     }

@@ -30,6 +30,14 @@ static mbsErr mbs_cfgLoopMethod(mbsConfig *c, const mbsCs *model) {
                          lists[k], mbs_cfgTypeName(s));
     *cnt[k] = config_setting_length(s);
   }
+  // the ladder generator's rungs are loops too (0 when malformed: the build says why)
+  const mbsCs *lad = config_setting_get_member(model, "ladder");
+  if (lad) {
+    long long nb;
+    int nl;
+    mbs_cfgLadderCount(lad, &nb, &nl);
+    c->nloops += nl;
+  }
   if (!c->nloops && !c->nforces) return MBS_OK;
   if (c->sauto.on) { // auto (docs/model.md): aba for these models
     c->opt.solver = MBS_SOLVER_ABA;
@@ -290,8 +298,8 @@ mbsErr mbs_configParse(const char *text, const char *filename, const char *const
   if (!e) e = mbs_cfgReadCpa(c, root);
   if (!e) e = mbs_cfgReadDrives(c, root);
   if (!e) {
-    static const char *const mkeys[] = {"gravity", "bodies", "chain",       "tree", "urdf",
-                                        "loops",   "forces", "formulation", NULL};
+    static const char *const mkeys[] = {"gravity", "bodies", "chain",       "tree",   "urdf",
+                                        "loops",   "forces", "formulation", "ladder", NULL};
     const mbsCs *model = NULL;
     e = mbs_cfgGetGroup(c, root, "model", &model);
     if (!e && !model)
@@ -535,6 +543,18 @@ mbsErr mbs_configCountBodies(const mbsConfig *cfg, long long *nbody, const void 
     const mbsCs *s = config_setting_get_elem(model, (unsigned)k);
     const char *name = config_setting_name(s);
     int isbody = !strcmp(name, "bodies"), istree = !strcmp(name, "tree");
+    if (!strcmp(name, "ladder")) { // one group: 2 links + links / every rungs
+      long long n;
+      int nl;
+      mbs_cfgLadderCount(s, &n, &nl);
+      total += n;
+      if (n > best && largest) best = n, *largest = s;
+      if (total > MBS_CFG_MAXBODIES)
+        return mbs_cfgFail(
+            cfg, s, "model: more than %d bodies in all (the cap of one model; docs/model.md)",
+            MBS_CFG_MAXBODIES);
+      continue;
+    }
     if (!isbody && !istree && strcmp(name, "chain")) continue;
     // a generator key holds one group or a list of groups
     int ng = (!isbody && mbs_cfgIsList(s)) ? config_setting_length(s) : 1;

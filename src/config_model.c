@@ -413,6 +413,8 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
   mbsErr e = MBS_OK;
   mbsTips tips;
   memset(&tips, 0, sizeof tips);
+  const mbsCs *lad = NULL; // model.ladder: its loops come after every body
+  int lad_base = -1;
   // bodies and generators in file order
   for (int k = 0; k < config_setting_length(model) && !e; k++) {
     const mbsCs *s = config_setting_get_elem(model, (unsigned)k);
@@ -429,6 +431,9 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
       e = mbs_cfgGenerators(c, m, s, 0, &tips);
     } else if (strcmp(name, "tree") == 0) {
       e = mbs_cfgGenerators(c, m, s, 1, &tips);
+    } else if (strcmp(name, "ladder") == 0) {
+      lad = s;
+      e = mbs_cfgLadder(c, m, s, &lad_base);
     } else if (strcmp(name, "urdf") == 0) {
       // the robot, its root on the ground (the text was read by the caller)
       if (!c->urdf)
@@ -447,16 +452,20 @@ static mbsErr mbs_cfgBuildInto(const mbsConfig *c, mbsModel *m) {
                    "other link is massless on a fixed joint, or there is none)",
                    c->urdf_path);
   if (!e && m->nbody_g == 0)
-    e = mbs_cfgFail(c, model, "empty model: the model has no bodies (give bodies, chain or tree)");
+    e = mbs_cfgFail(c, model,
+                    "empty model: the model has no bodies (give bodies, chain, tree or ladder)");
   // cut joints and spring-dampers, after every body (they name bodies anywhere in the file);
   // full builds only: main.c builds every model with loops or forces whole on every rank
   const mbsCs *ls = config_setting_get_member(model, "loops"),
               *fs = config_setting_get_member(model, "forces");
-  if (!e && ((ls && config_setting_length(ls)) || (fs && config_setting_length(fs))) && m->sub)
+  // (subset builds: loops only in the local model's pass, mbs_modelTrackLoops; no forces)
+  if (!e && (fs && config_setting_length(fs)) && m->sub)
     e = mbs_errSet(MBS_ERR_UNSUPPORTED,
-                   "%s: a distributed-memory model cannot hold loops or forces (build it whole)",
+                   "%s: a distributed-memory model cannot hold forces (build it whole)",
                    c->filename);
-  if (!e && ls && !m->names_only) e = mbs_cfgLoops(c, m, ls);
+  int want_loops = !m->names_only && (!m->sub || m->trk_on);
+  if (!e && lad && want_loops) e = mbs_cfgLadderLoops(c, m, lad, lad_base);
+  if (!e && ls && want_loops) e = mbs_cfgLoops(c, m, ls);
   if (!e && fs && !m->names_only) e = mbs_cfgForces(c, m, fs);
   if (!e) {
     e = mbs_modelFinalize(m);
@@ -529,6 +538,7 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
   // pass 0: the joint types in global order (generators cost O(1)), then the decomposition
   if (!e) {
     mbs_modelSubset(m0, &none, 0, 0);
+    if (c->nloops) mbs_modelTrackLoops(m0, 0, 0); // the loops' bodies (global), for pass B
     e = mbs_cfgBuildInto(c, m0);
   }
   if (!e && (m0->nrun < 0 || m0->nrun_m < 0))
@@ -549,16 +559,21 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
     mbs_modelRecord(m1, b0, b1);
     e = mbs_cfgBuildInto(c, m1);
   }
-  // pass B: the local model, [remote parents | owned | remote children] in global order
+  // pass B: the local model, [remote parents | owned | remote children] and the loops' bodies, in
+  // global order
   int nsub = 0;
   if (!e) {
-    int cap = m1->nrec_par + (b1 - b0) + m1->nrec_child;
-    mbs_modelDestroy(&m0);
+    int cap = m1->nrec_par + (b1 - b0) + m1->nrec_child + 2 * m0->nloop;
     if (!(sub = malloc(sizeof(int) * (size_t)(cap + 1))))
       e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     for (int i = 0; !e && i < m1->nrec_par; i++) sub[nsub++] = m1->rec_par[i];
     for (int g = b0; !e && g < b1; g++) sub[nsub++] = g;
     for (int i = 0; !e && i < m1->nrec_child; i++) sub[nsub++] = m1->rec_child[i];
+    // every loop's bodies too: the loop layer keeps their poses at their local indices (a body
+    // neither owned nor a relative of an owned one hangs from a remote parent, -1 locally)
+    for (int i = 0; !e && i < 2 * m0->nloop; i++)
+      if (m0->loop_gbody[i] >= 0) sub[nsub++] = m0->loop_gbody[i];
+    mbs_modelDestroy(&m0);
     if (!e) {
       qsort(sub, (size_t)nsub, sizeof *sub, mbs_cmpInt);
       int u = 0;
@@ -574,6 +589,7 @@ mbsErr mbs_configBuildLocal(const mbsConfig *c, int nranks, int rank, mbsModel *
     int np = 0;
     while (np < nsub && sub[np] < b0) np++;
     m2->own0 = np, m2->own1 = np + (b1 - b0);
+    if (c->nloops) mbs_modelTrackLoops(m2, b0, b1); // every loop, with its sides' paths
     e = mbs_cfgBuildInto(c, m2);
   }
   if (!e) {

@@ -88,6 +88,11 @@ mbsErr mbs_cfgCheckName(const mbsConfig *c, const mbsCs *s, const char *what, co
 mbsErr mbs_tipSetRange(mbsTips *t, int base, int n, const mbsReal *tip);
 const mbsReal *mbs_tipGet(const mbsTips *t, int gid);
 mbsErr mbs_cfgGenerators(const mbsConfig *c, mbsModel *m, const mbsCs *s, int tree, mbsTips *tips);
+/// model.ladder (src/config_ladder.c): its bodies (*base: the first one's global index), then,
+/// after every body, its loops; mbs_cfgLadderCount: bodies and loops without building
+mbsErr mbs_cfgLadder(const mbsConfig *c, mbsModel *m, const mbsCs *g, int *base);
+mbsErr mbs_cfgLadderLoops(const mbsConfig *c, mbsModel *m, const mbsCs *g, int base);
+void mbs_cfgLadderCount(const mbsCs *g, long long *nbody, int *nloop);
 /// model.loops (list) and model.forces (list) into the model being built (src/config_loops.c)
 mbsErr mbs_cfgLoops(const mbsConfig *c, mbsModel *m, const mbsCs *list);
 mbsErr mbs_cfgForces(const mbsConfig *c, mbsModel *m, const mbsCs *list);

@@ -438,6 +438,7 @@ mbsErr mbs_modelAddBody(mbsModel *m, const mbsBodySpec *spec, int *id) {
     keep = m->sub_at < m->nsub && m->sub[m->sub_at] == gid;
   }
   if (m->sub || m->names_only) {
+    mbs_modelTrackBodies(m, gid, spec->parent, 1, 1); // loops in subset builds
     MBS_CALL(mbs_modelRun(m, t, 1));
     MBS_CALL(mbs_modelCutNote(m, gid, spec->parent));
     mbs_partitionNoteMass(m, gid, 1, spec->parent, spec->mass, t);
@@ -542,6 +543,7 @@ void mbs_modelDestroy(mbsModel **pm) {
   for (int k = 0; k < m->nloop; k++) free(m->loop_name[k]);
   free(m->loop_name), free(m->loop_type), free(m->loop_body), free(m->loop_lamadr);
   free(m->loop_lamnum), free(m->loop_frame), free(m->loop_asm.redundant), free(m->loop_asm.skip);
+  free(m->loop_gbody), free(m->loop_depth), free(m->loop_anc), free(m->trk);
   free(m->loop_asm.vdep), free(m->loop_asm.vind), free(m->loop_asm.vmap);
   free(m->body_kind);
   for (int k = 0; k < m->nforce; k++) free(m->force_name[k]);

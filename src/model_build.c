@@ -24,19 +24,24 @@ int mbs_modelFindGlobal(const mbsModel *m, const char *name) {
     if (!*d || *d == '0') continue;
     long v = 0;
     for (; *d >= '0' && *d <= '9' && v <= p->n; d++) v = 10 * v + (*d - '0');
-    if (!*d && v >= 1 && v <= p->n) return p->base + (int)v - 1;
+    if (!*d && v >= 1 && v <= p->n)
+      return p->base + (int)v - 1 + (p->every > 0 ? ((int)v - 1) / p->every : 0);
   }
   return -1;
 }
 
 mbsErr mbs_modelAddPrefix(mbsModel *m, const char *prefix, int base, int n) {
+  return mbs_modelAddPrefixEvery(m, prefix, base, n, 0);
+}
+
+mbsErr mbs_modelAddPrefixEvery(mbsModel *m, const char *prefix, int base, int n, int every) {
   struct mbsModelPrefix *p = realloc(m->prefix, (size_t)(m->nprefix + 1) * sizeof *p);
   MBS_CHECK(p, MBS_ERR_NOMEM, "out of memory");
   m->prefix = p;
   size_t len = strlen(prefix) + 1;
   MBS_ALLOC(p[m->nprefix].prefix, len);
   memcpy(p[m->nprefix].prefix, prefix, len);
-  p[m->nprefix].base = base, p[m->nprefix].n = n;
+  p[m->nprefix].base = base, p[m->nprefix].n = n, p[m->nprefix].every = every;
   m->nprefix++;
   return MBS_OK;
 }
@@ -86,8 +91,38 @@ void mbs_modelSubset(mbsModel *m, const int *gids, int n, int names_only) {
   m->local = 1;
 }
 
+// ---------------------------------------------------------------- loops in subset builds
+
+void mbs_modelTrackLoops(mbsModel *m, int g0, int g1) {
+  m->trk_on = 1, m->trk_g0 = g0, m->trk_g1 = g1;
+}
+
+// depth and nearest owned ancestor-or-self of \p count bodies from gid (their parents: \p parent
+// for the first, then the body before if \p chain; a skipped subtree otherwise: its depths are
+// not known, -1, but none of it is owned, so its nearest owned ancestor is the parent's)
+void mbs_modelTrackBodies(mbsModel *m, int gid, int parent, int count, int chain) {
+  if (!m->trk_on || m->trk_on < 0) return;
+  if (gid + count > m->trk_cap) {
+    int cap = m->trk_cap ? m->trk_cap : 1024;
+    while (cap < gid + count) cap *= 2;
+    int *t = realloc(m->trk, 2 * sizeof(int) * (size_t)cap);
+    if (!t) {
+      m->trk_on = -1; // out of memory: mbs_modelAddLoop says so
+      return;
+    }
+    m->trk = t, m->trk_cap = cap;
+  }
+  for (int j = 0; j < count; j++) {
+    int g = gid + j, p = j == 0 ? parent : (chain ? g - 1 : parent);
+    int dp = p >= 0 ? m->trk[2 * p] : -1, ap = p >= 0 ? m->trk[2 * p + 1] : -1;
+    m->trk[2 * g] = j > 0 && !chain ? -1 : (p < 0 ? 0 : (dp < 0 ? -1 : dp + 1));
+    m->trk[2 * g + 1] = g >= m->trk_g0 && g < m->trk_g1 ? g : ap;
+  }
+}
+
 int mbs_modelSkipBodies(mbsModel *m, int type, int count, int chain, int parent, double mass) {
   int first = m->nbody_g, nq = mbs_jntNq(type), nv = mbs_jntNv(type);
+  mbs_modelTrackBodies(m, first, parent, count, chain);
   if (!chain || parent != first - 1) m->run_branched = 1;
   if (mbs_modelRun(m, type, count)) m->nrun = -1;       // out of memory: no runs (checked by users)
   if (mbs_modelCutNote(m, first, parent)) m->nrun = -1; // (inside the run: parents >= first)
@@ -132,9 +167,11 @@ mbsErr mbs_modelAddLoop(mbsModel *m, const mbsLoopSpec *sp) {
   MBS_CHECK(t >= 0 && t < MBS_JNT_COUNT && !mbs_jntIsFree(t), MBS_ERR_INPUT,
             "loop joint type must be revolute, prismatic, cylindrical, universal, spherical or "
             "fixed (a free cut joint constrains nothing)");
-  int nb = m->nbody;
+  int nb = m->sub ? m->nbody_g : m->nbody; // subset builds: global indices
   MBS_CHECK(sp->body1 >= -1 && sp->body1 < nb && sp->body2 >= -1 && sp->body2 < nb, MBS_ERR_INPUT,
             "loop body index out of range");
+  MBS_CHECK(!m->sub || m->trk_on > 0, m->trk_on < 0 ? MBS_ERR_NOMEM : MBS_ERR_INTERNAL, "%s",
+            m->trk_on < 0 ? "out of memory (loop bodies)" : "subset build without loops");
   MBS_CHECK(!(sp->body1 < 0 && sp->body2 < 0), MBS_ERR_INPUT,
             "loop body1 and body2 are both the ground (nothing to close)");
   MBS_CHECK(sp->body1 != sp->body2, MBS_ERR_INPUT,
@@ -158,12 +195,36 @@ mbsErr mbs_modelAddLoop(mbsModel *m, const mbsLoopSpec *sp) {
   if (ln) m->loop_lamnum = ln;
   mbsReal *fr = mbs_growTo(m->loop_frame, grow, 24 * cap, sizeof *fr);
   if (fr) m->loop_frame = fr;
-  MBS_CHECK(nm && ty && bo && la && ln && fr, MBS_ERR_NOMEM, "out of memory (loops)");
+  int *gb = mbs_growTo(m->loop_gbody, grow, 2 * cap, sizeof *gb);
+  if (gb) m->loop_gbody = gb;
+  int *dp = mbs_growTo(m->loop_depth, grow, 2 * cap, sizeof *dp);
+  if (dp) m->loop_depth = dp;
+  int *an = mbs_growTo(m->loop_anc, grow, 2 * cap, sizeof *an);
+  if (an) m->loop_anc = an;
+  MBS_CHECK(nm && ty && bo && la && ln && fr && gb && dp && an, MBS_ERR_NOMEM,
+            "out of memory (loops)");
+  for (int side = 0; side < 2; side++) {
+    int g = side ? sp->body2 : sp->body1, d = -1, anc = g, loc = g;
+    if (g >= 0 && m->sub) { // the tracked depth and owned ancestor; local indices
+      d = m->trk[2 * g];
+      MBS_CHECK(d >= 0, MBS_ERR_UNSUPPORTED,
+                "loop \"%s\": body %d is in a subtree this rank skipped (a distributed-memory "
+                "model holds loops only between bodies of chains and explicit bodies)",
+                sp->name, g);
+      anc = m->trk[2 * g + 1] >= 0 ? mbs_modelLocal(m, m->trk[2 * g + 1]) : -1;
+      loc = mbs_modelLocal(m, g);
+      if (loc < 0) loc = MBS_LOOP_REMOTE;
+    } else if (g >= 0) {
+      for (int c = m->body_parent[g]; c >= 0; c = m->body_parent[c]) d++;
+      d++;
+    }
+    m->loop_gbody[2 * n + side] = g, m->loop_depth[2 * n + side] = d;
+    m->loop_anc[2 * n + side] = anc, m->loop_body[2 * n + side] = loc;
+  }
   size_t len = strlen(sp->name) + 1;
   MBS_ALLOC(m->loop_name[n], len);
   memcpy(m->loop_name[n], sp->name, len);
   m->loop_type[n] = t;
-  m->loop_body[2 * n] = sp->body1, m->loop_body[2 * n + 1] = sp->body2;
   m->loop_lamnum[n] = mbs_loopNumEq(t);
   m->loop_lamadr[n] = 0; // set by mbs_modelFinalize (after the tree's nlam)
   memcpy(m->loop_frame + 24 * n, sp->frame1, 12 * sizeof(mbsReal));
@@ -218,6 +279,7 @@ mbsErr mbs_modelAddForce(mbsModel *m, const mbsForceSpec *sp) {
 
 mbsErr mbs_modelFinalize(mbsModel *m) {
   MBS_CHECK(m->nbody_g > 0, MBS_ERR_INPUT, "the model has no bodies");
+  free(m->trk), m->trk = NULL, m->trk_cap = 0; // the loops have what they need from it
   if (m->own1 < 0) m->own0 = 0, m->own1 = m->nbody;
   if (m->nbody == 0) { // a validation build keeps nothing
     m->finalized = 1;

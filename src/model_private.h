@@ -9,6 +9,7 @@
 struct mbsModelPrefix {
   char *prefix;
   int base, n;
+  int every; ///< > 0: after every every-th body one more (a ladder's rungs) is not of the prefix
 };
 
 /// 1 if the n values of x are all finite.
@@ -19,5 +20,9 @@ int mbs_vnameGid(const mbsModel *m, const char *name);
 mbsErr mbs_modelRun(mbsModel *m, int type, int count);
 /// Note that body \p gid hangs on \p parent (a cut of a local build's runs).
 mbsErr mbs_modelCutNote(mbsModel *m, int gid, int parent);
+/// Subset builds with loops (mbs_modelTrackLoops): note the depth and nearest owned ancestor of
+/// \p count bodies from \p gid (the first on \p parent; a chain if \p chain, else a skipped
+/// subtree).
+void mbs_modelTrackBodies(mbsModel *m, int gid, int parent, int count, int chain);
 
 #endif

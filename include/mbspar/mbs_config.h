@@ -189,7 +189,11 @@ mbsErr mbs_configValidate(const mbsConfig *cfg);
 /// The local model of rank \p rank of \p nranks: the bodies it owns under mbs_partitionRuns,
 /// their remote parents and their remote children, in global order (model.own0..own1 are the
 /// owned ones, model.part_start the decomposition). Generators build only what is needed; errors
-/// in bodies this rank does not hold are found by mbs_configValidate (call it on one rank). Local.
+/// in bodies this rank does not hold are found by mbs_configValidate (call it on one rank). With
+/// closed loops (no forces) every rank also holds the bodies of every loop (those neither owned nor
+/// relatives of owned ones hang from a remote parent, -1 locally) and every loop with its sides'
+/// global bodies, depths and nearest owned ancestors (mbs_modelTrackLoops; no assembly of q0: the
+/// config's q0 is taken as it is). Local.
 mbsErr mbs_configBuildLocal(const mbsConfig *cfg, int nranks, int rank, mbsModel **m);
 
 /// Resolve the inverse motion for model \p m: start and end values of every position coordinate

@@ -87,6 +87,9 @@ const char *mbs_nameProblem(const char *name);
 #define MBS_MAX_LOOPS  10000
 #define MBS_MAX_FORCES 1000000
 
+/// loop_body of a side whose body another rank holds (local models with loops)
+#define MBS_LOOP_REMOTE (-2)
+
 /// One cut joint that closes a loop (mbs_modelAddLoop).
 typedef struct {
   const char *name;               ///< unique among the loops (copied)
@@ -207,12 +210,21 @@ typedef struct mbsModel {
 
   // closed loops: cut joints, stored apart from the tree (docs/loops.md). Their constraint
   // components follow the tree's: loop k owns lambda[loop_lamadr[k] .. + loop_lamnum[k]) of a
-  // vector of nlam + nlam_loop entries. Full models only (a local model has none).
+  // vector of nlam + nlam_loop entries. Local models hold every loop (its type, frames, names:
+  // O(#loops)) when built with mbs_modelTrackLoops (docs/scaling.md "Memory", (i), (iii), (iv));
+  // a side's body may then be held by another rank only (MBS_LOOP_REMOTE).
   int nloop;                ///< number of cut joints
   int nlam_loop;            ///< closure equations, sum of loop_lamnum
   char **loop_name;         ///< (nloop)
   int *loop_type;           ///< (nloop) mbsJointId of the cut joint (not free)
-  int *loop_body;           ///< (nloop x 2) body1, body2; -1: the ground
+  int *loop_body;           ///< (nloop x 2) body1, body2 (local); -1: the ground;
+                            ///< MBS_LOOP_REMOTE: not held here (a local model of
+                            ///< mbs_configBuildLocal holds every loop body: never)
+  int *loop_gbody;          ///< (nloop x 2) global index of each side's body, -1: the ground
+  int *loop_depth;          ///< (nloop x 2) depth of each side's body (a root: 0), -1: ground
+  int *loop_anc;            ///< (nloop x 2) local index of the side's body or of its nearest
+                            ///< ancestor among the owned bodies own0..own1-1, -1 if its path to
+                            ///< the ground holds none of them (full models: loop_body)
   int *loop_lamadr;         ///< (nloop) first component: nlam + sum of the earlier loop_lamnum
   int *loop_lamnum;         ///< (nloop) closure equations m_k = 6 - nv(type)
   mbsReal *loop_frame;      ///< (nloop x 24) frame1 then frame2, 12 reals each: origin (3) and
@@ -236,8 +248,12 @@ typedef struct mbsModel {
   struct mbsModelPrefix *prefix; ///< (nprefix) generators: names prefix + 1..n from gid base
   int nprefix;
   // subset builds: what the structure pass records
-  int rec0, rec1; ///< owned global range whose remote relatives are recorded
-  int *rec_par;   ///< (nrec_par) remote parents of owned bodies (global, unsorted)
+  int trk_on;         ///< subset builds with loops (mbs_modelTrackLoops): per global body below
+  int *trk;           ///< (2 x trk_cap) depth and nearest owned ancestor-or-self (global, -1 none)
+  int trk_cap;        ///< of every body built so far; freed by mbs_modelFinalize
+  int trk_g0, trk_g1; ///< the owned global range
+  int rec0, rec1;     ///< owned global range whose remote relatives are recorded
+  int *rec_par;       ///< (nrec_par) remote parents of owned bodies (global, unsorted)
   int nrec_par, rec_parcap;
   int *rec_child; ///< (nrec_child) bodies outside [rec0, rec1) whose parent is inside
   int nrec_child, rec_childcap;
@@ -322,6 +338,15 @@ int mbs_modelLocal(const mbsModel *m, int gid);
 int mbs_modelFindGlobal(const mbsModel *m, const char *name);
 /// Subset builds: the bodies base .. base + n - 1 are named prefix1 .. prefix<n>. Local.
 mbsErr mbs_modelAddPrefix(mbsModel *m, const char *prefix, int base, int n);
+/// Subset builds: as mbs_modelAddPrefix, with one more body (not of the prefix) after every
+/// \p every-th (a ladder's left chain and its rungs: prefix<v> is base + v - 1 + (v - 1) / every).
+/// Local.
+mbsErr mbs_modelAddPrefixEvery(mbsModel *m, const char *prefix, int base, int n, int every);
+/// Subset builds with loops: track every body's depth and nearest ancestor-or-self in the owned
+/// global range [g0, g1) (2 ints per body of the whole model while building, freed by
+/// mbs_modelFinalize), so that mbs_modelAddLoop (which then takes global body indices) can set
+/// loop_depth and loop_anc. Without it subset builds add no loop. Local.
+void mbs_modelTrackLoops(mbsModel *m, int g0, int g1);
 /// Subset builds: record, while building, the remote parents of the bodies [g0, g1) and the
 /// bodies outside it whose parent is inside (the structure pass of a local model). Local.
 void mbs_modelRecord(mbsModel *m, int g0, int g1);
