@@ -193,8 +193,9 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
 }
 
 // Distributed-memory models: the owned bodies' world joint wrenches and their Newton-Euler
-// residuals r_b = I_b a_b + v x* I_b v - f_ext - f_b + sum_children X_c^T f_c (the children on other
-// ranks send X_c^T f_c through the engine's halo); returns max |r_b| / max |f_b| over all ranks.
+// residuals r_b = I_b a_b + v x* I_b v - f_ext - f_b + sum_children X_c^T f_c (the children on
+// other ranks send X_c^T f_c through the engine's halo); returns max |r_b| / max |f_b| over all
+// ranks.
 static mbsErr accel_localCheck(mbspComm *comm, const mbsModel *m, mbspEngine *eng, mbsReal *wr,
                                double *res) {
   mbsWork *w = mbsp_engineWork(eng);
@@ -435,10 +436,9 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
 
   if (!e && rank == 0 && local) {
-    mbsAccelOut a = {m,       NULL,      gqdd, glam, wrench,      m->nbody_g,
-                     m->nv_g, m->nlam_g, 1,    tpe,  cli->repeat, local_res,
-                     kin_res, &guard,    &rr,  stat, NULL,        NULL,
-                     &lsnap};
+    mbsAccelOut a = {m,         NULL, gqdd, glam,        wrench,    m->nbody_g, m->nv_g,
+                     m->nlam_g, 1,    tpe,  cli->repeat, local_res, kin_res,    &guard,
+                     &rr,       stat, NULL, NULL,        &lsnap};
     if (mbsp_cliTable(cli)) {
       double qn = 0;
       for (int d = 0; d < m->nv_g; d++) qn += gqdd[d] * gqdd[d];

@@ -200,10 +200,10 @@ void mbs_loopJsonResult(mbsJson *j, const mbsModel *m, const mbsWork *w);
 /// accel frees the engine before rank 0 writes the report): the same members as
 /// mbs_loopJsonResult.
 typedef struct {
-  mbsReal *lam, *wr;  ///< (nlam_loop), (nloop x 6) loop_lambda, loop_wrench
-  int *red, nred;     ///< the redundant equations, ascending
-  mbsLoopStat st;     ///< mbs_loopStat
-  mbsReal viol[3];    ///< mbs_loopViolation: position, rotation, velocity
+  mbsReal *lam, *wr; ///< (nlam_loop), (nloop x 6) loop_lambda, loop_wrench
+  int *red, nred;    ///< the redundant equations, ascending
+  mbsLoopStat st;    ///< mbs_loopStat
+  mbsReal viol[3];   ///< mbs_loopViolation: position, rotation, velocity
 } mbsLoopSnap;
 /// Take the snapshot of w's last evaluation (allocates; an empty one without loops). Local.
 mbsErr mbs_loopSnapTake(const mbsModel *m, const mbsWork *w, mbsLoopSnap *s);
