@@ -20,9 +20,8 @@
 #       --replicated  also the replicated model (MBSPAR_MODEL=full) for comparison (the chain
 #                     needs ranks x ~2.6 GB at 2^20)
 #       --explicit-ladder  the ladder's explicit form (bodies listed) instead of the generator
-#       --loops-local also the ladder built distributed (MBSPAR_LOOPS_LOCAL=1, P > 1): the peak
-#                     after the build, from the message of the refused verb (exit 8: the loop
-#                     layer does not run on a distributed loop model yet; docs/scaling.md)
+#       --loops-local also the ladder built distributed (MBSPAR_LOOPS_LOCAL=1, P > 1): accel
+#                     with schur on the distributed loop model (docs/scaling.md "Memory")
 #       BUILD_DIR     the directory holding mbspar (default <repo>/build)
 #
 # Writes bench/results/memory_<UTC>.jsonl and .md, docs/img/memory_rss.png (gnuplot).
@@ -127,29 +126,27 @@ PY
       echo "memory.sh: $model $storage np=$np ${c#*:} done" >&2
     done
   done
-  # the ladder's distributed build alone (the verb is refused with exit 8 and the build's peak)
+  # the ladder built distributed (MBSPAR_LOOPS_LOCAL=1): accel with schur runs on it
   if [[ $model == ladder ]] && ((loopslocal)); then
     for np in "${rlist[@]}"; do
       ((np > 1)) || continue
-      rc=0
-      mpirun -n "$np" --oversubscribe -x MBSPAR_LOOPS_LOCAL=1 "$bdir/mbspar" accel "${args[@]}" \
-        --set 'solver.method="schur"' --quiet 2>"$work/err" >/dev/null || rc=$?
-      if ((rc != 8)) || ! grep -q 'MBSPAR_LOOPS_LOCAL:' "$work/err"; then
-        echo "memory.sh: ladder loops-local np=$np: exit $rc: $(head -c 300 "$work/err")" >&2
+      rm -f "$work/a.json"
+      if ! mpirun -n "$np" --oversubscribe -x MBSPAR_LOOPS_LOCAL=1 "$bdir/mbspar" accel \
+        "${args[@]}" --set 'solver.method="schur"' --quiet --json "$work/a.json" --force \
+        2>"$work/err"; then
+        echo "memory.sh: ladder loops-local np=$np failed: $(head -c 300 "$work/err")" >&2
         continue
       fi
-      python3 - "$work/err" "$np" >>"$out" <<'PY'
-import json, re, sys
-t = open(sys.argv[1]).read()
-b = re.search(r"bodies held per rank ([0-9]+) to ([0-9]+)", t)
-r = re.search(r"after the build ([0-9.]+) to ([0-9.]+) MiB, largest on rank ([0-9]+)", t)
-mb = 2.0 ** 20
+      python3 - "$work/a.json" "$np" >>"$out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["peak_rss_bytes"]
 print(json.dumps({"kind": "run", "model": "ladder", "storage": "loops-local",
-                  "ranks": int(sys.argv[2]), "bodies": int(b.group(2)),
-                  "rss_min": float(r.group(1)) * mb, "rss_avg": None,
-                  "rss_max": float(r.group(2)) * mb, "max_rank": int(r.group(3)),
-                  "model_storage": "distributed (build only)", "method": "schur (refused)",
-                  "time_per_eval_s": None}))
+                  "ranks": int(sys.argv[2]), "bodies": d["model"].get("bodies"),
+                  "rss_min": r["min"], "rss_avg": r["avg"], "rss_max": r["max"],
+                  "max_rank": r["max_rank"],
+                  "model_storage": "distributed loops (MBSPAR_LOOPS_LOCAL=1)",
+                  "method": d["solver"]["method"], "time_per_eval_s": d["time_per_eval_s"]}))
 PY
       echo "memory.sh: ladder loops-local np=$np done" >&2
     done
@@ -183,8 +180,7 @@ with open(sys.argv[2], "w") as f:
             b = dflt[0]["rss_max"] if dflt else float("nan")
             bs = sch[0]["rss_max"] if sch else float("nan")
             how = {"distributed": "the engine's storage", "replicated": "MBSPAR_MODEL=full",
-                   "loops-local": "MBSPAR_LOOPS_LOCAL=1: the distributed build only (the verb "
-                   "is refused)"}[st]
+                   "loops-local": "MBSPAR_LOOPS_LOCAL=1: the loops' model distributed too"}[st]
             f.write(f"\n## {names.get(mo, mo)}, {how}\n\n")
             f.write(f"One-rank peaks: {b / mb:.0f} MiB with {dflt[0]['method'] if dflt else '?'} "
                     f"(the default), {bs / mb:.0f} MiB with schur.\n\n")

@@ -27,16 +27,6 @@ for np in 2 4; do
   run 0 "$mpiexec" "$npflag" "$np" "$@" "$mbspar" accel "$tmp/gen.cfg" \
     --set 'solver.method="schur"' --quiet --json "$tmp/gen.schur$np.json"
 done
-# MBSPAR_LOOPS_LOCAL=1: the distributed-memory build of the loop model, then exit 8 (the loop
-# layer does not run on it yet); each of 2 ranks holds fewer than the 136 bodies
-export MBSPAR_LOOPS_LOCAL=1
-run 8 "$mpiexec" "$npflag" 2 "$@" "$mbspar" accel "$tmp/gen.cfg" \
-  --set 'solver.method="schur"' --quiet
-unset MBSPAR_LOOPS_LOCAL
-grep -q 'MBSPAR_LOOPS_LOCAL: the distributed-memory model with 8 loops is built (bodies held per rank [0-9]* to [0-9]*;' "$tmp/err" ||
-  bad "MBSPAR_LOOPS_LOCAL: $(head -c 400 "$tmp/err")"
-held=$(sed -n 's/.*bodies held per rank [0-9]* to \([0-9]*\);.*/\1/p' "$tmp/err" | head -1)
-{ [ -n "$held" ] && [ "$held" -lt 136 ]; } || bad "MBSPAR_LOOPS_LOCAL: a rank holds ${held:-?} of 136 bodies"
 "$py" - "$tmp" <<'PY' || bad "generated ladder against the explicit one"
 import json, sys
 t = sys.argv[1]

@@ -154,9 +154,12 @@ static mbsErr mbsp_buildLists(mbspEngine *e) {
 static mbsErr mbsp_loopSetup(mbspEngine *e) {
   const mbsModel *m = e->m;
   if (!m->nloop && !m->nforce) return MBS_OK;
-  MBS_CHECK(!m->local, MBS_ERR_INTERNAL,
-            "engine: a model with loops or spring-dampers is built "
-            "whole on every rank");
+  // a local model holds the bodies of every loop (mbs_configBuildLocal), not spring-dampers'
+  MBS_CHECK(!m->local || !m->nforce, MBS_ERR_INTERNAL,
+            "engine: a model with spring-dampers is built whole on every rank");
+  for (int k = 0; k < 2 * m->nloop; k++) // mbs_loopRows would take a side not held for the ground
+    MBS_CHECK(m->loop_body[k] != MBS_LOOP_REMOTE, MBS_ERR_INTERNAL,
+              "engine: loop %d's body %d is not held on this rank", k / 2, m->loop_gbody[k]);
   size_t nb = (size_t)m->nbody;
   MBS_ALLOC(e->lb, 2 * (size_t)(m->nloop + m->nforce) + 1);
   unsigned char *mark = calloc(nb, 1);

@@ -63,11 +63,12 @@ static void mbs_printError(void) {
     fprintf(stderr, "traceback:\n%s", mbs_errTraceback());
 }
 
-// MBSPAR_LOOPS_LOCAL=1: a loop model built distributed (each rank its bodies and every loop:
-// type, frames, the sides' global bodies, depths and nearest owned ancestors). The loop layer
-// does not run on it yet (it would take a side held elsewhere for the ground): the build's peak
-// memory over the ranks goes into the message and the verb is refused (exit 8).
-static mbsErr mbsp_loopsLocalStop(mbspComm *vc, const mbsModel *m) {
+// MBSPAR_LOOPS_LOCAL=1: a loop model built distributed (each rank its bodies, the bodies of every
+// loop and every loop: type, frames, the sides' global bodies, depths and nearest owned
+// ancestors). `accel` with solver.method = schur runs on it (the loop bodies' poses gathered,
+// docs/loops.md 9); other verbs and methods still need the whole model (run's projection, the
+// serial methods' sweeps): refused (exit 8) with the build's peak memory over the ranks.
+static mbsErr mbsp_loopsLocalStop(mbspComm *vc, const mbsModel *m, const char *verb) {
   struct rusage ru;
   double v[2] = {getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : -1,
                  (double)m->nbody},
@@ -76,9 +77,11 @@ static mbsErr mbsp_loopsLocalStop(mbspComm *vc, const mbsModel *m) {
   return mbs_errSet(MBS_ERR_UNSUPPORTED,
                     "MBSPAR_LOOPS_LOCAL: the distributed-memory model with %d loops is built "
                     "(bodies held per rank %.0f to %.0f; peak resident memory after the build "
-                    "%.1f to %.1f MiB, largest on rank %.0f); the loop layer does not run on it "
-                    "yet (docs/scaling.md \"Memory\")",
-                    m->nloop, st[5], st[7], st[0], st[2], st[4]);
+                    "%.1f to %.1f MiB, largest on rank %.0f); the loop layer runs on it for "
+                    "`accel` with solver.method = schur only, not `%s` with %s "
+                    "(docs/scaling.md \"Memory\")",
+                    m->nloop, st[5], st[7], st[0], st[2], st[4], verb,
+                    mbs_solverName(m->opt.solver));
 }
 
 int main(int argc, char **argv) {
@@ -216,8 +219,8 @@ int main(int argc, char **argv) {
     local_model = size > 1 && cli.verb->local && mbs_solverCaps(cfg->opt.solver)->local_model;
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
     if (env && strcmp(env, "full") == 0) local_model = 0; // URDF robots too (issue 35 item 4)
-    // loop models: whole, but with MBSPAR_LOOPS_LOCAL=1 (the model side of a distributed loop
-    // model, docs/scaling.md "Memory": built and measured, the verb refused; not for use yet)
+    // loop models: whole, but with MBSPAR_LOOPS_LOCAL=1 distributed (docs/scaling.md "Memory":
+    // accel with schur runs on it, the rest is refused below; opt-in: q0 is not assembled there)
     const char *ll = getenv("MBSPAR_LOOPS_LOCAL");
     int loops_local = ll && strcmp(ll, "1") == 0;
     if ((cfg->nloops && !loops_local) || cfg->nforces) local_model = 0;
@@ -244,7 +247,9 @@ int main(int argc, char **argv) {
         m->sum_mass = t[0];
         for (int k = 0; k < MBS_JNT_COUNT; k++) m->sum_jnt[k] = (int)t[1 + k];
       }
-      if (!e && m->nloop) e = mbsp_loopsLocalStop(vc, m);
+      if (!e && m->nloop &&
+          (cli.verb->run != mbsp_verbAccel || strcmp(mbs_solverName(m->opt.solver), "schur")))
+        e = mbsp_loopsLocalStop(vc, m, cli.verb->name);
     } else {
       e = mbsp_agreeErr(vc, mbs_configBuildModel(cfg, &m));
     }

@@ -34,6 +34,7 @@ typedef struct {
   mbsSolveStat stat;               // the solver's statistics
   const mbsWork *wloop;            // the loop solve's workspace (the engine's on rank 0), else w
   const mbspNaturalParReport *nat; // natural over several ranks: what each rank did
+  const mbsLoopSnap *lsnap;        // distributed loop models: the loop results (rank 0)
 } mbsAccelOut;
 
 // a line on standard error at every tick while an iterative solve runs (rank 0): on the ladder
@@ -184,14 +185,17 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   mbs_jsonEndArray(j);
   if (a->wloop) // loop_lambda, loop_wrench, loops (docs/loops.md)
     mbs_loopJsonResult(j, m, a->wloop);
+  else if (a->lsnap) // the same, kept from the freed engine (distributed loop models)
+    mbs_loopSnapJson(j, m, a->lsnap);
   // per-phase timers over the ranks (seconds, all evaluations of --repeat), decomposition,
   // placement
   mbsp_rankReportJson(a->rr, j);
 }
 
 // Distributed-memory models: the owned bodies' world joint wrenches and their Newton-Euler
-// residuals r_b = I_b a_b + v x* I_b v - f_b + sum_children X_c^T f_c (the children on other
-// ranks send X_c^T f_c through the engine's halo); returns max |r_b| / max |f_b| over all ranks.
+// residuals r_b = I_b a_b + v x* I_b v - f_ext - f_b + sum_children X_c^T f_c (the children on
+// other ranks send X_c^T f_c through the engine's halo); returns max |r_b| / max |f_b| over all
+// ranks.
 static mbsErr accel_localCheck(mbspComm *comm, const mbsModel *m, mbspEngine *eng, mbsReal *wr,
                                double *res) {
   mbsWork *w = mbsp_engineWork(eng);
@@ -211,6 +215,8 @@ static mbsErr accel_localCheck(mbspComm *comm, const mbsModel *m, mbspEngine *en
     mbsReal t[6];
     mbs_bodyInertiaMul(m, b, w->acc + 6 * b, t);
     for (int i = 0; i < 6; i++) t[i] += w->cbias[6 * b + i] - w->jfrc[6 * b + i];
+    if (w->fext_on) // the loop forces (distributed loop models, MBSPAR_LOOPS_LOCAL=1)
+      for (int i = 0; i < 6; i++) t[i] -= w->fext[6 * b + i];
     const int *ch = m->child_list + m->body_childadr[b];
     for (int k = 0; k < m->body_childnum[b]; k++)
       for (int i = 0; i < 6; i++) t[i] += up[6 * ch[k] + i];
@@ -305,6 +311,20 @@ static mbsErr accel_kinResidual(mbspComm *comm, const mbsModel *m, mbspEngine *e
   return MBS_OK;
 }
 
+// a distributed loop model (MBSPAR_LOOPS_LOCAL=1) is not assembled (mbs_loopAssemble is
+// whole-model): its q0 must close the loops to solver.closure_tol already. The residual from the
+// gathered loop-body poses of the evaluation, the same on every rank.
+static mbsErr accel_closureCheck(const mbsConfig *cfg, const mbsModel *m, mbspEngine *eng) {
+  mbsReal ep = 0, er = 0;
+  mbs_loopViolation(m, mbsp_engineWork(eng), &ep, &er, NULL);
+  if (fmax(ep, er) <= m->opt.closure_tol) return MBS_OK;
+  return mbs_errSet(MBS_ERR_UNSUPPORTED,
+                    "%s: model.loops: q0 does not close the loops (max |c| %.3g m, %.3g rad > "
+                    "solver.closure_tol %g) and MBSPAR_LOOPS_LOCAL=1 does not assemble it (the "
+                    "assembly needs the whole model: unset MBSPAR_LOOPS_LOCAL)",
+                    cfg->filename, ep, er, m->opt.closure_tol);
+}
+
 mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, const mbsModel *m) {
   int rank = mbsp_rank(comm), size = mbsp_size(comm);
   int serial = mbs_solverIsBaseline(m->opt.solver);
@@ -323,6 +343,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   int local = m->local;
   mbsReal *gqdd = NULL, *glam = NULL; // global results on rank 0 (distributed-memory models)
   mbsAccelOwn own = {0, 0, 0, NULL, NULL, NULL};
+  mbsLoopSnap lsnap;
+  memset(&lsnap, 0, sizeof lsnap);
   if (!e && rank == 0 && !local) {
     wrench = malloc((size_t)m->nbody * 6 * sizeof *wrench);
     if (!wrench) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
@@ -358,6 +380,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   double tpe = (mbs_wtime() - t0) / cli->repeat;
   if (eng) mbs_cfsSetProgress(mbsp_engineCfs(eng), NULL, NULL); // prog is this frame's
   e = mbsp_agreeErr(comm, e);
+  if (!e && local && m->nloop) e = mbsp_agreeErr(comm, accel_closureCheck(cfg, m, eng));
   if (!e) e = mbsp_agreeErr(comm, accel_check(comm, m, w, eng));
 
   // results to rank 0; timers and decomposition over all ranks
@@ -374,6 +397,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
       e = mbsp_guardJudge(comm, m, 1, di.b0, di.b1, fmax(local_res, kin_res), ew->stat.reason,
                           &guard);
     }
+    // the loop results (every rank has them all; agreed below)
+    if (!e && rank == 0) e = mbs_loopSnapTake(m, ew, &lsnap);
     w->stat = ew->stat;
     memcpy(w->timer, ew->timer, sizeof w->timer);
   } else if (!e && !serial) {
@@ -411,9 +436,9 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
 
   if (!e && rank == 0 && local) {
-    mbsAccelOut a = {m,       NULL,      gqdd, glam, wrench,      m->nbody_g,
-                     m->nv_g, m->nlam_g, 1,    tpe,  cli->repeat, local_res,
-                     kin_res, &guard,    &rr,  stat, NULL,        NULL};
+    mbsAccelOut a = {m,         NULL, gqdd, glam,        wrench,    m->nbody_g, m->nv_g,
+                     m->nlam_g, 1,    tpe,  cli->repeat, local_res, kin_res,    &guard,
+                     &rr,       stat, NULL, NULL,        &lsnap};
     if (mbsp_cliTable(cli)) {
       double qn = 0;
       for (int d = 0; d < m->nv_g; d++) qn += gqdd[d] * gqdd[d];
@@ -487,7 +512,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                      &rr,
                      w->stat,
                      serial ? w : mbsp_engineWork(eng),
-                     &natrep};
+                     &natrep,
+                     NULL};
     if (!e && mbsp_cliTable(cli)) {
       double qn = 0;
       for (int d = 0; d < m->nv; d++) qn += w->qdd[d] * w->qdd[d];
@@ -514,6 +540,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   e = mbsp_agreeErr(comm, e);
   mbsp_engineDestroy(&eng);
   free(wrench), free(gqdd), free(glam), free(own.qdd), free(own.lam), free(own.wr);
+  mbs_loopSnapFree(&lsnap);
   mbsp_rankReportFree(&rr);
   mbsp_naturalParReportFree(&natrep);
   mbs_workDestroy(&w);

@@ -289,9 +289,11 @@ void mbs_loopZeroSums(const mbsModel *m, const mbsWork *w, struct mbsLoopWork *l
   }
 }
 
-// Full models: one walk up body_parent per side when the range changes (a local model's builder
-// records them: docs/scaling.md, (iii))
+// Full models: one walk up body_parent per side when the range changes. A local model's builder
+// records them for its owned range (m->loop_anc; its held loop bodies that are not relatives of
+// an owned body have local parent -1, so the walk would stop there: docs/scaling.md, (iii))
 const int *mbs_loopAncestors(const mbsModel *m, struct mbsLoopWork *lw, int b0, int b1) {
+  if (m->local && m->loop_anc && b0 == m->own0 && b1 == m->own1) return m->loop_anc;
   if (lw->anc_b0 == b0 && lw->anc_b1 == b1) return lw->anc;
   for (int s = 0; s < 2 * m->nloop; s++) {
     int c = m->loop_body[s];

@@ -158,7 +158,9 @@ int mbs_loopColumnOrder(const mbsModel *m, int *ord, int *first) {
     int d = -1;
     for (int side = 0; side < 2; side++) {
       int b = m->loop_body[2 * k + side];
-      if (b >= 0 && m->body_depth[b] - 1 > d) d = m->body_depth[b] - 1; // a root: 0
+      // a local model's held loop body may have no parent here: the builder's depth
+      int db = m->local ? m->loop_depth[2 * k + side] : b >= 0 ? m->body_depth[b] - 1 : -1;
+      if (b >= 0 && db > d) d = db; // a root: 0
     }
     for (int r = 0; r < m->loop_lamnum[k]; r++, i++) key[2 * i] = d, key[2 * i + 1] = i;
   }
@@ -166,15 +168,19 @@ int mbs_loopColumnOrder(const mbsModel *m, int *ord, int *first) {
   for (int t = 0; t < n; t++) ord[t] = key[2 * t + 1];
   for (int t = 0; t < n; t++) key[2 * ord[t]] = t; // key[2 i]: the position of equation i
   for (int b = 0; b < nb; b++) first[b] = n;
+  // a local model: seeded at the side's nearest owned ancestor (loop_anc) and carried up over the
+  // owned range only (the same values on owned bodies; the others are not read)
+  const int *seed = m->local ? m->loop_anc : m->loop_body;
   for (int k = 0, i = 0; k < m->nloop; k++)
     for (int r = 0; r < m->loop_lamnum[k]; r++, i++)
       for (int side = 0; side < 2; side++) {
-        int b = m->loop_body[2 * k + side];
+        int b = seed[2 * k + side];
         if (b >= 0 && first[b] > key[2 * i]) first[b] = key[2 * i];
       }
-  for (int b = nb - 1; b >= 0; b--) { // up the tree: the smallest position in the subtree
+  int lo = m->local ? m->own0 : 0, hi = m->local ? m->own1 : nb;
+  for (int b = hi - 1; b >= lo; b--) { // up the tree: the smallest position in the subtree
     int p = m->body_parent[b];
-    if (p >= 0 && first[p] > first[b]) first[p] = first[b];
+    if (p >= lo && first[p] > first[b]) first[p] = first[b];
   }
   free(key);
   return 0;

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_joint.h"
@@ -167,6 +168,57 @@ void mbs_loopJsonResult(mbsJson *j, const mbsModel *m, const mbsWork *w) {
   mbs_jsonNumber(j, "violation_rot", rot);
   mbs_jsonNumber(j, "violation_vel", vel);
   mbs_jsonEndObject(j);
+}
+
+mbsErr mbs_loopSnapTake(const mbsModel *m, const mbsWork *w, mbsLoopSnap *s) {
+  memset(s, 0, sizeof *s);
+  if (!m->nloop || !w->loop) return MBS_OK;
+  const struct mbsLoopWork *lw = w->loop;
+  s->lam = malloc(((size_t)m->nlam_loop + 1) * sizeof *s->lam);
+  s->wr = malloc(6 * (size_t)m->nloop * sizeof *s->wr);
+  s->red = malloc(((size_t)lw->n + 1) * sizeof *s->red);
+  if (!s->lam || !s->wr || !s->red) {
+    mbs_loopSnapFree(s);
+    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (loop results)");
+  }
+  memcpy(s->lam, w->lam + m->nlam, (size_t)m->nlam_loop * sizeof *s->lam);
+  for (int k = 0, i = 0; k < m->nloop; i += m->loop_lamnum[k], k++)
+    mbs_loopWrenchOne(m, w, k, i, s->wr + 6 * k);
+  for (int i = 0; i < lw->n; i++) // ascending, as mbs_loopJsonResult lists them
+    for (int q = lw->rank; q < lw->n; q++)
+      if (lw->piv[q] == i) s->red[s->nred++] = i;
+  mbs_loopStat(w, &s->st);
+  mbs_loopViolation(m, w, s->viol, s->viol + 1, s->viol + 2);
+  return MBS_OK;
+}
+
+void mbs_loopSnapJson(mbsJson *j, const mbsModel *m, const mbsLoopSnap *s) {
+  if (!m->nloop || !s->lam) return;
+  mbs_jsonNumberArray(j, "loop_lambda", s->lam, m->nlam_loop);
+  mbs_jsonBeginArray(j, "loop_wrench");
+  for (int k = 0; k < m->nloop; k++) mbs_jsonNumberArray(j, NULL, s->wr + 6 * k, 6);
+  mbs_jsonEndArray(j);
+  mbs_jsonBeginObject(j, "loops");
+  mbs_jsonString(j, "solve", mbs_loopSolveName(m));
+  mbs_jsonInt(j, "rank", s->st.rank);
+  mbs_jsonBeginArray(j, "redundant");
+  for (int q = 0; q < s->nred; q++) {
+    char lab[300];
+    mbs_jsonString(j, NULL, mbs_loopEqLabel(m, s->red[q], lab, sizeof lab));
+  }
+  mbs_jsonEndArray(j);
+  mbs_jsonNumber(j, "min_pivot", s->st.min_pivot);
+  mbs_jsonInt(j, "zero_rows_skipped", s->st.nskip);
+  mbs_jsonNumber(j, "closure_residual", s->st.residual);
+  mbs_jsonNumber(j, "violation_pos", s->viol[0]);
+  mbs_jsonNumber(j, "violation_rot", s->viol[1]);
+  mbs_jsonNumber(j, "violation_vel", s->viol[2]);
+  mbs_jsonEndObject(j);
+}
+
+void mbs_loopSnapFree(mbsLoopSnap *s) {
+  free(s->lam), free(s->wr), free(s->red);
+  s->lam = s->wr = NULL, s->red = NULL, s->nred = 0;
 }
 
 void mbs_loopPrint(FILE *f, const mbsModel *m) {

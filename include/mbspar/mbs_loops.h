@@ -196,6 +196,20 @@ void mbs_loopJsonModel(mbsJson *j, const mbsModel *m);
 /// object: loop_lambda, loop_wrench (mbs_loopWrenchWorld) and "loops" {rank, redundant,
 /// closure residual and violation}.
 void mbs_loopJsonResult(mbsJson *j, const mbsModel *m, const mbsWork *w);
+/// The loop results of an evaluation kept apart from its workspace (a distributed loop model's
+/// accel frees the engine before rank 0 writes the report): the same members as
+/// mbs_loopJsonResult.
+typedef struct {
+  mbsReal *lam, *wr; ///< (nlam_loop), (nloop x 6) loop_lambda, loop_wrench
+  int *red, nred;    ///< the redundant equations, ascending
+  mbsLoopStat st;    ///< mbs_loopStat
+  mbsReal viol[3];   ///< mbs_loopViolation: position, rotation, velocity
+} mbsLoopSnap;
+/// Take the snapshot of w's last evaluation (allocates; an empty one without loops). Local.
+mbsErr mbs_loopSnapTake(const mbsModel *m, const mbsWork *w, mbsLoopSnap *s);
+/// Write it as mbs_loopJsonResult writes w's (nothing for an empty one).
+void mbs_loopSnapJson(mbsJson *j, const mbsModel *m, const mbsLoopSnap *s);
+void mbs_loopSnapFree(mbsLoopSnap *s);
 /// The summary lines of `mbspar check` for the loops and forces.
 void mbs_loopPrint(FILE *f, const mbsModel *m);
 
