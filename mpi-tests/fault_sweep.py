@@ -511,6 +511,17 @@ def scenarios(verb):
                     lambda d: ["accel", URDF, "--out", d, "--force", "--json", jt, "--quiet",
                                "--set", "solver.method=schur"],
                     sentinel_prepare(files), sentinel_check(files, "accel.json")))
+        # eleventh session: the ladder generator (docs/model.md) and schur's loop layer on it;
+        # with MBSPAR_LOOPS_LOCAL=1 in the environment at 2+ ranks the distributed loop model
+        lad = os.path.join(TMP, "ladder_gen.cfg")
+        with open(lad, "w") as f:
+            subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(
+                __file__)), "..", "scripts", "gen_ladder.py"), "--generated", "16", "4"],
+                stdout=f, check=True)
+        out.append(("new accel ladder",
+                    lambda d: ["accel", lad, "--out", d, "--force", "--json", jt, "--quiet",
+                               "--set", "solver.method=schur"],
+                    sentinel_prepare(files), sentinel_check(files, "accel.json")))
     # (static at several ranks: every rank, the Newton polish's columns split; docs/flexible.md 8)
     if A.new and (A.np == 1 and verb == "accel" or verb == "static"):
         out.append(("new %s flex" % verb,
