@@ -543,26 +543,18 @@ mbsErr mbs_configCountBodies(const mbsConfig *cfg, long long *nbody, const void 
     const mbsCs *s = config_setting_get_elem(model, (unsigned)k);
     const char *name = config_setting_name(s);
     int isbody = !strcmp(name, "bodies"), istree = !strcmp(name, "tree");
-    if (!strcmp(name, "ladder")) { // one group: 2 links + links / every rungs
-      long long n;
-      int nl;
-      mbs_cfgLadderCount(s, &n, &nl);
-      total += n;
-      if (n > best && largest) best = n, *largest = s;
-      if (total > MBS_CFG_MAXBODIES)
-        return mbs_cfgFail(
-            cfg, s, "model: more than %d bodies in all (the cap of one model; docs/model.md)",
-            MBS_CFG_MAXBODIES);
-      continue;
-    }
-    if (!isbody && !istree && strcmp(name, "chain")) continue;
-    // a generator key holds one group or a list of groups
-    int ng = (!isbody && mbs_cfgIsList(s)) ? config_setting_length(s) : 1;
+    int isladder = !strcmp(name, "ladder");
+    if (!isbody && !istree && !isladder && strcmp(name, "chain")) continue;
+    // a generator key holds one group or a list of groups (the ladder: one group)
+    int ng = (!isbody && !isladder && mbs_cfgIsList(s)) ? config_setting_length(s) : 1;
     for (int i = 0; i < ng; i++) {
       const mbsCs *at = s;
       long long n;
+      int nl;
       if (isbody)
         n = mbs_cfgIsList(s) ? config_setting_length(s) : 0;
+      else if (isladder) // 2 links + links / every rungs
+        mbs_cfgLadderCount(s, &n, &nl);
       else
         n = mbs_cfgGenCount(mbs_cfgIsList(s) ? config_setting_get_elem(s, (unsigned)i) : s, istree,
                             &at);

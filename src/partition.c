@@ -72,9 +72,8 @@ mbsErr mbs_partitionRuns(const int *run_type, const int *run_len, int nrun, int 
   return mbs_partitionRunsLight(run_type, run_len, nrun, chain, cut, ncut, NULL, 0, P, start);
 }
 
-// 1 if a light joint (light: pairs child, parent, ascending by child; sm: the suffix minima of
-// the parents) crosses a boundary at body s: a parent before s, its child at or after it
-static int mbs_partitionCrossLight(const int *light, const int *sm, int n, int s) {
+// the first entry of light (pairs child, parent, ascending by child) whose child is >= s; n if none
+static int mbs_partitionLightFirst(const int *light, int n, int s) {
   int lo = 0, hi = n;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
@@ -83,6 +82,13 @@ static int mbs_partitionCrossLight(const int *light, const int *sm, int n, int s
     else
       hi = mid;
   }
+  return lo;
+}
+
+// 1 if a light joint (light: pairs child, parent, ascending by child; sm: the suffix minima of
+// the parents) crosses a boundary at body s: a parent before s, its child at or after it
+static int mbs_partitionCrossLight(const int *light, const int *sm, int n, int s) {
+  int lo = mbs_partitionLightFirst(light, n, s);
   return lo < n && sm[lo] < s;
 }
 
@@ -90,25 +96,10 @@ static int mbs_partitionCrossLight(const int *light, const int *sm, int n, int s
 // across s whose parent p (in [s0, s)) is the lighter body, p's own joint light with a heavier
 // parent before s0 (light: pairs child, parent as mbs_partitionLightParent, ascending by child)
 static int mbs_partitionIsolates(const int *light, int n, int s0, int s) {
-  int i0 = 0, i1 = n; // the first entry with child >= s
-  while (i0 < i1) {
-    int mid = i0 + (i1 - i0) / 2;
-    if (light[2 * mid] < s)
-      i0 = mid + 1;
-    else
-      i1 = mid;
-  }
-  for (int i = i0; i < n; i++) {
+  for (int i = mbs_partitionLightFirst(light, n, s); i < n; i++) {
     int p = light[2 * i + 1];
-    if (p < 0 || p >= s || p < s0) continue; // p >= 0: the parent is the lighter body
-    int lo = 0, hi = n;                      // p's own entry
-    while (lo < hi) {
-      int mid = lo + (hi - lo) / 2;
-      if (light[2 * mid] < p)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    if (p < 0 || p >= s || p < s0) continue;       // p >= 0: the parent is the lighter body
+    int lo = mbs_partitionLightFirst(light, n, p); // p's own entry
     if (lo < n && light[2 * lo] == p && light[2 * lo + 1] < 0 && -1 - light[2 * lo + 1] < s0)
       return 1;
   }
