@@ -89,13 +89,6 @@ mbsErr mbsp_engineHaloDownHook(void *ctx, mbsReal *acc) {
   return err;
 }
 
-void mbsp_engineIdleHook(void *ctx) {
-  mbspEngine *e = ctx;
-  if (!e->defer_poses) return;
-  mbsp_enginePoses(e);
-  e->defer_poses = 0;
-}
-
 mbsErr mbsp_engineReduceHook(void *ctx, double *v, int n) {
   mbspEngine *e = ctx;
   MBS_TIC(e->w->timer, MBS_TIMER_ALLREDUCE);
@@ -217,7 +210,6 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
     err = mbs_loopSolveOps(m, w, &ops);
     e->scur = NULL;
   }
-  // the deferred poses, unless the solve ran them while it waited (mbsp_engineIdleHook)
   if (e->defer_poses) mbsp_enginePoses(e);
   e->defer_poses = 0;
   MBS_CALL(err);

@@ -50,8 +50,6 @@ int mbsp_engineOwner(const mbspEngine *e, int b);
 mbsErr mbsp_engineHaloUpHook(void *ctx, mbsReal *up);
 mbsErr mbsp_engineHaloDownHook(void *ctx, mbsReal *acc);
 mbsErr mbsp_engineReduceHook(void *ctx, double *v, int n);
-/// the deferred ghost poses (mbsp_enginePoses), if still deferred: a solver's wait runs them
-void mbsp_engineIdleHook(void *ctx);
 /// engine_kin.c: the position stage of the owned bodies (joints; poses where no ghost parent is
 /// above them), the velocities across ranks (scan or pipeline; the poses below a ghost parent
 /// too unless e->defer_poses) and those deferred poses

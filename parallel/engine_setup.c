@@ -311,7 +311,6 @@ mbsErr mbsp_engineCreate(mbspComm *comm, const mbsModel *m, int halo_mode, mbspE
   }
   e->hooks.ctx = e;
   e->hooks.reduce = mbsp_engineReduceHook;
-  e->hooks.idle = mbsp_engineIdleHook;
   if (e->size > 1) {
     e->hooks.halo_up = mbsp_engineHaloUpHook;
     e->hooks.halo_down = mbsp_engineHaloDownHook;

@@ -573,13 +573,9 @@ static mbsErr mbsp_schurSolverCreate(const mbsModel *m, const mbsCfs *c, const m
 
 static mbsErr mbsp_schurSolverForward(void *self, const mbsModel *m, mbsState *s, mbsWork *w,
                                       mbsCfs *c, const mbsCfsComm *comm) {
-  (void)m, (void)c; // the exact solver sends its own messages
+  (void)m, (void)c, (void)comm; // the exact solver sends its own messages
   mbspSchurSolver *sv = self;
-  // the owner's idle work (the engine's deferred poses) runs during the chain scan's first round
-  sv->sp->idle = comm ? comm->idle : NULL, sv->sp->idle_ctx = comm ? comm->ctx : NULL;
-  mbsErr e = mbsp_schurSolve(sv->sp, s, w);
-  sv->sp->idle = NULL, sv->sp->idle_ctx = NULL;
-  return e;
+  return mbsp_schurSolve(sv->sp, s, w);
 }
 
 static mbsErr mbsp_schurSolverBegin(void *self, const mbsModel *m, const mbsState *s) {

@@ -48,12 +48,6 @@ mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
                              NULL));
       sp->messages++;
     }
-    if (sp->idle) { // the owner's idle work while the first round's messages travel
-      MBS_TOC(w->timer, MBS_TIMER_IFACE);
-      sp->idle(sp->idle_ctx);
-      sp->idle = NULL;
-      MBS_TIC(w->timer, MBS_TIMER_IFACE);
-    }
     MBS_CALL(mbsp_msgWaitAll(sp->msg));
     MBS_TOC(w->timer, MBS_TIMER_IFACE);
     if (lo >= 0) { // prefix: the ranks just above this range join in front

@@ -41,10 +41,6 @@ struct mbspSchur {
   double *lam_up, *lam_low, *acc_s, *acc_r;
   double *st_s, *st_r; // joint states (q, qd: 13 reals) to the parents' ranks / of remote children
   mbspMsg *msg;
-  // the owner's idle work for one solve (mbsCfsComm.idle: the engine's deferred ghost poses),
-  // run by the chain scan while its first round's messages travel; NULL once run
-  void (*idle)(void *ctx);
-  void *idle_ctx;
   // scan state
   mbsSchurPair x, acc, excl, sacc, sexcl, tmp;
   double pbuf[4][MBS_SCHUR_PAIR_DOUBLES];

@@ -121,10 +121,6 @@ typedef struct {
   mbsErr (*halo_down)(void *ctx, mbsReal *acc);
   /// in-place sum of n doubles over all ranks.
   mbsErr (*reduce)(void *ctx, double *v, int n);
-  /// local work the owner left for a solver to run while it waits for a message (NULL: none;
-  /// the engine's deferred ghost poses): no messages, results the solve does not read; a solver
-  /// may call it once per evaluation, the owner does what is still left after the solve.
-  void (*idle)(void *ctx);
 } mbsCfsComm;
 
 /// CG (Lanczos) steps of the spectrum estimate, at most: Jacobi on branched models (tol 1e-14)

@@ -136,9 +136,7 @@ static void mbs_cpaSchPoses(mbsCpaB *B, mbsCpaSch *X) {
       B->cls = pg;
       mbs_cpaDep(B, use_scan ? prev : map[b], pn);
       mbs_cpaDep(B, use_scan ? rr->kin_in : kmsg[fwdn[b]], pn);
-      // deferred: after the solve, or with the chain's interface scan during its first round,
-      // after the factor (mbsp_engineIdleHook)
-      if (defer) mbs_cpaDep(B, X->chain ? rr->fac_end : rr->if_end, pn);
+      if (defer) mbs_cpaDep(B, rr->if_end, pn);
       prev = pn;
     }
   }
