@@ -29,9 +29,15 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsMo
   const mbsReal sg = m->jnt_axis[3 * b + k], dinv = R[MBS_REC_DINV];
   mbsReal col[6], e[6];
   mbs_abaColK(R, k, col);
-  // e: the body's acceleration for a zero parent acceleration and pi = 0
+  // e: the body's acceleration for a zero parent acceleration and pi = 0. c's k and 3 + k
+  // components are exactly zero (mbs_bodyVelocity; mbs_aba relies on it too), so they are left
+  // out of U^T c, e_k = dinv (sg u - U^T c) and e_{3+k} = 0 is left out of P^T e: the same sums
+  // less terms that are exactly zero (bitwise equal but for the sign of a zero)
   for (int x = 0; x < 6; x++) e[x] = c6[x];
-  e[k] += dinv * (sg * R[MBS_REC_U] - mbsu_dot6(col, c6));
+  mbsReal uc = 0; // U^T c over the four live terms, in mbsu_dot6's order
+  for (int x = 0; x < 6; x++)
+    if (x != k && x != 3 + k) uc += col[x] * c6[x];
+  e[k] = dinv * (sg * R[MBS_REC_U] - uc);
   const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j], *r = X + 9;
   mbsReal pk[L], h[L], pa[6][L];
   for (int q = 0; q < nq; q++) {
@@ -39,7 +45,7 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsMo
     h[q] = dinv * pk[q];
     mbsReal g = 0;
     for (int x = 0; x < 6; x++) {
-      g += P[x * L + q] * e[x];
+      if (x != 3 + k) g += P[x * L + q] * e[x];
       pa[x][q] = P[x * L + q] - col[x] * h[q];
     }
     gam[q] += g;
