@@ -375,14 +375,15 @@ static inline long mbs_flopSpathUp(int nc) {
   return 78L * nc + 25L * nc * (nc + 1) / 2;
 }
 /// aba.c mbs_abaSpike (nq live columns): e (10: U^T c over c's four nonzero entries), per
-/// column h, g (without e's zero entry 3 + k), pa, gam (24) and P = X^T pa (24), Theta += h pk^T
-/// on its lower triangle (2 per entry).
+/// column h, g (without e's zero entry 3 + k), pa (without its entry k, zero), gam (22) and
+/// P = X^T pa (23: xTForceK without the add of pa_k), Theta += h pk^T on its lower triangle
+/// (2 per entry).
 static inline long mbs_flopSpikeSpec(int nq) {
-  return 10 + 48L * nq + (long)nq * (nq + 1);
+  return 10 + 45L * nq + (long)nq * (nq + 1);
 }
-/// mbs_abaSpikeVec: h, pa (13) and xTForceK (24); mbs_abaBodyFwdSpike adds u - S^T p (2) and
-/// the spike to the joint wrench (6).
-#define MBS_FL_SPIKEVEC 37
+/// mbs_abaSpikeVec: h, pa (11: pa_k = 0) and X^T (23); mbs_abaBodyFwdSpike adds u - S^T p (2)
+/// and the spike to the joint wrench (6).
+#define MBS_FL_SPIKEVEC 34
 #define MBS_FL_FWDSPIKE 8
 /// The generic spike kernels (any other joint, k = dofnum; nq columns): e (24 k + 2 k^2), per
 /// column gam and S^T P (12 + 12 k), D^-1 S^T P (2 k^2), P - U D^-1 S^T P (12 k) and X^T
