@@ -188,7 +188,12 @@ static void mbsp_segmentMap(mbspEngine *e, const mbsState *s) {
       } else {
         mbsu_xMotion(X, v, t);
       }
-      for (int i = 0; i < 6; i++) v[i] = t[i] + vJ[i];
+      if (spec) { // vJ = sg qd e_k: its other entries are zero
+        memcpy(v, t, sizeof t);
+        v[m->jnt_axisk[b]] += vJ[m->jnt_axisk[b]];
+      } else {
+        for (int i = 0; i < 6; i++) v[i] = t[i] + vJ[i];
+      }
       if (ghosted) {
         if (spec)
           mbsp_composeK(m->jnt_axisk[b], X, Xc, Xt);
@@ -237,7 +242,10 @@ mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
         } else {
           mbsu_xMotion(X, e->vloc + 6 * p, vl);
         }
-        for (int i = 0; i < 6; i++) vl[i] += vJ[i];
+        if (spec) // vJ = sg qd e_k: its other entries are zero
+          vl[m->jnt_axisk[b]] += vJ[m->jnt_axisk[b]];
+        else
+          for (int i = 0; i < 6; i++) vl[i] += vJ[i];
         if (e->gho[b] >= 0) {
           if (spec)
             mbsp_composeK(m->jnt_axisk[b], X, e->Xg + 12 * p, e->Xg + 12 * b);

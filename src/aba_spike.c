@@ -29,9 +29,15 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsMo
   const mbsReal sg = m->jnt_axis[3 * b + k], dinv = R[MBS_REC_DINV];
   mbsReal col[6], e[6];
   mbs_abaColK(R, k, col);
-  // e: the body's acceleration for a zero parent acceleration and pi = 0
+  // e: the body's acceleration for a zero parent acceleration and pi = 0. c's k and 3 + k
+  // components are exactly zero (mbs_bodyVelocity; mbs_aba relies on it too), so they are left
+  // out of U^T c, e_k = dinv (sg u - U^T c) and e_{3+k} = 0 is left out of P^T e: the same sums
+  // less terms that are exactly zero (bitwise equal but for the sign of a zero)
   for (int x = 0; x < 6; x++) e[x] = c6[x];
-  e[k] += dinv * (sg * R[MBS_REC_U] - mbsu_dot6(col, c6));
+  mbsReal uc = 0; // U^T c over the four live terms, in mbsu_dot6's order
+  for (int x = 0; x < 6; x++)
+    if (x != k && x != 3 + k) uc += col[x] * c6[x];
+  e[k] = dinv * (sg * R[MBS_REC_U] - uc);
   const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j], *r = X + 9;
   mbsReal pk[L], h[L], pa[6][L];
   for (int q = 0; q < nq; q++) {
@@ -39,8 +45,10 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsMo
     h[q] = dinv * pk[q];
     mbsReal g = 0;
     for (int x = 0; x < 6; x++) {
-      g += P[x * L + q] * e[x];
-      pa[x][q] = P[x * L + q] - col[x] * h[q];
+      if (x != 3 + k) g += P[x * L + q] * e[x];
+      // S^T pa = pk - D dinv pk is zero in exact arithmetic (col_k = D): set, as mbs_aba sets
+      // its pa_k, not left as a rounding residue
+      pa[x][q] = x == k ? 0 : P[x * L + q] - col[x] * h[q];
     }
     gam[q] += g;
   }
@@ -52,13 +60,14 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsMo
     mbsReal n0[3], f0[3];
     n0[i] = c * pa[i][q] - s * pa[j][q];
     n0[j] = s * pa[i][q] + c * pa[j][q];
-    n0[k] = pa[k][q];
     f0[i] = c * pa[3 + i][q] - s * pa[3 + j][q];
     f0[j] = s * pa[3 + i][q] + c * pa[3 + j][q];
     f0[k] = pa[3 + k][q];
-    P[0 * L + q] = n0[0] + (r[1] * f0[2] - r[2] * f0[1]);
-    P[1 * L + q] = n0[1] + (r[2] * f0[0] - r[0] * f0[2]);
-    P[2 * L + q] = n0[2] + (r[0] * f0[1] - r[1] * f0[0]);
+    mbsReal t[3];
+    mbsu_cross3(r, f0, t);
+    P[i * L + q] = n0[i] + t[i];
+    P[j * L + q] = n0[j] + t[j];
+    P[k * L + q] = t[k]; // n0_k = pa_k = 0
     P[3 * L + q] = f0[0];
     P[4 * L + q] = f0[1];
     P[5 * L + q] = f0[2];
@@ -154,9 +163,15 @@ static MBS_FORCEINLINE void mbs_abaSpikeVecK(const int k, const mbsWork *w, int 
   const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *X = w->xpar + 12 * b;
   mbsReal col[6], pa[6];
   mbs_abaColK(R, k, col);
-  const mbsReal h = R[MBS_REC_DINV] * p[k];
-  for (int x = 0; x < 6; x++) pa[x] = p[x] - col[x] * h;
-  mbsu_xTForceK(k, X[3 * i + i], X[3 * i + j], X + 9, pa, p);
+  const mbsReal h = R[MBS_REC_DINV] * p[k], c = X[3 * i + i], s = X[3 * i + j];
+  for (int x = 0; x < 6; x++) pa[x] = x == k ? 0 : p[x] - col[x] * h; // S^T pa = 0 (mbs_abaSpikeK)
+  // p = X^T pa (mbsu_xTForceK without the add of pa_k = 0)
+  mbsReal t[3];
+  mbsu_rotKTVec(k, c, s, pa + 3, p + 3);
+  mbsu_cross3(X + 9, p + 3, t);
+  p[i] = c * pa[i] - s * pa[j] + t[i];
+  p[j] = s * pa[i] + c * pa[j] + t[j];
+  p[k] = t[k];
 }
 
 MBS_CLONES void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *restrict p) {

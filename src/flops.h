@@ -374,14 +374,16 @@ static inline long mbs_flopSpathGround(int n) {
 static inline long mbs_flopSpathUp(int nc) {
   return 78L * nc + 25L * nc * (nc + 1) / 2;
 }
-/// aba.c mbs_abaSpike (nq live columns): e (15), per column h, g, pa, gam (26) and P = X^T pa
-/// (24), Theta += h pk^T on its lower triangle (2 per entry).
+/// aba.c mbs_abaSpike (nq live columns): e (10: U^T c over c's four nonzero entries), per
+/// column h, g (without e's zero entry 3 + k), pa (without its entry k, zero), gam (22) and
+/// P = X^T pa (23: xTForceK without the add of pa_k), Theta += h pk^T on its lower triangle
+/// (2 per entry).
 static inline long mbs_flopSpikeSpec(int nq) {
-  return 15 + 50L * nq + (long)nq * (nq + 1);
+  return 10 + 45L * nq + (long)nq * (nq + 1);
 }
-/// mbs_abaSpikeVec: h, pa (13) and xTForceK (24); mbs_abaBodyFwdSpike adds u - S^T p (2) and
-/// the spike to the joint wrench (6).
-#define MBS_FL_SPIKEVEC 37
+/// mbs_abaSpikeVec: h, pa (11: pa_k = 0) and X^T (23); mbs_abaBodyFwdSpike adds u - S^T p (2)
+/// and the spike to the joint wrench (6).
+#define MBS_FL_SPIKEVEC 34
 #define MBS_FL_FWDSPIKE 8
 /// The generic spike kernels (any other joint, k = dofnum; nq columns): e (24 k + 2 k^2), per
 /// column gam and S^T P (12 + 12 k), D^-1 S^T P (2 k^2), P - U D^-1 S^T P (12 k) and X^T
@@ -470,10 +472,10 @@ static inline long mbs_flopPairMerge(int na, int ns, int nb) {
   return mbs_flopSchurAdd(na + ns) + mbs_flopSchurAdd(ns + nb) + mbs_flopSchurReduce(na + nb, ns);
 }
 /// engine.c kinematics across ranks: vJ of the local map (axis-specialised 1, else 12 nd), the
-/// local velocity map X vloc_p + vJ (xMotion(K) + 6), the composed transform (mbsp_composeK
-/// 18 + 15 + 3, mbsp_compose 45 + 15 + 3), the scan element mbsp_kinThen (pose 45 + 15 + 3,
-/// compose 63, X c 42 + 6), the pose from a ghost (mbsp_poseFromGhost 9 x 5 + 3 x 6) and the
-/// velocity from a ghost (42 + 6).
+/// local velocity map X vloc_p + vJ (xMotionK + 1: vJ's one nonzero entry; xMotion + 6), the
+/// composed transform (mbsp_composeK 18 + 15 + 3, mbsp_compose 45 + 15 + 3), the scan element
+/// mbsp_kinThen (pose 45 + 15 + 3, compose 63, X c 42 + 6), the pose from a ghost
+/// (mbsp_poseFromGhost 9 x 5 + 3 x 6) and the velocity from a ghost (42 + 6).
 #define MBS_FL_KIN_COMPOSE_K 36
 #define MBS_FL_KIN_COMPOSE   63
 #define MBS_FL_KIN_THEN      174
@@ -483,7 +485,7 @@ static inline long mbs_flopKinMap(const mbsModel *m, int b, int local_parent, in
   int spec = mbs_jntSpecial(m, b);
   long f = spec ? 1 : 12L * m->body_dofnum[b];
   if (!local_parent) return f;
-  f += (spec ? 24 : MBS_FL_XMOTION) + 6;
+  f += spec ? 24 + 1 : MBS_FL_XMOTION + 6; // X v_p + vJ (spec: vJ's one nonzero entry)
   if (composed) f += spec ? MBS_FL_KIN_COMPOSE_K : MBS_FL_KIN_COMPOSE;
   return f;
 }
