@@ -37,6 +37,16 @@ if(TARGET mbspar)
                    --mode all --only-function "^mbs_cpa(Node|Dep)$" -- ${MBS_HARDEN_ARGS})
   set_tests_properties(fault_sweep.cpa_graphs PROPERTIES LABELS "mpi;fault" TIMEOUT 600
                        PROCESSORS 1 ENVIRONMENT "${MBS_MPI_ENV}")
+  # the interval reduction's setup (the contraction of tree and loop interfaces, 8 ranks on the
+  # generated ladder's distributed loop model): every allocation of mbsp_schurRedSetup on every
+  # rank. The 8-rank sweep of 2026-11-29 found its first three allocations returning before the
+  # joint-list rounds, so the partners waited for ever (hung > 90 s); fixed in the same commit
+  add_test(NAME fault_sweep.red_setup.np8
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/fault_sweep.py --verb accel --np 8
+                   --mode all --ranks all --new --only-scenario "ladder"
+                   --only-function "^mbsp_schurRedSetup$" -- ${MBS_HARDEN_ARGS})
+  set_tests_properties(fault_sweep.red_setup.np8 PROPERTIES LABELS "mpi;fault" TIMEOUT 600
+                       PROCESSORS 2 ENVIRONMENT "${MBS_MPI_ENV};MBSPAR_LOOPS_LOCAL=1")
   # ... and complete (every distinct point on every rank, no sampling; ~25 min in all here):
   # labelled slow, so the default run and CI leave them out; scripts/test.sh --all or
   # ctest -L slow runs them (bench/fault_sweep_full.sh gives the same with a report)

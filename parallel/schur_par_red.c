@@ -153,22 +153,21 @@ mbsErr mbsp_schurRedSetup(mbspSchur *sp) {
   int nlev = 1; // own components, then one per round in which this rank receives
   for (int d = 1; d < P && r % (2 * d) == 0; d *= 2)
     if (r + d < P) nlev++;
-  MBS_ALLOC(sp->red_lev, nlev);
-  sp->red_nlev = nlev, sp->red_send = -1, sp->red_rounds = 0;
+  // a local failure before the rounds must not skip them (the partners wait for this rank's
+  // joint list): every failure below sets e and the rounds still run, with empty lists
+  sp->red_lev = calloc((size_t)nlev, sizeof *sp->red_lev);
+  sp->red_nlev = sp->red_lev ? nlev : 0, sp->red_send = -1, sp->red_rounds = 0;
   for (int d = 1; d < P; d *= 2) sp->red_rounds++;
   // the own components' joints (upper port, then lower ports, per component)
   int nin = 0, nun = 0;
   for (int c = 0; c < nc; c++) nin += 1 + s->comp[c].np, nun += s->comp[c].n;
-  mbspRedJoint *in, *cur = NULL;
-  int *jpos;
-  MBS_ALLOC(in, nin);
-  jpos = malloc(sizeof(int) * (size_t)(nin ? nin : 1));
-  if (!jpos) {
-    free(in);
-    return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur interval reduction)");
-  }
+  mbspRedJoint *in = calloc((size_t)(nin ? nin : 1), sizeof *in), *cur = NULL;
+  int *jpos = malloc(sizeof(int) * (size_t)(nin ? nin : 1));
+  mbsErr e = MBS_OK;
+  if (!sp->red_lev || !in || !jpos)
+    e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur interval reduction)");
   int k = 0;
-  for (int c = 0; c < nc; c++) {
+  for (int c = 0; c < nc && !e; c++) {
     const mbsSchurComp *cp = s->comp + c;
     in[k++] = (mbspRedJoint){cp->up ? m->body_gid[cp->root] : -1 - c, cp->nup, r,
                              cp->up ? sp->comp_rank[c] : r};
@@ -179,9 +178,9 @@ mbsErr mbsp_schurRedSetup(mbspSchur *sp) {
   }
   mbspRedLev *lv = sp->red_lev;
   int ncur = 0, nkept = 0;
-  mbsErr e =
-      mbsp_redCombine(in, nin, NULL, 0, r, r + 1, &cur, &ncur, &nkept, &lv->nk, &lv->n, jpos);
-  lv->partner = -1, lv->na = nun, lv->nb = 0;
+  if (!e)
+    e = mbsp_redCombine(in, nin, NULL, 0, r, r + 1, &cur, &ncur, &nkept, &lv->nk, &lv->n, jpos);
+  if (lv) lv->partner = -1, lv->na = nun, lv->nb = 0;
   if (!e) {
     lv->mapa = malloc(sizeof(int) * (size_t)(nun ? nun : 1));
     if (!lv->mapa) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur interval reduction)");
@@ -214,8 +213,9 @@ mbsErr mbsp_schurRedSetup(mbspSchur *sp) {
     int nb = 0;
     mbsErr er = mbsp_redRecvList(sp, r + d, &b, &nb);
     e = e ? e : er;
-    mbspRedLev *l2 = sp->red_lev + il++;
-    l2->partner = r + d;
+    mbspRedLev *l2 = sp->red_lev ? sp->red_lev + il : NULL; // NULL only with e set
+    il++;
+    if (l2) l2->partner = r + d;
     int *pos = malloc(sizeof(int) * (size_t)(nkept + nb + 1));
     if (!pos && !e) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
     int nn = 0, nkp = 0, hi = r + 2 * d < P ? r + 2 * d : P;
