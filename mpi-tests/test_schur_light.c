@@ -171,10 +171,29 @@ static char *fan_model(int n) {
   return t;
 }
 
+// "light_root_exact": the bound asserted (0: the mode's own), the worst differences and the
+// number of models whose layout starts a rank or a thread segment at a light body
+static double root_tol, root_worst_q, root_worst_l;
+static int root_models, root_count;
+
+// the first body of segments 1..n-1 of [st[0], st[n]) whose parent lies in an earlier segment of
+// the same range and is MBS_PARTITION_LIGHT times heavier (a light root), or -1
+static int light_root_at(const mbsModel *m, const int *st, int n) {
+  for (int k = 1; k < n; k++)
+    for (int b = st[k]; b < st[k + 1]; b++) {
+      int p = m->body_parent[b];
+      if (p >= st[0] && p < st[k] && m->body_mass[b] < m->body_mass[p] &&
+          mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]), m->body_mass[b],
+                               mbs_jntIsFixed(m->body_jnttype[b])))
+        return b;
+    }
+  return -1;
+}
+
 static void check(int n, int tree, int moving, double lm, double li, const char *merge) {
   // the bound for moving light bodies; a rank starting at a light body ("light_root",
   // tree = 2) loses about eight digits (docs/formulation.md 4.9): 1e-7 there
-  const double tol = tree == 2 ? 1e-7 : moving ? 1e-10 : 1e-12;
+  const double tol = root_tol > 0 ? root_tol : tree == 2 ? 1e-7 : moving ? 1e-10 : 1e-12;
   const char *only = getenv("LIGHT_ONLY"); // "chain10", "tree12": that model alone
   char name[32];
   snprintf(name, sizeof name, "%s%d", tree == 2 ? "fan" : tree ? "tree" : "chain", n);
@@ -213,19 +232,27 @@ static void check(int n, int tree, int moving, double lm, double li, const char 
     MBS_EXPECT_OK(mbsp_engineForward(e, s));
     MBS_EXPECT_OK(mbsp_engineGather(e, qdd, lam, jf));
     if (mbsp_rank(comm) == 0) {
-      int st[9] = {0};
-      if (mbsp_size(comm) <= 8 && !mbs_partitionModel(m, mbsp_size(comm), st))
+      int st[9] = {0}, root = -1;
+      if (mbsp_size(comm) <= 8 && !mbs_partitionModel(m, mbsp_size(comm), st)) {
+        st[mbsp_size(comm)] = m->nbody;
+        root = light_root_at(m, st, mbsp_size(comm));
         for (int r = 0; r < mbsp_size(comm); r++) {
           const char *nt = getenv("OMP_NUM_THREADS");
           mbsSchurRank *rk = NULL; // the rank's thread segments, as the engine makes them
-          st[mbsp_size(comm)] = m->nbody;
-          if (nt && atoi(nt) > 1 && !mbs_schurRankCreate(m, st[r], st[r + 1], atoi(nt), &rk))
-            printf("  rank %d starts at %s, %d thread segments\n", r, m->body_name[st[r]],
-                   rk->nseg);
-          else if (r)
+          if (nt && atoi(nt) > 1 && !mbs_schurRankCreate(m, st[r], st[r + 1], atoi(nt), &rk)) {
+            int sst[MBS_SCHUR_MAXSEG + 1];
+            for (int t = 0; t < rk->nseg; t++) sst[t] = rk->seg[t]->s0;
+            sst[rk->nseg] = st[r + 1];
+            int tr = light_root_at(m, sst, rk->nseg);
+            if (root < 0) root = tr;
+            printf("  rank %d starts at %s, %d thread segments%s%s\n", r, m->body_name[st[r]],
+                   rk->nseg, tr >= 0 ? ", one starting at the light body " : "",
+                   tr >= 0 ? m->body_name[tr] : "");
+          } else if (r)
             printf("  rank %d starts at %s\n", r, m->body_name[st[r]]);
           mbs_schurRankDestroy(&rk);
         }
+      }
       double dq = mbs_test_relDiff(qdd, wo->qdd, m->nv, 1e-300);
       double dl = mbs_test_relDiff(lam, wo->lam, m->nlam, 1e-300);
       if (getenv("LIGHT_DEBUG"))
@@ -238,6 +265,12 @@ static void check(int n, int tree, int moving, double lm, double li, const char 
              merge ? merge : "default", dq, dl);
       MBS_EXPECT(dq <= tol && dl <= tol, "%s np=%d: qdd %.3e, lambda %.3e to ABA", name,
                  mbsp_size(comm), dq, dl);
+      if (root_tol > 0 && root >= 0) {
+        root_models++;
+        root_worst_q = fmax(root_worst_q, dq), root_worst_l = fmax(root_worst_l, dl);
+        if (dq > 1e-12 || dl > 1e-12) root_count++;
+        printf("  a segment starts at the light body %s\n", m->body_name[root]);
+      }
     }
     if (local_too) check_local(c, m, wo, qdd, lam, name, tol);
     free(qdd), free(lam), free(jf);
@@ -351,6 +384,25 @@ int main(int argc, char **argv) {
     for (int n = 24; n <= 36; n += 6) check(n, 1, 3, 1e-8, 1e-16, NULL);
   } else if (strcmp(which, "light_root") == 0) {
     for (int n = 6; n <= 14; n += 2) check(n, 2, 1, 1e-8, 1e-16, NULL);
+  } else if (strcmp(which, "light_root_exact") == 0) {
+    // the fans, and (with the test switch MBSPAR_TEST_LIGHT_ROOTS=1, set here on every rank: the
+    // partition and the thread segmentation then avoid light leaves only) the all-light chains
+    // and the fans at threads, so that ranks and thread segments start at light bodies. The
+    // target is 1e-12 against ABA (exact there); today's bound is 1e-7 (docs/formulation.md 4.9,
+    // "A rank that must start at a light body"): asserted, with the gap printed.
+    // LIGHT_ROOT_STRICT=1 asserts 1e-12 (fails until the light root is exact)
+    const char *strict = getenv("LIGHT_ROOT_STRICT");
+    root_tol = strict && strcmp(strict, "1") == 0 ? 1e-12 : 1e-7;
+    setenv("MBSPAR_TEST_LIGHT_ROOTS", "1", 1);
+    for (int n = 6; n <= 14; n += 2) check(n, 2, 1, 1e-8, 1e-16, NULL);
+    for (int n = 5; n <= 10; n++) check(n, 0, 1, 1e-8, 1e-16, NULL);
+    unsetenv("MBSPAR_TEST_LIGHT_ROOTS");
+    if (mbsp_rank(comm) == 0) {
+      printf("light_root_exact np=%d: %d models with a light root, %d of them above 1e-12 (the "
+             "target); worst qdd %.3e, lambda %.3e (asserted: %.0e)\n",
+             mbsp_size(comm), root_models, root_count, root_worst_q, root_worst_l, root_tol);
+      MBS_EXPECT(root_models > 0, "no layout started a segment at a light body");
+    }
   } else if (strcmp(which, "layout") == 0) {
     for (int mv = 1; mv <= 2; mv++) {
       for (int n = 6; n <= 10; n++) layout(n, 0, mv);

@@ -38,13 +38,16 @@ static int mbs_schurScOf(const mbsSchurRank *r, int b) {
   return k;
 }
 
-// 1 if a light joint of the rank's range [b0, b1) crosses a thread boundary at body s
+// 1 if a light joint of the rank's range [b0, b1) crosses a thread boundary at body s (with the
+// test switch MBSPAR_TEST_LIGHT_ROOTS=1 only those whose parent is the lighter body)
 static int mbs_schurCutLight(const mbsModel *m, int b0, int b1, int s) {
+  const int leaves_only = mbs_partitionTestLightRoots();
   for (int b = s; b < b1; b++) {
     int p = m->body_parent[b];
     if (p >= b0 && p < s &&
         mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]), m->body_mass[b],
-                             mbs_jntIsFixed(m->body_jnttype[b])))
+                             mbs_jntIsFixed(m->body_jnttype[b])) &&
+        !(leaves_only && m->body_mass[b] < m->body_mass[p]))
       return 1;
   }
   return 0;
