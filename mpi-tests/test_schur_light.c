@@ -335,8 +335,9 @@ static void layout(int n, int tree, int moving) {
 }
 
 // "layout" on the fans of "light_root": a rank boundary there starts a rank at a light body (no
-// place avoids it), a cut the light leaves do not cover: the warning and auto's rule keep it; and
-// no light body is isolated (its parent on an earlier rank, a child on a later one)
+// place avoids it), a cut the light leaves do not cover (auto's rule keeps it) but the light
+// roots do (the warning skips it where every rank takes its light roots); and no light body is
+// isolated (its parent on an earlier rank, a child on a later one)
 static void layout_fan(int n) {
   char *text = fan_model(n);
   mbsConfig *c = NULL;
@@ -358,10 +359,12 @@ static void layout_fan(int n) {
       int pa = m->body_parent[b];
       if (b % 2 && b + 1 < m->nbody && pa >= 0 && rk[pa] < rk[b] && rk[b + 1] > rk[b]) iso = b;
     }
-    int cut = mbs_schurLightCut(m, st, P, 1, &p);
-    MBS_EXPECT(iso < 0 && (cut >= 0) == (n >= 10 || P > 2),
-               "fan of %d links, %d ranks: isolated light body %d, uncovered light cut at %d", n, P,
-               iso, cut);
+    int cut = mbs_schurLightCut(m, st, P, 1, &p), cut2 = mbs_schurLightCut(m, st, P, 2, &p);
+    // light roots remain for the light leaves' rule (1); none once the light roots are taken (2)
+    MBS_EXPECT(iso < 0 && (cut >= 0) == (n >= 10 || P > 2) && cut2 < 0,
+               "fan of %d links, %d ranks: isolated light body %d, uncovered light cut at %d, "
+               "with the light roots at %d",
+               n, P, iso, cut, cut2);
   }
   mbs_modelDestroy(&m);
 }

@@ -200,7 +200,8 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
 static int mbsp_schurLightInexact(const mbspSchur *sp, int light_parent, int gc, int gp, int lp) {
   const mbsModel *m = sp->m;
   const int s0 = sp->start[sp->rank], s1 = sp->start[sp->rank + 1];
-  if (!light_parent) return gc >= s0 && gc < s1 && gp < s0;
+  if (!light_parent) // a light root: exact where this rank takes its light roots
+    return gc >= s0 && gc < s1 && gp < s0 && !mbsp_schurLightRootsCovered(sp);
   if (gp < s0 || gp >= s1 || gc < s1 || lp < 0) return 0;
   for (int i = 0; i < sp->light; i++)
     if (sp->light_b[3 * i] == lp) return 0;
@@ -220,10 +221,10 @@ static mbsErr mbsp_schurLightWarn(const mbspSchur *sp) {
   const mbsModel *m = sp->m;
   int b = -1, g = -1;
   const char *pname = NULL;
-  double ok = sp->light_ok;
-  MBS_CALL(mbsp_allreduceMin(sp->comm, &ok, 1));
+  double ok[2] = {sp->light_ok, mbsp_schurLightRootsCovered(sp)}; // light leaves; light roots
+  MBS_CALL(mbsp_allreduceMin(sp->comm, ok, 2));
   if (!m->local && sp->rank == 0) { // the rank boundaries of a full model
-    int pr, br = mbs_schurLightCut(m, sp->start, sp->size, ok > 0, &pr);
+    int pr, br = mbs_schurLightCut(m, sp->start, sp->size, ok[0] > 0 ? 1 + (ok[1] > 0) : 0, &pr);
     if (br >= 0) b = br, g = br, pname = m->body_name[pr];
   } else if (m->local) { // the light joints of the structure pass that cross this rank's edges
     for (int k = 0; k < m->nrun_light && g < 0; k++) {

@@ -270,3 +270,26 @@ int mbsp_schurLightRootExpand(mbspSchur *sp, int c, const double *lam_u) {
   mbs_schurExpand(nup + 1, cp->nc, A, A + (size_t)k * k, x, sp->lam_low + cp->c0);
   return 1;
 }
+
+int mbsp_schurLightRootsCovered(const mbspSchur *sp) {
+  const mbsModel *m = sp->m;
+  const mbsSchur *v = sp->seg;
+  if (!sp->light_ok) return 0;
+  for (int c = 0; c < v->ncomp; c++) { // every rank-level root lighter than its remote parent
+    const mbsSchurComp *vc = v->comp + c;
+    int r = vc->root, light = 0;
+    if (!vc->up) continue;
+    if (!m->local) {
+      int p = m->body_parent[r];
+      light = m->body_mass[r] < m->body_mass[p] &&
+              mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]),
+                                   m->body_mass[r], mbs_jntIsFixed(m->body_jnttype[r]));
+    } else { // the structure pass's light joints (a light root: parent entry < 0)
+      for (int k = 0; k < m->nrun_light && !light; k++)
+        light = m->run_light[2 * k] == m->body_gid[r] && m->run_light[2 * k + 1] < 0;
+    }
+    const mbsReal *L = light ? mbsp_schurLightRootSlot(sp, c) : NULL;
+    if (light && !(L && L[0] > 0)) return 0;
+  }
+  return 1;
+}

@@ -95,6 +95,9 @@ void mbsp_schurLightRootUp(mbspSchur *sp, int c);
 void mbsp_schurLightRootDown(mbspSchur *sp, int c);
 void mbsp_schurLightRootTail(const mbspSchur *sp, int c, double *tail);
 void mbsp_schurLightRootT(mbspSchur *sp, int c, double t);
+/// 1 if this rank takes every light root at its rank-level components' upper ports (their
+/// parents on other ranks) by the change of variables above (light_ok, each such root marked).
+int mbsp_schurLightRootsCovered(const mbspSchur *sp);
 /// A light root with lower ports (the soft acceleration mu an extra upper unknown): Aug points
 /// component c at its augmented system (1; *save the original), Send writes the message's
 /// system and tail from the reduction S and restores c, Expand the lower ports' lambdas (1 if

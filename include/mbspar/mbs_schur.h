@@ -112,7 +112,9 @@ int mbs_schurLightLeaf(const mbsModel *m, int b, int b1);
 /// light-leaf change of variables makes exact when \p exact: a light parent that is a light leaf
 /// of its range (mbs_schurLightLeaf, its own parent in the range). What remains: light roots (a
 /// range starting at a light body), light leaves on other joints or with their parent on another
-/// range (docs/formulation.md 4.9). \p exact = 0: mbs_partitionLightCut itself. Local.
+/// range (docs/formulation.md 4.9). \p exact = 0: mbs_partitionLightCut itself; 2: light roots
+/// skipped too (the caller knows that every rank takes its light roots, mbsp_schurLightWarn).
+/// Local.
 int mbs_schurLightCut(const mbsModel *m, const int *start, int n, int exact, int *parent);
 /// The change of variables of the light leaf \p b's children's cut joints (*ncol unknowns, child
 /// order): R (ncol x ncol, row-major), lambda = R (y; t); returns sqrt(Ds) (0: R = identity, v or

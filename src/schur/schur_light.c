@@ -53,8 +53,9 @@ int mbs_schurLightCut(const mbsModel *m, const int *start, int n, int exact, int
           !mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]),
                                 m->body_mass[b], mbs_jntIsFixed(m->body_jnttype[b])))
         continue;
-      while (start[r + 1] <= p) r++;           // p's range
-      if (m->body_mass[p] < m->body_mass[b]) { // p the light body
+      while (start[r + 1] <= p) r++;                                 // p's range
+      if (exact == 2 && m->body_mass[b] < m->body_mass[p]) continue; // a light root, taken
+      if (m->body_mass[p] < m->body_mass[b]) {                       // p the light body
         const int *ch = m->child_list + m->body_childadr[p];
         int kept = 0; // a child on p's range: p's D includes it (no light leaf)
         for (int c = 0; c < m->body_childnum[p]; c++) kept |= ch[c] < start[r + 1];
