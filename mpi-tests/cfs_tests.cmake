@@ -138,6 +138,20 @@ foreach(np 2 3 4)
   set_tests_properties(test_schur_light_light_root.threads1.np${np} PROPERTIES PROCESSORS 2
                        TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 endforeach()
+# the fans with the heavy links on joints without the axis-specialised kernels (the light root's
+# child joint S_c from the generic record): revolute about [0, 0.6, 0.8] at 3 ranks, prismatic
+# along it at 2, full and local models; 1e-12 (measured 7.4e-14 and 5.9e-16; with
+# MBSPAR_SCHUR_LIGHT=0, i.e. before, up to 2.4e-8 and 9.1e-10 on the light roots)
+foreach(cfg "general;3" "prismatic;2")
+  list(GET cfg 0 jnt)
+  list(GET cfg 1 np)
+  add_test(NAME test_schur_light_light_root_${jnt}.threads1.np${np}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
+                   --oversubscribe -x OMP_NUM_THREADS=1 -x LIGHT_LOCAL=1 -x LIGHT_ROOT_CHILD=${jnt}
+                   $<TARGET_FILE:test_schur_light> light_root)
+  set_tests_properties(test_schur_light_light_root_${jnt}.threads1.np${np} PROPERTIES
+                       PROCESSORS 2 TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+endforeach()
 # light roots forced ("light_root_exact"): the fans and, with the test switch
 # MBSPAR_TEST_LIGHT_ROOTS=1 (the partition and the thread segmentation avoid light leaves only),
 # the all-light chains, at 2 and 3 ranks of one thread and 2 threads of one rank; against ABA:

@@ -28,13 +28,14 @@
 /// body (fans, no place avoids it): asserts 1e-12 (the light roots' change of variables,
 /// src/schur/schur_lightroot.c; before it 1e-7, measured up to 1.5e-8). "light_root_exact": the
 /// same with the test switch MBSPAR_TEST_LIGHT_ROOTS=1 on fans and all-light chains, at ranks
-/// (1e-12) and thread segments (1e-7: not covered; the gap printed). LIGHT_LOCAL=1: every model
-/// also as the distributed-memory (local) build of each rank, against ABA and against the full
-/// model's schur (1e-12; measured bitwise equal). LIGHT_JOINT=general / prismatic: the light bodies
-/// on a revolute joint about a non-coordinate axis / a prismatic joint (the generic ABA record).
-/// "layout": the light-cut check that keeps solver.method = auto off schur on the "moving_all" rank
-/// layouts and on on the "moving" ones, and the thread segmentation's joins (no engine; one rank).
-/// LIGHT_DEBUG=1 prints the dofs that differ.
+/// (1e-12) and thread segments (1e-7: not covered; the gap printed). LIGHT_ROOT_CHILD=general /
+/// prismatic: the fans' heavy links on a revolute joint about [0, 0.6, 0.8] / a prismatic joint.
+/// LIGHT_LOCAL=1: every model also as the distributed-memory (local) build of each rank, against
+/// ABA and against the full model's schur (1e-12; measured bitwise equal). LIGHT_JOINT=general /
+/// prismatic: the light bodies on a revolute joint about a non-coordinate axis / a prismatic joint
+/// (the generic ABA record). "layout": the light-cut check that keeps solver.method = auto off
+/// schur on the "moving_all" rank layouts and on on the "moving" ones, and the thread
+/// segmentation's joins (no engine; one rank). LIGHT_DEBUG=1 prints the dofs that differ.
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -150,6 +151,19 @@ static void check_local(const mbsConfig *c, const mbsModel *m, const mbsWork *wo
 // about x), each carrying a heavy link l_k (revolute about y), depth-first: h s0 l0 s1 l1 ... Every
 // place in the fan is crossed by a light root (h to the s_k after it), so a rank boundary there
 // starts a rank at a light body or below one whose light siblings follow
+// the heavy links' joint (LIGHT_ROOT_CHILD=general: revolute about [0, 0.6, 0.8], the generic
+// ABA record; prismatic: along [0, 0.6, 0.8]; else revolute about y), and their q0/qd0 scale
+static const char *fan_child_joint(void) {
+  const char *j = getenv("LIGHT_ROOT_CHILD");
+  if (j && strcmp(j, "general") == 0) return "revolute\"; axis = [0.0, 0.6, 0.8]";
+  if (j && strcmp(j, "prismatic") == 0) return "prismatic\"; axis = [0.0, 0.6, 0.8]";
+  return "revolute\"; axis = [0.0, 1.0, 0.0]";
+}
+static double fan_child_scale(void) {
+  const char *j = getenv("LIGHT_ROOT_CHILD");
+  return j && strcmp(j, "prismatic") == 0 ? 0.1 : 1.0;
+}
+
 static char *fan_model(int n) {
   size_t cap = 1024 + 900 * (size_t)n, at = 0;
   char *t = malloc(cap);
@@ -166,10 +180,11 @@ static char *fan_model(int n) {
         ",{ name = \"s%d\"; parent = \"h\"; joint = { type = \"revolute\"; axis = [1.0, 0.0, "
         "0.0]; origin = [%.17g, %.17g, -0.3]; q0 = [0.1]; qd0 = [0.2]; }; mass = 1e-8; com = "
         "[0.0, 0.0, 0.0]; inertia = [1e-16, 1e-16, 1e-16, 0.0, 0.0, 0.0]; },"
-        "{ name = \"l%d\"; parent = \"s%d\"; joint = { type = \"revolute\"; axis = [0.0, 1.0, "
-        "0.0]; origin = [0.0, 0.0, -0.2]; q0 = [%.17g]; qd0 = [%.17g]; }; mass = 1.0; com = [0.0, "
-        "0.0, -0.25]; inertia = [0.02, 0.02, 0.001, 0.0, 0.0, 0.0]; }",
-        k, 0.02 * (k % 7) - 0.06, 0.015 * (k % 5) - 0.03, k, k, 0.1 * (k % 5), 0.05 * k);
+        "{ name = \"l%d\"; parent = \"s%d\"; joint = { type = \"%s; origin = [0.0, 0.0, -0.2]; "
+        "q0 = [%.17g]; qd0 = [%.17g]; }; mass = 1.0; com = [0.0, 0.0, -0.25]; inertia = [0.02, "
+        "0.02, 0.001, 0.0, 0.0, 0.0]; }",
+        k, 0.02 * (k % 7) - 0.06, 0.015 * (k % 5) - 0.03, k, k, fan_child_joint(),
+        0.1 * (k % 5) * fan_child_scale(), 0.05 * k * fan_child_scale());
   snprintf(t + at, cap - at, "); };");
   return t;
 }
