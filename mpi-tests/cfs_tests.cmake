@@ -155,9 +155,8 @@ endforeach()
 # light roots forced ("light_root_exact"): the fans and, with the test switch
 # MBSPAR_TEST_LIGHT_ROOTS=1 (the partition and the thread segmentation avoid light leaves only),
 # the all-light chains, at 2 and 3 ranks of one thread and 2 threads of one rank; against ABA:
-# 1e-12 at ranks (measured <= 2.5e-15, before up to 3.4e-8); thread segments starting at a light
-# body are not covered (known limitation, docs/formulation.md 4.9): 1e-7 there, the gap printed
-# (LIGHT_ROOT_STRICT=1 asserts 1e-12 and fails)
+# 1e-12 (measured <= 2.5e-15 at ranks, 1.0e-14 at 1 x 2; before up to 3.4e-8). Not covered:
+# 3+ thread segments of a chain (a segment-component with lower ports; docs/formulation.md 4.9)
 foreach(cfg "2;1" "3;1" "1;2")
   list(GET cfg 0 np)
   list(GET cfg 1 nt)

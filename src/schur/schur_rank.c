@@ -262,6 +262,23 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
     mbs_schurRankDestroy(&r);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur join)");
   }
+  // light roots at thread boundaries (only where the segmentation cuts at one: the test switch
+  // MBSPAR_TEST_LIGHT_ROOTS=1): a segment-component without ports whose root is a light root of
+  // its segment leaves its soft part out of its system (schur_lightroot.c) and the join changes
+  // variables along it in its parent's component (mbs_schurRankFactor)
+  for (int k = 0; k < r->nsc; k++) {
+    mbsSchurSc *sc = r->sc + k;
+    mbsSchur *s = r->seg[sc->seg];
+    const mbsSchurComp *cp = s->comp + sc->comp;
+    if (sc->parent_sc < 0 || !cp->up || cp->nc > 0 || cp->nup > 6 ||
+        !mbs_schurLightRoot(m, s, sc->root))
+      continue;
+    if (!s->lroot && !(s->lroot = calloc((size_t)s->ncomp * MBS_SCHUR_LRW + 1, sizeof(mbsReal)))) {
+      mbs_schurRankDestroy(&r);
+      return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur join)");
+    }
+    s->lroot[MBS_SCHUR_LRW * sc->comp] = 1;
+  }
   for (int t = 0; t < r->nseg && r->rhs_only; t++) {
     const mbsSchur *st = r->seg[t];
     if (st->nport) r->rhs_only = 0;
@@ -281,6 +298,30 @@ static int mbs_schurPortPos(const mbsModel *m, const int *list, int n, int l) {
   int pos = 0;
   for (int i = 0; i < n && list[i] != l; i++) pos += m->body_lamnum[list[i]];
   return pos;
+}
+
+// the light roots among sc's eliminated ports (their soft part left out of the child's system):
+// with x NULL the change of variables along v on sc's system W (n unknowns), else the
+// eliminated ports' values x from (y, t) back to lambda, t into the child's slot
+static void mbs_schurRankLight(const mbsModel *m, mbsSchurRank *r, const mbsSchurSc *sc, int n,
+                               mbsReal *x) {
+  const int nk = sc->nup + sc->nk;
+  for (int e = 0; e < sc->nep; e++) {
+    const mbsSchurSc *ch = r->sc + mbs_schurScOf(r, sc->eport[e]);
+    mbsSchur *cs = r->seg[ch->seg];
+    mbsReal *L = cs->lroot ? cs->lroot + MBS_SCHUR_LRW * ch->comp : NULL, R[36];
+    int nl = ch->nup, o = mbs_schurPortPos(m, sc->eport, sc->nep, sc->eport[e]);
+    if (!L || L[0] < 2 || nl > 6 || ch->nk > 0 || !mbs_schurLightR(L + 11, nl, L[3], R)) continue;
+    if (x) {
+      L[4] = x[o + nl - 1];
+      mbs_schurLightVec(nl, R, x + o);
+      continue;
+    }
+    mbs_schurLightApply(n, nk + o, nl, R, sc->W, sc->gw);
+    const int t = nk + o + nl - 1; // the soft part in (y, t): sd^2 / sigma at (t, t), phi sd at t
+    sc->W[(size_t)n * t + t] += L[3] * L[3] / L[1];
+    sc->gw[t] += L[2] * L[3];
+  }
 }
 
 int mbs_schurRhsOnly(const mbsSchurRank *r) {
@@ -440,6 +481,7 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
       }
       kat += ch->nk;
     }
+    mbs_schurRankLight(m, r, sc, n, 0);
     if (!mbs_schurReduce(nk, sc->ne, sc->W, sc->gw, sc->R, sc->R + (size_t)nk * nk, &r->nfloor))
       return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
   }
@@ -477,6 +519,7 @@ void mbs_schurRankBack(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const mbs
       o += m->body_lamnum[l];
     }
     mbs_schurExpand(nk, sc->ne, sc->W, sc->gw, pk, pe);
+    mbs_schurRankLight(m, r, sc, nk, pe);
     for (int i = 0, o = 0; i < sc->nep; i++) {
       int l = sc->eport[i];
       memcpy(w->lam + m->body_lamadr[l], pe + o, sizeof(mbsReal) * (size_t)m->body_lamnum[l]);
