@@ -40,8 +40,10 @@ static mbsErr mbsp_schurLightRootSetup(mbspSchur *sp) {
     const mbsSchurComp *vc = v->comp + c;
     mbsSchur *s = mbsp_schurLightSeg(sp, vc->root);
     if (!vc->up || vc->nc > 6 || vc->nup > 6 || !s) continue;
-    int sc = s->body_comp[vc->root - s->s0];
-    if (s->comp[sc].root != vc->root || !s->comp[sc].up || s->comp[sc].nc != vc->nc ||
+    int sc = s->body_comp[vc->root - s->s0], joined = 0; // its ports all joined inside the rank
+    for (int k = 0; k < sp->rk->nsc; k++)
+      if (sp->rk->sc[k].root == vc->root) joined = vc->nc == 0 && sp->rk->sc[k].aug != NULL;
+    if (s->comp[sc].root != vc->root || !s->comp[sc].up || (s->comp[sc].nc != vc->nc && !joined) ||
         (vc->nc > 0 && !s->comp[sc].spath) || !mbs_schurLightRoot(m, s, vc->root))
       continue;
     if (!s->lroot && !(s->lroot = calloc((size_t)s->ncomp * MBS_SCHUR_LRW + 1, sizeof(mbsReal))))
@@ -262,7 +264,7 @@ void mbsp_schurLightRootSend(mbspSchur *sp, int c, const mbsSchurComp *save, con
 int mbsp_schurLightRootExpand(mbspSchur *sp, int c, const double *lam_u) {
   const mbsSchurComp *cp = sp->seg->comp + c;
   const mbsReal *L = mbsp_schurLightRootSlot(sp, c);
-  if (!L || L[0] < 3) return 0;
+  if (!sp->lr_aug || !sp->lr_aug[c] || !L || L[0] < 3) return 0; // (3 also after the join's)
   int nup = cp->nup, k = cp->n + 1;
   double x[8], *A = sp->lr_aug[c];
   memcpy(x, lam_u, sizeof(double) * (size_t)nup);

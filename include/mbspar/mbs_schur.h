@@ -179,9 +179,12 @@ typedef struct {
   int nkp;
   int *eport; ///< (nep) eliminated ports
   int nep;
-  mbsReal *W;  ///< (n x n) working system over [up; kept; eliminated], n = nup + nk + ne
-  mbsReal *gw; ///< (n)
-  mbsReal *R;  ///< ((nup + nk)^2) reduced system, then (nup + nk) right side after it
+  mbsReal *W;   ///< (n x n) working system over [up; kept; eliminated], n = nup + nk + ne
+  mbsReal *gw;  ///< (n)
+  mbsReal *R;   ///< ((nup + nk)^2) reduced system, then (nup + nk) right side after it
+  mbsReal *aug; ///< NULL, or a light root with internal lower ports (src/schur/schur_rank.c):
+                ///< ((n + 1)^2 + (n + 1)) its system with the soft unknown mu after the upper
+                ///< port, then ((nup + 1)^2 + nup + 1) its reduction
 } mbsSchurSc;
 
 /// A rank's bodies [b0, b1) cut into contiguous segments (one per OpenMP thread), each eliminated
