@@ -156,7 +156,8 @@ endforeach()
 # MBSPAR_TEST_LIGHT_ROOTS=1 (the partition and the thread segmentation avoid light leaves only),
 # the all-light chains, at 2 and 3 ranks of one thread and 2 threads of one rank; against ABA:
 # 1e-12 (measured <= 2.5e-15 at ranks, 1.0e-14 at 1 x 2; before up to 3.4e-8). Not covered:
-# 3+ thread segments of a chain (a segment-component with lower ports; docs/formulation.md 4.9)
+# ranks x threads on the chains (a thread segment starting at a light body with a lower port to
+# another rank; docs/formulation.md 4.9)
 foreach(cfg "2;1" "3;1" "1;2")
   list(GET cfg 0 np)
   list(GET cfg 1 nt)

@@ -284,8 +284,8 @@ static void check(int n, int tree, int moving, double lm, double li, const char 
              name, n, lm, li, moving ? "revolute" : "fixed", mbsp_size(comm),
              merge ? merge : "default", dq, dl);
       // light_root_exact: a thread segment starting at a light body (only with the test
-      // switch: the segmentation joins such segments) with LIGHT_ROOT_LOOSE=1 the old bound (the
-      // thread join covers segment-components without lower ports only: 3+ segments of a chain)
+      // switch: the segmentation joins such segments) with LIGHT_ROOT_LOOSE=1 the old bound (not
+      // covered: such a segment with a lower port to another rank, ranks x threads on chains)
       const double etol = root_tol > 0 && troot >= 0 && !root_strict ? 1e-7 : tol;
       MBS_EXPECT(dq <= etol && dl <= etol, "%s np=%d: qdd %.3e, lambda %.3e to ABA", name,
                  mbsp_size(comm), dq, dl);
@@ -418,8 +418,8 @@ int main(int argc, char **argv) {
     // and the fans at threads, so that ranks and thread segments start at light bodies. Against
     // ABA (exact there): 1e-12 (exact since the light roots' change of variables at rank cuts and
     // in the thread join, docs/formulation.md 4.9; before: up to 3.4e-8), the gap printed.
-    // LIGHT_ROOT_LOOSE=1: 1e-7 where a thread segment starts at a light body (3+ segments of a
-    // chain: a segment-component with lower ports, not covered by the thread join)
+    // LIGHT_ROOT_LOOSE=1: 1e-7 where a thread segment starts at a light body (ranks x threads on
+    // the chains: such a segment with a lower port to another rank, not covered)
     const char *loose = getenv("LIGHT_ROOT_LOOSE");
     root_strict = !(loose && strcmp(loose, "1") == 0);
     root_tol = 1e-12;
