@@ -127,15 +127,46 @@ foreach(cfg "general;moving_all;2;1" "general;mixed;2;2" "general;moving_all;4;1
                        PROCESSORS 2 TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 endforeach()
 # a heavy hub with 6-14 light children, each carrying a heavy link ("light_root"): every place in
-# the fan is crossed by a light root, so a rank starts at a light body (about eight digits lost,
-# docs/formulation.md 4.9): q̈ and lambda to 1e-7 (measured <= 1.5e-8); at 3 and 4 ranks a light
-# body between two cut joints (up to 2.6e-2 before the partition kept it off) fails it
+# the fan is crossed by a light root, so a rank starts at a light body (exact since the light
+# roots' change of variables, docs/formulation.md 4.9): q̈ and lambda to 1e-12 (measured
+# <= 5.9e-15; before it up to 1.5e-8); at 3 and 4 ranks a light body between two cut joints (up
+# to 2.6e-2 before the partition kept it off) fails it
 foreach(np 2 3 4)
   add_test(NAME test_schur_light_light_root.threads1.np${np}
            COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
                    --oversubscribe -x OMP_NUM_THREADS=1 $<TARGET_FILE:test_schur_light> light_root)
   set_tests_properties(test_schur_light_light_root.threads1.np${np} PROPERTIES PROCESSORS 2
                        TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+endforeach()
+# the fans with the heavy links on joints without the axis-specialised kernels (the light root's
+# child joint S_c from the generic record): revolute about [0, 0.6, 0.8] at 3 ranks, prismatic
+# along it at 2, full and local models; 1e-12 (measured 7.4e-14 and 5.9e-16; with
+# MBSPAR_SCHUR_LIGHT=0, i.e. before, up to 2.4e-8 and 9.1e-10 on the light roots)
+foreach(cfg "general;3" "prismatic;2")
+  list(GET cfg 0 jnt)
+  list(GET cfg 1 np)
+  add_test(NAME test_schur_light_light_root_${jnt}.threads1.np${np}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
+                   --oversubscribe -x OMP_NUM_THREADS=1 -x LIGHT_LOCAL=1 -x LIGHT_ROOT_CHILD=${jnt}
+                   $<TARGET_FILE:test_schur_light> light_root)
+  set_tests_properties(test_schur_light_light_root_${jnt}.threads1.np${np} PROPERTIES
+                       PROCESSORS 2 TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+endforeach()
+# light roots forced ("light_root_exact"): the fans and, with the test switch
+# MBSPAR_TEST_LIGHT_ROOTS=1 (the partition and the thread segmentation avoid light leaves only),
+# the all-light chains, at 2 and 3 ranks of one thread and 2 threads of one rank; against ABA:
+# 1e-12 (measured <= 2.5e-15 at ranks, 1.0e-14 at 1 x 2; before up to 3.4e-8). Not covered:
+# ranks x threads on the chains (a thread segment starting at a light body with a lower port to
+# another rank; docs/formulation.md 4.9)
+foreach(cfg "2;1" "3;1" "1;2")
+  list(GET cfg 0 np)
+  list(GET cfg 1 nt)
+  add_test(NAME test_schur_light_light_root_exact.threads${nt}.np${np}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
+                   --oversubscribe -x OMP_NUM_THREADS=${nt} $<TARGET_FILE:test_schur_light>
+                   light_root_exact)
+  set_tests_properties(test_schur_light_light_root_exact.threads${nt}.np${np} PROPERTIES
+                       PROCESSORS 2 TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 endforeach()
 # the accuracy guard of accel (docs/formulation.md 4.9): a warning naming the light bodies on the
 # model above at 2 threads (serial) or 2 ranks (distributed and full models), none on chain.cfg

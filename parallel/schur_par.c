@@ -55,16 +55,19 @@ void mbsp_schurDestroy(mbspSchur **psp) {
   if (!psp || !*psp) return;
   mbspSchur *sp = *psp;
   mbsp_schurRedDestroy(sp);
+  for (int c = 0; sp->lr_aug && c < sp->seg->ncomp; c++) free(sp->lr_aug[c]);
+  free(sp->lr_aug);
   mbs_schurRankDestroy(&sp->rk);
   mbsp_msgDestroy(&sp->msg);
-  void *arrs[] = {
-      sp->start,     sp->comp_rank, sp->comp_tag, sp->port_rank,  sp->port_tag,  sp->ghost,
-      sp->rbuf,      sp->port_radr, sp->sbuf,     sp->comp_sadr,  sp->S,         sp->lam_up,
-      sp->lam_low,   sp->acc_s,     sp->acc_r,    sp->ghost_rank, sp->ghost_tag, sp->comp_erank,
-      sp->comp_etag, sp->jx,        sp->jr,       sp->jz,         sp->jp,        sp->jq,
-      sp->jd,        sp->jg,        sp->lp,       sp->lq,         sp->dsend,     sp->jd_adr,
-      sp->jt,        sp->st_s,      sp->st_r,     sp->port_comp,  sp->comp_uadr, sp->comp_pend,
-      sp->up_comp,   sp->goff,      sp->gmap,     sp->light_b,    sp->light_blk};
+  void *arrs[] = {sp->start,      sp->comp_rank, sp->comp_tag,   sp->port_rank, sp->port_tag,
+                  sp->ghost,      sp->rbuf,      sp->port_radr,  sp->sbuf,      sp->comp_sadr,
+                  sp->S,          sp->lam_up,    sp->lam_low,    sp->acc_s,     sp->acc_r,
+                  sp->ghost_rank, sp->ghost_tag, sp->comp_erank, sp->comp_etag, sp->jx,
+                  sp->jr,         sp->jz,        sp->jp,         sp->jq,        sp->jd,
+                  sp->jg,         sp->lp,        sp->lq,         sp->dsend,     sp->jd_adr,
+                  sp->jt,         sp->st_s,      sp->st_r,       sp->port_comp, sp->comp_uadr,
+                  sp->comp_pend,  sp->up_comp,   sp->goff,       sp->gmap,      sp->light_b,
+                  sp->light_blk,  sp->lr_lam,    sp->lr_send};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(sp);
   *psp = NULL;
@@ -87,7 +90,8 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   int nup = 0, maxup = 0;
   for (int c = 0; c < nc; c++) {
     const mbsSchurComp *cp = s->comp + c;
-    sp->comp_sadr[c + 1] = sp->comp_sadr[c] + cp->nup * cp->nup + cp->nup + 1;
+    // + the pass's depth stamp and a light root's soft part (v, sigma, phi; light_all only)
+    sp->comp_sadr[c + 1] = sp->comp_sadr[c] + cp->nup * cp->nup + 2 * cp->nup + 3;
     nup += cp->nup;
     if (cp->nup > maxup) maxup = cp->nup;
     if (!cp->up) continue;
@@ -101,7 +105,7 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
     for (int q2 = 0; q2 < np; q2++)
       if (s->port_body[q2] < l && mbsp_schurOwner(sp, s->port_body[q2]) == cr) idx++;
     sp->port_rank[q] = cr, sp->port_tag[q] = MBSP_TAG(idx, 0);
-    sp->port_radr[q + 1] = sp->port_radr[q] + nl * nl + nl + 1; // + the pass's depth stamp
+    sp->port_radr[q + 1] = sp->port_radr[q] + nl * nl + 2 * nl + 3; // as comp_sadr
   }
   MBS_ALLOC(sp->port_comp, np + 1);
   MBS_ALLOC(sp->comp_uadr, nc + 1);
@@ -113,7 +117,7 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   }
   MBS_ALLOC(sp->rbuf, sp->port_radr[np]);
   MBS_ALLOC(sp->sbuf, sp->comp_sadr[nc]);
-  MBS_ALLOC(sp->S, maxup * maxup + maxup + 1);
+  MBS_ALLOC(sp->S, (maxup + 1) * (maxup + 1) + maxup + 2); // + a light root's mu
   MBS_ALLOC(sp->lam_up, nup);
   MBS_ALLOC(sp->lam_low, s->ncol);
   MBS_ALLOC(sp->acc_s, 6 * np);
@@ -196,7 +200,8 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
 static int mbsp_schurLightInexact(const mbspSchur *sp, int light_parent, int gc, int gp, int lp) {
   const mbsModel *m = sp->m;
   const int s0 = sp->start[sp->rank], s1 = sp->start[sp->rank + 1];
-  if (!light_parent) return gc >= s0 && gc < s1 && gp < s0;
+  if (!light_parent) // a light root: exact where this rank takes its light roots
+    return gc >= s0 && gc < s1 && gp < s0 && !mbsp_schurLightRootsCovered(sp);
   if (gp < s0 || gp >= s1 || gc < s1 || lp < 0) return 0;
   for (int i = 0; i < sp->light; i++)
     if (sp->light_b[3 * i] == lp) return 0;
@@ -216,10 +221,10 @@ static mbsErr mbsp_schurLightWarn(const mbspSchur *sp) {
   const mbsModel *m = sp->m;
   int b = -1, g = -1;
   const char *pname = NULL;
-  double ok = sp->light_ok;
-  MBS_CALL(mbsp_allreduceMin(sp->comm, &ok, 1));
+  double ok[2] = {sp->light_ok, mbsp_schurLightRootsCovered(sp)}; // light leaves; light roots
+  MBS_CALL(mbsp_allreduceMin(sp->comm, ok, 2));
   if (!m->local && sp->rank == 0) { // the rank boundaries of a full model
-    int pr, br = mbs_schurLightCut(m, sp->start, sp->size, ok > 0, &pr);
+    int pr, br = mbs_schurLightCut(m, sp->start, sp->size, ok[0] > 0 ? 1 + (ok[1] > 0) : 0, &pr);
     if (br >= 0) b = br, g = br, pname = m->body_name[pr];
   } else if (m->local) { // the light joints of the structure pass that cross this rank's edges
     for (int k = 0; k < m->nrun_light && g < 0; k++) {
@@ -321,9 +326,15 @@ mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int
     sp->chain = ok > 0;
   }
   if (!e) { // light leaves at rank cuts (schur_par_light.c) are taken by the passes alone
-    double nl = -(double)sp->light;
+    double nl = -(double)(sp->light + sp->lroot); // and the light roots (their soft parts)
     e = mbsp_allreduceMin(comm, &nl, 1);
     if (nl < 0) sp->chain = 0, sp->red = 0, sp->light_all = 1;
+    if (!e && sp->light_all) {
+      const mbsSchur *v = sp->seg;
+      sp->lr_lam = calloc((size_t)(sp->comp_uadr[v->ncomp] + v->ncomp) + 1, sizeof(double));
+      sp->lr_send = calloc((size_t)(v->ncol + v->nport) + 1, sizeof(double));
+      if (!sp->lr_lam || !sp->lr_send) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur light)");
+    }
     int mc = 1;
     for (int c = 0; c < sp->seg->ncomp; c++)
       if (sp->seg->comp[c].nc > mc) mc = sp->seg->comp[c].nc;

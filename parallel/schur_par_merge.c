@@ -122,18 +122,26 @@ static mbsErr mbsp_schurTreeUp(mbspSchur *sp, mbsWork *w, int c, int *ok) {
     }
   }
   if (depth > sp->rounds) sp->rounds = depth;
+  mbsSchurComp save; // a light root with lower ports: mu one more upper unknown until sent
+  const int aug = sp->light_all && mbsp_schurLightRootAug(sp, c, &save);
   if (sp->light) mbsp_schurLightUp(sp, w, c);
+  if (sp->light_all) mbsp_schurLightRootUp(sp, c);
   double *S = sp->S;
-  *ok &= sp->light_all ? mbs_schurReduceBlk(nup, cp->nc, cp->C, cp->g, S, S + nup * nup,
-                                            &sp->nfloor, mbsp_schurLightBlocks(sp, c))
+  const int ku = cp->nup;
+  *ok &= sp->light_all ? mbs_schurReduceBlk(ku, cp->nc, cp->C, cp->g, S, S + ku * ku, &sp->nfloor,
+                                            mbsp_schurLightBlocks(sp, c))
                        : mbs_schurReduce(nup, cp->nc, cp->C, cp->g, S, S + nup * nup, &sp->nfloor);
   if (cp->up) {
     double *sb = sp->sbuf + sp->comp_sadr[c];
-    memcpy(sb, S, sizeof(double) * (size_t)(nup * nup + nup));
+    if (aug)
+      mbsp_schurLightRootSend(sp, c, &save, S, sb);
+    else
+      memcpy(sb, S, sizeof(double) * (size_t)(nup * nup + nup));
     sb[nup * nup + nup] = ++depth; // cross-rank hops of the longest message chain to here
+    if (sp->light_all && !aug) mbsp_schurLightRootTail(sp, c, sb + nup * nup + nup + 1);
     MBS_TIC(w->timer, MBS_TIMER_IFACE);
-    mbsErr e =
-        mbsp_msgIsend(sp->msg, sb, nup * nup + nup + 1, sp->comp_rank[c], sp->comp_tag[c], NULL);
+    mbsErr e = mbsp_msgIsend(sp->msg, sb, nup * nup + nup + 1 + (sp->light_all ? nup + 2 : 0),
+                             sp->comp_rank[c], sp->comp_tag[c], NULL);
     MBS_TOC(w->timer, MBS_TIMER_IFACE);
     MBS_CALL(e);
     sp->messages++;
@@ -147,14 +155,24 @@ static mbsErr mbsp_schurTreeDown(mbspSchur *sp, mbsWork *w, int c) {
   const mbsModel *m = sp->m;
   mbsSchur *s = sp->seg;
   mbsSchurComp *cp = s->comp + c;
-  mbs_schurExpand(cp->nup, cp->nc, cp->C, cp->g, sp->lam_up + sp->comp_uadr[c],
-                  sp->lam_low + cp->c0);
+  if (sp->light_all && cp->up) { // the upper port's lambdas with t (a light root's)
+    const double *x = sp->lr_lam + sp->comp_uadr[c] + c;
+    memcpy(sp->lam_up + sp->comp_uadr[c], x, sizeof(double) * (size_t)cp->nup);
+    mbsp_schurLightRootT(sp, c, x[cp->nup]);
+  }
+  if (!sp->light_all || !mbsp_schurLightRootExpand(sp, c, sp->lam_up + sp->comp_uadr[c]))
+    mbs_schurExpand(cp->nup, cp->nc, cp->C, cp->g, sp->lam_up + sp->comp_uadr[c],
+                    sp->lam_low + cp->c0);
   if (sp->light) mbsp_schurLightDown(sp, w, c);
+  if (sp->light_all) mbsp_schurLightRootDown(sp, c);
   MBS_TIC(w->timer, MBS_TIMER_IFACE);
   mbsErr e = MBS_OK;
   for (int q = cp->p0; q < cp->p0 + cp->np && !e; q++) {
-    e = mbsp_msgIsend(sp->msg, sp->lam_low + s->port_cadr[q], m->body_lamnum[s->port_body[q]],
-                      sp->port_rank[q], sp->port_tag[q] + 1, NULL);
+    int nl = m->body_lamnum[s->port_body[q]];
+    e = sp->light_all ? mbsp_msgIsend(sp->msg, sp->lr_send + s->port_cadr[q] + q, nl + 1,
+                                      sp->port_rank[q], sp->port_tag[q] + 1, NULL)
+                      : mbsp_msgIsend(sp->msg, sp->lam_low + s->port_cadr[q], nl, sp->port_rank[q],
+                                      sp->port_tag[q] + 1, NULL);
     sp->messages++;
   }
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
@@ -174,7 +192,8 @@ mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
   MBS_TIC(w->timer, MBS_TIMER_IFACE);
   for (int q = 0; q < s->nport; q++) {
     int nl = m->body_lamnum[s->port_body[q]];
-    MBS_CALL(mbsp_msgIrecv(sp->msg, sp->rbuf + sp->port_radr[q], nl * nl + nl + 1, sp->port_rank[q],
+    MBS_CALL(mbsp_msgIrecv(sp->msg, sp->rbuf + sp->port_radr[q],
+                           nl * nl + nl + 1 + (sp->light_all ? nl + 2 : 0), sp->port_rank[q],
                            sp->port_tag[q], NULL));
   }
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
@@ -206,8 +225,12 @@ mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w) {
   for (int c = 0; c < s->ncomp; c++)
     if (s->comp[c].up) {
       sp->up_comp[nrecv++] = c;
-      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->lam_up + sp->comp_uadr[c], s->comp[c].nup,
-                             sp->comp_rank[c], sp->comp_tag[c] + MBSP_PH_LAM, NULL));
+      if (sp->light_all)
+        MBS_CALL(mbsp_msgIrecv(sp->msg, sp->lr_lam + sp->comp_uadr[c] + c, s->comp[c].nup + 1,
+                               sp->comp_rank[c], sp->comp_tag[c] + MBSP_PH_LAM, NULL));
+      else
+        MBS_CALL(mbsp_msgIrecv(sp->msg, sp->lam_up + sp->comp_uadr[c], s->comp[c].nup,
+                               sp->comp_rank[c], sp->comp_tag[c] + MBSP_PH_LAM, NULL));
     }
   MBS_TOC(w->timer, MBS_TIMER_IFACE);
   for (int c = 0; c < s->ncomp; c++)

@@ -65,11 +65,16 @@ struct mbspSchur {
   int red_nlev, red_send, red_rounds; // ... the rank it sends to (-1: none), ceil(log2 P)
   int reason;                         // mbsReason of the last solve
   double residual;
-  int light;      // light leaves of this rank (schur_par_light.c)
-  int light_ok;   // this rank takes its light leaves exactly (no loops, merge, not switched off)
-  int *light_b;   // (3 light) per light leaf: body, rank-level component, port of its first child
-  int light_all;  // some rank has light leaves: the passes, with a pivot floor per cut joint
-  int *light_blk; // (largest nc) a component's lower-port columns: block labels of that floor
+  int light;       // light leaves of this rank (schur_par_light.c)
+  int light_ok;    // this rank takes its light leaves exactly (no loops, merge, not switched off)
+  int *light_b;    // (3 light) per light leaf: body, rank-level component, port of its first child
+  int light_all;   // some rank has light leaves: the passes, with a pivot floor per cut joint
+  int *light_blk;  // (largest nc) a component's lower-port columns: block labels of that floor
+  int lroot;       // light roots of this rank whose soft part the rank above takes
+                   // (schur_par_light.c, src/schur/schur_lightroot.c)
+  double *lr_lam;  // light_all: the upper ports' lambdas with t (nup + 1 per component)
+  double *lr_send; // light_all: the lower ports' lambdas with t (nl + 1 per port)
+  double **lr_aug; // (ncomp) or NULL: a light root with lower ports: its system with mu
 };
 
 /// Light leaves (parallel/schur_par_light.c, docs/formulation.md 4.9): found once (local); in the
@@ -81,6 +86,26 @@ void mbsp_schurLightDown(mbspSchur *sp, const mbsWork *w, int c);
 /// The block labels of component c's lower-port columns (one block per cut joint, one per light
 /// leaf's joints) for mbs_schurReduceBlk.
 const int *mbsp_schurLightBlocks(mbspSchur *sp, int c);
+/// Light roots (schur_par_light.c): the soft part of a light root's system that came with the
+/// child's message on lower port q (v, sigma, phi after its system and stamp), taken into
+/// component c by the change of variables along v (Up, before the elimination), and back on the
+/// lambdas with t (Down, after the expansion, into lr_send). The child's side: its message's
+/// tail (v, sigma, phi; zeros if component c is no light root) and t from the lambdas received.
+void mbsp_schurLightRootUp(mbspSchur *sp, int c);
+void mbsp_schurLightRootDown(mbspSchur *sp, int c);
+void mbsp_schurLightRootTail(const mbspSchur *sp, int c, double *tail);
+void mbsp_schurLightRootT(mbspSchur *sp, int c, double t);
+/// 1 if this rank takes every light root at its rank-level components' upper ports (their
+/// parents on other ranks) by the change of variables above (light_ok, each such root marked).
+int mbsp_schurLightRootsCovered(const mbspSchur *sp);
+/// A light root with lower ports (the soft acceleration mu an extra upper unknown): Aug points
+/// component c at its augmented system (1; *save the original), Send writes the message's
+/// system and tail from the reduction S and restores c, Expand the lower ports' lambdas (1 if
+/// it did).
+int mbsp_schurLightRootAug(mbspSchur *sp, int c, mbsSchurComp *save);
+void mbsp_schurLightRootSend(mbspSchur *sp, int c, const mbsSchurComp *save, const double *S,
+                             double *sb);
+int mbsp_schurLightRootExpand(mbspSchur *sp, int c, const double *lam_u);
 
 /// The interface (cut-joint) solves of the distributed solver (parallel/schur_par_merge.c): the
 /// recursive-doubling scan of chain decompositions, the component-tree passes, and J-CG.

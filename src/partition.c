@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "mbspar/mbs_model.h"
 
 double mbs_partitionWeight(int type) {
@@ -104,6 +105,11 @@ static int mbs_partitionIsolates(const int *light, int n, int s0, int s) {
       return 1;
   }
   return 0;
+}
+
+int mbs_partitionTestLightRoots(void) {
+  const char *v = getenv("MBSPAR_TEST_LIGHT_ROOTS");
+  return v && strcmp(v, "1") == 0;
 }
 
 // sigma of a chain's partition: MBS_PARTITION_SPIKE, or MBSPAR_PARTITION_SPIKE from the
@@ -276,10 +282,13 @@ mbsErr mbs_partitionModel(const mbsModel *m, int P, int *start) {
     free(t), free(l), free(cut);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (partition)");
   }
+  const int leaves_only = mbs_partitionTestLightRoots();
   for (int b = 0; b < m->nbody; b++) {
     int p = m->body_parent[b];
-    if (p >= 0 && mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]),
-                                       m->body_mass[b], mbs_jntIsFixed(m->body_jnttype[b]))) {
+    if (p >= 0 &&
+        mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]), m->body_mass[b],
+                             mbs_jntIsFixed(m->body_jnttype[b])) &&
+        !(leaves_only && m->body_mass[b] < m->body_mass[p])) {
       lj[2 * nl] = b,
              lj[2 * nl + 1] = mbs_partitionLightParent(p, m->body_mass[b], m->body_mass[p]);
       nl++;
@@ -331,7 +340,8 @@ void mbs_partitionNoteMass(mbsModel *m, int first, int count, int parent, double
         hi = mid;
     }
     double pm = m->run_mass[lo];
-    if (mbs_partitionIsLight(fabs(pm), pm < 0, mass, fixed)) {
+    if (mbs_partitionIsLight(fabs(pm), pm < 0, mass, fixed) &&
+        !(mass < fabs(pm) && mbs_partitionTestLightRoots())) {
       int n = 2 * m->nrun_light;
       if (mbs_partitionPush(&m->run_light, &n, &m->run_lightcap, first) ||
           mbs_partitionPush(&m->run_light, &n, &m->run_lightcap,

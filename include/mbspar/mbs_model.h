@@ -412,6 +412,11 @@ static inline int mbs_partitionLightParentOf(int entry) {
 static inline int mbs_partitionIsLight(double mp, int pfixed, double mc, int cfixed) {
   return (mc >= MBS_PARTITION_LIGHT * mp && !pfixed) || (mp >= MBS_PARTITION_LIGHT * mc && !cfixed);
 }
+/// A test-only switch (docs/formulation.md 4.9, "A rank that must start at a light body"): 1 when
+/// MBSPAR_TEST_LIGHT_ROOTS=1 is in the environment. The partition (full models and the structure
+/// pass) and the thread segmentation then count only the light joints whose parent is the lighter
+/// body, so their boundaries may start a rank or a thread segment at a light body (a light root).
+int mbs_partitionTestLightRoots(void);
 /// Structure pass (subset builds): note \p count bodies of mass \p mass on joints of type
 /// \p type from global index \p first (the first one's parent \p parent, the others each the
 /// child of one of the run or of \p parent) and record the first's joint if it is light

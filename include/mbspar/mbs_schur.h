@@ -89,7 +89,15 @@ typedef struct mbsSchur {
   mbsReal *light; ///< (nport x MBS_SCHUR_LW) or NULL: light-leaf cut joints
                   ///< (src/schur/schur_light.c): state (0 none, 1 cut, 2 leaf term left out by the
                   ///< factor), 1/D, phi, sqrt(Ds), t; set by the parallel layer
+  mbsReal *lroot; ///< (ncomp x MBS_SCHUR_LRW) or NULL: light roots (src/schur/schur_lightroot.c):
+                  ///< state (0 none, 1 marked by the parallel layer, 2 soft part left out by the
+                  ///< factor), sigma, phi, sqrt(sigma), t, m (6), v = T_u^T m (nup <= 6 at 11),
+                  ///< q = Y K^{-1} b (6 at 17; m = z - q), the lower ports' part of the soft
+                  ///< direction -P_r^T m = P_r^T q (nc <= 6 at 23)
 } mbsSchur;
+
+/// Values per component in mbsSchur.lroot.
+#define MBS_SCHUR_LRW 32
 
 /// Values per port in mbsSchur.light; most cut-joint unknowns below one light leaf.
 #define MBS_SCHUR_LW       6
@@ -104,7 +112,9 @@ int mbs_schurLightLeaf(const mbsModel *m, int b, int b1);
 /// light-leaf change of variables makes exact when \p exact: a light parent that is a light leaf
 /// of its range (mbs_schurLightLeaf, its own parent in the range). What remains: light roots (a
 /// range starting at a light body), light leaves on other joints or with their parent on another
-/// range (docs/formulation.md 4.9). \p exact = 0: mbs_partitionLightCut itself. Local.
+/// range (docs/formulation.md 4.9). \p exact = 0: mbs_partitionLightCut itself; 2: light roots
+/// skipped too (the caller knows that every rank takes its light roots, mbsp_schurLightWarn).
+/// Local.
 int mbs_schurLightCut(const mbsModel *m, const int *start, int n, int exact, int *parent);
 /// The change of variables of the light leaf \p b's children's cut joints (*ncol unknowns, child
 /// order): R (ncol x ncol, row-major), lambda = R (y; t); returns sqrt(Ds) (0: R = identity, v or
@@ -114,6 +124,13 @@ mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int b, mbsReal 
 void mbs_schurLightApply(int n, int o, int nl, const mbsReal *R, mbsReal *C, mbsReal *g);
 /// x <- R x (nl values). Local.
 void mbs_schurLightVec(int nl, const mbsReal *R, mbsReal *x);
+/// 1 if body \p b is a light root of segment \p s (src/schur/schur_lightroot.c): a root whose
+/// parent lies before the segment and whose one child, in the segment in inertia form on a
+/// one-dof joint, is MBS_PARTITION_LIGHT times heavier (a rigid body). Local.
+int mbs_schurLightRoot(const mbsModel *m, const mbsSchur *s, int b);
+/// R = Q diag(1, .., 1, -sqrt(Ds)/|v|) (n x n, row-major; Q a Householder reflector whose last
+/// column is v/|v| up to sign): v^T R (y; t) = -sd t. 0 (and R = 1) if |v| or sd is not positive.
+int mbs_schurLightR(const mbsReal *v, int n, mbsReal sd, mbsReal *R);
 
 /// Set up a segment [s0, s1) of model \p m: components, ports, workspace. Local.
 mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **s);
@@ -162,9 +179,12 @@ typedef struct {
   int nkp;
   int *eport; ///< (nep) eliminated ports
   int nep;
-  mbsReal *W;  ///< (n x n) working system over [up; kept; eliminated], n = nup + nk + ne
-  mbsReal *gw; ///< (n)
-  mbsReal *R;  ///< ((nup + nk)^2) reduced system, then (nup + nk) right side after it
+  mbsReal *W;   ///< (n x n) working system over [up; kept; eliminated], n = nup + nk + ne
+  mbsReal *gw;  ///< (n)
+  mbsReal *R;   ///< ((nup + nk)^2) reduced system, then (nup + nk) right side after it
+  mbsReal *aug; ///< NULL, or a light root with internal lower ports (src/schur/schur_rank.c):
+                ///< ((n + 1)^2 + (n + 1)) its system with the soft unknown mu after the upper
+                ///< port, then ((nup + 1)^2 + nup + 1) its reduction
 } mbsSchurSc;
 
 /// A rank's bodies [b0, b1) cut into contiguous segments (one per OpenMP thread), each eliminated

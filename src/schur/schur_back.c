@@ -213,6 +213,11 @@ void mbs_schurBack(const mbsModel *m, mbsWork *w, mbsSchur *s, const mbsReal *la
     // a_b = M_b w_b + a0_b with the body's total constraint wrench (M_b: the starting compliance)
     mbsu_mul6(mbs_schurPhi0(s, lb), f, t6);
     for (int r = 0; r < 6; r++) w->acc[6 * b + r] = t6[r] + MBS_REC_A0(rec)[r];
+    const mbsReal *L = s->lroot ? s->lroot + MBS_SCHUR_LRW * s->body_comp[lb] : NULL;
+    if (L && L[0] > 1 && b == s->comp[s->body_comp[lb]].root) { // a light root's soft part
+      const mbsReal h = L[2] - L[4] / L[3];                     // phi + v^T lambda / sigma
+      for (int r = 0; r < 6; r++) w->acc[6 * b + r] += L[5 + r] * h;
+    }
     if (p < 0)
       mbs_schurQdd(m, w, b, a0g);
     else if (p >= s->s0)

@@ -239,6 +239,9 @@ static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s,
   if (cp->up) {
     // [T^T Phi T, T^T Psi; Psi^T T, Theta], [T^T (c - beta); gam]
     mbs_schurAtB(T, nl, PT, nl, cp->C, n, 0);
+    mbsReal *L = s->lroot ? s->lroot + MBS_SCHUR_LRW * s->body_comp[lr] : NULL;
+    if (L && L[0] > 1) // a light root: its soft part's direction v = T^T m (schur_lightroot.c)
+      for (int i = 0; i < nl; i++) L[11 + i] = mbsu_dot6(T + 6 * i, L + 5);
     for (int i = 0; i < nl; i++) {
       for (int j = 0; j < nc; j++) {
         mbsReal v = mbsu_dot6(T + 6 * i, Psir + 6 * j);
@@ -469,12 +472,26 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
       for (int r = 0; r < 6; r++) wk[r] -= t[r];
     }
     mbsu_mul6(Mb, wk, MBS_REC_A0(rec));
+    if (s->lroot && s->phi0_adr[lb] >= 0 && s->lroot[MBS_SCHUR_LRW * s->body_comp[lb]] > 0) {
+      mbsReal *L = s->lroot + MBS_SCHUR_LRW * s->body_comp[lb];
+      L[0] = 1; // a light root whose soft part the rank above takes (schur_lightroot.c)
+      mbs_schurLightRootPhi(m, w, b, kw, s->Phi0 + s->phi0_adr[lb], MBS_REC_A0(rec), L);
+    }
     memcpy(s->beta + 6 * lb, MBS_REC_A0(rec), 6 * sizeof(mbsReal));
     memcpy(s->Phi + 36 * lb, Mb, 36 * sizeof(mbsReal));
     s->cur[lb] = 0;
     const mbsSchurComp *cpb = s->comp + s->body_comp[lb];
     if (cpb->spath == 2) mbs_schurTpathPorts(m, w, s, cpb, b, 0); // the root's own ports
     if (cpb->spath) mbs_schurSpathUp(s, cpb);
+    mbsReal *Lr = s->lroot ? s->lroot + MBS_SCHUR_LRW * s->body_comp[lb] : NULL;
+    if (Lr && Lr[0] > 1 && cpb->spath && cpb->nc <= 6) { // a light root's soft part on the ports:
+      int ld;                                            // -P^T m = P^T q (P^T z = 0 exactly)
+      const mbsReal *sw = mbs_schurSpw(s, cpb, &ld);
+      for (int j = 0; j < cpb->nc; j++) {
+        Lr[23 + j] = 0;
+        for (int r = 0; r < 6; r++) Lr[23 + j] += sw[ld * r + j] * Lr[17 + r];
+      }
+    }
     for (int k = 0; k < nch; k++)
       if (ch[k] < s->s1 && !s->mode[ch[k] - s->s0] && !mbs_schurAbsorb(m, w, s, b, ch[k]))
         return mbs_errSet(MBS_ERR_NUMERIC,

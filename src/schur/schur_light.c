@@ -53,8 +53,9 @@ int mbs_schurLightCut(const mbsModel *m, const int *start, int n, int exact, int
           !mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]),
                                 m->body_mass[b], mbs_jntIsFixed(m->body_jnttype[b])))
         continue;
-      while (start[r + 1] <= p) r++;           // p's range
-      if (m->body_mass[p] < m->body_mass[b]) { // p the light body
+      while (start[r + 1] <= p) r++;                                 // p's range
+      if (exact == 2 && m->body_mass[b] < m->body_mass[p]) continue; // a light root, taken
+      if (m->body_mass[p] < m->body_mass[b]) {                       // p the light body
         const int *ch = m->child_list + m->body_childadr[p];
         int kept = 0; // a child on p's range: p's D includes it (no light leaf)
         for (int c = 0; c < m->body_childnum[p]; c++) kept |= ch[c] < start[r + 1];
@@ -70,17 +71,16 @@ int mbs_schurLightCut(const mbsModel *m, const int *start, int n, int exact, int
 
 mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int b, mbsReal *R, int *ncol) {
   const int *ch = m->child_list + m->body_childadr[b];
-  mbsReal T[36], G[36], v[MBS_SCHUR_LIGHTMAX], u[MBS_SCHUR_LIGHTMAX], nv = 0, uu = 0, d[6];
+  mbsReal T[36], G[36], v[MBS_SCHUR_LIGHTMAX], d[6];
   int n = 0;
   mbs_schurLightDir(m, w, b, d);
   for (int c = 0; c < m->body_childnum[b]; c++) { // v = P_b^T d over b's ports, in child order
     int l = ch[c], nl = m->body_lamnum[l];
     mbs_bodyComplement(m, w, l, T);
     mbs_schurG(w->xpar + 12 * l, T, nl, G);
-    for (int j = 0; j < nl; j++) v[n] = mbsu_dot6(G + 6 * j, d), nv += v[n] * v[n], n++;
+    for (int j = 0; j < nl; j++) v[n] = mbsu_dot6(G + 6 * j, d), n++;
   }
   *ncol = n;
-  nv = sqrt(nv);
   mbsReal Ds, f[6]; // d^T I_b d: the leaf's own inertia along its joint
   if (mbs_jntSpecial(m, b)) {
     const int k = m->jnt_axisk[b];
@@ -91,6 +91,13 @@ mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int b, mbsReal 
     Ds = mbsu_dot6(d, f);
   }
   mbsReal sd = Ds > 0 ? sqrt(Ds) : 0;
+  return mbs_schurLightR(v, n, sd, R) ? sd : 0;
+}
+
+int mbs_schurLightR(const mbsReal *v, int n, mbsReal sd, mbsReal *R) {
+  mbsReal u[MBS_SCHUR_LIGHTMAX], nv = 0, uu = 0;
+  for (int i = 0; i < n; i++) nv += v[i] * v[i];
+  nv = sqrt(nv);
   for (int i = 0; i < n * n; i++) R[i] = 0;
   if (!(nv > 0) || !(sd > 0) || !isfinite(nv)) {
     for (int i = 0; i < n; i++) R[n * i + i] = 1;
@@ -104,7 +111,7 @@ mbsReal mbs_schurLightBasis(const mbsModel *m, const mbsWork *w, int b, mbsReal 
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       R[n * i + j] = ((i == j) - 2 * u[i] * u[j] / uu) * (j == n - 1 ? sg * sd / nv : 1);
-  return sd;
+  return 1;
 }
 
 void mbs_schurLightApply(int n, int o, int nl, const mbsReal *R, mbsReal *C, mbsReal *g) {

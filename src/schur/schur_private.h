@@ -157,6 +157,12 @@ void mbs_schurLightSpikeBack(const mbsModel *m, const mbsWork *w, const mbsSchur
 // 1 and *sp = S^T p of light leaf b on a joint without the axis-specialised kernels (whose
 // rounded dot product S^T p would lose what D^-1 ~ 1e16 multiplies), else 0
 int mbs_schurLightSp(const mbsModel *m, const mbsSchur *s, int b, mbsReal *sp);
+/// Its compliance Phi = (I^A)^{-1} = Phi_0 + m m^T / sigma (6 x 6) and free acceleration
+/// beta = Phi (kw - p^A) = beta_0 + m phi with the soft direction's eigenvalue and bias taken
+/// from the model: Phi_0 and beta_0 into Phi and beta, sigma, phi, sqrt(sigma) and m into the
+/// component's slot L (MBS_SCHUR_LRW); 0 if it cannot (then nothing is written).
+int mbs_schurLightRootPhi(const mbsModel *m, const mbsWork *w, int b, const mbsReal *kw,
+                          mbsReal *Phi, mbsReal *beta, mbsReal *L);
 
 // f -= X^T (T lam) for joint c: the wrench its constraint force puts on the parent (schur_back.c)
 void mbs_schurSubParentWrench(const mbsModel *m, const mbsWork *w, const mbsSchur *s, int c,

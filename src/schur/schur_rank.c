@@ -16,6 +16,7 @@
 void mbs_schurRankDestroy(mbsSchurRank **pr) {
   if (!pr || !*pr) return;
   mbsSchurRank *r = *pr;
+  for (int k = 0; r->sc && k < r->nsc; k++) free(r->sc[k].aug);
   for (int t = 0; t < r->nseg; t++) {
     if (r->seg) mbs_schurDestroy(&r->seg[t]); // NULL: its allocation failed
     if (r->lam_up) free(r->lam_up[t]);
@@ -38,13 +39,16 @@ static int mbs_schurScOf(const mbsSchurRank *r, int b) {
   return k;
 }
 
-// 1 if a light joint of the rank's range [b0, b1) crosses a thread boundary at body s
+// 1 if a light joint of the rank's range [b0, b1) crosses a thread boundary at body s (with the
+// test switch MBSPAR_TEST_LIGHT_ROOTS=1 only those whose parent is the lighter body)
 static int mbs_schurCutLight(const mbsModel *m, int b0, int b1, int s) {
+  const int leaves_only = mbs_partitionTestLightRoots();
   for (int b = s; b < b1; b++) {
     int p = m->body_parent[b];
     if (p >= b0 && p < s &&
         mbs_partitionIsLight(m->body_mass[p], mbs_jntIsFixed(m->body_jnttype[p]), m->body_mass[b],
-                             mbs_jntIsFixed(m->body_jnttype[b])))
+                             mbs_jntIsFixed(m->body_jnttype[b])) &&
+        !(leaves_only && m->body_mass[b] < m->body_mass[p]))
       return 1;
   }
   return 0;
@@ -259,6 +263,35 @@ mbsErr mbs_schurRankCreate(const mbsModel *m, int b0, int b1, int nseg, mbsSchur
     mbs_schurRankDestroy(&r);
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur join)");
   }
+  // light roots at thread boundaries (only where the segmentation cuts at one: the test switch
+  // MBSPAR_TEST_LIGHT_ROOTS=1): a segment-component without ports whose root is a light root of
+  // its segment leaves its soft part out of its system (schur_lightroot.c) and the join changes
+  // variables along it in its parent's component (mbs_schurRankFactor)
+  for (int k = 0; k < r->nsc; k++) {
+    mbsSchurSc *sc = r->sc + k;
+    mbsSchur *s = r->seg[sc->seg];
+    const mbsSchurComp *cp = s->comp + sc->comp;
+    // with ports only internal ones on a path (the soft unknown mu kept while they go: aug); a
+    // rank-level one (its parent on another rank) gets aug here and its mark from the parallel
+    // layer (mbsp_schurLightSetup), which knows whether the passes take its soft part
+    const int ports = cp->nc > 0;
+    if (!cp->up || cp->nup > 6 || cp->nc > 6 || (ports && (!cp->spath || sc->nk > 0)) ||
+        !mbs_schurLightRoot(m, s, sc->root))
+      continue;
+    if (ports) {
+      size_t n = (size_t)(sc->nup + sc->ne) + 1, u = (size_t)sc->nup + 1;
+      if (!(sc->aug = calloc(n * n + n + u * u + u, sizeof(mbsReal)))) {
+        mbs_schurRankDestroy(&r);
+        return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur join)");
+      }
+    }
+    if (sc->parent_sc < 0) continue;
+    if (!s->lroot && !(s->lroot = calloc((size_t)s->ncomp * MBS_SCHUR_LRW + 1, sizeof(mbsReal)))) {
+      mbs_schurRankDestroy(&r);
+      return mbs_errSet(MBS_ERR_NOMEM, "out of memory (schur join)");
+    }
+    s->lroot[MBS_SCHUR_LRW * sc->comp] = 1;
+  }
   for (int t = 0; t < r->nseg && r->rhs_only; t++) {
     const mbsSchur *st = r->seg[t];
     if (st->nport) r->rhs_only = 0;
@@ -278,6 +311,72 @@ static int mbs_schurPortPos(const mbsModel *m, const int *list, int n, int l) {
   int pos = 0;
   for (int i = 0; i < n && list[i] != l; i++) pos += m->body_lamnum[list[i]];
   return pos;
+}
+
+// the light roots among sc's eliminated ports (their soft part left out of the child's system):
+// with x NULL the change of variables along v on sc's system W (n unknowns), else the
+// eliminated ports' values x from (y, t) back to lambda, t into the child's slot
+static void mbs_schurRankLight(const mbsModel *m, mbsSchurRank *r, const mbsSchurSc *sc, mbsReal *W,
+                               mbsReal *gw, int n, int nk, mbsReal *x) {
+  for (int e = 0; e < sc->nep; e++) {
+    const mbsSchurSc *ch = r->sc + mbs_schurScOf(r, sc->eport[e]);
+    mbsSchur *cs = r->seg[ch->seg];
+    mbsReal *L = cs->lroot ? cs->lroot + MBS_SCHUR_LRW * ch->comp : NULL, R[36];
+    int nl = ch->nup, o = mbs_schurPortPos(m, sc->eport, sc->nep, sc->eport[e]);
+    if (!L || L[0] < 2 || nl > 6 || ch->nk > 0 || !mbs_schurLightR(L + 11, nl, L[3], R)) continue;
+    if (x) {
+      L[4] = x[o + nl - 1];
+      mbs_schurLightVec(nl, R, x + o);
+      continue;
+    }
+    mbs_schurLightApply(n, nk + o, nl, R, W, gw);
+    const int t = nk + o + nl - 1; // the soft part in (y, t): sd^2 / sigma at (t, t), phi sd at t
+    W[(size_t)n * t + t] += L[3] * L[3] / L[1];
+    gw[t] += L[2] * L[3];
+  }
+}
+
+// a light root with internal lower ports (sc->aug): its system with mu after the upper port,
+// [W w; w^T -sigma] (x; mu) = (gw; -sigma phi), w = (v; P^T q) placed by wmap (its component's
+// unknowns to W's); 0 if the factor left no soft part out this time
+static int mbs_schurRankAug(const mbsModel *m, mbsSchurRank *r, mbsSchurSc *sc, const int *wmap) {
+  mbsSchur *s = r->seg[sc->seg];
+  const mbsSchurComp *cp = s->comp + sc->comp;
+  const mbsReal *L = s->lroot ? s->lroot + MBS_SCHUR_LRW * sc->comp : NULL;
+  if (!L || L[0] < 2 || cp->n > 12) return 0;
+  (void)m;
+  const int n = sc->nup + sc->ne, k = n + 1, nu = sc->nup;
+  mbsReal *A = sc->aug, *ga = A + (size_t)k * k, wv[13] = {0};
+  for (int i = 0; i < cp->n; i++) wv[wmap[i]] = i < cp->nup ? L[11 + i] : L[23 + i - cp->nup];
+  for (int i = 0; i < n; i++) {
+    int ii = i < nu ? i : i + 1;
+    ga[ii] = sc->gw[i];
+    for (int j = 0; j < n; j++) A[(size_t)k * ii + (j < nu ? j : j + 1)] = sc->W[(size_t)n * i + j];
+    A[(size_t)k * ii + nu] = A[(size_t)k * nu + ii] = wv[i];
+  }
+  A[(size_t)k * nu + nu] = -L[1];
+  ga[nu] = -L[1] * L[2];
+  return 1;
+}
+
+// its reduction: the grandchildren's light roots, the elimination of the internal ports, then
+// the system on the upper port into sc->R and its soft part (w~, sigma~, phi~) into the slot
+static int mbs_schurRankAugReduce(const mbsModel *m, mbsSchurRank *r, mbsSchurSc *sc) {
+  mbsSchur *s = r->seg[sc->seg];
+  mbsReal *L = s->lroot + MBS_SCHUR_LRW * sc->comp;
+  const int n = sc->nup + sc->ne, k = n + 1, nu = sc->nup, u = nu + 1;
+  mbsReal *A = sc->aug, *ga = A + (size_t)k * k, *S = ga + k, *gs = S + (size_t)u * u;
+  mbs_schurRankLight(m, r, sc, A, ga, k, u, NULL);
+  if (!mbs_schurReduce(u, sc->ne, A, ga, S, gs, &r->nfloor)) return 0;
+  for (int i = 0; i < nu; i++) {
+    for (int j = 0; j < nu; j++) sc->R[nu * i + j] = S[u * i + j];
+    sc->R[nu * nu + i] = gs[i];
+    L[11 + i] = S[u * i + nu];
+  }
+  const mbsReal sig = -S[u * nu + nu];
+  L[1] = sig, L[2] = sig > 0 ? -gs[nu] / sig : 0, L[3] = sig > 0 ? sqrt(sig) : 0;
+  L[0] = 3; // augmented in this evaluation
+  return 1;
 }
 
 int mbs_schurRhsOnly(const mbsSchurRank *r) {
@@ -416,6 +515,8 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
       sc->gw[map[i]] += cp->g[i];
       for (int j = 0; j < cp->n; j++) sc->W[(size_t)n * map[i] + map[j]] += cp->C[cp->n * i + j];
     }
+    int wmap[12]; // a light root's soft direction (cp->n <= 12) placed in W
+    for (int i = 0; sc->aug && i < cp->n && i < 12; i++) wmap[i] = map[i];
     free(big);
     // the internal children's reduced systems over [their upper port; their kept ports]
     for (int e = 0, kat = 0; e < sc->nep; e++) {
@@ -437,6 +538,12 @@ mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r) {
       }
       kat += ch->nk;
     }
+    if (sc->aug && mbs_schurRankAug(m, r, sc, wmap)) {
+      if (!mbs_schurRankAugReduce(m, r, sc))
+        return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
+      continue;
+    }
+    mbs_schurRankLight(m, r, sc, sc->W, sc->gw, n, nk, NULL);
     if (!mbs_schurReduce(nk, sc->ne, sc->W, sc->gw, sc->R, sc->R + (size_t)nk * nk, &r->nfloor))
       return mbs_errSet(MBS_ERR_NUMERIC, "schur: a cut-joint block is not positive definite");
   }
@@ -473,7 +580,18 @@ void mbs_schurRankBack(const mbsModel *m, mbsWork *w, mbsSchurRank *r, const mbs
       memcpy(pk + o, w->lam + m->body_lamadr[l], sizeof(mbsReal) * (size_t)m->body_lamnum[l]);
       o += m->body_lamnum[l];
     }
-    mbs_schurExpand(nk, sc->ne, sc->W, sc->gw, pk, pe);
+    const mbsSchur *cs = r->seg[sc->seg];
+    const mbsReal *L = cs->lroot ? cs->lroot + MBS_SCHUR_LRW * sc->comp : NULL;
+    if (sc->aug && L && L[0] > 2) { // (lambda_u; mu), mu = phi~ - t / sqrt(sigma~)
+      int k1 = sc->nup + sc->ne + 1;
+      mbsReal xa[8];
+      memcpy(xa, pk, sizeof(mbsReal) * (size_t)nk);
+      xa[nk] = L[3] > 0 ? L[2] - L[4] / L[3] : 0;
+      mbs_schurExpand(nk + 1, sc->ne, sc->aug, sc->aug + (size_t)k1 * k1, xa, pe);
+    } else {
+      mbs_schurExpand(nk, sc->ne, sc->W, sc->gw, pk, pe);
+    }
+    mbs_schurRankLight(m, r, sc, NULL, NULL, 0, 0, pe);
     for (int i = 0, o = 0; i < sc->nep; i++) {
       int l = sc->eport[i];
       memcpy(w->lam + m->body_lamadr[l], pe + o, sizeof(mbsReal) * (size_t)m->body_lamnum[l]);
