@@ -409,6 +409,24 @@ def run_restart_scenario(fmt):
     return ("run restart " + fmt, args, prepare, check)
 
 
+def light_chain_cfg(n):
+    """A chain of n links, each with a light body (1e-8 kg, 1e-16 kg m^2) on a revolute joint."""
+    bodies = []
+    for k in range(n):
+        par = "ground" if k == 0 else "s%d" % (k - 1)
+        bodies.append(
+            '{ name = "l%d"; parent = "%s"; joint = { type = "revolute"; axis = [0.0, 1.0, 0.0]; '
+            'origin = [0.0, 0.0, -0.2]; q0 = [0.%d]; qd0 = [0.%d]; }; mass = 1.0; '
+            'com = [0.0, 0.0, -0.25]; inertia = [0.02, 0.02, 0.001, 0.0, 0.0, 0.0]; }' %
+            (k, par, k % 5, k % 10))
+        bodies.append(
+            '{ name = "s%d"; parent = "l%d"; joint = { type = "revolute"; axis = [1.0, 0.0, 0.0]; '
+            'origin = [0.01, 0.0, -0.3]; }; mass = 1e-8; com = [0.0, 0.0, 0.0]; '
+            'inertia = [1e-16, 1e-16, 1e-16, 0.0, 0.0, 0.0]; }' % (k, k))
+    return ("model = { gravity = [0.0, 0.0, -9.81]; bodies = (\n" + ",\n".join(bodies) +
+            "\n); };\n")
+
+
 def scenarios(verb):
     if verb == "run":
         return [
@@ -520,6 +538,18 @@ def scenarios(verb):
                 stdout=f, check=True)
         out.append(("new accel ladder",
                     lambda d: ["accel", lad, "--out", d, "--force", "--json", jt, "--quiet",
+                               "--set", "solver.method=schur"],
+                    sentinel_prepare(files), sentinel_check(files, "accel.json")))
+        # twelfth session: schur's light bodies at rank cuts (docs/formulation.md 4.9): a chain of
+        # 12 links each carrying a light body (1e-8 kg, 1e-16 kg m^2) on a revolute joint, so
+        # every rank boundary is at a light leaf (the change of variables of the passes); with
+        # MBSPAR_TEST_LIGHT_ROOTS=1 in the environment the partition cuts at light roots instead
+        # (the soft direction sent apart, schur_lightroot.c)
+        lig = os.path.join(TMP, "light_chain.cfg")
+        with open(lig, "w") as f:
+            f.write(light_chain_cfg(12))
+        out.append(("new accel light",
+                    lambda d: ["accel", lig, "--out", d, "--force", "--json", jt, "--quiet",
                                "--set", "solver.method=schur"],
                     sentinel_prepare(files), sentinel_check(files, "accel.json")))
     # (static at several ranks: every rank, the Newton polish's columns split; docs/flexible.md 8)
