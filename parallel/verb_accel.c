@@ -339,8 +339,15 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   static const char *const files[] = {"accel.json"};
   mbsErr e = rank == 0 ? mbsp_outPrepare(cli, files, 1) : MBS_OK;
   if (!e) e = mbs_stateCreate(m, &s);
-  if (!e) e = mbs_workCreate(m, &w);
   int local = m->local;
+  // on a distributed model the evaluations run in the engine's workspace: the verb's own only
+  // carries the statistics and timers copied from it, a shell without arrays (a whole workspace
+  // was ~3 MiB per rank on the 2^16-body ladder at 16 ranks, docs/scaling.md "Memory")
+  mbsWork shell;
+  memset(&shell, 0, sizeof shell);
+  int use_shell = local && !serial && !mbsp_naturalParActive(comm, m);
+  if (!e && use_shell) w = &shell;
+  if (!e && !use_shell) e = mbs_workCreate(m, &w);
   mbsReal *gqdd = NULL, *glam = NULL; // global results on rank 0 (distributed-memory models)
   mbsAccelOwn own = {0, 0, 0, NULL, NULL, NULL};
   mbsLoopSnap lsnap;
@@ -419,6 +426,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   stat.iface_rounds = (int)irounds;
   if (!e && local) { // free the engine and the workspaces, then the global arrays on rank 0
     mbsp_engineDestroy(&eng);
+    if (w == &shell) w = NULL; // nothing of its own
     mbs_workDestroy(&w);
     mbs_stateDestroy(&s);
     if (rank == 0) {
@@ -543,6 +551,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   mbs_loopSnapFree(&lsnap);
   mbsp_rankReportFree(&rr);
   mbsp_naturalParReportFree(&natrep);
+  if (w == &shell) w = NULL;
   mbs_workDestroy(&w);
   mbs_stateDestroy(&s);
   return e;

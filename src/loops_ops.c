@@ -13,22 +13,28 @@
 #include "mbspar/mbs_schur.h"
 #include "mbspar/mbs_solvertype.h"
 
+// position of entry (i, j), j <= i, of a symmetric n x n matrix packed by rows of its lower
+// triangle
+static size_t mbs_loopTri(int i, int j) {
+  return (size_t)i * ((size_t)i + 1) / 2 + (size_t)j;
+}
+
 // this caller's part of the separators' system (mbsLoopOps.local, docs/loops.md 8.1): for every
 // closure equation j with a side on an owned body (and not a zero row), a local solve with j's
 // unit wrench pair and the interface lambdas zero; its condensed interface right side is column j
 // of G, the owned sides' dots with its accelerations column j of L; C from one more local solve
-// (any load: C does not depend on it). sub = [C (np x np) | G (np x n) | L (n x n) | ...] zeroed
-// first; gj: np scratch. L is symmetric (this caller's G_r H_r^-1 G_r^T): the columns go in
-// mbs_loopColumnOrder, column j at position t gives the entries of the equations at positions
-// <= t (the others come from their own columns, or are 0 where an equation has no owned side),
-// so the local solve's back-substitution stops at the bodies none of them needs (docs/loops.md
-// 9, as aba's sweeps). Local.
+// (any load: C does not depend on it). buf = [L (n(n+1)/2, lower triangle packed by rows) | C
+// (np x np) | G (np x n) | ...] zeroed first; gj: np scratch. L is symmetric (this caller's
+// G_r H_r^-1 G_r^T): the columns go in mbs_loopColumnOrder, column j at position t gives the
+// entries of the equations at positions <= t (the others come from their own columns, or are 0
+// where an equation has no owned side), so the local solve's back-substitution stops at the
+// bodies none of them needs (docs/loops.md 9, as aba's sweeps). Local.
 static mbsErr mbs_loopLocalColumns(const mbsModel *m, mbsWork *w, struct mbsLoopWork *lw,
-                                   const mbsLoopOps *ops, mbsReal *sub, mbsReal *gj) {
+                                   const mbsLoopOps *ops, mbsReal *buf, mbsReal *gj) {
   int n = lw->n, np = ops->nport, nb = m->nbody;
-  size_t nn = (size_t)n * n;
-  mbsReal *C = sub, *G = sub + (size_t)np * np, *L = G + (size_t)np * n;
-  memset(sub, 0, ((size_t)np * np + (size_t)np * n + nn) * sizeof(mbsReal));
+  size_t tri = mbs_loopTri(n, 0);
+  mbsReal *L = buf, *C = buf + tri, *G = C + (size_t)np * np;
+  memset(buf, 0, (tri + (size_t)np * np + (size_t)np * n) * sizeof(mbsReal));
   memset(w->fext, 0, 6 * (size_t)nb * sizeof(mbsReal));
   w->fext_on = 1;
   if (np > 0) { // this caller's cut-joint systems (its local pieces are all it adds)
@@ -50,31 +56,51 @@ static mbsErr mbs_loopLocalColumns(const mbsModel *m, mbsWork *w, struct mbsLoop
     for (int s = 0; s <= t; s++) {
       int i = lw->ord[s];
       mbsReal v = mbs_loopDotOwned(m, lw, i, w->acc, NULL, ops->b0, ops->b1);
-      L[(size_t)i * n + j] = L[(size_t)j * n + i] = v;
+      L[i > j ? mbs_loopTri(i, j) : mbs_loopTri(j, i)] = v;
     }
     MBS_TOC(w->timer, MBS_TIMER_LOOPS);
   }
   return e;
 }
 
-// A -= G^T C^-1 G: the cut joints eliminated from the separators' system [L -G^T; -G C] by
-// schur's own reduction (mbs_schurReduce: C's Cholesky factor with its pivot floor, a port
-// system being positive semidefinite up to rounding, docs/formulation.md 4.7). A holds L on entry;
-// W ((n + np)^2), gw (n + np), sg (n): scratch. 0 if C or the result is not finite. Local.
-static int mbs_loopInterfaceEliminate(int np, int n, const mbsReal *C, const mbsReal *G, mbsReal *A,
-                                      mbsReal *W, mbsReal *gw, mbsReal *sg) {
+// the packed lower triangle at the front of A (n x n) spread over the whole matrix in place:
+// row i moves from i(i+1)/2 to i n (the last row first: no row's new place reaches a row not yet
+// moved), then the upper triangle mirrored. Local.
+static void mbs_loopUnpack(int n, mbsReal *A) {
+  for (int i = n - 1; i > 0; i--)
+    memmove(A + (size_t)i * n, A + mbs_loopTri(i, 0), ((size_t)i + 1) * sizeof(mbsReal));
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < i; j++) A[(size_t)j * n + i] = A[(size_t)i * n + j];
+}
+
+// A -= G^T C^-1 G: the cut joints eliminated from the separators' system [L -G^T; -G C], in
+// place (A holds L on entry). The same operations in the same order as schur's own reduction of
+// that system over [closure equations (kept); cut joints (eliminated)] (mbs_schurReduce: C's
+// Cholesky factor with its pivot floor, a port system being positive semidefinite up to rounding,
+// docs/formulation.md 4.7; then Z = L_C^-1 (-G) and A - Z^T Z), without its (n + np)^2 copy of
+// the system: C's factor by mbs_schurReduce with nothing kept, Z in G's storage. C (np x np), G
+// (np x n) overwritten; g: np scratch. 0 if C or the result is not finite. Local.
+static int mbs_loopInterfaceEliminate(int np, int n, mbsReal *C, mbsReal *G, mbsReal *A,
+                                      mbsReal *g) {
   if (np == 0) return 1;
-  size_t nt = (size_t)n + (size_t)np;
-  // W over [closure equations (kept); cut joints (eliminated)]: the reduction reads the kept
-  // block, the eliminated rows and their lower triangle
-  for (int i = 0; i < n; i++) memcpy(W + nt * i, A + (size_t)n * i, (size_t)n * sizeof(mbsReal));
-  for (int p = 0; p < np; p++) {
-    mbsReal *wp = W + nt * ((size_t)n + p);
-    for (int j = 0; j < n; j++) wp[j] = -G[(size_t)n * p + j];
-    memcpy(wp + n, C + (size_t)np * p, (size_t)np * sizeof(mbsReal));
+  mbsReal none = 0;
+  memset(g, 0, (size_t)np * sizeof(mbsReal));
+  MBS_FLOPS(mbs_flopSchurReduce(n, np) - mbs_flopSchurReduce(0, np)); // counted as one reduction
+  if (!mbs_schurReduce(0, np, C, g, &none, &none, NULL)) return 0;
+  for (int i = 0; i < np; i++) { // Z = L_C^-1 (-G), row by row
+    mbsReal inv = 1 / C[(size_t)np * i + i], *zi = G + (size_t)n * i;
+    for (int c = 0; c < n; c++) {
+      mbsReal v = -zi[c];
+      for (int l = 0; l < i; l++) v -= C[(size_t)np * i + l] * G[(size_t)n * l + c];
+      zi[c] = v * inv;
+    }
   }
-  memset(gw, 0, nt * sizeof(mbsReal));
-  if (!mbs_schurReduce(n, np, W, gw, A, sg, NULL)) return 0;
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      mbsReal v = A[(size_t)n * a + b];
+      for (int l = 0; l < np; l++) v -= G[(size_t)n * l + a] * G[(size_t)n * l + b];
+      A[(size_t)n * a + b] = v;
+    }
   for (size_t k = 0; k < (size_t)n * n; k++)
     if (!isfinite(A[k])) return 0;
   return 1;
@@ -113,16 +139,20 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   // the positions stay: every further tree solve has tree solve 0's matrix (schur then redoes
   // only its right side's passes where it can, mbs_schurRhsOnly)
   int np = ops->local ? ops->nport : 0;
-  size_t len = (size_t)np * np + (size_t)np * n + nn + (size_t)n + 1, nt = (size_t)n + np;
-  // + scratch: g of a local solve (np), the reduction's W, gw and sg
-  size_t all = len + (size_t)np + nt * nt + nt + (size_t)n;
-  mbsReal *sub = NULL;
-  if (ops->local) { // [C | G | L | rhs | failed | scratch], allocated by the first evaluation
+  // the separators' sum [L packed | C | G | rhs | failed] in A's storage when it fits (one dense
+  // n x n matrix per rank, docs/loops.md 9 "Memory per rank"), else in lw->sub after the scratch
+  size_t tri = mbs_loopTri(n, 0), ncg = (size_t)np * np + (size_t)np * n;
+  size_t len = tri + ncg + (size_t)n + 1;
+  int in_a = len <= nn;
+  // lw->sub: C and G taken out of the sum (ncg) and g of a local solve (np) [+ the sum]
+  size_t all = ncg + (size_t)np + (in_a ? 0 : len);
+  mbsReal *sub = NULL, *buf = NULL;
+  if (ops->local) { // allocated by the first evaluation
     MBS_CHECK(len <= (size_t)INT32_MAX, MBS_ERR_NOMEM,
               "%d cut-joint and %d closure equations: the separators' system is too large", np, n);
-    if (lw->nsub != all) { // every caller at once: the same sizes everywhere
+    if (!lw->sub || lw->nsub != all) { // every caller at once: the same sizes everywhere
       free(lw->sub);
-      lw->sub = malloc(all * sizeof(mbsReal));
+      lw->sub = malloc((all > 0 ? all : 1) * sizeof(mbsReal));
       lw->nsub = lw->sub ? all : 0;
       mbsReal bad = lw->sub ? 0 : 1;
       MBS_CALL(ops->sum(ops->ctx, &bad, 1));
@@ -130,10 +160,11 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
                 all);
     }
     sub = lw->sub;
+    buf = in_a ? lw->A : sub + ncg + np;
   }
   w->reuse = 1;
   mbsErr e = ops->homog(ops->ctx, 1);
-  if (ops->local && !e) e = mbs_loopLocalColumns(m, w, lw, ops, sub, sub + len); // direct
+  if (ops->local && !e) e = mbs_loopLocalColumns(m, w, lw, ops, buf, sub + ncg); // direct
   for (int j = 0; j < n && !e && !ops->local; j++) {
     if (lw->skip[j]) { // a zero row: no unit solve, its column 0
       for (int i = 0; i < n; i++) lw->A[(size_t)i * n + j] = 0;
@@ -160,19 +191,19 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   w->stat = keep;
   w->reuse = 0;
   if (ops->local) { // one sum; a failed local solve is agreed on through it
-    memcpy(sub + len - 1 - n, lw->rhs, (size_t)n * sizeof(mbsReal));
-    sub[len - 1] = e ? 1 : 0;
-    mbsErr es = ops->sum(ops->ctx, sub, (int)len);
+    memcpy(buf + tri + ncg, lw->rhs, (size_t)n * sizeof(mbsReal));
+    buf[len - 1] = e ? 1 : 0;
+    mbsErr es = ops->sum(ops->ctx, buf, (int)len);
     MBS_CALL(e);
     MBS_CALL(es);
-    MBS_CHECK(sub[len - 1] == 0, MBS_ERR_NUMERIC,
+    MBS_CHECK(buf[len - 1] == 0, MBS_ERR_NUMERIC,
               "loops: a local tree solve failed on another rank (see its message)");
-    memcpy(lw->A, sub + (size_t)np * np + (size_t)np * n, nn * sizeof(mbsReal));
-    memcpy(lw->rhs, sub + len - 1 - n, (size_t)n * sizeof(mbsReal));
+    memcpy(lw->rhs, buf + tri + ncg, (size_t)n * sizeof(mbsReal));
+    memcpy(sub, buf + tri, ncg * sizeof(mbsReal)); // C and G out before L spreads over A
+    if (!in_a) memcpy(lw->A, buf, tri * sizeof(mbsReal));
     MBS_TIC(w->timer, MBS_TIMER_LOOPS);
-    mbsReal *W = sub + len + np;
-    int ok = mbs_loopInterfaceEliminate(np, n, sub, sub + (size_t)np * np, lw->A, W, W + nt * nt,
-                                        W + nt * nt + nt);
+    mbs_loopUnpack(n, lw->A);
+    int ok = mbs_loopInterfaceEliminate(np, n, sub, sub + (size_t)np * np, lw->A, sub + ncg);
     MBS_TOC(w->timer, MBS_TIMER_LOOPS);
     MBS_CHECK(ok, MBS_ERR_NUMERIC, "loops: the interface system of the tree solver is not finite");
     for (int i = 0; i < n; i++) // zero rows: no column was solved, their row is left out too
