@@ -18,17 +18,27 @@ foreach(np 1 2)
   set_tests_properties(test_schur_par.threads3.np${np} PROPERTIES PROCESSORS 2 TIMEOUT 300
                        LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
 endforeach()
+# one run of test_schur_light: NAME, NP ranks of NT threads, the test's MODE, then VAR=VALUE
+# pairs exported to the ranks; 2 processors, 120 s, label mpi
+function(mbs_schur_light_test name np nt mode)
+  set(exports)
+  foreach(x ${ARGN})
+    list(APPEND exports -x ${x})
+  endforeach()
+  add_test(NAME ${name}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
+                   --oversubscribe -x OMP_NUM_THREADS=${nt} ${exports}
+                   $<TARGET_FILE:test_schur_light> ${mode})
+  set_tests_properties(${name} PROPERTIES PROCESSORS 2 TIMEOUT 120 LABELS mpi
+                       ENVIRONMENT "${MBS_MPI_ENV}")
+endfunction()
 # issue 30, light bodies on fixed joints (1e-8 kg next to 1 kg): schur against ABA to 1e-12 at 2
 # and 4 ranks and 2-4 threads. Chains (a rank or thread boundary would fall at the fixed joint
 # above a light body: moved by the partition) and trees (several lower ports per component: the
 # trees of paths of docs/formulation.md 4.9).
 mbs_add_test(test_schur_light SOURCES test_schur_light.c LIBS mbs_parallel NPROCS 2 4 LABELS mpi
              TIMEOUT 120 ARGS chain)
-add_test(NAME test_schur_light.threads3.np1
-         COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${MPIEXEC_PREFLAGS}
-                 --oversubscribe -x OMP_NUM_THREADS=3 $<TARGET_FILE:test_schur_light> chain)
-set_tests_properties(test_schur_light.threads3.np1 PROPERTIES PROCESSORS 2 TIMEOUT 120
-                     LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+mbs_schur_light_test(test_schur_light.threads3.np1 1 3 chain)
 foreach(np 2 4)
   add_test(NAME test_schur_light_tree.np${np}
            COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
@@ -40,11 +50,7 @@ endforeach()
 foreach(cfg "1;2" "1;4" "2;2")
   list(GET cfg 0 np)
   list(GET cfg 1 nt)
-  add_test(NAME test_schur_light_tree.threads${nt}.np${np}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
-                   --oversubscribe -x OMP_NUM_THREADS=${nt} $<TARGET_FILE:test_schur_light> tree)
-  set_tests_properties(test_schur_light_tree.threads${nt}.np${np} PROPERTIES PROCESSORS 2
-                       TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+  mbs_schur_light_test(test_schur_light_tree.threads${nt}.np${np} ${np} ${nt} tree)
 endforeach()
 # issue 30 item 3: the numerics of the planned fix for a light leaf at a rank cut (quasi-definite
 # port system; change of variables for one cut child) on synthetic port systems against a long
@@ -56,11 +62,7 @@ mbs_add_test(test_schur_lightport SOURCES test_schur_lightport.c LIBS mbs_core L
 foreach(cfg "2;1" "4;1" "1;4")
   list(GET cfg 0 np)
   list(GET cfg 1 nt)
-  add_test(NAME test_schur_light_moving.threads${nt}.np${np}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
-                   --oversubscribe -x OMP_NUM_THREADS=${nt} $<TARGET_FILE:test_schur_light> moving)
-  set_tests_properties(test_schur_light_moving.threads${nt}.np${np} PROPERTIES PROCESSORS 2
-                       TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+  mbs_schur_light_test(test_schur_light_moving.threads${nt}.np${np} ${np} ${nt} moving)
 endforeach()
 # every link's body light: no clean place, the rank layouts solver.method = auto keeps off schur
 # (and none of the models above), the thread segments joined instead (fewer than asked); about 2 s
@@ -72,22 +74,14 @@ set_tests_properties(test_schur_light_layout.np1 PROPERTIES TIMEOUT 60 LABELS mp
 # every link's body light at 4 threads of one rank: the segments joined across the light
 # boundaries, q̈ and lambda to 1e-10 against ABA (0 measured; 1.02 before the join); across ranks
 # below; about 2 s
-add_test(NAME test_schur_light_moving_all.threads4.np1
-         COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${MPIEXEC_PREFLAGS}
-                 --oversubscribe -x OMP_NUM_THREADS=4 $<TARGET_FILE:test_schur_light> moving_all)
-set_tests_properties(test_schur_light_moving_all.threads4.np1 PROPERTIES PROCESSORS 2 TIMEOUT 120
-                     LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+mbs_schur_light_test(test_schur_light_moving_all.threads4.np1 1 4 moving_all)
 # every joint light at 2, 3 and 4 ranks, one thread each: the light leaves at the rank cuts taken
 # exactly by the passes (parallel/schur_par_light.c), the partition off light roots; 1e-10 on
 # qdd and lambda (measured <= 8.4e-14). At 4 ranks two chains missed by up to 1.2e-9 in their
 # last light body until the velocity product of bodies with a small radius of gyration dropped
 # its rounded zero term (mbs_bodyBias, docs/formulation.md 4.9)
 foreach(np 2 3 4)
-  add_test(NAME test_schur_light_moving_all.threads1.np${np}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
-                   --oversubscribe -x OMP_NUM_THREADS=1 $<TARGET_FILE:test_schur_light> moving_all)
-  set_tests_properties(test_schur_light_moving_all.threads1.np${np} PROPERTIES PROCESSORS 2
-                       TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+  mbs_schur_light_test(test_schur_light_moving_all.threads1.np${np} ${np} 1 moving_all)
 endforeach()
 # the light leaves at rank cuts on distributed-memory (local) models and on ranks of several thread
 # segments (LIGHT_LOCAL=1: each model also built per rank as the CLI does at 2+ ranks, against
@@ -101,12 +95,8 @@ foreach(cfg "moving_all;2;1" "moving_all;3;2" "mixed;2;2" "mixed;4;2" "light_roo
   list(GET cfg 0 what)
   list(GET cfg 1 np)
   list(GET cfg 2 nt)
-  add_test(NAME test_schur_light_${what}_local.threads${nt}.np${np}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
-                   --oversubscribe -x OMP_NUM_THREADS=${nt} -x LIGHT_LOCAL=1
-                   $<TARGET_FILE:test_schur_light> ${what})
-  set_tests_properties(test_schur_light_${what}_local.threads${nt}.np${np} PROPERTIES
-                       PROCESSORS 2 TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+  mbs_schur_light_test(test_schur_light_${what}_local.threads${nt}.np${np} ${np} ${nt} ${what}
+                       LIGHT_LOCAL=1)
 endforeach()
 # the same on light bodies whose joints have no axis-specialised kernel (LIGHT_JOINT: a revolute
 # about [0.6, 0.8, 0] or a prismatic joint; before: 1.1 and 6.8e-8 in qdd, after <= 1.1e-14 and
@@ -119,12 +109,8 @@ foreach(cfg "general;moving_all;2;1" "general;mixed;2;2" "general;moving_all;4;1
   list(GET cfg 1 what)
   list(GET cfg 2 np)
   list(GET cfg 3 nt)
-  add_test(NAME test_schur_light_${what}_${jnt}.threads${nt}.np${np}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
-                   --oversubscribe -x OMP_NUM_THREADS=${nt} -x LIGHT_LOCAL=1 -x LIGHT_JOINT=${jnt}
-                   $<TARGET_FILE:test_schur_light> ${what})
-  set_tests_properties(test_schur_light_${what}_${jnt}.threads${nt}.np${np} PROPERTIES
-                       PROCESSORS 2 TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+  mbs_schur_light_test(test_schur_light_${what}_${jnt}.threads${nt}.np${np} ${np} ${nt} ${what}
+                       LIGHT_LOCAL=1 LIGHT_JOINT=${jnt})
 endforeach()
 # a heavy hub with 6-14 light children, each carrying a heavy link ("light_root"): every place in
 # the fan is crossed by a light root, so a rank starts at a light body (exact since the light
@@ -132,11 +118,7 @@ endforeach()
 # <= 5.9e-15; before it up to 1.5e-8); at 3 and 4 ranks a light body between two cut joints (up
 # to 2.6e-2 before the partition kept it off) fails it
 foreach(np 2 3 4)
-  add_test(NAME test_schur_light_light_root.threads1.np${np}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
-                   --oversubscribe -x OMP_NUM_THREADS=1 $<TARGET_FILE:test_schur_light> light_root)
-  set_tests_properties(test_schur_light_light_root.threads1.np${np} PROPERTIES PROCESSORS 2
-                       TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+  mbs_schur_light_test(test_schur_light_light_root.threads1.np${np} ${np} 1 light_root)
 endforeach()
 # the fans with the heavy links on joints without the axis-specialised kernels (the light root's
 # child joint S_c from the generic record): revolute about [0, 0.6, 0.8] at 3 ranks, prismatic
@@ -145,12 +127,8 @@ endforeach()
 foreach(cfg "general;3" "prismatic;2")
   list(GET cfg 0 jnt)
   list(GET cfg 1 np)
-  add_test(NAME test_schur_light_light_root_${jnt}.threads1.np${np}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
-                   --oversubscribe -x OMP_NUM_THREADS=1 -x LIGHT_LOCAL=1 -x LIGHT_ROOT_CHILD=${jnt}
-                   $<TARGET_FILE:test_schur_light> light_root)
-  set_tests_properties(test_schur_light_light_root_${jnt}.threads1.np${np} PROPERTIES
-                       PROCESSORS 2 TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+  mbs_schur_light_test(test_schur_light_light_root_${jnt}.threads1.np${np} ${np} 1 light_root
+                       LIGHT_LOCAL=1 LIGHT_ROOT_CHILD=${jnt})
 endforeach()
 # light roots forced ("light_root_exact"): the fans and, with the test switch
 # MBSPAR_TEST_LIGHT_ROOTS=1 (the partition and the thread segmentation avoid light leaves only),
@@ -161,12 +139,8 @@ endforeach()
 foreach(cfg "2;1" "3;1" "1;2")
   list(GET cfg 0 np)
   list(GET cfg 1 nt)
-  add_test(NAME test_schur_light_light_root_exact.threads${nt}.np${np}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
-                   --oversubscribe -x OMP_NUM_THREADS=${nt} $<TARGET_FILE:test_schur_light>
-                   light_root_exact)
-  set_tests_properties(test_schur_light_light_root_exact.threads${nt}.np${np} PROPERTIES
-                       PROCESSORS 2 TIMEOUT 120 LABELS mpi ENVIRONMENT "${MBS_MPI_ENV}")
+  mbs_schur_light_test(test_schur_light_light_root_exact.threads${nt}.np${np} ${np} ${nt} light_root_exact
+                       )
 endforeach()
 # the accuracy guard of accel (docs/formulation.md 4.9): a warning naming the light bodies on the
 # model above at 2 threads (serial) or 2 ranks (distributed and full models), none on chain.cfg
