@@ -644,9 +644,8 @@ def main():
             plan = keep
         else:
             stats["planned"] += len(plan)
-        if A.plan_only or (A.only_more and name.split()[-1] in ("csv", "hdf5", "schur", "aba")) or \
-                (A.new and not name.startswith("new ")) or \
-                (A.only_scenario and not re.search(A.only_scenario, name)):
+        if A.plan_only or excluded or \
+                (A.only_more and name.split()[-1] in ("csv", "hdf5", "schur", "aba")):
             plan = []
         for kind, index, label, r in plan:
             prepare(d)
