@@ -29,8 +29,9 @@ struct mbspComm {
   int job; // ranks of the job (mbsp_commIdle: the ranks waiting while this one works; else 0)
   // a split agreement in flight (mbsp_agreeErrStart .. End): the request, the codes, and the
   // message of this rank's error as it was when the agreement started
-  MPI_Request areq;
-  int aopen, acodes[2], ared[2];
+  // (dissemination rounds: in round k, d = 2^k, to rank + d and from rank - d modulo P)
+  MPI_Request areq[2];
+  int aopen, ad, acodes[2], ared[2], ain[2];
   char amsg[2048];
 };
 
@@ -227,28 +228,52 @@ mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
   return mbsp_agreeFinish(c, local, red, local ? mbs_errMsg() : "");
 }
 
+// The split agreement reduces the codes by dissemination (MAX is idempotent, so any P): round
+// k exchanges with rank +- 2^k modulo P, ceil(log2 P) rounds. Start posts the first round; End
+// completes it and runs the rest. This is what a non-blocking collective does in an MPI library
+// without a progress thread (its rounds advance only inside MPI calls), written out so that the
+// simulator (SMPI, bench/smpi) sees the same rounds: SMPI's own MPI_Iallreduce sends every rank's
+// value to every other rank at once (P^2 messages in one round), which real libraries do not.
+#define MBSP_TAG_AGREE 7711
+static int mbsp_agreePost(mbspComm *c) {
+  int to = (c->rank + c->ad) % c->size, from = (c->rank - c->ad % c->size + c->size) % c->size;
+  MBSP_SINK();
+  int rc = MPI_Irecv(c->ain, 2, MPI_INT, from, MBSP_TAG_AGREE, c->comm, &c->areq[0]);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Isend(c->ared, 2, MPI_INT, to, MBSP_TAG_AGREE, c->comm, &c->areq[1]);
+  MBSP_RESUME();
+  return rc;
+}
+
 mbsErr mbsp_agreeErrStart(mbspComm *c, mbsErr local) {
   mbs_faultPhase(); // the same stretch boundary as mbsp_agreeErr's
   c->acodes[0] = (int)local, c->acodes[1] = local ? -c->rank : -c->size;
+  c->ared[0] = c->acodes[0], c->ared[1] = c->acodes[1];
   c->amsg[0] = 0;
   if (local) snprintf(c->amsg, sizeof c->amsg, "%s", mbs_errMsg());
-  MBSP_SINK();
-  int arc = MPI_Iallreduce(c->acodes, c->ared, 2, MPI_INT, MPI_MAX, c->comm, &c->areq);
-  MBSP_RESUME();
-  c->aopen = arc == MPI_SUCCESS;
-  if (arc != MPI_SUCCESS)
-    return mbs_errSet(MBS_ERR_MPI, "MPI_Iallreduce failed while agreeing on an error");
+  c->ad = 1, c->aopen = 1;
+  if (c->size > 1 && mbsp_agreePost(c) != MPI_SUCCESS) {
+    c->aopen = 0;
+    return mbs_errSet(MBS_ERR_MPI, "MPI_Isend/Irecv failed while agreeing on an error");
+  }
   return MBS_OK;
 }
 
 mbsErr mbsp_agreeErrEnd(mbspComm *c) {
   if (!c->aopen) return mbs_errSet(MBS_ERR_INTERNAL, "agreement: none started");
   c->aopen = 0;
-  MBSP_SINK();
-  int arc = MPI_Wait(&c->areq, MPI_STATUS_IGNORE);
-  MBSP_RESUME();
-  if (arc != MPI_SUCCESS)
-    return mbs_errSet(MBS_ERR_MPI, "MPI_Wait failed while agreeing on an error");
+  while (c->ad < c->size) {
+    MBSP_SINK();
+    int arc = MPI_Waitall(2, c->areq, MPI_STATUSES_IGNORE);
+    MBSP_RESUME();
+    if (arc != MPI_SUCCESS)
+      return mbs_errSet(MBS_ERR_MPI, "MPI_Waitall failed while agreeing on an error");
+    for (int i = 0; i < 2; i++)
+      if (c->ain[i] > c->ared[i]) c->ared[i] = c->ain[i];
+    c->ad *= 2;
+    if (c->ad < c->size && mbsp_agreePost(c) != MPI_SUCCESS)
+      return mbs_errSet(MBS_ERR_MPI, "MPI_Isend/Irecv failed while agreeing on an error");
+  }
   return mbsp_agreeFinish(c, (mbsErr)c->acodes[0], c->ared, c->amsg);
 }
 

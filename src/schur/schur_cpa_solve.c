@@ -425,7 +425,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
   if (P > 1 && !mask) {
     agree2 = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, 0, -1, -1);
     if (agree2 >= 0) {
-      B->cost[agree2] = mbs_cpaLog2(P) * (o->latency + 8 / o->bandwidth);
+      B->cost[agree2] = o->latency + 8 / o->bandwidth; // its first round (mbsp_agreeErrStart)
       B->proc[agree2] = -2;
     }
     for (int r = 0; r < P; r++) mbs_cpaDep(B, R[r].if_end, agree2);
@@ -585,8 +585,20 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
     for (int c = 0; c < v->ncomp; c++) {
       int rt = v->comp[c].root, p = m->body_parent[rt];
       if (p < 0 || p >= R[r].b0) continue;
+      // the agreement's other rounds (mbsp_agreeErrEnd) follow the sending rank's
+      // back-substitution; the message waits for them
+      int gate = agree2;
+      if (agree2 >= 0 && mbs_cpaLog2(P) > 1) {
+        gate = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, 0, -1, -1);
+        if (gate >= 0) {
+          B->cost[gate] = (mbs_cpaLog2(P) - 1) * (o->latency + 8 / o->bandwidth);
+          B->proc[gate] = -2;
+          mbs_cpaDep(B, agree2, gate);
+          mbs_cpaDep(B, acc[p], gate);
+        }
+      }
       int msg = mbs_cpaMsg(B, 6 * sizeof(double), acc[p]);
-      mbs_cpaDep(B, agree2, msg);
+      mbs_cpaDep(B, gate, msg);
       if (m->body_dofnum[rt] > 0) {
         int qn =
             mbs_cpaNode(B, MBS_CPA_SCH_QDD, rt, mbs_flopSchurQdd(m->body_dofnum[rt]), PH_P3, 2);
