@@ -3,7 +3,7 @@
 # in three compute modes"). Reports, never asserts.
 #
 #   bench/smpi/issue35.sh [--pairs N] [--repeat K] [--no-big] [--no-warm] [--flops64 SPEED]
-#                         [REAL_BUILD_DIR]
+#                         [--speeds FSPEED,WSPEED] [REAL_BUILD_DIR]
 #                                                                       (default <repo>/build)
 #
 # The 65536-link chain (configs/chain.cfg, q0 = 0.01, qd0 = 0.5) on 64 simulated hosts and the
@@ -39,6 +39,10 @@
 #   given host speed (e.g. 3.87Gf, the quiet calibration of docs/scaling.md) instead of one
 #   measured here: no real runs, only mbspar_smpi_flops built; the speedup is then taken against
 #   the quiet ABA reference by hand (the flop figure is deterministic given SPEED).
+# --speeds FSPEED,WSPEED: the flop modes only (flops and flops-warm at 64 hosts and, unless
+#   --no-big, at 1024), at host speeds measured before (e.g. by a quiet run of this script: its
+#   jsonl's baseline record), without real runs: the points are deterministic given the speeds, so
+#   they can be run on a loaded machine; the speedups against that run's ABA by hand.
 # Writes bench/results/smpi_issue35_<UTC>.jsonl and .md (the load average at every launch).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,6 +52,7 @@ big=1
 warm=1
 real=""
 f64=""
+speeds=""
 while (($#)); do
   case $1 in
   --pairs)
@@ -62,6 +67,10 @@ while (($#)); do
   --no-warm) warm=0 ;;
   --flops64)
     f64=${2:?--flops64 SPEED}
+    shift
+    ;;
+  --speeds)
+    speeds=${2:?--speeds FSPEED,WSPEED}
     shift
     ;;
   -h | --help)
@@ -85,7 +94,7 @@ report=$here/bench/smpi/schur_report.py
 summary=$here/bench/smpi/issue35_report.py
 sbuild=$here/build-smpi
 t0=$(date +%s)
-if [[ -n $f64 ]]; then
+if [[ -n $f64 || -n $speeds ]]; then
   bash "$here/bench/smpi/build.sh" --flops-only "$sbuild" >&2
 else
   bash "$here/bench/smpi/build.sh" "$sbuild" >&2
@@ -178,6 +187,20 @@ if [[ -n $f64 ]]; then # the flops point at 64 hosts alone, at the given host sp
   printf '{"kind":"baseline","host_speed":"%s","note":"--flops64: given, not measured"}\n' \
     "$fspeed" >>"$out"
   sim flops 65536 64 1
+  printf '{"kind":"end","load_end":%s,"wall_s":%s}\n' "$(load)" $(($(date +%s) - t0)) >>"$out"
+  log "done in $(($(date +%s) - t0)) s"
+  exit 0
+fi
+if [[ -n $speeds ]]; then # the flop modes alone, at the given host speeds
+  fspeed=${speeds%%,*} wspeed=${speeds#*,}
+  printf '{"kind":"baseline","host_speed":"%s","host_speed_warm":"%s","note":"--speeds: given, not measured"}\n' \
+    "$fspeed" "$wspeed" >>"$out"
+  sim flops 65536 64 1
+  sim flops-warm 65536 64 1
+  if ((big)); then
+    sim flops 1048576 1024 1
+    sim flops-warm 1048576 1024 1
+  fi
   printf '{"kind":"end","load_end":%s,"wall_s":%s}\n' "$(load)" $(($(date +%s) - t0)) >>"$out"
   log "done in $(($(date +%s) - t0)) s"
   exit 0
