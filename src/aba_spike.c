@@ -2,12 +2,14 @@
 /// ABA's spikes on schur's paths (docs/formulation.md 4.6): an unknown wrench on a body of a path
 /// carried as columns P into the articulated bias from there to the path's root (mbs_abaSpike,
 /// mbs_abaSpikeVec, mbs_abaSpikeCols) and the forward pass with the known port forces
-/// (mbs_abaBodyFwdSpike). Built on the records of ABA's pass 2 (aba.c).
+/// (mbs_abaBodyFwdSpike). Built on the records of ABA's pass 2 (aba.c). The overlapped factor's
+/// split of pass 2 and of the spike into their inertia and bias parts (docs/formulation.md 4.4).
 #include <math.h>
 #include <string.h>
 #include "mbspar/mbs_dynamics.h"
 #include "spatial.h"
 #include "flops.h"
+#include "body.h"
 #include "aba_private.h"
 
 // ---------------------------------------------------------------- spikes (schur paths)
@@ -20,11 +22,15 @@
 // kernels below (mbs_abaSpike dispatches), so every step is the same operation on the columns,
 // which the compiler vectorises. Theta is symmetric: only its lower triangle (a >= q) is
 // accumulated; the readers (schur_factor.c) read that triangle.
-static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsModel *m,
-                                          const mbsWork *w, int b, mbsReal *restrict P,
-                                          mbsReal *restrict Th, mbsReal *restrict gam) {
+// The kernel in its two parts: the bias part reads P at b (gam += P^T e), the inertia part moves P
+// to the parent (and Theta); mbs_abaSpikeK runs both, the overlapped factor the inertia part
+// while the kinematics prefix's messages travel, with P at b kept for the bias part.
+
+// the bias part: gam += P^T e, P the columns at b
+static MBS_FORCEINLINE void mbs_abaSpikeKBias(const int k, const int nq, const mbsModel *m,
+                                              const mbsWork *w, int b, const mbsReal *restrict P,
+                                              mbsReal *restrict gam) {
   enum { L = MBS_SPIKE_LD };
-  const int i = (k + 1) % 3, j = (k + 2) % 3;
   const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *c6 = w->cacc + 6 * b;
   const mbsReal sg = m->jnt_axis[3 * b + k], dinv = R[MBS_REC_DINV];
   mbsReal col[6], e[6];
@@ -38,19 +44,30 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsMo
   for (int x = 0; x < 6; x++)
     if (x != k && x != 3 + k) uc += col[x] * c6[x];
   e[k] = dinv * (sg * R[MBS_REC_U] - uc);
+  for (int q = 0; q < nq; q++) {
+    mbsReal g = 0;
+    for (int x = 0; x < 6; x++)
+      if (x != 3 + k) g += P[x * L + q] * e[x];
+    gam[q] += g;
+  }
+}
+
+// the inertia part: Theta += h pk^T, P = X^T (P - U h)
+static MBS_FORCEINLINE void mbs_abaSpikeKInertia(const int k, const int nq, const mbsWork *w, int b,
+                                                 mbsReal *restrict P, mbsReal *restrict Th) {
+  enum { L = MBS_SPIKE_LD };
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
+  const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, dinv = R[MBS_REC_DINV];
+  mbsReal col[6];
+  mbs_abaColK(R, k, col);
   const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j], *r = X + 9;
   mbsReal pk[L], h[L], pa[6][L];
   for (int q = 0; q < nq; q++) {
     pk[q] = P[k * L + q];
     h[q] = dinv * pk[q];
-    mbsReal g = 0;
-    for (int x = 0; x < 6; x++) {
-      if (x != 3 + k) g += P[x * L + q] * e[x];
-      // S^T pa = pk - D dinv pk is zero in exact arithmetic (col_k = D): set, as mbs_aba sets
-      // its pa_k, not left as a rounding residue
-      pa[x][q] = x == k ? 0 : P[x * L + q] - col[x] * h[q];
-    }
-    gam[q] += g;
+    // S^T pa = pk - D dinv pk is zero in exact arithmetic (col_k = D): set, as mbs_aba sets
+    // its pa_k, not left as a rounding residue
+    for (int x = 0; x < 6; x++) pa[x][q] = x == k ? 0 : P[x * L + q] - col[x] * h[q];
   }
   // Theta += h pk^T (symmetric: h = dinv pk), lower triangle
   for (int a = 0; a < nq; a++)
@@ -72,6 +89,13 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsMo
     P[4 * L + q] = f0[1];
     P[5 * L + q] = f0[2];
   }
+}
+
+static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsModel *m,
+                                          const mbsWork *w, int b, mbsReal *restrict P,
+                                          mbsReal *restrict Th, mbsReal *restrict gam) {
+  mbs_abaSpikeKBias(k, nq, m, w, b, P, gam);
+  mbs_abaSpikeKInertia(k, nq, w, b, P, Th);
 }
 
 // any other joint: the generic record of pass 2 (w->U, w->Dinv, w->u; k = 0 for fixed joints)
@@ -154,6 +178,48 @@ MBS_CLONES void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, int nq,
     return;
   default:
     mbs_abaSpikeNq(2, m, w, b, nq, P, Th, gam);
+  }
+}
+
+MBS_CLONES void mbs_abaSpikeInertia(const mbsModel *m, const mbsWork *w, int b, int nq,
+                                    mbsReal *restrict P, mbsReal *restrict Th,
+                                    mbsReal *restrict Pold) {
+  MBS_FLOPS(mbs_flopSpikeSpec(nq) - mbs_flopSpikeSpecBias(nq));
+  memcpy(Pold, P, 6 * MBS_SPIKE_LD * sizeof(mbsReal));
+  const int k = m->jnt_axisk[b];
+  if (nq == 5) { // the port of a revolute joint: the vectorised kernel of mbs_abaSpike
+    if (k == 0)
+      mbs_abaSpikeKInertia(0, 5, w, b, P, Th);
+    else if (k == 1)
+      mbs_abaSpikeKInertia(1, 5, w, b, P, Th);
+    else
+      mbs_abaSpikeKInertia(2, 5, w, b, P, Th);
+  } else if (k == 0) {
+    mbs_abaSpikeKInertia(0, nq, w, b, P, Th);
+  } else if (k == 1) {
+    mbs_abaSpikeKInertia(1, nq, w, b, P, Th);
+  } else {
+    mbs_abaSpikeKInertia(2, nq, w, b, P, Th);
+  }
+}
+
+MBS_CLONES void mbs_abaSpikeBias(const mbsModel *m, const mbsWork *w, int b, int nq,
+                                 const mbsReal *restrict Pold, mbsReal *restrict gam) {
+  MBS_FLOPS(mbs_flopSpikeSpecBias(nq));
+  const int k = m->jnt_axisk[b];
+  if (nq == 5) {
+    if (k == 0)
+      mbs_abaSpikeKBias(0, 5, m, w, b, Pold, gam);
+    else if (k == 1)
+      mbs_abaSpikeKBias(1, 5, m, w, b, Pold, gam);
+    else
+      mbs_abaSpikeKBias(2, 5, m, w, b, Pold, gam);
+  } else if (k == 0) {
+    mbs_abaSpikeKBias(0, nq, m, w, b, Pold, gam);
+  } else if (k == 1) {
+    mbs_abaSpikeKBias(1, nq, m, w, b, Pold, gam);
+  } else {
+    mbs_abaSpikeKBias(2, nq, m, w, b, Pold, gam);
   }
 }
 
@@ -269,6 +335,45 @@ void mbs_abaSpikeCols(const mbsModel *m, const mbsWork *w, int b, int nq, int ld
     }
     mbsu_xTForce(X, pa, out);
     for (int x = 0; x < 6; x++) P[x * ld + q] = out[x];
+  }
+}
+
+// ---------------------------------------------------------------- pass 2 split (the overlapped
+// factor of schur, docs/formulation.md 4.4): the two parts of aba.c's mbs_abaBackK one at a time
+
+void mbs_abaBodyInitInertia(const mbsModel *m, mbsWork *w, int b) {
+  mbs_bodyInertiaSym6(m, b, w->abar + (size_t)MBS_ABAR * b);
+}
+
+int mbs_abaBodyBackInertia(const mbsModel *m, mbsWork *w, int b, mbsReal *stash) {
+  mbsAbaProj o;
+  int ok;
+  switch (m->jnt_axisk[b]) {
+  case 0:
+    ok = mbs_abaBackKInertia(0, m, w, b, &o);
+    break;
+  case 1:
+    ok = mbs_abaBackKInertia(1, m, w, b, &o);
+    break;
+  default:
+    ok = mbs_abaBackKInertia(2, m, w, b, &o);
+  }
+  if (ok) memcpy(stash, &o, sizeof o);
+  return ok;
+}
+
+void mbs_abaBodyBackBias(const mbsModel *m, mbsWork *w, int b, const mbsReal *stash) {
+  mbsAbaProj o;
+  memcpy(&o, stash, sizeof o);
+  switch (m->jnt_axisk[b]) {
+  case 0:
+    mbs_abaBackKBias(0, m, w, b, &o);
+    return;
+  case 1:
+    mbs_abaBackKBias(1, m, w, b, &o);
+    return;
+  default:
+    mbs_abaBackKBias(2, m, w, b, &o);
   }
 }
 

@@ -91,7 +91,7 @@ void mbs_cpaSchFree(mbsCpaSch *X) {
   }
   free(X->start), free(X->R), free(X->map), free(X->IAw), free(X->pAw), free(X->proj);
   free(X->done), free(X->stn), free(X->acc), free(X->lam), free(X->spv), free(X->gho);
-  free(X->gbuf), free(X->kmsg), free(X->fwdn);
+  free(X->gbuf), free(X->kmsg), free(X->fwdn), free(X->pjoint);
   memset(X, 0, sizeof *X);
 }
 
@@ -369,6 +369,27 @@ mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
   // factor, as the engine's program order does: the factor reads the kinematics through one
   // node per rank (without it, a list schedule could hold back a rank's sends behind its own
   // factor and starve the ranks that wait for them)
+  // the overlapped factor (parallel/schur_par.c mbsp_schurPre, docs/formulation.md 4.4): on a
+  // chain scanned both ways with one segment per rank, without loops, P >= 3 unless
+  // MBSPAR_OVERLAP says otherwise, each rank's last bodies' inertia parts in the prefix's
+  // ceil(log2 P) rounds, MBSPAR_OVERLAP_BODIES (48) bodies a round: after the rank's local
+  // maps, on the joints of the position stage (the split: mbs_schurPreCount)
+  const char *ov = getenv("MBSPAR_OVERLAP"), *ob = getenv("MBSPAR_OVERLAP_BODIES");
+  int per = ob ? atoi(ob) : MBS_SCHUR_PRE_BODIES, ovl = ov ? atoi(ov) != 0 : P >= 3;
+  if (ovl && per > 0 && P > 1 && use_scan && chain && nseg == 1 && m->nloop == 0) {
+    if (!(X->pjoint = malloc(nb * sizeof(int))))
+      return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    for (int b = 0; b < n; b++) X->pjoint[b] = -1;
+    long want = (long)mbs_cpaLog2(P) * per;
+    for (int r = 0; r < P; r++) {
+      mbsCpaRank *rr = R + r;
+      int cap = MBS_SCHUR_PRE_CAP < want ? MBS_SCHUR_PRE_CAP : (int)want;
+      rr->pre_n = mbs_schurPreCount(m, rr->rk->seg[0], cap);
+      rr->pre_dep = map[rr->b1 - 1];
+      for (int b = rr->b1 - rr->pre_n; b < rr->b1; b++) X->pjoint[b] = K->joint[b];
+      if (rr->b1 < n && G.joint[rr->b1] >= 0) X->pjoint[rr->b1] = G.joint[rr->b1];
+    }
+  }
   if (o->ranks >= 1) {
     int *kend = malloc((size_t)P * sizeof(int));
     if (!kend) {
