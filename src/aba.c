@@ -199,22 +199,9 @@ mbsErr mbs_abaRef(const mbsModel *m, mbsWork *w) {
 
 // ---------------------------------------------------------------- the optimised ABA (mbs_aba)
 
-// pass 2 for a revolute joint about sg e_k: U = sg IA[:, k], D = IA_kk, u = tau - sg pA_k; hand
-// X^T Ia X and X^T pa to the parent. Returns 0 if D is not positive.
+// pass 2 for a revolute joint about sg e_k (aba_private.h, the whole pass)
 static MBS_FORCEINLINE int mbs_abaBackK(const int k, const mbsModel *m, mbsWork *w, int b) {
-  if (m->body_parent[b] < 0) {
-    mbsReal *restrict R = w->abar + (size_t)MBS_ABAR * b;
-    const mbsReal D = R[S3(k, k)], sg = m->jnt_axis[3 * b + k];
-    if (!(D > 0)) return 0;
-    R[MBS_REC_U] = w->qfrc[m->body_dofadr[b]] - sg * R[MBS_REC_PA + k];
-    R[MBS_REC_DINV] = 1 / D;
-    MBS_FLOPS(mbs_flopAba(m, b, MBS_FLA_U));
-    return 1;
-  }
-  mbsAbaProj o;
-  if (!mbs_abaBackKInertia(k, m, w, b, &o)) return 0;
-  mbs_abaBackKBias(k, m, w, b, &o);
-  return 1;
+  return mbs_abaBackKPart(k, 3, m, w, b, NULL);
 }
 
 // pass 2 for any other joint: the reference projection on the unpacked IA, packed congruence

@@ -22,52 +22,55 @@
 // kernels below (mbs_abaSpike dispatches), so every step is the same operation on the columns,
 // which the compiler vectorises. Theta is symmetric: only its lower triangle (a >= q) is
 // accumulated; the readers (schur_factor.c) read that triangle.
-// The kernel in its two parts: the bias part reads P at b (gam += P^T e), the inertia part moves P
-// to the parent (and Theta); mbs_abaSpikeK runs both, the overlapped factor the inertia part
-// while the kinematics prefix's messages travel, with P at b kept for the bias part.
-
-// the bias part: gam += P^T e, P the columns at b
-static MBS_FORCEINLINE void mbs_abaSpikeKBias(const int k, const int nq, const mbsModel *m,
-                                              const mbsWork *w, int b, const mbsReal *restrict P,
-                                              mbsReal *restrict gam) {
+// In parts (part, a compile-time constant): 3 the whole kernel (mbs_abaSpike); for the overlapped
+// factor of schur, 1 its inertia part (Theta and P moved to the parent: positions alone; P at b
+// kept in Pold) and 2 its bias part (gam += Pold^T e). The same expressions in every part.
+static MBS_FORCEINLINE void mbs_abaSpikeKPart(const int k, const int nq, const int part,
+                                              const mbsModel *m, const mbsWork *w, int b,
+                                              mbsReal *restrict P, mbsReal *restrict Th,
+                                              mbsReal *restrict gam, mbsReal *restrict Pold,
+                                              const mbsReal *restrict Pb) {
   enum { L = MBS_SPIKE_LD };
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
   const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *c6 = w->cacc + 6 * b;
   const mbsReal sg = m->jnt_axis[3 * b + k], dinv = R[MBS_REC_DINV];
   mbsReal col[6], e[6];
   mbs_abaColK(R, k, col);
-  // e: the body's acceleration for a zero parent acceleration and pi = 0. c's k and 3 + k
-  // components are exactly zero (mbs_bodyVelocity; mbs_aba relies on it too), so they are left
-  // out of U^T c, e_k = dinv (sg u - U^T c) and e_{3+k} = 0 is left out of P^T e: the same sums
-  // less terms that are exactly zero (bitwise equal but for the sign of a zero)
-  for (int x = 0; x < 6; x++) e[x] = c6[x];
-  mbsReal uc = 0; // U^T c over the four live terms, in mbsu_dot6's order
-  for (int x = 0; x < 6; x++)
-    if (x != k && x != 3 + k) uc += col[x] * c6[x];
-  e[k] = dinv * (sg * R[MBS_REC_U] - uc);
-  for (int q = 0; q < nq; q++) {
-    mbsReal g = 0;
+  if (part == 1) memcpy(Pold, P, 6 * L * sizeof(mbsReal));
+  const mbsReal *Pg = part == 2 ? Pb : P; // P at b, for gam
+  if (part & 2) {
+    // e: the body's acceleration for a zero parent acceleration and pi = 0. c's k and 3 + k
+    // components are exactly zero (mbs_bodyVelocity; mbs_aba relies on it too), so they are left
+    // out of U^T c, e_k = dinv (sg u - U^T c) and e_{3+k} = 0 is left out of P^T e: the same sums
+    // less terms that are exactly zero (bitwise equal but for the sign of a zero)
+    for (int x = 0; x < 6; x++) e[x] = c6[x];
+    mbsReal uc = 0; // U^T c over the four live terms, in mbsu_dot6's order
     for (int x = 0; x < 6; x++)
-      if (x != 3 + k) g += P[x * L + q] * e[x];
-    gam[q] += g;
+      if (x != k && x != 3 + k) uc += col[x] * c6[x];
+    e[k] = dinv * (sg * R[MBS_REC_U] - uc);
   }
-}
-
-// the inertia part: Theta += h pk^T, P = X^T (P - U h)
-static MBS_FORCEINLINE void mbs_abaSpikeKInertia(const int k, const int nq, const mbsWork *w, int b,
-                                                 mbsReal *restrict P, mbsReal *restrict Th) {
-  enum { L = MBS_SPIKE_LD };
-  const int i = (k + 1) % 3, j = (k + 2) % 3;
-  const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, dinv = R[MBS_REC_DINV];
-  mbsReal col[6];
-  mbs_abaColK(R, k, col);
+  if (part == 2) {
+    for (int q = 0; q < nq; q++) {
+      mbsReal g = 0;
+      for (int x = 0; x < 6; x++)
+        if (x != 3 + k) g += Pg[x * L + q] * e[x];
+      gam[q] += g;
+    }
+    return;
+  }
   const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j], *r = X + 9;
   mbsReal pk[L], h[L], pa[6][L];
   for (int q = 0; q < nq; q++) {
     pk[q] = P[k * L + q];
     h[q] = dinv * pk[q];
-    // S^T pa = pk - D dinv pk is zero in exact arithmetic (col_k = D): set, as mbs_aba sets
-    // its pa_k, not left as a rounding residue
-    for (int x = 0; x < 6; x++) pa[x][q] = x == k ? 0 : P[x * L + q] - col[x] * h[q];
+    mbsReal g = 0;
+    for (int x = 0; x < 6; x++) {
+      if ((part & 2) && x != 3 + k) g += Pg[x * L + q] * e[x];
+      // S^T pa = pk - D dinv pk is zero in exact arithmetic (col_k = D): set, as mbs_aba sets
+      // its pa_k, not left as a rounding residue
+      pa[x][q] = x == k ? 0 : P[x * L + q] - col[x] * h[q];
+    }
+    if (part & 2) gam[q] += g;
   }
   // Theta += h pk^T (symmetric: h = dinv pk), lower triangle
   for (int a = 0; a < nq; a++)
@@ -94,8 +97,7 @@ static MBS_FORCEINLINE void mbs_abaSpikeKInertia(const int k, const int nq, cons
 static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsModel *m,
                                           const mbsWork *w, int b, mbsReal *restrict P,
                                           mbsReal *restrict Th, mbsReal *restrict gam) {
-  mbs_abaSpikeKBias(k, nq, m, w, b, P, gam);
-  mbs_abaSpikeKInertia(k, nq, w, b, P, Th);
+  mbs_abaSpikeKPart(k, nq, 3, m, w, b, P, Th, gam, NULL, NULL);
 }
 
 // any other joint: the generic record of pass 2 (w->U, w->Dinv, w->u; k = 0 for fixed joints)
@@ -185,21 +187,20 @@ MBS_CLONES void mbs_abaSpikeInertia(const mbsModel *m, const mbsWork *w, int b, 
                                     mbsReal *restrict P, mbsReal *restrict Th,
                                     mbsReal *restrict Pold) {
   MBS_FLOPS(mbs_flopSpikeSpec(nq) - mbs_flopSpikeSpecBias(nq));
-  memcpy(Pold, P, 6 * MBS_SPIKE_LD * sizeof(mbsReal));
   const int k = m->jnt_axisk[b];
   if (nq == 5) { // the port of a revolute joint: the vectorised kernel of mbs_abaSpike
     if (k == 0)
-      mbs_abaSpikeKInertia(0, 5, w, b, P, Th);
+      mbs_abaSpikeKPart(0, 5, 1, m, w, b, P, Th, NULL, Pold, NULL);
     else if (k == 1)
-      mbs_abaSpikeKInertia(1, 5, w, b, P, Th);
+      mbs_abaSpikeKPart(1, 5, 1, m, w, b, P, Th, NULL, Pold, NULL);
     else
-      mbs_abaSpikeKInertia(2, 5, w, b, P, Th);
+      mbs_abaSpikeKPart(2, 5, 1, m, w, b, P, Th, NULL, Pold, NULL);
   } else if (k == 0) {
-    mbs_abaSpikeKInertia(0, nq, w, b, P, Th);
+    mbs_abaSpikeKPart(0, nq, 1, m, w, b, P, Th, NULL, Pold, NULL);
   } else if (k == 1) {
-    mbs_abaSpikeKInertia(1, nq, w, b, P, Th);
+    mbs_abaSpikeKPart(1, nq, 1, m, w, b, P, Th, NULL, Pold, NULL);
   } else {
-    mbs_abaSpikeKInertia(2, nq, w, b, P, Th);
+    mbs_abaSpikeKPart(2, nq, 1, m, w, b, P, Th, NULL, Pold, NULL);
   }
 }
 
@@ -209,17 +210,17 @@ MBS_CLONES void mbs_abaSpikeBias(const mbsModel *m, const mbsWork *w, int b, int
   const int k = m->jnt_axisk[b];
   if (nq == 5) {
     if (k == 0)
-      mbs_abaSpikeKBias(0, 5, m, w, b, Pold, gam);
+      mbs_abaSpikeKPart(0, 5, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
     else if (k == 1)
-      mbs_abaSpikeKBias(1, 5, m, w, b, Pold, gam);
+      mbs_abaSpikeKPart(1, 5, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
     else
-      mbs_abaSpikeKBias(2, 5, m, w, b, Pold, gam);
+      mbs_abaSpikeKPart(2, 5, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
   } else if (k == 0) {
-    mbs_abaSpikeKBias(0, nq, m, w, b, Pold, gam);
+    mbs_abaSpikeKPart(0, nq, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
   } else if (k == 1) {
-    mbs_abaSpikeKBias(1, nq, m, w, b, Pold, gam);
+    mbs_abaSpikeKPart(1, nq, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
   } else {
-    mbs_abaSpikeKBias(2, nq, m, w, b, Pold, gam);
+    mbs_abaSpikeKPart(2, nq, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
   }
 }
 
@@ -346,34 +347,28 @@ void mbs_abaBodyInitInertia(const mbsModel *m, mbsWork *w, int b) {
 }
 
 int mbs_abaBodyBackInertia(const mbsModel *m, mbsWork *w, int b, mbsReal *stash) {
-  mbsAbaProj o;
-  int ok;
   switch (m->jnt_axisk[b]) {
   case 0:
-    ok = mbs_abaBackKInertia(0, m, w, b, &o);
-    break;
+    return mbs_abaBackKPart(0, 1, m, w, b, stash);
   case 1:
-    ok = mbs_abaBackKInertia(1, m, w, b, &o);
-    break;
+    return mbs_abaBackKPart(1, 1, m, w, b, stash);
   default:
-    ok = mbs_abaBackKInertia(2, m, w, b, &o);
+    return mbs_abaBackKPart(2, 1, m, w, b, stash);
   }
-  if (ok) memcpy(stash, &o, sizeof o);
-  return ok;
 }
 
 void mbs_abaBodyBackBias(const mbsModel *m, mbsWork *w, int b, const mbsReal *stash) {
-  mbsAbaProj o;
-  memcpy(&o, stash, sizeof o);
+  mbsReal st[MBS_ABA_STASH];
+  memcpy(st, stash, sizeof st);
   switch (m->jnt_axisk[b]) {
   case 0:
-    mbs_abaBackKBias(0, m, w, b, &o);
+    (void)mbs_abaBackKPart(0, 2, m, w, b, st);
     return;
   case 1:
-    mbs_abaBackKBias(1, m, w, b, &o);
+    (void)mbs_abaBackKPart(1, 2, m, w, b, st);
     return;
   default:
-    mbs_abaBackKBias(2, m, w, b, &o);
+    (void)mbs_abaBackKPart(2, 2, m, w, b, st);
   }
 }
 

@@ -42,49 +42,6 @@ static int mbs_cpaTpathPorts(mbsCpaB *B, const mbsCpaKin *K, const mbsCpaGhost *
   return 1;
 }
 
-// the overlapped factor (src/schur/schur_pre.c): body b's inertia part (1/D, the congruence into
-// the parent, the spike's P and Theta; at the path's last body its start) after the rank's local
-// maps and on the position stage's joints, in the prefix's waits; its bias part (u, pa, the
-// spike's gam, the port's known force) after the kinematics, as the rest of the factor
-static void mbs_cpaPreBody(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int r, const mbsSchur *s,
-                           int b, int *spk) {
-  const mbsModel *m = B->m;
-  int lb = b - s->s0, ci = s->body_comp[lb], p = m->body_parent[b];
-  const mbsSchurComp *cp = s->comp + ci;
-  long long fi = mbs_flopAba(m, b, MBS_FLA_U) - MBS_FL_ABA_UBIAS + mbs_flopAba(m, b, MBS_FLA_IA) +
-                 mbs_flopAba(m, b, MBS_FLA_CONGR) + mbs_flopAba(m, b, MBS_FLA_CONGR_ACC);
-  long long fb = MBS_FL_ABA_UBIAS + mbs_flopAba(m, b, MBS_FLA_PA) + mbs_flopAba(m, b, MBS_FLA_XF) +
-                 mbs_flopAba(m, b, MBS_FLA_XF_ACC);
-  int l = -1;
-  if (s->onpath[lb]) {
-    fi += mbs_flopSpikeSpec(cp->nc) - mbs_flopSpikeSpecBias(cp->nc);
-    fb += mbs_flopSpikeSpecBias(cp->nc);
-    if (b == cp->last) {
-      l = s->port_body[cp->p0];
-      long long f0 = mbs_flopSpathStart(0, 0, m->body_dofnum[l]);
-      fi += mbs_flopSpathStart(m->body_lamnum[l], mbs_flopSchurT(m, s, l), m->body_dofnum[l]) - f0;
-      fb += f0;
-    }
-  }
-  int in = mbs_cpaNode(B, MBS_CPA_ABA_IA, b, fi, PH_P2, 1);
-  mbs_cpaDep(B, X->R[r].pre_dep, in);
-  mbs_cpaDep(B, X->pjoint[b], in);
-  mbs_cpaDep(B, X->IAw[b], in); // the children's inertia parts (and the spike's P before b)
-  if (l >= 0) mbs_cpaDep(B, X->pjoint[l], in);
-  mbs_cpaDep(B, X->IAw[p], in);
-  X->IAw[p] = in;
-  int bi = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, fb, PH_P2, 1);
-  mbs_cpaDep(B, in, bi);
-  mbs_cpaDep(B, K->c[b], bi);
-  mbs_cpaDep(B, K->force[b], bi);
-  mbs_cpaDep(B, X->pAw[b], bi);
-  if (l >= 0) mbs_cpaDep(B, mbs_cpaSeen(B, K->force, X->G.force, l, r), bi);
-  if (s->onpath[lb]) mbs_cpaDep(B, spk[ci], bi), spk[ci] = bi;
-  mbs_cpaDep(B, X->pAw[p], bi);
-  X->pAw[p] = bi;
-  X->proj[b] = X->done[b] = bi;
-}
-
 mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, int homog) {
   const mbsModel *m = B->m;
   const mbsCpaOptions *o = B->o;
@@ -150,10 +107,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
         const mbsSchurComp *cp = s->comp + ci;
         const int *ch = m->child_list + m->body_childadr[b];
         int nch = m->body_childnum[b];
-        if (!later && !homog && !mask && b >= rr->b1 - rr->pre_n) {
-          mbs_cpaPreBody(B, K, X, r, s, b, spk);
-          continue;
-        }
+        if (!later && !homog && !mask && mbs_cpaPreBody(B, K, X, r, s, b, spk)) continue;
         if (s->mode[lb]) { // inertia form: ABA's pass 2 (+ the spike)
           if (s->onpath[lb] && b == cp->last) {
             int l = s->port_body[cp->p0];
