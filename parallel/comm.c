@@ -33,7 +33,14 @@ struct mbspComm {
   MPI_Request areq[2];
   int aopen, ad, acodes[2], ared[2], ain[2];
   char amsg[2048];
+  // mbsp_commSetIdle: local work run in mbsp_exscan while each round's messages travel
+  void (*idle)(void *ctx);
+  void *idle_ctx;
 };
+
+void mbsp_commSetIdle(mbspComm *c, void (*idle)(void *ctx), void *ctx) {
+  c->idle = idle, c->idle_ctx = ctx;
+}
 
 int mbsp_jobSize(const mbspComm *c) {
   return c->job > 0 ? c->job : c->size;
@@ -498,6 +505,7 @@ mbsErr mbsp_exscan(mbspComm *c, const double *mine, double *prefix, int n,
       MBS_CALL_MPI(MPI_Irecv(in, n, MPI_DOUBLE, lo, MBSP_TAG_EXSCAN, c->comm, &rq[nr++]));
     if (hi < c->size)
       MBS_CALL_MPI(MPI_Isend(out, n, MPI_DOUBLE, hi, MBSP_TAG_EXSCAN, c->comm, &rq[nr++]));
+    if (c->idle) c->idle(c->idle_ctx); // the owner's work while the round's messages travel
     MBS_CALL_MPI(MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE));
     if (lo >= 0) {
       if (have) {

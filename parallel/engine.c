@@ -188,7 +188,9 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s) {
   mbsp_enginePosition(e, s);
   e->defer_poses = m->nforce == 0 && m->nloop == 0;
   mbsErr err = mbs_cfsBegin(m, s, e->c); // e.g. the remote joints' states on their way
+  e->ovl_s = m->nloop == 0 ? s : NULL;   // the factor's slices in the prefix's waits
   if (!err) err = mbsp_kinematics(e, s);
+  e->ovl_s = NULL;
   if (!err && e->nlb) { // loops, spring-dampers: their bodies' stages here, the springs' wrenches
     err = mbsp_loopGather(e);
     if (!err) mbs_fwdForces(m, w);

@@ -5,6 +5,7 @@
 #ifndef MBSP_ENGINE_IMPL_H
 #define MBSP_ENGINE_IMPL_H
 #include "mbspar/mbs_engine.h"
+#include "mbspar/mbs_solvertype.h"
 
 struct mbspEngine {
   mbspComm *comm;
@@ -42,6 +43,12 @@ struct mbspEngine {
   double *lbuf;   // (nlb x 18) their poses and velocities, summed over the ranks
   mbsReal *lsave; // velocity-stage terms of the owned bodies kept over the homogeneous solves
   mbsState *scur; // the state of the evaluation under way (the loop solve's tree solves)
+  // the overlapped factor (docs/formulation.md 4.4): the state of mbsp_engineForward's
+  // evaluation (NULL: none; models without loops), the bound solver taking slices of its factor
+  // in the kinematics prefix's waits (mbsp_engineOverlapHook)
+  mbsState *ovl_s;
+  const mbsSolverType *ovl_t;
+  void *ovl_self;
 };
 
 /// owner rank of local body b (through its global index)

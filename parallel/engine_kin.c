@@ -209,6 +209,17 @@ static void mbsp_segmentMap(mbspEngine *e, const mbsState *s) {
   if (ghosted) memcpy(e->Xg + 12 * last, Xc, sizeof Xc);
 }
 
+// one slice of the bound solver's factor while a round of the prefix travels (its timer: the
+// factor's)
+static void mbsp_engineOverlapHook(void *ctx) {
+  mbspEngine *e = ctx;
+  MBS_TOC(e->w->timer, MBS_TIMER_PREFIX);
+  MBS_TIC(e->w->timer, MBS_TIMER_FACTOR);
+  (void)e->ovl_t->prefactor(e->ovl_self, e->m, e->ovl_s, e->w, 1);
+  MBS_TOC(e->w->timer, MBS_TIMER_FACTOR);
+  MBS_TIC(e->w->timer, MBS_TIMER_PREFIX);
+}
+
 mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
   const mbsModel *m = e->m;
   mbsWork *w = e->w;
@@ -274,7 +285,14 @@ mbsErr mbsp_kinematics(mbspEngine *e, const mbsState *s) {
         memset(mine + 12, 0, 12 * sizeof(double));
         memcpy(mine + 24, e->vloc + 6 * last, 6 * sizeof(double));
       }
+      // the overlapped factor: the solver's slices of its factor that read the joints alone, in
+      // each round's wait (mbsp_engineOverlapHook)
+      e->ovl_t = e->ovl_s ? mbs_cfsSolverBound(e->c, &e->ovl_self) : NULL;
+      const int ovl =
+          e->ovl_t && e->ovl_t->prefactor && e->ovl_t->prefactor(e->ovl_self, m, e->ovl_s, w, -1);
+      if (ovl) mbsp_commSetIdle(e->comm, mbsp_engineOverlapHook, e);
       err = mbsp_exscan(e->comm, mine, pre, 30, mbsp_kinThen, &valid);
+      if (ovl) mbsp_commSetIdle(e->comm, NULL, NULL);
       MBS_TOC(w->timer, MBS_TIMER_PREFIX);
       if (err) return err;
       if (valid && e->b0 > 0) { // the ghost parent (last body of the rank above): map of ground

@@ -357,6 +357,16 @@ mbsErr mbsp_schurCreate(mbspComm *comm, const mbsModel *m, const int *start, int
     }
     if (!e && sp->red) e = mbsp_agreeErr(comm, mbsp_schurRedSetup(sp));
   }
+  if (!e && sp->chain && sp->size > 1 && sp->rk->nseg == 1) {
+    // the overlapped factor (docs/formulation.md 4.4): slices of MBSPAR_OVERLAP_BODIES bodies in
+    // the kinematics prefix's rounds, by default where it has two or more (P >= 3);
+    // MBSPAR_OVERLAP=0 off, 1 on at any P >= 2. Without the memory: off (a local choice, no
+    // messages depend on it)
+    const char *ov = getenv("MBSPAR_OVERLAP"), *nb = getenv("MBSPAR_OVERLAP_BODIES");
+    int on = ov ? atoi(ov) != 0 : sp->size >= 3, per = nb ? atoi(nb) : MBS_SCHUR_PRE_BODIES;
+    if (on && per > 0 && mbs_schurPreEnable(sp->rk, MBS_SCHUR_PRE_CAP) == MBS_OK)
+      sp->pre_bodies = per;
+  }
   if (!e) e = mbsp_schurLightWarn(sp);
   if (e) {
     mbsp_schurDestroy(&sp);
@@ -404,25 +414,61 @@ static void mbsp_schurGhostStages(const mbspSchur *sp, const mbsState *st, mbsWo
   }
 }
 
+// the remote children's joint states into st
+static void mbsp_schurStatesIn(const mbspSchur *sp, mbsState *st) {
+  const mbsModel *m = sp->m;
+  for (int k = 0; k < sp->nghost; k++) {
+    int g = sp->ghost[k], nq = m->body_qnum[g], nv = m->body_dofnum[g];
+    memcpy(st->q + m->body_qadr[g], sp->st_r + 13 * k, sizeof(double) * (size_t)nq);
+    memcpy(st->qd + m->body_dofadr[g], sp->st_r + 13 * k + nq, sizeof(double) * (size_t)nv);
+  }
+}
+
+int mbsp_schurPre(mbspSchur *sp, mbsState *st, mbsWork *w, int what) {
+  if (sp->pre_bodies <= 0) return 0;
+  if (what < 0) {
+    sp->states_in = 0, sp->pre_err = MBS_OK;
+    mbs_schurRankPre(sp->m, w, sp->rk, -1);
+    return 1;
+  }
+  if (!sp->states_in) { // the lower ports' joints first: their states, posted by mbsp_schurBegin
+    if (!sp->posted) return 0;
+    sp->pre_err = sp->post_err;
+    sp->posted = 0, sp->states_in = 1;
+    if (!sp->pre_err) sp->pre_err = mbsp_msgWaitAll(sp->msg);
+    if (sp->pre_err) return 0;
+    mbsp_schurStatesIn(sp, st);
+    for (int k = 0; k < sp->nghost; k++) mbs_bodyJoint(sp->m, st->q, w, sp->ghost[k]);
+  }
+  return sp->pre_err ? 0 : mbs_schurRankPre(sp->m, w, sp->rk, sp->pre_bodies);
+}
+
 mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   const mbsModel *m = sp->m;
   mbsSchur *s = sp->seg;
   // the remote children's joint states (each rank integrates only its own joints), then their
-  // stages (their joints are the lower ports)
+  // stages (their joints are the lower ports); with the overlapped factor the states and the
+  // joints came in with its first slice (mbsp_schurPre)
+  const int pre = sp->states_in;
+  sp->states_in = 0;
   if (sp->size > 1) {
     MBS_TIC(w->timer, MBS_TIMER_HALO);
-    mbsErr e0 = sp->posted ? sp->post_err : mbsp_schurPost(sp, st);
-    sp->posted = 0;
-    if (!e0) e0 = mbsp_msgWaitAll(sp->msg);
+    mbsErr e0 = pre ? sp->pre_err : sp->posted ? sp->post_err : mbsp_schurPost(sp, st);
+    if (!pre) {
+      sp->posted = 0;
+      if (!e0) e0 = mbsp_msgWaitAll(sp->msg);
+    }
     MBS_TOC(w->timer, MBS_TIMER_HALO);
     MBS_CALL(e0);
-    for (int k = 0; k < sp->nghost; k++) {
-      int g = sp->ghost[k], nq = m->body_qnum[g], nv = m->body_dofnum[g];
-      memcpy(st->q + m->body_qadr[g], sp->st_r + 13 * k, sizeof(double) * (size_t)nq);
-      memcpy(st->qd + m->body_dofadr[g], sp->st_r + 13 * k + nq, sizeof(double) * (size_t)nv);
-    }
+    if (!pre) mbsp_schurStatesIn(sp, st);
   }
-  mbsp_schurGhostStages(sp, st, w);
+  if (pre) // the joints are in w: the poses and velocities
+    for (int k = 0; k < sp->nghost; k++) {
+      mbs_bodyPose(m, w, sp->ghost[k]);
+      mbs_bodyVelocity(m, st, w, sp->ghost[k]);
+    }
+  else
+    mbsp_schurGhostStages(sp, st, w);
   MBS_TIC(w->timer, MBS_TIMER_FACTOR);
   mbsErr e = mbs_schurRankFactor(m, w, sp->rk);
   MBS_TOC(w->timer, MBS_TIMER_FACTOR);
@@ -589,6 +635,11 @@ static mbsErr mbsp_schurSolverForward(void *self, const mbsModel *m, mbsState *s
   return mbsp_schurSolve(sv->sp, s, w);
 }
 
+static int mbsp_schurSolverPre(void *self, const mbsModel *m, mbsState *s, mbsWork *w, int what) {
+  (void)m;
+  return mbsp_schurPre(((mbspSchurSolver *)self)->sp, s, w, what);
+}
+
 static mbsErr mbsp_schurSolverBegin(void *self, const mbsModel *m, const mbsState *s) {
   (void)m;
   return mbsp_schurBegin(((mbspSchurSolver *)self)->sp, s);
@@ -638,6 +689,7 @@ const mbsSolverType mbsp_solverSchur = {
     .loop_ports = mbsp_schurLoopPorts,
     .loop_local = mbsp_schurLoopLocal,
     .segments_of = mbsp_schurSegmentsHook,
+    .prefactor = mbsp_schurSolverPre,
 };
 
 int mbsp_schurSegmentsOf(const mbsCfs *c, int *scan) {

@@ -25,6 +25,12 @@ int mbsp_schurSegments(const mbspSchur *sp);
 /// the engine calls it before its kinematics). Local.
 mbsErr mbsp_schurBegin(mbspSchur *sp, const mbsState *st);
 mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *s, mbsWork *w);
+/// The overlapped factor (docs/formulation.md 4.4; the solver table's prefactor): \p what < 0
+/// forgets the last evaluation's slices (1 if this rank takes slices: a chain, P >= 3 unless
+/// MBSPAR_OVERLAP says otherwise); \p what > 0 runs one slice of MBSPAR_OVERLAP_BODIES bodies
+/// (the first one receives the lower ports' joint states posted by mbsp_schurBegin and computes
+/// their joints). Local (it sends nothing).
+int mbsp_schurPre(mbspSchur *sp, mbsState *st, mbsWork *w, int what);
 /// A solve of this rank's bodies alone with every cut-joint lambda zero and the external wrenches
 /// of w->fext (the loop layer's separators, docs/loops.md 8.1), after a full mbsp_schurSolve at
 /// the same positions (w->reuse: the factor's matrix part is kept where mbs_schurRhsOnly allows):

@@ -53,11 +53,15 @@ struct mbspSchur {
   int nfloor;      // port-system pivots raised to the rounding floor in the last solve (this rank)
   int posted;      // mbsp_schurBegin posted the state messages of the next solve
   mbsErr post_err; // ... with this outcome
-  int *goff;       // loop models: first global interface unknown of the cut joint of each
-                   // upper port's root and port body (by child body), -1 elsewhere
-                   // (mbsp_schurLocal; mbsp_schurGlobalIface)
-  int nglob;       // interface unknowns over all ranks; -1: no local solves (no loops)
-  int *gmap;       // scratch: a component's system to the global interface unknowns
+  // the overlapped factor (mbsp_schurPre, docs/formulation.md 4.4): bodies per slice (0: off);
+  // the remote children's states already in (received by the first slice), with this outcome
+  int pre_bodies, states_in;
+  mbsErr pre_err;
+  int *goff;  // loop models: first global interface unknown of the cut joint of each
+              // upper port's root and port body (by child body), -1 elsewhere
+              // (mbsp_schurLocal; mbsp_schurGlobalIface)
+  int nglob;  // interface unknowns over all ranks; -1: no local solves (no loops)
+  int *gmap;  // scratch: a component's system to the global interface unknowns
   int rounds; // interface rounds of the last solve: scan or contraction rounds, the pass's depth
               // (cross-rank hops of its longest message chain seen here), J-CG iterations
   int red;    // 1: non-chain decompositions run the interval contraction (schur_par_red.c)

@@ -2,12 +2,14 @@
 /// ABA's spikes on schur's paths (docs/formulation.md 4.6): an unknown wrench on a body of a path
 /// carried as columns P into the articulated bias from there to the path's root (mbs_abaSpike,
 /// mbs_abaSpikeVec, mbs_abaSpikeCols) and the forward pass with the known port forces
-/// (mbs_abaBodyFwdSpike). Built on the records of ABA's pass 2 (aba.c).
+/// (mbs_abaBodyFwdSpike). Built on the records of ABA's pass 2 (aba.c). The overlapped factor's
+/// split of pass 2 and of the spike into their inertia and bias parts (docs/formulation.md 4.4).
 #include <math.h>
 #include <string.h>
 #include "mbspar/mbs_dynamics.h"
 #include "spatial.h"
 #include "flops.h"
+#include "body.h"
 #include "aba_private.h"
 
 // ---------------------------------------------------------------- spikes (schur paths)
@@ -20,24 +22,42 @@
 // kernels below (mbs_abaSpike dispatches), so every step is the same operation on the columns,
 // which the compiler vectorises. Theta is symmetric: only its lower triangle (a >= q) is
 // accumulated; the readers (schur_factor.c) read that triangle.
-static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsModel *m,
-                                          const mbsWork *w, int b, mbsReal *restrict P,
-                                          mbsReal *restrict Th, mbsReal *restrict gam) {
+// In parts (part, a compile-time constant): 3 the whole kernel (mbs_abaSpike); for the overlapped
+// factor of schur, 1 its inertia part (Theta and P moved to the parent: positions alone; P at b
+// kept in Pold) and 2 its bias part (gam += Pold^T e). The same expressions in every part.
+static MBS_FORCEINLINE void mbs_abaSpikeKPart(const int k, const int nq, const int part,
+                                              const mbsModel *m, const mbsWork *w, int b,
+                                              mbsReal *restrict P, mbsReal *restrict Th,
+                                              mbsReal *restrict gam, mbsReal *restrict Pold,
+                                              const mbsReal *restrict Pb) {
   enum { L = MBS_SPIKE_LD };
   const int i = (k + 1) % 3, j = (k + 2) % 3;
   const mbsReal *R = w->abar + (size_t)MBS_ABAR * b, *c6 = w->cacc + 6 * b;
   const mbsReal sg = m->jnt_axis[3 * b + k], dinv = R[MBS_REC_DINV];
   mbsReal col[6], e[6];
   mbs_abaColK(R, k, col);
-  // e: the body's acceleration for a zero parent acceleration and pi = 0. c's k and 3 + k
-  // components are exactly zero (mbs_bodyVelocity; mbs_aba relies on it too), so they are left
-  // out of U^T c, e_k = dinv (sg u - U^T c) and e_{3+k} = 0 is left out of P^T e: the same sums
-  // less terms that are exactly zero (bitwise equal but for the sign of a zero)
-  for (int x = 0; x < 6; x++) e[x] = c6[x];
-  mbsReal uc = 0; // U^T c over the four live terms, in mbsu_dot6's order
-  for (int x = 0; x < 6; x++)
-    if (x != k && x != 3 + k) uc += col[x] * c6[x];
-  e[k] = dinv * (sg * R[MBS_REC_U] - uc);
+  if (part == 1) memcpy(Pold, P, 6 * L * sizeof(mbsReal));
+  const mbsReal *Pg = part == 2 ? Pb : P; // P at b, for gam
+  if (part & 2) {
+    // e: the body's acceleration for a zero parent acceleration and pi = 0. c's k and 3 + k
+    // components are exactly zero (mbs_bodyVelocity; mbs_aba relies on it too), so they are left
+    // out of U^T c, e_k = dinv (sg u - U^T c) and e_{3+k} = 0 is left out of P^T e: the same sums
+    // less terms that are exactly zero (bitwise equal but for the sign of a zero)
+    for (int x = 0; x < 6; x++) e[x] = c6[x];
+    mbsReal uc = 0; // U^T c over the four live terms, in mbsu_dot6's order
+    for (int x = 0; x < 6; x++)
+      if (x != k && x != 3 + k) uc += col[x] * c6[x];
+    e[k] = dinv * (sg * R[MBS_REC_U] - uc);
+  }
+  if (part == 2) {
+    for (int q = 0; q < nq; q++) {
+      mbsReal g = 0;
+      for (int x = 0; x < 6; x++)
+        if (x != 3 + k) g += Pg[x * L + q] * e[x];
+      gam[q] += g;
+    }
+    return;
+  }
   const mbsReal *X = w->xpar + 12 * b, c = X[3 * i + i], s = X[3 * i + j], *r = X + 9;
   mbsReal pk[L], h[L], pa[6][L];
   for (int q = 0; q < nq; q++) {
@@ -45,12 +65,12 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsMo
     h[q] = dinv * pk[q];
     mbsReal g = 0;
     for (int x = 0; x < 6; x++) {
-      if (x != 3 + k) g += P[x * L + q] * e[x];
+      if ((part & 2) && x != 3 + k) g += Pg[x * L + q] * e[x];
       // S^T pa = pk - D dinv pk is zero in exact arithmetic (col_k = D): set, as mbs_aba sets
       // its pa_k, not left as a rounding residue
       pa[x][q] = x == k ? 0 : P[x * L + q] - col[x] * h[q];
     }
-    gam[q] += g;
+    if (part & 2) gam[q] += g;
   }
   // Theta += h pk^T (symmetric: h = dinv pk), lower triangle
   for (int a = 0; a < nq; a++)
@@ -72,6 +92,12 @@ static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsMo
     P[4 * L + q] = f0[1];
     P[5 * L + q] = f0[2];
   }
+}
+
+static MBS_FORCEINLINE void mbs_abaSpikeK(const int k, const int nq, const mbsModel *m,
+                                          const mbsWork *w, int b, mbsReal *restrict P,
+                                          mbsReal *restrict Th, mbsReal *restrict gam) {
+  mbs_abaSpikeKPart(k, nq, 3, m, w, b, P, Th, gam, NULL, NULL);
 }
 
 // any other joint: the generic record of pass 2 (w->U, w->Dinv, w->u; k = 0 for fixed joints)
@@ -154,6 +180,47 @@ MBS_CLONES void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, int nq,
     return;
   default:
     mbs_abaSpikeNq(2, m, w, b, nq, P, Th, gam);
+  }
+}
+
+MBS_CLONES void mbs_abaSpikeInertia(const mbsModel *m, const mbsWork *w, int b, int nq,
+                                    mbsReal *restrict P, mbsReal *restrict Th,
+                                    mbsReal *restrict Pold) {
+  MBS_FLOPS(mbs_flopSpikeSpec(nq) - mbs_flopSpikeSpecBias(nq));
+  const int k = m->jnt_axisk[b];
+  if (nq == 5) { // the port of a revolute joint: the vectorised kernel of mbs_abaSpike
+    if (k == 0)
+      mbs_abaSpikeKPart(0, 5, 1, m, w, b, P, Th, NULL, Pold, NULL);
+    else if (k == 1)
+      mbs_abaSpikeKPart(1, 5, 1, m, w, b, P, Th, NULL, Pold, NULL);
+    else
+      mbs_abaSpikeKPart(2, 5, 1, m, w, b, P, Th, NULL, Pold, NULL);
+  } else if (k == 0) {
+    mbs_abaSpikeKPart(0, nq, 1, m, w, b, P, Th, NULL, Pold, NULL);
+  } else if (k == 1) {
+    mbs_abaSpikeKPart(1, nq, 1, m, w, b, P, Th, NULL, Pold, NULL);
+  } else {
+    mbs_abaSpikeKPart(2, nq, 1, m, w, b, P, Th, NULL, Pold, NULL);
+  }
+}
+
+MBS_CLONES void mbs_abaSpikeBias(const mbsModel *m, const mbsWork *w, int b, int nq,
+                                 const mbsReal *restrict Pold, mbsReal *restrict gam) {
+  MBS_FLOPS(mbs_flopSpikeSpecBias(nq));
+  const int k = m->jnt_axisk[b];
+  if (nq == 5) {
+    if (k == 0)
+      mbs_abaSpikeKPart(0, 5, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
+    else if (k == 1)
+      mbs_abaSpikeKPart(1, 5, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
+    else
+      mbs_abaSpikeKPart(2, 5, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
+  } else if (k == 0) {
+    mbs_abaSpikeKPart(0, nq, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
+  } else if (k == 1) {
+    mbs_abaSpikeKPart(1, nq, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
+  } else {
+    mbs_abaSpikeKPart(2, nq, 2, m, w, b, NULL, NULL, gam, NULL, Pold);
   }
 }
 
@@ -269,6 +336,39 @@ void mbs_abaSpikeCols(const mbsModel *m, const mbsWork *w, int b, int nq, int ld
     }
     mbsu_xTForce(X, pa, out);
     for (int x = 0; x < 6; x++) P[x * ld + q] = out[x];
+  }
+}
+
+// ---------------------------------------------------------------- pass 2 split (the overlapped
+// factor of schur, docs/formulation.md 4.4): the two parts of aba.c's mbs_abaBackK one at a time
+
+void mbs_abaBodyInitInertia(const mbsModel *m, mbsWork *w, int b) {
+  mbs_bodyInertiaSym6(m, b, w->abar + (size_t)MBS_ABAR * b);
+}
+
+int mbs_abaBodyBackInertia(const mbsModel *m, mbsWork *w, int b, mbsReal *stash) {
+  switch (m->jnt_axisk[b]) {
+  case 0:
+    return mbs_abaBackKPart(0, 1, m, w, b, stash);
+  case 1:
+    return mbs_abaBackKPart(1, 1, m, w, b, stash);
+  default:
+    return mbs_abaBackKPart(2, 1, m, w, b, stash);
+  }
+}
+
+void mbs_abaBodyBackBias(const mbsModel *m, mbsWork *w, int b, const mbsReal *stash) {
+  mbsReal st[MBS_ABA_STASH];
+  memcpy(st, stash, sizeof st);
+  switch (m->jnt_axisk[b]) {
+  case 0:
+    (void)mbs_abaBackKPart(0, 2, m, w, b, st);
+    return;
+  case 1:
+    (void)mbs_abaBackKPart(1, 2, m, w, b, st);
+    return;
+  default:
+    (void)mbs_abaBackKPart(2, 2, m, w, b, st);
   }
 }
 

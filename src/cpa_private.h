@@ -129,6 +129,9 @@ typedef struct {
   int *vexp;    // (view ncomp) tree pass: expansion node
   int kin_in;   // scan: the prefix's last node (ghost parent's pose and velocity)
   int *kin_msg; // pipeline: the message carrying the ghost parent's values, per owned body
+  int pre_n;    // the overlapped factor (docs/formulation.md 4.4): bodies of its slices (b1 - 1
+                // down) whose inertia part runs in the kinematics prefix's waits
+  int pre_dep;  // ... after this node (the rank's local maps; -1: its joints alone)
 } mbsCpaRank;
 
 // the joint state message of a remote child and its stages on the parent's rank (ghost copies)
@@ -145,6 +148,8 @@ struct mbsCpaSch {
   mbsCpaRank *R;
   int *map, *IAw, *pAw, *proj, *done, *stn, *acc, *lam, *spv, *gho, *gbuf, *kmsg, *fwdn;
   mbsCpaGhost G;
+  int *pjoint; // the overlapped factor: the joint nodes of the position stage (own bodies, and
+               // the remote children's copies by child), before the ranks' program order
 };
 
 // ---- the builders' primitives and shared pieces (defined in the files named)

@@ -213,6 +213,9 @@ static inline long mbs_flopAba(const mbsModel *m, int b, int part) {
   }
 }
 
+/// Of MBS_FLA_U, the part that reads the bias (u = tau - sg pA_k, axis-specialised joints): the
+/// split pass 2 (mbs_abaBodyBackInertia / Bias) counts it in its bias half.
+#define MBS_FL_ABA_UBIAS 2
 /// mbs_abaBodyRhs. Axis-specialised joints: u = tau - sg pA_k (2); with a parent y = IA c (66,
 /// skipped when homogeneous: c = 0), h = dinv (sg u - y_k) (3), pa = pA + y + IA_k h (18),
 /// X^T pa (24), added to the parent's pA (6). Any other joint (k dofs, the generic record):
@@ -380,6 +383,11 @@ static inline long mbs_flopSpathUp(int nc) {
 /// (2 per entry).
 static inline long mbs_flopSpikeSpec(int nq) {
   return 10 + 45L * nq + (long)nq * (nq + 1);
+}
+/// Its bias part alone (mbs_abaSpikeBias: e, and per column g and the add into gam); the rest is
+/// its inertia part (mbs_abaSpikeInertia).
+static inline long mbs_flopSpikeSpecBias(int nq) {
+  return 10 + 11L * nq;
 }
 /// mbs_abaSpikeVec: h, pa (11: pa_k = 0) and X^T (23); mbs_abaBodyFwdSpike adds u - S^T p (2)
 /// and the spike to the joint wrench (6).

@@ -150,6 +150,17 @@ int mbs_abaBodyBack(const mbsModel *m, mbsWork *w, int b);
 /// the parent's pA (c = 0 when w->homog: Ia c skipped). Flops: mbs_flopAbaRhs.
 void mbs_abaBodyInitRhs(const mbsModel *m, mbsWork *w, int b);
 void mbs_abaBodyRhs(const mbsModel *m, mbsWork *w, int b);
+/// Pass 1 and 2 split in two for a revolute joint about a coordinate axis with a parent (the
+/// overlapped factor of schur, docs/formulation.md 4.4): mbs_abaBodyInitInertia starts b's
+/// articulated inertia alone (mbs_abaBodyInitRhs its bias); mbs_abaBodyBackInertia, the part that
+/// reads positions alone: 1/D, and X^T Ia X added to the parent's articulated inertia (returns 0,
+/// nothing handed on, if D is not positive; no error set); it leaves MBS_ABA_STASH reals in
+/// \p stash for mbs_abaBodyBackBias, the rest: u, and X^T pa added to the parent's pA. Together
+/// the same arithmetic as mbs_abaBodyBack (results bitwise equal) and the same flops.
+#define MBS_ABA_STASH 20
+void mbs_abaBodyInitInertia(const mbsModel *m, mbsWork *w, int b);
+int mbs_abaBodyBackInertia(const mbsModel *m, mbsWork *w, int b, mbsReal *stash);
+void mbs_abaBodyBackBias(const mbsModel *m, mbsWork *w, int b, const mbsReal *stash);
 /// u = 0 for body b's joint (the value pass 3 reads; a bias pass along a path leaves the others'
 /// untouched, docs/loops.md 8.1a). No flops.
 void mbs_abaBodyZeroU(const mbsModel *m, mbsWork *w, int b);
@@ -170,6 +181,14 @@ void mbs_abaBodyFwd(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap);
 #define MBS_SPIKE_LD 6
 void mbs_abaSpike(const mbsModel *m, const mbsWork *w, int b, int nq, mbsReal *P, mbsReal *Th,
                   mbsReal *gam);
+/// mbs_abaSpike in two parts (axis-specialised revolute joints; the overlapped factor):
+/// mbs_abaSpikeInertia (after mbs_abaBodyBackInertia) updates P and Th and keeps P as it was at
+/// b (6 rows of MBS_SPIKE_LD) in \p Pold; mbs_abaSpikeBias (after mbs_abaBodyBackBias) adds
+/// Pold^T e to gam. Flops: mbs_flopSpikeSpecBias and the rest of mbs_flopSpikeSpec.
+void mbs_abaSpikeInertia(const mbsModel *m, const mbsWork *w, int b, int nq, mbsReal *P,
+                         mbsReal *Th, mbsReal *Pold);
+void mbs_abaSpikeBias(const mbsModel *m, const mbsWork *w, int b, int nq, const mbsReal *Pold,
+                      mbsReal *gam);
 void mbs_abaSpikeVec(const mbsModel *m, const mbsWork *w, int b, mbsReal *p);
 void mbs_abaBodyFwdSpike(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap, const mbsReal *p);
 void mbs_abaBodyFwdSpikeSp(const mbsModel *m, mbsWork *w, int b, const mbsReal *ap,

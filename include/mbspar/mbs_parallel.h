@@ -92,6 +92,11 @@ mbsErr mbsp_localOverlap(mbspComm *comm, const unsigned char *mask, int nbytes, 
 /// (MBSPAR_EXSCAN=mpi uses MPI_Exscan instead; SimGrid's is linear in P). n <= 64. Collective.
 mbsErr mbsp_exscan(mbspComm *comm, const double *mine, double *prefix, int n,
                    void (*combine)(const double *a, double *b), int *valid);
+/// Local work for mbsp_exscan's waits: \p idle (NULL: none) is called with \p ctx in every
+/// round after that round's messages are posted and before they are waited for (it posts no
+/// message; it may complete receives posted before the scan; the engine's overlapped factor,
+/// docs/formulation.md 4.4). Local.
+void mbsp_commSetIdle(mbspComm *comm, void (*idle)(void *ctx), void *ctx);
 /// Barrier. Collective.
 mbsErr mbsp_barrier(mbspComm *comm);
 /// Wall-clock seconds (MPI_Wtime). Local.

@@ -94,6 +94,12 @@ typedef struct mbsSchur {
                   ///< factor), sigma, phi, sqrt(sigma), t, m (6), v = T_u^T m (nup <= 6 at 11),
                   ///< q = Y K^{-1} b (6 at 17; m = z - q), the lower ports' part of the soft
                   ///< direction -P_r^T m = P_r^T q (nc <= 6 at 23)
+  // the overlapped factor (src/schur/schur_pre.c, docs/formulation.md 4.4): the inertia part of
+  // pass 2 (and of the spikes) of the bodies s1 - 1 down to s1 - pre_n, run while the kinematics
+  // prefix's messages travel; pre (pre_cap x MBS_SCHUR_PREW, NULL: not enabled) keeps per body
+  // what the bias part reads; pre_end: a body the split does not take was reached
+  int pre_n, pre_cap, pre_end;
+  mbsReal *pre;
 } mbsSchur;
 
 /// Values per component in mbsSchur.lroot.
@@ -230,6 +236,23 @@ int mbs_schurRankFactorPath(const mbsModel *m, mbsWork *w, mbsSchurRank *r, cons
 /// (mbs_abaBodyRhs), one segment per thread. Local.
 int mbs_schurRhsOnly(const mbsSchurRank *r);
 void mbs_schurRankDestroy(mbsSchurRank **r);
+/// The overlapped factor (docs/formulation.md 4.4). mbs_schurPreEnable: room for the split pass
+/// of at most \p cap bodies per segment (allocates; once, at set-up). mbs_schurRankPre: with
+/// \p n > 0, the inertia part of pass 2 (articulated inertias, 1/D, the spikes' P and Theta:
+/// positions alone) of up to n more bodies of the rank's one segment, from its last body down,
+/// for axis-specialised revolute joints in inertia form below the component's root (it stops at
+/// the first other body, at cap, or where a pivot would fail: mbs_schurRankFactor then redoes that
+/// body whole and reports it); the number done. \p n < 0: forget what was done (the next factor
+/// runs whole). mbs_schurRankFactor runs the bias parts of the bodies done, then the rest as
+/// before: results bitwise equal, the same flops. Needs the joints (w->xpar, sdof) of the segment
+/// and of its lower ports' bodies; one segment per rank (else nothing is done). Local.
+#define MBS_SCHUR_PREW       (MBS_ABA_STASH + 6 * MBS_SPIKE_LD)
+#define MBS_SCHUR_PRE_CAP    512 ///< bodies per segment the parallel layer makes room for
+#define MBS_SCHUR_PRE_BODIES 48  ///< bodies per slice by default (MBSPAR_OVERLAP_BODIES)
+mbsErr mbs_schurPreEnable(mbsSchurRank *r, int cap);
+int mbs_schurRankPre(const mbsModel *m, mbsWork *w, mbsSchurRank *r, int n);
+/// The bodies of segment \p s the split takes when asked for \p n (critical-path graphs). Local.
+int mbs_schurPreCount(const mbsModel *m, const mbsSchur *s, int n);
 /// Eliminate every segment (OpenMP threads, one segment each) and join them: writes the
 /// rank-level systems r->view.comp[k].C, g. Local.
 mbsErr mbs_schurRankFactor(const mbsModel *m, mbsWork *w, mbsSchurRank *r);

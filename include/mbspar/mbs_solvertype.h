@@ -156,6 +156,12 @@ typedef struct mbsSolverType {
                        int nload, const int *first, int lim);
   /// Optional (decomposition report): the solver's segments and whether it merges them by a scan.
   int (*segments_of)(const void *self, int *scan);
+  /// Optional (the engine's overlapped factor, docs/formulation.md 4.4): \p what < 0, before the
+  /// kinematics prefix of an evaluation (after begin): forget earlier work; returns 1 if the
+  /// solver takes work during the prefix's waits. \p what > 0, in each of those waits: a slice
+  /// of the factor that reads the joints alone (the state \p s, the position stage in \p w);
+  /// returns the bodies done. forward completes the factor. Local (no messages sent).
+  int (*prefactor)(void *self, const mbsModel *m, mbsState *s, mbsWork *w, int what);
 } mbsSolverType;
 
 /// Add (or replace) the table entry of t->method; \p t must outlive every use (a static

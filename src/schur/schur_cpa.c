@@ -91,7 +91,7 @@ void mbs_cpaSchFree(mbsCpaSch *X) {
   }
   free(X->start), free(X->R), free(X->map), free(X->IAw), free(X->pAw), free(X->proj);
   free(X->done), free(X->stn), free(X->acc), free(X->lam), free(X->spv), free(X->gho);
-  free(X->gbuf), free(X->kmsg), free(X->fwdn);
+  free(X->gbuf), free(X->kmsg), free(X->fwdn), free(X->pjoint);
   memset(X, 0, sizeof *X);
 }
 
@@ -140,6 +140,51 @@ static void mbs_cpaSchPoses(mbsCpaB *B, mbsCpaSch *X) {
       prev = pn;
     }
   }
+}
+
+// the overlapped factor (src/schur/schur_pre.c): body b's inertia part (1/D, the congruence into
+// the parent, the spike's P and Theta; at the path's last body its start) after the rank's local
+// maps and on the position stage's joints, in the prefix's waits; its bias part (u, pa, the
+// spike's gam, the port's known force) after the kinematics, as the rest of the factor
+int mbs_cpaPreBody(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int r, const mbsSchur *s, int b,
+                   int *spk) {
+  if (b < X->R[r].b1 - X->R[r].pre_n) return 0;
+  const mbsModel *m = B->m;
+  int lb = b - s->s0, ci = s->body_comp[lb], p = m->body_parent[b];
+  const mbsSchurComp *cp = s->comp + ci;
+  long long fi = mbs_flopAba(m, b, MBS_FLA_U) - MBS_FL_ABA_UBIAS + mbs_flopAba(m, b, MBS_FLA_IA) +
+                 mbs_flopAba(m, b, MBS_FLA_CONGR) + mbs_flopAba(m, b, MBS_FLA_CONGR_ACC);
+  long long fb = MBS_FL_ABA_UBIAS + mbs_flopAba(m, b, MBS_FLA_PA) + mbs_flopAba(m, b, MBS_FLA_XF) +
+                 mbs_flopAba(m, b, MBS_FLA_XF_ACC);
+  int l = -1;
+  if (s->onpath[lb]) {
+    fi += mbs_flopSpikeSpec(cp->nc) - mbs_flopSpikeSpecBias(cp->nc);
+    fb += mbs_flopSpikeSpecBias(cp->nc);
+    if (b == cp->last) {
+      l = s->port_body[cp->p0];
+      long long f0 = mbs_flopSpathStart(0, 0, m->body_dofnum[l]);
+      fi += mbs_flopSpathStart(m->body_lamnum[l], mbs_flopSchurT(m, s, l), m->body_dofnum[l]) - f0;
+      fb += f0;
+    }
+  }
+  int in = mbs_cpaNode(B, MBS_CPA_ABA_IA, b, fi, PH_P2, 1);
+  mbs_cpaDep(B, X->R[r].pre_dep, in);
+  mbs_cpaDep(B, X->pjoint[b], in);
+  mbs_cpaDep(B, X->IAw[b], in); // the children's inertia parts (and the spike's P before b)
+  if (l >= 0) mbs_cpaDep(B, X->pjoint[l], in);
+  mbs_cpaDep(B, X->IAw[p], in);
+  X->IAw[p] = in;
+  int bi = mbs_cpaNode(B, MBS_CPA_ABA_PA, b, fb, PH_P2, 1);
+  mbs_cpaDep(B, in, bi);
+  mbs_cpaDep(B, K->c[b], bi);
+  mbs_cpaDep(B, K->force[b], bi);
+  mbs_cpaDep(B, X->pAw[b], bi);
+  if (l >= 0) mbs_cpaDep(B, mbs_cpaSeen(B, K->force, X->G.force, l, r), bi);
+  if (s->onpath[lb]) mbs_cpaDep(B, spk[ci], bi), spk[ci] = bi;
+  mbs_cpaDep(B, X->pAw[p], bi);
+  X->pAw[p] = bi;
+  X->proj[b] = X->done[b] = bi;
+  return 1;
 }
 
 // setup, kinematics and the first tree solve's ghost stages
@@ -369,6 +414,27 @@ mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
   // factor, as the engine's program order does: the factor reads the kinematics through one
   // node per rank (without it, a list schedule could hold back a rank's sends behind its own
   // factor and starve the ranks that wait for them)
+  // the overlapped factor (parallel/schur_par.c mbsp_schurPre, docs/formulation.md 4.4): on a
+  // chain scanned both ways with one segment per rank, without loops, P >= 3 unless
+  // MBSPAR_OVERLAP says otherwise, each rank's last bodies' inertia parts in the prefix's
+  // ceil(log2 P) rounds, MBSPAR_OVERLAP_BODIES (48) bodies a round: after the rank's local
+  // maps, on the joints of the position stage (the split: mbs_schurPreCount)
+  const char *ov = getenv("MBSPAR_OVERLAP"), *ob = getenv("MBSPAR_OVERLAP_BODIES");
+  int per = ob ? atoi(ob) : MBS_SCHUR_PRE_BODIES, ovl = ov ? atoi(ov) != 0 : P >= 3;
+  if (ovl && per > 0 && P > 1 && use_scan && chain && nseg == 1 && m->nloop == 0) {
+    if (!(X->pjoint = malloc(nb * sizeof(int))))
+      return mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
+    for (int b = 0; b < n; b++) X->pjoint[b] = -1;
+    long want = (long)mbs_cpaLog2(P) * per;
+    for (int r = 0; r < P; r++) {
+      mbsCpaRank *rr = R + r;
+      int cap = MBS_SCHUR_PRE_CAP < want ? MBS_SCHUR_PRE_CAP : (int)want;
+      rr->pre_n = mbs_schurPreCount(m, rr->rk->seg[0], cap);
+      rr->pre_dep = map[rr->b1 - 1];
+      for (int b = rr->b1 - rr->pre_n; b < rr->b1; b++) X->pjoint[b] = K->joint[b];
+      if (rr->b1 < n && G.joint[rr->b1] >= 0) X->pjoint[rr->b1] = G.joint[rr->b1];
+    }
+  }
   if (o->ranks >= 1) {
     int *kend = malloc((size_t)P * sizeof(int));
     if (!kend) {

@@ -11,6 +11,12 @@ int mbs_cpaSeen(const mbsCpaB *B, const int *own, const int *ghost, int l, int r
 /// The remote children's stages on their parent's rank (in every tree solve).
 void mbs_cpaSchGhosts(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X);
 
+/// The overlapped factor's nodes of body b of rank r (segment s; spk: the spike chain per
+/// component) if b is in the rank's slices (else 0, nothing built): its inertia part after the
+/// rank's local maps, its bias part after the kinematics.
+int mbs_cpaPreBody(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int r, const mbsSchur *s, int b,
+                   int *spk);
+
 /// schur's choice for a decomposition that is not a chain: 1 the contraction over rank
 /// intervals, 0 the component-tree passes, -1 out of memory (schur_cpa_red.c).
 int mbs_cpaSchUseRed(const mbsCpaB *B, const mbsCpaRank *R, int P);

@@ -107,6 +107,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
         const mbsSchurComp *cp = s->comp + ci;
         const int *ch = m->child_list + m->body_childadr[b];
         int nch = m->body_childnum[b];
+        if (!later && !homog && !mask && mbs_cpaPreBody(B, K, X, r, s, b, spk)) continue;
         if (s->mode[lb]) { // inertia form: ABA's pass 2 (+ the spike)
           if (s->onpath[lb] && b == cp->last) {
             int l = s->port_body[cp->p0];

@@ -293,21 +293,34 @@ static int mbs_schurFinishComp(const mbsModel *m, const mbsWork *w, mbsSchur *s,
 
 // spath (docs/formulation.md 4.6): at the path's last body, before its pass 2: the spike P =
 // G_l of the port l (its force -G_l pi on last), Theta = 0, gam = 0 (kept in the root's Theta and
-// gam), and the port joint's known force in last's articulated bias
-static void mbs_schurSpathStart(const mbsModel *m, mbsWork *w, mbsSchur *s,
-                                const mbsSchurComp *cp) {
+// gam), and the port joint's known force in last's articulated bias. In two parts for the
+// overlapped factor (schur_pre.c): P, Theta, gam (positions alone), then the known force
+void mbs_schurSpathStartP(const mbsModel *m, const mbsWork *w, mbsSchur *s,
+                          const mbsSchurComp *cp) {
   int l = s->port_body[cp->p0], nl = m->body_lamnum[l];
-  mbsReal T[36], G[36], f[6], t[6], *sw = s->spP + MBS_SPW * (cp - s->comp);
-  MBS_FLOPS(mbs_flopSpathStart(nl, mbs_flopSchurT(m, s, l), m->body_dofnum[l]));
+  mbsReal T[36], G[36], *sw = s->spP + MBS_SPW * (cp - s->comp);
+  MBS_FLOPS(mbs_flopSpathStart(nl, mbs_flopSchurT(m, s, l), m->body_dofnum[l]) -
+            mbs_flopSpathStart(0, 0, m->body_dofnum[l]));
   mbs_schurT(m, w, s, l, T);
   mbs_schurG(w->xpar + 12 * l, T, nl, G);
   memset(sw, 0, MBS_SPW * sizeof(mbsReal));
   for (int q = 0; q < nl; q++)
     for (int r = 0; r < 6; r++) sw[MBS_SPIKE_LD * r + q] = G[6 * q + r];
+}
+void mbs_schurSpathStartBias(const mbsModel *m, mbsWork *w, const mbsSchur *s,
+                             const mbsSchurComp *cp) {
+  int l = s->port_body[cp->p0];
+  mbsReal f[6], t[6];
+  MBS_FLOPS(mbs_flopSpathStart(0, 0, m->body_dofnum[l]));
   mbs_schurKnownWrench(m, w, l, f);
   mbsu_xTForce(w->xpar + 12 * l, f, t);
   mbsReal *pA = w->abar + (size_t)MBS_ABAR * cp->last + MBS_ABAR_PA;
   for (int r = 0; r < 6; r++) pA[r] += t[r];
+}
+static void mbs_schurSpathStart(const mbsModel *m, mbsWork *w, mbsSchur *s,
+                                const mbsSchurComp *cp) {
+  mbs_schurSpathStartP(m, w, s, cp);
+  mbs_schurSpathStartBias(m, w, s, cp);
 }
 
 // the spike work of component cp: P (6 rows of ld), Theta (ld x ld), gam; ld = MBS_SPIKE_LD for
@@ -402,7 +415,9 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
       int nc = s->comp[c].nc;
       memset(s->tpool + s->tp_adr[c] + 6 * nc, 0, sizeof(mbsReal) * (size_t)(nc * nc + nc));
     }
-  for (int b = s->s1 - 1; b >= s->s0; b--) {
+  // the bodies whose inertia part ran during the kinematics prefix: their bias part
+  int b = mbs_schurPreBias(m, w, s);
+  for (; b >= s->s0; b--) {
     int lb = b - s->s0;
     const int *ch = m->child_list + m->body_childadr[b];
     int nch = m->body_childnum[b];

@@ -146,6 +146,15 @@ static inline const mbsReal *mbs_schurPhi0(const mbsSchur *s, int lb) {
   return s->phi0_adr[lb] < 0 ? s->Minv + 36 * lb : s->Phi0 + s->phi0_adr[lb];
 }
 
+// the spath start of schur_factor.c in two parts: the spike's P, Theta, gam (positions alone)
+// and the port's known force in the last body's pA
+void mbs_schurSpathStartP(const mbsModel *m, const mbsWork *w, mbsSchur *s, const mbsSchurComp *cp);
+void mbs_schurSpathStartBias(const mbsModel *m, mbsWork *w, const mbsSchur *s,
+                             const mbsSchurComp *cp);
+// the overlapped factor (schur_pre.c): the bias part of the bodies whose inertia part
+// mbs_schurFactorPre ran (s1 - 1 down), the state reset; the body mbs_schurFactor goes on with
+int mbs_schurPreBias(const mbsModel *m, mbsWork *w, mbsSchur *s);
+
 // light leaves (schur_light.c): the light-leaf port below path body b (its only child), or -1;
 // its spike step with the leaf's own term left out (ld, nq: the spike's leading dimension and
 // columns, MBS_SPIKE_LD both for a path); in the back-substitution, S^T p at b from t

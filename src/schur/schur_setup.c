@@ -31,7 +31,7 @@ void mbs_schurDestroy(mbsSchur **ps) {
                   s->Theta,    s->gam,       s->V,         s->v_w,      s->v_c0,    s->cur,
                   s->cpool,    s->mode,      s->initp,     s->phi0_adr, s->Phi0,    s->onpath,
                   s->selfinit, s->spk,       s->spP,       s->tp_adr,   s->tpool,   s->tpwork,
-                  s->light,    s->lroot};
+                  s->light,    s->lroot,     s->pre};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(s);
   *ps = NULL;
