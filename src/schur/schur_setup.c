@@ -25,14 +25,15 @@ int mbs_maxThreads(void) {
 void mbs_schurDestroy(mbsSchur **ps) {
   if (!ps || !*ps) return;
   mbsSchur *s = *ps;
-  void *arrs[] = {s->comp,   s->port_body, s->port_cadr, s->body_c0, s->body_nc,  s->body_comp,
-                  s->Minv,   s->minv_adr,  s->tn,        s->kind,    s->rec_adr,  s->rec,
-                  s->Phi,    s->beta,      s->psi_adr,   s->th_adr,  s->gam_adr,  s->v_adr,
-                  s->Psi,    s->Theta,     s->gam,       s->V,       s->v_w,      s->v_c0,
-                  s->cur,    s->cpool,     s->mode,      s->initp,   s->phi0_adr, s->Phi0,
-                  s->onpath, s->selfinit,  s->spk,       s->spP,     s->tp_adr,   s->tpool,
-                  s->tpwork, s->light,     s->lroot};
+  void *arrs[] = {s->comp,     s->port_body, s->port_cadr, s->body_c0,  s->body_nc, s->body_comp,
+                  s->Minv,     s->tn,        s->kind,      s->rec_adr,  s->rec,     s->Phi,
+                  s->beta,     s->psi_adr,   s->th_adr,    s->gam_adr,  s->v_adr,   s->Psi,
+                  s->Theta,    s->gam,       s->V,         s->v_w,      s->v_c0,    s->cur,
+                  s->cpool,    s->mode,      s->initp,     s->phi0_adr, s->Phi0,    s->onpath,
+                  s->selfinit, s->spk,       s->spP,       s->tp_adr,   s->tpool,   s->tpwork,
+                  s->light,    s->lroot};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
+  free(s->minv_adr);
   free(s);
   *ps = NULL;
 }
