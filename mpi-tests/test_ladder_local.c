@@ -6,8 +6,11 @@
 /// rank's model must hold every loop (names, types, frames as the whole model's) and every loop
 /// body (its local index; one that is neither owned nor a relative of an owned body on a remote
 /// parent, -1), each side's global body, its depth and the nearest owned ancestor-or-self, all
-/// against the whole model walked up body_parent (the oracle).
+/// against the whole model walked up body_parent (the oracle). The loop workspace of a rank's model
+/// has none of the whole model's loop arrays (the whole-model loop solve refuses it), and the whole
+/// model's loop solve is refused after mbs_loopWorkRelease.
 #include "mbs_test.h"
+#include "mbspar/mbs_loops.h"
 
 static const char *ladder_gen =
     "model = { ladder = { links = 64; every = 8; tilt = 0.3;\n"
@@ -68,6 +71,12 @@ static void check(const char *what, const char *text) {
                  r, ml->nbody, mf->nbody);
       MBS_EXPECT(ml->nloop == mf->nloop && ml->nlam_loop == mf->nlam_loop,
                  "%s P %d r %d: %d loops, whole %d", what, P, r, ml->nloop, mf->nloop);
+      if (P == 2) { // its loop workspace holds none of the whole model's loop arrays: refused
+        mbsWork *w = NULL;
+        MBS_EXPECT_OK(mbs_workCreate(ml, &w));
+        if (w) MBS_EXPECT(mbs_loopSolve(ml, w) == MBS_ERR_INTERNAL, "%s: local loop solve", what);
+        mbs_workDestroy(&w);
+      }
       for (int k = 0; k < ml->nloop && k < mf->nloop; k++) {
         MBS_EXPECT(
             !strcmp(ml->loop_name[k], mf->loop_name[k]) && ml->loop_type[k] == mf->loop_type[k] &&
@@ -112,6 +121,22 @@ static void check(const char *what, const char *text) {
     MBS_EXPECT(held > 0 && remote == 0 && apart > 0 && withanc > 0,
                "%s P %d: held %d not held %d apart %d with anc %d", what, P, held, remote, apart,
                withanc);
+  }
+  // the whole model's loop solve, then refused once the workspace's dense matrices are freed
+  // (mbs_loopWorkRelease: accel on a distributed loop model, after its last evaluation)
+  {
+    mbsState *s = NULL;
+    mbsWork *w = NULL;
+    MBS_EXPECT_OK(mbs_stateCreate(mf, &s));
+    MBS_EXPECT_OK(mbs_workCreate(mf, &w));
+    mf->opt.solver = MBS_SOLVER_ABA;
+    if (s && w) {
+      MBS_EXPECT_OK(mbs_forward(mf, s, w));
+      mbs_loopWorkRelease(w);
+      MBS_EXPECT(mbs_forward(mf, s, w) == MBS_ERR_INTERNAL, "%s: loop solve after release", what);
+    }
+    mbs_workDestroy(&w);
+    mbs_stateDestroy(&s);
   }
   mbs_modelDestroy(&mf);
   mbs_configDestroy(&c);

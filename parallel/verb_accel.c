@@ -388,6 +388,9 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   if (eng) mbs_cfsSetProgress(mbsp_engineCfs(eng), NULL, NULL); // prog is this frame's
   e = mbsp_agreeErr(comm, e);
   if (!e && local && m->nloop) e = mbsp_agreeErr(comm, accel_closureCheck(cfg, m, eng));
+  // no evaluation follows: the loop layer's dense matrices go before the results are copied and
+  // gathered (they would otherwise be held on top of them: docs/scaling.md "Memory")
+  if (local && m->nloop && eng) mbs_loopWorkRelease(mbsp_engineWork(eng));
   if (!e) e = mbsp_agreeErr(comm, accel_check(comm, m, w, eng));
 
   // results to rank 0; timers and decomposition over all ranks

@@ -32,45 +32,55 @@ mbsErr mbs_cfsCreate(const mbsModel *m, int b0, int b1, mbsCfs **out) {
 #define MBS_CALLOC(f, n)                                                                           \
   if (!e && !(c->f = calloc((n), sizeof(*c->f))))                                                  \
   e = mbs_errSet(MBS_ERR_NOMEM, "out of memory allocating the constraint-force workspace")
-  MBS_CALLOC(Minv, 36 * nb);
-  MBS_CALLOC(T, 6 * nl);
-  MBS_CALLOC(G, 6 * nl);
-  MBS_CALLOC(F, 6 * nv);
-  MBS_CALLOC(SSinv, 36 * nb);
-  MBS_CALLOC(Dfac, 36 * nb);
-  MBS_CALLOC(Dinv, 36 * nb);
-  MBS_CALLOC(up, 6 * nb);
-  MBS_CALLOC(wr, 6 * nb);
-  MBS_CALLOC(acc, 6 * nb);
-  MBS_CALLOC(rhs, nl);
+  // a method that does the whole constraint stage itself (its row's forward: schur) uses none of
+  // the operator's blocks, sweeps and vectors: only x is kept (the run's body outputs save and
+  // restore it around an evaluation, parallel/bodyout.c). Each unused array would still cost
+  // resident memory (calloc clears the heap's old top, ~128 kB per array) and M^-1 of every body
+  // held its pages (1.5 MiB per rank on the 2^16-body ladder at 16 ranks, docs/scaling.md
+  // "Memory")
+  const mbsSolverType *st = mbs_solverFind(m->opt.solver);
+  c->own_forward = st && st->forward;
   MBS_CALLOC(x, nl);
-  MBS_CALLOC(r, nl);
-  MBS_CALLOC(z, nl);
-  MBS_CALLOC(p, nl);
-  MBS_CALLOC(q, nl);
-  MBS_CALLOC(xold, nl);
-  MBS_CALLOC(tmp, nl);
-  MBS_CALLOC(child_rank, nb);
-  MBS_CALLOC(sib_adr, nb);
+  if (!c->own_forward) {
+    MBS_CALLOC(Minv, 36 * nb);
+    MBS_CALLOC(T, 6 * nl);
+    MBS_CALLOC(G, 6 * nl);
+    MBS_CALLOC(F, 6 * nv);
+    MBS_CALLOC(SSinv, 36 * nb);
+    MBS_CALLOC(Dfac, 36 * nb);
+    MBS_CALLOC(Dinv, 36 * nb);
+    MBS_CALLOC(up, 6 * nb);
+    MBS_CALLOC(wr, 6 * nb);
+    MBS_CALLOC(acc, 6 * nb);
+    MBS_CALLOC(rhs, nl);
+    MBS_CALLOC(r, nl);
+    MBS_CALLOC(z, nl);
+    MBS_CALLOC(p, nl);
+    MBS_CALLOC(q, nl);
+    MBS_CALLOC(xold, nl);
+    MBS_CALLOC(tmp, nl);
+    MBS_CALLOC(child_rank, nb);
+    MBS_CALLOC(sib_adr, nb);
+  }
 #undef MBS_CALLOC
   if (e) {
     mbs_cfsDestroy(&c);
     return e;
   }
-  // inverse spatial inertias (constant in body coordinates)
+  // inverse spatial inertias (constant in body coordinates; checked for every method)
   for (int b = 0; b < m->nbody; b++) {
-    mbsReal I6[36], *Mi = c->Minv + 36 * b;
+    mbsReal I6[36];
     mbs_bodyInertiaFull(m, b, I6);
     if (!mbsu_cholFactor(I6, 6)) {
       mbs_cfsDestroy(&c);
       return mbs_errSet(MBS_ERR_INPUT, "body %s: spatial inertia is not positive definite",
                         m->body_name[b]);
     }
-    mbsu_cholInverse(I6, 6, Mi);
+    if (!c->own_forward) mbsu_cholInverse(I6, 6, c->Minv + 36 * b);
   }
   // sibling-pair block addresses
   int nsib = 0;
-  for (int b = 0; b < m->nbody; b++) {
+  for (int b = 0; !c->own_forward && b < m->nbody; b++) {
     int nc = m->body_childnum[b];
     c->sib_adr[b] = nsib;
     nsib += nc * (nc - 1) / 2;
@@ -153,6 +163,8 @@ int mbs_cfsLoopColour(const mbsModel *m, int *color) {
 mbsErr mbs_cfsEnableLoopRows(const mbsModel *m, mbsCfs *c, int owner) {
   int n = m->nlam_loop;
   MBS_CHECK(n > 0 && !c->nlr, MBS_ERR_INTERNAL, "closure rows: no loops, or enabled twice");
+  MBS_CHECK(!c->own_forward, MBS_ERR_INTERNAL,
+            "closure rows: the constraint-force system was made for a method with its own forward");
   MBS_CHECK(!owner || c->b1 == m->nbody, MBS_ERR_INTERNAL,
             "closure rows: their owner must hold the last body");
   size_t nt = (size_t)(m->nlam + n);
@@ -368,6 +380,8 @@ static mbsErr mbs_cfsLoopPrepare(const mbsModel *m, mbsWork *w, mbsCfs *c, const
 
 mbsErr mbs_cfsPrepare(const mbsModel *m, mbsState *s, mbsWork *w, mbsCfs *c, const mbsCfsComm *comm,
                       double *bnorm) {
+  MBS_CHECK(!c->own_forward, MBS_ERR_INTERNAL,
+            "constraint-force system: made for a method with its own forward (no blocks here)");
   // position-dependent blocks and the right side b = T^T c - (affine part at lam = 0)
   // (w->reuse: the loop layer's further solves at the same positions keep them, docs/loops.md 8)
   MBS_TIC(w->timer, MBS_TIMER_ASSEMBLY);

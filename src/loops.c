@@ -42,16 +42,23 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
   lw->A = calloc(n * n, sizeof(mbsReal));
   lw->L = lw->A; // the factor overwrites A (mbs_loopFactor: nothing reads A after it)
   lw->M = calloc(n * n, sizeof(mbsReal));
-  lw->G = calloc(n * nv, sizeof(mbsReal));
-  lw->Y = calloc(n * nv, sizeof(mbsReal));
-  lw->qdd0 = calloc(nv, sizeof(mbsReal));
-  lw->uz = calloc(nv, sizeof(mbsReal));
-  lw->dz = calloc(nv, sizeof(mbsReal));
-  lw->vq = calloc(nv + 7 * nb, sizeof(mbsReal)); // room for nq as well
-  lw->vq2 = calloc(nv + 7 * nb, sizeof(mbsReal));
   lw->fz = calloc(6 * nb, sizeof(mbsReal));
-  lw->pz = calloc(6 * nb, sizeof(mbsReal));
-  lw->az = calloc(6 * nb, sizeof(mbsReal));
+  // what only the whole model's loop solves read (the serial baseline's sweeps and matrices, the
+  // assembly, projection and inverse: loops_baseline.c, loops_asm.c); a distributed loop model
+  // runs the engine's loop layer alone (loops_ops.c; docs/loops.md 9), where each of these
+  // arrays would still cost resident memory (calloc clears the heap's old top)
+  int whole = !m->local;
+  if (whole) {
+    lw->G = calloc(n * nv, sizeof(mbsReal));
+    lw->Y = calloc(n * nv, sizeof(mbsReal));
+    lw->qdd0 = calloc(nv, sizeof(mbsReal));
+    lw->uz = calloc(nv, sizeof(mbsReal));
+    lw->dz = calloc(nv, sizeof(mbsReal));
+    lw->vq = calloc(nv + 7 * nb, sizeof(mbsReal)); // room for nq as well
+    lw->vq2 = calloc(nv + 7 * nb, sizeof(mbsReal));
+    lw->pz = calloc(6 * nb, sizeof(mbsReal));
+    lw->az = calloc(6 * nb, sizeof(mbsReal));
+  }
   lw->zg = calloc(2 * n, sizeof(mbsReal));
   lw->skip = calloc(n, 1);
   lw->zt = calloc(nb, sizeof(int));
@@ -62,18 +69,21 @@ mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **out) {
   lw->mok = calloc(2 * nlp, 1);
   lw->ord = calloc(n, sizeof(int));
   lw->first = calloc(nb, sizeof(int));
-  lw->ia_cap = mbs_loopIaSlots(m);
-  lw->dinv = calloc(6 * nv, sizeof(mbsReal));
-  lw->ia = calloc(36 * (size_t)(lw->ia_cap > 0 ? lw->ia_cap : 1), sizeof(mbsReal));
-  lw->ia_slot = calloc(nb, sizeof(int));
-  lw->ia_free = calloc((size_t)(lw->ia_cap > 0 ? lw->ia_cap : 1), sizeof(int));
+  if (whole) {
+    lw->ia_cap = mbs_loopIaSlots(m);
+    lw->dinv = calloc(6 * nv, sizeof(mbsReal));
+    lw->ia = calloc(36 * (size_t)(lw->ia_cap > 0 ? lw->ia_cap : 1), sizeof(mbsReal));
+    lw->ia_slot = calloc(nb, sizeof(int));
+    lw->ia_free = calloc((size_t)(lw->ia_cap > 0 ? lw->ia_cap : 1), sizeof(int));
+  }
   lw->anc = calloc(2 * nlp, sizeof(int));
   lw->anc_b0 = lw->anc_b1 = -1;
-  int ok = lw->anc && lw->dinv && lw->ia && lw->ia_slot && lw->ia_free && lw->minv && lw->mok &&
-           lw->ord && lw->first && lw->eq_loop && lw->eq_row && lw->piv && lw->nz && lw->D &&
-           lw->A && lw->L && lw->M && lw->G && lw->Y && lw->qdd0 && lw->uz && lw->dz && lw->vq &&
-           lw->vq2 && lw->fz && lw->pz && lw->az && lw->zg && lw->skip && lw->zt && lw->sg &&
-           lw->zacc;
+  int ok = lw->anc && lw->minv && lw->mok && lw->ord && lw->first && lw->eq_loop && lw->eq_row &&
+           lw->piv && lw->nz && lw->D && lw->A && lw->L && lw->M && lw->fz && lw->zg && lw->skip &&
+           lw->zt && lw->sg && lw->zacc;
+  if (whole)
+    ok = ok && lw->dinv && lw->ia && lw->ia_slot && lw->ia_free && lw->G && lw->Y && lw->qdd0 &&
+         lw->uz && lw->dz && lw->vq && lw->vq2 && lw->pz && lw->az;
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) ok = ok && *v[k];
   if (!ok) {
     mbs_loopWorkDestroy(&lw);
@@ -110,6 +120,13 @@ void mbs_loopWorkDestroy(struct mbsLoopWork **plw) {
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(lw);
   *plw = NULL;
+}
+
+void mbs_loopWorkRelease(mbsWork *w) {
+  struct mbsLoopWork *lw = w ? w->loop : NULL;
+  if (!lw) return;
+  free(lw->A), free(lw->M), free(lw->G), free(lw->Y);
+  lw->A = lw->L = lw->M = lw->G = lw->Y = NULL;
 }
 
 // ---------------------------------------------------------------- directions

@@ -45,7 +45,9 @@ static void mbs_loopErr(const mbsModel *m, const struct mbsLoopWork *lw, const m
 
 mbsErr mbs_loopProject(const mbsModel *m, mbsState *s, mbsWork *w, int maxit, mbsLoopProj *info) {
   struct mbsLoopWork *lw = w->loop;
-  MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopProject: the workspace has no loop solver");
+  MBS_CHECK(
+      lw && lw->G, MBS_ERR_INTERNAL,
+      "mbs_loopProject: the workspace has no whole-model loop solver (a distributed loop model)");
   memset(info, 0, sizeof *info);
   int nv = m->nv;
   mbsReal tol = m->opt.closure_tol;
@@ -271,7 +273,9 @@ static void mbs_loopGuT(const mbsModel *m, const struct mbsLoopWork *lw, const i
 mbsErr mbs_loopInverse(const mbsModel *m, mbsState *s, mbsWork *w, const int *act, mbsReal *qdd,
                        mbsReal *tau, mbsReal *lam, mbsReal *resid) {
   struct mbsLoopWork *lw = w->loop;
-  MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopInverse: the workspace has no loop solver");
+  MBS_CHECK(
+      lw && lw->G, MBS_ERR_INTERNAL,
+      "mbs_loopInverse: the workspace has no whole-model loop solver (a distributed loop model)");
   int n = lw->n, nv = m->nv, nu = 0;
   int *un = calloc((size_t)nv + 1, sizeof *un), *all = calloc((size_t)nv + 1, sizeof *all);
   mbsReal *x = lw->vq, *f = lw->vq2;

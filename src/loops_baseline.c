@@ -403,7 +403,9 @@ void mbs_loopMinNorm(struct mbsLoopWork *lw, const mbsReal *b, mbsReal *x) {
 
 mbsErr mbs_loopSolve(const mbsModel *m, mbsWork *w) {
   struct mbsLoopWork *lw = w->loop;
-  MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopSolve: the workspace has no loop solver");
+  MBS_CHECK(
+      lw && lw->G, MBS_ERR_INTERNAL,
+      "mbs_loopSolve: the workspace has no whole-model loop solver (a distributed loop model)");
   int n = lw->n, nv = m->nv, crba = mbs_solverCaps(m->opt.solver)->dense_inertia;
   mbsReal ag[6];
   mbs_baseAccel(m, 1, ag);

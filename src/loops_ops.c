@@ -73,14 +73,17 @@ static void mbs_loopUnpack(int n, mbsReal *A) {
     for (int j = 0; j < i; j++) A[(size_t)j * n + i] = A[(size_t)i * n + j];
 }
 
-// A -= G^T C^-1 G: the cut joints eliminated from the separators' system [L -G^T; -G C], in
-// place (A holds L on entry). The same operations in the same order as schur's own reduction of
-// that system over [closure equations (kept); cut joints (eliminated)] (mbs_schurReduce: C's
-// Cholesky factor with its pivot floor, a port system being positive semidefinite up to rounding,
-// docs/formulation.md 4.7; then Z = L_C^-1 (-G) and A - Z^T Z), without its (n + np)^2 copy of
-// the system: C's factor by mbs_schurReduce with nothing kept, Z in G's storage. C (np x np), G
-// (np x n) overwritten; g: np scratch. 0 if C or the result is not finite. Local.
-static int mbs_loopInterfaceEliminate(int np, int n, mbsReal *C, mbsReal *G, mbsReal *A,
+// L -= G^T C^-1 G: the cut joints eliminated from the separators' system [L -G^T; -G C], in
+// place, L the lower triangle packed by rows (its entries (a, b) and (b, a) of the whole matrix
+// are the same products subtracted in the same order, so the triangle is the whole result). The
+// same operations in the same order as schur's own reduction of that system over [closure
+// equations (kept); cut joints (eliminated)] (mbs_schurReduce: C's Cholesky factor with its pivot
+// floor, a port system being positive semidefinite up to rounding, docs/formulation.md 4.7; then
+// Z = L_C^-1 (-G) and L - Z^T Z), without its (n + np)^2 copy of the system: C's factor by
+// mbs_schurReduce with nothing kept, Z in G's storage, C and G where the sum left them (behind
+// the triangle). C (np x np), G (np x n) overwritten; g: np scratch. 0 if C or the result is not
+// finite. Local.
+static int mbs_loopInterfaceEliminate(int np, int n, mbsReal *C, mbsReal *G, mbsReal *L,
                                       mbsReal *g) {
   if (np == 0) return 1;
   mbsReal none = 0;
@@ -95,20 +98,23 @@ static int mbs_loopInterfaceEliminate(int np, int n, mbsReal *C, mbsReal *G, mbs
       zi[c] = v * inv;
     }
   }
-  for (int a = 0; a < n; a++)
-    for (int b = 0; b < n; b++) {
-      mbsReal v = A[(size_t)n * a + b];
+  for (int a = 0; a < n; a++) {
+    mbsReal *La = L + mbs_loopTri(a, 0); // row a: entries (a, 0 .. a)
+    for (int b = 0; b <= a; b++) {
+      mbsReal v = La[b];
       for (int l = 0; l < np; l++) v -= G[(size_t)n * l + a] * G[(size_t)n * l + b];
-      A[(size_t)n * a + b] = v;
+      La[b] = v;
     }
-  for (size_t k = 0; k < (size_t)n * n; k++)
-    if (!isfinite(A[k])) return 0;
+  }
+  for (size_t k = 0, tri = mbs_loopTri(n, 0); k < tri; k++)
+    if (!isfinite(L[k])) return 0;
   return 1;
 }
 
 mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   struct mbsLoopWork *lw = w->loop;
-  MBS_CHECK(lw, MBS_ERR_INTERNAL, "mbs_loopSolveOps: the workspace has no loop solver");
+  MBS_CHECK(lw && lw->A, MBS_ERR_INTERNAL,
+            "mbs_loopSolveOps: the workspace has no loop solver (or it was released)");
   int n = lw->n, nb = m->nbody;
   size_t nn = (size_t)n * (size_t)n;
   MBS_CHECK(nn <= (size_t)INT32_MAX, MBS_ERR_NOMEM, "%d closure equations: too many", n);
@@ -130,7 +136,8 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   MBS_CALL(ops->sum(ops->ctx, lw->zg, 2 * n));
   mbs_loopZeroDecide(lw);
   // A = G H^-1 G^T column by column: the response to each equation's unit wrench pair
-  memcpy(lw->fz, w->fext, 6 * (size_t)nb * sizeof(mbsReal)); // the spring-dampers, kept
+  // the spring-dampers' wrenches, kept (none: w->fext is zero, mbs_fwdForces; no copy of it)
+  if (m->nforce) memcpy(lw->fz, w->fext, 6 * (size_t)nb * sizeof(mbsReal));
   int fext_on = w->fext_on;
   // the unit solves' statistics: their iterations count, a failure to converge is reported as
   // the evaluation's, the main solves' figures stay those of the tree solve
@@ -140,12 +147,13 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   // only its right side's passes where it can, mbs_schurRhsOnly)
   int np = ops->local ? ops->nport : 0;
   // the separators' sum [L packed | C | G | rhs | failed] in A's storage when it fits (one dense
-  // n x n matrix per rank, docs/loops.md 9 "Memory per rank"), else in lw->sub after the scratch
+  // n x n matrix per rank, docs/loops.md 9 "Memory per rank"), else in lw->sub after the scratch;
+  // the cut joints are eliminated there, L then spreads over A
   size_t tri = mbs_loopTri(n, 0), ncg = (size_t)np * np + (size_t)np * n;
   size_t len = tri + ncg + (size_t)n + 1;
   int in_a = len <= nn;
-  // lw->sub: C and G taken out of the sum (ncg) and g of a local solve (np) [+ the sum]
-  size_t all = ncg + (size_t)np + (in_a ? 0 : len);
+  // lw->sub: g of a local solve (np) [+ the sum]
+  size_t all = (size_t)np + (in_a ? 0 : len);
   mbsReal *sub = NULL, *buf = NULL;
   if (ops->local) { // allocated by the first evaluation
     MBS_CHECK(len <= (size_t)INT32_MAX, MBS_ERR_NOMEM,
@@ -160,11 +168,11 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
                 all);
     }
     sub = lw->sub;
-    buf = in_a ? lw->A : sub + ncg + np;
+    buf = in_a ? lw->A : sub + np;
   }
   w->reuse = 1;
   mbsErr e = ops->homog(ops->ctx, 1);
-  if (ops->local && !e) e = mbs_loopLocalColumns(m, w, lw, ops, buf, sub + ncg); // direct
+  if (ops->local && !e) e = mbs_loopLocalColumns(m, w, lw, ops, buf, sub); // direct
   for (int j = 0; j < n && !e && !ops->local; j++) {
     if (lw->skip[j]) { // a zero row: no unit solve, its column 0
       for (int i = 0; i < n; i++) lw->A[(size_t)i * n + j] = 0;
@@ -186,7 +194,10 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
   }
   mbsErr e2 = ops->homog(ops->ctx, 0);
   if (!e) e = e2;
-  memcpy(w->fext, lw->fz, 6 * (size_t)nb * sizeof(mbsReal));
+  if (m->nforce)
+    memcpy(w->fext, lw->fz, 6 * (size_t)nb * sizeof(mbsReal));
+  else
+    memset(w->fext, 0, 6 * (size_t)nb * sizeof(mbsReal));
   w->fext_on = fext_on;
   w->stat = keep;
   w->reuse = 0;
@@ -199,11 +210,10 @@ mbsErr mbs_loopSolveOps(const mbsModel *m, mbsWork *w, const mbsLoopOps *ops) {
     MBS_CHECK(buf[len - 1] == 0, MBS_ERR_NUMERIC,
               "loops: a local tree solve failed on another rank (see its message)");
     memcpy(lw->rhs, buf + tri + ncg, (size_t)n * sizeof(mbsReal));
-    memcpy(sub, buf + tri, ncg * sizeof(mbsReal)); // C and G out before L spreads over A
-    if (!in_a) memcpy(lw->A, buf, tri * sizeof(mbsReal));
     MBS_TIC(w->timer, MBS_TIMER_LOOPS);
-    mbs_loopUnpack(n, lw->A);
-    int ok = mbs_loopInterfaceEliminate(np, n, sub, sub + (size_t)np * np, lw->A, sub + ncg);
+    int ok = mbs_loopInterfaceEliminate(np, n, buf + tri, buf + tri + (size_t)np * np, buf, sub);
+    if (!in_a) memcpy(lw->A, buf, tri * sizeof(mbsReal));
+    mbs_loopUnpack(n, lw->A); // C and G are not needed any more
     MBS_TOC(w->timer, MBS_TIMER_LOOPS);
     MBS_CHECK(ok, MBS_ERR_NUMERIC, "loops: the interface system of the tree solver is not finite");
     for (int i = 0; i < n; i++) // zero rows: no column was solved, their row is left out too

@@ -437,7 +437,7 @@ mbsErr mbs_naturalWorkOf(const mbsModel *m, mbsWork *w, mbsNaturalWork **nw) {
 // forces). Cost: O(n_eq * depth) for G, O(n_eq * nv) for the products, O(n_eq^3) the factor.
 static mbsErr mbs_naturalLoopForces(const mbsModel *m, mbsWork *w) {
   struct mbsLoopWork *lw = w->loop;
-  MBS_CHECK(lw, MBS_ERR_INTERNAL, "natural: the workspace has no loop solver");
+  MBS_CHECK(lw && lw->G, MBS_ERR_INTERNAL, "natural: the workspace has no whole-model loop solver");
   int n = lw->n, nv = m->nv;
   mbs_rnea(m, w, w->qdd); // qfrc_inv: the joint forces this q̈ needs without the loop forces
   mbs_loopAll(m, w, lw, 1);

@@ -149,6 +149,10 @@ mbsErr mbs_solverBind(const mbsModel *m, mbsCfs *c) {
             "solver.method = %s runs on the distributed engine of mbspar only", t->name);
   MBS_CHECK(t->distributed || (c->b0 == 0 && c->b1 == m->nbody), MBS_ERR_UNSUPPORTED,
             "solver.method = %s runs on one rank only", t->name);
+  MBS_CHECK(!c->own_forward || t->forward, MBS_ERR_INTERNAL,
+            "solver.method = %s: the constraint-force system was made for a method with its own "
+            "forward (mbs_cfsCreate)",
+            t->name);
   mbs_solverFree(&c->solver);
   // create first, then the table entry: a parallel solver's create is collective (it agrees on
   // its own failures), so a local allocation failure must not skip it on one rank only

@@ -53,6 +53,9 @@ typedef struct mbsCfs {
                 ///< the model by mbs_cfsCreate, by the engine over all ranks
 
   // model constants (written by mbs_cfsCreate)
+  /// 1: made for a method whose solver-table row has its own forward (schur): every array below
+  /// but x is NULL (mbs_cfsCreate; the method keeps what it needs itself)
+  int own_forward;
   mbsReal *Minv; ///< (nbody x 36) inverse spatial inertia, body coordinates
 
   // written by mbs_cfsPosition (per evaluation, owned bodies)

@@ -29,6 +29,11 @@
 mbsErr mbs_loopWorkCreate(const mbsModel *m, struct mbsLoopWork **lw);
 /// Free and NULL (NULL is a no-op).
 void mbs_loopWorkDestroy(struct mbsLoopWork **lw);
+/// After the last evaluation: free the loop workspace's dense n x n and n x nv matrices (A with
+/// its factor, M, G, Y) before the verb's results are gathered, so that the results are not held
+/// on top of them (docs/scaling.md "Memory"). The multipliers, pivots and statistics stay for the
+/// reports; a further loop solve fails (MBS_ERR_INTERNAL). No-op without loops. Local.
+void mbs_loopWorkRelease(mbsWork *w);
 
 /// Spring-damper wrenches on the bodies into w->fext (body coordinates at the body origin; zero
 /// when the model has none) and w->fext_on = (m->nforce > 0). Needs the position and velocity

@@ -50,7 +50,11 @@ typedef struct mbsSchur {
   int *body_comp;     ///< (nbody) component of each body
 
   // per-body data (allocated once; local index b - s0)
-  mbsReal *Minv; ///< (nbody x 36) inverse spatial inertias (model constants)
+  /// inverse spatial inertias (model constants) of the compliance-form bodies without
+  /// inertia-form children, the only ones that read them (36 each at minv_adr; -1: none; the
+  /// other bodies' blocks would be touched for nothing: docs/scaling.md "Memory")
+  mbsReal *Minv;
+  int *minv_adr; ///< (nbody) offset of the body's block in Minv, -1: none
   mbsReal *tn;   ///< (nbody x 6) revolute joints: the two moment directions n1, n2 of T
   int *kind;     ///< (nbody) kernel of the joint: 1 revolute fast path, 0 generic
   int *rec_adr;  ///< (nbody) offset of the body's record in rec

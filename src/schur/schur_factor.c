@@ -451,7 +451,9 @@ mbsErr mbs_schurFactor(const mbsModel *m, mbsWork *w, mbsSchur *s) {
       }
       continue;
     }
-    const mbsReal *bias = w->cbias + 6 * b, *Mb = s->Minv + 36 * lb;
+    // M^-1 (kept exactly for the compliance-form bodies without inertia-form children)
+    const mbsReal *bias = w->cbias + 6 * b;
+    const mbsReal *Mb = s->phi0_adr[lb] < 0 ? s->Minv + s->minv_adr[lb] : NULL;
     if (s->phi0_adr[lb] >= 0) { // with inertia-form children: (I^A)^{-1} and pA of the record
       const mbsReal *R = w->abar + (size_t)MBS_ABAR * b;
       mbsReal IA[36], *P0 = s->Phi0 + s->phi0_adr[lb];

@@ -143,7 +143,7 @@ static inline int mbs_schurIsPort(const mbsModel *m, const mbsSchur *s, int c) {
 
 // the starting compliance of compliance-form body lb: M, or (I^A)^{-1} with inertia-form children
 static inline const mbsReal *mbs_schurPhi0(const mbsSchur *s, int lb) {
-  return s->phi0_adr[lb] < 0 ? s->Minv + 36 * lb : s->Phi0 + s->phi0_adr[lb];
+  return s->phi0_adr[lb] < 0 ? s->Minv + s->minv_adr[lb] : s->Phi0 + s->phi0_adr[lb];
 }
 
 // the spath start of schur_factor.c in two parts: the spike's P, Theta, gam (positions alone)

@@ -33,6 +33,7 @@ void mbs_schurDestroy(mbsSchur **ps) {
                   s->selfinit, s->spk,       s->spP,       s->tp_adr,   s->tpool,   s->tpwork,
                   s->light,    s->lroot,     s->pre};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
+  free(s->minv_adr);
   free(s);
   *ps = NULL;
 }
@@ -58,7 +59,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   MBS_SALLOC(v_w, n);
   MBS_SALLOC(v_c0, n);
   MBS_SALLOC(cur, n);
-  MBS_SALLOC(Minv, 36 * (size_t)n);
+  MBS_SALLOC(minv_adr, n);
   MBS_SALLOC(tn, 6 * (size_t)n);
   MBS_SALLOC(kind, n);
   MBS_SALLOC(rec_adr, n);
@@ -255,6 +256,9 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     if (big >= 0) s->initp[big - s0] = 1;
     s->phi0_adr[lb] = (!s->mode[lb] && big >= 0) ? 36 * nphi0++ : -1;
   }
+  int nminv = 0; // the bodies that start from M^-1: compliance form without inertia-form children
+  for (int lb = 0; lb < n; lb++)
+    s->minv_adr[lb] = !s->mode[lb] && s->phi0_adr[lb] < 0 ? 36 * nminv++ : -1;
   // pool offsets: records, Psi (6 x nc), Theta (nc^2), gam (nc), V (lamnum x width)
   size_t rec = 0, psi = 0, th = 0, ga = 0, v = 0;
   for (int b = s0; b < s1; b++) {
@@ -281,6 +285,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
   MBS_SALLOC(V, v);
   MBS_SALLOC(cpool, csize);
   MBS_SALLOC(Phi0, 36 * (size_t)nphi0);
+  MBS_SALLOC(Minv, 36 * (size_t)nminv);
 #undef MBS_SALLOC
   if (e) {
     mbs_schurDestroy(&s);
@@ -294,7 +299,8 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
     cp->g = s->cpool + at;
     at += (size_t)cp->n;
   }
-  // model constants: inverse spatial inertias, the revolute joints' constraint directions
+  // model constants: inverse spatial inertias (where read), the revolute joints' constraint
+  // directions
   for (int b = s0; b < s1; b++) {
     int lb = b - s0;
     mbsReal I6[36];
@@ -304,7 +310,7 @@ mbsErr mbs_schurCreate(const mbsModel *m, int s0, int s1, mbsSchur **out) {
       return mbs_errSet(MBS_ERR_INPUT, "body %s: spatial inertia is not positive definite",
                         m->body_name[b]);
     }
-    mbsu_cholInverse(I6, 6, s->Minv + 36 * lb);
+    if (s->minv_adr[lb] >= 0) mbsu_cholInverse(I6, 6, s->Minv + s->minv_adr[lb]);
     if (mbs_jntIsRevolute(m->body_jnttype[b])) {
       mbsReal T[36];
       mbs_bodyComplement(m, NULL, b, T); // constant for revolute joints
