@@ -215,7 +215,7 @@ static mbsErr accel_localCheck(mbspComm *comm, const mbsModel *m, mbspEngine *en
     mbsReal t[6];
     mbs_bodyInertiaMul(m, b, w->acc + 6 * b, t);
     for (int i = 0; i < 6; i++) t[i] += w->cbias[6 * b + i] - w->jfrc[6 * b + i];
-    if (w->fext_on) // the loop forces (distributed loop models, MBSPAR_LOOPS_LOCAL=1)
+    if (w->fext_on) // the loop forces (distributed loop models, docs/loops.md 9)
       for (int i = 0; i < 6; i++) t[i] -= w->fext[6 * b + i];
     const int *ch = m->child_list + m->body_childadr[b];
     for (int k = 0; k < m->body_childnum[b]; k++)
@@ -311,8 +311,9 @@ static mbsErr accel_kinResidual(mbspComm *comm, const mbsModel *m, mbspEngine *e
   return MBS_OK;
 }
 
-// a distributed loop model (MBSPAR_LOOPS_LOCAL=1) is not assembled (mbs_loopAssemble is
-// whole-model): its q0 must close the loops to solver.closure_tol already. The residual from the
+// a distributed loop model is not assembled (mbs_loopAssemble is whole-model): its q0 must close
+// the loops to solver.closure_tol already. By default main.c built it so only after the same test
+// (parallel/loops_local.c); with MBSPAR_LOOPS_LOCAL=1 this is the test. The residual from the
 // gathered loop-body poses of the evaluation, the same on every rank.
 static mbsErr accel_closureCheck(const mbsConfig *cfg, const mbsModel *m, mbspEngine *eng) {
   mbsReal ep = 0, er = 0;
@@ -321,7 +322,8 @@ static mbsErr accel_closureCheck(const mbsConfig *cfg, const mbsModel *m, mbspEn
   return mbs_errSet(MBS_ERR_UNSUPPORTED,
                     "%s: model.loops: q0 does not close the loops (max |c| %.3g m, %.3g rad > "
                     "solver.closure_tol %g) and MBSPAR_LOOPS_LOCAL=1 does not assemble it (the "
-                    "assembly needs the whole model: unset MBSPAR_LOOPS_LOCAL)",
+                    "assembly needs the whole model: unset MBSPAR_LOOPS_LOCAL, and the model is "
+                    "built whole for it)",
                     cfg->filename, ep, er, m->opt.closure_tol);
 }
 
@@ -467,7 +469,16 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
     }
     if (stat.reason < 0) mbsp_accelWarn(m, stat.reason, stat.iterations, stat.residual);
     mbsp_guardWarn("accel", NULL, m, &guard);
-    e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
+    // a distributed loop model is not assembled: its report's rank, redundant equations and zero
+    // rows from the evaluation's loop solve at the same q0 (a view; docs/loops.md 9)
+    mbsModel view = *m;
+    if (m->nloop && lsnap.lam) {
+      view.loop_asm.rank = lsnap.st.rank;
+      view.loop_asm.nredundant = lsnap.nred;
+      view.loop_asm.redundant = lsnap.red;
+      view.loop_asm.nskip = lsnap.st.nskip;
+    }
+    e = mbsp_emit(cli, comm, cfg, &view, mbs_accelJson, &a);
   } else if (!e && rank == 0) {
     if (serial) {
       mbs_constraintLambda(m, w);
