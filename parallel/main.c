@@ -224,9 +224,8 @@ int main(int argc, char **argv) {
       e = mbsp_agreeErr(vc, vrank == 0 ? mbs_configValidate(cfg) : MBS_OK);
       if (!e) e = mbsp_agreeErr(vc, mbs_configBuildLocal(cfg, size, vrank, &m));
       // the robot's inertials and frames were for the build: the reports need only names and
-      // joints (the links' 23 MB of a 2^16-link tree go back before the verb's own allocations;
-      // a loop model's try keeps them until it is kept)
-      if (!e && !ltry) mbs_urdfCompact(cfg->urdf);
+      // joints (the links' 23 MB of a 2^16-link tree go back before the verb's own allocations)
+      if (!e) mbs_urdfCompact(cfg->urdf);
       if (!e) { // totals over all ranks for the reports
         double t[1 + MBS_JNT_COUNT] = {0};
         for (int b = m->own0; b < m->own1; b++)
@@ -238,16 +237,10 @@ int main(int argc, char **argv) {
       if (!e && m->nloop && lplan == MBSP_LOOPS_FORCED &&
           (cli.verb->run != mbsp_verbAccel || strcmp(mbs_solverName(m->opt.solver), "schur")))
         e = mbsp_loopsLocalStop(vc, m, cli.verb->name);
-      if (ltry) { // q0 and qd0 on the loops? else whole (the assembly would move them)
-        int keep = 0;
-        if (!e) e = mbsp_loopsLocalClosed(vc, cfg, m, &keep);
-        if (e == MBS_ERR_INPUT || e == MBS_ERR_USAGE) e = MBS_OK; // (agreed: every rank)
-        if (!e && keep) mbs_urdfCompact(cfg->urdf);
-        if (!e && !keep) {
-          mbs_modelDestroy(&m);
-          local_model = 0;
-          e = mbsp_memCheck(vc, cfg, cli.verb->name, 0);
-        }
+      if (ltry && (e == MBS_ERR_INPUT || e == MBS_ERR_USAGE)) { // (agreed: every rank)
+        mbs_modelDestroy(&m);
+        local_model = ltry = 0;
+        e = mbsp_memCheck(vc, cfg, cli.verb->name, 0);
       }
     }
     if (!e && !local_model) e = mbsp_agreeErr(vc, mbs_configBuildModel(cfg, &m));
@@ -348,7 +341,17 @@ int main(int argc, char **argv) {
     mbsp_fmtEnd();
     mbsp_relayEnd();
   } else if (!e) {
+    mbsp_loopsLocalTry(ltry); // the verb checks q0 and qd0 on the distributed loop model
     e = m && m->nflex_g ? mbsp_flexVerb(&cli, comm, cfg, m) : cli.verb->run(&cli, comm, cfg, m);
+    if (ltry && e == MBS_ERR_UNSUPPORTED && mbsp_loopsLocalRejected()) {
+      // off the loops: the model whole (memory check, assembly of q0) and the verb again, the
+      // replicated run of before (loops_local.h)
+      mbsp_loopsLocalTry(0);
+      mbs_modelDestroy(&m);
+      e = mbsp_memCheck(comm, cfg, cli.verb->name, 0);
+      if (!e) e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
+      if (!e) e = cli.verb->run(&cli, comm, cfg, m);
+    }
   }
   // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
   // successful verb (an error stays the only line on stderr)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli.h"
 #include "guard.h"
+#include "loops_local.h"
 #include "natural_par.h"
 #include "rankreport.h"
 #include "mbspar/mbs_engine.h"
@@ -361,6 +362,13 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   e = mbsp_agreeErr(comm, e);
   if (!e && !serial) e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
+  // a loop model built distributed by default: q0 and qd0 on the loops before anything is bound
+  // or solved, else main.c builds it whole and runs the verb again (parallel/loops_local.c)
+  if (!e && local && m->nloop && mbsp_loopsLocalTrying()) {
+    int closed = 0;
+    e = mbsp_loopsLocalClosed(comm, m, eng, s, &closed);
+    if (!e && !closed) e = mbsp_loopsLocalReject(); // (the same on every rank)
+  }
   // the solver now, not at the first evaluation: its failures are agreed before any solve
   if (!e && !serial) e = mbsp_agreeErr(comm, mbs_cfsBindSolver(m, mbsp_engineCfs(eng)));
 
@@ -470,13 +478,16 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
     if (stat.reason < 0) mbsp_accelWarn(m, stat.reason, stat.iterations, stat.residual);
     mbsp_guardWarn("accel", NULL, m, &guard);
     // a distributed loop model is not assembled: its report's rank, redundant equations and zero
-    // rows from the evaluation's loop solve at the same q0 (a view; docs/loops.md 9)
+    // rows from the evaluation's loop solve at the same q0, the closure errors of its poses (what
+    // the assembly reports for a q0 it does not move; a view; docs/loops.md 9)
     mbsModel view = *m;
-    if (m->nloop && lsnap.lam) {
+    if (m->nloop && lsnap.lam && !m->loop_asm.done) {
       view.loop_asm.rank = lsnap.st.rank;
       view.loop_asm.nredundant = lsnap.nred;
       view.loop_asm.redundant = lsnap.red;
       view.loop_asm.nskip = lsnap.st.nskip;
+      view.loop_asm.c0_pos = view.loop_asm.c_pos = lsnap.viol[0];
+      view.loop_asm.c0_rot = view.loop_asm.c_rot = lsnap.viol[1];
     }
     e = mbsp_emit(cli, comm, cfg, &view, mbs_accelJson, &a);
   } else if (!e && rank == 0) {
