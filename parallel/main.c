@@ -201,14 +201,15 @@ int main(int argc, char **argv) {
     if (env && strcmp(env, "full") == 0) local_model = 0; // URDF robots too (issue 35 item 4)
     if (cfg->nforces) local_model = 0;                    // spring-dampers: whole
     if (mbs_configHasFlexible(cfg)) local_model = 0;      // flexible: whole (docs/flexible.md 11)
-    // loop models: distributed for accel with schur if q0 closes the loops (checked after the
-    // build, else built whole), MBSPAR_LOOPS_LOCAL=0/1 forces (loops_local.h, docs/loops.md 9)
+    // loop models: distributed for accel with schur if q0 and qd0 close the loops (the verb
+    // checks before its first evaluation; else built whole and the verb run again, below),
+    // MBSPAR_LOOPS_LOCAL=0/1 forces (loops_local.h, docs/loops.md 9)
     if (local_model && cfg->nloops) lplan = mbsp_loopsLocalPlan(&cli, cfg);
     if (local_model && cfg->nloops && lplan == MBSP_LOOPS_WHOLE) local_model = 0;
   }
   if (!e && !waiting) e = mbsp_memCheck(vc, cfg, cli.verb->name, local_model); // too big?
-  // a loop model that may be built distributed: any input error of that try (memory, the build,
-  // the check) makes it whole, whose build then decides as it did before the try existed
+  // a loop model that may be built distributed: an input error of that try (its memory check,
+  // its build) makes it whole, whose build then decides as it did before the try existed
   int ltry = local_model && lplan == MBSP_LOOPS_TRY;
   if (ltry && (e == MBS_ERR_INPUT || e == MBS_ERR_USAGE)) {
     local_model = ltry = 0;

@@ -313,9 +313,9 @@ static mbsErr accel_kinResidual(mbspComm *comm, const mbsModel *m, mbspEngine *e
 }
 
 // a distributed loop model is not assembled (mbs_loopAssemble is whole-model): its q0 must close
-// the loops to solver.closure_tol already. By default main.c built it so only after the same test
-// (parallel/loops_local.c); with MBSPAR_LOOPS_LOCAL=1 this is the test. The residual from the
-// gathered loop-body poses of the evaluation, the same on every rank.
+// the loops to solver.closure_tol already. By default accel tested that (and qd0) before its
+// first evaluation (mbsp_loopsLocalClosed); with MBSPAR_LOOPS_LOCAL=1 this is the test. The
+// residual from the gathered loop-body poses of the evaluation, the same on every rank.
 static mbsErr accel_closureCheck(const mbsConfig *cfg, const mbsModel *m, mbspEngine *eng) {
   mbsReal ep = 0, er = 0;
   mbs_loopViolation(m, mbsp_engineWork(eng), &ep, &er, NULL);
