@@ -13,15 +13,18 @@
 # the excess over 1.5/P in MiB (that constant).
 #
 #   bench/memory.sh [--quick] [--models LIST] [--ranks LIST] [--replicated] [--explicit-ladder]
-#                   [--loops-local] [BUILD_DIR]
+#                   [BUILD_DIR]
 #       --quick       sizes / 8 (chain 2^17, tree 2^13, ladder 8192 bodies)
 #       --models      comma-separated subset of chain,urdf,ladder (default all three)
 #       --ranks       comma-separated rank counts (default 1,2,4,8,16)
 #       --replicated  also the replicated model (MBSPAR_MODEL=full) for comparison (the chain
 #                     needs ranks x ~2.6 GB at 2^20)
 #       --explicit-ladder  the ladder's explicit form (bodies listed) instead of the generator
-#       --loops-local also the ladder built distributed (MBSPAR_LOOPS_LOCAL=1, P > 1): accel
-#                     with schur on the distributed loop model (docs/scaling.md "Memory")
+#       (--loops-local: accepted and ignored; the ladder's schur runs at P > 1 are on the
+#       distributed loop model by default since the thirteenth session, docs/loops.md 9; before,
+#       it added runs with MBSPAR_LOOPS_LOCAL=1)
+# The ladder at P > 1 (schur) is built distributed when its q0 closes the loops (the generated
+# form's does); the table's "model storage" column is the report's model.storage.
 #       BUILD_DIR     the directory holding mbspar (default <repo>/build)
 #
 # Writes bench/results/memory_<UTC>.jsonl and .md, docs/img/memory_rss.png (gnuplot).
@@ -33,7 +36,6 @@ models=chain,urdf,ladder
 ranks=1,2,4,8,16
 storages=(distributed)
 ladform=--generated
-loopslocal=0
 while (($#)); do
   case $1 in
   --quick) scale=8 ;;
@@ -47,7 +49,7 @@ while (($#)); do
     ;;
   --replicated) storages=(distributed replicated) ;;
   --explicit-ladder) ladform="" ;;
-  --loops-local) loopslocal=1 ;;
+  --loops-local) ;; # the default now (kept for old command lines)
   --no-replicated) storages=(distributed) ;; # the default; kept for old command lines
   -h | --help)
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -126,31 +128,6 @@ PY
       echo "memory.sh: $model $storage np=$np ${c#*:} done" >&2
     done
   done
-  # the ladder built distributed (MBSPAR_LOOPS_LOCAL=1): accel with schur runs on it
-  if [[ $model == ladder ]] && ((loopslocal)); then
-    for np in "${rlist[@]}"; do
-      ((np > 1)) || continue
-      rm -f "$work/a.json"
-      if ! mpirun -n "$np" --oversubscribe -x MBSPAR_LOOPS_LOCAL=1 "$bdir/mbspar" accel \
-        "${args[@]}" --set 'solver.method="schur"' --quiet --json "$work/a.json" --force \
-        2>"$work/err"; then
-        echo "memory.sh: ladder loops-local np=$np failed: $(head -c 300 "$work/err")" >&2
-        continue
-      fi
-      python3 - "$work/a.json" "$np" >>"$out" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-r = d["peak_rss_bytes"]
-print(json.dumps({"kind": "run", "model": "ladder", "storage": "loops-local",
-                  "ranks": int(sys.argv[2]), "bodies": d["model"].get("bodies"),
-                  "rss_min": r["min"], "rss_avg": r["avg"], "rss_max": r["max"],
-                  "max_rank": r["max_rank"],
-                  "model_storage": "distributed loops (MBSPAR_LOOPS_LOCAL=1)",
-                  "method": d["solver"]["method"], "time_per_eval_s": d["time_per_eval_s"]}))
-PY
-      echo "memory.sh: ladder loops-local np=$np done" >&2
-    done
-  fi
 done
 python3 - "$out" "$md" "$work/rss.dat" <<'PY'
 import json, sys
@@ -167,20 +144,17 @@ with open(sys.argv[2], "w") as f:
     f.write(f"git {meta['git']}, {meta['date']}, {meta['machine']}; target: largest rank <= "
             "1.5/P x the one-rank peak plus a constant (the excess column)\n")
     for mo in dict.fromkeys(r["model"] for r in runs):
-        for st in ("distributed", "replicated", "loops-local"):
+        for st in ("distributed", "replicated"):
             sel = [r for r in runs if r["model"] == mo and r["storage"] == st]
             if not sel:
                 continue
-            # the distributed build alone has no one-rank run: the engine's storage's
-            one = [r for r in (sel if st != "loops-local" else
-                               [x for x in runs if x["model"] == mo and
-                                x["storage"] == "distributed"]) if r["ranks"] == 1]
+            one = [r for r in sel if r["ranks"] == 1]
             dflt = [r for r in one if r["method"] != "schur"] or one
             sch = [r for r in one if r["method"] == "schur"] or one
             b = dflt[0]["rss_max"] if dflt else float("nan")
             bs = sch[0]["rss_max"] if sch else float("nan")
-            how = {"distributed": "the engine's storage", "replicated": "MBSPAR_MODEL=full",
-                   "loops-local": "MBSPAR_LOOPS_LOCAL=1: the loops' model distributed too"}[st]
+            how = {"distributed": "the engine's storage (loop models too where q0 closes "
+                                  "the loops)", "replicated": "MBSPAR_MODEL=full"}[st]
             f.write(f"\n## {names.get(mo, mo)}, {how}\n\n")
             f.write(f"One-rank peaks: {b / mb:.0f} MiB with {dflt[0]['method'] if dflt else '?'} "
                     f"(the default), {bs / mb:.0f} MiB with schur.\n\n")

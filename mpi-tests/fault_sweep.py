@@ -530,7 +530,8 @@ def scenarios(verb):
                                "--set", "solver.method=schur"],
                     sentinel_prepare(files), sentinel_check(files, "accel.json")))
         # eleventh session: the ladder generator (docs/model.md) and schur's loop layer on it;
-        # with MBSPAR_LOOPS_LOCAL=1 in the environment at 2+ ranks the distributed loop model
+        # at 2+ ranks on the distributed loop model (the default since the thirteenth session,
+        # q0 being closed; MBSPAR_LOOPS_LOCAL=0 in the environment: the replicated one)
         lad = os.path.join(TMP, "ladder_gen.cfg")
         with open(lad, "w") as f:
             subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(
@@ -540,6 +541,14 @@ def scenarios(verb):
                     lambda d: ["accel", lad, "--out", d, "--force", "--json", jt, "--quiet",
                                "--set", "solver.method=schur"],
                     sentinel_prepare(files), sentinel_check(files, "accel.json")))
+        # thirteenth session: a loop model whose q0 the replicated model assembles (the four-bar,
+        # 3 bodies): at 2 and 3 ranks schur's distributed try, its closure check on an engine of
+        # its own and the replicated build after it (parallel/loops_local.c)
+        if 2 <= A.np <= 3:
+            out.append(("new accel loops open",
+                        lambda d: ["accel", FOURBAR, "--out", d, "--force", "--json", jt,
+                                   "--quiet", "--set", "solver.method=schur"],
+                        sentinel_prepare(files), sentinel_check(files, "accel.json")))
         # twelfth session: schur's light bodies at rank cuts (docs/formulation.md 4.9): a chain of
         # 12 links each carrying a light body (1e-8 kg, 1e-16 kg m^2) on a revolute joint, so
         # every rank boundary is at a light leaf (the change of variables of the passes); with

@@ -1,8 +1,9 @@
 #!/bin/sh
-# accel with solver.method = schur on the distributed loop model (MBSPAR_LOOPS_LOCAL=1: each rank
-# its bodies, the bodies of every loop, every loop; docs/scaling.md "Memory", docs/loops.md 9)
-# against the replicated model's accel at the same rank count, qdd and the loop multipliers to
-# 1e-12 (relative to the largest entry), at 2, 3 and 4 ranks, on
+# accel with solver.method = schur on the distributed loop model (MBSPAR_LOOPS_LOCAL=1 forces it:
+# each rank its bodies, the bodies of every loop, every loop; docs/scaling.md "Memory",
+# docs/loops.md 9; the default for accel with schur since the thirteenth session) against the
+# replicated model's accel (MBSPAR_LOOPS_LOCAL=0) at the same rank count, qdd and the loop
+# multipliers to 1e-12 (relative to the largest entry), at 2, 3 and 4 ranks, on
 # - the generated ladder of 2 x 64 links, a rung every 8 (8 loops, 136 bodies);
 # - the same ladder with two loops the generator cannot make (model.loops): a spherical cut joint
 #   between the tips of left60 and right60 (no rung there) and one from the tip of left64 to the
@@ -46,6 +47,7 @@ open(f"{t}/extra.cfg", "w").write(s[:i] + loops + s[i:])
 PY
 for cfg in gen extra; do
   for np in 2 3 4; do
+    export MBSPAR_LOOPS_LOCAL=0
     run 0 "$mpiexec" "$npflag" "$np" "$@" "$mbspar" accel "$tmp/$cfg.cfg" \
       --set 'solver.method="schur"' --quiet --json "$tmp/$cfg.full$np.json"
     export MBSPAR_LOOPS_LOCAL=1
@@ -82,6 +84,8 @@ for cfg, nl in (("gen", 8), ("extra", 10)):
             scale = max(abs(v) for v in x)
             err = max(abs(u - v) for u, v in zip(x, y))
             assert len(x) == len(y) and scale > 0 and err <= 1e-12 * scale, (cfg, np, k, err, scale)
+        assert a["model"]["storage"] == "replicated", (cfg, np, a["model"]["storage"])
+        assert b["model"]["storage"] == "distributed", (cfg, np, b["model"]["storage"])
         assert len(a["qdd"]) == 136, len(a["qdd"])
         assert len(a["loop_lambda"]) == 3 * nl, len(a["loop_lambda"])
         print(cfg, np, "ok")

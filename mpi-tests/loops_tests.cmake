@@ -67,13 +67,22 @@ if(TARGET mbspar AND MBS_LOOPS_PY)
   set_tests_properties(ladder_gen PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
   # accel schur on the distributed loop model (MBSPAR_LOOPS_LOCAL=1) against the replicated model
-  # at 2, 3, 4 ranks to 1e-12 (the generated ladder, and with a loop to the ground and one the
+  # (MBSPAR_LOOPS_LOCAL=0) at 2, 3, 4 ranks to 1e-12 (the generated ladder, and with a loop to the ground and one the
   # generator cannot make); run and an unclosed q0 refused (exit 8); a few seconds
   add_test(NAME ladder_local_verb
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ladder_local.sh $<TARGET_FILE:mbspar>
                    ${CMAKE_SOURCE_DIR}/scripts ${MBS_LOOPS_PY} ${MPIEXEC_EXECUTABLE}
                    ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS} --oversubscribe)
   set_tests_properties(ladder_local_verb PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
+                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  # the default build of a loop model for accel with schur at 2 ranks (parallel/loops_local.c):
+  # distributed for the generated ladder (closed at q0), replicated where the replicated model
+  # assembles q0 or projects qd0; bitwise the results of MBSPAR_LOOPS_LOCAL=0; a few seconds
+  add_test(NAME ladder_default
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ladder_default.sh $<TARGET_FILE:mbspar>
+                   ${CMAKE_SOURCE_DIR}/scripts ${MBS_LOOPS_PY} ${MPIEXEC_EXECUTABLE}
+                   ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS} --oversubscribe)
+  set_tests_properties(ladder_default PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
   add_test(NAME loops_run COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/loops_run.sh
                                   $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs ${MBS_LOOPS_PY})

@@ -224,6 +224,11 @@ mbsErr mbsp_engineKinematics(mbspEngine *e, mbsState *s) {
   return mbsp_kinematics(e, s);
 }
 
+mbsErr mbsp_engineLoopPoses(mbspEngine *e, mbsState *s) {
+  MBS_CALL(mbsp_engineKinematics(e, s));
+  return e->nlb ? mbsp_loopGather(e) : MBS_OK;
+}
+
 mbsErr mbsp_engineApply(mbspEngine *e, const double *x, double *y) {
   return mbs_cfsApply(e->m, e->w, e->c, &e->hooks, x, 0, y);
 }

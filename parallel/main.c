@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include "build_info.h"
 #include "affinity.h"
 #include "cli.h"
+#include "loops_local.h"
 #include "fmtoff.h"
 #include "memcheck.h"
 #include "mbspar/mbs_flex.h"
@@ -61,27 +61,6 @@ static void mbs_printError(void) {
   fprintf(stderr, "%s\n", msg[0] ? msg : "mbspar: error");
   if (getenv("MBS_TRACEBACK") && mbs_errTraceback()[0])
     fprintf(stderr, "traceback:\n%s", mbs_errTraceback());
-}
-
-// MBSPAR_LOOPS_LOCAL=1: a loop model built distributed (each rank its bodies, the bodies of every
-// loop and every loop: type, frames, the sides' global bodies, depths and nearest owned
-// ancestors). `accel` with solver.method = schur runs on it (the loop bodies' poses gathered,
-// docs/loops.md 9); other verbs and methods still need the whole model (run's projection, the
-// serial methods' sweeps): refused (exit 8) with the build's peak memory over the ranks.
-static mbsErr mbsp_loopsLocalStop(mbspComm *vc, const mbsModel *m, const char *verb) {
-  struct rusage ru;
-  double v[2] = {getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : -1,
-                 (double)m->nbody},
-         st[10];
-  MBS_CALL(mbsp_stats(vc, v, 2, st));
-  return mbs_errSet(MBS_ERR_UNSUPPORTED,
-                    "MBSPAR_LOOPS_LOCAL: the distributed-memory model with %d loops is built "
-                    "(bodies held per rank %.0f to %.0f; peak resident memory after the build "
-                    "%.1f to %.1f MiB, largest on rank %.0f); the loop layer runs on it for "
-                    "`accel` with solver.method = schur only, not `%s` with %s "
-                    "(docs/scaling.md \"Memory\")",
-                    m->nloop, st[5], st[7], st[0], st[2], st[4], verb,
-                    mbs_solverName(m->opt.solver));
 }
 
 int main(int argc, char **argv) {
@@ -214,19 +193,28 @@ int main(int argc, char **argv) {
     vc = sub ? sub : comm;
   }
   int local_model = 0; // distributed-memory model (see below)
+  mbspLoopsPlan lplan = MBSP_LOOPS_WHOLE;
   if (!e && !waiting) {
     int size = mbsp_size(vc);
     local_model = size > 1 && cli.verb->local && mbs_solverCaps(cfg->opt.solver)->local_model;
     const char *env = getenv("MBSPAR_MODEL"); // "full": the replicated model (measurements)
     if (env && strcmp(env, "full") == 0) local_model = 0; // URDF robots too (issue 35 item 4)
-    // loop models: whole, but with MBSPAR_LOOPS_LOCAL=1 distributed (docs/scaling.md "Memory":
-    // accel with schur runs on it, the rest is refused below; opt-in: q0 is not assembled there)
-    const char *ll = getenv("MBSPAR_LOOPS_LOCAL");
-    int loops_local = ll && strcmp(ll, "1") == 0;
-    if ((cfg->nloops && !loops_local) || cfg->nforces) local_model = 0;
-    if (mbs_configHasFlexible(cfg)) local_model = 0; // flexible: whole (docs/flexible.md 11)
+    if (cfg->nforces) local_model = 0;                    // spring-dampers: whole
+    if (mbs_configHasFlexible(cfg)) local_model = 0;      // flexible: whole (docs/flexible.md 11)
+    // loop models: distributed for accel with schur if q0 and qd0 close the loops (the verb
+    // checks before its first evaluation; else built whole and the verb run again, below),
+    // MBSPAR_LOOPS_LOCAL=0/1 forces (loops_local.h, docs/loops.md 9)
+    if (local_model && cfg->nloops) lplan = mbsp_loopsLocalPlan(&cli, cfg);
+    if (local_model && cfg->nloops && lplan == MBSP_LOOPS_WHOLE) local_model = 0;
   }
   if (!e && !waiting) e = mbsp_memCheck(vc, cfg, cli.verb->name, local_model); // too big?
+  // a loop model that may be built distributed: an input error of that try (its memory check,
+  // its build) makes it whole, whose build then decides as it did before the try existed
+  int ltry = local_model && lplan == MBSP_LOOPS_TRY;
+  if (ltry && (e == MBS_ERR_INPUT || e == MBS_ERR_USAGE)) {
+    local_model = ltry = 0;
+    e = mbsp_memCheck(vc, cfg, cli.verb->name, 0);
+  }
   if (!e && !waiting) {
     // distributed-memory model: each rank builds only its bodies, their remote parents and
     // children (O(N/P)); rank 0 validates every body first (names, values) so every error is
@@ -247,12 +235,16 @@ int main(int argc, char **argv) {
         m->sum_mass = t[0];
         for (int k = 0; k < MBS_JNT_COUNT; k++) m->sum_jnt[k] = (int)t[1 + k];
       }
-      if (!e && m->nloop &&
+      if (!e && m->nloop && lplan == MBSP_LOOPS_FORCED &&
           (cli.verb->run != mbsp_verbAccel || strcmp(mbs_solverName(m->opt.solver), "schur")))
         e = mbsp_loopsLocalStop(vc, m, cli.verb->name);
-    } else {
-      e = mbsp_agreeErr(vc, mbs_configBuildModel(cfg, &m));
+      if (ltry && (e == MBS_ERR_INPUT || e == MBS_ERR_USAGE)) { // (agreed: every rank)
+        mbs_modelDestroy(&m);
+        local_model = ltry = 0;
+        e = mbsp_memCheck(vc, cfg, cli.verb->name, 0);
+      }
     }
+    if (!e && !local_model) e = mbsp_agreeErr(vc, mbs_configBuildModel(cfg, &m));
   }
   if (split) e = mbsp_agreeErr(comm, e); // the waiting ranks learn how the build went
   // flexible bodies (issue 34): check, modes, and accel/run/static at one rank on the serial
@@ -350,7 +342,17 @@ int main(int argc, char **argv) {
     mbsp_fmtEnd();
     mbsp_relayEnd();
   } else if (!e) {
+    mbsp_loopsLocalTry(ltry); // the verb checks q0 and qd0 on the distributed loop model
     e = m && m->nflex_g ? mbsp_flexVerb(&cli, comm, cfg, m) : cli.verb->run(&cli, comm, cfg, m);
+    if (ltry && e == MBS_ERR_UNSUPPORTED && mbsp_loopsLocalRejected()) {
+      // off the loops: the model whole (memory check, assembly of q0) and the verb again, the
+      // replicated run of before (loops_local.h)
+      mbsp_loopsLocalTry(0);
+      mbs_modelDestroy(&m);
+      e = mbsp_memCheck(comm, cfg, cli.verb->name, 0);
+      if (!e) e = mbsp_agreeErr(comm, mbs_configBuildModel(cfg, &m));
+      if (!e) e = cli.verb->run(&cli, comm, cfg, m);
+    }
   }
   // loop models without solver.method solved with aba (docs/loops.md): say so once, after a
   // successful verb (an error stays the only line on stderr)

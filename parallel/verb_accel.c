@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli.h"
 #include "guard.h"
+#include "loops_local.h"
 #include "natural_par.h"
 #include "rankreport.h"
 #include "mbspar/mbs_engine.h"
@@ -215,7 +216,7 @@ static mbsErr accel_localCheck(mbspComm *comm, const mbsModel *m, mbspEngine *en
     mbsReal t[6];
     mbs_bodyInertiaMul(m, b, w->acc + 6 * b, t);
     for (int i = 0; i < 6; i++) t[i] += w->cbias[6 * b + i] - w->jfrc[6 * b + i];
-    if (w->fext_on) // the loop forces (distributed loop models, MBSPAR_LOOPS_LOCAL=1)
+    if (w->fext_on) // the loop forces (distributed loop models, docs/loops.md 9)
       for (int i = 0; i < 6; i++) t[i] -= w->fext[6 * b + i];
     const int *ch = m->child_list + m->body_childadr[b];
     for (int k = 0; k < m->body_childnum[b]; k++)
@@ -311,9 +312,10 @@ static mbsErr accel_kinResidual(mbspComm *comm, const mbsModel *m, mbspEngine *e
   return MBS_OK;
 }
 
-// a distributed loop model (MBSPAR_LOOPS_LOCAL=1) is not assembled (mbs_loopAssemble is
-// whole-model): its q0 must close the loops to solver.closure_tol already. The residual from the
-// gathered loop-body poses of the evaluation, the same on every rank.
+// a distributed loop model is not assembled (mbs_loopAssemble is whole-model): its q0 must close
+// the loops to solver.closure_tol already. By default accel tested that (and qd0) before its
+// first evaluation (mbsp_loopsLocalClosed); with MBSPAR_LOOPS_LOCAL=1 this is the test. The
+// residual from the gathered loop-body poses of the evaluation, the same on every rank.
 static mbsErr accel_closureCheck(const mbsConfig *cfg, const mbsModel *m, mbspEngine *eng) {
   mbsReal ep = 0, er = 0;
   mbs_loopViolation(m, mbsp_engineWork(eng), &ep, &er, NULL);
@@ -321,7 +323,8 @@ static mbsErr accel_closureCheck(const mbsConfig *cfg, const mbsModel *m, mbspEn
   return mbs_errSet(MBS_ERR_UNSUPPORTED,
                     "%s: model.loops: q0 does not close the loops (max |c| %.3g m, %.3g rad > "
                     "solver.closure_tol %g) and MBSPAR_LOOPS_LOCAL=1 does not assemble it (the "
-                    "assembly needs the whole model: unset MBSPAR_LOOPS_LOCAL)",
+                    "assembly needs the whole model: unset MBSPAR_LOOPS_LOCAL, and the model is "
+                    "built whole for it)",
                     cfg->filename, ep, er, m->opt.closure_tol);
 }
 
@@ -359,6 +362,13 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   e = mbsp_agreeErr(comm, e);
   if (!e && !serial) e = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &eng);
   if (e == MBS_ERR_INPUT) e = mbs_configBlame(cfg, "model", e);
+  // a loop model built distributed by default: q0 and qd0 on the loops before anything is bound
+  // or solved, else main.c builds it whole and runs the verb again (parallel/loops_local.c)
+  if (!e && local && m->nloop && mbsp_loopsLocalTrying()) {
+    int closed = 0;
+    e = mbsp_loopsLocalClosed(comm, m, eng, s, &closed);
+    if (!e && !closed) e = mbsp_loopsLocalReject(); // (the same on every rank)
+  }
   // the solver now, not at the first evaluation: its failures are agreed before any solve
   if (!e && !serial) e = mbsp_agreeErr(comm, mbs_cfsBindSolver(m, mbsp_engineCfs(eng)));
 
@@ -470,7 +480,19 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
     }
     if (stat.reason < 0) mbsp_accelWarn(m, stat.reason, stat.iterations, stat.residual);
     mbsp_guardWarn("accel", NULL, m, &guard);
-    e = mbsp_emit(cli, comm, cfg, m, mbs_accelJson, &a);
+    // a distributed loop model is not assembled: its report's rank, redundant equations and zero
+    // rows from the evaluation's loop solve at the same q0, the closure errors of its poses (what
+    // the assembly reports for a q0 it does not move; a view; docs/loops.md 9)
+    mbsModel view = *m;
+    if (m->nloop && lsnap.lam && !m->loop_asm.done) {
+      view.loop_asm.rank = lsnap.st.rank;
+      view.loop_asm.nredundant = lsnap.nred;
+      view.loop_asm.redundant = lsnap.red;
+      view.loop_asm.nskip = lsnap.st.nskip;
+      view.loop_asm.c0_pos = view.loop_asm.c_pos = lsnap.viol[0];
+      view.loop_asm.c0_rot = view.loop_asm.c_rot = lsnap.viol[1];
+    }
+    e = mbsp_emit(cli, comm, cfg, &view, mbs_accelJson, &a);
   } else if (!e && rank == 0) {
     if (serial) {
       mbs_constraintLambda(m, w);

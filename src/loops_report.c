@@ -116,7 +116,7 @@ void mbs_loopJsonModel(mbsJson *j, const mbsModel *m) {
   mbs_jsonInt(j, "rank", as->rank);
   mbs_loopJsonRedundant(j, m, as->redundant, as->nredundant);
   mbs_jsonInt(j, "zero_rows", as->nskip); // G_i = 0 at q0: no unit solve (docs/loops.md 8.1)
-  mbs_jsonInt(j, "mobility", m->nv - as->rank);
+  mbs_jsonInt(j, "mobility", (m->local ? m->nv_g : m->nv) - as->rank);
   mbs_jsonString(j, "solve", mbs_loopSolveName(m)); // with solver.method (docs/loops.md 8.4)
   mbs_loopJsonVmap(j, m);
   mbs_jsonBeginObject(j, "assembly");

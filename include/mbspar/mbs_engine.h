@@ -34,6 +34,10 @@ mbsErr mbsp_engineForward(mbspEngine *e, mbsState *s);
 /// the kinematics across ranks of mbsp_engineForward. Writes the owned entries of w->xpar, xmat,
 /// xpos, sdof, cvel, cacc, cbias, qfrc of the engine workspace. Collective.
 mbsErr mbsp_engineKinematics(mbspEngine *e, mbsState *s);
+/// mbsp_engineKinematics, then the poses and velocities of the bodies of the loops and
+/// spring-dampers on every rank (as mbsp_engineForward gathers them): enough for
+/// mbs_loopViolation on a distributed loop model. Collective.
+mbsErr mbsp_engineLoopPoses(mbspEngine *e, mbsState *s);
 /// Gather qdd (nv), lam (nlam) and jfrc (nbody x 6, body coordinates) to rank 0 (NULL pointers
 /// allowed on other ranks). Collective.
 mbsErr mbsp_engineGather(mbspEngine *e, double *qdd, double *lam, double *jfrc);
