@@ -9,6 +9,17 @@ mbs_add_test(test_schur_par SOURCES test_schur_par.c LIBS mbs_parallel NPROCS 1 
 # issue 35: trees with a deep rank tree (caterpillar, random tree): schur against ABA to 1e-12
 # and at most ceil(log2 P) interface rounds (the contraction over rank intervals, 4.4)
 mbs_add_test(test_schur_deep SOURCES test_schur_deep.c LIBS mbs_parallel NPROCS 3 4 8 LABELS mpi TIMEOUT 120)
+# the radix-k scans (mbsp_exscan and schur's cut-joint scan, docs/formulation.md 3.3, 4.4) at 5
+# ranks: the default radix (8: one round), and k = 2, 3, 4 (MBSPAR_SCAN_RADIX): exact prefix, schur
+# against ABA, ceil(log_k P) interface rounds (~1.5 s each)
+mbs_add_test(test_scan_radix SOURCES test_scan_radix.c LIBS mbs_parallel NPROCS 5 LABELS mpi TIMEOUT 120)
+foreach(k 2 3 4)
+  add_test(NAME test_scan_radix.k${k}.np5
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 5 ${MPIEXEC_PREFLAGS}
+                   --oversubscribe $<TARGET_FILE:test_scan_radix>)
+  set_tests_properties(test_scan_radix.k${k}.np5 PROPERTIES PROCESSORS 5 TIMEOUT 120 LABELS mpi
+                       ENVIRONMENT "${MBS_MPI_ENV};MBSPAR_SCAN_RADIX=${k}")
+endforeach()
 # the same with three OpenMP threads per rank: each rank's range is cut into three segments whose
 # cut joints are joined inside the rank (OMP_NUM_THREADS overrides the default of the test env)
 foreach(np 1 2)

@@ -18,6 +18,7 @@
 #include "flex_modalfile.h"
 #include "comm_private.h"
 #include "flops.h"
+#include "mbspar/mbs_schur.h"
 #include "fmtoff.h"
 #include "mbspar/mbs_fault.h"
 #include "mbspar/mbs_textfile.h"
@@ -26,7 +27,8 @@
 struct mbspComm {
   MPI_Comm comm;
   int rank, size, provided;
-  int job; // ranks of the job (mbsp_commIdle: the ranks waiting while this one works; else 0)
+  int job;   // ranks of the job (mbsp_commIdle: the ranks waiting while this one works; else 0)
+  int radix; // of the log-depth scans (mbs_scanRadix, read once at mbsp_init)
   // a split agreement in flight (mbsp_agreeErrStart .. End): the request, the codes, and the
   // message of this rank's error as it was when the agreement started
   // (dissemination rounds: in round k, d = 2^k, to rank + d and from rank - d modulo P)
@@ -124,6 +126,7 @@ mbsErr mbsp_init(int *argc, char ***argv, mbspComm **out) {
   c->comm = MPI_COMM_WORLD;
   MPI_Comm_rank(c->comm, &c->rank);
   MPI_Comm_size(c->comm, &c->size);
+  c->radix = mbs_scanRadix();
   mbs_faultSetRank(c->rank); // fault injection for tests (MBS_FAULT, mbs_fault.h) counts from here
 #ifdef MBS_SMPI_FLOPS
   mbsp_smpiFlops(); // the setup's flops are not part of the study
@@ -157,7 +160,7 @@ mbsErr mbsp_commSelf(const mbspComm *comm, mbspComm **out) {
     return mbs_errSet(MBS_ERR_MPI, "MPI_Comm_dup(MPI_COMM_SELF) failed");
   }
   MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
-  c->rank = 0, c->size = 1;
+  c->rank = 0, c->size = 1, c->radix = comm->radix;
   *out = c;
   return MBS_OK;
 }
@@ -173,7 +176,7 @@ mbsErr mbsp_commSplit(const mbspComm *comm, int keep, mbspComm **out) {
     return mbs_errSet(MBS_ERR_NOMEM, "out of memory");
   }
   MPI_Comm_set_errhandler(sub, MPI_ERRORS_RETURN);
-  c->comm = sub, c->provided = comm->provided, c->job = comm->size;
+  c->comm = sub, c->provided = comm->provided, c->job = comm->size, c->radix = comm->radix;
   MPI_Comm_rank(sub, &c->rank);
   MPI_Comm_size(sub, &c->size);
   *out = c;
@@ -481,10 +484,13 @@ static mbsErr mbsp_exscanMpi(mbspComm *c, const double *mine, double *prefix, in
   return MBS_OK;
 }
 
-// Recursive doubling (Hillis-Steele): in round k rank r sends the combination of the ranks
-// [r - 2^k + 1, r] it holds to r + 2^k and receives [r - 2^(k+1) + 1, r - 2^k] from r - 2^k,
-// which joins in front of both its inclusive and exclusive values. ceil(log2 P) rounds of one
-// message each way, whatever the MPI library's Exscan does.
+// Radix-k scan (k = c->radix; k = 2 is recursive doubling, Hillis-Steele): in round i (d = k^i)
+// rank r holds the combination of the ranks [r - d + 1, r] (its window); it receives the windows
+// of r - d, r - 2d, ..., r - (k - 1)d and sends its own to r + d, ..., r + (k - 1)d, all posted
+// together; the received windows, joined in rank order, then join in front of both its
+// exclusive and its inclusive value. ceil(log_k P) rounds of up to k - 1 messages each way (every
+// pair of ranks exchanges at most once: the distances j k^i are distinct), whatever the MPI
+// library's Exscan does. Each round: post its messages, wait, combine.
 #define MBSP_SCAN_MAX   64
 #define MBSP_TAG_EXSCAN 31
 mbsErr mbsp_exscan(mbspComm *c, const double *mine, double *prefix, int n,
@@ -493,21 +499,26 @@ mbsErr mbsp_exscan(mbspComm *c, const double *mine, double *prefix, int n,
   *valid = c->rank > 0;
   if (mode && strcmp(mode, "mpi") == 0) return mbsp_exscanMpi(c, mine, prefix, n, combine);
   if (n > MBSP_SCAN_MAX) return mbs_errSet(MBS_ERR_INTERNAL, "exscan record of %d doubles", n);
-  double inc[MBSP_SCAN_MAX], out[MBSP_SCAN_MAX], in[MBSP_SCAN_MAX];
+  const int k = c->radix >= 2 ? c->radix : 2;
+  double inc[MBSP_SCAN_MAX], out[MBSP_SCAN_MAX], in[(MBS_SCAN_RADIX_MAX - 1) * MBSP_SCAN_MAX];
   memcpy(inc, mine, sizeof(double) * (size_t)n);
   int have = 0;
-  for (int d = 1; d < c->size; d *= 2) {
-    int lo = c->rank - d, hi = c->rank + d;
-    MPI_Request rq[2];
-    int nr = 0;
+  for (int d = 1; d < c->size; d *= k) {
+    MPI_Request rq[2 * (MBS_SCAN_RADIX_MAX - 1)];
+    int nr = 0, nin = 0;
     memcpy(out, inc, sizeof(double) * (size_t)n);
-    if (lo >= 0)
-      MBS_CALL_MPI(MPI_Irecv(in, n, MPI_DOUBLE, lo, MBSP_TAG_EXSCAN, c->comm, &rq[nr++]));
-    if (hi < c->size)
-      MBS_CALL_MPI(MPI_Isend(out, n, MPI_DOUBLE, hi, MBSP_TAG_EXSCAN, c->comm, &rq[nr++]));
+    // window j - 1 from r - j d; ours to r + j d (one buffer, read by every send)
+    for (int j = 1; j < k && c->rank - j * d >= 0; j++, nin++)
+      MBS_CALL_MPI(MPI_Irecv(in + (size_t)n * (j - 1), n, MPI_DOUBLE, c->rank - j * d,
+                             MBSP_TAG_EXSCAN, c->comm, &rq[nr++]));
+    for (int j = 1; j < k && c->rank + j * d < c->size; j++)
+      MBS_CALL_MPI(
+          MPI_Isend(out, n, MPI_DOUBLE, c->rank + j * d, MBSP_TAG_EXSCAN, c->comm, &rq[nr++]));
     if (c->idle) c->idle(c->idle_ctx); // the owner's work while the round's messages travel
     MBS_CALL_MPI(MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE));
-    if (lo >= 0) {
+    if (nin > 0) {
+      // the windows in rank order: in_0 <- in_j then in_0 (j = 1 .. nin - 1, the lower ranks)
+      for (int j = 1; j < nin; j++) combine(in + (size_t)n * j, in);
       if (have) {
         combine(in, prefix); // prefix <- in then prefix
       } else {
@@ -518,6 +529,10 @@ mbsErr mbsp_exscan(mbspComm *c, const double *mine, double *prefix, int n,
     }
   }
   return MBS_OK;
+}
+
+int mbsp_scanRadix(const mbspComm *c) {
+  return c->radix;
 }
 
 mbsErr mbsp_barrier(mbspComm *c) {

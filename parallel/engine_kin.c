@@ -1,6 +1,6 @@
 /// \file engine_kin.c
 /// The distributed engine's kinematics (engine.c evaluates through it): the position stage of the
-/// owned bodies, the velocities across ranks (a chain's recursive-doubling scan of its segments'
+/// owned bodies, the velocities across ranks (a chain's radix-k scan of its segments'
 /// maps, or a tree's rank pipeline) and the poses below a ghost parent. No MPI calls here.
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,8 +111,8 @@ static void mbsp_composeK(int k, const mbsReal *Xb, const mbsReal *Xgp, mbsReal 
 
 // Poses (the position stage's prefix product) and velocities across ranks, after the local
 // joint transforms: each rank composes, in parallel, the maps from its ghost parents to its
-// bodies; chains exchange only the map of each rank's segment by a recursive-doubling scan
-// (ceil(log2 P) rounds), trees pass the boundary bodies' values down the rank tree (depth: the
+// bodies; chains exchange only the map of each rank's segment by a radix-k scan
+// (ceil(log_k P) rounds), trees pass the boundary bodies' values down the rank tree (depth: the
 // rank tree's height); then every rank finishes its own bodies.
 // A chain's segment (the scan) takes its poses from its parents' in order, as the serial
 // recursion does (the ghost's pose from the scan); the pipeline from the maps Xg, as the poses

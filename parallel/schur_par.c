@@ -8,10 +8,11 @@
 /// system; it is solved without gathering it anywhere:
 ///  - chain decompositions (every rank one component, ports only to rank r - 1 and r + 1): the
 ///    rank systems are the elements of an associative merge (join two systems on their shared
-///    cut joint and eliminate it), so a recursive-doubling scan gives every rank the merge of all
-///    ranks above it and of all ranks below it in ceil(log2 P) rounds of nearest-power-of-two
-///    point-to-point messages (prefix and suffix in the same rounds, 4 messages of 158 doubles
-///    per rank and round); each rank then solves its own 2-port system;
+///    cut joint and eliminate it), so a radix-k scan (k = mbsp_scanRadix; k = 2 is recursive
+///    doubling) gives every rank the merge of all ranks above it and of all ranks below it in
+///    ceil(log_k P) rounds of point-to-point messages to the ranks at distances j k^i
+///    (j = 1 .. k - 1; prefix and suffix in the same rounds, up to 4 (k - 1) messages of 158
+///    doubles per rank and round); each rank then solves its own 2-port system;
 ///  - any other decomposition (trees): a leaf-to-root pass over the component tree (each
 ///    component adds its children's reduced systems to its lower ports, eliminates them and sends
 ///    the system left on its upper port to the parent's rank), then a root-to-leaf pass with the
@@ -67,7 +68,7 @@ void mbsp_schurDestroy(mbspSchur **psp) {
                   sp->jg,         sp->lp,        sp->lq,         sp->dsend,     sp->jd_adr,
                   sp->jt,         sp->st_s,      sp->st_r,       sp->port_comp, sp->comp_uadr,
                   sp->comp_pend,  sp->up_comp,   sp->goff,       sp->gmap,      sp->light_b,
-                  sp->light_blk,  sp->lr_lam,    sp->lr_send};
+                  sp->light_blk,  sp->lr_lam,    sp->lr_send,    sp->pbuf};
   for (size_t k = 0; k < sizeof arrs / sizeof arrs[0]; k++) free(arrs[k]);
   free(sp);
   *psp = NULL;
@@ -122,7 +123,10 @@ static mbsErr mbsp_schurSetup(mbspSchur *sp) {
   MBS_ALLOC(sp->lam_low, s->ncol);
   MBS_ALLOC(sp->acc_s, 6 * np);
   MBS_ALLOC(sp->acc_r, 6 * nc);
-  MBS_CALL(mbsp_msgCreate(sp->comm, 2 * (np + nc) + 8, &sp->msg));
+  // the scan's buffers and messages: per round up to radix - 1 each way, both directions
+  sp->radix = mbsp_scanRadix(sp->comm);
+  MBS_ALLOC(sp->pbuf, 2 * sp->radix * MBS_SCHUR_PAIR_DOUBLES);
+  MBS_CALL(mbsp_msgCreate(sp->comm, 2 * (np + nc) + 4 * sp->radix + 4, &sp->msg));
   MBS_ALLOC(sp->jx, nup);
   MBS_ALLOC(sp->jr, nup);
   MBS_ALLOC(sp->jz, nup);

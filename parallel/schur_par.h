@@ -47,7 +47,7 @@ mbsErr mbsp_schurLocal(mbspSchur *sp, mbsState *st, mbsWork *w, double *C, doubl
 int mbsp_schurInterface(const mbspSchur *sp);
 /// The schur solver bound to \p c, NULL if another solver is bound. Local.
 mbspSchur *mbsp_schurOf(const mbsCfs *c);
-/// 1 if the cut-joint system is solved by the recursive-doubling scan. Local.
+/// 1 if the cut-joint system is solved by the (radix-k) scan of a chain decomposition. Local.
 int mbsp_schurChain(const mbspSchur *sp);
 /// Point-to-point messages sent so far by this rank. Local.
 long mbsp_schurMessages(const mbspSchur *sp);
@@ -57,7 +57,7 @@ void mbsp_schurDestroy(mbspSchur **sp);
 /// The solver table entry (solver.method = schur), registered by mbsp_solversRegister.
 extern const mbsSolverType mbsp_solverSchur;
 /// Thread segments of the schur solver bound to \p c (0 if another solver is bound) and, in
-/// *scan, whether it merges the cut joints by the recursive-doubling scan. Local.
+/// *scan, whether it merges the cut joints by the (radix-k) scan. Local.
 int mbsp_schurSegmentsOf(const mbsCfs *c, int *scan);
 
 #endif

@@ -1,6 +1,6 @@
 /// \file schur_par_merge.c
 /// The interface solves of the exact distributed solver (solver.method = "schur", see
-/// parallel/schur_par.c and docs/formulation.md 4.4): the recursive-doubling scan of chain
+/// parallel/schur_par.c and docs/formulation.md 4.4): the radix-k scan of chain
 /// decompositions, the leaf-to-root and root-to-leaf passes over the component tree, and J-CG on
 /// the cut-joint system (solver.interface = jcg). All MPI goes through parallel/comm.c.
 #include <math.h>
@@ -18,10 +18,25 @@
 
 // ---------------------------------------------------------------- chain scan
 
+// Radix-k scan (k = sp->radix; k = 2 is recursive doubling): in round i (d = k^i) rank r holds
+// acc, the merge of the ranks [r - d + 1, r], and sacc, that of [r, r + d - 1]; it sends acc to
+// r + jd and sacc to r - jd (j = 1 .. k - 1, all posted together) and receives theirs, joins the
+// received windows with each other in rank order, and merges the result in front of excl and acc
+// (behind sexcl and sacc; acc and sacc not in the last round, where nothing reads them).
+// ceil(log_k P) rounds (docs/formulation.md 4.4).
+#define MBSP_PD MBS_SCHUR_PAIR_DOUBLES
+// doubles of a packed pair that carry data (mbs_schurPairPack: na, nb, C, g); the rest of the
+// MBSP_PD is zeros, not sent (a receive of MBSP_PD doubles takes a shorter message)
+static int mbsp_pairLen(const mbsSchurPair *p) {
+  int n = p->na < 0 ? 0 : p->na + p->nb;
+  return 2 + n * n + n;
+}
 mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
   mbsSchur *s = sp->seg;
   const mbsSchurComp *cp = s->comp;
-  int r = sp->rank, P = sp->size, n = cp->n;
+  int r = sp->rank, P = sp->size, n = cp->n, k = sp->radix;
+  double *sdn = sp->pbuf, *sup = sdn + MBSP_PD; // packed acc (to r + jd), sacc (to r - jd)
+  double *rlo = sup + MBSP_PD, *rhi = rlo + (size_t)MBSP_PD * (k - 1); // from r - jd, r + jd
   sp->x.na = cp->nup, sp->x.nb = cp->nc;
   memcpy(sp->x.C, cp->C, sizeof(double) * (size_t)n * n);
   memcpy(sp->x.g, cp->g, sizeof(double) * (size_t)n);
@@ -29,42 +44,56 @@ mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w) {
   sp->excl.na = sp->sexcl.na = -1;
   sp->rounds = 0;
   int ok = 1, nfloor = 0;
-  for (int d = 1; d < P; d *= 2) {
-    int lo = r - d >= 0 ? r - d : -1, hi = r + d < P ? r + d : -1;
-    mbs_schurPairPack(&sp->acc, sp->pbuf[0]);  // to r + d
-    mbs_schurPairPack(&sp->sacc, sp->pbuf[1]); // to r - d
+  for (int d = 1; d < P; d *= k) {
+    const int last = d >= (P + k - 1) / k; // no round follows: acc and sacc are not sent again
+    int nlo = 0, nhi = 0;                  // partners below (r - jd) and above (r + jd)
+    while (nlo + 1 < k && r - (nlo + 1) * d >= 0) nlo++;
+    while (nhi + 1 < k && r + (nhi + 1) * d < P) nhi++;
+    mbs_schurPairPack(&sp->acc, sdn);
+    mbs_schurPairPack(&sp->sacc, sup);
+    const int ldn = mbsp_pairLen(&sp->acc), lup = mbsp_pairLen(&sp->sacc);
     MBS_TIC(w->timer, MBS_TIMER_IFACE);
-    if (lo >= 0) {
-      MBS_CALL(mbsp_msgIrecv(sp->msg, sp->pbuf[2], MBS_SCHUR_PAIR_DOUBLES, lo, MBSP_TAG_SCAN_DOWN,
-                             NULL));
-      MBS_CALL(
-          mbsp_msgIsend(sp->msg, sp->pbuf[1], MBS_SCHUR_PAIR_DOUBLES, lo, MBSP_TAG_SCAN_UP, NULL));
-      sp->messages++;
+    for (int j = 1; j <= nlo; j++) {
+      MBS_CALL(mbsp_msgIrecv(sp->msg, rlo + (size_t)MBSP_PD * (j - 1), MBSP_PD, r - j * d,
+                             MBSP_TAG_SCAN_DOWN, NULL));
+      MBS_CALL(mbsp_msgIsend(sp->msg, sup, lup, r - j * d, MBSP_TAG_SCAN_UP, NULL));
     }
-    if (hi >= 0) {
-      MBS_CALL(
-          mbsp_msgIrecv(sp->msg, sp->pbuf[3], MBS_SCHUR_PAIR_DOUBLES, hi, MBSP_TAG_SCAN_UP, NULL));
-      MBS_CALL(mbsp_msgIsend(sp->msg, sp->pbuf[0], MBS_SCHUR_PAIR_DOUBLES, hi, MBSP_TAG_SCAN_DOWN,
-                             NULL));
-      sp->messages++;
+    for (int j = 1; j <= nhi; j++) {
+      MBS_CALL(mbsp_msgIrecv(sp->msg, rhi + (size_t)MBSP_PD * (j - 1), MBSP_PD, r + j * d,
+                             MBSP_TAG_SCAN_UP, NULL));
+      MBS_CALL(mbsp_msgIsend(sp->msg, sdn, ldn, r + j * d, MBSP_TAG_SCAN_DOWN, NULL));
     }
+    sp->messages += nlo + nhi;
     MBS_CALL(mbsp_msgWaitAll(sp->msg));
     MBS_TOC(w->timer, MBS_TIMER_IFACE);
-    if (lo >= 0) { // prefix: the ranks just above this range join in front
-      mbs_schurPairUnpack(sp->pbuf[2], &sp->tmp);
-      mbsSchurPair t;
+    mbsSchurPair t, u;
+    if (nlo > 0) { // prefix: the ranks just above this range join in front
+      mbs_schurPairUnpack(rlo, &sp->tmp);
+      for (int j = 2; j <= nlo; j++) { // tmp <- (window of r - jd) . tmp
+        mbs_schurPairUnpack(rlo + (size_t)MBSP_PD * (j - 1), &u);
+        ok &= mbs_schurPairMerge(&u, &sp->tmp, &t, &nfloor);
+        sp->tmp = t;
+      }
       ok &= mbs_schurPairMerge(&sp->tmp, &sp->excl, &t, &nfloor);
       sp->excl = t;
-      ok &= mbs_schurPairMerge(&sp->tmp, &sp->acc, &t, &nfloor);
-      sp->acc = t;
+      if (!last) {
+        ok &= mbs_schurPairMerge(&sp->tmp, &sp->acc, &t, &nfloor);
+        sp->acc = t;
+      }
     }
-    if (hi >= 0) { // suffix: the ranks just below join behind
-      mbs_schurPairUnpack(sp->pbuf[3], &sp->tmp);
-      mbsSchurPair t;
+    if (nhi > 0) { // suffix: the ranks just below join behind
+      mbs_schurPairUnpack(rhi, &sp->tmp);
+      for (int j = 2; j <= nhi; j++) { // tmp <- tmp . (window of r + jd)
+        mbs_schurPairUnpack(rhi + (size_t)MBSP_PD * (j - 1), &u);
+        ok &= mbs_schurPairMerge(&sp->tmp, &u, &t, &nfloor);
+        sp->tmp = t;
+      }
       ok &= mbs_schurPairMerge(&sp->sexcl, &sp->tmp, &t, &nfloor);
       sp->sexcl = t;
-      ok &= mbs_schurPairMerge(&sp->sacc, &sp->tmp, &t, &nfloor);
-      sp->sacc = t;
+      if (!last) {
+        ok &= mbs_schurPairMerge(&sp->sacc, &sp->tmp, &t, &nfloor);
+        sp->sacc = t;
+      }
     }
     // a failed merge does not leave the scan: the other ranks wait for this one's messages
     sp->rounds++;

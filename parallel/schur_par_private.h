@@ -43,7 +43,9 @@ struct mbspSchur {
   mbspMsg *msg;
   // scan state
   mbsSchurPair x, acc, excl, sacc, sexcl, tmp;
-  double pbuf[4][MBS_SCHUR_PAIR_DOUBLES];
+  int radix;    // of the scan (mbsp_scanRadix)
+  double *pbuf; // (2 radix) packed pairs: [0] acc to r + jd, [1] sacc to r - jd, then the
+                // radix - 1 windows from r - jd (j = 1 ..), the radix - 1 from r + jd
   // J-CG on the interface (solver.interface = jcg): owned cut joints are the upper ports
   double *jx, *jr, *jz, *jp, *jq, *jt, *jd, *jg; // (nup) owned vectors, diagonal factors
   double *lp, *lq;                               // (ncol) lower ports: copies of p, partial A p
@@ -112,7 +114,7 @@ void mbsp_schurLightRootSend(mbspSchur *sp, int c, const mbsSchurComp *save, con
 int mbsp_schurLightRootExpand(mbspSchur *sp, int c, const double *lam_u);
 
 /// The interface (cut-joint) solves of the distributed solver (parallel/schur_par_merge.c): the
-/// recursive-doubling scan of chain decompositions, the component-tree passes, and J-CG.
+/// radix-k scan of chain decompositions, the component-tree passes, and J-CG.
 mbsErr mbsp_schurScan(mbspSchur *sp, mbsWork *w);
 mbsErr mbsp_schurTree(mbspSchur *sp, mbsWork *w);
 mbsErr mbsp_schurJcg(mbspSchur *sp, mbsState *st, mbsWork *w);

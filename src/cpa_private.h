@@ -144,6 +144,7 @@ typedef struct {
 // the tree solve being built
 struct mbsCpaSch {
   int P, use_scan, chain, defer;
+  int radix; // of the chain's two scans (mbs_scanRadix)
   int *start;
   mbsCpaRank *R;
   int *map, *IAw, *pAw, *proj, *done, *stn, *acc, *lam, *spv, *gho, *gbuf, *kmsg, *fwdn;

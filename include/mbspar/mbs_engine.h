@@ -20,7 +20,7 @@ typedef struct {
   double weight;   ///< load-balance weight of the range
   int prefix_scan; ///< 1: velocity prefix by MPI_Exscan (O(log P)); 0: rank pipeline
   int segments;    ///< thread segments of the exact solver on this rank (0: not set up)
-  int merge_scan;  ///< exact solver: 1 cut joints merged by the recursive-doubling scan
+  int merge_scan;  ///< exact solver: 1 cut joints merged by the radix-k scan
 } mbspDecompInfo;
 
 /// Split the model over the ranks (contiguous body ranges balanced by per-joint cost), set up

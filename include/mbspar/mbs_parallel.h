@@ -88,7 +88,8 @@ mbsErr mbsp_localOverlap(mbspComm *comm, const unsigned char *mask, int nbytes, 
 /// Exclusive prefix scan of one record of \p n doubles per rank with a non-commutative
 /// combination: rank r receives x_0 . x_1 . ... . x_{r-1} (rank 0 receives nothing; *valid = 0
 /// there), where combine(a, b) overwrites b with "a then b" (a from the lower ranks). O(log P)
-/// depth: hand-written recursive doubling with point-to-point messages, ceil(log2 P) rounds
+/// depth: a hand-written radix-k scan with point-to-point messages (k = mbsp_scanRadix; k = 2 is
+/// recursive doubling), ceil(log_k P) rounds of up to k - 1 messages each way
 /// (MBSPAR_EXSCAN=mpi uses MPI_Exscan instead; SimGrid's is linear in P). n <= 64. Collective.
 mbsErr mbsp_exscan(mbspComm *comm, const double *mine, double *prefix, int n,
                    void (*combine)(const double *a, double *b), int *valid);
@@ -97,6 +98,9 @@ mbsErr mbsp_exscan(mbspComm *comm, const double *mine, double *prefix, int n,
 /// message; it may complete receives posted before the scan; the engine's overlapped factor,
 /// docs/formulation.md 4.4). Local.
 void mbsp_commSetIdle(mbspComm *comm, void (*idle)(void *ctx), void *ctx);
+/// The radix of the log-depth scans over the ranks (mbsp_exscan, schur's cut-joint scan):
+/// mbs_scanRadix() as read at mbsp_init, the same on every rank. Local.
+int mbsp_scanRadix(const mbspComm *comm);
 /// Barrier. Collective.
 mbsErr mbsp_barrier(mbspComm *comm);
 /// Wall-clock seconds (MPI_Wtime). Local.

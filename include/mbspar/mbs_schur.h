@@ -286,7 +286,7 @@ void mbs_schurExpand(int nk, int ne, const mbsReal *C, const mbsReal *g, const m
                      mbsReal *xe);
 
 /// A condensed system over two port sets, A (the upper side, na unknowns) and B (the lower side,
-/// nb), each at most 6: the element of the recursive-doubling scan of chain decompositions.
+/// nb), each at most 6: the element of the radix-k scan of chain decompositions.
 /// na < 0 marks the empty system (the identity of the merge).
 #define MBS_SCHUR_PAIR_MAX 12
 typedef struct {
@@ -304,5 +304,18 @@ int mbs_schurPairMerge(const mbsSchurPair *a, const mbsSchurPair *b, mbsSchurPai
                        int *nfloor);
 void mbs_schurPairPack(const mbsSchurPair *p, double *buf);
 void mbs_schurPairUnpack(const double *buf, mbsSchurPair *p);
+
+/// Radix k of the two log-depth scans over the ranks of a chain, the kinematics prefix
+/// (parallel/comm.c mbsp_exscan) and the cut-joint scan (parallel/schur_par_merge.c
+/// mbsp_schurScan), and of their graphs in cpa (docs/formulation.md 3.3, 4.4): in round i (d =
+/// k^i) every rank receives the windows of the ranks d, 2d, ..., (k - 1)d below it (and, in the
+/// cut-joint scan, above it), ceil(log_k P) rounds; k = 2 is recursive doubling. The default was
+/// chosen by the 64-host SMPI flops point (docs/scaling.md "Radix-k scans").
+#define MBS_SCAN_RADIX     8
+#define MBS_SCAN_RADIX_MAX 16
+/// MBS_SCAN_RADIX, or MBSPAR_SCAN_RADIX from the environment when it is an integer in
+/// [2, MBS_SCAN_RADIX_MAX] (a measurement switch: other values are ignored; mpirun gives every
+/// rank the same environment). Read once at setup (mbsp_init, the cpa builder). Local.
+int mbs_scanRadix(void);
 
 #endif

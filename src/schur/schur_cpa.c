@@ -266,6 +266,7 @@ mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
   if (sm && (!strcmp(sm, "tree") || !strcmp(sm, "pass"))) chain = 0;
   int defer = m->nforce == 0 && m->nloop == 0;
   X->G = G, X->use_scan = use_scan, X->chain = chain, X->defer = defer;
+  X->radix = mbs_scanRadix();
 
   // ---- kinematics (parallel/engine.c mbsp_engineForward, mbsp_kinematics)
   B->cls = MBS_CPA_CLASS_KIN;
@@ -303,12 +304,11 @@ mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
       for (int b = rr->b0; b < rr->b1; b++) gho[b] = -1;
   }
   if (P > 1 && use_scan) {
-    // recursive-doubling exclusive scan of the ranks' maps (comm.c mbsp_exscan): round d, rank r
-    // receives r - d's inclusive value, combines it into its prefix and its inclusive value
+    // the exclusive scan of the ranks' maps (comm.c mbsp_exscan, radix k): per round rank r
+    // joins the windows received from r - jd in front of its prefix and its inclusive value
     int *inc = malloc((size_t)P * sizeof(int)), *pre = malloc((size_t)P * sizeof(int));
-    int *nxt = malloc((size_t)P * sizeof(int));
-    if (!inc || !pre || !nxt) {
-      free(inc), free(pre), free(nxt);
+    if (!inc || !pre) {
+      free(inc), free(pre);
       e = mbs_errSet(MBS_ERR_NOMEM, "cpa: out of memory");
       return e;
     }
@@ -322,27 +322,10 @@ mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X) {
       }
       pre[r] = -1;
     }
-    for (int d = 1; d < P; d *= 2) {
-      for (int r = 0; r < P; r++) nxt[r] = inc[r];
-      for (int r = d; r < P; r++) {
-        int msg = mbs_cpaMsg(B, 30 * sizeof(double), inc[r - d]);
-        if (pre[r] >= 0) {
-          int c2 = mbs_cpaNodeOn(B, MBS_CPA_KIN_SCAN, R[r].b0, MBS_FL_KIN_THEN, -1, -1, -1);
-          mbs_cpaDep(B, msg, c2);
-          mbs_cpaDep(B, pre[r], c2);
-          pre[r] = c2;
-        } else {
-          pre[r] = msg;
-        }
-        int c1 = mbs_cpaNodeOn(B, MBS_CPA_KIN_SCAN, R[r].b0, MBS_FL_KIN_THEN, -1, -1, -1);
-        mbs_cpaDep(B, msg, c1);
-        mbs_cpaDep(B, inc[r], c1);
-        nxt[r] = c1;
-      }
-      for (int r = 0; r < P; r++) inc[r] = nxt[r];
-    }
+    e = mbs_cpaKinScan(B, R, P, X->radix, inc, pre);
     for (int r = 0; r < P; r++) R[r].kin_in = pre[r];
-    free(inc), free(pre), free(nxt);
+    free(inc), free(pre);
+    if (e) return e;
   } else if (P > 1) {
     // pipeline as a data flow (mbsp_kinematics): per rank, each neighbour's segment goes out as
     // soon as the messages with its bodies' ghost parents are in (halo hvel: one message per pair

@@ -26,5 +26,12 @@ int mbs_cpaSchPassDepth(const mbsCpaB *B, const mbsCpaRank *R, int P);
 /// The contraction's nodes and messages after the rank systems (R[r].vsys, fac_end); sets
 /// R[r].if_end and B->iface_rounds.
 mbsErr mbs_cpaSchRed(mbsCpaB *B, mbsCpaRank *R, int P);
+/// The kinematics prefix of a chain with radix k (comm.c mbsp_exscan; schur_cpa_scan.c): inc[r]
+/// the node of rank r's record on entry (its inclusive value's on return), pre[r] -1 on entry,
+/// the node of its exclusive prefix on return (-1 on rank 0).
+mbsErr mbs_cpaKinScan(mbsCpaB *B, const mbsCpaRank *R, int P, int k, int *inc, int *pre);
+/// The cut-joint scan of a chain with radix k (mbsp_schurScan; schur_cpa_scan.c) after the rank
+/// systems (R[r].vsys, fac_end); sets R[r].if_end and B->iface_rounds (ceil(log_k P)).
+mbsErr mbs_cpaSchScan(mbsCpaB *B, mbsCpaRank *R, int P, int k);
 
 #endif

@@ -141,3 +141,13 @@ void mbs_schurPairUnpack(const double *buf, mbsSchurPair *p) {
   memcpy(p->C, buf + 2, sizeof(double) * (size_t)n * n);
   memcpy(p->g, buf + 2 + n * n, sizeof(double) * (size_t)n);
 }
+
+int mbs_scanRadix(void) {
+  const char *v = getenv("MBSPAR_SCAN_RADIX");
+  if (v && *v) {
+    char *end;
+    long k = strtol(v, &end, 10);
+    if (*end == 0 && k >= 2 && k <= MBS_SCAN_RADIX_MAX) return (int)k;
+  }
+  return MBS_SCAN_RADIX;
+}
