@@ -39,6 +39,7 @@
 #   given host speed (e.g. 3.87Gf, the quiet calibration of docs/scaling.md) instead of one
 #   measured here: no real runs, only mbspar_smpi_flops built; the speedup is then taken against
 #   the quiet ABA reference by hand (the flop figure is deterministic given SPEED).
+# --big-only (with --speeds): the 2^20 points alone.
 # --speeds FSPEED,WSPEED: the flop modes only (flops and flops-warm at 64 hosts and, unless
 #   --no-big, at 1024), at host speeds measured before (e.g. by a quiet run of this script: its
 #   jsonl's baseline record), without real runs: the points are deterministic given the speeds, so
@@ -50,6 +51,7 @@ pairs=3
 rep=10
 big=1
 warm=1
+bigonly=0
 real=""
 f64=""
 speeds=""
@@ -65,6 +67,7 @@ while (($#)); do
     ;;
   --no-big) big=0 ;;
   --no-warm) warm=0 ;;
+  --big-only) bigonly=1 ;;
   --flops64)
     f64=${2:?--flops64 SPEED}
     shift
@@ -195,8 +198,10 @@ if [[ -n $speeds ]]; then # the flop modes alone, at the given host speeds
   fspeed=${speeds%%,*} wspeed=${speeds#*,}
   printf '{"kind":"baseline","host_speed":"%s","host_speed_warm":"%s","note":"--speeds: given, not measured"}\n' \
     "$fspeed" "$wspeed" >>"$out"
-  sim flops 65536 64 1
-  sim flops-warm 65536 64 1
+  if ((!bigonly)); then
+    sim flops 65536 64 1
+    sim flops-warm 65536 64 1
+  fi
   if ((big)); then
     sim flops 1048576 1024 1
     sim flops-warm 1048576 1024 1
