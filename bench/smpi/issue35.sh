@@ -185,22 +185,19 @@ printf '{"kind":"meta","git":"%s","machine":"%s","simgrid":"%s","date":"%s","loa
   "$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)" \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(smpirun -version 2>/dev/null | head -1)" \
   "$stamp" "$(load)" "$pairs" "$rep" >>"$out"
-if [[ -n $f64 ]]; then # the flops point at 64 hosts alone, at the given host speed
-  fspeed=$f64
-  printf '{"kind":"baseline","host_speed":"%s","note":"--flops64: given, not measured"}\n' \
-    "$fspeed" >>"$out"
-  sim flops 65536 64 1
-  printf '{"kind":"end","load_end":%s,"wall_s":%s}\n' "$(load)" $(($(date +%s) - t0)) >>"$out"
-  log "done in $(($(date +%s) - t0)) s"
-  exit 0
-fi
-if [[ -n $speeds ]]; then # the flop modes alone, at the given host speeds
-  fspeed=${speeds%%,*} wspeed=${speeds#*,}
-  printf '{"kind":"baseline","host_speed":"%s","host_speed_warm":"%s","note":"--speeds: given, not measured"}\n' \
-    "$fspeed" "$wspeed" >>"$out"
+if [[ -n $f64 || -n $speeds ]]; then # the flop modes alone, at given host speeds: no real runs
+  if [[ -n $f64 ]]; then # the flops point at 64 hosts alone
+    fspeed=$f64 wspeed="" big=0 bigonly=0
+    printf '{"kind":"baseline","host_speed":"%s","note":"--flops64: given, not measured"}\n' \
+      "$fspeed" >>"$out"
+  else
+    fspeed=${speeds%%,*} wspeed=${speeds#*,}
+    printf '{"kind":"baseline","host_speed":"%s","host_speed_warm":"%s","note":"--speeds: given, not measured"}\n' \
+      "$fspeed" "$wspeed" >>"$out"
+  fi
   if ((!bigonly)); then
     sim flops 65536 64 1
-    sim flops-warm 65536 64 1
+    if [[ -n $wspeed ]]; then sim flops-warm 65536 64 1; fi
   fi
   if ((big)); then
     sim flops 1048576 1024 1
