@@ -11,7 +11,7 @@ mbs_add_test(test_schur_par SOURCES test_schur_par.c LIBS mbs_parallel NPROCS 1 
 mbs_add_test(test_schur_deep SOURCES test_schur_deep.c LIBS mbs_parallel NPROCS 3 4 8 LABELS mpi TIMEOUT 120)
 # the radix-k scans (mbsp_exscan and schur's cut-joint scan, docs/formulation.md 3.3, 4.4) at 5
 # ranks: the default radix (8: one round), and k = 2, 3, 4 (MBSPAR_SCAN_RADIX): exact prefix, schur
-# against ABA, ceil(log_k P) interface rounds (~1.5 s each)
+# against ABA, ceil(log_k P) interface rounds, the split error agreement (~1.5 s each)
 mbs_add_test(test_scan_radix SOURCES test_scan_radix.c LIBS mbs_parallel NPROCS 5 LABELS mpi TIMEOUT 120)
 foreach(k 2 3 4)
   add_test(NAME test_scan_radix.k${k}.np5

@@ -9,9 +9,13 @@
 ///  - schur on a 300-link revolute chain (the cut-joint scan and the kinematics prefix): q̈ (to
 ///    1e-10: this chain amplifies rounding) and λ (1e-12) against the serial ABA oracle, and the
 ///    interface rounds the solver reports
-///    (largest over the ranks) equal to ceil(log_k P).
+///    (largest over the ranks) equal to ceil(log_k P);
+///  - the split error agreement (radix-k dissemination rounds): the largest code and the lowest
+///    failing rank's message on every rank, for every failing rank and pairs of them.
 /// Every rank agrees on the failure count.
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "mbspar/mbs_engine.h"
 #include "mbspar/mbs_config.h"
 #include "mbspar/mbs_schur.h"
@@ -99,6 +103,30 @@ static void check_chain(int P, int k) {
   mbs_configDestroy(&c);
 }
 
+// the split error agreement (mbsp_agreeErrStart .. End, radix-k dissemination): no rank failing,
+// one failing rank at each position, and two at distance 2 with different codes: every rank gets
+// the largest code and the lowest failing rank's message
+static void check_agree(int P, int rank) {
+  for (int f = -1; f < P; f++)
+    for (int two = 0; two < 2 && (two == 0 || (f >= 0 && P > 2)); two++) {
+      const int f2 = two ? (f + 2) % P : -1;
+      mbsErr local = MBS_OK;
+      if (rank == f) local = mbs_errSet(MBS_ERR_NUMERIC, "failed at rank %d", rank);
+      if (rank == f2) local = mbs_errSet(MBS_ERR_IO, "failed at rank %d", rank);
+      MBS_EXPECT_OK(mbsp_agreeErrStart(comm, local));
+      mbsErr got = mbsp_agreeErrEnd(comm);
+      mbsErr want = f >= 0 ? MBS_ERR_NUMERIC : MBS_OK; // the larger code (5 > 3)
+      MBS_EXPECT(got == want, "agree P=%d f=%d f2=%d rank %d: code %d, want %d", P, f, f2, rank,
+                 (int)got, (int)want);
+      if (want) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "failed at rank %d", f2 >= 0 && f2 < f ? f2 : f);
+        MBS_EXPECT(strstr(mbs_errMsg(), msg) != NULL, "agree P=%d f=%d f2=%d rank %d: '%s'", P, f,
+                   f2, rank, mbs_errMsg());
+      }
+    }
+}
+
 int main(int argc, char **argv) {
   if (mbsp_init(&argc, &argv, &comm)) {
     fprintf(stderr, "MPI init failed: %s\n", mbs_errMsg());
@@ -109,6 +137,7 @@ int main(int argc, char **argv) {
   MBS_EXPECT(k >= 2 && k <= MBS_SCAN_RADIX_MAX, "radix %d", k);
   if (env) MBS_EXPECT(k == atoi(env), "MBSPAR_SCAN_RADIX=%s but radix %d", env, k);
   check_exscan(P, rank);
+  check_agree(P, rank);
   check_chain(P, k);
   long fails = mbs_test_fail;
   mbsp_allreduceSumLong(comm, &fails, 1);

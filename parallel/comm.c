@@ -29,11 +29,11 @@ struct mbspComm {
   int rank, size, provided;
   int job;   // ranks of the job (mbsp_commIdle: the ranks waiting while this one works; else 0)
   int radix; // of the log-depth scans (mbs_scanRadix, read once at mbsp_init)
-  // a split agreement in flight (mbsp_agreeErrStart .. End): the request, the codes, and the
-  // message of this rank's error as it was when the agreement started
-  // (dissemination rounds: in round k, d = 2^k, to rank + d and from rank - d modulo P)
-  MPI_Request areq[2];
-  int aopen, ad, acodes[2], ared[2], ain[2];
+  // a split agreement in flight (mbsp_agreeErrStart .. End): the requests, the codes, and the
+  // message of this rank's error as it was when the agreement started (radix-k dissemination
+  // rounds: with window d, to rank + jd and from rank - jd modulo P, j = 1 .. an)
+  MPI_Request areq[2 * (MBS_SCAN_RADIX_MAX - 1)];
+  int aopen, ad, an, acodes[2], ared[2], ain[2 * (MBS_SCAN_RADIX_MAX - 1)];
   char amsg[2048];
   // mbsp_commSetIdle: local work run in mbsp_exscan while each round's messages travel
   void (*idle)(void *ctx);
@@ -238,19 +238,31 @@ mbsErr mbsp_agreeErr(mbspComm *c, mbsErr local) {
   return mbsp_agreeFinish(c, local, red, local ? mbs_errMsg() : "");
 }
 
-// The split agreement reduces the codes by dissemination (MAX is idempotent, so any P): round
-// k exchanges with rank +- 2^k modulo P, ceil(log2 P) rounds. Start posts the first round; End
-// completes it and runs the rest. This is what a non-blocking collective does in an MPI library
-// without a progress thread (its rounds advance only inside MPI calls), written out so that the
-// simulator (SMPI, bench/smpi) sees the same rounds: SMPI's own MPI_Iallreduce sends every rank's
-// value to every other rank at once (P^2 messages in one round), which real libraries do not.
+// The split agreement reduces the codes by radix-k dissemination (k = c->radix, as the scans;
+// MAX is idempotent, so any P): a round with window d (1 at first) exchanges with the ranks
+// +- jd modulo P, j = 1 .. an = min(k - 1, ceil(P / d) - 1), and leaves each rank the MAX over
+// the d (an + 1) ranks below it: ceil(log_k P) rounds, k - 1 messages each way a round (k = 2:
+// ceil(log2 P) rounds of one). Start posts the first round; End completes it and runs the rest.
+// This is what a non-blocking collective does in an MPI library without a progress thread (its
+// rounds advance only inside MPI calls), written out so that the simulator (SMPI, bench/smpi)
+// sees the same rounds: SMPI's own MPI_Iallreduce sends every rank's value to every other rank
+// at once (P^2 messages in one round), which real libraries do not.
 #define MBSP_TAG_AGREE 7711
 static int mbsp_agreePost(mbspComm *c) {
-  int to = (c->rank + c->ad) % c->size, from = (c->rank - c->ad % c->size + c->size) % c->size;
+  const int P = c->size, k = c->radix >= 2 ? c->radix : 2, d = c->ad;
+  int an = (P + d - 1) / d - 1;
+  if (an > k - 1) an = k - 1;
+  c->an = an;
+  int rc = MPI_SUCCESS;
   MBSP_SINK();
-  int rc = MPI_Irecv(c->ain, 2, MPI_INT, from, MBSP_TAG_AGREE, c->comm, &c->areq[0]);
-  if (rc == MPI_SUCCESS)
-    rc = MPI_Isend(c->ared, 2, MPI_INT, to, MBSP_TAG_AGREE, c->comm, &c->areq[1]);
+  for (int j = 1; j <= an && rc == MPI_SUCCESS; j++) { // j d < P: the partners are distinct
+    int to = (int)(((long)c->rank + (long)j * d) % P);
+    int from = (int)(((long)c->rank - (long)j * d % P + P) % P);
+    rc = MPI_Irecv(c->ain + 2 * (j - 1), 2, MPI_INT, from, MBSP_TAG_AGREE, c->comm,
+                   &c->areq[2 * (j - 1)]);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Isend(c->ared, 2, MPI_INT, to, MBSP_TAG_AGREE, c->comm, &c->areq[2 * j - 1]);
+  }
   MBSP_RESUME();
   return rc;
 }
@@ -274,13 +286,14 @@ mbsErr mbsp_agreeErrEnd(mbspComm *c) {
   c->aopen = 0;
   while (c->ad < c->size) {
     MBSP_SINK();
-    int arc = MPI_Waitall(2, c->areq, MPI_STATUSES_IGNORE);
+    int arc = MPI_Waitall(2 * c->an, c->areq, MPI_STATUSES_IGNORE);
     MBSP_RESUME();
     if (arc != MPI_SUCCESS)
       return mbs_errSet(MBS_ERR_MPI, "MPI_Waitall failed while agreeing on an error");
-    for (int i = 0; i < 2; i++)
-      if (c->ain[i] > c->ared[i]) c->ared[i] = c->ain[i];
-    c->ad *= 2;
+    for (int j = 0; j < c->an; j++)
+      for (int i = 0; i < 2; i++)
+        if (c->ain[2 * j + i] > c->ared[i]) c->ared[i] = c->ain[2 * j + i];
+    c->ad *= c->an + 1;
     if (c->ad < c->size && mbsp_agreePost(c) != MPI_SUCCESS)
       return mbs_errSet(MBS_ERR_MPI, "MPI_Isend/Irecv failed while agreeing on an error");
   }

@@ -41,12 +41,12 @@ const char *mbsp_libraryVersion(void);
 /// Agree on an error: returns the largest code over all ranks; if any rank failed, the message of
 /// the lowest failing rank is copied into every rank's error message. Collective.
 mbsErr mbsp_agreeErr(mbspComm *comm, mbsErr local);
-/// mbsp_agreeErr in two halves: Start posts the first of the ceil(log2 P) dissemination rounds
-/// that reduce the codes and returns (an error only if MPI refuses it); End completes the rounds
-/// and returns what mbsp_agreeErr would have (the message: the failing rank's as it was at
-/// Start). Work between the two that sends no message overlaps the first round's latency (the
-/// others follow in End, as a non-blocking collective's do without a progress thread). One open
-/// agreement per communicator. Collective.
+/// mbsp_agreeErr in two halves: Start posts the first of the ceil(log_k P) radix-k dissemination
+/// rounds (k = mbsp_scanRadix, k - 1 messages each way a round) that reduce the codes and returns
+/// (an error only if MPI refuses it); End completes the rounds and returns what mbsp_agreeErr would
+/// have (the message: the failing rank's as it was at Start). Work between the two that sends no
+/// message overlaps the first round's latency (the others follow in End, as a non-blocking
+/// collective's do without a progress thread). One open agreement per communicator. Collective.
 mbsErr mbsp_agreeErrStart(mbspComm *comm, mbsErr local);
 mbsErr mbsp_agreeErrEnd(mbspComm *comm);
 /// mbsp_agreeErr after a wait that sleeps: a barrier polled with the process asleep in between

@@ -37,6 +37,18 @@ int mbs_cpaLog2(int P) {
   return k;
 }
 
+// the rounds of the split error agreement's radix-k dissemination (parallel/comm.c
+// mbsp_agreePost): windows 1, then d (an + 1), an = min(k - 1, ceil(P / d) - 1); ceil(log_k P)
+int mbs_cpaAgreeRounds(int P, int k) {
+  if (k < 2) k = 2;
+  int n = 0;
+  for (long d = 1; d < P; n++) {
+    long an = (P + d - 1) / d - 1;
+    d *= (an < k - 1 ? an : k - 1) + 1;
+  }
+  return n;
+}
+
 enum { PH_KMAP = 1000000, PH_SLAM };
 
 // mbs_bodyPosition and mbs_bodyVelocity of body b on rank `rank` (-1: its owner); state: the node

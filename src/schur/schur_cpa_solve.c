@@ -501,10 +501,11 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
       // the agreement's other rounds (mbsp_agreeErrEnd) follow the sending rank's
       // back-substitution; the message waits for them
       int gate = agree2;
-      if (agree2 >= 0 && mbs_cpaLog2(P) > 1) {
+      const int arounds = mbs_cpaAgreeRounds(P, X->radix);
+      if (agree2 >= 0 && arounds > 1) {
         gate = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, 0, -1, -1);
         if (gate >= 0) {
-          B->cost[gate] = (mbs_cpaLog2(P) - 1) * (o->latency + 8 / o->bandwidth);
+          B->cost[gate] = (arounds - 1) * (o->latency + 8 / o->bandwidth);
           B->proc[gate] = -2;
           mbs_cpaDep(B, agree2, gate);
           mbs_cpaDep(B, acc[p], gate);
