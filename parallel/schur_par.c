@@ -503,16 +503,19 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
   if (ef) e = mbs_errSet(ef, "%s", fmsg); // the factor's error (it caused whatever followed)
   // the agreement overlaps the back-substitution (local arithmetic, no messages, no allocation:
   // on a failure somewhere it runs on whatever the solve left and its results are dropped), so
-  // the reduction's rounds are off the critical path; it completes before the first message
-  // that follows
+  // the reduction's first round is off the critical path; its others run while the
+  // accelerations' messages that follow travel, and it decides before they are read
   MBS_CALL(mbsp_agreeErrStart(sp->comm, e));
   // back-substitution, then the parents' accelerations for the roots with remote parents
   MBS_TIC(w->timer, MBS_TIMER_ACCEL);
   mbs_schurRankBack(m, w, sp->rk, sp->lam_up, sp->lam_low, NULL, 0);
   MBS_TOC(w->timer, MBS_TIMER_ACCEL);
-  MBS_CALL(mbsp_agreeErrEnd(sp->comm));
   if (sp->size > 1) {
+    // the parents' accelerations travel while the agreement's other rounds run (every rank posts
+    // them, failed or not: the pattern follows the decomposition); the agreement decides before
+    // any rank reads them
     MBS_TIC(w->timer, MBS_TIMER_HALO);
+    e = MBS_OK;
     for (int c = 0; c < s->ncomp && !e; c++)
       if (sp->comp_erank[c] >= 0)
         e = mbsp_msgIrecv(sp->msg, sp->acc_r + 6 * c, 6, sp->comp_erank[c],
@@ -520,11 +523,15 @@ mbsErr mbsp_schurSolve(mbspSchur *sp, mbsState *st, mbsWork *w) {
     for (int k = 0; k < sp->nghost && !e; k++)
       e = mbsp_msgIsend(sp->msg, w->acc + 6 * m->body_parent[sp->ghost[k]], 6, sp->ghost_rank[k],
                         sp->ghost_tag[k] + MBSP_PH_ACC, NULL);
-    if (!e) e = mbsp_msgWaitAll(sp->msg);
+    mbsErr ea = mbsp_agreeErrEnd(sp->comm);
+    mbsErr ew = mbsp_msgWaitAll(sp->msg);
+    e = ea ? ea : e ? e : ew; // the agreed outcome first
     MBS_TOC(w->timer, MBS_TIMER_HALO);
     MBS_CALL(e);
     for (int c = 0; c < s->ncomp; c++)
       if (sp->comp_erank[c] >= 0) mbs_schurQdd(m, w, s->comp[c].root, sp->acc_r + 6 * c);
+  } else {
+    MBS_CALL(mbsp_agreeErrEnd(sp->comm));
   }
   w->stat.method = MBS_SOLVER_SCHUR;
   // iterations: only those of an iterative interface solve (J-CG); the direct merge's rounds

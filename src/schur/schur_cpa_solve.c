@@ -499,7 +499,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
       int rt = v->comp[c].root, p = m->body_parent[rt];
       if (p < 0 || p >= R[r].b0) continue;
       // the agreement's other rounds (mbsp_agreeErrEnd) follow the sending rank's
-      // back-substitution; the message waits for them
+      // back-substitution, beside the message (posted before them); the qdd waits for both
       int gate = agree2;
       const int arounds = mbs_cpaAgreeRounds(P, X->radix);
       if (agree2 >= 0 && arounds > 1) {
@@ -512,12 +512,12 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
         }
       }
       int msg = mbs_cpaMsg(B, 6 * sizeof(double), acc[p]);
-      mbs_cpaDep(B, gate, msg);
       if (m->body_dofnum[rt] > 0) {
         int qn =
             mbs_cpaNode(B, MBS_CPA_SCH_QDD, rt, mbs_flopSchurQdd(m->body_dofnum[rt]), PH_P3, 2);
         mbs_cpaDep(B, acc[rt], qn);
         mbs_cpaDep(B, msg, qn);
+        mbs_cpaDep(B, gate, qn);
       }
     }
   }
