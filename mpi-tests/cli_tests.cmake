@@ -46,4 +46,15 @@ if(TARGET mbspar)
                                          ${MPIEXEC_PREFLAGS} --oversubscribe)
   set_tests_properties(accel_direct.np2 PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  # a distributed-memory model's results streamed to rank 0 chunk by chunk (accel_stream.c):
+  # equal to the last bit to the replicated model's gathered ones in both targets, the same
+  # table, a write failure while the others serve exits 3 with one line; ~6 s each under load
+  foreach(np 2 3)
+    add_test(NAME accel_stream.np${np}
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/accel_stream.sh $<TARGET_FILE:mbspar>
+                     ${CMAKE_SOURCE_DIR}/configs ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                     ${MPIEXEC_PREFLAGS} --oversubscribe)
+    set_tests_properties(accel_stream.np${np} PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
+                         ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  endforeach()
 endif()

@@ -107,6 +107,38 @@ static void test_memory_document(void) {
   MBS_EXPECT(j == NULL, "close did not NULL the handle");
 }
 
+// an array written in parts (accel's results streamed from the ranks, parallel/accel_stream.c)
+// has the bytes of the array written whole, an empty part anywhere included
+static void test_array_parts(void) {
+  double v[7] = {1.5, NAN, -2.25, 1e-300, 0.1, 7, -0.0};
+  mbsJson *a, *b;
+  MBS_EXPECT_OK(mbs_jsonOpenMemory(&a));
+  MBS_EXPECT_OK(mbs_jsonOpenMemory(&b));
+  mbs_jsonInt(a, "before", 1);
+  mbs_jsonInt(b, "before", 1);
+  mbs_jsonNumberArray(a, "whole", v, 7);
+  mbs_jsonNumberArrayOpen(b, "whole");
+  mbs_jsonNumberArrayPart(b, v, 0, 0); // an empty slice first (a rank without dofs)
+  mbs_jsonNumberArrayPart(b, v, 3, 0);
+  mbs_jsonNumberArrayPart(b, v + 3, 0, 3);
+  mbs_jsonNumberArrayPart(b, v + 3, 4, 3);
+  mbs_jsonNumberArrayClose(b);
+  mbs_jsonNumberArray(a, "none", v, 0);
+  mbs_jsonNumberArrayOpen(b, "none");
+  mbs_jsonNumberArrayPart(b, v, 0, 0);
+  mbs_jsonNumberArrayClose(b);
+  mbs_jsonInt(a, "after", 2);
+  mbs_jsonInt(b, "after", 2);
+  mbs_jsonEndObject(a);
+  mbs_jsonEndObject(b);
+  const char *sa = mbs_jsonBuffer(a), *sb = mbs_jsonBuffer(b);
+  MBS_EXPECT(!strcmp(sa, sb), "array in parts:\n%s\nwhole:\n%s", sb, sa);
+  MBS_EXPECT(strstr(sb, "\"whole\": [1.5, null, -2.25, 1e-300, 0.10000000000000001, 7, -0]"),
+             "parts wrong:\n%s", sb);
+  MBS_EXPECT_OK(mbs_jsonClose(&a));
+  MBS_EXPECT_OK(mbs_jsonClose(&b));
+}
+
 static void test_misuse(void) {
   mbsJson *j;
   // unbalanced: an array closed as an object
@@ -183,6 +215,7 @@ int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "--validate") == 0) return validate(argc, argv);
   test_validator();
   test_memory_document();
+  test_array_parts();
   test_misuse();
   test_file_target();
   return mbs_test_finish("test_report");

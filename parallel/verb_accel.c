@@ -1,11 +1,13 @@
 /// \file verb_accel.c
 /// `mbspar accel`: one forward-dynamics evaluation at the initial state (--repeat K times it).
 /// The serial baselines run on rank 0; the constraint-force methods on the distributed engine,
-/// whose results are gathered to rank 0 with the timers of every rank. Collective.
+/// whose results are gathered to rank 0 with the timers of every rank (distributed-memory models:
+/// streamed to rank 0 chunk by chunk while it writes, parallel/accel_stream.c). Collective.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "accel_stream.h"
 #include "cli.h"
 #include "guard.h"
 #include "loops_local.h"
@@ -36,6 +38,7 @@ typedef struct {
   const mbsWork *wloop;            // the loop solve's workspace (the engine's on rank 0), else w
   const mbspNaturalParReport *nat; // natural over several ranks: what each rank did
   const mbsLoopSnap *lsnap;        // distributed loop models: the loop results (rank 0)
+  mbspSlices *slices; // distributed-memory models: qdd, lam, wrench streamed from the ranks
 } mbsAccelOut;
 
 // a line on standard error at every tick while an iterative solve runs (rank 0): on the ladder
@@ -179,11 +182,17 @@ static void mbs_accelJson(mbsJson *j, const void *ctx) {
   }
   mbs_jsonInt(j, "repeat", a->repeat);
   mbs_jsonNumber(j, "time_per_eval_s", a->time_per_eval);
-  mbs_jsonNumberArray(j, "qdd", a->qdd, a->nv);
-  mbs_jsonNumberArray(j, "lambda", a->lam, a->nlam);
-  mbs_jsonBeginArray(j, "joint_wrench");
-  for (int b = 0; b < a->nbody; b++) mbs_jsonNumberArray(j, NULL, a->wrench + 6 * b, 6);
-  mbs_jsonEndArray(j);
+  if (a->slices) { // the same bytes, read from the ranks that own them while they are written
+    mbsp_slicesJsonArray(a->slices, j, "qdd", MBSP_SLICE_QDD);
+    mbsp_slicesJsonArray(a->slices, j, "lambda", MBSP_SLICE_LAM);
+    mbsp_slicesJsonRows6(a->slices, j, "joint_wrench", MBSP_SLICE_WRENCH);
+  } else {
+    mbs_jsonNumberArray(j, "qdd", a->qdd, a->nv);
+    mbs_jsonNumberArray(j, "lambda", a->lam, a->nlam);
+    mbs_jsonBeginArray(j, "joint_wrench");
+    for (int b = 0; b < a->nbody; b++) mbs_jsonNumberArray(j, NULL, a->wrench + 6 * b, 6);
+    mbs_jsonEndArray(j);
+  }
   if (a->wloop) // loop_lambda, loop_wrench, loops (docs/loops.md)
     mbs_loopJsonResult(j, m, a->wloop);
   else if (a->lsnap) // the same, kept from the freed engine (distributed loop models)
@@ -234,8 +243,9 @@ static mbsErr accel_localCheck(mbspComm *comm, const mbsModel *m, mbspEngine *en
 }
 
 // A distributed-memory run's owned results (qdd, lambda, world wrenches), copied out of the
-// engine so that it can be freed before rank 0 gathers the global arrays (rank 0's peak memory
-// is then its share or the outputs, not both)
+// engine so that it can be freed before rank 0 writes the report, reading the other ranks'
+// slices chunk by chunk (accel_stream.c: no rank holds the global arrays, docs/scaling.md
+// "Memory")
 typedef struct {
   int nv, nl, nb; // owned dofs, constraint components, bodies
   double *qdd, *lam, *wr;
@@ -260,19 +270,18 @@ static mbsErr accel_localCopy(mbspComm *comm, const mbsModel *m, mbspEngine *eng
   return accel_localCheck(comm, m, eng, o->wr, res);
 }
 
-// gather n doubles per rank (in rank order) into out on rank 0
-static mbsErr accel_gatherSlices(mbspComm *comm, const double *in, int n, double *out) {
-  int P = mbsp_size(comm);
-  int *cnt = calloc((size_t)P, sizeof(int)), *dsp = calloc((size_t)P, sizeof(int));
-  double *all = calloc((size_t)P, sizeof(double)), mine = n, dummy = 0;
-  mbsErr e = cnt && dsp && all ? MBS_OK : mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-  e = mbsp_agreeErr(comm, e);
-  if (!e) e = mbsp_gather(comm, &mine, 1, all);
-  for (int r = 0, at = 0; !e && r < P && mbsp_rank(comm) == 0; r++)
-    cnt[r] = (int)all[r], dsp[r] = at, at += cnt[r];
-  if (!e) e = mbsp_gatherv(comm, n ? in : &dummy, n, out ? out : &dummy, cnt, dsp);
-  free(cnt), free(dsp), free(all);
-  return e;
+// the table's |qdd| and first values, from the streamed slices in model order (the same sum,
+// term by term, as over the global array)
+typedef struct {
+  double qn, first[8];
+} mbsAccelHead;
+
+static void accel_headFold(void *ctx, const double *v, long n, long at) {
+  mbsAccelHead *h = ctx;
+  for (long i = 0; i < n; i++) {
+    h->qn += v[i] * v[i];
+    if (at + i < 8) h->first[at + i] = v[i];
+  }
 }
 
 // ---------------------------------------------------------------- the accuracy guard
@@ -351,7 +360,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   int use_shell = local && !serial && !mbsp_naturalParActive(comm, m);
   if (!e && use_shell) w = &shell;
   if (!e && !use_shell) e = mbs_workCreate(m, &w);
-  mbsReal *gqdd = NULL, *glam = NULL; // global results on rank 0 (distributed-memory models)
+  mbspSlices slices; // distributed-memory models: this rank's results, read by rank 0
+  memset(&slices, 0, sizeof slices);
   mbsAccelOwn own = {0, 0, 0, NULL, NULL, NULL};
   mbsLoopSnap lsnap;
   memset(&lsnap, 0, sizeof lsnap);
@@ -437,32 +447,27 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   double irounds = stat.iface_rounds; // the deepest any rank saw (schur, docs/formulation.md 4.4)
   if (!e) e = mbsp_allreduceMax(comm, &irounds, 1);
   stat.iface_rounds = (int)irounds;
-  if (!e && local) { // free the engine and the workspaces, then the global arrays on rank 0
+  if (!e && local) { // free the engine and the workspaces; the results stay where they are
     mbsp_engineDestroy(&eng);
     if (w == &shell) w = NULL; // nothing of its own
     mbs_workDestroy(&w);
     mbs_stateDestroy(&s);
-    if (rank == 0) {
-      wrench = malloc((size_t)m->nbody_g * 6 * sizeof *wrench);
-      gqdd = malloc(((size_t)m->nv_g + 1) * sizeof *gqdd);
-      glam = malloc(((size_t)m->nlam_g + 1) * sizeof *glam);
-      if (!wrench || !gqdd || !glam) e = mbs_errSet(MBS_ERR_NOMEM, "out of memory");
-    }
-    e = mbsp_agreeErr(comm, e);
-    if (!e) e = accel_gatherSlices(comm, own.qdd, own.nv, gqdd);
-    if (!e) e = accel_gatherSlices(comm, own.lam, own.nl, glam);
-    if (!e) e = accel_gatherSlices(comm, own.wr, 6 * own.nb, wrench);
-    e = mbsp_agreeErr(comm, e);
+    const double *ov[MBSP_SLICE_N] = {own.qdd, own.lam, own.wr};
+    const long on[MBSP_SLICE_N] = {own.nv, own.nl, 6L * own.nb};
+    e = mbsp_slicesOpen(comm, ov, on, &slices);
   }
   if (!e) e = mbsp_agreeErr(comm, mbsp_cliGatherRss(comm));
+  // distributed-memory models: the other ranks answer rank 0's requests for their slices while it
+  // prints and writes, until it says done (which it does whatever happened: no rank waits on)
+  if (!e && local && rank != 0) e = mbsp_slicesServe(&slices);
 
   if (!e && rank == 0 && local) {
-    mbsAccelOut a = {m,         NULL, gqdd, glam,        wrench,    m->nbody_g, m->nv_g,
+    mbsAccelOut a = {m,         NULL, NULL, NULL,        NULL,      m->nbody_g, m->nv_g,
                      m->nlam_g, 1,    tpe,  cli->repeat, local_res, kin_res,    &guard,
-                     &rr,       stat, NULL, NULL,        &lsnap};
-    if (mbsp_cliTable(cli)) {
-      double qn = 0;
-      for (int d = 0; d < m->nv_g; d++) qn += gqdd[d] * gqdd[d];
+                     &rr,       stat, NULL, NULL,        &lsnap,    &slices};
+    mbsAccelHead head = {0, {0}};
+    if (mbsp_cliTable(cli) && !mbsp_slicesFold(&slices, MBSP_SLICE_QDD, accel_headFold, &head)) {
+      double qn = head.qn;
       printf("mbspar accel %s: %d bodies, %d dofs, %d rank(s), distributed model\n", cfg->filename,
              m->nbody_g, m->nv_g, size);
       printf("  %-20s %s", "method", mbs_solverName(m->opt.solver));
@@ -475,7 +480,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
       printf("  %-20s %.6e\n", "|qdd|", sqrt(qn));
       int show = m->nv_g < 8 ? m->nv_g : 8;
       printf("  %-20s", "qdd");
-      for (int d = 0; d < show; d++) printf(" %.6g", gqdd[d]);
+      for (int d = 0; d < show; d++) printf(" %.6g", head.first[d]);
       printf("%s\n", show < m->nv_g ? " ..." : "");
     }
     if (stat.reason < 0) mbsp_accelWarn(m, stat.reason, stat.iterations, stat.residual);
@@ -492,7 +497,13 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
       view.loop_asm.c0_pos = view.loop_asm.c_pos = lsnap.viol[0];
       view.loop_asm.c0_rot = view.loop_asm.c_rot = lsnap.viol[1];
     }
-    e = mbsp_emit(cli, comm, cfg, &view, mbs_accelJson, &a);
+    mbspOutSet set; // staged: a failed read of a slice puts no file in place
+    mbsp_outInit(&set);
+    e = mbsp_emitStaged(cli, comm, cfg, &view, mbs_accelJson, &a, &set);
+    mbsErr ed = mbsp_slicesDone(&slices); // the others stop serving, whatever happened
+    if (!e) e = ed;
+    if (!e) e = mbsp_outCommit(&set);
+    mbsp_outDiscard(&set);
   } else if (!e && rank == 0) {
     if (serial) {
       mbs_constraintLambda(m, w);
@@ -546,6 +557,7 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
                      w->stat,
                      serial ? w : mbsp_engineWork(eng),
                      &natrep,
+                     NULL,
                      NULL};
     if (!e && mbsp_cliTable(cli)) {
       double qn = 0;
@@ -572,7 +584,8 @@ mbsErr mbsp_verbAccel(const mbsCli *cli, mbspComm *comm, const mbsConfig *cfg, c
   }
   e = mbsp_agreeErr(comm, e);
   mbsp_engineDestroy(&eng);
-  free(wrench), free(gqdd), free(glam), free(own.qdd), free(own.lam), free(own.wr);
+  free(wrench), free(own.qdd), free(own.lam), free(own.wr);
+  mbsp_slicesFree(&slices);
   mbs_loopSnapFree(&lsnap);
   mbsp_rankReportFree(&rr);
   mbsp_naturalParReportFree(&natrep);

@@ -308,15 +308,29 @@ void mbs_jsonNull(mbsJson *j, const char *key) {
   mbs_jsonPut(j, "null", 4);
 }
 
-void mbs_jsonNumberArray(mbsJson *j, const char *key, const double *v, long n) {
+void mbs_jsonNumberArrayOpen(mbsJson *j, const char *key) {
   if (!j) return;
   mbs_jsonMember(j, key, 0);
   mbs_jsonPut(j, "[", 1);
+}
+
+void mbs_jsonNumberArrayPart(mbsJson *j, const double *v, long n, long at) {
+  if (!j) return;
   for (long i = 0; i < n; i++) {
-    if (i) mbs_jsonPut(j, ", ", 2);
+    if (at + i) mbs_jsonPut(j, ", ", 2);
     mbs_jsonNumberRaw(j, v[i]);
   }
+}
+
+void mbs_jsonNumberArrayClose(mbsJson *j) {
+  if (!j) return;
   mbs_jsonPut(j, "]", 1);
+}
+
+void mbs_jsonNumberArray(mbsJson *j, const char *key, const double *v, long n) {
+  mbs_jsonNumberArrayOpen(j, key);
+  mbs_jsonNumberArrayPart(j, v, n, 0);
+  mbs_jsonNumberArrayClose(j);
 }
 
 void mbs_jsonIntArray(mbsJson *j, const char *key, const int *v, long n) {

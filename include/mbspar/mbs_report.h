@@ -42,6 +42,13 @@ void mbs_jsonString(mbsJson *j, const char *key, const char *v);
 void mbs_jsonNull(mbsJson *j, const char *key);
 /// An array of n doubles.
 void mbs_jsonNumberArray(mbsJson *j, const char *key, const double *v, long n);
+/// The same array written in parts (arrays too large to hold whole, e.g. a distributed model's
+/// results streamed from the ranks): Open writes the key and "[", each Part \p n doubles of which
+/// \p at were written before, Close "]"; nothing else may be written in between. The bytes are
+/// those of one mbs_jsonNumberArray of all the parts.
+void mbs_jsonNumberArrayOpen(mbsJson *j, const char *key);
+void mbs_jsonNumberArrayPart(mbsJson *j, const double *v, long n, long at);
+void mbs_jsonNumberArrayClose(mbsJson *j);
 /// An array of n ints.
 void mbs_jsonIntArray(mbsJson *j, const char *key, const int *v, long n);
 /// Close the top-level object, flush, rename into place. Returns MBS_ERR_IO on a write failure
