@@ -121,7 +121,8 @@ void mbsp_memBudget(const mbsConfig *cfg, const char *verb, int ranks, int ranks
   if (!check && !inverse && !serial) {
     per += MBSP_MEM_ENGINE / p;
     per += t->mem_per_body / p; // e.g. petsc's assembled matrix
-    rank0 += MBSP_MEM_GATHER;
+    // accel on a distributed-memory model streams its results into the report (accel_stream.c)
+    if (!(local && !strcmp(verb, "accel"))) rank0 += MBSP_MEM_GATHER;
   }
   // rank 0: serial workspaces, run's integrator and outputs
   if (!check && (serial || inverse)) rank0 += MBSP_MEM_ABA;
