@@ -45,6 +45,8 @@
 #   jsonl's baseline record), without real runs: the points are deterministic given the speeds, so
 #   they can be run on a loaded machine; the speedups against that run's ABA by hand.
 # Writes bench/results/smpi_issue35_<UTC>.jsonl and .md (the load average at every launch).
+# The flop modes' figure the docs quote takes F and W by the benchmark protocol instead (medians
+# of interleaved in-process timings): python3 bench/smpi/calibrate.py (it runs --speeds F,W).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 pairs=3
