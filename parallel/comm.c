@@ -256,8 +256,7 @@ static int mbsp_agreePost(mbspComm *c) {
   int rc = MPI_SUCCESS;
   MBSP_SINK();
   for (int j = 1; j <= an && rc == MPI_SUCCESS; j++) { // j d < P: the partners are distinct
-    int to = (int)(((long)c->rank + (long)j * d) % P);
-    int from = (int)(((long)c->rank - (long)j * d % P + P) % P);
+    int to = (int)(((long)c->rank + (long)j * d) % P), from = (c->rank - j * d + P) % P;
     rc = MPI_Irecv(c->ain + 2 * (j - 1), 2, MPI_INT, from, MBSP_TAG_AGREE, c->comm,
                    &c->areq[2 * (j - 1)]);
     if (rc == MPI_SUCCESS)

@@ -113,7 +113,7 @@ void mbsp_memBudget(const mbsConfig *cfg, const char *verb, int ranks, int ranks
   const mbsSolverType *t = mbs_solverCaps(method);
   int serial = t->baseline;
   int check = !strcmp(verb, "check"), run = !strcmp(verb, "run"),
-      inverse = !strcmp(verb, "inverse");
+      inverse = !strcmp(verb, "inverse"), accel = !strcmp(verb, "accel");
   double p = ranks > 0 ? ranks : 1;
   // every rank: the model (distributed-memory models: its share); distributed methods: the
   // engine's share
@@ -122,7 +122,7 @@ void mbsp_memBudget(const mbsConfig *cfg, const char *verb, int ranks, int ranks
     per += MBSP_MEM_ENGINE / p;
     per += t->mem_per_body / p; // e.g. petsc's assembled matrix
     // accel on a distributed-memory model streams its results into the report (accel_stream.c)
-    if (!(local && !strcmp(verb, "accel"))) rank0 += MBSP_MEM_GATHER;
+    if (!(local && accel)) rank0 += MBSP_MEM_GATHER;
   }
   // rank 0: serial workspaces, run's integrator and outputs
   if (!check && (serial || inverse)) rank0 += MBSP_MEM_ABA;

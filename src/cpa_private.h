@@ -220,9 +220,9 @@ mbsErr mbs_cpaDirect(mbsCpaB *B, mbsCpaCfs *C, const int *rhs, int *xn);
 // src/schur/schur_cpa.c
 int mbs_cpaNodeOn(mbsCpaB *B, int kind, int body, long long flops, int pblk, int pbdy, int rank);
 int mbs_cpaLog2(int P);
-/// The rounds of the split error agreement on P ranks with radix k (mbsp_agreeErrStart): ceil(log_k
-/// P).
-int mbs_cpaAgreeRounds(int P, int k);
+/// ceil(log_k P): the rounds of a radix-k scan (mbsp_exscan, mbsp_schurScan) or of the split
+/// error agreement's dissemination (mbsp_agreeErrStart) over P ranks.
+int mbs_cpaLogK(int P, int k);
 void mbs_cpaSchFree(mbsCpaSch *X);
 mbsErr mbs_cpaSchBegin(mbsCpaB *B, mbsCpaKin *K, mbsCpaSch *X);
 mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, int homog);

@@ -34,6 +34,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from schur_report import steady_pair  # noqa: E402  (the steady time of a pair, as the reports)
 
 
 def chain(n):
@@ -72,13 +74,6 @@ def medians(path):
     return {k: statistics.median(v) for k, v in vals.items()}
 
 
-def steady(recs):
-    """(k2 t2 - k1 t1) / (k2 - k1) of a pair of launches (--repeat k1 < k2)."""
-    a, b = sorted(recs, key=lambda r: r["repeat"])[:2]
-    return (b["repeat"] * b["time_per_eval_s"] - a["repeat"] * a["time_per_eval_s"]) / \
-        (b["repeat"] - a["repeat"])
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
@@ -87,8 +82,7 @@ def main():
     ap.add_argument("--no-run", action="store_true", help="calibrate only")
     ap.add_argument("--allow-dirty", action="store_true")
     a = ap.parse_args()
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    os.environ.update(env)
+    os.environ.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     subprocess.run(["cmake", "--build", a.build, "-j2", "--target", "mbspar"], check=True,
                    stdout=subprocess.DEVNULL)
     sbuild = os.path.join(REPO, "build-smpi")
@@ -147,7 +141,8 @@ def main():
             pts.setdefault((d["study"], d["size"], d["P"]), []).append(d)
     print(f"calibrate.py: {out}")
     for (study, n, p), recs in sorted(pts.items()):
-        t = steady(recs)
+        a1, a2 = sorted(recs, key=lambda r: r["repeat"])[:2]
+        t = steady_pair(a1["repeat"], a1["time_per_eval_s"], a2["repeat"], a2["time_per_eval_s"])
         base = aba if n == 65536 else med.get(("chain 1048576", "aba"))
         sx = f"{base / t:.1f}x ABA (protocol median)" if base else ""
         print(f"  {study:10s} N={n} P={p}: {t * 1e3:.4g} ms/eval simulated  {sx}")

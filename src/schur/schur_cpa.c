@@ -37,15 +37,10 @@ int mbs_cpaLog2(int P) {
   return k;
 }
 
-// the rounds of the split error agreement's radix-k dissemination (parallel/comm.c
-// mbsp_agreePost): windows 1, then d (an + 1), an = min(k - 1, ceil(P / d) - 1); ceil(log_k P)
-int mbs_cpaAgreeRounds(int P, int k) {
-  if (k < 2) k = 2;
+// ceil(log_k P): the rounds of a radix-k scan or dissemination over P ranks (k < 2 counts as 2)
+int mbs_cpaLogK(int P, int k) {
   int n = 0;
-  for (long d = 1; d < P; n++) {
-    long an = (P + d - 1) / d - 1;
-    d *= (an < k - 1 ? an : k - 1) + 1;
-  }
+  for (long d = 1; d < P; d *= k < 2 ? 2 : k) n++;
   return n;
 }
 

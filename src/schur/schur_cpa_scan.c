@@ -58,8 +58,7 @@ typedef struct {
 
 mbsErr mbs_cpaSchScan(mbsCpaB *B, mbsCpaRank *R, int P, int k) {
   const int k1 = k - 1;
-  B->iface_rounds = 0;
-  for (int d = 1; d < P; d *= k) B->iface_rounds++;
+  B->iface_rounds = mbs_cpaLogK(P, k);
   // per rank the nodes of acc, excl, sacc, sexcl and their dimensions (4 each), those of acc and
   // sacc before the round, and per rank and j its messages down (to r + jd) and up (to r - jd)
   int *nd = malloc(4 * (size_t)P * sizeof(int)), *msg = malloc(2 * (size_t)k1 * P * sizeof(int));

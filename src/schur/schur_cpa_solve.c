@@ -501,7 +501,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
       // the agreement's other rounds (mbsp_agreeErrEnd) follow the sending rank's
       // back-substitution, beside the message (posted before them); the qdd waits for both
       int gate = agree2;
-      const int arounds = mbs_cpaAgreeRounds(P, X->radix);
+      const int arounds = mbs_cpaLogK(P, X->radix);
       if (agree2 >= 0 && arounds > 1) {
         gate = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, 0, -1, -1);
         if (gate >= 0) {
