@@ -58,32 +58,26 @@ if(TARGET mbspar AND MBS_LOOPS_PY)
                                    $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs)
   set_tests_properties(loops_vmap PROPERTIES LABELS unit TIMEOUT 60 PROCESSORS 1
                        ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  # the three ladder scripts take the same arguments (mbspar, scripts/, python, the launcher)
+  function(mbs_ladder_test name script timeout)
+    add_test(NAME ${name}
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/${script} $<TARGET_FILE:mbspar>
+                     ${CMAKE_SOURCE_DIR}/scripts ${MBS_LOOPS_PY} ${MPIEXEC_EXECUTABLE}
+                     ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS} --oversubscribe)
+    set_tests_properties(${name} PROPERTIES LABELS mpi TIMEOUT ${timeout} PROCESSORS 2
+                         ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  endfunction()
   # the ladder generator: the same model as the explicit ladder (bitwise at one rank), schur at
   # 2 and 4 ranks equal to one rank's to 1e-12 (2 x 64 links, 8 loops; a few seconds)
-  add_test(NAME ladder_gen
-           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ladder_gen.sh $<TARGET_FILE:mbspar>
-                   ${CMAKE_SOURCE_DIR}/scripts ${MBS_LOOPS_PY} ${MPIEXEC_EXECUTABLE}
-                   ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS} --oversubscribe)
-  set_tests_properties(ladder_gen PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
-                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  mbs_ladder_test(ladder_gen ladder_gen.sh 300)
   # accel schur on the distributed loop model (MBSPAR_LOOPS_LOCAL=1) against the replicated model
   # (MBSPAR_LOOPS_LOCAL=0) at 2, 3, 4 ranks to 1e-12 (the generated ladder, and with a loop to the ground and one the
   # generator cannot make); run and an unclosed q0 refused (exit 8); a few seconds
-  add_test(NAME ladder_local_verb
-           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ladder_local.sh $<TARGET_FILE:mbspar>
-                   ${CMAKE_SOURCE_DIR}/scripts ${MBS_LOOPS_PY} ${MPIEXEC_EXECUTABLE}
-                   ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS} --oversubscribe)
-  set_tests_properties(ladder_local_verb PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2
-                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  mbs_ladder_test(ladder_local_verb ladder_local.sh 300)
   # the default build of a loop model for accel with schur at 2 ranks (parallel/loops_local.c):
   # distributed for the generated ladder (closed at q0), replicated where the replicated model
   # assembles q0 or projects qd0; bitwise the results of MBSPAR_LOOPS_LOCAL=0; a few seconds
-  add_test(NAME ladder_default
-           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ladder_default.sh $<TARGET_FILE:mbspar>
-                   ${CMAKE_SOURCE_DIR}/scripts ${MBS_LOOPS_PY} ${MPIEXEC_EXECUTABLE}
-                   ${MPIEXEC_NUMPROC_FLAG} ${MPIEXEC_PREFLAGS} --oversubscribe)
-  set_tests_properties(ladder_default PROPERTIES LABELS mpi TIMEOUT 120 PROCESSORS 2
-                       ENVIRONMENT "${MBS_MPI_ENV};OMPI_MCA_orte_execute_quiet=1")
+  mbs_ladder_test(ladder_default ladder_default.sh 120)
   add_test(NAME loops_run COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/loops_run.sh
                                   $<TARGET_FILE:mbspar> ${CMAKE_SOURCE_DIR}/configs ${MBS_LOOPS_PY})
   set_tests_properties(loops_run PROPERTIES LABELS unit TIMEOUT 600 PROCESSORS 1
