@@ -205,6 +205,19 @@ static inline mbsModel *mbs_test_buildText(const char *text) {
   return m;
 }
 
+// The serial ABA oracle of a model at its initial state: a new state *s and workspace *w holding
+// q̈ and λ (mbs_forward with solver aba, then mbs_constraintLambda); the model's solver is left at
+// aba. Returns the first error (what is created stays in *s, *w for the caller to destroy).
+static inline mbsErr mbs_test_abaOracle(mbsModel *m, mbsState **s, mbsWork **w) {
+  *s = NULL, *w = NULL;
+  MBS_CALL(mbs_stateCreate(m, s));
+  MBS_CALL(mbs_workCreate(m, w));
+  m->opt.solver = MBS_SOLVER_ABA;
+  MBS_CALL(mbs_forward(m, *s, *w));
+  mbs_constraintLambda(m, *w);
+  return MBS_OK;
+}
+
 static const int mbs_test_alltypes[] = {MBS_JNT_FIXED,       MBS_JNT_REVOLUTE,  MBS_JNT_PRISMATIC,
                                         MBS_JNT_CYLINDRICAL, MBS_JNT_UNIVERSAL, MBS_JNT_SPHERICAL,
                                         MBS_JNT_FREE};

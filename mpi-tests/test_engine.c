@@ -18,14 +18,10 @@ static int pick_iterative(const mbsSolverType *t) {
 
 static void check_model(mbsModel *m, const char *what) {
   int rank = mbsp_rank(comm);
-  mbsState *s;
-  MBS_EXPECT_OK(mbs_stateCreate(m, &s));
   // oracle (every rank computes it; only rank 0 compares)
+  mbsState *s;
   mbsWork *wo;
-  MBS_EXPECT_OK(mbs_workCreate(m, &wo));
-  m->opt.solver = MBS_SOLVER_ABA;
-  MBS_EXPECT_OK(mbs_forward(m, s, wo));
-  mbs_constraintLambda(m, wo);
+  MBS_EXPECT_OK(mbs_test_abaOracle(m, &s, &wo));
 
   mbspEngine *e;
   mbsErr err = mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e);

@@ -62,11 +62,7 @@ static void check_chain(int P, int k) {
   MBS_EXPECT_OK(mbs_configBuildModel(c, &m));
   mbsState *s;
   mbsWork *wo;
-  MBS_EXPECT_OK(mbs_stateCreate(m, &s));
-  MBS_EXPECT_OK(mbs_workCreate(m, &wo));
-  m->opt.solver = MBS_SOLVER_ABA;
-  MBS_EXPECT_OK(mbs_forward(m, s, wo));
-  mbs_constraintLambda(m, wo);
+  MBS_EXPECT_OK(mbs_test_abaOracle(m, &s, &wo));
   m->opt.solver = MBS_SOLVER_SCHUR;
   mbspEngine *e;
   if (!mbsp_engineCreate(comm, m, MBSP_HALO_P2P, &e)) {

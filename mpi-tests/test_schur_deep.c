@@ -25,11 +25,7 @@ static int check(const char *cfg, const char *what) {
   MBS_EXPECT_OK(mbs_configBuildModel(c, &m));
   mbsState *s;
   mbsWork *wo;
-  MBS_EXPECT_OK(mbs_stateCreate(m, &s));
-  MBS_EXPECT_OK(mbs_workCreate(m, &wo));
-  m->opt.solver = MBS_SOLVER_ABA;
-  MBS_EXPECT_OK(mbs_forward(m, s, wo));
-  mbs_constraintLambda(m, wo);
+  MBS_EXPECT_OK(mbs_test_abaOracle(m, &s, &wo));
   mbspEngine *e;
   int rounds = -1;
   m->opt.solver = MBS_SOLVER_SCHUR;

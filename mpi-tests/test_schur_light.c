@@ -233,11 +233,7 @@ static void check(int n, int tree, int moving, double lm, double li, const char 
   }
   mbsState *s;
   mbsWork *wo;
-  MBS_EXPECT_OK(mbs_stateCreate(m, &s));
-  MBS_EXPECT_OK(mbs_workCreate(m, &wo));
-  m->opt.solver = MBS_SOLVER_ABA;
-  MBS_EXPECT_OK(mbs_forward(m, s, wo));
-  mbs_constraintLambda(m, wo);
+  MBS_EXPECT_OK(mbs_test_abaOracle(m, &s, &wo));
   if (!merge) merge = getenv("LIGHT_MERGE"); // pass / tree: the other merges on the same models
   if (merge) setenv("MBSPAR_SCHUR_MERGE", merge, 1);
   m->opt.solver = MBS_SOLVER_SCHUR;
