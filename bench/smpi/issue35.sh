@@ -40,6 +40,9 @@
 #   measured here: no real runs, only mbspar_smpi_flops built; the speedup is then taken against
 #   the quiet ABA reference by hand (the flop figure is deterministic given SPEED).
 # --big-only (with --speeds): the 2^20 points alone.
+# --cold-only: the cold timed points alone (no real runs, no flop modes: the speedups against a
+#   protocol ABA median by hand, e.g. calibrate.py's): 64 hosts (--pairs pairs) and, unless
+#   --no-big, 2^20 on 1024 hosts (one pair); with --big-only the 2^20 point alone.
 # --speeds FSPEED,WSPEED: the flop modes only (flops and flops-warm at 64 hosts and, unless
 #   --no-big, at 1024), at host speeds measured before (e.g. by a quiet run of this script: its
 #   jsonl's baseline record), without real runs: the points are deterministic given the speeds, so
@@ -54,6 +57,7 @@ rep=10
 big=1
 warm=1
 bigonly=0
+coldonly=0
 real=""
 f64=""
 speeds=""
@@ -70,6 +74,7 @@ while (($#)); do
   --no-big) big=0 ;;
   --no-warm) warm=0 ;;
   --big-only) bigonly=1 ;;
+  --cold-only) coldonly=1 ;;
   --flops64)
     f64=${2:?--flops64 SPEED}
     shift
@@ -101,6 +106,8 @@ sbuild=$here/build-smpi
 t0=$(date +%s)
 if [[ -n $f64 || -n $speeds ]]; then
   bash "$here/bench/smpi/build.sh" --flops-only "$sbuild" >&2
+elif ((coldonly)); then
+  bash "$here/bench/smpi/build.sh" "$sbuild" >&2
 else
   bash "$here/bench/smpi/build.sh" "$sbuild" >&2
   if [[ ! -f $real/CMakeCache.txt ]]; then
@@ -187,6 +194,14 @@ printf '{"kind":"meta","git":"%s","machine":"%s","simgrid":"%s","date":"%s","loa
   "$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)" \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(smpirun -version 2>/dev/null | head -1)" \
   "$stamp" "$(load)" "$pairs" "$rep" >>"$out"
+if ((coldonly)); then # the cold timed points alone: no real runs
+  printf '{"kind":"baseline","note":"--cold-only: no real runs; speedups against a protocol ABA by hand"}\n' >>"$out"
+  ((bigonly)) || sim cold 65536 64 "$pairs"
+  ((big)) && sim cold 1048576 1024 1
+  printf '{"kind":"end","load_end":%s,"wall_s":%s}\n' "$(load)" $(($(date +%s) - t0)) >>"$out"
+  log "done in $(($(date +%s) - t0)) s"
+  exit 0
+fi
 if [[ -n $f64 || -n $speeds ]]; then # the flop modes alone, at given host speeds: no real runs
   if [[ -n $f64 ]]; then # the flops point at 64 hosts alone
     fspeed=$f64 wspeed="" big=0 bigonly=0
