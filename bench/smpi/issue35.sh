@@ -21,7 +21,8 @@
 #   flops-warm  counted flops at the time per flop of a real, warm one-rank run of a rank's share
 #            (the 1024-link chain, `mpirun -n 1`, steady: its data stays in the cache between
 #            evaluations as a real rank's does); the per-block costs of the simulation (cold
-#            caches, 64 copies of the code) do not enter; one pair
+#            caches, 64 copies of the code) do not enter; one pair. Checked against real
+#            `mpirun -n 2` runs it was not calibrated on by bench/smpi/validate.py
 # Real runs (serial ABA, the baseline of every speedup; the one-rank schur runs that set the flop
 # modes' host speeds) are timed by their CPU time: two launches of --repeat 1 and K, (CPU(K) -
 # CPU(1)) / (K - 1) from /usr/bin/time, best of 2 pairs. On this shared VM the wall clock of a
