@@ -201,6 +201,7 @@ if ((coldonly)); then # the cold timed points alone: no real runs
   ((big)) && sim cold 1048576 1024 1
   printf '{"kind":"end","load_end":%s,"wall_s":%s}\n' "$(load)" $(($(date +%s) - t0)) >>"$out"
   log "done in $(($(date +%s) - t0)) s"
+  python3 "$summary" "$out" --md "${out%.jsonl}.md" || true
   exit 0
 fi
 if [[ -n $f64 || -n $speeds ]]; then # the flop modes alone, at given host speeds: no real runs

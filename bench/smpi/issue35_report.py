@@ -53,7 +53,9 @@ def main():
       f"{meta.get('date')}; load average {min(loads, default=0):.2f}-{max(loads, default=0):.2f} "
       f"during the launches (start {meta.get('load_start')}, end {end.get('load_end')}); "
       f"{end.get('wall_s')} s of wall time.")
-    if cal:
+    if cal.get("note"):  # --speeds, --flops64, --cold-only: no real runs in this file
+        w(f"No real runs in this file ({cal['note']}); the speedups against ABA are left empty.")
+    if "real_schur_p1_s" in cal:
         w(f"Serial ABA here (one thread, CPU seconds per steady evaluation, best of 2 pairs of "
           f"launches): N = 65536 {aba[65536][0] * 1e3:.3g} ms, N = 2^20 {aba[1048576][0] * 1e3:.3g} ms.")
         w(f"Flop modes: real one-rank schur of the 65536 chain {cal['real_schur_p1_s'] * 1e3:.3g} ms per "
@@ -81,7 +83,7 @@ def main():
         ab = min(aba.get(n, [float("nan")]))
         tg = TARGET.get((n, p, mode))
         sb, sm = ab / best, ab / med
-        met = "" if tg is None else f"{'yes' if sb >= tg else 'no'} / {'yes' if sm >= tg else 'no'}"
+        met = "" if tg is None or ab != ab else f"{'yes' if sb >= tg else 'no'} / {'yes' if sm >= tg else 'no'}"
         w(f"| {mode} | {n} | {p} | {best * 1e3:.3g} | {med * 1e3:.3g} | "
           f"{', '.join(f'{t * 1e3:.3g}' for t, _ in sorted(ts, key=lambda x: x[1]['note']))} | "
           f"{ab * 1e3:.3g} | {sb:.1f} | {sm:.1f} | {tg if tg else ''} | {met} |")
