@@ -30,18 +30,16 @@ int mbs_cpaMsg(mbsCpaB *B, double bytes, int from) {
   return v;
 }
 
-// ceil(log2 P)
-int mbs_cpaLog2(int P) {
-  int k = 0;
-  while ((1 << k) < P) k++;
-  return k;
-}
-
 // ceil(log_k P): the rounds of a radix-k scan or dissemination over P ranks (k < 2 counts as 2)
 int mbs_cpaLogK(int P, int k) {
   int n = 0;
   for (long d = 1; d < P; d *= k < 2 ? 2 : k) n++;
   return n;
+}
+
+// ceil(log2 P)
+int mbs_cpaLog2(int P) {
+  return mbs_cpaLogK(P, 2);
 }
 
 enum { PH_KMAP = 1000000, PH_SLAM };

@@ -493,6 +493,7 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
     }
   }
   // the parents' accelerations to the remote children's ranks, their qdd; deferred ghost poses
+  const int arounds = mbs_cpaLogK(P, X->radix); // the agreement's rounds
   for (int r = 0; P > 1 && !mask && r < P; r++) {
     const mbsSchur *v = &R[r].rk->view;
     for (int c = 0; c < v->ncomp; c++) {
@@ -501,7 +502,6 @@ mbsErr mbs_cpaSchSolve(mbsCpaB *B, const mbsCpaKin *K, mbsCpaSch *X, int later, 
       // the agreement's other rounds (mbsp_agreeErrEnd) follow the sending rank's
       // back-substitution, beside the message (posted before them); the qdd waits for both
       int gate = agree2;
-      const int arounds = mbs_cpaLogK(P, X->radix);
       if (agree2 >= 0 && arounds > 1) {
         gate = mbs_cpaNode(B, MBS_CPA_MSG_ALLREDUCE, -1, 0, -1, -1);
         if (gate >= 0) {
