@@ -190,6 +190,12 @@ sim() {
   done
 }
 
+# finish : the end record (load, wall time) and the closing log line
+finish() {
+  printf '{"kind":"end","load_end":%s,"wall_s":%s}\n' "$(load)" $(($(date +%s) - t0)) >>"$out"
+  log "done in $(($(date +%s) - t0)) s"
+}
+
 log "results -> $out"
 printf '{"kind":"meta","git":"%s","machine":"%s","simgrid":"%s","date":"%s","load_start":%s,"pairs":%s,"repeat":%s}\n' \
   "$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)" \
@@ -199,8 +205,7 @@ if ((coldonly)); then # the cold timed points alone: no real runs
   printf '{"kind":"baseline","note":"--cold-only: no real runs; speedups against a protocol ABA by hand"}\n' >>"$out"
   ((bigonly)) || sim cold 65536 64 "$pairs"
   ((big)) && sim cold 1048576 1024 1
-  printf '{"kind":"end","load_end":%s,"wall_s":%s}\n' "$(load)" $(($(date +%s) - t0)) >>"$out"
-  log "done in $(($(date +%s) - t0)) s"
+  finish
   python3 "$summary" "$out" --md "${out%.jsonl}.md" || true
   exit 0
 fi
@@ -222,8 +227,7 @@ if [[ -n $f64 || -n $speeds ]]; then # the flop modes alone, at given host speed
     sim flops 1048576 1024 1
     sim flops-warm 1048576 1024 1
   fi
-  printf '{"kind":"end","load_end":%s,"wall_s":%s}\n' "$(load)" $(($(date +%s) - t0)) >>"$out"
-  log "done in $(($(date +%s) - t0)) s"
+  finish
   exit 0
 fi
 # serial ABA (one thread), the baseline of every speedup
@@ -265,6 +269,5 @@ if ((big)); then
   sim flops-warm 1048576 1024 1
   sim cold 1048576 1024 1
 fi
-printf '{"kind":"end","load_end":%s,"wall_s":%s}\n' "$(load)" $(($(date +%s) - t0)) >>"$out"
-log "done in $(($(date +%s) - t0)) s"
+finish
 python3 "$summary" "$out" --md "${out%.jsonl}.md"
